@@ -1,0 +1,26 @@
+/** @jest-config-loader esbuild-register */
+import type { Config } from 'jest';
+
+// One jest run covers every workspace package and example. swc strips the types (fast);
+// `tsc --noEmit` runs first in `pnpm test` to check them.
+const config: Config = {
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.(t|j)sx?$': [
+      '@swc/jest',
+      { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
+  },
+  testMatch: [
+    '<rootDir>/packages/*/test/**/*.test.ts',
+    '<rootDir>/examples/*/test/**/*.test.ts',
+  ],
+  modulePathIgnorePatterns: ['<rootDir>/.tmp/'],
+  // Starts PostgreSQL and MariaDB for the SQL store tests (and stops them afterwards).
+  globalSetup: '<rootDir>/test-support/global-setup.ts',
+  globalTeardown: '<rootDir>/test-support/global-teardown.ts',
+  testTimeout: 30_000,
+  reporters: ['default', '<rootDir>/test-support/summary-reporter.js'],
+};
+
+export default config;

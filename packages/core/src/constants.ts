@@ -1,0 +1,34 @@
+/** @module Named constants: receipt statuses, time units, limits and defaults. */
+
+/** One second, in milliseconds. */
+export const SECOND = 1000;
+/** One minute, in milliseconds. */
+export const MINUTE = 60 * SECOND;
+/** One hour, in milliseconds. */
+export const HOUR = 60 * MINUTE;
+/** One day, in milliseconds. */
+export const DAY = 24 * HOUR;
+
+/** Where a receipt is in its lifecycle (DESIGN.md §4). */
+export const ReceiptStatus = {
+  /** A worker claimed the delivery and is running the handler. */
+  PROCESSING: 'processing',
+  /** The handler returned; the stored response is final and replayed to every duplicate. */
+  COMPLETED: 'completed',
+  /** The handler threw; the next delivery runs it again. */
+  FAILED: 'failed',
+} as const;
+/** One of {@link ReceiptStatus}. */
+export type ReceiptStatus = (typeof ReceiptStatus)[keyof typeof ReceiptStatus];
+
+/** Longest provider name or external id, in characters (Unicode code points). */
+export const MAX_KEY_LENGTH = 160;
+/** Longest provider name or external id in UTF-8 bytes: what a utf8mb4 VARCHAR(160) index holds. */
+export const MAX_KEY_BYTES = MAX_KEY_LENGTH * 4;
+/** Longest error text kept on a failed receipt. */
+export const MAX_ERROR_LENGTH = 1000;
+
+/** Default age after which a `processing` claim is considered abandoned. */
+export const DEFAULT_STALE_AFTER_SECONDS = 300;
+/** Default number of rows a store deletes per statement when purging. */
+export const DEFAULT_PURGE_BATCH_SIZE = 1000;

@@ -1,0 +1,150 @@
+/** @module The error family: one base class with a `code`, subclasses where callers branch. */
+
+/** Every code an {@link IdempotencyError} can carry. Each has an entry in docs/reference/errors.md. */
+export const ErrorCode = {
+  KEY_INVALID: 'ERR_IDEMPOTENCY_KEY_INVALID',
+  KEY_MISSING: 'ERR_IDEMPOTENCY_KEY_MISSING',
+  IN_PROGRESS: 'ERR_IDEMPOTENCY_IN_PROGRESS',
+  FINGERPRINT_MISMATCH: 'ERR_IDEMPOTENCY_FINGERPRINT_MISMATCH',
+  CLAIM_LOST: 'ERR_IDEMPOTENCY_CLAIM_LOST',
+  STORE: 'ERR_IDEMPOTENCY_STORE',
+  SIGNATURE_INVALID: 'ERR_IDEMPOTENCY_SIGNATURE_INVALID',
+  RAW_BODY_MISSING: 'ERR_IDEMPOTENCY_RAW_BODY_MISSING',
+  RESPONSE_TOO_LARGE: 'ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE',
+  CONFIG: 'ERR_IDEMPOTENCY_CONFIG',
+} as const;
+/** One of {@link ErrorCode}. */
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/**
+ * The HTTP status each code answers with: the one table the adapters render from.
+ * `RAW_BODY_MISSING` and `CONFIG` are programmer errors (500): the app is set up wrongly.
+ */
+export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
+  ERR_IDEMPOTENCY_KEY_INVALID: 400,
+  ERR_IDEMPOTENCY_KEY_MISSING: 400,
+  ERR_IDEMPOTENCY_SIGNATURE_INVALID: 401,
+  ERR_IDEMPOTENCY_IN_PROGRESS: 409,
+  ERR_IDEMPOTENCY_CLAIM_LOST: 409,
+  ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE: 500,
+  ERR_IDEMPOTENCY_FINGERPRINT_MISMATCH: 422,
+  ERR_IDEMPOTENCY_STORE: 503,
+  ERR_IDEMPOTENCY_RAW_BODY_MISSING: 500,
+  ERR_IDEMPOTENCY_CONFIG: 500,
+};
+
+const DOCS = 'docs/reference/errors.md#';
+
+function withHelp(message: string, code: ErrorCode): string {
+  return `${message} (see ${DOCS}${code.toLowerCase()})`;
+}
+
+/** Base class of every error this library throws on purpose. Check with {@link isIdempotencyError}. */
+export class IdempotencyError extends Error {
+  /** Stable machine-readable code; see {@link ErrorCode}. */
+  readonly code: ErrorCode;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(withHelp(message, code), options);
+    this.code = code;
+    this.name = 'IdempotencyError';
+  }
+
+  /** The HTTP status an adapter answers this error with. */
+  get httpStatus(): number {
+    return HTTP_STATUS_BY_CODE[this.code];
+  }
+}
+
+/** A provider name or external id that cannot be a receipt key. `field` names which one. */
+export class InvalidRequestKey extends IdempotencyError {
+  readonly field: 'provider' | 'externalId';
+  constructor(field: 'provider' | 'externalId', problem: string) {
+    super(ErrorCode.KEY_INVALID, `Invalid request key: ${field} ${problem}`);
+    this.name = 'InvalidRequestKey';
+    this.field = field;
+  }
+}
+
+/** Another worker holds a fresh claim on this delivery; ask the provider to come back later. */
+export class RequestInProgress extends IdempotencyError {
+  /** Whole seconds until the other worker's claim goes stale and can be taken over (at least 1). */
+  readonly retryAfterSeconds: number;
+  constructor(provider: string, externalId: string, retryAfterSeconds: number) {
+    super(
+      ErrorCode.IN_PROGRESS,
+      `Delivery ${provider}/${externalId} is being handled by another worker; retry after ${retryAfterSeconds}s`,
+    );
+    this.name = 'RequestInProgress';
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+}
+
+/** The same key arrived with a different request fingerprint: an id reused for another payload. */
+export class FingerprintMismatch extends IdempotencyError {
+  constructor(provider: string, externalId: string) {
+    super(
+      ErrorCode.FINGERPRINT_MISMATCH,
+      `Delivery ${provider}/${externalId} was first received with a different payload; the handler was not run`,
+    );
+    this.name = 'FingerprintMismatch';
+  }
+}
+
+/**
+ * This worker's claim was taken over (it ran longer than `staleAfterSeconds`), so its result was
+ * not recorded: the new owner's result stands. In transactional mode the handler's writes were
+ * rolled back with it.
+ */
+export class ClaimLost extends IdempotencyError {
+  /** The attempt number this worker claimed with. */
+  readonly attempts: number;
+  constructor(provider: string, externalId: string, attempts: number) {
+    super(
+      ErrorCode.CLAIM_LOST,
+      `Claim ${attempts} on ${provider}/${externalId} was taken over by another worker; this result was not recorded`,
+    );
+    this.name = 'ClaimLost';
+    this.attempts = attempts;
+  }
+}
+
+/** The store could not be reached or answered with an error; the driver's error is the `cause`. */
+export class StoreError extends IdempotencyError {
+  constructor(operation: string, cause: unknown) {
+    const detail = cause instanceof Error ? cause.message : String(cause);
+    super(ErrorCode.STORE, `Store failed during ${operation}: ${detail}`, { cause });
+    this.name = 'StoreError';
+  }
+}
+
+/** An option is missing or has the wrong type or range. `option` names it. Thrown at construction. */
+export class ConfigError extends IdempotencyError {
+  readonly option: string;
+  constructor(option: string, problem: string) {
+    super(ErrorCode.CONFIG, `Invalid option "${option}": ${problem}`);
+    this.name = 'ConfigError';
+    this.option = option;
+  }
+}
+
+const ERROR_NAMES = new Set([
+  'IdempotencyError',
+  'InvalidRequestKey',
+  'RequestInProgress',
+  'FingerprintMismatch',
+  'ClaimLost',
+  'StoreError',
+  'ConfigError',
+]);
+
+/**
+ * True for any error of this library, also when two copies of the package are installed
+ * (where `instanceof` fails): it checks the name and the code prefix.
+ */
+export function isIdempotencyError(error: unknown): error is IdempotencyError {
+  if (error instanceof IdempotencyError) return true;
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, code } = error as { name?: unknown; code?: unknown };
+  return typeof name === 'string' && ERROR_NAMES.has(name) && typeof code === 'string' && code.startsWith('ERR_IDEMPOTENCY_');
+}

@@ -1,0 +1,272 @@
+/** @module IdempotencyGuard: claim, run, store, replay (DESIGN.md §3–§4, §7). */
+import { DAY, DEFAULT_STALE_AFTER_SECONDS, MAX_ERROR_LENGTH, ReceiptStatus, SECOND } from './constants';
+import { ClaimLost, ConfigError, FingerprintMismatch, RequestInProgress, StoreError } from './errors';
+import { RequestKey, type KeyLike } from './request-key';
+import type { Codec, GuardEvent, ObservedReceipt, Outcome, RunContext, Store } from './types';
+
+/** Options of {@link IdempotencyGuard}. Every one is optional. */
+export interface GuardOptions<R = unknown> {
+  /**
+   * Age after which a `processing` claim counts as abandoned (its worker died) and the next
+   * delivery takes it over. Set it above your slowest real handler run. Defaults to 300.
+   */
+  staleAfterSeconds?: number;
+  /** Milliseconds since the epoch. Serves stores with a `'caller'` clock and tests. Defaults to `Date.now`. */
+  clock?: () => number;
+  /** How results are stored and read back. Defaults to JSON. */
+  codec?: Codec<R>;
+  /**
+   * Run the handler and the completion in one store transaction (exactly-once effect, DESIGN.md
+   * §7). Needs a store with `capabilities.transactional`. Defaults to `false`.
+   */
+  transactional?: boolean;
+  /** Receives events (claimed, replayed, claim-lost, …). Errors it throws are ignored. */
+  onEvent?: (event: GuardEvent) => void;
+}
+
+/** Per-call options of {@link IdempotencyGuard.run}. */
+export interface RunOptions {
+  /** Hash of the request. The same key arriving with another fingerprint is refused with `FingerprintMismatch`. */
+  fingerprint?: string | null;
+  /** Overrides the guard's `transactional` for this call. */
+  transactional?: boolean;
+}
+
+/** The handler the guard runs at most once per claim. */
+export type Handler<R, Tx> = (context: RunContext<Tx>) => R | Promise<R>;
+
+const jsonCodec: Codec<any> = {
+  encode: (value) => {
+    const text = JSON.stringify(value);
+    // JSON.stringify(undefined) is undefined: store it as null rather than fail.
+    return text === undefined ? 'null' : text;
+  },
+  decode: (text) => JSON.parse(text),
+};
+
+/** How many times `run` re-reads a receipt that keeps changing under it before answering "in progress". */
+const MAX_ROUNDS = 3;
+
+function errorText(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 1)}…` : text;
+}
+
+/**
+ * Decides, for each delivery, whether the handler runs or the stored result is replayed.
+ *
+ * @example
+ * const guard = new IdempotencyGuard(new InMemoryStore());
+ * const outcome = await guard.run(new RequestKey('stripe', event.id), async () => {
+ *   await markOrderPaid(event.data.object.id);
+ *   return { received: true };
+ * });
+ * outcome.isReplay; // true on every delivery after the first completed one
+ * @see docs/reference/configuration.md
+ */
+export class IdempotencyGuard<Tx = never, R = unknown> {
+  readonly store: Store<Tx>;
+  readonly staleAfterMs: number;
+  private readonly clock: () => number;
+  private readonly codec: Codec<R>;
+  private readonly transactional: boolean;
+  private readonly onEvent: ((event: GuardEvent) => void) | undefined;
+
+  constructor(store: Store<Tx>, options: GuardOptions<R> = {}) {
+    if (!store || typeof store.claim !== 'function' || typeof store.reclaim !== 'function') {
+      throw new ConfigError('store', 'must implement the Store interface (claim, reclaim, complete, fail, find, purge)');
+    }
+    const { staleAfterSeconds = DEFAULT_STALE_AFTER_SECONDS, clock = Date.now, codec = jsonCodec, transactional = false, onEvent } = options;
+    if (typeof staleAfterSeconds !== 'number' || !Number.isFinite(staleAfterSeconds) || staleAfterSeconds <= 0) {
+      throw new ConfigError('staleAfterSeconds', `must be a positive number of seconds, got ${String(staleAfterSeconds)}`);
+    }
+    if (typeof clock !== 'function') throw new ConfigError('clock', 'must be a function returning milliseconds since the epoch');
+    if (!codec || typeof codec.encode !== 'function' || typeof codec.decode !== 'function') {
+      throw new ConfigError('codec', 'must have encode(value) and decode(text) functions');
+    }
+    if (typeof transactional !== 'boolean') throw new ConfigError('transactional', 'must be a boolean');
+    if (transactional && !store.capabilities.transactional) {
+      throw new ConfigError('transactional', 'this store does not support transactions (capabilities.transactional is false)');
+    }
+    if (onEvent !== undefined && typeof onEvent !== 'function') throw new ConfigError('onEvent', 'must be a function');
+    this.store = store;
+    this.staleAfterMs = staleAfterSeconds * SECOND;
+    this.clock = clock;
+    this.codec = codec;
+    this.transactional = transactional;
+    this.onEvent = onEvent;
+  }
+
+  /**
+   * Runs `handler` once per key: the first delivery runs it, every later delivery gets the stored
+   * result (`isReplay: true`).
+   *
+   * @throws {RequestInProgress} another worker holds a fresh claim; the handler did not run.
+   * @throws {FingerprintMismatch} the key was first seen with another fingerprint; the handler did not run.
+   * @throws {ClaimLost} this run outlived its claim and another worker took over; its result was not recorded.
+   * @throws {StoreError} the store failed; the handler did not run, or ran but its result could not be recorded.
+   * @throws whatever the handler threw, after the receipt was marked `failed`.
+   */
+  async run<T extends R>(keyInput: KeyLike, handler: Handler<T, Tx>, options: RunOptions = {}): Promise<Outcome<T>> {
+    const key = RequestKey.from(keyInput);
+    const fingerprint = options.fingerprint ?? null;
+    const transactional = options.transactional ?? this.transactional;
+    if (transactional && !this.store.withTransaction) {
+      throw new ConfigError('transactional', 'this store does not support transactions');
+    }
+
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const claim = await this.call('claim', key, () => this.store.claim(key, { now: this.clock(), fingerprint }));
+      if (claim.won) {
+        this.emit({ type: 'claimed', key, attempts: claim.receipt.attempts });
+        return this.execute(key, claim.receipt.attempts, false, handler, transactional);
+      }
+
+      const existing = claim.receipt;
+      if (fingerprint !== null && existing.fingerprint !== null && existing.fingerprint !== fingerprint) {
+        this.emit({ type: 'fingerprint-mismatch', key });
+        throw new FingerprintMismatch(key.provider, key.externalId);
+      }
+      if (existing.status === ReceiptStatus.COMPLETED) return this.replay(key, existing);
+      if (existing.status === ReceiptStatus.PROCESSING && existing.claimAgeMs < this.staleAfterMs) {
+        throw this.inProgress(key, existing);
+      }
+
+      // failed, or processing with a stale claim: try to take it over (one conditional write).
+      const taken = await this.call('reclaim', key, () =>
+        this.store.reclaim(key, { now: this.clock(), attempts: existing.attempts, staleAfterMs: this.staleAfterMs }),
+      );
+      if (taken) {
+        this.emit({ type: 'retried', key, attempts: taken.attempts });
+        return this.execute(key, taken.attempts, true, handler, transactional);
+      }
+      // Someone else moved the receipt on between our read and our write: look again.
+    }
+    throw this.inProgress(key, undefined);
+  }
+
+  /**
+   * True once the key's receipt is `completed`; false before, while processing and after a
+   * failure. A plain read: it claims nothing.
+   */
+  async alreadyHandled(keyInput: KeyLike): Promise<boolean> {
+    const receipt = await this.find(keyInput);
+    return receipt?.status === ReceiptStatus.COMPLETED;
+  }
+
+  /** The key's receipt, or `null`. A plain read. */
+  async find(keyInput: KeyLike): Promise<ObservedReceipt | null> {
+    const key = RequestKey.from(keyInput);
+    return this.call('find', key, () => this.store.find(key, { now: this.clock() }));
+  }
+
+  /**
+   * Deletes `completed` and `failed` receipts that finished more than `retentionDays` ago, never a
+   * `processing` one. Size the retention to the provider's redelivery window (docs/providers.md).
+   * @returns how many receipts were deleted.
+   */
+  async purge(options: { retentionDays: number; batchSize?: number }): Promise<number> {
+    const { retentionDays, batchSize } = options ?? ({} as never);
+    if (typeof retentionDays !== 'number' || !Number.isFinite(retentionDays) || retentionDays < 0) {
+      throw new ConfigError('retentionDays', `must be a number of days >= 0, got ${String(retentionDays)}`);
+    }
+    if (batchSize !== undefined && (!Number.isSafeInteger(batchSize) || batchSize < 1)) {
+      throw new ConfigError('batchSize', `must be a positive integer, got ${String(batchSize)}`);
+    }
+    return this.call('purge', undefined, () =>
+      this.store.purge({ now: this.clock(), olderThanMs: retentionDays * DAY, ...(batchSize ? { batchSize } : {}) }),
+    );
+  }
+
+  private async execute<T extends R>(
+    key: RequestKey,
+    attempts: number,
+    isRetry: boolean,
+    handler: Handler<T, Tx>,
+    transactional: boolean,
+  ): Promise<Outcome<T>> {
+    const context = { key, attempts, isRetry };
+    let value: T;
+    let response = '';
+    try {
+      if (transactional) {
+        value = await this.store.withTransaction!(async (transaction) => {
+          const result = await handler({ ...context, transaction });
+          await this.record(key, attempts, this.codec.encode(result), transaction);
+          return result;
+        });
+      } else {
+        value = await handler({ ...context, transaction: undefined });
+        response = this.codec.encode(value);
+      }
+    } catch (error) {
+      // A lost claim is not ours to mark; anything else (the handler, encoding, the transaction)
+      // leaves the receipt retryable. The write is fenced, so it cannot touch a newer claim.
+      if (!(error instanceof ClaimLost)) await this.markFailed(key, attempts, error);
+      throw error;
+    }
+    if (!transactional) await this.record(key, attempts, response);
+    this.emit({ type: 'completed', key, attempts });
+    return { response: value, isReplay: false, attempts };
+  }
+
+  /** Writes `completed`, fenced by `attempts`; throws `ClaimLost` when the claim was taken over. */
+  private async record(key: RequestKey, attempts: number, response: string, transaction?: Tx): Promise<void> {
+    const ok = await this.call('complete', key, () =>
+      this.store.complete(key, { now: this.clock(), attempts, response }, transaction),
+    );
+    if (!ok) {
+      this.emit({ type: 'claim-lost', key, attempts, operation: 'complete' });
+      throw new ClaimLost(key.provider, key.externalId, attempts);
+    }
+  }
+
+  /** Best effort: the caller rethrows the handler's error whatever happens here. */
+  private async markFailed(key: RequestKey, attempts: number, cause: unknown): Promise<void> {
+    const error = errorText(cause);
+    try {
+      const ok = await this.store.fail(key, { now: this.clock(), attempts, error });
+      this.emit(ok ? { type: 'failed', key, attempts, error } : { type: 'claim-lost', key, attempts, operation: 'fail' });
+    } catch (storeError) {
+      this.emit({ type: 'store-error', key, operation: 'fail', error: storeError });
+    }
+  }
+
+  private replay<T>(key: RequestKey, receipt: ObservedReceipt): Outcome<T> {
+    let response: T;
+    try {
+      response = this.codec.decode(receipt.response ?? 'null') as unknown as T;
+    } catch (error) {
+      throw new StoreError('replay (the stored response could not be decoded)', error);
+    }
+    this.emit({ type: 'replayed', key, attempts: receipt.attempts });
+    return { response, isReplay: true, attempts: receipt.attempts };
+  }
+
+  private inProgress(key: RequestKey, receipt: ObservedReceipt | undefined): RequestInProgress {
+    const leftMs = receipt ? this.staleAfterMs - receipt.claimAgeMs : 0;
+    const retryAfterSeconds = Math.max(1, Math.ceil(leftMs / SECOND));
+    this.emit({ type: 'in-progress', key, attempts: receipt?.attempts ?? 0, retryAfterSeconds });
+    return new RequestInProgress(key.provider, key.externalId, retryAfterSeconds);
+  }
+
+  /** Runs one store call, wrapping whatever it throws in a `StoreError` with the driver's error as cause. */
+  private async call<T>(operation: string, key: RequestKey | undefined, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      if (error instanceof StoreError) throw error;
+      this.emit({ type: 'store-error', key, operation, error });
+      throw new StoreError(operation, error);
+    }
+  }
+
+  private emit(event: GuardEvent): void {
+    if (!this.onEvent) return;
+    try {
+      this.onEvent(event);
+    } catch {
+      // An observer must never change the outcome of a delivery.
+    }
+  }
+}

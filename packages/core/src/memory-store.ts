@@ -1,0 +1,133 @@
+/** @module InMemoryStore: the Store contract over a Map, for tests, demos and single-process workers. */
+import { ReceiptStatus } from './constants';
+import type { KeyLike } from './request-key';
+import type { At, ClaimResult, ObservedReceipt, Receipt, Store, StoreCapabilities } from './types';
+
+interface Row {
+  provider: string;
+  externalId: string;
+  status: ReceiptStatus;
+  response: string | null;
+  attempts: number;
+  error: string | null;
+  fingerprint: string | null;
+  claimedAt: number;
+  finishedAt: number | null;
+}
+
+// Length-prefixed so that ('a:b', 'c') and ('a', 'b:c') can never collide.
+const mapKey = (key: KeyLike): string => `${key.provider.length}:${key.provider}${key.externalId}`;
+
+function observe(row: Row, now: number): ObservedReceipt {
+  return {
+    provider: row.provider,
+    externalId: row.externalId,
+    status: row.status,
+    response: row.response,
+    attempts: row.attempts,
+    error: row.error,
+    fingerprint: row.fingerprint,
+    claimedAt: new Date(row.claimedAt),
+    finishedAt: row.finishedAt === null ? null : new Date(row.finishedAt),
+    claimAgeMs: now - row.claimedAt,
+  };
+}
+
+/**
+ * Keeps receipts in this process's memory. Every operation runs to completion without yielding,
+ * which makes it atomic **within one process only**: two processes (cluster workers, several
+ * containers) each have their own map and would both run the handler. Use the SQL store there.
+ * Nothing expires by itself: call `guard.purge()` on a schedule. No timers, nothing to close.
+ *
+ * @example
+ * const guard = new IdempotencyGuard(new InMemoryStore());
+ */
+export class InMemoryStore implements Store {
+  readonly capabilities: StoreCapabilities = { crossProcess: false, transactional: false, clock: 'caller' };
+  private readonly rows = new Map<string, Row>();
+
+  /** How many receipts are held. */
+  get size(): number {
+    return this.rows.size;
+  }
+
+  async claim(key: KeyLike, { now, fingerprint }: At & { fingerprint: string | null }): Promise<ClaimResult> {
+    const id = mapKey(key);
+    const existing = this.rows.get(id);
+    if (existing) return { won: false, receipt: observe(existing, now) };
+    const row: Row = {
+      provider: key.provider,
+      externalId: key.externalId,
+      status: ReceiptStatus.PROCESSING,
+      response: null,
+      attempts: 1,
+      error: null,
+      fingerprint,
+      claimedAt: now,
+      finishedAt: null,
+    };
+    this.rows.set(id, row);
+    return { won: true, receipt: observe(row, now) };
+  }
+
+  async reclaim(key: KeyLike, { now, attempts, staleAfterMs }: At & { attempts: number; staleAfterMs: number }): Promise<ObservedReceipt | null> {
+    const row = this.rows.get(mapKey(key));
+    if (!row || row.attempts !== attempts) return null;
+    const over =
+      row.status === ReceiptStatus.FAILED || (row.status === ReceiptStatus.PROCESSING && row.claimedAt <= now - staleAfterMs);
+    if (!over) return null;
+    row.status = ReceiptStatus.PROCESSING;
+    row.attempts = attempts + 1;
+    row.claimedAt = now;
+    row.finishedAt = null;
+    row.error = null;
+    return observe(row, now);
+  }
+
+  async complete(key: KeyLike, { now, attempts, response }: At & { attempts: number; response: string }): Promise<boolean> {
+    const row = this.owned(key, attempts);
+    if (!row) return false;
+    row.status = ReceiptStatus.COMPLETED;
+    row.response = response;
+    row.finishedAt = now;
+    return true;
+  }
+
+  async fail(key: KeyLike, { now, attempts, error }: At & { attempts: number; error: string }): Promise<boolean> {
+    const row = this.owned(key, attempts);
+    if (!row) return false;
+    row.status = ReceiptStatus.FAILED;
+    row.error = error;
+    row.finishedAt = now;
+    return true;
+  }
+
+  async find(key: KeyLike, { now }: At): Promise<ObservedReceipt | null> {
+    const row = this.rows.get(mapKey(key));
+    return row ? observe(row, now) : null;
+  }
+
+  // One synchronous pass: batching only matters for databases, so batchSize is not needed here.
+  async purge({ now, olderThanMs }: At & { olderThanMs: number }): Promise<number> {
+    const cutoff = now - olderThanMs;
+    let deleted = 0;
+    for (const [id, row] of this.rows) {
+      if (row.status !== ReceiptStatus.PROCESSING && row.finishedAt !== null && row.finishedAt < cutoff) {
+        this.rows.delete(id);
+        deleted++;
+      }
+    }
+    return deleted;
+  }
+
+  /** Every receipt, oldest claim first. For tests and debugging. */
+  list(): Receipt[] {
+    const now = Date.now();
+    return [...this.rows.values()].sort((a, b) => a.claimedAt - b.claimedAt).map((row) => observe(row, now));
+  }
+
+  private owned(key: KeyLike, attempts: number): Row | undefined {
+    const row = this.rows.get(mapKey(key));
+    return row && row.status === ReceiptStatus.PROCESSING && row.attempts === attempts ? row : undefined;
+  }
+}

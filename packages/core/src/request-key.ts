@@ -1,0 +1,79 @@
+/** @module RequestKey: the (provider, external id) pair a receipt is unique on. */
+import { MAX_KEY_BYTES, MAX_KEY_LENGTH } from './constants';
+import { InvalidRequestKey } from './errors';
+
+/** What a provider's id may arrive as: Telegram's `update_id` is a number, Click's ids can exceed 2^53. */
+export type ExternalId = string | number | bigint;
+
+/** Anything with the two key fields; a {@link RequestKey} is one. */
+export interface KeyLike {
+  readonly provider: string;
+  readonly externalId: string;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function checkPart(field: 'provider' | 'externalId', value: string): string {
+  if (value.length === 0) throw new InvalidRequestKey(field, 'is empty');
+  if (value.includes('\u0000')) throw new InvalidRequestKey(field, 'contains a NUL character, which databases cannot store');
+  if (LONE_SURROGATE.test(value)) throw new InvalidRequestKey(field, 'contains an unpaired UTF-16 surrogate (not valid UTF-8)');
+  // Cheap exits first: most keys are short ASCII.
+  if (value.length > MAX_KEY_LENGTH) {
+    let codePoints = 0;
+    for (const _ of value) codePoints++;
+    if (codePoints > MAX_KEY_LENGTH) {
+      throw new InvalidRequestKey(field, `is ${codePoints} characters long; the limit is ${MAX_KEY_LENGTH}`);
+    }
+  }
+  if (value.length * 3 > MAX_KEY_BYTES) {
+    const bytes = Buffer.byteLength(value, 'utf8');
+    if (bytes > MAX_KEY_BYTES) throw new InvalidRequestKey(field, `is ${bytes} bytes in UTF-8; the limit is ${MAX_KEY_BYTES}`);
+  }
+  return value;
+}
+
+function externalIdToString(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value === 'number') {
+    if (!Number.isSafeInteger(value)) {
+      throw new InvalidRequestKey('externalId', `is the number ${value}; only safe integers are accepted (pass larger ids as strings)`);
+    }
+    return String(value);
+  }
+  throw new InvalidRequestKey('externalId', `must be a string, number or bigint, got ${value === null ? 'null' : typeof value}`);
+}
+
+/**
+ * The identity of one delivery: which provider sent it and the provider's own id for it.
+ * The same external id at two providers is two receipts. Nothing is trimmed or normalised:
+ * the id is stored exactly as given.
+ *
+ * @example
+ * new RequestKey('stripe', event.id);
+ * new RequestKey('telegram', update.update_id); // numbers become strings: '123456'
+ * @throws {InvalidRequestKey} naming the field when a part is empty, too long (160 characters,
+ *   640 UTF-8 bytes) or not storable.
+ */
+export class RequestKey implements KeyLike {
+  readonly provider: string;
+  readonly externalId: string;
+
+  constructor(provider: string, externalId: ExternalId) {
+    if (typeof provider !== 'string') {
+      throw new InvalidRequestKey('provider', `must be a string, got ${provider === null ? 'null' : typeof provider}`);
+    }
+    this.provider = checkPart('provider', provider);
+    this.externalId = checkPart('externalId', externalIdToString(externalId));
+  }
+
+  /** Accepts a `RequestKey` as is and validates any other `{ provider, externalId }` object. */
+  static from(key: KeyLike | RequestKey): RequestKey {
+    return key instanceof RequestKey ? key : new RequestKey(key.provider, key.externalId);
+  }
+
+  /** `provider/externalId`, for logs. */
+  toString(): string {
+    return `${this.provider}/${this.externalId}`;
+  }
+}

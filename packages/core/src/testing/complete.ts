@@ -1,0 +1,68 @@
+/** @module Conformance cases: completing a claim. */
+import type { ConformanceCase } from './types';
+
+const awkward = 'naïve "quotes" \\ back\nslash \u0001 😀 ' + "' OR 1=1; --";
+
+export const completeCases: ConformanceCase[] = [
+  {
+    group: 'complete',
+    name: 'complete with the claimed attempts stores the response byte for byte',
+    async run({ store, now, key }) {
+      const k = key('complete');
+      await store.claim(k, { now: now(), fingerprint: null });
+      expect(await store.complete(k, { now: now(), attempts: 1, response: awkward })).toBe(true);
+      const found = await store.find(k, { now: now() });
+      expect(found).toMatchObject({ status: 'completed', attempts: 1, response: awkward, error: null });
+      expect(found?.finishedAt).toBeInstanceOf(Date);
+    },
+  },
+  {
+    group: 'complete',
+    name: 'a 1 MiB response round-trips',
+    async run({ store, now, key }) {
+      const k = key('big');
+      const response = 'x'.repeat(1024 * 1024 - 3) + 'end';
+      await store.claim(k, { now: now(), fingerprint: null });
+      expect(await store.complete(k, { now: now(), attempts: 1, response })).toBe(true);
+      const found = await store.find(k, { now: now() });
+      expect(found?.response?.length).toBe(response.length);
+      expect(found?.response === response).toBe(true);
+    },
+  },
+  {
+    group: 'complete',
+    name: 'complete with other attempts is refused and changes nothing',
+    async run({ store, now, key }) {
+      const k = key('wrong-attempts');
+      await store.claim(k, { now: now(), fingerprint: null });
+      expect(await store.complete(k, { now: now(), attempts: 2, response: '"x"' })).toBe(false);
+      expect(await store.complete(k, { now: now(), attempts: 0, response: '"x"' })).toBe(false);
+      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', response: null });
+    },
+  },
+  {
+    group: 'complete',
+    name: 'completed is final: later completes and fails are refused',
+    async run({ store, now, key, advance }) {
+      const k = key('final');
+      await store.claim(k, { now: now(), fingerprint: null });
+      expect(await store.complete(k, { now: now(), attempts: 1, response: '"first"' })).toBe(true);
+      expect(await store.complete(k, { now: now(), attempts: 1, response: '"second"' })).toBe(false);
+      expect(await store.fail(k, { now: now(), attempts: 1, error: 'late' })).toBe(false);
+      await advance(400 * 24 * 3600 * 1000);
+      expect(await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: 1000 })).toBeNull();
+      expect((await store.claim(k, { now: now(), fingerprint: null })).won).toBe(false);
+      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'completed', response: '"first"', attempts: 1 });
+    },
+  },
+  {
+    group: 'complete',
+    name: 'complete and fail on an unknown key are refused',
+    async run({ store, now, key }) {
+      const k = key('missing');
+      expect(await store.complete(k, { now: now(), attempts: 1, response: '"x"' })).toBe(false);
+      expect(await store.fail(k, { now: now(), attempts: 1, error: 'x' })).toBe(false);
+      expect(await store.find(k, { now: now() })).toBeNull();
+    },
+  },
+];

@@ -1,0 +1,45 @@
+/** @module Conformance cases: purging old receipts. */
+import type { ConformanceCase } from './types';
+
+const DAY = 24 * 3600 * 1000;
+
+export const purgeCases: ConformanceCase[] = [
+  {
+    group: 'purge',
+    name: 'deletes finished receipts older than the cut-off, keeps newer ones and every processing one',
+    async run({ store, now, key, advance }) {
+      const oldDone = key('old-done');
+      const oldFailed = key('old-failed');
+      const oldProcessing = key('old-processing');
+      for (const k of [oldDone, oldFailed, oldProcessing]) await store.claim(k, { now: now(), fingerprint: null });
+      await store.complete(oldDone, { now: now(), attempts: 1, response: '1' });
+      await store.fail(oldFailed, { now: now(), attempts: 1, error: 'x' });
+      await advance(10 * DAY);
+      const newDone = key('new-done');
+      await store.claim(newDone, { now: now(), fingerprint: null });
+      await store.complete(newDone, { now: now(), attempts: 1, response: '2' });
+
+      expect(await store.purge({ now: now(), olderThanMs: 7 * DAY })).toBe(2);
+      expect(await store.find(oldDone, { now: now() })).toBeNull();
+      expect(await store.find(oldFailed, { now: now() })).toBeNull();
+      expect(await store.find(oldProcessing, { now: now() })).toMatchObject({ status: 'processing' });
+      expect(await store.find(newDone, { now: now() })).toMatchObject({ status: 'completed' });
+      // Nothing left to delete: purge is repeatable.
+      expect(await store.purge({ now: now(), olderThanMs: 7 * DAY })).toBe(0);
+    },
+  },
+  {
+    group: 'purge',
+    name: 'deletes in batches and counts every row',
+    async run({ store, now, key, advance }) {
+      const keys = Array.from({ length: 25 }, (_, i) => key(`batch-${i}`));
+      for (const k of keys) {
+        await store.claim(k, { now: now(), fingerprint: null });
+        await store.complete(k, { now: now(), attempts: 1, response: 'null' });
+      }
+      await advance(2 * DAY);
+      expect(await store.purge({ now: now(), olderThanMs: DAY, batchSize: 10 })).toBe(25);
+      for (const k of keys) expect(await store.find(k, { now: now() })).toBeNull();
+    },
+  },
+];

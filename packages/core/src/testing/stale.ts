@@ -1,0 +1,77 @@
+/** @module Conformance cases: stale claims, take-over and fencing. */
+import type { ConformanceCase } from './types';
+
+/** Staleness threshold used by these cases; margins are seconds wide so a real database clock can tick meanwhile. */
+export const STALE_MS = 60_000;
+
+export const staleCases: ConformanceCase[] = [
+  {
+    group: 'stale',
+    name: 'a fresh processing claim cannot be taken over',
+    async run({ store, now, key, advance }) {
+      const k = key('fresh');
+      await store.claim(k, { now: now(), fingerprint: null });
+      expect(await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS })).toBeNull();
+      await advance(STALE_MS - 10_000);
+      expect(await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS })).toBeNull();
+      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', attempts: 1 });
+    },
+  },
+  {
+    group: 'stale',
+    name: 'claimAgeMs grows with the store clock',
+    async run({ store, now, key, advance }) {
+      const k = key('age');
+      await store.claim(k, { now: now(), fingerprint: null });
+      await advance(30_000);
+      const found = await store.find(k, { now: now() });
+      expect(found?.claimAgeMs).toBeGreaterThanOrEqual(30_000);
+      expect(found?.claimAgeMs).toBeLessThan(40_000);
+    },
+  },
+  {
+    group: 'stale',
+    name: 'a stale claim is taken over with attempts + 1 and a new claimedAt',
+    async run({ store, now, key, advance }) {
+      const k = key('stale');
+      const first = await store.claim(k, { now: now(), fingerprint: 'fp' });
+      await advance(STALE_MS + 5_000);
+      const taken = await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS });
+      expect(taken).toMatchObject({ status: 'processing', attempts: 2, fingerprint: 'fp' });
+      expect(taken!.claimAgeMs).toBeLessThan(5_000);
+      expect(taken!.claimedAt.getTime()).toBeGreaterThan(first.receipt.claimedAt.getTime());
+      // The new claim is fresh again.
+      expect(await store.reclaim(k, { now: now(), attempts: 2, staleAfterMs: STALE_MS })).toBeNull();
+    },
+  },
+  {
+    group: 'stale',
+    name: 'take-over needs the attempts seen',
+    async run({ store, now, key, advance }) {
+      const k = key('stale-seen');
+      await store.claim(k, { now: now(), fingerprint: null });
+      await advance(STALE_MS + 5_000);
+      expect(await store.reclaim(k, { now: now(), attempts: 2, staleAfterMs: STALE_MS })).toBeNull();
+      expect(await store.reclaim(k, { now: now(), attempts: 0, staleAfterMs: STALE_MS })).toBeNull();
+      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', attempts: 1 });
+    },
+  },
+  {
+    group: 'stale',
+    name: 'fencing: a worker whose claim was taken over cannot complete or fail',
+    async run({ store, now, key, advance }) {
+      const k = key('fencing');
+      await store.claim(k, { now: now(), fingerprint: null });
+      await advance(STALE_MS + 5_000);
+      expect(await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS })).not.toBeNull();
+      // The first worker wakes up late.
+      expect(await store.complete(k, { now: now(), attempts: 1, response: '"zombie"' })).toBe(false);
+      expect(await store.fail(k, { now: now(), attempts: 1, error: 'zombie' })).toBe(false);
+      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', attempts: 2, response: null, error: null });
+      // The new owner's result stands, and the zombie still cannot overwrite it.
+      expect(await store.complete(k, { now: now(), attempts: 2, response: '"owner"' })).toBe(true);
+      expect(await store.complete(k, { now: now(), attempts: 1, response: '"zombie"' })).toBe(false);
+      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'completed', attempts: 2, response: '"owner"' });
+    },
+  },
+];

@@ -1,0 +1,85 @@
+/** @module The suite runner: registers every case with jest (or any runner with describe/it globals). */
+import { randomUUID } from 'node:crypto';
+import { claimCases } from './claim';
+import { completeCases } from './complete';
+import { concurrencyCases } from './concurrency';
+import { failCases } from './fail';
+import { purgeCases } from './purge';
+import { staleCases } from './stale';
+import { transactionCases } from './transaction';
+import type { CaseContext, ConformanceCase, ConformanceHarness, ConformanceOptions } from './types';
+
+/** Every case of the contract, grouped as claim, complete, fail, stale, purge, concurrency, transaction. */
+export const conformanceCases: readonly ConformanceCase[] = [
+  ...claimCases,
+  ...completeCases,
+  ...failCases,
+  ...staleCases,
+  ...purgeCases,
+  ...concurrencyCases,
+  ...transactionCases,
+];
+
+const START = Date.UTC(2026, 0, 1);
+
+/**
+ * Runs one case against a harness, outside any test runner's registration: lets a test show that
+ * a broken store fails a given case.
+ */
+export async function runCase<Tx>(testCase: ConformanceCase, harness: ConformanceHarness<Tx>, concurrency = 100): Promise<void> {
+  let clock = START;
+  const run = randomUUID().slice(0, 8);
+  let counter = 0;
+  const context: CaseContext<Tx> = {
+    store: harness.store,
+    now: () => clock,
+    async advance(ms) {
+      clock += ms;
+      await harness.advance?.(ms);
+    },
+    key: (label = 'k', provider = 'conformance') => ({ provider, externalId: `${label}-${run}-${counter++}` }),
+    concurrency,
+  };
+  await testCase.run(context);
+}
+
+/**
+ * Registers the whole store contract as tests: call it at the top level of a test file.
+ * Cases that need a capability the store lacks (transactions) are left out, by capability flag.
+ *
+ * @example
+ * import { runStoreConformance } from '@webhook-idempotency/core/testing';
+ * runStoreConformance({ name: 'InMemoryStore', makeStore: () => ({ store: new InMemoryStore() }) });
+ */
+export function runStoreConformance<Tx = never>(options: ConformanceOptions<Tx>): void {
+  const { name, makeStore, concurrency = 100 } = options;
+  describe(`Store conformance: ${name}`, () => {
+    let harness: ConformanceHarness<Tx> | undefined;
+
+    afterEach(async () => {
+      await harness?.close?.();
+      harness = undefined;
+    });
+
+    const groups = [...new Set(conformanceCases.map((c) => c.group))];
+    for (const group of groups) {
+      describe(group, () => {
+        for (const testCase of conformanceCases.filter((c) => c.group === group)) {
+          it(testCase.name, async () => {
+            harness = await makeStore();
+            const { capabilities } = harness.store;
+            if (capabilities.clock === 'store' && !harness.advance) {
+              throw new TypeError(`${name}: a store with a 'store' clock needs harness.advance(ms) to move its time`);
+            }
+            if (group === 'transaction' && !capabilities.transactional) {
+              // Not applicable: the store declares no transactions. Prove the flag is honest instead.
+              expect(harness.store.withTransaction).toBeUndefined();
+              return;
+            }
+            await runCase(testCase, harness, concurrency);
+          });
+        }
+      });
+    }
+  });
+}

@@ -1,0 +1,165 @@
+/** @module The shared vocabulary: receipts, the Store contract, outcomes and handler context. */
+import type { ReceiptStatus } from './constants';
+import type { KeyLike, RequestKey } from './request-key';
+
+/** The stored state of one delivery (one row of the receipts table, DESIGN.md §5). */
+export interface Receipt {
+  readonly provider: string;
+  readonly externalId: string;
+  readonly status: ReceiptStatus;
+  /** The handler's result as the guard's codec encoded it; `null` until completed. Replayed byte for byte. */
+  readonly response: string | null;
+  /** How many times a handler was started for this key; also the fencing token. */
+  readonly attempts: number;
+  /** The last failure's message, truncated, without a stack; `null` otherwise. */
+  readonly error: string | null;
+  /** Hash of the request that claimed the key, when one was given. */
+  readonly fingerprint: string | null;
+  /** When the current claim was taken (by the store's clock). */
+  readonly claimedAt: Date;
+  /** When the receipt became `completed` or `failed`; `null` while `processing`. */
+  readonly finishedAt: Date | null;
+}
+
+/** A receipt as read from a store, with the store's own view of how old its claim is. */
+export interface ObservedReceipt extends Receipt {
+  /**
+   * Milliseconds between `claimedAt` and the store's "now" at the moment of the read. SQL stores
+   * measure it with the database clock, so app servers with skewed clocks agree on staleness.
+   */
+  readonly claimAgeMs: number;
+}
+
+/** Result of {@link Store.claim}. */
+export type ClaimResult =
+  | { readonly won: true; readonly receipt: ObservedReceipt }
+  | { readonly won: false; readonly receipt: ObservedReceipt };
+
+/** What a store can and cannot do; shared tests branch on these, never on a store's name. */
+export interface StoreCapabilities {
+  /** Safe to share between processes and machines (the database arbitrates). */
+  readonly crossProcess: boolean;
+  /** Implements {@link Store.withTransaction} for transactional completion. */
+  readonly transactional: boolean;
+  /**
+   * Whose clock times the receipts: `'caller'` uses the `now` passed to each call (the guard's
+   * injectable clock); `'store'` uses its own (a database's), and ignores `now`.
+   */
+  readonly clock: 'caller' | 'store';
+}
+
+/** Time passed to every store call; a `'store'`-clock store ignores it. Milliseconds since the epoch. */
+export interface At {
+  readonly now: number;
+}
+
+/**
+ * The primitive, atomic operations the guard needs. Policy (what is stale, replay, fingerprints,
+ * retries) lives in the guard; a store only guarantees that each call below is atomic, also when
+ * many callers race on one key. `runStoreConformance` from `@webhook-idempotency/core/testing`
+ * checks a store against this contract.
+ *
+ * Every method may reject; the guard wraps such failures in a `StoreError`.
+ *
+ * @typeParam Tx the transaction handle a transactional store gives the handler.
+ */
+export interface Store<Tx = never> {
+  /** What this store supports. */
+  readonly capabilities: StoreCapabilities;
+
+  /**
+   * Inserts a `processing` receipt with `attempts = 1`, `claimedAt = now` and the fingerprint,
+   * unless a receipt for the key exists.
+   *
+   * Atomicity: of any number of concurrent claims on one key, across every process sharing the
+   * store, exactly one returns `won: true`. The others get `won: false` and the existing receipt.
+   * Must never be "read, then insert if absent".
+   */
+  claim(key: KeyLike, input: At & { readonly fingerprint: string | null }): Promise<ClaimResult>;
+
+  /**
+   * Takes over a receipt whose previous run is over: sets `processing`, `attempts = attempts + 1`,
+   * `claimedAt = now`, clears `error`, on the condition that `attempts` still equals the value
+   * seen and the receipt is either `failed`, or `processing` with a claim at least `staleAfterMs`
+   * old.
+   *
+   * Atomicity: one conditional write (compare-and-set on `attempts`). Of concurrent take-overs
+   * with the same `attempts`, at most one wins; the winner gets the new receipt, the others `null`.
+   * A `completed` receipt is never taken over.
+   */
+  reclaim(key: KeyLike, input: At & { readonly attempts: number; readonly staleAfterMs: number }): Promise<ObservedReceipt | null>;
+
+  /**
+   * Marks the receipt `completed` with the response and `finishedAt = now`, on the condition that
+   * it is `processing` with exactly `attempts` (the fencing token the worker claimed with).
+   * When `transaction` is given, the write is part of it and commits or rolls back with it.
+   *
+   * Atomicity: one conditional write. Returns `false` (and changes nothing) when the claim was
+   * taken over or the receipt is no longer `processing`.
+   */
+  complete(key: KeyLike, input: At & { readonly attempts: number; readonly response: string }, transaction?: Tx): Promise<boolean>;
+
+  /**
+   * Marks the receipt `failed` with the error text and `finishedAt = now`, fenced exactly like
+   * {@link Store.complete}. Returns `false` when the claim was lost.
+   */
+  fail(key: KeyLike, input: At & { readonly attempts: number; readonly error: string }): Promise<boolean>;
+
+  /** Reads the receipt for a key, or `null`. A plain read: claims nothing. */
+  find(key: KeyLike, input: At): Promise<ObservedReceipt | null>;
+
+  /**
+   * Deletes `completed` and `failed` receipts whose `finishedAt` is more than `olderThanMs` before
+   * now; never a `processing` one, however old. Returns how many were deleted. May delete in
+   * batches of `batchSize` rows.
+   */
+  purge(input: At & { readonly olderThanMs: number; readonly batchSize?: number }): Promise<number>;
+
+  /**
+   * Transactional stores only: runs `work` inside a database transaction and commits when it
+   * resolves, rolls back when it rejects. The guard runs the handler and {@link Store.complete}
+   * inside it, so the business writes and the receipt commit together.
+   */
+  withTransaction?<T>(work: (transaction: Tx) => Promise<T>): Promise<T>;
+}
+
+/** Encodes handler results for storage and decodes them for replay. Defaults to JSON. */
+export interface Codec<R> {
+  encode(value: R): string;
+  decode(text: string): R;
+}
+
+/** What the guard hands the handler. */
+export interface RunContext<Tx = never> {
+  /** The key being handled. */
+  readonly key: RequestKey;
+  /** This run's attempt number (1 on a first delivery). */
+  readonly attempts: number;
+  /** True when this run took over a stale claim or retried a failed one. */
+  readonly isRetry: boolean;
+  /**
+   * In transactional mode, the open transaction: write your business rows through it and they
+   * commit together with the receipt. `undefined` otherwise.
+   */
+  readonly transaction: Tx | undefined;
+}
+
+/** What {@link IdempotencyGuard.run} resolves with. */
+export interface Outcome<R> {
+  /** What to answer: the handler's result, or on a replay the stored one. */
+  readonly response: R;
+  /** True when the handler did not run this time and `response` is the stored result. */
+  readonly isReplay: boolean;
+  /** How many times the handler has been started for this key. */
+  readonly attempts: number;
+}
+
+/** Things the guard reports without throwing: for logs and metrics. */
+export type GuardEvent =
+  | { readonly type: 'claimed' | 'retried' | 'completed' | 'replayed'; readonly key: RequestKey; readonly attempts: number }
+  | { readonly type: 'in-progress'; readonly key: RequestKey; readonly attempts: number; readonly retryAfterSeconds: number }
+  | { readonly type: 'failed'; readonly key: RequestKey; readonly attempts: number; readonly error: string }
+  | { readonly type: 'fingerprint-mismatch'; readonly key: RequestKey }
+  /** A worker whose claim was taken over tried to record its result; the write was refused. */
+  | { readonly type: 'claim-lost'; readonly key: RequestKey; readonly attempts: number; readonly operation: 'complete' | 'fail' }
+  | { readonly type: 'store-error'; readonly key: RequestKey | undefined; readonly operation: string; readonly error: unknown };

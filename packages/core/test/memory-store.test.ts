@@ -1,0 +1,63 @@
+import { InMemoryStore, type ClaimResult, type Store } from '../src';
+import { conformanceCases, runCase, runStoreConformance } from '../src/testing';
+
+runStoreConformance({ name: 'InMemoryStore', makeStore: () => ({ store: new InMemoryStore() }) });
+
+/**
+ * The suite must catch the two classic bugs: a claim that reads, then inserts if absent, and a
+ * complete that is not fenced by attempts. These broken stores prove it would.
+ */
+describe('the conformance suite rejects broken stores', () => {
+  const byName = (fragment: string) => {
+    const found = conformanceCases.find((c) => c.name.includes(fragment));
+    if (!found) throw new Error(`no case named like ${fragment}`);
+    return found;
+  };
+
+  class SelectThenInsertStore extends InMemoryStore {
+    override async claim(key: Parameters<Store['claim']>[0], input: Parameters<Store['claim']>[1]): Promise<ClaimResult> {
+      const existing = await this.find(key, input);
+      // The round trip between the SELECT and the INSERT, where a second delivery slips in.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (existing) return { won: false, receipt: existing };
+      const { receipt } = await super.claim(key, input);
+      // Without a unique index nothing tells this caller that another INSERT got there first.
+      return { won: true, receipt };
+    }
+  }
+
+  class UnfencedStore extends InMemoryStore {
+    override async complete(key: Parameters<Store['complete']>[0], input: Parameters<Store['complete']>[1]): Promise<boolean> {
+      const found = await this.find(key, input);
+      return found ? super.complete(key, { ...input, attempts: found.attempts }) : false;
+    }
+  }
+
+  it('a SELECT-then-INSERT claim fails the parallel-claims case', async () => {
+    await expect(runCase(byName('parallel claims on one key'), { store: new SelectThenInsertStore() })).rejects.toThrow();
+  });
+
+  it('the same case passes on the real InMemoryStore', async () => {
+    await expect(runCase(byName('parallel claims on one key'), { store: new InMemoryStore() })).resolves.toBeUndefined();
+  });
+
+  it('a complete that ignores attempts fails the fencing case', async () => {
+    await expect(runCase(byName('fencing'), { store: new UnfencedStore() })).rejects.toThrow();
+  });
+});
+
+describe('InMemoryStore', () => {
+  it('declares itself single-process, non-transactional, caller-clocked', () => {
+    expect(new InMemoryStore().capabilities).toEqual({ crossProcess: false, transactional: false, clock: 'caller' });
+  });
+
+  it('returns copies: mutating a returned receipt does not change the store', async () => {
+    const store = new InMemoryStore();
+    const key = { provider: 'p', externalId: '1' };
+    const { receipt } = await store.claim(key, { now: 0, fingerprint: null });
+    (receipt as { attempts: number }).attempts = 99;
+    expect((await store.find(key, { now: 0 }))?.attempts).toBe(1);
+    expect(store.size).toBe(1);
+    expect(store.list()).toHaveLength(1);
+  });
+});
