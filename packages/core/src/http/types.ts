@@ -1,0 +1,62 @@
+/** @module The neutral HTTP records the engine works on, and the provider preset contract. */
+
+/** Header map with lower-cased names, as Node's `IncomingHttpHeaders`. */
+export type HttpHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+/**
+ * A request as the engine sees it: plain data, nothing framework-shaped. Adapters build it.
+ * @typeParam Native the framework's own request object (`req`, `request` or `ctx`), handed
+ *   untouched to the user's `key`, `provider` and `verify` callbacks.
+ */
+export interface HttpRequest<Native = unknown> {
+  readonly method: string;
+  /** Path and query as received. */
+  readonly url: string;
+  readonly headers: HttpHeaders;
+  /**
+   * The exact request bytes, when the adapter could get them (see docs/guides/raw-body.md).
+   * Signatures and the default fingerprint need them.
+   */
+  readonly rawBody: Buffer | undefined;
+  /** The framework's parsed body, if a body parser ran; `undefined` otherwise. */
+  readonly body: unknown;
+  /** The framework's request object. */
+  readonly native: Native;
+}
+
+/** A response as stored and replayed: status, allow-listed headers, exact body bytes. */
+export interface HttpResponseRecord {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[]>>;
+  readonly body: Buffer;
+}
+
+/**
+ * Provider knowledge as data: works with every adapter. Built by a factory per provider
+ * (`stripe({ secret })`, `payme({ password })`, …) so secrets stay out of module state.
+ */
+export interface ProviderPreset {
+  /** The receipts' `provider` column. */
+  readonly provider: string;
+  /** The provider's id for this delivery; `undefined` when the request carries none (→ 400). */
+  key(request: HttpRequest): string | number | bigint | undefined;
+  /** True for requests that must never be deduplicated (read-only queries); they pass through unguarded. */
+  passThrough?(request: HttpRequest): boolean;
+  /** Authenticity check, on the raw bytes, before any claim. `false` → 401 (or `unauthorized`), no receipt. */
+  verify?(request: HttpRequest): boolean | Promise<boolean>;
+  /**
+   * The fingerprint for this request; defaults to SHA-256 of the raw body. Override where a
+   * legitimate retry changes bytes that do not matter (Payme's JSON-RPC `id`).
+   */
+  fingerprint?(request: HttpRequest): string | undefined;
+  /** Reshapes a stored response for the current request (Payme: echo the current JSON-RPC `id`). */
+  replay?(stored: HttpResponseRecord, request: HttpRequest): HttpResponseRecord;
+  /** Protocol-shaped answer while another worker holds the claim; `undefined` keeps the default 409. */
+  inProgress?(request: HttpRequest, retryAfterSeconds: number): HttpResponseRecord | undefined;
+  /** Protocol-shaped answer for a failed `verify`; `undefined` keeps the default 401. */
+  unauthorized?(request: HttpRequest): HttpResponseRecord | undefined;
+  /** Whether `verify` or `fingerprint` need `rawBody`; the engine fails loudly when it is missing. */
+  readonly needsRawBody: boolean;
+  /** How long to keep receipts: the provider's retry window plus its manual redelivery window. */
+  readonly retentionDays: number;
+}
