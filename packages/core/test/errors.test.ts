@@ -47,3 +47,11 @@ describe('errors', () => {
     expect(isIdempotencyError('ERR_IDEMPOTENCY_STORE')).toBe(false);
   });
 });
+
+describe('errors reference', () => {
+  it('docs/reference/errors.md has a ### entry for every code', () => {
+    const { readFileSync } = require('node:fs') as typeof import('node:fs');
+    const doc = readFileSync(require('node:path').join(__dirname, '../../../docs/reference/errors.md'), 'utf8');
+    for (const code of Object.values(ErrorCode)) expect(doc).toContain(`### ${code.toLowerCase()}\n`);
+  });
+});
