@@ -5,3 +5,5 @@ export * from './request-key';
 export * from './guard';
 export * from './memory-store';
 export type * from './types';
+export * as providers from './providers';
+export * from './http';
