@@ -1,0 +1,121 @@
+/**
+ * @module The one table of dialect differences. Every statement of the store is written once
+ * (queries.ts, schema.ts) from these fragments; nothing else in the package knows a dialect.
+ *
+ * Time: every timestamp comes from the database clock, to the millisecond, so app servers with
+ * skewed clocks agree on staleness. PostgreSQL stores `TIMESTAMPTZ(3)`, MySQL/MariaDB
+ * `DATETIME(3)` in UTC, SQLite an `INTEGER` of milliseconds since the Unix epoch (UTC). Reads
+ * convert both the column and "now" to epoch milliseconds in the same statement.
+ */
+import type { SqlDialect } from './types';
+
+/** The per-dialect fragments the statements are built from. */
+export interface DialectSpec {
+  readonly name: SqlDialect;
+  /** Quotes an identifier that was already validated as `[A-Za-z_][A-Za-z0-9_]*`. */
+  quote(identifier: string): string;
+  /** Column types. */
+  readonly types: { readonly key: string; readonly response: string; readonly timestamp: string };
+  /** Appended to `CREATE TABLE (...)`. */
+  readonly tableOptions: string;
+  /** Secondary indexes go inside `CREATE TABLE` (MySQL has no `CREATE INDEX IF NOT EXISTS`). */
+  readonly inlineIndexes: boolean;
+  /** The database's "now", as a value for a timestamp column. Constant within one statement. */
+  readonly now: string;
+  /** The database's "now" in epoch milliseconds (a number), equal to `toMs(now)`. */
+  readonly nowMs: string;
+  /** A timestamp column as epoch milliseconds; `NULL` stays `NULL`. */
+  toMs(column: string): string;
+  /** A timestamp expression minus `?` milliseconds (one placeholder). */
+  minusMs(expression: string): string;
+  /** Appended to the claim `INSERT` so that the unique index decides silently; empty where the duplicate-key error does. */
+  readonly onConflictDoNothing: string;
+  /** Supports `INSERT/UPDATE … RETURNING`, which saves a round trip. */
+  readonly returning: boolean;
+  /** A `DELETE` of at most `?` rows matching `where` (its placeholders come first). */
+  deleteBatch(table: string, where: string): string;
+  /** Error codes (`code` or `errno`) of a unique-index violation. */
+  readonly duplicateKeyCodes: ReadonlySet<string | number>;
+  /**
+   * A statement that takes the write lock at the start of a transaction, for drivers that cannot
+   * `BEGIN IMMEDIATE` themselves (knex on SQLite): other processes then wait at `BEGIN`, not fail
+   * with `SQLITE_BUSY` at their first write.
+   */
+  lockForWrite?(table: string): string;
+}
+
+const doubleQuote = (identifier: string) => `"${identifier}"`;
+const PG_NOW = "date_trunc('milliseconds', statement_timestamp())";
+// julianday('now') is exact to the millisecond; 210866760000000 ms is the Julian day of the Unix epoch.
+const SQLITE_NOW_MS = "(CAST(ROUND(julianday('now') * 86400000.0) AS INTEGER) - 210866760000000)";
+const MYSQL_EPOCH_MS = (column: string) => `(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', ${column}) DIV 1000)`;
+const keyedBatch = (table: string, where: string) =>
+  `DELETE FROM ${table} WHERE (provider, external_id) IN (SELECT provider, external_id FROM ${table} WHERE ${where} LIMIT ?)`;
+
+/** Every dialect, by name. */
+export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
+  postgres: {
+    name: 'postgres',
+    quote: doubleQuote,
+    // COLLATE "C": byte-wise equality and ordering, whatever the database's locale.
+    types: { key: 'VARCHAR(160) COLLATE "C"', response: 'TEXT', timestamp: 'TIMESTAMPTZ(3)' },
+    tableOptions: '',
+    inlineIndexes: false,
+    now: PG_NOW,
+    nowMs: `CAST(EXTRACT(EPOCH FROM ${PG_NOW}) * 1000 AS DOUBLE PRECISION)`,
+    toMs: (column) => `CAST(EXTRACT(EPOCH FROM ${column}) * 1000 AS DOUBLE PRECISION)`,
+    minusMs: (expression) => `(${expression} - CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond')`,
+    onConflictDoNothing: ' ON CONFLICT (provider, external_id) DO NOTHING',
+    returning: true,
+    deleteBatch: keyedBatch,
+    duplicateKeyCodes: new Set(['23505']),
+  },
+  mysql: {
+    name: 'mysql',
+    quote: (identifier) => `\`${identifier}\``,
+    // VARBINARY, not VARCHAR: every utf8mb4 *_bin collation of MariaDB and MySQL 5.7 is PAD SPACE,
+    // so 'x' and 'x ' would collide in the unique index. Bytes compare exactly; 640 bytes is 160
+    // four-byte characters, the RequestKey limit.
+    types: { key: 'VARBINARY(640)', response: 'MEDIUMTEXT', timestamp: 'DATETIME(3)' },
+    tableOptions: ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin',
+    inlineIndexes: true,
+    // DATETIME has no time zone: store UTC, so the session's time_zone never matters.
+    now: 'UTC_TIMESTAMP(3)',
+    nowMs: MYSQL_EPOCH_MS('UTC_TIMESTAMP(3)'),
+    toMs: MYSQL_EPOCH_MS,
+    minusMs: (expression) => `(${expression} - INTERVAL (? * 1000) MICROSECOND)`,
+    // A plain INSERT: its duplicate-key error is the "lost" signal. INSERT IGNORE would also turn
+    // other errors (a value too long in strict mode) into warnings.
+    onConflictDoNothing: '',
+    returning: false,
+    deleteBatch: (table, where) => `DELETE FROM ${table} WHERE ${where} LIMIT ?`,
+    duplicateKeyCodes: new Set(['ER_DUP_ENTRY', 1062]),
+  },
+  sqlite: {
+    name: 'sqlite',
+    quote: doubleQuote,
+    types: { key: 'VARCHAR(160)', response: 'TEXT', timestamp: 'INTEGER' },
+    tableOptions: '',
+    inlineIndexes: false,
+    now: SQLITE_NOW_MS,
+    nowMs: SQLITE_NOW_MS,
+    toMs: (column) => column,
+    minusMs: (expression) => `(${expression} - ?)`,
+    onConflictDoNothing: ' ON CONFLICT (provider, external_id) DO NOTHING',
+    returning: true,
+    deleteBatch: keyedBatch,
+    duplicateKeyCodes: new Set(['SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']),
+    // A write that matches nothing still takes SQLite's write lock.
+    lockForWrite: (table) => `UPDATE ${table} SET attempts = attempts WHERE 0 = 1`,
+  },
+};
+
+/** True when `error` is a unique-index violation of `dialect`. */
+export function isDuplicateKey(dialect: DialectSpec, error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, errno } = error as { code?: unknown; errno?: unknown };
+  return (
+    (typeof code === 'string' && dialect.duplicateKeyCodes.has(code)) ||
+    (typeof errno === 'number' && dialect.duplicateKeyCodes.has(errno))
+  );
+}

@@ -1,0 +1,58 @@
+/**
+ * @module Executor over a user's knex instance: `knex.raw` with `?` bindings, `knex.transaction`.
+ * knex reports results in each driver's own shape; they are read here and nowhere else.
+ */
+import type { Knex } from 'knex';
+import type { Executor, QueryResult, Row } from '../executor';
+import type { SqlDialect } from '../types';
+
+/** knex's `client.dialect` → our dialect, for the drivers whose results we know how to read. */
+const SUPPORTED: Readonly<Record<string, { dialect: SqlDialect; drivers: readonly string[] }>> = {
+  postgresql: { dialect: 'postgres', drivers: ['pg'] },
+  mysql: { dialect: 'mysql', drivers: ['mysql', 'mysql2'] },
+  sqlite3: { dialect: 'sqlite', drivers: ['better-sqlite3'] },
+};
+
+/** True for a knex instance (or a knex transaction). */
+export function isKnex(db: unknown): db is Knex {
+  if (typeof db !== 'function') return false;
+  const candidate = db as unknown as Partial<Knex>;
+  return typeof candidate.raw === 'function' && typeof candidate.transaction === 'function' && !!candidate.client;
+}
+
+function readResult(driver: string, result: unknown): QueryResult {
+  if (driver === 'pg') {
+    const { rows, rowCount } = result as { rows: Row[]; rowCount: number | null };
+    return { rows, affected: rowCount ?? 0 };
+  }
+  // mysql/mysql2: [rows | ResultSetHeader, fields]; better-sqlite3: rows | RunResult.
+  const value = driver === 'better-sqlite3' ? result : (result as unknown[])[0];
+  if (Array.isArray(value)) return { rows: value as Row[], affected: value.length };
+  const { affectedRows, changes } = value as { affectedRows?: number; changes?: number };
+  return { rows: [], affected: affectedRows ?? changes ?? 0 };
+}
+
+/** An executor over `knex`; throws a TypeError for a client it cannot read results of. */
+export function knexExecutor(knex: Knex): Executor {
+  const client = knex.client as { dialect?: string; driverName?: string };
+  const supported = SUPPORTED[client.dialect ?? ''];
+  const driver = client.driverName ?? '';
+  if (!supported || !supported.drivers.includes(driver)) {
+    throw new TypeError(
+      `SqlStore: knex client "${driver || client.dialect}" is not supported; use pg, mysql2 (or mysql) or better-sqlite3`,
+    );
+  }
+  return {
+    dialect: supported.dialect,
+    async query(sql, params, transaction) {
+      const runner = (transaction as Knex.Transaction | undefined) ?? knex;
+      return readResult(driver, await runner.raw(sql, params as Knex.RawBinding[]));
+    },
+    transaction(work, lockStatement) {
+      return knex.transaction(async (trx) => {
+        if (lockStatement) await trx.raw(lockStatement);
+        return work(trx);
+      });
+    },
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * @module Schema: the receipts table's DDL per dialect (DESIGN.md §5), generated from the dialect
+ * table, never hand-written per dialect; plus a quick-start `createTable` and a knex migration.
+ */
+import type { Knex } from 'knex';
+import { createExecutor } from './connection';
+import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
+import { dialects } from './dialects';
+import { resolveTable } from './table-name';
+import type { SchemaOptions, SqlConnection, SqlDialect } from './types';
+
+function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] {
+  const spec = dialects[dialect];
+  if (!spec) throw new TypeError(`Schema.statements: dialect must be 'postgres', 'mysql' or 'sqlite', got ${String(dialect)}`);
+  const table = resolveTable(options.table);
+  const q = spec.quote;
+  const t = q(table);
+  const { key, response, timestamp } = spec.types;
+  const indexes: Array<[name: string, columns: string]> = [
+    [`${table}_status_idx`, 'status, claimed_at'],
+    [`${table}_finished_idx`, 'finished_at'],
+  ];
+  const lines = [
+    `provider ${key} NOT NULL`,
+    `external_id ${key} NOT NULL`,
+    `status VARCHAR(16) NOT NULL`,
+    `response ${response} NULL`,
+    `fingerprint VARCHAR(64) NULL`,
+    `attempts INTEGER NOT NULL`,
+    `error TEXT NULL`,
+    `claimed_at ${timestamp} NOT NULL`,
+    `finished_at ${timestamp} NULL`,
+    `CONSTRAINT ${q(`${table}_pkey`)} PRIMARY KEY (provider, external_id)`,
+    `CONSTRAINT ${q(`${table}_status_check`)} CHECK (status IN ('processing', 'completed', 'failed'))`,
+    ...(spec.inlineIndexes ? indexes.map(([name, columns]) => `INDEX ${q(name)} (${columns})`) : []),
+  ];
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t} (\n  ${lines.join(',\n  ')}\n)${spec.tableOptions}`,
+    ...(spec.inlineIndexes ? [] : indexes.map(([name, columns]) => `CREATE INDEX IF NOT EXISTS ${q(name)} ON ${t} (${columns})`)),
+  ];
+}
+
+async function createTable(db: SqlConnection, options: SchemaOptions = {}): Promise<void> {
+  const executor = createExecutor(db, DEFAULT_ACQUIRE_TIMEOUT_MS);
+  for (const statement of statements(executor.dialect, options)) await executor.query(statement, []);
+}
+
+/**
+ * The receipts table: its DDL per dialect, a quick-start creator and a knex migration. The
+ * primary key `(provider, external_id)` is the unique index that arbitrates claims.
+ *
+ * @example
+ * await Schema.createTable(db);                      // idempotent: CREATE … IF NOT EXISTS
+ * Schema.statements('postgres');                     // the DDL, to paste into your migrations
+ * // migrations/20260101_webhook_receipts.ts
+ * export const { up, down } = Schema.knexMigration();
+ * @see packages/sql/README.md
+ */
+export const Schema = {
+  /**
+   * The DDL for `dialect`, one statement per string, each idempotent (`IF NOT EXISTS`).
+   *
+   * @throws {ConfigError} for an invalid `table`. @throws {TypeError} for an unknown dialect.
+   */
+  statements,
+
+  /**
+   * Creates the table and its indexes on `db` (any connection `SqlStore` accepts) unless they
+   * exist. Meant for a quick start and tests; production schemas belong in migrations.
+   */
+  createTable,
+
+  /**
+   * `{ up, down }` for a knex migration file: `up` runs {@link Schema.statements} for the knex
+   * instance's dialect, `down` drops the table.
+   */
+  knexMigration(options: SchemaOptions = {}): { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> } {
+    const table = resolveTable(options.table);
+    return {
+      up: (knex) => createTable(knex, { table }),
+      async down(knex) {
+        const { dialect } = createExecutor(knex, DEFAULT_ACQUIRE_TIMEOUT_MS);
+        await knex.raw(`DROP TABLE IF EXISTS ${dialects[dialect].quote(table)}`);
+      },
+    };
+  },
+} as const;

@@ -1,0 +1,60 @@
+/** @module Public types of the SQL store: the connections it accepts and the transaction handle each gives. */
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Knex } from 'knex';
+import type { Pool as MysqlPool, PoolConnection as MysqlPoolConnection } from 'mysql2';
+import type { Pool as MysqlPromisePool, PoolConnection as MysqlPromisePoolConnection } from 'mysql2/promise';
+import type { Pool as PgPool, PoolClient as PgPoolClient } from 'pg';
+
+/** The SQL dialects the store speaks. `mysql` covers MySQL ≥ 8 and MariaDB ≥ 10.5. */
+export type SqlDialect = 'postgres' | 'mysql' | 'sqlite';
+
+/**
+ * What `new SqlStore(db)` accepts: the connection the application already has. The store never
+ * opens or closes it.
+ */
+export type SqlConnection = Knex | PgPool | MysqlPromisePool | MysqlPool | BetterSqlite3.Database;
+
+/**
+ * The transaction handle the guard gives a transactional handler (`context.transaction`), by the
+ * kind of connection the store was built on:
+ *
+ * | connection | handle |
+ * |---|---|
+ * | `knex` instance | `Knex.Transaction` |
+ * | `pg` `Pool` | `PoolClient`, inside `BEGIN` |
+ * | `mysql2/promise` pool | promise `PoolConnection`, inside `START TRANSACTION` |
+ * | `mysql2` callback pool | callback `PoolConnection`, inside `START TRANSACTION` |
+ * | `better-sqlite3` `Database` | the same `Database`, inside `BEGIN IMMEDIATE` |
+ */
+export type TransactionOf<Db> = Db extends Knex
+  ? Knex.Transaction
+  : Db extends PgPool
+    ? PgPoolClient
+    : Db extends MysqlPromisePool
+      ? MysqlPromisePoolConnection
+      : Db extends MysqlPool
+        ? MysqlPoolConnection
+        : Db extends BetterSqlite3.Database
+          ? BetterSqlite3.Database
+          : never;
+
+/** Options of `new SqlStore(db, options)`. Every one is optional. */
+export interface SqlStoreOptions {
+  /**
+   * The receipts table: letters, digits and `_`, starting with a letter or `_`, at most 48
+   * characters. It is quoted in every statement. Defaults to `'webhook_receipts'`.
+   */
+  table?: string;
+  /**
+   * Milliseconds a statement waits for a connection from a `pg` or `mysql2` pool (pool exhausted,
+   * database unreachable) before it fails with an error instead of hanging. A knex instance uses
+   * its own `acquireConnectionTimeout`; better-sqlite3 has no pool. Defaults to 10 000.
+   */
+  acquireTimeoutMs?: number;
+}
+
+/** Options of the `Schema` helpers. */
+export interface SchemaOptions {
+  /** The receipts table, validated like {@link SqlStoreOptions.table}. Defaults to `'webhook_receipts'`. */
+  table?: string;
+}

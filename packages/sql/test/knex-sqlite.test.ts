@@ -1,0 +1,9 @@
+/** SqlStore over a knex instance on a SQLite file (better-sqlite3 driver): the whole store contract. */
+import knex from 'knex';
+import { sqliteFile } from './helpers/databases';
+import { sqlConformance } from './helpers/conformance';
+
+sqlConformance('SqlStore (knex, SQLite file)', async () => {
+  const db = knex({ client: 'better-sqlite3', connection: { filename: sqliteFile('knex') }, useNullAsDefault: true });
+  return { db, close: () => db.destroy() };
+});

@@ -1,0 +1,9 @@
+/** SqlStore over a raw pg Pool: the whole store contract. */
+import pg from 'pg';
+import { pgDatabase } from './helpers/databases';
+import { sqlConformance } from './helpers/conformance';
+
+sqlConformance('SqlStore (pg Pool)', async () => {
+  const db = new pg.Pool({ connectionString: await pgDatabase('wi_pg'), max: 10 });
+  return { db, close: () => db.end() };
+});
