@@ -38,6 +38,8 @@ export interface HttpResponseRecord {
 export interface ProviderPreset {
   /** The receipts' `provider` column. */
   readonly provider: string;
+  /** How a 400 answer names the id when the request lacks it (`'X-GitHub-Delivery header'`). Optional. */
+  readonly keyDescription?: string;
   /** The provider's id for this delivery; `undefined` when the request carries none (→ 400). */
   key(request: HttpRequest): string | number | bigint | undefined;
   /** True for requests that must never be deduplicated (read-only queries); they pass through unguarded. */

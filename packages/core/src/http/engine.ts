@@ -1,0 +1,213 @@
+/** @module The framework-free HTTP engine: a request record in, a decision out; adapters only translate. */
+import { ErrorCode, IdempotencyError, StoreError } from '../errors';
+import { RequestKey } from '../request-key';
+import type { RunContext } from '../types';
+import { answerFor, errorAnswer } from './answers';
+import { RequestPolicy } from './constants';
+import { resolveOptions, type EngineConfig, type IdempotencyOptions } from './options';
+import { decodeResponse, encodeResponse, type CapturedResponse, type StoredResponse } from './response-codec';
+import type { HttpRequest, HttpResponseRecord } from './types';
+
+/**
+ * What the route handler sees of the guard, as `req.idempotency` (Express), `request.idempotency`
+ * (Fastify) or `ctx.state.idempotency` (Koa): the key, the attempt, and in transactional mode the
+ * open transaction to write business rows through.
+ */
+export type RequestIdempotency<Tx = unknown> = RunContext<Tx>;
+
+/**
+ * A claimed delivery whose handler is running. The adapter buffers the handler's answer and
+ * calls exactly one of the two methods; it flushes nothing before the returned promise settles,
+ * so the receipt is written before the provider sees an answer.
+ */
+export interface PendingRun {
+  /**
+   * Records the handler's answer: a 2xx completes the receipt, anything else marks it `failed`.
+   * Resolves with `null` when the handler's answer goes out unchanged, or with a guard answer to
+   * send instead when the result could not be recorded (409 claim lost, 503 store failure).
+   * Rejects with `ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE` (receipt `failed`): hand it to the framework.
+   */
+  finish(response: CapturedResponse): Promise<HttpResponseRecord | null>;
+  /** The handler threw: marks the receipt `failed` and resolves once that is written (never rejects). */
+  abort(error: unknown): Promise<void>;
+}
+
+/** What {@link Engine.begin} decided. */
+export type Decision<Tx = unknown> =
+  /** Send this answer now and do not run the handler: a replay or the engine's own 400/401/409/422/503. */
+  | { readonly action: 'respond'; readonly response: HttpResponseRecord; readonly replayed: boolean }
+  /** Run the handler unguarded (preset pass-through, `onMissingKey`/`onStoreError: 'passthrough'`). */
+  | { readonly action: 'pass' }
+  /** Run the handler, capture its answer and give it to `run.finish` (or its error to `run.abort`). */
+  | { readonly action: 'run'; readonly idempotency: RequestIdempotency<Tx>; readonly run: PendingRun };
+
+/** The HTTP policy in one object, built once per middleware or plugin. */
+export interface Engine<Native = unknown, Tx = unknown> {
+  /** The resolved options. */
+  readonly config: EngineConfig<Native, Tx>;
+  /**
+   * Decides what to do with one request: verify, extract the key, fingerprint, claim.
+   * Rejects only with errors for the framework's own handling: `ERR_IDEMPOTENCY_RAW_BODY_MISSING`
+   * or an error thrown by a user callback (`key`, `provider`, `verify`).
+   */
+  begin(request: HttpRequest<Native>): Promise<Decision<Tx>>;
+}
+
+const PASS = { action: 'pass' } as const;
+
+/** A non-2xx answer, as the guard records it on the failed receipt. */
+class UnsuccessfulAnswer extends Error {
+  constructor(status: number) {
+    super(`the handler answered HTTP ${status}`);
+    this.name = 'UnsuccessfulAnswer';
+  }
+}
+
+class Run implements PendingRun {
+  private ended: Promise<HttpResponseRecord | null> | undefined;
+  private readonly settled: Promise<unknown>;
+  private markSettled!: (error: unknown) => void;
+
+  constructor(
+    private readonly config: EngineConfig<unknown, unknown>,
+    private readonly request: HttpRequest<unknown>,
+    private readonly handler: { resolve(value: StoredResponse): void; reject(error: unknown): void },
+  ) {
+    this.settled = new Promise((resolve) => (this.markSettled = resolve));
+  }
+
+  /** The guard's `run` settled: `undefined` when it completed, else what it threw. */
+  guardSettled(error: unknown): void {
+    this.markSettled(error);
+  }
+
+  finish(response: CapturedResponse): Promise<HttpResponseRecord | null> {
+    if (this.ended) return this.ended;
+    const { status } = response;
+    if (status < 200 || status > 299) {
+      this.handler.reject(new UnsuccessfulAnswer(status));
+    } else {
+      try {
+        const { maxResponseBytes: maxBytes, replayedHeader } = this.config;
+        this.handler.resolve(encodeResponse(response, { maxBytes, replayedHeader: replayedHeader.toLowerCase() }));
+      } catch (error) {
+        this.handler.reject(error);
+        this.ended = this.settled.then(() => Promise.reject(error));
+        return this.ended;
+      }
+    }
+    this.ended = this.settled.then((error) => {
+      if (error === undefined || error instanceof UnsuccessfulAnswer) return null;
+      const answer = answerFor(error, this.config, this.request);
+      if (answer) return answer;
+      throw error;
+    });
+    return this.ended;
+  }
+
+  abort(error: unknown): Promise<void> {
+    if (!this.ended) {
+      this.handler.reject(error);
+      this.ended = this.settled.then(() => null);
+    }
+    return this.ended.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+}
+
+class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
+  constructor(readonly config: EngineConfig<Native, Tx>) {}
+
+  async begin(request: HttpRequest<Native>): Promise<Decision<Tx>> {
+    const config = this.config;
+    if (config.needsRawBody && request.rawBody === undefined) {
+      throw new IdempotencyError(
+        ErrorCode.RAW_BODY_MISSING,
+        `The ${config.preset?.provider} preset needs the raw request bytes and the adapter got none: keep them before any body parser consumes them (docs/guides/raw-body.md)`,
+      );
+    }
+    if (config.verify && !(await config.verify(request))) {
+      return this.refuse(new IdempotencyError(ErrorCode.SIGNATURE_INVALID, 'The request failed verification; no receipt was written'), request);
+    }
+    if (config.passThrough?.(request)) return PASS;
+    const provider = config.provider(request);
+    const externalId = config.key(request);
+    if (externalId === undefined || externalId === null || externalId === '') {
+      if (config.onMissingKey === RequestPolicy.PASSTHROUGH) return PASS;
+      const message = `The request carries no ${config.keyDescription} (provider "${provider}"), so it cannot be deduplicated`;
+      return this.refuse(new IdempotencyError(ErrorCode.KEY_MISSING, message), request);
+    }
+    let key: RequestKey;
+    try {
+      key = new RequestKey(provider, externalId);
+    } catch (error) {
+      return this.refuse(error, request);
+    }
+    const fingerprint = config.fingerprint ? (config.fingerprint(request) ?? null) : null;
+    return this.claim(key, fingerprint, request);
+  }
+
+  private claim(key: RequestKey, fingerprint: string | null, request: HttpRequest<Native>): Promise<Decision<Tx>> {
+    return new Promise((resolve, reject) => {
+      let run: Run | undefined;
+      const outcome = this.config.guard.run(
+        key,
+        (idempotency) =>
+          new Promise<StoredResponse>((handlerResolve, handlerReject) => {
+            run = new Run(this.config as EngineConfig<unknown, unknown>, request, { resolve: handlerResolve, reject: handlerReject });
+            resolve({ action: 'run', idempotency, run });
+          }),
+        { fingerprint },
+      );
+      outcome.then(
+        (result) => {
+          if (run) run.guardSettled(undefined);
+          else resolve(this.replay(result.response, request));
+        },
+        (error: unknown) => {
+          if (run) run.guardSettled(error);
+          else if (error instanceof StoreError && this.config.onStoreError === RequestPolicy.PASSTHROUGH) resolve(PASS);
+          else this.refuse(error, request).then(resolve, reject);
+        },
+      );
+    });
+  }
+
+  private replay(stored: unknown, request: HttpRequest<Native>): Decision<Tx> {
+    let response: HttpResponseRecord;
+    try {
+      response = decodeResponse(stored);
+    } catch (error) {
+      const storeError = new StoreError('replay (the receipt holds no HTTP response record)', error);
+      return { action: 'respond', response: errorAnswer(503, storeError, { 'retry-after': '1' }), replayed: false };
+    }
+    const { preset, replayedHeader } = this.config;
+    if (preset?.replay) response = preset.replay(response, request);
+    return {
+      action: 'respond',
+      response: { ...response, headers: { ...response.headers, [replayedHeader]: 'true' } },
+      replayed: true,
+    };
+  }
+
+  /** The engine's own answer for `error`, or a rejection carrying it for the framework. */
+  private async refuse(error: unknown, request: HttpRequest<Native>): Promise<Decision<Tx>> {
+    const response = answerFor(error, this.config, request);
+    if (!response) throw error;
+    return { action: 'respond', response, replayed: false };
+  }
+}
+
+/**
+ * Builds the engine an adapter calls for every request. Options are checked here, once.
+ * @throws {ConfigError} naming the first invalid option.
+ * @example
+ * const engine = createEngine({ store, provider: 'github', key: (req) => req.headers['x-github-delivery'] });
+ * const decision = await engine.begin({ method, url, headers, rawBody, body, native: req });
+ * @see docs/reference/configuration.md
+ */
+export function createEngine<Native = unknown, Tx = unknown>(options: IdempotencyOptions<Native, Tx>): Engine<Native, Tx> {
+  return new HttpEngine(resolveOptions(options));
+}
