@@ -45,7 +45,8 @@ async function main(): Promise<void> {
     const guard = new IdempotencyGuard(store, { staleAfterSeconds: 300 });
     const counts: RaceCounts = {};
     const deliveries = task.keys.flatMap((externalId) => {
-      const count = (counts[externalId] = { ran: 0, replayed: 0, inProgress: 0, errors: [] });
+      const count: RaceCounts[string] = { ran: 0, replayed: 0, inProgress: 0, errors: [] };
+      counts[externalId] = count;
       return Array.from({ length: task.deliveries }, async () => {
         try {
           const outcome = await guard.run({ provider: 'race', externalId }, async () => {
