@@ -107,6 +107,7 @@ export function click(options: ClickOptions): ProviderPreset {
 
   return {
     provider: 'click',
+    keyDescription: 'click_trans_id and action (0 or 1; error on Complete)',
     needsRawBody: false,
     retentionDays: 3650,
     key: clickKey,

@@ -99,6 +99,7 @@ export function payme(options: PaymeOptions): ProviderPreset {
 
   return {
     provider: 'payme',
+    keyDescription: 'JSON-RPC method and params.id',
     needsRawBody: false,
     retentionDays: 3650,
     key: paymeKey,

@@ -66,6 +66,7 @@ export function uzum(options: UzumOptions): ProviderPreset {
 
   return {
     provider: 'uzum',
+    keyDescription: 'serviceId and transId with a create, confirm or reverse path',
     needsRawBody: false,
     retentionDays: 3650,
     key: uzumKey,

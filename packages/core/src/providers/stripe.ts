@@ -1,0 +1,84 @@
+/** @module Stripe preset: `event.id` as the key, `Stripe-Signature` (t, v1) verified on the raw body. */
+import type { HttpRequest, ProviderPreset } from '../http/types';
+import { clockOption, requireOptions, requireString, toleranceOption } from './options';
+import { header, idPart, jsonBody } from './request-fields';
+import { hexEquals, hmac, isFresh, parseUnixSeconds } from './signature';
+
+/** Options of {@link stripe}. */
+export interface StripeOptions {
+  /** The endpoint's signing secret (`whsec_…`), used as is. Required. */
+  secret: string;
+  /** Accepted distance between the signed timestamp `t` and now. Defaults to 300 (stripe-node's default). */
+  toleranceSeconds?: number;
+  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
+  clock?: () => number;
+}
+
+/** The parts of a `Stripe-Signature` header this preset uses. */
+interface StripeSignature {
+  timestamp: number;
+  v1: string[];
+}
+
+/** Parses `t=…,v1=…[,v1=…][,v0=…]`; other schemes are ignored, a missing `t` or `v1` is `undefined`. */
+function parseStripeSignature(value: string | undefined): StripeSignature | undefined {
+  if (value === undefined) return undefined;
+  let timestamp: number | undefined;
+  const v1: string[] = [];
+  for (const item of value.split(',')) {
+    const eq = item.indexOf('=');
+    if (eq === -1) continue;
+    const name = item.slice(0, eq).trim();
+    const text = item.slice(eq + 1).trim();
+    if (name === 't' && timestamp === undefined) timestamp = parseUnixSeconds(text);
+    else if (name === 'v1') v1.push(text);
+  }
+  return timestamp === undefined || v1.length === 0 ? undefined : { timestamp, v1 };
+}
+
+/**
+ * Stripe webhook preset (PROVIDERS.md §3.4).
+ *
+ * - **Key**: the event's `id` (`evt_…`): every retry of an event carries the same event object.
+ * - **Pass-through**: none.
+ * - **Signature**: `Stripe-Signature: t=<unix>,v1=<hex>`; the expected value is hex
+ *   HMAC-SHA256(secret, `${t}.${rawBody}`) over the raw bytes; any `v1` may match (Stripe sends one
+ *   per active secret while you roll it). `t` must be within `toleranceSeconds` of now, either way.
+ * - **Retention**: 30 days. Live retries run for up to 3 days, and the Events API lists events of
+ *   the last 30 days, the window in which you may reprocess them by hand.
+ *
+ * @example
+ * import { providers } from '@webhook-idempotency/core';
+ * const preset = providers.stripe({ secret: process.env.STRIPE_WEBHOOK_SECRET! });
+ * preset.key(request); // 'evt_1PqRsT2eZvKYlo2C0a1b2c3d'
+ * @throws {ConfigError} naming `secret`, `toleranceSeconds` or `clock` when invalid.
+ * @see docs/providers.md#stripe
+ */
+export function stripe(options: StripeOptions): ProviderPreset {
+  const { secret, toleranceSeconds, clock } = requireOptions('stripe', options);
+  const key = requireString('stripe', 'secret', secret, 'the endpoint signing secret (whsec_…) as "secret"');
+  const tolerance = toleranceOption('stripe', toleranceSeconds, 300);
+  const now = clockOption('stripe', clock);
+
+  return {
+    provider: 'stripe',
+    keyDescription: 'event id in the body',
+    needsRawBody: true,
+    retentionDays: 30,
+    key(request: HttpRequest) {
+      return idPart(jsonBody(request)?.id);
+    },
+    verify(request) {
+      try {
+        const { rawBody } = request;
+        const signature = parseStripeSignature(header(request, 'stripe-signature'));
+        if (rawBody === undefined || signature === undefined) return false;
+        if (!isFresh(signature.timestamp, now(), tolerance)) return false;
+        const expected = hmac('sha256', key, [`${signature.timestamp}.`, rawBody]);
+        return signature.v1.some((candidate) => hexEquals(candidate, expected));
+      } catch {
+        return false;
+      }
+    },
+  };
+}
