@@ -1,0 +1,118 @@
+/** @module One test's world: a fresh store and guard, the app under test, a counting handler, a raw-bytes client. */
+import type { AddressInfo } from 'node:net';
+import {
+  IdempotencyGuard,
+  mergeOptions,
+  type GuardEvent,
+  type IdempotencyOptions,
+  type ObservedReceipt,
+  type Store,
+} from '@webhook-idempotency/core';
+import request from 'supertest';
+import type { AdapterCapabilities, AdapterEntry, Answer, HandlerCall, NativeLike, RunningApp } from './types';
+
+/** The provider every case's receipts use. */
+export const PROVIDER = 'conformance';
+/** A JSON body with unusual spacing: a re-serialisation would not reproduce these bytes. */
+export const BODY = '{"id":"evt_1",  "amount": 10}';
+
+/** A promise with its resolver, to hold a handler until the test lets it go. */
+export interface Gate {
+  readonly promise: Promise<void>;
+  open(): void;
+}
+
+/** A closed {@link Gate}. */
+export function gate(): Gate {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+/** The suite's handler: gets the call and its 1-based number (how many times the handler has started). */
+export type CaseHandler = (call: HandlerCall, n: number) => Answer | Promise<Answer>;
+
+/** What a case works with. */
+export interface Harness {
+  readonly store: Store<unknown>;
+  readonly guard: IdempotencyGuard<unknown>;
+  readonly capabilities: AdapterCapabilities;
+  /** How many times the handler has started. */
+  calls(): number;
+  /**
+   * Starts the app. `options` are merged over `{ guard, provider, key: X-Event-Id header,
+   * keyDescription: 'X-Event-Id header' }` (naming `store` replaces the guard).
+   */
+  start(options?: Partial<IdempotencyOptions<NativeLike>>, handler?: CaseHandler): Promise<RunningApp>;
+  /** POSTs `body` to /hook with `X-Event-Id: id` (no header when `id` is undefined); `res.body` is a Buffer. */
+  post(id: string | undefined, body?: string, headers?: Record<string, string>): request.Test;
+  /** The receipt of `id`, read through the guard. */
+  receipt(id: string): Promise<ObservedReceipt | null>;
+  /** Resolves once `count` events of `type` have been emitted by the guard. */
+  events(type: GuardEvent['type'], count?: number): Promise<void>;
+  /** The port the app listens on. */
+  port(): number;
+}
+
+/** The default answer: JSON naming the event and the call number. */
+export const jsonAnswer: CaseHandler = (call, n) => ({ kind: 'json', value: { received: call.headers['x-event-id'], call: n } });
+
+function rawParser(res: request.Response, callback: (error: Error | null, body: Buffer) => void): void {
+  const chunks: Buffer[] = [];
+  const stream = res as unknown as NodeJS.ReadableStream;
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  stream.on('end', () => callback(null, Buffer.concat(chunks)));
+  stream.on('error', (error: Error) => callback(error, Buffer.alloc(0)));
+}
+
+/** Builds a harness on `store` for `entry`; `cleanup` collects what to close after the test. */
+export function createHarness(entry: AdapterEntry, store: Store<unknown>, cleanup: Array<() => Promise<void>>): Harness {
+  const seen: GuardEvent[] = [];
+  const waiters: Array<() => void> = [];
+  const guard = new IdempotencyGuard(store, {
+    onEvent(event) {
+      seen.push(event);
+      for (const wake of waiters.splice(0)) wake();
+    },
+  });
+  let count = 0;
+  let app: RunningApp | undefined;
+
+  return {
+    store,
+    guard,
+    capabilities: entry.capabilities,
+    calls: () => count,
+    async start(options = {}, handler = jsonAnswer) {
+      const defaults: IdempotencyOptions<NativeLike> = {
+        guard,
+        provider: PROVIDER,
+        key: (native) => native.headers['x-event-id'] as string | undefined,
+        keyDescription: 'X-Event-Id header',
+      };
+      app = await entry.start(mergeOptions(defaults, options), async (call) => handler(call, ++count));
+      cleanup.push(app.close);
+      return app;
+    },
+    post(id, body = BODY, headers = {}) {
+      if (!app) throw new Error('start() the app first');
+      const test = request(app.server).post('/hook').set('content-type', 'application/json').set(headers);
+      if (id !== undefined) test.set('x-event-id', id);
+      return test.buffer(true).parse(rawParser).send(body);
+    },
+    receipt: (id) => guard.find({ provider: PROVIDER, externalId: id }),
+    events(type, wanted = 1) {
+      return new Promise((resolve) => {
+        const check = () => {
+          if (seen.filter((event) => event.type === type).length >= wanted) resolve();
+          else waiters.push(check);
+        };
+        check();
+      });
+    },
+    port() {
+      if (!app) throw new Error('start() the app first');
+      return (app.server.address() as AddressInfo).port;
+    },
+  };
+}

@@ -1,0 +1,6 @@
+/** @module `@webhook-idempotency/adapter-conformance`: re-exports only. */
+export { runAdapterConformance, adapterCases } from './suite';
+export { BODY, PROVIDER, gate, jsonAnswer, type CaseHandler, type Gate, type Harness } from './harness';
+export { storeKinds, unreachableStore, type StoreKind } from './stores';
+export type { AdapterCase } from './case';
+export type * from './types';

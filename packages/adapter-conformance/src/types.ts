@@ -1,0 +1,63 @@
+/** @module Types of the adapter conformance suite: the neutral app an adapter builds, and the registry entry. */
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import type { Socket } from 'node:net';
+import type { IdempotencyOptions, RequestIdempotency } from '@webhook-idempotency/core';
+
+/** The part of every framework's request object the suite's callbacks use: Express `req`, Fastify `request`, Koa `ctx`. */
+export interface NativeLike {
+  readonly headers: IncomingHttpHeaders;
+}
+
+/** How the test handler answers, rendered by each adapter in its framework's own way. */
+export type Answer =
+  | { readonly kind: 'json'; readonly status?: number; readonly headers?: Headers; readonly value: unknown }
+  | { readonly kind: 'text'; readonly status?: number; readonly headers?: Headers; readonly value: string }
+  | { readonly kind: 'buffer'; readonly status?: number; readonly headers?: Headers; readonly value: Buffer }
+  /** `res.write` per chunk, then `res.end` (capability `writeAndEnd`). */
+  | { readonly kind: 'write-end'; readonly status?: number; readonly headers?: Headers; readonly chunks: readonly string[] }
+  /** A readable stream of the chunks as the body (capability `streamBody`). */
+  | { readonly kind: 'stream'; readonly status?: number; readonly headers?: Headers; readonly chunks: readonly string[] }
+  /** No body (204). */
+  | { readonly kind: 'empty'; readonly status: number; readonly headers?: Headers };
+
+/** Response headers an answer sets. */
+export type Headers = Readonly<Record<string, string | readonly string[]>>;
+
+/** What the suite's handler gets from the adapter's route. */
+export interface HandlerCall {
+  readonly headers: IncomingHttpHeaders;
+  /** `req.idempotency`, `request.idempotency` or `ctx.state.idempotency`. */
+  readonly idempotency: RequestIdempotency | undefined;
+  /** The request's socket, to wait for a client that hung up. */
+  readonly socket: Socket;
+}
+
+/** The route handler: resolves with an answer, or rejects (the framework's own error handling answers). */
+export type Handler = (call: HandlerCall) => Promise<Answer>;
+
+/** An app the adapter built and started on 127.0.0.1 on a free port. */
+export interface RunningApp {
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+/** What the adapter under test can express; the suite picks cases by these flags, never by name. */
+export interface AdapterCapabilities {
+  /** Handlers can answer with `res.write` + `res.end`. */
+  readonly writeAndEnd: boolean;
+  /** Handlers can answer with a stream body. */
+  readonly streamBody: boolean;
+}
+
+/** One registry entry: an adapter on one framework major. */
+export interface AdapterEntry {
+  /** Shown in test names: `'express 5'`. */
+  readonly name: string;
+  readonly capabilities: AdapterCapabilities;
+  /**
+   * Builds an app with `POST /hook` guarded by `options` (passed to the adapter as they are),
+   * keeping the raw body the adapter's documented way, running `handler` and rendering its
+   * answer; listening on 127.0.0.1 on a free port.
+   */
+  start(options: IdempotencyOptions<NativeLike>, handler: Handler): Promise<RunningApp>;
+}

@@ -1,0 +1,78 @@
+/** The shared HTTP suite on Express 5 and 4, then what only Express has. */
+import { runAdapterConformance } from '@webhook-idempotency/adapter-conformance';
+import { InMemoryStore, type ProviderPreset } from '@webhook-idempotency/core';
+import express from 'express';
+import request from 'supertest';
+import { idempotent } from '../src';
+import { expressApps, listen } from './helpers/apps';
+
+runAdapterConformance(expressApps);
+
+describe('express adapter specifics', () => {
+  const key = (req: express.Request) => req.get('x-event-id');
+
+  it('guards every route after app.use, and keeps the raw bytes from express.raw()', async () => {
+    const app = express();
+    let calls = 0;
+    app.use(express.raw({ type: '*/*' }));
+    app.use(idempotent({ store: new InMemoryStore(), provider: 'p', key }));
+    app.post('/a', (_req, res) => void res.json({ route: 'a', n: ++calls }));
+    app.post('/b', (req, res) => void res.type('text/plain').send(`${(req.body as Buffer).length}:${++calls}`));
+    const { server, close } = await listen(app);
+    try {
+      const a1 = await request(server).post('/a').set('x-event-id', '1').send('x');
+      const a2 = await request(server).post('/a').set('x-event-id', '1').send('x');
+      expect(a2.headers['idempotent-replayed']).toBe('true');
+      expect(a2.body).toEqual(a1.body);
+      const b = await request(server).post('/b').set('x-event-id', '2').set('content-type', 'text/plain').send('hello');
+      expect(b.text).toBe('5:2');
+      expect((await request(server).post('/b').set('x-event-id', '2').set('content-type', 'text/plain').send('HELLO')).status).toBe(422);
+    } finally {
+      await close();
+    }
+  });
+
+  it('passes its own errors to next(err) and never sends a 500 itself', async () => {
+    const preset: ProviderPreset = { provider: 'signed', key: () => '1', needsRawBody: true, retentionDays: 1 };
+    const app = express();
+    app.post('/hook', express.json(), idempotent({ store: new InMemoryStore(), preset }), (_req, res) => void res.send('ran'));
+    const seen: unknown[] = [];
+    app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      seen.push(error);
+      res.status(599).json({ handledBy: 'app' });
+    });
+    const { server, close } = await listen(app);
+    try {
+      const res = await request(server).post('/hook').send({ a: 1 });
+      expect(res.status).toBe(599);
+      expect(seen[0]).toMatchObject({ code: 'ERR_IDEMPOTENCY_RAW_BODY_MISSING' });
+    } finally {
+      await close();
+    }
+  });
+
+  it('captures writeHead with headers, and replays them', async () => {
+    const app = express();
+    app.post('/hook', idempotent({ store: new InMemoryStore(), provider: 'p', key, fingerprint: false }), (_req, res) => {
+      res.writeHead(202, { 'content-type': 'text/plain', 'x-kind': 'raw' });
+      res.end('accepted');
+    });
+    const { server, close } = await listen(app);
+    try {
+      const first = await request(server).post('/hook').set('x-event-id', '9');
+      const again = await request(server).post('/hook').set('x-event-id', '9');
+      for (const res of [first, again]) {
+        expect(res.status).toBe(202);
+        expect(res.text).toBe('accepted');
+        expect(res.headers['x-kind']).toBe('raw');
+      }
+      expect(again.headers['idempotent-replayed']).toBe('true');
+    } finally {
+      await close();
+    }
+  });
+
+  it('exposes the factory as a named function', () => {
+    expect(idempotent({ store: new InMemoryStore(), provider: 'p', key }).name).toBe('idempotency');
+  });
+});

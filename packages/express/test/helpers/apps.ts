@@ -1,0 +1,66 @@
+/** The Express registry entries of the adapter conformance suite: Express 5 and Express 4. */
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import { Readable } from 'node:stream';
+import type { AdapterEntry, Answer, Handler, NativeLike, RunningApp } from '@webhook-idempotency/adapter-conformance';
+import type { IdempotencyOptions } from '@webhook-idempotency/core';
+import express5 from 'express';
+import express4 from 'express4';
+import type { Application, Response } from 'express';
+import { idempotent, saveRawBody } from '../../src';
+
+/** Renders a neutral answer the Express way. */
+export function render(res: Response, answer: Answer): void {
+  res.status(answer.status ?? 200);
+  for (const [name, value] of Object.entries(answer.headers ?? {})) res.setHeader(name, value);
+  switch (answer.kind) {
+    case 'json':
+      res.json(answer.value);
+      return;
+    case 'text':
+    case 'buffer':
+      res.send(answer.value);
+      return;
+    case 'write-end':
+      for (const chunk of answer.chunks) res.write(chunk);
+      res.end();
+      return;
+    case 'stream':
+      Readable.from(answer.chunks).pipe(res);
+      return;
+    case 'empty':
+      res.end();
+  }
+}
+
+/** Starts `app` on a free loopback port. */
+export async function listen(app: Application): Promise<RunningApp> {
+  const server: Server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function entry(name: string, framework: typeof express5): AdapterEntry {
+  return {
+    name,
+    capabilities: { writeAndEnd: true, streamBody: true },
+    async start(options: IdempotencyOptions<NativeLike>, handler: Handler) {
+      const middleware = idempotent(options);
+      const app = framework();
+      app.post('/hook', framework.json({ verify: saveRawBody }), middleware, (req, res, next) => {
+        handler({ headers: req.headers, idempotency: req.idempotency, socket: req.socket }).then((answer) => render(res, answer), next);
+      });
+      return listen(app);
+    },
+  };
+}
+
+/** Express 5 and Express 4, the majors the peer range declares. */
+export const expressApps: readonly AdapterEntry[] = [entry('express 5', express5), entry('express 4', express4 as typeof express5)];
