@@ -1,0 +1,41 @@
+/** @module The Fastify plugin: guards the routes of its encapsulation context, with per-route `config.idempotency`. */
+import { ConfigError, createEngine, mergeOptions, type Engine } from '@webhook-idempotency/core';
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import { beginWith, idempotencyOnError, idempotencyOnSend, kState } from './hooks';
+import type { FastifyIdempotencyOptions } from './types';
+
+const list = <T>(hook: T | T[] | undefined): T[] => (hook === undefined ? [] : Array.isArray(hook) ? hook : [hook]);
+
+async function idempotencyPlugin(fastify: FastifyInstance, options: FastifyIdempotencyOptions): Promise<void> {
+  const { global = true, ...base } = options;
+  if (typeof global !== 'boolean') throw new ConfigError('global', 'must be a boolean');
+  // Options are resolved here, at registration, or per route in onRoute: never per request.
+  let shared: Engine<FastifyRequest> | undefined = global ? createEngine(base) : undefined;
+  if (!fastify.hasRequestDecorator(kState)) fastify.decorateRequest(kState, null);
+  if (!fastify.hasRequestDecorator('idempotency')) fastify.decorateRequest('idempotency', null);
+
+  fastify.addHook('onRoute', function idempotencyOnRoute(route: RouteOptions) {
+    const own = route.config?.idempotency;
+    if (own === false || (own === undefined && !global)) return;
+    const engine = typeof own === 'object' ? createEngine(mergeOptions(base, own)) : (shared ??= createEngine(base));
+    route.preHandler = [...list(route.preHandler), beginWith(engine)] as RouteOptions['preHandler'];
+    route.onError = [...list(route.onError), idempotencyOnError] as RouteOptions['onError'];
+    route.onSend = [...list(route.onSend), idempotencyOnSend] as RouteOptions['onSend'];
+  });
+}
+
+/**
+ * The Fastify plugin (`fastify-plugin`, Fastify 4 and 5): every retry of a webhook is answered
+ * from its receipt. Register it inside the encapsulated context of your webhook routes, after a
+ * content-type parser that keeps the raw bytes (`rawBodyJsonParser`).
+ * @throws {ConfigError} at registration, naming an invalid option.
+ * @example
+ * app.register(async (hooks) => {
+ *   hooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
+ *   await hooks.register(idempotency, { store, provider: 'github', key: (req) => req.headers['x-github-delivery'] as string });
+ *   hooks.post('/webhooks/github', async () => ({ ok: true }));
+ * });
+ * @see docs/adapters/fastify.md
+ */
+export const idempotency = fp(idempotencyPlugin, { fastify: '4.x || 5.x', name: '@webhook-idempotency/fastify' });

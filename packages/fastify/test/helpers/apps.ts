@@ -1,0 +1,58 @@
+/** The Fastify registry entries of the adapter conformance suite: Fastify 5 and Fastify 4. */
+import { Readable } from 'node:stream';
+import type { AdapterEntry, Answer, Handler, NativeLike, RunningApp } from '@webhook-idempotency/adapter-conformance';
+import type { IdempotencyOptions } from '@webhook-idempotency/core';
+import fastify5, { type FastifyInstance, type FastifyReply } from 'fastify';
+import fastify4 from 'fastify4';
+import { idempotency, rawBodyJsonParser } from '../../src';
+
+/** Renders a neutral answer the Fastify way (`reply.send` of an object, string, Buffer, stream or nothing). */
+export function render(reply: FastifyReply, answer: Answer): FastifyReply {
+  reply.code(answer.status ?? 200);
+  for (const [name, value] of Object.entries(answer.headers ?? {})) reply.header(name, value);
+  switch (answer.kind) {
+    case 'json':
+    case 'text':
+    case 'buffer':
+      return reply.send(answer.value);
+    case 'stream':
+      return reply.send(Readable.from(answer.chunks));
+    case 'empty':
+      return reply.send();
+    default:
+      throw new Error(`fastify cannot answer with ${answer.kind}`);
+  }
+}
+
+/** Starts `app` on a free loopback port. */
+export async function listen(app: FastifyInstance): Promise<RunningApp> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  return { server: app.server, close: () => app.close() };
+}
+
+type Factory = () => FastifyInstance;
+
+function entry(name: string, framework: Factory): AdapterEntry {
+  return {
+    name,
+    capabilities: { writeAndEnd: false, streamBody: true },
+    async start(options: IdempotencyOptions<NativeLike>, handler: Handler) {
+      const app = framework();
+      await app.register(async (hooks) => {
+        hooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
+        await hooks.register(idempotency, options);
+        hooks.post('/hook', async (request, reply) => {
+          const answer = await handler({ headers: request.headers, idempotency: request.idempotency ?? undefined, socket: request.raw.socket });
+          return render(reply, answer);
+        });
+      });
+      return listen(app);
+    },
+  };
+}
+
+/** Fastify 5 and Fastify 4, the majors the peer range declares. */
+export const fastifyApps: readonly AdapterEntry[] = [
+  entry('fastify 5', () => fastify5()),
+  entry('fastify 4', () => fastify4() as unknown as FastifyInstance),
+];
