@@ -21,13 +21,25 @@ export function isBetterSqlite(db: unknown): db is BetterSqlite3.Database {
   );
 }
 
-/** An executor over `db`. */
-export function sqliteExecutor(db: BetterSqlite3.Database): Executor {
-  const mutex = new Mutex();
+/** What every executor on one Database shares: several stores on one handle still take turns. */
+interface Shared {
+  readonly mutex: Mutex;
   // Marks the async context of an open transaction: a statement issued from inside it (without
   // passing the handle) runs at once instead of waiting for the mutex it holds (a deadlock).
-  const inTransaction = new AsyncLocalStorage<{ open: boolean }>();
-  const statements = new Map<string, BetterSqlite3.Statement>();
+  readonly inTransaction: AsyncLocalStorage<{ open: boolean }>;
+  readonly statements: Map<string, BetterSqlite3.Statement>;
+}
+
+const shared = new WeakMap<BetterSqlite3.Database, Shared>();
+
+/** An executor over `db`. */
+export function sqliteExecutor(db: BetterSqlite3.Database): Executor {
+  let state = shared.get(db);
+  if (!state) {
+    state = { mutex: new Mutex(), inTransaction: new AsyncLocalStorage(), statements: new Map() };
+    shared.set(db, state);
+  }
+  const { mutex, inTransaction, statements } = state;
 
   const run = (sql: string, params: readonly unknown[]): QueryResult => {
     let statement = statements.get(sql);

@@ -1,0 +1,94 @@
+/**
+ * Store-specific cases every connection kind runs through the real IdempotencyGuard:
+ * transactional completion with a business write made through the typed handle the driver gives,
+ * rollback of that write, concurrent transactions, and Unicode responses stored verbatim.
+ */
+import { IdempotencyGuard, type Codec } from '@webhook-idempotency/core';
+import { Schema, SqlStore, type SqlConnection, type TransactionOf } from '../../src';
+import { createExecutor } from '../../src/connection';
+
+/** Stores the handler's string as is, so the column itself must be binary-safe for text. */
+const verbatim: Codec<string> = { encode: (text) => text, decode: (text) => text };
+
+/** Every code point but U+0000 (PostgreSQL text cannot hold it) and lone surrogates (not UTF-8). */
+function everyCharacter(): string {
+  const parts: string[] = [];
+  for (let cp = 1; cp < 0x110000; cp += cp < 0x10000 ? 1 : 97) {
+    if (cp < 0xd800 || cp > 0xdfff) parts.push(String.fromCodePoint(cp));
+  }
+  return parts.join('');
+}
+
+/**
+ * Registers the cases. `insertOrder` writes one row of `orders` through the transaction handle;
+ * its parameter is typed by `TransactionOf<Db>`, so each test file also checks that typing.
+ */
+export function guardCases<Db extends SqlConnection>(db: () => Db, insertOrder: (transaction: TransactionOf<Db>, id: string) => Promise<unknown>): void {
+  const table = 'receipts_guard';
+  let run = 0;
+  const orders = async (prefix: string) => {
+    const { rows } = await createExecutor(db(), 10_000).query('SELECT COUNT(*) AS n FROM orders WHERE id LIKE ?', [`${prefix}%`]);
+    return Number(rows[0]!.n);
+  };
+
+  describe('through IdempotencyGuard', () => {
+    let prefix: string;
+    beforeAll(async () => {
+      await Schema.createTable(db(), { table });
+      await createExecutor(db(), 10_000).query('CREATE TABLE orders (id VARCHAR(100) NOT NULL PRIMARY KEY)', []);
+    });
+    beforeEach(() => {
+      prefix = `r${++run}-`;
+    });
+    const guard = () => new IdempotencyGuard(new SqlStore(db(), { table }), { transactional: true });
+
+    it('transactional mode commits the business write and `completed` together; a duplicate is replayed', async () => {
+      const key = { provider: 'tx', externalId: `${prefix}1` };
+      const handler = jest.fn(async ({ transaction }: { transaction: TransactionOf<Db> | undefined }) => {
+        await insertOrder(transaction!, `${prefix}1`);
+        return { ok: true };
+      });
+      expect(await guard().run(key, handler)).toEqual({ response: { ok: true }, isReplay: false, attempts: 1 });
+      expect(await guard().run(key, handler)).toEqual({ response: { ok: true }, isReplay: true, attempts: 1 });
+      expect(handler).toHaveBeenCalledTimes(1);
+      expect(await orders(prefix)).toBe(1);
+    });
+
+    it('a handler that throws after its write leaves no row; the retry runs once and commits', async () => {
+      const key = { provider: 'tx', externalId: `${prefix}2` };
+      const boom = new Error('payment provider said no');
+      await expect(
+        guard().run(key, async ({ transaction }) => {
+          await insertOrder(transaction!, `${prefix}2`);
+          throw boom;
+        }),
+      ).rejects.toBe(boom);
+      expect(await orders(prefix)).toBe(0);
+      const outcome = await guard().run(key, async ({ transaction }) => {
+        await insertOrder(transaction!, `${prefix}2`);
+        return 'second time lucky';
+      });
+      expect(outcome).toEqual({ response: 'second time lucky', isReplay: false, attempts: 2 });
+      expect(await orders(prefix)).toBe(1);
+    });
+
+    it('concurrent transactional runs on 20 keys each commit exactly their own write', async () => {
+      const ids = Array.from({ length: 20 }, (_, i) => `${prefix}c${i}`);
+      const outcomes = await Promise.all(
+        ids.map((id) => guard().run({ provider: 'tx', externalId: id }, async ({ transaction }) => (await insertOrder(transaction!, id), id))),
+      );
+      expect(outcomes.map((o) => o.response)).toEqual(ids);
+      expect(await orders(`${prefix}c`)).toBe(20);
+    });
+
+    it('a response of every Unicode character is replayed verbatim', async () => {
+      const text = everyCharacter();
+      const unicode = new IdempotencyGuard<never, string>(new SqlStore(db(), { table }) as never, { codec: verbatim });
+      const key = { provider: 'unicode', externalId: `${prefix}😀` };
+      expect((await unicode.run(key, () => text)).isReplay).toBe(false);
+      const replay = await unicode.run(key, () => 'not this');
+      expect(replay.isReplay).toBe(true);
+      expect(replay.response === text).toBe(true);
+    });
+  });
+}
