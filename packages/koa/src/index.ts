@@ -1,0 +1,2 @@
+/** @module `@webhook-idempotency/koa`: re-exports only. */
+export { idempotent, type IdempotentOptions } from './middleware';

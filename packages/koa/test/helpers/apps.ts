@@ -1,0 +1,65 @@
+/** The Koa registry entries of the adapter conformance suite: Koa 3 and Koa 2, on one @koa/router route. */
+import { once } from 'node:events';
+import type { Server } from 'node:http';
+import { Readable } from 'node:stream';
+import Router from '@koa/router';
+import type { AdapterEntry, Answer, Handler, NativeLike, RunningApp } from '@webhook-idempotency/adapter-conformance';
+import type { IdempotencyOptions } from '@webhook-idempotency/core';
+import Koa3, { type Context } from 'koa';
+import Koa2 from 'koa2';
+import bodyParser from 'koa-bodyparser';
+import { idempotent } from '../../src';
+
+/** Renders a neutral answer the Koa way (`ctx.body` of an object, string, Buffer, stream, or none). */
+export function render(ctx: Context, answer: Answer): void {
+  ctx.status = answer.status ?? 200;
+  for (const [name, value] of Object.entries(answer.headers ?? {})) ctx.set(name, value as string | string[]);
+  switch (answer.kind) {
+    case 'json':
+    case 'text':
+    case 'buffer':
+      ctx.body = answer.value;
+      return;
+    case 'stream':
+      ctx.body = Readable.from(answer.chunks);
+      return;
+    case 'empty':
+      return;
+    default:
+      throw new Error(`koa cannot answer with ${answer.kind}`);
+  }
+}
+
+/** Starts `app` on a free loopback port. */
+export async function listen(app: Koa3): Promise<RunningApp> {
+  app.silent = true;
+  const server: Server = app.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function entry(name: string, Framework: typeof Koa3): AdapterEntry {
+  return {
+    name,
+    capabilities: { writeAndEnd: false, streamBody: true },
+    async start(options: IdempotencyOptions<NativeLike>, handler: Handler) {
+      const app = new Framework();
+      const router = new Router();
+      router.post('/hook', bodyParser(), idempotent(options), async (ctx) => {
+        render(ctx, await handler({ headers: ctx.headers, idempotency: ctx.state.idempotency, socket: ctx.req.socket }));
+      });
+      app.use(router.routes());
+      return listen(app);
+    },
+  };
+}
+
+/** Koa 3 and Koa 2, the majors the peer range declares. */
+export const koaApps: readonly AdapterEntry[] = [entry('koa 3', Koa3), entry('koa 2', Koa2 as unknown as typeof Koa3)];
