@@ -1,0 +1,80 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { createPaymentApp, type PaymentApp } from '../src/app';
+import { runDemo } from '../src/demo';
+import { createOrder } from '../src/shop';
+
+const KEY = 'test-cash-desk-key-00000000000000000';
+const auth = `Basic ${Buffer.from(`Paycom:${KEY}`).toString('base64')}`;
+
+describe('payment-webhook example', () => {
+  let dir: string;
+  let shop: PaymentApp;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'payment-webhook-'));
+    shop = await createPaymentApp({ file: join(dir, 'shop.sqlite'), paymeKey: KEY });
+    createOrder(shop.db, 7, 10_000);
+  });
+
+  afterEach(() => {
+    shop.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const rpc = (method: string, params: Record<string, unknown>, id: number) =>
+    request(shop.app).post('/payme').set('authorization', auth).send({ method, params, id });
+  const create = { id: 'tx-7', time: 1, amount: 10_000, account: { order_id: 7 } };
+
+  it('a retried PerformTransaction is replayed with the current JSON-RPC id and the same perform_time', async () => {
+    await rpc('CreateTransaction', create, 1).expect(200);
+    const first = await rpc('PerformTransaction', { id: 'tx-7' }, 2).expect(200);
+    const retry = await rpc('PerformTransaction', { id: 'tx-7' }, 3).expect(200);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.body).toEqual({ ...first.body, id: 3 });
+    expect(retry.body.result.perform_time).toBe(first.body.result.perform_time);
+    expect(shop.handlerRuns.get('PerformTransaction:tx-7')).toBe(1);
+    expect(shop.db.prepare('SELECT count(*) AS n FROM payments_ledger').get()).toEqual({ n: 1 });
+  });
+
+  it('CheckTransaction passes through unguarded and reports the current state every time', async () => {
+    await rpc('CreateTransaction', create, 1).expect(200);
+    const before = await rpc('CheckTransaction', { id: 'tx-7' }, 2).expect(200);
+    await rpc('PerformTransaction', { id: 'tx-7' }, 3).expect(200);
+    const after = await rpc('CheckTransaction', { id: 'tx-7' }, 4).expect(200);
+    expect(before.body.result.state).toBe(1);
+    expect(after.body.result.state).toBe(2);
+    expect(after.headers['idempotent-replayed']).toBeUndefined();
+    const receipts = shop.db.prepare("SELECT external_id FROM webhook_receipts WHERE external_id LIKE 'CheckTransaction%'").all();
+    expect(receipts).toEqual([]);
+  });
+
+  it('a business error is a definite answer: HTTP 200 with the Payme code', async () => {
+    const res = await rpc('CreateTransaction', { ...create, id: 'tx-8', amount: 1 }, 5).expect(200);
+    expect(res.body).toMatchObject({ error: { code: -31001 }, id: 5 });
+    expect(shop.db.prepare("SELECT status FROM orders WHERE id = 7").get()).toEqual({ status: 'new' });
+  });
+
+  it('wrong credentials are refused before any claim', async () => {
+    const res = await request(shop.app)
+      .post('/payme')
+      .set('authorization', `Basic ${Buffer.from('Paycom:nope').toString('base64')}`)
+      .send({ method: 'CreateTransaction', params: create, id: 9 })
+      .expect(200);
+    expect(res.body).toMatchObject({ error: { code: -32504 }, id: 9 });
+    expect(shop.db.prepare('SELECT count(*) AS n FROM webhook_receipts').get()).toEqual({ n: 0 });
+    expect(shop.handlerRuns.size).toBe(0);
+  });
+});
+
+describe('the demo', () => {
+  it('plays every scenario and every outcome matches the promise', async () => {
+    const { rows, receipts, ok } = await runDemo();
+    expect(rows.filter((r) => !r.ok)).toEqual([]);
+    expect(ok).toBe(true);
+    expect(rows).toHaveLength(7);
+    expect(receipts).toContainEqual(expect.objectContaining({ external_id: 'PerformTransaction:tx-flaky', status: 'completed', attempts: 2 }));
+  });
+});
