@@ -32,6 +32,11 @@ export interface DialectSpec {
   readonly onConflictDoNothing: string;
   /** Supports `INSERT/UPDATE … RETURNING`, which saves a round trip. */
   readonly returning: boolean;
+  /**
+   * Joins the claim `INSERT … RETURNING` and the read of an existing row into one statement, so a
+   * duplicate costs one round trip. Its parameters are the insert's, then the read's.
+   */
+  claimOrRead?(insert: string, read: string): string;
   /** A `DELETE` of at most `?` rows matching `where` (its placeholders come first). */
   deleteBatch(table: string, where: string): string;
   /** Error codes (`code` or `errno`) of a unique-index violation. */
@@ -67,6 +72,10 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     minusMs: (expression) => `(${expression} - CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond')`,
     onConflictDoNothing: ' ON CONFLICT (provider, external_id) DO NOTHING',
     returning: true,
+    // The read sees the statement's snapshot: a row committed meanwhile by a racing claim is not
+    // in it, and the store then reads again.
+    claimOrRead: (insert, read) =>
+      `WITH claimed AS (${insert}) SELECT * FROM claimed UNION ALL ${read} AND NOT EXISTS (SELECT 1 FROM claimed)`,
     deleteBatch: keyedBatch,
     duplicateKeyCodes: new Set(['23505']),
   },

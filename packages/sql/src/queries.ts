@@ -6,8 +6,14 @@ import type { DialectSpec } from './dialects';
 
 /** The store's statements for one dialect and table. */
 export interface Queries {
-  /** Insert a `processing` receipt; the unique index arbitrates. Params: provider, externalId, fingerprint. */
+  /**
+   * Insert a `processing` receipt; the unique index arbitrates. Params: provider, externalId,
+   * fingerprint (then provider, externalId again when {@link Queries.claimReadsExisting}). Rows
+   * returned carry `won` (1: inserted, 0: the existing row).
+   */
   readonly claim: string;
+  /** The claim statement also returns an existing row (one round trip for a duplicate). */
+  readonly claimReadsExisting: boolean;
   /** Read one receipt with the database's "now". Params: provider, externalId. */
   readonly find: string;
   /** Take over a failed or stale receipt, fenced by attempts. Params: provider, externalId, attempts, staleAfterMs. */
@@ -38,11 +44,14 @@ export function buildQueries(dialect: DialectSpec, table: string): Queries {
   const returning = dialect.returning ? ` RETURNING ${columns}` : '';
   const byKey = 'provider = ? AND external_id = ?';
   const owned = `${byKey} AND status = 'processing' AND attempts = ?`;
+  const find = `SELECT ${columns} FROM ${t} WHERE ${byKey}`;
+  const insert =
+    `INSERT INTO ${t} (provider, external_id, status, attempts, fingerprint, claimed_at) ` +
+    `VALUES (?, ?, 'processing', 1, ?, ${dialect.now})${dialect.onConflictDoNothing}${returning && `${returning}, 1 AS won`}`;
   return {
-    claim:
-      `INSERT INTO ${t} (provider, external_id, status, attempts, fingerprint, claimed_at) ` +
-      `VALUES (?, ?, 'processing', 1, ?, ${dialect.now})${dialect.onConflictDoNothing}${returning}`,
-    find: `SELECT ${columns} FROM ${t} WHERE ${byKey}`,
+    claim: dialect.claimOrRead ? dialect.claimOrRead(insert, `SELECT ${columns}, 0 AS won FROM ${t} WHERE ${byKey}`) : insert,
+    claimReadsExisting: !!dialect.claimOrRead,
+    find,
     reclaim:
       `UPDATE ${t} SET status = 'processing', attempts = attempts + 1, claimed_at = ${dialect.now}, ` +
       `finished_at = NULL, error = NULL WHERE ${byKey} AND attempts = ? ` +

@@ -88,9 +88,13 @@ export class SqlStore<Db extends SqlConnection = SqlConnection> implements Store
     for (let round = 0; round < CLAIM_ROUNDS; round++) {
       let won = false;
       try {
-        const inserted = await this.executor.query(this.sql.claim, [key.provider, key.externalId, fingerprint]);
-        won = inserted.affected === 1;
-        if (won && inserted.rows[0]) return { won, receipt: toReceipt(inserted.rows[0]) };
+        const params = [key.provider, key.externalId, fingerprint];
+        if (this.sql.claimReadsExisting) params.push(key.provider, key.externalId);
+        const { rows, affected } = await this.executor.query(this.sql.claim, params);
+        const row = rows[0];
+        if (row) return { won: Number(row.won) === 1, receipt: toReceipt(row) } as ClaimResult;
+        // Without RETURNING (MySQL) the affected count says whether this INSERT won.
+        won = affected === 1;
       } catch (error) {
         if (!isDuplicateKey(this.spec, error)) throw error;
       }
