@@ -5,7 +5,7 @@ import type { Pool as MysqlPool, PoolConnection as MysqlPoolConnection } from 'm
 import type { Pool as MysqlPromisePool, PoolConnection as MysqlPromisePoolConnection } from 'mysql2/promise';
 import type { Pool as PgPool, PoolClient as PgPoolClient } from 'pg';
 
-/** The SQL dialects the store speaks. `mysql` covers MySQL ≥ 8 and MariaDB ≥ 10.5. */
+/** The SQL dialects the store speaks. `mysql` covers MySQL ≥ 5.7 and MariaDB ≥ 10.2 (tested on MariaDB 10.11). */
 export type SqlDialect = 'postgres' | 'mysql' | 'sqlite';
 
 /**

@@ -81,6 +81,14 @@ export function guardCases<Db extends SqlConnection>(db: () => Db, insertOrder: 
       expect(await orders(`${prefix}c`)).toBe(20);
     });
 
+    it('a key of 160 four-byte characters in both parts (640 UTF-8 bytes each) is claimed and replayed', async () => {
+      const key = { provider: '𝄞'.repeat(160), externalId: `${prefix}${'😀'.repeat(160 - prefix.length)}` };
+      const handler = jest.fn(async () => 'long');
+      expect(await guard().run(key, handler)).toMatchObject({ isReplay: false });
+      expect(await guard().run(key, handler)).toMatchObject({ isReplay: true, response: 'long' });
+      expect(handler).toHaveBeenCalledTimes(1);
+    });
+
     it('a response of every Unicode character is replayed verbatim', async () => {
       const text = everyCharacter();
       const unicode = new IdempotencyGuard<never, string>(new SqlStore(db(), { table }) as never, { codec: verbatim });
