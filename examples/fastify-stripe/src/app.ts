@@ -1,0 +1,77 @@
+/**
+ * @module A Stripe webhook endpoint on Fastify. The Stripe preset checks `Stripe-Signature` on the
+ * raw bytes before any claim and keys receipts on `event.id`; the payment is booked through the
+ * guard's transaction, so it commits together with the receipt.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import knex, { type Knex } from 'knex';
+import { providers } from '@webhook-idempotency/core';
+import { idempotency, rawBodyJsonParser } from '@webhook-idempotency/fastify';
+import { Schema, SqlStore } from '@webhook-idempotency/sql';
+
+/** Options of {@link buildApp}. */
+export interface StripeAppOptions {
+  /** The endpoint's signing secret (`whsec_…`) from the Stripe dashboard. */
+  signingSecret: string;
+  /** PostgreSQL URL; without it a SQLite file is used. */
+  databaseUrl?: string;
+  /** The SQLite file when there is no `databaseUrl`. Defaults to `stripe-webhooks.sqlite`. */
+  sqliteFile?: string;
+}
+
+interface StripeEvent {
+  id: string;
+  type: string;
+  data: { object: { id: string; amount_received?: number; amount?: number; currency?: string } };
+}
+
+/** Connects to PostgreSQL when `databaseUrl` is set, otherwise to a SQLite file. */
+export function connect(options: Pick<StripeAppOptions, 'databaseUrl' | 'sqliteFile'>): Knex {
+  return options.databaseUrl
+    ? knex({ client: 'pg', connection: options.databaseUrl, pool: { min: 0, max: 10 } })
+    : knex({ client: 'better-sqlite3', connection: { filename: options.sqliteFile ?? 'stripe-webhooks.sqlite' }, useNullAsDefault: true });
+}
+
+/** Creates the receipts table and the example's `payments` table (idempotent). */
+export async function migrate(db: Knex): Promise<void> {
+  await Schema.createTable(db);
+  if (!(await db.schema.hasTable('payments'))) {
+    await db.schema.createTable('payments', (t) => {
+      t.string('payment_intent', 64).primary();
+      t.bigInteger('amount').notNullable();
+      t.string('currency', 8).notNullable();
+      t.string('event_id', 64).notNullable();
+    });
+  }
+}
+
+/** Builds the Fastify app with `POST /webhooks/stripe`. */
+export async function buildApp(db: Knex, options: StripeAppOptions): Promise<FastifyInstance> {
+  const app = Fastify();
+  await app.register(async (webhooks) => {
+    // Scoped to this context: Stripe's signature needs the exact bytes.
+    webhooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
+    await webhooks.register(idempotency, {
+      store: new SqlStore(db),
+      preset: providers.stripe({ secret: options.signingSecret }),
+      transactional: true,
+    });
+    webhooks.post('/webhooks/stripe', async (request) => {
+      const event = request.body as StripeEvent;
+      const trx = request.idempotency!.transaction as Knex.Transaction;
+      if (event.type === 'payment_intent.succeeded') {
+        const intent = event.data.object;
+        // A second insert of the same intent would fail on the primary key: the guard makes
+        // sure there is no second run for the same event.
+        await trx('payments').insert({
+          payment_intent: intent.id,
+          amount: intent.amount_received ?? intent.amount ?? 0,
+          currency: intent.currency ?? 'usd',
+          event_id: event.id,
+        });
+      }
+      return { received: true };
+    });
+  });
+  return app;
+}
