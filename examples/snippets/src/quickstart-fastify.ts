@@ -1,0 +1,27 @@
+/** @module The quickstart on Fastify (docs/quickstart.md, step 3). */
+// #region fastify
+import Fastify from 'fastify';
+import { idempotency, rawBodyJsonParser } from '@webhook-idempotency/fastify';
+// #endregion fastify
+import type { QuickstartStore } from './quickstart';
+
+/** Step 3, Fastify. */
+export async function fastifyApp(store: QuickstartStore) {
+  // #region fastify
+  const app = Fastify();
+  await app.register(async (webhooks) => {
+    webhooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
+    await webhooks.register(idempotency, {
+      store,
+      provider: 'github',
+      key: (request) => request.headers['x-github-delivery'] as string | undefined,
+    });
+    webhooks.post('/webhooks/github', async (request) => {
+      const event = request.body as { action?: string };
+      // … change your data once per delivery …
+      return { received: event.action, at: new Date().toISOString() };
+    });
+  });
+  // #endregion fastify
+  return app;
+}

@@ -1,0 +1,36 @@
+/**
+ * @module docs/stores.md and docs/operations.md: the in-memory store, the DDL for your own
+ * migration tool, and purge. Run by test/stores.test.ts.
+ */
+// #region memory
+import { IdempotencyGuard, InMemoryStore } from '@webhook-idempotency/core';
+// #endregion memory
+// #region statements
+import { Schema } from '@webhook-idempotency/sql';
+// #endregion statements
+
+/** A guard over the in-memory store. */
+export function memoryGuard(): IdempotencyGuard {
+  // #region memory
+  const guard = new IdempotencyGuard(new InMemoryStore()); // one process: tests, a single worker
+  // #endregion memory
+  return guard;
+}
+
+/** The DDL as one `.sql` text, for migration tools other than knex. */
+export function migrationSql(): string {
+  // #region statements
+  // One idempotent statement per string; write them into your migration tool's file.
+  const sql = `${Schema.statements('postgres', { table: 'webhook_receipts' }).join(';\n\n')};\n`;
+  // #endregion statements
+  return sql;
+}
+
+/** The scheduled purge. */
+export async function purgeOnce(guard: IdempotencyGuard<unknown>): Promise<number> {
+  // #region purge
+  // once an hour, from one place (a cron job or one elected instance)
+  const deleted = await guard.purge({ retentionDays: 30 });
+  // #endregion purge
+  return deleted;
+}
