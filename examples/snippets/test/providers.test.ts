@@ -26,20 +26,19 @@ const json = (value: unknown, init: { url?: string; headers?: Record<string, str
 const form = (fields: Record<string, string>) =>
   req({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
 
-beforeAll(() => {
-  Object.assign(process.env, {
-    PAYME_CASH_DESK_KEY: 'test-cash-desk-key',
-    CLICK_SECRET_KEY: 'click-secret',
-    UZUM_LOGIN: 'uzum',
-    UZUM_PASSWORD: 'uzum-password',
-    STRIPE_WEBHOOK_SECRET: 'whsec_test',
-    GITHUB_WEBHOOK_SECRET: 'github-secret',
-    TELEGRAM_SECRET_TOKEN: 'telegram-secret',
-    SHOPIFY_CLIENT_SECRET: 'shopify-secret',
-    WEBHOOK_SECRET: `whsec_${Buffer.from('standard-webhooks-secret').toString('base64')}`,
-    SLACK_SIGNING_SECRET: 'slack-secret',
-    PADDLE_WEBHOOK_SECRET: 'paddle-secret',
-  });
+// Set before any describe body runs: the route below builds its preset at collection time.
+Object.assign(process.env, {
+  PAYME_CASH_DESK_KEY: 'test-cash-desk-key',
+  CLICK_SECRET_KEY: 'click-secret',
+  UZUM_LOGIN: 'uzum',
+  UZUM_PASSWORD: 'uzum-password',
+  STRIPE_WEBHOOK_SECRET: 'whsec_test',
+  GITHUB_WEBHOOK_SECRET: 'github-secret',
+  TELEGRAM_SECRET_TOKEN: 'telegram-secret',
+  SHOPIFY_CLIENT_SECRET: 'shopify-secret',
+  WEBHOOK_SECRET: `whsec_${Buffer.from('standard-webhooks-secret').toString('base64')}`,
+  SLACK_SIGNING_SECRET: 'slack-secret',
+  PADDLE_WEBHOOK_SECRET: 'paddle-secret',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
