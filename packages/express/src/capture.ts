@@ -3,6 +3,25 @@ import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { HttpResponseRecord, PendingRun } from '@webhook-idempotency/core';
 
 type Callback = (error?: Error | null) => void;
+type Original = Pick<ServerResponse, 'writeHead' | 'write' | 'end'>;
+
+/**
+ * Per-response capture state. The replacement methods are shared module functions that find it
+ * on the response (no closures per request), and stay in place after the flush: once `released`
+ * they hand every call to the methods they replaced.
+ */
+interface Capture {
+  readonly run: PendingRun;
+  readonly onError: (error: unknown) => void;
+  readonly original: Original;
+  readonly chunks: Buffer[];
+  readonly callbacks: Callback[];
+  ended: boolean;
+  released: boolean;
+}
+
+const captures = new WeakMap<ServerResponse, Capture>();
+type Captured = ServerResponse;
 
 function bytes(chunk: unknown, encoding: unknown): Buffer {
   if (Buffer.isBuffer(chunk)) return chunk;
@@ -19,55 +38,71 @@ export function sendRecord(res: ServerResponse, record: HttpResponseRecord, repl
   res.end(record.body);
 }
 
+function capturedWriteHead(this: Captured, status: number, reason?: unknown, headers?: unknown): ServerResponse {
+  const state = captures.get(this)!;
+  if (state.released) return state.original.writeHead.apply(this, arguments as never);
+  if (typeof reason !== 'string') headers = reason;
+  else this.statusMessage = reason;
+  this.statusCode = status;
+  if (Array.isArray(headers)) for (let i = 0; i + 1 < headers.length; i += 2) this.setHeader(String(headers[i]), headers[i + 1]);
+  else if (headers) for (const [name, value] of Object.entries(headers as OutgoingHttpHeaders)) if (value !== undefined) this.setHeader(name, value);
+  return this;
+}
+
+function capturedWrite(this: Captured, chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
+  const state = captures.get(this)!;
+  if (state.released) return state.original.write.apply(this, arguments as never);
+  if (!state.ended) state.chunks.push(bytes(chunk, encoding));
+  const done = typeof encoding === 'function' ? encoding : callback;
+  if (typeof done === 'function') state.callbacks.push(done as Callback);
+  return true;
+}
+
+function capturedEnd(this: Captured, chunk?: unknown, encoding?: unknown, callback?: unknown): ServerResponse {
+  const state = captures.get(this)!;
+  if (state.released) return state.original.end.apply(this, arguments as never);
+  if (state.ended) return this;
+  state.ended = true;
+  if (typeof chunk === 'function') callback = chunk;
+  else if (chunk !== undefined && chunk !== null) state.chunks.push(bytes(chunk, encoding));
+  if (typeof encoding === 'function') callback = encoding;
+  const { chunks } = state;
+  const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  state.run.finish({ status: this.statusCode, headers: this.getHeaders(), body }).then(
+    (replacement) => {
+      state.released = true;
+      if (replacement) return sendRecord(this, replacement, true);
+      const { callbacks } = state;
+      if (callbacks.length === 0 && typeof callback !== 'function') return void this.end(body);
+      this.end(body, () => {
+        for (const done of callbacks) done();
+        if (typeof callback === 'function') (callback as Callback)();
+      });
+    },
+    (error: unknown) => {
+      state.released = true;
+      state.onError(error);
+    },
+  );
+  return this;
+}
+
 /**
  * Replaces `writeHead`, `write` and `end` on this response (which covers `send`, `json`,
  * `sendFile` and piped streams) so that nothing reaches the socket until `run.finish` has
  * recorded the answer; a failure there goes to `onError` (Express's `next`).
  */
 export function captureResponse(res: ServerResponse, run: PendingRun, onError: (error: unknown) => void): void {
-  const { writeHead, write, end } = res;
-  const chunks: Buffer[] = [];
-  const callbacks: Callback[] = [];
-  let ended = false;
-
-  res.writeHead = function capturedWriteHead(status: number, reason?: unknown, headers?: unknown) {
-    if (typeof reason !== 'string') headers = reason;
-    else res.statusMessage = reason;
-    res.statusCode = status;
-    if (Array.isArray(headers)) for (let i = 0; i + 1 < headers.length; i += 2) res.setHeader(String(headers[i]), headers[i + 1]);
-    else if (headers) for (const [name, value] of Object.entries(headers as OutgoingHttpHeaders)) if (value !== undefined) res.setHeader(name, value);
-    return res;
-  } as typeof res.writeHead;
-
-  res.write = function capturedWrite(chunk: unknown, encoding?: unknown, callback?: unknown) {
-    if (!ended) chunks.push(bytes(chunk, encoding));
-    const done = typeof encoding === 'function' ? encoding : callback;
-    if (typeof done === 'function') callbacks.push(done as Callback);
-    return true;
-  } as typeof res.write;
-
-  res.end = function capturedEnd(chunk?: unknown, encoding?: unknown, callback?: unknown) {
-    if (ended) return res;
-    ended = true;
-    if (typeof chunk === 'function') callback = chunk;
-    else if (chunk !== undefined && chunk !== null) chunks.push(bytes(chunk, encoding));
-    if (typeof encoding === 'function') callback = encoding;
-    const body = Buffer.concat(chunks);
-    const restore = () => Object.assign(res, { writeHead, write, end });
-    run.finish({ status: res.statusCode, headers: res.getHeaders(), body }).then(
-      (replacement) => {
-        restore();
-        if (replacement) return sendRecord(res, replacement, true);
-        res.end(body, () => {
-          for (const done of callbacks) done();
-          if (typeof callback === 'function') (callback as Callback)();
-        });
-      },
-      (error: unknown) => {
-        restore();
-        onError(error);
-      },
-    );
-    return res;
-  } as typeof res.end;
+  captures.set(res, {
+    run,
+    onError,
+    original: { writeHead: res.writeHead, write: res.write, end: res.end },
+    chunks: [],
+    callbacks: [],
+    ended: false,
+    released: false,
+  });
+  res.writeHead = capturedWriteHead as ServerResponse['writeHead'];
+  res.write = capturedWrite as ServerResponse['write'];
+  res.end = capturedEnd as ServerResponse['end'];
 }
