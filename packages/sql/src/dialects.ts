@@ -37,8 +37,12 @@ export interface DialectSpec {
    * duplicate costs one round trip. Its parameters are the insert's, then the read's.
    */
   claimOrRead?(insert: string, read: string): string;
-  /** A `DELETE` of at most `?` rows matching `where` (its placeholders come first). */
-  deleteBatch(table: string, where: string): string;
+  /**
+   * A `DELETE` of at most `?` rows matching `where` (its placeholders come first). `recheck` is a
+   * part of `where` without placeholders that must still hold on the row the DELETE removes, also
+   * when the row changed while the DELETE waited for its lock.
+   */
+  deleteBatch(table: string, where: string, recheck: string): string;
   /** Error codes (`code` or `errno`) of a unique-index violation. */
   readonly duplicateKeyCodes: ReadonlySet<string | number>;
   /**
@@ -54,8 +58,11 @@ const PG_NOW = "date_trunc('milliseconds', statement_timestamp())";
 // julianday('now') is exact to the millisecond; 210866760000000 ms is the Julian day of the Unix epoch.
 const SQLITE_NOW_MS = "(CAST(ROUND(julianday('now') * 86400000.0) AS INTEGER) - 210866760000000)";
 const MYSQL_EPOCH_MS = (column: string) => `(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', ${column}) DIV 1000)`;
-const keyedBatch = (table: string, where: string) =>
-  `DELETE FROM ${table} WHERE (provider, external_id) IN (SELECT provider, external_id FROM ${table} WHERE ${where} LIMIT ?)`;
+// `recheck` sits on the DELETE itself: PostgreSQL re-evaluates only the outer WHERE on the latest
+// version of a row it had to wait for (not the IN subquery), so a receipt taken over meanwhile
+// (now `processing`) is skipped instead of deleted.
+const keyedBatch = (table: string, where: string, recheck: string) =>
+  `DELETE FROM ${table} WHERE ${recheck} AND (provider, external_id) IN (SELECT provider, external_id FROM ${table} WHERE ${where} LIMIT ?)`;
 
 /** Every dialect, by name. */
 export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {

@@ -44,6 +44,7 @@ export function buildQueries(dialect: DialectSpec, table: string): Queries {
   const returning = dialect.returning ? ` RETURNING ${columns}` : '';
   const byKey = 'provider = ? AND external_id = ?';
   const owned = `${byKey} AND status = 'processing' AND attempts = ?`;
+  const finished = "status IN ('completed', 'failed')";
   const find = `SELECT ${columns} FROM ${t} WHERE ${byKey}`;
   const insert =
     `INSERT INTO ${t} (provider, external_id, status, attempts, fingerprint, claimed_at) ` +
@@ -58,9 +59,6 @@ export function buildQueries(dialect: DialectSpec, table: string): Queries {
       `AND (status = 'failed' OR (status = 'processing' AND claimed_at <= ${dialect.minusMs(dialect.now)}))${returning}`,
     complete: `UPDATE ${t} SET status = 'completed', response = ?, finished_at = ${dialect.now} WHERE ${owned}`,
     fail: `UPDATE ${t} SET status = 'failed', error = ?, finished_at = ${dialect.now} WHERE ${owned}`,
-    purgeBatch: dialect.deleteBatch(
-      t,
-      `status IN ('completed', 'failed') AND finished_at < ${dialect.minusMs(dialect.now)}`,
-    ),
+    purgeBatch: dialect.deleteBatch(t, `${finished} AND finished_at < ${dialect.minusMs(dialect.now)}`, finished),
   };
 }
