@@ -138,7 +138,7 @@ function table(headers: string[], body: string[][]): string {
 async function main(): Promise<void> {
   const { rows, receipts, ok } = await runDemo();
   console.log('\nA Payme endpoint guarded by webhook-idempotency (Express + SQLite, transactional mode)\n');
-  console.log(table(['scenario', 'got back', 'handler ran', 'promise', ''], rows.map((r) => [r.scenario, r.got, `${r.handlerRuns}×`, r.expected, r.ok ? 'ok' : 'BROKEN'])));
+  console.log(table(['scenario', 'got back', 'handler runs for this id so far', 'promise', ''], rows.map((r) => [r.scenario, r.got, `${r.handlerRuns}×`, r.expected, r.ok ? 'ok' : 'BROKEN'])));
   console.log('\nReceipts table (webhook_receipts):\n');
   console.log(table(['provider', 'external_id', 'status', 'attempts', 'error'], receipts.map((r) => [String(r.provider), String(r.external_id), String(r.status), String(r.attempts), String(r.error ?? '')])));
   console.log(ok ? '\nEvery outcome matches the promise.' : '\nSOME OUTCOMES DIFFER FROM THE PROMISE.');

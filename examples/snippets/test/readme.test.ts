@@ -2,7 +2,9 @@
 import { InMemoryStore } from '@webhook-idempotency/core';
 import Stripe from 'stripe';
 import request from 'supertest';
-import { readmeExpress, readmeFastify, readmeKoa } from '../src/readme';
+import { readmeExpress } from '../src/readme-express';
+import { readmeFastify } from '../src/readme-fastify';
+import { readmeKoa } from '../src/readme-koa';
 
 const twice = async (send: () => request.Test) => {
   const first = await send();
