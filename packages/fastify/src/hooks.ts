@@ -2,6 +2,7 @@
 import {
   collectBody,
   needsCollecting,
+  responseNotCaptured,
   toRawBody,
   type Engine,
   type HttpRequest,
@@ -37,6 +38,14 @@ export function beginWith(engine: Engine<FastifyRequest>) {
     if (decision.action === 'respond') return reply.send(apply(reply, decision.response));
     request.idempotency = decision.idempotency;
     (request as WithState)[kState] = { run: decision.run };
+    // onSend takes the state before anything is written; a response that finishes with the state
+    // still here went around onSend (reply.hijack() and reply.raw).
+    reply.raw.once('finish', () => {
+      const state = (request as WithState)[kState];
+      if (!state) return;
+      (request as WithState)[kState] = null;
+      void state.run.abort(responseNotCaptured('reply.hijack() or reply.raw'));
+    });
     return undefined;
   };
 }

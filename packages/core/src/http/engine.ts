@@ -55,6 +55,19 @@ export interface Engine<Native = unknown, Tx = unknown> {
 
 const PASS = { action: 'pass' } as const;
 
+/**
+ * The error an adapter hands {@link PendingRun.abort} when the handler answered around it
+ * (Fastify `reply.hijack()`, Koa `ctx.respond = false`): the answer was never captured, so it
+ * cannot be recorded or replayed, and the receipt becomes `failed` instead of staying
+ * `processing` (or being completed with a body that was not sent). `how` names the bypass.
+ */
+export function responseNotCaptured(how: string): IdempotencyError {
+  return new IdempotencyError(
+    ErrorCode.RESPONSE_NOT_CAPTURED,
+    `The handler answered around the adapter (${how}), so its answer could not be recorded for replay; the receipt is marked failed`,
+  );
+}
+
 /** A non-2xx answer, as the guard records it on the failed receipt. */
 class UnsuccessfulAnswer extends Error {
   constructor(status: number) {
