@@ -1,5 +1,5 @@
 /** @module `idempotent(options)`: the Koa middleware. Translates in, calls the engine, translates out. */
-import { createEngine, toRawBody, type HttpRequest, type IdempotencyOptions, type RequestIdempotency } from '@webhook-idempotency/core';
+import { createEngine, responseNotCaptured, toRawBody, type HttpRequest, type IdempotencyOptions, type RequestIdempotency } from '@webhook-idempotency/core';
 import type { Context, Middleware, Next } from 'koa';
 import { responseBytes, sendRecord } from './body';
 
@@ -42,6 +42,11 @@ export function idempotent<Tx = unknown>(options: IdempotentOptions<Tx>): Middle
     let body: Buffer;
     try {
       await next();
+      // The handler wrote to ctx.res itself: Koa's body is not what was sent.
+      if (ctx.respond === false || ctx.headerSent) {
+        await decision.run.abort(responseNotCaptured('ctx.respond = false or ctx.res'));
+        return;
+      }
       body = await responseBytes(ctx);
     } catch (error) {
       await decision.run.abort(error);
