@@ -3,7 +3,8 @@
  * business row inside the transaction and is SIGKILLed. Before commit: neither the row nor
  * `completed` survives, and once the claim is stale the next delivery runs the handler on
  * untouched data. After commit: the receipt is completed and the handler never runs again.
- * The stale threshold is 1 s; the test makes it pass by shifting the dead claim back 2 s.
+ * The stale threshold is 60 s (long enough that a loaded machine never lets the dead claim go
+ * stale on its own before the test looks); the test makes it pass by shifting the claim back 120 s.
  */
 import { IdempotencyGuard, RequestInProgress } from '@webhook-idempotency/core';
 import { Schema, SqlStore, type SqlDialect } from '../src';
@@ -11,6 +12,8 @@ import { shifter } from './helpers/conformance';
 import { mysqlDatabase, pgDatabase, sqliteFile } from './helpers/databases';
 import { startWorker, type Worker } from './helpers/processes';
 import { connect, createEffects, type Connected, type Target } from './helpers/targets';
+
+const STALE_AFTER_SECONDS = 60;
 
 const targets: Record<SqlDialect, () => Promise<Target>> = {
   postgres: async () => ({ dialect: 'postgres', url: await pgDatabase('wi_crash') }),
@@ -37,7 +40,7 @@ describe.each(Object.keys(targets) as SqlDialect[])('%s: a worker killed with SI
 
   const orders = async (id: string) =>
     Number((await connected.sql.query('SELECT COUNT(*) AS n FROM orders WHERE id = ?', [id])).rows[0]!.n);
-  const guard = () => new IdempotencyGuard(new SqlStore(connected.db, { table: 'receipts' }), { staleAfterSeconds: 1, transactional: true });
+  const guard = () => new IdempotencyGuard(new SqlStore(connected.db, { table: 'receipts' }), { staleAfterSeconds: STALE_AFTER_SECONDS, transactional: true });
   const write = (id: string) => async ({ transaction }: { transaction: unknown }) => {
     await connected.sql.query('INSERT INTO orders (id, written_by) VALUES (?, ?)', [id, process.pid], transaction);
     return 'done by the survivor';
@@ -54,7 +57,7 @@ describe.each(Object.keys(targets) as SqlDialect[])('%s: a worker killed with SI
     expect(await orders(id)).toBe(0);
     // The dead worker's claim is still fresh: a duplicate now is told to come back later.
     await expect(guard().run(key(id), write(id))).rejects.toBeInstanceOf(RequestInProgress);
-    await shifter(connected.db, 'receipts')(2_000);
+    await shifter(connected.db, 'receipts')(2 * STALE_AFTER_SECONDS * 1000);
 
     const outcome = await guard().run(key(id), write(id));
     expect(outcome).toEqual({ response: 'done by the survivor', isReplay: false, attempts: 2 });
@@ -71,7 +74,7 @@ describe.each(Object.keys(targets) as SqlDialect[])('%s: a worker killed with SI
     await worker.next('committed');
     await worker.kill();
 
-    await shifter(connected.db, 'receipts')(2_000);
+    await shifter(connected.db, 'receipts')(2 * STALE_AFTER_SECONDS * 1000);
     const handler = jest.fn(write(id));
     const outcome = await guard().run(key(id), handler);
     expect(outcome).toMatchObject({ isReplay: true, attempts: 1, response: { by: worker.process.pid } });

@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     return;
   }
 
-  const guard = new IdempotencyGuard(store, { staleAfterSeconds: 1, transactional: true });
+  const guard = new IdempotencyGuard(store, { staleAfterSeconds: 60, transactional: true });
   const key = { provider: 'crash', externalId: task.keys[0]! };
   await guard.run(key, async ({ transaction }) => {
     await write(key.externalId, transaction);
