@@ -3,7 +3,7 @@ import { runAdapterConformance } from '@webhook-idempotency/adapter-conformance'
 import { InMemoryStore, type ProviderPreset } from '@webhook-idempotency/core';
 import express from 'express';
 import request from 'supertest';
-import { idempotent } from '../src';
+import { idempotencyErrors, idempotent } from '../src';
 import { expressApps, listen } from './helpers/apps';
 
 runAdapterConformance(expressApps);
@@ -27,6 +27,9 @@ describe('express adapter specifics', () => {
       const b = await request(server).post('/b').set('x-event-id', '2').set('content-type', 'text/plain').send('hello');
       expect(b.text).toBe('5:2');
       expect((await request(server).post('/b').set('x-event-id', '2').set('content-type', 'text/plain').send('HELLO')).status).toBe(422);
+      // Reads pass through unguarded: no key needed, never answered from a receipt.
+      await request(server).get('/missing').expect(404);
+      await request(server).head('/missing').expect(404);
     } finally {
       await close();
     }
@@ -74,5 +77,73 @@ describe('express adapter specifics', () => {
 
   it('exposes the factory as a named function', () => {
     expect(idempotent({ store: new InMemoryStore(), provider: 'p', key }).name).toBe('idempotency');
+  });
+});
+
+describe('idempotencyErrors()', () => {
+  const key = (req: express.Request) => req.get('x-event-id');
+
+  async function appWith(errorMiddleware: boolean, errorStatus: number) {
+    const store = new InMemoryStore();
+    const app = express();
+    let calls = 0;
+    app.post('/hook', express.json(), idempotent({ store, provider: 'p', key }), (_req, _res, next) => {
+      calls++;
+      if (calls === 1) return next(new Error('ledger is locked'));
+      _res.json({ ok: true, calls });
+    });
+    if (errorMiddleware) app.use(idempotencyErrors());
+    app.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      res.status(errorStatus).json({ error: error.message });
+    });
+    return { ...(await listen(app)), store, calls: () => calls };
+  }
+
+  it('an error answered with 200 by the app fails the receipt with the real error, and the retry runs again', async () => {
+    const { server, close, store } = await appWith(true, 200);
+    try {
+      const first = await request(server).post('/hook').set('x-event-id', 'e1').send({ a: 1 });
+      expect(first.status).toBe(200);
+      expect(first.body).toEqual({ error: 'ledger is locked' });
+      const receipt = await store.find({ provider: 'p', externalId: 'e1' }, { now: Date.now() });
+      expect(receipt).toMatchObject({ status: 'failed', error: 'Error: ledger is locked', response: null });
+      const retry = await request(server).post('/hook').set('x-event-id', 'e1').send({ a: 1 });
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      expect(retry.body).toEqual({ ok: true, calls: 2 });
+    } finally {
+      await close();
+    }
+  });
+
+  it('without it, a 2xx error answer is taken for a success (why the middleware exists)', async () => {
+    const { server, close, store } = await appWith(false, 200);
+    try {
+      await request(server).post('/hook').set('x-event-id', 'e2').send({ a: 1 }).expect(200);
+      expect((await store.find({ provider: 'p', externalId: 'e2' }, { now: Date.now() }))?.status).toBe('completed');
+    } finally {
+      await close();
+    }
+  });
+
+  it('records the real error for a 500 too, and passes errors of unguarded requests along untouched', async () => {
+    const { server, close, store } = await appWith(true, 500);
+    try {
+      await request(server).post('/hook').set('x-event-id', 'e3').send({ a: 1 }).expect(500);
+      expect((await store.find({ provider: 'p', externalId: 'e3' }, { now: Date.now() }))?.error).toBe('Error: ledger is locked');
+      const app = express();
+      app.get('/boom', () => {
+        throw new Error('unguarded');
+      });
+      app.use(idempotencyErrors());
+      app.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => void res.status(418).send(error.message));
+      const other = await listen(app);
+      try {
+        await request(other.server).get('/boom').expect(418, 'unguarded');
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await close();
+    }
   });
 });

@@ -43,3 +43,10 @@ export const REPLAYED_HEADERS: ReadonlySet<string> = new Set([
   'link',
   'vary',
 ]);
+
+/**
+ * Methods that never go through the guard: providers deliver webhooks with POST (PUT, PATCH and
+ * DELETE are guarded too), and a read must never be answered from a receipt nor be refused for
+ * lacking a delivery id. So `app.use(idempotent(...))` leaves an app's GET routes alone.
+ */
+export const UNGUARDED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);

@@ -3,7 +3,7 @@ import { ErrorCode, IdempotencyError, StoreError } from '../errors';
 import { RequestKey } from '../request-key';
 import type { RunContext } from '../types';
 import { answerFor, errorAnswer } from './answers';
-import { RequestPolicy } from './constants';
+import { RequestPolicy, UNGUARDED_METHODS } from './constants';
 import { resolveOptions, type EngineConfig, type IdempotencyOptions } from './options';
 import { decodeResponse, encodeResponse, type CapturedResponse, type StoredResponse } from './response-codec';
 import type { HttpRequest, HttpResponseRecord } from './types';
@@ -134,6 +134,7 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
   constructor(readonly config: EngineConfig<Native, Tx>) {}
 
   async begin(request: HttpRequest<Native>): Promise<Decision<Tx>> {
+    if (UNGUARDED_METHODS.has(request.method)) return PASS;
     const config = this.config;
     if (config.needsRawBody && request.rawBody === undefined) {
       throw new IdempotencyError(

@@ -32,6 +32,20 @@ const ok = (body = '{"ok":true}', status = 200) => ({
   body: Buffer.from(body),
 });
 
+describe('methods', () => {
+  it.each(['GET', 'HEAD', 'OPTIONS', 'TRACE'])('%s passes through unguarded, with or without a key, and writes no receipt', async (method) => {
+    const { engine, store } = setup();
+    expect((await engine.begin(request('m1', '{}', { method }))).action).toBe('pass');
+    expect((await engine.begin(request(undefined, '{}', { method }))).action).toBe('pass');
+    expect(await store.find({ provider: 'test', externalId: 'm1' }, { now: Date.now() })).toBeNull();
+  });
+
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE'])('%s is guarded', async (method) => {
+    const { engine } = setup();
+    expect((await engine.begin(request('m2', '{}', { method }))).action).toBe('run');
+  });
+});
+
 function setup(options: Partial<IdempotencyOptions<Native>> = {}) {
   const store = new InMemoryStore();
   const engine = createEngine<Native>({ store, provider: 'test', key: (n) => n.headers['x-id'], ...options });
@@ -187,7 +201,7 @@ describe('engine.begin', () => {
       provider: 'acme',
       keyDescription: 'Acme-Id header',
       key: (r) => r.headers['acme-id'] as string | undefined,
-      passThrough: (r) => r.method === 'GET',
+      passThrough: (r) => r.url === '/status',
       fingerprint: () => 'same',
       inProgress: () => ({ status: 200, headers: {}, body: Buffer.from('busy') }),
       replay: (stored) => ({ ...stored, body: Buffer.from(`${stored.body}!`) }),
@@ -198,7 +212,7 @@ describe('engine.begin', () => {
     const req = (id: string | undefined, extra: Partial<HttpRequest> = {}): HttpRequest => ({
       method: 'POST', url: '/', headers: id ? { 'acme-id': id } : {}, rawBody: Buffer.from('x'), body: undefined, native: null, ...extra,
     });
-    expect((await engine.begin(req('1', { method: 'GET' }))).action).toBe('pass');
+    expect((await engine.begin(req('1', { url: '/status' }))).action).toBe('pass');
     expect(responded(await engine.begin(req(undefined))).json.message).toContain('Acme-Id header');
     await expect(engine.begin(req('1', { rawBody: undefined }))).rejects.toMatchObject({ code: 'ERR_IDEMPOTENCY_RAW_BODY_MISSING' });
     const run = running(await engine.begin(req('1')));
