@@ -5,7 +5,7 @@
 import Database from 'better-sqlite3';
 import express, { type ErrorRequestHandler, type Express, type Request, type Response } from 'express';
 import { providers, type GuardEvent } from '@webhook-idempotency/core';
-import { idempotent, saveRawBody } from '@webhook-idempotency/express';
+import { idempotencyErrors, idempotent, saveRawBody } from '@webhook-idempotency/express';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import { createShopTables, handlePaymeMethod, PaymeError } from './shop';
 
@@ -85,8 +85,10 @@ export async function createPaymentApp(options: PaymentAppOptions): Promise<Paym
     },
   );
 
-  // Anything unexpected: HTTP 500, which Payme reads as "system error, try again". The receipt is
-  // marked failed and the transaction rolled back, so the redelivery runs the handler afresh.
+  // Anything unexpected: idempotencyErrors() marks the receipt failed with the real error (and the
+  // transaction is rolled back), then HTTP 500, which Payme reads as "system error, try again":
+  // the redelivery runs the handler afresh.
+  app.use(idempotencyErrors());
   const onError: ErrorRequestHandler = (error, req, res, _next) => {
     res.status(500).json({ error: { code: -32400, message: { ru: 'Системная ошибка', uz: 'Tizim xatosi', en: String(error?.message ?? error) } }, id: req.body?.id ?? null });
   };

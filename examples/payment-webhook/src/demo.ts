@@ -106,8 +106,11 @@ export async function runDemo(): Promise<{ rows: DemoRow[]; receipts: Array<Reco
     await call('CreateTransaction', { id: 'tx-flaky', time: 1_700_000_000_001, amount: 120_000, account: { order_id: 2 } });
     const failed = await call('PerformTransaction', { id: 'tx-flaky' });
     const unpaid = shop.db.prepare("SELECT status FROM orders WHERE id = 2").get() as { status: string };
-    row('5a. handler fails (DB hiccup)', describe(failed), runs('PerformTransaction', 'tx-flaky'), '500, order 2 still unpaid',
-      failed.status === 500 && unpaid.status === 'new');
+    const failedReceipt = shop.db.prepare("SELECT status, error FROM webhook_receipts WHERE external_id = 'PerformTransaction:tx-flaky'").get() as
+      | { status: string; error: string | null }
+      | undefined;
+    row('5a. handler fails (DB hiccup)', describe(failed), runs('PerformTransaction', 'tx-flaky'), '500, receipt failed, order 2 unpaid',
+      failed.status === 500 && unpaid.status === 'new' && failedReceipt?.status === 'failed' && failedReceipt.error === 'Error: database connection reset');
     const redelivered = await call('PerformTransaction', { id: 'tx-flaky' });
     const ledger2 = shop.db.prepare('SELECT count(*) AS n FROM payments_ledger WHERE order_id = 2').get() as { n: number };
     row('5b. provider redelivers', describe(redelivered), runs('PerformTransaction', 'tx-flaky'), '200 state 2, handler 2×, paid once',

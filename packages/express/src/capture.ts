@@ -106,3 +106,15 @@ export function captureResponse(res: ServerResponse, run: PendingRun, onError: (
   res.write = capturedWrite as ServerResponse['write'];
   res.end = capturedEnd as ServerResponse['end'];
 }
+
+/**
+ * Tells the engine that the handler failed with `error` (Express routed it to the error
+ * handlers), then lets the rest of the answer through uncaptured. Resolves once the receipt is
+ * marked `failed`; resolves at once for a response that is not being captured.
+ */
+export async function abortCapture(res: ServerResponse, error: unknown): Promise<void> {
+  const state = captures.get(res);
+  if (!state || state.released) return;
+  await state.run.abort(error);
+  state.released = true;
+}

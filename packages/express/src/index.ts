@@ -1,3 +1,3 @@
 /** @module `@webhook-idempotency/express`: re-exports only. */
-export { idempotent, saveRawBody } from './middleware';
+export { idempotencyErrors, idempotent, saveRawBody } from './middleware';
 export type { IdempotentOptions } from './types';

@@ -1,8 +1,8 @@
 /** @module `idempotent(options)`: the Express middleware. Translates in, calls the engine, translates out. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createEngine, toRawBody, type HttpRequest } from '@webhook-idempotency/core';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { captureResponse, sendRecord } from './capture';
+import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
+import { abortCapture, captureResponse, sendRecord } from './capture';
 import type { IdempotentOptions } from './types';
 
 function toHttpRequest(req: Request): HttpRequest<Request> {
@@ -43,4 +43,24 @@ export function idempotent<Tx = unknown>(options: IdempotentOptions<Tx>): Reques
  */
 export function saveRawBody(req: IncomingMessage, _res: ServerResponse, buffer: Buffer): void {
   (req as Request).rawBody = buffer;
+}
+
+/**
+ * Error middleware that hands the guard the handler's real error: the receipt is marked `failed`
+ * with its text, and whatever your error handler answers next goes out unchanged and is never
+ * stored. Mount it after your routes and before your own error handler. Without it the guard
+ * judges by the answer alone: a non-2xx answer fails the receipt, but an error handler that
+ * answers 2xx (as "always 200" protocols such as Payme's want) would be stored as a success.
+ * @example
+ * app.post('/payme', express.json(), idempotent({ store, preset }), handler);
+ * app.use(idempotencyErrors());
+ * app.use((err, req, res, next) => res.status(200).json({ error: { code: -32400 } }));
+ */
+export function idempotencyErrors(): ErrorRequestHandler {
+  return function idempotencyError(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+    abortCapture(res, error).then(
+      () => next(error),
+      () => next(error),
+    );
+  };
 }
