@@ -2,6 +2,7 @@
  * @module docs/stores.md and docs/operations.md: the in-memory store, the DDL for your own
  * migration tool, and purge. Run by test/stores.test.ts.
  */
+import type { ProviderPreset } from '@webhook-idempotency/core';
 // #region memory
 import { IdempotencyGuard, InMemoryStore } from '@webhook-idempotency/core';
 // #endregion memory
@@ -26,11 +27,13 @@ export function migrationSql(): string {
   return sql;
 }
 
-/** The scheduled purge. */
-export async function purgeOnce(guard: IdempotencyGuard<unknown>): Promise<number> {
+/** The scheduled purge; `guard` is any guard over the receipts' store. */
+export async function purgeOnce(guard: IdempotencyGuard<unknown>, stripe: ProviderPreset): Promise<number> {
   // #region purge
-  // once an hour, from one place (a cron job or one elected instance)
-  const deleted = await guard.purge({ retentionDays: 30 });
+  // once an hour, from one place (a cron job or one elected instance);
+  // adapters users: `new IdempotencyGuard(store)` over the same store will do
+  let deleted = await guard.purge({ provider: stripe.provider, retentionDays: stripe.retentionDays });
+  deleted += await guard.purge({ provider: 'github', retentionDays: 7 });
   // #endregion purge
   return deleted;
 }

@@ -1,5 +1,5 @@
 /** docs/stores.md, docs/operations.md and packages/sql/README.md: each way to connect, run twice on a real database. */
-import { ReceiptStatus } from '@webhook-idempotency/core';
+import { providers, ReceiptStatus } from '@webhook-idempotency/core';
 import knex from 'knex';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
@@ -102,7 +102,7 @@ it('Schema.statements as one .sql text equals the docs DDL', () => {
   expect(Schema.statements('postgres')).toHaveLength(3);
 });
 
-it('the in-memory guard replays; purge deletes only receipts finished more than 30 days ago', async () => {
+it('the in-memory guard replays; purge deletes per provider, each with its own retention', async () => {
   const guard = memoryGuard();
   await guard.run(new RequestKey('stripe', 'evt_1'), () => 'ok');
   expect((await guard.run(new RequestKey('stripe', 'evt_1'), () => 'again')).isReplay).toBe(true);
@@ -110,9 +110,13 @@ it('the in-memory guard replays; purge deletes only receipts finished more than 
   let now = Date.UTC(2026, 0, 1);
   const timed = new IdempotencyGuard(new InMemoryStore(), { clock: () => now });
   await timed.run(new RequestKey('stripe', 'old'), () => 'ok');
+  await timed.run(new RequestKey('github', 'old'), () => 'ok');
+  await timed.run(new RequestKey('payme', 'old'), () => 'ok');
   now += 31 * 24 * 3600 * 1000;
   await timed.run(new RequestKey('stripe', 'new'), () => 'ok');
-  expect(await purgeOnce(timed)).toBe(1);
+  expect(await purgeOnce(timed, providers.stripe({ secret: 'whsec_x' }))).toBe(2); // Stripe keeps 30 days, GitHub 7
   expect(await timed.find(new RequestKey('stripe', 'new'))).toMatchObject({ status: ReceiptStatus.COMPLETED });
   expect(await timed.find(new RequestKey('stripe', 'old'))).toBeNull();
+  expect(await timed.find(new RequestKey('github', 'old'))).toBeNull();
+  expect(await timed.find(new RequestKey('payme', 'old'))).toMatchObject({ status: ReceiptStatus.COMPLETED }); // not purged here
 });

@@ -162,19 +162,32 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
 
   /**
    * Deletes `completed` and `failed` receipts that finished more than `retentionDays` ago, never a
-   * `processing` one. Size the retention to the provider's redelivery window (docs/providers.md).
+   * `processing` one. Size the retention to the provider's redelivery window (docs/providers.md);
+   * with `provider`, only that provider's receipts are considered, so each provider sharing a
+   * table can keep its own retention (a preset's `retentionDays`).
+   * @example
+   * await guard.purge({ retentionDays: 30 });
+   * await guard.purge({ provider: stripePreset.provider, retentionDays: stripePreset.retentionDays });
    * @returns how many receipts were deleted.
    */
-  async purge(options: { retentionDays: number; batchSize?: number }): Promise<number> {
-    const { retentionDays, batchSize } = options ?? ({} as never);
+  async purge(options: { retentionDays: number; batchSize?: number; provider?: string }): Promise<number> {
+    const { retentionDays, batchSize, provider } = options ?? ({} as never);
     if (typeof retentionDays !== 'number' || !Number.isFinite(retentionDays) || retentionDays < 0) {
       throw new ConfigError('retentionDays', `must be a number of days >= 0, got ${String(retentionDays)}`);
     }
     if (batchSize !== undefined && (!Number.isSafeInteger(batchSize) || batchSize < 1)) {
       throw new ConfigError('batchSize', `must be a positive integer, got ${String(batchSize)}`);
     }
+    if (provider !== undefined && (typeof provider !== 'string' || provider === '')) {
+      throw new ConfigError('provider', `must be a provider name, got ${String(provider)}`);
+    }
     return this.call('purge', undefined, () =>
-      this.store.purge({ now: this.clock(), olderThanMs: retentionDays * DAY, ...(batchSize ? { batchSize } : {}) }),
+      this.store.purge({
+        now: this.clock(),
+        olderThanMs: retentionDays * DAY,
+        ...(batchSize ? { batchSize } : {}),
+        ...(provider !== undefined ? { provider } : {}),
+      }),
     );
   }
 

@@ -108,10 +108,11 @@ export class InMemoryStore implements Store {
   }
 
   // One synchronous pass: batching only matters for databases, so batchSize is not needed here.
-  async purge({ now, olderThanMs }: At & { olderThanMs: number }): Promise<number> {
+  async purge({ now, olderThanMs, provider }: At & { olderThanMs: number; provider?: string }): Promise<number> {
     const cutoff = now - olderThanMs;
     let deleted = 0;
     for (const [id, row] of this.rows) {
+      if (provider !== undefined && row.provider !== provider) continue;
       if (row.status !== ReceiptStatus.PROCESSING && row.finishedAt !== null && row.finishedAt < cutoff) {
         this.rows.delete(id);
         deleted++;

@@ -110,10 +110,10 @@ export interface Store<Tx = never> {
 
   /**
    * Deletes `completed` and `failed` receipts whose `finishedAt` is more than `olderThanMs` before
-   * now; never a `processing` one, however old. Returns how many were deleted. May delete in
-   * batches of `batchSize` rows.
+   * now; never a `processing` one, however old. With `provider`, only that provider's receipts.
+   * Returns how many were deleted. May delete in batches of `batchSize` rows.
    */
-  purge(input: At & { readonly olderThanMs: number; readonly batchSize?: number }): Promise<number>;
+  purge(input: At & { readonly olderThanMs: number; readonly batchSize?: number; readonly provider?: string }): Promise<number>;
 
   /**
    * Transactional stores only: runs `work` inside a database transaction and commits when it

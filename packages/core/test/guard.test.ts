@@ -241,6 +241,17 @@ describe('IdempotencyGuard', () => {
     await expect(guard.purge({ retentionDays: -1 })).rejects.toBeInstanceOf(ConfigError);
   });
 
+  it('11b. purge by provider keeps each provider\'s own retention', async () => {
+    const { guard, clock, store } = setup();
+    await guard.run(new RequestKey('stripe', 'evt_1'), () => 1);
+    await guard.run(new RequestKey('payme', 'CreateTransaction:1'), () => 2);
+    clock.advance(40 * 86_400_000);
+    expect(await guard.purge({ provider: 'stripe', retentionDays: 30 })).toBe(1);
+    expect(await guard.purge({ provider: 'payme', retentionDays: 3650 })).toBe(0);
+    expect(store.list().map((r) => r.provider)).toEqual(['payme']);
+    await expect(guard.purge({ provider: '', retentionDays: 1 })).rejects.toMatchObject({ name: 'ConfigError', option: 'provider' });
+  });
+
   it('12. staleness follows the injected clock only: no time passes without it', async () => {
     const { guard } = setup(0.01); // 10 ms
     void guard.run(key, () => gate<void>().promise);

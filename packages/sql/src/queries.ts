@@ -24,6 +24,8 @@ export interface Queries {
   readonly fail: string;
   /** Delete one batch of finished receipts. Params: olderThanMs, batchSize. */
   readonly purgeBatch: string;
+  /** {@link Queries.purgeBatch} for one provider: the provider is the first parameter. */
+  readonly purgeProviderBatch: string;
 }
 
 /** Builds the statements for `table` (an identifier already validated). */
@@ -60,5 +62,6 @@ export function buildQueries(dialect: DialectSpec, table: string): Queries {
     complete: `UPDATE ${t} SET status = 'completed', response = ?, finished_at = ${dialect.now} WHERE ${owned}`,
     fail: `UPDATE ${t} SET status = 'failed', error = ?, finished_at = ${dialect.now} WHERE ${owned}`,
     purgeBatch: dialect.deleteBatch(t, `${finished} AND finished_at < ${dialect.minusMs(dialect.now)}`, finished),
+    purgeProviderBatch: dialect.deleteBatch(t, `provider = ? AND ${finished} AND finished_at < ${dialect.minusMs(dialect.now)}`, finished),
   };
 }

@@ -134,11 +134,17 @@ export class SqlStore<Db extends SqlConnection = SqlConnection> implements Store
     return this.read(key);
   }
 
-  /** Deletes finished receipts one statement per batch of `batchSize` rows (default 1000); never a `processing` one. */
-  async purge({ olderThanMs, batchSize = DEFAULT_PURGE_BATCH_SIZE }: At & { readonly olderThanMs: number; readonly batchSize?: number }): Promise<number> {
+  /** Deletes finished receipts (of `provider`, when given) one statement per batch of `batchSize` rows (default 1000); never a `processing` one. */
+  async purge({
+    olderThanMs,
+    batchSize = DEFAULT_PURGE_BATCH_SIZE,
+    provider,
+  }: At & { readonly olderThanMs: number; readonly batchSize?: number; readonly provider?: string }): Promise<number> {
+    const [statement, params] =
+      provider === undefined ? [this.sql.purgeBatch, [olderThanMs, batchSize]] : [this.sql.purgeProviderBatch, [provider, olderThanMs, batchSize]];
     let total = 0;
     for (;;) {
-      const { affected } = await this.executor.query(this.sql.purgeBatch, [olderThanMs, batchSize]);
+      const { affected } = await this.executor.query(statement, params);
       total += affected;
       if (affected < batchSize) return total;
     }

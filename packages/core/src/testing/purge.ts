@@ -30,6 +30,23 @@ export const purgeCases: ConformanceCase[] = [
   },
   {
     group: 'purge',
+    name: 'with a provider, deletes only that provider\'s old receipts',
+    async run({ store, now, key, advance }) {
+      const stripe = key('stripe-old', 'stripe');
+      const payme = key('payme-old', 'payme');
+      for (const k of [stripe, payme]) {
+        await store.claim(k, { now: now(), fingerprint: null });
+        await store.complete(k, { now: now(), attempts: 1, response: '1' });
+      }
+      await advance(40 * DAY);
+      expect(await store.purge({ now: now(), olderThanMs: 30 * DAY, provider: 'stripe' })).toBe(1);
+      expect(await store.find(stripe, { now: now() })).toBeNull();
+      expect(await store.find(payme, { now: now() })).toMatchObject({ status: 'completed' });
+      expect(await store.purge({ now: now(), olderThanMs: 30 * DAY, provider: 'nobody' })).toBe(0);
+    },
+  },
+  {
+    group: 'purge',
     name: 'deletes in batches and counts every row',
     async run({ store, now, key, advance }) {
       const keys = Array.from({ length: 25 }, (_, i) => key(`batch-${i}`));
