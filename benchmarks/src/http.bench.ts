@@ -69,19 +69,22 @@ async function measure(scenario: Scenario): Promise<{ rps: number; cpuUsPerReque
   return { rps: result.requests.average, cpuUsPerRequest: cpuUs / Math.max(1, result.requests.total), non2xx: result.non2xx };
 }
 
-export async function runHttpBench(log: (line?: string) => void): Promise<void> {
+export async function runHttpBench(log: (line?: string) => void): Promise<Record<string, number>> {
   log(`## HTTP (Express 5, autocannon, ${CONNECTIONS} connections, ${DURATION_S} s per scenario)`);
   log();
   log('| scenario | req/s | vs bare | server CPU µs/request | added CPU µs/request |');
   log('|---|---|---|---|---|');
   let base: { rps: number; cpuUsPerRequest: number } | undefined;
+  const added: Record<string, number> = {};
   for (const scenario of SCENARIOS) {
     const r = await measure(scenario);
     base ??= r;
     if (r.non2xx > 0) throw new Error(`${scenario.name}: ${r.non2xx} non-2xx answers`);
-    const added = r === base ? '—' : (r.cpuUsPerRequest - base.cpuUsPerRequest).toFixed(0);
-    log(`| ${scenario.name} | ${r.rps.toFixed(0)} | ${(r.rps / base.rps).toFixed(2)}× | ${r.cpuUsPerRequest.toFixed(0)} | ${added} |`);
+    added[scenario.name] = r.cpuUsPerRequest - base.cpuUsPerRequest;
+    const extra = r === base ? '—' : added[scenario.name]!.toFixed(0);
+    log(`| ${scenario.name} | ${r.rps.toFixed(0)} | ${(r.rps / base.rps).toFixed(2)}× | ${r.cpuUsPerRequest.toFixed(0)} | ${extra} |`);
   }
   log();
-  log('CPU is the server process\'s own user + system time over the measured window, divided by the requests it answered.');
+  log('CPU is the server process\'s own user + system time (all its threads, garbage collection included) over the measured window, divided by the requests it answered.');
+  return added;
 }
