@@ -5,7 +5,6 @@ import { canonicalFingerprint } from './fingerprint';
 import { requireOptions, requireString, optionalString } from './options';
 import { header, isJsonObject, jsonBody } from './request-fields';
 import { jsonText, withBody } from './response';
-import { ConfigError } from '../errors';
 
 /** Options of {@link payme}. */
 export interface PaymeOptions {
@@ -94,8 +93,7 @@ export function payme(options: PaymeOptions): ProviderPreset {
   const { password, login } = requireOptions('payme', options);
   const pass = requireString('payme', 'password', password, 'the cash-desk key as "password"');
   const user = optionalString('payme', 'login', login, 'Paycom');
-  if (user.includes(':')) throw new ConfigError('login', 'payme() needs a login without ":" (HTTP Basic cannot carry it)');
-  const checkAuth = basicAuthChecker(user, pass);
+  const checkAuth = basicAuthChecker('payme', 'login', user, pass);
 
   return {
     provider: 'payme',

@@ -1,6 +1,5 @@
 /** @module Uzum Bank Merchant API preset: JSON webhooks on /check /create /confirm /reverse /status, HTTP Basic auth. */
 import type { HttpRequest, ProviderPreset } from '../http/types';
-import { ConfigError } from '../errors';
 import { basicAuthChecker } from './basic-auth';
 import { canonicalFingerprint } from './fingerprint';
 import { requireOptions, requireString } from './options';
@@ -61,8 +60,7 @@ export function uzum(options: UzumOptions): ProviderPreset {
   const { username, password } = requireOptions('uzum', options);
   const user = requireString('uzum', 'username', username, 'the Basic-auth login Uzum issued as "username"');
   const pass = requireString('uzum', 'password', password, 'the Basic-auth password Uzum issued as "password"');
-  if (user.includes(':')) throw new ConfigError('username', 'uzum() needs a username without ":" (HTTP Basic cannot carry it)');
-  const checkAuth = basicAuthChecker(user, pass);
+  const checkAuth = basicAuthChecker('uzum', 'username', user, pass);
 
   return {
     provider: 'uzum',
