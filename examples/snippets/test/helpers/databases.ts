@@ -1,51 +1,5 @@
 /**
- * @module Fresh databases for the store snippets, on the servers jest's global setup started
- * (WI_PG_URL, WI_MYSQL_URL), and temporary SQLite files. A missing server is an error, never a skip.
+ * @module Fresh databases for the store snippets: the SQL store tests' helpers (per-file databases
+ * on the servers jest's global setup started, temporary SQLite files), shared rather than copied.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
-
-function env(name: 'WI_PG_URL' | 'WI_MYSQL_URL'): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run these tests through jest, whose global setup starts the database servers`);
-  return value;
-}
-
-const withDatabase = (url: string, database: string) => {
-  const parsed = new URL(url);
-  parsed.pathname = `/${database}`;
-  return parsed.toString();
-};
-
-/** A fresh PostgreSQL database; returns its URL. */
-export async function pgDatabase(database: string): Promise<string> {
-  const admin = new pg.Client({ connectionString: env('WI_PG_URL') });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
-    await admin.query(`CREATE DATABASE "${database}"`);
-  } finally {
-    await admin.end();
-  }
-  return withDatabase(env('WI_PG_URL'), database);
-}
-
-/** A fresh MariaDB database (utf8mb4); returns its URL. */
-export async function mysqlDatabase(database: string): Promise<string> {
-  const admin = await mysql.createConnection(env('WI_MYSQL_URL'));
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS \`${database}\``);
-    await admin.query(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4`);
-  } finally {
-    await admin.end();
-  }
-  return withDatabase(env('WI_MYSQL_URL'), database);
-}
-
-/** A path for a new SQLite file, in a folder of its own. */
-export function sqliteFile(name: string): string {
-  return join(mkdtempSync(join(process.env.WI_TMP ?? tmpdir(), 'snippets-')), `${name}.db`);
-}
+export { mysqlDatabase, pgDatabase, sqliteFile } from '../../../../packages/sql/test/helpers/databases';
