@@ -1,8 +1,6 @@
 /** The Express registry entries of the adapter conformance suite: Express 5 and Express 4. */
-import { once } from 'node:events';
-import type { Server } from 'node:http';
 import { Readable } from 'node:stream';
-import type { AdapterEntry, Answer, Handler, NativeLike, RunningApp } from '@webhook-idempotency/adapter-conformance';
+import { running, type AdapterEntry, type Answer, type Handler, type NativeLike, type RunningApp } from '@webhook-idempotency/adapter-conformance';
 import type { IdempotencyOptions } from '@webhook-idempotency/core';
 import express5 from 'express';
 import express4 from 'express4';
@@ -34,17 +32,8 @@ export function render(res: Response, answer: Answer): void {
 }
 
 /** Starts `app` on a free loopback port. */
-export async function listen(app: Application): Promise<RunningApp> {
-  const server: Server = app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+export function listen(app: Application): Promise<RunningApp> {
+  return running(app.listen(0, '127.0.0.1'));
 }
 
 function entry(name: string, framework: typeof express5): AdapterEntry {

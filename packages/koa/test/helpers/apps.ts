@@ -1,9 +1,7 @@
 /** The Koa registry entries of the adapter conformance suite: Koa 3 and Koa 2, on one @koa/router route. */
-import { once } from 'node:events';
-import type { Server } from 'node:http';
 import { Readable } from 'node:stream';
 import Router from '@koa/router';
-import type { AdapterEntry, Answer, Handler, NativeLike, RunningApp } from '@webhook-idempotency/adapter-conformance';
+import { running, type AdapterEntry, type Answer, type Handler, type NativeLike, type RunningApp } from '@webhook-idempotency/adapter-conformance';
 import type { IdempotencyOptions } from '@webhook-idempotency/core';
 import Koa3, { type Context } from 'koa';
 import Koa2 from 'koa2';
@@ -33,16 +31,7 @@ export function render(ctx: Context, answer: Answer): void {
 /** Starts `app` on a free loopback port. */
 export async function listen(app: Koa3): Promise<RunningApp> {
   app.silent = true;
-  const server: Server = app.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return running(app.listen(0, '127.0.0.1'));
 }
 
 function entry(name: string, Framework: typeof Koa3): AdapterEntry {
