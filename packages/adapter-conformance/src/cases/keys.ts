@@ -51,6 +51,7 @@ export const keyCases: AdapterCase[] = [
       const res = await h.post('k1');
       expect(res.status).toBe(503);
       expect(json(res.body).code).toBe('ERR_IDEMPOTENCY_STORE');
+      expect(res.body.toString()).not.toContain('127.0.0.1'); // no driver detail to the caller
       expect(h.calls()).toBe(0);
     },
   },

@@ -22,8 +22,13 @@ export function errorAnswer(status: number, error: IdempotencyError, headers: Re
   return {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
-    body: Buffer.from(JSON.stringify({ code: error.code, message: error.message })),
+    body: Buffer.from(JSON.stringify({ code: error.code, message: publicMessage(error) })),
   };
+}
+
+/** A store failure's message names hosts, ports and driver internals: callers get a generic one (the event and `cause` keep the detail). */
+function publicMessage(error: IdempotencyError): string {
+  return error.code === ErrorCode.STORE ? 'The receipts store is unavailable; retry later' : error.message;
 }
 
 /**
