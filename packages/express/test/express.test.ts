@@ -147,3 +147,53 @@ describe('idempotencyErrors()', () => {
     }
   });
 });
+
+describe('response capture across apps and other patches', () => {
+  const key = (req: express.Request) => req.get('x-event-id');
+
+  it('captures an answer given inside a mounted sub-app (Express swaps the response prototype there)', async () => {
+    const store = new InMemoryStore();
+    const app = express();
+    const sub = express();
+    let calls = 0;
+    sub.post('/hook', (_req, res) => void res.status(201).json({ n: ++calls }));
+    app.use(express.json(), idempotent({ store, provider: 'p', key }));
+    app.use('/sub', sub);
+    const { server, close } = await listen(app);
+    try {
+      const first = await request(server).post('/sub/hook').set('x-event-id', 's1').send({});
+      const retry = await request(server).post('/sub/hook').set('x-event-id', 's1').send({});
+      expect(first.status).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.body).toEqual({ n: 1 });
+      expect(calls).toBe(1);
+      expect(await store.find({ provider: 'p', externalId: 's1' }, { now: Date.now() })).toMatchObject({ status: 'completed' });
+    } finally {
+      await close();
+    }
+  });
+
+  it('captures a response whose end() another middleware already replaced on the response itself', async () => {
+    const store = new InMemoryStore();
+    const app = express();
+    const seen: string[] = [];
+    app.use((_req, res, next) => {
+      const end = res.end.bind(res) as (...args: unknown[]) => express.Response;
+      (res as { end: unknown }).end = (...args: unknown[]) => {
+        seen.push('outer end');
+        return end(...args);
+      };
+      next();
+    });
+    app.post('/hook', express.json(), idempotent({ store, provider: 'p', key }), (_req, res) => void res.json({ ok: 1 }));
+    const { server, close } = await listen(app);
+    try {
+      await request(server).post('/hook').set('x-event-id', 'o1').send({}).expect(200, { ok: 1 });
+      const retry = await request(server).post('/hook').set('x-event-id', 'o1').send({});
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(seen.length).toBeGreaterThanOrEqual(2); // the other middleware still saw both answers
+    } finally {
+      await close();
+    }
+  });
+});
