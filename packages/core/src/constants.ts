@@ -28,6 +28,9 @@ export const MAX_KEY_BYTES = MAX_KEY_LENGTH * 4;
 /** Longest error text kept on a failed receipt. */
 export const MAX_ERROR_LENGTH = 1000;
 
+/** Longest fingerprint a store keeps (the column is 64 characters: a SHA-256 in hex); longer ones are hashed. */
+export const MAX_FINGERPRINT_LENGTH = 64;
+
 /** Default age after which a `processing` claim is considered abandoned. */
 export const DEFAULT_STALE_AFTER_SECONDS = 300;
 /** Default number of rows a store deletes per statement when purging. */

@@ -12,6 +12,8 @@ export const ErrorCode = {
   RAW_BODY_MISSING: 'ERR_IDEMPOTENCY_RAW_BODY_MISSING',
   RESPONSE_TOO_LARGE: 'ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE',
   RESPONSE_NOT_CAPTURED: 'ERR_IDEMPOTENCY_RESPONSE_NOT_CAPTURED',
+  HANDLER_TIMEOUT: 'ERR_IDEMPOTENCY_HANDLER_TIMEOUT',
+  TRANSACTION_CLOSED: 'ERR_IDEMPOTENCY_TRANSACTION_CLOSED',
   CONFIG: 'ERR_IDEMPOTENCY_CONFIG',
 } as const;
 /** One of {@link ErrorCode}. */
@@ -31,6 +33,8 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   ERR_IDEMPOTENCY_RESPONSE_NOT_CAPTURED: 500,
   ERR_IDEMPOTENCY_FINGERPRINT_MISMATCH: 422,
   ERR_IDEMPOTENCY_STORE: 503,
+  ERR_IDEMPOTENCY_HANDLER_TIMEOUT: 503,
+  ERR_IDEMPOTENCY_TRANSACTION_CLOSED: 500,
   ERR_IDEMPOTENCY_RAW_BODY_MISSING: 500,
   ERR_IDEMPOTENCY_CONFIG: 500,
 };
@@ -120,6 +124,39 @@ export class StoreError extends IdempotencyError {
   }
 }
 
+/**
+ * A transactional run outlived `handlerTimeoutSeconds`: its transaction was rolled back (the
+ * handler's writes are gone), the receipt is `failed`, and the provider's next delivery runs the
+ * handler again. Answered like a store failure: 503 with `Retry-After`.
+ */
+export class HandlerTimeout extends IdempotencyError {
+  /** The deadline that passed, in milliseconds. */
+  readonly timeoutMs: number;
+  constructor(provider: string, externalId: string, timeoutMs: number) {
+    super(
+      ErrorCode.HANDLER_TIMEOUT,
+      `The handler for ${provider}/${externalId} did not finish within ${timeoutMs} ms; its transaction was rolled back and the receipt marked failed`,
+    );
+    this.name = 'HandlerTimeout';
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * A call on a transaction handle after its transaction ended (committed, rolled back, or rolled
+ * back at the handler deadline). Writes made after the answer are not part of the receipt's
+ * transaction: use inbox mode for "answer first, work later".
+ */
+export class TransactionClosed extends IdempotencyError {
+  /** How the transaction ended. */
+  readonly reason: 'committed' | 'rolled back' | 'timed out';
+  constructor(reason: 'committed' | 'rolled back' | 'timed out') {
+    super(ErrorCode.TRANSACTION_CLOSED, `The transaction handle was used after its transaction ${reason}; nothing was run`);
+    this.name = 'TransactionClosed';
+    this.reason = reason;
+  }
+}
+
 /** An option is missing or has the wrong type or range. `option` names it. Thrown at construction. */
 export class ConfigError extends IdempotencyError {
   readonly option: string;
@@ -137,6 +174,8 @@ const ERROR_NAMES = new Set([
   'FingerprintMismatch',
   'ClaimLost',
   'StoreError',
+  'HandlerTimeout',
+  'TransactionClosed',
   'ConfigError',
 ]);
 

@@ -1,6 +1,7 @@
 /** @module IdempotencyGuard: claim, run, store, replay (DESIGN.md §3–§4, §7). */
-import { DAY, DEFAULT_STALE_AFTER_SECONDS, MAX_ERROR_LENGTH, ReceiptStatus, SECOND } from './constants';
-import { ClaimLost, ConfigError, FingerprintMismatch, RequestInProgress, StoreError } from './errors';
+import { createHash } from 'node:crypto';
+import { DAY, DEFAULT_STALE_AFTER_SECONDS, MAX_ERROR_LENGTH, MAX_FINGERPRINT_LENGTH, ReceiptStatus, SECOND } from './constants';
+import { ClaimLost, ConfigError, FingerprintMismatch, HandlerTimeout, IdempotencyError, RequestInProgress, StoreError } from './errors';
 import { RequestKey, type KeyLike } from './request-key';
 import type { Codec, GuardEvent, ObservedReceipt, Outcome, RunContext, Store } from './types';
 
@@ -20,6 +21,14 @@ export interface GuardOptions<R = unknown> {
    * §7). Needs a store with `capabilities.transactional`. Defaults to `false`.
    */
   transactional?: boolean;
+  /**
+   * Transactional mode: the longest a handler's transaction may stay open, in seconds. At the
+   * deadline the guard rolls the transaction back, marks the receipt `failed` and throws
+   * {@link HandlerTimeout} (503 over HTTP), so a hung handler never pins a connection, a SQLite
+   * write lock or row locks a takeover would wait on. Must be shorter than `staleAfterSeconds`;
+   * defaults to `staleAfterSeconds` minus 10 % (at most 30 s less).
+   */
+  handlerTimeoutSeconds?: number;
   /** Receives events (claimed, replayed, claim-lost, …). Errors it throws are ignored. */
   onEvent?: (event: GuardEvent) => void;
 }
@@ -30,6 +39,12 @@ export interface RunOptions {
   fingerprint?: string | null;
   /** Overrides the guard's `transactional` for this call. */
   transactional?: boolean;
+  /**
+   * The request was authenticated (a signature or secret check passed). Only then may a request
+   * without a fingerprint be answered with a receipt that has one; otherwise that is a mismatch,
+   * so a caller who knows nothing but the id never reads the stored answer (DESIGN.md §10).
+   */
+  verified?: boolean;
 }
 
 /** The handler the guard runs at most once per claim. */
@@ -52,6 +67,23 @@ function errorText(error: unknown): string {
   return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 1)}…` : text;
 }
 
+/** A fingerprint that fits the column: a longer one is hashed (SHA-256, hex), never truncated by a database. */
+function fittedFingerprint(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string' || value === '') {
+    throw new ConfigError('fingerprint', `must be a non-empty string or null, got ${value === '' ? 'an empty string' : typeof value}`);
+  }
+  return value.length <= MAX_FINGERPRINT_LENGTH && !/[^\x20-\x7e]/.test(value) ? value : createHash('sha256').update(value).digest('hex');
+}
+
+/** Default handler deadline: 10 % under the stale threshold, at most 30 s under it. */
+function defaultHandlerTimeoutSeconds(staleAfterSeconds: number): number {
+  return staleAfterSeconds - Math.min(30, staleAfterSeconds / 10);
+}
+
+/** Retries of a `fail` write that met a store error, so a receipt does not sit `processing` until stale. */
+const FAIL_RETRY_DELAYS_MS = [250, 1000, 4000] as const;
+
 /**
  * Decides, for each delivery, whether the handler runs or the stored result is replayed.
  *
@@ -70,6 +102,8 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
   private readonly clock: () => number;
   private readonly codec: Codec<R>;
   private readonly transactional: boolean;
+  /** Transactional mode's deadline, in milliseconds. */
+  readonly handlerTimeoutMs: number;
   private readonly onEvent: ((event: GuardEvent) => void) | undefined;
 
   constructor(store: Store<Tx>, options: GuardOptions<R> = {}) {
@@ -89,6 +123,19 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
       throw new ConfigError('transactional', 'this store does not support transactions (capabilities.transactional is false)');
     }
     if (onEvent !== undefined && typeof onEvent !== 'function') throw new ConfigError('onEvent', 'must be a function');
+    const { handlerTimeoutSeconds = defaultHandlerTimeoutSeconds(staleAfterSeconds) } = options;
+    if (
+      typeof handlerTimeoutSeconds !== 'number' ||
+      !Number.isFinite(handlerTimeoutSeconds) ||
+      handlerTimeoutSeconds <= 0 ||
+      handlerTimeoutSeconds >= staleAfterSeconds
+    ) {
+      throw new ConfigError(
+        'handlerTimeoutSeconds',
+        `must be a positive number of seconds below staleAfterSeconds (${staleAfterSeconds}), got ${String(handlerTimeoutSeconds)}`,
+      );
+    }
+    this.handlerTimeoutMs = handlerTimeoutSeconds * SECOND;
     this.store = store;
     this.staleAfterMs = staleAfterSeconds * SECOND;
     this.clock = clock;
@@ -109,7 +156,7 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
    */
   async run<T extends R>(keyInput: KeyLike, handler: Handler<T, Tx>, options: RunOptions = {}): Promise<Outcome<T>> {
     const key = RequestKey.from(keyInput);
-    const fingerprint = options.fingerprint ?? null;
+    const fingerprint = fittedFingerprint(options.fingerprint);
     const transactional = options.transactional ?? this.transactional;
     if (transactional && !this.store.withTransaction) {
       throw new ConfigError('transactional', 'this store does not support transactions');
@@ -119,11 +166,19 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
       const claim = await this.call('claim', key, () => this.store.claim(key, { now: this.clock(), fingerprint }));
       if (claim.won) {
         this.emit({ type: 'claimed', key, attempts: claim.receipt.attempts });
-        return this.execute(key, claim.receipt.attempts, false, handler, transactional);
+        return this.execute(key, claim.receipt.attempts, claim.receipt.claimedAt, false, handler, transactional);
       }
 
       const existing = claim.receipt;
-      if (fingerprint !== null && existing.fingerprint !== null && existing.fingerprint !== fingerprint) {
+      // Judged only against a live or final receipt: a failed attempt's body pins nothing (a forged
+      // first delivery must not lock the genuine one out). A request without a fingerprint
+      // matches a receipt that has one only when it was authenticated.
+      if (
+        existing.status !== ReceiptStatus.FAILED &&
+        existing.fingerprint !== null &&
+        existing.fingerprint !== fingerprint &&
+        !(fingerprint === null && options.verified === true)
+      ) {
         this.emit({ type: 'fingerprint-mismatch', key });
         throw new FingerprintMismatch(key.provider, key.externalId);
       }
@@ -134,11 +189,11 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
 
       // failed, or processing with a stale claim: try to take it over (one conditional write).
       const taken = await this.call('reclaim', key, () =>
-        this.store.reclaim(key, { now: this.clock(), attempts: existing.attempts, staleAfterMs: this.staleAfterMs }),
+        this.store.reclaim(key, { now: this.clock(), attempts: existing.attempts, staleAfterMs: this.staleAfterMs, fingerprint }),
       );
       if (taken) {
         this.emit({ type: 'retried', key, attempts: taken.attempts });
-        return this.execute(key, taken.attempts, true, handler, transactional);
+        return this.execute(key, taken.attempts, taken.claimedAt, true, handler, transactional);
       }
       // Someone else moved the receipt on between our read and our write: look again.
     }
@@ -194,39 +249,90 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
   private async execute<T extends R>(
     key: RequestKey,
     attempts: number,
+    claimedAt: Date,
     isRetry: boolean,
     handler: Handler<T, Tx>,
     transactional: boolean,
   ): Promise<Outcome<T>> {
-    const context = { key, attempts, isRetry };
     let value: T;
     let response = '';
     try {
       if (transactional) {
-        value = await this.store.withTransaction!(async (transaction) => {
-          const result = await handler({ ...context, transaction });
-          await this.record(key, attempts, this.codec.encode(result), transaction);
-          return result;
-        });
+        value = await this.runInTransaction(key, attempts, claimedAt, isRetry, handler);
       } else {
-        value = await handler({ ...context, transaction: undefined });
+        value = await handler({ key, attempts, isRetry, transaction: undefined });
         response = this.codec.encode(value);
       }
     } catch (error) {
-      // A lost claim is not ours to mark; anything else (the handler, encoding, the transaction)
-      // leaves the receipt retryable. The write is fenced, so it cannot touch a newer claim.
-      if (!(error instanceof ClaimLost)) await this.markFailed(key, attempts, error);
+      // A lost claim is not ours to mark; anything else (the handler, encoding, the transaction,
+      // the deadline) leaves the receipt retryable. The write is fenced, so it cannot touch a newer claim.
+      if (!(error instanceof ClaimLost)) await this.markFailed(key, attempts, claimedAt, error);
       throw error;
     }
-    if (!transactional) await this.record(key, attempts, response);
+    if (!transactional) await this.record(key, attempts, claimedAt, response);
     this.emit({ type: 'completed', key, attempts });
     return { response: value, isReplay: false, attempts };
   }
 
+  /**
+   * The handler and the completion in one store transaction, bounded by the handler deadline
+   * (DESIGN.md §10). A failure to open or commit the transaction is a store failure
+   * ({@link StoreError}); the deadline rolls back and throws {@link HandlerTimeout}, even when the
+   * handler never settles.
+   */
+  private async runInTransaction<T extends R>(
+    key: RequestKey,
+    attempts: number,
+    claimedAt: Date,
+    isRetry: boolean,
+    handler: Handler<T, Tx>,
+  ): Promise<T> {
+    const timeoutMs = this.handlerTimeoutMs;
+    const controller = new AbortController();
+    let stage: 'begin' | 'handler' | 'complete' | 'commit' = 'begin';
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(new HandlerTimeout(key.provider, key.externalId, timeoutMs));
+      }, timeoutMs);
+    });
+    const work = this.store.withTransaction!(
+      async (transaction) => {
+        stage = 'handler';
+        const result = await handler({ key, attempts, isRetry, transaction });
+        stage = 'complete';
+        await this.record(key, attempts, claimedAt, this.codec.encode(result), transaction);
+        stage = 'commit';
+        return result;
+      },
+      { signal: controller.signal, timeoutMs },
+    );
+    try {
+      return await Promise.race([work, deadline]);
+    } catch (error) {
+      if (controller.signal.aborted) {
+        this.emit({ type: 'handler-timeout', key, attempts, timeoutMs });
+        throw error instanceof HandlerTimeout ? error : new HandlerTimeout(key.provider, key.externalId, timeoutMs);
+      }
+      if ((stage === 'begin' || stage === 'commit') && !(error instanceof IdempotencyError)) {
+        const operation = stage === 'begin' ? 'begin transaction' : 'commit';
+        this.emit({ type: 'store-error', key, operation, error });
+        throw new StoreError(operation, error);
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      // Whichever lost the race settles unobserved.
+      work.catch(() => undefined);
+      deadline.catch(() => undefined);
+    }
+  }
+
   /** Writes `completed`, fenced by `attempts`; throws `ClaimLost` when the claim was taken over. */
-  private async record(key: RequestKey, attempts: number, response: string, transaction?: Tx): Promise<void> {
+  private async record(key: RequestKey, attempts: number, claimedAt: Date, response: string, transaction?: Tx): Promise<void> {
     const ok = await this.call('complete', key, () =>
-      this.store.complete(key, { now: this.clock(), attempts, response }, transaction),
+      this.store.complete(key, { now: this.clock(), attempts, claimedAt, response }, transaction),
     );
     if (!ok) {
       this.emit({ type: 'claim-lost', key, attempts, operation: 'complete' });
@@ -234,14 +340,21 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     }
   }
 
-  /** Best effort: the caller rethrows the handler's error whatever happens here. */
-  private async markFailed(key: RequestKey, attempts: number, cause: unknown): Promise<void> {
+  /**
+   * Best effort: the caller rethrows the handler's error whatever happens here. A store error is
+   * retried a few times in the background (the database may be restarting), so the receipt does
+   * not sit `processing` until `staleAfterSeconds`; the write is fenced, so a late retry cannot
+   * touch a newer claim.
+   */
+  private async markFailed(key: RequestKey, attempts: number, claimedAt: Date, cause: unknown, retry = 0): Promise<void> {
     const error = errorText(cause);
     try {
-      const ok = await this.store.fail(key, { now: this.clock(), attempts, error });
+      const ok = await this.store.fail(key, { now: this.clock(), attempts, claimedAt, error });
       this.emit(ok ? { type: 'failed', key, attempts, error } : { type: 'claim-lost', key, attempts, operation: 'fail' });
     } catch (storeError) {
       this.emit({ type: 'store-error', key, operation: 'fail', error: storeError });
+      const delay = FAIL_RETRY_DELAYS_MS[retry];
+      if (delay !== undefined) setTimeout(() => void this.markFailed(key, attempts, claimedAt, cause, retry + 1), delay).unref?.();
     }
   }
 

@@ -70,7 +70,10 @@ export class InMemoryStore implements Store {
     return { won: true, receipt: observe(row, now) };
   }
 
-  async reclaim(key: KeyLike, { now, attempts, staleAfterMs }: At & { attempts: number; staleAfterMs: number }): Promise<ObservedReceipt | null> {
+  async reclaim(
+    key: KeyLike,
+    { now, attempts, staleAfterMs, fingerprint }: At & { attempts: number; staleAfterMs: number; fingerprint?: string | null },
+  ): Promise<ObservedReceipt | null> {
     const row = this.rows.get(mapKey(key));
     if (!row || row.attempts !== attempts) return null;
     const over =
@@ -81,11 +84,15 @@ export class InMemoryStore implements Store {
     row.claimedAt = now;
     row.finishedAt = null;
     row.error = null;
+    if (fingerprint !== undefined) row.fingerprint = fingerprint;
     return observe(row, now);
   }
 
-  async complete(key: KeyLike, { now, attempts, response }: At & { attempts: number; response: string }): Promise<boolean> {
-    const row = this.owned(key, attempts);
+  async complete(
+    key: KeyLike,
+    { now, attempts, claimedAt, response }: At & { attempts: number; claimedAt?: Date; response: string },
+  ): Promise<boolean> {
+    const row = this.owned(key, attempts, claimedAt);
     if (!row) return false;
     row.status = ReceiptStatus.COMPLETED;
     row.response = response;
@@ -93,8 +100,11 @@ export class InMemoryStore implements Store {
     return true;
   }
 
-  async fail(key: KeyLike, { now, attempts, error }: At & { attempts: number; error: string }): Promise<boolean> {
-    const row = this.owned(key, attempts);
+  async fail(
+    key: KeyLike,
+    { now, attempts, claimedAt, error }: At & { attempts: number; claimedAt?: Date; error: string },
+  ): Promise<boolean> {
+    const row = this.owned(key, attempts, claimedAt);
     if (!row) return false;
     row.status = ReceiptStatus.FAILED;
     row.error = error;
@@ -127,8 +137,14 @@ export class InMemoryStore implements Store {
     return [...this.rows.values()].sort((a, b) => a.claimedAt - b.claimedAt).map((row) => observe(row, now));
   }
 
-  private owned(key: KeyLike, attempts: number): Row | undefined {
+  /**
+   * The row, when the caller still holds its claim: `processing` with the same `attempts` and, when
+   * given, the same claim time (compared as `observe` returned it, to the millisecond). attempts
+   * alone repeats: after a purge, the key's next claim starts at 1 again.
+   */
+  private owned(key: KeyLike, attempts: number, claimedAt: Date | undefined): Row | undefined {
     const row = this.rows.get(mapKey(key));
-    return row && row.status === ReceiptStatus.PROCESSING && row.attempts === attempts ? row : undefined;
+    if (!row || row.status !== ReceiptStatus.PROCESSING || row.attempts !== attempts) return undefined;
+    return claimedAt === undefined || new Date(row.claimedAt).getTime() === claimedAt.getTime() ? row : undefined;
   }
 }

@@ -45,9 +45,31 @@ function externalIdToString(value: unknown): string {
 }
 
 /**
+ * A provider's id field as a preset found it, for {@link RequestKey} to judge: absent
+ * (`undefined`, `null`, `''`) is `undefined`, which the engine answers 400
+ * `ERR_IDEMPOTENCY_KEY_MISSING`; any other value is returned unchanged, so an object, array,
+ * boolean or unsafe number reaches `RequestKey` and is answered 400 `ERR_IDEMPOTENCY_KEY_INVALID`,
+ * exactly as on a route whose own `key` function returned it. One validator, one code per
+ * situation (issue 8 item 13). The value is not narrowed on purpose: `RequestKey` checks the
+ * runtime type, as it must for `key` functions written in JavaScript.
+ * @example
+ * key: (request) => presentExternalId(jsonBody(request)?.event_id)
+ */
+export function presentExternalId(value: unknown): ExternalId | undefined {
+  return value === undefined || value === null || value === '' ? undefined : (value as ExternalId);
+}
+
+/**
  * The identity of one delivery: which provider sent it and the provider's own id for it.
  * The same external id at two providers is two receipts. Nothing is trimmed or normalised:
  * the id is stored exactly as given.
+ *
+ * Numbers are keyed by their value, in decimal: `7` and `'7'` are one key, and so are `-0` and
+ * `0` (both `'0'`). That is deliberate (issue 8 item 13): `-0 === 0`, no provider numbers its
+ * deliveries with a signed zero, and refusing it would turn a request whose id equals 0 into a
+ * 400. The raw-body fingerprint still tells the spellings apart: a body with `-0` that arrives
+ * after one with `0` under the same key gets 422, never the other's stored answer. A string
+ * keeps its exact text (`'-0'` is its own key).
  *
  * @example
  * new RequestKey('stripe', event.id);

@@ -85,25 +85,43 @@ export interface Store<Tx = never> {
    *
    * Atomicity: one conditional write (compare-and-set on `attempts`). Of concurrent take-overs
    * with the same `attempts`, at most one wins; the winner gets the new receipt, the others `null`.
-   * A `completed` receipt is never taken over.
+   * A `completed` receipt is never taken over. When `fingerprint` is given (a string or `null`),
+   * the receipt records it in the same write: the new delivery's fingerprint replaces the failed
+   * attempt's (DESIGN.md §10). Without the field, the stored fingerprint stays.
    */
-  reclaim(key: KeyLike, input: At & { readonly attempts: number; readonly staleAfterMs: number }): Promise<ObservedReceipt | null>;
+  reclaim(
+    key: KeyLike,
+    input: At & { readonly attempts: number; readonly staleAfterMs: number; readonly fingerprint?: string | null },
+  ): Promise<ObservedReceipt | null>;
 
   /**
    * Marks the receipt `completed` with the response and `finishedAt = now`, on the condition that
-   * it is `processing` with exactly `attempts` (the fencing token the worker claimed with).
+   * it is `processing` with exactly `attempts` (the fencing token the worker claimed with) and,
+   * when `claimedAt` is given, with exactly that claim time.
    * When `transaction` is given, the write is part of it and commits or rolls back with it.
+   *
+   * `claimedAt` is the `claimedAt` of the receipt the worker's {@link Store.claim} or
+   * {@link Store.reclaim} returned, as returned (to the millisecond). `attempts` alone does not
+   * identify a claim: after a purge the key's next claim starts again at `attempts = 1`, so a
+   * worker that claimed with 1 and stalled would pass an attempts-only fence. Stores should fence
+   * on `claimedAt` too whenever it is given (the guard always gives it); it is optional only so
+   * that stores written against the older contract keep compiling.
    *
    * Atomicity: one conditional write. Returns `false` (and changes nothing) when the claim was
    * taken over or the receipt is no longer `processing`.
    */
-  complete(key: KeyLike, input: At & { readonly attempts: number; readonly response: string }, transaction?: Tx): Promise<boolean>;
+  complete(
+    key: KeyLike,
+    input: At & { readonly attempts: number; readonly claimedAt?: Date; readonly response: string },
+    transaction?: Tx,
+  ): Promise<boolean>;
 
   /**
    * Marks the receipt `failed` with the error text and `finishedAt = now`, fenced exactly like
-   * {@link Store.complete}. Returns `false` when the claim was lost.
+   * {@link Store.complete} (on `attempts`, and on `claimedAt` when given). Returns `false` when
+   * the claim was lost.
    */
-  fail(key: KeyLike, input: At & { readonly attempts: number; readonly error: string }): Promise<boolean>;
+  fail(key: KeyLike, input: At & { readonly attempts: number; readonly claimedAt?: Date; readonly error: string }): Promise<boolean>;
 
   /** Reads the receipt for a key, or `null`. A plain read: claims nothing. */
   find(key: KeyLike, input: At): Promise<ObservedReceipt | null>;
@@ -119,8 +137,22 @@ export interface Store<Tx = never> {
    * Transactional stores only: runs `work` inside a database transaction and commits when it
    * resolves, rolls back when it rejects. The guard runs the handler and {@link Store.complete}
    * inside it, so the business writes and the receipt commit together.
+   *
+   * Bounded (DESIGN.md §10): when `options.signal` aborts (the guard's handler deadline), the store
+   * ends the transaction at once (rollback, or closing the connection when a statement is in
+   * flight) and rejects; the handle passed to `work` refuses every call once the transaction has
+   * ended, whichever way it ended ({@link TransactionClosed}). `options.timeoutMs` is the same
+   * deadline, for stores that can also enforce it server-side (lock and idle timeouts).
    */
-  withTransaction?<T>(work: (transaction: Tx) => Promise<T>): Promise<T>;
+  withTransaction?<T>(work: (transaction: Tx) => Promise<T>, options?: TransactionOptions): Promise<T>;
+}
+
+/** What the guard passes to {@link Store.withTransaction}. */
+export interface TransactionOptions {
+  /** Aborts at the handler deadline: end the transaction now and reject. */
+  readonly signal?: AbortSignal;
+  /** The deadline in milliseconds from the start of the transaction. */
+  readonly timeoutMs?: number;
 }
 
 /** Encodes handler results for storage and decodes them for replay. Defaults to JSON. */
@@ -160,6 +192,8 @@ export type GuardEvent =
   | { readonly type: 'in-progress'; readonly key: RequestKey; readonly attempts: number; readonly retryAfterSeconds: number }
   | { readonly type: 'failed'; readonly key: RequestKey; readonly attempts: number; readonly error: string }
   | { readonly type: 'fingerprint-mismatch'; readonly key: RequestKey }
+  /** A transactional run outlived `handlerTimeoutSeconds`: rolled back, receipt marked failed. */
+  | { readonly type: 'handler-timeout'; readonly key: RequestKey; readonly attempts: number; readonly timeoutMs: number }
   /** A worker whose claim was taken over tried to record its result; the write was refused. */
   | { readonly type: 'claim-lost'; readonly key: RequestKey; readonly attempts: number; readonly operation: 'complete' | 'fail' }
   | { readonly type: 'store-error'; readonly key: RequestKey | undefined; readonly operation: string; readonly error: unknown };

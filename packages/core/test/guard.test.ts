@@ -279,14 +279,31 @@ describe('IdempotencyGuard', () => {
       hold.open('done');
       await first;
       await expect(guard.run(key, () => 'x', { fingerprint: 'a' })).resolves.toMatchObject({ isReplay: true, response: 'done' });
-      // A caller without a fingerprint is not compared.
-      await expect(guard.run(key, () => 'x')).resolves.toMatchObject({ isReplay: true });
+      // Issue 8 (item 8): a caller without a fingerprint (no body) who only knows the id does not
+      // get the stored answer; an authenticated one (verify passed) does.
+      await expect(guard.run(key, () => 'x')).rejects.toBeInstanceOf(FingerprintMismatch);
+      await expect(guard.run(key, () => 'x', { verified: true })).resolves.toMatchObject({ isReplay: true, response: 'done' });
     });
 
-    it('a failed receipt retried with another payload is refused too', async () => {
-      const { guard } = setup();
-      await guard.run(key, () => Promise.reject(new Error('x')), { fingerprint: 'a' }).catch(() => undefined);
-      await expect(guard.run(key, () => 'y', { fingerprint: 'b' })).rejects.toBeInstanceOf(FingerprintMismatch);
+    it("a failed attempt's fingerprint pins nothing: the genuine payload runs and its fingerprint is recorded (issue 8, item 7)", async () => {
+      const { guard, store } = setup();
+      const forged = guard.run(key, () => Promise.reject(new Error('bad signature in body')), { fingerprint: 'forged' });
+      await expect(forged).rejects.toThrow('bad signature in body');
+      await expect(guard.run(key, () => 'genuine', { fingerprint: 'real' })).resolves.toMatchObject({ isReplay: false, attempts: 2 });
+      expect((await store.find(key, { now: 0 }))?.fingerprint).toBe('real');
+      // Now completed: the forged payload is the mismatch, the genuine one replays.
+      await expect(guard.run(key, () => 'x', { fingerprint: 'forged' })).rejects.toBeInstanceOf(FingerprintMismatch);
+      await expect(guard.run(key, () => 'x', { fingerprint: 'real' })).resolves.toMatchObject({ isReplay: true, response: 'genuine' });
+    });
+
+    it('a fingerprint longer than the column is hashed to 64 hex characters, never truncated (issue 8, item 6)', async () => {
+      const { guard, store } = setup();
+      const long = 'f'.repeat(200);
+      await guard.run(key, () => 'first', { fingerprint: long });
+      const stored = (await store.find(key, { now: 0 }))?.fingerprint;
+      expect(stored).toMatch(/^[0-9a-f]{64}$/);
+      await expect(guard.run(key, () => 'x', { fingerprint: long })).resolves.toMatchObject({ isReplay: true });
+      await expect(guard.run(key, () => 'x', { fingerprint: `${'f'.repeat(199)}g` })).rejects.toBeInstanceOf(FingerprintMismatch);
     });
   });
 

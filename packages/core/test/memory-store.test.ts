@@ -4,8 +4,9 @@ import { conformanceCases, runCase, runStoreConformance } from '../src/testing';
 runStoreConformance({ name: 'InMemoryStore', makeStore: () => ({ store: new InMemoryStore() }) });
 
 /**
- * The suite must catch the two classic bugs: a claim that reads, then inserts if absent, and a
- * complete that is not fenced by attempts. These broken stores prove it would.
+ * The suite must catch the classic bugs: a claim that reads, then inserts if absent, a complete
+ * that is not fenced at all, and complete/fail fenced by attempts alone (a token that restarts at
+ * 1 after a purge). These broken stores prove it would.
  */
 describe('the conformance suite rejects broken stores', () => {
   const byName = (fragment: string) => {
@@ -29,7 +30,28 @@ describe('the conformance suite rejects broken stores', () => {
   class UnfencedStore extends InMemoryStore {
     override async complete(key: Parameters<Store['complete']>[0], input: Parameters<Store['complete']>[1]): Promise<boolean> {
       const found = await this.find(key, input);
-      return found ? super.complete(key, { ...input, attempts: found.attempts }) : false;
+      return found ? super.complete(key, { ...input, attempts: found.attempts, claimedAt: found.claimedAt }) : false;
+    }
+  }
+
+  /** The store contract before claimedAt: complete and fail fenced by attempts only. */
+  class AttemptsOnlyStore extends InMemoryStore {
+    override async complete(key: Parameters<Store['complete']>[0], input: Parameters<Store['complete']>[1]): Promise<boolean> {
+      const { claimedAt: _ignored, ...attemptsOnly } = input;
+      return super.complete(key, attemptsOnly);
+    }
+
+    override async fail(key: Parameters<Store['fail']>[0], input: Parameters<Store['fail']>[1]): Promise<boolean> {
+      const { claimedAt: _ignored, ...attemptsOnly } = input;
+      return super.fail(key, attemptsOnly);
+    }
+  }
+
+  /** Records no fingerprint on reclaim: a forged first delivery's would pin the key. */
+  class KeepsFingerprintStore extends InMemoryStore {
+    override async reclaim(key: Parameters<Store['reclaim']>[0], input: Parameters<Store['reclaim']>[1]) {
+      const { fingerprint: _ignored, ...withoutFingerprint } = input;
+      return super.reclaim(key, withoutFingerprint);
     }
   }
 
@@ -43,6 +65,21 @@ describe('the conformance suite rejects broken stores', () => {
 
   it('a complete that ignores attempts fails the fencing case', async () => {
     await expect(runCase(byName('fencing'), { store: new UnfencedStore() })).rejects.toThrow();
+  });
+
+  it('complete and fail fenced by attempts alone fail the purge-and-claim-anew case and the claimedAt cases', async () => {
+    const reused = byName('after takeover, completion, purge and a new claim');
+    await expect(runCase(reused, { store: new AttemptsOnlyStore() })).rejects.toThrow(/Expected: false/);
+    await expect(runCase(byName('complete with the claimedAt'), { store: new AttemptsOnlyStore() })).rejects.toThrow();
+    await expect(runCase(byName('fail with the claimedAt'), { store: new AttemptsOnlyStore() })).rejects.toThrow();
+    // The same cases pass on the real store: what fails above is the missing fence, not the case.
+    await expect(runCase(reused, { store: new InMemoryStore() })).resolves.toBeUndefined();
+  });
+
+  it('a reclaim that ignores the fingerprint fails the reclaim-fingerprint case', async () => {
+    const recorded = byName('reclaiming with a fingerprint records it');
+    await expect(runCase(recorded, { store: new KeepsFingerprintStore() })).rejects.toThrow();
+    await expect(runCase(recorded, { store: new InMemoryStore() })).resolves.toBeUndefined();
   });
 });
 

@@ -1,4 +1,4 @@
-import { InvalidRequestKey, MAX_KEY_BYTES, MAX_KEY_LENGTH, RequestKey, isIdempotencyError } from '../src';
+import { InvalidRequestKey, MAX_KEY_BYTES, MAX_KEY_LENGTH, RequestKey, isIdempotencyError, presentExternalId } from '../src';
 
 function invalid(fn: () => unknown): InvalidRequestKey {
   try {
@@ -61,6 +61,25 @@ describe('RequestKey', () => {
     expect(error.field).toBe('provider');
     expect(error.message).toContain('161 characters');
     expect(invalid(() => new RequestKey('p', '😀'.repeat(161))).field).toBe('externalId');
+  });
+
+  it('keys numbers by value: -0 and 0 share the key "0", 7 and "7" share "7"; strings keep their text (issue 8 item 13)', () => {
+    expect(new RequestKey('p', -0).externalId).toBe('0');
+    expect(new RequestKey('p', -0)).toEqual(new RequestKey('p', 0));
+    expect(new RequestKey('p', JSON.parse('{"id":-0}').id as number).externalId).toBe('0');
+    expect(new RequestKey('p', 7)).toEqual(new RequestKey('p', '7'));
+    expect(new RequestKey('p', '-0').externalId).toBe('-0');
+    expect(new RequestKey('p', 1e3).externalId).toBe('1000');
+  });
+
+  it('presentExternalId: absent is undefined, anything else reaches RequestKey unchanged to be judged there', () => {
+    for (const absent of [undefined, null, '']) expect(presentExternalId(absent)).toBeUndefined();
+    expect(presentExternalId('evt_1')).toBe('evt_1');
+    expect(presentExternalId(0)).toBe(0);
+    const object = { id: 1 };
+    expect(presentExternalId(object)).toBe(object);
+    expect(invalid(() => new RequestKey('p', presentExternalId(object)!)).message).toContain('must be a string, number or bigint, got object');
+    expect(invalid(() => new RequestKey('p', presentExternalId(true)!)).code).toBe('ERR_IDEMPOTENCY_KEY_INVALID');
   });
 
   it('from() passes a RequestKey through and validates plain objects', () => {

@@ -1,29 +1,38 @@
-/** @module Buffers an Express (node:http) response until the engine has recorded it, then flushes it. */
-import { ServerResponse, type OutgoingHttpHeaders } from 'node:http';
+/** @module Buffers an Express (node:http) response until the engine has recorded it, then flushes it through the layer below. */
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { HttpResponseRecord, PendingRun } from '@webhook-idempotency/core';
 
 type Callback = (error?: Error | null) => void;
-type Original = Pick<ServerResponse, 'writeHead' | 'write' | 'end'>;
+type Methods = Pick<ServerResponse, 'writeHead' | 'write' | 'end'>;
+/** The one `end` overload the flush uses. */
+type EndWithBody = (this: ServerResponse, chunk: Buffer, callback?: () => void) => ServerResponse;
 
 /**
- * Per-response capture state. The replacement methods are shared module functions that find it
- * here (no closures per request), and stay in place after the flush: once `released` they hand
- * every call to the methods they replaced.
+ * Per-response capture state, found by the shared replacement methods below (no closures per
+ * request). `below` holds the methods that were in effect on the response when the capture was
+ * installed: the layer under it (an earlier middleware's wrappers, else Node's own), which is
+ * where the recorded answer goes. Wrappers installed later (compression, on-headers) sit above
+ * the capture: they see the handler's calls once, as they would without it, and are never
+ * re-entered by the flush.
  */
 interface Capture {
   readonly run: PendingRun;
   readonly onError: (error: unknown) => void;
-  readonly original: Original;
-  /** Routed through a patched prototype (see `baseOf`) rather than patched on the response itself. */
-  readonly viaBase: boolean;
+  readonly below: Methods;
   readonly chunks: Buffer[];
   readonly callbacks: Callback[];
+  /** A `writeHead` reached the capture (or the implicit one was sent up the chain). */
+  headed: boolean;
   ended: boolean;
   released: boolean;
+  /** The guard gave up on the run (its deadline) and answered: whatever the handler writes later is dropped. */
+  dropped: boolean;
 }
 
 const captures = new WeakMap<ServerResponse, Capture>();
-type Captured = ServerResponse;
+
+/** Statuses that carry no body, so no `Content-Length` is added for them (as Node does). */
+const bodiless = (status: number): boolean => status === 204 || status === 304 || (status >= 100 && status < 200);
 
 function bytes(chunk: unknown, encoding: unknown): Buffer {
   if (Buffer.isBuffer(chunk)) return chunk;
@@ -32,17 +41,52 @@ function bytes(chunk: unknown, encoding: unknown): Buffer {
   return Buffer.alloc(0);
 }
 
-/** Sends `record` on a response nothing has been written to yet; `replace` drops the headers set so far. */
-export function sendRecord(res: ServerResponse, record: HttpResponseRecord, replace = false): void {
-  if (replace) for (const name of res.getHeaderNames()) res.removeHeader(name);
+/** Sends `record` on a response nothing has been written to yet (the engine's own answers and replays, before any capture). */
+export function sendRecord(res: ServerResponse, record: HttpResponseRecord): void {
   res.statusCode = record.status;
   for (const [name, value] of Object.entries(record.headers)) res.setHeader(name, value);
   res.end(record.body);
 }
 
-function capturedWriteHead(this: Captured, status: number, reason?: unknown, headers?: unknown): ServerResponse {
+/**
+ * Writes the whole answer through the layer below the capture: head, then body in one `end`.
+ * The body is complete, so it gets a `Content-Length` (as Node would give a body passed to
+ * `end`) unless the answer framed itself. Callbacks of the handler's `write`/`end` run after it.
+ */
+function flushBelow(res: ServerResponse, state: Capture, body: Buffer, callback: unknown): void {
+  state.released = true;
+  const { below, callbacks } = state;
+  const end = below.end as EndWithBody;
+  if (!res.hasHeader('content-length') && !res.hasHeader('transfer-encoding') && !bodiless(res.statusCode)) {
+    res.setHeader('content-length', body.length);
+  }
+  below.writeHead.call(res, res.statusCode);
+  if (callbacks.length === 0 && typeof callback !== 'function') {
+    end.call(res, body);
+    return;
+  }
+  end.call(res, body, () => {
+    for (const done of callbacks) done();
+    if (typeof callback === 'function') (callback as Callback)();
+  });
+}
+
+/** Drops everything the handler's answer set on the response (status text, headers), for an answer that replaces it. */
+function discardAnswer(res: ServerResponse): void {
+  for (const name of res.getHeaderNames()) res.removeHeader(name);
+  res.statusMessage = '';
+}
+
+/** True when middleware mounted after the guard wrapped one of the response's methods: its wrappers sit above the capture. */
+function layeredAbove(res: ServerResponse): boolean {
+  return res.end !== capturedEnd || res.write !== capturedWrite || res.writeHead !== capturedWriteHead;
+}
+
+function capturedWriteHead(this: ServerResponse, status: number, reason?: unknown, headers?: unknown): ServerResponse {
   const state = captures.get(this)!;
-  if (state.released) return state.original.writeHead.apply(this, arguments as never);
+  if (state.dropped) return this;
+  if (state.released) return state.below.writeHead.apply(this, arguments as never);
+  state.headed = true;
   if (typeof reason !== 'string') headers = reason;
   else this.statusMessage = reason;
   this.statusCode = status;
@@ -51,19 +95,39 @@ function capturedWriteHead(this: Captured, status: number, reason?: unknown, hea
   return this;
 }
 
-function capturedWrite(this: Captured, chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
+/**
+ * What Node's `write`/`end` do first on a response whose head is not written: `writeHead(statusCode)`
+ * from the top of the chain, so that `writeHead` wrappers above the capture (on-headers
+ * listeners) run before the answer is recorded, as they would without the capture.
+ */
+function implicitHead(res: ServerResponse, state: Capture): void {
+  if (state.headed) return;
+  state.headed = true;
+  res.writeHead(res.statusCode);
+}
+
+function capturedWrite(this: ServerResponse, chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
   const state = captures.get(this)!;
-  if (state.released) return state.original.write.apply(this, arguments as never);
-  if (!state.ended) state.chunks.push(bytes(chunk, encoding));
+  if (state.dropped) return dropped(encoding, callback);
+  if (state.released) return state.below.write.apply(this, arguments as never);
+  if (!state.ended) {
+    implicitHead(this, state);
+    state.chunks.push(bytes(chunk, encoding));
+  }
   const done = typeof encoding === 'function' ? encoding : callback;
   if (typeof done === 'function') state.callbacks.push(done as Callback);
   return true;
 }
 
-function capturedEnd(this: Captured, chunk?: unknown, encoding?: unknown, callback?: unknown): ServerResponse {
+function capturedEnd(this: ServerResponse, chunk?: unknown, encoding?: unknown, callback?: unknown): ServerResponse {
   const state = captures.get(this)!;
-  if (state.released) return state.original.end.apply(this, arguments as never);
+  if (state.dropped) {
+    dropped(chunk, encoding, callback);
+    return this;
+  }
+  if (state.released) return state.below.end.apply(this, arguments as never);
   if (state.ended) return this;
+  implicitHead(this, state);
   state.ended = true;
   if (typeof chunk === 'function') callback = chunk;
   else if (chunk !== undefined && chunk !== null) state.chunks.push(bytes(chunk, encoding));
@@ -72,89 +136,82 @@ function capturedEnd(this: Captured, chunk?: unknown, encoding?: unknown, callba
   const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
   state.run.finish({ status: this.statusCode, headers: this.getHeaders(), body }).then(
     (replacement) => {
-      state.released = true;
-      if (replacement) return sendRecord(this, replacement, true);
-      const { callbacks } = state;
-      if (callbacks.length === 0 && typeof callback !== 'function') return void this.end(body);
-      this.end(body, () => {
-        for (const done of callbacks) done();
-        if (typeof callback === 'function') (callback as Callback)();
-      });
+      try {
+        if (!replacement) return flushBelow(this, state, body, callback);
+        discardAnswer(this);
+        this.statusCode = replacement.status;
+        for (const [name, value] of Object.entries(replacement.headers)) this.setHeader(name, value);
+        flushBelow(this, state, replacement.body, callback);
+      } catch (error) {
+        // Node refused the head (a status outside 100–999, set without Express's check): nothing
+        // was sent, so the framework's error handling can still answer. Never an unhandled rejection.
+        state.onError(error);
+      }
     },
     (error: unknown) => {
       state.released = true;
+      // The layers above have ended their answer, which is now discarded: the error handler's
+      // answer goes straight to the layer below, without the headers they set for the old one
+      // (a `Content-Encoding: gzip` over a plain error body).
+      if (layeredAbove(this)) {
+        discardAnswer(this);
+        Object.assign(this, state.below);
+      }
       state.onError(error);
     },
   );
   return this;
 }
 
-const METHODS = ['writeHead', 'write', 'end'] as const;
-const CAPTURED: Original = {
-  writeHead: capturedWriteHead as ServerResponse['writeHead'],
-  write: capturedWrite as ServerResponse['write'],
-  end: capturedEnd as ServerResponse['end'],
-};
-const ownsMethods = (target: object): boolean => METHODS.some((name) => Object.prototype.hasOwnProperty.call(target, name));
-
-/** Prototypes whose methods already route through the capture, with the methods they had before. */
-const patchedBases = new WeakMap<object, Original>();
-
-/**
- * The prototype to route through the capture for `res`: the last one before
- * `http.ServerResponse.prototype` in its chain (Express's shared `response`, whatever app or
- * mounted sub-app the response is passing through), patched once. `undefined` when another
- * middleware already replaced these methods on the response or on a prototype in between: their
- * replacements would shadow ours, so that response is patched on its own instead.
- */
-function baseOf(res: ServerResponse): { base: object; original: Original } | undefined {
-  if (ownsMethods(res)) return undefined;
-  let base: object | undefined;
-  for (let proto = Object.getPrototypeOf(res) as object | null; proto; proto = Object.getPrototypeOf(proto) as object | null) {
-    if (proto === ServerResponse.prototype) break;
-    if (ownsMethods(proto) && !patchedBases.has(proto)) return undefined;
-    base = proto;
-  }
-  if (!base) return undefined;
-  let original = patchedBases.get(base);
-  if (!original) {
-    const before: Original = { writeHead: (base as Original).writeHead, write: (base as Original).write, end: (base as Original).end };
-    const route = (name: (typeof METHODS)[number]) =>
-      function routed(this: ServerResponse, ...args: unknown[]): unknown {
-        // Only captures routed through this prototype: a response patched on its own may reach
-        // here from its replacements' originals, and must then get the plain method.
-        const fn = captures.get(this)?.viaBase ? CAPTURED[name] : before[name];
-        return (fn as (...a: unknown[]) => unknown).apply(this, args);
-      };
-    for (const name of METHODS) Object.defineProperty(base, name, { value: route(name), writable: true, configurable: true });
-    patchedBases.set(base, before);
-    original = before;
-  }
-  return { base, original };
+/** A late write of a run the guard already answered: acknowledged (its callback runs) and dropped. */
+function dropped(...args: unknown[]): true {
+  const callback = args.find((arg) => typeof arg === 'function') as Callback | undefined;
+  if (callback) process.nextTick(callback);
+  return true;
 }
 
 /**
- * Routes `writeHead`, `write` and `end` of this response (which covers `send`, `json`,
- * `sendFile` and piped streams) through the capture, so that nothing reaches the socket until
- * `run.finish` has recorded the answer; a failure there goes to `onError` (Express's `next`).
- *
- * Replacing methods on the response object itself makes V8's property access on it slower for
- * the rest of the request (about 25 µs of CPU per request, measured): so the replacements go on
- * the shared prototype once, and look up this map to tell captured responses from the others.
+ * The guard gave up on the run before the handler answered (the transactional deadline): send
+ * its answer (503 with `Retry-After`) through the layer below now, and drop what the handler
+ * writes later instead of letting it reach a finished response.
+ */
+function expire(res: ServerResponse, answer: HttpResponseRecord): void {
+  const state = captures.get(res);
+  if (!state || state.released || state.ended || res.headersSent) return;
+  state.dropped = true;
+  discardAnswer(res);
+  res.statusCode = answer.status;
+  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+  try {
+    flushBelow(res, { ...state, callbacks: [] }, answer.body, undefined);
+  } catch (error) {
+    state.onError(error);
+  }
+}
+
+/**
+ * Replaces `writeHead`, `write` and `end` on this response only (which covers `send`, `json`,
+ * `sendFile` and piped streams), so that nothing reaches the socket until `run.finish` has
+ * recorded the answer; a failure there goes to `onError` (Express's `next`). The methods they
+ * replace are kept and the answer is flushed through them. No prototype is touched: other
+ * responses and other apps in the process never run this code.
  */
 export function captureResponse(res: ServerResponse, run: PendingRun, onError: (error: unknown) => void): void {
-  const routed = baseOf(res);
   captures.set(res, {
     run,
     onError,
-    original: routed ? routed.original : { writeHead: res.writeHead, write: res.write, end: res.end },
-    viaBase: routed !== undefined,
+    below: { writeHead: res.writeHead, write: res.write, end: res.end },
     chunks: [],
     callbacks: [],
+    headed: false,
     ended: false,
     released: false,
+    dropped: false,
   });
-  if (!routed) Object.assign(res, CAPTURED);
+  run.onExpire((answer) => expire(res, answer));
+  res.writeHead = capturedWriteHead as ServerResponse['writeHead'];
+  res.write = capturedWrite as ServerResponse['write'];
+  res.end = capturedEnd as ServerResponse['end'];
 }
 
 /**

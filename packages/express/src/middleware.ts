@@ -30,7 +30,7 @@ export function idempotent<Tx = unknown>(options: IdempotentOptions<Tx>): Reques
       if (decision.action === 'respond') return sendRecord(res, decision.response);
       req.idempotency = decision.idempotency;
       captureResponse(res, decision.run, next);
-      next();
+      decision.run.enter(next);
     }, next);
   };
 }

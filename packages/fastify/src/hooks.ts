@@ -2,12 +2,12 @@
 import {
   collectBody,
   needsCollecting,
-  responseNotCaptured,
   toRawBody,
   type Engine,
   type HttpRequest,
   type HttpResponseRecord,
   type PendingRun,
+  type RequestIdempotency,
 } from '@webhook-idempotency/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
@@ -30,24 +30,51 @@ function apply(reply: FastifyReply, record: HttpResponseRecord): Buffer {
   return record.body;
 }
 
-/** preHandler: asks the engine; answers now (replay, 4xx/503), lets the handler run, or runs it guarded. */
+/**
+ * preHandler: asks the engine; answers now (replay, 4xx/503), lets the handler run, or runs it
+ * guarded. Callback style, so that the route handler, which Fastify calls from `done`, runs in
+ * the claimed run's async context (see `PendingRun.enter`).
+ */
 export function beginWith(engine: Engine<FastifyRequest>) {
-  return async function idempotencyPreHandler(request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
-    const decision = await engine.begin(toHttpRequest(request));
-    if (decision.action === 'pass') return undefined;
-    if (decision.action === 'respond') return reply.send(apply(reply, decision.response));
-    request.idempotency = decision.idempotency;
-    (request as WithState)[kState] = { run: decision.run };
-    // onSend takes the state before anything is written; a response that finishes with the state
-    // still here went around onSend (reply.hijack() and reply.raw).
-    reply.raw.once('finish', () => {
-      const state = (request as WithState)[kState];
-      if (!state) return;
-      (request as WithState)[kState] = null;
-      void state.run.abort(responseNotCaptured('reply.hijack() or reply.raw'));
-    });
-    return undefined;
+  return function idempotencyPreHandler(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+    engine.begin(toHttpRequest(request)).then(
+      (decision) => {
+        if (decision.action === 'pass') return done();
+        if (decision.action === 'respond') return void reply.send(apply(reply, decision.response));
+        guard(request, reply, decision.idempotency, decision.run);
+        decision.run.enter(() => done());
+      },
+      (error: unknown) => done(error as Error),
+    );
   };
+}
+
+/** Keeps the run on the request and wires the ways it can end outside onSend. */
+function guard(request: FastifyRequest, reply: FastifyReply, idempotency: RequestIdempotency, run: PendingRun): void {
+  request.idempotency = idempotency;
+  (request as WithState)[kState] = { run };
+  // The guard gave up on the run (transactional deadline): answer now; a later reply.send of the
+  // handler is refused by Fastify as a second answer.
+  run.onExpire((answer) => {
+    if (!(request as WithState)[kState]) return;
+    (request as WithState)[kState] = null;
+    if (reply.sent || reply.raw.headersSent) return;
+    for (const name of Object.keys(reply.getHeaders())) reply.removeHeader(name);
+    void reply.send(apply(reply, answer));
+  });
+  // onSend takes the state before anything is written; a response that finishes (or a socket
+  // that closes) with the state still here went around onSend (reply.hijack() and reply.raw).
+  const around = () => {
+    const state = (request as WithState)[kState];
+    // A client that disconnects while the handler runs cancels nothing: only a reply that went
+    // out around onSend (hijacked, or ended on reply.raw) counts here.
+    if (!state || !reply.sent) return;
+    (request as WithState)[kState] = null;
+    const raw = reply.raw;
+    void state.run.answeredAround(raw.writableFinished ? raw.statusCode : undefined, 'reply.hijack() or reply.raw');
+  };
+  reply.raw.once('finish', around);
+  reply.raw.once('close', around);
 }
 
 /** onError: keeps the handler's error so onSend marks the receipt failed with its text. */

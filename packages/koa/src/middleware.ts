@@ -1,5 +1,5 @@
 /** @module `idempotent(options)`: the Koa middleware. Translates in, calls the engine, translates out. */
-import { createEngine, responseNotCaptured, toRawBody, type HttpRequest, type IdempotencyOptions, type RequestIdempotency } from '@webhook-idempotency/core';
+import { createEngine, toRawBody, type HttpRequest, type HttpResponseRecord, type IdempotencyOptions, type RequestIdempotency } from '@webhook-idempotency/core';
 import type { Context, Middleware, Next } from 'koa';
 import { responseBytes, sendRecord } from './body';
 
@@ -39,20 +39,56 @@ export function idempotent<Tx = unknown>(options: IdempotentOptions<Tx>): Middle
     if (decision.action === 'pass') return next();
     if (decision.action === 'respond') return sendRecord(ctx, decision.response);
     ctx.state.idempotency = decision.idempotency;
+    const { run } = decision;
+    let expired = false;
+    // The guard gave up on the run (transactional deadline): answer now, straight on the socket,
+    // since Koa writes only when the chain returns, and ignore whatever the handler does later.
+    run.onExpire((answer) => {
+      expired = true;
+      ctx.respond = false;
+      if (!ctx.res.headersSent) writeRaw(ctx, answer);
+    });
     let body: Buffer;
     try {
-      await next();
-      // The handler wrote to ctx.res itself: Koa's body is not what was sent.
+      await run.enter(next);
+      if (expired) return;
+      // The handler wrote to ctx.res itself: Koa's body is not what was sent; only the status is known.
       if (ctx.respond === false || ctx.headerSent) {
-        await decision.run.abort(responseNotCaptured('ctx.respond = false or ctx.res'));
+        await run.answeredAround(await wireStatus(ctx), 'ctx.respond = false or ctx.res');
         return;
       }
       body = await responseBytes(ctx);
     } catch (error) {
-      await decision.run.abort(error);
+      if (expired) throw error;
+      await run.abort(error);
       throw error;
     }
-    const replacement = await decision.run.finish({ status: ctx.status, headers: ctx.response.headers, body });
+    const replacement = await run.finish({ status: ctx.status, headers: ctx.response.headers, body });
+    if (expired) return;
     if (replacement) sendRecord(ctx, replacement, true);
   };
+}
+
+/** The status that went out on `ctx.res` once it finished, or `undefined` when the connection closed first. */
+function wireStatus(ctx: Context): Promise<number | undefined> {
+  const res = ctx.res;
+  if (res.writableFinished) return Promise.resolve(res.statusCode);
+  if (res.destroyed) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('finish', done);
+      res.off('close', done);
+      resolve(res.writableFinished ? res.statusCode : undefined);
+    };
+    res.on('finish', done);
+    res.on('close', done);
+  });
+}
+
+function writeRaw(ctx: Context, answer: HttpResponseRecord): void {
+  const res = ctx.res;
+  for (const name of res.getHeaderNames()) res.removeHeader(name);
+  res.statusCode = answer.status;
+  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+  res.end(answer.body);
 }

@@ -18,7 +18,7 @@ function describe(db: unknown): string {
  */
 export function createExecutor(db: unknown, acquireTimeoutMs: number): Executor {
   if (isKnex(db)) return knexExecutor(db);
-  if (isBetterSqlite(db)) return sqliteExecutor(db);
+  if (isBetterSqlite(db)) return sqliteExecutor(db, acquireTimeoutMs);
   if (isPgPool(db)) return pgExecutor(db, acquireTimeoutMs);
   if (isMysqlPromisePool(db) || isMysqlCallbackPool(db)) return mysqlExecutor(db, acquireTimeoutMs);
   throw new TypeError(

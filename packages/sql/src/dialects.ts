@@ -24,7 +24,12 @@ export interface DialectSpec {
   readonly now: string;
   /** The database's "now" in epoch milliseconds (a number), equal to `toMs(now)`. */
   readonly nowMs: string;
-  /** A timestamp column as epoch milliseconds; `NULL` stays `NULL`. */
+  /**
+   * A timestamp column as whole epoch milliseconds (truncated toward zero, as a JS `Date` does);
+   * `NULL` stays `NULL`. The reads return it, and `complete`/`fail` compare it with the claim time
+   * the reads returned, so it must be exact: the same expression on both sides, whatever
+   * precision the column has (a µs `TIMESTAMPTZ` made by a user's own migration included).
+   */
   toMs(column: string): string;
   /** A timestamp expression minus `?` milliseconds (one placeholder). */
   minusMs(expression: string): string;
@@ -38,11 +43,11 @@ export interface DialectSpec {
    */
   claimOrRead?(insert: string, read: string): string;
   /**
-   * A `DELETE` of at most `?` rows matching `where` (its placeholders come first). `recheck` is a
-   * part of `where` without placeholders that must still hold on the row the DELETE removes, also
-   * when the row changed while the DELETE waited for its lock.
+   * A `DELETE` of at most `batchSize` rows matching `where`. The whole of `where` must hold on
+   * every row the statement removes, also on a row that changed while the DELETE waited for its
+   * lock (a receipt taken over, or taken over and completed again, since the batch was chosen).
    */
-  deleteBatch(table: string, where: string, recheck: string): string;
+  deleteBatch(table: string, where: string): BatchDelete;
   /** Error codes (`code` or `errno`) of a unique-index violation. */
   readonly duplicateKeyCodes: ReadonlySet<string | number>;
   /**
@@ -53,16 +58,28 @@ export interface DialectSpec {
   lockForWrite?(table: string): string;
 }
 
+/** A batch `DELETE` and the order of its parameters. */
+export interface BatchDelete {
+  readonly sql: string;
+  /** The statement's parameters, from those of its `where` and the batch size. */
+  params(whereParams: readonly unknown[], batchSize: number): unknown[];
+}
+
 const doubleQuote = (identifier: string) => `"${identifier}"`;
 const PG_NOW = "date_trunc('milliseconds', statement_timestamp())";
 // julianday('now') is exact to the millisecond; 210866760000000 ms is the Julian day of the Unix epoch.
 const SQLITE_NOW_MS = "(CAST(ROUND(julianday('now') * 86400000.0) AS INTEGER) - 210866760000000)";
 const MYSQL_EPOCH_MS = (column: string) => `(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', ${column}) DIV 1000)`;
-// `recheck` sits on the DELETE itself: PostgreSQL re-evaluates only the outer WHERE on the latest
-// version of a row it had to wait for (not the IN subquery), so a receipt taken over meanwhile
-// (now `processing`) is skipped instead of deleted.
-const keyedBatch = (table: string, where: string, recheck: string) =>
-  `DELETE FROM ${table} WHERE ${recheck} AND (provider, external_id) IN (SELECT provider, external_id FROM ${table} WHERE ${where} LIMIT ?)`;
+// The whole condition sits on the DELETE itself, not only in the subquery that picks the batch:
+// PostgreSQL re-evaluates only the outer WHERE on the latest version of a row it had to wait for
+// (never the IN subquery). A receipt taken over meanwhile (`processing`), or taken over and
+// finished again (`completed` with a fresh `finished_at`), then no longer matches and stays.
+// SQLite runs the statement under its database-wide write lock, so nothing changes in between;
+// it gets the same statement for one code path.
+const keyedBatch = (table: string, where: string): BatchDelete => ({
+  sql: `DELETE FROM ${table} WHERE ${where} AND (provider, external_id) IN (SELECT provider, external_id FROM ${table} WHERE ${where} LIMIT ?)`,
+  params: (whereParams, batchSize) => [...whereParams, ...whereParams, batchSize],
+});
 
 /** Every dialect, by name. */
 export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
@@ -75,7 +92,8 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     inlineIndexes: false,
     now: PG_NOW,
     nowMs: `CAST(EXTRACT(EPOCH FROM ${PG_NOW}) * 1000 AS DOUBLE PRECISION)`,
-    toMs: (column) => `CAST(EXTRACT(EPOCH FROM ${column}) * 1000 AS DOUBLE PRECISION)`,
+    // EXTRACT(EPOCH …) is numeric (exact); TRUNC drops the µs a column wider than (3) may hold.
+    toMs: (column) => `CAST(TRUNC(EXTRACT(EPOCH FROM ${column}) * 1000) AS DOUBLE PRECISION)`,
     minusMs: (expression) => `(${expression} - CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond')`,
     onConflictDoNothing: ' ON CONFLICT (provider, external_id) DO NOTHING',
     returning: true,
@@ -104,7 +122,12 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     // other errors (a value too long in strict mode) into warnings.
     onConflictDoNothing: '',
     returning: false,
-    deleteBatch: (table, where) => `DELETE FROM ${table} WHERE ${where} LIMIT ?`,
+    // A single-table DELETE takes each row's lock, then evaluates its whole WHERE on the row's
+    // latest committed version (a locking read), so a row changed meanwhile is judged as it is now.
+    deleteBatch: (table, where) => ({
+      sql: `DELETE FROM ${table} WHERE ${where} LIMIT ?`,
+      params: (whereParams, batchSize) => [...whereParams, batchSize],
+    }),
     duplicateKeyCodes: new Set(['ER_DUP_ENTRY', 1062]),
   },
   sqlite: {

@@ -2,6 +2,7 @@
  * @module The thin layer between the store and a driver: run one statement (rows and affected
  * count), run work in a transaction. One small executor per kind of connection, in drivers/.
  */
+import { TransactionClosed } from '@webhook-idempotency/core';
 import type { SqlDialect } from './types';
 
 /** A row as a driver returns it. */
@@ -19,8 +20,97 @@ export interface Executor {
   readonly dialect: SqlDialect;
   /** Runs one statement with `?` placeholders, in `transaction` when given. */
   query(sql: string, params: readonly unknown[], transaction?: unknown): Promise<QueryResult>;
-  /** Runs `work` in a transaction: commits when it resolves, rolls back when it rejects. */
-  transaction<T>(work: (transaction: unknown) => Promise<T>, lockStatement?: string): Promise<T>;
+  /**
+   * Runs `work` in a transaction: commits when it resolves, rolls back when it rejects, and ends
+   * it at once when `options.signal` aborts (DESIGN.md §10). `work` gets a handle that refuses
+   * every call once the transaction has ended ({@link gate}).
+   */
+  transaction<T>(work: (transaction: unknown) => Promise<T>, options?: TransactionRunOptions): Promise<T>;
+  /**
+   * True while a statement of the store would have to wait for a transaction (a single connection
+   * held by a handler). Reads do not wait (they run on the connection at once), so a replay need
+   * not wait for someone else's handler.
+   */
+  busy?(): boolean;
+}
+
+/** How the store asks an executor for a transaction. */
+export interface TransactionRunOptions {
+  /** A statement run first, to take the write lock at BEGIN (SQLite under knex). */
+  readonly lockStatement?: string | undefined;
+  /** The guard's handler deadline: end the transaction now. */
+  readonly signal?: AbortSignal | undefined;
+  /** The same deadline in milliseconds, for server-side lock and idle timeouts. */
+  readonly timeoutMs?: number | undefined;
+}
+
+/** How a transaction ended, once it has. */
+export interface Gate {
+  closed: TransactionClosed['reason'] | undefined;
+}
+
+/**
+ * The handle a handler gets: `target` itself while the transaction is open, refusing every method
+ * call with {@link TransactionClosed} once `gate.closed` is set, so "answer first, write later"
+ * code cannot write through a connection that is back in the pool (or into whichever transaction
+ * is open next). `wrap` lets a driver gate the objects a method returns (better-sqlite3 statements).
+ */
+export function gate<T extends object>(target: T, state: Gate, wrap?: (method: PropertyKey, result: unknown) => unknown): T {
+  const check = () => {
+    if (state.closed) throw new TransactionClosed(state.closed);
+  };
+  const methods = new Map<PropertyKey, unknown>();
+  return new Proxy(target, {
+    get(object, property) {
+      const value = Reflect.get(object, property, object) as unknown;
+      if (typeof value !== 'function') return value;
+      let method = methods.get(property);
+      if (method === undefined) {
+        const fn = value as (...args: unknown[]) => unknown;
+        method = function gated(...args: unknown[]): unknown {
+          check();
+          const result = fn.apply(object, args);
+          return wrap ? wrap(property, result) : result;
+        };
+        methods.set(property, method);
+      }
+      return method;
+    },
+    apply(fn, thisArg, args) {
+      check();
+      return Reflect.apply(fn as (...a: unknown[]) => unknown, thisArg, args);
+    },
+  });
+}
+
+/** `work` unless `signal` aborts first; then rejects at once with the signal's reason (the work is left to settle unobserved). */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(aborted(signal));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      work.catch(() => undefined);
+      reject(aborted(signal));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function aborted(signal: AbortSignal): Error {
+  return signal.reason instanceof Error ? signal.reason : new Error('the transaction was ended at the handler deadline');
 }
 
 /**

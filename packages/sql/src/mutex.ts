@@ -1,13 +1,60 @@
-/** @module A tiny async mutex: serialises work on a single synchronous connection (better-sqlite3). */
+/** @module A tiny async mutex with bounded waits: serialises work on a single synchronous connection (better-sqlite3). */
 
-/** Runs one piece of async work at a time, in call order. */
+interface Waiter {
+  readonly start: () => void;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+/** Runs one piece of async work at a time, in call order; a caller waits at most `waitMs` for its turn. */
 export class Mutex {
-  private tail: Promise<unknown> = Promise.resolve();
+  private held = false;
+  private readonly queue: Waiter[] = [];
 
-  /** Runs `work` when every earlier call has settled; its result or error is passed through. */
-  run<T>(work: () => Promise<T> | T): Promise<T> {
-    const result = this.tail.then(work);
-    this.tail = result.catch(() => undefined);
-    return result;
+  /** True while some work holds the mutex. */
+  get busy(): boolean {
+    return this.held;
+  }
+
+  /**
+   * Runs `work` when every earlier call has released the mutex; its result or error is passed
+   * through. Rejects without running `work` when the turn does not come within `waitMs` (DESIGN.md
+   * §10: no wait without a bound).
+   */
+  run<T>(work: () => Promise<T> | T, waitMs: number): Promise<T> {
+    return this.acquire(waitMs).then(async () => {
+      try {
+        return await work();
+      } finally {
+        this.release();
+      }
+    });
+  }
+
+  /** Takes the mutex (or rejects after `waitMs`); the caller must {@link Mutex.release} it exactly once. */
+  acquire(waitMs: number): Promise<void> {
+    if (!this.held) {
+      this.held = true;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { start: resolve, timer: undefined };
+      waiter.timer = setTimeout(() => {
+        const index = this.queue.indexOf(waiter);
+        if (index !== -1) this.queue.splice(index, 1);
+        reject(new Error(`the SQLite connection stayed busy for ${waitMs} ms (another transaction holds it)`));
+      }, waitMs);
+      this.queue.push(waiter);
+    });
+  }
+
+  /** Hands the mutex to the next waiter, or frees it. */
+  release(): void {
+    const next = this.queue.shift();
+    if (!next) {
+      this.held = false;
+      return;
+    }
+    clearTimeout(next.timer);
+    next.start();
   }
 }

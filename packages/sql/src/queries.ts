@@ -2,7 +2,7 @@
  * @module Every statement the store runs, written once from the dialect fragments. `?` is the
  * placeholder everywhere (the pg driver gets `$n`); values are always bound, never spliced in.
  */
-import type { DialectSpec } from './dialects';
+import type { BatchDelete, DialectSpec } from './dialects';
 
 /** The store's statements for one dialect and table. */
 export interface Queries {
@@ -18,14 +18,20 @@ export interface Queries {
   readonly find: string;
   /** Take over a failed or stale receipt, fenced by attempts. Params: provider, externalId, attempts, staleAfterMs. */
   readonly reclaim: string;
-  /** Params: response, provider, externalId, attempts. */
+  /** {@link Queries.reclaim} that also records the new delivery's fingerprint. Params: fingerprint, then those of `reclaim`. */
+  readonly reclaimFingerprint: string;
+  /** Fenced by attempts only (a caller that gave no claim time). Params: response, provider, externalId, attempts. */
   readonly complete: string;
-  /** Params: error, provider, externalId, attempts. */
+  /** Fenced by attempts and the claim time. Params: those of `complete`, then claimedMs. */
+  readonly completeClaim: string;
+  /** Fenced by attempts only. Params: error, provider, externalId, attempts. */
   readonly fail: string;
-  /** Delete one batch of finished receipts. Params: olderThanMs, batchSize. */
-  readonly purgeBatch: string;
-  /** {@link Queries.purgeBatch} for one provider: the provider is the first parameter. */
-  readonly purgeProviderBatch: string;
+  /** Fenced by attempts and the claim time. Params: those of `fail`, then claimedMs. */
+  readonly failClaim: string;
+  /** Delete one batch of finished receipts. Where params: olderThanMs. */
+  readonly purgeBatch: BatchDelete;
+  /** {@link Queries.purgeBatch} for one provider. Where params: provider, olderThanMs. */
+  readonly purgeProviderBatch: BatchDelete;
 }
 
 /** Builds the statements for `table` (an identifier already validated). */
@@ -46,7 +52,16 @@ export function buildQueries(dialect: DialectSpec, table: string): Queries {
   const returning = dialect.returning ? ` RETURNING ${columns}` : '';
   const byKey = 'provider = ? AND external_id = ?';
   const owned = `${byKey} AND status = 'processing' AND attempts = ?`;
-  const finished = "status IN ('completed', 'failed')";
+  // The claim's identity: attempts restarts at 1 after a purge, its claim time does not repeat.
+  // The very expression the reads return as claimed_ms, so the value read back matches exactly.
+  const ownedClaim = `${owned} AND ${dialect.toMs('claimed_at')} = ?`;
+  const takeOver = (set: string) =>
+    `UPDATE ${t} SET status = 'processing', attempts = attempts + 1, claimed_at = ${dialect.now}, ` +
+    `finished_at = NULL, error = NULL${set} WHERE ${byKey} AND attempts = ? ` +
+    `AND (status = 'failed' OR (status = 'processing' AND claimed_at <= ${dialect.minusMs(dialect.now)}))${returning}`;
+  const completeSet = `UPDATE ${t} SET status = 'completed', response = ?, finished_at = ${dialect.now} WHERE `;
+  const failSet = `UPDATE ${t} SET status = 'failed', error = ?, finished_at = ${dialect.now} WHERE `;
+  const expired = `status IN ('completed', 'failed') AND finished_at < ${dialect.minusMs(dialect.now)}`;
   const find = `SELECT ${columns} FROM ${t} WHERE ${byKey}`;
   const insert =
     `INSERT INTO ${t} (provider, external_id, status, attempts, fingerprint, claimed_at) ` +
@@ -55,13 +70,13 @@ export function buildQueries(dialect: DialectSpec, table: string): Queries {
     claim: dialect.claimOrRead ? dialect.claimOrRead(insert, `SELECT ${columns}, 0 AS won FROM ${t} WHERE ${byKey}`) : insert,
     claimReadsExisting: !!dialect.claimOrRead,
     find,
-    reclaim:
-      `UPDATE ${t} SET status = 'processing', attempts = attempts + 1, claimed_at = ${dialect.now}, ` +
-      `finished_at = NULL, error = NULL WHERE ${byKey} AND attempts = ? ` +
-      `AND (status = 'failed' OR (status = 'processing' AND claimed_at <= ${dialect.minusMs(dialect.now)}))${returning}`,
-    complete: `UPDATE ${t} SET status = 'completed', response = ?, finished_at = ${dialect.now} WHERE ${owned}`,
-    fail: `UPDATE ${t} SET status = 'failed', error = ?, finished_at = ${dialect.now} WHERE ${owned}`,
-    purgeBatch: dialect.deleteBatch(t, `${finished} AND finished_at < ${dialect.minusMs(dialect.now)}`, finished),
-    purgeProviderBatch: dialect.deleteBatch(t, `provider = ? AND ${finished} AND finished_at < ${dialect.minusMs(dialect.now)}`, finished),
+    reclaim: takeOver(''),
+    reclaimFingerprint: takeOver(', fingerprint = ?'),
+    complete: completeSet + owned,
+    completeClaim: completeSet + ownedClaim,
+    fail: failSet + owned,
+    failClaim: failSet + ownedClaim,
+    purgeBatch: dialect.deleteBatch(t, expired),
+    purgeProviderBatch: dialect.deleteBatch(t, `provider = ? AND ${expired}`),
   };
 }

@@ -1,6 +1,6 @@
 /** @module SqlStore: the Store contract over PostgreSQL, MySQL/MariaDB or SQLite (DESIGN.md §4, §5, §7). */
 import { ConfigError, DEFAULT_PURGE_BATCH_SIZE, type ReceiptStatus } from '@webhook-idempotency/core';
-import type { At, ClaimResult, KeyLike, ObservedReceipt, Store, StoreCapabilities } from '@webhook-idempotency/core';
+import type { At, ClaimResult, KeyLike, ObservedReceipt, Store, StoreCapabilities, TransactionOptions } from '@webhook-idempotency/core';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
 import { createExecutor } from './connection';
 import { dialects, isDuplicateKey, type DialectSpec } from './dialects';
@@ -15,6 +15,11 @@ const CLAIM_ROUNDS = 3;
 // Key columns are VARBINARY on MySQL: the driver hands them back as bytes.
 const text = (value: unknown): string => (Buffer.isBuffer(value) ? value.toString('utf8') : String(value));
 const nullableText = (value: unknown): string | null => (value === null || value === undefined ? null : text(value));
+
+// NUL, and UTF-16 halves without their partner.
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** `value` with U+FFFD for each character no dialect's text column stores as given. */
+const storableText = (value: string): string => value.replace(UNSTORABLE, '\uFFFD');
 
 function toReceipt(row: Row): ObservedReceipt {
   const claimedMs = Number(row.claimed_ms);
@@ -85,6 +90,12 @@ export class SqlStore<Db extends SqlConnection = SqlConnection> implements Store
 
   /** One `INSERT` that the unique index arbitrates; the loser reads the existing row. */
   async claim(key: KeyLike, { fingerprint }: At & { readonly fingerprint: string | null }): Promise<ClaimResult> {
+    if (this.executor.busy?.()) {
+      // The one connection is held by a handler's transaction: a completed receipt is answered
+      // from a read at once instead of queueing the claim behind it (DESIGN.md §10).
+      const existing = await this.read(key);
+      if (existing?.status === 'completed') return { won: false, receipt: existing };
+    }
     for (let round = 0; round < CLAIM_ROUNDS; round++) {
       let won = false;
       try {
@@ -99,33 +110,73 @@ export class SqlStore<Db extends SqlConnection = SqlConnection> implements Store
         if (!isDuplicateKey(this.spec, error)) throw error;
       }
       const receipt = await this.read(key);
-      // Only a purge between the INSERT and this read leaves nothing: claim again.
-      if (receipt) return { won, receipt } as ClaimResult;
-      if (won) throw new Error(`SqlStore: the receipt ${key.provider}/${key.externalId} vanished right after it was claimed`);
+      if (won) {
+        // A won INSERT wrote attempts = 1. The read is a separate statement: a worker that stalled
+        // before it past the stale threshold finds the receipt of whoever took over since (attempts
+        // above 1). That claim is lost, before any handler ran: never adopt the other's token.
+        if (receipt) return receipt.status === 'processing' && receipt.attempts === 1 ? { won: true, receipt } : { won: false, receipt };
+      } else if (receipt) {
+        return { won: false, receipt };
+      }
+      // No row: purged between the INSERT and the read (for a won INSERT: taken over, finished and
+      // purged since). Claim again.
     }
     throw new Error(`SqlStore: could not claim or read ${key.provider}/${key.externalId} after ${CLAIM_ROUNDS} rounds`);
   }
 
-  /** One conditional `UPDATE` fenced by `attempts`; staleness is judged by the database clock. */
-  async reclaim(key: KeyLike, { attempts, staleAfterMs }: At & { readonly attempts: number; readonly staleAfterMs: number }): Promise<ObservedReceipt | null> {
-    const result = await this.executor.query(this.sql.reclaim, [key.provider, key.externalId, attempts, staleAfterMs]);
+  /**
+   * One conditional `UPDATE` fenced by `attempts`; staleness is judged by the database clock. A
+   * given `fingerprint` (string or `null`) is recorded by that same `UPDATE`.
+   */
+  async reclaim(
+    key: KeyLike,
+    { attempts, staleAfterMs, fingerprint }: At & { readonly attempts: number; readonly staleAfterMs: number; readonly fingerprint?: string | null },
+  ): Promise<ObservedReceipt | null> {
+    const where = [key.provider, key.externalId, attempts, staleAfterMs];
+    const result =
+      fingerprint === undefined
+        ? await this.executor.query(this.sql.reclaim, where)
+        : await this.executor.query(this.sql.reclaimFingerprint, [fingerprint, ...where]);
     if (result.affected !== 1) return null;
-    return result.rows[0] ? toReceipt(result.rows[0]) : this.read(key);
+    if (result.rows[0]) return toReceipt(result.rows[0]);
+    // Without RETURNING (MySQL) the receipt is read back by a second statement. This UPDATE wrote
+    // attempts + 1; a read showing anything else means another worker took the receipt over in
+    // between (this one stalled past the stale threshold): it is lost before its handler ran.
+    const receipt = await this.read(key);
+    return receipt?.status === 'processing' && receipt.attempts === attempts + 1 ? receipt : null;
   }
 
-  /** One conditional `UPDATE` fenced by `attempts`; inside `transaction` when given. */
+  /**
+   * One conditional `UPDATE` fenced by `attempts` and, when given, by `claimedAt` (compared in
+   * whole milliseconds with the `claimed_at` the claim read back); inside `transaction` when given.
+   */
   async complete(
     key: KeyLike,
-    { attempts, response }: At & { readonly attempts: number; readonly response: string },
+    { attempts, claimedAt, response }: At & { readonly attempts: number; readonly claimedAt?: Date; readonly response: string },
     transaction?: TransactionOf<Db>,
   ): Promise<boolean> {
-    const result = await this.executor.query(this.sql.complete, [response, key.provider, key.externalId, attempts], transaction);
+    const params = [response, key.provider, key.externalId, attempts];
+    const result =
+      claimedAt === undefined
+        ? await this.executor.query(this.sql.complete, params, transaction)
+        : await this.executor.query(this.sql.completeClaim, [...params, claimedAt.getTime()], transaction);
     return result.affected === 1;
   }
 
-  /** One conditional `UPDATE` fenced by `attempts`. */
-  async fail(key: KeyLike, { attempts, error }: At & { readonly attempts: number; readonly error: string }): Promise<boolean> {
-    const result = await this.executor.query(this.sql.fail, [error, key.provider, key.externalId, attempts]);
+  /**
+   * One conditional `UPDATE` fenced like {@link SqlStore.complete}. The error text is stored with
+   * U+FFFD in place of NUL and of lone surrogates, which PostgreSQL TEXT (and UTF-8) cannot hold:
+   * every dialect then stores the same text, and the write cannot fail because of what a handler threw.
+   */
+  async fail(
+    key: KeyLike,
+    { attempts, claimedAt, error }: At & { readonly attempts: number; readonly claimedAt?: Date; readonly error: string },
+  ): Promise<boolean> {
+    const params = [storableText(error), key.provider, key.externalId, attempts];
+    const result =
+      claimedAt === undefined
+        ? await this.executor.query(this.sql.fail, params)
+        : await this.executor.query(this.sql.failClaim, [...params, claimedAt.getTime()]);
     return result.affected === 1;
   }
 
@@ -140,22 +191,29 @@ export class SqlStore<Db extends SqlConnection = SqlConnection> implements Store
     batchSize = DEFAULT_PURGE_BATCH_SIZE,
     provider,
   }: At & { readonly olderThanMs: number; readonly batchSize?: number; readonly provider?: string }): Promise<number> {
-    const [statement, params] =
-      provider === undefined ? [this.sql.purgeBatch, [olderThanMs, batchSize]] : [this.sql.purgeProviderBatch, [provider, olderThanMs, batchSize]];
+    const statement = provider === undefined ? this.sql.purgeBatch : this.sql.purgeProviderBatch;
+    const params = statement.params(provider === undefined ? [olderThanMs] : [provider, olderThanMs], batchSize);
     let total = 0;
     for (;;) {
-      const { affected } = await this.executor.query(statement, params);
+      const { affected } = await this.executor.query(statement.sql, params);
       total += affected;
       if (affected < batchSize) return total;
     }
   }
 
-  /** Runs `work` in a transaction on the store's database; see {@link TransactionOf} for the handle. */
-  withTransaction<T>(work: (transaction: TransactionOf<Db>) => Promise<T>): Promise<T> {
-    return this.executor.transaction(
-      (transaction) => work(transaction as TransactionOf<Db>),
-      this.spec.lockForWrite?.(this.spec.quote(this.table)),
-    );
+  /**
+   * Runs `work` in a transaction on the store's database; see {@link TransactionOf} for the handle.
+   * The handle refuses every call once the transaction has ended (`TransactionClosed`); when
+   * `options.signal` aborts, the transaction ends at once (its connection is closed if a statement
+   * is in flight) and this rejects. On PostgreSQL and MySQL, lock waits inside the transaction are
+   * bounded by `options.timeoutMs` (PostgreSQL also ends a transaction left idle that long).
+   */
+  withTransaction<T>(work: (transaction: TransactionOf<Db>) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    return this.executor.transaction((transaction) => work(transaction as TransactionOf<Db>), {
+      lockStatement: this.spec.lockForWrite?.(this.spec.quote(this.table)),
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+    });
   }
 
   private async read(key: KeyLike): Promise<ObservedReceipt | null> {

@@ -47,8 +47,9 @@ export interface SqlStoreOptions {
   table?: string;
   /**
    * Milliseconds a statement waits for a connection from a `pg` or `mysql2` pool (pool exhausted,
-   * database unreachable) before it fails with an error instead of hanging. A knex instance uses
-   * its own `acquireConnectionTimeout`; better-sqlite3 has no pool. Defaults to 10 000.
+   * database unreachable), or for the transaction open on a `better-sqlite3` Database to end,
+   * before it fails with a store error (503) instead of hanging. A knex instance uses its own
+   * `acquireConnectionTimeout`. Defaults to 10 000.
    */
   acquireTimeoutMs?: number;
 }

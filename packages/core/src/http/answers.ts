@@ -12,6 +12,7 @@ const ANSWERED: ReadonlySet<string> = new Set([
   ErrorCode.CLAIM_LOST,
   ErrorCode.FINGERPRINT_MISMATCH,
   ErrorCode.STORE,
+  ErrorCode.HANDLER_TIMEOUT,
 ]);
 
 /**
@@ -51,6 +52,7 @@ export function answerFor(
   if (error.code === ErrorCode.SIGNATURE_INVALID) {
     return preset?.unauthorized?.(request) ?? errorAnswer(HTTP_STATUS_BY_CODE[error.code], error);
   }
-  const retry: Record<string, string> = error.code === ErrorCode.CLAIM_LOST || error.code === ErrorCode.STORE ? { 'retry-after': '1' } : {};
+  const retry: Record<string, string> =
+    error.code === ErrorCode.CLAIM_LOST || error.code === ErrorCode.STORE || error.code === ErrorCode.HANDLER_TIMEOUT ? { 'retry-after': '1' } : {};
   return errorAnswer(HTTP_STATUS_BY_CODE[error.code], error, retry);
 }

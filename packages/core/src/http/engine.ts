@@ -1,4 +1,5 @@
 /** @module The framework-free HTTP engine: a request record in, a decision out; adapters only translate. */
+import { AsyncResource } from 'node:async_hooks';
 import { ErrorCode, IdempotencyError, StoreError } from '../errors';
 import { RequestKey } from '../request-key';
 import type { RunContext } from '../types';
@@ -30,6 +31,27 @@ export interface PendingRun {
   finish(response: CapturedResponse): Promise<HttpResponseRecord | null>;
   /** The handler threw: marks the receipt `failed` and resolves once that is written (never rejects). */
   abort(error: unknown): Promise<void>;
+  /**
+   * The handler answered around the adapter (Fastify `reply.hijack()`, Koa `ctx.respond = false`),
+   * so only the status that went out is known (`undefined`: the connection closed before the answer
+   * finished). The provider has seen a 2xx: the run is recorded as completed with that status and
+   * an empty body (in transactional mode its writes commit), so a redelivery is replayed instead of
+   * running the handler again. Anything else marks the receipt `failed` with
+   * `ERR_IDEMPOTENCY_RESPONSE_NOT_CAPTURED`. Never rejects.
+   */
+  answeredAround(status: number | undefined, how: string): Promise<void>;
+  /**
+   * Registers what to do when the guard gives up on the run before the handler answered (the
+   * transactional deadline, DESIGN.md §10): `send` gets the answer to write now (503 with
+   * `Retry-After`); the adapter then drops whatever the handler writes later.
+   */
+  onExpire(send: (answer: HttpResponseRecord) => void): void;
+  /**
+   * Calls `fn` (the adapter's `next`) in the async context of the claimed run, so that what the
+   * handler does through the store's own connection (a nested guard, `guard.find`) is seen as part
+   * of its transaction instead of waiting for it (a single-connection store such as better-sqlite3).
+   */
+  enter<T>(fn: () => T): T;
 }
 
 /** What {@link Engine.begin} decided. */
@@ -56,6 +78,20 @@ export interface Engine<Native = unknown, Tx = unknown> {
 const PASS = { action: 'pass' } as const;
 
 /**
+ * True unless a parser turned the body into data (a JSON or form parser without the raw bytes
+ * kept: the setup error). A missing, empty or text body only means the request cannot be verified.
+ */
+function nothingParsed(body: unknown): boolean {
+  if (body === undefined || body === null || typeof body !== 'object' || Buffer.isBuffer(body)) return true;
+  return Object.keys(body).length === 0;
+}
+
+/** Calls `fn`; bound with `AsyncResource.bind`, it does so in the context it was bound in. */
+function callIn<T>(fn: () => T): T {
+  return fn();
+}
+
+/**
  * The error an adapter hands {@link PendingRun.abort} when the handler answered around it
  * (Fastify `reply.hijack()`, Koa `ctx.respond = false`): the answer was never captured, so it
  * cannot be recorded or replayed, and the receipt becomes `failed` instead of staying
@@ -64,7 +100,7 @@ const PASS = { action: 'pass' } as const;
 export function responseNotCaptured(how: string): IdempotencyError {
   return new IdempotencyError(
     ErrorCode.RESPONSE_NOT_CAPTURED,
-    `The handler answered around the adapter (${how}), so its answer could not be recorded for replay; the receipt is marked failed`,
+    `The handler answered around the adapter (${how}) and no 2xx answer is known to have reached the caller; the receipt is marked failed`,
   );
 }
 
@@ -80,11 +116,14 @@ class Run implements PendingRun {
   private ended: Promise<HttpResponseRecord | null> | undefined;
   private readonly settled: Promise<unknown>;
   private markSettled!: (error: unknown) => void;
+  private expire: ((answer: HttpResponseRecord) => void) | undefined;
 
   constructor(
     private readonly config: EngineConfig<unknown, unknown>,
     private readonly request: HttpRequest<unknown>,
     private readonly handler: { resolve(value: StoredResponse): void; reject(error: unknown): void },
+    /** Runs a function in the async context the guard called the handler in. */
+    readonly enter: <T>(fn: () => T) => T,
   ) {
     this.settled = new Promise((resolve) => (this.markSettled = resolve));
   }
@@ -92,6 +131,23 @@ class Run implements PendingRun {
   /** The guard's `run` settled: `undefined` when it completed, else what it threw. */
   guardSettled(error: unknown): void {
     this.markSettled(error);
+    // Settled before the handler answered: the guard gave up on the run (its deadline).
+    if (error === undefined || this.ended) return;
+    const answer = answerFor(error, this.config, this.request);
+    this.ended = Promise.resolve(null);
+    if (answer && this.expire) this.expire(answer);
+  }
+
+  onExpire(send: (answer: HttpResponseRecord) => void): void {
+    this.expire = send;
+  }
+
+  answeredAround(status: number | undefined, how: string): Promise<void> {
+    if (status === undefined || status < 200 || status > 299) return this.abort(responseNotCaptured(how));
+    return this.finish({ status, headers: {}, body: Buffer.alloc(0) }).then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   finish(response: CapturedResponse): Promise<HttpResponseRecord | null> {
@@ -137,6 +193,13 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
     if (UNGUARDED_METHODS.has(request.method)) return PASS;
     const config = this.config;
     if (config.needsRawBody && request.rawBody === undefined) {
+      // Nothing was parsed into data either (a content-type the JSON parser does not read): a
+      // request that cannot be verified, not a broken setup. Data parsed without its bytes kept is.
+      if (nothingParsed(request.body)) {
+        const message =
+          'The request failed verification: no raw request bytes reached the adapter (a content-type the body parser does not read, or no raw-body parser: docs/guides/raw-body.md); no receipt was written';
+        return this.refuse(new IdempotencyError(ErrorCode.SIGNATURE_INVALID, message), request);
+      }
       throw new IdempotencyError(
         ErrorCode.RAW_BODY_MISSING,
         `The ${config.preset?.provider} preset needs the raw request bytes and the adapter got none: keep them before any body parser consumes them (docs/guides/raw-body.md)`,
@@ -170,10 +233,15 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
         key,
         (idempotency) =>
           new Promise<StoredResponse>((handlerResolve, handlerReject) => {
-            run = new Run(this.config as EngineConfig<unknown, unknown>, request, { resolve: handlerResolve, reject: handlerReject });
+            run = new Run(
+              this.config as EngineConfig<unknown, unknown>,
+              request,
+              { resolve: handlerResolve, reject: handlerReject },
+              AsyncResource.bind(callIn),
+            );
             resolve({ action: 'run', idempotency, run });
           }),
-        { fingerprint },
+        { fingerprint, verified: this.config.verify !== undefined },
       );
       outcome.then(
         (result) => {

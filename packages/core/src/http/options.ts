@@ -32,6 +32,12 @@ export interface IdempotencyOptions<Native = unknown, Tx = unknown> {
    * `completed`; the handler reaches it as `idempotency.transaction`. Defaults to `false`.
    */
   transactional?: boolean;
+  /**
+   * With `store` only, transactional mode: the longest a handler's transaction stays open; at the
+   * deadline it is rolled back and the caller gets 503 with `Retry-After`. Below
+   * `staleAfterSeconds`; defaults to it minus 10 % (at most 30 s less).
+   */
+  handlerTimeoutSeconds?: number;
   /** With `store` only: the guard's clock, milliseconds since the epoch. Defaults to `Date.now`. */
   clock?: GuardOptions['clock'];
   /** With `store` only: receives the guard's events (claimed, replayed, failed, …). */
@@ -86,7 +92,7 @@ export interface EngineConfig<Native = unknown, Tx = unknown> {
   readonly needsRawBody: boolean;
 }
 
-const GUARD_OPTIONS = ['staleAfterSeconds', 'transactional', 'clock', 'onEvent'] as const;
+const GUARD_OPTIONS = ['staleAfterSeconds', 'transactional', 'handlerTimeoutSeconds', 'clock', 'onEvent'] as const;
 const KNOWN = new Set<string>([
   'store', 'guard', ...GUARD_OPTIONS, 'preset', 'provider', 'key', 'keyDescription', 'onMissingKey', 'onStoreError',
   'verify', 'fingerprint', 'inProgressStatus', 'replayedHeader', 'maxResponseBytes',

@@ -1,7 +1,8 @@
 /** @module Paddle Billing preset: `event_id` as the key, `Paddle-Signature: ts=…;h1=…` over the timestamp and raw body. */
 import type { ProviderPreset } from '../http/types';
 import { clockOption, requireOptions, requireString, toleranceOption } from './options';
-import { header, idPart, jsonBody } from './request-fields';
+import { presentExternalId } from '../request-key';
+import { header, jsonBody } from './request-fields';
 import { hexEquals, hmac, isFresh, parseUnixSeconds } from './signature';
 
 /** Options of {@link paddle}. */
@@ -61,7 +62,7 @@ export function paddle(options: PaddleOptions): ProviderPreset {
     needsRawBody: true,
     retentionDays: 30,
     key(request) {
-      return idPart(jsonBody(request)?.event_id);
+      return presentExternalId(jsonBody(request)?.event_id);
     },
     verify(request) {
       try {

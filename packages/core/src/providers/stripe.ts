@@ -1,7 +1,8 @@
 /** @module Stripe preset: `event.id` as the key, `Stripe-Signature` (t, v1) verified on the raw body. */
 import type { HttpRequest, ProviderPreset } from '../http/types';
+import { presentExternalId } from '../request-key';
 import { clockOption, requireOptions, requireString, toleranceOption } from './options';
-import { header, idPart, jsonBody } from './request-fields';
+import { header, jsonBody } from './request-fields';
 import { hexEquals, hmac, isFresh, parseUnixSeconds } from './signature';
 
 /** Options of {@link stripe}. */
@@ -40,6 +41,8 @@ function parseStripeSignature(value: string | undefined): StripeSignature | unde
  * Stripe webhook preset (PROVIDERS.md §3.4).
  *
  * - **Key**: the event's `id` (`evt_…`): every retry of an event carries the same event object.
+ *   An `id` that is present but not a string or safe integer answers 400
+ *   `ERR_IDEMPOTENCY_KEY_INVALID`, a missing one `ERR_IDEMPOTENCY_KEY_MISSING`.
  * - **Pass-through**: none.
  * - **Signature**: `Stripe-Signature: t=<unix>,v1=<hex>`; the expected value is hex
  *   HMAC-SHA256(secret, `${t}.${rawBody}`) over the raw bytes; any `v1` may match (Stripe sends one
@@ -66,7 +69,7 @@ export function stripe(options: StripeOptions): ProviderPreset {
     needsRawBody: true,
     retentionDays: 30,
     key(request: HttpRequest) {
-      return idPart(jsonBody(request)?.id);
+      return presentExternalId(jsonBody(request)?.id);
     },
     verify(request) {
       try {

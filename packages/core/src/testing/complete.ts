@@ -31,6 +31,21 @@ export const completeCases: ConformanceCase[] = [
   },
   {
     group: 'complete',
+    name: 'complete with the claimedAt the claim returned succeeds; a claimedAt 1 ms off is refused',
+    async run({ store, now, key }) {
+      const k = key('complete-claimed-at');
+      const { receipt } = await store.claim(k, { now: now(), fingerprint: null });
+      const at = receipt.claimedAt.getTime();
+      for (const off of [at - 1, at + 1]) {
+        expect(await store.complete(k, { now: now(), attempts: 1, claimedAt: new Date(off), response: '"x"' })).toBe(false);
+      }
+      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', response: null });
+      expect(await store.complete(k, { now: now(), attempts: 1, claimedAt: receipt.claimedAt, response: '"owner"' })).toBe(true);
+      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'completed', response: '"owner"' });
+    },
+  },
+  {
+    group: 'complete',
     name: 'complete with other attempts is refused and changes nothing',
     async run({ store, now, key }) {
       const k = key('wrong-attempts');

@@ -30,6 +30,50 @@ export const failCases: ConformanceCase[] = [
   },
   {
     group: 'fail',
+    name: 'fail with the claimedAt the claim or reclaim returned succeeds; a claimedAt 1 ms off is refused',
+    async run({ store, now, key }) {
+      const k = key('fail-claimed-at');
+      const { receipt } = await store.claim(k, { now: now(), fingerprint: null });
+      const off = new Date(receipt.claimedAt.getTime() + 1);
+      expect(await store.fail(k, { now: now(), attempts: 1, claimedAt: off, error: 'x' })).toBe(false);
+      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', error: null });
+      expect(await store.fail(k, { now: now(), attempts: 1, claimedAt: receipt.claimedAt, error: 'first' })).toBe(true);
+      // The claim time a reclaim returns identifies the new claim the same way.
+      const taken = await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: 3_600_000 });
+      expect(taken).toMatchObject({ status: 'processing', attempts: 2 });
+      const takenOff = new Date(taken!.claimedAt.getTime() - 1);
+      expect(await store.fail(k, { now: now(), attempts: 2, claimedAt: takenOff, error: 'x' })).toBe(false);
+      expect(await store.fail(k, { now: now(), attempts: 2, claimedAt: taken!.claimedAt, error: 'second' })).toBe(true);
+      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'failed', attempts: 2, error: 'second' });
+    },
+  },
+  {
+    group: 'fail',
+    name: 'reclaiming with a fingerprint records it; without the field the stored one stays',
+    async run({ store, now, key }) {
+      const k = key('reclaim-fingerprint');
+      const retry = async (attempts: number, fingerprint?: string | null) => {
+        expect(await store.fail(k, { now: now(), attempts, error: 'boom' })).toBe(true);
+        const input = { now: now(), attempts, staleAfterMs: 3_600_000 };
+        return store.reclaim(k, fingerprint === undefined ? input : { ...input, fingerprint });
+      };
+      await store.claim(k, { now: now(), fingerprint: 'forged' });
+      // A failed attempt's fingerprint is replaced by the new delivery's (DESIGN.md §10).
+      expect(await retry(1, 'genuine')).toMatchObject({ status: 'processing', attempts: 2, fingerprint: 'genuine' });
+      expect(await store.find(k, { now: now() })).toMatchObject({ attempts: 2, fingerprint: 'genuine' });
+      // No field: the stored fingerprint stays.
+      expect(await retry(2)).toMatchObject({ attempts: 3, fingerprint: 'genuine' });
+      expect(await store.find(k, { now: now() })).toMatchObject({ attempts: 3, fingerprint: 'genuine' });
+      // null is a value: a delivery without a fingerprint records none.
+      expect(await retry(3, null)).toMatchObject({ attempts: 4, fingerprint: null });
+      expect(await store.find(k, { now: now() })).toMatchObject({ attempts: 4, fingerprint: null });
+      // A refused reclaim records nothing.
+      expect(await store.reclaim(k, { now: now(), attempts: 4, staleAfterMs: 3_600_000, fingerprint: 'other' })).toBeNull();
+      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', attempts: 4, fingerprint: null });
+    },
+  },
+  {
+    group: 'fail',
     name: 'fail with other attempts is refused',
     async run({ store, now, key }) {
       const k = key('fail-wrong');

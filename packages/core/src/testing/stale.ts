@@ -77,4 +77,38 @@ export const staleCases: ConformanceCase[] = [
       expect(await store.find(k, { now: now() })).toMatchObject({ status: 'completed', attempts: 2, response: '"owner"' });
     },
   },
+  {
+    group: 'stale',
+    name: 'a claim is identified by attempts and claimedAt: after takeover, completion, purge and a new claim (attempts 1 again), the first owner cannot complete or fail',
+    async run({ store, now, key, advance }) {
+      const k = key('reused-token');
+      const first = await store.claim(k, { now: now(), fingerprint: null });
+      expect(first).toMatchObject({ won: true, receipt: { attempts: 1 } });
+      const firstClaimedAt = first.receipt.claimedAt;
+      // The first owner stalls; the next delivery takes over and completes.
+      await advance(STALE_MS + 5_000);
+      const taken = await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS });
+      expect(taken).toMatchObject({ status: 'processing', attempts: 2 });
+      expect(await store.complete(k, { now: now(), attempts: 2, claimedAt: taken!.claimedAt, response: '"second"' })).toBe(true);
+      await advance(1_000);
+      await store.purge({ now: now(), olderThanMs: 0 });
+      expect(await store.find(k, { now: now() })).toBeNull();
+      // A store-clocked harness fakes time by shifting stored rows, not the database clock: let a
+      // real millisecond pass, as the stale threshold always has between two real claims.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      // A redelivery claims anew: the fencing token restarts at 1.
+      const fresh = await store.claim(k, { now: now(), fingerprint: null });
+      expect(fresh).toMatchObject({ won: true, receipt: { status: 'processing', attempts: 1 } });
+      expect(fresh.receipt.claimedAt.getTime()).not.toBe(firstClaimedAt.getTime());
+
+      // The first owner wakes up with the token (attempts 1) and the claim time it got back.
+      expect(await store.complete(k, { now: now(), attempts: 1, claimedAt: firstClaimedAt, response: '"zombie"' })).toBe(false);
+      expect(await store.fail(k, { now: now(), attempts: 1, claimedAt: firstClaimedAt, error: 'zombie' })).toBe(false);
+      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', attempts: 1, response: null, error: null });
+      // The new owner's claim stands, and its result is the one recorded.
+      expect(await store.complete(k, { now: now(), attempts: 1, claimedAt: fresh.receipt.claimedAt, response: '"fresh"' })).toBe(true);
+      expect(await store.complete(k, { now: now(), attempts: 1, claimedAt: firstClaimedAt, response: '"zombie"' })).toBe(false);
+      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'completed', attempts: 1, response: '"fresh"' });
+    },
+  },
 ];

@@ -214,7 +214,12 @@ describe('engine.begin', () => {
     });
     expect((await engine.begin(req('1', { url: '/status' }))).action).toBe('pass');
     expect(responded(await engine.begin(req(undefined))).json.message).toContain('Acme-Id header');
-    await expect(engine.begin(req('1', { rawBody: undefined }))).rejects.toMatchObject({ code: 'ERR_IDEMPOTENCY_RAW_BODY_MISSING' });
+    // Data parsed without its bytes kept: the app's setup is wrong (thrown for the framework, 500).
+    await expect(engine.begin(req('1', { rawBody: undefined, body: { a: 1 } }))).rejects.toMatchObject({ code: 'ERR_IDEMPOTENCY_RAW_BODY_MISSING' });
+    // Nothing parsed at all (a content-type no parser reads): the request cannot be verified (401).
+    const unverifiable = responded(await engine.begin(req('1', { rawBody: undefined })));
+    expect(unverifiable.status).toBe(401);
+    expect(unverifiable.json.code).toBe('ERR_IDEMPOTENCY_SIGNATURE_INVALID');
     const run = running(await engine.begin(req('1')));
     expect(responded(await engine.begin(req('1'))).body.toString()).toBe('busy');
     await run.finish(ok('done'));

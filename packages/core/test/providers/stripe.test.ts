@@ -1,6 +1,9 @@
 import Stripe from 'stripe';
 import { createHmac } from 'node:crypto';
 import { ConfigError } from '../../src/errors';
+import { createEngine, type HttpRequest } from '../../src/http';
+import { InMemoryStore } from '../../src/memory-store';
+import type { ExternalId } from '../../src/request-key';
 import { stripe } from '../../src/providers';
 import { clockAt, jsonRequest, makeRequest } from './helpers';
 
@@ -48,6 +51,49 @@ describe('stripe preset', () => {
       expect(preset.key(jsonRequest({ object: 'event', type: 'ping' }))).toBeUndefined();
       expect(preset.key(jsonRequest({ id: '' }))).toBeUndefined();
       expect(preset.key(makeRequest())).toBeUndefined();
+    });
+  });
+
+  describe('key through the engine (one code for one situation, issue 8 item 13)', () => {
+    /** The engine's own answer (status, code) to a signed request carrying `body`, with the preset or on a route without one. */
+    async function answer(body: string, withPreset: boolean): Promise<[number, string] | 'run'> {
+      const signedRequest: HttpRequest<{ id?: unknown }> = { ...request(signed(NOW, SECRET, body), body), native: JSON.parse(body) as { id?: unknown } };
+      const store = new InMemoryStore();
+      const engine = withPreset
+        ? createEngine({ store, preset })
+        : createEngine({ store, provider: 'stripe', key: (event: { id?: unknown }) => event.id as ExternalId });
+      const decision = await engine.begin(signedRequest);
+      if (decision.action !== 'respond') return 'run';
+      return [decision.response.status, (JSON.parse(decision.response.body.toString('utf8')) as { code: string }).code];
+    }
+
+    it.each([
+      ['an object', { id: { nested: 'evt_1' } }],
+      ['an array', { id: ['evt_1'] }],
+      ['a boolean', { id: true }],
+      ['a fraction', { id: 1.5 }],
+      ['an unsafe integer', { id: 2 ** 60 }],
+      ['a NUL character', { id: 'evt_\u0000' }],
+      ['a lone surrogate', { id: '\ud800' }],
+    ])('an id that is %s answers 400 ERR_IDEMPOTENCY_KEY_INVALID, as a route without the preset does', async (_label, event) => {
+      const body = JSON.stringify({ ...event, object: 'event' });
+      expect(await answer(body, true)).toEqual([400, 'ERR_IDEMPOTENCY_KEY_INVALID']);
+      expect(await answer(body, false)).toEqual([400, 'ERR_IDEMPOTENCY_KEY_INVALID']);
+    });
+
+    it.each([
+      ['absent', { object: 'event' }],
+      ['null', { id: null, object: 'event' }],
+      ['empty', { id: '', object: 'event' }],
+    ])('an id that is %s answers 400 ERR_IDEMPOTENCY_KEY_MISSING on both routes', async (_label, event) => {
+      const body = JSON.stringify(event);
+      expect(await answer(body, true)).toEqual([400, 'ERR_IDEMPOTENCY_KEY_MISSING']);
+      expect(await answer(body, false)).toEqual([400, 'ERR_IDEMPOTENCY_KEY_MISSING']);
+    });
+
+    it('a usable id runs the handler on both routes', async () => {
+      expect(await answer(payload, true)).toBe('run');
+      expect(await answer(payload, false)).toBe('run');
     });
   });
 

@@ -3,7 +3,8 @@
  * knex reports results in each driver's own shape; they are read here and nowhere else.
  */
 import type { Knex } from 'knex';
-import type { Executor, QueryResult, Row } from '../executor';
+import { beginStatement } from './pg';
+import { gate, untilAborted, type Executor, type Gate, type QueryResult, type Row } from '../executor';
 import type { SqlDialect } from '../types';
 
 /** knex's `client.dialect` → our dialect, for the drivers whose results we know how to read. */
@@ -48,10 +49,25 @@ export function knexExecutor(knex: Knex): Executor {
       const runner = (transaction as Knex.Transaction | undefined) ?? knex;
       return readResult(driver, await runner.raw(sql, params as Knex.RawBinding[]));
     },
-    transaction(work, lockStatement) {
+    transaction(work, options = {}) {
+      const { lockStatement, signal, timeoutMs } = options;
       return knex.transaction(async (trx) => {
+        const state: Gate = { closed: undefined };
         if (lockStatement) await trx.raw(lockStatement);
-        return work(trx);
+        // knex sent its own BEGIN: the rest of the PostgreSQL bounds go in one more statement.
+        if (timeoutMs && supported.dialect === 'postgres') await trx.raw(beginStatement(timeoutMs).replace(/^BEGIN; /, ''));
+        if (timeoutMs && supported.dialect === 'mysql') await trx.raw(`SET SESSION innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(timeoutMs / 1000))}`);
+        try {
+          const result = await untilAborted(work(gate(trx, state)), signal);
+          state.closed = 'committed';
+          return result;
+        } catch (error) {
+          // knex rolls back when this callback rejects. At the deadline a statement of the handler
+          // may still be in flight on the connection: the rollback queues behind it (knex offers no
+          // way to cut it), but the handle is closed and the guard has already answered.
+          state.closed = signal?.aborted ? 'timed out' : 'rolled back';
+          throw error;
+        }
       });
     },
   };

@@ -5,7 +5,7 @@
  */
 import type { Pool as CallbackPool, PoolConnection as CallbackConnection } from 'mysql2';
 import type { Pool as PromisePool, PoolConnection as PromiseConnection } from 'mysql2/promise';
-import { acquireWithin, type Executor, type QueryResult } from '../executor';
+import { acquireWithin, gate, untilAborted, type Executor, type Gate, type QueryResult } from '../executor';
 
 /** True for a `mysql2/promise` pool. */
 export function isMysqlPromisePool(db: unknown): db is PromisePool {
@@ -43,15 +43,39 @@ function promiseFace(transaction: unknown): PromiseConnection {
   return 'connection' in connection ? (connection as PromiseConnection) : (connection as CallbackConnection).promise();
 }
 
+/** Core connections the store has lent an 'error' listener to; the lock wait timeout each was given. */
+const listening = new WeakSet<object>();
+const lockWaitSeconds = new WeakMap<object, number>();
+
+/** The store owns the errors of the connections it holds (a fatal one must not reach the process as an unhandled 'error'). */
+function own(connection: PromiseConnection): PromiseConnection {
+  const core = (connection as unknown as { connection?: CallbackConnection }).connection;
+  if (core && !listening.has(core)) {
+    listening.add(core);
+    core.on('error', () => undefined); // the command in flight (or the next one) fails with it
+  }
+  return connection;
+}
+
 /** An executor over a mysql2 pool; `callbackApi` decides which connection a transaction hands out. */
 export function mysqlExecutor(db: PromisePool | CallbackPool, acquireTimeoutMs: number): Executor {
   const callbackApi = !isMysqlPromisePool(db);
   const pool: PromisePool = callbackApi ? (db as CallbackPool).promise() : (db as PromisePool);
-  const acquire = () => acquireWithin(() => pool.getConnection(), (connection) => connection.release(), acquireTimeoutMs);
+  const acquire = async () => own(await acquireWithin(() => pool.getConnection(), (connection) => connection.release(), acquireTimeoutMs));
 
   const run = async (connection: PromiseConnection, sql: string, params: readonly unknown[]): Promise<QueryResult> => {
     const [result] = await connection.query(sql, params as unknown[]);
     return toResult(result);
+  };
+
+  /** Row-lock waits inside the handler's transaction end at the handler deadline (set once per connection). */
+  const boundLockWaits = async (connection: PromiseConnection, timeoutMs: number | undefined): Promise<void> => {
+    if (!timeoutMs) return;
+    const seconds = Math.max(1, Math.ceil(timeoutMs / 1000));
+    const core = (connection as unknown as { connection?: object }).connection ?? connection;
+    if (lockWaitSeconds.get(core) === seconds) return;
+    await connection.query(`SET SESSION innodb_lock_wait_timeout = ${seconds}`);
+    lockWaitSeconds.set(core, seconds);
   };
 
   return {
@@ -65,19 +89,39 @@ export function mysqlExecutor(db: PromisePool | CallbackPool, acquireTimeoutMs: 
         connection.release();
       }
     },
-    async transaction(work) {
+    async transaction(work, options = {}) {
+      const { signal, timeoutMs } = options;
       const connection = await acquire();
+      const state: Gate = { closed: undefined };
       try {
+        await boundLockWaits(connection, timeoutMs);
         await connection.beginTransaction();
+      } catch (error) {
+        connection.destroy();
+        throw error;
+      }
+      try {
         const handle = callbackApi ? (connection as unknown as { connection: CallbackConnection }).connection : connection;
-        const result = await work(handle);
+        const result = await untilAborted(work(gate(handle as object, state)), signal);
+        state.closed = 'committed';
         await connection.commit();
+        connection.release();
         return result;
       } catch (error) {
-        await connection.rollback().catch(() => undefined);
+        if (signal?.aborted) {
+          // A statement may be in flight: close the connection, and the server rolls back.
+          state.closed = 'timed out';
+          connection.destroy();
+          throw error;
+        }
+        state.closed = 'rolled back';
+        try {
+          await connection.rollback();
+          connection.release();
+        } catch {
+          connection.destroy();
+        }
         throw error;
-      } finally {
-        connection.release();
       }
     },
   };

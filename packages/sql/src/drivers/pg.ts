@@ -1,6 +1,6 @@
 /** @module Executor over a `pg` Pool: `$n` placeholders, `BEGIN`/`COMMIT` on a pooled client. */
 import type { Pool, PoolClient } from 'pg';
-import { acquireWithin, type Executor, type QueryResult } from '../executor';
+import { acquireWithin, gate, untilAborted, type Executor, type Gate, type QueryResult } from '../executor';
 
 const numbered = new Map<string, string>();
 
@@ -20,6 +20,45 @@ async function run(client: PoolClient, sql: string, params: readonly unknown[]):
   return { rows: result.rows, affected: result.rowCount ?? 0 };
 }
 
+/** Clients the store has lent an 'error' listener to, and those whose connection broke. */
+const listening = new WeakSet<PoolClient>();
+const broken = new WeakMap<PoolClient, Error>();
+
+/**
+ * pg-pool removes its own 'error' listener while a client is checked out, and pg's client emits
+ * 'error' when its connection ends unexpectedly (a database restart, a cut connection): without a
+ * listener that crashes the process. The store owns the errors of every client it holds: the
+ * statement in flight (or the next one) fails and becomes a StoreError, and the broken client is
+ * released with its error so the pool discards it. One listener per client, for its lifetime.
+ */
+function own(client: PoolClient): PoolClient {
+  if (!listening.has(client)) {
+    listening.add(client);
+    client.on('error', (error: Error) => broken.set(client, error));
+  }
+  return client;
+}
+
+/** Gives `client` back to the pool, destroying it when it broke or `error` says it may have. */
+function giveBack(client: PoolClient, error?: unknown): void {
+  const fault = broken.get(client) ?? (error instanceof Error && !('severity' in error) ? error : undefined);
+  client.release(fault);
+}
+
+/** How much later than the guard's deadline the server ends an idle transaction: only a frozen or cut-off process gets there. */
+const SERVER_IDLE_MARGIN_MS = 1000;
+
+/**
+ * `BEGIN`, with the handler deadline enforced by the server too: lock waits end at the deadline,
+ * and a transaction left idle a little past it (its process frozen or cut off, so the guard's own
+ * timer could not end it) is ended by the server, so a takeover never waits on its row locks.
+ */
+export function beginStatement(timeoutMs: number | undefined): string {
+  if (!timeoutMs) return 'BEGIN';
+  const ms = Math.max(1, Math.ceil(timeoutMs));
+  return `BEGIN; SET LOCAL lock_timeout = ${ms}; SET LOCAL idle_in_transaction_session_timeout = ${ms + SERVER_IDLE_MARGIN_MS}`;
+}
+
 /** True for a `pg` Pool (a lone `Client` would interleave concurrent transactions). */
 export function isPgPool(db: unknown): db is Pool {
   const candidate = db as Partial<Pool> | null;
@@ -35,7 +74,7 @@ export function isPgPool(db: unknown): db is Pool {
 
 /** An executor over `pool`; each statement borrows a client for at most `acquireTimeoutMs` of waiting. */
 export function pgExecutor(pool: Pool, acquireTimeoutMs: number): Executor {
-  const acquire = () => acquireWithin(() => pool.connect(), (client) => client.release(), acquireTimeoutMs);
+  const acquire = async () => own(await acquireWithin(() => pool.connect(), (client) => client.release(), acquireTimeoutMs));
   return {
     dialect: 'postgres',
     async query(sql, params, transaction) {
@@ -43,26 +82,41 @@ export function pgExecutor(pool: Pool, acquireTimeoutMs: number): Executor {
       const client = await acquire();
       try {
         const result = await run(client, sql, params);
-        client.release();
+        giveBack(client);
         return result;
       } catch (error) {
         // A broken connection must not go back to the pool.
-        client.release(error instanceof Error && !('severity' in error) ? error : undefined);
+        giveBack(client, error);
         throw error;
       }
     },
-    async transaction(work) {
+    async transaction(work, options = {}) {
+      const { signal, timeoutMs } = options;
       const client = await acquire();
+      const state: Gate = { closed: undefined };
       try {
-        await client.query('BEGIN');
-        const result = await work(client);
+        await client.query(beginStatement(timeoutMs));
+      } catch (error) {
+        giveBack(client, error);
+        throw error;
+      }
+      try {
+        const result = await untilAborted(work(gate(client, state)), signal);
+        state.closed = 'committed';
         await client.query('COMMIT');
-        client.release();
+        giveBack(client);
         return result;
       } catch (error) {
+        if (signal?.aborted) {
+          // A statement may be in flight: close the connection, and the server rolls back.
+          state.closed = 'timed out';
+          client.release(broken.get(client) ?? new Error('transaction ended at the handler deadline'));
+          throw error;
+        }
+        state.closed = 'rolled back';
         try {
           await client.query('ROLLBACK');
-          client.release();
+          giveBack(client);
         } catch (rollbackError) {
           client.release(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)));
         }

@@ -6,7 +6,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Executor, QueryResult } from '../executor';
+import { TransactionClosed } from '@webhook-idempotency/core';
+import { gate, untilAborted, type Executor, type Gate, type QueryResult } from '../executor';
 import { Mutex } from '../mutex';
 
 /** True for a `better-sqlite3` Database. */
@@ -26,27 +27,47 @@ interface Shared {
   readonly mutex: Mutex;
   // Marks the async context of an open transaction: a statement issued from inside it (without
   // passing the handle) runs at once instead of waiting for the mutex it holds (a deadlock).
-  readonly inTransaction: AsyncLocalStorage<{ open: boolean }>;
+  readonly inTransaction: AsyncLocalStorage<Marker>;
   readonly statements: Map<string, BetterSqlite3.Statement>;
+  savepoints: number;
+}
+
+/** One open transaction: `open` until it ends; `gate` is what its handle checks. */
+interface Marker {
+  open: boolean;
+  readonly gate: Gate;
 }
 
 const shared = new WeakMap<BetterSqlite3.Database, Shared>();
 
-/** An executor over `db`. */
-export function sqliteExecutor(db: BetterSqlite3.Database): Executor {
+/** Statements a gated Database hands out are gated too: a prepared statement kept past the end refuses to run. */
+function gatedDatabase(db: BetterSqlite3.Database, state: Gate): BetterSqlite3.Database {
+  return gate(db, state, (method, result) =>
+    method === 'prepare' && typeof result === 'object' && result !== null ? gate(result as BetterSqlite3.Statement, state) : result,
+  );
+}
+
+/** An executor over `db`; a statement waits at most `waitMs` for an open transaction to end. */
+export function sqliteExecutor(db: BetterSqlite3.Database, waitMs: number): Executor {
   let state = shared.get(db);
   if (!state) {
-    state = { mutex: new Mutex(), inTransaction: new AsyncLocalStorage(), statements: new Map() };
+    state = { mutex: new Mutex(), inTransaction: new AsyncLocalStorage(), statements: new Map(), savepoints: 0 };
     shared.set(db, state);
   }
+  const context = state;
   const { mutex, inTransaction, statements } = state;
 
-  const run = (sql: string, params: readonly unknown[]): QueryResult => {
+  const prepared = (sql: string): BetterSqlite3.Statement => {
     let statement = statements.get(sql);
     if (!statement) {
       statement = db.prepare(sql);
       statements.set(sql, statement);
     }
+    return statement;
+  };
+
+  const run = (sql: string, params: readonly unknown[]): QueryResult => {
+    const statement = prepared(sql);
     if (statement.reader) {
       const rows = statement.all(...params) as Record<string, unknown>[];
       return { rows, affected: rows.length };
@@ -54,30 +75,67 @@ export function sqliteExecutor(db: BetterSqlite3.Database): Executor {
     return { rows: [], affected: statement.run(...params).changes };
   };
 
+  /** A transaction inside an open one (a nested guard, another store on the handle): a savepoint of it. */
+  const nested = async <T>(outer: Marker, work: (transaction: unknown) => Promise<T>, signal: AbortSignal | undefined): Promise<T> => {
+    const name = `wi_savepoint_${++context.savepoints}`;
+    db.exec(`SAVEPOINT ${name}`);
+    const inner: Marker = { open: true, gate: { closed: undefined } };
+    try {
+      const result = await inTransaction.run(inner, () => untilAborted(work(gatedDatabase(db, inner.gate)), signal));
+      if (!outer.open) throw new TransactionClosed(outer.gate.closed ?? 'rolled back');
+      db.exec(`RELEASE ${name}`);
+      inner.gate.closed = 'committed';
+      return result;
+    } catch (error) {
+      inner.gate.closed = signal?.aborted ? 'timed out' : 'rolled back';
+      if (outer.open && db.inTransaction) {
+        db.exec(`ROLLBACK TO ${name}`);
+        db.exec(`RELEASE ${name}`);
+      }
+      throw error;
+    } finally {
+      inner.open = false;
+    }
+  };
+
   return {
     dialect: 'sqlite',
     async query(sql, params, transaction) {
       if (transaction !== undefined || inTransaction.getStore()?.open) return run(sql, params);
-      return mutex.run(() => run(sql, params));
+      // A read is one synchronous statement: it cannot interleave with another, so it need not
+      // queue behind a handler's open transaction (it sees that transaction's rows, which commit
+      // or roll back as a whole; the store only reads receipts this way).
+      if (mutex.busy && prepared(sql).readonly) return run(sql, params);
+      return mutex.run(() => run(sql, params), waitMs);
     },
-    transaction(work) {
-      return mutex.run(() => {
-        const marker = { open: true };
-        return inTransaction.run(marker, async () => {
+    busy: () => mutex.busy,
+    async transaction(work, options = {}) {
+      const { signal } = options;
+      const outer = inTransaction.getStore();
+      if (outer?.open) return nested(outer, work, signal);
+      await mutex.acquire(waitMs);
+      const marker: Marker = { open: true, gate: { closed: undefined } };
+      try {
+        return await inTransaction.run(marker, async () => {
           db.exec('BEGIN IMMEDIATE');
           try {
-            const result = await work(db);
+            const result = await untilAborted(work(gatedDatabase(db, marker.gate)), signal);
+            marker.gate.closed = 'committed';
             db.exec('COMMIT');
             return result;
           } catch (error) {
+            // At the deadline the handler is between statements (this runs on the event loop, and
+            // better-sqlite3 is synchronous), so the rollback cannot cut one in half.
+            marker.gate.closed = signal?.aborted ? 'timed out' : 'rolled back';
             if (db.inTransaction) db.exec('ROLLBACK');
             throw error;
-          } finally {
-            // Work the handler left running must not bypass the mutex once the transaction is over.
-            marker.open = false;
           }
         });
-      });
+      } finally {
+        // Work the handler left running must not bypass the mutex once the transaction is over.
+        marker.open = false;
+        mutex.release();
+      }
     },
   };
 }

@@ -1,0 +1,28 @@
+/** @module What the storm's parent and its server processes agree on: the server's settings and the receipts' provider. */
+import type { SqlDialect } from '@webhook-idempotency/sql';
+
+/** The receipts' provider name of every storm delivery. */
+export const STORM_PROVIDER = 'storm';
+
+/** Printed (synchronously, on stdout) just before a server kills itself inside a handler, followed by the delivery id. */
+export const DYING_MARKER = 'STORM_DYING_IN_HANDLER';
+
+/** Settings of one storm server process, passed as its only argument (JSON). */
+export interface StormServerConfig {
+  readonly dialect: SqlDialect;
+  /** Server URL of the database, or the SQLite file's path. */
+  readonly url: string;
+  /** Loopback port to listen on (the same one after a restart). */
+  readonly port: number;
+  /** The guard's `staleAfterSeconds`: small, so that takeovers after a SIGKILL happen within the run. */
+  readonly staleAfterSeconds: number;
+  /** The business table the handler inserts one row per first run into. */
+  readonly effects: string;
+  /** Connections in the server's pg / mysql2 pool. */
+  readonly poolSize: number;
+  /**
+   * Milliseconds the handler works after its business write, inside the open transaction (a call
+   * to another service, say): kills of a server or the database then meet open transactions.
+   */
+  readonly handlerDelayMs: number;
+}
