@@ -2,8 +2,9 @@
 import type { HttpRequest, HttpResponseRecord, ProviderPreset } from '../http/types';
 import { canonicalFingerprint } from './fingerprint';
 import { oneOf, requireOptions, requireString } from './options';
-import { formFields, isJsonObject, type FormFields } from './request-fields';
+import { formFields, parseJsonObject, type FormFields } from './request-fields';
 import { jsonText, withBody } from './response';
+import { safeVerify } from './safe-verify';
 import { hexEquals, md5 } from './signature';
 
 /** Options of {@link click}. */
@@ -115,16 +116,12 @@ export function click(options: ClickOptions): ProviderPreset {
       const action = formFields(request).get('action');
       return action !== undefined && action !== PREPARE && action !== COMPLETE;
     },
-    verify(request) {
-      try {
-        const fields = formFields(request);
-        const parts = signedParts(fields, secret);
-        const given = fields.get('sign_string');
-        return parts !== undefined && given !== undefined && hexEquals(given, md5(parts));
-      } catch {
-        return false;
-      }
-    },
+    verify: safeVerify(function verifyClick(request) {
+      const fields = formFields(request);
+      const parts = signedParts(fields, secret);
+      const given = fields.get('sign_string');
+      return parts !== undefined && given !== undefined && hexEquals(given, md5(parts));
+    }),
     fingerprint(request) {
       const fields = formFields(request);
       const picked: Record<string, string | undefined> = {};
@@ -133,13 +130,7 @@ export function click(options: ClickOptions): ProviderPreset {
     },
     replay(stored, request) {
       if (repeat === 'replay' || !clickKey(request)?.endsWith(':1:ok')) return stored;
-      let answer: unknown;
-      try {
-        answer = JSON.parse(stored.body.toString('utf8'));
-      } catch {
-        return stored;
-      }
-      if (!isJsonObject(answer) || answer.error !== 0) return stored;
+      if (parseJsonObject(stored.body.toString('utf8'))?.error !== 0) return stored;
       // Edit the text rather than re-serialise it: JSON.parse would round 64-bit ids.
       const text = stored.body
         .toString('utf8')

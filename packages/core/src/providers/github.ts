@@ -2,7 +2,8 @@
 import type { ProviderPreset } from '../http/types';
 import { booleanOption, requireOptions, requireString } from './options';
 import { header } from './request-fields';
-import { hexEquals, hmac } from './signature';
+import { safeVerify } from './safe-verify';
+import { hmacMatches } from './signature';
 
 /** Options of {@link github}. */
 export interface GitHubOptions {
@@ -54,14 +55,10 @@ export function github(options: GitHubOptions): ProviderPreset {
       const hook = header(request, 'x-github-hook-id');
       return hook === undefined || hook === '' ? undefined : `${hook}:${delivery}`;
     },
-    verify(request) {
-      try {
-        const given = header(request, 'x-hub-signature-256');
-        if (request.rawBody === undefined || given === undefined || !given.startsWith(PREFIX)) return false;
-        return hexEquals(given.slice(PREFIX.length), hmac('sha256', key, [request.rawBody]));
-      } catch {
-        return false;
-      }
-    },
+    verify: safeVerify(function verifyGitHub(request) {
+      const given = header(request, 'x-hub-signature-256');
+      if (request.rawBody === undefined || given === undefined || !given.startsWith(PREFIX)) return false;
+      return hmacMatches(key, [request.rawBody], [given.slice(PREFIX.length)], 'hex');
+    }),
   };
 }

@@ -3,7 +3,8 @@ import type { ProviderPreset } from '../http/types';
 import { clockOption, requireOptions, requireString, toleranceOption } from './options';
 import { presentExternalId } from '../request-key';
 import { header, jsonBody } from './request-fields';
-import { hexEquals, hmac, isFresh, parseUnixSeconds } from './signature';
+import { safeVerify } from './safe-verify';
+import { timestampedHmac } from './timestamped-hmac';
 
 /** Options of {@link paddle}. */
 export interface PaddleOptions {
@@ -15,9 +16,8 @@ export interface PaddleOptions {
   clock?: () => number;
 }
 
-/** Parses `ts=<unix>;h1=<hex>[;h1=<hex>]`; a missing `ts` or `h1` is `undefined`. */
-function parsePaddleSignature(value: string | undefined): { stamp: string; h1: string[] } | undefined {
-  if (value === undefined) return undefined;
+/** Parses `ts=<unix>;h1=<hex>[;h1=<hex>]`: the first `ts` as sent, and every `h1`. */
+function parsePaddleSignature(value: string): { stamp: string | undefined; h1: string[] } {
   let stamp: string | undefined;
   const h1: string[] = [];
   for (const item of value.split(';')) {
@@ -28,7 +28,7 @@ function parsePaddleSignature(value: string | undefined): { stamp: string; h1: s
     if (name === 'ts' && stamp === undefined) stamp = text;
     else if (name === 'h1') h1.push(text);
   }
-  return stamp === undefined || h1.length === 0 ? undefined : { stamp, h1 };
+  return { stamp, h1 };
 }
 
 /**
@@ -54,7 +54,12 @@ export function paddle(options: PaddleOptions): ProviderPreset {
   const { secret, toleranceSeconds, clock } = requireOptions('paddle', options);
   const key = requireString('paddle', 'secret', secret, 'the destination secret key as "secret"');
   const tolerance = toleranceOption('paddle', toleranceSeconds, 5);
-  const now = clockOption('paddle', clock);
+  const check = timestampedHmac({
+    key,
+    encoding: 'hex',
+    toleranceSeconds: tolerance,
+    now: clockOption('paddle', clock),
+  });
 
   return {
     provider: 'paddle',
@@ -64,18 +69,12 @@ export function paddle(options: PaddleOptions): ProviderPreset {
     key(request) {
       return presentExternalId(jsonBody(request)?.event_id);
     },
-    verify(request) {
-      try {
-        const signature = parsePaddleSignature(header(request, 'paddle-signature'));
-        const timestamp = parseUnixSeconds(signature?.stamp);
-        const { rawBody } = request;
-        if (rawBody === undefined || signature === undefined || timestamp === undefined) return false;
-        if (!isFresh(timestamp, now(), tolerance)) return false;
-        const expected = hmac('sha256', key, [`${signature.stamp}:`, rawBody]);
-        return signature.h1.some((candidate) => hexEquals(candidate, expected));
-      } catch {
-        return false;
-      }
-    },
+    verify: safeVerify(function verifyPaddle(request) {
+      const value = header(request, 'paddle-signature');
+      const { rawBody } = request;
+      if (rawBody === undefined || value === undefined) return false;
+      const { stamp, h1 } = parsePaddleSignature(value);
+      return check({ stamp, signatures: h1, signed: (signedStamp) => [`${signedStamp}:`, rawBody] });
+    }),
   };
 }

@@ -1,9 +1,10 @@
 /** @module Payme (Paycom) Merchant API preset: JSON-RPC over HTTP Basic, always answered with HTTP 200. */
 import type { HttpRequest, HttpResponseRecord, ProviderPreset } from '../http/types';
 import { basicAuthChecker } from './basic-auth';
+import { safeVerify } from './safe-verify';
 import { canonicalFingerprint } from './fingerprint';
 import { requireOptions, requireString, optionalString } from './options';
-import { header, isJsonObject, jsonBody } from './request-fields';
+import { header, isJsonObject, jsonBody, parseJsonObject } from './request-fields';
 import { jsonText, withBody } from './response';
 
 /** Options of {@link payme}. */
@@ -105,13 +106,9 @@ export function payme(options: PaymeOptions): ProviderPreset {
       const method = jsonBody(request)?.method;
       return (typeof method === 'string' && PASS_THROUGH.has(method)) || paymeKey(request) === undefined;
     },
-    verify(request) {
-      try {
-        return checkAuth(header(request, 'authorization'));
-      } catch {
-        return false;
-      }
-    },
+    verify: safeVerify(function verifyPayme(request) {
+      return checkAuth(header(request, 'authorization'));
+    }),
     fingerprint(request) {
       const rpc = jsonBody(request);
       return rpc ? canonicalFingerprint({ method: rpc.method, params: rpc.params }) : undefined;
@@ -119,13 +116,8 @@ export function payme(options: PaymeOptions): ProviderPreset {
     replay(stored, request) {
       const current = jsonBody(request);
       if (!current || !('id' in current)) return stored;
-      let answer: unknown;
-      try {
-        answer = JSON.parse(stored.body.toString('utf8'));
-      } catch {
-        return stored;
-      }
-      if (!isJsonObject(answer)) return stored;
+      const answer = parseJsonObject(stored.body.toString('utf8'));
+      if (answer === undefined) return stored;
       const id = current.id ?? null;
       if (JSON.stringify(answer.id ?? null) === JSON.stringify(id)) return stored;
       return withBody(stored, Buffer.from(JSON.stringify({ ...answer, id }), 'utf8'));

@@ -28,6 +28,17 @@ function bodyText(request: HttpRequest): string | undefined {
   return rawBody?.toString('utf8');
 }
 
+/** The JSON object `text` holds; `undefined` for invalid JSON or any other JSON value. */
+export function parseJsonObject(text: string): JsonObject | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return isJsonObject(value) ? value : undefined;
+}
+
 const jsonCache = new WeakMap<HttpRequest, JsonObject | undefined>();
 
 /**
@@ -37,16 +48,8 @@ const jsonCache = new WeakMap<HttpRequest, JsonObject | undefined>();
 export function jsonBody(request: HttpRequest): JsonObject | undefined {
   if (isJsonObject(request.body)) return request.body;
   if (jsonCache.has(request)) return jsonCache.get(request);
-  let parsed: JsonObject | undefined;
   const text = bodyText(request);
-  if (text !== undefined) {
-    try {
-      const value: unknown = JSON.parse(text);
-      parsed = isJsonObject(value) ? value : undefined;
-    } catch {
-      parsed = undefined;
-    }
-  }
+  const parsed = text === undefined ? undefined : parseJsonObject(text);
   jsonCache.set(request, parsed);
   return parsed;
 }

@@ -3,7 +3,8 @@ import type { ProviderPreset } from '../http/types';
 import { ConfigError } from '../errors';
 import { oneOf, requireOptions, requireString } from './options';
 import { header } from './request-fields';
-import { base64Equals, hmac } from './signature';
+import { safeVerify } from './safe-verify';
+import { hmacMatches } from './signature';
 
 /** Options of {@link shopify}. */
 export interface ShopifyOptions {
@@ -58,15 +59,11 @@ export function shopify(options: ShopifyOptions): ProviderPreset {
       const id = header(request, idHeader);
       return shop && id ? `${shop}:${id}` : undefined;
     },
-    verify(request) {
-      try {
-        const given = header(request, 'x-shopify-hmac-sha256');
-        const { rawBody } = request;
-        if (rawBody === undefined || given === undefined) return false;
-        return keys.some((key) => base64Equals(given.trim(), hmac('sha256', key, [rawBody])));
-      } catch {
-        return false;
-      }
-    },
+    verify: safeVerify(function verifyShopify(request) {
+      const given = header(request, 'x-shopify-hmac-sha256');
+      const { rawBody } = request;
+      if (rawBody === undefined || given === undefined) return false;
+      return keys.some((key) => hmacMatches(key, [rawBody], [given.trim()], 'base64'));
+    }),
   };
 }

@@ -18,11 +18,6 @@ export function md5(parts: SignedParts): Buffer {
   return hash.digest();
 }
 
-/** Lower-case hex SHA-256 of a string: 64 characters, the width of the receipts' `fingerprint` column. */
-export function sha256Hex(text: string | Buffer): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 /**
  * Constant-time equality of two byte strings. Buffers of different lengths are unequal at once:
  * use it where the length is public (a digest's width), and {@link secretEquals} otherwise.
@@ -61,6 +56,26 @@ export function hexEquals(given: string, expected: Buffer): boolean {
 /** True when `given` is exactly the standard (padded) base64 spelling of `expected`, in constant time. */
 export function base64Equals(given: string, expected: Buffer): boolean {
   return stringEquals(given, expected.toString('base64'));
+}
+
+/** How a provider spells a digest in its header. */
+export type DigestEncoding = 'hex' | 'base64';
+
+/**
+ * True when any of `signatures` is the HMAC-SHA256 of `parts` under `key`, spelled in `encoding`
+ * (hex in either case, or padded base64) and compared in constant time. The HMAC is computed once;
+ * no signature at all is `false`.
+ */
+export function hmacMatches(
+  key: string | Buffer,
+  parts: SignedParts,
+  signatures: readonly string[],
+  encoding: DigestEncoding,
+): boolean {
+  if (signatures.length === 0) return false;
+  const expected = hmac('sha256', key, parts);
+  const equals = encoding === 'hex' ? hexEquals : base64Equals;
+  return signatures.some((signature) => equals(signature, expected));
 }
 
 const UNIX_SECONDS = /^\d{1,12}$/;

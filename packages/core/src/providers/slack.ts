@@ -2,7 +2,8 @@
 import type { ProviderPreset } from '../http/types';
 import { clockOption, requireOptions, requireString, toleranceOption } from './options';
 import { header, idPart, jsonBody } from './request-fields';
-import { hexEquals, hmac, isFresh, parseUnixSeconds } from './signature';
+import { safeVerify } from './safe-verify';
+import { timestampedHmac } from './timestamped-hmac';
 
 /** Options of {@link slack}. */
 export interface SlackOptions {
@@ -41,7 +42,7 @@ export function slack(options: SlackOptions): ProviderPreset {
   const { signingSecret, toleranceSeconds, clock } = requireOptions('slack', options);
   const key = requireString('slack', 'signingSecret', signingSecret, 'the app signing secret as "signingSecret"');
   const tolerance = toleranceOption('slack', toleranceSeconds, 300);
-  const now = clockOption('slack', clock);
+  const check = timestampedHmac({ key, encoding: 'hex', toleranceSeconds: tolerance, now: clockOption('slack', clock) });
 
   return {
     provider: 'slack',
@@ -57,18 +58,15 @@ export function slack(options: SlackOptions): ProviderPreset {
     passThrough(request) {
       return jsonBody(request)?.type === 'url_verification';
     },
-    verify(request) {
-      try {
-        const stamp = header(request, 'x-slack-request-timestamp');
-        const timestamp = parseUnixSeconds(stamp);
-        const given = header(request, 'x-slack-signature');
-        const { rawBody } = request;
-        if (rawBody === undefined || timestamp === undefined || given === undefined || !given.startsWith(PREFIX)) return false;
-        if (!isFresh(timestamp, now(), tolerance)) return false;
-        return hexEquals(given.slice(PREFIX.length), hmac('sha256', key, [`v0:${stamp}:`, rawBody]));
-      } catch {
-        return false;
-      }
-    },
+    verify: safeVerify(function verifySlack(request) {
+      const given = header(request, 'x-slack-signature');
+      const { rawBody } = request;
+      if (rawBody === undefined || given === undefined || !given.startsWith(PREFIX)) return false;
+      return check({
+        stamp: header(request, 'x-slack-request-timestamp'),
+        signatures: [given.slice(PREFIX.length)],
+        signed: (stamp) => [`v0:${stamp}:`, rawBody],
+      });
+    }),
   };
 }

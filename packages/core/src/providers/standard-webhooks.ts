@@ -3,7 +3,8 @@ import type { HttpRequest, ProviderPreset } from '../http/types';
 import { ConfigError } from '../errors';
 import { clockOption, optionalString, requireOptions, requireString, toleranceOption } from './options';
 import { header } from './request-fields';
-import { base64Equals, hmac, isFresh, parseUnixSeconds } from './signature';
+import { safeVerify } from './safe-verify';
+import { timestampedHmac } from './timestamped-hmac';
 
 /** Options of {@link standardWebhooks}. */
 export interface StandardWebhooksOptions {
@@ -23,6 +24,7 @@ export interface StandardWebhooksOptions {
 }
 
 const PREFIX = 'whsec_';
+const SCHEME = 'v1,';
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** `webhook-*` headers, or Svix's `svix-*` ones when no `webhook-id` was sent. */
@@ -69,7 +71,7 @@ export function standardWebhooks(options: StandardWebhooksOptions): ProviderPres
   const tolerance = toleranceOption('standardWebhooks', toleranceSeconds, 300);
   const scope = endpoint === undefined ? undefined : requireString('standardWebhooks', 'endpoint', endpoint, '"endpoint"');
   const name = optionalString('standardWebhooks', 'provider', provider, 'standard-webhooks');
-  const now = clockOption('standardWebhooks', clock);
+  const check = timestampedHmac({ key, encoding: 'base64', toleranceSeconds: tolerance, now: clockOption('standardWebhooks', clock) });
 
   return {
     provider: name,
@@ -81,21 +83,17 @@ export function standardWebhooks(options: StandardWebhooksOptions): ProviderPres
       if (id === undefined || id === '') return undefined;
       return scope === undefined ? id : `${scope}:${id}`;
     },
-    verify(request) {
-      try {
-        const names = headerNames(request);
-        const id = header(request, names.id);
-        const stamp = header(request, names.timestamp);
-        const timestamp = parseUnixSeconds(stamp);
-        const list = header(request, names.signature);
-        const { rawBody } = request;
-        if (rawBody === undefined || !id || timestamp === undefined || list === undefined) return false;
-        if (!isFresh(timestamp, now(), tolerance)) return false;
-        const expected = hmac('sha256', key, [`${id}.${stamp}.`, rawBody]);
-        return list.split(' ').some((entry) => entry.startsWith('v1,') && base64Equals(entry.slice(3), expected));
-      } catch {
-        return false;
-      }
-    },
+    verify: safeVerify(function verifyStandardWebhooks(request) {
+      const names = headerNames(request);
+      const id = header(request, names.id);
+      const list = header(request, names.signature);
+      const { rawBody } = request;
+      if (rawBody === undefined || !id || list === undefined) return false;
+      return check({
+        stamp: header(request, names.timestamp),
+        signatures: list.split(' ').filter((entry) => entry.startsWith(SCHEME)).map((entry) => entry.slice(SCHEME.length)),
+        signed: (stamp) => [`${id}.${stamp}.`, rawBody],
+      });
+    }),
   };
 }

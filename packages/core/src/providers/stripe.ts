@@ -3,7 +3,9 @@ import type { HttpRequest, ProviderPreset } from '../http/types';
 import { presentExternalId } from '../request-key';
 import { clockOption, requireOptions, requireString, toleranceOption } from './options';
 import { header, jsonBody } from './request-fields';
-import { hexEquals, hmac, isFresh, parseUnixSeconds } from './signature';
+import { safeVerify } from './safe-verify';
+import { parseUnixSeconds } from './signature';
+import { timestampedHmac } from './timestamped-hmac';
 
 /** Options of {@link stripe}. */
 export interface StripeOptions {
@@ -17,24 +19,25 @@ export interface StripeOptions {
 
 /** The parts of a `Stripe-Signature` header this preset uses. */
 interface StripeSignature {
-  timestamp: number;
+  /** The first `t` that is Unix seconds, as sent. */
+  stamp: string | undefined;
+  /** Every `v1`. */
   v1: string[];
 }
 
-/** Parses `t=…,v1=…[,v1=…][,v0=…]`; other schemes are ignored, a missing `t` or `v1` is `undefined`. */
-function parseStripeSignature(value: string | undefined): StripeSignature | undefined {
-  if (value === undefined) return undefined;
-  let timestamp: number | undefined;
+/** Parses `t=…,v1=…[,v1=…][,v0=…]`; other schemes are ignored, and so is a `t` that is not Unix seconds. */
+function parseStripeSignature(value: string): StripeSignature {
+  let stamp: string | undefined;
   const v1: string[] = [];
   for (const item of value.split(',')) {
     const eq = item.indexOf('=');
     if (eq === -1) continue;
     const name = item.slice(0, eq).trim();
     const text = item.slice(eq + 1).trim();
-    if (name === 't' && timestamp === undefined) timestamp = parseUnixSeconds(text);
+    if (name === 't' && stamp === undefined && parseUnixSeconds(text) !== undefined) stamp = text;
     else if (name === 'v1') v1.push(text);
   }
-  return timestamp === undefined || v1.length === 0 ? undefined : { timestamp, v1 };
+  return { stamp, v1 };
 }
 
 /**
@@ -61,7 +64,12 @@ export function stripe(options: StripeOptions): ProviderPreset {
   const { secret, toleranceSeconds, clock } = requireOptions('stripe', options);
   const key = requireString('stripe', 'secret', secret, 'the endpoint signing secret (whsec_…) as "secret"');
   const tolerance = toleranceOption('stripe', toleranceSeconds, 300);
-  const now = clockOption('stripe', clock);
+  const check = timestampedHmac({
+    key,
+    encoding: 'hex',
+    toleranceSeconds: tolerance,
+    now: clockOption('stripe', clock),
+  });
 
   return {
     provider: 'stripe',
@@ -71,17 +79,13 @@ export function stripe(options: StripeOptions): ProviderPreset {
     key(request: HttpRequest) {
       return presentExternalId(jsonBody(request)?.id);
     },
-    verify(request) {
-      try {
-        const { rawBody } = request;
-        const signature = parseStripeSignature(header(request, 'stripe-signature'));
-        if (rawBody === undefined || signature === undefined) return false;
-        if (!isFresh(signature.timestamp, now(), tolerance)) return false;
-        const expected = hmac('sha256', key, [`${signature.timestamp}.`, rawBody]);
-        return signature.v1.some((candidate) => hexEquals(candidate, expected));
-      } catch {
-        return false;
-      }
-    },
+    verify: safeVerify(function verifyStripe(request) {
+      const { rawBody } = request;
+      const value = header(request, 'stripe-signature');
+      if (rawBody === undefined || value === undefined) return false;
+      const { stamp, v1 } = parseStripeSignature(value);
+      // Stripe's libraries sign `t` as the number they parsed, so a zero-padded `t` signs without its zeros.
+      return check({ stamp, signatures: v1, signed: (_stamp, seconds) => [`${seconds}.`, rawBody] });
+    }),
   };
 }

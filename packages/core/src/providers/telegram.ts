@@ -3,6 +3,7 @@ import type { ProviderPreset } from '../http/types';
 import { ConfigError } from '../errors';
 import { requireOptions } from './options';
 import { header, jsonBody } from './request-fields';
+import { safeVerify } from './safe-verify';
 import { secretDigest, secretEquals } from './signature';
 
 /** Options of {@link telegram}. */
@@ -60,13 +61,9 @@ export function telegram(options: TelegramOptions): ProviderPreset {
       const updateId = jsonBody(request)?.update_id;
       return typeof updateId === 'number' && Number.isSafeInteger(updateId) && updateId >= 0 ? `${bot}:${updateId}` : undefined;
     },
-    verify(request) {
-      try {
-        const given = header(request, 'x-telegram-bot-api-secret-token');
-        return given !== undefined && secretEquals(given, expected);
-      } catch {
-        return false;
-      }
-    },
+    verify: safeVerify(function verifyTelegram(request) {
+      const given = header(request, 'x-telegram-bot-api-secret-token');
+      return given !== undefined && secretEquals(given, expected);
+    }),
   };
 }

@@ -1,6 +1,7 @@
 /** @module Uzum Bank Merchant API preset: JSON webhooks on /check /create /confirm /reverse /status, HTTP Basic auth. */
 import type { HttpRequest, ProviderPreset } from '../http/types';
 import { basicAuthChecker } from './basic-auth';
+import { safeVerify } from './safe-verify';
 import { canonicalFingerprint } from './fingerprint';
 import { requireOptions, requireString } from './options';
 import { header, idPart, jsonBody, lastPathSegment } from './request-fields';
@@ -71,13 +72,9 @@ export function uzum(options: UzumOptions): ProviderPreset {
     passThrough(request) {
       return READ_ONLY.has(operation(request));
     },
-    verify(request) {
-      try {
-        return checkAuth(header(request, 'authorization'));
-      } catch {
-        return false;
-      }
-    },
+    verify: safeVerify(function verifyUzum(request) {
+      return checkAuth(header(request, 'authorization'));
+    }),
     fingerprint(request) {
       const body = jsonBody(request);
       if (!body) return undefined;
