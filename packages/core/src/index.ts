@@ -1,9 +1,41 @@
-/** @module `@webhook-idempotency/core`: re-exports only. */
-export * from './constants';
-export * from './errors';
-export * from './request-key';
-export * from './guard';
-export * from './memory-store';
-export type * from './types';
+/**
+ * What an application uses: the guard, keys, errors, the in-memory store, provider presets and
+ * the types an app writes against. Adapter and store authors: `@webhook-idempotency/core/adapter`.
+ * @module @webhook-idempotency/core
+ */
+export { DAY, HOUR, MAX_KEY_LENGTH, MINUTE, ReceiptStatus, SECOND } from './constants';
+export {
+  ClaimLost,
+  ConfigError,
+  ErrorCode,
+  FingerprintMismatch,
+  HandlerTimeout,
+  IdempotencyError,
+  InvalidRequestKey,
+  isIdempotencyError,
+  RequestInProgress,
+  StoreError,
+  TransactionClosed,
+} from './errors';
+export { type ExternalId, type KeyLike, RequestKey } from './request-key';
+export { type GuardOptions, type Handler, IdempotencyGuard, type RunOptions } from './guard';
+export { InMemoryStore } from './memory-store';
+export type {
+  At,
+  ClaimResult,
+  Codec,
+  GuardEvent,
+  ObservedReceipt,
+  Outcome,
+  Receipt,
+  RunContext,
+  Store,
+  StoreCapabilities,
+  TransactionOptions,
+} from './types';
 export * as providers from './providers';
-export * from './http';
+export { RequestPolicy } from './http/constants';
+export { canonicalJson, defaultFingerprint, sha256Hex } from './http/fingerprint';
+export type { RequestIdempotency } from './http/engine';
+export type { IdempotencyOptions } from './http/options';
+export type { HttpHeaders, HttpRequest, HttpResponseRecord, ProviderPreset } from './http/types';

@@ -3,12 +3,12 @@ import {
   ConfigError,
   ErrorCode,
   FingerprintMismatch,
-  HTTP_STATUS_BY_CODE,
   IdempotencyError,
   RequestInProgress,
   StoreError,
   isIdempotencyError,
 } from '../src';
+import { HTTP_STATUS_BY_CODE } from '../src/adapter';
 
 describe('errors', () => {
   it('every code has an HTTP status', () => {

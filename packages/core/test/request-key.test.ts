@@ -1,4 +1,5 @@
-import { InvalidRequestKey, MAX_KEY_BYTES, MAX_KEY_LENGTH, RequestKey, isIdempotencyError, presentExternalId } from '../src';
+import { InvalidRequestKey, MAX_KEY_LENGTH, RequestKey, isIdempotencyError } from '../src';
+import { MAX_KEY_BYTES, presentExternalId } from '../src/adapter';
 
 function invalid(fn: () => unknown): InvalidRequestKey {
   try {

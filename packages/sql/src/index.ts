@@ -1,4 +1,8 @@
-/** @module `@webhook-idempotency/sql`: re-exports only. */
+/**
+ * `SqlStore` and `Schema` for PostgreSQL, MySQL/MariaDB and SQLite, over knex, `pg`, `mysql2`
+ * or `better-sqlite3`.
+ * @module @webhook-idempotency/sql
+ */
 export { SqlStore } from './sql-store';
 export { Schema } from './schema';
 export { DEFAULT_TABLE, DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';

@@ -1,5 +1,6 @@
 /** @module SqlStore: the Store contract over PostgreSQL, MySQL/MariaDB or SQLite (DESIGN.md §4, §5, §7). */
-import { ConfigError, DEFAULT_PURGE_BATCH_SIZE, type ReceiptStatus } from '@webhook-idempotency/core';
+import { ConfigError, type ReceiptStatus } from '@webhook-idempotency/core';
+import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
 import type { At, ClaimResult, KeyLike, ObservedReceipt, Store, StoreCapabilities, TransactionOptions } from '@webhook-idempotency/core';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
 import { createExecutor } from './connection';

@@ -5,8 +5,10 @@ import { REPLAYED_HEADERS } from './constants';
 export type OutgoingHeaders = Readonly<Record<string, number | string | readonly string[] | undefined>>;
 
 /**
- * The headers of `headers` that may be stored and replayed: {@link REPLAYED_HEADERS} and every
- * `x-*` header except `except` (the replay marker). Names come out lower-cased, numbers as
+ * The headers of `headers` that may be stored and replayed: content and caching headers
+ * (`content-type`, `content-language`, `content-encoding`, `content-disposition`, `location`,
+ * `etag`, `last-modified`, `cache-control`, `expires`, `link`, `vary`) and every `x-*` header
+ * except `except` (the replay marker). Names come out lower-cased, numbers as
  * strings, multi-value headers as arrays, in their order.
  */
 export function replayableHeaders(headers: OutgoingHeaders, except: string): Record<string, string | string[]> {

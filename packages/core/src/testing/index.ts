@@ -1,3 +1,6 @@
-/** @module `@webhook-idempotency/core/testing`: the reusable store conformance suite. */
+/**
+ * The store conformance suite: the contract every `Store` implementation passes.
+ * @module @webhook-idempotency/core/testing
+ */
 export { runStoreConformance, conformanceCases, runCase } from './suite';
 export type { ConformanceCase, ConformanceHarness, ConformanceOptions, CaseContext } from './types';

@@ -3,14 +3,12 @@ import {
   ConfigError,
   IdempotencyGuard,
   InMemoryStore,
-  createEngine,
-  type Decision,
   type HttpRequest,
   type IdempotencyOptions,
-  type PendingRun,
   type ProviderPreset,
   type Store,
 } from '../../src';
+import { createEngine, type Decision, type PendingRun } from '../../src/adapter';
 
 interface Native {
   headers: Record<string, string | undefined>;

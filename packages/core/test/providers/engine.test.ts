@@ -1,6 +1,7 @@
 /** The presets driven through the real HTTP engine: the answers a provider actually gets back. */
 import { createHmac } from 'node:crypto';
-import { InMemoryStore, createEngine, providers, type Decision, type HttpRequest } from '../../src';
+import { InMemoryStore, providers, type HttpRequest } from '../../src';
+import { createEngine, type Decision } from '../../src/adapter';
 import { basic, formRequest, jsonRequest } from './helpers';
 
 const respond = (decision: Decision) => {

@@ -5,7 +5,8 @@
  * went stale. The store now writes U+FFFD in place of NUL, the same text on every dialect.
  * Checked through IdempotencyGuard on every kind of connection the store accepts.
  */
-import { IdempotencyGuard, MAX_ERROR_LENGTH, RequestKey } from '@webhook-idempotency/core';
+import { IdempotencyGuard, RequestKey } from '@webhook-idempotency/core';
+import { MAX_ERROR_LENGTH } from '@webhook-idempotency/core/adapter';
 import { Schema, SqlStore } from '../../src';
 import { connectionKinds, type OpenedKind } from '../helpers/kinds';
 
