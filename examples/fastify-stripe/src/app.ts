@@ -6,7 +6,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import knex, { type Knex } from 'knex';
 import { providers } from '@webhook-idempotency/core';
-import { idempotency, rawBodyJsonParser } from '@webhook-idempotency/fastify';
+import { fastifyIdempotency, rawBodyJsonParser } from '@webhook-idempotency/fastify';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 
 /** Options of {@link buildApp}. */
@@ -51,7 +51,7 @@ export async function buildApp(db: Knex, options: StripeAppOptions): Promise<Fas
   await app.register(async (webhooks) => {
     // Scoped to this context: Stripe's signature needs the exact bytes.
     webhooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
-    await webhooks.register(idempotency, {
+    await webhooks.register(fastifyIdempotency, {
       store: new SqlStore(db),
       preset: providers.stripe({ secret: options.signingSecret }),
       transactional: true,

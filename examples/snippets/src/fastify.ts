@@ -5,7 +5,7 @@
 // #region minimal
 import Fastify from 'fastify';
 import { InMemoryStore } from '@webhook-idempotency/core';
-import { idempotency, rawBodyJsonParser } from '@webhook-idempotency/fastify';
+import { fastifyIdempotency, rawBodyJsonParser } from '@webhook-idempotency/fastify';
 // #endregion minimal
 // #region transaction
 import knex, { type Knex } from 'knex';
@@ -24,7 +24,7 @@ export function minimalApp() {
     // #region parser
     webhooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
     // #endregion parser
-    await webhooks.register(idempotency, {
+    await webhooks.register(fastifyIdempotency, {
       store,
       provider: 'github',
       key: (request) => request.headers['x-github-delivery'] as string | undefined,
@@ -53,7 +53,7 @@ export async function perRouteApp(store: Store) {
   const app = Fastify();
   await app.register(async (webhooks) => {
     webhooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
-    await webhooks.register(idempotency, { store, provider: 'github', key: (request) => request.headers['x-github-delivery'] as string | undefined });
+    await webhooks.register(fastifyIdempotency, { store, provider: 'github', key: (request) => request.headers['x-github-delivery'] as string | undefined });
 
     webhooks.post('/webhooks/github', handler); // the plugin's options
     webhooks.post('/health', { config: { idempotency: false } }, handler); // opted out
@@ -64,7 +64,7 @@ export async function perRouteApp(store: Store) {
 
   await app.register(async (optIn) => {
     optIn.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
-    await optIn.register(idempotency, { store, global: false, provider: 'shop', key: (request) => request.headers['webhook-id'] as string | undefined });
+    await optIn.register(fastifyIdempotency, { store, global: false, provider: 'shop', key: (request) => request.headers['webhook-id'] as string | undefined });
     optIn.post('/shop/orders', { config: { idempotency: true } }, handler); // guarded
     optIn.post('/shop/ping', handler); // not guarded: global is false
   });
@@ -85,7 +85,7 @@ export async function transactionApp(filename: string) {
   const app = Fastify();
   await app.register(async (webhooks) => {
     webhooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
-    await webhooks.register(idempotency, {
+    await webhooks.register(fastifyIdempotency, {
       store: new SqlStore(db),
       provider: 'payments',
       key: (request) => (request.body as { id?: string }).id,

@@ -1,20 +1,21 @@
 /**
- * @module docs/adapters/koa.md and packages/koa/README.md: the minimal app, keeping the bytes
- * yourself, the transaction, app-wide use. test/adapters.test.ts drives each with supertest.
+ * @module docs/adapters/koa.md and packages/koa/README.md: the minimal app, rawBodyParser with a
+ * signed preset, the transaction, app-wide use. test/adapters.test.ts drives each with supertest.
  */
 // #region minimal
 import Koa from 'koa';
 import Router from '@koa/router';
-import bodyParser from 'koa-bodyparser';
 import { InMemoryStore } from '@webhook-idempotency/core';
-import { idempotent } from '@webhook-idempotency/koa';
+import { idempotent, rawBodyParser } from '@webhook-idempotency/koa';
 // #endregion minimal
+// #region raw-body
+import { providers } from '@webhook-idempotency/core';
+// #endregion raw-body
 // #region transaction
 import Database from 'better-sqlite3';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 // #endregion transaction
 import type { Store } from '@webhook-idempotency/core';
-import type { IdempotentOptions } from '@webhook-idempotency/koa';
 
 /** The README's runnable example. */
 export function minimalApp() {
@@ -25,7 +26,7 @@ export function minimalApp() {
 
   router.post(
     '/webhooks/github',
-    bodyParser(), // parses ctx.request.body and keeps the text as ctx.request.rawBody
+    rawBodyParser(), // the exact bytes on ctx.request.rawBody, the parsed JSON on ctx.request.body
     idempotent({ store, provider: 'github', key: (ctx) => ctx.get('x-github-delivery'), keyDescription: 'X-GitHub-Delivery header' }),
     async (ctx) => {
       // … change your data once per delivery …
@@ -45,25 +46,20 @@ export function start(app: Koa) {
   // #endregion minimal
 }
 
-/** Reading the bytes yourself instead of koa-bodyparser (any content type, exact bytes). */
-export function ownBytesApp(options: IdempotentOptions): Koa {
+/** rawBodyParser with a limit, in front of a preset that checks a signature over the bytes. */
+export function rawBodyApp(store: Store, secret: string): Koa {
   const router = new Router();
-  // #region own-bytes
+  // #region raw-body
   router.post(
     '/webhooks/github',
-    async (ctx, next) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
-      ctx.request.body = Buffer.concat(chunks); // the exact bytes: the middleware hashes and verifies these
-      await next();
-    },
-    idempotent(options),
+    rawBodyParser({ limit: 512 * 1024 }), // 413 past 512 KiB, 400 for malformed JSON
+    idempotent({ store, preset: providers.github({ secret }) }), // verifies X-Hub-Signature-256 over ctx.request.rawBody
     async (ctx) => {
-      const event = JSON.parse((ctx.request.body as Buffer).toString('utf8'));
+      const event = ctx.request.body as { action?: string };
       ctx.body = { received: event.action };
     },
   );
-  // #endregion own-bytes
+  // #endregion raw-body
   const app = new Koa();
   app.use(router.routes());
   return app;
@@ -80,7 +76,7 @@ export async function transactionApp(file: string): Promise<{ app: Koa; db: Data
   const router = new Router();
   router.post(
     '/webhooks/payments',
-    bodyParser(),
+    rawBodyParser(),
     idempotent({ store: new SqlStore(db), provider: 'payments', key: (ctx) => (ctx.request.body as { id?: string }).id, transactional: true }),
     async (ctx) => {
       // The open transaction: for better-sqlite3, the same Database inside BEGIN IMMEDIATE.
@@ -99,7 +95,7 @@ export async function transactionApp(file: string): Promise<{ app: Koa; db: Data
 export function appWideApp(store: Store) {
   // #region app-wide
   const app = new Koa();
-  app.use(bodyParser());
+  app.use(rawBodyParser());
   app.use(async (ctx, next) => {
     if (ctx.path === '/health') ctx.body = 'ok'; // answered before the guard: never guarded
     else await next();

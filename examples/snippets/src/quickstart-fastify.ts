@@ -1,7 +1,7 @@
 /** @module The quickstart on Fastify (docs/quickstart.md, step 3). */
 // #region fastify
 import Fastify from 'fastify';
-import { idempotency, rawBodyJsonParser } from '@webhook-idempotency/fastify';
+import { fastifyIdempotency, rawBodyJsonParser } from '@webhook-idempotency/fastify';
 // #endregion fastify
 import type { QuickstartStore } from './quickstart';
 
@@ -11,7 +11,7 @@ export async function fastifyApp(store: QuickstartStore) {
   const app = Fastify();
   await app.register(async (webhooks) => {
     webhooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
-    await webhooks.register(idempotency, {
+    await webhooks.register(fastifyIdempotency, {
       store,
       provider: 'github',
       key: (request) => request.headers['x-github-delivery'] as string | undefined,

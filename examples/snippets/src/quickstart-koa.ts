@@ -2,8 +2,7 @@
 // #region koa
 import Koa from 'koa';
 import Router from '@koa/router';
-import bodyParser from 'koa-bodyparser';
-import { idempotent } from '@webhook-idempotency/koa';
+import { idempotent, rawBodyParser } from '@webhook-idempotency/koa';
 // #endregion koa
 import type { QuickstartStore } from './quickstart';
 
@@ -14,7 +13,7 @@ export function koaApp(store: QuickstartStore) {
   const router = new Router();
   router.post(
     '/webhooks/github',
-    bodyParser(), // keeps the text it parsed as ctx.request.rawBody
+    rawBodyParser(), // the exact bytes on ctx.request.rawBody, the parsed JSON on ctx.request.body
     idempotent({ store, provider: 'github', key: (ctx) => ctx.get('x-github-delivery') }),
     async (ctx) => {
       const event = ctx.request.body as { action?: string };

@@ -4,7 +4,7 @@ import type { Store } from '@webhook-idempotency/core';
 // #region fastify
 import Fastify from 'fastify';
 import { providers } from '@webhook-idempotency/core';
-import { idempotency, rawBodyJsonParser } from '@webhook-idempotency/fastify';
+import { fastifyIdempotency, rawBodyJsonParser } from '@webhook-idempotency/fastify';
 // #endregion fastify
 
 /** Fastify: the Stripe preset on the routes of one encapsulated context. */
@@ -14,7 +14,7 @@ export async function readmeFastify(store: Store<unknown>, secret: string): Prom
   const app = Fastify();
   await app.register(async (webhooks) => {
     webhooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser); // this context only
-    await webhooks.register(idempotency, { store, preset: providers.stripe({ secret }) });
+    await webhooks.register(fastifyIdempotency, { store, preset: providers.stripe({ secret }) });
     webhooks.post('/webhooks/stripe', handler);
   });
   // #endregion fastify

@@ -3,9 +3,8 @@ import type { Store } from '@webhook-idempotency/core';
 // #region koa
 import Koa from 'koa';
 import Router from '@koa/router';
-import bodyParser from 'koa-bodyparser';
 import { providers } from '@webhook-idempotency/core';
-import { idempotent } from '@webhook-idempotency/koa';
+import { idempotent, rawBodyParser } from '@webhook-idempotency/koa';
 // #endregion koa
 
 /** Koa: one @koa/router route with the Telegram preset. */
@@ -15,7 +14,7 @@ export function readmeKoa(store: Store<unknown>, secretToken: string): Koa {
   };
   // #region koa
   const router = new Router();
-  router.post('/webhooks/telegram', bodyParser(), idempotent({ store, preset: providers.telegram({ botId: 123456789, secretToken }) }), handle);
+  router.post('/webhooks/telegram', rawBodyParser(), idempotent({ store, preset: providers.telegram({ botId: 123456789, secretToken }) }), handle);
   const app = new Koa();
   app.use(router.routes());
   // #endregion koa

@@ -1,4 +1,5 @@
 /** docs/adapters/*.md and the adapter READMEs: every example app, driven over HTTP. */
+import { createHmac } from 'node:crypto';
 import { InMemoryStore } from '@webhook-idempotency/core';
 import request from 'supertest';
 import * as expressSnippets from '../src/express';
@@ -116,12 +117,17 @@ describe('fastify', () => {
 });
 
 describe('koa', () => {
-  it('bytes read by your own middleware, as a Buffer body: exact fingerprint', async () => {
-    const app = koaSnippets.ownBytesApp({ store: new InMemoryStore(), provider: 'github', key: (ctx) => ctx.get('x-github-delivery') });
-    const server = app.callback();
-    await github(server).expect(200, { received: 'opened' });
-    await github(server).expect(200).expect('idempotent-replayed', 'true');
-    await github(server, '{"action": "opened"}').expect(422);
+  it('rawBodyParser: the GitHub signature verifies over the bytes as sent; 413 past the limit, 400 for malformed JSON', async () => {
+    const secret = 'snippet secret';
+    const server = koaSnippets.rawBodyApp(new InMemoryStore(), secret).callback();
+    const signed = (body: string, signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`) =>
+      github(server, body).set('x-hub-signature-256', signature);
+    const body = '{"action":  "opened"}';
+    await signed(body).expect(200, { received: 'opened' });
+    await signed(body).expect(200).expect('idempotent-replayed', 'true');
+    await signed(body, `sha256=${createHmac('sha256', secret).update(JSON.stringify(JSON.parse(body))).digest('hex')}`).expect(401);
+    await signed(JSON.stringify({ action: 'x'.repeat(512 * 1024) })).expect(413);
+    await signed('{"action": ').expect(400);
   });
 
   it('the transaction: one payment row however often the event arrives', async () => {

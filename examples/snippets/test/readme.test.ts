@@ -23,7 +23,7 @@ describe('README usage lines', () => {
     await request(app).post('/webhooks/github').send({}).expect(400);
   });
 
-  it('Fastify: register(idempotency, { preset: stripe }) checks the signature and replays', async () => {
+  it('Fastify: register(fastifyIdempotency, { preset: stripe }) checks the signature and replays', async () => {
     const secret = 'whsec_readme';
     const app = await readmeFastify(new InMemoryStore(), secret);
     await app.ready();

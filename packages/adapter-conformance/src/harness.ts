@@ -1,15 +1,15 @@
 /** @module One test's world: a fresh store and guard, the app under test, a counting handler, a raw-bytes client. */
 import type { AddressInfo } from 'node:net';
+import { mergeOptions } from '@webhook-idempotency/core/adapter';
 import {
   IdempotencyGuard,
-  mergeOptions,
   type GuardEvent,
   type IdempotencyOptions,
   type ObservedReceipt,
   type Store,
 } from '@webhook-idempotency/core';
 import request from 'supertest';
-import type { AdapterCapabilities, AdapterEntry, Answer, HandlerCall, NativeLike, RunningApp } from './types';
+import type { AdapterCapabilities, AdapterEntry, Answer, HandlerCall, NativeLike, Observed, RunningApp } from './types';
 
 /** The provider every case's receipts use. */
 export const PROVIDER = 'conformance';
@@ -48,6 +48,8 @@ export interface Harness {
   post(id: string | undefined, body?: string, headers?: Record<string, string>): request.Test;
   /** The receipt of `id`, read through the guard. */
   receipt(id: string): Promise<ObservedReceipt | null>;
+  /** Resolves, once the app has reported `count` answered requests, with every report so far, in order. */
+  observed(count: number): Promise<readonly Observed[]>;
   /** Resolves once `count` events of `type` have been emitted by the guard. */
   events(type: GuardEvent['type'], count?: number): Promise<void>;
   /** The port the app listens on. */
@@ -77,6 +79,8 @@ export function createHarness(entry: AdapterEntry, store: Store<unknown>, cleanu
   });
   let count = 0;
   let app: RunningApp | undefined;
+  const reports: Observed[] = [];
+  const reportWaiters: Array<() => void> = [];
 
   return {
     store,
@@ -90,7 +94,11 @@ export function createHarness(entry: AdapterEntry, store: Store<unknown>, cleanu
         key: (native) => native.headers['x-event-id'] as string | undefined,
         keyDescription: 'X-Event-Id header',
       };
-      app = await entry.start(mergeOptions(defaults, options), async (call) => handler(call, ++count));
+      const observe = (observed: Observed) => {
+        reports.push(observed);
+        for (const wake of reportWaiters.splice(0)) wake();
+      };
+      app = await entry.start(mergeOptions(defaults, options), async (call) => handler(call, ++count), observe);
       cleanup.push(app.close);
       return app;
     },
@@ -101,6 +109,15 @@ export function createHarness(entry: AdapterEntry, store: Store<unknown>, cleanu
       return test.buffer(true).parse(rawParser).send(body);
     },
     receipt: (id) => guard.find({ provider: PROVIDER, externalId: id }),
+    observed(wanted) {
+      return new Promise((resolve) => {
+        const check = () => {
+          if (reports.length >= wanted) resolve([...reports]);
+          else reportWaiters.push(check);
+        };
+        check();
+      });
+    },
     events(type, wanted = 1) {
       return new Promise((resolve) => {
         const check = () => {

@@ -5,12 +5,20 @@ import { deliveryCases } from './cases/delivery';
 import { failureCases } from './cases/failures';
 import { keyCases } from './cases/keys';
 import { replayCases } from './cases/replay';
+import { requestValueCases } from './cases/request-value';
 import { createHarness } from './harness';
 import { storeKinds, type OpenedStore } from './stores';
 import type { AdapterEntry } from './types';
 
-/** Every case of the HTTP contract (DESIGN.md §6, issue 4 behaviours 1–8). */
-export const adapterCases: readonly AdapterCase[] = [...replayCases, ...keyCases, ...failureCases, ...answerCases, ...deliveryCases];
+/** Every case of the HTTP contract (DESIGN.md §6, issue 4 behaviours 1–8, issue 9's per-request value). */
+export const adapterCases: readonly AdapterCase[] = [
+  ...replayCases,
+  ...keyCases,
+  ...failureCases,
+  ...answerCases,
+  ...deliveryCases,
+  ...requestValueCases,
+];
 
 /**
  * Registers the whole HTTP suite with jest: one `describe` per adapter entry (framework major)

@@ -35,6 +35,16 @@ export interface HandlerCall {
 /** The route handler: resolves with an answer, or rejects (the framework's own error handling answers). */
 export type Handler = (call: HandlerCall) => Promise<Answer>;
 
+/** What the app reports of one request to /hook once it is answered, whoever answered it (handler or guard). */
+export interface Observed {
+  readonly headers: IncomingHttpHeaders;
+  /** `req.idempotency`, `request.idempotency` or `ctx.state.idempotency` as the framework's request carries it then, unconverted. */
+  readonly idempotency: unknown;
+}
+
+/** Receives an {@link Observed} for every request to /hook. */
+export type Observer = (observed: Observed) => void;
+
 /** An app the adapter built and started on 127.0.0.1 on a free port. */
 export interface RunningApp {
   readonly server: Server;
@@ -57,7 +67,9 @@ export interface AdapterEntry {
   /**
    * Builds an app with `POST /hook` guarded by `options` (passed to the adapter as they are),
    * keeping the raw body the adapter's documented way, running `handler` and rendering its
-   * answer; listening on 127.0.0.1 on a free port.
+   * answer; listening on 127.0.0.1 on a free port. The app calls `observe` for every request
+   * to /hook once it is answered (from a hook outside the guard: a `finish` listener, an
+   * `onResponse` hook, an outer middleware).
    */
-  start(options: IdempotencyOptions<NativeLike>, handler: Handler): Promise<RunningApp>;
+  start(options: IdempotencyOptions<NativeLike>, handler: Handler, observe: Observer): Promise<RunningApp>;
 }

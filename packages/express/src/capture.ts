@@ -1,6 +1,7 @@
 /** @module Buffers an Express (node:http) response until the engine has recorded it, then flushes it through the layer below. */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { HttpResponseRecord, PendingRun } from '@webhook-idempotency/core';
+import type { HttpResponseRecord } from '@webhook-idempotency/core';
+import type { PendingRun } from '@webhook-idempotency/core/adapter';
 
 type Callback = (error?: Error | null) => void;
 type Methods = Pick<ServerResponse, 'writeHead' | 'write' | 'end'>;

@@ -1,3 +1,7 @@
-/** @module `@webhook-idempotency/express`: re-exports only. */
+/**
+ * Express middleware: `idempotent(options)`, the raw-body keeper `saveRawBody` and the error
+ * hand-over `idempotencyErrors()`.
+ * @module @webhook-idempotency/express
+ */
 export { idempotencyErrors, idempotent, saveRawBody } from './middleware';
-export type { IdempotentOptions } from './types';
+export type { ExpressIdempotencyOptions } from './types';

@@ -1,9 +1,10 @@
 /** @module `idempotent(options)`: the Express middleware. Translates in, calls the engine, translates out. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createEngine, toRawBody, type HttpRequest } from '@webhook-idempotency/core';
+import type { HttpRequest } from '@webhook-idempotency/core';
+import { createEngine, toRawBody } from '@webhook-idempotency/core/adapter';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
 import { abortCapture, captureResponse, sendRecord } from './capture';
-import type { IdempotentOptions } from './types';
+import type { ExpressIdempotencyOptions } from './types';
 
 function toHttpRequest(req: Request): HttpRequest<Request> {
   const rawBody = toRawBody(req.rawBody) ?? (Buffer.isBuffer(req.body) ? req.body : undefined);
@@ -22,7 +23,7 @@ function toHttpRequest(req: Request): HttpRequest<Request> {
  *   (req, res) => res.json({ ok: true }));
  * @see docs/adapters/express.md
  */
-export function idempotent<Tx = unknown>(options: IdempotentOptions<Tx>): RequestHandler {
+export function idempotent<Tx = unknown>(options: ExpressIdempotencyOptions<Tx>): RequestHandler {
   const engine = createEngine(options);
   return function idempotency(req: Request, res: Response, next: NextFunction): void {
     engine.begin(toHttpRequest(req)).then((decision) => {

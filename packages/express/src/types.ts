@@ -3,13 +3,13 @@ import type { IdempotencyOptions, RequestIdempotency } from '@webhook-idempotenc
 import type { Request } from 'express';
 
 /** Options of {@link idempotent}: the one options shape of every adapter, with Express's `req` in the callbacks. */
-export type IdempotentOptions<Tx = unknown> = IdempotencyOptions<Request, Tx>;
+export type ExpressIdempotencyOptions<Tx = unknown> = IdempotencyOptions<Request, Tx>;
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
-      /** Set by `idempotent()` while the handler runs for a claimed delivery: key, attempt, transaction. */
+      /** Set by `idempotent()` while the handler runs for a claimed delivery: key, attempt, transaction. `undefined` otherwise. */
       idempotency?: RequestIdempotency;
       /** The exact request bytes, kept by `express.json({ verify: saveRawBody })`. */
       rawBody?: Buffer;

@@ -1,14 +1,6 @@
 /** @module The route hooks the plugin adds: preHandler (begin), onError and onSend (finish or abort). */
-import {
-  collectBody,
-  needsCollecting,
-  toRawBody,
-  type Engine,
-  type HttpRequest,
-  type HttpResponseRecord,
-  type PendingRun,
-  type RequestIdempotency,
-} from '@webhook-idempotency/core';
+import type { HttpRequest, HttpResponseRecord, RequestIdempotency } from '@webhook-idempotency/core';
+import { collectBody, type Engine, needsCollecting, type PendingRun, toRawBody } from '@webhook-idempotency/core/adapter';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** Per-request state, on a Symbol decorated with `decorateRequest`. */

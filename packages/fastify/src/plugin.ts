@@ -1,5 +1,6 @@
 /** @module The Fastify plugin: guards the routes of its encapsulation context, with per-route `config.idempotency`. */
-import { ConfigError, createEngine, mergeOptions, type Engine } from '@webhook-idempotency/core';
+import { ConfigError } from '@webhook-idempotency/core';
+import { createEngine, type Engine, mergeOptions } from '@webhook-idempotency/core/adapter';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { beginWith, idempotencyOnError, idempotencyOnSend, kState } from './hooks';
@@ -13,7 +14,7 @@ async function idempotencyPlugin(fastify: FastifyInstance, options: FastifyIdemp
   // Options are resolved here, at registration, or per route in onRoute: never per request.
   let shared: Engine<FastifyRequest> | undefined = global ? createEngine(base) : undefined;
   if (!fastify.hasRequestDecorator(kState)) fastify.decorateRequest(kState, null);
-  if (!fastify.hasRequestDecorator('idempotency')) fastify.decorateRequest('idempotency', null);
+  if (!fastify.hasRequestDecorator('idempotency')) fastify.decorateRequest('idempotency', undefined);
 
   fastify.addHook('onRoute', function idempotencyOnRoute(route: RouteOptions) {
     const own = route.config?.idempotency;
@@ -33,9 +34,12 @@ async function idempotencyPlugin(fastify: FastifyInstance, options: FastifyIdemp
  * @example
  * app.register(async (hooks) => {
  *   hooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
- *   await hooks.register(idempotency, { store, provider: 'github', key: (req) => req.headers['x-github-delivery'] as string });
+ *   await hooks.register(fastifyIdempotency, { store, provider: 'github', key: (req) => req.headers['x-github-delivery'] as string });
  *   hooks.post('/webhooks/github', async () => ({ ok: true }));
  * });
  * @see docs/adapters/fastify.md
  */
-export const idempotency = fp(idempotencyPlugin, { fastify: '4.x || 5.x', name: '@webhook-idempotency/fastify' });
+export const fastifyIdempotency = fp(idempotencyPlugin, { fastify: '4.x || 5.x', name: '@webhook-idempotency/fastify' });
+
+/** The plugin as the default export, as `@fastify/*` plugins do: `import fastifyIdempotency from '@webhook-idempotency/fastify'`. */
+export default fastifyIdempotency;

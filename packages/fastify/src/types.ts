@@ -21,8 +21,8 @@ declare module 'fastify' {
     idempotency?: RouteIdempotencyConfig;
   }
   interface FastifyRequest {
-    /** Set while the handler runs for a claimed delivery: key, attempt, transaction. `null` otherwise. */
-    idempotency: RequestIdempotency | null;
+    /** Set while the handler runs for a claimed delivery: key, attempt, transaction. `undefined` otherwise. */
+    idempotency: RequestIdempotency | undefined;
     /** The exact request bytes, kept by `rawBodyJsonParser` (or the fastify-raw-body plugin). */
     rawBody?: string | Buffer;
   }

@@ -3,7 +3,8 @@ import { runAdapterConformance } from '@webhook-idempotency/adapter-conformance'
 import { InMemoryStore } from '@webhook-idempotency/core';
 import fastify, { type FastifyRequest } from 'fastify';
 import request from 'supertest';
-import { idempotency, rawBodyJsonParser } from '../src';
+import * as entry from '../src';
+import fastifyIdempotencyDefault, { fastifyIdempotency, rawBodyJsonParser } from '../src';
 import { fastifyApps, listen } from './helpers/apps';
 
 runAdapterConformance(fastifyApps);
@@ -15,7 +16,7 @@ describe('fastify plugin specifics', () => {
     const app = fastify();
     let calls = 0;
     await app.register(async (hooks) => {
-      await hooks.register(idempotency, { store: new InMemoryStore(), provider: 'p', key });
+      await hooks.register(fastifyIdempotency, { store: new InMemoryStore(), provider: 'p', key });
       hooks.post('/guarded', async () => ({ n: ++calls }));
       hooks.post('/opted-out', { config: { idempotency: false } }, async () => ({ n: ++calls }));
     });
@@ -37,7 +38,7 @@ describe('fastify plugin specifics', () => {
     const app = fastify();
     const store = new InMemoryStore();
     await app.register(async (hooks) => {
-      await hooks.register(idempotency, { global: false, store, provider: 'p', key });
+      await hooks.register(fastifyIdempotency, { global: false, store, provider: 'p', key });
       hooks.post('/plain', async () => 'plain');
       hooks.post('/in', { config: { idempotency: true } }, async () => 'in');
       hooks.post('/other', { config: { idempotency: { provider: 'other', replayedHeader: 'X-Replay' } } }, async () => 'other');
@@ -59,7 +60,7 @@ describe('fastify plugin specifics', () => {
 
   it('invalid options fail the registration with a ConfigError naming the option', async () => {
     const app = fastify();
-    await expect(app.register(idempotency, { store: new InMemoryStore(), provider: 'p', key, maxResponseBytes: -5 }).ready()).rejects.toMatchObject({
+    await expect(app.register(fastifyIdempotency, { store: new InMemoryStore(), provider: 'p', key, maxResponseBytes: -5 }).ready()).rejects.toMatchObject({
       option: 'maxResponseBytes',
     });
   });
@@ -68,7 +69,7 @@ describe('fastify plugin specifics', () => {
     const app = fastify();
     await app.register(async (hooks) => {
       hooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
-      await hooks.register(idempotency, { store: new InMemoryStore(), provider: 'p', key, verify: (_req, raw) => raw?.toString() === '{"a" : 1}' });
+      await hooks.register(fastifyIdempotency, { store: new InMemoryStore(), provider: 'p', key, verify: (_req, raw) => raw?.toString() === '{"a" : 1}' });
       hooks.post('/hook', async (req) => ({ body: req.body }));
     });
     const { server, close } = await listen(app);
@@ -82,7 +83,9 @@ describe('fastify plugin specifics', () => {
     }
   });
 
-  it('exposes the plugin under its fastify-plugin name', () => {
-    expect((idempotency as unknown as Record<symbol, unknown>)[Symbol.for('fastify.display-name')]).toBe('@webhook-idempotency/fastify');
+  it('exports the plugin as fastifyIdempotency and as the default export, under its fastify-plugin name', () => {
+    expect(fastifyIdempotencyDefault).toBe(fastifyIdempotency);
+    expect(Object.keys(entry).sort()).toEqual(['default', 'fastifyIdempotency', 'rawBodyJsonParser']);
+    expect((fastifyIdempotency as unknown as Record<symbol, unknown>)[Symbol.for('fastify.display-name')]).toBe('@webhook-idempotency/fastify');
   });
 });

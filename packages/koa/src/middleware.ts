@@ -1,20 +1,12 @@
 /** @module `idempotent(options)`: the Koa middleware. Translates in, calls the engine, translates out. */
-import { createEngine, toRawBody, type HttpRequest, type HttpResponseRecord, type IdempotencyOptions, type RequestIdempotency } from '@webhook-idempotency/core';
+import type { HttpRequest, HttpResponseRecord } from '@webhook-idempotency/core';
+import { createEngine, toRawBody } from '@webhook-idempotency/core/adapter';
 import type { Context, Middleware, Next } from 'koa';
 import { responseBytes, sendRecord } from './body';
-
-/** Options of {@link idempotent}: the one options shape of every adapter, with Koa's `ctx` in the callbacks. */
-export type IdempotentOptions<Tx = unknown> = IdempotencyOptions<Context, Tx>;
-
-declare module 'koa' {
-  interface DefaultState {
-    /** Set by `idempotent()` while the handler runs for a claimed delivery: key, attempt, transaction. */
-    idempotency?: RequestIdempotency;
-  }
-}
+import type { KoaIdempotencyOptions } from './types';
 
 function toHttpRequest(ctx: Context): HttpRequest<Context> {
-  // koa-bodyparser keeps the text it parsed on ctx.request.rawBody; a Buffer there works too.
+  // rawBodyParser() keeps a Buffer on ctx.request.rawBody, koa-bodyparser the text it parsed.
   const { rawBody: kept, body } = ctx.request as { rawBody?: unknown; body?: unknown };
   const rawBody = toRawBody(kept) ?? (Buffer.isBuffer(body) ? body : undefined);
   return { method: ctx.method, url: ctx.originalUrl, headers: ctx.headers, rawBody, body, native: ctx };
@@ -24,15 +16,15 @@ function toHttpRequest(ctx: Context): HttpRequest<Context> {
  * Answers every retry of a webhook from its receipt: the first delivery runs the rest of the
  * chain, each duplicate gets the stored answer with `Idempotent-Replayed: true`. Use it with
  * `app.use(...)` or on one `@koa/router` route, after a body parser that keeps the raw body
- * (`koa-bodyparser` does, as `ctx.request.rawBody`). Errors are rethrown to Koa.
+ * (`rawBodyParser()`, or `koa-bodyparser`: both as `ctx.request.rawBody`). Errors are rethrown to Koa.
  * @throws {ConfigError} at construction, naming an invalid option.
  * @example
- * router.post('/webhooks/github', bodyParser(),
+ * router.post('/webhooks/github', rawBodyParser(),
  *   idempotent({ store, provider: 'github', key: (ctx) => ctx.get('x-github-delivery') }),
  *   (ctx) => { ctx.body = { ok: true }; });
  * @see docs/adapters/koa.md
  */
-export function idempotent<Tx = unknown>(options: IdempotentOptions<Tx>): Middleware {
+export function idempotent<Tx = unknown>(options: KoaIdempotencyOptions<Tx>): Middleware {
   const engine = createEngine(options);
   return async function idempotency(ctx: Context, next: Next): Promise<void> {
     const decision = await engine.begin(toHttpRequest(ctx));

@@ -5,9 +5,9 @@ import Koa, { type Context } from 'koa';
 import bodyParser from 'koa-bodyparser';
 import request from 'supertest';
 import { idempotent } from '../src';
-import { koaApps, listen } from './helpers/apps';
+import { koaApps, koaRawBodyApp, listen } from './helpers/apps';
 
-runAdapterConformance(koaApps);
+runAdapterConformance([...koaApps, koaRawBodyApp]);
 
 describe('koa adapter specifics', () => {
   const key = (ctx: Context) => ctx.get('x-event-id') || undefined;

@@ -15,7 +15,7 @@ import fastify from 'fastify';
 import Koa from 'koa';
 import { IdempotencyGuard, RequestKey } from '@webhook-idempotency/core';
 import { idempotent as expressIdempotent } from '@webhook-idempotency/express';
-import { idempotency as fastifyIdempotency } from '@webhook-idempotency/fastify';
+import { fastifyIdempotency } from '@webhook-idempotency/fastify';
 import { idempotent as koaIdempotent } from '@webhook-idempotency/koa';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import { mkdtempSync } from 'node:fs';

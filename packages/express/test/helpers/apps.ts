@@ -1,6 +1,14 @@
 /** The Express registry entries of the adapter conformance suite: Express 5 and Express 4. */
 import { Readable } from 'node:stream';
-import { running, type AdapterEntry, type Answer, type Handler, type NativeLike, type RunningApp } from '@webhook-idempotency/adapter-conformance';
+import {
+  running,
+  type AdapterEntry,
+  type Answer,
+  type Handler,
+  type NativeLike,
+  type Observer,
+  type RunningApp,
+} from '@webhook-idempotency/adapter-conformance';
 import type { IdempotencyOptions } from '@webhook-idempotency/core';
 import express5 from 'express';
 import express4 from 'express4';
@@ -40,9 +48,13 @@ function entry(name: string, framework: typeof express5): AdapterEntry {
   return {
     name,
     capabilities: { writeAndEnd: true, streamBody: true },
-    async start(options: IdempotencyOptions<NativeLike>, handler: Handler) {
+    async start(options: IdempotencyOptions<NativeLike>, handler: Handler, observe: Observer) {
       const middleware = idempotent(options);
       const app = framework();
+      app.use((req, res, next) => {
+        res.once('finish', () => observe({ headers: req.headers, idempotency: req.idempotency }));
+        next();
+      });
       app.post('/hook', framework.json({ verify: saveRawBody }), middleware, (req, res, next) => {
         handler({ headers: req.headers, idempotency: req.idempotency, socket: req.socket }).then((answer) => render(res, answer), next);
       });

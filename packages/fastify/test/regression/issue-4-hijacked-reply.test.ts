@@ -11,7 +11,7 @@ import { IdempotencyGuard, InMemoryStore, type GuardEvent } from '@webhook-idemp
 import fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import fastify4 from 'fastify4';
 import request from 'supertest';
-import { idempotency, rawBodyJsonParser } from '../../src';
+import { fastifyIdempotency, rawBodyJsonParser } from '../../src';
 import { listen } from '../helpers/apps';
 
 describe.each<[string, () => FastifyInstance]>([
@@ -35,7 +35,7 @@ describe.each<[string, () => FastifyInstance]>([
     const app = framework();
     await app.register(async (hooks) => {
       hooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
-      await hooks.register(idempotency, { guard, provider: 'p', key: (req: FastifyRequest) => req.headers['x-event-id'] as string });
+      await hooks.register(fastifyIdempotency, { guard, provider: 'p', key: (req: FastifyRequest) => req.headers['x-event-id'] as string });
       hooks.post('/hook', async (_request, reply) => {
         calls++;
         reply.hijack();

@@ -1,12 +1,20 @@
-/** The Koa registry entries of the adapter conformance suite: Koa 3 and Koa 2, on one @koa/router route. */
+/** The Koa registry entries of the adapter conformance suite: Koa 3 and Koa 2 on one @koa/router route (koa-bodyparser), and Koa 3 with rawBodyParser. */
 import { Readable } from 'node:stream';
 import Router from '@koa/router';
-import { running, type AdapterEntry, type Answer, type Handler, type NativeLike, type RunningApp } from '@webhook-idempotency/adapter-conformance';
+import {
+  running,
+  type AdapterEntry,
+  type Answer,
+  type Handler,
+  type NativeLike,
+  type Observer,
+  type RunningApp,
+} from '@webhook-idempotency/adapter-conformance';
 import type { IdempotencyOptions } from '@webhook-idempotency/core';
 import Koa3, { type Context } from 'koa';
 import Koa2 from 'koa2';
 import bodyParser from 'koa-bodyparser';
-import { idempotent } from '../../src';
+import { idempotent, rawBodyParser } from '../../src';
 
 /** Renders a neutral answer the Koa way (`ctx.body` of an object, string, Buffer, stream, or none). */
 export function render(ctx: Context, answer: Answer): void {
@@ -34,14 +42,23 @@ export async function listen(app: Koa3): Promise<RunningApp> {
   return running(app.listen(0, '127.0.0.1'));
 }
 
-function entry(name: string, Framework: typeof Koa3): AdapterEntry {
+type Parser = () => Koa3.Middleware;
+
+function entry(name: string, Framework: typeof Koa3, parser: Parser = bodyParser): AdapterEntry {
   return {
     name,
     capabilities: { writeAndEnd: false, streamBody: true },
-    async start(options: IdempotencyOptions<NativeLike>, handler: Handler) {
+    async start(options: IdempotencyOptions<NativeLike>, handler: Handler, observe: Observer) {
       const app = new Framework();
       const router = new Router();
-      router.post('/hook', bodyParser(), idempotent(options), async (ctx) => {
+      app.use(async (ctx, next) => {
+        try {
+          await next();
+        } finally {
+          observe({ headers: ctx.headers, idempotency: ctx.state.idempotency });
+        }
+      });
+      router.post('/hook', parser(), idempotent(options), async (ctx) => {
         render(ctx, await handler({ headers: ctx.headers, idempotency: ctx.state.idempotency, socket: ctx.req.socket }));
       });
       app.use(router.routes());
@@ -52,3 +69,6 @@ function entry(name: string, Framework: typeof Koa3): AdapterEntry {
 
 /** Koa 3 and Koa 2, the majors the peer range declares. */
 export const koaApps: readonly AdapterEntry[] = [entry('koa 3', Koa3), entry('koa 2', Koa2 as unknown as typeof Koa3)];
+
+/** Koa 3 with the package's own `rawBodyParser()` instead of koa-bodyparser (run by koa.test.ts only). */
+export const koaRawBodyApp: AdapterEntry = entry('koa 3 + rawBodyParser', Koa3, rawBodyParser);

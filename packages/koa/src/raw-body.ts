@@ -1,0 +1,89 @@
+/** @module `rawBodyParser()`: keeps the exact request bytes on `ctx.request.rawBody` and parses JSON into `ctx.request.body`. */
+import type { IncomingMessage } from 'node:http';
+import { ConfigError } from '@webhook-idempotency/core';
+import type { Context, Middleware, Next } from 'koa';
+import type { RawBodyParserOptions } from './types';
+
+/** The default `limit`: 1 MiB, as Fastify's `bodyLimit` and koa-bodyparser's JSON limit. */
+const DEFAULT_LIMIT = 1024 * 1024;
+const TOO_LARGE = Symbol('too large');
+/** What the middleware reads and writes on `ctx.request` (koa's own types declare neither). */
+type BodyRequest = { rawBody?: unknown; body?: unknown };
+
+/** Reads `req` to its end; past `limit` bytes it stops keeping them and lets the rest drain. */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | typeof TOO_LARGE> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = () => {
+      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) return void chunks.push(chunk);
+      settle();
+      req.resume(); // discard the rest, so the connection can carry the 413
+      resolve(TOO_LARGE);
+    };
+    const onEnd = () => {
+      settle();
+      resolve(Buffer.concat(chunks, size));
+    };
+    const onError = (error: Error) => {
+      settle();
+      reject(error);
+    };
+    const onClose = () => onError(new Error('the connection closed before the body ended'));
+    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+    req.resume();
+  });
+}
+
+/**
+ * Reads the request body into a Buffer on `ctx.request.rawBody`, the exact bytes `idempotent()`
+ * verifies signatures and fingerprints over. A JSON body (`application/json`, `application/*+json`)
+ * is also parsed into `ctx.request.body`; any other body is put there as the same Buffer, and an
+ * empty one leaves it `undefined`. Bytes are kept as sent: no `Content-Encoding` is undone (such a
+ * request is answered 415). A body over `limit` is answered 413, and malformed JSON 400, through
+ * Koa's error handling (`ctx.throw`), before the guard runs. Does nothing when an earlier body
+ * parser already set `ctx.request.body` or `ctx.request.rawBody`.
+ * @throws {ConfigError} at construction, for a `limit` that is not a whole number of bytes.
+ * @example
+ * router.post('/webhooks/stripe', rawBodyParser({ limit: 256 * 1024 }),
+ *   idempotent({ store, preset: providers.stripe({ secret }) }),
+ *   (ctx) => { ctx.body = { received: (ctx.request.body as { id: string }).id }; });
+ * @see docs/guides/raw-body.md
+ */
+export function rawBodyParser(options: RawBodyParserOptions = {}): Middleware {
+  const { limit = DEFAULT_LIMIT } = options;
+  if (!Number.isSafeInteger(limit) || limit < 0)
+    throw new ConfigError('limit', 'must be a whole number of bytes, 0 or more');
+  const tooLarge = `Request body larger than the limit of ${limit} bytes`;
+  return async function rawBody(ctx: Context, next: Next): Promise<void> {
+    const request = ctx.request as BodyRequest;
+    if (request.rawBody !== undefined || request.body !== undefined || ctx.req.readableEnded) return next();
+    const encoding = ctx.get('content-encoding').toLowerCase();
+    if (encoding !== '' && encoding !== 'identity')
+      ctx.throw(415, `Unsupported Content-Encoding "${encoding}": send the body uncompressed`);
+    if (Number(ctx.get('content-length')) > limit) ctx.throw(413, tooLarge);
+    let bytes: Buffer | typeof TOO_LARGE;
+    try {
+      bytes = await readBody(ctx.req, limit);
+    } catch (error) {
+      return ctx.throw(400, `The request body could not be read: ${(error as Error).message}`);
+    }
+    if (bytes === TOO_LARGE) ctx.throw(413, tooLarge);
+    request.rawBody = bytes;
+    if (bytes.length > 0)
+      request.body = ctx.request.is('application/json', 'application/*+json') ? parseJson(ctx, bytes) : bytes;
+    return next();
+  };
+}
+
+function parseJson(ctx: Context, bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    return ctx.throw(400, `Invalid JSON in the request body: ${(error as Error).message}`);
+  }
+}
