@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// Packs every published package with pnpm into one folder, as `pnpm publish` would: the prepack
+// script builds it first and publishConfig swaps in the build's entry points.
+// `node scripts/pack.mjs <dir>` prints the tarballs as JSON.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The workspace packages that are published: every non-private folder under packages/. */
+export function publishedPackages() {
+  const dir = join(root, 'packages');
+  return readdirSync(dir)
+    .map((name) => ({ dir: join(dir, name), manifest: JSON.parse(readFileSync(join(dir, name, 'package.json'), 'utf8')) }))
+    .filter(({ manifest }) => !manifest.private)
+    .map(({ dir, manifest }) => ({ name: manifest.name, version: manifest.version, dir }));
+}
+
+/** Runs a command quietly; on failure, throws with everything it printed. */
+function run(command, args, cwd) {
+  try {
+    execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (error) {
+    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${error.stdout}${error.stderr}`);
+  }
+}
+
+/** Packs each published package into `destination` (its `prepack` builds it first); returns `{ name, dir, tarball }[]`. */
+export function packAll(destination) {
+  mkdirSync(destination, { recursive: true });
+  return publishedPackages().map((pkg) => {
+    run('pnpm', ['pack', '--pack-destination', destination], pkg.dir);
+    const file = `${pkg.name.replace('@', '').replace('/', '-')}-${pkg.version}.tgz`;
+    return { ...pkg, tarball: join(destination, file) };
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const destination = resolve(process.argv[2] ?? join(root, '.tmp', 'packs'));
+  console.log(JSON.stringify(packAll(destination), null, 2));
+}
