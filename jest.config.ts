@@ -14,8 +14,11 @@ const config: Config = {
   testMatch: [
     '<rootDir>/packages/*/test/**/*.test.ts',
     '<rootDir>/examples/*/test/**/*.test.ts',
+    '<rootDir>/tests/**/*.test.ts',
   ],
-  modulePathIgnorePatterns: ['<rootDir>/.tmp/'],
+  // On another Node line (test-support/run-node-lines.ts), the better-sqlite3 built for that Node.
+  ...(process.env.WI_BETTER_SQLITE3 ? { moduleNameMapper: { '^better-sqlite3$': process.env.WI_BETTER_SQLITE3 } } : {}),
+  modulePathIgnorePatterns: ['<rootDir>/.tmp/', '<rootDir>/.cache/'],
   // Starts PostgreSQL and MariaDB for the SQL store tests (and stops them afterwards).
   globalSetup: '<rootDir>/test-support/global-setup.ts',
   globalTeardown: '<rootDir>/test-support/global-teardown.ts',

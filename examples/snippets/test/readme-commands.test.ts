@@ -18,7 +18,7 @@ describe('README commands', () => {
 
   it('gives the test command, and .ci/run runs exactly that command', () => {
     expect(blocks).toContain('pnpm test');
-    expect(scripts.test).toBe('pnpm run typecheck && jest');
+    expect(scripts.test).toBe('pnpm run typecheck && pnpm run lint && jest && pnpm run test:node-lines');
     expect(read('.ci/run')).toMatch(/\n\S*=\S* pnpm test\n|\npnpm test\n/);
   });
 

@@ -12,8 +12,11 @@ export const CODE_LANGUAGES: ReadonlySet<string> = new Set(['ts', 'typescript', 
 export const FREE_LANGUAGES: ReadonlySet<string> = new Set(['mermaid', 'sh', 'bash', 'shell', 'text']);
 const DIALECTS: readonly SqlDialect[] = ['postgres', 'mysql', 'sqlite'];
 
-/** Where a snippet may live: files that the root `tsc` checks and jest runs (packages and examples, `src` or `test`). */
-export const SNIPPET_SOURCE = /^(packages|examples)\/[^/]+\/(src|test)\/.+\.ts$/;
+/**
+ * Where a snippet may live: files that the root `tsc` checks and jest runs (packages and examples,
+ * `src` or `test`), and the consumer apps that tests/consumers runs from the packed tarballs.
+ */
+export const SNIPPET_SOURCE = /^((packages|examples)\/[^/]+\/(src|test)\/.+\.ts|tests\/consumers\/apps\/[^/]+\.[cm]js)$/;
 
 const SNIPPET_MARKER = /^<!--\s*snippet:\s*([^#\s]+)(?:#([\w-]+))?\s*-->$/;
 const DDL_MARKER = /^<!--\s*ddl:\s*(\w+)\s*-->$/;
@@ -220,7 +223,7 @@ export function checkDocument(file: string, markdown: string, read: (path: strin
     const [, path = '', region] = snippet;
     const source = region ? `${path}#${region}` : path;
     if (!SNIPPET_SOURCE.test(path)) {
-      problems.push({ ...at, message: `snippet source ${path} is not a type-checked, tested file: use a .ts file under packages/*/{src,test} or examples/*/{src,test}` });
+      problems.push({ ...at, message: `snippet source ${path} is not a type-checked, tested file: use a .ts file under packages/*/{src,test} or examples/*/{src,test}, or a consumer app in tests/consumers/apps` });
       continue;
     }
     let expected: string;

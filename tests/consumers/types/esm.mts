@@ -1,0 +1,2 @@
+// An ES module consumer (`import` condition, .d.mts declarations).
+export { uses } from './uses.js';
