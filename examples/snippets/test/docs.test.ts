@@ -1,14 +1,15 @@
 /**
  * Every code block in the docs is run by a test or copied from a tested file (issue 5).
  *
- * Scans README.md, docs/**\/*.md, packages/*\/README.md, examples/*\/README.md and
- * benchmarks/README.md. A ts/typescript/js/javascript block must follow
+ * Scans the files of helpers/documents.ts (README.md, docs/**\/*.md but the generated docs/api,
+ * packages/*\/README.md, examples/*\/README.md and
+ * benchmarks/README.md). A ts/typescript/js/javascript block must follow
  * `<!-- snippet: <repo path>#<region> -->` (or `<!-- snippet: <repo path> -->` for a whole file)
  * and equal that region; a sql block must follow `<!-- ddl: <dialect> -->` and equal
  * `Schema.statements(dialect)`. mermaid and shell blocks are free. See examples/snippets/README.md.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   checkDocument,
   ddlText,
@@ -19,38 +20,13 @@ import {
   type CheckedBlock,
   type Problem,
 } from './helpers/check-docs';
+import { documentPaths } from './helpers/documents';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const SNIPPETS = join(ROOT, 'examples', 'snippets');
 
-const rel = (path: string) => relative(ROOT, path).split('\\').join('/');
 const read = (path: string) => readFileSync(join(ROOT, path), 'utf8');
-
-function markdownUnder(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return markdownUnder(path);
-    return name.endsWith('.md') ? [path] : [];
-  });
-}
-
-function readmesOf(parent: string): string[] {
-  return readdirSync(join(ROOT, parent))
-    .map((name) => join(ROOT, parent, name, 'README.md'))
-    .filter((path) => existsSync(path));
-}
-
-const documents = [
-  join(ROOT, 'README.md'),
-  ...markdownUnder(join(ROOT, 'docs')),
-  ...readmesOf('packages'),
-  ...readmesOf('examples'),
-  join(ROOT, 'benchmarks', 'README.md'),
-]
-  .filter((path) => existsSync(path))
-  .map(rel)
-  .sort();
+const documents = documentPaths(ROOT);
 
 const results = documents.map((file) => ({ file, ...checkDocument(file, read(file), read) }));
 const problems: Problem[] = results.flatMap((r) => r.problems);

@@ -249,3 +249,30 @@ export function checkDocument(file: string, markdown: string, read: (path: strin
 export function formatProblems(problems: readonly Problem[]): string {
   return problems.map((p) => `${p.file}:${p.line}: ${p.message}`).join('\n\n');
 }
+
+/**
+ * `markdown` with every snippet block replaced by its region's current text (what the check
+ * expects), for `pnpm docs:snippets` after a region changed. Blocks whose source is missing are
+ * left as they are, for the check to report.
+ */
+export function syncDocument(markdown: string, read: (path: string) => string): string {
+  const lines = markdown.split('\n');
+  const { blocks } = findBlocks(markdown);
+  for (const block of [...blocks].reverse()) {
+    const snippet = block.marker ? SNIPPET_MARKER.exec(block.marker) : null;
+    if (!snippet || !SNIPPET_SOURCE.test(snippet[1] ?? '')) continue;
+    let expected: string;
+    try {
+      expected = readRegion(read(snippet[1]!), snippet[2]);
+    } catch {
+      continue;
+    }
+    const open = block.line - 1;
+    const indent = /^ */.exec(lines[open]!)![0];
+    let close = open + 1;
+    while (close < lines.length && !/^ {0,3}(`{3,}|~{3,})\s*$/.test(lines[close]!)) close++;
+    const body = expected.split('\n').map((line) => (line === '' ? '' : indent + line));
+    lines.splice(open + 1, close - open - 1, ...body);
+  }
+  return lines.join('\n');
+}
