@@ -2,26 +2,46 @@
  * Runs the core and adapter suites on every Node line of NODE_LINES (the full database suite
  * stays on the machine's Node). Part of `pnpm test`; the packed-tarball consumers run on the same
  * lines from tests/consumers. Exit code: 1 if any line failed.
- * Run with `node -r esbuild-register test-support/run-node-lines.ts`.
+ * `node -r esbuild-register test-support/run-node-lines.ts [prepare]`: `prepare` only downloads
+ * the lines and builds better-sqlite3 for each, before jest starts (so no compiler competes with
+ * the database suites for the two cores).
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { NODE_LINES, prepareNode, repoRoot } from './node-lines';
+import { allNodes, NODE_LINES, prepareNode, repoRoot } from './node-lines';
 
 /** The suites that must pass on every supported Node: everything without a database server. */
-const SUITES = ['packages/core', 'packages/express', 'packages/fastify', 'packages/koa', 'packages/adapter-conformance'];
+const SUITES = [
+  'packages/core',
+  'packages/express',
+  'packages/fastify',
+  'packages/koa',
+  'packages/adapter-conformance',
+];
 
 async function main(): Promise<number> {
+  if (process.argv[2] === 'prepare') {
+    for (const node of await allNodes()) console.log(`Node ${node.version}: ${node.bin}`);
+    return 0;
+  }
   let failed = 0;
   for (const version of NODE_LINES) {
     const node = await prepareNode(version);
     console.log(`\n== core and adapter suites on Node ${node.version}`);
     const results = process.env.JEST_JSON?.replace(/\.json$/, `-node${version}.json`);
-    const run = spawnSync(node.bin, [join(repoRoot, 'node_modules', 'jest', 'bin', 'jest.js'), ...SUITES], {
-      cwd: repoRoot,
-      stdio: 'inherit',
-      env: { ...process.env, WI_BETTER_SQLITE3: node.betterSqlite3, ...(results ? { JEST_JSON: results } : {}) },
-    });
+    const run = spawnSync(
+      node.bin,
+      [join(repoRoot, 'node_modules', 'jest', 'bin', 'jest.js'), ...SUITES],
+      {
+        cwd: repoRoot,
+        stdio: 'inherit',
+        env: {
+          ...process.env,
+          WI_BETTER_SQLITE3: node.betterSqlite3,
+          ...(results ? { JEST_JSON: results } : {}),
+        },
+      },
+    );
     if (run.status !== 0) failed++;
   }
   return failed ? 1 : 0;

@@ -4,21 +4,28 @@ import { join } from 'node:path';
 
 const root = join(__dirname, '..', '..', '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
-const shBlocks = (markdown: string) => [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+const shBlocks = (markdown: string) =>
+  [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
 
 describe('README commands', () => {
   const blocks = shBlocks(read('README.md'));
   const scripts = JSON.parse(read('package.json')).scripts as Record<string, string>;
 
   it('gives the demo command: install pnpm, install, run the demo', () => {
-    expect(blocks).toContain('npm i -g pnpm@12.4.2 && npm_config_nodedir=/usr pnpm install && pnpm demo');
+    expect(blocks).toContain(
+      'npm i -g pnpm@12.4.2 && npm_config_nodedir=/usr pnpm install && pnpm demo',
+    );
     expect(scripts.demo).toContain('example-payment-webhook');
-    expect(JSON.parse(read('examples/payment-webhook/package.json')).scripts.demo).toContain('src/demo.ts');
+    expect(JSON.parse(read('examples/payment-webhook/package.json')).scripts.demo).toContain(
+      'src/demo.ts',
+    );
   });
 
   it('gives the test command, and .ci/run runs exactly that command', () => {
     expect(blocks).toContain('pnpm test');
-    expect(scripts.test).toBe('pnpm run typecheck && pnpm run lint && jest && pnpm run test:node-lines');
+    expect(scripts.test).toBe(
+      'pnpm run typecheck && pnpm run lint && pnpm run test:prepare && jest && pnpm run test:node-lines',
+    );
     expect(read('.ci/run')).toMatch(/\n\S*=\S* pnpm test\n|\npnpm test\n/);
   });
 
