@@ -1,4 +1,9 @@
-/** @module Provider presets: one factory per provider. Re-exports only. */
+/**
+ * Provider presets, one factory per provider: `providers.stripe({ secret })`,
+ * `providers.payme(...)` and so on. Each returns a `ProviderPreset` that every adapter accepts
+ * as `preset`.
+ * @module providers
+ */
 export { payme, type PaymeOptions } from './payme';
 export { click, type ClickOptions } from './click';
 export { uzum, type UzumOptions } from './uzum';
