@@ -17,7 +17,9 @@ const config: Config = {
     '<rootDir>/tests/**/*.test.ts',
   ],
   // On another Node line (test-support/run-node-lines.ts), the better-sqlite3 built for that Node.
-  ...(process.env.WI_BETTER_SQLITE3 ? { moduleNameMapper: { '^better-sqlite3$': process.env.WI_BETTER_SQLITE3 } } : {}),
+  ...(process.env.WI_BETTER_SQLITE3
+    ? { moduleNameMapper: { '^better-sqlite3$': process.env.WI_BETTER_SQLITE3 } }
+    : {}),
   modulePathIgnorePatterns: ['<rootDir>/.tmp/', '<rootDir>/.cache/'],
   // Starts PostgreSQL and MariaDB for the SQL store tests (and stops them afterwards).
   globalSetup: '<rootDir>/test-support/global-setup.ts',

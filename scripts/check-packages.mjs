@@ -14,23 +14,31 @@ import { packAll, root } from './pack.mjs';
 export async function publintProblems(pkg) {
   const tarball = readFileSync(pkg.tarball);
   const { messages, pkg: manifest } = await publint({
-    pack: { tarball: tarball.buffer.slice(tarball.byteOffset, tarball.byteOffset + tarball.byteLength) },
+    pack: {
+      tarball: tarball.buffer.slice(tarball.byteOffset, tarball.byteOffset + tarball.byteLength),
+    },
     strict: true,
     level: 'suggestion',
   });
-  return messages.map((message) => `${message.type}: ${formatMessage(message, manifest) ?? message.code}`);
+  return messages.map(
+    (message) => `${message.type}: ${formatMessage(message, manifest) ?? message.code}`,
+  );
 }
 
 /** Problems arethetypeswrong reports for one tarball, as printable lines. */
 export function attwProblems(pkg) {
   const attw = join(root, 'node_modules', '.bin', 'attw');
   try {
-    execFileSync(attw, [pkg.tarball, '--profile', 'node16', '--format', 'json'], { encoding: 'utf8' });
+    execFileSync(attw, [pkg.tarball, '--profile', 'node16', '--format', 'json'], {
+      encoding: 'utf8',
+    });
     return [];
   } catch (error) {
     const report = JSON.parse(error.stdout || '{}');
     const problems = report.analysis?.problems ?? [];
-    return problems.length ? problems.map((p) => `${p.kind}: ${p.entrypoint ?? ''} ${p.resolutionKind ?? ''}`.trim()) : [String(error.stderr || error.message)];
+    return problems.length
+      ? problems.map((p) => `${p.kind}: ${p.entrypoint ?? ''} ${p.resolutionKind ?? ''}`.trim())
+      : [String(error.stderr || error.message)];
   }
 }
 
@@ -41,9 +49,17 @@ if (process.argv[1] === new URL(import.meta.url).pathname) {
   const report = [];
   try {
     for (const pkg of packAll(destination)) {
-      const problems = [...(await publintProblems(pkg)).map((p) => `publint ${p}`), ...attwProblems(pkg).map((p) => `attw ${p}`)];
+      const problems = [
+        ...(await publintProblems(pkg)).map((p) => `publint ${p}`),
+        ...attwProblems(pkg).map((p) => `attw ${p}`),
+      ];
       report.push({ ...pkg, problems });
-      if (out < 0) console.log(problems.length ? `✗ ${pkg.name}\n  ${problems.join('\n  ')}` : `✓ ${pkg.name}: publint, attw`);
+      if (out < 0)
+        console.log(
+          problems.length
+            ? `✗ ${pkg.name}\n  ${problems.join('\n  ')}`
+            : `✓ ${pkg.name}: publint, attw`,
+        );
     }
   } finally {
     if (out < 0) rmSync(destination, { recursive: true, force: true });

@@ -13,7 +13,10 @@ export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export function publishedPackages() {
   const dir = join(root, 'packages');
   return readdirSync(dir)
-    .map((name) => ({ dir: join(dir, name), manifest: JSON.parse(readFileSync(join(dir, name, 'package.json'), 'utf8')) }))
+    .map((name) => ({
+      dir: join(dir, name),
+      manifest: JSON.parse(readFileSync(join(dir, name, 'package.json'), 'utf8')),
+    }))
     .filter(({ manifest }) => !manifest.private)
     .map(({ dir, manifest }) => ({ name: manifest.name, version: manifest.version, dir }));
 }
@@ -23,7 +26,9 @@ function run(command, args, cwd) {
   try {
     execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (error) {
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${error.stdout}${error.stderr}`);
+    throw new Error(
+      `${command} ${args.join(' ')} failed in ${cwd}:\n${error.stdout}${error.stderr}`,
+    );
   }
 }
 

@@ -31,7 +31,9 @@ const isRoot = () => process.getuid?.() === 0;
 
 function requireBinary(path: string, hint: string): void {
   if (!existsSync(path)) {
-    throw new Error(`Database server binary missing: ${path}. ${hint} The SQL store tests never skip a database.`);
+    throw new Error(
+      `Database server binary missing: ${path}. ${hint} The SQL store tests never skip a database.`,
+    );
   }
 }
 
@@ -42,7 +44,11 @@ export function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address
+          ? resolve(address.port)
+          : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -66,11 +72,27 @@ function pg(binary: string, args: string[]) {
 
 async function startPostgres(dir: string): Promise<{ pgUrl: string; pgData: string }> {
   requireBinary(join(PG_BIN, 'postgres'), 'Install PostgreSQL 15 (Debian: postgresql-15).');
-  if (isRoot()) requireBinary(RUNUSER, 'runuser (util-linux) is needed to run PostgreSQL as the postgres user.');
+  if (isRoot())
+    requireBinary(
+      RUNUSER,
+      'runuser (util-linux) is needed to run PostgreSQL as the postgres user.',
+    );
   const pgData = join(dir, 'pg');
   // PostgreSQL runs as `postgres` and writes its data and socket here.
   if (isRoot()) chownSync(dir, uidOf('postgres'), -1);
-  await pg('initdb', ['-D', pgData, '--no-sync', '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-instructions']);
+  await pg('initdb', [
+    '-D',
+    pgData,
+    '--no-sync',
+    '-A',
+    'trust',
+    '-U',
+    'postgres',
+    '-E',
+    'UTF8',
+    '--locale=C',
+    '--no-instructions',
+  ]);
   const port = await freePort();
   const options = [
     `-p ${port}`,
@@ -81,7 +103,18 @@ async function startPostgres(dir: string): Promise<{ pgUrl: string; pgData: stri
     '-c full_page_writes=off',
     '-c max_connections=300',
   ].join(' ');
-  await pg('pg_ctl', ['-D', pgData, '-w', '-t', '30', '-l', join(dir, 'pg.log'), '-o', options, 'start']);
+  await pg('pg_ctl', [
+    '-D',
+    pgData,
+    '-w',
+    '-t',
+    '30',
+    '-l',
+    join(dir, 'pg.log'),
+    '-o',
+    options,
+    'start',
+  ]);
   return { pgUrl: `postgres://postgres@127.0.0.1:${port}/postgres`, pgData };
 }
 
@@ -94,7 +127,8 @@ function uidOf(user: string): number {
 }
 
 async function startMariadb(dir: string): Promise<{ mysqlUrl: string; mariadb: ChildProcess }> {
-  const hint = 'Install MariaDB: apt-get install -y --no-install-recommends mariadb-server (.ci/run does).';
+  const hint =
+    'Install MariaDB: apt-get install -y --no-install-recommends mariadb-server (.ci/run does).';
   requireBinary(MARIADBD, hint);
   requireBinary(MARIADB_INSTALL_DB, hint);
   const data = join(dir, 'mariadb');
@@ -147,7 +181,10 @@ export async function startDatabases(): Promise<RunningDatabases> {
   const dir = mkdtempSync(join(tmpdir(), 'wi-db-'));
   const started: { -readonly [K in keyof RunningDatabases]: RunningDatabases[K] } = { dir };
   try {
-    const [pgResult, mysqlResult] = await Promise.allSettled([startPostgres(dir), startMariadb(dir)]);
+    const [pgResult, mysqlResult] = await Promise.allSettled([
+      startPostgres(dir),
+      startMariadb(dir),
+    ]);
     if (pgResult.status === 'fulfilled') Object.assign(started, pgResult.value);
     if (mysqlResult.status === 'fulfilled') Object.assign(started, mysqlResult.value);
     if (pgResult.status === 'rejected') throw pgResult.reason;
@@ -163,7 +200,11 @@ export async function startDatabases(): Promise<RunningDatabases> {
 export async function stopDatabases(running: RunningDatabases): Promise<void> {
   const stops: Promise<unknown>[] = [];
   if (running.pgData) {
-    stops.push(pg('pg_ctl', ['-D', running.pgData, '-m', 'immediate', '-w', '-t', '20', 'stop']).catch(() => undefined));
+    stops.push(
+      pg('pg_ctl', ['-D', running.pgData, '-m', 'immediate', '-w', '-t', '20', 'stop']).catch(
+        () => undefined,
+      ),
+    );
   }
   const { mariadb } = running;
   if (mariadb && mariadb.exitCode === null && mariadb.signalCode === null) {

@@ -11,7 +11,9 @@ export function watchHostProcess(): string[] {
   const host = runInThisContext('process') as NodeJS.Process;
   const seen: string[] = [];
   const firstLines = (error: unknown) =>
-    error instanceof Error ? (error.stack ?? `${error.name}: ${error.message}`).split('\n').slice(0, 4).join(' | ') : String(error);
+    error instanceof Error
+      ? (error.stack ?? `${error.name}: ${error.message}`).split('\n').slice(0, 4).join(' | ')
+      : String(error);
   const onUncaught = (error: unknown) => seen.push(`uncaughtException: ${firstLines(error)}`);
   const onRejection = (reason: unknown) => seen.push(`unhandledRejection: ${firstLines(reason)}`);
   beforeAll(() => {

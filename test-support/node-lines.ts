@@ -13,7 +13,9 @@ const run = promisify(execFile);
 export const repoRoot = resolve(__dirname, '..');
 
 /** The lines CI tests besides the machine's own Node: the current LTS lines. `WI_NODE_LINES` overrides. */
-export const NODE_LINES: readonly string[] = (process.env.WI_NODE_LINES ?? '22.23.5,24.22.3').split(',').filter(Boolean);
+export const NODE_LINES: readonly string[] = (process.env.WI_NODE_LINES ?? '22.23.5,24.22.3')
+  .split(',')
+  .filter(Boolean);
 
 /** better-sqlite3 as the workspace pins it. */
 const BETTER_SQLITE3 = '12.11.1';
@@ -32,7 +34,9 @@ const cache = join(repoRoot, '.cache', 'node-lines');
 
 /** The machine's own Node, with the workspace's better-sqlite3. */
 export function machineNode(): NodeRuntime {
-  const betterSqlite3 = dirname(require.resolve('better-sqlite3/package.json', { paths: [join(repoRoot, 'packages', 'sql')] }));
+  const betterSqlite3 = dirname(
+    require.resolve('better-sqlite3/package.json', { paths: [join(repoRoot, 'packages', 'sql')] }),
+  );
   return { version: process.version, bin: process.execPath, betterSqlite3 };
 }
 
@@ -56,11 +60,25 @@ export async function prepareNode(version: string): Promise<NodeRuntime> {
     mkdirSync(deps, { recursive: true });
     writeFileSync(join(deps, 'package.json'), '{ "private": true }\n');
     // npm runs under the Node being prepared, and node-gyp builds against its headers.
-    await run('npm', ['install', '--no-audit', '--no-fund', '--foreground-scripts', `better-sqlite3@${BETTER_SQLITE3}`], {
-      cwd: deps,
-      env: { ...process.env, PATH: `${dirname(bin)}:${process.env.PATH}`, npm_config_nodedir: prefix },
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    await run(
+      'npm',
+      [
+        'install',
+        '--no-audit',
+        '--no-fund',
+        '--foreground-scripts',
+        `better-sqlite3@${BETTER_SQLITE3}`,
+      ],
+      {
+        cwd: deps,
+        env: {
+          ...process.env,
+          PATH: `${dirname(bin)}:${process.env.PATH}`,
+          npm_config_nodedir: prefix,
+        },
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
   }
   const { stdout } = await run(bin, ['-v']);
   return { version: stdout.trim(), bin, betterSqlite3 };

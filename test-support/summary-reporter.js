@@ -7,7 +7,10 @@ class SummaryReporter {
     const file = process.env.JEST_JSON;
     if (!file) return;
     const { numPassedTests, numFailedTests, numRuntimeErrorTestSuites, numTotalTests } = results;
-    fs.writeFileSync(file, JSON.stringify({ numPassedTests, numFailedTests, numRuntimeErrorTestSuites, numTotalTests }));
+    fs.writeFileSync(
+      file,
+      JSON.stringify({ numPassedTests, numFailedTests, numRuntimeErrorTestSuites, numTotalTests }),
+    );
   }
 }
 

@@ -10,7 +10,11 @@ export interface GuardBenchResult {
   nsPerOp: number;
 }
 
-async function measure(name: string, ops: number, fn: (i: number) => Promise<unknown>): Promise<GuardBenchResult> {
+async function measure(
+  name: string,
+  ops: number,
+  fn: (i: number) => Promise<unknown>,
+): Promise<GuardBenchResult> {
   for (let i = 0; i < Math.min(ops, 5_000); i++) await fn(-1 - i); // warm-up
   const start = process.hrtime.bigint();
   for (let i = 0; i < ops; i++) await fn(i);
@@ -25,16 +29,30 @@ export async function runGuardBench(ops = 100_000): Promise<GuardBenchResult[]> 
   results.push(await measure('baseline: handler called directly', ops, () => handler()));
 
   const guard = new IdempotencyGuard(new InMemoryStore());
-  results.push(await measure('first delivery (claim + run + complete)', ops, (i) => guard.run(new RequestKey('bench', `first-${i}`), handler)));
+  results.push(
+    await measure('first delivery (claim + run + complete)', ops, (i) =>
+      guard.run(new RequestKey('bench', `first-${i}`), handler),
+    ),
+  );
 
   const replayKey = new RequestKey('bench', 'replayed');
   await guard.run(replayKey, handler);
-  results.push(await measure('replay of a completed delivery', ops, () => guard.run(replayKey, handler)));
+  results.push(
+    await measure('replay of a completed delivery', ops, () => guard.run(replayKey, handler)),
+  );
 
   // The same two measurements on a store that already holds many receipts.
   const big = new IdempotencyGuard(new InMemoryStore());
   for (let i = 0; i < 500_000; i++) await big.run(new RequestKey('bench', `fill-${i}`), handler);
-  results.push(await measure('first delivery, 500k receipts stored', ops, (i) => big.run(new RequestKey('bench', `more-${i}`), handler)));
-  results.push(await measure('replay, 500k receipts stored', ops, (i) => big.run(new RequestKey('bench', `fill-${i}`), handler)));
+  results.push(
+    await measure('first delivery, 500k receipts stored', ops, (i) =>
+      big.run(new RequestKey('bench', `more-${i}`), handler),
+    ),
+  );
+  results.push(
+    await measure('replay, 500k receipts stored', ops, (i) =>
+      big.run(new RequestKey('bench', `fill-${i}`), handler),
+    ),
+  );
   return results;
 }

@@ -39,8 +39,12 @@ function ask<T>(child: ChildProcess, message: string, field: string): Promise<T>
   });
 }
 
-async function measure(scenario: Scenario): Promise<{ rps: number; cpuUsPerRequest: number; non2xx: number }> {
-  const child = fork(join(__dirname, 'server.ts'), [scenario.mode], { execArgv: ['-r', 'esbuild-register'] });
+async function measure(
+  scenario: Scenario,
+): Promise<{ rps: number; cpuUsPerRequest: number; non2xx: number }> {
+  const child = fork(join(__dirname, 'server.ts'), [scenario.mode], {
+    execArgv: ['-r', 'esbuild-register'],
+  });
   const port = await ask<number>(child, '', 'port');
   let counter = 0;
   const run = (seconds: number) =>
@@ -55,7 +59,9 @@ async function measure(scenario: Scenario): Promise<{ rps: number; cpuUsPerReque
         {
           setupRequest(request) {
             const id = scenario.ids === 'unique' ? `evt_${counter++}` : 'evt_same';
-            return scenario.ids === 'none' ? request : { ...request, headers: { ...request.headers, 'x-event-id': id } };
+            return scenario.ids === 'none'
+              ? request
+              : { ...request, headers: { ...request.headers, 'x-event-id': id } };
           },
         },
       ],
@@ -66,7 +72,11 @@ async function measure(scenario: Scenario): Promise<{ rps: number; cpuUsPerReque
   const after = await ask<NodeJS.CpuUsage>(child, 'cpu', 'cpu');
   child.send('stop');
   const cpuUs = after.user - before.user + (after.system - before.system);
-  return { rps: result.requests.average, cpuUsPerRequest: cpuUs / Math.max(1, result.requests.total), non2xx: result.non2xx };
+  return {
+    rps: result.requests.average,
+    cpuUsPerRequest: cpuUs / Math.max(1, result.requests.total),
+    non2xx: result.non2xx,
+  };
 }
 
 export async function runHttpBench(log: (line?: string) => void): Promise<Record<string, number>> {
@@ -82,9 +92,13 @@ export async function runHttpBench(log: (line?: string) => void): Promise<Record
     if (r.non2xx > 0) throw new Error(`${scenario.name}: ${r.non2xx} non-2xx answers`);
     added[scenario.name] = r.cpuUsPerRequest - base.cpuUsPerRequest;
     const extra = r === base ? '—' : added[scenario.name]!.toFixed(0);
-    log(`| ${scenario.name} | ${r.rps.toFixed(0)} | ${(r.rps / base.rps).toFixed(2)}× | ${r.cpuUsPerRequest.toFixed(0)} | ${extra} |`);
+    log(
+      `| ${scenario.name} | ${r.rps.toFixed(0)} | ${(r.rps / base.rps).toFixed(2)}× | ${r.cpuUsPerRequest.toFixed(0)} | ${extra} |`,
+    );
   }
   log();
-  log('CPU is the server process\'s own user + system time (all its threads, garbage collection included) over the measured window, divided by the requests it answered.');
+  log(
+    "CPU is the server process's own user + system time (all its threads, garbage collection included) over the measured window, divided by the requests it answered.",
+  );
   return added;
 }

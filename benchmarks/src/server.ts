@@ -14,26 +14,31 @@ import { Schema, SqlStore } from '@webhook-idempotency/sql';
 
 export type ServerMode = 'bare' | 'memory' | 'sqlite';
 
+async function sqliteStore(): Promise<SqlStore<Database.Database>> {
+  const db = new Database(join(mkdtempSync(join(tmpdir(), 'wi-bench-')), 'bench.sqlite'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  await Schema.createTable(db);
+  return new SqlStore(db);
+}
+
 async function guardFor(mode: ServerMode): Promise<RequestHandler[]> {
   if (mode === 'bare') return [];
-  let store;
-  if (mode === 'memory') store = new InMemoryStore();
-  else {
-    const db = new Database(join(mkdtempSync(join(tmpdir(), 'wi-bench-')), 'bench.sqlite'));
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    await Schema.createTable(db);
-    store = new SqlStore(db);
-  }
+  const store = mode === 'memory' ? new InMemoryStore() : await sqliteStore();
   return [idempotent({ store, provider: 'bench', key: (req) => req.get('x-event-id') })];
 }
 
 async function main(): Promise<void> {
   const mode = process.argv[2] as ServerMode;
   const app = express();
-  app.post('/hook', express.json({ verify: saveRawBody }), ...(await guardFor(mode)), (_req, res) => {
-    res.json({ received: true });
-  });
+  app.post(
+    '/hook',
+    express.json({ verify: saveRawBody }),
+    ...(await guardFor(mode)),
+    (_req, res) => {
+      res.json({ received: true });
+    },
+  );
   const server = app.listen(0, '127.0.0.1', () => {
     process.send!({ port: (server.address() as AddressInfo).port });
   });

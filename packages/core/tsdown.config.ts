@@ -1,3 +1,7 @@
 import { library } from '../../tsdown.base';
 
-export default library({ index: 'src/index.ts', adapter: 'src/adapter.ts', testing: 'src/testing/index.ts' });
+export default library({
+  index: 'src/index.ts',
+  adapter: 'src/adapter.ts',
+  testing: 'src/testing/index.ts',
+});

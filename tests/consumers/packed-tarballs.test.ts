@@ -4,7 +4,15 @@
  * and on every line of NODE_LINES (test-support/node-lines.ts).
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -20,14 +28,33 @@ interface PackedPackage {
 
 /** The published packages: every workspace package under packages/ that is not private. */
 const published = readdirSync(join(repoRoot, 'packages'))
-  .map((folder) => JSON.parse(readFileSync(join(repoRoot, 'packages', folder, 'package.json'), 'utf8')) as { name: string; private?: boolean })
+  .map(
+    (folder) =>
+      JSON.parse(readFileSync(join(repoRoot, 'packages', folder, 'package.json'), 'utf8')) as {
+        name: string;
+        private?: boolean;
+      },
+  )
   .filter((manifest) => !manifest.private)
   .map((manifest) => manifest.name);
 
 /** What the consumers install from the registry, at the versions the workspace tests with. */
 const FRAMEWORKS = ['express@5.3.0', 'fastify@5.12.8', 'koa@3.2.1'];
-const TYPES = ['typescript@6.0.3', '@types/node@20.19.43', '@types/express@5.0.6', '@types/koa@3.0.3', '@types/better-sqlite3@9.6.0'];
-const APPS = ['express-sqlite.cjs', 'express-sqlite.mjs', 'fastify-memory.cjs', 'fastify-memory.mjs', 'koa-memory.cjs', 'koa-memory.mjs'];
+const TYPES = [
+  'typescript@6.0.3',
+  '@types/node@20.19.43',
+  '@types/express@5.0.6',
+  '@types/koa@3.0.3',
+  '@types/better-sqlite3@9.6.0',
+];
+const APPS = [
+  'express-sqlite.cjs',
+  'express-sqlite.mjs',
+  'fastify-memory.cjs',
+  'fastify-memory.mjs',
+  'koa-memory.cjs',
+  'koa-memory.mjs',
+];
 const RESOLUTIONS = ['node16', 'nodenext', 'bundler'];
 /** Every Node the apps run on: the machine's, then each line of NODE_LINES. */
 const NODE_NAMES = ['machine', ...NODE_LINES];
@@ -40,22 +67,37 @@ const consumers = new Map<string, { node: NodeRuntime; dir: string }>();
 async function makeConsumer(name: string, node: NodeRuntime, withTypes: boolean): Promise<string> {
   const dir = join(work, `consumer-${name}`);
   mkdirSync(dir);
-  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2));
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module' }, null, 2),
+  );
   cpSync(join(__dirname, 'apps'), dir, { recursive: true });
   cpSync(join(__dirname, 'types'), join(dir, 'types'), { recursive: true });
   // Scripts are off: ours have none, and better-sqlite3 comes prebuilt for this Node (a local folder).
-  const deps = [...packed.map((pkg) => pkg.tarball), ...FRAMEWORKS, node.betterSqlite3, ...(withTypes ? TYPES : [])];
-  await run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', ...deps], {
-    cwd: dir,
-    maxBuffer: 16 * 1024 * 1024,
-  });
+  const deps = [
+    ...packed.map((pkg) => pkg.tarball),
+    ...FRAMEWORKS,
+    node.betterSqlite3,
+    ...(withTypes ? TYPES : []),
+  ];
+  await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', ...deps],
+    {
+      cwd: dir,
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
   return dir;
 }
 
 beforeAll(async () => {
   const packs = join(work, 'packs');
   const [report, nodes] = await Promise.all([
-    run(process.execPath, [join(repoRoot, 'scripts', 'check-packages.mjs'), '--out', packs], { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 }),
+    run(process.execPath, [join(repoRoot, 'scripts', 'check-packages.mjs'), '--out', packs], {
+      cwd: repoRoot,
+      maxBuffer: 16 * 1024 * 1024,
+    }),
     allNodes(),
   ]);
   packed = JSON.parse(report.stdout.trim().split('\n').pop() ?? '[]') as PackedPackage[];
@@ -82,9 +124,26 @@ describe.each(published)('%s tarball', (name) => {
 
   it('holds the build, README and LICENSE, and no sources, tests or fixtures', async () => {
     const { stdout } = await run('tar', ['-tzf', pkg().tarball]);
-    const files = stdout.trim().split('\n').map((file) => file.replace(/^package\//, ''));
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE', 'dist/index.mjs', 'dist/index.cjs', 'dist/index.d.mts', 'dist/index.d.cts']));
-    const strays = files.filter((file) => /(^|\/)(src|test|tests|fixtures|__tests__)\//.test(file) || (/\.ts$/.test(file) && !/\.d\.[cm]ts$/.test(file)));
+    const files = stdout
+      .trim()
+      .split('\n')
+      .map((file) => file.replace(/^package\//, ''));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'LICENSE',
+        'dist/index.mjs',
+        'dist/index.cjs',
+        'dist/index.d.mts',
+        'dist/index.d.cts',
+      ]),
+    );
+    const strays = files.filter(
+      (file) =>
+        /(^|\/)(src|test|tests|fixtures|__tests__)\//.test(file) ||
+        (/\.ts$/.test(file) && !/\.d\.[cm]ts$/.test(file)),
+    );
     expect(strays).toEqual([]);
   });
 });
@@ -103,14 +162,21 @@ describe.each(NODE_NAMES)('apps installed from the tarballs, on Node %s', (nodeN
 });
 
 describe('a TypeScript consumer', () => {
-  it.each(RESOLUTIONS)('type-checks every public entry point under moduleResolution %s', async (resolution) => {
-    const consumer = consumers.get('machine');
-    if (!consumer) throw new Error('no consumer project for the machine Node');
-    const tsc = join(consumer.dir, 'node_modules', 'typescript', 'bin', 'tsc');
-    const result = await run(process.execPath, [tsc, '-p', join('types', `tsconfig.${resolution}.json`)], { cwd: consumer.dir }).then(
-      () => '',
-      (error: { stdout?: string }) => error.stdout ?? String(error),
-    );
-    expect(result).toBe('');
-  });
+  it.each(RESOLUTIONS)(
+    'type-checks every public entry point under moduleResolution %s',
+    async (resolution) => {
+      const consumer = consumers.get('machine');
+      if (!consumer) throw new Error('no consumer project for the machine Node');
+      const tsc = join(consumer.dir, 'node_modules', 'typescript', 'bin', 'tsc');
+      const result = await run(
+        process.execPath,
+        [tsc, '-p', join('types', `tsconfig.${resolution}.json`)],
+        { cwd: consumer.dir },
+      ).then(
+        () => '',
+        (error: { stdout?: string }) => error.stdout ?? String(error),
+      );
+      expect(result).toBe('');
+    },
+  );
 });

@@ -29,7 +29,11 @@ interface StripeEvent {
 export function connect(options: Pick<StripeAppOptions, 'databaseUrl' | 'sqliteFile'>): Knex {
   return options.databaseUrl
     ? knex({ client: 'pg', connection: options.databaseUrl, pool: { min: 0, max: 10 } })
-    : knex({ client: 'better-sqlite3', connection: { filename: options.sqliteFile ?? 'stripe-webhooks.sqlite' }, useNullAsDefault: true });
+    : knex({
+        client: 'better-sqlite3',
+        connection: { filename: options.sqliteFile ?? 'stripe-webhooks.sqlite' },
+        useNullAsDefault: true,
+      });
 }
 
 /** Creates the receipts table and the example's `payments` table (idempotent). */

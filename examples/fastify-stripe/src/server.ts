@@ -3,7 +3,8 @@ import { buildApp, connect, migrate } from './app';
 
 async function main(): Promise<void> {
   const signingSecret = process.env.STRIPE_WEBHOOK_SECRET;
-  if (!signingSecret) throw new Error('Set STRIPE_WEBHOOK_SECRET to the endpoint signing secret (whsec_…)');
+  if (!signingSecret)
+    throw new Error('Set STRIPE_WEBHOOK_SECRET to the endpoint signing secret (whsec_…)');
   const db = connect({ databaseUrl: process.env.DATABASE_URL });
   await migrate(db);
   const app = await buildApp(db, { signingSecret, databaseUrl: process.env.DATABASE_URL });

@@ -20,7 +20,9 @@ const succeeded = (id: string, intent: string) => ({
   id,
   object: 'event',
   type: 'payment_intent.succeeded',
-  data: { object: { id: intent, object: 'payment_intent', amount_received: 2500, currency: 'eur' } },
+  data: {
+    object: { id: intent, object: 'payment_intent', amount_received: 2500, currency: 'eur' },
+  },
 });
 
 /** A fresh PostgreSQL database on the server jest's global setup started. */
@@ -36,7 +38,10 @@ async function pgUrl(): Promise<string> {
 }
 
 describe.each([
-  ['SQLite (no DATABASE_URL)', async () => ({ sqliteFile: join(mkdtempSync(join(tmpdir(), 'stripe-')), 'db.sqlite') })],
+  [
+    'SQLite (no DATABASE_URL)',
+    async () => ({ sqliteFile: join(mkdtempSync(join(tmpdir(), 'stripe-')), 'db.sqlite') }),
+  ],
   ['PostgreSQL (DATABASE_URL)', async () => ({ databaseUrl: await pgUrl() })],
 ])('fastify-stripe example on %s', (_name, settings) => {
   let db: Knex;
@@ -57,7 +62,11 @@ describe.each([
 
   const deliver = (event: object, signature?: string) => {
     const { body, signature: good } = signed(event);
-    return request(app.server).post('/webhooks/stripe').set('content-type', 'application/json').set('stripe-signature', signature ?? good).send(body);
+    return request(app.server)
+      .post('/webhooks/stripe')
+      .set('content-type', 'application/json')
+      .set('stripe-signature', signature ?? good)
+      .send(body);
   };
 
   it('books a payment once however often Stripe delivers the event', async () => {

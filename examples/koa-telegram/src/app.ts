@@ -63,9 +63,15 @@ export async function createBotApp(options: BotAppOptions): Promise<BotApp> {
       const tx = ctx.state.idempotency!.transaction as Database.Database;
       const message = update.message;
       if (message) {
-        tx.prepare('INSERT INTO messages (chat_id, message_id, text) VALUES (?, ?, ?)').run(message.chat.id, message.message_id, message.text ?? null);
+        tx.prepare('INSERT INTO messages (chat_id, message_id, text) VALUES (?, ?, ?)').run(
+          message.chat.id,
+          message.message_id,
+          message.text ?? null,
+        );
         // Not idempotent by itself: exactly why the guard is there.
-        tx.prepare('INSERT INTO chat_stats (chat_id, messages) VALUES (?, 1) ON CONFLICT (chat_id) DO UPDATE SET messages = messages + 1').run(message.chat.id);
+        tx.prepare(
+          'INSERT INTO chat_stats (chat_id, messages) VALUES (?, 1) ON CONFLICT (chat_id) DO UPDATE SET messages = messages + 1',
+        ).run(message.chat.id);
       }
       ctx.body = { ok: true };
     },

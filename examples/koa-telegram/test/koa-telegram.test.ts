@@ -24,19 +24,29 @@ describe('koa-telegram example', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const update = (updateId: number, text: string) => ({ update_id: updateId, message: { message_id: updateId, chat: { id: 42 }, text } });
+  const update = (updateId: number, text: string) => ({
+    update_id: updateId,
+    message: { message_id: updateId, chat: { id: 42 }, text },
+  });
   const deliver = (body: object, token = secretToken) =>
-    request(server).post('/telegram/webhook').set('x-telegram-bot-api-secret-token', token).send(body);
+    request(server)
+      .post('/telegram/webhook')
+      .set('x-telegram-bot-api-secret-token', token)
+      .send(body);
 
   it('counts each update once however often Telegram re-sends it, even concurrently', async () => {
     await deliver(update(1001, 'hello')).expect(200, { ok: true });
-    const retries = await Promise.all(Array.from({ length: 15 }, () => deliver(update(1001, 'hello'))));
+    const retries = await Promise.all(
+      Array.from({ length: 15 }, () => deliver(update(1001, 'hello'))),
+    );
     for (const res of retries) {
       expect([200, 409]).toContain(res.status);
       if (res.status === 200) expect(res.headers['idempotent-replayed']).toBe('true');
     }
     await deliver(update(1002, 'again')).expect(200);
-    expect(bot.db.prepare('SELECT messages FROM chat_stats WHERE chat_id = 42').get()).toEqual({ messages: 2 });
+    expect(bot.db.prepare('SELECT messages FROM chat_stats WHERE chat_id = 42').get()).toEqual({
+      messages: 2,
+    });
     expect(bot.db.prepare('SELECT count(*) AS n FROM messages').get()).toEqual({ n: 2 });
   });
 

@@ -3,7 +3,12 @@
  * inside the guard's transaction, the answer.
  */
 import Database from 'better-sqlite3';
-import express, { type ErrorRequestHandler, type Express, type Request, type Response } from 'express';
+import express, {
+  type ErrorRequestHandler,
+  type Express,
+  type Request,
+  type Response,
+} from 'express';
 import { providers, type GuardEvent } from '@webhook-idempotency/core';
 import { idempotencyErrors, idempotent, saveRawBody } from '@webhook-idempotency/express';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
@@ -65,7 +70,11 @@ export async function createPaymentApp(options: PaymentAppOptions): Promise<Paym
       onEvent: options.onEvent,
     }),
     (req: Request, res: Response) => {
-      const { method, params = {}, id } = req.body as { method: string; params?: Record<string, unknown>; id: unknown };
+      const {
+        method,
+        params = {},
+        id,
+      } = req.body as { method: string; params?: Record<string, unknown>; id: unknown };
       // Guarded methods run inside the guard's transaction: their writes commit with the receipt.
       // Pass-through methods (CheckTransaction, GetStatement, …) read committed data on `db`.
       const tx = req.idempotency?.transaction as Database.Database | undefined;
@@ -90,7 +99,17 @@ export async function createPaymentApp(options: PaymentAppOptions): Promise<Paym
   // the redelivery runs the handler afresh.
   app.use(idempotencyErrors());
   const onError: ErrorRequestHandler = (error, req, res, _next) => {
-    res.status(500).json({ error: { code: -32400, message: { ru: 'Системная ошибка', uz: 'Tizim xatosi', en: String(error?.message ?? error) } }, id: req.body?.id ?? null });
+    res.status(500).json({
+      error: {
+        code: -32400,
+        message: {
+          ru: 'Системная ошибка',
+          uz: 'Tizim xatosi',
+          en: String(error?.message ?? error),
+        },
+      },
+      id: req.body?.id ?? null,
+    });
   };
   app.use(onError);
 

@@ -39,7 +39,11 @@ function describe(a: Answer): string {
 }
 
 /** Plays every scenario against a fresh app; returns the rows and the receipts table. */
-export async function runDemo(): Promise<{ rows: DemoRow[]; receipts: Array<Record<string, unknown>>; ok: boolean }> {
+export async function runDemo(): Promise<{
+  rows: DemoRow[];
+  receipts: Array<Record<string, unknown>>;
+  ok: boolean;
+}> {
   const dir = mkdtempSync(join(tmpdir(), 'webhook-idempotency-demo-'));
   let failOnce = true;
   const shop = await createPaymentApp({
@@ -58,7 +62,11 @@ export async function runDemo(): Promise<{ rows: DemoRow[]; receipts: Array<Reco
   const auth = `Basic ${Buffer.from(`Paycom:${PAYME_KEY}`).toString('base64')}`;
   let rpcId = 1000;
 
-  async function call(method: string, params: Record<string, unknown>, authorization = auth): Promise<Answer> {
+  async function call(
+    method: string,
+    params: Record<string, unknown>,
+    authorization = auth,
+  ): Promise<Answer> {
     const response = await fetch(base, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization },
@@ -71,7 +79,12 @@ export async function runDemo(): Promise<{ rows: DemoRow[]; receipts: Array<Reco
     } catch {
       // not JSON: shown as text
     }
-    return { status: response.status, replayed: response.headers.get('idempotent-replayed') === 'true', body, text };
+    return {
+      status: response.status,
+      replayed: response.headers.get('idempotent-replayed') === 'true',
+      body,
+      text,
+    };
   }
   const runs = (method: string, id: string) => shop.handlerRuns.get(`${method}:${id}`) ?? 0;
   const rows: DemoRow[] = [];
@@ -81,48 +94,128 @@ export async function runDemo(): Promise<{ rows: DemoRow[]; receipts: Array<Reco
   try {
     createOrder(shop.db, 1, 500_000);
     createOrder(shop.db, 2, 120_000);
-    const create = { id: 'tx-0001', time: 1_700_000_000_000, amount: 500_000, account: { order_id: 1 } };
+    const create = {
+      id: 'tx-0001',
+      time: 1_700_000_000_000,
+      amount: 500_000,
+      account: { order_id: 1 },
+    };
 
     const first = await call('CreateTransaction', create);
-    row('1. first delivery (CreateTransaction)', describe(first), runs('CreateTransaction', 'tx-0001'), '200 state 1, handler 1×',
-      first.status === 200 && first.body.result?.state === 1 && !first.replayed && runs('CreateTransaction', 'tx-0001') === 1);
+    row(
+      '1. first delivery (CreateTransaction)',
+      describe(first),
+      runs('CreateTransaction', 'tx-0001'),
+      '200 state 1, handler 1×',
+      first.status === 200 &&
+        first.body.result?.state === 1 &&
+        !first.replayed &&
+        runs('CreateTransaction', 'tx-0001') === 1,
+    );
 
     const again = await call('CreateTransaction', create);
-    row('2. the same delivery again', describe(again), runs('CreateTransaction', 'tx-0001'), '200 same answer (replay), handler 1×',
-      again.status === 200 && again.replayed && JSON.stringify(again.body.result) === JSON.stringify(first.body.result) && runs('CreateTransaction', 'tx-0001') === 1);
+    row(
+      '2. the same delivery again',
+      describe(again),
+      runs('CreateTransaction', 'tx-0001'),
+      '200 same answer (replay), handler 1×',
+      again.status === 200 &&
+        again.replayed &&
+        JSON.stringify(again.body.result) === JSON.stringify(first.body.result) &&
+        runs('CreateTransaction', 'tx-0001') === 1,
+    );
 
-    const burst = await Promise.all(Array.from({ length: 20 }, () => call('PerformTransaction', { id: 'tx-0001' })));
+    const burst = await Promise.all(
+      Array.from({ length: 20 }, () => call('PerformTransaction', { id: 'tx-0001' })),
+    );
     const performed = burst.filter((a) => a.status === 200 && a.body.result?.state === 2);
     const busy = burst.filter((a) => a.status === 200 && a.body.error?.code === -32400);
-    const paid = shop.db.prepare('SELECT count(*) AS n FROM payments_ledger WHERE order_id = 1').get() as { n: number };
-    row('3. 20 concurrent PerformTransaction', `${performed.length}× state 2 (${performed.filter((a) => a.replayed).length} replays), ${busy.length}× busy`,
-      runs('PerformTransaction', 'tx-0001'), 'all 200, handler 1×, order paid once',
-      performed.length + busy.length === 20 && runs('PerformTransaction', 'tx-0001') === 1 && paid.n === 1);
+    const paid = shop.db
+      .prepare('SELECT count(*) AS n FROM payments_ledger WHERE order_id = 1')
+      .get() as { n: number };
+    row(
+      '3. 20 concurrent PerformTransaction',
+      `${performed.length}× state 2 (${performed.filter((a) => a.replayed).length} replays), ${busy.length}× busy`,
+      runs('PerformTransaction', 'tx-0001'),
+      'all 200, handler 1×, order paid once',
+      performed.length + busy.length === 20 &&
+        runs('PerformTransaction', 'tx-0001') === 1 &&
+        paid.n === 1,
+    );
 
     const reused = await call('CreateTransaction', { ...create, amount: 1 });
-    row('4. same id, different body', describe(reused), runs('CreateTransaction', 'tx-0001'), '422, handler not run',
-      reused.status === 422 && runs('CreateTransaction', 'tx-0001') === 1);
+    row(
+      '4. same id, different body',
+      describe(reused),
+      runs('CreateTransaction', 'tx-0001'),
+      '422, handler not run',
+      reused.status === 422 && runs('CreateTransaction', 'tx-0001') === 1,
+    );
 
-    await call('CreateTransaction', { id: 'tx-flaky', time: 1_700_000_000_001, amount: 120_000, account: { order_id: 2 } });
+    await call('CreateTransaction', {
+      id: 'tx-flaky',
+      time: 1_700_000_000_001,
+      amount: 120_000,
+      account: { order_id: 2 },
+    });
     const failed = await call('PerformTransaction', { id: 'tx-flaky' });
-    const unpaid = shop.db.prepare("SELECT status FROM orders WHERE id = 2").get() as { status: string };
-    const failedReceipt = shop.db.prepare("SELECT status, error FROM webhook_receipts WHERE external_id = 'PerformTransaction:tx-flaky'").get() as
-      | { status: string; error: string | null }
-      | undefined;
-    row('5a. handler fails (DB hiccup)', describe(failed), runs('PerformTransaction', 'tx-flaky'), '500, receipt failed, order 2 unpaid',
-      failed.status === 500 && unpaid.status === 'new' && failedReceipt?.status === 'failed' && failedReceipt.error === 'Error: database connection reset');
+    const unpaid = shop.db.prepare('SELECT status FROM orders WHERE id = 2').get() as {
+      status: string;
+    };
+    const failedReceipt = shop.db
+      .prepare(
+        "SELECT status, error FROM webhook_receipts WHERE external_id = 'PerformTransaction:tx-flaky'",
+      )
+      .get() as { status: string; error: string | null } | undefined;
+    row(
+      '5a. handler fails (DB hiccup)',
+      describe(failed),
+      runs('PerformTransaction', 'tx-flaky'),
+      '500, receipt failed, order 2 unpaid',
+      failed.status === 500 &&
+        unpaid.status === 'new' &&
+        failedReceipt?.status === 'failed' &&
+        failedReceipt.error === 'Error: database connection reset',
+    );
     const redelivered = await call('PerformTransaction', { id: 'tx-flaky' });
-    const ledger2 = shop.db.prepare('SELECT count(*) AS n FROM payments_ledger WHERE order_id = 2').get() as { n: number };
-    row('5b. provider redelivers', describe(redelivered), runs('PerformTransaction', 'tx-flaky'), '200 state 2, handler 2×, paid once',
-      redelivered.status === 200 && redelivered.body.result?.state === 2 && !redelivered.replayed && runs('PerformTransaction', 'tx-flaky') === 2 && ledger2.n === 1);
+    const ledger2 = shop.db
+      .prepare('SELECT count(*) AS n FROM payments_ledger WHERE order_id = 2')
+      .get() as { n: number };
+    row(
+      '5b. provider redelivers',
+      describe(redelivered),
+      runs('PerformTransaction', 'tx-flaky'),
+      '200 state 2, handler 2×, paid once',
+      redelivered.status === 200 &&
+        redelivered.body.result?.state === 2 &&
+        !redelivered.replayed &&
+        runs('PerformTransaction', 'tx-flaky') === 2 &&
+        ledger2.n === 1,
+    );
 
-    const forged = await call('PerformTransaction', { id: 'tx-forged' }, `Basic ${Buffer.from('Paycom:wrong').toString('base64')}`);
-    const forgedReceipt = shop.db.prepare("SELECT count(*) AS n FROM webhook_receipts WHERE external_id LIKE '%tx-forged%'").get() as { n: number };
-    row('6. bad credentials', describe(forged), runs('PerformTransaction', 'tx-forged'), '200 error -32504, no receipt',
-      forged.status === 200 && forged.body.error?.code === -32504 && forgedReceipt.n === 0 && runs('PerformTransaction', 'tx-forged') === 0);
+    const forged = await call(
+      'PerformTransaction',
+      { id: 'tx-forged' },
+      `Basic ${Buffer.from('Paycom:wrong').toString('base64')}`,
+    );
+    const forgedReceipt = shop.db
+      .prepare("SELECT count(*) AS n FROM webhook_receipts WHERE external_id LIKE '%tx-forged%'")
+      .get() as { n: number };
+    row(
+      '6. bad credentials',
+      describe(forged),
+      runs('PerformTransaction', 'tx-forged'),
+      '200 error -32504, no receipt',
+      forged.status === 200 &&
+        forged.body.error?.code === -32504 &&
+        forgedReceipt.n === 0 &&
+        runs('PerformTransaction', 'tx-forged') === 0,
+    );
 
     const receipts = shop.db
-      .prepare('SELECT provider, external_id, status, attempts, error FROM webhook_receipts ORDER BY claimed_at, external_id')
+      .prepare(
+        'SELECT provider, external_id, status, attempts, error FROM webhook_receipts ORDER BY claimed_at, external_id',
+      )
       .all() as Array<Record<string, unknown>>;
     return { rows, receipts, ok: rows.every((r) => r.ok) };
   } finally {
@@ -135,16 +228,40 @@ export async function runDemo(): Promise<{ rows: DemoRow[]; receipts: Array<Reco
 function table(headers: string[], body: string[][]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...body.map((r) => r[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-  return [line(headers), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...body.map(line)].join('\n');
+  return [
+    line(headers),
+    `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+    ...body.map(line),
+  ].join('\n');
 }
 
 async function main(): Promise<void> {
   const { rows, receipts, ok } = await runDemo();
-  console.log('\nA Payme endpoint guarded by webhook-idempotency (Express + SQLite, transactional mode)\n');
-  console.log(table(['scenario', 'got back', 'handler runs for this id so far', 'promise', ''], rows.map((r) => [r.scenario, r.got, `${r.handlerRuns}×`, r.expected, r.ok ? 'ok' : 'BROKEN'])));
+  console.log(
+    '\nA Payme endpoint guarded by webhook-idempotency (Express + SQLite, transactional mode)\n',
+  );
+  console.log(
+    table(
+      ['scenario', 'got back', 'handler runs for this id so far', 'promise', ''],
+      rows.map((r) => [r.scenario, r.got, `${r.handlerRuns}×`, r.expected, r.ok ? 'ok' : 'BROKEN']),
+    ),
+  );
   console.log('\nReceipts table (webhook_receipts):\n');
-  console.log(table(['provider', 'external_id', 'status', 'attempts', 'error'], receipts.map((r) => [String(r.provider), String(r.external_id), String(r.status), String(r.attempts), String(r.error ?? '')])));
-  console.log(ok ? '\nEvery outcome matches the promise.' : '\nSOME OUTCOMES DIFFER FROM THE PROMISE.');
+  console.log(
+    table(
+      ['provider', 'external_id', 'status', 'attempts', 'error'],
+      receipts.map((r) => [
+        String(r.provider),
+        String(r.external_id),
+        String(r.status),
+        String(r.attempts),
+        String(r.error ?? ''),
+      ]),
+    ),
+  );
+  console.log(
+    ok ? '\nEvery outcome matches the promise.' : '\nSOME OUTCOMES DIFFER FROM THE PROMISE.',
+  );
   process.exitCode = ok ? 0 : 1;
 }
 

@@ -16,7 +16,9 @@ export class PaymeError extends Error {
 
   toJSON(): { code: number; message: { ru: string; uz: string; en: string }; data?: string } {
     const text = { ru: this.message, uz: this.message, en: this.message };
-    return this.data === undefined ? { code: this.rpcCode, message: text } : { code: this.rpcCode, message: text, data: this.data };
+    return this.data === undefined
+      ? { code: this.rpcCode, message: text }
+      : { code: this.rpcCode, message: text, data: this.data };
   }
 }
 
@@ -64,19 +66,26 @@ interface TransactionRow {
   reason: number | null;
 }
 
-function findOrder(db: Database.Database, account: unknown, amount: unknown): { id: number; amount: number; status: string } {
+function findOrder(
+  db: Database.Database,
+  account: unknown,
+  amount: unknown,
+): { id: number; amount: number; status: string } {
   const orderId = Number((account as { order_id?: unknown } | undefined)?.order_id);
   const order = db.prepare('SELECT id, amount, status FROM orders WHERE id = ?').get(orderId) as
     | { id: number; amount: number; status: string }
     | undefined;
   if (!order) throw new PaymeError(-31050, 'Order not found', 'order_id');
   if (order.amount !== amount) throw new PaymeError(-31001, 'Wrong amount');
-  if (order.status !== 'new') throw new PaymeError(-31051, 'Order is not awaiting payment', 'order_id');
+  if (order.status !== 'new')
+    throw new PaymeError(-31051, 'Order is not awaiting payment', 'order_id');
   return order;
 }
 
 function transaction(db: Database.Database, id: unknown): TransactionRow {
-  const row = db.prepare('SELECT * FROM payme_transactions WHERE id = ?').get(String(id)) as TransactionRow | undefined;
+  const row = db.prepare('SELECT * FROM payme_transactions WHERE id = ?').get(String(id)) as
+    | TransactionRow
+    | undefined;
   if (!row) throw new PaymeError(-31003, 'Transaction not found');
   return row;
 }
@@ -85,32 +94,53 @@ function transaction(db: Database.Database, id: unknown): TransactionRow {
  * The money-moving write: marks the order paid and books the payment in the ledger. Run inside
  * the guard's transaction, it commits together with the receipt or not at all.
  */
-export function markOrderPaid(db: Database.Database, orderId: number, amount: number, paymeId: string, now: number): void {
-  const changed = db.prepare("UPDATE orders SET status = 'paid', paid_at = ? WHERE id = ? AND status = 'new'").run(now, orderId).changes;
+export function markOrderPaid(
+  db: Database.Database,
+  orderId: number,
+  amount: number,
+  paymeId: string,
+  now: number,
+): void {
+  const changed = db
+    .prepare("UPDATE orders SET status = 'paid', paid_at = ? WHERE id = ? AND status = 'new'")
+    .run(now, orderId).changes;
   if (changed !== 1) throw new PaymeError(-31008, 'Order cannot be paid in its current state');
-  db.prepare('INSERT INTO payments_ledger (order_id, amount, payme_id) VALUES (?, ?, ?)').run(orderId, amount, paymeId);
+  db.prepare('INSERT INTO payments_ledger (order_id, amount, payme_id) VALUES (?, ?, ?)').run(
+    orderId,
+    amount,
+    paymeId,
+  );
 }
 
 /** Answers one Payme Merchant API method. `db` is the transaction handle for the writing methods. */
-export function handlePaymeMethod(db: Database.Database, method: string, params: Record<string, unknown>, now: number): unknown {
+export function handlePaymeMethod(
+  db: Database.Database,
+  method: string,
+  params: Record<string, unknown>,
+  now: number,
+): unknown {
   switch (method) {
     case 'CheckPerformTransaction': {
       findOrder(db, params.account, params.amount);
       return { allow: true };
     }
     case 'CreateTransaction': {
-      const existing = db.prepare('SELECT * FROM payme_transactions WHERE id = ?').get(String(params.id)) as TransactionRow | undefined;
+      const existing = db
+        .prepare('SELECT * FROM payme_transactions WHERE id = ?')
+        .get(String(params.id)) as TransactionRow | undefined;
       if (existing) {
-        if (existing.state !== 1) throw new PaymeError(-31008, 'Transaction is not in the created state');
-        return { create_time: existing.create_time, transaction: existing.id, state: existing.state };
+        if (existing.state !== 1)
+          throw new PaymeError(-31008, 'Transaction is not in the created state');
+        return {
+          create_time: existing.create_time,
+          transaction: existing.id,
+          state: existing.state,
+        };
       }
       const order = findOrder(db, params.account, params.amount);
-      db.prepare('INSERT INTO payme_transactions (id, order_id, amount, state, create_time) VALUES (?, ?, ?, 1, ?)').run(
-        String(params.id),
-        order.id,
-        order.amount,
-        now,
-      );
+      db.prepare(
+        'INSERT INTO payme_transactions (id, order_id, amount, state, create_time) VALUES (?, ?, ?, 1, ?)',
+      ).run(String(params.id), order.id, order.amount, now);
       return { create_time: now, transaction: String(params.id), state: 1 };
     }
     case 'PerformTransaction': {
@@ -118,14 +148,20 @@ export function handlePaymeMethod(db: Database.Database, method: string, params:
       if (row.state === 2) return { transaction: row.id, perform_time: row.perform_time, state: 2 };
       if (row.state !== 1) throw new PaymeError(-31008, 'Transaction cannot be performed');
       markOrderPaid(db, row.order_id, row.amount, row.id, now);
-      db.prepare('UPDATE payme_transactions SET state = 2, perform_time = ? WHERE id = ?').run(now, row.id);
+      db.prepare('UPDATE payme_transactions SET state = 2, perform_time = ? WHERE id = ?').run(
+        now,
+        row.id,
+      );
       return { transaction: row.id, perform_time: now, state: 2 };
     }
     case 'CancelTransaction': {
       const row = transaction(db, params.id);
-      if (row.state < 0) return { transaction: row.id, cancel_time: row.cancel_time, state: row.state };
+      if (row.state < 0)
+        return { transaction: row.id, cancel_time: row.cancel_time, state: row.state };
       const state = row.state === 2 ? -2 : -1;
-      db.prepare('UPDATE payme_transactions SET state = ?, cancel_time = ?, reason = ? WHERE id = ?').run(state, now, Number(params.reason ?? 0), row.id);
+      db.prepare(
+        'UPDATE payme_transactions SET state = ?, cancel_time = ?, reason = ? WHERE id = ?',
+      ).run(state, now, Number(params.reason ?? 0), row.id);
       db.prepare("UPDATE orders SET status = 'cancelled' WHERE id = ?").run(row.order_id);
       return { transaction: row.id, cancel_time: now, state };
     }
@@ -142,9 +178,19 @@ export function handlePaymeMethod(db: Database.Database, method: string, params:
     }
     case 'GetStatement': {
       const rows = db
-        .prepare('SELECT * FROM payme_transactions WHERE create_time BETWEEN ? AND ? ORDER BY create_time')
+        .prepare(
+          'SELECT * FROM payme_transactions WHERE create_time BETWEEN ? AND ? ORDER BY create_time',
+        )
         .all(Number(params.from), Number(params.to)) as TransactionRow[];
-      return { transactions: rows.map((r) => ({ id: r.id, time: r.create_time, amount: r.amount, account: { order_id: r.order_id }, state: r.state })) };
+      return {
+        transactions: rows.map((r) => ({
+          id: r.id,
+          time: r.create_time,
+          amount: r.amount,
+          account: { order_id: r.order_id },
+          state: r.state,
+        })),
+      };
     }
     default:
       throw new PaymeError(-32601, `Method not found: ${method}`);

@@ -47,14 +47,20 @@ describe('payment-webhook example', () => {
     expect(before.body.result.state).toBe(1);
     expect(after.body.result.state).toBe(2);
     expect(after.headers['idempotent-replayed']).toBeUndefined();
-    const receipts = shop.db.prepare("SELECT external_id FROM webhook_receipts WHERE external_id LIKE 'CheckTransaction%'").all();
+    const receipts = shop.db
+      .prepare(
+        "SELECT external_id FROM webhook_receipts WHERE external_id LIKE 'CheckTransaction%'",
+      )
+      .all();
     expect(receipts).toEqual([]);
   });
 
   it('a business error is a definite answer: HTTP 200 with the Payme code', async () => {
     const res = await rpc('CreateTransaction', { ...create, id: 'tx-8', amount: 1 }, 5).expect(200);
     expect(res.body).toMatchObject({ error: { code: -31001 }, id: 5 });
-    expect(shop.db.prepare("SELECT status FROM orders WHERE id = 7").get()).toEqual({ status: 'new' });
+    expect(shop.db.prepare('SELECT status FROM orders WHERE id = 7').get()).toEqual({
+      status: 'new',
+    });
   });
 
   it('wrong credentials are refused before any claim', async () => {
@@ -75,6 +81,12 @@ describe('the demo', () => {
     expect(rows.filter((r) => !r.ok)).toEqual([]);
     expect(ok).toBe(true);
     expect(rows).toHaveLength(7);
-    expect(receipts).toContainEqual(expect.objectContaining({ external_id: 'PerformTransaction:tx-flaky', status: 'completed', attempts: 2 }));
+    expect(receipts).toContainEqual(
+      expect.objectContaining({
+        external_id: 'PerformTransaction:tx-flaky',
+        status: 'completed',
+        attempts: 2,
+      }),
+    );
   });
 });

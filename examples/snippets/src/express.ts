@@ -25,7 +25,12 @@ export function minimalApp(): Express {
   app.post(
     '/webhooks/github',
     express.raw({ type: 'application/json' }), // keeps the exact bytes: req.body is a Buffer
-    idempotent({ store, provider: 'github', key: (req) => req.get('x-github-delivery'), keyDescription: 'X-GitHub-Delivery header' }),
+    idempotent({
+      store,
+      provider: 'github',
+      key: (req) => req.get('x-github-delivery'),
+      keyDescription: 'X-GitHub-Delivery header',
+    }),
     (req, res) => {
       const event = JSON.parse(req.body.toString('utf8'));
       // … change your data once per delivery …
@@ -48,25 +53,38 @@ export function jsonVerifyApp(store: Store): Express {
   // #region json-verify
   const app = express();
   app.use(express.json({ verify: saveRawBody })); // req.body parsed, req.rawBody the exact bytes
-  app.post('/webhooks/github', idempotent({ store, provider: 'github', key: (req) => req.get('x-github-delivery') }), (req, res) => {
-    res.json({ received: req.body.action });
-  });
+  app.post(
+    '/webhooks/github',
+    idempotent({ store, provider: 'github', key: (req) => req.get('x-github-delivery') }),
+    (req, res) => {
+      res.json({ received: req.body.action });
+    },
+  );
   // #endregion json-verify
   return app;
 }
 
 /** Transactional completion on a SQLite file: the order and the receipt commit together. */
-export async function transactionApp(file: string): Promise<{ app: Express; db: Database.Database }> {
+export async function transactionApp(
+  file: string,
+): Promise<{ app: Express; db: Database.Database }> {
   // #region transaction
   const db = new Database(file);
-  db.exec('CREATE TABLE IF NOT EXISTS payments (payment_intent TEXT PRIMARY KEY, amount INTEGER NOT NULL)');
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS payments (payment_intent TEXT PRIMARY KEY, amount INTEGER NOT NULL)',
+  );
   await Schema.createTable(db);
 
   const app = express();
   app.post(
     '/webhooks/payments',
     express.json(),
-    idempotent({ store: new SqlStore(db), provider: 'payments', key: (req) => req.body?.id, transactional: true }),
+    idempotent({
+      store: new SqlStore(db),
+      provider: 'payments',
+      key: (req) => req.body?.id,
+      transactional: true,
+    }),
     (req, res) => {
       // The open transaction: for better-sqlite3, the same Database inside BEGIN IMMEDIATE.
       const tx = req.idempotency!.transaction as Database.Database;
@@ -88,13 +106,17 @@ export function perRouteApp(store: Store): Express {
   app.use(
     '/webhooks/:provider',
     express.raw({ type: 'application/json' }),
-    idempotent({ store, provider: (req) => String(req.params.provider), key: (req) => req.get('webhook-id') }),
+    idempotent({
+      store,
+      provider: (req) => String(req.params.provider),
+      key: (req) => req.get('webhook-id'),
+    }),
   );
   app.post('/webhooks/:provider', (req, res) => {
     res.json({ provider: req.params.provider, bytes: req.body.length });
   });
 
-  app.get('/health', (req, res) => {
+  app.get('/health', (_req, res) => {
     res.send('ok'); // declared outside /webhooks: never guarded
   });
   // #endregion per-route

@@ -53,18 +53,36 @@ export async function perRouteApp(store: Store) {
   const app = Fastify();
   await app.register(async (webhooks) => {
     webhooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
-    await webhooks.register(fastifyIdempotency, { store, provider: 'github', key: (request) => request.headers['x-github-delivery'] as string | undefined });
+    await webhooks.register(fastifyIdempotency, {
+      store,
+      provider: 'github',
+      key: (request) => request.headers['x-github-delivery'] as string | undefined,
+    });
 
     webhooks.post('/webhooks/github', handler); // the plugin's options
     webhooks.post('/health', { config: { idempotency: false } }, handler); // opted out
-    webhooks.post('/webhooks/stripe', {
-      config: { idempotency: { provider: 'stripe', key: (request) => (request.body as { id?: string }).id } }, // own key
-    }, handler);
+    webhooks.post(
+      '/webhooks/stripe',
+      {
+        config: {
+          idempotency: {
+            provider: 'stripe',
+            key: (request) => (request.body as { id?: string }).id,
+          },
+        }, // own key
+      },
+      handler,
+    );
   });
 
   await app.register(async (optIn) => {
     optIn.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
-    await optIn.register(fastifyIdempotency, { store, global: false, provider: 'shop', key: (request) => request.headers['webhook-id'] as string | undefined });
+    await optIn.register(fastifyIdempotency, {
+      store,
+      global: false,
+      provider: 'shop',
+      key: (request) => request.headers['webhook-id'] as string | undefined,
+    });
     optIn.post('/shop/orders', { config: { idempotency: true } }, handler); // guarded
     optIn.post('/shop/ping', handler); // not guarded: global is false
   });
@@ -93,7 +111,8 @@ export async function transactionApp(filename: string) {
     });
     webhooks.post('/webhooks/payments', async (request) => {
       const trx = request.idempotency!.transaction as Knex.Transaction; // open until the receipt is completed
-      const { id, amount } = (request.body as { data: { object: { id: string; amount: number } } }).data.object;
+      const { id, amount } = (request.body as { data: { object: { id: string; amount: number } } })
+        .data.object;
       await trx('payments').insert({ payment_intent: id, amount });
       return { received: true };
     });

@@ -27,7 +27,12 @@ export function minimalApp() {
   router.post(
     '/webhooks/github',
     rawBodyParser(), // the exact bytes on ctx.request.rawBody, the parsed JSON on ctx.request.body
-    idempotent({ store, provider: 'github', key: (ctx) => ctx.get('x-github-delivery'), keyDescription: 'X-GitHub-Delivery header' }),
+    idempotent({
+      store,
+      provider: 'github',
+      key: (ctx) => ctx.get('x-github-delivery'),
+      keyDescription: 'X-GitHub-Delivery header',
+    }),
     async (ctx) => {
       // … change your data once per delivery …
       ctx.body = { received: true, attempts: ctx.state.idempotency!.attempts };
@@ -69,7 +74,9 @@ export function rawBodyApp(store: Store, secret: string): Koa {
 export async function transactionApp(file: string): Promise<{ app: Koa; db: Database.Database }> {
   // #region transaction
   const db = new Database(file);
-  db.exec('CREATE TABLE IF NOT EXISTS payments (payment_intent TEXT PRIMARY KEY, amount INTEGER NOT NULL)');
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS payments (payment_intent TEXT PRIMARY KEY, amount INTEGER NOT NULL)',
+  );
   await Schema.createTable(db);
 
   const app = new Koa();
@@ -77,11 +84,18 @@ export async function transactionApp(file: string): Promise<{ app: Koa; db: Data
   router.post(
     '/webhooks/payments',
     rawBodyParser(),
-    idempotent({ store: new SqlStore(db), provider: 'payments', key: (ctx) => (ctx.request.body as { id?: string }).id, transactional: true }),
+    idempotent({
+      store: new SqlStore(db),
+      provider: 'payments',
+      key: (ctx) => (ctx.request.body as { id?: string }).id,
+      transactional: true,
+    }),
     async (ctx) => {
       // The open transaction: for better-sqlite3, the same Database inside BEGIN IMMEDIATE.
       const tx = ctx.state.idempotency!.transaction as Database.Database;
-      const { id, amount } = (ctx.request.body as { data: { object: { id: string; amount: number } } }).data.object;
+      const { id, amount } = (
+        ctx.request.body as { data: { object: { id: string; amount: number } } }
+      ).data.object;
       tx.prepare('INSERT INTO payments (payment_intent, amount) VALUES (?, ?)').run(id, amount);
       ctx.body = { received: true }; // recorded, in the same transaction, before Koa sends it
     },
@@ -97,10 +111,17 @@ export function appWideApp(store: Store) {
   const app = new Koa();
   app.use(rawBodyParser());
   app.use(async (ctx, next) => {
-    if (ctx.path === '/health') ctx.body = 'ok'; // answered before the guard: never guarded
+    if (ctx.path === '/health')
+      ctx.body = 'ok'; // answered before the guard: never guarded
     else await next();
   });
-  app.use(idempotent({ store, provider: (ctx) => ctx.path.split('/')[2] ?? '', key: (ctx) => ctx.get('webhook-id') }));
+  app.use(
+    idempotent({
+      store,
+      provider: (ctx) => ctx.path.split('/')[2] ?? '',
+      key: (ctx) => ctx.get('webhook-id'),
+    }),
+  );
   app.use(async (ctx) => {
     ctx.body = { handled: ctx.path }; // /webhooks/stripe, /webhooks/shop-a, …
   });

@@ -31,18 +31,27 @@ export function paymeKeys(createTransactionRequest: HttpRequest): Record<string,
   return { createTransactionRequest: preset.key(createTransactionRequest) };
 }
 
-export function clickKeys(prepareRequest: HttpRequest, completeRequest: HttpRequest): Record<string, Key> {
+export function clickKeys(
+  prepareRequest: HttpRequest,
+  completeRequest: HttpRequest,
+): Record<string, Key> {
   // #region click
   const preset = providers.click({ secretKey: process.env.CLICK_SECRET_KEY! });
-  preset.key(prepareRequest);  // '2263123456:0'
+  preset.key(prepareRequest); // '2263123456:0'
   preset.key(completeRequest); // '2263123456:1:ok' ('2263123456:1:cancel' when error < 0)
   // #endregion click
-  return { prepareRequest: preset.key(prepareRequest), completeRequest: preset.key(completeRequest) };
+  return {
+    prepareRequest: preset.key(prepareRequest),
+    completeRequest: preset.key(completeRequest),
+  };
 }
 
 export function uzumKeys(createRequest: HttpRequest): Record<string, Key> {
   // #region uzum
-  const preset = providers.uzum({ username: process.env.UZUM_LOGIN!, password: process.env.UZUM_PASSWORD! });
+  const preset = providers.uzum({
+    username: process.env.UZUM_LOGIN!,
+    password: process.env.UZUM_PASSWORD!,
+  });
   preset.key(createRequest); // '498:3f0e0f6e-8a51-4a55-9a55-2f0a1c7e2b11:create' for POST …/create
   // #endregion uzum
   return { createRequest: preset.key(createRequest) };
@@ -66,7 +75,10 @@ export function githubKeys(request: HttpRequest): Record<string, Key> {
 
 export function telegramKeys(request: HttpRequest): Record<string, Key> {
   // #region telegram
-  const preset = providers.telegram({ botId: 123456789, secretToken: process.env.TELEGRAM_SECRET_TOKEN! });
+  const preset = providers.telegram({
+    botId: 123456789,
+    secretToken: process.env.TELEGRAM_SECRET_TOKEN!,
+  });
   preset.key(request); // '123456789:874512345'
   // #endregion telegram
   return { request: preset.key(request) };
@@ -82,7 +94,10 @@ export function shopifyKeys(request: HttpRequest): Record<string, Key> {
 
 export function standardWebhooksKeys(request: HttpRequest): Record<string, Key> {
   // #region standard-webhooks
-  const preset = providers.standardWebhooks({ secret: process.env.WEBHOOK_SECRET!, provider: 'resend' });
+  const preset = providers.standardWebhooks({
+    secret: process.env.WEBHOOK_SECRET!,
+    provider: 'resend',
+  });
   preset.key(request); // 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W'
   // #endregion standard-webhooks
   return { request: preset.key(request) };

@@ -9,7 +9,10 @@ import { Schema, SqlStore } from '@webhook-idempotency/sql';
 // #endregion store
 
 /** Step 2: the receipts table in a SQLite file, and the store over it. */
-export async function createStore(): Promise<{ db: Database.Database; store: SqlStore<Database.Database> }> {
+export async function createStore(): Promise<{
+  db: Database.Database;
+  store: SqlStore<Database.Database>;
+}> {
   // #region store
   const db = new Database(process.env.DATABASE_FILE ?? 'webhooks.db');
   await Schema.createTable(db); // CREATE TABLE IF NOT EXISTS webhook_receipts …

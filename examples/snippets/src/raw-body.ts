@@ -7,7 +7,10 @@ import { canonicalJson } from '@webhook-idempotency/core';
 export function canonicalExample(): string[] {
   // #region canonical
   canonicalJson(JSON.parse('{ "b": 1, "a": { "d": [2, 3], "c": null } }')); // '{"a":{"c":null,"d":[2,3]},"b":1}'
-  canonicalJson(JSON.parse('{"a":{"c":null,"d":[2,3]},"b":1}'));            // '{"a":{"c":null,"d":[2,3]},"b":1}'
+  canonicalJson(JSON.parse('{"a":{"c":null,"d":[2,3]},"b":1}')); // '{"a":{"c":null,"d":[2,3]},"b":1}'
   // #endregion canonical
-  return [canonicalJson(JSON.parse('{ "b": 1, "a": { "d": [2, 3], "c": null } }')), canonicalJson(JSON.parse('{"a":{"c":null,"d":[2,3]},"b":1}'))];
+  return [
+    canonicalJson(JSON.parse('{ "b": 1, "a": { "d": [2, 3], "c": null } }')),
+    canonicalJson(JSON.parse('{"a":{"c":null,"d":[2,3]},"b":1}')),
+  ];
 }

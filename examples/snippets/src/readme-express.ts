@@ -11,7 +11,10 @@ export function readmeExpress(store: Store<unknown>): Express {
   // #region express
   const app = express();
   app.use(express.json({ verify: saveRawBody })); // keeps the raw bytes for signatures and fingerprints
-  app.use('/webhooks/github', idempotent({ store, provider: 'github', key: (req) => req.get('x-github-delivery') }));
+  app.use(
+    '/webhooks/github',
+    idempotent({ store, provider: 'github', key: (req) => req.get('x-github-delivery') }),
+  );
   // #endregion express
   app.post('/webhooks/github', (_req, res) => void res.json({ ok: true, at: Date.now() }));
   return app;

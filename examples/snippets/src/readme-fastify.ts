@@ -8,7 +8,10 @@ import { fastifyIdempotency, rawBodyJsonParser } from '@webhook-idempotency/fast
 // #endregion fastify
 
 /** Fastify: the Stripe preset on the routes of one encapsulated context. */
-export async function readmeFastify(store: Store<unknown>, secret: string): Promise<FastifyInstance> {
+export async function readmeFastify(
+  store: Store<unknown>,
+  secret: string,
+): Promise<FastifyInstance> {
   const handler = async () => ({ ok: true, at: Date.now() });
   // #region fastify
   const app = Fastify();

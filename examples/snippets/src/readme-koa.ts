@@ -14,7 +14,12 @@ export function readmeKoa(store: Store<unknown>, secretToken: string): Koa {
   };
   // #region koa
   const router = new Router();
-  router.post('/webhooks/telegram', rawBodyParser(), idempotent({ store, preset: providers.telegram({ botId: 123456789, secretToken }) }), handle);
+  router.post(
+    '/webhooks/telegram',
+    rawBodyParser(),
+    idempotent({ store, preset: providers.telegram({ botId: 123456789, secretToken }) }),
+    handle,
+  );
   const app = new Koa();
   app.use(router.routes());
   // #endregion koa

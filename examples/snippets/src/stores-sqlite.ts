@@ -14,11 +14,16 @@ export async function sqliteExample(): Promise<{ db: Database.Database; isReplay
   const guard = new IdempotencyGuard(new SqlStore(db), { transactional: true });
 
   const update = { update_id: 123456789, message: { text: '/start' } };
-  const outcome = await guard.run(new RequestKey('telegram', update.update_id), async ({ transaction }) => {
-    // transaction: the same Database, inside BEGIN IMMEDIATE (its API is synchronous)
-    transaction!.prepare('INSERT INTO messages (id, text) VALUES (?, ?)').run(update.update_id, update.message.text);
-    return 'ok';
-  });
+  const outcome = await guard.run(
+    new RequestKey('telegram', update.update_id),
+    async ({ transaction }) => {
+      // transaction: the same Database, inside BEGIN IMMEDIATE (its API is synchronous)
+      transaction!
+        .prepare('INSERT INTO messages (id, text) VALUES (?, ?)')
+        .run(update.update_id, update.message.text);
+      return 'ok';
+    },
+  );
   // #endregion sqlite
   return { db, isReplay: outcome.isReplay };
 }

@@ -28,11 +28,17 @@ export function migrationSql(): string {
 }
 
 /** The scheduled purge; `guard` is any guard over the receipts' store. */
-export async function purgeOnce(guard: IdempotencyGuard<unknown>, stripe: ProviderPreset): Promise<number> {
+export async function purgeOnce(
+  guard: IdempotencyGuard<unknown>,
+  stripe: ProviderPreset,
+): Promise<number> {
   // #region purge
   // once an hour, from one place (a cron job or one elected instance);
   // adapters users: `new IdempotencyGuard(store)` over the same store will do
-  let deleted = await guard.purge({ provider: stripe.provider, retentionDays: stripe.retentionDays });
+  let deleted = await guard.purge({
+    provider: stripe.provider,
+    retentionDays: stripe.retentionDays,
+  });
   deleted += await guard.purge({ provider: 'github', retentionDays: 7 });
   // #endregion purge
   return deleted;

@@ -9,7 +9,11 @@ import { sqliteFile } from './helpers/databases';
 
 const DELIVERY = '72d3162e-cc78-11e3-81ab-4c9367dc0958';
 const github = (app: Parameters<typeof request>[0], body = '{"action":"opened"}') =>
-  request(app).post('/webhooks/github').set('content-type', 'application/json').set('x-github-delivery', DELIVERY).send(body);
+  request(app)
+    .post('/webhooks/github')
+    .set('content-type', 'application/json')
+    .set('x-github-delivery', DELIVERY)
+    .send(body);
 const payment = (app: Parameters<typeof request>[0], id = 'evt_1') =>
   request(app)
     .post('/webhooks/payments')
@@ -20,8 +24,14 @@ type Running = { server: Parameters<typeof request>[0]; close(): Promise<void> }
 
 describe('the minimal examples', () => {
   it.each<[string, () => Promise<Running>]>([
-    ['express', async () => ({ server: expressSnippets.minimalApp(), close: async () => undefined })],
-    ['koa', async () => ({ server: koaSnippets.minimalApp().callback(), close: async () => undefined })],
+    [
+      'express',
+      async () => ({ server: expressSnippets.minimalApp(), close: async () => undefined }),
+    ],
+    [
+      'koa',
+      async () => ({ server: koaSnippets.minimalApp().callback(), close: async () => undefined }),
+    ],
     [
       'fastify',
       async () => {
@@ -30,21 +40,28 @@ describe('the minimal examples', () => {
         return { server: app.server, close: () => app.close() };
       },
     ],
-  ])('%s: first delivery, replay, 400 naming the missing header, 422 for another body', async (_name, make) => {
-    const { server, close } = await make();
-    try {
-      const first = await github(server).expect(200);
-      expect(first.body).toMatchObject({ attempts: 1 });
-      const retry = await github(server).expect(200);
-      expect(retry.headers['idempotent-replayed']).toBe('true');
-      expect(retry.text).toBe(first.text);
-      const missing = await request(server).post('/webhooks/github').set('content-type', 'application/json').send('{}').expect(400);
-      expect(missing.body.message).toMatch(/X-GitHub-Delivery header/);
-      await github(server, '{"action":"closed"}').expect(422);
-    } finally {
-      await close();
-    }
-  });
+  ])(
+    '%s: first delivery, replay, 400 naming the missing header, 422 for another body',
+    async (_name, make) => {
+      const { server, close } = await make();
+      try {
+        const first = await github(server).expect(200);
+        expect(first.body).toMatchObject({ attempts: 1 });
+        const retry = await github(server).expect(200);
+        expect(retry.headers['idempotent-replayed']).toBe('true');
+        expect(retry.text).toBe(first.text);
+        const missing = await request(server)
+          .post('/webhooks/github')
+          .set('content-type', 'application/json')
+          .send('{}')
+          .expect(400);
+        expect(missing.body.message).toMatch(/X-GitHub-Delivery header/);
+        await github(server, '{"action":"closed"}').expect(422);
+      } finally {
+        await close();
+      }
+    },
+  );
 });
 
 describe('express', () => {
@@ -70,7 +87,11 @@ describe('express', () => {
     const store = new InMemoryStore();
     const app = expressSnippets.perRouteApp(store);
     const send = (provider: string) =>
-      request(app).post(`/webhooks/${provider}`).set('content-type', 'application/json').set('webhook-id', 'msg_1').send('{"a":1}');
+      request(app)
+        .post(`/webhooks/${provider}`)
+        .set('content-type', 'application/json')
+        .set('webhook-id', 'msg_1')
+        .send('{"a":1}');
     await send('stripe').expect(200, { provider: 'stripe', bytes: 7 });
     await send('stripe').expect(200).expect('idempotent-replayed', 'true');
     const other = await send('shop-a').expect(200, { provider: 'shop-a', bytes: 7 });
@@ -86,10 +107,19 @@ describe('fastify', () => {
     const app = await fastifySnippets.perRouteApp(store);
     try {
       const post = (url: string, headers: Record<string, string> = {}, payload = { id: 'evt_1' }) =>
-        app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, payload });
+        app.inject({
+          method: 'POST',
+          url,
+          headers: { 'content-type': 'application/json', ...headers },
+          payload,
+        });
       expect((await post('/webhooks/github')).statusCode).toBe(400); // no delivery header
       expect((await post('/webhooks/github', { 'x-github-delivery': 'd1' })).statusCode).toBe(200);
-      expect((await post('/webhooks/github', { 'x-github-delivery': 'd1' })).headers['idempotent-replayed']).toBe('true');
+      expect(
+        (await post('/webhooks/github', { 'x-github-delivery': 'd1' })).headers[
+          'idempotent-replayed'
+        ],
+      ).toBe('true');
       expect((await post('/health')).statusCode).toBe(200);
       expect((await post('/webhooks/stripe')).statusCode).toBe(200);
       expect((await post('/webhooks/stripe')).headers['idempotent-replayed']).toBe('true');
@@ -120,12 +150,19 @@ describe('koa', () => {
   it('rawBodyParser: the GitHub signature verifies over the bytes as sent; 413 past the limit, 400 for malformed JSON', async () => {
     const secret = 'snippet secret';
     const server = koaSnippets.rawBodyApp(new InMemoryStore(), secret).callback();
-    const signed = (body: string, signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`) =>
-      github(server, body).set('x-hub-signature-256', signature);
+    const signed = (
+      body: string,
+      signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+    ) => github(server, body).set('x-hub-signature-256', signature);
     const body = '{"action":  "opened"}';
     await signed(body).expect(200, { received: 'opened' });
     await signed(body).expect(200).expect('idempotent-replayed', 'true');
-    await signed(body, `sha256=${createHmac('sha256', secret).update(JSON.stringify(JSON.parse(body))).digest('hex')}`).expect(401);
+    await signed(
+      body,
+      `sha256=${createHmac('sha256', secret)
+        .update(JSON.stringify(JSON.parse(body)))
+        .digest('hex')}`,
+    ).expect(401);
     await signed(JSON.stringify({ action: 'x'.repeat(512 * 1024) })).expect(413);
     await signed('{"action": ').expect(400);
   });
@@ -146,7 +183,11 @@ describe('koa', () => {
     const store = new InMemoryStore();
     const server = koaSnippets.appWideApp(store).callback();
     const send = (provider: string) =>
-      request(server).post(`/webhooks/${provider}`).set('content-type', 'application/json').set('webhook-id', 'msg_1').send('{"a":1}');
+      request(server)
+        .post(`/webhooks/${provider}`)
+        .set('content-type', 'application/json')
+        .set('webhook-id', 'msg_1')
+        .send('{"a":1}');
     await send('stripe').expect(200, { handled: '/webhooks/stripe' });
     await send('stripe').expect(200).expect('idempotent-replayed', 'true');
     await send('shop-a').expect(200, { handled: '/webhooks/shop-a' });

@@ -14,7 +14,12 @@ describe('branching on the guard errors', () => {
   it('answers 409 with retryAfter while another worker holds the claim', async () => {
     const key = new RequestKey('stripe', 'evt_busy');
     let release!: () => void;
-    const slow = deliver(guard, key, () => new Promise<void>((resolve) => (release = resolve)), reply);
+    const slow = deliver(
+      guard,
+      key,
+      () => new Promise<void>((resolve) => (release = resolve)),
+      reply,
+    );
     await new Promise((resolve) => setImmediate(resolve));
     await deliver(guard, key, () => undefined, reply);
     expect(replies).toEqual([[409, { retryAfter: 300 }]]);
@@ -29,13 +34,20 @@ describe('branching on the guard errors', () => {
         throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
       }
     }
-    await deliver(new IdempotencyGuard(new DownStore()), new RequestKey('stripe', 'evt_down'), () => 'never', reply);
+    await deliver(
+      new IdempotencyGuard(new DownStore()),
+      new RequestKey('stripe', 'evt_down'),
+      () => 'never',
+      reply,
+    );
     expect(replies).toEqual([[503, { code: 'ERR_IDEMPOTENCY_STORE' }]]);
   });
 
   it('rethrows the handler own error after marking the receipt failed', async () => {
     const key = new RequestKey('stripe', 'evt_boom');
-    await expect(deliver(guard, key, () => Promise.reject(new Error('boom')), reply)).rejects.toThrow('boom');
+    await expect(
+      deliver(guard, key, () => Promise.reject(new Error('boom')), reply),
+    ).rejects.toThrow('boom');
     expect(await guard.find(key)).toMatchObject({ status: 'failed' });
   });
 });

@@ -22,7 +22,9 @@ runStoreConformance({
       // The store takes "now" from the database, which cannot be faked: make `ms` pass by
       // moving every stored timestamp `ms` into the past instead.
       async advance(ms) {
-        db.prepare('UPDATE webhook_receipts SET claimed_at = claimed_at - ?, finished_at = finished_at - ?').run(ms, ms);
+        db.prepare(
+          'UPDATE webhook_receipts SET claimed_at = claimed_at - ?, finished_at = finished_at - ?',
+        ).run(ms, ms);
       },
       async close() {
         db.close();

@@ -13,18 +13,35 @@ const source = readFileSync(join(__dirname, '..', 'src', 'providers.ts'), 'utf8'
 /** `{ requestName: 'key' }` from the region's `preset.key(requestName); // 'key'` lines. */
 function commentedKeys(region: string): Record<string, string> {
   const keys: Record<string, string> = {};
-  for (const match of readRegion(source, region).matchAll(/preset\.key\((\w+)\);\s*\/\/ '([^']+)'/g)) keys[match[1]!] = match[2]!;
+  for (const match of readRegion(source, region).matchAll(
+    /preset\.key\((\w+)\);\s*\/\/ '([^']+)'/g,
+  ))
+    keys[match[1]!] = match[2]!;
   return keys;
 }
 
 function req(init: { url?: string; headers?: Record<string, string>; body?: string }): HttpRequest {
   const rawBody = init.body === undefined ? undefined : Buffer.from(init.body);
-  return { method: 'POST', url: init.url ?? '/webhook', headers: init.headers ?? {}, rawBody, body: undefined, native: {} };
+  return {
+    method: 'POST',
+    url: init.url ?? '/webhook',
+    headers: init.headers ?? {},
+    rawBody,
+    body: undefined,
+    native: {},
+  };
 }
 const json = (value: unknown, init: { url?: string; headers?: Record<string, string> } = {}) =>
-  req({ ...init, headers: { 'content-type': 'application/json', ...init.headers }, body: JSON.stringify(value) });
+  req({
+    ...init,
+    headers: { 'content-type': 'application/json', ...init.headers },
+    body: JSON.stringify(value),
+  });
 const form = (fields: Record<string, string>) =>
-  req({ headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+  req({
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
 
 // Set before any describe body runs: the route below builds its preset at collection time.
 Object.assign(process.env, {
@@ -42,29 +59,112 @@ Object.assign(process.env, {
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
-  ['payme', () => snippets.paymeKeys(json({ method: 'CreateTransaction', params: { id: '5305e3bab097f420a62ced0b', time: 1, amount: 500000, account: {} }, id: 7 }))],
+  [
+    'payme',
+    () =>
+      snippets.paymeKeys(
+        json({
+          method: 'CreateTransaction',
+          params: { id: '5305e3bab097f420a62ced0b', time: 1, amount: 500000, account: {} },
+          id: 7,
+        }),
+      ),
+  ],
   [
     'click',
     () =>
       snippets.clickKeys(
-        form({ click_trans_id: '2263123456', service_id: '1', merchant_trans_id: 'order-1', amount: '1000', action: '0', error: '0', sign_time: '2026-01-01 00:00:00' }),
-        form({ click_trans_id: '2263123456', service_id: '1', merchant_trans_id: 'order-1', merchant_prepare_id: '5', amount: '1000', action: '1', error: '0', sign_time: '2026-01-01 00:00:00' }),
+        form({
+          click_trans_id: '2263123456',
+          service_id: '1',
+          merchant_trans_id: 'order-1',
+          amount: '1000',
+          action: '0',
+          error: '0',
+          sign_time: '2026-01-01 00:00:00',
+        }),
+        form({
+          click_trans_id: '2263123456',
+          service_id: '1',
+          merchant_trans_id: 'order-1',
+          merchant_prepare_id: '5',
+          amount: '1000',
+          action: '1',
+          error: '0',
+          sign_time: '2026-01-01 00:00:00',
+        }),
       ),
   ],
-  ['uzum', () => snippets.uzumKeys(json({ serviceId: 498, transId: '3f0e0f6e-8a51-4a55-9a55-2f0a1c7e2b11', timestamp: 1 }, { url: '/uzum/create' }))],
-  ['stripe', () => snippets.stripeKeys(json({ id: 'evt_1PqRsT2eZvKYlo2C0a1b2c3d', type: 'payment_intent.succeeded' }))],
-  ['github', () => snippets.githubKeys(json({ action: 'opened' }, { headers: { 'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958' } }))],
-  ['telegram', () => snippets.telegramKeys(json({ update_id: 874512345, message: { text: '/start' } }))],
+  [
+    'uzum',
+    () =>
+      snippets.uzumKeys(
+        json(
+          { serviceId: 498, transId: '3f0e0f6e-8a51-4a55-9a55-2f0a1c7e2b11', timestamp: 1 },
+          { url: '/uzum/create' },
+        ),
+      ),
+  ],
+  [
+    'stripe',
+    () =>
+      snippets.stripeKeys(
+        json({ id: 'evt_1PqRsT2eZvKYlo2C0a1b2c3d', type: 'payment_intent.succeeded' }),
+      ),
+  ],
+  [
+    'github',
+    () =>
+      snippets.githubKeys(
+        json(
+          { action: 'opened' },
+          { headers: { 'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958' } },
+        ),
+      ),
+  ],
+  [
+    'telegram',
+    () => snippets.telegramKeys(json({ update_id: 874512345, message: { text: '/start' } })),
+  ],
   [
     'shopify',
     () =>
       snippets.shopifyKeys(
-        json({ id: 1 }, { headers: { 'x-shopify-shop-domain': 'example.myshopify.com', 'x-shopify-webhook-id': 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043' } }),
+        json(
+          { id: 1 },
+          {
+            headers: {
+              'x-shopify-shop-domain': 'example.myshopify.com',
+              'x-shopify-webhook-id': 'b54557e4-bdd9-4b37-8a5f-bf7d70bcd043',
+            },
+          },
+        ),
       ),
   ],
-  ['standard-webhooks', () => snippets.standardWebhooksKeys(json({ type: 'email.sent' }, { headers: { 'webhook-id': 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W' } }))],
-  ['slack', () => snippets.slackKeys(json({ type: 'event_callback', api_app_id: 'A0123456789', event_id: 'Ev0ABCDEF12' }))],
-  ['paddle', () => snippets.paddleKeys(json({ event_id: 'evt_01hv8x2acma2gz9ntcb8nbj6yw', event_type: 'transaction.completed' }))],
+  [
+    'standard-webhooks',
+    () =>
+      snippets.standardWebhooksKeys(
+        json(
+          { type: 'email.sent' },
+          { headers: { 'webhook-id': 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W' } },
+        ),
+      ),
+  ],
+  [
+    'slack',
+    () =>
+      snippets.slackKeys(
+        json({ type: 'event_callback', api_app_id: 'A0123456789', event_id: 'Ev0ABCDEF12' }),
+      ),
+  ],
+  [
+    'paddle',
+    () =>
+      snippets.paddleKeys(
+        json({ event_id: 'evt_01hv8x2acma2gz9ntcb8nbj6yw', event_type: 'transaction.completed' }),
+      ),
+  ],
 ];
 
 it.each(cases)('%s: the key in the comment is the key the preset reads', (region, run) => {
@@ -74,7 +174,12 @@ it.each(cases)('%s: the key in the comment is the key the preset reads', (region
 });
 
 it('click: a Complete with error < 0 is keyed as a cancellation, as the comment says', () => {
-  const cancel = form({ click_trans_id: '2263123456', action: '1', error: '-5017', merchant_prepare_id: '5' });
+  const cancel = form({
+    click_trans_id: '2263123456',
+    action: '1',
+    error: '-5017',
+    merchant_prepare_id: '5',
+  });
   expect(snippets.clickKeys(cancel, cancel).completeRequest).toBe('2263123456:1:cancel');
 });
 
@@ -82,7 +187,7 @@ describe('the Stripe preset on an Express route', () => {
   const app = express();
   const store = new InMemoryStore();
   let runs = 0;
-  snippets.stripeRoute(app, store, (req, res) => {
+  snippets.stripeRoute(app, store, (_req, res) => {
     runs++;
     res.json({ received: true });
   });
@@ -92,7 +197,11 @@ describe('the Stripe preset on an Express route', () => {
     return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
   };
   const send = (signature: string) =>
-    request(app).post('/webhooks/stripe').set('content-type', 'application/json').set('stripe-signature', signature).send(body);
+    request(app)
+      .post('/webhooks/stripe')
+      .set('content-type', 'application/json')
+      .set('stripe-signature', signature)
+      .send(body);
 
   it('runs a signed event once, replays it, and answers 401 to a bad signature without a receipt', async () => {
     await send(signed('whsec_test')).expect(200, { received: true });

@@ -8,7 +8,12 @@ import { sqliteFile } from './helpers/databases';
 
 type Server = Parameters<typeof request>[0];
 
-const apps: Record<string, (store: Awaited<ReturnType<typeof createStore>>['store']) => Promise<{ server: Server; close(): Promise<void> }>> = {
+const apps: Record<
+  string,
+  (
+    store: Awaited<ReturnType<typeof createStore>>['store'],
+  ) => Promise<{ server: Server; close(): Promise<void> }>
+> = {
   express: async (store) => ({ server: expressApp(store), close: async () => undefined }),
   fastify: async (store) => {
     const app = await fastifyApp(store);
@@ -42,12 +47,22 @@ describe.each(Object.keys(apps))('quickstart on %s', (framework) => {
       expect(retry.headers['idempotent-replayed']).toBe('true');
       expect(retry.text).toBe(first.text); // the stored body, byte for byte
 
-      const missing = await request(app).post('/webhooks/github').set('content-type', 'application/json').send('{}');
+      const missing = await request(app)
+        .post('/webhooks/github')
+        .set('content-type', 'application/json')
+        .send('{}');
       expect(missing.status).toBe(400); // no X-GitHub-Delivery: nothing to deduplicate on
       // #endregion retry
       expect(first.body).toMatchObject({ received: 'opened' });
-      expect(db.prepare('SELECT provider, external_id, status, attempts FROM webhook_receipts').all()).toEqual([
-        { provider: 'github', external_id: '72d3162e-cc78-11e3-81ab-4c9367dc0958', status: 'completed', attempts: 1 },
+      expect(
+        db.prepare('SELECT provider, external_id, status, attempts FROM webhook_receipts').all(),
+      ).toEqual([
+        {
+          provider: 'github',
+          external_id: '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+          status: 'completed',
+          attempts: 1,
+        },
       ]);
     } finally {
       await close();

@@ -19,7 +19,12 @@ const twice = async (send: () => request.Test) => {
 describe('README usage lines', () => {
   it('Express: app.use(idempotent(...)) on /webhooks/github', async () => {
     const app = readmeExpress(new InMemoryStore());
-    await twice(() => request(app).post('/webhooks/github').set('x-github-delivery', 'd-1').send({ action: 'opened' }));
+    await twice(() =>
+      request(app)
+        .post('/webhooks/github')
+        .set('x-github-delivery', 'd-1')
+        .send({ action: 'opened' }),
+    );
     await request(app).post('/webhooks/github').send({}).expect(400);
   });
 
@@ -29,10 +34,23 @@ describe('README usage lines', () => {
     await app.ready();
     try {
       const body = JSON.stringify({ id: 'evt_readme', type: 'payment_intent.succeeded' });
-      const signature = new Stripe('sk_test_unused').webhooks.generateTestHeaderString({ payload: body, secret });
-      const send = () => request(app.server).post('/webhooks/stripe').set('content-type', 'application/json').set('stripe-signature', signature).send(body);
+      const signature = new Stripe('sk_test_unused').webhooks.generateTestHeaderString({
+        payload: body,
+        secret,
+      });
+      const send = () =>
+        request(app.server)
+          .post('/webhooks/stripe')
+          .set('content-type', 'application/json')
+          .set('stripe-signature', signature)
+          .send(body);
       await twice(send);
-      await request(app.server).post('/webhooks/stripe').set('content-type', 'application/json').set('stripe-signature', 't=1,v1=00').send(body).expect(401);
+      await request(app.server)
+        .post('/webhooks/stripe')
+        .set('content-type', 'application/json')
+        .set('stripe-signature', 't=1,v1=00')
+        .send(body)
+        .expect(401);
     } finally {
       await app.close();
     }
@@ -40,8 +58,16 @@ describe('README usage lines', () => {
 
   it('Koa: idempotent(...) on one @koa/router route with the Telegram preset', async () => {
     const server = readmeKoa(new InMemoryStore(), 'readme_token').callback();
-    const send = () => request(server).post('/webhooks/telegram').set('x-telegram-bot-api-secret-token', 'readme_token').send({ update_id: 77 });
+    const send = () =>
+      request(server)
+        .post('/webhooks/telegram')
+        .set('x-telegram-bot-api-secret-token', 'readme_token')
+        .send({ update_id: 77 });
     await twice(send);
-    await request(server).post('/webhooks/telegram').set('x-telegram-bot-api-secret-token', 'wrong').send({ update_id: 78 }).expect(401);
+    await request(server)
+      .post('/webhooks/telegram')
+      .set('x-telegram-bot-api-secret-token', 'wrong')
+      .send({ update_id: 78 })
+      .expect(401);
   });
 });

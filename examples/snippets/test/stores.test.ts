@@ -24,7 +24,9 @@ afterEach(() => {
 it('pg Pool: the order is paid once; the second delivery is a replay', async () => {
   process.env.DATABASE_URL = await pgDatabase('snippets_pg');
   const setup = new pg.Pool({ connectionString: process.env.DATABASE_URL });
-  await setup.query("CREATE TABLE orders (id TEXT PRIMARY KEY, paid BOOLEAN NOT NULL DEFAULT false); INSERT INTO orders (id) VALUES ('ord_1')");
+  await setup.query(
+    "CREATE TABLE orders (id TEXT PRIMARY KEY, paid BOOLEAN NOT NULL DEFAULT false); INSERT INTO orders (id) VALUES ('ord_1')",
+  );
   const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
   const first = await pgExample();
   const second = await pgExample();
@@ -62,7 +64,9 @@ it('knex on PostgreSQL: one payment row for two deliveries', async () => {
   const second = await knexExample();
   try {
     expect([first.isReplay, second.isReplay]).toEqual([false, true]);
-    expect(await setup('payments').select('id', 'amount')).toEqual([{ id: '5305e3bab097f420a62ced0b', amount: 500000 }]);
+    expect(await setup('payments').select('id', 'amount')).toEqual([
+      { id: '5305e3bab097f420a62ced0b', amount: 500000 },
+    ]);
   } finally {
     await Promise.all([first.db.destroy(), second.db.destroy(), setup.destroy()]);
   }
@@ -76,7 +80,9 @@ it('better-sqlite3: one message row for two deliveries', async () => {
   const second = await sqliteExample();
   try {
     expect([first.isReplay, second.isReplay]).toEqual([false, true]);
-    expect(setup.prepare('SELECT id, text FROM messages').all()).toEqual([{ id: 123456789, text: '/start' }]);
+    expect(setup.prepare('SELECT id, text FROM messages').all()).toEqual([
+      { id: 123456789, text: '/start' },
+    ]);
   } finally {
     first.db.close();
     second.db.close();
@@ -85,7 +91,11 @@ it('better-sqlite3: one message row for two deliveries', async () => {
 });
 
 it('the knex migration file goes up (twice) and down', async () => {
-  const db = knex({ client: 'better-sqlite3', connection: { filename: sqliteFile('migration') }, useNullAsDefault: true });
+  const db = knex({
+    client: 'better-sqlite3',
+    connection: { filename: sqliteFile('migration') },
+    useNullAsDefault: true,
+  });
   try {
     await up(db);
     await up(db);
@@ -115,8 +125,12 @@ it('the in-memory guard replays; purge deletes per provider, each with its own r
   now += 31 * 24 * 3600 * 1000;
   await timed.run(new RequestKey('stripe', 'new'), () => 'ok');
   expect(await purgeOnce(timed, providers.stripe({ secret: 'whsec_x' }))).toBe(2); // Stripe keeps 30 days, GitHub 7
-  expect(await timed.find(new RequestKey('stripe', 'new'))).toMatchObject({ status: ReceiptStatus.COMPLETED });
+  expect(await timed.find(new RequestKey('stripe', 'new'))).toMatchObject({
+    status: ReceiptStatus.COMPLETED,
+  });
   expect(await timed.find(new RequestKey('stripe', 'old'))).toBeNull();
   expect(await timed.find(new RequestKey('github', 'old'))).toBeNull();
-  expect(await timed.find(new RequestKey('payme', 'old'))).toMatchObject({ status: ReceiptStatus.COMPLETED }); // not purged here
+  expect(await timed.find(new RequestKey('payme', 'old'))).toMatchObject({
+    status: ReceiptStatus.COMPLETED,
+  }); // not purged here
 });

@@ -9,7 +9,15 @@ import {
   type Store,
 } from '@webhook-idempotency/core';
 import request from 'supertest';
-import type { AdapterCapabilities, AdapterEntry, Answer, HandlerCall, NativeLike, Observed, RunningApp } from './types';
+import type {
+  AdapterCapabilities,
+  AdapterEntry,
+  Answer,
+  HandlerCall,
+  NativeLike,
+  Observed,
+  RunningApp,
+} from './types';
 
 /** The provider every case's receipts use. */
 export const PROVIDER = 'conformance';
@@ -43,7 +51,10 @@ export interface Harness {
    * Starts the app. `options` are merged over `{ guard, provider, key: X-Event-Id header,
    * keyDescription: 'X-Event-Id header' }` (naming `store` replaces the guard).
    */
-  start(options?: Partial<IdempotencyOptions<NativeLike>>, handler?: CaseHandler): Promise<RunningApp>;
+  start(
+    options?: Partial<IdempotencyOptions<NativeLike>>,
+    handler?: CaseHandler,
+  ): Promise<RunningApp>;
   /** POSTs `body` to /hook with `X-Event-Id: id` (no header when `id` is undefined); `res.body` is a Buffer. */
   post(id: string | undefined, body?: string, headers?: Record<string, string>): request.Test;
   /** The receipt of `id`, read through the guard. */
@@ -57,9 +68,15 @@ export interface Harness {
 }
 
 /** The default answer: JSON naming the event and the call number. */
-export const jsonAnswer: CaseHandler = (call, n) => ({ kind: 'json', value: { received: call.headers['x-event-id'], call: n } });
+export const jsonAnswer: CaseHandler = (call, n) => ({
+  kind: 'json',
+  value: { received: call.headers['x-event-id'], call: n },
+});
 
-function rawParser(res: request.Response, callback: (error: Error | null, body: Buffer) => void): void {
+function rawParser(
+  res: request.Response,
+  callback: (error: Error | null, body: Buffer) => void,
+): void {
   const chunks: Buffer[] = [];
   const stream = res as unknown as NodeJS.ReadableStream;
   stream.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -68,7 +85,11 @@ function rawParser(res: request.Response, callback: (error: Error | null, body: 
 }
 
 /** Builds a harness on `store` for `entry`; `cleanup` collects what to close after the test. */
-export function createHarness(entry: AdapterEntry, store: Store<unknown>, cleanup: Array<() => Promise<void>>): Harness {
+export function createHarness(
+  entry: AdapterEntry,
+  store: Store<unknown>,
+  cleanup: Array<() => Promise<void>>,
+): Harness {
   const seen: GuardEvent[] = [];
   const waiters: Array<() => void> = [];
   const guard = new IdempotencyGuard(store, {
@@ -98,13 +119,20 @@ export function createHarness(entry: AdapterEntry, store: Store<unknown>, cleanu
         reports.push(observed);
         for (const wake of reportWaiters.splice(0)) wake();
       };
-      app = await entry.start(mergeOptions(defaults, options), async (call) => handler(call, ++count), observe);
+      app = await entry.start(
+        mergeOptions(defaults, options),
+        async (call) => handler(call, ++count),
+        observe,
+      );
       cleanup.push(app.close);
       return app;
     },
     post(id, body = BODY, headers = {}) {
       if (!app) throw new Error('start() the app first');
-      const test = request(app.server).post('/hook').set('content-type', 'application/json').set(headers);
+      const test = request(app.server)
+        .post('/hook')
+        .set('content-type', 'application/json')
+        .set(headers);
       if (id !== undefined) test.set('x-event-id', id);
       return test.buffer(true).parse(rawParser).send(body);
     },

@@ -1,6 +1,14 @@
 /** @module `@webhook-idempotency/adapter-conformance`: re-exports only. */
 export { runAdapterConformance, adapterCases } from './suite';
-export { BODY, PROVIDER, gate, jsonAnswer, type CaseHandler, type Gate, type Harness } from './harness';
+export {
+  BODY,
+  PROVIDER,
+  gate,
+  jsonAnswer,
+  type CaseHandler,
+  type Gate,
+  type Harness,
+} from './harness';
 export { running } from './server';
 export { storeKinds, unreachableStore, type StoreKind } from './stores';
 export type { AdapterCase } from './case';

@@ -10,13 +10,38 @@ export interface NativeLike {
 
 /** How the test handler answers, rendered by each adapter in its framework's own way. */
 export type Answer =
-  | { readonly kind: 'json'; readonly status?: number; readonly headers?: Headers; readonly value: unknown }
-  | { readonly kind: 'text'; readonly status?: number; readonly headers?: Headers; readonly value: string }
-  | { readonly kind: 'buffer'; readonly status?: number; readonly headers?: Headers; readonly value: Buffer }
+  | {
+      readonly kind: 'json';
+      readonly status?: number;
+      readonly headers?: Headers;
+      readonly value: unknown;
+    }
+  | {
+      readonly kind: 'text';
+      readonly status?: number;
+      readonly headers?: Headers;
+      readonly value: string;
+    }
+  | {
+      readonly kind: 'buffer';
+      readonly status?: number;
+      readonly headers?: Headers;
+      readonly value: Buffer;
+    }
   /** `res.write` per chunk, then `res.end` (capability `writeAndEnd`). */
-  | { readonly kind: 'write-end'; readonly status?: number; readonly headers?: Headers; readonly chunks: readonly string[] }
+  | {
+      readonly kind: 'write-end';
+      readonly status?: number;
+      readonly headers?: Headers;
+      readonly chunks: readonly string[];
+    }
   /** A readable stream of the chunks as the body (capability `streamBody`). */
-  | { readonly kind: 'stream'; readonly status?: number; readonly headers?: Headers; readonly chunks: readonly string[] }
+  | {
+      readonly kind: 'stream';
+      readonly status?: number;
+      readonly headers?: Headers;
+      readonly chunks: readonly string[];
+    }
   /** No body (204). */
   | { readonly kind: 'empty'; readonly status: number; readonly headers?: Headers };
 
@@ -71,5 +96,9 @@ export interface AdapterEntry {
    * to /hook once it is answered (from a hook outside the guard: a `finish` listener, an
    * `onResponse` hook, an outer middleware).
    */
-  start(options: IdempotencyOptions<NativeLike>, handler: Handler, observe: Observer): Promise<RunningApp>;
+  start(
+    options: IdempotencyOptions<NativeLike>,
+    handler: Handler,
+    observe: Observer,
+  ): Promise<RunningApp>;
 }

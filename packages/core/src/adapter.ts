@@ -13,6 +13,12 @@ export {
 export { HTTP_STATUS_BY_CODE } from './errors';
 export { presentExternalId } from './request-key';
 export { collectBody, needsCollecting, toRawBody } from './http/body';
-export { createEngine, type Decision, type Engine, type PendingRun, responseNotCaptured } from './http/engine';
+export {
+  createEngine,
+  type Decision,
+  type Engine,
+  type PendingRun,
+  responseNotCaptured,
+} from './http/engine';
 export { type OutgoingHeaders, replayableHeaders } from './http/headers';
 export { mergeOptions } from './http/options';

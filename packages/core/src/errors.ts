@@ -151,7 +151,10 @@ export class TransactionClosed extends IdempotencyError {
   /** How the transaction ended. */
   readonly reason: 'committed' | 'rolled back' | 'timed out';
   constructor(reason: 'committed' | 'rolled back' | 'timed out') {
-    super(ErrorCode.TRANSACTION_CLOSED, `The transaction handle was used after its transaction ${reason}; nothing was run`);
+    super(
+      ErrorCode.TRANSACTION_CLOSED,
+      `The transaction handle was used after its transaction ${reason}; nothing was run`,
+    );
     this.name = 'TransactionClosed';
     this.reason = reason;
   }
@@ -187,5 +190,10 @@ export function isIdempotencyError(error: unknown): error is IdempotencyError {
   if (error instanceof IdempotencyError) return true;
   if (typeof error !== 'object' || error === null) return false;
   const { name, code } = error as { name?: unknown; code?: unknown };
-  return typeof name === 'string' && ERROR_NAMES.has(name) && typeof code === 'string' && code.startsWith('ERR_IDEMPOTENCY_');
+  return (
+    typeof name === 'string' &&
+    ERROR_NAMES.has(name) &&
+    typeof code === 'string' &&
+    code.startsWith('ERR_IDEMPOTENCY_')
+  );
 }

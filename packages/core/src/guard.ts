@@ -1,7 +1,22 @@
 /** @module IdempotencyGuard: claim, run, store, replay (DESIGN.md §3–§4, §7). */
 import { createHash } from 'node:crypto';
-import { DAY, DEFAULT_STALE_AFTER_SECONDS, MAX_ERROR_LENGTH, MAX_FINGERPRINT_LENGTH, ReceiptStatus, SECOND } from './constants';
-import { ClaimLost, ConfigError, FingerprintMismatch, HandlerTimeout, IdempotencyError, RequestInProgress, StoreError } from './errors';
+import {
+  DAY,
+  DEFAULT_STALE_AFTER_SECONDS,
+  MAX_ERROR_LENGTH,
+  MAX_FINGERPRINT_LENGTH,
+  ReceiptStatus,
+  SECOND,
+} from './constants';
+import {
+  ClaimLost,
+  ConfigError,
+  FingerprintMismatch,
+  HandlerTimeout,
+  IdempotencyError,
+  RequestInProgress,
+  StoreError,
+} from './errors';
 import { RequestKey, type KeyLike } from './request-key';
 import type { Codec, GuardEvent, ObservedReceipt, Outcome, RunContext, Store } from './types';
 
@@ -50,7 +65,8 @@ export interface RunOptions {
 /** The handler the guard runs at most once per claim. */
 export type Handler<R, Tx> = (context: RunContext<Tx>) => R | Promise<R>;
 
-const jsonCodec: Codec<any> = {
+/** The default codec. It cannot check what it decodes: that is taken to be the `R` the handler returned. */
+const jsonCodec: Codec<unknown> = {
   encode: (value) => {
     const text = JSON.stringify(value);
     // JSON.stringify(undefined) is undefined: store it as null rather than fail.
@@ -71,9 +87,14 @@ function errorText(error: unknown): string {
 function fittedFingerprint(value: unknown): string | null {
   if (value === undefined || value === null) return null;
   if (typeof value !== 'string' || value === '') {
-    throw new ConfigError('fingerprint', `must be a non-empty string or null, got ${value === '' ? 'an empty string' : typeof value}`);
+    throw new ConfigError(
+      'fingerprint',
+      `must be a non-empty string or null, got ${value === '' ? 'an empty string' : typeof value}`,
+    );
   }
-  return value.length <= MAX_FINGERPRINT_LENGTH && !/[^\x20-\x7e]/.test(value) ? value : createHash('sha256').update(value).digest('hex');
+  return value.length <= MAX_FINGERPRINT_LENGTH && !/[^\x20-\x7e]/.test(value)
+    ? value
+    : createHash('sha256').update(value).digest('hex');
 }
 
 /** Default handler deadline: 10 % under the stale threshold, at most 30 s under it. */
@@ -108,21 +129,43 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
 
   constructor(store: Store<Tx>, options: GuardOptions<R> = {}) {
     if (!store || typeof store.claim !== 'function' || typeof store.reclaim !== 'function') {
-      throw new ConfigError('store', 'must implement the Store interface (claim, reclaim, complete, fail, find, purge)');
+      throw new ConfigError(
+        'store',
+        'must implement the Store interface (claim, reclaim, complete, fail, find, purge)',
+      );
     }
-    const { staleAfterSeconds = DEFAULT_STALE_AFTER_SECONDS, clock = Date.now, codec = jsonCodec, transactional = false, onEvent } = options;
-    if (typeof staleAfterSeconds !== 'number' || !Number.isFinite(staleAfterSeconds) || staleAfterSeconds <= 0) {
-      throw new ConfigError('staleAfterSeconds', `must be a positive number of seconds, got ${String(staleAfterSeconds)}`);
+    const {
+      staleAfterSeconds = DEFAULT_STALE_AFTER_SECONDS,
+      clock = Date.now,
+      codec = jsonCodec as Codec<R>,
+      transactional = false,
+      onEvent,
+    } = options;
+    if (
+      typeof staleAfterSeconds !== 'number' ||
+      !Number.isFinite(staleAfterSeconds) ||
+      staleAfterSeconds <= 0
+    ) {
+      throw new ConfigError(
+        'staleAfterSeconds',
+        `must be a positive number of seconds, got ${String(staleAfterSeconds)}`,
+      );
     }
-    if (typeof clock !== 'function') throw new ConfigError('clock', 'must be a function returning milliseconds since the epoch');
+    if (typeof clock !== 'function')
+      throw new ConfigError('clock', 'must be a function returning milliseconds since the epoch');
     if (!codec || typeof codec.encode !== 'function' || typeof codec.decode !== 'function') {
       throw new ConfigError('codec', 'must have encode(value) and decode(text) functions');
     }
-    if (typeof transactional !== 'boolean') throw new ConfigError('transactional', 'must be a boolean');
+    if (typeof transactional !== 'boolean')
+      throw new ConfigError('transactional', 'must be a boolean');
     if (transactional && !store.capabilities.transactional) {
-      throw new ConfigError('transactional', 'this store does not support transactions (capabilities.transactional is false)');
+      throw new ConfigError(
+        'transactional',
+        'this store does not support transactions (capabilities.transactional is false)',
+      );
     }
-    if (onEvent !== undefined && typeof onEvent !== 'function') throw new ConfigError('onEvent', 'must be a function');
+    if (onEvent !== undefined && typeof onEvent !== 'function')
+      throw new ConfigError('onEvent', 'must be a function');
     const { handlerTimeoutSeconds = defaultHandlerTimeoutSeconds(staleAfterSeconds) } = options;
     if (
       typeof handlerTimeoutSeconds !== 'number' ||
@@ -154,7 +197,11 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
    * @throws {StoreError} the store failed; the handler did not run, or ran but its result could not be recorded.
    * @throws whatever the handler threw, after the receipt was marked `failed`.
    */
-  async run<T extends R>(keyInput: KeyLike, handler: Handler<T, Tx>, options: RunOptions = {}): Promise<Outcome<T>> {
+  async run<T extends R>(
+    keyInput: KeyLike,
+    handler: Handler<T, Tx>,
+    options: RunOptions = {},
+  ): Promise<Outcome<T>> {
     const key = RequestKey.from(keyInput);
     const fingerprint = fittedFingerprint(options.fingerprint);
     const transactional = options.transactional ?? this.transactional;
@@ -163,10 +210,19 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     }
 
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const claim = await this.call('claim', key, () => this.store.claim(key, { now: this.clock(), fingerprint }));
+      const claim = await this.call('claim', key, () =>
+        this.store.claim(key, { now: this.clock(), fingerprint }),
+      );
       if (claim.won) {
         this.emit({ type: 'claimed', key, attempts: claim.receipt.attempts });
-        return this.execute(key, claim.receipt.attempts, claim.receipt.claimedAt, false, handler, transactional);
+        return this.execute(
+          key,
+          claim.receipt.attempts,
+          claim.receipt.claimedAt,
+          false,
+          handler,
+          transactional,
+        );
       }
 
       const existing = claim.receipt;
@@ -189,7 +245,12 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
 
       // failed, or processing with a stale claim: try to take it over (one conditional write).
       const taken = await this.call('reclaim', key, () =>
-        this.store.reclaim(key, { now: this.clock(), attempts: existing.attempts, staleAfterMs: this.staleAfterMs, fingerprint }),
+        this.store.reclaim(key, {
+          now: this.clock(),
+          attempts: existing.attempts,
+          staleAfterMs: this.staleAfterMs,
+          fingerprint,
+        }),
       );
       if (taken) {
         this.emit({ type: 'retried', key, attempts: taken.attempts });
@@ -225,10 +286,17 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
    * await guard.purge({ provider: stripePreset.provider, retentionDays: stripePreset.retentionDays });
    * @returns how many receipts were deleted.
    */
-  async purge(options: { retentionDays: number; batchSize?: number; provider?: string }): Promise<number> {
+  async purge(options: {
+    retentionDays: number;
+    batchSize?: number;
+    provider?: string;
+  }): Promise<number> {
     const { retentionDays, batchSize, provider } = options ?? ({} as never);
     if (typeof retentionDays !== 'number' || !Number.isFinite(retentionDays) || retentionDays < 0) {
-      throw new ConfigError('retentionDays', `must be a number of days >= 0, got ${String(retentionDays)}`);
+      throw new ConfigError(
+        'retentionDays',
+        `must be a number of days >= 0, got ${String(retentionDays)}`,
+      );
     }
     if (batchSize !== undefined && (!Number.isSafeInteger(batchSize) || batchSize < 1)) {
       throw new ConfigError('batchSize', `must be a positive integer, got ${String(batchSize)}`);
@@ -296,6 +364,8 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
         controller.abort();
         reject(new HandlerTimeout(key.provider, key.externalId, timeoutMs));
       }, timeoutMs);
+      // The deadline bounds a transaction; it is no reason to keep a process alive that would exit.
+      timer.unref?.();
     });
     const work = this.store.withTransaction!(
       async (transaction) => {
@@ -313,7 +383,9 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     } catch (error) {
       if (controller.signal.aborted) {
         this.emit({ type: 'handler-timeout', key, attempts, timeoutMs });
-        throw error instanceof HandlerTimeout ? error : new HandlerTimeout(key.provider, key.externalId, timeoutMs);
+        throw error instanceof HandlerTimeout
+          ? error
+          : new HandlerTimeout(key.provider, key.externalId, timeoutMs);
       }
       if ((stage === 'begin' || stage === 'commit') && !(error instanceof IdempotencyError)) {
         const operation = stage === 'begin' ? 'begin transaction' : 'commit';
@@ -330,7 +402,13 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
   }
 
   /** Writes `completed`, fenced by `attempts`; throws `ClaimLost` when the claim was taken over. */
-  private async record(key: RequestKey, attempts: number, claimedAt: Date, response: string, transaction?: Tx): Promise<void> {
+  private async record(
+    key: RequestKey,
+    attempts: number,
+    claimedAt: Date,
+    response: string,
+    transaction?: Tx,
+  ): Promise<void> {
     const ok = await this.call('complete', key, () =>
       this.store.complete(key, { now: this.clock(), attempts, claimedAt, response }, transaction),
     );
@@ -346,15 +424,29 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
    * not sit `processing` until `staleAfterSeconds`; the write is fenced, so a late retry cannot
    * touch a newer claim.
    */
-  private async markFailed(key: RequestKey, attempts: number, claimedAt: Date, cause: unknown, retry = 0): Promise<void> {
+  private async markFailed(
+    key: RequestKey,
+    attempts: number,
+    claimedAt: Date,
+    cause: unknown,
+    retry = 0,
+  ): Promise<void> {
     const error = errorText(cause);
     try {
       const ok = await this.store.fail(key, { now: this.clock(), attempts, claimedAt, error });
-      this.emit(ok ? { type: 'failed', key, attempts, error } : { type: 'claim-lost', key, attempts, operation: 'fail' });
+      this.emit(
+        ok
+          ? { type: 'failed', key, attempts, error }
+          : { type: 'claim-lost', key, attempts, operation: 'fail' },
+      );
     } catch (storeError) {
       this.emit({ type: 'store-error', key, operation: 'fail', error: storeError });
       const delay = FAIL_RETRY_DELAYS_MS[retry];
-      if (delay !== undefined) setTimeout(() => void this.markFailed(key, attempts, claimedAt, cause, retry + 1), delay).unref?.();
+      if (delay !== undefined)
+        setTimeout(
+          () => void this.markFailed(key, attempts, claimedAt, cause, retry + 1),
+          delay,
+        ).unref?.();
     }
   }
 
@@ -377,7 +469,11 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
   }
 
   /** Runs one store call, wrapping whatever it throws in a `StoreError` with the driver's error as cause. */
-  private async call<T>(operation: string, key: RequestKey | undefined, fn: () => Promise<T>): Promise<T> {
+  private async call<T>(
+    operation: string,
+    key: RequestKey | undefined,
+    fn: () => Promise<T>,
+  ): Promise<T> {
     try {
       return await fn();
     } catch (error) {

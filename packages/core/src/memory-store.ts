@@ -43,7 +43,11 @@ function observe(row: Row, now: number): ObservedReceipt {
  * const guard = new IdempotencyGuard(new InMemoryStore());
  */
 export class InMemoryStore implements Store {
-  readonly capabilities: StoreCapabilities = { crossProcess: false, transactional: false, clock: 'caller' };
+  readonly capabilities: StoreCapabilities = {
+    crossProcess: false,
+    transactional: false,
+    clock: 'caller',
+  };
   private readonly rows = new Map<string, Row>();
 
   /** How many receipts are held. */
@@ -51,7 +55,10 @@ export class InMemoryStore implements Store {
     return this.rows.size;
   }
 
-  async claim(key: KeyLike, { now, fingerprint }: At & { fingerprint: string | null }): Promise<ClaimResult> {
+  async claim(
+    key: KeyLike,
+    { now, fingerprint }: At & { fingerprint: string | null },
+  ): Promise<ClaimResult> {
     const id = mapKey(key);
     const existing = this.rows.get(id);
     if (existing) return { won: false, receipt: observe(existing, now) };
@@ -72,12 +79,18 @@ export class InMemoryStore implements Store {
 
   async reclaim(
     key: KeyLike,
-    { now, attempts, staleAfterMs, fingerprint }: At & { attempts: number; staleAfterMs: number; fingerprint?: string | null },
+    {
+      now,
+      attempts,
+      staleAfterMs,
+      fingerprint,
+    }: At & { attempts: number; staleAfterMs: number; fingerprint?: string | null },
   ): Promise<ObservedReceipt | null> {
     const row = this.rows.get(mapKey(key));
     if (!row || row.attempts !== attempts) return null;
     const over =
-      row.status === ReceiptStatus.FAILED || (row.status === ReceiptStatus.PROCESSING && row.claimedAt <= now - staleAfterMs);
+      row.status === ReceiptStatus.FAILED ||
+      (row.status === ReceiptStatus.PROCESSING && row.claimedAt <= now - staleAfterMs);
     if (!over) return null;
     row.status = ReceiptStatus.PROCESSING;
     row.attempts = attempts + 1;
@@ -90,7 +103,12 @@ export class InMemoryStore implements Store {
 
   async complete(
     key: KeyLike,
-    { now, attempts, claimedAt, response }: At & { attempts: number; claimedAt?: Date; response: string },
+    {
+      now,
+      attempts,
+      claimedAt,
+      response,
+    }: At & { attempts: number; claimedAt?: Date; response: string },
   ): Promise<boolean> {
     const row = this.owned(key, attempts, claimedAt);
     if (!row) return false;
@@ -118,12 +136,20 @@ export class InMemoryStore implements Store {
   }
 
   // One synchronous pass: batching only matters for databases, so batchSize is not needed here.
-  async purge({ now, olderThanMs, provider }: At & { olderThanMs: number; provider?: string }): Promise<number> {
+  async purge({
+    now,
+    olderThanMs,
+    provider,
+  }: At & { olderThanMs: number; provider?: string }): Promise<number> {
     const cutoff = now - olderThanMs;
     let deleted = 0;
     for (const [id, row] of this.rows) {
       if (provider !== undefined && row.provider !== provider) continue;
-      if (row.status !== ReceiptStatus.PROCESSING && row.finishedAt !== null && row.finishedAt < cutoff) {
+      if (
+        row.status !== ReceiptStatus.PROCESSING &&
+        row.finishedAt !== null &&
+        row.finishedAt < cutoff
+      ) {
         this.rows.delete(id);
         deleted++;
       }
@@ -134,7 +160,9 @@ export class InMemoryStore implements Store {
   /** Every receipt, oldest claim first. For tests and debugging. */
   list(): Receipt[] {
     const now = Date.now();
-    return [...this.rows.values()].sort((a, b) => a.claimedAt - b.claimedAt).map((row) => observe(row, now));
+    return [...this.rows.values()]
+      .sort((a, b) => a.claimedAt - b.claimedAt)
+      .map((row) => observe(row, now));
   }
 
   /**
@@ -144,7 +172,10 @@ export class InMemoryStore implements Store {
    */
   private owned(key: KeyLike, attempts: number, claimedAt: Date | undefined): Row | undefined {
     const row = this.rows.get(mapKey(key));
-    if (!row || row.status !== ReceiptStatus.PROCESSING || row.attempts !== attempts) return undefined;
-    return claimedAt === undefined || new Date(row.claimedAt).getTime() === claimedAt.getTime() ? row : undefined;
+    if (!row || row.status !== ReceiptStatus.PROCESSING || row.attempts !== attempts)
+      return undefined;
+    return claimedAt === undefined || new Date(row.claimedAt).getTime() === claimedAt.getTime()
+      ? row
+      : undefined;
   }
 }

@@ -15,19 +15,28 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 function checkPart(field: 'provider' | 'externalId', value: string): string {
   if (value.length === 0) throw new InvalidRequestKey(field, 'is empty');
-  if (value.includes('\u0000')) throw new InvalidRequestKey(field, 'contains a NUL character, which databases cannot store');
-  if (LONE_SURROGATE.test(value)) throw new InvalidRequestKey(field, 'contains an unpaired UTF-16 surrogate (not valid UTF-8)');
+  if (value.includes('\u0000'))
+    throw new InvalidRequestKey(field, 'contains a NUL character, which databases cannot store');
+  if (LONE_SURROGATE.test(value))
+    throw new InvalidRequestKey(field, 'contains an unpaired UTF-16 surrogate (not valid UTF-8)');
   // Cheap exits first: most keys are short ASCII.
   if (value.length > MAX_KEY_LENGTH) {
     let codePoints = 0;
     for (const _ of value) codePoints++;
     if (codePoints > MAX_KEY_LENGTH) {
-      throw new InvalidRequestKey(field, `is ${codePoints} characters long; the limit is ${MAX_KEY_LENGTH}`);
+      throw new InvalidRequestKey(
+        field,
+        `is ${codePoints} characters long; the limit is ${MAX_KEY_LENGTH}`,
+      );
     }
   }
   if (value.length * 3 > MAX_KEY_BYTES) {
     const bytes = Buffer.byteLength(value, 'utf8');
-    if (bytes > MAX_KEY_BYTES) throw new InvalidRequestKey(field, `is ${bytes} bytes in UTF-8; the limit is ${MAX_KEY_BYTES}`);
+    if (bytes > MAX_KEY_BYTES)
+      throw new InvalidRequestKey(
+        field,
+        `is ${bytes} bytes in UTF-8; the limit is ${MAX_KEY_BYTES}`,
+      );
   }
   return value;
 }
@@ -37,11 +46,17 @@ function externalIdToString(value: unknown): string {
   if (typeof value === 'bigint') return value.toString();
   if (typeof value === 'number') {
     if (!Number.isSafeInteger(value)) {
-      throw new InvalidRequestKey('externalId', `is the number ${value}; only safe integers are accepted (pass larger ids as strings)`);
+      throw new InvalidRequestKey(
+        'externalId',
+        `is the number ${value}; only safe integers are accepted (pass larger ids as strings)`,
+      );
     }
     return String(value);
   }
-  throw new InvalidRequestKey('externalId', `must be a string, number or bigint, got ${value === null ? 'null' : typeof value}`);
+  throw new InvalidRequestKey(
+    'externalId',
+    `must be a string, number or bigint, got ${value === null ? 'null' : typeof value}`,
+  );
 }
 
 /**
@@ -83,7 +98,10 @@ export class RequestKey implements KeyLike {
 
   constructor(provider: string, externalId: ExternalId) {
     if (typeof provider !== 'string') {
-      throw new InvalidRequestKey('provider', `must be a string, got ${provider === null ? 'null' : typeof provider}`);
+      throw new InvalidRequestKey(
+        'provider',
+        `must be a string, got ${provider === null ? 'null' : typeof provider}`,
+      );
     }
     this.provider = checkPart('provider', provider);
     this.externalId = checkPart('externalId', externalIdToString(externalId));

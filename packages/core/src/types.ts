@@ -91,7 +91,11 @@ export interface Store<Tx = never> {
    */
   reclaim(
     key: KeyLike,
-    input: At & { readonly attempts: number; readonly staleAfterMs: number; readonly fingerprint?: string | null },
+    input: At & {
+      readonly attempts: number;
+      readonly staleAfterMs: number;
+      readonly fingerprint?: string | null;
+    },
   ): Promise<ObservedReceipt | null>;
 
   /**
@@ -121,7 +125,10 @@ export interface Store<Tx = never> {
    * {@link Store.complete} (on `attempts`, and on `claimedAt` when given). Returns `false` when
    * the claim was lost.
    */
-  fail(key: KeyLike, input: At & { readonly attempts: number; readonly claimedAt?: Date; readonly error: string }): Promise<boolean>;
+  fail(
+    key: KeyLike,
+    input: At & { readonly attempts: number; readonly claimedAt?: Date; readonly error: string },
+  ): Promise<boolean>;
 
   /** Reads the receipt for a key, or `null`. A plain read: claims nothing. */
   find(key: KeyLike, input: At): Promise<ObservedReceipt | null>;
@@ -131,7 +138,13 @@ export interface Store<Tx = never> {
    * now; never a `processing` one, however old. With `provider`, only that provider's receipts.
    * Returns how many were deleted. May delete in batches of `batchSize` rows.
    */
-  purge(input: At & { readonly olderThanMs: number; readonly batchSize?: number; readonly provider?: string }): Promise<number>;
+  purge(
+    input: At & {
+      readonly olderThanMs: number;
+      readonly batchSize?: number;
+      readonly provider?: string;
+    },
+  ): Promise<number>;
 
   /**
    * Transactional stores only: runs `work` inside a database transaction and commits when it
@@ -144,7 +157,10 @@ export interface Store<Tx = never> {
    * ended, whichever way it ended ({@link TransactionClosed}). `options.timeoutMs` is the same
    * deadline, for stores that can also enforce it server-side (lock and idle timeouts).
    */
-  withTransaction?<T>(work: (transaction: Tx) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  withTransaction?<T>(
+    work: (transaction: Tx) => Promise<T>,
+    options?: TransactionOptions,
+  ): Promise<T>;
 }
 
 /** What the guard passes to {@link Store.withTransaction}. */
@@ -188,12 +204,41 @@ export interface Outcome<R> {
 
 /** Things the guard reports without throwing: for logs and metrics. */
 export type GuardEvent =
-  | { readonly type: 'claimed' | 'retried' | 'completed' | 'replayed'; readonly key: RequestKey; readonly attempts: number }
-  | { readonly type: 'in-progress'; readonly key: RequestKey; readonly attempts: number; readonly retryAfterSeconds: number }
-  | { readonly type: 'failed'; readonly key: RequestKey; readonly attempts: number; readonly error: string }
+  | {
+      readonly type: 'claimed' | 'retried' | 'completed' | 'replayed';
+      readonly key: RequestKey;
+      readonly attempts: number;
+    }
+  | {
+      readonly type: 'in-progress';
+      readonly key: RequestKey;
+      readonly attempts: number;
+      readonly retryAfterSeconds: number;
+    }
+  | {
+      readonly type: 'failed';
+      readonly key: RequestKey;
+      readonly attempts: number;
+      readonly error: string;
+    }
   | { readonly type: 'fingerprint-mismatch'; readonly key: RequestKey }
   /** A transactional run outlived `handlerTimeoutSeconds`: rolled back, receipt marked failed. */
-  | { readonly type: 'handler-timeout'; readonly key: RequestKey; readonly attempts: number; readonly timeoutMs: number }
+  | {
+      readonly type: 'handler-timeout';
+      readonly key: RequestKey;
+      readonly attempts: number;
+      readonly timeoutMs: number;
+    }
   /** A worker whose claim was taken over tried to record its result; the write was refused. */
-  | { readonly type: 'claim-lost'; readonly key: RequestKey; readonly attempts: number; readonly operation: 'complete' | 'fail' }
-  | { readonly type: 'store-error'; readonly key: RequestKey | undefined; readonly operation: string; readonly error: unknown };
+  | {
+      readonly type: 'claim-lost';
+      readonly key: RequestKey;
+      readonly attempts: number;
+      readonly operation: 'complete' | 'fail';
+    }
+  | {
+      readonly type: 'store-error';
+      readonly key: RequestKey | undefined;
+      readonly operation: string;
+      readonly error: unknown;
+    };

@@ -16,13 +16,21 @@ function sources(dir: string): string[] {
 }
 
 const importsOf = (file: string) =>
-  [...readFileSync(file, 'utf8').matchAll(/(?:from\s+|import\s*\(\s*|require\s*\(\s*)['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+  [
+    ...readFileSync(file, 'utf8').matchAll(
+      /(?:from\s+|import\s*\(\s*|require\s*\(\s*)['"]([^'"]+)['"]/g,
+    ),
+  ].map((m) => m[1]!);
 
 describe('package boundaries', () => {
   it('core imports no framework, driver or query builder, not even for types', () => {
-    const banned = /^(express|fastify|fastify-plugin|koa|@koa\/.*|knex|pg|mysql2|better-sqlite3)(\/|$)/;
+    const banned =
+      /^(express|fastify|fastify-plugin|koa|@koa\/.*|knex|pg|mysql2|better-sqlite3)(\/|$)/;
     for (const file of sources(join(root, 'packages/core/src'))) {
-      for (const spec of importsOf(file)) expect(`${relative(root, file)} -> ${spec}`).not.toMatch(new RegExp(` -> ${banned.source}`));
+      for (const spec of importsOf(file))
+        expect(`${relative(root, file)} -> ${spec}`).not.toMatch(
+          new RegExp(` -> ${banned.source}`),
+        );
     }
   });
 
@@ -31,21 +39,26 @@ describe('package boundaries', () => {
     expect(pkg.dependencies ?? {}).toEqual({});
   });
 
-  it.each(['express', 'fastify', 'koa'])('the %s adapter imports no store and no deep core path', (adapter) => {
-    const dir = join(root, 'packages', adapter, 'src');
-    let files: string[] = [];
-    try {
-      files = sources(dir);
-    } catch {
-      // The adapter package has no sources yet.
-    }
-    for (const file of files) {
-      const text = readFileSync(file, 'utf8');
-      for (const spec of importsOf(file)) {
-        expect(spec).not.toMatch(/^@webhook-idempotency\/(sql|core\/src)/);
-        expect(spec).not.toMatch(/^(knex|pg|mysql2|better-sqlite3)$/);
+  it.each(['express', 'fastify', 'koa'])(
+    'the %s adapter imports no store and no deep core path',
+    (adapter) => {
+      const dir = join(root, 'packages', adapter, 'src');
+      let files: string[] = [];
+      try {
+        files = sources(dir);
+      } catch {
+        // The adapter package has no sources yet.
       }
-      expect(`${relative(root, file)}: ${/\bStore\b/.test(text.replace(/^\s*(\/\/|\*).*$/gm, '')) ? 'mentions Store' : 'ok'}`).toMatch(/: ok$/);
-    }
-  });
+      for (const file of files) {
+        const text = readFileSync(file, 'utf8');
+        for (const spec of importsOf(file)) {
+          expect(spec).not.toMatch(/^@webhook-idempotency\/(sql|core\/src)/);
+          expect(spec).not.toMatch(/^(knex|pg|mysql2|better-sqlite3)$/);
+        }
+        expect(
+          `${relative(root, file)}: ${/\bStore\b/.test(text.replace(/^\s*(\/\/|\*).*$/gm, '')) ? 'mentions Store' : 'ok'}`,
+        ).toMatch(/: ok$/);
+      }
+    },
+  );
 });

@@ -12,7 +12,8 @@ import { HTTP_STATUS_BY_CODE } from '../src/adapter';
 
 describe('errors', () => {
   it('every code has an HTTP status', () => {
-    for (const code of Object.values(ErrorCode)) expect(HTTP_STATUS_BY_CODE[code]).toBeGreaterThanOrEqual(400);
+    for (const code of Object.values(ErrorCode))
+      expect(HTTP_STATUS_BY_CODE[code]).toBeGreaterThanOrEqual(400);
   });
 
   it('subclasses carry literal names, codes, statuses and a docs pointer', () => {
@@ -39,9 +40,16 @@ describe('errors', () => {
   });
 
   it('isIdempotencyError recognises a copy from another installation by name and code', () => {
-    const foreign = Object.assign(new Error('x'), { name: 'RequestInProgress', code: 'ERR_IDEMPOTENCY_IN_PROGRESS' });
+    const foreign = Object.assign(new Error('x'), {
+      name: 'RequestInProgress',
+      code: 'ERR_IDEMPOTENCY_IN_PROGRESS',
+    });
     expect(isIdempotencyError(foreign)).toBe(true);
-    expect(isIdempotencyError(Object.assign(new Error('x'), { name: 'RequestInProgress', code: 'ECONNRESET' }))).toBe(false);
+    expect(
+      isIdempotencyError(
+        Object.assign(new Error('x'), { name: 'RequestInProgress', code: 'ECONNRESET' }),
+      ),
+    ).toBe(false);
     expect(isIdempotencyError(new Error('x'))).toBe(false);
     expect(isIdempotencyError(null)).toBe(false);
     expect(isIdempotencyError('ERR_IDEMPOTENCY_STORE')).toBe(false);
@@ -51,7 +59,11 @@ describe('errors', () => {
 describe('errors reference', () => {
   it('docs/reference/errors.md has a ### entry for every code', () => {
     const { readFileSync } = require('node:fs') as typeof import('node:fs');
-    const doc = readFileSync(require('node:path').join(__dirname, '../../../docs/reference/errors.md'), 'utf8');
-    for (const code of Object.values(ErrorCode)) expect(doc).toContain(`### ${code.toLowerCase()}\n`);
+    const doc = readFileSync(
+      require('node:path').join(__dirname, '../../../docs/reference/errors.md'),
+      'utf8',
+    );
+    for (const code of Object.values(ErrorCode))
+      expect(doc).toContain(`### ${code.toLowerCase()}\n`);
   });
 });

@@ -14,14 +14,23 @@ import {
 /** A clock the tests move by hand: staleness is never waited for. */
 function fakeClock(start = Date.UTC(2026, 10, 30)) {
   let now = start;
-  return { now: () => now, advance: (ms: number) => void (now += ms) };
+  return {
+    now: () => now,
+    advance: (ms: number): void => {
+      now += ms;
+    },
+  };
 }
 
 function setup(staleAfterSeconds = 300) {
   const clock = fakeClock();
   const store = new InMemoryStore();
   const events: GuardEvent[] = [];
-  const guard = new IdempotencyGuard(store, { staleAfterSeconds, clock: clock.now, onEvent: (e) => events.push(e) });
+  const guard = new IdempotencyGuard(store, {
+    staleAfterSeconds,
+    clock: clock.now,
+    onEvent: (e) => events.push(e),
+  });
   return { clock, store, guard, events };
 }
 
@@ -37,11 +46,21 @@ const key = new RequestKey('payme', 'CreateTransaction:5305e3bab097f420a62ced0b'
 describe('IdempotencyGuard', () => {
   it('1. first delivery runs the handler once and completes the receipt', async () => {
     const { guard } = setup();
-    const handler = jest.fn(async (_context: { attempts: number }) => ({ result: { transaction: '42', state: 1 } }));
+    const handler = jest.fn(async (_context: { attempts: number }) => ({
+      result: { transaction: '42', state: 1 },
+    }));
     const outcome = await guard.run(key, handler);
     expect(handler).toHaveBeenCalledTimes(1);
-    expect(handler.mock.calls[0]![0]).toMatchObject({ attempts: 1, isRetry: false, transaction: undefined });
-    expect(outcome).toEqual({ response: { result: { transaction: '42', state: 1 } }, isReplay: false, attempts: 1 });
+    expect(handler.mock.calls[0]![0]).toMatchObject({
+      attempts: 1,
+      isRetry: false,
+      transaction: undefined,
+    });
+    expect(outcome).toEqual({
+      response: { result: { transaction: '42', state: 1 } },
+      isReplay: false,
+      attempts: 1,
+    });
     expect(await guard.find(key)).toMatchObject({
       status: 'completed',
       attempts: 1,
@@ -56,7 +75,11 @@ describe('IdempotencyGuard', () => {
     const handler = jest.fn(async () => ({ perform_time: Date.now() }));
     const again = await guard.run(key, handler);
     expect(handler).not.toHaveBeenCalled();
-    expect(again).toEqual({ response: { perform_time: 1700000000000, note: 'ünïcode 😀' }, isReplay: true, attempts: 1 });
+    expect(again).toEqual({
+      response: { perform_time: 1700000000000, note: 'ünïcode 😀' },
+      isReplay: true,
+      attempts: 1,
+    });
     expect((await guard.find(key))!.response).toBe(stored);
   });
 
@@ -90,9 +113,18 @@ describe('IdempotencyGuard', () => {
     expect(failed!.error!.startsWith('Error: database is on fire')).toBe(true);
     expect(failed!.error!.length).toBeLessThanOrEqual(1000);
     expect(failed!.error).not.toContain('    at '); // no stack
-    const handler = jest.fn(async ({ attempts, isRetry }: { attempts: number; isRetry: boolean }) => ({ attempts, isRetry }));
+    const handler = jest.fn(
+      async ({ attempts, isRetry }: { attempts: number; isRetry: boolean }) => ({
+        attempts,
+        isRetry,
+      }),
+    );
     const outcome = await guard.run(key, handler);
-    expect(outcome).toEqual({ response: { attempts: 2, isRetry: true }, isReplay: false, attempts: 2 });
+    expect(outcome).toEqual({
+      response: { attempts: 2, isRetry: true },
+      isReplay: false,
+      attempts: 2,
+    });
     expect(await guard.find(key)).toMatchObject({ status: 'completed', attempts: 2, error: null });
   });
 
@@ -134,7 +166,9 @@ describe('IdempotencyGuard', () => {
     clock.advance(61_000);
     const hold = gate<string>();
     const handler = jest.fn(() => hold.promise);
-    const racers = Array.from({ length: 20 }, () => guard.run(key, handler).catch((e: unknown) => e));
+    const racers = Array.from({ length: 20 }, () =>
+      guard.run(key, handler).catch((e: unknown) => e),
+    );
     await new Promise((resolve) => setImmediate(resolve));
     hold.open('winner');
     const results = await Promise.all(racers);
@@ -147,12 +181,19 @@ describe('IdempotencyGuard', () => {
     const slow = gate<string>();
     const zombie = guard.run(key, () => slow.promise);
     clock.advance(61_000);
-    await expect(guard.run(key, () => 'owner')).resolves.toMatchObject({ response: 'owner', attempts: 2 });
+    await expect(guard.run(key, () => 'owner')).resolves.toMatchObject({
+      response: 'owner',
+      attempts: 2,
+    });
     slow.open('zombie');
     const error = await zombie.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ClaimLost);
     expect((error as ClaimLost).attempts).toBe(1);
-    expect(await guard.find(key)).toMatchObject({ status: 'completed', response: '"owner"', attempts: 2 });
+    expect(await guard.find(key)).toMatchObject({
+      status: 'completed',
+      response: '"owner"',
+      attempts: 2,
+    });
     expect(events).toContainEqual({ type: 'claim-lost', key, attempts: 1, operation: 'complete' });
   });
 
@@ -181,10 +222,18 @@ describe('IdempotencyGuard', () => {
     for (const ms of [61_000, 86_400_000, 400 * 86_400_000]) {
       clock.advance(ms);
       const handler = jest.fn(() => 'again');
-      await expect(guard.run(key, handler)).resolves.toEqual({ response: 'first', isReplay: true, attempts: 1 });
+      await expect(guard.run(key, handler)).resolves.toEqual({
+        response: 'first',
+        isReplay: true,
+        attempts: 1,
+      });
       expect(handler).not.toHaveBeenCalled();
     }
-    expect(await guard.find(key)).toMatchObject({ status: 'completed', attempts: 1, response: '"first"' });
+    expect(await guard.find(key)).toMatchObject({
+      status: 'completed',
+      attempts: 1,
+      response: '"first"',
+    });
   });
 
   it('9. 100 concurrent runs of one key with a slow handler: the handler runs exactly once', async () => {
@@ -196,15 +245,23 @@ describe('IdempotencyGuard', () => {
       await hold.promise;
       return 'paid';
     };
-    const first = Array.from({ length: 50 }, () => guard.run(key, handler).catch((e: unknown) => e));
+    const first = Array.from({ length: 50 }, () =>
+      guard.run(key, handler).catch((e: unknown) => e),
+    );
     await new Promise((resolve) => setImmediate(resolve));
     hold.open();
     const firstResults = await Promise.all(first);
-    const later = await Promise.all(Array.from({ length: 50 }, () => guard.run(key, handler).catch((e: unknown) => e)));
+    const later = await Promise.all(
+      Array.from({ length: 50 }, () => guard.run(key, handler).catch((e: unknown) => e)),
+    );
     expect(calls).toBe(1);
     const all = [...firstResults, ...later];
-    const ran = all.filter((r) => typeof r === 'object' && r !== null && 'isReplay' in r && !r.isReplay);
-    const replays = all.filter((r) => typeof r === 'object' && r !== null && 'isReplay' in r && r.isReplay);
+    const ran = all.filter(
+      (r) => typeof r === 'object' && r !== null && 'isReplay' in r && !r.isReplay,
+    );
+    const replays = all.filter(
+      (r) => typeof r === 'object' && r !== null && 'isReplay' in r && r.isReplay,
+    );
     const busy = all.filter((r) => r instanceof RequestInProgress);
     expect(ran).toHaveLength(1);
     expect(replays.length + busy.length).toBe(99);
@@ -231,17 +288,24 @@ describe('IdempotencyGuard', () => {
   it('11. purge deletes old finished receipts, keeps newer and every processing one, returns the count', async () => {
     const { guard, clock, store } = setup(60);
     await guard.run(new RequestKey('p', 'old-done'), () => 1);
-    await guard.run(new RequestKey('p', 'old-failed'), () => Promise.reject(new Error('x'))).catch(() => undefined);
+    await guard
+      .run(new RequestKey('p', 'old-failed'), () => Promise.reject(new Error('x')))
+      .catch(() => undefined);
     void guard.run(new RequestKey('p', 'old-processing'), () => gate<number>().promise);
     clock.advance(31 * 86_400_000);
     await guard.run(new RequestKey('p', 'new-done'), () => 2);
     expect(await guard.purge({ retentionDays: 30 })).toBe(2);
-    expect(store.list().map((r) => r.externalId).sort()).toEqual(['new-done', 'old-processing']);
+    expect(
+      store
+        .list()
+        .map((r) => r.externalId)
+        .sort(),
+    ).toEqual(['new-done', 'old-processing']);
     expect(await guard.purge({ retentionDays: 30 })).toBe(0);
     await expect(guard.purge({ retentionDays: -1 })).rejects.toBeInstanceOf(ConfigError);
   });
 
-  it('11b. purge by provider keeps each provider\'s own retention', async () => {
+  it("11b. purge by provider keeps each provider's own retention", async () => {
     const { guard, clock, store } = setup();
     await guard.run(new RequestKey('stripe', 'evt_1'), () => 1);
     await guard.run(new RequestKey('payme', 'CreateTransaction:1'), () => 2);
@@ -249,7 +313,10 @@ describe('IdempotencyGuard', () => {
     expect(await guard.purge({ provider: 'stripe', retentionDays: 30 })).toBe(1);
     expect(await guard.purge({ provider: 'payme', retentionDays: 3650 })).toBe(0);
     expect(store.list().map((r) => r.provider)).toEqual(['payme']);
-    await expect(guard.purge({ provider: '', retentionDays: 1 })).rejects.toMatchObject({ name: 'ConfigError', option: 'provider' });
+    await expect(guard.purge({ provider: '', retentionDays: 1 })).rejects.toMatchObject({
+      name: 'ConfigError',
+      option: 'provider',
+    });
   });
 
   it('12. staleness follows the injected clock only: no time passes without it', async () => {
@@ -264,7 +331,9 @@ describe('IdempotencyGuard', () => {
       const { guard } = setup();
       await guard.run(key, () => 'ok', { fingerprint: 'sha256:aaa' });
       const handler = jest.fn();
-      const error = await guard.run(key, handler, { fingerprint: 'sha256:bbb' }).catch((e: unknown) => e);
+      const error = await guard
+        .run(key, handler, { fingerprint: 'sha256:bbb' })
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(FingerprintMismatch);
       expect((error as FingerprintMismatch).httpStatus).toBe(422);
       expect(handler).not.toHaveBeenCalled();
@@ -274,26 +343,45 @@ describe('IdempotencyGuard', () => {
       const { guard } = setup();
       const hold = gate<string>();
       const first = guard.run(key, () => hold.promise, { fingerprint: 'a' });
-      await expect(guard.run(key, () => 'x', { fingerprint: 'b' })).rejects.toBeInstanceOf(FingerprintMismatch);
-      await expect(guard.run(key, () => 'x', { fingerprint: 'a' })).rejects.toBeInstanceOf(RequestInProgress);
+      await expect(guard.run(key, () => 'x', { fingerprint: 'b' })).rejects.toBeInstanceOf(
+        FingerprintMismatch,
+      );
+      await expect(guard.run(key, () => 'x', { fingerprint: 'a' })).rejects.toBeInstanceOf(
+        RequestInProgress,
+      );
       hold.open('done');
       await first;
-      await expect(guard.run(key, () => 'x', { fingerprint: 'a' })).resolves.toMatchObject({ isReplay: true, response: 'done' });
+      await expect(guard.run(key, () => 'x', { fingerprint: 'a' })).resolves.toMatchObject({
+        isReplay: true,
+        response: 'done',
+      });
       // Issue 8 (item 8): a caller without a fingerprint (no body) who only knows the id does not
       // get the stored answer; an authenticated one (verify passed) does.
       await expect(guard.run(key, () => 'x')).rejects.toBeInstanceOf(FingerprintMismatch);
-      await expect(guard.run(key, () => 'x', { verified: true })).resolves.toMatchObject({ isReplay: true, response: 'done' });
+      await expect(guard.run(key, () => 'x', { verified: true })).resolves.toMatchObject({
+        isReplay: true,
+        response: 'done',
+      });
     });
 
     it("a failed attempt's fingerprint pins nothing: the genuine payload runs and its fingerprint is recorded (issue 8, item 7)", async () => {
       const { guard, store } = setup();
-      const forged = guard.run(key, () => Promise.reject(new Error('bad signature in body')), { fingerprint: 'forged' });
+      const forged = guard.run(key, () => Promise.reject(new Error('bad signature in body')), {
+        fingerprint: 'forged',
+      });
       await expect(forged).rejects.toThrow('bad signature in body');
-      await expect(guard.run(key, () => 'genuine', { fingerprint: 'real' })).resolves.toMatchObject({ isReplay: false, attempts: 2 });
+      await expect(guard.run(key, () => 'genuine', { fingerprint: 'real' })).resolves.toMatchObject(
+        { isReplay: false, attempts: 2 },
+      );
       expect((await store.find(key, { now: 0 }))?.fingerprint).toBe('real');
       // Now completed: the forged payload is the mismatch, the genuine one replays.
-      await expect(guard.run(key, () => 'x', { fingerprint: 'forged' })).rejects.toBeInstanceOf(FingerprintMismatch);
-      await expect(guard.run(key, () => 'x', { fingerprint: 'real' })).resolves.toMatchObject({ isReplay: true, response: 'genuine' });
+      await expect(guard.run(key, () => 'x', { fingerprint: 'forged' })).rejects.toBeInstanceOf(
+        FingerprintMismatch,
+      );
+      await expect(guard.run(key, () => 'x', { fingerprint: 'real' })).resolves.toMatchObject({
+        isReplay: true,
+        response: 'genuine',
+      });
     });
 
     it('a fingerprint longer than the column is hashed to 64 hex characters, never truncated (issue 8, item 6)', async () => {
@@ -302,8 +390,12 @@ describe('IdempotencyGuard', () => {
       await guard.run(key, () => 'first', { fingerprint: long });
       const stored = (await store.find(key, { now: 0 }))?.fingerprint;
       expect(stored).toMatch(/^[0-9a-f]{64}$/);
-      await expect(guard.run(key, () => 'x', { fingerprint: long })).resolves.toMatchObject({ isReplay: true });
-      await expect(guard.run(key, () => 'x', { fingerprint: `${'f'.repeat(199)}g` })).rejects.toBeInstanceOf(FingerprintMismatch);
+      await expect(guard.run(key, () => 'x', { fingerprint: long })).resolves.toMatchObject({
+        isReplay: true,
+      });
+      await expect(
+        guard.run(key, () => 'x', { fingerprint: `${'f'.repeat(199)}g` }),
+      ).rejects.toBeInstanceOf(FingerprintMismatch);
     });
   });
 
@@ -312,7 +404,8 @@ describe('IdempotencyGuard', () => {
       const inner = new InMemoryStore();
       return new Proxy(inner, {
         get(target, prop, receiver) {
-          if (prop === failOn) return () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
+          if (prop === failOn)
+            return () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
           const value = Reflect.get(target, prop, receiver);
           return typeof value === 'function' ? value.bind(target) : value;
         },
@@ -363,16 +456,26 @@ describe('IdempotencyGuard', () => {
   describe('transactional mode', () => {
     /** An InMemoryStore with a toy transaction: writes inside are applied only on commit. */
     class TxMemoryStore extends InMemoryStore {
-      override readonly capabilities = { crossProcess: false, transactional: true, clock: 'caller' as const };
+      override readonly capabilities = {
+        crossProcess: false,
+        transactional: true,
+        clock: 'caller' as const,
+      };
       commits = 0;
-      async withTransaction<T>(work: (tx: { pending: Array<() => Promise<boolean>> }) => Promise<T>): Promise<T> {
+      async withTransaction<T>(
+        work: (tx: { pending: Array<() => Promise<boolean>> }) => Promise<T>,
+      ): Promise<T> {
         const tx = { pending: [] as Array<() => Promise<boolean>> };
         const result = await work(tx);
         for (const write of tx.pending) await write();
         this.commits++;
         return result;
       }
-      override async complete(k: Parameters<Store['complete']>[0], input: Parameters<Store['complete']>[1], tx?: { pending: Array<() => Promise<boolean>> }) {
+      override async complete(
+        k: Parameters<Store['complete']>[0],
+        input: Parameters<Store['complete']>[1],
+        tx?: { pending: Array<() => Promise<boolean>> },
+      ) {
         if (!tx) return super.complete(k, input);
         const found = await this.find(k, input);
         const ok = found?.status === 'processing' && found.attempts === input.attempts;
@@ -396,9 +499,31 @@ describe('IdempotencyGuard', () => {
     it('a handler error rolls back and the receipt is failed outside the transaction', async () => {
       const store = new TxMemoryStore();
       const guard = new IdempotencyGuard(store, { transactional: true });
-      await expect(guard.run(key, () => Promise.reject(new Error('rollback')))).rejects.toThrow('rollback');
+      await expect(guard.run(key, () => Promise.reject(new Error('rollback')))).rejects.toThrow(
+        'rollback',
+      );
       expect(store.commits).toBe(0);
       expect(await guard.find(key)).toMatchObject({ status: 'failed' });
+    });
+
+    it('the handler deadline keeps no process alive (its timer is unref-ed)', async () => {
+      const guard = new IdempotencyGuard(new TxMemoryStore(), { transactional: true });
+      const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+      const before = timers();
+      let release: (value: string) => void = () => undefined;
+      const started = new Promise<void>((running) => {
+        void guard
+          .run(key, () => {
+            running();
+            return new Promise<string>((resolve) => {
+              release = resolve;
+            });
+          })
+          .then((outcome) => expect(outcome.response).toBe('done'));
+      });
+      await started;
+      expect(timers()).toBe(before);
+      release('done');
     });
 
     it('refuses transactional mode on a store without transactions, naming the option', () => {

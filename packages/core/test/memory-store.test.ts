@@ -16,7 +16,10 @@ describe('the conformance suite rejects broken stores', () => {
   };
 
   class SelectThenInsertStore extends InMemoryStore {
-    override async claim(key: Parameters<Store['claim']>[0], input: Parameters<Store['claim']>[1]): Promise<ClaimResult> {
+    override async claim(
+      key: Parameters<Store['claim']>[0],
+      input: Parameters<Store['claim']>[1],
+    ): Promise<ClaimResult> {
       const existing = await this.find(key, input);
       // The round trip between the SELECT and the INSERT, where a second delivery slips in.
       await new Promise((resolve) => setImmediate(resolve));
@@ -28,20 +31,31 @@ describe('the conformance suite rejects broken stores', () => {
   }
 
   class UnfencedStore extends InMemoryStore {
-    override async complete(key: Parameters<Store['complete']>[0], input: Parameters<Store['complete']>[1]): Promise<boolean> {
+    override async complete(
+      key: Parameters<Store['complete']>[0],
+      input: Parameters<Store['complete']>[1],
+    ): Promise<boolean> {
       const found = await this.find(key, input);
-      return found ? super.complete(key, { ...input, attempts: found.attempts, claimedAt: found.claimedAt }) : false;
+      return found
+        ? super.complete(key, { ...input, attempts: found.attempts, claimedAt: found.claimedAt })
+        : false;
     }
   }
 
   /** The store contract before claimedAt: complete and fail fenced by attempts only. */
   class AttemptsOnlyStore extends InMemoryStore {
-    override async complete(key: Parameters<Store['complete']>[0], input: Parameters<Store['complete']>[1]): Promise<boolean> {
+    override async complete(
+      key: Parameters<Store['complete']>[0],
+      input: Parameters<Store['complete']>[1],
+    ): Promise<boolean> {
       const { claimedAt: _ignored, ...attemptsOnly } = input;
       return super.complete(key, attemptsOnly);
     }
 
-    override async fail(key: Parameters<Store['fail']>[0], input: Parameters<Store['fail']>[1]): Promise<boolean> {
+    override async fail(
+      key: Parameters<Store['fail']>[0],
+      input: Parameters<Store['fail']>[1],
+    ): Promise<boolean> {
       const { claimedAt: _ignored, ...attemptsOnly } = input;
       return super.fail(key, attemptsOnly);
     }
@@ -49,18 +63,25 @@ describe('the conformance suite rejects broken stores', () => {
 
   /** Records no fingerprint on reclaim: a forged first delivery's would pin the key. */
   class KeepsFingerprintStore extends InMemoryStore {
-    override async reclaim(key: Parameters<Store['reclaim']>[0], input: Parameters<Store['reclaim']>[1]) {
+    override async reclaim(
+      key: Parameters<Store['reclaim']>[0],
+      input: Parameters<Store['reclaim']>[1],
+    ) {
       const { fingerprint: _ignored, ...withoutFingerprint } = input;
       return super.reclaim(key, withoutFingerprint);
     }
   }
 
   it('a SELECT-then-INSERT claim fails the parallel-claims case', async () => {
-    await expect(runCase(byName('parallel claims on one key'), { store: new SelectThenInsertStore() })).rejects.toThrow();
+    await expect(
+      runCase(byName('parallel claims on one key'), { store: new SelectThenInsertStore() }),
+    ).rejects.toThrow();
   });
 
   it('the same case passes on the real InMemoryStore', async () => {
-    await expect(runCase(byName('parallel claims on one key'), { store: new InMemoryStore() })).resolves.toBeUndefined();
+    await expect(
+      runCase(byName('parallel claims on one key'), { store: new InMemoryStore() }),
+    ).resolves.toBeUndefined();
   });
 
   it('a complete that ignores attempts fails the fencing case', async () => {
@@ -69,9 +90,15 @@ describe('the conformance suite rejects broken stores', () => {
 
   it('complete and fail fenced by attempts alone fail the purge-and-claim-anew case and the claimedAt cases', async () => {
     const reused = byName('after takeover, completion, purge and a new claim');
-    await expect(runCase(reused, { store: new AttemptsOnlyStore() })).rejects.toThrow(/Expected: false/);
-    await expect(runCase(byName('complete with the claimedAt'), { store: new AttemptsOnlyStore() })).rejects.toThrow();
-    await expect(runCase(byName('fail with the claimedAt'), { store: new AttemptsOnlyStore() })).rejects.toThrow();
+    await expect(runCase(reused, { store: new AttemptsOnlyStore() })).rejects.toThrow(
+      /Expected: false/,
+    );
+    await expect(
+      runCase(byName('complete with the claimedAt'), { store: new AttemptsOnlyStore() }),
+    ).rejects.toThrow();
+    await expect(
+      runCase(byName('fail with the claimedAt'), { store: new AttemptsOnlyStore() }),
+    ).rejects.toThrow();
     // The same cases pass on the real store: what fails above is the missing fence, not the case.
     await expect(runCase(reused, { store: new InMemoryStore() })).resolves.toBeUndefined();
   });
@@ -85,7 +112,11 @@ describe('the conformance suite rejects broken stores', () => {
 
 describe('InMemoryStore', () => {
   it('declares itself single-process, non-transactional, caller-clocked', () => {
-    expect(new InMemoryStore().capabilities).toEqual({ crossProcess: false, transactional: false, clock: 'caller' });
+    expect(new InMemoryStore().capabilities).toEqual({
+      crossProcess: false,
+      transactional: false,
+      clock: 'caller',
+    });
   });
 
   it('returns copies: mutating a returned receipt does not change the store', async () => {

@@ -79,14 +79,20 @@ describe('RequestKey', () => {
     expect(presentExternalId(0)).toBe(0);
     const object = { id: 1 };
     expect(presentExternalId(object)).toBe(object);
-    expect(invalid(() => new RequestKey('p', presentExternalId(object)!)).message).toContain('must be a string, number or bigint, got object');
-    expect(invalid(() => new RequestKey('p', presentExternalId(true)!)).code).toBe('ERR_IDEMPOTENCY_KEY_INVALID');
+    expect(invalid(() => new RequestKey('p', presentExternalId(object)!)).message).toContain(
+      'must be a string, number or bigint, got object',
+    );
+    expect(invalid(() => new RequestKey('p', presentExternalId(true)!)).code).toBe(
+      'ERR_IDEMPOTENCY_KEY_INVALID',
+    );
   });
 
   it('from() passes a RequestKey through and validates plain objects', () => {
     const key = new RequestKey('a', 'b');
     expect(RequestKey.from(key)).toBe(key);
     expect(RequestKey.from({ provider: 'a', externalId: 'b' })).toEqual(key);
-    expect(invalid(() => RequestKey.from({ provider: 'a', externalId: '' })).field).toBe('externalId');
+    expect(invalid(() => RequestKey.from({ provider: 'a', externalId: '' })).field).toBe(
+      'externalId',
+    );
   });
 });

@@ -33,12 +33,15 @@ interface Capture {
 const captures = new WeakMap<ServerResponse, Capture>();
 
 /** Statuses that carry no body, so no `Content-Length` is added for them (as Node does). */
-const bodiless = (status: number): boolean => status === 204 || status === 304 || (status >= 100 && status < 200);
+const bodiless = (status: number): boolean =>
+  status === 204 || status === 304 || (status >= 100 && status < 200);
 
 function bytes(chunk: unknown, encoding: unknown): Buffer {
   if (Buffer.isBuffer(chunk)) return chunk;
-  if (typeof chunk === 'string') return Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
-  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  if (typeof chunk === 'string')
+    return Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+  if (chunk instanceof Uint8Array)
+    return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   return Buffer.alloc(0);
 }
 
@@ -58,7 +61,11 @@ function flushBelow(res: ServerResponse, state: Capture, body: Buffer, callback:
   state.released = true;
   const { below, callbacks } = state;
   const end = below.end as EndWithBody;
-  if (!res.hasHeader('content-length') && !res.hasHeader('transfer-encoding') && !bodiless(res.statusCode)) {
+  if (
+    !res.hasHeader('content-length') &&
+    !res.hasHeader('transfer-encoding') &&
+    !bodiless(res.statusCode)
+  ) {
     res.setHeader('content-length', body.length);
   }
   below.writeHead.call(res, res.statusCode);
@@ -80,19 +87,32 @@ function discardAnswer(res: ServerResponse): void {
 
 /** True when middleware mounted after the guard wrapped one of the response's methods: its wrappers sit above the capture. */
 function layeredAbove(res: ServerResponse): boolean {
-  return res.end !== capturedEnd || res.write !== capturedWrite || res.writeHead !== capturedWriteHead;
+  return (
+    res.end !== capturedEnd || res.write !== capturedWrite || res.writeHead !== capturedWriteHead
+  );
 }
 
-function capturedWriteHead(this: ServerResponse, status: number, reason?: unknown, headers?: unknown): ServerResponse {
+// The replacements take their arguments as a rest tuple so that, once released, they forward the
+// call below with exactly the arguments it was made with: a wrapper below may read their count
+// (`end()` and `end(undefined, cb)` are not the same call to it).
+function capturedWriteHead(
+  this: ServerResponse,
+  ...args: [status: number, reason?: unknown, headers?: unknown]
+): ServerResponse {
   const state = captures.get(this)!;
   if (state.dropped) return this;
-  if (state.released) return state.below.writeHead.apply(this, arguments as never);
+  if (state.released) return state.below.writeHead.apply(this, args as never);
   state.headed = true;
-  if (typeof reason !== 'string') headers = reason;
-  else this.statusMessage = reason;
+  const [status, reason] = args;
+  const headers = typeof reason === 'string' ? args[2] : reason;
+  if (typeof reason === 'string') this.statusMessage = reason;
   this.statusCode = status;
-  if (Array.isArray(headers)) for (let i = 0; i + 1 < headers.length; i += 2) this.setHeader(String(headers[i]), headers[i + 1]);
-  else if (headers) for (const [name, value] of Object.entries(headers as OutgoingHttpHeaders)) if (value !== undefined) this.setHeader(name, value);
+  if (Array.isArray(headers))
+    for (let i = 0; i + 1 < headers.length; i += 2)
+      this.setHeader(String(headers[i]), headers[i + 1]);
+  else if (headers)
+    for (const [name, value] of Object.entries(headers as OutgoingHttpHeaders))
+      if (value !== undefined) this.setHeader(name, value);
   return this;
 }
 
@@ -107,10 +127,14 @@ function implicitHead(res: ServerResponse, state: Capture): void {
   res.writeHead(res.statusCode);
 }
 
-function capturedWrite(this: ServerResponse, chunk: unknown, encoding?: unknown, callback?: unknown): boolean {
+function capturedWrite(
+  this: ServerResponse,
+  ...args: [chunk: unknown, encoding?: unknown, callback?: unknown]
+): boolean {
   const state = captures.get(this)!;
+  const [chunk, encoding, callback] = args;
   if (state.dropped) return dropped(encoding, callback);
-  if (state.released) return state.below.write.apply(this, arguments as never);
+  if (state.released) return state.below.write.apply(this, args as never);
   if (!state.ended) {
     implicitHead(this, state);
     state.chunks.push(bytes(chunk, encoding));
@@ -120,13 +144,18 @@ function capturedWrite(this: ServerResponse, chunk: unknown, encoding?: unknown,
   return true;
 }
 
-function capturedEnd(this: ServerResponse, chunk?: unknown, encoding?: unknown, callback?: unknown): ServerResponse {
+function capturedEnd(
+  this: ServerResponse,
+  ...args: [chunk?: unknown, encoding?: unknown, callback?: unknown]
+): ServerResponse {
   const state = captures.get(this)!;
+  const [chunk, encoding] = args;
+  let callback = args[2];
   if (state.dropped) {
     dropped(chunk, encoding, callback);
     return this;
   }
-  if (state.released) return state.below.end.apply(this, arguments as never);
+  if (state.released) return state.below.end.apply(this, args as never);
   if (state.ended) return this;
   implicitHead(this, state);
   state.ended = true;
@@ -141,7 +170,8 @@ function capturedEnd(this: ServerResponse, chunk?: unknown, encoding?: unknown, 
         if (!replacement) return flushBelow(this, state, body, callback);
         discardAnswer(this);
         this.statusCode = replacement.status;
-        for (const [name, value] of Object.entries(replacement.headers)) this.setHeader(name, value);
+        for (const [name, value] of Object.entries(replacement.headers))
+          this.setHeader(name, value);
         flushBelow(this, state, replacement.body, callback);
       } catch (error) {
         // Node refused the head (a status outside 100–999, set without Express's check): nothing
@@ -197,7 +227,11 @@ function expire(res: ServerResponse, answer: HttpResponseRecord): void {
  * replace are kept and the answer is flushed through them. No prototype is touched: other
  * responses and other apps in the process never run this code.
  */
-export function captureResponse(res: ServerResponse, run: PendingRun, onError: (error: unknown) => void): void {
+export function captureResponse(
+  res: ServerResponse,
+  run: PendingRun,
+  onError: (error: unknown) => void,
+): void {
   captures.set(res, {
     run,
     onError,

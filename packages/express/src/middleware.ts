@@ -8,7 +8,14 @@ import type { ExpressIdempotencyOptions } from './types';
 
 function toHttpRequest(req: Request): HttpRequest<Request> {
   const rawBody = toRawBody(req.rawBody) ?? (Buffer.isBuffer(req.body) ? req.body : undefined);
-  return { method: req.method, url: req.originalUrl, headers: req.headers, rawBody, body: req.body, native: req };
+  return {
+    method: req.method,
+    url: req.originalUrl,
+    headers: req.headers,
+    rawBody,
+    body: req.body,
+    native: req,
+  };
 }
 
 /**
@@ -58,7 +65,12 @@ export function saveRawBody(req: IncomingMessage, _res: ServerResponse, buffer: 
  * app.use((err, req, res, next) => res.status(200).json({ error: { code: -32400 } }));
  */
 export function idempotencyErrors(): ErrorRequestHandler {
-  return function idempotencyError(error: unknown, _req: Request, res: Response, next: NextFunction): void {
+  return function idempotencyError(
+    error: unknown,
+    _req: Request,
+    res: Response,
+    next: NextFunction,
+  ): void {
     abortCapture(res, error).then(
       () => next(error),
       () => next(error),

@@ -24,7 +24,14 @@ const ANSWER_WITHIN_MS = 3_000;
 function post(server: Server, id: string, headers: Record<string, string> = {}): Promise<Wire> {
   const { port } = server.address() as AddressInfo;
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: '/hook', method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'x-event-id': id, ...headers } });
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      path: '/hook',
+      method: 'POST',
+      agent: false,
+      headers: { 'content-type': 'application/json', 'x-event-id': id, ...headers },
+    });
     const timer = setTimeout(() => {
       req.destroy();
       reject(new Error(`no complete answer for delivery ${id} within ${ANSWER_WITHIN_MS} ms`));
@@ -46,7 +53,10 @@ function post(server: Server, id: string, headers: Record<string, string> = {}):
 }
 
 /** A JSON answer far above compression's 1 KiB threshold. */
-const bigAnswer = (n: number) => ({ n, rows: Array.from({ length: 200 }, (_, i) => ({ i, text: 'compress me please' })) });
+const bigAnswer = (n: number) => ({
+  n,
+  rows: Array.from({ length: 200 }, (_, i) => ({ i, text: 'compress me please' })),
+});
 
 const key = (req: Request) => req.get('x-event-id');
 
@@ -57,7 +67,10 @@ type Snapshot = Record<string, { own: string[]; values: unknown[] }>;
 function snapshot(targets: Record<string, object>): Snapshot {
   const out: Snapshot = {};
   for (const [name, target] of Object.entries(targets)) {
-    out[name] = { own: Object.getOwnPropertyNames(target).sort(), values: METHODS.map((m) => (target as Record<string, unknown>)[m]) };
+    out[name] = {
+      own: Object.getOwnPropertyNames(target).sort(),
+      values: METHODS.map((m) => (target as Record<string, unknown>)[m]),
+    };
   }
   return out;
 }
@@ -86,7 +99,9 @@ for (const [name, framework] of [
         expect(again.headers['content-encoding']).toBe('gzip');
         expect(again.body.equals(first.body)).toBe(true);
         expect(calls).toBe(1);
-        expect(await store.find({ provider: 'p', externalId: 'z1' }, { now: Date.now() })).toMatchObject({ status: 'completed' });
+        expect(
+          await store.find({ provider: 'p', externalId: 'z1' }, { now: Date.now() }),
+        ).toMatchObject({ status: 'completed' });
       } finally {
         await close();
       }
@@ -152,7 +167,10 @@ for (const [name, framework] of [
       app.use((_req: Request, res: Response, next: NextFunction) => {
         const writeHead = res.writeHead;
         let fired = 0;
-        (res as { writeHead: unknown }).writeHead = function stamp(this: Response, ...args: unknown[]) {
+        (res as { writeHead: unknown }).writeHead = function stamp(
+          this: Response,
+          ...args: unknown[]
+        ) {
           if (fired++ === 0) this.setHeader('x-stamped', 'yes');
           return (writeHead as (...a: unknown[]) => Response).apply(this, args);
         };
@@ -177,12 +195,19 @@ for (const [name, framework] of [
       const seen: string[] = [];
       app.use((_req: Request, res: Response, next: NextFunction) => {
         const writeHead = res.writeHead;
-        (res as { writeHead: unknown }).writeHead = function outerWriteHead(this: Response, ...args: unknown[]) {
+        (res as { writeHead: unknown }).writeHead = function outerWriteHead(
+          this: Response,
+          ...args: unknown[]
+        ) {
           seen.push(`head ${String(args[0])}`);
           return (writeHead as (...a: unknown[]) => Response).apply(this, args);
         };
         const end = res.end;
-        (res as { end: unknown }).end = function outerEnd(this: Response, chunk: unknown, ...rest: unknown[]) {
+        (res as { end: unknown }).end = function outerEnd(
+          this: Response,
+          chunk: unknown,
+          ...rest: unknown[]
+        ) {
           seen.push(Buffer.isBuffer(chunk) ? chunk.toString() : String(chunk));
           return (end as (...a: unknown[]) => Response).call(this, chunk, ...rest);
         };
@@ -235,14 +260,21 @@ for (const [name, framework] of [
       app.use(compression());
       app.post('/hook', (_req, res) => void res.json(bigAnswer(1)));
       app.use(idempotencyErrors());
-      app.use((error: { code?: string }, _req: Request, res: Response, _next: NextFunction) => void res.status(500).json({ failed: error.code }));
+      app.use(
+        (error: { code?: string }, _req: Request, res: Response, _next: NextFunction) =>
+          void res.status(500).json({ failed: error.code }),
+      );
       const { server, close } = await listen(app);
       try {
         const first = await post(server, 'm1', { 'accept-encoding': 'gzip' });
         expect(first.status).toBe(500);
         expect(first.headers['content-encoding']).toBeUndefined();
-        expect(JSON.parse(first.body.toString())).toEqual({ failed: 'ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE' });
-        expect(await store.find({ provider: 'p', externalId: 'm1' }, { now: Date.now() })).toMatchObject({ status: 'failed' });
+        expect(JSON.parse(first.body.toString())).toEqual({
+          failed: 'ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE',
+        });
+        expect(
+          await store.find({ provider: 'p', externalId: 'm1' }, { now: Date.now() }),
+        ).toMatchObject({ status: 'failed' });
       } finally {
         await close();
       }
@@ -279,7 +311,7 @@ for (const [name, framework] of [
         expect((await post(b.server, 'u1')).status).toBe(200);
         expect(snapshot(targets)).toEqual(before);
         // Express's response defines none of them itself: an own property there is a patch.
-        for (const m of METHODS) expect(Object.prototype.hasOwnProperty.call(framework.response, m)).toBe(false);
+        for (const m of METHODS) expect(Object.hasOwn(framework.response, m)).toBe(false);
         expect(plainMethods).toEqual([true]);
       } finally {
         await a.close();
@@ -311,6 +343,42 @@ describe('write and end callbacks', () => {
   });
 });
 
+describe('a released capture', () => {
+  it('forwards each call to the layer below with exactly the arguments it was made with', async () => {
+    const calls: string[] = [];
+    const app = express5();
+    app.use((_req: Request, res: Response, next: NextFunction) => {
+      const methods = res as unknown as Record<string, (...args: unknown[]) => unknown>;
+      for (const m of METHODS) {
+        const below = methods[m]!;
+        methods[m] = function recording(this: Response, ...args: unknown[]) {
+          calls.push(`${m}/${args.length}`);
+          return below.apply(this, args);
+        };
+      }
+      next();
+    });
+    app.use(idempotent({ store: new InMemoryStore(), provider: 'p', key, fingerprint: false }));
+    app.post('/hook', (_req, _res, next) => next(new Error('handler failed')));
+    app.use(idempotencyErrors());
+    app.use((_error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+      res.writeHead(500, 'Broken', { 'content-type': 'text/plain' });
+      res.write('a');
+      res.write('b', 'utf8', () => undefined);
+      res.end();
+    });
+    const { server, close } = await listen(app);
+    try {
+      const first = await post(server, 'f1');
+      expect(first.status).toBe(500);
+      expect(first.body.toString()).toBe('ab');
+      expect(calls).toEqual(['writeHead/3', 'write/1', 'write/3', 'end/0']);
+    } finally {
+      await close();
+    }
+  });
+});
+
 describe('an answer Node refuses at the flush', () => {
   it('a status outside 100–999 set on res.statusCode goes to the error handling instead of leaving the caller without an answer', async () => {
     const store = new InMemoryStore();
@@ -320,13 +388,18 @@ describe('an answer Node refuses at the flush', () => {
       res.statusCode = 1000;
       res.end('odd');
     });
-    app.use((error: { code?: string }, _req: Request, res: Response, _next: NextFunction) => void res.status(500).send(String(error.code)));
+    app.use(
+      (error: { code?: string }, _req: Request, res: Response, _next: NextFunction) =>
+        void res.status(500).send(String(error.code)),
+    );
     const { server, close } = await listen(app as unknown as express5.Application);
     try {
       const first = await post(server, 'x1');
       expect(first.status).toBe(500);
       expect(first.body.toString()).toBe('ERR_HTTP_INVALID_STATUS_CODE');
-      expect(await store.find({ provider: 'p', externalId: 'x1' }, { now: Date.now() })).toMatchObject({ status: 'failed' });
+      expect(
+        await store.find({ provider: 'p', externalId: 'x1' }, { now: Date.now() }),
+      ).toMatchObject({ status: 'failed' });
     } finally {
       await close();
     }

@@ -17,16 +17,31 @@ describe('express adapter specifics', () => {
     app.use(express.raw({ type: '*/*' }));
     app.use(idempotent({ store: new InMemoryStore(), provider: 'p', key }));
     app.post('/a', (_req, res) => void res.json({ route: 'a', n: ++calls }));
-    app.post('/b', (req, res) => void res.type('text/plain').send(`${(req.body as Buffer).length}:${++calls}`));
+    app.post(
+      '/b',
+      (req, res) => void res.type('text/plain').send(`${(req.body as Buffer).length}:${++calls}`),
+    );
     const { server, close } = await listen(app);
     try {
       const a1 = await request(server).post('/a').set('x-event-id', '1').send('x');
       const a2 = await request(server).post('/a').set('x-event-id', '1').send('x');
       expect(a2.headers['idempotent-replayed']).toBe('true');
       expect(a2.body).toEqual(a1.body);
-      const b = await request(server).post('/b').set('x-event-id', '2').set('content-type', 'text/plain').send('hello');
+      const b = await request(server)
+        .post('/b')
+        .set('x-event-id', '2')
+        .set('content-type', 'text/plain')
+        .send('hello');
       expect(b.text).toBe('5:2');
-      expect((await request(server).post('/b').set('x-event-id', '2').set('content-type', 'text/plain').send('HELLO')).status).toBe(422);
+      expect(
+        (
+          await request(server)
+            .post('/b')
+            .set('x-event-id', '2')
+            .set('content-type', 'text/plain')
+            .send('HELLO')
+        ).status,
+      ).toBe(422);
       // Reads pass through unguarded: no key needed, never answered from a receipt.
       await request(server).get('/missing').expect(404);
       await request(server).head('/missing').expect(404);
@@ -36,14 +51,31 @@ describe('express adapter specifics', () => {
   });
 
   it('passes its own errors to next(err) and never sends a 500 itself', async () => {
-    const preset: ProviderPreset = { provider: 'signed', key: () => '1', needsRawBody: true, retentionDays: 1 };
+    const preset: ProviderPreset = {
+      provider: 'signed',
+      key: () => '1',
+      needsRawBody: true,
+      retentionDays: 1,
+    };
     const app = express();
-    app.post('/hook', express.json(), idempotent({ store: new InMemoryStore(), preset }), (_req, res) => void res.send('ran'));
+    app.post(
+      '/hook',
+      express.json(),
+      idempotent({ store: new InMemoryStore(), preset }),
+      (_req, res) => void res.send('ran'),
+    );
     const seen: unknown[] = [];
-    app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-      seen.push(error);
-      res.status(599).json({ handledBy: 'app' });
-    });
+    app.use(
+      (
+        error: unknown,
+        _req: express.Request,
+        res: express.Response,
+        _next: express.NextFunction,
+      ) => {
+        seen.push(error);
+        res.status(599).json({ handledBy: 'app' });
+      },
+    );
     const { server, close } = await listen(app);
     try {
       const res = await request(server).post('/hook').send({ a: 1 });
@@ -56,10 +88,14 @@ describe('express adapter specifics', () => {
 
   it('captures writeHead with headers, and replays them', async () => {
     const app = express();
-    app.post('/hook', idempotent({ store: new InMemoryStore(), provider: 'p', key, fingerprint: false }), (_req, res) => {
-      res.writeHead(202, { 'content-type': 'text/plain', 'x-kind': 'raw' });
-      res.end('accepted');
-    });
+    app.post(
+      '/hook',
+      idempotent({ store: new InMemoryStore(), provider: 'p', key, fingerprint: false }),
+      (_req, res) => {
+        res.writeHead(202, { 'content-type': 'text/plain', 'x-kind': 'raw' });
+        res.end('accepted');
+      },
+    );
     const { server, close } = await listen(app);
     try {
       const first = await request(server).post('/hook').set('x-event-id', '9');
@@ -87,15 +123,22 @@ describe('idempotencyErrors()', () => {
     const store = new InMemoryStore();
     const app = express();
     let calls = 0;
-    app.post('/hook', express.json(), idempotent({ store, provider: 'p', key }), (_req, _res, next) => {
-      calls++;
-      if (calls === 1) return next(new Error('ledger is locked'));
-      _res.json({ ok: true, calls });
-    });
+    app.post(
+      '/hook',
+      express.json(),
+      idempotent({ store, provider: 'p', key }),
+      (_req, _res, next) => {
+        calls++;
+        if (calls === 1) return next(new Error('ledger is locked'));
+        _res.json({ ok: true, calls });
+      },
+    );
     if (errorMiddleware) app.use(idempotencyErrors());
-    app.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-      res.status(errorStatus).json({ error: error.message });
-    });
+    app.use(
+      (error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+        res.status(errorStatus).json({ error: error.message });
+      },
+    );
     return { ...(await listen(app)), store, calls: () => calls };
   }
 
@@ -106,7 +149,11 @@ describe('idempotencyErrors()', () => {
       expect(first.status).toBe(200);
       expect(first.body).toEqual({ error: 'ledger is locked' });
       const receipt = await store.find({ provider: 'p', externalId: 'e1' }, { now: Date.now() });
-      expect(receipt).toMatchObject({ status: 'failed', error: 'Error: ledger is locked', response: null });
+      expect(receipt).toMatchObject({
+        status: 'failed',
+        error: 'Error: ledger is locked',
+        response: null,
+      });
       const retry = await request(server).post('/hook').set('x-event-id', 'e1').send({ a: 1 });
       expect(retry.headers['idempotent-replayed']).toBeUndefined();
       expect(retry.body).toEqual({ ok: true, calls: 2 });
@@ -119,7 +166,9 @@ describe('idempotencyErrors()', () => {
     const { server, close, store } = await appWith(false, 200);
     try {
       await request(server).post('/hook').set('x-event-id', 'e2').send({ a: 1 }).expect(200);
-      expect((await store.find({ provider: 'p', externalId: 'e2' }, { now: Date.now() }))?.status).toBe('completed');
+      expect(
+        (await store.find({ provider: 'p', externalId: 'e2' }, { now: Date.now() }))?.status,
+      ).toBe('completed');
     } finally {
       await close();
     }
@@ -129,13 +178,18 @@ describe('idempotencyErrors()', () => {
     const { server, close, store } = await appWith(true, 500);
     try {
       await request(server).post('/hook').set('x-event-id', 'e3').send({ a: 1 }).expect(500);
-      expect((await store.find({ provider: 'p', externalId: 'e3' }, { now: Date.now() }))?.error).toBe('Error: ledger is locked');
+      expect(
+        (await store.find({ provider: 'p', externalId: 'e3' }, { now: Date.now() }))?.error,
+      ).toBe('Error: ledger is locked');
       const app = express();
       app.get('/boom', () => {
         throw new Error('unguarded');
       });
       app.use(idempotencyErrors());
-      app.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => void res.status(418).send(error.message));
+      app.use(
+        (error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) =>
+          void res.status(418).send(error.message),
+      );
       const other = await listen(app);
       try {
         await request(other.server).get('/boom').expect(418, 'unguarded');
@@ -167,7 +221,9 @@ describe('response capture across apps and other patches', () => {
       expect(retry.headers['idempotent-replayed']).toBe('true');
       expect(retry.body).toEqual({ n: 1 });
       expect(calls).toBe(1);
-      expect(await store.find({ provider: 'p', externalId: 's1' }, { now: Date.now() })).toMatchObject({ status: 'completed' });
+      expect(
+        await store.find({ provider: 'p', externalId: 's1' }, { now: Date.now() }),
+      ).toMatchObject({ status: 'completed' });
     } finally {
       await close();
     }
@@ -185,7 +241,12 @@ describe('response capture across apps and other patches', () => {
       };
       next();
     });
-    app.post('/hook', express.json(), idempotent({ store, provider: 'p', key }), (_req, res) => void res.json({ ok: 1 }));
+    app.post(
+      '/hook',
+      express.json(),
+      idempotent({ store, provider: 'p', key }),
+      (_req, res) => void res.json({ ok: 1 }),
+    );
     const { server, close } = await listen(app);
     try {
       await request(server).post('/hook').set('x-event-id', 'o1').send({}).expect(200, { ok: 1 });

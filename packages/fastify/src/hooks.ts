@@ -1,6 +1,16 @@
 /** @module The route hooks the plugin adds: preHandler (begin), onError and onSend (finish or abort). */
-import type { HttpRequest, HttpResponseRecord, RequestIdempotency } from '@webhook-idempotency/core';
-import { collectBody, type Engine, needsCollecting, type PendingRun, toRawBody } from '@webhook-idempotency/core/adapter';
+import type {
+  HttpRequest,
+  HttpResponseRecord,
+  RequestIdempotency,
+} from '@webhook-idempotency/core';
+import {
+  collectBody,
+  type Engine,
+  needsCollecting,
+  type PendingRun,
+  toRawBody,
+} from '@webhook-idempotency/core/adapter';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /** Per-request state, on a Symbol decorated with `decorateRequest`. */
@@ -12,8 +22,16 @@ interface State {
 type WithState = FastifyRequest & { [kState]: State | null };
 
 function toHttpRequest(request: FastifyRequest): HttpRequest<FastifyRequest> {
-  const rawBody = toRawBody(request.rawBody) ?? (Buffer.isBuffer(request.body) ? request.body : undefined);
-  return { method: request.method, url: request.url, headers: request.headers, rawBody, body: request.body, native: request };
+  const rawBody =
+    toRawBody(request.rawBody) ?? (Buffer.isBuffer(request.body) ? request.body : undefined);
+  return {
+    method: request.method,
+    url: request.url,
+    headers: request.headers,
+    rawBody,
+    body: request.body,
+    native: request,
+  };
 }
 
 function apply(reply: FastifyReply, record: HttpResponseRecord): Buffer {
@@ -28,7 +46,11 @@ function apply(reply: FastifyReply, record: HttpResponseRecord): Buffer {
  * the claimed run's async context (see `PendingRun.enter`).
  */
 export function beginWith(engine: Engine<FastifyRequest>) {
-  return function idempotencyPreHandler(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+  return function idempotencyPreHandler(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    done: (error?: Error) => void,
+  ): void {
     engine.begin(toHttpRequest(request)).then(
       (decision) => {
         if (decision.action === 'pass') return done();
@@ -42,7 +64,12 @@ export function beginWith(engine: Engine<FastifyRequest>) {
 }
 
 /** Keeps the run on the request and wires the ways it can end outside onSend. */
-function guard(request: FastifyRequest, reply: FastifyReply, idempotency: RequestIdempotency, run: PendingRun): void {
+function guard(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  idempotency: RequestIdempotency,
+  run: PendingRun,
+): void {
   request.idempotency = idempotency;
   (request as WithState)[kState] = { run };
   // The guard gave up on the run (transactional deadline): answer now; a later reply.send of the
@@ -63,20 +90,31 @@ function guard(request: FastifyRequest, reply: FastifyReply, idempotency: Reques
     if (!state || !reply.sent) return;
     (request as WithState)[kState] = null;
     const raw = reply.raw;
-    void state.run.answeredAround(raw.writableFinished ? raw.statusCode : undefined, 'reply.hijack() or reply.raw');
+    void state.run.answeredAround(
+      raw.writableFinished ? raw.statusCode : undefined,
+      'reply.hijack() or reply.raw',
+    );
   };
   reply.raw.once('finish', around);
   reply.raw.once('close', around);
 }
 
 /** onError: keeps the handler's error so onSend marks the receipt failed with its text. */
-export async function idempotencyOnError(request: FastifyRequest, _reply: FastifyReply, error: unknown): Promise<void> {
+export async function idempotencyOnError(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  error: unknown,
+): Promise<void> {
   const state = (request as WithState)[kState];
   if (state) state.error = error;
 }
 
 /** onSend: the payload is serialised; record it, and send it (or the engine's replacement) only after that. */
-export async function idempotencyOnSend(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+export async function idempotencyOnSend(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): Promise<unknown> {
   const state = (request as WithState)[kState];
   if (!state) return payload;
   (request as WithState)[kState] = null;
@@ -91,7 +129,11 @@ export async function idempotencyOnSend(request: FastifyRequest, reply: FastifyR
     await state.run.abort(error);
     throw error;
   }
-  const replacement = await state.run.finish({ status: reply.statusCode, headers: reply.getHeaders(), body });
+  const replacement = await state.run.finish({
+    status: reply.statusCode,
+    headers: reply.getHeaders(),
+    body,
+  });
   if (!replacement) return needsCollecting(payload) ? body : payload;
   for (const name of Object.keys(reply.getHeaders())) reply.removeHeader(name);
   return apply(reply, replacement);

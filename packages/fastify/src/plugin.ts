@@ -6,20 +6,29 @@ import fp from 'fastify-plugin';
 import { beginWith, idempotencyOnError, idempotencyOnSend, kState } from './hooks';
 import type { FastifyIdempotencyOptions } from './types';
 
-const list = <T>(hook: T | T[] | undefined): T[] => (hook === undefined ? [] : Array.isArray(hook) ? hook : [hook]);
+const list = <T>(hook: T | T[] | undefined): T[] =>
+  hook === undefined ? [] : Array.isArray(hook) ? hook : [hook];
 
-async function idempotencyPlugin(fastify: FastifyInstance, options: FastifyIdempotencyOptions): Promise<void> {
+async function idempotencyPlugin(
+  fastify: FastifyInstance,
+  options: FastifyIdempotencyOptions,
+): Promise<void> {
   const { global = true, ...base } = options;
   if (typeof global !== 'boolean') throw new ConfigError('global', 'must be a boolean');
   // Options are resolved here, at registration, or per route in onRoute: never per request.
   let shared: Engine<FastifyRequest> | undefined = global ? createEngine(base) : undefined;
+  const sharedEngine = (): Engine<FastifyRequest> => {
+    shared ??= createEngine(base);
+    return shared;
+  };
   if (!fastify.hasRequestDecorator(kState)) fastify.decorateRequest(kState, null);
-  if (!fastify.hasRequestDecorator('idempotency')) fastify.decorateRequest('idempotency', undefined);
+  if (!fastify.hasRequestDecorator('idempotency'))
+    fastify.decorateRequest('idempotency', undefined);
 
   fastify.addHook('onRoute', function idempotencyOnRoute(route: RouteOptions) {
     const own = route.config?.idempotency;
     if (own === false || (own === undefined && !global)) return;
-    const engine = typeof own === 'object' ? createEngine(mergeOptions(base, own)) : (shared ??= createEngine(base));
+    const engine = typeof own === 'object' ? createEngine(mergeOptions(base, own)) : sharedEngine();
     route.preHandler = [...list(route.preHandler), beginWith(engine)] as RouteOptions['preHandler'];
     route.onError = [...list(route.onError), idempotencyOnError] as RouteOptions['onError'];
     route.onSend = [...list(route.onSend), idempotencyOnSend] as RouteOptions['onSend'];
@@ -39,7 +48,10 @@ async function idempotencyPlugin(fastify: FastifyInstance, options: FastifyIdemp
  * });
  * @see docs/adapters/fastify.md
  */
-export const fastifyIdempotency = fp(idempotencyPlugin, { fastify: '4.x || 5.x', name: '@webhook-idempotency/fastify' });
+export const fastifyIdempotency = fp(idempotencyPlugin, {
+  fastify: '4.x || 5.x',
+  name: '@webhook-idempotency/fastify',
+});
 
 /** The plugin as the default export, as `@fastify/*` plugins do: `import fastifyIdempotency from '@webhook-idempotency/fastify'`. */
 export default fastifyIdempotency;

@@ -6,9 +6,16 @@ import type { FastifyRequest } from 'fastify';
  * signatures and fingerprints. Add it inside the webhook routes' encapsulated context only:
  * `hooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser)`.
  */
-export function rawBodyJsonParser(request: FastifyRequest, body: string | Buffer, done: (error: Error | null, value?: unknown) => void): void {
+export function rawBodyJsonParser(
+  request: FastifyRequest,
+  body: string | Buffer,
+  done: (error: Error | null, value?: unknown) => void,
+): void {
   request.rawBody = body;
-  if (body.length === 0) return done(null, undefined);
+  if (body.length === 0) {
+    done(null, undefined);
+    return;
+  }
   try {
     done(null, JSON.parse(body.toString()));
   } catch (error) {

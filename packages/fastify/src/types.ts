@@ -3,7 +3,8 @@ import type { IdempotencyOptions, RequestIdempotency } from '@webhook-idempotenc
 import type { FastifyRequest } from 'fastify';
 
 /** Options of the plugin: the one options shape of every adapter, with Fastify's `request` in the callbacks. */
-export interface FastifyIdempotencyOptions<Tx = unknown> extends IdempotencyOptions<FastifyRequest, Tx> {
+export interface FastifyIdempotencyOptions<Tx = unknown>
+  extends IdempotencyOptions<FastifyRequest, Tx> {
   /**
    * `true`: guard every route of the encapsulation context the plugin is registered in (a route
    * opts out with `config: { idempotency: false }`). `false`: guard only routes that opt in with

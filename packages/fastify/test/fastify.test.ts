@@ -26,7 +26,10 @@ describe('fastify plugin specifics', () => {
       for (const path of ['/guarded', '/opted-out', '/outside']) {
         await request(server).post(path).set('x-event-id', '1').send({});
         const again = await request(server).post(path).set('x-event-id', '1').send({});
-        expect([path, again.headers['idempotent-replayed']]).toEqual([path, path === '/guarded' ? 'true' : undefined]);
+        expect([path, again.headers['idempotent-replayed']]).toEqual([
+          path,
+          path === '/guarded' ? 'true' : undefined,
+        ]);
       }
       expect(calls).toBe(5);
     } finally {
@@ -41,7 +44,11 @@ describe('fastify plugin specifics', () => {
       await hooks.register(fastifyIdempotency, { global: false, store, provider: 'p', key });
       hooks.post('/plain', async () => 'plain');
       hooks.post('/in', { config: { idempotency: true } }, async () => 'in');
-      hooks.post('/other', { config: { idempotency: { provider: 'other', replayedHeader: 'X-Replay' } } }, async () => 'other');
+      hooks.post(
+        '/other',
+        { config: { idempotency: { provider: 'other', replayedHeader: 'X-Replay' } } },
+        async () => 'other',
+      );
     });
     const { server, close } = await listen(app);
     try {
@@ -52,7 +59,12 @@ describe('fastify plugin specifics', () => {
       expect((await send('/in')).headers['idempotent-replayed']).toBe('true');
       await send('/other');
       expect((await send('/other')).headers['x-replay']).toBe('true');
-      expect(store.list().map((r) => r.provider).sort()).toEqual(['other', 'p']);
+      expect(
+        store
+          .list()
+          .map((r) => r.provider)
+          .sort(),
+      ).toEqual(['other', 'p']);
     } finally {
       await close();
     }
@@ -60,7 +72,16 @@ describe('fastify plugin specifics', () => {
 
   it('invalid options fail the registration with a ConfigError naming the option', async () => {
     const app = fastify();
-    await expect(app.register(fastifyIdempotency, { store: new InMemoryStore(), provider: 'p', key, maxResponseBytes: -5 }).ready()).rejects.toMatchObject({
+    await expect(
+      app
+        .register(fastifyIdempotency, {
+          store: new InMemoryStore(),
+          provider: 'p',
+          key,
+          maxResponseBytes: -5,
+        })
+        .ready(),
+    ).rejects.toMatchObject({
       option: 'maxResponseBytes',
     });
   });
@@ -69,15 +90,40 @@ describe('fastify plugin specifics', () => {
     const app = fastify();
     await app.register(async (hooks) => {
       hooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
-      await hooks.register(fastifyIdempotency, { store: new InMemoryStore(), provider: 'p', key, verify: (_req, raw) => raw?.toString() === '{"a" : 1}' });
+      await hooks.register(fastifyIdempotency, {
+        store: new InMemoryStore(),
+        provider: 'p',
+        key,
+        verify: (_req, raw) => raw?.toString() === '{"a" : 1}',
+      });
       hooks.post('/hook', async (req) => ({ body: req.body }));
     });
     const { server, close } = await listen(app);
     try {
-      const ok = await request(server).post('/hook').set('content-type', 'application/json').set('x-event-id', '1').send('{"a" : 1}');
+      const ok = await request(server)
+        .post('/hook')
+        .set('content-type', 'application/json')
+        .set('x-event-id', '1')
+        .send('{"a" : 1}');
       expect(ok.body).toEqual({ body: { a: 1 } });
-      expect((await request(server).post('/hook').set('content-type', 'application/json').set('x-event-id', '2').send('{"a":1}')).status).toBe(401);
-      expect((await request(server).post('/hook').set('content-type', 'application/json').set('x-event-id', '3').send('{nope')).status).toBe(400);
+      expect(
+        (
+          await request(server)
+            .post('/hook')
+            .set('content-type', 'application/json')
+            .set('x-event-id', '2')
+            .send('{"a":1}')
+        ).status,
+      ).toBe(401);
+      expect(
+        (
+          await request(server)
+            .post('/hook')
+            .set('content-type', 'application/json')
+            .set('x-event-id', '3')
+            .send('{nope')
+        ).status,
+      ).toBe(400);
     } finally {
       await close();
     }
@@ -85,7 +131,15 @@ describe('fastify plugin specifics', () => {
 
   it('exports the plugin as fastifyIdempotency and as the default export, under its fastify-plugin name', () => {
     expect(fastifyIdempotencyDefault).toBe(fastifyIdempotency);
-    expect(Object.keys(entry).sort()).toEqual(['default', 'fastifyIdempotency', 'rawBodyJsonParser']);
-    expect((fastifyIdempotency as unknown as Record<symbol, unknown>)[Symbol.for('fastify.display-name')]).toBe('@webhook-idempotency/fastify');
+    expect(Object.keys(entry).sort()).toEqual([
+      'default',
+      'fastifyIdempotency',
+      'rawBodyJsonParser',
+    ]);
+    expect(
+      (fastifyIdempotency as unknown as Record<symbol, unknown>)[
+        Symbol.for('fastify.display-name')
+      ],
+    ).toBe('@webhook-idempotency/fastify');
   });
 });

@@ -23,7 +23,8 @@ function isStreamBody(body: object): body is Readable | Blob | ReadableStream | 
 export async function responseBytes(ctx: Context): Promise<Buffer> {
   const { body } = ctx;
   if (body === null || body === undefined) {
-    if (EMPTY_STATUS.has(ctx.status) || ctx.status < 200 || ctx.status > 299) return Buffer.alloc(0);
+    if (EMPTY_STATUS.has(ctx.status) || ctx.status < 200 || ctx.status > 299)
+      return Buffer.alloc(0);
     // Koa answers a 2xx without a body with its status text: make that the body, keeping the status.
     const { status } = ctx;
     ctx.body = ctx.message || String(status);

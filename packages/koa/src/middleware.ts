@@ -9,7 +9,14 @@ function toHttpRequest(ctx: Context): HttpRequest<Context> {
   // rawBodyParser() keeps a Buffer on ctx.request.rawBody, koa-bodyparser the text it parsed.
   const { rawBody: kept, body } = ctx.request as { rawBody?: unknown; body?: unknown };
   const rawBody = toRawBody(kept) ?? (Buffer.isBuffer(body) ? body : undefined);
-  return { method: ctx.method, url: ctx.originalUrl, headers: ctx.headers, rawBody, body, native: ctx };
+  return {
+    method: ctx.method,
+    url: ctx.originalUrl,
+    headers: ctx.headers,
+    rawBody,
+    body,
+    native: ctx,
+  };
 }
 
 /**
@@ -55,7 +62,11 @@ export function idempotent<Tx = unknown>(options: KoaIdempotencyOptions<Tx>): Mi
       await run.abort(error);
       throw error;
     }
-    const replacement = await run.finish({ status: ctx.status, headers: ctx.response.headers, body });
+    const replacement = await run.finish({
+      status: ctx.status,
+      headers: ctx.response.headers,
+      body,
+    });
     if (expired) return;
     if (replacement) sendRecord(ctx, replacement, true);
   };

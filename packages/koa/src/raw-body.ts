@@ -61,7 +61,8 @@ export function rawBodyParser(options: RawBodyParserOptions = {}): Middleware {
   const tooLarge = `Request body larger than the limit of ${limit} bytes`;
   return async function rawBody(ctx: Context, next: Next): Promise<void> {
     const request = ctx.request as BodyRequest;
-    if (request.rawBody !== undefined || request.body !== undefined || ctx.req.readableEnded) return next();
+    if (request.rawBody !== undefined || request.body !== undefined || ctx.req.readableEnded)
+      return next();
     const encoding = ctx.get('content-encoding').toLowerCase();
     if (encoding !== '' && encoding !== 'identity')
       ctx.throw(415, `Unsupported Content-Encoding "${encoding}": send the body uncompressed`);
@@ -75,7 +76,9 @@ export function rawBodyParser(options: RawBodyParserOptions = {}): Middleware {
     if (bytes === TOO_LARGE) ctx.throw(413, tooLarge);
     request.rawBody = bytes;
     if (bytes.length > 0)
-      request.body = ctx.request.is('application/json', 'application/*+json') ? parseJson(ctx, bytes) : bytes;
+      request.body = ctx.request.is('application/json', 'application/*+json')
+        ? parseJson(ctx, bytes)
+        : bytes;
     return next();
   };
 }

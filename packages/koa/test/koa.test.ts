@@ -27,23 +27,46 @@ describe('koa adapter specifics', () => {
   }
 
   it.each<[string, (ctx: Context) => void, string]>([
-    ['a web ReadableStream', (ctx) => void (ctx.body = new Blob(['web ', 'stream']).stream()), 'web stream'],
-    ['a Blob', (ctx) => void ((ctx.type = 'text/plain'), (ctx.body = new Blob(['blob body']))), 'blob body'],
-    ['a 2xx with no body (Koa sends the status text)', (ctx) => void (ctx.status = 202), 'Accepted'],
+    [
+      'a web ReadableStream',
+      (ctx) => {
+        ctx.body = new Blob(['web ', 'stream']).stream();
+      },
+      'web stream',
+    ],
+    [
+      'a Blob',
+      (ctx) => {
+        ctx.type = 'text/plain';
+        ctx.body = new Blob(['blob body']);
+      },
+      'blob body',
+    ],
+    [
+      'a 2xx with no body (Koa sends the status text)',
+      (ctx) => {
+        ctx.status = 202;
+      },
+      'Accepted',
+    ],
   ])('guards every route after app.use and captures %s', async (_name, answer, text) => {
     const { post, close, calls } = await app(answer);
     try {
-      const first = await post().buffer(true).parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+      const first = await post()
+        .buffer(true)
+        .parse((res, done) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => done(null, Buffer.concat(chunks)));
+        });
       expect((first.body as Buffer).toString()).toBe(text);
-      const again = await post().buffer(true).parse((res, done) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => done(null, Buffer.concat(chunks)));
-      });
+      const again = await post()
+        .buffer(true)
+        .parse((res, done) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => done(null, Buffer.concat(chunks)));
+        });
       expect(again.status).toBe(first.status);
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect((again.body as Buffer).toString()).toBe(text);

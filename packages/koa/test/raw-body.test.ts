@@ -12,10 +12,15 @@ import { idempotent, rawBodyParser, type RawBodyParserOptions } from '../src';
 import { listen } from './helpers/apps';
 
 const SECRET = 'koa raw body secret';
-const sign = (bytes: Buffer) => `sha256=${createHmac('sha256', SECRET).update(bytes).digest('hex')}`;
+const sign = (bytes: Buffer) =>
+  `sha256=${createHmac('sha256', SECRET).update(bytes).digest('hex')}`;
 const asIs = (body: unknown) => body as string;
 /** Unusual spacing and a byte that is not UTF-8 (0xff inside a string): only the bytes as sent verify. */
-const BYTES = Buffer.concat([Buffer.from('{"action":  "opened", "note": "'), Buffer.from([0xff]), Buffer.from('"}')]);
+const BYTES = Buffer.concat([
+  Buffer.from('{"action":  "opened", "note": "'),
+  Buffer.from([0xff]),
+  Buffer.from('"}'),
+]);
 
 describe.each<[string, typeof Koa3]>([
   ['koa 3', Koa3],
@@ -75,7 +80,10 @@ describe.each<[string, typeof Koa3]>([
     const reserialised = Buffer.from(JSON.stringify(JSON.parse(BYTES.toString('utf8'))));
     const asText = Buffer.from(BYTES.toString('utf8'), 'utf8');
     for (const [i, other] of [reserialised, asText].entries()) {
-      const res = await post(BYTES, { 'x-github-delivery': `d-${i}`, 'x-hub-signature-256': sign(other) });
+      const res = await post(BYTES, {
+        'x-github-delivery': `d-${i}`,
+        'x-hub-signature-256': sign(other),
+      });
       expect(res.status).toBe(401);
     }
     expect(seen).toHaveLength(0);
@@ -86,11 +94,16 @@ describe.each<[string, typeof Koa3]>([
     const at = Buffer.from(JSON.stringify({ action: 'x'.repeat(64 - 13) }));
     expect(at.length).toBe(64);
     const over = Buffer.concat([at.subarray(0, 63), Buffer.from(' }')]);
-    const refused = await post(over, { 'x-github-delivery': 'big', 'x-hub-signature-256': sign(over) });
+    const refused = await post(over, {
+      'x-github-delivery': 'big',
+      'x-hub-signature-256': sign(over),
+    });
     expect(refused.status).toBe(413);
     expect(refused.text).toBe('Request body larger than the limit of 64 bytes');
     expect(store.list()).toEqual([]);
-    expect((await post(at, { 'x-github-delivery': 'fits', 'x-hub-signature-256': sign(at) })).status).toBe(200);
+    expect(
+      (await post(at, { 'x-github-delivery': 'fits', 'x-hub-signature-256': sign(at) })).status,
+    ).toBe(200);
     expect(seen).toHaveLength(1);
   });
 
@@ -99,7 +112,13 @@ describe.each<[string, typeof Koa3]>([
     const { port } = server.address() as AddressInfo;
     const status = await new Promise<number>((resolve, reject) => {
       const req = httpRequest(
-        { port, host: '127.0.0.1', method: 'POST', path: '/hook', headers: { 'content-type': 'application/json' } },
+        {
+          port,
+          host: '127.0.0.1',
+          method: 'POST',
+          path: '/hook',
+          headers: { 'content-type': 'application/json' },
+        },
         (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
@@ -111,7 +130,10 @@ describe.each<[string, typeof Koa3]>([
     });
     expect(status).toBe(413);
     expect(seen).toHaveLength(0);
-    const ok = await request(server).post('/hook').set('content-type', 'application/json').send('{"action":"after"}');
+    const ok = await request(server)
+      .post('/hook')
+      .set('content-type', 'application/json')
+      .send('{"action":"after"}');
     expect(ok.body).toEqual({ action: 'after', bytes: 18 });
   });
 
@@ -127,8 +149,14 @@ describe.each<[string, typeof Koa3]>([
 
   it('parses application/*+json, keeps any other body as the Buffer, and leaves an empty body undefined', async () => {
     const { server, seen } = await start(undefined, false);
-    await request(server).post('/hook').set('content-type', 'application/cloudevents+json').send('{"action":"ce"}');
-    await request(server).post('/hook').set('content-type', 'application/x-www-form-urlencoded').send('a=1&b=2');
+    await request(server)
+      .post('/hook')
+      .set('content-type', 'application/cloudevents+json')
+      .send('{"action":"ce"}');
+    await request(server)
+      .post('/hook')
+      .set('content-type', 'application/x-www-form-urlencoded')
+      .send('a=1&b=2');
     await request(server).post('/hook').set('content-type', 'application/json').send('');
     expect(seen[0]!.body).toEqual({ action: 'ce' });
     expect(Buffer.isBuffer(seen[1]!.body) && (seen[1]!.body as Buffer).toString()).toBe('a=1&b=2');
@@ -153,16 +181,22 @@ describe.each<[string, typeof Koa3]>([
     app.use(router.routes());
     const running = await listen(app);
     closers.push(running.close);
-    const res = await request(running.server).post('/hook').set('content-type', 'application/json').send('{"a": 1}');
+    const res = await request(running.server)
+      .post('/hook')
+      .set('content-type', 'application/json')
+      .send('{"a": 1}');
     expect(res.body).toEqual({ a: 1 });
     expect(seen).toEqual(['{"a": 1}']);
   });
 });
 
 describe('rawBodyParser options', () => {
-  it.each([-1, 1.5, Number.NaN, '1mb' as unknown as number])('refuses limit %p with a ConfigError', (limit) => {
-    expect(() => rawBodyParser({ limit })).toThrow(ConfigError);
-  });
+  it.each([-1, 1.5, Number.NaN, '1mb' as unknown as number])(
+    'refuses limit %p with a ConfigError',
+    (limit) => {
+      expect(() => rawBodyParser({ limit })).toThrow(ConfigError);
+    },
+  );
 
   it('returns a named middleware', () => {
     expect(rawBodyParser().name).toBe('rawBody');

@@ -5,7 +5,12 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 /** One answer as the client saw it, or why there was none (`'timeout'`: nothing within the client's timeout). */
 export type Delivery =
-  | { readonly status: number; readonly headers: IncomingHttpHeaders; readonly body: string; readonly ms: number }
+  | {
+      readonly status: number;
+      readonly headers: IncomingHttpHeaders;
+      readonly body: string;
+      readonly ms: number;
+    }
   | { readonly status: 'timeout' | 'transport-error'; readonly error: string; readonly ms: number };
 
 /** POSTs one delivery of `id` (a fixed JSON body) on a fresh connection; gives up after `timeoutMs`. */
@@ -22,21 +27,38 @@ export function deliver(baseUrl: string, id: string, timeoutMs: number): Promise
     };
     const req = httpRequest(
       `${baseUrl}/hooks/${encodeURIComponent(id)}`,
-      { method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () =>
-          settle({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), ms: Date.now() - started }),
+          settle({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+            ms: Date.now() - started,
+          }),
         );
-        res.on('error', (error) => settle({ status: 'transport-error', error: error.message, ms: Date.now() - started }));
+        res.on('error', (error) =>
+          settle({ status: 'transport-error', error: error.message, ms: Date.now() - started }),
+        );
       },
     );
     const timer = setTimeout(() => {
-      settle({ status: 'timeout', error: `no answer within ${timeoutMs} ms`, ms: Date.now() - started });
+      settle({
+        status: 'timeout',
+        error: `no answer within ${timeoutMs} ms`,
+        ms: Date.now() - started,
+      });
       req.destroy();
     }, timeoutMs);
-    req.on('error', (error) => settle({ status: 'transport-error', error: error.message, ms: Date.now() - started }));
+    req.on('error', (error) =>
+      settle({ status: 'transport-error', error: error.message, ms: Date.now() - started }),
+    );
     req.end(body);
   });
 }
@@ -63,9 +85,13 @@ export async function deliverUntilOk(
 
 /** A short text for one answer, for failure messages: `503 (Retry-After 1) {"code":…}`. */
 export function describeDelivery(delivery: Delivery): string {
-  if (typeof delivery.status !== 'number') return `${delivery.status} after ${delivery.ms} ms: ${(delivery as { error: string }).error}`;
+  if (typeof delivery.status !== 'number')
+    return `${delivery.status} after ${delivery.ms} ms: ${(delivery as { error: string }).error}`;
   const answer = delivery as Extract<Delivery, { status: number }>;
-  const retry = answer.headers['retry-after'] === undefined ? '' : ` (Retry-After ${String(answer.headers['retry-after'])})`;
+  const retry =
+    answer.headers['retry-after'] === undefined
+      ? ''
+      : ` (Retry-After ${String(answer.headers['retry-after'])})`;
   return `${answer.status}${retry} in ${answer.ms} ms ${answer.body.slice(0, 200)}`;
 }
 
@@ -86,6 +112,10 @@ export function unacceptable(delivery: Delivery, id: string): string | undefined
     }
     return `200 with the wrong body: ${answer.body.slice(0, 200)}`;
   }
-  if ((answer.status === 409 || answer.status === 503) && answer.headers['retry-after'] !== undefined) return undefined;
+  if (
+    (answer.status === 409 || answer.status === 503) &&
+    answer.headers['retry-after'] !== undefined
+  )
+    return undefined;
   return describeDelivery(delivery);
 }

@@ -31,7 +31,10 @@ type MysqlPool = mysql.Pool;
 function serverUrl(dialect: FaultDialect): string {
   const name = dialect === 'postgres' ? 'WI_PG_URL' : 'WI_MYSQL_URL';
   const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the fault tests through jest, whose global setup starts the servers`);
+  if (!value)
+    throw new Error(
+      `${name} is not set: run the fault tests through jest, whose global setup starts the servers`,
+    );
   return value;
 }
 
@@ -45,7 +48,10 @@ function withDatabase(url: string, database: string): string {
  * A fresh database named `database` on the `dialect` server of this test run, with the receipts
  * and business tables; returns its URL (direct, not through a proxy).
  */
-export async function createFaultDatabase(dialect: FaultDialect, database: string): Promise<string> {
+export async function createFaultDatabase(
+  dialect: FaultDialect,
+  database: string,
+): Promise<string> {
   const admin = serverUrl(dialect);
   if (dialect === 'postgres') {
     const client = new pg.Client({ connectionString: admin });
@@ -60,7 +66,9 @@ export async function createFaultDatabase(dialect: FaultDialect, database: strin
     const pool = new pg.Pool({ connectionString: url, max: 1 });
     try {
       await Schema.createTable(pool, { table: RECEIPTS_TABLE });
-      await pool.query(`CREATE TABLE ${ORDERS_TABLE} (n SERIAL PRIMARY KEY, event_id VARCHAR(160) NOT NULL)`);
+      await pool.query(
+        `CREATE TABLE ${ORDERS_TABLE} (n SERIAL PRIMARY KEY, event_id VARCHAR(160) NOT NULL)`,
+      );
     } finally {
       await pool.end();
     }
@@ -77,7 +85,9 @@ export async function createFaultDatabase(dialect: FaultDialect, database: strin
   const pool = mysql.createPool({ uri: url, connectionLimit: 1 });
   try {
     await Schema.createTable(pool, { table: RECEIPTS_TABLE });
-    await pool.query(`CREATE TABLE ${ORDERS_TABLE} (n INT AUTO_INCREMENT PRIMARY KEY, event_id VARCHAR(160) NOT NULL) ENGINE=InnoDB`);
+    await pool.query(
+      `CREATE TABLE ${ORDERS_TABLE} (n INT AUTO_INCREMENT PRIMARY KEY, event_id VARCHAR(160) NOT NULL) ENGINE=InnoDB`,
+    );
   } finally {
     await pool.end();
   }
@@ -109,12 +119,17 @@ export function inspect(dialect: FaultDialect, url: string): Inspector {
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     return {
       rows: async (id) => Number((await pool.query(rowsSql.replace('?', '$1'), [id])).rows[0].n),
-      receipt: async (id) => toReceipt((await pool.query(receiptSql.replace('?', '$1').replace('?', '$2'), [PROVIDER, id])).rows[0]),
+      receipt: async (id) =>
+        toReceipt(
+          (await pool.query(receiptSql.replace('?', '$1').replace('?', '$2'), [PROVIDER, id]))
+            .rows[0],
+        ),
       close: () => pool.end(),
     };
   }
   const pool = mysql.createPool({ uri: url, connectionLimit: 2 });
-  const select = async (sql: string, params: unknown[]) => (await pool.query(sql, params))[0] as Array<Record<string, unknown>>;
+  const select = async (sql: string, params: unknown[]) =>
+    (await pool.query(sql, params))[0] as Array<Record<string, unknown>>;
   return {
     rows: async (id) => Number((await select(rowsSql, [id]))[0]!.n),
     receipt: async (id) => toReceipt((await select(receiptSql, [PROVIDER, id]))[0]),
@@ -154,7 +169,13 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
   try {
-    return await Promise.race([promise.then(() => true, () => true), timeout]);
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -162,7 +183,11 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
 
 /** mysql2 keeps its connection lists on the core pool (`pool.pool`); read-only use, for the leak check. */
 function mysqlBorrowed(pool: MysqlPool): number {
-  const core = (pool as unknown as { pool: { _allConnections: { length: number }; _freeConnections: { length: number } } }).pool;
+  const core = (
+    pool as unknown as {
+      pool: { _allConnections: { length: number }; _freeConnections: { length: number } };
+    }
+  ).pool;
   return core._allConnections.length - core._freeConnections.length;
 }
 
@@ -186,7 +211,12 @@ export async function startFaultApp(options: FaultAppOptions): Promise<FaultApp>
   let borrowed: () => number;
   let endPool: () => Promise<void>;
   if (dialect === 'postgres') {
-    const pool = new pg.Pool({ connectionString: proxied, max: 4, connectionTimeoutMillis: 1000, idleTimeoutMillis: 2000 });
+    const pool = new pg.Pool({
+      connectionString: proxied,
+      max: 4,
+      connectionTimeoutMillis: 1000,
+      idleTimeoutMillis: 2000,
+    });
     // The listener every pg application must have (idle clients); the store owns its borrowed ones.
     pool.on('error', (error) => poolErrors.push(error));
     const sql = `INSERT INTO ${ORDERS_TABLE} (event_id) VALUES ($1)`;
@@ -239,7 +269,9 @@ export async function startFaultApp(options: FaultAppOptions): Promise<FaultApp>
   // so a test that sees one can say which error escaped the guard.
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) return void res.end();
-    res.status(500).json({ error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+    res
+      .status(500)
+      .json({ error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
   });
 
   const server: Server = await new Promise((resolve) => {

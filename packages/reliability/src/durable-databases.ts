@@ -3,7 +3,16 @@
  * on its own data folder and port, that can be SIGKILLed and started again on the same port and data.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, closeSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  closeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
@@ -49,7 +58,8 @@ function uidOf(user: string): number {
 }
 
 function requireBinary(path: string): void {
-  if (!existsSync(path)) throw new Error(`Database server binary missing: ${path}. The storm never skips a database.`);
+  if (!existsSync(path))
+    throw new Error(`Database server binary missing: ${path}. The storm never skips a database.`);
 }
 
 /** Pids whose parent is `parent` (read from /proc). */
@@ -82,12 +92,18 @@ function alive(pid: number): boolean {
 async function waitGone(pids: readonly number[], what: string): Promise<void> {
   const deadline = Date.now() + 20_000;
   while (pids.some(alive)) {
-    if (Date.now() > deadline) throw new Error(`${what} did not die after SIGKILL: ${pids.filter(alive).join(', ')}`);
+    if (Date.now() > deadline)
+      throw new Error(`${what} did not die after SIGKILL: ${pids.filter(alive).join(', ')}`);
     await sleep(20);
   }
 }
 
-async function waitReady(probe: () => Promise<void>, exited: () => string | undefined, log: string, what: string): Promise<void> {
+async function waitReady(
+  probe: () => Promise<void>,
+  exited: () => string | undefined,
+  log: string,
+  what: string,
+): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   let last: unknown;
   for (;;) {
@@ -99,14 +115,22 @@ async function waitReady(probe: () => Promise<void>, exited: () => string | unde
     }
     const gone = exited();
     if (gone || Date.now() > deadline) {
-      const tail = existsSync(log) ? readFileSync(log, 'utf8').split('\n').slice(-20).join('\n') : '';
-      throw new Error(`${what} did not become ready (${gone ?? `timeout; last: ${String(last)}`}):\n${tail}`);
+      const tail = existsSync(log)
+        ? readFileSync(log, 'utf8').split('\n').slice(-20).join('\n')
+        : '';
+      throw new Error(
+        `${what} did not become ready (${gone ?? `timeout; last: ${String(last)}`}):\n${tail}`,
+      );
     }
     await sleep(50);
   }
 }
 
-function spawnLogged(command: string, args: string[], log: string): { child: ChildProcess; exited: () => string | undefined } {
+function spawnLogged(
+  command: string,
+  args: string[],
+  log: string,
+): { child: ChildProcess; exited: () => string | undefined } {
   const fd = openSync(log, 'a');
   const child = spawn(command, args, { stdio: ['ignore', fd, fd] });
   closeSync(fd);
@@ -125,10 +149,25 @@ export async function startDurablePostgres(dir: string): Promise<KillableDatabas
   requireBinary(join(PG_BIN, 'postgres'));
   mkdirSync(dir, { recursive: true });
   const asPostgres = (binary: string, args: string[]): [string, string[]] =>
-    isRoot() ? [RUNUSER, ['-u', 'postgres', '--', join(PG_BIN, binary), ...args]] : [join(PG_BIN, binary), args];
+    isRoot()
+      ? [RUNUSER, ['-u', 'postgres', '--', join(PG_BIN, binary), ...args]]
+      : [join(PG_BIN, binary), args];
   if (isRoot()) chownSync(dir, uidOf('postgres'), -1);
   const dataDir = join(dir, 'pg');
-  await run(...asPostgres('initdb', ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--locale=C', '--no-instructions']));
+  await run(
+    ...asPostgres('initdb', [
+      '-D',
+      dataDir,
+      '-A',
+      'trust',
+      '-U',
+      'postgres',
+      '-E',
+      'UTF8',
+      '--locale=C',
+      '--no-instructions',
+    ]),
+  );
   const port = await freePort();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   const log = join(dir, 'pg.log');
@@ -157,7 +196,16 @@ export async function startDurablePostgres(dir: string): Promise<KillableDatabas
     port,
     dataDir,
     async start() {
-      server = spawnLogged(...asPostgres('postgres', ['-D', dataDir, '-p', String(port), ...settings.flatMap((s) => ['-c', s])]), log);
+      server = spawnLogged(
+        ...asPostgres('postgres', [
+          '-D',
+          dataDir,
+          '-p',
+          String(port),
+          ...settings.flatMap((s) => ['-c', s]),
+        ]),
+        log,
+      );
       const current = server;
       await waitReady(
         async () => {

@@ -39,6 +39,7 @@ interface ArmedCut {
 
 /** The bytes of a packet as text a person (or a predicate) can read: control bytes become dots. */
 export function printable(bytes: Buffer): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control bytes are what this replaces.
   return bytes.toString('latin1').replace(/[\x00-\x1f\x7f-\xff]/g, '.');
 }
 
@@ -47,7 +48,8 @@ export function printable(bytes: Buffer): string {
  * `latencyMs` after it arrived.
  */
 class Lane {
-  private readonly queue: Array<{ due: number; chunk: Buffer; onWrite: (() => void) | undefined }> = [];
+  private readonly queue: Array<{ due: number; chunk: Buffer; onWrite: (() => void) | undefined }> =
+    [];
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -76,15 +78,18 @@ class Lane {
 
   private schedule(): void {
     if (this.timer || this.queue.length === 0) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      const now = Date.now();
-      while (!this.closed && this.queue.length > 0 && this.queue[0]!.due <= now) {
-        const { chunk, onWrite } = this.queue.shift()!;
-        this.write(chunk, onWrite);
-      }
-      this.schedule();
-    }, Math.max(0, this.queue[0]!.due - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        const now = Date.now();
+        while (!this.closed && this.queue.length > 0 && this.queue[0]!.due <= now) {
+          const { chunk, onWrite } = this.queue.shift()!;
+          this.write(chunk, onWrite);
+        }
+        this.schedule();
+      },
+      Math.max(0, this.queue[0]!.due - Date.now()),
+    );
   }
 
   private write(chunk: Buffer, onWrite: (() => void) | undefined): void {
@@ -298,7 +303,15 @@ export class FaultProxy {
     this.stats.accepted++;
     // Bytes the client sends before the upstream connection is up are buffered by the socket.
     const server = connect({ host: this.target.host, port: this.target.port });
-    this.pairs.add(new Pair(this, client, server, () => this.latencyMs, (ended) => this.pairs.delete(ended)));
+    this.pairs.add(
+      new Pair(
+        this,
+        client,
+        server,
+        () => this.latencyMs,
+        (ended) => this.pairs.delete(ended),
+      ),
+    );
   }
 }
 

@@ -21,14 +21,27 @@ export interface RawAnswer {
  */
 export function sendRaw(port: number, path: string, raw: RawRequest): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const headers: Record<string, string | string[]> = { connection: 'close', 'content-length': String(raw.body.length) };
-    for (const [name, value] of Object.entries(raw.headers)) headers[name] = typeof value === 'string' ? value : [...value];
-    const req = request({ host: '127.0.0.1', port, path, method: 'POST', headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const headers: Record<string, string | string[]> = {
+      connection: 'close',
+      'content-length': String(raw.body.length),
+    };
+    for (const [name, value] of Object.entries(raw.headers))
+      headers[name] = typeof value === 'string' ? value : [...value];
+    const req = request(
+      { host: '127.0.0.1', port, path, method: 'POST', headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+          }),
+        );
+        res.on('error', reject);
+      },
+    );
     // A server that answers early (431, 413) may close before the body is written: the answer counts.
     req.on('error', reject);
     req.end(raw.body);

@@ -13,7 +13,8 @@ function cell(text: string): string {
 }
 
 function answer(expected: Expected): string {
-  if (expected.code) return `${expected.status} \`${expected.code.replace(/^ERR_IDEMPOTENCY_/, '')}\``;
+  if (expected.code)
+    return `${expected.status} \`${expected.code.replace(/^ERR_IDEMPOTENCY_/, '')}\``;
   if (expected.replayed) return `${expected.status} replay`;
   return expected.by ? `${expected.status} (${expected.by})` : String(expected.status);
 }
@@ -28,7 +29,10 @@ function receipt(outcome: Outcome): string {
 
 function overrides(testCase: HostileCase): string {
   return Object.entries(testCase.on ?? {})
-    .map(([family, outcome]) => `; ${FAMILY_NAMES[family as Family]}: ${answers(outcome)}, ${outcome.runs} run(s), receipt ${receipt(outcome)}`)
+    .map(
+      ([family, outcome]) =>
+        `; ${FAMILY_NAMES[family as Family]}: ${answers(outcome)}, ${outcome.runs} run(s), receipt ${receipt(outcome)}`,
+    )
     .join('');
 }
 
@@ -47,13 +51,13 @@ export function renderHostileSection(cases: readonly HostileCase[]): string {
     'handler ran, and the receipt afterwards (read with `find`). Across all of them: the process',
     'records no unhandled error or rejection and `Object.prototype` stays clean; nothing refused',
     'before the handler reaches the store (no claim, no receipt); and no answer is a 5xx except the',
-    "documented ones: `503` when the store is down, and `500` when the handler itself fails",
+    'documented ones: `503` when the store is down, and `500` when the handler itself fails',
     '(throws, answers 500, or answers more than `maxResponseBytes`, DESIGN.md §6).',
     '',
-    'Routes: `header` keys on `X-Event-Id`; `body` keys on the parsed body\'s `id`; `stripe`,',
+    "Routes: `header` keys on `X-Event-Id`; `body` keys on the parsed body's `id`; `stripe`,",
     '`github` and `shopify` use the presets; `down` has a store whose every call fails. Codes drop the',
     '`ERR_IDEMPOTENCY_` prefix; "replay" is the stored answer with `Idempotent-Replayed: true`; a',
-    "status in parentheses comes from the framework or the handler, not the guard. A request list",
+    'status in parentheses comes from the framework or the handler, not the guard. A request list',
     '(`→`) is sent in order under one key. A row marked **not yet** states the intended answer, which',
     'the test asserts and the code does not give yet.',
     '',
@@ -67,7 +71,8 @@ export function renderHostileSection(cases: readonly HostileCase[]): string {
 export function replaceSection(document: string, section: string): string {
   const start = document.indexOf(START_MARKER);
   const end = document.indexOf(END_MARKER);
-  if (start === -1 || end === -1 || end < start) throw new Error(`docs/guarantees.md needs ${START_MARKER} … ${END_MARKER}`);
+  if (start === -1 || end === -1 || end < start)
+    throw new Error(`docs/guarantees.md needs ${START_MARKER} … ${END_MARKER}`);
   return `${document.slice(0, start + START_MARKER.length)}\n${section}\n${document.slice(end)}`;
 }
 
@@ -76,5 +81,8 @@ export function currentSection(document: string): string | undefined {
   const start = document.indexOf(START_MARKER);
   const end = document.indexOf(END_MARKER);
   if (start === -1 || end === -1 || end < start) return undefined;
-  return document.slice(start + START_MARKER.length, end).replace(/^\n/, '').replace(/\n$/, '');
+  return document
+    .slice(start + START_MARKER.length, end)
+    .replace(/^\n/, '')
+    .replace(/\n$/, '');
 }

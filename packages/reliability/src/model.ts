@@ -28,7 +28,12 @@ export interface ModelReceipt {
 /** What the guard must do with one delivery, according to the model. */
 export type Decision =
   /** The handler runs: a first claim (`isRetry: false`) or a takeover of a failed/stale receipt. */
-  | { readonly kind: 'run'; readonly attempts: number; readonly isRetry: boolean; readonly claim: number }
+  | {
+      readonly kind: 'run';
+      readonly attempts: number;
+      readonly isRetry: boolean;
+      readonly claim: number;
+    }
   /** The stored value is returned; the handler does not run. */
   | { readonly kind: 'replay'; readonly value: unknown; readonly attempts: number }
   /** Another worker holds a fresh claim: `RequestInProgress` with this `retryAfterSeconds`. */
@@ -101,7 +106,8 @@ export class ReceiptModel {
     ) {
       return { kind: 'mismatch' };
     }
-    if (existing.status === 'completed') return { kind: 'replay', value: existing.value, attempts: existing.attempts };
+    if (existing.status === 'completed')
+      return { kind: 'replay', value: existing.value, attempts: existing.attempts };
     if (existing.status === 'processing' && !this.isStale(existing)) {
       const leftMs = this.staleAfterMs - (this.now - existing.claimedAt);
       return { kind: 'in-progress', retryAfterSeconds: Math.max(1, Math.ceil(leftMs / 1000)) };

@@ -23,7 +23,10 @@ const MS_PER_DAY = 86_400_000;
  */
 export function driveSqliteClock(db: BetterSqlite3.Database, current: () => VirtualClock): void {
   db.function('julianday', { deterministic: false, varargs: false }, (value: unknown) => {
-    if (value !== 'now') throw new Error(`driveSqliteClock: julianday(${String(value)}) is not supported, only julianday('now')`);
+    if (value !== 'now')
+      throw new Error(
+        `driveSqliteClock: julianday(${String(value)}) is not supported, only julianday('now')`,
+      );
     return current().now / MS_PER_DAY + UNIX_EPOCH_JULIAN_DAY;
   });
 }

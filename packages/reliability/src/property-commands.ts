@@ -30,7 +30,15 @@ export const FINGERPRINTS: readonly (string | null)[] = ['fp-a', 'fp-b', null];
 export const STALE_AFTER_SECONDS = 60;
 const STALE_MS = STALE_AFTER_SECONDS * 1000;
 /** Clock jumps: around the stale threshold (both sides of it) and around purge cut-offs. */
-export const CLOCK_JUMPS_MS: readonly number[] = [1, 1_000, STALE_MS - 1, STALE_MS, STALE_MS + 1_000, DAY, 31 * DAY];
+export const CLOCK_JUMPS_MS: readonly number[] = [
+  1,
+  1_000,
+  STALE_MS - 1,
+  STALE_MS,
+  STALE_MS + 1_000,
+  DAY,
+  31 * DAY,
+];
 /** Where every run's clock starts. */
 export const START_MS = Date.UTC(2026, 0, 1);
 
@@ -85,8 +93,8 @@ interface RealHeld {
 
 /** The real side of a run: the guard over the store under test, on the virtual clock. */
 export interface PropertyReal {
-  readonly guard: IdempotencyGuard<any, unknown>;
-  readonly store: Store<any>;
+  readonly guard: IdempotencyGuard<unknown, unknown>;
+  readonly store: Store<unknown>;
   readonly clock: VirtualClock;
   readonly held: RealHeld[];
   /** Handlers started and not yet settled. */
@@ -111,17 +119,24 @@ function fail(message: string): never {
 }
 
 function same(actual: unknown, expected: unknown, what: string): void {
-  if (!isDeepStrictEqual(actual, expected)) fail(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+  if (!isDeepStrictEqual(actual, expected))
+    fail(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
 }
 
-const describeError = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+const describeError = (error: unknown) =>
+  error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 
 /** The error text a failed receipt must carry for `error` (the guard's format: name, message, no stack). */
 const errorText = (error: Error) => `${error.name}: ${error.message}`;
 
 /** Starts a handler for `key` on the real side: checks the one-fresh-claim invariant, then behaves as told. */
-function startHandler(real: PropertyReal, key: string, behaviour: Behaviour | 'yield', started: (info: StartInfo) => void) {
-  return async (context: RunContext<any>): Promise<unknown> => {
+function startHandler(
+  real: PropertyReal,
+  key: string,
+  behaviour: Behaviour | 'yield',
+  started: (info: StartInfo) => void,
+) {
+  return async (context: RunContext<unknown>): Promise<unknown> => {
     const run = ++real.runs;
     const now = real.clock.now;
     for (const other of real.running) {
@@ -137,11 +152,14 @@ function startHandler(real: PropertyReal, key: string, behaviour: Behaviour | 'y
     let ending: Ending = behaviour === 'hold' || behaviour === 'yield' ? 'return' : behaviour;
     try {
       if (behaviour === 'hold') {
-        ending = await new Promise<Ending>((resolve) => started({ context, value, release: resolve }));
+        ending = await new Promise<Ending>((resolve) =>
+          started({ context, value, release: resolve }),
+        );
       } else {
         started({ context, value, release: () => undefined });
         // A burst's handlers yield so the other deliveries of the burst run meanwhile.
-        if (behaviour === 'yield') for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+        if (behaviour === 'yield')
+          for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
       }
       if (ending === 'throw') throw new Error(`handler of ${key} run ${run} threw`);
       if (ending === 'http-error') throw new HttpError(500);
@@ -153,13 +171,18 @@ function startHandler(real: PropertyReal, key: string, behaviour: Behaviour | 'y
 }
 
 interface StartInfo {
-  readonly context: RunContext<any>;
+  readonly context: RunContext<unknown>;
   readonly value: unknown;
   readonly release: (ending: Ending) => void;
 }
 
 /** Checks what the guard answered against what the model decided (for every decision but `run`). */
-function checkAnswer(real: PropertyReal, decision: Exclude<Decision, { kind: 'run' }>, settled: Settled<Outcome<unknown>>, what: string): void {
+function checkAnswer(
+  real: PropertyReal,
+  decision: Exclude<Decision, { kind: 'run' }>,
+  settled: Settled<Outcome<unknown>>,
+  what: string,
+): void {
   real.tally(decision.kind);
   if (decision.kind === 'replay') {
     if (!settled.ok) fail(`${what}: expected a replay, got ${describeError(settled.error)}`);
@@ -168,12 +191,15 @@ function checkAnswer(real: PropertyReal, decision: Exclude<Decision, { kind: 'ru
     same(settled.value.response, decision.value, `${what}: replayed value`);
     return;
   }
-  if (settled.ok) fail(`${what}: expected ${decision.kind}, got an outcome ${JSON.stringify(settled.value)}`);
+  if (settled.ok)
+    fail(`${what}: expected ${decision.kind}, got an outcome ${JSON.stringify(settled.value)}`);
   if (decision.kind === 'mismatch') {
-    if (!(settled.error instanceof FingerprintMismatch)) fail(`${what}: expected FingerprintMismatch, got ${describeError(settled.error)}`);
+    if (!(settled.error instanceof FingerprintMismatch))
+      fail(`${what}: expected FingerprintMismatch, got ${describeError(settled.error)}`);
     return;
   }
-  if (!(settled.error instanceof RequestInProgress)) fail(`${what}: expected RequestInProgress, got ${describeError(settled.error)}`);
+  if (!(settled.error instanceof RequestInProgress))
+    fail(`${what}: expected RequestInProgress, got ${describeError(settled.error)}`);
   same(settled.error.retryAfterSeconds, decision.retryAfterSeconds, `${what}: retryAfterSeconds`);
 }
 
@@ -233,20 +259,41 @@ export class DeliverCommand implements fc.AsyncCommand<PropertyModel, PropertyRe
     const id = idOf(this.key);
     const what = `deliver ${this.toString()}`;
     const before = model.ref.receipt(id);
-    const decision = model.ref.deliver({ key: id, fingerprint: this.fingerprint, verified: this.verified });
-    real.tally(decision.kind !== 'run' ? `deliver: ${decision.kind}` : before ? `deliver: takeover of a ${before.status} receipt` : 'deliver: first claim');
-    if (decision.kind === 'mismatch' && this.fingerprint === null) real.tally('deliver: body-less request refused');
-    if (decision.kind === 'replay' && this.fingerprint === null && before?.fingerprint) real.tally('deliver: verified body-less request replayed');
-    if (decision.kind === 'run' && before?.status === 'failed' && before.fingerprint !== this.fingerprint) real.tally('deliver: failed receipt retaken with another fingerprint');
+    const decision = model.ref.deliver({
+      key: id,
+      fingerprint: this.fingerprint,
+      verified: this.verified,
+    });
+    real.tally(
+      decision.kind !== 'run'
+        ? `deliver: ${decision.kind}`
+        : before
+          ? `deliver: takeover of a ${before.status} receipt`
+          : 'deliver: first claim',
+    );
+    if (decision.kind === 'mismatch' && this.fingerprint === null)
+      real.tally('deliver: body-less request refused');
+    if (decision.kind === 'replay' && this.fingerprint === null && before?.fingerprint)
+      real.tally('deliver: verified body-less request replayed');
+    if (
+      decision.kind === 'run' &&
+      before?.status === 'failed' &&
+      before.fingerprint !== this.fingerprint
+    )
+      real.tally('deliver: failed receipt retaken with another fingerprint');
     let info: StartInfo | undefined;
     let signalStart!: () => void;
-    const startedSignal = new Promise<'started'>((resolve) => (signalStart = () => resolve('started')));
+    const startedSignal = new Promise<'started'>(
+      (resolve) => (signalStart = () => resolve('started')),
+    );
     const handler = startHandler(real, id, this.behaviour, (started) => {
       if (info) real.violations.push(`${what}: the handler started twice in one delivery`);
       info = started;
       signalStart();
     });
-    const outcome = settle(real.guard.run(this.key, handler, { fingerprint: this.fingerprint, verified: this.verified }));
+    const outcome = settle(
+      real.guard.run(this.key, handler, { fingerprint: this.fingerprint, verified: this.verified }),
+    );
     const first = await Promise.race([outcome, startedSignal]);
 
     if (decision.kind !== 'run') {
@@ -257,15 +304,29 @@ export class DeliverCommand implements fc.AsyncCommand<PropertyModel, PropertyRe
     }
     if (!info) {
       const settled = first === 'started' ? await outcome : first;
-      fail(`${what}: expected the handler to run (attempts ${decision.attempts}), got ${settled.ok ? JSON.stringify(settled.value) : describeError(settled.error)}`);
+      fail(
+        `${what}: expected the handler to run (attempts ${decision.attempts}), got ${settled.ok ? JSON.stringify(settled.value) : describeError(settled.error)}`,
+      );
     }
-    same({ attempts: info.context.attempts, isRetry: info.context.isRetry }, { attempts: decision.attempts, isRetry: decision.isRetry }, `${what}: handler context`);
+    same(
+      { attempts: info.context.attempts, isRetry: info.context.isRetry },
+      { attempts: decision.attempts, isRetry: decision.isRetry },
+      `${what}: handler context`,
+    );
     if (this.behaviour === 'hold') {
       model.held.push({ key: id, claim: decision.claim, attempts: decision.attempts });
       real.held.push({ key: id, value: info.value, release: info.release, outcome });
       return checkStore(model, real, what);
     }
-    await checkEnding(model, real, { key: id, claim: decision.claim, attempts: decision.attempts }, this.behaviour, info.value, await outcome, what);
+    await checkEnding(
+      model,
+      real,
+      { key: id, claim: decision.claim, attempts: decision.attempts },
+      this.behaviour,
+      info.value,
+      await outcome,
+      what,
+    );
   }
 
   toString(): string {
@@ -286,8 +347,13 @@ async function checkEnding(
   if (ending === 'return') {
     if (model.ref.complete(held.key, held.claim, value)) {
       real.tally('handler returned: completed');
-      if (!settled.ok) fail(`${what}: expected the handler's value, got ${describeError(settled.error)}`);
-      same(settled.value, { response: value, isReplay: false, attempts: held.attempts }, `${what}: outcome`);
+      if (!settled.ok)
+        fail(`${what}: expected the handler's value, got ${describeError(settled.error)}`);
+      same(
+        settled.value,
+        { response: value, isReplay: false, attempts: held.attempts },
+        `${what}: outcome`,
+      );
     } else {
       // The claim was taken over: the late completion must be refused and reported.
       real.tally('late completion refused (ClaimLost)');
@@ -297,18 +363,29 @@ async function checkEnding(
           now?.attempts === held.attempts
             ? 'whose receipt was purged and claimed anew with the same attempts (a reused fencing token)'
             : `that lost its claim to a takeover (now attempts ${now?.attempts ?? 'none'})`;
-        fail(`${what}: a completion by a worker ${how} was accepted: ${JSON.stringify(settled.value)}`);
+        fail(
+          `${what}: a completion by a worker ${how} was accepted: ${JSON.stringify(settled.value)}`,
+        );
       }
-      if (!(settled.error instanceof ClaimLost)) fail(`${what}: expected ClaimLost, got ${describeError(settled.error)}`);
+      if (!(settled.error instanceof ClaimLost))
+        fail(`${what}: expected ClaimLost, got ${describeError(settled.error)}`);
       same(settled.error.attempts, held.attempts, `${what}: ClaimLost.attempts`);
     }
   } else {
-    if (settled.ok) fail(`${what}: the handler threw, but the run resolved with ${JSON.stringify(settled.value)}`);
+    if (settled.ok)
+      fail(
+        `${what}: the handler threw, but the run resolved with ${JSON.stringify(settled.value)}`,
+      );
     const error = settled.error;
     const expectedName = ending === 'throw' ? 'Error' : 'HttpError';
-    if (!(error instanceof Error) || error.name !== expectedName) fail(`${what}: expected the handler's own error to be rethrown, got ${describeError(error)}`);
+    if (!(error instanceof Error) || error.name !== expectedName)
+      fail(`${what}: expected the handler's own error to be rethrown, got ${describeError(error)}`);
     // Failing is fenced too: a worker that lost its claim leaves the receipt alone.
-    real.tally(model.ref.fail(held.key, held.claim, errorText(error)) ? 'handler threw: failed' : 'late failure refused');
+    real.tally(
+      model.ref.fail(held.key, held.claim, errorText(error))
+        ? 'handler threw: failed'
+        : 'late failure refused',
+    );
   }
   await checkStore(model, real, what);
 }
@@ -370,10 +447,20 @@ export class PurgeCommand implements fc.AsyncCommand<PropertyModel, PropertyReal
   }
 
   async run(model: PropertyModel, real: PropertyReal): Promise<void> {
-    const deleted = model.ref.purge(this.retentionDays * DAY, (key) => this.provider === undefined || key.startsWith(`${this.provider}/`));
-    const count = await real.guard.purge({ retentionDays: this.retentionDays, ...(this.provider ? { provider: this.provider } : {}) });
+    const deleted = model.ref.purge(
+      this.retentionDays * DAY,
+      (key) => this.provider === undefined || key.startsWith(`${this.provider}/`),
+    );
+    const count = await real.guard.purge({
+      retentionDays: this.retentionDays,
+      ...(this.provider ? { provider: this.provider } : {}),
+    });
     if (deleted.length > 0) real.tally('purge deleted receipts');
-    same(count, deleted.length, `${this.toString()}: deleted count (model deletes ${deleted.join(', ') || 'nothing'})`);
+    same(
+      count,
+      deleted.length,
+      `${this.toString()}: deleted count (model deletes ${deleted.join(', ') || 'nothing'})`,
+    );
     await checkStore(model, real, this.toString());
   }
 
@@ -398,38 +485,65 @@ export class BurstCommand implements fc.AsyncCommand<PropertyModel, PropertyReal
   async run(model: PropertyModel, real: PropertyReal): Promise<void> {
     const id = idOf(this.key);
     const what = `burst ${this.toString()}`;
-    const decision = model.ref.deliver({ key: id, fingerprint: this.fingerprint, verified: this.verified });
+    const decision = model.ref.deliver({
+      key: id,
+      fingerprint: this.fingerprint,
+      verified: this.verified,
+    });
     const starts: StartInfo[] = [];
     const outcomes = await Promise.all(
       Array.from({ length: this.size }, () =>
         settle(
-          real.guard.run(this.key, startHandler(real, id, 'yield', (info) => starts.push(info)), {
-            fingerprint: this.fingerprint,
-            verified: this.verified,
-          }),
+          real.guard.run(
+            this.key,
+            startHandler(real, id, 'yield', (info) => starts.push(info)),
+            {
+              fingerprint: this.fingerprint,
+              verified: this.verified,
+            },
+          ),
         ),
       ),
     );
     if (decision.kind !== 'run') {
-      if (starts.length > 0) fail(`${what}: ${starts.length} handler(s) ran, but the model expected ${decision.kind}`);
-      outcomes.forEach((settled, i) => checkAnswer(real, decision, settled, `${what} #${i}`));
+      if (starts.length > 0)
+        fail(`${what}: ${starts.length} handler(s) ran, but the model expected ${decision.kind}`);
+      for (const [i, settled] of outcomes.entries())
+        checkAnswer(real, decision, settled, `${what} #${i}`);
       return checkStore(model, real, what);
     }
-    if (starts.length !== 1) fail(`${what}: expected exactly one handler to run, ${starts.length} ran`);
+    if (starts.length !== 1)
+      fail(`${what}: expected exactly one handler to run, ${starts.length} ran`);
     real.tally('burst: one handler ran');
     const [winner] = starts as [StartInfo];
-    same({ attempts: winner.context.attempts, isRetry: winner.context.isRetry }, { attempts: decision.attempts, isRetry: decision.isRetry }, `${what}: handler context`);
-    if (!model.ref.complete(id, decision.claim, winner.value)) fail(`${what}: the model refused its own completion`);
+    same(
+      { attempts: winner.context.attempts, isRetry: winner.context.isRetry },
+      { attempts: decision.attempts, isRetry: decision.isRetry },
+      `${what}: handler context`,
+    );
+    if (!model.ref.complete(id, decision.claim, winner.value))
+      fail(`${what}: the model refused its own completion`);
     let won = 0;
     outcomes.forEach((settled, i) => {
       const label = `${what} #${i}`;
       if (settled.ok && !settled.value.isReplay) {
         won++;
-        same(settled.value, { response: winner.value, isReplay: false, attempts: decision.attempts }, `${label}: outcome`);
+        same(
+          settled.value,
+          { response: winner.value, isReplay: false, attempts: decision.attempts },
+          `${label}: outcome`,
+        );
       } else if (settled.ok) {
-        same(settled.value, { response: winner.value, isReplay: true, attempts: decision.attempts }, `${label}: replay of the winner`);
+        same(
+          settled.value,
+          { response: winner.value, isReplay: true, attempts: decision.attempts },
+          `${label}: replay of the winner`,
+        );
       } else {
-        if (!(settled.error instanceof RequestInProgress)) fail(`${label}: expected the winner's value, a replay or RequestInProgress, got ${describeError(settled.error)}`);
+        if (!(settled.error instanceof RequestInProgress))
+          fail(
+            `${label}: expected the winner's value, a replay or RequestInProgress, got ${describeError(settled.error)}`,
+          );
         same(settled.error.retryAfterSeconds, STALE_AFTER_SECONDS, `${label}: retryAfterSeconds`);
       }
     });
@@ -445,14 +559,25 @@ export class BurstCommand implements fc.AsyncCommand<PropertyModel, PropertyReal
 /** Every command, weighted towards deliveries. */
 export function commandArbitraries(): fc.Arbitrary<fc.AsyncCommand<PropertyModel, PropertyReal>>[] {
   // Weighted towards one key and one body, so that deliveries collide (takeovers, late owners) often.
-  const key = fc.oneof(...KEYS.map((k, i) => ({ arbitrary: fc.constant(k), weight: i === 0 ? 4 : 1 })));
-  const fingerprint = fc.oneof(...FINGERPRINTS.map((f, i) => ({ arbitrary: fc.constant(f), weight: i === 0 ? 3 : 1 })));
+  const key = fc.oneof(
+    ...KEYS.map((k, i) => ({ arbitrary: fc.constant(k), weight: i === 0 ? 4 : 1 })),
+  );
+  const fingerprint = fc.oneof(
+    ...FINGERPRINTS.map((f, i) => ({ arbitrary: fc.constant(f), weight: i === 0 ? 3 : 1 })),
+  );
   const ending = fc.constantFrom<Ending>('return', 'throw', 'http-error');
   const deliver = fc
-    .tuple(key, fingerprint, fc.boolean(), fc.constantFrom<Behaviour>('return', 'return', 'throw', 'http-error', 'hold', 'hold', 'hold'))
+    .tuple(
+      key,
+      fingerprint,
+      fc.boolean(),
+      fc.constantFrom<Behaviour>('return', 'return', 'throw', 'http-error', 'hold', 'hold', 'hold'),
+    )
     .map(([k, f, v, b]) => new DeliverCommand(k, f, v, b));
   // Index 0 (the oldest held run) half the time: the late owner whose claim was taken over.
-  const settle = fc.tuple(fc.oneof(fc.constant(0), fc.nat(7)), ending).map(([i, e]) => new SettleCommand(i, e));
+  const settle = fc
+    .tuple(fc.oneof(fc.constant(0), fc.nat(7)), ending)
+    .map(([i, e]) => new SettleCommand(i, e));
   const advance = fc.constantFrom(...CLOCK_JUMPS_MS).map((ms) => new AdvanceClockCommand(ms));
   return [
     deliver,
@@ -461,8 +586,12 @@ export function commandArbitraries(): fc.Arbitrary<fc.AsyncCommand<PropertyModel
     settle,
     advance,
     advance,
-    fc.tuple(fc.constantFrom(0, 1, 30), fc.constantFrom(undefined, 'stripe', 'github')).map(([d, p]) => new PurgeCommand(d, p)),
-    fc.tuple(key, fingerprint, fc.boolean(), fc.integer({ min: 2, max: 4 })).map(([k, f, v, n]) => new BurstCommand(k, f, v, n)),
+    fc
+      .tuple(fc.constantFrom(0, 1, 30), fc.constantFrom(undefined, 'stripe', 'github'))
+      .map(([d, p]) => new PurgeCommand(d, p)),
+    fc
+      .tuple(key, fingerprint, fc.boolean(), fc.integer({ min: 2, max: 4 }))
+      .map(([k, f, v, n]) => new BurstCommand(k, f, v, n)),
   ];
 }
 
@@ -473,7 +602,7 @@ export interface PropertyTarget {
    * A store with no receipts whose "now" is `clock.now`: a `'caller'`-clock store gets it from the
    * guard; a `'store'`-clock store must be wired to it by the target. Called once per interleaving.
    */
-  store(clock: VirtualClock): Promise<Store<any>>;
+  store(clock: VirtualClock): Promise<Store<unknown>>;
 }
 
 /** What the interleavings covered. */
@@ -500,8 +629,9 @@ export interface InterleavingOptions {
  * the stored receipts equal the model's after every step.
  */
 export function interleavingProperty(target: PropertyTarget, options: InterleavingOptions) {
-  return fc.asyncProperty(fc.commands(commandArbitraries(), { maxCommands: options.maxCommands, size: 'max' }), (commands) =>
-    runCommands(target, countCommands(commands, options.counter), options.counter),
+  return fc.asyncProperty(
+    fc.commands(commandArbitraries(), { maxCommands: options.maxCommands, size: 'max' }),
+    (commands) => runCommands(target, countCommands(commands, options.counter), options.counter),
   );
 }
 
@@ -518,7 +648,10 @@ export async function runCommands(
   const clock: VirtualClock = { now: START_MS };
   const store = await target.store(clock);
   const real: PropertyReal = {
-    guard: new IdempotencyGuard(store, { staleAfterSeconds: STALE_AFTER_SECONDS, clock: () => clock.now }),
+    guard: new IdempotencyGuard(store, {
+      staleAfterSeconds: STALE_AFTER_SECONDS,
+      clock: () => clock.now,
+    }),
     store,
     clock,
     held: [],
@@ -529,7 +662,10 @@ export async function runCommands(
       if (counter) counter.paths[path] = (counter.paths[path] ?? 0) + 1;
     },
   };
-  const model: PropertyModel = { ref: new ReceiptModel({ now: START_MS, staleAfterMs: STALE_MS }), held: [] };
+  const model: PropertyModel = {
+    ref: new ReceiptModel({ now: START_MS, staleAfterMs: STALE_MS }),
+    held: [],
+  };
   if (counter) counter.runs++;
   try {
     await fc.asyncModelRun(() => ({ model, real }), commands);
@@ -542,7 +678,10 @@ export async function runCommands(
   }
 }
 
-function* countCommands<C>(commands: Iterable<C>, counter: { commands: number } | undefined): Iterable<C> {
+function* countCommands<C>(
+  commands: Iterable<C>,
+  counter: { commands: number } | undefined,
+): Iterable<C> {
   for (const command of commands) {
     if (counter) counter.commands++;
     yield command;

@@ -16,7 +16,13 @@
  */
 import type { GuardEvent } from '@webhook-idempotency/core';
 import type { Cut } from '../src/fault-proxy';
-import { deliver, deliverUntilOk, describeDelivery, unacceptable, type Delivery } from '../src/connection-faults-client';
+import {
+  deliver,
+  deliverUntilOk,
+  describeDelivery,
+  unacceptable,
+  type Delivery,
+} from '../src/connection-faults-client';
 import { watchHostProcess } from '../../../test-support/host-process';
 import {
   createFaultDatabase,
@@ -51,7 +57,8 @@ const unhandled = watchHostProcess();
 const has = (bytes: Buffer, ...parts: string[]) => parts.every((part) => bytes.includes(part));
 const packets = {
   claim: (bytes: Buffer) => has(bytes, 'INSERT INTO', RECEIPTS_TABLE),
-  begin: (dialect: FaultDialect) => (bytes: Buffer) => has(bytes, dialect === 'postgres' ? 'BEGIN' : 'START TRANSACTION'),
+  begin: (dialect: FaultDialect) => (bytes: Buffer) =>
+    has(bytes, dialect === 'postgres' ? 'BEGIN' : 'START TRANSACTION'),
   business: (bytes: Buffer) => has(bytes, 'INSERT INTO', ORDERS_TABLE),
   complete: (bytes: Buffer) => has(bytes, RECEIPTS_TABLE, "status = 'completed'"),
   commit: (bytes: Buffer) => has(bytes, 'COMMIT'),
@@ -227,12 +234,23 @@ afterAll(async () => {
   for (const dialect of dialects) await inspectors[dialect]?.close();
 });
 
-const slug = (text: string) => text.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase().slice(0, 60);
+const slug = (text: string) =>
+  text
+    .replace(/[^a-z0-9]+/gi, '-')
+    .replace(/^-|-$/g, '')
+    .toLowerCase()
+    .slice(0, 60);
 const statusOf = (delivery: Delivery) => delivery.status;
 const storeErrors = (events: readonly GuardEvent[]) =>
   events
-    .filter((event): event is Extract<GuardEvent, { type: 'store-error' }> => event.type === 'store-error')
-    .map((event) => `${event.operation}: ${event.error instanceof Error ? event.error.message : String(event.error)}`);
+    .filter(
+      (event): event is Extract<GuardEvent, { type: 'store-error' }> =>
+        event.type === 'store-error',
+    )
+    .map(
+      (event) =>
+        `${event.operation}: ${event.error instanceof Error ? event.error.message : String(event.error)}`,
+    );
 
 /** Waits until the app's pool has every connection back, at most `ms`; returns how many are still out. */
 async function borrowedAfter(app: FaultApp, ms: number): Promise<number> {
@@ -246,7 +264,13 @@ describe.each(dialects)('%s behind a fault proxy', (dialect) => {
     let app: FaultApp;
     beforeEach(async () => {
       unhandled.length = 0;
-      app = await startFaultApp({ dialect, mode, url: urls[dialect]!, staleAfterSeconds: STALE_AFTER_SECONDS, acquireTimeoutMs: ACQUIRE_TIMEOUT_MS });
+      app = await startFaultApp({
+        dialect,
+        mode,
+        url: urls[dialect]!,
+        staleAfterSeconds: STALE_AFTER_SECONDS,
+        acquireTimeoutMs: ACQUIRE_TIMEOUT_MS,
+      });
     });
     afterEach(async () => {
       await app.close();
@@ -265,22 +289,31 @@ describe.each(dialects)('%s behind a fault proxy', (dialect) => {
 
       const armed = await faultCase.arm(app, dialect);
       const first = await deliver(app.baseUrl, id, REQUEST_TIMEOUT_MS);
-      if (armed.cut && !armed.cut.hasFired) problems.push('the armed cut never fired: this case tested nothing');
+      if (armed.cut && !armed.cut.hasFired)
+        problems.push('the armed cut never fired: this case tested nothing');
       if (expected.first === 'handler-error') {
         // The app's own error handler answered, with the handler's (driver's) error: the guard passed it through.
         if (first.status !== 500 || !('body' in first) || !first.body.startsWith('{"error":')) {
-          problems.push(`first delivery: expected the app's own error answer, got ${describeDelivery(first)}`);
+          problems.push(
+            `first delivery: expected the app's own error answer, got ${describeDelivery(first)}`,
+          );
         }
       } else {
         const firstProblem = unacceptable(first, id);
         if (firstProblem) problems.push(`first delivery: ${firstProblem}`);
-        else if (first.status !== expected.first) problems.push(`first delivery: expected ${expected.first}, got ${describeDelivery(first)}`);
+        else if (first.status !== expected.first)
+          problems.push(
+            `first delivery: expected ${expected.first}, got ${describeDelivery(first)}`,
+          );
       }
 
       if (expected.receiptAfterFirst) {
         const receipt = await inspector.receipt(id);
         const status = receipt?.status ?? 'none';
-        if (status !== expected.receiptAfterFirst) problems.push(`receipt after the first answer: expected ${expected.receiptAfterFirst}, got ${status}`);
+        if (status !== expected.receiptAfterFirst)
+          problems.push(
+            `receipt after the first answer: expected ${expected.receiptAfterFirst}, got ${status}`,
+          );
       }
       await armed.heal?.();
 
@@ -296,30 +329,52 @@ describe.each(dialects)('%s behind a fault proxy', (dialect) => {
         if (problem) problems.push(`redelivery ${n + 1}: ${problem}`);
       });
       const last = redelivered[redelivered.length - 1]!;
-      if (last.status !== 200) problems.push(`no 200 within ${SETTLE_DEADLINE_MS} ms of healing; last: ${describeDelivery(last)}`);
+      if (last.status !== 200)
+        problems.push(
+          `no 200 within ${SETTLE_DEADLINE_MS} ms of healing; last: ${describeDelivery(last)}`,
+        );
       if (expected.waitsForStale && redelivered[0]?.status !== 409) {
-        problems.push(`the first redelivery should meet the fresh claim (409), got ${describeDelivery(redelivered[0]!)}`);
+        problems.push(
+          `the first redelivery should meet the fresh claim (409), got ${describeDelivery(redelivered[0]!)}`,
+        );
       }
 
       // The final state: one receipt, completed; the business rows the mode promises.
       const receipt = await inspector.receipt(id);
       const rows = await inspector.rows(id);
-      if (receipt?.status !== 'completed') problems.push(`final receipt: expected completed, got ${receipt?.status ?? 'none'}`);
-      if (receipt && receipt.attempts !== expected.attempts) problems.push(`final attempts: expected ${expected.attempts}, got ${receipt.attempts}`);
-      if (rows !== expected.rows) problems.push(`business rows: expected ${expected.rows}, got ${rows}`);
-      if (mode === 'plain' && receipt && rows > receipt.attempts) problems.push(`plain mode ran the handler more than once per claim: ${rows} rows, ${receipt.attempts} attempts`);
+      if (receipt?.status !== 'completed')
+        problems.push(`final receipt: expected completed, got ${receipt?.status ?? 'none'}`);
+      if (receipt && receipt.attempts !== expected.attempts)
+        problems.push(`final attempts: expected ${expected.attempts}, got ${receipt.attempts}`);
+      if (rows !== expected.rows)
+        problems.push(`business rows: expected ${expected.rows}, got ${rows}`);
+      if (mode === 'plain' && receipt && rows > receipt.attempts)
+        problems.push(
+          `plain mode ran the handler more than once per claim: ${rows} rows, ${receipt.attempts} attempts`,
+        );
 
       // A later duplicate is a byte-identical replay and changes nothing.
       if (last.status === 200) {
         const replay = await deliver(app.baseUrl, id, REQUEST_TIMEOUT_MS);
-        if (replay.status !== 200 || !('headers' in replay) || replay.headers['idempotent-replayed'] !== 'true' || replay.body !== (last as { body: string }).body) {
-          problems.push(`replay: expected 200, Idempotent-Replayed and the stored body, got ${describeDelivery(replay)}`);
+        if (
+          replay.status !== 200 ||
+          !('headers' in replay) ||
+          replay.headers['idempotent-replayed'] !== 'true' ||
+          replay.body !== (last as { body: string }).body
+        ) {
+          problems.push(
+            `replay: expected 200, Idempotent-Replayed and the stored body, got ${describeDelivery(replay)}`,
+          );
         }
-        if ((await inspector.rows(id)) !== expected.rows) problems.push('the replay changed the business rows');
+        if ((await inspector.rows(id)) !== expected.rows)
+          problems.push('the replay changed the business rows');
       }
 
       const stillBorrowed = await borrowedAfter(app, 1000);
-      if (stillBorrowed > 0) problems.push(`${stillBorrowed} pooled connection(s) still borrowed after the case settled`);
+      if (stillBorrowed > 0)
+        problems.push(
+          `${stillBorrowed} pooled connection(s) still borrowed after the case settled`,
+        );
       problems.push(...unhandled.splice(0));
 
       const trace = [
@@ -336,24 +391,39 @@ describe.each(dialects)('%s behind a fault proxy', (dialect) => {
       const problems: string[] = [];
       app.proxy.latencyMs = 25;
 
-      const concurrent = await Promise.all([0, 1, 2].map(() => deliver(app.baseUrl, id, REQUEST_TIMEOUT_MS)));
-      const redelivered = await deliverUntilOk(app.baseUrl, id, { timeoutMs: REQUEST_TIMEOUT_MS, deadlineMs: SETTLE_DEADLINE_MS, pauseMs: REDELIVERY_PAUSE_MS });
+      const concurrent = await Promise.all(
+        [0, 1, 2].map(() => deliver(app.baseUrl, id, REQUEST_TIMEOUT_MS)),
+      );
+      const redelivered = await deliverUntilOk(app.baseUrl, id, {
+        timeoutMs: REQUEST_TIMEOUT_MS,
+        deadlineMs: SETTLE_DEADLINE_MS,
+        pauseMs: REDELIVERY_PAUSE_MS,
+      });
       const answers = [...concurrent, ...redelivered];
       answers.forEach((answer, n) => {
         const problem = unacceptable(answer, id);
         if (problem) problems.push(`answer ${n + 1}: ${problem}`);
       });
-      const oks = answers.filter((answer): answer is Extract<Delivery, { status: number }> => answer.status === 200);
+      const oks = answers.filter(
+        (answer): answer is Extract<Delivery, { status: number }> => answer.status === 200,
+      );
       if (oks.length === 0) problems.push('no 200');
-      if (new Set(oks.map((answer) => answer.body)).size > 1) problems.push('the 200 bodies differ');
-      if (oks.filter((answer) => answer.headers['idempotent-replayed'] !== 'true').length !== 1) problems.push('not exactly one first (non-replayed) 200');
+      if (new Set(oks.map((answer) => answer.body)).size > 1)
+        problems.push('the 200 bodies differ');
+      if (oks.filter((answer) => answer.headers['idempotent-replayed'] !== 'true').length !== 1)
+        problems.push('not exactly one first (non-replayed) 200');
       const receipt = await inspector.receipt(id);
-      if (receipt?.status !== 'completed' || receipt.attempts !== 1) problems.push(`final receipt: ${JSON.stringify(receipt)}`);
-      if ((await inspector.rows(id)) !== 1) problems.push(`business rows: ${await inspector.rows(id)}`);
+      if (receipt?.status !== 'completed' || receipt.attempts !== 1)
+        problems.push(`final receipt: ${JSON.stringify(receipt)}`);
+      if ((await inspector.rows(id)) !== 1)
+        problems.push(`business rows: ${await inspector.rows(id)}`);
       const stillBorrowed = await borrowedAfter(app, 1000);
       if (stillBorrowed > 0) problems.push(`${stillBorrowed} pooled connection(s) still borrowed`);
       problems.push(...unhandled.splice(0));
-      expect({ problems, answers: answers.map(statusOf) }).toEqual({ problems: [], answers: answers.map(statusOf) });
+      expect({ problems, answers: answers.map(statusOf) }).toEqual({
+        problems: [],
+        answers: answers.map(statusOf),
+      });
     });
   });
 });

@@ -9,11 +9,25 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { storeKinds, unreachableStore, type AdapterEntry, type Answer, type CaseHandler, type Harness, type NativeLike } from '@webhook-idempotency/adapter-conformance';
+import {
+  storeKinds,
+  unreachableStore,
+  type AdapterEntry,
+  type Answer,
+  type CaseHandler,
+  type Harness,
+  type NativeLike,
+} from '@webhook-idempotency/adapter-conformance';
 // The suite's own per-test world (not re-exported by the package): one app per adapter entry, as the shared suite builds it.
 import { createHarness } from '../../adapter-conformance/src/harness';
 import type { OpenedStore } from '../../adapter-conformance/src/stores';
-import { IdempotencyGuard, providers, type ExternalId, type IdempotencyOptions, type Store } from '@webhook-idempotency/core';
+import {
+  IdempotencyGuard,
+  providers,
+  type ExternalId,
+  type IdempotencyOptions,
+  type Store,
+} from '@webhook-idempotency/core';
 import { expressApps } from '../../express/test/helpers/apps';
 import { fastifyApps } from '../../fastify/test/helpers/apps';
 import { koaApps } from '../../koa/test/helpers/apps';
@@ -31,26 +45,49 @@ import {
   type HostileCase,
   type Route,
 } from '../src/hostile-cases';
-import { END_MARKER, START_MARKER, currentSection, renderHostileSection, replaceSection } from '../src/hostile-table';
+import {
+  END_MARKER,
+  START_MARKER,
+  currentSection,
+  renderHostileSection,
+  replaceSection,
+} from '../src/hostile-table';
 
 const GUARANTEES = join(__dirname, '..', '..', '..', 'docs', 'guarantees.md');
 const entries: readonly AdapterEntry[] = [...expressApps, ...fastifyApps, ...koaApps];
 const familyOf = (entry: AdapterEntry) => entry.name.split(' ')[0] as Family;
 
 /** The receipts' provider of each route (what `find` is asked with). */
-const PROVIDER_OF: Record<Route, string> = { header: 'conformance', body: 'conformance-body', stripe: 'stripe', github: 'github', shopify: 'shopify', down: 'conformance' };
+const PROVIDER_OF: Record<Route, string> = {
+  header: 'conformance',
+  body: 'conformance-body',
+  stripe: 'stripe',
+  github: 'github',
+  shopify: 'shopify',
+  down: 'conformance',
+};
 
 /** The parsed body's `id`: Express `req.body`, Fastify `request.body`, Koa `ctx.request.body`. */
 function bodyId(native: NativeLike): ExternalId | undefined {
-  const parsed = (native as { request?: { body?: unknown } }).request?.body ?? (native as { body?: unknown }).body;
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Buffer.isBuffer(parsed)) return undefined;
+  const parsed =
+    (native as { request?: { body?: unknown } }).request?.body ??
+    (native as { body?: unknown }).body;
+  if (
+    typeof parsed !== 'object' ||
+    parsed === null ||
+    Array.isArray(parsed) ||
+    Buffer.isBuffer(parsed)
+  )
+    return undefined;
   return (parsed as { id?: ExternalId }).id;
 }
 
 const ROUTE_OPTIONS: Record<Route, () => Partial<IdempotencyOptions<NativeLike>>> = {
   header: () => ({}),
   body: () => ({ provider: PROVIDER_OF.body, key: bodyId, keyDescription: 'id in the body' }),
-  stripe: () => ({ preset: providers.stripe({ secret: STRIPE_SECRET, clock: () => NOW_SECONDS * 1000 }) }),
+  stripe: () => ({
+    preset: providers.stripe({ secret: STRIPE_SECRET, clock: () => NOW_SECONDS * 1000 }),
+  }),
   github: () => ({ preset: providers.github({ secret: GITHUB_SECRET }) }),
   shopify: () => ({ preset: providers.shopify({ secret: SHOPIFY_SECRET }) }),
   down: () => ({ store: unreachableStore() }),
@@ -66,7 +103,11 @@ const handler: CaseHandler = (call): Answer | Promise<Answer> => {
     case '404':
       return { kind: 'json', status: 404, value: { error: 'no such thing' } };
     case 'big':
-      return { kind: 'buffer', headers: { 'content-type': 'application/octet-stream' }, value: Buffer.alloc(BIG_ANSWER_BYTES, 0x61) };
+      return {
+        kind: 'buffer',
+        headers: { 'content-type': 'application/octet-stream' },
+        value: Buffer.alloc(BIG_ANSWER_BYTES, 0x61),
+      };
     default:
       return { kind: 'json', value: { ok: true } };
   }
@@ -77,10 +118,22 @@ function counting(store: Store<unknown>): { store: Store<unknown>; writes(): num
   let writes = 0;
   const counted: Store<unknown> = {
     capabilities: store.capabilities,
-    claim: (...args) => (writes++, store.claim(...args)),
-    reclaim: (...args) => (writes++, store.reclaim(...args)),
-    complete: (...args) => (writes++, store.complete(...args)),
-    fail: (...args) => (writes++, store.fail(...args)),
+    claim: (...args) => {
+      writes++;
+      return store.claim(...args);
+    },
+    reclaim: (...args) => {
+      writes++;
+      return store.reclaim(...args);
+    },
+    complete: (...args) => {
+      writes++;
+      return store.complete(...args);
+    },
+    fail: (...args) => {
+      writes++;
+      return store.fail(...args);
+    },
     find: (...args) => store.find(...args),
     purge: (...args) => store.purge(...args),
   };
@@ -89,7 +142,8 @@ function counting(store: Store<unknown>): { store: Store<unknown>; writes(): num
 
 /** Every unhandled error or rejection the process reports while this file runs. */
 const unhandled: string[] = [];
-const onUnhandled = (error: unknown) => unhandled.push(error instanceof Error ? (error.stack ?? error.message) : String(error));
+const onUnhandled = (error: unknown) =>
+  unhandled.push(error instanceof Error ? (error.stack ?? error.message) : String(error));
 
 beforeAll(() => {
   process.on('unhandledRejection', onUnhandled);
@@ -104,13 +158,22 @@ afterAll(() => {
 function judge(got: RawAnswer, want: Expected, testCase: HostileCase): string[] {
   const problems: string[] = [];
   const code = guardCode(got);
-  if (got.status !== want.status) problems.push(`status ${got.status} (code ${code ?? '-'}), want ${want.status}`);
-  if (want.code !== undefined && code !== want.code) problems.push(`code ${code ?? '-'}, want ${want.code}`);
+  if (got.status !== want.status)
+    problems.push(`status ${got.status} (code ${code ?? '-'}), want ${want.status}`);
+  if (want.code !== undefined && code !== want.code)
+    problems.push(`code ${code ?? '-'}, want ${want.code}`);
   const replayed = got.headers['idempotent-replayed'] === 'true';
-  if (replayed !== (want.replayed === true)) problems.push(`replayed ${replayed}, want ${want.replayed === true}`);
+  if (replayed !== (want.replayed === true))
+    problems.push(`replayed ${replayed}, want ${want.replayed === true}`);
   // The documented 5xx only: 503 when the store is down, 500 when the handler itself failed.
-  if (got.status >= 500 && !(got.status === 503 && code === 'ERR_IDEMPOTENCY_STORE') && !testCase.handlerFails) {
-    problems.push(`an undocumented ${got.status} (code ${code ?? '-'}): ${got.body.toString('utf8').slice(0, 200)}`);
+  if (
+    got.status >= 500 &&
+    !(got.status === 503 && code === 'ERR_IDEMPOTENCY_STORE') &&
+    !testCase.handlerFails
+  ) {
+    problems.push(
+      `an undocumented ${got.status} (code ${code ?? '-'}): ${got.body.toString('utf8').slice(0, 200)}`,
+    );
   }
   return problems;
 }
@@ -128,32 +191,36 @@ function guardCode(answer: RawAnswer): string | undefined {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-describe.each(entries.flatMap((entry) => storeKinds.map((kind) => [`${entry.name} on ${kind.name}`, entry, kind] as const)))(
-  'hostile input: %s',
-  (_name, entry, kind) => {
-    const family = familyOf(entry);
-    const cleanup: Array<() => Promise<void>> = [];
-    const routes = {} as Record<Route, Harness>;
-    let opened: OpenedStore;
-    let store: ReturnType<typeof counting>;
-    let reader: IdempotencyGuard<unknown>;
+describe.each(
+  entries.flatMap((entry) =>
+    storeKinds.map((kind) => [`${entry.name} on ${kind.name}`, entry, kind] as const),
+  ),
+)('hostile input: %s', (_name, entry, kind) => {
+  const family = familyOf(entry);
+  const cleanup: Array<() => Promise<void>> = [];
+  const routes = {} as Record<Route, Harness>;
+  let opened: OpenedStore;
+  let store: ReturnType<typeof counting>;
+  let reader: IdempotencyGuard<unknown>;
 
-    beforeAll(async () => {
-      opened = await kind.open();
-      store = counting(opened.store);
-      reader = new IdempotencyGuard(opened.store);
-      for (const route of Object.keys(ROUTE_OPTIONS) as Route[]) {
-        routes[route] = createHarness(entry, store.store, cleanup);
-        await routes[route].start(ROUTE_OPTIONS[route](), handler);
-      }
-    });
+  beforeAll(async () => {
+    opened = await kind.open();
+    store = counting(opened.store);
+    reader = new IdempotencyGuard(opened.store);
+    for (const route of Object.keys(ROUTE_OPTIONS) as Route[]) {
+      routes[route] = createHarness(entry, store.store, cleanup);
+      await routes[route].start(ROUTE_OPTIONS[route](), handler);
+    }
+  });
 
-    afterAll(async () => {
-      for (const close of cleanup.splice(0).reverse()) await close();
-      await opened?.close();
-    });
+  afterAll(async () => {
+    for (const close of cleanup.splice(0).reverse()) await close();
+    await opened?.close();
+  });
 
-    it.each(hostileCases.map((c, i) => [`${i + 1}. ${c.name}`, c] as const))('%s', async (_label, testCase) => {
+  it.each(hostileCases.map((c, i) => [`${i + 1}. ${c.name}`, c] as const))(
+    '%s',
+    async (_label, testCase) => {
       const want = testCase.on?.[family] ?? testCase.expect;
       const harness = routes[testCase.route];
       const runsBefore = harness.calls();
@@ -162,37 +229,57 @@ describe.each(entries.flatMap((entry) => storeKinds.map((kind) => [`${entry.name
       const problems: string[] = [];
       for (const [i, request] of testCase.requests.entries()) {
         const got = await sendRaw(harness.port(), '/hook', request);
-        problems.push(...judge(got, want.answers[i]!, testCase).map((p) => `request ${i + 1}: ${p}`));
+        problems.push(
+          ...judge(got, want.answers[i]!, testCase).map((p) => `request ${i + 1}: ${p}`),
+        );
       }
       await tick();
-      if (harness.calls() - runsBefore !== want.runs) problems.push(`handler ran ${harness.calls() - runsBefore} time(s), want ${want.runs}`);
-      if (want.receipt !== 'none' && testCase.route !== 'down' && store.writes() === writesBefore) problems.push('no receipt write counted for a request that ran');
-      if (want.receipt === 'none' && store.writes() !== writesBefore) problems.push(`${store.writes() - writesBefore} receipt write(s) for a request refused before the handler`);
+      if (harness.calls() - runsBefore !== want.runs)
+        problems.push(`handler ran ${harness.calls() - runsBefore} time(s), want ${want.runs}`);
+      if (want.receipt !== 'none' && testCase.route !== 'down' && store.writes() === writesBefore)
+        problems.push('no receipt write counted for a request that ran');
+      if (want.receipt === 'none' && store.writes() !== writesBefore)
+        problems.push(
+          `${store.writes() - writesBefore} receipt write(s) for a request refused before the handler`,
+        );
       if (testCase.key !== undefined) {
-        const receipt = await reader.find({ provider: PROVIDER_OF[testCase.route], externalId: testCase.key });
+        const receipt = await reader.find({
+          provider: PROVIDER_OF[testCase.route],
+          externalId: testCase.key,
+        });
         const status = receipt?.status ?? 'none';
         if (status !== want.receipt) problems.push(`receipt ${status}, want ${want.receipt}`);
       }
-      if (unhandled.length !== unhandledBefore) problems.push(`unhandled: ${unhandled.slice(unhandledBefore).join('\n')}`);
-      if (({} as Record<string, unknown>).polluted !== undefined) problems.push('Object.prototype was polluted');
+      if (unhandled.length !== unhandledBefore)
+        problems.push(`unhandled: ${unhandled.slice(unhandledBefore).join('\n')}`);
+      if (({} as Record<string, unknown>).polluted !== undefined)
+        problems.push('Object.prototype was polluted');
       expect(problems).toEqual([]);
-    });
+    },
+  );
 
-    it('still answers a plain delivery on every route afterwards (no crash, no wedged store)', async () => {
-      const after = await sendRaw(routes.header.port(), '/hook', { headers: { 'content-type': 'application/json', 'x-event-id': 'after-all' }, body: Buffer.from('{}') });
-      expect(after.status).toBe(200);
-      expect((await reader.find({ provider: PROVIDER_OF.header, externalId: 'after-all' }))?.status).toBe('completed');
+  it('still answers a plain delivery on every route afterwards (no crash, no wedged store)', async () => {
+    const after = await sendRaw(routes.header.port(), '/hook', {
+      headers: { 'content-type': 'application/json', 'x-event-id': 'after-all' },
+      body: Buffer.from('{}'),
     });
-  },
-);
+    expect(after.status).toBe(200);
+    expect(
+      (await reader.find({ provider: PROVIDER_OF.header, externalId: 'after-all' }))?.status,
+    ).toBe('completed');
+  });
+});
 
 describe('the hostile-input table', () => {
   it('has at least 60 cases, each key used by one case only', () => {
     expect(hostileCases.length).toBeGreaterThanOrEqual(60);
-    const keys = hostileCases.filter((c) => c.key !== undefined).map((c) => `${PROVIDER_OF[c.route]}/${c.key}`);
+    const keys = hostileCases
+      .filter((c) => c.key !== undefined)
+      .map((c) => `${PROVIDER_OF[c.route]}/${c.key}`);
     expect(new Set(keys).size).toBe(keys.length);
     for (const c of hostileCases) {
-      for (const outcome of [c.expect, ...Object.values(c.on ?? {})]) expect(outcome.answers).toHaveLength(c.requests.length);
+      for (const outcome of [c.expect, ...Object.values(c.on ?? {})])
+        expect(outcome.answers).toHaveLength(c.requests.length);
     }
   });
 
@@ -200,9 +287,10 @@ describe('the hostile-input table', () => {
     const section = renderHostileSection(hostileCases);
     const document = readFileSync(GUARANTEES, 'utf8');
     if (process.env.WI_UPDATE_DOCS === '1') {
-      const next = currentSection(document) === undefined
-        ? `${document.replace(/\n*$/, '\n')}\n${START_MARKER}\n${section}\n${END_MARKER}\n`
-        : replaceSection(document, section);
+      const next =
+        currentSection(document) === undefined
+          ? `${document.replace(/\n*$/, '\n')}\n${START_MARKER}\n${section}\n${END_MARKER}\n`
+          : replaceSection(document, section);
       writeFileSync(GUARANTEES, next);
     }
     expect(currentSection(readFileSync(GUARANTEES, 'utf8'))).toBe(section);

@@ -30,7 +30,9 @@ type Guard = IdempotencyGuard<Database.Database>;
 type Work = (id: string, tx: Database.Database, guard: Guard) => Promise<unknown>;
 
 function database(): Database.Database {
-  const db = new Database(join(mkdtempSync(join(process.env.WI_TMP ?? tmpdir(), 'hung-')), 'hooks.db'));
+  const db = new Database(
+    join(mkdtempSync(join(process.env.WI_TMP ?? tmpdir(), 'hung-')), 'hooks.db'),
+  );
   db.pragma('journal_mode = WAL');
   db.exec('CREATE TABLE effects (id TEXT PRIMARY KEY)');
   return db;
@@ -40,35 +42,73 @@ const key = (headers: Record<string, unknown>) => headers['x-event-id'] as strin
 const apps: Record<string, (guard: Guard, work: Work) => Server | Promise<Server>> = {
   express: (guard, work) => {
     const app = express();
-    app.post('/hook', expressIdempotent({ guard, provider: 'p', key: (req) => key(req.headers), fingerprint: false }), async (req, res) => {
-      const body = await work(key(req.headers), req.idempotency!.transaction as Database.Database, guard);
-      res.json(body);
-    });
+    app.post(
+      '/hook',
+      expressIdempotent({
+        guard,
+        provider: 'p',
+        key: (req) => key(req.headers),
+        fingerprint: false,
+      }),
+      async (req, res) => {
+        const body = await work(
+          key(req.headers),
+          req.idempotency!.transaction as Database.Database,
+          guard,
+        );
+        res.json(body);
+      },
+    );
     return app.listen(0, '127.0.0.1');
   },
   fastify: async (guard, work) => {
     const app = fastify();
-    await app.register(fastifyIdempotency, { guard, provider: 'p', key: (req) => key(req.headers), fingerprint: false });
-    app.post('/hook', async (request) => work(key(request.headers), request.idempotency!.transaction as Database.Database, guard));
+    await app.register(fastifyIdempotency, {
+      guard,
+      provider: 'p',
+      key: (req) => key(req.headers),
+      fingerprint: false,
+    });
+    app.post('/hook', async (request) =>
+      work(key(request.headers), request.idempotency!.transaction as Database.Database, guard),
+    );
     await app.listen({ port: 0, host: '127.0.0.1' });
     return app.server;
   },
   koa: (guard, work) => {
     const app = new Koa();
-    app.use(koaIdempotent({ guard, provider: 'p', key: (ctx) => key(ctx.headers), fingerprint: false }));
+    app.use(
+      koaIdempotent({ guard, provider: 'p', key: (ctx) => key(ctx.headers), fingerprint: false }),
+    );
     app.use(async (ctx) => {
-      ctx.body = await work(key(ctx.headers), ctx.state.idempotency!.transaction as Database.Database, guard);
+      ctx.body = await work(
+        key(ctx.headers),
+        ctx.state.idempotency!.transaction as Database.Database,
+        guard,
+      );
     });
     return app.listen(0, '127.0.0.1');
   },
 };
 
-async function post(server: Server, id: string): Promise<{ status: number; body: string; headers: Headers; ms: number }> {
+async function post(
+  server: Server,
+  id: string,
+): Promise<{ status: number; body: string; headers: Headers; ms: number }> {
   if (!server.listening) await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
   const started = Date.now();
-  const response = await fetch(`http://127.0.0.1:${port}/hook`, { method: 'POST', headers: { 'x-event-id': id, 'content-type': 'application/json' }, body: '{}' });
-  return { status: response.status, body: await response.text(), headers: response.headers, ms: Date.now() - started };
+  const response = await fetch(`http://127.0.0.1:${port}/hook`, {
+    method: 'POST',
+    headers: { 'x-event-id': id, 'content-type': 'application/json' },
+    body: '{}',
+  });
+  return {
+    status: response.status,
+    body: await response.text(),
+    headers: response.headers,
+    ms: Date.now() - started,
+  };
 }
 
 describe.each(Object.keys(apps))('a hung transactional handler on better-sqlite3 (%s)', (name) => {
@@ -79,7 +119,11 @@ describe.each(Object.keys(apps))('a hung transactional handler on better-sqlite3
   beforeAll(async () => {
     db = database();
     await Schema.createTable(db);
-    guard = new IdempotencyGuard(new SqlStore(db, { acquireTimeoutMs: 5000 }), { transactional: true, staleAfterSeconds: 4, handlerTimeoutSeconds: 1 });
+    guard = new IdempotencyGuard(new SqlStore(db, { acquireTimeoutMs: 5000 }), {
+      transactional: true,
+      staleAfterSeconds: 4,
+      handlerTimeoutSeconds: 1,
+    });
     server = await apps[name]!(guard, async (id, tx, own) => {
       ran.push(id);
       if (id.startsWith('hang')) return never;
@@ -89,7 +133,10 @@ describe.each(Object.keys(apps))('a hung transactional handler on better-sqlite3
           transaction!.prepare('INSERT INTO effects (id) VALUES (?)').run(`inner-${id}`);
           return 'inner done';
         });
-        return { inner: inner.response, found: (await own.find(new RequestKey('inner', id)))?.status };
+        return {
+          inner: inner.response,
+          found: (await own.find(new RequestKey('inner', id)))?.status,
+        };
       }
       tx.prepare('INSERT INTO effects (id) VALUES (?)').run(id);
       return { id };
@@ -114,8 +161,14 @@ describe.each(Object.keys(apps))('a hung transactional handler on better-sqlite3
     expect(answer.status).toBe(503);
     expect(answer.headers.get('retry-after')).toBe('1');
     expect(JSON.parse(answer.body).code).toBe('ERR_IDEMPOTENCY_HANDLER_TIMEOUT');
-    expect(await guard.find(new RequestKey('p', 'hang-1'))).toMatchObject({ status: 'failed', attempts: 1 });
-    expect(db.prepare('SELECT id FROM effects ORDER BY id').all()).toEqual([{ id: 'done' }, { id: 'fresh' }]);
+    expect(await guard.find(new RequestKey('p', 'hang-1'))).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+    });
+    expect(db.prepare('SELECT id FROM effects ORDER BY id').all()).toEqual([
+      { id: 'done' },
+      { id: 'fresh' },
+    ]);
     expect(unhandled).toEqual([]);
   });
 

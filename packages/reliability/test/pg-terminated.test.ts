@@ -32,7 +32,10 @@ async function freshDatabase(): Promise<string> {
 async function terminateAll(): Promise<number> {
   const admin = new pg.Client({ connectionString: process.env.WI_PG_URL });
   await admin.connect();
-  const { rowCount } = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [DATABASE]);
+  const { rowCount } = await admin.query(
+    'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+    [DATABASE],
+  );
   await admin.end();
   return rowCount ?? 0;
 }
@@ -43,37 +46,52 @@ it('connections ended by the server under open transactions: no crash, 503 + Ret
   pool.on('error', (error) => poolErrors.push(error)); // as the docs ask: covers idle clients only
   await Schema.createTable(pool);
   await pool.query('CREATE TABLE effects (id TEXT PRIMARY KEY)');
-  const guard = new IdempotencyGuard(new SqlStore(pool, { acquireTimeoutMs: 2000 }), { transactional: true, staleAfterSeconds: 5 });
+  const guard = new IdempotencyGuard(new SqlStore(pool, { acquireTimeoutMs: 2000 }), {
+    transactional: true,
+    staleAfterSeconds: 5,
+  });
   let inside!: () => void;
   const handlerInside = new Promise<void>((resolve) => (inside = resolve));
   let proceed!: () => void;
   const mayProceed = new Promise<void>((resolve) => (proceed = resolve));
 
   const app = express();
-  app.post('/hook', idempotent({ guard, provider: 'p', key: (req) => req.get('x-event-id'), fingerprint: false }), async (req, res, next) => {
-    try {
-      const tx = req.idempotency!.transaction as pg.PoolClient;
-      await tx.query('INSERT INTO effects (id) VALUES ($1)', [req.get('x-event-id')]);
-      if (req.get('x-event-id') === 'held') {
-        inside();
-        await mayProceed;
+  app.post(
+    '/hook',
+    idempotent({ guard, provider: 'p', key: (req) => req.get('x-event-id'), fingerprint: false }),
+    async (req, res, next) => {
+      try {
+        const tx = req.idempotency!.transaction as pg.PoolClient;
+        await tx.query('INSERT INTO effects (id) VALUES ($1)', [req.get('x-event-id')]);
+        if (req.get('x-event-id') === 'held') {
+          inside();
+          await mayProceed;
+        }
+        await tx.query('SELECT 1');
+        res.json({ ok: true });
+      } catch (error) {
+        next(error);
       }
-      await tx.query('SELECT 1');
-      res.json({ ok: true });
-    } catch (error) {
-      next(error);
-    }
-  });
-  app.use((error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-    res.status(500).json({ handlerError: String(error) });
-  });
+    },
+  );
+  app.use(
+    (error: unknown, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      res.status(500).json({ handlerError: String(error) });
+    },
+  );
   const server = app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const { port } = server.address() as AddressInfo;
   const post = (id: string) =>
-    fetch(`http://127.0.0.1:${port}/hook`, { method: 'POST', headers: { 'x-event-id': id, 'content-type': 'application/json' }, body: '{}' }).then(
-      async (response) => ({ status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.text() }),
-    );
+    fetch(`http://127.0.0.1:${port}/hook`, {
+      method: 'POST',
+      headers: { 'x-event-id': id, 'content-type': 'application/json' },
+      body: '{}',
+    }).then(async (response) => ({
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      body: await response.text(),
+    }));
   try {
     const held = post('held');
     await handlerInside;
@@ -96,7 +114,9 @@ it('connections ended by the server under open transactions: no crash, 503 + Ret
       final = await post('held');
     }
     expect(final.status).toBe(200);
-    expect((await pool.query("SELECT count(*)::int AS n FROM effects WHERE id = 'held'")).rows[0].n).toBe(1);
+    expect(
+      (await pool.query("SELECT count(*)::int AS n FROM effects WHERE id = 'held'")).rows[0].n,
+    ).toBe(1);
     expect(await guard.find(new RequestKey('p', 'held'))).toMatchObject({ status: 'completed' });
     expect(unhandled).toEqual([]);
   } finally {

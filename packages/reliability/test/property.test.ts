@@ -48,12 +48,21 @@ import {
 import { driveSqliteClock, type VirtualClock } from '../src/property-clock';
 
 const SOAK = process.env.WI_SOAK === '1';
-const SEED = process.env.WI_PROPERTY_SEED ? Number(process.env.WI_PROPERTY_SEED) : SOAK ? Date.now() % 2 ** 31 : 20261201;
+const SEED = process.env.WI_PROPERTY_SEED
+  ? Number(process.env.WI_PROPERTY_SEED)
+  : SOAK
+    ? Date.now() % 2 ** 31
+    : 20261201;
 const MAX_COMMANDS = SOAK ? 40 : 25;
 /** Interleavings per (target, chunk); the soak run splits its ≥ 10,000 into chunks of a few seconds each. */
-const SIZES = SOAK ? { memory: { runs: 3000, chunks: 5 }, sqlite: { runs: 1500, chunks: 5 } } : { memory: { runs: 200, chunks: 1 }, sqlite: { runs: 100, chunks: 1 } };
+const SIZES = SOAK
+  ? { memory: { runs: 3000, chunks: 5 }, sqlite: { runs: 1500, chunks: 5 } }
+  : { memory: { runs: 200, chunks: 1 }, sqlite: { runs: 100, chunks: 1 } };
 
-const memoryTarget: PropertyTarget = { name: 'InMemoryStore', store: async () => new InMemoryStore() };
+const memoryTarget: PropertyTarget = {
+  name: 'InMemoryStore',
+  store: async () => new InMemoryStore(),
+};
 
 /**
  * SqlStore over a real better-sqlite3 file. SqlStore takes "now" from the database; the database's
@@ -102,15 +111,26 @@ const REQUIRED_PATHS = [
   'purge deleted receipts',
 ];
 
-async function assertInterleavings(target: PropertyTarget, runs: number, seed: number): Promise<void> {
+async function assertInterleavings(
+  target: PropertyTarget,
+  runs: number,
+  seed: number,
+): Promise<void> {
   const started = performance.now();
   const chunk: InterleavingCounter = { runs: 0, commands: 0, paths: {} };
-  await fc.assert(interleavingProperty(target, { maxCommands: MAX_COMMANDS, counter: chunk }), { seed, numRuns: runs });
+  await fc.assert(interleavingProperty(target, { maxCommands: MAX_COMMANDS, counter: chunk }), {
+    seed,
+    numRuns: runs,
+  });
   const ms = performance.now() - started;
   counted.runs += chunk.runs;
   counted.commands += chunk.commands;
-  for (const [path, n] of Object.entries(chunk.paths)) counted.paths[path] = (counted.paths[path] ?? 0) + n;
-  if (SOAK) console.log(`${target.name}: ${chunk.runs} interleavings, ${chunk.commands} commands in ${(ms / 1000).toFixed(1)} s (seed ${seed})`);
+  for (const [path, n] of Object.entries(chunk.paths))
+    counted.paths[path] = (counted.paths[path] ?? 0) + n;
+  if (SOAK)
+    console.log(
+      `${target.name}: ${chunk.runs} interleavings, ${chunk.commands} commands in ${(ms / 1000).toFixed(1)} s (seed ${seed})`,
+    );
   expect(REQUIRED_PATHS.filter((path) => !chunk.paths[path])).toEqual([]);
 }
 
@@ -121,7 +141,7 @@ afterAll(() => sqlite.close());
 
 /** Fixed interleavings, each pinning one rule; the last two are shrunk counterexamples of the property. */
 describe.each([memoryTarget, sqlite])('fixed interleavings on $name', (target) => {
-  it('a stale claim is taken over (attempts + 1); the old owner\'s late completion is refused with ClaimLost; the new owner\'s result is replayed', async () => {
+  it("a stale claim is taken over (attempts + 1); the old owner's late completion is refused with ClaimLost; the new owner's result is replayed", async () => {
     await runCommands(target, [
       new DeliverCommand(KEY, 'fp-a', false, 'hold'),
       new AdvanceClockCommand(STALE_MS - 1),
@@ -135,7 +155,7 @@ describe.each([memoryTarget, sqlite])('fixed interleavings on $name', (target) =
     ]);
   });
 
-  it('a failed attempt\'s fingerprint does not lock the key (DESIGN.md §10)', async () => {
+  it("a failed attempt's fingerprint does not lock the key (DESIGN.md §10)", async () => {
     await runCommands(target, [
       new DeliverCommand(KEY, 'fp-b', false, 'throw'), // a forged first delivery, rejected by the handler
       new DeliverCommand(KEY, 'fp-a', false, 'return'), // the genuine one runs and records its fingerprint
@@ -199,7 +219,10 @@ describe.each([memoryTarget, sqlite])('fixed interleavings on $name', (target) =
 
 describe('the guard agrees with the receipt model', () => {
   afterAll(() => {
-    if (SOAK || process.env.WI_PROPERTY_PATHS) console.log(`property total: ${counted.runs} interleavings, ${counted.commands} commands (seed ${SEED})\n${JSON.stringify(counted.paths, null, 1)}`);
+    if (SOAK || process.env.WI_PROPERTY_PATHS)
+      console.log(
+        `property total: ${counted.runs} interleavings, ${counted.commands} commands (seed ${SEED})\n${JSON.stringify(counted.paths, null, 1)}`,
+      );
   });
 
   for (let chunk = 0; chunk < SIZES.memory.chunks; chunk++) {
@@ -221,7 +244,11 @@ describe('the guard agrees with the receipt model', () => {
 // ---------------------------------------------------------------------------------------------
 // The property can fail: stores with one deliberate flaw each, defined here and nowhere else.
 
-type Flaw = 'unfenced-complete' | 'check-then-insert' | 'purge-processing' | 'reclaim-keeps-fingerprint';
+type Flaw =
+  | 'unfenced-complete'
+  | 'check-then-insert'
+  | 'purge-processing'
+  | 'reclaim-keeps-fingerprint';
 
 interface Row {
   provider: string;
@@ -237,7 +264,11 @@ interface Row {
 
 /** A Map-based store, correct but for `flaw`. */
 class FlawedStore implements Store {
-  readonly capabilities: StoreCapabilities = { crossProcess: false, transactional: false, clock: 'caller' };
+  readonly capabilities: StoreCapabilities = {
+    crossProcess: false,
+    transactional: false,
+    clock: 'caller',
+  };
   private readonly rows = new Map<string, Row>();
 
   constructor(private readonly flaw: Flaw) {}
@@ -255,7 +286,10 @@ class FlawedStore implements Store {
     };
   }
 
-  async claim(key: KeyLike, { now, fingerprint }: At & { fingerprint: string | null }): Promise<ClaimResult> {
+  async claim(
+    key: KeyLike,
+    { now, fingerprint }: At & { fingerprint: string | null },
+  ): Promise<ClaimResult> {
     const id = FlawedStore.id(key);
     const existing = this.rows.get(id);
     if (existing) return { won: false, receipt: FlawedStore.observe(existing, now) };
@@ -278,27 +312,53 @@ class FlawedStore implements Store {
 
   async reclaim(
     key: KeyLike,
-    { now, attempts, staleAfterMs, fingerprint }: At & { attempts: number; staleAfterMs: number; fingerprint?: string | null },
+    {
+      now,
+      attempts,
+      staleAfterMs,
+      fingerprint,
+    }: At & { attempts: number; staleAfterMs: number; fingerprint?: string | null },
   ): Promise<ObservedReceipt | null> {
     const row = this.rows.get(FlawedStore.id(key));
     if (!row || row.attempts !== attempts) return null;
-    if (!(row.status === ReceiptStatus.FAILED || (row.status === ReceiptStatus.PROCESSING && row.claimedAt <= now - staleAfterMs))) return null;
-    Object.assign(row, { status: ReceiptStatus.PROCESSING, attempts: attempts + 1, claimedAt: now, finishedAt: null, error: null });
+    if (
+      !(
+        row.status === ReceiptStatus.FAILED ||
+        (row.status === ReceiptStatus.PROCESSING && row.claimedAt <= now - staleAfterMs)
+      )
+    )
+      return null;
+    Object.assign(row, {
+      status: ReceiptStatus.PROCESSING,
+      attempts: attempts + 1,
+      claimedAt: now,
+      finishedAt: null,
+      error: null,
+    });
     // The flaw: the failed attempt's fingerprint stays on the receipt (DESIGN.md §10).
-    if (fingerprint !== undefined && this.flaw !== 'reclaim-keeps-fingerprint') row.fingerprint = fingerprint;
+    if (fingerprint !== undefined && this.flaw !== 'reclaim-keeps-fingerprint')
+      row.fingerprint = fingerprint;
     return FlawedStore.observe(row, now);
   }
 
-  async complete(key: KeyLike, { now, attempts, response }: At & { attempts: number; response: string }): Promise<boolean> {
+  async complete(
+    key: KeyLike,
+    { now, attempts, response }: At & { attempts: number; response: string },
+  ): Promise<boolean> {
     const row = this.rows.get(FlawedStore.id(key));
     // The flaw: no fence on attempts, so a worker that lost its claim overwrites the new owner.
-    const owned = row?.status === ReceiptStatus.PROCESSING && (this.flaw === 'unfenced-complete' || row.attempts === attempts);
+    const owned =
+      row?.status === ReceiptStatus.PROCESSING &&
+      (this.flaw === 'unfenced-complete' || row.attempts === attempts);
     if (!row || !owned) return false;
     Object.assign(row, { status: ReceiptStatus.COMPLETED, response, finishedAt: now });
     return true;
   }
 
-  async fail(key: KeyLike, { now, attempts, error }: At & { attempts: number; error: string }): Promise<boolean> {
+  async fail(
+    key: KeyLike,
+    { now, attempts, error }: At & { attempts: number; error: string },
+  ): Promise<boolean> {
     const row = this.rows.get(FlawedStore.id(key));
     if (!row || row.status !== ReceiptStatus.PROCESSING || row.attempts !== attempts) return false;
     Object.assign(row, { status: ReceiptStatus.FAILED, error, finishedAt: now });
@@ -310,12 +370,19 @@ class FlawedStore implements Store {
     return row ? FlawedStore.observe(row, now) : null;
   }
 
-  async purge({ now, olderThanMs, provider }: At & { olderThanMs: number; provider?: string }): Promise<number> {
+  async purge({
+    now,
+    olderThanMs,
+    provider,
+  }: At & { olderThanMs: number; provider?: string }): Promise<number> {
     let deleted = 0;
     for (const [id, row] of this.rows) {
       if (provider !== undefined && row.provider !== provider) continue;
       // The flaw: a processing receipt whose claim is old enough is deleted too.
-      const old = this.flaw === 'purge-processing' && row.status === ReceiptStatus.PROCESSING ? row.claimedAt : row.finishedAt;
+      const old =
+        this.flaw === 'purge-processing' && row.status === ReceiptStatus.PROCESSING
+          ? row.claimedAt
+          : row.finishedAt;
       if (old !== null && old < now - olderThanMs) {
         this.rows.delete(id);
         deleted++;
@@ -328,16 +395,27 @@ class FlawedStore implements Store {
 describe('the property catches a broken store', () => {
   const cases: Array<[Flaw, RegExp]> = [
     ['unfenced-complete', /a completion by a worker that lost its claim to a takeover/],
-    ['check-then-insert', /two handlers run on .* with fresh claims|expected exactly one handler to run/],
+    [
+      'check-then-insert',
+      /two handlers run on .* with fresh claims|expected exactly one handler to run/,
+    ],
     ['purge-processing', /deleted count|expected .* got none/],
     ['reclaim-keeps-fingerprint', /fingerprint|FingerprintMismatch/],
   ];
   for (const [flaw, message] of cases) {
     it(`a store with the flaw "${flaw}" fails it`, async () => {
-      const target: PropertyTarget = { name: `FlawedStore (${flaw})`, store: async () => new FlawedStore(flaw) };
-      const result = await fc.check(interleavingProperty(target, { maxCommands: MAX_COMMANDS }), { seed: 20261201, numRuns: 300 });
+      const target: PropertyTarget = {
+        name: `FlawedStore (${flaw})`,
+        store: async () => new FlawedStore(flaw),
+      };
+      const result = await fc.check(interleavingProperty(target, { maxCommands: MAX_COMMANDS }), {
+        seed: 20261201,
+        numRuns: 300,
+      });
       expect(result.failed).toBe(true);
-      expect(`${String(result.errorInstance)}\n${fc.stringify(result.counterexample)}`).toMatch(message);
+      expect(`${String(result.errorInstance)}\n${fc.stringify(result.counterexample)}`).toMatch(
+        message,
+      );
     });
   }
 });

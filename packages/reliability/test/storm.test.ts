@@ -10,7 +10,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mysql from 'mysql2/promise';
-import { startDurableMariadb, startDurablePostgres, type KillableDatabase } from '../src/durable-databases';
+import {
+  startDurableMariadb,
+  startDurablePostgres,
+  type KillableDatabase,
+} from '../src/durable-databases';
 import { runStorm, type StormOptions, type StormReport, type StormTarget } from '../src/storm/run';
 
 const SOAK = process.env.WI_SOAK === '1';
@@ -45,13 +49,19 @@ const OPTIONS: StormOptions = {
 const TIMEOUT_MS = SOAK ? 900_000 : 120_000;
 
 const scratch = (prefix: string) => mkdtempSync(join(process.env.WI_TMP ?? tmpdir(), prefix));
-const first = (list: readonly string[]) => (list.length > 5 ? [...list.slice(0, 5), `… ${list.length - 5} more`] : list);
+const first = (list: readonly string[]) =>
+  list.length > 5 ? [...list.slice(0, 5), `… ${list.length - 5} more`] : list;
 
 /** The lines of a crashed server's output that say why (the error and where it was emitted). */
 function crashReason(output: string): string {
   const lines = output.split('\n').map((l) => l.trim());
   // Not the app's own log lines ("[storm server …] idle pg client error"), the runtime's report.
-  const telling = lines.filter((l) => /error|exception|rejection/i.test(l) && !l.startsWith('at ') && !l.startsWith('[storm server'));
+  const telling = lines.filter(
+    (l) =>
+      /error|exception|rejection/i.test(l) &&
+      !l.startsWith('at ') &&
+      !l.startsWith('[storm server'),
+  );
   return (telling.length > 0 ? telling.slice(0, 3) : lines.slice(-3)).join(' | ');
 }
 
@@ -60,7 +70,10 @@ function verdict(report: StormReport) {
   const c = report.counts;
   return {
     faults: report.faults.map((f) => f.what),
-    crashes: report.crashes.map((crash) => `server ${crash.slot} exited ${crash.exit} at ${crash.at} ms: ${crashReason(crash.output)}`),
+    crashes: report.crashes.map(
+      (crash) =>
+        `server ${crash.slot} exited ${crash.exit} at ${crash.at} ms: ${crashReason(crash.output)}`,
+    ),
     other5xx: c.other5xx,
     unexpected: c.unexpected,
     timeouts: c.timeouts,
@@ -102,7 +115,10 @@ function expectClean(report: StormReport, faults: string[]): void {
   expect(report.reruns).toBeGreaterThanOrEqual(1);
 }
 
-const SERVER_FAULTS = ['SIGKILL server 1 at once + restart', 'SIGKILL server 2 inside a handler + restart'];
+const SERVER_FAULTS = [
+  'SIGKILL server 1 at once + restart',
+  'SIGKILL server 2 inside a handler + restart',
+];
 
 describe(`storm with crashes: ${OPTIONS.ids * OPTIONS.perId} deliveries over ${OPTIONS.ids} ids, ${OPTIONS.servers} Express processes, transactional`, () => {
   test(
@@ -111,7 +127,10 @@ describe(`storm with crashes: ${OPTIONS.ids * OPTIONS.perId} deliveries over ${O
       const database = await startDurablePostgres(scratch('storm-pg-'));
       try {
         const target: StormTarget = { dialect: 'postgres', url: database.url, database };
-        expectClean(await runStorm('postgres', target, OPTIONS), withDatabaseFault(SERVER_FAULTS, 'postgres'));
+        expectClean(
+          await runStorm('postgres', target, OPTIONS),
+          withDatabaseFault(SERVER_FAULTS, 'postgres'),
+        );
       } finally {
         await database.destroy();
       }
@@ -128,7 +147,10 @@ describe(`storm with crashes: ${OPTIONS.ids * OPTIONS.perId} deliveries over ${O
         await admin.query('CREATE DATABASE storm CHARACTER SET utf8mb4');
         await admin.end();
         const target: StormTarget = { dialect: 'mysql', url: `${database.url}storm`, database };
-        expectClean(await runStorm('mariadb', target, OPTIONS), withDatabaseFault(SERVER_FAULTS, 'mysql'));
+        expectClean(
+          await runStorm('mariadb', target, OPTIONS),
+          withDatabaseFault(SERVER_FAULTS, 'mysql'),
+        );
       } finally {
         await database.destroy();
       }
@@ -139,8 +161,14 @@ describe(`storm with crashes: ${OPTIONS.ids * OPTIONS.perId} deliveries over ${O
   test(
     'SQLite file (WAL): no database server to kill, servers only',
     async () => {
-      const target: StormTarget = { dialect: 'sqlite', url: join(scratch('storm-sqlite-'), 'storm.db') };
-      expectClean(await runStorm('sqlite', target, { ...OPTIONS, handlerDelayMs: 0 }), SERVER_FAULTS);
+      const target: StormTarget = {
+        dialect: 'sqlite',
+        url: join(scratch('storm-sqlite-'), 'storm.db'),
+      };
+      expectClean(
+        await runStorm('sqlite', target, { ...OPTIONS, handlerDelayMs: 0 }),
+        SERVER_FAULTS,
+      );
     },
     TIMEOUT_MS,
   );

@@ -69,7 +69,8 @@ const doubleQuote = (identifier: string) => `"${identifier}"`;
 const PG_NOW = "date_trunc('milliseconds', statement_timestamp())";
 // julianday('now') is exact to the millisecond; 210866760000000 ms is the Julian day of the Unix epoch.
 const SQLITE_NOW_MS = "(CAST(ROUND(julianday('now') * 86400000.0) AS INTEGER) - 210866760000000)";
-const MYSQL_EPOCH_MS = (column: string) => `(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', ${column}) DIV 1000)`;
+const MYSQL_EPOCH_MS = (column: string) =>
+  `(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', ${column}) DIV 1000)`;
 // The whole condition sits on the DELETE itself, not only in the subquery that picks the batch:
 // PostgreSQL re-evaluates only the outer WHERE on the latest version of a row it had to wait for
 // (never the IN subquery). A receipt taken over meanwhile (`processing`), or taken over and
@@ -94,7 +95,8 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     nowMs: `CAST(EXTRACT(EPOCH FROM ${PG_NOW}) * 1000 AS DOUBLE PRECISION)`,
     // EXTRACT(EPOCH …) is numeric (exact); TRUNC drops the µs a column wider than (3) may hold.
     toMs: (column) => `CAST(TRUNC(EXTRACT(EPOCH FROM ${column}) * 1000) AS DOUBLE PRECISION)`,
-    minusMs: (expression) => `(${expression} - CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond')`,
+    minusMs: (expression) =>
+      `(${expression} - CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond')`,
     onConflictDoNothing: ' ON CONFLICT (provider, external_id) DO NOTHING',
     returning: true,
     // The read sees the statement's snapshot: a row committed meanwhile by a racing claim is not

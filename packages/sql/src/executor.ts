@@ -25,7 +25,10 @@ export interface Executor {
    * it at once when `options.signal` aborts (DESIGN.md §10). `work` gets a handle that refuses
    * every call once the transaction has ended ({@link gate}).
    */
-  transaction<T>(work: (transaction: unknown) => Promise<T>, options?: TransactionRunOptions): Promise<T>;
+  transaction<T>(
+    work: (transaction: unknown) => Promise<T>,
+    options?: TransactionRunOptions,
+  ): Promise<T>;
   /**
    * True while a statement of the store would have to wait for a transaction (a single connection
    * held by a handler). Reads do not wait (they run on the connection at once), so a replay need
@@ -55,7 +58,11 @@ export interface Gate {
  * code cannot write through a connection that is back in the pool (or into whichever transaction
  * is open next). `wrap` lets a driver gate the objects a method returns (better-sqlite3 statements).
  */
-export function gate<T extends object>(target: T, state: Gate, wrap?: (method: PropertyKey, result: unknown) => unknown): T {
+export function gate<T extends object>(
+  target: T,
+  state: Gate,
+  wrap?: (method: PropertyKey, result: unknown) => unknown,
+): T {
   const check = () => {
     if (state.closed) throw new TransactionClosed(state.closed);
   };
@@ -110,14 +117,20 @@ export function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefine
 }
 
 function aborted(signal: AbortSignal): Error {
-  return signal.reason instanceof Error ? signal.reason : new Error('the transaction was ended at the handler deadline');
+  return signal.reason instanceof Error
+    ? signal.reason
+    : new Error('the transaction was ended at the handler deadline');
 }
 
 /**
  * Waits for a pooled connection at most `ms`. A connection that arrives after the deadline is
  * handed back to the pool, so a timeout never leaks one.
  */
-export async function acquireWithin<C>(acquire: () => Promise<C>, release: (connection: C) => void, ms: number): Promise<C> {
+export async function acquireWithin<C>(
+  acquire: () => Promise<C>,
+  release: (connection: C) => void,
+  ms: number,
+): Promise<C> {
   let timer: NodeJS.Timeout | undefined;
   let late = false;
   const pending = acquire();
@@ -127,7 +140,11 @@ export async function acquireWithin<C>(acquire: () => Promise<C>, release: (conn
       new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           late = true;
-          reject(new Error(`no database connection within ${ms} ms (pool exhausted or database unreachable)`));
+          reject(
+            new Error(
+              `no database connection within ${ms} ms (pool exhausted or database unreachable)`,
+            ),
+          );
         }, ms);
       }),
     ]);

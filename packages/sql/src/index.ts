@@ -6,4 +6,10 @@
 export { SqlStore } from './sql-store';
 export { Schema } from './schema';
 export { DEFAULT_TABLE, DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
-export type { SqlConnection, SqlDialect, SqlStoreOptions, SchemaOptions, TransactionOf } from './types';
+export type {
+  SqlConnection,
+  SqlDialect,
+  SqlStoreOptions,
+  SchemaOptions,
+  TransactionOf,
+} from './types';

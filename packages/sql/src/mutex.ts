@@ -41,7 +41,11 @@ export class Mutex {
       waiter.timer = setTimeout(() => {
         const index = this.queue.indexOf(waiter);
         if (index !== -1) this.queue.splice(index, 1);
-        reject(new Error(`the SQLite connection stayed busy for ${waitMs} ms (another transaction holds it)`));
+        reject(
+          new Error(
+            `the SQLite connection stayed busy for ${waitMs} ms (another transaction holds it)`,
+          ),
+        );
       }, waitMs);
       this.queue.push(waiter);
     });

@@ -67,7 +67,9 @@ export function buildQueries(dialect: DialectSpec, table: string): Queries {
     `INSERT INTO ${t} (provider, external_id, status, attempts, fingerprint, claimed_at) ` +
     `VALUES (?, ?, 'processing', 1, ?, ${dialect.now})${dialect.onConflictDoNothing}${returning && `${returning}, 1 AS won`}`;
   return {
-    claim: dialect.claimOrRead ? dialect.claimOrRead(insert, `SELECT ${columns}, 0 AS won FROM ${t} WHERE ${byKey}`) : insert,
+    claim: dialect.claimOrRead
+      ? dialect.claimOrRead(insert, `SELECT ${columns}, 0 AS won FROM ${t} WHERE ${byKey}`)
+      : insert,
     claimReadsExisting: !!dialect.claimOrRead,
     find,
     reclaim: takeOver(''),

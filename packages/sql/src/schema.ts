@@ -11,7 +11,10 @@ import type { SchemaOptions, SqlConnection, SqlDialect } from './types';
 
 function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] {
   const spec = dialects[dialect];
-  if (!spec) throw new TypeError(`Schema.statements: dialect must be 'postgres', 'mysql' or 'sqlite', got ${String(dialect)}`);
+  if (!spec)
+    throw new TypeError(
+      `Schema.statements: dialect must be 'postgres', 'mysql' or 'sqlite', got ${String(dialect)}`,
+    );
   const table = resolveTable(options.table);
   const q = spec.quote;
   const t = q(table);
@@ -32,17 +35,24 @@ function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] 
     `finished_at ${timestamp} NULL`,
     `CONSTRAINT ${q(`${table}_pkey`)} PRIMARY KEY (provider, external_id)`,
     `CONSTRAINT ${q(`${table}_status_check`)} CHECK (status IN ('processing', 'completed', 'failed'))`,
-    ...(spec.inlineIndexes ? indexes.map(([name, columns]) => `INDEX ${q(name)} (${columns})`) : []),
+    ...(spec.inlineIndexes
+      ? indexes.map(([name, columns]) => `INDEX ${q(name)} (${columns})`)
+      : []),
   ];
   return [
     `CREATE TABLE IF NOT EXISTS ${t} (\n  ${lines.join(',\n  ')}\n)${spec.tableOptions}`,
-    ...(spec.inlineIndexes ? [] : indexes.map(([name, columns]) => `CREATE INDEX IF NOT EXISTS ${q(name)} ON ${t} (${columns})`)),
+    ...(spec.inlineIndexes
+      ? []
+      : indexes.map(
+          ([name, columns]) => `CREATE INDEX IF NOT EXISTS ${q(name)} ON ${t} (${columns})`,
+        )),
   ];
 }
 
 async function createTable(db: SqlConnection, options: SchemaOptions = {}): Promise<void> {
   const executor = createExecutor(db, DEFAULT_ACQUIRE_TIMEOUT_MS);
-  for (const statement of statements(executor.dialect, options)) await executor.query(statement, []);
+  for (const statement of statements(executor.dialect, options))
+    await executor.query(statement, []);
 }
 
 /**
@@ -74,7 +84,10 @@ export const Schema = {
    * `{ up, down }` for a knex migration file: `up` runs {@link Schema.statements} for the knex
    * instance's dialect, `down` drops the table.
    */
-  knexMigration(options: SchemaOptions = {}): { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> } {
+  knexMigration(options: SchemaOptions = {}): {
+    up(knex: Knex): Promise<void>;
+    down(knex: Knex): Promise<void>;
+  } {
     const table = resolveTable(options.table);
     return {
       up: (knex) => createTable(knex, { table }),

@@ -1,7 +1,15 @@
 /** @module SqlStore: the Store contract over PostgreSQL, MySQL/MariaDB or SQLite (DESIGN.md §4, §5, §7). */
 import { ConfigError, type ReceiptStatus } from '@webhook-idempotency/core';
 import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
-import type { At, ClaimResult, KeyLike, ObservedReceipt, Store, StoreCapabilities, TransactionOptions } from '@webhook-idempotency/core';
+import type {
+  At,
+  ClaimResult,
+  KeyLike,
+  ObservedReceipt,
+  Store,
+  StoreCapabilities,
+  TransactionOptions,
+} from '@webhook-idempotency/core';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
 import { createExecutor } from './connection';
 import { dialects, isDuplicateKey, type DialectSpec } from './dialects';
@@ -14,17 +22,21 @@ import type { SqlConnection, SqlDialect, SqlStoreOptions, TransactionOf } from '
 const CLAIM_ROUNDS = 3;
 
 // Key columns are VARBINARY on MySQL: the driver hands them back as bytes.
-const text = (value: unknown): string => (Buffer.isBuffer(value) ? value.toString('utf8') : String(value));
-const nullableText = (value: unknown): string | null => (value === null || value === undefined ? null : text(value));
+const text = (value: unknown): string =>
+  Buffer.isBuffer(value) ? value.toString('utf8') : String(value);
+const nullableText = (value: unknown): string | null =>
+  value === null || value === undefined ? null : text(value);
 
 // NUL, and UTF-16 halves without their partner.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is matched on purpose, to be replaced before storing (PostgreSQL text rejects it).
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 /** `value` with U+FFFD for each character no dialect's text column stores as given. */
 const storableText = (value: string): string => value.replace(UNSTORABLE, '\uFFFD');
 
 function toReceipt(row: Row): ObservedReceipt {
   const claimedMs = Number(row.claimed_ms);
-  const finishedMs = row.finished_ms === null || row.finished_ms === undefined ? null : Number(row.finished_ms);
+  const finishedMs =
+    row.finished_ms === null || row.finished_ms === undefined ? null : Number(row.finished_ms);
   return {
     provider: text(row.provider),
     externalId: text(row.external_id),
@@ -62,9 +74,15 @@ function toReceipt(row: Row): ObservedReceipt {
  * });
  * @see packages/sql/README.md
  */
-export class SqlStore<Db extends SqlConnection = SqlConnection> implements Store<TransactionOf<Db>> {
+export class SqlStore<Db extends SqlConnection = SqlConnection>
+  implements Store<TransactionOf<Db>>
+{
   /** Shared by processes and machines, transactional, timed by the database clock. */
-  readonly capabilities: StoreCapabilities = { crossProcess: true, transactional: true, clock: 'store' };
+  readonly capabilities: StoreCapabilities = {
+    crossProcess: true,
+    transactional: true,
+    clock: 'store',
+  };
   /** The dialect detected from `db`. */
   readonly dialect: SqlDialect;
   /** The receipts table name. */
@@ -80,8 +98,15 @@ export class SqlStore<Db extends SqlConnection = SqlConnection> implements Store
   constructor(db: Db, options: SqlStoreOptions = {}) {
     const { acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS } = options;
     this.table = resolveTable(options.table);
-    if (typeof acquireTimeoutMs !== 'number' || !Number.isFinite(acquireTimeoutMs) || acquireTimeoutMs <= 0) {
-      throw new ConfigError('acquireTimeoutMs', `must be a positive number of milliseconds, got ${String(acquireTimeoutMs)}`);
+    if (
+      typeof acquireTimeoutMs !== 'number' ||
+      !Number.isFinite(acquireTimeoutMs) ||
+      acquireTimeoutMs <= 0
+    ) {
+      throw new ConfigError(
+        'acquireTimeoutMs',
+        `must be a positive number of milliseconds, got ${String(acquireTimeoutMs)}`,
+      );
     }
     this.executor = createExecutor(db, acquireTimeoutMs);
     this.dialect = this.executor.dialect;
@@ -90,7 +115,10 @@ export class SqlStore<Db extends SqlConnection = SqlConnection> implements Store
   }
 
   /** One `INSERT` that the unique index arbitrates; the loser reads the existing row. */
-  async claim(key: KeyLike, { fingerprint }: At & { readonly fingerprint: string | null }): Promise<ClaimResult> {
+  async claim(
+    key: KeyLike,
+    { fingerprint }: At & { readonly fingerprint: string | null },
+  ): Promise<ClaimResult> {
     if (this.executor.busy?.()) {
       // The one connection is held by a handler's transaction: a completed receipt is answered
       // from a read at once instead of queueing the claim behind it (DESIGN.md §10).
@@ -115,14 +143,19 @@ export class SqlStore<Db extends SqlConnection = SqlConnection> implements Store
         // A won INSERT wrote attempts = 1. The read is a separate statement: a worker that stalled
         // before it past the stale threshold finds the receipt of whoever took over since (attempts
         // above 1). That claim is lost, before any handler ran: never adopt the other's token.
-        if (receipt) return receipt.status === 'processing' && receipt.attempts === 1 ? { won: true, receipt } : { won: false, receipt };
+        if (receipt)
+          return receipt.status === 'processing' && receipt.attempts === 1
+            ? { won: true, receipt }
+            : { won: false, receipt };
       } else if (receipt) {
         return { won: false, receipt };
       }
       // No row: purged between the INSERT and the read (for a won INSERT: taken over, finished and
       // purged since). Claim again.
     }
-    throw new Error(`SqlStore: could not claim or read ${key.provider}/${key.externalId} after ${CLAIM_ROUNDS} rounds`);
+    throw new Error(
+      `SqlStore: could not claim or read ${key.provider}/${key.externalId} after ${CLAIM_ROUNDS} rounds`,
+    );
   }
 
   /**
@@ -131,7 +164,15 @@ export class SqlStore<Db extends SqlConnection = SqlConnection> implements Store
    */
   async reclaim(
     key: KeyLike,
-    { attempts, staleAfterMs, fingerprint }: At & { readonly attempts: number; readonly staleAfterMs: number; readonly fingerprint?: string | null },
+    {
+      attempts,
+      staleAfterMs,
+      fingerprint,
+    }: At & {
+      readonly attempts: number;
+      readonly staleAfterMs: number;
+      readonly fingerprint?: string | null;
+    },
   ): Promise<ObservedReceipt | null> {
     const where = [key.provider, key.externalId, attempts, staleAfterMs];
     const result =
@@ -153,14 +194,22 @@ export class SqlStore<Db extends SqlConnection = SqlConnection> implements Store
    */
   async complete(
     key: KeyLike,
-    { attempts, claimedAt, response }: At & { readonly attempts: number; readonly claimedAt?: Date; readonly response: string },
+    {
+      attempts,
+      claimedAt,
+      response,
+    }: At & { readonly attempts: number; readonly claimedAt?: Date; readonly response: string },
     transaction?: TransactionOf<Db>,
   ): Promise<boolean> {
     const params = [response, key.provider, key.externalId, attempts];
     const result =
       claimedAt === undefined
         ? await this.executor.query(this.sql.complete, params, transaction)
-        : await this.executor.query(this.sql.completeClaim, [...params, claimedAt.getTime()], transaction);
+        : await this.executor.query(
+            this.sql.completeClaim,
+            [...params, claimedAt.getTime()],
+            transaction,
+          );
     return result.affected === 1;
   }
 
@@ -171,7 +220,11 @@ export class SqlStore<Db extends SqlConnection = SqlConnection> implements Store
    */
   async fail(
     key: KeyLike,
-    { attempts, claimedAt, error }: At & { readonly attempts: number; readonly claimedAt?: Date; readonly error: string },
+    {
+      attempts,
+      claimedAt,
+      error,
+    }: At & { readonly attempts: number; readonly claimedAt?: Date; readonly error: string },
   ): Promise<boolean> {
     const params = [storableText(error), key.provider, key.externalId, attempts];
     const result =
@@ -191,9 +244,16 @@ export class SqlStore<Db extends SqlConnection = SqlConnection> implements Store
     olderThanMs,
     batchSize = DEFAULT_PURGE_BATCH_SIZE,
     provider,
-  }: At & { readonly olderThanMs: number; readonly batchSize?: number; readonly provider?: string }): Promise<number> {
+  }: At & {
+    readonly olderThanMs: number;
+    readonly batchSize?: number;
+    readonly provider?: string;
+  }): Promise<number> {
     const statement = provider === undefined ? this.sql.purgeBatch : this.sql.purgeProviderBatch;
-    const params = statement.params(provider === undefined ? [olderThanMs] : [provider, olderThanMs], batchSize);
+    const params = statement.params(
+      provider === undefined ? [olderThanMs] : [provider, olderThanMs],
+      batchSize,
+    );
     let total = 0;
     for (;;) {
       const { affected } = await this.executor.query(statement.sql, params);
@@ -209,7 +269,10 @@ export class SqlStore<Db extends SqlConnection = SqlConnection> implements Store
    * is in flight) and this rejects. On PostgreSQL and MySQL, lock waits inside the transaction are
    * bounded by `options.timeoutMs` (PostgreSQL also ends a transaction left idle that long).
    */
-  withTransaction<T>(work: (transaction: TransactionOf<Db>) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+  withTransaction<T>(
+    work: (transaction: TransactionOf<Db>) => Promise<T>,
+    options: TransactionOptions = {},
+  ): Promise<T> {
     return this.executor.transaction((transaction) => work(transaction as TransactionOf<Db>), {
       lockStatement: this.spec.lockForWrite?.(this.spec.quote(this.table)),
       signal: options.signal,

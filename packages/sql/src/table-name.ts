@@ -11,7 +11,11 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
  */
 export function resolveTable(table: unknown): string {
   if (table === undefined) return DEFAULT_TABLE;
-  if (typeof table !== 'string' || !IDENTIFIER.test(table) || table.length > MAX_TABLE_NAME_LENGTH) {
+  if (
+    typeof table !== 'string' ||
+    !IDENTIFIER.test(table) ||
+    table.length > MAX_TABLE_NAME_LENGTH
+  ) {
     throw new ConfigError(
       'table',
       `must be a plain identifier (letters, digits and _, not starting with a digit, at most ${MAX_TABLE_NAME_LENGTH} characters), got ${JSON.stringify(table)}`,

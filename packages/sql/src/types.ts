@@ -2,7 +2,10 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Knex } from 'knex';
 import type { Pool as MysqlPool, PoolConnection as MysqlPoolConnection } from 'mysql2';
-import type { Pool as MysqlPromisePool, PoolConnection as MysqlPromisePoolConnection } from 'mysql2/promise';
+import type {
+  Pool as MysqlPromisePool,
+  PoolConnection as MysqlPromisePoolConnection,
+} from 'mysql2/promise';
 import type { Pool as PgPool, PoolClient as PgPoolClient } from 'pg';
 
 /** The SQL dialects the store speaks. `mysql` covers MySQL ≥ 5.7 and MariaDB ≥ 10.2 (tested on MariaDB 10.11). */

@@ -12,7 +12,9 @@ const db = sqlConformance('SqlStore (better-sqlite3 file)', async () => {
 });
 
 // The handle is the Database itself, inside BEGIN IMMEDIATE; its API is synchronous.
-guardCases(db, async (database, id) => database.prepare('INSERT INTO orders (id) VALUES (?)').run(id));
+guardCases(db, async (database, id) =>
+  database.prepare('INSERT INTO orders (id) VALUES (?)').run(id),
+);
 
 describe('one synchronous connection', () => {
   it('a claim made while a transaction is open waits for it and is not rolled back with it', async () => {
@@ -25,7 +27,10 @@ describe('one synchronous connection', () => {
       throw new Error('roll back');
     });
     let claimed = false;
-    const claim = store.claim(key, { now: 0, fingerprint: null }).then((result) => ((claimed = true), result));
+    const claim = store.claim(key, { now: 0, fingerprint: null }).then((result) => {
+      claimed = true;
+      return result;
+    });
     await new Promise((resolve) => setImmediate(resolve));
     expect(claimed).toBe(false);
     release();

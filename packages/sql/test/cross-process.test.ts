@@ -20,37 +20,57 @@ const targets: Record<SqlDialect, () => Promise<Target>> = {
   sqlite: async () => ({ dialect: 'sqlite', url: sqliteFile('cross-process') }),
 };
 
-describe.each(Object.keys(targets) as SqlDialect[])(`%s: ${WORKERS} processes race the same deliveries`, (dialect) => {
-  let workers: Worker[] = [];
-  afterEach(async () => {
-    await Promise.all(workers.map((w) => w.kill()));
-    workers = [];
-  });
+describe.each(Object.keys(targets) as SqlDialect[])(
+  `%s: ${WORKERS} processes race the same deliveries`,
+  (dialect) => {
+    let workers: Worker[] = [];
+    afterEach(async () => {
+      await Promise.all(workers.map((w) => w.kill()));
+      workers = [];
+    });
 
-  it(`runs the handler exactly once per key out of ${DELIVERIES} deliveries each`, async () => {
-    const target = await targets[dialect]();
-    const { db, sql, close } = connect(target);
-    try {
-      await Schema.createTable(db, { table: 'receipts' });
-      await createEffects(sql, 'effects');
-      const task = { target, table: 'receipts', effects: 'effects', mode: 'race', keys: KEYS, deliveries: DELIVERIES / WORKERS } as const;
-      workers = await Promise.all(Array.from({ length: WORKERS }, () => startWorker(task)));
-      const at = Date.now() + 200;
-      for (const worker of workers) worker.process.send({ at });
-      const results = await Promise.all(workers.map((w) => w.next<{ type: 'result'; counts: RaceCounts }>('result')));
+    it(`runs the handler exactly once per key out of ${DELIVERIES} deliveries each`, async () => {
+      const target = await targets[dialect]();
+      const { db, sql, close } = connect(target);
+      try {
+        await Schema.createTable(db, { table: 'receipts' });
+        await createEffects(sql, 'effects');
+        const task = {
+          target,
+          table: 'receipts',
+          effects: 'effects',
+          mode: 'race',
+          keys: KEYS,
+          deliveries: DELIVERIES / WORKERS,
+        } as const;
+        workers = await Promise.all(Array.from({ length: WORKERS }, () => startWorker(task)));
+        const at = Date.now() + 200;
+        for (const worker of workers) worker.process.send({ at });
+        const results = await Promise.all(
+          workers.map((w) => w.next<{ type: 'result'; counts: RaceCounts }>('result')),
+        );
 
-      for (const key of KEYS) {
-        const perKey = results.map((r) => r.counts[key]!);
-        expect(perKey.flatMap((c) => c.errors)).toEqual([]);
-        expect(perKey.reduce((n, c) => n + c.ran, 0)).toBe(1);
-        expect(perKey.reduce((n, c) => n + c.ran + c.replayed + c.inProgress, 0)).toBe(DELIVERIES);
+        for (const key of KEYS) {
+          const perKey = results.map((r) => r.counts[key]!);
+          expect(perKey.flatMap((c) => c.errors)).toEqual([]);
+          expect(perKey.reduce((n, c) => n + c.ran, 0)).toBe(1);
+          expect(perKey.reduce((n, c) => n + c.ran + c.replayed + c.inProgress, 0)).toBe(
+            DELIVERIES,
+          );
+        }
+        const { rows } = await sql.query(
+          'SELECT id, COUNT(*) AS n FROM effects GROUP BY id ORDER BY id',
+          [],
+        );
+        expect(rows.map((r) => [r.id, Number(r.n)])).toEqual(KEYS.map((k) => [k, 1]));
+        const receipts = await sql.query(
+          "SELECT COUNT(*) AS n FROM receipts WHERE status = 'completed' AND attempts = 1",
+          [],
+        );
+        expect(Number(receipts.rows[0]!.n)).toBe(KEYS.length);
+      } finally {
+        await close();
       }
-      const { rows } = await sql.query('SELECT id, COUNT(*) AS n FROM effects GROUP BY id ORDER BY id', []);
-      expect(rows.map((r) => [r.id, Number(r.n)])).toEqual(KEYS.map((k) => [k, 1]));
-      const receipts = await sql.query("SELECT COUNT(*) AS n FROM receipts WHERE status = 'completed' AND attempts = 1", []);
-      expect(Number(receipts.rows[0]!.n)).toBe(KEYS.length);
-    } finally {
-      await close();
-    }
-  });
-});
+    });
+  },
+);

@@ -14,9 +14,14 @@ import { mysqlDatabase, pgDatabase } from './helpers/databases';
 
 const key = { provider: 'errors', externalId: 'evt_1' };
 
-async function expectStoreError(db: SqlConnection, options: { table?: string; acquireTimeoutMs?: number } = {}): Promise<StoreError> {
+async function expectStoreError(
+  db: SqlConnection,
+  options: { table?: string; acquireTimeoutMs?: number } = {},
+): Promise<StoreError> {
   const handler = jest.fn(async () => 'ran');
-  const error = await new IdempotencyGuard(new SqlStore(db, options)).run(key, handler).catch((e: unknown) => e);
+  const error = await new IdempotencyGuard(new SqlStore(db, options))
+    .run(key, handler)
+    .catch((e: unknown) => e);
   expect(error).toBeInstanceOf(StoreError);
   expect(handler).not.toHaveBeenCalled();
   return error as StoreError;
@@ -44,7 +49,12 @@ describe('connection refused', () => {
 
   it('knex', async () => {
     const quiet = { warn() {}, error() {}, debug() {}, deprecate() {} };
-    const db = knex({ client: 'pg', connection: { host: '127.0.0.1', port, user: 'postgres' }, acquireConnectionTimeout: 5_000, log: quiet });
+    const db = knex({
+      client: 'pg',
+      connection: { host: '127.0.0.1', port, user: 'postgres' },
+      acquireConnectionTimeout: 5_000,
+      log: quiet,
+    });
     const error = await expectStoreError(db);
     expect(String((error.cause as Error).message)).toMatch(/ECONNREFUSED|connect/);
     await db.destroy();
@@ -60,7 +70,9 @@ describe('pool exhausted: the wait is bounded by acquireTimeoutMs, and the pool 
     expect(error.message).toMatch(/pool exhausted/);
     held.release();
     // The connection that arrived after the deadline went back to the pool: the next run gets it.
-    expect(await new IdempotencyGuard(new SqlStore(pool)).run(key, async () => 'ran')).toMatchObject({ isReplay: false });
+    expect(
+      await new IdempotencyGuard(new SqlStore(pool)).run(key, async () => 'ran'),
+    ).toMatchObject({ isReplay: false });
     await pool.end();
   });
 
@@ -71,7 +83,9 @@ describe('pool exhausted: the wait is bounded by acquireTimeoutMs, and the pool 
     const error = await expectStoreError(pool, { acquireTimeoutMs: 200 });
     expect(error.message).toMatch(/pool exhausted/);
     held.release();
-    expect(await new IdempotencyGuard(new SqlStore(pool)).run(key, async () => 'ran')).toMatchObject({ isReplay: false });
+    expect(
+      await new IdempotencyGuard(new SqlStore(pool)).run(key, async () => 'ran'),
+    ).toMatchObject({ isReplay: false });
     await pool.end();
   });
 });
@@ -80,7 +94,10 @@ describe('driver errors propagate with the driver error as cause', () => {
   it('a missing table', async () => {
     const db = new Database(':memory:');
     const error = await expectStoreError(db, { table: 'not_created' });
-    expect(error.cause).toMatchObject({ code: 'SQLITE_ERROR', message: expect.stringMatching(/no such table/) });
+    expect(error.cause).toMatchObject({
+      code: 'SQLITE_ERROR',
+      message: expect.stringMatching(/no such table/),
+    });
   });
 
   it('a closed better-sqlite3 Database', async () => {
@@ -92,7 +109,13 @@ describe('driver errors propagate with the driver error as cause', () => {
 });
 
 describe('options', () => {
-  it.each([0, -1, Number.NaN, '100'])('acquireTimeoutMs %p is rejected at construction', (acquireTimeoutMs) => {
-    expect(() => new SqlStore(new Database(':memory:'), { acquireTimeoutMs: acquireTimeoutMs as number })).toThrow(ConfigError);
-  });
+  it.each([0, -1, Number.NaN, '100'])(
+    'acquireTimeoutMs %p is rejected at construction',
+    (acquireTimeoutMs) => {
+      expect(
+        () =>
+          new SqlStore(new Database(':memory:'), { acquireTimeoutMs: acquireTimeoutMs as number }),
+      ).toThrow(ConfigError);
+    },
+  );
 });

@@ -5,7 +5,11 @@ import { sqlConformance } from './helpers/conformance';
 import { guardCases } from './helpers/guard-cases';
 
 const db = sqlConformance('SqlStore (knex, MariaDB)', async () => {
-  const db = knex({ client: 'mysql2', connection: connectionOf(await mysqlDatabase('wi_knex_mysql')), pool: { min: 0, max: 10 } });
+  const db = knex({
+    client: 'mysql2',
+    connection: connectionOf(await mysqlDatabase('wi_knex_mysql')),
+    pool: { min: 0, max: 10 },
+  });
   return { db, close: () => db.destroy() };
 });
 

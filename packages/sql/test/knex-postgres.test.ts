@@ -5,7 +5,11 @@ import { sqlConformance } from './helpers/conformance';
 import { guardCases } from './helpers/guard-cases';
 
 const db = sqlConformance('SqlStore (knex, PostgreSQL)', async () => {
-  const db = knex({ client: 'pg', connection: connectionOf(await pgDatabase('wi_knex_pg')), pool: { min: 0, max: 10 } });
+  const db = knex({
+    client: 'pg',
+    connection: connectionOf(await pgDatabase('wi_knex_pg')),
+    pool: { min: 0, max: 10 },
+  });
   return { db, close: () => db.destroy() };
 });
 

@@ -9,7 +9,11 @@ import { guardCases } from './helpers/guard-cases';
 let file = '';
 const db = sqlConformance('SqlStore (knex, SQLite file)', async () => {
   file = sqliteFile('knex');
-  const db = knex({ client: 'better-sqlite3', connection: { filename: file }, useNullAsDefault: true });
+  const db = knex({
+    client: 'better-sqlite3',
+    connection: { filename: file },
+    useNullAsDefault: true,
+  });
   return { db, close: () => db.destroy() };
 });
 
@@ -20,7 +24,9 @@ it('a transaction takes the write lock at once (knex begins DEFERRED): other pro
   const other = new Database(file, { timeout: 0 });
   try {
     await new SqlStore(db(), { table: 'receipts_conformance' }).withTransaction(async () => {
-      expect(() => other.exec('BEGIN IMMEDIATE')).toThrow(expect.objectContaining({ code: 'SQLITE_BUSY' }));
+      expect(() => other.exec('BEGIN IMMEDIATE')).toThrow(
+        expect.objectContaining({ code: 'SQLITE_BUSY' }),
+      );
     });
     other.exec('BEGIN IMMEDIATE');
     other.exec('ROLLBACK');

@@ -10,23 +10,47 @@ import { sqlConformance } from './helpers/conformance';
 import { guardCases } from './helpers/guard-cases';
 
 const promiseDb = sqlConformance('SqlStore (mysql2 promise pool, MariaDB)', async () => {
-  const db = mysqlPromise.createPool({ uri: await mysqlDatabase('wi_mysql2_promise'), connectionLimit: 10 });
+  const db = mysqlPromise.createPool({
+    uri: await mysqlDatabase('wi_mysql2_promise'),
+    connectionLimit: 10,
+  });
   return { db, close: () => db.end() };
 });
 
-const callbackDb = sqlConformance('SqlStore (mysql2 callback pool without FOUND_ROWS, MariaDB)', async () => {
-  const db = mysql.createPool({ uri: await mysqlDatabase('wi_mysql2_callback'), connectionLimit: 10, flags: ['-FOUND_ROWS'] });
-  return { db, close: () => new Promise<void>((resolve, reject) => db.end((error) => (error ? reject(error) : resolve()))) };
-});
+const callbackDb = sqlConformance(
+  'SqlStore (mysql2 callback pool without FOUND_ROWS, MariaDB)',
+  async () => {
+    const db = mysql.createPool({
+      uri: await mysqlDatabase('wi_mysql2_callback'),
+      connectionLimit: 10,
+      flags: ['-FOUND_ROWS'],
+    });
+    return {
+      db,
+      close: () =>
+        new Promise<void>((resolve, reject) =>
+          db.end((error) => (error ? reject(error) : resolve())),
+        ),
+    };
+  },
+);
 
 describe('promise pool', () => {
   // The handle is a mysql2/promise PoolConnection inside a transaction.
-  guardCases(promiseDb, (connection, id) => connection.query('INSERT INTO orders (id) VALUES (?)', [id]));
+  guardCases(promiseDb, (connection, id) =>
+    connection.query('INSERT INTO orders (id) VALUES (?)', [id]),
+  );
 });
 
 describe('callback pool', () => {
   // The handle is a callback-API PoolConnection, like the pool the application passed.
-  guardCases(callbackDb, (connection, id) => new Promise((resolve, reject) => {
-    connection.query('INSERT INTO orders (id) VALUES (?)', [id], (error) => (error ? reject(error) : resolve(undefined)));
-  }));
+  guardCases(
+    callbackDb,
+    (connection, id) =>
+      new Promise((resolve, reject) => {
+        connection.query('INSERT INTO orders (id) VALUES (?)', [id], (error) =>
+          error ? reject(error) : resolve(undefined),
+        );
+      }),
+  );
 });

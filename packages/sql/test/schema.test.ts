@@ -15,11 +15,14 @@ import { connectionOf, mysqlDatabase, pgDatabase, sqliteFile } from './helpers/d
 const DIALECTS: SqlDialect[] = ['postgres', 'mysql', 'sqlite'];
 
 describe('Schema.statements', () => {
-  it.each(DIALECTS)('%s: the table option names the table and its constraints and indexes', (dialect) => {
-    const ddl = Schema.statements(dialect, { table: 'my_receipts' }).join('\n');
-    expect(ddl).not.toMatch(/webhook_receipts/);
-    expect(ddl.match(/my_receipts/g)!.length).toBeGreaterThanOrEqual(5);
-  });
+  it.each(DIALECTS)(
+    '%s: the table option names the table and its constraints and indexes',
+    (dialect) => {
+      const ddl = Schema.statements(dialect, { table: 'my_receipts' }).join('\n');
+      expect(ddl).not.toMatch(/webhook_receipts/);
+      expect(ddl.match(/my_receipts/g)!.length).toBeGreaterThanOrEqual(5);
+    },
+  );
 
   it('rejects an unknown dialect and a bad table name', () => {
     expect(() => Schema.statements('oracle' as SqlDialect)).toThrow(TypeError);
@@ -28,20 +31,21 @@ describe('Schema.statements', () => {
 });
 
 describe('Schema.createTable is idempotent and gives a working table', () => {
-  const connections: Record<string, () => Promise<{ db: SqlConnection; close(): Promise<void> }>> = {
-    'pg Pool': async () => {
-      const db = new pg.Pool({ connectionString: await pgDatabase('wi_schema') });
-      return { db, close: () => db.end() };
-    },
-    'mysql2 promise pool': async () => {
-      const db = mysql.createPool({ uri: await mysqlDatabase('wi_schema') });
-      return { db, close: () => db.end() };
-    },
-    'better-sqlite3': async () => {
-      const db = new Database(sqliteFile('schema'));
-      return { db, close: async () => void db.close() };
-    },
-  };
+  const connections: Record<string, () => Promise<{ db: SqlConnection; close(): Promise<void> }>> =
+    {
+      'pg Pool': async () => {
+        const db = new pg.Pool({ connectionString: await pgDatabase('wi_schema') });
+        return { db, close: () => db.end() };
+      },
+      'mysql2 promise pool': async () => {
+        const db = mysql.createPool({ uri: await mysqlDatabase('wi_schema') });
+        return { db, close: () => db.end() };
+      },
+      'better-sqlite3': async () => {
+        const db = new Database(sqliteFile('schema'));
+        return { db, close: async () => void db.close() };
+      },
+    };
 
   it.each(Object.keys(connections))('%s', async (name) => {
     const { db, close } = await connections[name]!();
@@ -49,16 +53,23 @@ describe('Schema.createTable is idempotent and gives a working table', () => {
       await Schema.createTable(db);
       await Schema.createTable(db);
       const store = new SqlStore(db);
-      expect((await store.claim({ provider: 'p', externalId: 'e' }, { now: 0, fingerprint: null })).won).toBe(true);
+      expect(
+        (await store.claim({ provider: 'p', externalId: 'e' }, { now: 0, fingerprint: null })).won,
+      ).toBe(true);
       await Schema.createTable(db);
-      expect(await store.find({ provider: 'p', externalId: 'e' }, { now: 0 })).toMatchObject({ status: 'processing' });
+      expect(await store.find({ provider: 'p', externalId: 'e' }, { now: 0 })).toMatchObject({
+        status: 'processing',
+      });
     } finally {
       await close();
     }
   });
 
   it('the knex migration goes up (twice), down and up again', async () => {
-    const db = knex({ client: 'pg', connection: connectionOf(await pgDatabase('wi_schema_migration')) });
+    const db = knex({
+      client: 'pg',
+      connection: connectionOf(await pgDatabase('wi_schema_migration')),
+    });
     try {
       const migration = Schema.knexMigration({ table: 'migrated_receipts' });
       await migration.up(db);
@@ -78,13 +89,19 @@ describe('new SqlStore(db, options)', () => {
   const sqlite = new Database(':memory:');
   afterAll(() => sqlite.close());
 
-  it.each(['', 'x; DROP TABLE y', '1abc', 'public.receipts', 'a-b', 'naïve', '"quoted"', 'x'.repeat(49)])(
-    'rejects the table name %j at construction, naming the option',
-    (table) => {
-      expect(() => new SqlStore(sqlite, { table })).toThrow(ConfigError);
-      expect(() => new SqlStore(sqlite, { table })).toThrow(/"table"/);
-    },
-  );
+  it.each([
+    '',
+    'x; DROP TABLE y',
+    '1abc',
+    'public.receipts',
+    'a-b',
+    'naïve',
+    '"quoted"',
+    'x'.repeat(49),
+  ])('rejects the table name %j at construction, naming the option', (table) => {
+    expect(() => new SqlStore(sqlite, { table })).toThrow(ConfigError);
+    expect(() => new SqlStore(sqlite, { table })).toThrow(/"table"/);
+  });
 
   it('rejects a table name that is not a string', () => {
     expect(() => new SqlStore(sqlite, { table: 42 as unknown as string })).toThrow(ConfigError);
@@ -101,7 +118,11 @@ describe('new SqlStore(db, options)', () => {
     const callbackPool = mysqlCallback.createPool({ host: '127.0.0.1', port: 1 });
     const knexPg = knex({ client: 'pg' });
     const knexMysql = knex({ client: 'mysql2' });
-    const knexSqlite = knex({ client: 'better-sqlite3', connection: { filename: ':memory:' }, useNullAsDefault: true });
+    const knexSqlite = knex({
+      client: 'better-sqlite3',
+      connection: { filename: ':memory:' },
+      useNullAsDefault: true,
+    });
     try {
       expect(new SqlStore(pgPool).dialect).toBe('postgres');
       expect(new SqlStore(mysqlPool).dialect).toBe('mysql');
@@ -112,7 +133,13 @@ describe('new SqlStore(db, options)', () => {
       expect(new SqlStore(knexSqlite).dialect).toBe('sqlite');
       expect(pgPool.totalCount).toBe(0);
     } finally {
-      await Promise.all([pgPool.end(), mysqlPool.end(), knexPg.destroy(), knexMysql.destroy(), knexSqlite.destroy()]);
+      await Promise.all([
+        pgPool.end(),
+        mysqlPool.end(),
+        knexPg.destroy(),
+        knexMysql.destroy(),
+        knexSqlite.destroy(),
+      ]);
       await new Promise((resolve) => callbackPool.end(resolve));
     }
   });
@@ -123,6 +150,8 @@ describe('new SqlStore(db, options)', () => {
     ['null', () => null],
     ['a connection string', () => 'postgres://localhost/db'],
   ])('rejects %s with a TypeError that says what it accepts', (_, make) => {
-    expect(() => new SqlStore(make() as SqlConnection)).toThrow(/knex instance, a pg Pool, a mysql2 pool/);
+    expect(() => new SqlStore(make() as SqlConnection)).toThrow(
+      /knex instance, a pg Pool, a mysql2 pool/,
+    );
   });
 });

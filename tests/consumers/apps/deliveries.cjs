@@ -7,7 +7,11 @@ async function deliverTwice(port, runs) {
       headers: { 'content-type': 'application/json', 'x-delivery-id': 'evt_consumer_1' },
       body: JSON.stringify({ id: 'evt_consumer_1', amount: 500 }),
     });
-    return { status: res.status, body: await res.text(), replayed: res.headers.get('idempotent-replayed') };
+    return {
+      status: res.status,
+      body: await res.text(),
+      replayed: res.headers.get('idempotent-replayed'),
+    };
   };
   const first = await send();
   const second = await send();

@@ -19,7 +19,11 @@ async function main() {
   app.post(
     '/webhooks',
     express.raw({ type: '*/*' }),
-    idempotent({ store: new SqlStore(db), provider: 'acme', key: (req) => req.get('x-delivery-id') }),
+    idempotent({
+      store: new SqlStore(db),
+      provider: 'acme',
+      key: (req) => req.get('x-delivery-id'),
+    }),
     (req, res) => res.status(201).json({ order: ++runs, bytes: req.body.length }),
   );
   await exercise(createServer(app), () => runs);

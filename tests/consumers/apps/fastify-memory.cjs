@@ -12,7 +12,9 @@ async function main() {
     provider: 'acme',
     key: (request) => request.headers['x-delivery-id'],
   });
-  app.post('/webhooks', async (request, reply) => reply.code(201).send({ order: ++runs, amount: request.body.amount }));
+  app.post('/webhooks', async (request, reply) =>
+    reply.code(201).send({ order: ++runs, amount: request.body.amount }),
+  );
   await app.ready();
   await exercise(app.server, () => runs);
 }

@@ -8,7 +8,13 @@ const { exercise } = require('./deliveries.cjs');
 async function main() {
   let runs = 0;
   const app = new Koa();
-  app.use(idempotent({ store: new InMemoryStore(), provider: 'acme', key: (ctx) => ctx.get('x-delivery-id') }));
+  app.use(
+    idempotent({
+      store: new InMemoryStore(),
+      provider: 'acme',
+      key: (ctx) => ctx.get('x-delivery-id'),
+    }),
+  );
   app.use((ctx) => {
     ctx.status = 201;
     ctx.body = { order: ++runs };

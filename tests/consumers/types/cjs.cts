@@ -8,9 +8,17 @@ import adapter = require('@webhook-idempotency/core/adapter');
 import testing = require('@webhook-idempotency/core/testing');
 
 const store: core.Store = new core.InMemoryStore();
-export const middleware = expressAdapter.idempotent({ store, provider: 'acme', key: (req) => req.get('x-id') });
+export const middleware = expressAdapter.idempotent({
+  store,
+  provider: 'acme',
+  key: (req) => req.get('x-id'),
+});
 export const plugin: typeof fastifyAdapter.fastifyIdempotency = fastifyAdapter.default;
-export const koa = koaAdapter.idempotent({ store, provider: 'acme', key: (ctx) => ctx.get('x-id') });
+export const koa = koaAdapter.idempotent({
+  store,
+  provider: 'acme',
+  key: (ctx) => ctx.get('x-id'),
+});
 export const sqlStore = sql.SqlStore;
 export const engine = adapter.createEngine({ store, provider: 'acme', key: () => '1' });
 export const cases = testing.conformanceCases.length;

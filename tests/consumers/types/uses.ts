@@ -15,11 +15,27 @@ import {
   type Outcome,
   type Store,
 } from '@webhook-idempotency/core';
-import { createEngine, responseNotCaptured, type Decision, type PendingRun } from '@webhook-idempotency/core/adapter';
-import { conformanceCases, runStoreConformance, type ConformanceOptions } from '@webhook-idempotency/core/testing';
+import {
+  createEngine,
+  responseNotCaptured,
+  type Decision,
+  type PendingRun,
+} from '@webhook-idempotency/core/adapter';
+import {
+  conformanceCases,
+  runStoreConformance,
+  type ConformanceOptions,
+} from '@webhook-idempotency/core/testing';
 import { Schema, SqlStore, type SqlStoreOptions } from '@webhook-idempotency/sql';
-import { idempotent, saveRawBody, type ExpressIdempotencyOptions } from '@webhook-idempotency/express';
-import fastifyIdempotency, { fastifyIdempotency as namedPlugin, type FastifyIdempotencyOptions } from '@webhook-idempotency/fastify';
+import {
+  idempotent,
+  saveRawBody,
+  type ExpressIdempotencyOptions,
+} from '@webhook-idempotency/express';
+import fastifyIdempotency, {
+  fastifyIdempotency as namedPlugin,
+  type FastifyIdempotencyOptions,
+} from '@webhook-idempotency/fastify';
 import { idempotent as koaIdempotent, type KoaIdempotencyOptions } from '@webhook-idempotency/koa';
 import Database from 'better-sqlite3';
 import express from 'express';
@@ -28,15 +44,27 @@ import Koa from 'koa';
 
 export async function uses(): Promise<void> {
   const store: Store = new InMemoryStore();
-  const guard = new IdempotencyGuard(store, { staleAfterSeconds: 5 * MINUTE / 1000 });
-  const outcome: Outcome<{ ok: boolean }> = await guard.run(new RequestKey('stripe', 'evt_1'), () => ({ ok: true }));
+  const guard = new IdempotencyGuard(store, { staleAfterSeconds: (5 * MINUTE) / 1000 });
+  const outcome: Outcome<{ ok: boolean }> = await guard.run(
+    new RequestKey('stripe', 'evt_1'),
+    () => ({ ok: true }),
+  );
   const replayed: boolean = outcome.isReplay;
   const status: ReceiptStatus = ReceiptStatus.COMPLETED;
   const code: ErrorCode = ErrorCode.IN_PROGRESS;
   const onEvent = (event: GuardEvent): string => event.type;
-  void [replayed, status, code, onEvent, canonicalJson({ b: 1, a: 2 }), isIdempotencyError(new Error('x'))];
+  void [
+    replayed,
+    status,
+    code,
+    onEvent,
+    canonicalJson({ b: 1, a: 2 }),
+    isIdempotencyError(new Error('x')),
+  ];
 
-  const sql = new SqlStore(new Database(':memory:'), { table: 'receipts' } satisfies SqlStoreOptions);
+  const sql = new SqlStore(new Database(':memory:'), {
+    table: 'receipts',
+  } satisfies SqlStoreOptions);
   await Schema.createTable(new Database(':memory:'));
 
   const expressOptions: ExpressIdempotencyOptions = {
@@ -52,19 +80,29 @@ export async function uses(): Promise<void> {
   // @ts-expect-error `provider` is a string or a function of the request
   idempotent({ store, provider: 42, key: () => 'x' });
 
-  const fastifyOptions: FastifyIdempotencyOptions = { store, preset: providers.stripe({ secret: 'whsec_x' }) };
+  const fastifyOptions: FastifyIdempotencyOptions = {
+    store,
+    preset: providers.stripe({ secret: 'whsec_x' }),
+  };
   const fastify = Fastify();
   await fastify.register(fastifyIdempotency, fastifyOptions);
   await fastify.register(namedPlugin, fastifyOptions);
   fastify.post('/webhooks', async (request) => ({ attempt: request.idempotency?.attempts }));
 
-  const koaOptions: KoaIdempotencyOptions = { store, provider: 'telegram', key: (ctx) => ctx.get('x-update-id') };
+  const koaOptions: KoaIdempotencyOptions = {
+    store,
+    provider: 'telegram',
+    key: (ctx) => ctx.get('x-update-id'),
+  };
   new Koa().use(koaIdempotent(koaOptions));
 
   const engine = createEngine<HttpRequest>({ store, provider: 'acme', key: () => '1' });
   const decide = (decision: Decision): string => decision.action;
   const pending = (run: PendingRun): PendingRun => run;
   void [engine, decide, pending, responseNotCaptured('a stream'), conformanceCases.length];
-  const suite: ConformanceOptions = { name: 'memory', makeStore: () => ({ store: new InMemoryStore() }) };
+  const suite: ConformanceOptions = {
+    name: 'memory',
+    makeStore: () => ({ store: new InMemoryStore() }),
+  };
   void [suite, runStoreConformance];
 }

@@ -7,16 +7,28 @@
 import { Schema, type SqlDialect } from '@webhook-idempotency/sql';
 
 /** Languages whose blocks must carry a `<!-- snippet: … -->` marker. */
-export const CODE_LANGUAGES: ReadonlySet<string> = new Set(['ts', 'typescript', 'js', 'javascript']);
+export const CODE_LANGUAGES: ReadonlySet<string> = new Set([
+  'ts',
+  'typescript',
+  'js',
+  'javascript',
+]);
 /** Languages allowed without a marker: diagrams and shell commands (not code we ship). */
-export const FREE_LANGUAGES: ReadonlySet<string> = new Set(['mermaid', 'sh', 'bash', 'shell', 'text']);
+export const FREE_LANGUAGES: ReadonlySet<string> = new Set([
+  'mermaid',
+  'sh',
+  'bash',
+  'shell',
+  'text',
+]);
 const DIALECTS: readonly SqlDialect[] = ['postgres', 'mysql', 'sqlite'];
 
 /**
  * Where a snippet may live: files that the root `tsc` checks and jest runs (packages and examples,
  * `src` or `test`), and the consumer apps that tests/consumers runs from the packed tarballs.
  */
-export const SNIPPET_SOURCE = /^((packages|examples)\/[^/]+\/(src|test)\/.+\.ts|tests\/consumers\/apps\/[^/]+\.[cm]js)$/;
+export const SNIPPET_SOURCE =
+  /^((packages|examples)\/[^/]+\/(src|test)\/.+\.ts|tests\/consumers\/apps\/[^/]+\.[cm]js)$/;
 
 const SNIPPET_MARKER = /^<!--\s*snippet:\s*([^#\s]+)(?:#([\w-]+))?\s*-->$/;
 const DDL_MARKER = /^<!--\s*ddl:\s*(\w+)\s*-->$/;
@@ -80,7 +92,12 @@ export function findBlocks(markdown: string): { blocks: Block[]; danglingMarkers
       body.push(content.startsWith(indent) ? content.slice(indent.length) : content.trimStart());
       j++;
     }
-    blocks.push({ line: i + 1, language: info.toLowerCase(), text: body.join('\n'), marker: pendingMarker?.text });
+    blocks.push({
+      line: i + 1,
+      language: info.toLowerCase(),
+      text: body.join('\n'),
+      marker: pendingMarker?.text,
+    });
     pendingMarker = undefined;
     i = j;
   }
@@ -132,7 +149,8 @@ export function readRegion(source: string, name?: string): string {
     current?.push(line);
   }
   if (current) throw new Error(`region ${name} is not closed (// #endregion ${name})`);
-  if (segments.length === 0) throw new Error(`no region ${name} (// #region ${name} … // #endregion ${name})`);
+  if (segments.length === 0)
+    throw new Error(`no region ${name} (// #region ${name} … // #endregion ${name})`);
   return segments.map((segment) => trimBlankEnds(dedent(segment)).join('\n')).join('\n\n');
 }
 
@@ -166,12 +184,21 @@ function firstDifference(actual: string, expected: string): string {
  * Checks one Markdown file. `read(path)` returns a repository file's text (or throws when it
  * does not exist).
  */
-export function checkDocument(file: string, markdown: string, read: (path: string) => string): { problems: Problem[]; checked: CheckedBlock[] } {
+export function checkDocument(
+  file: string,
+  markdown: string,
+  read: (path: string) => string,
+): { problems: Problem[]; checked: CheckedBlock[] } {
   const problems: Problem[] = [];
   const checked: CheckedBlock[] = [];
   const { blocks, danglingMarkers } = findBlocks(markdown);
   for (const line of danglingMarkers) {
-    problems.push({ file, line, message: 'this snippet/ddl marker is not followed by a fenced block: put it on the line right before the block, or remove it' });
+    problems.push({
+      file,
+      line,
+      message:
+        'this snippet/ddl marker is not followed by a fenced block: put it on the line right before the block, or remove it',
+    });
   }
   for (const block of blocks) {
     const at = { file, line: block.line };
@@ -179,25 +206,38 @@ export function checkDocument(file: string, markdown: string, read: (path: strin
     const snippet = block.marker ? SNIPPET_MARKER.exec(block.marker) : null;
     const ddl = block.marker ? DDL_MARKER.exec(block.marker) : null;
     if (block.marker && !snippet && !ddl) {
-      problems.push({ ...at, message: `malformed marker ${block.marker}: write <!-- snippet: path/from/repo/root.ts#region --> or <!-- ddl: postgres|mysql|sqlite -->` });
+      problems.push({
+        ...at,
+        message: `malformed marker ${block.marker}: write <!-- snippet: path/from/repo/root.ts#region --> or <!-- ddl: postgres|mysql|sqlite -->`,
+      });
       continue;
     }
     if (block.language === 'sql') {
       const dialect = ddl?.[1] as SqlDialect | undefined;
       if (!dialect || !DIALECTS.includes(dialect)) {
-        problems.push({ ...at, message: 'a sql block needs <!-- ddl: postgres|mysql|sqlite --> right before it, and then holds exactly Schema.statements(dialect) (SQL in prose belongs in `inline code`)' });
+        problems.push({
+          ...at,
+          message:
+            'a sql block needs <!-- ddl: postgres|mysql|sqlite --> right before it, and then holds exactly Schema.statements(dialect) (SQL in prose belongs in `inline code`)',
+        });
         continue;
       }
       const expected = ddlText(dialect);
       if (text !== expected) {
-        problems.push({ ...at, message: `the ${dialect} DDL differs from Schema.statements('${dialect}'); ${firstDifference(text, expected)}\n  Fix: replace the block with:\n${expected}` });
+        problems.push({
+          ...at,
+          message: `the ${dialect} DDL differs from Schema.statements('${dialect}'); ${firstDifference(text, expected)}\n  Fix: replace the block with:\n${expected}`,
+        });
         continue;
       }
       checked.push({ ...at, language: block.language, source: `ddl:${dialect}` });
       continue;
     }
     if (ddl) {
-      problems.push({ ...at, message: `a ddl marker belongs before a sql block, not a ${block.language || 'plain'} block` });
+      problems.push({
+        ...at,
+        message: `a ddl marker belongs before a sql block, not a ${block.language || 'plain'} block`,
+      });
       continue;
     }
     if (!snippet) {
@@ -223,14 +263,20 @@ export function checkDocument(file: string, markdown: string, read: (path: strin
     const [, path = '', region] = snippet;
     const source = region ? `${path}#${region}` : path;
     if (!SNIPPET_SOURCE.test(path)) {
-      problems.push({ ...at, message: `snippet source ${path} is not a type-checked, tested file: use a .ts file under packages/*/{src,test} or examples/*/{src,test}, or a consumer app in tests/consumers/apps` });
+      problems.push({
+        ...at,
+        message: `snippet source ${path} is not a type-checked, tested file: use a .ts file under packages/*/{src,test} or examples/*/{src,test}, or a consumer app in tests/consumers/apps`,
+      });
       continue;
     }
     let expected: string;
     try {
       expected = readRegion(read(path), region);
     } catch (error) {
-      problems.push({ ...at, message: `snippet ${source}: ${(error as Error).message}. Fix the marker, or add the region to ${path}` });
+      problems.push({
+        ...at,
+        message: `snippet ${source}: ${(error as Error).message}. Fix the marker, or add the region to ${path}`,
+      });
       continue;
     }
     if (text !== expected) {

@@ -4,7 +4,8 @@ import type { Answer } from '../types';
 
 const MIB = 1024 * 1024;
 /** Bytes that are not valid UTF-8, so they are stored as base64. */
-const binary = (size: number) => Buffer.from(Array.from({ length: size }, (_, i) => (i * 131 + 7) % 256));
+const binary = (size: number) =>
+  Buffer.from(Array.from({ length: size }, (_, i) => (i * 131 + 7) % 256));
 
 interface Shape {
   readonly name: string;
@@ -13,14 +14,61 @@ interface Shape {
 }
 
 const shapes: Shape[] = [
-  { name: 'a JSON object', answer: { kind: 'json', value: { ok: true, text: 'naïve ☃', list: [1, null, 'x'] } } },
-  { name: 'a string', answer: { kind: 'text', headers: { 'content-type': 'text/plain; charset=utf-8' }, value: 'ünïcödé text' } },
-  { name: 'a Buffer of binary bytes', answer: { kind: 'buffer', headers: { 'content-type': 'application/octet-stream' }, value: binary(777) } },
+  {
+    name: 'a JSON object',
+    answer: { kind: 'json', value: { ok: true, text: 'naïve ☃', list: [1, null, 'x'] } },
+  },
+  {
+    name: 'a string',
+    answer: {
+      kind: 'text',
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+      value: 'ünïcödé text',
+    },
+  },
+  {
+    name: 'a Buffer of binary bytes',
+    answer: {
+      kind: 'buffer',
+      headers: { 'content-type': 'application/octet-stream' },
+      value: binary(777),
+    },
+  },
   { name: '204 with no body', answer: { kind: 'empty', status: 204 } },
-  { name: 'a 1 MiB body', answer: { kind: 'buffer', headers: { 'content-type': 'application/octet-stream' }, value: binary(MIB) } },
-  { name: 'a 1 MiB UTF-8 text body', answer: { kind: 'text', headers: { 'content-type': 'text/plain; charset=utf-8' }, value: 'ü'.repeat(MIB / 2) } },
-  { name: 'res.write + res.end', needs: 'writeAndEnd', answer: { kind: 'write-end', headers: { 'content-type': 'text/plain' }, chunks: ['one,', 'two,', 'three'] } },
-  { name: 'a stream body', needs: 'streamBody', answer: { kind: 'stream', headers: { 'content-type': 'text/csv' }, chunks: ['a,b\n', '1,2\n', '3,4\n'] } },
+  {
+    name: 'a 1 MiB body',
+    answer: {
+      kind: 'buffer',
+      headers: { 'content-type': 'application/octet-stream' },
+      value: binary(MIB),
+    },
+  },
+  {
+    name: 'a 1 MiB UTF-8 text body',
+    answer: {
+      kind: 'text',
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+      value: 'ü'.repeat(MIB / 2),
+    },
+  },
+  {
+    name: 'res.write + res.end',
+    needs: 'writeAndEnd',
+    answer: {
+      kind: 'write-end',
+      headers: { 'content-type': 'text/plain' },
+      chunks: ['one,', 'two,', 'three'],
+    },
+  },
+  {
+    name: 'a stream body',
+    needs: 'streamBody',
+    answer: {
+      kind: 'stream',
+      headers: { 'content-type': 'text/csv' },
+      chunks: ['a,b\n', '1,2\n', '3,4\n'],
+    },
+  },
 ];
 
 function expectedBody(answer: Answer): Buffer | undefined {
@@ -52,7 +100,10 @@ export const answerCases: AdapterCase[] = [
         expect(first.status).toBe(status);
         const expected = expectedBody(shape.answer);
         if (expected) expect(Buffer.compare(first.body, expected)).toBe(0);
-        else expect(JSON.parse(first.body.toString())).toEqual((shape.answer as { value: unknown }).value);
+        else
+          expect(JSON.parse(first.body.toString())).toEqual(
+            (shape.answer as { value: unknown }).value,
+          );
         const again = await h.post('a1');
         expect(again.status).toBe(status);
         expect(again.headers['idempotent-replayed']).toBe('true');
@@ -82,7 +133,13 @@ export const answerCases: AdapterCase[] = [
       const again = await h.post('a2');
       expect(again.headers['set-cookie']).toBeUndefined();
       expect(again.headers['www-authenticate']).toBeUndefined();
-      for (const name of ['x-custom', 'etag', 'content-language', 'cache-control', 'link'] as const) {
+      for (const name of [
+        'x-custom',
+        'etag',
+        'content-language',
+        'cache-control',
+        'link',
+      ] as const) {
         expect(again.headers[name]).toBe(headers[name]);
       }
     },

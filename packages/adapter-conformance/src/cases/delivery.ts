@@ -49,11 +49,14 @@ export const deliveryCases: AdapterCase[] = [
       expect(h.calls()).toBe(1);
       const handled = responses.filter((res) => res.status === 200);
       for (const res of responses) {
-        if (res.status === 409) expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        if (res.status === 409)
+          expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
         else expect(JSON.parse(res.body.toString())).toEqual({ received: 'c1', call: 1 });
       }
       expect(responses.every((res) => res.status === 200 || res.status === 409)).toBe(true);
-      expect(handled.filter((res) => res.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+      expect(
+        handled.filter((res) => res.headers['idempotent-replayed'] === undefined),
+      ).toHaveLength(1);
       expect((await h.post('c1')).headers['idempotent-replayed']).toBe('true');
     },
   },
@@ -99,7 +102,8 @@ export const deliveryCases: AdapterCase[] = [
       const started = gate();
       await h.start({}, async (call, n) => {
         started.open();
-        if (!call.socket.destroyed) await new Promise((resolve) => call.socket.once('close', resolve));
+        if (!call.socket.destroyed)
+          await new Promise((resolve) => call.socket.once('close', resolve));
         return { kind: 'json', value: { call: n } };
       });
       const client = httpRequest({
@@ -107,7 +111,11 @@ export const deliveryCases: AdapterCase[] = [
         port: h.port(),
         method: 'POST',
         path: '/hook',
-        headers: { 'content-type': 'application/json', 'x-event-id': 'c4', 'content-length': Buffer.byteLength(BODY) },
+        headers: {
+          'content-type': 'application/json',
+          'x-event-id': 'c4',
+          'content-length': Buffer.byteLength(BODY),
+        },
       });
       client.on('error', () => undefined);
       client.end(BODY);

@@ -8,7 +8,14 @@ export const failureCases: AdapterCase[] = [
     async run(h) {
       await h.start({}, (call, n) => {
         if (n === 1) throw new Error('boom');
-        return { kind: 'json', value: { call: n, attempts: call.idempotency?.attempts, isRetry: call.idempotency?.isRetry } };
+        return {
+          kind: 'json',
+          value: {
+            call: n,
+            attempts: call.idempotency?.attempts,
+            isRetry: call.idempotency?.isRetry,
+          },
+        };
       });
       const first = await h.post('f1');
       expect(first.status).toBe(500);
@@ -27,7 +34,12 @@ export const failureCases: AdapterCase[] = [
     async run(h) {
       await h.start({}, (_call, n) =>
         n === 1
-          ? { kind: 'json', status: 418, headers: { 'x-reason': 'teapot' }, value: { error: 'short and stout' } }
+          ? {
+              kind: 'json',
+              status: 418,
+              headers: { 'x-reason': 'teapot' },
+              value: { error: 'short and stout' },
+            }
           : { kind: 'json', value: { call: n } },
       );
       const first = await h.post('f2');
@@ -43,7 +55,11 @@ export const failureCases: AdapterCase[] = [
     group: 'failures',
     name: 'a response over maxResponseBytes goes to the framework error handling and leaves the receipt failed',
     async run(h) {
-      await h.start({ maxResponseBytes: 8 }, () => ({ kind: 'text', headers: { 'content-type': 'text/plain' }, value: 'more than eight bytes' }));
+      await h.start({ maxResponseBytes: 8 }, () => ({
+        kind: 'text',
+        headers: { 'content-type': 'text/plain' },
+        value: 'more than eight bytes',
+      }));
       const res = await h.post('f3');
       expect(res.status).toBe(500);
       expect(await h.receipt('f3')).toMatchObject({ status: 'failed' });

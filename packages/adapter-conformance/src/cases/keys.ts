@@ -88,7 +88,10 @@ export const keyCases: AdapterCase[] = [
     group: 'keys',
     name: 'invalid options throw a ConfigError naming the option when the app is built',
     async run(h) {
-      await expect(h.start({ inProgressStatus: 429 as 409 })).rejects.toMatchObject({ name: 'ConfigError', option: 'inProgressStatus' });
+      await expect(h.start({ inProgressStatus: 429 as 409 })).rejects.toMatchObject({
+        name: 'ConfigError',
+        option: 'inProgressStatus',
+      });
       await expect(h.start({ maxResponseBytes: -1 })).rejects.toBeInstanceOf(ConfigError);
     },
   },
@@ -97,12 +100,17 @@ export const keyCases: AdapterCase[] = [
     name: 'transactional mode hands the route the transaction, when the store has them',
     async run(h) {
       if (!h.store.capabilities.transactional) {
-        await expect(h.start({ store: h.store, transactional: true })).rejects.toMatchObject({ option: 'transactional' });
+        await expect(h.start({ store: h.store, transactional: true })).rejects.toMatchObject({
+          option: 'transactional',
+        });
         return;
       }
       await h.start({ store: h.store, transactional: true }, (call) => ({
         kind: 'json',
-        value: { transaction: call.idempotency?.transaction !== undefined, attempts: call.idempotency?.attempts },
+        value: {
+          transaction: call.idempotency?.transaction !== undefined,
+          attempts: call.idempotency?.attempts,
+        },
       }));
       const res = await h.post('k4');
       expect(JSON.parse(res.body.toString())).toEqual({ transaction: true, attempts: 1 });

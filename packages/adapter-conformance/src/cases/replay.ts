@@ -38,7 +38,12 @@ export const replayCases: AdapterCase[] = [
     group: 'replay',
     name: 'the stored 2xx status is replayed as it was (201 stays 201)',
     async run(h) {
-      await h.start({}, () => ({ kind: 'json', status: 201, headers: { location: '/things/1' }, value: { created: true } }));
+      await h.start({}, () => ({
+        kind: 'json',
+        status: 201,
+        headers: { location: '/things/1' },
+        value: { created: true },
+      }));
       const first = await h.post('r3');
       const again = await h.post('r3');
       expect([first.status, again.status]).toEqual([201, 201]);
@@ -145,7 +150,9 @@ export const replayCases: AdapterCase[] = [
       const a = await h.post('r10', undefined, { 'x-provider': 'alpha' });
       const b = await h.post('r10', undefined, { 'x-provider': 'beta' });
       expect([a.headers[REPLAYED], b.headers[REPLAYED]]).toEqual([undefined, undefined]);
-      expect((await h.post('r10', undefined, { 'x-provider': 'alpha' })).headers[REPLAYED]).toBe('true');
+      expect((await h.post('r10', undefined, { 'x-provider': 'alpha' })).headers[REPLAYED]).toBe(
+        'true',
+      );
       expect(h.calls()).toBe(2);
     },
   },

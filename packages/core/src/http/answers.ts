@@ -1,5 +1,11 @@
 /** @module The engine's own answers (400/401/409/422/503), rendered from the core error table. */
-import { ErrorCode, HTTP_STATUS_BY_CODE, IdempotencyError, RequestInProgress, isIdempotencyError } from '../errors';
+import {
+  ErrorCode,
+  HTTP_STATUS_BY_CODE,
+  type IdempotencyError,
+  type RequestInProgress,
+  isIdempotencyError,
+} from '../errors';
 import type { EngineConfig } from './options';
 import type { HttpRequest, HttpResponseRecord } from './types';
 
@@ -19,17 +25,27 @@ const ANSWERED: ReadonlySet<string> = new Set([
  * A JSON error answer: `{ "code": "ERR_IDEMPOTENCY_…", "message": "…" }`, never cached by
  * intermediaries.
  */
-export function errorAnswer(status: number, error: IdempotencyError, headers: Record<string, string> = {}): HttpResponseRecord {
+export function errorAnswer(
+  status: number,
+  error: IdempotencyError,
+  headers: Record<string, string> = {},
+): HttpResponseRecord {
   return {
     status,
-    headers: { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers },
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      ...headers,
+    },
     body: Buffer.from(JSON.stringify({ code: error.code, message: publicMessage(error) })),
   };
 }
 
 /** A store failure's message names hosts, ports and driver internals: callers get a generic one (the event and `cause` keep the detail). */
 function publicMessage(error: IdempotencyError): string {
-  return error.code === ErrorCode.STORE ? 'The receipts store is unavailable; retry later' : error.message;
+  return error.code === ErrorCode.STORE
+    ? 'The receipts store is unavailable; retry later'
+    : error.message;
 }
 
 /**
@@ -47,12 +63,19 @@ export function answerFor(
   const { preset } = config;
   if (error.code === ErrorCode.IN_PROGRESS) {
     const seconds = (error as RequestInProgress).retryAfterSeconds ?? 1;
-    return preset?.inProgress?.(request, seconds) ?? errorAnswer(config.inProgressStatus, error, { 'retry-after': String(seconds) });
+    return (
+      preset?.inProgress?.(request, seconds) ??
+      errorAnswer(config.inProgressStatus, error, { 'retry-after': String(seconds) })
+    );
   }
   if (error.code === ErrorCode.SIGNATURE_INVALID) {
     return preset?.unauthorized?.(request) ?? errorAnswer(HTTP_STATUS_BY_CODE[error.code], error);
   }
   const retry: Record<string, string> =
-    error.code === ErrorCode.CLAIM_LOST || error.code === ErrorCode.STORE || error.code === ErrorCode.HANDLER_TIMEOUT ? { 'retry-after': '1' } : {};
+    error.code === ErrorCode.CLAIM_LOST ||
+    error.code === ErrorCode.STORE ||
+    error.code === ErrorCode.HANDLER_TIMEOUT
+      ? { 'retry-after': '1' }
+      : {};
   return errorAnswer(HTTP_STATUS_BY_CODE[error.code], error, retry);
 }

@@ -11,14 +11,21 @@ export function toRawBody(value: unknown): Buffer | undefined {
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function'
+  );
 }
 
 function chunkBytes(chunk: unknown): Buffer {
   if (Buffer.isBuffer(chunk)) return chunk;
   if (typeof chunk === 'string') return Buffer.from(chunk, 'utf8');
-  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  throw new TypeError(`a response stream produced a ${chunk === null ? 'null' : typeof chunk} chunk; only bytes and strings can be stored`);
+  if (chunk instanceof Uint8Array)
+    return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  throw new TypeError(
+    `a response stream produced a ${chunk === null ? 'null' : typeof chunk} chunk; only bytes and strings can be stored`,
+  );
 }
 
 /**
@@ -38,11 +45,14 @@ export function needsCollecting(payload: unknown): boolean {
 export async function collectBody(payload: unknown): Promise<Buffer> {
   if (payload === null || payload === undefined) return Buffer.alloc(0);
   if (typeof payload === 'string' || payload instanceof Uint8Array) return chunkBytes(payload);
-  if (typeof Blob !== 'undefined' && payload instanceof Blob) return Buffer.from(await payload.arrayBuffer());
+  if (typeof Blob !== 'undefined' && payload instanceof Blob)
+    return Buffer.from(await payload.arrayBuffer());
   if (isAsyncIterable(payload)) {
     const chunks: Buffer[] = [];
     for await (const chunk of payload) chunks.push(chunkBytes(chunk));
     return Buffer.concat(chunks);
   }
-  throw new TypeError(`cannot read a response body of type ${typeof payload}; send a string, Buffer or stream`);
+  throw new TypeError(
+    `cannot read a response body of type ${typeof payload}; send a string, Buffer or stream`,
+  );
 }

@@ -6,7 +6,12 @@ import type { RunContext } from '../types';
 import { answerFor, errorAnswer } from './answers';
 import { RequestPolicy, UNGUARDED_METHODS } from './constants';
 import { resolveOptions, type EngineConfig, type IdempotencyOptions } from './options';
-import { decodeResponse, encodeResponse, type CapturedResponse, type StoredResponse } from './response-codec';
+import {
+  decodeResponse,
+  encodeResponse,
+  type CapturedResponse,
+  type StoredResponse,
+} from './response-codec';
 import type { HttpRequest, HttpResponseRecord } from './types';
 
 /**
@@ -57,11 +62,19 @@ export interface PendingRun {
 /** What {@link Engine.begin} decided. */
 export type Decision<Tx = unknown> =
   /** Send this answer now and do not run the handler: a replay or the engine's own 400/401/409/422/503. */
-  | { readonly action: 'respond'; readonly response: HttpResponseRecord; readonly replayed: boolean }
+  | {
+      readonly action: 'respond';
+      readonly response: HttpResponseRecord;
+      readonly replayed: boolean;
+    }
   /** Run the handler unguarded (preset pass-through, `onMissingKey`/`onStoreError: 'passthrough'`). */
   | { readonly action: 'pass' }
   /** Run the handler, capture its answer and give it to `run.finish` (or its error to `run.abort`). */
-  | { readonly action: 'run'; readonly idempotency: RequestIdempotency<Tx>; readonly run: PendingRun };
+  | {
+      readonly action: 'run';
+      readonly idempotency: RequestIdempotency<Tx>;
+      readonly run: PendingRun;
+    };
 
 /** The HTTP policy in one object, built once per middleware or plugin. */
 export interface Engine<Native = unknown, Tx = unknown> {
@@ -82,7 +95,8 @@ const PASS = { action: 'pass' } as const;
  * kept: the setup error). A missing, empty or text body only means the request cannot be verified.
  */
 function nothingParsed(body: unknown): boolean {
-  if (body === undefined || body === null || typeof body !== 'object' || Buffer.isBuffer(body)) return true;
+  if (body === undefined || body === null || typeof body !== 'object' || Buffer.isBuffer(body))
+    return true;
   return Object.keys(body).length === 0;
 }
 
@@ -121,7 +135,10 @@ class Run implements PendingRun {
   constructor(
     private readonly config: EngineConfig<unknown, unknown>,
     private readonly request: HttpRequest<unknown>,
-    private readonly handler: { resolve(value: StoredResponse): void; reject(error: unknown): void },
+    private readonly handler: {
+      resolve(value: StoredResponse): void;
+      reject(error: unknown): void;
+    },
     /** Runs a function in the async context the guard called the handler in. */
     readonly enter: <T>(fn: () => T) => T,
   ) {
@@ -143,7 +160,8 @@ class Run implements PendingRun {
   }
 
   answeredAround(status: number | undefined, how: string): Promise<void> {
-    if (status === undefined || status < 200 || status > 299) return this.abort(responseNotCaptured(how));
+    if (status === undefined || status < 200 || status > 299)
+      return this.abort(responseNotCaptured(how));
     return this.finish({ status, headers: {}, body: Buffer.alloc(0) }).then(
       () => undefined,
       () => undefined,
@@ -158,7 +176,9 @@ class Run implements PendingRun {
     } else {
       try {
         const { maxResponseBytes: maxBytes, replayedHeader } = this.config;
-        this.handler.resolve(encodeResponse(response, { maxBytes, replayedHeader: replayedHeader.toLowerCase() }));
+        this.handler.resolve(
+          encodeResponse(response, { maxBytes, replayedHeader: replayedHeader.toLowerCase() }),
+        );
       } catch (error) {
         this.handler.reject(error);
         this.ended = this.settled.then(() => Promise.reject(error));
@@ -206,7 +226,13 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
       );
     }
     if (config.verify && !(await config.verify(request))) {
-      return this.refuse(new IdempotencyError(ErrorCode.SIGNATURE_INVALID, 'The request failed verification; no receipt was written'), request);
+      return this.refuse(
+        new IdempotencyError(
+          ErrorCode.SIGNATURE_INVALID,
+          'The request failed verification; no receipt was written',
+        ),
+        request,
+      );
     }
     if (config.passThrough?.(request)) return PASS;
     const provider = config.provider(request);
@@ -226,7 +252,11 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
     return this.claim(key, fingerprint, request);
   }
 
-  private claim(key: RequestKey, fingerprint: string | null, request: HttpRequest<Native>): Promise<Decision<Tx>> {
+  private claim(
+    key: RequestKey,
+    fingerprint: string | null,
+    request: HttpRequest<Native>,
+  ): Promise<Decision<Tx>> {
     return new Promise((resolve, reject) => {
       let run: Run | undefined;
       const outcome = this.config.guard.run(
@@ -250,7 +280,11 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
         },
         (error: unknown) => {
           if (run) run.guardSettled(error);
-          else if (error instanceof StoreError && this.config.onStoreError === RequestPolicy.PASSTHROUGH) resolve(PASS);
+          else if (
+            error instanceof StoreError &&
+            this.config.onStoreError === RequestPolicy.PASSTHROUGH
+          )
+            resolve(PASS);
           else this.refuse(error, request).then(resolve, reject);
         },
       );
@@ -262,8 +296,15 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
     try {
       response = decodeResponse(stored);
     } catch (error) {
-      const storeError = new StoreError('replay (the receipt holds no HTTP response record)', error);
-      return { action: 'respond', response: errorAnswer(503, storeError, { 'retry-after': '1' }), replayed: false };
+      const storeError = new StoreError(
+        'replay (the receipt holds no HTTP response record)',
+        error,
+      );
+      return {
+        action: 'respond',
+        response: errorAnswer(503, storeError, { 'retry-after': '1' }),
+        replayed: false,
+      };
     }
     const { preset, replayedHeader } = this.config;
     if (preset?.replay) response = preset.replay(response, request);
@@ -290,6 +331,8 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
  * const decision = await engine.begin({ method, url, headers, rawBody, body, native: req });
  * @see docs/reference/configuration.md
  */
-export function createEngine<Native = unknown, Tx = unknown>(options: IdempotencyOptions<Native, Tx>): Engine<Native, Tx> {
+export function createEngine<Native = unknown, Tx = unknown>(
+  options: IdempotencyOptions<Native, Tx>,
+): Engine<Native, Tx> {
   return new HttpEngine(resolveOptions(options));
 }

@@ -2,7 +2,9 @@
 import { REPLAYED_HEADERS } from './constants';
 
 /** Response headers as frameworks hold them (`res.getHeaders()`): numbers and `undefined` allowed. */
-export type OutgoingHeaders = Readonly<Record<string, number | string | readonly string[] | undefined>>;
+export type OutgoingHeaders = Readonly<
+  Record<string, number | string | readonly string[] | undefined>
+>;
 
 /**
  * The headers of `headers` that may be stored and replayed: content and caching headers
@@ -11,7 +13,10 @@ export type OutgoingHeaders = Readonly<Record<string, number | string | readonly
  * except `except` (the replay marker). Names come out lower-cased, numbers as
  * strings, multi-value headers as arrays, in their order.
  */
-export function replayableHeaders(headers: OutgoingHeaders, except: string): Record<string, string | string[]> {
+export function replayableHeaders(
+  headers: OutgoingHeaders,
+  except: string,
+): Record<string, string | string[]> {
   const kept: Record<string, string | string[]> = {};
   for (const name of Object.keys(headers)) {
     const value = headers[name];

@@ -92,10 +92,28 @@ export interface EngineConfig<Native = unknown, Tx = unknown> {
   readonly needsRawBody: boolean;
 }
 
-const GUARD_OPTIONS = ['staleAfterSeconds', 'transactional', 'handlerTimeoutSeconds', 'clock', 'onEvent'] as const;
+const GUARD_OPTIONS = [
+  'staleAfterSeconds',
+  'transactional',
+  'handlerTimeoutSeconds',
+  'clock',
+  'onEvent',
+] as const;
 const KNOWN = new Set<string>([
-  'store', 'guard', ...GUARD_OPTIONS, 'preset', 'provider', 'key', 'keyDescription', 'onMissingKey', 'onStoreError',
-  'verify', 'fingerprint', 'inProgressStatus', 'replayedHeader', 'maxResponseBytes',
+  'store',
+  'guard',
+  ...GUARD_OPTIONS,
+  'preset',
+  'provider',
+  'key',
+  'keyDescription',
+  'onMissingKey',
+  'onStoreError',
+  'verify',
+  'fingerprint',
+  'inProgressStatus',
+  'replayedHeader',
+  'maxResponseBytes',
 ]);
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -106,7 +124,8 @@ function policy(option: string, value: unknown): RequestPolicy {
 }
 
 function optionalFunction(option: string, value: unknown): void {
-  if (value !== undefined && typeof value !== 'function') throw new ConfigError(option, 'must be a function');
+  if (value !== undefined && typeof value !== 'function')
+    throw new ConfigError(option, 'must be a function');
 }
 
 function makeGuard<Tx>(options: IdempotencyOptions<never, Tx>): IdempotencyGuard<Tx> {
@@ -115,30 +134,61 @@ function makeGuard<Tx>(options: IdempotencyOptions<never, Tx>): IdempotencyGuard
     throw new ConfigError('store', 'exactly one of `store` and `guard` is required');
   }
   if (guard !== undefined) {
-    if (!(guard instanceof IdempotencyGuard)) throw new ConfigError('guard', 'must be an IdempotencyGuard');
+    if (!(guard instanceof IdempotencyGuard))
+      throw new ConfigError('guard', 'must be an IdempotencyGuard');
     const extra = GUARD_OPTIONS.find((name) => options[name] !== undefined);
-    if (extra) throw new ConfigError(extra, 'configures the guard: pass it to `new IdempotencyGuard(...)`, or pass `store` instead of `guard`');
+    if (extra)
+      throw new ConfigError(
+        extra,
+        'configures the guard: pass it to `new IdempotencyGuard(...)`, or pass `store` instead of `guard`',
+      );
     return guard;
   }
   const guardOptions: GuardOptions = {};
-  for (const name of GUARD_OPTIONS) if (options[name] !== undefined) Object.assign(guardOptions, { [name]: options[name] });
+  for (const name of GUARD_OPTIONS)
+    if (options[name] !== undefined) Object.assign(guardOptions, { [name]: options[name] });
   return new IdempotencyGuard(store as Store<Tx>, guardOptions);
 }
 
-function keyConfig<Native>(options: IdempotencyOptions<Native, unknown>): Pick<EngineConfig<Native>, 'provider' | 'key' | 'keyDescription'> {
+function keyConfig<Native>(
+  options: IdempotencyOptions<Native, unknown>,
+): Pick<EngineConfig<Native>, 'provider' | 'key' | 'keyDescription'> {
   const { preset, provider, key, keyDescription } = options;
-  if (keyDescription !== undefined && (typeof keyDescription !== 'string' || keyDescription === '')) {
+  if (
+    keyDescription !== undefined &&
+    (typeof keyDescription !== 'string' || keyDescription === '')
+  ) {
     throw new ConfigError('keyDescription', 'must be a non-empty string');
   }
   if (preset !== undefined) {
-    if (typeof preset !== 'object' || preset === null || typeof preset.key !== 'function' || typeof preset.provider !== 'string') {
-      throw new ConfigError('preset', 'must be a ProviderPreset (a `provider` name and a `key(request)` function)');
+    if (
+      typeof preset !== 'object' ||
+      preset === null ||
+      typeof preset.key !== 'function' ||
+      typeof preset.provider !== 'string'
+    ) {
+      throw new ConfigError(
+        'preset',
+        'must be a ProviderPreset (a `provider` name and a `key(request)` function)',
+      );
     }
-    if (provider !== undefined || key !== undefined) throw new ConfigError(key !== undefined ? 'key' : 'provider', 'cannot be combined with `preset`');
+    if (provider !== undefined || key !== undefined)
+      throw new ConfigError(
+        key !== undefined ? 'key' : 'provider',
+        'cannot be combined with `preset`',
+      );
     const name = preset.provider;
-    return { provider: () => name, key: (request) => preset.key(request), keyDescription: keyDescription ?? preset.keyDescription ?? `${name} delivery id` };
+    return {
+      provider: () => name,
+      key: (request) => preset.key(request),
+      keyDescription: keyDescription ?? preset.keyDescription ?? `${name} delivery id`,
+    };
   }
-  if (typeof key !== 'function') throw new ConfigError('key', 'is required without `preset`: a function of the request returning the delivery id');
+  if (typeof key !== 'function')
+    throw new ConfigError(
+      'key',
+      'is required without `preset`: a function of the request returning the delivery id',
+    );
   if (typeof provider === 'string') {
     try {
       new RequestKey(provider, 'x');
@@ -147,7 +197,10 @@ function keyConfig<Native>(options: IdempotencyOptions<Native, unknown>): Pick<E
       throw error;
     }
   } else if (typeof provider !== 'function') {
-    throw new ConfigError('provider', 'is required without `preset`: a provider name, or a function of the request returning one');
+    throw new ConfigError(
+      'provider',
+      'is required without `preset`: a provider name, or a function of the request returning one',
+    );
   }
   const name = provider;
   return {
@@ -157,16 +210,21 @@ function keyConfig<Native>(options: IdempotencyOptions<Native, unknown>): Pick<E
   };
 }
 
-function fingerprintConfig<Native>(options: IdempotencyOptions<Native, unknown>): EngineConfig<Native>['fingerprint'] {
+function fingerprintConfig<Native>(
+  options: IdempotencyOptions<Native, unknown>,
+): EngineConfig<Native>['fingerprint'] {
   const { fingerprint = true, preset } = options;
   if (typeof fingerprint === 'function') return fingerprint;
-  if (typeof fingerprint !== 'boolean') throw new ConfigError('fingerprint', 'must be a boolean or a function of the request');
+  if (typeof fingerprint !== 'boolean')
+    throw new ConfigError('fingerprint', 'must be a boolean or a function of the request');
   if (!fingerprint) return undefined;
   const own = preset?.fingerprint;
   return own ? (request) => own.call(preset, request) : defaultFingerprint;
 }
 
-function verifyConfig<Native>(options: IdempotencyOptions<Native, unknown>): EngineConfig<Native>['verify'] {
+function verifyConfig<Native>(
+  options: IdempotencyOptions<Native, unknown>,
+): EngineConfig<Native>['verify'] {
   const { verify, preset } = options;
   optionalFunction('verify', verify);
   const presetVerify = preset?.verify;
@@ -182,17 +240,35 @@ function verifyConfig<Native>(options: IdempotencyOptions<Native, unknown>): Eng
  * created, never per request.
  * @throws {ConfigError} naming the first invalid option.
  */
-export function resolveOptions<Native = unknown, Tx = unknown>(options: IdempotencyOptions<Native, Tx>): EngineConfig<Native, Tx> {
-  if (typeof options !== 'object' || options === null) throw new ConfigError('options', 'must be an object with `store` or `guard`');
+export function resolveOptions<Native = unknown, Tx = unknown>(
+  options: IdempotencyOptions<Native, Tx>,
+): EngineConfig<Native, Tx> {
+  if (typeof options !== 'object' || options === null)
+    throw new ConfigError('options', 'must be an object with `store` or `guard`');
   const unknown = Object.keys(options).find((name) => !KNOWN.has(name));
-  if (unknown !== undefined) throw new ConfigError(unknown, 'is not an option of webhook-idempotency');
-  const { inProgressStatus = DEFAULT_IN_PROGRESS_STATUS, replayedHeader = DEFAULT_REPLAYED_HEADER, maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES } = options;
-  if (inProgressStatus !== 409 && inProgressStatus !== 503) throw new ConfigError('inProgressStatus', `must be 409 or 503, got ${String(inProgressStatus)}`);
+  if (unknown !== undefined)
+    throw new ConfigError(unknown, 'is not an option of webhook-idempotency');
+  const {
+    inProgressStatus = DEFAULT_IN_PROGRESS_STATUS,
+    replayedHeader = DEFAULT_REPLAYED_HEADER,
+    maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
+  } = options;
+  if (inProgressStatus !== 409 && inProgressStatus !== 503)
+    throw new ConfigError(
+      'inProgressStatus',
+      `must be 409 or 503, got ${String(inProgressStatus)}`,
+    );
   if (typeof replayedHeader !== 'string' || !HEADER_NAME.test(replayedHeader)) {
-    throw new ConfigError('replayedHeader', `must be a valid header name, got ${String(replayedHeader)}`);
+    throw new ConfigError(
+      'replayedHeader',
+      `must be a valid header name, got ${String(replayedHeader)}`,
+    );
   }
   if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 0) {
-    throw new ConfigError('maxResponseBytes', `must be a whole number of bytes >= 0, got ${String(maxResponseBytes)}`);
+    throw new ConfigError(
+      'maxResponseBytes',
+      `must be a whole number of bytes >= 0, got ${String(maxResponseBytes)}`,
+    );
   }
   const guard = makeGuard(options as IdempotencyOptions<never, Tx>);
   const { preset } = options;
@@ -229,6 +305,7 @@ export function mergeOptions<Native, Tx>(
   if (has('preset')) for (const name of ['provider', 'key', 'keyDescription']) delete merged[name];
   if (has('key') || has('provider')) delete merged.preset;
   if (has('key')) delete merged.keyDescription;
-  for (const [name, value] of Object.entries(override)) if (value !== undefined) merged[name] = value;
+  for (const [name, value] of Object.entries(override))
+    if (value !== undefined) merged[name] = value;
   return merged as IdempotencyOptions<Native, Tx>;
 }

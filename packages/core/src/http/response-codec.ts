@@ -26,7 +26,10 @@ export interface StoredResponse {
  * Encodes a captured answer for storage: allow-listed headers only (see `replayableHeaders`).
  * @throws {IdempotencyError} `ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE` when the body exceeds `maxBytes`.
  */
-export function encodeResponse(response: CapturedResponse, options: { maxBytes: number; replayedHeader: string }): StoredResponse {
+export function encodeResponse(
+  response: CapturedResponse,
+  options: { maxBytes: number; replayedHeader: string },
+): StoredResponse {
   const { body } = response;
   if (body.length > options.maxBytes) {
     throw new IdempotencyError(
@@ -45,7 +48,8 @@ export function encodeResponse(response: CapturedResponse, options: { maxBytes: 
 }
 
 const isHeaderValue = (value: unknown): boolean =>
-  typeof value === 'string' || (Array.isArray(value) && value.every((item) => typeof item === 'string'));
+  typeof value === 'string' ||
+  (Array.isArray(value) && value.every((item) => typeof item === 'string'));
 
 /**
  * Decodes what {@link encodeResponse} produced back into a response record.
@@ -65,5 +69,9 @@ export function decodeResponse(value: unknown): HttpResponseRecord {
   ) {
     throw new TypeError('the stored response is not an HTTP response record');
   }
-  return { status: stored.status, headers: { ...stored.headers }, body: Buffer.from(stored.body, stored.encoding) };
+  return {
+    status: stored.status,
+    headers: { ...stored.headers },
+    body: Buffer.from(stored.body, stored.encoding),
+  };
 }

@@ -17,7 +17,11 @@ export function basicAuthChecker(
   login: string,
   password: string,
 ): (authorization: string | undefined) => boolean {
-  if (login.includes(':')) throw new ConfigError(loginOption, `${preset}() needs a ${loginOption} without ":" (HTTP Basic cannot carry it)`);
+  if (login.includes(':'))
+    throw new ConfigError(
+      loginOption,
+      `${preset}() needs a ${loginOption} without ":" (HTTP Basic cannot carry it)`,
+    );
   const expected = secretDigest(`${login}:${password}`);
   return function checkBasicAuth(authorization) {
     if (authorization === undefined) return false;

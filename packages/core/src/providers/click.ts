@@ -58,7 +58,16 @@ function clickKey(request: HttpRequest): string | undefined {
 function signedParts(fields: FormFields, secretKey: string): string[] | undefined {
   const names =
     fields.get('action') === COMPLETE
-      ? ['click_trans_id', 'service_id', '', 'merchant_trans_id', 'merchant_prepare_id', 'amount', 'action', 'sign_time']
+      ? [
+          'click_trans_id',
+          'service_id',
+          '',
+          'merchant_trans_id',
+          'merchant_prepare_id',
+          'amount',
+          'action',
+          'sign_time',
+        ]
       : ['click_trans_id', 'service_id', '', 'merchant_trans_id', 'amount', 'action', 'sign_time'];
   const parts: string[] = [];
   for (const name of names) {
@@ -103,8 +112,19 @@ function idJson(value: string | undefined): string {
  */
 export function click(options: ClickOptions): ProviderPreset {
   const { secretKey, repeatedComplete } = requireOptions('click', options);
-  const secret = requireString('click', 'secretKey', secretKey, 'the service SECRET_KEY as "secretKey"');
-  const repeat = oneOf('click', 'repeatedComplete', repeatedComplete, ['already-paid', 'replay'], 'already-paid');
+  const secret = requireString(
+    'click',
+    'secretKey',
+    secretKey,
+    'the service SECRET_KEY as "secretKey"',
+  );
+  const repeat = oneOf(
+    'click',
+    'repeatedComplete',
+    repeatedComplete,
+    ['already-paid', 'replay'],
+    'already-paid',
+  );
 
   return {
     provider: 'click',

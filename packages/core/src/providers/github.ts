@@ -45,7 +45,9 @@ export function github(options: GitHubOptions): ProviderPreset {
 
   return {
     provider: 'github',
-    keyDescription: scoped ? 'X-GitHub-Hook-ID and X-GitHub-Delivery headers' : 'X-GitHub-Delivery header',
+    keyDescription: scoped
+      ? 'X-GitHub-Hook-ID and X-GitHub-Delivery headers'
+      : 'X-GitHub-Delivery header',
     needsRawBody: true,
     retentionDays: 7,
     key(request) {
@@ -57,7 +59,8 @@ export function github(options: GitHubOptions): ProviderPreset {
     },
     verify: safeVerify(function verifyGitHub(request) {
       const given = header(request, 'x-hub-signature-256');
-      if (request.rawBody === undefined || given === undefined || !given.startsWith(PREFIX)) return false;
+      if (request.rawBody === undefined || given === undefined || !given.startsWith(PREFIX))
+        return false;
       return hmacMatches(key, [request.rawBody], [given.slice(PREFIX.length)], 'hex');
     }),
   };

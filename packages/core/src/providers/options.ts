@@ -10,15 +10,28 @@ export function requireOptions<T extends object>(preset: string, options: T | un
 }
 
 /** A required non-empty string option (secrets, logins). */
-export function requireString(preset: string, option: string, value: unknown, what: string): string {
+export function requireString(
+  preset: string,
+  option: string,
+  value: unknown,
+  what: string,
+): string {
   if (typeof value !== 'string' || value.length === 0) {
-    throw new ConfigError(option, `${preset}() needs ${what} as a non-empty string, got ${describe(value)}`);
+    throw new ConfigError(
+      option,
+      `${preset}() needs ${what} as a non-empty string, got ${describe(value)}`,
+    );
   }
   return value;
 }
 
 /** An optional non-empty string option; `undefined` gives the default. */
-export function optionalString(preset: string, option: string, value: unknown, fallback: string): string {
+export function optionalString(
+  preset: string,
+  option: string,
+  value: unknown,
+  fallback: string,
+): string {
   return value === undefined ? fallback : requireString(preset, option, value, `"${option}"`);
 }
 
@@ -26,7 +39,10 @@ export function optionalString(preset: string, option: string, value: unknown, f
 export function toleranceOption(preset: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw new ConfigError('toleranceSeconds', `${preset}() needs a positive number of seconds, got ${describe(value)}`);
+    throw new ConfigError(
+      'toleranceSeconds',
+      `${preset}() needs a positive number of seconds, got ${describe(value)}`,
+    );
   }
   return value;
 }
@@ -35,24 +51,42 @@ export function toleranceOption(preset: string, value: unknown, fallback: number
 export function clockOption(preset: string, value: unknown): () => number {
   if (value === undefined) return Date.now;
   if (typeof value !== 'function') {
-    throw new ConfigError('clock', `${preset}() needs a function returning milliseconds since the epoch, got ${describe(value)}`);
+    throw new ConfigError(
+      'clock',
+      `${preset}() needs a function returning milliseconds since the epoch, got ${describe(value)}`,
+    );
   }
   return value as () => number;
 }
 
 /** One of a fixed set of string values; `undefined` gives the default. */
-export function oneOf<T extends string>(preset: string, option: string, value: unknown, allowed: readonly T[], fallback: T): T {
+export function oneOf<T extends string>(
+  preset: string,
+  option: string,
+  value: unknown,
+  allowed: readonly T[],
+  fallback: T,
+): T {
   if (value === undefined) return fallback;
   if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
-    throw new ConfigError(option, `${preset}() accepts ${allowed.map((a) => `'${a}'`).join(' or ')}, got ${describe(value)}`);
+    throw new ConfigError(
+      option,
+      `${preset}() accepts ${allowed.map((a) => `'${a}'`).join(' or ')}, got ${describe(value)}`,
+    );
   }
   return value as T;
 }
 
 /** An optional boolean option; `undefined` gives the default. */
-export function booleanOption(preset: string, option: string, value: unknown, fallback: boolean): boolean {
+export function booleanOption(
+  preset: string,
+  option: string,
+  value: unknown,
+  fallback: boolean,
+): boolean {
   if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') throw new ConfigError(option, `${preset}() needs true or false, got ${describe(value)}`);
+  if (typeof value !== 'boolean')
+    throw new ConfigError(option, `${preset}() needs true or false, got ${describe(value)}`);
   return value;
 }
 

@@ -74,7 +74,11 @@ export function paddle(options: PaddleOptions): ProviderPreset {
       const { rawBody } = request;
       if (rawBody === undefined || value === undefined) return false;
       const { stamp, h1 } = parsePaddleSignature(value);
-      return check({ stamp, signatures: h1, signed: (signedStamp) => [`${signedStamp}:`, rawBody] });
+      return check({
+        stamp,
+        signatures: h1,
+        signed: (signedStamp) => [`${signedStamp}:`, rawBody],
+      });
     }),
   };
 }

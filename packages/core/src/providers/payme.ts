@@ -21,7 +21,12 @@ export interface PaymeOptions {
  * naturally idempotent (setting the same key twice changes nothing); it is not in the stored
  * Payme docs (UNCONFIRMED), but a Java template implements it, so it must not be refused.
  */
-const PASS_THROUGH: ReadonlySet<string> = new Set(['CheckPerformTransaction', 'CheckTransaction', 'GetStatement', 'ChangePassword']);
+const PASS_THROUGH: ReadonlySet<string> = new Set([
+  'CheckPerformTransaction',
+  'CheckTransaction',
+  'GetStatement',
+  'ChangePassword',
+]);
 
 /** JSON-RPC error messages are shown to the payer, so they come in Payme's three languages. */
 const INSUFFICIENT_PRIVILEGE = {
@@ -42,7 +47,10 @@ function rpcIdText(request: HttpRequest): string {
 }
 
 function rpcError(request: HttpRequest, code: number, message: object): HttpResponseRecord {
-  return jsonText(200, `{"error":{"code":${code},"message":${JSON.stringify(message)}},"id":${rpcIdText(request)}}`);
+  return jsonText(
+    200,
+    `{"error":{"code":${code},"message":${JSON.stringify(message)}},"id":${rpcIdText(request)}}`,
+  );
 }
 
 /** `method:params.id`, plus `:params.type` for SetFiscalData; `undefined` without them. */
@@ -104,7 +112,9 @@ export function payme(options: PaymeOptions): ProviderPreset {
     key: paymeKey,
     passThrough(request) {
       const method = jsonBody(request)?.method;
-      return (typeof method === 'string' && PASS_THROUGH.has(method)) || paymeKey(request) === undefined;
+      return (
+        (typeof method === 'string' && PASS_THROUGH.has(method)) || paymeKey(request) === undefined
+      );
     },
     verify: safeVerify(function verifyPayme(request) {
       return checkAuth(header(request, 'authorization'));

@@ -6,7 +6,12 @@ export type JsonObject = Record<string, unknown>;
 
 /** True for a plain object: not null, not an array, not bytes. */
 export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof Uint8Array)
+  );
 }
 
 /**
@@ -24,7 +29,8 @@ export function header(request: HttpRequest, name: string): string | undefined {
 function bodyText(request: HttpRequest): string | undefined {
   const { body, rawBody } = request;
   if (typeof body === 'string') return body;
-  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
+  if (body instanceof Uint8Array)
+    return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
   return rawBody?.toString('utf8');
 }
 

@@ -44,10 +44,19 @@ export interface ShopifyOptions {
  */
 export function shopify(options: ShopifyOptions): ProviderPreset {
   const { secret, per } = requireOptions('shopify', options);
-  const secrets = typeof secret === 'string' || !Array.isArray(secret) ? [secret] : [...(secret as readonly unknown[])];
-  if (secrets.length === 0) throw new ConfigError('secret', 'shopify() needs at least one client secret');
-  const keys = secrets.map((s) => requireString('shopify', 'secret', s, 'the app client secret as "secret"'));
-  const idHeader = oneOf('shopify', 'per', per, ['delivery', 'event'], 'delivery') === 'event' ? 'x-shopify-event-id' : 'x-shopify-webhook-id';
+  const secrets =
+    typeof secret === 'string' || !Array.isArray(secret)
+      ? [secret]
+      : [...(secret as readonly unknown[])];
+  if (secrets.length === 0)
+    throw new ConfigError('secret', 'shopify() needs at least one client secret');
+  const keys = secrets.map((s) =>
+    requireString('shopify', 'secret', s, 'the app client secret as "secret"'),
+  );
+  const idHeader =
+    oneOf('shopify', 'per', per, ['delivery', 'event'], 'delivery') === 'event'
+      ? 'x-shopify-event-id'
+      : 'x-shopify-webhook-id';
 
   return {
     provider: 'shopify',

@@ -5,7 +5,11 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 export type SignedParts = readonly (string | Buffer)[];
 
 /** HMAC of `parts` (strings as UTF-8, Buffers as they are) under `key`. */
-export function hmac(algorithm: 'sha256' | 'sha1', key: string | Buffer, parts: SignedParts): Buffer {
+export function hmac(
+  algorithm: 'sha256' | 'sha1',
+  key: string | Buffer,
+  parts: SignedParts,
+): Buffer {
   const mac = createHmac(algorithm, key);
   for (const part of parts) mac.update(part);
   return mac.digest();
@@ -89,6 +93,10 @@ export function parseUnixSeconds(text: string | undefined): number | undefined {
  * True when a signed timestamp is within `toleranceSeconds` of now, in either direction: a stamp
  * from the future beyond the tolerance is as suspect as a stale one (a replayed or forged header).
  */
-export function isFresh(timestampSeconds: number, nowMs: number, toleranceSeconds: number): boolean {
+export function isFresh(
+  timestampSeconds: number,
+  nowMs: number,
+  toleranceSeconds: number,
+): boolean {
   return Math.abs(nowMs / 1000 - timestampSeconds) <= toleranceSeconds;
 }

@@ -40,9 +40,19 @@ const PREFIX = 'v0=';
  */
 export function slack(options: SlackOptions): ProviderPreset {
   const { signingSecret, toleranceSeconds, clock } = requireOptions('slack', options);
-  const key = requireString('slack', 'signingSecret', signingSecret, 'the app signing secret as "signingSecret"');
+  const key = requireString(
+    'slack',
+    'signingSecret',
+    signingSecret,
+    'the app signing secret as "signingSecret"',
+  );
   const tolerance = toleranceOption('slack', toleranceSeconds, 300);
-  const check = timestampedHmac({ key, encoding: 'hex', toleranceSeconds: tolerance, now: clockOption('slack', clock) });
+  const check = timestampedHmac({
+    key,
+    encoding: 'hex',
+    toleranceSeconds: tolerance,
+    now: clockOption('slack', clock),
+  });
 
   return {
     provider: 'slack',

@@ -1,7 +1,13 @@
 /** @module Standard Webhooks / Svix preset: `webhook-id` as the key, `v1,<base64>` signatures with the `whsec_` secret. */
 import type { HttpRequest, ProviderPreset } from '../http/types';
 import { ConfigError } from '../errors';
-import { clockOption, optionalString, requireOptions, requireString, toleranceOption } from './options';
+import {
+  clockOption,
+  optionalString,
+  requireOptions,
+  requireString,
+  toleranceOption,
+} from './options';
 import { header } from './request-fields';
 import { safeVerify } from './safe-verify';
 import { timestampedHmac } from './timestamped-hmac';
@@ -37,7 +43,10 @@ function headerNames(request: HttpRequest): { id: string; timestamp: string; sig
 function decodeSecret(secret: string): Buffer {
   const encoded = secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret;
   if (encoded.length === 0 || !BASE64.test(encoded)) {
-    throw new ConfigError('secret', 'standardWebhooks() needs the endpoint secret as "whsec_" followed by base64');
+    throw new ConfigError(
+      'secret',
+      'standardWebhooks() needs the endpoint secret as "whsec_" followed by base64',
+    );
   }
   return Buffer.from(encoded, 'base64');
 }
@@ -66,12 +75,30 @@ function decodeSecret(secret: string): Buffer {
  * @see docs/providers.md#standard-webhooks--svix
  */
 export function standardWebhooks(options: StandardWebhooksOptions): ProviderPreset {
-  const { secret, toleranceSeconds, endpoint, provider, clock } = requireOptions('standardWebhooks', options);
-  const key = decodeSecret(requireString('standardWebhooks', 'secret', secret, 'the endpoint secret (whsec_…) as "secret"'));
+  const { secret, toleranceSeconds, endpoint, provider, clock } = requireOptions(
+    'standardWebhooks',
+    options,
+  );
+  const key = decodeSecret(
+    requireString(
+      'standardWebhooks',
+      'secret',
+      secret,
+      'the endpoint secret (whsec_…) as "secret"',
+    ),
+  );
   const tolerance = toleranceOption('standardWebhooks', toleranceSeconds, 300);
-  const scope = endpoint === undefined ? undefined : requireString('standardWebhooks', 'endpoint', endpoint, '"endpoint"');
+  const scope =
+    endpoint === undefined
+      ? undefined
+      : requireString('standardWebhooks', 'endpoint', endpoint, '"endpoint"');
   const name = optionalString('standardWebhooks', 'provider', provider, 'standard-webhooks');
-  const check = timestampedHmac({ key, encoding: 'base64', toleranceSeconds: tolerance, now: clockOption('standardWebhooks', clock) });
+  const check = timestampedHmac({
+    key,
+    encoding: 'base64',
+    toleranceSeconds: tolerance,
+    now: clockOption('standardWebhooks', clock),
+  });
 
   return {
     provider: name,
@@ -91,7 +118,10 @@ export function standardWebhooks(options: StandardWebhooksOptions): ProviderPres
       if (rawBody === undefined || !id || list === undefined) return false;
       return check({
         stamp: header(request, names.timestamp),
-        signatures: list.split(' ').filter((entry) => entry.startsWith(SCHEME)).map((entry) => entry.slice(SCHEME.length)),
+        signatures: list
+          .split(' ')
+          .filter((entry) => entry.startsWith(SCHEME))
+          .map((entry) => entry.slice(SCHEME.length)),
         signed: (stamp) => [`${id}.${stamp}.`, rawBody],
       });
     }),

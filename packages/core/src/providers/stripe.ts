@@ -62,7 +62,12 @@ function parseStripeSignature(value: string): StripeSignature {
  */
 export function stripe(options: StripeOptions): ProviderPreset {
   const { secret, toleranceSeconds, clock } = requireOptions('stripe', options);
-  const key = requireString('stripe', 'secret', secret, 'the endpoint signing secret (whsec_…) as "secret"');
+  const key = requireString(
+    'stripe',
+    'secret',
+    secret,
+    'the endpoint signing secret (whsec_…) as "secret"',
+  );
   const tolerance = toleranceOption('stripe', toleranceSeconds, 300);
   const check = timestampedHmac({
     key,
@@ -85,7 +90,11 @@ export function stripe(options: StripeOptions): ProviderPreset {
       if (rawBody === undefined || value === undefined) return false;
       const { stamp, v1 } = parseStripeSignature(value);
       // Stripe's libraries sign `t` as the number they parsed, so a zero-padded `t` signs without its zeros.
-      return check({ stamp, signatures: v1, signed: (_stamp, seconds) => [`${seconds}.`, rawBody] });
+      return check({
+        stamp,
+        signatures: v1,
+        signed: (_stamp, seconds) => [`${seconds}.`, rawBody],
+      });
     }),
   };
 }

@@ -42,13 +42,20 @@ const BOT_ID = /^\d+$/;
  */
 export function telegram(options: TelegramOptions): ProviderPreset {
   const { botId, secretToken } = requireOptions('telegram', options);
-  const bot = typeof botId === 'number' && Number.isSafeInteger(botId) && botId > 0 ? String(botId) : botId;
+  const bot =
+    typeof botId === 'number' && Number.isSafeInteger(botId) && botId > 0 ? String(botId) : botId;
   if (typeof bot !== 'string' || !BOT_ID.test(bot)) {
-    const hint = typeof bot === 'string' && bot.includes(':') ? ' (that looks like a bot token: pass only the digits before the colon)' : '';
+    const hint =
+      typeof bot === 'string' && bot.includes(':')
+        ? ' (that looks like a bot token: pass only the digits before the colon)'
+        : '';
     throw new ConfigError('botId', `telegram() needs the bot's numeric id${hint}`);
   }
   if (typeof secretToken !== 'string' || !SECRET_TOKEN.test(secretToken)) {
-    throw new ConfigError('secretToken', 'telegram() needs the setWebhook secret_token: 1-256 characters of A-Z a-z 0-9 _ -');
+    throw new ConfigError(
+      'secretToken',
+      'telegram() needs the setWebhook secret_token: 1-256 characters of A-Z a-z 0-9 _ -',
+    );
   }
   const expected = secretDigest(secretToken);
 
@@ -59,7 +66,9 @@ export function telegram(options: TelegramOptions): ProviderPreset {
     retentionDays: 7,
     key(request) {
       const updateId = jsonBody(request)?.update_id;
-      return typeof updateId === 'number' && Number.isSafeInteger(updateId) && updateId >= 0 ? `${bot}:${updateId}` : undefined;
+      return typeof updateId === 'number' && Number.isSafeInteger(updateId) && updateId >= 0
+        ? `${bot}:${updateId}`
+        : undefined;
     },
     verify: safeVerify(function verifyTelegram(request) {
       const given = header(request, 'x-telegram-bot-api-secret-token');

@@ -3,7 +3,13 @@
  * the signed timestamp must be fresh, then HMAC-SHA256 over the signed parts must match a sent
  * signature, compared in constant time.
  */
-import { hmacMatches, isFresh, parseUnixSeconds, type DigestEncoding, type SignedParts } from './signature';
+import {
+  hmacMatches,
+  isFresh,
+  parseUnixSeconds,
+  type DigestEncoding,
+  type SignedParts,
+} from './signature';
 
 /** Settings of a {@link timestampedHmac} check, fixed when the preset is built. */
 export interface TimestampedHmacOptions {

@@ -30,7 +30,9 @@ function uzumKey(request: HttpRequest): string | undefined {
   const body = jsonBody(request);
   const serviceId = idPart(body?.serviceId);
   const transId = idPart(body?.transId);
-  return serviceId !== undefined && transId !== undefined ? `${serviceId}:${transId}:${op}` : undefined;
+  return serviceId !== undefined && transId !== undefined
+    ? `${serviceId}:${transId}:${op}`
+    : undefined;
 }
 
 /**
@@ -59,8 +61,18 @@ function uzumKey(request: HttpRequest): string | undefined {
  */
 export function uzum(options: UzumOptions): ProviderPreset {
   const { username, password } = requireOptions('uzum', options);
-  const user = requireString('uzum', 'username', username, 'the Basic-auth login Uzum issued as "username"');
-  const pass = requireString('uzum', 'password', password, 'the Basic-auth password Uzum issued as "password"');
+  const user = requireString(
+    'uzum',
+    'username',
+    username,
+    'the Basic-auth login Uzum issued as "username"',
+  );
+  const pass = requireString(
+    'uzum',
+    'password',
+    password,
+    'the Basic-auth password Uzum issued as "password"',
+  );
   const checkAuth = basicAuthChecker('uzum', 'username', user, pass);
 
   return {

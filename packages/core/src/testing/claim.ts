@@ -22,7 +22,11 @@ export const claimCases: ConformanceCase[] = [
       expect(result.receipt.claimedAt).toBeInstanceOf(Date);
       expect(result.receipt.claimAgeMs).toBeGreaterThanOrEqual(0);
       expect(result.receipt.claimAgeMs).toBeLessThan(5_000);
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', attempts: 1, fingerprint: 'fp-1' });
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'processing',
+        attempts: 1,
+        fingerprint: 'fp-1',
+      });
     },
   },
   {
@@ -33,7 +37,11 @@ export const claimCases: ConformanceCase[] = [
       await store.claim(k, { now: now(), fingerprint: 'fp-a' });
       const again = await store.claim(k, { now: now(), fingerprint: 'fp-b' });
       expect(again.won).toBe(false);
-      expect(again.receipt).toMatchObject({ status: 'processing', attempts: 1, fingerprint: 'fp-a' });
+      expect(again.receipt).toMatchObject({
+        status: 'processing',
+        attempts: 1,
+        fingerprint: 'fp-a',
+      });
     },
   },
   {
@@ -54,7 +62,10 @@ export const claimCases: ConformanceCase[] = [
       expect((await store.claim(a, { now: now(), fingerprint: null })).won).toBe(true);
       expect((await store.claim(b, { now: now(), fingerprint: null })).won).toBe(true);
       expect(await store.complete(a, { now: now(), attempts: 1, response: '"a"' })).toBe(true);
-      expect(await store.find(b, { now: now() })).toMatchObject({ status: 'processing', response: null });
+      expect(await store.find(b, { now: now() })).toMatchObject({
+        status: 'processing',
+        response: null,
+      });
     },
   },
   {
@@ -80,14 +91,21 @@ export const claimCases: ConformanceCase[] = [
     async run({ store, now, key }) {
       const unique = key('long').externalId;
       // 160 code points, most of them 4 bytes in UTF-8 (640 bytes at most).
-      const externalId = (unique + '😀'.repeat(160)).slice(0, unique.length + 2 * (160 - unique.length));
+      const externalId = (unique + '😀'.repeat(160)).slice(
+        0,
+        unique.length + 2 * (160 - unique.length),
+      );
       expect([...externalId].length).toBe(160);
       const provider = 'p'.repeat(150) + '𝄞'.repeat(10);
-      expect((await store.claim({ provider, externalId }, { now: now(), fingerprint: null })).won).toBe(true);
+      expect(
+        (await store.claim({ provider, externalId }, { now: now(), fingerprint: null })).won,
+      ).toBe(true);
       const found = await store.find({ provider, externalId }, { now: now() });
       expect(found?.externalId).toBe(externalId);
       expect(found?.provider).toBe(provider);
-      expect((await store.claim({ provider, externalId }, { now: now(), fingerprint: null })).won).toBe(false);
+      expect(
+        (await store.claim({ provider, externalId }, { now: now(), fingerprint: null })).won,
+      ).toBe(false);
     },
   },
   {

@@ -12,7 +12,12 @@ export const completeCases: ConformanceCase[] = [
       await store.claim(k, { now: now(), fingerprint: null });
       expect(await store.complete(k, { now: now(), attempts: 1, response: awkward })).toBe(true);
       const found = await store.find(k, { now: now() });
-      expect(found).toMatchObject({ status: 'completed', attempts: 1, response: awkward, error: null });
+      expect(found).toMatchObject({
+        status: 'completed',
+        attempts: 1,
+        response: awkward,
+        error: null,
+      });
       expect(found?.finishedAt).toBeInstanceOf(Date);
     },
   },
@@ -21,7 +26,7 @@ export const completeCases: ConformanceCase[] = [
     name: 'a 1 MiB response round-trips',
     async run({ store, now, key }) {
       const k = key('big');
-      const response = 'x'.repeat(1024 * 1024 - 3) + 'end';
+      const response = `${'x'.repeat(1024 * 1024 - 3)}end`;
       await store.claim(k, { now: now(), fingerprint: null });
       expect(await store.complete(k, { now: now(), attempts: 1, response })).toBe(true);
       const found = await store.find(k, { now: now() });
@@ -37,11 +42,31 @@ export const completeCases: ConformanceCase[] = [
       const { receipt } = await store.claim(k, { now: now(), fingerprint: null });
       const at = receipt.claimedAt.getTime();
       for (const off of [at - 1, at + 1]) {
-        expect(await store.complete(k, { now: now(), attempts: 1, claimedAt: new Date(off), response: '"x"' })).toBe(false);
+        expect(
+          await store.complete(k, {
+            now: now(),
+            attempts: 1,
+            claimedAt: new Date(off),
+            response: '"x"',
+          }),
+        ).toBe(false);
       }
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', response: null });
-      expect(await store.complete(k, { now: now(), attempts: 1, claimedAt: receipt.claimedAt, response: '"owner"' })).toBe(true);
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'completed', response: '"owner"' });
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'processing',
+        response: null,
+      });
+      expect(
+        await store.complete(k, {
+          now: now(),
+          attempts: 1,
+          claimedAt: receipt.claimedAt,
+          response: '"owner"',
+        }),
+      ).toBe(true);
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'completed',
+        response: '"owner"',
+      });
     },
   },
   {
@@ -52,7 +77,10 @@ export const completeCases: ConformanceCase[] = [
       await store.claim(k, { now: now(), fingerprint: null });
       expect(await store.complete(k, { now: now(), attempts: 2, response: '"x"' })).toBe(false);
       expect(await store.complete(k, { now: now(), attempts: 0, response: '"x"' })).toBe(false);
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', response: null });
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'processing',
+        response: null,
+      });
     },
   },
   {
@@ -62,12 +90,18 @@ export const completeCases: ConformanceCase[] = [
       const k = key('final');
       await store.claim(k, { now: now(), fingerprint: null });
       expect(await store.complete(k, { now: now(), attempts: 1, response: '"first"' })).toBe(true);
-      expect(await store.complete(k, { now: now(), attempts: 1, response: '"second"' })).toBe(false);
+      expect(await store.complete(k, { now: now(), attempts: 1, response: '"second"' })).toBe(
+        false,
+      );
       expect(await store.fail(k, { now: now(), attempts: 1, error: 'late' })).toBe(false);
       await advance(400 * 24 * 3600 * 1000);
       expect(await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: 1000 })).toBeNull();
       expect((await store.claim(k, { now: now(), fingerprint: null })).won).toBe(false);
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'completed', response: '"first"', attempts: 1 });
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'completed',
+        response: '"first"',
+        attempts: 1,
+      });
     },
   },
   {

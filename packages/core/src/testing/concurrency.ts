@@ -2,7 +2,8 @@
 import { STALE_MS } from './stale';
 import type { ConformanceCase } from './types';
 
-const times = <T>(n: number, fn: (i: number) => Promise<T>): Promise<T[]> => Promise.all(Array.from({ length: n }, (_, i) => fn(i)));
+const times = <T>(n: number, fn: (i: number) => Promise<T>): Promise<T[]> =>
+  Promise.all(Array.from({ length: n }, (_, i) => fn(i)));
 
 export const concurrencyCases: ConformanceCase[] = [
   {
@@ -10,7 +11,9 @@ export const concurrencyCases: ConformanceCase[] = [
     name: 'N parallel claims on one key: exactly one wins, every loser sees attempts 1',
     async run({ store, now, key, concurrency }) {
       const k = key('race');
-      const results = await times(concurrency, (i) => store.claim(k, { now: now(), fingerprint: `fp-${i}` }));
+      const results = await times(concurrency, (i) =>
+        store.claim(k, { now: now(), fingerprint: `fp-${i}` }),
+      );
       const winners = results.filter((r) => r.won);
       expect(winners).toHaveLength(1);
       for (const r of results) expect(r.receipt.attempts).toBe(1);
@@ -23,7 +26,9 @@ export const concurrencyCases: ConformanceCase[] = [
     group: 'concurrency',
     name: 'N parallel claims on N keys: every one wins',
     async run({ store, now, key, concurrency }) {
-      const results = await times(concurrency, (i) => store.claim(key(`many-${i}`), { now: now(), fingerprint: null }));
+      const results = await times(concurrency, (i) =>
+        store.claim(key(`many-${i}`), { now: now(), fingerprint: null }),
+      );
       expect(results.filter((r) => r.won)).toHaveLength(concurrency);
     },
   },
@@ -34,9 +39,14 @@ export const concurrencyCases: ConformanceCase[] = [
       const k = key('stale-race');
       await store.claim(k, { now: now(), fingerprint: null });
       await advance(STALE_MS + 5_000);
-      const results = await times(concurrency, () => store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS }));
+      const results = await times(concurrency, () =>
+        store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS }),
+      );
       expect(results.filter((r) => r !== null)).toHaveLength(1);
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', attempts: 2 });
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'processing',
+        attempts: 2,
+      });
     },
   },
   {
@@ -46,7 +56,9 @@ export const concurrencyCases: ConformanceCase[] = [
       const k = key('failed-race');
       await store.claim(k, { now: now(), fingerprint: null });
       await store.fail(k, { now: now(), attempts: 1, error: 'boom' });
-      const results = await times(concurrency, () => store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS }));
+      const results = await times(concurrency, () =>
+        store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS }),
+      );
       expect(results.filter((r) => r !== null)).toHaveLength(1);
     },
   },
@@ -56,10 +68,15 @@ export const concurrencyCases: ConformanceCase[] = [
     async run({ store, now, key, concurrency }) {
       const k = key('complete-race');
       await store.claim(k, { now: now(), fingerprint: null });
-      const results = await times(concurrency, (i) => store.complete(k, { now: now(), attempts: 1, response: String(i) }));
+      const results = await times(concurrency, (i) =>
+        store.complete(k, { now: now(), attempts: 1, response: String(i) }),
+      );
       const recorded = results.flatMap((ok, i) => (ok ? [String(i)] : []));
       expect(recorded).toHaveLength(1);
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'completed', response: recorded[0] });
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'completed',
+        response: recorded[0],
+      });
     },
   },
   {
@@ -78,7 +95,8 @@ export const concurrencyCases: ConformanceCase[] = [
       const taken = takeovers.filter((r) => r !== null).length;
       expect(completed + taken).toBe(1);
       const found = await store.find(k, { now: now() });
-      if (completed === 1) expect(found).toMatchObject({ status: 'completed', attempts: 1, response: '"zombie"' });
+      if (completed === 1)
+        expect(found).toMatchObject({ status: 'completed', attempts: 1, response: '"zombie"' });
       else expect(found).toMatchObject({ status: 'processing', attempts: 2, response: null });
     },
   },

@@ -10,7 +10,13 @@ export const failCases: ConformanceCase[] = [
       await store.claim(k, { now: now(), fingerprint: 'f' });
       expect(await store.fail(k, { now: now(), attempts: 1, error: 'Error: boom' })).toBe(true);
       const found = await store.find(k, { now: now() });
-      expect(found).toMatchObject({ status: 'failed', attempts: 1, error: 'Error: boom', response: null, fingerprint: 'f' });
+      expect(found).toMatchObject({
+        status: 'failed',
+        attempts: 1,
+        error: 'Error: boom',
+        response: null,
+        fingerprint: 'f',
+      });
       expect(found?.finishedAt).toBeInstanceOf(Date);
     },
   },
@@ -22,10 +28,19 @@ export const failCases: ConformanceCase[] = [
       await store.claim(k, { now: now(), fingerprint: null });
       await store.fail(k, { now: now(), attempts: 1, error: 'boom' });
       const taken = await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: 3_600_000 });
-      expect(taken).toMatchObject({ status: 'processing', attempts: 2, error: null, finishedAt: null });
+      expect(taken).toMatchObject({
+        status: 'processing',
+        attempts: 2,
+        error: null,
+        finishedAt: null,
+      });
       expect(await store.complete(k, { now: now(), attempts: 1, response: '"old"' })).toBe(false);
       expect(await store.complete(k, { now: now(), attempts: 2, response: '"new"' })).toBe(true);
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'completed', attempts: 2, response: '"new"' });
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'completed',
+        attempts: 2,
+        response: '"new"',
+      });
     },
   },
   {
@@ -35,16 +50,41 @@ export const failCases: ConformanceCase[] = [
       const k = key('fail-claimed-at');
       const { receipt } = await store.claim(k, { now: now(), fingerprint: null });
       const off = new Date(receipt.claimedAt.getTime() + 1);
-      expect(await store.fail(k, { now: now(), attempts: 1, claimedAt: off, error: 'x' })).toBe(false);
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', error: null });
-      expect(await store.fail(k, { now: now(), attempts: 1, claimedAt: receipt.claimedAt, error: 'first' })).toBe(true);
+      expect(await store.fail(k, { now: now(), attempts: 1, claimedAt: off, error: 'x' })).toBe(
+        false,
+      );
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'processing',
+        error: null,
+      });
+      expect(
+        await store.fail(k, {
+          now: now(),
+          attempts: 1,
+          claimedAt: receipt.claimedAt,
+          error: 'first',
+        }),
+      ).toBe(true);
       // The claim time a reclaim returns identifies the new claim the same way.
       const taken = await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: 3_600_000 });
       expect(taken).toMatchObject({ status: 'processing', attempts: 2 });
       const takenOff = new Date(taken!.claimedAt.getTime() - 1);
-      expect(await store.fail(k, { now: now(), attempts: 2, claimedAt: takenOff, error: 'x' })).toBe(false);
-      expect(await store.fail(k, { now: now(), attempts: 2, claimedAt: taken!.claimedAt, error: 'second' })).toBe(true);
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'failed', attempts: 2, error: 'second' });
+      expect(
+        await store.fail(k, { now: now(), attempts: 2, claimedAt: takenOff, error: 'x' }),
+      ).toBe(false);
+      expect(
+        await store.fail(k, {
+          now: now(),
+          attempts: 2,
+          claimedAt: taken!.claimedAt,
+          error: 'second',
+        }),
+      ).toBe(true);
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'failed',
+        attempts: 2,
+        error: 'second',
+      });
     },
   },
   {
@@ -59,17 +99,38 @@ export const failCases: ConformanceCase[] = [
       };
       await store.claim(k, { now: now(), fingerprint: 'forged' });
       // A failed attempt's fingerprint is replaced by the new delivery's (DESIGN.md §10).
-      expect(await retry(1, 'genuine')).toMatchObject({ status: 'processing', attempts: 2, fingerprint: 'genuine' });
-      expect(await store.find(k, { now: now() })).toMatchObject({ attempts: 2, fingerprint: 'genuine' });
+      expect(await retry(1, 'genuine')).toMatchObject({
+        status: 'processing',
+        attempts: 2,
+        fingerprint: 'genuine',
+      });
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        attempts: 2,
+        fingerprint: 'genuine',
+      });
       // No field: the stored fingerprint stays.
       expect(await retry(2)).toMatchObject({ attempts: 3, fingerprint: 'genuine' });
-      expect(await store.find(k, { now: now() })).toMatchObject({ attempts: 3, fingerprint: 'genuine' });
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        attempts: 3,
+        fingerprint: 'genuine',
+      });
       // null is a value: a delivery without a fingerprint records none.
       expect(await retry(3, null)).toMatchObject({ attempts: 4, fingerprint: null });
       expect(await store.find(k, { now: now() })).toMatchObject({ attempts: 4, fingerprint: null });
       // A refused reclaim records nothing.
-      expect(await store.reclaim(k, { now: now(), attempts: 4, staleAfterMs: 3_600_000, fingerprint: 'other' })).toBeNull();
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', attempts: 4, fingerprint: null });
+      expect(
+        await store.reclaim(k, {
+          now: now(),
+          attempts: 4,
+          staleAfterMs: 3_600_000,
+          fingerprint: 'other',
+        }),
+      ).toBeNull();
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'processing',
+        attempts: 4,
+        fingerprint: null,
+      });
     },
   },
   {
@@ -79,7 +140,10 @@ export const failCases: ConformanceCase[] = [
       const k = key('fail-wrong');
       await store.claim(k, { now: now(), fingerprint: null });
       expect(await store.fail(k, { now: now(), attempts: 2, error: 'x' })).toBe(false);
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', error: null });
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'processing',
+        error: null,
+      });
     },
   },
   {

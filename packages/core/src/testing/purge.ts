@@ -11,7 +11,8 @@ export const purgeCases: ConformanceCase[] = [
       const oldDone = key('old-done');
       const oldFailed = key('old-failed');
       const oldProcessing = key('old-processing');
-      for (const k of [oldDone, oldFailed, oldProcessing]) await store.claim(k, { now: now(), fingerprint: null });
+      for (const k of [oldDone, oldFailed, oldProcessing])
+        await store.claim(k, { now: now(), fingerprint: null });
       await store.complete(oldDone, { now: now(), attempts: 1, response: '1' });
       await store.fail(oldFailed, { now: now(), attempts: 1, error: 'x' });
       await advance(10 * DAY);
@@ -22,7 +23,9 @@ export const purgeCases: ConformanceCase[] = [
       expect(await store.purge({ now: now(), olderThanMs: 7 * DAY })).toBe(2);
       expect(await store.find(oldDone, { now: now() })).toBeNull();
       expect(await store.find(oldFailed, { now: now() })).toBeNull();
-      expect(await store.find(oldProcessing, { now: now() })).toMatchObject({ status: 'processing' });
+      expect(await store.find(oldProcessing, { now: now() })).toMatchObject({
+        status: 'processing',
+      });
       expect(await store.find(newDone, { now: now() })).toMatchObject({ status: 'completed' });
       // Nothing left to delete: purge is repeatable.
       expect(await store.purge({ now: now(), olderThanMs: 7 * DAY })).toBe(0);
@@ -30,7 +33,7 @@ export const purgeCases: ConformanceCase[] = [
   },
   {
     group: 'purge',
-    name: 'with a provider, deletes only that provider\'s old receipts',
+    name: "with a provider, deletes only that provider's old receipts",
     async run({ store, now, key, advance }) {
       const stripe = key('stripe-old', 'stripe');
       const payme = key('payme-old', 'payme');

@@ -11,10 +11,17 @@ export const staleCases: ConformanceCase[] = [
     async run({ store, now, key, advance }) {
       const k = key('fresh');
       await store.claim(k, { now: now(), fingerprint: null });
-      expect(await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS })).toBeNull();
+      expect(
+        await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS }),
+      ).toBeNull();
       await advance(STALE_MS - 10_000);
-      expect(await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS })).toBeNull();
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', attempts: 1 });
+      expect(
+        await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS }),
+      ).toBeNull();
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'processing',
+        attempts: 1,
+      });
     },
   },
   {
@@ -44,7 +51,9 @@ export const staleCases: ConformanceCase[] = [
       expect(taken!.claimAgeMs).toBeLessThan(5_000);
       expect(taken!.claimedAt.getTime()).toBeGreaterThan(stale!.claimedAt.getTime());
       // The new claim is fresh again.
-      expect(await store.reclaim(k, { now: now(), attempts: 2, staleAfterMs: STALE_MS })).toBeNull();
+      expect(
+        await store.reclaim(k, { now: now(), attempts: 2, staleAfterMs: STALE_MS }),
+      ).toBeNull();
     },
   },
   {
@@ -54,9 +63,16 @@ export const staleCases: ConformanceCase[] = [
       const k = key('stale-seen');
       await store.claim(k, { now: now(), fingerprint: null });
       await advance(STALE_MS + 5_000);
-      expect(await store.reclaim(k, { now: now(), attempts: 2, staleAfterMs: STALE_MS })).toBeNull();
-      expect(await store.reclaim(k, { now: now(), attempts: 0, staleAfterMs: STALE_MS })).toBeNull();
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', attempts: 1 });
+      expect(
+        await store.reclaim(k, { now: now(), attempts: 2, staleAfterMs: STALE_MS }),
+      ).toBeNull();
+      expect(
+        await store.reclaim(k, { now: now(), attempts: 0, staleAfterMs: STALE_MS }),
+      ).toBeNull();
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'processing',
+        attempts: 1,
+      });
     },
   },
   {
@@ -66,15 +82,30 @@ export const staleCases: ConformanceCase[] = [
       const k = key('fencing');
       await store.claim(k, { now: now(), fingerprint: null });
       await advance(STALE_MS + 5_000);
-      expect(await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS })).not.toBeNull();
+      expect(
+        await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS }),
+      ).not.toBeNull();
       // The first worker wakes up late.
-      expect(await store.complete(k, { now: now(), attempts: 1, response: '"zombie"' })).toBe(false);
+      expect(await store.complete(k, { now: now(), attempts: 1, response: '"zombie"' })).toBe(
+        false,
+      );
       expect(await store.fail(k, { now: now(), attempts: 1, error: 'zombie' })).toBe(false);
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', attempts: 2, response: null, error: null });
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'processing',
+        attempts: 2,
+        response: null,
+        error: null,
+      });
       // The new owner's result stands, and the zombie still cannot overwrite it.
       expect(await store.complete(k, { now: now(), attempts: 2, response: '"owner"' })).toBe(true);
-      expect(await store.complete(k, { now: now(), attempts: 1, response: '"zombie"' })).toBe(false);
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'completed', attempts: 2, response: '"owner"' });
+      expect(await store.complete(k, { now: now(), attempts: 1, response: '"zombie"' })).toBe(
+        false,
+      );
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'completed',
+        attempts: 2,
+        response: '"owner"',
+      });
     },
   },
   {
@@ -89,7 +120,14 @@ export const staleCases: ConformanceCase[] = [
       await advance(STALE_MS + 5_000);
       const taken = await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS });
       expect(taken).toMatchObject({ status: 'processing', attempts: 2 });
-      expect(await store.complete(k, { now: now(), attempts: 2, claimedAt: taken!.claimedAt, response: '"second"' })).toBe(true);
+      expect(
+        await store.complete(k, {
+          now: now(),
+          attempts: 2,
+          claimedAt: taken!.claimedAt,
+          response: '"second"',
+        }),
+      ).toBe(true);
       await advance(1_000);
       await store.purge({ now: now(), olderThanMs: 0 });
       expect(await store.find(k, { now: now() })).toBeNull();
@@ -102,13 +140,50 @@ export const staleCases: ConformanceCase[] = [
       expect(fresh.receipt.claimedAt.getTime()).not.toBe(firstClaimedAt.getTime());
 
       // The first owner wakes up with the token (attempts 1) and the claim time it got back.
-      expect(await store.complete(k, { now: now(), attempts: 1, claimedAt: firstClaimedAt, response: '"zombie"' })).toBe(false);
-      expect(await store.fail(k, { now: now(), attempts: 1, claimedAt: firstClaimedAt, error: 'zombie' })).toBe(false);
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', attempts: 1, response: null, error: null });
+      expect(
+        await store.complete(k, {
+          now: now(),
+          attempts: 1,
+          claimedAt: firstClaimedAt,
+          response: '"zombie"',
+        }),
+      ).toBe(false);
+      expect(
+        await store.fail(k, {
+          now: now(),
+          attempts: 1,
+          claimedAt: firstClaimedAt,
+          error: 'zombie',
+        }),
+      ).toBe(false);
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'processing',
+        attempts: 1,
+        response: null,
+        error: null,
+      });
       // The new owner's claim stands, and its result is the one recorded.
-      expect(await store.complete(k, { now: now(), attempts: 1, claimedAt: fresh.receipt.claimedAt, response: '"fresh"' })).toBe(true);
-      expect(await store.complete(k, { now: now(), attempts: 1, claimedAt: firstClaimedAt, response: '"zombie"' })).toBe(false);
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'completed', attempts: 1, response: '"fresh"' });
+      expect(
+        await store.complete(k, {
+          now: now(),
+          attempts: 1,
+          claimedAt: fresh.receipt.claimedAt,
+          response: '"fresh"',
+        }),
+      ).toBe(true);
+      expect(
+        await store.complete(k, {
+          now: now(),
+          attempts: 1,
+          claimedAt: firstClaimedAt,
+          response: '"zombie"',
+        }),
+      ).toBe(false);
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'completed',
+        attempts: 1,
+        response: '"fresh"',
+      });
     },
   },
 ];

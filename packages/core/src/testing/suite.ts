@@ -26,7 +26,11 @@ const START = Date.UTC(2026, 0, 1);
  * Runs one case against a harness, outside any test runner's registration: lets a test show that
  * a broken store fails a given case.
  */
-export async function runCase<Tx>(testCase: ConformanceCase, harness: ConformanceHarness<Tx>, concurrency = 100): Promise<void> {
+export async function runCase<Tx>(
+  testCase: ConformanceCase,
+  harness: ConformanceHarness<Tx>,
+  concurrency = 100,
+): Promise<void> {
   let clock = START;
   const run = randomUUID().slice(0, 8);
   let counter = 0;
@@ -37,7 +41,10 @@ export async function runCase<Tx>(testCase: ConformanceCase, harness: Conformanc
       clock += ms;
       await harness.advance?.(ms);
     },
-    key: (label = 'k', provider = 'conformance') => ({ provider, externalId: `${label}-${run}-${counter++}` }),
+    key: (label = 'k', provider = 'conformance') => ({
+      provider,
+      externalId: `${label}-${run}-${counter++}`,
+    }),
     concurrency,
   };
   await testCase.run(context);
@@ -69,7 +76,9 @@ export function runStoreConformance<Tx = never>(options: ConformanceOptions<Tx>)
             harness = await makeStore();
             const { capabilities } = harness.store;
             if (capabilities.clock === 'store' && !harness.advance) {
-              throw new TypeError(`${name}: a store with a 'store' clock needs harness.advance(ms) to move its time`);
+              throw new TypeError(
+                `${name}: a store with a 'store' clock needs harness.advance(ms) to move its time`,
+              );
             }
             if (group === 'transaction' && !capabilities.transactional) {
               // Not applicable: the store declares no transactions. Prove the flag is honest instead.

@@ -9,11 +9,16 @@ export const transactionCases: ConformanceCase[] = [
       const k = key('tx-commit');
       await store.claim(k, { now: now(), fingerprint: null });
       const result = await store.withTransaction!(async (tx) => {
-        expect(await store.complete(k, { now: now(), attempts: 1, response: '"in-tx"' }, tx)).toBe(true);
+        expect(await store.complete(k, { now: now(), attempts: 1, response: '"in-tx"' }, tx)).toBe(
+          true,
+        );
         return 'done';
       });
       expect(result).toBe('done');
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'completed', response: '"in-tx"' });
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'completed',
+        response: '"in-tx"',
+      });
     },
   },
   {
@@ -29,7 +34,11 @@ export const transactionCases: ConformanceCase[] = [
           throw boom;
         }),
       ).rejects.toBe(boom);
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'processing', response: null, attempts: 1 });
+      expect(await store.find(k, { now: now() })).toMatchObject({
+        status: 'processing',
+        response: null,
+        attempts: 1,
+      });
       expect(await store.complete(k, { now: now(), attempts: 1, response: '"kept"' })).toBe(true);
     },
   },
@@ -39,7 +48,9 @@ export const transactionCases: ConformanceCase[] = [
     async run({ store, now, key }) {
       const k = key('tx-fence');
       await store.claim(k, { now: now(), fingerprint: null });
-      const ok = await store.withTransaction!((tx) => store.complete(k, { now: now(), attempts: 7, response: '"x"' }, tx));
+      const ok = await store.withTransaction!((tx) =>
+        store.complete(k, { now: now(), attempts: 7, response: '"x"' }, tx),
+      );
       expect(ok).toBe(false);
     },
   },

@@ -41,5 +41,5 @@ export interface CaseContext<Tx = never> {
 export interface ConformanceCase {
   readonly group: 'claim' | 'complete' | 'fail' | 'stale' | 'purge' | 'concurrency' | 'transaction';
   readonly name: string;
-  run(context: CaseContext<any>): Promise<void>;
+  run(context: CaseContext<unknown>): Promise<void>;
 }

@@ -15,7 +15,10 @@ function sortedStringify(value: unknown): string {
     if (typeof v === 'object' && v !== null) {
       const out: Record<string, unknown> = {};
       for (const key of Object.keys(v).sort())
-        Object.defineProperty(out, key, { value: sort((v as Record<string, unknown>)[key]), enumerable: true });
+        Object.defineProperty(out, key, {
+          value: sort((v as Record<string, unknown>)[key]),
+          enumerable: true,
+        });
       return out;
     }
     return v;
@@ -82,9 +85,9 @@ describe('canonicalJson', () => {
   });
 
   it('sorts keys by UTF-16 code units, not by locale or number', () => {
-    expect(canonicalJson({ b: 1, a: 2, B: 3, é: 4, '10': 5, '2': 6, '': 7, '😀': 8, '\uffff': 9 })).toBe(
-      '{"":7,"10":5,"2":6,"B":3,"a":2,"b":1,"é":4,"😀":8,"\uffff":9}',
-    );
+    expect(
+      canonicalJson({ b: 1, a: 2, B: 3, é: 4, '10': 5, '2': 6, '': 7, '😀': 8, '\uffff': 9 }),
+    ).toBe('{"":7,"10":5,"2":6,"B":3,"a":2,"b":1,"é":4,"😀":8,"\uffff":9}');
   });
 
   it('agrees with JSON.stringify of the key-sorted value on 300 generated JSON documents, and parses back to them', () => {
@@ -123,7 +126,9 @@ describe('canonicalJson', () => {
     it('writes a Date as its ISO string, an invalid Date as null', () => {
       const date = new Date(Date.UTC(2024, 4, 14, 10, 31, 5));
       expect(canonicalJson(date)).toBe('"2024-05-14T10:31:05.000Z"');
-      expect(canonicalJson({ at: date, never: new Date(NaN) })).toBe('{"at":"2024-05-14T10:31:05.000Z","never":null}');
+      expect(canonicalJson({ at: date, never: new Date(NaN) })).toBe(
+        '{"at":"2024-05-14T10:31:05.000Z","never":null}',
+      );
     });
 
     it("calls toJSON once, with the member name, and writes its result without calling the result's own toJSON", () => {
@@ -155,13 +160,16 @@ describe('canonicalJson', () => {
       ['undefined', undefined],
       ['a function', () => 1],
       ['a symbol', Symbol('s')],
-    ])('leaves out a member that is %s, writes null for it in an array and at the top', (_label, value) => {
-      expect(canonicalJson({ a: 1, x: value })).toBe('{"a":1}');
-      expect(canonicalJson([1, value, 2])).toBe('[1,null,2]');
-      expect(canonicalJson(value)).toBe('null');
-      expect(canonicalJson({ a: 1, x: value })).toBe(JSON.stringify({ a: 1, x: value }));
-      expect(canonicalJson([1, value, 2])).toBe(JSON.stringify([1, value, 2]));
-    });
+    ])(
+      'leaves out a member that is %s, writes null for it in an array and at the top',
+      (_label, value) => {
+        expect(canonicalJson({ a: 1, x: value })).toBe('{"a":1}');
+        expect(canonicalJson([1, value, 2])).toBe('[1,null,2]');
+        expect(canonicalJson(value)).toBe('null');
+        expect(canonicalJson({ a: 1, x: value })).toBe(JSON.stringify({ a: 1, x: value }));
+        expect(canonicalJson([1, value, 2])).toBe(JSON.stringify([1, value, 2]));
+      },
+    );
 
     it('ignores symbol keys', () => {
       expect(canonicalJson({ [Symbol('k')]: 1, a: 2 })).toBe('{"a":2}');
@@ -188,9 +196,9 @@ describe('canonicalJson', () => {
     });
 
     it('unboxes boxed primitives', () => {
-      expect(canonicalJson({ n: Object(1.5), s: Object('x'), b: Object(false), i: Object(9n) })).toBe(
-        '{"b":false,"i":9,"n":1.5,"s":"x"}',
-      );
+      expect(
+        canonicalJson({ n: Object(1.5), s: Object('x'), b: Object(false), i: Object(9n) }),
+      ).toBe('{"b":false,"i":9,"n":1.5,"s":"x"}');
     });
 
     it('writes other objects as their own enumerable string keys, a Buffer through its toJSON', () => {
@@ -218,14 +226,18 @@ describe('canonicalJson', () => {
       list.push({ list });
       expect(() => canonicalJson(list)).toThrow(TypeError);
       const shared = { v: 1 };
-      expect(canonicalJson({ a: shared, b: [shared, shared] })).toBe('{"a":{"v":1},"b":[{"v":1},{"v":1}]}');
+      expect(canonicalJson({ a: shared, b: [shared, shared] })).toBe(
+        '{"a":{"v":1},"b":[{"v":1},{"v":1}]}',
+      );
     });
   });
 });
 
 describe('sha256Hex', () => {
   it('is the lower-case hex SHA-256 of a string (as UTF-8) or of bytes', () => {
-    expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(sha256Hex('abc')).toBe(
+      'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+    );
     expect(sha256Hex(Buffer.from('abc'))).toBe(sha256Hex('abc'));
     expect(sha256Hex('é')).toBe(
       createHash('sha256')
@@ -238,7 +250,9 @@ describe('sha256Hex', () => {
 
 describe('defaultFingerprint', () => {
   it('hashes the canonical JSON of a parsed body, so key order does not matter', () => {
-    const a = defaultFingerprint(makeRequest({ body: JSON.parse('{"b":1,"a":[1,{"d":2,"c":3}]}') }));
+    const a = defaultFingerprint(
+      makeRequest({ body: JSON.parse('{"b":1,"a":[1,{"d":2,"c":3}]}') }),
+    );
     expect(a).toBe(sha256Hex('{"a":[1,{"c":3,"d":2}],"b":1}'));
     expect(defaultFingerprint(makeRequest({ body: { a: [1, { c: 3, d: 2 }], b: 1 } }))).toBe(a);
   });

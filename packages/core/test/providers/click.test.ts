@@ -48,15 +48,23 @@ describe('click preset', () => {
 
     it('adds the outcome class for Complete: ok, or cancel when error < 0', () => {
       expect(preset.key(formRequest(complete))).toBe('2263123456:1:ok');
-      expect(preset.key(formRequest({ ...complete, error: '-5017', error_note: 'Transaction cancelled' }))).toBe('2263123456:1:cancel');
+      expect(
+        preset.key(
+          formRequest({ ...complete, error: '-5017', error_note: 'Transaction cancelled' }),
+        ),
+      ).toBe('2263123456:1:cancel');
     });
 
     it('keeps 64-bit ids exactly as received', () => {
-      expect(preset.key(formRequest({ ...prepare, click_trans_id: '9223372036854775807' }))).toBe('9223372036854775807:0');
+      expect(preset.key(formRequest({ ...prepare, click_trans_id: '9223372036854775807' }))).toBe(
+        '9223372036854775807:0',
+      );
     });
 
     it('reads a parsed form body when the raw bytes are not available', () => {
-      expect(preset.key(formRequest(complete, { parsed: true, raw: false }))).toBe('2263123456:1:ok');
+      expect(preset.key(formRequest(complete, { parsed: true, raw: false }))).toBe(
+        '2263123456:1:ok',
+      );
     });
 
     it('is undefined without click_trans_id, action, or a numeric error on Complete', () => {
@@ -90,7 +98,9 @@ describe('click preset', () => {
     });
 
     it('accepts an upper-case hex signature', () => {
-      expect(preset.verify?.(formRequest({ ...prepare, sign_string: PREPARE_SIGN.toUpperCase() }))).toBe(true);
+      expect(
+        preset.verify?.(formRequest({ ...prepare, sign_string: PREPARE_SIGN.toUpperCase() })),
+      ).toBe(true);
     });
 
     it('signs a cancellation Complete with the same formula (error is not signed)', () => {
@@ -101,9 +111,21 @@ describe('click preset', () => {
       ['a wrong secret', click({ secretKey: 'another-secret' }), prepare],
       ['a re-formatted amount', click({ secretKey: SECRET }), { ...prepare, amount: '15000' }],
       ['a tampered order', click({ secretKey: SECRET }), { ...prepare, merchant_trans_id: '1043' }],
-      ['Complete without merchant_prepare_id', click({ secretKey: SECRET }), { ...prepare, action: '1' }],
-      ['a truncated signature', click({ secretKey: SECRET }), { ...prepare, sign_string: PREPARE_SIGN.slice(0, 31) }],
-      ['a non-hex signature', click({ secretKey: SECRET }), { ...prepare, sign_string: 'z'.repeat(32) }],
+      [
+        'Complete without merchant_prepare_id',
+        click({ secretKey: SECRET }),
+        { ...prepare, action: '1' },
+      ],
+      [
+        'a truncated signature',
+        click({ secretKey: SECRET }),
+        { ...prepare, sign_string: PREPARE_SIGN.slice(0, 31) },
+      ],
+      [
+        'a non-hex signature',
+        click({ secretKey: SECRET }),
+        { ...prepare, sign_string: 'z'.repeat(32) },
+      ],
     ])('rejects %s', (_label, checker, fields) => {
       expect(checker.verify?.(formRequest(fields))).toBe(false);
     });
@@ -119,7 +141,9 @@ describe('click preset', () => {
 
   describe('answers', () => {
     it('unauthorized: HTTP 200, error -1 SIGN CHECK FAILED, ids kept exact', () => {
-      const answer = preset.unauthorized?.(formRequest({ ...prepare, click_trans_id: '9223372036854775807', sign_string: 'bad' }));
+      const answer = preset.unauthorized?.(
+        formRequest({ ...prepare, click_trans_id: '9223372036854775807', sign_string: 'bad' }),
+      );
       expect(answer?.status).toBe(200);
       expect(answer?.body.toString()).toBe(
         '{"click_trans_id":9223372036854775807,"merchant_trans_id":"1042","error":-1,"error_note":"SIGN CHECK FAILED"}',
@@ -144,15 +168,28 @@ describe('click preset', () => {
 
     it("replays unchanged with repeatedComplete: 'replay'", () => {
       const stored = storedJson(completed);
-      expect(click({ secretKey: SECRET, repeatedComplete: 'replay' }).replay?.(stored, formRequest(complete))).toBe(stored);
+      expect(
+        click({ secretKey: SECRET, repeatedComplete: 'replay' }).replay?.(
+          stored,
+          formRequest(complete),
+        ),
+      ).toBe(stored);
     });
 
     it('replays Prepare, a cancellation and a stored error unchanged', () => {
-      const prepared = storedJson('{"click_trans_id":2263123456,"merchant_trans_id":"1042","merchant_prepare_id":77,"error":0,"error_note":"Success"}');
+      const prepared = storedJson(
+        '{"click_trans_id":2263123456,"merchant_trans_id":"1042","merchant_prepare_id":77,"error":0,"error_note":"Success"}',
+      );
       expect(preset.replay?.(prepared, formRequest(prepare))).toBe(prepared);
-      const cancelled = storedJson('{"click_trans_id":2263123456,"error":-9,"error_note":"Transaction cancelled"}');
-      expect(preset.replay?.(cancelled, formRequest({ ...complete, error: '-5017' }))).toBe(cancelled);
-      const failed = storedJson('{"click_trans_id":2263123456,"error":-2,"error_note":"Incorrect parameter amount"}');
+      const cancelled = storedJson(
+        '{"click_trans_id":2263123456,"error":-9,"error_note":"Transaction cancelled"}',
+      );
+      expect(preset.replay?.(cancelled, formRequest({ ...complete, error: '-5017' }))).toBe(
+        cancelled,
+      );
+      const failed = storedJson(
+        '{"click_trans_id":2263123456,"error":-2,"error_note":"Incorrect parameter amount"}',
+      );
       expect(preset.replay?.(failed, formRequest(complete))).toBe(failed);
       expect(bodyJson(failed)).toMatchObject({ error: -2 });
     });
@@ -162,7 +199,16 @@ describe('click preset', () => {
     it('ignores sign_time, sign_string and error_note, which a re-signed retry may change', () => {
       const a = preset.fingerprint?.(formRequest(complete));
       expect(a).toMatch(/^[0-9a-f]{64}$/);
-      expect(preset.fingerprint?.(formRequest({ ...complete, sign_time: '2024-05-14 10:32:40', sign_string: 'x', error_note: 'ok' }))).toBe(a);
+      expect(
+        preset.fingerprint?.(
+          formRequest({
+            ...complete,
+            sign_time: '2024-05-14 10:32:40',
+            sign_string: 'x',
+            error_note: 'ok',
+          }),
+        ),
+      ).toBe(a);
       expect(preset.fingerprint?.(formRequest({ ...complete, amount: '15001.00' }))).not.toBe(a);
     });
   });

@@ -80,29 +80,44 @@ describe('pinned preset fingerprints (stored receipts depend on them)', () => {
   it('payme: the same value from the raw bytes and from the parsed body, whatever the key order or JSON-RPC id', () => {
     const preset = payme({ password: 'cash-desk-key' });
     expect(preset.fingerprint?.(jsonRequest(PAYME_TEXT))).toBe(PAYME_PIN);
-    expect(preset.fingerprint?.(jsonRequest(PAYME_TEXT, { parsed: true, raw: false }))).toBe(PAYME_PIN);
-    expect(preset.fingerprint?.(jsonRequest(PAYME_REORDERED, { parsed: true, raw: false }))).toBe(PAYME_PIN);
+    expect(preset.fingerprint?.(jsonRequest(PAYME_TEXT, { parsed: true, raw: false }))).toBe(
+      PAYME_PIN,
+    );
+    expect(preset.fingerprint?.(jsonRequest(PAYME_REORDERED, { parsed: true, raw: false }))).toBe(
+      PAYME_PIN,
+    );
   });
 
   it('click: the same value from the raw form and from the parsed form', () => {
     const preset = click({ secretKey: 'secret' });
     expect(preset.fingerprint?.(formRequest(CLICK_COMPLETE))).toBe(CLICK_COMPLETE_PIN);
-    expect(preset.fingerprint?.(formRequest(CLICK_COMPLETE, { parsed: true, raw: false }))).toBe(CLICK_COMPLETE_PIN);
+    expect(preset.fingerprint?.(formRequest(CLICK_COMPLETE, { parsed: true, raw: false }))).toBe(
+      CLICK_COMPLETE_PIN,
+    );
     expect(preset.fingerprint?.(formRequest(CLICK_PREPARE))).toBe(CLICK_PREPARE_PIN);
-    expect(preset.fingerprint?.(formRequest(CLICK_PREPARE, { parsed: true, raw: false }))).toBe(CLICK_PREPARE_PIN);
+    expect(preset.fingerprint?.(formRequest(CLICK_PREPARE, { parsed: true, raw: false }))).toBe(
+      CLICK_PREPARE_PIN,
+    );
   });
 
   it('uzum: the same value from the raw bytes and from the parsed body, with or without a new timestamp', () => {
     const preset = uzum({ username: 'user', password: 'pass' });
     expect(preset.fingerprint?.(jsonRequest(UZUM_TEXT, { url: '/uzum/create' }))).toBe(UZUM_PIN);
-    expect(preset.fingerprint?.(jsonRequest(UZUM_TEXT, { url: '/uzum/create', parsed: true, raw: false }))).toBe(
-      UZUM_PIN,
-    );
+    expect(
+      preset.fingerprint?.(
+        jsonRequest(UZUM_TEXT, { url: '/uzum/create', parsed: true, raw: false }),
+      ),
+    ).toBe(UZUM_PIN);
     const later = UZUM_TEXT.replace('1715678400000', '1715678460000');
-    expect(preset.fingerprint?.(jsonRequest(later, { url: '/uzum/create', parsed: true, raw: false }))).toBe(UZUM_PIN);
+    expect(
+      preset.fingerprint?.(jsonRequest(later, { url: '/uzum/create', parsed: true, raw: false })),
+    ).toBe(UZUM_PIN);
   });
 
-  it.each(CANONICAL_TEXTS)('%s is the SHA-256 of the canonical text written out by hand', (pin, text) => {
-    expect(sha256Hex(text)).toBe(pin);
-  });
+  it.each(CANONICAL_TEXTS)(
+    '%s is the SHA-256 of the canonical text written out by hand',
+    (pin, text) => {
+      expect(sha256Hex(text)).toBe(pin);
+    },
+  );
 });

@@ -3,7 +3,7 @@ import { ConfigError } from '../../src/errors';
 import { github } from '../../src/providers';
 import { jsonRequest } from './helpers';
 
-const SECRET = 'It\'s a Secret to Everybody';
+const SECRET = "It's a Secret to Everybody";
 const DELIVERY = '72d3162e-cc78-11e3-81ab-4c9367dc0958';
 const HOOK = '432980123';
 
@@ -15,7 +15,11 @@ const payload = JSON.stringify({
   sender: { login: 'octocat', id: 1 },
 });
 
-const request = (signature: string | undefined, body = payload, extra: Record<string, string> = {}) =>
+const request = (
+  signature: string | undefined,
+  body = payload,
+  extra: Record<string, string> = {},
+) =>
   jsonRequest(body, {
     headers: {
       'x-github-event': 'pull_request',
@@ -42,12 +46,16 @@ describe('github preset', () => {
     it('is hookId:delivery with perHook', () => {
       const perHook = github({ secret: SECRET, perHook: true });
       expect(perHook.key(request(undefined))).toBe(`${HOOK}:${DELIVERY}`);
-      expect(perHook.key(jsonRequest(payload, { headers: { 'x-github-delivery': DELIVERY } }))).toBeUndefined();
+      expect(
+        perHook.key(jsonRequest(payload, { headers: { 'x-github-delivery': DELIVERY } })),
+      ).toBeUndefined();
     });
 
     it('is undefined without the header', () => {
       expect(preset.key(jsonRequest(payload))).toBeUndefined();
-      expect(preset.key(jsonRequest(payload, { headers: { 'x-github-delivery': '' } }))).toBeUndefined();
+      expect(
+        preset.key(jsonRequest(payload, { headers: { 'x-github-delivery': '' } })),
+      ).toBeUndefined();
     });
   });
 
@@ -70,7 +78,9 @@ describe('github preset', () => {
     });
 
     it('rejects a tampered body', async () => {
-      expect(preset.verify?.(request(await sign(SECRET, payload), payload.replace('1347', '1348')))).toBe(false);
+      expect(
+        preset.verify?.(request(await sign(SECRET, payload), payload.replace('1347', '1348'))),
+      ).toBe(false);
     });
 
     it.each([

@@ -30,7 +30,11 @@ export function jsonRequest(
 ): HttpRequest {
   const { parsed = false, raw = true, ...rest } = init;
   const text = typeof payload === 'string' ? payload : JSON.stringify(payload);
-  return makeRequest({ ...rest, rawBody: raw ? text : undefined, body: parsed ? JSON.parse(text) : undefined });
+  return makeRequest({
+    ...rest,
+    rawBody: raw ? text : undefined,
+    body: parsed ? JSON.parse(text) : undefined,
+  });
 }
 
 /** A form-urlencoded request built from fields (or an already encoded string). */
@@ -40,11 +44,18 @@ export function formRequest(
 ): HttpRequest {
   const { parsed = false, raw = true, ...rest } = init;
   const text = typeof fields === 'string' ? fields : new URLSearchParams(fields).toString();
-  return makeRequest({ ...rest, rawBody: raw ? text : undefined, body: parsed ? Object.fromEntries(new URLSearchParams(text)) : undefined });
+  return makeRequest({
+    ...rest,
+    rawBody: raw ? text : undefined,
+    body: parsed ? Object.fromEntries(new URLSearchParams(text)) : undefined,
+  });
 }
 
 /** A stored response record with a JSON body. */
-export function storedJson(text: string, headers: Record<string, string> = { 'content-type': 'application/json' }): HttpResponseRecord {
+export function storedJson(
+  text: string,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+): HttpResponseRecord {
   return { status: 200, headers, body: Buffer.from(text, 'utf8') };
 }
 

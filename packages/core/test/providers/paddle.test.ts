@@ -15,7 +15,8 @@ const payload = JSON.stringify({
 });
 
 /** Paddle's documented signed payload, computed directly: {ts}:{raw body}. */
-const h1 = (ts: number, body = payload, secret = SECRET) => createHmac('sha256', secret).update(`${ts}:${body}`).digest('hex');
+const h1 = (ts: number, body = payload, secret = SECRET) =>
+  createHmac('sha256', secret).update(`${ts}:${body}`).digest('hex');
 
 const request = (signature: string | undefined, body = payload) =>
   jsonRequest(body, { headers: signature === undefined ? {} : { 'paddle-signature': signature } });
@@ -56,11 +57,17 @@ describe('paddle preset', () => {
     });
 
     it('rejects a wrong secret', () => {
-      expect(preset.verify?.(request(`ts=${NOW};h1=${h1(NOW, payload, 'pdl_ntfset_other')}`))).toBe(false);
+      expect(preset.verify?.(request(`ts=${NOW};h1=${h1(NOW, payload, 'pdl_ntfset_other')}`))).toBe(
+        false,
+      );
     });
 
     it('rejects a tampered body', () => {
-      expect(preset.verify?.(request(`ts=${NOW};h1=${h1(NOW)}`, payload.replace('completed', 'canceled')))).toBe(false);
+      expect(
+        preset.verify?.(
+          request(`ts=${NOW};h1=${h1(NOW)}`, payload.replace('completed', 'canceled')),
+        ),
+      ).toBe(false);
     });
 
     it('rejects a signature made for another timestamp', () => {

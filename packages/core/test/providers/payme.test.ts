@@ -12,7 +12,8 @@ const createTransaction = {
   id: 2032,
 };
 
-const rpc = (method: string, params: Record<string, unknown>, id: unknown = 7) => jsonRequest({ method, params, id }, { headers: auth });
+const rpc = (method: string, params: Record<string, unknown>, id: unknown = 7) =>
+  jsonRequest({ method, params, id }, { headers: auth });
 
 describe('payme preset', () => {
   const preset = payme({ password: PASSWORD });
@@ -24,17 +25,29 @@ describe('payme preset', () => {
   describe('key', () => {
     it('is method:params.id, from the raw bytes or the parsed body', () => {
       expect(preset.key(jsonRequest(createTransaction))).toBe(`CreateTransaction:${TX}`);
-      expect(preset.key(jsonRequest(createTransaction, { parsed: true, raw: false }))).toBe(`CreateTransaction:${TX}`);
+      expect(preset.key(jsonRequest(createTransaction, { parsed: true, raw: false }))).toBe(
+        `CreateTransaction:${TX}`,
+      );
     });
 
     it('tells apart the transaction methods that share params.id', () => {
-      const keys = ['CreateTransaction', 'PerformTransaction', 'CancelTransaction'].map((m) => preset.key(rpc(m, { id: TX, reason: 3 })));
-      expect(keys).toEqual([`CreateTransaction:${TX}`, `PerformTransaction:${TX}`, `CancelTransaction:${TX}`]);
+      const keys = ['CreateTransaction', 'PerformTransaction', 'CancelTransaction'].map((m) =>
+        preset.key(rpc(m, { id: TX, reason: 3 })),
+      );
+      expect(keys).toEqual([
+        `CreateTransaction:${TX}`,
+        `PerformTransaction:${TX}`,
+        `CancelTransaction:${TX}`,
+      ]);
     });
 
     it('adds params.type for SetFiscalData, whose receipt id comes with PERFORM and CANCEL', () => {
-      expect(preset.key(rpc('SetFiscalData', { id: TX, type: 'PERFORM', fiscal_data: {} }))).toBe(`SetFiscalData:${TX}:PERFORM`);
-      expect(preset.key(rpc('SetFiscalData', { id: TX, type: 'CANCEL', fiscal_data: {} }))).toBe(`SetFiscalData:${TX}:CANCEL`);
+      expect(preset.key(rpc('SetFiscalData', { id: TX, type: 'PERFORM', fiscal_data: {} }))).toBe(
+        `SetFiscalData:${TX}:PERFORM`,
+      );
+      expect(preset.key(rpc('SetFiscalData', { id: TX, type: 'CANCEL', fiscal_data: {} }))).toBe(
+        `SetFiscalData:${TX}:CANCEL`,
+      );
       expect(preset.key(rpc('SetFiscalData', { id: TX, fiscal_data: {} }))).toBeUndefined();
     });
 
@@ -75,12 +88,24 @@ describe('payme preset', () => {
   describe('verify (HTTP Basic)', () => {
     it('accepts Paycom with the cash-desk key', () => {
       expect(preset.verify?.(jsonRequest(createTransaction, { headers: auth }))).toBe(true);
-      expect(preset.verify?.(jsonRequest(createTransaction, { headers: { authorization: auth.authorization.replace('Basic', 'basic') } }))).toBe(true);
+      expect(
+        preset.verify?.(
+          jsonRequest(createTransaction, {
+            headers: { authorization: auth.authorization.replace('Basic', 'basic') },
+          }),
+        ),
+      ).toBe(true);
     });
 
     it('accepts a configured login', () => {
       const custom = payme({ password: PASSWORD, login: 'merchant-42' });
-      expect(custom.verify?.(jsonRequest(createTransaction, { headers: { authorization: basic('merchant-42', PASSWORD) } }))).toBe(true);
+      expect(
+        custom.verify?.(
+          jsonRequest(createTransaction, {
+            headers: { authorization: basic('merchant-42', PASSWORD) },
+          }),
+        ),
+      ).toBe(true);
       expect(custom.verify?.(jsonRequest(createTransaction, { headers: auth }))).toBe(false);
     });
 
@@ -93,12 +118,20 @@ describe('payme preset', () => {
       ['garbage base64', 'Basic ***'],
       ['an empty value', ''],
     ])('rejects %s', (_label, authorization) => {
-      expect(preset.verify?.(jsonRequest(createTransaction, { headers: { authorization } }))).toBe(false);
+      expect(preset.verify?.(jsonRequest(createTransaction, { headers: { authorization } }))).toBe(
+        false,
+      );
     });
 
     it('rejects a missing or repeated header without throwing', () => {
       expect(preset.verify?.(jsonRequest(createTransaction))).toBe(false);
-      expect(preset.verify?.(jsonRequest(createTransaction, { headers: { authorization: [auth.authorization, auth.authorization] } }))).toBe(false);
+      expect(
+        preset.verify?.(
+          jsonRequest(createTransaction, {
+            headers: { authorization: [auth.authorization, auth.authorization] },
+          }),
+        ),
+      ).toBe(false);
     });
   });
 
@@ -108,13 +141,19 @@ describe('payme preset', () => {
       expect(answer?.status).toBe(200);
       expect(answer?.headers['content-type']).toMatch(/^application\/json/);
       expect(bodyJson(answer)).toEqual({
-        error: { code: -32504, message: { ru: expect.any(String), uz: expect.any(String), en: expect.any(String) } },
+        error: {
+          code: -32504,
+          message: { ru: expect.any(String), uz: expect.any(String), en: expect.any(String) },
+        },
         id: 2032,
       });
     });
 
     it('unauthorized on an unreadable body still answers JSON-RPC, with id null', () => {
-      expect(bodyJson(preset.unauthorized?.(jsonRequest('{oops')))).toMatchObject({ error: { code: -32504 }, id: null });
+      expect(bodyJson(preset.unauthorized?.(jsonRequest('{oops')))).toMatchObject({
+        error: { code: -32504 },
+        id: null,
+      });
     });
 
     it('in progress: HTTP 200, JSON-RPC -32400 (system error) with the current id', () => {
@@ -128,9 +167,15 @@ describe('payme preset', () => {
     const first = `{"result":{"create_time":1399114284039,"transaction":"5123","state":1},"id":2032}`;
 
     it('carries the current request JSON-RPC id', () => {
-      const stored = storedJson(first, { 'content-type': 'application/json', 'content-length': String(first.length) });
+      const stored = storedJson(first, {
+        'content-type': 'application/json',
+        'content-length': String(first.length),
+      });
       const replayed = preset.replay?.(stored, jsonRequest({ ...createTransaction, id: 2033 }));
-      expect(bodyJson(replayed)).toEqual({ result: { create_time: 1399114284039, transaction: '5123', state: 1 }, id: 2033 });
+      expect(bodyJson(replayed)).toEqual({
+        result: { create_time: 1399114284039, transaction: '5123', state: 1 },
+        id: 2033,
+      });
       expect(replayed?.status).toBe(200);
       expect(replayed?.headers['content-length']).toBe(String(replayed?.body.length));
     });
@@ -155,8 +200,13 @@ describe('payme preset', () => {
     });
 
     it('changes with the params', () => {
-      const other = { ...createTransaction, params: { ...createTransaction.params, amount: 500100 } };
-      expect(preset.fingerprint?.(jsonRequest(other))).not.toBe(preset.fingerprint?.(jsonRequest(createTransaction)));
+      const other = {
+        ...createTransaction,
+        params: { ...createTransaction.params, amount: 500100 },
+      };
+      expect(preset.fingerprint?.(jsonRequest(other))).not.toBe(
+        preset.fingerprint?.(jsonRequest(createTransaction)),
+      );
     });
   });
 

@@ -72,7 +72,9 @@ describe.each(Object.entries(all))('the %s preset', (name, preset) => {
 
 describe('retention follows the research table (PROVIDERS.md §2)', () => {
   it('keeps payment records for ten years and event receipts for the retry plus replay window', () => {
-    expect(Object.fromEntries(Object.entries(all).map(([name, preset]) => [name, preset.retentionDays]))).toEqual({
+    expect(
+      Object.fromEntries(Object.entries(all).map(([name, preset]) => [name, preset.retentionDays])),
+    ).toEqual({
       payme: 3650,
       click: 3650,
       uzum: 3650,
@@ -87,7 +89,9 @@ describe('retention follows the research table (PROVIDERS.md §2)', () => {
   });
 
   it('asks for the raw bytes exactly where the signature covers them', () => {
-    const raw = Object.entries(all).filter(([, preset]) => preset.needsRawBody).map(([name]) => name);
+    const raw = Object.entries(all)
+      .filter(([, preset]) => preset.needsRawBody)
+      .map(([name]) => name);
     expect(raw).toEqual(['stripe', 'github', 'shopify', 'standard-webhooks', 'slack', 'paddle']);
   });
 });

@@ -18,9 +18,14 @@ const payload = JSON.stringify({
 });
 
 /** Shopify's documented formula computed directly: base64 HMAC-SHA256 of the raw body. */
-const hmacOf = (body: string, secret = SECRET) => createHmac('sha256', secret).update(body, 'utf8').digest('base64');
+const hmacOf = (body: string, secret = SECRET) =>
+  createHmac('sha256', secret).update(body, 'utf8').digest('base64');
 
-const request = (signature: string | undefined, body = payload, extra: Record<string, string> = {}) =>
+const request = (
+  signature: string | undefined,
+  body = payload,
+  extra: Record<string, string> = {},
+) =>
   jsonRequest(body, {
     headers: {
       'x-shopify-topic': 'orders/create',
@@ -47,12 +52,18 @@ describe('shopify preset', () => {
     });
 
     it("is shop:X-Shopify-Event-Id with per: 'event'", () => {
-      expect(shopify({ secret: SECRET, per: 'event' }).key(request(undefined))).toBe(`${SHOP}:${EVENT_ID}`);
+      expect(shopify({ secret: SECRET, per: 'event' }).key(request(undefined))).toBe(
+        `${SHOP}:${EVENT_ID}`,
+      );
     });
 
     it('is undefined without the shop or the id', () => {
-      expect(preset.key(jsonRequest(payload, { headers: { 'x-shopify-webhook-id': WEBHOOK_ID } }))).toBeUndefined();
-      expect(preset.key(jsonRequest(payload, { headers: { 'x-shopify-shop-domain': SHOP } }))).toBeUndefined();
+      expect(
+        preset.key(jsonRequest(payload, { headers: { 'x-shopify-webhook-id': WEBHOOK_ID } })),
+      ).toBeUndefined();
+      expect(
+        preset.key(jsonRequest(payload, { headers: { 'x-shopify-shop-domain': SHOP } })),
+      ).toBeUndefined();
     });
   });
 
@@ -73,7 +84,9 @@ describe('shopify preset', () => {
     });
 
     it('rejects a tampered body', () => {
-      expect(preset.verify?.(request(hmacOf(payload), payload.replace('403.00', '4.03')))).toBe(false);
+      expect(preset.verify?.(request(hmacOf(payload), payload.replace('403.00', '4.03')))).toBe(
+        false,
+      );
     });
 
     it.each([

@@ -10,7 +10,13 @@ const payload = JSON.stringify({
   token: 'XXYYZZ',
   team_id: 'T0001',
   api_app_id: 'A0123456789',
-  event: { type: 'app_mention', user: 'U061F7AUR', text: '<@U0LAN0Z89> is it everything a river should be?', ts: '1515449522.000016', channel: 'C0LAN2Q65' },
+  event: {
+    type: 'app_mention',
+    user: 'U061F7AUR',
+    text: '<@U0LAN0Z89> is it everything a river should be?',
+    ts: '1515449522.000016',
+    channel: 'C0LAN2Q65',
+  },
   type: 'event_callback',
   event_id: 'Ev0ABCDEF12',
   event_time: 1515449522,
@@ -22,7 +28,10 @@ const sign = (timestamp: number, body = payload, secret = SECRET) =>
 
 const request = (signature: string | undefined, timestamp: number | string = NOW, body = payload) =>
   jsonRequest(body, {
-    headers: { 'x-slack-request-timestamp': String(timestamp), ...(signature === undefined ? {} : { 'x-slack-signature': signature }) },
+    headers: {
+      'x-slack-request-timestamp': String(timestamp),
+      ...(signature === undefined ? {} : { 'x-slack-signature': signature }),
+    },
   });
 
 describe('slack preset', () => {
@@ -45,7 +54,11 @@ describe('slack preset', () => {
 
   describe('pass-through', () => {
     it('lets url_verification through, guards event callbacks', () => {
-      const challenge = { token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl', challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P', type: 'url_verification' };
+      const challenge = {
+        token: 'Jhj5dZrVaK7ZwHHjRyZWjbDl',
+        challenge: '3eZbrw1aBm2rZgRNFdxV2595E9CY3gmdALWMmHkvFXO7tYXAYM8P',
+        type: 'url_verification',
+      };
       expect(preset.passThrough?.(jsonRequest(challenge))).toBe(true);
       expect(preset.passThrough?.(request(undefined))).toBe(false);
     });
@@ -67,7 +80,9 @@ describe('slack preset', () => {
     });
 
     it('rejects a tampered body', () => {
-      expect(preset.verify?.(request(sign(NOW), NOW, payload.replace('Ev0ABCDEF12', 'Ev0ABCDEF13')))).toBe(false);
+      expect(
+        preset.verify?.(request(sign(NOW), NOW, payload.replace('Ev0ABCDEF12', 'Ev0ABCDEF13'))),
+      ).toBe(false);
     });
 
     it('rejects a signature made for another timestamp', () => {
@@ -84,7 +99,9 @@ describe('slack preset', () => {
     });
 
     it('rejects a missing or garbled timestamp', () => {
-      expect(preset.verify?.(jsonRequest(payload, { headers: { 'x-slack-signature': sign(NOW) } }))).toBe(false);
+      expect(
+        preset.verify?.(jsonRequest(payload, { headers: { 'x-slack-signature': sign(NOW) } })),
+      ).toBe(false);
       expect(preset.verify?.(request(sign(NOW), '1715678400.5'))).toBe(false);
     });
   });

@@ -14,7 +14,8 @@ const payload = JSON.stringify({
 });
 
 /** The signature as the official `standardwebhooks` package computes it: the second opinion. */
-const sign = (timestamp = NOW, secret = SECRET, body = payload, id = ID) => new Webhook(secret).sign(id, new Date(timestamp * 1000), body);
+const sign = (timestamp = NOW, secret = SECRET, body = payload, id = ID) =>
+  new Webhook(secret).sign(id, new Date(timestamp * 1000), body);
 
 const headers = (signature: string | undefined, timestamp = NOW, prefix = 'webhook') => ({
   [`${prefix}-id`]: ID,
@@ -22,13 +23,18 @@ const headers = (signature: string | undefined, timestamp = NOW, prefix = 'webho
   ...(signature === undefined ? {} : { [`${prefix}-signature`]: signature }),
 });
 
-const request = (signature: string | undefined, timestamp = NOW, body = payload) => jsonRequest(body, { headers: headers(signature, timestamp) });
+const request = (signature: string | undefined, timestamp = NOW, body = payload) =>
+  jsonRequest(body, { headers: headers(signature, timestamp) });
 
 describe('standardWebhooks preset', () => {
   const preset = standardWebhooks({ secret: SECRET, clock: clockAt(NOW) });
 
   it('describes itself', () => {
-    expect(preset).toMatchObject({ provider: 'standard-webhooks', needsRawBody: true, retentionDays: 30 });
+    expect(preset).toMatchObject({
+      provider: 'standard-webhooks',
+      needsRawBody: true,
+      retentionDays: 30,
+    });
     expect(preset.passThrough).toBeUndefined();
     expect(standardWebhooks({ secret: SECRET, provider: 'resend' }).provider).toBe('resend');
   });
@@ -36,11 +42,15 @@ describe('standardWebhooks preset', () => {
   describe('key', () => {
     it('is webhook-id, or svix-id from Svix', () => {
       expect(preset.key(request(undefined))).toBe(ID);
-      expect(preset.key(jsonRequest(payload, { headers: headers(undefined, NOW, 'svix') }))).toBe(ID);
+      expect(preset.key(jsonRequest(payload, { headers: headers(undefined, NOW, 'svix') }))).toBe(
+        ID,
+      );
     });
 
     it('is endpoint:webhook-id with an endpoint', () => {
-      expect(standardWebhooks({ secret: SECRET, endpoint: 'billing' }).key(request(undefined))).toBe(`billing:${ID}`);
+      expect(
+        standardWebhooks({ secret: SECRET, endpoint: 'billing' }).key(request(undefined)),
+      ).toBe(`billing:${ID}`);
     });
 
     it('is undefined without an id', () => {
@@ -56,7 +66,9 @@ describe('standardWebhooks preset', () => {
     });
 
     it('accepts Svix headers', () => {
-      expect(preset.verify?.(jsonRequest(payload, { headers: headers(sign(), NOW, 'svix') }))).toBe(true);
+      expect(preset.verify?.(jsonRequest(payload, { headers: headers(sign(), NOW, 'svix') }))).toBe(
+        true,
+      );
     });
 
     it('accepts a secret given without the whsec_ prefix', () => {
@@ -78,7 +90,9 @@ describe('standardWebhooks preset', () => {
     });
 
     it('rejects a wrong secret', () => {
-      expect(preset.verify?.(request(sign(NOW, 'whsec_dGhpcyBpcyBhbm90aGVyIHNlY3JldA==')))).toBe(false);
+      expect(preset.verify?.(request(sign(NOW, 'whsec_dGhpcyBpcyBhbm90aGVyIHNlY3JldA==')))).toBe(
+        false,
+      );
     });
 
     it('rejects a tampered body', () => {
@@ -93,7 +107,11 @@ describe('standardWebhooks preset', () => {
       expect(preset.verify?.(request(sign(NOW - 301), NOW - 301))).toBe(false);
       expect(preset.verify?.(request(sign(NOW + 301), NOW + 301))).toBe(false);
       expect(preset.verify?.(request(sign(NOW - 300), NOW - 300))).toBe(true);
-      const strict = standardWebhooks({ secret: SECRET, toleranceSeconds: 60, clock: clockAt(NOW) });
+      const strict = standardWebhooks({
+        secret: SECRET,
+        toleranceSeconds: 60,
+        clock: clockAt(NOW),
+      });
       expect(strict.verify?.(request(sign(NOW - 61), NOW - 61))).toBe(false);
     });
 
@@ -107,8 +125,16 @@ describe('standardWebhooks preset', () => {
     });
 
     it('rejects a missing or non-numeric timestamp', () => {
-      expect(preset.verify?.(jsonRequest(payload, { headers: { 'webhook-id': ID, 'webhook-signature': sign() } }))).toBe(false);
-      expect(preset.verify?.(jsonRequest(payload, { headers: { ...headers(sign()), 'webhook-timestamp': 'soon' } }))).toBe(false);
+      expect(
+        preset.verify?.(
+          jsonRequest(payload, { headers: { 'webhook-id': ID, 'webhook-signature': sign() } }),
+        ),
+      ).toBe(false);
+      expect(
+        preset.verify?.(
+          jsonRequest(payload, { headers: { ...headers(sign()), 'webhook-timestamp': 'soon' } }),
+        ),
+      ).toBe(false);
     });
   });
 

@@ -21,14 +21,23 @@ const payload = JSON.stringify(
     livemode: false,
     pending_webhooks: 1,
     request: { id: 'req_8GdbP0sVtxH6Yt', idempotency_key: 'a3c2e5f0-0b1d-4c1a-9f8e-2b7d6c5a4e3f' },
-    data: { object: { id: 'pi_3PqRsT2eZvKYlo2C1xYz', object: 'payment_intent', amount: 2000, currency: 'usd', status: 'succeeded' } },
+    data: {
+      object: {
+        id: 'pi_3PqRsT2eZvKYlo2C1xYz',
+        object: 'payment_intent',
+        amount: 2000,
+        currency: 'usd',
+        status: 'succeeded',
+      },
+    },
   },
   null,
   2,
 );
 
 /** The header as Stripe's own library produces it: the independent second opinion. */
-const signed = (timestamp = NOW, secret = SECRET, body = payload) => Stripe.webhooks.generateTestHeaderString({ payload: body, secret, timestamp });
+const signed = (timestamp = NOW, secret = SECRET, body = payload) =>
+  Stripe.webhooks.generateTestHeaderString({ payload: body, secret, timestamp });
 
 const request = (header: string | undefined, body: string = payload) =>
   jsonRequest(body, { headers: header === undefined ? {} : { 'stripe-signature': header } });
@@ -44,7 +53,9 @@ describe('stripe preset', () => {
   describe('key', () => {
     it('is event.id, from the raw bytes or a parsed body', () => {
       expect(preset.key(request(undefined))).toBe('evt_1PqRsT2eZvKYlo2C0a1b2c3d');
-      expect(preset.key(jsonRequest(payload, { parsed: true, raw: false }))).toBe('evt_1PqRsT2eZvKYlo2C0a1b2c3d');
+      expect(preset.key(jsonRequest(payload, { parsed: true, raw: false }))).toBe(
+        'evt_1PqRsT2eZvKYlo2C0a1b2c3d',
+      );
     });
 
     it('is undefined without an id', () => {
@@ -57,14 +68,24 @@ describe('stripe preset', () => {
   describe('key through the engine (one code for one situation, issue 8 item 13)', () => {
     /** The engine's own answer (status, code) to a signed request carrying `body`, with the preset or on a route without one. */
     async function answer(body: string, withPreset: boolean): Promise<[number, string] | 'run'> {
-      const signedRequest: HttpRequest<{ id?: unknown }> = { ...request(signed(NOW, SECRET, body), body), native: JSON.parse(body) as { id?: unknown } };
+      const signedRequest: HttpRequest<{ id?: unknown }> = {
+        ...request(signed(NOW, SECRET, body), body),
+        native: JSON.parse(body) as { id?: unknown },
+      };
       const store = new InMemoryStore();
       const engine = withPreset
         ? createEngine({ store, preset })
-        : createEngine({ store, provider: 'stripe', key: (event: { id?: unknown }) => event.id as ExternalId });
+        : createEngine({
+            store,
+            provider: 'stripe',
+            key: (event: { id?: unknown }) => event.id as ExternalId,
+          });
       const decision = await engine.begin(signedRequest);
       if (decision.action !== 'respond') return 'run';
-      return [decision.response.status, (JSON.parse(decision.response.body.toString('utf8')) as { code: string }).code];
+      return [
+        decision.response.status,
+        (JSON.parse(decision.response.body.toString('utf8')) as { code: string }).code,
+      ];
     }
 
     it.each([
@@ -75,21 +96,27 @@ describe('stripe preset', () => {
       ['an unsafe integer', { id: 2 ** 60 }],
       ['a NUL character', { id: 'evt_\u0000' }],
       ['a lone surrogate', { id: '\ud800' }],
-    ])('an id that is %s answers 400 ERR_IDEMPOTENCY_KEY_INVALID, as a route without the preset does', async (_label, event) => {
-      const body = JSON.stringify({ ...event, object: 'event' });
-      expect(await answer(body, true)).toEqual([400, 'ERR_IDEMPOTENCY_KEY_INVALID']);
-      expect(await answer(body, false)).toEqual([400, 'ERR_IDEMPOTENCY_KEY_INVALID']);
-    });
+    ])(
+      'an id that is %s answers 400 ERR_IDEMPOTENCY_KEY_INVALID, as a route without the preset does',
+      async (_label, event) => {
+        const body = JSON.stringify({ ...event, object: 'event' });
+        expect(await answer(body, true)).toEqual([400, 'ERR_IDEMPOTENCY_KEY_INVALID']);
+        expect(await answer(body, false)).toEqual([400, 'ERR_IDEMPOTENCY_KEY_INVALID']);
+      },
+    );
 
     it.each([
       ['absent', { object: 'event' }],
       ['null', { id: null, object: 'event' }],
       ['empty', { id: '', object: 'event' }],
-    ])('an id that is %s answers 400 ERR_IDEMPOTENCY_KEY_MISSING on both routes', async (_label, event) => {
-      const body = JSON.stringify(event);
-      expect(await answer(body, true)).toEqual([400, 'ERR_IDEMPOTENCY_KEY_MISSING']);
-      expect(await answer(body, false)).toEqual([400, 'ERR_IDEMPOTENCY_KEY_MISSING']);
-    });
+    ])(
+      'an id that is %s answers 400 ERR_IDEMPOTENCY_KEY_MISSING on both routes',
+      async (_label, event) => {
+        const body = JSON.stringify(event);
+        expect(await answer(body, true)).toEqual([400, 'ERR_IDEMPOTENCY_KEY_MISSING']);
+        expect(await answer(body, false)).toEqual([400, 'ERR_IDEMPOTENCY_KEY_MISSING']);
+      },
+    );
 
     it('a usable id runs the handler on both routes', async () => {
       expect(await answer(payload, true)).toBe('run');
@@ -111,7 +138,9 @@ describe('stripe preset', () => {
 
     it('accepts when any v1 matches (rolled secrets), ignoring other schemes', () => {
       const good = signed().split('v1=')[1]!;
-      expect(preset.verify?.(request(`t=${NOW},v1=${'0'.repeat(64)},v0=abc,v1=${good}`))).toBe(true);
+      expect(preset.verify?.(request(`t=${NOW},v1=${'0'.repeat(64)},v0=abc,v1=${good}`))).toBe(
+        true,
+      );
     });
 
     it('accepts a timestamp up to the tolerance away, both ways', () => {
@@ -133,7 +162,9 @@ describe('stripe preset', () => {
 
     it('rejects a tampered body, even one that only re-serialises the same JSON', () => {
       const header = signed();
-      expect(preset.verify?.(request(header, payload.replace('"amount": 2000', '"amount": 1')))).toBe(false);
+      expect(
+        preset.verify?.(request(header, payload.replace('"amount": 2000', '"amount": 1'))),
+      ).toBe(false);
       expect(preset.verify?.(request(header, JSON.stringify(JSON.parse(payload))))).toBe(false);
     });
 
@@ -151,7 +182,15 @@ describe('stripe preset', () => {
 
     it('rejects when the raw bytes are missing', () => {
       const header = signed();
-      expect(preset.verify?.(jsonRequest(payload, { parsed: true, raw: false, headers: { 'stripe-signature': header } }))).toBe(false);
+      expect(
+        preset.verify?.(
+          jsonRequest(payload, {
+            parsed: true,
+            raw: false,
+            headers: { 'stripe-signature': header },
+          }),
+        ),
+      ).toBe(false);
     });
 
     it('reads the real clock by default', () => {

@@ -15,7 +15,9 @@ const update = {
 };
 
 const request = (token: string | string[] | undefined, body: unknown = update) =>
-  jsonRequest(body, { headers: token === undefined ? {} : { 'x-telegram-bot-api-secret-token': token } });
+  jsonRequest(body, {
+    headers: token === undefined ? {} : { 'x-telegram-bot-api-secret-token': token },
+  });
 
 describe('telegram preset', () => {
   const preset = telegram({ botId: 123456789, secretToken: TOKEN });
@@ -28,7 +30,11 @@ describe('telegram preset', () => {
   describe('key', () => {
     it('is botId:update_id, the number as a decimal string', () => {
       expect(preset.key(request(TOKEN))).toBe('123456789:874512345');
-      expect(telegram({ botId: '987654321', secretToken: TOKEN }).key(jsonRequest(update, { parsed: true, raw: false }))).toBe('987654321:874512345');
+      expect(
+        telegram({ botId: '987654321', secretToken: TOKEN }).key(
+          jsonRequest(update, { parsed: true, raw: false }),
+        ),
+      ).toBe('987654321:874512345');
     });
 
     it('is undefined without a usable update_id', () => {
@@ -58,7 +64,9 @@ describe('telegram preset', () => {
 
   describe('options', () => {
     it('refuses a whole bot token as botId, and says why', () => {
-      expect(() => telegram({ botId: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw', secretToken: TOKEN })).toThrow(/bot token/);
+      expect(() =>
+        telegram({ botId: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw', secretToken: TOKEN }),
+      ).toThrow(/bot token/);
     });
 
     it.each([

@@ -7,7 +7,8 @@ const KEY = 'shh-a-test-secret';
 const NOW = 1_715_678_400;
 const BODY = Buffer.from('{"id":"evt_1","amount":2000}', 'utf8');
 
-const hmacOf = (text: string, key: string | Buffer = KEY) => createHmac('sha256', key).update(text).digest();
+const hmacOf = (text: string, key: string | Buffer = KEY) =>
+  createHmac('sha256', key).update(text).digest();
 /** The hex signature of `${stamp}.${BODY}`, the shape most providers use. */
 const hexFor = (stamp: string | number, key: string | Buffer = KEY) =>
   hmacOf(`${stamp}.${BODY.toString('utf8')}`, key).toString('hex');
@@ -40,8 +41,16 @@ describe('hmacMatches', () => {
 });
 
 describe('timestampedHmac', () => {
-  const check = timestampedHmac({ key: KEY, encoding: 'hex', toleranceSeconds: 300, now: () => NOW * 1000 });
-  const input = (stamp: string | undefined, signatures: string[] = [hexFor(stamp ?? '')]): TimestampedSignature => ({
+  const check = timestampedHmac({
+    key: KEY,
+    encoding: 'hex',
+    toleranceSeconds: 300,
+    now: () => NOW * 1000,
+  });
+  const input = (
+    stamp: string | undefined,
+    signatures: string[] = [hexFor(stamp ?? '')],
+  ): TimestampedSignature => ({
     stamp,
     signatures,
     signed: (sent) => [`${sent}.`, BODY],
@@ -60,7 +69,12 @@ describe('timestampedHmac', () => {
 
   it('reads the clock on every check', () => {
     let now = NOW * 1000;
-    const moving = timestampedHmac({ key: KEY, encoding: 'hex', toleranceSeconds: 10, now: () => now });
+    const moving = timestampedHmac({
+      key: KEY,
+      encoding: 'hex',
+      toleranceSeconds: 10,
+      now: () => now,
+    });
     expect(moving(input(String(NOW)))).toBe(true);
     now += 11_000;
     expect(moving(input(String(NOW)))).toBe(false);
@@ -107,12 +121,21 @@ describe('timestampedHmac', () => {
 
   it('compares base64 signatures when built for them, with a key given as bytes', () => {
     const key = Buffer.from('c2VjcmV0LWJ5dGVz', 'base64');
-    const b64 = timestampedHmac({ key, encoding: 'base64', toleranceSeconds: 300, now: () => NOW * 1000 });
+    const b64 = timestampedHmac({
+      key,
+      encoding: 'base64',
+      toleranceSeconds: 300,
+      now: () => NOW * 1000,
+    });
     const signature = hmacOf(`msg_1.${NOW}.${BODY.toString('utf8')}`, key).toString('base64');
     const signed = (stamp: string) => [`msg_1.${stamp}.`, BODY];
     expect(b64({ stamp: String(NOW), signatures: [signature], signed })).toBe(true);
-    expect(b64({ stamp: String(NOW), signatures: [Buffer.from(signature, 'base64').toString('hex')], signed })).toBe(
-      false,
-    );
+    expect(
+      b64({
+        stamp: String(NOW),
+        signatures: [Buffer.from(signature, 'base64').toString('hex')],
+        signed,
+      }),
+    ).toBe(false);
   });
 });

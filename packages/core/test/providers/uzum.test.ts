@@ -29,23 +29,39 @@ describe('uzum preset', () => {
       expect(preset.key(at('/webhooks/uzum/create'))).toBe(`498:${TRANS}:create`);
       expect(preset.key(at('/webhooks/uzum/confirm'))).toBe(`498:${TRANS}:confirm`);
       expect(preset.key(at('/uzum/reverse/?attempt=2'))).toBe(`498:${TRANS}:reverse`);
-      expect(preset.key(jsonRequest(createBody, { url: '/create', parsed: true, raw: false }))).toBe(`498:${TRANS}:create`);
+      expect(
+        preset.key(jsonRequest(createBody, { url: '/create', parsed: true, raw: false })),
+      ).toBe(`498:${TRANS}:create`);
     });
 
     it('is undefined for an unknown operation or a missing field', () => {
       expect(preset.key(at('/webhooks/uzum/refund'))).toBeUndefined();
-      expect(preset.key(at('/webhooks/uzum/create', { ...createBody, transId: undefined }))).toBeUndefined();
-      expect(preset.key(at('/webhooks/uzum/create', { ...createBody, serviceId: null }))).toBeUndefined();
+      expect(
+        preset.key(at('/webhooks/uzum/create', { ...createBody, transId: undefined })),
+      ).toBeUndefined();
+      expect(
+        preset.key(at('/webhooks/uzum/create', { ...createBody, serviceId: null })),
+      ).toBeUndefined();
       expect(preset.key(at('/webhooks/uzum/create', '<xml/>'))).toBeUndefined();
     });
   });
 
   describe('pass-through', () => {
-    it.each(['/webhooks/uzum/check', '/webhooks/uzum/status', '/webhooks/uzum/status/', '/webhooks/uzum/STATUS?x=1'])('%s passes through', (path) => {
+    it.each([
+      '/webhooks/uzum/check',
+      '/webhooks/uzum/status',
+      '/webhooks/uzum/status/',
+      '/webhooks/uzum/STATUS?x=1',
+    ])('%s passes through', (path) => {
       expect(preset.passThrough?.(at(path))).toBe(true);
     });
 
-    it.each(['/webhooks/uzum/create', '/webhooks/uzum/confirm', '/webhooks/uzum/reverse', '/webhooks/uzum/unknown'])('%s does not', (path) => {
+    it.each([
+      '/webhooks/uzum/create',
+      '/webhooks/uzum/confirm',
+      '/webhooks/uzum/reverse',
+      '/webhooks/uzum/unknown',
+    ])('%s does not', (path) => {
       expect(preset.passThrough?.(at(path))).toBe(false);
     });
   });
@@ -61,7 +77,9 @@ describe('uzum preset', () => {
       ['another scheme', 'Digest username="partner-498"'],
       ['garbage', 'Basic %%%'],
     ])('rejects %s', (_label, authorization) => {
-      expect(preset.verify?.(jsonRequest(createBody, { url: '/create', headers: { authorization } }))).toBe(false);
+      expect(
+        preset.verify?.(jsonRequest(createBody, { url: '/create', headers: { authorization } })),
+      ).toBe(false);
     });
 
     it('rejects a missing header', () => {
@@ -79,7 +97,9 @@ describe('uzum preset', () => {
     it('ignores the timestamp field, includes the operation', () => {
       const a = preset.fingerprint?.(at('/create'));
       expect(a).toMatch(/^[0-9a-f]{64}$/);
-      expect(preset.fingerprint?.(at('/create', { ...createBody, timestamp: 1715678460000 }))).toBe(a);
+      expect(preset.fingerprint?.(at('/create', { ...createBody, timestamp: 1715678460000 }))).toBe(
+        a,
+      );
       expect(preset.fingerprint?.(at('/create', { ...createBody, amount: 1500100 }))).not.toBe(a);
       expect(preset.fingerprint?.(at('/confirm'))).not.toBe(a);
     });

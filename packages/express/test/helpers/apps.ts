@@ -56,7 +56,10 @@ function entry(name: string, framework: typeof express5): AdapterEntry {
         next();
       });
       app.post('/hook', framework.json({ verify: saveRawBody }), middleware, (req, res, next) => {
-        handler({ headers: req.headers, idempotency: req.idempotency, socket: req.socket }).then((answer) => render(res, answer), next);
+        handler({ headers: req.headers, idempotency: req.idempotency, socket: req.socket }).then(
+          (answer) => render(res, answer),
+          next,
+        );
       });
       return listen(app);
     },
@@ -64,4 +67,7 @@ function entry(name: string, framework: typeof express5): AdapterEntry {
 }
 
 /** Express 5 and Express 4, the majors the peer range declares. */
-export const expressApps: readonly AdapterEntry[] = [entry('express 5', express5), entry('express 4', express4 as typeof express5)];
+export const expressApps: readonly AdapterEntry[] = [
+  entry('express 5', express5),
+  entry('express 4', express4 as typeof express5),
+];

@@ -1,6 +1,13 @@
 /** The Fastify registry entries of the adapter conformance suite: Fastify 5 and Fastify 4. */
 import { Readable } from 'node:stream';
-import type { AdapterEntry, Answer, Handler, NativeLike, Observer, RunningApp } from '@webhook-idempotency/adapter-conformance';
+import type {
+  AdapterEntry,
+  Answer,
+  Handler,
+  NativeLike,
+  Observer,
+  RunningApp,
+} from '@webhook-idempotency/adapter-conformance';
 import type { IdempotencyOptions } from '@webhook-idempotency/core';
 import fastify5, { type FastifyInstance, type FastifyReply } from 'fastify';
 import fastify4 from 'fastify4';
@@ -38,12 +45,18 @@ function entry(name: string, framework: Factory): AdapterEntry {
     capabilities: { writeAndEnd: false, streamBody: true },
     async start(options: IdempotencyOptions<NativeLike>, handler: Handler, observe: Observer) {
       const app = framework();
-      app.addHook('onResponse', async (request) => observe({ headers: request.headers, idempotency: request.idempotency }));
+      app.addHook('onResponse', async (request) =>
+        observe({ headers: request.headers, idempotency: request.idempotency }),
+      );
       await app.register(async (hooks) => {
         hooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
         await hooks.register(fastifyIdempotency, options);
         hooks.post('/hook', async (request, reply) => {
-          const answer = await handler({ headers: request.headers, idempotency: request.idempotency, socket: request.raw.socket });
+          const answer = await handler({
+            headers: request.headers,
+            idempotency: request.idempotency,
+            socket: request.raw.socket,
+          });
           return render(reply, answer);
         });
       });

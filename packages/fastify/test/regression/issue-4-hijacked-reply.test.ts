@@ -35,7 +35,11 @@ describe.each<[string, () => FastifyInstance]>([
     const app = framework();
     await app.register(async (hooks) => {
       hooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
-      await hooks.register(fastifyIdempotency, { guard, provider: 'p', key: (req: FastifyRequest) => req.headers['x-event-id'] as string });
+      await hooks.register(fastifyIdempotency, {
+        guard,
+        provider: 'p',
+        key: (req: FastifyRequest) => req.headers['x-event-id'] as string,
+      });
       hooks.post('/hook', async (_request, reply) => {
         calls++;
         reply.hijack();
@@ -45,7 +49,12 @@ describe.each<[string, () => FastifyInstance]>([
     });
     const { server, close } = await listen(app);
     try {
-      const post = () => request(server).post('/hook').set('content-type', 'application/json').set('x-event-id', 'h1').send('{"a":1}');
+      const post = () =>
+        request(server)
+          .post('/hook')
+          .set('content-type', 'application/json')
+          .set('x-event-id', 'h1')
+          .send('{"a":1}');
       expect((await post()).text).toBe('raw 1');
       await settledOnce;
       const receipt = await guard.find({ provider: 'p', externalId: 'h1' });

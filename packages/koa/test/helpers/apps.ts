@@ -19,7 +19,8 @@ import { idempotent, rawBodyParser } from '../../src';
 /** Renders a neutral answer the Koa way (`ctx.body` of an object, string, Buffer, stream, or none). */
 export function render(ctx: Context, answer: Answer): void {
   ctx.status = answer.status ?? 200;
-  for (const [name, value] of Object.entries(answer.headers ?? {})) ctx.set(name, value as string | string[]);
+  for (const [name, value] of Object.entries(answer.headers ?? {}))
+    ctx.set(name, value as string | string[]);
   switch (answer.kind) {
     case 'json':
     case 'text':
@@ -59,7 +60,14 @@ function entry(name: string, Framework: typeof Koa3, parser: Parser = bodyParser
         }
       });
       router.post('/hook', parser(), idempotent(options), async (ctx) => {
-        render(ctx, await handler({ headers: ctx.headers, idempotency: ctx.state.idempotency, socket: ctx.req.socket }));
+        render(
+          ctx,
+          await handler({
+            headers: ctx.headers,
+            idempotency: ctx.state.idempotency,
+            socket: ctx.req.socket,
+          }),
+        );
       });
       app.use(router.routes());
       return listen(app);
@@ -68,7 +76,10 @@ function entry(name: string, Framework: typeof Koa3, parser: Parser = bodyParser
 }
 
 /** Koa 3 and Koa 2, the majors the peer range declares. */
-export const koaApps: readonly AdapterEntry[] = [entry('koa 3', Koa3), entry('koa 2', Koa2 as unknown as typeof Koa3)];
+export const koaApps: readonly AdapterEntry[] = [
+  entry('koa 3', Koa3),
+  entry('koa 2', Koa2 as unknown as typeof Koa3),
+];
 
 /** Koa 3 with the package's own `rawBodyParser()` instead of koa-bodyparser (run by koa.test.ts only). */
 export const koaRawBodyApp: AdapterEntry = entry('koa 3 + rawBodyParser', Koa3, rawBodyParser);

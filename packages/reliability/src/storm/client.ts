@@ -86,7 +86,10 @@ export const stormId = (n: number): string => `evt_${String(n).padStart(6, '0')}
  * places later, so the copies of one id arrive close together (they meet each other's fresh
  * claims: 409s, replays) without arriving in lockstep.
  */
-export function deliveryOrder(plan: Pick<StormPlan, 'ids' | 'perId' | 'seed'>, window = 160): string[] {
+export function deliveryOrder(
+  plan: Pick<StormPlan, 'ids' | 'perId' | 'seed'>,
+  window = 160,
+): string[] {
   const order: string[] = [];
   for (let n = 0; n < plan.ids; n++) for (let k = 0; k < plan.perId; k++) order.push(stormId(n));
   const next = random(plan.seed);
@@ -105,7 +108,13 @@ interface Answer {
 
 class RequestTimeout extends Error {}
 
-function post(agent: http.Agent, port: number, id: string, body: Buffer, timeoutMs: number): Promise<Answer> {
+function post(
+  agent: http.Agent,
+  port: number,
+  id: string,
+  body: Buffer,
+  timeoutMs: number,
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const fail = (error: Error) => {
@@ -120,7 +129,11 @@ function post(agent: http.Agent, port: number, id: string, body: Buffer, timeout
         method: 'POST',
         path: '/webhook',
         agent,
-        headers: { 'content-type': 'application/json', 'content-length': body.length, 'x-delivery-id': id },
+        headers: {
+          'content-type': 'application/json',
+          'content-length': body.length,
+          'x-delivery-id': id,
+        },
       },
       (response) => {
         const chunks: Buffer[] = [];
@@ -131,7 +144,11 @@ function post(agent: http.Agent, port: number, id: string, body: Buffer, timeout
           if (settled) return;
           if (!response.complete) return fail(new Error('response incomplete'));
           settled = true;
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) });
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks),
+          });
         });
       },
     );
@@ -151,7 +168,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Sends `plan.ids × plan.perId` deliveries to the servers on `ports` and returns what came back.
  * `onProgress` gets the number of deliveries finished so far (answered 200, or given up).
  */
-export async function sendStorm(ports: readonly number[], plan: StormPlan, onProgress: (finished: number) => void): Promise<StormTraffic> {
+export async function sendStorm(
+  ports: readonly number[],
+  plan: StormPlan,
+  onProgress: (finished: number) => void,
+): Promise<StormTraffic> {
   const order = deliveryOrder(plan);
   const agents = ports.map(() => new http.Agent({ keepAlive: true, maxSockets: plan.inFlight }));
   const counts: StormCounts = {
@@ -181,9 +202,14 @@ export async function sendStorm(ports: readonly number[], plan: StormPlan, onPro
   const deliver = async (index: number): Promise<void> => {
     const id = order[index]!;
     // The same bytes on every delivery of an id (the fingerprint): derived from the id only.
-    const payload = Buffer.from(JSON.stringify({ id, type: 'payment.succeeded', amount: 1000 + (Number(id.slice(4)) % 97) }));
+    const payload = Buffer.from(
+      JSON.stringify({ id, type: 'payment.succeeded', amount: 1000 + (Number(id.slice(4)) % 97) }),
+    );
     let record = perId.get(id);
-    if (!record) perId.set(id, (record = { firstRuns: 0, mismatches: 0, ok: 0 }));
+    if (!record) {
+      record = { firstRuns: 0, mismatches: 0, ok: 0 };
+      perId.set(id, record);
+    }
     const began = Date.now();
     let server = index % ports.length;
     for (let attempt = 0; ; attempt++) {
@@ -215,7 +241,9 @@ export async function sendStorm(ports: readonly number[], plan: StormPlan, onPro
         if (!record.first) record.first = answer.body;
         else if (!record.first.equals(answer.body)) {
           record.mismatches++;
-          sample(`${id}: replay differs: ${record.first.toString('utf8')} vs ${answer.body.toString('utf8')}`);
+          sample(
+            `${id}: replay differs: ${record.first.toString('utf8')} vs ${answer.body.toString('utf8')}`,
+          );
         }
         return;
       }
@@ -226,14 +254,19 @@ export async function sendStorm(ports: readonly number[], plan: StormPlan, onPro
           if (answer.body.includes('APP_BUSINESS_WRITE_FAILED')) counts.s503App++;
         }
         const seconds = Number(answer.headers['retry-after']);
-        const wait = Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, plan.retryAfterCapMs) : 50;
+        const wait =
+          Number.isFinite(seconds) && seconds > 0
+            ? Math.min(seconds * 1000, plan.retryAfterCapMs)
+            : 50;
         await sleep(wait);
         server = (server + 1) % ports.length;
         continue;
       }
       if (status >= 500) {
         counts.other5xx++;
-        sample(`${id}: ${status} from server ${server}: ${answer.body.toString('utf8').slice(0, 300)}`);
+        sample(
+          `${id}: ${status} from server ${server}: ${answer.body.toString('utf8').slice(0, 300)}`,
+        );
         await sleep(100);
         server = (server + 1) % ports.length;
         continue;

@@ -57,11 +57,15 @@ interface Slot {
 }
 
 /** Forks `count` servers with `base` settings, each on a port of its own; resolves when all listen. */
-export async function startCluster(base: Omit<StormServerConfig, 'port'>, count: number): Promise<Cluster> {
+export async function startCluster(
+  base: Omit<StormServerConfig, 'port'>,
+  count: number,
+): Promise<Cluster> {
   const started = Date.now();
   const crashes: AppCrash[] = [];
   const slots: Slot[] = [];
-  for (let index = 0; index < count; index++) slots.push({ index, port: await freePort(), expected: false, output: [] });
+  for (let index = 0; index < count; index++)
+    slots.push({ index, port: await freePort(), expected: false, output: [] });
   let stopping = false;
 
   const spawnSlot = (slot: Slot): Promise<void> => {
@@ -80,13 +84,20 @@ export async function startCluster(base: Omit<StormServerConfig, 'port'>, count:
         const lines = (partial + chunk.toString('utf8')).split('\n');
         partial = lines.pop()!;
         slot.output.push(...lines.filter(Boolean));
-        if (slot.output.length > OUTPUT_LINES) slot.output.splice(0, slot.output.length - OUTPUT_LINES);
+        if (slot.output.length > OUTPUT_LINES)
+          slot.output.splice(0, slot.output.length - OUTPUT_LINES);
       };
     };
     child.stdout!.on('data', keeper());
     child.stderr!.on('data', keeper());
     const ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`storm server ${slot.index} did not listen within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(`storm server ${slot.index} did not listen within ${READY_TIMEOUT_MS} ms`),
+          ),
+        READY_TIMEOUT_MS,
+      );
       child.on('message', (message: { type?: string }) => {
         if (message?.type !== 'ready') return;
         clearTimeout(timer);
@@ -94,7 +105,11 @@ export async function startCluster(base: Omit<StormServerConfig, 'port'>, count:
       });
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
-        reject(new Error(`storm server ${slot.index} exited with ${code ?? signal} before listening:\n${slot.output.join('\n')}`));
+        reject(
+          new Error(
+            `storm server ${slot.index} exited with ${code ?? signal} before listening:\n${slot.output.join('\n')}`,
+          ),
+        );
       });
     });
     child.once('exit', (code, signal) => {
@@ -146,7 +161,10 @@ export async function startCluster(base: Omit<StormServerConfig, 'port'>, count:
     await closed;
     clearTimeout(timer);
     const line = slot.output.find((l) => l.startsWith(`${DYING_MARKER} `));
-    if (!line) throw new Error(`storm server ${index} ran no handler within ${IN_HANDLER_TIMEOUT_MS} ms of being told to die in one`);
+    if (!line)
+      throw new Error(
+        `storm server ${index} ran no handler within ${IN_HANDLER_TIMEOUT_MS} ms of being told to die in one`,
+      );
     return line.slice(DYING_MARKER.length + 1).trim();
   };
 

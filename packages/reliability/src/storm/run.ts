@@ -35,7 +35,11 @@ export interface StormOptions extends StormPlan {
    * outside, whatever the server is doing) or `in-handler` (the server kills itself in its next
    * handler, after the business write and before the commit). Each is restarted at once.
    */
-  readonly serverKills: ReadonlyArray<{ readonly at: number; readonly slot: number; readonly how: 'now' | 'in-handler' }>;
+  readonly serverKills: ReadonlyArray<{
+    readonly at: number;
+    readonly slot: number;
+    readonly how: 'now' | 'in-handler';
+  }>;
   /** Fraction of finished deliveries at which the database is SIGKILLed and restarted (when the target has a server). */
   readonly databaseKillAt: number;
 }
@@ -94,7 +98,12 @@ function openAdmin(target: StormTarget): Admin {
       db: pool,
       query: async (sql, params = []) => {
         let n = 0;
-        return (await pool.query(sql.replace(/\?/g, () => `$${++n}`), params)).rows as Rows;
+        return (
+          await pool.query(
+            sql.replace(/\?/g, () => `$${++n}`),
+            params,
+          )
+        ).rows as Rows;
       },
       close: () => pool.end(),
     };
@@ -113,7 +122,9 @@ function openAdmin(target: StormTarget): Admin {
     db,
     query: async (sql, params = []) => {
       const statement = db.prepare(sql);
-      return statement.reader ? (statement.all(...params) as Rows) : (statement.run(...params), []);
+      if (statement.reader) return statement.all(...params) as Rows;
+      statement.run(...params);
+      return [];
     },
     close: async () => void db.close(),
   };
@@ -147,7 +158,11 @@ function progressGate() {
 }
 
 /** Runs one storm against `target` and reports what it found (it does not assert: the test does). */
-export async function runStorm(label: string, target: StormTarget, options: StormOptions): Promise<StormReport> {
+export async function runStorm(
+  label: string,
+  target: StormTarget,
+  options: StormOptions,
+): Promise<StormReport> {
   const admin = openAdmin(target);
   try {
     await Schema.createTable(admin.db);
@@ -157,7 +172,14 @@ export async function runStorm(label: string, target: StormTarget, options: Stor
   }
 
   const cluster = await startCluster(
-    { dialect: target.dialect, url: target.url, staleAfterSeconds: options.staleAfterSeconds, effects: EFFECTS, poolSize: options.poolSize, handlerDelayMs: options.handlerDelayMs },
+    {
+      dialect: target.dialect,
+      url: target.url,
+      staleAfterSeconds: options.staleAfterSeconds,
+      effects: EFFECTS,
+      poolSize: options.poolSize,
+      handlerDelayMs: options.handlerDelayMs,
+    },
     options.servers,
   );
   const total = options.ids * options.perId;
@@ -173,15 +195,16 @@ export async function runStorm(label: string, target: StormTarget, options: Stor
     faults.push({ what, atDelivery, tookMs: Date.now() - began });
   };
   const killedInHandler: string[] = [];
-  const steps: Array<{ at: number; what: string; run: () => Promise<void> }> = options.serverKills.map(({ at, slot, how }) => ({
-    at,
-    what: `SIGKILL server ${slot} ${how === 'now' ? 'at once' : 'inside a handler'} + restart`,
-    run: async () => {
-      if (how === 'now') await cluster.kill(slot);
-      else killedInHandler.push(await cluster.killInHandler(slot));
-      await cluster.restart(slot);
-    },
-  }));
+  const steps: Array<{ at: number; what: string; run: () => Promise<void> }> =
+    options.serverKills.map(({ at, slot, how }) => ({
+      at,
+      what: `SIGKILL server ${slot} ${how === 'now' ? 'at once' : 'inside a handler'} + restart`,
+      run: async () => {
+        if (how === 'now') await cluster.kill(slot);
+        else killedInHandler.push(await cluster.killInHandler(slot));
+        await cluster.restart(slot);
+      },
+    }));
   const { database } = target;
   if (database) {
     steps.push({
@@ -202,13 +225,22 @@ export async function runStorm(label: string, target: StormTarget, options: Stor
       await gate.reach(Math.floor(step.at * total));
       await timed(step.what, step.run);
     }
-  })().catch((error: unknown) => void (chaosFailure = { error }));
+  })().catch((error: unknown) => {
+    chaosFailure = { error };
+  });
 
   let traffic: Awaited<ReturnType<typeof sendStorm>>;
   // WI_STORM_DEBUG=1: a progress line every 2 s on stderr (jest buffers console output until the test ends).
-  const ticker = process.env.WI_STORM_DEBUG === '1'
-    ? setInterval(() => process.stderr.write(`[storm ${label}] ${gate.finished}/${total} finished, crashes ${cluster.crashes.length}, faults ${faults.map((f) => f.what).join('; ')}\n`), 2_000)
-    : undefined;
+  const ticker =
+    process.env.WI_STORM_DEBUG === '1'
+      ? setInterval(
+          () =>
+            process.stderr.write(
+              `[storm ${label}] ${gate.finished}/${total} finished, crashes ${cluster.crashes.length}, faults ${faults.map((f) => f.what).join('; ')}\n`,
+            ),
+          2_000,
+        )
+      : undefined;
   try {
     traffic = await sendStorm(cluster.ports, options, (finished) => gate.update(finished));
     trafficDone = true;
@@ -230,7 +262,10 @@ export async function runStorm(label: string, target: StormTarget, options: Stor
   let receipts: Rows;
   let effects: Rows;
   try {
-    receipts = await check.query(`SELECT external_id, status, attempts FROM webhook_receipts WHERE provider = ?`, [STORM_PROVIDER]);
+    receipts = await check.query(
+      `SELECT external_id, status, attempts FROM webhook_receipts WHERE provider = ?`,
+      [STORM_PROVIDER],
+    );
     effects = await check.query(`SELECT event_id, token FROM ${EFFECTS}`);
   } finally {
     await check.close();
@@ -254,29 +289,45 @@ export async function runStorm(label: string, target: StormTarget, options: Stor
   };
   const attemptsOf = new Map(receipts.map((r) => [String(r.external_id), Number(r.attempts)]));
   // The handler killed between its business write and the commit: rolled back, then taken over.
-  for (const id of killedInHandler) if (!((attemptsOf.get(id) ?? 0) >= 2)) problems.notTakenOver.push(`${id} (attempts ${attemptsOf.get(id)})`);
+  for (const id of killedInHandler)
+    if (!((attemptsOf.get(id) ?? 0) >= 2))
+      problems.notTakenOver.push(`${id} (attempts ${attemptsOf.get(id)})`);
   for (let n = 0; n < options.ids; n++) {
     const id = stormId(n);
     const seen = traffic.perId.get(id);
     const tokens = rowsOf.get(id) ?? [];
     if (!seen?.first) problems.without200.push(id);
     if (tokens.length !== 1) problems.notOneBusinessRow.push(`${id} (${tokens.length} rows)`);
-    if (statusOf.get(id) !== 'completed') problems.notCompleted.push(`${id} (${statusOf.get(id) ?? 'no receipt'})`);
+    if (statusOf.get(id) !== 'completed')
+      problems.notCompleted.push(`${id} (${statusOf.get(id) ?? 'no receipt'})`);
     if (seen && seen.mismatches > 0) problems.mismatchedReplays.push(`${id} (${seen.mismatches})`);
     if (seen && seen.firstRuns > 1) problems.severalFirstRuns.push(`${id} (${seen.firstRuns})`);
     if (seen?.first && tokens.length === 1) {
       const answered = (JSON.parse(seen.first.toString('utf8')) as { token?: string }).token;
-      if (answered !== tokens[0]) problems.tokenNotCommitted.push(`${id} (answered ${answered}, committed ${tokens[0]})`);
+      if (answered !== tokens[0])
+        problems.tokenNotCommitted.push(`${id} (answered ${answered}, committed ${tokens[0]})`);
     }
   }
   const reruns = receipts.filter((r) => Number(r.attempts) > 1).length;
   const c = traffic.counts;
-  const dbFault = database ? `db kill+restart ${faults.filter((f) => f.what.startsWith('SIGKILL ' + database.kind)).length}` : 'db kill skipped (SQLite: no server)';
+  const dbFault = database
+    ? `db kill+restart ${faults.filter((f) => f.what.startsWith(`SIGKILL ${database.kind}`)).length}`
+    : 'db kill skipped (SQLite: no server)';
   const summary =
     `storm ${label}: ${c.deliveries} deliveries, ${options.ids} ids, 200s ${c.ok200} (replays ${c.replayed200}), ` +
     `409s ${c.s409}, 503s ${c.s503} (app ${c.s503App}), other 5xx ${c.other5xx}, unexpected ${c.unexpected}, ` +
     `retries ${c.retries}, conn errors ${c.connectionErrors}, timeouts ${c.timeouts}, gave up ${c.gaveUp}, ` +
     `crashes ${cluster.crashes.length}, reruns ${reruns}, server kills ${faults.filter((f) => f.what.includes('server')).length} (killed in handler: ${killedInHandler.join(', ') || 'none'}), ${dbFault}, ` +
     `duration ${(traffic.durationMs / 1000).toFixed(1)} s (Retry-After capped at ${options.retryAfterCapMs} ms, stale ${options.staleAfterSeconds} s, handler ${options.handlerDelayMs} ms in its transaction)`;
-  return { dialect: target.dialect, counts: c, durationMs: traffic.durationMs, faults, crashes: cluster.crashes, reruns, problems, killedInHandler, summary };
+  return {
+    dialect: target.dialect,
+    counts: c,
+    durationMs: traffic.durationMs,
+    faults,
+    crashes: cluster.crashes,
+    reruns,
+    problems,
+    killedInHandler,
+    summary,
+  };
 }

@@ -19,7 +19,9 @@ import { DYING_MARKER, STORM_PROVIDER, type StormServerConfig } from './config';
 /** The handler's own business write failed (database gone mid-transaction): the app answers 503. */
 class BusinessWriteError extends Error {
   constructor(cause: unknown) {
-    super(`business write failed: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`business write failed: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
     this.name = 'BusinessWriteError';
   }
 }
@@ -29,20 +31,40 @@ type Insert = (transaction: unknown, id: string, token: string) => Promise<void>
 function open(config: StormServerConfig): { store: Store<unknown>; insert: Insert } {
   const sql = `INSERT INTO ${config.effects} (event_id, token, pid) VALUES (?, ?, ?)`;
   if (config.dialect === 'postgres') {
-    const pool = new pg.Pool({ connectionString: config.url, max: config.poolSize, connectionTimeoutMillis: 5_000 });
+    const pool = new pg.Pool({
+      connectionString: config.url,
+      max: config.poolSize,
+      connectionTimeoutMillis: 5_000,
+    });
     // What pg's docs tell every application to do: an idle client's error must not crash the process.
-    pool.on('error', (error) => console.error(`[storm server ${process.pid}] idle pg client error: ${error.message}`));
-    const text = sql.replace(/\?/g, (() => { let n = 0; return () => `$${++n}`; })());
+    pool.on('error', (error) =>
+      process.stderr.write(
+        `[storm server ${process.pid}] idle pg client error: ${error.message}\n`,
+      ),
+    );
+    const text = sql.replace(
+      /\?/g,
+      (() => {
+        let n = 0;
+        return () => `$${++n}`;
+      })(),
+    );
     return {
       store: new SqlStore(pool),
-      insert: async (transaction, id, token) => void (await (transaction as pg.PoolClient).query(text, [id, token, process.pid])),
+      insert: async (transaction, id, token) =>
+        void (await (transaction as pg.PoolClient).query(text, [id, token, process.pid])),
     };
   }
   if (config.dialect === 'mysql') {
-    const pool = mysql.createPool({ uri: config.url, connectionLimit: config.poolSize, connectTimeout: 5_000 });
+    const pool = mysql.createPool({
+      uri: config.url,
+      connectionLimit: config.poolSize,
+      connectTimeout: 5_000,
+    });
     return {
       store: new SqlStore(pool),
-      insert: async (transaction, id, token) => void (await (transaction as mysql.PoolConnection).query(sql, [id, token, process.pid])),
+      insert: async (transaction, id, token) =>
+        void (await (transaction as mysql.PoolConnection).query(sql, [id, token, process.pid])),
     };
   }
   const db = new Database(config.url, { timeout: 5_000 });
@@ -50,7 +72,8 @@ function open(config: StormServerConfig): { store: Store<unknown>; insert: Inser
   return {
     store: new SqlStore(db),
     // The handle is the store's Database inside BEGIN IMMEDIATE (a guarded view of it: dead once the transaction ends).
-    insert: async (transaction, id, token) => void (transaction as Database.Database).prepare(sql).run(id, token, process.pid),
+    insert: async (transaction, id, token) =>
+      void (transaction as Database.Database).prepare(sql).run(id, token, process.pid),
   };
 }
 
@@ -83,7 +106,8 @@ function main(): void {
       } catch (error) {
         throw new BusinessWriteError(error);
       }
-      if (config.handlerDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, config.handlerDelayMs));
+      if (config.handlerDelayMs > 0)
+        await new Promise((resolve) => setTimeout(resolve, config.handlerDelayMs));
       if (dieInNextHandler) {
         writeSync(1, `${DYING_MARKER} ${id}\n`);
         process.kill(process.pid, 'SIGKILL');
@@ -105,11 +129,13 @@ function main(): void {
   };
   app.use(onError);
 
-  const server: Server = app.listen(config.port, '127.0.0.1', () => process.send?.({ type: 'ready', pid: process.pid }));
+  const server: Server = app.listen(config.port, '127.0.0.1', () =>
+    process.send?.({ type: 'ready', pid: process.pid }),
+  );
   server.keepAliveTimeout = 30_000;
   server.on('error', (error) => {
     // Cannot listen (port still held): report and leave; the parent sees the exit.
-    console.error(`[storm server ${process.pid}] listen failed: ${error.message}`);
+    process.stderr.write(`[storm server ${process.pid}] listen failed: ${error.message}\n`);
     process.exit(3);
   });
   // The parent is gone (jest ended or crashed): do not outlive it.

@@ -4,7 +4,14 @@
  */
 import type { Knex } from 'knex';
 import { beginStatement } from './pg';
-import { gate, untilAborted, type Executor, type Gate, type QueryResult, type Row } from '../executor';
+import {
+  gate,
+  untilAborted,
+  type Executor,
+  type Gate,
+  type QueryResult,
+  type Row,
+} from '../executor';
 import type { SqlDialect } from '../types';
 
 /** knex's `client.dialect` → our dialect, for the drivers whose results we know how to read. */
@@ -18,7 +25,11 @@ const SUPPORTED: Readonly<Record<string, { dialect: SqlDialect; drivers: readonl
 export function isKnex(db: unknown): db is Knex {
   if (typeof db !== 'function') return false;
   const candidate = db as unknown as Partial<Knex>;
-  return typeof candidate.raw === 'function' && typeof candidate.transaction === 'function' && !!candidate.client;
+  return (
+    typeof candidate.raw === 'function' &&
+    typeof candidate.transaction === 'function' &&
+    !!candidate.client
+  );
 }
 
 function readResult(driver: string, result: unknown): QueryResult {
@@ -38,7 +49,7 @@ export function knexExecutor(knex: Knex): Executor {
   const client = knex.client as { dialect?: string; driverName?: string };
   const supported = SUPPORTED[client.dialect ?? ''];
   const driver = client.driverName ?? '';
-  if (!supported || !supported.drivers.includes(driver)) {
+  if (!supported?.drivers.includes(driver)) {
     throw new TypeError(
       `SqlStore: knex client "${driver || client.dialect}" is not supported; use pg, mysql2 (or mysql) or better-sqlite3`,
     );
@@ -55,8 +66,12 @@ export function knexExecutor(knex: Knex): Executor {
         const state: Gate = { closed: undefined };
         if (lockStatement) await trx.raw(lockStatement);
         // knex sent its own BEGIN: the rest of the PostgreSQL bounds go in one more statement.
-        if (timeoutMs && supported.dialect === 'postgres') await trx.raw(beginStatement(timeoutMs).replace(/^BEGIN; /, ''));
-        if (timeoutMs && supported.dialect === 'mysql') await trx.raw(`SET SESSION innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(timeoutMs / 1000))}`);
+        if (timeoutMs && supported.dialect === 'postgres')
+          await trx.raw(beginStatement(timeoutMs).replace(/^BEGIN; /, ''));
+        if (timeoutMs && supported.dialect === 'mysql')
+          await trx.raw(
+            `SET SESSION innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(timeoutMs / 1000))}`,
+          );
         try {
           const result = await untilAborted(work(gate(trx, state)), signal);
           state.closed = 'committed';

@@ -5,11 +5,22 @@
  */
 import type { Pool as CallbackPool, PoolConnection as CallbackConnection } from 'mysql2';
 import type { Pool as PromisePool, PoolConnection as PromiseConnection } from 'mysql2/promise';
-import { acquireWithin, gate, untilAborted, type Executor, type Gate, type QueryResult } from '../executor';
+import {
+  acquireWithin,
+  gate,
+  untilAborted,
+  type Executor,
+  type Gate,
+  type QueryResult,
+} from '../executor';
 
 /** True for a `mysql2/promise` pool. */
 export function isMysqlPromisePool(db: unknown): db is PromisePool {
-  const candidate = db as { getConnection?: unknown; query?: unknown; pool?: { getConnection?: unknown } } | null;
+  const candidate = db as {
+    getConnection?: unknown;
+    query?: unknown;
+    pool?: { getConnection?: unknown };
+  } | null;
   return (
     typeof candidate === 'object' &&
     candidate !== null &&
@@ -21,7 +32,11 @@ export function isMysqlPromisePool(db: unknown): db is PromisePool {
 
 /** True for a `mysql2` callback pool (it has `.promise()` and `.getConnection(callback)`). */
 export function isMysqlCallbackPool(db: unknown): db is CallbackPool {
-  const candidate = db as { getConnection?: unknown; promise?: unknown; config?: { connectionConfig?: unknown } } | null;
+  const candidate = db as {
+    getConnection?: unknown;
+    promise?: unknown;
+    config?: { connectionConfig?: unknown };
+  } | null;
   return (
     typeof candidate === 'object' &&
     candidate !== null &&
@@ -40,7 +55,9 @@ function toResult(result: unknown): QueryResult {
 function promiseFace(transaction: unknown): PromiseConnection {
   const connection = transaction as PromiseConnection | CallbackConnection;
   // A callback connection has `.promise()`; a promise connection has `.connection` (the core one) instead.
-  return 'connection' in connection ? (connection as PromiseConnection) : (connection as CallbackConnection).promise();
+  return 'connection' in connection
+    ? (connection as PromiseConnection)
+    : (connection as CallbackConnection).promise();
 }
 
 /** Core connections the store has lent an 'error' listener to; the lock wait timeout each was given. */
@@ -61,15 +78,29 @@ function own(connection: PromiseConnection): PromiseConnection {
 export function mysqlExecutor(db: PromisePool | CallbackPool, acquireTimeoutMs: number): Executor {
   const callbackApi = !isMysqlPromisePool(db);
   const pool: PromisePool = callbackApi ? (db as CallbackPool).promise() : (db as PromisePool);
-  const acquire = async () => own(await acquireWithin(() => pool.getConnection(), (connection) => connection.release(), acquireTimeoutMs));
+  const acquire = async () =>
+    own(
+      await acquireWithin(
+        () => pool.getConnection(),
+        (connection) => connection.release(),
+        acquireTimeoutMs,
+      ),
+    );
 
-  const run = async (connection: PromiseConnection, sql: string, params: readonly unknown[]): Promise<QueryResult> => {
+  const run = async (
+    connection: PromiseConnection,
+    sql: string,
+    params: readonly unknown[],
+  ): Promise<QueryResult> => {
     const [result] = await connection.query(sql, params as unknown[]);
     return toResult(result);
   };
 
   /** Row-lock waits inside the handler's transaction end at the handler deadline (set once per connection). */
-  const boundLockWaits = async (connection: PromiseConnection, timeoutMs: number | undefined): Promise<void> => {
+  const boundLockWaits = async (
+    connection: PromiseConnection,
+    timeoutMs: number | undefined,
+  ): Promise<void> => {
     if (!timeoutMs) return;
     const seconds = Math.max(1, Math.ceil(timeoutMs / 1000));
     const core = (connection as unknown as { connection?: object }).connection ?? connection;
@@ -101,7 +132,9 @@ export function mysqlExecutor(db: PromisePool | CallbackPool, acquireTimeoutMs: 
         throw error;
       }
       try {
-        const handle = callbackApi ? (connection as unknown as { connection: CallbackConnection }).connection : connection;
+        const handle = callbackApi
+          ? (connection as unknown as { connection: CallbackConnection }).connection
+          : connection;
         const result = await untilAborted(work(gate(handle as object, state)), signal);
         state.closed = 'committed';
         await connection.commit();

@@ -1,6 +1,13 @@
 /** @module Executor over a `pg` Pool: `$n` placeholders, `BEGIN`/`COMMIT` on a pooled client. */
 import type { Pool, PoolClient } from 'pg';
-import { acquireWithin, gate, untilAborted, type Executor, type Gate, type QueryResult } from '../executor';
+import {
+  acquireWithin,
+  gate,
+  untilAborted,
+  type Executor,
+  type Gate,
+  type QueryResult,
+} from '../executor';
 
 const numbered = new Map<string, string>();
 
@@ -15,7 +22,11 @@ function toNumbered(sql: string): string {
   return text;
 }
 
-async function run(client: PoolClient, sql: string, params: readonly unknown[]): Promise<QueryResult> {
+async function run(
+  client: PoolClient,
+  sql: string,
+  params: readonly unknown[],
+): Promise<QueryResult> {
   const result = await client.query(toNumbered(sql), params as unknown[]);
   return { rows: result.rows, affected: result.rowCount ?? 0 };
 }
@@ -41,7 +52,8 @@ function own(client: PoolClient): PoolClient {
 
 /** Gives `client` back to the pool, destroying it when it broke or `error` says it may have. */
 function giveBack(client: PoolClient, error?: unknown): void {
-  const fault = broken.get(client) ?? (error instanceof Error && !('severity' in error) ? error : undefined);
+  const fault =
+    broken.get(client) ?? (error instanceof Error && !('severity' in error) ? error : undefined);
   client.release(fault);
 }
 
@@ -74,7 +86,14 @@ export function isPgPool(db: unknown): db is Pool {
 
 /** An executor over `pool`; each statement borrows a client for at most `acquireTimeoutMs` of waiting. */
 export function pgExecutor(pool: Pool, acquireTimeoutMs: number): Executor {
-  const acquire = async () => own(await acquireWithin(() => pool.connect(), (client) => client.release(), acquireTimeoutMs));
+  const acquire = async () =>
+    own(
+      await acquireWithin(
+        () => pool.connect(),
+        (client) => client.release(),
+        acquireTimeoutMs,
+      ),
+    );
   return {
     dialect: 'postgres',
     async query(sql, params, transaction) {
@@ -110,7 +129,9 @@ export function pgExecutor(pool: Pool, acquireTimeoutMs: number): Executor {
         if (signal?.aborted) {
           // A statement may be in flight: close the connection, and the server rolls back.
           state.closed = 'timed out';
-          client.release(broken.get(client) ?? new Error('transaction ended at the handler deadline'));
+          client.release(
+            broken.get(client) ?? new Error('transaction ended at the handler deadline'),
+          );
           throw error;
         }
         state.closed = 'rolled back';
@@ -118,7 +139,9 @@ export function pgExecutor(pool: Pool, acquireTimeoutMs: number): Executor {
           await client.query('ROLLBACK');
           giveBack(client);
         } catch (rollbackError) {
-          client.release(rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)));
+          client.release(
+            rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)),
+          );
         }
         throw error;
       }

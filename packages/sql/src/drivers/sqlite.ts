@@ -43,7 +43,9 @@ const shared = new WeakMap<BetterSqlite3.Database, Shared>();
 /** Statements a gated Database hands out are gated too: a prepared statement kept past the end refuses to run. */
 function gatedDatabase(db: BetterSqlite3.Database, state: Gate): BetterSqlite3.Database {
   return gate(db, state, (method, result) =>
-    method === 'prepare' && typeof result === 'object' && result !== null ? gate(result as BetterSqlite3.Statement, state) : result,
+    method === 'prepare' && typeof result === 'object' && result !== null
+      ? gate(result as BetterSqlite3.Statement, state)
+      : result,
   );
 }
 
@@ -51,7 +53,12 @@ function gatedDatabase(db: BetterSqlite3.Database, state: Gate): BetterSqlite3.D
 export function sqliteExecutor(db: BetterSqlite3.Database, waitMs: number): Executor {
   let state = shared.get(db);
   if (!state) {
-    state = { mutex: new Mutex(), inTransaction: new AsyncLocalStorage(), statements: new Map(), savepoints: 0 };
+    state = {
+      mutex: new Mutex(),
+      inTransaction: new AsyncLocalStorage(),
+      statements: new Map(),
+      savepoints: 0,
+    };
     shared.set(db, state);
   }
   const context = state;
@@ -76,12 +83,18 @@ export function sqliteExecutor(db: BetterSqlite3.Database, waitMs: number): Exec
   };
 
   /** A transaction inside an open one (a nested guard, another store on the handle): a savepoint of it. */
-  const nested = async <T>(outer: Marker, work: (transaction: unknown) => Promise<T>, signal: AbortSignal | undefined): Promise<T> => {
+  const nested = async <T>(
+    outer: Marker,
+    work: (transaction: unknown) => Promise<T>,
+    signal: AbortSignal | undefined,
+  ): Promise<T> => {
     const name = `wi_savepoint_${++context.savepoints}`;
     db.exec(`SAVEPOINT ${name}`);
     const inner: Marker = { open: true, gate: { closed: undefined } };
     try {
-      const result = await inTransaction.run(inner, () => untilAborted(work(gatedDatabase(db, inner.gate)), signal));
+      const result = await inTransaction.run(inner, () =>
+        untilAborted(work(gatedDatabase(db, inner.gate)), signal),
+      );
       if (!outer.open) throw new TransactionClosed(outer.gate.closed ?? 'rolled back');
       db.exec(`RELEASE ${name}`);
       inner.gate.closed = 'committed';

@@ -22,7 +22,10 @@ export interface ChildTask {
 }
 
 /** How the race deliveries of one child ended, by key. */
-export type RaceCounts = Record<string, { ran: number; replayed: number; inProgress: number; errors: string[] }>;
+export type RaceCounts = Record<
+  string,
+  { ran: number; replayed: number; inProgress: number; errors: string[] }
+>;
 
 const task = JSON.parse(process.argv[2]!) as ChildTask;
 const send = (message: unknown) => process.send!(message);
@@ -32,10 +35,16 @@ async function main(): Promise<void> {
   const { db, sql } = connect(task.target);
   const store = new SqlStore(db, { table: task.table });
   const write = (id: string, transaction?: unknown) =>
-    sql.query(`INSERT INTO ${task.effects} (id, written_by) VALUES (?, ?)`, [id, process.pid], transaction);
+    sql.query(
+      `INSERT INTO ${task.effects} (id, written_by) VALUES (?, ?)`,
+      [id, process.pid],
+      transaction,
+    );
   // Open the pool's connections now, so that the race starts on warm connections.
   await Promise.all(Array.from({ length: 10 }, () => sql.query('SELECT 1', [])));
-  const go = new Promise<number>((resolve) => process.once('message', (message: { at: number }) => resolve(message.at)));
+  const go = new Promise<number>((resolve) =>
+    process.once('message', (message: { at: number }) => resolve(message.at)),
+  );
   send({ type: 'ready' });
   // Every worker starts at the same wall-clock instant, not when its "go" happens to arrive.
   const at = await go;

@@ -10,7 +10,10 @@ import pg from 'pg';
 
 function env(name: 'WI_PG_URL' | 'WI_MYSQL_URL'): string {
   const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set: run the SQL tests through jest, whose global setup starts the servers`);
+  if (!value)
+    throw new Error(
+      `${name} is not set: run the SQL tests through jest, whose global setup starts the servers`,
+    );
   return value;
 }
 
@@ -52,7 +55,17 @@ export function sqliteFile(name: string): string {
 }
 
 /** knex connection settings from a server URL. */
-export function connectionOf(url: string): { host: string; port: number; user: string; database: string } {
+export function connectionOf(url: string): {
+  host: string;
+  port: number;
+  user: string;
+  database: string;
+} {
   const parsed = new URL(url);
-  return { host: parsed.hostname, port: Number(parsed.port), user: parsed.username, database: parsed.pathname.slice(1) };
+  return {
+    host: parsed.hostname,
+    port: Number(parsed.port),
+    user: parsed.username,
+    database: parsed.pathname.slice(1),
+  };
 }

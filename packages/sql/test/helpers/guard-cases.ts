@@ -23,11 +23,17 @@ function everyCharacter(): string {
  * Registers the cases. `insertOrder` writes one row of `orders` through the transaction handle;
  * its parameter is typed by `TransactionOf<Db>`, so each test file also checks that typing.
  */
-export function guardCases<Db extends SqlConnection>(db: () => Db, insertOrder: (transaction: TransactionOf<Db>, id: string) => Promise<unknown>): void {
+export function guardCases<Db extends SqlConnection>(
+  db: () => Db,
+  insertOrder: (transaction: TransactionOf<Db>, id: string) => Promise<unknown>,
+): void {
   const table = 'receipts_guard';
   let run = 0;
   const orders = async (prefix: string) => {
-    const { rows } = await createExecutor(db(), 10_000).query('SELECT COUNT(*) AS n FROM orders WHERE id LIKE ?', [`${prefix}%`]);
+    const { rows } = await createExecutor(db(), 10_000).query(
+      'SELECT COUNT(*) AS n FROM orders WHERE id LIKE ?',
+      [`${prefix}%`],
+    );
     return Number(rows[0]!.n);
   };
 
@@ -35,21 +41,35 @@ export function guardCases<Db extends SqlConnection>(db: () => Db, insertOrder: 
     let prefix: string;
     beforeAll(async () => {
       await Schema.createTable(db(), { table });
-      await createExecutor(db(), 10_000).query('CREATE TABLE orders (id VARCHAR(100) NOT NULL PRIMARY KEY)', []);
+      await createExecutor(db(), 10_000).query(
+        'CREATE TABLE orders (id VARCHAR(100) NOT NULL PRIMARY KEY)',
+        [],
+      );
     });
     beforeEach(() => {
       prefix = `r${++run}-`;
     });
-    const guard = () => new IdempotencyGuard(new SqlStore(db(), { table }), { transactional: true });
+    const guard = () =>
+      new IdempotencyGuard(new SqlStore(db(), { table }), { transactional: true });
 
     it('transactional mode commits the business write and `completed` together; a duplicate is replayed', async () => {
       const key = { provider: 'tx', externalId: `${prefix}1` };
-      const handler = jest.fn(async ({ transaction }: { transaction: TransactionOf<Db> | undefined }) => {
-        await insertOrder(transaction!, `${prefix}1`);
-        return { ok: true };
+      const handler = jest.fn(
+        async ({ transaction }: { transaction: TransactionOf<Db> | undefined }) => {
+          await insertOrder(transaction!, `${prefix}1`);
+          return { ok: true };
+        },
+      );
+      expect(await guard().run(key, handler)).toEqual({
+        response: { ok: true },
+        isReplay: false,
+        attempts: 1,
       });
-      expect(await guard().run(key, handler)).toEqual({ response: { ok: true }, isReplay: false, attempts: 1 });
-      expect(await guard().run(key, handler)).toEqual({ response: { ok: true }, isReplay: true, attempts: 1 });
+      expect(await guard().run(key, handler)).toEqual({
+        response: { ok: true },
+        isReplay: true,
+        attempts: 1,
+      });
       expect(handler).toHaveBeenCalledTimes(1);
       expect(await orders(prefix)).toBe(1);
     });
@@ -75,14 +95,22 @@ export function guardCases<Db extends SqlConnection>(db: () => Db, insertOrder: 
     it('concurrent transactional runs on 20 keys each commit exactly their own write', async () => {
       const ids = Array.from({ length: 20 }, (_, i) => `${prefix}c${i}`);
       const outcomes = await Promise.all(
-        ids.map((id) => guard().run({ provider: 'tx', externalId: id }, async ({ transaction }) => (await insertOrder(transaction!, id), id))),
+        ids.map((id) =>
+          guard().run({ provider: 'tx', externalId: id }, async ({ transaction }) => {
+            await insertOrder(transaction!, id);
+            return id;
+          }),
+        ),
       );
       expect(outcomes.map((o) => o.response)).toEqual(ids);
       expect(await orders(`${prefix}c`)).toBe(20);
     });
 
     it('a key of 160 four-byte characters in both parts (640 UTF-8 bytes each) is claimed and replayed', async () => {
-      const key = { provider: '𝄞'.repeat(160), externalId: `${prefix}${'😀'.repeat(160 - prefix.length)}` };
+      const key = {
+        provider: '𝄞'.repeat(160),
+        externalId: `${prefix}${'😀'.repeat(160 - prefix.length)}`,
+      };
       const handler = jest.fn(async () => 'long');
       expect(await guard().run(key, handler)).toMatchObject({ isReplay: false });
       expect(await guard().run(key, handler)).toMatchObject({ isReplay: true, response: 'long' });
@@ -91,7 +119,9 @@ export function guardCases<Db extends SqlConnection>(db: () => Db, insertOrder: 
 
     it('a response of every Unicode character is replayed verbatim', async () => {
       const text = everyCharacter();
-      const unicode = new IdempotencyGuard<never, string>(new SqlStore(db(), { table }) as never, { codec: verbatim });
+      const unicode = new IdempotencyGuard<never, string>(new SqlStore(db(), { table }) as never, {
+        codec: verbatim,
+      });
       const key = { provider: 'unicode', externalId: `${prefix}😀` };
       expect((await unicode.run(key, () => text)).isReplay).toBe(false);
       const replay = await unicode.run(key, () => 'not this');

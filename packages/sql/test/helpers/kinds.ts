@@ -34,14 +34,23 @@ export async function runOn(handle: unknown, sql: string, params: unknown[]): Pr
   }
   if (typeof h.escape === 'function') {
     if ('connection' in (handle as object)) return h.query!(sql, params); // mysql2 promise connection
-    return new Promise((resolve, reject) => h.query!(sql, params, (error: unknown, rows: unknown) => (error ? reject(error) : resolve(rows))));
+    return new Promise((resolve, reject) =>
+      h.query!(sql, params, (error: unknown, rows: unknown) =>
+        error ? reject(error) : resolve(rows),
+      ),
+    );
   }
   let n = 0; // pg: `$n` placeholders
-  return h.query!(sql.replace(/\?/g, () => `$${++n}`), params);
+  return h.query!(
+    sql.replace(/\?/g, () => `$${++n}`),
+    params,
+  );
 }
 
 /** `[name, open]` for each of the seven connection kinds; `tag` keeps databases and files apart per test file. */
-export function connectionKinds(tag: string): Array<[string, () => Promise<OpenedKind>, KindCapabilities]> {
+export function connectionKinds(
+  tag: string,
+): Array<[string, () => Promise<OpenedKind>, KindCapabilities]> {
   const name = (kind: string) => `wi_${tag.replace(/[^a-z0-9]/gi, '_')}_${kind}`.toLowerCase();
   return [
     [
@@ -55,7 +64,11 @@ export function connectionKinds(tag: string): Array<[string, () => Promise<Opene
     [
       'knex, PostgreSQL',
       async () => {
-        const db = knex({ client: 'pg', connection: connectionOf(await pgDatabase(name('knex_pg'))), pool: { min: 0, max: 4 } });
+        const db = knex({
+          client: 'pg',
+          connection: connectionOf(await pgDatabase(name('knex_pg'))),
+          pool: { min: 0, max: 4 },
+        });
         return { db, close: () => db.destroy() };
       },
       { serverLockTimeout: true },
@@ -63,7 +76,10 @@ export function connectionKinds(tag: string): Array<[string, () => Promise<Opene
     [
       'mysql2 promise pool, MariaDB',
       async () => {
-        const db = mysqlPromise.createPool({ uri: await mysqlDatabase(name('mysql2')), connectionLimit: 4 });
+        const db = mysqlPromise.createPool({
+          uri: await mysqlDatabase(name('mysql2')),
+          connectionLimit: 4,
+        });
         return { db, close: () => db.end() };
       },
       { serverLockTimeout: true },
@@ -71,15 +87,29 @@ export function connectionKinds(tag: string): Array<[string, () => Promise<Opene
     [
       'mysql2 callback pool, MariaDB',
       async () => {
-        const db = mysql.createPool({ uri: await mysqlDatabase(name('mysql2_cb')), connectionLimit: 4, flags: ['-FOUND_ROWS'] });
-        return { db, close: () => new Promise<void>((resolve, reject) => db.end((error) => (error ? reject(error) : resolve()))) };
+        const db = mysql.createPool({
+          uri: await mysqlDatabase(name('mysql2_cb')),
+          connectionLimit: 4,
+          flags: ['-FOUND_ROWS'],
+        });
+        return {
+          db,
+          close: () =>
+            new Promise<void>((resolve, reject) =>
+              db.end((error) => (error ? reject(error) : resolve())),
+            ),
+        };
       },
       { serverLockTimeout: true },
     ],
     [
       'knex, MariaDB',
       async () => {
-        const db = knex({ client: 'mysql2', connection: connectionOf(await mysqlDatabase(name('knex_mysql'))), pool: { min: 0, max: 4 } });
+        const db = knex({
+          client: 'mysql2',
+          connection: connectionOf(await mysqlDatabase(name('knex_mysql'))),
+          pool: { min: 0, max: 4 },
+        });
         return { db, close: () => db.destroy() };
       },
       { serverLockTimeout: true },
@@ -96,7 +126,11 @@ export function connectionKinds(tag: string): Array<[string, () => Promise<Opene
     [
       'knex, SQLite file',
       async () => {
-        const db = knex({ client: 'better-sqlite3', connection: { filename: sqliteFile(`${tag}-knex`) }, useNullAsDefault: true });
+        const db = knex({
+          client: 'better-sqlite3',
+          connection: { filename: sqliteFile(`${tag}-knex`) },
+          useNullAsDefault: true,
+        });
         return { db, close: () => db.destroy() };
       },
       { serverLockTimeout: false },

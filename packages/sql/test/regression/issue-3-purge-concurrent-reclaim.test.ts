@@ -44,7 +44,9 @@ async function postgres(): Promise<Server> {
       }
     },
     async lockWaiters() {
-      const { rows } = await pool.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'");
+      const { rows } = await pool.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'",
+      );
       return rows[0].n as number;
     },
     close: () => pool.end(),
@@ -106,7 +108,9 @@ describe.each([
     expect(await store.fail(key, { now: 0, attempts: 1, error: 'boom' })).toBe(true);
     // Finished two days ago: old enough for a one-day retention.
     const sql = createExecutor(server.db, 10_000);
-    await sql.query(`UPDATE ${t} SET finished_at = ${spec.minusMs('finished_at')}`, [2 * 86_400_000]);
+    await sql.query(`UPDATE ${t} SET finished_at = ${spec.minusMs('finished_at')}`, [
+      2 * 86_400_000,
+    ]);
 
     // A redelivery takes the failed receipt over (the store's reclaim statement), and its
     // transaction is still open when purge runs.

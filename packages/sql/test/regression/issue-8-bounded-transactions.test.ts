@@ -6,7 +6,12 @@
  * - the handle stayed usable after the transaction ended ("answer, then write" wrote through a
  *   connection back in the pool); it now refuses every call with TransactionClosed.
  */
-import { HandlerTimeout, IdempotencyGuard, RequestKey, TransactionClosed } from '@webhook-idempotency/core';
+import {
+  HandlerTimeout,
+  IdempotencyGuard,
+  RequestKey,
+  TransactionClosed,
+} from '@webhook-idempotency/core';
 import { Schema, SqlStore } from '../../src';
 import { createExecutor } from '../../src/connection';
 import { connectionKinds, runOn, type OpenedKind } from '../helpers/kinds';
@@ -21,15 +26,23 @@ describe.each(connectionKinds('bounded'))('bounded transactions (%s)', (_name, o
   beforeAll(async () => {
     opened = await open();
     await Schema.createTable(opened.db, { table });
-    await createExecutor(opened.db, 5000).query(`CREATE TABLE ${effects} (id VARCHAR(100) NOT NULL PRIMARY KEY)`, []);
+    await createExecutor(opened.db, 5000).query(
+      `CREATE TABLE ${effects} (id VARCHAR(100) NOT NULL PRIMARY KEY)`,
+      [],
+    );
   });
   afterAll(() => opened.close());
   const effectRows = async (id: string) =>
-    (await createExecutor(opened.db, 5000).query(`SELECT id FROM ${effects} WHERE id = ?`, [id])).rows.length;
+    (await createExecutor(opened.db, 5000).query(`SELECT id FROM ${effects} WHERE id = ?`, [id]))
+      .rows.length;
 
   it('a handler that never settles is rolled back at the deadline; the next delivery runs on untouched data', async () => {
     const store = new SqlStore(opened.db, { table, acquireTimeoutMs: 5000 });
-    const guard = new IdempotencyGuard(store, { transactional: true, staleAfterSeconds: 5, handlerTimeoutSeconds: 0.4 });
+    const guard = new IdempotencyGuard(store, {
+      transactional: true,
+      staleAfterSeconds: 5,
+      handlerTimeoutSeconds: 0.4,
+    });
     const key = new RequestKey('stripe', `evt_hung_${++run}`);
     let handle: unknown;
     const started = Date.now();
@@ -43,7 +56,9 @@ describe.each(connectionKinds('bounded'))('bounded transactions (%s)', (_name, o
     expect(await store.find(key, { now: 0 })).toMatchObject({ status: 'failed', attempts: 1 });
     expect(await effectRows(key.externalId)).toBe(0);
     // The hung handler's later calls are refused, whatever it tries.
-    const late = await runOn(handle, `INSERT INTO ${effects} (id) VALUES (?)`, [`${key.externalId}_late`]).catch((e: unknown) => e);
+    const late = await runOn(handle, `INSERT INTO ${effects} (id) VALUES (?)`, [
+      `${key.externalId}_late`,
+    ]).catch((e: unknown) => e);
     expect(late).toBeInstanceOf(TransactionClosed);
     expect((late as TransactionClosed).reason).toBe('timed out');
 
@@ -63,7 +78,9 @@ describe.each(connectionKinds('bounded'))('bounded transactions (%s)', (_name, o
       committed = transaction;
       return 'ok';
     });
-    const afterCommit = await runOn(committed, `INSERT INTO ${effects} (id) VALUES (?)`, [`after_commit_${run}`]).catch((e: unknown) => e);
+    const afterCommit = await runOn(committed, `INSERT INTO ${effects} (id) VALUES (?)`, [
+      `after_commit_${run}`,
+    ]).catch((e: unknown) => e);
     expect(afterCommit).toBeInstanceOf(TransactionClosed);
     expect((afterCommit as TransactionClosed).reason).toBe('committed');
 
@@ -75,7 +92,9 @@ describe.each(connectionKinds('bounded'))('bounded transactions (%s)', (_name, o
         throw boom;
       }),
     ).rejects.toBe(boom);
-    const afterRollback = await runOn(rolledBack, `INSERT INTO ${effects} (id) VALUES (?)`, [`after_rollback_${run}`]).catch((e: unknown) => e);
+    const afterRollback = await runOn(rolledBack, `INSERT INTO ${effects} (id) VALUES (?)`, [
+      `after_rollback_${run}`,
+    ]).catch((e: unknown) => e);
     expect(afterRollback).toBeInstanceOf(TransactionClosed);
     expect((afterRollback as TransactionClosed).reason).toBe('rolled back');
     expect(await effectRows(`after_commit_${run - 1}`)).toBe(0);
@@ -84,16 +103,25 @@ describe.each(connectionKinds('bounded'))('bounded transactions (%s)', (_name, o
 
   it('deadlines do not leak connections: many timed-out runs, then ordinary work still goes through', async () => {
     const store = new SqlStore(opened.db, { table, acquireTimeoutMs: 3000 });
-    const guard = new IdempotencyGuard(store, { transactional: true, staleAfterSeconds: 5, handlerTimeoutSeconds: 0.2 });
+    const guard = new IdempotencyGuard(store, {
+      transactional: true,
+      staleAfterSeconds: 5,
+      handlerTimeoutSeconds: 0.2,
+    });
     const base = ++run;
     // More hung runs (one after another) than any pool here has connections.
     for (let i = 0; i < 6; i++) {
-      await expect(guard.run(new RequestKey('stripe', `evt_leak_${base}_${i}`), () => never)).rejects.toBeInstanceOf(HandlerTimeout);
+      await expect(
+        guard.run(new RequestKey('stripe', `evt_leak_${base}_${i}`), () => never),
+      ).rejects.toBeInstanceOf(HandlerTimeout);
     }
-    const outcome = await guard.run(new RequestKey('stripe', `evt_leak_${base}_ok`), async ({ transaction }) => {
-      await runOn(transaction, `INSERT INTO ${effects} (id) VALUES (?)`, [`leak_${base}`]);
-      return 'ok';
-    });
+    const outcome = await guard.run(
+      new RequestKey('stripe', `evt_leak_${base}_ok`),
+      async ({ transaction }) => {
+        await runOn(transaction, `INSERT INTO ${effects} (id) VALUES (?)`, [`leak_${base}`]);
+        return 'ok';
+      },
+    );
     expect(outcome.isReplay).toBe(false);
     expect(await effectRows(`leak_${base}`)).toBe(1);
   });
@@ -108,7 +136,10 @@ describe.each(connectionKinds('locks').filter(([, , can]) => can.serverLockTimeo
     let opened: OpenedKind;
     beforeAll(async () => {
       opened = await open();
-      await createExecutor(opened.db, 5000).query(`CREATE TABLE ${effects} (id VARCHAR(100) NOT NULL PRIMARY KEY)`, []);
+      await createExecutor(opened.db, 5000).query(
+        `CREATE TABLE ${effects} (id VARCHAR(100) NOT NULL PRIMARY KEY)`,
+        [],
+      );
     });
     afterAll(() => opened.close());
 
@@ -128,7 +159,10 @@ describe.each(connectionKinds('locks').filter(([, , can]) => can.serverLockTimeo
       const store = new SqlStore(opened.db, { table });
       const started = Date.now();
       const waited = await store
-        .withTransaction((tx) => runOn(tx, `INSERT INTO ${effects} (id) VALUES (?)`, ['contended']), { timeoutMs: 1000 })
+        .withTransaction(
+          (tx) => runOn(tx, `INSERT INTO ${effects} (id) VALUES (?)`, ['contended']),
+          { timeoutMs: 1000 },
+        )
         .catch((e: unknown) => e);
       const ms = Date.now() - started;
       release();

@@ -27,12 +27,13 @@ type Query = (sql: unknown, ...rest: unknown[]) => Promise<unknown>;
 function stalling(pool: mysql.Pool) {
   let armed: { pattern: RegExp; stall: () => Promise<void> } | undefined;
   let stalls = 0;
-  const wrapQuery = (query: Query, self: object): Query =>
+  const wrapQuery =
+    (query: Query, self: object): Query =>
     async (sql, ...rest) => {
       const result = await query.call(self, sql, ...rest);
       const text = typeof sql === 'string' ? sql : String((sql as { sql?: unknown }).sql);
       const hook = armed;
-      if (hook && hook.pattern.test(text)) {
+      if (hook?.pattern.test(text)) {
         armed = undefined;
         stalls++;
         await hook.stall();
@@ -43,13 +44,16 @@ function stalling(pool: mysql.Pool) {
     new Proxy(connection, {
       get(target, property, receiver) {
         const value = Reflect.get(target, property, receiver);
-        return property === 'query' || property === 'execute' ? wrapQuery(value as Query, target) : value;
+        return property === 'query' || property === 'execute'
+          ? wrapQuery(value as Query, target)
+          : value;
       },
     });
   const wrapped = new Proxy(pool, {
     get(target, property, receiver) {
       const value = Reflect.get(target, property, receiver);
-      if (property === 'getConnection') return async () => wrapConnection(await target.getConnection());
+      if (property === 'getConnection')
+        return async () => wrapConnection(await target.getConnection());
       if (property === 'query' || property === 'execute') return wrapQuery(value as Query, target);
       return value;
     },
@@ -87,9 +91,11 @@ describe('a MySQL worker stalled between its claim/reclaim write and the read-ba
     expect(taken).toMatchObject({ status: 'processing', attempts: attempts + 1 });
   };
 
-  it('claim: the stalled winner does not run the handler with the new owner\'s attempts', async () => {
+  it("claim: the stalled winner does not run the handler with the new owner's attempts", async () => {
     const stalled = stalling(pool);
-    const guard = new IdempotencyGuard(new SqlStore(stalled.db, { table }), { staleAfterSeconds: STALE_MS / 1000 });
+    const guard = new IdempotencyGuard(new SqlStore(stalled.db, { table }), {
+      staleAfterSeconds: STALE_MS / 1000,
+    });
     stalled.arm(/^INSERT INTO/, takeOver(1));
     const handler = jest.fn(async () => 'stalled worker');
 
@@ -102,14 +108,20 @@ describe('a MySQL worker stalled between its claim/reclaim write and the read-ba
     expect(handler).not.toHaveBeenCalled();
     // The worker that took over keeps its fencing token: its completion is the one recorded.
     expect(await plain.complete(key, { now: 0, attempts: 2, response: '"new owner"' })).toBe(true);
-    expect(await plain.find(key, { now: 0 })).toMatchObject({ status: 'completed', attempts: 2, response: '"new owner"' });
+    expect(await plain.find(key, { now: 0 })).toMatchObject({
+      status: 'completed',
+      attempts: 2,
+      response: '"new owner"',
+    });
   });
 
-  it('reclaim: the stalled taker does not run the handler with the next owner\'s attempts', async () => {
+  it("reclaim: the stalled taker does not run the handler with the next owner's attempts", async () => {
     expect((await plain.claim(key, { now: 0, fingerprint: null })).won).toBe(true);
     expect(await plain.fail(key, { now: 0, attempts: 1, error: 'boom' })).toBe(true);
     const stalled = stalling(pool);
-    const guard = new IdempotencyGuard(new SqlStore(stalled.db, { table }), { staleAfterSeconds: STALE_MS / 1000 });
+    const guard = new IdempotencyGuard(new SqlStore(stalled.db, { table }), {
+      staleAfterSeconds: STALE_MS / 1000,
+    });
     stalled.arm(/^UPDATE \S+ SET status = 'processing'/, takeOver(2));
     const handler = jest.fn(async () => 'stalled worker');
 
@@ -121,7 +133,11 @@ describe('a MySQL worker stalled between its claim/reclaim write and the read-ba
     expect(stalled.stalls()).toBe(1);
     expect(handler).not.toHaveBeenCalled();
     expect(await plain.complete(key, { now: 0, attempts: 3, response: '"next owner"' })).toBe(true);
-    expect(await plain.find(key, { now: 0 })).toMatchObject({ status: 'completed', attempts: 3, response: '"next owner"' });
+    expect(await plain.find(key, { now: 0 })).toMatchObject({
+      status: 'completed',
+      attempts: 3,
+      response: '"next owner"',
+    });
   });
 
   it('store level: a won claim or a reclaim never carries attempts other than the ones its write set', async () => {

@@ -45,7 +45,10 @@ async function postgres(): Promise<Server> {
 }
 
 async function mariadb(): Promise<Server> {
-  const pool = mysql.createPool({ uri: await mysqlDatabase('wi_issue8_purge'), connectionLimit: 5 });
+  const pool = mysql.createPool({
+    uri: await mysqlDatabase('wi_issue8_purge'),
+    connectionLimit: 5,
+  });
   return {
     db: pool,
     async deleteWaiters() {
@@ -88,7 +91,10 @@ describe.each([
       expect(await store.fail(key, { now: 0, attempts: 1, error: 'boom' })).toBe(true);
     }
     // Both failed 40 days ago: a 30-day retention purges them.
-    await sql.query(`UPDATE ${spec.quote(table)} SET finished_at = ${spec.minusMs('finished_at')}`, [40 * DAY]);
+    await sql.query(
+      `UPDATE ${spec.quote(table)} SET finished_at = ${spec.minusMs('finished_at')}`,
+      [40 * DAY],
+    );
 
     // A redelivery takes the target over and completes it with the store's own statements, in a
     // transaction that commits only once the purge is waiting for the row.
@@ -97,9 +103,17 @@ describe.each([
     let ready!: () => void;
     const done = new Promise<void>((resolve) => (ready = resolve));
     const redelivery = sql.transaction(async (transaction) => {
-      const taken = await sql.query(queries.reclaim, [target.provider, target.externalId, 1, 60_000], transaction);
+      const taken = await sql.query(
+        queries.reclaim,
+        [target.provider, target.externalId, 1, 60_000],
+        transaction,
+      );
       expect(taken.affected).toBe(1);
-      const completed = await sql.query(queries.complete, ['"paid"', target.provider, target.externalId, 2], transaction);
+      const completed = await sql.query(
+        queries.complete,
+        ['"paid"', target.provider, target.externalId, 2],
+        transaction,
+      );
       expect(completed.affected).toBe(1);
       ready();
       await released;
@@ -113,7 +127,11 @@ describe.each([
 
     expect(await purge).toBe(1);
     expect(await store.find(old, { now: 0 })).toBeNull();
-    expect(await store.find(target, { now: 0 })).toMatchObject({ status: 'completed', attempts: 2, response: '"paid"' });
+    expect(await store.find(target, { now: 0 })).toMatchObject({
+      status: 'completed',
+      attempts: 2,
+      response: '"paid"',
+    });
 
     const handler = jest.fn(async () => 'charged again');
     const outcome = await new IdempotencyGuard(store).run(target, handler);
