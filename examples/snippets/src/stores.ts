@@ -18,6 +18,14 @@ export function memoryGuard(): IdempotencyGuard {
   return guard;
 }
 
+/** An in-memory store sized to a provider's redelivery window. */
+export function boundedMemoryStore(): InMemoryStore {
+  // #region memory-bounded
+  const store = new InMemoryStore({ maxReceipts: 60_000, retentionSeconds: 3 * 86_400 }); // Stripe: 3 days of retries
+  // #endregion memory-bounded
+  return store;
+}
+
 /** The DDL as one `.sql` text, for migration tools other than knex. */
 export function migrationSql(): string {
   // #region statements

@@ -4,7 +4,7 @@ import knex from 'knex';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { up, down } from '../src/knex-migration';
-import { memoryGuard, migrationSql, purgeOnce } from '../src/stores';
+import { boundedMemoryStore, memoryGuard, migrationSql, purgeOnce } from '../src/stores';
 import { knexExample } from '../src/stores-knex';
 import { mysqlExample } from '../src/stores-mysql';
 import { pgExample } from '../src/stores-pg';
@@ -105,6 +105,15 @@ it('the knex migration file goes up (twice) and down', async () => {
   } finally {
     await db.destroy();
   }
+});
+
+it('the bounded in-memory store drops finished receipts past its retention', async () => {
+  let now = Date.UTC(2026, 0, 1);
+  const guard = new IdempotencyGuard(boundedMemoryStore(), { clock: () => now });
+  await guard.run(new RequestKey('stripe', 'evt_old'), () => 'ok');
+  now += 3 * 86_400_000 + 1;
+  await guard.run(new RequestKey('stripe', 'evt_new'), () => 'ok');
+  expect(await guard.find(new RequestKey('stripe', 'evt_old'))).toBeNull();
 });
 
 it('Schema.statements as one .sql text equals the docs DDL', () => {

@@ -19,7 +19,7 @@ export {
 } from './errors';
 export { type ExternalId, type KeyLike, RequestKey } from './request-key';
 export { type GuardOptions, type Handler, IdempotencyGuard, type RunOptions } from './guard';
-export { InMemoryStore } from './memory-store';
+export { InMemoryStore, type InMemoryStoreOptions } from './memory-store';
 export type {
   At,
   ClaimResult,

@@ -1,5 +1,6 @@
 /** @module InMemoryStore: the Store contract over a Map, for tests, demos and single-process workers. */
-import { ReceiptStatus } from './constants';
+import { ReceiptStatus, SECOND } from './constants';
+import { ConfigError } from './errors';
 import type { KeyLike } from './request-key';
 import type { At, ClaimResult, ObservedReceipt, Receipt, Store, StoreCapabilities } from './types';
 
@@ -33,14 +34,38 @@ function observe(row: Row, now: number): ObservedReceipt {
   };
 }
 
+/** Options of {@link InMemoryStore}. */
+export interface InMemoryStoreOptions {
+  /**
+   * The most receipts held at once. Past it, the finished (`completed` or `failed`) receipt that
+   * finished longest ago is dropped; a `processing` receipt never is, so the bound can be passed
+   * by as many claims as are in flight. A duplicate of a dropped receipt runs the handler again:
+   * size the bound to the deliveries of the provider's redelivery window (docs/providers.md).
+   * Defaults to 10,000; `Infinity` keeps everything (then call `guard.purge()` on a schedule).
+   */
+  maxReceipts?: number;
+  /**
+   * Finished receipts older than this many seconds (by the caller's clock) are dropped as new
+   * claims arrive, as `guard.purge({ retentionDays })` would drop them. Defaults to no limit.
+   */
+  retentionSeconds?: number;
+}
+
+/** Default bound of {@link InMemoryStoreOptions.maxReceipts}. */
+const DEFAULT_MAX_RECEIPTS = 10_000;
+
 /**
  * Keeps receipts in this process's memory. Every operation runs to completion without yielding,
  * which makes it atomic **within one process only**: two processes (cluster workers, several
  * containers) each have their own map and would both run the handler. Use the SQL store there.
- * Nothing expires by itself: call `guard.purge()` on a schedule. No timers, nothing to close.
+ * Memory is bounded: at most `maxReceipts` receipts (10,000 by default), dropping the
+ * longest-finished first and never a `processing` one; `retentionSeconds` drops finished receipts
+ * by age. No timers, nothing to close.
  *
  * @example
  * const guard = new IdempotencyGuard(new InMemoryStore());
+ * // a single worker that sees 50,000 Stripe events in Stripe's 3-day redelivery window:
+ * const worker = new IdempotencyGuard(new InMemoryStore({ maxReceipts: 60_000, retentionSeconds: 3 * 86_400 }));
  */
 export class InMemoryStore implements Store {
   readonly capabilities: StoreCapabilities = {
@@ -49,6 +74,39 @@ export class InMemoryStore implements Store {
     clock: 'caller',
   };
   private readonly rows = new Map<string, Row>();
+  /** The finished rows, in the order they finished: the first is the next to drop. */
+  private readonly finished = new Map<string, Row>();
+  private readonly maxReceipts: number;
+  private readonly retentionMs: number;
+
+  constructor(options: InMemoryStoreOptions = {}) {
+    const { maxReceipts = DEFAULT_MAX_RECEIPTS, retentionSeconds = Number.POSITIVE_INFINITY } =
+      options;
+    if (
+      typeof maxReceipts !== 'number' ||
+      !(
+        maxReceipts === Number.POSITIVE_INFINITY ||
+        (Number.isSafeInteger(maxReceipts) && maxReceipts > 0)
+      )
+    ) {
+      throw new ConfigError(
+        'maxReceipts',
+        `must be a positive integer or Infinity, got ${String(maxReceipts)}`,
+      );
+    }
+    if (
+      typeof retentionSeconds !== 'number' ||
+      Number.isNaN(retentionSeconds) ||
+      retentionSeconds <= 0
+    ) {
+      throw new ConfigError(
+        'retentionSeconds',
+        `must be a positive number of seconds or Infinity, got ${String(retentionSeconds)}`,
+      );
+    }
+    this.maxReceipts = maxReceipts;
+    this.retentionMs = retentionSeconds * SECOND;
+  }
 
   /** How many receipts are held. */
   get size(): number {
@@ -60,6 +118,7 @@ export class InMemoryStore implements Store {
     { now, fingerprint }: At & { fingerprint: string | null },
   ): Promise<ClaimResult> {
     const id = mapKey(key);
+    this.dropExpired(now);
     const existing = this.rows.get(id);
     if (existing) return { won: false, receipt: observe(existing, now) };
     const row: Row = {
@@ -74,6 +133,7 @@ export class InMemoryStore implements Store {
       finishedAt: null,
     };
     this.rows.set(id, row);
+    if (this.rows.size > this.maxReceipts) this.dropOldestFinished();
     return { won: true, receipt: observe(row, now) };
   }
 
@@ -92,6 +152,7 @@ export class InMemoryStore implements Store {
       row.status === ReceiptStatus.FAILED ||
       (row.status === ReceiptStatus.PROCESSING && row.claimedAt <= now - staleAfterMs);
     if (!over) return null;
+    this.finished.delete(mapKey(key));
     row.status = ReceiptStatus.PROCESSING;
     row.attempts = attempts + 1;
     row.claimedAt = now;
@@ -115,6 +176,7 @@ export class InMemoryStore implements Store {
     row.status = ReceiptStatus.COMPLETED;
     row.response = response;
     row.finishedAt = now;
+    this.finished.set(mapKey(key), row);
     return true;
   }
 
@@ -127,6 +189,7 @@ export class InMemoryStore implements Store {
     row.status = ReceiptStatus.FAILED;
     row.error = error;
     row.finishedAt = now;
+    this.finished.set(mapKey(key), row);
     return true;
   }
 
@@ -151,6 +214,7 @@ export class InMemoryStore implements Store {
         row.finishedAt < cutoff
       ) {
         this.rows.delete(id);
+        this.finished.delete(id);
         deleted++;
       }
     }
@@ -163,6 +227,29 @@ export class InMemoryStore implements Store {
     return [...this.rows.values()]
       .sort((a, b) => a.claimedAt - b.claimedAt)
       .map((row) => observe(row, now));
+  }
+
+  /** Drops the longest-finished receipt; with none finished (all in flight), nothing. */
+  private dropOldestFinished(): void {
+    for (const id of this.finished.keys()) {
+      this.finished.delete(id);
+      this.rows.delete(id);
+      return;
+    }
+  }
+
+  /**
+   * Drops finished receipts past the retention, oldest first; stops at the first one inside it, so
+   * each claim pays only for what it drops.
+   */
+  private dropExpired(now: number): void {
+    if (this.retentionMs === Number.POSITIVE_INFINITY) return;
+    const cutoff = now - this.retentionMs;
+    for (const [id, row] of this.finished) {
+      if ((row.finishedAt ?? now) >= cutoff) return;
+      this.finished.delete(id);
+      this.rows.delete(id);
+    }
   }
 
   /**

@@ -129,3 +129,92 @@ describe('InMemoryStore', () => {
     expect(store.list()).toHaveLength(1);
   });
 });
+
+describe('InMemoryStore bounds', () => {
+  const key = (id: number | string) => ({ provider: 'p', externalId: String(id) });
+  const claimed = (store: InMemoryStore, id: number | string, now = 0) =>
+    store.claim(key(id), { now, fingerprint: null });
+  async function completed(store: InMemoryStore, id: number | string, now = 0): Promise<void> {
+    const { receipt } = await claimed(store, id, now);
+    await store.complete(key(id), {
+      now,
+      attempts: 1,
+      claimedAt: receipt.claimedAt,
+      response: 'r',
+    });
+  }
+
+  it('holds at most maxReceipts, dropping the receipt that finished longest ago', async () => {
+    const store = new InMemoryStore({ maxReceipts: 3 });
+    await completed(store, 'a');
+    await completed(store, 'b');
+    await completed(store, 'c');
+    await completed(store, 'd');
+    expect(store.size).toBe(3);
+    expect(await store.find(key('a'), { now: 0 })).toBeNull();
+    expect((await store.find(key('b'), { now: 0 }))?.status).toBe('completed');
+    // 'a' is gone, so its duplicate is a first delivery again: the documented cost of the bound.
+    expect((await claimed(store, 'a')).won).toBe(true);
+  });
+
+  it('never drops a processing receipt, even past the bound', async () => {
+    const store = new InMemoryStore({ maxReceipts: 2 });
+    for (const id of ['x', 'y', 'z']) expect((await claimed(store, id)).won).toBe(true);
+    expect(store.size).toBe(3);
+    for (const id of ['x', 'y', 'z']) expect((await claimed(store, id)).won).toBe(false);
+    // Once one finishes it is the first to go when the next claim needs room.
+    const x = (await store.find(key('x'), { now: 0 }))!;
+    await store.fail(key('x'), { now: 0, attempts: 1, claimedAt: x.claimedAt, error: 'e' });
+    await claimed(store, 'w');
+    expect(await store.find(key('x'), { now: 0 })).toBeNull();
+    expect((await store.find(key('y'), { now: 0 }))?.status).toBe('processing');
+  });
+
+  it('a receipt taken over after a failure counts as finished again only when it finishes again', async () => {
+    const store = new InMemoryStore({ maxReceipts: 2 });
+    const first = await claimed(store, 'f');
+    await store.fail(key('f'), {
+      now: 0,
+      attempts: 1,
+      claimedAt: first.receipt.claimedAt,
+      error: 'e',
+    });
+    await completed(store, 'g');
+    const taken = await store.reclaim(key('f'), { now: 1, attempts: 1, staleAfterMs: 1000 });
+    expect(taken?.status).toBe('processing');
+    await claimed(store, 'h'); // over the bound: 'g' is the only finished receipt
+    expect(await store.find(key('g'), { now: 1 })).toBeNull();
+    expect((await store.find(key('f'), { now: 1 }))?.status).toBe('processing');
+  });
+
+  it('drops finished receipts older than retentionSeconds as claims arrive', async () => {
+    const store = new InMemoryStore({ retentionSeconds: 60 });
+    await completed(store, 'old', 0);
+    await completed(store, 'new', 50_000);
+    await claimed(store, 'late', 70_000);
+    expect(await store.find(key('old'), { now: 70_000 })).toBeNull();
+    expect((await store.find(key('new'), { now: 70_000 }))?.status).toBe('completed');
+    expect(store.size).toBe(2);
+  });
+
+  it('stays at its bound over a long run (memory does not grow with deliveries)', async () => {
+    const store = new InMemoryStore({ maxReceipts: 1_000 });
+    for (let i = 0; i < 20_000; i++) await completed(store, i, i);
+    expect(store.size).toBe(1_000);
+    expect((await store.find(key(19_999), { now: 20_000 }))?.status).toBe('completed');
+    expect(await store.find(key(18_999), { now: 20_000 })).toBeNull();
+  });
+
+  it('keeps 10,000 receipts by default and refuses a bound that is not one', async () => {
+    const store = new InMemoryStore();
+    for (let i = 0; i < 10_001; i++) await completed(store, i);
+    expect(store.size).toBe(10_000);
+    expect(new InMemoryStore({ maxReceipts: Number.POSITIVE_INFINITY }).size).toBe(0);
+    for (const maxReceipts of [0, -1, 1.5, Number.NaN, '10' as never]) {
+      expect(() => new InMemoryStore({ maxReceipts })).toThrow(/maxReceipts/);
+    }
+    for (const retentionSeconds of [0, -5, Number.NaN]) {
+      expect(() => new InMemoryStore({ retentionSeconds })).toThrow(/retentionSeconds/);
+    }
+  });
+});
