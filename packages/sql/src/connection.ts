@@ -13,14 +13,20 @@ function describe(db: unknown): string {
 
 /**
  * Detects the kind of `db` (knex instance, pg Pool, mysql2 pool, better-sqlite3 Database).
+ * `preparedStatements`: see `SqlStoreOptions.preparedStatements`.
  *
  * @throws {TypeError} for anything else, naming what was passed.
  */
-export function createExecutor(db: unknown, acquireTimeoutMs: number): Executor {
+export function createExecutor(
+  db: unknown,
+  acquireTimeoutMs: number,
+  preparedStatements = true,
+): Executor {
   if (isKnex(db)) return knexExecutor(db);
   if (isBetterSqlite(db)) return sqliteExecutor(db, acquireTimeoutMs);
-  if (isPgPool(db)) return pgExecutor(db, acquireTimeoutMs);
-  if (isMysqlPromisePool(db) || isMysqlCallbackPool(db)) return mysqlExecutor(db, acquireTimeoutMs);
+  if (isPgPool(db)) return pgExecutor(db, acquireTimeoutMs, preparedStatements);
+  if (isMysqlPromisePool(db) || isMysqlCallbackPool(db))
+    return mysqlExecutor(db, acquireTimeoutMs, preparedStatements);
   throw new TypeError(
     `SqlStore: "db" must be a knex instance, a pg Pool, a mysql2 pool (promise or callback API) or a better-sqlite3 Database; got ${describe(db)}` +
       ' (a single pg Client or mysql2 Connection cannot run concurrent transactions: pass a pool)',

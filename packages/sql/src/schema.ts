@@ -50,7 +50,8 @@ function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] 
 }
 
 async function createTable(db: SqlConnection, options: SchemaOptions = {}): Promise<void> {
-  const executor = createExecutor(db, DEFAULT_ACQUIRE_TIMEOUT_MS);
+  // DDL runs once: nothing to gain from preparing it, and not every server prepares every DDL statement.
+  const executor = createExecutor(db, DEFAULT_ACQUIRE_TIMEOUT_MS, false);
   for (const statement of statements(executor.dialect, options))
     await executor.query(statement, []);
 }

@@ -96,7 +96,7 @@ export class SqlStore<Db extends SqlConnection = SqlConnection>
    * @throws {ConfigError} when `table` is not a plain identifier or `acquireTimeoutMs` is not a positive number.
    */
   constructor(db: Db, options: SqlStoreOptions = {}) {
-    const { acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS } = options;
+    const { acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS, preparedStatements = true } = options;
     this.table = resolveTable(options.table);
     if (
       typeof acquireTimeoutMs !== 'number' ||
@@ -108,7 +108,9 @@ export class SqlStore<Db extends SqlConnection = SqlConnection>
         `must be a positive number of milliseconds, got ${String(acquireTimeoutMs)}`,
       );
     }
-    this.executor = createExecutor(db, acquireTimeoutMs);
+    if (typeof preparedStatements !== 'boolean')
+      throw new ConfigError('preparedStatements', 'must be a boolean');
+    this.executor = createExecutor(db, acquireTimeoutMs, preparedStatements);
     this.dialect = this.executor.dialect;
     this.spec = dialects[this.dialect];
     this.sql = buildQueries(this.spec, this.table);

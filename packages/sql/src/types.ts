@@ -55,6 +55,14 @@ export interface SqlStoreOptions {
    * `acquireConnectionTimeout`. Defaults to 10 000.
    */
   acquireTimeoutMs?: number;
+  /**
+   * Send the store's statements as server-side prepared statements, so the database parses and
+   * plans each one once per connection instead of on every delivery: named statements on a `pg`
+   * Pool, `execute()` on a `mysql2` pool. Turn it off behind a pooler in transaction mode that
+   * does not track prepared statements (PgBouncer before 1.21, some proxies). better-sqlite3
+   * statements are always prepared once; a knex instance sends what knex builds. Defaults to `true`.
+   */
+  preparedStatements?: boolean;
 }
 
 /** Options of the `Schema` helpers. */

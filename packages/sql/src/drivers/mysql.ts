@@ -4,7 +4,11 @@
  * handler a connection of the API the pool was built with.
  */
 import type { Pool as CallbackPool, PoolConnection as CallbackConnection } from 'mysql2';
-import type { Pool as PromisePool, PoolConnection as PromiseConnection } from 'mysql2/promise';
+import type {
+  ExecuteValues,
+  Pool as PromisePool,
+  PoolConnection as PromiseConnection,
+} from 'mysql2/promise';
 import {
   acquireWithin,
   gate,
@@ -74,8 +78,28 @@ function own(connection: PromiseConnection): PromiseConnection {
   return connection;
 }
 
-/** An executor over a mysql2 pool; `callbackApi` decides which connection a transaction hands out. */
-export function mysqlExecutor(db: PromisePool | CallbackPool, acquireTimeoutMs: number): Executor {
+/**
+ * Parameters for `execute()`: mysql2 sends a JS number as a DOUBLE, which MySQL 8.0.22 and later
+ * refuse where the statement wants an integer (`LIMIT ?`: "Incorrect arguments to
+ * mysqld_stmt_execute"). Integers go as decimal strings, which the server converts exactly.
+ */
+function executeParams(params: readonly unknown[]): ExecuteValues[] {
+  return params.map((value) =>
+    typeof value === 'number' && Number.isSafeInteger(value)
+      ? String(value)
+      : (value as ExecuteValues),
+  );
+}
+
+/**
+ * An executor over a mysql2 pool; `callbackApi` decides which connection a transaction hands out.
+ * `prepared`: statements go through `execute()`, which mysql2 prepares once per connection.
+ */
+export function mysqlExecutor(
+  db: PromisePool | CallbackPool,
+  acquireTimeoutMs: number,
+  prepared: boolean,
+): Executor {
   const callbackApi = !isMysqlPromisePool(db);
   const pool: PromisePool = callbackApi ? (db as CallbackPool).promise() : (db as PromisePool);
   const acquire = async () =>
@@ -92,7 +116,9 @@ export function mysqlExecutor(db: PromisePool | CallbackPool, acquireTimeoutMs: 
     sql: string,
     params: readonly unknown[],
   ): Promise<QueryResult> => {
-    const [result] = await connection.query(sql, params as unknown[]);
+    const [result] = prepared
+      ? await connection.execute(sql, executeParams(params))
+      : await connection.query(sql, params as unknown[]);
     return toResult(result);
   };
 

@@ -9,25 +9,41 @@ import {
   type QueryResult,
 } from '../executor';
 
-const numbered = new Map<string, string>();
+/** A statement as pg sends it: `$n` placeholders, and a name when it is sent prepared. */
+interface PgStatement {
+  readonly text: string;
+  readonly name: string;
+}
 
-/** `?` → `$1, $2, …` (the statements contain no other `?`), cached per statement. */
-function toNumbered(sql: string): string {
-  let text = numbered.get(sql);
-  if (text === undefined) {
+const statements = new Map<string, PgStatement>();
+
+/**
+ * `?` → `$1, $2, …` (the statements contain no other `?`) and a name unique to the text in this
+ * process, cached per statement. The store's statements are a handful of fixed texts per table,
+ * so the cache stays small; the prefix keeps clear of the application's own named statements.
+ */
+function statementFor(sql: string): PgStatement {
+  let statement = statements.get(sql);
+  if (statement === undefined) {
     let n = 0;
-    text = sql.replace(/\?/g, () => `$${++n}`);
-    numbered.set(sql, text);
+    const text = sql.replace(/\?/g, () => `$${++n}`);
+    statement = { text, name: `webhook_idempotency_${statements.size + 1}` };
+    statements.set(sql, statement);
   }
-  return text;
+  return statement;
 }
 
 async function run(
   client: PoolClient,
   sql: string,
   params: readonly unknown[],
+  prepared: boolean,
 ): Promise<QueryResult> {
-  const result = await client.query(toNumbered(sql), params as unknown[]);
+  const { text, name } = statementFor(sql);
+  // Named: the server parses and plans it once per connection, then only binds and executes.
+  const result = prepared
+    ? await client.query({ name, text, values: params as unknown[] })
+    : await client.query(text, params as unknown[]);
   return { rows: result.rows, affected: result.rowCount ?? 0 };
 }
 
@@ -85,7 +101,7 @@ export function isPgPool(db: unknown): db is Pool {
 }
 
 /** An executor over `pool`; each statement borrows a client for at most `acquireTimeoutMs` of waiting. */
-export function pgExecutor(pool: Pool, acquireTimeoutMs: number): Executor {
+export function pgExecutor(pool: Pool, acquireTimeoutMs: number, prepared: boolean): Executor {
   const acquire = async () =>
     own(
       await acquireWithin(
@@ -97,10 +113,10 @@ export function pgExecutor(pool: Pool, acquireTimeoutMs: number): Executor {
   return {
     dialect: 'postgres',
     async query(sql, params, transaction) {
-      if (transaction) return run(transaction as PoolClient, sql, params);
+      if (transaction) return run(transaction as PoolClient, sql, params, prepared);
       const client = await acquire();
       try {
-        const result = await run(client, sql, params);
+        const result = await run(client, sql, params, prepared);
         giveBack(client);
         return result;
       } catch (error) {
