@@ -100,12 +100,28 @@ class Lane {
   }
 }
 
+/** MySQL commands of the binary protocol (the byte after the 4-byte packet header). */
+const COM_STMT_PREPARE = 0x16;
+const COM_STMT_EXECUTE = 0x17;
+
+/**
+ * The command byte of a MySQL client packet, or undefined. A prepared statement's SQL text travels
+ * in COM_STMT_PREPARE and the server runs it at COM_STMT_EXECUTE (no text), so a cut that matched
+ * the text is moved to the execute. PostgreSQL's extended protocol sends Parse (the text) with
+ * Bind and Execute in one chunk, so it needs nothing of the kind.
+ */
+function mysqlCommand(chunk: Buffer): number | undefined {
+  return chunk.length > 4 && chunk.readUIntLE(0, 3) === chunk.length - 4 ? chunk[4] : undefined;
+}
+
 /** One proxied connection: the application's socket and the proxy's socket to the database. */
 class Pair {
   private readonly toServer: Lane;
   private readonly toClient: Lane;
   /** Set when a packet armed with timing `'after'` reached the server: its reply closes the pair. */
   private cutOnReply = false;
+  /** A cut whose SQL was a MySQL prepared statement's text: it applies to that statement's execute. */
+  private heldCut: ArmedCut | undefined;
   private ended = false;
 
   constructor(
@@ -140,7 +156,18 @@ class Pair {
   }
 
   private fromClient(chunk: Buffer): void {
-    const cut = this.proxy.takeCut(chunk);
+    let cut: ArmedCut | undefined;
+    if (this.heldCut && mysqlCommand(chunk) === COM_STMT_EXECUTE) {
+      cut = this.heldCut;
+      this.heldCut = undefined;
+    } else {
+      cut = this.proxy.takeCut(chunk);
+      if (cut && mysqlCommand(chunk) === COM_STMT_PREPARE) {
+        // The SQL text is in the prepare; the statement runs at the execute that follows it.
+        this.heldCut = cut;
+        cut = undefined;
+      }
+    }
     if (cut?.timing === 'before') {
       this.proxy.stats.cut++;
       this.end();
