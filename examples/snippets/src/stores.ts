@@ -2,7 +2,7 @@
  * @module docs/stores.md and docs/operations.md: the in-memory store, the DDL for your own
  * migration tool, and purge. Run by test/stores.test.ts.
  */
-import type { ProviderPreset } from '@webhook-idempotency/core';
+import type { ProviderPreset, RequestKey } from '@webhook-idempotency/core';
 // #region memory
 import { IdempotencyGuard, InMemoryStore } from '@webhook-idempotency/core';
 // #endregion memory
@@ -24,6 +24,26 @@ export function boundedMemoryStore(): InMemoryStore {
   const store = new InMemoryStore({ maxReceipts: 60_000, retentionSeconds: 3 * 86_400 }); // Stripe: 3 days of retries
   // #endregion memory-bounded
   return store;
+}
+
+/** The split API: claim, do the work, settle the ticket (a queue consumer, code without a callback). */
+export async function consume(
+  guard: IdempotencyGuard,
+  key: RequestKey,
+  bookPayment: () => Promise<{ booked: boolean }>,
+): Promise<unknown> {
+  // #region claim
+  const claim = await guard.claim(key);
+  if (claim.isReplay) return claim.response; // a duplicate: the stored result, nothing runs
+  try {
+    const result = await bookPayment();
+    await claim.complete(result);
+    return result;
+  } catch (error) {
+    await claim.fail(error); // the next delivery runs it again
+    throw error;
+  }
+  // #endregion claim
 }
 
 /** The DDL as one `.sql` text, for migration tools other than knex. */

@@ -4,7 +4,7 @@ import knex from 'knex';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { up, down } from '../src/knex-migration';
-import { boundedMemoryStore, memoryGuard, migrationSql, purgeOnce } from '../src/stores';
+import { boundedMemoryStore, consume, memoryGuard, migrationSql, purgeOnce } from '../src/stores';
 import { knexExample } from '../src/stores-knex';
 import { mysqlExample } from '../src/stores-mysql';
 import { pgExample } from '../src/stores-pg';
@@ -105,6 +105,25 @@ it('the knex migration file goes up (twice) and down', async () => {
   } finally {
     await db.destroy();
   }
+});
+
+it('the split API books a payment once, replays it, and retries after a failure', async () => {
+  const guard = memoryGuard();
+  let bookings = 0;
+  const book = async () => {
+    bookings++;
+    return { booked: true };
+  };
+  const paid = new RequestKey('payme', 'PerformTransaction:1');
+  expect(await consume(guard, paid, book)).toEqual({ booked: true });
+  expect(await consume(guard, paid, book)).toEqual({ booked: true });
+  expect(bookings).toBe(1);
+  const flaky = new RequestKey('payme', 'PerformTransaction:2');
+  await expect(consume(guard, flaky, () => Promise.reject(new Error('bank down')))).rejects.toThrow(
+    'bank down',
+  );
+  expect(await consume(guard, flaky, book)).toEqual({ booked: true });
+  expect(bookings).toBe(2);
 });
 
 it('the bounded in-memory store drops finished receipts past its retention', async () => {

@@ -3,21 +3,13 @@ import { createHash } from 'node:crypto';
 import {
   DAY,
   DEFAULT_STALE_AFTER_SECONDS,
-  MAX_ERROR_LENGTH,
   MAX_FINGERPRINT_LENGTH,
   ReceiptStatus,
   SECOND,
 } from './constants';
-import {
-  ClaimLost,
-  ConfigError,
-  FingerprintMismatch,
-  HandlerTimeout,
-  IdempotencyError,
-  RequestInProgress,
-  StoreError,
-} from './errors';
+import { ConfigError, FingerprintMismatch, RequestInProgress, StoreError } from './errors';
 import { RequestKey, type KeyLike } from './request-key';
+import { type ClaimTicket, Ticket, type TicketEnv } from './ticket';
 import type { Codec, GuardEvent, ObservedReceipt, Outcome, RunContext, Store } from './types';
 
 /** Options of {@link IdempotencyGuard}. Every one is optional. */
@@ -48,11 +40,11 @@ export interface GuardOptions<R = unknown> {
   onEvent?: (event: GuardEvent) => void;
 }
 
-/** Per-call options of {@link IdempotencyGuard.run}. */
+/** Per-call options of {@link IdempotencyGuard.run} and {@link IdempotencyGuard.claim}. */
 export interface RunOptions {
   /** Hash of the request. The same key arriving with another fingerprint is refused with `FingerprintMismatch`. */
   fingerprint?: string | null;
-  /** Overrides the guard's `transactional` for this call. */
+  /** Overrides the guard's `transactional` for this call of `run` (a ticket's caller chooses `transaction()` itself). */
   transactional?: boolean;
   /**
    * The request was authenticated (a signature or secret check passed). Only then may a request
@@ -64,6 +56,14 @@ export interface RunOptions {
 
 /** The handler the guard runs at most once per claim. */
 export type Handler<R, Tx> = (context: RunContext<Tx>) => R | Promise<R>;
+
+/** A key's stored result, as {@link IdempotencyGuard.claim} answers a duplicate of a completed delivery. */
+export interface Replay<R> extends Outcome<R> {
+  readonly isReplay: true;
+}
+
+/** What {@link IdempotencyGuard.claim} resolves with: a ticket to settle, or the stored result. */
+export type Claim<R, Tx = never> = ClaimTicket<R, Tx> | Replay<R>;
 
 /** The default codec. It cannot check what it decodes: that is taken to be the `R` the handler returned. */
 const jsonCodec: Codec<unknown> = {
@@ -77,11 +77,6 @@ const jsonCodec: Codec<unknown> = {
 
 /** How many times `run` re-reads a receipt that keeps changing under it before answering "in progress". */
 const MAX_ROUNDS = 3;
-
-function errorText(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 1)}…` : text;
-}
 
 /** A fingerprint that fits the column: a longer one is hashed (SHA-256, hex), never truncated by a database. */
 function fittedFingerprint(value: unknown): string | null {
@@ -102,9 +97,6 @@ function defaultHandlerTimeoutSeconds(staleAfterSeconds: number): number {
   return staleAfterSeconds - Math.min(30, staleAfterSeconds / 10);
 }
 
-/** Retries of a `fail` write that met a store error, so a receipt does not sit `processing` until stale. */
-const FAIL_RETRY_DELAYS_MS = [250, 1000, 4000] as const;
-
 /**
  * Decides, for each delivery, whether the handler runs or the stored result is replayed.
  *
@@ -122,10 +114,13 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
   readonly staleAfterMs: number;
   private readonly clock: () => number;
   private readonly codec: Codec<R>;
-  private readonly transactional: boolean;
+  /** Whether `run` runs handlers in a store transaction by default (the `transactional` option). */
+  readonly transactional: boolean;
   /** Transactional mode's deadline, in milliseconds. */
   readonly handlerTimeoutMs: number;
   private readonly onEvent: ((event: GuardEvent) => void) | undefined;
+  /** What every ticket of this guard shares. */
+  private readonly env: TicketEnv<R, Tx>;
 
   constructor(store: Store<Tx>, options: GuardOptions<R> = {}) {
     if (!store || typeof store.claim !== 'function' || typeof store.reclaim !== 'function') {
@@ -185,11 +180,20 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     this.codec = codec;
     this.transactional = transactional;
     this.onEvent = onEvent;
+    this.env = {
+      store,
+      codec,
+      clock,
+      handlerTimeoutMs: this.handlerTimeoutMs,
+      emit: (event) => this.emit(event),
+      call: (operation, key, fn) => this.call(operation, key, fn),
+    };
   }
 
   /**
    * Runs `handler` once per key: the first delivery runs it, every later delivery gets the stored
-   * result (`isReplay: true`).
+   * result (`isReplay: true`). A thin wrapper over {@link IdempotencyGuard.claim}: the handler runs
+   * on the ticket, in a store transaction when `transactional`.
    *
    * @throws {RequestInProgress} another worker holds a fresh claim; the handler did not run.
    * @throws {FingerprintMismatch} the key was first seen with another fingerprint; the handler did not run.
@@ -202,27 +206,54 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     handler: Handler<T, Tx>,
     options: RunOptions = {},
   ): Promise<Outcome<T>> {
-    const key = RequestKey.from(keyInput);
-    const fingerprint = fittedFingerprint(options.fingerprint);
     const transactional = options.transactional ?? this.transactional;
     if (transactional && !this.store.withTransaction) {
       throw new ConfigError('transactional', 'this store does not support transactions');
     }
+    const claim = await this.claim<T>(keyInput, options);
+    if (claim.isReplay) return claim;
+    const { context } = claim;
+    if (transactional) {
+      const response = await claim.transaction(handler);
+      return { response, isReplay: false, attempts: context.attempts };
+    }
+    let response: T;
+    try {
+      response = await handler(context);
+    } catch (error) {
+      await claim.fail(error);
+      throw error;
+    }
+    await claim.complete(response);
+    return { response, isReplay: false, attempts: context.attempts };
+  }
 
+  /**
+   * Claims the key: resolves with a {@link ClaimTicket} when this caller is to do the work now
+   * (a first delivery, a failed attempt or a stale claim taken over), or with the stored result
+   * (`isReplay: true`) for a completed key. Settle a ticket exactly once: `complete(result)`,
+   * `transaction(work)` or `fail(error)`. For code that cannot pass the work as a callback (an
+   * HTTP engine, a queue consumer acknowledging later).
+   *
+   * @example
+   * const claim = await guard.claim(new RequestKey('github', deliveryId));
+   * if (claim.isReplay) return claim.response;
+   * await claim.complete(await handlePush(payload));
+   * @throws {RequestInProgress} another worker holds a fresh claim.
+   * @throws {FingerprintMismatch} the key was first seen with another fingerprint.
+   * @throws {StoreError} the store failed; nothing was claimed.
+   */
+  async claim<T extends R>(keyInput: KeyLike, options: RunOptions = {}): Promise<Claim<T, Tx>> {
+    const key = RequestKey.from(keyInput);
+    const fingerprint = fittedFingerprint(options.fingerprint);
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const claim = await this.call('claim', key, () =>
         this.store.claim(key, { now: this.clock(), fingerprint }),
       );
       if (claim.won) {
-        this.emit({ type: 'claimed', key, attempts: claim.receipt.attempts });
-        return this.execute(
-          key,
-          claim.receipt.attempts,
-          claim.receipt.claimedAt,
-          false,
-          handler,
-          transactional,
-        );
+        const { attempts, claimedAt } = claim.receipt;
+        this.emit({ type: 'claimed', key, attempts });
+        return this.ticket<T>(key, attempts, claimedAt, false);
       }
 
       const existing = claim.receipt;
@@ -238,7 +269,7 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
         this.emit({ type: 'fingerprint-mismatch', key });
         throw new FingerprintMismatch(key.provider, key.externalId);
       }
-      if (existing.status === ReceiptStatus.COMPLETED) return this.replay(key, existing);
+      if (existing.status === ReceiptStatus.COMPLETED) return this.replay<T>(key, existing);
       if (existing.status === ReceiptStatus.PROCESSING && existing.claimAgeMs < this.staleAfterMs) {
         throw this.inProgress(key, existing);
       }
@@ -254,7 +285,7 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
       );
       if (taken) {
         this.emit({ type: 'retried', key, attempts: taken.attempts });
-        return this.execute(key, taken.attempts, taken.claimedAt, true, handler, transactional);
+        return this.ticket<T>(key, taken.attempts, taken.claimedAt, true);
       }
       // Someone else moved the receipt on between our read and our write: look again.
     }
@@ -314,143 +345,18 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     );
   }
 
-  private async execute<T extends R>(
+  private ticket<T extends R>(
     key: RequestKey,
     attempts: number,
     claimedAt: Date,
     isRetry: boolean,
-    handler: Handler<T, Tx>,
-    transactional: boolean,
-  ): Promise<Outcome<T>> {
-    let value: T;
-    let response = '';
-    try {
-      if (transactional) {
-        value = await this.runInTransaction(key, attempts, claimedAt, isRetry, handler);
-      } else {
-        value = await handler({ key, attempts, isRetry, transaction: undefined });
-        response = this.codec.encode(value);
-      }
-    } catch (error) {
-      // A lost claim is not ours to mark; anything else (the handler, encoding, the transaction,
-      // the deadline) leaves the receipt retryable. The write is fenced, so it cannot touch a newer claim.
-      if (!(error instanceof ClaimLost)) await this.markFailed(key, attempts, claimedAt, error);
-      throw error;
-    }
-    if (!transactional) await this.record(key, attempts, claimedAt, response);
-    this.emit({ type: 'completed', key, attempts });
-    return { response: value, isReplay: false, attempts };
+  ): ClaimTicket<T, Tx> {
+    // A ticket for T settles through the guard's codec for R (T extends R).
+    const env = this.env as unknown as TicketEnv<T, Tx>;
+    return new Ticket<T, Tx>(env, key, attempts, claimedAt, isRetry);
   }
 
-  /**
-   * The handler and the completion in one store transaction, bounded by the handler deadline
-   * (DESIGN.md §10). A failure to open or commit the transaction is a store failure
-   * ({@link StoreError}); the deadline rolls back and throws {@link HandlerTimeout}, even when the
-   * handler never settles.
-   */
-  private async runInTransaction<T extends R>(
-    key: RequestKey,
-    attempts: number,
-    claimedAt: Date,
-    isRetry: boolean,
-    handler: Handler<T, Tx>,
-  ): Promise<T> {
-    const timeoutMs = this.handlerTimeoutMs;
-    const controller = new AbortController();
-    let stage: 'begin' | 'handler' | 'complete' | 'commit' = 'begin';
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        reject(new HandlerTimeout(key.provider, key.externalId, timeoutMs));
-      }, timeoutMs);
-      // The deadline bounds a transaction; it is no reason to keep a process alive that would exit.
-      timer.unref?.();
-    });
-    const work = this.store.withTransaction!(
-      async (transaction) => {
-        stage = 'handler';
-        const result = await handler({ key, attempts, isRetry, transaction });
-        stage = 'complete';
-        await this.record(key, attempts, claimedAt, this.codec.encode(result), transaction);
-        stage = 'commit';
-        return result;
-      },
-      { signal: controller.signal, timeoutMs },
-    );
-    try {
-      return await Promise.race([work, deadline]);
-    } catch (error) {
-      if (controller.signal.aborted) {
-        this.emit({ type: 'handler-timeout', key, attempts, timeoutMs });
-        throw error instanceof HandlerTimeout
-          ? error
-          : new HandlerTimeout(key.provider, key.externalId, timeoutMs);
-      }
-      if ((stage === 'begin' || stage === 'commit') && !(error instanceof IdempotencyError)) {
-        const operation = stage === 'begin' ? 'begin transaction' : 'commit';
-        this.emit({ type: 'store-error', key, operation, error });
-        throw new StoreError(operation, error);
-      }
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      // Whichever lost the race settles unobserved.
-      work.catch(() => undefined);
-      deadline.catch(() => undefined);
-    }
-  }
-
-  /** Writes `completed`, fenced by `attempts`; throws `ClaimLost` when the claim was taken over. */
-  private async record(
-    key: RequestKey,
-    attempts: number,
-    claimedAt: Date,
-    response: string,
-    transaction?: Tx,
-  ): Promise<void> {
-    const ok = await this.call('complete', key, () =>
-      this.store.complete(key, { now: this.clock(), attempts, claimedAt, response }, transaction),
-    );
-    if (!ok) {
-      this.emit({ type: 'claim-lost', key, attempts, operation: 'complete' });
-      throw new ClaimLost(key.provider, key.externalId, attempts);
-    }
-  }
-
-  /**
-   * Best effort: the caller rethrows the handler's error whatever happens here. A store error is
-   * retried a few times in the background (the database may be restarting), so the receipt does
-   * not sit `processing` until `staleAfterSeconds`; the write is fenced, so a late retry cannot
-   * touch a newer claim.
-   */
-  private async markFailed(
-    key: RequestKey,
-    attempts: number,
-    claimedAt: Date,
-    cause: unknown,
-    retry = 0,
-  ): Promise<void> {
-    const error = errorText(cause);
-    try {
-      const ok = await this.store.fail(key, { now: this.clock(), attempts, claimedAt, error });
-      this.emit(
-        ok
-          ? { type: 'failed', key, attempts, error }
-          : { type: 'claim-lost', key, attempts, operation: 'fail' },
-      );
-    } catch (storeError) {
-      this.emit({ type: 'store-error', key, operation: 'fail', error: storeError });
-      const delay = FAIL_RETRY_DELAYS_MS[retry];
-      if (delay !== undefined)
-        setTimeout(
-          () => void this.markFailed(key, attempts, claimedAt, cause, retry + 1),
-          delay,
-        ).unref?.();
-    }
-  }
-
-  private replay<T>(key: RequestKey, receipt: ObservedReceipt): Outcome<T> {
+  private replay<T>(key: RequestKey, receipt: ObservedReceipt): Replay<T> {
     let response: T;
     try {
       response = this.codec.decode(receipt.response ?? 'null') as unknown as T;

@@ -18,7 +18,15 @@ export {
   TransactionClosed,
 } from './errors';
 export { type ExternalId, type KeyLike, RequestKey } from './request-key';
-export { type GuardOptions, type Handler, IdempotencyGuard, type RunOptions } from './guard';
+export {
+  type Claim,
+  type GuardOptions,
+  type Handler,
+  IdempotencyGuard,
+  type Replay,
+  type RunOptions,
+} from './guard';
+export type { ClaimTicket } from './ticket';
 export { InMemoryStore, type InMemoryStoreOptions } from './memory-store';
 export type {
   At,

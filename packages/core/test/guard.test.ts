@@ -553,3 +553,62 @@ describe('IdempotencyGuard', () => {
     });
   });
 });
+
+describe('IdempotencyGuard.claim: the split API', () => {
+  it('a won claim is a ticket; complete() records the result and the next claim replays it', async () => {
+    const { guard, events } = setup();
+    const claim = await guard.claim(key);
+    if (claim.isReplay) throw new Error('expected a ticket');
+    expect(claim.context).toEqual({ key, attempts: 1, isRetry: false, transaction: undefined });
+    expect(await guard.find(key)).toMatchObject({ status: 'processing' });
+    await claim.complete({ ok: 1 });
+    expect(await guard.claim(key)).toEqual({ response: { ok: 1 }, isReplay: true, attempts: 1 });
+    expect(events.map((e) => e.type)).toEqual(['claimed', 'completed', 'replayed']);
+  });
+
+  it('while a ticket is unsettled a duplicate is in progress; fail() lets the next delivery retry', async () => {
+    const { guard } = setup();
+    const claim = await guard.claim(key);
+    await expect(guard.claim(key)).rejects.toBeInstanceOf(RequestInProgress);
+    if (claim.isReplay) throw new Error('expected a ticket');
+    await claim.fail(new Error('bank timeout'));
+    expect(await guard.find(key)).toMatchObject({
+      status: 'failed',
+      error: 'Error: bank timeout',
+    });
+    const retry = await guard.claim(key);
+    expect(retry.isReplay).toBe(false);
+    if (!retry.isReplay) expect(retry.context).toMatchObject({ attempts: 2, isRetry: true });
+  });
+
+  it('a ticket settles once: complete() again throws, fail() after complete() changes nothing', async () => {
+    const { guard } = setup();
+    const claim = await guard.claim(key);
+    if (claim.isReplay) throw new Error('expected a ticket');
+    await claim.complete('first');
+    await expect(claim.complete('second')).rejects.toThrow(/settled once/);
+    await claim.fail(new Error('late'));
+    expect(await guard.find(key)).toMatchObject({ status: 'completed', response: '"first"' });
+  });
+
+  it('complete() after a takeover throws ClaimLost and leaves the new owner alone', async () => {
+    const { guard, clock } = setup(10);
+    const stale = await guard.claim(key);
+    clock.advance(11_000);
+    const fresh = await guard.claim(key);
+    if (stale.isReplay || fresh.isReplay) throw new Error('expected tickets');
+    await expect(stale.complete('old owner')).rejects.toBeInstanceOf(ClaimLost);
+    await fresh.complete('new owner');
+    expect(await guard.find(key)).toMatchObject({ attempts: 2, response: '"new owner"' });
+  });
+
+  it('transaction() on a store without transactions is refused and leaves the ticket open', async () => {
+    const { guard } = setup();
+    const claim = await guard.claim(key);
+    if (claim.isReplay) throw new Error('expected a ticket');
+    await expect(claim.transaction(() => 'x')).rejects.toThrow(/does not support transactions/);
+    expect(await guard.find(key)).toMatchObject({ status: 'processing' });
+    await claim.complete('still open');
+    expect(await guard.find(key)).toMatchObject({ status: 'completed' });
+  });
+});

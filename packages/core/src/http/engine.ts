@@ -1,17 +1,14 @@
 /** @module The framework-free HTTP engine: a request record in, a decision out; adapters only translate. */
-import { AsyncResource } from 'node:async_hooks';
 import { ErrorCode, IdempotencyError, StoreError } from '../errors';
 import { RequestKey } from '../request-key';
+import type { Claim } from '../guard';
+import type { ClaimTicket } from '../ticket';
 import type { RunContext } from '../types';
+import { TicketRun, TransactionRun } from './runs';
 import { answerFor, errorAnswer } from './answers';
 import { RequestPolicy, UNGUARDED_METHODS } from './constants';
 import { resolveOptions, type EngineConfig, type IdempotencyOptions } from './options';
-import {
-  decodeResponse,
-  encodeResponse,
-  type CapturedResponse,
-  type StoredResponse,
-} from './response-codec';
+import { decodeResponse, type CapturedResponse, type StoredResponse } from './response-codec';
 import type { HttpRequest, HttpResponseRecord } from './types';
 
 /**
@@ -20,6 +17,8 @@ import type { HttpRequest, HttpResponseRecord } from './types';
  * open transaction to write business rows through.
  */
 export type RequestIdempotency<Tx = unknown> = RunContext<Tx>;
+
+export { responseNotCaptured } from './runs';
 
 /**
  * A claimed delivery whose handler is running. The adapter buffers the handler's answer and
@@ -100,112 +99,6 @@ function nothingParsed(body: unknown): boolean {
   return Object.keys(body).length === 0;
 }
 
-/** Calls `fn`; bound with `AsyncResource.bind`, it does so in the context it was bound in. */
-function callIn<T>(fn: () => T): T {
-  return fn();
-}
-
-/**
- * The error an adapter hands {@link PendingRun.abort} when the handler answered around it
- * (Fastify `reply.hijack()`, Koa `ctx.respond = false`): the answer was never captured, so it
- * cannot be recorded or replayed, and the receipt becomes `failed` instead of staying
- * `processing` (or being completed with a body that was not sent). `how` names the bypass.
- */
-export function responseNotCaptured(how: string): IdempotencyError {
-  return new IdempotencyError(
-    ErrorCode.RESPONSE_NOT_CAPTURED,
-    `The handler answered around the adapter (${how}) and no 2xx answer is known to have reached the caller; the receipt is marked failed`,
-  );
-}
-
-/** A non-2xx answer, as the guard records it on the failed receipt. */
-class UnsuccessfulAnswer extends Error {
-  constructor(status: number) {
-    super(`the handler answered HTTP ${status}`);
-    this.name = 'UnsuccessfulAnswer';
-  }
-}
-
-class Run implements PendingRun {
-  private ended: Promise<HttpResponseRecord | null> | undefined;
-  private readonly settled: Promise<unknown>;
-  private markSettled!: (error: unknown) => void;
-  private expire: ((answer: HttpResponseRecord) => void) | undefined;
-
-  constructor(
-    private readonly config: EngineConfig<unknown, unknown>,
-    private readonly request: HttpRequest<unknown>,
-    private readonly handler: {
-      resolve(value: StoredResponse): void;
-      reject(error: unknown): void;
-    },
-    /** Runs a function in the async context the guard called the handler in. */
-    readonly enter: <T>(fn: () => T) => T,
-  ) {
-    this.settled = new Promise((resolve) => (this.markSettled = resolve));
-  }
-
-  /** The guard's `run` settled: `undefined` when it completed, else what it threw. */
-  guardSettled(error: unknown): void {
-    this.markSettled(error);
-    // Settled before the handler answered: the guard gave up on the run (its deadline).
-    if (error === undefined || this.ended) return;
-    const answer = answerFor(error, this.config, this.request);
-    this.ended = Promise.resolve(null);
-    if (answer && this.expire) this.expire(answer);
-  }
-
-  onExpire(send: (answer: HttpResponseRecord) => void): void {
-    this.expire = send;
-  }
-
-  answeredAround(status: number | undefined, how: string): Promise<void> {
-    if (status === undefined || status < 200 || status > 299)
-      return this.abort(responseNotCaptured(how));
-    return this.finish({ status, headers: {}, body: Buffer.alloc(0) }).then(
-      () => undefined,
-      () => undefined,
-    );
-  }
-
-  finish(response: CapturedResponse): Promise<HttpResponseRecord | null> {
-    if (this.ended) return this.ended;
-    const { status } = response;
-    if (status < 200 || status > 299) {
-      this.handler.reject(new UnsuccessfulAnswer(status));
-    } else {
-      try {
-        const { maxResponseBytes: maxBytes, replayedHeader } = this.config;
-        this.handler.resolve(
-          encodeResponse(response, { maxBytes, replayedHeader: replayedHeader.toLowerCase() }),
-        );
-      } catch (error) {
-        this.handler.reject(error);
-        this.ended = this.settled.then(() => Promise.reject(error));
-        return this.ended;
-      }
-    }
-    this.ended = this.settled.then((error) => {
-      if (error === undefined || error instanceof UnsuccessfulAnswer) return null;
-      const answer = answerFor(error, this.config, this.request);
-      if (answer) return answer;
-      throw error;
-    });
-    return this.ended;
-  }
-
-  abort(error: unknown): Promise<void> {
-    if (!this.ended) {
-      this.handler.reject(error);
-      this.ended = this.settled.then(() => null);
-    }
-    return this.ended.then(
-      () => undefined,
-      () => undefined,
-    );
-  }
-}
-
 class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
   constructor(readonly config: EngineConfig<Native, Tx>) {}
 
@@ -252,43 +145,57 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
     return this.claim(key, fingerprint, request);
   }
 
-  private claim(
+  private async claim(
     key: RequestKey,
     fingerprint: string | null,
     request: HttpRequest<Native>,
   ): Promise<Decision<Tx>> {
+    const { guard } = this.config;
+    let claim: Claim<StoredResponse, Tx>;
+    try {
+      claim = await guard.claim<StoredResponse>(key, {
+        fingerprint,
+        verified: this.config.verify !== undefined,
+      });
+    } catch (error) {
+      return this.refuseClaim(error, request);
+    }
+    if (claim.isReplay) return this.replay(claim.response, request);
+    const config = this.config as EngineConfig<unknown, unknown>;
+    if (!guard.transactional) {
+      const run = new TicketRun(config, request, claim as ClaimTicket<StoredResponse, unknown>);
+      return { action: 'run', idempotency: claim.context, run };
+    }
+    return this.inTransaction(claim, request);
+  }
+
+  /** Opens the ticket's transaction; the decision is ready once the handler can write through it. */
+  private inTransaction(
+    ticket: ClaimTicket<StoredResponse, Tx>,
+    request: HttpRequest<Native>,
+  ): Promise<Decision<Tx>> {
+    const run = new TransactionRun(this.config as EngineConfig<unknown, unknown>, request);
     return new Promise((resolve, reject) => {
-      let run: Run | undefined;
-      const outcome = this.config.guard.run(
-        key,
-        (idempotency) =>
-          new Promise<StoredResponse>((handlerResolve, handlerReject) => {
-            run = new Run(
-              this.config as EngineConfig<unknown, unknown>,
-              request,
-              { resolve: handlerResolve, reject: handlerReject },
-              AsyncResource.bind(callIn),
-            );
-            resolve({ action: 'run', idempotency, run });
-          }),
-        { fingerprint, verified: this.config.verify !== undefined },
-      );
-      outcome.then(
-        (result) => {
-          if (run) run.guardSettled(undefined);
-          else resolve(this.replay(result.response, request));
-        },
-        (error: unknown) => {
-          if (run) run.guardSettled(error);
-          else if (
-            error instanceof StoreError &&
-            this.config.onStoreError === RequestPolicy.PASSTHROUGH
-          )
-            resolve(PASS);
-          else this.refuse(error, request).then(resolve, reject);
-        },
-      );
+      let begun = false;
+      const transaction = ticket.transaction((idempotency) => {
+        begun = true;
+        run.begun();
+        resolve({ action: 'run', idempotency, run });
+        return run.answer;
+      });
+      run.started(transaction);
+      // The transaction could not begin: nothing ran, so the engine answers for it (503).
+      transaction.catch((error: unknown) => {
+        if (!begun) this.refuseClaim(error, request).then(resolve, reject);
+      });
     });
+  }
+
+  /** A claim that failed before the handler started: 503 (or pass-through) for a store failure, else the error's answer. */
+  private refuseClaim(error: unknown, request: HttpRequest<Native>): Promise<Decision<Tx>> {
+    if (error instanceof StoreError && this.config.onStoreError === RequestPolicy.PASSTHROUGH)
+      return Promise.resolve(PASS);
+    return this.refuse(error, request);
   }
 
   private replay(stored: unknown, request: HttpRequest<Native>): Decision<Tx> {

@@ -1,0 +1,198 @@
+/** @module The two ways a claimed delivery is settled: on its ticket, or inside its transaction. */
+import { AsyncResource } from 'node:async_hooks';
+import { ErrorCode, IdempotencyError } from '../errors';
+import type { ClaimTicket } from '../ticket';
+import { answerFor } from './answers';
+import type { PendingRun } from './engine';
+import type { EngineConfig } from './options';
+import { type CapturedResponse, encodeResponse, type StoredResponse } from './response-codec';
+import type { HttpRequest, HttpResponseRecord } from './types';
+
+/** Calls `fn`; bound with `AsyncResource.bind`, it does so in the context it was bound in. */
+function callIn<T>(fn: () => T): T {
+  return fn();
+}
+
+/**
+ * The error an adapter hands {@link PendingRun.abort} when the handler answered around it
+ * (Fastify `reply.hijack()`, Koa `ctx.respond = false`): the answer was never captured, so it
+ * cannot be recorded or replayed, and the receipt becomes `failed` instead of staying
+ * `processing` (or being completed with a body that was not sent). `how` names the bypass.
+ */
+export function responseNotCaptured(how: string): IdempotencyError {
+  return new IdempotencyError(
+    ErrorCode.RESPONSE_NOT_CAPTURED,
+    `The handler answered around the adapter (${how}) and no 2xx answer is known to have reached the caller; the receipt is marked failed`,
+  );
+}
+
+/** A non-2xx answer, as the guard records it on the failed receipt. */
+class UnsuccessfulAnswer extends Error {
+  constructor(status: number) {
+    super(`the handler answered HTTP ${status}`);
+    this.name = 'UnsuccessfulAnswer';
+  }
+}
+
+const ignore = (): undefined => undefined;
+
+/**
+ * A claimed delivery, settled on its ticket when the adapter hands in the handler's answer. The
+ * handler has already started when the adapter gets this, so every method only records: `finish`
+ * completes (2xx) or fails the ticket, `abort` fails it.
+ */
+export class TicketRun implements PendingRun {
+  /** Set by the first of finish/abort/answeredAround; later calls get the same answer. */
+  private ended: Promise<HttpResponseRecord | null> | undefined;
+
+  constructor(
+    private readonly config: EngineConfig<unknown, unknown>,
+    private readonly request: HttpRequest<unknown>,
+    private readonly ticket: ClaimTicket<StoredResponse, unknown>,
+  ) {}
+
+  finish(response: CapturedResponse): Promise<HttpResponseRecord | null> {
+    this.ended ??= this.record(response);
+    return this.ended;
+  }
+
+  abort(error: unknown): Promise<void> {
+    this.ended ??= this.ticket.fail(error).then(() => null);
+    return this.ended.then(ignore, ignore);
+  }
+
+  answeredAround(status: number | undefined, how: string): Promise<void> {
+    if (status === undefined || status < 200 || status > 299)
+      return this.abort(responseNotCaptured(how));
+    return this.finish({ status, headers: {}, body: Buffer.alloc(0) }).then(ignore, ignore);
+  }
+
+  /** Nothing expires: without a transaction there is no deadline to cut the handler off. */
+  onExpire(): void {}
+
+  enter<T>(fn: () => T): T {
+    return fn();
+  }
+
+  private async record(response: CapturedResponse): Promise<HttpResponseRecord | null> {
+    if (response.status < 200 || response.status > 299) {
+      await this.ticket.fail(new UnsuccessfulAnswer(response.status));
+      return null;
+    }
+    let stored: StoredResponse;
+    try {
+      stored = encodeFor(response, this.config);
+    } catch (error) {
+      await this.ticket.fail(error);
+      throw error;
+    }
+    try {
+      await this.ticket.complete(stored);
+      return null;
+    } catch (error) {
+      return settledAnswer(error, this.config, this.request);
+    }
+  }
+}
+
+/** The handler's answer as the receipt stores it (throws `ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE`). */
+function encodeFor(
+  response: CapturedResponse,
+  config: EngineConfig<unknown, unknown>,
+): StoredResponse {
+  const { maxResponseBytes: maxBytes, replayedHeader } = config;
+  return encodeResponse(response, { maxBytes, replayedHeader: replayedHeader.toLowerCase() });
+}
+
+/** What to send instead of the handler's answer when recording failed (409, 503), else a rejection. */
+function settledAnswer(
+  error: unknown,
+  config: EngineConfig<unknown, unknown>,
+  request: HttpRequest<unknown>,
+): HttpResponseRecord {
+  const answer = answerFor(error, config, request);
+  if (answer) return answer;
+  throw error;
+}
+
+/**
+ * A claimed delivery whose handler runs inside the ticket's store transaction (DESIGN.md §7). The
+ * transaction is a callback that must return the handler's result, while the adapter learns that
+ * result only when the framework writes the answer: so the callback waits on `answer`, which
+ * `finish`/`abort` settle. This is the one place the engine settles a promise from outside, and
+ * only in transactional mode.
+ */
+export class TransactionRun implements PendingRun {
+  private ended: Promise<HttpResponseRecord | null> | undefined;
+  private expire: ((answer: HttpResponseRecord) => void) | undefined;
+  private deliver!: { resolve(value: StoredResponse): void; reject(error: unknown): void };
+  /** The handler's answer, as the transaction callback returns it. */
+  readonly answer = new Promise<StoredResponse>((resolve, reject) => {
+    this.deliver = { resolve, reject };
+  });
+  /** The transaction's end: `undefined` when it committed, else what it threw. */
+  private done: Promise<unknown> = Promise.resolve(undefined);
+  /** Runs a function in the async context of the transaction callback. */
+  enter: <T>(fn: () => T) => T = callIn;
+
+  constructor(
+    private readonly config: EngineConfig<unknown, unknown>,
+    private readonly request: HttpRequest<unknown>,
+  ) {}
+
+  /** Called inside the transaction callback: the handler will run in this async context. */
+  begun(): void {
+    this.enter = AsyncResource.bind(callIn);
+  }
+
+  /** Watches how the transaction ends. */
+  started(transaction: Promise<unknown>): void {
+    this.done = transaction.then(ignore, (error: unknown) => {
+      // Ended before the handler answered: the guard gave up on the run (its deadline).
+      if (!this.ended) {
+        this.ended = Promise.resolve(null);
+        const answer = answerFor(error, this.config, this.request);
+        if (answer && this.expire) this.expire(answer);
+      }
+      return error ?? new Error('the transaction failed');
+    });
+  }
+
+  onExpire(send: (answer: HttpResponseRecord) => void): void {
+    this.expire = send;
+  }
+
+  answeredAround(status: number | undefined, how: string): Promise<void> {
+    if (status === undefined || status < 200 || status > 299)
+      return this.abort(responseNotCaptured(how));
+    return this.finish({ status, headers: {}, body: Buffer.alloc(0) }).then(ignore, ignore);
+  }
+
+  finish(response: CapturedResponse): Promise<HttpResponseRecord | null> {
+    if (this.ended) return this.ended;
+    if (response.status < 200 || response.status > 299) {
+      this.deliver.reject(new UnsuccessfulAnswer(response.status));
+      this.ended = this.done.then(() => null);
+      return this.ended;
+    }
+    try {
+      this.deliver.resolve(encodeFor(response, this.config));
+    } catch (error) {
+      this.deliver.reject(error);
+      this.ended = this.done.then(() => Promise.reject(error));
+      return this.ended;
+    }
+    this.ended = this.done.then((error) =>
+      error === undefined ? null : settledAnswer(error, this.config, this.request),
+    );
+    return this.ended;
+  }
+
+  abort(error: unknown): Promise<void> {
+    if (!this.ended) {
+      this.deliver.reject(error);
+      this.ended = this.done.then(() => null);
+    }
+    return this.ended.then(ignore, ignore);
+  }
+}
