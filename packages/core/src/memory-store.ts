@@ -133,7 +133,8 @@ export class InMemoryStore implements Store {
       finishedAt: null,
     };
     this.rows.set(id, row);
-    if (this.rows.size > this.maxReceipts) this.dropOldestFinished();
+    // A loop, not one drop: after a burst of in-flight claims finished, the store shrinks back.
+    while (this.rows.size > this.maxReceipts && this.finished.size > 0) this.dropOldestFinished();
     return { won: true, receipt: observe(row, now) };
   }
 

@@ -170,6 +170,22 @@ describe('InMemoryStore bounds', () => {
     expect((await store.find(key('y'), { now: 0 }))?.status).toBe('processing');
   });
 
+  it('shrinks back to the bound once the claims that pushed it past finish', async () => {
+    const store = new InMemoryStore({ maxReceipts: 2 });
+    const inFlight = [];
+    for (const id of ['p1', 'p2', 'p3', 'p4']) inFlight.push((await claimed(store, id)).receipt);
+    for (const [i, receipt] of inFlight.entries()) {
+      await store.complete(key(`p${i + 1}`), {
+        now: 0,
+        attempts: 1,
+        claimedAt: receipt.claimedAt,
+        response: 'r',
+      });
+    }
+    await completed(store, 'next');
+    expect(store.size).toBe(2);
+  });
+
   it('a receipt taken over after a failure counts as finished again only when it finishes again', async () => {
     const store = new InMemoryStore({ maxReceipts: 2 });
     const first = await claimed(store, 'f');

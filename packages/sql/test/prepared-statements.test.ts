@@ -48,7 +48,7 @@ describe('PostgreSQL (pg Pool)', () => {
   it('sends claim, complete, replay and purge as named statements, once per connection', async () => {
     const names = await preparedNames({});
     expect(names.length).toBeGreaterThanOrEqual(3);
-    for (const name of names) expect(name).toMatch(/^webhook_idempotency_\d+$/);
+    for (const name of names) expect(name).toMatch(/^webhook_idempotency_[0-9a-f]{24}$/);
   });
 
   it('prepares nothing with preparedStatements: false', async () => {

@@ -186,7 +186,10 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
       run.started(transaction);
       // The transaction could not begin: nothing ran, so the engine answers for it (503).
       transaction.catch((error: unknown) => {
-        if (!begun) this.refuseClaim(error, request).then(resolve, reject);
+        if (begun) return;
+        // Settled already when the transaction failed to begin; still open when it was refused.
+        void ticket.fail(error);
+        this.refuseClaim(error, request).then(resolve, reject);
       });
     });
   }

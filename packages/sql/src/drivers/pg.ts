@@ -1,4 +1,5 @@
 /** @module Executor over a `pg` Pool: `$n` placeholders, `BEGIN`/`COMMIT` on a pooled client. */
+import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import {
   acquireWithin,
@@ -18,16 +19,19 @@ interface PgStatement {
 const statements = new Map<string, PgStatement>();
 
 /**
- * `?` → `$1, $2, …` (the statements contain no other `?`) and a name unique to the text in this
- * process, cached per statement. The store's statements are a handful of fixed texts per table,
- * so the cache stays small; the prefix keeps clear of the application's own named statements.
+ * `?` → `$1, $2, …` (the statements contain no other `?`) and a name derived from the text,
+ * cached per statement. The store's statements are a handful of fixed texts per table, so the
+ * cache stays small; the prefix keeps clear of the application's own named statements.
  */
 function statementFor(sql: string): PgStatement {
   let statement = statements.get(sql);
   if (statement === undefined) {
     let n = 0;
     const text = sql.replace(/\?/g, () => `$${++n}`);
-    statement = { text, name: `webhook_idempotency_${statements.size + 1}` };
+    // Named after the text itself: two copies of this module (its ESM and CommonJS builds, two
+    // installed versions) sharing one Pool never give one name to two different statements.
+    const digest = createHash('sha256').update(text).digest('hex').slice(0, 24);
+    statement = { text, name: `webhook_idempotency_${digest}` };
     statements.set(sql, statement);
   }
   return statement;
