@@ -42,7 +42,8 @@ export async function runGuardBench(ops = 100_000): Promise<GuardBenchResult[]> 
   );
 
   // The same two measurements on a store that already holds many receipts.
-  const big = new IdempotencyGuard(new InMemoryStore());
+  // Unbounded, so that 500k receipts really are held (the default bound keeps 10,000).
+  const big = new IdempotencyGuard(new InMemoryStore({ maxReceipts: Number.POSITIVE_INFINITY }));
   for (let i = 0; i < 500_000; i++) await big.run(new RequestKey('bench', `fill-${i}`), handler);
   results.push(
     await measure('first delivery, 500k receipts stored', ops, (i) =>
