@@ -1,33 +1,75 @@
 /**
- * @module HTTP cost: autocannon against the same Express route bare and guarded (in-memory and
- * SQLite stores, first deliveries and replays), all in one run. Reports throughput and the
- * server's own CPU time per request, and the difference to the bare route.
+ * @module HTTP cost, in interleaved rounds: every scenario (Express, Fastify and Koa bare and
+ * guarded, the best peer on Express) runs once per round, so drift of the machine hits all of
+ * them alike. The server runs pinned to core 0, this load generator to core 1 (`taskset`). Per
+ * scenario: median req/s (min–max over rounds), the server's own CPU per request and what it adds
+ * over the same framework's bare route of the same round, p99/p99.9 latency, the server's RSS at
+ * the end, and whether the load generator was saturated.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import type { ServerMode } from './server';
+import type { Framework, ServerMode } from './server';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
-const CONNECTIONS = 10;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = 50;
+const TASKSET = '/usr/bin/taskset';
 
-interface Scenario {
-  name: string;
-  mode: ServerMode;
+/** A scenario: a server and how the load generator picks event ids. */
+export interface Scenario {
+  readonly name: string;
+  readonly framework: Framework;
+  readonly mode: ServerMode;
   /** `unique`: every request a new event id (first deliveries); `same`: one id (replays). */
-  ids: 'unique' | 'same' | 'none';
+  readonly ids: 'unique' | 'same' | 'none';
 }
 
-const SCENARIOS: Scenario[] = [
-  { name: 'bare route (baseline)', mode: 'bare', ids: 'none' },
-  { name: 'in-memory store, first deliveries', mode: 'memory', ids: 'unique' },
-  { name: 'in-memory store, replays', mode: 'memory', ids: 'same' },
-  { name: 'SQLite store, first deliveries', mode: 'sqlite', ids: 'unique' },
-  { name: 'SQLite store, replays', mode: 'sqlite', ids: 'same' },
+const scenario = (framework: Framework, mode: ServerMode, ids: Scenario['ids']): Scenario => ({
+  name:
+    mode === 'bare'
+      ? `${framework}, bare route`
+      : `${framework}, ${mode === 'peer' ? '@node-idempotency (memory)' : mode}, ${ids === 'unique' ? 'first' : 'replay'}`,
+  framework,
+  mode,
+  ids,
+});
+
+const ALL_SCENARIOS: readonly Scenario[] = [
+  scenario('express', 'bare', 'none'),
+  scenario('express', 'memory', 'unique'),
+  scenario('express', 'memory', 'same'),
+  scenario('express', 'peer', 'unique'),
+  scenario('express', 'peer', 'same'),
+  scenario('express', 'sqlite', 'unique'),
+  scenario('express', 'sqlite', 'same'),
+  scenario('fastify', 'bare', 'none'),
+  scenario('fastify', 'memory', 'unique'),
+  scenario('fastify', 'memory', 'same'),
+  scenario('koa', 'bare', 'none'),
+  scenario('koa', 'memory', 'unique'),
+  scenario('koa', 'memory', 'same'),
 ];
 
+/** `BENCH_ONLY=express` (a comma-separated list of frameworks) narrows a run for profiling work. */
+export const SCENARIOS: readonly Scenario[] = ALL_SCENARIOS.filter(
+  (s) => !process.env.BENCH_ONLY || process.env.BENCH_ONLY.split(',').includes(s.framework),
+);
+
+interface Sample {
+  rps: number;
+  cpuUsPerRequest: number;
+  p99: number;
+  p999: number;
+  rssMiB: number;
+  /** The load generator's own CPU share of its core over the run (1 = saturated). */
+  clientLoad: number;
+  non2xx: number;
+}
+
 function ask<T>(child: ChildProcess, message: string, field: string): Promise<T> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     const onMessage = (reply: Record<string, T>) => {
       if (field in reply) {
         child.off('message', onMessage);
@@ -35,16 +77,26 @@ function ask<T>(child: ChildProcess, message: string, field: string): Promise<T>
       }
     };
     child.on('message', onMessage);
+    child.once('exit', (code) => reject(new Error(`benchmark server exited with ${code}`)));
     if (message) child.send(message);
   });
 }
 
-async function measure(
-  scenario: Scenario,
-): Promise<{ rps: number; cpuUsPerRequest: number; non2xx: number }> {
-  const child = fork(join(__dirname, 'server.ts'), [scenario.mode], {
-    execArgv: ['-r', 'esbuild-register'],
-  });
+/** Starts the server of `s`, pinned to core 0 where taskset exists. */
+function startServer(s: Scenario): ChildProcess {
+  const args = ['-r', 'esbuild-register', join(__dirname, 'server.ts'), s.framework, s.mode];
+  const pinned = existsSync(TASKSET);
+  return spawn(
+    pinned ? TASKSET : process.execPath,
+    pinned ? ['-c', '0', process.execPath, ...args] : args,
+    {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
+}
+
+async function measure(s: Scenario, round: number): Promise<Sample> {
+  const child = startServer(s);
   const port = await ask<number>(child, '', 'port');
   let counter = 0;
   const run = (seconds: number) =>
@@ -58,47 +110,89 @@ async function measure(
       requests: [
         {
           setupRequest(request) {
-            const id = scenario.ids === 'unique' ? `evt_${counter++}` : 'evt_same';
-            return scenario.ids === 'none'
+            const id = s.ids === 'unique' ? `evt_${round}_${counter++}` : 'evt_same';
+            return s.ids === 'none'
               ? request
               : { ...request, headers: { ...request.headers, 'x-event-id': id } };
           },
         },
       ],
     });
-  await run(1); // warm-up
-  const before = await ask<NodeJS.CpuUsage>(child, 'cpu', 'cpu');
-  const result = await run(DURATION_S);
-  const after = await ask<NodeJS.CpuUsage>(child, 'cpu', 'cpu');
-  child.send('stop');
-  const cpuUs = after.user - before.user + (after.system - before.system);
-  return {
-    rps: result.requests.average,
-    cpuUsPerRequest: cpuUs / Math.max(1, result.requests.total),
-    non2xx: result.non2xx,
-  };
+  try {
+    await run(1); // warm-up (and, for replays, the one first delivery)
+    const before = await ask<NodeJS.CpuUsage>(child, 'cpu', 'cpu');
+    const clientBefore = process.cpuUsage();
+    const started = process.hrtime.bigint();
+    const result = await run(DURATION_S);
+    const wallUs = Number(process.hrtime.bigint() - started) / 1000;
+    const client = process.cpuUsage(clientBefore);
+    const after = await ask<NodeJS.CpuUsage & { rss: number }>(child, 'cpu', 'cpu');
+    const cpuUs = after.user - before.user + (after.system - before.system);
+    return {
+      rps: result.requests.average,
+      cpuUsPerRequest: cpuUs / Math.max(1, result.requests.total),
+      p99: result.latency.p99,
+      p999: (result.latency as unknown as Record<string, number>).p99_9 ?? Number.NaN,
+      rssMiB: after.rss / 2 ** 20,
+      clientLoad: (client.user + client.system) / wallUs,
+      non2xx: result.non2xx,
+    };
+  } finally {
+    child.send('stop');
+  }
 }
 
-export async function runHttpBench(log: (line?: string) => void): Promise<Record<string, number>> {
-  log(`## HTTP (Express 5, autocannon, ${CONNECTIONS} connections, ${DURATION_S} s per scenario)`);
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+const range = (values: number[], digits = 0): string =>
+  `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
+
+/** Per scenario: the added CPU µs per request over its framework's bare route (median of rounds). */
+export type AddedCpu = Record<string, { addedUs: number; ratio: number }>;
+
+export async function runHttpBench(log: (line?: string) => void): Promise<AddedCpu> {
+  const samples = new Map<string, Sample[]>(SCENARIOS.map((s) => [s.name, []]));
+  const added = new Map<string, { us: number[]; ratio: number[] }>();
+  for (let round = 0; round < ROUNDS; round++) {
+    const bare = new Map<Framework, Sample>();
+    for (const s of SCENARIOS) {
+      const sample = await measure(s, round);
+      if (sample.non2xx > 0) throw new Error(`${s.name}: ${sample.non2xx} non-2xx answers`);
+      samples.get(s.name)!.push(sample);
+      if (s.mode === 'bare') bare.set(s.framework, sample);
+      const base = bare.get(s.framework)!;
+      const entry = added.get(s.name) ?? { us: [], ratio: [] };
+      entry.us.push(sample.cpuUsPerRequest - base.cpuUsPerRequest);
+      entry.ratio.push(sample.rps / base.rps);
+      added.set(s.name, entry);
+    }
+  }
+  log(
+    `## HTTP (autocannon, ${CONNECTIONS} connections, ${DURATION_S} s per scenario, ${ROUNDS} interleaved rounds, server on core 0, load generator on core 1)`,
+  );
   log();
-  log('| scenario | req/s | vs bare | server CPU µs/request | added CPU µs/request |');
-  log('|---|---|---|---|---|');
-  let base: { rps: number; cpuUsPerRequest: number } | undefined;
-  const added: Record<string, number> = {};
-  for (const scenario of SCENARIOS) {
-    const r = await measure(scenario);
-    base ??= r;
-    if (r.non2xx > 0) throw new Error(`${scenario.name}: ${r.non2xx} non-2xx answers`);
-    added[scenario.name] = r.cpuUsPerRequest - base.cpuUsPerRequest;
-    const extra = r === base ? '—' : added[scenario.name]!.toFixed(0);
+  log(
+    '| scenario | req/s (median, min–max) | vs bare | server CPU µs/req | added µs/req (min–max) | p99 / p99.9 ms | RSS MiB | load generator |',
+  );
+  log('|---|---|---|---|---|---|---|---|');
+  const result: AddedCpu = {};
+  for (const s of SCENARIOS) {
+    const runs = samples.get(s.name)!;
+    const extra = added.get(s.name)!;
+    const rps = runs.map((r) => r.rps);
+    const isBare = s.mode === 'bare';
+    result[s.name] = { addedUs: median(extra.us), ratio: median(extra.ratio) };
+    const load = Math.max(...runs.map((r) => r.clientLoad));
     log(
-      `| ${scenario.name} | ${r.rps.toFixed(0)} | ${(r.rps / base.rps).toFixed(2)}× | ${r.cpuUsPerRequest.toFixed(0)} | ${extra} |`,
+      `| ${s.name} | ${median(rps).toFixed(0)} (${range(rps)}) | ${isBare ? '1.00×' : `${median(extra.ratio).toFixed(2)}×`} | ${median(runs.map((r) => r.cpuUsPerRequest)).toFixed(0)} | ${isBare ? '—' : `${median(extra.us).toFixed(0)} (${range(extra.us)})`} | ${median(runs.map((r) => r.p99)).toFixed(0)} / ${median(runs.map((r) => r.p999)).toFixed(0)} | ${median(runs.map((r) => r.rssMiB)).toFixed(0)} | ${load >= 0.9 ? `saturated (${(load * 100).toFixed(0)} %)` : `${(load * 100).toFixed(0)} %`} |`,
     );
   }
   log();
   log(
-    "CPU is the server process's own user + system time (all its threads, garbage collection included) over the measured window, divided by the requests it answered.",
+    "Server CPU is the server process's own user + system time (all its threads, garbage collection included) over the measured window, divided by the requests it answered; `added` is that minus the same framework's bare route in the same round. The load generator column is its CPU share of its own core: near 100 % it, not the server, set the pace.",
   );
-  return added;
+  return result;
 }

@@ -1,0 +1,59 @@
+/**
+ * @module The work `instructions.ts` counts under callgrind: `node target.js <scenario> <warmup> <n>`
+ * runs `warmup` operations, then `n` more, of one scenario. The runner subtracts a run with `n`
+ * from one with `2n`, so start-up and warm-up cancel out. Express requests go through
+ * light-my-request (no sockets), the same way for the bare route and the guarded ones.
+ */
+import { IdempotencyGuard, InMemoryStore, RequestKey } from '@webhook-idempotency/core';
+import { idempotent, saveRawBody } from '@webhook-idempotency/express';
+import express from 'express';
+import inject from 'light-my-request';
+
+type Op = (i: number) => Promise<unknown>;
+
+const handler = async () => ({ received: true });
+const body = '{"type":"payment.succeeded","data":{"amount":500000}}';
+
+function guardOps(scenario: string): Op {
+  const guard = new IdempotencyGuard(new InMemoryStore({ maxReceipts: Number.POSITIVE_INFINITY }));
+  if (scenario === 'guard-baseline') return () => handler();
+  if (scenario === 'guard-first')
+    return (i) => guard.run(new RequestKey('bench', `e${i}`), handler);
+  return () => guard.run(new RequestKey('bench', 'same'), handler);
+}
+
+function expressOps(scenario: string): Op {
+  const app = express();
+  const guard =
+    scenario === 'express-bare'
+      ? []
+      : [
+          idempotent({
+            store: new InMemoryStore({ maxReceipts: Number.POSITIVE_INFINITY }),
+            provider: 'bench',
+            key: (req) => req.get('x-event-id'),
+          }),
+        ];
+  app.post('/hook', express.json({ verify: saveRawBody }), ...guard, (_req, res) => {
+    res.json({ received: true });
+  });
+  return async (i) => {
+    const id = scenario === 'express-first' ? `e${i}` : 'same';
+    const res = await inject(app, {
+      method: 'POST',
+      url: '/hook',
+      payload: body,
+      headers: { 'content-type': 'application/json', 'x-event-id': id },
+    });
+    if (res.statusCode !== 200) throw new Error(`${scenario}: HTTP ${res.statusCode}`);
+  };
+}
+
+async function main(): Promise<void> {
+  const [scenario = '', warmup = '0', n = '0'] = process.argv.slice(2);
+  const op = scenario.startsWith('guard') ? guardOps(scenario) : expressOps(scenario);
+  const total = Number(warmup) + Number(n);
+  for (let i = 0; i < total; i++) await op(i);
+}
+
+void main();

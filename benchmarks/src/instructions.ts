@@ -1,0 +1,92 @@
+/**
+ * @module Instructions per first delivery and per replay, counted by `valgrind --tool=callgrind`:
+ * a signal that repeats to within a fraction of a percent on a noisy machine, where wall-clock and
+ * CPU time do not. In-process guard against a bare handler call, and Express (through
+ * light-my-request) against the bare route. `pnpm bench:instructions` (a few minutes).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildSync } from 'esbuild';
+
+/** Warm-up and measured operations: many in-process calls are cheap; HTTP requests are not. */
+const SIZES = {
+  guard: { warmup: 5_000, n: 5_000 },
+  express: { warmup: 600, n: 300 },
+} as const;
+const sizeOf = (scenario: string) => SIZES[scenario.startsWith('guard') ? 'guard' : 'express'];
+
+/** One bundle, so that module loading is the same small cost in every run. */
+function bundle(): string {
+  const out = join(mkdtempSync(join(tmpdir(), 'wi-instr-')), 'target.js');
+  buildSync({
+    entryPoints: [join(__dirname, 'instructions-target.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    outfile: out,
+    logLevel: 'error',
+  });
+  return out;
+}
+
+/** Instructions callgrind counted for one run of `scenario` with `n` measured operations. */
+function count(target: string, scenario: string, n: number): number {
+  const { warmup } = sizeOf(scenario);
+  // valgrind reports on stderr.
+  const { stderr: out, status } = spawnSync(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--callgrind-out-file=/dev/null',
+      process.execPath,
+      '--single-threaded',
+      target,
+      scenario,
+      String(warmup),
+      String(n),
+    ],
+    { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 * 1024 * 1024 },
+  );
+  if (status !== 0) throw new Error(`${scenario} exited with ${status}:\n${out.slice(-2000)}`);
+  const match = /Collected : (\d+)/.exec(out);
+  if (!match) throw new Error(`no instruction count for ${scenario}:\n${out.slice(-2000)}`);
+  return Number(match[1]);
+}
+
+function perOp(target: string, scenario: string): number {
+  const { n } = sizeOf(scenario);
+  return (count(target, scenario, 2 * n) - count(target, scenario, n)) / n;
+}
+
+/** Instructions per operation for each scenario, and what the guard adds over its baseline. */
+export function runInstructionCounts(log: (line?: string) => void): void {
+  const target = bundle();
+  const rows: Array<[string, string, string]> = [
+    ['guard in-process, first delivery', 'guard-first', 'guard-baseline'],
+    ['guard in-process, replay', 'guard-replay', 'guard-baseline'],
+    ['Express + idempotent(), first delivery', 'express-first', 'express-bare'],
+    ['Express + idempotent(), replay', 'express-replay', 'express-bare'],
+  ];
+  const counted = new Map<string, number>();
+  const of = (scenario: string) => {
+    if (!counted.has(scenario)) counted.set(scenario, perOp(target, scenario));
+    return counted.get(scenario)!;
+  };
+  log(
+    `## Instructions per request (callgrind, Node ${process.version}; each figure is the difference of a run with 2n and one with n operations after the same warm-up: in-process n = ${SIZES.guard.n}, Express n = ${SIZES.express.n})`,
+  );
+  log();
+  log('| path | instructions | baseline | added |');
+  log('|---|---|---|---|');
+  for (const [name, scenario, baseline] of rows) {
+    const value = of(scenario);
+    const base = of(baseline);
+    log(
+      `| ${name} | ${Math.round(value).toLocaleString('en')} | ${Math.round(base).toLocaleString('en')} (${baseline}) | ${Math.round(value - base).toLocaleString('en')} |`,
+    );
+  }
+}
+
+if (require.main === module) runInstructionCounts((line = '') => console.log(line));
