@@ -38,6 +38,13 @@ export interface DialectSpec {
   /** Supports `INSERT/UPDATE … RETURNING`, which saves a round trip. */
   readonly returning: boolean;
   /**
+   * Without `RETURNING`: the claim `INSERT` hands back its claim time (epoch ms, the database
+   * clock) as the statement's insert id, through `LAST_INSERT_ID(expr)`, so a won claim needs no
+   * read-back: a first delivery is two statements (claim, complete). The expression to put where
+   * the `INSERT` writes `attempts = 1`.
+   */
+  readonly attemptsReturningClaimTime?: string;
+  /**
    * Joins the claim `INSERT … RETURNING` and the read of an existing row into one statement, so a
    * duplicate costs one round trip. Its parameters are the insert's, then the read's.
    */
@@ -124,6 +131,8 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     // other errors (a value too long in strict mode) into warnings.
     onConflictDoNothing: '',
     returning: false,
+    // UTC_TIMESTAMP(3) is one value for the whole statement: the claimed_at the row gets.
+    attemptsReturningClaimTime: `(LAST_INSERT_ID(${MYSQL_EPOCH_MS('UTC_TIMESTAMP(3)')}) * 0 + 1)`,
     // A single-table DELETE takes each row's lock, then evaluates its whole WHERE on the row's
     // latest committed version (a locking read), so a row changed meanwhile is judged as it is now.
     deleteBatch: (table, where) => ({

@@ -13,6 +13,8 @@ export interface QueryResult {
   readonly rows: readonly Row[];
   /** Rows the statement inserted, updated or deleted (for `RETURNING`, the rows returned). */
   readonly affected: number;
+  /** MySQL: the statement's insert id (what `LAST_INSERT_ID(expr)` set), when it reported one. */
+  readonly insertId?: number;
 }
 
 /** Runs statements on the user's connection. Never opens or closes it. */

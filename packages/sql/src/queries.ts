@@ -65,7 +65,7 @@ export function buildQueries(dialect: DialectSpec, table: string): Queries {
   const find = `SELECT ${columns} FROM ${t} WHERE ${byKey}`;
   const insert =
     `INSERT INTO ${t} (provider, external_id, status, attempts, fingerprint, claimed_at) ` +
-    `VALUES (?, ?, 'processing', 1, ?, ${dialect.now})${dialect.onConflictDoNothing}${returning && `${returning}, 1 AS won`}`;
+    `VALUES (?, ?, 'processing', ${dialect.attemptsReturningClaimTime ?? '1'}, ?, ${dialect.now})${dialect.onConflictDoNothing}${returning && `${returning}, 1 AS won`}`;
   return {
     claim: dialect.claimOrRead
       ? dialect.claimOrRead(insert, `SELECT ${columns}, 0 AS won FROM ${t} WHERE ${byKey}`)

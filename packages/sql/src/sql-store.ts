@@ -51,6 +51,26 @@ function toReceipt(row: Row): ObservedReceipt {
   };
 }
 
+/** The receipt a won MySQL claim wrote, from the claim time its INSERT returned (no read-back). */
+function claimedReceipt(
+  key: KeyLike,
+  fingerprint: string | null,
+  claimedMs: number,
+): ObservedReceipt {
+  return {
+    provider: key.provider,
+    externalId: key.externalId,
+    status: 'processing',
+    response: null,
+    attempts: 1,
+    error: null,
+    fingerprint,
+    claimedAt: new Date(claimedMs),
+    finishedAt: null,
+    claimAgeMs: 0,
+  };
+}
+
 /**
  * The receipts table in the application's own database: its unique index decides which delivery
  * runs the handler, across every process and machine sharing the database. Every timestamp and
@@ -132,11 +152,14 @@ export class SqlStore<Db extends SqlConnection = SqlConnection>
       try {
         const params = [key.provider, key.externalId, fingerprint];
         if (this.sql.claimReadsExisting) params.push(key.provider, key.externalId);
-        const { rows, affected } = await this.executor.query(this.sql.claim, params);
+        const { rows, affected, insertId } = await this.executor.query(this.sql.claim, params);
         const row = rows[0];
         if (row) return { won: Number(row.won) === 1, receipt: toReceipt(row) } as ClaimResult;
-        // Without RETURNING (MySQL) the affected count says whether this INSERT won.
+        // Without RETURNING (MySQL) the affected count says whether this INSERT won, and the
+        // insert id carries the claim time it wrote: the receipt is known without a read.
         won = affected === 1;
+        if (won && this.spec.attemptsReturningClaimTime && insertId && insertId > 0)
+          return { won: true, receipt: claimedReceipt(key, fingerprint, insertId) };
       } catch (error) {
         if (!isDuplicateKey(this.spec, error)) throw error;
       }

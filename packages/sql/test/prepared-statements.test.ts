@@ -91,3 +91,53 @@ it('refuses a preparedStatements that is not a boolean', () => {
   );
   return pool.end();
 });
+
+describe('MariaDB: a first delivery is two statements (claim, complete)', () => {
+  let url: string;
+  beforeAll(async () => {
+    url = await mysqlDatabase('wi_two_statements');
+  });
+
+  /** Statements the one connection ran for a claim and its completion, and the receipt after. */
+  async function firstDelivery(options: { preparedStatements?: boolean }) {
+    const pool = mysql.createPool({ uri: url, connectionLimit: 1 });
+    try {
+      await Schema.createTable(pool);
+      const store = new SqlStore(pool, options) as SqlStore<never>;
+      const key = new RequestKey('stripe', `evt_${Math.random()}`);
+      const questions = async () => {
+        const [rows] = await pool.query("SHOW SESSION STATUS LIKE 'Questions'");
+        return Number((rows as { Value: string }[])[0]?.Value);
+      };
+      const before = await questions();
+      const claim = await store.claim(key, { now: 0, fingerprint: 'fp' });
+      const completed = await store.complete(key, {
+        now: 0,
+        attempts: 1,
+        claimedAt: claim.receipt.claimedAt,
+        response: '"ok"',
+      });
+      // The second SHOW counts itself.
+      const statements = (await questions()) - before - 1;
+      return { claim, completed, statements, stored: await store.find(key, { now: 0 }) };
+    } finally {
+      await pool.end();
+    }
+  }
+
+  it.each([
+    ['prepared', {}],
+    ['plain queries', { preparedStatements: false }],
+  ])(
+    '%s: the won claim carries its claim time, and complete is fenced on it',
+    async (_, options) => {
+      const { claim, completed, statements, stored } = await firstDelivery(options);
+      expect(statements).toBe(2);
+      expect(claim.won).toBe(true);
+      expect(claim.receipt).toMatchObject({ status: 'processing', attempts: 1, fingerprint: 'fp' });
+      expect(completed).toBe(true);
+      expect(stored?.claimedAt.getTime()).toBe(claim.receipt.claimedAt.getTime());
+      expect(stored).toMatchObject({ status: 'completed', response: '"ok"' });
+    },
+  );
+});

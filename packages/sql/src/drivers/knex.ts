@@ -40,8 +40,16 @@ function readResult(driver: string, result: unknown): QueryResult {
   // mysql/mysql2: [rows | ResultSetHeader, fields]; better-sqlite3: rows | RunResult.
   const value = driver === 'better-sqlite3' ? result : (result as unknown[])[0];
   if (Array.isArray(value)) return { rows: value as Row[], affected: value.length };
-  const { affectedRows, changes } = value as { affectedRows?: number; changes?: number };
-  return { rows: [], affected: affectedRows ?? changes ?? 0 };
+  const { affectedRows, changes, insertId } = value as {
+    affectedRows?: number;
+    changes?: number;
+    insertId?: number;
+  };
+  return {
+    rows: [],
+    affected: affectedRows ?? changes ?? 0,
+    ...(insertId === undefined ? {} : { insertId: Number(insertId) }),
+  };
 }
 
 /** An executor over `knex`; throws a TypeError for a client it cannot read results of. */

@@ -52,7 +52,8 @@ export function isMysqlCallbackPool(db: unknown): db is CallbackPool {
 
 function toResult(result: unknown): QueryResult {
   if (Array.isArray(result)) return { rows: result, affected: result.length };
-  return { rows: [], affected: (result as { affectedRows?: number }).affectedRows ?? 0 };
+  const { affectedRows, insertId } = result as { affectedRows?: number; insertId?: number };
+  return { rows: [], affected: affectedRows ?? 0, insertId: Number(insertId ?? 0) };
 }
 
 /** The promise face of a transaction handle of either API. */

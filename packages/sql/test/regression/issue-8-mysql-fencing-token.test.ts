@@ -1,6 +1,6 @@
 /**
  * Regression (issue 8, failure mode 10): on MySQL/MariaDB (no RETURNING) the store reads the
- * receipt back after its claim INSERT / reclaim UPDATE. A worker that stalls between its write
+ * receipt back after its reclaim UPDATE (and, before issue 10, after its claim INSERT). A worker that stalls between its write
  * and that read, past the stale threshold, used to adopt the `attempts` of the worker that took
  * over meanwhile: it then ran the handler with the new owner's fencing token, its `complete` was
  * accepted, and the rightful owner's was rejected.
@@ -10,7 +10,12 @@
  * committed on the real server) until the test has let another worker take the receipt over.
  */
 import mysql from 'mysql2/promise';
-import { IdempotencyGuard, RequestInProgress, RequestKey } from '@webhook-idempotency/core';
+import {
+  ClaimLost,
+  IdempotencyGuard,
+  RequestInProgress,
+  RequestKey,
+} from '@webhook-idempotency/core';
 import { Schema, SqlStore } from '../../src';
 import { shifter } from '../helpers/conformance';
 import { mysqlDatabase } from '../helpers/databases';
@@ -91,21 +96,24 @@ describe('a MySQL worker stalled between its claim/reclaim write and the read-ba
     expect(taken).toMatchObject({ status: 'processing', attempts: attempts + 1 });
   };
 
-  it("claim: the stalled winner does not run the handler with the new owner's attempts", async () => {
+  it("claim: the stalled winner keeps its own token, so its result is refused and the new owner's kept", async () => {
+    // Since issue 10 a won claim reads nothing back: the INSERT returns the claim time it wrote.
+    // The stalled winner therefore runs with its own attempts and claim time, like any worker
+    // that stalled past the stale threshold, and its completion is fenced out.
     const stalled = stalling(pool);
     const guard = new IdempotencyGuard(new SqlStore(stalled.db, { table }), {
       staleAfterSeconds: STALE_MS / 1000,
     });
     stalled.arm(/^INSERT INTO/, takeOver(1));
-    const handler = jest.fn(async () => 'stalled worker');
+    const handler = jest.fn(async (_context: { attempts: number }) => 'stalled worker');
 
     const outcome = guard.run(key, handler).then(
       (value) => ({ value }),
       (error: unknown) => ({ error }),
     );
-    expect(await outcome).toEqual({ error: expect.any(RequestInProgress) });
+    expect(await outcome).toEqual({ error: expect.any(ClaimLost) });
     expect(stalled.stalls()).toBe(1);
-    expect(handler).not.toHaveBeenCalled();
+    expect(handler.mock.calls.map(([context]) => context.attempts)).toEqual([1]);
     // The worker that took over keeps its fencing token: its completion is the one recorded.
     expect(await plain.complete(key, { now: 0, attempts: 2, response: '"new owner"' })).toBe(true);
     expect(await plain.find(key, { now: 0 })).toMatchObject({
