@@ -57,3 +57,8 @@ export async function runGuardBench(ops = 100_000): Promise<GuardBenchResult[]> 
   );
   return results;
 }
+
+// Run as its own (bundled, pinned) process by run.ts: prints the results as JSON.
+if (require.main === module) {
+  void runGuardBench().then((results) => process.stdout.write(JSON.stringify(results)));
+}

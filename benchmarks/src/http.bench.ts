@@ -7,15 +7,13 @@
  * the end, and whether the load generator was saturated.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import autocannon from 'autocannon';
+import { bundle, pinned } from './bundle';
 import type { Framework, ServerMode } from './server';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 50;
-const TASKSET = '/usr/bin/taskset';
 
 /** A scenario: a server and how the load generator picks event ids. */
 export interface Scenario {
@@ -82,17 +80,10 @@ function ask<T>(child: ChildProcess, message: string, field: string): Promise<T>
   });
 }
 
-/** Starts the server of `s`, pinned to core 0 where taskset exists. */
+/** Starts the server of `s` (bundled ahead of time), pinned to core 0. */
 function startServer(s: Scenario): ChildProcess {
-  const args = ['-r', 'esbuild-register', join(__dirname, 'server.ts'), s.framework, s.mode];
-  const pinned = existsSync(TASKSET);
-  return spawn(
-    pinned ? TASKSET : process.execPath,
-    pinned ? ['-c', '0', process.execPath, ...args] : args,
-    {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    },
-  );
+  const [command, args] = pinned(0, [bundle('server'), s.framework, s.mode]);
+  return spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
 async function measure(s: Scenario, round: number): Promise<Sample> {

@@ -5,31 +5,14 @@
  * light-my-request) against the bare route. `pnpm bench:instructions` (a few minutes).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { buildSync } from 'esbuild';
+import { bundle } from './bundle';
 
 /** Warm-up and measured operations: many in-process calls are cheap; HTTP requests are not. */
 const SIZES = {
   guard: { warmup: 5_000, n: 5_000 },
-  express: { warmup: 600, n: 300 },
+  express: { warmup: 3_000, n: 1_000 },
 } as const;
 const sizeOf = (scenario: string) => SIZES[scenario.startsWith('guard') ? 'guard' : 'express'];
-
-/** One bundle, so that module loading is the same small cost in every run. */
-function bundle(): string {
-  const out = join(mkdtempSync(join(tmpdir(), 'wi-instr-')), 'target.js');
-  buildSync({
-    entryPoints: [join(__dirname, 'instructions-target.ts')],
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    outfile: out,
-    logLevel: 'error',
-  });
-  return out;
-}
 
 /** Instructions callgrind counted for one run of `scenario` with `n` measured operations. */
 function count(target: string, scenario: string, n: number): number {
@@ -55,14 +38,14 @@ function count(target: string, scenario: string, n: number): number {
   return Number(match[1]);
 }
 
-function perOp(target: string, scenario: string): number {
+export function perOp(target: string, scenario: string): number {
   const { n } = sizeOf(scenario);
   return (count(target, scenario, 2 * n) - count(target, scenario, n)) / n;
 }
 
 /** Instructions per operation for each scenario, and what the guard adds over its baseline. */
 export function runInstructionCounts(log: (line?: string) => void): void {
-  const target = bundle();
+  const target = bundle('instructions-target');
   const rows: Array<[string, string, string]> = [
     ['guard in-process, first delivery', 'guard-first', 'guard-baseline'],
     ['guard in-process, replay', 'guard-replay', 'guard-baseline'],

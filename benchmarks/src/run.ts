@@ -2,7 +2,9 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { runGuardBench } from './guard.bench';
+import { execFileSync } from 'node:child_process';
+import { bundle, pinned } from './bundle';
+import type { GuardBenchResult } from './guard.bench';
 import { runHttpBench } from './http.bench';
 import { runInstructionCounts } from './instructions';
 
@@ -21,7 +23,9 @@ async function main(): Promise<void> {
   log();
   log('## The guard in-process (in-memory store)');
   log();
-  const guard = await runGuardBench();
+  // In its own process, bundled ahead of time and pinned to the core the servers use.
+  const [command, args] = pinned(0, [bundle('guard.bench')]);
+  const guard = JSON.parse(execFileSync(command, args, { encoding: 'utf8' })) as GuardBenchResult[];
   const base = guard[0]!.nsPerOp;
   log('| scenario | µs per call | added over baseline |');
   log('|---|---|---|');
