@@ -62,9 +62,7 @@ export class TicketRun implements PendingRun {
   }
 
   answeredAround(status: number | undefined, how: string): Promise<void> {
-    if (status === undefined || status < 200 || status > 299)
-      return this.abort(responseNotCaptured(how));
-    return this.finish({ status, headers: {}, body: Buffer.alloc(0) }).then(ignore, ignore);
+    return answerAround(this, status, how);
   }
 
   /** Nothing expires: without a transaction there is no deadline to cut the handler off. */
@@ -93,6 +91,16 @@ export class TicketRun implements PendingRun {
       return settledAnswer(error, this.config, this.request);
     }
   }
+}
+
+/**
+ * {@link PendingRun.answeredAround} for either run: a 2xx that went out around the adapter is
+ * completed with an empty body, anything else fails the run as not captured.
+ */
+function answerAround(run: PendingRun, status: number | undefined, how: string): Promise<void> {
+  if (status === undefined || status < 200 || status > 299)
+    return run.abort(responseNotCaptured(how));
+  return run.finish({ status, headers: {}, body: Buffer.alloc(0) }).then(ignore, ignore);
 }
 
 /** The handler's answer as the receipt stores it (throws `ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE`). */
@@ -163,9 +171,7 @@ export class TransactionRun implements PendingRun {
   }
 
   answeredAround(status: number | undefined, how: string): Promise<void> {
-    if (status === undefined || status < 200 || status > 299)
-      return this.abort(responseNotCaptured(how));
-    return this.finish({ status, headers: {}, body: Buffer.alloc(0) }).then(ignore, ignore);
+    return answerAround(this, status, how);
   }
 
   finish(response: CapturedResponse): Promise<HttpResponseRecord | null> {
