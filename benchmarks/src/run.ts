@@ -26,8 +26,13 @@ async function main(): Promise<void> {
   log('## The guard in-process (in-memory store)');
   log();
   // In its own process, bundled ahead of time and pinned to the core the servers use.
-  const [command, args] = pinned(0, [bundle('guard.bench')]);
-  const guard = JSON.parse(execFileSync(command, args, { encoding: 'utf8' })) as GuardBenchResult[];
+  const [command, args] = pinned(0, ['--expose-gc', bundle('guard.bench')]);
+  const { results: guard, heap } = JSON.parse(
+    execFileSync(command, args, { encoding: 'utf8' }),
+  ) as {
+    results: GuardBenchResult[];
+    heap: Array<{ after: number; heapMiB: number }>;
+  };
   const base = guard[0]!.nsPerOp;
   log('| scenario | µs per call | added over baseline |');
   log('|---|---|---|');
@@ -100,6 +105,21 @@ async function main(): Promise<void> {
     if (!ours || !peer) continue;
     log(
       `| express, memory, ${path} | ahead of @node-idempotency | ours ${ours.addedUs.toFixed(0)} µs, peer ${peer.addedUs.toFixed(0)} µs | ${ours.addedUs < peer.addedUs ? 'yes' : '**no**'} |`,
+    );
+  }
+  const bareExpress = http['express, bare route'];
+  const firstExpress = http['express, memory, first'];
+  if (bareExpress && firstExpress) {
+    const ratio = firstExpress.p999 / bareExpress.p999;
+    log(
+      `| express, memory, first | p99.9 within 1.2× bare | ${firstExpress.p999.toFixed(0)} ms, bare ${bareExpress.p999.toFixed(0)} ms (${ratio.toFixed(2)}×) | ${ratio <= 1.2 ? 'yes' : '**no**'} |`,
+    );
+  }
+  if (heap.length === 2) {
+    const [a, b] = heap as [{ after: number; heapMiB: number }, { after: number; heapMiB: number }];
+    const bounded = b.heapMiB <= a.heapMiB * 1.25 + 2;
+    log(
+      `| in-memory store, first deliveries | memory bounded | heap ${a.heapMiB.toFixed(1)} MiB after ${a.after.toLocaleString('en')}, ${b.heapMiB.toFixed(1)} MiB after ${b.after.toLocaleString('en')} (default maxReceipts 10,000; RSS of the Express run ${firstExpress?.rssMiB.toFixed(0) ?? '–'} MiB, bare ${bareExpress?.rssMiB.toFixed(0) ?? '–'}) | ${bounded ? 'yes' : '**no**'} |`,
     );
   }
   const sqlGoals: Array<[string, SqlRow['workload'], number]> = [
