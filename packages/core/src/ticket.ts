@@ -57,6 +57,8 @@ export interface TicketEnv<R, Tx> {
   readonly codec: Codec<R>;
   readonly clock: () => number;
   readonly handlerTimeoutMs: number;
+  /** Whether events are listened to: only then are clocks read (`performance.now()`). */
+  readonly timed: boolean;
   emit(event: GuardEvent): void;
   /** Runs one store call; what it throws becomes a `StoreError` (reported as an event). */
   call<T>(operation: string, key: RequestKey | undefined, fn: () => Promise<T>): Promise<T>;
@@ -74,7 +76,11 @@ function errorText(error: unknown): string {
 export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
   readonly isReplay = false;
   readonly context: RunContext<Tx>;
+  /** @internal The handler's run in milliseconds, once known (only when events are timed). */
+  handlerMs: number | undefined;
   private settled = false;
+  /** When the claim was won, then when the result was handed in (`performance.now()`; 0 untimed). */
+  private mark: number;
 
   constructor(
     private readonly env: TicketEnv<R, Tx>,
@@ -84,10 +90,12 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
     isRetry: boolean,
   ) {
     this.context = { key, attempts, isRetry, transaction: undefined };
+    this.mark = env.timed ? performance.now() : 0;
   }
 
   async complete(value: R, transaction?: Tx): Promise<void> {
     this.settle('complete');
+    if (this.env.timed) this.handed();
     let response: string;
     try {
       response = this.env.codec.encode(value);
@@ -96,7 +104,7 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
       throw error;
     }
     await this.record(response, transaction);
-    this.env.emit({ type: 'completed', key: this.key, attempts: this.attempts });
+    if (this.env.timed) this.completed();
   }
 
   async transaction<T extends R>(work: (context: RunContext<Tx>) => T | Promise<T>): Promise<T> {
@@ -116,14 +124,29 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
       if (!(error instanceof ClaimLost)) await this.markFailed(error);
       throw error;
     }
-    this.env.emit({ type: 'completed', key: this.key, attempts: this.attempts });
+    if (this.env.timed) this.completed();
     return value;
   }
 
   async fail(error: unknown): Promise<void> {
     if (this.settled) return;
     this.settled = true;
+    if (this.env.timed && this.handlerMs === undefined) this.handed();
     if (!(error instanceof ClaimLost)) await this.markFailed(error);
+  }
+
+  /** The result (or the failure) was handed in: the handler's run ends here. */
+  private handed(): void {
+    const now = performance.now();
+    this.handlerMs = now - this.mark;
+    this.mark = now;
+  }
+
+  private completed(): void {
+    const { key, attempts } = this;
+    const handlerMs = this.handlerMs ?? 0;
+    const durationMs = performance.now() - this.mark;
+    this.env.emit({ type: 'completed', key, attempts, handlerMs, durationMs });
   }
 
   private settle(how: string): void {
@@ -148,6 +171,7 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
     const timeoutMs = env.handlerTimeoutMs;
     const controller = new AbortController();
     let stage: 'begin' | 'handler' | 'complete' | 'commit' = 'begin';
+    const begun = env.timed ? performance.now() : 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -160,7 +184,13 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
     const done = env.store.withTransaction!(
       async (transaction) => {
         stage = 'handler';
-        const result = await work({ ...this.context, transaction });
+        if (env.timed) this.mark = performance.now();
+        let result: T;
+        try {
+          result = await work({ ...this.context, transaction });
+        } finally {
+          if (env.timed) this.handed();
+        }
         stage = 'complete';
         await this.record(env.codec.encode(result), transaction);
         stage = 'commit';
@@ -172,14 +202,20 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
       return await Promise.race([done, deadline]);
     } catch (error) {
       if (controller.signal.aborted) {
-        env.emit({ type: 'handler-timeout', key, attempts, timeoutMs });
+        if (env.timed) {
+          const durationMs = performance.now() - begun;
+          env.emit({ type: 'handler-timeout', key, attempts, timeoutMs, durationMs });
+        }
         throw error instanceof HandlerTimeout
           ? error
           : new HandlerTimeout(key.provider, key.externalId, timeoutMs);
       }
       if ((stage === 'begin' || stage === 'commit') && !(error instanceof IdempotencyError)) {
         const operation = stage === 'begin' ? 'begin transaction' : 'commit';
-        env.emit({ type: 'store-error', key, operation, error });
+        if (env.timed) {
+          const durationMs = performance.now() - (stage === 'begin' ? begun : this.mark);
+          env.emit({ type: 'store-error', key, operation, error, durationMs });
+        }
         throw new StoreError(operation, error);
       }
       throw error;
@@ -194,11 +230,15 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
   /** Writes `completed`, fenced by the claim; throws `ClaimLost` when it was taken over. */
   private async record(response: string, transaction?: Tx): Promise<void> {
     const { env, key, attempts, claimedAt } = this;
+    const started = env.timed ? performance.now() : 0;
     const ok = await env.call('complete', key, () =>
       env.store.complete(key, { now: env.clock(), attempts, claimedAt, response }, transaction),
     );
     if (!ok) {
-      env.emit({ type: 'claim-lost', key, attempts, operation: 'complete' });
+      if (env.timed) {
+        const durationMs = performance.now() - started;
+        env.emit({ type: 'claim-lost', key, attempts, operation: 'complete', durationMs });
+      }
       throw new ClaimLost(key.provider, key.externalId, attempts);
     }
   }
@@ -212,15 +252,23 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
   private async markFailed(cause: unknown, retry = 0): Promise<void> {
     const { env, key, attempts, claimedAt } = this;
     const error = errorText(cause);
+    const started = env.timed ? performance.now() : 0;
     try {
       const ok = await env.store.fail(key, { now: env.clock(), attempts, claimedAt, error });
-      env.emit(
-        ok
-          ? { type: 'failed', key, attempts, error }
-          : { type: 'claim-lost', key, attempts, operation: 'fail' },
-      );
+      if (env.timed) {
+        const durationMs = performance.now() - started;
+        const handlerMs = this.handlerMs ?? 0;
+        env.emit(
+          ok
+            ? { type: 'failed', key, attempts, error, handlerMs, durationMs }
+            : { type: 'claim-lost', key, attempts, operation: 'fail', durationMs },
+        );
+      }
     } catch (storeError) {
-      env.emit({ type: 'store-error', key, operation: 'fail', error: storeError });
+      if (env.timed) {
+        const durationMs = performance.now() - started;
+        env.emit({ type: 'store-error', key, operation: 'fail', error: storeError, durationMs });
+      }
       const delay = FAIL_RETRY_DELAYS_MS[retry];
       if (delay !== undefined)
         setTimeout(() => void this.markFailed(cause, retry + 1), delay).unref?.();

@@ -1,8 +1,11 @@
 /** @module The two ways a claimed delivery is settled: on its ticket, or inside its transaction. */
 import { AsyncResource } from 'node:async_hooks';
+import { DeliveryOutcome } from '../constants';
 import { ErrorCode, IdempotencyError } from '../errors';
+import { outcomeOf } from '../guard';
 import type { ClaimTicket } from '../ticket';
 import { answerFor } from './answers';
+import { type DeliveryTrace, reportDelivery } from './delivery';
 import type { PendingRun } from './engine';
 import type { EngineConfig } from './options';
 import { type CapturedResponse, encodeResponse, type StoredResponse } from './response-codec';
@@ -49,6 +52,8 @@ export class TicketRun implements PendingRun {
     private readonly config: EngineConfig<unknown, unknown>,
     private readonly request: HttpRequest<unknown>,
     private readonly ticket: ClaimTicket<StoredResponse, unknown>,
+    /** Set when events are listened to: the run reports its `delivered` event. */
+    private readonly trace: DeliveryTrace | undefined,
   ) {}
 
   finish(response: CapturedResponse): Promise<HttpResponseRecord | null> {
@@ -57,7 +62,10 @@ export class TicketRun implements PendingRun {
   }
 
   abort(error: unknown): Promise<void> {
-    this.ended ??= this.ticket.fail(error).then(() => null);
+    this.ended ??= this.ticket.fail(error).then(() => {
+      if (this.trace) reportDelivery(this.trace, DeliveryOutcome.FAILED, undefined);
+      return null;
+    });
     return this.ended.then(ignore, ignore);
   }
 
@@ -73,8 +81,10 @@ export class TicketRun implements PendingRun {
   }
 
   private async record(response: CapturedResponse): Promise<HttpResponseRecord | null> {
+    const { trace } = this;
     if (response.status < 200 || response.status > 299) {
       await this.ticket.fail(new UnsuccessfulAnswer(response.status));
+      if (trace) reportDelivery(trace, DeliveryOutcome.FAILED, response.status);
       return null;
     }
     let stored: StoredResponse;
@@ -82,12 +92,15 @@ export class TicketRun implements PendingRun {
       stored = encodeFor(response, this.config);
     } catch (error) {
       await this.ticket.fail(error);
+      if (trace) reportDelivery(trace, DeliveryOutcome.FAILED, undefined);
       throw error;
     }
     try {
       await this.ticket.complete(stored);
+      if (trace) reportDelivery(trace, DeliveryOutcome.FIRST, response.status);
       return null;
     } catch (error) {
+      if (trace) reportSettled(trace, error, this.config, this.request);
       return settledAnswer(error, this.config, this.request);
     }
   }
@@ -123,6 +136,16 @@ function settledAnswer(
   throw error;
 }
 
+/** Reports a run that could not be recorded (claim lost, store failure, deadline) with the answer's status. */
+function reportSettled(
+  trace: DeliveryTrace,
+  error: unknown,
+  config: EngineConfig<unknown, unknown>,
+  request: HttpRequest<unknown>,
+): void {
+  reportDelivery(trace, outcomeOf(error, true), answerFor(error, config, request)?.status);
+}
+
 /**
  * A claimed delivery whose handler runs inside the ticket's store transaction (DESIGN.md §7). The
  * transaction is a callback that must return the handler's result, while the adapter learns that
@@ -146,6 +169,8 @@ export class TransactionRun implements PendingRun {
   constructor(
     private readonly config: EngineConfig<unknown, unknown>,
     private readonly request: HttpRequest<unknown>,
+    /** Set when events are listened to: the run reports its `delivered` event. */
+    private readonly trace: DeliveryTrace | undefined,
   ) {}
 
   /** Called inside the transaction callback: the handler will run in this async context. */
@@ -161,6 +186,7 @@ export class TransactionRun implements PendingRun {
         this.ended = Promise.resolve(null);
         const answer = answerFor(error, this.config, this.request);
         if (answer && this.expire) this.expire(answer);
+        if (this.trace) reportDelivery(this.trace, outcomeOf(error, true), answer?.status);
       }
       return error ?? new Error('the transaction failed');
     });
@@ -176,28 +202,42 @@ export class TransactionRun implements PendingRun {
 
   finish(response: CapturedResponse): Promise<HttpResponseRecord | null> {
     if (this.ended) return this.ended;
+    const { trace } = this;
     if (response.status < 200 || response.status > 299) {
       this.deliver.reject(new UnsuccessfulAnswer(response.status));
-      this.ended = this.done.then(() => null);
+      this.ended = this.done.then(() => {
+        if (trace) reportDelivery(trace, DeliveryOutcome.FAILED, response.status);
+        return null;
+      });
       return this.ended;
     }
     try {
       this.deliver.resolve(encodeFor(response, this.config));
     } catch (error) {
       this.deliver.reject(error);
-      this.ended = this.done.then(() => Promise.reject(error));
+      this.ended = this.done.then(() => {
+        if (trace) reportDelivery(trace, DeliveryOutcome.FAILED, undefined);
+        return Promise.reject(error);
+      });
       return this.ended;
     }
-    this.ended = this.done.then((error) =>
-      error === undefined ? null : settledAnswer(error, this.config, this.request),
-    );
+    this.ended = this.done.then((error) => {
+      if (trace) {
+        if (error === undefined) reportDelivery(trace, DeliveryOutcome.FIRST, response.status);
+        else reportSettled(trace, error, this.config, this.request);
+      }
+      return error === undefined ? null : settledAnswer(error, this.config, this.request);
+    });
     return this.ended;
   }
 
   abort(error: unknown): Promise<void> {
     if (!this.ended) {
       this.deliver.reject(error);
-      this.ended = this.done.then(() => null);
+      this.ended = this.done.then(() => {
+        if (this.trace) reportDelivery(this.trace, DeliveryOutcome.FAILED, undefined);
+        return null;
+      });
     }
     return this.ended.then(ignore, ignore);
   }
