@@ -3,14 +3,17 @@
  * OpenTelemetry at once: `instrument()` adds the OpenTelemetry listener next to the Prometheus one.
  */
 // #region app
-import { InMemoryStore, type Store } from '@webhook-idempotency/core';
+import { InMemoryStore } from '@webhook-idempotency/core';
 import { idempotent } from '@webhook-idempotency/express';
-import { instrument, type TelemetryOptions } from '@webhook-idempotency/opentelemetry';
-import express, { type Express } from 'express';
+import { instrument } from '@webhook-idempotency/opentelemetry';
+import express from 'express';
 import { Registry } from 'prom-client';
 import { prometheusListener } from './prometheus';
-
 // #endregion app
+import type { Store } from '@webhook-idempotency/core';
+import type { TelemetryOptions } from '@webhook-idempotency/opentelemetry';
+import type { Express } from 'express';
+
 /** Options of {@link buildApp}. */
 export interface ObservedAppOptions {
   /** Where receipts live. Defaults to an `InMemoryStore` (one process). */

@@ -1,6 +1,8 @@
 /** @module Guard events as OpenTelemetry spans and metrics, through `@opentelemetry/api` only. */
 import {
   type Attributes,
+  type Counter,
+  type Histogram,
   type MeterProvider,
   metrics,
   SpanKind,
@@ -40,6 +42,37 @@ const DURATION_BUCKETS = [
   0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300,
 ];
 
+/** The instruments of one listener. */
+interface Instruments {
+  readonly deliveries: Counter;
+  readonly handlerDuration: Histogram;
+  readonly deliveryDuration: Histogram;
+  readonly takeovers: Counter;
+}
+
+function createInstruments(provider: MeterProvider): Instruments {
+  const meter = provider.getMeter(INSTRUMENTATION_NAME);
+  const durationOptions = { unit: 's', advice: { explicitBucketBoundaries: DURATION_BUCKETS } };
+  return {
+    deliveries: meter.createCounter(MetricName.DELIVERIES, {
+      description: 'Webhook deliveries, by provider and outcome',
+      unit: '{delivery}',
+    }),
+    handlerDuration: meter.createHistogram(MetricName.HANDLER_DURATION, {
+      ...durationOptions,
+      description: 'How long webhook handlers ran, by provider and outcome',
+    }),
+    deliveryDuration: meter.createHistogram(MetricName.DELIVERY_DURATION, {
+      ...durationOptions,
+      description: 'How long webhook deliveries took from the claim to the recorded answer',
+    }),
+    takeovers: meter.createCounter(MetricName.STALE_TAKEOVERS, {
+      description: 'Processing claims older than staleAfterSeconds taken over (their worker died)',
+      unit: '{claim}',
+    }),
+  };
+}
+
 /** Options of {@link telemetryListener} and {@link instrument}. Every one is optional. */
 export interface TelemetryOptions {
   /**
@@ -47,7 +80,10 @@ export interface TelemetryOptions {
    * recorded once an SDK is registered (`NodeSDK.start()`, `provider.register()`), dropped before.
    */
   tracerProvider?: TracerProvider;
-  /** Where metrics go. Defaults to the global meter provider of `@opentelemetry/api`. */
+  /**
+   * Where metrics go. Defaults to the global meter provider of `@opentelemetry/api`, looked up at
+   * the first event: register the SDK before traffic arrives.
+   */
   meterProvider?: MeterProvider;
 }
 
@@ -67,30 +103,18 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: Guard
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(
     INSTRUMENTATION_NAME,
   );
-  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(
-    INSTRUMENTATION_NAME,
-  );
-  const deliveries = meter.createCounter(MetricName.DELIVERIES, {
-    description: 'Webhook deliveries, by provider and outcome',
-    unit: '{delivery}',
-  });
-  const durationOptions = { unit: 's', advice: { explicitBucketBoundaries: DURATION_BUCKETS } };
-  const handlerDuration = meter.createHistogram(MetricName.HANDLER_DURATION, {
-    ...durationOptions,
-    description: 'How long webhook handlers ran, by provider and outcome',
-  });
-  const deliveryDuration = meter.createHistogram(MetricName.DELIVERY_DURATION, {
-    ...durationOptions,
-    description: 'How long webhook deliveries took from the claim to the recorded answer',
-  });
-  const takeovers = meter.createCounter(MetricName.STALE_TAKEOVERS, {
-    description: 'Processing claims older than staleAfterSeconds taken over (their worker died)',
-    unit: '{claim}',
-  });
+  // Created on the first event: the global meter provider has no proxy, so an SDK registered after
+  // this call (but before traffic) is still the one that gets the metrics.
+  let instruments: Instruments | undefined;
+  const metricsOf = (): Instruments => {
+    instruments ??= createInstruments(options.meterProvider ?? metrics.getMeterProvider());
+    return instruments;
+  };
 
   return function recordTelemetry(event: GuardEvent): void {
     if (event.type === 'retried') {
-      if (event.stale) takeovers.add(1, { [AttributeName.PROVIDER]: event.key.provider });
+      if (event.stale)
+        metricsOf().takeovers.add(1, { [AttributeName.PROVIDER]: event.key.provider });
       return;
     }
     if (event.type !== 'delivered') return;
@@ -99,6 +123,7 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: Guard
       [AttributeName.PROVIDER]: key.provider,
       [AttributeName.OUTCOME]: outcome,
     };
+    const { deliveries, deliveryDuration, handlerDuration } = metricsOf();
     deliveries.add(1, labels);
     deliveryDuration.record(durationMs / 1000, labels);
     if (handlerMs !== undefined) handlerDuration.record(handlerMs / 1000, labels);

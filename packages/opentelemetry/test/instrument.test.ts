@@ -1,5 +1,5 @@
 /** Spans and metrics from real deliveries (the guard, then Express), read back from the SDK's in-memory exporters. */
-import { SpanStatusCode } from '@opentelemetry/api';
+import { metrics, SpanStatusCode, trace } from '@opentelemetry/api';
 import { running } from '@webhook-idempotency/adapter-conformance';
 import {
   ConfigError,
@@ -290,6 +290,20 @@ describe('composition', () => {
     await guard.run(new RequestKey('p', '1'), () => 'ok');
     expect(seen).toEqual(['claimed', 'completed', 'delivered']);
     expect(byOutcome(await sdk.points(MetricName.DELIVERIES))).toEqual({ 'p:first': 1 });
+  });
+
+  it('defaults to the global providers, also when the SDK is registered after instrument() but before traffic', async () => {
+    const guard = new IdempotencyGuard(new InMemoryStore(), instrument({}));
+    trace.setGlobalTracerProvider(sdk.tracerProvider);
+    metrics.setGlobalMeterProvider(sdk.meterProvider);
+    try {
+      await guard.run(new RequestKey('p', 'late'), () => 'ok');
+      expect(sdk.spans().map((s) => s.attributes['webhook.event_id'])).toEqual(['late']);
+      expect(byOutcome(await sdk.points(MetricName.DELIVERIES))).toEqual({ 'p:first': 1 });
+    } finally {
+      trace.disable();
+      metrics.disable();
+    }
   });
 
   it('refuses adapter options with a ready guard, and an onEvent that is not a function', () => {
