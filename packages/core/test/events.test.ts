@@ -1,5 +1,6 @@
 /** The timed events (docs/observability.md): every step's duration, the handler's time, one `delivered` per run. */
 import { IdempotencyGuard, InMemoryStore, RequestKey, type GuardEvent, type Store } from '../src';
+import { createEngine } from '../src/adapter';
 
 /** Waits until at least `ms` have passed by `performance.now()` (a timer alone may fire a little early). */
 async function busyFor(ms: number): Promise<void> {
@@ -177,6 +178,28 @@ describe('timed guard events', () => {
       },
     );
     expect(events).toEqual([]);
+  });
+
+  it('the HTTP engine reads no clock without a listener either', async () => {
+    const engine = createEngine({ store: new InMemoryStore(), provider: 'p', key: () => 'k1' });
+    const http = {
+      method: 'POST',
+      url: '/hook',
+      headers: {},
+      rawBody: Buffer.from('{}'),
+      body: {},
+      native: {},
+    };
+    const now = jest.spyOn(performance, 'now');
+    try {
+      const first = await engine.begin(http);
+      if (first.action !== 'run') throw new Error(`expected a run, got ${first.action}`);
+      await first.run.finish({ status: 200, headers: {}, body: Buffer.from('ok') });
+      expect((await engine.begin(http)).action).toBe('respond');
+      expect(now).not.toHaveBeenCalled();
+    } finally {
+      now.mockRestore();
+    }
   });
 
   it('reads no clock without a listener', async () => {
