@@ -1,5 +1,6 @@
 /** Spans and metrics from real deliveries (the guard, then Express), read back from the SDK's in-memory exporters. */
-import { metrics, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, metrics, SpanStatusCode, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { running } from '@webhook-idempotency/adapter-conformance';
 import {
   ConfigError,
@@ -256,6 +257,67 @@ describe('through Express', () => {
       ]);
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('trace context', () => {
+  beforeEach(() => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  });
+  afterEach(() => {
+    context.disable();
+  });
+
+  it('a delivery span is a child of the span active around guard.run', async () => {
+    const { tracerProvider, meterProvider } = sdk;
+    const guard = new IdempotencyGuard(
+      new InMemoryStore(),
+      instrument({}, { tracerProvider, meterProvider }),
+    );
+    const tracer = tracerProvider.getTracer('app');
+    await tracer.startActiveSpan('queue message', async (parent) => {
+      await guard.run(new RequestKey('p', 'child'), () => 'ok');
+      parent.end();
+    });
+    const webhook = sdk.spans().find((s) => s.name === 'webhook p')!;
+    const parent = sdk.spans().find((s) => s.name === 'queue message')!;
+    expect(webhook.parentSpanContext?.spanId).toBe(parent.spanContext().spanId);
+    expect(webhook.spanContext().traceId).toBe(parent.spanContext().traceId);
+  });
+
+  it('over Express, a child of the request span an earlier middleware made active', async () => {
+    const { tracerProvider, meterProvider } = sdk;
+    const tracer = tracerProvider.getTracer('http');
+    const app = express();
+    app.use((_req, res, next) => {
+      const span = tracer.startSpan('POST /hook');
+      res.once('finish', () => span.end());
+      context.with(trace.setSpan(context.active(), span), next);
+    });
+    app.post(
+      '/hook',
+      express.raw({ type: '*/*' }),
+      idempotent(
+        instrument(
+          { store: new InMemoryStore(), provider: 'shop', key: (req) => req.get('x-event-id') },
+          { tracerProvider, meterProvider },
+        ),
+      ),
+      (_req, res) => void res.status(201).json({ ok: true }),
+    );
+    const server = await running(app.listen(0, '127.0.0.1'));
+    try {
+      expect(
+        (await request(server.server).post('/hook').set('x-event-id', 'c1').send('x')).status,
+      ).toBe(201);
+      for (let i = 0; i < 100 && sdk.spans().length < 2; i++)
+        await new Promise((r) => setTimeout(r, 5));
+      const webhook = sdk.spans().find((s) => s.name === 'webhook shop')!;
+      const http = sdk.spans().find((s) => s.name === 'POST /hook')!;
+      expect(webhook.parentSpanContext?.spanId).toBe(http.spanContext().spanId);
+    } finally {
+      await server.close();
     }
   });
 });
