@@ -18,7 +18,7 @@ async function busyFor(ms: number): Promise<void> {
   }
 }
 
-async function start(store: Store<unknown>, transactional = false) {
+async function start(store: Store<unknown>, transactional = false, handlerTimeoutSeconds?: number) {
   const events: GuardEvent[] = [];
   let release: (() => void) | undefined;
   const app = express();
@@ -28,6 +28,7 @@ async function start(store: Store<unknown>, transactional = false) {
     idempotent({
       store,
       transactional,
+      ...(handlerTimeoutSeconds ? { handlerTimeoutSeconds } : {}),
       provider: 'shop',
       key: (req) => req.get('x-event-id'),
       onEvent: (event) => void events.push(event),
@@ -171,6 +172,28 @@ describe('delivered events over Express', () => {
       const completed = app.events.find((e) => e.type === 'completed');
       expect(completed).toMatchObject({ handlerMs: first!.handlerMs });
       expect((completed as { durationMs: number }).durationMs).toBeGreaterThanOrEqual(0);
+    } finally {
+      await app.close();
+      await sqlite.close();
+    }
+  });
+  it('transactional mode: a handler past its deadline is reported failed with the 503 the engine sent', async () => {
+    const sqlite = await storeKinds.find((kind) => kind.name === 'sqlite')!.open();
+    const app = await start(sqlite.store, true, 0.2);
+    try {
+      const answer = await request(app.server)
+        .post('/hook')
+        .set('x-event-id', 't3')
+        .set('x-mode', 'hold')
+        .send('a');
+      expect(answer.status).toBe(503);
+      const [timedOut] = await app.settled(1);
+      expect(timedOut).toMatchObject({ outcome: 'failed', status: 503, attempts: 1 });
+      expect(timedOut!.durationMs).toBeGreaterThanOrEqual(199); // a timer may fire a hair early
+      const deadline = app.events.find((e) => e.type === 'handler-timeout');
+      expect(deadline).toMatchObject({ timeoutMs: 200 });
+      expect((deadline as { durationMs: number }).durationMs).toBeGreaterThanOrEqual(199);
+      app.release();
     } finally {
       await app.close();
       await sqlite.close();
