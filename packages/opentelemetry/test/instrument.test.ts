@@ -368,6 +368,25 @@ describe('composition', () => {
     }
   });
 
+  it('several instrumented guards (one per endpoint) add up in the same metrics', async () => {
+    const { tracerProvider, meterProvider } = sdk;
+    const stripe = new IdempotencyGuard(
+      new InMemoryStore(),
+      instrument({}, { tracerProvider, meterProvider }),
+    );
+    const github = new IdempotencyGuard(
+      new InMemoryStore(),
+      instrument({}, { tracerProvider, meterProvider }),
+    );
+    await stripe.run(new RequestKey('stripe', '1'), () => 'ok');
+    await stripe.run(new RequestKey('stripe', '2'), () => 'ok');
+    await github.run(new RequestKey('github', '1'), () => 'ok');
+    expect(byOutcome(await sdk.points(MetricName.DELIVERIES))).toEqual({
+      'stripe:first': 2,
+      'github:first': 1,
+    });
+  });
+
   it('refuses adapter options with a ready guard, and an onEvent that is not a function', () => {
     const guard = new IdempotencyGuard(new InMemoryStore());
     expect(() => instrument({ guard } as never)).toThrow(ConfigError);
