@@ -39,7 +39,7 @@ const published = readdirSync(join(repoRoot, 'packages'))
   .map((manifest) => manifest.name);
 
 /** What the consumers install from the registry, at the versions the workspace tests with. */
-const FRAMEWORKS = ['express@5.3.0', 'fastify@5.12.8', 'koa@3.2.1'];
+const FRAMEWORKS = ['express@5.3.0', 'fastify@5.12.8', 'koa@3.2.1', '@opentelemetry/api@1.9.1'];
 const TYPES = [
   'typescript@6.0.3',
   '@types/node@20.19.43',

@@ -35,3 +35,21 @@ export const MAX_FINGERPRINT_LENGTH = 64;
 export const DEFAULT_STALE_AFTER_SECONDS = 300;
 /** Default number of rows a store deletes per statement when purging. */
 export const DEFAULT_PURGE_BATCH_SIZE = 1000;
+
+/** How one delivery ended, as the `delivered` event reports it (docs/observability.md). */
+export const DeliveryOutcome = {
+  /** The handler ran and its result was recorded (a first delivery, or a retry that succeeded). */
+  FIRST: 'first',
+  /** A duplicate of a completed delivery: answered with the stored result, the handler did not run. */
+  REPLAY: 'replay',
+  /** Another worker holds the claim (409 while in flight), or this run lost its claim to a takeover. */
+  CONFLICT: 'conflict',
+  /** The id arrived again with another body (422). */
+  MISMATCH: 'mismatch',
+  /** The handler threw, answered non-2xx or outlived its deadline; the receipt is `failed`. */
+  FAILED: 'failed',
+  /** The store failed, before the handler ran or while recording its result (503). */
+  STORE_ERROR: 'store_error',
+} as const;
+/** One of {@link DeliveryOutcome}. */
+export type DeliveryOutcome = (typeof DeliveryOutcome)[keyof typeof DeliveryOutcome];

@@ -3,11 +3,19 @@ import { createHash } from 'node:crypto';
 import {
   DAY,
   DEFAULT_STALE_AFTER_SECONDS,
+  DeliveryOutcome,
   MAX_FINGERPRINT_LENGTH,
   ReceiptStatus,
   SECOND,
 } from './constants';
-import { ConfigError, FingerprintMismatch, RequestInProgress, StoreError } from './errors';
+import {
+  ConfigError,
+  ErrorCode,
+  FingerprintMismatch,
+  isIdempotencyError,
+  RequestInProgress,
+  StoreError,
+} from './errors';
 import { RequestKey, type KeyLike } from './request-key';
 import { type ClaimTicket, Ticket, type TicketEnv } from './ticket';
 import type { Codec, GuardEvent, ObservedReceipt, Outcome, RunContext, Store } from './types';
@@ -92,6 +100,24 @@ function fittedFingerprint(value: unknown): string | null {
     : createHash('sha256').update(value).digest('hex');
 }
 
+/**
+ * How a delivery that threw ended, from the error: `undefined` for one that never was a delivery
+ * (bad input, a programmer error) when `claimed` is false.
+ */
+export function outcomeOf(error: unknown, claimed: boolean): DeliveryOutcome | undefined {
+  switch (isIdempotencyError(error) ? error.code : undefined) {
+    case ErrorCode.IN_PROGRESS:
+    case ErrorCode.CLAIM_LOST:
+      return DeliveryOutcome.CONFLICT;
+    case ErrorCode.FINGERPRINT_MISMATCH:
+      return DeliveryOutcome.MISMATCH;
+    case ErrorCode.STORE:
+      return DeliveryOutcome.STORE_ERROR;
+    default:
+      return claimed ? DeliveryOutcome.FAILED : undefined;
+  }
+}
+
 /** Default handler deadline: 10 % under the stale threshold, at most 30 s under it. */
 function defaultHandlerTimeoutSeconds(staleAfterSeconds: number): number {
   return staleAfterSeconds - Math.min(30, staleAfterSeconds / 10);
@@ -118,7 +144,8 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
   readonly transactional: boolean;
   /** Transactional mode's deadline, in milliseconds. */
   readonly handlerTimeoutMs: number;
-  private readonly onEvent: ((event: GuardEvent) => void) | undefined;
+  /** @internal The `onEvent` listener; clocks are read only when there is one. */
+  readonly onEvent: ((event: GuardEvent) => void) | undefined;
   /** What every ticket of this guard shares. */
   private readonly env: TicketEnv<R, Tx>;
 
@@ -185,6 +212,7 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
       codec,
       clock,
       handlerTimeoutMs: this.handlerTimeoutMs,
+      timed: onEvent !== undefined,
       emit: (event) => this.emit(event),
       call: (operation, key, fn) => this.call(operation, key, fn),
     };
@@ -210,22 +238,64 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     if (transactional && !this.store.withTransaction) {
       throw new ConfigError('transactional', 'this store does not support transactions');
     }
-    const claim = await this.claim<T>(keyInput, options);
-    if (claim.isReplay) return claim;
-    const { context } = claim;
-    if (transactional) {
-      const response = await claim.transaction(handler);
-      return { response, isReplay: false, attempts: context.attempts };
-    }
-    let response: T;
+    const started = this.onEvent ? performance.now() : 0;
+    let claim: Claim<T, Tx>;
     try {
-      response = await handler(context);
+      claim = await this.claim<T>(keyInput, options);
     } catch (error) {
-      await claim.fail(error);
+      if (this.onEvent) this.delivered(keyInput, started, outcomeOf(error, false), undefined);
       throw error;
     }
-    await claim.complete(response);
+    if (claim.isReplay) {
+      if (this.onEvent) this.delivered(keyInput, started, DeliveryOutcome.REPLAY, claim);
+      return claim;
+    }
+    const { context } = claim;
+    let response: T;
+    // false while the handler runs: what it throws is its own failure, whatever the error.
+    let handled = transactional;
+    try {
+      if (transactional) {
+        response = await claim.transaction(handler);
+      } else {
+        try {
+          response = await handler(context);
+        } catch (error) {
+          await claim.fail(error);
+          throw error;
+        }
+        handled = true;
+        await claim.complete(response);
+      }
+    } catch (error) {
+      if (this.onEvent) {
+        const outcome = handled ? outcomeOf(error, true) : DeliveryOutcome.FAILED;
+        this.delivered(keyInput, started, outcome, claim);
+      }
+      throw error;
+    }
+    if (this.onEvent) this.delivered(keyInput, started, DeliveryOutcome.FIRST, claim);
     return { response, isReplay: false, attempts: context.attempts };
+  }
+
+  /** Reports the end of one `run`: its outcome, the attempt, and the handler's time from the ticket. */
+  private delivered(
+    keyInput: KeyLike,
+    started: number,
+    outcome: DeliveryOutcome | undefined,
+    claim: Claim<unknown, Tx> | undefined,
+  ): void {
+    if (outcome === undefined) return;
+    const ticket = claim && !claim.isReplay ? (claim as Ticket<unknown, Tx>) : undefined;
+    this.emit({
+      type: 'delivered',
+      key: RequestKey.from(keyInput),
+      outcome,
+      attempts: claim?.isReplay ? claim.attempts : (ticket?.context.attempts ?? 0),
+      durationMs: performance.now() - started,
+      handlerMs: ticket?.handlerMs,
+      status: undefined,
+    });
   }
 
   /**
@@ -246,13 +316,15 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
   async claim<T extends R>(keyInput: KeyLike, options: RunOptions = {}): Promise<Claim<T, Tx>> {
     const key = RequestKey.from(keyInput);
     const fingerprint = fittedFingerprint(options.fingerprint);
+    const started = this.onEvent ? performance.now() : 0;
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const claim = await this.call('claim', key, () =>
         this.store.claim(key, { now: this.clock(), fingerprint }),
       );
       if (claim.won) {
         const { attempts, claimedAt } = claim.receipt;
-        this.emit({ type: 'claimed', key, attempts });
+        if (this.onEvent)
+          this.emit({ type: 'claimed', key, attempts, durationMs: performance.now() - started });
         return this.ticket<T>(key, attempts, claimedAt, false);
       }
 
@@ -266,12 +338,14 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
         existing.fingerprint !== fingerprint &&
         !(fingerprint === null && options.verified === true)
       ) {
-        this.emit({ type: 'fingerprint-mismatch', key });
+        if (this.onEvent)
+          this.emit({ type: 'fingerprint-mismatch', key, durationMs: performance.now() - started });
         throw new FingerprintMismatch(key.provider, key.externalId);
       }
-      if (existing.status === ReceiptStatus.COMPLETED) return this.replay<T>(key, existing);
+      if (existing.status === ReceiptStatus.COMPLETED)
+        return this.replay<T>(key, existing, started);
       if (existing.status === ReceiptStatus.PROCESSING && existing.claimAgeMs < this.staleAfterMs) {
-        throw this.inProgress(key, existing);
+        throw this.inProgress(key, existing, started);
       }
 
       // failed, or processing with a stale claim: try to take it over (one conditional write).
@@ -284,12 +358,16 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
         }),
       );
       if (taken) {
-        this.emit({ type: 'retried', key, attempts: taken.attempts });
+        if (this.onEvent) {
+          const stale = existing.status === ReceiptStatus.PROCESSING;
+          const durationMs = performance.now() - started;
+          this.emit({ type: 'retried', key, attempts: taken.attempts, stale, durationMs });
+        }
         return this.ticket<T>(key, taken.attempts, taken.claimedAt, true);
       }
       // Someone else moved the receipt on between our read and our write: look again.
     }
-    throw this.inProgress(key, undefined);
+    throw this.inProgress(key, undefined, started);
   }
 
   /**
@@ -356,21 +434,32 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     return new Ticket<T, Tx>(env, key, attempts, claimedAt, isRetry);
   }
 
-  private replay<T>(key: RequestKey, receipt: ObservedReceipt): Replay<T> {
+  private replay<T>(key: RequestKey, receipt: ObservedReceipt, started: number): Replay<T> {
     let response: T;
     try {
       response = this.codec.decode(receipt.response ?? 'null') as unknown as T;
     } catch (error) {
       throw new StoreError('replay (the stored response could not be decoded)', error);
     }
-    this.emit({ type: 'replayed', key, attempts: receipt.attempts });
+    if (this.onEvent) {
+      const durationMs = performance.now() - started;
+      this.emit({ type: 'replayed', key, attempts: receipt.attempts, durationMs });
+    }
     return { response, isReplay: true, attempts: receipt.attempts };
   }
 
-  private inProgress(key: RequestKey, receipt: ObservedReceipt | undefined): RequestInProgress {
+  private inProgress(
+    key: RequestKey,
+    receipt: ObservedReceipt | undefined,
+    started: number,
+  ): RequestInProgress {
     const leftMs = receipt ? this.staleAfterMs - receipt.claimAgeMs : 0;
     const retryAfterSeconds = Math.max(1, Math.ceil(leftMs / SECOND));
-    this.emit({ type: 'in-progress', key, attempts: receipt?.attempts ?? 0, retryAfterSeconds });
+    if (this.onEvent) {
+      const attempts = receipt?.attempts ?? 0;
+      const durationMs = performance.now() - started;
+      this.emit({ type: 'in-progress', key, attempts, retryAfterSeconds, durationMs });
+    }
     return new RequestInProgress(key.provider, key.externalId, retryAfterSeconds);
   }
 
@@ -380,16 +469,21 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     key: RequestKey | undefined,
     fn: () => Promise<T>,
   ): Promise<T> {
+    const started = this.onEvent ? performance.now() : 0;
     try {
       return await fn();
     } catch (error) {
       if (error instanceof StoreError) throw error;
-      this.emit({ type: 'store-error', key, operation, error });
+      if (this.onEvent) {
+        const durationMs = performance.now() - started;
+        this.emit({ type: 'store-error', key, operation, error, durationMs });
+      }
       throw new StoreError(operation, error);
     }
   }
 
-  private emit(event: GuardEvent): void {
+  /** @internal Reports `event` to `onEvent`; what the listener throws is ignored. */
+  emit(event: GuardEvent): void {
     if (!this.onEvent) return;
     try {
       this.onEvent(event);

@@ -3,7 +3,15 @@
  * the types an app writes against. Adapter and store authors: `@webhook-idempotency/core/adapter`.
  * @module @webhook-idempotency/core
  */
-export { DAY, HOUR, MAX_KEY_LENGTH, MINUTE, ReceiptStatus, SECOND } from './constants';
+export {
+  DAY,
+  DeliveryOutcome,
+  HOUR,
+  MAX_KEY_LENGTH,
+  MINUTE,
+  ReceiptStatus,
+  SECOND,
+} from './constants';
 export {
   ClaimLost,
   ConfigError,

@@ -109,6 +109,8 @@ export interface TicketEnv<R, Tx> {
   readonly codec: Codec<R>;
   readonly clock: () => number;
   readonly handlerTimeoutMs: number;
+  /** Whether events are listened to: only then are clocks read (`performance.now()`). */
+  readonly timed: boolean;
   emit(event: GuardEvent): void;
   /** Runs one store call; what it throws becomes a `StoreError` (reported as an event). */
   call<T>(operation: string, key: RequestKey | undefined, fn: () => Promise<T>): Promise<T>;
@@ -126,7 +128,11 @@ function errorText(error: unknown): string {
 export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
   readonly isReplay = false;
   readonly context: RunContext<Tx>;
+  /** @internal The handler's run in milliseconds, once known (only when events are timed). */
+  handlerMs: number | undefined;
   private settled = false;
+  /** @internal When the claim was won (or its transaction began), then when the result was handed in (`performance.now()`; 0 untimed). */
+  mark: number;
 
   constructor(
     /** @internal */ readonly env: TicketEnv<R, Tx>,
@@ -136,10 +142,12 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
     isRetry: boolean,
   ) {
     this.context = { key, attempts, isRetry, transaction: undefined };
+    this.mark = env.timed ? performance.now() : 0;
   }
 
   async complete(value: R, transaction?: Tx): Promise<void> {
     this.settle('complete');
+    if (this.env.timed) this.handed();
     let response: string;
     try {
       response = this.env.codec.encode(value);
@@ -148,7 +156,7 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
       throw error;
     }
     await this.record(response, transaction);
-    this.env.emit({ type: 'completed', key: this.key, attempts: this.attempts });
+    if (this.env.timed) this.completed();
   }
 
   async transaction<T extends R>(work: (context: RunContext<Tx>) => T | Promise<T>): Promise<T> {
@@ -186,7 +194,23 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
   async fail(error: unknown): Promise<void> {
     if (this.settled) return;
     this.settled = true;
+    if (this.env.timed && this.handlerMs === undefined) this.handed();
     if (!(error instanceof ClaimLost)) await this.markFailed(error);
+  }
+
+  /** @internal The result (or the failure) was handed in: the handler's run ends here. */
+  handed(): void {
+    const now = performance.now();
+    this.handlerMs = now - this.mark;
+    this.mark = now;
+  }
+
+  /** @internal */
+  completed(): void {
+    const { key, attempts } = this;
+    const handlerMs = this.handlerMs ?? 0;
+    const durationMs = performance.now() - this.mark;
+    this.env.emit({ type: 'completed', key, attempts, handlerMs, durationMs });
   }
 
   /** @internal */
@@ -204,11 +228,15 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
   /** @internal */
   async record(response: string, transaction?: Tx): Promise<void> {
     const { env, key, attempts, claimedAt } = this;
+    const started = env.timed ? performance.now() : 0;
     const ok = await env.call('complete', key, () =>
       env.store.complete(key, { now: env.clock(), attempts, claimedAt, response }, transaction),
     );
     if (!ok) {
-      env.emit({ type: 'claim-lost', key, attempts, operation: 'complete' });
+      if (env.timed) {
+        const durationMs = performance.now() - started;
+        env.emit({ type: 'claim-lost', key, attempts, operation: 'complete', durationMs });
+      }
       throw new ClaimLost(key.provider, key.externalId, attempts);
     }
   }
@@ -223,15 +251,23 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
   async markFailed(cause: unknown, retry = 0): Promise<void> {
     const { env, key, attempts, claimedAt } = this;
     const error = errorText(cause);
+    const started = env.timed ? performance.now() : 0;
     try {
       const ok = await env.store.fail(key, { now: env.clock(), attempts, claimedAt, error });
-      env.emit(
-        ok
-          ? { type: 'failed', key, attempts, error }
-          : { type: 'claim-lost', key, attempts, operation: 'fail' },
-      );
+      if (env.timed) {
+        const durationMs = performance.now() - started;
+        const handlerMs = this.handlerMs ?? 0;
+        env.emit(
+          ok
+            ? { type: 'failed', key, attempts, error, handlerMs, durationMs }
+            : { type: 'claim-lost', key, attempts, operation: 'fail', durationMs },
+        );
+      }
     } catch (storeError) {
-      env.emit({ type: 'store-error', key, operation: 'fail', error: storeError });
+      if (env.timed) {
+        const durationMs = performance.now() - started;
+        env.emit({ type: 'store-error', key, operation: 'fail', error: storeError, durationMs });
+      }
       const delay = FAIL_RETRY_DELAYS_MS[retry];
       if (delay !== undefined)
         setTimeout(() => void this.markFailed(cause, retry + 1), delay).unref?.();
@@ -277,6 +313,7 @@ class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
     const timeoutMs = env.handlerTimeoutMs;
     const controller = new AbortController();
     let stage: Stage = 'begin';
+    const startedAt = env.timed ? performance.now() : 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -296,10 +333,16 @@ class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
     const done = env.store.withTransaction!(
       async (transaction) => {
         stage = 'handler';
+        if (env.timed) ticket.mark = performance.now();
         this.context = { ...ticket.context, transaction };
         this.enter = AsyncResource.bind(callIn);
         open();
-        const value = await result;
+        let value: R;
+        try {
+          value = await result;
+        } finally {
+          if (env.timed) ticket.handed();
+        }
         stage = 'complete';
         await ticket.record(env.codec.encode(value), transaction);
         stage = 'commit';
@@ -315,14 +358,20 @@ class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
       (error: unknown) => {
         clearTimeout(timer);
         if (controller.signal.aborted) {
-          env.emit({ type: 'handler-timeout', key, attempts, timeoutMs });
+          if (env.timed) {
+            const durationMs = performance.now() - startedAt;
+            env.emit({ type: 'handler-timeout', key, attempts, timeoutMs, durationMs });
+          }
           return error instanceof HandlerTimeout
             ? error
             : new HandlerTimeout(key.provider, key.externalId, timeoutMs);
         }
         if ((stage === 'begin' || stage === 'commit') && !(error instanceof IdempotencyError)) {
           const operation = stage === 'begin' ? 'begin transaction' : 'commit';
-          env.emit({ type: 'store-error', key, operation, error });
+          if (env.timed) {
+            const durationMs = performance.now() - (stage === 'begin' ? startedAt : ticket.mark);
+            env.emit({ type: 'store-error', key, operation, error, durationMs });
+          }
           return new StoreError(operation, error);
         }
         return error ?? new Error('the transaction failed');
@@ -363,8 +412,7 @@ class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
     this.result.resolve(response);
     const error = await this.settled;
     if (error === undefined) {
-      const { env, key, attempts } = this.ticket;
-      env.emit({ type: 'completed', key, attempts });
+      if (this.ticket.env.timed) this.ticket.completed();
       return;
     }
     if (this.markedFailed) await this.markedFailed;

@@ -194,7 +194,13 @@ describe('IdempotencyGuard', () => {
       response: '"owner"',
       attempts: 2,
     });
-    expect(events).toContainEqual({ type: 'claim-lost', key, attempts: 1, operation: 'complete' });
+    expect(events).toContainEqual({
+      type: 'claim-lost',
+      key,
+      attempts: 1,
+      operation: 'complete',
+      durationMs: expect.any(Number),
+    });
   });
 
   it('7b. a taken-over worker that fails cannot mark the receipt failed; its own error still reaches it', async () => {
@@ -211,7 +217,13 @@ describe('IdempotencyGuard', () => {
     slow.open();
     await expect(zombie).rejects.toBe(boom);
     expect(await guard.find(key)).toMatchObject({ status: 'processing', attempts: 2, error: null });
-    expect(events).toContainEqual({ type: 'claim-lost', key, attempts: 1, operation: 'fail' });
+    expect(events).toContainEqual({
+      type: 'claim-lost',
+      key,
+      attempts: 1,
+      operation: 'fail',
+      durationMs: expect.any(Number),
+    });
     owner.open('ok');
     await expect(ownerRun).resolves.toMatchObject({ attempts: 2 });
   });

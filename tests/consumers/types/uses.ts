@@ -37,6 +37,12 @@ import fastifyIdempotency, {
   type FastifyIdempotencyOptions,
 } from '@webhook-idempotency/fastify';
 import { idempotent as koaIdempotent, type KoaIdempotencyOptions } from '@webhook-idempotency/koa';
+import {
+  instrument,
+  MetricName,
+  telemetryListener,
+  type TelemetryOptions,
+} from '@webhook-idempotency/opentelemetry';
 import Database from 'better-sqlite3';
 import express from 'express';
 import Fastify from 'fastify';
@@ -105,4 +111,13 @@ export async function uses(): Promise<void> {
     makeStore: () => ({ store: new InMemoryStore() }),
   };
   void [suite, runStoreConformance];
+
+  const telemetry: TelemetryOptions = {};
+  const traced = new IdempotencyGuard(store, instrument({ staleAfterSeconds: 60 }, telemetry));
+  const tracedApp = idempotent(
+    instrument({ store, provider: 'acme', key: (req) => req.get('x-id'), onEvent }),
+  );
+  // @ts-expect-error the listener takes guard events
+  instrument({ onEvent: (event: string) => event });
+  void [traced, tracedApp, telemetryListener(), MetricName.DELIVERIES];
 }

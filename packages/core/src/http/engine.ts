@@ -1,11 +1,13 @@
 /** @module The framework-free HTTP engine: a request record in, a decision out; adapters only translate. */
+import { DeliveryOutcome } from '../constants';
 import { ErrorCode, IdempotencyError, StoreError } from '../errors';
 import { RequestKey } from '../request-key';
-import type { Claim } from '../guard';
-import type { ClaimTicket, OpenTransaction } from '../ticket';
+import { type Claim, outcomeOf } from '../guard';
+import type { ClaimTicket, OpenTransaction, Ticket } from '../ticket';
 import type { RunContext } from '../types';
 import { TicketRun, TransactionRun } from './runs';
 import { answerFor, errorAnswer } from './answers';
+import { type DeliveryTrace, reported } from './delivery';
 import { RequestPolicy, UNGUARDED_METHODS } from './constants';
 import { resolveOptions, type EngineConfig, type IdempotencyOptions } from './options';
 import { decodeResponse, type CapturedResponse, type StoredResponse } from './response-codec';
@@ -105,6 +107,7 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
   async begin(request: HttpRequest<Native>): Promise<Decision<Tx>> {
     if (UNGUARDED_METHODS.has(request.method)) return PASS;
     const config = this.config;
+    const started = config.guard.onEvent ? performance.now() : 0;
     if (config.needsRawBody && request.rawBody === undefined) {
       // Nothing was parsed into data either (a content-type the JSON parser does not read): a
       // request that cannot be verified, not a broken setup. Data parsed without its bytes kept is.
@@ -142,13 +145,14 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
       return this.refuse(error, request);
     }
     const fingerprint = config.fingerprint ? (config.fingerprint(request) ?? null) : null;
-    return this.claim(key, fingerprint, request);
+    return this.claim(key, fingerprint, request, started);
   }
 
   private async claim(
     key: RequestKey,
     fingerprint: string | null,
     request: HttpRequest<Native>,
+    started: number,
   ): Promise<Decision<Tx>> {
     const { guard } = this.config;
     let claim: Claim<StoredResponse, Tx>;
@@ -158,35 +162,57 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
         verified: this.config.verify !== undefined,
       });
     } catch (error) {
-      return this.refuseClaim(error, request);
+      if (!guard.onEvent) return this.refuseClaim(error, request);
+      const trace = this.trace(key, 0, started, undefined);
+      return reported(await this.refuseClaim(error, request), trace, outcomeOf(error, false));
     }
-    if (claim.isReplay) return this.replay(claim.response, request);
+    if (claim.isReplay) {
+      const decision = this.replay(claim.response, request);
+      if (!guard.onEvent) return decision;
+      const replayed = decision.action === 'respond' && decision.replayed;
+      const outcome = replayed ? DeliveryOutcome.REPLAY : DeliveryOutcome.STORE_ERROR;
+      return reported(decision, this.trace(key, claim.attempts, started, undefined), outcome);
+    }
     const config = this.config as EngineConfig<unknown, unknown>;
+    const trace = guard.onEvent
+      ? this.trace(key, claim.context.attempts, started, claim as Ticket<StoredResponse, Tx>)
+      : undefined;
     if (!guard.transactional) {
-      const run = new TicketRun(config, request, claim as ClaimTicket<StoredResponse, unknown>);
+      const ticket = claim as ClaimTicket<StoredResponse, unknown>;
+      const run = new TicketRun(config, request, ticket, trace);
       return { action: 'run', idempotency: claim.context, run };
     }
-    return this.inTransaction(claim, request);
+    return this.inTransaction(claim, request, trace);
+  }
+
+  /** What a run reports its delivery with (only built when events are listened to). */
+  private trace(
+    key: RequestKey,
+    attempts: number,
+    started: number,
+    ticket: DeliveryTrace['ticket'],
+  ): DeliveryTrace {
+    const guard = this.config.guard as DeliveryTrace['guard'];
+    return { guard, key, attempts, started, ticket };
   }
 
   /** Opens the ticket's transaction; the decision is ready once the handler can write through it. */
   private async inTransaction(
     ticket: ClaimTicket<StoredResponse, Tx>,
     request: HttpRequest<Native>,
+    trace: DeliveryTrace | undefined,
   ): Promise<Decision<Tx>> {
     let open: OpenTransaction<StoredResponse, Tx>;
     try {
       open = await ticket.begin();
     } catch (error) {
       // The transaction could not begin: nothing ran, so the engine answers for it (503).
-      return this.refuseClaim(error, request);
+      const refused = await this.refuseClaim(error, request);
+      return trace ? reported(refused, trace, outcomeOf(error, false)) : refused;
     }
     const config = this.config as EngineConfig<unknown, unknown>;
-    const run = new TransactionRun(
-      config,
-      request,
-      open as OpenTransaction<StoredResponse, unknown>,
-    );
+    const opened = open as OpenTransaction<StoredResponse, unknown>;
+    const run = new TransactionRun(config, request, opened, trace);
     return { action: 'run', idempotency: open.context, run };
   }
 

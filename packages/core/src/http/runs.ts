@@ -1,7 +1,10 @@
 /** @module The two ways a claimed delivery is settled: on its ticket, or inside its transaction. */
+import { DeliveryOutcome } from '../constants';
 import { ErrorCode, IdempotencyError } from '../errors';
+import { outcomeOf } from '../guard';
 import type { ClaimTicket, OpenTransaction } from '../ticket';
 import { answerFor } from './answers';
+import { type DeliveryTrace, reportDelivery } from './delivery';
 import type { PendingRun } from './engine';
 import type { EngineConfig } from './options';
 import { type CapturedResponse, encodeResponse, type StoredResponse } from './response-codec';
@@ -43,6 +46,8 @@ export class TicketRun implements PendingRun {
     private readonly config: EngineConfig<unknown, unknown>,
     private readonly request: HttpRequest<unknown>,
     private readonly ticket: ClaimTicket<StoredResponse, unknown>,
+    /** Set when events are listened to: the run reports its `delivered` event. */
+    private readonly trace: DeliveryTrace | undefined,
   ) {}
 
   finish(response: CapturedResponse): Promise<HttpResponseRecord | null> {
@@ -51,7 +56,10 @@ export class TicketRun implements PendingRun {
   }
 
   abort(error: unknown): Promise<void> {
-    this.ended ??= this.ticket.fail(error).then(() => null);
+    this.ended ??= this.ticket.fail(error).then(() => {
+      if (this.trace) reportDelivery(this.trace, DeliveryOutcome.FAILED, undefined);
+      return null;
+    });
     return this.ended.then(ignore, ignore);
   }
 
@@ -67,8 +75,10 @@ export class TicketRun implements PendingRun {
   }
 
   private async record(response: CapturedResponse): Promise<HttpResponseRecord | null> {
+    const { trace } = this;
     if (response.status < 200 || response.status > 299) {
       await this.ticket.fail(new UnsuccessfulAnswer(response.status));
+      if (trace) reportDelivery(trace, DeliveryOutcome.FAILED, response.status);
       return null;
     }
     let stored: StoredResponse;
@@ -76,12 +86,15 @@ export class TicketRun implements PendingRun {
       stored = encodeFor(response, this.config);
     } catch (error) {
       await this.ticket.fail(error);
+      if (trace) reportDelivery(trace, DeliveryOutcome.FAILED, undefined);
       throw error;
     }
     try {
       await this.ticket.complete(stored);
+      if (trace) reportDelivery(trace, DeliveryOutcome.FIRST, response.status);
       return null;
     } catch (error) {
+      if (trace) reportSettled(trace, error, this.config, this.request);
       return settledAnswer(error, this.config, this.request);
     }
   }
@@ -117,6 +130,16 @@ function settledAnswer(
   throw error;
 }
 
+/** Reports a run that could not be recorded (claim lost, store failure, deadline) with the answer's status. */
+function reportSettled(
+  trace: DeliveryTrace,
+  error: unknown,
+  config: EngineConfig<unknown, unknown>,
+  request: HttpRequest<unknown>,
+): void {
+  reportDelivery(trace, outcomeOf(error, true), answerFor(error, config, request)?.status);
+}
+
 /**
  * A claimed delivery whose handler runs inside the ticket's open store transaction (DESIGN.md
  * §7): `finish` commits the answer with the receipt, anything else rolls back. When the
@@ -131,12 +154,16 @@ export class TransactionRun implements PendingRun {
     private readonly config: EngineConfig<unknown, unknown>,
     private readonly request: HttpRequest<unknown>,
     private readonly open: OpenTransaction<StoredResponse, unknown>,
+    /** Set when events are listened to: the run reports its `delivered` event. */
+    private readonly trace: DeliveryTrace | undefined,
   ) {
     open.onEnded((error) => {
+      // Ended before the handler answered: the guard gave up on the run (its deadline).
       if (this.ended) return;
       this.ended = Promise.resolve(null);
       const answer = answerFor(error, this.config, this.request);
       if (answer && this.expire) this.expire(answer);
+      if (this.trace) reportDelivery(this.trace, outcomeOf(error, true), answer?.status);
     });
   }
 
@@ -158,14 +185,18 @@ export class TransactionRun implements PendingRun {
   }
 
   abort(error: unknown): Promise<void> {
-    this.ended ??= this.open.rollback(error).then(() => null);
+    this.ended ??= this.open.rollback(error).then(() => {
+      if (this.trace) reportDelivery(this.trace, DeliveryOutcome.FAILED, undefined);
+      return null;
+    });
     return this.ended.then(ignore, ignore);
   }
 
   private async record(response: CapturedResponse): Promise<HttpResponseRecord | null> {
-    const { open } = this;
+    const { open, trace } = this;
     if (response.status < 200 || response.status > 299) {
       await open.rollback(new UnsuccessfulAnswer(response.status));
+      if (trace) reportDelivery(trace, DeliveryOutcome.FAILED, response.status);
       return null;
     }
     let stored: StoredResponse;
@@ -173,12 +204,15 @@ export class TransactionRun implements PendingRun {
       stored = encodeFor(response, this.config);
     } catch (error) {
       await open.rollback(error);
+      if (trace) reportDelivery(trace, DeliveryOutcome.FAILED, undefined);
       throw error;
     }
     try {
       await open.commit(stored);
+      if (trace) reportDelivery(trace, DeliveryOutcome.FIRST, response.status);
       return null;
     } catch (error) {
+      if (trace) reportSettled(trace, error, this.config, this.request);
       return settledAnswer(error, this.config, this.request);
     }
   }

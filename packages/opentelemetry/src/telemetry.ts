@@ -1,0 +1,147 @@
+/** @module Guard events as OpenTelemetry spans and metrics, through `@opentelemetry/api` only. */
+import {
+  type Attributes,
+  type Counter,
+  type Histogram,
+  type MeterProvider,
+  metrics,
+  SpanKind,
+  SpanStatusCode,
+  type TracerProvider,
+  trace,
+} from '@opentelemetry/api';
+import type { GuardEvent } from '@webhook-idempotency/core';
+
+/** The instrumentation scope every span and instrument is created under. */
+export const INSTRUMENTATION_NAME = '@webhook-idempotency/opentelemetry';
+
+/** Metric names, as exported (Prometheus turns the dots into underscores and adds `_total`, `_seconds`). */
+export const MetricName = {
+  /** Counter: deliveries by `webhook.provider` × `webhook.outcome`. */
+  DELIVERIES: 'webhook.deliveries',
+  /** Histogram, seconds: the handler's run, by `webhook.provider` × `webhook.outcome` (`first`, `failed`, …). */
+  HANDLER_DURATION: 'webhook.handler.duration',
+  /** Histogram, seconds: the whole delivery, by `webhook.provider` × `webhook.outcome`. */
+  DELIVERY_DURATION: 'webhook.delivery.duration',
+  /** Counter: `processing` claims older than `staleAfterSeconds` taken over (a worker died), by `webhook.provider`. */
+  STALE_TAKEOVERS: 'webhook.claims.taken_over',
+} as const;
+
+/** Attribute names on spans and metric points. */
+export const AttributeName = {
+  PROVIDER: 'webhook.provider',
+  EVENT_ID: 'webhook.event_id',
+  OUTCOME: 'webhook.outcome',
+  ATTEMPTS: 'webhook.attempts',
+  /** OpenTelemetry's own name for the answer's status; set when the HTTP engine knows it. */
+  HTTP_STATUS: 'http.response.status_code',
+} as const;
+
+/** Bucket boundaries, in seconds, for the two duration histograms: webhook handlers run for milliseconds to minutes. */
+const DURATION_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300,
+];
+
+/** The instruments of one listener. */
+interface Instruments {
+  readonly deliveries: Counter;
+  readonly handlerDuration: Histogram;
+  readonly deliveryDuration: Histogram;
+  readonly takeovers: Counter;
+}
+
+function createInstruments(provider: MeterProvider): Instruments {
+  const meter = provider.getMeter(INSTRUMENTATION_NAME);
+  const durationOptions = { unit: 's', advice: { explicitBucketBoundaries: DURATION_BUCKETS } };
+  return {
+    deliveries: meter.createCounter(MetricName.DELIVERIES, {
+      description: 'Webhook deliveries, by provider and outcome',
+      unit: '{delivery}',
+    }),
+    handlerDuration: meter.createHistogram(MetricName.HANDLER_DURATION, {
+      ...durationOptions,
+      description: 'How long webhook handlers ran, by provider and outcome',
+    }),
+    deliveryDuration: meter.createHistogram(MetricName.DELIVERY_DURATION, {
+      ...durationOptions,
+      description: 'How long webhook deliveries took from the claim to the recorded answer',
+    }),
+    takeovers: meter.createCounter(MetricName.STALE_TAKEOVERS, {
+      description: 'Processing claims older than staleAfterSeconds taken over (their worker died)',
+      unit: '{claim}',
+    }),
+  };
+}
+
+/** Options of {@link telemetryListener} and {@link instrument}. Every one is optional. */
+export interface TelemetryOptions {
+  /**
+   * Where spans go. Defaults to the global tracer provider of `@opentelemetry/api`: spans are
+   * recorded once an SDK is registered (`NodeSDK.start()`, `provider.register()`), dropped before.
+   */
+  tracerProvider?: TracerProvider;
+  /**
+   * Where metrics go. Defaults to the global meter provider of `@opentelemetry/api`, looked up at
+   * the first event: register the SDK before traffic arrives.
+   */
+  meterProvider?: MeterProvider;
+}
+
+/**
+ * A guard event listener that records a span per delivery (from each `delivered` event) and the
+ * metrics in {@link MetricName}. Pass it as `onEvent`, or let {@link instrument} put it next to
+ * the listener you already have. Every span is created when its delivery ends, with its start
+ * moved back by the delivery's duration, as a child of the span active at that moment (the HTTP
+ * server's span under auto-instrumentation).
+ *
+ * @example
+ * const onEvent = telemetryListener();
+ * const guard = new IdempotencyGuard(store, { onEvent });
+ * @see docs/observability.md
+ */
+export function telemetryListener(options: TelemetryOptions = {}): (event: GuardEvent) => void {
+  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(
+    INSTRUMENTATION_NAME,
+  );
+  // Created on the first event: the global meter provider has no proxy, so an SDK registered after
+  // this call (but before traffic) is still the one that gets the metrics.
+  let instruments: Instruments | undefined;
+  const metricsOf = (): Instruments => {
+    instruments ??= createInstruments(options.meterProvider ?? metrics.getMeterProvider());
+    return instruments;
+  };
+
+  return function recordTelemetry(event: GuardEvent): void {
+    if (event.type === 'retried') {
+      if (event.stale)
+        metricsOf().takeovers.add(1, { [AttributeName.PROVIDER]: event.key.provider });
+      return;
+    }
+    if (event.type !== 'delivered') return;
+    const { key, outcome, attempts, durationMs, handlerMs, status } = event;
+    const labels: Attributes = {
+      [AttributeName.PROVIDER]: key.provider,
+      [AttributeName.OUTCOME]: outcome,
+    };
+    const { deliveries, deliveryDuration, handlerDuration } = metricsOf();
+    deliveries.add(1, labels);
+    deliveryDuration.record(durationMs / 1000, labels);
+    if (handlerMs !== undefined) handlerDuration.record(handlerMs / 1000, labels);
+
+    const endTime = performance.timeOrigin + performance.now();
+    const attributes: Attributes = {
+      ...labels,
+      [AttributeName.EVENT_ID]: key.externalId,
+      [AttributeName.ATTEMPTS]: attempts,
+    };
+    if (status !== undefined) attributes[AttributeName.HTTP_STATUS] = status;
+    const span = tracer.startSpan(`webhook ${key.provider}`, {
+      kind: SpanKind.INTERNAL,
+      startTime: endTime - durationMs,
+      attributes,
+    });
+    if (outcome === 'failed' || outcome === 'store_error')
+      span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+    span.end(endTime);
+  };
+}
