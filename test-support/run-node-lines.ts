@@ -16,6 +16,8 @@ const SUITES = [
   'packages/express',
   'packages/fastify',
   'packages/koa',
+  'packages/fetch',
+  'packages/hono',
   'packages/adapter-conformance',
 ];
 
