@@ -20,14 +20,17 @@ export interface FetchIdempotencyOptions<Tx = unknown> extends IdempotencyOption
  * whatever the server passed after the request (Next.js's `{ params }`, Bun's `server`, Deno's
  * `info`), unchanged.
  */
-export type FetchHandler<Args extends unknown[] = [], Tx = unknown> = (
+export type FetchHandler<Args extends unknown[] = unknown[], Tx = unknown> = (
   request: Request,
   idempotency: RequestIdempotency<Tx> | undefined,
   ...args: Args
 ) => Response | Promise<Response>;
 
-/** The guarded handler: what a fetch-based server (or a Next.js route module) calls. */
-export type GuardedHandler<Args extends unknown[] = []> = (
+/**
+ * The guarded handler: what a fetch-based server (or a Next.js route module) calls. It takes the
+ * arguments the handler declares after the guard value, and passes any further ones through.
+ */
+export type GuardedHandler<Args extends unknown[] = unknown[]> = (
   request: Request,
-  ...args: Args
+  ...args: [...Args, ...unknown[]]
 ) => Promise<Response>;

@@ -22,7 +22,7 @@ const DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024;
  * );
  * @see docs/adapters/fetch.md
  */
-export function withIdempotency<Args extends unknown[] = [], Tx = unknown>(
+export function withIdempotency<Args extends unknown[] = unknown[], Tx = unknown>(
   options: FetchIdempotencyOptions<Tx>,
   handler: FetchHandler<Args, Tx>,
 ): GuardedHandler<Args> {
@@ -33,7 +33,8 @@ export function withIdempotency<Args extends unknown[] = [], Tx = unknown>(
     throw new TypeError('withIdempotency(options, handler): handler must be a function');
   const engine = createEngine<Request, Tx>(engineOptions);
   const { maxResponseBytes } = engine.config;
-  return async function idempotency(request: Request, ...args: Args): Promise<Response> {
+  return async function idempotency(request, ...rest): Promise<Response> {
+    const args = rest as unknown as Args;
     const rawBody = await readBody(request, maxRequestBytes);
     if (rawBody === TOO_LARGE) return tooLarge(maxRequestBytes);
     const decision = await engine.begin(toHttpRequest(request, rawBody));
