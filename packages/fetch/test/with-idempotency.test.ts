@@ -160,6 +160,40 @@ describe('withIdempotency', () => {
     expect(calls).toBe(0);
   });
 
+  it("a run whose claim was taken over is answered 409 instead of the handler's answer, without its cookies", async () => {
+    let now = 1_000_000;
+    const guard = new IdempotencyGuard(new InMemoryStore(), {
+      staleAfterSeconds: 10,
+      clock: () => now,
+    });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    let calls = 0;
+    const POST = withIdempotency({ guard, provider: 'p', key }, async () => {
+      if (++calls === 1) {
+        started();
+        await held;
+      }
+      return Response.json(
+        { call: calls },
+        { headers: { 'set-cookie': 'session=1', 'x-call': String(calls) } },
+      );
+    });
+    const first = POST(post('l1'));
+    await running;
+    now += 11_000; // the first claim is stale: the next delivery takes it over
+    const second = await POST(post('l1'));
+    expect(await second.json()).toEqual({ call: 2 });
+    release();
+    const lost = await first;
+    expect(lost.status).toBe(409);
+    expect(((await lost.json()) as { code: string }).code).toBe('ERR_IDEMPOTENCY_CLAIM_LOST');
+    expect(lost.headers.get('set-cookie')).toBeNull();
+    expect(lost.headers.get('x-call')).toBeNull();
+  });
+
   it('passes safe methods through unguarded', async () => {
     let calls = 0;
     const GET = withIdempotency({ store: new InMemoryStore(), provider: 'p', key }, (_r, idem) => {

@@ -108,6 +108,41 @@ describe('hono adapter specifics', () => {
     expect(calls).toBe(2);
   });
 
+  it("a run whose claim was taken over is answered 409 instead of the handler's answer, without its headers", async () => {
+    let now = 1_000_000;
+    const guard = new IdempotencyGuard(new InMemoryStore(), {
+      staleAfterSeconds: 10,
+      clock: () => now,
+    });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    let calls = 0;
+    const app = new Hono<AppEnv>();
+    app.post('/hook', idempotent({ guard, provider: 'p', key }), async (c) => {
+      if (++calls === 1) {
+        started();
+        await held;
+      }
+      c.header('set-cookie', 'session=1');
+      c.header('x-call', String(calls));
+      return c.json({ call: calls });
+    });
+    const server = await served(app);
+    close = server.close;
+    const first = server.post('/hook', 't1');
+    await running;
+    now += 11_000; // the first claim is stale: the next delivery takes it over
+    expect(await (await server.post('/hook', 't1')).json()).toEqual({ call: 2 });
+    release();
+    const lost = await first;
+    expect(lost.status).toBe(409);
+    expect(((await lost.json()) as { code: string }).code).toBe('ERR_IDEMPOTENCY_CLAIM_LOST');
+    expect(lost.headers.get('set-cookie')).toBeNull();
+    expect(lost.headers.get('x-call')).toBeNull();
+  });
+
   it('exposes the factory as a named function', () => {
     expect(idempotent({ store: new InMemoryStore(), provider: 'p', key }).name).toBe('idempotency');
   });
