@@ -39,7 +39,14 @@ const published = readdirSync(join(repoRoot, 'packages'))
   .map((manifest) => manifest.name);
 
 /** What the consumers install from the registry, at the versions the workspace tests with. */
-const FRAMEWORKS = ['express@5.3.0', 'fastify@5.12.8', 'koa@3.2.1', '@opentelemetry/api@1.9.1'];
+const FRAMEWORKS = [
+  'express@5.3.0',
+  'fastify@5.12.8',
+  'koa@3.2.1',
+  'hono@4.13.19',
+  '@hono/node-server@2.1.8',
+  '@opentelemetry/api@1.9.1',
+];
 const TYPES = [
   'typescript@6.0.3',
   '@types/node@20.19.43',
@@ -54,6 +61,10 @@ const APPS = [
   'fastify-memory.mjs',
   'koa-memory.cjs',
   'koa-memory.mjs',
+  'fetch-memory.cjs',
+  'fetch-memory.mjs',
+  'hono-memory.cjs',
+  'hono-memory.mjs',
 ];
 const RESOLUTIONS = ['node16', 'nodenext', 'bundler'];
 /** Every Node the apps run on: the machine's, then each line of NODE_LINES. */

@@ -84,6 +84,27 @@ function rawParser(
   stream.on('error', (error: Error) => callback(error, Buffer.alloc(0)));
 }
 
+/**
+ * `options` with every callback that gets the native request wrapped to get `view(native)`
+ * instead (see {@link AdapterEntry.nativeLike}); `options` unchanged without a view.
+ */
+function viewedThrough(
+  options: IdempotencyOptions<NativeLike>,
+  view: ((native: never) => NativeLike) | undefined,
+): IdempotencyOptions<NativeLike> {
+  if (!view) return options;
+  const see = view as (native: unknown) => NativeLike;
+  const { key, provider, verify, fingerprint } = options;
+  const viewed: IdempotencyOptions<unknown> = { ...(options as IdempotencyOptions<unknown>) };
+  if (key) viewed.key = (native) => key(see(native));
+  if (typeof provider === 'function') viewed.provider = (native) => provider(see(native));
+  if (verify) viewed.verify = (native, rawBody) => verify(see(native), rawBody);
+  if (typeof fingerprint === 'function')
+    viewed.fingerprint = (request) => fingerprint({ ...request, native: see(request.native) });
+  // The adapter under test gets callbacks of its own native request: typed as the suite's for the entry.
+  return viewed as IdempotencyOptions<NativeLike>;
+}
+
 /** Builds a harness on `store` for `entry`; `cleanup` collects what to close after the test. */
 export function createHarness(
   entry: AdapterEntry,
@@ -120,7 +141,7 @@ export function createHarness(
         for (const wake of reportWaiters.splice(0)) wake();
       };
       app = await entry.start(
-        mergeOptions(defaults, options),
+        viewedThrough(mergeOptions(defaults, options), entry.nativeLike),
         async (call) => handler(call, ++count),
         observe,
       );

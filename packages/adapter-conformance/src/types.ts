@@ -90,6 +90,13 @@ export interface AdapterEntry {
   readonly name: string;
   readonly capabilities: AdapterCapabilities;
   /**
+   * How the suite's callbacks (`key`, `provider`, `verify`, a `fingerprint` function) read the
+   * adapter's native request, for an adapter whose native is not shaped like Node's (a fetch
+   * `Request`, a Hono `Context`): the suite wraps them so they get this view instead. Without it
+   * they get the native request itself, which must then have Node-style `headers`.
+   */
+  readonly nativeLike?: (native: never) => NativeLike;
+  /**
    * Builds an app with `POST /hook` guarded by `options` (passed to the adapter as they are),
    * keeping the raw body the adapter's documented way, running `handler` and rendering its
    * answer; listening on 127.0.0.1 on a free port. The app calls `observe` for every request

@@ -13,6 +13,10 @@ import Database from 'better-sqlite3';
 import express from 'express';
 import fastify from 'fastify';
 import Koa from 'koa';
+import { createAdaptorServer } from '@hono/node-server';
+import { Hono } from 'hono';
+import { withIdempotency } from '@webhook-idempotency/fetch';
+import { idempotent as honoIdempotent } from '@webhook-idempotency/hono';
 import { IdempotencyGuard, RequestKey } from '@webhook-idempotency/core';
 import { idempotent as expressIdempotent } from '@webhook-idempotency/express';
 import { fastifyIdempotency } from '@webhook-idempotency/fastify';
@@ -88,6 +92,45 @@ const apps: Record<string, (guard: Guard, work: Work) => Server | Promise<Server
       );
     });
     return app.listen(0, '127.0.0.1');
+  },
+  fetch: (guard, work) => {
+    const guarded = withIdempotency(
+      {
+        guard,
+        provider: 'p',
+        key: (request) => request.headers.get('x-event-id'),
+        fingerprint: false,
+      },
+      async (request, idempotency) => {
+        const id = request.headers.get('x-event-id') ?? '';
+        return Response.json(await work(id, idempotency!.transaction as Database.Database, guard));
+      },
+    );
+    return (createAdaptorServer({ fetch: (request) => guarded(request) }) as Server).listen(
+      0,
+      '127.0.0.1',
+    );
+  },
+  hono: (guard, work) => {
+    const app = new Hono();
+    app.post(
+      '/hook',
+      honoIdempotent({
+        guard,
+        provider: 'p',
+        key: (c) => c.req.header('x-event-id'),
+        fingerprint: false,
+      }),
+      async (c) =>
+        c.json(
+          (await work(
+            c.req.header('x-event-id') ?? '',
+            c.get('idempotency')!.transaction as Database.Database,
+            guard,
+          )) as object,
+        ),
+    );
+    return (createAdaptorServer({ fetch: app.fetch }) as Server).listen(0, '127.0.0.1');
   },
 };
 

@@ -4,6 +4,8 @@ import sql = require('@webhook-idempotency/sql');
 import expressAdapter = require('@webhook-idempotency/express');
 import fastifyAdapter = require('@webhook-idempotency/fastify');
 import koaAdapter = require('@webhook-idempotency/koa');
+import fetchAdapter = require('@webhook-idempotency/fetch');
+import honoAdapter = require('@webhook-idempotency/hono');
 import adapter = require('@webhook-idempotency/core/adapter');
 import testing = require('@webhook-idempotency/core/testing');
 
@@ -22,3 +24,12 @@ export const koa = koaAdapter.idempotent({
 export const sqlStore = sql.SqlStore;
 export const engine = adapter.createEngine({ store, provider: 'acme', key: () => '1' });
 export const cases = testing.conformanceCases.length;
+export const route = fetchAdapter.withIdempotency(
+  { store, provider: 'acme', key: (request) => request.headers.get('x-id') },
+  () => new Response('ok'),
+);
+export const hono = honoAdapter.idempotent({
+  store,
+  provider: 'acme',
+  key: (c) => c.req.header('x-id'),
+});

@@ -37,6 +37,12 @@ import fastifyIdempotency, {
   type FastifyIdempotencyOptions,
 } from '@webhook-idempotency/fastify';
 import { idempotent as koaIdempotent, type KoaIdempotencyOptions } from '@webhook-idempotency/koa';
+import { withIdempotency, type FetchIdempotencyOptions } from '@webhook-idempotency/fetch';
+import {
+  idempotent as honoIdempotent,
+  type HonoIdempotencyOptions,
+  type IdempotencyVariables,
+} from '@webhook-idempotency/hono';
 import {
   instrument,
   MetricName,
@@ -46,6 +52,7 @@ import {
 import Database from 'better-sqlite3';
 import express from 'express';
 import Fastify from 'fastify';
+import { Hono } from 'hono';
 import Koa from 'koa';
 
 export async function uses(): Promise<void> {
@@ -101,6 +108,28 @@ export async function uses(): Promise<void> {
     key: (ctx) => ctx.get('x-update-id'),
   };
   new Koa().use(koaIdempotent(koaOptions));
+
+  const fetchOptions: FetchIdempotencyOptions = {
+    store,
+    provider: 'acme',
+    key: (request) => request.headers.get('x-id'),
+    maxRequestBytes: 64 * 1024,
+  };
+  const POST: (request: Request, context: { params: Promise<object> }) => Promise<Response> =
+    withIdempotency(fetchOptions, async (request, idempotency) =>
+      Response.json({ attempt: idempotency?.attempts, body: await request.text() }),
+    );
+
+  const honoOptions: HonoIdempotencyOptions = {
+    store,
+    provider: 'acme',
+    key: (c) => c.req.header('x-id'),
+  };
+  const hono = new Hono<{ Variables: IdempotencyVariables }>();
+  hono.post('/webhooks', honoIdempotent(honoOptions), (c) =>
+    c.json({ attempt: c.get('idempotency')?.attempts ?? null }),
+  );
+  void [POST, hono];
 
   const engine = createEngine<HttpRequest>({ store, provider: 'acme', key: () => '1' });
   const decide = (decision: Decision): string => decision.action;

@@ -1,0 +1,111 @@
+/**
+ * @module docs/adapters/hono.md and packages/hono/README.md: one route, a signed preset behind
+ * bodyLimit, the transaction, app-wide use. test/web-adapters.test.ts serves each with @hono/node-server.
+ */
+// #region minimal
+import { Hono } from 'hono';
+import { InMemoryStore } from '@webhook-idempotency/core';
+import { idempotent } from '@webhook-idempotency/hono';
+// #endregion minimal
+// #region preset
+import { bodyLimit } from 'hono/body-limit';
+import { providers } from '@webhook-idempotency/core';
+// #endregion preset
+// #region transaction
+import Database from 'better-sqlite3';
+import { Schema, SqlStore } from '@webhook-idempotency/sql';
+// #endregion transaction
+// #region app-wide
+import type { IdempotencyVariables } from '@webhook-idempotency/hono';
+// #endregion app-wide
+import type { Store } from '@webhook-idempotency/core';
+
+/** The README's app. */
+export function minimalApp() {
+  // #region minimal
+  const app = new Hono();
+  const store = new InMemoryStore(); // one process only: use SqlStore from @webhook-idempotency/sql in production
+
+  app.post(
+    '/webhooks/github',
+    idempotent({
+      store,
+      provider: 'github',
+      key: (c) => c.req.header('x-github-delivery'),
+      keyDescription: 'X-GitHub-Delivery header',
+    }),
+    async (c) => {
+      const event = await c.req.json<{ action?: string }>(); // the body is still unread
+      // … change your data once per delivery …
+      return c.json({ received: event.action, attempts: c.get('idempotency')!.attempts });
+    },
+  );
+  // #endregion minimal
+  return app;
+}
+
+/** A preset that checks a signature over the bytes, behind Hono's bodyLimit. */
+export function presetApp(store: Store, secret: string) {
+  const app = new Hono();
+  // #region preset
+  app.post(
+    '/webhooks/github',
+    bodyLimit({ maxSize: 512 * 1024 }), // 413 past 512 KiB, before the guard reads the body
+    idempotent({ store, preset: providers.github({ secret }) }), // verifies X-Hub-Signature-256 over the exact bytes
+    (c) => c.json({ received: c.req.header('x-github-event') }),
+  );
+  // #endregion preset
+  return app;
+}
+
+/** Transactional completion on a SQLite file: the payment and the receipt commit together. */
+export async function transactionApp(file: string): Promise<{ app: Hono; db: Database.Database }> {
+  // #region transaction
+  const db = new Database(file);
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS payments (payment_intent TEXT PRIMARY KEY, amount INTEGER NOT NULL)',
+  );
+  await Schema.createTable(db);
+
+  const app = new Hono();
+  app.post(
+    '/webhooks/payments',
+    idempotent({
+      store: new SqlStore(db),
+      provider: 'payments',
+      key: (c) => c.req.header('webhook-id'),
+      transactional: true,
+    }),
+    async (c) => {
+      // The open transaction: for better-sqlite3, the same Database inside BEGIN IMMEDIATE.
+      const tx = c.get('idempotency')!.transaction as Database.Database;
+      const { id, amount } = (
+        await c.req.json<{ data: { object: { id: string; amount: number } } }>()
+      ).data.object;
+      tx.prepare('INSERT INTO payments (payment_intent, amount) VALUES (?, ?)').run(id, amount);
+      return c.json({ received: true }); // recorded, in the same transaction, before Hono sends it
+    },
+  );
+  // #endregion transaction
+  return { app, db };
+}
+
+/** `app.use`: every POST after the middleware is guarded; one provider per path segment. */
+export function appWideApp(store: Store) {
+  // #region app-wide
+  const app = new Hono<{ Variables: IdempotencyVariables }>();
+  app.get('/health', (c) => c.text('ok')); // safe methods always pass through unguarded
+  app.use(
+    '/webhooks/*',
+    idempotent({
+      store,
+      provider: (c) => c.req.path.split('/')[2] ?? '',
+      key: (c) => c.req.header('webhook-id'),
+    }),
+  );
+  app.post('/webhooks/:provider', (c) =>
+    c.json({ handled: c.req.path, attempts: c.get('idempotency')?.attempts }),
+  );
+  // #endregion app-wide
+  return app;
+}

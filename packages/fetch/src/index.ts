@@ -1,0 +1,7 @@
+/**
+ * Web-standard adapter: `withIdempotency(options, handler)` guards a `(request: Request) => Response`
+ * handler for Next.js route handlers, Bun, Deno and any fetch-based server.
+ * @module @webhook-idempotency/fetch
+ */
+export { withIdempotency } from './with-idempotency';
+export type { FetchHandler, FetchIdempotencyOptions, GuardedHandler } from './types';

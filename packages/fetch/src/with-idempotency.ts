@@ -1,0 +1,77 @@
+/** @module `withIdempotency(options, handler)`: a fetch handler guarded. Translates in, calls the engine, translates out. */
+import { ConfigError } from '@webhook-idempotency/core';
+import { createEngine, type PendingRun } from '@webhook-idempotency/core/adapter';
+import { capture, readBody, TOO_LARGE, toHttpRequest, toResponse } from './translate';
+import type { FetchHandler, FetchIdempotencyOptions, GuardedHandler } from './types';
+
+/** The default `maxRequestBytes`: 1 MiB, as Fastify's `bodyLimit` and Koa's `rawBodyParser()`. */
+const DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024;
+
+/**
+ * Guards a `(request) => Response` handler: the first delivery runs it and its 2xx answer is
+ * recorded (status, allow-listed headers, body bytes) before it is returned; each duplicate gets
+ * the stored answer with `Idempotent-Replayed: true`, a duplicate during the run `409`. The body
+ * is read once, from a clone: signatures see the exact bytes and the handler gets the `Request`
+ * unread. Errors (the handler's, an answer over `maxResponseBytes`) are rethrown to the server.
+ * Works as a Next.js App Router route handler, in `Bun.serve`, `Deno.serve` or any fetch server.
+ * @throws {ConfigError} at construction, naming an invalid option.
+ * @example
+ * export const POST = withIdempotency(
+ *   { store, preset: providers.stripe({ secret }) },
+ *   async (request, idempotency) => Response.json({ received: true, attempts: idempotency?.attempts }),
+ * );
+ * @see docs/adapters/fetch.md
+ */
+export function withIdempotency<Args extends unknown[] = unknown[], Tx = unknown>(
+  options: FetchIdempotencyOptions<Tx>,
+  handler: FetchHandler<Args, Tx>,
+): GuardedHandler<Args> {
+  const { maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES, ...engineOptions } = options;
+  if (!Number.isSafeInteger(maxRequestBytes) || maxRequestBytes < 0)
+    throw new ConfigError('maxRequestBytes', 'must be a whole number of bytes, 0 or more');
+  if (typeof handler !== 'function')
+    throw new TypeError('withIdempotency(options, handler): handler must be a function');
+  const engine = createEngine<Request, Tx>(engineOptions);
+  const { maxResponseBytes } = engine.config;
+  return async function idempotency(request, ...rest): Promise<Response> {
+    const args = rest as unknown as Args;
+    const rawBody = await readBody(request, maxRequestBytes);
+    if (rawBody === TOO_LARGE) return tooLarge(maxRequestBytes);
+    const decision = await engine.begin(toHttpRequest(request, rawBody));
+    if (decision.action === 'pass') return handler(request, undefined, ...args);
+    if (decision.action === 'respond') return toResponse(decision.response);
+    const { run, idempotency } = decision;
+    return settle(run, () => handler(request, idempotency, ...args), maxResponseBytes);
+  };
+}
+
+/** Runs the handler for a claimed delivery and records its answer; the guard's deadline answers first when it passes. */
+function settle(
+  run: PendingRun,
+  call: () => Response | Promise<Response>,
+  maxResponseBytes: number,
+): Promise<Response> {
+  // The guard gave up on the run (transactional deadline): answer now, drop what the handler returns later.
+  const expired = new Promise<Response>((resolve) =>
+    run.onExpire((answer) => resolve(toResponse(answer))),
+  );
+  const answered = (async () => {
+    let recorded: Awaited<ReturnType<typeof capture>>;
+    try {
+      recorded = await capture(await run.enter(call), maxResponseBytes);
+    } catch (error) {
+      await run.abort(error);
+      throw error;
+    }
+    const replacement = await run.finish(recorded.captured);
+    return replacement ? toResponse(replacement) : recorded.sent;
+  })();
+  return Promise.race([answered, expired]);
+}
+
+function tooLarge(limit: number): Response {
+  return new Response(`Request body larger than the limit of ${limit} bytes`, {
+    status: 413,
+    headers: { 'content-type': 'text/plain; charset=utf-8' },
+  });
+}

@@ -1,0 +1,56 @@
+/** @module `idempotent(options)`: the Hono middleware. Translates in, calls the engine, translates out. */
+import { createEngine } from '@webhook-idempotency/core/adapter';
+import type { Context, MiddlewareHandler, Next } from 'hono';
+import { capture, toHttpRequest, toResponse } from './translate';
+import type { HonoIdempotencyOptions, IdempotencyEnv } from './types';
+
+/**
+ * Answers every retry of a webhook from its receipt: the first delivery runs the handler and its
+ * 2xx answer is recorded before Hono sends it, each duplicate gets the stored answer with
+ * `Idempotent-Replayed: true`. Use it on one route or with `app.use(...)`. It reads the request
+ * bytes itself, from a clone: the handler still reads `c.req.json()` or `c.req.raw`. Errors, the
+ * handler's and its own, go to Hono's error handling (`app.onError`).
+ * @throws {ConfigError} at construction, naming an invalid option.
+ * @example
+ * app.post('/webhooks/stripe', idempotent({ store, preset: providers.stripe({ secret }) }),
+ *   (c) => c.json({ received: true, attempts: c.get('idempotency')?.attempts }));
+ * @see docs/adapters/hono.md
+ */
+export function idempotent<Tx = unknown>(
+  options: HonoIdempotencyOptions<Tx>,
+): MiddlewareHandler<IdempotencyEnv<Tx>> {
+  const engine = createEngine<Context, Tx>(options);
+  const { maxResponseBytes } = engine.config;
+  return async function idempotency(c: Context<IdempotencyEnv<Tx>>, next: Next) {
+    const decision = await engine.begin(await toHttpRequest(c));
+    if (decision.action === 'pass') return next();
+    if (decision.action === 'respond') return toResponse(decision.response);
+    const { run } = decision;
+    c.set('idempotency', decision.idempotency);
+    // The guard gave up on the run (transactional deadline): answer now; Hono drops the late answer.
+    const expired = new Promise<true>((resolve) =>
+      run.onExpire((answer) => {
+        replace(c, toResponse(answer));
+        resolve(true);
+      }),
+    );
+    let recorded: Awaited<ReturnType<typeof capture>>;
+    try {
+      if ((await Promise.race([run.enter(next), expired])) === true) return;
+      if (c.error) throw c.error; // the handler threw; Hono's onError has answered
+      recorded = await capture(c.res, maxResponseBytes);
+    } catch (error) {
+      await run.abort(error);
+      if (error === c.error) return;
+      throw error;
+    }
+    const replacement = await run.finish(recorded.captured);
+    replace(c, replacement ? toResponse(replacement) : recorded.sent);
+  };
+}
+
+/** Sets `c.res` to `response` alone: Hono would otherwise merge the previous answer's headers in. */
+function replace(c: Context, response: Response): void {
+  c.res = undefined;
+  c.res = response;
+}
