@@ -1,10 +1,11 @@
 /**
  * `SqlStore` and `Schema` for PostgreSQL, MySQL/MariaDB and SQLite, over knex, `pg`, `mysql2`
- * or `better-sqlite3`.
+ * or `better-sqlite3`; `ReceiptsAdmin` to operate the receipts table.
  * @module @webhook-idempotency/sql
  */
 export { SqlStore } from './sql-store';
 export { Schema } from './schema';
+export { ReceiptsAdmin, RECEIPT_STATUSES } from './receipts-admin';
 export { DEFAULT_TABLE, DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
 export type {
   SqlConnection,
@@ -13,3 +14,4 @@ export type {
   SchemaOptions,
   TransactionOf,
 } from './types';
+export type * from './admin-types';
