@@ -3,7 +3,8 @@
  * translation of what can go wrong into messages a user can act on and exit codes.
  */
 import { isIdempotencyError } from '@webhook-idempotency/core';
-import { ReceiptsAdmin } from '@webhook-idempotency/sql';
+import { existsSync } from 'node:fs';
+import { DEFAULT_TABLE, ReceiptsAdmin } from '@webhook-idempotency/sql';
 import { type Opened, open, redact, type Target } from './connect';
 import { CliError, ExitCode } from './exit-codes';
 import type { CliIo, Printer } from './output';
@@ -71,21 +72,27 @@ export async function withAdmin<T>(
   { create = false, checkTable = true } = {},
 ): Promise<T> {
   const { target, table } = context;
+  // A SQLite file that is not there holds no table either: migrate creates both.
+  if (target.dialect === 'sqlite' && !create && !existsSync(target.location))
+    throw missingTable(context, ' (no such file)');
   const opened = await open(target, { create });
   try {
     const admin = new ReceiptsAdmin(opened.db, { table, acquireTimeoutMs: 10_000 });
-    if (checkTable && !(await probe(context, admin)))
-      throw new CliError(
-        ExitCode.TABLE_MISSING,
-        `Table ${table} does not exist in ${target.display}. Create it with: webhook-idempotency migrate` +
-          (table === 'webhook_receipts' ? '' : ` --table ${table}`),
-      );
+    if (checkTable && !(await probe(context, admin))) throw missingTable(context, '');
     return await work(admin, opened);
   } catch (error) {
     throw explain(context, error);
   } finally {
     await opened.close().catch(() => undefined);
   }
+}
+
+function missingTable({ table, target }: Context, detail: string): CliError {
+  return new CliError(
+    ExitCode.TABLE_MISSING,
+    `Table ${table} does not exist in ${target.display}${detail}. Create it with: webhook-idempotency migrate` +
+      (table === DEFAULT_TABLE ? '' : ` --table ${table}`),
+  );
 }
 
 /** tableExists, with a connection failure turned into a CliError naming the host. */

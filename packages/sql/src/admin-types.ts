@@ -115,6 +115,6 @@ export interface AdminPurgeOptions {
   readonly provider?: string;
   /** Rows per `DELETE` statement. Defaults to 1000. */
   readonly batchSize?: number;
-  /** Called after each batch with the running total of deleted receipts. */
+  /** Called after each batch that deleted rows, with the running total of deleted receipts. */
   readonly onBatch?: (deleted: number) => void;
 }

@@ -336,7 +336,7 @@ export class ReceiptsAdmin {
   /**
    * Deletes finished receipts (of `provider`, when given) finished longer ago than `olderThanMs`,
    * with the store's own batch `DELETE`, one statement per `batchSize` rows; never a
-   * `processing` one. Returns how many it deleted.
+   * `processing` one. Calls `onBatch` after each batch that deleted rows. Returns how many it deleted.
    */
   async purge(options: AdminPurgeOptions): Promise<number> {
     const olderThanMs = requireMs('olderThanMs', options.olderThanMs, { allowZero: true });
@@ -351,7 +351,7 @@ export class ReceiptsAdmin {
     for (;;) {
       const { affected } = await this.runQuery('purge', statement.sql, params);
       total += affected;
-      onBatch?.(total);
+      if (affected > 0) onBatch?.(total);
       if (affected < batchSize) return total;
     }
   }

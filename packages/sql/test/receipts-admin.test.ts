@@ -185,7 +185,11 @@ describe.each(targets)('ReceiptsAdmin on %s', (_name, target) => {
       const result = await admin.release(key, { staleAfterMs: STALE });
       expect(result).toMatchObject({
         released: true,
-        receipt: { status: 'failed', attempts: 1, error: expect.stringMatching(/released by hand/) },
+        receipt: {
+          status: 'failed',
+          attempts: 1,
+          error: expect.stringMatching(/released by hand/),
+        },
       });
       // The worker that held the claim (attempts 1, that claim time) can no longer finish it.
       const store = new SqlStore(connected.db, { table: TABLE });

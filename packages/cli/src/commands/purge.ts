@@ -37,7 +37,7 @@ export async function purge(context: Context, options: PurgeCommandOptions): Pro
       ...scope,
       batchSize: options.batchSize,
       onBatch: (done) => {
-        if (options.json || done === 0) return;
+        if (options.json) return;
         drawn = true;
         // Rows may finish while the purge runs: never show more than 100 %.
         const of = Math.max(total, done);
