@@ -94,7 +94,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
     )
     .addHelpText(
       'after',
-      '\nExit codes: 0 ok, 1 error, 2 usage, 3 cannot connect, 4 table missing, 5 not found,\n6 release refused, 7 stuck receipts (status --fail-on-stuck).\n',
+      '\nExit codes: 0 ok, 1 error, 2 usage, 3 cannot connect, 4 table missing,\n5 not found, 6 release refused, 7 stuck receipts (status --fail-on-stuck).\n',
     );
 
   program
