@@ -35,6 +35,14 @@ export function formatAge(ms: number): string {
   return h % 24 ? `${d}d ${h % 24}h` : `${d}d`;
 }
 
+/** A window as given on the command line, when it is whole: `7d`, `24h`, `90m`; else as an age. */
+export function formatSpan(ms: number): string {
+  if (ms >= 2 * 86_400_000 && ms % 86_400_000 === 0) return `${ms / 86_400_000}d`;
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
+  return formatAge(ms);
+}
+
 /** A handler time: `85ms`, `2.1s`, then as an age (`3m`). */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;

@@ -139,7 +139,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
           completed: 1,
           failed: 1,
           failureShare: 0.5,
-          handlerTime: { sampled: 2, p50Ms: 120, p95Ms: 2100, p99Ms: 2100, maxMs: 2100 },
+          handlerTime: { sampled: 1, p50Ms: 120, p95Ms: 120, p99Ms: 120, maxMs: 120 },
         },
       });
       expect(report.totals.oldestProcessingAgeMs).toBeGreaterThanOrEqual(12 * MINUTE);
@@ -198,7 +198,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
     it('release refuses a fresh claim, releases a stuck one, and then nothing is stuck', async () => {
       const fresh = await run('release', 'stripe', 'evt_2');
       expect(fresh.code).toBe(ExitCode.REFUSED);
-      expect(fresh.stderr).toMatch(/claimed 2m ago, less than --stale-after 5m.*--force/);
+      expect(fresh.stderr).toMatch(/claimed 2m ago, under --stale-after 5m\.\n.*--force/);
       const released = await run('release', 'github', 'd-3', '--json');
       expect(released.code).toBe(0);
       expect(JSON.parse(released.stdout)).toMatchObject({
@@ -231,7 +231,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
       );
       expect(all.code).toBe(0);
       expect(all.stdout).toBe(
-        'Purging 3 finished github receipts from webhook_receipts, 1 at a time.\n' +
+        'Purging 3 finished github receipts from webhook_receipts.\n' +
           'deleted 1 of 3\ndeleted 2 of 3\ndeleted 3 of 3\nDeleted 3 receipts.\n',
       );
       const left = JSON.parse((await run('list', '--json')).stdout).receipts;

@@ -22,7 +22,7 @@ export interface ProviderCounts {
   readonly oldestProcessingAgeMs: number | null;
 }
 
-/** Handler time (`finished_at − claimed_at`) of the receipts finished in the window. */
+/** Handler time (`finished_at − claimed_at`) of the receipts completed in the window. */
 export interface HandlerTimes {
   /** How many durations the percentiles come from: the most recent ones, at most `sampleLimit`. */
   readonly sampled: number;

@@ -57,7 +57,7 @@ function adminStatements(spec: DialectSpec, table: string) {
     /** Params: sinceMs, limit. */
     durations:
       `SELECT ${spec.toMs('finished_at')} - ${spec.toMs('claimed_at')} AS ms FROM ${t} ` +
-      `WHERE ${finishedWithin} ORDER BY finished_at DESC LIMIT ?`,
+      `WHERE status = 'completed' AND ${within('finished_at')} ORDER BY finished_at DESC LIMIT ?`,
     /** A listing; `where` holds the filters' conditions (already built from fixed fragments). */
     list: (where: readonly string[], order: 'newest' | 'oldest') =>
       `SELECT ${readColumns(spec, { summary: true })} FROM ${t}` +
@@ -165,8 +165,9 @@ export class ReceiptsAdmin {
   /**
    * Counts per provider × status, the `processing` receipts older than `staleAfterMs` (stuck) and
    * the oldest claim's age, then for the receipts finished in the last `sinceMs`: how many failed,
-   * and the p50/p95/p99 of their handler time (`finished_at − claimed_at`) from at most
-   * `sampleLimit` of the most recent, computed here so that every dialect gives the same numbers.
+   * and the p50/p95/p99 of the handler time (`finished_at − claimed_at`) of the completed ones, from
+   * at most `sampleLimit` of the most recent, computed here so that every dialect gives the same
+   * numbers. Failed receipts have no handler time: a released claim failed when it was released.
    */
   async status(options: StatusOptions): Promise<ReceiptsStatus> {
     const staleAfterMs = requireMs('staleAfterMs', options.staleAfterMs);

@@ -29,8 +29,7 @@ export async function purge(context: Context, options: PurgeCommandOptions): Pro
       : ` older than ${options.retentionDays} day${options.retentionDays === 1 ? '' : 's'}`);
   const deleted = await withAdmin(context, async (admin) => {
     const total = await admin.countPurgeable(scope);
-    if (!options.json)
-      out.line(`Purging ${total} ${what} from ${table}, ${options.batchSize} at a time.`);
+    if (!options.json) out.line(`Purging ${total} ${what} from ${table}.`);
     const tty = out.stream.isTTY === true && !options.json;
     let drawn = false;
     const count = await admin.purge({

@@ -46,7 +46,8 @@ export async function release(
   const { receipt } = result;
   const why =
     result.reason === 'fresh'
-      ? `${name} was claimed ${formatAge(receipt.claimAgeMs)} ago, less than --stale-after ${formatAge(staleAfterMs)}: a worker may still be running it. Wait, or pass --force (that worker's result will then be refused).`
+      ? `${name}: claimed ${formatAge(receipt.claimAgeMs)} ago, under --stale-after ${formatAge(staleAfterMs)}.\n` +
+        'A worker may still be running it: wait, or pass --force (its result is then refused).'
       : result.reason === 'not-processing'
         ? `${name} is ${receipt.status}, not processing: nothing to release.`
         : `${name} changed while it was being released (now ${receipt.status}, attempt ${receipt.attempts}): nothing was written.`;

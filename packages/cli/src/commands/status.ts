@@ -1,6 +1,6 @@
 /** @module `status`: counts per provider × status, stuck claims, handler times, failure share. */
 import type { ProviderCounts } from '@webhook-idempotency/sql';
-import { formatAge, formatDuration } from '../durations';
+import { formatAge, formatDuration, formatSpan } from '../durations';
 import { ExitCode } from '../exit-codes';
 import { renderTable } from '../output';
 import { type Context, withAdmin } from '../session';
@@ -55,12 +55,12 @@ export async function status(context: Context, options: StatusCommandOptions): P
     const share =
       window.failureShare === null ? '' : ` (${(window.failureShare * 100).toFixed(1)}%)`;
     out.line(
-      `Finished in the last ${formatAge(window.sinceMs)}: ${finished}, failed ${window.failed}${share}`,
+      `Finished in the last ${formatSpan(window.sinceMs)}: ${finished}, failed ${window.failed}${share}`,
     );
     const times = window.handlerTime;
     if (times)
       out.line(
-        `Handler time: p50 ${formatDuration(times.p50Ms)}, p95 ${formatDuration(times.p95Ms)}, ` +
+        `Handler time (completed): p50 ${formatDuration(times.p50Ms)}, p95 ${formatDuration(times.p95Ms)}, ` +
           `p99 ${formatDuration(times.p99Ms)}, max ${formatDuration(times.maxMs)} (${times.sampled} receipts)`,
       );
     out.line(
