@@ -1,6 +1,6 @@
 /** @module The command line: commander's program, its commands and options, and the exit code. */
-import type { ReceiptStatus } from '@webhook-idempotency/core';
-import { DEFAULT_TABLE, RECEIPT_STATUSES, type SqlDialect } from '@webhook-idempotency/sql';
+import { ReceiptStatus } from '@webhook-idempotency/core';
+import { DEFAULT_TABLE, type SqlDialect } from '@webhook-idempotency/sql';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { version } from '../package.json';
 import { list } from './commands/list';
@@ -16,6 +16,7 @@ import { type CliIo, colorFor, Printer } from './output';
 import type { Context } from './session';
 
 const DEFAULT_STALE = '5m';
+const RECEIPT_STATUSES: readonly ReceiptStatus[] = Object.values(ReceiptStatus);
 
 function parseStatuses(value: string, previous: ReceiptStatus[] = []): ReceiptStatus[] {
   const names = value

@@ -187,7 +187,7 @@ export function isDuplicateKey(dialect: DialectSpec, error: unknown): boolean {
 /** True when `error` says that the statement's table does not exist. */
 export function isMissingTable(dialect: DialectSpec, error: unknown): boolean {
   const { codes, message } = dialect.missingTable;
-  return (
-    hasCode(codes, error) && (!message || (error instanceof Error && message.test(error.message)))
-  );
+  // Not `instanceof Error`: a driver's error class may come from another realm (a test sandbox).
+  const text = (error as { message?: unknown } | null)?.message;
+  return hasCode(codes, error) && (!message || (typeof text === 'string' && message.test(text)));
 }

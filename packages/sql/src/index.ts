@@ -5,7 +5,7 @@
  */
 export { SqlStore } from './sql-store';
 export { Schema } from './schema';
-export { ReceiptsAdmin, RECEIPT_STATUSES } from './receipts-admin';
+export { ReceiptsAdmin } from './receipts-admin';
 export { DEFAULT_TABLE, DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
 export type {
   SqlConnection,

@@ -8,7 +8,7 @@ import {
   ConfigError,
   type KeyLike,
   type ObservedReceipt,
-  type ReceiptStatus,
+  ReceiptStatus,
   StoreError,
 } from '@webhook-idempotency/core';
 import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
@@ -33,8 +33,7 @@ import { nullableNumber, text, toReceipt } from './rows';
 import { resolveTable } from './table-name';
 import type { SqlConnection, SqlDialect } from './types';
 
-/** The statuses a receipt can have, in lifecycle order. */
-export const RECEIPT_STATUSES: readonly ReceiptStatus[] = ['processing', 'completed', 'failed'];
+const RECEIPT_STATUSES: readonly ReceiptStatus[] = Object.values(ReceiptStatus);
 const DEFAULT_LIST_LIMIT = 50;
 const MAX_LIST_LIMIT = 10_000;
 const DEFAULT_SAMPLE_LIMIT = 10_000;
