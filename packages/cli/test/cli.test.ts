@@ -148,3 +148,52 @@ describe('colour', () => {
     expect(JSON.parse(stdout.text).receipts).toHaveLength(2);
   });
 });
+
+describe('purge progress', () => {
+  const capture = (isTTY: boolean): OutputStream & { text: string } => ({
+    isTTY,
+    text: '',
+    write(chunk: string) {
+      this.text += chunk;
+      return true;
+    },
+  });
+  const seeded = async () => {
+    const path = join(mkdtempSync(join(process.env.WI_TMP ?? tmpdir(), 'wi-cli-')), 'purge.db');
+    const db = new Database(path);
+    await Schema.createTable(db);
+    await seedReceipts(
+      db,
+      'webhook_receipts',
+      ['a', 'b', 'c'].map((externalId) => ({
+        provider: 'github',
+        externalId,
+        status: 'completed' as const,
+        ageMs: 60_000,
+      })),
+    );
+    db.close();
+    return `sqlite:${path}`;
+  };
+
+  it('draws a bar on a terminal', async () => {
+    const stdout = capture(true);
+    const args = ['purge', '--url', await seeded(), '--retention-days', '0', '--batch-size', '2'];
+    expect(await run(args, { stdout, stderr: capture(true), env: {} })).toBe(0);
+    expect(stdout.text).toBe(
+      'Purging 3 finished receipts from webhook_receipts.\n' +
+        `\r[${'#'.repeat(20)}${'.'.repeat(10)}] 2/3` +
+        `\r[${'#'.repeat(30)}] 3/3\n` +
+        'Deleted 3 receipts.\n',
+    );
+  });
+
+  it('prints plain lines elsewhere', async () => {
+    const stdout = capture(false);
+    const args = ['purge', '--url', await seeded(), '--retention-days', '0', '--batch-size', '2'];
+    expect(await run(args, { stdout, stderr: capture(false), env: {} })).toBe(0);
+    expect(stdout.text).toBe(
+      'Purging 3 finished receipts from webhook_receipts.\ndeleted 2 of 3\ndeleted 3 of 3\nDeleted 3 receipts.\n',
+    );
+  });
+});
