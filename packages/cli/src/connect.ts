@@ -59,8 +59,10 @@ export function parseTarget(url: string | undefined): Target {
     throw new CliError(ExitCode.USAGE, unsupported(url.replace(/:[^:@/]*@/, ':***@')));
   }
   const dialect = SERVER_SCHEMES[parsed.protocol];
-  const secret = decodeURIComponent(parsed.password);
+  // The password in the user part, or as a `password` query parameter.
+  const secret = decodeURIComponent(parsed.password) || (parsed.searchParams.get('password') ?? '');
   parsed.password = '';
+  parsed.searchParams.delete('password');
   if (!dialect) throw new CliError(ExitCode.USAGE, unsupported(parsed.toString()));
   return { dialect, location: url, display: parsed.toString(), secret };
 }

@@ -13,13 +13,17 @@ export function parseDuration(value: string): number {
   return ms;
 }
 
-/** A whole number ≥ `min`; for commander. */
+/** A whole number from `min` to `max`; for commander. */
 export const parseWhole =
-  (min: number) =>
+  (min: number, max = Number.MAX_SAFE_INTEGER) =>
   (value: string): number => {
     const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min)
-      throw new InvalidArgumentError(`expected a whole number of at least ${min}.`);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(
+        max === Number.MAX_SAFE_INTEGER
+          ? `expected a whole number of at least ${min}.`
+          : `expected a whole number from ${min} to ${max}.`,
+      );
     return n;
   };
 

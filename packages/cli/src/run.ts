@@ -130,7 +130,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
       'only receipts claimed or finished within this window',
       parseDuration,
     )
-    .option('--limit <n>', 'at most this many', parseWhole(1), 50)
+    .option('--limit <n>', 'at most this many (up to 10000)', parseWhole(1, 10_000), 50)
     .option('--json', 'print JSON')
     .action(async (options, command: Command) =>
       done(await list(context(command, options.json), options)),

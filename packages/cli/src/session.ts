@@ -2,7 +2,7 @@
  * @module One command's session with the database: open it, check the table, run, close; and the
  * translation of what can go wrong into messages a user can act on and exit codes.
  */
-import { isIdempotencyError } from '@webhook-idempotency/core';
+import { ErrorCode, isIdempotencyError } from '@webhook-idempotency/core';
 import { existsSync } from 'node:fs';
 import { DEFAULT_TABLE, ReceiptsAdmin } from '@webhook-idempotency/sql';
 import { type Opened, open, redact, type Target } from './connect';
@@ -108,6 +108,9 @@ export async function probe(context: Context, admin: ReceiptsAdmin): Promise<boo
 export function explain(context: Context, error: unknown): CliError {
   if (error instanceof CliError) return error;
   const { target } = context;
+  // An option the operations API refused (its message names it): a usage error, not the database's.
+  if (isIdempotencyError(error) && error.code === ErrorCode.CONFIG)
+    return new CliError(ExitCode.USAGE, error.message, { cause: error });
   const { code, message } = driverError(error);
   const detail = redact(target, code && !message.includes(code) ? `${message} (${code})` : message);
   if (isConnectionError(error))

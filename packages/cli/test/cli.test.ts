@@ -55,6 +55,9 @@ describe('errors a user can act on', () => {
     expect(url.code).toBe(ExitCode.USAGE);
     expect(url.stderr).toMatch(/Unsupported database URL mongodb:\/\/u@db:27017\/x/);
     expect(url.stderr).not.toContain('hunter22');
+    const limit = await cli(['list', '--url', 'x.db', '--limit', '20000']);
+    expect(limit.code).toBe(ExitCode.USAGE);
+    expect(limit.stderr).toMatch(/--limit <n>.*expected a whole number from 1 to 10000/);
     const since = await cli(['status', '--url', 'x.db', '--since', 'soon']);
     expect(since.code).toBe(ExitCode.USAGE);
     expect(since.stderr).toMatch(/--since <duration>.*expected a positive duration/);
@@ -73,6 +76,20 @@ describe('errors a user can act on', () => {
     expect(code).toBe(ExitCode.CONNECTION);
     expect(stderr).toContain(`Cannot connect to ${scheme}://ops@127.0.0.1:${port}/shop`);
     expect(stderr).toMatch(/ECONNREFUSED/);
+    expect(stderr).not.toContain('s3cret-pw');
+  });
+
+  it('a password given as a query parameter is not shown either', async () => {
+    const port = await freePort();
+    const { code, stderr } = await cli([
+      'status',
+      '--url',
+      `postgres://ops@127.0.0.1:${port}/shop?password=s3cret-pw&sslmode=disable`,
+    ]);
+    expect(code).toBe(ExitCode.CONNECTION);
+    expect(stderr).toContain(
+      `Cannot connect to postgres://ops@127.0.0.1:${port}/shop?sslmode=disable`,
+    );
     expect(stderr).not.toContain('s3cret-pw');
   });
 
