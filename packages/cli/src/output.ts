@@ -71,16 +71,19 @@ export function renderTable(
   const widths = columns.map((column, i) =>
     Math.max(column.header.length, ...rows.map((row) => (row[i] ?? '').length)),
   );
-  const total = () => widths.reduce((sum, w) => sum + w, 0) + 2 * (columns.length - 1);
-  const flexible = columns.flatMap((column, i) => (column.flexible ? [i] : []));
-  while (total() > printer.width && flexible.length) {
-    const widest = flexible.reduce((a, b) => (widths[b]! > widths[a]! ? b : a));
-    const minimum = Math.max(columns[widest]!.header.length, 8);
-    if (widths[widest]! <= minimum) {
-      flexible.splice(flexible.indexOf(widest), 1);
-      continue;
-    }
-    widths[widest] = Math.max(minimum, widths[widest]! - (total() - printer.width));
+  // Too wide: cap every flexible column at the largest width that fits (never below its header or
+  // 8 characters), so that the long ones share the room instead of one of them losing it all.
+  const natural = [...widths];
+  const capped = (cap: number) =>
+    natural.map((width, i) =>
+      columns[i]!.flexible ? Math.min(width, Math.max(cap, columns[i]!.header.length, 8)) : width,
+    );
+  const total = (w: readonly number[]) =>
+    w.reduce((sum, x) => sum + x, 0) + 2 * (columns.length - 1);
+  if (total(natural) > printer.width) {
+    let cap = Math.max(...natural);
+    while (cap > 1 && total(capped(cap)) > printer.width) cap--;
+    widths.splice(0, widths.length, ...capped(cap));
   }
   const render = (cells: readonly string[], header: boolean) =>
     columns

@@ -137,6 +137,13 @@ describe('colour', () => {
     await seedReceipts(db, 'webhook_receipts', [
       { provider: 'github', externalId: 'd-1', status: 'completed', ageMs: 60_000 },
       { provider: 'github', externalId: 'd-2', status: 'failed', ageMs: 60_000 },
+      {
+        provider: 'shopify',
+        externalId: `b7c1e2d4-${'f'.repeat(60)}`,
+        status: 'failed',
+        ageMs: 120_000,
+        error: `Error: ${'the upstream inventory service timed out '.repeat(5)}`,
+      },
     ]);
     db.close();
   });
@@ -154,7 +161,11 @@ describe('colour', () => {
     // The same table either way, once the colour codes are taken out.
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what is removed.
     const plain = stdout.text.replace(/\u001b\[\d+m/g, '');
-    expect(plain.split('\n')[1]).toMatch(/^github +d-2 +failed +1 +1m ago +0ms +Error: failed$/);
+    const lines = plain.split('\n');
+    expect(lines[1]).toMatch(/^github +d-2 +failed +1 +1m ago +0ms +Error: failed$/);
+    // A long id and error are cut to fit 80 columns, with an ellipsis.
+    expect(lines[3]).toMatch(/^shopify +b7c1e2d4-f+… +failed +1 +2m ago +0ms +Error: the up.*…$/);
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(80);
   });
 
   it('--json is never coloured', async () => {
@@ -162,7 +173,7 @@ describe('colour', () => {
     expect(
       await run(['list', '--url', url, '--json'], { stdout, stderr: capture(true), env: {} }),
     ).toBe(0);
-    expect(JSON.parse(stdout.text).receipts).toHaveLength(2);
+    expect(JSON.parse(stdout.text).receipts).toHaveLength(3);
   });
 });
 

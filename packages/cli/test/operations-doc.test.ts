@@ -134,6 +134,8 @@ describe('docs/operations.md', () => {
       outputs[index] = output;
       if (process.env.WI_UPDATE_DOCS) return;
       expect(normalise(output)).toBe(normalise(found[index]!.expected));
+      // Readable in an 80-column terminal.
+      expect(output.split('\n').filter((line) => line.length > 80)).toEqual([]);
     },
   );
 
@@ -142,7 +144,10 @@ describe('docs/operations.md', () => {
     const updated = [...lines];
     for (let i = found.length - 1; i >= 0; i--) {
       const { start, end } = found[i]!;
-      if (outputs[i] !== undefined) updated.splice(start, end - start, ...outputs[i]!.split('\n'));
+      const output = outputs[i];
+      // Only what changed: a block equal but for its timestamps keeps them.
+      if (output !== undefined && normalise(output) !== normalise(found[i]!.expected))
+        updated.splice(start, end - start, ...output.split('\n'));
     }
     writeFileSync(PAGE, updated.join('\n'));
   });

@@ -47,7 +47,7 @@ export async function release(
   const why =
     result.reason === 'fresh'
       ? `${name}: claimed ${formatAge(receipt.claimAgeMs)} ago, under --stale-after ${formatAge(staleAfterMs)}.\n` +
-        'A worker may still be running it: wait, or pass --force (its result is then refused).'
+        'Its worker may be alive: wait, or pass --force (its result will be refused).'
       : result.reason === 'not-processing'
         ? `${name} is ${receipt.status}, not processing: nothing to release.`
         : `${name} changed while it was being released (now ${receipt.status}, attempt ${receipt.attempts}): nothing was written.`;

@@ -6,13 +6,18 @@
  * installed package would; with `drivers: false` it sits in a temporary folder that has none.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { buildSync } from 'esbuild';
 
 const PACKAGE = join(__dirname, '..', '..');
 const bundles = new Map<boolean, string>();
+
+// Registered in each test file that imports this helper: its bundles go with it.
+afterAll(() => {
+  for (const bundle of bundles.values()) rmSync(dirname(bundle), { recursive: true, force: true });
+});
 
 /** The bundled entry point, built on first use. */
 function entryPoint(drivers: boolean): string {
