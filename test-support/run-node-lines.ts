@@ -10,13 +10,16 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { allNodes, NODE_LINES, prepareNode, repoRoot } from './node-lines';
 
-/** The suites that must pass on every supported Node: everything without a database server. */
+/** The suites that must pass on every supported Node: everything without a database server, and node:sqlite. */
 const SUITES = [
   'packages/core',
   'packages/express',
   'packages/fastify',
   'packages/koa',
   'packages/adapter-conformance',
+  // The one store suite that needs no server and that Node 20 cannot run (node:sqlite is 22.5+).
+  'packages/sql/test/node-sqlite.test.ts',
+  'examples/snippets/test/node-sqlite.test.ts',
 ];
 
 async function main(): Promise<number> {

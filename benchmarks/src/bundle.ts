@@ -22,7 +22,8 @@ export function bundle(name: string): string {
     platform: 'node',
     target: 'node20',
     outfile: out,
-    external: ['better-sqlite3'],
+    // pg's optional native binding is not installed; better-sqlite3 is native.
+    external: ['better-sqlite3', 'pg-native'],
     logLevel: 'error',
   });
   built.set(name, out);

@@ -10,6 +10,31 @@ export interface GuardBenchResult {
   nsPerOp: number;
 }
 
+/** Heap in use after a full collection (needs `--expose-gc`), MiB. */
+function heapMiB(): number {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().heapUsed / 2 ** 20;
+}
+
+/**
+ * The default `InMemoryStore` bound at work: the heap after `first` and after `first + more`
+ * first deliveries (unique keys), each measured after a full collection.
+ */
+export async function boundedHeap(
+  first = 20_000,
+  more = 200_000,
+): Promise<{ after: number; heapMiB: number }[]> {
+  const guard = new IdempotencyGuard(new InMemoryStore());
+  const points: { after: number; heapMiB: number }[] = [];
+  let i = 0;
+  for (const count of [first, more]) {
+    for (const end = i + count; i < end; i++)
+      await guard.run(new RequestKey('heap', `e-${i}`), handler);
+    points.push({ after: i, heapMiB: heapMiB() });
+  }
+  return points;
+}
+
 async function measure(
   name: string,
   ops: number,
@@ -60,5 +85,9 @@ export async function runGuardBench(ops = 100_000): Promise<GuardBenchResult[]> 
 
 // Run as its own (bundled, pinned) process by run.ts: prints the results as JSON.
 if (require.main === module) {
-  void runGuardBench().then((results) => process.stdout.write(JSON.stringify(results)));
+  void (async () => {
+    const results = await runGuardBench();
+    const heap = await boundedHeap();
+    process.stdout.write(JSON.stringify({ results, heap }));
+  })();
 }

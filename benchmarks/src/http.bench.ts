@@ -142,7 +142,10 @@ const range = (values: number[], digits = 0): string =>
   `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
 
 /** Per scenario: the added CPU µs per request over its framework's bare route (median of rounds). */
-export type AddedCpu = Record<string, { addedUs: number; ratio: number }>;
+export type AddedCpu = Record<
+  string,
+  { addedUs: number; ratio: number; rps: number; p999: number; rssMiB: number }
+>;
 
 export async function runHttpBench(log: (line?: string) => void): Promise<AddedCpu> {
   const samples = new Map<string, Sample[]>(SCENARIOS.map((s) => [s.name, []]));
@@ -175,7 +178,13 @@ export async function runHttpBench(log: (line?: string) => void): Promise<AddedC
     const extra = added.get(s.name)!;
     const rps = runs.map((r) => r.rps);
     const isBare = s.mode === 'bare';
-    result[s.name] = { addedUs: median(extra.us), ratio: median(extra.ratio) };
+    result[s.name] = {
+      addedUs: median(extra.us),
+      ratio: median(extra.ratio),
+      rps: median(rps),
+      p999: median(runs.map((r) => r.p999)),
+      rssMiB: median(runs.map((r) => r.rssMiB)),
+    };
     const load = Math.max(...runs.map((r) => r.clientLoad));
     log(
       `| ${s.name} | ${median(rps).toFixed(0)} (${range(rps)}) | ${isBare ? '1.00×' : `${median(extra.ratio).toFixed(2)}×`} | ${median(runs.map((r) => r.cpuUsPerRequest)).toFixed(0)} | ${isBare ? '—' : `${median(extra.us).toFixed(0)} (${range(extra.us)})`} | ${median(runs.map((r) => r.p99)).toFixed(0)} / ${median(runs.map((r) => r.p999)).toFixed(0)} | ${median(runs.map((r) => r.rssMiB)).toFixed(0)} | ${load >= 0.9 ? `saturated (${(load * 100).toFixed(0)} %)` : `${(load * 100).toFixed(0)} %`} |`,

@@ -3,6 +3,7 @@
  * migration tool, and purge. Run by test/stores.test.ts.
  */
 import type { ProviderPreset, RequestKey } from '@webhook-idempotency/core';
+import type { PoolClient } from 'pg';
 // #region memory
 import { IdempotencyGuard, InMemoryStore } from '@webhook-idempotency/core';
 // #endregion memory
@@ -44,6 +45,30 @@ export async function consume(
     throw error;
   }
   // #endregion claim
+}
+
+/**
+ * The split API with a transaction that stays open across steps: the business write and the
+ * receipt commit together, here on a `pg` Pool (`guard` is transactional over a `SqlStore`).
+ */
+export async function consumeInTransaction(
+  guard: IdempotencyGuard<PoolClient>,
+  key: RequestKey,
+  orderId: string,
+): Promise<unknown> {
+  // #region claim-begin
+  const claim = await guard.claim(key);
+  if (claim.isReplay) return claim.response;
+  const open = await claim.begin(); // BEGIN; the handler deadline starts now
+  try {
+    await open.context.transaction!.query('UPDATE orders SET paid = true WHERE id = $1', [orderId]);
+    await open.commit({ paid: orderId }); // `completed` and the UPDATE commit together
+    return { paid: orderId };
+  } catch (error) {
+    await open.rollback(error); // nothing of it stays; the next delivery runs it again
+    throw error;
+  }
+  // #endregion claim-begin
 }
 
 /** The DDL as one `.sql` text, for migration tools other than knex. */

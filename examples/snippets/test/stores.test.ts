@@ -4,14 +4,21 @@ import knex from 'knex';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { up, down } from '../src/knex-migration';
-import { boundedMemoryStore, consume, memoryGuard, migrationSql, purgeOnce } from '../src/stores';
+import {
+  boundedMemoryStore,
+  consume,
+  consumeInTransaction,
+  memoryGuard,
+  migrationSql,
+  purgeOnce,
+} from '../src/stores';
 import { knexExample } from '../src/stores-knex';
 import { mysqlExample } from '../src/stores-mysql';
 import { pgExample } from '../src/stores-pg';
 import { sqliteExample } from '../src/stores-sqlite';
 import Database from 'better-sqlite3';
 import { IdempotencyGuard, InMemoryStore, RequestKey } from '@webhook-idempotency/core';
-import { Schema } from '@webhook-idempotency/sql';
+import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import { ddlText } from './helpers/check-docs';
 import { mysqlDatabase, pgDatabase, sqliteFile } from './helpers/databases';
 
@@ -36,6 +43,30 @@ it('pg Pool: the order is paid once; the second delivery is a replay', async () 
     expect((await setup.query('SELECT paid FROM orders')).rows).toEqual([{ paid: true }]);
   } finally {
     await Promise.all([first.pool.end(), second.pool.end(), setup.end()]);
+  }
+});
+
+it('claim().begin() on a pg Pool: the order is paid once, a failed try leaves nothing', async () => {
+  const pool = new pg.Pool({ connectionString: await pgDatabase('snippets_begin') });
+  try {
+    await Schema.createTable(pool);
+    await pool.query(
+      "CREATE TABLE orders (id TEXT PRIMARY KEY, paid BOOLEAN NOT NULL DEFAULT false CHECK (NOT paid OR id <> 'ord_bad')); INSERT INTO orders (id) VALUES ('ord_1'), ('ord_bad')",
+    );
+    const guard = new IdempotencyGuard(new SqlStore(pool), { transactional: true });
+    const key = new RequestKey('queue', 'msg-1');
+    expect(await consumeInTransaction(guard, key, 'ord_1')).toEqual({ paid: 'ord_1' });
+    expect(await consumeInTransaction(guard, key, 'ord_1')).toEqual({ paid: 'ord_1' });
+    // The UPDATE breaks a CHECK: rolled back, the receipt failed, the order unpaid.
+    const bad = new RequestKey('queue', 'msg-2');
+    await expect(consumeInTransaction(guard, bad, 'ord_bad')).rejects.toThrow(/check constraint/);
+    expect(await guard.find(bad)).toMatchObject({ status: ReceiptStatus.FAILED });
+    expect((await pool.query('SELECT id, paid FROM orders ORDER BY id')).rows).toEqual([
+      { id: 'ord_1', paid: true },
+      { id: 'ord_bad', paid: false },
+    ]);
+  } finally {
+    await pool.end();
   }
 });
 

@@ -26,7 +26,7 @@ export {
   type Replay,
   type RunOptions,
 } from './guard';
-export type { ClaimTicket } from './ticket';
+export type { ClaimTicket, OpenTransaction } from './ticket';
 export { InMemoryStore, type InMemoryStoreOptions } from './memory-store';
 export type {
   At,

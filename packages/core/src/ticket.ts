@@ -1,4 +1,5 @@
 /** @module ClaimTicket: a won claim, settled once with complete (or a transaction) or fail. */
+import { AsyncResource } from 'node:async_hooks';
 import { MAX_ERROR_LENGTH } from './constants';
 import { ClaimLost, ErrorCode, HandlerTimeout, IdempotencyError, StoreError } from './errors';
 import type { RequestKey } from './request-key';
@@ -44,11 +45,62 @@ export interface ClaimTicket<R = unknown, Tx = never> {
    */
   transaction<T extends R>(work: (context: RunContext<Tx>) => T | Promise<T>): Promise<T>;
   /**
+   * Opens the store transaction that {@link ClaimTicket.transaction} runs its work in, for a
+   * caller that learns the result later than a callback could return it (an HTTP adapter that
+   * sees the handler's answer only when the framework writes it). The handle is ended exactly
+   * once with {@link OpenTransaction.commit} or {@link OpenTransaction.rollback}; the handler
+   * deadline (`handlerTimeoutSeconds`) runs from this call, as for `transaction`.
+   * @throws {StoreError} the transaction could not begin; the receipt was marked `failed`.
+   */
+  begin(): Promise<OpenTransaction<R, Tx>>;
+  /**
    * Marks the receipt `failed` with the error's text, so the next delivery runs the work again.
    * Never rejects: a store error is reported as an event and retried in the background. A
    * `ClaimLost` is not recorded (the claim is another worker's now).
    */
   fail(error: unknown): Promise<void>;
+}
+
+/**
+ * A claim's store transaction, open until {@link OpenTransaction.commit} or
+ * {@link OpenTransaction.rollback} ends it (or the handler deadline does: see
+ * {@link OpenTransaction.onEnded}). Business writes go through `context.transaction`.
+ *
+ * @example
+ * const open = await claim.begin();
+ * try {
+ *   await open.context.transaction.query('UPDATE orders SET paid = true WHERE id = $1', [id]);
+ *   await open.commit({ paid: true }); // the receipt completes in the same transaction
+ * } catch (error) {
+ *   await open.rollback(error);
+ * }
+ */
+export interface OpenTransaction<R = unknown, Tx = never> {
+  /** The key, the attempt and the open transaction (`transaction` is set). */
+  readonly context: RunContext<Tx>;
+  /**
+   * Records `response` as the key's result inside the transaction, then commits; both commit or
+   * neither does. On a failure the transaction is rolled back and the receipt marked `failed`
+   * (except for a lost claim, which is another worker's now).
+   * @throws {ClaimLost} the claim was taken over; nothing was recorded.
+   * @throws {HandlerTimeout} the deadline ended the transaction first.
+   * @throws {StoreError} the completion or the commit failed.
+   */
+  commit(response: R): Promise<void>;
+  /** Rolls the transaction back and marks the receipt `failed` with the error's text. Never rejects. */
+  rollback(error: unknown): Promise<void>;
+  /**
+   * Calls `listener` once if the transaction ends before `commit` or `rollback` was called (the
+   * handler deadline: a {@link HandlerTimeout}). The receipt is marked `failed` by then, and the
+   * handle refuses further statements.
+   */
+  onEnded(listener: (error: unknown) => void): void;
+  /**
+   * Calls `fn` in the async context of the transaction, so that statements it issues through
+   * the store's own connection without the handle (a nested guard, `guard.find`) are seen as part
+   * of the transaction instead of waiting for it (single-connection stores such as better-sqlite3).
+   */
+  enter<T>(fn: () => T): T;
 }
 
 /** What a ticket needs from its guard: the store, the codec, the clock, the deadline, the events. */
@@ -77,9 +129,9 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
   private settled = false;
 
   constructor(
-    private readonly env: TicketEnv<R, Tx>,
-    private readonly key: RequestKey,
-    private readonly attempts: number,
+    /** @internal */ readonly env: TicketEnv<R, Tx>,
+    /** @internal */ readonly key: RequestKey,
+    /** @internal */ readonly attempts: number,
     private readonly claimedAt: Date,
     isRetry: boolean,
   ) {
@@ -100,24 +152,35 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
   }
 
   async transaction<T extends R>(work: (context: RunContext<Tx>) => T | Promise<T>): Promise<T> {
+    const open = (await this.begin()) as TicketTransaction<R, Tx>;
+    let value: T;
+    try {
+      // The deadline ends the run even when the work never settles.
+      value = await Promise.race([open.enter(() => work(open.context)), open.ended]);
+    } catch (error) {
+      await open.rollback(error);
+      throw open.endedWith ?? error;
+    }
+    await open.commit(value);
+    return value;
+  }
+
+  async begin(): Promise<OpenTransaction<R, Tx>> {
     if (!this.env.store.withTransaction) {
       throw new IdempotencyError(
         ErrorCode.CONFIG,
         'This store does not support transactions (capabilities.transactional is false); the ticket is still open',
       );
     }
-    this.settle('transaction');
-    let value: T;
+    this.settle('begin');
+    const open = new TicketTransaction(this);
     try {
-      value = await this.inTransaction(work);
+      await open.opened;
     } catch (error) {
-      // A lost claim is not ours to mark; anything else (the work, encoding, the transaction, the
-      // deadline) leaves the receipt retryable. The write is fenced: it cannot touch a newer claim.
-      if (!(error instanceof ClaimLost)) await this.markFailed(error);
+      await this.markFailed(error);
       throw error;
     }
-    this.env.emit({ type: 'completed', key: this.key, attempts: this.attempts });
-    return value;
+    return open;
   }
 
   async fail(error: unknown): Promise<void> {
@@ -126,7 +189,8 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
     if (!(error instanceof ClaimLost)) await this.markFailed(error);
   }
 
-  private settle(how: string): void {
+  /** @internal */
+  settle(how: string): void {
     if (this.settled) {
       throw new IdempotencyError(
         ErrorCode.CONFIG,
@@ -136,63 +200,9 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
     this.settled = true;
   }
 
-  /**
-   * The work and the completion in one store transaction, bounded by the handler deadline
-   * (DESIGN.md §10). A failure to open or commit is a store failure ({@link StoreError}); the
-   * deadline rolls back and throws {@link HandlerTimeout}, even when the work never settles.
-   */
-  private async inTransaction<T extends R>(
-    work: (context: RunContext<Tx>) => T | Promise<T>,
-  ): Promise<T> {
-    const { env, key, attempts } = this;
-    const timeoutMs = env.handlerTimeoutMs;
-    const controller = new AbortController();
-    let stage: 'begin' | 'handler' | 'complete' | 'commit' = 'begin';
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        reject(new HandlerTimeout(key.provider, key.externalId, timeoutMs));
-      }, timeoutMs);
-      // The deadline bounds a transaction; it is no reason to keep a process alive that would exit.
-      timer.unref?.();
-    });
-    const done = env.store.withTransaction!(
-      async (transaction) => {
-        stage = 'handler';
-        const result = await work({ ...this.context, transaction });
-        stage = 'complete';
-        await this.record(env.codec.encode(result), transaction);
-        stage = 'commit';
-        return result;
-      },
-      { signal: controller.signal, timeoutMs },
-    );
-    try {
-      return await Promise.race([done, deadline]);
-    } catch (error) {
-      if (controller.signal.aborted) {
-        env.emit({ type: 'handler-timeout', key, attempts, timeoutMs });
-        throw error instanceof HandlerTimeout
-          ? error
-          : new HandlerTimeout(key.provider, key.externalId, timeoutMs);
-      }
-      if ((stage === 'begin' || stage === 'commit') && !(error instanceof IdempotencyError)) {
-        const operation = stage === 'begin' ? 'begin transaction' : 'commit';
-        env.emit({ type: 'store-error', key, operation, error });
-        throw new StoreError(operation, error);
-      }
-      throw error;
-    } finally {
-      clearTimeout(timer);
-      // Whichever lost the race settles unobserved.
-      done.catch(() => undefined);
-      deadline.catch(() => undefined);
-    }
-  }
-
   /** Writes `completed`, fenced by the claim; throws `ClaimLost` when it was taken over. */
-  private async record(response: string, transaction?: Tx): Promise<void> {
+  /** @internal */
+  async record(response: string, transaction?: Tx): Promise<void> {
     const { env, key, attempts, claimedAt } = this;
     const ok = await env.call('complete', key, () =>
       env.store.complete(key, { now: env.clock(), attempts, claimedAt, response }, transaction),
@@ -209,7 +219,8 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
    * not sit `processing` until `staleAfterSeconds`; the write is fenced, so a late retry cannot
    * touch a newer claim.
    */
-  private async markFailed(cause: unknown, retry = 0): Promise<void> {
+  /** @internal */
+  async markFailed(cause: unknown, retry = 0): Promise<void> {
     const { env, key, attempts, claimedAt } = this;
     const error = errorText(cause);
     try {
@@ -225,5 +236,161 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
       if (delay !== undefined)
         setTimeout(() => void this.markFailed(cause, retry + 1), delay).unref?.();
     }
+  }
+}
+
+/** Calls `fn`; bound with `AsyncResource.bind`, it does so in the context it was bound in. */
+function callIn<T>(fn: () => T): T {
+  return fn();
+}
+
+type Stage = 'begin' | 'handler' | 'complete' | 'commit';
+
+/**
+ * {@link OpenTransaction} over the store's callback transaction: the callback waits for the
+ * result `commit` hands in (or the error `rollback` does), then records it and returns, and the
+ * store commits. This is the one bridge from a callback transaction to an open handle.
+ * Bounded by the handler deadline (DESIGN.md §10): a failure to open or commit is a store failure
+ * ({@link StoreError}); the deadline rolls back and ends it with {@link HandlerTimeout}.
+ */
+class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
+  context!: RunContext<Tx>;
+  enter: <T>(fn: () => T) => T = callIn;
+  /** Resolves once the transaction is open and `context` is set; rejects when it could not begin. */
+  readonly opened: Promise<void>;
+  /** Rejects with the transaction's error if it ends before `commit`/`rollback` (never resolves). */
+  readonly ended: Promise<never>;
+  /** The error that ended the transaction early, once it has. */
+  endedWith: unknown;
+  /** `undefined` once committed, else the (classified) error the transaction ended with. */
+  private readonly settled: Promise<unknown>;
+  private result!: { resolve(value: R): void; reject(error: unknown): void };
+  private finished = false;
+  /** The `failed` write of an early end, awaited by a later `rollback`. */
+  private markedFailed: Promise<void> | undefined;
+  private listener: ((error: unknown) => void) | undefined;
+  /** The early end was written (`failed`) and is to be told to the listener, once. */
+  private toNotify = false;
+
+  constructor(private readonly ticket: Ticket<R, Tx>) {
+    const { env, key, attempts } = ticket;
+    const timeoutMs = env.handlerTimeoutMs;
+    const controller = new AbortController();
+    let stage: Stage = 'begin';
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        reject(new HandlerTimeout(key.provider, key.externalId, timeoutMs));
+      }, timeoutMs);
+      // The deadline bounds a transaction; it is no reason to keep a process alive that would exit.
+      timer.unref?.();
+    });
+    const result = new Promise<R>((resolve, reject) => {
+      this.result = { resolve, reject };
+    });
+    let open!: () => void;
+    const begun = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const done = env.store.withTransaction!(
+      async (transaction) => {
+        stage = 'handler';
+        this.context = { ...ticket.context, transaction };
+        this.enter = AsyncResource.bind(callIn);
+        open();
+        const value = await result;
+        stage = 'complete';
+        await ticket.record(env.codec.encode(value), transaction);
+        stage = 'commit';
+        return value;
+      },
+      { signal: controller.signal, timeoutMs },
+    );
+    this.settled = Promise.race([done, deadline]).then(
+      () => {
+        clearTimeout(timer);
+        return undefined;
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        if (controller.signal.aborted) {
+          env.emit({ type: 'handler-timeout', key, attempts, timeoutMs });
+          return error instanceof HandlerTimeout
+            ? error
+            : new HandlerTimeout(key.provider, key.externalId, timeoutMs);
+        }
+        if ((stage === 'begin' || stage === 'commit') && !(error instanceof IdempotencyError)) {
+          const operation = stage === 'begin' ? 'begin transaction' : 'commit';
+          env.emit({ type: 'store-error', key, operation, error });
+          return new StoreError(operation, error);
+        }
+        return error ?? new Error('the transaction failed');
+      },
+    );
+    // Whichever lost the race settles unobserved.
+    done.catch(() => undefined);
+    deadline.catch(() => undefined);
+    // Open once the callback runs; an end before that is a failed begin.
+    this.opened = Promise.race([
+      begun,
+      this.settled.then((error) => Promise.reject(error ?? new Error('the transaction ended'))),
+    ]);
+    // Open, but ended before commit/rollback: the deadline (or the store) ended it.
+    this.ended = this.settled.then((error) => {
+      if (stage !== 'begin' && error !== undefined && !this.finished) {
+        this.endedWith = error;
+        this.markedFailed = this.ticket.markFailed(error).then(() => {
+          this.toNotify = true;
+          this.notify();
+        });
+        throw error;
+      }
+      return new Promise<never>(() => undefined);
+    });
+    this.opened.catch(() => undefined);
+    this.ended.catch(() => undefined);
+  }
+
+  async commit(response: R): Promise<void> {
+    if (this.finished) {
+      throw new IdempotencyError(
+        ErrorCode.CONFIG,
+        `An open transaction is ended once; commit() was called after it had ended (${this.ticket.key.provider}/${this.ticket.key.externalId})`,
+      );
+    }
+    this.finished = true;
+    this.result.resolve(response);
+    const error = await this.settled;
+    if (error === undefined) {
+      const { env, key, attempts } = this.ticket;
+      env.emit({ type: 'completed', key, attempts });
+      return;
+    }
+    if (this.markedFailed) await this.markedFailed;
+    // A lost claim is not ours to mark; anything else (encoding, the completion, the commit, the
+    // deadline) leaves the receipt retryable. The write is fenced: it cannot touch a newer claim.
+    else if (!(error instanceof ClaimLost)) await this.ticket.markFailed(error);
+    throw error;
+  }
+
+  async rollback(error: unknown): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    this.result.reject(error);
+    await this.settled;
+    if (this.markedFailed) await this.markedFailed;
+    else if (!(error instanceof ClaimLost)) await this.ticket.markFailed(error);
+  }
+
+  onEnded(listener: (error: unknown) => void): void {
+    this.listener = listener;
+    this.notify();
+  }
+
+  private notify(): void {
+    if (!this.toNotify || !this.listener) return;
+    this.toNotify = false;
+    this.listener(this.endedWith);
   }
 }

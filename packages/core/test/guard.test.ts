@@ -607,6 +607,7 @@ describe('IdempotencyGuard.claim: the split API', () => {
     const claim = await guard.claim(key);
     if (claim.isReplay) throw new Error('expected a ticket');
     await expect(claim.transaction(() => 'x')).rejects.toThrow(/does not support transactions/);
+    await expect(claim.begin()).rejects.toThrow(/does not support transactions/);
     expect(await guard.find(key)).toMatchObject({ status: 'processing' });
     await claim.complete('still open');
     expect(await guard.find(key)).toMatchObject({ status: 'completed' });

@@ -165,7 +165,11 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     returning: true,
     deleteBatch: keyedBatch,
     duplicateKeyCodes: new Set(['SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']),
-    missingTable: { codes: new Set(['SQLITE_ERROR']), message: /no such table/ },
+    // better-sqlite3 says SQLITE_ERROR, node:sqlite ERR_SQLITE_ERROR; both are generic.
+    missingTable: {
+      codes: new Set(['SQLITE_ERROR', 'ERR_SQLITE_ERROR']),
+      message: /no such table/,
+    },
     // A write that matches nothing still takes SQLite's write lock.
     lockForWrite: (table) => `UPDATE ${table} SET attempts = attempts WHERE 0 = 1`,
   },

@@ -1,6 +1,6 @@
 /**
- * `SqlStore` and `Schema` for PostgreSQL, MySQL/MariaDB and SQLite, over knex, `pg`, `mysql2`
- * or `better-sqlite3`; `ReceiptsAdmin` to operate the receipts table.
+ * `SqlStore` and `Schema` for PostgreSQL, MySQL/MariaDB and SQLite, over knex, `pg`, `mysql2`,
+ * `better-sqlite3` or Node's built-in `node:sqlite`; `ReceiptsAdmin` to operate the receipts table.
  * @module @webhook-idempotency/sql
  */
 export { SqlStore } from './sql-store';
@@ -8,6 +8,8 @@ export { Schema } from './schema';
 export { ReceiptsAdmin } from './receipts-admin';
 export { DEFAULT_TABLE, DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
 export type {
+  NodeSqliteDatabase,
+  NodeSqliteStatement,
   SqlConnection,
   SqlDialect,
   SqlStoreOptions,

@@ -15,7 +15,37 @@ export type SqlDialect = 'postgres' | 'mysql' | 'sqlite';
  * What `new SqlStore(db)` accepts: the connection the application already has. The store never
  * opens or closes it.
  */
-export type SqlConnection = Knex | PgPool | MysqlPromisePool | MysqlPool | BetterSqlite3.Database;
+export type SqlConnection =
+  | Knex
+  | PgPool
+  | MysqlPromisePool
+  | MysqlPool
+  | BetterSqlite3.Database
+  | NodeSqliteDatabase;
+
+/**
+ * A statement of Node's built-in `node:sqlite` (`StatementSync`): the part the store uses.
+ * Declared here so the package's types do not need a `@types/node` that knows `node:sqlite`.
+ */
+export interface NodeSqliteStatement {
+  all(...parameters: Array<null | number | bigint | string | Uint8Array>): unknown[];
+  run(...parameters: Array<null | number | bigint | string | Uint8Array>): {
+    changes: number | bigint;
+    lastInsertRowid: number | bigint;
+  };
+  columns(): unknown[];
+}
+
+/**
+ * Node's built-in SQLite connection, `new DatabaseSync(path)` from `node:sqlite` (Node ≥ 22.5;
+ * without a flag from 22.13): the part the store uses. Pass `{ timeout: 5000 }` when several
+ * processes share the file, so a writer waits for the lock instead of failing at once.
+ */
+export interface NodeSqliteDatabase {
+  exec(sql: string): void;
+  prepare(sql: string): NodeSqliteStatement;
+  readonly isTransaction: boolean;
+}
 
 /**
  * The transaction handle the guard gives a transactional handler (`context.transaction`), by the
@@ -28,6 +58,7 @@ export type SqlConnection = Knex | PgPool | MysqlPromisePool | MysqlPool | Bette
  * | `mysql2/promise` pool | promise `PoolConnection`, inside `START TRANSACTION` |
  * | `mysql2` callback pool | callback `PoolConnection`, inside `START TRANSACTION` |
  * | `better-sqlite3` `Database` | the same `Database`, inside `BEGIN IMMEDIATE` |
+ * | `node:sqlite` `DatabaseSync` | the same `DatabaseSync`, inside `BEGIN IMMEDIATE` |
  */
 export type TransactionOf<Db> = Db extends Knex
   ? Knex.Transaction
@@ -39,7 +70,9 @@ export type TransactionOf<Db> = Db extends Knex
         ? MysqlPoolConnection
         : Db extends BetterSqlite3.Database
           ? BetterSqlite3.Database
-          : never;
+          : Db extends NodeSqliteDatabase
+            ? Db
+            : never;
 
 /** Options of `new SqlStore(db, options)`. Every one is optional. */
 export interface SqlStoreOptions {

@@ -2,7 +2,7 @@
 import { ErrorCode, IdempotencyError, StoreError } from '../errors';
 import { RequestKey } from '../request-key';
 import type { Claim } from '../guard';
-import type { ClaimTicket } from '../ticket';
+import type { ClaimTicket, OpenTransaction } from '../ticket';
 import type { RunContext } from '../types';
 import { TicketRun, TransactionRun } from './runs';
 import { answerFor, errorAnswer } from './answers';
@@ -170,28 +170,24 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
   }
 
   /** Opens the ticket's transaction; the decision is ready once the handler can write through it. */
-  private inTransaction(
+  private async inTransaction(
     ticket: ClaimTicket<StoredResponse, Tx>,
     request: HttpRequest<Native>,
   ): Promise<Decision<Tx>> {
-    const run = new TransactionRun(this.config as EngineConfig<unknown, unknown>, request);
-    return new Promise((resolve, reject) => {
-      let begun = false;
-      const transaction = ticket.transaction((idempotency) => {
-        begun = true;
-        run.begun();
-        resolve({ action: 'run', idempotency, run });
-        return run.answer;
-      });
-      run.started(transaction);
+    let open: OpenTransaction<StoredResponse, Tx>;
+    try {
+      open = await ticket.begin();
+    } catch (error) {
       // The transaction could not begin: nothing ran, so the engine answers for it (503).
-      transaction.catch((error: unknown) => {
-        if (begun) return;
-        // Settled already when the transaction failed to begin; still open when it was refused.
-        void ticket.fail(error);
-        this.refuseClaim(error, request).then(resolve, reject);
-      });
-    });
+      return this.refuseClaim(error, request);
+    }
+    const config = this.config as EngineConfig<unknown, unknown>;
+    const run = new TransactionRun(
+      config,
+      request,
+      open as OpenTransaction<StoredResponse, unknown>,
+    );
+    return { action: 'run', idempotency: open.context, run };
   }
 
   /** A claim that failed before the handler started: 503 (or pass-through) for a store failure, else the error's answer. */

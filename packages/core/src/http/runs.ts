@@ -1,17 +1,11 @@
 /** @module The two ways a claimed delivery is settled: on its ticket, or inside its transaction. */
-import { AsyncResource } from 'node:async_hooks';
 import { ErrorCode, IdempotencyError } from '../errors';
-import type { ClaimTicket } from '../ticket';
+import type { ClaimTicket, OpenTransaction } from '../ticket';
 import { answerFor } from './answers';
 import type { PendingRun } from './engine';
 import type { EngineConfig } from './options';
 import { type CapturedResponse, encodeResponse, type StoredResponse } from './response-codec';
 import type { HttpRequest, HttpResponseRecord } from './types';
-
-/** Calls `fn`; bound with `AsyncResource.bind`, it does so in the context it was bound in. */
-function callIn<T>(fn: () => T): T {
-  return fn();
-}
 
 /**
  * The error an adapter hands {@link PendingRun.abort} when the handler answered around it
@@ -124,46 +118,30 @@ function settledAnswer(
 }
 
 /**
- * A claimed delivery whose handler runs inside the ticket's store transaction (DESIGN.md §7). The
- * transaction is a callback that must return the handler's result, while the adapter learns that
- * result only when the framework writes the answer: so the callback waits on `answer`, which
- * `finish`/`abort` settle. This is the one place the engine settles a promise from outside, and
- * only in transactional mode.
+ * A claimed delivery whose handler runs inside the ticket's open store transaction (DESIGN.md
+ * §7): `finish` commits the answer with the receipt, anything else rolls back. When the
+ * transaction ends first (the handler deadline), the adapter's `onExpire` sends the guard's
+ * answer instead (503 with `Retry-After`).
  */
 export class TransactionRun implements PendingRun {
   private ended: Promise<HttpResponseRecord | null> | undefined;
   private expire: ((answer: HttpResponseRecord) => void) | undefined;
-  private deliver!: { resolve(value: StoredResponse): void; reject(error: unknown): void };
-  /** The handler's answer, as the transaction callback returns it. */
-  readonly answer = new Promise<StoredResponse>((resolve, reject) => {
-    this.deliver = { resolve, reject };
-  });
-  /** The transaction's end: `undefined` when it committed, else what it threw. */
-  private done: Promise<unknown> = Promise.resolve(undefined);
-  /** Runs a function in the async context of the transaction callback. */
-  enter: <T>(fn: () => T) => T = callIn;
 
   constructor(
     private readonly config: EngineConfig<unknown, unknown>,
     private readonly request: HttpRequest<unknown>,
-  ) {}
-
-  /** Called inside the transaction callback: the handler will run in this async context. */
-  begun(): void {
-    this.enter = AsyncResource.bind(callIn);
+    private readonly open: OpenTransaction<StoredResponse, unknown>,
+  ) {
+    open.onEnded((error) => {
+      if (this.ended) return;
+      this.ended = Promise.resolve(null);
+      const answer = answerFor(error, this.config, this.request);
+      if (answer && this.expire) this.expire(answer);
+    });
   }
 
-  /** Watches how the transaction ends. */
-  started(transaction: Promise<unknown>): void {
-    this.done = transaction.then(ignore, (error: unknown) => {
-      // Ended before the handler answered: the guard gave up on the run (its deadline).
-      if (!this.ended) {
-        this.ended = Promise.resolve(null);
-        const answer = answerFor(error, this.config, this.request);
-        if (answer && this.expire) this.expire(answer);
-      }
-      return error ?? new Error('the transaction failed');
-    });
+  enter<T>(fn: () => T): T {
+    return this.open.enter(fn);
   }
 
   onExpire(send: (answer: HttpResponseRecord) => void): void {
@@ -175,30 +153,33 @@ export class TransactionRun implements PendingRun {
   }
 
   finish(response: CapturedResponse): Promise<HttpResponseRecord | null> {
-    if (this.ended) return this.ended;
-    if (response.status < 200 || response.status > 299) {
-      this.deliver.reject(new UnsuccessfulAnswer(response.status));
-      this.ended = this.done.then(() => null);
-      return this.ended;
-    }
-    try {
-      this.deliver.resolve(encodeFor(response, this.config));
-    } catch (error) {
-      this.deliver.reject(error);
-      this.ended = this.done.then(() => Promise.reject(error));
-      return this.ended;
-    }
-    this.ended = this.done.then((error) =>
-      error === undefined ? null : settledAnswer(error, this.config, this.request),
-    );
+    this.ended ??= this.record(response);
     return this.ended;
   }
 
   abort(error: unknown): Promise<void> {
-    if (!this.ended) {
-      this.deliver.reject(error);
-      this.ended = this.done.then(() => null);
-    }
+    this.ended ??= this.open.rollback(error).then(() => null);
     return this.ended.then(ignore, ignore);
+  }
+
+  private async record(response: CapturedResponse): Promise<HttpResponseRecord | null> {
+    const { open } = this;
+    if (response.status < 200 || response.status > 299) {
+      await open.rollback(new UnsuccessfulAnswer(response.status));
+      return null;
+    }
+    let stored: StoredResponse;
+    try {
+      stored = encodeFor(response, this.config);
+    } catch (error) {
+      await open.rollback(error);
+      throw error;
+    }
+    try {
+      await open.commit(stored);
+      return null;
+    } catch (error) {
+      return settledAnswer(error, this.config, this.request);
+    }
   }
 }

@@ -1,14 +1,16 @@
 /**
- * @module Executor over a `better-sqlite3` Database: one synchronous connection, so statements of
- * the store queue behind an open transaction (a mutex) instead of silently joining it.
- * Transactions start with `BEGIN IMMEDIATE`: other processes wait on the busy timeout
- * (better-sqlite3's `timeout`, 5 s by default) rather than fail at their first write.
+ * @module Executor over a synchronous SQLite connection, a `better-sqlite3` Database or Node's
+ * own `node:sqlite` `DatabaseSync`: one connection, so statements of the store queue behind an
+ * open transaction (a mutex) instead of silently joining it. Transactions start with
+ * `BEGIN IMMEDIATE`: other processes wait on the busy timeout (better-sqlite3's `timeout`, 5 s by
+ * default; `node:sqlite`'s `timeout` option, 0 by default) rather than fail at their first write.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type BetterSqlite3 from 'better-sqlite3';
 import { TransactionClosed } from '@webhook-idempotency/core';
 import { gate, untilAborted, type Executor, type Gate, type QueryResult } from '../executor';
 import { Mutex } from '../mutex';
+import type { NodeSqliteDatabase, NodeSqliteStatement } from '../types';
 
 /** True for a `better-sqlite3` Database. */
 export function isBetterSqlite(db: unknown): db is BetterSqlite3.Database {
@@ -22,13 +24,74 @@ export function isBetterSqlite(db: unknown): db is BetterSqlite3.Database {
   );
 }
 
+/** True for a `node:sqlite` `DatabaseSync` (Node ≥ 22.5). */
+export function isNodeSqlite(db: unknown): db is NodeSqliteDatabase {
+  const candidate = db as Partial<NodeSqliteDatabase> | null;
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    typeof candidate.prepare === 'function' &&
+    typeof candidate.exec === 'function' &&
+    typeof (candidate as { pragma?: unknown }).pragma !== 'function' &&
+    'isTransaction' in candidate
+  );
+}
+
+/** What both drivers' connections have in common. */
+interface SyncDatabase {
+  exec(sql: string): unknown;
+}
+
+/** One prepared statement and what the executor needs to know of it. */
+interface Prepared<Statement> {
+  readonly statement: Statement;
+  /** It returns rows (a SELECT, or a write with RETURNING). */
+  readonly reader: boolean;
+  /** It changes nothing (so it may run while a transaction holds the connection). */
+  readonly readonly: boolean;
+}
+
+/** How one synchronous driver prepares, runs and reports: the only part that differs. */
+interface SyncDriver<Db extends SyncDatabase, Statement extends object> {
+  prepare(db: Db, sql: string): Prepared<Statement>;
+  all(statement: Statement, params: readonly unknown[]): Record<string, unknown>[];
+  changes(statement: Statement, params: readonly unknown[]): number;
+  inTransaction(db: Db): boolean;
+}
+
+const betterSqlite: SyncDriver<BetterSqlite3.Database, BetterSqlite3.Statement> = {
+  prepare(db, sql) {
+    const statement = db.prepare(sql);
+    return { statement, reader: statement.reader, readonly: statement.readonly };
+  },
+  all: (statement, params) => statement.all(...params) as Record<string, unknown>[],
+  changes: (statement, params) => statement.run(...params).changes,
+  inTransaction: (db) => db.inTransaction,
+};
+
+const nodeSqlite: SyncDriver<NodeSqliteDatabase, NodeSqliteStatement> = {
+  prepare(db, sql) {
+    const statement = db.prepare(sql);
+    // node:sqlite reports no "reader" flag: a statement with result columns returns rows. The
+    // store's reads are the statements that start with SELECT.
+    return {
+      statement,
+      reader: statement.columns().length > 0,
+      readonly: /^\s*SELECT\b/i.test(sql),
+    };
+  },
+  all: (statement, params) => statement.all(...(params as never[])) as Record<string, unknown>[],
+  changes: (statement, params) => Number(statement.run(...(params as never[])).changes),
+  inTransaction: (db) => db.isTransaction,
+};
+
 /** What every executor on one Database shares: several stores on one handle still take turns. */
 interface Shared {
   readonly mutex: Mutex;
   // Marks the async context of an open transaction: a statement issued from inside it (without
   // passing the handle) runs at once instead of waiting for the mutex it holds (a deadlock).
   readonly inTransaction: AsyncLocalStorage<Marker>;
-  readonly statements: Map<string, BetterSqlite3.Statement>;
+  readonly statements: Map<string, Prepared<object>>;
   savepoints: number;
 }
 
@@ -38,19 +101,32 @@ interface Marker {
   readonly gate: Gate;
 }
 
-const shared = new WeakMap<BetterSqlite3.Database, Shared>();
+const shared = new WeakMap<object, Shared>();
 
 /** Statements a gated Database hands out are gated too: a prepared statement kept past the end refuses to run. */
-function gatedDatabase(db: BetterSqlite3.Database, state: Gate): BetterSqlite3.Database {
+function gatedDatabase<Db extends object>(db: Db, state: Gate): Db {
   return gate(db, state, (method, result) =>
     method === 'prepare' && typeof result === 'object' && result !== null
-      ? gate(result as BetterSqlite3.Statement, state)
+      ? gate(result, state)
       : result,
   );
 }
 
-/** An executor over `db`; a statement waits at most `waitMs` for an open transaction to end. */
+/** An executor over a better-sqlite3 `db`; a statement waits at most `waitMs` for an open transaction to end. */
 export function sqliteExecutor(db: BetterSqlite3.Database, waitMs: number): Executor {
+  return syncExecutor(db, waitMs, betterSqlite);
+}
+
+/** An executor over a `node:sqlite` `DatabaseSync`; the same contract as {@link sqliteExecutor}. */
+export function nodeSqliteExecutor(db: NodeSqliteDatabase, waitMs: number): Executor {
+  return syncExecutor(db, waitMs, nodeSqlite);
+}
+
+function syncExecutor<Db extends SyncDatabase, Statement extends object>(
+  db: Db,
+  waitMs: number,
+  driver: SyncDriver<Db, Statement>,
+): Executor {
   let state = shared.get(db);
   if (!state) {
     state = {
@@ -64,22 +140,22 @@ export function sqliteExecutor(db: BetterSqlite3.Database, waitMs: number): Exec
   const context = state;
   const { mutex, inTransaction, statements } = state;
 
-  const prepared = (sql: string): BetterSqlite3.Statement => {
-    let statement = statements.get(sql);
-    if (!statement) {
-      statement = db.prepare(sql);
-      statements.set(sql, statement);
+  const prepared = (sql: string): Prepared<Statement> => {
+    let entry = statements.get(sql) as Prepared<Statement> | undefined;
+    if (!entry) {
+      entry = driver.prepare(db, sql);
+      statements.set(sql, entry);
     }
-    return statement;
+    return entry;
   };
 
   const run = (sql: string, params: readonly unknown[]): QueryResult => {
-    const statement = prepared(sql);
-    if (statement.reader) {
-      const rows = statement.all(...params) as Record<string, unknown>[];
+    const { statement, reader } = prepared(sql);
+    if (reader) {
+      const rows = driver.all(statement, params);
       return { rows, affected: rows.length };
     }
-    return { rows: [], affected: statement.run(...params).changes };
+    return { rows: [], affected: driver.changes(statement, params) };
   };
 
   /** A transaction inside an open one (a nested guard, another store on the handle): a savepoint of it. */
@@ -101,7 +177,7 @@ export function sqliteExecutor(db: BetterSqlite3.Database, waitMs: number): Exec
       return result;
     } catch (error) {
       inner.gate.closed = signal?.aborted ? 'timed out' : 'rolled back';
-      if (outer.open && db.inTransaction) {
+      if (outer.open && driver.inTransaction(db)) {
         db.exec(`ROLLBACK TO ${name}`);
         db.exec(`RELEASE ${name}`);
       }
@@ -140,7 +216,7 @@ export function sqliteExecutor(db: BetterSqlite3.Database, waitMs: number): Exec
             // At the deadline the handler is between statements (this runs on the event loop, and
             // better-sqlite3 is synchronous), so the rollback cannot cut one in half.
             marker.gate.closed = signal?.aborted ? 'timed out' : 'rolled back';
-            if (db.inTransaction) db.exec('ROLLBACK');
+            if (driver.inTransaction(db)) db.exec('ROLLBACK');
             throw error;
           }
         });

@@ -92,6 +92,58 @@ export function guardCases<Db extends SqlConnection>(
       expect(await orders(prefix)).toBe(1);
     });
 
+    it('claim().begin(): the business write and `completed` commit together; a duplicate is replayed', async () => {
+      const key = { provider: 'tx', externalId: `${prefix}b1` };
+      const claim = await guard().claim(key);
+      if (claim.isReplay) throw new Error('expected a ticket');
+      const open = await claim.begin();
+      expect(open.context).toMatchObject({ attempts: 1, isRetry: false });
+      await insertOrder(open.context.transaction as TransactionOf<Db>, `${prefix}b1`);
+      await open.commit({ booked: true });
+      expect(await orders(prefix)).toBe(1);
+      expect(await guard().claim(key)).toEqual({
+        response: { booked: true },
+        isReplay: true,
+        attempts: 1,
+      });
+      await expect(open.commit({ booked: 'twice' })).rejects.toThrow(/ended once/);
+    });
+
+    it('claim().begin(): rollback() undoes the write and marks the receipt failed for a retry', async () => {
+      const key = { provider: 'tx', externalId: `${prefix}b2` };
+      const claim = await guard().claim(key);
+      if (claim.isReplay) throw new Error('expected a ticket');
+      const open = await claim.begin();
+      await insertOrder(open.context.transaction as TransactionOf<Db>, `${prefix}b2`);
+      await open.rollback(new Error('card declined'));
+      expect(await orders(prefix)).toBe(0);
+      expect(await guard().find(key)).toMatchObject({
+        status: 'failed',
+        error: 'Error: card declined',
+      });
+      const retry = await guard().claim(key);
+      expect(retry).toMatchObject({ isReplay: false, context: { attempts: 2, isRetry: true } });
+    });
+
+    it('claim().begin(): the handler deadline ends the transaction, tells onEnded and refuses a late commit', async () => {
+      const key = { provider: 'tx', externalId: `${prefix}b3` };
+      const bounded = new IdempotencyGuard(new SqlStore(db(), { table }), {
+        transactional: true,
+        handlerTimeoutSeconds: 0.3,
+      });
+      const claim = await bounded.claim(key);
+      if (claim.isReplay) throw new Error('expected a ticket');
+      const open = await claim.begin();
+      await insertOrder(open.context.transaction as TransactionOf<Db>, `${prefix}b3`);
+      const ended = await new Promise<unknown>((resolve) => open.onEnded(resolve));
+      expect(ended).toMatchObject({ code: 'ERR_IDEMPOTENCY_HANDLER_TIMEOUT' });
+      expect(await bounded.find(key)).toMatchObject({ status: 'failed' });
+      await expect(open.commit({ booked: 'late' })).rejects.toMatchObject({
+        code: 'ERR_IDEMPOTENCY_HANDLER_TIMEOUT',
+      });
+      expect(await orders(prefix)).toBe(0);
+    });
+
     it('concurrent transactional runs on 20 keys each commit exactly their own write', async () => {
       const ids = Array.from({ length: 20 }, (_, i) => `${prefix}c${i}`);
       const outcomes = await Promise.all(
