@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { allNodes, NODE_LINES, repoRoot, type NodeRuntime } from '../../test-support/node-lines';
 
@@ -171,6 +171,56 @@ describe.each(NODE_NAMES)('apps installed from the tarballs, on Node %s', (nodeN
     expect(result.runs).toBe(1);
   });
 });
+
+describe.each(NODE_NAMES)(
+  'the webhook-idempotency command from its tarball, on Node %s',
+  (nodeName) => {
+    const command = async (args: string[]) => {
+      const consumer = consumers.get(nodeName);
+      if (!consumer) throw new Error(`no consumer project for Node ${nodeName}`);
+      const bin = join(consumer.dir, 'node_modules', '.bin', 'webhook-idempotency');
+      // The machine's Node runs the bin file itself (its shebang, its executable bit); the others through node.
+      const [file, argv] =
+        nodeName === 'machine' ? [bin, args] : [consumer.node.bin, [bin, ...args]];
+      return run(file, argv, {
+        cwd: consumer.dir,
+        timeout: 60_000,
+        env: { ...process.env, PATH: `${dirname(consumer.node.bin)}:${process.env.PATH}` },
+      }).then(
+        ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+        (error: { code?: number; stdout?: string; stderr?: string }) => ({
+          code: error.code ?? -1,
+          stdout: error.stdout ?? '',
+          stderr: error.stderr ?? '',
+        }),
+      );
+    };
+
+    it('prints its help, migrates a SQLite file and reads it', async () => {
+      expect(await command(['--help'])).toMatchObject({
+        code: 0,
+        stdout: expect.stringMatching(/^Usage: webhook-idempotency/),
+      });
+      const url = `sqlite:cli-${nodeName}.db`;
+      expect(await command(['migrate', '--url', url])).toMatchObject({
+        code: 0,
+        stdout: `Created table webhook_receipts and its indexes in ${url}.\n`,
+      });
+      expect(await command(['status', '--url', url, '--fail-on-stuck'])).toMatchObject({
+        code: 0,
+        stdout: 'No receipts in webhook_receipts.\n',
+      });
+    });
+
+    it('names the driver to install when it is missing', async () => {
+      expect(await command(['status', '--url', 'postgres://127.0.0.1:1/x'])).toEqual({
+        code: 3,
+        stdout: '',
+        stderr: 'webhook-idempotency: The PostgreSQL driver is not installed: npm install pg\n',
+      });
+    });
+  },
+);
 
 describe('a TypeScript consumer', () => {
   it.each(RESOLUTIONS)(

@@ -58,6 +58,14 @@ export interface DialectSpec {
   /** Error codes (`code` or `errno`) of a unique-index violation. */
   readonly duplicateKeyCodes: ReadonlySet<string | number>;
   /**
+   * How the driver reports a table that does not exist: its `code`/`errno`, and for a dialect
+   * whose code is generic (SQLite's `SQLITE_ERROR`), the message that must go with it.
+   */
+  readonly missingTable: {
+    readonly codes: ReadonlySet<string | number>;
+    readonly message?: RegExp;
+  };
+  /**
    * A statement that takes the write lock at the start of a transaction, for drivers that cannot
    * `BEGIN IMMEDIATE` themselves (knex on SQLite): other processes then wait at `BEGIN`, not fail
    * with `SQLITE_BUSY` at their first write.
@@ -112,6 +120,7 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
       `WITH claimed AS (${insert}) SELECT * FROM claimed UNION ALL ${read} AND NOT EXISTS (SELECT 1 FROM claimed)`,
     deleteBatch: keyedBatch,
     duplicateKeyCodes: new Set(['23505']),
+    missingTable: { codes: new Set(['42P01']) },
   },
   mysql: {
     name: 'mysql',
@@ -140,6 +149,7 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
       params: (whereParams, batchSize) => [...whereParams, batchSize],
     }),
     duplicateKeyCodes: new Set(['ER_DUP_ENTRY', 1062]),
+    missingTable: { codes: new Set(['ER_NO_SUCH_TABLE', 1146]) },
   },
   sqlite: {
     name: 'sqlite',
@@ -155,17 +165,33 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     returning: true,
     deleteBatch: keyedBatch,
     duplicateKeyCodes: new Set(['SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']),
+    // better-sqlite3 says SQLITE_ERROR, node:sqlite ERR_SQLITE_ERROR; both are generic.
+    missingTable: {
+      codes: new Set(['SQLITE_ERROR', 'ERR_SQLITE_ERROR']),
+      message: /no such table/,
+    },
     // A write that matches nothing still takes SQLite's write lock.
     lockForWrite: (table) => `UPDATE ${table} SET attempts = attempts WHERE 0 = 1`,
   },
 };
 
-/** True when `error` is a unique-index violation of `dialect`. */
-export function isDuplicateKey(dialect: DialectSpec, error: unknown): boolean {
+function hasCode(codes: ReadonlySet<string | number>, error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, errno } = error as { code?: unknown; errno?: unknown };
   return (
-    (typeof code === 'string' && dialect.duplicateKeyCodes.has(code)) ||
-    (typeof errno === 'number' && dialect.duplicateKeyCodes.has(errno))
+    (typeof code === 'string' && codes.has(code)) || (typeof errno === 'number' && codes.has(errno))
   );
+}
+
+/** True when `error` is a unique-index violation of `dialect`. */
+export function isDuplicateKey(dialect: DialectSpec, error: unknown): boolean {
+  return hasCode(dialect.duplicateKeyCodes, error);
+}
+
+/** True when `error` says that the statement's table does not exist. */
+export function isMissingTable(dialect: DialectSpec, error: unknown): boolean {
+  const { codes, message } = dialect.missingTable;
+  // Not `instanceof Error`: a driver's error class may come from another realm (a test sandbox).
+  const text = (error as { message?: unknown } | null)?.message;
+  return hasCode(codes, error) && (!message || (typeof text === 'string' && message.test(text)));
 }

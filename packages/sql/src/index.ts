@@ -1,10 +1,11 @@
 /**
  * `SqlStore` and `Schema` for PostgreSQL, MySQL/MariaDB and SQLite, over knex, `pg`, `mysql2`,
- * `better-sqlite3` or Node's built-in `node:sqlite`.
+ * `better-sqlite3` or Node's built-in `node:sqlite`; `ReceiptsAdmin` to operate the receipts table.
  * @module @webhook-idempotency/sql
  */
 export { SqlStore } from './sql-store';
 export { Schema } from './schema';
+export { ReceiptsAdmin } from './receipts-admin';
 export { DEFAULT_TABLE, DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
 export type {
   NodeSqliteDatabase,
@@ -15,3 +16,4 @@ export type {
   SchemaOptions,
   TransactionOf,
 } from './types';
+export type * from './admin-types';

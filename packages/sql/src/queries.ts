@@ -34,21 +34,34 @@ export interface Queries {
   readonly purgeProviderBatch: BatchDelete;
 }
 
-/** Builds the statements for `table` (an identifier already validated). */
-export function buildQueries(dialect: DialectSpec, table: string): Queries {
-  const t = dialect.quote(table);
-  const columns = [
+/**
+ * The columns every read returns, as `rows.ts#toReceipt` maps them: timestamps as epoch
+ * milliseconds and the database's "now" (`db_now`) from the same statement. Without `response`
+ * and `fingerprint` when `summary` is set (listings, which need not carry stored answers).
+ */
+export function readColumns(dialect: DialectSpec, { summary = false } = {}): string {
+  return [
     'provider',
     'external_id',
     'status',
-    'response',
-    'fingerprint',
+    ...(summary ? [] : ['response', 'fingerprint']),
     'attempts',
     'error',
     `${dialect.toMs('claimed_at')} AS claimed_ms`,
     `${dialect.toMs('finished_at')} AS finished_ms`,
     `${dialect.nowMs} AS db_now`,
   ].join(', ');
+}
+
+/** What `purge` deletes: finished receipts whose `finished_at` is older than `?` milliseconds. */
+export function finishedBefore(dialect: DialectSpec): string {
+  return `status IN ('completed', 'failed') AND finished_at < ${dialect.minusMs(dialect.now)}`;
+}
+
+/** Builds the statements for `table` (an identifier already validated). */
+export function buildQueries(dialect: DialectSpec, table: string): Queries {
+  const t = dialect.quote(table);
+  const columns = readColumns(dialect);
   const returning = dialect.returning ? ` RETURNING ${columns}` : '';
   const byKey = 'provider = ? AND external_id = ?';
   const owned = `${byKey} AND status = 'processing' AND attempts = ?`;
@@ -61,7 +74,7 @@ export function buildQueries(dialect: DialectSpec, table: string): Queries {
     `AND (status = 'failed' OR (status = 'processing' AND claimed_at <= ${dialect.minusMs(dialect.now)}))${returning}`;
   const completeSet = `UPDATE ${t} SET status = 'completed', response = ?, finished_at = ${dialect.now} WHERE `;
   const failSet = `UPDATE ${t} SET status = 'failed', error = ?, finished_at = ${dialect.now} WHERE `;
-  const expired = `status IN ('completed', 'failed') AND finished_at < ${dialect.minusMs(dialect.now)}`;
+  const expired = finishedBefore(dialect);
   const find = `SELECT ${columns} FROM ${t} WHERE ${byKey}`;
   const insert =
     `INSERT INTO ${t} (provider, external_id, status, attempts, fingerprint, claimed_at) ` +

@@ -1,5 +1,5 @@
 /** @module SqlStore: the Store contract over PostgreSQL, MySQL/MariaDB or SQLite (DESIGN.md §4, §5, §7). */
-import { ConfigError, type ReceiptStatus } from '@webhook-idempotency/core';
+import { ConfigError } from '@webhook-idempotency/core';
 import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
 import type {
   At,
@@ -13,43 +13,20 @@ import type {
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
 import { createExecutor } from './connection';
 import { dialects, isDuplicateKey, type DialectSpec } from './dialects';
-import type { Executor, Row } from './executor';
+import type { Executor } from './executor';
 import { buildQueries, type Queries } from './queries';
+import { toReceipt } from './rows';
 import { resolveTable } from './table-name';
 import type { SqlConnection, SqlDialect, SqlStoreOptions, TransactionOf } from './types';
 
 /** A claim that lost, then found no row (purged in between), tries again this many times. */
 const CLAIM_ROUNDS = 3;
 
-// Key columns are VARBINARY on MySQL: the driver hands them back as bytes.
-const text = (value: unknown): string =>
-  Buffer.isBuffer(value) ? value.toString('utf8') : String(value);
-const nullableText = (value: unknown): string | null =>
-  value === null || value === undefined ? null : text(value);
-
 // NUL, and UTF-16 halves without their partner.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is matched on purpose, to be replaced before storing (PostgreSQL text rejects it).
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 /** `value` with U+FFFD for each character no dialect's text column stores as given. */
 const storableText = (value: string): string => value.replace(UNSTORABLE, '\uFFFD');
-
-function toReceipt(row: Row): ObservedReceipt {
-  const claimedMs = Number(row.claimed_ms);
-  const finishedMs =
-    row.finished_ms === null || row.finished_ms === undefined ? null : Number(row.finished_ms);
-  return {
-    provider: text(row.provider),
-    externalId: text(row.external_id),
-    status: text(row.status) as ReceiptStatus,
-    response: nullableText(row.response),
-    attempts: Number(row.attempts),
-    error: nullableText(row.error),
-    fingerprint: nullableText(row.fingerprint),
-    claimedAt: new Date(claimedMs),
-    finishedAt: finishedMs === null ? null : new Date(finishedMs),
-    claimAgeMs: Math.max(0, Number(row.db_now) - claimedMs),
-  };
-}
 
 /** The receipt a won MySQL claim wrote, from the claim time its INSERT returned (no read-back). */
 function claimedReceipt(

@@ -5,11 +5,12 @@
  */
 import { DatabaseSync } from 'node:sqlite';
 import { IdempotencyGuard } from '@webhook-idempotency/core';
-import { Schema, SqlStore } from '../src';
+import { ReceiptsAdmin, Schema, SqlStore } from '../src';
 import { createExecutor } from '../src/connection';
 import { sqlConformance } from './helpers/conformance';
 import { sqliteFile } from './helpers/databases';
 import { guardCases } from './helpers/guard-cases';
+import { seedReceipts } from './helpers/seed';
 
 const db = sqlConformance('SqlStore (node:sqlite file)', async () => {
   const db = new DatabaseSync(sqliteFile('node-sqlite'), { timeout: 5_000 });
@@ -48,6 +49,28 @@ describe('node:sqlite specifics', () => {
         { now: 0, fingerprint: null },
       );
       expect(claim.won).toBe(true);
+    } finally {
+      fresh.close();
+    }
+  });
+
+  it('ReceiptsAdmin finds the table missing, then reports and releases a stuck claim', async () => {
+    const fresh = new DatabaseSync(sqliteFile('node-sqlite-admin'));
+    try {
+      const admin = new ReceiptsAdmin(fresh);
+      expect(await admin.tableExists()).toBe(false);
+      await Schema.createTable(fresh);
+      expect(await admin.tableExists()).toBe(true);
+      await seedReceipts(fresh, 'webhook_receipts', [
+        { provider: 'p', externalId: 'done', status: 'completed', ageMs: 1_000, tookMs: 30 },
+        { provider: 'p', externalId: 'stuck', status: 'processing', ageMs: 600_000 },
+      ]);
+      const { totals, window } = await admin.status({ staleAfterMs: 300_000, sinceMs: 3_600_000 });
+      expect(totals).toMatchObject({ processing: 1, completed: 1, stuck: 1 });
+      expect(window.handlerTime).toMatchObject({ sampled: 1, p50Ms: 30 });
+      expect(
+        await admin.release({ provider: 'p', externalId: 'stuck' }, { staleAfterMs: 300_000 }),
+      ).toMatchObject({ released: true, receipt: { status: 'failed' } });
     } finally {
       fresh.close();
     }

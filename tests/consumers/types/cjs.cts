@@ -6,6 +6,7 @@ import fastifyAdapter = require('@webhook-idempotency/fastify');
 import koaAdapter = require('@webhook-idempotency/koa');
 import fetchAdapter = require('@webhook-idempotency/fetch');
 import honoAdapter = require('@webhook-idempotency/hono');
+import cli = require('@webhook-idempotency/cli');
 import adapter = require('@webhook-idempotency/core/adapter');
 import testing = require('@webhook-idempotency/core/testing');
 
@@ -22,6 +23,9 @@ export const koa = koaAdapter.idempotent({
   key: (ctx) => ctx.get('x-id'),
 });
 export const sqlStore = sql.SqlStore;
+export const admin = sql.ReceiptsAdmin;
+export const stuck: number = cli.ExitCode.STUCK;
+export const runCli: typeof cli.run = cli.run;
 export const engine = adapter.createEngine({ store, provider: 'acme', key: () => '1' });
 export const cases = testing.conformanceCases.length;
 export const route = fetchAdapter.withIdempotency(

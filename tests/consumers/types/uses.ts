@@ -26,7 +26,15 @@ import {
   runStoreConformance,
   type ConformanceOptions,
 } from '@webhook-idempotency/core/testing';
-import { Schema, SqlStore, type SqlStoreOptions } from '@webhook-idempotency/sql';
+import { ExitCode, run, type CliIo } from '@webhook-idempotency/cli';
+import {
+  ReceiptsAdmin,
+  Schema,
+  SqlStore,
+  type ReceiptsStatus,
+  type ReleaseResult,
+  type SqlStoreOptions,
+} from '@webhook-idempotency/sql';
 import {
   idempotent,
   saveRawBody,
@@ -79,6 +87,15 @@ export async function uses(): Promise<void> {
     table: 'receipts',
   } satisfies SqlStoreOptions);
   await Schema.createTable(new Database(':memory:'));
+  const admin = new ReceiptsAdmin(new Database(':memory:'), { table: 'receipts' });
+  const report: ReceiptsStatus = await admin.status({ staleAfterMs: 300_000, sinceMs: 86_400_000 });
+  const released: ReleaseResult = await admin.release(
+    { provider: 'github', externalId: 'd-1' },
+    { staleAfterMs: 300_000 },
+  );
+  const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env };
+  const exit: number = await run(['status', '--fail-on-stuck'], io);
+  void [report.totals.stuck, released.released, exit === ExitCode.STUCK];
 
   const expressOptions: ExpressIdempotencyOptions = {
     store: sql,

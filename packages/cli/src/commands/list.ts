@@ -1,0 +1,76 @@
+/** @module `list`: receipts by status, provider, stuck claims and time window. */
+import type { ReceiptStatus } from '@webhook-idempotency/core';
+import type { ReceiptSummary } from '@webhook-idempotency/sql';
+import { formatAge, formatDuration } from '../durations';
+import { ExitCode } from '../exit-codes';
+import { renderTable, statusStyle } from '../output';
+import { type Context, withAdmin } from '../session';
+
+/** Options of `list`. */
+export interface ListCommandOptions {
+  readonly status?: readonly ReceiptStatus[];
+  readonly provider?: string;
+  readonly stuck?: boolean;
+  readonly since?: number;
+  readonly limit: number;
+  readonly json?: boolean;
+}
+
+/** A receipt for `--json`: dates as ISO strings. */
+export const receiptJson = <R extends ReceiptSummary>(receipt: R) => ({
+  ...receipt,
+  claimedAt: receipt.claimedAt.toISOString(),
+  finishedAt: receipt.finishedAt?.toISOString() ?? null,
+});
+
+export async function list(context: Context, options: ListCommandOptions): Promise<number> {
+  const { out, staleAfterMs } = context;
+  const receipts = await withAdmin(context, (admin) =>
+    admin.list({
+      ...(options.status ? { status: options.status } : {}),
+      ...(options.provider !== undefined ? { provider: options.provider } : {}),
+      ...(options.stuck ? { stuckAfterMs: staleAfterMs, order: 'oldest' as const } : {}),
+      ...(options.since !== undefined ? { sinceMs: options.since } : {}),
+      limit: options.limit,
+    }),
+  );
+  if (options.json) {
+    out.line(JSON.stringify({ receipts: receipts.map(receiptJson) }, null, 2));
+    return ExitCode.OK;
+  }
+  if (receipts.length === 0) {
+    out.line('No receipts match.');
+    return ExitCode.OK;
+  }
+  // Ages of stuck claims, to paint them.
+  const stuck = new Set(
+    receipts
+      .filter((r) => r.status === 'processing' && r.claimAgeMs >= staleAfterMs)
+      .map((r) => `${formatAge(r.claimAgeMs)} ago`),
+  );
+  const rows = receipts.map((r) => [
+    r.provider,
+    r.externalId,
+    r.status,
+    String(r.attempts),
+    `${formatAge(r.claimAgeMs)} ago`,
+    r.finishedAt ? formatDuration(r.finishedAt.getTime() - r.claimedAt.getTime()) : '-',
+    r.error ?? '',
+  ]);
+  const columns = [
+    { header: 'provider', flexible: true },
+    { header: 'id', flexible: true },
+    { header: 'status', style: statusStyle },
+    { header: 'attempts', align: 'right' as const },
+    {
+      header: 'claimed',
+      style: (cell: string) => (stuck.has(cell) ? ('red' as const) : undefined),
+    },
+    { header: 'took', align: 'right' as const },
+    { header: 'error', flexible: true },
+  ];
+  for (const line of renderTable(out, columns, rows)) out.line(line);
+  if (receipts.length === options.limit)
+    out.line(out.paint('dim', `(first ${options.limit}; raise --limit for more)`));
+  return ExitCode.OK;
+}

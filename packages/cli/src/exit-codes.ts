@@ -1,0 +1,38 @@
+/** @module The exit codes of the `webhook-idempotency` command: stable, for cron jobs and scripts. */
+
+/**
+ * What the command's exit status means. `STUCK` is what `status --fail-on-stuck` returns when a
+ * `processing` receipt is older than the stale threshold, so a cron job can alert on it.
+ */
+export const ExitCode = {
+  /** Done. */
+  OK: 0,
+  /** An unexpected error (a bug, or a database error during the command). */
+  ERROR: 1,
+  /** Bad usage: an unknown command or option, a bad value, an unknown status name. */
+  USAGE: 2,
+  /** The database could not be reached or opened, or its driver package is not installed. */
+  CONNECTION: 3,
+  /** The receipts table does not exist: run `webhook-idempotency migrate`. */
+  TABLE_MISSING: 4,
+  /** No receipt has the given provider and id. */
+  NOT_FOUND: 5,
+  /** `release` refused: the receipt is not processing, or its claim is fresh (use `--force`). */
+  REFUSED: 6,
+  /** `status --fail-on-stuck` found stuck receipts. */
+  STUCK: 7,
+} as const;
+
+/** One of {@link ExitCode}. */
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** An error the command reports as one message on stderr and exits with `exitCode`. */
+export class CliError extends Error {
+  /** The exit status the command ends with. */
+  readonly exitCode: ExitCode;
+  constructor(exitCode: ExitCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CliError';
+    this.exitCode = exitCode;
+  }
+}

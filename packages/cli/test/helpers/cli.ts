@@ -1,0 +1,75 @@
+/**
+ * Runs the real `webhook-idempotency` entry point as a child process: argv in, stdout, stderr and
+ * exit code out. src/bin.ts is bundled once per test file with esbuild (the drivers left out, as
+ * in the published build), which starts several times faster than compiling TypeScript on every
+ * run. The bundle sits under this package's node_modules, so that it finds the drivers there as an
+ * installed package would; with `drivers: false` it sits in a temporary folder that has none.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { buildSync } from 'esbuild';
+
+const PACKAGE = join(__dirname, '..', '..');
+const bundles = new Map<boolean, string>();
+
+// Registered in each test file that imports this helper: its bundles go with it.
+afterAll(() => {
+  for (const bundle of bundles.values()) rmSync(dirname(bundle), { recursive: true, force: true });
+});
+
+/** The bundled entry point, built on first use. */
+function entryPoint(drivers: boolean): string {
+  let bundle = bundles.get(drivers);
+  if (!bundle) {
+    const parent = drivers
+      ? join(PACKAGE, 'node_modules', '.cache')
+      : (process.env.WI_TMP ?? tmpdir());
+    mkdirSync(parent, { recursive: true });
+    bundle = join(mkdtempSync(join(parent, 'cli-bin-')), 'bin.cjs');
+    bundles.set(drivers, bundle);
+    buildSync({
+      entryPoints: [join(PACKAGE, 'src', 'bin.ts')],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      outfile: bundle,
+      external: ['pg', 'pg-native', 'mysql2', 'better-sqlite3'],
+      logLevel: 'error',
+    });
+  }
+  return bundle;
+}
+
+/** What one run printed and how it exited. */
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the command with `args`; `env` is added to a clean environment (no DATABASE_URL, no NO_COLOR). */
+export function cli(
+  args: readonly string[],
+  {
+    env = {},
+    cwd,
+    drivers = true,
+  }: { env?: Record<string, string>; cwd?: string; drivers?: boolean } = {},
+): Promise<CliRun> {
+  const { DATABASE_URL: _url, NO_COLOR: _noColor, ...base } = process.env;
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [entryPoint(drivers), ...args],
+      { env: { ...base, ...env }, cwd: cwd ?? tmpdir(), timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (error as { code?: unknown }).code : 0;
+        if (typeof code !== 'number') return reject(error);
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}

@@ -1,0 +1,154 @@
+/**
+ * docs/operations.md shows the command's real output: every ```sh block holding one
+ * `webhook-idempotency …` line and followed by a ```text block is run, in the order of the page,
+ * on one SQLite file seeded through the real SqlStore (after the page's first `migrate`), and its
+ * stdout then stderr must equal that block. ISO timestamps are compared as `<time>`; the ages are
+ * whole minutes, so they stay the same while the test runs. `WI_UPDATE_DOCS=1` writes the
+ * outputs into the page instead.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { httpResponse, type SeedReceipt, seedReceipts } from '../../sql/test/helpers/seed';
+import { cli } from './helpers/cli';
+
+const PAGE = join(__dirname, '..', '..', '..', 'docs', 'operations.md');
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+const SCENARIO: readonly SeedReceipt[] = [
+  {
+    provider: 'payme',
+    externalId: 'CheckTransaction:6a1f',
+    status: 'completed',
+    ageMs: 45 * DAY,
+    tookMs: 40,
+  },
+  {
+    provider: 'payme',
+    externalId: 'PerformTransaction:6a1f',
+    status: 'completed',
+    ageMs: 40 * DAY,
+    tookMs: 310,
+  },
+  {
+    provider: 'github',
+    externalId: '72d3162e-cc78-11e3',
+    status: 'completed',
+    ageMs: 60 * MINUTE,
+    tookMs: 120,
+  },
+  {
+    provider: 'github',
+    externalId: '8a4b7e10-cc79-11e3',
+    status: 'failed',
+    ageMs: 10 * MINUTE,
+    tookMs: 2100,
+    error: 'Error: upstream answered 502',
+  },
+  {
+    provider: 'github',
+    externalId: '9c01d2f4-cc79-11e3',
+    status: 'processing',
+    ageMs: 12 * MINUTE,
+  },
+  {
+    provider: 'stripe',
+    externalId: 'evt_1QbF2x',
+    status: 'completed',
+    ageMs: 20 * MINUTE,
+    tookMs: 95,
+    response: httpResponse(200, { received: true }),
+  },
+  { provider: 'stripe', externalId: 'evt_1QbG7k', status: 'processing', ageMs: 2 * MINUTE },
+];
+
+interface Example {
+  readonly command: string;
+  /** Index of the text block's first line and its end, in the page's lines. */
+  readonly start: number;
+  readonly end: number;
+  readonly expected: string;
+}
+
+function examples(lines: readonly string[]): Example[] {
+  const found: Example[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    if (
+      lines[i] !== '```sh' ||
+      !lines[i + 1]?.startsWith('webhook-idempotency ') ||
+      lines[i + 2] !== '```'
+    )
+      continue;
+    let j = i + 3;
+    while (lines[j] === '') j++;
+    if (lines[j] !== '```text') continue;
+    const start = j + 1;
+    let end = start;
+    while (lines[end] !== '```') end++;
+    found.push({
+      command: lines[i + 1]!,
+      start,
+      end,
+      expected: lines.slice(start, end).join('\n'),
+    });
+  }
+  return found;
+}
+
+const normalise = (text: string) =>
+  text.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>').replace(/\s+$/, '');
+
+describe('docs/operations.md', () => {
+  const page = readFileSync(PAGE, 'utf8');
+  const lines = page.split('\n');
+  const found = examples(lines);
+  const dir = mkdtempSync(join(process.env.WI_TMP ?? tmpdir(), 'wi-ops-doc-'));
+  const outputs: string[] = [];
+  let seeded = false;
+
+  it('has command examples with their output', () => {
+    expect(found.length).toBeGreaterThanOrEqual(8);
+  });
+
+  it.each(found.map((example, index) => [example.command, index] as const))(
+    '%s prints what the page shows',
+    async (command, index) => {
+      if (!seeded && !command.startsWith('webhook-idempotency migrate')) {
+        const db = new Database(join(dir, 'receipts.db'), { fileMustExist: true });
+        try {
+          await seedReceipts(db, 'webhook_receipts', SCENARIO);
+        } finally {
+          db.close();
+        }
+        seeded = true;
+      }
+      // The page's commands are single lines with plain arguments.
+      const args = command.split(' ').slice(1);
+      const { stdout, stderr } = await cli(args, {
+        cwd: dir,
+        env: { DATABASE_URL: 'sqlite:receipts.db', COLUMNS: '80' },
+      });
+      const output = `${stdout}${stderr}`.replace(/\n$/, '');
+      outputs[index] = output;
+      if (process.env.WI_UPDATE_DOCS) return;
+      expect(normalise(output)).toBe(normalise(found[index]!.expected));
+      // Readable in an 80-column terminal.
+      expect(output.split('\n').filter((line) => line.length > 80)).toEqual([]);
+    },
+  );
+
+  afterAll(() => {
+    if (!process.env.WI_UPDATE_DOCS) return;
+    const updated = [...lines];
+    for (let i = found.length - 1; i >= 0; i--) {
+      const { start, end } = found[i]!;
+      const output = outputs[i];
+      // Only what changed: a block equal but for its timestamps keeps them.
+      if (output !== undefined && normalise(output) !== normalise(found[i]!.expected))
+        updated.splice(start, end - start, ...output.split('\n'));
+    }
+    writeFileSync(PAGE, updated.join('\n'));
+  });
+});

@@ -1,0 +1,120 @@
+/** @module Public types of {@link ReceiptsAdmin}: what the operations API takes and returns. */
+import type { ObservedReceipt, ReceiptStatus } from '@webhook-idempotency/core';
+
+/** Options of `new ReceiptsAdmin(db, options)`. Every one is optional. */
+export interface ReceiptsAdminOptions {
+  /** The receipts table, validated like `SqlStoreOptions.table`. Defaults to `'webhook_receipts'`. */
+  table?: string;
+  /** Milliseconds a statement waits for a pooled connection, as in `SqlStoreOptions`. Defaults to 10 000. */
+  acquireTimeoutMs?: number;
+}
+
+/** Receipts of one provider by status, with the stuck `processing` ones. */
+export interface ProviderCounts {
+  /** The provider, or `'*'` in {@link ReceiptsStatus.totals}. */
+  readonly provider: string;
+  readonly processing: number;
+  readonly completed: number;
+  readonly failed: number;
+  /** `processing` receipts claimed longer ago than the stale threshold: no worker is presumed alive on them. */
+  readonly stuck: number;
+  /** Age of the oldest `processing` claim (database clock), or `null` when there is none. */
+  readonly oldestProcessingAgeMs: number | null;
+}
+
+/** Handler time (`finished_at − claimed_at`) of the receipts completed in the window. */
+export interface HandlerTimes {
+  /** How many durations the percentiles come from: the most recent ones, at most `sampleLimit`. */
+  readonly sampled: number;
+  readonly p50Ms: number;
+  readonly p95Ms: number;
+  readonly p99Ms: number;
+  readonly maxMs: number;
+}
+
+/** What {@link ReceiptsAdmin.status} reports. */
+export interface ReceiptsStatus {
+  /** The stale threshold the `stuck` counts were judged with. */
+  readonly staleAfterMs: number;
+  /** Counts per provider, ordered by provider. */
+  readonly providers: readonly ProviderCounts[];
+  /** The same counts over every provider. */
+  readonly totals: ProviderCounts;
+  /** Receipts that finished (`completed` or `failed`) in the last `sinceMs` milliseconds. */
+  readonly window: {
+    readonly sinceMs: number;
+    readonly completed: number;
+    readonly failed: number;
+    /** `failed / (completed + failed)`, between 0 and 1; `null` when nothing finished. */
+    readonly failureShare: number | null;
+    /** Nearest-rank percentiles of the handler time; `null` when nothing finished. */
+    readonly handlerTime: HandlerTimes | null;
+  };
+}
+
+/** Options of {@link ReceiptsAdmin.status}. */
+export interface StatusOptions {
+  /** Age after which a `processing` claim counts as stuck: the guard's `staleAfterSeconds` × 1000. */
+  readonly staleAfterMs: number;
+  /** The window of the finished counts and the handler times, in milliseconds back from now. */
+  readonly sinceMs: number;
+  /** Most durations read for the percentiles (the most recent first). Defaults to 10 000. */
+  readonly sampleLimit?: number;
+}
+
+/** A receipt in a listing: everything but the stored answer and the fingerprint. */
+export type ReceiptSummary = Omit<ObservedReceipt, 'response' | 'fingerprint'>;
+
+/** Filters of {@link ReceiptsAdmin.list}; they combine with AND. */
+export interface ListOptions {
+  /** Only receipts in these statuses. */
+  readonly status?: ReceiptStatus | readonly ReceiptStatus[];
+  /** Only receipts of this provider. */
+  readonly provider?: string;
+  /** Only `processing` receipts claimed at least this many milliseconds ago (stuck ones). */
+  readonly stuckAfterMs?: number;
+  /** Only receipts claimed or finished in the last `sinceMs` milliseconds. */
+  readonly sinceMs?: number;
+  /** Most receipts returned, 1 to 10 000. Defaults to 50. */
+  readonly limit?: number;
+  /** By claim time: `'newest'` first or `'oldest'` first. Defaults to `'newest'`. */
+  readonly order?: 'newest' | 'oldest';
+}
+
+/** Options of {@link ReceiptsAdmin.release}. */
+export interface ReleaseOptions {
+  /** A `processing` claim younger than this is refused (`'fresh'`) unless `force` is set. */
+  readonly staleAfterMs: number;
+  /** Release a fresh claim too: its worker, if alive, will find its result refused. Defaults to `false`. */
+  readonly force?: boolean;
+  /** The text stored as the receipt's `error`. Defaults to a note that it was released by hand. */
+  readonly error?: string;
+}
+
+/**
+ * What {@link ReceiptsAdmin.release} did. `released: false` changed nothing:
+ * - `not-found`: no receipt has that key;
+ * - `not-processing`: it is `completed` or `failed` already;
+ * - `fresh`: its claim is younger than the stale threshold (a worker may be running it);
+ * - `changed`: it changed between the read and the write (taken over, or finished).
+ */
+export type ReleaseResult =
+  | { readonly released: true; readonly receipt: ObservedReceipt }
+  | { readonly released: false; readonly reason: 'not-found'; readonly receipt: null }
+  | {
+      readonly released: false;
+      readonly reason: 'not-processing' | 'fresh' | 'changed';
+      readonly receipt: ObservedReceipt;
+    };
+
+/** Options of {@link ReceiptsAdmin.purge} and {@link ReceiptsAdmin.countPurgeable}. */
+export interface AdminPurgeOptions {
+  /** Delete receipts finished longer ago than this; `0` deletes every finished receipt. */
+  readonly olderThanMs: number;
+  /** Only this provider's receipts. */
+  readonly provider?: string;
+  /** Rows per `DELETE` statement. Defaults to 1000. */
+  readonly batchSize?: number;
+  /** Called after each batch that deleted rows, with the running total of deleted receipts. */
+  readonly onBatch?: (deleted: number) => void;
+}

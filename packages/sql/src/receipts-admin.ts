@@ -1,0 +1,370 @@
+/**
+ * @module ReceiptsAdmin: the operations API over the receipts table (DESIGN.md §12): counts,
+ * stuck claims, handler times, listings, a hand release of a stuck claim, batched purge. It runs
+ * the statements of queries.ts and of its own admin statements below, all built from the dialect
+ * table like the store's, so the CLI and any dashboard read the table exactly as the store writes it.
+ */
+import {
+  ConfigError,
+  type KeyLike,
+  type ObservedReceipt,
+  ReceiptStatus,
+  StoreError,
+} from '@webhook-idempotency/core';
+import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
+import type {
+  AdminPurgeOptions,
+  HandlerTimes,
+  ListOptions,
+  ProviderCounts,
+  ReceiptsAdminOptions,
+  ReceiptsStatus,
+  ReceiptSummary,
+  ReleaseOptions,
+  ReleaseResult,
+  StatusOptions,
+} from './admin-types';
+import { createExecutor } from './connection';
+import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
+import { type DialectSpec, dialects, isMissingTable } from './dialects';
+import type { Executor } from './executor';
+import { buildQueries, finishedBefore, type Queries, readColumns } from './queries';
+import { nullableNumber, text, toReceipt } from './rows';
+import { resolveTable } from './table-name';
+import type { SqlConnection, SqlDialect } from './types';
+
+const RECEIPT_STATUSES: readonly ReceiptStatus[] = Object.values(ReceiptStatus);
+const DEFAULT_LIST_LIMIT = 50;
+const MAX_LIST_LIMIT = 10_000;
+const DEFAULT_SAMPLE_LIMIT = 10_000;
+
+/** The admin statements for one dialect and table; `?` placeholders, values always bound. */
+function adminStatements(spec: DialectSpec, table: string) {
+  const t = spec.quote(table);
+  const olderThan = (column: string) => `${column} <= ${spec.minusMs(spec.now)}`;
+  const within = (column: string) => `${column} >= ${spec.minusMs(spec.now)}`;
+  const finishedWithin = `status IN ('completed', 'failed') AND ${within('finished_at')}`;
+  return {
+    /** Params: staleAfterMs. */
+    counts:
+      `SELECT provider, status, COUNT(*) AS n, ` +
+      `SUM(CASE WHEN status = 'processing' AND ${olderThan('claimed_at')} THEN 1 ELSE 0 END) AS stuck, ` +
+      `MIN(${spec.toMs('claimed_at')}) AS oldest_ms, MAX(${spec.nowMs}) AS db_now ` +
+      `FROM ${t} GROUP BY provider, status ORDER BY provider, status`,
+    /** Params: sinceMs. */
+    finished: `SELECT status, COUNT(*) AS n FROM ${t} WHERE ${finishedWithin} GROUP BY status`,
+    /** Params: sinceMs, limit. */
+    durations:
+      `SELECT ${spec.toMs('finished_at')} - ${spec.toMs('claimed_at')} AS ms FROM ${t} ` +
+      `WHERE status = 'completed' AND ${within('finished_at')} ORDER BY finished_at DESC LIMIT ?`,
+    /** A listing; `where` holds the filters' conditions (already built from fixed fragments). */
+    list: (where: readonly string[], order: 'newest' | 'oldest') =>
+      `SELECT ${readColumns(spec, { summary: true })} FROM ${t}` +
+      (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
+      ` ORDER BY claimed_at ${order === 'oldest' ? 'ASC' : 'DESC'} LIMIT ?`,
+    stuckCondition: `status = 'processing' AND ${olderThan('claimed_at')}`,
+    sinceCondition: `(${within('claimed_at')} OR ${within('finished_at')})`,
+    /** Params: olderThanMs. */
+    purgeable: `SELECT COUNT(*) AS n FROM ${t} WHERE ${finishedBefore(spec)}`,
+    /** Params: provider, olderThanMs. */
+    purgeableOfProvider: `SELECT COUNT(*) AS n FROM ${t} WHERE provider = ? AND ${finishedBefore(spec)}`,
+    exists: `SELECT 1 AS present FROM ${t} WHERE 1 = 0`,
+  };
+}
+
+function requireMs(option: string, value: unknown, { allowZero = false } = {}): number {
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    value < 0 ||
+    (value === 0 && !allowZero)
+  )
+    throw new ConfigError(
+      option,
+      `must be a ${allowZero ? 'non-negative' : 'positive'} number of milliseconds, got ${String(value)}`,
+    );
+  return value;
+}
+
+function requireCount(option: string, value: unknown, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max)
+    throw new ConfigError(option, `must be a whole number from 1 to ${max}, got ${String(value)}`);
+  return value;
+}
+
+/** The nearest-rank percentile `p` (0–100) of `sorted` (ascending, not empty). */
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+const emptyCounts = (provider: string): ProviderCounts => ({
+  provider,
+  processing: 0,
+  completed: 0,
+  failed: 0,
+  stuck: 0,
+  oldestProcessingAgeMs: null,
+});
+
+/**
+ * Reads and repairs the receipts table of a {@link SqlStore}, on any connection the store accepts
+ * and every dialect it supports: what the `webhook-idempotency` CLI runs, and what a dashboard or
+ * an alert script can call directly. Times are judged by the database clock, like the store's.
+ * Driver failures are thrown as `StoreError` (the driver's error as `cause`); bad options as
+ * `ConfigError` naming the option.
+ *
+ * @example
+ * const admin = new ReceiptsAdmin(pool);
+ * const { totals } = await admin.status({ staleAfterMs: 300_000, sinceMs: 86_400_000 });
+ * if (totals.stuck > 0) {
+ *   for (const receipt of await admin.list({ stuckAfterMs: 300_000, order: 'oldest' }))
+ *     await admin.release(receipt, { staleAfterMs: 300_000 });
+ * }
+ * @see packages/cli/README.md
+ */
+export class ReceiptsAdmin {
+  /** The dialect detected from `db`. */
+  readonly dialect: SqlDialect;
+  /** The receipts table name. */
+  readonly table: string;
+  private readonly executor: Executor;
+  private readonly sql: Queries;
+  private readonly admin: ReturnType<typeof adminStatements>;
+  private readonly spec: DialectSpec;
+
+  /**
+   * @throws {TypeError} when `db` is not a supported connection.
+   * @throws {ConfigError} when `table` is not a plain identifier or `acquireTimeoutMs` is not a positive number.
+   */
+  constructor(db: SqlConnection, options: ReceiptsAdminOptions = {}) {
+    this.table = resolveTable(options.table);
+    const acquireTimeoutMs = requireMs(
+      'acquireTimeoutMs',
+      options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
+    );
+    // Operations run rarely and some statements vary with the filters: nothing to prepare.
+    this.executor = createExecutor(db, acquireTimeoutMs, false);
+    this.dialect = this.executor.dialect;
+    this.spec = dialects[this.dialect];
+    this.sql = buildQueries(this.spec, this.table);
+    this.admin = adminStatements(this.spec, this.table);
+  }
+
+  /** True when the receipts table exists; false when the database reports it missing. */
+  async tableExists(): Promise<boolean> {
+    try {
+      await this.executor.query(this.admin.exists, []);
+      return true;
+    } catch (error) {
+      if (isMissingTable(this.spec, error)) return false;
+      throw new StoreError(`a check of table ${this.table}`, error);
+    }
+  }
+
+  /**
+   * Counts per provider × status, the `processing` receipts older than `staleAfterMs` (stuck) and
+   * the oldest claim's age, then for the receipts finished in the last `sinceMs`: how many failed,
+   * and the p50/p95/p99 of the handler time (`finished_at − claimed_at`) of the completed ones, from
+   * at most `sampleLimit` of the most recent, computed here so that every dialect gives the same
+   * numbers. Failed receipts have no handler time: a released claim failed when it was released.
+   */
+  async status(options: StatusOptions): Promise<ReceiptsStatus> {
+    const staleAfterMs = requireMs('staleAfterMs', options.staleAfterMs);
+    const sinceMs = requireMs('sinceMs', options.sinceMs);
+    const sampleLimit = requireCount(
+      'sampleLimit',
+      options.sampleLimit ?? DEFAULT_SAMPLE_LIMIT,
+      1_000_000,
+    );
+    const [counts, finished, durations] = await Promise.all([
+      this.run('status', this.admin.counts, [staleAfterMs]),
+      this.run('status', this.admin.finished, [sinceMs]),
+      this.run('status', this.admin.durations, [sinceMs, sampleLimit]),
+    ]);
+    const byProvider = new Map<string, ProviderCounts>();
+    const totals = { ...emptyCounts('*') };
+    for (const row of counts) {
+      const provider = text(row.provider);
+      const status = text(row.status) as ReceiptStatus;
+      const entry = { ...(byProvider.get(provider) ?? emptyCounts(provider)) };
+      const n = Number(row.n);
+      if (!RECEIPT_STATUSES.includes(status)) continue;
+      entry[status] += n;
+      totals[status] += n;
+      if (status === 'processing') {
+        const age = Math.max(0, Number(row.db_now) - Number(row.oldest_ms));
+        const stuck = Number(row.stuck);
+        entry.stuck += stuck;
+        totals.stuck += stuck;
+        entry.oldestProcessingAgeMs = age;
+        totals.oldestProcessingAgeMs = Math.max(totals.oldestProcessingAgeMs ?? 0, age);
+      }
+      byProvider.set(provider, entry);
+    }
+    let completed = 0;
+    let failed = 0;
+    for (const row of finished) {
+      if (text(row.status) === 'completed') completed += Number(row.n);
+      else failed += Number(row.n);
+    }
+    const sorted = durations
+      .map((row) => nullableNumber(row.ms))
+      .filter((ms): ms is number => ms !== null)
+      .map((ms) => Math.max(0, ms))
+      .sort((a, b) => a - b);
+    const handlerTime: HandlerTimes | null = sorted.length
+      ? {
+          sampled: sorted.length,
+          p50Ms: percentile(sorted, 50),
+          p95Ms: percentile(sorted, 95),
+          p99Ms: percentile(sorted, 99),
+          maxMs: sorted[sorted.length - 1]!,
+        }
+      : null;
+    return {
+      staleAfterMs,
+      providers: [...byProvider.values()],
+      totals,
+      window: {
+        sinceMs,
+        completed,
+        failed,
+        failureShare: completed + failed ? failed / (completed + failed) : null,
+        handlerTime,
+      },
+    };
+  }
+
+  /**
+   * Receipts matching every given filter, newest claim first (or oldest with `order: 'oldest'`),
+   * without their stored answers (read one with {@link ReceiptsAdmin.find}).
+   * @throws {ConfigError} naming `status` for a status that does not exist.
+   */
+  async list(options: ListOptions = {}): Promise<ReceiptSummary[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (options.status !== undefined) {
+      const statuses: readonly unknown[] = Array.isArray(options.status)
+        ? options.status
+        : [options.status];
+      const unknown = statuses.filter((s) => !RECEIPT_STATUSES.includes(s as ReceiptStatus));
+      if (statuses.length === 0 || unknown.length > 0)
+        throw new ConfigError(
+          'status',
+          `must be one or more of ${RECEIPT_STATUSES.join(', ')}, got ${JSON.stringify(unknown.length ? unknown : statuses)}`,
+        );
+      where.push(`status IN (${statuses.map(() => '?').join(', ')})`);
+      params.push(...statuses);
+    }
+    if (options.provider !== undefined) {
+      if (typeof options.provider !== 'string' || options.provider === '')
+        throw new ConfigError('provider', 'must be a non-empty string');
+      where.push('provider = ?');
+      params.push(options.provider);
+    }
+    if (options.stuckAfterMs !== undefined) {
+      where.push(this.admin.stuckCondition);
+      params.push(requireMs('stuckAfterMs', options.stuckAfterMs));
+    }
+    if (options.sinceMs !== undefined) {
+      const sinceMs = requireMs('sinceMs', options.sinceMs);
+      where.push(this.admin.sinceCondition);
+      params.push(sinceMs, sinceMs);
+    }
+    const limit = requireCount('limit', options.limit ?? DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT);
+    const order = options.order ?? 'newest';
+    if (order !== 'newest' && order !== 'oldest')
+      throw new ConfigError('order', `must be 'newest' or 'oldest', got ${String(order)}`);
+    const rows = await this.run('list', this.admin.list(where, order), [...params, limit]);
+    return rows.map((row) => {
+      const { response: _response, fingerprint: _fingerprint, ...summary } = toReceipt(row);
+      return summary;
+    });
+  }
+
+  /** One receipt with its stored answer, or `null`. */
+  async find(key: KeyLike): Promise<ObservedReceipt | null> {
+    const rows = await this.run('find', this.sql.find, [key.provider, key.externalId]);
+    return rows[0] ? toReceipt(rows[0]) : null;
+  }
+
+  /**
+   * Marks a stuck `processing` receipt `failed`, so that the provider's next delivery runs the
+   * handler again (the guard reclaims failed receipts). The write is the store's own `fail`,
+   * fenced on the `attempts` and claim time just read: a receipt taken over or finished in
+   * between is left alone (`changed`). A claim younger than `staleAfterMs` is refused (`fresh`)
+   * unless `force`: its worker may be alive, and would then find its result refused (claim lost).
+   */
+  async release(key: KeyLike, options: ReleaseOptions): Promise<ReleaseResult> {
+    const staleAfterMs = requireMs('staleAfterMs', options.staleAfterMs);
+    const receipt = await this.find(key);
+    if (!receipt) return { released: false, reason: 'not-found', receipt: null };
+    if (receipt.status !== 'processing')
+      return { released: false, reason: 'not-processing', receipt };
+    if (receipt.claimAgeMs < staleAfterMs && options.force !== true)
+      return { released: false, reason: 'fresh', receipt };
+    const error =
+      options.error ??
+      `released by hand after ${Math.round(receipt.claimAgeMs / 1000)}s in processing (attempt ${receipt.attempts})`;
+    const result = await this.runQuery('release', this.sql.failClaim, [
+      error,
+      key.provider,
+      key.externalId,
+      receipt.attempts,
+      receipt.claimedAt.getTime(),
+    ]);
+    const after = await this.find(key);
+    if (result.affected === 1 && after) return { released: true, receipt: after };
+    return after
+      ? { released: false, reason: 'changed', receipt: after }
+      : { released: false, reason: 'not-found', receipt: null };
+  }
+
+  /** How many receipts {@link ReceiptsAdmin.purge} would delete now. */
+  async countPurgeable(options: Omit<AdminPurgeOptions, 'batchSize' | 'onBatch'>): Promise<number> {
+    const olderThanMs = requireMs('olderThanMs', options.olderThanMs, { allowZero: true });
+    const rows =
+      options.provider === undefined
+        ? await this.run('purge count', this.admin.purgeable, [olderThanMs])
+        : await this.run('purge count', this.admin.purgeableOfProvider, [
+            options.provider,
+            olderThanMs,
+          ]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /**
+   * Deletes finished receipts (of `provider`, when given) finished longer ago than `olderThanMs`,
+   * with the store's own batch `DELETE`, one statement per `batchSize` rows; never a
+   * `processing` one. Calls `onBatch` after each batch that deleted rows. Returns how many it deleted.
+   */
+  async purge(options: AdminPurgeOptions): Promise<number> {
+    const olderThanMs = requireMs('olderThanMs', options.olderThanMs, { allowZero: true });
+    const batchSize = requireCount('batchSize', options.batchSize ?? DEFAULT_PURGE_BATCH_SIZE, 1e6);
+    const { provider, onBatch } = options;
+    const statement = provider === undefined ? this.sql.purgeBatch : this.sql.purgeProviderBatch;
+    const params = statement.params(
+      provider === undefined ? [olderThanMs] : [provider, olderThanMs],
+      batchSize,
+    );
+    let total = 0;
+    for (;;) {
+      const { affected } = await this.runQuery('purge', statement.sql, params);
+      total += affected;
+      if (affected > 0) onBatch?.(total);
+      if (affected < batchSize) return total;
+    }
+  }
+
+  private async run(operation: string, sql: string, params: readonly unknown[]) {
+    return (await this.runQuery(operation, sql, params)).rows;
+  }
+
+  private async runQuery(operation: string, sql: string, params: readonly unknown[]) {
+    try {
+      return await this.executor.query(sql, params);
+    } catch (error) {
+      throw new StoreError(`${operation} on table ${this.table}`, error);
+    }
+  }
+}
