@@ -225,7 +225,7 @@ export class InMemoryStore implements Store {
       if (
         row.status !== ReceiptStatus.PROCESSING &&
         row.finishedAt !== null &&
-        row.finishedAt < cutoff
+        row.finishedAt <= cutoff
       ) {
         this.unlink(row);
         this.rows.delete(id);

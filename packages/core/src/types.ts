@@ -134,8 +134,8 @@ export interface Store<Tx = never> {
   find(key: KeyLike, input: At): Promise<ObservedReceipt | null>;
 
   /**
-   * Deletes `completed` and `failed` receipts whose `finishedAt` is more than `olderThanMs` before
-   * now; never a `processing` one, however old. With `provider`, only that provider's receipts.
+   * Deletes `completed` and `failed` receipts whose `finishedAt` is at least `olderThanMs` before
+   * now (`0`: every finished receipt); never a `processing` one, however old. With `provider`, only that provider's receipts.
    * Returns how many were deleted. May delete in batches of `batchSize` rows.
    */
   purge(

@@ -55,7 +55,7 @@ export function readColumns(dialect: DialectSpec, { summary = false } = {}): str
 
 /** What `purge` deletes: finished receipts whose `finished_at` is older than `?` milliseconds. */
 export function finishedBefore(dialect: DialectSpec): string {
-  return `status IN ('completed', 'failed') AND finished_at < ${dialect.minusMs(dialect.now)}`;
+  return `status IN ('completed', 'failed') AND finished_at <= ${dialect.minusMs(dialect.now)}`;
 }
 
 /** Builds the statements for `table` (an identifier already validated). */

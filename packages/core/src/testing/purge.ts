@@ -6,6 +6,22 @@ const DAY = 24 * 3600 * 1000;
 export const purgeCases: ConformanceCase[] = [
   {
     group: 'purge',
+    name: 'olderThanMs 0 deletes every finished receipt, one finished this very moment included, and no processing one',
+    async run({ store, now, key }) {
+      const done = key('zero-done');
+      const failed = key('zero-failed');
+      const running = key('zero-processing');
+      for (const k of [done, failed, running])
+        await store.claim(k, { now: now(), fingerprint: null });
+      await store.complete(done, { now: now(), attempts: 1, response: '1' });
+      await store.fail(failed, { now: now(), attempts: 1, error: 'x' });
+      expect(await store.purge({ now: now(), olderThanMs: 0 })).toBe(2);
+      expect(await store.find(done, { now: now() })).toBeNull();
+      expect(await store.find(running, { now: now() })).toMatchObject({ status: 'processing' });
+    },
+  },
+  {
+    group: 'purge',
     name: 'deletes finished receipts older than the cut-off, keeps newer ones and every processing one',
     async run({ store, now, key, advance }) {
       const oldDone = key('old-done');
