@@ -1,7 +1,11 @@
-/** @module The interceptor `@Idempotent()` applies: translates the Nest request in, calls the engine, holds the answer until it is recorded. */
+/**
+ * @module The interceptor `@Idempotent()` applies, and the claim it makes when Nest calls the
+ * route method (after guards and pipes): translates the Nest request in, calls the engine, holds
+ * the answer until it is recorded.
+ */
 import type { ServerResponse } from 'node:http';
-import type { HttpRequest } from '@webhook-idempotency/core';
-import { toRawBody } from '@webhook-idempotency/core/adapter';
+import type { HttpRequest, RequestIdempotency } from '@webhook-idempotency/core';
+import { type Engine, type PendingRun, toRawBody } from '@webhook-idempotency/core/adapter';
 import {
   type CallHandler,
   type ExecutionContext,
@@ -10,7 +14,7 @@ import {
   type NestInterceptor,
 } from '@nestjs/common';
 import { BaseExceptionFilter, HttpAdapterHost } from '@nestjs/core';
-import { catchError, from, mergeMap, Observable, of, throwError } from 'rxjs';
+import { catchError, from, mergeMap, type Observable, throwError } from 'rxjs';
 import { HeldResponse } from './capture';
 import { IdempotencyRegistry } from './registry';
 import type { NestRequest } from './types';
@@ -32,11 +36,66 @@ function rawResponse(res: { raw?: ServerResponse } & Partial<ServerResponse>): S
   return res.raw ?? (res as ServerResponse);
 }
 
+/** One guarded request: set up by the interceptor, claimed by the route method's wrapper. */
+class Slot {
+  private run: PendingRun | undefined;
+  private held: HeldResponse | undefined;
+
+  constructor(
+    private readonly engine: Engine<NestRequest>,
+    private readonly req: NestRequest,
+    private readonly raw: ServerResponse,
+    private readonly fail: (error: unknown) => void,
+  ) {}
+
+  /**
+   * Claims, then calls the route method with the run's value, inside the run's async context.
+   * A replay or the engine's own answer replaces whatever Nest sends; the method does not run.
+   */
+  async invoke(method: (idempotency: RequestIdempotency | undefined) => unknown): Promise<unknown> {
+    const decision = await this.engine.begin(toHttpRequest(this.req));
+    if (decision.action === 'pass') return method(undefined);
+    if (decision.action === 'respond') {
+      new HeldResponse(this.raw, () => Promise.resolve(decision.response), this.fail);
+      return undefined;
+    }
+    const { run, idempotency } = decision;
+    this.req.idempotency = idempotency;
+    this.run = run;
+    const held = new HeldResponse(this.raw, (captured) => run.finish(captured), this.fail);
+    this.held = held;
+    run.onExpire((answer) => held.expire(answer));
+    return run.enter(() => method(idempotency));
+  }
+
+  /** The method (or a pipe after the claim, or an interceptor inside this one) threw: the receipt is `failed`. */
+  async abort(error: unknown): Promise<void> {
+    this.held?.release();
+    await this.run?.abort(error);
+  }
+}
+
+const slots = new WeakMap<object, Slot>();
+
 /**
- * Guards one route: a replay or the engine's own answer (400/401/409/422/503) replaces whatever
- * Nest sends, without running the handler; a claimed run's answer is held until the receipt is
- * written. A handler error (an `HttpException` too) marks the receipt `failed` and goes on to
- * Nest's exception filters, so their answer is never stored. Applied by `@Idempotent()`.
+ * Calls `method` for the request `req` of a guarded route: claimed first when the interceptor set
+ * the request up, directly otherwise (a route used outside HTTP). Used by `@Idempotent()`'s wrapper.
+ */
+export function invokeGuarded(
+  req: unknown,
+  method: (idempotency: RequestIdempotency | undefined) => unknown,
+): unknown {
+  const slot = typeof req === 'object' && req !== null ? slots.get(req) : undefined;
+  return slot ? slot.invoke(method) : method(undefined);
+}
+
+/**
+ * Guards one route. Guards have run when it starts; the claim waits for the pipes (it is made when
+ * Nest calls the route method), so a request a guard or a pipe refuses leaves no receipt. A replay
+ * or the engine's own answer (400/401/409/422/503) replaces whatever Nest sends; a claimed run's
+ * answer is held until the receipt is written. A handler error (an `HttpException` too) marks the
+ * receipt `failed` and goes on to Nest's exception filters, whose answer is never stored.
+ * Applied by `@Idempotent()`.
  */
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
@@ -49,33 +108,19 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const engine = this.registry.engineFor(context.getHandler());
     const http = context.switchToHttp();
     const req = http.getRequest<NestRequest>();
-    const raw = rawResponse(http.getResponse());
     const fail = (error: unknown) => this.answerError(error, context);
-    return from(engine.begin(toHttpRequest(req))).pipe(
-      mergeMap((decision) => {
-        if (decision.action === 'pass') return next.handle();
-        if (decision.action === 'respond') {
-          new HeldResponse(raw, () => Promise.resolve(decision.response), fail);
-          return of(undefined);
-        }
-        const { run } = decision;
-        req.idempotency = decision.idempotency;
-        const held = new HeldResponse(raw, (captured) => run.finish(captured), fail);
-        run.onExpire((answer) => held.expire(answer));
-        const handled = new Observable<unknown>((subscriber) =>
-          run.enter(() => next.handle().subscribe(subscriber)),
-        );
-        return handled.pipe(
-          catchError((error: unknown) => {
-            held.release();
-            return from(run.abort(error)).pipe(mergeMap(() => throwError(() => error)));
-          }),
-        );
-      }),
-    );
+    const slot = new Slot(engine, req, rawResponse(http.getResponse()), fail);
+    slots.set(req, slot);
+    return next
+      .handle()
+      .pipe(
+        catchError((error: unknown) =>
+          from(slot.abort(error)).pipe(mergeMap(() => throwError(() => error))),
+        ),
+      );
   }
 
-  /** An answer that could not be recorded (over `maxResponseBytes`) after Nest sent it: Nest's own 500. */
+  /** An answer that could not be recorded (over `maxResponseBytes`) once Nest had sent it: Nest's own 500. */
   private answerError(error: unknown, context: ExecutionContext): void {
     new BaseExceptionFilter(this.adapterHost.httpAdapter).catch(error, context);
   }
