@@ -39,7 +39,17 @@ const published = readdirSync(join(repoRoot, 'packages'))
   .map((manifest) => manifest.name);
 
 /** What the consumers install from the registry, at the versions the workspace tests with. */
-const FRAMEWORKS = ['express@5.3.0', 'fastify@5.12.8', 'koa@3.2.1'];
+const FRAMEWORKS = [
+  'express@5.3.0',
+  'fastify@5.12.8',
+  'koa@3.2.1',
+  '@nestjs/common@12.5.1',
+  '@nestjs/core@12.5.1',
+  '@nestjs/platform-express@12.5.1',
+  '@nestjs/platform-fastify@12.5.0',
+  'reflect-metadata@0.2.2',
+  'rxjs@7.8.2',
+];
 const TYPES = [
   'typescript@6.0.3',
   '@types/node@20.19.43',
@@ -54,6 +64,8 @@ const APPS = [
   'fastify-memory.mjs',
   'koa-memory.cjs',
   'koa-memory.mjs',
+  'nestjs-express.cjs',
+  'nestjs-fastify.mjs',
 ];
 const RESOLUTIONS = ['node16', 'nodenext', 'bundler'];
 /** Every Node the apps run on: the machine's, then each line of NODE_LINES. */

@@ -25,7 +25,7 @@ const importsOf = (file: string) =>
 describe('package boundaries', () => {
   it('core imports no framework, driver or query builder, not even for types', () => {
     const banned =
-      /^(express|fastify|fastify-plugin|koa|@koa\/.*|knex|pg|mysql2|better-sqlite3)(\/|$)/;
+      /^(express|fastify|fastify-plugin|koa|@koa\/.*|@nestjs\/.*|rxjs|knex|pg|mysql2|better-sqlite3)(\/|$)/;
     for (const file of sources(join(root, 'packages/core/src'))) {
       for (const spec of importsOf(file))
         expect(`${relative(root, file)} -> ${spec}`).not.toMatch(
@@ -39,7 +39,7 @@ describe('package boundaries', () => {
     expect(pkg.dependencies ?? {}).toEqual({});
   });
 
-  it.each(['express', 'fastify', 'koa'])(
+  it.each(['express', 'fastify', 'koa', 'nestjs'])(
     'the %s adapter imports no store and no deep core path',
     (adapter) => {
       const dir = join(root, 'packages', adapter, 'src');

@@ -1,5 +1,4 @@
 /** @module `@Idempotent()` for a controller method and `@IdempotencyContext()` for its parameter. */
-import type { RequestIdempotency } from '@webhook-idempotency/core';
 import { Req, SetMetadata, UseInterceptors } from '@nestjs/common';
 import { IDEMPOTENT_ROUTE } from './constants';
 import { IdempotencyInterceptor, invokeGuarded } from './interceptor';

@@ -37,6 +37,11 @@ import fastifyIdempotency, {
   type FastifyIdempotencyOptions,
 } from '@webhook-idempotency/fastify';
 import { idempotent as koaIdempotent, type KoaIdempotencyOptions } from '@webhook-idempotency/koa';
+import {
+  Idempotent,
+  IdempotencyModule,
+  type NestIdempotencyOptions,
+} from '@webhook-idempotency/nestjs';
 import Database from 'better-sqlite3';
 import express from 'express';
 import Fastify from 'fastify';
@@ -95,6 +100,16 @@ export async function uses(): Promise<void> {
     key: (ctx) => ctx.get('x-update-id'),
   };
   new Koa().use(koaIdempotent(koaOptions));
+
+  const nestOptions: NestIdempotencyOptions = {
+    store,
+    preset: providers.payme({ password: 'x'.repeat(36) }),
+  };
+  const nestRoute: MethodDecorator = Idempotent({
+    provider: 'github',
+    key: (req) => req.headers['x-github-delivery'] as string | undefined,
+  });
+  void [IdempotencyModule.forRoot(nestOptions), nestRoute];
 
   const engine = createEngine<HttpRequest>({ store, provider: 'acme', key: () => '1' });
   const decide = (decision: Decision): string => decision.action;
