@@ -43,7 +43,7 @@ export class HeldResponse {
   private readonly callbacks: Callback[] = [];
   private ended = false;
   private released = false;
-  /** The guard answered already (its transactional deadline): later writes are acknowledged and dropped. */
+  /** The guard answered already (a replay, its own answer, its deadline): later writes are acknowledged and dropped. */
   private dropped = false;
 
   constructor(
@@ -72,12 +72,20 @@ export class HeldResponse {
     Object.assign(this.res, this.below);
   }
 
-  /** Sends the guard's answer now and drops whatever the handler's side writes later. */
-  expire(answer: HttpResponseRecord): void {
+  /**
+   * Sends the guard's answer now (a replay, one of its own answers, or the 503 of its
+   * transactional deadline) and drops whatever is written on this response later: Nest's own
+   * reply, or a method that answers with `@Res()`. Header changes after that are ignored too, so
+   * a late reply cannot throw `ERR_HTTP_HEADERS_SENT` into Nest's exception handling.
+   */
+  answerNow(answer: HttpResponseRecord): void {
     if (this.released || this.ended || this.res.headersSent) return;
     this.dropped = true;
     replaceWith(this.res, answer);
     this.flush(answer.body);
+    const res = this.res;
+    const ignored = () => res;
+    Object.assign(res, { setHeader: ignored, removeHeader: ignored, appendHeader: ignored });
   }
 
   private writeHead(status: number, rest: unknown[]): ServerResponse {

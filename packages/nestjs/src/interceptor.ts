@@ -36,6 +36,9 @@ function rawResponse(res: { raw?: ServerResponse } & Partial<ServerResponse>): S
   return res.raw ?? (res as ServerResponse);
 }
 
+/** A response answered at once is never settled: whatever is written on it later is dropped. */
+const settledAlready = (): Promise<null> => Promise.resolve(null);
+
 /** One guarded request: set up by the interceptor, claimed by the route method's wrapper. */
 class Slot {
   private run: PendingRun | undefined;
@@ -50,13 +53,14 @@ class Slot {
 
   /**
    * Claims, then calls the route method with the run's value, inside the run's async context.
-   * A replay or the engine's own answer replaces whatever Nest sends; the method does not run.
+   * A replay or the engine's own answer is sent at once and the method does not run; what Nest
+   * writes after it is dropped.
    */
   async invoke(method: (idempotency: RequestIdempotency | undefined) => unknown): Promise<unknown> {
     const decision = await this.engine.begin(toHttpRequest(this.req));
     if (decision.action === 'pass') return method(undefined);
     if (decision.action === 'respond') {
-      new HeldResponse(this.raw, () => Promise.resolve(decision.response), this.fail);
+      new HeldResponse(this.raw, settledAlready, this.fail).answerNow(decision.response);
       return undefined;
     }
     const { run, idempotency } = decision;
@@ -64,7 +68,7 @@ class Slot {
     this.run = run;
     const held = new HeldResponse(this.raw, (captured) => run.finish(captured), this.fail);
     this.held = held;
-    run.onExpire((answer) => held.expire(answer));
+    run.onExpire((answer) => held.answerNow(answer));
     return run.enter(() => method(idempotency));
   }
 

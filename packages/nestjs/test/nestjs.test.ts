@@ -22,6 +22,7 @@ import {
   Module,
   type PipeTransform,
   Post,
+  Res,
   UseFilters,
   UseGuards,
   UsePipes,
@@ -287,6 +288,41 @@ describe.each(platforms)('nestjs on %s', (platform) => {
     const replay = await request(server).post('/hook').set('x-event-id', 't1').send({});
     expect(replay.headers['idempotent-replayed']).toBe('true');
     expect(calls).toBe(2);
+  });
+
+  it('a method that answers through @Res() itself is held until the receipt is written, then replayed', async () => {
+    const store = new InMemoryStore();
+    let calls = 0;
+    @Controller()
+    class Hooks {
+      @Post('hook')
+      @Idempotent()
+      hook(@Res() res: { status(code: number): unknown; code?(code: number): unknown }) {
+        calls++;
+        const body = JSON.stringify({ call: calls });
+        const reply = res as unknown as {
+          code?(n: number): { header(n: string, v: string): { send(b: string): void } };
+          status(n: number): { type(t: string): { send(b: string): void } };
+        };
+        if (reply.code) reply.code(202).header('content-type', 'application/json').send(body);
+        else reply.status(202).type('application/json').send(body);
+      }
+    }
+    @Module({
+      imports: [IdempotencyModule.forRoot({ store, provider: 'p', key })],
+      controllers: [Hooks],
+    })
+    class App {}
+    const { server } = await serve(App);
+    const first = await request(server).post('/hook').set('x-event-id', 'r1').send({});
+    expect([first.status, first.body]).toEqual([202, { call: 1 }]);
+    const again = await request(server).post('/hook').set('x-event-id', 'r1').send({});
+    expect([again.status, again.headers['idempotent-replayed'], again.body]).toEqual([
+      202,
+      'true',
+      { call: 1 },
+    ]);
+    expect(calls).toBe(1);
   });
 
   it('a route option that is invalid fails app.init() with a ConfigError naming it', async () => {
