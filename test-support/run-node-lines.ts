@@ -16,6 +16,7 @@ const SUITES = [
   'packages/express',
   'packages/fastify',
   'packages/koa',
+  'packages/nestjs',
   'packages/adapter-conformance',
 ];
 
