@@ -3,6 +3,7 @@
  * the store from dependency injection, per-route options, `@IdempotencyContext()`.
  */
 import 'reflect-metadata';
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +32,7 @@ import {
   ConfigError,
   IdempotencyGuard,
   InMemoryStore,
+  providers,
   type RequestIdempotency,
   type Store,
 } from '@webhook-idempotency/core';
@@ -321,6 +323,46 @@ describe.each(platforms)('nestjs on %s', (platform) => {
       202,
       'true',
       { call: 1 },
+    ]);
+    expect(calls).toBe(1);
+  });
+
+  it('a route preset over the module options: the GitHub signature is checked on the raw bytes Nest kept (rawBody: true)', async () => {
+    const store = new InMemoryStore();
+    const secret = 'nest secret';
+    let calls = 0;
+    @Controller()
+    class Hooks {
+      @Post('github')
+      @HttpCode(200)
+      @Idempotent({ preset: providers.github({ secret }) })
+      github(@Body() event: { action: string }) {
+        return { action: event.action, call: ++calls };
+      }
+    }
+    @Module({
+      imports: [IdempotencyModule.forRoot({ store, provider: 'p', key })],
+      controllers: [Hooks],
+    })
+    class App {}
+    const { server } = await serve(App);
+    const body = '{"action":  "opened"}';
+    const send = (signature: string) =>
+      request(server)
+        .post('/github')
+        .set('content-type', 'application/json')
+        .set('x-github-delivery', 'gh-1')
+        .set('x-hub-signature-256', signature)
+        .send(body);
+    const signed = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+    expect((await send('sha256=00')).status).toBe(401);
+    expect(await receipt(store, 'gh-1', 'github')).toBeNull();
+    const first = await send(signed);
+    expect([first.status, first.body]).toEqual([200, { action: 'opened', call: 1 }]);
+    const again = await send(signed);
+    expect([again.headers['idempotent-replayed'], again.body]).toEqual([
+      'true',
+      { action: 'opened', call: 1 },
     ]);
     expect(calls).toBe(1);
   });
