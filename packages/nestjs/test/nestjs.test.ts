@@ -15,6 +15,7 @@ import {
   type CanActivate,
   Controller,
   type ExceptionFilter,
+  Header,
   Headers,
   HttpCode,
   HttpException,
@@ -365,6 +366,42 @@ describe.each(platforms)('nestjs on %s', (platform) => {
       { action: 'opened', call: 1 },
     ]);
     expect(calls).toBe(1);
+  });
+
+  it('decorators below @Idempotent() keep working (their metadata is carried over to the wrapper); without IdempotencyModule the start fails', async () => {
+    const store = new InMemoryStore();
+    @Controller()
+    class Hooks {
+      @Idempotent()
+      @Post('hook')
+      @HttpCode(202)
+      @Header('x-handled-by', 'hooks')
+      hook(@Body() body: { n: number }, @Headers('x-event-id') id: string) {
+        return { n: body.n, id };
+      }
+    }
+    @Module({
+      imports: [IdempotencyModule.forRoot({ store, provider: 'p', key })],
+      controllers: [Hooks],
+    })
+    class App {}
+    const { server } = await serve(App);
+    const first = await request(server).post('/hook').set('x-event-id', 'o1').send({ n: 3 });
+    expect([first.status, first.headers['x-handled-by'], first.body]).toEqual([
+      202,
+      'hooks',
+      { n: 3, id: 'o1' },
+    ]);
+    const again = await request(server).post('/hook').set('x-event-id', 'o1').send({ n: 3 });
+    expect([
+      again.status,
+      again.headers['x-handled-by'],
+      again.headers['idempotent-replayed'],
+    ]).toEqual([202, 'hooks', 'true']);
+
+    @Module({ controllers: [Hooks] })
+    class WithoutModule {}
+    await expect(startNest(platform, WithoutModule)).rejects.toThrow(/IdempotencyRegistry/);
   });
 
   it('a route option that is invalid fails app.init() with a ConfigError naming it', async () => {
