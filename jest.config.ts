@@ -11,11 +11,29 @@ function hasNodeSqlite(): boolean {
   }
 }
 
+/** Files compiled with legacy decorators and metadata (see tsconfig.decorators.json). */
+const DECORATED =
+  '/(packages/nestjs/test|examples/nestjs-payme)/.+\\.ts$|/examples/snippets/src/nestjs\\.ts$';
+
 // One jest run covers every workspace package and example. swc strips the types (fast);
 // `tsc --noEmit` runs first in `pnpm test` to check them.
 const config: Config = {
   testEnvironment: 'node',
   transform: {
+    // NestJS code (the nestjs package's tests, its example, its docs snippet) uses TypeScript's
+    // legacy decorators with their design-type metadata, which Nest's dependency injection reads.
+    // Only those files are compiled so; the first matching pattern wins.
+    [DECORATED]: [
+      '@swc/jest',
+      {
+        jsc: {
+          parser: { syntax: 'typescript', decorators: true },
+          transform: { legacyDecorator: true, decoratorMetadata: true },
+          target: 'es2022',
+        },
+        module: { type: 'commonjs' },
+      },
+    ],
     '^.+\\.(t|j)sx?$': [
       '@swc/jest',
       { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
@@ -30,6 +48,9 @@ const config: Config = {
   ...(process.env.WI_BETTER_SQLITE3
     ? { moduleNameMapper: { '^better-sqlite3$': process.env.WI_BETTER_SQLITE3 } }
     : {}),
+  // NestJS 12 ships ES modules only: jest on Node 20 cannot require them, so swc compiles them to
+  // CommonJS like our own sources. Everything else in node_modules is loaded as it is.
+  transformIgnorePatterns: ['^(?!.*/node_modules/@nestjs/).*/node_modules/'],
   modulePathIgnorePatterns: ['<rootDir>/.tmp/', '<rootDir>/.cache/'],
   // On Node 20 (no node:sqlite) that one suite is not collected; run-node-lines.ts runs it on 22 and 24.
   testPathIgnorePatterns: [

@@ -18,6 +18,7 @@ const SUITES = [
   'packages/koa',
   'packages/fetch',
   'packages/hono',
+  'packages/nestjs',
   'packages/adapter-conformance',
   // The one store suite that needs no server and that Node 20 cannot run (node:sqlite is 22.5+).
   'packages/sql/test/node-sqlite.test.ts',

@@ -46,6 +46,12 @@ const FRAMEWORKS = [
   'hono@4.13.19',
   '@hono/node-server@2.1.8',
   '@opentelemetry/api@1.9.1',
+  '@nestjs/common@12.5.1',
+  '@nestjs/core@12.5.1',
+  '@nestjs/platform-express@12.5.1',
+  '@nestjs/platform-fastify@12.5.0',
+  'reflect-metadata@0.2.2',
+  'rxjs@7.8.2',
 ];
 const TYPES = [
   'typescript@6.0.3',
@@ -65,6 +71,8 @@ const APPS = [
   'fetch-memory.mjs',
   'hono-memory.cjs',
   'hono-memory.mjs',
+  'nestjs-express.cjs',
+  'nestjs-fastify.mjs',
 ];
 const RESOLUTIONS = ['node16', 'nodenext', 'bundler'];
 /** Every Node the apps run on: the machine's, then each line of NODE_LINES. */

@@ -41,6 +41,7 @@ describe('the docs and READMEs', () => {
       'docs/adapters/express.md',
       'docs/adapters/fastify.md',
       'docs/adapters/koa.md',
+      'docs/adapters/nestjs.md',
       'docs/guides/raw-body.md',
       'docs/reference/configuration.md',
       'docs/reference/errors.md',

@@ -58,12 +58,12 @@ const coreNamesOf = (file: string) =>
       .filter(Boolean),
   );
 
-const ADAPTERS = ['express', 'fastify', 'koa', 'fetch', 'hono'];
+const ADAPTERS = ['express', 'fastify', 'koa', 'fetch', 'hono', 'nestjs'];
 
 describe('package boundaries', () => {
   it('core imports no framework, driver or query builder, not even for types', () => {
     const banned =
-      /^(express|fastify|fastify-plugin|koa|@koa\/.*|hono|@hono\/.*|knex|pg|mysql2|better-sqlite3)(\/|$)/;
+      /^(express|fastify|fastify-plugin|koa|@koa\/.*|hono|@hono\/.*|@nestjs\/.*|rxjs|knex|pg|mysql2|better-sqlite3)(\/|$)/;
     for (const file of sources(join(root, 'packages/core/src'))) {
       for (const spec of importsOf(file))
         expect(`${relative(root, file)} -> ${spec}`).not.toMatch(

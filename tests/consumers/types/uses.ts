@@ -57,6 +57,11 @@ import {
   telemetryListener,
   type TelemetryOptions,
 } from '@webhook-idempotency/opentelemetry';
+import {
+  Idempotent,
+  IdempotencyModule,
+  type NestIdempotencyOptions,
+} from '@webhook-idempotency/nestjs';
 import Database from 'better-sqlite3';
 import express from 'express';
 import Fastify from 'fastify';
@@ -147,6 +152,15 @@ export async function uses(): Promise<void> {
     c.json({ attempt: c.get('idempotency')?.attempts ?? null }),
   );
   void [POST, hono];
+  const nestOptions: NestIdempotencyOptions = {
+    store,
+    preset: providers.payme({ password: 'x'.repeat(36) }),
+  };
+  const nestRoute: MethodDecorator = Idempotent({
+    provider: 'github',
+    key: (req) => req.headers['x-github-delivery'] as string | undefined,
+  });
+  void [IdempotencyModule.forRoot(nestOptions), nestRoute];
 
   const engine = createEngine<HttpRequest>({ store, provider: 'acme', key: () => '1' });
   const decide = (decision: Decision): string => decision.action;

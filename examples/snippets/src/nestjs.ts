@@ -1,0 +1,129 @@
+/**
+ * @module docs/adapters/nestjs.md and packages/nestjs/README.md: the module and the decorator,
+ * the Fastify platform, forRootAsync with the transaction. test/nestjs.test.ts drives each over HTTP.
+ */
+// #region minimal
+import 'reflect-metadata';
+import { Body, Controller, HttpCode, Module, Post } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { InMemoryStore, type RequestIdempotency } from '@webhook-idempotency/core';
+import { Idempotent, IdempotencyContext, IdempotencyModule } from '@webhook-idempotency/nestjs';
+// #endregion minimal
+// #region fastify
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+// #endregion fastify
+// #region async
+import { Inject } from '@nestjs/common';
+import { Schema, SqlStore } from '@webhook-idempotency/sql';
+import knex, { type Knex } from 'knex';
+// #endregion async
+
+// #region minimal
+
+@Controller('webhooks')
+export class GithubController {
+  @Post('github')
+  @HttpCode(200)
+  @Idempotent({
+    provider: 'github',
+    key: (req) => req.headers['x-github-delivery'] as string | undefined,
+    keyDescription: 'X-GitHub-Delivery header',
+  })
+  receive(@Body() event: { action?: string }, @IdempotencyContext() run: RequestIdempotency) {
+    // … change your data once per delivery (event is the parsed JSON) …
+    return { received: event.action, attempts: run.attempts };
+  }
+}
+
+@Module({
+  // One process only: use SqlStore from @webhook-idempotency/sql in production.
+  imports: [IdempotencyModule.forRoot({ store: new InMemoryStore() })],
+  controllers: [GithubController],
+})
+export class AppModule {}
+// #endregion minimal
+
+/** Not run by the tests (they create the app with `init()` and supertest). */
+export async function bootstrap() {
+  // #region minimal
+
+  // rawBody: true keeps the exact request bytes on req.rawBody, for signatures and fingerprints.
+  const app = await NestFactory.create(AppModule, { rawBody: true });
+  await app.listen(3000);
+  // #endregion minimal
+}
+
+/** The same module on the Fastify platform. */
+export async function fastifyApp() {
+  // #region fastify
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule, new FastifyAdapter(), {
+    rawBody: true,
+  });
+  // #endregion fastify
+  return app;
+}
+
+/** Not run by the tests. */
+export async function startFastify(app: NestFastifyApplication) {
+  // #region fastify
+  await app.listen(3000, '0.0.0.0');
+  // #endregion fastify
+}
+
+/** forRootAsync: the store from a database module; the route writes through the transaction. */
+export function transactionModule(filename: string) {
+  // #region async
+  const DATABASE = Symbol('database');
+
+  @Module({
+    providers: [
+      {
+        provide: DATABASE,
+        useFactory: async () => {
+          const db = knex({
+            client: 'better-sqlite3',
+            connection: { filename },
+            useNullAsDefault: true,
+          }); // or pg, mysql2
+          await Schema.createTable(db);
+          return db;
+        },
+      },
+    ],
+    exports: [DATABASE],
+  })
+  class DatabaseModule {}
+
+  @Controller('webhooks')
+  class PaymentsController {
+    constructor(@Inject(DATABASE) readonly db: Knex) {}
+
+    @Post('payments')
+    @HttpCode(200)
+    @Idempotent({ provider: 'payments', key: (req) => (req.body as { id?: string }).id })
+    async receive(
+      @Body() event: { data: { object: { id: string; amount: number } } },
+      @IdempotencyContext() run: RequestIdempotency<Knex.Transaction>,
+    ) {
+      const { id, amount } = event.data.object;
+      // Open until the receipt is completed: the payment row and the receipt commit together.
+      await run.transaction!('payments').insert({ payment_intent: id, amount });
+      return { received: true };
+    }
+  }
+
+  @Module({
+    imports: [
+      DatabaseModule,
+      IdempotencyModule.forRootAsync({
+        imports: [DatabaseModule],
+        inject: [DATABASE],
+        useFactory: (db: Knex) => ({ store: new SqlStore(db), transactional: true }),
+      }),
+    ],
+    controllers: [PaymentsController],
+  })
+  class PaymentsModule {}
+  // #endregion async
+  return { PaymentsModule, DATABASE };
+}

@@ -1,0 +1,135 @@
+/**
+ * @module The interceptor `@Idempotent()` applies, and the claim it makes when Nest calls the
+ * route method (after guards and pipes): translates the Nest request in, calls the engine, holds
+ * the answer until it is recorded.
+ */
+import type { ServerResponse } from 'node:http';
+import type { HttpRequest, RequestIdempotency } from '@webhook-idempotency/core';
+import { type Engine, type PendingRun, toRawBody } from '@webhook-idempotency/core/adapter';
+import {
+  type CallHandler,
+  type ExecutionContext,
+  Inject,
+  Injectable,
+  type NestInterceptor,
+} from '@nestjs/common';
+import { BaseExceptionFilter, HttpAdapterHost } from '@nestjs/core';
+import { catchError, from, mergeMap, type Observable, throwError } from 'rxjs';
+import { HeldResponse } from './capture';
+import { IdempotencyRegistry } from './registry';
+import type { NestRequest } from './types';
+
+function toHttpRequest(req: NestRequest): HttpRequest<NestRequest> {
+  const rawBody = toRawBody(req.rawBody) ?? (Buffer.isBuffer(req.body) ? req.body : undefined);
+  return {
+    method: req.method,
+    url: req.originalUrl ?? req.url,
+    headers: req.headers,
+    rawBody,
+    body: req.body,
+    native: req,
+  };
+}
+
+/** The node:http response under the platform's: Express's `res` is one, Fastify's `reply` holds it as `raw`. */
+function rawResponse(res: { raw?: ServerResponse } & Partial<ServerResponse>): ServerResponse {
+  return res.raw ?? (res as ServerResponse);
+}
+
+/** A response answered at once is never settled: whatever is written on it later is dropped. */
+const settledAlready = (): Promise<null> => Promise.resolve(null);
+
+/** One guarded request: set up by the interceptor, claimed by the route method's wrapper. */
+class Slot {
+  private run: PendingRun | undefined;
+  private held: HeldResponse | undefined;
+
+  constructor(
+    private readonly engine: Engine<NestRequest>,
+    private readonly req: NestRequest,
+    private readonly raw: ServerResponse,
+    private readonly fail: (error: unknown) => void,
+  ) {}
+
+  /**
+   * Claims, then calls the route method with the run's value, inside the run's async context.
+   * A replay or the engine's own answer is sent at once and the method does not run; what Nest
+   * writes after it is dropped.
+   */
+  async invoke(method: (idempotency: RequestIdempotency | undefined) => unknown): Promise<unknown> {
+    const decision = await this.engine.begin(toHttpRequest(this.req));
+    if (decision.action === 'pass') return method(undefined);
+    if (decision.action === 'respond') {
+      new HeldResponse(this.raw, settledAlready, this.fail).answerNow(decision.response);
+      return undefined;
+    }
+    const { run, idempotency } = decision;
+    this.req.idempotency = idempotency;
+    this.run = run;
+    const held = new HeldResponse(this.raw, (captured) => run.finish(captured), this.fail);
+    this.held = held;
+    run.onExpire((answer) => held.answerNow(answer));
+    return run.enter(() => method(idempotency));
+  }
+
+  /** The method (or a pipe after the claim, or an interceptor inside this one) threw: the receipt is `failed`. */
+  async abort(error: unknown): Promise<void> {
+    this.held?.release();
+    await this.run?.abort(error);
+  }
+}
+
+const slots = new WeakMap<object, Slot>();
+
+/**
+ * Calls `method` for the request `req` of a guarded route: claimed first when the interceptor set
+ * the request up, directly otherwise (a route used outside HTTP). Used by `@Idempotent()`'s wrapper.
+ */
+export function invokeGuarded(
+  req: unknown,
+  method: (idempotency: RequestIdempotency | undefined) => unknown,
+): unknown {
+  const slot = typeof req === 'object' && req !== null ? slots.get(req) : undefined;
+  return slot ? slot.invoke(method) : method(undefined);
+}
+
+/**
+ * Guards one route. Guards have run when it starts; the claim waits for the pipes (it is made when
+ * Nest calls the route method), so a request a guard or a pipe refuses leaves no receipt. A replay
+ * or the engine's own answer (400/401/409/422/503) replaces whatever Nest sends; a claimed run's
+ * answer is held until the receipt is written. A handler error (an `HttpException` too) marks the
+ * receipt `failed` and goes on to Nest's exception filters, whose answer is never stored.
+ * Applied by `@Idempotent()`.
+ */
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    private readonly registry: IdempotencyRegistry,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (context.getType() !== 'http') return next.handle();
+    const engine = this.registry.engineFor(context.getHandler());
+    const http = context.switchToHttp();
+    const req = http.getRequest<NestRequest>();
+    const fail = (error: unknown) => this.answerError(error, context);
+    const slot = new Slot(engine, req, rawResponse(http.getResponse()), fail);
+    slots.set(req, slot);
+    return next
+      .handle()
+      .pipe(
+        catchError((error: unknown) =>
+          from(slot.abort(error)).pipe(mergeMap(() => throwError(() => error))),
+        ),
+      );
+  }
+
+  /** An answer that could not be recorded (over `maxResponseBytes`) once Nest had sent it: Nest's own 500. */
+  private answerError(error: unknown, context: ExecutionContext): void {
+    new BaseExceptionFilter(this.adapterHost.httpAdapter).catch(error, context);
+  }
+}
+
+Inject(IdempotencyRegistry)(IdempotencyInterceptor, undefined, 0);
+Inject(HttpAdapterHost)(IdempotencyInterceptor, undefined, 1);
+Injectable()(IdempotencyInterceptor);

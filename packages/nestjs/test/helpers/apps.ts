@@ -1,0 +1,141 @@
+/** The NestJS registry entries of the adapter conformance suite: Nest 12 on the Express and the Fastify platform. */
+import 'reflect-metadata';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { Readable } from 'node:stream';
+import {
+  Controller,
+  HttpCode,
+  type INestApplication,
+  Module,
+  Post,
+  Req,
+  Res,
+  StreamableFile,
+  type Type,
+} from '@nestjs/common';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Test } from '@nestjs/testing';
+import type {
+  AdapterEntry,
+  Answer,
+  Handler,
+  NativeLike,
+  Observer,
+  RunningApp,
+} from '@webhook-idempotency/adapter-conformance';
+import {
+  Idempotent,
+  IdempotencyModule,
+  type NestRequest,
+  type NestIdempotencyOptions,
+} from '../../src';
+
+/** What both platforms' responses offer a handler with `@Res({ passthrough: true })`. */
+interface PlatformResponse {
+  status(code: number): unknown;
+  header?(name: string, value: unknown): unknown;
+  setHeader?(name: string, value: unknown): unknown;
+}
+
+type Request = NestRequest & { raw?: IncomingMessage; socket?: Socket };
+
+/** Renders a neutral answer the Nest way: status and headers on the response, the body returned. */
+export function render(res: PlatformResponse, answer: Answer): unknown {
+  res.status(answer.status ?? 200);
+  for (const [name, value] of Object.entries(answer.headers ?? {})) {
+    if (res.setHeader) res.setHeader(name, value);
+    else res.header?.(name, value);
+  }
+  switch (answer.kind) {
+    case 'json':
+    case 'text':
+      return answer.value;
+    case 'buffer':
+      return new StreamableFile(answer.value);
+    case 'stream':
+      return new StreamableFile(Readable.from(answer.chunks.map((chunk) => Buffer.from(chunk))));
+    case 'empty':
+      return undefined;
+    default:
+      throw new Error(`nest cannot answer with ${answer.kind}`);
+  }
+}
+
+export type Platform = 'express' | 'fastify';
+
+/** The socket of a request on either platform. */
+export const socketOf = (req: Request): Socket => (req.raw?.socket ?? req.socket) as Socket;
+
+/**
+ * Builds, initialises and starts a Nest app (raw body kept, no logger) on a free loopback port,
+ * with `observe` called from outside the guard once each request is answered.
+ */
+export async function startNest(
+  platform: Platform,
+  module: Type,
+  observe?: Observer,
+): Promise<RunningApp & { app: INestApplication }> {
+  const moduleRef = await Test.createTestingModule({ imports: [module] }).compile();
+  const adapter = platform === 'express' ? new ExpressAdapter() : new FastifyAdapter();
+  if (observe && platform === 'fastify') {
+    (adapter as FastifyAdapter)
+      .getInstance()
+      .addHook('onResponse', async (request) =>
+        observe({ headers: request.headers, idempotency: (request as Request).idempotency }),
+      );
+  }
+  const app = moduleRef.createNestApplication(adapter, {
+    rawBody: true,
+    logger: false,
+    forceCloseConnections: true,
+  });
+  if (observe && platform === 'express') {
+    app.use((req: Request, res: ServerResponse, next: () => void) => {
+      res.once('finish', () => observe({ headers: req.headers, idempotency: req.idempotency }));
+      next();
+    });
+  }
+  try {
+    await app.listen(0, '127.0.0.1');
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
+  return { app, server: app.getHttpServer(), close: () => app.close() };
+}
+
+function entry(platform: Platform): AdapterEntry {
+  return {
+    name: `nestjs on ${platform}`,
+    capabilities: { writeAndEnd: false, streamBody: true },
+    async start(options, handler: Handler, observe: Observer) {
+      @Controller()
+      class HookController {
+        @Post('hook')
+        @HttpCode(200)
+        @Idempotent()
+        async hook(@Req() req: Request, @Res({ passthrough: true }) res: PlatformResponse) {
+          const answer = await handler({
+            headers: req.headers,
+            idempotency: req.idempotency as never,
+            socket: socketOf(req),
+          });
+          return render(res, answer);
+        }
+      }
+      @Module({
+        imports: [IdempotencyModule.forRoot(options as NestIdempotencyOptions)],
+        controllers: [HookController],
+      })
+      class HookModule {}
+      return startNest(platform, HookModule, observe);
+    },
+  };
+}
+
+/** Nest on both platforms it supports. */
+export const nestApps: readonly AdapterEntry[] = [entry('express'), entry('fastify')];
+
+export type { NativeLike };
