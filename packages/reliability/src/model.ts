@@ -64,7 +64,7 @@ export interface Delivery {
  *   fingerprint; a request without one matches such a receipt only when verified (§10);
  * - completion and failure are fenced by the claim the worker holds: a worker whose claim was taken
  *   over (or whose receipt was purged and claimed anew) changes nothing;
- * - purge deletes `completed`/`failed` receipts finished strictly before `now - olderThanMs`, never `processing` ones.
+ * - purge deletes `completed`/`failed` receipts finished at or before `now - olderThanMs`, never `processing` ones.
  */
 export class ReceiptModel {
   /** Model clock, milliseconds since the epoch. */
@@ -162,7 +162,7 @@ export class ReceiptModel {
     const deleted: string[] = [];
     for (const [key, receipt] of this.receipts) {
       if (!inScope(key) || receipt.status === 'processing' || receipt.finishedAt === null) continue;
-      if (receipt.finishedAt < cutoff) deleted.push(key);
+      if (receipt.finishedAt <= cutoff) deleted.push(key);
     }
     for (const key of deleted) this.receipts.delete(key);
     return deleted;

@@ -172,16 +172,16 @@ describe.each([memoryTarget, sqlite])('fixed interleavings on $name', (target) =
     ]);
   });
 
-  it('purge deletes only finished receipts older than the cut-off, never a processing one', async () => {
+  it('purge deletes only finished receipts at least as old as the cut-off, never a processing one', async () => {
     await runCommands(target, [
       new DeliverCommand(KEY, 'fp-a', false, 'return'),
       new DeliverCommand(KEYS[1]!, null, false, 'throw'),
       new DeliverCommand(KEYS[2]!, null, false, 'hold'),
-      new AdvanceClockCommand(DAY),
-      new PurgeCommand(1, undefined), // finished exactly 1 day ago: not older than the cut-off
+      new AdvanceClockCommand(DAY - 1),
+      new PurgeCommand(1, undefined), // finished 1 ms short of a day ago: kept
       new AdvanceClockCommand(1),
       new PurgeCommand(1, 'github'), // only github's, and that one is processing
-      new PurgeCommand(1, undefined), // both finished ones
+      new PurgeCommand(1, undefined), // both finished ones: exactly a day old, the bound is inclusive
       new PurgeCommand(0, undefined),
     ]);
   });
@@ -383,7 +383,7 @@ class FlawedStore implements Store {
         this.flaw === 'purge-processing' && row.status === ReceiptStatus.PROCESSING
           ? row.claimedAt
           : row.finishedAt;
-      if (old !== null && old < now - olderThanMs) {
+      if (old !== null && old <= now - olderThanMs) {
         this.rows.delete(id);
         deleted++;
       }
