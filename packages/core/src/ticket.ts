@@ -131,6 +131,8 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
   /** @internal The handler's run in milliseconds, once known (only when events are timed). */
   handlerMs: number | undefined;
   private settled = false;
+  /** The transaction begin() opened, if any. */
+  private openTransaction: TicketTransaction<R, Tx> | undefined;
   /** @internal When the claim was won (or its transaction began), then when the result was handed in (`performance.now()`; 0 untimed). */
   mark: number;
 
@@ -160,7 +162,7 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
   }
 
   async transaction<T extends R>(work: (context: RunContext<Tx>) => T | Promise<T>): Promise<T> {
-    const open = (await this.begin()) as TicketTransaction<R, Tx>;
+    const open = await this.open('transaction');
     let value: T;
     try {
       // The deadline ends the run even when the work never settles.
@@ -173,15 +175,20 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
     return value;
   }
 
-  async begin(): Promise<OpenTransaction<R, Tx>> {
+  begin(): Promise<OpenTransaction<R, Tx>> {
+    return this.open('begin');
+  }
+
+  private async open(how: 'begin' | 'transaction'): Promise<TicketTransaction<R, Tx>> {
     if (!this.env.store.withTransaction) {
       throw new IdempotencyError(
         ErrorCode.CONFIG,
         'This store does not support transactions (capabilities.transactional is false); the ticket is still open',
       );
     }
-    this.settle('begin');
+    this.settle(how);
     const open = new TicketTransaction(this);
+    this.openTransaction = open;
     try {
       await open.opened;
     } catch (error) {
@@ -192,6 +199,8 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
   }
 
   async fail(error: unknown): Promise<void> {
+    // After begin(): the open transaction is rolled back and the receipt marked failed (once).
+    if (this.openTransaction) return this.openTransaction.rollback(error);
     if (this.settled) return;
     this.settled = true;
     if (this.env.timed && this.handlerMs === undefined) this.handed();
@@ -302,6 +311,8 @@ class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
   private readonly settled: Promise<unknown>;
   private result!: { resolve(value: R): void; reject(error: unknown): void };
   private finished = false;
+  /** The error `rollback` was called with: the work's own failure, passed through as it is. */
+  private rolledBackWith: unknown;
   /** The `failed` write of an early end, awaited by a later `rollback`. */
   private markedFailed: Promise<void> | undefined;
   private listener: ((error: unknown) => void) | undefined;
@@ -323,6 +334,8 @@ class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
       // The deadline bounds a transaction; it is no reason to keep a process alive that would exit.
       timer.unref?.();
     });
+    // Lost to the race or not, it never goes unobserved.
+    deadline.catch(() => undefined);
     const result = new Promise<R>((resolve, reject) => {
       this.result = { resolve, reject };
     });
@@ -330,25 +343,32 @@ class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
     const begun = new Promise<void>((resolve) => {
       open = resolve;
     });
-    const done = env.store.withTransaction!(
-      async (transaction) => {
-        stage = 'handler';
-        if (env.timed) ticket.mark = performance.now();
-        this.context = { ...ticket.context, transaction };
-        this.enter = AsyncResource.bind(callIn);
-        open();
-        let value: R;
-        try {
-          value = await result;
-        } finally {
-          if (env.timed) ticket.handed();
-        }
-        stage = 'complete';
-        await ticket.record(env.codec.encode(value), transaction);
-        stage = 'commit';
-        return value;
-      },
-      { signal: controller.signal, timeoutMs },
+    // Called on a later tick, so a store that throws synchronously rejects like one that rejects.
+    const done = Promise.resolve().then(() =>
+      env.store.withTransaction!(
+        async (transaction) => {
+          stage = 'handler';
+          if (env.timed) ticket.mark = performance.now();
+          this.context = { ...ticket.context, transaction };
+          this.enter = AsyncResource.bind(callIn);
+          open();
+          let value: R;
+          try {
+            value = await result;
+          } finally {
+            if (env.timed) ticket.handed();
+          }
+          // A result handed in after the transaction ended (the deadline) is never recorded: the
+          // handle may already be another transaction's connection.
+          if (controller.signal.aborted || this.endedWith !== undefined)
+            throw new HandlerTimeout(key.provider, key.externalId, timeoutMs);
+          stage = 'complete';
+          await ticket.record(env.codec.encode(value), transaction);
+          stage = 'commit';
+          return value;
+        },
+        { signal: controller.signal, timeoutMs },
+      ),
     );
     this.settled = Promise.race([done, deadline]).then(
       () => {
@@ -374,12 +394,24 @@ class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
           }
           return new StoreError(operation, error);
         }
+        // The store ended the transaction while the handler ran (a lost connection): a store
+        // failure, answered 503, unless it is the error the caller rolled back with.
+        if (
+          stage === 'handler' &&
+          error !== this.rolledBackWith &&
+          !(error instanceof IdempotencyError)
+        ) {
+          if (env.timed) {
+            const durationMs = performance.now() - ticket.mark;
+            env.emit({ type: 'store-error', key, operation: 'transaction', error, durationMs });
+          }
+          return new StoreError('transaction', error);
+        }
         return error ?? new Error('the transaction failed');
       },
     );
     // Whichever lost the race settles unobserved.
     done.catch(() => undefined);
-    deadline.catch(() => undefined);
     // Open once the callback runs; an end before that is a failed begin.
     this.opened = Promise.race([
       begun,
@@ -425,6 +457,7 @@ class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
   async rollback(error: unknown): Promise<void> {
     if (this.finished) return;
     this.finished = true;
+    this.rolledBackWith = error;
     this.result.reject(error);
     await this.settled;
     if (this.markedFailed) await this.markedFailed;
@@ -439,6 +472,10 @@ class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
   private notify(): void {
     if (!this.toNotify || !this.listener) return;
     this.toNotify = false;
-    this.listener(this.endedWith);
+    try {
+      this.listener(this.endedWith);
+    } catch {
+      // The listener's own failure (an answer that can no longer be sent) is not the transaction's.
+    }
   }
 }

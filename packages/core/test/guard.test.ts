@@ -625,3 +625,109 @@ describe('IdempotencyGuard.claim: the split API', () => {
     expect(await guard.find(key)).toMatchObject({ status: 'completed' });
   });
 });
+
+describe('claim().begin(): the open transaction under failure', () => {
+  /**
+   * A store whose transactions are driven by the test: `withTransaction` runs the work and then
+   * does what `mode` says (commit, fail as a lost connection would, or never begin at all).
+   */
+  class DrivenTxStore extends InMemoryStore {
+    override readonly capabilities = {
+      crossProcess: false,
+      transactional: true,
+      clock: 'caller' as const,
+    };
+    constructor(private readonly mode: 'commit' | 'connection-lost' | 'never-begins') {
+      super();
+    }
+    async withTransaction<T>(work: (tx: object) => Promise<T>): Promise<T> {
+      if (this.mode === 'never-begins') return new Promise<T>(() => undefined);
+      const running = work({});
+      if (this.mode === 'connection-lost') {
+        running.catch(() => undefined);
+        throw new Error('Connection terminated unexpectedly');
+      }
+      return running;
+    }
+  }
+
+  const claimed = async (guard: IdempotencyGuard<object>, id: string) => {
+    const claim = await guard.claim(new RequestKey('tx', id));
+    if (claim.isReplay) throw new Error('expected a ticket');
+    return claim;
+  };
+
+  it('a transaction the store ends while the handler runs is a StoreError for onEnded (a 503), and the receipt is failed', async () => {
+    const events: GuardEvent[] = [];
+    const guard = new IdempotencyGuard<object>(new DrivenTxStore('connection-lost'), {
+      transactional: true,
+      onEvent: (e) => events.push(e),
+    });
+    const open = await (await claimed(guard, 'lost')).begin();
+    const ended = await new Promise<unknown>((resolve) => open.onEnded(resolve));
+    expect(ended).toBeInstanceOf(StoreError);
+    expect(await guard.find(new RequestKey('tx', 'lost'))).toMatchObject({ status: 'failed' });
+    expect(events.map((e) => e.type)).toContain('store-error');
+    await expect(open.commit({ late: true })).rejects.toBeInstanceOf(StoreError);
+    expect(await guard.find(new RequestKey('tx', 'lost'))).toMatchObject({ status: 'failed' });
+  });
+
+  it('an onEnded listener that throws neither rejects a later rollback nor leaves an unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const guard = new IdempotencyGuard<object>(new DrivenTxStore('connection-lost'), {
+        transactional: true,
+      });
+      const open = await (await claimed(guard, 'throwing-listener')).begin();
+      let called = false;
+      open.onEnded(() => {
+        called = true;
+        throw new Error('headers already sent');
+      });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(called).toBe(true);
+      await expect(open.rollback(new Error('late'))).resolves.toBeUndefined();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
+
+  it('claim.fail() after begin() rolls the open transaction back and marks the receipt failed', async () => {
+    const guard = new IdempotencyGuard<object>(new DrivenTxStore('commit'), {
+      transactional: true,
+    });
+    const claim = await claimed(guard, 'fail-after-begin');
+    const open = await claim.begin();
+    await claim.fail(new Error('business rule'));
+    expect(await guard.find(new RequestKey('tx', 'fail-after-begin'))).toMatchObject({
+      status: 'failed',
+      error: 'Error: business rule',
+    });
+    await expect(open.commit('too late')).rejects.toThrow(/ended once/);
+  });
+
+  it('a begin that outlives the deadline throws HandlerTimeout and marks the receipt failed', async () => {
+    const guard = new IdempotencyGuard<object>(new DrivenTxStore('never-begins'), {
+      transactional: true,
+      handlerTimeoutSeconds: 0.05,
+    });
+    const claim = await claimed(guard, 'never-begins');
+    await expect(claim.begin()).rejects.toMatchObject({ code: 'ERR_IDEMPOTENCY_HANDLER_TIMEOUT' });
+    expect(await guard.find(new RequestKey('tx', 'never-begins'))).toMatchObject({
+      status: 'failed',
+    });
+  });
+
+  it('transaction() called twice names transaction() in its error', async () => {
+    const guard = new IdempotencyGuard<object>(new DrivenTxStore('commit'), {
+      transactional: true,
+    });
+    const claim = await claimed(guard, 'twice');
+    await claim.transaction(() => 'once');
+    await expect(claim.transaction(() => 'twice')).rejects.toThrow(/transaction\(\) was called/);
+  });
+});

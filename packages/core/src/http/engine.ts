@@ -208,7 +208,8 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
     } catch (error) {
       // The transaction could not begin: nothing ran, so the engine answers for it (503).
       const refused = await this.refuseClaim(error, request);
-      return trace ? reported(refused, trace, outcomeOf(error, false)) : refused;
+      // The claim was won: a begin that failed or ran out of time is a failed delivery.
+      return trace ? reported(refused, trace, outcomeOf(error, true)) : refused;
     }
     const config = this.config as EngineConfig<unknown, unknown>;
     const opened = open as OpenTransaction<StoredResponse, unknown>;

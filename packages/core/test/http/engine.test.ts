@@ -1,6 +1,7 @@
 /** Unit tests of the HTTP engine, without any framework: decisions, finish/abort, answers. */
 import {
   ConfigError,
+  type GuardEvent,
   IdempotencyGuard,
   InMemoryStore,
   type HttpRequest,
@@ -331,5 +332,36 @@ describe('engine.begin', () => {
       isRetry: false,
       transaction: { id: 7 },
     });
+  });
+});
+
+describe('transactional begin past the deadline', () => {
+  /** A transactional store whose transactions never begin (a connection that never frees up). */
+  class NeverBegins extends InMemoryStore {
+    override readonly capabilities = {
+      crossProcess: false,
+      transactional: true,
+      clock: 'caller' as const,
+    };
+    withTransaction<T>(): Promise<T> {
+      return new Promise<T>(() => undefined);
+    }
+  }
+
+  it('answers 503 and reports the won claim as a failed delivery', async () => {
+    const events: GuardEvent[] = [];
+    const engine = createEngine<Native>({
+      store: new NeverBegins(),
+      provider: 'test',
+      key: (n) => n.headers['x-id'],
+      transactional: true,
+      handlerTimeoutSeconds: 0.05,
+      onEvent: (e) => events.push(e),
+    });
+    const answer = responded(await engine.begin(request('begin-timeout')));
+    expect(answer.status).toBe(503);
+    expect(events.filter((e) => e.type === 'delivered')).toEqual([
+      expect.objectContaining({ outcome: 'failed', status: 503 }),
+    ]);
   });
 });

@@ -24,7 +24,7 @@ export function isBetterSqlite(db: unknown): db is BetterSqlite3.Database {
   );
 }
 
-/** True for a `node:sqlite` `DatabaseSync` (Node ≥ 22.5). */
+/** True for a `node:sqlite` `DatabaseSync` (Node ≥ 22.16: `isTransaction` and `columns()`). */
 export function isNodeSqlite(db: unknown): db is NodeSqliteDatabase {
   const candidate = db as Partial<NodeSqliteDatabase> | null;
   return (
@@ -103,13 +103,18 @@ interface Marker {
 
 const shared = new WeakMap<object, Shared>();
 
+/** How each handle a transaction handed out ended (or that it is open), for the store's own statements through it. */
+const handleGates = new WeakMap<object, Gate>();
+
 /** Statements a gated Database hands out are gated too: a prepared statement kept past the end refuses to run. */
 function gatedDatabase<Db extends object>(db: Db, state: Gate): Db {
-  return gate(db, state, (method, result) =>
+  const handle = gate(db, state, (method, result) =>
     method === 'prepare' && typeof result === 'object' && result !== null
       ? gate(result, state)
       : result,
   );
+  handleGates.set(handle, state);
+  return handle;
 }
 
 /** An executor over a better-sqlite3 `db`; a statement waits at most `waitMs` for an open transaction to end. */
@@ -190,7 +195,15 @@ function syncExecutor<Db extends SyncDatabase, Statement extends object>(
   return {
     dialect: 'sqlite',
     async query(sql, params, transaction) {
-      if (transaction !== undefined || inTransaction.getStore()?.open) return run(sql, params);
+      if (transaction !== undefined) {
+        // The store's statement through a handle whose transaction has ended would run on the
+        // bare connection, outside any transaction or inside the next one: refused, as the
+        // handle itself refuses.
+        const closed = handleGates.get(transaction as object)?.closed;
+        if (closed) throw new TransactionClosed(closed);
+        return run(sql, params);
+      }
+      if (inTransaction.getStore()?.open) return run(sql, params);
       // A read is one synchronous statement: it cannot interleave with another, so it need not
       // queue behind a handler's open transaction (it sees that transaction's rows, which commit
       // or roll back as a whole; the store only reads receipts this way).
