@@ -1,7 +1,7 @@
 /** @jest-config-loader esbuild-register */
 import type { Config } from 'jest';
 
-/** `node:sqlite` exists from Node 22.5: its store suite is collected on the lines that have it. */
+/** `node:sqlite` exists from Node 22.5 (the store needs 22.16): its suite is collected where it exists. */
 function hasNodeSqlite(): boolean {
   // Not `require`: Node 22+ may load this file as an ES module (type stripping).
   try {

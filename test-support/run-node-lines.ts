@@ -20,7 +20,7 @@ const SUITES = [
   'packages/hono',
   'packages/nestjs',
   'packages/adapter-conformance',
-  // The one store suite that needs no server and that Node 20 cannot run (node:sqlite is 22.5+).
+  // The one store suite that needs no server and that Node 20 cannot run (node:sqlite is 22.5+, the store needs 22.16).
   'packages/sql/test/node-sqlite.test.ts',
   'examples/snippets/test/node-sqlite.test.ts',
 ];

@@ -1,6 +1,6 @@
 /**
  * @module docs/stores.md and packages/sql/README.md: SqlStore over Node's built-in `node:sqlite`
- * (Node ≥ 22.5; no native module to compile). Run by test/node-sqlite.test.ts on those Node lines.
+ * (Node ≥ 22.16; no native module to compile). Run by test/node-sqlite.test.ts on those Node lines.
  */
 // #region node-sqlite
 import { DatabaseSync } from 'node:sqlite';

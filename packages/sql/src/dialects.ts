@@ -164,7 +164,14 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     onConflictDoNothing: ' ON CONFLICT (provider, external_id) DO NOTHING',
     returning: true,
     deleteBatch: keyedBatch,
-    duplicateKeyCodes: new Set(['SQLITE_CONSTRAINT_PRIMARYKEY', 'SQLITE_CONSTRAINT_UNIQUE']),
+    // better-sqlite3's codes; node:sqlite reports ERR_SQLITE_ERROR with the extended result code
+    // in `errcode` (1555 SQLITE_CONSTRAINT_PRIMARYKEY, 2067 SQLITE_CONSTRAINT_UNIQUE).
+    duplicateKeyCodes: new Set([
+      'SQLITE_CONSTRAINT_PRIMARYKEY',
+      'SQLITE_CONSTRAINT_UNIQUE',
+      1555,
+      2067,
+    ]),
     // better-sqlite3 says SQLITE_ERROR, node:sqlite ERR_SQLITE_ERROR; both are generic.
     missingTable: {
       codes: new Set(['SQLITE_ERROR', 'ERR_SQLITE_ERROR']),
@@ -177,9 +184,11 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
 
 function hasCode(codes: ReadonlySet<string | number>, error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const { code, errno } = error as { code?: unknown; errno?: unknown };
+  const { code, errno, errcode } = error as { code?: unknown; errno?: unknown; errcode?: unknown };
   return (
-    (typeof code === 'string' && codes.has(code)) || (typeof errno === 'number' && codes.has(errno))
+    (typeof code === 'string' && codes.has(code)) ||
+    (typeof errno === 'number' && codes.has(errno)) ||
+    (typeof errcode === 'number' && codes.has(errcode))
   );
 }
 

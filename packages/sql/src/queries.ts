@@ -53,7 +53,7 @@ export function readColumns(dialect: DialectSpec, { summary = false } = {}): str
   ].join(', ');
 }
 
-/** What `purge` deletes: finished receipts whose `finished_at` is older than `?` milliseconds. */
+/** What `purge` deletes: finished receipts whose `finished_at` is at least `?` milliseconds ago. */
 export function finishedBefore(dialect: DialectSpec): string {
   return `status IN ('completed', 'failed') AND finished_at <= ${dialect.minusMs(dialect.now)}`;
 }

@@ -37,8 +37,8 @@ export interface NodeSqliteStatement {
 }
 
 /**
- * Node's built-in SQLite connection, `new DatabaseSync(path)` from `node:sqlite` (Node ≥ 22.5;
- * without a flag from 22.13): the part the store uses. Pass `{ timeout: 5000 }` when several
+ * Node's built-in SQLite connection, `new DatabaseSync(path)` from `node:sqlite` (Node ≥ 22.16,
+ * the first with `isTransaction` and `StatementSync.columns()`): the part the store uses. Pass `{ timeout: 5000 }` when several
  * processes share the file, so a writer waits for the lock instead of failing at once.
  */
 export interface NodeSqliteDatabase {

@@ -1,12 +1,13 @@
 /**
  * SqlStore over Node's built-in `node:sqlite` DatabaseSync on a file: the whole store contract,
- * as better-sqlite3 passes it. Collected on the Node lines that have `node:sqlite` (22.5+; see
+ * as better-sqlite3 passes it. Collected on the Node lines that have `node:sqlite` (22.16+; see
  * jest.config.ts and test-support/run-node-lines.ts), which `pnpm test` runs.
  */
 import { DatabaseSync } from 'node:sqlite';
 import { IdempotencyGuard } from '@webhook-idempotency/core';
 import { ReceiptsAdmin, Schema, SqlStore } from '../src';
 import { createExecutor } from '../src/connection';
+import { dialects, isDuplicateKey } from '../src/dialects';
 import { sqlConformance } from './helpers/conformance';
 import { sqliteFile } from './helpers/databases';
 import { guardCases } from './helpers/guard-cases';
@@ -37,6 +38,33 @@ describe('node:sqlite specifics', () => {
     expect(() => kept!.prepare('SELECT 1')).toThrow(
       expect.objectContaining({ code: 'ERR_IDEMPOTENCY_TRANSACTION_CLOSED' }),
     );
+  });
+
+  it("a unique-index violation is recognised as one (node:sqlite's errcode)", () => {
+    const fresh = new DatabaseSync(sqliteFile('node-sqlite-dup'));
+    try {
+      fresh.exec('CREATE TABLE t (id TEXT PRIMARY KEY, u TEXT UNIQUE)');
+      fresh.prepare('INSERT INTO t (id, u) VALUES (?, ?)').run('a', 'x');
+      const violation = (sql: string): unknown => {
+        try {
+          fresh.prepare(sql).run();
+        } catch (error) {
+          return error;
+        }
+        throw new Error('expected a constraint violation');
+      };
+      expect(isDuplicateKey(dialects.sqlite, violation("INSERT INTO t VALUES ('a', 'y')"))).toBe(
+        true,
+      );
+      expect(isDuplicateKey(dialects.sqlite, violation("INSERT INTO t VALUES ('b', 'x')"))).toBe(
+        true,
+      );
+      expect(isDuplicateKey(dialects.sqlite, violation('INSERT INTO missing VALUES (1)'))).toBe(
+        false,
+      );
+    } finally {
+      fresh.close();
+    }
   });
 
   it('Schema.createTable works on a fresh file and the table answers a claim', async () => {
