@@ -41,6 +41,14 @@ export type {
   StoreCapabilities,
   TransactionOptions,
 } from './types';
+export {
+  type Delivery,
+  type DeliveryLease,
+  DeliveryStatus,
+  type InboxStore,
+  type NewDelivery,
+  type StoredDelivery,
+} from './inbox/types';
 export * as providers from './providers';
 export { RequestPolicy } from './http/constants';
 export { canonicalJson, defaultFingerprint, sha256Hex } from './http/fingerprint';

@@ -31,7 +31,7 @@ const nullableText = (value: unknown): string | null =>
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is matched on purpose, to be replaced before storing (PostgreSQL text rejects it).
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 /** `value` with U+FFFD for each character no dialect's text column stores as given. */
-const storableText = (value: string): string => value.replace(UNSTORABLE, '\uFFFD');
+export const storableText = (value: string): string => value.replace(UNSTORABLE, '\uFFFD');
 
 function toReceipt(row: Row): ObservedReceipt {
   const claimedMs = Number(row.claimed_ms);
