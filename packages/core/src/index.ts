@@ -41,10 +41,13 @@ export type {
   StoreCapabilities,
   TransactionOptions,
 } from './types';
+export type { InboxOptions, InboxResponse } from './inbox/accept';
 export {
   type Delivery,
+  type DeliveryRef,
   type DeliveryLease,
   DeliveryStatus,
+  type InboxEvent,
   type InboxStore,
   type NewDelivery,
   type StoredDelivery,

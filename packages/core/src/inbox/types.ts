@@ -106,3 +106,49 @@ export interface InboxStore {
    */
   purge(input: { readonly olderThanMs: number; readonly batchSize?: number }): Promise<number>;
 }
+
+/** A delivery as events name it. */
+export interface DeliveryRef {
+  readonly id: number;
+  readonly provider: string;
+  readonly externalId: string;
+  readonly attempts: number;
+}
+
+/** What the inbox endpoint and the worker report without throwing: for logs and metrics. */
+export type InboxEvent =
+  /** The endpoint stored a delivery (`stored`) or recognised one it already had (`duplicate`). */
+  | {
+      readonly type: 'stored' | 'duplicate';
+      readonly provider: string;
+      readonly externalId: string;
+    }
+  /** The handler ran and committed, or the receipt showed it already had (`replayed: true`). */
+  | { readonly type: 'processed'; readonly delivery: DeliveryRef; readonly replayed: boolean }
+  /** The handler failed; the delivery is due again after `delayMs`. */
+  | {
+      readonly type: 'retry';
+      readonly delivery: DeliveryRef;
+      readonly delayMs: number;
+      readonly error: string;
+    }
+  /** The handler failed for the last allowed time: the delivery is `dead`. */
+  | { readonly type: 'dead'; readonly delivery: DeliveryRef; readonly error: string }
+  /**
+   * The delivery went back to `pending` without counting as a failure: another worker still held
+   * its receipt (`in-progress`), or the worker stopped before its handler finished (`shutdown`).
+   */
+  | {
+      readonly type: 'released';
+      readonly delivery: DeliveryRef;
+      readonly reason: 'in-progress' | 'shutdown';
+    }
+  /** The worker's lease had expired and another worker took the delivery over: this result was not recorded on it. */
+  | { readonly type: 'lease-lost'; readonly delivery: DeliveryRef }
+  /** A store call failed (the endpoint answered 503; the worker retries later). */
+  | {
+      readonly type: 'store-error';
+      readonly operation: string;
+      readonly error: unknown;
+      readonly delivery?: DeliveryRef;
+    };
