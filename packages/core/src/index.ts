@@ -43,6 +43,13 @@ export type {
 } from './types';
 export type { InboxOptions, InboxResponse } from './inbox/accept';
 export {
+  createInboxWorker,
+  type InboxHandler,
+  type InboxWorker,
+  type InboxWorkerOptions,
+  retryDelayMs,
+} from './inbox/worker';
+export {
   type Delivery,
   type DeliveryRef,
   type DeliveryLease,
