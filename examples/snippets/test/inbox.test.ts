@@ -6,6 +6,7 @@ import express from 'express';
 import pg from 'pg';
 import request from 'supertest';
 import { inboxApp, orderedEndpoint } from '../src/inbox-endpoint';
+import { fastifyInboxApp, koaInboxApp } from '../src/inbox-frameworks';
 import { purgeOnce, startWorker } from '../src/inbox-worker';
 import { pgDatabase } from './helpers/databases';
 
@@ -86,6 +87,35 @@ it('the ordering example stores the customer as the ordering key and answers 202
     expect(response.body).toEqual({ queued: true });
     expect((await deliveries.find('stripe', 'evt_2'))!.orderingKey).toBe('cus_42');
   } finally {
+    await pool.end();
+  }
+});
+
+it('the Fastify and Koa endpoints store a delivery once and answer 200', async () => {
+  const { pool } = await inboxApp();
+  const fastify = fastifyInboxApp(new SqlInbox(pool));
+  await fastify.listen({ port: 0, host: '127.0.0.1' });
+  const koa = koaInboxApp(new SqlInbox(pool)).listen(0, '127.0.0.1');
+  try {
+    for (const [server, id] of [
+      [fastify.server, 'evt_fastify'],
+      [koa, 'evt_koa'],
+    ] as const) {
+      const body = paid(id, 'in_3');
+      const post = () =>
+        request(server)
+          .post('/webhooks/stripe')
+          .set('content-type', 'application/json')
+          .set('stripe-signature', signed(body))
+          .send(body);
+      const [first, second] = [await post(), await post()];
+      expect([first.status, second.status]).toEqual([200, 200]);
+      expect(second.headers['idempotent-replayed']).toBe('true');
+      expect((await new SqlInbox(pool).find('stripe', id))!.body.toString('utf8')).toBe(body);
+    }
+  } finally {
+    await fastify.close();
+    await new Promise((resolve) => koa.close(resolve));
     await pool.end();
   }
 });
