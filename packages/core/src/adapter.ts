@@ -22,3 +22,9 @@ export {
 } from './http/engine';
 export { type OutgoingHeaders, replayableHeaders } from './http/headers';
 export { mergeOptions } from './http/options';
+export {
+  createInboxEngine,
+  DEFAULT_INBOX_HEADERS,
+  type InboxDecision,
+  type InboxEngine,
+} from './inbox/accept';

@@ -49,6 +49,24 @@ export type {
   StoreCapabilities,
   TransactionOptions,
 } from './types';
+export type { InboxOptions, InboxResponse } from './inbox/accept';
+export {
+  createInboxWorker,
+  type InboxHandler,
+  type InboxWorker,
+  type InboxWorkerOptions,
+  retryDelayMs,
+} from './inbox/worker';
+export {
+  type Delivery,
+  type DeliveryRef,
+  type DeliveryLease,
+  DeliveryStatus,
+  type InboxEvent,
+  type InboxStore,
+  type NewDelivery,
+  type StoredDelivery,
+} from './inbox/types';
 export * as providers from './providers';
 export { RequestPolicy } from './http/constants';
 export { canonicalJson, defaultFingerprint, sha256Hex } from './http/fingerprint';

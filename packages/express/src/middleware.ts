@@ -6,7 +6,8 @@ import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Respon
 import { abortCapture, captureResponse, sendRecord } from './capture';
 import type { ExpressIdempotencyOptions } from './types';
 
-function toHttpRequest(req: Request): HttpRequest<Request> {
+/** The neutral request record of an Express request (the raw bytes from `express.raw()` or `saveRawBody`). */
+export function toHttpRequest(req: Request): HttpRequest<Request> {
   const rawBody = toRawBody(req.rawBody) ?? (Buffer.isBuffer(req.body) ? req.body : undefined);
   return {
     method: req.method,

@@ -21,7 +21,8 @@ interface State {
 }
 type WithState = FastifyRequest & { [kState]: State | null };
 
-function toHttpRequest(request: FastifyRequest): HttpRequest<FastifyRequest> {
+/** The neutral request record of a Fastify request (the raw bytes from a raw-body content-type parser). */
+export function toHttpRequest(request: FastifyRequest): HttpRequest<FastifyRequest> {
   const rawBody =
     toRawBody(request.rawBody) ?? (Buffer.isBuffer(request.body) ? request.body : undefined);
   return {

@@ -1,7 +1,9 @@
 /**
- * The Fastify plugin `fastifyIdempotency` (also the default export) and the raw-body JSON parser.
+ * The Fastify plugin `fastifyIdempotency` (also the default export), the raw-body JSON parser and
+ * the inbox endpoint `inbox(options)`.
  * @module @webhook-idempotency/fastify
  */
 export { default, fastifyIdempotency } from './plugin';
+export { inbox, type FastifyInboxOptions } from './inbox';
 export { rawBodyJsonParser } from './raw-body';
 export type { FastifyIdempotencyOptions, RouteIdempotencyConfig } from './types';

@@ -134,6 +134,7 @@ describe('fastify plugin specifics', () => {
     expect(Object.keys(entry).sort()).toEqual([
       'default',
       'fastifyIdempotency',
+      'inbox',
       'rawBodyJsonParser',
     ]);
     expect(

@@ -5,7 +5,8 @@ import type { Context, Middleware, Next } from 'koa';
 import { responseBytes, sendRecord } from './body';
 import type { KoaIdempotencyOptions } from './types';
 
-function toHttpRequest(ctx: Context): HttpRequest<Context> {
+/** The neutral request record of a Koa context (the raw bytes from `rawBodyParser()` or koa-bodyparser). */
+export function toHttpRequest(ctx: Context): HttpRequest<Context> {
   // rawBodyParser() keeps a Buffer on ctx.request.rawBody, koa-bodyparser the text it parsed.
   const { rawBody: kept, body } = ctx.request as { rawBody?: unknown; body?: unknown };
   const rawBody = toRawBody(kept) ?? (Buffer.isBuffer(body) ? body : undefined);

@@ -6,3 +6,5 @@ export const DEFAULT_TABLE = 'webhook_receipts';
 export const MAX_TABLE_NAME_LENGTH = 48;
 /** How long a statement waits for a connection from a `pg` or `mysql2` pool before it fails. */
 export const DEFAULT_ACQUIRE_TIMEOUT_MS = 10_000;
+/** Table `SqlInbox` and `InboxSchema` use when no `table` option is given. */
+export const DEFAULT_INBOX_TABLE = 'webhook_inbox';

@@ -1,12 +1,15 @@
 /**
  * `SqlStore` and `Schema` for PostgreSQL, MySQL/MariaDB and SQLite, over knex, `pg`, `mysql2`,
- * `better-sqlite3` or Node's built-in `node:sqlite`; `ReceiptsAdmin` to operate the receipts table.
+ * `better-sqlite3` or Node's built-in `node:sqlite`; `ReceiptsAdmin` to operate the receipts table;
+ * `SqlInbox` and `InboxSchema` for inbox mode.
  * @module @webhook-idempotency/sql
  */
 export { SqlStore } from './sql-store';
 export { Schema } from './schema';
 export { ReceiptsAdmin } from './receipts-admin';
-export { DEFAULT_TABLE, DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
+export { SqlInbox } from './inbox-store';
+export { InboxSchema } from './inbox-schema';
+export { DEFAULT_TABLE, DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_INBOX_TABLE } from './constants';
 export type {
   NodeSqliteDatabase,
   NodeSqliteStatement,
@@ -17,3 +20,4 @@ export type {
   TransactionOf,
 } from './types';
 export type * from './admin-types';
+export type { InboxSchemaOptions, SqlInboxOptions } from './inbox-types';

@@ -26,7 +26,7 @@ const CLAIM_ROUNDS = 3;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is matched on purpose, to be replaced before storing (PostgreSQL text rejects it).
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 /** `value` with U+FFFD for each character no dialect's text column stores as given. */
-const storableText = (value: string): string => value.replace(UNSTORABLE, '\uFFFD');
+export const storableText = (value: string): string => value.replace(UNSTORABLE, '\uFFFD');
 
 /** The receipt a won MySQL claim wrote, from the claim time its INSERT returned (no read-back). */
 function claimedReceipt(

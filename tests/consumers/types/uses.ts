@@ -62,6 +62,12 @@ import {
   IdempotencyModule,
   type NestIdempotencyOptions,
 } from '@webhook-idempotency/nestjs';
+import { createInboxWorker, DeliveryStatus, type InboxEvent } from '@webhook-idempotency/core';
+import { createInboxEngine } from '@webhook-idempotency/core/adapter';
+import { InboxSchema, SqlInbox } from '@webhook-idempotency/sql';
+import { inbox, type ExpressInboxOptions } from '@webhook-idempotency/express';
+import { inbox as fastifyInbox } from '@webhook-idempotency/fastify';
+import { inbox as koaInbox } from '@webhook-idempotency/koa';
 import Database from 'better-sqlite3';
 import express from 'express';
 import Fastify from 'fastify';
@@ -180,4 +186,34 @@ export async function uses(): Promise<void> {
   // @ts-expect-error the listener takes guard events
   instrument({ onEvent: (event: string) => event });
   void [traced, tracedApp, telemetryListener(), MetricName.DELIVERIES];
+}
+
+/** Inbox mode: the deliveries table, the endpoint on each adapter, the worker. */
+export async function inboxUses(): Promise<void> {
+  const db = new Database(':memory:');
+  await InboxSchema.createTable(db);
+  const deliveries = new SqlInbox(db, { skipLocked: true });
+  const options: ExpressInboxOptions = {
+    inbox: deliveries,
+    preset: providers.stripe({ secret: 'whsec_x' }),
+    orderingKey: (req) => req.get('x-customer'),
+  };
+  express().post('/webhooks', express.raw({ type: '*/*' }), inbox(options));
+  Fastify().post(
+    '/webhooks',
+    { preHandler: fastifyInbox({ inbox: deliveries, provider: 'acme', key: () => '1' }) },
+    async () => ({}),
+  );
+  new Koa().use(koaInbox({ inbox: deliveries, provider: 'acme', key: (ctx) => ctx.get('x-id') }));
+  void createInboxEngine({ inbox: deliveries, provider: 'acme', key: () => '1' });
+  const worker = createInboxWorker({
+    inbox: deliveries,
+    store: new SqlStore(db),
+    handlers: {
+      stripe: (delivery, { transaction }) => transaction?.prepare('SELECT ?').get(delivery.id),
+    },
+    onEvent: (event: InboxEvent) => void event.type,
+  });
+  const dead = await deliveries.list({ status: DeliveryStatus.DEAD });
+  void [worker.running, dead.length];
 }

@@ -150,7 +150,8 @@ function makeGuard<Tx>(options: IdempotencyOptions<never, Tx>): IdempotencyGuard
   return new IdempotencyGuard(store as Store<Tx>, guardOptions);
 }
 
-function keyConfig<Native>(
+/** The provider, key and key description of `options` (a preset, or `provider` + `key`), checked. Shared with the inbox endpoint. */
+export function keyConfig<Native>(
   options: IdempotencyOptions<Native, unknown>,
 ): Pick<EngineConfig<Native>, 'provider' | 'key' | 'keyDescription'> {
   const { preset, provider, key, keyDescription } = options;
@@ -222,7 +223,8 @@ function fingerprintConfig<Native>(
   return own ? (request) => own.call(preset, request) : defaultFingerprint;
 }
 
-function verifyConfig<Native>(
+/** The preset's signature check, then the `verify` option; `undefined` when there is neither. Shared with the inbox endpoint. */
+export function verifyConfig<Native>(
   options: IdempotencyOptions<Native, unknown>,
 ): EngineConfig<Native>['verify'] {
   const { verify, preset } = options;

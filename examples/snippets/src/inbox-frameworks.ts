@@ -1,0 +1,48 @@
+/** @module docs/inbox.md: the inbox endpoint on Fastify and on Koa. Run by test/inbox.test.ts. */
+// #region fastify
+import Fastify from 'fastify';
+import { providers } from '@webhook-idempotency/core';
+import { inbox as fastifyInbox, rawBodyJsonParser } from '@webhook-idempotency/fastify';
+// #endregion fastify
+// #region koa
+import Koa from 'koa';
+import { inbox as koaInbox, rawBodyParser } from '@webhook-idempotency/koa';
+// #endregion koa
+import type { SqlInbox } from '@webhook-idempotency/sql';
+
+/** The Fastify endpoint; `deliveries` is a `SqlInbox`. */
+export function fastifyInboxApp(deliveries: SqlInbox): ReturnType<typeof Fastify> {
+  // #region fastify
+  const app = Fastify();
+  app.register(async (webhooks) => {
+    // The exact bytes, in this encapsulated context only.
+    webhooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
+    webhooks.post(
+      '/webhooks/stripe',
+      {
+        preHandler: fastifyInbox({
+          inbox: deliveries,
+          preset: providers.stripe({ secret: process.env.STRIPE_WEBHOOK_SECRET! }),
+        }),
+      },
+      async () => ({}), // reached only by requests the inbox does not store
+    );
+  });
+  // #endregion fastify
+  return app;
+}
+
+/** The Koa endpoint; `deliveries` is a `SqlInbox`. */
+export function koaInboxApp(deliveries: SqlInbox): Koa {
+  // #region koa
+  const app = new Koa();
+  app.use(rawBodyParser()); // the exact bytes on ctx.request.rawBody
+  app.use(
+    koaInbox({
+      inbox: deliveries,
+      preset: providers.stripe({ secret: process.env.STRIPE_WEBHOOK_SECRET! }),
+    }),
+  );
+  // #endregion koa
+  return app;
+}

@@ -1,0 +1,121 @@
+/** docs/inbox.md: the endpoint, the worker with its SIGTERM wiring, ordering and retention, on PostgreSQL. */
+import { createHmac } from 'node:crypto';
+import { DeliveryStatus } from '@webhook-idempotency/core';
+import { SqlInbox } from '@webhook-idempotency/sql';
+import express from 'express';
+import pg from 'pg';
+import request from 'supertest';
+import { inboxApp, orderedEndpoint } from '../src/inbox-endpoint';
+import { fastifyInboxApp, koaInboxApp } from '../src/inbox-frameworks';
+import { purgeOnce, startWorker } from '../src/inbox-worker';
+import { pgDatabase } from './helpers/databases';
+
+const SECRET = 'whsec_snippets_inbox';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const signed = (body: string) => {
+  const t = Math.floor(Date.now() / 1000);
+  return `t=${t},v1=${createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex')}`;
+};
+const paid = (id: string, invoice: string, customer = 'cus_1') =>
+  JSON.stringify({ id, type: 'invoice.paid', data: { object: { id: invoice, customer } } });
+
+let setup: pg.Pool;
+beforeAll(async () => {
+  process.env.DATABASE_URL = await pgDatabase('snippets_inbox');
+  process.env.STRIPE_WEBHOOK_SECRET = SECRET;
+  setup = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+  await setup.query(
+    "CREATE TABLE invoices (id TEXT PRIMARY KEY, paid BOOLEAN NOT NULL DEFAULT false); INSERT INTO invoices (id) VALUES ('in_1')",
+  );
+});
+afterAll(async () => {
+  await setup.end();
+  delete process.env.DATABASE_URL;
+  delete process.env.STRIPE_WEBHOOK_SECRET;
+});
+
+it('the endpoint stores a delivery once and answers 200; the worker pays the invoice; SIGTERM stops it', async () => {
+  const { app, pool } = await inboxApp();
+  const body = paid('evt_1', 'in_1');
+  const post = () =>
+    request(app)
+      .post('/webhooks/stripe')
+      .set('content-type', 'application/json')
+      .set('stripe-signature', signed(body))
+      .send(body);
+  const first = await post();
+  const second = await post();
+  expect([first.status, second.status]).toEqual([200, 200]);
+  expect(second.headers['idempotent-replayed']).toBe('true');
+
+  const before = process.listeners('SIGTERM');
+  const { worker } = startWorker();
+  const onSigterm = process.listeners('SIGTERM').find((listener) => !before.includes(listener));
+  try {
+    const deliveries = new SqlInbox(pool);
+    for (let i = 0; i < 200; i++) {
+      if ((await deliveries.find('stripe', 'evt_1'))?.status === DeliveryStatus.DONE) break;
+      await sleep(25);
+    }
+    expect((await deliveries.find('stripe', 'evt_1'))!.status).toBe(DeliveryStatus.DONE);
+    expect((await setup.query('SELECT paid FROM invoices')).rows).toEqual([{ paid: true }]);
+    expect(worker.running).toBe(true);
+    expect(onSigterm).toBeDefined();
+    await (onSigterm as () => Promise<void>)();
+    expect(worker.running).toBe(false);
+    expect(await purgeOnce(pool)).toEqual([0, 0]);
+  } finally {
+    if (onSigterm) process.removeListener('SIGTERM', onSigterm);
+    await worker.stop();
+    await pool.end();
+  }
+});
+
+it('the ordering example stores the customer as the ordering key and answers 202', async () => {
+  const { app: _unused, pool } = await inboxApp();
+  try {
+    const deliveries = new SqlInbox(pool);
+    const app = express();
+    app.post('/hook', express.raw({ type: 'application/json' }), orderedEndpoint(deliveries));
+    const body = paid('evt_2', 'in_2', 'cus_42');
+    const response = await request(app)
+      .post('/hook')
+      .set('content-type', 'application/json')
+      .set('stripe-signature', signed(body))
+      .send(body);
+    expect(response.status).toBe(202);
+    expect(response.body).toEqual({ queued: true });
+    expect((await deliveries.find('stripe', 'evt_2'))!.orderingKey).toBe('cus_42');
+  } finally {
+    await pool.end();
+  }
+});
+
+it('the Fastify and Koa endpoints store a delivery once and answer 200', async () => {
+  const { pool } = await inboxApp();
+  const fastify = fastifyInboxApp(new SqlInbox(pool));
+  await fastify.listen({ port: 0, host: '127.0.0.1' });
+  const koa = koaInboxApp(new SqlInbox(pool)).listen(0, '127.0.0.1');
+  try {
+    for (const [server, id] of [
+      [fastify.server, 'evt_fastify'],
+      [koa, 'evt_koa'],
+    ] as const) {
+      const body = paid(id, 'in_3');
+      const post = () =>
+        request(server)
+          .post('/webhooks/stripe')
+          .set('content-type', 'application/json')
+          .set('stripe-signature', signed(body))
+          .send(body);
+      const [first, second] = [await post(), await post()];
+      expect([first.status, second.status]).toEqual([200, 200]);
+      expect(second.headers['idempotent-replayed']).toBe('true');
+      expect((await new SqlInbox(pool).find('stripe', id))!.body.toString('utf8')).toBe(body);
+    }
+  } finally {
+    await fastify.close();
+    await new Promise((resolve) => koa.close(resolve));
+    await pool.end();
+  }
+});

@@ -1,0 +1,123 @@
+/**
+ * examples/stripe-inbox on a SQLite file and on PostgreSQL, with events signed by the official
+ * `stripe` package: the endpoint answers 200 before any payment is booked (no business code in
+ * the request), ten concurrent redeliveries store one delivery, the worker books it exactly once,
+ * and a forged signature stores nothing.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DeliveryStatus } from '@webhook-idempotency/core';
+import { SqlInbox } from '@webhook-idempotency/sql';
+import type { Knex } from 'knex';
+import pg from 'pg';
+import Stripe from 'stripe';
+import request from 'supertest';
+import { buildApp, buildWorker, connect, migrate } from '../src/app';
+
+const secret = 'whsec_test_inbox_example';
+const stripe = new Stripe('sk_test_unused');
+const succeeded = (id: string, intent: string) =>
+  JSON.stringify({
+    id,
+    object: 'event',
+    type: 'payment_intent.succeeded',
+    data: {
+      object: {
+        id: intent,
+        object: 'payment_intent',
+        amount_received: 2500,
+        currency: 'eur',
+        customer: 'cus_1',
+      },
+    },
+  });
+
+async function pgUrl(): Promise<string> {
+  const admin = new pg.Client({ connectionString: process.env.WI_PG_URL });
+  await admin.connect();
+  await admin.query('DROP DATABASE IF EXISTS example_stripe_inbox WITH (FORCE)');
+  await admin.query('CREATE DATABASE example_stripe_inbox');
+  await admin.end();
+  const url = new URL(process.env.WI_PG_URL!);
+  url.pathname = '/example_stripe_inbox';
+  return url.toString();
+}
+
+describe.each([
+  [
+    'SQLite file',
+    async () => ({
+      sqliteFile: join(
+        mkdtempSync(join(process.env.WI_TMP ?? tmpdir(), 'stripe-inbox-')),
+        'db.sqlite',
+      ),
+    }),
+  ],
+  ['PostgreSQL', async () => ({ databaseUrl: await pgUrl() })],
+])('stripe-inbox on %s', (_name, where) => {
+  let db: Knex;
+  beforeAll(async () => {
+    db = connect(await where());
+    await migrate(db);
+  });
+  afterAll(() => db.destroy());
+
+  const post = (app: ReturnType<typeof buildApp>, body: string, signature?: string) =>
+    request(app)
+      .post('/webhooks/stripe')
+      .set('content-type', 'application/json')
+      .set(
+        'stripe-signature',
+        signature ?? stripe.webhooks.generateTestHeaderString({ payload: body, secret }),
+      )
+      .send(body);
+
+  it('answers every redelivery 200 at once, stores the event once, and the worker books it once', async () => {
+    const app = buildApp(db, secret);
+    const body = succeeded('evt_1', 'pi_1');
+    const answers = await Promise.all(Array.from({ length: 10 }, () => post(app, body)));
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
+    // Acknowledged, not processed: nothing was booked while the provider waited.
+    expect(Number((await db('payments').count({ n: '*' }))[0]!.n)).toBe(0);
+    const inbox = new SqlInbox(db);
+    expect(await inbox.list()).toHaveLength(1);
+
+    const worker = buildWorker(db);
+    expect(await worker.runOnce()).toBe(1);
+    expect(await worker.runOnce()).toBe(0);
+    expect(await db('payments').select('payment_intent', 'event_id')).toEqual([
+      { payment_intent: 'pi_1', event_id: 'evt_1' },
+    ]);
+    expect((await inbox.find('stripe', 'evt_1'))!.status).toBe(DeliveryStatus.DONE);
+
+    // A redelivery after processing is acknowledged again and changes nothing.
+    const late = await post(app, body);
+    expect([late.status, late.headers['idempotent-replayed']]).toEqual([200, 'true']);
+    expect(await worker.runOnce()).toBe(0);
+  });
+
+  it('a forged signature is 401 and stores nothing; the background worker stops cleanly', async () => {
+    const app = buildApp(db, secret);
+    const body = succeeded('evt_forged', 'pi_forged');
+    const forged = stripe.webhooks.generateTestHeaderString({
+      payload: body,
+      secret: 'whsec_other',
+    });
+    expect((await post(app, body, forged)).status).toBe(401);
+    expect(await new SqlInbox(db).find('stripe', 'evt_forged')).toBeNull();
+
+    const worker = buildWorker(db, { pollIntervalMs: 10 });
+    worker.start();
+    expect((await post(app, succeeded('evt_2', 'pi_2'))).status).toBe(200);
+    for (let i = 0; i < 200; i++) {
+      if ((await new SqlInbox(db).find('stripe', 'evt_2'))?.status === DeliveryStatus.DONE) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    await worker.stop();
+    expect(worker.running).toBe(false);
+    expect(await db('payments').where({ payment_intent: 'pi_2' }).select('event_id')).toEqual([
+      { event_id: 'evt_2' },
+    ]);
+  });
+});

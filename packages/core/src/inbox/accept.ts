@@ -1,0 +1,310 @@
+/**
+ * @module The inbox endpoint, framework-free (DESIGN.md §13): verify, extract the key, store the
+ * verified bytes, answer 2xx at once. Adapters translate a request in and the answer out.
+ */
+import { MAX_KEY_BYTES, MAX_KEY_LENGTH } from '../constants';
+import { ConfigError, ErrorCode, IdempotencyError, StoreError } from '../errors';
+import { answerFor } from '../http/answers';
+import { DEFAULT_REPLAYED_HEADER, RequestPolicy, UNGUARDED_METHODS } from '../http/constants';
+import { keyConfig, verifyConfig, type IdempotencyOptions } from '../http/options';
+import type { HttpRequest, HttpResponseRecord, ProviderPreset } from '../http/types';
+import { RequestKey, type ExternalId } from '../request-key';
+import type { InboxEvent, InboxStore } from './types';
+
+/**
+ * Request headers the inbox stores by default: what a handler or a re-verification may need from
+ * the providers with presets. Never `authorization`, cookies or proxy credentials.
+ */
+export const DEFAULT_INBOX_HEADERS: readonly string[] = [
+  'content-type',
+  'user-agent',
+  'stripe-signature',
+  'x-github-event',
+  'x-github-delivery',
+  'x-github-hook-id',
+  'x-hub-signature-256',
+  'x-shopify-topic',
+  'x-shopify-hmac-sha256',
+  'x-shopify-shop-domain',
+  'x-shopify-webhook-id',
+  'x-shopify-event-id',
+  'x-shopify-api-version',
+  'x-shopify-triggered-at',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+  'paddle-signature',
+  'x-slack-signature',
+  'x-slack-request-timestamp',
+];
+
+/** Headers that carry credentials: never stored, even when listed. */
+const FORBIDDEN_HEADERS: ReadonlySet<string> = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+]);
+
+/** The answer of the inbox endpoint when it stored (or already had) the delivery. */
+export interface InboxResponse {
+  /** A 2xx status. Defaults to 200. */
+  status?: number;
+  /** The body. Defaults to `{"received":true}`. */
+  body?: string | Buffer;
+  /** Its content type. Defaults to `application/json; charset=utf-8`. */
+  contentType?: string;
+}
+
+/**
+ * Options of every adapter's `inbox(options)`. `undefined` means "the default"; an invalid value
+ * throws a `ConfigError` naming the option, at construction.
+ * @typeParam Native the framework's request: Express `req`, Fastify `request`, Koa `ctx`.
+ */
+export interface InboxOptions<Native = unknown> {
+  /** Where deliveries are stored (`new SqlInbox(db)`). Required. */
+  inbox: InboxStore;
+  /** Provider knowledge: the key and the signature check. Excludes `provider` and `key`. */
+  preset?: ProviderPreset;
+  /** The deliveries' provider: a name or a function of the request. Required without `preset`. */
+  provider?: string | ((native: Native) => string);
+  /** The provider's id for the delivery; `undefined`, `null` or `''` when it has none. Required without `preset`. */
+  key?: (native: Native) => ExternalId | null | undefined;
+  /** How the 400 answer names the missing key. Defaults to the preset's, else `'delivery id'`. */
+  keyDescription?: string;
+  /** Your own authenticity check on the raw bytes, after the preset's; `false` answers 401 and stores nothing. */
+  verify?: (native: Native, rawBody: Buffer | undefined) => boolean | Promise<boolean>;
+  /** A request without a key: `'reject'` answers 400, `'passthrough'` hands it to the next handler unstored. Defaults to `'reject'`. */
+  onMissingKey?: RequestPolicy;
+  /**
+   * Deliveries of one provider with the same ordering key (a customer, a subscription) are
+   * processed one at a time, in the order they were stored. Return `null`/`undefined` for none.
+   * Defaults to none.
+   */
+  orderingKey?: (native: Native, rawBody: Buffer) => string | null | undefined;
+  /**
+   * The request headers to store with the body (lower-case names), replacing
+   * {@link DEFAULT_INBOX_HEADERS}. `authorization`, `proxy-authorization` and cookies are refused.
+   */
+  headers?: readonly string[];
+  /** What to answer once the delivery is stored. Defaults to 200 `{"received":true}`. */
+  response?: InboxResponse;
+  /** Header set to `true` on the answer to a delivery already stored. Defaults to `'Idempotent-Replayed'`. */
+  replayedHeader?: string;
+  /** Receives `stored`, `duplicate` and `store-error` events. Errors it throws are ignored. */
+  onEvent?: (event: InboxEvent) => void;
+}
+
+/** What {@link InboxEngine.accept} decided. */
+export type InboxDecision =
+  /** Send this answer: 2xx once stored (`stored: false` for a duplicate), or the 400/401/503 refusal. */
+  | { readonly action: 'respond'; readonly response: HttpResponseRecord; readonly stored: boolean }
+  /** Hand the request on unstored: a read method, a preset pass-through, or `onMissingKey: 'passthrough'`. */
+  | { readonly action: 'pass' };
+
+/** The inbox endpoint's policy, built once per route. */
+export interface InboxEngine<Native = unknown> {
+  /**
+   * Verifies, keys and stores one request. Rejects only with errors for the framework's own
+   * handling: `ERR_IDEMPOTENCY_RAW_BODY_MISSING` or an error thrown by a user callback.
+   */
+  accept(request: HttpRequest<Native>): Promise<InboxDecision>;
+}
+
+const KNOWN = new Set([
+  'inbox',
+  'preset',
+  'provider',
+  'key',
+  'keyDescription',
+  'verify',
+  'onMissingKey',
+  'orderingKey',
+  'headers',
+  'response',
+  'replayedHeader',
+  'onEvent',
+]);
+
+function resolveHeaders(headers: unknown): readonly string[] {
+  if (headers === undefined) return DEFAULT_INBOX_HEADERS;
+  if (!Array.isArray(headers) || headers.some((h) => typeof h !== 'string' || h === ''))
+    throw new ConfigError('headers', 'must be an array of header names');
+  const names = headers.map((h: string) => h.toLowerCase());
+  const forbidden = names.find((name) => FORBIDDEN_HEADERS.has(name));
+  if (forbidden)
+    throw new ConfigError(
+      'headers',
+      `must not include "${forbidden}": credentials are never stored`,
+    );
+  return [...new Set(names)];
+}
+
+function resolveResponse(
+  response: InboxResponse | undefined,
+  replayedHeader: string,
+): {
+  stored: HttpResponseRecord;
+  duplicate: HttpResponseRecord;
+} {
+  const {
+    status = 200,
+    body = '{"received":true}',
+    contentType = 'application/json; charset=utf-8',
+  } = response ?? {};
+  if (!Number.isInteger(status) || status < 200 || status > 299)
+    throw new ConfigError('response', `status must be a 2xx status, got ${String(status)}`);
+  if (typeof body !== 'string' && !Buffer.isBuffer(body))
+    throw new ConfigError('response', 'body must be a string or a Buffer');
+  if (typeof contentType !== 'string' || contentType === '')
+    throw new ConfigError('response', 'contentType must be a non-empty string');
+  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
+  const headers = { 'content-type': contentType, 'cache-control': 'no-store' };
+  return {
+    stored: { status, headers, body: bytes },
+    duplicate: { status, headers: { ...headers, [replayedHeader]: 'true' }, body: bytes },
+  };
+}
+
+/** True unless a parser turned the body into data without keeping its bytes. */
+function nothingParsed(body: unknown): boolean {
+  if (body === undefined || body === null || typeof body !== 'object' || Buffer.isBuffer(body))
+    return true;
+  return Object.keys(body).length === 0;
+}
+
+/** The request says it carries a body (a non-zero length, or chunked). */
+function announcesBody(request: HttpRequest): boolean {
+  const length = request.headers['content-length'];
+  return (
+    (length !== undefined && length !== '0') || request.headers['transfer-encoding'] !== undefined
+  );
+}
+
+function rawBodyMissing(): IdempotencyError {
+  return new IdempotencyError(
+    ErrorCode.RAW_BODY_MISSING,
+    'The inbox stores the exact request bytes and the adapter got none: mount a raw-body parser before it (docs/guides/raw-body.md)',
+  );
+}
+
+function validOrderingKey(value: unknown): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (
+    typeof value !== 'string' ||
+    [...value].length > MAX_KEY_LENGTH ||
+    Buffer.byteLength(value) > MAX_KEY_BYTES
+  )
+    throw new IdempotencyError(
+      ErrorCode.KEY_INVALID,
+      `Invalid ordering key: must be a string of at most ${MAX_KEY_LENGTH} characters`,
+    );
+  return value;
+}
+
+/**
+ * Builds the inbox endpoint an adapter calls for every request. Options are checked here, once.
+ * @throws {ConfigError} naming the first invalid option.
+ * @example
+ * const engine = createInboxEngine({ inbox, preset: providers.stripe({ secret }) });
+ * const decision = await engine.accept({ method, url, headers, rawBody, body, native: req });
+ * @see docs/inbox.md
+ */
+export function createInboxEngine<Native = unknown>(
+  options: InboxOptions<Native>,
+): InboxEngine<Native> {
+  if (typeof options !== 'object' || options === null)
+    throw new ConfigError('options', 'must be an object with `inbox`');
+  const unknown = Object.keys(options).find((name) => !KNOWN.has(name));
+  if (unknown !== undefined) throw new ConfigError(unknown, 'is not an option of the inbox');
+  const { inbox, preset, orderingKey, onEvent, replayedHeader = DEFAULT_REPLAYED_HEADER } = options;
+  if (!inbox || typeof inbox.enqueue !== 'function')
+    throw new ConfigError('inbox', 'must implement InboxStore (new SqlInbox(db))');
+  if (orderingKey !== undefined && typeof orderingKey !== 'function')
+    throw new ConfigError('orderingKey', 'must be a function');
+  if (onEvent !== undefined && typeof onEvent !== 'function')
+    throw new ConfigError('onEvent', 'must be a function');
+  if (typeof replayedHeader !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(replayedHeader))
+    throw new ConfigError('replayedHeader', 'must be a valid header name');
+  const onMissingKey = options.onMissingKey ?? RequestPolicy.REJECT;
+  if (onMissingKey !== RequestPolicy.REJECT && onMissingKey !== RequestPolicy.PASSTHROUGH)
+    throw new ConfigError('onMissingKey', `must be 'reject' or 'passthrough'`);
+  const asGuardOptions = options as unknown as IdempotencyOptions<Native, unknown>;
+  const keys = keyConfig(asGuardOptions);
+  const verify = verifyConfig(asGuardOptions);
+  const headerNames = resolveHeaders(options.headers);
+  const answers = resolveResponse(options.response, replayedHeader);
+  const refusals = { preset, inProgressStatus: 409 as const };
+  const emit = (event: InboxEvent) => {
+    try {
+      onEvent?.(event);
+    } catch {
+      // An observer never changes an answer.
+    }
+  };
+  const refuse = (error: unknown, request: HttpRequest<Native>): InboxDecision => {
+    const response = answerFor(error, refusals, request);
+    if (!response) throw error;
+    return { action: 'respond', response, stored: false };
+  };
+  const pickHeaders = (request: HttpRequest): Record<string, string> => {
+    const picked: Record<string, string> = {};
+    for (const name of headerNames) {
+      const value = request.headers[name];
+      if (typeof value === 'string') picked[name] = value;
+      else if (Array.isArray(value)) picked[name] = value.join(', ');
+    }
+    return picked;
+  };
+
+  return {
+    async accept(request) {
+      if (UNGUARDED_METHODS.has(request.method)) return { action: 'pass' };
+      if (request.rawBody === undefined && !nothingParsed(request.body)) throw rawBodyMissing();
+      if (verify && !(await verify(request))) {
+        const error = new IdempotencyError(
+          ErrorCode.SIGNATURE_INVALID,
+          'The request failed verification; nothing was stored',
+        );
+        return refuse(error, request);
+      }
+      if (preset?.passThrough?.(request)) return { action: 'pass' };
+      const provider = keys.provider(request);
+      const externalId = keys.key(request);
+      if (externalId === undefined || externalId === null || externalId === '') {
+        if (onMissingKey === RequestPolicy.PASSTHROUGH) return { action: 'pass' };
+        const message = `The request carries no ${keys.keyDescription} (provider "${provider}"); nothing was stored`;
+        return refuse(new IdempotencyError(ErrorCode.KEY_MISSING, message), request);
+      }
+      let key: RequestKey;
+      let ordering: string | null;
+      const body = request.rawBody ?? (announcesBody(request) ? undefined : Buffer.alloc(0));
+      if (body === undefined) throw rawBodyMissing();
+      try {
+        key = new RequestKey(provider, externalId);
+        ordering = validOrderingKey(orderingKey?.(request.native, body));
+      } catch (error) {
+        return refuse(error, request);
+      }
+      let stored: boolean;
+      try {
+        stored = await inbox.enqueue({
+          provider: key.provider,
+          externalId: key.externalId,
+          orderingKey: ordering,
+          headers: pickHeaders(request),
+          body,
+        });
+      } catch (error) {
+        emit({ type: 'store-error', operation: 'enqueue', error });
+        return refuse(new StoreError('enqueue', error), request);
+      }
+      emit({
+        type: stored ? 'stored' : 'duplicate',
+        provider: key.provider,
+        externalId: key.externalId,
+      });
+      return { action: 'respond', response: stored ? answers.stored : answers.duplicate, stored };
+    },
+  };
+}

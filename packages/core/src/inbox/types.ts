@@ -1,0 +1,154 @@
+/** @module The inbox vocabulary (DESIGN.md §13): stored deliveries, their lifecycle and the `InboxStore` contract. */
+
+/** Where a stored delivery is in its lifecycle. */
+export const DeliveryStatus = {
+  /** Stored and waiting (a first delivery, or a failed attempt waiting for its backoff to pass). */
+  PENDING: 'pending',
+  /** Leased by a worker until its visibility timeout; another worker takes it over after that. */
+  PROCESSING: 'processing',
+  /** The handler ran and committed (or the receipt shows it already had): final. */
+  DONE: 'done',
+  /** Failed `maxAttempts` times: kept for inspection, never claimed again. */
+  DEAD: 'dead',
+} as const;
+/** One of {@link DeliveryStatus}. */
+export type DeliveryStatus = (typeof DeliveryStatus)[keyof typeof DeliveryStatus];
+
+/** What the inbox endpoint stores: the verified bytes and the allow-listed headers of one delivery. */
+export interface NewDelivery {
+  /** The receipts' provider (`'stripe'`). */
+  readonly provider: string;
+  /** The provider's id for the delivery (Stripe `event.id`); with `provider`, the unique key. */
+  readonly externalId: string;
+  /** Deliveries with the same provider and ordering key are processed one at a time, in receipt order; `null`: no order. */
+  readonly orderingKey: string | null;
+  /** The allow-listed request headers, lower-cased names (never `authorization` or cookies). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The request body, exactly the bytes the signature was verified on. */
+  readonly body: Buffer;
+}
+
+/** A stored delivery as a worker gets it. `id` and `attempts` together are the worker's lease. */
+export interface Delivery extends NewDelivery {
+  /** The store's sequence number: increasing in receipt order. */
+  readonly id: number;
+  /** Claims so far, this one included (1 on the first); also the lease's fencing token. */
+  readonly attempts: number;
+  /** When the endpoint stored it (the database clock). */
+  readonly receivedAt: Date;
+}
+
+/** A stored delivery with its state, as {@link InboxStore.find} and {@link InboxStore.list} read it. */
+export interface StoredDelivery extends Delivery {
+  readonly status: DeliveryStatus;
+  /** `pending`: when it becomes due; `processing`: when its lease expires. */
+  readonly availableAt: Date;
+  /** When it became `done` or `dead`; `null` before. */
+  readonly finishedAt: Date | null;
+  /** The last failure's text, truncated; `null` when none failed. */
+  readonly lastError: string | null;
+}
+
+/** The lease a claim gave: the delivery's `id` and the `attempts` it was claimed with. */
+export interface DeliveryLease {
+  readonly id: number;
+  readonly attempts: number;
+}
+
+/**
+ * Durable storage of inbox deliveries. Each method is atomic; the lease methods
+ * ({@link InboxStore.complete}, {@link InboxStore.retry}, {@link InboxStore.bury}) are one
+ * conditional write fenced by the lease (`status = 'processing' AND attempts = lease.attempts`),
+ * so a worker whose lease expired and was taken over cannot change the new owner's delivery.
+ * Every time comes from the store's own clock. `SqlInbox` (`@webhook-idempotency/sql`) implements it.
+ */
+export interface InboxStore {
+  /**
+   * Stores `delivery` as `pending`, due now, unless one with the same provider and external id is
+   * stored: resolves `true` when this call stored it, `false` for a duplicate (nothing changed).
+   * Atomic: of concurrent calls with one key, exactly one resolves `true`.
+   */
+  enqueue(delivery: NewDelivery): Promise<boolean>;
+  /**
+   * Leases up to `limit` due deliveries of `providers` (pending and due, or processing with an
+   * expired lease), oldest first: each becomes `processing`, `attempts + 1`, available again only
+   * after `leaseMs`. Of deliveries sharing a provider and ordering key, only the oldest unfinished
+   * one is ever leased. Concurrent claims never lease one delivery twice.
+   */
+  claim(input: {
+    readonly providers: readonly string[];
+    readonly limit: number;
+    readonly leaseMs: number;
+  }): Promise<Delivery[]>;
+  /** Marks the leased delivery `done`. `false` when the lease was lost (nothing changed). */
+  complete(lease: DeliveryLease): Promise<boolean>;
+  /**
+   * Gives the leased delivery back as `pending`, due after `delayMs`; records `error` when given
+   * (a failed attempt), keeps the last one for `null` (a release). `false` when the lease was lost.
+   */
+  retry(
+    lease: DeliveryLease,
+    input: { readonly delayMs: number; readonly error: string | null },
+  ): Promise<boolean>;
+  /** Marks the leased delivery `dead` with `error`. `false` when the lease was lost. */
+  bury(lease: DeliveryLease, input: { readonly error: string }): Promise<boolean>;
+  /** The delivery stored under this key, or `null`. A plain read. */
+  find(provider: string, externalId: string): Promise<StoredDelivery | null>;
+  /** Stored deliveries, oldest first, filtered by `status` and `provider` when given; at most `limit` (default 100). */
+  list(input?: {
+    readonly status?: DeliveryStatus;
+    readonly provider?: string;
+    readonly limit?: number;
+  }): Promise<StoredDelivery[]>;
+  /**
+   * Deletes `done` and `dead` deliveries (body included) that finished more than `olderThanMs`
+   * ago; never a `pending` or `processing` one. Returns how many were deleted.
+   */
+  purge(input: { readonly olderThanMs: number; readonly batchSize?: number }): Promise<number>;
+}
+
+/** A delivery as events name it. */
+export interface DeliveryRef {
+  readonly id: number;
+  readonly provider: string;
+  readonly externalId: string;
+  readonly attempts: number;
+}
+
+/** What the inbox endpoint and the worker report without throwing: for logs and metrics. */
+export type InboxEvent =
+  /** The endpoint stored a delivery (`stored`) or recognised one it already had (`duplicate`). */
+  | {
+      readonly type: 'stored' | 'duplicate';
+      readonly provider: string;
+      readonly externalId: string;
+    }
+  /** The handler ran and committed, or the receipt showed it already had (`replayed: true`). */
+  | { readonly type: 'processed'; readonly delivery: DeliveryRef; readonly replayed: boolean }
+  /** The handler failed; the delivery is due again after `delayMs`. */
+  | {
+      readonly type: 'retry';
+      readonly delivery: DeliveryRef;
+      readonly delayMs: number;
+      readonly error: string;
+    }
+  /** The handler failed for the last allowed time: the delivery is `dead`. */
+  | { readonly type: 'dead'; readonly delivery: DeliveryRef; readonly error: string }
+  /**
+   * The delivery went back to `pending` without counting as a failure: another worker still held
+   * its receipt (`in-progress`), or the worker stopped before its handler finished (`shutdown`).
+   */
+  | {
+      readonly type: 'released';
+      readonly delivery: DeliveryRef;
+      readonly reason: 'in-progress' | 'shutdown';
+    }
+  /** The worker's lease had expired and another worker took the delivery over: this result was not recorded on it. */
+  | { readonly type: 'lease-lost'; readonly delivery: DeliveryRef }
+  /** A store call failed (the endpoint answered 503; the worker retries later). */
+  | {
+      readonly type: 'store-error';
+      readonly operation: string;
+      readonly error: unknown;
+      readonly delivery?: DeliveryRef;
+    };

@@ -1,0 +1,344 @@
+/**
+ * @module The inbox worker (DESIGN.md §13): leases due deliveries in batches, runs each handler
+ * through the guard's receipts (transactional completion), retries failures with exponential
+ * backoff and jitter, dead-letters them after `maxAttempts`, and stops gracefully.
+ */
+import { MAX_ERROR_LENGTH, SECOND } from '../constants';
+import { ClaimLost, ConfigError, RequestInProgress } from '../errors';
+import { IdempotencyGuard } from '../guard';
+import { RequestKey } from '../request-key';
+import type { RunContext, Store } from '../types';
+import type { Delivery, DeliveryRef, InboxEvent, InboxStore } from './types';
+
+/** Runs one stored delivery; with a transactional receipts store, write through `context.transaction`. */
+export type InboxHandler<Tx = never> = (
+  delivery: Delivery,
+  context: RunContext<Tx>,
+) => unknown | Promise<unknown>;
+
+/** Options of {@link createInboxWorker}. */
+export interface InboxWorkerOptions<Tx = never> {
+  /** Where the deliveries are (`new SqlInbox(db)`). Required. */
+  inbox: InboxStore;
+  /**
+   * The receipts store the handlers run through (`new SqlStore(db)`), transactional when it can
+   * be: the business writes and the receipt commit together. Exactly one of `store` and `guard`.
+   */
+  store?: Store<Tx>;
+  /** A ready guard instead of `store`; its `staleAfterSeconds` must not exceed `visibilityTimeoutSeconds`. */
+  guard?: IdempotencyGuard<Tx>;
+  /** One handler per provider; the worker claims only deliveries of these providers. Required. */
+  handlers: Readonly<Record<string, InboxHandler<Tx>>>;
+  /** Deliveries processed at once by this worker (also the largest claim). Defaults to 8. */
+  concurrency?: number;
+  /** Milliseconds between claims while nothing is due. Defaults to 1000. */
+  pollIntervalMs?: number;
+  /**
+   * How long a claimed delivery stays leased to this worker, in seconds: past it, another worker
+   * takes it over (this one is presumed dead). With `store`, the receipts' `staleAfterSeconds` is
+   * 90 % of it and a transactional handler's deadline 80 %, so a handler never outlives its lease.
+   * Defaults to 60.
+   */
+  visibilityTimeoutSeconds?: number;
+  /** Attempts (claims) before a failing delivery becomes `dead`. Defaults to 10. */
+  maxAttempts?: number;
+  /** First retry delay in milliseconds, doubled per attempt. Defaults to 1000. */
+  backoffBaseMs?: number;
+  /** Longest retry delay in milliseconds. Defaults to one hour. */
+  backoffMaxMs?: number;
+  /** `[0, 1)`, for the jitter; for tests. Defaults to `Math.random`. */
+  random?: () => number;
+  /** Receives `processed`, `retry`, `dead`, `released`, `lease-lost` and `store-error` events. Errors it throws are ignored. */
+  onEvent?: (event: InboxEvent) => void;
+}
+
+/** A running (or stopped) inbox worker. */
+export interface InboxWorker {
+  /** Starts claiming and processing in the background. Keeps the process alive until {@link InboxWorker.stop}. */
+  start(): void;
+  /**
+   * Stops claiming, waits up to `timeoutMs` (default 10 000) for the handlers in flight, then gives
+   * the unfinished ones back (`pending`, due at once) so another worker takes them; a handler that
+   * still commits later is then replayed from its receipt, never run twice. Resolves when done.
+   */
+  stop(options?: { timeoutMs?: number }): Promise<void>;
+  /** One claim (up to `concurrency` deliveries) and their processing; resolves with how many were claimed. */
+  runOnce(): Promise<number>;
+  /** True between `start()` and `stop()`. */
+  readonly running: boolean;
+}
+
+const DEFAULTS = {
+  concurrency: 8,
+  pollIntervalMs: 1000,
+  visibilityTimeoutSeconds: 60,
+  maxAttempts: 10,
+  backoffBaseMs: 1000,
+  backoffMaxMs: 3_600_000,
+  stopTimeoutMs: 10_000,
+};
+
+function number(option: string, value: unknown, min: number, integer = false): number {
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    value < min ||
+    (integer && !Number.isSafeInteger(value))
+  )
+    throw new ConfigError(
+      option,
+      `must be a ${integer ? 'whole ' : ''}number >= ${min}, got ${String(value)}`,
+    );
+  return value;
+}
+
+function errorText(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 1)}…` : text;
+}
+
+const refOf = (d: Delivery): DeliveryRef => ({
+  id: d.id,
+  provider: d.provider,
+  externalId: d.externalId,
+  attempts: d.attempts,
+});
+
+/**
+ * Exponential backoff with jitter: `min(maxMs, baseMs · 2^(attempts − 1))`, of which a random
+ * half is taken off, so deliveries that failed together do not come back together.
+ */
+export function retryDelayMs(
+  attempts: number,
+  options: { baseMs: number; maxMs: number; random: () => number },
+): number {
+  const ceiling = Math.min(options.maxMs, options.baseMs * 2 ** Math.max(0, attempts - 1));
+  return Math.round(ceiling / 2 + (ceiling / 2) * options.random());
+}
+
+/**
+ * Builds an inbox worker; nothing runs until `start()` (or `runOnce()`). Each delivery runs its
+ * provider's handler through an {@link IdempotencyGuard} keyed by the delivery's provider and
+ * external id, so a delivery that is claimed again (a worker died, a lease expired, a duplicate
+ * was redelivered) is replayed from its receipt instead of run twice.
+ * @throws {ConfigError} naming the first invalid option.
+ * @example
+ * const worker = createInboxWorker({
+ *   inbox: new SqlInbox(pool),
+ *   store: new SqlStore(pool),
+ *   handlers: { stripe: async (delivery, { transaction }) => bookPayment(delivery, transaction) },
+ * });
+ * worker.start();
+ * process.once('SIGTERM', () => void worker.stop().then(() => pool.end()));
+ * @see docs/inbox.md
+ */
+export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): InboxWorker {
+  if (typeof options !== 'object' || options === null)
+    throw new ConfigError('options', 'must be an object with `inbox`, `store` and `handlers`');
+  const { inbox, handlers, onEvent, random = Math.random } = options;
+  if (!inbox || typeof inbox.claim !== 'function')
+    throw new ConfigError('inbox', 'must implement InboxStore (new SqlInbox(db))');
+  if (typeof handlers !== 'object' || handlers === null)
+    throw new ConfigError('handlers', 'must be an object of one handler per provider');
+  const providers = Object.keys(handlers);
+  if (providers.length === 0) throw new ConfigError('handlers', 'must name at least one provider');
+  for (const provider of providers)
+    if (typeof handlers[provider] !== 'function')
+      throw new ConfigError('handlers', `the handler for "${provider}" must be a function`);
+  if (onEvent !== undefined && typeof onEvent !== 'function')
+    throw new ConfigError('onEvent', 'must be a function');
+  if (typeof random !== 'function') throw new ConfigError('random', 'must be a function');
+  const concurrency = number('concurrency', options.concurrency ?? DEFAULTS.concurrency, 1, true);
+  const pollIntervalMs = number(
+    'pollIntervalMs',
+    options.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
+    1,
+  );
+  const visibility = number(
+    'visibilityTimeoutSeconds',
+    options.visibilityTimeoutSeconds ?? DEFAULTS.visibilityTimeoutSeconds,
+    0.1,
+  );
+  const maxAttempts = number('maxAttempts', options.maxAttempts ?? DEFAULTS.maxAttempts, 1, true);
+  const backoff = {
+    baseMs: number('backoffBaseMs', options.backoffBaseMs ?? DEFAULTS.backoffBaseMs, 0),
+    maxMs: number('backoffMaxMs', options.backoffMaxMs ?? DEFAULTS.backoffMaxMs, 0),
+    random,
+  };
+  const leaseMs = visibility * SECOND;
+  const guard = guardFor(options, visibility);
+
+  const emit = (event: InboxEvent) => {
+    try {
+      onEvent?.(event);
+    } catch {
+      // An observer never changes what happens to a delivery.
+    }
+  };
+  /** A settle write; a store failure leaves the lease to expire, and another claim finishes the job. */
+  const settle = async (
+    delivery: Delivery,
+    operation: string,
+    write: () => Promise<boolean>,
+  ): Promise<boolean> => {
+    try {
+      const ok = await write();
+      if (!ok) emit({ type: 'lease-lost', delivery: refOf(delivery) });
+      return ok;
+    } catch (error) {
+      emit({ type: 'store-error', operation, error, delivery: refOf(delivery) });
+      return false;
+    }
+  };
+
+  const inFlight = new Map<Delivery, Promise<void>>();
+  const released = new Set<Delivery>();
+
+  async function processOne(delivery: Delivery): Promise<void> {
+    const handler = handlers[delivery.provider]!;
+    const ref = refOf(delivery);
+    try {
+      const key = new RequestKey(delivery.provider, delivery.externalId);
+      const outcome = await guard.run(key, (context) => handler(delivery, context));
+      if (released.has(delivery)) return;
+      if (await settle(delivery, 'complete', () => inbox.complete(delivery)))
+        emit({ type: 'processed', delivery: ref, replayed: outcome.isReplay });
+    } catch (error) {
+      if (released.has(delivery)) return;
+      if (error instanceof RequestInProgress || error instanceof ClaimLost) {
+        // Another run holds (or took over) the receipt: not this delivery's failure. Look again
+        // once that run's claim can have settled or gone stale.
+        const delayMs =
+          error instanceof RequestInProgress ? error.retryAfterSeconds * SECOND : SECOND;
+        if (await settle(delivery, 'retry', () => inbox.retry(delivery, { delayMs, error: null })))
+          emit({ type: 'released', delivery: ref, reason: 'in-progress' });
+        return;
+      }
+      const text = errorText(error);
+      if (delivery.attempts >= maxAttempts) {
+        if (await settle(delivery, 'bury', () => inbox.bury(delivery, { error: text })))
+          emit({ type: 'dead', delivery: ref, error: text });
+        return;
+      }
+      const delayMs = retryDelayMs(delivery.attempts, backoff);
+      if (await settle(delivery, 'retry', () => inbox.retry(delivery, { delayMs, error: text })))
+        emit({ type: 'retry', delivery: ref, delayMs, error: text });
+    }
+  }
+
+  const track = (delivery: Delivery): Promise<void> => {
+    const done = processOne(delivery).finally(() => {
+      inFlight.delete(delivery);
+      released.delete(delivery);
+      if (running) wake(0);
+    });
+    inFlight.set(delivery, done);
+    return done;
+  };
+
+  /** Claims up to `limit`; a failed claim is reported and counts as nothing due. */
+  const claim = async (limit: number): Promise<Delivery[]> => {
+    try {
+      return await inbox.claim({ providers, limit, leaseMs });
+    } catch (error) {
+      emit({ type: 'store-error', operation: 'claim', error });
+      return [];
+    }
+  };
+
+  let running = false;
+  let claiming: Promise<void> | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  function wake(delayMs: number): void {
+    if (!running || claiming || timer !== undefined) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      claiming = round().then(
+        (next) => {
+          claiming = undefined;
+          // `undefined`: every slot is busy, and a finishing delivery wakes the loop — unless one
+          // finished while this round ran.
+          if (next !== undefined) wake(next);
+          else if (inFlight.size < concurrency) wake(0);
+        },
+        () => {
+          claiming = undefined;
+          wake(pollIntervalMs);
+        },
+      );
+    }, delayMs);
+  }
+
+  /** One claim for the free slots; resolves with the delay before the next one. */
+  async function round(): Promise<number | undefined> {
+    const free = concurrency - inFlight.size;
+    if (free <= 0) return undefined;
+    const claimed = await claim(free);
+    for (const delivery of claimed) void track(delivery);
+    // A full claim: more may be due at once. Otherwise wait for the next poll.
+    return claimed.length === free ? 0 : pollIntervalMs;
+  }
+
+  return {
+    get running() {
+      return running;
+    },
+    start() {
+      if (running) return;
+      running = true;
+      wake(0);
+    },
+    async stop({ timeoutMs = DEFAULTS.stopTimeoutMs } = {}) {
+      running = false;
+      clearTimeout(timer);
+      timer = undefined;
+      await claiming;
+      if (inFlight.size === 0) return;
+      let deadline: ReturnType<typeof setTimeout> | undefined;
+      const expired = new Promise<void>((resolve) => {
+        deadline = setTimeout(resolve, number('timeoutMs', timeoutMs, 0));
+      });
+      await Promise.race([Promise.allSettled(inFlight.values()), expired]);
+      clearTimeout(deadline);
+      // Still running past the deadline: give them back. Their receipts keep them exactly-once.
+      await Promise.all(
+        [...inFlight.keys()].map(async (delivery) => {
+          released.add(delivery);
+          const ok = await settle(delivery, 'release', () =>
+            inbox.retry(delivery, { delayMs: 0, error: null }),
+          );
+          if (ok) emit({ type: 'released', delivery: refOf(delivery), reason: 'shutdown' });
+        }),
+      );
+    },
+    async runOnce() {
+      const claimed = await claim(concurrency);
+      await Promise.all(claimed.map(track));
+      return claimed.length;
+    },
+  };
+}
+
+/** The guard the worker runs handlers through: the user's, or one over `store` timed by the lease. */
+function guardFor<Tx>(options: InboxWorkerOptions<Tx>, visibility: number): IdempotencyGuard<Tx> {
+  const { store, guard } = options;
+  if ((store === undefined) === (guard === undefined))
+    throw new ConfigError('store', 'exactly one of `store` and `guard` is required');
+  if (guard !== undefined) {
+    if (!(guard instanceof IdempotencyGuard))
+      throw new ConfigError('guard', 'must be an IdempotencyGuard');
+    if (guard.staleAfterMs > visibility * SECOND)
+      throw new ConfigError(
+        'visibilityTimeoutSeconds',
+        `must be at least the guard's staleAfterSeconds (${guard.staleAfterMs / SECOND}), so a taken-over delivery finds its receipt stale`,
+      );
+    return guard;
+  }
+  const staleAfterSeconds = visibility * 0.9;
+  return new IdempotencyGuard(store as Store<Tx>, {
+    staleAfterSeconds,
+    transactional: store!.capabilities?.transactional === true,
+    handlerTimeoutSeconds: visibility * 0.8,
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * @module What the inbox table needs beyond dialects.ts, per dialect: an increasing id, a bytes
+ * column, "now plus n milliseconds" and the claim's row lock. Everything else (quoting, key and
+ * time types, "now", the duplicate-key codes, batch deletes) comes from the one table in
+ * dialects.ts; inbox-schema.ts and inbox-queries.ts build every statement from both.
+ */
+import type { SqlDialect } from './types';
+
+/** The inbox's per-dialect fragments. */
+export interface InboxDialectSpec {
+  /** The `id` column with its primary key: increasing in insert order. */
+  readonly idColumn: string;
+  /** The type of the `body` column: the request bytes, unchanged. */
+  readonly bytes: string;
+  /** The type of the `headers` column (JSON text). */
+  readonly text: string;
+  /** A timestamp expression plus `?` milliseconds (one placeholder). */
+  plusMs(expression: string): string;
+  /**
+   * Appended to the claim's `SELECT`: lock the rows it picks and skip those another worker's claim
+   * holds (`skipLocked`), or wait for them. `''` where a claim already holds the only write lock
+   * (SQLite: `BEGIN IMMEDIATE`).
+   */
+  lockClause(skipLocked: boolean): string;
+}
+
+/** Every dialect's inbox fragments, by name. */
+export const inboxDialects: Readonly<Record<SqlDialect, InboxDialectSpec>> = {
+  postgres: {
+    idColumn: 'id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY',
+    bytes: 'BYTEA',
+    text: 'TEXT',
+    plusMs: (expression) =>
+      `(${expression} + CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond')`,
+    lockClause: (skipLocked) => (skipLocked ? ' FOR UPDATE SKIP LOCKED' : ' FOR UPDATE'),
+  },
+  mysql: {
+    idColumn: 'id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY',
+    bytes: 'LONGBLOB',
+    text: 'MEDIUMTEXT',
+    plusMs: (expression) => `(${expression} + INTERVAL (? * 1000) MICROSECOND)`,
+    // SKIP LOCKED: MySQL 8.0.1+, MariaDB 10.6+. Older servers reject it as a syntax error.
+    lockClause: (skipLocked) => (skipLocked ? ' FOR UPDATE SKIP LOCKED' : ' FOR UPDATE'),
+  },
+  sqlite: {
+    // AUTOINCREMENT: an id is never reused, even after the newest rows were purged.
+    idColumn: 'id INTEGER PRIMARY KEY AUTOINCREMENT',
+    bytes: 'BLOB',
+    text: 'TEXT',
+    plusMs: (expression) => `(${expression} + ?)`,
+    lockClause: () => '',
+  },
+};

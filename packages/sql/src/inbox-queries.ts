@@ -1,0 +1,87 @@
+/**
+ * @module Every statement of `SqlInbox`, written once from the dialect fragments (dialects.ts,
+ * inbox-dialects.ts). `?` placeholders everywhere; values are always bound, never spliced in.
+ */
+import type { BatchDelete, DialectSpec } from './dialects';
+import type { InboxDialectSpec } from './inbox-dialects';
+
+/** The inbox's statements for one dialect and table. */
+export interface InboxQueries {
+  /** Store a pending delivery unless its key is stored. Params: provider, externalId, orderingKey, headers, body. */
+  readonly enqueue: string;
+  /** Pick due deliveries of `providers` providers, locking them. Params: each provider, then the limit. */
+  claimSelect(providers: number): string;
+  /** Lease the picked rows. Params: leaseMs, then each id. */
+  claimUpdate(ids: number): string;
+  /** Lease → done. Params: id, attempts. */
+  readonly complete: string;
+  /** Lease → pending after a delay, recording a non-null error. Params: delayMs, error, id, attempts. */
+  readonly retry: string;
+  /** Lease → dead. Params: error, id, attempts. */
+  readonly bury: string;
+  /** One delivery by key. Params: provider, externalId. */
+  readonly find: string;
+  /** Deliveries oldest first; with a status and/or provider filter. Params: the filters given, then the limit. */
+  list(filter: { status: boolean; provider: boolean }): string;
+  /** One batch of finished deliveries. Where params: olderThanMs. */
+  readonly purgeBatch: BatchDelete;
+}
+
+/** Builds the statements for `table` (an identifier already validated). */
+export function buildInboxQueries(
+  dialect: DialectSpec,
+  inbox: InboxDialectSpec,
+  table: string,
+  skipLocked: boolean,
+): InboxQueries {
+  const t = dialect.quote(table);
+  const now = dialect.now;
+  const columns = [
+    'id',
+    'provider',
+    'external_id',
+    'ordering_key',
+    'status',
+    'attempts',
+    'headers',
+    'body',
+    `${dialect.toMs('received_at')} AS received_ms`,
+    `${dialect.toMs('available_at')} AS available_ms`,
+    `${dialect.toMs('finished_at')} AS finished_ms`,
+    'last_error',
+  ].join(', ');
+  const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+  const leased = `id = ? AND status = 'processing' AND attempts = ?`;
+  const unfinished = `status IN ('pending', 'processing')`;
+  // Only the oldest unfinished delivery of an ordering group is ever due: the rest wait for it.
+  const headOfGroup =
+    `(d.ordering_key IS NULL OR NOT EXISTS (SELECT 1 FROM ${t} e WHERE e.provider = d.provider ` +
+    `AND e.ordering_key = d.ordering_key AND e.id < d.id AND e.${unfinished}))`;
+  return {
+    enqueue:
+      `INSERT INTO ${t} (provider, external_id, ordering_key, status, attempts, headers, body, received_at, available_at) ` +
+      `VALUES (?, ?, ?, 'pending', 0, ?, ?, ${now}, ${now})${dialect.onConflictDoNothing}`,
+    claimSelect: (providers) =>
+      `SELECT ${columns} FROM ${t} d WHERE d.provider IN (${placeholders(providers)}) ` +
+      `AND d.${unfinished} AND d.available_at <= ${now} AND ${headOfGroup} ` +
+      `ORDER BY d.id LIMIT ?${inbox.lockClause(skipLocked)}`,
+    claimUpdate: (ids) =>
+      `UPDATE ${t} SET status = 'processing', attempts = attempts + 1, available_at = ${inbox.plusMs(now)} ` +
+      `WHERE id IN (${placeholders(ids)})`,
+    complete: `UPDATE ${t} SET status = 'done', finished_at = ${now} WHERE ${leased}`,
+    retry:
+      `UPDATE ${t} SET status = 'pending', available_at = ${inbox.plusMs(now)}, ` +
+      `last_error = COALESCE(?, last_error) WHERE ${leased}`,
+    bury: `UPDATE ${t} SET status = 'dead', finished_at = ${now}, last_error = ? WHERE ${leased}`,
+    find: `SELECT ${columns} FROM ${t} WHERE provider = ? AND external_id = ?`,
+    list: ({ status, provider }) => {
+      const where = [status ? 'status = ?' : '', provider ? 'provider = ?' : ''].filter(Boolean);
+      const filter = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+      return `SELECT ${columns} FROM ${t}${filter} ORDER BY id LIMIT ?`;
+    },
+    purgeBatch: dialect.deleteBatch(
+      t,
+      `status IN ('done', 'dead') AND finished_at < ${dialect.minusMs(now)}`,
+    ),
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * @module InboxSchema: the inbox deliveries table's DDL per dialect (DESIGN.md §13), generated from
+ * the dialect tables like `Schema`, plus a quick-start `createTable` and a knex migration.
+ */
+import type { Knex } from 'knex';
+import { createExecutor } from './connection';
+import { DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_INBOX_TABLE } from './constants';
+import { dialects } from './dialects';
+import { inboxDialects } from './inbox-dialects';
+import { resolveTable } from './table-name';
+import type { InboxSchemaOptions as SchemaOptions } from './inbox-types';
+import type { SqlConnection, SqlDialect } from './types';
+
+/** The inbox table name: the option, validated, or `webhook_inbox`. */
+export function resolveInboxTable(table: unknown): string {
+  return table === undefined ? DEFAULT_INBOX_TABLE : resolveTable(table);
+}
+
+function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] {
+  const spec = dialects[dialect];
+  const inbox = inboxDialects[dialect];
+  if (!spec || !inbox)
+    throw new TypeError(
+      `InboxSchema.statements: dialect must be 'postgres', 'mysql' or 'sqlite', got ${String(dialect)}`,
+    );
+  const table = resolveInboxTable(options.table);
+  const q = spec.quote;
+  const t = q(table);
+  const { key, timestamp } = spec.types;
+  const indexes: Array<[name: string, columns: string]> = [
+    [`${table}_due_idx`, 'status, available_at'],
+    [`${table}_order_idx`, 'provider, ordering_key, id'],
+    [`${table}_finished_idx`, 'finished_at'],
+  ];
+  const lines = [
+    inbox.idColumn,
+    `provider ${key} NOT NULL`,
+    `external_id ${key} NOT NULL`,
+    `ordering_key ${key} NULL`,
+    `status VARCHAR(16) NOT NULL`,
+    `attempts INTEGER NOT NULL`,
+    `headers ${inbox.text} NOT NULL`,
+    `body ${inbox.bytes} NOT NULL`,
+    `received_at ${timestamp} NOT NULL`,
+    `available_at ${timestamp} NOT NULL`,
+    `finished_at ${timestamp} NULL`,
+    `last_error TEXT NULL`,
+    `CONSTRAINT ${q(`${table}_key`)} UNIQUE (provider, external_id)`,
+    `CONSTRAINT ${q(`${table}_status_check`)} CHECK (status IN ('pending', 'processing', 'done', 'dead'))`,
+    ...(spec.inlineIndexes
+      ? indexes.map(([name, columns]) => `INDEX ${q(name)} (${columns})`)
+      : []),
+  ];
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t} (\n  ${lines.join(',\n  ')}\n)${spec.tableOptions}`,
+    ...(spec.inlineIndexes
+      ? []
+      : indexes.map(
+          ([name, columns]) => `CREATE INDEX IF NOT EXISTS ${q(name)} ON ${t} (${columns})`,
+        )),
+  ];
+}
+
+async function createTable(db: SqlConnection, options: SchemaOptions = {}): Promise<void> {
+  const executor = createExecutor(db, DEFAULT_ACQUIRE_TIMEOUT_MS, false);
+  for (const statement of statements(executor.dialect, options))
+    await executor.query(statement, []);
+}
+
+/**
+ * The inbox deliveries table (`webhook_inbox` by default): its DDL per dialect, a quick-start
+ * creator and a knex migration. `UNIQUE (provider, external_id)` stores each delivery once;
+ * `id` orders them as they were received.
+ *
+ * @example
+ * await InboxSchema.createTable(db);               // idempotent: CREATE … IF NOT EXISTS
+ * InboxSchema.statements('postgres');              // the DDL, to paste into your migrations
+ * export const { up, down } = InboxSchema.knexMigration();
+ * @see docs/inbox.md
+ */
+export const InboxSchema = {
+  /**
+   * The DDL for `dialect`, one statement per string, each idempotent (`IF NOT EXISTS`).
+   *
+   * @throws {ConfigError} for an invalid `table`. @throws {TypeError} for an unknown dialect.
+   */
+  statements,
+
+  /** Creates the table and its indexes on `db` (any connection `SqlInbox` accepts) unless they exist. */
+  createTable,
+
+  /** `{ up, down }` for a knex migration file: `up` runs {@link InboxSchema.statements}, `down` drops the table. */
+  knexMigration(options: SchemaOptions = {}): {
+    up(knex: Knex): Promise<void>;
+    down(knex: Knex): Promise<void>;
+  } {
+    const table = resolveInboxTable(options.table);
+    return {
+      up: (knex) => createTable(knex, { table }),
+      async down(knex) {
+        const { dialect } = createExecutor(knex, DEFAULT_ACQUIRE_TIMEOUT_MS);
+        await knex.raw(`DROP TABLE IF EXISTS ${dialects[dialect].quote(table)}`);
+      },
+    };
+  },
+} as const;

@@ -1,0 +1,266 @@
+/** @module SqlInbox: the `InboxStore` contract over PostgreSQL, MySQL/MariaDB or SQLite (DESIGN.md §13). */
+import { ConfigError } from '@webhook-idempotency/core';
+import type {
+  Delivery,
+  DeliveryLease,
+  DeliveryStatus,
+  InboxStore,
+  NewDelivery,
+  StoredDelivery,
+} from '@webhook-idempotency/core';
+import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
+import { createExecutor } from './connection';
+import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
+import { dialects, isDuplicateKey, type DialectSpec } from './dialects';
+import type { Executor, Row } from './executor';
+import { inboxDialects } from './inbox-dialects';
+import { buildInboxQueries, type InboxQueries } from './inbox-queries';
+import { resolveInboxTable } from './inbox-schema';
+import type { SqlInboxOptions } from './inbox-types';
+import { storableText } from './sql-store';
+import type { SqlConnection, SqlDialect } from './types';
+
+/** Most rows one `list` returns when no `limit` is given. */
+const DEFAULT_LIST_LIMIT = 100;
+const STATUSES: ReadonlySet<string> = new Set(['pending', 'processing', 'done', 'dead']);
+
+// Key columns are VARBINARY on MySQL: the driver hands them back as bytes.
+const text = (value: unknown): string =>
+  Buffer.isBuffer(value) ? value.toString('utf8') : String(value);
+const nullableText = (value: unknown): string | null =>
+  value === null || value === undefined ? null : text(value);
+const bytes = (value: unknown): Buffer =>
+  Buffer.isBuffer(value)
+    ? value
+    : value instanceof Uint8Array
+      ? Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+      : Buffer.from(String(value ?? ''), 'utf8');
+const date = (value: unknown): Date => new Date(Number(value));
+
+function headersOf(value: unknown): Record<string, string> {
+  const parsed = JSON.parse(text(value)) as unknown;
+  return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, string>) : {};
+}
+
+function toDelivery(row: Row, attempts = Number(row.attempts)): Delivery {
+  return {
+    id: Number(row.id),
+    provider: text(row.provider),
+    externalId: text(row.external_id),
+    orderingKey: nullableText(row.ordering_key),
+    headers: headersOf(row.headers),
+    body: bytes(row.body),
+    attempts,
+    receivedAt: date(row.received_ms),
+  };
+}
+
+function toStored(row: Row): StoredDelivery {
+  return {
+    ...toDelivery(row),
+    status: text(row.status) as DeliveryStatus,
+    availableAt: date(row.available_ms),
+    finishedAt:
+      row.finished_ms === null || row.finished_ms === undefined ? null : date(row.finished_ms),
+    lastError: nullableText(row.last_error),
+  };
+}
+
+function positive(option: string, value: unknown, integer: boolean): void {
+  if (
+    typeof value !== 'number' ||
+    !Number.isFinite(value) ||
+    value < 0 ||
+    (integer && !Number.isSafeInteger(value))
+  )
+    throw new ConfigError(
+      option,
+      `must be a ${integer ? 'whole ' : ''}number >= 0, got ${String(value)}`,
+    );
+}
+
+/**
+ * Inbox deliveries in the application's own database (`webhook_inbox`; create it with
+ * `InboxSchema.createTable(db)` or a migration from `InboxSchema.statements`). `db` is any
+ * connection `SqlStore` accepts — a knex instance, a `pg` Pool, a `mysql2` pool or a
+ * `better-sqlite3` Database — and is never opened or closed by the inbox. Every time is the
+ * database's clock.
+ *
+ * Claims lock the rows they lease with `FOR UPDATE SKIP LOCKED` on PostgreSQL and MySQL 8 /
+ * MariaDB 10.6+ (see {@link SqlInboxOptions.skipLocked} for older servers); on SQLite a claim
+ * holds the database's single write lock (`BEGIN IMMEDIATE`) for its two statements.
+ *
+ * @example
+ * const deliveries = new SqlInbox(pool);
+ * await InboxSchema.createTable(pool);
+ * app.post('/webhooks/stripe', express.raw({ type: '*\/*' }), inbox({ inbox: deliveries, preset }));
+ * @see docs/inbox.md
+ */
+export class SqlInbox implements InboxStore {
+  /** The dialect detected from `db`. */
+  readonly dialect: SqlDialect;
+  /** The deliveries table name. */
+  readonly table: string;
+  private readonly executor: Executor;
+  private readonly spec: DialectSpec;
+  private readonly sql: InboxQueries;
+
+  /**
+   * @throws {TypeError} when `db` is not a supported connection.
+   * @throws {ConfigError} naming an invalid option.
+   */
+  constructor(db: SqlConnection, options: SqlInboxOptions = {}) {
+    const {
+      acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS,
+      preparedStatements = true,
+      skipLocked = true,
+    } = options;
+    this.table = resolveInboxTable(options.table);
+    if (
+      typeof acquireTimeoutMs !== 'number' ||
+      !Number.isFinite(acquireTimeoutMs) ||
+      acquireTimeoutMs <= 0
+    )
+      throw new ConfigError(
+        'acquireTimeoutMs',
+        `must be a positive number of milliseconds, got ${String(acquireTimeoutMs)}`,
+      );
+    if (typeof preparedStatements !== 'boolean')
+      throw new ConfigError('preparedStatements', 'must be a boolean');
+    if (typeof skipLocked !== 'boolean') throw new ConfigError('skipLocked', 'must be a boolean');
+    this.executor = createExecutor(db, acquireTimeoutMs, preparedStatements);
+    this.dialect = this.executor.dialect;
+    this.spec = dialects[this.dialect];
+    this.sql = buildInboxQueries(this.spec, inboxDialects[this.dialect], this.table, skipLocked);
+  }
+
+  /** One `INSERT` that the unique `(provider, external_id)` index arbitrates. */
+  async enqueue(delivery: NewDelivery): Promise<boolean> {
+    const { provider, externalId, orderingKey, headers, body } = delivery;
+    try {
+      const { affected } = await this.executor.query(this.sql.enqueue, [
+        provider,
+        externalId,
+        orderingKey,
+        JSON.stringify(headers),
+        body,
+      ]);
+      return affected === 1;
+    } catch (error) {
+      if (isDuplicateKey(this.spec, error)) return false;
+      throw error;
+    }
+  }
+
+  /** One short transaction: pick and lock the due rows, then lease them. */
+  async claim({
+    providers,
+    limit,
+    leaseMs,
+  }: {
+    readonly providers: readonly string[];
+    readonly limit: number;
+    readonly leaseMs: number;
+  }): Promise<Delivery[]> {
+    if (providers.length === 0 || limit < 1) return [];
+    return this.executor.transaction(
+      async (transaction) => {
+        const { rows } = await this.executor.query(
+          this.sql.claimSelect(providers.length),
+          [...providers, limit],
+          transaction,
+        );
+        if (rows.length === 0) return [];
+        await this.executor.query(
+          this.sql.claimUpdate(rows.length),
+          [leaseMs, ...rows.map((row) => Number(row.id))],
+          transaction,
+        );
+        return rows.map((row) => toDelivery(row, Number(row.attempts) + 1));
+      },
+      { lockStatement: this.spec.lockForWrite?.(this.spec.quote(this.table)) },
+    );
+  }
+
+  async complete(lease: DeliveryLease): Promise<boolean> {
+    const { affected } = await this.executor.query(this.sql.complete, [lease.id, lease.attempts]);
+    return affected === 1;
+  }
+
+  async retry(
+    lease: DeliveryLease,
+    { delayMs, error }: { readonly delayMs: number; readonly error: string | null },
+  ): Promise<boolean> {
+    const { affected } = await this.executor.query(this.sql.retry, [
+      Math.max(0, Math.round(delayMs)),
+      error === null ? null : storableText(error),
+      lease.id,
+      lease.attempts,
+    ]);
+    return affected === 1;
+  }
+
+  async bury(lease: DeliveryLease, { error }: { readonly error: string }): Promise<boolean> {
+    const { affected } = await this.executor.query(this.sql.bury, [
+      storableText(error),
+      lease.id,
+      lease.attempts,
+    ]);
+    return affected === 1;
+  }
+
+  async find(provider: string, externalId: string): Promise<StoredDelivery | null> {
+    const { rows } = await this.executor.query(this.sql.find, [provider, externalId]);
+    return rows[0] ? toStored(rows[0]) : null;
+  }
+
+  /** @throws {ConfigError} for an unknown `status` or a `limit` that is not a positive whole number. */
+  async list(
+    input: {
+      readonly status?: DeliveryStatus;
+      readonly provider?: string;
+      readonly limit?: number;
+    } = {},
+  ): Promise<StoredDelivery[]> {
+    const { status, provider, limit = DEFAULT_LIST_LIMIT } = input;
+    if (status !== undefined && !STATUSES.has(status))
+      throw new ConfigError('status', `must be one of ${[...STATUSES].join(', ')}`);
+    if (!Number.isSafeInteger(limit) || limit < 1)
+      throw new ConfigError('limit', `must be a positive whole number, got ${String(limit)}`);
+    const params: unknown[] = [];
+    if (status !== undefined) params.push(status);
+    if (provider !== undefined) params.push(provider);
+    const statement = this.sql.list({
+      status: status !== undefined,
+      provider: provider !== undefined,
+    });
+    const { rows } = await this.executor.query(statement, [...params, limit]);
+    return rows.map(toStored);
+  }
+
+  /**
+   * Deletes `done` and `dead` deliveries finished more than `olderThanMs` ago, in batches of
+   * `batchSize` rows (default 1000); never a pending or processing one.
+   * @example
+   * await inbox.purge({ olderThanMs: 30 * DAY });
+   */
+  async purge({
+    olderThanMs,
+    batchSize = DEFAULT_PURGE_BATCH_SIZE,
+  }: {
+    readonly olderThanMs: number;
+    readonly batchSize?: number;
+  }): Promise<number> {
+    positive('olderThanMs', olderThanMs, false);
+    positive('batchSize', batchSize, true);
+    if (batchSize < 1) throw new ConfigError('batchSize', 'must be at least 1');
+    const { sql, params } = this.sql.purgeBatch;
+    const bound = params([olderThanMs], batchSize);
+    let total = 0;
+    for (;;) {
+      const { affected } = await this.executor.query(sql, bound);
+      total += affected;
+      if (affected < batchSize) return total;
+    }
+  }
+}

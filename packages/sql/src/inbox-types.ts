@@ -1,0 +1,29 @@
+/** @module Public option types of `SqlInbox` and `InboxSchema`. */
+
+/** Options of `new SqlInbox(db, options)`. Every one is optional. */
+export interface SqlInboxOptions {
+  /**
+   * The deliveries table: letters, digits and `_`, starting with a letter or `_`, at most 48
+   * characters. Defaults to `'webhook_inbox'`.
+   */
+  table?: string;
+  /** As `SqlStoreOptions.acquireTimeoutMs`: the longest wait for a pooled connection. Defaults to 10 000. */
+  acquireTimeoutMs?: number;
+  /** As `SqlStoreOptions.preparedStatements`. Defaults to `true`. */
+  preparedStatements?: boolean;
+  /**
+   * PostgreSQL and MySQL/MariaDB: claims lock the rows they pick with `FOR UPDATE SKIP LOCKED`, so
+   * concurrent workers take different deliveries without waiting for each other. MySQL before 8.0.1
+   * and MariaDB before 10.6 have no `SKIP LOCKED` (the claim fails with a syntax error): set
+   * `false` there, and claims use `FOR UPDATE`, waiting for each other's claim (a short
+   * transaction) instead; still never one delivery twice. SQLite ignores it (a claim holds the
+   * database's write lock). Defaults to `true`.
+   */
+  skipLocked?: boolean;
+}
+
+/** Options of the `InboxSchema` helpers. */
+export interface InboxSchemaOptions {
+  /** The deliveries table, validated like {@link SqlInboxOptions.table}. Defaults to `'webhook_inbox'`. */
+  table?: string;
+}

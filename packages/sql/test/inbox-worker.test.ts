@@ -1,0 +1,248 @@
+/**
+ * createInboxWorker over SqlInbox and a transactional SqlStore (issue 12), on every kind of
+ * connection: each delivery's handler runs once through its receipt, its business writes commit
+ * with the receipt, failures are retried after a backoff and dead-lettered at the limit, an
+ * ordering group runs one at a time in receipt order, and stop() gives unfinished work back.
+ */
+import {
+  createInboxWorker,
+  DeliveryStatus,
+  IdempotencyGuard,
+  type InboxEvent,
+  type InboxHandler,
+  RequestKey,
+  retryDelayMs,
+} from '@webhook-idempotency/core';
+import { createExecutor } from '../src/connection';
+import { InboxSchema, Schema, SqlInbox, SqlStore } from '../src';
+import { connectionKinds, runOn, type OpenedKind } from './helpers/kinds';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, open) => {
+  let opened: OpenedKind;
+  let n = 0;
+  let inbox: SqlInbox;
+  let store: SqlStore;
+  let effects: string;
+  let events: InboxEvent[];
+
+  beforeAll(async () => {
+    opened = await open();
+  });
+  afterAll(() => opened.close());
+  beforeEach(async () => {
+    n++;
+    await InboxSchema.createTable(opened.db, { table: `inbox_${n}` });
+    await Schema.createTable(opened.db, { table: `receipts_${n}` });
+    effects = `effects_${n}`;
+    await createExecutor(opened.db, 10_000).query(
+      `CREATE TABLE ${effects} (id VARCHAR(200) NOT NULL)`,
+      [],
+    );
+    inbox = new SqlInbox(opened.db, { table: `inbox_${n}` });
+    store = new SqlStore(opened.db, { table: `receipts_${n}` });
+    events = [];
+  });
+
+  const enqueue = (externalId: string, orderingKey: string | null = null) =>
+    inbox.enqueue({
+      provider: 'stripe',
+      externalId,
+      orderingKey,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from(JSON.stringify({ id: externalId })),
+    });
+  const effectCount = async () => {
+    const { rows } = await createExecutor(opened.db, 10_000).query(
+      `SELECT id FROM ${effects} ORDER BY id`,
+      [],
+    );
+    return rows.map((row) => String(row.id));
+  };
+  const book: InboxHandler<unknown> = async (delivery, { transaction }) => {
+    const { id } = JSON.parse(delivery.body.toString('utf8')) as { id: string };
+    await runOn(transaction, `INSERT INTO ${effects} (id) VALUES (?)`, [id]);
+    return { booked: id };
+  };
+  const worker = (handler: InboxHandler<unknown>, extra = {}) =>
+    createInboxWorker({
+      inbox,
+      store: store as never,
+      handlers: { stripe: handler },
+      backoffBaseMs: 10,
+      onEvent: (event) => void events.push(event),
+      ...extra,
+    });
+
+  it('runs each delivery once, its business write committed with the receipt; the delivery is done', async () => {
+    for (const id of ['evt_1', 'evt_2', 'evt_3']) await enqueue(id);
+    expect(await worker(book).runOnce()).toBe(3);
+    expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3']);
+    expect((await inbox.list()).map((d) => d.status)).toEqual(['done', 'done', 'done']);
+    const receipt = await store.find(new RequestKey('stripe', 'evt_2'), { now: Date.now() });
+    expect(receipt).toMatchObject({ status: 'completed', response: '{"booked":"evt_2"}' });
+    expect(events.map((e) => e.type)).toEqual(['processed', 'processed', 'processed']);
+    expect(await worker(book).runOnce()).toBe(0);
+  });
+
+  it('a delivery whose receipt is already completed (a worker died after its commit) is done without running again', async () => {
+    const guard = new IdempotencyGuard(store, { transactional: true });
+    await guard.run(new RequestKey('stripe', 'evt_1'), (context) =>
+      book({ body: Buffer.from('{"id":"evt_1"}') } as never, context),
+    );
+    await enqueue('evt_1');
+    const handler = jest.fn(book);
+    expect(await worker(handler).runOnce()).toBe(1);
+    expect(handler).not.toHaveBeenCalled();
+    expect(await effectCount()).toEqual(['evt_1']);
+    expect((await inbox.find('stripe', 'evt_1'))!.status).toBe(DeliveryStatus.DONE);
+    expect(events).toEqual([expect.objectContaining({ type: 'processed', replayed: true })]);
+  });
+
+  it('a failed handler rolls its write back and is retried after its backoff; it then runs once', async () => {
+    await enqueue('evt_1');
+    let calls = 0;
+    const flaky: InboxHandler<unknown> = async (delivery, context) => {
+      await book(delivery, context);
+      if (++calls === 1) throw new Error('the ledger is busy');
+      return 'ok';
+    };
+    const w = worker(flaky);
+    expect(await w.runOnce()).toBe(1);
+    const waiting = await inbox.find('stripe', 'evt_1');
+    expect(waiting).toMatchObject({
+      status: 'pending',
+      attempts: 1,
+      lastError: 'Error: the ledger is busy',
+    });
+    expect(await effectCount()).toEqual([]);
+    expect(events[0]).toMatchObject({ type: 'retry', error: 'Error: the ledger is busy' });
+    const delay = (events[0] as { delayMs: number }).delayMs;
+    expect(delay).toBeGreaterThanOrEqual(5);
+    expect(delay).toBeLessThanOrEqual(10);
+    await sleep(50);
+    expect(await w.runOnce()).toBe(1);
+    expect(await effectCount()).toEqual(['evt_1']);
+    expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'done', attempts: 2 });
+  });
+
+  it('a delivery that keeps failing is dead after maxAttempts, with its last error', async () => {
+    await enqueue('evt_poison');
+    const w = worker(
+      async () => {
+        throw new Error('bad payload');
+      },
+      { maxAttempts: 2, backoffBaseMs: 0 },
+    );
+    expect(await w.runOnce()).toBe(1);
+    expect(await w.runOnce()).toBe(1);
+    expect(await w.runOnce()).toBe(0);
+    expect(await inbox.find('stripe', 'evt_poison')).toMatchObject({
+      status: 'dead',
+      attempts: 2,
+      lastError: 'Error: bad payload',
+    });
+    expect(events.map((e) => e.type)).toEqual(['retry', 'dead']);
+  });
+
+  it('an ordering group runs one delivery at a time, in receipt order, while other deliveries run beside it', async () => {
+    for (const id of ['o1', 'o2', 'o3', 'o4']) await enqueue(id, 'sub_1');
+    await enqueue('free');
+    const order: string[] = [];
+    let running = 0;
+    let overlap = 0;
+    const w = worker(
+      async (delivery: { externalId: string }) => {
+        if (delivery.externalId !== 'free' && ++running > 1) overlap++;
+        order.push(delivery.externalId);
+        await sleep(20);
+        if (delivery.externalId !== 'free') running--;
+      },
+      { concurrency: 4, pollIntervalMs: 5 },
+    );
+    w.start();
+    for (let i = 0; i < 200 && (await inbox.list({ status: DeliveryStatus.DONE })).length < 5; i++)
+      await sleep(20);
+    await w.stop();
+    expect(order.filter((id) => id !== 'free')).toEqual(['o1', 'o2', 'o3', 'o4']);
+    expect(order).toContain('free');
+    expect(overlap).toBe(0);
+  });
+
+  it('stop() gives a delivery whose handler outlives the timeout back; its late commit is replayed, never run twice', async () => {
+    await enqueue('evt_slow');
+    let finish!: () => void;
+    const started = new Promise<void>((resolve) => {
+      const gate = new Promise<void>((release) => (finish = release));
+      calls.handler = async (delivery, context) => {
+        resolve();
+        await gate;
+        return book(delivery, context);
+      };
+    });
+    const w = worker((d, c) => calls.handler(d, c), { pollIntervalMs: 5 });
+    w.start();
+    await started;
+    const stopped = w.stop({ timeoutMs: 50 });
+    await sleep(100);
+    finish();
+    await stopped;
+    expect(w.running).toBe(false);
+    expect(events.map((e) => e.type)).toEqual(['released']);
+    expect(await inbox.find('stripe', 'evt_slow')).toMatchObject({ status: 'pending' });
+    // The old handler commits its write and receipt after the release.
+    for (let i = 0; i < 100 && (await effectCount()).length === 0; i++) await sleep(10);
+    const again = jest.fn(book);
+    expect(await worker(again).runOnce()).toBe(1);
+    expect(again).not.toHaveBeenCalled();
+    expect(await effectCount()).toEqual(['evt_slow']);
+    expect((await inbox.find('stripe', 'evt_slow'))!.status).toBe('done');
+  });
+
+  it('a delivery whose receipt another run holds is released without a failure, until that run is over', async () => {
+    await enqueue('evt_busy');
+    const guard = new IdempotencyGuard(store, { staleAfterSeconds: 60 });
+    const ticket = await guard.claim(new RequestKey('stripe', 'evt_busy'));
+    expect(await worker(book).runOnce()).toBe(1);
+    const released = await inbox.find('stripe', 'evt_busy');
+    expect(released).toMatchObject({ status: 'pending', lastError: null });
+    expect(released!.availableAt.getTime()).toBeGreaterThan(Date.now() + 10_000);
+    expect(events).toEqual([expect.objectContaining({ type: 'released', reason: 'in-progress' })]);
+    if (!ticket.isReplay) await ticket.fail(new Error('gave up'));
+  });
+});
+
+const calls: { handler: InboxHandler<unknown> } = { handler: async () => undefined };
+
+describe('createInboxWorker options', () => {
+  const inbox = { claim: async () => [] } as never;
+  const store = { capabilities: { transactional: false }, claim() {}, reclaim() {} } as never;
+  it('refuses bad options, naming them', () => {
+    const handlers = { stripe: async () => undefined };
+    expect(() => createInboxWorker({ inbox, handlers } as never)).toThrow(
+      expect.objectContaining({ option: 'store' }),
+    );
+    expect(() => createInboxWorker({ inbox, store, handlers: {} })).toThrow(
+      expect.objectContaining({ option: 'handlers' }),
+    );
+    expect(() => createInboxWorker({ inbox, store, handlers, concurrency: 0 })).toThrow(
+      expect.objectContaining({ option: 'concurrency' }),
+    );
+    expect(() => createInboxWorker({ store, handlers } as never)).toThrow(
+      expect.objectContaining({ option: 'inbox' }),
+    );
+    const guard = new IdempotencyGuard(store, { staleAfterSeconds: 120 });
+    expect(() =>
+      createInboxWorker({ inbox, guard, handlers, visibilityTimeoutSeconds: 60 }),
+    ).toThrow(expect.objectContaining({ option: 'visibilityTimeoutSeconds' }));
+  });
+
+  it('backs off exponentially, capped, with up to half taken off at random', () => {
+    const at = (attempts: number, random: number) =>
+      retryDelayMs(attempts, { baseMs: 1000, maxMs: 10_000, random: () => random });
+    expect([at(1, 0), at(1, 0.999), at(2, 0), at(3, 0), at(4, 0.5), at(9, 0)]).toEqual([
+      500, 1000, 1000, 2000, 6000, 5000,
+    ]);
+  });
+});
