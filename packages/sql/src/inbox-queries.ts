@@ -81,7 +81,7 @@ export function buildInboxQueries(
     },
     purgeBatch: dialect.deleteBatch(
       t,
-      `status IN ('done', 'dead') AND finished_at < ${dialect.minusMs(now)}`,
+      `status IN ('done', 'dead') AND finished_at <= ${dialect.minusMs(now)}`,
     ),
   };
 }

@@ -101,8 +101,9 @@ export interface InboxStore {
     readonly limit?: number;
   }): Promise<StoredDelivery[]>;
   /**
-   * Deletes `done` and `dead` deliveries (body included) that finished more than `olderThanMs`
-   * ago; never a `pending` or `processing` one. Returns how many were deleted.
+   * Deletes `done` and `dead` deliveries (body included) that finished at least `olderThanMs`
+   * ago (`0`: all of them), as receipts are purged; never a `pending` or `processing` one.
+   * Returns how many were deleted.
    */
   purge(input: { readonly olderThanMs: number; readonly batchSize?: number }): Promise<number>;
 }
