@@ -38,6 +38,9 @@ const ADAPTER_SURFACE = new Set([
   'collectBody',
   'needsCollecting',
   'responseNotCaptured',
+  // Inbox mode: the acknowledging endpoint's engine and its options.
+  'createInboxEngine',
+  'InboxOptions',
 ]);
 
 /** The names `file` imports from `@webhook-idempotency/core` and its entry points. */
