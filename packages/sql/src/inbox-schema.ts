@@ -3,8 +3,8 @@
  * the dialect tables like `Schema`, plus a quick-start `createTable` and a knex migration.
  */
 import type { Knex } from 'knex';
-import { createExecutor } from './connection';
-import { DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_INBOX_TABLE } from './constants';
+import { knexMigrationOf, runDdl, tableStatements } from './ddl';
+import { DEFAULT_INBOX_TABLE } from './constants';
 import { dialects } from './dialects';
 import { inboxDialects } from './inbox-dialects';
 import { resolveTable } from './table-name';
@@ -25,7 +25,6 @@ function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] 
     );
   const table = resolveInboxTable(options.table);
   const q = spec.quote;
-  const t = q(table);
   const { key, timestamp } = spec.types;
   const indexes: Array<[name: string, columns: string]> = [
     [`${table}_due_idx`, 'status, available_at'],
@@ -47,24 +46,12 @@ function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] 
     `last_error TEXT NULL`,
     `CONSTRAINT ${q(`${table}_key`)} UNIQUE (provider, external_id)`,
     `CONSTRAINT ${q(`${table}_status_check`)} CHECK (status IN ('pending', 'processing', 'done', 'dead'))`,
-    ...(spec.inlineIndexes
-      ? indexes.map(([name, columns]) => `INDEX ${q(name)} (${columns})`)
-      : []),
   ];
-  return [
-    `CREATE TABLE IF NOT EXISTS ${t} (\n  ${lines.join(',\n  ')}\n)${spec.tableOptions}`,
-    ...(spec.inlineIndexes
-      ? []
-      : indexes.map(
-          ([name, columns]) => `CREATE INDEX IF NOT EXISTS ${q(name)} ON ${t} (${columns})`,
-        )),
-  ];
+  return tableStatements(spec, table, lines, indexes);
 }
 
 async function createTable(db: SqlConnection, options: SchemaOptions = {}): Promise<void> {
-  const executor = createExecutor(db, DEFAULT_ACQUIRE_TIMEOUT_MS, false);
-  for (const statement of statements(executor.dialect, options))
-    await executor.query(statement, []);
+  await runDdl(db, (dialect) => statements(dialect, options));
 }
 
 /**
@@ -95,12 +82,6 @@ export const InboxSchema = {
     down(knex: Knex): Promise<void>;
   } {
     const table = resolveInboxTable(options.table);
-    return {
-      up: (knex) => createTable(knex, { table }),
-      async down(knex) {
-        const { dialect } = createExecutor(knex, DEFAULT_ACQUIRE_TIMEOUT_MS);
-        await knex.raw(`DROP TABLE IF EXISTS ${dialects[dialect].quote(table)}`);
-      },
-    };
+    return knexMigrationOf(table, (knex) => createTable(knex, { table }));
   },
 } as const;

@@ -3,8 +3,7 @@
  * table, never hand-written per dialect; plus a quick-start `createTable` and a knex migration.
  */
 import type { Knex } from 'knex';
-import { createExecutor } from './connection';
-import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
+import { knexMigrationOf, runDdl, tableStatements } from './ddl';
 import { dialects } from './dialects';
 import { resolveTable } from './table-name';
 import type { SchemaOptions, SqlConnection, SqlDialect } from './types';
@@ -17,7 +16,6 @@ function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] 
     );
   const table = resolveTable(options.table);
   const q = spec.quote;
-  const t = q(table);
   const { key, response, timestamp } = spec.types;
   const indexes: Array<[name: string, columns: string]> = [
     [`${table}_status_idx`, 'status, claimed_at'],
@@ -35,25 +33,12 @@ function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] 
     `finished_at ${timestamp} NULL`,
     `CONSTRAINT ${q(`${table}_pkey`)} PRIMARY KEY (provider, external_id)`,
     `CONSTRAINT ${q(`${table}_status_check`)} CHECK (status IN ('processing', 'completed', 'failed'))`,
-    ...(spec.inlineIndexes
-      ? indexes.map(([name, columns]) => `INDEX ${q(name)} (${columns})`)
-      : []),
   ];
-  return [
-    `CREATE TABLE IF NOT EXISTS ${t} (\n  ${lines.join(',\n  ')}\n)${spec.tableOptions}`,
-    ...(spec.inlineIndexes
-      ? []
-      : indexes.map(
-          ([name, columns]) => `CREATE INDEX IF NOT EXISTS ${q(name)} ON ${t} (${columns})`,
-        )),
-  ];
+  return tableStatements(spec, table, lines, indexes);
 }
 
 async function createTable(db: SqlConnection, options: SchemaOptions = {}): Promise<void> {
-  // DDL runs once: nothing to gain from preparing it, and not every server prepares every DDL statement.
-  const executor = createExecutor(db, DEFAULT_ACQUIRE_TIMEOUT_MS, false);
-  for (const statement of statements(executor.dialect, options))
-    await executor.query(statement, []);
+  await runDdl(db, (dialect) => statements(dialect, options));
 }
 
 /**
@@ -90,12 +75,6 @@ export const Schema = {
     down(knex: Knex): Promise<void>;
   } {
     const table = resolveTable(options.table);
-    return {
-      up: (knex) => createTable(knex, { table }),
-      async down(knex) {
-        const { dialect } = createExecutor(knex, DEFAULT_ACQUIRE_TIMEOUT_MS);
-        await knex.raw(`DROP TABLE IF EXISTS ${dialects[dialect].quote(table)}`);
-      },
-    };
+    return knexMigrationOf(table, (knex) => createTable(knex, { table }));
   },
 } as const;

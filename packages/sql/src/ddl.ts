@@ -1,0 +1,63 @@
+/**
+ * @module What the receipts table (schema.ts) and the inbox table (inbox-schema.ts) share: one
+ * table's idempotent DDL from its column lines and indexes, running DDL on a connection, and a
+ * knex migration of it.
+ */
+import type { Knex } from 'knex';
+import { createExecutor } from './connection';
+import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
+import { type DialectSpec, dialects } from './dialects';
+import type { SqlConnection, SqlDialect } from './types';
+
+/** An index: its name and its column list. */
+export type IndexSpec = readonly [name: string, columns: string];
+
+/**
+ * `CREATE TABLE IF NOT EXISTS` for `table` (validated, unquoted) with `lines` (columns and
+ * constraints), then its indexes: inline where the dialect declares them in the table (MySQL),
+ * else as `CREATE INDEX IF NOT EXISTS`.
+ */
+export function tableStatements(
+  spec: DialectSpec,
+  table: string,
+  lines: readonly string[],
+  indexes: readonly IndexSpec[],
+): string[] {
+  const q = spec.quote;
+  const t = q(table);
+  const body = spec.inlineIndexes
+    ? [...lines, ...indexes.map(([name, columns]) => `INDEX ${q(name)} (${columns})`)]
+    : lines;
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t} (\n  ${body.join(',\n  ')}\n)${spec.tableOptions}`,
+    ...(spec.inlineIndexes
+      ? []
+      : indexes.map(
+          ([name, columns]) => `CREATE INDEX IF NOT EXISTS ${q(name)} ON ${t} (${columns})`,
+        )),
+  ];
+}
+
+/** Runs the DDL `statements` gives for `db`'s dialect, in order. */
+export async function runDdl(
+  db: SqlConnection,
+  statements: (dialect: SqlDialect) => readonly string[],
+): Promise<void> {
+  // DDL runs once: nothing to gain from preparing it, and not every server prepares every DDL statement.
+  const executor = createExecutor(db, DEFAULT_ACQUIRE_TIMEOUT_MS, false);
+  for (const statement of statements(executor.dialect)) await executor.query(statement, []);
+}
+
+/** `{ up, down }` for a knex migration: `up` creates the table, `down` drops `table`. */
+export function knexMigrationOf(
+  table: string,
+  up: (knex: Knex) => Promise<void>,
+): { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> } {
+  return {
+    up,
+    async down(knex) {
+      const { dialect } = createExecutor(knex, DEFAULT_ACQUIRE_TIMEOUT_MS);
+      await knex.raw(`DROP TABLE IF EXISTS ${dialects[dialect].quote(table)}`);
+    },
+  };
+}
