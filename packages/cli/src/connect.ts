@@ -56,7 +56,7 @@ export function parseTarget(url: string | undefined): Target {
   try {
     parsed = new URL(url);
   } catch {
-    throw new CliError(ExitCode.USAGE, unsupported(url.replace(/:[^:@/]*@/, ':***@')));
+    throw new CliError(ExitCode.USAGE, unsupported(withoutCredentials(url)));
   }
   const dialect = SERVER_SCHEMES[parsed.protocol];
   // The password in the user part, or as a `password` query parameter.
@@ -72,6 +72,17 @@ function unsupported(shown: string): string {
 }
 
 /** `message` with the target's password replaced by `***` (when it is long enough to be recognisable). */
+/**
+ * A URL that did not parse, with everything between the scheme and the last `@` masked: the
+ * password may hold `/`, `:` or `@`, so no narrower pattern can be trusted to find its end.
+ */
+export function withoutCredentials(url: string): string {
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0] ?? '';
+  const rest = url.slice(scheme.length);
+  const at = rest.lastIndexOf('@');
+  return at < 0 ? url : `${scheme}***@${rest.slice(at + 1)}`;
+}
+
 export function redact(target: Target, message: string): string {
   return target.secret.length >= 3 ? message.split(target.secret).join('***') : message;
 }

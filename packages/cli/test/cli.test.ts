@@ -55,6 +55,12 @@ describe('errors a user can act on', () => {
     expect(url.code).toBe(ExitCode.USAGE);
     expect(url.stderr).toMatch(/Unsupported database URL mongodb:\/\/u@db:27017\/x/);
     expect(url.stderr).not.toContain('hunter22');
+    // A URL that does not parse, with a password that holds `/` and `:`: still never shown.
+    const broken = await cli(['status', '--url', 'postgres://ops:pa/ss:w0rd@db:badport/shop']);
+    expect(broken.code).toBe(ExitCode.USAGE);
+    expect(broken.stderr).toMatch(/Unsupported database URL postgres:\/\/\*\*\*@db:badport\/shop/);
+    expect(broken.stderr).not.toContain('pa/ss');
+    expect(broken.stderr).not.toContain('w0rd');
     const limit = await cli(['list', '--url', 'x.db', '--limit', '20000']);
     expect(limit.code).toBe(ExitCode.USAGE);
     expect(limit.stderr).toMatch(/--limit <n>.*expected a whole number from 1 to 10000/);

@@ -25,7 +25,12 @@ export function inbox(options: ExpressInboxOptions): RequestHandler {
   return function inboxEndpoint(req: Request, res: Response, next: NextFunction): void {
     engine.accept(toHttpRequest(req)).then((decision) => {
       if (decision.action === 'pass') return next();
-      sendRecord(res, decision.response);
+      // A refused head (the answer already sent by other middleware) goes to Express, not unhandled.
+      try {
+        sendRecord(res, decision.response);
+      } catch (error) {
+        next(error);
+      }
     }, next);
   };
 }

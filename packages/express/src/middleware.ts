@@ -36,7 +36,14 @@ export function idempotent<Tx = unknown>(options: ExpressIdempotencyOptions<Tx>)
   return function idempotency(req: Request, res: Response, next: NextFunction): void {
     engine.begin(toHttpRequest(req)).then((decision) => {
       if (decision.action === 'pass') return next();
-      if (decision.action === 'respond') return sendRecord(res, decision.response);
+      if (decision.action === 'respond') {
+        // A refused head (the answer already sent by other middleware) goes to Express, not unhandled.
+        try {
+          return sendRecord(res, decision.response);
+        } catch (error) {
+          return next(error);
+        }
+      }
       req.idempotency = decision.idempotency;
       captureResponse(res, decision.run, next);
       decision.run.enter(next);

@@ -111,6 +111,50 @@ describe('express adapter specifics', () => {
     }
   });
 
+  it('a stored answer Node refuses to send (a header with a newline) goes to the error handler, and the process lives on', async () => {
+    const store = new InMemoryStore();
+    const k = { provider: 'p', externalId: 'bad-header' };
+    await store.claim(k, { now: Date.now(), fingerprint: null });
+    // A receipt written by other code: its header value cannot go on the wire.
+    const response = JSON.stringify({
+      status: 200,
+      headers: { 'x-note': 'line one\nline two' },
+      body: '{}',
+      encoding: 'utf8',
+    });
+    await store.complete(k, { now: Date.now(), attempts: 1, response });
+    const app = express();
+    app.post(
+      '/hook',
+      express.raw({ type: '*/*' }),
+      idempotent({ store, provider: 'p', key }),
+      (_req, res) => {
+        res.json({ ran: true });
+      },
+    );
+    const errors: unknown[] = [];
+    app.use(
+      (
+        error: unknown,
+        _req: express.Request,
+        res: express.Response,
+        _next: express.NextFunction,
+      ) => {
+        errors.push(error);
+        res.status(500).json({ error: 'handled' });
+      },
+    );
+    const { server, close } = await listen(app);
+    try {
+      const answer = await request(server).post('/hook').set('x-event-id', 'bad-header').send('x');
+      expect(answer.status).toBe(500);
+      expect(answer.body).toEqual({ error: 'handled' });
+      expect(errors).toEqual([expect.objectContaining({ code: 'ERR_INVALID_CHAR' })]);
+    } finally {
+      await close();
+    }
+  });
+
   it('exposes the factory as a named function', () => {
     expect(idempotent({ store: new InMemoryStore(), provider: 'p', key }).name).toBe('idempotency');
   });

@@ -31,9 +31,14 @@ export function inbox(options: FastifyInboxOptions): preHandlerHookHandler {
       (decision) => {
         if (decision.action === 'pass') return done();
         const { status, headers, body } = decision.response;
-        reply.code(status);
-        for (const [name, value] of Object.entries(headers)) reply.header(name, value);
-        reply.send(body);
+        // A refused header or status goes to Fastify's error handling, never unhandled.
+        try {
+          reply.code(status);
+          for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+          reply.send(body);
+        } catch (error) {
+          done(error as Error);
+        }
       },
       (error: unknown) => done(error as Error),
     );

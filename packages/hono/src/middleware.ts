@@ -28,8 +28,10 @@ export function idempotent<Tx = unknown>(
     const { run } = decision;
     c.set('idempotency', decision.idempotency);
     // The guard gave up on the run (transactional deadline): answer now; Hono drops the late answer.
+    let gaveUp = false;
     const expired = new Promise<true>((resolve) =>
       run.onExpire((answer) => {
+        gaveUp = true;
         replace(c, toResponse(answer));
         resolve(true);
       }),
@@ -45,6 +47,8 @@ export function idempotent<Tx = unknown>(
       throw error;
     }
     const replacement = await run.finish(recorded.captured);
+    // The deadline passed while the answer was read: the guard's 503 stands, never the late 2xx.
+    if (gaveUp) return;
     replace(c, replacement ? toResponse(replacement) : recorded.sent);
   };
 }

@@ -5,6 +5,11 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { idempotent, type IdempotencyVariables } from '../src';
+import { Schema, SqlStore } from '@webhook-idempotency/sql';
+import Database from 'better-sqlite3';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type AppEnv, listen } from './helpers/apps';
 
 const key = (c: Context) => c.req.header('x-event-id');
@@ -145,5 +150,37 @@ describe('hono adapter specifics', () => {
 
   it('exposes the factory as a named function', () => {
     expect(idempotent({ store: new InMemoryStore(), provider: 'p', key }).name).toBe('idempotency');
+  });
+
+  it("a deadline that passes while the answer is being read: the guard's 503 goes out, never the late 2xx", async () => {
+    const db = new Database(join(mkdtempSync(join(tmpdir(), 'hono-deadline-')), 'db.sqlite'));
+    await Schema.createTable(db);
+    const guard = new IdempotencyGuard(new SqlStore(db), {
+      transactional: true,
+      handlerTimeoutSeconds: 0.2,
+    });
+    const app = new Hono<AppEnv>();
+    app.post('/hook', idempotent({ guard, provider: 'p', key }), () => {
+      // The body arrives after the deadline: the transaction is rolled back while it is read.
+      const body = new ReadableStream<Uint8Array>({
+        async pull(controller) {
+          await new Promise((resolve) => setTimeout(resolve, 400));
+          controller.enqueue(new TextEncoder().encode('{"booked":true}'));
+          controller.close();
+        },
+      });
+      return new Response(body, { status: 200, headers: { 'content-type': 'application/json' } });
+    });
+    const server = await served(app);
+    close = server.close;
+    try {
+      const response = await server.post('/hook', 'slow-body');
+      expect(response.status).toBe(503);
+      expect(await guard.find(new RequestKey('p', 'slow-body'))).toMatchObject({
+        status: 'failed',
+      });
+    } finally {
+      db.close();
+    }
   });
 });
