@@ -194,6 +194,21 @@ function remaining(
       `- **Express, SQLite (≥ 0.6× / ≥ 0.9× bare):** the statements alone, run in-process with nothing around them, reach ${first.anchor.median.toFixed(0)} first deliveries/s and ${replay.anchor.median.toFixed(0)} replays/s on this disk. On the server's one core, a guard that cost nothing but those statements would reach at most ${ceiling(first.anchor.median).toFixed(2)}× and ${ceiling(replay.anchor.median).toFixed(2)}× of the bare route (${bare.rps.toFixed(0)} req/s). Our store reaches ${first.ratio.median.toFixed(2)}× / ${replay.ratio.median.toFixed(2)}× of the statements alone; the rest of the HTTP gap is the memory rows' per-request cost above.`,
     );
   }
+  const oursFirst = http['express, memory, first'];
+  const peerFirst = http['express, @node-idempotency (memory), first'];
+  if (oursFirst && peerFirst && oursFirst.addedUs > peerFirst.addedUs) {
+    const capture = profile?.guarded.ours
+      .filter((f) => f.fn.includes('express/src/capture.ts'))
+      .reduce((sum, f) => sum + (f.share * profile.guarded.busyUs) / profile.guarded.requests, 0);
+    log(
+      `- **Express first delivery against @node-idempotency (ours ${oursFirst.addedUs.toFixed(0)} µs, the peer ${peerFirst.addedUs.toFixed(0)} µs):** the peer records the answer after sending it (the behaviour its plugin documents, followed by benchmarks/src/peer.ts), so it neither holds nor copies it; we hold the answer until its receipt is written, so that a provider never sees an answer whose receipt is missing (DESIGN.md §6).${capture ? ` Capturing and flushing it are at least ${capture.toFixed(1)} µs of our functions' time under the profiler;` : ''} the rest is the per-request cost above.`,
+    );
+  }
+  const bareP = http['express, bare route'];
+  if (oursFirst && bareP && oursFirst.p999 > bareP.p999 * 1.2)
+    log(
+      `- **p99.9 (${oursFirst.p999.toFixed(0)} ms against ${bareP.p999.toFixed(0)} ms bare):** not profiled on its own; at 50 connections on one core the tail grows with the per-request cost above, and no separate cause was looked for.`,
+    );
   const pg = sql.filter((r) => r.database.startsWith('PostgreSQL'));
   if (pg.length) {
     const list = pg
