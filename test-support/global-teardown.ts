@@ -1,8 +1,11 @@
 /** @module Jest global teardown: stops what global-setup started. */
 import { stopDatabases } from './databases';
+import { stopRedis } from './redis';
 
 export default async function globalTeardown(): Promise<void> {
   const running = globalThis.__WI_DATABASES__;
+  const redis = globalThis.__WI_REDIS__;
   globalThis.__WI_DATABASES__ = undefined;
-  if (running) await stopDatabases(running);
+  globalThis.__WI_REDIS__ = undefined;
+  await Promise.all([running && stopDatabases(running), redis && stopRedis(redis)]);
 }
