@@ -58,6 +58,20 @@ export {
   retryDelayMs,
 } from './inbox/worker';
 export {
+  createInboxRelay,
+  type InboxRelay,
+  type InboxRelayOptions,
+  jobIdOf,
+  type QueuedDelivery,
+} from './inbox/relay';
+export {
+  type ConsumeOutcome,
+  createInboxConsumer,
+  type InboxConsumer,
+  type InboxConsumerOptions,
+  queuedDeliveryOf,
+} from './inbox/consumer';
+export {
   type Delivery,
   type DeliveryRef,
   type DeliveryLease,

@@ -15,8 +15,10 @@ export interface InboxQueries {
   claimUpdate(ids: number): string;
   /** Lease → done. Params: id, attempts. */
   readonly complete: string;
-  /** Lease → pending after a delay, recording a non-null error. Params: delayMs, error, id, attempts. */
+  /** Lease → pending after a delay; a non-null error is recorded and counted. Params: delayMs, error, 1 for a failure (0 for a release), id, attempts. */
   readonly retry: string;
+  /** Keep `leases` leases for longer. Params: leaseMs, then id and attempts of each. */
+  extend(leases: number): string;
   /** Lease → dead. Params: error, id, attempts. */
   readonly bury: string;
   /** One delivery by key. Params: provider, externalId. */
@@ -43,6 +45,7 @@ export function buildInboxQueries(
     'ordering_key',
     'status',
     'attempts',
+    'failures',
     'headers',
     'body',
     `${dialect.toMs('received_at')} AS received_ms`,
@@ -59,8 +62,8 @@ export function buildInboxQueries(
     `AND e.ordering_key = d.ordering_key AND e.id < d.id AND e.${unfinished}))`;
   return {
     enqueue:
-      `INSERT INTO ${t} (provider, external_id, ordering_key, status, attempts, headers, body, received_at, available_at) ` +
-      `VALUES (?, ?, ?, 'pending', 0, ?, ?, ${now}, ${now})${dialect.onConflictDoNothing}`,
+      `INSERT INTO ${t} (provider, external_id, ordering_key, status, attempts, failures, headers, body, received_at, available_at) ` +
+      `VALUES (?, ?, ?, 'pending', 0, 0, ?, ?, ${now}, ${now})${dialect.onConflictDoNothing}`,
     claimSelect: (providers) =>
       `SELECT ${columns} FROM ${t} d WHERE d.provider IN (${placeholders(providers)}) ` +
       `AND d.${unfinished} AND d.available_at <= ${now} AND ${headOfGroup} ` +
@@ -71,8 +74,15 @@ export function buildInboxQueries(
     complete: `UPDATE ${t} SET status = 'done', finished_at = ${now} WHERE ${leased}`,
     retry:
       `UPDATE ${t} SET status = 'pending', available_at = ${inbox.plusMs(now)}, ` +
-      `last_error = COALESCE(?, last_error) WHERE ${leased}`,
-    bury: `UPDATE ${t} SET status = 'dead', finished_at = ${now}, last_error = ? WHERE ${leased}`,
+      `last_error = COALESCE(?, last_error), failures = failures + ? ` +
+      `WHERE ${leased}`,
+    extend: (leases) =>
+      `UPDATE ${t} SET available_at = ${inbox.plusMs(now)} WHERE status = 'processing' AND (` +
+      Array.from({ length: leases }, () => '(id = ? AND attempts = ?)').join(' OR ') +
+      ')',
+    bury:
+      `UPDATE ${t} SET status = 'dead', finished_at = ${now}, last_error = ?, failures = failures + 1 ` +
+      `WHERE ${leased}`,
     find: `SELECT ${columns} FROM ${t} WHERE provider = ? AND external_id = ?`,
     list: ({ status, provider }) => {
       const where = [status ? 'status = ?' : '', provider ? 'provider = ?' : ''].filter(Boolean);

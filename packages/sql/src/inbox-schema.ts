@@ -38,6 +38,7 @@ function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] 
     `ordering_key ${key} NULL`,
     `status VARCHAR(16) NOT NULL`,
     `attempts INTEGER NOT NULL`,
+    `failures INTEGER NOT NULL`,
     `headers ${inbox.text} NOT NULL`,
     `body ${inbox.bytes} NOT NULL`,
     `received_at ${timestamp} NOT NULL`,

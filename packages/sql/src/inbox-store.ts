@@ -51,6 +51,7 @@ function toDelivery(row: Row, attempts = Number(row.attempts)): Delivery {
     headers: headersOf(row.headers),
     body: bytes(row.body),
     attempts,
+    failures: Number(row.failures),
     receivedAt: date(row.received_ms),
   };
 }
@@ -191,13 +192,28 @@ export class SqlInbox implements InboxStore {
     lease: DeliveryLease,
     { delayMs, error }: { readonly delayMs: number; readonly error: string | null },
   ): Promise<boolean> {
+    const text = error === null ? null : storableText(error);
     const { affected } = await this.executor.query(this.sql.retry, [
       Math.max(0, Math.round(delayMs)),
-      error === null ? null : storableText(error),
+      text,
+      text === null ? 0 : 1,
       lease.id,
       lease.attempts,
     ]);
     return affected === 1;
+  }
+
+  /** One `UPDATE` for the whole batch, each row fenced by its own lease. */
+  async extend(
+    leases: readonly DeliveryLease[],
+    { leaseMs }: { readonly leaseMs: number },
+  ): Promise<number> {
+    if (leases.length === 0) return 0;
+    const { affected } = await this.executor.query(this.sql.extend(leases.length), [
+      Math.max(0, Math.round(leaseMs)),
+      ...leases.flatMap((lease) => [lease.id, lease.attempts]),
+    ]);
+    return affected;
   }
 
   async bury(lease: DeliveryLease, { error }: { readonly error: string }): Promise<boolean> {

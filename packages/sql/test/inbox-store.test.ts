@@ -3,7 +3,7 @@
  * once, the exact bytes, leases that never overlap, fenced completion, retries and dead letters,
  * ordering groups, purge. One body of tests for every dialect: no dialect is named below.
  */
-import { DeliveryStatus, type NewDelivery } from '@webhook-idempotency/core';
+import { type Delivery, DeliveryStatus, type NewDelivery } from '@webhook-idempotency/core';
 import { InboxSchema, SqlInbox } from '../src';
 import { connectionKinds, type OpenedKind } from './helpers/kinds';
 
@@ -47,6 +47,7 @@ describe.each(connectionKinds('inbox'))('SqlInbox (%s)', (_name, open) => {
       externalId: 'evt_1',
       status: DeliveryStatus.PENDING,
       attempts: 0,
+      failures: 0,
       orderingKey: null,
       finishedAt: null,
       lastError: null,
@@ -144,10 +145,42 @@ describe.each(connectionKinds('inbox'))('SqlInbox (%s)', (_name, open) => {
     expect(second!.externalId).toBe('evt_2');
     expect(await inbox.retry(second!, { delayMs: 0, error: 'first failure' })).toBe(true);
     const [again] = await claimAll();
-    expect(again).toMatchObject({ externalId: 'evt_2', attempts: 2 });
+    expect(again).toMatchObject({ externalId: 'evt_2', attempts: 2, failures: 1 });
     expect(await inbox.retry(again!, { delayMs: 0, error: null })).toBe(true);
     stored = await inbox.find('stripe', 'evt_2');
-    expect(stored).toMatchObject({ status: DeliveryStatus.PENDING, lastError: 'first failure' });
+    expect(stored).toMatchObject({
+      status: DeliveryStatus.PENDING,
+      lastError: 'first failure',
+      // A release is not a failure: only the failed attempt counts.
+      attempts: 2,
+      failures: 1,
+    });
+    const [third] = await claimAll();
+    expect(third).toMatchObject({ attempts: 3, failures: 1 });
+    expect(await inbox.bury(third!, { error: 'gave up' })).toBe(true);
+    expect(await inbox.find('stripe', 'evt_2')).toMatchObject({ status: 'dead', failures: 2 });
+  });
+
+  it('extend keeps the leases still held for longer and leaves lost ones alone', async () => {
+    await inbox.enqueue(delivery('evt_1'));
+    await inbox.enqueue(delivery('evt_2'));
+    await inbox.enqueue(delivery('evt_3'));
+    const leased = await inbox.claim({ providers: ['stripe'], limit: 3, leaseMs: 50 });
+    expect(leased).toHaveLength(3);
+    const [one, two, three] = leased as [Delivery, Delivery, Delivery];
+    // evt_3's lease is no longer held: it was settled.
+    expect(await inbox.complete(three)).toBe(true);
+    expect(
+      await inbox.extend([one, two, three, { id: one.id, attempts: 9 }], { leaseMs: LEASE }),
+    ).toBe(2);
+    expect(await inbox.extend([], { leaseMs: LEASE })).toBe(0);
+    await sleep(120);
+    // The short lease has passed, the extended one has not: nothing is taken over.
+    expect(await claimAll()).toEqual([]);
+    const stored = await inbox.find('stripe', 'evt_1');
+    expect(stored).toMatchObject({ status: 'processing', attempts: 1 });
+    expect(stored!.availableAt.getTime() - Date.now()).toBeGreaterThan(50_000);
+    expect(await inbox.complete(two)).toBe(true);
   });
 
   it('bury marks it dead with the error: listed, never claimed again', async () => {

@@ -32,8 +32,16 @@ export interface NewDelivery {
 export interface Delivery extends NewDelivery {
   /** The store's sequence number: increasing in receipt order. */
   readonly id: number;
-  /** Claims so far, this one included (1 on the first); also the lease's fencing token. */
+  /**
+   * Claims so far, this one included (1 on the first); also the lease's fencing token, so it only
+   * ever grows (a redelivery does not reset it).
+   */
   readonly attempts: number;
+  /**
+   * Failed attempts before this one (since it was stored or last redelivered): what backoff and the
+   * dead letter count. A release (shutdown, another run holding the receipt) is not a failure.
+   */
+  readonly failures: number;
   /** When the endpoint stored it (the database clock). */
   readonly receivedAt: Date;
 }
@@ -83,14 +91,20 @@ export interface InboxStore {
   /** Marks the leased delivery `done`. `false` when the lease was lost (nothing changed). */
   complete(lease: DeliveryLease): Promise<boolean>;
   /**
-   * Gives the leased delivery back as `pending`, due after `delayMs`; records `error` when given
-   * (a failed attempt), keeps the last one for `null` (a release). `false` when the lease was lost.
+   * Gives the leased delivery back as `pending`, due after `delayMs`. With an `error` it is a
+   * failed attempt: the error is recorded and `failures` grows by one; with `null` it is a release
+   * (the last error and `failures` stay). `false` when the lease was lost.
    */
   retry(
     lease: DeliveryLease,
     input: { readonly delayMs: number; readonly error: string | null },
   ): Promise<boolean>;
-  /** Marks the leased delivery `dead` with `error`. `false` when the lease was lost. */
+  /**
+   * Keeps the leased deliveries leased for `leaseMs` from now (a queue bridge took them over):
+   * resolves with how many leases were still held and are extended; lost ones are left alone.
+   */
+  extend(leases: readonly DeliveryLease[], input: { readonly leaseMs: number }): Promise<number>;
+  /** Marks the leased delivery `dead` with `error` (a failure: `failures` grows by one). `false` when the lease was lost. */
   bury(lease: DeliveryLease, input: { readonly error: string }): Promise<boolean>;
   /** The delivery stored under this key, or `null`. A plain read. */
   find(provider: string, externalId: string): Promise<StoredDelivery | null>;
@@ -143,6 +157,19 @@ export type InboxEvent =
       readonly type: 'released';
       readonly delivery: DeliveryRef;
       readonly reason: 'in-progress' | 'shutdown';
+    }
+  /** A relay handed these deliveries to a queue (their leases now last the handoff timeout). */
+  | { readonly type: 'queued'; readonly deliveries: readonly DeliveryRef[] }
+  /** A queue job's handler failed: the queue retries it by its own policy (`dead` follows its last attempt). */
+  | { readonly type: 'failed'; readonly delivery: DeliveryRef; readonly error: string }
+  /**
+   * A queue job found nothing to do: the delivery was already finished (`finished`), is no longer
+   * stored (`missing`, purged), or was handed over again under a newer lease (`superseded`).
+   */
+  | {
+      readonly type: 'skipped';
+      readonly delivery: DeliveryRef;
+      readonly reason: 'finished' | 'missing' | 'superseded';
     }
   /** The worker's lease had expired and another worker took the delivery over: this result was not recorded on it. */
   | { readonly type: 'lease-lost'; readonly delivery: DeliveryRef }

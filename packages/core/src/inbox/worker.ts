@@ -3,30 +3,26 @@
  * through the guard's receipts (transactional completion), retries failures with exponential
  * backoff and jitter, dead-letters them after `maxAttempts`, and stops gracefully.
  */
-import { MAX_ERROR_LENGTH, SECOND } from '../constants';
-import { ClaimLost, ConfigError, RequestInProgress } from '../errors';
-import { IdempotencyGuard } from '../guard';
-import { RequestKey } from '../request-key';
-import type { RunContext, Store } from '../types';
-import type { Delivery, DeliveryRef, InboxEvent, InboxStore } from './types';
+import { SECOND } from '../constants';
+import { ConfigError } from '../errors';
+import {
+  emitter,
+  guardFor,
+  type InboxHandler,
+  numberOption as number,
+  providersOf,
+  type ReceiptsOptions,
+  refOf,
+  runDelivery,
+} from './run';
+import type { Delivery, InboxEvent, InboxStore } from './types';
 
-/** Runs one stored delivery; with a transactional receipts store, write through `context.transaction`. */
-export type InboxHandler<Tx = never> = (
-  delivery: Delivery,
-  context: RunContext<Tx>,
-) => unknown | Promise<unknown>;
+export type { InboxHandler } from './run';
 
 /** Options of {@link createInboxWorker}. */
-export interface InboxWorkerOptions<Tx = never> {
+export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
   /** Where the deliveries are (`new SqlInbox(db)`). Required. */
   inbox: InboxStore;
-  /**
-   * The receipts store the handlers run through (`new SqlStore(db)`), transactional when it can
-   * be: the business writes and the receipt commit together. Exactly one of `store` and `guard`.
-   */
-  store?: Store<Tx>;
-  /** A ready guard instead of `store`; its `staleAfterSeconds` must not exceed `visibilityTimeoutSeconds`. */
-  guard?: IdempotencyGuard<Tx>;
   /** One handler per provider; the worker claims only deliveries of these providers. Required. */
   handlers: Readonly<Record<string, InboxHandler<Tx>>>;
   /** Deliveries processed at once by this worker (also the largest claim). Defaults to 8. */
@@ -40,7 +36,10 @@ export interface InboxWorkerOptions<Tx = never> {
    * Defaults to 60.
    */
   visibilityTimeoutSeconds?: number;
-  /** Attempts (claims) before a failing delivery becomes `dead`. Defaults to 10. */
+  /**
+   * Failed attempts after which a delivery becomes `dead` (releases do not count; a redelivery
+   * starts over). Defaults to 10.
+   */
   maxAttempts?: number;
   /** First retry delay in milliseconds, doubled per attempt. Defaults to 1000. */
   backoffBaseMs?: number;
@@ -78,41 +77,16 @@ const DEFAULTS = {
   stopTimeoutMs: 10_000,
 };
 
-function number(option: string, value: unknown, min: number, integer = false): number {
-  if (
-    typeof value !== 'number' ||
-    !Number.isFinite(value) ||
-    value < min ||
-    (integer && !Number.isSafeInteger(value))
-  )
-    throw new ConfigError(
-      option,
-      `must be a ${integer ? 'whole ' : ''}number >= ${min}, got ${String(value)}`,
-    );
-  return value;
-}
-
-function errorText(error: unknown): string {
-  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 1)}…` : text;
-}
-
-const refOf = (d: Delivery): DeliveryRef => ({
-  id: d.id,
-  provider: d.provider,
-  externalId: d.externalId,
-  attempts: d.attempts,
-});
-
 /**
- * Exponential backoff with jitter: `min(maxMs, baseMs · 2^(attempts − 1))`, of which a random
+ * Exponential backoff with jitter after the `failures`-th failure (1 for the first):
+ * `min(maxMs, baseMs · 2^(failures − 1))`, of which a random
  * half is taken off, so deliveries that failed together do not come back together.
  */
 export function retryDelayMs(
-  attempts: number,
+  failures: number,
   options: { baseMs: number; maxMs: number; random: () => number },
 ): number {
-  const ceiling = Math.min(options.maxMs, options.baseMs * 2 ** Math.max(0, attempts - 1));
+  const ceiling = Math.min(options.maxMs, options.baseMs * 2 ** Math.max(0, failures - 1));
   return Math.round(ceiling / 2 + (ceiling / 2) * options.random());
 }
 
@@ -135,18 +109,11 @@ export function retryDelayMs(
 export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): InboxWorker {
   if (typeof options !== 'object' || options === null)
     throw new ConfigError('options', 'must be an object with `inbox`, `store` and `handlers`');
-  const { inbox, handlers, onEvent, random = Math.random } = options;
+  const { inbox, handlers, random = Math.random } = options;
   if (!inbox || typeof inbox.claim !== 'function')
     throw new ConfigError('inbox', 'must implement InboxStore (new SqlInbox(db))');
-  if (typeof handlers !== 'object' || handlers === null)
-    throw new ConfigError('handlers', 'must be an object of one handler per provider');
-  const providers = Object.keys(handlers);
-  if (providers.length === 0) throw new ConfigError('handlers', 'must name at least one provider');
-  for (const provider of providers)
-    if (typeof handlers[provider] !== 'function')
-      throw new ConfigError('handlers', `the handler for "${provider}" must be a function`);
-  if (onEvent !== undefined && typeof onEvent !== 'function')
-    throw new ConfigError('onEvent', 'must be a function');
+  const providers = providersOf(handlers);
+  const emit = emitter(options.onEvent);
   if (typeof random !== 'function') throw new ConfigError('random', 'must be a function');
   const concurrency = number('concurrency', options.concurrency ?? DEFAULTS.concurrency, 1, true);
   const pollIntervalMs = number(
@@ -168,13 +135,6 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
   const leaseMs = visibility * SECOND;
   const guard = guardFor(options, visibility);
 
-  const emit = (event: InboxEvent) => {
-    try {
-      onEvent?.(event);
-    } catch {
-      // An observer never changes what happens to a delivery.
-    }
-  };
   /** A settle write; a store failure leaves the lease to expire, and another claim finishes the job. */
   const settle = async (
     delivery: Delivery,
@@ -195,35 +155,30 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
   const released = new Set<Delivery>();
 
   async function processOne(delivery: Delivery): Promise<void> {
-    const handler = handlers[delivery.provider]!;
     const ref = refOf(delivery);
-    try {
-      const key = new RequestKey(delivery.provider, delivery.externalId);
-      const outcome = await guard.run(key, (context) => handler(delivery, context));
-      if (released.has(delivery)) return;
+    const result = await runDelivery(guard, handlers[delivery.provider]!, delivery);
+    if (released.has(delivery)) return;
+    if (result.kind === 'processed') {
       if (await settle(delivery, 'complete', () => inbox.complete(delivery)))
-        emit({ type: 'processed', delivery: ref, replayed: outcome.isReplay });
-    } catch (error) {
-      if (released.has(delivery)) return;
-      if (error instanceof RequestInProgress || error instanceof ClaimLost) {
-        // Another run holds (or took over) the receipt: not this delivery's failure. Look again
-        // once that run's claim can have settled or gone stale.
-        const delayMs =
-          error instanceof RequestInProgress ? error.retryAfterSeconds * SECOND : SECOND;
-        if (await settle(delivery, 'retry', () => inbox.retry(delivery, { delayMs, error: null })))
-          emit({ type: 'released', delivery: ref, reason: 'in-progress' });
-        return;
-      }
-      const text = errorText(error);
-      if (delivery.attempts >= maxAttempts) {
-        if (await settle(delivery, 'bury', () => inbox.bury(delivery, { error: text })))
-          emit({ type: 'dead', delivery: ref, error: text });
-        return;
-      }
-      const delayMs = retryDelayMs(delivery.attempts, backoff);
-      if (await settle(delivery, 'retry', () => inbox.retry(delivery, { delayMs, error: text })))
-        emit({ type: 'retry', delivery: ref, delayMs, error: text });
+        emit({ type: 'processed', delivery: ref, replayed: result.replayed });
+      return;
     }
+    if (result.kind === 'busy') {
+      // Not this delivery's failure: look again once that run's claim can have settled or gone stale.
+      const { delayMs } = result;
+      if (await settle(delivery, 'retry', () => inbox.retry(delivery, { delayMs, error: null })))
+        emit({ type: 'released', delivery: ref, reason: 'in-progress' });
+      return;
+    }
+    const { text } = result;
+    if (delivery.failures + 1 >= maxAttempts) {
+      if (await settle(delivery, 'bury', () => inbox.bury(delivery, { error: text })))
+        emit({ type: 'dead', delivery: ref, error: text });
+      return;
+    }
+    const delayMs = retryDelayMs(delivery.failures + 1, backoff);
+    if (await settle(delivery, 'retry', () => inbox.retry(delivery, { delayMs, error: text })))
+      emit({ type: 'retry', delivery: ref, delayMs, error: text });
   }
 
   const track = (delivery: Delivery): Promise<void> => {
@@ -318,27 +273,4 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
       return claimed.length;
     },
   };
-}
-
-/** The guard the worker runs handlers through: the user's, or one over `store` timed by the lease. */
-function guardFor<Tx>(options: InboxWorkerOptions<Tx>, visibility: number): IdempotencyGuard<Tx> {
-  const { store, guard } = options;
-  if ((store === undefined) === (guard === undefined))
-    throw new ConfigError('store', 'exactly one of `store` and `guard` is required');
-  if (guard !== undefined) {
-    if (!(guard instanceof IdempotencyGuard))
-      throw new ConfigError('guard', 'must be an IdempotencyGuard');
-    if (guard.staleAfterMs > visibility * SECOND)
-      throw new ConfigError(
-        'visibilityTimeoutSeconds',
-        `must be at least the guard's staleAfterSeconds (${guard.staleAfterMs / SECOND}), so a taken-over delivery finds its receipt stale`,
-      );
-    return guard;
-  }
-  const staleAfterSeconds = visibility * 0.9;
-  return new IdempotencyGuard(store as Store<Tx>, {
-    staleAfterSeconds,
-    transactional: store!.capabilities?.transactional === true,
-    handlerTimeoutSeconds: visibility * 0.8,
-  });
 }

@@ -1,0 +1,140 @@
+/**
+ * @module The queue consumer (DESIGN.md §13): what a pg-boss or BullMQ job runs. It reads the
+ * stored delivery, runs its handler through the guard's receipts and settles the delivery, so a
+ * queue's at-least-once redelivery replays from the receipt instead of doubling the effect.
+ */
+import { ConfigError } from '../errors';
+import {
+  emitter,
+  guardFor,
+  type InboxHandler,
+  numberOption,
+  providersOf,
+  type ReceiptsOptions,
+  refOf,
+  runDelivery,
+} from './run';
+import type { QueuedDelivery } from './relay';
+import type { InboxEvent, InboxStore } from './types';
+
+/** Options of {@link createInboxConsumer}. */
+export interface InboxConsumerOptions<Tx = never> extends ReceiptsOptions<Tx> {
+  /** Where the deliveries are (`new SqlInbox(db)`). Required. */
+  inbox: InboxStore;
+  /** One handler per provider, as {@link createInboxWorker} takes them. Required. */
+  handlers: Readonly<Record<string, InboxHandler<Tx>>>;
+  /**
+   * Seconds one handler run may take: with `store`, the receipts' `staleAfterSeconds` is 90 % of
+   * it and a transactional handler's deadline 80 %. Keep the queue's own job timeout (pg-boss
+   * `expireInSeconds`, BullMQ's stalled-job check) at least this long. Defaults to 60.
+   */
+  visibilityTimeoutSeconds?: number;
+  /** Receives `processed`, `failed`, `dead`, `skipped`, `lease-lost` and `store-error` events. */
+  onEvent?: (event: InboxEvent) => void;
+}
+
+/** What one job came to (see {@link InboxConsumer.process}). */
+export type ConsumeOutcome = 'processed' | 'replayed' | 'skipped';
+
+/** Runs queue jobs made by an {@link createInboxRelay | inbox relay}. */
+export interface InboxConsumer {
+  /**
+   * Processes one job: reads its delivery, runs the handler once through the receipts and marks
+   * the delivery `done`. Resolves `'processed'`, `'replayed'` (the receipt showed it had run), or
+   * `'skipped'` (already finished, purged, or handed over again under a newer lease).
+   * Rejects with the handler's error so the queue retries; on the queue's last attempt
+   * (`final: true`) it marks the delivery `dead` first. Rejects with `RequestInProgress` (or
+   * `ClaimLost`) while another run holds the receipt: try again later, it is not a failure.
+   */
+  process(job: QueuedDelivery, attempt: { readonly final: boolean }): Promise<ConsumeOutcome>;
+  /** The providers it has handlers for. */
+  readonly providers: readonly string[];
+}
+
+/** Checks that `data` is a job a relay made, naming what is wrong. */
+export function queuedDeliveryOf(data: unknown): QueuedDelivery {
+  const d = data as Partial<Record<keyof QueuedDelivery, unknown>> | null;
+  const whole = (v: unknown, min: number) =>
+    typeof v === 'number' && Number.isSafeInteger(v) && v >= min;
+  if (typeof d !== 'object' || d === null)
+    throw new ConfigError('job.data', 'must be an object made by the inbox relay');
+  if (!whole(d.id, 1))
+    throw new ConfigError('job.data.id', `must be a delivery id, got ${String(d.id)}`);
+  if (!whole(d.attempts, 1))
+    throw new ConfigError('job.data.attempts', `must be a lease (>= 1), got ${String(d.attempts)}`);
+  if (typeof d.provider !== 'string' || d.provider === '')
+    throw new ConfigError('job.data.provider', 'must be a provider name');
+  if (typeof d.externalId !== 'string' || d.externalId === '')
+    throw new ConfigError('job.data.externalId', 'must be the delivery id');
+  return {
+    id: d.id as number,
+    provider: d.provider,
+    externalId: d.externalId,
+    attempts: d.attempts as number,
+  };
+}
+
+/**
+ * Builds the consumer side of a queue bridge; the bridges wrap it in the queue's job handler.
+ * @throws {ConfigError} naming the first invalid option.
+ * @example
+ * const consumer = createInboxConsumer({ inbox, store, handlers: { stripe: bookPayment } });
+ * await consumer.process(job.data, { final: job.attemptsMade + 1 >= job.opts.attempts });
+ * @see docs/inbox.md
+ */
+export function createInboxConsumer<Tx = never>(options: InboxConsumerOptions<Tx>): InboxConsumer {
+  if (typeof options !== 'object' || options === null)
+    throw new ConfigError('options', 'must be an object with `inbox`, `store` and `handlers`');
+  const { inbox, handlers } = options;
+  if (!inbox || typeof inbox.find !== 'function')
+    throw new ConfigError('inbox', 'must implement InboxStore (new SqlInbox(db))');
+  const providers = providersOf(handlers);
+  const emit = emitter(options.onEvent);
+  const visibility = numberOption(
+    'visibilityTimeoutSeconds',
+    options.visibilityTimeoutSeconds ?? 60,
+    0.1,
+  );
+  const guard = guardFor(options, visibility);
+
+  /** A settle write; `false` (lease lost) is reported. A store failure rejects, so the queue retries. */
+  const settle = async (job: QueuedDelivery, write: () => Promise<boolean>): Promise<void> => {
+    if (!(await write())) emit({ type: 'lease-lost', delivery: refOf(job) });
+  };
+
+  return {
+    providers,
+    async process(input, { final }) {
+      const job = queuedDeliveryOf(input);
+      const ref = refOf(job);
+      const handler = handlers[job.provider];
+      if (handler === undefined)
+        throw new ConfigError('handlers', `no handler for provider "${job.provider}"`);
+      const stored = await inbox.find(job.provider, job.externalId);
+      if (stored === null || stored.id !== job.id) {
+        emit({ type: 'skipped', delivery: ref, reason: 'missing' });
+        return 'skipped';
+      }
+      if (stored.status === 'done' || stored.status === 'dead') {
+        emit({ type: 'skipped', delivery: ref, reason: 'finished' });
+        return 'skipped';
+      }
+      if (stored.status !== 'processing' || stored.attempts !== job.attempts) {
+        emit({ type: 'skipped', delivery: ref, reason: 'superseded' });
+        return 'skipped';
+      }
+      const result = await runDelivery(guard, handler, stored);
+      if (result.kind === 'processed') {
+        await settle(job, () => inbox.complete(job));
+        emit({ type: 'processed', delivery: ref, replayed: result.replayed });
+        return result.replayed ? 'replayed' : 'processed';
+      }
+      if (result.kind === 'busy') throw result.error;
+      if (final) {
+        await settle(job, () => inbox.bury(job, { error: result.text }));
+        emit({ type: 'dead', delivery: ref, error: result.text });
+      } else emit({ type: 'failed', delivery: ref, error: result.text });
+      throw result.error;
+    },
+  };
+}
