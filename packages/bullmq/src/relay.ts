@@ -1,0 +1,78 @@
+/** @module `bullmqRelay(options)`: the inbox relay whose `send` adds each handed-off delivery to a BullMQ queue. */
+import {
+  ConfigError,
+  createInboxRelay,
+  type InboxRelay,
+  type InboxRelayOptions,
+  jobIdOf,
+  type QueuedDelivery,
+} from '@webhook-idempotency/core';
+import type { JobsOptions, Queue } from 'bullmq';
+
+/**
+ * The job options {@link bullmqRelay} uses unless `jobOptions` overrides them: 10 attempts with
+ * exponential backoff from 1 s (the last retry waits 256 s, all of them together about 8.5
+ * minutes, well inside the relay's default one-hour handoff timeout); finished jobs are trimmed
+ * (completed: the last 1000 or one day; failed: the last 10 000 or a week). Trimming loses nothing:
+ * a job only references its delivery, which the inbox keeps with its status and last error.
+ */
+export const DEFAULT_JOB_OPTIONS = {
+  attempts: 10,
+  backoff: { type: 'exponential', delay: 1000 },
+  removeOnComplete: { age: 24 * 3600, count: 1000 },
+  removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
+} as const satisfies JobsOptions;
+
+/** Options of {@link bullmqRelay}: the inbox relay's, with a BullMQ queue instead of `send`. */
+export interface BullmqRelayOptions extends Omit<InboxRelayOptions, 'send'> {
+  /** The BullMQ queue the deliveries go to (`new Queue('webhooks', { connection })`). Required. */
+  queue: Pick<Queue<QueuedDelivery>, 'addBulk'>;
+  /** Merged over {@link DEFAULT_JOB_OPTIONS} for every job; `jobId` is the relay's own and cannot be set. */
+  jobOptions?: Omit<JobsOptions, 'jobId'>;
+}
+
+/**
+ * An inbox relay (`createInboxRelay`) that hands stored deliveries to BullMQ: each batch is one
+ * `queue.addBulk` (atomic in Redis), one job per delivery, named by its provider, its data the
+ * delivery's reference (never the body), its id `jobIdOf(delivery)`, so a batch sent again after
+ * a failure adds nothing twice. Process the queue with {@link bullmqProcessor}.
+ * @throws {ConfigError} naming the first invalid option.
+ * @example
+ * const queue = new Queue('webhooks', { connection: { host: '127.0.0.1', port: 6379 } });
+ * const relay = bullmqRelay({ inbox: new SqlInbox(pool), queue, providers: ['stripe'] });
+ * relay.start();
+ * process.once('SIGTERM', () => void relay.stop().then(() => queue.close()));
+ * @see docs/inbox.md
+ */
+export function bullmqRelay(options: BullmqRelayOptions): InboxRelay {
+  if (typeof options !== 'object' || options === null)
+    throw new ConfigError('options', 'must be an object with `inbox`, `queue` and `providers`');
+  const { queue, jobOptions = {}, ...relay } = options;
+  if (typeof queue?.addBulk !== 'function')
+    throw new ConfigError('queue', 'must be a BullMQ Queue (new Queue(name, { connection }))');
+  if (typeof jobOptions !== 'object' || jobOptions === null || Array.isArray(jobOptions))
+    throw new ConfigError('jobOptions', 'must be an object of BullMQ job options');
+  if ('jobId' in jobOptions)
+    throw new ConfigError(
+      'jobOptions',
+      'must not set jobId: the relay names each job jobIdOf(delivery)',
+    );
+  const opts = { ...DEFAULT_JOB_OPTIONS, ...jobOptions };
+  if (!Number.isSafeInteger(opts.attempts) || opts.attempts < 1)
+    throw new ConfigError(
+      'jobOptions',
+      `attempts must be a whole number >= 1, got ${String(opts.attempts)}`,
+    );
+  return createInboxRelay({
+    ...relay,
+    async send(deliveries) {
+      await queue.addBulk(
+        deliveries.map((d) => ({
+          name: d.provider,
+          data: { id: d.id, provider: d.provider, externalId: d.externalId, attempts: d.attempts },
+          opts: { ...opts, jobId: jobIdOf(d) },
+        })),
+      );
+    },
+  });
+}

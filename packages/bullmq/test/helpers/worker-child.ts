@@ -1,0 +1,85 @@
+/**
+ * A BullMQ worker process of the crash tests, run with `node -r esbuild-register`: our processor
+ * over the target database, booking one business row per delivery through the receipt's
+ * transaction. It SIGKILLs itself at `dieAt`: inside the handler (its write uncommitted), after
+ * the commit but before the inbox row is marked done, or after that but before BullMQ marks the
+ * job completed. Before dying it writes `marker` (synchronously), so the test knows it got there.
+ */
+import { writeFileSync } from 'node:fs';
+import type { InboxStore } from '@webhook-idempotency/core';
+import { Worker } from 'bullmq';
+import { bullmqProcessor } from '../../src';
+import { book, connect, fixtureOf, type Tables, type Target } from './fixture';
+import { redisConnection } from './redis';
+
+/** What the test tells the child. */
+export interface CrashTask {
+  readonly target: Target;
+  readonly tables: Tables;
+  readonly queue: string;
+  readonly redisUrl: string;
+  readonly dieAt: 'in-handler' | 'after-commit' | 'after-done';
+  readonly marker: string;
+  readonly visibilityTimeoutSeconds: number;
+  readonly lockDurationMs: number;
+  /** Also this worker's: its own stall check, when it starts, holds every other one off this long. */
+  readonly stalledIntervalMs: number;
+}
+
+const task = JSON.parse(process.argv[2]!) as CrashTask;
+const die = (where: string): never => {
+  writeFileSync(task.marker, `${where} ${process.pid}`);
+  process.kill(process.pid, 'SIGKILL');
+  throw new Error('unreachable');
+};
+
+async function main(): Promise<void> {
+  const connected = connect(task.target);
+  const { inbox, store } = fixtureOf(connected, task.tables);
+  // The crash points around the inbox's `complete`: the receipt (and the booking) committed before it.
+  const fragile: InboxStore = {
+    enqueue: (delivery) => inbox.enqueue(delivery),
+    claim: (input) => inbox.claim(input),
+    retry: (lease, input) => inbox.retry(lease, input),
+    extend: (leases, input) => inbox.extend(leases, input),
+    bury: (lease, input) => inbox.bury(lease, input),
+    find: (provider, externalId) => inbox.find(provider, externalId),
+    list: (input) => inbox.list(input),
+    purge: (input) => inbox.purge(input),
+    async complete(lease) {
+      if (task.dieAt === 'after-commit') die('after-commit');
+      const done = await inbox.complete(lease);
+      if (task.dieAt === 'after-done') die('after-done');
+      return done;
+    },
+  };
+  const booking = book(connected, task.tables);
+  const worker = new Worker(
+    task.queue,
+    bullmqProcessor({
+      inbox: fragile,
+      store: store as never,
+      visibilityTimeoutSeconds: task.visibilityTimeoutSeconds,
+      handlers: {
+        stripe: async (delivery, context) => {
+          const booked = await booking(delivery, context);
+          if (task.dieAt === 'in-handler') die('in-handler');
+          return booked;
+        },
+      },
+    }),
+    {
+      connection: redisConnection(task.redisUrl),
+      lockDuration: task.lockDurationMs,
+      stalledInterval: task.stalledIntervalMs,
+    },
+  );
+  worker.on('error', (error) => process.send?.({ type: 'error', error: String(error) }));
+  await worker.waitUntilReady();
+  process.send?.({ type: 'ready' });
+}
+
+main().catch((error) => {
+  process.send?.({ type: 'error', error: String(error?.stack ?? error) });
+  process.exit(1);
+});
