@@ -63,6 +63,27 @@ const coreNamesOf = (file: string) =>
 
 const ADAPTERS = ['express', 'fastify', 'koa', 'fetch', 'hono', 'nestjs'];
 
+/** What a queue bridge may take from core: the relay and the consumer, their records, and the errors a consumer rejects with. */
+const BRIDGE_SURFACE = new Set([
+  'ConfigError',
+  'createInboxRelay',
+  'InboxRelay',
+  'InboxRelayOptions',
+  'jobIdOf',
+  'QueuedDelivery',
+  'queuedDeliveryOf',
+  'createInboxConsumer',
+  'InboxConsumer',
+  'InboxConsumerOptions',
+  'ConsumeOutcome',
+  // The consumer's "busy" rejections, which a bridge turns into its queue's delay.
+  'RequestInProgress',
+  'ClaimLost',
+  'SECOND',
+]);
+
+const BRIDGES = ['bullmq'];
+
 describe('package boundaries', () => {
   it('core imports no framework, driver or query builder, not even for types', () => {
     const banned =
@@ -106,6 +127,21 @@ describe('package boundaries', () => {
       const names = sources(join(root, 'packages', adapter, 'src')).flatMap(coreNamesOf);
       expect(names.length).toBeGreaterThan(0);
       expect(names.filter((name) => !ADAPTER_SURFACE.has(name))).toEqual([]);
+    },
+  );
+
+  it.each(BRIDGES)(
+    'the %s queue bridge takes only the relay and consumer surface from core, and no store',
+    (bridge) => {
+      const files = sources(join(root, 'packages', bridge, 'src'));
+      for (const file of files)
+        for (const spec of importsOf(file)) {
+          expect(spec).not.toMatch(/^@webhook-idempotency\/(sql|core\/)/);
+          expect(spec).not.toMatch(/^(knex|pg|mysql2|better-sqlite3)$/);
+        }
+      const names = files.flatMap(coreNamesOf);
+      expect(names.length).toBeGreaterThan(0);
+      expect(names.filter((name) => !BRIDGE_SURFACE.has(name))).toEqual([]);
     },
   );
 });
