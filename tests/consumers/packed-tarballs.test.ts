@@ -52,6 +52,7 @@ const FRAMEWORKS = [
   '@nestjs/platform-fastify@12.5.0',
   'reflect-metadata@0.2.2',
   'rxjs@7.8.2',
+  'bullmq@6.7.0',
 ];
 const TYPES = [
   'typescript@6.0.3',

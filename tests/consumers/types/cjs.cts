@@ -6,6 +6,7 @@ import fastifyAdapter = require('@webhook-idempotency/fastify');
 import koaAdapter = require('@webhook-idempotency/koa');
 import fetchAdapter = require('@webhook-idempotency/fetch');
 import honoAdapter = require('@webhook-idempotency/hono');
+import bullmqBridge = require('@webhook-idempotency/bullmq');
 import cli = require('@webhook-idempotency/cli');
 import adapter = require('@webhook-idempotency/core/adapter');
 import testing = require('@webhook-idempotency/core/testing');
@@ -37,3 +38,4 @@ export const hono = honoAdapter.idempotent({
   provider: 'acme',
   key: (c) => c.req.header('x-id'),
 });
+export const relay: typeof bullmqBridge.bullmqRelay = bullmqBridge.bullmqRelay;

@@ -68,6 +68,14 @@ import { InboxSchema, SqlInbox } from '@webhook-idempotency/sql';
 import { inbox, type ExpressInboxOptions } from '@webhook-idempotency/express';
 import { inbox as fastifyInbox } from '@webhook-idempotency/fastify';
 import { inbox as koaInbox } from '@webhook-idempotency/koa';
+import {
+  type BullmqRelayOptions,
+  bullmqProcessor,
+  bullmqRelay,
+  DEFAULT_JOB_OPTIONS,
+  InvalidJobData,
+} from '@webhook-idempotency/bullmq';
+import { Queue, Worker } from 'bullmq';
 import Database from 'better-sqlite3';
 import express from 'express';
 import Fastify from 'fastify';
@@ -216,4 +224,34 @@ export async function inboxUses(): Promise<void> {
   });
   const dead = await deliveries.list({ status: DeliveryStatus.DEAD });
   void [worker.running, dead.length];
+}
+
+/** Inbox mode on BullMQ: the relay over a queue, the processor in a worker. */
+export function bullmqUses(): void {
+  const db = new Database(':memory:');
+  const deliveries = new SqlInbox(db);
+  const connection = { host: '127.0.0.1', port: 6379, lazyConnect: true };
+  const options: BullmqRelayOptions = {
+    inbox: deliveries,
+    queue: new Queue('webhooks', { connection }),
+    providers: ['stripe'],
+    jobOptions: { attempts: 3, backoff: { type: 'exponential', delay: 500 } },
+  };
+  const relay = bullmqRelay(options);
+  const processor = bullmqProcessor({
+    inbox: deliveries,
+    store: new SqlStore(db),
+    handlers: {
+      stripe: (delivery, { transaction }) => transaction?.prepare('SELECT ?').get(delivery.id),
+    },
+  });
+  const worker = new Worker('webhooks', processor, { connection, autorun: false });
+  // @ts-expect-error the relay names each job itself
+  bullmqRelay({ ...options, jobOptions: { jobId: 'mine' } });
+  void [
+    relay.running,
+    worker,
+    DEFAULT_JOB_OPTIONS.attempts,
+    new InvalidJobData('1', 'job.data', 'x').field,
+  ];
 }
