@@ -1,5 +1,5 @@
 /**
- * The BullMQ bridge (issue 12) on a real Redis and real databases (PostgreSQL, a SQLite file):
+ * The BullMQ bridge (issue 12) on a real Redis and real databases (PostgreSQL, MariaDB, SQLite):
  * a stored delivery goes relay → queue → worker → handler once and ends `done`; a job BullMQ runs
  * again, or a second job for the same delivery, does not double the business effect; a failing
  * handler is retried by BullMQ and commits once, and one failing every attempt ends `dead`.

@@ -1,5 +1,5 @@
 /**
- * A BullMQ consumer killed mid-job (issue 12), on PostgreSQL and a SQLite file: a forked worker
+ * A BullMQ consumer killed mid-job (issue 12), on PostgreSQL, MariaDB and a SQLite file: a forked worker
  * process SIGKILLs itself inside the handler (its write uncommitted), after the commit but before
  * the inbox row is done, or after that but before BullMQ completes the job. A second worker
  * picks the stalled job up (short lock and stall check), and the business effect happens once:

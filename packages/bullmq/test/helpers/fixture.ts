@@ -1,17 +1,18 @@
 /**
- * The databases the BullMQ tests run on (a PostgreSQL database and a SQLite file, each of its own),
- * with fresh inbox, receipts and business tables per test, and the handler that books one
- * business row per delivery through the receipt's transaction.
+ * The databases the BullMQ tests run on (a PostgreSQL database, a MariaDB database and a SQLite
+ * file, each of its own), with fresh inbox, receipts and business tables per test, and the
+ * handler that books one business row per delivery through the receipt's transaction.
  */
 import type { InboxHandler } from '@webhook-idempotency/core';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '@webhook-idempotency/sql';
-import { pgDatabase, sqliteFile } from '../../../sql/test/helpers/databases';
+import { mysqlDatabase, pgDatabase, sqliteFile } from '../../../sql/test/helpers/databases';
 import { connect, type Connected, type Target } from '../../../sql/test/helpers/targets';
 
 /** `[name, open a target]` for each database the bridge is tested on; `tag` keeps test files apart. */
 export function targets(tag: string): Array<[string, () => Promise<Target>]> {
   return [
     ['PostgreSQL', async () => ({ dialect: 'postgres', url: await pgDatabase(`wi_${tag}`) })],
+    ['MariaDB', async () => ({ dialect: 'mysql', url: await mysqlDatabase(`wi_${tag}`) })],
     ['SQLite file', async () => ({ dialect: 'sqlite', url: sqliteFile(tag) })],
   ];
 }
