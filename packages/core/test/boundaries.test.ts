@@ -63,6 +63,22 @@ const coreNamesOf = (file: string) =>
 
 const ADAPTERS = ['express', 'fastify', 'koa', 'fetch', 'hono', 'nestjs'];
 
+/** What a queue bridge may take from core: the relay and the consumer, their records, config errors. */
+const BRIDGE_SURFACE = new Set([
+  'ConfigError',
+  'createInboxRelay',
+  'InboxRelay',
+  'InboxRelayOptions',
+  'jobIdOf',
+  'QueuedDelivery',
+  'createInboxConsumer',
+  'InboxConsumer',
+  'InboxConsumerOptions',
+  'ConsumeOutcome',
+  'queuedDeliveryOf',
+]);
+const BRIDGES = ['pg-boss', 'bullmq'];
+
 describe('package boundaries', () => {
   it('core imports no framework, driver or query builder, not even for types', () => {
     const banned =
@@ -106,6 +122,25 @@ describe('package boundaries', () => {
       const names = sources(join(root, 'packages', adapter, 'src')).flatMap(coreNamesOf);
       expect(names.length).toBeGreaterThan(0);
       expect(names.filter((name) => !ADAPTER_SURFACE.has(name))).toEqual([]);
+    },
+  );
+
+  it.each(BRIDGES)(
+    'the %s bridge imports no store, driver or guard: only the relay and consumer surface of core',
+    (bridge) => {
+      let files: string[] = [];
+      try {
+        files = sources(join(root, 'packages', bridge, 'src'));
+      } catch {
+        // The bridge package has no sources yet.
+      }
+      for (const file of files)
+        for (const spec of importsOf(file)) {
+          expect(spec).not.toMatch(/^@webhook-idempotency\/(sql|core\/src)/);
+          expect(spec).not.toMatch(/^(knex|pg|mysql2|better-sqlite3)$/);
+        }
+      const names = files.flatMap(coreNamesOf);
+      expect(names.filter((name) => !BRIDGE_SURFACE.has(name))).toEqual([]);
     },
   );
 });

@@ -5,6 +5,9 @@
 import type { BatchDelete, DialectSpec } from './dialects';
 import type { InboxDialectSpec } from './inbox-dialects';
 
+/** The error a delivery records when its lease expired and another claim took it over. */
+export const LEASE_EXPIRED = 'LeaseExpired: the worker holding it stopped before settling it';
+
 /** The inbox's statements for one dialect and table. */
 export interface InboxQueries {
   /** Store a pending delivery unless its key is stored. Params: provider, externalId, orderingKey, headers, body. */
@@ -69,7 +72,12 @@ export function buildInboxQueries(
       `AND d.${unfinished} AND d.available_at <= ${now} AND ${headOfGroup} ` +
       `ORDER BY d.id LIMIT ?${inbox.lockClause(skipLocked)}`,
     claimUpdate: (ids) =>
-      `UPDATE ${t} SET status = 'processing', attempts = attempts + 1, available_at = ${inbox.plusMs(now)} ` +
+      // Taking over an expired lease counts as a failure: its worker died or stalled (a delivery
+      // that kills its worker every time must still reach the dead letter). The old status is
+      // read before it is set: MySQL applies SET assignments left to right.
+      `UPDATE ${t} SET failures = failures + CASE WHEN status = 'processing' THEN 1 ELSE 0 END, ` +
+      `last_error = CASE WHEN status = 'processing' THEN '${LEASE_EXPIRED}' ELSE last_error END, ` +
+      `status = 'processing', attempts = attempts + 1, available_at = ${inbox.plusMs(now)} ` +
       `WHERE id IN (${placeholders(ids)})`,
     complete: `UPDATE ${t} SET status = 'done', finished_at = ${now} WHERE ${leased}`,
     retry:

@@ -177,7 +177,12 @@ export class SqlInbox implements InboxStore {
           [leaseMs, ...rows.map((row) => Number(row.id))],
           transaction,
         );
-        return rows.map((row) => toDelivery(row, Number(row.attempts) + 1));
+        return rows.map((row) => {
+          const delivery = toDelivery(row, Number(row.attempts) + 1);
+          return text(row.status) === 'processing'
+            ? { ...delivery, failures: delivery.failures + 1 }
+            : delivery;
+        });
       },
       { lockStatement: this.spec.lockForWrite?.(this.spec.quote(this.table)) },
     );

@@ -175,8 +175,10 @@ describe.each(targets)('inbox proof on %s', (_name, makeTarget) => {
         const retriedFailures = rows.filter(
           (row) => row.lastError === 'Error: flaky first attempt',
         );
-        // Taken over from the killed worker: claimed again without a recorded failure.
-        const takenOver = rows.filter((row) => row.attempts >= 2 && row.lastError === null);
+        // Taken over from the killed worker: its expired lease is recorded as a failure.
+        const takenOver = rows.filter(
+          (row) => row.attempts >= 2 && row.lastError?.startsWith('LeaseExpired:') === true,
+        );
 
         expect({
           stored: rows.length,

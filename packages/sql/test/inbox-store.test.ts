@@ -124,7 +124,9 @@ describe.each(connectionKinds('inbox'))('SqlInbox (%s)', (_name, open) => {
     expect(await claimAll()).toEqual([]);
     await sleep(120);
     const [taken] = await claimAll();
-    expect(taken).toMatchObject({ externalId: 'evt_1', attempts: 2, id: old!.id });
+    // Its worker presumably died: that counts as a failure, recorded as such.
+    expect(taken).toMatchObject({ externalId: 'evt_1', attempts: 2, failures: 1, id: old!.id });
+    expect((await inbox.find('stripe', 'evt_1'))!.lastError).toMatch(/^LeaseExpired: /);
     expect(await inbox.complete(old!)).toBe(false);
     expect(await inbox.retry(old!, { delayMs: 0, error: 'late' })).toBe(false);
     expect(await inbox.bury(old!, { error: 'late' })).toBe(false);

@@ -39,7 +39,8 @@ export interface Delivery extends NewDelivery {
   readonly attempts: number;
   /**
    * Failed attempts before this one (since it was stored or last redelivered): what backoff and the
-   * dead letter count. A release (shutdown, another run holding the receipt) is not a failure.
+   * dead letter count. A handler that threw counts, and so does a lease that expired (its worker
+   * died); a release (shutdown, another run holding the receipt) does not.
    */
   readonly failures: number;
   /** When the endpoint stored it (the database clock). */
