@@ -69,7 +69,7 @@ export async function inboxRetry(
     if (!options.json)
       out.line(
         before.status === 'dead'
-          ? `Retrying ${name}: dead → pending, due now, failures back to 0 (${next}).`
+          ? `Retrying ${name}: dead → pending, due now (${next}).\nIts failure count starts again from 0.`
           : `Retrying ${name}: pending, due now (it was due ${due(before)}; ${next}).`,
       );
     return ExitCode.OK;

@@ -66,7 +66,7 @@ export async function migrate(context: Context, options: MigrateCommandOptions):
   else {
     const said = (name: string, was: boolean) =>
       was
-        ? `Table ${name} exists already in ${target.display}; its indexes are in place.`
+        ? `Table ${name} exists already in ${target.display}, with its indexes.`
         : `Created table ${name} and its indexes in ${target.display}.`;
     out.line(said(table, existed.receipts));
     if (options.inbox) out.line(said(inboxTable, existed.inbox));

@@ -84,7 +84,7 @@ export async function redeliver(
     if (!options.json)
       out.line(
         before.status === 'dead'
-          ? `Redelivered ${name}: dead → pending, due now, failures back to 0 (${next}).`
+          ? `Redelivered ${name}: dead → pending, due now (${next}).\nIts failure count starts again from 0.`
           : `Redelivered ${name}: done → pending, due now (${next}); ` +
               (outcome.receiptForgotten
                 ? `its receipt in ${table} was deleted, so the handler runs again.`
