@@ -24,6 +24,14 @@ export interface InboxQueries {
   extend(leases: number): string;
   /** Lease → dead. Params: error, id, attempts. */
   readonly bury: string;
+  /** The status and attempts of one delivery. Params: provider, externalId. */
+  readonly statusOf: string;
+  /** A finished delivery → pending, due now, fenced on what was read. Params: provider, externalId, status, attempts. */
+  readonly redeliver: string;
+  /** A pending delivery waiting for its backoff → due now. Params: provider, externalId. */
+  readonly retryNow: string;
+  /** Whether the table exists (no rows either way). */
+  readonly exists: string;
   /** One delivery by key. Params: provider, externalId. */
   readonly find: string;
   /** Deliveries oldest first; with a status and/or provider filter. Params: the filters given, then the limit. */
@@ -91,6 +99,14 @@ export function buildInboxQueries(
     bury:
       `UPDATE ${t} SET status = 'dead', finished_at = ${now}, last_error = ?, failures = failures + 1 ` +
       `WHERE ${leased}`,
+    statusOf: `SELECT status, attempts FROM ${t} WHERE provider = ? AND external_id = ?`,
+    redeliver:
+      `UPDATE ${t} SET status = 'pending', available_at = ${now}, failures = 0, finished_at = NULL ` +
+      `WHERE provider = ? AND external_id = ? AND status = ? AND attempts = ?`,
+    retryNow:
+      `UPDATE ${t} SET available_at = ${now} ` +
+      `WHERE provider = ? AND external_id = ? AND status = 'pending' AND available_at > ${now}`,
+    exists: `SELECT 1 AS present FROM ${t} WHERE 1 = 0`,
     find: `SELECT ${columns} FROM ${t} WHERE provider = ? AND external_id = ?`,
     list: ({ status, provider }) => {
       const where = [status ? 'status = ?' : '', provider ? 'provider = ?' : ''].filter(Boolean);
