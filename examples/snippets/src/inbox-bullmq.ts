@@ -1,4 +1,4 @@
-/** @module docs/inbox.md, "On BullMQ": the relay and a BullMQ worker over a `pg` Pool and Redis. Run by test/inbox-bullmq.test.ts. */
+/** @module docs/inbox.md, "BullMQ": the relay and a BullMQ worker over a `pg` Pool and Redis. Run by test/inbox-bullmq.test.ts. */
 // #region bullmq
 import pg from 'pg';
 import { Queue, Worker } from 'bullmq';

@@ -1,4 +1,4 @@
-/** docs/inbox.md, "On BullMQ": a stored delivery goes through the relay and the BullMQ worker, on PostgreSQL and the run's Redis. */
+/** docs/inbox.md, "BullMQ": a stored delivery goes through the relay and the BullMQ worker, on PostgreSQL and the run's Redis. */
 import { DeliveryStatus } from '@webhook-idempotency/core';
 import { InboxSchema, Schema, SqlInbox } from '@webhook-idempotency/sql';
 import pg from 'pg';

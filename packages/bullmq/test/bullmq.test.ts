@@ -1,11 +1,13 @@
 /**
  * The BullMQ bridge (issue 12) on a real Redis and real databases (PostgreSQL, MariaDB, SQLite):
  * a stored delivery goes relay → queue → worker → handler once and ends `done`; a job BullMQ runs
- * again, or a second job for the same delivery, does not double the business effect; a failing
+ * again, or a second job for the same delivery, does not double the business effect (one that
+ * finds the receipt held gives the delivery back for the relay to hand over again); a failing
  * handler is retried by BullMQ and commits once, and one failing every attempt ends `dead`.
  */
 import {
   type ConsumeOutcome,
+  type InboxEvent,
   type InboxHandler,
   jobIdOf,
   type QueuedDelivery,
@@ -37,11 +39,13 @@ describe.each(targets('bullmq_bridge'))('the BullMQ bridge (%s)', (_name, open) 
   });
   afterEach(async () => {
     for (const close of closers.splice(0).reverse()) await close();
+    events.length = 0;
     expect(workerErrors.splice(0)).toEqual([]);
   });
 
   const relay = (extra: Record<string, unknown> = {}) =>
     bullmqRelay({ inbox: f.inbox, queue, providers: ['stripe'], ...extra });
+  const events: InboxEvent[] = [];
   const worker = (
     handler: InboxHandler<unknown> = book(connected, f.tables),
     options: Partial<WorkerOptions> = {},
@@ -51,6 +55,7 @@ describe.each(targets('bullmq_bridge'))('the BullMQ bridge (%s)', (_name, open) 
       store: f.store as never,
       handlers: { stripe: handler },
       visibilityTimeoutSeconds: 2,
+      onEvent: (event) => void events.push(event),
     });
     const w = new Worker<QueuedDelivery, ConsumeOutcome>(queue.name, processor, {
       connection,
@@ -94,7 +99,7 @@ describe.each(targets('bullmq_bridge'))('the BullMQ bridge (%s)', (_name, open) 
     expect(await relay().runOnce()).toBe(0);
   });
 
-  it('a second job for the same delivery, run alongside the first, waits for its receipt and does not book twice', async () => {
+  it('a second job for the same delivery, run while the first holds its receipt, gives the delivery back instead of booking twice', async () => {
     await f.enqueue('evt_1');
     expect(await relay().runOnce()).toBe(1);
     const first = await handedOff('evt_1');
@@ -103,16 +108,31 @@ describe.each(targets('bullmq_bridge'))('the BullMQ bridge (%s)', (_name, open) 
     let runs = 0;
     const slow: InboxHandler<unknown> = async (delivery, context) => {
       runs++;
-      await sleep(300);
+      await sleep(500); // holds the receipt while the other job runs
       return book(connected, f.tables)(delivery, context);
     };
     worker(slow, { concurrency: 2 });
     const results = [await finished(first), await finished('redelivered-evt_1')];
-    expect(results.map((job) => job.returnvalue).sort()).toEqual(['processed', 'skipped']);
+    expect(results.map((job) => job.returnvalue).sort()).toEqual(['processed', 'released']);
+    // Waiting for the other run's receipt used up no BullMQ attempt.
+    expect(results.map((job) => job.attemptsMade)).toEqual([1, 1]);
+    expect(events.filter((e) => e.type === 'released')).toHaveLength(1);
     expect(runs).toBe(1);
     expect(await f.effects()).toEqual([{ id: 'evt_1', writtenBy: process.pid }]);
-    // Waiting for the other run's receipt used up no attempt.
-    expect(results.map((job) => job.attemptsMade)).toEqual([1, 1]);
+    // Whichever settled the delivery last (done, or given back to be handed over again), the
+    // relay finishes it: a job handed over again is replayed from the receipt.
+    const deadline = Date.now() + 10_000;
+    let stored = await f.inbox.find('stripe', 'evt_1');
+    while (stored?.status !== 'done' && Date.now() < deadline) {
+      if ((await relay().runOnce()) > 0) await finished(await handedOff('evt_1'));
+      else await sleep(100);
+      stored = await f.inbox.find('stripe', 'evt_1');
+    }
+    expect(stored?.status).toBe('done');
+    const outcomes = (await queue.getCompleted()).map((job) => job.returnvalue);
+    expect(outcomes.filter((outcome) => outcome === 'processed')).toHaveLength(1);
+    expect(runs).toBe(1);
+    expect(await f.effects()).toHaveLength(1);
   });
 
   it('a job run again after its delivery finished (BullMQ redelivering it) is skipped, not booked again', async () => {

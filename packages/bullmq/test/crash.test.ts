@@ -3,7 +3,8 @@
  * process SIGKILLs itself inside the handler (its write uncommitted), after the commit but before
  * the inbox row is done, or after that but before BullMQ completes the job. A second worker
  * picks the stalled job up (short lock and stall check), and the business effect happens once:
- * run by the second worker, replayed from the receipt, or skipped as already done.
+ * run by the second worker once the dead one's receipt is stale (the stalled job gives the
+ * delivery back, the relay hands it over again), replayed from the receipt, or skipped.
  */
 import { fork } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -126,12 +127,22 @@ describe.each(targets('bullmq_crash'))('a BullMQ worker killed mid-job (%s)', (_
     return { jobId, deadPid: dead.pid };
   };
 
-  it('killed inside the handler (its write uncommitted): the second worker runs it once, after the receipt goes stale', async () => {
+  it('killed inside the handler (its write uncommitted): the stalled job gives the delivery back, and once the receipt is stale it runs once', async () => {
     const { jobId } = await crashAt('in-handler');
     expect(await f.effects()).toEqual([]);
     survivor();
-    const job = await finished(jobId);
-    expect(job.returnvalue).toBe('processed');
+    // The dead worker's receipt claim is not stale yet: the job releases the delivery to the inbox.
+    expect((await finished(jobId)).returnvalue).toBe('released');
+    const relay = bullmqRelay({ inbox: f.inbox, queue, providers: ['stripe'], pollIntervalMs: 50 });
+    relay.start();
+    closers.push(() => relay.stop());
+    const deadline = Date.now() + 20_000;
+    let again = jobId;
+    while (again === jobId && Date.now() < deadline) {
+      await sleep(50);
+      again = jobIdOf((await f.inbox.find('stripe', 'evt_1'))!);
+    }
+    expect((await finished(again)).returnvalue).toBe('processed');
     expect(await f.effects()).toEqual([{ id: 'evt_1', writtenBy: process.pid }]);
     expect((await f.inbox.find('stripe', 'evt_1'))!.status).toBe('done');
   });

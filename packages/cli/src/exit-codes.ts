@@ -2,7 +2,8 @@
 
 /**
  * What the command's exit status means. `STUCK` is what `status --fail-on-stuck` returns when a
- * `processing` receipt is older than the stale threshold, so a cron job can alert on it.
+ * `processing` receipt is older than the stale threshold, and `DEAD` what `inbox dead
+ * --fail-on-dead` returns when a delivery is dead-lettered, so a cron job can alert on them.
  */
 export const ExitCode = {
   /** Done. */
@@ -13,14 +14,20 @@ export const ExitCode = {
   USAGE: 2,
   /** The database could not be reached or opened, or its driver package is not installed. */
   CONNECTION: 3,
-  /** The receipts table does not exist: run `webhook-idempotency migrate`. */
+  /** The receipts (or inbox) table does not exist: run `webhook-idempotency migrate` (`--inbox`). */
   TABLE_MISSING: 4,
-  /** No receipt has the given provider and id. */
+  /** No receipt (or inbox delivery) has the given provider and id. */
   NOT_FOUND: 5,
-  /** `release` refused: the receipt is not processing, or its claim is fresh (use `--force`). */
+  /**
+   * Refused, nothing changed: `release` (the receipt is not processing, or its claim is fresh:
+   * `--force`), `inbox retry` (the delivery is processing or done), `redeliver` (the delivery is
+   * not finished, or it is done and `--force` was not given).
+   */
   REFUSED: 6,
   /** `status --fail-on-stuck` found stuck receipts. */
   STUCK: 7,
+  /** `inbox dead --fail-on-dead` found dead-lettered deliveries. */
+  DEAD: 8,
 } as const;
 
 /** One of {@link ExitCode}. */

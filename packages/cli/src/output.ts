@@ -105,12 +105,12 @@ export function renderTable(
   ];
 }
 
-/** The colour of a status. */
+/** The colour of a receipt's or a delivery's status. */
 export const statusStyle = (status: string): Style | undefined =>
-  status === 'failed'
+  status === 'failed' || status === 'dead'
     ? 'red'
-    : status === 'processing'
+    : status === 'processing' || status === 'pending'
       ? 'yellow'
-      : status === 'completed'
+      : status === 'completed' || status === 'done'
         ? 'green'
         : undefined;

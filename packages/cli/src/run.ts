@@ -1,6 +1,6 @@
 /** @module The command line: commander's program, its commands and options, and the exit code. */
 import { ReceiptStatus } from '@webhook-idempotency/core';
-import { DEFAULT_TABLE, type SqlDialect } from '@webhook-idempotency/sql';
+import { DEFAULT_INBOX_TABLE, DEFAULT_TABLE, type SqlDialect } from '@webhook-idempotency/sql';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { version } from '../package.json';
 import { list } from './commands/list';
@@ -11,6 +11,7 @@ import { show } from './commands/show';
 import { status } from './commands/status';
 import { parseTarget, type Target } from './connect';
 import { parseDuration, parseWhole } from './durations';
+import { addInboxCommands } from './inbox-commands';
 import { CliError, ExitCode } from './exit-codes';
 import { type CliIo, colorFor, Printer } from './output';
 import type { Context } from './session';
@@ -34,6 +35,7 @@ function parseStatuses(value: string, previous: ReceiptStatus[] = []): ReceiptSt
 interface GlobalOptions {
   readonly url?: string;
   readonly table: string;
+  readonly inboxTable: string;
   readonly staleAfter: number;
 }
 
@@ -57,6 +59,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
       err: new Printer(io.stderr, colorFor(io.stderr, io.env)),
       target,
       table: globals.table,
+      inboxTable: globals.inboxTable,
       staleAfterMs: globals.staleAfter,
     };
   };
@@ -66,7 +69,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
 
   const program = new Command('webhook-idempotency')
     .description(
-      'Read and repair the webhook-idempotency receipts table: status, stuck claims, release, purge, migrate.',
+      'Read and repair the webhook-idempotency receipts table (status, stuck claims, release, purge, migrate) and the inbox deliveries table (inbox list|show|retry|dead, redeliver).',
     )
     .version(version, '-v, --version')
     .exitOverride()
@@ -85,6 +88,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
       ),
     )
     .option('--table <name>', 'the receipts table', DEFAULT_TABLE)
+    .option('--inbox-table <name>', 'the inbox deliveries table', DEFAULT_INBOX_TABLE)
     .addOption(
       new Option(
         '--stale-after <duration>',
@@ -95,7 +99,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
     )
     .addHelpText(
       'after',
-      '\nExit codes: 0 ok, 1 error, 2 usage, 3 cannot connect, 4 table missing,\n5 not found, 6 release refused, 7 stuck receipts (status --fail-on-stuck).\n',
+      '\nExit codes: 0 ok, 1 error, 2 usage, 3 cannot connect, 4 table missing,\n5 not found, 6 refused (release, inbox retry, redeliver: nothing changed),\n7 stuck receipts (status --fail-on-stuck),\n8 dead deliveries (inbox dead --fail-on-dead).\n',
     );
 
   program
@@ -179,6 +183,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
   program
     .command('migrate')
     .description('create the receipts table and its indexes unless they exist')
+    .option('--inbox', 'create the inbox deliveries table (--inbox-table) too')
     .option('--print', 'print the DDL instead of running it (no connection needed)')
     .addOption(
       new Option('--dialect <dialect>', 'the DDL dialect for --print without --url').choices([
@@ -196,6 +201,8 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
         ),
       ),
     );
+
+  addInboxCommands(program, context, done);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -4,7 +4,12 @@
  */
 import { ErrorCode, isIdempotencyError } from '@webhook-idempotency/core';
 import { existsSync } from 'node:fs';
-import { DEFAULT_TABLE, ReceiptsAdmin } from '@webhook-idempotency/sql';
+import {
+  DEFAULT_INBOX_TABLE,
+  DEFAULT_TABLE,
+  ReceiptsAdmin,
+  SqlInbox,
+} from '@webhook-idempotency/sql';
 import { type Opened, open, redact, type Target } from './connect';
 import { CliError, ExitCode } from './exit-codes';
 import type { CliIo, Printer } from './output';
@@ -15,7 +20,10 @@ export interface Context {
   readonly out: Printer;
   readonly err: Printer;
   readonly target: Target;
+  /** The receipts table (`--table`). */
   readonly table: string;
+  /** The inbox deliveries table (`--inbox-table`). */
+  readonly inboxTable: string;
   readonly staleAfterMs: number;
 }
 
@@ -87,12 +95,46 @@ export async function withAdmin<T>(
   }
 }
 
-function missingTable({ table, target }: Context, detail: string): CliError {
+/** The receipts table is missing: run migrate. */
+export function missingTable(context: Context, detail: string): CliError {
+  const { table, target } = context;
   return new CliError(
     ExitCode.TABLE_MISSING,
     `Table ${table} does not exist in ${target.display}${detail}. Create it with: webhook-idempotency migrate` +
       (table === DEFAULT_TABLE ? '' : ` --table ${table}`),
   );
+}
+
+function missingInbox({ inboxTable, target }: Context, detail: string): CliError {
+  return new CliError(
+    ExitCode.TABLE_MISSING,
+    `Table ${inboxTable} does not exist in ${target.display}${detail}. Create it with: webhook-idempotency migrate --inbox` +
+      (inboxTable === DEFAULT_INBOX_TABLE ? '' : ` --inbox-table ${inboxTable}`),
+  );
+}
+
+/**
+ * As {@link withAdmin}, for the inbox commands: opens the target, checks that the inbox table
+ * exists, runs `work` with a {@link SqlInbox} over it, and closes the connection.
+ * @throws {CliError} `CONNECTION` (unreachable, login refused, driver missing), `TABLE_MISSING`.
+ */
+export async function withInbox<T>(
+  context: Context,
+  work: (inbox: SqlInbox, opened: Opened) => Promise<T>,
+): Promise<T> {
+  const { target, inboxTable } = context;
+  if (target.dialect === 'sqlite' && !existsSync(target.location))
+    throw missingInbox(context, ' (no such file)');
+  const opened = await open(target);
+  try {
+    const inbox = new SqlInbox(opened.db, { table: inboxTable, acquireTimeoutMs: 10_000 });
+    if (!(await inbox.tableExists())) throw missingInbox(context, '');
+    return await work(inbox, opened);
+  } catch (error) {
+    throw explain(context, error);
+  } finally {
+    await opened.close().catch(() => undefined);
+  }
 }
 
 /** tableExists, with a connection failure turned into a CliError naming the host. */

@@ -12,7 +12,7 @@ import { seedReceipts } from '../../sql/test/helpers/seed';
 import { freePort } from '../../../test-support/databases';
 import { cli } from './helpers/cli';
 
-const COMMANDS = ['status', 'list', 'show', 'release', 'purge', 'migrate'];
+const COMMANDS = ['status', 'list', 'show', 'release', 'purge', 'migrate', 'inbox', 'redeliver'];
 
 describe('webhook-idempotency --help', () => {
   it('lists every command, the exit codes, and fits 80 columns', async () => {
@@ -21,6 +21,7 @@ describe('webhook-idempotency --help', () => {
     expect(stdout).toMatch(/^Usage: webhook-idempotency \[options\] \[command\]/);
     for (const command of COMMANDS) expect(stdout).toMatch(new RegExp(`\\n  ${command} `));
     expect(stdout).toMatch(/Exit codes: 0 ok, 1 error, 2 usage, 3 cannot connect, 4 table missing/);
+    expect(stdout).toMatch(/6 refused \(release, inbox retry, redeliver[\s\S]*\n8 dead deliveries/);
     expect(Math.max(...stdout.split('\n').map((line) => line.length))).toBeLessThanOrEqual(80);
   });
 
@@ -30,12 +31,22 @@ describe('webhook-idempotency --help', () => {
     ['show', ['<provider>', '<id>', '--json']],
     ['release', ['<provider>', '<id>', '--force']],
     ['purge', ['--retention-days <days>', '--provider <name>', '--batch-size <n>']],
-    ['migrate', ['--print', '--dialect <dialect>']],
+    ['migrate', ['--inbox', '--print', '--dialect <dialect>']],
+    ['inbox list', ['--status <status>', '--provider <name>', '--limit <n>', '--json']],
+    ['inbox show', ['<provider>', '<id>', '--body', '--json']],
+    ['inbox retry', ['<provider>', '<id>', '--json']],
+    ['inbox dead', ['--provider <name>', '--limit <n>', '--fail-on-dead', '--json']],
+    ['redeliver', ['<provider>', '<id>', '--force', '--json']],
   ])('%s --help shows its own options and the global ones', async (command, flags) => {
-    const { code, stdout } = await cli([command, '--help']);
+    const { code, stdout } = await cli([...command.split(' '), '--help']);
     expect(code).toBe(0);
     expect(stdout).toMatch(new RegExp(`^Usage: webhook-idempotency ${command} `));
-    for (const flag of [...flags, '--table <name>', '--stale-after <duration>'])
+    for (const flag of [
+      ...flags,
+      '--table <name>',
+      '--inbox-table <name>',
+      '--stale-after <duration>',
+    ])
       expect(stdout).toContain(flag);
   });
 });

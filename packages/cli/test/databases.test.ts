@@ -1,8 +1,10 @@
 /**
  * The command against PostgreSQL, MariaDB and a SQLite file, through its real entry point, over
- * receipts the real SqlStore claimed, completed and failed: the same cases on each database.
+ * receipts the real SqlStore claimed, completed and failed, and inbox deliveries the real SqlInbox
+ * stored, leased, retried, buried and completed: the same cases on each database.
  */
-import { Schema } from '@webhook-idempotency/sql';
+import { IdempotencyGuard } from '@webhook-idempotency/core';
+import { InboxSchema, Schema, SqlInbox, SqlStore } from '@webhook-idempotency/sql';
 import { ExitCode } from '../src';
 import { mysqlDatabase, pgDatabase, sqliteFile } from '../../sql/test/helpers/databases';
 import { httpResponse, seedReceipts } from '../../sql/test/helpers/seed';
@@ -236,6 +238,247 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
       );
       const left = JSON.parse((await run('list', '--json')).stdout).receipts;
       expect(left.map((r: { externalId: string }) => r.externalId)).toEqual(['evt_2']);
+    });
+  });
+
+  it('the inbox commands say to run migrate --inbox when the inbox table is missing; it creates it once', async () => {
+    for (const args of [
+      ['inbox', 'list'],
+      ['inbox', 'dead', '--fail-on-dead'],
+      ['redeliver', 'stripe', 'evt_1'],
+    ]) {
+      const missing = await run(...args);
+      expect(missing.code).toBe(ExitCode.TABLE_MISSING);
+      expect(missing.stderr).toMatch(
+        /Table webhook_inbox does not exist in .*\. Create it with: webhook-idempotency migrate --inbox\n$/,
+      );
+    }
+    const other = await run('inbox', 'list', '--inbox-table', 'other_inbox');
+    expect(other.stderr).toMatch(/migrate --inbox --inbox-table other_inbox\n$/);
+    const created = await run('migrate', '--inbox', '--json');
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toEqual({
+      dialect: target.dialect,
+      table: 'webhook_receipts',
+      created: expect.any(Boolean), // false after the first test; true in a filtered run
+      inbox: { table: 'webhook_inbox', created: true },
+    });
+    expect((await run('migrate', '--inbox')).stdout).toMatch(
+      /^Table webhook_receipts exists already in .*\nTable webhook_inbox exists already in /,
+    );
+  });
+
+  describe('over inbox deliveries', () => {
+    const handled: string[] = [];
+    let guard: IdempotencyGuard<unknown>;
+    let connected: ReturnType<typeof connect>;
+    let inbox: SqlInbox;
+    const key = (externalId: string) => ({ provider: 'stripe', externalId });
+
+    beforeAll(async () => {
+      connected = connect({
+        ...target,
+        url: target.dialect === 'mysql' ? url.replace(/^mariadb:/, 'mysql:') : target.url,
+      });
+      await InboxSchema.createTable(connected.db); // as migrate --inbox did, for a filtered run too
+      await Schema.createTable(connected.db);
+      inbox = new SqlInbox(connected.db);
+      guard = new IdempotencyGuard(new SqlStore(connected.db), { staleAfterSeconds: 300 });
+      const store = (provider: string, externalId: string) =>
+        inbox.enqueue({
+          provider,
+          externalId,
+          orderingKey: null,
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.from(JSON.stringify({ id: externalId, email: 'ada@example.com' })),
+        });
+      for (const id of ['evt_dead', 'evt_done', 'evt_wait', 'evt_new']) await store('stripe', id);
+      await store('github', 'g-1');
+      const [dead, done, wait] = await inbox.claim({
+        providers: ['stripe'],
+        limit: 3,
+        leaseMs: 60_000,
+      });
+      await inbox.bury(dead!, { error: 'Error: no such customer' });
+      // Handled through a real receipt, as the worker does.
+      await guard.run(key('evt_done'), async () => handled.push('evt_done'));
+      await inbox.complete(done!);
+      await inbox.retry(wait!, { delayMs: 3_600_000, error: 'Error: upstream timeout' });
+      await inbox.claim({ providers: ['github'], limit: 1, leaseMs: 600_000 });
+    });
+    afterAll(() => connected.close());
+
+    it('inbox list and inbox show: the state of each delivery; the body only with --body', async () => {
+      const listed = await run('inbox', 'list');
+      expect(listed.code).toBe(0);
+      expect(listed.stdout.split('\n')).toEqual([
+        expect.stringMatching(/^provider +id +status +attempts +failures +due +last error$/),
+        expect.stringMatching(/^stripe +evt_dead +dead +1 +1 +- +Error: no such cu…$/),
+        expect.stringMatching(/^stripe +evt_done +done +1 +0 +-$/),
+        expect.stringMatching(/^stripe +evt_wait +pending +1 +1 +in 59m +Error: upstream t…$/),
+        expect.stringMatching(/^stripe +evt_new +pending +0 +0 +now$/),
+        expect.stringMatching(/^github +g-1 +processing +1 +0 +lease 9m$/),
+        '',
+      ]);
+      const pending = await run(
+        'inbox',
+        'list',
+        '--status',
+        'pending',
+        '--provider',
+        'stripe',
+        '--json',
+      );
+      expect(JSON.parse(pending.stdout).deliveries).toEqual([
+        expect.objectContaining({ externalId: 'evt_wait', status: 'pending', failures: 1 }),
+        {
+          id: expect.any(Number),
+          provider: 'stripe',
+          externalId: 'evt_new',
+          orderingKey: null,
+          status: 'pending',
+          attempts: 0,
+          failures: 0,
+          receivedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+          availableAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+          finishedAt: null,
+          lastError: null,
+          bodyBytes: 42,
+        },
+      ]);
+      const bad = await run('inbox', 'list', '--status', 'failed');
+      expect(bad.code).toBe(ExitCode.USAGE);
+      expect(bad.stderr).toMatch(/Allowed choices are pending, processing, done, dead/);
+
+      const shown = await run('inbox', 'show', 'stripe', 'evt_dead');
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toMatch(
+        /^stripe evt_dead\nstatus +dead\nattempts +1\nfailures +1\nreceived +\S+ \(\d+s ago\)\nfinished +\S+ \(\d+s ago\)\nlast error +Error: no such customer\n\nheaders\ncontent-type: application\/json\n\nbody: 43 bytes \(--body prints them\)\n$/,
+      );
+      expect(shown.stdout).not.toContain('ada@example.com');
+      const body = await run('inbox', 'show', 'stripe', 'evt_dead', '--body', '--json');
+      expect(JSON.parse(body.stdout).delivery).toMatchObject({
+        status: 'dead',
+        headers: { 'content-type': 'application/json' },
+        body: '{"id":"evt_dead","email":"ada@example.com"}',
+        encoding: 'utf8',
+      });
+      expect(
+        JSON.parse((await run('inbox', 'show', 'stripe', 'evt_dead', '--json')).stdout).delivery,
+      ).not.toHaveProperty('body');
+      expect(await run('inbox', 'show', 'stripe', 'evt_404')).toMatchObject({
+        code: ExitCode.NOT_FOUND,
+        stderr: 'webhook-idempotency: No delivery stripe evt_404 in webhook_inbox.\n',
+      });
+    });
+
+    it('inbox dead lists the dead letters; --fail-on-dead exits DEAD for cron', async () => {
+      const dead = await run('inbox', 'dead', '--fail-on-dead', '--json');
+      expect(dead.code).toBe(ExitCode.DEAD);
+      expect(dead.stderr).toBe('1 dead delivery in webhook_inbox\n');
+      expect(JSON.parse(dead.stdout)).toEqual({
+        table: 'webhook_inbox',
+        deliveries: [
+          expect.objectContaining({ externalId: 'evt_dead', lastError: 'Error: no such customer' }),
+        ],
+      });
+      const table = await run('inbox', 'dead');
+      expect(table.code).toBe(0);
+      expect(table.stdout).toMatch(
+        /^provider +id +attempts +failures +died +last error\nstripe +evt_dead +1 +1 +\d+s ago +Error: no such customer\n/,
+      );
+      const none = await run('inbox', 'dead', '--provider', 'github', '--fail-on-dead');
+      expect(none).toMatchObject({ code: 0, stdout: 'No dead deliveries in webhook_inbox.\n' });
+    });
+
+    it('inbox retry: refuses processing and done; a waiting one due now; a dead one pending again', async () => {
+      const processing = await run('inbox', 'retry', 'github', 'g-1');
+      expect(processing.code).toBe(ExitCode.REFUSED);
+      expect(processing.stderr).toMatch(
+        /github g-1 is processing \(attempt 1\): a worker has it\./,
+      );
+      const done = await run('inbox', 'retry', 'stripe', 'evt_done');
+      expect(done.code).toBe(ExitCode.REFUSED);
+      expect(done.stderr).toMatch(
+        /is done: .*\n.*webhook-idempotency redeliver stripe evt_done --force\n$/,
+      );
+      expect(await run('inbox', 'retry', 'stripe', 'evt_404')).toMatchObject({
+        code: ExitCode.NOT_FOUND,
+      });
+
+      const waiting = await run('inbox', 'retry', 'stripe', 'evt_wait');
+      expect(waiting).toMatchObject({
+        code: 0,
+        stdout: expect.stringMatching(
+          /^Retrying stripe evt_wait: pending, due now \(it was due in 59m; attempt 2 next\)\.\n$/,
+        ),
+      });
+      expect((await run('inbox', 'retry', 'stripe', 'evt_wait')).stdout).toMatch(
+        /is pending and due already/,
+      );
+      const dead = await run('inbox', 'retry', 'stripe', 'evt_dead', '--json');
+      expect(dead.code).toBe(0);
+      expect(JSON.parse(dead.stdout)).toMatchObject({
+        retried: true,
+        previous: 'dead',
+        delivery: { status: 'pending', attempts: 1, failures: 0, finishedAt: null },
+      });
+      // Both are due now: a worker's next claim takes them.
+      const claimed = await inbox.claim({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
+      expect(claimed.map((d) => [d.externalId, d.attempts])).toEqual([
+        ['evt_dead', 2],
+        ['evt_wait', 2],
+        ['evt_new', 1],
+      ]);
+      for (const delivery of claimed) await inbox.bury(delivery, { error: 'Error: again' });
+    });
+
+    it('redeliver: a dead one at once; a done one only with --force, which forgets its receipt so the handler runs again', async () => {
+      const dead = await run('redeliver', 'stripe', 'evt_dead');
+      expect(dead).toMatchObject({
+        code: 0,
+        stdout: expect.stringMatching(
+          /^Redelivered stripe evt_dead: dead → pending, due now \(attempt 3 next\)\.\nIts failure count starts again from 0\.\n$/,
+        ),
+      });
+      const pending = await run('redeliver', 'stripe', 'evt_dead');
+      expect(pending.code).toBe(ExitCode.REFUSED);
+      expect(pending.stderr).toMatch(
+        /stripe evt_dead is pending, not finished: nothing to redeliver/,
+      );
+
+      const refused = await run('redeliver', 'stripe', 'evt_done', '--json');
+      expect(refused.code).toBe(ExitCode.REFUSED);
+      expect(JSON.parse(refused.stdout)).toMatchObject({
+        redelivered: false,
+        reason: 'needs-force',
+      });
+      expect(refused.stderr).toMatch(
+        /its effect happens a second time\nunless the handler is itself idempotent\. Pass --force/,
+      );
+      expect((await inbox.find('stripe', 'evt_done'))!.status).toBe('done');
+      expect(await guard.run(key('evt_done'), async () => handled.push('again'))).toMatchObject({
+        isReplay: true,
+      });
+
+      const forced = await run('redeliver', 'stripe', 'evt_done', '--force', '--json');
+      expect(forced.code).toBe(0);
+      expect(JSON.parse(forced.stdout)).toMatchObject({
+        redelivered: true,
+        previous: 'done',
+        receiptForgotten: true,
+        delivery: { status: 'pending', attempts: 1, failures: 0 },
+      });
+      // What the worker does next: the receipt is gone, so the handler runs again.
+      expect(
+        await guard.run(key('evt_done'), async () => handled.push('evt_done again')),
+      ).toMatchObject({
+        isReplay: false,
+      });
+      expect(handled).toEqual(['evt_done', 'evt_done again']);
+      expect(await run('redeliver', 'stripe', 'evt_404')).toMatchObject({
+        code: ExitCode.NOT_FOUND,
+      });
     });
   });
 });

@@ -3,13 +3,16 @@
  * `webhook-idempotency …` line and followed by a ```text block is run, in the order of the page,
  * on one SQLite file seeded through the real SqlStore (after the page's first `migrate`), and its
  * stdout then stderr must equal that block. ISO timestamps are compared as `<time>`; the ages are
- * whole minutes, so they stay the same while the test runs. `WI_UPDATE_DOCS=1` writes the
+ * whole minutes, so they stay the same while the test runs. Before the page's first inbox command
+ * (`inbox …`, `redeliver`), inbox deliveries are stored, leased and settled through the real
+ * SqlInbox, their times moved back by whole minutes. `WI_UPDATE_DOCS=1` writes the
  * outputs into the page instead.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { SqlInbox } from '@webhook-idempotency/sql';
 import { httpResponse, type SeedReceipt, seedReceipts } from '../../sql/test/helpers/seed';
 import { cli } from './helpers/cli';
 
@@ -64,6 +67,48 @@ const SCENARIO: readonly SeedReceipt[] = [
   { provider: 'stripe', externalId: 'evt_1QbG7k', status: 'processing', ageMs: 2 * MINUTE },
 ];
 
+/** Inbox deliveries of the page: one dead after four failures, one done; times in minutes ago. */
+async function seedInbox(file: string): Promise<void> {
+  const db = new Database(file, { fileMustExist: true });
+  try {
+    const inbox = new SqlInbox(db);
+    const stored = (externalId: string, type: string) =>
+      inbox.enqueue({
+        provider: 'stripe',
+        externalId,
+        orderingKey: null,
+        headers: {
+          'content-type': 'application/json',
+          'stripe-signature': 't=1764626400,v1=5d1c…',
+        },
+        body: Buffer.from(
+          JSON.stringify({ id: externalId, type, data: { object: { id: 'in_1' } } }),
+        ),
+      });
+    await stored('evt_1QcA9z', 'invoice.paid');
+    await stored('evt_1QbZ4m', 'customer.created');
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      const [leased] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+      if (attempt < 4)
+        await inbox.retry(leased!, { delayMs: 0, error: 'Error: no customer cus_Q2' });
+      else await inbox.bury(leased!, { error: 'Error: no customer cus_Q2' });
+    }
+    const [done] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+    await inbox.complete(done!);
+    // SQLite keeps epoch milliseconds: move the times back by whole minutes.
+    const back = (id: string, received: number, finished: number) =>
+      db
+        .prepare(
+          'UPDATE webhook_inbox SET received_at = received_at - ?, finished_at = finished_at - ? WHERE external_id = ?',
+        )
+        .run(received * MINUTE, finished * MINUTE, id);
+    back('evt_1QcA9z', 42, 40);
+    back('evt_1QbZ4m', 30, 30);
+  } finally {
+    db.close();
+  }
+}
+
 interface Example {
   readonly command: string;
   /** Index of the text block's first line and its end, in the page's lines. */
@@ -107,6 +152,7 @@ describe('docs/operations.md', () => {
   const dir = mkdtempSync(join(process.env.WI_TMP ?? tmpdir(), 'wi-ops-doc-'));
   const outputs: string[] = [];
   let seeded = false;
+  let inboxSeeded = false;
 
   it('has command examples with their output', () => {
     expect(found.length).toBeGreaterThanOrEqual(8);
@@ -123,6 +169,10 @@ describe('docs/operations.md', () => {
           db.close();
         }
         seeded = true;
+      }
+      if (!inboxSeeded && /^webhook-idempotency (inbox|redeliver) /.test(command)) {
+        await seedInbox(join(dir, 'receipts.db'));
+        inboxSeeded = true;
       }
       // The page's commands are single lines with plain arguments.
       const args = command.split(' ').slice(1);

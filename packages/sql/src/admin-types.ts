@@ -107,6 +107,22 @@ export type ReleaseResult =
       readonly receipt: ObservedReceipt;
     };
 
+/**
+ * What {@link ReceiptsAdmin.forget} did. `forgotten: true` carries the receipt as it was before
+ * the delete; `forgotten: false` changed nothing:
+ * - `not-found`: no receipt has that key (never stored, or purged);
+ * - `processing`: a worker holds it (wait, or `release` a stuck one first);
+ * - `changed`: it was taken over between the read and the delete.
+ */
+export type ForgetResult =
+  | { readonly forgotten: true; readonly receipt: ObservedReceipt }
+  | { readonly forgotten: false; readonly reason: 'not-found'; readonly receipt: null }
+  | {
+      readonly forgotten: false;
+      readonly reason: 'processing' | 'changed';
+      readonly receipt: ObservedReceipt;
+    };
+
 /** Options of {@link ReceiptsAdmin.purge} and {@link ReceiptsAdmin.countPurgeable}. */
 export interface AdminPurgeOptions {
   /** Delete receipts finished longer ago than this; `0` deletes every finished receipt. */

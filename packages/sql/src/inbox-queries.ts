@@ -5,6 +5,9 @@
 import type { BatchDelete, DialectSpec } from './dialects';
 import type { InboxDialectSpec } from './inbox-dialects';
 
+/** The error a delivery records when its lease expired and another claim took it over. */
+export const LEASE_EXPIRED = 'LeaseExpired: the worker holding it stopped before settling it';
+
 /** The inbox's statements for one dialect and table. */
 export interface InboxQueries {
   /** Store a pending delivery unless its key is stored. Params: provider, externalId, orderingKey, headers, body. */
@@ -21,6 +24,14 @@ export interface InboxQueries {
   extend(leases: number): string;
   /** Lease → dead. Params: error, id, attempts. */
   readonly bury: string;
+  /** The status and attempts of one delivery. Params: provider, externalId. */
+  readonly statusOf: string;
+  /** A finished delivery → pending, due now, fenced on what was read. Params: provider, externalId, status, attempts. */
+  readonly redeliver: string;
+  /** A pending delivery waiting for its backoff → due now. Params: provider, externalId. */
+  readonly retryNow: string;
+  /** Whether the table exists (no rows either way). */
+  readonly exists: string;
   /** One delivery by key. Params: provider, externalId. */
   readonly find: string;
   /** Deliveries oldest first; with a status and/or provider filter. Params: the filters given, then the limit. */
@@ -69,7 +80,12 @@ export function buildInboxQueries(
       `AND d.${unfinished} AND d.available_at <= ${now} AND ${headOfGroup} ` +
       `ORDER BY d.id LIMIT ?${inbox.lockClause(skipLocked)}`,
     claimUpdate: (ids) =>
-      `UPDATE ${t} SET status = 'processing', attempts = attempts + 1, available_at = ${inbox.plusMs(now)} ` +
+      // Taking over an expired lease counts as a failure: its worker died or stalled (a delivery
+      // that kills its worker every time must still reach the dead letter). The old status is
+      // read before it is set: MySQL applies SET assignments left to right.
+      `UPDATE ${t} SET failures = failures + CASE WHEN status = 'processing' THEN 1 ELSE 0 END, ` +
+      `last_error = CASE WHEN status = 'processing' THEN '${LEASE_EXPIRED}' ELSE last_error END, ` +
+      `status = 'processing', attempts = attempts + 1, available_at = ${inbox.plusMs(now)} ` +
       `WHERE id IN (${placeholders(ids)})`,
     complete: `UPDATE ${t} SET status = 'done', finished_at = ${now} WHERE ${leased}`,
     retry:
@@ -83,6 +99,14 @@ export function buildInboxQueries(
     bury:
       `UPDATE ${t} SET status = 'dead', finished_at = ${now}, last_error = ?, failures = failures + 1 ` +
       `WHERE ${leased}`,
+    statusOf: `SELECT status, attempts FROM ${t} WHERE provider = ? AND external_id = ?`,
+    redeliver:
+      `UPDATE ${t} SET status = 'pending', available_at = ${now}, failures = 0, finished_at = NULL ` +
+      `WHERE provider = ? AND external_id = ? AND status = ? AND attempts = ?`,
+    retryNow:
+      `UPDATE ${t} SET available_at = ${now} ` +
+      `WHERE provider = ? AND external_id = ? AND status = 'pending' AND available_at > ${now}`,
+    exists: `SELECT 1 AS present FROM ${t} WHERE 1 = 0`,
     find: `SELECT ${columns} FROM ${t} WHERE provider = ? AND external_id = ?`,
     list: ({ status, provider }) => {
       const where = [status ? 'status = ?' : '', provider ? 'provider = ?' : ''].filter(Boolean);

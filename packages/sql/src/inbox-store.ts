@@ -11,7 +11,7 @@ import type {
 import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
 import { createExecutor } from './connection';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
-import { dialects, isDuplicateKey, type DialectSpec } from './dialects';
+import { dialects, isDuplicateKey, isMissingTable, type DialectSpec } from './dialects';
 import type { Executor, Row } from './executor';
 import { inboxDialects } from './inbox-dialects';
 import { buildInboxQueries, type InboxQueries } from './inbox-queries';
@@ -22,6 +22,8 @@ import type { SqlConnection, SqlDialect } from './types';
 
 /** Most rows one `list` returns when no `limit` is given. */
 const DEFAULT_LIST_LIMIT = 100;
+/** Reads and fenced writes one `redeliver` tries before it reports that the delivery kept changing. */
+const REDELIVER_ROUNDS = 3;
 const STATUSES: ReadonlySet<string> = new Set(['pending', 'processing', 'done', 'dead']);
 
 // Key columns are VARBINARY on MySQL: the driver hands them back as bytes.
@@ -177,7 +179,12 @@ export class SqlInbox implements InboxStore {
           [leaseMs, ...rows.map((row) => Number(row.id))],
           transaction,
         );
-        return rows.map((row) => toDelivery(row, Number(row.attempts) + 1));
+        return rows.map((row) => {
+          const delivery = toDelivery(row, Number(row.attempts) + 1);
+          return text(row.status) === 'processing'
+            ? { ...delivery, failures: delivery.failures + 1 }
+            : delivery;
+        });
       },
       { lockStatement: this.spec.lockForWrite?.(this.spec.quote(this.table)) },
     );
@@ -223,6 +230,48 @@ export class SqlInbox implements InboxStore {
       lease.attempts,
     ]);
     return affected === 1;
+  }
+
+  /**
+   * Reads the status, then one `UPDATE` fenced on it and on `attempts`; when a concurrent change
+   * wins in between, reads again (a few times at most) and reports what it finds.
+   * @example
+   * if ((await inbox.redeliver('stripe', 'evt_1')) === null) console.log('not finished');
+   */
+  async redeliver(provider: string, externalId: string): Promise<'dead' | 'done' | null> {
+    for (let round = 0; round < REDELIVER_ROUNDS; round++) {
+      const { rows } = await this.executor.query(this.sql.statusOf, [provider, externalId]);
+      const status = rows[0] ? text(rows[0].status) : null;
+      if (status !== 'dead' && status !== 'done') return null;
+      const { affected } = await this.executor.query(this.sql.redeliver, [
+        provider,
+        externalId,
+        status,
+        Number(rows[0]!.attempts),
+      ]);
+      if (affected === 1) return status;
+    }
+    return null;
+  }
+
+  /** One conditional `UPDATE`: only a pending delivery not due yet changes. */
+  async retryNow(provider: string, externalId: string): Promise<boolean> {
+    const { affected } = await this.executor.query(this.sql.retryNow, [provider, externalId]);
+    return affected === 1;
+  }
+
+  /**
+   * True when the deliveries table exists; false when the database reports it missing (for
+   * operations tools; not part of `InboxStore`).
+   */
+  async tableExists(): Promise<boolean> {
+    try {
+      await this.executor.query(this.sql.exists, []);
+      return true;
+    } catch (error) {
+      if (isMissingTable(this.spec, error)) return false;
+      throw error;
+    }
   }
 
   async find(provider: string, externalId: string): Promise<StoredDelivery | null> {

@@ -14,6 +14,7 @@ import {
 import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
 import type {
   AdminPurgeOptions,
+  ForgetResult,
   HandlerTimes,
   ListOptions,
   ProviderCounts,
@@ -28,7 +29,8 @@ import { createExecutor } from './connection';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
 import { type DialectSpec, dialects, isMissingTable } from './dialects';
 import type { Executor } from './executor';
-import { buildQueries, finishedBefore, type Queries, readColumns } from './queries';
+import { adminStatements } from './admin-queries';
+import { buildQueries, type Queries } from './queries';
 import { nullableNumber, text, toReceipt } from './rows';
 import { resolveTable } from './table-name';
 import type { SqlConnection, SqlDialect } from './types';
@@ -37,40 +39,6 @@ const RECEIPT_STATUSES: readonly ReceiptStatus[] = Object.values(ReceiptStatus);
 const DEFAULT_LIST_LIMIT = 50;
 const MAX_LIST_LIMIT = 10_000;
 const DEFAULT_SAMPLE_LIMIT = 10_000;
-
-/** The admin statements for one dialect and table; `?` placeholders, values always bound. */
-function adminStatements(spec: DialectSpec, table: string) {
-  const t = spec.quote(table);
-  const olderThan = (column: string) => `${column} <= ${spec.minusMs(spec.now)}`;
-  const within = (column: string) => `${column} >= ${spec.minusMs(spec.now)}`;
-  const finishedWithin = `status IN ('completed', 'failed') AND ${within('finished_at')}`;
-  return {
-    /** Params: staleAfterMs. */
-    counts:
-      `SELECT provider, status, COUNT(*) AS n, ` +
-      `SUM(CASE WHEN status = 'processing' AND ${olderThan('claimed_at')} THEN 1 ELSE 0 END) AS stuck, ` +
-      `MIN(${spec.toMs('claimed_at')}) AS oldest_ms, MAX(${spec.nowMs}) AS db_now ` +
-      `FROM ${t} GROUP BY provider, status ORDER BY provider, status`,
-    /** Params: sinceMs. */
-    finished: `SELECT status, COUNT(*) AS n FROM ${t} WHERE ${finishedWithin} GROUP BY status`,
-    /** Params: sinceMs, limit. */
-    durations:
-      `SELECT ${spec.toMs('finished_at')} - ${spec.toMs('claimed_at')} AS ms FROM ${t} ` +
-      `WHERE status = 'completed' AND ${within('finished_at')} ORDER BY finished_at DESC LIMIT ?`,
-    /** A listing; `where` holds the filters' conditions (already built from fixed fragments). */
-    list: (where: readonly string[], order: 'newest' | 'oldest') =>
-      `SELECT ${readColumns(spec, { summary: true })} FROM ${t}` +
-      (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
-      ` ORDER BY claimed_at ${order === 'oldest' ? 'ASC' : 'DESC'} LIMIT ?`,
-    stuckCondition: `status = 'processing' AND ${olderThan('claimed_at')}`,
-    sinceCondition: `(${within('claimed_at')} OR ${within('finished_at')})`,
-    /** Params: olderThanMs. */
-    purgeable: `SELECT COUNT(*) AS n FROM ${t} WHERE ${finishedBefore(spec)}`,
-    /** Params: provider, olderThanMs. */
-    purgeableOfProvider: `SELECT COUNT(*) AS n FROM ${t} WHERE provider = ? AND ${finishedBefore(spec)}`,
-    exists: `SELECT 1 AS present FROM ${t} WHERE 1 = 0`,
-  };
-}
 
 function requireMs(option: string, value: unknown, { allowZero = false } = {}): number {
   if (
@@ -318,6 +286,32 @@ export class ReceiptsAdmin {
     return after
       ? { released: false, reason: 'changed', receipt: after }
       : { released: false, reason: 'not-found', receipt: null };
+  }
+
+  /**
+   * Deletes one finished (`completed` or `failed`) receipt, so that the next run of its key runs
+   * the handler again instead of replaying the stored answer: what a deliberate redelivery of a
+   * handled inbox delivery needs. Never a `processing` one (a worker holds it: `processing`). The
+   * `DELETE` is fenced on the `attempts` and claim time just read: a receipt taken over in between
+   * is left alone (`changed`). Resolves with the receipt as it was.
+   * @example
+   * const { forgotten } = await admin.forget({ provider: 'stripe', externalId: 'evt_1' });
+   */
+  async forget(key: KeyLike): Promise<ForgetResult> {
+    const receipt = await this.find(key);
+    if (!receipt) return { forgotten: false, reason: 'not-found', receipt: null };
+    if (receipt.status === 'processing') return { forgotten: false, reason: 'processing', receipt };
+    const { affected } = await this.runQuery('forget', this.admin.forget, [
+      key.provider,
+      key.externalId,
+      receipt.attempts,
+      receipt.claimedAt.getTime(),
+    ]);
+    if (affected === 1) return { forgotten: true, receipt };
+    const after = await this.find(key);
+    return after
+      ? { forgotten: false, reason: 'changed', receipt: after }
+      : { forgotten: false, reason: 'not-found', receipt: null };
   }
 
   /** How many receipts {@link ReceiptsAdmin.purge} would delete now. */

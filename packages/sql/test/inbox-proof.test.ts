@@ -5,14 +5,23 @@
  * inside a handler (its business write uncommitted, its batch leased). Afterwards every delivery
  * is done and booked exactly once (a business row count), the failures were retried, the killed
  * worker's deliveries were taken over once their visibility timeout passed, and the others stopped
- * cleanly on SIGTERM. `WI_SOAK=1` (pnpm test:soak) runs 10,000.
+ * cleanly on SIGTERM. A handful of poison deliveries, whose handler always fails, end dead (their
+ * business writes rolled back), and the real CLI (`inbox dead`) lists exactly them.
+ * `WI_SOAK=1` (pnpm test:soak) runs 10,000.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { DeliveryStatus } from '@webhook-idempotency/core';
 import { InboxSchema, Schema, SqlInbox } from '../src';
 import { mysqlDatabase, pgDatabase, sqliteFile } from './helpers/databases';
-import { isFlaky, type InboxChildTask } from './helpers/inbox-proof-shared';
+import {
+  type InboxChildTask,
+  isFlaky,
+  isPoison,
+  POISON,
+  POISON_ERROR,
+  POISON_MAX_ATTEMPTS,
+} from './helpers/inbox-proof-shared';
 import { connect, type Target } from './helpers/targets';
 
 const SOAK = process.env.WI_SOAK === '1';
@@ -22,6 +31,7 @@ const WORKERS = 4;
 const VISIBILITY_SECONDS = 3;
 const GIVE_UP_MS = SOAK ? 600_000 : 90_000;
 const CHILD = join(__dirname, 'helpers', 'inbox-child.ts');
+const CLI = join(__dirname, '..', '..', 'cli', 'src', 'bin.ts');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `promise`, or a failure naming what did not happen within `ms`. */
@@ -71,6 +81,28 @@ async function startChild(task: InboxChildTask): Promise<Child> {
   return { process: child, exited };
 }
 
+/** Runs the real `webhook-idempotency` command as a user would (`node -r esbuild-register bin.ts …`). */
+function runCli(
+  args: readonly string[],
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['-r', require.resolve('esbuild-register'), CLI, ...args],
+      { timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (error as { code?: unknown }).code : 0;
+        if (typeof code !== 'number') return reject(error);
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+/** The URL the CLI takes for a target. */
+const urlOf = (target: Target) =>
+  target.dialect === 'sqlite' ? `sqlite:${target.url}` : target.url;
+
 const targets: Array<[string, () => Promise<Target>]> = [
   ['PostgreSQL', async () => ({ dialect: 'postgres', url: await pgDatabase('wi_inbox_proof') })],
   ['MariaDB', async () => ({ dialect: 'mysql', url: await mysqlDatabase('wi_inbox_proof') })],
@@ -115,15 +147,17 @@ describe.each(targets)('inbox proof on %s', (_name, makeTarget) => {
           });
         const half = DELIVERIES / 2;
         for (const id of ids.slice(0, half)) expect(await store(id)).toBe(true);
+        for (const id of POISON) expect(await store(id)).toBe(true);
+        const STORED = DELIVERIES + POISON.length;
 
         // The victim dies in its 20th handler run, a few per cent into the run.
         for (let i = 0; i < WORKERS; i++)
           children.push(await startChild({ ...task, dieInHandler: i === 0 ? 20 : 0 }));
-        const doneCount = async () =>
+        const finishedCount = async () =>
           Number(
             (
               await sql.query(
-                `SELECT COUNT(*) AS n FROM ${task.inboxTable} WHERE status = 'done'`,
+                `SELECT COUNT(*) AS n FROM ${task.inboxTable} WHERE status IN ('done', 'dead')`,
                 [],
               )
             ).rows[0]!.n,
@@ -147,7 +181,7 @@ describe.each(targets)('inbox proof on %s', (_name, makeTarget) => {
         const killedAt = Date.now();
 
         const deadline = Date.now() + GIVE_UP_MS;
-        while ((await doneCount()) < DELIVERIES && Date.now() < deadline) {
+        while ((await finishedCount()) < STORED && Date.now() < deadline) {
           await sleep(50);
         }
         const allDoneAfterKillMs = Date.now() - killedAt;
@@ -159,7 +193,7 @@ describe.each(targets)('inbox proof on %s', (_name, makeTarget) => {
           'the workers to stop on SIGTERM',
         );
 
-        const rows = await inbox.list({ limit: DELIVERIES + 1 });
+        const rows = await inbox.list({ limit: STORED + 1 });
         const byStatus: Record<string, number> = {};
         for (const row of rows) byStatus[row.status] = (byStatus[row.status] ?? 0) + 1;
         const { rows: booked } = await sql.query(
@@ -171,12 +205,14 @@ describe.each(targets)('inbox proof on %s', (_name, makeTarget) => {
           `SELECT status, COUNT(*) AS n FROM ${task.receiptsTable} GROUP BY status`,
           [],
         );
-        const flaky = rows.filter((row) => isFlaky(row.externalId));
+        const flaky = rows.filter((row) => isFlaky(row.externalId) && !isPoison(row.externalId));
         const retriedFailures = rows.filter(
           (row) => row.lastError === 'Error: flaky first attempt',
         );
-        // Taken over from the killed worker: claimed again without a recorded failure.
-        const takenOver = rows.filter((row) => row.attempts >= 2 && row.lastError === null);
+        // Taken over from the killed worker: its expired lease is recorded as a failure.
+        const takenOver = rows.filter(
+          (row) => row.attempts >= 2 && row.lastError?.startsWith('LeaseExpired:') === true,
+        );
 
         expect({
           stored: rows.length,
@@ -186,11 +222,11 @@ describe.each(targets)('inbox proof on %s', (_name, makeTarget) => {
           receipts: Object.fromEntries(receipts.map((r) => [String(r.status), Number(r.n)])),
           exits,
         }).toEqual({
-          stored: DELIVERIES,
-          byStatus: { [DeliveryStatus.DONE]: DELIVERIES },
-          booked: DELIVERIES,
+          stored: STORED,
+          byStatus: { [DeliveryStatus.DONE]: DELIVERIES, [DeliveryStatus.DEAD]: POISON.length },
+          booked: DELIVERIES, // the poison deliveries' writes rolled back every time
           bookedTwice: [],
-          receipts: { completed: DELIVERIES },
+          receipts: { completed: DELIVERIES, failed: POISON.length },
           exits: children.slice(1).map(() => ({ code: 0, signal: null })),
         });
         // Most flaky deliveries failed on their first attempt and were retried; the rest had
@@ -202,6 +238,31 @@ describe.each(targets)('inbox proof on %s', (_name, makeTarget) => {
         expect(allDoneAfterKillMs).toBeLessThan(GIVE_UP_MS);
         const lastTakeover = Math.max(...takenOver.map((row) => row.finishedAt!.getTime()));
         expect(lastTakeover - killedAt).toBeLessThan(VISIBILITY_SECONDS * 1000 + 30_000);
+
+        // The dead letters, as an operator sees them: the real CLI lists exactly the poison ones.
+        const dead = await runCli([
+          'inbox',
+          'dead',
+          '--json',
+          '--fail-on-dead',
+          '--url',
+          urlOf(target),
+          '--inbox-table',
+          task.inboxTable,
+          '--table',
+          task.receiptsTable,
+        ]);
+        expect(dead.stderr).toBe(`${POISON.length} dead deliveries in ${task.inboxTable}\n`);
+        expect(dead.code).toBe(8); // ExitCode.DEAD
+        const listed = JSON.parse(dead.stdout) as {
+          deliveries: Array<{ externalId: string; lastError: string; failures: number }>;
+        };
+        expect(listed.deliveries.map((d) => d.externalId).sort()).toEqual([...POISON]);
+        for (const delivery of listed.deliveries)
+          expect(delivery).toMatchObject({
+            lastError: `Error: ${POISON_ERROR}`,
+            failures: POISON_MAX_ATTEMPTS,
+          });
       } finally {
         for (const child of children) child.process.kill('SIGKILL');
         await close();

@@ -8,12 +8,14 @@ import {
   type ConfigError,
   createInboxConsumer,
   createInboxRelay,
+  IdempotencyGuard,
   type InboxEvent,
   InMemoryStore,
   type InboxHandler,
   jobIdOf,
   type QueuedDelivery,
   queuedDeliveryOf,
+  RequestKey,
 } from '@webhook-idempotency/core';
 import { createExecutor } from '../src/connection';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '../src';
@@ -125,6 +127,24 @@ describe.each(connectionKinds('inbox_relay'))(
       expect(await consumer().process(job, { final: false })).toBe('replayed');
       expect(await effectRows()).toEqual(['evt_1']);
       expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'done' });
+    });
+
+    it("while another run holds the receipt, the job gives the delivery back to the inbox instead of spending the queue's retries", async () => {
+      await enqueue('evt_1');
+      await relay().runOnce();
+      // A consumer that died mid-job left its claim; it is not stale yet.
+      const held = await new IdempotencyGuard(store as never).claim(
+        new RequestKey('stripe', 'evt_1'),
+      );
+      expect(held.isReplay).toBe(false);
+      expect(await consumer().process(queue[0]!, { final: false })).toBe('released');
+      const stored = await inbox.find('stripe', 'evt_1');
+      expect(stored).toMatchObject({ status: 'pending', attempts: 1, failures: 0 });
+      expect(stored!.availableAt.getTime()).toBeGreaterThan(Date.now() + 1000);
+      expect(events).toContainEqual(
+        expect.objectContaining({ type: 'released', reason: 'in-progress' }),
+      );
+      expect(await effectRows()).toEqual([]);
     });
 
     it('a failing handler rejects (the queue retries); on the last attempt the delivery is dead with the error', async () => {

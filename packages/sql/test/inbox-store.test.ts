@@ -124,7 +124,9 @@ describe.each(connectionKinds('inbox'))('SqlInbox (%s)', (_name, open) => {
     expect(await claimAll()).toEqual([]);
     await sleep(120);
     const [taken] = await claimAll();
-    expect(taken).toMatchObject({ externalId: 'evt_1', attempts: 2, id: old!.id });
+    // Its worker presumably died: that counts as a failure, recorded as such.
+    expect(taken).toMatchObject({ externalId: 'evt_1', attempts: 2, failures: 1, id: old!.id });
+    expect((await inbox.find('stripe', 'evt_1'))!.lastError).toMatch(/^LeaseExpired: /);
     expect(await inbox.complete(old!)).toBe(false);
     expect(await inbox.retry(old!, { delayMs: 0, error: 'late' })).toBe(false);
     expect(await inbox.bury(old!, { error: 'late' })).toBe(false);
@@ -193,6 +195,76 @@ describe.each(connectionKinds('inbox'))('SqlInbox (%s)', (_name, open) => {
     expect(dead[0]!.finishedAt).not.toBeNull();
     expect((await claimAll()).map((d) => d.externalId)).toEqual(['evt_2']);
     expect(await claimAll()).toEqual([]);
+  });
+
+  it('redeliver puts a dead or done delivery back, due now, with a fresh failure budget; attempts keep counting', async () => {
+    await inbox.enqueue(delivery('evt_dead'));
+    await inbox.enqueue(delivery('evt_done'));
+    await inbox.enqueue(delivery('evt_waiting'));
+    const [dead, done, waiting] = (await claimAll(3)) as [Delivery, Delivery, Delivery];
+    expect(await inbox.bury(dead, { error: 'poison' })).toBe(true);
+    expect(await inbox.complete(done)).toBe(true);
+    expect(await inbox.retry(waiting, { delayMs: LEASE, error: 'once' })).toBe(true);
+
+    expect(await inbox.redeliver('stripe', 'evt_dead')).toBe(DeliveryStatus.DEAD);
+    expect(await inbox.find('stripe', 'evt_dead')).toMatchObject({
+      status: DeliveryStatus.PENDING,
+      attempts: 1,
+      failures: 0,
+      finishedAt: null,
+      lastError: 'poison',
+    });
+    expect(await inbox.redeliver('stripe', 'evt_done')).toBe(DeliveryStatus.DONE);
+    // Pending (already or waiting), processing, not stored: nothing changes.
+    expect(await inbox.redeliver('stripe', 'evt_dead')).toBeNull();
+    expect(await inbox.redeliver('stripe', 'evt_waiting')).toBeNull();
+    expect(await inbox.redeliver('stripe', 'nope')).toBeNull();
+    expect((await inbox.find('stripe', 'evt_waiting'))!.availableAt.getTime()).toBeGreaterThan(
+      Date.now() + 30_000,
+    );
+    const again = await claimAll();
+    expect(again.map((d) => [d.externalId, d.attempts, d.failures])).toEqual([
+      ['evt_dead', 2, 0],
+      ['evt_done', 2, 0],
+    ]);
+    expect(await inbox.redeliver('stripe', 'evt_dead')).toBeNull();
+    // The old leases stay lost: the fencing token only grew.
+    expect(await inbox.complete(dead)).toBe(false);
+    expect(await inbox.complete(again[0]!)).toBe(true);
+  });
+
+  it('of 10 concurrent redelivers of one dead delivery, exactly one reports it', async () => {
+    await inbox.enqueue(delivery('evt_1'));
+    const [leased] = await claimAll();
+    await inbox.bury(leased!, { error: 'poison' });
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => inbox.redeliver('stripe', 'evt_1')),
+    );
+    expect(results.filter((r) => r !== null)).toEqual([DeliveryStatus.DEAD]);
+    expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'pending', attempts: 1 });
+  });
+
+  it('retryNow makes a pending delivery waiting for its backoff due now, and nothing else', async () => {
+    await inbox.enqueue(delivery('evt_1'));
+    const [leased] = await claimAll();
+    expect(await inbox.retry(leased!, { delayMs: LEASE, error: 'boom' })).toBe(true);
+    expect(await claimAll()).toEqual([]);
+    expect(await inbox.retryNow('stripe', 'evt_1')).toBe(true);
+    // Due already: nothing to change.
+    expect(await inbox.retryNow('stripe', 'evt_1')).toBe(false);
+    const [again] = await claimAll();
+    expect(again).toMatchObject({ externalId: 'evt_1', attempts: 2, failures: 1 });
+    // Processing, done, not stored.
+    expect(await inbox.retryNow('stripe', 'evt_1')).toBe(false);
+    await inbox.complete(again!);
+    expect(await inbox.retryNow('stripe', 'evt_1')).toBe(false);
+    expect(await inbox.retryNow('stripe', 'nope')).toBe(false);
+    expect((await inbox.find('stripe', 'evt_1'))!.status).toBe(DeliveryStatus.DONE);
+  });
+
+  it('tells whether its table exists', async () => {
+    expect(await inbox.tableExists()).toBe(true);
+    expect(await new SqlInbox(opened.db, { table: 'inbox_missing' }).tableExists()).toBe(false);
   });
 
   it('an ordering group is processed one at a time, in receipt order; a dead head lets the next one go', async () => {

@@ -209,7 +209,33 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
     expect(released).toMatchObject({ status: 'pending', lastError: null });
     expect(released!.availableAt.getTime()).toBeGreaterThan(Date.now() + 10_000);
     expect(events).toEqual([expect.objectContaining({ type: 'released', reason: 'in-progress' })]);
+    expect(released).toMatchObject({ attempts: 1, failures: 0 });
     if (!ticket.isReplay) await ticket.fail(new Error('gave up'));
+  });
+
+  it('a delivery whose workers died holding it maxAttempts times is dead when claimed again, without running', async () => {
+    await enqueue('evt_crasher');
+    // Two workers took it and died (their leases expired): two failures.
+    for (let i = 0; i < 2; i++) {
+      expect(await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 1 })).toHaveLength(1);
+      await sleep(20);
+    }
+    let ran = 0;
+    const w = worker(
+      async () => {
+        ran++;
+      },
+      { maxAttempts: 2 },
+    );
+    expect(await w.runOnce()).toBe(1);
+    expect(ran).toBe(0);
+    expect(await inbox.find('stripe', 'evt_crasher')).toMatchObject({
+      status: 'dead',
+      attempts: 3,
+      failures: 3,
+      lastError: 'the workers holding it stopped 2 times before settling it',
+    });
+    expect(events.map((e) => e.type)).toEqual(['dead']);
   });
 });
 

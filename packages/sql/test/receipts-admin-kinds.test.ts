@@ -24,7 +24,7 @@ describe.each(connectionKinds('admin-kinds'))('ReceiptsAdmin over %s', (_name, o
   });
   afterAll(() => opened.close());
 
-  it('reports, lists, releases and purges', async () => {
+  it('reports, lists, releases, forgets and purges', async () => {
     const admin = new ReceiptsAdmin(opened.db, { table: TABLE });
     expect(await admin.tableExists()).toBe(true);
     const { totals, window } = await admin.status({ staleAfterMs: 5 * MINUTE, sinceMs: 3_600_000 });
@@ -37,7 +37,11 @@ describe.each(connectionKinds('admin-kinds'))('ReceiptsAdmin over %s', (_name, o
       released: true,
       receipt: { status: 'failed' },
     });
-    expect(await admin.purge({ olderThanMs: 0, provider: 'github', batchSize: 2 })).toBe(3);
+    expect(await admin.forget({ provider: 'github', externalId: 'd-1' })).toMatchObject({
+      forgotten: true,
+      receipt: { status: 'completed' },
+    });
+    expect(await admin.purge({ olderThanMs: 0, provider: 'github', batchSize: 2 })).toBe(2);
     expect(await admin.list()).toEqual([]);
   });
 });

@@ -225,6 +225,42 @@ describe.each(targets)('ReceiptsAdmin on %s', (_name, target) => {
       ).toEqual({ released: false, reason: 'not-found', receipt: null });
     });
 
+    it('forgets a finished receipt, so the next run of its key runs the handler again; never a processing one', async () => {
+      const key = { provider: 'stripe', externalId: 'evt_3' };
+      const store = new SqlStore(connected.db, { table: TABLE });
+      const guard = new IdempotencyGuard(store, { staleAfterSeconds: STALE / SECOND });
+      // Completed: a run now only replays the stored answer.
+      expect(await guard.run(key, async () => 'again')).toMatchObject({ isReplay: true });
+      expect(await admin.forget(key)).toMatchObject({
+        forgotten: true,
+        receipt: { status: 'completed', attempts: 1 },
+      });
+      expect(await admin.find(key)).toBeNull();
+      expect(await guard.run(key, async () => 'ran again')).toMatchObject({
+        isReplay: false,
+        response: 'ran again',
+      });
+      // A failed receipt can be forgotten too; a processing one never, whatever its age.
+      expect(await admin.forget({ provider: 'github', externalId: 'd-3' })).toMatchObject({
+        forgotten: true,
+        receipt: { status: 'failed' },
+      });
+      for (const externalId of ['d-4', 'evt_2'])
+        expect(
+          await admin.forget({ provider: externalId === 'd-4' ? 'github' : 'stripe', externalId }),
+        ).toMatchObject({
+          forgotten: false,
+          reason: 'processing',
+          receipt: { status: 'processing' },
+        });
+      expect(await admin.find({ provider: 'github', externalId: 'd-4' })).not.toBeNull();
+      expect(await admin.forget({ provider: 'stripe', externalId: 'nope' })).toEqual({
+        forgotten: false,
+        reason: 'not-found',
+        receipt: null,
+      });
+    });
+
     it('purges finished receipts in batches, by provider or all of them, never a processing one', async () => {
       expect(await admin.countPurgeable({ olderThanMs: DAY })).toBe(1);
       expect(await admin.countPurgeable({ olderThanMs: 0, provider: 'github' })).toBe(3);

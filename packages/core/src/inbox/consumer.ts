@@ -21,7 +21,7 @@ import type { InboxEvent, InboxStore } from './types';
 export interface InboxConsumerOptions<Tx = never> extends ReceiptsOptions<Tx> {
   /** Where the deliveries are (`new SqlInbox(db)`). Required. */
   inbox: InboxStore;
-  /** One handler per provider, as {@link createInboxWorker} takes them. Required. */
+  /** One handler per provider, as `createInboxWorker` takes them. Required. */
   handlers: Readonly<Record<string, InboxHandler<Tx>>>;
   /**
    * Seconds one handler run may take: with `store`, the receipts' `staleAfterSeconds` is 90 % of
@@ -29,22 +29,24 @@ export interface InboxConsumerOptions<Tx = never> extends ReceiptsOptions<Tx> {
    * `expireInSeconds`, BullMQ's stalled-job check) at least this long. Defaults to 60.
    */
   visibilityTimeoutSeconds?: number;
-  /** Receives `processed`, `failed`, `dead`, `skipped`, `lease-lost` and `store-error` events. */
+  /** Receives `processed`, `failed`, `dead`, `skipped`, `released` and `lease-lost` events. */
   onEvent?: (event: InboxEvent) => void;
 }
 
 /** What one job came to (see {@link InboxConsumer.process}). */
-export type ConsumeOutcome = 'processed' | 'replayed' | 'skipped';
+export type ConsumeOutcome = 'processed' | 'replayed' | 'skipped' | 'released';
 
 /** Runs queue jobs made by an {@link createInboxRelay | inbox relay}. */
 export interface InboxConsumer {
   /**
    * Processes one job: reads its delivery, runs the handler once through the receipts and marks
-   * the delivery `done`. Resolves `'processed'`, `'replayed'` (the receipt showed it had run), or
-   * `'skipped'` (already finished, purged, or handed over again under a newer lease).
+   * the delivery `done`. Resolves `'processed'`, `'replayed'` (the receipt showed it had run),
+   * `'skipped'` (already finished, purged, or handed over again under a newer lease), or
+   * `'released'`: another run still holds the receipt (a consumer died mid-job and its claim is
+   * not stale yet), so the delivery went back to the inbox, due once that claim can have
+   * settled, and the relay hands it over again — the queue's retries are not spent waiting.
    * Rejects with the handler's error so the queue retries; on the queue's last attempt
-   * (`final: true`) it marks the delivery `dead` first. Rejects with `RequestInProgress` (or
-   * `ClaimLost`) while another run holds the receipt: try again later, it is not a failure.
+   * (`final: true`) it marks the delivery `dead` first.
    */
   process(job: QueuedDelivery, attempt: { readonly final: boolean }): Promise<ConsumeOutcome>;
   /** The providers it has handlers for. */
@@ -129,7 +131,15 @@ export function createInboxConsumer<Tx = never>(options: InboxConsumerOptions<Tx
         emit({ type: 'processed', delivery: ref, replayed: result.replayed });
         return result.replayed ? 'replayed' : 'processed';
       }
-      if (result.kind === 'busy') throw result.error;
+      if (result.kind === 'busy') {
+        // Another run holds the receipt (a consumer that died mid-job, until its claim goes stale):
+        // give the delivery back to the inbox, due once that claim can have settled, rather than
+        // spend the queue's retries waiting. The relay hands it over again under a new lease.
+        const { delayMs } = result;
+        await settle(job, () => inbox.retry(job, { delayMs, error: null }));
+        emit({ type: 'released', delivery: ref, reason: 'in-progress' });
+        return 'released';
+      }
       if (final) {
         await settle(job, () => inbox.bury(job, { error: result.text }));
         emit({ type: 'dead', delivery: ref, error: result.text });

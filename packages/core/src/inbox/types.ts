@@ -39,7 +39,8 @@ export interface Delivery extends NewDelivery {
   readonly attempts: number;
   /**
    * Failed attempts before this one (since it was stored or last redelivered): what backoff and the
-   * dead letter count. A release (shutdown, another run holding the receipt) is not a failure.
+   * dead letter count. A handler that threw counts, and so does a lease that expired (its worker
+   * died); a release (shutdown, another run holding the receipt) does not.
    */
   readonly failures: number;
   /** When the endpoint stored it (the database clock). */
@@ -106,6 +107,23 @@ export interface InboxStore {
   extend(leases: readonly DeliveryLease[], input: { readonly leaseMs: number }): Promise<number>;
   /** Marks the leased delivery `dead` with `error` (a failure: `failures` grows by one). `false` when the lease was lost. */
   bury(lease: DeliveryLease, input: { readonly error: string }): Promise<boolean>;
+  /**
+   * Puts a finished delivery back for processing, deliberately: `dead` or `done` → `pending`, due
+   * now, `failures` 0 (a fresh dead-letter budget), `finished_at` cleared; `attempts` keeps
+   * counting (it is the lease's fencing token and must only grow) and the last error stays. A
+   * conditional write fenced on the status and attempts just read, so it is race-safe against a
+   * worker and another redeliver. Resolves with the status it had, or `null` when no finished
+   * delivery has this key (not stored, or still pending/processing: nothing changed). A `done`
+   * delivery's receipt is completed and would only be replayed: forget it first
+   * (`ReceiptsAdmin.forget`) to have the handler run again.
+   */
+  redeliver(provider: string, externalId: string): Promise<'dead' | 'done' | null>;
+  /**
+   * Makes a `pending` delivery that waits for its backoff due now (one conditional write).
+   * `true` when it did; `false` when no pending delivery with this key was waiting (not stored,
+   * not pending, or due already: nothing changed).
+   */
+  retryNow(provider: string, externalId: string): Promise<boolean>;
   /** The delivery stored under this key, or `null`. A plain read. */
   find(provider: string, externalId: string): Promise<StoredDelivery | null>;
   /** Stored deliveries, oldest first, filtered by `status` and `provider` when given; at most `limit` (default 100). */

@@ -37,8 +37,9 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
    */
   visibilityTimeoutSeconds?: number;
   /**
-   * Failed attempts after which a delivery becomes `dead` (releases do not count; a redelivery
-   * starts over). Defaults to 10.
+   * Failed attempts after which a delivery becomes `dead`: a handler that threw, or a lease that
+   * expired because its worker died (a delivery that kills its worker every time is buried when
+   * claimed again). Releases do not count; a redelivery starts over. Defaults to 10.
    */
   maxAttempts?: number;
   /** First retry delay in milliseconds, doubled per attempt. Defaults to 1000. */
@@ -156,6 +157,13 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
 
   async function processOne(delivery: Delivery): Promise<void> {
     const ref = refOf(delivery);
+    if (delivery.failures >= maxAttempts) {
+      // Taken over from workers that died holding it, as often as a failing handler may run.
+      const text = `the workers holding it stopped ${delivery.failures} times before settling it`;
+      if (await settle(delivery, 'bury', () => inbox.bury(delivery, { error: text })))
+        emit({ type: 'dead', delivery: ref, error: text });
+      return;
+    }
     const result = await runDelivery(guard, handlers[delivery.provider]!, delivery);
     if (released.has(delivery)) return;
     if (result.kind === 'processed') {

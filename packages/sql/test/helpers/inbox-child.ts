@@ -1,13 +1,20 @@
 /**
  * A worker process of the inbox proof (issue 12), run with `node -r esbuild-register`: an inbox
  * worker over the target database whose handler books one business row per delivery through the
- * receipt's transaction and fails the first attempt of the "flaky" deliveries. The victim SIGKILLs
+ * receipt's transaction, fails the first attempt of the "flaky" deliveries and every attempt of the
+ * poison ones (which therefore end dead). The victim SIGKILLs
  * itself inside its n-th handler run (`dieInHandler`), its business write uncommitted; the others
  * are stopped with SIGTERM, wired to `worker.stop()` as docs/inbox.md shows.
  */
 import { createInboxWorker } from '@webhook-idempotency/core';
 import { SqlInbox, SqlStore } from '../../src';
-import { type InboxChildTask, isFlaky } from './inbox-proof-shared';
+import {
+  type InboxChildTask,
+  isFlaky,
+  isPoison,
+  POISON_ERROR,
+  POISON_MAX_ATTEMPTS,
+} from './inbox-proof-shared';
 import { connect } from './targets';
 
 const task = JSON.parse(process.argv[2]!) as InboxChildTask;
@@ -22,7 +29,7 @@ async function main(): Promise<void> {
     concurrency: 8,
     pollIntervalMs: 20,
     visibilityTimeoutSeconds: task.visibilityTimeoutSeconds,
-    maxAttempts: 20,
+    maxAttempts: POISON_MAX_ATTEMPTS,
     backoffBaseMs: 50,
     backoffMaxMs: 500,
     handlers: {
@@ -36,6 +43,8 @@ async function main(): Promise<void> {
         // The victim dies here: its business write uncommitted, the rest of its batch leased.
         if (++handled === task.dieInHandler) process.kill(process.pid, 'SIGKILL');
         if (delivery.attempts === 1 && isFlaky(id)) throw new Error('flaky first attempt');
+        // Always, after its business write: the write rolls back each time, and it ends dead.
+        if (isPoison(id)) throw new Error(POISON_ERROR);
         return { booked: id };
       },
     },

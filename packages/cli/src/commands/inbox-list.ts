@@ -1,0 +1,86 @@
+/** @module `inbox list`: stored inbox deliveries by status and provider, in receipt order. */
+import type { DeliveryStatus, StoredDelivery } from '@webhook-idempotency/core';
+import { formatAge } from '../durations';
+import { ExitCode } from '../exit-codes';
+import { renderTable, statusStyle } from '../output';
+import { type Context, withInbox } from '../session';
+
+/** Options of `inbox list`. */
+export interface InboxListCommandOptions {
+  readonly status?: DeliveryStatus;
+  readonly provider?: string;
+  readonly limit: number;
+  readonly json?: boolean;
+}
+
+/** A delivery for `--json`: dates as ISO strings, the body's size but never its bytes. */
+export const deliveryJson = (delivery: StoredDelivery) => ({
+  id: delivery.id,
+  provider: delivery.provider,
+  externalId: delivery.externalId,
+  orderingKey: delivery.orderingKey,
+  status: delivery.status,
+  attempts: delivery.attempts,
+  failures: delivery.failures,
+  receivedAt: delivery.receivedAt.toISOString(),
+  availableAt: delivery.availableAt.toISOString(),
+  finishedAt: delivery.finishedAt?.toISOString() ?? null,
+  lastError: delivery.lastError,
+  bodyBytes: delivery.body.length,
+});
+
+/** `12m ago`, from this machine's clock. */
+export const ago = (date: Date, now = Date.now()) => `${formatAge(now - date.getTime())} ago`;
+
+/** When a pending delivery is due (`now`, `in 12s`), how long a processing one's lease lasts (`lease 2m`). */
+export function due(delivery: StoredDelivery, now = Date.now()): string {
+  const left = delivery.availableAt.getTime() - now;
+  if (delivery.status === 'pending') return left <= 0 ? 'now' : `in ${formatAge(left)}`;
+  if (delivery.status === 'processing') return left <= 0 ? 'expired' : `lease ${formatAge(left)}`;
+  return '-';
+}
+
+export async function inboxList(
+  context: Context,
+  options: InboxListCommandOptions,
+): Promise<number> {
+  const { out } = context;
+  const deliveries = await withInbox(context, (inbox) =>
+    inbox.list({
+      ...(options.status ? { status: options.status } : {}),
+      ...(options.provider !== undefined ? { provider: options.provider } : {}),
+      limit: options.limit,
+    }),
+  );
+  if (options.json) {
+    out.line(JSON.stringify({ deliveries: deliveries.map(deliveryJson) }, null, 2));
+    return ExitCode.OK;
+  }
+  if (deliveries.length === 0) {
+    out.line('No deliveries match.');
+    return ExitCode.OK;
+  }
+  const now = Date.now();
+  const rows = deliveries.map((d) => [
+    d.provider,
+    d.externalId,
+    d.status,
+    String(d.attempts),
+    String(d.failures),
+    due(d, now),
+    d.lastError ?? '',
+  ]);
+  const columns = [
+    { header: 'provider', flexible: true },
+    { header: 'id', flexible: true },
+    { header: 'status', style: statusStyle },
+    { header: 'attempts', align: 'right' as const },
+    { header: 'failures', align: 'right' as const },
+    { header: 'due' },
+    { header: 'last error', flexible: true },
+  ];
+  for (const line of renderTable(out, columns, rows)) out.line(line);
+  if (deliveries.length === options.limit)
+    out.line(out.paint('dim', `(first ${options.limit}; raise --limit for more)`));
+  return ExitCode.OK;
+}

@@ -1,0 +1,93 @@
+/**
+ * @module `inbox retry`: a dead delivery back to pending (a fresh budget of failures), or a pending
+ * one waiting for its backoff made due now; a processing or done one is refused.
+ */
+import type { StoredDelivery } from '@webhook-idempotency/core';
+import { formatAge } from '../durations';
+import { CliError, ExitCode } from '../exit-codes';
+import { type Context, withInbox } from '../session';
+import { deliveryJson, due } from './inbox-list';
+import { noDelivery } from './inbox-show';
+
+/** Options of `inbox retry`. */
+export interface InboxRetryCommandOptions {
+  readonly json?: boolean;
+}
+
+type Outcome =
+  | {
+      readonly retried: true;
+      readonly before: StoredDelivery;
+      readonly after: StoredDelivery | null;
+    }
+  | {
+      readonly retried: false;
+      readonly reason: 'due' | 'processing' | 'done' | 'changed';
+      readonly before: StoredDelivery;
+      readonly after: StoredDelivery | null;
+    };
+
+export async function inboxRetry(
+  context: Context,
+  key: { provider: string; externalId: string },
+  options: InboxRetryCommandOptions,
+): Promise<number> {
+  const { out } = context;
+  const { provider, externalId } = key;
+  const outcome = await withInbox(context, async (inbox): Promise<Outcome | null> => {
+    const before = await inbox.find(provider, externalId);
+    if (!before) return null;
+    if (before.status === 'processing' || before.status === 'done')
+      return { retried: false, reason: before.status, before, after: before };
+    const changed =
+      before.status === 'dead'
+        ? (await inbox.redeliver(provider, externalId)) === null
+        : !(await inbox.retryNow(provider, externalId));
+    const after = await inbox.find(provider, externalId);
+    if (!changed) return { retried: true, before, after };
+    const isDue = before.status === 'pending' && after?.status === 'pending';
+    return { retried: false, reason: isDue ? 'due' : 'changed', before, after };
+  });
+  if (!outcome) throw noDelivery(context, key);
+  const { before, after } = outcome;
+  const name = `${provider} ${externalId}`;
+  if (options.json)
+    out.line(
+      JSON.stringify(
+        {
+          retried: outcome.retried,
+          previous: before.status,
+          ...(outcome.retried ? {} : { reason: outcome.reason }),
+          delivery: after && deliveryJson(after),
+        },
+        null,
+        2,
+      ),
+    );
+  const next = `attempt ${before.attempts + 1} next`;
+  if (outcome.retried) {
+    if (!options.json)
+      out.line(
+        before.status === 'dead'
+          ? `Retrying ${name}: dead → pending, due now (${next}).\nIts failure count starts again from 0.`
+          : `Retrying ${name}: pending, due now (it was due ${due(before)}; ${next}).`,
+      );
+    return ExitCode.OK;
+  }
+  if (outcome.reason === 'due') {
+    if (!options.json)
+      out.line(`${name} is pending and due already: a worker takes it at its next poll.`);
+    return ExitCode.OK;
+  }
+  const lease = before.availableAt.getTime() - Date.now();
+  throw new CliError(
+    ExitCode.REFUSED,
+    outcome.reason === 'processing'
+      ? `${name} is processing (attempt ${before.attempts}): a worker has it. If that worker died, ` +
+          `another takes it over when its lease ends${lease > 0 ? ` in ${formatAge(lease)}` : ''}.`
+      : outcome.reason === 'done'
+        ? `${name} is done: its handler ran and committed; nothing to retry.\n` +
+          `To run the handler again, deliberately: webhook-idempotency redeliver ${name} --force`
+        : `${name} changed while it was being retried (now ${after?.status ?? 'gone'}): nothing was written.`,
+  );
+}

@@ -1,0 +1,91 @@
+/** @module `inbox show`: one stored delivery, its state and headers; its body bytes only with `--body`. */
+import type { StoredDelivery } from '@webhook-idempotency/core';
+import { CliError, ExitCode } from '../exit-codes';
+import type { Printer } from '../output';
+import { type Context, withInbox } from '../session';
+import { ago, deliveryJson, due } from './inbox-list';
+
+/** Options of `inbox show`. */
+export interface InboxShowCommandOptions {
+  /** Print the body bytes too (they may hold personal data: off by default). */
+  readonly body?: boolean;
+  readonly json?: boolean;
+}
+
+/** The body as text when it is UTF-8, else base64. */
+function bodyOf(body: Buffer): { body: string; encoding: 'utf8' | 'base64' } {
+  const text = body.toString('utf8');
+  return Buffer.from(text, 'utf8').equals(body)
+    ? { body: text, encoding: 'utf8' }
+    : { body: body.toString('base64'), encoding: 'base64' };
+}
+
+/** No delivery under this key: exit `NOT_FOUND`. */
+export function noDelivery(context: Context, key: { provider: string; externalId: string }) {
+  return new CliError(
+    ExitCode.NOT_FOUND,
+    `No delivery ${key.provider} ${key.externalId} in ${context.inboxTable}.`,
+  );
+}
+
+function print(out: Printer, delivery: StoredDelivery, withBody: boolean): void {
+  const field = (name: string, value: string) =>
+    out.line(`${out.paint('dim', name.padEnd(12))}${value}`);
+  const now = Date.now();
+  const when = (date: Date) => `${date.toISOString()} (${ago(date, now)})`;
+  out.line(out.paint('bold', `${delivery.provider} ${delivery.externalId}`));
+  field('status', delivery.status);
+  field('attempts', String(delivery.attempts));
+  field('failures', String(delivery.failures));
+  if (delivery.orderingKey !== null) field('ordering', delivery.orderingKey);
+  field('received', when(delivery.receivedAt));
+  if (delivery.status === 'pending' || delivery.status === 'processing')
+    field(
+      delivery.status === 'pending' ? 'due' : 'lease until',
+      `${delivery.availableAt.toISOString()} (${due(delivery, now)})`,
+    );
+  if (delivery.finishedAt) field('finished', when(delivery.finishedAt));
+  if (delivery.lastError) field('last error', delivery.lastError);
+  out.line();
+  out.line(out.paint('dim', 'headers'));
+  for (const [name, value] of Object.entries(delivery.headers)) out.line(`${name}: ${value}`);
+  out.line();
+  if (!withBody) {
+    out.line(out.paint('dim', `body: ${delivery.body.length} bytes (--body prints them)`));
+    return;
+  }
+  const { body, encoding } = bodyOf(delivery.body);
+  out.line(
+    out.paint(
+      'dim',
+      `body: ${delivery.body.length} bytes${encoding === 'base64' ? ', base64' : ''}`,
+    ),
+  );
+  out.line(body);
+}
+
+export async function inboxShow(
+  context: Context,
+  key: { provider: string; externalId: string },
+  options: InboxShowCommandOptions,
+): Promise<number> {
+  const { out } = context;
+  const delivery = await withInbox(context, (inbox) => inbox.find(key.provider, key.externalId));
+  if (!delivery) throw noDelivery(context, key);
+  if (options.json)
+    out.line(
+      JSON.stringify(
+        {
+          delivery: {
+            ...deliveryJson(delivery),
+            headers: delivery.headers,
+            ...(options.body ? bodyOf(delivery.body) : {}),
+          },
+        },
+        null,
+        2,
+      ),
+    );
+  else print(out, delivery, options.body === true);
+  return ExitCode.OK;
+}

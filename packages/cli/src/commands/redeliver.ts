@@ -1,0 +1,107 @@
+/**
+ * @module `redeliver`: put a dead or done inbox delivery back for processing, deliberately. A done
+ * one needs `--force`, and its receipt is deleted first so that the handler runs again.
+ */
+import type { StoredDelivery } from '@webhook-idempotency/core';
+import { ReceiptsAdmin } from '@webhook-idempotency/sql';
+import { CliError, ExitCode } from '../exit-codes';
+import { type Context, missingTable, probe, withInbox } from '../session';
+import { deliveryJson } from './inbox-list';
+import { noDelivery } from './inbox-show';
+
+/** Options of `redeliver`. */
+export interface RedeliverCommandOptions {
+  /** Redeliver a `done` delivery too: its handler runs again. */
+  readonly force?: boolean;
+  readonly json?: boolean;
+}
+
+type Outcome =
+  | {
+      readonly redelivered: true;
+      readonly before: StoredDelivery;
+      readonly after: StoredDelivery | null;
+      /** A done delivery's receipt was deleted (`false`: it had none left, or the delivery was dead). */
+      readonly receiptForgotten: boolean;
+    }
+  | {
+      readonly redelivered: false;
+      readonly reason: 'not-finished' | 'needs-force' | 'receipt-processing' | 'changed';
+      readonly before: StoredDelivery;
+      readonly after: StoredDelivery | null;
+    };
+
+export async function redeliver(
+  context: Context,
+  key: { provider: string; externalId: string },
+  options: RedeliverCommandOptions,
+): Promise<number> {
+  const { out, table } = context;
+  const { provider, externalId } = key;
+  const outcome = await withInbox(context, async (inbox, opened): Promise<Outcome | null> => {
+    const before = await inbox.find(provider, externalId);
+    if (!before) return null;
+    const refused = (reason: 'not-finished' | 'needs-force' | 'receipt-processing' | 'changed') =>
+      ({ redelivered: false, reason, before, after: before }) as const;
+    if (before.status === 'pending' || before.status === 'processing')
+      return refused('not-finished');
+    let receiptForgotten = false;
+    if (before.status === 'done') {
+      if (options.force !== true) return refused('needs-force');
+      // The receipt first: redelivered while it is still completed, a worker would only replay it.
+      const admin = new ReceiptsAdmin(opened.db, { table, acquireTimeoutMs: 10_000 });
+      if (!(await probe(context, admin))) throw missingTable(context, '');
+      const forgot = await admin.forget(key);
+      if (!forgot.forgotten && forgot.reason !== 'not-found') return refused('receipt-processing');
+      receiptForgotten = forgot.forgotten;
+    }
+    const previous = await inbox.redeliver(provider, externalId);
+    const after = await inbox.find(provider, externalId);
+    return previous
+      ? { redelivered: true, before, after, receiptForgotten }
+      : { redelivered: false, reason: 'changed', before, after };
+  });
+  if (!outcome) throw noDelivery(context, key);
+  const { before, after } = outcome;
+  const name = `${provider} ${externalId}`;
+  if (options.json)
+    out.line(
+      JSON.stringify(
+        {
+          redelivered: outcome.redelivered,
+          previous: before.status,
+          ...(outcome.redelivered
+            ? { receiptForgotten: outcome.receiptForgotten }
+            : { reason: outcome.reason }),
+          delivery: after && deliveryJson(after),
+        },
+        null,
+        2,
+      ),
+    );
+  if (outcome.redelivered) {
+    const next = `attempt ${before.attempts + 1} next`;
+    if (!options.json)
+      out.line(
+        before.status === 'dead'
+          ? `Redelivered ${name}: dead → pending, due now (${next}).\nIts failure count starts again from 0.`
+          : `Redelivered ${name}: done → pending, due now (${next}); ` +
+              (outcome.receiptForgotten
+                ? `its receipt in ${table} was deleted, so the handler runs again.`
+                : `it had no receipt in ${table}, so the handler runs again.`),
+      );
+    return ExitCode.OK;
+  }
+  const why = {
+    'not-finished':
+      `${name} is ${before.status}, not finished: nothing to redeliver.` +
+      (before.status === 'pending' ? ' (inbox retry makes it due now.)' : ''),
+    'needs-force':
+      `${name} is done: its handler ran and committed.\n` +
+      'Redelivering runs the handler again, so its effect happens a second time\n' +
+      'unless the handler is itself idempotent. Pass --force to redeliver it anyway.',
+    'receipt-processing': `${name}: its receipt in ${table} is held by a run (processing): nothing was changed.`,
+    changed: `${name} changed while it was being redelivered (now ${after?.status ?? 'gone'}): nothing was written.`,
+  }[outcome.reason];
+  throw new CliError(ExitCode.REFUSED, why);
+}

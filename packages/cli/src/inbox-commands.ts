@@ -1,0 +1,96 @@
+/** @module The inbox commands (DESIGN.md §13): `inbox list|show|retry|dead` and `redeliver`, added to the program. */
+import { DeliveryStatus } from '@webhook-idempotency/core';
+import { type Command, Option } from 'commander';
+import { inboxDead } from './commands/inbox-dead';
+import { inboxList } from './commands/inbox-list';
+import { inboxRetry } from './commands/inbox-retry';
+import { inboxShow } from './commands/inbox-show';
+import { redeliver } from './commands/redeliver';
+import { parseWhole } from './durations';
+import { ExitCode } from './exit-codes';
+import type { Context } from './session';
+
+/** Builds a command's {@link Context}; `json` turns colour off on stdout. */
+type ContextOf = (command: Command, json?: boolean) => Context;
+
+/** Adds `inbox …` and `redeliver` to `program`; each action hands its exit code to `done`. */
+export function addInboxCommands(
+  program: Command,
+  context: ContextOf,
+  done: (code: number) => void,
+): void {
+  const limit = (command: Command) =>
+    command.option('--limit <n>', 'at most this many (up to 10000)', parseWhole(1, 10_000), 50);
+  const inbox = program
+    .command('inbox')
+    .description(
+      'read and repair the inbox deliveries table (--inbox-table): list, show, retry, dead',
+    );
+
+  limit(
+    inbox
+      .command('list')
+      .description('list stored deliveries, oldest first (receipt order)')
+      .addOption(
+        new Option('--status <status>', 'only deliveries in this status').choices(
+          Object.values(DeliveryStatus),
+        ),
+      )
+      .option('--provider <name>', 'only this provider'),
+  )
+    .option('--json', 'print JSON')
+    .action(async (options, command: Command) =>
+      done(await inboxList(context(command, options.json), options)),
+    );
+
+  inbox
+    .command('show')
+    .description('one delivery: status, attempts, failures, times, last error, headers, body size')
+    .argument('<provider>', 'the provider (e.g. stripe)')
+    .argument('<id>', "the provider's event or delivery id")
+    .option('--body', 'print the body bytes too (they may hold personal data)')
+    .option('--json', 'print JSON')
+    .action(async (provider: string, externalId: string, options, command: Command) =>
+      done(await inboxShow(context(command, options.json), { provider, externalId }, options)),
+    );
+
+  inbox
+    .command('retry')
+    .description(
+      'a dead delivery back to pending, or a pending one waiting for its backoff due now',
+    )
+    .argument('<provider>', 'the provider')
+    .argument('<id>', "the provider's event or delivery id")
+    .option('--json', 'print JSON')
+    .action(async (provider: string, externalId: string, options, command: Command) =>
+      done(await inboxRetry(context(command, options.json), { provider, externalId }, options)),
+    );
+
+  limit(
+    inbox
+      .command('dead')
+      .description('the dead-lettered deliveries, oldest first, with their last errors')
+      .option('--provider <name>', 'only this provider'),
+  )
+    .option('--fail-on-dead', `exit with ${ExitCode.DEAD} when a delivery is dead (for cron)`)
+    .option('--json', 'print JSON')
+    .action(async (options, command: Command) =>
+      done(await inboxDead(context(command, options.json), options)),
+    );
+
+  program
+    .command('redeliver')
+    .description(
+      'put a dead or done inbox delivery back for processing, deliberately (done: --force)',
+    )
+    .argument('<provider>', 'the provider')
+    .argument('<id>', "the provider's event or delivery id")
+    .option(
+      '--force',
+      'redeliver a done delivery too: its receipt is deleted and the handler runs again',
+    )
+    .option('--json', 'print JSON')
+    .action(async (provider: string, externalId: string, options, command: Command) =>
+      done(await redeliver(context(command, options.json), { provider, externalId }, options)),
+    );
+}

@@ -1,0 +1,76 @@
+/**
+ * @module workInbox: a pg-boss worker whose jobs run through the inbox consumer, each settled on
+ * its own (`perJobResults`), so one failing job never retries the rest of its batch.
+ */
+import {
+  ConfigError,
+  createInboxConsumer,
+  type InboxConsumerOptions,
+} from '@webhook-idempotency/core';
+import type { JobResult, JobWithMetadata, PgBoss, WorkOptions } from 'pg-boss';
+import { checkQueue } from './relay';
+
+/** Options of {@link workInbox}: the consumer's, plus the pg-boss queue and worker options. */
+export interface PgBossWorkOptions<Tx = never> extends InboxConsumerOptions<Tx> {
+  /** A started `PgBoss`. Required. */
+  boss: Pick<PgBoss, 'work' | 'getQueue'>;
+  /** The queue the relay sends to. Required; it must exist. */
+  queue: string;
+  /** pg-boss worker options (`batchSize`, `localConcurrency`, `pollingIntervalSeconds`…). */
+  workOptions?: Omit<WorkOptions, 'includeMetadata' | 'perJobResults' | 'transactional'>;
+}
+
+const failure = (error: unknown) => ({
+  name: error instanceof Error ? error.name : 'Error',
+  message: error instanceof Error ? error.message : String(error),
+});
+
+/**
+ * Registers a pg-boss worker on `queue` whose jobs run their delivery's handler once through the
+ * receipts; resolves with the worker id (`boss.offWork(queue, { id })` stops it). A job whose
+ * handler failed is failed for pg-boss to retry (`retryLimit`); on its last retry the delivery is
+ * marked dead. A job pg-boss redelivers after its handler committed is replayed from the receipt.
+ * @throws {ConfigError} naming an invalid option, a missing queue, or a queue whose
+ * `expireInSeconds` is shorter than `visibilityTimeoutSeconds` (pg-boss would hand a running job
+ * to another worker).
+ * @example
+ * await workInbox({ boss, queue: 'webhooks', inbox, store, handlers: { stripe: bookPayment } });
+ * @see docs/inbox.md
+ */
+export async function workInbox<Tx = never>(options: PgBossWorkOptions<Tx>): Promise<string> {
+  const { boss, queue, workOptions = {}, ...rest } = options ?? ({} as PgBossWorkOptions<Tx>);
+  checkQueue(boss, 'work', queue);
+  const consumer = createInboxConsumer(rest);
+  const found = await boss.getQueue(queue);
+  if (found === null)
+    throw new ConfigError(
+      'queue',
+      `no pg-boss queue "${queue}": create it with boss.createQueue()`,
+    );
+  const visibility = rest.visibilityTimeoutSeconds ?? 60;
+  if (found.expireInSeconds !== undefined && found.expireInSeconds < visibility)
+    throw new ConfigError(
+      'visibilityTimeoutSeconds',
+      `must not exceed the queue's expireInSeconds (${found.expireInSeconds}), or pg-boss hands a running job to another worker`,
+    );
+  return boss.work(
+    queue,
+    { ...workOptions, includeMetadata: true, perJobResults: true },
+    async function inboxJobs(jobs: JobWithMetadata<unknown>[]): Promise<JobResult[]> {
+      return Promise.all(
+        jobs.map(async (job): Promise<JobResult> => {
+          try {
+            const outcome = await consumer.process(job.data as never, {
+              final: job.retryCount >= job.retryLimit,
+            });
+            return { id: job.id, status: 'completed', output: { outcome } };
+          } catch (error) {
+            // A job no relay made is not worth retrying.
+            const status = error instanceof ConfigError ? 'deadletter' : 'failed';
+            return { id: job.id, status, output: failure(error) };
+          }
+        }),
+      );
+    },
+  );
+}
