@@ -438,7 +438,23 @@ function report(
       `| ${target.name} | drain the deliveries the endpoint stored (${median(runs.map((d) => d.deliveries)).toFixed(0)} per round; emptied in ${emptied} of ${runs.length} rounds within ${DRAIN_MAX_S} s) | ${median(rate).toFixed(0)} (${range(rate)}) | ${median(runs.map((d, i) => d.rate / inbox[i]!.rps)).toFixed(2)}× | ${median(runs.map((d, i) => d.rate / guard[i]!.rps)).toFixed(2)}× | ${median(runs.map((d) => d.cpuUs)).toFixed(0)} | ${us(runs.map((d) => d.databaseCpuUs ?? Number.NaN))} |`,
     );
   }
+  // The headline, from this run: per database the median of the per-round ratios, then their span.
+  const perTarget = (value: (target: Target) => number) => targets.map(value);
+  const ratioTo = (mode: InboxServerMode) =>
+    perTarget((t) => {
+      const inbox = samples.get(`${t.name}|inbox`)!;
+      return median(samples.get(`${t.name}|${mode}`)!.map((r, i) => inbox[i]!.rps / r.rps));
+    });
+  const p99 = (mode: InboxServerMode) =>
+    perTarget((t) => median(samples.get(`${t.name}|${mode}`)!.map((r) => r.p99)));
+  const drainOverGuard = perTarget((t) => {
+    const guard = samples.get(`${t.name}|guard`)!;
+    return median(drains.get(t.name)!.map((d, i) => d.rate / guard[i]!.rps));
+  });
   log();
+  log(
+    `Across these databases the endpoint acknowledges ${range(ratioTo('guard'), 1)}× as many deliveries per second as the transactional guard answers, and ${range(ratioTo('guard-slow'), 0)}× as many as the guard whose handler waits ${SLOW_HANDLER_MS} ms; the provider waits ${range(p99('inbox'))} ms at p99 on the endpoint, ${range(p99('guard'))} ms on the guard and ${range(p99('guard-slow'))} ms on the slow guard. The booking still has to happen: the worker does it afterwards at ${range(drainOverGuard, 2)}× the guard's rate (the drain table).`,
+  );
   log(
     `No signature (\`provider: 'bench'\`, the key from \`x-event-id\`): a preset's HMAC check would cost the inbox and the guard alike. Every measurement starts on empty tables. PostgreSQL and MariaDB run on the server's core 0 with the Node server, as SQLite runs inside it, so a row's req/s is bounded by both together; "server CPU" is the Node process's, "database CPU" the database server's (PostgreSQL's postmaster and backends, mariadbd's threads, from /proc), per request. In the ${SLOW_HANDLER_MS} ms rows the handler holds the receipt's transaction while it waits: SQLite's one connection allows at most ${1000 / SLOW_HANDLER_MS} such requests per second, a pool of 10 at most ${(10 * 1000) / SLOW_HANDLER_MS}, and their CPU per request is spread over few requests; the inbox endpoint does not wait for a handler at all.`,
   );
