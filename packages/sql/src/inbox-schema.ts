@@ -29,7 +29,7 @@ function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] 
   const indexes: Array<[name: string, columns: string]> = [
     [`${table}_due_idx`, 'status, available_at'],
     [`${table}_order_idx`, 'provider, ordering_key, id'],
-    [`${table}_finished_idx`, 'finished_at'],
+    [`${table}_finished_idx`, 'finished_at, id'],
   ];
   const lines = [
     inbox.idColumn,
