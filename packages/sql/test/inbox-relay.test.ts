@@ -237,7 +237,7 @@ describe.each(connectionKinds('inbox_relay'))(
     expect(await picky.runOnce()).toBe(3);
     expect(await inbox.find('stripe', 'evt_2')).toMatchObject({ status: 'pending', failures: 0 });
     expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'processing' });
-    const queued = events.find((e) => e.type === 'queued') as { deliveries: QueuedDelivery[] };
+    const queued = events.find((e) => e.type === 'queued') as { deliveries: readonly QueuedDelivery[] };
     expect(queued.deliveries.map((d) => d.externalId)).toEqual(['evt_1', 'evt_3']);
   });
 
