@@ -11,9 +11,9 @@ import autocannon from 'autocannon';
 import { bundle, pinned } from './bundle';
 import type { Framework, ServerMode } from './server';
 
-const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONNECTIONS = 50;
+export const DURATION_S = Number(process.env.BENCH_DURATION ?? 5);
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+export const CONNECTIONS = 50;
 
 /** A scenario: a server and how the load generator picks event ids. */
 export interface Scenario {
@@ -55,7 +55,8 @@ export const SCENARIOS: readonly Scenario[] = ALL_SCENARIOS.filter(
   (s) => !process.env.BENCH_ONLY || process.env.BENCH_ONLY.split(',').includes(s.framework),
 );
 
-interface Sample {
+/** One measurement of one server: what the HTTP tables print. */
+export interface Sample {
   rps: number;
   cpuUsPerRequest: number;
   p99: number;
@@ -64,9 +65,16 @@ interface Sample {
   /** The load generator's own CPU share of its core over the run (1 = saturated). */
   clientLoad: number;
   non2xx: number;
+  /** Requests that got no answer (connection errors and timeouts). */
+  errors: number;
+  /** Requests answered in the measured window. */
+  requests: number;
+  /** How much `probe` (a cumulative counter, such as a database's CPU µs) grew over the window. */
+  probed?: number;
 }
 
-function ask<T>(child: ChildProcess, message: string, field: string): Promise<T> {
+/** Sends `message` (none: only listens) to a benchmark server and resolves with the reply's `field`. */
+export function ask<T>(child: ChildProcess, message: string, field: string): Promise<T> {
   return new Promise((resolve, reject) => {
     const onMessage = (reply: Record<string, T>) => {
       if (field in reply) {
@@ -86,59 +94,91 @@ function startServer(s: Scenario): ChildProcess {
   return spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
-async function measure(s: Scenario, round: number): Promise<Sample> {
-  const child = startServer(s);
+/**
+ * How a measurement warms up: for `seconds` (the requests still in flight at its end are left to
+ * the server), or for `requests` answered (nothing left in flight: for slow handlers, whose queue
+ * left behind would otherwise fill the measured window).
+ */
+export type Warmup = { readonly seconds: number } | { readonly requests: number };
+
+/**
+ * Loads a running benchmark server (one that sends `{ port }` once listening and answers `cpu`
+ * with its `process.cpuUsage()` and RSS) with autocannon: a warm-up, then `DURATION_S` measured.
+ * `ids` says how event ids are picked; `round` keeps unique ids unique across rounds; `probe`, when
+ * given, is read at both ends of the measured window. The server is left running.
+ */
+export async function loadServer(
+  child: ChildProcess,
+  ids: Scenario['ids'],
+  round: number,
+  warmup: Warmup = { seconds: 1 },
+  probe?: () => number,
+): Promise<Sample> {
   const port = await ask<number>(child, '', 'port');
   let counter = 0;
-  const run = (seconds: number) =>
+  const run = (limit: { duration: number } | { amount: number }) =>
     autocannon({
       url: `http://127.0.0.1:${port}/hook`,
       method: 'POST',
       connections: CONNECTIONS,
-      duration: seconds,
+      ...limit,
       headers: { 'content-type': 'application/json' },
       body: '{"type":"payment.succeeded","data":{"amount":500000}}',
       requests: [
         {
           setupRequest(request) {
-            const id = s.ids === 'unique' ? `evt_${round}_${counter++}` : 'evt_same';
-            return s.ids === 'none'
+            const id = ids === 'unique' ? `evt_${round}_${counter++}` : 'evt_same';
+            return ids === 'none'
               ? request
               : { ...request, headers: { ...request.headers, 'x-event-id': id } };
           },
         },
       ],
     });
+  // Warm-up (and, for replays, the one first delivery).
+  await run('seconds' in warmup ? { duration: warmup.seconds } : { amount: warmup.requests });
+  const before = await ask<NodeJS.CpuUsage>(child, 'cpu', 'cpu');
+  const probeBefore = probe?.();
+  const clientBefore = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  const result = await run({ duration: DURATION_S });
+  const wallUs = Number(process.hrtime.bigint() - started) / 1000;
+  const client = process.cpuUsage(clientBefore);
+  const probeAfter = probe?.();
+  const after = await ask<NodeJS.CpuUsage & { rss: number }>(child, 'cpu', 'cpu');
+  const cpuUs = after.user - before.user + (after.system - before.system);
+  return {
+    rps: result.requests.average,
+    cpuUsPerRequest: cpuUs / Math.max(1, result.requests.total),
+    p99: result.latency.p99,
+    p999: (result.latency as unknown as Record<string, number>).p99_9 ?? Number.NaN,
+    rssMiB: after.rss / 2 ** 20,
+    clientLoad: (client.user + client.system) / wallUs,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    requests: result.requests.total,
+    ...(probeBefore !== undefined &&
+      probeAfter !== undefined && { probed: probeAfter - probeBefore }),
+  };
+}
+
+async function measure(s: Scenario, round: number): Promise<Sample> {
+  const child = startServer(s);
   try {
-    await run(1); // warm-up (and, for replays, the one first delivery)
-    const before = await ask<NodeJS.CpuUsage>(child, 'cpu', 'cpu');
-    const clientBefore = process.cpuUsage();
-    const started = process.hrtime.bigint();
-    const result = await run(DURATION_S);
-    const wallUs = Number(process.hrtime.bigint() - started) / 1000;
-    const client = process.cpuUsage(clientBefore);
-    const after = await ask<NodeJS.CpuUsage & { rss: number }>(child, 'cpu', 'cpu');
-    const cpuUs = after.user - before.user + (after.system - before.system);
-    return {
-      rps: result.requests.average,
-      cpuUsPerRequest: cpuUs / Math.max(1, result.requests.total),
-      p99: result.latency.p99,
-      p999: (result.latency as unknown as Record<string, number>).p99_9 ?? Number.NaN,
-      rssMiB: after.rss / 2 ** 20,
-      clientLoad: (client.user + client.system) / wallUs,
-      non2xx: result.non2xx,
-    };
+    return await loadServer(child, s.ids, round);
   } finally {
     child.send('stop');
   }
 }
 
-const median = (values: number[]): number => {
+/** The median of `values`. */
+export const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
-const range = (values: number[], digits = 0): string =>
+/** `min–max` of `values`. */
+export const range = (values: number[], digits = 0): string =>
   `${Math.min(...values).toFixed(digits)}–${Math.max(...values).toFixed(digits)}`;
 
 /** Per scenario: the added CPU µs per request over its framework's bare route (median of rounds). */

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { bundle, pinned } from './bundle';
 import type { GuardBenchResult } from './guard.bench';
 import { runHttpBench } from './http.bench';
+import { type InboxSummary, inboxRemaining, runInboxBench } from './inbox.bench';
 import { runInstructionCounts } from './instructions';
 import { type ProfileSummary, profileReport, profileScenario } from './profile';
 import { type Row as SqlRow, sqlReport } from './sql.bench';
@@ -76,6 +77,12 @@ async function main(): Promise<void> {
     );
     log();
   }
+  // Inbox mode against the synchronous guard on the same databases, over HTTP (issue 12).
+  let inbox: InboxSummary[] = [];
+  if (process.env.BENCH_INBOX !== '0') {
+    inbox = await runInboxBench(log);
+    log();
+  }
   log('## Against the goals (issue 10; DESIGN.md §9)');
   log();
   log('| path | goal | measured (median) | met |');
@@ -135,7 +142,7 @@ async function main(): Promise<void> {
     );
   }
   log();
-  remaining(log, http, sql, profile);
+  remaining(log, http, sql, profile, inbox);
   const growth = guard[4]!.nsPerOp - guard[2]!.nsPerOp;
   log();
   log(
@@ -161,6 +168,7 @@ function remaining(
   http: Awaited<ReturnType<typeof runHttpBench>>,
   sql: readonly SqlRow[],
   profile: { bare: ProfileSummary; guarded: ProfileSummary } | undefined,
+  inbox: readonly InboxSummary[],
 ): void {
   log('### What remains, and why');
   log();
@@ -221,6 +229,7 @@ function remaining(
       `- **PostgreSQL (≥ 0.9× / 0.9× / 0.8× pgbench):** ${list}. Statements are prepared and the round trips minimal (2 / 1 / 5). Where "by hand" is as far from pgbench as ours, the distance is the Node client (node-postgres against pgbench's C client, on two cores shared with the server), not the guard; what the guard adds on top of the driver is "ours ÷ by hand".`,
     );
   }
+  inboxRemaining(inbox, log);
   log();
 }
 

@@ -1,4 +1,4 @@
-/** @module docs/inbox.md: the inbox endpoint on Fastify and on Koa. Run by test/inbox.test.ts. */
+/** @module docs/inbox.md: the inbox endpoint on Fastify, Koa, Hono and a fetch handler (Next.js). Run by test/inbox.test.ts. */
 // #region fastify
 import Fastify from 'fastify';
 import { providers } from '@webhook-idempotency/core';
@@ -8,6 +8,13 @@ import { inbox as fastifyInbox, rawBodyJsonParser } from '@webhook-idempotency/f
 import Koa from 'koa';
 import { inbox as koaInbox, rawBodyParser } from '@webhook-idempotency/koa';
 // #endregion koa
+// #region hono
+import { Hono } from 'hono';
+import { inbox as honoInbox } from '@webhook-idempotency/hono';
+// #endregion hono
+// #region fetch
+import { inbox as fetchInbox } from '@webhook-idempotency/fetch';
+// #endregion fetch
 import type { SqlInbox } from '@webhook-idempotency/sql';
 
 /** The Fastify endpoint; `deliveries` is a `SqlInbox`. */
@@ -45,4 +52,32 @@ export function koaInboxApp(deliveries: SqlInbox): Koa {
   );
   // #endregion koa
   return app;
+}
+
+/** The Hono endpoint; `deliveries` is a `SqlInbox`. */
+export function honoInboxApp(deliveries: SqlInbox): Hono {
+  // #region hono
+  const app = new Hono();
+  app.post(
+    '/webhooks/stripe',
+    honoInbox({
+      inbox: deliveries,
+      preset: providers.stripe({ secret: process.env.STRIPE_WEBHOOK_SECRET! }),
+    }),
+  );
+  // #endregion hono
+  return app;
+}
+
+/** The fetch endpoint (a Next.js route handler's `POST`); `deliveries` is a `SqlInbox`. */
+export function fetchInboxHandler(deliveries: SqlInbox): (request: Request) => Promise<Response> {
+  // #region fetch
+  // app/api/webhooks/stripe/route.ts
+  const POST = fetchInbox({
+    inbox: deliveries,
+    preset: providers.stripe({ secret: process.env.STRIPE_WEBHOOK_SECRET! }),
+    maxRequestBytes: 1024 * 1024, // larger bodies get 413, nothing stored
+  });
+  // #endregion fetch
+  return POST;
 }

@@ -17,7 +17,7 @@ export async function startPgBoss() {
   await boss.createQueue('webhooks', { retryLimit: 5, retryBackoff: true, expireInSeconds: 120 });
 
   // One process (or a few) hands stored deliveries to pg-boss…
-  const relay = pgBossRelay({ boss, queue: 'webhooks', inbox, providers: ['stripe'] });
+  const relay = await pgBossRelay({ boss, queue: 'webhooks', inbox, providers: ['stripe'] });
   relay.start();
 
   // …and every worker process runs them, each once, through the receipts.

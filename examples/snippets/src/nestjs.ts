@@ -1,6 +1,7 @@
 /**
  * @module docs/adapters/nestjs.md and packages/nestjs/README.md: the module and the decorator,
- * the Fastify platform, forRootAsync with the transaction. test/nestjs.test.ts drives each over HTTP.
+ * the Fastify platform, forRootAsync with the transaction, the inbox endpoint as Nest middleware.
+ * test/nestjs.test.ts drives each over HTTP.
  */
 // #region minimal
 import 'reflect-metadata';
@@ -17,6 +18,13 @@ import { Inject } from '@nestjs/common';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import knex, { type Knex } from 'knex';
 // #endregion async
+// #region inbox
+import { type MiddlewareConsumer, type NestModule, RequestMethod } from '@nestjs/common';
+import { providers } from '@webhook-idempotency/core';
+import { inbox } from '@webhook-idempotency/express';
+import { SqlInbox } from '@webhook-idempotency/sql';
+import Database from 'better-sqlite3';
+// #endregion inbox
 
 // #region minimal
 
@@ -126,4 +134,33 @@ export function transactionModule(filename: string) {
   class PaymentsModule {}
   // #endregion async
   return { PaymentsModule, DATABASE };
+}
+
+/** Inbox mode on Nest's Express platform: the Express adapter's endpoint, applied as module middleware. */
+export function inboxModule(filename: string): {
+  WebhooksModule: new () => NestModule;
+  deliveries: SqlInbox;
+  db: Database.Database;
+} {
+  // #region inbox
+  const db = new Database(filename); // a SQLite file; or a pg Pool, mysql2, knex
+  const deliveries = new SqlInbox(db);
+
+  @Module({})
+  class WebhooksModule implements NestModule {
+    configure(consumer: MiddlewareConsumer) {
+      // Module middleware runs after Nest's body parser: with rawBody: true the bytes are on req.rawBody.
+      consumer
+        .apply(
+          inbox({
+            inbox: deliveries,
+            preset: providers.stripe({ secret: process.env.STRIPE_WEBHOOK_SECRET! }),
+          }),
+        )
+        .forRoutes({ path: 'webhooks/stripe', method: RequestMethod.POST });
+    }
+  }
+  // NestFactory.create(WebhooksModule, { rawBody: true }); a worker processes the deliveries.
+  // #endregion inbox
+  return { WebhooksModule, deliveries, db };
 }

@@ -6,7 +6,12 @@ import express from 'express';
 import pg from 'pg';
 import request from 'supertest';
 import { inboxApp, orderedEndpoint } from '../src/inbox-endpoint';
-import { fastifyInboxApp, koaInboxApp } from '../src/inbox-frameworks';
+import {
+  fastifyInboxApp,
+  fetchInboxHandler,
+  honoInboxApp,
+  koaInboxApp,
+} from '../src/inbox-frameworks';
 import { purgeOnce, startWorker } from '../src/inbox-worker';
 import { pgDatabase } from './helpers/databases';
 
@@ -116,6 +121,34 @@ it('the Fastify and Koa endpoints store a delivery once and answer 200', async (
   } finally {
     await fastify.close();
     await new Promise((resolve) => koa.close(resolve));
+    await pool.end();
+  }
+});
+
+it('the Hono and fetch endpoints store a delivery once and answer 200', async () => {
+  const { pool } = await inboxApp();
+  const hono = honoInboxApp(new SqlInbox(pool));
+  const handler = fetchInboxHandler(new SqlInbox(pool));
+  try {
+    for (const [fetchLike, id] of [
+      [(r: Request) => hono.fetch(r), 'evt_hono'],
+      [handler, 'evt_fetch'],
+    ] as const) {
+      const body = paid(id, 'in_4');
+      const post = () =>
+        fetchLike(
+          new Request('http://localhost/webhooks/stripe', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'stripe-signature': signed(body) },
+            body,
+          }),
+        );
+      const [first, second] = [await post(), await post()];
+      expect([first.status, second.status]).toEqual([200, 200]);
+      expect(second.headers.get('idempotent-replayed')).toBe('true');
+      expect((await new SqlInbox(pool).find('stripe', id))!.body.toString('utf8')).toBe(body);
+    }
+  } finally {
     await pool.end();
   }
 });

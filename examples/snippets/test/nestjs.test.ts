@@ -3,7 +3,9 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Knex } from 'knex';
 import request from 'supertest';
-import { AppModule, fastifyApp, transactionModule } from '../src/nestjs';
+import { createHmac } from 'node:crypto';
+import { InboxSchema } from '@webhook-idempotency/sql';
+import { AppModule, fastifyApp, inboxModule, transactionModule } from '../src/nestjs';
 import { sqliteFile } from './helpers/databases';
 
 const DELIVERY = '72d3162e-cc78-11e3-81ab-4c9367dc0958';
@@ -64,6 +66,37 @@ describe('nestjs', () => {
     } finally {
       await app.close();
       await db.destroy();
+    }
+  });
+
+  it('the inbox endpoint as Nest middleware on the Express platform: stored once, 200, a duplicate replayed, a forged one 401', async () => {
+    process.env.STRIPE_WEBHOOK_SECRET = 'whsec_nest_inbox';
+    const { WebhooksModule, deliveries, db } = inboxModule(sqliteFile('nest-inbox'));
+    await InboxSchema.createTable(db);
+    const app = await NestFactory.create(WebhooksModule, { rawBody: true, logger: false });
+    try {
+      await app.init();
+      const body = '{ "id":"evt_nest", "type":"invoice.paid" }';
+      const t = Math.floor(Date.now() / 1000);
+      const signature = `t=${t},v1=${createHmac('sha256', 'whsec_nest_inbox').update(`${t}.${body}`).digest('hex')}`;
+      const post = (sig = signature) =>
+        request(app.getHttpServer())
+          .post('/webhooks/stripe')
+          .set('content-type', 'application/json')
+          .set('stripe-signature', sig)
+          .send(body);
+      expect((await post()).status).toBe(200);
+      const again = await post();
+      expect([again.status, again.headers['idempotent-replayed']]).toEqual([200, 'true']);
+      expect((await post('t=1,v1=00')).status).toBe(401);
+      const stored = await deliveries.list();
+      expect(stored.map((d) => [d.externalId, d.body.toString('utf8')])).toEqual([
+        ['evt_nest', body],
+      ]);
+    } finally {
+      await app.close();
+      db.close();
+      delete process.env.STRIPE_WEBHOOK_SECRET;
     }
   });
 });

@@ -9,6 +9,7 @@ export {
   type Gate,
   type Harness,
 } from './harness';
+export { type InboxEntry, runInboxConformance } from './inbox';
 export { running } from './server';
 export { storeKinds, unreachableStore, type StoreKind } from './stores';
 export type { AdapterCase } from './case';

@@ -69,6 +69,7 @@ export {
   createInboxConsumer,
   type InboxConsumer,
   type InboxConsumerOptions,
+  InvalidJobData,
   queuedDeliveryOf,
 } from './inbox/consumer';
 export {

@@ -76,6 +76,7 @@ const BRIDGE_SURFACE = new Set([
   'InboxConsumerOptions',
   'ConsumeOutcome',
   'queuedDeliveryOf',
+  'InvalidJobData',
 ]);
 const BRIDGES = ['pg-boss', 'bullmq'];
 

@@ -5,7 +5,7 @@ import { capture, readBody, TOO_LARGE, toHttpRequest, toResponse } from './trans
 import type { FetchHandler, FetchIdempotencyOptions, GuardedHandler } from './types';
 
 /** The default `maxRequestBytes`: 1 MiB, as Fastify's `bodyLimit` and Koa's `rawBodyParser()`. */
-const DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024;
+export const DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024;
 
 /**
  * Guards a `(request) => Response` handler: the first delivery runs it and its 2xx answer is
@@ -69,7 +69,8 @@ function settle(
   return Promise.race([answered, expired]);
 }
 
-function tooLarge(limit: number): Response {
+/** The 413 answer for a body past `limit`. */
+export function tooLarge(limit: number): Response {
   return new Response(`Request body larger than the limit of ${limit} bytes`, {
     status: 413,
     headers: { 'content-type': 'text/plain; charset=utf-8' },

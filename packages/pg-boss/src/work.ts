@@ -6,9 +6,10 @@ import {
   ConfigError,
   createInboxConsumer,
   type InboxConsumerOptions,
+  InvalidJobData,
 } from '@webhook-idempotency/core';
 import type { JobResult, JobWithMetadata, PgBoss, WorkOptions } from 'pg-boss';
-import { checkQueue } from './relay';
+import { checkQueue, existingQueue } from './relay';
 
 /** Options of {@link workInbox}: the consumer's, plus the pg-boss queue and worker options. */
 export interface PgBossWorkOptions<Tx = never> extends InboxConsumerOptions<Tx> {
@@ -39,14 +40,9 @@ const failure = (error: unknown) => ({
  */
 export async function workInbox<Tx = never>(options: PgBossWorkOptions<Tx>): Promise<string> {
   const { boss, queue, workOptions = {}, ...rest } = options ?? ({} as PgBossWorkOptions<Tx>);
-  checkQueue(boss, 'work', queue);
+  checkQueue(boss, ['work', 'getQueue'], queue);
   const consumer = createInboxConsumer(rest);
-  const found = await boss.getQueue(queue);
-  if (found === null)
-    throw new ConfigError(
-      'queue',
-      `no pg-boss queue "${queue}": create it with boss.createQueue()`,
-    );
+  const found = await existingQueue(boss, queue);
   const visibility = rest.visibilityTimeoutSeconds ?? 60;
   if (found.expireInSeconds !== undefined && found.expireInSeconds < visibility)
     throw new ConfigError(
@@ -65,8 +61,8 @@ export async function workInbox<Tx = never>(options: PgBossWorkOptions<Tx>): Pro
             });
             return { id: job.id, status: 'completed', output: { outcome } };
           } catch (error) {
-            // A job no relay made is not worth retrying.
-            const status = error instanceof ConfigError ? 'deadletter' : 'failed';
+            // A job no relay made is not worth retrying; every other failure is pg-boss's to retry.
+            const status = error instanceof InvalidJobData ? 'deadletter' : 'failed';
             return { id: job.id, status, output: failure(error) };
           }
         }),

@@ -6,12 +6,13 @@
  */
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
-import type { InboxEvent, InboxHandler } from '@webhook-idempotency/core';
+import { ConfigError, type InboxEvent, type InboxHandler } from '@webhook-idempotency/core';
 import { InboxSchema, Schema } from '@webhook-idempotency/sql';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { pgDatabase } from '../../sql/test/helpers/databases';
 import { pgBossJobId, pgBossRelay, workInbox } from '../src';
+import { longestJobSeconds } from '../src/relay';
 import { bossFor, open, type Tables } from './helpers/setup';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -101,9 +102,9 @@ it('hands each stored delivery to pg-boss once; each job books it once and the d
   try {
     const ids = Array.from({ length: 12 }, (_, i) => `evt_${String(i).padStart(2, '0')}`);
     for (const id of ids) await f.enqueue(id);
-    expect(await f.relay().runOnce()).toBe(12);
+    expect(await (await f.relay()).runOnce()).toBe(12);
     // A second relay finds nothing due: each delivery is leased while pg-boss has it.
-    expect(await f.relay().runOnce()).toBe(0);
+    expect(await (await f.relay()).runOnce()).toBe(0);
     await f.work();
     await eventually('every delivery done', async () => (await f.statusCount('done')) === 12);
     expect(await f.effects()).toEqual(ids);
@@ -121,7 +122,7 @@ it('a job pg-boss hands out again, and a send repeated after a failure, never do
   const f = await fixture();
   try {
     await f.enqueue('evt_1');
-    const relay = f.relay();
+    const relay = await f.relay();
     await relay.runOnce();
     const stored = (await f.inbox.find('stripe', 'evt_1'))!;
     const job = {
@@ -152,7 +153,7 @@ it('pg-boss retries a failed handler; one that fails on every retry ends dead in
     await f.enqueue('evt_flaky');
     await f.enqueue('evt_poison');
     const calls = new Map<string, number>();
-    await f.relay().runOnce();
+    await (await f.relay()).runOnce();
     await f.work(async (delivery, context) => {
       const count = (calls.get(delivery.externalId) ?? 0) + 1;
       calls.set(delivery.externalId, count);
@@ -190,12 +191,22 @@ it('refuses a queue that does not exist or expires jobs sooner than a handler ma
     ).rejects.toMatchObject({
       option: 'visibilityTimeoutSeconds',
     });
-    expect(() =>
-      pgBossRelay({ boss: {} as never, queue: 'q', inbox: f.inbox, providers: ['stripe'] }),
-    ).toThrow(expect.objectContaining({ option: 'boss' }));
-    expect(() => pgBossRelay({ boss, queue: '', inbox: f.inbox, providers: ['stripe'] })).toThrow(
-      expect.objectContaining({ option: 'queue' }),
-    );
+    const relayWith = (extra: object) =>
+      pgBossRelay({ boss, queue: f.names.queue, inbox: f.inbox, providers: ['stripe'], ...extra });
+    await expect(relayWith({ boss: {} })).rejects.toMatchObject({ option: 'boss' });
+    await expect(relayWith({ queue: '' })).rejects.toMatchObject({ option: 'queue' });
+    await expect(relayWith({ queue: 'no_such_queue' })).rejects.toMatchObject({ option: 'queue' });
+    await expect(relayWith({ jobOptions: { singletonKey: 'x' } })).rejects.toMatchObject({
+      option: 'jobOptions.singletonKey',
+    });
+    // retryLimit 50 × 2 s expiry: pg-boss may still retry a job after 100 s.
+    await expect(
+      relayWith({ handoffTimeoutSeconds: 60, jobOptions: { retryLimit: 50 } }),
+    ).rejects.toMatchObject({ option: 'handoffTimeoutSeconds' });
+    expect(longestJobSeconds({ retryLimit: 2, expireInSeconds: 10, retryDelay: 5 })).toBe(40);
+    expect(
+      longestJobSeconds({ retryLimit: 3, expireInSeconds: 10, retryDelay: 1, retryBackoff: true }),
+    ).toBe(40 + 2 + 4 + 8);
   } finally {
     await f.close();
   }
@@ -241,7 +252,7 @@ describe.each(['before-commit', 'after-commit'] as const)(
           });
         await next('ready');
         await f.enqueue('evt_1');
-        await f.relay().runOnce();
+        await (await f.relay()).runOnce();
         await next(hang === 'before-commit' ? 'inside' : 'committed');
         const gone = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGKILL');
@@ -266,3 +277,61 @@ describe.each(['before-commit', 'after-commit'] as const)(
     });
   },
 );
+
+it('refuses a queue whose policy keeps one job per key: it would drop deliveries', async () => {
+  const f = await fixture({ policy: 'short' });
+  try {
+    await expect(
+      pgBossRelay({ boss, queue: f.names.queue, inbox: f.inbox, providers: ['stripe'] }),
+    ).rejects.toMatchObject({ option: 'queue', message: expect.stringMatching(/"short"/) });
+  } finally {
+    await f.close();
+  }
+});
+
+it('a handler that throws a ConfigError of its own is retried like any failure, then dead in the inbox', async () => {
+  const f = await fixture({ retryLimit: 1, retryDelay: 0 });
+  try {
+    await f.enqueue('evt_1');
+    let calls = 0;
+    await (await f.relay()).runOnce();
+    await f.work(async () => {
+      calls++;
+      throw new ConfigError('apiKey', 'is missing');
+    });
+    await eventually('dead', async () => (await f.statusCount('dead')) === 1);
+    expect(calls).toBe(2);
+    expect((await f.inbox.find('stripe', 'evt_1'))!.lastError).toMatch(/apiKey/);
+  } finally {
+    await f.close();
+  }
+});
+
+it('a delivery whose handoffs keep lapsing (its consumers die on it) is dead after maxHandoffs, not handed over forever', async () => {
+  const f = await fixture();
+  try {
+    await f.enqueue('evt_1');
+    const relay = await pgBossRelay({
+      boss,
+      queue: f.names.queue,
+      inbox: f.inbox,
+      providers: ['stripe'],
+      handoffTimeoutSeconds: 10,
+      maxHandoffs: 2,
+      onEvent: (e) => void f.events.push(e),
+    });
+    // Nobody works the queue: each handoff lapses. A lease made short by hand plays the timeout.
+    for (let handoff = 1; handoff <= 2; handoff++) {
+      expect(await relay.runOnce()).toBe(1);
+      await f.pool.query(`UPDATE ${f.names.inbox} SET available_at = now() - interval '1 second'`);
+    }
+    expect(await relay.runOnce()).toBe(1);
+    const stored = (await f.inbox.find('stripe', 'evt_1'))!;
+    expect(stored.status).toBe('dead');
+    expect(stored.lastError).toMatch(/^LeaseExpired: 2 handoffs/);
+    expect(f.events.filter((e) => e.type === 'queued')).toHaveLength(2);
+    expect(f.events.at(-1)).toMatchObject({ type: 'dead' });
+  } finally {
+    await f.close();
+  }
+});

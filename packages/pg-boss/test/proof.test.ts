@@ -69,7 +69,7 @@ it(`${DELIVERIES} deliveries, ${CONSUMERS} consumers, flaky first attempts, dupl
     });
   for (let i = 0; i < ids.length; i += 100) await Promise.all(ids.slice(i, i + 100).map(store));
 
-  const relay = pgBossRelay({
+  const relay = await pgBossRelay({
     boss,
     queue: names.queue,
     inbox,

@@ -3,6 +3,8 @@ import { isKnex, knexExecutor } from './drivers/knex';
 import { isMysqlCallbackPool, isMysqlPromisePool, mysqlExecutor } from './drivers/mysql';
 import { isPgPool, pgExecutor } from './drivers/pg';
 import { isBetterSqlite, isNodeSqlite, nodeSqliteExecutor, sqliteExecutor } from './drivers/sqlite';
+import { ConfigError } from '@webhook-idempotency/core';
+import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
 import type { Executor } from './executor';
 
 function describe(db: unknown): string {
@@ -33,4 +35,28 @@ export function createExecutor(
     `SqlStore: "db" must be a knex instance, a pg Pool, a mysql2 pool (promise or callback API), a better-sqlite3 Database or a node:sqlite DatabaseSync; got ${describe(db)}` +
       ' (a single pg Client or mysql2 Connection cannot run concurrent transactions: pass a pool)',
   );
+}
+
+/**
+ * The executor `SqlStore` and `SqlInbox` open from their shared options, checked first.
+ * @throws {ConfigError} naming `acquireTimeoutMs` (not a positive number) or `preparedStatements`
+ * (not a boolean). @throws {TypeError} for a `db` that is no supported connection.
+ */
+export function executorFor(
+  db: unknown,
+  options: { readonly acquireTimeoutMs?: unknown; readonly preparedStatements?: unknown },
+): Executor {
+  const { acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS, preparedStatements = true } = options;
+  if (
+    typeof acquireTimeoutMs !== 'number' ||
+    !Number.isFinite(acquireTimeoutMs) ||
+    acquireTimeoutMs <= 0
+  )
+    throw new ConfigError(
+      'acquireTimeoutMs',
+      `must be a positive number of milliseconds, got ${String(acquireTimeoutMs)}`,
+    );
+  if (typeof preparedStatements !== 'boolean')
+    throw new ConfigError('preparedStatements', 'must be a boolean');
+  return createExecutor(db as never, acquireTimeoutMs, preparedStatements);
 }

@@ -10,7 +10,8 @@ import { type DialectSpec, dialects } from './dialects';
 import type { SqlConnection, SqlDialect } from './types';
 
 /** An index: its name and its column list. */
-export type IndexSpec = readonly [name: string, columns: string];
+/** An index: its name, its columns, and for a partial index (PostgreSQL, SQLite) the rows it holds. */
+export type IndexSpec = readonly [name: string, columns: string, where?: string];
 
 /**
  * `CREATE TABLE IF NOT EXISTS` for `table` (validated, unquoted) with `lines` (columns and
@@ -33,7 +34,8 @@ export function tableStatements(
     ...(spec.inlineIndexes
       ? []
       : indexes.map(
-          ([name, columns]) => `CREATE INDEX IF NOT EXISTS ${q(name)} ON ${t} (${columns})`,
+          ([name, columns, where]) =>
+            `CREATE INDEX IF NOT EXISTS ${q(name)} ON ${t} (${columns})${where ? ` WHERE ${where}` : ''}`,
         )),
   ];
 }

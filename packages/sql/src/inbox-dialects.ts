@@ -22,6 +22,14 @@ export interface InboxDialectSpec {
    * (SQLite: `BEGIN IMMEDIATE`).
    */
   lockClause(skipLocked: boolean): string;
+  /**
+   * How the claim reads the unfinished deliveries in id order without walking the finished ones:
+   * a partial index over them (`index`), or a hint naming the `(finished_at, id)` index where
+   * partial indexes do not exist (`hint`, after the table in the claim's FROM).
+   */
+  readonly unfinished:
+    | { readonly kind: 'index' }
+    | { readonly kind: 'hint'; hint(quotedIndex: string): string };
 }
 
 /** Every dialect's inbox fragments, by name. */
@@ -33,6 +41,7 @@ export const inboxDialects: Readonly<Record<SqlDialect, InboxDialectSpec>> = {
     plusMs: (expression) =>
       `(${expression} + CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond')`,
     lockClause: (skipLocked) => (skipLocked ? ' FOR UPDATE SKIP LOCKED' : ' FOR UPDATE'),
+    unfinished: { kind: 'index' },
   },
   mysql: {
     idColumn: 'id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY',
@@ -41,6 +50,8 @@ export const inboxDialects: Readonly<Record<SqlDialect, InboxDialectSpec>> = {
     plusMs: (expression) => `(${expression} + INTERVAL (? * 1000) MICROSECOND)`,
     // SKIP LOCKED: MySQL 8.0.1+, MariaDB 10.6+. Older servers reject it as a syntax error.
     lockClause: (skipLocked) => (skipLocked ? ' FOR UPDATE SKIP LOCKED' : ' FOR UPDATE'),
+    // No partial indexes: the optimizer is told to walk (finished_at, id) from NULL, in id order.
+    unfinished: { kind: 'hint', hint: (index) => ` FORCE INDEX (${index})` },
   },
   sqlite: {
     // AUTOINCREMENT: an id is never reused, even after the newest rows were purged.
@@ -49,5 +60,6 @@ export const inboxDialects: Readonly<Record<SqlDialect, InboxDialectSpec>> = {
     text: 'TEXT',
     plusMs: (expression) => `(${expression} + ?)`,
     lockClause: () => '',
+    unfinished: { kind: 'index' },
   },
 };

@@ -49,6 +49,10 @@ export function buildInboxQueries(
 ): InboxQueries {
   const t = dialect.quote(table);
   const now = dialect.now;
+  const hint =
+    inbox.unfinished.kind === 'hint'
+      ? inbox.unfinished.hint(dialect.quote(`${table}_finished_idx`))
+      : '';
   const columns = [
     'id',
     'provider',
@@ -75,8 +79,12 @@ export function buildInboxQueries(
     enqueue:
       `INSERT INTO ${t} (provider, external_id, ordering_key, status, attempts, failures, headers, body, received_at, available_at) ` +
       `VALUES (?, ?, ?, 'pending', 0, 0, ?, ?, ${now}, ${now})${dialect.onConflictDoNothing}`,
+    // `finished_at IS NULL` holds exactly for the unfinished rows: the claim reads them in id
+    // order from an index over them alone (a partial index, or (finished_at, id) from NULL), never
+    // walking the done and dead rows, and locks only the rows it returns (InnoDB locks every row a
+    // filesort reads, and the primary key would walk every finished row first).
     claimSelect: (providers) =>
-      `SELECT ${columns} FROM ${t} d WHERE d.provider IN (${placeholders(providers)}) ` +
+      `SELECT ${columns} FROM ${t} d${hint} WHERE d.finished_at IS NULL AND d.provider IN (${placeholders(providers)}) ` +
       `AND d.${unfinished} AND d.available_at <= ${now} AND ${headOfGroup} ` +
       `ORDER BY d.id LIMIT ?${inbox.lockClause(skipLocked)}`,
     claimUpdate: (ids) =>

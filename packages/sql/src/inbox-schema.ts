@@ -3,7 +3,7 @@
  * the dialect tables like `Schema`, plus a quick-start `createTable` and a knex migration.
  */
 import type { Knex } from 'knex';
-import { knexMigrationOf, runDdl, tableStatements } from './ddl';
+import { type IndexSpec, knexMigrationOf, runDdl, tableStatements } from './ddl';
 import { DEFAULT_INBOX_TABLE } from './constants';
 import { dialects } from './dialects';
 import { inboxDialects } from './inbox-dialects';
@@ -26,10 +26,14 @@ function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] 
   const table = resolveInboxTable(options.table);
   const q = spec.quote;
   const { key, timestamp } = spec.types;
-  const indexes: Array<[name: string, columns: string]> = [
+  const indexes: IndexSpec[] = [
     [`${table}_due_idx`, 'status, available_at'],
     [`${table}_order_idx`, 'provider, ordering_key, id'],
-    [`${table}_finished_idx`, 'finished_at'],
+    [`${table}_finished_idx`, 'finished_at, id'],
+    // The claim's path to the unfinished deliveries in id order (see InboxDialectSpec.unfinished).
+    ...(inbox.unfinished.kind === 'index'
+      ? [[`${table}_open_idx`, 'id', 'finished_at IS NULL'] as const]
+      : []),
   ];
   const lines = [
     inbox.idColumn,

@@ -9,8 +9,7 @@ import type {
   StoredDelivery,
 } from '@webhook-idempotency/core';
 import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
-import { createExecutor } from './connection';
-import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
+import { executorFor } from './connection';
 import { dialects, isDuplicateKey, isMissingTable, type DialectSpec } from './dialects';
 import type { Executor, Row } from './executor';
 import { inboxDialects } from './inbox-dialects';
@@ -113,25 +112,10 @@ export class SqlInbox implements InboxStore {
    * @throws {ConfigError} naming an invalid option.
    */
   constructor(db: SqlConnection, options: SqlInboxOptions = {}) {
-    const {
-      acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS,
-      preparedStatements = true,
-      skipLocked = true,
-    } = options;
+    const { skipLocked = true } = options;
     this.table = resolveInboxTable(options.table);
-    if (
-      typeof acquireTimeoutMs !== 'number' ||
-      !Number.isFinite(acquireTimeoutMs) ||
-      acquireTimeoutMs <= 0
-    )
-      throw new ConfigError(
-        'acquireTimeoutMs',
-        `must be a positive number of milliseconds, got ${String(acquireTimeoutMs)}`,
-      );
-    if (typeof preparedStatements !== 'boolean')
-      throw new ConfigError('preparedStatements', 'must be a boolean');
     if (typeof skipLocked !== 'boolean') throw new ConfigError('skipLocked', 'must be a boolean');
-    this.executor = createExecutor(db, acquireTimeoutMs, preparedStatements);
+    this.executor = executorFor(db, options);
     this.dialect = this.executor.dialect;
     this.spec = dialects[this.dialect];
     this.sql = buildInboxQueries(this.spec, inboxDialects[this.dialect], this.table, skipLocked);

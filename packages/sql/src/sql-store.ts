@@ -1,5 +1,4 @@
 /** @module SqlStore: the Store contract over PostgreSQL, MySQL/MariaDB or SQLite (DESIGN.md §4, §5, §7). */
-import { ConfigError } from '@webhook-idempotency/core';
 import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
 import type {
   At,
@@ -10,8 +9,7 @@ import type {
   StoreCapabilities,
   TransactionOptions,
 } from '@webhook-idempotency/core';
-import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
-import { createExecutor } from './connection';
+import { executorFor } from './connection';
 import { dialects, isDuplicateKey, type DialectSpec } from './dialects';
 import type { Executor } from './executor';
 import { buildQueries, type Queries } from './queries';
@@ -93,21 +91,8 @@ export class SqlStore<Db extends SqlConnection = SqlConnection>
    * @throws {ConfigError} when `table` is not a plain identifier or `acquireTimeoutMs` is not a positive number.
    */
   constructor(db: Db, options: SqlStoreOptions = {}) {
-    const { acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS, preparedStatements = true } = options;
     this.table = resolveTable(options.table);
-    if (
-      typeof acquireTimeoutMs !== 'number' ||
-      !Number.isFinite(acquireTimeoutMs) ||
-      acquireTimeoutMs <= 0
-    ) {
-      throw new ConfigError(
-        'acquireTimeoutMs',
-        `must be a positive number of milliseconds, got ${String(acquireTimeoutMs)}`,
-      );
-    }
-    if (typeof preparedStatements !== 'boolean')
-      throw new ConfigError('preparedStatements', 'must be a boolean');
-    this.executor = createExecutor(db, acquireTimeoutMs, preparedStatements);
+    this.executor = executorFor(db, options);
     this.dialect = this.executor.dialect;
     this.spec = dialects[this.dialect];
     this.sql = buildQueries(this.spec, this.table);

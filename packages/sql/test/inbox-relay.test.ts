@@ -14,6 +14,7 @@ import {
   type InboxHandler,
   jobIdOf,
   type QueuedDelivery,
+  InvalidJobData,
   queuedDeliveryOf,
   RequestKey,
 } from '@webhook-idempotency/core';
@@ -147,6 +148,24 @@ describe.each(connectionKinds('inbox_relay'))(
       expect(await effectRows()).toEqual([]);
     });
 
+    it('a job for a provider this consumer has no handler for fails like a handler, and its last attempt buries it', async () => {
+      await inbox.enqueue({
+        provider: 'github',
+        externalId: 'd-1',
+        orderingKey: null,
+        headers: {},
+        body: Buffer.from('{}'),
+      });
+      await relay({ providers: ['github'] }).runOnce();
+      const c = consumer();
+      await expect(c.process(queue[0]!, { final: false })).rejects.toThrow(
+        'no handler for provider "github"',
+      );
+      expect(await inbox.find('github', 'd-1')).toMatchObject({ status: 'processing' });
+      await expect(c.process(queue[0]!, { final: true })).rejects.toThrow('no handler');
+      expect(await inbox.find('github', 'd-1')).toMatchObject({ status: 'dead' });
+    });
+
     it('a failing handler rejects (the queue retries); on the last attempt the delivery is dead with the error', async () => {
       await enqueue('evt_1');
       await relay().runOnce();
@@ -206,7 +225,23 @@ describe.each(connectionKinds('inbox_relay'))(
       expect(queue).toHaveLength(1);
     });
 
-    it('keeps an ordering group in order: the next one is handed over only after the one before is done', async () => {
+    it('a send the queue took only in part: the refused deliveries go back to the inbox, the rest stay handed over', async () => {
+    for (const id of ['evt_1', 'evt_2', 'evt_3']) await enqueue(id);
+    const picky = relay({
+      send: async (jobs: readonly QueuedDelivery[]) => {
+        const taken = jobs.filter((job) => job.externalId !== 'evt_2');
+        queue.push(...taken);
+        return taken;
+      },
+    });
+    expect(await picky.runOnce()).toBe(3);
+    expect(await inbox.find('stripe', 'evt_2')).toMatchObject({ status: 'pending', failures: 0 });
+    expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'processing' });
+    const queued = events.find((e) => e.type === 'queued') as { deliveries: readonly QueuedDelivery[] };
+    expect(queued.deliveries.map((d) => d.externalId)).toEqual(['evt_1', 'evt_3']);
+  });
+
+  it('keeps an ordering group in order: the next one is handed over only after the one before is done', async () => {
       await enqueue('evt_1', 'cus_1');
       await enqueue('evt_2', 'cus_1');
       await enqueue('evt_3', null);
@@ -253,7 +288,7 @@ describe('relay and consumer options and job data', () => {
     );
   });
 
-  it('checks job data, naming the field; a job for a provider without a handler is refused', async () => {
+  it('checks job data, naming the field, with its own error class', async () => {
     const job = { id: 1, provider: 'stripe', externalId: 'evt_1', attempts: 1 };
     expect(queuedDeliveryOf(job)).toEqual(job);
     const field = (data: unknown) => {
@@ -265,14 +300,11 @@ describe('relay and consumer options and job data', () => {
       }
     };
     expect(field(null)).toBe('job.data');
+    expect(() => queuedDeliveryOf({})).toThrow(InvalidJobData);
     expect(field({ ...job, id: '1' })).toBe('job.data.id');
     expect(field({ ...job, attempts: 0 })).toBe('job.data.attempts');
     expect(field({ ...job, provider: '' })).toBe('job.data.provider');
     expect(field({ ...job, externalId: 7 })).toBe('job.data.externalId');
-    const c = createInboxConsumer({ inbox, store, handlers: { stripe: () => 1 } });
-    await expect(c.process({ ...job, provider: 'github' }, { final: false })).rejects.toThrow(
-      'no handler for provider "github"',
-    );
   });
 
   it('job ids are stable per handoff, distinct per lease, and use no characters queues refuse', () => {

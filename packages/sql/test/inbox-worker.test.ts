@@ -233,9 +233,33 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
       status: 'dead',
       attempts: 3,
       failures: 3,
-      lastError: 'the workers holding it stopped 2 times before settling it',
+      lastError:
+        'LeaseExpired: dead after 2 failed attempts, the last one a worker that stopped holding it',
     });
     expect(events.map((e) => e.type)).toEqual(['dead']);
+  });
+
+  it('at that limit, a delivery whose receipt shows the handler committed (its worker died after) is done, not dead', async () => {
+    await enqueue('evt_committed');
+    const [leased] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 1 });
+    // The handler ran and committed its receipt; the worker died before marking the delivery.
+    await new IdempotencyGuard(store as never).run(
+      new RequestKey('stripe', 'evt_committed'),
+      () => 'booked',
+    );
+    expect(leased).toBeDefined();
+    await sleep(20);
+    let ran = 0;
+    const w = worker(
+      async () => {
+        ran++;
+      },
+      { maxAttempts: 1 },
+    );
+    expect(await w.runOnce()).toBe(1);
+    expect(ran).toBe(0);
+    expect(await inbox.find('stripe', 'evt_committed')).toMatchObject({ status: 'done' });
+    expect(events).toEqual([expect.objectContaining({ type: 'processed', replayed: true })]);
   });
 });
 

@@ -39,12 +39,13 @@ export async function inboxRetry(
     if (!before) return null;
     if (before.status === 'processing' || before.status === 'done')
       return { retried: false, reason: before.status, before, after: before };
-    const changed =
+    // `true` when the write found the delivery no longer as it was read (or a pending one already due).
+    const missed =
       before.status === 'dead'
         ? (await inbox.redeliver(provider, externalId)) === null
         : !(await inbox.retryNow(provider, externalId));
     const after = await inbox.find(provider, externalId);
-    if (!changed) return { retried: true, before, after };
+    if (!missed) return { retried: true, before, after };
     const isDue = before.status === 'pending' && after?.status === 'pending';
     return { retried: false, reason: isDue ? 'due' : 'changed', before, after };
   });

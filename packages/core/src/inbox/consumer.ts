@@ -6,6 +6,7 @@
 import { ConfigError } from '../errors';
 import {
   emitter,
+  errorText,
   guardFor,
   type InboxHandler,
   numberOption,
@@ -53,21 +54,35 @@ export interface InboxConsumer {
   readonly providers: readonly string[];
 }
 
-/** Checks that `data` is a job a relay made, naming what is wrong. */
+/**
+ * A queue job whose data no relay made: retrying it cannot help, so the bridges fail it at once
+ * (pg-boss `deadletter`, BullMQ `UnrecoverableError`). `option` names the field (`job.data.id`).
+ */
+export class InvalidJobData extends ConfigError {
+  constructor(field: string, problem: string) {
+    super(field, problem);
+    this.name = 'InvalidJobData';
+  }
+}
+
+/** Checks that `data` is a job a relay made, naming what is wrong. @throws {InvalidJobData} */
 export function queuedDeliveryOf(data: unknown): QueuedDelivery {
   const d = data as Partial<Record<keyof QueuedDelivery, unknown>> | null;
   const whole = (v: unknown, min: number) =>
     typeof v === 'number' && Number.isSafeInteger(v) && v >= min;
   if (typeof d !== 'object' || d === null)
-    throw new ConfigError('job.data', 'must be an object made by the inbox relay');
+    throw new InvalidJobData('job.data', 'must be an object made by the inbox relay');
   if (!whole(d.id, 1))
-    throw new ConfigError('job.data.id', `must be a delivery id, got ${String(d.id)}`);
+    throw new InvalidJobData('job.data.id', `must be a delivery id, got ${String(d.id)}`);
   if (!whole(d.attempts, 1))
-    throw new ConfigError('job.data.attempts', `must be a lease (>= 1), got ${String(d.attempts)}`);
+    throw new InvalidJobData(
+      'job.data.attempts',
+      `must be a lease (>= 1), got ${String(d.attempts)}`,
+    );
   if (typeof d.provider !== 'string' || d.provider === '')
-    throw new ConfigError('job.data.provider', 'must be a provider name');
+    throw new InvalidJobData('job.data.provider', 'must be a provider name');
   if (typeof d.externalId !== 'string' || d.externalId === '')
-    throw new ConfigError('job.data.externalId', 'must be the delivery id');
+    throw new InvalidJobData('job.data.externalId', 'must be the delivery id');
   return {
     id: d.id as number,
     provider: d.provider,
@@ -100,8 +115,19 @@ export function createInboxConsumer<Tx = never>(options: InboxConsumerOptions<Tx
   const guard = guardFor(options, visibility);
 
   /** A settle write; `false` (lease lost) is reported. A store failure rejects, so the queue retries. */
-  const settle = async (job: QueuedDelivery, write: () => Promise<boolean>): Promise<void> => {
-    if (!(await write())) emit({ type: 'lease-lost', delivery: refOf(job) });
+  const settle = async (job: QueuedDelivery, write: () => Promise<boolean>): Promise<boolean> => {
+    const ok = await write();
+    if (!ok) emit({ type: 'lease-lost', delivery: refOf(job) });
+    return ok;
+  };
+  /** The handler failed (or there is none): the queue retries; its last attempt buries the delivery. */
+  const failed = async (job: QueuedDelivery, error: unknown, final: boolean): Promise<never> => {
+    const text = errorText(error);
+    const ref = refOf(job);
+    if (!final) emit({ type: 'failed', delivery: ref, error: text });
+    else if (await settle(job, () => inbox.bury(job, { error: text })))
+      emit({ type: 'dead', delivery: ref, error: text });
+    throw error;
   };
 
   return {
@@ -109,9 +135,6 @@ export function createInboxConsumer<Tx = never>(options: InboxConsumerOptions<Tx
     async process(input, { final }) {
       const job = queuedDeliveryOf(input);
       const ref = refOf(job);
-      const handler = handlers[job.provider];
-      if (handler === undefined)
-        throw new ConfigError('handlers', `no handler for provider "${job.provider}"`);
       const stored = await inbox.find(job.provider, job.externalId);
       if (stored === null || stored.id !== job.id) {
         emit({ type: 'skipped', delivery: ref, reason: 'missing' });
@@ -125,8 +148,17 @@ export function createInboxConsumer<Tx = never>(options: InboxConsumerOptions<Tx
         emit({ type: 'skipped', delivery: ref, reason: 'superseded' });
         return 'skipped';
       }
+      const handler = handlers[job.provider];
+      if (handler === undefined)
+        // A relay for a provider this consumer has no handler for: a failure like any other.
+        return failed(
+          job,
+          new ConfigError('handlers', `no handler for provider "${job.provider}"`),
+          final,
+        );
       const result = await runDelivery(guard, handler, stored);
       if (result.kind === 'processed') {
+        // The receipt committed: processed, even if marking the delivery was lost (a replay ends it).
         await settle(job, () => inbox.complete(job));
         emit({ type: 'processed', delivery: ref, replayed: result.replayed });
         return result.replayed ? 'replayed' : 'processed';
@@ -136,15 +168,12 @@ export function createInboxConsumer<Tx = never>(options: InboxConsumerOptions<Tx
         // give the delivery back to the inbox, due once that claim can have settled, rather than
         // spend the queue's retries waiting. The relay hands it over again under a new lease.
         const { delayMs } = result;
-        await settle(job, () => inbox.retry(job, { delayMs, error: null }));
+        if (!(await settle(job, () => inbox.retry(job, { delayMs, error: null }))))
+          return 'skipped';
         emit({ type: 'released', delivery: ref, reason: 'in-progress' });
         return 'released';
       }
-      if (final) {
-        await settle(job, () => inbox.bury(job, { error: result.text }));
-        emit({ type: 'dead', delivery: ref, error: result.text });
-      } else emit({ type: 'failed', delivery: ref, error: result.text });
-      throw result.error;
+      return failed(job, result.error, final);
     },
   };
 }

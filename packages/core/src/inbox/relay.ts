@@ -40,10 +40,14 @@ export interface InboxRelayOptions {
   /** The providers whose deliveries this relay hands over. Required, at least one. */
   providers: readonly string[];
   /**
-   * Hands a batch to the queue and resolves once the queue holds it durably. Must be idempotent
-   * per {@link jobIdOf}: a batch can be sent again after a failure. The bridges implement it.
+   * Hands a batch to the queue and resolves once the queue holds it durably: with the deliveries
+   * it accepted when it may have refused some (a queue policy that keeps one job per key), or
+   * nothing when it took them all. Refused ones go back to the inbox, due at the next poll. Job
+   * ids from {@link jobIdOf} name one handoff. The bridges implement it.
    */
-  send(deliveries: readonly QueuedDelivery[]): Promise<void>;
+  send(
+    deliveries: readonly QueuedDelivery[],
+  ): Promise<readonly QueuedDelivery[] | undefined | void>;
   /** Deliveries claimed and sent at once. Defaults to 100. */
   batchSize?: number;
   /** Milliseconds between claims while nothing is due (and after a failed send). Defaults to 1000. */
@@ -53,7 +57,12 @@ export interface InboxRelayOptions {
    * presumes the job lost and hands the delivery over again under a new lease. Defaults to 3600.
    */
   handoffTimeoutSeconds?: number;
-  /** Receives `queued` and `store-error` events. Errors it throws are ignored. */
+  /**
+   * Handoffs that may lapse (the handoff timeout passed: the queue lost the job, or its consumers
+   * died on it every time) before the delivery is dead instead of handed over again. Defaults to 3.
+   */
+  maxHandoffs?: number;
+  /** Receives `queued`, `dead` and `store-error` events. Errors it throws are ignored. */
   onEvent?: (event: InboxEvent) => void;
 }
 
@@ -61,7 +70,7 @@ export interface InboxRelayOptions {
 export interface InboxRelay {
   /** Starts claiming and sending in the background. Keeps the process alive until {@link InboxRelay.stop}. */
   start(): void;
-  /** Stops claiming and waits for the batch being sent. */
+  /** Stops claiming and waits for the batch being sent. `start()` again resumes. */
   stop(): Promise<void>;
   /** One claim and send; resolves with how many deliveries were handed over. */
   runOnce(): Promise<number>;
@@ -76,7 +85,8 @@ const toQueued = (d: Delivery): QueuedDelivery => refOf(d);
  * `send`; use a bridge (`@webhook-idempotency/pg-boss`, `@webhook-idempotency/bullmq`) rather than
  * calling it directly. The deliveries stay `processing` while the queue has them; the consumer
  * marks them `done` or `dead`. Ordering groups still hold: the next delivery of a group is handed
- * over only once the one before it is finished.
+ * over only once the one before it is finished. A failed send is retried after a backoff that
+ * doubles per failure in a row, up to a minute.
  * @throws {ConfigError} naming the first invalid option.
  * @see docs/inbox.md
  */
@@ -99,6 +109,27 @@ export function createInboxRelay(options: InboxRelayOptions): InboxRelay {
   const pollIntervalMs = numberOption('pollIntervalMs', options.pollIntervalMs ?? 1000, 1);
   const handoffMs =
     numberOption('handoffTimeoutSeconds', options.handoffTimeoutSeconds ?? 3600, 1) * SECOND;
+  const maxHandoffs = numberOption('maxHandoffs', options.maxHandoffs ?? 3, 1, true);
+  /** Sends that failed in a row: the next round waits longer, up to a minute. */
+  let sendFailures = 0;
+
+  /** Deliveries whose handoffs lapsed `maxHandoffs` times are buried, not sent again. */
+  async function buryLapsed(claimed: Delivery[]): Promise<Delivery[]> {
+    const send: Delivery[] = [];
+    for (const d of claimed) {
+      if (d.failures < maxHandoffs) {
+        send.push(d);
+        continue;
+      }
+      const error = `LeaseExpired: ${d.failures} handoffs to the queue lapsed without the job settling it`;
+      try {
+        if (await inbox.bury(d, { error })) emit({ type: 'dead', delivery: refOf(d), error });
+      } catch (cause) {
+        emit({ type: 'store-error', operation: 'bury', error: cause, delivery: refOf(d) });
+      }
+    }
+    return send;
+  }
 
   /** One claim and send; resolves with how many were handed over. A failure is reported, never thrown. */
   async function handOver(): Promise<number> {
@@ -114,42 +145,60 @@ export function createInboxRelay(options: InboxRelayOptions): InboxRelay {
       return -1;
     }
     if (claimed.length === 0) return 0;
-    const jobs = claimed.map(toQueued);
-    try {
-      await send(jobs);
-    } catch (error) {
-      emit({ type: 'store-error', operation: 'send', error });
-      // Give them back at once; a store failure here only means the short lease runs out first.
-      await Promise.all(
-        claimed.map((d) =>
+    const jobs = (await buryLapsed(claimed)).map(toQueued);
+    if (jobs.length === 0) return claimed.length;
+    /** Back to the inbox, due at the next poll; a store failure only means the short lease runs out first. */
+    const giveBack = (refused: readonly QueuedDelivery[]) =>
+      Promise.all(
+        refused.map((d) =>
           inbox.retry(d, { delayMs: pollIntervalMs, error: null }).catch(() => false),
         ),
       );
+    let accepted: readonly QueuedDelivery[];
+    try {
+      accepted = (await send(jobs)) ?? jobs;
+      sendFailures = 0;
+    } catch (error) {
+      sendFailures++;
+      emit({ type: 'store-error', operation: 'send', error });
+      await giveBack(jobs);
       return -1;
     }
+    const taken = new Set(accepted.map(jobIdOf));
+    await giveBack(jobs.filter((job) => !taken.has(jobIdOf(job))));
+    const queued = jobs.filter((job) => taken.has(jobIdOf(job)));
     try {
-      await inbox.extend(jobs, { leaseMs: handoffMs });
+      await inbox.extend(queued, { leaseMs: handoffMs });
     } catch (error) {
       // The short lease runs out and the deliveries are sent again under new leases: the
       // consumer skips the superseded jobs, and the receipts keep the effect single.
       emit({ type: 'store-error', operation: 'extend', error });
     }
-    emit({ type: 'queued', deliveries: jobs });
+    if (queued.length > 0) emit({ type: 'queued', deliveries: queued });
     return claimed.length;
   }
 
   let running = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   let current: Promise<unknown> | undefined;
+  /** One loop at a time: a round of a loop that was stopped does not schedule the next one. */
+  let loop = 0;
 
-  function schedule(delayMs: number): void {
-    if (!running) return;
+  function schedule(delayMs: number, of: number): void {
+    if (!running || of !== loop) return;
     timer = setTimeout(() => {
       timer = undefined;
-      current = handOver().then((sent) => {
-        current = undefined;
-        schedule(sent === batchSize ? 0 : pollIntervalMs);
-      });
+      current = handOver()
+        .catch((error: unknown) => {
+          // Only a misbehaving custom store gets here (SqlInbox reports through the paths above).
+          emit({ type: 'store-error', operation: 'claim', error });
+          return -1;
+        })
+        .then((sent) => {
+          current = undefined;
+          const failed = sent < 0 ? Math.min(60_000, pollIntervalMs * 2 ** sendFailures) : 0;
+          schedule(sent === batchSize ? 0 : Math.max(pollIntervalMs, failed), of);
+        });
     }, delayMs);
   }
 
@@ -160,7 +209,7 @@ export function createInboxRelay(options: InboxRelayOptions): InboxRelay {
     start() {
       if (running) return;
       running = true;
-      schedule(0);
+      schedule(0, ++loop);
     },
     async stop() {
       running = false;

@@ -191,7 +191,7 @@ export type InboxEvent =
     }
   /** The worker's lease had expired and another worker took the delivery over: this result was not recorded on it. */
   | { readonly type: 'lease-lost'; readonly delivery: DeliveryRef }
-  /** A store call failed (the endpoint answered 503; the worker retries later). */
+  /** A store call failed (the endpoint answered 503; the worker retries later), or a relay's send to its queue (`operation: 'send'`). */
   | {
       readonly type: 'store-error';
       readonly operation: string;

@@ -5,6 +5,7 @@
  */
 import { SECOND } from '../constants';
 import { ConfigError } from '../errors';
+import { RequestKey } from '../request-key';
 import {
   emitter,
   guardFor,
@@ -158,8 +159,17 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
   async function processOne(delivery: Delivery): Promise<void> {
     const ref = refOf(delivery);
     if (delivery.failures >= maxAttempts) {
-      // Taken over from workers that died holding it, as often as a failing handler may run.
-      const text = `the workers holding it stopped ${delivery.failures} times before settling it`;
+      // Taken over after as many failures as a handler may have, the last one a worker that died
+      // holding it: dead, without running again, unless its receipt shows the handler committed.
+      const receipt = await guard
+        .find(new RequestKey(delivery.provider, delivery.externalId))
+        .catch(() => null);
+      if (receipt?.status === 'completed') {
+        if (await settle(delivery, 'complete', () => inbox.complete(delivery)))
+          emit({ type: 'processed', delivery: ref, replayed: true });
+        return;
+      }
+      const text = `LeaseExpired: dead after ${delivery.failures} failed attempts, the last one a worker that stopped holding it`;
       if (await settle(delivery, 'bury', () => inbox.bury(delivery, { error: text })))
         emit({ type: 'dead', delivery: ref, error: text });
       return;
@@ -190,11 +200,16 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
   }
 
   const track = (delivery: Delivery): Promise<void> => {
-    const done = processOne(delivery).finally(() => {
-      inFlight.delete(delivery);
-      released.delete(delivery);
-      if (running) wake(0);
-    });
+    const done = processOne(delivery)
+      .catch((error: unknown) => {
+        // Only a throwing option (`random`) gets here: reported, and the lease left to expire.
+        emit({ type: 'store-error', operation: 'process', error, delivery: refOf(delivery) });
+      })
+      .finally(() => {
+        inFlight.delete(delivery);
+        released.delete(delivery);
+        if (running) wake(0);
+      });
     inFlight.set(delivery, done);
     return done;
   };

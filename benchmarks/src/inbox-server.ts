@@ -1,0 +1,153 @@
+/**
+ * @module The inbox section's benchmark server, run in its own process (pinned to core 0 by the
+ * runner): one Express webhook route on a database the runner prepared, either the inbox endpoint
+ * (store the delivery, answer 2xx) or the synchronous guard whose handler books the event in the
+ * receipt's transaction. It reports its own CPU time over IPC, and on `drain` runs
+ * `createInboxWorker` in this same process over the deliveries the endpoint stored.
+ *
+ * `node inbox-server.js <mode> <database>`; mode `inbox`, `guard` or `guard-slow` (the same
+ * handler after 50 ms of awaited latency, inside the transaction); database `sqlite:<file>`, a
+ * `postgres://` or a `mysql://` URL. `pg` and `mysql2` pools of 10 (pg's default).
+ */
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createInboxWorker, type RunContext } from '@webhook-idempotency/core';
+import { idempotent, inbox, saveRawBody } from '@webhook-idempotency/express';
+import { SqlInbox, SqlStore } from '@webhook-idempotency/sql';
+import Database from 'better-sqlite3';
+import express from 'express';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import {
+  type DrainReport,
+  EFFECTS_TABLE,
+  type InboxServerMode,
+  SLOW_HANDLER_MS,
+} from './inbox-paths';
+
+const ANSWER = { received: true };
+const keyOf = (req: express.Request) => req.get('x-event-id');
+
+/** The database connection and the booking write, in a transaction of the store on it. */
+function open(database: string) {
+  if (database.startsWith('sqlite:')) {
+    const db = new Database(database.slice('sqlite:'.length));
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    // One connection: the statement runs on it inside the transaction the store opened.
+    const insert = db.prepare(`INSERT INTO ${EFFECTS_TABLE} (event) VALUES (?)`);
+    const book = (_tx: unknown, event: string) => insert.run(event);
+    return { db, book, close: () => db.close() };
+  }
+  if (database.startsWith('mysql:')) {
+    const db = mysql.createPool({ uri: database, connectionLimit: 10 });
+    const book = (tx: unknown, event: string) =>
+      (tx as mysql.PoolConnection).execute(`INSERT INTO ${EFFECTS_TABLE} (event) VALUES (?)`, [
+        event,
+      ]);
+    return { db, book, close: () => db.end() };
+  }
+  const db = new pg.Pool({ connectionString: database, max: 10 });
+  const book = (tx: unknown, event: string) =>
+    (tx as pg.PoolClient).query({
+      name: 'bench_book',
+      text: `INSERT INTO ${EFFECTS_TABLE} (event) VALUES ($1)`,
+      values: [event],
+    });
+  return { db, book, close: () => db.end() };
+}
+
+async function main(): Promise<void> {
+  const mode = process.argv[2] as InboxServerMode;
+  const { db, book, close } = open(process.argv[3]!);
+  const deliveries = new SqlInbox(db);
+  let stored = 0;
+  const app = express();
+  if (mode === 'inbox')
+    app.post(
+      '/hook',
+      express.raw({ type: 'application/json' }),
+      inbox({
+        inbox: deliveries,
+        provider: 'bench',
+        key: keyOf,
+        onEvent: (event) => {
+          if (event.type === 'stored') stored++;
+        },
+      }),
+    );
+  else
+    app.post(
+      '/hook',
+      express.json({ verify: saveRawBody }),
+      idempotent({ store: new SqlStore(db), provider: 'bench', key: keyOf, transactional: true }),
+      async (req, res, next) => {
+        try {
+          if (mode === 'guard-slow') await sleep(SLOW_HANDLER_MS);
+          const event = req.body as { type: string };
+          if (event.type === 'payment.succeeded')
+            await book(req.idempotency!.transaction, keyOf(req)!);
+          res.json(ANSWER);
+        } catch (error) {
+          next(error);
+        }
+      },
+    );
+  const server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+
+  /** Runs the worker until every stored delivery is processed, or `maxSeconds` passed. */
+  const drain = async (maxSeconds: number): Promise<DrainReport> => {
+    let processed = 0;
+    let finish: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => {
+      finish = resolve;
+    });
+    const worker = createInboxWorker({
+      inbox: deliveries,
+      store: new SqlStore(db),
+      handlers: {
+        bench: async (delivery, { transaction }: RunContext<unknown>) => {
+          const event = JSON.parse(delivery.body.toString('utf8')) as { type: string };
+          if (event.type === 'payment.succeeded') await book(transaction, delivery.externalId);
+          return ANSWER;
+        },
+      },
+      onEvent: (event) => {
+        if (event.type === 'processed' && ++processed >= stored) finish();
+        if (event.type === 'store-error' || event.type === 'retry' || event.type === 'dead')
+          console.error('inbox worker:', event);
+      },
+    });
+    const deadline = setTimeout(finish, maxSeconds * 1000);
+    const cpuBefore = process.cpuUsage();
+    const started = process.hrtime.bigint();
+    worker.start();
+    await done;
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const cpu = process.cpuUsage(cpuBefore);
+    clearTimeout(deadline);
+    const deliveriesDone = processed;
+    await worker.stop();
+    return {
+      deliveries: deliveriesDone,
+      seconds,
+      cpuUs: cpu.user + cpu.system,
+      emptied: deliveriesDone >= stored,
+    };
+  };
+
+  process.send!({ port: (server.address() as AddressInfo).port });
+  process.on('message', (message: string | { drain: number }) => {
+    if (message === 'cpu')
+      process.send!({ cpu: { ...process.cpuUsage(), rss: process.memoryUsage().rss } });
+    if (typeof message === 'object' && 'drain' in message)
+      void drain(message.drain).then((report) => process.send!({ drain: report }));
+    if (message === 'stop') {
+      server.close();
+      void Promise.resolve(close()).finally(() => process.exit(0));
+    }
+  });
+}
+
+void main();

@@ -1,0 +1,57 @@
+/** @module `inbox(options, fallback)`: the fetch inbox endpoint. Translates in, calls the inbox engine, translates out. */
+import { ConfigError, type InboxOptions } from '@webhook-idempotency/core';
+import { createInboxEngine } from '@webhook-idempotency/core/adapter';
+import { readBody, TOO_LARGE, toHttpRequest, toResponse } from './translate';
+import { DEFAULT_MAX_REQUEST_BYTES, tooLarge } from './with-idempotency';
+
+/** Options of {@link inbox}: the inbox options of every adapter, with the `Request` in the callbacks, plus the body limit. */
+export interface FetchInboxOptions extends InboxOptions<Request> {
+  /** Largest request body read, in bytes: a larger one is answered `413`, nothing stored. Defaults to 1 MiB. */
+  maxRequestBytes?: number;
+}
+
+/** What answers a request the endpoint hands on unstored (a read, a preset's pass-through, a request without an id with `onMissingKey: 'passthrough'`). */
+export type InboxFallback<Args extends unknown[] = unknown[]> = (
+  request: Request,
+  ...args: Args
+) => Response | Promise<Response>;
+
+/**
+ * Inbox mode (docs/inbox.md) as a `(request) => Response` handler: verifies the signature, stores
+ * the delivery's exact bytes and answers 2xx at once; a worker (`createInboxWorker`) or a queue
+ * bridge processes it later, exactly once. A bad signature answers 401 and stores nothing; a store
+ * failure 503 so the provider retries; a delivery already stored 2xx again without a second row.
+ * A request it hands on goes to `fallback`; without one, a read is answered `405` (and setting
+ * `onMissingKey: 'passthrough'` or a pass-through preset needs a fallback).
+ * @throws {ConfigError} at construction, naming an invalid option.
+ * @example
+ * export const POST = inbox({ inbox: new SqlInbox(db), preset: providers.stripe({ secret }) });
+ * @see docs/inbox.md
+ */
+export function inbox<Args extends unknown[] = unknown[]>(
+  options: FetchInboxOptions,
+  fallback?: InboxFallback<Args>,
+): (request: Request, ...args: [...Args, ...unknown[]]) => Promise<Response> {
+  const { maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES, ...engineOptions } = options ?? {};
+  if (!Number.isSafeInteger(maxRequestBytes) || maxRequestBytes < 0)
+    throw new ConfigError('maxRequestBytes', 'must be a whole number of bytes, 0 or more');
+  if (fallback !== undefined && typeof fallback !== 'function')
+    throw new TypeError('inbox(options, fallback): fallback must be a function');
+  const engine = createInboxEngine<Request>(engineOptions as InboxOptions<Request>);
+  if (
+    fallback === undefined &&
+    (engineOptions.onMissingKey === 'passthrough' || engineOptions.preset?.passThrough)
+  )
+    throw new ConfigError(
+      'onMissingKey',
+      'a request handed on needs a handler: pass one as inbox(options, fallback)',
+    );
+  return async function inboxEndpoint(request, ...rest): Promise<Response> {
+    const rawBody = await readBody(request, maxRequestBytes);
+    if (rawBody === TOO_LARGE) return tooLarge(maxRequestBytes);
+    const decision = await engine.accept(toHttpRequest(request, rawBody));
+    if (decision.action === 'respond') return toResponse(decision.response);
+    if (fallback) return fallback(request, ...(rest as unknown as Args));
+    return new Response(null, { status: 405, headers: { allow: 'POST' } });
+  };
+}

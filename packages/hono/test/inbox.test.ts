@@ -1,0 +1,16 @@
+/** `inbox(options)` on Hono (issue 12): the shared inbox suite, served by @hono/node-server. */
+import { runInboxConformance } from '@webhook-idempotency/adapter-conformance';
+import { Hono } from 'hono';
+import { inbox, type HonoInboxOptions } from '../src';
+import { type AppEnv, listen } from './helpers/apps';
+
+runInboxConformance({
+  name: 'hono 4 (@hono/node-server)',
+  start(options) {
+    const app = new Hono<AppEnv>();
+    app.post('/webhooks/stripe', inbox(options as HonoInboxOptions), (c) =>
+      c.json({ passed: true }),
+    );
+    return listen(app);
+  },
+});
