@@ -53,6 +53,7 @@ const FRAMEWORKS = [
   'reflect-metadata@0.2.2',
   'rxjs@7.8.2',
   'bullmq@6.7.0',
+  'pg-boss@12.38.0',
 ];
 const TYPES = [
   'typescript@6.0.3',
@@ -60,6 +61,7 @@ const TYPES = [
   '@types/express@5.0.6',
   '@types/koa@3.0.3',
   '@types/better-sqlite3@9.6.0',
+  '@types/pg@8.23.1',
 ];
 const APPS = [
   'express-sqlite.cjs',
@@ -221,11 +223,13 @@ describe.each(NODE_NAMES)(
       });
     });
 
+    // mysql2: pg is there, a peer of pg-boss (the pg-boss bridge's peer), as in a user's project.
     it('names the driver to install when it is missing', async () => {
-      expect(await command(['status', '--url', 'postgres://127.0.0.1:1/x'])).toEqual({
+      expect(await command(['status', '--url', 'mysql://127.0.0.1:1/x'])).toEqual({
         code: 3,
         stdout: '',
-        stderr: 'webhook-idempotency: The PostgreSQL driver is not installed: npm install pg\n',
+        stderr:
+          'webhook-idempotency: The MySQL/MariaDB driver is not installed: npm install mysql2\n',
       });
     });
   },

@@ -226,22 +226,24 @@ describe.each(connectionKinds('inbox_relay'))(
     });
 
     it('a send the queue took only in part: the refused deliveries go back to the inbox, the rest stay handed over', async () => {
-    for (const id of ['evt_1', 'evt_2', 'evt_3']) await enqueue(id);
-    const picky = relay({
-      send: async (jobs: readonly QueuedDelivery[]) => {
-        const taken = jobs.filter((job) => job.externalId !== 'evt_2');
-        queue.push(...taken);
-        return taken;
-      },
+      for (const id of ['evt_1', 'evt_2', 'evt_3']) await enqueue(id);
+      const picky = relay({
+        send: async (jobs: readonly QueuedDelivery[]) => {
+          const taken = jobs.filter((job) => job.externalId !== 'evt_2');
+          queue.push(...taken);
+          return taken;
+        },
+      });
+      expect(await picky.runOnce()).toBe(3);
+      expect(await inbox.find('stripe', 'evt_2')).toMatchObject({ status: 'pending', failures: 0 });
+      expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'processing' });
+      const queued = events.find((e) => e.type === 'queued') as {
+        deliveries: readonly QueuedDelivery[];
+      };
+      expect(queued.deliveries.map((d) => d.externalId)).toEqual(['evt_1', 'evt_3']);
     });
-    expect(await picky.runOnce()).toBe(3);
-    expect(await inbox.find('stripe', 'evt_2')).toMatchObject({ status: 'pending', failures: 0 });
-    expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'processing' });
-    const queued = events.find((e) => e.type === 'queued') as { deliveries: readonly QueuedDelivery[] };
-    expect(queued.deliveries.map((d) => d.externalId)).toEqual(['evt_1', 'evt_3']);
-  });
 
-  it('keeps an ordering group in order: the next one is handed over only after the one before is done', async () => {
+    it('keeps an ordering group in order: the next one is handed over only after the one before is done', async () => {
       await enqueue('evt_1', 'cus_1');
       await enqueue('evt_2', 'cus_1');
       await enqueue('evt_3', null);

@@ -76,6 +76,9 @@ import {
   InvalidJobData,
 } from '@webhook-idempotency/bullmq';
 import { Queue, Worker } from 'bullmq';
+import { pgBossJobId, pgBossRelay, workInbox } from '@webhook-idempotency/pg-boss';
+import { PgBoss } from 'pg-boss';
+import pg from 'pg';
 import Database from 'better-sqlite3';
 import express from 'express';
 import Fastify from 'fastify';
@@ -253,5 +256,45 @@ export function bullmqUses(): void {
     worker,
     DEFAULT_JOB_OPTIONS.attempts,
     new InvalidJobData('1', 'job.data', 'x').field,
+  ];
+}
+
+/** Inbox mode on pg-boss: the relay, awaited, and a worker registered on the queue. */
+export async function pgBossUses(): Promise<void> {
+  const pool = new pg.Pool();
+  const deliveries = new SqlInbox(pool);
+  const boss = new PgBoss('postgres://localhost/app');
+  const relay = await pgBossRelay({
+    boss,
+    queue: 'webhooks',
+    inbox: deliveries,
+    providers: ['stripe'],
+    maxHandoffs: 3,
+    jobOptions: { retryLimit: 5, priority: 1 },
+  });
+  const id: string = await workInbox({
+    boss,
+    queue: 'webhooks',
+    inbox: deliveries,
+    store: new SqlStore(pool),
+    workOptions: { batchSize: 4, localConcurrency: 2 },
+    handlers: {
+      stripe: async (delivery, { transaction }) => {
+        await transaction?.query('SELECT $1::bigint', [delivery.id]);
+      },
+    },
+  });
+  await pgBossRelay({
+    boss,
+    queue: 'q',
+    inbox: deliveries,
+    providers: ['s'],
+    // @ts-expect-error a singleton key would let pg-boss drop deliveries
+    jobOptions: { singletonKey: 'k' },
+  });
+  void [
+    relay.running,
+    id,
+    pgBossJobId({ id: 1, provider: 'stripe', externalId: 'e', attempts: 1 }),
   ];
 }

@@ -47,6 +47,7 @@ export interface InboxRelayOptions {
    */
   send(
     deliveries: readonly QueuedDelivery[],
+    // biome-ignore lint/suspicious/noConfusingVoidType: an `async` send that returns nothing is typed Promise<void>, and is allowed to.
   ): Promise<readonly QueuedDelivery[] | undefined | void>;
   /** Deliveries claimed and sent at once. Defaults to 100. */
   batchSize?: number;
