@@ -3,7 +3,7 @@
  * queue, `bullmqProcessor(options)` processes them in a BullMQ worker, exactly once.
  * @module @webhook-idempotency/bullmq
  */
-export { InvalidJobData } from './job-data';
+export { InvalidInboxJob } from './job-data';
 export {
   bullmqProcessor,
   type BullmqProcessorOptions,

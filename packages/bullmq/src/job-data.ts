@@ -1,26 +1,26 @@
-/** @module The check that a BullMQ job is one a relay made, failing it for good when not: {@link InvalidJobData}. */
-import { ConfigError, type QueuedDelivery, queuedDeliveryOf } from '@webhook-idempotency/core';
+/** @module The check that a BullMQ job is one a relay made, failing it for good when not: {@link InvalidInboxJob}. */
+import { InvalidJobData, type QueuedDelivery, queuedDeliveryOf } from '@webhook-idempotency/core';
 import { UnrecoverableError } from 'bullmq';
 
 /**
- * A job that the relay did not make: its data is not a `QueuedDelivery` (`field` names the first
+ * A job that the relay did not make (core's `InvalidJobData`, as BullMQ's `UnrecoverableError`): its data is not a `QueuedDelivery` (`field` names the first
  * thing wrong). It extends BullMQ's `UnrecoverableError`, so BullMQ fails the job at once (it stays
  * in the failed set for inspection) instead of retrying what can never succeed.
  */
-export class InvalidJobData extends UnrecoverableError {
+export class InvalidInboxJob extends UnrecoverableError {
   /** The id of the job that was refused. */
   readonly jobId: string | undefined;
   /** What is wrong: `job.data`, `job.data.id`, `job.data.provider`, `job.data.externalId` or `job.data.attempts`. */
   readonly field: string;
   constructor(jobId: string | undefined, field: string, problem: string) {
     super(`Job ${jobId ?? '(no id)'} is not an inbox delivery: ${field} ${problem}`);
-    this.name = 'InvalidJobData';
+    this.name = 'InvalidInboxJob';
     this.jobId = jobId;
     this.field = field;
   }
 }
 
-/** The job's delivery reference (core's `queuedDeliveryOf`); throws {@link InvalidJobData} otherwise. */
+/** The job's delivery reference (core's `queuedDeliveryOf`); throws {@link InvalidInboxJob} otherwise. */
 export function deliveryOfJob(job: {
   readonly id?: string;
   readonly data: unknown;
@@ -28,11 +28,11 @@ export function deliveryOfJob(job: {
   try {
     return queuedDeliveryOf(job.data);
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
+    if (!(error instanceof InvalidJobData)) throw error;
     // ConfigError's message adds its docs link; the problem is what follows the option's name.
     const problem = error.message
       .replace(/^Invalid option "[^"]*": /, '')
       .replace(/ \(see [^)]*\)$/, '');
-    throw new InvalidJobData(job.id, error.option, problem);
+    throw new InvalidInboxJob(job.id, error.option, problem);
   }
 }

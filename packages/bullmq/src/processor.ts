@@ -22,7 +22,7 @@ export type InboxJobProcessor = (job: Job<QueuedDelivery>) => Promise<ConsumeOut
  * the inbox and the relay hands it over again, so no BullMQ attempt is spent waiting). A failing
  * handler rejects, so BullMQ retries the job; on its last attempt (`attemptsMade + 1 >=
  * opts.attempts`) the delivery is first marked `dead` with the error. A job that is not a relayed
- * delivery fails at once with {@link InvalidJobData}.
+ * delivery fails at once with {@link InvalidInboxJob}.
  * @throws {ConfigError} at construction, naming the first invalid option.
  * @example
  * const worker = new Worker('webhooks', bullmqProcessor({

@@ -199,7 +199,7 @@ describe.each(targets('bullmq_bridge'))('the BullMQ bridge (%s)', (_name, open) 
     expect(receipt?.status).not.toBe('completed');
   });
 
-  it('a job not made by the relay fails at once with InvalidJobData, naming what is wrong, and is not retried', async () => {
+  it('a job not made by the relay fails at once with InvalidInboxJob, naming what is wrong, and is not retried', async () => {
     let calls = 0;
     worker(async () => {
       calls++;

@@ -1,13 +1,13 @@
 /**
  * What the bridge refuses, with a typed error naming what is wrong: relay options (ConfigError at
  * construction), processor options (core's ConfigError), and job data the relay did not make
- * (InvalidJobData, which BullMQ treats as unrecoverable).
+ * (InvalidInboxJob, which BullMQ treats as unrecoverable).
  */
 import { ConfigError, InMemoryStore } from '@webhook-idempotency/core';
 import { SqlInbox } from '@webhook-idempotency/sql';
 import Database from 'better-sqlite3';
 import { Queue, UnrecoverableError } from 'bullmq';
-import { bullmqProcessor, bullmqRelay, InvalidJobData } from '../src';
+import { bullmqProcessor, bullmqRelay, InvalidInboxJob } from '../src';
 import { deliveryOfJob } from '../src/job-data';
 import { redisConnection } from './helpers/redis';
 
@@ -97,17 +97,17 @@ describe('job data the relay did not make', () => {
     ['job.data.attempts', { ...good, attempts: undefined }],
     ['job.data.provider', { ...good, provider: '' }],
     ['job.data.externalId', { ...good, externalId: 42 }],
-  ])('is refused with InvalidJobData naming %s', (field, data) => {
+  ])('is refused with InvalidInboxJob naming %s', (field, data) => {
     let thrown: unknown;
     try {
       deliveryOfJob(job(data));
     } catch (error) {
       thrown = error;
     }
-    expect(thrown).toBeInstanceOf(InvalidJobData);
+    expect(thrown).toBeInstanceOf(InvalidInboxJob);
     // BullMQ fails such a job at once instead of retrying it.
     expect(thrown).toBeInstanceOf(UnrecoverableError);
-    expect(thrown).toMatchObject({ name: 'InvalidJobData', field, jobId: 'j1' });
+    expect(thrown).toMatchObject({ name: 'InvalidInboxJob', field, jobId: 'j1' });
     expect((thrown as Error).message).toMatch(/^Job j1 is not an inbox delivery: job\.data/);
     expect((thrown as Error).message).not.toMatch(/see docs/);
   });

@@ -73,7 +73,7 @@ import {
   bullmqProcessor,
   bullmqRelay,
   DEFAULT_JOB_OPTIONS,
-  InvalidJobData,
+  InvalidInboxJob,
 } from '@webhook-idempotency/bullmq';
 import { Queue, Worker } from 'bullmq';
 import { pgBossJobId, pgBossRelay, workInbox } from '@webhook-idempotency/pg-boss';
@@ -255,7 +255,7 @@ export function bullmqUses(): void {
     relay.running,
     worker,
     DEFAULT_JOB_OPTIONS.attempts,
-    new InvalidJobData('1', 'job.data', 'x').field,
+    new InvalidInboxJob('1', 'job.data', 'x').field,
   ];
 }
 
