@@ -27,8 +27,11 @@ export const DEFAULT_JOB_OPTIONS = {
 export interface BullmqRelayOptions extends Omit<InboxRelayOptions, 'send'> {
   /** The BullMQ queue the deliveries go to (`new Queue('webhooks', { connection })`). Required. */
   queue: Pick<Queue<QueuedDelivery>, 'addBulk'>;
-  /** Merged over {@link DEFAULT_JOB_OPTIONS} for every job; `jobId` is the relay's own and cannot be set. */
-  jobOptions?: Omit<JobsOptions, 'jobId'>;
+  /**
+   * Merged over {@link DEFAULT_JOB_OPTIONS} for every job. `jobId` is the relay's own;
+   * `deduplication`, `debounce` and `repeat` are refused (BullMQ would drop or repeat jobs).
+   */
+  jobOptions?: Omit<JobsOptions, 'jobId' | 'deduplication' | 'debounce' | 'repeat'>;
 }
 
 /**
@@ -56,6 +59,12 @@ export function bullmqRelay(options: BullmqRelayOptions): InboxRelay {
     throw new ConfigError(
       'jobOptions',
       'must not set jobId: the relay names each job jobIdOf(delivery)',
+    );
+  const dropping = ['deduplication', 'debounce', 'repeat'].find((name) => name in jobOptions);
+  if (dropping !== undefined)
+    throw new ConfigError(
+      'jobOptions',
+      `must not set ${dropping}: BullMQ would drop or repeat a delivery's job`,
     );
   const opts = { ...DEFAULT_JOB_OPTIONS, ...jobOptions };
   if (!Number.isSafeInteger(opts.attempts) || opts.attempts < 1)

@@ -49,6 +49,14 @@ describe('bullmqRelay options', () => {
     ['queue', () => bullmqRelay({ ...valid(), queue: { add: () => 0 } as never })],
     ['jobOptions', () => bullmqRelay({ ...valid(), jobOptions: 'fast' as never })],
     ['jobOptions', () => bullmqRelay({ ...valid(), jobOptions: { jobId: 'mine' } as never })],
+    [
+      'jobOptions',
+      () => bullmqRelay({ ...valid(), jobOptions: { deduplication: { id: 'x' } } as never }),
+    ],
+    [
+      'jobOptions',
+      () => bullmqRelay({ ...valid(), jobOptions: { repeat: { every: 1000 } } as never }),
+    ],
     ['jobOptions', () => bullmqRelay({ ...valid(), jobOptions: { attempts: 0 } })],
     ['jobOptions', () => bullmqRelay({ ...valid(), jobOptions: { attempts: 2.5 } })],
     ['providers', () => bullmqRelay({ ...valid(), providers: [] })],
