@@ -3,18 +3,20 @@
  * to BullMQ by a running relay, 4 worker processes, every fifth delivery failing its first attempt,
  * duplicates arriving meanwhile (at the endpoint, and as repeated jobs in BullMQ: its at-least-once
  * delivery), one worker SIGKILLed mid-batch. Every delivery is booked exactly once, the failed ones
- * were retried, and nothing is left unfinished. `WI_SOAK=1` runs 10,000.
+ * were retried, and nothing is left unfinished. 600 deliveries in `pnpm test`, 2,000 in
+ * `pnpm test:proof` (WI_PROOF=1), 10,000 with `WI_SOAK=1`.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import type { QueuedDelivery } from '@webhook-idempotency/core';
 import { Queue } from 'bullmq';
 import { bullmqRelay } from '../src';
+import { bySize } from '../../../test-support/proof-size';
 import { connect, type Connected, fixture, targets } from './helpers/fixture';
 import { redisConnection } from './helpers/redis';
 import type { StormTask } from './helpers/storm-child';
 
-const DELIVERIES = process.env.WI_SOAK === '1' ? 10_000 : 2_000;
+const DELIVERIES = bySize({ small: 600, full: 2_000, soak: 10_000 });
 const WORKERS = 4;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -3,7 +3,8 @@
  * pg-boss by a running relay, 4 consumer processes, every fifth delivery failing its first
  * attempt, duplicates arriving meanwhile (at the endpoint, and as repeated jobs in pg-boss: its
  * at-least-once delivery), one consumer SIGKILLed mid-batch. Every delivery is booked exactly
- * once, the failed ones were retried, and nothing is left processing. `WI_SOAK=1` runs 10,000.
+ * once, the failed ones were retried, and nothing is left processing. 600 deliveries in `pnpm test`, 2,000 in
+ * `pnpm test:proof` (WI_PROOF=1), 10,000 with `WI_SOAK=1`.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
@@ -11,9 +12,10 @@ import { InboxSchema, Schema } from '@webhook-idempotency/sql';
 import type { PgBoss } from 'pg-boss';
 import { pgDatabase } from '../../sql/test/helpers/databases';
 import { pgBossRelay } from '../src';
+import { bySize } from '../../../test-support/proof-size';
 import { bossFor, open, type Tables } from './helpers/setup';
 
-const DELIVERIES = process.env.WI_SOAK === '1' ? 10_000 : 2_000;
+const DELIVERIES = bySize({ small: 600, full: 2_000, soak: 10_000 });
 const CONSUMERS = 4;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -16,12 +16,12 @@ import {
   type KillableDatabase,
 } from '../src/durable-databases';
 import { runStorm, type StormOptions, type StormReport, type StormTarget } from '../src/storm/run';
+import { bySize } from '../../../test-support/proof-size';
 
-const SOAK = process.env.WI_SOAK === '1';
-
-// Default: 8,000 deliveries over 800 ids (pnpm test, CI). Soak: 40,000 over 4,000.
+// pnpm test (CI): 3,000 deliveries over 300 ids. pnpm test:proof: 8,000 over 800. Soak: 40,000 over 4,000.
+// Every size crosses the same faults: the kills are placed at fractions of the run.
 const OPTIONS: StormOptions = {
-  ids: SOAK ? 4_000 : 800,
+  ids: bySize({ small: 300, full: 800, soak: 4_000 }),
   perId: 10,
   inFlight: 48,
   servers: 4,
@@ -46,7 +46,7 @@ const OPTIONS: StormOptions = {
   databaseKillAt: 0.4,
 };
 // Per database: start the server (~2–5 s), the storm, the checks. The default size runs in well under a minute.
-const TIMEOUT_MS = SOAK ? 900_000 : 120_000;
+const TIMEOUT_MS = bySize({ small: 120_000, full: 120_000, soak: 900_000 });
 
 const scratch = (prefix: string) => mkdtempSync(join(process.env.WI_TMP ?? tmpdir(), prefix));
 const first = (list: readonly string[]) =>

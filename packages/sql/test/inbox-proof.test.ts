@@ -1,6 +1,7 @@
 /**
- * The inbox proof, per database (issue 12): 4 worker processes, 2,000 stored deliveries — half
- * stored before the workers start, half while they run, with 1,000 duplicates arriving in between
+ * The inbox proof, per database: 4 worker processes, 2,000 stored deliveries (600 in `pnpm test`,
+ * 2,000 in `pnpm test:proof`) — half stored before the workers start, half while they run, with
+ * as many duplicates as half of them arriving in between
  * — handlers that fail the first attempt of about one delivery in seven, and one worker SIGKILLed
  * inside a handler (its business write uncommitted, its batch leased). Afterwards every delivery
  * is done and booked exactly once (a business row count), the failures were retried, the killed
@@ -13,6 +14,7 @@ import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { DeliveryStatus } from '@webhook-idempotency/core';
 import { InboxSchema, Schema, SqlInbox } from '../src';
+import { bySize } from '../../../test-support/proof-size';
 import { mysqlDatabase, pgDatabase, sqliteFile } from './helpers/databases';
 import {
   type InboxChildTask,
@@ -24,12 +26,11 @@ import {
 } from './helpers/inbox-proof-shared';
 import { connect, type Target } from './helpers/targets';
 
-const SOAK = process.env.WI_SOAK === '1';
-const DELIVERIES = SOAK ? 10_000 : 2_000;
+const DELIVERIES = bySize({ small: 600, full: 2_000, soak: 10_000 });
 const DUPLICATES = DELIVERIES / 2;
 const WORKERS = 4;
 const VISIBILITY_SECONDS = 3;
-const GIVE_UP_MS = SOAK ? 600_000 : 90_000;
+const GIVE_UP_MS = bySize({ small: 90_000, full: 90_000, soak: 600_000 });
 const CHILD = join(__dirname, 'helpers', 'inbox-child.ts');
 const CLI = join(__dirname, '..', '..', 'cli', 'src', 'bin.ts');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
