@@ -39,3 +39,17 @@ export function orderedEndpoint(deliveries: SqlInbox): express.RequestHandler {
   });
   // #endregion ordering
 }
+
+/** The group-commit example of docs/inbox.md: a batch-size observer, and group commit turned off. */
+export function groupCommitInboxes(
+  pool: pg.Pool,
+  batchSize: { record(deliveries: number): void },
+): { batched: SqlInbox; single: SqlInbox } {
+  // #region group-commit
+  const batched = new SqlInbox(pool, {
+    groupCommit: { maxBatch: 128, onCommit: (n) => batchSize.record(n) },
+  });
+  const single = new SqlInbox(pool, { groupCommit: false }); // one transaction per delivery
+  // #endregion group-commit
+  return { batched, single };
+}

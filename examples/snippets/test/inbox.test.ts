@@ -5,7 +5,7 @@ import { SqlInbox } from '@webhook-idempotency/sql';
 import express from 'express';
 import pg from 'pg';
 import request from 'supertest';
-import { inboxApp, orderedEndpoint } from '../src/inbox-endpoint';
+import { groupCommitInboxes, inboxApp, orderedEndpoint } from '../src/inbox-endpoint';
 import {
   fastifyInboxApp,
   fetchInboxHandler,
@@ -148,6 +148,31 @@ it('the Hono and fetch endpoints store a delivery once and answer 200', async ()
       expect(second.headers.get('idempotent-replayed')).toBe('true');
       expect((await new SqlInbox(pool).find('stripe', id))!.body.toString('utf8')).toBe(body);
     }
+  } finally {
+    await pool.end();
+  }
+});
+
+it('group commit: the observer hears each commit; turned off, each delivery commits alone', async () => {
+  const { pool } = await inboxApp();
+  const sizes: number[] = [];
+  const { batched, single } = groupCommitInboxes(pool, { record: (n) => sizes.push(n) });
+  const delivery = (externalId: string) => ({
+    provider: 'acme',
+    externalId,
+    orderingKey: null,
+    headers: {},
+    body: Buffer.from('{}'),
+  });
+  try {
+    const stored = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => batched.enqueue(delivery(`gc_${i}`))),
+    );
+    expect(stored.every(Boolean)).toBe(true);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(40);
+    expect(Math.max(...sizes)).toBeGreaterThan(1);
+    expect(await single.enqueue(delivery('gc_single'))).toBe(true);
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(40);
   } finally {
     await pool.end();
   }

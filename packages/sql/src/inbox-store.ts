@@ -10,6 +10,7 @@ import type {
 } from '@webhook-idempotency/core';
 import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
 import { executorFor } from './connection';
+import { GroupCommit } from './group-commit';
 import { dialects, isDuplicateKey, isMissingTable, type DialectSpec } from './dialects';
 import type { Executor, Row } from './executor';
 import { inboxDialects } from './inbox-dialects';
@@ -106,6 +107,7 @@ export class SqlInbox implements InboxStore {
   private readonly executor: Executor;
   private readonly spec: DialectSpec;
   private readonly sql: InboxQueries;
+  private readonly batcher: GroupCommit<NewDelivery, boolean> | undefined;
 
   /**
    * @throws {TypeError} when `db` is not a supported connection.
@@ -119,24 +121,49 @@ export class SqlInbox implements InboxStore {
     this.dialect = this.executor.dialect;
     this.spec = dialects[this.dialect];
     this.sql = buildInboxQueries(this.spec, inboxDialects[this.dialect], this.table, skipLocked);
+    this.batcher = groupCommitFor(
+      this.dialect,
+      options.groupCommit,
+      (deliveries) => this.insertBatch(deliveries),
+      (delivery) => this.insert(delivery),
+    );
   }
 
-  /** One `INSERT` that the unique `(provider, external_id)` index arbitrates. */
+  /**
+   * Stores a new delivery: one `INSERT` that the unique `(provider, external_id)` index
+   * arbitrates, resolving `false` for a delivery already stored. With group commit (the default),
+   * concurrent calls share a transaction; each resolves once its own row has committed.
+   */
   async enqueue(delivery: NewDelivery): Promise<boolean> {
+    return this.batcher ? this.batcher.submit(delivery) : this.insert(delivery);
+  }
+
+  /** One delivery's `INSERT`, in `transaction` when given (a batch) or on its own. */
+  private async insert(delivery: NewDelivery, transaction?: unknown): Promise<boolean> {
     const { provider, externalId, orderingKey, headers, body } = delivery;
     try {
-      const { affected } = await this.executor.query(this.sql.enqueue, [
-        provider,
-        externalId,
-        orderingKey,
-        JSON.stringify(headers),
-        body,
-      ]);
+      const { affected } = await this.executor.query(
+        this.sql.enqueue,
+        [provider, externalId, orderingKey, JSON.stringify(headers), body],
+        transaction,
+      );
       return affected === 1;
     } catch (error) {
+      // MySQL has no "do nothing" for the insert: its duplicate-key error undoes the statement
+      // alone, and a batch's transaction goes on. Any other error fails the batch, which is then
+      // written again row by row.
       if (isDuplicateKey(this.spec, error)) return false;
       throw error;
     }
+  }
+
+  /** Every delivery of a batch in one transaction, in order. */
+  private insertBatch(deliveries: readonly NewDelivery[]): Promise<boolean[]> {
+    return this.executor.transaction(async (transaction) => {
+      const stored: boolean[] = [];
+      for (const delivery of deliveries) stored.push(await this.insert(delivery, transaction));
+      return stored;
+    });
   }
 
   /** One short transaction: pick and lock the due rows, then lease them. */
@@ -312,4 +339,45 @@ export class SqlInbox implements InboxStore {
       if (affected < batchSize) return total;
     }
   }
+}
+
+/** Most deliveries one group-commit transaction may store. */
+const MAX_GROUP_COMMIT_BATCH = 1000;
+
+/** The group commit `SqlInbox` writes through, or none when `option` is `false`. */
+function groupCommitFor(
+  dialect: SqlDialect,
+  option: SqlInboxOptions['groupCommit'],
+  writeBatch: (deliveries: readonly NewDelivery[]) => Promise<readonly boolean[]>,
+  writeOne: (delivery: NewDelivery) => Promise<boolean>,
+): GroupCommit<NewDelivery, boolean> | undefined {
+  if (option === false) return undefined;
+  if (option !== undefined && (typeof option !== 'object' || option === null))
+    throw new ConfigError('groupCommit', 'must be false or an object such as { maxBatch: 64 }');
+  const maxBatch = option?.maxBatch ?? 64;
+  if (!Number.isSafeInteger(maxBatch) || maxBatch < 1 || maxBatch > MAX_GROUP_COMMIT_BATCH)
+    throw new ConfigError(
+      'groupCommit.maxBatch',
+      `must be a whole number from 1 to ${MAX_GROUP_COMMIT_BATCH}, got ${String(maxBatch)}`,
+    );
+  // SQLite has one writer: one transaction at a time, and a synchronous driver blocks the event
+  // loop during its commit, so a batch is what arrived before the loop's next turn. A server
+  // commits concurrently: nothing waits, and what arrives during the commits in flight is next.
+  const onCommit = option?.onCommit;
+  if (onCommit !== undefined && typeof onCommit !== 'function')
+    throw new ConfigError('groupCommit.onCommit', 'must be a function');
+  const sqlite = dialect === 'sqlite';
+  return new GroupCommit(
+    writeBatch,
+    writeOne,
+    { maxBatch, wait: sqlite ? 'turn' : 0, maxInFlight: sqlite ? 1 : 4 },
+    onCommit &&
+      ((size) => {
+        try {
+          onCommit(size);
+        } catch {
+          // An observer never changes what is stored.
+        }
+      }),
+  );
 }

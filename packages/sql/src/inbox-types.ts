@@ -20,6 +20,26 @@ export interface SqlInboxOptions {
    * database's write lock). Defaults to `true`.
    */
   skipLocked?: boolean;
+  /**
+   * Group commit of the endpoint's writes: deliveries that arrive while another delivery's commit
+   * is in flight are stored together in the next transaction, so a durable database flushes its
+   * log once for all of them. Each `enqueue` still resolves only after the transaction holding
+   * its own row has committed, so nothing is acknowledged that a crash could lose. A batch the
+   * database refuses is written again row by row (one bad delivery fails alone). `false` writes
+   * each delivery in a transaction of its own. Defaults to `{ maxBatch: 64 }`.
+   */
+  groupCommit?: false | GroupCommitOptions;
+}
+
+/** Options of {@link SqlInboxOptions.groupCommit}. */
+export interface GroupCommitOptions {
+  /** Most deliveries one transaction stores (1 to 1000). Defaults to 64. */
+  maxBatch?: number;
+  /**
+   * Told the number of deliveries each committed transaction stored (1 for a delivery written on
+   * its own), for metrics. Errors it throws are ignored.
+   */
+  onCommit?: (deliveries: number) => void;
 }
 
 /** Options of the `InboxSchema` helpers. */

@@ -20,4 +20,4 @@ export type {
   TransactionOf,
 } from './types';
 export type * from './admin-types';
-export type { InboxSchemaOptions, SqlInboxOptions } from './inbox-types';
+export type { GroupCommitOptions, InboxSchemaOptions, SqlInboxOptions } from './inbox-types';
