@@ -27,7 +27,9 @@ export type Style = keyof typeof CODES;
 
 // C0 controls but the line feed, DEL, and the C1 controls (U+0080–U+009F, which some terminals
 // obey like ESC sequences): what stored data must never send to a terminal raw.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
 const CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
 const CONTROLS_AND_NEWLINES = /[\u0000-\u001f\u007f-\u009f]/g;
 const hex = (char: string) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`;
 

@@ -19,6 +19,7 @@ const FAKE_OK = '\u001b[32mall good\u001b[0m';
 const C1_CSI = '\u009b2J';
 const HOSTILE = `${CLEAR}${TITLE}${FAKE_OK}${C1_CSI}\u007f\r\nstatus      done`;
 // What no line of human-readable output may hold: C0 controls but \n, DEL, C1.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/;
 
 let url: string;
