@@ -45,7 +45,7 @@ export function escapeControls(text: string, { newlines = true } = {}): string {
 }
 
 /**
- * Writes lines to one stream, painting only when colour is on. Unless `escape` is off (`--json`,
+ * Writes lines to one stream, painting only when colour is on. Unless `escaping` is off (`--json`,
  * whose text JSON.stringify already escapes), every line has its control characters escaped
  * ({@link escapeControls}) whatever it holds: only the Printer's own colours reach the terminal.
  */
@@ -57,7 +57,7 @@ export class Printer {
   constructor(
     readonly stream: OutputStream,
     readonly color: boolean,
-    readonly escape = true,
+    readonly escaping = true,
   ) {
     this.width = Math.max(40, Math.min(stream.columns ?? 80, 120));
     this.marks = new RegExp(`${this.mark}(\\d+)\ue001`, 'g');
@@ -69,7 +69,7 @@ export class Printer {
   }
 
   line(text = ''): void {
-    const safe = this.escape ? escapeControls(text) : text;
+    const safe = this.escaping ? escapeControls(text) : text;
     this.stream.write(`${safe.replace(this.marks, '\u001b[$1m')}\n`);
   }
 }
