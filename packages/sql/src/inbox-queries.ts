@@ -41,7 +41,7 @@ export interface InboxQueries {
   readonly find: string;
   /**
    * Deliveries oldest first, without body and headers (the body's length instead); with a status
-   * and/or provider filter. Params: the filters given, then the limit.
+   * and/or provider filter. Params: the id to list after, the filters given, then the limit.
    */
   list(filter: { status: boolean; provider: boolean }): string;
   /** One batch of finished deliveries. Where params: olderThanMs. */
@@ -144,8 +144,8 @@ export function buildInboxQueries(
     exists: `SELECT 1 AS present FROM ${t} WHERE 1 = 0`,
     find: `SELECT ${columns} FROM ${t} WHERE provider = ? AND external_id = ?`,
     list: ({ status, provider }) => {
-      const where = [status ? 'status = ?' : '', provider ? 'provider = ?' : ''].filter(Boolean);
-      const filter = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
+      const where = ['id > ?', status ? 'status = ?' : '', provider ? 'provider = ?' : ''];
+      const filter = ` WHERE ${where.filter(Boolean).join(' AND ')}`;
       return `SELECT ${summaryColumns} FROM ${t}${filter} ORDER BY id LIMIT ?`;
     },
     purgeBatch: dialect.deleteBatch(

@@ -30,6 +30,8 @@ interface ClaimInput {
 
 /** Most rows one `list` returns when no `limit` is given (`ReceiptsAdmin.list`'s is 50). */
 const DEFAULT_LIST_LIMIT = 100;
+/** The largest `limit` one `list` takes: page with `afterId` past it. */
+const MAX_LIST_LIMIT = 10_000;
 /** Reads and fenced writes one `redeliver` tries before it reports that the delivery kept changing. */
 const REDELIVER_ROUNDS = 3;
 const STATUSES: ReadonlySet<string> = new Set(['pending', 'processing', 'done', 'dead']);
@@ -336,22 +338,32 @@ export class SqlInbox implements InboxStore {
 
   /**
    * Summaries, oldest first: the body's size (`bodyBytes`) but never its bytes or the headers, so
-   * a listing holds no more than its rows' metadata. `limit` defaults to 100.
-   * @throws {ConfigError} for an unknown `status` or a `limit` that is not a positive whole number.
+   * a listing holds no more than its rows' metadata. `limit` defaults to 100 and may be at most
+   * 10 000; `afterId` (default 0) lists the deliveries after that id, for the next page.
+   * @throws {ConfigError} for an unknown `status`, a `limit` that is not a whole number from 1 to
+   * 10 000, or an `afterId` that is not a whole number.
    */
   async list(
     input: {
       readonly status?: DeliveryStatus;
       readonly provider?: string;
       readonly limit?: number;
+      readonly afterId?: number;
     } = {},
   ): Promise<DeliverySummary[]> {
-    const { status, provider, limit = DEFAULT_LIST_LIMIT } = input;
+    const { status, provider, limit = DEFAULT_LIST_LIMIT, afterId = 0 } = input;
+    if (!Number.isSafeInteger(afterId) || afterId < 0)
+      throw new ConfigError('afterId', `must be a whole number >= 0, got ${String(afterId)}`);
+    if (Number.isSafeInteger(limit) && limit > MAX_LIST_LIMIT)
+      throw new ConfigError(
+        'limit',
+        `must be at most ${MAX_LIST_LIMIT}, got ${limit}: page with afterId`,
+      );
     if (status !== undefined && !STATUSES.has(status))
       throw new ConfigError('status', `must be one of ${[...STATUSES].join(', ')}`);
     if (!Number.isSafeInteger(limit) || limit < 1)
       throw new ConfigError('limit', `must be a positive whole number, got ${String(limit)}`);
-    const params: unknown[] = [];
+    const params: unknown[] = [afterId];
     if (status !== undefined) params.push(status);
     if (provider !== undefined) params.push(provider);
     const statement = this.sql.list({

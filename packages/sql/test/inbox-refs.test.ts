@@ -95,4 +95,13 @@ describe.each(connectionKinds('inbox_refs'))('SqlInbox refs (%s)', (_name, open)
     ]);
     expect(rows[0]!.availableAt).toBeInstanceOf(Date);
   });
+
+  it('list pages with afterId and refuses a limit past 10 000', async () => {
+    for (const id of ['a', 'b', 'c']) await inbox.enqueue(delivery(id));
+    const [a] = await inbox.list({ limit: 1 });
+    expect((await inbox.list({ afterId: a!.id })).map((r) => r.externalId)).toEqual(['b', 'c']);
+    await expect(inbox.list({ limit: 10_001 })).rejects.toMatchObject({ option: 'limit' });
+    await expect(inbox.list({ afterId: -1 })).rejects.toMatchObject({ option: 'afterId' });
+    expect(await inbox.list({ limit: 10_000 })).toHaveLength(3);
+  });
 });

@@ -165,13 +165,15 @@ export interface InboxStore {
   find(provider: string, externalId: string): Promise<StoredDelivery | null>;
   /**
    * Stored deliveries, oldest first, filtered by `status` and `provider` when given; at most
-   * `limit` (`SqlInbox`: default 100). Summaries: the body's size, never its bytes or the headers
-   * ({@link InboxStore.find} reads one delivery whole).
+   * `limit` (`SqlInbox`: default 100, at most 10 000), after `afterId` when given (the next page).
+   * Summaries: the body's size, never its bytes or the headers ({@link InboxStore.find} reads one
+   * delivery whole).
    */
   list(input?: {
     readonly status?: DeliveryStatus;
     readonly provider?: string;
     readonly limit?: number;
+    readonly afterId?: number;
   }): Promise<DeliverySummary[]>;
   /**
    * Deletes `done` and `dead` deliveries (body included) that finished at least `olderThanMs`
