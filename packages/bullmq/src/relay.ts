@@ -2,6 +2,7 @@
 import {
   ConfigError,
   createInboxRelay,
+  type HandoffState,
   type InboxRelay,
   type InboxRelayOptions,
   jobIdOf,
@@ -23,10 +24,22 @@ export const DEFAULT_JOB_OPTIONS = {
   removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
 } as const satisfies JobsOptions;
 
+/** BullMQ's job states as the relay's handoff states; `unknown` (never added, lost, or trimmed) is `missing`. */
+function handoffState(state: string): HandoffState {
+  if (state === 'active' || state === 'completed' || state === 'failed') return state;
+  if (state === 'waiting' || state === 'delayed' || state === 'prioritized') return 'queued';
+  if (state === 'waiting-children') return 'queued';
+  return 'missing';
+}
+
 /** Options of {@link bullmqRelay}: the inbox relay's, with a BullMQ queue instead of `send`. */
-export interface BullmqRelayOptions extends Omit<InboxRelayOptions, 'send'> {
-  /** The BullMQ queue the deliveries go to (`new Queue('webhooks', { connection })`). Required. */
-  queue: Pick<Queue<QueuedDelivery>, 'addBulk'>;
+export interface BullmqRelayOptions extends Omit<InboxRelayOptions, 'send' | 'inspect'> {
+  /**
+   * The BullMQ queue the deliveries go to (`new Queue('webhooks', { connection })`). Required. Its
+   * `getJobState` tells a lapsed handoff whose job is still waiting or running (a backlog: the
+   * lease is extended) from a lost one.
+   */
+  queue: Pick<Queue<QueuedDelivery>, 'addBulk' | 'getJobState'>;
   /**
    * Merged over {@link DEFAULT_JOB_OPTIONS} for every job. `jobId` is the relay's own;
    * `deduplication`, `debounce` and `repeat` are refused (BullMQ would drop or repeat jobs).
@@ -51,7 +64,7 @@ export function bullmqRelay(options: BullmqRelayOptions): InboxRelay {
   if (typeof options !== 'object' || options === null)
     throw new ConfigError('options', 'must be an object with `inbox`, `queue` and `providers`');
   const { queue, jobOptions = {}, ...relay } = options;
-  if (typeof queue?.addBulk !== 'function')
+  if (typeof queue?.addBulk !== 'function' || typeof queue.getJobState !== 'function')
     throw new ConfigError('queue', 'must be a BullMQ Queue (new Queue(name, { connection }))');
   if (typeof jobOptions !== 'object' || jobOptions === null || Array.isArray(jobOptions))
     throw new ConfigError('jobOptions', 'must be an object of BullMQ job options');
@@ -74,6 +87,10 @@ export function bullmqRelay(options: BullmqRelayOptions): InboxRelay {
     );
   return createInboxRelay({
     ...relay,
+    async inspect(deliveries) {
+      const states = await Promise.all(deliveries.map((d) => queue.getJobState(jobIdOf(d))));
+      return states.map(handoffState);
+    },
     async send(deliveries) {
       await queue.addBulk(
         deliveries.map((d) => ({

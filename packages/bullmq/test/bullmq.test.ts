@@ -151,8 +151,15 @@ describe.each(targets('bullmq_bridge'))('the BullMQ bridge (%s)', (_name, open) 
     const r = relay({ handoffTimeoutSeconds: 1 });
     expect(await r.runOnce()).toBe(1);
     const stale = await handedOff('evt_1');
+    const job = (await queue.getJob(stale))!;
+    await sleep(1100);
+    // Still waiting in the queue: a backlog, the lease is extended and nothing is handed over.
+    expect(await r.runOnce()).toBe(0);
+    // Lost from the queue (its data comes back later under another id): a lapse.
+    await queue.remove(stale);
     await sleep(1100);
     expect(await r.runOnce()).toBe(1);
+    await queue.add('stripe', job.data, { jobId: stale });
     const fresh = await handedOff('evt_1');
     expect(fresh).not.toBe(stale);
     worker();

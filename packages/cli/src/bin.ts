@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 /** @module The `webhook-idempotency` executable: runs the command and exits with its code. */
+import { escapeControls } from './output';
 import { run } from './run';
 
 run(process.argv.slice(2)).then(
@@ -7,7 +8,7 @@ run(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`webhook-idempotency: ${String(error)}\n`);
+    process.stderr.write(`webhook-idempotency: ${escapeControls(String(error))}\n`);
     process.exitCode = 1;
   },
 );

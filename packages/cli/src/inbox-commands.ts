@@ -4,10 +4,11 @@ import { type Command, Option } from 'commander';
 import { inboxDead } from './commands/inbox-dead';
 import { inboxList } from './commands/inbox-list';
 import { inboxRetry } from './commands/inbox-retry';
+import { inboxRetryAll } from './commands/inbox-retry-all';
 import { inboxShow } from './commands/inbox-show';
 import { redeliver } from './commands/redeliver';
-import { parseWhole } from './durations';
-import { ExitCode } from './exit-codes';
+import { parseDuration, parseWhole } from './durations';
+import { CliError, ExitCode } from './exit-codes';
 import type { Context } from './session';
 
 /** Builds a command's {@link Context}; `json` turns colour off on stdout. */
@@ -57,13 +58,49 @@ export function addInboxCommands(
   inbox
     .command('retry')
     .description(
-      'a dead delivery back to pending, or a pending one waiting for its backoff due now',
+      'a dead delivery back to pending, or a pending one waiting for its backoff due now; --all-dead: every dead one',
     )
-    .argument('<provider>', 'the provider')
-    .argument('<id>', "the provider's event or delivery id")
+    .argument('[provider]', 'the provider')
+    .argument('[id]', "the provider's event or delivery id")
+    .option('--all-dead', 'retry every dead delivery (with --provider, --since) instead of one')
+    .option('--provider <name>', 'with --all-dead: only this provider')
+    .option(
+      '--since <duration>',
+      'with --all-dead: only deliveries dead within this window',
+      parseDuration,
+    )
+    .option('--dry-run', 'with --all-dead: list what would be retried, change nothing')
     .option('--json', 'print JSON')
-    .action(async (provider: string, externalId: string, options, command: Command) =>
-      done(await inboxRetry(context(command, options.json), { provider, externalId }, options)),
+    .action(
+      async (
+        provider: string | undefined,
+        externalId: string | undefined,
+        options,
+        command: Command,
+      ) => {
+        const bulk = options.allDead === true;
+        const filters = ['provider', 'since', 'dryRun'].filter(
+          (name) => options[name] !== undefined,
+        );
+        if (bulk && provider !== undefined)
+          throw new CliError(
+            ExitCode.USAGE,
+            'inbox retry --all-dead takes no <provider> <id>: filter with --provider.',
+          );
+        if (!bulk && (provider === undefined || externalId === undefined))
+          throw new CliError(ExitCode.USAGE, 'inbox retry needs <provider> <id>, or --all-dead.');
+        if (!bulk && filters.length > 0)
+          throw new CliError(
+            ExitCode.USAGE,
+            '--provider, --since and --dry-run go with --all-dead.',
+          );
+        const ctx = context(command, options.json);
+        done(
+          bulk
+            ? await inboxRetryAll(ctx, options)
+            : await inboxRetry(ctx, { provider: provider!, externalId: externalId! }, options),
+        );
+      },
     );
 
   limit(

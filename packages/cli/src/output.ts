@@ -1,4 +1,8 @@
-/** @module What the command writes: streams, colour (only on a TTY, never with NO_COLOR), tables for 80 columns. */
+/**
+ * @module What the command writes: streams, colour (only on a TTY, never with NO_COLOR), tables for
+ * 80 columns, and stored data made harmless for a terminal (control characters escaped).
+ */
+import { randomBytes } from 'node:crypto';
 
 /** Where output goes; `process.stdout` and `process.stderr` fit. */
 export interface OutputStream {
@@ -21,23 +25,52 @@ const CODES = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
 /** A style of {@link Printer.paint}. */
 export type Style = keyof typeof CODES;
 
-/** Writes lines to one stream, painting only when colour is on. */
+// C0 controls but the line feed, DEL, and the C1 controls (U+0080–U+009F, which some terminals
+// obey like ESC sequences): what stored data must never send to a terminal raw.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const CONTROLS = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const CONTROLS_AND_NEWLINES = /[\u0000-\u001f\u007f-\u009f]/g;
+const hex = (char: string) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`;
+
+/**
+ * `text` with every C0 control, DEL and C1 control written as `\xNN` (four visible characters), so
+ * a stored header or error can neither move the cursor, clear the screen, set the window title nor
+ * paint itself. Line feeds stay unless `newlines` is `false` (table cells, one-line fields).
+ * @example
+ * escapeControls('ok\u001b[2J'); // 'ok\\x1b[2J'
+ */
+export function escapeControls(text: string, { newlines = true } = {}): string {
+  return text.replace(newlines ? CONTROLS : CONTROLS_AND_NEWLINES, hex);
+}
+
+/**
+ * Writes lines to one stream, painting only when colour is on. Unless `escaping` is off (`--json`,
+ * whose text JSON.stringify already escapes), every line has its control characters escaped
+ * ({@link escapeControls}) whatever it holds: only the Printer's own colours reach the terminal.
+ */
 export class Printer {
   readonly width: number;
+  /** Marks the colour codes {@link Printer.paint} adds, unguessable to data written before this run. */
+  private readonly mark = `\ue000${randomBytes(8).toString('hex')}`;
+  private readonly marks: RegExp;
   constructor(
     readonly stream: OutputStream,
     readonly color: boolean,
+    readonly escaping = true,
   ) {
     this.width = Math.max(40, Math.min(stream.columns ?? 80, 120));
+    this.marks = new RegExp(`${this.mark}(\\d+)\ue001`, 'g');
   }
 
   /** `text` in `style` when colour is on; as is otherwise. */
   paint(style: Style, text: string): string {
-    return this.color ? `\u001b[${CODES[style]}m${text}\u001b[0m` : text;
+    return this.color ? `${this.mark}${CODES[style]}\ue001${text}${this.mark}0\ue001` : text;
   }
 
   line(text = ''): void {
-    this.stream.write(`${text}\n`);
+    const safe = this.escaping ? escapeControls(text) : text;
+    this.stream.write(`${safe.replace(this.marks, '\u001b[$1m')}\n`);
   }
 }
 
@@ -56,8 +89,16 @@ export interface Column {
   readonly style?: (cell: string) => Style | undefined;
 }
 
-const truncate = (text: string, width: number) =>
-  text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`;
+/** Cuts an escaped cell to `width`, never inside a `\xNN` unit (it is cut whole or kept whole). */
+function truncate(text: string, width: number): string {
+  if (text.length <= width) return text;
+  let cut = '';
+  for (const unit of text.match(/\\x[0-9a-f]{2}|[\s\S]/g) ?? []) {
+    if (cut.length + unit.length > width - 1) break;
+    cut += unit;
+  }
+  return `${cut}…`;
+}
 
 /**
  * Rows under a header, columns two spaces apart, fitted into `printer.width` by truncating the
@@ -66,8 +107,10 @@ const truncate = (text: string, width: number) =>
 export function renderTable(
   printer: Printer,
   columns: readonly Column[],
-  rows: readonly (readonly string[])[],
+  cells: readonly (readonly string[])[],
 ): string[] {
+  // Escaped before they are measured: a control character takes the four columns it is shown in.
+  const rows = cells.map((row) => row.map((cell) => escapeControls(cell, { newlines: false })));
   const widths = columns.map((column, i) =>
     Math.max(column.header.length, ...rows.map((row) => (row[i] ?? '').length)),
   );

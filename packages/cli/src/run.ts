@@ -13,7 +13,7 @@ import { parseTarget, type Target } from './connect';
 import { parseDuration, parseWhole } from './durations';
 import { addInboxCommands } from './inbox-commands';
 import { CliError, ExitCode } from './exit-codes';
-import { type CliIo, colorFor, Printer } from './output';
+import { type CliIo, colorFor, escapeControls, Printer } from './output';
 import type { Context } from './session';
 
 const DEFAULT_STALE = '5m';
@@ -55,7 +55,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
       !url && dialect ? { dialect, location: '', display: dialect, secret: '' } : parseTarget(url);
     return {
       io,
-      out: new Printer(io.stdout, !json && colorFor(io.stdout, io.env)),
+      out: new Printer(io.stdout, !json && colorFor(io.stdout, io.env), !json),
       err: new Printer(io.stderr, colorFor(io.stderr, io.env)),
       target,
       table: globals.table,
@@ -74,8 +74,9 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
     .version(version, '-v, --version')
     .exitOverride()
     .configureOutput({
-      writeOut: (text) => io.stdout.write(text),
-      writeErr: (text) => io.stderr.write(text),
+      // Usage errors repeat what was typed: escaped like everything else that is not --json.
+      writeOut: (text) => io.stdout.write(escapeControls(text)),
+      writeErr: (text) => io.stderr.write(escapeControls(text)),
       getOutHelpWidth: () => io.stdout.columns ?? 80,
       getErrHelpWidth: () => io.stderr.columns ?? 80,
     })
@@ -217,7 +218,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
       error instanceof CliError
         ? error
         : new CliError(ExitCode.ERROR, error instanceof Error ? error.message : String(error));
-    io.stderr.write(`webhook-idempotency: ${cliError.message}\n`);
+    io.stderr.write(`webhook-idempotency: ${escapeControls(cliError.message)}\n`);
     return cliError.exitCode;
   }
 }

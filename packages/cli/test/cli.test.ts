@@ -34,7 +34,10 @@ describe('webhook-idempotency --help', () => {
     ['migrate', ['--inbox', '--print', '--dialect <dialect>']],
     ['inbox list', ['--status <status>', '--provider <name>', '--limit <n>', '--json']],
     ['inbox show', ['<provider>', '<id>', '--body', '--json']],
-    ['inbox retry', ['<provider>', '<id>', '--json']],
+    [
+      'inbox retry',
+      ['[provider]', '[id]', '--all-dead', '--since <duration>', '--dry-run', '--json'],
+    ],
     ['inbox dead', ['--provider <name>', '--limit <n>', '--fail-on-dead', '--json']],
     ['redeliver', ['<provider>', '<id>', '--force', '--json']],
   ])('%s --help shows its own options and the global ones', async (command, flags) => {

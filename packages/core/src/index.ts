@@ -59,6 +59,7 @@ export {
 } from './inbox/worker';
 export {
   createInboxRelay,
+  type HandoffState,
   type InboxRelay,
   type InboxRelayOptions,
   jobIdOf,
@@ -77,8 +78,10 @@ export {
   type DeliveryRef,
   type DeliveryLease,
   DeliveryStatus,
+  type DeliverySummary,
   type InboxEvent,
   type InboxStore,
+  type LeasedRef,
   type NewDelivery,
   type StoredDelivery,
 } from './inbox/types';

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import {
   ConfigError,
   createInboxRelay,
+  type HandoffState,
   type InboxRelay,
   type InboxRelayOptions,
   jobIdOf,
@@ -18,7 +19,7 @@ import type { JobInsert, PgBoss, QueueResult } from 'pg-boss';
 const REFUSED_JOB_OPTIONS = ['id', 'data', 'singletonKey', 'singletonSeconds', 'group'] as const;
 
 /** Options of {@link pgBossRelay}: the relay's own, plus where the jobs go. */
-export interface PgBossRelayOptions extends Omit<InboxRelayOptions, 'send'> {
+export interface PgBossRelayOptions extends Omit<InboxRelayOptions, 'send' | 'inspect'> {
   /** A started `PgBoss`. Required. */
   boss: Pick<PgBoss, 'insert' | 'getQueue' | 'getJobById'>;
   /** The pg-boss queue, created first with `boss.createQueue` (policy `standard`). Required. */
@@ -30,6 +31,16 @@ export interface PgBossRelayOptions extends Omit<InboxRelayOptions, 'send'> {
    */
   jobOptions?: Omit<JobInsert, 'id' | 'data' | 'singletonKey' | 'singletonSeconds' | 'group'>;
 }
+
+/** pg-boss's job states as the relay's handoff states: `created` and `retry` are still queued. */
+const STATES: Record<string, HandoffState> = {
+  created: 'queued',
+  retry: 'queued',
+  active: 'active',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'failed',
+};
 
 /**
  * The pg-boss job id (a UUID, as pg-boss requires) of one handoff: {@link jobIdOf} hashed into
@@ -127,6 +138,16 @@ export async function pgBossRelay(options: PgBossRelayOptions): Promise<InboxRel
     );
   return createInboxRelay({
     ...relay,
+    // A lapsed handoff whose job pg-boss still holds (created, retry, active) is a backlog: the
+    // relay extends its lease instead of counting a failure.
+    async inspect(deliveries) {
+      const states: HandoffState[] = [];
+      for (const delivery of deliveries) {
+        const job = await boss.getJobById(queue, pgBossJobId(delivery));
+        states.push(job === null ? 'missing' : (STATES[job.state] ?? 'missing'));
+      }
+      return states;
+    },
     async send(deliveries) {
       const ids = deliveries.map(pgBossJobId);
       const inserted = new Set(

@@ -320,9 +320,12 @@ it('a delivery whose handoffs keep lapsing (its consumers die on it) is dead aft
       maxHandoffs: 2,
       onEvent: (e) => void f.events.push(e),
     });
-    // Nobody works the queue: each handoff lapses. A lease made short by hand plays the timeout.
+    // Each handoff lapses: its job is gone from pg-boss (a job still queued would only be a
+    // backlog, extended). A lease made short by hand plays the timeout.
     for (let handoff = 1; handoff <= 2; handoff++) {
       expect(await relay.runOnce()).toBe(1);
+      const held = (await f.inbox.find('stripe', 'evt_1'))!;
+      await boss.deleteJob(f.names.queue, pgBossJobId(held));
       await f.pool.query(`UPDATE ${f.names.inbox} SET available_at = now() - interval '1 second'`);
     }
     expect(await relay.runOnce()).toBe(1);

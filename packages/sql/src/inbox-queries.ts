@@ -12,8 +12,13 @@ export const LEASE_EXPIRED = 'LeaseExpired: the worker holding it stopped before
 export interface InboxQueries {
   /** Store a pending delivery unless its key is stored. Params: provider, externalId, orderingKey, headers, body. */
   readonly enqueue: string;
-  /** Pick due deliveries of `providers` providers, locking them. Params: each provider, then the limit. */
-  claimSelect(providers: number): string;
+  /**
+   * Pick due deliveries of `providers` providers, locking them; with `refs`, only their references
+   * and counters (no body, no headers). Params: each provider, then the limit.
+   */
+  claimSelect(providers: number, refs?: boolean): string;
+  /** Processing deliveries whose lease ran out, after an id, references only. Params: each provider, the id, the limit. */
+  lapsed(providers: number): string;
   /** Lease the picked rows. Params: leaseMs, then each id. */
   claimUpdate(ids: number): string;
   /** Lease → done. Params: id, attempts. */
@@ -34,7 +39,10 @@ export interface InboxQueries {
   readonly exists: string;
   /** One delivery by key. Params: provider, externalId. */
   readonly find: string;
-  /** Deliveries oldest first; with a status and/or provider filter. Params: the filters given, then the limit. */
+  /**
+   * Deliveries oldest first, without body and headers (the body's length instead); with a status
+   * and/or provider filter. Params: the id to list after, the filters given, then the limit.
+   */
   list(filter: { status: boolean; provider: boolean }): string;
   /** One batch of finished deliveries. Where params: olderThanMs. */
   readonly purgeBatch: BatchDelete;
@@ -68,6 +76,22 @@ export function buildInboxQueries(
     `${dialect.toMs('finished_at')} AS finished_ms`,
     'last_error',
   ].join(', ');
+  // What a relay needs of a delivery: its reference, its lease and its counters.
+  const refColumns = 'id, provider, external_id, status, attempts, failures';
+  const summaryColumns = [
+    'id',
+    'provider',
+    'external_id',
+    'ordering_key',
+    'status',
+    'attempts',
+    'failures',
+    'LENGTH(body) AS body_bytes',
+    `${dialect.toMs('received_at')} AS received_ms`,
+    `${dialect.toMs('available_at')} AS available_ms`,
+    `${dialect.toMs('finished_at')} AS finished_ms`,
+    'last_error',
+  ].join(', ');
   const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
   const leased = `id = ? AND status = 'processing' AND attempts = ?`;
   const unfinished = `status IN ('pending', 'processing')`;
@@ -83,10 +107,13 @@ export function buildInboxQueries(
     // order from an index over them alone (a partial index, or (finished_at, id) from NULL), never
     // walking the done and dead rows, and locks only the rows it returns (InnoDB locks every row a
     // filesort reads, and the primary key would walk every finished row first).
-    claimSelect: (providers) =>
-      `SELECT ${columns} FROM ${t} d${hint} WHERE d.finished_at IS NULL AND d.provider IN (${placeholders(providers)}) ` +
+    claimSelect: (providers, refs = false) =>
+      `SELECT ${refs ? refColumns : columns} FROM ${t} d${hint} WHERE d.finished_at IS NULL AND d.provider IN (${placeholders(providers)}) ` +
       `AND d.${unfinished} AND d.available_at <= ${now} AND ${headOfGroup} ` +
       `ORDER BY d.id LIMIT ?${inbox.lockClause(skipLocked)}`,
+    lapsed: (providers) =>
+      `SELECT ${refColumns} FROM ${t} d${hint} WHERE d.finished_at IS NULL AND d.provider IN (${placeholders(providers)}) ` +
+      `AND d.status = 'processing' AND d.available_at <= ${now} AND d.id > ? ORDER BY d.id LIMIT ?`,
     claimUpdate: (ids) =>
       // Taking over an expired lease counts as a failure: its worker died or stalled (a delivery
       // that kills its worker every time must still reach the dead letter). The old status is
@@ -117,9 +144,9 @@ export function buildInboxQueries(
     exists: `SELECT 1 AS present FROM ${t} WHERE 1 = 0`,
     find: `SELECT ${columns} FROM ${t} WHERE provider = ? AND external_id = ?`,
     list: ({ status, provider }) => {
-      const where = [status ? 'status = ?' : '', provider ? 'provider = ?' : ''].filter(Boolean);
-      const filter = where.length > 0 ? ` WHERE ${where.join(' AND ')}` : '';
-      return `SELECT ${columns} FROM ${t}${filter} ORDER BY id LIMIT ?`;
+      const where = ['id > ?', status ? 'status = ?' : '', provider ? 'provider = ?' : ''];
+      const filter = ` WHERE ${where.filter(Boolean).join(' AND ')}`;
+      return `SELECT ${summaryColumns} FROM ${t}${filter} ORDER BY id LIMIT ?`;
     },
     purgeBatch: dialect.deleteBatch(
       t,

@@ -4,7 +4,9 @@ import type {
   Delivery,
   DeliveryLease,
   DeliveryStatus,
+  DeliverySummary,
   InboxStore,
+  LeasedRef,
   NewDelivery,
   StoredDelivery,
 } from '@webhook-idempotency/core';
@@ -20,8 +22,17 @@ import type { SqlInboxOptions } from './inbox-types';
 import { storableText } from './sql-store';
 import type { SqlConnection, SqlDialect } from './types';
 
-/** Most rows one `list` returns when no `limit` is given. */
+/** What a claim takes. */
+interface ClaimInput {
+  readonly providers: readonly string[];
+  readonly limit: number;
+  readonly leaseMs: number;
+}
+
+/** Most rows one `list` returns when no `limit` is given (`ReceiptsAdmin.list`'s is 50). */
 const DEFAULT_LIST_LIMIT = 100;
+/** The largest `limit` one `list` takes: page with `afterId` past it. */
+const MAX_LIST_LIMIT = 10_000;
 /** Reads and fenced writes one `redeliver` tries before it reports that the delivery kept changing. */
 const REDELIVER_ROUNDS = 3;
 const STATUSES: ReadonlySet<string> = new Set(['pending', 'processing', 'done', 'dead']);
@@ -58,15 +69,53 @@ function toDelivery(row: Row, attempts = Number(row.attempts)): Delivery {
   };
 }
 
-function toStored(row: Row): StoredDelivery {
+/** A claimed row as a relay holds it: counted as the claim counted it (`attempts + 1`, a takeover a failure). */
+function toLeasedRef(row: Row): LeasedRef {
+  const takenOver = text(row.status) === 'processing';
   return {
-    ...toDelivery(row),
+    id: Number(row.id),
+    provider: text(row.provider),
+    externalId: text(row.external_id),
+    attempts: Number(row.attempts) + 1,
+    failures: Number(row.failures) + (takenOver ? 1 : 0),
+  };
+}
+
+/** A `lapsed` row: the lease it is still held under. */
+const toHeldRef = (row: Row): LeasedRef => ({
+  id: Number(row.id),
+  provider: text(row.provider),
+  externalId: text(row.external_id),
+  attempts: Number(row.attempts),
+  failures: Number(row.failures),
+});
+
+function toSummary(row: Row): DeliverySummary {
+  return {
+    id: Number(row.id),
+    provider: text(row.provider),
+    externalId: text(row.external_id),
+    orderingKey: nullableText(row.ordering_key),
+    attempts: Number(row.attempts),
+    failures: Number(row.failures),
+    receivedAt: date(row.received_ms),
+    bodyBytes: Number(row.body_bytes ?? 0),
+    ...stateOf(row),
+  };
+}
+
+function stateOf(row: Row) {
+  return {
     status: text(row.status) as DeliveryStatus,
     availableAt: date(row.available_ms),
     finishedAt:
       row.finished_ms === null || row.finished_ms === undefined ? null : date(row.finished_ms),
     lastError: nullableText(row.last_error),
   };
+}
+
+function toStored(row: Row): StoredDelivery {
+  return { ...toDelivery(row), ...stateOf(row) };
 }
 
 function positive(option: string, value: unknown, integer: boolean): void {
@@ -167,20 +216,30 @@ export class SqlInbox implements InboxStore {
   }
 
   /** One short transaction: pick and lock the due rows, then lease them. */
-  async claim({
-    providers,
-    limit,
-    leaseMs,
-  }: {
-    readonly providers: readonly string[];
-    readonly limit: number;
-    readonly leaseMs: number;
-  }): Promise<Delivery[]> {
+  async claim(input: ClaimInput): Promise<Delivery[]> {
+    return (await this.claimRows(input, false)).map((row) => {
+      const delivery = toDelivery(row, Number(row.attempts) + 1);
+      return text(row.status) === 'processing'
+        ? { ...delivery, failures: delivery.failures + 1 }
+        : delivery;
+    });
+  }
+
+  /** As {@link SqlInbox.claim}, reading only the references and counters: no body, no headers. */
+  async claimRefs(input: ClaimInput): Promise<LeasedRef[]> {
+    return (await this.claimRows(input, true)).map(toLeasedRef);
+  }
+
+  /** The claim's transaction; the rows as they were before the lease (`refs`: reference columns only). */
+  private async claimRows(
+    { providers, limit, leaseMs }: ClaimInput,
+    refs: boolean,
+  ): Promise<Row[]> {
     if (providers.length === 0 || limit < 1) return [];
     return this.executor.transaction(
       async (transaction) => {
         const { rows } = await this.executor.query(
-          this.sql.claimSelect(providers.length),
+          this.sql.claimSelect(providers.length, refs),
           [...providers, limit],
           transaction,
         );
@@ -190,15 +249,29 @@ export class SqlInbox implements InboxStore {
           [leaseMs, ...rows.map((row) => Number(row.id))],
           transaction,
         );
-        return rows.map((row) => {
-          const delivery = toDelivery(row, Number(row.attempts) + 1);
-          return text(row.status) === 'processing'
-            ? { ...delivery, failures: delivery.failures + 1 }
-            : delivery;
-        });
+        return [...rows];
       },
       { lockStatement: this.spec.lockForWrite?.(this.spec.quote(this.table)) },
     );
+  }
+
+  /** One read of the index over unfinished deliveries: processing ones whose lease ran out. */
+  async lapsed({
+    providers,
+    limit,
+    afterId,
+  }: {
+    readonly providers: readonly string[];
+    readonly limit: number;
+    readonly afterId: number;
+  }): Promise<LeasedRef[]> {
+    if (providers.length === 0 || limit < 1) return [];
+    const { rows } = await this.executor.query(this.sql.lapsed(providers.length), [
+      ...providers,
+      afterId,
+      limit,
+    ]);
+    return rows.map(toHeldRef);
   }
 
   async complete(lease: DeliveryLease): Promise<boolean> {
@@ -290,20 +363,34 @@ export class SqlInbox implements InboxStore {
     return rows[0] ? toStored(rows[0]) : null;
   }
 
-  /** @throws {ConfigError} for an unknown `status` or a `limit` that is not a positive whole number. */
+  /**
+   * Summaries, oldest first: the body's size (`bodyBytes`) but never its bytes or the headers, so
+   * a listing holds no more than its rows' metadata. `limit` defaults to 100 and may be at most
+   * 10 000; `afterId` (default 0) lists the deliveries after that id, for the next page.
+   * @throws {ConfigError} for an unknown `status`, a `limit` that is not a whole number from 1 to
+   * 10 000, or an `afterId` that is not a whole number.
+   */
   async list(
     input: {
       readonly status?: DeliveryStatus;
       readonly provider?: string;
       readonly limit?: number;
+      readonly afterId?: number;
     } = {},
-  ): Promise<StoredDelivery[]> {
-    const { status, provider, limit = DEFAULT_LIST_LIMIT } = input;
+  ): Promise<DeliverySummary[]> {
+    const { status, provider, limit = DEFAULT_LIST_LIMIT, afterId = 0 } = input;
+    if (!Number.isSafeInteger(afterId) || afterId < 0)
+      throw new ConfigError('afterId', `must be a whole number >= 0, got ${String(afterId)}`);
+    if (Number.isSafeInteger(limit) && limit > MAX_LIST_LIMIT)
+      throw new ConfigError(
+        'limit',
+        `must be at most ${MAX_LIST_LIMIT}, got ${limit}: page with afterId`,
+      );
     if (status !== undefined && !STATUSES.has(status))
       throw new ConfigError('status', `must be one of ${[...STATUSES].join(', ')}`);
     if (!Number.isSafeInteger(limit) || limit < 1)
       throw new ConfigError('limit', `must be a positive whole number, got ${String(limit)}`);
-    const params: unknown[] = [];
+    const params: unknown[] = [afterId];
     if (status !== undefined) params.push(status);
     if (provider !== undefined) params.push(provider);
     const statement = this.sql.list({
@@ -311,7 +398,7 @@ export class SqlInbox implements InboxStore {
       provider: provider !== undefined,
     });
     const { rows } = await this.executor.query(statement, [...params, limit]);
-    return rows.map(toStored);
+    return rows.map(toSummary);
   }
 
   /**

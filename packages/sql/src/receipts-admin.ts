@@ -205,7 +205,8 @@ export class ReceiptsAdmin {
 
   /**
    * Receipts matching every given filter, newest claim first (or oldest with `order: 'oldest'`),
-   * without their stored answers (read one with {@link ReceiptsAdmin.find}).
+   * without their stored answers (read one with {@link ReceiptsAdmin.find}); at most `limit`
+   * (default 50, up to 10 000; `SqlInbox.list`'s default is 100).
    * @throws {ConfigError} naming `status` for a status that does not exist.
    */
   async list(options: ListOptions = {}): Promise<ReceiptSummary[]> {

@@ -268,7 +268,12 @@ describe.each(connectionKinds('inbox_relay'))(
 );
 
 describe('relay and consumer options and job data', () => {
-  const inbox = { claim: async () => [], extend: async () => 0, find: async () => null } as never;
+  const inbox = {
+    claim: async () => [],
+    claimRefs: async () => [],
+    extend: async () => 0,
+    find: async () => null,
+  } as never;
   const store = new InMemoryStore();
 
   it('refuses bad options, naming them', () => {
@@ -282,6 +287,12 @@ describe('relay and consumer options and job data', () => {
       expect.objectContaining({ option: 'handoffTimeoutSeconds' }),
     );
     expect(relayCase({ inbox: {} })).toThrow(expect.objectContaining({ option: 'inbox' }));
+    expect(relayCase({ inspect: 'no' })).toThrow(expect.objectContaining({ option: 'inspect' }));
+    // A relay that inspects its queue reads the lapsed handoffs: an inbox without `lapsed` cannot.
+    expect(relayCase({ inspect: async () => [] })).toThrow(
+      expect.objectContaining({ option: 'inbox' }),
+    );
+    expect(relayCase({ store: {} })).toThrow(expect.objectContaining({ option: 'store' }));
     expect(() => createInboxConsumer({ inbox, store, handlers: {} })).toThrow(
       expect.objectContaining({ option: 'handlers' }),
     );

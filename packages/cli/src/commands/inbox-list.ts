@@ -1,5 +1,5 @@
 /** @module `inbox list`: stored inbox deliveries by status and provider, in receipt order. */
-import type { DeliveryStatus, StoredDelivery } from '@webhook-idempotency/core';
+import type { DeliveryStatus, DeliverySummary, StoredDelivery } from '@webhook-idempotency/core';
 import { formatAge } from '../durations';
 import { ExitCode } from '../exit-codes';
 import { renderTable, statusStyle } from '../output';
@@ -14,7 +14,7 @@ export interface InboxListCommandOptions {
 }
 
 /** A delivery for `--json`: dates as ISO strings, the body's size but never its bytes. */
-export const deliveryJson = (delivery: StoredDelivery) => ({
+export const deliveryJson = (delivery: DeliverySummary | StoredDelivery) => ({
   id: delivery.id,
   provider: delivery.provider,
   externalId: delivery.externalId,
@@ -26,14 +26,14 @@ export const deliveryJson = (delivery: StoredDelivery) => ({
   availableAt: delivery.availableAt.toISOString(),
   finishedAt: delivery.finishedAt?.toISOString() ?? null,
   lastError: delivery.lastError,
-  bodyBytes: delivery.body.length,
+  bodyBytes: 'body' in delivery ? delivery.body.length : delivery.bodyBytes,
 });
 
 /** `12m ago`, from this machine's clock. */
 export const ago = (date: Date, now = Date.now()) => `${formatAge(now - date.getTime())} ago`;
 
 /** When a pending delivery is due (`now`, `in 12s`), how long a processing one's lease lasts (`lease 2m`). */
-export function due(delivery: StoredDelivery, now = Date.now()): string {
+export function due(delivery: DeliverySummary | StoredDelivery, now = Date.now()): string {
   const left = delivery.availableAt.getTime() - now;
   if (delivery.status === 'pending') return left <= 0 ? 'now' : `in ${formatAge(left)}`;
   if (delivery.status === 'processing') return left <= 0 ? 'expired' : `lease ${formatAge(left)}`;

@@ -1,7 +1,7 @@
 /** @module `inbox show`: one stored delivery, its state and headers; its body bytes only with `--body`. */
 import type { StoredDelivery } from '@webhook-idempotency/core';
 import { CliError, ExitCode } from '../exit-codes';
-import type { Printer } from '../output';
+import { escapeControls, type Printer } from '../output';
 import { type Context, withInbox } from '../session';
 import { ago, deliveryJson, due } from './inbox-list';
 
@@ -29,11 +29,17 @@ export function noDelivery(context: Context, key: { provider: string; externalId
 }
 
 function print(out: Printer, delivery: StoredDelivery, withBody: boolean): void {
+  // One line per field: a stored value cannot add lines that look like other fields.
   const field = (name: string, value: string) =>
-    out.line(`${out.paint('dim', name.padEnd(12))}${value}`);
+    out.line(`${out.paint('dim', name.padEnd(12))}${escapeControls(value, { newlines: false })}`);
   const now = Date.now();
   const when = (date: Date) => `${date.toISOString()} (${ago(date, now)})`;
-  out.line(out.paint('bold', `${delivery.provider} ${delivery.externalId}`));
+  out.line(
+    out.paint(
+      'bold',
+      escapeControls(`${delivery.provider} ${delivery.externalId}`, { newlines: false }),
+    ),
+  );
   field('status', delivery.status);
   field('attempts', String(delivery.attempts));
   field('failures', String(delivery.failures));
@@ -48,7 +54,8 @@ function print(out: Printer, delivery: StoredDelivery, withBody: boolean): void 
   if (delivery.lastError) field('last error', delivery.lastError);
   out.line();
   out.line(out.paint('dim', 'headers'));
-  for (const [name, value] of Object.entries(delivery.headers)) out.line(`${name}: ${value}`);
+  for (const [name, value] of Object.entries(delivery.headers))
+    out.line(escapeControls(`${name}: ${value}`, { newlines: false }));
   out.line();
   if (!withBody) {
     out.line(out.paint('dim', `body: ${delivery.body.length} bytes (--body prints them)`));

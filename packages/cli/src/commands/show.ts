@@ -2,7 +2,7 @@
 import type { ObservedReceipt } from '@webhook-idempotency/core';
 import { formatAge, formatDuration } from '../durations';
 import { CliError, ExitCode } from '../exit-codes';
-import type { Printer } from '../output';
+import { escapeControls, type Printer } from '../output';
 import { type Context, withAdmin } from '../session';
 import { receiptJson } from './list';
 
@@ -53,9 +53,15 @@ function answerLines(response: string): string[] {
 }
 
 function print(out: Printer, receipt: ObservedReceipt): void {
+  // One line per field: a stored value cannot add lines that look like other fields.
   const field = (name: string, value: string) =>
-    out.line(`${out.paint('dim', name.padEnd(12))}${value}`);
-  out.line(out.paint('bold', `${receipt.provider} ${receipt.externalId}`));
+    out.line(`${out.paint('dim', name.padEnd(12))}${escapeControls(value, { newlines: false })}`);
+  out.line(
+    out.paint(
+      'bold',
+      escapeControls(`${receipt.provider} ${receipt.externalId}`, { newlines: false }),
+    ),
+  );
   field('status', receipt.status);
   field('attempts', String(receipt.attempts));
   field('claimed', `${receipt.claimedAt.toISOString()} (${formatAge(receipt.claimAgeMs)} ago)`);

@@ -6,14 +6,23 @@
 import { createHash } from 'node:crypto';
 import { SECOND } from '../constants';
 import { ConfigError } from '../errors';
+import { RequestKey } from '../request-key';
+import type { Store } from '../types';
 import { emitter, numberOption, refOf } from './run';
-import type { Delivery, DeliveryRef, InboxEvent, InboxStore } from './types';
+import type { DeliveryRef, InboxEvent, InboxStore, LeasedRef } from './types';
 
 /**
  * What a queue job carries: a reference to a stored delivery and the lease it was handed over
  * with, never its body (the consumer reads the verified bytes from the inbox).
  */
 export interface QueuedDelivery extends DeliveryRef {}
+
+/**
+ * Where a queue has the job of one handoff, as a bridge's `inspect` reports it: waiting or retrying
+ * (`queued`), running (`active`), finished (`completed`, `failed`), or not there at all (`missing`:
+ * lost, never added, or trimmed after it finished).
+ */
+export type HandoffState = 'queued' | 'active' | 'completed' | 'failed' | 'missing';
 
 /** How long a claimed delivery stays leased while the batch is sent; past it another relay sends it again. */
 const SEND_LEASE_MS = 30 * SECOND;
@@ -49,6 +58,22 @@ export interface InboxRelayOptions {
     deliveries: readonly QueuedDelivery[],
     // biome-ignore lint/suspicious/noConfusingVoidType: an `async` send that returns nothing is typed Promise<void>, and is allowed to.
   ): Promise<readonly QueuedDelivery[] | undefined | void>;
+  /**
+   * Asks the queue where the jobs of these handoffs are: one {@link HandoffState} per delivery, in
+   * order (the bridges implement it). When a handoff's timeout passes, the relay asks first: a job
+   * still `queued` or `active` is a backlog, not a lapse, and its lease is extended by another
+   * handoff timeout, without counting a failure. Only a job that finished without settling its
+   * delivery, or that the queue no longer has, counts as a lapse. Without it, every handoff whose
+   * timeout passes is a lapse. When it rejects, nothing is taken over that round.
+   */
+  inspect?(deliveries: readonly QueuedDelivery[]): Promise<readonly HandoffState[]>;
+  /**
+   * The receipts store the consumers run through (`new SqlStore(db)`). Before the relay buries a
+   * delivery whose handoffs lapsed `maxHandoffs` times, it reads the receipt: a `completed` one
+   * means the handler committed, and the delivery is marked `done` instead (a `processed` event,
+   * `replayed: true`). Without it, such a delivery is buried.
+   */
+  store?: Pick<Store<unknown>, 'find'>;
   /** Deliveries claimed and sent at once. Defaults to 100. */
   batchSize?: number;
   /** Milliseconds between claims while nothing is due (and after a failed send). Defaults to 1000. */
@@ -59,11 +84,12 @@ export interface InboxRelayOptions {
    */
   handoffTimeoutSeconds?: number;
   /**
-   * Handoffs that may lapse (the handoff timeout passed: the queue lost the job, or its consumers
-   * died on it every time) before the delivery is dead instead of handed over again. Defaults to 3.
+   * Handoffs that may lapse (the handoff timeout passed and the queue no longer runs the job: it
+   * lost it, or its consumers died on it every time) before the delivery is dead instead of handed
+   * over again. With `inspect`, a job still queued or running is never a lapse. Defaults to 3.
    */
   maxHandoffs?: number;
-  /** Receives `queued`, `dead` and `store-error` events. Errors it throws are ignored. */
+  /** Receives `queued`, `dead`, `processed` (a lapsed delivery its receipt completed) and `store-error` events. Errors it throws are ignored. */
   onEvent?: (event: InboxEvent) => void;
 }
 
@@ -79,7 +105,8 @@ export interface InboxRelay {
   readonly running: boolean;
 }
 
-const toQueued = (d: Delivery): QueuedDelivery => refOf(d);
+const toQueued = (d: DeliveryRef): QueuedDelivery => refOf(d);
+const stillRunning = (state: HandoffState | undefined) => state === 'queued' || state === 'active';
 
 /**
  * Builds a relay that claims due deliveries of `providers` and hands them to a queue through
@@ -95,9 +122,16 @@ export function createInboxRelay(options: InboxRelayOptions): InboxRelay {
   if (typeof options !== 'object' || options === null)
     throw new ConfigError('options', 'must be an object with `inbox`, `providers` and `send`');
   const { inbox, send } = options;
-  if (!inbox || typeof inbox.claim !== 'function' || typeof inbox.extend !== 'function')
+  if (!inbox || typeof inbox.claimRefs !== 'function' || typeof inbox.extend !== 'function')
     throw new ConfigError('inbox', 'must implement InboxStore (new SqlInbox(db))');
   if (typeof send !== 'function') throw new ConfigError('send', 'must be a function');
+  const { inspect, store } = options;
+  if (inspect !== undefined && typeof inspect !== 'function')
+    throw new ConfigError('inspect', 'must be a function');
+  if (inspect !== undefined && typeof inbox.lapsed !== 'function')
+    throw new ConfigError('inbox', 'must implement InboxStore.lapsed to inspect handoffs');
+  if (store !== undefined && typeof store?.find !== 'function')
+    throw new ConfigError('store', 'must be a receipts store (new SqlStore(db))');
   const providers = options.providers;
   if (
     !Array.isArray(providers) ||
@@ -114,12 +148,62 @@ export function createInboxRelay(options: InboxRelayOptions): InboxRelay {
   /** Sends that failed in a row: the next round waits longer, up to a minute. */
   let sendFailures = 0;
 
-  /** Deliveries whose handoffs lapsed `maxHandoffs` times are buried, not sent again. */
-  async function buryLapsed(claimed: Delivery[]): Promise<Delivery[]> {
-    const send: Delivery[] = [];
+  /** Whether the delivery's receipt shows its handler committed; `false` without a store or when it cannot say. */
+  async function committed(d: DeliveryRef): Promise<boolean> {
+    if (store === undefined) return false;
+    try {
+      const key = new RequestKey(d.provider, d.externalId);
+      return (await store.find(key, { now: Date.now() }))?.status === 'completed';
+    } catch (error) {
+      emit({ type: 'store-error', operation: 'find', error, delivery: refOf(d) });
+      return false;
+    }
+  }
+
+  /**
+   * Handoffs whose timeout passed while the queue still holds their job (queued behind a backlog,
+   * or running) keep their lease for another handoff timeout: not a lapse, and not taken over.
+   * Resolves `false` when the inbox or the queue could not say: nothing is taken over this round.
+   */
+  async function extendBacklog(check: NonNullable<typeof inspect>): Promise<boolean> {
+    for (let afterId = 0; ; ) {
+      try {
+        const lapsed = await inbox.lapsed({ providers: [...providers], limit: batchSize, afterId });
+        if (lapsed.length === 0) return true;
+        const states = await check(lapsed.map(toQueued));
+        if (!Array.isArray(states) || states.length !== lapsed.length)
+          throw new TypeError(`inspect must resolve one state per delivery (${lapsed.length})`);
+        const held = lapsed.filter((_, i) => stillRunning(states[i]));
+        if (held.length > 0) await inbox.extend(held, { leaseMs: handoffMs });
+        if (lapsed.length < batchSize) return true;
+        afterId = lapsed[lapsed.length - 1]!.id;
+      } catch (error) {
+        // Backs off as a failed send does: a queue that cannot answer would refuse the send too.
+        sendFailures++;
+        emit({ type: 'store-error', operation: 'inspect', error });
+        return false;
+      }
+    }
+  }
+
+  /**
+   * Deliveries whose handoffs lapsed `maxHandoffs` times are buried, not sent again; unless their
+   * receipt shows the handler committed, and then they are done.
+   */
+  async function buryLapsed(claimed: LeasedRef[]): Promise<LeasedRef[]> {
+    const send: LeasedRef[] = [];
     for (const d of claimed) {
       if (d.failures < maxHandoffs) {
         send.push(d);
+        continue;
+      }
+      if (await committed(d)) {
+        try {
+          if (await inbox.complete(d))
+            emit({ type: 'processed', delivery: refOf(d), replayed: true });
+        } catch (cause) {
+          emit({ type: 'store-error', operation: 'complete', error: cause, delivery: refOf(d) });
+        }
         continue;
       }
       const error = `LeaseExpired: ${d.failures} handoffs to the queue lapsed without the job settling it`;
@@ -134,9 +218,10 @@ export function createInboxRelay(options: InboxRelayOptions): InboxRelay {
 
   /** One claim and send; resolves with how many were handed over. A failure is reported, never thrown. */
   async function handOver(): Promise<number> {
-    let claimed: Delivery[];
+    if (inspect !== undefined && !(await extendBacklog(inspect))) return -1;
+    let claimed: LeasedRef[];
     try {
-      claimed = await inbox.claim({
+      claimed = await inbox.claimRefs({
         providers: [...providers],
         limit: batchSize,
         leaseMs: SEND_LEASE_MS,

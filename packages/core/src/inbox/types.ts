@@ -58,6 +58,24 @@ export interface StoredDelivery extends Delivery {
   readonly lastError: string | null;
 }
 
+/**
+ * A stored delivery as {@link InboxStore.list} reads it: its state, and its body's size instead of
+ * its bytes and headers (a listing never holds the bodies it does not show).
+ */
+export interface DeliverySummary extends Omit<StoredDelivery, 'body' | 'headers'> {
+  /** The body's size in bytes. */
+  readonly bodyBytes: number;
+}
+
+/**
+ * A lease as a relay holds it ({@link InboxStore.claimRefs}, {@link InboxStore.lapsed}): the
+ * reference a queue job carries and the failures so far, never the body or the headers.
+ */
+export interface LeasedRef extends DeliveryRef {
+  /** As {@link Delivery.failures}: failed attempts and lapsed leases before this lease. */
+  readonly failures: number;
+}
+
 /** The lease a claim gave: the delivery's `id` and the `attempts` it was claimed with. */
 export interface DeliveryLease {
   readonly id: number;
@@ -89,6 +107,25 @@ export interface InboxStore {
     readonly limit: number;
     readonly leaseMs: number;
   }): Promise<Delivery[]>;
+  /**
+   * As {@link InboxStore.claim} (the same leases, the same atomicity), resolving with references
+   * only: what a relay hands to a queue, without reading any body or headers.
+   */
+  claimRefs(input: {
+    readonly providers: readonly string[];
+    readonly limit: number;
+    readonly leaseMs: number;
+  }): Promise<LeasedRef[]>;
+  /**
+   * The `processing` deliveries of `providers` whose lease has run out (the next claim would take
+   * them over and count a failure), in id order after `afterId`, at most `limit`; the lease each
+   * was handed over with, so a relay can ask its queue about that job first. A plain read.
+   */
+  lapsed(input: {
+    readonly providers: readonly string[];
+    readonly limit: number;
+    readonly afterId: number;
+  }): Promise<LeasedRef[]>;
   /** Marks the leased delivery `done`. `false` when the lease was lost (nothing changed). */
   complete(lease: DeliveryLease): Promise<boolean>;
   /**
@@ -126,12 +163,18 @@ export interface InboxStore {
   retryNow(provider: string, externalId: string): Promise<boolean>;
   /** The delivery stored under this key, or `null`. A plain read. */
   find(provider: string, externalId: string): Promise<StoredDelivery | null>;
-  /** Stored deliveries, oldest first, filtered by `status` and `provider` when given; at most `limit` (default 100). */
+  /**
+   * Stored deliveries, oldest first, filtered by `status` and `provider` when given; at most
+   * `limit` (`SqlInbox`: default 100, at most 10 000), after `afterId` when given (the next page).
+   * Summaries: the body's size, never its bytes or the headers ({@link InboxStore.find} reads one
+   * delivery whole).
+   */
   list(input?: {
     readonly status?: DeliveryStatus;
     readonly provider?: string;
     readonly limit?: number;
-  }): Promise<StoredDelivery[]>;
+    readonly afterId?: number;
+  }): Promise<DeliverySummary[]>;
   /**
    * Deletes `done` and `dead` deliveries (body included) that finished at least `olderThanMs`
    * ago (`0`: all of them), as receipts are purged; never a `pending` or `processing` one.
