@@ -21,7 +21,10 @@ function chunked(chunk: string, count: number) {
   return { stream, pulled: () => pulled };
 }
 
-const post = (body: BodyInit | null, headers: Record<string, string> = {}) =>
+const post = (
+  body: string | ReadableStream<Uint8Array> | null,
+  headers: Record<string, string> = {},
+) =>
   new Request('http://localhost/hook', {
     method: 'POST',
     body,
