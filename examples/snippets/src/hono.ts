@@ -1,6 +1,6 @@
 /**
  * @module docs/adapters/hono.md and packages/hono/README.md: one route, a signed preset behind
- * bodyLimit, the transaction, app-wide use. test/web-adapters.test.ts serves each with @hono/node-server.
+ * maxRequestBytes, the transaction, app-wide use. test/web-adapters.test.ts serves each with @hono/node-server.
  */
 // #region minimal
 import { Hono } from 'hono';
@@ -8,7 +8,6 @@ import { InMemoryStore } from '@webhook-idempotency/core';
 import { idempotent } from '@webhook-idempotency/hono';
 // #endregion minimal
 // #region preset
-import { bodyLimit } from 'hono/body-limit';
 import { providers } from '@webhook-idempotency/core';
 // #endregion preset
 // #region transaction
@@ -44,14 +43,17 @@ export function minimalApp() {
   return app;
 }
 
-/** A preset that checks a signature over the bytes, behind Hono's bodyLimit. */
+/** A preset that checks a signature over the bytes, read up to maxRequestBytes. */
 export function presetApp(store: Store, secret: string) {
   const app = new Hono();
   // #region preset
   app.post(
     '/webhooks/github',
-    bodyLimit({ maxSize: 512 * 1024 }), // 413 past 512 KiB, before the guard reads the body
-    idempotent({ store, preset: providers.github({ secret }) }), // verifies X-Hub-Signature-256 over the exact bytes
+    idempotent({
+      store,
+      preset: providers.github({ secret }), // verifies X-Hub-Signature-256 over the exact bytes
+      maxRequestBytes: 512 * 1024, // 413 past 512 KiB (default 1 MiB), before the signature is checked
+    }),
     (c) => c.json({ received: c.req.header('x-github-event') }),
   );
   // #endregion preset

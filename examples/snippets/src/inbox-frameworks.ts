@@ -63,6 +63,7 @@ export function honoInboxApp(deliveries: SqlInbox): Hono {
     honoInbox({
       inbox: deliveries,
       preset: providers.stripe({ secret: process.env.STRIPE_WEBHOOK_SECRET! }),
+      maxRequestBytes: 1024 * 1024, // the default: larger bodies get 413 before the signature check, nothing stored
     }),
   );
   // #endregion hono

@@ -57,7 +57,7 @@ export function rawBodyApp(store: Store, secret: string): Koa {
   // #region raw-body
   router.post(
     '/webhooks/github',
-    rawBodyParser({ limit: 512 * 1024 }), // 413 past 512 KiB, 400 for malformed JSON
+    rawBodyParser({ maxRequestBytes: 512 * 1024 }), // 413 past 512 KiB, 400 for malformed JSON
     idempotent({ store, preset: providers.github({ secret }) }), // verifies X-Hub-Signature-256 over ctx.request.rawBody
     async (ctx) => {
       const event = ctx.request.body as { action?: string };

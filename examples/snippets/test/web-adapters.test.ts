@@ -107,7 +107,7 @@ describe('hono apps', () => {
     await github('{"action":"closed"}').expect(422);
   });
 
-  it('preset behind bodyLimit: the signature verifies over the bytes as sent; 413 past the limit', async () => {
+  it('preset with maxRequestBytes: the signature verifies over the bytes as sent; 413 past the limit', async () => {
     const server = serve(honoSnippets.presetApp(new InMemoryStore(), secret));
     const send = (body: string, headers = githubHeaders(body)) =>
       request(server).post('/webhooks/github').set(headers).send(body);

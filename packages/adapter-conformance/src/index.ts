@@ -10,6 +10,7 @@ export {
   type Harness,
 } from './harness';
 export { type InboxEntry, runInboxConformance } from './inbox';
+export { type FloodRequest, type FloodResult, flood } from './flood';
 export { running } from './server';
 export { storeKinds, unreachableStore, type StoreKind } from './stores';
 export type { AdapterCase } from './case';

@@ -13,6 +13,14 @@ export {
 export { HTTP_STATUS_BY_CODE } from './errors';
 export { presentExternalId } from './request-key';
 export { collectBody, needsCollecting, toRawBody } from './http/body';
+export { DEFAULT_MAX_REQUEST_BYTES } from './http/constants';
+export {
+  REQUEST_TOO_LARGE,
+  readRequestBody,
+  readStreamUpTo,
+  requestTooLarge,
+  resolveMaxRequestBytes,
+} from './http/request-body';
 export {
   createEngine,
   type Decision,

@@ -37,6 +37,13 @@ const ADAPTER_SURFACE = new Set([
   'toRawBody',
   'collectBody',
   'needsCollecting',
+  // Request bodies under a byte limit (the adapters that read the body themselves).
+  'DEFAULT_MAX_REQUEST_BYTES',
+  'REQUEST_TOO_LARGE',
+  'readRequestBody',
+  'readStreamUpTo',
+  'requestTooLarge',
+  'resolveMaxRequestBytes',
   'responseNotCaptured',
   // Inbox mode: the acknowledging endpoint's engine and its options.
   'createInboxEngine',

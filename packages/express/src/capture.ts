@@ -21,6 +21,10 @@ interface Capture {
   readonly onError: (error: unknown) => void;
   readonly below: Methods;
   readonly chunks: Buffer[];
+  /** The most bytes kept: one past `maxResponseBytes`, enough for the record to fail as too large. */
+  readonly keep: number;
+  /** Bytes kept in `chunks` so far. */
+  kept: number;
   readonly callbacks: Callback[];
   /** A `writeHead` reached the capture (or the implicit one was sent up the chain). */
   headed: boolean;
@@ -35,6 +39,19 @@ const captures = new WeakMap<ServerResponse, Capture>();
 /** Statuses that carry no body, so no `Content-Length` is added for them (as Node does). */
 const bodiless = (status: number): boolean =>
   status === 204 || status === 304 || (status >= 100 && status < 200);
+
+/**
+ * Adds a chunk of the handler's answer to what is held, up to `keep` bytes: past them the rest is
+ * not kept (a copy of the part that fits is), so an answer over `maxResponseBytes` holds no more
+ * memory than the limit while it is written, and still fails the record as too large at `end`.
+ */
+function hold(state: Capture, chunk: Buffer): void {
+  const room = state.keep - state.kept;
+  if (room <= 0 || chunk.length === 0) return;
+  const part = chunk.length <= room ? chunk : Buffer.from(chunk.subarray(0, room));
+  state.chunks.push(part);
+  state.kept += part.length;
+}
 
 function bytes(chunk: unknown, encoding: unknown): Buffer {
   if (Buffer.isBuffer(chunk)) return chunk;
@@ -137,7 +154,7 @@ function capturedWrite(
   if (state.released) return state.below.write.apply(this, args as never);
   if (!state.ended) {
     implicitHead(this, state);
-    state.chunks.push(bytes(chunk, encoding));
+    hold(state, bytes(chunk, encoding));
   }
   const done = typeof encoding === 'function' ? encoding : callback;
   if (typeof done === 'function') state.callbacks.push(done as Callback);
@@ -160,7 +177,7 @@ function capturedEnd(
   implicitHead(this, state);
   state.ended = true;
   if (typeof chunk === 'function') callback = chunk;
-  else if (chunk !== undefined && chunk !== null) state.chunks.push(bytes(chunk, encoding));
+  else if (chunk !== undefined && chunk !== null) hold(state, bytes(chunk, encoding));
   if (typeof encoding === 'function') callback = encoding;
   const { chunks } = state;
   const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
@@ -223,20 +240,24 @@ function expire(res: ServerResponse, answer: HttpResponseRecord): void {
 /**
  * Replaces `writeHead`, `write` and `end` on this response only (which covers `send`, `json`,
  * `sendFile` and piped streams), so that nothing reaches the socket until `run.finish` has
- * recorded the answer; a failure there goes to `onError` (Express's `next`). The methods they
+ * recorded the answer; a failure there goes to `onError` (Express's `next`). At most
+ * `maxResponseBytes` + 1 bytes of the answer are held: a longer one fails as too large. The methods they
  * replace are kept and the answer is flushed through them. No prototype is touched: other
  * responses and other apps in the process never run this code.
  */
 export function captureResponse(
   res: ServerResponse,
   run: PendingRun,
-  onError: (error: unknown) => void,
+  options: { readonly maxResponseBytes: number; readonly onError: (error: unknown) => void },
 ): void {
+  const { maxResponseBytes, onError } = options;
   captures.set(res, {
     run,
     onError,
     below: { writeHead: res.writeHead, write: res.write, end: res.end },
     chunks: [],
+    keep: maxResponseBytes + 1,
+    kept: 0,
     callbacks: [],
     headed: false,
     ended: false,

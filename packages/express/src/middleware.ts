@@ -33,6 +33,7 @@ export function toHttpRequest(req: Request): HttpRequest<Request> {
  */
 export function idempotent<Tx = unknown>(options: ExpressIdempotencyOptions<Tx>): RequestHandler {
   const engine = createEngine(options);
+  const { maxResponseBytes } = engine.config;
   return function idempotency(req: Request, res: Response, next: NextFunction): void {
     engine.begin(toHttpRequest(req)).then((decision) => {
       if (decision.action === 'pass') return next();
@@ -45,7 +46,7 @@ export function idempotent<Tx = unknown>(options: ExpressIdempotencyOptions<Tx>)
         }
       }
       req.idempotency = decision.idempotency;
-      captureResponse(res, decision.run, next);
+      captureResponse(res, decision.run, { maxResponseBytes, onError: next });
       decision.run.enter(next);
     }, next);
   };

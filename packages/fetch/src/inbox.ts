@@ -1,8 +1,13 @@
 /** @module `inbox(options, fallback)`: the fetch inbox endpoint. Translates in, calls the inbox engine, translates out. */
 import { ConfigError, type InboxOptions } from '@webhook-idempotency/core';
-import { createInboxEngine } from '@webhook-idempotency/core/adapter';
-import { readBody, TOO_LARGE, toHttpRequest, toResponse } from './translate';
-import { DEFAULT_MAX_REQUEST_BYTES, tooLarge } from './with-idempotency';
+import {
+  createInboxEngine,
+  REQUEST_TOO_LARGE,
+  readRequestBody,
+  requestTooLarge,
+  resolveMaxRequestBytes,
+} from '@webhook-idempotency/core/adapter';
+import { toHttpRequest, toResponse } from './translate';
 
 /** Options of {@link inbox}: the inbox options of every adapter, with the `Request` in the callbacks, plus the body limit. */
 export interface FetchInboxOptions extends InboxOptions<Request> {
@@ -32,9 +37,8 @@ export function inbox<Args extends unknown[] = unknown[]>(
   options: FetchInboxOptions,
   fallback?: InboxFallback<Args>,
 ): (request: Request, ...args: [...Args, ...unknown[]]) => Promise<Response> {
-  const { maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES, ...engineOptions } = options ?? {};
-  if (!Number.isSafeInteger(maxRequestBytes) || maxRequestBytes < 0)
-    throw new ConfigError('maxRequestBytes', 'must be a whole number of bytes, 0 or more');
+  const { maxRequestBytes: limit, ...engineOptions } = options ?? {};
+  const maxRequestBytes = resolveMaxRequestBytes(limit);
   if (fallback !== undefined && typeof fallback !== 'function')
     throw new TypeError('inbox(options, fallback): fallback must be a function');
   const engine = createInboxEngine<Request>(engineOptions as InboxOptions<Request>);
@@ -47,8 +51,8 @@ export function inbox<Args extends unknown[] = unknown[]>(
       'a request handed on needs a handler: pass one as inbox(options, fallback)',
     );
   return async function inboxEndpoint(request, ...rest): Promise<Response> {
-    const rawBody = await readBody(request, maxRequestBytes);
-    if (rawBody === TOO_LARGE) return tooLarge(maxRequestBytes);
+    const rawBody = await readRequestBody(request, maxRequestBytes);
+    if (rawBody === REQUEST_TOO_LARGE) return toResponse(requestTooLarge(maxRequestBytes));
     const decision = await engine.accept(toHttpRequest(request, rawBody));
     if (decision.action === 'respond') return toResponse(decision.response);
     if (fallback) return fallback(request, ...(rest as unknown as Args));

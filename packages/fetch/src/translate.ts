@@ -1,15 +1,10 @@
 /** @module Fetch `Request`/`Response` to and from the engine's neutral records. */
 import { Buffer } from 'node:buffer';
 import type { HttpRequest, HttpResponseRecord } from '@webhook-idempotency/core';
-import type { PendingRun } from '@webhook-idempotency/core/adapter';
+import { type PendingRun, readStreamUpTo } from '@webhook-idempotency/core/adapter';
 
 /** The handler's answer as `run.finish` takes it. */
 type CapturedResponse = Parameters<PendingRun['finish']>[0];
-
-/** What {@link readBody} returns for a body past the limit. */
-export const TOO_LARGE = Symbol('too large');
-
-const ignore = (): undefined => undefined;
 
 /** Statuses whose Response must have a null body. */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
@@ -19,46 +14,6 @@ function headerRecord(headers: Headers): Record<string, string> {
   const record: Record<string, string> = {};
   for (const [name, value] of headers) record[name] = value;
   return record;
-}
-
-/** Reads `stream` to its end, or stops (cancelling it) once more than `limit` bytes came. */
-async function readUpTo(
-  stream: ReadableStream<Uint8Array>,
-  limit: number,
-): Promise<{ bytes: Buffer; over: boolean }> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return { bytes: Buffer.concat(chunks, size), over: false };
-    chunks.push(value);
-    size += value.byteLength;
-    if (size > limit) {
-      // Not awaited: a tee branch's cancel settles only once the other branch is cancelled too.
-      reader.cancel().catch(ignore);
-      return { bytes: Buffer.concat(chunks, size), over: true };
-    }
-  }
-}
-
-/**
- * The exact request bytes, read from a clone so that `request` itself stays unread for the
- * handler: empty for a request without a body, `undefined` when something already read the body,
- * {@link TOO_LARGE} past `limit` bytes.
- */
-export async function readBody(
-  request: Request,
-  limit: number,
-): Promise<Buffer | undefined | typeof TOO_LARGE> {
-  if (request.body === null) return Buffer.alloc(0);
-  if (request.bodyUsed) return undefined;
-  if (Number(request.headers.get('content-length')) > limit) return TOO_LARGE;
-  const { bytes, over } = await readUpTo(request.clone().body as ReadableStream<Uint8Array>, limit);
-  if (!over) return bytes;
-  // Both branches of the clone's tee cancelled: the source stops, and nobody reads this request again.
-  request.body.cancel().catch(ignore);
-  return TOO_LARGE;
 }
 
 /** The engine's view of `request`: path and query, lower-cased headers, the raw bytes; no parsed body. */
@@ -101,7 +56,7 @@ export async function capture(
   const record = Object.fromEntries(headers);
   if (status < 200 || status > 299 || response.body === null)
     return { captured: { status, headers: record, body: Buffer.alloc(0) }, sent: response };
-  const { bytes } = await readUpTo(response.body, limit);
+  const { bytes } = await readStreamUpTo(response.body, limit);
   const body = NULL_BODY.has(status) || bytes.length === 0 ? null : bytes;
   return {
     captured: { status, headers: record, body: bytes },

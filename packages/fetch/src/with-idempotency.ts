@@ -1,11 +1,14 @@
 /** @module `withIdempotency(options, handler)`: a fetch handler guarded. Translates in, calls the engine, translates out. */
-import { ConfigError } from '@webhook-idempotency/core';
-import { createEngine, type PendingRun } from '@webhook-idempotency/core/adapter';
-import { capture, readBody, TOO_LARGE, toHttpRequest, toResponse } from './translate';
+import {
+  createEngine,
+  type PendingRun,
+  REQUEST_TOO_LARGE,
+  readRequestBody,
+  requestTooLarge,
+  resolveMaxRequestBytes,
+} from '@webhook-idempotency/core/adapter';
+import { capture, toHttpRequest, toResponse } from './translate';
 import type { FetchHandler, FetchIdempotencyOptions, GuardedHandler } from './types';
-
-/** The default `maxRequestBytes`: 1 MiB, as Fastify's `bodyLimit` and Koa's `rawBodyParser()`. */
-export const DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024;
 
 /**
  * Guards a `(request) => Response` handler: the first delivery runs it and its 2xx answer is
@@ -26,17 +29,16 @@ export function withIdempotency<Args extends unknown[] = unknown[], Tx = unknown
   options: FetchIdempotencyOptions<Tx>,
   handler: FetchHandler<Args, Tx>,
 ): GuardedHandler<Args> {
-  const { maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES, ...engineOptions } = options;
-  if (!Number.isSafeInteger(maxRequestBytes) || maxRequestBytes < 0)
-    throw new ConfigError('maxRequestBytes', 'must be a whole number of bytes, 0 or more');
+  const { maxRequestBytes: limit, ...engineOptions } = options;
+  const maxRequestBytes = resolveMaxRequestBytes(limit);
   if (typeof handler !== 'function')
     throw new TypeError('withIdempotency(options, handler): handler must be a function');
   const engine = createEngine<Request, Tx>(engineOptions);
   const { maxResponseBytes } = engine.config;
   return async function idempotency(request, ...rest): Promise<Response> {
     const args = rest as unknown as Args;
-    const rawBody = await readBody(request, maxRequestBytes);
-    if (rawBody === TOO_LARGE) return tooLarge(maxRequestBytes);
+    const rawBody = await readRequestBody(request, maxRequestBytes);
+    if (rawBody === REQUEST_TOO_LARGE) return toResponse(requestTooLarge(maxRequestBytes));
     const decision = await engine.begin(toHttpRequest(request, rawBody));
     if (decision.action === 'pass') return handler(request, undefined, ...args);
     if (decision.action === 'respond') return toResponse(decision.response);
@@ -51,10 +53,6 @@ function settle(
   call: () => Response | Promise<Response>,
   maxResponseBytes: number,
 ): Promise<Response> {
-  // The guard gave up on the run (transactional deadline): answer now, drop what the handler returns later.
-  const expired = new Promise<Response>((resolve) =>
-    run.onExpire((answer) => resolve(toResponse(answer))),
-  );
   const answered = (async () => {
     let recorded: Awaited<ReturnType<typeof capture>>;
     try {
@@ -66,13 +64,11 @@ function settle(
     const replacement = await run.finish(recorded.captured);
     return replacement ? toResponse(replacement) : recorded.sent;
   })();
+  // Without a deadline (not transactional) nothing can answer first: no race to set up.
+  if (!run.expires) return answered;
+  // The guard gave up on the run (transactional deadline): answer now, drop what the handler returns later.
+  const expired = new Promise<Response>((resolve) =>
+    run.onExpire((answer) => resolve(toResponse(answer))),
+  );
   return Promise.race([answered, expired]);
-}
-
-/** The 413 answer for a body past `limit`. */
-export function tooLarge(limit: number): Response {
-  return new Response(`Request body larger than the limit of ${limit} bytes`, {
-    status: 413,
-    headers: { 'content-type': 'text/plain; charset=utf-8' },
-  });
 }

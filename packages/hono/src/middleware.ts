@@ -1,5 +1,5 @@
 /** @module `idempotent(options)`: the Hono middleware. Translates in, calls the engine, translates out. */
-import { createEngine } from '@webhook-idempotency/core/adapter';
+import { createEngine, resolveMaxRequestBytes } from '@webhook-idempotency/core/adapter';
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import { capture, toHttpRequest, toResponse } from './translate';
 import type { HonoIdempotencyOptions, IdempotencyEnv } from './types';
@@ -8,7 +8,8 @@ import type { HonoIdempotencyOptions, IdempotencyEnv } from './types';
  * Answers every retry of a webhook from its receipt: the first delivery runs the handler and its
  * 2xx answer is recorded before Hono sends it, each duplicate gets the stored answer with
  * `Idempotent-Replayed: true`. Use it on one route or with `app.use(...)`. It reads the request
- * bytes itself, from a clone: the handler still reads `c.req.json()` or `c.req.raw`. Errors, the
+ * bytes itself, from a clone, at most `maxRequestBytes` of them (default 1 MiB; past them `413`):
+ * the handler still reads `c.req.json()` or `c.req.raw`. Errors, the
  * handler's and its own, go to Hono's error handling (`app.onError`).
  * @throws {ConfigError} at construction, naming an invalid option.
  * @example
@@ -19,26 +20,34 @@ import type { HonoIdempotencyOptions, IdempotencyEnv } from './types';
 export function idempotent<Tx = unknown>(
   options: HonoIdempotencyOptions<Tx>,
 ): MiddlewareHandler<IdempotencyEnv<Tx>> {
-  const engine = createEngine<Context, Tx>(options);
+  const { maxRequestBytes: limit, ...engineOptions } = options;
+  const maxRequestBytes = resolveMaxRequestBytes(limit);
+  const engine = createEngine<Context, Tx>(engineOptions);
   const { maxResponseBytes } = engine.config;
   return async function idempotency(c: Context<IdempotencyEnv<Tx>>, next: Next) {
-    const decision = await engine.begin(await toHttpRequest(c));
+    const request = await toHttpRequest(c, maxRequestBytes);
+    if (request instanceof Response) return request;
+    const decision = await engine.begin(request);
     if (decision.action === 'pass') return next();
     if (decision.action === 'respond') return toResponse(decision.response);
     const { run } = decision;
     c.set('idempotency', decision.idempotency);
     // The guard gave up on the run (transactional deadline): answer now; Hono drops the late answer.
+    // Without a deadline (not transactional) there is nothing to race against.
     let gaveUp = false;
-    const expired = new Promise<true>((resolve) =>
-      run.onExpire((answer) => {
-        gaveUp = true;
-        replace(c, toResponse(answer));
-        resolve(true);
-      }),
-    );
+    const expired = run.expires
+      ? new Promise<true>((resolve) =>
+          run.onExpire((answer) => {
+            gaveUp = true;
+            replace(c, toResponse(answer));
+            resolve(true);
+          }),
+        )
+      : undefined;
     let recorded: Awaited<ReturnType<typeof capture>>;
     try {
-      if ((await Promise.race([run.enter(next), expired])) === true) return;
+      const entered = run.enter(next);
+      if ((await (expired ? Promise.race([entered, expired]) : entered)) === true) return;
       if (c.error) throw c.error; // the handler threw; Hono's onError has answered
       recorded = await capture(c.res, maxResponseBytes);
     } catch (error) {

@@ -1,7 +1,13 @@
 /** @module Hono's request and response to and from the engine's neutral records. */
 import { Buffer } from 'node:buffer';
 import type { HttpRequest, HttpResponseRecord } from '@webhook-idempotency/core';
-import type { PendingRun } from '@webhook-idempotency/core/adapter';
+import {
+  type PendingRun,
+  REQUEST_TOO_LARGE,
+  readRequestBody,
+  readStreamUpTo,
+  requestTooLarge,
+} from '@webhook-idempotency/core/adapter';
 import type { Context } from 'hono';
 
 /** The handler's answer as `run.finish` takes it. */
@@ -13,17 +19,17 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 /**
  * The engine's view of the request: path and query, lower-cased headers, and the exact bytes,
  * read from a clone so that `c.req` and `c.req.raw` stay unread for the handler (`undefined` when
- * something already read the body). A `bodyLimit()` before this middleware bounds the read.
+ * something already read the body). At most `limit` bytes are read: past them (announced by
+ * `Content-Length` or counted while reading) the answer is the `413` Response instead.
  */
-export async function toHttpRequest(c: Context): Promise<HttpRequest<Context>> {
+export async function toHttpRequest(
+  c: Context,
+  limit: number,
+): Promise<HttpRequest<Context> | Response> {
   const { raw } = c.req;
   const url = new URL(raw.url);
-  const rawBody =
-    raw.body === null
-      ? Buffer.alloc(0)
-      : raw.bodyUsed
-        ? undefined
-        : Buffer.from(await raw.clone().arrayBuffer());
+  const rawBody = await readRequestBody(raw, limit);
+  if (rawBody === REQUEST_TOO_LARGE) return toResponse(requestTooLarge(limit));
   return {
     method: raw.method,
     url: url.pathname + url.search,
@@ -43,24 +49,6 @@ export function toResponse(record: HttpResponseRecord): Response {
   return new Response(body, { status: record.status, headers });
 }
 
-/** Reads `stream` to its end, or stops (cancelling it) once more than `limit` bytes came. */
-async function readUpTo(stream: ReadableStream<Uint8Array>, limit: number): Promise<Buffer> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-    if (size > limit) {
-      reader.cancel().catch(() => undefined);
-      break;
-    }
-  }
-  return Buffer.concat(chunks, size);
-}
-
 /**
  * `c.res` as the engine records it. A 2xx body is read (at most `limit` bytes and one chunk: a
  * longer one fails the record as too large) and `sent` carries those bytes with the same status
@@ -74,7 +62,7 @@ export async function capture(
   const record = Object.fromEntries(headers);
   if (status < 200 || status > 299 || response.body === null)
     return { captured: { status, headers: record, body: Buffer.alloc(0) }, sent: response };
-  const bytes = await readUpTo(response.body, limit);
+  const { bytes } = await readStreamUpTo(response.body, limit);
   const body = NULL_BODY.has(status) || bytes.length === 0 ? null : bytes;
   return {
     captured: { status, headers: record, body: bytes },

@@ -2,8 +2,18 @@
 import type { IdempotencyOptions, RequestIdempotency } from '@webhook-idempotency/core';
 import type { Context } from 'hono';
 
-/** Options of `idempotent()`: the one options shape of every adapter, with Hono's `c` in the callbacks. */
-export type HonoIdempotencyOptions<Tx = unknown> = IdempotencyOptions<Context, Tx>;
+/**
+ * Options of `idempotent()`: the one options shape of every adapter, with Hono's `c` in the
+ * callbacks, plus the request body limit this adapter enforces itself (it reads the body).
+ */
+export interface HonoIdempotencyOptions<Tx = unknown> extends IdempotencyOptions<Context, Tx> {
+  /**
+   * Largest request body read, in bytes: a larger one is answered `413` before the guard runs
+   * (no signature check, no receipt), whether `Content-Length` announces it or a chunked body
+   * grows past it while it is read. Defaults to 1 MiB.
+   */
+  maxRequestBytes?: number;
+}
 
 /**
  * The Hono variables `idempotent()` sets: `c.get('idempotency')` holds key, attempt and (in

@@ -1,11 +1,10 @@
 /** @module `rawBodyParser()`: keeps the exact request bytes on `ctx.request.rawBody` and parses JSON into `ctx.request.body`. */
 import type { IncomingMessage } from 'node:http';
 import { ConfigError } from '@webhook-idempotency/core';
+import { resolveMaxRequestBytes } from '@webhook-idempotency/core/adapter';
 import type { Context, Middleware, Next } from 'koa';
 import type { RawBodyParserOptions } from './types';
 
-/** The default `limit`: 1 MiB, as Fastify's `bodyLimit` and koa-bodyparser's JSON limit. */
-const DEFAULT_LIMIT = 1024 * 1024;
 const TOO_LARGE = Symbol('too large');
 /** What the middleware reads and writes on `ctx.request` (koa's own types declare neither). */
 type BodyRequest = { rawBody?: unknown; body?: unknown };
@@ -44,20 +43,20 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | typeof 
  * verifies signatures and fingerprints over. A JSON body (`application/json`, `application/*+json`)
  * is also parsed into `ctx.request.body`; any other body is put there as the same Buffer, and an
  * empty one leaves it `undefined`. Bytes are kept as sent: no `Content-Encoding` is undone (such a
- * request is answered 415). A body over `limit` is answered 413, and malformed JSON 400, through
+ * request is answered 415). A body over `maxRequestBytes` (default 1 MiB) is answered 413 as soon
+ * as the limit is passed (or at once when `Content-Length` announces it), and malformed JSON 400, through
  * Koa's error handling (`ctx.throw`), before the guard runs. Does nothing when an earlier body
  * parser already set `ctx.request.body` or `ctx.request.rawBody`.
- * @throws {ConfigError} at construction, for a `limit` that is not a whole number of bytes.
+ * @throws {ConfigError} at construction, for a `maxRequestBytes` that is not a whole number of
+ * bytes (or both it and its deprecated alias `limit`).
  * @example
- * router.post('/webhooks/stripe', rawBodyParser({ limit: 256 * 1024 }),
+ * router.post('/webhooks/stripe', rawBodyParser({ maxRequestBytes: 256 * 1024 }),
  *   idempotent({ store, preset: providers.stripe({ secret }) }),
  *   (ctx) => { ctx.body = { received: (ctx.request.body as { id: string }).id }; });
  * @see docs/guides/raw-body.md
  */
 export function rawBodyParser(options: RawBodyParserOptions = {}): Middleware {
-  const { limit = DEFAULT_LIMIT } = options;
-  if (!Number.isSafeInteger(limit) || limit < 0)
-    throw new ConfigError('limit', 'must be a whole number of bytes, 0 or more');
+  const limit = resolveLimit(options ?? {});
   const tooLarge = `Request body larger than the limit of ${limit} bytes`;
   return async function rawBody(ctx: Context, next: Next): Promise<void> {
     const request = ctx.request as BodyRequest;
@@ -81,6 +80,18 @@ export function rawBodyParser(options: RawBodyParserOptions = {}): Middleware {
         : bytes;
     return next();
   };
+}
+
+/** `maxRequestBytes`, or its deprecated alias `limit` (named in the error when it is the one given). */
+function resolveLimit(options: RawBodyParserOptions): number {
+  const { maxRequestBytes, limit } = options;
+  if (limit === undefined) return resolveMaxRequestBytes(maxRequestBytes);
+  if (maxRequestBytes !== undefined)
+    throw new ConfigError(
+      'limit',
+      'is the deprecated name of maxRequestBytes: give only maxRequestBytes',
+    );
+  return resolveMaxRequestBytes(limit, 'limit');
 }
 
 function parseJson(ctx: Context, bytes: Buffer): unknown {

@@ -7,7 +7,15 @@ export type KoaIdempotencyOptions<Tx = unknown> = IdempotencyOptions<Context, Tx
 
 /** Options of `rawBodyParser()`. */
 export interface RawBodyParserOptions {
-  /** Largest request body read, in bytes; a larger one is answered 413 before the guard runs. Defaults to 1 MiB. */
+  /**
+   * Largest request body read, in bytes; a larger one is answered 413 before the guard runs,
+   * whether `Content-Length` announces it or a chunked body grows past it. Defaults to 1 MiB.
+   */
+  maxRequestBytes?: number;
+  /**
+   * The former name of `maxRequestBytes`, still accepted.
+   * @deprecated Use `maxRequestBytes`, the name every adapter uses. Giving both is refused.
+   */
   limit?: number;
 }
 

@@ -192,11 +192,37 @@ describe.each<[string, typeof Koa3]>([
 
 describe('rawBodyParser options', () => {
   it.each([-1, 1.5, Number.NaN, '1mb' as unknown as number])(
-    'refuses limit %p with a ConfigError',
-    (limit) => {
-      expect(() => rawBodyParser({ limit })).toThrow(ConfigError);
+    'refuses maxRequestBytes %p with a ConfigError naming it',
+    (maxRequestBytes) => {
+      expect(() => rawBodyParser({ maxRequestBytes })).toThrow(
+        expect.objectContaining({ name: 'ConfigError', option: 'maxRequestBytes' }),
+      );
     },
   );
+
+  it.each([-1, 1.5])('refuses the deprecated limit %p with a ConfigError naming it', (limit) => {
+    expect(() => rawBodyParser({ limit })).toThrow(
+      expect.objectContaining({ name: 'ConfigError', option: 'limit' }),
+    );
+  });
+
+  it('refuses maxRequestBytes and its deprecated alias limit together', () => {
+    expect(() => rawBodyParser({ maxRequestBytes: 10, limit: 10 })).toThrow(ConfigError);
+  });
+
+  it.each([
+    ['maxRequestBytes', { maxRequestBytes: 4 }],
+    ['the deprecated limit', { limit: 4 }],
+  ])('answers 413 past %s', async (_name, options) => {
+    const app = new Koa3();
+    app.use(rawBodyParser(options));
+    app.use((ctx) => {
+      ctx.body = 'ok';
+    });
+    const server = app.callback();
+    expect((await request(server).post('/').send('0123')).status).toBe(200);
+    expect((await request(server).post('/').send('01234')).status).toBe(413);
+  });
 
   it('returns a named middleware', () => {
     expect(rawBodyParser().name).toBe('rawBody');

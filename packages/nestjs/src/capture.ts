@@ -41,6 +41,8 @@ export class HeldResponse {
   private readonly below: Methods;
   private readonly chunks: Buffer[] = [];
   private readonly callbacks: Callback[] = [];
+  /** Bytes held in `chunks`: at most `maxResponseBytes` + 1, enough for the record to fail as too large. */
+  private kept = 0;
   private ended = false;
   private released = false;
   /** The guard answered already (a replay, its own answer, its deadline): later writes are acknowledged and dropped. */
@@ -50,6 +52,8 @@ export class HeldResponse {
     private readonly res: ServerResponse,
     private readonly settle: Settle,
     private readonly fail: (error: unknown) => void,
+    /** The engine's `maxResponseBytes`: past it, the rest of the answer is not held. */
+    private readonly maxResponseBytes = Number.POSITIVE_INFINITY,
   ) {
     this.below = { writeHead: res.writeHead, write: res.write, end: res.end };
     const held = this;
@@ -111,8 +115,21 @@ export class HeldResponse {
       this.acknowledge();
       return true;
     }
-    if (!this.ended) this.chunks.push(bytes(chunk, encoding));
+    if (!this.ended) this.hold(bytes(chunk, encoding));
     return true;
+  }
+
+  /**
+   * Holds a chunk of the answer up to `maxResponseBytes` + 1 bytes (a copy of the part that fits):
+   * an answer over the limit takes no more memory than that while it is written, and still fails
+   * the record as too large when it ends.
+   */
+  private hold(chunk: Buffer): void {
+    const room = this.maxResponseBytes + 1 - this.kept;
+    if (room <= 0 || chunk.length === 0) return;
+    const part = chunk.length <= room ? chunk : Buffer.from(chunk.subarray(0, room));
+    this.chunks.push(part);
+    this.kept += part.length;
   }
 
   private end(chunk: unknown, encoding: unknown, callback: unknown): void {
@@ -125,7 +142,7 @@ export class HeldResponse {
     if (this.ended) return;
     this.ended = true;
     if (typeof chunk !== 'function' && chunk !== undefined && chunk !== null)
-      this.chunks.push(bytes(chunk, encoding));
+      this.hold(bytes(chunk, encoding));
     const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
     const res = this.res;
     this.settle({ status: res.statusCode, headers: res.getHeaders(), body }).then(

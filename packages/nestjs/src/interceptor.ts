@@ -66,7 +66,12 @@ class Slot {
     const { run, idempotency } = decision;
     this.req.idempotency = idempotency;
     this.run = run;
-    const held = new HeldResponse(this.raw, (captured) => run.finish(captured), this.fail);
+    const held = new HeldResponse(
+      this.raw,
+      (captured) => run.finish(captured),
+      this.fail,
+      this.engine.config.maxResponseBytes,
+    );
     this.held = held;
     run.onExpire((answer) => held.answerNow(answer));
     return run.enter(() => method(idempotency));

@@ -50,3 +50,10 @@ export const REPLAYED_HEADERS: ReadonlySet<string> = new Set([
  * lacking a delivery id. So `app.use(idempotent(...))` leaves an app's GET routes alone.
  */
 export const UNGUARDED_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+
+/**
+ * Largest request body, in bytes, an adapter that reads the body itself (fetch, Hono, Koa's
+ * `rawBodyParser()`) takes before answering `413` (1 MiB, as Fastify's `bodyLimit`). Defaults the
+ * `maxRequestBytes` option.
+ */
+export const DEFAULT_MAX_REQUEST_BYTES = 1024 * 1024;

@@ -53,6 +53,11 @@ export interface PendingRun {
    */
   onExpire(send: (answer: HttpResponseRecord) => void): void;
   /**
+   * Whether the run has a deadline at all (transactional mode): when `false`, `onExpire` never
+   * calls back, and an adapter need not set anything up per request to wait for it.
+   */
+  readonly expires: boolean;
+  /**
    * Calls `fn` (the adapter's `next`) in the async context of the claimed run, so that what the
    * handler does through the store's own connection (a nested guard, `guard.find`) is seen as part
    * of its transaction instead of waiting for it (a single-connection store such as better-sqlite3).

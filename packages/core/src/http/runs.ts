@@ -68,6 +68,9 @@ export class TicketRun implements PendingRun {
   }
 
   /** Nothing expires: without a transaction there is no deadline to cut the handler off. */
+  readonly expires = false;
+
+  /** Never calls back (see {@link TicketRun.expires}). */
   onExpire(): void {}
 
   enter<T>(fn: () => T): T {
@@ -149,6 +152,8 @@ function reportSettled(
 export class TransactionRun implements PendingRun {
   private ended: Promise<HttpResponseRecord | null> | undefined;
   private expire: ((answer: HttpResponseRecord) => void) | undefined;
+  /** The transaction has a deadline: `onExpire` may call back. */
+  readonly expires = true;
 
   constructor(
     private readonly config: EngineConfig<unknown, unknown>,

@@ -332,6 +332,15 @@ describe('engine.begin', () => {
       isRetry: false,
       transaction: { id: 7 },
     });
+    // A transactional run has a deadline: adapters wait for its expiry; a plain run has none.
+    expect(decision.action === 'run' && decision.run.expires).toBe(true);
+    const plain = createEngine<Native>({
+      store: inner,
+      provider: 'test',
+      key: (n) => n.headers['x-id'],
+    });
+    const untimed = await plain.begin(request('t2'));
+    expect(untimed.action === 'run' && untimed.run.expires).toBe(false);
   });
 });
 
