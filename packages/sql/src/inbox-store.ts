@@ -12,7 +12,7 @@ import type {
 } from '@webhook-idempotency/core';
 import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
 import { executorFor } from './connection';
-import { GroupCommit } from './group-commit';
+import { type GroupCommit, groupCommitFor } from './group-commit';
 import { dialects, isDuplicateKey, isMissingTable, type DialectSpec } from './dialects';
 import type { Executor, Row } from './executor';
 import { inboxDialects } from './inbox-dialects';
@@ -426,45 +426,4 @@ export class SqlInbox implements InboxStore {
       if (affected < batchSize) return total;
     }
   }
-}
-
-/** Most deliveries one group-commit transaction may store. */
-const MAX_GROUP_COMMIT_BATCH = 1000;
-
-/** The group commit `SqlInbox` writes through, or none when `option` is `false`. */
-function groupCommitFor(
-  dialect: SqlDialect,
-  option: SqlInboxOptions['groupCommit'],
-  writeBatch: (deliveries: readonly NewDelivery[]) => Promise<readonly boolean[]>,
-  writeOne: (delivery: NewDelivery) => Promise<boolean>,
-): GroupCommit<NewDelivery, boolean> | undefined {
-  if (option === false) return undefined;
-  if (option !== undefined && (typeof option !== 'object' || option === null))
-    throw new ConfigError('groupCommit', 'must be false or an object such as { maxBatch: 64 }');
-  const maxBatch = option?.maxBatch ?? 64;
-  if (!Number.isSafeInteger(maxBatch) || maxBatch < 1 || maxBatch > MAX_GROUP_COMMIT_BATCH)
-    throw new ConfigError(
-      'groupCommit.maxBatch',
-      `must be a whole number from 1 to ${MAX_GROUP_COMMIT_BATCH}, got ${String(maxBatch)}`,
-    );
-  // SQLite has one writer: one transaction at a time, and a synchronous driver blocks the event
-  // loop during its commit, so a batch is what arrived before the loop's next turn. A server
-  // commits concurrently: nothing waits, and what arrives during the commits in flight is next.
-  const onCommit = option?.onCommit;
-  if (onCommit !== undefined && typeof onCommit !== 'function')
-    throw new ConfigError('groupCommit.onCommit', 'must be a function');
-  const sqlite = dialect === 'sqlite';
-  return new GroupCommit(
-    writeBatch,
-    writeOne,
-    { maxBatch, wait: sqlite ? 'turn' : 0, maxInFlight: sqlite ? 1 : 4 },
-    onCommit &&
-      ((size) => {
-        try {
-          onCommit(size);
-        } catch {
-          // An observer never changes what is stored.
-        }
-      }),
-  );
 }
