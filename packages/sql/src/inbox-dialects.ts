@@ -27,7 +27,10 @@ export interface InboxDialectSpec {
    * takes) and its run. `setup` runs first in the claim's transaction; `select` is the claim's
    * SELECT as it is sent. Where neither can say it (SQLite), the busy timeout is the bound.
    */
-  boundClaim(select: string, ms: number): { readonly setup: string | null; readonly select: string };
+  boundClaim(
+    select: string,
+    ms: number,
+  ): { readonly setup: string | null; readonly select: string };
   /**
    * How the claim reads the unfinished deliveries in id order without walking the finished ones:
    * a partial index over them (`index`), or a hint naming the `(finished_at, id)` index where

@@ -170,7 +170,9 @@ describe.each(servers)('a claim blocked by a table lock, %s', (_name, open) => {
     );
     // The claim goes through once the lock is gone; the stopped worker gives its lease back.
     for (let i = 0; i < 100 && !events.some((e) => e.type === 'released'); i++) await sleep(20);
-    expect(events).toContainEqual(expect.objectContaining({ type: 'released', reason: 'shutdown' }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'released', reason: 'shutdown' }),
+    );
     expect(ran).toEqual([]);
     expect(await inbox.find('stripe', 'evt_1')).toMatchObject({
       status: 'pending',
@@ -199,6 +201,8 @@ describe.each(servers)('a claim blocked by a table lock, %s', (_name, open) => {
       await locker.unlock();
     }
     expect(stopped).toBe('stopped');
-    expect(events).toContainEqual(expect.objectContaining({ type: 'store-error', operation: 'claim' }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: 'store-error', operation: 'claim' }),
+    );
   });
 });

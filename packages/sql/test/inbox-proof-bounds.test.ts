@@ -4,7 +4,7 @@
  * delivery in four overruns its lease; (b) a worker stopped while its claim (and its settle
  * writes) wait on a table lock, and another worker that drains the rest once the lock is gone.
  * Either way every delivery is done and booked exactly once, and none is dead or charged a
- * failure it did not have. `WI_PROOF=1` (pnpm test:proof) runs ten times as many.
+ * failure it did not have. `WI_SOAK=1` (pnpm test:soak) runs ten times as many.
  */
 import {
   createInboxWorker,
@@ -17,7 +17,7 @@ import pg from 'pg';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '../src';
 import { pgDatabase, sqliteFile } from './helpers/databases';
 
-const SIZE = process.env.WI_PROOF === '1' ? 10 : 1;
+const SIZE = process.env.WI_SOAK === '1' ? 10 : 1;
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
@@ -128,9 +128,9 @@ it('(b) a worker stopped while its claim and writes wait on a table lock: anothe
       });
     const first = worker();
     first.start();
-    expect(await until(async () => (await inbox.list({ status: 'done' })).length >= 4, 20_000)).toBe(
-      true,
-    );
+    expect(
+      await until(async () => (await inbox.list({ status: 'done' })).length >= 4, 20_000),
+    ).toBe(true);
     // A migration locks the table: the next claim and the settle writes in flight wait on it.
     await locker.query('BEGIN');
     await locker.query('LOCK TABLE webhook_inbox IN ACCESS EXCLUSIVE MODE');

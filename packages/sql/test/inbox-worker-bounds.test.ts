@@ -63,98 +63,106 @@ async function until(check: () => Promise<boolean> | boolean, ms = 10_000): Prom
 }
 
 /** The receipts without transactions: a 1 s lease means a 0.9 s stale threshold and a 0.8 s deadline. */
-const receiptsKinds: Array<[string, () => Promise<{ store?: Store; guard?: IdempotencyGuard }>]> = [
+const receiptsKinds: Array<
+  [string, () => Promise<{ store?: Store<unknown>; guard?: IdempotencyGuard<unknown> }>]
+> = [
   ['InMemoryStore', async () => ({ store: new InMemoryStore() })],
   [
     'SqlStore, a non-transactional guard',
     async () => {
       await Schema.createTable(db, { table: `receipts_${n}` });
       const store = new SqlStore(db, { table: `receipts_${n}` });
-      return { guard: new IdempotencyGuard(store, { staleAfterSeconds: 0.9 }) };
+      return { guard: new IdempotencyGuard<unknown>(store, { staleAfterSeconds: 0.9 }) };
     },
   ],
 ];
 
-describe.each(receiptsKinds)('a handler that outlives its lease, receipts on %s', (_name, receipts) => {
-  const worker = async (handler: InboxHandler, extra = {}) =>
-    createInboxWorker({
-      inbox,
-      ...(await receipts()),
-      handlers: { stripe: handler },
-      visibilityTimeoutSeconds: 1,
-      backoffBaseMs: 10,
-      pollIntervalMs: 20,
-      onEvent: (event) => void events.push(event),
-      ...extra,
-    } as never);
+describe.each(receiptsKinds)(
+  'a handler that outlives its lease, receipts on %s',
+  (_name, receipts) => {
+    const worker = async (handler: InboxHandler, extra = {}) =>
+      createInboxWorker({
+        inbox,
+        ...(await receipts()),
+        handlers: { stripe: handler },
+        visibilityTimeoutSeconds: 1,
+        backoffBaseMs: 10,
+        pollIntervalMs: 20,
+        onEvent: (event: InboxEvent) => void events.push(event),
+        ...extra,
+      } as never);
 
-  it('is cut off at its deadline and told through its signal; two workers never run it at once; it ends dead', async () => {
-    await enqueue('evt_slow');
-    let running = 0;
-    let most = 0;
-    const reasons: unknown[] = [];
-    const slow: InboxHandler = async (_delivery, { signal }) => {
-      most = Math.max(most, ++running);
-      try {
-        await sleep(2500, signal);
-      } catch (error) {
-        reasons.push(error);
-        throw error;
-      } finally {
-        running--;
-      }
-    };
-    const workers = [await worker(slow, { maxAttempts: 2 }), await worker(slow, { maxAttempts: 2 })];
-    for (const w of workers) w.start();
-    const dead = await until(
-      async () => (await inbox.find('stripe', 'evt_slow'))?.status === 'dead',
-    );
-    await Promise.all(workers.map((w) => w.stop()));
-    expect(dead).toBe(true);
-    expect(most).toBe(1);
-    expect(reasons).toHaveLength(2);
-    for (const reason of reasons) expect(reason).toBeInstanceOf(HandlerTimeout);
-    expect(await inbox.find('stripe', 'evt_slow')).toMatchObject({
-      status: 'dead',
-      failures: 2,
-      lastError: expect.stringContaining('HandlerTimeout'),
+    it('is cut off at its deadline and told through its signal; two workers never run it at once; it ends dead', async () => {
+      await enqueue('evt_slow');
+      let running = 0;
+      let most = 0;
+      const reasons: unknown[] = [];
+      const slow: InboxHandler = async (_delivery, { signal }) => {
+        most = Math.max(most, ++running);
+        try {
+          await sleep(2500, signal);
+        } catch (error) {
+          reasons.push(error);
+          throw error;
+        } finally {
+          running--;
+        }
+      };
+      const workers = [
+        await worker(slow, { maxAttempts: 2 }),
+        await worker(slow, { maxAttempts: 2 }),
+      ];
+      for (const w of workers) w.start();
+      const dead = await until(
+        async () => (await inbox.find('stripe', 'evt_slow'))?.status === 'dead',
+      );
+      await Promise.all(workers.map((w) => w.stop()));
+      expect(dead).toBe(true);
+      expect(most).toBe(1);
+      expect(reasons).toHaveLength(2);
+      for (const reason of reasons) expect(reason).toBeInstanceOf(HandlerTimeout);
+      expect(await inbox.find('stripe', 'evt_slow')).toMatchObject({
+        status: 'dead',
+        failures: 2,
+        lastError: expect.stringContaining('HandlerTimeout'),
+      });
     });
-  });
 
-  it('a handler that never settles frees its slot at the deadline: the deliveries behind it are processed', async () => {
-    await enqueue('evt_stuck');
-    for (const id of ['evt_1', 'evt_2', 'evt_3']) await enqueue(id);
-    const done: string[] = [];
-    const w = await worker(
-      async (delivery) => {
-        if (delivery.externalId === 'evt_stuck') return new Promise(() => undefined);
-        done.push(delivery.externalId);
-      },
-      { concurrency: 1, maxAttempts: 2 },
-    );
-    w.start();
-    const drained = await until(
-      async () => (await inbox.list({ status: 'done' })).length === 3 && done.length === 3,
-    );
-    await w.stop({ timeoutMs: 0 });
-    expect(drained).toBe(true);
-    expect(done.sort()).toEqual(['evt_1', 'evt_2', 'evt_3']);
-  });
-
-  it('renews the lease of a delivery whose handler is still running', async () => {
-    await enqueue('evt_long');
-    let firstLease = 0;
-    let renewedLease = 0;
-    const w = await worker(async (delivery) => {
-      firstLease = (await inbox.find('stripe', delivery.externalId))!.availableAt.getTime();
-      await sleep(700);
-      renewedLease = (await inbox.find('stripe', delivery.externalId))!.availableAt.getTime();
+    it('a handler that never settles frees its slot at the deadline: the deliveries behind it are processed', async () => {
+      await enqueue('evt_stuck');
+      for (const id of ['evt_1', 'evt_2', 'evt_3']) await enqueue(id);
+      const done: string[] = [];
+      const w = await worker(
+        async (delivery) => {
+          if (delivery.externalId === 'evt_stuck') return new Promise(() => undefined);
+          done.push(delivery.externalId);
+        },
+        { concurrency: 1, maxAttempts: 2 },
+      );
+      w.start();
+      const drained = await until(
+        async () => (await inbox.list({ status: 'done' })).length === 3 && done.length === 3,
+      );
+      await w.stop({ timeoutMs: 0 });
+      expect(drained).toBe(true);
+      expect(done.sort()).toEqual(['evt_1', 'evt_2', 'evt_3']);
     });
-    expect(await w.runOnce()).toBe(1);
-    expect(renewedLease).toBeGreaterThan(firstLease);
-    expect(await inbox.find('stripe', 'evt_long')).toMatchObject({ status: 'done', failures: 0 });
-  });
-});
+
+    it('renews the lease of a delivery whose handler is still running', async () => {
+      await enqueue('evt_long');
+      let firstLease = 0;
+      let renewedLease = 0;
+      const w = await worker(async (delivery) => {
+        firstLease = (await inbox.find('stripe', delivery.externalId))!.availableAt.getTime();
+        await sleep(700);
+        renewedLease = (await inbox.find('stripe', delivery.externalId))!.availableAt.getTime();
+      });
+      expect(await w.runOnce()).toBe(1);
+      expect(renewedLease).toBeGreaterThan(firstLease);
+      expect(await inbox.find('stripe', 'evt_long')).toMatchObject({ status: 'done', failures: 0 });
+    });
+  },
+);
 
 describe('a receipts store that fails', () => {
   it('backs off without spending the delivery attempts; once it is back, each delivery runs once', async () => {
@@ -214,9 +222,9 @@ describe('claim sizes', () => {
     );
     expect(() => createInboxWorker({ inbox, store, handlers, concurrency: 1000 })).not.toThrow();
     const send = async () => undefined;
-    expect(() =>
-      createInboxRelay({ inbox, providers: ['stripe'], send, batchSize: 1001 }),
-    ).toThrow(expect.objectContaining({ option: 'batchSize' }));
+    expect(() => createInboxRelay({ inbox, providers: ['stripe'], send, batchSize: 1001 })).toThrow(
+      expect.objectContaining({ option: 'batchSize' }),
+    );
     return expect(
       inbox.claim({ providers: ['stripe'], limit: 1001, leaseMs: 1000 }),
     ).rejects.toMatchObject({ option: 'limit' });

@@ -27,24 +27,26 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
   inbox: InboxStore;
   /** One handler per provider; the worker claims only deliveries of these providers. Required. */
   handlers: Readonly<Record<string, InboxHandler<Tx>>>;
-  /** Deliveries processed at once by this worker (also the largest claim). Defaults to 8. */
+  /** Deliveries processed at once by this worker (also the largest claim), at most 1000. Defaults to 8. */
   concurrency?: number;
   /** Milliseconds between claims while nothing is due. Defaults to 1000. */
   pollIntervalMs?: number;
   /**
    * How long a claimed delivery stays leased to this worker, in seconds: past it, another worker
-   * takes it over (this one is presumed dead). With `store`, the receipts' `staleAfterSeconds` is
-   * 90 % of it and a transactional handler's deadline 80 %, so a handler never outlives its lease.
-   * Defaults to 60.
+   * takes it over (this one is presumed dead). The lease is renewed every third of it while the
+   * delivery is in flight. With `store`, the receipts' `staleAfterSeconds` is 90 % of it and every
+   * handler's deadline 80 % (with or without a transaction: `context.signal` aborts then), so a
+   * handler never outlives its lease. Defaults to 60.
    */
   visibilityTimeoutSeconds?: number;
   /**
-   * Failed attempts after which a delivery becomes `dead`: a handler that threw, or a lease that
-   * expired because its worker died (a delivery that kills its worker every time is buried when
-   * claimed again). Releases do not count; a redelivery starts over. Defaults to 10.
+   * Failed attempts after which a delivery becomes `dead`: a handler that threw or passed its
+   * deadline, or a lease that expired because its worker died (a delivery that kills its worker
+   * every time is buried when claimed again). Releases (a stop, another run holding the receipt, a
+   * receipts-store failure) do not count; a redelivery starts over. Defaults to 10.
    */
   maxAttempts?: number;
-  /** First retry delay in milliseconds, doubled per attempt. Defaults to 1000. */
+  /** First retry delay in milliseconds, doubled per attempt (and per receipts-store failure in a row). Defaults to 1000. */
   backoffBaseMs?: number;
   /** Longest retry delay in milliseconds. Defaults to one hour. */
   backoffMaxMs?: number;
@@ -59,9 +61,12 @@ export interface InboxWorker {
   /** Starts claiming and processing in the background. Keeps the process alive until {@link InboxWorker.stop}. */
   start(): void;
   /**
-   * Stops claiming, waits up to `timeoutMs` (default 10 000) for the handlers in flight, then gives
-   * the unfinished ones back (`pending`, due at once) so another worker takes them; a handler that
-   * still commits later is then replayed from its receipt, never run twice. Resolves when done.
+   * Stops claiming, waits up to `timeoutMs` (default 10 000) for the handlers in flight, then ends
+   * the runs still going (a transaction is rolled back; `context.signal` aborts) and gives their
+   * deliveries back (`pending`, due at once, no failure counted) so another worker takes them.
+   * A claim still blocked on the store does not hold it past `timeoutMs` (a `store-error` event
+   * says so, and what it leases later is given back); give-back writes get 2 s more. Resolves when
+   * done.
    */
   stop(options?: { timeoutMs?: number }): Promise<void>;
   /** One claim (up to `concurrency` deliveries) and their processing; resolves with how many were claimed. */
@@ -320,7 +325,13 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
 
   /** Resolves `true` when `work` settles within `expired`, `false` when `expired` comes first. */
   const settlesBefore = (work: Promise<unknown>, expired: Promise<void>): Promise<boolean> =>
-    Promise.race([work.then(() => true, () => true), expired.then(() => false)]);
+    Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      expired.then(() => false),
+    ]);
 
   return {
     get running() {
