@@ -17,7 +17,8 @@ import {
   StoreError,
 } from './errors';
 import { RequestKey, type KeyLike } from './request-key';
-import { abortReason, type ClaimTicket, Ticket, type TicketEnv } from './ticket';
+import { runUntilAborted } from './abort';
+import { type ClaimTicket, Ticket, type TicketEnv } from './ticket';
 import type { Codec, GuardEvent, ObservedReceipt, Outcome, RunContext, Store } from './types';
 
 /** Options of {@link IdempotencyGuard}. Every one is optional. */
@@ -123,58 +124,6 @@ export function outcomeOf(error: unknown, claimed: boolean): DeliveryOutcome | u
       return DeliveryOutcome.STORE_ERROR;
     default:
       return claimed ? DeliveryOutcome.FAILED : undefined;
-  }
-}
-
-/**
- * Runs a handler without a transaction and settles the claim with its result, unless `signal`
- * aborts first: then it rejects with the signal's reason at once and leaves the claim to the
- * handler, should it still settle (the write is fenced by its attempt: a run that lost its claim
- * records nothing).
- */
-async function runUntilAborted<T, Tx>(
-  claim: ClaimTicket<T, Tx>,
-  handler: Handler<T, Tx>,
-  signal: AbortSignal | undefined,
-): Promise<T> {
-  const settle = (work: Promise<T>) =>
-    work.then(
-      (value) => claim.complete(value).catch(() => undefined),
-      (error: unknown) => claim.fail(error),
-    );
-  let work: Promise<T>;
-  try {
-    work = Promise.resolve(handler(claim.context));
-  } catch (error) {
-    work = Promise.reject(error);
-  }
-  if (signal?.aborted) {
-    void settle(work);
-    throw abortReason(signal);
-  }
-  let onAbort: (() => void) | undefined;
-  const aborted = signal
-    ? new Promise<never>((_, reject) => {
-        onAbort = () => reject(abortReason(signal));
-        signal.addEventListener('abort', onAbort, { once: true });
-      })
-    : undefined;
-  const handed = work.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-  try {
-    const result = await (aborted ? Promise.race([handed, aborted]) : handed);
-    if ('error' in result) {
-      await claim.fail(result.error);
-      throw result.error;
-    }
-    return result.value;
-  } catch (error) {
-    if (signal?.aborted && error === abortReason(signal)) void settle(work);
-    throw error;
-  } finally {
-    if (onAbort) signal!.removeEventListener('abort', onAbort);
   }
 }
 

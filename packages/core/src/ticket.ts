@@ -3,6 +3,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { MAX_ERROR_LENGTH } from './constants';
 import { ClaimLost, ErrorCode, HandlerTimeout, IdempotencyError, StoreError } from './errors';
 import type { RequestKey } from './request-key';
+import { abortReason } from './abort';
 import type { Codec, GuardEvent, RunContext, Store } from './types';
 
 /**
@@ -122,20 +123,6 @@ export interface TicketEnv<R, Tx> {
 
 /** Retries of a `fail` write that met a store error, so a receipt does not sit `processing` until stale. */
 const FAIL_RETRY_DELAYS_MS = [250, 1000, 4000] as const;
-
-/** Wrappers for abort reasons that are no Error, so one signal always ends a run with one error. */
-const wrappedReasons = new WeakMap<AbortSignal, Error>();
-
-/** What an aborted `signal` ends a run with: its reason when that is an Error, else one `AbortError` for it. */
-export function abortReason(signal: AbortSignal): Error {
-  if (signal.reason instanceof Error) return signal.reason;
-  let wrapped = wrappedReasons.get(signal);
-  if (!wrapped) {
-    wrapped = new DOMException(String(signal.reason ?? 'The run was ended'), 'AbortError');
-    wrappedReasons.set(signal, wrapped);
-  }
-  return wrapped;
-}
 
 function errorText(error: unknown): string {
   const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -7,7 +7,7 @@ import { MAX_ERROR_LENGTH, SECOND } from '../constants';
 import { ClaimLost, ConfigError, HandlerTimeout, RequestInProgress, StoreError } from '../errors';
 import { IdempotencyGuard } from '../guard';
 import { RequestKey } from '../request-key';
-import { abortReason } from '../ticket';
+import { abortReason } from '../abort';
 import type { RunContext, Store } from '../types';
 import type { Delivery, DeliveryRef, InboxEvent } from './types';
 
