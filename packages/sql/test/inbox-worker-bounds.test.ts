@@ -6,6 +6,7 @@
  */
 import Database from 'better-sqlite3';
 import {
+  createInboxConsumer,
   createInboxRelay,
   createInboxWorker,
   HandlerTimeout,
@@ -193,6 +194,21 @@ describe('a receipts store that fails', () => {
     expect(await w.runOnce()).toBe(3);
     expect(ran.sort()).toEqual(['evt_1', 'evt_2', 'evt_3']);
     expect((await inbox.list()).map((d) => d.status)).toEqual(['done', 'done', 'done']);
+  });
+
+  it('the queue consumer gives the delivery back to the inbox instead of spending the queue retries, its last one included', async () => {
+    await enqueue('evt_1');
+    const [leased] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+    let ran = 0;
+    const consumer = createInboxConsumer({
+      inbox,
+      store: new SqlStore(db, { table: `receipts_${n}` }), // no table: every receipt claim fails
+      handlers: { stripe: async () => void ran++ },
+    });
+    const job = { id: leased!.id, provider: 'stripe', externalId: 'evt_1', attempts: 1 };
+    expect(await consumer.process(job, { final: true })).toBe('released');
+    expect(ran).toBe(0);
+    expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'pending', failures: 0 });
   });
 
   it('a handler that throws a StoreError of its own still fails its delivery', async () => {
