@@ -132,10 +132,16 @@ export class StoreError extends IdempotencyError {
 export class HandlerTimeout extends IdempotencyError {
   /** The deadline that passed, in milliseconds. */
   readonly timeoutMs: number;
-  constructor(provider: string, externalId: string, timeoutMs: number) {
+  /** `outcome` says what became of the run; by default, a transactional one's rollback. */
+  constructor(
+    provider: string,
+    externalId: string,
+    timeoutMs: number,
+    outcome = 'its transaction was rolled back and the receipt marked failed',
+  ) {
     super(
       ErrorCode.HANDLER_TIMEOUT,
-      `The handler for ${provider}/${externalId} did not finish within ${timeoutMs} ms; its transaction was rolled back and the receipt marked failed`,
+      `The handler for ${provider}/${externalId} did not finish within ${timeoutMs} ms; ${outcome}`,
     );
     this.name = 'HandlerTimeout';
     this.timeoutMs = timeoutMs;

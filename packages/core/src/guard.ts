@@ -17,6 +17,7 @@ import {
   StoreError,
 } from './errors';
 import { RequestKey, type KeyLike } from './request-key';
+import { runUntilAborted } from './abort';
 import { type ClaimTicket, Ticket, type TicketEnv } from './ticket';
 import type { Codec, GuardEvent, ObservedReceipt, Outcome, RunContext, Store } from './types';
 
@@ -60,6 +61,14 @@ export interface RunOptions {
    * so a caller who knows nothing but the id never reads the stored answer (DESIGN.md §10).
    */
   verified?: boolean;
+  /**
+   * Ends the run early when it aborts (a stopping worker, a deadline of the caller's own): a
+   * transactional run is rolled back and its receipt marked `failed`, as at the handler deadline;
+   * a run without a transaction stops waiting for the handler and leaves the receipt `processing`
+   * (should the handler still finish, its result is recorded if the claim is still current). `run`
+   * then rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 /** The handler the guard runs at most once per claim. */
@@ -256,14 +265,9 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     let handled = transactional;
     try {
       if (transactional) {
-        response = await claim.transaction(handler);
+        response = await claim.transaction(handler, { signal: options.signal });
       } else {
-        try {
-          response = await handler(context);
-        } catch (error) {
-          await claim.fail(error);
-          throw error;
-        }
+        response = await runUntilAborted(claim, handler, options.signal);
         handled = true;
         await claim.complete(response);
       }

@@ -3,6 +3,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { MAX_ERROR_LENGTH } from './constants';
 import { ClaimLost, ErrorCode, HandlerTimeout, IdempotencyError, StoreError } from './errors';
 import type { RequestKey } from './request-key';
+import { abortReason } from './abort';
 import type { Codec, GuardEvent, RunContext, Store } from './types';
 
 /**
@@ -41,9 +42,13 @@ export interface ClaimTicket<R = unknown, Tx = never> {
    * Runs `work` and the completion in one store transaction (exactly-once effect, DESIGN.md §7),
    * bounded by `handlerTimeoutSeconds`: at the deadline it rolls back, marks the receipt `failed`
    * and throws {@link HandlerTimeout}. A failure of `work` rolls back and marks it `failed`.
-   * Needs a store with `capabilities.transactional`.
+   * Needs a store with `capabilities.transactional`. `options.signal` ends it early the same way
+   * (rolled back, receipt `failed`), rejecting with the signal's reason.
    */
-  transaction<T extends R>(work: (context: RunContext<Tx>) => T | Promise<T>): Promise<T>;
+  transaction<T extends R>(
+    work: (context: RunContext<Tx>) => T | Promise<T>,
+    options?: { readonly signal?: AbortSignal | undefined },
+  ): Promise<T>;
   /**
    * Opens the store transaction that {@link ClaimTicket.transaction} runs its work in, for a
    * caller that learns the result later than a callback could return it (an HTTP adapter that
@@ -161,8 +166,11 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
     if (this.env.timed) this.completed();
   }
 
-  async transaction<T extends R>(work: (context: RunContext<Tx>) => T | Promise<T>): Promise<T> {
-    const open = await this.open('transaction');
+  async transaction<T extends R>(
+    work: (context: RunContext<Tx>) => T | Promise<T>,
+    options: { readonly signal?: AbortSignal | undefined } = {},
+  ): Promise<T> {
+    const open = await this.open('transaction', options.signal);
     let value: T;
     try {
       // The deadline ends the run even when the work never settles.
@@ -179,7 +187,10 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
     return this.open('begin');
   }
 
-  private async open(how: 'begin' | 'transaction'): Promise<TicketTransaction<R, Tx>> {
+  private async open(
+    how: 'begin' | 'transaction',
+    signal?: AbortSignal,
+  ): Promise<TicketTransaction<R, Tx>> {
     if (!this.env.store.withTransaction) {
       throw new IdempotencyError(
         ErrorCode.CONFIG,
@@ -187,7 +198,7 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
       );
     }
     this.settle(how);
-    const open = new TicketTransaction(this);
+    const open = new TicketTransaction(this, signal);
     this.openTransaction = open;
     try {
       await open.opened;
@@ -319,21 +330,42 @@ class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
   /** The early end was written (`failed`) and is to be told to the listener, once. */
   private toNotify = false;
 
-  constructor(private readonly ticket: Ticket<R, Tx>) {
+  constructor(
+    private readonly ticket: Ticket<R, Tx>,
+    signal?: AbortSignal,
+  ) {
     const { env, key, attempts } = ticket;
     const timeoutMs = env.handlerTimeoutMs;
     const controller = new AbortController();
     let stage: Stage = 'begin';
     const startedAt = env.timed ? performance.now() : 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    /** What ended the transaction early: the deadline's HandlerTimeout, or the caller's signal's reason. */
+    let cutBy: Error | undefined;
+    let onAbort: (() => void) | undefined;
     const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        reject(new HandlerTimeout(key.provider, key.externalId, timeoutMs));
-      }, timeoutMs);
+      const cut = (error: Error) => {
+        if (cutBy) return;
+        cutBy = error;
+        controller.abort(error);
+        reject(error);
+      };
+      timer = setTimeout(
+        () => cut(new HandlerTimeout(key.provider, key.externalId, timeoutMs)),
+        timeoutMs,
+      );
       // The deadline bounds a transaction; it is no reason to keep a process alive that would exit.
       timer.unref?.();
+      if (signal) {
+        onAbort = () => cut(abortReason(signal));
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+      }
     });
+    const stopListening = () => {
+      clearTimeout(timer);
+      if (onAbort) signal!.removeEventListener('abort', onAbort);
+    };
     // Lost to the race or not, it never goes unobserved.
     deadline.catch(() => undefined);
     const result = new Promise<R>((resolve, reject) => {
@@ -361,7 +393,7 @@ class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
           // A result handed in after the transaction ended (the deadline) is never recorded: the
           // handle may already be another transaction's connection.
           if (controller.signal.aborted || this.endedWith !== undefined)
-            throw new HandlerTimeout(key.provider, key.externalId, timeoutMs);
+            throw cutBy ?? new HandlerTimeout(key.provider, key.externalId, timeoutMs);
           stage = 'complete';
           await ticket.record(env.codec.encode(value), transaction);
           stage = 'commit';
@@ -372,19 +404,18 @@ class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
     );
     this.settled = Promise.race([done, deadline]).then(
       () => {
-        clearTimeout(timer);
+        stopListening();
         return undefined;
       },
       (error: unknown) => {
-        clearTimeout(timer);
+        stopListening();
         if (controller.signal.aborted) {
+          if (!(cutBy instanceof HandlerTimeout)) return cutBy;
           if (env.timed) {
             const durationMs = performance.now() - startedAt;
             env.emit({ type: 'handler-timeout', key, attempts, timeoutMs, durationMs });
           }
-          return error instanceof HandlerTimeout
-            ? error
-            : new HandlerTimeout(key.provider, key.externalId, timeoutMs);
+          return cutBy;
         }
         if ((stage === 'begin' || stage === 'commit') && !(error instanceof IdempotencyError)) {
           const operation = stage === 'begin' ? 'begin transaction' : 'commit';

@@ -23,6 +23,15 @@ export interface InboxDialectSpec {
    */
   lockClause(skipLocked: boolean): string;
   /**
+   * Bounds the claim to `ms` (whole milliseconds): its waits on locks (the table lock a migration
+   * takes) and its run. `setup` runs first in the claim's transaction; `select` is the claim's
+   * SELECT as it is sent. Where neither can say it (SQLite), the busy timeout is the bound.
+   */
+  boundClaim(
+    select: string,
+    ms: number,
+  ): { readonly setup: string | null; readonly select: string };
+  /**
    * How the claim reads the unfinished deliveries in id order without walking the finished ones:
    * a partial index over them (`index`), or a hint naming the `(finished_at, id)` index where
    * partial indexes do not exist (`hint`, after the table in the claim's FROM).
@@ -41,6 +50,11 @@ export const inboxDialects: Readonly<Record<SqlDialect, InboxDialectSpec>> = {
     plusMs: (expression) =>
       `(${expression} + CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond')`,
     lockClause: (skipLocked) => (skipLocked ? ' FOR UPDATE SKIP LOCKED' : ' FOR UPDATE'),
+    // SET LOCAL, as one parameterless statement: both end with the claim's transaction.
+    boundClaim: (select, ms) => ({
+      setup: `SELECT set_config('lock_timeout', '${ms}', true), set_config('statement_timeout', '${ms}', true)`,
+      select,
+    }),
     unfinished: { kind: 'index' },
   },
   mysql: {
@@ -50,6 +64,22 @@ export const inboxDialects: Readonly<Record<SqlDialect, InboxDialectSpec>> = {
     plusMs: (expression) => `(${expression} + INTERVAL (? * 1000) MICROSECOND)`,
     // SKIP LOCKED: MySQL 8.0.1+, MariaDB 10.6+. Older servers reject it as a syntax error.
     lockClause: (skipLocked) => (skipLocked ? ' FOR UPDATE SKIP LOCKED' : ' FOR UPDATE'),
+    // For this statement only (the pooled connection's session is the application's): MariaDB
+    // runs the `/*M!` comment, `SET STATEMENT … FOR`, and ignores the hint; MySQL ignores the
+    // comment and reads the hint. Metadata locks (LOCK TABLES, ALTER) wait `lock_wait_timeout`,
+    // row locks `innodb_lock_wait_timeout`, both in whole seconds.
+    boundClaim: (select, ms) => {
+      const s = Math.max(1, Math.ceil(ms / 1000));
+      return {
+        setup: null,
+        select:
+          `/*M!SET STATEMENT max_statement_time=${s}, lock_wait_timeout=${s}, innodb_lock_wait_timeout=${s} FOR*/ ` +
+          select.replace(
+            /^SELECT /,
+            `SELECT /*+ SET_VAR(lock_wait_timeout=${s}) SET_VAR(innodb_lock_wait_timeout=${s}) */ `,
+          ),
+      };
+    },
     // No partial indexes: the optimizer is told to walk (finished_at, id) from NULL, in id order.
     unfinished: { kind: 'hint', hint: (index) => ` FORCE INDEX (${index})` },
   },
@@ -60,6 +90,9 @@ export const inboxDialects: Readonly<Record<SqlDialect, InboxDialectSpec>> = {
     text: 'TEXT',
     plusMs: (expression) => `(${expression} + ?)`,
     lockClause: () => '',
+    // The claim's BEGIN IMMEDIATE waits the connection's busy timeout for another process's write
+    // lock, and this process's own transactions at most `acquireTimeoutMs`.
+    boundClaim: (select) => ({ setup: null, select }),
     unfinished: { kind: 'index' },
   },
 };

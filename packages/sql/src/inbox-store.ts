@@ -15,7 +15,7 @@ import { executorFor } from './connection';
 import { type GroupCommit, groupCommitFor } from './group-commit';
 import { dialects, isDuplicateKey, isMissingTable, type DialectSpec } from './dialects';
 import type { Executor, Row } from './executor';
-import { inboxDialects } from './inbox-dialects';
+import { type InboxDialectSpec, inboxDialects } from './inbox-dialects';
 import { buildInboxQueries, type InboxQueries } from './inbox-queries';
 import { resolveInboxTable } from './inbox-schema';
 import type { SqlInboxOptions } from './inbox-types';
@@ -36,6 +36,12 @@ const MAX_LIST_LIMIT = 10_000;
 /** Reads and fenced writes one `redeliver` tries before it reports that the delivery kept changing. */
 const REDELIVER_ROUNDS = 3;
 const STATUSES: ReadonlySet<string> = new Set(['pending', 'processing', 'done', 'dead']);
+/** A claim's default bound on lock waits and its run (`claimTimeoutMs`). */
+const DEFAULT_CLAIM_TIMEOUT_MS = 5000;
+/** How much longer than its bound a claim's connection is waited on before it is given up (a connection that went silent). */
+const CLAIM_CLIENT_MARGIN_MS = 1000;
+/** The most deliveries one claim or lease renewal takes (the placeholder limits of the databases). */
+const MAX_LEASES = 1000;
 
 // Key columns are VARBINARY on MySQL: the driver hands them back as bytes.
 const text = (value: unknown): string =>
@@ -156,6 +162,8 @@ export class SqlInbox implements InboxStore {
   private readonly executor: Executor;
   private readonly spec: DialectSpec;
   private readonly sql: InboxQueries;
+  private readonly inboxSpec: InboxDialectSpec;
+  private readonly claimTimeoutMs: number;
   private readonly batcher: GroupCommit<NewDelivery, boolean> | undefined;
 
   /**
@@ -163,13 +171,24 @@ export class SqlInbox implements InboxStore {
    * @throws {ConfigError} naming an invalid option.
    */
   constructor(db: SqlConnection, options: SqlInboxOptions = {}) {
-    const { skipLocked = true } = options;
+    const { skipLocked = true, claimTimeoutMs = DEFAULT_CLAIM_TIMEOUT_MS } = options;
     this.table = resolveInboxTable(options.table);
     if (typeof skipLocked !== 'boolean') throw new ConfigError('skipLocked', 'must be a boolean');
+    if (
+      typeof claimTimeoutMs !== 'number' ||
+      !Number.isFinite(claimTimeoutMs) ||
+      claimTimeoutMs < 1
+    )
+      throw new ConfigError(
+        'claimTimeoutMs',
+        `must be a number of milliseconds >= 1, got ${String(claimTimeoutMs)}`,
+      );
+    this.claimTimeoutMs = Math.ceil(claimTimeoutMs);
     this.executor = executorFor(db, options);
     this.dialect = this.executor.dialect;
     this.spec = dialects[this.dialect];
-    this.sql = buildInboxQueries(this.spec, inboxDialects[this.dialect], this.table, skipLocked);
+    this.inboxSpec = inboxDialects[this.dialect];
+    this.sql = buildInboxQueries(this.spec, this.inboxSpec, this.table, skipLocked);
     this.batcher = groupCommitFor(
       this.dialect,
       options.groupCommit,
@@ -215,7 +234,10 @@ export class SqlInbox implements InboxStore {
     });
   }
 
-  /** One short transaction: pick and lock the due rows, then lease them. */
+  /**
+   * One short transaction: pick and lock the due rows, then lease them; bounded by
+   * `claimTimeoutMs`. @throws {ConfigError} for a `limit` above 1000.
+   */
   async claim(input: ClaimInput): Promise<Delivery[]> {
     return (await this.claimRows(input, false)).map((row) => {
       const delivery = toDelivery(row, Number(row.attempts) + 1);
@@ -235,11 +257,17 @@ export class SqlInbox implements InboxStore {
     { providers, limit, leaseMs }: ClaimInput,
     refs: boolean,
   ): Promise<Row[]> {
+    if (limit > MAX_LEASES) throw new ConfigError('limit', `must be at most ${MAX_LEASES}`);
     if (providers.length === 0 || limit < 1) return [];
+    const bound = this.inboxSpec.boundClaim(
+      this.sql.claimSelect(providers.length, refs),
+      this.claimTimeoutMs,
+    );
     return this.executor.transaction(
       async (transaction) => {
+        if (bound.setup) await this.executor.query(bound.setup, [], transaction);
         const { rows } = await this.executor.query(
-          this.sql.claimSelect(providers.length, refs),
+          bound.select,
           [...providers, limit],
           transaction,
         );
@@ -251,7 +279,10 @@ export class SqlInbox implements InboxStore {
         );
         return [...rows];
       },
-      { lockStatement: this.spec.lockForWrite?.(this.spec.quote(this.table)) },
+      {
+        lockStatement: this.spec.lockForWrite?.(this.spec.quote(this.table)),
+        signal: AbortSignal.timeout(this.claimTimeoutMs + CLAIM_CLIENT_MARGIN_MS),
+      },
     );
   }
 

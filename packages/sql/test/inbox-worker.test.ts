@@ -12,6 +12,7 @@ import {
   type InboxHandler,
   RequestKey,
   retryDelayMs,
+  TransactionClosed,
 } from '@webhook-idempotency/core';
 import { createExecutor } from '../src/connection';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '../src';
@@ -89,7 +90,10 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
   it('a delivery whose receipt is already completed (a worker died after its commit) is done without running again', async () => {
     const guard = new IdempotencyGuard(store, { transactional: true });
     await guard.run(new RequestKey('stripe', 'evt_1'), (context) =>
-      book({ body: Buffer.from('{"id":"evt_1"}') } as never, context),
+      book({ body: Buffer.from('{"id":"evt_1"}') } as never, {
+        ...context,
+        signal: new AbortController().signal,
+      }),
     );
     await enqueue('evt_1');
     const handler = jest.fn(book);
@@ -170,34 +174,45 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
     expect(overlap).toBe(0);
   });
 
-  it('stop() gives a delivery whose handler outlives the timeout back; its late commit is replayed, never run twice', async () => {
+  it('stop() ends a handler still in its transaction past the timeout: rolled back and given back at once, free of charge; the next worker runs it once', async () => {
     await enqueue('evt_slow');
     let finish!: () => void;
+    const gate = new Promise<void>((release) => (finish = release));
+    let late: unknown;
     const started = new Promise<void>((resolve) => {
-      const gate = new Promise<void>((release) => (finish = release));
       calls.handler = async (delivery, context) => {
         resolve();
         await gate;
-        return book(delivery, context);
+        try {
+          return await book(delivery, context);
+        } catch (error) {
+          late = error;
+          throw error;
+        }
       };
     });
     const w = worker((d, c) => calls.handler(d, c), { pollIntervalMs: 5 });
     w.start();
     await started;
-    const stopped = w.stop({ timeoutMs: 50 });
-    await sleep(100);
-    finish();
-    await stopped;
+    // The handler is still inside its transaction (on SQLite: holding the one connection).
+    await w.stop({ timeoutMs: 50 });
     expect(w.running).toBe(false);
-    expect(events.map((e) => e.type)).toEqual(['released']);
-    expect(await inbox.find('stripe', 'evt_slow')).toMatchObject({ status: 'pending' });
-    // The old handler commits its write and receipt after the release.
-    for (let i = 0; i < 100 && (await effectCount()).length === 0; i++) await sleep(10);
+    expect(events).toEqual([expect.objectContaining({ type: 'released', reason: 'shutdown' })]);
+    expect(await inbox.find('stripe', 'evt_slow')).toMatchObject({
+      status: 'pending',
+      failures: 0,
+      lastError: null,
+    });
+    // The handler wakes up after the stop: its transaction is gone, its write refused.
+    finish();
+    for (let i = 0; i < 100 && late === undefined; i++) await sleep(10);
+    expect(late).toBeInstanceOf(TransactionClosed);
+    expect(await effectCount()).toEqual([]);
     const again = jest.fn(book);
     expect(await worker(again).runOnce()).toBe(1);
-    expect(again).not.toHaveBeenCalled();
+    expect(again).toHaveBeenCalledTimes(1);
     expect(await effectCount()).toEqual(['evt_slow']);
-    expect((await inbox.find('stripe', 'evt_slow'))!.status).toBe('done');
+    expect(await inbox.find('stripe', 'evt_slow')).toMatchObject({ status: 'done', failures: 0 });
   });
 
   it('a delivery whose receipt another run holds is released without a failure, until that run is over', async () => {

@@ -164,13 +164,14 @@ export function createInboxConsumer<Tx = never>(options: InboxConsumerOptions<Tx
         return result.replayed ? 'replayed' : 'processed';
       }
       if (result.kind === 'busy') {
-        // Another run holds the receipt (a consumer that died mid-job, until its claim goes stale):
-        // give the delivery back to the inbox, due once that claim can have settled, rather than
-        // spend the queue's retries waiting. The relay hands it over again under a new lease.
-        const { delayMs } = result;
+        // Another run holds the receipt (a consumer that died mid-job, until its claim goes stale),
+        // or the receipts store failed: give the delivery back to the inbox, due once that claim
+        // can have settled (or after a back-off), rather than spend the queue's retries waiting.
+        // The relay hands it over again under a new lease.
+        const { delayMs, reason } = result;
         if (!(await settle(job, () => inbox.retry(job, { delayMs, error: null }))))
           return 'skipped';
-        emit({ type: 'released', delivery: ref, reason: 'in-progress' });
+        emit({ type: 'released', delivery: ref, reason });
         return 'released';
       }
       return failed(job, result.error, final);

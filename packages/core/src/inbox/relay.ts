@@ -8,7 +8,7 @@ import { SECOND } from '../constants';
 import { ConfigError } from '../errors';
 import { RequestKey } from '../request-key';
 import type { Store } from '../types';
-import { emitter, numberOption, refOf } from './run';
+import { emitter, MAX_CLAIM_LIMIT, numberOption, refOf } from './run';
 import type { DeliveryRef, InboxEvent, InboxStore, LeasedRef } from './types';
 
 /**
@@ -74,7 +74,7 @@ export interface InboxRelayOptions {
    * `replayed: true`). Without it, such a delivery is buried.
    */
   store?: Pick<Store<unknown>, 'find'>;
-  /** Deliveries claimed and sent at once. Defaults to 100. */
+  /** Deliveries claimed and sent at once, at most 1000. Defaults to 100. */
   batchSize?: number;
   /** Milliseconds between claims while nothing is due (and after a failed send). Defaults to 1000. */
   pollIntervalMs?: number;
@@ -97,8 +97,13 @@ export interface InboxRelayOptions {
 export interface InboxRelay {
   /** Starts claiming and sending in the background. Keeps the process alive until {@link InboxRelay.stop}. */
   start(): void;
-  /** Stops claiming and waits for the batch being sent. `start()` again resumes. */
-  stop(): Promise<void>;
+  /**
+   * Stops claiming and waits up to `timeoutMs` (default 10 000) for the round in progress (a claim
+   * and a send); past it, it resolves anyway and reports a `store-error` (that round still ends on
+   * its own: its claim is bounded by the store, its deliveries given back or handed over).
+   * `start()` again resumes.
+   */
+  stop(options?: { timeoutMs?: number }): Promise<void>;
   /** One claim and send; resolves with how many deliveries were handed over. */
   runOnce(): Promise<number>;
   /** True between `start()` and `stop()`. */
@@ -140,7 +145,7 @@ export function createInboxRelay(options: InboxRelayOptions): InboxRelay {
   )
     throw new ConfigError('providers', 'must be a non-empty array of provider names');
   const emit = emitter(options.onEvent);
-  const batchSize = numberOption('batchSize', options.batchSize ?? 100, 1, true);
+  const batchSize = numberOption('batchSize', options.batchSize ?? 100, 1, true, MAX_CLAIM_LIMIT);
   const pollIntervalMs = numberOption('pollIntervalMs', options.pollIntervalMs ?? 1000, 1);
   const handoffMs =
     numberOption('handoffTimeoutSeconds', options.handoffTimeoutSeconds ?? 3600, 1) * SECOND;
@@ -297,11 +302,26 @@ export function createInboxRelay(options: InboxRelayOptions): InboxRelay {
       running = true;
       schedule(0, ++loop);
     },
-    async stop() {
+    async stop({ timeoutMs = 10_000 } = {}) {
+      const ms = numberOption('timeoutMs', timeoutMs, 0);
       running = false;
       clearTimeout(timer);
       timer = undefined;
-      await current;
+      if (!current) return;
+      let deadline: ReturnType<typeof setTimeout> | undefined;
+      const finished = await Promise.race([
+        current.then(() => true),
+        new Promise<boolean>((resolve) => {
+          deadline = setTimeout(() => resolve(false), ms);
+        }),
+      ]);
+      clearTimeout(deadline);
+      if (!finished)
+        emit({
+          type: 'store-error',
+          operation: 'claim',
+          error: new Error(`stop: the round in progress had not ended after ${ms} ms`),
+        });
     },
     async runOnce() {
       return Math.max(0, await handOver());

@@ -4,27 +4,47 @@
  * delivery claimed again is replayed from its receipt.
  */
 import { MAX_ERROR_LENGTH, SECOND } from '../constants';
-import { ClaimLost, ConfigError, RequestInProgress } from '../errors';
+import { ClaimLost, ConfigError, HandlerTimeout, RequestInProgress, StoreError } from '../errors';
 import { IdempotencyGuard } from '../guard';
 import { RequestKey } from '../request-key';
+import { abortReason } from '../abort';
 import type { RunContext, Store } from '../types';
 import type { Delivery, DeliveryRef, InboxEvent } from './types';
+
+/** What an inbox handler gets besides the delivery: the guard's context and the run's signal. */
+export interface InboxContext<Tx = never> extends RunContext<Tx> {
+  /**
+   * Aborted when the run is over before the handler is: at its deadline (80 % of the lease, the
+   * reason a {@link HandlerTimeout}) or when the worker stops (an `AbortError`). Pass it on to what
+   * the handler awaits (`fetch(url, { signal })`): the worker has stopped waiting, and without a
+   * transaction nothing else can stop the handler's own work.
+   */
+  readonly signal: AbortSignal;
+}
 
 /** Runs one stored delivery; with a transactional receipts store, write through `context.transaction`. */
 export type InboxHandler<Tx = never> = (
   delivery: Delivery,
-  context: RunContext<Tx>,
+  context: InboxContext<Tx>,
 ) => unknown | Promise<unknown>;
+
+/** How long a delivery waits after a receipts-store failure when the caller sets no delay of its own. */
+export const STORE_ERROR_DELAY_MS = 5 * SECOND;
 
 /** What running a delivery came to. */
 export type DeliveryResult =
   /** The handler committed, or its receipt showed it already had (`replayed`). */
   | { readonly kind: 'processed'; readonly replayed: boolean }
-  /** Another run holds (or took over) the receipt: not a failure; look again after `delayMs`. */
+  /**
+   * Not this delivery's failure; look again after `delayMs`: another run holds (or took over) the
+   * receipt (`in-progress`), or the receipts store failed to claim or record it (`store-error`,
+   * a {@link StoreError} the handler did not throw itself).
+   */
   | {
       readonly kind: 'busy';
+      readonly reason: 'in-progress' | 'store-error';
       readonly delayMs: number;
-      readonly error: RequestInProgress | ClaimLost;
+      readonly error: RequestInProgress | ClaimLost | StoreError;
     }
   /** The handler (or its commit) failed; `text` is the error for the store, truncated. */
   | { readonly kind: 'failed'; readonly error: unknown; readonly text: string };
@@ -69,17 +89,31 @@ export function emitter(
   };
 }
 
-/** Validates a number option, naming it. */
-export function numberOption(option: string, value: unknown, min: number, integer = false): number {
+/**
+ * The most deliveries one claim may lease (a worker's `concurrency`, a relay's `batchSize`): a
+ * claim and a lease renewal bind one or two values per delivery, and past a few thousand they
+ * would meet the databases' placeholder limits (SQLite 32,766, PostgreSQL and MariaDB 65,535).
+ */
+export const MAX_CLAIM_LIMIT = 1000;
+
+/** Validates a number option, naming it: at least `min`, at most `max` when given. */
+export function numberOption(
+  option: string,
+  value: unknown,
+  min: number,
+  integer = false,
+  max = Number.POSITIVE_INFINITY,
+): number {
   if (
     typeof value !== 'number' ||
     !Number.isFinite(value) ||
     value < min ||
+    value > max ||
     (integer && !Number.isSafeInteger(value))
   )
     throw new ConfigError(
       option,
-      `must be a ${integer ? 'whole ' : ''}number >= ${min}, got ${String(value)}`,
+      `must be a ${integer ? 'whole ' : ''}number >= ${min}${max < Number.POSITIVE_INFINITY ? ` and <= ${max}` : ''}, got ${String(value)}`,
     );
   return value;
 }
@@ -125,20 +159,64 @@ export function guardFor<Tx>(
   });
 }
 
-/** Runs `delivery`'s handler through `guard`, keyed by its provider and external id; never rejects. */
+/**
+ * Runs `delivery`'s handler through `guard`, keyed by its provider and external id; never rejects.
+ * The run is cut off at the guard's handler deadline (`handlerTimeoutMs`, under the lease) with or
+ * without a transaction, and when `options.signal` aborts (a stopping worker): a transactional run
+ * is rolled back; without one, the handler is told through `context.signal` and no longer waited
+ * for. Either way the result is `failed` at once, even if the handler never settles.
+ */
 export async function runDelivery<Tx>(
   guard: IdempotencyGuard<Tx>,
   handler: InboxHandler<Tx>,
   delivery: Delivery,
+  options: { readonly signal?: AbortSignal } = {},
 ): Promise<DeliveryResult> {
+  const { signal } = options;
+  const run = new AbortController();
+  const timeoutMs = guard.handlerTimeoutMs;
+  const timer = setTimeout(() => {
+    const outcome = guard.transactional
+      ? undefined
+      : 'it was cut off (context.signal aborted) and its receipt left to go stale';
+    run.abort(new HandlerTimeout(delivery.provider, delivery.externalId, timeoutMs, outcome));
+  }, timeoutMs);
+  timer.unref?.();
+  const onStop = () => run.abort(abortReason(signal!));
+  if (signal?.aborted) onStop();
+  else signal?.addEventListener('abort', onStop, { once: true });
+  /** What the handler itself threw: its failure, even when it is a StoreError of its own. */
+  let thrown: { error: unknown } | undefined;
   try {
     const key = new RequestKey(delivery.provider, delivery.externalId);
-    const outcome = await guard.run(key, (context) => handler(delivery, context));
+    const outcome = await guard.run(
+      key,
+      async (context) => {
+        try {
+          return await handler(delivery, { ...context, signal: run.signal });
+        } catch (error) {
+          thrown = { error };
+          throw error;
+        }
+      },
+      { signal: run.signal },
+    );
     return { kind: 'processed', replayed: outcome.isReplay };
   } catch (error) {
     if (error instanceof RequestInProgress)
-      return { kind: 'busy', delayMs: error.retryAfterSeconds * SECOND, error };
-    if (error instanceof ClaimLost) return { kind: 'busy', delayMs: SECOND, error };
+      return {
+        kind: 'busy',
+        reason: 'in-progress',
+        delayMs: error.retryAfterSeconds * SECOND,
+        error,
+      };
+    if (error instanceof ClaimLost)
+      return { kind: 'busy', reason: 'in-progress', delayMs: SECOND, error };
+    if (error instanceof StoreError && thrown?.error !== error)
+      return { kind: 'busy', reason: 'store-error', delayMs: STORE_ERROR_DELAY_MS, error };
     return { kind: 'failed', error, text: errorText(error) };
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onStop);
   }
 }

@@ -212,12 +212,13 @@ export type InboxEvent =
   | { readonly type: 'dead'; readonly delivery: DeliveryRef; readonly error: string }
   /**
    * The delivery went back to `pending` without counting as a failure: another worker still held
-   * its receipt (`in-progress`), or the worker stopped before its handler finished (`shutdown`).
+   * its receipt (`in-progress`), the receipts store failed to claim or record it (`store-error`,
+   * reported just before), or the worker stopped before its handler finished (`shutdown`).
    */
   | {
       readonly type: 'released';
       readonly delivery: DeliveryRef;
-      readonly reason: 'in-progress' | 'shutdown';
+      readonly reason: 'in-progress' | 'store-error' | 'shutdown';
     }
   /** A relay handed these deliveries to a queue (their leases now last the handoff timeout). */
   | { readonly type: 'queued'; readonly deliveries: readonly DeliveryRef[] }

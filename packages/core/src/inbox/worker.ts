@@ -9,6 +9,7 @@ import { RequestKey } from '../request-key';
 import {
   emitter,
   guardFor,
+  MAX_CLAIM_LIMIT,
   type InboxHandler,
   numberOption as number,
   providersOf,
@@ -26,24 +27,26 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
   inbox: InboxStore;
   /** One handler per provider; the worker claims only deliveries of these providers. Required. */
   handlers: Readonly<Record<string, InboxHandler<Tx>>>;
-  /** Deliveries processed at once by this worker (also the largest claim). Defaults to 8. */
+  /** Deliveries processed at once by this worker (also the largest claim), at most 1000. Defaults to 8. */
   concurrency?: number;
   /** Milliseconds between claims while nothing is due. Defaults to 1000. */
   pollIntervalMs?: number;
   /**
    * How long a claimed delivery stays leased to this worker, in seconds: past it, another worker
-   * takes it over (this one is presumed dead). With `store`, the receipts' `staleAfterSeconds` is
-   * 90 % of it and a transactional handler's deadline 80 %, so a handler never outlives its lease.
-   * Defaults to 60.
+   * takes it over (this one is presumed dead). The lease is renewed every third of it while the
+   * delivery is in flight. With `store`, the receipts' `staleAfterSeconds` is 90 % of it and every
+   * handler's deadline 80 % (with or without a transaction: `context.signal` aborts then), so a
+   * handler never outlives its lease. Defaults to 60.
    */
   visibilityTimeoutSeconds?: number;
   /**
-   * Failed attempts after which a delivery becomes `dead`: a handler that threw, or a lease that
-   * expired because its worker died (a delivery that kills its worker every time is buried when
-   * claimed again). Releases do not count; a redelivery starts over. Defaults to 10.
+   * Failed attempts after which a delivery becomes `dead`: a handler that threw or passed its
+   * deadline, or a lease that expired because its worker died (a delivery that kills its worker
+   * every time is buried when claimed again). Releases (a stop, another run holding the receipt, a
+   * receipts-store failure) do not count; a redelivery starts over. Defaults to 10.
    */
   maxAttempts?: number;
-  /** First retry delay in milliseconds, doubled per attempt. Defaults to 1000. */
+  /** First retry delay in milliseconds, doubled per attempt (and per receipts-store failure in a row). Defaults to 1000. */
   backoffBaseMs?: number;
   /** Longest retry delay in milliseconds. Defaults to one hour. */
   backoffMaxMs?: number;
@@ -58,9 +61,12 @@ export interface InboxWorker {
   /** Starts claiming and processing in the background. Keeps the process alive until {@link InboxWorker.stop}. */
   start(): void;
   /**
-   * Stops claiming, waits up to `timeoutMs` (default 10 000) for the handlers in flight, then gives
-   * the unfinished ones back (`pending`, due at once) so another worker takes them; a handler that
-   * still commits later is then replayed from its receipt, never run twice. Resolves when done.
+   * Stops claiming, waits up to `timeoutMs` (default 10 000) for the handlers in flight, then ends
+   * the runs still going (a transaction is rolled back; `context.signal` aborts) and gives their
+   * deliveries back (`pending`, due at once, no failure counted) so another worker takes them.
+   * A claim still blocked on the store does not hold it past `timeoutMs` (a `store-error` event
+   * says so, and what it leases later is given back); give-back writes get 2 s more. Resolves when
+   * done.
    */
   stop(options?: { timeoutMs?: number }): Promise<void>;
   /** One claim (up to `concurrency` deliveries) and their processing; resolves with how many were claimed. */
@@ -68,6 +74,11 @@ export interface InboxWorker {
   /** True between `start()` and `stop()`. */
   readonly running: boolean;
 }
+
+/** Lease renewals while a delivery runs: the lease is extended every `visibilityTimeoutSeconds / 3`. */
+const RENEWALS_PER_LEASE = 3;
+/** How long stop() waits, once it has ended the runs still going, for their deliveries to be given back. */
+const STOP_GRACE_MS = 2000;
 
 const DEFAULTS = {
   concurrency: 8,
@@ -117,7 +128,13 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
   const providers = providersOf(handlers);
   const emit = emitter(options.onEvent);
   if (typeof random !== 'function') throw new ConfigError('random', 'must be a function');
-  const concurrency = number('concurrency', options.concurrency ?? DEFAULTS.concurrency, 1, true);
+  const concurrency = number(
+    'concurrency',
+    options.concurrency ?? DEFAULTS.concurrency,
+    1,
+    true,
+    MAX_CLAIM_LIMIT,
+  );
   const pollIntervalMs = number(
     'pollIntervalMs',
     options.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
@@ -153,17 +170,40 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     }
   };
 
-  const inFlight = new Map<Delivery, Promise<void>>();
-  const released = new Set<Delivery>();
+  /** Gives the delivery back without counting a failure: due after `delayMs`. */
+  const release = async (
+    delivery: Delivery,
+    reason: 'in-progress' | 'store-error' | 'shutdown',
+    delayMs: number,
+  ): Promise<void> => {
+    const operation = reason === 'shutdown' ? 'release' : 'retry';
+    if (await settle(delivery, operation, () => inbox.retry(delivery, { delayMs, error: null })))
+      emit({ type: 'released', delivery: refOf(delivery), reason });
+  };
 
-  async function processOne(delivery: Delivery): Promise<void> {
+  /** Receipts-store failures in a row: each one pushes the deliveries it met further out. */
+  let storeFailures = 0;
+  /** The receipts store failed this delivery (not its handler): back off without spending an attempt. */
+  const storeTrouble = (delivery: Delivery, error: unknown): Promise<void> => {
+    emit({ type: 'store-error', operation: 'receipts', error, delivery: refOf(delivery) });
+    return release(delivery, 'store-error', retryDelayMs(++storeFailures, backoff));
+  };
+
+  const inFlight = new Map<Delivery, Promise<void>>();
+  /** Aborted by stop() once its timeout has passed: the runs still going are ended and given back. */
+  let stopping = new AbortController();
+
+  async function processOne(delivery: Delivery, signal: AbortSignal): Promise<void> {
     const ref = refOf(delivery);
     if (delivery.failures >= maxAttempts) {
       // Taken over after as many failures as a handler may have, the last one a worker that died
       // holding it: dead, without running again, unless its receipt shows the handler committed.
-      const receipt = await guard
-        .find(new RequestKey(delivery.provider, delivery.externalId))
-        .catch(() => null);
+      let receipt: Awaited<ReturnType<typeof guard.find>>;
+      try {
+        receipt = await guard.find(new RequestKey(delivery.provider, delivery.externalId));
+      } catch (error) {
+        return storeTrouble(delivery, error);
+      }
       if (receipt?.status === 'completed') {
         if (await settle(delivery, 'complete', () => inbox.complete(delivery)))
           emit({ type: 'processed', delivery: ref, replayed: true });
@@ -174,20 +214,22 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
         emit({ type: 'dead', delivery: ref, error: text });
       return;
     }
-    const result = await runDelivery(guard, handlers[delivery.provider]!, delivery);
-    if (released.has(delivery)) return;
+    const result = await runDelivery(guard, handlers[delivery.provider]!, delivery, { signal });
     if (result.kind === 'processed') {
+      storeFailures = 0;
       if (await settle(delivery, 'complete', () => inbox.complete(delivery)))
         emit({ type: 'processed', delivery: ref, replayed: result.replayed });
       return;
     }
+    // Stopped mid-run (rolled back, or no longer waited for): given back at once, free of charge.
+    if (signal.aborted) return release(delivery, 'shutdown', 0);
     if (result.kind === 'busy') {
-      // Not this delivery's failure: look again once that run's claim can have settled or gone stale.
-      const { delayMs } = result;
-      if (await settle(delivery, 'retry', () => inbox.retry(delivery, { delayMs, error: null })))
-        emit({ type: 'released', delivery: ref, reason: 'in-progress' });
-      return;
+      // Not this delivery's failure. Another run's claim: look again once it can have settled or
+      // gone stale. The receipts store: back off, longer while it keeps failing.
+      if (result.reason === 'store-error') return storeTrouble(delivery, result.error);
+      return release(delivery, 'in-progress', result.delayMs);
     }
+    storeFailures = 0;
     const { text } = result;
     if (delivery.failures + 1 >= maxAttempts) {
       if (await settle(delivery, 'bury', () => inbox.bury(delivery, { error: text })))
@@ -199,18 +241,36 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
       emit({ type: 'retry', delivery: ref, delayMs, error: text });
   }
 
+  /** Keeps the leases of the deliveries in flight from expiring while their handlers run. */
+  let renewal: ReturnType<typeof setInterval> | undefined;
+  const renew = () => {
+    const leases = [...inFlight.keys()];
+    if (leases.length > 0)
+      inbox.extend(leases, { leaseMs }).catch((error: unknown) => {
+        // The lease may run out: another worker then takes the delivery over, fenced by its receipt.
+        emit({ type: 'store-error', operation: 'extend', error });
+      });
+  };
+
   const track = (delivery: Delivery): Promise<void> => {
-    const done = processOne(delivery)
+    const done = processOne(delivery, stopping.signal)
       .catch((error: unknown) => {
         // Only a throwing option (`random`) gets here: reported, and the lease left to expire.
         emit({ type: 'store-error', operation: 'process', error, delivery: refOf(delivery) });
       })
       .finally(() => {
         inFlight.delete(delivery);
-        released.delete(delivery);
+        if (inFlight.size === 0) {
+          clearInterval(renewal);
+          renewal = undefined;
+        }
         if (running) wake(0);
       });
     inFlight.set(delivery, done);
+    if (renewal === undefined) {
+      renewal = setInterval(renew, leaseMs / RENEWALS_PER_LEASE);
+      renewal.unref?.();
+    }
     return done;
   };
 
@@ -253,10 +313,25 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     const free = concurrency - inFlight.size;
     if (free <= 0) return undefined;
     const claimed = await claim(free);
+    if (!running) {
+      // stop() returned while this claim was blocked: what it leased goes back at once.
+      await Promise.all(claimed.map((delivery) => release(delivery, 'shutdown', 0)));
+      return undefined;
+    }
     for (const delivery of claimed) void track(delivery);
     // A full claim: more may be due at once. Otherwise wait for the next poll.
     return claimed.length === free ? 0 : pollIntervalMs;
   }
+
+  /** Resolves `true` when `work` settles within `expired`, `false` when `expired` comes first. */
+  const settlesBefore = (work: Promise<unknown>, expired: Promise<void>): Promise<boolean> =>
+    Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      expired.then(() => false),
+    ]);
 
   return {
     get running() {
@@ -265,30 +340,51 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     start() {
       if (running) return;
       running = true;
+      if (stopping.signal.aborted) stopping = new AbortController();
       wake(0);
     },
     async stop({ timeoutMs = DEFAULTS.stopTimeoutMs } = {}) {
+      const ms = number('timeoutMs', timeoutMs, 0);
       running = false;
       clearTimeout(timer);
       timer = undefined;
-      await claiming;
-      if (inFlight.size === 0) return;
       let deadline: ReturnType<typeof setTimeout> | undefined;
       const expired = new Promise<void>((resolve) => {
-        deadline = setTimeout(resolve, number('timeoutMs', timeoutMs, 0));
+        deadline = setTimeout(resolve, ms);
       });
-      await Promise.race([Promise.allSettled(inFlight.values()), expired]);
-      clearTimeout(deadline);
-      // Still running past the deadline: give them back. Their receipts keep them exactly-once.
-      await Promise.all(
-        [...inFlight.keys()].map(async (delivery) => {
-          released.add(delivery);
-          const ok = await settle(delivery, 'release', () =>
-            inbox.retry(delivery, { delayMs: 0, error: null }),
-          );
-          if (ok) emit({ type: 'released', delivery: refOf(delivery), reason: 'shutdown' });
-        }),
-      );
+      try {
+        if (claiming && !(await settlesBefore(claiming, expired)))
+          emit({
+            type: 'store-error',
+            operation: 'claim',
+            error: new Error(
+              `stop: the claim was still waiting on the inbox store after ${ms} ms; what it leases later is given back at once`,
+            ),
+          });
+        if (inFlight.size === 0) return;
+        if (await settlesBefore(Promise.allSettled(inFlight.values()), expired)) return;
+        // Past the timeout: end the runs still going (a transaction is rolled back, so the give-back
+        // never waits behind it) and give their deliveries back, free of charge.
+        stopping.abort(new DOMException('The inbox worker is stopping', 'AbortError'));
+        let grace: ReturnType<typeof setTimeout> | undefined;
+        const graceOver = new Promise<void>((resolve) => {
+          grace = setTimeout(resolve, STOP_GRACE_MS);
+        });
+        const given = await settlesBefore(Promise.allSettled(inFlight.values()), graceOver);
+        clearTimeout(grace);
+        if (!given)
+          for (const delivery of inFlight.keys())
+            emit({
+              type: 'store-error',
+              operation: 'release',
+              error: new Error(
+                `stop: the delivery could not be given back within ${STOP_GRACE_MS} ms; its lease will expire`,
+              ),
+              delivery: refOf(delivery),
+            });
+      } finally {
+        clearTimeout(deadline);
+      }
     },
     async runOnce() {
       const claimed = await claim(concurrency);

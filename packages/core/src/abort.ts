@@ -1,0 +1,71 @@
+/** @module Ending a run early with an AbortSignal: the reason it ends with, and a handler run without a transaction raced against it. */
+import type { ClaimTicket } from './ticket';
+import type { RunContext } from './types';
+
+/** Wrappers for abort reasons that are no Error, so one signal always ends a run with one error. */
+const wrappedReasons = new WeakMap<AbortSignal, Error>();
+
+/** What an aborted `signal` ends a run with: its reason when that is an Error, else one `AbortError` for it. */
+export function abortReason(signal: AbortSignal): Error {
+  if (signal.reason instanceof Error) return signal.reason;
+  let wrapped = wrappedReasons.get(signal);
+  if (!wrapped) {
+    wrapped = new DOMException(String(signal.reason ?? 'The run was ended'), 'AbortError');
+    wrappedReasons.set(signal, wrapped);
+  }
+  return wrapped;
+}
+
+/**
+ * Runs a handler without a transaction: resolves with its result (the caller records it), or marks
+ * the claim failed and rethrows its error. If `signal` aborts first, it rejects with the signal's
+ * reason at once and leaves the claim to the handler, should it still settle: its result or its
+ * failure is then recorded in the background, fenced by its attempt (a run that lost its claim
+ * records nothing).
+ */
+export async function runUntilAborted<T, Tx>(
+  claim: ClaimTicket<T, Tx>,
+  handler: (context: RunContext<Tx>) => T | Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  const settle = (work: Promise<T>) =>
+    work.then(
+      (value) => claim.complete(value).catch(() => undefined),
+      (error: unknown) => claim.fail(error),
+    );
+  if (signal?.aborted) {
+    // Ended before it began: the handler never runs, and the receipt is free for the next run.
+    await claim.fail(abortReason(signal));
+    throw abortReason(signal);
+  }
+  let work: Promise<T>;
+  try {
+    work = Promise.resolve(handler(claim.context));
+  } catch (error) {
+    work = Promise.reject(error);
+  }
+  let onAbort: (() => void) | undefined;
+  const aborted = signal
+    ? new Promise<never>((_, reject) => {
+        onAbort = () => reject(abortReason(signal));
+        signal.addEventListener('abort', onAbort, { once: true });
+      })
+    : undefined;
+  const handed = work.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  try {
+    const result = await (aborted ? Promise.race([handed, aborted]) : handed);
+    if ('error' in result) {
+      await claim.fail(result.error);
+      throw result.error;
+    }
+    return result.value;
+  } catch (error) {
+    if (signal?.aborted && error === abortReason(signal)) void settle(work);
+    throw error;
+  } finally {
+    if (onAbort) signal!.removeEventListener('abort', onAbort);
+  }
+}
