@@ -76,6 +76,7 @@ const BRIDGE_SURFACE = new Set([
   'createInboxRelay',
   'InboxRelay',
   'InboxRelayOptions',
+  'HandoffState',
   'jobIdOf',
   'QueuedDelivery',
   'createInboxConsumer',
