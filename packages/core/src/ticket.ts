@@ -87,8 +87,15 @@ export interface OpenTransaction<R = unknown, Tx = never> {
    * @throws {StoreError} the completion or the commit failed.
    */
   commit(response: R): Promise<void>;
-  /** Rolls the transaction back and marks the receipt `failed` with the error's text. Never rejects. */
-  rollback(error: unknown): Promise<void>;
+  /**
+   * Rolls the transaction back and marks the receipt `failed` with the error's text. Never rejects.
+   * Resolves with a {@link StoreError} when the store reports that the transaction's connection
+   * failed under the work (a database restart, a cut connection): `error` was a consequence of it
+   * (the handler's next statement failed), so answer a store failure (503), not the handler's
+   * error. Resolves with `undefined` otherwise (and after an early end, which
+   * {@link OpenTransaction.onEnded} reported).
+   */
+  rollback(error: unknown): Promise<StoreError | undefined>;
   /**
    * Calls `listener` once if the transaction ends before `commit` or `rollback` was called (the
    * handler deadline: a {@link HandlerTimeout}). The receipt is marked `failed` by then, and the
@@ -168,8 +175,8 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
       // The deadline ends the run even when the work never settles.
       value = await Promise.race([open.enter(() => work(open.context)), open.ended]);
     } catch (error) {
-      await open.rollback(error);
-      throw open.endedWith ?? error;
+      const lost = await open.rollback(error);
+      throw open.endedWith ?? lost ?? error;
     }
     await open.commit(value);
     return value;
@@ -200,7 +207,10 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx> {
 
   async fail(error: unknown): Promise<void> {
     // After begin(): the open transaction is rolled back and the receipt marked failed (once).
-    if (this.openTransaction) return this.openTransaction.rollback(error);
+    if (this.openTransaction) {
+      await this.openTransaction.rollback(error);
+      return;
+    }
     if (this.settled) return;
     this.settled = true;
     if (this.env.timed && this.handlerMs === undefined) this.handed();
@@ -395,17 +405,27 @@ class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
           return new StoreError(operation, error);
         }
         // The store ended the transaction while the handler ran (a lost connection): a store
-        // failure, answered 503, unless it is the error the caller rolled back with.
+        // failure, answered 503, unless it is the error the caller rolled back with. A store that
+        // knew its connection failed under the work says so with a StoreError of its own (the
+        // work's error as its cause), even when the work failed first because of it.
+        const lostConnection = error instanceof StoreError && error !== this.rolledBackWith;
         if (
           stage === 'handler' &&
           error !== this.rolledBackWith &&
-          !(error instanceof IdempotencyError)
+          (lostConnection || !(error instanceof IdempotencyError))
         ) {
           if (env.timed) {
             const durationMs = performance.now() - ticket.mark;
-            env.emit({ type: 'store-error', key, operation: 'transaction', error, durationMs });
+            const cause = lostConnection ? (error as StoreError).cause : error;
+            env.emit({
+              type: 'store-error',
+              key,
+              operation: 'transaction',
+              error: cause,
+              durationMs,
+            });
           }
-          return new StoreError('transaction', error);
+          return lostConnection ? error : new StoreError('transaction', error);
         }
         return error ?? new Error('the transaction failed');
       },
@@ -454,14 +474,18 @@ class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
     throw error;
   }
 
-  async rollback(error: unknown): Promise<void> {
-    if (this.finished) return;
+  async rollback(error: unknown): Promise<StoreError | undefined> {
+    if (this.finished) return undefined;
     this.finished = true;
     this.rolledBackWith = error;
     this.result.reject(error);
-    await this.settled;
+    const ended = await this.settled;
     if (this.markedFailed) await this.markedFailed;
     else if (!(error instanceof ClaimLost)) await this.ticket.markFailed(error);
+    // The store failed under the work (its connection): that, not the work's error, is the answer;
+    // unless the transaction had ended before (told to the onEnded listener already).
+    const lost = this.endedWith === undefined && ended instanceof StoreError && ended !== error;
+    return lost ? ended : undefined;
   }
 
   onEnded(listener: (error: unknown) => void): void {
