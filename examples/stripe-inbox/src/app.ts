@@ -15,20 +15,57 @@ interface StripeEvent {
   data: { object: { id: string; amount_received?: number; currency?: string; customer?: string } };
 }
 
-/** PostgreSQL when `databaseUrl` is set, otherwise a SQLite file. */
-export function connect(options: { databaseUrl?: string; sqliteFile?: string }): Knex {
-  return options.databaseUrl
-    ? knex({ client: 'pg', connection: options.databaseUrl, pool: { min: 0, max: 10 } })
-    : knex({
-        client: 'better-sqlite3',
-        connection: { filename: options.sqliteFile ?? 'stripe-inbox.sqlite' },
-        useNullAsDefault: true,
-      });
+/**
+ * Where the example's tables live: `app` holds the receipts and the `payments`, `inbox` the
+ * deliveries. On PostgreSQL both are one pool. On SQLite they are two files: SQLite has one write
+ * lock per file, and a worker's transaction holds it from the handler's first write until its
+ * commit, so an inbox table in the same file would make the endpoint's INSERT (the provider's
+ * acknowledgement) wait for the slowest handler. In a file of its own, the inbox is written only
+ * by short statements (store, claim, settle), and the endpoint answers at once.
+ */
+export interface Databases {
+  readonly app: Knex;
+  readonly inbox: Knex;
+  destroy(): Promise<void>;
+}
+
+function sqlite(filename: string): Knex {
+  return knex({
+    client: 'better-sqlite3',
+    connection: { filename },
+    useNullAsDefault: true,
+    // WAL: readers never wait for the writer; the claim and the endpoint take turns on the lock.
+    pool: {
+      afterCreate: (db: { pragma(sql: string): unknown }, done: () => void) => {
+        db.pragma('journal_mode = WAL');
+        done();
+      },
+    },
+  });
+}
+
+/** PostgreSQL when `databaseUrl` is set, otherwise two SQLite files: `<sqliteFile>` and `<sqliteFile>.inbox`. */
+export function connect(options: { databaseUrl?: string; sqliteFile?: string }): Databases {
+  if (options.databaseUrl) {
+    const db = knex({ client: 'pg', connection: options.databaseUrl, pool: { min: 0, max: 10 } });
+    return { app: db, inbox: db, destroy: () => db.destroy() };
+  }
+  const file = options.sqliteFile ?? 'stripe-inbox.sqlite';
+  const app = sqlite(file);
+  const inbox = sqlite(`${file}.inbox`);
+  return {
+    app,
+    inbox,
+    destroy: async () => {
+      await Promise.all([app.destroy(), inbox.destroy()]);
+    },
+  };
 }
 
 /** The deliveries, the receipts and the example's `payments` table (idempotent). */
-export async function migrate(db: Knex): Promise<void> {
-  await InboxSchema.createTable(db);
+export async function migrate(dbs: Databases): Promise<void> {
+  await InboxSchema.createTable(dbs.inbox);
+  const db = dbs.app;
   await Schema.createTable(db);
   if (!(await db.schema.hasTable('payments'))) {
     await db.schema.createTable('payments', (t) => {
@@ -40,14 +77,14 @@ export async function migrate(db: Knex): Promise<void> {
   }
 }
 
-/** The endpoint: verify, store, answer. No business code runs here. */
-export function buildApp(db: Knex, signingSecret: string): Express {
+/** The endpoint: verify, store, answer. No business code runs here, and it writes only to the inbox. */
+export function buildApp(dbs: Databases, signingSecret: string): Express {
   const app = express();
   app.post(
     '/webhooks/stripe',
     express.raw({ type: 'application/json' }),
     inbox({
-      inbox: new SqlInbox(db),
+      inbox: new SqlInbox(dbs.inbox),
       preset: providers.stripe({ secret: signingSecret }),
       // One customer's events are booked one at a time, in the order they arrived.
       orderingKey: (_req, body) =>
@@ -58,10 +95,14 @@ export function buildApp(db: Knex, signingSecret: string): Express {
 }
 
 /** The worker: books each `payment_intent.succeeded` once, with its receipt, in one transaction. */
-export function buildWorker(db: Knex, options: { pollIntervalMs?: number } = {}): InboxWorker {
+export function buildWorker(
+  dbs: Databases,
+  options: { pollIntervalMs?: number } = {},
+): InboxWorker {
   return createInboxWorker({
-    inbox: new SqlInbox(db),
-    store: new SqlStore(db),
+    inbox: new SqlInbox(dbs.inbox),
+    // The receipts live with the payments: the booking and its receipt commit together.
+    store: new SqlStore(dbs.app),
     pollIntervalMs: options.pollIntervalMs ?? 500,
     handlers: {
       stripe: async (delivery, { transaction }) => {

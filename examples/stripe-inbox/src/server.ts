@@ -5,18 +5,18 @@ async function main(): Promise<void> {
   const secret = process.env.STRIPE_WEBHOOK_SECRET;
   if (!secret)
     throw new Error('Set STRIPE_WEBHOOK_SECRET to the endpoint signing secret (whsec_…)');
-  const db = connect({ databaseUrl: process.env.DATABASE_URL });
-  await migrate(db);
+  const dbs = connect({ databaseUrl: process.env.DATABASE_URL });
+  await migrate(dbs);
   const port = Number(process.env.PORT ?? 3000);
-  const server = buildApp(db, secret).listen(port, () =>
+  const server = buildApp(dbs, secret).listen(port, () =>
     console.log(`POST http://localhost:${port}/webhooks/stripe`),
   );
-  const worker = buildWorker(db);
+  const worker = buildWorker(dbs);
   worker.start();
   process.once('SIGTERM', async () => {
     server.close();
     await worker.stop(); // finishes the deliveries in flight, gives back the rest
-    await db.destroy();
+    await dbs.destroy();
   });
 }
 

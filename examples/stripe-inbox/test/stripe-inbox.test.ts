@@ -7,13 +7,13 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeliveryStatus } from '@webhook-idempotency/core';
-import { SqlInbox } from '@webhook-idempotency/sql';
+import { createInboxWorker, DeliveryStatus } from '@webhook-idempotency/core';
+import { SqlInbox, SqlStore } from '@webhook-idempotency/sql';
 import type { Knex } from 'knex';
 import pg from 'pg';
 import Stripe from 'stripe';
 import request from 'supertest';
-import { buildApp, buildWorker, connect, migrate } from '../src/app';
+import { buildApp, buildWorker, connect, type Databases, migrate } from '../src/app';
 
 const secret = 'whsec_test_inbox_example';
 const stripe = new Stripe('sk_test_unused');
@@ -56,12 +56,12 @@ describe.each([
   ],
   ['PostgreSQL', async () => ({ databaseUrl: await pgUrl() })],
 ])('stripe-inbox on %s', (_name, where) => {
-  let db: Knex;
+  let dbs: Databases;
   beforeAll(async () => {
-    db = connect(await where());
-    await migrate(db);
+    dbs = connect(await where());
+    await migrate(dbs);
   });
-  afterAll(() => db.destroy());
+  afterAll(() => dbs.destroy());
 
   const post = (app: ReturnType<typeof buildApp>, body: string, signature?: string) =>
     request(app)
@@ -74,19 +74,19 @@ describe.each([
       .send(body);
 
   it('answers every redelivery 200 at once, stores the event once, and the worker books it once', async () => {
-    const app = buildApp(db, secret);
+    const app = buildApp(dbs, secret);
     const body = succeeded('evt_1', 'pi_1');
     const answers = await Promise.all(Array.from({ length: 10 }, () => post(app, body)));
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
     // Acknowledged, not processed: nothing was booked while the provider waited.
-    expect(Number((await db('payments').count({ n: '*' }))[0]!.n)).toBe(0);
-    const inbox = new SqlInbox(db);
+    expect(Number((await dbs.app('payments').count({ n: '*' }))[0]!.n)).toBe(0);
+    const inbox = new SqlInbox(dbs.inbox);
     expect(await inbox.list()).toHaveLength(1);
 
-    const worker = buildWorker(db);
+    const worker = buildWorker(dbs);
     expect(await worker.runOnce()).toBe(1);
     expect(await worker.runOnce()).toBe(0);
-    expect(await db('payments').select('payment_intent', 'event_id')).toEqual([
+    expect(await dbs.app('payments').select('payment_intent', 'event_id')).toEqual([
       { payment_intent: 'pi_1', event_id: 'evt_1' },
     ]);
     expect((await inbox.find('stripe', 'evt_1'))!.status).toBe(DeliveryStatus.DONE);
@@ -98,26 +98,74 @@ describe.each([
   });
 
   it('a forged signature is 401 and stores nothing; the background worker stops cleanly', async () => {
-    const app = buildApp(db, secret);
+    const app = buildApp(dbs, secret);
     const body = succeeded('evt_forged', 'pi_forged');
     const forged = stripe.webhooks.generateTestHeaderString({
       payload: body,
       secret: 'whsec_other',
     });
     expect((await post(app, body, forged)).status).toBe(401);
-    expect(await new SqlInbox(db).find('stripe', 'evt_forged')).toBeNull();
+    expect(await new SqlInbox(dbs.inbox).find('stripe', 'evt_forged')).toBeNull();
 
-    const worker = buildWorker(db, { pollIntervalMs: 10 });
+    const worker = buildWorker(dbs, { pollIntervalMs: 10 });
     worker.start();
     expect((await post(app, succeeded('evt_2', 'pi_2'))).status).toBe(200);
     for (let i = 0; i < 200; i++) {
-      if ((await new SqlInbox(db).find('stripe', 'evt_2'))?.status === DeliveryStatus.DONE) break;
+      if ((await new SqlInbox(dbs.inbox).find('stripe', 'evt_2'))?.status === DeliveryStatus.DONE)
+        break;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     await worker.stop();
     expect(worker.running).toBe(false);
-    expect(await db('payments').where({ payment_intent: 'pi_2' }).select('event_id')).toEqual([
+    expect(await dbs.app('payments').where({ payment_intent: 'pi_2' }).select('event_id')).toEqual([
       { event_id: 'evt_2' },
     ]);
+  });
+
+  it('acknowledges a new event while a worker handler is mid-transaction (it has written and is held)', async () => {
+    const app = buildApp(dbs, secret);
+    expect((await post(app, succeeded('evt_held', 'pi_held'))).status).toBe(200);
+    const order: string[] = [];
+    let inside!: () => void;
+    const handlerInside = new Promise<void>((resolve) => (inside = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    // The example's databases, with a handler that books, then stays in its transaction.
+    const worker = createInboxWorker({
+      inbox: new SqlInbox(dbs.inbox),
+      store: new SqlStore(dbs.app),
+      handlers: {
+        stripe: async (delivery, { transaction }) => {
+          const trx = transaction as Knex.Transaction;
+          await trx('payments').insert({
+            payment_intent: `pi_${delivery.externalId}`,
+            amount: 1,
+            currency: 'eur',
+            event_id: delivery.externalId,
+          });
+          order.push('handler wrote');
+          inside();
+          await released;
+          order.push('handler released');
+          return { booked: true };
+        },
+      },
+    });
+    const running = worker.runOnce();
+    await handlerInside;
+    const accepted = post(app, succeeded('evt_during', 'pi_during')).then((answer) => {
+      order.push('accepted');
+      return answer;
+    });
+    // A bound for the failing case (an endpoint that waits for the handler would wait forever):
+    // the handler is released when the acknowledgement came, or after 5 s without one.
+    await Promise.race([accepted, new Promise((resolve) => setTimeout(resolve, 5000))]);
+    release();
+    expect((await accepted).status).toBe(200);
+    expect(await running).toBe(1);
+    expect(order).toEqual(['handler wrote', 'accepted', 'handler released']);
+    expect((await new SqlInbox(dbs.inbox).find('stripe', 'evt_during'))?.status).toBe(
+      DeliveryStatus.PENDING,
+    );
   });
 });

@@ -156,6 +156,13 @@ export interface Store<Tx = never> {
    * flight) and rejects; the handle passed to `work` refuses every call once the transaction has
    * ended, whichever way it ended ({@link TransactionClosed}). `options.timeoutMs` is the same
    * deadline, for stores that can also enforce it server-side (lock and idle timeouts).
+   *
+   * A lost connection is the store's failure, not the work's: when `work` rejects and the
+   * transaction's connection has failed under it (the database closed it, restarted, the network
+   * cut it: the rollback cannot be sent, or the driver reported the connection broken), reject
+   * with a `StoreError` (core's) whose `cause` is what `work` rejected with. The guard then answers
+   * a store failure (503) instead of passing the handler's error (often the driver's own, from its
+   * next statement) on as the handler's.
    */
   withTransaction?<T>(
     work: (transaction: Tx) => Promise<T>,

@@ -273,11 +273,16 @@ export function captureResponse(
 /**
  * Tells the engine that the handler failed with `error` (Express routed it to the error
  * handlers), then lets the rest of the answer through uncaptured. Resolves once the receipt is
- * marked `failed`; resolves at once for a response that is not being captured.
+ * marked `failed` (at once for a response that is not being captured), with the guard's answer to
+ * send instead of passing the error on when the failure was the store's (else `null`).
  */
-export async function abortCapture(res: ServerResponse, error: unknown): Promise<void> {
+export async function abortCapture(
+  res: ServerResponse,
+  error: unknown,
+): Promise<HttpResponseRecord | null> {
   const state = captures.get(res);
-  if (!state || state.released) return;
-  await state.run.abort(error);
+  if (!state || state.released) return null;
+  const replacement = await state.run.abort(error);
   state.released = true;
+  return replacement;
 }

@@ -81,7 +81,8 @@ export function idempotencyErrors(): ErrorRequestHandler {
     next: NextFunction,
   ): void {
     abortCapture(res, error).then(
-      () => next(error),
+      // The store lost the handler's transaction under it: its 503, not your error handler's answer.
+      (replacement) => (replacement ? sendRecord(res, replacement) : next(error)),
       () => next(error),
     );
   };

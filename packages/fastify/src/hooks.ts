@@ -120,8 +120,11 @@ export async function idempotencyOnSend(
   if (!state) return payload;
   (request as WithState)[kState] = null;
   if (state.error !== undefined) {
-    await state.run.abort(state.error);
-    return payload;
+    // The store lost the handler's transaction under it: the guard's 503 replaces the error answer.
+    const lost = await state.run.abort(state.error);
+    if (!lost) return payload;
+    for (const name of Object.keys(reply.getHeaders())) reply.removeHeader(name);
+    return apply(reply, lost);
   }
   let body: Buffer;
   try {

@@ -58,7 +58,9 @@ function settle(
     try {
       recorded = await capture(await run.enter(call), maxResponseBytes);
     } catch (error) {
-      await run.abort(error);
+      // The store lost the handler's transaction under it: the guard's 503, not the error.
+      const lost = await run.abort(error);
+      if (lost) return toResponse(lost);
       throw error;
     }
     const replacement = await run.finish(recorded.captured);

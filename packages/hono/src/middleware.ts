@@ -51,7 +51,9 @@ export function idempotent<Tx = unknown>(
       if (c.error) throw c.error; // the handler threw; Hono's onError has answered
       recorded = await capture(c.res, maxResponseBytes);
     } catch (error) {
-      await run.abort(error);
+      // The store lost the handler's transaction under it: the guard's 503 replaces the error answer.
+      const lost = await run.abort(error);
+      if (lost) return replace(c, toResponse(lost));
       if (error === c.error) return;
       throw error;
     }

@@ -60,8 +60,11 @@ export function idempotent<Tx = unknown>(options: KoaIdempotencyOptions<Tx>): Mi
       body = await responseBytes(ctx);
     } catch (error) {
       if (expired) throw error;
-      await run.abort(error);
-      throw error;
+      // The store lost the handler's transaction under it: the guard's 503, not Koa's error answer.
+      const lost = await run.abort(error);
+      if (!lost) throw error;
+      sendRecord(ctx, lost, true);
+      return;
     }
     const replacement = await run.finish({
       status: ctx.status,

@@ -79,8 +79,10 @@ class Slot {
 
   /** The method (or a pipe after the claim, or an interceptor inside this one) threw: the receipt is `failed`. */
   async abort(error: unknown): Promise<void> {
-    this.held?.release();
-    await this.run?.abort(error);
+    const lost = await this.run?.abort(error);
+    // The store lost the transaction under the method: the guard's 503, whatever the filters write.
+    if (lost && this.held) this.held.answerNow(lost);
+    else this.held?.release();
   }
 }
 

@@ -129,12 +129,14 @@ const cases: readonly FaultCase[] = [
     expect: { transactional: { first: 503, receiptAfterFirst: 'failed', rows: 1, attempts: 2 } },
   },
   {
-    // The handler's own write fails and it throws: a handler error, not a store error. The
+    // The handler's own write fails and it throws. Plain: its write went through a connection of
+    // its own, a handler error. Transactional: the cut connection is the guard's transaction, so
+    // the store reports it lost (its rollback cannot be sent): a store failure, 503. Either way the
     // receipt must be `failed` (retryable at once), not left `processing`.
     name: 'business INSERT cut before the server sees it',
     arm: async (app) => ({ cut: app.proxy.cutWhen(packets.business, 'before') }),
     expect: {
-      transactional: { first: 'handler-error', receiptAfterFirst: 'failed', rows: 1, attempts: 2 },
+      transactional: { first: 503, receiptAfterFirst: 'failed', rows: 1, attempts: 2 },
       plain: { first: 'handler-error', receiptAfterFirst: 'failed', rows: 1, attempts: 2 },
     },
   },

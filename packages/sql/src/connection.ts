@@ -5,7 +5,9 @@ import { isPgPool, pgExecutor } from './drivers/pg';
 import { isBetterSqlite, isNodeSqlite, nodeSqliteExecutor, sqliteExecutor } from './drivers/sqlite';
 import { ConfigError } from '@webhook-idempotency/core';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
+import { dialects } from './dialects';
 import type { Executor } from './executor';
+import { retryDeadlocks } from './retry';
 
 function describe(db: unknown): string {
   if (db === null) return 'null';
@@ -38,7 +40,9 @@ export function createExecutor(
 }
 
 /**
- * The executor `SqlStore` and `SqlInbox` open from their shared options, checked first.
+ * The executor `SqlStore` and `SqlInbox` open from their shared options, checked first. Their
+ * single statements run again on a deadlock ({@link retryDeadlocks}), except on a knex
+ * transaction passed as `db`: every statement there is part of the caller's transaction.
  * @throws {ConfigError} naming `acquireTimeoutMs` (not a positive number) or `preparedStatements`
  * (not a boolean). @throws {TypeError} for a `db` that is no supported connection.
  */
@@ -58,5 +62,7 @@ export function executorFor(
     );
   if (typeof preparedStatements !== 'boolean')
     throw new ConfigError('preparedStatements', 'must be a boolean');
-  return createExecutor(db as never, acquireTimeoutMs, preparedStatements);
+  const executor = createExecutor(db as never, acquireTimeoutMs, preparedStatements);
+  if (isKnex(db) && (db as { isTransaction?: boolean }).isTransaction === true) return executor;
+  return retryDeadlocks(executor, dialects[executor.dialect]);
 }

@@ -71,6 +71,11 @@ export interface DialectSpec {
    * with `SQLITE_BUSY` at their first write.
    */
   lockForWrite?(table: string): string;
+  /**
+   * Error codes (`code`, `errno` or SQLSTATE) of a statement the database chose as a deadlock
+   * victim, or failed on a serialization conflict: run on its own, it can run again unchanged.
+   */
+  readonly deadlockCodes: ReadonlySet<string | number>;
 }
 
 /** A batch `DELETE` and the order of its parameters. */
@@ -121,6 +126,8 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     deleteBatch: keyedBatch,
     duplicateKeyCodes: new Set(['23505']),
     missingTable: { codes: new Set(['42P01']) },
+    // deadlock_detected, serialization_failure.
+    deadlockCodes: new Set(['40P01', '40001']),
   },
   mysql: {
     name: 'mysql',
@@ -150,6 +157,8 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     }),
     duplicateKeyCodes: new Set(['ER_DUP_ENTRY', 1062]),
     missingTable: { codes: new Set(['ER_NO_SUCH_TABLE', 1146]) },
+    // ER_LOCK_DEADLOCK (SQLSTATE 40001). A lock wait timeout (1205) is not one: it ran its bound.
+    deadlockCodes: new Set(['ER_LOCK_DEADLOCK', 1213, '40001']),
   },
   sqlite: {
     name: 'sqlite',
@@ -179,14 +188,22 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     },
     // A write that matches nothing still takes SQLite's write lock.
     lockForWrite: (table) => `UPDATE ${table} SET attempts = attempts WHERE 0 = 1`,
+    // One writer at a time: SQLite reports no deadlocks (a busy database is SQLITE_BUSY).
+    deadlockCodes: new Set(),
   },
 };
 
 function hasCode(codes: ReadonlySet<string | number>, error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
-  const { code, errno, errcode } = error as { code?: unknown; errno?: unknown; errcode?: unknown };
+  const { code, errno, errcode, sqlState } = error as {
+    code?: unknown;
+    errno?: unknown;
+    errcode?: unknown;
+    sqlState?: unknown;
+  };
   return (
     (typeof code === 'string' && codes.has(code)) ||
+    (typeof sqlState === 'string' && codes.has(sqlState)) ||
     (typeof errno === 'number' && codes.has(errno)) ||
     (typeof errcode === 'number' && codes.has(errcode))
   );
@@ -203,4 +220,9 @@ export function isMissingTable(dialect: DialectSpec, error: unknown): boolean {
   // Not `instanceof Error`: a driver's error class may come from another realm (a test sandbox).
   const text = (error as { message?: unknown } | null)?.message;
   return hasCode(codes, error) && (!message || (typeof text === 'string' && message.test(text)));
+}
+
+/** True when `error` says the statement lost a deadlock or a serialization conflict and may simply run again. */
+export function isDeadlock(dialect: DialectSpec, error: unknown): boolean {
+  return hasCode(dialect.deadlockCodes, error);
 }

@@ -254,7 +254,9 @@ export class SqlStore<Db extends SqlConnection = SqlConnection>
    * The handle refuses every call once the transaction has ended (`TransactionClosed`); when
    * `options.signal` aborts, the transaction ends at once (its connection is closed if a statement
    * is in flight) and this rejects. On PostgreSQL and MySQL, lock waits inside the transaction are
-   * bounded by `options.timeoutMs` (PostgreSQL also ends a transaction left idle that long).
+   * bounded by `options.timeoutMs` (PostgreSQL also ends a transaction left idle that long). When
+   * `work` rejects and the rollback cannot be sent (the database ended the connection under it),
+   * this rejects with a `StoreError` whose `cause` is what `work` rejected with.
    */
   withTransaction<T>(
     work: (transaction: TransactionOf<Db>) => Promise<T>,

@@ -1,5 +1,26 @@
 /** @module Issue behaviour 4: a handler that throws or answers non-2xx leaves the receipt failed and retryable. */
+import { StoreError, type Store } from '@webhook-idempotency/core';
 import type { AdapterCase } from '../case';
+
+/**
+ * `store`, reporting every failed transaction as one whose connection it lost under the handler
+ * (what a SQL store says when the database ended the connection: the rollback could not be sent).
+ */
+function losingConnections(store: Store<unknown>): Store<unknown> {
+  return {
+    capabilities: store.capabilities,
+    claim: (key, input) => store.claim(key, input),
+    reclaim: (key, input) => store.reclaim(key, input),
+    complete: (key, input, transaction) => store.complete(key, input, transaction),
+    fail: (key, input) => store.fail(key, input),
+    find: (key, at) => store.find(key, at),
+    purge: (input) => store.purge(input),
+    withTransaction: (work, options) =>
+      store.withTransaction!(work, options).catch((error: unknown) => {
+        throw new StoreError('transaction', error);
+      }),
+  };
+}
 
 export const failureCases: AdapterCase[] = [
   {
@@ -63,6 +84,22 @@ export const failureCases: AdapterCase[] = [
       const res = await h.post('f3');
       expect(res.status).toBe(500);
       expect(await h.receipt('f3')).toMatchObject({ status: 'failed' });
+    },
+  },
+  {
+    group: 'failures',
+    name: "a handler whose transaction connection the store lost: 503 + Retry-After, not the framework's 500",
+    async run(h) {
+      if (!h.store.capabilities.transactional) return;
+      await h.start({ store: losingConnections(h.store), transactional: true }, () => {
+        // The handler's next statement on a connection the database ended.
+        throw new Error('Connection terminated unexpectedly');
+      });
+      const res = await h.post('f4');
+      expect([res.status, res.headers['retry-after']]).toEqual([503, '1']);
+      expect(JSON.parse(res.body.toString())).toMatchObject({ code: 'ERR_IDEMPOTENCY_STORE' });
+      expect(res.body.toString()).not.toMatch(/terminated/);
+      expect(await h.receipt('f4')).toMatchObject({ status: 'failed' });
     },
   },
 ];

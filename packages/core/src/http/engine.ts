@@ -35,8 +35,13 @@ export interface PendingRun {
    * Rejects with `ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE` (receipt `failed`): hand it to the framework.
    */
   finish(response: CapturedResponse): Promise<HttpResponseRecord | null>;
-  /** The handler threw: marks the receipt `failed` and resolves once that is written (never rejects). */
-  abort(error: unknown): Promise<void>;
+  /**
+   * The handler threw: marks the receipt `failed` and resolves once that is written (never
+   * rejects). Resolves with a guard answer to send instead of passing the error on (503 with
+   * `Retry-After`) when the failure was the store's: the transaction's connection was lost under
+   * the handler, whose error is then only a consequence of it. Else with `null`.
+   */
+  abort(error: unknown): Promise<HttpResponseRecord | null>;
   /**
    * The handler answered around the adapter (Fastify `reply.hijack()`, Koa `ctx.respond = false`),
    * so only the status that went out is known (`undefined`: the connection closed before the answer

@@ -1,6 +1,6 @@
 /** @module The two ways a claimed delivery is settled: on its ticket, or inside its transaction. */
 import { DeliveryOutcome } from '../constants';
-import { ErrorCode, IdempotencyError } from '../errors';
+import { ErrorCode, IdempotencyError, type StoreError } from '../errors';
 import { outcomeOf } from '../guard';
 import type { ClaimTicket, OpenTransaction } from '../ticket';
 import { answerFor } from './answers';
@@ -32,6 +32,8 @@ class UnsuccessfulAnswer extends Error {
 }
 
 const ignore = (): undefined => undefined;
+/** What `abort` resolves with when the failure stays the handler's: no answer of the guard's. */
+const nothing = (): null => null;
 
 /**
  * A claimed delivery, settled on its ticket when the adapter hands in the handler's answer. The
@@ -55,12 +57,12 @@ export class TicketRun implements PendingRun {
     return this.ended;
   }
 
-  abort(error: unknown): Promise<void> {
+  abort(error: unknown): Promise<HttpResponseRecord | null> {
     this.ended ??= this.ticket.fail(error).then(() => {
       if (this.trace) reportDelivery(this.trace, DeliveryOutcome.FAILED, undefined);
       return null;
     });
-    return this.ended.then(ignore, ignore);
+    return this.ended.then(nothing, nothing);
   }
 
   answeredAround(status: number | undefined, how: string): Promise<void> {
@@ -109,7 +111,7 @@ export class TicketRun implements PendingRun {
  */
 function answerAround(run: PendingRun, status: number | undefined, how: string): Promise<void> {
   if (status === undefined || status < 200 || status > 299)
-    return run.abort(responseNotCaptured(how));
+    return run.abort(responseNotCaptured(how)).then(ignore);
   return run.finish({ status, headers: {}, body: Buffer.alloc(0) }).then(ignore, ignore);
 }
 
@@ -189,20 +191,33 @@ export class TransactionRun implements PendingRun {
     return this.ended;
   }
 
-  abort(error: unknown): Promise<void> {
-    this.ended ??= this.open.rollback(error).then(() => {
-      if (this.trace) reportDelivery(this.trace, DeliveryOutcome.FAILED, undefined);
+  abort(error: unknown): Promise<HttpResponseRecord | null> {
+    this.ended ??= this.open.rollback(error).then((lost) => this.failed(lost, undefined));
+    return this.ended.then((answer) => answer, nothing);
+  }
+
+  /**
+   * The run failed and was rolled back. When the store lost the transaction's connection under the
+   * handler (`lost`), the handler's failure was the store's: the guard's 503 replaces its answer.
+   */
+  private failed(
+    lost: StoreError | undefined,
+    status: number | undefined,
+  ): HttpResponseRecord | null {
+    const { trace } = this;
+    if (!lost) {
+      if (trace) reportDelivery(trace, DeliveryOutcome.FAILED, status);
       return null;
-    });
-    return this.ended.then(ignore, ignore);
+    }
+    if (trace) reportSettled(trace, lost, this.config, this.request);
+    return settledAnswer(lost, this.config, this.request);
   }
 
   private async record(response: CapturedResponse): Promise<HttpResponseRecord | null> {
     const { open, trace } = this;
     if (response.status < 200 || response.status > 299) {
-      await open.rollback(new UnsuccessfulAnswer(response.status));
-      if (trace) reportDelivery(trace, DeliveryOutcome.FAILED, response.status);
-      return null;
+      const lost = await open.rollback(new UnsuccessfulAnswer(response.status));
+      return this.failed(lost, response.status);
     }
     let stored: StoredResponse;
     try {

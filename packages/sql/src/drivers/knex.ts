@@ -3,6 +3,7 @@
  * knex reports results in each driver's own shape; they are read here and nowhere else.
  */
 import type { Knex } from 'knex';
+import { StoreError } from '@webhook-idempotency/core';
 import { beginStatement } from './pg';
 import {
   gate,
@@ -70,7 +71,8 @@ export function knexExecutor(knex: Knex): Executor {
     },
     transaction(work, options = {}) {
       const { lockStatement, signal, timeoutMs } = options;
-      return knex.transaction(async (trx) => {
+      let failed: { error: unknown } | undefined;
+      const run = knex.transaction(async (trx) => {
         const state: Gate = { closed: undefined };
         if (lockStatement) await trx.raw(lockStatement);
         // knex sent its own BEGIN: the rest of the PostgreSQL bounds go in one more statement.
@@ -89,8 +91,18 @@ export function knexExecutor(knex: Knex): Executor {
           // may still be in flight on the connection: the rollback queues behind it (knex offers no
           // way to cut it), but the handle is closed and the guard has already answered.
           state.closed = signal?.aborted ? 'timed out' : 'rolled back';
+          failed = { error };
           throw error;
         }
+      });
+      // knex rolls back when the work rejects, and rejects with the rollback's own error when the
+      // rollback could not be sent: the connection failed under the work, whose error (its next
+      // statement's, typically) is the store's failure (see Store.withTransaction).
+      return run.catch((error: unknown) => {
+        // (knex replaces an `undefined` rejection with an Error of its own: not a failed rollback.)
+        if (failed && failed.error !== undefined && error !== failed.error && !signal?.aborted)
+          throw new StoreError('transaction', failed.error);
+        throw error;
       });
     },
   };

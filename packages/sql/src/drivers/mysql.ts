@@ -9,6 +9,7 @@ import type {
   Pool as PromisePool,
   PoolConnection as PromiseConnection,
 } from 'mysql2/promise';
+import { StoreError } from '@webhook-idempotency/core';
 import {
   acquireWithin,
   gate,
@@ -177,10 +178,13 @@ export function mysqlExecutor(
         state.closed = 'rolled back';
         try {
           await connection.rollback();
-          connection.release();
         } catch {
+          // The rollback could not be sent: the connection failed under the work, whose error
+          // (its next statement's, typically) is the store's failure (see Store.withTransaction).
           connection.destroy();
+          throw new StoreError('transaction', error);
         }
+        connection.release();
         throw error;
       }
     },

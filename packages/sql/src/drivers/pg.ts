@@ -1,6 +1,7 @@
 /** @module Executor over a `pg` Pool: `$n` placeholders, `BEGIN`/`COMMIT` on a pooled client. */
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
+import { StoreError } from '@webhook-idempotency/core';
 import {
   acquireWithin,
   gate,
@@ -157,12 +158,17 @@ export function pgExecutor(pool: Pool, acquireTimeoutMs: number, prepared: boole
         state.closed = 'rolled back';
         try {
           await client.query('ROLLBACK');
-          giveBack(client);
         } catch (rollbackError) {
+          // The rollback could not be sent: the connection failed under the work, whose error
+          // (its next statement's, typically) is the store's failure (see Store.withTransaction).
           client.release(
             rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)),
           );
+          throw new StoreError('transaction', error);
         }
+        const lost = broken.get(client);
+        giveBack(client);
+        if (lost) throw new StoreError('transaction', error);
         throw error;
       }
     },

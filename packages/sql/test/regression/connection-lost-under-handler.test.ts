@@ -1,0 +1,168 @@
+/**
+ * The database ended the connection of the guard's transaction while the handler ran: the
+ * handler's next statement failed with the driver's error, and the guard passed that on as the
+ * handler's own failure (a 500 over HTTP) instead of a store failure (503, retried). Each executor
+ * now reports the lost connection (the rollback cannot be sent) as a `StoreError` whose cause is
+ * the handler's error. Here on every connection kind of the two server dialects, the knex ones
+ * included (the HTTP answer itself: packages/reliability/test/connection-lost-under-handler.test.ts).
+ */
+import knex, { type Knex } from 'knex';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import {
+  type GuardEvent,
+  IdempotencyGuard,
+  RequestKey,
+  StoreError,
+} from '@webhook-idempotency/core';
+import { Schema, type SqlConnection, SqlStore } from '../../src';
+import { connectionOf, mysqlDatabase, pgDatabase } from '../helpers/databases';
+
+type Dialect = 'postgres' | 'mysql';
+
+/** One connection kind: how to open it, and how a handler runs a statement on its transaction. */
+interface Kind {
+  readonly name: string;
+  readonly dialect: Dialect;
+  open(url: string): { db: SqlConnection; close(): Promise<void> };
+  /** Runs `sql` (`?` placeholders) through the handler's transaction; resolves with the first row. */
+  query(tx: unknown, sql: string, params: unknown[]): Promise<Record<string, unknown> | undefined>;
+}
+
+const quiet = { warn() {}, error() {}, debug() {}, deprecate() {} };
+
+const kinds: Kind[] = [
+  {
+    name: 'pg Pool',
+    dialect: 'postgres',
+    open: (url) => {
+      const pool = new pg.Pool({ connectionString: url, max: 4 });
+      return { db: pool, close: () => pool.end() };
+    },
+    query: async (tx, sql, params) => {
+      let n = 0;
+      const text = sql.replace(/\?/g, () => `$${++n}`);
+      return (await (tx as pg.PoolClient).query(text, params)).rows[0];
+    },
+  },
+  {
+    name: 'knex on pg',
+    dialect: 'postgres',
+    open: (url) => {
+      const db = knex({ client: 'pg', connection: url, pool: { min: 0, max: 4 }, log: quiet });
+      return { db, close: () => db.destroy() };
+    },
+    query: async (tx, sql, params) =>
+      (await (tx as Knex.Transaction).raw(sql, params as never)).rows[0],
+  },
+  {
+    name: 'mysql2 pool',
+    dialect: 'mysql',
+    open: (url) => {
+      const pool = mysql.createPool({ uri: url, connectionLimit: 4 });
+      return { db: pool, close: () => pool.end() };
+    },
+    query: async (tx, sql, params) =>
+      ((await (tx as mysql.PoolConnection).query(sql, params))[0] as Record<string, unknown>[])[0],
+  },
+  {
+    name: 'knex on mysql2',
+    dialect: 'mysql',
+    open: (url) => {
+      const db = knex({
+        client: 'mysql2',
+        connection: connectionOf(url),
+        pool: { min: 0, max: 4 },
+        log: quiet,
+      });
+      return { db, close: () => db.destroy() };
+    },
+    query: async (tx, sql, params) =>
+      (
+        (await (tx as Knex.Transaction).raw(sql, params as never))[0] as Record<string, unknown>[]
+      )[0],
+  },
+];
+
+const urls: Record<Dialect, string> = { postgres: '', mysql: '' };
+
+beforeAll(async () => {
+  urls.postgres = await pgDatabase('wi_sql_lost_under_handler');
+  urls.mysql = await mysqlDatabase('wi_sql_lost_under_handler');
+  const admin = new pg.Pool({ connectionString: urls.postgres });
+  await Schema.createTable(admin);
+  await admin.query('CREATE TABLE effects (id VARCHAR(64) PRIMARY KEY)');
+  await admin.end();
+  const madmin = mysql.createPool({ uri: urls.mysql });
+  await Schema.createTable(madmin);
+  await madmin.query('CREATE TABLE effects (id VARCHAR(64) PRIMARY KEY)');
+  await madmin.end();
+});
+
+/** Ends backend `id` from another connection and waits until it is gone. */
+async function kill(dialect: Dialect, id: number): Promise<void> {
+  if (dialect === 'postgres') {
+    const admin = new pg.Client({ connectionString: urls.postgres });
+    await admin.connect();
+    // With a timeout, pg_terminate_backend returns once the backend has exited.
+    await admin.query('SELECT pg_terminate_backend($1, 5000)', [id]);
+    await admin.end();
+    return;
+  }
+  const admin = await mysql.createConnection(urls.mysql);
+  await admin.query(`KILL ${Number(id)}`);
+  for (;;) {
+    const [rows] = await admin.query(
+      'SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE ID = ?',
+      [id],
+    );
+    if (Number((rows as { n: number }[])[0]!.n) === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  await admin.end();
+}
+
+it.each(kinds)(
+  '$name: the handler statement a killed connection failed is a StoreError, with the handler error as its cause',
+  async (kind) => {
+    const { db, close } = kind.open(urls[kind.dialect]);
+    const events: GuardEvent[] = [];
+    const guard = new IdempotencyGuard(new SqlStore(db, { acquireTimeoutMs: 2000 }), {
+      transactional: true,
+      staleAfterSeconds: 5,
+      onEvent: (event) => events.push(event),
+    });
+    const key = new RequestKey('p', `evt_${kind.name.replace(/\W/g, '_')}`);
+    let handlerError: unknown;
+    try {
+      const run = guard.run(key, async ({ transaction }) => {
+        const backend =
+          kind.dialect === 'postgres'
+            ? 'SELECT pg_backend_pid() AS id'
+            : 'SELECT CONNECTION_ID() AS id';
+        const row = await kind.query(transaction, backend, []);
+        await kill(kind.dialect, Number(row!.id));
+        try {
+          await kind.query(transaction, 'INSERT INTO effects (id) VALUES (?)', [key.externalId]);
+        } catch (error) {
+          handlerError = error;
+          throw error;
+        }
+        return { ok: true };
+      });
+      const error = await run.then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+      expect(error).toBeInstanceOf(StoreError);
+      expect(handlerError).toBeDefined();
+      expect((error as StoreError).cause).toBe(handlerError);
+      expect(events.filter((event) => event.type === 'store-error')).toEqual([
+        expect.objectContaining({ operation: 'transaction', error: handlerError }),
+      ]);
+      expect((await guard.find(key))?.status).toBe('failed');
+    } finally {
+      await close();
+    }
+  },
+);
