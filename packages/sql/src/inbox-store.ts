@@ -8,7 +8,7 @@ import type {
   NewDelivery,
   StoredDelivery,
 } from '@webhook-idempotency/core';
-import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
+import { checkKeyPart, DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
 import { executorFor } from './connection';
 import { dialects, isDuplicateKey, isMissingTable, type DialectSpec } from './dialects';
 import type { Executor, Row } from './executor';
@@ -121,9 +121,17 @@ export class SqlInbox implements InboxStore {
     this.sql = buildInboxQueries(this.spec, inboxDialects[this.dialect], this.table, skipLocked);
   }
 
-  /** One `INSERT` that the unique `(provider, external_id)` index arbitrates. */
+  /**
+   * One `INSERT` that the unique `(provider, external_id)` index arbitrates. The key columns are
+   * checked first, as a receipt key is (no NUL, no unpaired surrogate, at most 160 characters):
+   * a value no dialect can store is refused with `InvalidRequestKey` naming the field, never sent
+   * to the database to fail there as a driver error.
+   */
   async enqueue(delivery: NewDelivery): Promise<boolean> {
     const { provider, externalId, orderingKey, headers, body } = delivery;
+    checkKeyPart('provider', provider);
+    checkKeyPart('externalId', externalId);
+    if (orderingKey !== null) checkKeyPart('orderingKey', orderingKey);
     try {
       const { affected } = await this.executor.query(this.sql.enqueue, [
         provider,
