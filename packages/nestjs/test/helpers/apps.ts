@@ -69,13 +69,22 @@ export type Platform = 'express' | 'fastify';
 export const socketOf = (req: Request): Socket => (req.raw?.socket ?? req.socket) as Socket;
 
 /**
- * Builds, initialises and starts a Nest app (raw body kept, no logger) on a free loopback port,
- * with `observe` called from outside the guard once each request is answered.
+ * Builds, initialises and starts a Nest app (raw body kept unless `rawBody: false`, no logger) on
+ * a free loopback port, with `observe` called from outside the guard once each request is answered.
  */
 export async function startNest(
   platform: Platform,
   module: Type,
-  observe?: Observer,
+  observe?: Observer | { readonly observe?: Observer; readonly rawBody?: boolean },
+): Promise<RunningApp & { app: INestApplication }> {
+  const settings = typeof observe === 'function' ? { observe } : (observe ?? {});
+  return startNestWith(platform, module, settings);
+}
+
+async function startNestWith(
+  platform: Platform,
+  module: Type,
+  { observe, rawBody = true }: { readonly observe?: Observer; readonly rawBody?: boolean },
 ): Promise<RunningApp & { app: INestApplication }> {
   const moduleRef = await Test.createTestingModule({ imports: [module] }).compile();
   const adapter = platform === 'express' ? new ExpressAdapter() : new FastifyAdapter();
@@ -87,7 +96,7 @@ export async function startNest(
       );
   }
   const app = moduleRef.createNestApplication(adapter, {
-    rawBody: true,
+    rawBody,
     logger: false,
     forceCloseConnections: true,
   });
