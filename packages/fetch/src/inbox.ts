@@ -1,11 +1,17 @@
 /** @module `inbox(options, fallback)`: the fetch inbox endpoint. Translates in, calls the inbox engine, translates out. */
-import { ConfigError, type InboxOptions } from '@webhook-idempotency/core';
+import { ConfigError, type ExternalId, type InboxOptions } from '@webhook-idempotency/core';
 import { createInboxEngine } from '@webhook-idempotency/core/adapter';
 import { readBody, TOO_LARGE, toHttpRequest, toResponse } from './translate';
 import { DEFAULT_MAX_REQUEST_BYTES, tooLarge } from './with-idempotency';
 
 /** Options of {@link inbox}: the inbox options of every adapter, with the `Request` in the callbacks, plus the body limit. */
 export interface FetchInboxOptions extends InboxOptions<Request> {
+  /**
+   * The provider's id for the delivery, from the `Request`: `request.headers.get(name)` as it is
+   * works, its `null` for an absent header counting as no id (400 `ERR_IDEMPOTENCY_KEY_MISSING`,
+   * nothing stored). Required without `preset`.
+   */
+  key?: (request: Request) => ExternalId | null | undefined;
   /** Largest request body read, in bytes: a larger one is answered `413`, nothing stored. Defaults to 1 MiB. */
   maxRequestBytes?: number;
 }

@@ -1,5 +1,5 @@
 /** @module Public types of the fetch adapter: its options and the guarded handler's shape. */
-import type { IdempotencyOptions, RequestIdempotency } from '@webhook-idempotency/core';
+import type { ExternalId, IdempotencyOptions, RequestIdempotency } from '@webhook-idempotency/core';
 
 /**
  * Options of {@link withIdempotency}: the one options shape of every adapter, with the `Request`
@@ -7,6 +7,15 @@ import type { IdempotencyOptions, RequestIdempotency } from '@webhook-idempotenc
  * enforces itself, since no framework reads the body before it.
  */
 export interface FetchIdempotencyOptions<Tx = unknown> extends IdempotencyOptions<Request, Tx> {
+  /**
+   * The provider's id for this delivery, from the `Request`. Returning
+   * `request.headers.get(name)` as it is works: its `null` for an absent header counts as no key,
+   * like `undefined` and `''` (answered 400 `ERR_IDEMPOTENCY_KEY_MISSING`, or handed on with
+   * `onMissingKey: 'passthrough'`). Required without `preset`.
+   * @example
+   * key: (request) => request.headers.get('x-github-delivery')
+   */
+  key?: (request: Request) => ExternalId | null | undefined;
   /**
    * Largest request body read, in bytes: a larger one is answered `413` before the guard runs,
    * whether `Content-Length` announces it or a chunked body grows past it. Defaults to 1 MiB.
