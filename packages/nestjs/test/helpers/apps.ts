@@ -7,7 +7,9 @@ import {
   Controller,
   HttpCode,
   type INestApplication,
+  type MiddlewareConsumer,
   Module,
+  RequestMethod,
   Post,
   Req,
   Res,
@@ -113,6 +115,24 @@ async function startNestWith(
     throw error;
   }
   return { app, server: app.getHttpServer(), close: () => app.close() };
+}
+
+/**
+ * Nest on Express with `middleware` as module middleware on `POST /<path>` (how the Express
+ * adapter's `inbox(options)` runs in Nest, docs/adapters/nestjs.md), `rawBody: true`. No route:
+ * a request the middleware hands on is Nest's 404.
+ */
+export function startNestMiddleware(
+  middleware: (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void,
+  path: string,
+): Promise<RunningApp & { app: INestApplication }> {
+  @Module({})
+  class MiddlewareModule {
+    configure(consumer: MiddlewareConsumer) {
+      consumer.apply(middleware).forRoutes({ path, method: RequestMethod.POST });
+    }
+  }
+  return startNest('express', MiddlewareModule);
 }
 
 function entry(platform: Platform): AdapterEntry {
