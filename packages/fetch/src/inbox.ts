@@ -1,5 +1,5 @@
 /** @module `inbox(options, fallback)`: the fetch inbox endpoint. Translates in, calls the inbox engine, translates out. */
-import { ConfigError, type ExternalId, type InboxOptions } from '@webhook-idempotency/core';
+import { ConfigError, type InboxOptions } from '@webhook-idempotency/core';
 import { createInboxEngine } from '@webhook-idempotency/core/adapter';
 import { readBody, TOO_LARGE, toHttpRequest, toResponse } from './translate';
 import { DEFAULT_MAX_REQUEST_BYTES, tooLarge } from './with-idempotency';
@@ -11,7 +11,7 @@ export interface FetchInboxOptions extends InboxOptions<Request> {
    * works, its `null` for an absent header counting as no id (400 `ERR_IDEMPOTENCY_KEY_MISSING`,
    * nothing stored). Required without `preset`.
    */
-  key?: (request: Request) => ExternalId | null | undefined;
+  key?: InboxOptions<Request>['key'];
   /** Largest request body read, in bytes: a larger one is answered `413`, nothing stored. Defaults to 1 MiB. */
   maxRequestBytes?: number;
 }

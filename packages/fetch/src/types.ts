@@ -1,5 +1,5 @@
 /** @module Public types of the fetch adapter: its options and the guarded handler's shape. */
-import type { ExternalId, IdempotencyOptions, RequestIdempotency } from '@webhook-idempotency/core';
+import type { IdempotencyOptions, RequestIdempotency } from '@webhook-idempotency/core';
 
 /**
  * Options of {@link withIdempotency}: the one options shape of every adapter, with the `Request`
@@ -15,7 +15,7 @@ export interface FetchIdempotencyOptions<Tx = unknown> extends IdempotencyOption
    * @example
    * key: (request) => request.headers.get('x-github-delivery')
    */
-  key?: (request: Request) => ExternalId | null | undefined;
+  key?: IdempotencyOptions<Request, Tx>['key'];
   /**
    * Largest request body read, in bytes: a larger one is answered `413` before the guard runs,
    * whether `Content-Length` announces it or a chunked body grows past it. Defaults to 1 MiB.
