@@ -1,4 +1,4 @@
-/** @module The inbox hostile-input table's vocabulary (types, request builders, outcomes); the rows are in hostile-inbox-presets.ts and hostile-inbox-own.ts: forged, malformed and oversized deliveries, and what every adapter's `inbox(options)` must answer and store. */
+/** @module The inbox hostile-input table's vocabulary: types, request builders, outcomes (the rows are in hostile-inbox-presets.ts and hostile-inbox-own.ts). */
 import { createHmac } from 'node:crypto';
 import type { RawRequest } from './hostile-client';
 import { GITHUB_SECRET, NOW_SECONDS, STRIPE_SECRET } from './hostile-cases';
@@ -53,7 +53,7 @@ export const SIGNED_SECRET = 'inbox_hostile_3f9a';
 
 const JSON_TYPE = 'application/json';
 const bytes = (body: string | Buffer) => (typeof body === 'string' ? Buffer.from(body) : body);
-/** Used by the case lists. */
+/** Lower-case hex HMAC-SHA256 of `data`: the `signed` route's `X-Signature`. */
 export const hmac = (secret: string, data: string | Buffer) =>
   createHmac('sha256', secret).update(data).digest('hex');
 
@@ -113,45 +113,43 @@ export function signedReq(
   });
 }
 
-/** Used by the case lists. */
+/** A Stripe event body with `id` (any JSON value) and `extra` members appended as raw JSON text. */
 export const stripeEvent = (id: unknown, extra = '') =>
   `{"id":${JSON.stringify(id)},"object":"event","type":"invoice.paid"${extra}}`;
-/** Used by the case lists. */
+/** A GitHub push body. */
 export const pushEvent = '{"ref":"refs/heads/main","after":"6113728f","repository":{"id":1296269}}';
-/** Used by the case lists. */
+/** A body whose `customer` (any JSON value) is the `signed` route's ordering key. */
 export const order = (customer: unknown) => JSON.stringify({ type: 'order', customer });
 
 /** Stored (or handed on): 200. */
 export const ok: InboxExpected = { status: 200 };
 /** A duplicate of a stored delivery. */
 export const dup: InboxExpected = { status: 200, replayed: true };
-/** Used by the case lists. */
+/** The inbox's own refusal: `status` with `ERR_IDEMPOTENCY_<code>`. */
 export const err = (status: number, code: string): InboxExpected => ({
   status,
   code: `ERR_IDEMPOTENCY_${code}`,
 });
-/** Used by the case lists. */
+/** An answer of the framework or the next handler, not the inbox. */
 export const by = (status: number, who: string): InboxExpected => ({ status, by: who });
 
 /** Refused: one answer, nothing stored. */
-/** Used by the case lists. */
 export const refused = (answer: InboxExpected): InboxOutcome => ({ answers: [answer], rows: 0 });
 /** Stored once from the first request; every further request answered as a duplicate. */
-/** Used by the case lists. */
 export const stored = (duplicates = 0, orderingKey: string | null = null): InboxOutcome => ({
   answers: [ok, ...Array<InboxExpected>(duplicates).fill(dup)],
   rows: 1,
   storedFrom: 0,
   orderingKey,
 });
-/** Used by the case lists. */
+/** Handed on unstored: the next handler's (or the framework's) answer. */
 export const passedOn = (status = 200, who = 'the next handler'): InboxOutcome =>
   refused(by(status, who));
-/** Used by the case lists. */
+/** A Stripe timestamp just past the preset's 300 s tolerance. */
 export const STALE = NOW_SECONDS - 301;
-/** Used by the case lists. */
+/** A Stripe timestamp just ahead of the preset's 300 s tolerance. */
 export const FUTURE = NOW_SECONDS + 301;
-/** Used by the case lists. */
+/** 5,000 nested arrays, as JSON text. */
 export const NESTED = `[${'['.repeat(5000)}${']'.repeat(5000)}]`;
 
 /**
