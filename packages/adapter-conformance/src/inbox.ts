@@ -124,6 +124,29 @@ export function runInboxConformance(entries: InboxEntry | readonly InboxEntry[])
         expect(await deliveries.list()).toEqual([]);
       });
 
+      it('refuses to start without a preset or verify unless marked unverified, and then stores any request', async () => {
+        const unauthenticated = { inbox: deliveries, provider: 'stripe', key: () => 'evt_pinned' };
+        // A forged first delivery would otherwise be stored and pin the id: the genuine one would
+        // be answered as a duplicate and dropped. So the endpoint never starts that way by default.
+        await expect(
+          (async () => entry.start(unauthenticated as unknown as InboxOptions<never>))(),
+        ).rejects.toMatchObject({ name: 'ConfigError', option: 'verify' });
+        await expect(
+          (async () =>
+            entry.start({
+              ...unauthenticated,
+              unverified: true,
+              verify: () => true,
+            } as unknown as InboxOptions<never>))(),
+        ).rejects.toMatchObject({ name: 'ConfigError', option: 'unverified' });
+        const server = await start({ preset: undefined, ...unauthenticated, unverified: true });
+        const response = await post(server, '{"forged":true}', 'no signature');
+        expect(response.status).toBe(200);
+        expect((await deliveries.find('stripe', 'evt_pinned'))!.body.toString('utf8')).toBe(
+          '{"forged":true}',
+        );
+      });
+
       it('answers with the configured response and stores the ordering key the option derives', async () => {
         const server = await start({
           response: { status: 202, body: 'queued', contentType: 'text/plain' },

@@ -11,7 +11,7 @@ export {
   MAX_KEY_BYTES,
 } from './constants';
 export { HTTP_STATUS_BY_CODE } from './errors';
-export { presentExternalId } from './request-key';
+export { checkKeyPart, presentExternalId } from './request-key';
 export { collectBody, needsCollecting, toRawBody } from './http/body';
 export { DEFAULT_MAX_REQUEST_BYTES } from './http/constants';
 export {

@@ -62,10 +62,17 @@ export class IdempotencyError extends Error {
   }
 }
 
-/** A provider name or external id that cannot be a receipt key. `field` names which one. */
+/** A request field a key is made of, as {@link InvalidRequestKey} names it. */
+export type KeyField = 'provider' | 'externalId' | 'orderingKey';
+
+/**
+ * A provider name, external id or inbox ordering key that cannot be stored as a key (empty
+ * where one is needed, too long, a NUL or an unpaired surrogate, the wrong type). `field` names
+ * which one. Answered 400 `ERR_IDEMPOTENCY_KEY_INVALID`.
+ */
 export class InvalidRequestKey extends IdempotencyError {
-  readonly field: 'provider' | 'externalId';
-  constructor(field: 'provider' | 'externalId', problem: string) {
+  readonly field: KeyField;
+  constructor(field: KeyField, problem: string) {
     super(ErrorCode.KEY_INVALID, `Invalid request key: ${field} ${problem}`);
     this.name = 'InvalidRequestKey';
     this.field = field;
@@ -115,12 +122,23 @@ export class ClaimLost extends IdempotencyError {
   }
 }
 
-/** The store could not be reached or answered with an error; the driver's error is the `cause`. */
+/** Which store failed: the receipts (the guard's `Store`) or the inbox's deliveries (`InboxStore`). */
+export type StoreKind = 'receipts' | 'inbox';
+
+/**
+ * The store could not be reached or answered with an error; the driver's error is the `cause`.
+ * `store` says which one: an HTTP caller is told "The receipts store is unavailable" or "The
+ * inbox store is unavailable", never the driver's message.
+ */
 export class StoreError extends IdempotencyError {
-  constructor(operation: string, cause: unknown) {
+  /** Which store failed. Defaults to `'receipts'`. */
+  readonly store: StoreKind;
+  constructor(operation: string, cause: unknown, store: StoreKind = 'receipts') {
     const detail = cause instanceof Error ? cause.message : String(cause);
-    super(ErrorCode.STORE, `Store failed during ${operation}: ${detail}`, { cause });
+    const which = store === 'inbox' ? 'Inbox store' : 'Store';
+    super(ErrorCode.STORE, `${which} failed during ${operation}: ${detail}`, { cause });
     this.name = 'StoreError';
+    this.store = store;
   }
 }
 

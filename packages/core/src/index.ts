@@ -21,8 +21,10 @@ export {
   IdempotencyError,
   InvalidRequestKey,
   isIdempotencyError,
+  type KeyField,
   RequestInProgress,
   StoreError,
+  type StoreKind,
   TransactionClosed,
 } from './errors';
 export { type ExternalId, type KeyLike, RequestKey } from './request-key';

@@ -1,6 +1,6 @@
 /** @module RequestKey: the (provider, external id) pair a receipt is unique on. */
 import { MAX_KEY_BYTES, MAX_KEY_LENGTH } from './constants';
-import { InvalidRequestKey } from './errors';
+import { InvalidRequestKey, type KeyField } from './errors';
 
 /** What a provider's id may arrive as: Telegram's `update_id` is a number, Click's ids can exceed 2^53. */
 export type ExternalId = string | number | bigint;
@@ -13,7 +13,13 @@ export interface KeyLike {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-function checkPart(field: 'provider' | 'externalId', value: string): string {
+/**
+ * Checks one key part as every store can hold it: not empty, no NUL (PostgreSQL refuses it in
+ * text), no unpaired surrogate (not valid UTF-8), at most {@link MAX_KEY_LENGTH} characters and
+ * {@link MAX_KEY_BYTES} UTF-8 bytes. Returns it unchanged.
+ * @throws {InvalidRequestKey} naming `field`.
+ */
+export function checkKeyPart(field: KeyField, value: string): string {
   if (value.length === 0) throw new InvalidRequestKey(field, 'is empty');
   if (value.includes('\u0000'))
     throw new InvalidRequestKey(field, 'contains a NUL character, which databases cannot store');
@@ -103,8 +109,8 @@ export class RequestKey implements KeyLike {
         `must be a string, got ${provider === null ? 'null' : typeof provider}`,
       );
     }
-    this.provider = checkPart('provider', provider);
-    this.externalId = checkPart('externalId', externalIdToString(externalId));
+    this.provider = checkKeyPart('provider', provider);
+    this.externalId = checkKeyPart('externalId', externalIdToString(externalId));
   }
 
   /** Accepts a `RequestKey` as is and validates any other `{ provider, externalId }` object. */

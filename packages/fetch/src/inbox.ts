@@ -11,6 +11,12 @@ import { toHttpRequest, toResponse } from './translate';
 
 /** Options of {@link inbox}: the inbox options of every adapter, with the `Request` in the callbacks, plus the body limit. */
 export interface FetchInboxOptions extends InboxOptions<Request> {
+  /**
+   * The provider's id for the delivery, from the `Request`: `request.headers.get(name)` as it is
+   * works, its `null` for an absent header counting as no id (400 `ERR_IDEMPOTENCY_KEY_MISSING`,
+   * nothing stored). Required without `preset`.
+   */
+  key?: InboxOptions<Request>['key'];
   /** Largest request body read, in bytes: a larger one is answered `413`, nothing stored. Defaults to 1 MiB. */
   maxRequestBytes?: number;
 }

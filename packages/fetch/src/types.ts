@@ -8,6 +8,15 @@ import type { IdempotencyOptions, RequestIdempotency } from '@webhook-idempotenc
  */
 export interface FetchIdempotencyOptions<Tx = unknown> extends IdempotencyOptions<Request, Tx> {
   /**
+   * The provider's id for this delivery, from the `Request`. Returning
+   * `request.headers.get(name)` as it is works: its `null` for an absent header counts as no key,
+   * like `undefined` and `''` (answered 400 `ERR_IDEMPOTENCY_KEY_MISSING`, or handed on with
+   * `onMissingKey: 'passthrough'`). Required without `preset`.
+   * @example
+   * key: (request) => request.headers.get('x-github-delivery')
+   */
+  key?: IdempotencyOptions<Request, Tx>['key'];
+  /**
    * Largest request body read, in bytes: a larger one is answered `413` before the guard runs,
    * whether `Content-Length` announces it or a chunked body grows past it. Defaults to 1 MiB.
    */

@@ -21,7 +21,13 @@ describe('the fetch inbox endpoint', () => {
     const counting = { enqueue: async () => ++stored > 0 } as never;
     const app = await running(
       fetchServer(
-        inbox({ inbox: counting, provider: 'p', key: () => 'k', maxRequestBytes: 8 }),
+        inbox({
+          inbox: counting,
+          provider: 'p',
+          key: () => 'k',
+          unverified: true,
+          maxRequestBytes: 8,
+        }),
       ).listen(0, '127.0.0.1'),
     );
     try {
@@ -38,10 +44,16 @@ describe('the fetch inbox endpoint', () => {
 
   it('refuses, at construction, a hand-on policy without a fallback and a bad limit', () => {
     expect(() =>
-      inbox({ inbox: store, provider: 'p', key: () => 'k', onMissingKey: 'passthrough' }),
+      inbox({
+        inbox: store,
+        provider: 'p',
+        key: () => 'k',
+        unverified: true,
+        onMissingKey: 'passthrough',
+      }),
     ).toThrow(expect.objectContaining({ option: 'onMissingKey' }));
     expect(() =>
-      inbox({ inbox: store, provider: 'p', key: () => 'k', maxRequestBytes: -1 }),
+      inbox({ inbox: store, provider: 'p', key: () => 'k', unverified: true, maxRequestBytes: -1 }),
     ).toThrow(expect.objectContaining({ option: 'maxRequestBytes' }));
     expect(() =>
       inbox({ inbox: new InMemoryStore() as never, provider: 'p', key: () => 'k' }),

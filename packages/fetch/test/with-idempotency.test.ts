@@ -194,6 +194,22 @@ describe('withIdempotency', () => {
     expect(lost.headers.get('x-call')).toBeNull();
   });
 
+  it("a key of headers.get()'s null (the header is absent) is a missing key: 400, the handler not run, nothing claimed", async () => {
+    const store = new InMemoryStore();
+    const handler = jest.fn(async () => Response.json({ ok: true }));
+    const POST = withIdempotency({ store, provider: 'p', key }, handler);
+    const missing = await POST(post(undefined));
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as { code?: string }).code).toBe('ERR_IDEMPOTENCY_KEY_MISSING');
+    expect(handler).not.toHaveBeenCalled();
+    const passing = withIdempotency(
+      { store, provider: 'p', key, onMissingKey: 'passthrough' },
+      handler,
+    );
+    expect((await passing(post(undefined))).status).toBe(200);
+    expect(handler).toHaveBeenCalledWith(expect.any(Request), undefined);
+  });
+
   it('passes safe methods through unguarded', async () => {
     let calls = 0;
     const GET = withIdempotency({ store: new InMemoryStore(), provider: 'p', key }, (_r, idem) => {

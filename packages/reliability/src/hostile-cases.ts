@@ -9,8 +9,19 @@ import type { RawRequest } from './hostile-client';
  */
 export type Route = 'header' | 'body' | 'stripe' | 'github' | 'shopify' | 'down';
 
-/** Adapters grouped by framework: where answers differ, they differ by framework, never by major. */
-export type Family = 'express' | 'fastify' | 'koa';
+/**
+ * Adapters grouped by framework: where answers differ, they differ by framework, never by major.
+ * NestJS is one family per platform (`nest-express`, `nest-fastify`); where a case names none,
+ * Nest answers as its platform's framework does.
+ */
+export type Family =
+  | 'express'
+  | 'fastify'
+  | 'koa'
+  | 'fetch'
+  | 'hono'
+  | 'nest-express'
+  | 'nest-fastify';
 
 /** One answer the table expects: status, and the guard's error code when the guard answered. */
 export interface Expected {
@@ -168,6 +179,8 @@ const mismatch = (count = 1): Outcome => ({
 });
 
 const badJson = (status = 400): Outcome => refused(framework(status, 'body parser'));
+/** fetch and Hono parse no body before the guard: what a body parser refuses reaches the handler there. */
+const unparsed: Partial<Record<Family, Outcome>> = { fetch: completes, hono: completes };
 const event = (id: unknown, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ id, type: 'ping', ...extra });
 const stripeEvent = (id: unknown) =>
@@ -304,6 +317,7 @@ export const hostileCases: readonly HostileCase[] = [
     requests: [withId('h-trunc', '{"event":')],
     key: 'h-trunc',
     expect: badJson(),
+    on: unparsed,
   },
   {
     name: 'JSON with trailing garbage',
@@ -312,6 +326,7 @@ export const hostileCases: readonly HostileCase[] = [
     requests: [withId('h-garbage', '{"event":"ping"} x')],
     key: 'h-garbage',
     expect: badJson(),
+    on: unparsed,
   },
   {
     name: 'single-quoted JSON',
@@ -320,6 +335,7 @@ export const hostileCases: readonly HostileCase[] = [
     requests: [withId('h-quotes', "{'event':'ping'}")],
     key: 'h-quotes',
     expect: badJson(),
+    on: unparsed,
   },
   {
     name: 'invalid UTF-8 in a JSON string',
@@ -349,7 +365,7 @@ export const hostileCases: readonly HostileCase[] = [
     requests: [withId('h-null', 'null')],
     key: 'h-null',
     expect: badJson(),
-    on: { fastify: completes },
+    on: { fastify: completes, ...unparsed },
   },
   {
     name: 'empty JSON body',
@@ -358,6 +374,7 @@ export const hostileCases: readonly HostileCase[] = [
     requests: [withId('h-empty', '')],
     key: 'h-empty',
     expect: completes,
+    on: { 'nest-fastify': badJson() },
   },
   {
     name: 'text/plain content-type',
@@ -383,7 +400,7 @@ export const hostileCases: readonly HostileCase[] = [
     requests: [withId('h-form', 'a=1&b=2', {}, 'application/x-www-form-urlencoded')],
     key: 'h-form',
     expect: completes,
-    on: { fastify: refused(framework(415, 'Fastify (no parser)')) },
+    on: { fastify: refused(framework(415, 'Fastify (no parser)')), 'nest-fastify': completes },
   },
   {
     name: 'unsupported charset',
@@ -392,7 +409,7 @@ export const hostileCases: readonly HostileCase[] = [
     requests: [withId('h-charset', '{"event":"ping"}', {}, 'application/json; charset=latin1')],
     key: 'h-charset',
     expect: refused(framework(415, 'body parser')),
-    on: { fastify: completes, koa: completes },
+    on: { fastify: completes, koa: completes, ...unparsed },
   },
   {
     name: '2 MB body',
@@ -401,6 +418,10 @@ export const hostileCases: readonly HostileCase[] = [
     requests: [withId('h-huge', `{"pad":"${'p'.repeat(2 * 1024 * 1024)}"}`)],
     key: 'h-huge',
     expect: refused(framework(413, 'body parser')),
+    on: {
+      fetch: refused(framework(413, '`maxRequestBytes`')),
+      hono: refused(framework(413, 'the 1 MiB request limit')),
+    },
   },
   {
     name: '`__proto__` in the body',
@@ -409,7 +430,7 @@ export const hostileCases: readonly HostileCase[] = [
     requests: [withId('h-proto', '{"__proto__":{"polluted":true}}')],
     key: 'h-proto',
     expect: completes,
-    on: { koa: badJson() },
+    on: { koa: badJson(), 'nest-fastify': badJson() },
   },
   {
     name: '`constructor.prototype` in the body',
@@ -418,6 +439,7 @@ export const hostileCases: readonly HostileCase[] = [
     requests: [withId('h-ctor', '{"constructor":{"prototype":{"polluted":true}}}')],
     key: 'h-ctor',
     expect: completes,
+    on: { 'nest-fastify': badJson() },
   },
   {
     name: 'tampered body, same id',
@@ -442,6 +464,13 @@ export const hostileCases: readonly HostileCase[] = [
     requests: [withId('h-idonly', '{"secret":"s3"}'), withId('h-idonly', '')],
     key: 'h-idonly',
     expect: mismatch(),
+    on: {
+      'nest-fastify': {
+        answers: [ok, framework(400, 'body parser')],
+        runs: 1,
+        receipt: 'completed',
+      },
+    },
   },
   {
     name: 'handler throws',
@@ -638,7 +667,7 @@ export const hostileCases: readonly HostileCase[] = [
     requests: [req('{"__proto__":{"id":"b-4"}}')],
     key: 'b-4',
     expect: refused(guard(400, 'KEY_MISSING')),
-    on: { koa: badJson() },
+    on: { koa: badJson(), 'nest-fastify': badJson() },
   },
   {
     name: 'array body',
@@ -762,6 +791,8 @@ export const hostileCases: readonly HostileCase[] = [
     requests: [stripeReq(stripeEvent('evt_text'), { contentType: 'text/plain' })],
     key: 'evt_text',
     expect: refused(guard(401, 'SIGNATURE_INVALID')),
+    // No body parser decides what a content type means there: the bytes are the signed ones.
+    on: { fetch: completes, hono: completes },
   },
 
   // --- GitHub preset ----------------------------------------------------------------------------

@@ -5,6 +5,8 @@ import { request } from 'node:http';
 export interface RawRequest {
   readonly headers: Readonly<Record<string, string | readonly string[]>>;
   readonly body: Buffer;
+  /** Defaults to `POST`. */
+  readonly method?: string;
 }
 
 /** What came back. */
@@ -15,7 +17,7 @@ export interface RawAnswer {
 }
 
 /**
- * POSTs `raw` to `http://127.0.0.1:<port><path>` on a fresh connection and resolves with the
+ * Sends `raw` (a POST unless it names its method) to `http://127.0.0.1:<port><path>` on a fresh connection and resolves with the
  * answer. Nothing is added but `Host`, `Content-Length` and `Connection: close`: no content-type
  * unless the case sets one. Rejects only when no answer arrives (socket error).
  */
@@ -28,7 +30,7 @@ export function sendRaw(port: number, path: string, raw: RawRequest): Promise<Ra
     for (const [name, value] of Object.entries(raw.headers))
       headers[name] = typeof value === 'string' ? value : [...value];
     const req = request(
-      { host: '127.0.0.1', port, path, method: 'POST', headers, agent: false },
+      { host: '127.0.0.1', port, path, method: raw.method ?? 'POST', headers, agent: false },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));

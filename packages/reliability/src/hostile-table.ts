@@ -6,7 +6,15 @@ export const START_MARKER = '<!-- hostile-input:start -->';
 /** See {@link START_MARKER}. */
 export const END_MARKER = '<!-- hostile-input:end -->';
 
-const FAMILY_NAMES: Record<Family, string> = { express: 'Express', fastify: 'Fastify', koa: 'Koa' };
+const FAMILY_NAMES: Record<Family, string> = {
+  express: 'Express',
+  fastify: 'Fastify',
+  koa: 'Koa',
+  fetch: 'fetch',
+  hono: 'Hono',
+  'nest-express': 'Nest on Express',
+  'nest-fastify': 'Nest on Fastify',
+};
 
 function cell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -46,20 +54,23 @@ export function renderHostileSection(cases: readonly HostileCase[]): string {
     '## Hostile input',
     '',
     'Generated from `packages/reliability/src/hostile-cases.ts` by `packages/reliability/test/hostile-input.test.ts`',
-    '(`WI_UPDATE_DOCS=1` rewrites it). Every row is sent to Express 5 and 4, Fastify 5 and 4 and Koa 3',
-    'and 2, on `InMemoryStore` and on a SQLite file, and the test checks each answer, how often the',
+    '(`WI_UPDATE_DOCS=1` rewrites it). Every row is sent to Express 5 and 4, Fastify 5 and 4, Koa 3',
+    'and 2, fetch, Hono and NestJS on Express and on Fastify (raw body kept), on `InMemoryStore` and on',
+    'a SQLite file, and the test checks each answer, how often the',
     'handler ran, and the receipt afterwards (read with `find`). Across all of them: the process',
     'records no unhandled error or rejection and `Object.prototype` stays clean; nothing refused',
     'before the handler reaches the store (no claim, no receipt); and no answer is a 5xx except the',
     'documented ones: `503` when the store is down, and `500` when the handler itself fails',
     '(throws, answers 500, or answers more than `maxResponseBytes`, DESIGN.md §6).',
     '',
-    "Routes: `header` keys on `X-Event-Id`; `body` keys on the parsed body's `id`; `stripe`,",
+    "Routes: `header` keys on `X-Event-Id`; `body` keys on the parsed body's `id` (on fetch and Hono,",
+    'which parse no body, a preset reads it from the raw bytes); `stripe`,',
     '`github` and `shopify` use the presets; `down` has a store whose every call fails. Codes drop the',
     '`ERR_IDEMPOTENCY_` prefix; "replay" is the stored answer with `Idempotent-Replayed: true`; a',
     'status in parentheses comes from the framework or the handler, not the guard. A request list',
     '(`→`) is sent in order under one key. A row marked **not yet** states the intended answer, which',
-    'the test asserts and the code does not give yet.',
+    'the test asserts and the code does not give yet. Where a row names no Nest platform, Nest answers',
+    "as that platform's framework does.",
     '',
     '| # | case | route | what is sent | answer (status / code) | handler runs | receipt |',
     '|---|---|---|---|---|---|---|',
@@ -67,22 +78,42 @@ export function renderHostileSection(cases: readonly HostileCase[]): string {
   ].join('\n');
 }
 
+/** The markers that enclose the generated inbox section in docs/guarantees.md. */
+export const INBOX_START = '<!-- hostile-inbox:start -->';
+/** See {@link INBOX_START}. */
+export const INBOX_END = '<!-- hostile-inbox:end -->';
+
+/** A pair of markers; the guard table's by default. */
+export interface Markers {
+  readonly start: string;
+  readonly end: string;
+}
+
+const GUARD_MARKERS: Markers = { start: START_MARKER, end: END_MARKER };
+
 /** `document` with the text between the markers replaced by `section`. @throws when a marker is missing or out of order. */
-export function replaceSection(document: string, section: string): string {
-  const start = document.indexOf(START_MARKER);
-  const end = document.indexOf(END_MARKER);
+export function replaceSection(
+  document: string,
+  section: string,
+  markers: Markers = GUARD_MARKERS,
+): string {
+  const start = document.indexOf(markers.start);
+  const end = document.indexOf(markers.end);
   if (start === -1 || end === -1 || end < start)
-    throw new Error(`docs/guarantees.md needs ${START_MARKER} … ${END_MARKER}`);
-  return `${document.slice(0, start + START_MARKER.length)}\n${section}\n${document.slice(end)}`;
+    throw new Error(`docs/guarantees.md needs ${markers.start} … ${markers.end}`);
+  return `${document.slice(0, start + markers.start.length)}\n${section}\n${document.slice(end)}`;
 }
 
 /** The text between the markers, without the newline after the start marker and before the end marker. */
-export function currentSection(document: string): string | undefined {
-  const start = document.indexOf(START_MARKER);
-  const end = document.indexOf(END_MARKER);
+export function currentSection(
+  document: string,
+  markers: Markers = GUARD_MARKERS,
+): string | undefined {
+  const start = document.indexOf(markers.start);
+  const end = document.indexOf(markers.end);
   if (start === -1 || end === -1 || end < start) return undefined;
   return document
-    .slice(start + START_MARKER.length, end)
+    .slice(start + markers.start.length, end)
     .replace(/^\n/, '')
     .replace(/\n$/, '');
 }

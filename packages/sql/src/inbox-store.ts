@@ -10,7 +10,7 @@ import type {
   NewDelivery,
   StoredDelivery,
 } from '@webhook-idempotency/core';
-import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
+import { checkKeyPart, DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
 import { executorFor } from './connection';
 import { type GroupCommit, groupCommitFor } from './group-commit';
 import { dialects, isDuplicateKey, isMissingTable, type DialectSpec } from './dialects';
@@ -201,8 +201,14 @@ export class SqlInbox implements InboxStore {
    * Stores a new delivery: one `INSERT` that the unique `(provider, external_id)` index
    * arbitrates, resolving `false` for a delivery already stored. With group commit (the default),
    * concurrent calls share a transaction; each resolves once its own row has committed.
+   * The key columns are checked first, as a receipt key is (no NUL, no unpaired surrogate, at
+   * most 160 characters): a value no dialect can store is refused with `InvalidRequestKey`
+   * naming the field, never sent to the database to fail there as a driver error.
    */
   async enqueue(delivery: NewDelivery): Promise<boolean> {
+    checkKeyPart('provider', delivery.provider);
+    checkKeyPart('externalId', delivery.externalId);
+    if (delivery.orderingKey !== null) checkKeyPart('orderingKey', delivery.orderingKey);
     return this.batcher ? this.batcher.submit(delivery) : this.insert(delivery);
   }
 

@@ -65,7 +65,7 @@ describe.each(connectionKinds('inbox_group_commit'))('group commit (%s)', (_name
     const inbox = await fresh();
     const burst = Array.from({ length: 30 }, (_, i) =>
       // NOT NULL: every dialect refuses this row, whatever the batch around it.
-      i === 7 ? delivery('evt_bad', { provider: null as never }) : delivery(`evt_${i}`),
+      i === 7 ? delivery('evt_bad', { body: null as never }) : delivery(`evt_${i}`),
     );
     const results = await Promise.allSettled(burst.map((d) => inbox.enqueue(d)));
     expect(results[7]!.status).toBe('rejected');

@@ -212,11 +212,25 @@ export async function inboxUses(): Promise<void> {
   express().post('/webhooks', express.raw({ type: '*/*' }), inbox(options));
   Fastify().post(
     '/webhooks',
-    { preHandler: fastifyInbox({ inbox: deliveries, provider: 'acme', key: () => '1' }) },
+    {
+      preHandler: fastifyInbox({
+        inbox: deliveries,
+        provider: 'acme',
+        key: () => '1',
+        verify: (request, raw) => request.headers['x-token'] === 'secret' && raw !== undefined,
+      }),
+    },
     async () => ({}),
   );
-  new Koa().use(koaInbox({ inbox: deliveries, provider: 'acme', key: (ctx) => ctx.get('x-id') }));
-  void createInboxEngine({ inbox: deliveries, provider: 'acme', key: () => '1' });
+  new Koa().use(
+    koaInbox({
+      inbox: deliveries,
+      provider: 'acme',
+      key: (ctx) => ctx.get('x-id'),
+      unverified: true,
+    }),
+  );
+  void createInboxEngine({ inbox: deliveries, provider: 'acme', key: () => '1', unverified: true });
   const worker = createInboxWorker({
     inbox: deliveries,
     store: new SqlStore(db),

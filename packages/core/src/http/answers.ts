@@ -43,9 +43,9 @@ export function errorAnswer(
 
 /** A store failure's message names hosts, ports and driver internals: callers get a generic one (the event and `cause` keep the detail). */
 function publicMessage(error: IdempotencyError): string {
-  return error.code === ErrorCode.STORE
-    ? 'The receipts store is unavailable; retry later'
-    : error.message;
+  if (error.code !== ErrorCode.STORE) return error.message;
+  const store = (error as { store?: unknown }).store === 'inbox' ? 'inbox' : 'receipts';
+  return `The ${store} store is unavailable; retry later`;
 }
 
 /**

@@ -32,33 +32,70 @@ export function sha256Hex(data: Buffer | string): string {
  * - **other objects** (`Map`, `Set`, class instances, `Uint8Array`) as their own enumerable
  *   string keys, sorted (so a `Map` is `{}`); a `Buffer` goes through its `toJSON`:
  *   `{"data":[…],"type":"Buffer"}`;
- * - a **cycle** throws a `TypeError`, as in `JSON.stringify`.
+ * - a **cycle** throws a `TypeError`, as in `JSON.stringify`;
+ * - **any depth** is written (no recursion, time linear in the output), where `JSON.stringify`
+ *   overflows the call stack at a few thousand levels.
  *
  * @example
  * canonicalJson(JSON.parse('{ "b": 1, "a": { "d": [2, 3], "c": null } }')); // '{"a":{"c":null,"d":[2,3]},"b":1}'
  */
 export function canonicalJson(value: unknown): string {
-  return write(prepare(value, ''), new Set()) ?? 'null';
-}
-
-/** What `JSON.stringify` does to a value before writing it: `toJSON` (never for bigints), then unboxing. */
-function prepare(value: unknown, name: string): unknown {
-  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return value;
-  const withJson = value as { toJSON?: (key: string) => unknown };
-  const prepared = typeof withJson.toJSON === 'function' ? withJson.toJSON(name) : value;
-  if (
-    prepared instanceof Number ||
-    prepared instanceof String ||
-    prepared instanceof Boolean ||
-    prepared instanceof BigInt
-  ) {
-    return prepared.valueOf();
+  // No recursion, and no text built per level: a parsed body nested thousands of levels deep (a
+  // few KB of `[`) would overflow the call stack, and copying each level's text into its parent's
+  // would take time quadratic in the depth. Each open array or object is a frame of an explicit
+  // stack, and every piece of text is written once, in order, to `out`.
+  const root = prepare(value, '');
+  const scalar = scalarText(root);
+  if (scalar !== CONTAINER) return scalar ?? 'null';
+  const out = { text: '' };
+  const open = new Set<object>();
+  const stack: Frame[] = [];
+  enter(root as object, { open, stack, out }, '');
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    const count = frame.array ? (frame.object as unknown[]).length : frame.names.length;
+    if (frame.index >= count) {
+      stack.pop();
+      open.delete(frame.object);
+      out.text += frame.array ? ']' : '}';
+      continue;
+    }
+    const index = frame.index++;
+    const name = frame.array ? index : frame.names[index]!;
+    const member = prepare(
+      frame.array
+        ? (frame.object as unknown[])[index]
+        : (frame.object as Record<string, unknown>)[name],
+      name,
+    );
+    const text = scalarText(member);
+    // An object member with nothing to write is left out; in an array it is `null`.
+    if (text === undefined && !frame.array) continue;
+    let prefix = frame.written++ > 0 ? ',' : '';
+    if (!frame.array) prefix += `${JSON.stringify(name)}:`;
+    if (text === CONTAINER) enter(member as object, { open, stack, out }, prefix);
+    else out.text += prefix + (text ?? 'null');
   }
-  return prepared;
+  return out.text;
 }
 
-/** The canonical text of a prepared value, or `undefined` for what an object member leaves out. */
-function write(value: unknown, open: Set<object>): string | undefined {
+/** An array or object being written: where it is, and how many members it wrote. */
+interface Frame {
+  readonly object: object;
+  readonly array: boolean;
+  /** An object's own enumerable string keys, sorted; empty for an array. */
+  readonly names: readonly string[];
+  /** The next item or member to look at. */
+  index: number;
+  /** Items or members written so far (for the commas). */
+  written: number;
+}
+
+/** What {@link scalarText} returns for an array or object, which gets a frame instead. */
+const CONTAINER: unique symbol = Symbol('container');
+
+/** The canonical text of a prepared scalar, `undefined` for what an object member leaves out, or {@link CONTAINER}. */
+function scalarText(value: unknown): string | undefined | typeof CONTAINER {
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -72,28 +109,47 @@ function write(value: unknown, open: Set<object>): string | undefined {
     case 'symbol':
       return undefined;
   }
-  if (value === null) return 'null';
-  const object = value as object;
-  if (open.has(object)) throw new TypeError('canonicalJson: the value contains a cycle');
-  open.add(object);
-  let text: string;
-  if (Array.isArray(object)) {
-    const items: string[] = [];
-    for (let index = 0; index < object.length; index++) {
-      items.push(write(prepare(object[index], String(index)), open) ?? 'null');
-    }
-    text = `[${items.join(',')}]`;
-  } else {
-    const record = object as Record<string, unknown>;
-    const members: string[] = [];
-    for (const name of Object.keys(record).sort()) {
-      const member = write(prepare(record[name], name), open);
-      if (member !== undefined) members.push(`${JSON.stringify(name)}:${member}`);
-    }
-    text = `{${members.join(',')}}`;
+  return value === null ? 'null' : CONTAINER;
+}
+
+/** Opens an array or object: `prefix` and its bracket written, its frame pushed. A cycle throws, as in `JSON.stringify`. */
+function enter(
+  object: object,
+  state: { open: Set<object>; stack: Frame[]; out: { text: string } },
+  prefix: string,
+): void {
+  if (state.open.has(object)) throw new TypeError('canonicalJson: the value contains a cycle');
+  state.open.add(object);
+  const array = Array.isArray(object);
+  state.stack.push({
+    object,
+    array,
+    names: array ? NO_NAMES : Object.keys(object).sort(),
+    index: 0,
+    written: 0,
+  });
+  state.out.text += array ? `${prefix}[` : `${prefix}{`;
+}
+
+const NO_NAMES: readonly string[] = [];
+
+/**
+ * What `JSON.stringify` does to a value before writing it: `toJSON` (never for bigints), then
+ * unboxing. `name` is the member name, or the index in an array (passed to `toJSON` as a string).
+ */
+function prepare(value: unknown, name: string | number): unknown {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return value;
+  const withJson = value as { toJSON?: (key: string) => unknown };
+  const prepared = typeof withJson.toJSON === 'function' ? withJson.toJSON(String(name)) : value;
+  if (
+    prepared instanceof Number ||
+    prepared instanceof String ||
+    prepared instanceof Boolean ||
+    prepared instanceof BigInt
+  ) {
+    return prepared.valueOf();
   }
-  open.delete(object);
-  return text;
+  return prepared;
 }
 
 /**

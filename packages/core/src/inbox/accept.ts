@@ -2,13 +2,12 @@
  * @module The inbox endpoint, framework-free (DESIGN.md §13): verify, extract the key, store the
  * verified bytes, answer 2xx at once. Adapters translate a request in and the answer out.
  */
-import { MAX_KEY_BYTES, MAX_KEY_LENGTH } from '../constants';
-import { ConfigError, ErrorCode, IdempotencyError, StoreError } from '../errors';
+import { ConfigError, ErrorCode, IdempotencyError, InvalidRequestKey, StoreError } from '../errors';
 import { answerFor } from '../http/answers';
 import { DEFAULT_REPLAYED_HEADER, RequestPolicy, UNGUARDED_METHODS } from '../http/constants';
 import { keyConfig, verifyConfig, type IdempotencyOptions } from '../http/options';
 import type { HttpRequest, HttpResponseRecord, ProviderPreset } from '../http/types';
-import { RequestKey, type ExternalId } from '../request-key';
+import { checkKeyPart, RequestKey, type ExternalId } from '../request-key';
 import type { InboxEvent, InboxStore } from './types';
 
 /**
@@ -74,6 +73,14 @@ export interface InboxOptions<Native = unknown> {
   keyDescription?: string;
   /** Your own authenticity check on the raw bytes, after the preset's; `false` answers 401 and stores nothing. */
   verify?: (native: Native, rawBody: Buffer | undefined) => boolean | Promise<boolean>;
+  /**
+   * `true` stores every request that carries a key, authenticated or not: anyone who can reach
+   * the endpoint can then store a delivery under any id first, and the genuine delivery with that
+   * id is answered as a duplicate and never stored. Without a preset or `verify` the inbox refuses
+   * to start unless this is `true` (DESIGN.md §15: an unauthenticated endpoint is a choice, never
+   * a default). Refused together with a preset or `verify`. Defaults to `false`.
+   */
+  unverified?: boolean;
   /** A request without a key: `'reject'` answers 400, `'passthrough'` hands it to the next handler unstored. Defaults to `'reject'`. */
   onMissingKey?: RequestPolicy;
   /**
@@ -118,6 +125,7 @@ const KNOWN = new Set([
   'key',
   'keyDescription',
   'verify',
+  'unverified',
   'onMissingKey',
   'orderingKey',
   'headers',
@@ -188,18 +196,35 @@ function rawBodyMissing(): IdempotencyError {
   );
 }
 
+/** The ordering key a callback returned, checked as a key part (it is stored in a key column). */
 function validOrderingKey(value: unknown): string | null {
   if (value === undefined || value === null || value === '') return null;
-  if (
-    typeof value !== 'string' ||
-    [...value].length > MAX_KEY_LENGTH ||
-    Buffer.byteLength(value) > MAX_KEY_BYTES
-  )
-    throw new IdempotencyError(
-      ErrorCode.KEY_INVALID,
-      `Invalid ordering key: must be a string of at most ${MAX_KEY_LENGTH} characters`,
+  if (typeof value !== 'string')
+    throw new InvalidRequestKey(
+      'orderingKey',
+      `must be a string, got ${Array.isArray(value) ? 'an array' : typeof value}`,
     );
-  return value;
+  return checkKeyPart('orderingKey', value);
+}
+
+/**
+ * An inbox stores whatever it accepts and answers every later delivery of that id as a
+ * duplicate, so an endpoint without a check would let a forged first request pin the id: it must
+ * verify, or say in its options that it does not.
+ */
+function checkAuthenticated(unverified: unknown, verifies: boolean): void {
+  if (unverified !== undefined && typeof unverified !== 'boolean')
+    throw new ConfigError('unverified', 'must be a boolean');
+  if (unverified === true && verifies)
+    throw new ConfigError(
+      'unverified',
+      'cannot be combined with a preset or `verify` that checks the request',
+    );
+  if (unverified !== true && !verifies)
+    throw new ConfigError(
+      'verify',
+      'is required without a preset that verifies: an inbox without a check stores forged deliveries and then drops the genuine ones as duplicates; pass `verify`, a preset, or `unverified: true` to accept unauthenticated requests on purpose',
+    );
 }
 
 /**
@@ -232,6 +257,7 @@ export function createInboxEngine<Native = unknown>(
   const asGuardOptions = options as unknown as IdempotencyOptions<Native, unknown>;
   const keys = keyConfig(asGuardOptions);
   const verify = verifyConfig(asGuardOptions);
+  checkAuthenticated(options.unverified, verify !== undefined);
   const headerNames = resolveHeaders(options.headers);
   const answers = resolveResponse(options.response, replayedHeader);
   const refusals = { preset, inProgressStatus: 409 as const };
@@ -297,7 +323,7 @@ export function createInboxEngine<Native = unknown>(
         });
       } catch (error) {
         emit({ type: 'store-error', operation: 'enqueue', error });
-        return refuse(new StoreError('enqueue', error), request);
+        return refuse(new StoreError('enqueue', error, 'inbox'), request);
       }
       emit({
         type: stored ? 'stored' : 'duplicate',

@@ -257,3 +257,39 @@ describe('defaultFingerprint', () => {
     expect(defaultFingerprint(makeRequest({ body: { a: [1, { c: 3, d: 2 }], b: 1 } }))).toBe(a);
   });
 });
+
+describe('deeply nested bodies', () => {
+  // A parsed body with no raw bytes beside it (Nest without rawBody, a body parser that kept
+  // none) is fingerprinted from its canonical JSON. A few KB of `[` used to overflow the stack
+  // there, so the request was answered 500 before any claim.
+  const DEPTH = 20_000;
+  const deepArrays = () => JSON.parse(`${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}`);
+  const deepObjects = () => JSON.parse(`${'{"b":1,"a":'.repeat(DEPTH)}null${'}'.repeat(DEPTH)}`);
+
+  it('writes any depth of arrays and objects, as JSON.stringify would', () => {
+    expect(canonicalJson(deepArrays())).toBe(`${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}`);
+    expect(canonicalJson(deepObjects())).toBe(
+      `${'{"a":'.repeat(DEPTH)}null${',"b":1}'.repeat(DEPTH)}`,
+    );
+  });
+
+  it('fingerprints a deeply nested parsed body without raw bytes', () => {
+    expect(defaultFingerprint(makeRequest({ rawBody: undefined, body: deepArrays() }))).toBe(
+      sha256Hex(`${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}`),
+    );
+  });
+
+  it('still finds a cycle deep down, and leaves out what JSON.stringify leaves out at depth', () => {
+    const root: unknown[] = [];
+    let inner = root;
+    for (let i = 0; i < 10_000; i++) {
+      const next: unknown[] = [];
+      inner.push(next);
+      inner = next;
+    }
+    inner.push({ keep: 1, drop: undefined, fn: () => 0 }, undefined);
+    expect(canonicalJson(root)).toBe(`${'['.repeat(10_001)}{"keep":1},null${']'.repeat(10_001)}`);
+    inner.push(root);
+    expect(() => canonicalJson(root)).toThrow(TypeError);
+  });
+});

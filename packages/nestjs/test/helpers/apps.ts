@@ -7,7 +7,9 @@ import {
   Controller,
   HttpCode,
   type INestApplication,
+  type MiddlewareConsumer,
   Module,
+  RequestMethod,
   Post,
   Req,
   Res,
@@ -69,13 +71,22 @@ export type Platform = 'express' | 'fastify';
 export const socketOf = (req: Request): Socket => (req.raw?.socket ?? req.socket) as Socket;
 
 /**
- * Builds, initialises and starts a Nest app (raw body kept, no logger) on a free loopback port,
- * with `observe` called from outside the guard once each request is answered.
+ * Builds, initialises and starts a Nest app (raw body kept unless `rawBody: false`, no logger) on
+ * a free loopback port, with `observe` called from outside the guard once each request is answered.
  */
 export async function startNest(
   platform: Platform,
   module: Type,
-  observe?: Observer,
+  observe?: Observer | { readonly observe?: Observer; readonly rawBody?: boolean },
+): Promise<RunningApp & { app: INestApplication }> {
+  const settings = typeof observe === 'function' ? { observe } : (observe ?? {});
+  return startNestWith(platform, module, settings);
+}
+
+async function startNestWith(
+  platform: Platform,
+  module: Type,
+  { observe, rawBody = true }: { readonly observe?: Observer; readonly rawBody?: boolean },
 ): Promise<RunningApp & { app: INestApplication }> {
   const moduleRef = await Test.createTestingModule({ imports: [module] }).compile();
   const adapter = platform === 'express' ? new ExpressAdapter() : new FastifyAdapter();
@@ -87,7 +98,7 @@ export async function startNest(
       );
   }
   const app = moduleRef.createNestApplication(adapter, {
-    rawBody: true,
+    rawBody,
     logger: false,
     forceCloseConnections: true,
   });
@@ -104,6 +115,24 @@ export async function startNest(
     throw error;
   }
   return { app, server: app.getHttpServer(), close: () => app.close() };
+}
+
+/**
+ * Nest on Express with `middleware` as module middleware on `POST /<path>` (how the Express
+ * adapter's `inbox(options)` runs in Nest, docs/adapters/nestjs.md), `rawBody: true`. No route:
+ * a request the middleware hands on is Nest's 404.
+ */
+export function startNestMiddleware(
+  middleware: (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void,
+  path: string,
+): Promise<RunningApp & { app: INestApplication }> {
+  @Module({})
+  class MiddlewareModule {
+    configure(consumer: MiddlewareConsumer) {
+      consumer.apply(middleware).forRoutes({ path, method: RequestMethod.POST });
+    }
+  }
+  return startNest('express', MiddlewareModule);
 }
 
 function entry(platform: Platform): AdapterEntry {
