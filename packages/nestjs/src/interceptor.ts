@@ -8,12 +8,13 @@ import type { HttpRequest, RequestIdempotency } from '@webhook-idempotency/core'
 import { type Engine, type PendingRun, toRawBody } from '@webhook-idempotency/core/adapter';
 import {
   type CallHandler,
+  type ExceptionFilter,
   type ExecutionContext,
   Inject,
   Injectable,
   type NestInterceptor,
 } from '@nestjs/common';
-import { BaseExceptionFilter, HttpAdapterHost } from '@nestjs/core';
+import { ApplicationConfig, BaseExceptionFilter, HttpAdapterHost } from '@nestjs/core';
 import { catchError, from, mergeMap, type Observable, throwError } from 'rxjs';
 import { HeldResponse } from './capture';
 import { IdempotencyRegistry } from './registry';
@@ -34,6 +35,20 @@ function toHttpRequest(req: NestRequest): HttpRequest<NestRequest> {
 /** The node:http response under the platform's: Express's `res` is one, Fastify's `reply` holds it as `raw`. */
 function rawResponse(res: { raw?: ServerResponse } & Partial<ServerResponse>): ServerResponse {
   return res.raw ?? (res as ServerResponse);
+}
+
+/** The metadata key `@Catch(...types)` sets on a filter class (none: it catches everything). */
+const CATCH_METADATA = '__filterCatchExceptions__';
+
+/** True when `filter`'s `@Catch()` covers `error`, as Nest decides for a route's filters. */
+function catches(filter: ExceptionFilter, error: unknown): boolean {
+  const read = (Reflect as { getMetadata?: (key: string, target: object) => unknown }).getMetadata;
+  const types = (read?.(CATCH_METADATA, filter.constructor) ?? []) as Array<
+    abstract new (
+      ...args: never[]
+    ) => unknown
+  >;
+  return types.length === 0 || types.some((type) => error instanceof type);
 }
 
 /** A response answered at once is never settled: whatever is written on it later is dropped. */
@@ -112,6 +127,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly registry: IdempotencyRegistry,
     private readonly adapterHost: HttpAdapterHost,
+    private readonly config: ApplicationConfig,
   ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -131,12 +147,21 @@ export class IdempotencyInterceptor implements NestInterceptor {
       );
   }
 
-  /** An answer that could not be recorded (over `maxResponseBytes`) once Nest had sent it: Nest's own 500. */
+  /**
+   * An answer that could not be recorded (over `maxResponseBytes`, or the store failed) once Nest
+   * had handed it over: answered by the application's global exception filters
+   * (`app.useGlobalFilters()`, `APP_FILTER`) as an error of the route would be, the last
+   * registered one whose `@Catch()` matches first, else by Nest's own base filter (its 500).
+   */
   private answerError(error: unknown, context: ExecutionContext): void {
-    new BaseExceptionFilter(this.adapterHost.httpAdapter).catch(error, context);
+    const filters = [...this.config.getGlobalFilters()].reverse();
+    const filter = filters.find((candidate) => catches(candidate, error));
+    if (filter) filter.catch(error, context);
+    else new BaseExceptionFilter(this.adapterHost.httpAdapter).catch(error, context);
   }
 }
 
 Inject(IdempotencyRegistry)(IdempotencyInterceptor, undefined, 0);
 Inject(HttpAdapterHost)(IdempotencyInterceptor, undefined, 1);
+Inject(ApplicationConfig)(IdempotencyInterceptor, undefined, 2);
 Injectable()(IdempotencyInterceptor);
