@@ -62,6 +62,18 @@ function requireBinary(path: string): void {
     throw new Error(`Database server binary missing: ${path}. The storm never skips a database.`);
 }
 
+/**
+ * SIGKILLs `pid`; one that has exited since it was listed (a backend whose client just
+ * disconnected) is what the kill wanted anyway.
+ */
+function killIfThere(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
 /** Pids whose parent is `parent` (read from /proc). */
 function childrenOf(parent: number): number[] {
   const found: number[] = [];
@@ -228,10 +240,10 @@ export async function startDurablePostgres(dir: string): Promise<KillableDatabas
       if (pid === undefined) throw new Error('PostgreSQL is not running: nothing to kill');
       // The postmaster and every backend at once, as a crash of the machine's database would.
       const victims = [pid, ...childrenOf(pid)];
-      for (const victim of victims) process.kill(victim, 'SIGKILL');
+      for (const victim of victims) killIfThere(victim);
       // A backend forked between the listing and the kill: its postmaster is gone, kill it too.
       const late = childrenOf(pid);
-      for (const victim of late) process.kill(victim, 'SIGKILL');
+      for (const victim of late) killIfThere(victim);
       await waitGone([...victims, ...late], 'PostgreSQL');
       if (server) await waitGone(server.child.pid ? [server.child.pid] : [], 'runuser');
     },
