@@ -11,6 +11,18 @@ function hasNodeSqlite(): boolean {
   }
 }
 
+/**
+ * The suites that kill servers and databases, cut connections or measure memory: they hold
+ * wall-clock bounds of their own (client timeouts, stale thresholds), so `pnpm test` runs them one
+ * at a time, after the rest has run two files at a time (test-support/run-jest.ts).
+ */
+export const SERIAL_SUITES = [
+  '/packages/reliability/test/(storm|connection-faults|group-commit-durability|hung-handler|pg-terminated|connection-lost-under-handler|memory)\\.test\\.ts$',
+  '/packages/sql/test/(inbox-proof|inbox-proof-bounds|crash|cross-process)\\.test\\.ts$',
+  '/packages/pg-boss/test/(proof|outage)\\.test\\.ts$',
+  '/packages/bullmq/test/(proof|crash|outage)\\.test\\.ts$',
+];
+
 /** Files compiled with legacy decorators and metadata (see tsconfig.decorators.json). */
 const DECORATED =
   '/(packages/nestjs/test|examples/nestjs-payme)/.+\\.ts$|/examples/snippets/src/nestjs\\.ts$';
@@ -59,6 +71,8 @@ const config: Config = {
   testPathIgnorePatterns: [
     '/node_modules/',
     ...(hasNodeSqlite() ? [] : ['/node-sqlite\\.test\\.ts$']),
+    // The parallel lane of `pnpm test` leaves the serial suites to the lane after it.
+    ...(process.env.WI_JEST_LANE === 'parallel' ? SERIAL_SUITES : []),
   ],
   // Starts PostgreSQL and MariaDB for the SQL store tests (and stops them afterwards).
   globalSetup: '<rootDir>/test-support/global-setup.ts',

@@ -43,7 +43,7 @@ async function main(): Promise<number> {
     const results = process.env.JEST_JSON?.replace(/\.json$/, `-node${version}.json`);
     const run = spawnSync(
       node.bin,
-      [join(repoRoot, 'node_modules', 'jest', 'bin', 'jest.js'), ...SUITES],
+      [join(repoRoot, 'node_modules', 'jest', 'bin', 'jest.js'), '--maxWorkers=2', ...SUITES],
       {
         cwd: repoRoot,
         stdio: 'inherit',
