@@ -155,9 +155,13 @@ function spawnLogged(
 /**
  * A PostgreSQL 15 server in `dir/pg` with the settings under which a committed transaction
  * survives a crash: `fsync`, `synchronous_commit` and `full_page_writes` on. Run as the `postgres`
- * user through runuser when we are root.
+ * user through runuser when we are root. `options.settings` adds `name=value` server settings (a benchmark's
+ * `shared_preload_libraries=pg_stat_statements`).
  */
-export async function startDurablePostgres(dir: string): Promise<KillableDatabase> {
+export async function startDurablePostgres(
+  dir: string,
+  options: { readonly settings?: readonly string[] } = {},
+): Promise<KillableDatabase> {
   requireBinary(join(PG_BIN, 'postgres'));
   mkdirSync(dir, { recursive: true });
   const asPostgres = (binary: string, args: string[]): [string, string[]] =>
@@ -190,6 +194,7 @@ export async function startDurablePostgres(dir: string): Promise<KillableDatabas
     'synchronous_commit=on',
     'full_page_writes=on',
     'max_connections=200',
+    ...(options.settings ?? []),
   ];
   let server: ReturnType<typeof spawnLogged> | undefined;
 

@@ -33,12 +33,14 @@ export interface InboxDialectSpec {
   ): { readonly setup: string | null; readonly select: string };
   /**
    * How the claim reads the unfinished deliveries in id order without walking the finished ones:
-   * a partial index over them (`index`), or a hint naming the `(finished_at, id)` index where
-   * partial indexes do not exist (`hint`, after the table in the claim's FROM).
+   * from a partial index over them (`partialIndex`, the `_open_idx` the schema then creates), or
+   * from `(finished_at, id)` where partial indexes do not exist. `hint`, when given, goes after
+   * the table in the claim's FROM and names the index (quoted) the planner must use.
    */
-  readonly unfinished:
-    | { readonly kind: 'index' }
-    | { readonly kind: 'hint'; hint(quotedIndex: string): string };
+  readonly unfinished: {
+    readonly partialIndex: boolean;
+    hint?(indexes: { readonly open: string; readonly finished: string }): string;
+  };
 }
 
 /** Every dialect's inbox fragments, by name. */
@@ -50,12 +52,16 @@ export const inboxDialects: Readonly<Record<SqlDialect, InboxDialectSpec>> = {
     plusMs: (expression) =>
       `(${expression} + CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond')`,
     lockClause: (skipLocked) => (skipLocked ? ' FOR UPDATE SKIP LOCKED' : ' FOR UPDATE'),
-    // SET LOCAL, as one parameterless statement: both end with the claim's transaction.
+    // SET LOCAL, as one parameterless statement: all end with the claim's transaction. No sort:
+    // the claim must read the unfinished rows in id order from their partial index and stop at
+    // its limit. Table statistics lag a burst (a backlog stored in seconds, not yet analyzed), and
+    // then the planner reads every unfinished row to sort them, costing each claim as much as the
+    // whole backlog.
     boundClaim: (select, ms) => ({
-      setup: `SELECT set_config('lock_timeout', '${ms}', true), set_config('statement_timeout', '${ms}', true)`,
+      setup: `SELECT set_config('lock_timeout', '${ms}', true), set_config('statement_timeout', '${ms}', true), set_config('enable_sort', 'off', true)`,
       select,
     }),
-    unfinished: { kind: 'index' },
+    unfinished: { partialIndex: true },
   },
   mysql: {
     idColumn: 'id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY',
@@ -81,7 +87,7 @@ export const inboxDialects: Readonly<Record<SqlDialect, InboxDialectSpec>> = {
       };
     },
     // No partial indexes: the optimizer is told to walk (finished_at, id) from NULL, in id order.
-    unfinished: { kind: 'hint', hint: (index) => ` FORCE INDEX (${index})` },
+    unfinished: { partialIndex: false, hint: ({ finished }) => ` FORCE INDEX (${finished})` },
   },
   sqlite: {
     // AUTOINCREMENT: an id is never reused, even after the newest rows were purged.
@@ -93,6 +99,7 @@ export const inboxDialects: Readonly<Record<SqlDialect, InboxDialectSpec>> = {
     // The claim's BEGIN IMMEDIATE waits the connection's busy timeout for another process's write
     // lock, and this process's own transactions at most `acquireTimeoutMs`.
     boundClaim: (select) => ({ setup: null, select }),
-    unfinished: { kind: 'index' },
+    // Without it the planner reads every due row through (status, available_at) and sorts them.
+    unfinished: { partialIndex: true, hint: ({ open }) => ` INDEXED BY ${open}` },
   },
 };

@@ -58,9 +58,10 @@ export function buildInboxQueries(
   const t = dialect.quote(table);
   const now = dialect.now;
   const hint =
-    inbox.unfinished.kind === 'hint'
-      ? inbox.unfinished.hint(dialect.quote(`${table}_finished_idx`))
-      : '';
+    inbox.unfinished.hint?.({
+      open: dialect.quote(`${table}_open_idx`),
+      finished: dialect.quote(`${table}_finished_idx`),
+    }) ?? '';
   const columns = [
     'id',
     'provider',

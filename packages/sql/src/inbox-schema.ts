@@ -31,7 +31,7 @@ function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] 
     [`${table}_order_idx`, 'provider, ordering_key, id'],
     [`${table}_finished_idx`, 'finished_at, id'],
     // The claim's path to the unfinished deliveries in id order (see InboxDialectSpec.unfinished).
-    ...(inbox.unfinished.kind === 'index'
+    ...(inbox.unfinished.partialIndex
       ? [[`${table}_open_idx`, 'id', 'finished_at IS NULL'] as const]
       : []),
   ];
