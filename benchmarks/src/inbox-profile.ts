@@ -1,0 +1,118 @@
+/**
+ * @module Where the inbox worker's time goes on PostgreSQL: a backlog stored through `SqlInbox`,
+ * drained by `createInboxWorker` with the bench's booking handler, then pg_stat_statements (calls
+ * and execution time per drained delivery, by statement), commits and sessions per delivery.
+ * `node -r esbuild-register src/inbox-profile.ts [deliveries]`.
+ */
+import { mkdtempSync, chmodSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInboxWorker, type RunContext } from '@webhook-idempotency/core';
+import { InboxSchema, Schema, SqlInbox, SqlStore } from '@webhook-idempotency/sql';
+import pg from 'pg';
+import { startDurablePostgres } from '../../packages/reliability/src/durable-databases';
+
+async function main(): Promise<void> {
+  const total = Number(process.argv[2] ?? 3000);
+  const dir = mkdtempSync(join(tmpdir(), 'wi-inbox-profile-'));
+  chmodSync(dir, 0o755);
+  const server = await startDurablePostgres(join(dir, 'pg'), {
+    settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'],
+  });
+  const pool = new pg.Pool({ connectionString: server.url, max: 10 });
+  try {
+    await pool.query('CREATE EXTENSION pg_stat_statements');
+    await InboxSchema.createTable(pool);
+    await Schema.createTable(pool);
+    await pool.query('CREATE TABLE effects (event TEXT PRIMARY KEY)');
+    for (const statement of (process.env.PROFILE_SETUP ?? '').split(';').filter(Boolean))
+      await pool.query(statement);
+    const inbox = new SqlInbox(pool);
+    const body = Buffer.from(JSON.stringify({ type: 'payment.succeeded', amount: 100 }));
+    for (let i = 0; i < total; i += 200)
+      await Promise.all(
+        Array.from({ length: Math.min(200, total - i) }, (_, j) =>
+          inbox.enqueue({
+            provider: 'bench',
+            externalId: `evt_${i + j}`,
+            orderingKey: null,
+            headers: {},
+            body,
+          }),
+        ),
+      );
+    await pool.query('CHECKPOINT');
+    const claim = (inbox as unknown as { sql: { claimSelect(n: number): string } }).sql.claimSelect(
+      1,
+    );
+    let n = 0;
+    const plan = await pool.query(
+      `EXPLAIN (ANALYZE, BUFFERS) ${claim.replace(/\?/g, () => `$${++n}`)}`,
+      ['bench', 4],
+    );
+    console.log(plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'));
+    await pool.query('SELECT pg_stat_statements_reset(), pg_stat_reset()');
+    const stat = async () =>
+      (
+        await pool.query<{ xact_commit: string; sessions: string }>(
+          "SELECT xact_commit, sessions FROM pg_stat_database WHERE datname = 'postgres'",
+        )
+      ).rows[0]!;
+    const before = await stat();
+    let processed = 0;
+    let finish: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    const worker = createInboxWorker({
+      inbox,
+      store: new SqlStore(pool),
+      handlers: {
+        bench: async (delivery, { transaction }: RunContext<unknown>) => {
+          await (transaction as pg.PoolClient).query({
+            name: 'bench_book',
+            text: 'INSERT INTO effects (event) VALUES ($1)',
+            values: [delivery.externalId],
+          });
+          return { received: true };
+        },
+      },
+      onEvent: (event) => {
+        if (event.type === 'processed' && ++processed >= total) finish();
+        if (event.type !== 'processed') console.error(event);
+      },
+    });
+    const cpu = process.cpuUsage();
+    const started = process.hrtime.bigint();
+    worker.start();
+    await done;
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const used = process.cpuUsage(cpu);
+    await worker.stop();
+    const after = await stat();
+    console.log(
+      `${total} deliveries in ${seconds.toFixed(2)} s: ${(total / seconds).toFixed(0)}/s; Node CPU ${((used.user + used.system) / total).toFixed(0)} µs/delivery; commits ${((Number(after.xact_commit) - Number(before.xact_commit)) / total).toFixed(2)}/delivery; sessions ${Number(after.sessions) - Number(before.sessions)}`,
+    );
+    const { rows } = await pool.query<{
+      query: string;
+      calls: string;
+      ms: number;
+      rows: string;
+      blks: string;
+    }>(
+      `SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query, calls, total_exec_time AS ms, rows, shared_blks_hit + shared_blks_read AS blks
+         FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 16`,
+    );
+    for (const row of rows)
+      console.log(
+        `${(Number(row.calls) / total).toFixed(2).padStart(6)} calls ${((row.ms * 1000) / total).toFixed(0).padStart(6)} µs ${(Number(row.blks) / Math.max(1, Number(row.calls))).toFixed(1).padStart(7)} blks/call  ${row.query}`,
+      );
+  } finally {
+    await pool.end();
+    await server.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+void main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
