@@ -11,11 +11,23 @@ import { buildSync } from 'esbuild';
 const TASKSET_EXISTS = existsSync('/usr/bin/taskset');
 const built = new Map<string, string>();
 
-/** Bundles `src/<name>.ts` once per run; returns the bundle's path. */
-export function bundle(name: string): string {
-  let out = built.get(name);
+/** How {@link bundle} builds a variant of a program. */
+export interface BundleOptions {
+  /** The bundle's name in benchmarks/dist (without `.js`). Defaults to the program's name. */
+  readonly out?: string;
+  /**
+   * Import paths replaced by absolute file paths (esbuild `alias`): our packages taken from
+   * another tree. Packages it does not replace resolve from this package's node_modules.
+   */
+  readonly alias?: Readonly<Record<string, string>>;
+}
+
+/** Bundles `src/<name>.ts` once per run and variant (by `out`); returns the bundle's path. */
+export function bundle(name: string, options: BundleOptions = {}): string {
+  const outName = options.out ?? name;
+  let out = built.get(outName);
   if (out) return out;
-  out = join(__dirname, '..', 'dist', `${name}.js`);
+  out = join(__dirname, '..', 'dist', `${outName}.js`);
   buildSync({
     entryPoints: [join(__dirname, `${name}.ts`)],
     bundle: true,
@@ -24,9 +36,14 @@ export function bundle(name: string): string {
     outfile: out,
     // pg's optional native binding is not installed; better-sqlite3 is native.
     external: ['better-sqlite3', 'pg-native'],
+    ...(options.alias && {
+      alias: { ...options.alias },
+      // Sources outside this repository's tree find no node_modules above them.
+      nodePaths: [join(__dirname, '..', 'node_modules')],
+    }),
     logLevel: 'error',
   });
-  built.set(name, out);
+  built.set(outName, out);
   return out;
 }
 
