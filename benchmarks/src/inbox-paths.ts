@@ -17,3 +17,6 @@ export interface DrainReport {
   /** False when the deadline passed before the backlog was empty. */
   readonly emptied: boolean;
 }
+
+/** A build's own tables, per dialect: what `inbox-server.js ddl` prints (its packages' DDL). */
+export type Ddl = Readonly<Record<'postgres' | 'mysql' | 'sqlite', readonly string[]>>;

@@ -8,17 +8,25 @@
  * `node inbox-server.js <mode> <database>`; mode `inbox`, `guard` or `guard-slow` (the same
  * handler after 50 ms of awaited latency, inside the transaction); database `sqlite:<file>`, a
  * `postgres://` or a `mysql://` URL. `pg` and `mysql2` pools of 10 (pg's default).
+ * `node inbox-server.js ddl` prints the tables of the packages it was bundled with (JSON, a
+ * {@link Ddl}), so that the runner gives each build (the baseline's too) its own schema.
  */
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createInboxWorker, type RunContext } from '@webhook-idempotency/core';
-import { idempotent, inbox, saveRawBody } from '@webhook-idempotency/express';
-import { SqlInbox, SqlStore } from '@webhook-idempotency/sql';
+import {
+  type ExpressInboxOptions,
+  idempotent,
+  inbox,
+  saveRawBody,
+} from '@webhook-idempotency/express';
+import { InboxSchema, Schema, SqlInbox, SqlStore } from '@webhook-idempotency/sql';
 import Database from 'better-sqlite3';
 import express from 'express';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import {
+  type Ddl,
   type DrainReport,
   EFFECTS_TABLE,
   type InboxServerMode,
@@ -57,7 +65,30 @@ function open(database: string) {
   return { db, book, close: () => db.end() };
 }
 
+/**
+ * The inbox endpoint without a signature check: the benchmark measures storing. A build from
+ * before the `unverified` option refuses it as unknown (a ConfigError naming it), and checks
+ * nothing without it.
+ */
+function unverifiedInbox(options: ExpressInboxOptions): express.RequestHandler {
+  try {
+    return inbox({ ...options, unverified: true });
+  } catch (error) {
+    if ((error as { option?: unknown }).option !== 'unverified') throw error;
+    return inbox(options);
+  }
+}
+
 async function main(): Promise<void> {
+  if (process.argv[2] === 'ddl') {
+    const of = (dialect: keyof Ddl) => [
+      ...InboxSchema.statements(dialect),
+      ...Schema.statements(dialect),
+    ];
+    const ddl: Ddl = { postgres: of('postgres'), mysql: of('mysql'), sqlite: of('sqlite') };
+    process.stdout.write(JSON.stringify(ddl));
+    return;
+  }
   const mode = process.argv[2] as InboxServerMode;
   const { db, book, close } = open(process.argv[3]!);
   const deliveries = new SqlInbox(db);
@@ -67,11 +98,10 @@ async function main(): Promise<void> {
     app.post(
       '/hook',
       express.raw({ type: 'application/json' }),
-      inbox({
+      unverifiedInbox({
         inbox: deliveries,
         provider: 'bench',
         key: keyOf,
-        unverified: true, // the benchmark measures storing, not a signature check
         onEvent: (event) => {
           if (event.type === 'stored') stored++;
         },

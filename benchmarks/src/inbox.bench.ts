@@ -14,16 +14,19 @@
  * - the same guard whose handler first awaits 50 ms (a slow downstream) inside that transaction;
  * - the worker draining the endpoint's deliveries with the same booking handler.
  *
- * Every measurement starts on empty tables: a new SQLite file, or PostgreSQL's tables truncated
- * and checkpointed, MariaDB's truncated. No signature: `provider: 'bench'`, the key from
- * `x-event-id`. `BENCH_INBOX_ONLY=sqlite,postgres` (any of `sqlite`, `postgres`, `mariadb`)
- * narrows a run.
+ * Every path runs on two builds of the same server, interleaved in every round: our packages at
+ * a baseline revision ({@link INBOX_BASELINE}, or `BENCH_BASELINE=<rev>`; `BENCH_BASELINE=0`
+ * for none), checked out in a temporary git worktree, then this tree's. Every measurement starts
+ * on empty tables made by its build's own schema: a new SQLite file, or PostgreSQL's tables
+ * truncated (dropped and created again when the two builds' DDL differs) and checkpointed,
+ * MariaDB's likewise. No signature: `provider: 'bench'`, the key from `x-event-id`.
+ * `BENCH_INBOX_ONLY=sqlite,postgres` (any of `sqlite`, `postgres`, `mariadb`) narrows a run.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_INBOX_TABLE, DEFAULT_TABLE, InboxSchema, Schema } from '@webhook-idempotency/sql';
+import { DEFAULT_INBOX_TABLE, DEFAULT_TABLE } from '@webhook-idempotency/sql';
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
@@ -35,55 +38,57 @@ import {
 import { dialects } from '../../packages/sql/src/dialects';
 import { inboxDialects } from '../../packages/sql/src/inbox-dialects';
 import { buildInboxQueries } from '../../packages/sql/src/inbox-queries';
+import {
+  type BaselineTree,
+  baselineRevision,
+  checkoutBaseline,
+  currentCommit,
+  packageAliases,
+} from './baseline';
 import { bundle, pinned } from './bundle';
+import { ask, CONNECTIONS, loadServer, DURATION_S, ROUNDS, type Sample } from './http.bench';
+import { type ClaimPlan, type InboxSummary, inboxRemaining } from './inbox-goals';
+import { type Ddl, type DrainReport, EFFECTS_TABLE, type InboxServerMode } from './inbox-paths';
 import {
-  ask,
-  CONNECTIONS,
-  DURATION_S,
-  loadServer,
-  median,
-  range,
-  ROUNDS,
-  type Sample,
-} from './http.bench';
-import {
-  type DrainReport,
-  EFFECTS_TABLE,
-  type InboxServerMode,
-  SLOW_HANDLER_MS,
-} from './inbox-paths';
+  type BuildInfo,
+  type BuildLabel,
+  type Drain,
+  InboxRuns,
+  inboxReport,
+  summarize,
+} from './inbox-report';
+
+export type { ClaimPlan, InboxSummary };
+export { inboxRemaining };
+
+/**
+ * The "before" of the section's tables: the commit before the inbox throughput work (group
+ * commit, the claim's id order), `git rev-parse f4a7e92^`.
+ */
+export const INBOX_BASELINE = 'd3f30655e582084e65b7cbeaf1e057444293d6bc';
 
 const MODES: readonly InboxServerMode[] = ['inbox', 'guard', 'guard-slow'];
-const LABELS: Record<InboxServerMode, string> = {
-  inbox: 'inbox endpoint: store, answer 200',
-  guard: 'guard (transactional): claim, booking INSERT, receipt, answer',
-  'guard-slow': `guard, the same handler after ${SLOW_HANDLER_MS} ms awaited in the transaction`,
-};
 /** The longest a drain runs, past which its rate is taken over what it processed. */
 const DRAIN_MAX_S = DURATION_S * 3;
+
+/** One bundle of the inbox server: the packages it was built from, and their tables. */
+interface Build extends BuildInfo {
+  readonly server: string;
+  readonly ddl: Ddl;
+}
 
 /** A database both paths run on, prepared empty before each measurement. */
 interface Target {
   readonly name: string;
-  /** The server's `<database>` argument for a fresh, empty measurement. */
-  prepare(): Promise<string>;
+  /** The endpoint's acknowledgements per second the report's goal table asks for. */
+  readonly ackGoal: number;
+  /** The server's `<database>` argument for a fresh, empty measurement on `ddl`'s tables. */
+  prepare(ddl: Ddl): Promise<string>;
   /** The database's own CPU µs so far, when it runs outside the server's process. */
   cpuUs?: () => number;
   /** How the worker's claim reads the table as the last drain left it, where the plan says. */
   claimPlan?: () => Promise<ClaimPlan>;
   close(): Promise<void>;
-}
-
-/** The claim's scan of the deliveries table (EXPLAIN ANALYZE of a claim of one), next to what the table holds. */
-export interface ClaimPlan {
-  /** The scan's node type (`Index Scan`, `Bitmap Heap Scan`, …). */
-  readonly scan: string;
-  /** True when the rows it read were sorted afterwards (the id order of the claim). */
-  readonly sorted: boolean;
-  /** Rows of the table the scan read: returned plus removed by its filter or recheck. */
-  readonly rowsRead: number;
-  readonly done: number;
-  readonly unfinished: number;
 }
 
 async function sqliteTarget(dir: string): Promise<Target> {
@@ -94,13 +99,13 @@ async function sqliteTarget(dir: string): Promise<Target> {
   };
   return {
     name: 'SQLite file (WAL, synchronous=NORMAL)',
-    async prepare() {
+    ackGoal: 5000,
+    async prepare(ddl) {
       remove();
       file = join(dir, `inbox-${++n}.sqlite`);
       const db = new Database(file);
       db.pragma('journal_mode = WAL');
-      await InboxSchema.createTable(db);
-      await Schema.createTable(db);
+      for (const statement of ddl.sqlite) db.exec(statement);
       db.exec(`CREATE TABLE ${EFFECTS_TABLE} (event TEXT PRIMARY KEY)`);
       db.close();
       return `sqlite:${file}`;
@@ -152,6 +157,9 @@ function claimStatement(dialect: 'postgres' | 'mysql'): string {
   return dialect === 'postgres' ? sql.replace(/\?/g, () => `$${++n}`) : sql;
 }
 
+/** The bound of the claim that `claimPlan` explains (the settings it runs with; it takes milliseconds). */
+const CLAIM_PLAN_TIMEOUT_MS = 30_000;
+
 /** Finished and unfinished deliveries in the table. */
 async function statusCounts(
   query: (sql: string) => Promise<unknown[]>,
@@ -160,6 +168,28 @@ async function statusCounts(
     `SELECT SUM(CASE WHEN status IN ('done', 'dead') THEN 1 ELSE 0 END) AS done, SUM(CASE WHEN status IN ('pending', 'processing') THEN 1 ELSE 0 END) AS unfinished FROM ${DEFAULT_INBOX_TABLE}`,
   )) as Array<{ done: unknown; unfinished: unknown }>;
   return { done: Number(row?.done ?? 0), unfinished: Number(row?.unfinished ?? 0) };
+}
+
+/**
+ * Empties the tables for a measurement on `statements`' schema: truncated where they were made by
+ * the same statements, else dropped and made again. Returns the schema the tables now have.
+ */
+async function emptyTables(
+  query: (sql: string) => Promise<unknown>,
+  statements: readonly string[],
+  created: string | undefined,
+): Promise<string> {
+  const schema = statements.join(';\n');
+  if (schema === created)
+    for (const table of [DEFAULT_INBOX_TABLE, DEFAULT_TABLE])
+      await query(`TRUNCATE TABLE ${table}`);
+  else {
+    for (const table of [DEFAULT_INBOX_TABLE, DEFAULT_TABLE])
+      await query(`DROP TABLE IF EXISTS ${table}`);
+    for (const statement of statements) await query(statement);
+  }
+  await query(`TRUNCATE TABLE ${EFFECTS_TABLE}`);
+  return schema;
 }
 
 /**
@@ -180,14 +210,17 @@ async function postgresTarget(dir: string): Promise<Target> {
   );
   toServerCore([postmaster, ...childrenOf(postmaster)]);
   const pool = new pg.Pool({ connectionString: server.url, max: 1 });
-  await InboxSchema.createTable(pool);
-  await Schema.createTable(pool);
   await pool.query(`CREATE TABLE ${EFFECTS_TABLE} (event TEXT PRIMARY KEY)`);
+  let created: string | undefined;
   return {
     name: 'PostgreSQL 15 (durable: fsync, synchronous_commit on)',
-    async prepare() {
-      await pool.query(
-        `TRUNCATE ${DEFAULT_INBOX_TABLE}, ${DEFAULT_TABLE}, ${EFFECTS_TABLE} RESTART IDENTITY`,
+    ackGoal: 3000,
+    async prepare(ddl) {
+      // TRUNCATE … RESTART IDENTITY: the ids start over as in a new table.
+      created = await emptyTables(
+        (sql) => pool.query(sql.startsWith('TRUNCATE') ? `${sql} RESTART IDENTITY` : sql),
+        ddl.postgres,
+        created,
       );
       await pool.query('CHECKPOINT');
       return server.url;
@@ -195,10 +228,22 @@ async function postgresTarget(dir: string): Promise<Target> {
     cpuUs: () =>
       cpuOf(postmaster) + childrenOf(postmaster).reduce((sum, pid) => sum + cpuOf(pid), 0),
     async claimPlan() {
-      const { rows } = await pool.query<{ 'QUERY PLAN': unknown }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) ${claimStatement('postgres')}`,
-        ['bench', 1],
-      );
+      // In a transaction of its own with the claim's session settings, as the claim runs; rolled
+      // back, so that the rows it locked stay as the drain left them.
+      const client = await pool.connect();
+      let rows: Array<{ 'QUERY PLAN': unknown }>;
+      try {
+        await client.query('BEGIN');
+        const { setup, select } = inboxDialects.postgres.boundClaim(
+          claimStatement('postgres'),
+          CLAIM_PLAN_TIMEOUT_MS,
+        );
+        if (setup) await client.query(setup);
+        ({ rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${select}`, ['bench', 1]));
+      } finally {
+        await client.query('ROLLBACK');
+        client.release();
+      }
       type Node = Record<string, unknown> & { Plans?: Node[] };
       // The scan of the deliveries (alias `d`), and whether a Sort sits above it.
       const find = (node: Node, sorted: boolean): { node: Node; sorted: boolean } | undefined =>
@@ -238,14 +283,13 @@ async function mariadbTarget(dir: string): Promise<Target> {
   await setup.end();
   const url = `${server.url}bench`;
   const pool = mysql.createPool({ uri: url, connectionLimit: 1 });
-  await InboxSchema.createTable(pool);
-  await Schema.createTable(pool);
   await pool.query(`CREATE TABLE ${EFFECTS_TABLE} (event VARCHAR(64) PRIMARY KEY)`);
+  let created: string | undefined;
   return {
     name: 'MariaDB 10.11 (durable: innodb_flush_log_at_trx_commit=1)',
-    async prepare() {
-      for (const table of [DEFAULT_INBOX_TABLE, DEFAULT_TABLE, EFFECTS_TABLE])
-        await pool.query(`TRUNCATE TABLE ${table}`);
+    ackGoal: 3000,
+    async prepare(ddl) {
+      created = await emptyTables((sql) => pool.query(sql), ddl.mysql, created);
       return url;
     },
     cpuUs: () => cpuOf(pid),
@@ -281,8 +325,30 @@ async function mariadbTarget(dir: string): Promise<Target> {
   };
 }
 
-function startServer(mode: InboxServerMode, database: string): ChildProcess {
-  const [command, args] = pinned(0, [bundle('inbox-server'), mode, database]);
+/** The inbox server bundled from this tree's packages, or with `tree`'s (the baseline). */
+function buildOf(tree?: BaselineTree): Build {
+  const server = tree
+    ? bundle('inbox-server', {
+        out: `inbox-server-${tree.short}`,
+        alias: packageAliases(tree.root),
+      })
+    : bundle('inbox-server');
+  const ddl = JSON.parse(
+    execFileSync(process.execPath, [server, 'ddl'], { encoding: 'utf8' }),
+  ) as Ddl;
+  return tree
+    ? {
+        label: 'before',
+        commit: tree.short,
+        ...(tree.sha === INBOX_BASELINE && { note: "the commit before issue 20's work" }),
+        server,
+        ddl,
+      }
+    : { label: 'after', commit: currentCommit(), server, ddl };
+}
+
+function startServer(build: Build, mode: InboxServerMode, database: string): ChildProcess {
+  const [command, args] = pinned(0, [build.server, mode, database]);
   return spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
 }
 
@@ -293,28 +359,22 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** One drain: the worker's deliveries per second, and CPU per delivery (server and database). */
-interface Drain {
-  readonly rate: number;
-  readonly cpuUs: number;
-  readonly databaseCpuUs?: number;
-  readonly deliveries: number;
-  readonly emptied: boolean;
-}
-
-/** One path on one target: the HTTP sample, and for the inbox the drain that followed it. */
+/** One path on one target and build: the HTTP sample, and for the inbox the drain that followed it. */
 async function measure(
   target: Target,
+  build: Build,
   mode: InboxServerMode,
   round: number,
 ): Promise<{ sample: Sample; drain?: Drain }> {
-  const child = startServer(mode, await target.prepare());
+  const child = startServer(build, mode, await target.prepare(build.ddl));
   try {
     // A slow handler leaves a queue behind a timed warm-up: warm up on answered requests instead.
     const warmup = mode === 'guard-slow' ? { requests: 2 * CONNECTIONS } : { requests: 2000 };
     const sample = await loadServer(child, 'unique', round, warmup, target.cpuUs);
     if (sample.non2xx > 0 || sample.errors > 0)
-      throw new Error(`${target.name}, ${mode}: ${sample.non2xx} non-2xx, ${sample.errors} errors`);
+      throw new Error(
+        `${target.name}, ${mode} (${build.label}, ${build.commit}): ${sample.non2xx} non-2xx, ${sample.errors} errors`,
+      );
     if (mode !== 'inbox') return { sample };
     const before = target.cpuUs?.();
     const answer = ask<DrainReport>(child, '', 'drain');
@@ -337,151 +397,48 @@ async function measure(
   }
 }
 
-/** Per database, the medians the report's "what remains" reads. */
-export interface InboxSummary {
-  readonly database: string;
-  readonly ackRps: number;
-  readonly guardRps: number;
-  readonly drainRate: number;
-  readonly drainDatabaseCpuUs?: number;
-  /** The claim's plan after the last round's drain, where the database reports it. */
-  readonly claimPlan?: ClaimPlan;
-}
-
-/** Runs the section and prints it through `log`; servers started and removed here. */
+/** Runs the section and prints it through `log`; servers and the baseline's checkout made and removed here. */
 export async function runInboxBench(log: (line?: string) => void): Promise<InboxSummary[]> {
   const dir = mkdtempSync(join(tmpdir(), 'wi-bench-inbox-'));
   chmodSync(dir, 0o755); // PostgreSQL runs as its own user and must reach its folder inside
   const only = process.env.BENCH_INBOX_ONLY?.split(',');
+  const revision = baselineRevision(INBOX_BASELINE);
   const targets: Target[] = [];
+  let tree: BaselineTree | undefined;
   try {
+    if (revision) tree = checkoutBaseline(revision, join(dir, 'baseline'));
+    // Baseline first in every round, then this tree.
+    const builds = [...(tree ? [buildOf(tree)] : []), buildOf()];
     if (!only || only.includes('sqlite')) targets.push(await sqliteTarget(dir));
     if (!only || only.includes('postgres')) targets.push(await postgresTarget(dir));
     if (!only || only.includes('mariadb')) targets.push(await mariadbTarget(dir));
-    const samples = new Map<string, Sample[]>();
-    const drains = new Map<string, Drain[]>();
+    const runs = new InboxRuns(
+      builds,
+      targets.map((t) => t.name),
+    );
     const plans = new Map<string, ClaimPlan>();
-    const push = <T>(map: Map<string, T[]>, key: string, value: T) =>
-      map.set(key, [...(map.get(key) ?? []), value]);
     for (let round = 0; round < ROUNDS; round++)
       for (const target of targets)
-        for (const mode of MODES) {
-          const { sample, drain } = await measure(target, mode, round);
-          push(samples, `${target.name}|${mode}`, sample);
-          if (drain) push(drains, target.name, drain);
-          // Before the next measurement empties the table: what the drain left behind.
-          if (drain && target.claimPlan) plans.set(target.name, await target.claimPlan());
-        }
-    report(targets, samples, drains, log);
-    return targets.map((target) => {
-      const rps = (mode: InboxServerMode) =>
-        median(samples.get(`${target.name}|${mode}`)!.map((s) => s.rps));
-      const runs = drains.get(target.name)!;
-      const databaseCpu = runs.map((d) => d.databaseCpuUs ?? Number.NaN);
-      const plan = plans.get(target.name);
-      return {
-        database: target.name,
-        ackRps: rps('inbox'),
-        guardRps: rps('guard'),
-        drainRate: median(runs.map((d) => d.rate)),
-        ...(!databaseCpu.some(Number.isNaN) && { drainDatabaseCpuUs: median(databaseCpu) }),
-        ...(plan && { claimPlan: plan }),
-      };
-    });
+        for (const mode of MODES)
+          for (const build of builds) {
+            const { sample, drain } = await measure(target, build, mode, round);
+            const label: BuildLabel = build.label;
+            runs.add({ build: label, database: target.name, mode }, sample);
+            if (!drain) continue;
+            runs.addDrain(label, target.name, drain);
+            // Before the next measurement empties the table: what this tree's drain left behind.
+            if (label === 'after' && target.claimPlan)
+              plans.set(target.name, await target.claimPlan());
+          }
+    const summaries = targets.map((target) =>
+      summarize(runs, { name: target.name, ackGoal: target.ackGoal }, plans.get(target.name)),
+    );
+    inboxReport(runs, summaries, { drainMaxS: DRAIN_MAX_S, log });
+    return summaries;
   } finally {
     for (const target of targets) await target.close();
+    tree?.remove();
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-function report(
-  targets: readonly Target[],
-  samples: ReadonlyMap<string, Sample[]>,
-  drains: ReadonlyMap<string, Drain[]>,
-  log: (line?: string) => void,
-): void {
-  const perRequest = (s: Sample) => (s.probed ?? Number.NaN) / Math.max(1, s.requests);
-  const us = (values: number[]) =>
-    values.some(Number.isNaN) ? 'in the server' : median(values).toFixed(0);
-  log(
-    `## Inbox mode: acknowledgement against the synchronous guard on the same database (issue 12; autocannon, ${CONNECTIONS} connections, ${DURATION_S} s per path, ${ROUNDS} interleaved rounds, server on core 0, load generator on core 1)`,
-  );
-  log();
-  log(
-    '| database | path | req/s (median, min–max) | inbox ÷ this (per round) | server CPU µs/req | database CPU µs/req | p99 / p99.9 ms | load generator |',
-  );
-  log('|---|---|---|---|---|---|---|---|');
-  for (const target of targets) {
-    const inbox = samples.get(`${target.name}|inbox`)!;
-    for (const mode of MODES) {
-      const runs = samples.get(`${target.name}|${mode}`)!;
-      const rps = runs.map((r) => r.rps);
-      const ratio = runs.map((r, i) => inbox[i]!.rps / r.rps);
-      const load = Math.max(...runs.map((r) => r.clientLoad));
-      log(
-        `| ${target.name} | ${LABELS[mode]} | ${median(rps).toFixed(0)} (${range(rps)}) | ${mode === 'inbox' ? '—' : `${median(ratio).toFixed(2)}× (${range(ratio, 2)})`} | ${median(runs.map((r) => r.cpuUsPerRequest)).toFixed(0)} | ${us(runs.map(perRequest))} | ${median(runs.map((r) => r.p99)).toFixed(0)} / ${median(runs.map((r) => r.p999)).toFixed(0)} | ${load >= 0.9 ? `saturated (${(load * 100).toFixed(0)} %)` : `${(load * 100).toFixed(0)} %`} |`,
-      );
-    }
-  }
-  log();
-  log(
-    '| database | worker (`createInboxWorker`, concurrency 8, the booking handler, transactional receipts) | deliveries/s (median, min–max) | ÷ the endpoint’s ack rate | ÷ the guard’s req/s | server CPU µs/delivery | database CPU µs/delivery |',
-  );
-  log('|---|---|---|---|---|---|---|');
-  for (const target of targets) {
-    const runs = drains.get(target.name)!;
-    const inbox = samples.get(`${target.name}|inbox`)!;
-    const guard = samples.get(`${target.name}|guard`)!;
-    const rate = runs.map((d) => d.rate);
-    const emptied = runs.filter((d) => d.emptied).length;
-    log(
-      `| ${target.name} | drain the deliveries the endpoint stored (${median(runs.map((d) => d.deliveries)).toFixed(0)} per round; emptied in ${emptied} of ${runs.length} rounds within ${DRAIN_MAX_S} s) | ${median(rate).toFixed(0)} (${range(rate)}) | ${median(runs.map((d, i) => d.rate / inbox[i]!.rps)).toFixed(2)}× | ${median(runs.map((d, i) => d.rate / guard[i]!.rps)).toFixed(2)}× | ${median(runs.map((d) => d.cpuUs)).toFixed(0)} | ${us(runs.map((d) => d.databaseCpuUs ?? Number.NaN))} |`,
-    );
-  }
-  // The headline, from this run: per database the median of the per-round ratios, then their span.
-  const perTarget = (value: (target: Target) => number) => targets.map(value);
-  const ratioTo = (mode: InboxServerMode) =>
-    perTarget((t) => {
-      const inbox = samples.get(`${t.name}|inbox`)!;
-      return median(samples.get(`${t.name}|${mode}`)!.map((r, i) => inbox[i]!.rps / r.rps));
-    });
-  const p99 = (mode: InboxServerMode) =>
-    perTarget((t) => median(samples.get(`${t.name}|${mode}`)!.map((r) => r.p99)));
-  const drainOverGuard = perTarget((t) => {
-    const guard = samples.get(`${t.name}|guard`)!;
-    return median(drains.get(t.name)!.map((d, i) => d.rate / guard[i]!.rps));
-  });
-  log();
-  log(
-    `Across these databases the endpoint acknowledges ${range(ratioTo('guard'), 1)}× as many deliveries per second as the transactional guard answers, and ${range(ratioTo('guard-slow'), 0)}× as many as the guard whose handler waits ${SLOW_HANDLER_MS} ms; the provider waits ${range(p99('inbox'))} ms at p99 on the endpoint, ${range(p99('guard'))} ms on the guard and ${range(p99('guard-slow'))} ms on the slow guard. The booking still has to happen: the worker does it afterwards at ${range(drainOverGuard, 2)}× the guard's rate (the drain table).`,
-  );
-  log(
-    `No signature (\`provider: 'bench'\`, the key from \`x-event-id\`): a preset's HMAC check would cost the inbox and the guard alike. Every measurement starts on empty tables. PostgreSQL and MariaDB run on the server's core 0 with the Node server, as SQLite runs inside it, so a row's req/s is bounded by both together; "server CPU" is the Node process's, "database CPU" the database server's (PostgreSQL's postmaster and backends, mariadbd's threads, from /proc), per request. In the ${SLOW_HANDLER_MS} ms rows the handler holds the receipt's transaction while it waits: SQLite's one connection allows at most ${1000 / SLOW_HANDLER_MS} such requests per second, a pool of 10 at most ${(10 * 1000) / SLOW_HANDLER_MS}, and their CPU per request is spread over few requests; the inbox endpoint does not wait for a handler at all.`,
-  );
-  log(
-    `The worker runs in the server's process after the endpoint's run, with the HTTP load stopped, over every delivery the endpoint stored (warm-up included); its rate is deliveries processed per second until the backlog was empty or ${DRAIN_MAX_S} s passed, finished deliveries kept in the table (not purged) as they are between purges.`,
-  );
-}
-
-/** The "what remains" lines of this section: a drain slower than the acknowledgements, and why. */
-export function inboxRemaining(inbox: readonly InboxSummary[], log: (line?: string) => void): void {
-  for (const row of inbox) {
-    const plan = row.claimPlan;
-    // Only where the worker, doing the guard's work and more, drains slower than the guard answers.
-    if (row.drainRate >= row.guardRps) continue;
-    const cpu =
-      row.drainDatabaseCpuUs === undefined
-        ? ''
-        : ` The database spent ${row.drainDatabaseCpuUs.toFixed(0)} µs of CPU per delivery drained.`;
-    // The plan explains it only when a claim of one reads far more than one row.
-    const explained = plan !== undefined && plan.rowsRead >= 100;
-    log(
-      `- **Inbox worker, ${row.database} (drains ${row.drainRate.toFixed(0)} deliveries/s; the guard answers ${row.guardRps.toFixed(0)} req/s doing the same booking, the endpoint acknowledges ${row.ackRps.toFixed(0)}/s):**${cpu} ${
-        explained
-          ? `After the last drain (${plan.done.toLocaleString('en')} deliveries done, ${plan.unfinished.toLocaleString('en')} unfinished), EXPLAIN ANALYZE of the worker's claim of one delivery read ${plan.rowsRead.toLocaleString('en')} rows of the table (${plan.scan}${plan.sorted ? ', then sorted by id' : ''}): a claim costs as much as the deliveries it has to look through (the due ones, or the finished ones before them, depending on the plan), not the ones it leases, and the worker claims a few at a time as its slots free up. An index the claim can read in id order over unfinished deliveries only (not tried here) is the candidate.`
-          : "Why was not looked into: the claim's plan does not show it (or the database does not report one)."
-      }`,
-    );
   }
 }
 
