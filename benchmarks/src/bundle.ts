@@ -5,6 +5,7 @@
  * external native module (better-sqlite3) resolves from this package's node_modules.
  */
 import { existsSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 
@@ -51,5 +52,15 @@ export function bundle(name: string, options: BundleOptions = {}): string {
 export function pinned(core: number, args: string[]): [string, string[]] {
   return TASKSET_EXISTS
     ? ['/usr/bin/taskset', ['-c', String(core), process.execPath, ...args]]
+    : [process.execPath, args];
+}
+
+/** Every core of the machine as a taskset list (`0-1` on two cores). */
+export const EVERY_CORE = `0-${cpus().length - 1}`;
+
+/** `node <args>` free to run on every core, also when this process is pinned to one. */
+export function unpinned(args: string[]): [string, string[]] {
+  return TASKSET_EXISTS
+    ? ['/usr/bin/taskset', ['-c', EVERY_CORE, process.execPath, ...args]]
     : [process.execPath, args];
 }

@@ -15,6 +15,8 @@ export interface ClaimPlan {
   readonly sorted: boolean;
   /** Rows of the table the scan read: returned plus removed by its filter or recheck. */
   readonly rowsRead: number;
+  /** Shared buffers the whole statement touched (hit or read), where the database reports them. */
+  readonly buffers?: number;
   readonly done: number;
   readonly unfinished: number;
 }

@@ -13,7 +13,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createInboxWorker, type RunContext } from '@webhook-idempotency/core';
+import { createInboxWorker } from '@webhook-idempotency/core';
 import {
   type ExpressInboxOptions,
   idempotent,
@@ -21,49 +21,11 @@ import {
   saveRawBody,
 } from '@webhook-idempotency/express';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '@webhook-idempotency/sql';
-import Database from 'better-sqlite3';
 import express from 'express';
-import mysql from 'mysql2/promise';
-import pg from 'pg';
-import {
-  type Ddl,
-  type DrainReport,
-  EFFECTS_TABLE,
-  type InboxServerMode,
-  SLOW_HANDLER_MS,
-} from './inbox-paths';
+import { ANSWER, bookingHandler, openBenchDatabase } from './booking';
+import { type Ddl, type DrainReport, type InboxServerMode, SLOW_HANDLER_MS } from './inbox-paths';
 
-const ANSWER = { received: true };
 const keyOf = (req: express.Request) => req.get('x-event-id');
-
-/** The database connection and the booking write, in a transaction of the store on it. */
-function open(database: string) {
-  if (database.startsWith('sqlite:')) {
-    const db = new Database(database.slice('sqlite:'.length));
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    // One connection: the statement runs on it inside the transaction the store opened.
-    const insert = db.prepare(`INSERT INTO ${EFFECTS_TABLE} (event) VALUES (?)`);
-    const book = (_tx: unknown, event: string) => insert.run(event);
-    return { db, book, close: () => db.close() };
-  }
-  if (database.startsWith('mysql:')) {
-    const db = mysql.createPool({ uri: database, connectionLimit: 10 });
-    const book = (tx: unknown, event: string) =>
-      (tx as mysql.PoolConnection).execute(`INSERT INTO ${EFFECTS_TABLE} (event) VALUES (?)`, [
-        event,
-      ]);
-    return { db, book, close: () => db.end() };
-  }
-  const db = new pg.Pool({ connectionString: database, max: 10 });
-  const book = (tx: unknown, event: string) =>
-    (tx as pg.PoolClient).query({
-      name: 'bench_book',
-      text: `INSERT INTO ${EFFECTS_TABLE} (event) VALUES ($1)`,
-      values: [event],
-    });
-  return { db, book, close: () => db.end() };
-}
 
 /**
  * The inbox endpoint without a signature check: the benchmark measures storing. A build from
@@ -90,7 +52,7 @@ async function main(): Promise<void> {
     return;
   }
   const mode = process.argv[2] as InboxServerMode;
-  const { db, book, close } = open(process.argv[3]!);
+  const { db, book, close } = openBenchDatabase(process.argv[3]!);
   const deliveries = new SqlInbox(db);
   let stored = 0;
   const app = express();
@@ -137,13 +99,7 @@ async function main(): Promise<void> {
     const worker = createInboxWorker({
       inbox: deliveries,
       store: new SqlStore(db),
-      handlers: {
-        bench: async (delivery, { transaction }: RunContext<unknown>) => {
-          const event = JSON.parse(delivery.body.toString('utf8')) as { type: string };
-          if (event.type === 'payment.succeeded') await book(transaction, delivery.externalId);
-          return ANSWER;
-        },
-      },
+      handlers: { bench: bookingHandler(book) },
       onEvent: (event) => {
         if (event.type === 'processed' && ++processed >= stored) finish();
         if (event.type === 'store-error' || event.type === 'retry' || event.type === 'dead')

@@ -117,7 +117,7 @@ async function sqliteTarget(dir: string): Promise<Target> {
 }
 
 /** Pids whose parent is `parent`. */
-function childrenOf(parent: number): number[] {
+export function childrenOf(parent: number): number[] {
   return readdirSync('/proc')
     .filter((entry) => /^\d+$/.test(entry))
     .filter((entry) => {
@@ -134,7 +134,7 @@ function childrenOf(parent: number): number[] {
 const CLOCK_TICK_US = 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 
 /** utime + stime + cutime + cstime of `pid` (its reaped children included), in µs. */
-function cpuOf(pid: number): number {
+export function cpuOf(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -156,9 +156,6 @@ function claimStatement(dialect: 'postgres' | 'mysql'): string {
   let n = 0;
   return dialect === 'postgres' ? sql.replace(/\?/g, () => `$${++n}`) : sql;
 }
-
-/** The bound of the claim that `claimPlan` explains (the settings it runs with; it takes milliseconds). */
-const CLAIM_PLAN_TIMEOUT_MS = 30_000;
 
 /** Finished and unfinished deliveries in the table. */
 async function statusCounts(
@@ -193,22 +190,77 @@ async function emptyTables(
 }
 
 /**
- * Moves a database server to the server's core: it and the Node server share core 0, as SQLite
- * does in-process, and the load generator keeps core 1. Processes and threads it starts later
- * inherit the affinity.
+ * Moves processes (every thread of each) to `cores`, a taskset list (`'0'`, `'0,1'`); the
+ * processes and threads they start later inherit it. Here a database server goes to the server's
+ * core 0: it and the Node server share it, as SQLite does in-process, and the load generator
+ * keeps core 1.
  */
-function toServerCore(pids: readonly number[]): void {
+export function toCores(pids: readonly number[], cores: string): void {
   if (!existsSync('/usr/bin/taskset')) return;
   for (const pid of pids)
-    execFileSync('/usr/bin/taskset', ['-a', '-p', '-c', '0', String(pid)], { stdio: 'ignore' });
+    execFileSync('/usr/bin/taskset', ['-a', '-p', '-c', cores, String(pid)], { stdio: 'ignore' });
+}
+
+/** The pid of a PostgreSQL server's postmaster, from its data folder. */
+export function postmasterOf(server: KillableDatabase): number {
+  return Number(readFileSync(join(server.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+}
+
+/** A PostgreSQL server's CPU µs so far: the postmaster and its children (backends, and the ones reaped). */
+export function postgresCpuUs(postmaster: number): number {
+  return cpuOf(postmaster) + childrenOf(postmaster).reduce((sum, pid) => sum + cpuOf(pid), 0);
+}
+
+/** The claim's time bound as `SqlInbox` sets it by default (`claimTimeoutMs`). */
+const CLAIM_TIMEOUT_MS = 5000;
+
+/**
+ * EXPLAIN (ANALYZE, BUFFERS) of the worker's claim of one delivery on PostgreSQL, in a transaction
+ * prepared as the worker's claim prepares its own (the same settings first), then rolled back: it
+ * leases nothing. With what the table holds.
+ */
+export async function postgresClaimPlan(pool: pg.Pool): Promise<ClaimPlan> {
+  const { setup } = inboxDialects.postgres.boundClaim('', CLAIM_TIMEOUT_MS);
+  const client = await pool.connect();
+  let rows: Array<{ 'QUERY PLAN': unknown }>;
+  try {
+    await client.query('BEGIN');
+    if (setup) await client.query(setup);
+    ({ rows } = await client.query<{ 'QUERY PLAN': unknown }>(
+      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${claimStatement('postgres')}`,
+      ['bench', 1],
+    ));
+  } finally {
+    await client.query('ROLLBACK');
+    client.release();
+  }
+  type Node = Record<string, unknown> & { Plans?: Node[] };
+  // The scan of the deliveries (alias `d`), and whether a Sort sits above it.
+  const find = (node: Node, sorted: boolean): { node: Node; sorted: boolean } | undefined =>
+    node.Alias === 'd'
+      ? { node, sorted }
+      : (node.Plans ?? [])
+          .map((child) => find(child, sorted || node['Node Type'] === 'Sort'))
+          .find(Boolean);
+  const top = (rows[0]!['QUERY PLAN'] as Array<{ Plan: Node }>)[0]!.Plan;
+  const found = find(top, false);
+  const count = (field: string) => Number(found?.node[field] ?? 0);
+  return {
+    scan: String(found?.node['Node Type'] ?? 'unknown'),
+    sorted: found?.sorted ?? false,
+    rowsRead:
+      count('Actual Rows') * Math.max(1, count('Actual Loops')) +
+      count('Rows Removed by Filter') +
+      count('Rows Removed by Index Recheck'),
+    buffers: Number(top['Shared Hit Blocks'] ?? 0) + Number(top['Shared Read Blocks'] ?? 0),
+    ...(await statusCounts(async (sql) => (await pool.query(sql)).rows)),
+  };
 }
 
 async function postgresTarget(dir: string): Promise<Target> {
   const server: KillableDatabase = await startDurablePostgres(join(dir, 'pg'));
-  const postmaster = Number(
-    readFileSync(join(server.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0],
-  );
-  toServerCore([postmaster, ...childrenOf(postmaster)]);
+  const postmaster = postmasterOf(server);
+  toCores([postmaster, ...childrenOf(postmaster)], '0');
   const pool = new pg.Pool({ connectionString: server.url, max: 1 });
   await pool.query(`CREATE TABLE ${EFFECTS_TABLE} (event TEXT PRIMARY KEY)`);
   let created: string | undefined;
@@ -225,45 +277,8 @@ async function postgresTarget(dir: string): Promise<Target> {
       await pool.query('CHECKPOINT');
       return server.url;
     },
-    cpuUs: () =>
-      cpuOf(postmaster) + childrenOf(postmaster).reduce((sum, pid) => sum + cpuOf(pid), 0),
-    async claimPlan() {
-      // In a transaction of its own with the claim's session settings, as the claim runs; rolled
-      // back, so that the rows it locked stay as the drain left them.
-      const client = await pool.connect();
-      let rows: Array<{ 'QUERY PLAN': unknown }>;
-      try {
-        await client.query('BEGIN');
-        const { setup, select } = inboxDialects.postgres.boundClaim(
-          claimStatement('postgres'),
-          CLAIM_PLAN_TIMEOUT_MS,
-        );
-        if (setup) await client.query(setup);
-        ({ rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${select}`, ['bench', 1]));
-      } finally {
-        await client.query('ROLLBACK');
-        client.release();
-      }
-      type Node = Record<string, unknown> & { Plans?: Node[] };
-      // The scan of the deliveries (alias `d`), and whether a Sort sits above it.
-      const find = (node: Node, sorted: boolean): { node: Node; sorted: boolean } | undefined =>
-        node.Alias === 'd'
-          ? { node, sorted }
-          : (node.Plans ?? [])
-              .map((child) => find(child, sorted || node['Node Type'] === 'Sort'))
-              .find(Boolean);
-      const found = find((rows[0]!['QUERY PLAN'] as Array<{ Plan: Node }>)[0]!.Plan, false);
-      const count = (field: string) => Number(found?.node[field] ?? 0);
-      return {
-        scan: String(found?.node['Node Type'] ?? 'unknown'),
-        sorted: found?.sorted ?? false,
-        rowsRead:
-          count('Actual Rows') * Math.max(1, count('Actual Loops')) +
-          count('Rows Removed by Filter') +
-          count('Rows Removed by Index Recheck'),
-        ...(await statusCounts(async (sql) => (await pool.query(sql)).rows)),
-      };
-    },
+    cpuUs: () => postgresCpuUs(postmaster),
+    claimPlan: () => postgresClaimPlan(pool),
     async close() {
       await pool.end();
       await server.destroy();
@@ -277,7 +292,7 @@ async function mariadbTarget(dir: string): Promise<Target> {
   const pidFile = readdirSync(server.dataDir).find((name) => name.endsWith('.pid'));
   if (!pidFile) throw new Error(`MariaDB wrote no pid file in ${server.dataDir}`);
   const pid = Number(readFileSync(join(server.dataDir, pidFile), 'utf8').trim());
-  toServerCore([pid]);
+  toCores([pid], '0');
   const setup = await mysql.createConnection(server.url);
   await setup.query('CREATE DATABASE bench');
   await setup.end();

@@ -7,6 +7,7 @@ import { bundle, pinned } from './bundle';
 import type { GuardBenchResult } from './guard.bench';
 import { runHttpBench } from './http.bench';
 import { type InboxSummary, inboxRemaining, runInboxBench } from './inbox.bench';
+import { runInboxScaleBench } from './inbox-scale';
 import { runInstructionCounts } from './instructions';
 import { type ProfileSummary, profileReport, profileScenario } from './profile';
 import { type Row as SqlRow, sqlReport } from './sql.bench';
@@ -81,6 +82,10 @@ async function main(): Promise<void> {
   let inbox: InboxSummary[] = [];
   if (process.env.BENCH_INBOX !== '0') {
     inbox = await runInboxBench(log);
+    log();
+  }
+  if (process.env.BENCH_INBOX_SCALE !== '0') {
+    await runInboxScaleBench(log);
     log();
   }
   log('## Against the goals (issue 10; DESIGN.md §9)');

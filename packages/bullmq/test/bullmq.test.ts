@@ -113,10 +113,15 @@ describe.each(targets('bullmq_bridge'))('the BullMQ bridge (%s)', (_name, open) 
     };
     worker(slow, { concurrency: 2 });
     const results = [await finished(first), await finished('redelivered-evt_1')];
-    expect(results.map((job) => job.returnvalue).sort()).toEqual(['processed', 'released']);
+    // The other job gives the delivery back; or, where its give-back waits for the running job's
+    // transaction (SQLite's one connection), finds it already done by that transaction: nothing to give back.
+    const outcomes = results.map((job) => job.returnvalue).sort();
+    expect(outcomes).toEqual(['processed', expect.stringMatching(/^(released|skipped)$/)]);
     // Waiting for the other run's receipt used up no BullMQ attempt.
     expect(results.map((job) => job.attemptsMade)).toEqual([1, 1]);
-    expect(events.filter((e) => e.type === 'released')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'released')).toHaveLength(
+      outcomes[1] === 'released' ? 1 : 0,
+    );
     expect(runs).toBe(1);
     expect(await f.effects()).toEqual([{ id: 'evt_1', writtenBy: process.pid }]);
     // Whichever settled the delivery last (done, or given back to be handed over again), the
@@ -129,8 +134,8 @@ describe.each(targets('bullmq_bridge'))('the BullMQ bridge (%s)', (_name, open) 
       stored = await f.inbox.find('stripe', 'evt_1');
     }
     expect(stored?.status).toBe('done');
-    const outcomes = (await queue.getCompleted()).map((job) => job.returnvalue);
-    expect(outcomes.filter((outcome) => outcome === 'processed')).toHaveLength(1);
+    const completed = (await queue.getCompleted()).map((job) => job.returnvalue);
+    expect(completed.filter((outcome) => outcome === 'processed')).toHaveLength(1);
     expect(runs).toBe(1);
     expect(await f.effects()).toHaveLength(1);
   });

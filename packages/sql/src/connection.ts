@@ -66,3 +66,22 @@ export function executorFor(
   if (isKnex(db) && (db as { isTransaction?: boolean }).isTransaction === true) return executor;
   return retryDeadlocks(executor, dialects[executor.dialect]);
 }
+
+/** The connection each store and inbox was built on, for {@link sameConnection}. */
+const connections = new WeakMap<object, unknown>();
+
+/** Records that `owner` (a `SqlStore`, a `SqlInbox`) runs its statements on `db`. */
+export function rememberConnection(owner: object, db: unknown): void {
+  connections.set(owner, db);
+}
+
+/**
+ * True when `a` and `b` were built on the very same connection object (one pool, one knex, one
+ * SQLite handle): a transaction one opens is a place where the other's statements can run. Two
+ * pools to the same database are not recognised as one (their connections never share a
+ * transaction).
+ */
+export function sameConnection(a: object, b: object): boolean {
+  const db = connections.get(a);
+  return db !== undefined && db === connections.get(b);
+}

@@ -11,7 +11,7 @@ import type {
   StoredDelivery,
 } from '@webhook-idempotency/core';
 import { checkKeyPart, DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
-import { executorFor } from './connection';
+import { executorFor, rememberConnection, sameConnection } from './connection';
 import { type GroupCommit, groupCommitFor } from './group-commit';
 import { dialects, isDuplicateKey, isMissingTable, type DialectSpec } from './dialects';
 import type { Executor, Row } from './executor';
@@ -195,6 +195,7 @@ export class SqlInbox implements InboxStore {
       (deliveries) => this.insertBatch(deliveries),
       (delivery) => this.insert(delivery),
     );
+    rememberConnection(this, db);
   }
 
   /**
@@ -312,7 +313,29 @@ export class SqlInbox implements InboxStore {
   }
 
   async complete(lease: DeliveryLease): Promise<boolean> {
-    const { affected } = await this.executor.query(this.sql.complete, [lease.id, lease.attempts]);
+    return this.completeIn(lease, undefined);
+  }
+
+  /**
+   * For a `SqlStore` built on the same `db` object as this inbox: marks a leased delivery done
+   * inside that store's transaction (the worker's handler, its receipt and the delivery's `done`
+   * then commit together). `undefined` for any other store: a store on another database or
+   * connection (the SQLite setup with the deliveries in a file of their own) cannot run this
+   * inbox's statements in its transactions.
+   */
+  completerFor(
+    store: object,
+  ): ((lease: DeliveryLease, transaction: unknown) => Promise<boolean>) | undefined {
+    if (!sameConnection(this, store)) return undefined;
+    return (lease, transaction) => this.completeIn(lease, transaction);
+  }
+
+  private async completeIn(lease: DeliveryLease, transaction: unknown): Promise<boolean> {
+    const { affected } = await this.executor.query(
+      this.sql.complete,
+      [lease.id, lease.attempts],
+      transaction,
+    );
     return affected === 1;
   }
 

@@ -9,7 +9,7 @@ import type {
   StoreCapabilities,
   TransactionOptions,
 } from '@webhook-idempotency/core';
-import { executorFor } from './connection';
+import { executorFor, rememberConnection } from './connection';
 import { dialects, isDuplicateKey, type DialectSpec } from './dialects';
 import type { Executor } from './executor';
 import { buildQueries, type Queries } from './queries';
@@ -96,6 +96,7 @@ export class SqlStore<Db extends SqlConnection = SqlConnection>
     this.dialect = this.executor.dialect;
     this.spec = dialects[this.dialect];
     this.sql = buildQueries(this.spec, this.table);
+    rememberConnection(this, db);
   }
 
   /** One `INSERT` that the unique index arbitrates; the loser reads the existing row. */

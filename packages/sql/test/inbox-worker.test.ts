@@ -254,6 +254,86 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
     expect(events.map((e) => e.type)).toEqual(['dead']);
   });
 
+  /** `inbox` with `complete` (and `completerFor`, when given) replaced: the rest is the inbox's. */
+  const withInbox = (overrides: Partial<Pick<SqlInbox, 'complete' | 'completerFor'>>) =>
+    new Proxy(inbox, {
+      get(target, property) {
+        if (property in overrides) return overrides[property as keyof typeof overrides];
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+
+  it('knows the receipts store on its own connection as one whose transactions it can mark deliveries done in', () => {
+    expect(inbox.completerFor(store)).toBeInstanceOf(Function);
+    expect(inbox.completerFor(new SqlStore(opened.db, { table: 'other_receipts' }))).toBeInstanceOf(
+      Function,
+    );
+    expect(inbox.completerFor({})).toBeUndefined();
+  });
+
+  it("marks the delivery done in the receipt's transaction: an inbox unreachable after the commit, then a purge of every receipt, cannot make the handler run again", async () => {
+    await enqueue('evt_1');
+    // Were the delivery marked done only after the commit, it would stay leased here, its receipt
+    // purged below, and the claim after the lease ran out would run the handler a second time.
+    const unreachable = withInbox({
+      complete: async () => {
+        throw new Error('the inbox is unreachable');
+      },
+    });
+    const options = { inbox: unreachable, visibilityTimeoutSeconds: 1 };
+    expect(await worker(book, options).runOnce()).toBe(1);
+    expect(events).toEqual([expect.objectContaining({ type: 'processed', replayed: false })]);
+    expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'done', attempts: 1 });
+    expect(await store.purge({ olderThanMs: 0, now: Date.now() })).toBe(1);
+    await sleep(1100); // past the lease the first run held
+    expect(await worker(book, options).runOnce()).toBe(0);
+    expect(await effectCount()).toEqual(['evt_1']);
+  });
+
+  it("a lease found taken over in the receipt's transaction is reported lost; the handler's commit stands and the new owner replays it", async () => {
+    await enqueue('evt_1');
+    const takenOver: InboxHandler<unknown> = async (delivery, context) => {
+      await book(delivery, context);
+      // Another worker's claim of the expired lease, as seen from this transaction.
+      await runOn(
+        context.transaction,
+        `UPDATE inbox_${n} SET attempts = attempts + 1 WHERE id = ?`,
+        [delivery.id],
+      );
+      return 'booked';
+    };
+    expect(await worker(takenOver).runOnce()).toBe(1);
+    expect(events).toEqual([expect.objectContaining({ type: 'lease-lost' })]);
+    expect(await effectCount()).toEqual(['evt_1']);
+    expect(await store.find(new RequestKey('stripe', 'evt_1'), { now: Date.now() })).toMatchObject({
+      status: 'completed',
+    });
+    expect(await inbox.find('stripe', 'evt_1')).toMatchObject({
+      status: 'processing',
+      attempts: 2,
+    });
+  });
+
+  it("marking the delivery done failing in the receipt's transaction rolls the handler back: a store failure, given back free of charge", async () => {
+    await enqueue('evt_1');
+    const failing = withInbox({
+      completerFor: () => async () => {
+        throw new Error('connection reset by peer');
+      },
+    });
+    expect(await worker(book, { inbox: failing }).runOnce()).toBe(1);
+    expect(events.map((e) => e.type)).toEqual(['store-error', 'released']);
+    expect(events[0]).toMatchObject({
+      error: expect.objectContaining({ name: 'StoreError', store: 'inbox' }),
+    });
+    expect(events[1]).toMatchObject({ reason: 'store-error' });
+    expect(await effectCount()).toEqual([]);
+    expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'pending', failures: 0 });
+    const receipt = await store.find(new RequestKey('stripe', 'evt_1'), { now: Date.now() });
+    expect(receipt?.status).not.toBe('completed');
+  });
+
   it('at that limit, a delivery whose receipt shows the handler committed (its worker died after) is done, not dead', async () => {
     await enqueue('evt_committed');
     const [leased] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 1 });

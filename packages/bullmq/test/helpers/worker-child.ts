@@ -43,10 +43,13 @@ async function main(): Promise<void> {
     if (task.dieAt === 'after-done') die('after-done');
     return done;
   };
-  // The real inbox, but for `complete`: every other method goes straight to it.
+  // The real inbox, but for `complete`, and marking deliveries done after the receipt's commit as
+  // an inbox on a connection of its own does (on the receipts' connection it would be done in
+  // that transaction: no moment between the two to die at). Every other method goes straight to it.
   const fragile = new Proxy(inbox, {
     get: (target, name) => {
       if (name === 'complete') return complete;
+      if (name === 'completerFor') return () => undefined;
       const value = Reflect.get(target, name, target);
       return typeof value === 'function' ? value.bind(target) : value;
     },

@@ -5,6 +5,7 @@
  */
 import { ConfigError } from '../errors';
 import {
+  completerOf,
   emitter,
   errorText,
   guardFor,
@@ -113,6 +114,8 @@ export function createInboxConsumer<Tx = never>(options: InboxConsumerOptions<Tx
     0.1,
   );
   const guard = guardFor(options, visibility);
+  /** Marks a delivery done in its receipt's transaction, where inbox and receipts share one. */
+  const complete = completerOf(inbox, guard);
 
   /** A settle write; `false` (lease lost) is reported. A store failure rejects, so the queue retries. */
   const settle = async (job: QueuedDelivery, write: () => Promise<boolean>): Promise<boolean> => {
@@ -156,10 +159,11 @@ export function createInboxConsumer<Tx = never>(options: InboxConsumerOptions<Tx
           new ConfigError('handlers', `no handler for provider "${job.provider}"`),
           final,
         );
-      const result = await runDelivery(guard, handler, stored);
+      const result = await runDelivery(guard, handler, stored, { complete, lease: job });
       if (result.kind === 'processed') {
         // The receipt committed: processed, even if marking the delivery was lost (a replay ends it).
-        await settle(job, () => inbox.complete(job));
+        if (result.completed === undefined) await settle(job, () => inbox.complete(job));
+        else if (!result.completed) emit({ type: 'lease-lost', delivery: ref });
         emit({ type: 'processed', delivery: ref, replayed: result.replayed });
         return result.replayed ? 'replayed' : 'processed';
       }

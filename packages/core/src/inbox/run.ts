@@ -9,7 +9,7 @@ import { IdempotencyGuard } from '../guard';
 import { RequestKey } from '../request-key';
 import { abortReason } from '../abort';
 import type { RunContext, Store } from '../types';
-import type { Delivery, DeliveryRef, InboxEvent } from './types';
+import type { Delivery, DeliveryLease, DeliveryRef, InboxEvent, InboxStore } from './types';
 
 /** What an inbox handler gets besides the delivery: the guard's context and the run's signal. */
 export interface InboxContext<Tx = never> extends RunContext<Tx> {
@@ -33,8 +33,12 @@ export const STORE_ERROR_DELAY_MS = 5 * SECOND;
 
 /** What running a delivery came to. */
 export type DeliveryResult =
-  /** The handler committed, or its receipt showed it already had (`replayed`). */
-  | { readonly kind: 'processed'; readonly replayed: boolean }
+  /**
+   * The handler committed, or its receipt showed it already had (`replayed`). `completed`: the
+   * delivery was marked done in the handler's transaction (`true`), or its lease was found lost
+   * there (`false`); absent when it was not tried (a replay, no shared transaction).
+   */
+  | { readonly kind: 'processed'; readonly replayed: boolean; readonly completed?: boolean }
   /**
    * Not this delivery's failure; look again after `delayMs`: another run holds (or took over) the
    * receipt (`in-progress`), or the receipts store failed to claim or record it (`store-error`,
@@ -160,19 +164,44 @@ export function guardFor<Tx>(
 }
 
 /**
+ * The inbox's way of marking deliveries done inside the receipts' transactions, when it has one
+ * for `guard`'s store ({@link InboxStore.completerFor}) and the guard runs handlers in transactions.
+ */
+export function completerOf<Tx>(
+  inbox: InboxStore,
+  guard: IdempotencyGuard<Tx>,
+): ((lease: DeliveryLease, transaction: unknown) => Promise<boolean>) | undefined {
+  if (!guard.transactional || typeof inbox.completerFor !== 'function') return undefined;
+  return inbox.completerFor(guard.store);
+}
+
+/**
  * Runs `delivery`'s handler through `guard`, keyed by its provider and external id; never rejects.
  * The run is cut off at the guard's handler deadline (`handlerTimeoutMs`, under the lease) with or
  * without a transaction, and when `options.signal` aborts (a stopping worker): a transactional run
  * is rolled back; without one, the handler is told through `context.signal` and no longer waited
  * for. Either way the result is `failed` at once, even if the handler never settles.
+ *
+ * With `options.complete` ({@link completerOf}) and a transaction, the delivery is marked done
+ * under `options.lease` in that transaction once the handler has returned, before the receipt is:
+ * a failure of that write rolls everything back and is a store failure (`busy`, `store-error`).
  */
 export async function runDelivery<Tx>(
   guard: IdempotencyGuard<Tx>,
   handler: InboxHandler<Tx>,
   delivery: Delivery,
-  options: { readonly signal?: AbortSignal } = {},
+  options: {
+    readonly signal?: AbortSignal;
+    readonly complete?:
+      | ((lease: DeliveryLease, transaction: unknown) => Promise<boolean>)
+      | undefined;
+    readonly lease?: DeliveryLease;
+  } = {},
 ): Promise<DeliveryResult> {
-  const { signal } = options;
+  const { signal, complete } = options;
+  const lease = options.lease ?? delivery;
+  /** Whether the delivery was marked done in the handler's transaction; unset when not tried. */
+  let completed: boolean | undefined;
   const run = new AbortController();
   const timeoutMs = guard.handlerTimeoutMs;
   const timer = setTimeout(() => {
@@ -192,16 +221,27 @@ export async function runDelivery<Tx>(
     const outcome = await guard.run(
       key,
       async (context) => {
+        let value: unknown;
         try {
-          return await handler(delivery, { ...context, signal: run.signal });
+          value = await handler(delivery, { ...context, signal: run.signal });
         } catch (error) {
           thrown = { error };
           throw error;
         }
+        if (complete !== undefined && context.transaction !== undefined) {
+          try {
+            completed = await complete(lease, context.transaction);
+          } catch (error) {
+            throw new StoreError("complete (in the receipt's transaction)", error, 'inbox');
+          }
+        }
+        return value;
       },
       { signal: run.signal },
     );
-    return { kind: 'processed', replayed: outcome.isReplay };
+    return outcome.isReplay || completed === undefined
+      ? { kind: 'processed', replayed: outcome.isReplay }
+      : { kind: 'processed', replayed: false, completed };
   } catch (error) {
     if (error instanceof RequestInProgress)
       return {

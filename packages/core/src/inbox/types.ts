@@ -129,6 +129,18 @@ export interface InboxStore {
   /** Marks the leased delivery `done`. `false` when the lease was lost (nothing changed). */
   complete(lease: DeliveryLease): Promise<boolean>;
   /**
+   * Optional: how to mark a leased delivery `done` inside a transaction of `store` (the receipts
+   * store the handlers run through), when this inbox can write in that store's transactions: both
+   * on the very same connection. Then the handler's writes, its receipt and the delivery's `done`
+   * commit together, in one transaction and one commit, and no purge of receipts can fall between
+   * them. `undefined` when it cannot (another database or connection): the worker marks the
+   * delivery done after the commit, with {@link InboxStore.complete}. The function it returns is
+   * fenced as `complete` is: `false` when the lease was lost (nothing changed).
+   */
+  completerFor?(
+    store: object,
+  ): ((lease: DeliveryLease, transaction: unknown) => Promise<boolean>) | undefined;
+  /**
    * Gives the leased delivery back as `pending`, due after `delayMs`. With an `error` it is a
    * failed attempt: the error is recorded and `failures` grows by one; with `null` it is a release
    * (the last error and `failures` stay). `false` when the lease was lost.

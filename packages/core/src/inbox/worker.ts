@@ -7,6 +7,7 @@ import { SECOND } from '../constants';
 import { ConfigError } from '../errors';
 import { RequestKey } from '../request-key';
 import {
+  completerOf,
   emitter,
   guardFor,
   MAX_CLAIM_LIMIT,
@@ -153,6 +154,8 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
   };
   const leaseMs = visibility * SECOND;
   const guard = guardFor(options, visibility);
+  /** Marks a delivery done in its receipt's transaction, where inbox and receipts share one. */
+  const complete = completerOf(inbox, guard);
 
   /** A settle write; a store failure leaves the lease to expire, and another claim finishes the job. */
   const settle = async (
@@ -214,9 +217,21 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
         emit({ type: 'dead', delivery: ref, error: text });
       return;
     }
-    const result = await runDelivery(guard, handlers[delivery.provider]!, delivery, { signal });
+    const result = await runDelivery(guard, handlers[delivery.provider]!, delivery, {
+      signal,
+      complete,
+    });
     if (result.kind === 'processed') {
       storeFailures = 0;
+      // Marked done in the receipt's transaction, or found taken over there: nothing left to write.
+      if (result.completed !== undefined) {
+        emit(
+          result.completed
+            ? { type: 'processed', delivery: ref, replayed: false }
+            : { type: 'lease-lost', delivery: ref },
+        );
+        return;
+      }
       if (await settle(delivery, 'complete', () => inbox.complete(delivery)))
         emit({ type: 'processed', delivery: ref, replayed: result.replayed });
       return;
