@@ -175,7 +175,7 @@ export function inboxRemaining(inbox: readonly InboxSummary[], log: Log): void {
     const plan = row.claimPlan;
     const planText =
       plan && missed.some((g) => g.kind === 'drain')
-        ? ` After the last drain (${plan.done.toLocaleString('en')} deliveries done, ${plan.unfinished.toLocaleString('en')} unfinished), EXPLAIN ANALYZE of the worker's claim of one delivery read ${plan.rowsRead.toLocaleString('en')} row${plan.rowsRead === 1 ? '' : 's'} of the table (${plan.scan}${plan.sorted ? ', then sorted by id' : ''}).`
+        ? ` After the last drain (${plan.done.toLocaleString('en')} deliveries done, ${plan.unfinished.toLocaleString('en')} unfinished), EXPLAIN ANALYZE of the worker's claim of one delivery read ${plan.rowsRead.toLocaleString('en')} row${plan.rowsRead === 1 ? '' : 's'} of the table (${plan.scan}${plan.sorted ? ', then sorted by id' : ''}${plan.buffers === undefined ? '' : `; ${plan.buffers.toLocaleString('en')} shared buffers`}).`
         : '';
     log(
       `- **Inbox mode on ${row.database} at \`${row.commits.after}\` misses ${list}.** CPU per delivery measured in this run: acknowledged by the endpoint, ${splitText(after.ack)}, core 0 ${coreBusy(after.ack, after.ackRps)} busy at ${after.ackRps.toFixed(0)} acks/s; answered by the guard, ${splitText(after.guard)}; drained by the worker, ${splitText(after.drain)}, core 0 ${coreBusy(after.drain, after.drainRate)} busy at ${after.drainRate.toFixed(0)} deliveries/s.${planText} Where core 0 is far from 100 % busy, its CPU was not what bounded the rate; what the path waited on instead is not measured here.`,
