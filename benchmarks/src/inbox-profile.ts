@@ -1,7 +1,8 @@
 /**
  * @module Where the inbox worker's time goes on PostgreSQL: a backlog stored through `SqlInbox`,
  * drained by `createInboxWorker` with the bench's booking handler, then pg_stat_statements (calls
- * and execution time per drained delivery, by statement), commits and sessions per delivery.
+ * and execution time per drained delivery, by statement), commits and sessions per delivery, and
+ * the claim's plan on the fresh backlog as the worker runs it.
  * `node -r esbuild-register src/inbox-profile.ts [deliveries]`.
  */
 import { mkdtempSync, chmodSync, rmSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { createInboxWorker, type RunContext } from '@webhook-idempotency/core';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '@webhook-idempotency/sql';
 import pg from 'pg';
 import { startDurablePostgres } from '../../packages/reliability/src/durable-databases';
+import { postgresClaimPlan } from './inbox.bench';
 
 async function main(): Promise<void> {
   const total = Number(process.argv[2] ?? 3000);
@@ -42,15 +44,8 @@ async function main(): Promise<void> {
         ),
       );
     await pool.query('CHECKPOINT');
-    const claim = (inbox as unknown as { sql: { claimSelect(n: number): string } }).sql.claimSelect(
-      1,
-    );
-    let n = 0;
-    const plan = await pool.query(
-      `EXPLAIN (ANALYZE, BUFFERS) ${claim.replace(/\?/g, () => `$${++n}`)}`,
-      ['bench', 4],
-    );
-    console.log(plan.rows.map((r: Record<string, string>) => r['QUERY PLAN']).join('\n'));
+    // The claim's plan as the worker runs it (its settings in its transaction), on the fresh backlog.
+    console.log('claim of one:', JSON.stringify(await postgresClaimPlan(pool)));
     await pool.query('SELECT pg_stat_statements_reset(), pg_stat_reset()');
     const stat = async () =>
       (
