@@ -8,11 +8,13 @@
 import { mkdtempSync, chmodSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInboxWorker, type RunContext } from '@webhook-idempotency/core';
+import { createInboxWorker } from '@webhook-idempotency/core';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '@webhook-idempotency/sql';
-import pg from 'pg';
+import type pg from 'pg';
 import { startDurablePostgres } from '../../packages/reliability/src/durable-databases';
+import { bookingHandler, openBenchDatabase } from './booking';
 import { postgresClaimPlan } from './inbox.bench';
+import { EFFECTS_TABLE } from './inbox-paths';
 
 async function main(): Promise<void> {
   const total = Number(process.argv[2] ?? 3000);
@@ -21,12 +23,13 @@ async function main(): Promise<void> {
   const server = await startDurablePostgres(join(dir, 'pg'), {
     settings: ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all'],
   });
-  const pool = new pg.Pool({ connectionString: server.url, max: 10 });
+  const bench = openBenchDatabase(server.url);
+  const pool = bench.db as pg.Pool;
   try {
     await pool.query('CREATE EXTENSION pg_stat_statements');
     await InboxSchema.createTable(pool);
     await Schema.createTable(pool);
-    await pool.query('CREATE TABLE effects (event TEXT PRIMARY KEY)');
+    await pool.query(`CREATE TABLE ${EFFECTS_TABLE} (event TEXT PRIMARY KEY)`);
     for (const statement of (process.env.PROFILE_SETUP ?? '').split(';').filter(Boolean))
       await pool.query(statement);
     const inbox = new SqlInbox(pool);
@@ -61,14 +64,7 @@ async function main(): Promise<void> {
       inbox,
       store: new SqlStore(pool),
       handlers: {
-        bench: async (delivery, { transaction }: RunContext<unknown>) => {
-          await (transaction as pg.PoolClient).query({
-            name: 'bench_book',
-            text: 'INSERT INTO effects (event) VALUES ($1)',
-            values: [delivery.externalId],
-          });
-          return { received: true };
-        },
+        bench: bookingHandler(bench.book),
       },
       onEvent: (event) => {
         if (event.type === 'processed' && ++processed >= total) finish();
