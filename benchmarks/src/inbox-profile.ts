@@ -96,6 +96,17 @@ async function main(): Promise<void> {
       console.log(
         `${(Number(row.calls) / total).toFixed(2).padStart(6)} calls ${((row.ms * 1000) / total).toFixed(0).padStart(6)} µs ${(Number(row.blks) / Math.max(1, Number(row.calls))).toFixed(1).padStart(7)} blks/call  ${row.query}`,
       );
+    // The batch's receipts read, for 8 keys of the drained backlog, as the worker sends it.
+    const keys = (
+      await pool.query<{ external_id: string }>(
+        'SELECT external_id FROM webhook_receipts ORDER BY external_id DESC LIMIT 8',
+      )
+    ).rows.map((row) => row.external_id);
+    const plan = await pool.query(
+      `EXPLAIN (ANALYZE, BUFFERS) ${keys.map((_, i) => `SELECT provider, external_id FROM webhook_receipts WHERE provider = $1 AND external_id = $${i + 2}`).join(' UNION ALL ')}`,
+      ['bench', ...keys],
+    );
+    console.log(plan.rows.map((row) => Object.values(row)[0]).join('\n'));
   } finally {
     await pool.end();
     await server.destroy();

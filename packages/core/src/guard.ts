@@ -486,6 +486,11 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     }
   }
 
+  /** @internal A handler's result as this guard stores it (its codec's encoding): for runs the inbox worker batches. */
+  encode(value: R): string {
+    return this.codec.encode(value);
+  }
+
   /** @internal Reports `event` to `onEvent`; what the listener throws is ignored. */
   emit(event: GuardEvent): void {
     if (!this.onEvent) return;

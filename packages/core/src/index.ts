@@ -77,6 +77,8 @@ export {
 } from './inbox/consumer';
 export {
   type Delivery,
+  type BatchEntry,
+  type DeliveryBatcher,
   type DeliveryRef,
   type DeliveryLease,
   DeliveryStatus,

@@ -23,6 +23,10 @@ export interface InboxQueries {
   claimUpdate(ids: number): string;
   /** Lease → done. Params: id, attempts. */
   readonly complete: string;
+  /** Leases → done, each fenced as `complete`. Params: each id, then id and attempts of each. */
+  completeMany(leases: number): string;
+  /** Of `leases` leases, the ids now `done` under them. Params: those of `completeMany`. */
+  doneOf(leases: number): string;
   /** Lease → pending after a delay; a non-null error is recorded and counted. Params: delayMs, error, 1 for a failure (0 for a release), id, attempts. */
   readonly retry: string;
   /** Keep `leases` leases for longer. Params: leaseMs, then id and attempts of each. */
@@ -95,6 +99,9 @@ export function buildInboxQueries(
   ].join(', ');
   const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
   const leased = `id = ? AND status = 'processing' AND attempts = ?`;
+  const leasedEach = (leases: number, status: string) =>
+    `id IN (${placeholders(leases)}) AND status = '${status}' AND CASE id ` +
+    `${Array.from({ length: leases }, () => 'WHEN ? THEN attempts = ?').join(' ')} ELSE 1 = 0 END`;
   const unfinished = `status IN ('pending', 'processing')`;
   // Only the oldest unfinished delivery of an ordering group is ever due: the rest wait for it.
   const headOfGroup =
@@ -124,6 +131,10 @@ export function buildInboxQueries(
       `status = 'processing', attempts = attempts + 1, available_at = ${inbox.plusMs(now)} ` +
       `WHERE id IN (${placeholders(ids)})`,
     complete: `UPDATE ${t} SET status = 'done', finished_at = ${now} WHERE ${leased}`,
+    // An id list the primary key serves, each lease's attempts checked by a CASE on its id.
+    completeMany: (leases) =>
+      `UPDATE ${t} SET status = 'done', finished_at = ${now} WHERE ${leasedEach(leases, 'processing')}`,
+    doneOf: (leases) => `SELECT id FROM ${t} WHERE ${leasedEach(leases, 'done')}`,
     retry:
       `UPDATE ${t} SET status = 'pending', available_at = ${inbox.plusMs(now)}, ` +
       `last_error = COALESCE(?, last_error), failures = failures + ? ` +

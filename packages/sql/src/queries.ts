@@ -30,6 +30,13 @@ export interface Queries {
   readonly failClaim: string;
   /** Delete one batch of finished receipts. Where params: olderThanMs. */
   readonly purgeBatch: BatchDelete;
+  /** Of `keys` keys, those with a receipt (provider, external_id). Params: provider and externalId of each. */
+  known(keys: number): string;
+  /**
+   * `completed` receipts (attempts 1) for `keys` new keys, skipping keys that have one (where the
+   * dialect can; MySQL raises a duplicate key). Params: provider, externalId and response of each.
+   */
+  record(keys: number): string;
   /** {@link Queries.purgeBatch} for one provider. Where params: provider, olderThanMs. */
   readonly purgeProviderBatch: BatchDelete;
 }
@@ -92,6 +99,21 @@ export function buildQueries(dialect: DialectSpec, table: string): Queries {
     fail: failSet + owned,
     failClaim: failSet + ownedClaim,
     purgeBatch: dialect.deleteBatch(t, expired),
+    // One primary-key lookup per key, whatever the table's statistics say: an OR of key pairs, or
+    // an IN list per provider, let PostgreSQL's planner read every receipt of the provider from
+    // the index on a table it had not analyzed yet.
+    known: (keys) =>
+      Array.from(
+        { length: keys },
+        () => `SELECT provider, external_id FROM ${t} WHERE ${byKey}`,
+      ).join(' UNION ALL '),
+    record: (keys) =>
+      `INSERT INTO ${t} (provider, external_id, status, response, attempts, fingerprint, claimed_at, finished_at) VALUES ` +
+      Array.from(
+        { length: keys },
+        () => `(?, ?, 'completed', ?, 1, NULL, ${dialect.now}, ${dialect.now})`,
+      ).join(', ') +
+      dialect.onConflictDoNothing,
     purgeProviderBatch: dialect.deleteBatch(t, `provider = ? AND ${expired}`),
   };
 }

@@ -270,6 +270,45 @@ export class SqlStore<Db extends SqlConnection = SqlConnection>
     });
   }
 
+  /**
+   * @internal Of `keys`, those that have a receipt (as `provider` NUL `externalId`), read in
+   * `transaction`: the inbox's batches leave them out (SqlInbox.batcherFor).
+   */
+  async knownIn(keys: readonly KeyLike[], transaction: unknown): Promise<Set<string>> {
+    const known = new Set<string>();
+    if (keys.length === 0) return known;
+    const { rows } = await this.executor.query(
+      this.sql.known(keys.length),
+      keys.flatMap((key) => [key.provider, key.externalId]),
+      transaction,
+    );
+    for (const row of rows) known.add(`${String(row.provider)}\u0000${String(row.external_id)}`);
+    return known;
+  }
+
+  /**
+   * @internal Writes a `completed` receipt (attempts 1, claimed and finished now) for each entry,
+   * in `transaction`. `false` when a key had a receipt already (another run wrote it since
+   * {@link SqlStore.knownIn}): the caller rolls the transaction back.
+   */
+  async recordIn(
+    entries: readonly { readonly key: KeyLike; readonly response: string }[],
+    transaction: unknown,
+  ): Promise<boolean> {
+    if (entries.length === 0) return true;
+    try {
+      const { affected } = await this.executor.query(
+        this.sql.record(entries.length),
+        entries.flatMap(({ key, response }) => [key.provider, key.externalId, response]),
+        transaction,
+      );
+      return affected === entries.length;
+    } catch (error) {
+      if (isDuplicateKey(this.spec, error)) return false;
+      throw error;
+    }
+  }
+
   private async read(key: KeyLike): Promise<ObservedReceipt | null> {
     const { rows } = await this.executor.query(this.sql.find, [key.provider, key.externalId]);
     return rows[0] ? toReceipt(rows[0]) : null;

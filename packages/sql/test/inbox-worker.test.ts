@@ -356,6 +356,239 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
     expect(await inbox.find('stripe', 'evt_committed')).toMatchObject({ status: 'done' });
     expect(events).toEqual([expect.objectContaining({ type: 'processed', replayed: true })]);
   });
+  describe('batches (first deliveries in one transaction)', () => {
+    const idOf = (delivery: { body: Buffer }) =>
+      (JSON.parse(delivery.body.toString('utf8')) as { id: string }).id;
+    type Args = Parameters<InboxHandler<unknown>>;
+    /** A booking handler that records each call: the delivery's id and the transaction it got. */
+    const recording = (
+      throwOnce: ReadonlySet<string> = new Set(),
+      extra?: (delivery: Args[0], context: Args[1]) => Promise<void>,
+    ) => {
+      const calls: Array<{ id: string; transaction: unknown }> = [];
+      const thrown = new Set<string>();
+      const handler: InboxHandler<unknown> = async (delivery, context) => {
+        const id = idOf(delivery);
+        calls.push({ id, transaction: context.transaction });
+        const result = await book(delivery, context);
+        await extra?.(delivery, context);
+        if (throwOnce.has(id) && !thrown.has(id)) {
+          thrown.add(id);
+          throw new Error(`${id} is refused once`);
+        }
+        return result;
+      };
+      return { calls, handler };
+    };
+    const receiptOf = (id: string) => store.find(new RequestKey('stripe', id), { now: Date.now() });
+    const three = async () => {
+      for (const id of ['evt_1', 'evt_2', 'evt_3']) await enqueue(id);
+    };
+
+    it('knows the receipts store on its own connection as one it can batch in, and no other', () => {
+      expect(inbox.batcherFor(store)).toBeDefined();
+      expect(inbox.batcherFor(new SqlStore(opened.db, { table: 'other_receipts' }))).toBeDefined();
+      expect(inbox.batcherFor({})).toBeUndefined();
+    });
+
+    it("runs a claim's first deliveries in one transaction: each booked once, its receipt completed and the delivery done", async () => {
+      await three();
+      const { calls, handler } = recording();
+      expect(await worker(handler).runOnce()).toBe(3);
+      expect(calls.map((c) => c.id)).toEqual(['evt_1', 'evt_2', 'evt_3']);
+      // One transaction handle for the whole batch.
+      expect(new Set(calls.map((c) => c.transaction)).size).toBe(1);
+      expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3']);
+      for (const id of ['evt_1', 'evt_2', 'evt_3'])
+        expect(await receiptOf(id)).toMatchObject({
+          status: 'completed',
+          attempts: 1,
+          response: JSON.stringify({ booked: id }),
+        });
+      expect((await inbox.list()).map((d) => d.status)).toEqual(['done', 'done', 'done']);
+      expect(events.map((e) => e.type)).toEqual(['processed', 'processed', 'processed']);
+    });
+
+    it('runs at most `concurrency` handlers at once, one transaction per lane; a claim leases concurrency × batchSize', async () => {
+      for (let i = 1; i <= 6; i++) await enqueue(`evt_${i}`);
+      let now = 0;
+      let most = 0;
+      const { calls, handler } = recording(new Set(), async () => {
+        most = Math.max(most, ++now);
+        await sleep(5);
+        now--;
+      });
+      expect(await worker(handler, { concurrency: 2, batchSize: 2 }).runOnce()).toBe(4);
+      // Two lanes (on SQLite's one connection their transactions take turns).
+      expect(most).toBeLessThanOrEqual(2);
+      expect(new Set(calls.map((c) => c.transaction)).size).toBe(2);
+      expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3', 'evt_4']);
+    });
+
+    it('once its handlers have taken 20 ms, a batch commits what ran and the rest goes to the next transaction', async () => {
+      await three();
+      const { calls, handler } = recording(new Set(), () => sleep(25));
+      expect(await worker(handler, { concurrency: 1 }).runOnce()).toBe(3);
+      expect(calls.map((c) => c.id)).toEqual(['evt_1', 'evt_2', 'evt_3']);
+      expect(new Set(calls.map((c) => c.transaction)).size).toBe(3);
+      expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3']);
+      expect(events.map((e) => e.type)).toEqual(['processed', 'processed', 'processed']);
+    });
+
+    it('batchSize 1 runs each delivery in a transaction of its own', async () => {
+      await three();
+      const { calls, handler } = recording();
+      expect(await worker(handler, { batchSize: 1 }).runOnce()).toBe(3);
+      expect(new Set(calls.map((c) => c.transaction)).size).toBe(3);
+      expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3']);
+    });
+
+    it('a handler that throws rolls its batch back: it alone is charged a failure; the others run again in the next transaction and commit once', async () => {
+      await three();
+      const { calls, handler } = recording(new Set(['evt_2']));
+      expect(await worker(handler).runOnce()).toBe(3);
+      // evt_1 ran in the first batch (rolled back); the next batch ran it again, and evt_3.
+      expect(calls.map((c) => c.id)).toEqual(['evt_1', 'evt_2', 'evt_1', 'evt_3']);
+      expect(calls[2]!.transaction).toBe(calls[3]!.transaction);
+      expect(calls[2]!.transaction).not.toBe(calls[0]!.transaction);
+      expect(await effectCount()).toEqual(['evt_1', 'evt_3']);
+      expect(await inbox.find('stripe', 'evt_2')).toMatchObject({
+        status: 'pending',
+        failures: 1,
+        lastError: 'Error: evt_2 is refused once',
+      });
+      // Nothing of the rolled-back batch is left: no receipt for the failed delivery.
+      expect(await receiptOf('evt_2')).toBeNull();
+      for (const id of ['evt_1', 'evt_3'])
+        expect(await inbox.find('stripe', id)).toMatchObject({ status: 'done', failures: 0 });
+      expect(events.map((e) => e.type).sort()).toEqual(['processed', 'processed', 'retry']);
+      await sleep(50);
+      // Its retry runs on its own (not a first delivery) and books it once.
+      expect(await worker(handler).runOnce()).toBe(1);
+      expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3']);
+      expect(await inbox.find('stripe', 'evt_2')).toMatchObject({ status: 'done', failures: 1 });
+    });
+
+    it('a delivery whose key already has a receipt is left out of the batch and replayed on its own', async () => {
+      const guard = new IdempotencyGuard(store, { transactional: true });
+      await guard.run(new RequestKey('stripe', 'evt_2'), (context) =>
+        book({ body: Buffer.from('{"id":"evt_2"}') } as never, {
+          ...context,
+          signal: new AbortController().signal,
+        }),
+      );
+      await three();
+      const { calls, handler } = recording();
+      expect(await worker(handler).runOnce()).toBe(3);
+      expect(calls.map((c) => c.id)).toEqual(['evt_1', 'evt_3']);
+      expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3']);
+      expect(events).toContainEqual(
+        expect.objectContaining({
+          type: 'processed',
+          replayed: true,
+          delivery: expect.objectContaining({ externalId: 'evt_2' }),
+        }),
+      );
+      expect((await inbox.list()).map((d) => d.status)).toEqual(['done', 'done', 'done']);
+    });
+
+    it('a receipt written meanwhile for a key of the batch rolls the batch back; each delivery then runs on its own', async () => {
+      await three();
+      const { calls, handler } = recording(new Set(), async (delivery, { transaction }) => {
+        // Another run's receipt for evt_3, as seen from this transaction, written after the batch
+        // read the receipts (the rollback takes it too).
+        if (idOf(delivery) === 'evt_1' && calls.length === 1)
+          await runOn(
+            transaction,
+            `INSERT INTO receipts_${n} (provider, external_id, status, response, attempts, claimed_at, finished_at) VALUES ('stripe', 'evt_3', 'completed', 'null', 1, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)`,
+            [],
+          );
+      });
+      expect(await worker(handler).runOnce()).toBe(3);
+      // The batch ran all three, then each ran again on its own.
+      expect(calls.map((c) => c.id)).toEqual([
+        'evt_1',
+        'evt_2',
+        'evt_3',
+        'evt_1',
+        'evt_2',
+        'evt_3',
+      ]);
+      expect(new Set(calls.slice(3).map((c) => c.transaction)).size).toBe(3);
+      expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3']);
+      // Reported, then each processed once.
+      expect(events[0]).toMatchObject({
+        type: 'store-error',
+        operation: 'batch',
+        error: expect.objectContaining({ name: 'BatchConflict' }),
+      });
+      expect(events.slice(1).map((e) => e.type)).toEqual(['processed', 'processed', 'processed']);
+      for (const id of ['evt_1', 'evt_2', 'evt_3'])
+        expect(await receiptOf(id)).toMatchObject({ status: 'completed', attempts: 1 });
+    });
+
+    it("a lease found taken over is reported lost; the batch's commit stands and the new owner replays it", async () => {
+      for (const id of ['evt_1', 'evt_2']) await enqueue(id);
+      const { handler } = recording(new Set(), async (delivery, { transaction }) => {
+        if (idOf(delivery) === 'evt_2')
+          await runOn(transaction, `UPDATE inbox_${n} SET attempts = attempts + 1 WHERE id = ?`, [
+            delivery.id,
+          ]);
+      });
+      expect(await worker(handler).runOnce()).toBe(2);
+      expect(events.map((e) => e.type)).toEqual(['processed', 'lease-lost']);
+      expect(await effectCount()).toEqual(['evt_1', 'evt_2']);
+      expect(await receiptOf('evt_2')).toMatchObject({ status: 'completed' });
+      expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'done' });
+      expect(await inbox.find('stripe', 'evt_2')).toMatchObject({
+        status: 'processing',
+        attempts: 2,
+      });
+    });
+
+    it('a handler past its deadline fails alone; the rest of its batch runs again in the next transaction', async () => {
+      await three();
+      let stuck = true;
+      const { calls, handler } = recording(new Set(), async (delivery, { signal }) => {
+        if (idOf(delivery) === 'evt_2' && stuck) {
+          stuck = false;
+          // Past the deadline (80 % of a 0.5 s lease): wakes when the run is cut off.
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        }
+      });
+      expect(await worker(handler, { visibilityTimeoutSeconds: 0.5 }).runOnce()).toBe(3);
+      expect(calls.map((c) => c.id)).toEqual(['evt_1', 'evt_2', 'evt_1', 'evt_3']);
+      expect(await effectCount()).toEqual(['evt_1', 'evt_3']);
+      expect(await inbox.find('stripe', 'evt_2')).toMatchObject({
+        status: 'pending',
+        failures: 1,
+        lastError: expect.stringContaining('HandlerTimeout'),
+      });
+    });
+
+    it('stop() past its timeout ends a batch in its transaction: every delivery of it given back free of charge, nothing committed', async () => {
+      await three();
+      let started!: () => void;
+      const inside = new Promise<void>((resolve) => (started = resolve));
+      const { handler } = recording(new Set(), async (delivery, { signal }) => {
+        if (idOf(delivery) === 'evt_2') {
+          started();
+          await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        }
+      });
+      const w = worker(handler, { pollIntervalMs: 5 });
+      w.start();
+      await inside;
+      await w.stop({ timeoutMs: 50 });
+      expect(events.map((e) => e.type)).toEqual(['released', 'released', 'released']);
+      expect(await effectCount()).toEqual([]);
+      for (const d of await inbox.list())
+        expect(d).toMatchObject({ status: 'pending', failures: 0, lastError: null });
+      const again = recording();
+      expect(await worker(again.handler).runOnce()).toBe(3);
+      expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3']);
+    });
+  });
 });
 
 const calls: { handler: InboxHandler<unknown> } = { handler: async () => undefined };

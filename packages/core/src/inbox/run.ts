@@ -9,7 +9,14 @@ import { IdempotencyGuard } from '../guard';
 import { RequestKey } from '../request-key';
 import { abortReason } from '../abort';
 import type { RunContext, Store } from '../types';
-import type { Delivery, DeliveryLease, DeliveryRef, InboxEvent, InboxStore } from './types';
+import type {
+  Delivery,
+  DeliveryBatcher,
+  DeliveryLease,
+  DeliveryRef,
+  InboxEvent,
+  InboxStore,
+} from './types';
 
 /** What an inbox handler gets besides the delivery: the guard's context and the run's signal. */
 export interface InboxContext<Tx = never> extends RunContext<Tx> {
@@ -173,6 +180,18 @@ export function completerOf<Tx>(
 ): ((lease: DeliveryLease, transaction: unknown) => Promise<boolean>) | undefined {
   if (!guard.transactional || typeof inbox.completerFor !== 'function') return undefined;
   return inbox.completerFor(guard.store);
+}
+
+/**
+ * The inbox's way of running several first deliveries in one receipts transaction
+ * ({@link InboxStore.batcherFor}), on the same terms as {@link completerOf}.
+ */
+export function batcherOf<Tx>(
+  inbox: InboxStore,
+  guard: IdempotencyGuard<Tx>,
+): DeliveryBatcher | undefined {
+  if (!guard.transactional || typeof inbox.batcherFor !== 'function') return undefined;
+  return inbox.batcherFor(guard.store);
 }
 
 /**

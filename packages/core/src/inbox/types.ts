@@ -141,6 +141,13 @@ export interface InboxStore {
     store: object,
   ): ((lease: DeliveryLease, transaction: unknown) => Promise<boolean>) | undefined;
   /**
+   * Optional: how to run several first deliveries' handlers in one transaction of `store`, when
+   * this inbox can write in that store's transactions (as {@link InboxStore.completerFor}). The
+   * worker then pays one transaction, one commit and a few statements for a whole batch instead of
+   * a claim, a transaction and a commit per delivery. `undefined` when it cannot.
+   */
+  batcherFor?(store: object): DeliveryBatcher | undefined;
+  /**
    * Gives the leased delivery back as `pending`, due after `delayMs`. With an `error` it is a
    * failed attempt: the error is recorded and `failures` grows by one; with `null` it is a release
    * (the last error and `failures` stay). `false` when the lease was lost.
@@ -254,3 +261,33 @@ export type InboxEvent =
       readonly error: unknown;
       readonly delivery?: DeliveryRef;
     };
+
+/** A delivery a batch ran, and what to record for it. */
+export interface BatchEntry {
+  /** The delivery, under the lease it was claimed with. */
+  readonly delivery: Delivery;
+  /** The handler's result as the guard's codec encoded it: the receipt's stored response. */
+  readonly response: string;
+}
+
+/**
+ * Runs the handlers of several leased deliveries in one transaction of the receipts store
+ * ({@link InboxStore.batcherFor}); what `run` writes commits together with the handlers' writes,
+ * or nothing does.
+ */
+export interface DeliveryBatcher {
+  /**
+   * One transaction: reads which of `deliveries` already have a receipt (their ids are in the
+   * `known` set `work` gets; `work` leaves them out), runs `work` with the open transaction, then
+   * writes a `completed` receipt (attempts 1) for each entry `work` resolved with, marks its
+   * delivery `done` under its lease, and commits. Resolves with, per entry in order, `true` (done)
+   * or `false` (the lease was lost; the receipt still commits, so whoever took the delivery over
+   * replays it). Rejects, rolled back, when `work` rejects, when a receipt for one of the entries
+   * was written meanwhile by another run, or when the store fails.
+   */
+  run(
+    deliveries: readonly Delivery[],
+    work: (transaction: unknown, known: ReadonlySet<number>) => Promise<readonly BatchEntry[]>,
+    options: { readonly signal?: AbortSignal; readonly timeoutMs?: number },
+  ): Promise<boolean[]>;
+}

@@ -3,11 +3,14 @@
  * through the guard's receipts (transactional completion), retries failures with exponential
  * backoff and jitter, dead-letters them after `maxAttempts`, and stops gracefully.
  */
-import { SECOND } from '../constants';
-import { ConfigError } from '../errors';
+import { abortReason } from '../abort';
+import { DeliveryOutcome, SECOND } from '../constants';
+import { ConfigError, HandlerTimeout, StoreError } from '../errors';
 import { RequestKey } from '../request-key';
 import {
+  batcherOf,
   completerOf,
+  errorText,
   emitter,
   guardFor,
   MAX_CLAIM_LIMIT,
@@ -18,7 +21,7 @@ import {
   refOf,
   runDelivery,
 } from './run';
-import type { Delivery, InboxEvent, InboxStore } from './types';
+import type { BatchEntry, Delivery, InboxEvent, InboxStore } from './types';
 
 export type { InboxHandler } from './run';
 
@@ -28,8 +31,21 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
   inbox: InboxStore;
   /** One handler per provider; the worker claims only deliveries of these providers. Required. */
   handlers: Readonly<Record<string, InboxHandler<Tx>>>;
-  /** Deliveries processed at once by this worker (also the largest claim), at most 1000. Defaults to 8. */
+  /**
+   * Handlers running at once in this worker, each in a transaction of its own (a batch's handlers
+   * run one after another in theirs), at most 1000. Defaults to 8.
+   */
   concurrency?: number;
+  /**
+   * First deliveries (never leased before) run this many to a transaction where the inbox and the
+   * receipts share one (`SqlInbox` and `SqlStore` on the same `db`): their handlers one after
+   * another, then one statement for their receipts, one for their `done`, and one commit, instead
+   * of two commits per delivery. Once a batch's handlers have taken 20 ms, the rest of it goes to
+   * the next transaction. A handler that throws rolls its batch back: it alone is charged the
+   * failure, and the others run again in the next one (docs/inbox.md, "Batches"). A claim leases
+   * up to `concurrency × batchSize` deliveries. 1 turns batches off. Defaults to 8.
+   */
+  batchSize?: number;
   /** Milliseconds between claims while nothing is due. Defaults to 1000. */
   pollIntervalMs?: number;
   /**
@@ -62,7 +78,8 @@ export interface InboxWorker {
   /** Starts claiming and processing in the background. Keeps the process alive until {@link InboxWorker.stop}. */
   start(): void;
   /**
-   * Stops claiming, waits up to `timeoutMs` (default 10 000) for the handlers in flight, then ends
+   * Stops claiming, gives back at once what was claimed but not started (the rest of a batch
+   * included), waits up to `timeoutMs` (default 10 000) for the handlers in flight, then ends
    * the runs still going (a transaction is rolled back; `context.signal` aborts) and gives their
    * deliveries back (`pending`, due at once, no failure counted) so another worker takes them.
    * A claim still blocked on the store does not hold it past `timeoutMs` (a `store-error` event
@@ -70,7 +87,7 @@ export interface InboxWorker {
    * done.
    */
   stop(options?: { timeoutMs?: number }): Promise<void>;
-  /** One claim (up to `concurrency` deliveries) and their processing; resolves with how many were claimed. */
+  /** One claim (up to `concurrency × batchSize` deliveries where they run in batches, else `concurrency`) and their processing; resolves with how many were claimed. */
   runOnce(): Promise<number>;
   /** True between `start()` and `stop()`. */
   readonly running: boolean;
@@ -81,8 +98,12 @@ const RENEWALS_PER_LEASE = 3;
 /** How long stop() waits, once it has ended the runs still going, for their deliveries to be given back. */
 const STOP_GRACE_MS = 2000;
 
+/** A batch starts no more handlers once those it ran have taken this long: the rest run side by side. */
+const BATCH_WINDOW_MS = 20;
+
 const DEFAULTS = {
   concurrency: 8,
+  batchSize: 8,
   pollIntervalMs: 1000,
   visibilityTimeoutSeconds: 60,
   maxAttempts: 10,
@@ -136,6 +157,13 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     true,
     MAX_CLAIM_LIMIT,
   );
+  const batchSize = number(
+    'batchSize',
+    options.batchSize ?? DEFAULTS.batchSize,
+    1,
+    true,
+    MAX_CLAIM_LIMIT,
+  );
   const pollIntervalMs = number(
     'pollIntervalMs',
     options.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
@@ -156,6 +184,8 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
   const guard = guardFor(options, visibility);
   /** Marks a delivery done in its receipt's transaction, where inbox and receipts share one. */
   const complete = completerOf(inbox, guard);
+  /** Runs first deliveries in batches, one transaction each, where inbox and receipts share one. */
+  const batcher = batchSize > 1 ? batcherOf(inbox, guard) : undefined;
 
   /** A settle write; a store failure leaves the lease to expire, and another claim finishes the job. */
   const settle = async (
@@ -245,7 +275,12 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
       return release(delivery, 'in-progress', result.delayMs);
     }
     storeFailures = 0;
-    const { text } = result;
+    return failed(delivery, result.text);
+  }
+
+  /** The handler failed (`text`): retried after a backoff, or dead after `maxAttempts`. */
+  async function failed(delivery: Delivery, text: string): Promise<void> {
+    const ref = refOf(delivery);
     if (delivery.failures + 1 >= maxAttempts) {
       if (await settle(delivery, 'bury', () => inbox.bury(delivery, { error: text })))
         emit({ type: 'dead', delivery: ref, error: text });
@@ -255,6 +290,203 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     if (await settle(delivery, 'retry', () => inbox.retry(delivery, { delayMs, error: text })))
       emit({ type: 'retry', delivery: ref, delayMs, error: text });
   }
+
+  /** The transactions under way: a batch, or one delivery on its own. At most `concurrency`. */
+  let lanes = 0;
+  /** Claimed and held (leases renewed), waiting for a free lane: batches, or single deliveries. */
+  const waiting: Delivery[][] = [];
+  /** Set by stop(): what has not started is given back, and lanes start nothing new. */
+  let halting = false;
+  /** Ends each held delivery's hold. */
+  const finishers = new Map<Delivery, () => void>();
+
+  /** Ends `delivery`'s hold once `work` settles; resolves then, never rejects. */
+  const settleAs = (delivery: Delivery, work: Promise<void>): Promise<void> =>
+    work
+      .catch((error: unknown) => {
+        // Only a throwing option (`random`) gets here: reported, and the lease left to expire.
+        emit({ type: 'store-error', operation: 'process', error, delivery: refOf(delivery) });
+      })
+      .finally(() => {
+        finishers.get(delivery)?.();
+        finishers.delete(delivery);
+      });
+
+  /**
+   * Runs `batch` (first deliveries: never leased before) in one transaction of the receipts store
+   * (DeliveryBatcher): their handlers one after another, then their receipts and their `done`, one
+   * commit. Resolves with what is left: `later`, first deliveries for the lane's next batch (those
+   * past the window, or those a failed handler's rollback took with it), and `alone`, deliveries
+   * that run on their own, where their receipt decides (a receipt already there, or the batch
+   * failed in the store). A handler that threw or passed its deadline is that delivery's failure;
+   * a stop gives the whole batch back.
+   */
+  async function runBatch(
+    batch: readonly Delivery[],
+    signal: AbortSignal,
+  ): Promise<{ later: Delivery[]; alone: Delivery[] }> {
+    const ran: BatchEntry[] = [];
+    const handlerMs: number[] = [];
+    const alone: Delivery[] = [];
+    const later: Delivery[] = [];
+    /** The delivery whose handler is running, and what it threw. */
+    let current: Delivery | undefined;
+    let thrown: { error: unknown } | undefined;
+    const run = new AbortController();
+    const timeoutMs = guard.handlerTimeoutMs;
+    const started = performance.now();
+    const timer = setTimeout(() => {
+      const at = current ?? batch[0]!;
+      run.abort(new HandlerTimeout(at.provider, at.externalId, timeoutMs));
+    }, timeoutMs);
+    timer.unref?.();
+    const onStop = () => run.abort(abortReason(signal));
+    if (signal.aborted) onStop();
+    else signal.addEventListener('abort', onStop, { once: true });
+    // Ended at the deadline or by stop() even if the store never settles the transaction.
+    let onEnd!: () => void;
+    const ended = new Promise<never>((_, reject) => {
+      onEnd = () => reject(abortReason(run.signal));
+      run.signal.addEventListener('abort', onEnd, { once: true });
+    });
+    ended.catch(() => undefined);
+    let results: boolean[] | undefined;
+    let failure: unknown;
+    try {
+      const work = batcher!.run(
+        batch,
+        async (transaction, known) => {
+          // The window counts from the transaction's start, not from the wait for its connection.
+          const opened = performance.now();
+          for (const delivery of batch) {
+            if (known.has(delivery.id)) {
+              alone.push(delivery);
+              continue;
+            }
+            if (ran.length > 0 && performance.now() - opened > BATCH_WINDOW_MS) {
+              later.push(delivery);
+              continue;
+            }
+            current = delivery;
+            const began = performance.now();
+            try {
+              const value = await handlers[delivery.provider]!(delivery, {
+                key: new RequestKey(delivery.provider, delivery.externalId),
+                attempts: 1,
+                isRetry: false,
+                transaction: transaction as Tx,
+                signal: run.signal,
+              });
+              if (run.signal.aborted) throw abortReason(run.signal);
+              ran.push({ delivery, response: guard.encode(value) });
+            } catch (error) {
+              thrown = { error };
+              throw error;
+            }
+            handlerMs.push(performance.now() - began);
+          }
+          current = undefined;
+          return ran;
+        },
+        { signal: run.signal, timeoutMs },
+      );
+      work.catch(() => undefined);
+      results = await Promise.race([work, ended]);
+    } catch (error) {
+      failure = error;
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onStop);
+      run.signal.removeEventListener('abort', onEnd);
+    }
+    if (results !== undefined) {
+      storeFailures = 0;
+      ran.forEach(({ delivery }, i) => {
+        emit(
+          results[i]
+            ? { type: 'processed', delivery: refOf(delivery), replayed: false }
+            : { type: 'lease-lost', delivery: refOf(delivery) },
+        );
+        if (guard.onEvent)
+          guard.emit({
+            type: 'delivered',
+            key: new RequestKey(delivery.provider, delivery.externalId),
+            outcome: DeliveryOutcome.FIRST,
+            attempts: 1,
+            durationMs: performance.now() - started,
+            handlerMs: handlerMs[i],
+            status: undefined,
+          });
+        void settleAs(delivery, Promise.resolve());
+      });
+      return { later, alone };
+    }
+    // Rolled back: nothing of the batch committed.
+    if (signal.aborted) {
+      await Promise.all(batch.map((d) => settleAs(d, release(d, 'shutdown', 0))));
+      return { later: [], alone: [] };
+    }
+    const timedOut = run.signal.reason instanceof HandlerTimeout;
+    // The handler's own failure, unless its connection failed under it (a StoreError): that is
+    // the store's, and every delivery of the batch runs again on its own.
+    const culprit =
+      current !== undefined &&
+      (timedOut || (thrown !== undefined && !(failure instanceof StoreError)))
+        ? current
+        : undefined;
+    if (culprit === undefined) {
+      // The store failed the batch (or a receipt of it was written meanwhile): reported, and each
+      // delivery runs again on its own, where its receipt decides.
+      emit({ type: 'store-error', operation: 'batch', error: failure });
+      return { later: [], alone: [...batch] };
+    }
+    const text = errorText(timedOut ? run.signal.reason : thrown!.error);
+    await settleAs(culprit, failed(culprit, text));
+    return { later: batch.filter((d) => d !== culprit), alone: [] };
+  }
+
+  /** One lane: `unit` (a batch, or one delivery) to the end, one transaction at a time. */
+  async function lane(unit: readonly Delivery[]): Promise<void> {
+    const signal = stopping.signal;
+    let queue = unit;
+    while (queue.length > 0) {
+      if (halting) {
+        // Stopping: what has not started goes back at once, free of charge.
+        await Promise.all(queue.map((d) => settleAs(d, release(d, 'shutdown', 0))));
+        return;
+      }
+      if (queue.length === 1) {
+        await settleAs(queue[0]!, processOne(queue[0]!, signal));
+        return;
+      }
+      const { later, alone } = await runBatch(queue, signal);
+      for (const delivery of alone) await settleAs(delivery, processOne(delivery, signal));
+      queue = later;
+    }
+  }
+
+  /** Starts waiting units while lanes are free; when stopping, gives them back instead. */
+  const pump = (): void => {
+    while (waiting.length > 0 && (halting || lanes < concurrency)) {
+      const unit = waiting.shift()!;
+      if (halting) {
+        for (const delivery of unit) void settleAs(delivery, release(delivery, 'shutdown', 0));
+        continue;
+      }
+      lanes++;
+      void lane(unit)
+        .catch((error: unknown) => {
+          // Not expected (a lane settles each delivery): reported; what it left goes to its lease.
+          emit({ type: 'store-error', operation: 'process', error });
+          for (const delivery of unit) finishers.get(delivery)?.();
+        })
+        .finally(() => {
+          lanes--;
+          pump();
+          if (running) wake(0);
+        });
+    }
+  };
 
   /** Keeps the leases of the deliveries in flight from expiring while their handlers run. */
   let renewal: ReturnType<typeof setInterval> | undefined;
@@ -267,26 +499,38 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
       });
   };
 
-  const track = (delivery: Delivery): Promise<void> => {
-    const done = processOne(delivery, stopping.signal)
-      .catch((error: unknown) => {
-        // Only a throwing option (`random`) gets here: reported, and the lease left to expire.
-        emit({ type: 'store-error', operation: 'process', error, delivery: refOf(delivery) });
-      })
-      .finally(() => {
-        inFlight.delete(delivery);
-        if (inFlight.size === 0) {
-          clearInterval(renewal);
-          renewal = undefined;
-        }
-        if (running) wake(0);
-      });
+  /** Holds `delivery` in flight (its lease renewed, stop() waiting for it) until its part is over. */
+  const hold = (delivery: Delivery): Promise<void> => {
+    const done = new Promise<void>((resolve) => finishers.set(delivery, resolve)).finally(() => {
+      inFlight.delete(delivery);
+      if (inFlight.size === 0) {
+        clearInterval(renewal);
+        renewal = undefined;
+      }
+    });
     inFlight.set(delivery, done);
     if (renewal === undefined) {
       renewal = setInterval(renew, leaseMs / RENEWALS_PER_LEASE);
       renewal.unref?.();
     }
     return done;
+  };
+
+  /** Deliveries one lane takes from a claim: a batch's worth where deliveries run in batches. */
+  const perLane = batcher === undefined ? 1 : batchSize;
+
+  /**
+   * Holds `claimed` and queues it for the lanes: first deliveries in batches of `batchSize` where
+   * the inbox can batch them, every other delivery on its own. Resolves when all are settled.
+   */
+  const start = (claimed: readonly Delivery[]): Promise<void> => {
+    const held = claimed.map(hold);
+    const first =
+      batcher === undefined ? [] : claimed.filter((d) => d.attempts === 1 && d.failures === 0);
+    for (let i = 0; i < first.length; i += batchSize) waiting.push(first.slice(i, i + batchSize));
+    for (const delivery of claimed) if (!first.includes(delivery)) waiting.push([delivery]);
+    pump();
+    return Promise.all(held).then(() => undefined);
   };
 
   /** Claims up to `limit`; a failed claim is reported and counts as nothing due. */
@@ -299,6 +543,10 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     }
   };
 
+  /** What the free lanes take in one claim. */
+  const room = (): number =>
+    waiting.length > 0 ? 0 : Math.min(MAX_CLAIM_LIMIT, (concurrency - lanes) * perLane);
+
   let running = false;
   let claiming: Promise<void> | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -310,10 +558,10 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
       claiming = round().then(
         (next) => {
           claiming = undefined;
-          // `undefined`: every slot is busy, and a finishing delivery wakes the loop — unless one
+          // `undefined`: every lane is busy, and a finishing lane wakes the loop — unless one
           // finished while this round ran.
           if (next !== undefined) wake(next);
-          else if (inFlight.size < concurrency) wake(0);
+          else if (room() > 0) wake(0);
         },
         () => {
           claiming = undefined;
@@ -323,19 +571,19 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     }, delayMs);
   }
 
-  /** One claim for the free slots; resolves with the delay before the next one. */
+  /** One claim for the free lanes; resolves with the delay before the next one. */
   async function round(): Promise<number | undefined> {
-    const free = concurrency - inFlight.size;
-    if (free <= 0) return undefined;
-    const claimed = await claim(free);
+    const limit = room();
+    if (limit <= 0) return undefined;
+    const claimed = await claim(limit);
     if (!running) {
       // stop() returned while this claim was blocked: what it leased goes back at once.
       await Promise.all(claimed.map((delivery) => release(delivery, 'shutdown', 0)));
       return undefined;
     }
-    for (const delivery of claimed) void track(delivery);
+    void start(claimed);
     // A full claim: more may be due at once. Otherwise wait for the next poll.
-    return claimed.length === free ? 0 : pollIntervalMs;
+    return claimed.length === limit ? 0 : pollIntervalMs;
   }
 
   /** Resolves `true` when `work` settles within `expired`, `false` when `expired` comes first. */
@@ -355,14 +603,17 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     start() {
       if (running) return;
       running = true;
+      halting = false;
       if (stopping.signal.aborted) stopping = new AbortController();
       wake(0);
     },
     async stop({ timeoutMs = DEFAULTS.stopTimeoutMs } = {}) {
       const ms = number('timeoutMs', timeoutMs, 0);
       running = false;
+      halting = true;
       clearTimeout(timer);
       timer = undefined;
+      pump();
       let deadline: ReturnType<typeof setTimeout> | undefined;
       const expired = new Promise<void>((resolve) => {
         deadline = setTimeout(resolve, ms);
@@ -402,8 +653,9 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
       }
     },
     async runOnce() {
-      const claimed = await claim(concurrency);
-      await Promise.all(claimed.map(track));
+      halting = false;
+      const claimed = await claim(Math.min(MAX_CLAIM_LIMIT, concurrency * perLane));
+      await start(claimed);
       return claimed.length;
     },
   };
