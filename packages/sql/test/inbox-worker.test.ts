@@ -427,7 +427,9 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
 
     it('once its handlers have taken 20 ms, a batch commits what ran and the rest goes to the next transaction', async () => {
       await three();
-      const { calls, handler } = recording(new Set(), () => sleep(25));
+      const { calls, handler } = recording(new Set(), async () => {
+        await sleep(25);
+      });
       expect(await worker(handler, { concurrency: 1 }).runOnce()).toBe(3);
       expect(calls.map((c) => c.id)).toEqual(['evt_1', 'evt_2', 'evt_3']);
       expect(new Set(calls.map((c) => c.transaction)).size).toBe(3);
