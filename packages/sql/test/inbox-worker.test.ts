@@ -381,6 +381,8 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
       return { calls, handler };
     };
     const receiptOf = (id: string) => store.find(new RequestKey('stripe', id), { now: Date.now() });
+    /** A window no loaded machine reaches: the tests that count transactions do not depend on speed. */
+    const wide = { batchWindowMs: 60_000 };
     const three = async () => {
       for (const id of ['evt_1', 'evt_2', 'evt_3']) await enqueue(id);
     };
@@ -394,7 +396,7 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
     it("runs a claim's first deliveries in one transaction: each booked once, its receipt completed and the delivery done", async () => {
       await three();
       const { calls, handler } = recording();
-      expect(await worker(handler).runOnce()).toBe(3);
+      expect(await worker(handler, wide).runOnce()).toBe(3);
       expect(calls.map((c) => c.id)).toEqual(['evt_1', 'evt_2', 'evt_3']);
       // One transaction handle for the whole batch.
       expect(new Set(calls.map((c) => c.transaction)).size).toBe(1);
@@ -418,14 +420,14 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
         await sleep(5);
         now--;
       });
-      expect(await worker(handler, { concurrency: 2, batchSize: 2 }).runOnce()).toBe(4);
+      expect(await worker(handler, { ...wide, concurrency: 2, batchSize: 2 }).runOnce()).toBe(4);
       // Two lanes (on SQLite's one connection their transactions take turns).
       expect(most).toBeLessThanOrEqual(2);
       expect(new Set(calls.map((c) => c.transaction)).size).toBe(2);
       expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3', 'evt_4']);
     });
 
-    it('once its handlers have taken 20 ms, a batch commits what ran and the rest goes to the next transaction', async () => {
+    it('once its handlers have taken batchWindowMs, a batch commits what ran and the rest goes to the next transaction', async () => {
       await three();
       const { calls, handler } = recording(new Set(), async () => {
         await sleep(25);
@@ -448,7 +450,7 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
     it('a handler that throws rolls its batch back: it alone is charged a failure; the others run again in the next transaction and commit once', async () => {
       await three();
       const { calls, handler } = recording(new Set(['evt_2']));
-      expect(await worker(handler).runOnce()).toBe(3);
+      expect(await worker(handler, wide).runOnce()).toBe(3);
       // evt_1 ran in the first batch (rolled back); the next batch ran it again, and evt_3.
       expect(calls.map((c) => c.id)).toEqual(['evt_1', 'evt_2', 'evt_1', 'evt_3']);
       expect(calls[2]!.transaction).toBe(calls[3]!.transaction);
@@ -506,7 +508,7 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
             [],
           );
       });
-      expect(await worker(handler).runOnce()).toBe(3);
+      expect(await worker(handler, wide).runOnce()).toBe(3);
       // The batch ran all three, then each ran again on its own.
       expect(calls.map((c) => c.id)).toEqual([
         'evt_1',
@@ -537,7 +539,7 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
             delivery.id,
           ]);
       });
-      expect(await worker(handler).runOnce()).toBe(2);
+      expect(await worker(handler, wide).runOnce()).toBe(2);
       expect(events.map((e) => e.type)).toEqual(['processed', 'lease-lost']);
       expect(await effectCount()).toEqual(['evt_1', 'evt_2']);
       expect(await receiptOf('evt_2')).toMatchObject({ status: 'completed' });

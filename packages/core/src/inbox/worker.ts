@@ -40,12 +40,18 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
    * First deliveries (never leased before) run this many to a transaction where the inbox and the
    * receipts share one (`SqlInbox` and `SqlStore` on the same `db`): their handlers one after
    * another, then one statement for their receipts, one for their `done`, and one commit, instead
-   * of two commits per delivery. Once a batch's handlers have taken 20 ms, the rest of it goes to
-   * the next transaction. A handler that throws rolls its batch back: it alone is charged the
+   * of two commits per delivery. Once a batch's handlers have taken `batchWindowMs`, the rest of
+   * it goes to the next transaction. A handler that throws rolls its batch back: it alone is charged the
    * failure, and the others run again in the next one (docs/inbox.md, "Batches"). A claim leases
    * up to `concurrency × batchSize` deliveries. 1 turns batches off. Defaults to 8.
    */
   batchSize?: number;
+  /**
+   * Milliseconds into a batch's transaction after which it starts no more handlers: it commits
+   * what ran, and the rest goes to the next transaction (slow handlers end up one per
+   * transaction). Defaults to 20.
+   */
+  batchWindowMs?: number;
   /** Milliseconds between claims while nothing is due. Defaults to 1000. */
   pollIntervalMs?: number;
   /**
@@ -98,12 +104,10 @@ const RENEWALS_PER_LEASE = 3;
 /** How long stop() waits, once it has ended the runs still going, for their deliveries to be given back. */
 const STOP_GRACE_MS = 2000;
 
-/** A batch starts no more handlers once those it ran have taken this long: the rest run side by side. */
-const BATCH_WINDOW_MS = 20;
-
 const DEFAULTS = {
   concurrency: 8,
   batchSize: 8,
+  batchWindowMs: 20,
   pollIntervalMs: 1000,
   visibilityTimeoutSeconds: 60,
   maxAttempts: 10,
@@ -164,6 +168,7 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     true,
     MAX_CLAIM_LIMIT,
   );
+  const batchWindowMs = number('batchWindowMs', options.batchWindowMs ?? DEFAULTS.batchWindowMs, 0);
   const pollIntervalMs = number(
     'pollIntervalMs',
     options.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
@@ -363,7 +368,7 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
               alone.push(delivery);
               continue;
             }
-            if (ran.length > 0 && performance.now() - opened > BATCH_WINDOW_MS) {
+            if (ran.length > 0 && performance.now() - opened > batchWindowMs) {
               later.push(delivery);
               continue;
             }
