@@ -8,10 +8,11 @@
  * time per delivery by origin (our packages, pg, Node core, the garbage collector) and the top
  * functions of ours.
  *
- * Usage: `pnpm --filter @webhook-idempotency/benchmarks bench:sql-profile [seconds]` (default 5).
+ * Usage: `pnpm --filter @webhook-idempotency/benchmarks bench:sql-profile [seconds]` (default 5);
+ * `SQL_PROFILE_OUT=<dir>` also writes both profiles there.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +28,7 @@ const RESPONSE = JSON.stringify({ received: true });
 
 interface ProfileNode {
   id: number;
+  children?: number[];
   callFrame: { functionName: string; url: string; lineNumber: number };
 }
 interface CpuProfile {
@@ -57,6 +59,7 @@ function originOf(node: ProfileNode): string {
 }
 
 async function profiled(
+  label: string,
   seconds: number,
   op: (id: string) => Promise<unknown>,
   pool: pg.Pool,
@@ -89,6 +92,12 @@ async function profiled(
   const used = process.cpuUsage(cpu);
   const { profile } = await post<{ profile: CpuProfile }>(session, 'Profiler.stop');
   session.disconnect();
+  // SQL_PROFILE_OUT=<dir>: each side's profile as a .cpuprofile (Chrome DevTools reads them).
+  if (process.env.SQL_PROFILE_OUT)
+    writeFileSync(
+      join(process.env.SQL_PROFILE_OUT, `${label}.cpuprofile`),
+      JSON.stringify(profile),
+    );
   const statements = await pool.query<{ query: string; calls: string }>(
     "SELECT query, calls FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat_statements%'",
   );
@@ -180,9 +189,9 @@ async function main(): Promise<void> {
       `Node ${process.version}, PostgreSQL (durable), ${CLIENTS} clients, ${seconds} s each:`,
     );
     console.log('by hand (Node + pg, the same statements):');
-    await profiled(seconds, byHand, pool);
+    await profiled('by-hand', seconds, byHand, pool);
     console.log('ours (IdempotencyGuard, transactional, SqlStore):');
-    await profiled(seconds, ours, pool);
+    await profiled('ours', seconds, ours, pool);
   } finally {
     await pool.end();
     await server.destroy();

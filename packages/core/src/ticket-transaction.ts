@@ -8,7 +8,7 @@ import { abortReason } from './abort';
 import type { OpenTransaction, Ticket } from './ticket';
 import type { RunContext } from './types';
 
-/** Calls `fn`; bound with `AsyncResource.bind`, it does so in the context it was bound in. */
+/** Calls `fn` (in the caller's context; a transaction's `enter` runs it in the one it opened in). */
 function callIn<T>(fn: () => T): T {
   return fn();
 }
@@ -95,7 +95,11 @@ export class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
           stage = 'handler';
           if (env.timed) ticket.mark = performance.now();
           this.context = { ...ticket.context, transaction };
-          this.enter = AsyncResource.bind(callIn);
+          // The handler runs in the async context the transaction opened in (as
+          // AsyncResource.bind would, without the deprecated accessor it defines on every
+          // bound function: about 20 µs per delivery on Node 20).
+          const scope = new AsyncResource('webhook-idempotency.transaction');
+          this.enter = (fn) => scope.runInAsyncScope(fn);
           open();
           let value: R;
           try {
