@@ -103,9 +103,9 @@ async function profiled(
   );
   const perDelivery = statements.rows.reduce((sum, row) => sum + Number(row.calls), 0) / done;
   const self = new Map<number, number>();
-  profile.samples.forEach((id, i) =>
-    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)),
-  );
+  profile.samples.forEach((id, i) => {
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   const byOrigin = new Map<string, number>();
   const byFunction = new Map<string, number>();
   for (const node of profile.nodes) {
