@@ -161,7 +161,11 @@ const coreBusy = (c: CpuSplit, perSecond: number) =>
  * ones with this run's figures, and the CPU split measured per acknowledged, guarded and drained
  * delivery. No cause is guessed beyond what was measured.
  */
-export function inboxRemaining(inbox: readonly InboxSummary[], log: Log): void {
+export function inboxRemaining(
+  inbox: readonly InboxSummary[],
+  log: Log,
+  bareExpressRps?: number,
+): void {
   for (const row of inbox) {
     const { after, before } = row;
     const missed = goalsOf(row).filter((g) => g.met(after) === false);
@@ -177,8 +181,14 @@ export function inboxRemaining(inbox: readonly InboxSummary[], log: Log): void {
       plan && missed.some((g) => g.kind === 'drain')
         ? ` After the last drain (${plan.done.toLocaleString('en')} deliveries done, ${plan.unfinished.toLocaleString('en')} unfinished), EXPLAIN ANALYZE of the worker's claim of one delivery read ${plan.rowsRead.toLocaleString('en')} row${plan.rowsRead === 1 ? '' : 's'} of the table (${plan.scan}${plan.sorted ? ', then sorted by id' : ''}${plan.buffers === undefined ? '' : `; ${plan.buffers.toLocaleString('en')} shared buffers`}).`
         : '';
+    // Acks: the ceiling core 0 puts on any Express endpoint that costs the database what this one does.
+    const bareUs = bareExpressRps ? 1e6 / bareExpressRps : undefined;
+    const ackText =
+      bareUs !== undefined && missed.some((g) => g.kind === 'acks')
+        ? ` The bare Express route of the HTTP table answers ${bareExpressRps!.toFixed(0)} req/s on core 0 alone (${bareUs.toFixed(0)} µs per request); with the database's ${(after.ack.databaseUs ?? 0).toFixed(0)} µs per acknowledged delivery on the same core, no Express endpoint could pass ${(1e6 / (bareUs + (after.ack.databaseUs ?? 0))).toFixed(0)} acks/s here, whatever it did besides; the endpoint's own work over the bare route is ${(after.ack.serverUs - bareUs).toFixed(0)} µs per delivery.`
+        : '';
     log(
-      `- **Inbox mode on ${row.database} at \`${row.commits.after}\` misses ${list}.** CPU per delivery measured in this run: acknowledged by the endpoint, ${splitText(after.ack)}, core 0 ${coreBusy(after.ack, after.ackRps)} busy at ${after.ackRps.toFixed(0)} acks/s; answered by the guard, ${splitText(after.guard)}; drained by the worker, ${splitText(after.drain)}, core 0 ${coreBusy(after.drain, after.drainRate)} busy at ${after.drainRate.toFixed(0)} deliveries/s.${planText} Where core 0 is far from 100 % busy, its CPU was not what bounded the rate; what the path waited on instead is not measured here.`,
+      `- **Inbox mode on ${row.database} at \`${row.commits.after}\` misses ${list}.** CPU per delivery measured in this run: acknowledged by the endpoint, ${splitText(after.ack)}, core 0 ${coreBusy(after.ack, after.ackRps)} busy at ${after.ackRps.toFixed(0)} acks/s; answered by the guard, ${splitText(after.guard)}; drained by the worker, ${splitText(after.drain)}, core 0 ${coreBusy(after.drain, after.drainRate)} busy at ${after.drainRate.toFixed(0)} deliveries/s.${planText}${ackText} Where core 0 is far from 100 % busy, its CPU was not what bounded the rate; what the path waited on instead is not measured here.`,
     );
   }
 }
