@@ -73,11 +73,19 @@ async function main(): Promise<void> {
       connection: redisConnection(task.redisUrl),
       lockDuration: task.lockDurationMs,
       stalledInterval: task.stalledIntervalMs,
+      // Started only once 'ready' has reached the parent: a job taken at once could kill this
+      // process before the message left it.
+      autorun: false,
     },
   );
   worker.on('error', (error) => process.send?.({ type: 'error', error: String(error) }));
   await worker.waitUntilReady();
-  process.send?.({ type: 'ready' });
+  await new Promise<void>((resolve, reject) =>
+    process.send?.({ type: 'ready' }, undefined, {}, (error) =>
+      error ? reject(error) : resolve(),
+    ),
+  );
+  void worker.run();
 }
 
 main().catch((error) => {
