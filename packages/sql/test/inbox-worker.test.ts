@@ -381,8 +381,11 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
       return { calls, handler };
     };
     const receiptOf = (id: string) => store.find(new RequestKey('stripe', id), { now: Date.now() });
-    /** A window no loaded machine reaches: the tests that count transactions do not depend on speed. */
-    const wide = { batchWindowMs: 60_000 };
+    /**
+     * One lane (a claim's first deliveries make one batch, not one per free lane) and a window no
+     * loaded machine reaches: the tests that count transactions do not depend on speed.
+     */
+    const wide = { batchWindowMs: 60_000, concurrency: 1 };
     const three = async () => {
       for (const id of ['evt_1', 'evt_2', 'evt_3']) await enqueue(id);
     };
@@ -447,30 +450,46 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
       expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3']);
     });
 
-    it('a handler that throws rolls its batch back: it alone is charged a failure; the others run again in the next transaction and commit once', async () => {
+    it('a handler that throws first in its transaction rolls its batch back: it alone is charged a failure; the others run again and commit once', async () => {
       await three();
-      const { calls, handler } = recording(new Set(['evt_2']));
+      const { calls, handler } = recording(new Set(['evt_1']));
       expect(await worker(handler, wide).runOnce()).toBe(3);
-      // evt_1 ran in the first batch (rolled back); the next batch ran it again, and evt_3.
-      expect(calls.map((c) => c.id)).toEqual(['evt_1', 'evt_2', 'evt_1', 'evt_3']);
-      expect(calls[2]!.transaction).toBe(calls[3]!.transaction);
-      expect(calls[2]!.transaction).not.toBe(calls[0]!.transaction);
-      expect(await effectCount()).toEqual(['evt_1', 'evt_3']);
-      expect(await inbox.find('stripe', 'evt_2')).toMatchObject({
+      // evt_1 failed first in the batch; evt_2 and evt_3 never ran in it, then ran once.
+      expect(calls.map((c) => c.id)).toEqual(['evt_1', 'evt_2', 'evt_3']);
+      expect(await effectCount()).toEqual(['evt_2', 'evt_3']);
+      expect(await inbox.find('stripe', 'evt_1')).toMatchObject({
         status: 'pending',
         failures: 1,
-        lastError: 'Error: evt_2 is refused once',
+        lastError: 'Error: evt_1 is refused once',
       });
       // Nothing of the rolled-back batch is left: no receipt for the failed delivery.
-      expect(await receiptOf('evt_2')).toBeNull();
-      for (const id of ['evt_1', 'evt_3'])
+      expect(await receiptOf('evt_1')).toBeNull();
+      for (const id of ['evt_2', 'evt_3'])
         expect(await inbox.find('stripe', id)).toMatchObject({ status: 'done', failures: 0 });
       expect(events.map((e) => e.type).sort()).toEqual(['processed', 'processed', 'retry']);
       await sleep(50);
       // Its retry runs on its own (not a first delivery) and books it once.
       expect(await worker(handler).runOnce()).toBe(1);
       expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3']);
-      expect(await inbox.find('stripe', 'evt_2')).toMatchObject({ status: 'done', failures: 1 });
+      expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'done', failures: 1 });
+    });
+
+    it('a handler that throws after others ran in its transaction is judged again on its own, uncharged; the others run again and commit once', async () => {
+      await three();
+      const { calls, handler } = recording(new Set(['evt_2']));
+      expect(await worker(handler, wide).runOnce()).toBe(3);
+      // evt_1 ran in the batch (rolled back) and again; evt_2 ran again on its own and passed.
+      expect(calls.slice(0, 2).map((c) => c.id)).toEqual(['evt_1', 'evt_2']);
+      expect(
+        calls
+          .slice(2)
+          .map((c) => c.id)
+          .sort(),
+      ).toEqual(['evt_1', 'evt_2', 'evt_3']);
+      expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3']);
+      for (const id of ['evt_1', 'evt_2', 'evt_3'])
+        expect(await inbox.find('stripe', id)).toMatchObject({ status: 'done', failures: 0 });
+      expect(events.map((e) => e.type)).toEqual(['processed', 'processed', 'processed']);
     });
 
     it('a delivery whose key already has a receipt is left out of the batch and replayed on its own', async () => {
@@ -483,7 +502,7 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
       );
       await three();
       const { calls, handler } = recording();
-      expect(await worker(handler).runOnce()).toBe(3);
+      expect(await worker(handler, wide).runOnce()).toBe(3);
       expect(calls.map((c) => c.id)).toEqual(['evt_1', 'evt_3']);
       expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3']);
       expect(events).toContainEqual(
@@ -510,14 +529,13 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
       });
       expect(await worker(handler, wide).runOnce()).toBe(3);
       // The batch ran all three, then each ran again on its own.
-      expect(calls.map((c) => c.id)).toEqual([
-        'evt_1',
-        'evt_2',
-        'evt_3',
-        'evt_1',
-        'evt_2',
-        'evt_3',
-      ]);
+      expect(calls.slice(0, 3).map((c) => c.id)).toEqual(['evt_1', 'evt_2', 'evt_3']);
+      expect(
+        calls
+          .slice(3)
+          .map((c) => c.id)
+          .sort(),
+      ).toEqual(['evt_1', 'evt_2', 'evt_3']);
       expect(new Set(calls.slice(3).map((c) => c.transaction)).size).toBe(3);
       expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3']);
       // Reported, then each processed once.
@@ -550,24 +568,40 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
       });
     });
 
-    it('a handler past its deadline fails alone; the rest of its batch runs again in the next transaction', async () => {
+    it('a handler past its deadline first in its transaction fails alone; the rest of its batch runs again', async () => {
       await three();
       let stuck = true;
       const { calls, handler } = recording(new Set(), async (delivery, { signal }) => {
-        if (idOf(delivery) === 'evt_2' && stuck) {
+        if (idOf(delivery) === 'evt_1' && stuck) {
           stuck = false;
           // Past the deadline (80 % of a 0.5 s lease): wakes when the run is cut off.
           await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
         }
       });
-      expect(await worker(handler, { visibilityTimeoutSeconds: 0.5 }).runOnce()).toBe(3);
-      expect(calls.map((c) => c.id)).toEqual(['evt_1', 'evt_2', 'evt_1', 'evt_3']);
-      expect(await effectCount()).toEqual(['evt_1', 'evt_3']);
-      expect(await inbox.find('stripe', 'evt_2')).toMatchObject({
+      expect(await worker(handler, { ...wide, visibilityTimeoutSeconds: 0.5 }).runOnce()).toBe(3);
+      expect(calls.map((c) => c.id)).toEqual(['evt_1', 'evt_2', 'evt_3']);
+      expect(await effectCount()).toEqual(['evt_2', 'evt_3']);
+      expect(await inbox.find('stripe', 'evt_1')).toMatchObject({
         status: 'pending',
         failures: 1,
         lastError: expect.stringContaining('HandlerTimeout'),
       });
+    });
+
+    it('gives back at once, free of charge, the retries a claim leased beyond the free lanes', async () => {
+      await three();
+      // Not first deliveries: a failure each already.
+      await createExecutor(opened.db, 10_000).query(`UPDATE inbox_${n} SET failures = 1`, []);
+      const { calls, handler } = recording();
+      expect(await worker(handler, { concurrency: 1, batchSize: 4 }).runOnce()).toBe(3);
+      expect(calls.map((c) => c.id)).toEqual(['evt_1']);
+      expect(events.map((e) => e.type).sort()).toEqual(['processed', 'released', 'released']);
+      expect(events.filter((e) => e.type === 'released')).toEqual([
+        expect.objectContaining({ reason: 'surplus' }),
+        expect.objectContaining({ reason: 'surplus' }),
+      ]);
+      for (const id of ['evt_2', 'evt_3'])
+        expect(await inbox.find('stripe', id)).toMatchObject({ status: 'pending', failures: 1 });
     });
 
     it('stop() past its timeout ends a batch in its transaction: every delivery of it given back free of charge, nothing committed', async () => {
@@ -580,7 +614,7 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
           await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
         }
       });
-      const w = worker(handler, { pollIntervalMs: 5 });
+      const w = worker(handler, { ...wide, pollIntervalMs: 5 });
       w.start();
       await inside;
       await w.stop({ timeoutMs: 50 });

@@ -232,12 +232,13 @@ export type InboxEvent =
   /**
    * The delivery went back to `pending` without counting as a failure: another worker still held
    * its receipt (`in-progress`), the receipts store failed to claim or record it (`store-error`,
-   * reported just before), or the worker stopped before its handler finished (`shutdown`).
+   * reported just before), the worker stopped before its handler finished (`shutdown`), or a claim
+   * leased more retries than the worker had free lanes for (`surplus`: given back, due at once).
    */
   | {
       readonly type: 'released';
       readonly delivery: DeliveryRef;
-      readonly reason: 'in-progress' | 'store-error' | 'shutdown';
+      readonly reason: 'in-progress' | 'store-error' | 'shutdown' | 'surplus';
     }
   /** A relay handed these deliveries to a queue (their leases now last the handoff timeout). */
   | { readonly type: 'queued'; readonly deliveries: readonly DeliveryRef[] }

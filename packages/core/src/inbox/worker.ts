@@ -37,13 +37,14 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
    */
   concurrency?: number;
   /**
-   * First deliveries (never leased before) run this many to a transaction where the inbox and the
-   * receipts share one (`SqlInbox` and `SqlStore` on the same `db`): their handlers one after
-   * another, then one statement for their receipts, one for their `done`, and one commit, instead
-   * of two commits per delivery. Once a batch's handlers have taken `batchWindowMs`, the rest of
-   * it goes to the next transaction. A handler that throws rolls its batch back: it alone is charged the
-   * failure, and the others run again in the next one (docs/inbox.md, "Batches"). A claim leases
-   * up to `concurrency × batchSize` deliveries. 1 turns batches off. Defaults to 8.
+   * First deliveries (never leased before) run up to this many to a transaction where the inbox
+   * and the receipts share one (`SqlInbox` and `SqlStore` on the same `db`): their handlers one
+   * after another, then one statement for their receipts, one for their `done`, and one commit,
+   * instead of two commits per delivery. A claim's first deliveries are spread over the free lanes,
+   * so batches grow only while a backlog waits. A handler that throws first in its transaction
+   * rolls the batch back and alone is charged; the others run again (docs/inbox.md, "Batches").
+   * A claim leases up to `concurrency × batchSize` deliveries. At most 100; 1 turns batches off.
+   * Defaults to 8.
    */
   batchSize?: number;
   /**
@@ -103,6 +104,9 @@ export interface InboxWorker {
 const RENEWALS_PER_LEASE = 3;
 /** How long stop() waits, once it has ended the runs still going, for their deliveries to be given back. */
 const STOP_GRACE_MS = 2000;
+
+/** The largest `batchSize`: a batch reads its receipts in one statement of a SELECT per key (SQLite allows 500). */
+const MAX_BATCH_SIZE = 100;
 
 const DEFAULTS = {
   concurrency: 8,
@@ -166,7 +170,7 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     options.batchSize ?? DEFAULTS.batchSize,
     1,
     true,
-    MAX_CLAIM_LIMIT,
+    MAX_BATCH_SIZE,
   );
   const batchWindowMs = number('batchWindowMs', options.batchWindowMs ?? DEFAULTS.batchWindowMs, 0);
   const pollIntervalMs = number(
@@ -211,10 +215,10 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
   /** Gives the delivery back without counting a failure: due after `delayMs`. */
   const release = async (
     delivery: Delivery,
-    reason: 'in-progress' | 'store-error' | 'shutdown',
+    reason: 'in-progress' | 'store-error' | 'shutdown' | 'surplus',
     delayMs: number,
   ): Promise<void> => {
-    const operation = reason === 'shutdown' ? 'release' : 'retry';
+    const operation = reason === 'shutdown' || reason === 'surplus' ? 'release' : 'retry';
     if (await settle(delivery, operation, () => inbox.retry(delivery, { delayMs, error: null })))
       emit({ type: 'released', delivery: refOf(delivery), reason });
   };
@@ -320,11 +324,13 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
   /**
    * Runs `batch` (first deliveries: never leased before) in one transaction of the receipts store
    * (DeliveryBatcher): their handlers one after another, then their receipts and their `done`, one
-   * commit. Resolves with what is left: `later`, first deliveries for the lane's next batch (those
-   * past the window, or those a failed handler's rollback took with it), and `alone`, deliveries
-   * that run on their own, where their receipt decides (a receipt already there, or the batch
-   * failed in the store). A handler that threw or passed its deadline is that delivery's failure;
-   * a stop gives the whole batch back.
+   * commit. Resolves with what is left: `later`, first deliveries for another batch (those past
+   * the window or not started because the worker is stopping, or those a failed handler's rollback
+   * took with it), and `alone`, deliveries that run on their own, where their receipt decides (a
+   * receipt already there, the batch failed in the store, or a handler that failed after others
+   * ran in the same transaction, which may have left it unusable). A handler that threw or passed
+   * its deadline as the transaction's first is that delivery's failure; a stop mid-run gives the
+   * whole batch back.
    */
   async function runBatch(
     batch: readonly Delivery[],
@@ -334,8 +340,9 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     const handlerMs: number[] = [];
     const alone: Delivery[] = [];
     const later: Delivery[] = [];
-    /** The delivery whose handler is running, and what it threw. */
+    /** The delivery whose handler is running, whether it ran first in the transaction, and what it threw. */
     let current: Delivery | undefined;
+    let currentFirst = false;
     let thrown: { error: unknown } | undefined;
     const run = new AbortController();
     const timeoutMs = guard.handlerTimeoutMs;
@@ -368,11 +375,12 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
               alone.push(delivery);
               continue;
             }
-            if (ran.length > 0 && performance.now() - opened > batchWindowMs) {
+            if (halting || (ran.length > 0 && performance.now() - opened > batchWindowMs)) {
               later.push(delivery);
               continue;
             }
             current = delivery;
+            currentFirst = ran.length === 0;
             const began = performance.now();
             try {
               const value = await handlers[delivery.provider]!(delivery, {
@@ -432,13 +440,19 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
       return { later: [], alone: [] };
     }
     const timedOut = run.signal.reason instanceof HandlerTimeout;
-    // The handler's own failure, unless its connection failed under it (a StoreError): that is
-    // the store's, and every delivery of the batch runs again on its own.
+    // The handler's own failure, unless its connection failed under it (a StoreError the handler
+    // did not throw itself): that is the store's, and every delivery of the batch runs again on its own.
     const culprit =
       current !== undefined &&
-      (timedOut || (thrown !== undefined && !(failure instanceof StoreError)))
+      (timedOut ||
+        (thrown !== undefined && !(failure instanceof StoreError && failure !== thrown.error)))
         ? current
         : undefined;
+    if (culprit !== undefined && !currentFirst) {
+      // Others ran before it in that transaction and may have left it unusable (a statement of
+      // theirs that failed and was caught, a setting): it is judged again on its own, uncharged.
+      return { later: batch.filter((d) => d !== culprit), alone: [culprit] };
+    }
     if (culprit === undefined) {
       // The store failed the batch (or a receipt of it was written meanwhile): reported, and each
       // delivery runs again on its own, where its receipt decides.
@@ -450,24 +464,35 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     return { later: batch.filter((d) => d !== culprit), alone: [] };
   }
 
-  /** One lane: `unit` (a batch, or one delivery) to the end, one transaction at a time. */
+  /** First deliveries in at most `lanes` batches of at most `batchSize`, as even as can be. */
+  const batchesOf = (first: readonly Delivery[], lanes: number): Delivery[][] => {
+    if (first.length === 0 || lanes <= 0) return [];
+    const size = Math.min(batchSize, Math.ceil(first.length / lanes));
+    const batches: Delivery[][] = [];
+    for (let i = 0; i < first.length; i += size) batches.push(first.slice(i, i + size));
+    return batches;
+  };
+
+  /**
+   * One lane's transaction: `unit` (a batch, or one delivery). What a batch leaves goes back to
+   * the front of the queue, spread over the lanes free then, so no lane works through a slow
+   * batch's rest while others sit idle.
+   */
   async function lane(unit: readonly Delivery[]): Promise<void> {
     const signal = stopping.signal;
-    let queue = unit;
-    while (queue.length > 0) {
-      if (halting) {
-        // Stopping: what has not started goes back at once, free of charge.
-        await Promise.all(queue.map((d) => settleAs(d, release(d, 'shutdown', 0))));
-        return;
-      }
-      if (queue.length === 1) {
-        await settleAs(queue[0]!, processOne(queue[0]!, signal));
-        return;
-      }
-      const { later, alone } = await runBatch(queue, signal);
-      for (const delivery of alone) await settleAs(delivery, processOne(delivery, signal));
-      queue = later;
+    if (halting) {
+      // Stopping: what has not started goes back at once, free of charge.
+      await Promise.all(unit.map((d) => settleAs(d, release(d, 'shutdown', 0))));
+      return;
     }
+    if (unit.length === 1) {
+      await settleAs(unit[0]!, processOne(unit[0]!, signal));
+      return;
+    }
+    const { later, alone } = await runBatch(unit, signal);
+    // This lane counts as free: it ends right after.
+    const free = Math.max(1, concurrency - lanes + 1);
+    waiting.unshift(...alone.map((d) => [d]), ...batchesOf(later, free));
   }
 
   /** Starts waiting units while lanes are free; when stopping, gives them back instead. */
@@ -525,15 +550,24 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
   const perLane = batcher === undefined ? 1 : batchSize;
 
   /**
-   * Holds `claimed` and queues it for the lanes: first deliveries in batches of `batchSize` where
-   * the inbox can batch them, every other delivery on its own. Resolves when all are settled.
+   * Holds `claimed` and queues it for the free lanes: every delivery that is not a first one on
+   * its own, and first deliveries (where the inbox can batch them) in batches spread over the
+   * lanes left, at most `batchSize` each. What the free lanes cannot start now (a claim sized for
+   * batches that leased retries) is given back at once, free of charge (`surplus`): never held
+   * where another worker could run it, nor charged with this one if it dies. Resolves when all
+   * are settled.
    */
   const start = (claimed: readonly Delivery[]): Promise<void> => {
     const held = claimed.map(hold);
-    const first =
-      batcher === undefined ? [] : claimed.filter((d) => d.attempts === 1 && d.failures === 0);
-    for (let i = 0; i < first.length; i += batchSize) waiting.push(first.slice(i, i + batchSize));
-    for (const delivery of claimed) if (!first.includes(delivery)) waiting.push([delivery]);
+    const free = Math.max(1, concurrency - lanes);
+    const isFirst = (d: Delivery) => batcher !== undefined && d.attempts === 1 && d.failures === 0;
+    const single = claimed.filter((d) => !isFirst(d));
+    const first = claimed.filter(isFirst);
+    const alone = single.slice(0, free);
+    const batched = first.slice(0, (free - alone.length) * batchSize);
+    waiting.push(...batchesOf(batched, free - alone.length), ...alone.map((d) => [d]));
+    for (const delivery of [...single.slice(free), ...first.slice(batched.length)])
+      void settleAs(delivery, release(delivery, 'surplus', 0));
     pump();
     return Promise.all(held).then(() => undefined);
   };
