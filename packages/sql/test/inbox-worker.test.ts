@@ -442,6 +442,17 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
       expect(events.map((e) => e.type)).toEqual(['processed', 'processed', 'processed']);
     });
 
+    it('a delivery given back uncharged before (no failure yet) is batched with the others', async () => {
+      await three();
+      // Leased and given back once each (a stop, a surplus): attempts 1, no failure.
+      await createExecutor(opened.db, 10_000).query(`UPDATE inbox_${n} SET attempts = 1`, []);
+      const { calls, handler } = recording();
+      expect(await worker(handler, wide).runOnce()).toBe(3);
+      expect(new Set(calls.map((c) => c.transaction)).size).toBe(1);
+      expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3']);
+      expect((await inbox.list()).map((d) => d.attempts)).toEqual([2, 2, 2]);
+    });
+
     it('batchSize 1 runs each delivery in a transaction of its own', async () => {
       await three();
       const { calls, handler } = recording();

@@ -37,7 +37,7 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
    */
   concurrency?: number;
   /**
-   * First deliveries (never leased before) run up to this many to a transaction where the inbox
+   * Deliveries without a failure yet run up to this many to a transaction where the inbox
    * and the receipts share one (`SqlInbox` and `SqlStore` on the same `db`): their handlers one
    * after another, then one statement for their receipts, one for their `done`, and one commit,
    * instead of two commits per delivery. A claim's first deliveries are spread over the free lanes,
@@ -322,7 +322,7 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
       });
 
   /**
-   * Runs `batch` (first deliveries: never leased before) in one transaction of the receipts store
+   * Runs `batch` (deliveries without a failure yet) in one transaction of the receipts store
    * (DeliveryBatcher): their handlers one after another, then their receipts and their `done`, one
    * commit. Resolves with what is left: `later`, first deliveries for another batch (those past
    * the window or not started because the worker is stopping, or those a failed handler's rollback
@@ -560,7 +560,9 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
   const start = (claimed: readonly Delivery[]): Promise<void> => {
     const held = claimed.map(hold);
     const free = Math.max(1, concurrency - lanes);
-    const isFirst = (d: Delivery) => batcher !== undefined && d.attempts === 1 && d.failures === 0;
+    // No failure yet: a first lease, or one given back uncharged (a surplus, a stop): its receipt,
+    // if any, is read by the batch (a replay goes alone). A retry after a failure runs alone.
+    const isFirst = (d: Delivery) => batcher !== undefined && d.failures === 0;
     const single = claimed.filter((d) => !isFirst(d));
     const first = claimed.filter(isFirst);
     const alone = single.slice(0, free);
