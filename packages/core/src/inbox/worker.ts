@@ -464,7 +464,7 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     return { later: batch.filter((d) => d !== culprit), alone: [] };
   }
 
-  /** First deliveries in at most `lanes` batches of at most `batchSize`, as even as can be. */
+  /** Batchable deliveries in at most `lanes` batches of at most `batchSize`, as even as can be. */
   const batchesOf = (first: readonly Delivery[], lanes: number): Delivery[][] => {
     if (first.length === 0 || lanes <= 0) return [];
     const size = Math.min(batchSize, Math.ceil(first.length / lanes));
@@ -550,9 +550,9 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
   const perLane = batcher === undefined ? 1 : batchSize;
 
   /**
-   * Holds `claimed` and queues it for the free lanes: every delivery that is not a first one on
-   * its own, and first deliveries (where the inbox can batch them) in batches spread over the
-   * lanes left, at most `batchSize` each. What the free lanes cannot start now (a claim sized for
+   * Holds `claimed` and queues it for the free lanes: every delivery with a failure on its own,
+   * and those without (where the inbox can batch them) in batches spread over the lanes left, at
+   * most `batchSize` each. What the free lanes cannot start now (a claim sized for
    * batches that leased retries) is given back at once, free of charge (`surplus`): never held
    * where another worker could run it, nor charged with this one if it dies. Resolves when all
    * are settled.
