@@ -11,7 +11,6 @@
  * Usage: `pnpm --filter @webhook-idempotency/benchmarks bench:sql-profile [seconds]` (default 5);
  * `SQL_PROFILE_OUT=<dir>` also writes both profiles there.
  */
-import { createHash } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
@@ -20,11 +19,9 @@ import { IdempotencyGuard, RequestKey } from '@webhook-idempotency/core';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import pg from 'pg';
 import { startDurablePostgres } from '../../packages/reliability/src/durable-databases';
-import { dialects } from '../../packages/sql/src/dialects';
-import { buildQueries } from '../../packages/sql/src/queries';
+import { pgByHand } from './sql.bench';
 
 const CLIENTS = 8;
-const RESPONSE = JSON.stringify({ received: true });
 
 interface ProfileNode {
   id: number;
@@ -149,42 +146,9 @@ async function main(): Promise<void> {
         });
         return { received: true };
       });
-    // The same named statements, sent by hand.
-    const q = buildQueries(dialects.postgres, 'webhook_receipts');
-    const named = (text: string) => {
-      let n = 0;
-      const numbered = text.replace(/\?/g, () => `$${++n}`);
-      return {
-        name: `raw_${createHash('sha256').update(numbered).digest('hex').slice(0, 24)}`,
-        text: numbered,
-      };
-    };
-    const [claimSql, completeSql] = [named(q.claim), named(q.completeClaim)];
-    const byHand = async (id: string) => {
-      const row = (
-        await pool.query<{ claimed_ms: number; attempts: number; won: number }>({
-          ...claimSql,
-          values: ['bench', id, null, 'bench', id],
-        })
-      ).rows[0]!;
-      if (Number(row.won) !== 1) return;
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        await client.query({
-          name: 'raw_effect',
-          text: 'INSERT INTO bench_effects (event) VALUES ($1)',
-          values: [id],
-        });
-        await client.query({
-          ...completeSql,
-          values: [RESPONSE, 'bench', id, row.attempts, row.claimed_ms],
-        });
-        await client.query('COMMIT');
-      } finally {
-        client.release();
-      }
-    };
+    // The same named statements, sent by hand (sql.bench.ts's "by hand" column).
+    const hand = pgByHand(pool);
+    const byHand = (id: string) => hand.transactionalFirst(id);
     console.log(
       `Node ${process.version}, PostgreSQL (durable), ${CLIENTS} clients, ${seconds} s each:`,
     );

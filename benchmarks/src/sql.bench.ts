@@ -100,6 +100,53 @@ function bind(sql: string, tokens: readonly string[]): string {
   return text;
 }
 
+/**
+ * Node and `pg` by hand: the store's statements, named (prepared) as the store names them, sent
+ * in its order: what any Node handler on that driver pays. A first delivery is the claim then the
+ * complete; a transactional one the claim, then BEGIN, the business INSERT, the complete, COMMIT.
+ */
+export function pgByHand(pool: pg.Pool) {
+  const q = buildQueries(dialects.postgres, TABLE);
+  const named = (text: string) => {
+    let n = 0;
+    const numbered = text.replace(/\?/g, () => `$${++n}`);
+    return {
+      name: `raw_${createHash('sha256').update(numbered).digest('hex').slice(0, 24)}`,
+      text: numbered,
+    };
+  };
+  const [claimSql, completeSql] = [named(q.claim), named(q.completeClaim)];
+  type ClaimRow = { claimed_ms: number; attempts: number; won: number };
+  const claim = async (id: string, db: pg.Pool | pg.PoolClient = pool) =>
+    (await db.query<ClaimRow>({ ...claimSql, values: ['bench', id, null, 'bench', id] })).rows[0]!;
+  const complete = (db: pg.Pool | pg.PoolClient, id: string, row: ClaimRow) =>
+    db.query({ ...completeSql, values: [RESPONSE, 'bench', id, row.attempts, row.claimed_ms] });
+  return {
+    claim,
+    async first(id: string): Promise<void> {
+      const row = await claim(id);
+      if (Number(row.won) === 1) await complete(pool, id, row);
+    },
+    async transactionalFirst(id: string): Promise<void> {
+      const row = await claim(id);
+      if (Number(row.won) !== 1) return;
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query({
+          name: 'raw_effect',
+          text: 'INSERT INTO bench_effects (event) VALUES ($1)',
+          values: [id],
+        });
+        await complete(client, id, row);
+        await client.query('COMMIT');
+      } finally {
+        client.release();
+      }
+    },
+  };
+}
+
 async function postgresRows(dir: string): Promise<Row[]> {
   const server = await startDurablePostgres(join(dir, 'pg'));
   const pool = new pg.Pool({ connectionString: server.url, max: CLIENTS });
@@ -154,45 +201,11 @@ async function postgresRows(dir: string): Promise<Row[]> {
       if (!tps) throw new Error(`pgbench printed no tps:\n${stdout}`);
       return Number(tps[1]);
     };
-    // Node and pg by hand: the same statements, named (prepared) as the store names them.
-    const named = (text: string) => {
-      let n = 0;
-      const numbered = text.replace(/\?/g, () => `$${++n}`);
-      return {
-        name: `raw_${createHash('sha256').update(numbered).digest('hex').slice(0, 24)}`,
-        text: numbered,
-      };
-    };
-    const [claimSql, completeSql] = [named(q.claim), named(q.completeClaim)];
-    type ClaimRow = { claimed_ms: number; attempts: number; won: number };
-    const rawClaim = async (db: pg.Pool | pg.PoolClient, id: string) =>
-      (await db.query<ClaimRow>({ ...claimSql, values: ['bench', id, null, 'bench', id] }))
-        .rows[0]!;
-    const rawComplete = (db: pg.Pool | pg.PoolClient, id: string, row: ClaimRow) =>
-      db.query({ ...completeSql, values: [RESPONSE, 'bench', id, row.attempts, row.claimed_ms] });
+    const byHand = pgByHand(pool);
     const raw = (workload: Workload) => {
-      if (workload === 'replay') return loops((id) => rawClaim(pool, id), replayId);
-      return loops(async (id) => {
-        const row = await rawClaim(pool, id);
-        if (Number(row.won) !== 1) return;
-        if (workload === 'first') {
-          await rawComplete(pool, id, row);
-          return;
-        }
-        const client = await pool.connect();
-        try {
-          await client.query('BEGIN');
-          await client.query({
-            name: 'raw_effect',
-            text: 'INSERT INTO bench_effects (event) VALUES ($1)',
-            values: [id],
-          });
-          await rawComplete(client, id, row);
-          await client.query('COMMIT');
-        } finally {
-          client.release();
-        }
-      }, freshId);
+      if (workload === 'replay') return loops((id) => byHand.claim(id), replayId);
+      if (workload === 'first') return loops((id) => byHand.first(id), freshId);
+      return loops((id) => byHand.transactionalFirst(id), freshId);
     };
     return await compare(
       'PostgreSQL 15',

@@ -20,7 +20,7 @@ import { type InboxDialectSpec, inboxDialects } from './inbox-dialects';
 import { buildInboxQueries, type InboxQueries } from './inbox-queries';
 import { resolveInboxTable } from './inbox-schema';
 import type { SqlInboxOptions } from './inbox-types';
-import { SqlStore, storableText } from './sql-store';
+import { receiptKeyOf, SqlStore, storableText } from './sql-store';
 import type { SqlConnection, SqlDialect } from './types';
 
 /** A batch's receipt was written by another run after the batch read it: the batch is rolled back. */
@@ -355,7 +355,7 @@ export class SqlInbox implements InboxStore {
           );
           const known = new Set(
             deliveries
-              .filter((d) => receipts.has(`${d.provider}\u0000${d.externalId}`))
+              .filter((d) => receipts.has(receiptKeyOf(d.provider, d.externalId)))
               .map((d) => d.id),
           );
           const entries = await work(transaction, known);

@@ -26,6 +26,10 @@ const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
 /** `value` with U+FFFD for each character no dialect's text column stores as given. */
 export const storableText = (value: string): string => value.replace(UNSTORABLE, '\uFFFD');
 
+/** A key as {@link SqlStore.knownIn} names it: `provider` NUL `externalId`. */
+export const receiptKeyOf = (provider: string, externalId: string): string =>
+  `${provider}\u0000${externalId}`;
+
 /** The receipt a won MySQL claim wrote, from the claim time its INSERT returned (no read-back). */
 function claimedReceipt(
   key: KeyLike,
@@ -282,7 +286,7 @@ export class SqlStore<Db extends SqlConnection = SqlConnection>
       keys.flatMap((key) => [key.provider, key.externalId]),
       transaction,
     );
-    for (const row of rows) known.add(`${String(row.provider)}\u0000${String(row.external_id)}`);
+    for (const row of rows) known.add(receiptKeyOf(String(row.provider), String(row.external_id)));
     return known;
   }
 
