@@ -4,7 +4,8 @@
  * `<database>` argument, and the booking (one INSERT into the business table) made in the
  * transaction the receipts store opened.
  */
-import type { InboxHandler, RunContext } from '@webhook-idempotency/core';
+import type { RunContext } from '@webhook-idempotency/core';
+import type { InboxHandler } from '@webhook-idempotency/core/inbox';
 import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';

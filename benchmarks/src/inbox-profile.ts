@@ -8,7 +8,7 @@
 import { mkdtempSync, chmodSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInboxWorker } from '@webhook-idempotency/core';
+import { createInboxWorker } from '@webhook-idempotency/core/inbox';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '@webhook-idempotency/sql';
 import type pg from 'pg';
 import { startDurablePostgres } from '../../packages/reliability/src/durable-databases';

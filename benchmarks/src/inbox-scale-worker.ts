@@ -7,7 +7,7 @@
  * worker and sends `{ progress }` (deliveries processed so far) every 100 ms; on `stop` stops it
  * and answers `{ report }` ({@link ScaleWorkerReport}), then exits.
  */
-import { createInboxWorker, type InboxEvent } from '@webhook-idempotency/core';
+import { createInboxWorker, type InboxEvent } from '@webhook-idempotency/core/inbox';
 import { SqlInbox, SqlStore } from '@webhook-idempotency/sql';
 import type pg from 'pg';
 import { bookingHandler, openBenchDatabase } from './booking';

@@ -13,7 +13,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createInboxWorker } from '@webhook-idempotency/core';
+import { createInboxWorker } from '@webhook-idempotency/core/inbox';
 import {
   type ExpressInboxOptions,
   idempotent,

@@ -3,5 +3,6 @@ import { library } from '../../tsdown.base';
 export default library({
   index: 'src/index.ts',
   adapter: 'src/adapter.ts',
+  inbox: 'src/inbox/index.ts',
   testing: 'src/testing/index.ts',
 });

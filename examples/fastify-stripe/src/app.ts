@@ -5,7 +5,7 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import knex, { type Knex } from 'knex';
-import { providers } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 import { fastifyIdempotency, rawBodyJsonParser } from '@webhook-idempotency/fastify';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 

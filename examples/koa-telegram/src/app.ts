@@ -7,7 +7,7 @@ import Router from '@koa/router';
 import Database from 'better-sqlite3';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
-import { providers } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 import { idempotent } from '@webhook-idempotency/koa';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 

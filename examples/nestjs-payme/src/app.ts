@@ -20,7 +20,8 @@ import {
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { providers, type RequestIdempotency } from '@webhook-idempotency/core';
+import { type RequestIdempotency } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 import { Idempotent, IdempotencyContext, IdempotencyModule } from '@webhook-idempotency/nestjs';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import Database from 'better-sqlite3';

@@ -9,7 +9,8 @@ import express, {
   type Request,
   type Response,
 } from 'express';
-import { providers, type GuardEvent } from '@webhook-idempotency/core';
+import type { GuardEvent } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 import { idempotencyErrors, idempotent, saveRawBody } from '@webhook-idempotency/express';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import { createShopTables, handlePaymeMethod, PaymeError } from './shop';

@@ -4,7 +4,7 @@
  */
 import { withIdempotency } from '@webhook-idempotency/fetch';
 // #region preset
-import { providers } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 // #endregion preset
 // #region transaction
 import Database from 'better-sqlite3';

@@ -8,7 +8,7 @@ import { InMemoryStore } from '@webhook-idempotency/core';
 import { idempotent } from '@webhook-idempotency/hono';
 // #endregion minimal
 // #region preset
-import { providers } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 // #endregion preset
 // #region transaction
 import Database from 'better-sqlite3';

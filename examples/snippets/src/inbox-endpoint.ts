@@ -2,7 +2,7 @@
 // #region endpoint
 import express from 'express';
 import pg from 'pg';
-import { providers } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 import { inbox } from '@webhook-idempotency/express';
 import { InboxSchema, Schema, SqlInbox } from '@webhook-idempotency/sql';
 // #endregion endpoint

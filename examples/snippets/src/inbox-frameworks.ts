@@ -1,7 +1,7 @@
 /** @module docs/inbox.md: the inbox endpoint on Fastify, Koa, Hono and a fetch handler (Next.js). Run by test/inbox.test.ts. */
 // #region fastify
 import Fastify from 'fastify';
-import { providers } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 import { inbox as fastifyInbox, rawBodyJsonParser } from '@webhook-idempotency/fastify';
 // #endregion fastify
 // #region koa

@@ -1,7 +1,7 @@
 /** @module docs/inbox.md: the inbox worker over a `pg` Pool, its SIGTERM wiring and retention. Run by test/inbox.test.ts. */
 // #region worker
 import pg from 'pg';
-import { createInboxWorker } from '@webhook-idempotency/core';
+import { createInboxWorker } from '@webhook-idempotency/core/inbox';
 import { SqlInbox, SqlStore } from '@webhook-idempotency/sql';
 // #endregion worker
 // #region purge

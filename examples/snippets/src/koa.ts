@@ -9,7 +9,7 @@ import { InMemoryStore } from '@webhook-idempotency/core';
 import { idempotent, rawBodyParser } from '@webhook-idempotency/koa';
 // #endregion minimal
 // #region raw-body
-import { providers } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 // #endregion raw-body
 // #region transaction
 import Database from 'better-sqlite3';

@@ -20,7 +20,7 @@ import knex, { type Knex } from 'knex';
 // #endregion async
 // #region inbox
 import { type MiddlewareConsumer, type NestModule, RequestMethod } from '@nestjs/common';
-import { providers } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 import { inbox } from '@webhook-idempotency/express';
 import { SqlInbox } from '@webhook-idempotency/sql';
 import Database from 'better-sqlite3';

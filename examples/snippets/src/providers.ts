@@ -3,7 +3,7 @@
  * test/providers.test.ts checks every `preset.key(…) // '…'` comment against the real key.
  */
 // #region stripe-express
-import { providers } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 import { idempotent } from '@webhook-idempotency/express';
 // #endregion stripe-express
 import type { HttpRequest, ProviderPreset, Store } from '@webhook-idempotency/core';

@@ -1,6 +1,6 @@
 /** @module docs/guides/raw-body.md: the canonical JSON behind the fallback fingerprint. Run by test/raw-body.test.ts. */
 // #region canonical
-import { canonicalJson } from '@webhook-idempotency/core';
+import { canonicalJson } from '@webhook-idempotency/core/adapter';
 // #endregion canonical
 
 /** Two parses of the same payload, in another key order and spacing, give one text. */

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Store } from '@webhook-idempotency/core';
 // #region fastify
 import Fastify from 'fastify';
-import { providers } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 import { fastifyIdempotency, rawBodyJsonParser } from '@webhook-idempotency/fastify';
 // #endregion fastify
 

@@ -3,7 +3,7 @@ import type { Store } from '@webhook-idempotency/core';
 // #region koa
 import Koa from 'koa';
 import Router from '@koa/router';
-import { providers } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 import { idempotent, rawBodyParser } from '@webhook-idempotency/koa';
 // #endregion koa
 

@@ -1,5 +1,5 @@
 /** docs/inbox.md, "BullMQ": a stored delivery goes through the relay and the BullMQ worker, on PostgreSQL and the run's Redis. */
-import { DeliveryStatus } from '@webhook-idempotency/core';
+import { DeliveryStatus } from '@webhook-idempotency/core/inbox';
 import { InboxSchema, Schema, SqlInbox } from '@webhook-idempotency/sql';
 import pg from 'pg';
 import { startBullmq } from '../src/inbox-bullmq';

@@ -1,5 +1,5 @@
 /** docs/inbox.md's pg-boss setup on PostgreSQL: a stored delivery is handed to pg-boss, the invoice paid once, SIGTERM stops it. */
-import { DeliveryStatus } from '@webhook-idempotency/core';
+import { DeliveryStatus } from '@webhook-idempotency/core/inbox';
 import { InboxSchema, Schema } from '@webhook-idempotency/sql';
 import pg from 'pg';
 import { startPgBoss } from '../src/inbox-pg-boss';

@@ -1,6 +1,6 @@
 /** docs/inbox.md: the endpoint, the worker with its SIGTERM wiring, ordering and retention, on PostgreSQL. */
 import { createHmac } from 'node:crypto';
-import { DeliveryStatus } from '@webhook-idempotency/core';
+import { DeliveryStatus } from '@webhook-idempotency/core/inbox';
 import { SqlInbox } from '@webhook-idempotency/sql';
 import express from 'express';
 import pg from 'pg';

@@ -1,5 +1,6 @@
 /** docs/stores.md, docs/operations.md and packages/sql/README.md: each way to connect, run twice on a real database. */
-import { providers, ReceiptStatus } from '@webhook-idempotency/core';
+import { ReceiptStatus } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 import knex from 'knex';
 import mysql from 'mysql2/promise';
 import pg from 'pg';

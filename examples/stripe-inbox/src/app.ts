@@ -3,7 +3,8 @@
  * raw bytes, stores the event and answers 200 without running any business code; a worker books
  * `payment_intent.succeeded` later, exactly once, in the same transaction as its receipt.
  */
-import { createInboxWorker, type InboxWorker, providers } from '@webhook-idempotency/core';
+import { createInboxWorker, type InboxWorker } from '@webhook-idempotency/core/inbox';
+import * as providers from '@webhook-idempotency/providers';
 import { inbox } from '@webhook-idempotency/express';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '@webhook-idempotency/sql';
 import express, { type Express } from 'express';

@@ -7,7 +7,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInboxWorker, DeliveryStatus } from '@webhook-idempotency/core';
+import { createInboxWorker, DeliveryStatus } from '@webhook-idempotency/core/inbox';
 import { SqlInbox, SqlStore } from '@webhook-idempotency/sql';
 import type { Knex } from 'knex';
 import pg from 'pg';

@@ -1,5 +1,9 @@
 /** @module The check that a BullMQ job is one a relay made, failing it for good when not: {@link InvalidInboxJob}. */
-import { InvalidJobData, type QueuedDelivery, queuedDeliveryOf } from '@webhook-idempotency/core';
+import {
+  InvalidJobData,
+  type QueuedDelivery,
+  queuedDeliveryOf,
+} from '@webhook-idempotency/core/adapter';
 import { UnrecoverableError } from 'bullmq';
 
 /**

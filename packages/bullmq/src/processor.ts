@@ -4,7 +4,7 @@ import {
   createInboxConsumer,
   type InboxConsumerOptions,
   type QueuedDelivery,
-} from '@webhook-idempotency/core';
+} from '@webhook-idempotency/core/adapter';
 import type { Job } from 'bullmq';
 import { deliveryOfJob } from './job-data';
 

@@ -1,13 +1,13 @@
 /** @module `bullmqRelay(options)`: the inbox relay whose `send` adds each handed-off delivery to a BullMQ queue. */
+import { ConfigError } from '@webhook-idempotency/core';
 import {
-  ConfigError,
   createInboxRelay,
   type HandoffState,
   type InboxRelay,
   type InboxRelayOptions,
   jobIdOf,
   type QueuedDelivery,
-} from '@webhook-idempotency/core';
+} from '@webhook-idempotency/core/adapter';
 import type { JobsOptions, Queue } from 'bullmq';
 
 /**

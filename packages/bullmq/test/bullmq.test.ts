@@ -5,14 +5,13 @@
  * finds the receipt held gives the delivery back for the relay to hand over again); a failing
  * handler is retried by BullMQ and commits once, and one failing every attempt ends `dead`.
  */
+import { RequestKey } from '@webhook-idempotency/core';
+import type { InboxEvent, InboxHandler } from '@webhook-idempotency/core/inbox';
 import {
   type ConsumeOutcome,
-  type InboxEvent,
-  type InboxHandler,
   jobIdOf,
   type QueuedDelivery,
-  RequestKey,
-} from '@webhook-idempotency/core';
+} from '@webhook-idempotency/core/adapter';
 import { type Job, Queue, Worker, type WorkerOptions } from 'bullmq';
 import { bullmqProcessor, bullmqRelay, DEFAULT_JOB_OPTIONS } from '../src';
 import { book, connect, type Connected, type Fixture, fixture, targets } from './helpers/fixture';

@@ -10,7 +10,11 @@ import { fork } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ConsumeOutcome, jobIdOf, type QueuedDelivery } from '@webhook-idempotency/core';
+import {
+  type ConsumeOutcome,
+  jobIdOf,
+  type QueuedDelivery,
+} from '@webhook-idempotency/core/adapter';
 import { type Job, Queue, Worker } from 'bullmq';
 import { bullmqProcessor, bullmqRelay } from '../src';
 import {

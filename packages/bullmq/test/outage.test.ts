@@ -4,12 +4,12 @@
  * extends it instead of counting a failure, and once a worker starts every delivery is processed
  * exactly once; none is dead that never ran. A job BullMQ lost is still a lapse.
  */
+import type { InboxEvent } from '@webhook-idempotency/core/inbox';
 import {
   type ConsumeOutcome,
-  type InboxEvent,
   jobIdOf,
   type QueuedDelivery,
-} from '@webhook-idempotency/core';
+} from '@webhook-idempotency/core/adapter';
 import { Queue, Worker } from 'bullmq';
 import { bullmqProcessor, bullmqRelay } from '../src';
 import { book, connect, type Connected, type Fixture, fixture, targets } from './helpers/fixture';

@@ -8,7 +8,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
-import type { QueuedDelivery } from '@webhook-idempotency/core';
+import type { QueuedDelivery } from '@webhook-idempotency/core/adapter';
 import { Queue } from 'bullmq';
 import { bullmqRelay } from '../src';
 import { bySize } from '../../../test-support/proof-size';

@@ -1,6 +1,7 @@
 /**
- * What framework adapters and stores are built from: the HTTP engine, body helpers, option
- * merging and the limits a store honours. Applications import from the package root instead.
+ * What framework adapters, stores and queue bridges are built from: the HTTP engine, body helpers,
+ * option merging, the limits a store honours, the inbox endpoint's engine and the relay and
+ * consumer a queue bridge wraps. Applications import from the package root (and `/inbox`) instead.
  * @module @webhook-idempotency/core/adapter
  */
 export {
@@ -36,3 +37,22 @@ export {
   type InboxDecision,
   type InboxEngine,
 } from './inbox/accept';
+export { canonicalJson, sha256Hex } from './http/fingerprint';
+export type { HttpHeaders, HttpResponseRecord } from './http/types';
+export {
+  createInboxRelay,
+  type HandoffState,
+  type InboxRelay,
+  type InboxRelayOptions,
+  jobIdOf,
+  type QueuedDelivery,
+} from './inbox/relay';
+export {
+  type ConsumeOutcome,
+  createInboxConsumer,
+  type InboxConsumer,
+  type InboxConsumerOptions,
+  InvalidJobData,
+  queuedDeliveryOf,
+} from './inbox/consumer';
+export type { BatchEntry, DeliveryBatcher } from './inbox/types';

@@ -1,6 +1,8 @@
 /**
- * What an application uses: the guard, keys, errors, the in-memory store, provider presets and
- * the types an app writes against. Adapter and store authors: `@webhook-idempotency/core/adapter`.
+ * What an application using the guard writes against: the guard, keys, errors, the in-memory
+ * store and the store and HTTP option types. Inbox mode: `@webhook-idempotency/core/inbox`;
+ * provider presets: `@webhook-idempotency/providers`; adapter, store and bridge authors:
+ * `@webhook-idempotency/core/adapter`; conformance suites: `@webhook-idempotency/core/testing`.
  * @module @webhook-idempotency/core
  */
 export {
@@ -51,47 +53,8 @@ export type {
   StoreCapabilities,
   TransactionOptions,
 } from './types';
-export type { InboxOptions, InboxResponse } from './inbox/accept';
-export {
-  createInboxWorker,
-  type InboxHandler,
-  type InboxWorker,
-  type InboxWorkerOptions,
-  retryDelayMs,
-} from './inbox/worker';
-export {
-  createInboxRelay,
-  type HandoffState,
-  type InboxRelay,
-  type InboxRelayOptions,
-  jobIdOf,
-  type QueuedDelivery,
-} from './inbox/relay';
-export {
-  type ConsumeOutcome,
-  createInboxConsumer,
-  type InboxConsumer,
-  type InboxConsumerOptions,
-  InvalidJobData,
-  queuedDeliveryOf,
-} from './inbox/consumer';
-export {
-  type Delivery,
-  type BatchEntry,
-  type DeliveryBatcher,
-  type DeliveryRef,
-  type DeliveryLease,
-  DeliveryStatus,
-  type DeliverySummary,
-  type InboxEvent,
-  type InboxStore,
-  type LeasedRef,
-  type NewDelivery,
-  type StoredDelivery,
-} from './inbox/types';
-export * as providers from './providers';
 export { RequestPolicy } from './http/constants';
-export { canonicalJson, defaultFingerprint, sha256Hex } from './http/fingerprint';
+export { defaultFingerprint } from './http/fingerprint';
 export type { RequestIdempotency } from './http/engine';
 export type { IdempotencyOptions } from './http/options';
-export type { HttpHeaders, HttpRequest, HttpResponseRecord, ProviderPreset } from './http/types';
+export type { HttpRequest, ProviderPreset } from './http/types';

@@ -1,6 +1,8 @@
 /**
  * The architecture's boundaries, checked on the source text: core knows no framework or driver,
- * adapters know no store and reach core only through its public entry.
+ * adapters know no store and reach core only through its public entry, and each product has its
+ * own entry point (DESIGN.md §16): the guard at core's root, the inbox at `/inbox`, adapter and
+ * bridge authors' names at `/adapter`, the presets in `@webhook-idempotency/providers`.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -20,6 +22,14 @@ const importsOf = (file: string) =>
     ...readFileSync(file, 'utf8').matchAll(
       /(?:from\s+|import\s*\(\s*|require\s*\(\s*)['"]([^'"]+)['"]/g,
     ),
+  ].map((m) => m[1]!);
+
+/** As {@link importsOf}, leaving out the examples in doc comments. */
+const codeImportsOf = (file: string) =>
+  [
+    ...readFileSync(file, 'utf8')
+      .replace(/^\s*(\/\/|\/?\*).*$/gm, '')
+      .matchAll(/(?:from\s+|import\s*\(\s*|require\s*\(\s*)['"]([^'"]+)['"]/g),
   ].map((m) => m[1]!);
 
 /** What an adapter may take from core: the engine and its records, body helpers, option merging, config errors. No policy. */
@@ -88,6 +98,25 @@ const BRIDGE_SURFACE = new Set([
 ]);
 const BRIDGES = ['pg-boss', 'bullmq'];
 
+/** The names an entry file re-exports (`export { a, type B } from`, `export * as c from`). */
+const exportedNames = (file: string) => {
+  const text = readFileSync(file, 'utf8');
+  const listed = [...text.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}\s*from/g)].flatMap((m) =>
+    m[1]!
+      .split(',')
+      .map((name) =>
+        name
+          .replace(/^\s*type\s+/, '')
+          .replace(/^.*\s+as\s+/, '')
+          .trim(),
+      )
+      .filter(Boolean),
+  );
+  const namespaces = [...text.matchAll(/export\s+\*\s+as\s+(\w+)/g)].map((m) => m[1]!);
+  return [...listed, ...namespaces];
+};
+const coreEntry = (path: string) => join(root, 'packages/core/src', path);
+
 describe('package boundaries', () => {
   it('core imports no framework, driver or query builder, not even for types', () => {
     const banned =
@@ -152,4 +181,58 @@ describe('package boundaries', () => {
       expect(names.filter((name) => !BRIDGE_SURFACE.has(name))).toEqual([]);
     },
   );
+
+  describe('entry points by product', () => {
+    const rootNames = exportedNames(coreEntry('index.ts'));
+    const inboxNames = exportedNames(coreEntry('inbox/index.ts'));
+    const adapterNames = exportedNames(coreEntry('adapter.ts'));
+
+    it("core's root is the guard an application writes against: at most 50 names, none of the inbox, a bridge or a preset", () => {
+      expect(rootNames.length).toBeGreaterThan(30);
+      expect(rootNames.length).toBeLessThanOrEqual(50);
+      expect(new Set(rootNames).size).toBe(rootNames.length);
+      const elsewhere = [...inboxNames, ...BRIDGE_SURFACE].filter((name) => name !== 'ConfigError');
+      expect(rootNames.filter((name) => elsewhere.includes(name))).toEqual([]);
+      expect(rootNames).not.toContain('providers');
+      expect(rootNames).toEqual(
+        expect.arrayContaining([
+          'IdempotencyGuard',
+          'InMemoryStore',
+          'RequestKey',
+          'ConfigError',
+          'Store',
+        ]),
+      );
+    });
+
+    it('the inbox has its own entry point, with its in-memory store; bridge-author names are in /adapter', () => {
+      expect(inboxNames).toEqual(
+        expect.arrayContaining([
+          'createInboxWorker',
+          'InboxStore',
+          'InMemoryInbox',
+          'DeliveryStatus',
+        ]),
+      );
+      for (const name of BRIDGE_SURFACE)
+        if (name !== 'ConfigError') expect(adapterNames).toContain(name);
+      expect(inboxNames.filter((name) => BRIDGE_SURFACE.has(name))).toEqual([]);
+      expect(inboxNames.filter((name) => adapterNames.includes(name))).toEqual([]);
+    });
+
+    it('core knows no preset, and the presets reach core only through its public entry points', () => {
+      for (const file of sources(join(root, 'packages/core/src')))
+        for (const spec of importsOf(file))
+          expect(`${relative(root, file)} -> ${spec}`).not.toMatch(
+            /-> @webhook-idempotency\/providers/,
+          );
+      const providerFiles = sources(join(root, 'packages/providers/src'));
+      expect(providerFiles.length).toBeGreaterThan(10);
+      for (const file of providerFiles)
+        for (const spec of codeImportsOf(file).filter((s) => !s.startsWith('.')))
+          expect(`${relative(root, file)} -> ${spec}`).toMatch(
+            / -> (node:crypto|@webhook-idempotency\/core(\/adapter)?)$/,
+          );
+    });
+  });
 });

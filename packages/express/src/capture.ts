@@ -1,6 +1,6 @@
 /** @module Buffers an Express (node:http) response until the engine has recorded it, then flushes it through the layer below. */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { HttpResponseRecord } from '@webhook-idempotency/core';
+import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
 import type { PendingRun } from '@webhook-idempotency/core/adapter';
 
 type Callback = (error?: Error | null) => void;

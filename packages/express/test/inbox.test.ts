@@ -6,7 +6,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { providers } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 import { InboxSchema, SqlInbox } from '@webhook-idempotency/sql';
 import Database from 'better-sqlite3';
 import express, { type ErrorRequestHandler } from 'express';

@@ -1,9 +1,6 @@
 /** @module The route hooks the plugin adds: preHandler (begin), onError and onSend (finish or abort). */
-import type {
-  HttpRequest,
-  HttpResponseRecord,
-  RequestIdempotency,
-} from '@webhook-idempotency/core';
+import type { HttpRequest, RequestIdempotency } from '@webhook-idempotency/core';
+import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
 import {
   collectBody,
   type Engine,

@@ -1,5 +1,5 @@
 /** @module `inbox(options)`: the Fastify inbox endpoint, a route preHandler. Translates in, calls the inbox engine, translates out. */
-import type { InboxOptions } from '@webhook-idempotency/core';
+import type { InboxOptions } from '@webhook-idempotency/core/inbox';
 import { createInboxEngine } from '@webhook-idempotency/core/adapter';
 import type { FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { toHttpRequest } from './hooks';

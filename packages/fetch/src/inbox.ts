@@ -1,5 +1,6 @@
 /** @module `inbox(options, fallback)`: the fetch inbox endpoint. Translates in, calls the inbox engine, translates out. */
-import { ConfigError, type InboxOptions } from '@webhook-idempotency/core';
+import { ConfigError } from '@webhook-idempotency/core';
+import type { InboxOptions } from '@webhook-idempotency/core/inbox';
 import {
   createInboxEngine,
   REQUEST_TOO_LARGE,

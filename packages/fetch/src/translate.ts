@@ -1,6 +1,7 @@
 /** @module Fetch `Request`/`Response` to and from the engine's neutral records. */
 import { Buffer } from 'node:buffer';
-import type { HttpRequest, HttpResponseRecord } from '@webhook-idempotency/core';
+import type { HttpRequest } from '@webhook-idempotency/core';
+import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
 import { type PendingRun, readStreamUpTo } from '@webhook-idempotency/core/adapter';
 
 /** The handler's answer as `run.finish` takes it. */

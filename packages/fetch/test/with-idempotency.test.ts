@@ -4,8 +4,8 @@ import {
   IdempotencyGuard,
   InMemoryStore,
   RequestKey,
-  providers,
 } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 import { withIdempotency } from '../src';
 
 const URL_ = 'https://example.test/api/webhooks?x=1';

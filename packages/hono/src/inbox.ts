@@ -1,5 +1,5 @@
 /** @module `inbox(options)`: the Hono inbox endpoint. Translates in, calls the inbox engine, translates out. */
-import type { InboxOptions } from '@webhook-idempotency/core';
+import type { InboxOptions } from '@webhook-idempotency/core/inbox';
 import { createInboxEngine, resolveMaxRequestBytes } from '@webhook-idempotency/core/adapter';
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import { toHttpRequest, toResponse } from './translate';

@@ -1,6 +1,7 @@
 /** @module Hono's request and response to and from the engine's neutral records. */
 import { Buffer } from 'node:buffer';
-import type { HttpRequest, HttpResponseRecord } from '@webhook-idempotency/core';
+import type { HttpRequest } from '@webhook-idempotency/core';
+import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
 import {
   type PendingRun,
   REQUEST_TOO_LARGE,

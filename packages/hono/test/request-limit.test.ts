@@ -5,7 +5,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import { flood, type RunningApp } from '@webhook-idempotency/adapter-conformance';
-import { IdempotencyGuard, InMemoryStore, providers, RequestKey } from '@webhook-idempotency/core';
+import { IdempotencyGuard, InMemoryStore, RequestKey } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 import { Hono } from 'hono';
 import { idempotent, inbox } from '../src';
 import { type AppEnv, listen } from './helpers/apps';

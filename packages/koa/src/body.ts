@@ -1,6 +1,6 @@
 /** @module Reads `ctx.body` as the bytes Koa will send, and sends an engine record the Koa way. */
 import type { Readable } from 'node:stream';
-import type { HttpResponseRecord } from '@webhook-idempotency/core';
+import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
 import { collectBody } from '@webhook-idempotency/core/adapter';
 import type { Context } from 'koa';
 

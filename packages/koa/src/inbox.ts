@@ -1,5 +1,5 @@
 /** @module `inbox(options)`: the Koa inbox endpoint. Translates in, calls the inbox engine, translates out. */
-import type { InboxOptions } from '@webhook-idempotency/core';
+import type { InboxOptions } from '@webhook-idempotency/core/inbox';
 import { createInboxEngine } from '@webhook-idempotency/core/adapter';
 import type { Context, Middleware, Next } from 'koa';
 import { sendRecord } from './body';

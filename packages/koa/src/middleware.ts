@@ -1,5 +1,6 @@
 /** @module `idempotent(options)`: the Koa middleware. Translates in, calls the engine, translates out. */
-import type { HttpRequest, HttpResponseRecord } from '@webhook-idempotency/core';
+import type { HttpRequest } from '@webhook-idempotency/core';
+import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
 import { createEngine, toRawBody } from '@webhook-idempotency/core/adapter';
 import type { Context, Middleware, Next } from 'koa';
 import { responseBytes, sendRecord } from './body';

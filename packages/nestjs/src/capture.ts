@@ -3,7 +3,7 @@
  * there: Express's `res`, Fastify's `reply.raw`) until the engine has recorded it, then flushes it.
  */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { HttpResponseRecord } from '@webhook-idempotency/core';
+import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
 import type { PendingRun } from '@webhook-idempotency/core/adapter';
 
 type Methods = Pick<ServerResponse, 'writeHead' | 'write' | 'end'>;

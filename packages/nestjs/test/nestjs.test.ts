@@ -33,10 +33,10 @@ import {
   ConfigError,
   IdempotencyGuard,
   InMemoryStore,
-  providers,
   type RequestIdempotency,
   type Store,
 } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import Database from 'better-sqlite3';
 import request from 'supertest';

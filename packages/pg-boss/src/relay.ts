@@ -4,15 +4,15 @@
  * policies keep one job per key and would drop deliveries silently.
  */
 import { createHash } from 'node:crypto';
+import { ConfigError } from '@webhook-idempotency/core';
 import {
-  ConfigError,
   createInboxRelay,
   type HandoffState,
   type InboxRelay,
   type InboxRelayOptions,
   jobIdOf,
   type QueuedDelivery,
-} from '@webhook-idempotency/core';
+} from '@webhook-idempotency/core/adapter';
 import type { JobInsert, PgBoss, QueueResult } from 'pg-boss';
 
 /** Job options the relay refuses: each would let pg-boss drop or hold back a delivery's job. */

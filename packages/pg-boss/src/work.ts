@@ -2,12 +2,12 @@
  * @module workInbox: a pg-boss worker whose jobs run through the inbox consumer, each settled on
  * its own (`perJobResults`), so one failing job never retries the rest of its batch.
  */
+import { ConfigError } from '@webhook-idempotency/core';
 import {
-  ConfigError,
   createInboxConsumer,
   type InboxConsumerOptions,
   InvalidJobData,
-} from '@webhook-idempotency/core';
+} from '@webhook-idempotency/core/adapter';
 import type { JobResult, JobWithMetadata, PgBoss, WorkOptions } from 'pg-boss';
 import { checkQueue, existingQueue } from './relay';
 

@@ -4,7 +4,7 @@
  * handoff and extends it instead of counting a failure, and once a consumer starts every delivery
  * is processed exactly once; none is dead that never ran.
  */
-import type { InboxEvent } from '@webhook-idempotency/core';
+import type { InboxEvent } from '@webhook-idempotency/core/inbox';
 import { InboxSchema, Schema } from '@webhook-idempotency/sql';
 import type { PgBoss } from 'pg-boss';
 import { pgDatabase } from '../../sql/test/helpers/databases';

@@ -6,7 +6,8 @@
  */
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
-import { ConfigError, type InboxEvent, type InboxHandler } from '@webhook-idempotency/core';
+import { ConfigError } from '@webhook-idempotency/core';
+import type { InboxEvent, InboxHandler } from '@webhook-idempotency/core/inbox';
 import { InboxSchema, Schema } from '@webhook-idempotency/sql';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';

@@ -23,12 +23,12 @@ import { createHarness } from '../../adapter-conformance/src/harness';
 import type { OpenedStore } from '../../adapter-conformance/src/stores';
 import {
   IdempotencyGuard,
-  providers,
   type ExternalId,
   type IdempotencyOptions,
   type ProviderPreset,
   type Store,
 } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 import { presentExternalId } from '@webhook-idempotency/core/adapter';
 import { expressApps } from '../../express/test/helpers/apps';
 import { fastifyApps } from '../../fastify/test/helpers/apps';

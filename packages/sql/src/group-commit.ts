@@ -5,7 +5,8 @@
  * holding its own row has committed; a batch that fails is written again row by row, so one bad
  * delivery never fails the others.
  */
-import { ConfigError, type NewDelivery } from '@webhook-idempotency/core';
+import { ConfigError } from '@webhook-idempotency/core';
+import type { NewDelivery } from '@webhook-idempotency/core/inbox';
 import type { SqlInboxOptions } from './inbox-types';
 import type { SqlDialect } from './types';
 

@@ -2,7 +2,6 @@
 import { ConfigError } from '@webhook-idempotency/core';
 import type {
   Delivery,
-  DeliveryBatcher,
   DeliveryLease,
   DeliveryStatus,
   DeliverySummary,
@@ -10,7 +9,8 @@ import type {
   LeasedRef,
   NewDelivery,
   StoredDelivery,
-} from '@webhook-idempotency/core';
+} from '@webhook-idempotency/core/inbox';
+import type { DeliveryBatcher } from '@webhook-idempotency/core/adapter';
 import { checkKeyPart, DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
 import { executorFor, rememberConnection, sameConnection } from './connection';
 import { type GroupCommit, groupCommitFor } from './group-commit';

@@ -4,12 +4,9 @@
  * return by their timeout while it is still blocked, saying so in a `store-error` event. What the
  * blocked claim leases once the lock is gone is given back at once, free of charge.
  */
-import {
-  createInboxRelay,
-  createInboxWorker,
-  InMemoryStore,
-  type InboxEvent,
-} from '@webhook-idempotency/core';
+import { InMemoryStore } from '@webhook-idempotency/core';
+import { createInboxWorker, type InboxEvent } from '@webhook-idempotency/core/inbox';
+import { createInboxRelay } from '@webhook-idempotency/core/adapter';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { InboxSchema, SqlInbox } from '../src';

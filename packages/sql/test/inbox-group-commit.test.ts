@@ -5,7 +5,7 @@
  * before its row is durable is proven with killed processes in
  * packages/reliability/test/group-commit-durability.test.ts.)
  */
-import type { NewDelivery } from '@webhook-idempotency/core';
+import type { NewDelivery } from '@webhook-idempotency/core/inbox';
 import { InboxSchema, SqlInbox } from '../src';
 import { connectionKinds, type OpenedKind } from './helpers/kinds';
 

@@ -6,12 +6,12 @@
  * Either way every delivery is done and booked exactly once, and none is dead or charged a
  * failure it did not have. `pnpm test:proof` (WI_PROOF=1) and `pnpm test:soak` run ten times as many.
  */
+import { InMemoryStore } from '@webhook-idempotency/core';
 import {
   createInboxWorker,
-  InMemoryStore,
   type InboxEvent,
   type InboxHandler,
-} from '@webhook-idempotency/core';
+} from '@webhook-idempotency/core/inbox';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '../src';

@@ -12,7 +12,7 @@
  */
 import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { DeliveryStatus } from '@webhook-idempotency/core';
+import { DeliveryStatus } from '@webhook-idempotency/core/inbox';
 import { InboxSchema, Schema, SqlInbox } from '../src';
 import { bySize } from '../../../test-support/proof-size';
 import { mysqlDatabase, pgDatabase, sqliteFile } from './helpers/databases';

@@ -3,7 +3,7 @@
  * as `claim` does but returns references only (no body, no headers), `lapsed` finds the expired
  * handoffs a relay asks its queue about, and `list` returns summaries without bodies or headers.
  */
-import { DeliveryStatus, type NewDelivery } from '@webhook-idempotency/core';
+import { DeliveryStatus, type NewDelivery } from '@webhook-idempotency/core/inbox';
 import { InboxSchema, SqlInbox } from '../src';
 import { connectionKinds, type OpenedKind } from './helpers/kinds';
 

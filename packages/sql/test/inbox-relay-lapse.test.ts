@@ -4,14 +4,13 @@
  * without counting a failure; a missing or finished one is a lapse. Before burying a delivery
  * whose handoffs lapsed `maxHandoffs` times it reads the receipt: a completed one means done.
  */
+import { IdempotencyGuard, RequestKey } from '@webhook-idempotency/core';
+import type { InboxEvent } from '@webhook-idempotency/core/inbox';
 import {
   createInboxRelay,
   type HandoffState,
-  IdempotencyGuard,
-  type InboxEvent,
   type QueuedDelivery,
-  RequestKey,
-} from '@webhook-idempotency/core';
+} from '@webhook-idempotency/core/adapter';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '../src';
 import { connectionKinds, type OpenedKind } from './helpers/kinds';
 

@@ -6,18 +6,19 @@
  */
 import {
   type ConfigError,
+  IdempotencyGuard,
+  InMemoryStore,
+  RequestKey,
+} from '@webhook-idempotency/core';
+import type { InboxEvent, InboxHandler } from '@webhook-idempotency/core/inbox';
+import {
   createInboxConsumer,
   createInboxRelay,
-  IdempotencyGuard,
-  type InboxEvent,
-  InMemoryStore,
-  type InboxHandler,
   jobIdOf,
   type QueuedDelivery,
   InvalidJobData,
   queuedDeliveryOf,
-  RequestKey,
-} from '@webhook-idempotency/core';
+} from '@webhook-idempotency/core/adapter';
 import { createExecutor } from '../src/connection';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '../src';
 import { connectionKinds, runOn, type OpenedKind } from './helpers/kinds';

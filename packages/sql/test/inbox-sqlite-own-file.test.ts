@@ -6,7 +6,7 @@
  * has written and is still inside its transaction.
  */
 import Database from 'better-sqlite3';
-import { createInboxWorker, DeliveryStatus } from '@webhook-idempotency/core';
+import { createInboxWorker, DeliveryStatus } from '@webhook-idempotency/core/inbox';
 import { createInboxEngine } from '@webhook-idempotency/core/adapter';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '../src';
 import { sqliteFile } from './helpers/databases';

@@ -3,7 +3,7 @@
  * once, the exact bytes, leases that never overlap, fenced completion, retries and dead letters,
  * ordering groups, purge. One body of tests for every dialect: no dialect is named below.
  */
-import { type Delivery, DeliveryStatus, type NewDelivery } from '@webhook-idempotency/core';
+import { type Delivery, DeliveryStatus, type NewDelivery } from '@webhook-idempotency/core/inbox';
 import { InboxSchema, SqlInbox } from '../src';
 import { connectionKinds, type OpenedKind } from './helpers/kinds';
 

@@ -6,16 +6,17 @@
  */
 import Database from 'better-sqlite3';
 import {
-  createInboxConsumer,
-  createInboxRelay,
-  createInboxWorker,
   HandlerTimeout,
   IdempotencyGuard,
   InMemoryStore,
-  type InboxEvent,
-  type InboxHandler,
   type Store,
 } from '@webhook-idempotency/core';
+import {
+  createInboxWorker,
+  type InboxEvent,
+  type InboxHandler,
+} from '@webhook-idempotency/core/inbox';
+import { createInboxConsumer, createInboxRelay } from '@webhook-idempotency/core/adapter';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '../src';
 import { sqliteFile } from './helpers/databases';
 

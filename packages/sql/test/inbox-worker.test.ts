@@ -4,16 +4,14 @@
  * with the receipt, failures are retried after a backoff and dead-lettered at the limit, an
  * ordering group runs one at a time in receipt order, and stop() gives unfinished work back.
  */
+import { IdempotencyGuard, RequestKey, TransactionClosed } from '@webhook-idempotency/core';
 import {
   createInboxWorker,
   DeliveryStatus,
-  IdempotencyGuard,
   type InboxEvent,
   type InboxHandler,
-  RequestKey,
   retryDelayMs,
-  TransactionClosed,
-} from '@webhook-idempotency/core';
+} from '@webhook-idempotency/core/inbox';
 import { createExecutor } from '../src/connection';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '../src';
 import { connectionKinds, runOn, type OpenedKind } from './helpers/kinds';

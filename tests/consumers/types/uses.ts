@@ -7,14 +7,14 @@ import {
   MINUTE,
   ReceiptStatus,
   RequestKey,
-  canonicalJson,
   isIdempotencyError,
-  providers,
   type GuardEvent,
   type HttpRequest,
   type Outcome,
   type Store,
 } from '@webhook-idempotency/core';
+import { canonicalJson } from '@webhook-idempotency/core/adapter';
+import * as providers from '@webhook-idempotency/providers';
 import {
   createEngine,
   responseNotCaptured,
@@ -62,7 +62,11 @@ import {
   IdempotencyModule,
   type NestIdempotencyOptions,
 } from '@webhook-idempotency/nestjs';
-import { createInboxWorker, DeliveryStatus, type InboxEvent } from '@webhook-idempotency/core';
+import {
+  createInboxWorker,
+  DeliveryStatus,
+  type InboxEvent,
+} from '@webhook-idempotency/core/inbox';
 import { createInboxEngine } from '@webhook-idempotency/core/adapter';
 import { InboxSchema, SqlInbox } from '@webhook-idempotency/sql';
 import { inbox, type ExpressInboxOptions } from '@webhook-idempotency/express';

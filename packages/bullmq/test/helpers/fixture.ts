@@ -3,7 +3,7 @@
  * file, each of its own), with fresh inbox, receipts and business tables per test, and the
  * handler that books one business row per delivery through the receipt's transaction.
  */
-import type { InboxHandler } from '@webhook-idempotency/core';
+import type { InboxHandler } from '@webhook-idempotency/core/inbox';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '@webhook-idempotency/sql';
 import { mysqlDatabase, pgDatabase, sqliteFile } from '../../../sql/test/helpers/databases';
 import { connect, type Connected, type Target } from '../../../sql/test/helpers/targets';

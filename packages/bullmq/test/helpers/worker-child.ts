@@ -6,7 +6,7 @@
  * job completed. Before dying it writes `marker` (synchronously), so the test knows it got there.
  */
 import { writeFileSync } from 'node:fs';
-import type { DeliveryLease } from '@webhook-idempotency/core';
+import type { DeliveryLease } from '@webhook-idempotency/core/inbox';
 import { Worker } from 'bullmq';
 import { bullmqProcessor } from '../../src';
 import { book, connect, fixtureOf, type Tables, type Target } from './fixture';

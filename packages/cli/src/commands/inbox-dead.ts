@@ -1,5 +1,5 @@
 /** @module `inbox dead`: the dead-lettered deliveries with their last errors; `--fail-on-dead` for cron. */
-import { DeliveryStatus } from '@webhook-idempotency/core';
+import { DeliveryStatus } from '@webhook-idempotency/core/inbox';
 import { ExitCode } from '../exit-codes';
 import { renderTable } from '../output';
 import { type Context, withInbox } from '../session';

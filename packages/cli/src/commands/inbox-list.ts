@@ -1,5 +1,9 @@
 /** @module `inbox list`: stored inbox deliveries by status and provider, in receipt order. */
-import type { DeliveryStatus, DeliverySummary, StoredDelivery } from '@webhook-idempotency/core';
+import type {
+  DeliveryStatus,
+  DeliverySummary,
+  StoredDelivery,
+} from '@webhook-idempotency/core/inbox';
 import { formatAge } from '../durations';
 import { ExitCode } from '../exit-codes';
 import { renderTable, statusStyle } from '../output';

@@ -2,7 +2,7 @@
  * @module `inbox retry --all-dead`: every dead delivery (of one provider, dead within a window)
  * back to pending with a fresh budget of failures, page by page; `--dry-run` lists them instead.
  */
-import type { DeliverySummary } from '@webhook-idempotency/core';
+import type { DeliverySummary } from '@webhook-idempotency/core/inbox';
 import { ExitCode } from '../exit-codes';
 import { renderTable } from '../output';
 import { type Context, withInbox } from '../session';

@@ -2,7 +2,7 @@
  * @module `inbox retry`: a dead delivery back to pending (a fresh budget of failures), or a pending
  * one waiting for its backoff made due now; a processing or done one is refused.
  */
-import type { StoredDelivery } from '@webhook-idempotency/core';
+import type { StoredDelivery } from '@webhook-idempotency/core/inbox';
 import { formatAge } from '../durations';
 import { CliError, ExitCode } from '../exit-codes';
 import { type Context, withInbox } from '../session';

@@ -1,5 +1,5 @@
 /** @module `inbox show`: one stored delivery, its state and headers; its body bytes only with `--body`. */
-import type { StoredDelivery } from '@webhook-idempotency/core';
+import type { StoredDelivery } from '@webhook-idempotency/core/inbox';
 import { CliError, ExitCode } from '../exit-codes';
 import { escapeControls, type Printer } from '../output';
 import { type Context, withInbox } from '../session';

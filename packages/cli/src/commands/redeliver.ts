@@ -2,7 +2,7 @@
  * @module `redeliver`: put a dead or done inbox delivery back for processing, deliberately. A done
  * one needs `--force`, and its receipt is deleted first so that the handler runs again.
  */
-import type { StoredDelivery } from '@webhook-idempotency/core';
+import type { StoredDelivery } from '@webhook-idempotency/core/inbox';
 import { ReceiptsAdmin } from '@webhook-idempotency/sql';
 import { CliError, ExitCode } from '../exit-codes';
 import { type Context, missingTable, probe, withInbox } from '../session';

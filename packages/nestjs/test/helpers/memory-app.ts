@@ -17,7 +17,8 @@ import {
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { InMemoryStore, providers } from '@webhook-idempotency/core';
+import { InMemoryStore } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 import { inbox } from '../../../express/src';
 import { Idempotent, IdempotencyModule } from '../../src';
 

@@ -3,7 +3,7 @@
  * the inbox, the receipts, a business table without any unique key (so a doubled effect shows as
  * a second row), and a pg-boss schema; the booking handler writes in the receipt's transaction.
  */
-import type { InboxHandler } from '@webhook-idempotency/core';
+import type { InboxHandler } from '@webhook-idempotency/core/inbox';
 import { SqlInbox, SqlStore } from '@webhook-idempotency/sql';
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';

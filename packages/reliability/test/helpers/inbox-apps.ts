@@ -4,7 +4,7 @@
  * `{"passed":true}` where the framework has a next handler. One app per adapter and route.
  */
 import { running, type RunningApp } from '@webhook-idempotency/adapter-conformance';
-import type { InboxOptions } from '@webhook-idempotency/core';
+import type { InboxOptions } from '@webhook-idempotency/core/inbox';
 import { type ExpressInboxOptions, inbox as expressInbox } from '@webhook-idempotency/express';
 import {
   type FastifyInboxOptions,

@@ -6,7 +6,7 @@
  * itself inside its n-th handler run (`dieInHandler`), its business write uncommitted; the others
  * are stopped with SIGTERM, wired to `worker.stop()` as docs/inbox.md shows.
  */
-import { createInboxWorker } from '@webhook-idempotency/core';
+import { createInboxWorker } from '@webhook-idempotency/core/inbox';
 import { SqlInbox, SqlStore } from '../../src';
 import {
   type InboxChildTask,

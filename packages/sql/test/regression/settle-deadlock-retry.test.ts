@@ -6,7 +6,7 @@
  * holds that second row, then asks for the delivery's: opposite orders. The other transaction
  * has written more, so InnoDB rolls the settle statement back; the store runs it again.
  */
-import type { DeliveryLease } from '@webhook-idempotency/core';
+import type { DeliveryLease } from '@webhook-idempotency/core/inbox';
 import { InboxSchema, SqlInbox } from '@webhook-idempotency/sql';
 import mysql from 'mysql2/promise';
 import { mysqlDatabase } from '../helpers/databases';

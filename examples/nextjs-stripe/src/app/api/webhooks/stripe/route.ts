@@ -4,7 +4,7 @@
  * payment is booked through the guard's transaction, so it commits together with the receipt.
  * Each redelivery of the event is answered from its receipt, and the handler runs once.
  */
-import { providers } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
 import { withIdempotency } from '@webhook-idempotency/fetch';
 import { SqlStore } from '@webhook-idempotency/sql';
 import type Database from 'better-sqlite3';

@@ -1,0 +1,27 @@
+/**
+ * Inbox mode (docs/inbox.md): the endpoint stores each verified delivery and answers at once; a
+ * worker runs the handlers later, through the guard's receipts. What an application writes
+ * against: the worker, the `InboxStore` contract and its vocabulary, and `InMemoryInbox`.
+ * Queue-bridge authors: `@webhook-idempotency/core/adapter`.
+ * @module @webhook-idempotency/core/inbox
+ */
+export type { InboxOptions, InboxResponse } from './accept';
+export {
+  createInboxWorker,
+  type InboxHandler,
+  type InboxWorker,
+  type InboxWorkerOptions,
+  retryDelayMs,
+} from './worker';
+export {
+  type Delivery,
+  type DeliveryLease,
+  type DeliveryRef,
+  DeliveryStatus,
+  type DeliverySummary,
+  type InboxEvent,
+  type InboxStore,
+  type LeasedRef,
+  type NewDelivery,
+  type StoredDelivery,
+} from './types';

@@ -1,0 +1,17 @@
+/**
+ * Provider presets, one factory per provider: `providers.stripe({ secret })`,
+ * `providers.payme(...)` and so on, after `import * as providers from '@webhook-idempotency/providers'`.
+ * Each returns a `ProviderPreset` (from `@webhook-idempotency/core`) that every adapter accepts as
+ * `preset`. A package of its own: the catalogue grows with the providers, never the guard.
+ * @module @webhook-idempotency/providers
+ */
+export { payme, type PaymeOptions } from './payme';
+export { click, type ClickOptions } from './click';
+export { uzum, type UzumOptions } from './uzum';
+export { stripe, type StripeOptions } from './stripe';
+export { github, type GitHubOptions } from './github';
+export { telegram, type TelegramOptions } from './telegram';
+export { shopify, type ShopifyOptions } from './shopify';
+export { standardWebhooks, type StandardWebhooksOptions } from './standard-webhooks';
+export { slack, type SlackOptions } from './slack';
+export { paddle, type PaddleOptions } from './paddle';

@@ -1,0 +1,97 @@
+/** @module Validation of preset options at construction: a wrong option throws a `ConfigError` naming it. */
+import { ConfigError } from '@webhook-idempotency/core';
+
+/** Fails unless the factory was given an options object. */
+export function requireOptions<T extends object>(preset: string, options: T | undefined): T {
+  if (typeof options !== 'object' || options === null) {
+    throw new ConfigError('options', `${preset}() needs an options object`);
+  }
+  return options;
+}
+
+/** A required non-empty string option (secrets, logins). */
+export function requireString(
+  preset: string,
+  option: string,
+  value: unknown,
+  what: string,
+): string {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new ConfigError(
+      option,
+      `${preset}() needs ${what} as a non-empty string, got ${describe(value)}`,
+    );
+  }
+  return value;
+}
+
+/** An optional non-empty string option; `undefined` gives the default. */
+export function optionalString(
+  preset: string,
+  option: string,
+  value: unknown,
+  fallback: string,
+): string {
+  return value === undefined ? fallback : requireString(preset, option, value, `"${option}"`);
+}
+
+/** A timestamp tolerance in seconds: a positive finite number; `undefined` gives the default. */
+export function toleranceOption(preset: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
+    throw new ConfigError(
+      'toleranceSeconds',
+      `${preset}() needs a positive number of seconds, got ${describe(value)}`,
+    );
+  }
+  return value;
+}
+
+/** The injectable clock (milliseconds since the epoch); `undefined` gives `Date.now`. */
+export function clockOption(preset: string, value: unknown): () => number {
+  if (value === undefined) return Date.now;
+  if (typeof value !== 'function') {
+    throw new ConfigError(
+      'clock',
+      `${preset}() needs a function returning milliseconds since the epoch, got ${describe(value)}`,
+    );
+  }
+  return value as () => number;
+}
+
+/** One of a fixed set of string values; `undefined` gives the default. */
+export function oneOf<T extends string>(
+  preset: string,
+  option: string,
+  value: unknown,
+  allowed: readonly T[],
+  fallback: T,
+): T {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(
+      option,
+      `${preset}() accepts ${allowed.map((a) => `'${a}'`).join(' or ')}, got ${describe(value)}`,
+    );
+  }
+  return value as T;
+}
+
+/** An optional boolean option; `undefined` gives the default. */
+export function booleanOption(
+  preset: string,
+  option: string,
+  value: unknown,
+  fallback: boolean,
+): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean')
+    throw new ConfigError(option, `${preset}() needs true or false, got ${describe(value)}`);
+  return value;
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'string') return value.length === 0 ? 'an empty string' : 'a string';
+  return typeof value;
+}

@@ -1,0 +1,78 @@
+/** @module Telegram Bot API preset: `botId:update_id` as the key, the secret-token header as the check. */
+import type { ProviderPreset } from '@webhook-idempotency/core';
+import { ConfigError } from '@webhook-idempotency/core';
+import { requireOptions } from './options';
+import { header, jsonBody } from './request-fields';
+import { safeVerify } from './safe-verify';
+import { secretDigest, secretEquals } from './signature';
+
+/** Options of {@link telegram}. */
+export interface TelegramOptions {
+  /**
+   * The bot's numeric id: the digits before the colon in its token (`123456789` of
+   * `123456789:AA…`). Never pass the whole token, which is a credential. Required.
+   */
+  botId: string | number;
+  /** The `secret_token` given to setWebhook (1–256 characters of `A-Z a-z 0-9 _ -`). Required. */
+  secretToken: string;
+}
+
+const SECRET_TOKEN = /^[A-Za-z0-9_-]{1,256}$/;
+const BOT_ID = /^\d+$/;
+
+/**
+ * Telegram webhook preset (PROVIDERS.md §3.6).
+ *
+ * - **Key**: `botId:update_id` (`123456789:874512345`), provider `telegram`. `update_id` is only
+ *   unique per bot, so the bot is part of the key; it goes in the external id rather than the
+ *   provider name so that every bot's receipts share one provider for monitoring and purging.
+ *   A numeric `update_id` becomes its decimal string.
+ * - **Pass-through**: none.
+ * - **Auth**: `X-Telegram-Bot-Api-Secret-Token` must equal `secretToken`, compared in constant time
+ *   (hashed first, so its length does not leak). Telegram does not sign the body.
+ * - **Retention**: 7 days. Telegram keeps undelivered updates for at most 24 hours; 48 hours to
+ *   7 days is the recommended range, and ids may restart at a random value after a quiet week.
+ *
+ * @example
+ * import * as providers from '@webhook-idempotency/providers';
+ * const preset = providers.telegram({ botId: 123456789, secretToken: process.env.TELEGRAM_SECRET_TOKEN! });
+ * preset.key(request); // '123456789:874512345'
+ * @throws {ConfigError} naming `botId` (not digits, or a whole token) or `secretToken` (not 1–256 of `A-Z a-z 0-9 _ -`).
+ * @see docs/providers.md#telegram
+ */
+export function telegram(options: TelegramOptions): ProviderPreset {
+  const { botId, secretToken } = requireOptions('telegram', options);
+  const bot =
+    typeof botId === 'number' && Number.isSafeInteger(botId) && botId > 0 ? String(botId) : botId;
+  if (typeof bot !== 'string' || !BOT_ID.test(bot)) {
+    const hint =
+      typeof bot === 'string' && bot.includes(':')
+        ? ' (that looks like a bot token: pass only the digits before the colon)'
+        : '';
+    throw new ConfigError('botId', `telegram() needs the bot's numeric id${hint}`);
+  }
+  if (typeof secretToken !== 'string' || !SECRET_TOKEN.test(secretToken)) {
+    throw new ConfigError(
+      'secretToken',
+      'telegram() needs the setWebhook secret_token: 1-256 characters of A-Z a-z 0-9 _ -',
+    );
+  }
+  const expected = secretDigest(secretToken);
+
+  return {
+    provider: 'telegram',
+    keyDescription: 'update_id in the body',
+    needsRawBody: false,
+    retentionDays: 7,
+    key(request) {
+      const updateId = jsonBody(request)?.update_id;
+      return typeof updateId === 'number' && Number.isSafeInteger(updateId) && updateId >= 0
+        ? `${bot}:${updateId}`
+        : undefined;
+    },
+    verify: safeVerify(function verifyTelegram(request) {
+      const given = header(request, 'x-telegram-bot-api-secret-token');
+      return given !== undefined && secretEquals(given, expected);
+    }),
+  };
+}

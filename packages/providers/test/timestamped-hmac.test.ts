@@ -1,0 +1,141 @@
+/** The shared timestamped-HMAC check and the HMAC comparison under it, against digests computed directly with node:crypto. */
+import { createHmac } from 'node:crypto';
+import { hmacMatches } from '../src/signature';
+import { timestampedHmac, type TimestampedSignature } from '../src/timestamped-hmac';
+
+const KEY = 'shh-a-test-secret';
+const NOW = 1_715_678_400;
+const BODY = Buffer.from('{"id":"evt_1","amount":2000}', 'utf8');
+
+const hmacOf = (text: string, key: string | Buffer = KEY) =>
+  createHmac('sha256', key).update(text).digest();
+/** The hex signature of `${stamp}.${BODY}`, the shape most providers use. */
+const hexFor = (stamp: string | number, key: string | Buffer = KEY) =>
+  hmacOf(`${stamp}.${BODY.toString('utf8')}`, key).toString('hex');
+
+describe('hmacMatches', () => {
+  const expected = hmacOf('part-one|part-two');
+
+  it('accepts the hex spelling in either case and the padded base64 spelling', () => {
+    const parts = ['part-one|', Buffer.from('part-two')];
+    expect(hmacMatches(KEY, parts, [expected.toString('hex')], 'hex')).toBe(true);
+    expect(hmacMatches(KEY, parts, [expected.toString('hex').toUpperCase()], 'hex')).toBe(true);
+    expect(hmacMatches(KEY, parts, [expected.toString('base64')], 'base64')).toBe(true);
+  });
+
+  it('accepts when any signature matches, and rejects none, a wrong one or the wrong encoding', () => {
+    const parts = ['part-one|part-two'];
+    expect(hmacMatches(KEY, parts, ['00'.repeat(32), expected.toString('hex')], 'hex')).toBe(true);
+    expect(hmacMatches(KEY, parts, [], 'hex')).toBe(false);
+    expect(hmacMatches(KEY, parts, ['00'.repeat(32)], 'hex')).toBe(false);
+    expect(hmacMatches(KEY, parts, [expected.toString('base64')], 'hex')).toBe(false);
+    expect(hmacMatches(KEY, parts, [expected.toString('hex')], 'base64')).toBe(false);
+    expect(hmacMatches(KEY, parts, [expected.toString('hex').slice(2)], 'hex')).toBe(false);
+    expect(hmacMatches('another key', parts, [expected.toString('hex')], 'hex')).toBe(false);
+  });
+
+  it('takes the key as bytes too', () => {
+    const key = Buffer.from([0, 1, 2, 250, 255]);
+    expect(hmacMatches(key, ['x'], [hmacOf('x', key).toString('hex')], 'hex')).toBe(true);
+  });
+});
+
+describe('timestampedHmac', () => {
+  const check = timestampedHmac({
+    key: KEY,
+    encoding: 'hex',
+    toleranceSeconds: 300,
+    now: () => NOW * 1000,
+  });
+  const input = (
+    stamp: string | undefined,
+    signatures: string[] = [hexFor(stamp ?? '')],
+  ): TimestampedSignature => ({
+    stamp,
+    signatures,
+    signed: (sent) => [`${sent}.`, BODY],
+  });
+
+  it('accepts a fresh stamp whose signature matches the HMAC of the signed parts', () => {
+    expect(check(input(String(NOW)))).toBe(true);
+  });
+
+  it('accepts a stamp up to the tolerance away, both ways, and rejects one beyond it either way', () => {
+    expect(check(input(String(NOW - 300)))).toBe(true);
+    expect(check(input(String(NOW + 300)))).toBe(true);
+    expect(check(input(String(NOW - 301)))).toBe(false);
+    expect(check(input(String(NOW + 301)))).toBe(false);
+  });
+
+  it('reads the clock on every check', () => {
+    let now = NOW * 1000;
+    const moving = timestampedHmac({
+      key: KEY,
+      encoding: 'hex',
+      toleranceSeconds: 10,
+      now: () => now,
+    });
+    expect(moving(input(String(NOW)))).toBe(true);
+    now += 11_000;
+    expect(moving(input(String(NOW)))).toBe(false);
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['empty', ''],
+    ['negative', `-${NOW}`],
+    ['a decimal', `${NOW}.0`],
+    ['padded with spaces', ` ${NOW}`],
+    ['in milliseconds (13 digits)', `${NOW}000`],
+    ['hex', '0x6643b1c0'],
+  ])('rejects a stamp that is %s, whatever the signature', (_label, stamp) => {
+    expect(check(input(stamp))).toBe(false);
+  });
+
+  it('rejects a wrong signature, a signature of another stamp, and no signature at all', () => {
+    expect(check(input(String(NOW), ['ab'.repeat(32)]))).toBe(false);
+    expect(check(input(String(NOW), [hexFor(NOW - 1)]))).toBe(false);
+    expect(check(input(String(NOW), []))).toBe(false);
+  });
+
+  it('accepts when any of several signatures matches (a rolled secret)', () => {
+    expect(check(input(String(NOW), [hexFor(NOW, 'old secret'), hexFor(NOW)]))).toBe(true);
+  });
+
+  it('hands the builder the stamp as sent and as seconds, and builds nothing for a stale stamp', () => {
+    const seen: [string, number][] = [];
+    const spy = (stamp: string | undefined, signatures: string[]): TimestampedSignature => ({
+      stamp,
+      signatures,
+      signed: (sent, seconds) => {
+        seen.push([sent, seconds]);
+        return [`${seconds}.`, BODY];
+      },
+    });
+    expect(check(spy(`0${NOW}`, [hexFor(NOW)]))).toBe(true);
+    expect(seen).toEqual([[`0${NOW}`, NOW]]);
+    expect(check(spy(String(NOW - 3600), [hexFor(NOW - 3600)]))).toBe(false);
+    expect(check(spy(String(NOW), []))).toBe(false);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('compares base64 signatures when built for them, with a key given as bytes', () => {
+    const key = Buffer.from('c2VjcmV0LWJ5dGVz', 'base64');
+    const b64 = timestampedHmac({
+      key,
+      encoding: 'base64',
+      toleranceSeconds: 300,
+      now: () => NOW * 1000,
+    });
+    const signature = hmacOf(`msg_1.${NOW}.${BODY.toString('utf8')}`, key).toString('base64');
+    const signed = (stamp: string) => [`msg_1.${stamp}.`, BODY];
+    expect(b64({ stamp: String(NOW), signatures: [signature], signed })).toBe(true);
+    expect(
+      b64({
+        stamp: String(NOW),
+        signatures: [Buffer.from(signature, 'base64').toString('hex')],
+        signed,
+      }),
+    ).toBe(false);
+  });
+});
