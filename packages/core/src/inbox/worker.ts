@@ -135,9 +135,9 @@ export function retryDelayMs(
 
 /**
  * Builds an inbox worker; nothing runs until `start()` (or `runOnce()`). Each delivery runs its
- * provider's handler through an {@link IdempotencyGuard} keyed by the delivery's provider and
- * external id, so a delivery that is claimed again (a worker died, a lease expired, a duplicate
- * was redelivered) is replayed from its receipt instead of run twice.
+ * provider's handler through an `IdempotencyGuard` (`@webhook-idempotency/core`) keyed by the
+ * delivery's provider and external id, so a delivery that is claimed again (a worker died, a
+ * lease expired, a duplicate was redelivered) is replayed from its receipt instead of run twice.
  * @throws {ConfigError} naming the first invalid option.
  * @example
  * const worker = createInboxWorker({
