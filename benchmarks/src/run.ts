@@ -78,7 +78,7 @@ async function main(): Promise<void> {
     );
     log();
   }
-  // Inbox mode against the synchronous guard on the same databases, over HTTP (issue 12).
+  // Inbox mode against the synchronous guard on the same databases, over HTTP (DESIGN.md §13).
   let inbox: InboxSummary[] = [];
   if (process.env.BENCH_INBOX !== '0') {
     inbox = await runInboxBench(log);

@@ -2,7 +2,7 @@
 // #region pg-boss
 import pg from 'pg';
 import { PgBoss } from 'pg-boss';
-import { pgBossRelay, workInbox } from '@webhook-idempotency/pg-boss';
+import { pgBossRelay, pgBossWorker } from '@webhook-idempotency/pg-boss';
 import { SqlInbox, SqlStore } from '@webhook-idempotency/sql';
 // #endregion pg-boss
 
@@ -21,7 +21,7 @@ export async function startPgBoss() {
   relay.start();
 
   // …and every worker process runs them, each once, through the receipts.
-  await workInbox({
+  await pgBossWorker({
     boss,
     queue: 'webhooks',
     inbox,

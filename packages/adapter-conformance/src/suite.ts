@@ -10,7 +10,7 @@ import { createHarness } from './harness';
 import { storeKinds, type OpenedStore } from './stores';
 import type { AdapterEntry } from './types';
 
-/** Every case of the HTTP contract (DESIGN.md §6, issue 4 behaviours 1–8, issue 9's per-request value). */
+/** Every case of the HTTP contract (DESIGN.md §6: the adapter behaviours, and the per-request value). */
 export const adapterCases: readonly AdapterCase[] = [
   ...replayCases,
   ...keyCases,

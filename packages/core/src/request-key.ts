@@ -71,8 +71,8 @@ function externalIdToString(value: unknown): string {
  * `ERR_IDEMPOTENCY_KEY_MISSING`; any other value is returned unchanged, so an object, array,
  * boolean or unsafe number reaches `RequestKey` and is answered 400 `ERR_IDEMPOTENCY_KEY_INVALID`,
  * exactly as on a route whose own `key` function returned it. One validator, one code per
- * situation (issue 8 item 13). The value is not narrowed on purpose: `RequestKey` checks the
- * runtime type, as it must for `key` functions written in JavaScript.
+ * situation (docs/guarantees.md, hostile input). The value is not narrowed on purpose:
+ * `RequestKey` checks the runtime type, as it must for `key` functions written in JavaScript.
  * @example
  * key: (request) => presentExternalId(jsonBody(request)?.event_id)
  */
@@ -86,7 +86,7 @@ export function presentExternalId(value: unknown): ExternalId | undefined {
  * the id is stored exactly as given.
  *
  * Numbers are keyed by their value, in decimal: `7` and `'7'` are one key, and so are `-0` and
- * `0` (both `'0'`). That is deliberate (issue 8 item 13): `-0 === 0`, no provider numbers its
+ * `0` (both `'0'`). That is deliberate: `-0 === 0`, no provider numbers its
  * deliveries with a signed zero, and refusing it would turn a request whose id equals 0 into a
  * 400. The raw-body fingerprint still tells the spellings apart: a body with `-0` that arrives
  * after one with `0` under the same key gets 422, never the other's stored answer. A string

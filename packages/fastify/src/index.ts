@@ -6,4 +6,4 @@
 export { default, fastifyIdempotency } from './plugin';
 export { inbox, type FastifyInboxOptions } from './inbox';
 export { rawBodyJsonParser } from './raw-body';
-export type { FastifyIdempotencyOptions, RouteIdempotencyConfig } from './types';
+export type { FastifyIdempotencyOptions, RouteIdempotencyOptions } from './types';

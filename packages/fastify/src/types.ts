@@ -14,12 +14,12 @@ export interface FastifyIdempotencyOptions<Tx = unknown>
 }
 
 /** A route's `config.idempotency`: opt out (`false`), opt in (`true`), or options over the plugin's. */
-export type RouteIdempotencyConfig = boolean | Partial<IdempotencyOptions<FastifyRequest>>;
+export type RouteIdempotencyOptions = boolean | Partial<IdempotencyOptions<FastifyRequest>>;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Per-route opt-in, opt-out or options of `@webhook-idempotency/fastify`. */
-    idempotency?: RouteIdempotencyConfig;
+    idempotency?: RouteIdempotencyOptions;
   }
   interface FastifyRequest {
     /** Set while the handler runs for a claimed delivery: key, attempt, transaction. `undefined` otherwise. */

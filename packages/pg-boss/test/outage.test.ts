@@ -8,7 +8,7 @@ import type { InboxEvent } from '@webhook-idempotency/core/inbox';
 import { InboxSchema, Schema } from '@webhook-idempotency/sql';
 import type { PgBoss } from 'pg-boss';
 import { pgDatabase } from '../../sql/test/helpers/databases';
-import { pgBossJobId, pgBossRelay, workInbox } from '../src';
+import { pgBossJobId, pgBossRelay, pgBossWorker } from '../src';
 import { bossFor, open } from './helpers/setup';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -75,7 +75,7 @@ it('jobs waiting out a consumer outage longer than maxHandoffs × handoffTimeout
     expect((await boss.getJobById(f.names.queue, pgBossJobId(first)))?.state).toBe('created');
 
     const runs = new Map<string, number>();
-    worker = await workInbox({
+    worker = await pgBossWorker({
       boss,
       queue: f.names.queue,
       inbox: f.inbox,

@@ -12,7 +12,7 @@ import { InboxSchema, Schema } from '@webhook-idempotency/sql';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
 import { pgDatabase } from '../../sql/test/helpers/databases';
-import { pgBossJobId, pgBossRelay, workInbox } from '../src';
+import { pgBossJobId, pgBossRelay, pgBossWorker } from '../src';
 import { longestJobSeconds } from '../src/relay';
 import { bossFor, open, type Tables } from './helpers/setup';
 
@@ -73,7 +73,7 @@ async function fixture(queueOptions: Parameters<PgBoss['createQueue']>[1] = {}) 
         onEvent: (e) => void events.push(e),
       }),
     async work(handler: InboxHandler<pg.PoolClient> = opened.book) {
-      const id = await workInbox({
+      const id = await pgBossWorker({
         boss,
         queue: names.queue,
         inbox,
@@ -184,11 +184,11 @@ it('refuses a queue that does not exist or expires jobs sooner than a handler ma
   const f = await fixture({ expireInSeconds: 2 });
   try {
     const base = { boss, inbox: f.inbox, store: f.store, handlers: { stripe: f.book } };
-    await expect(workInbox({ ...base, queue: 'no_such_queue' })).rejects.toMatchObject({
+    await expect(pgBossWorker({ ...base, queue: 'no_such_queue' })).rejects.toMatchObject({
       option: 'queue',
     });
     await expect(
-      workInbox({ ...base, queue: f.names.queue, visibilityTimeoutSeconds: 3 }),
+      pgBossWorker({ ...base, queue: f.names.queue, visibilityTimeoutSeconds: 3 }),
     ).rejects.toMatchObject({
       option: 'visibilityTimeoutSeconds',
     });

@@ -8,11 +8,6 @@ export function jsonText(status: number, text: string): HttpResponseRecord {
   return { status, headers: { ...JSON_HEADERS }, body: Buffer.from(text, 'utf8') };
 }
 
-/** A JSON answer. */
-export function jsonResponse(status: number, value: unknown): HttpResponseRecord {
-  return jsonText(status, JSON.stringify(value));
-}
-
 /** The stored record with a new body; a stored `content-length` is corrected to the new size. */
 export function withBody(stored: HttpResponseRecord, body: Buffer): HttpResponseRecord {
   const headers: Record<string, string | string[]> = {};

@@ -1,4 +1,4 @@
-/** @module The hostile-input table (issue 8): malformed and forged requests, and what each adapter must answer. */
+/** @module The hostile-input table (docs/guarantees.md): malformed and forged requests, and what each adapter must answer. */
 import { createHmac } from 'node:crypto';
 import type { RawRequest } from './hostile-client';
 

@@ -80,7 +80,7 @@ import {
   InvalidInboxJob,
 } from '@webhook-idempotency/bullmq';
 import { Queue, Worker } from 'bullmq';
-import { pgBossJobId, pgBossRelay, workInbox } from '@webhook-idempotency/pg-boss';
+import { pgBossJobId, pgBossRelay, pgBossWorker } from '@webhook-idempotency/pg-boss';
 import { PgBoss } from 'pg-boss';
 import pg from 'pg';
 import Database from 'better-sqlite3';
@@ -290,7 +290,7 @@ export async function pgBossUses(): Promise<void> {
     maxHandoffs: 3,
     jobOptions: { retryLimit: 5, priority: 1 },
   });
-  const id: string = await workInbox({
+  const id: string = await pgBossWorker({
     boss,
     queue: 'webhooks',
     inbox: deliveries,

@@ -6,7 +6,7 @@
  * the storm's consumers: every fifth delivery fails its first attempt (across all processes), and
  * it reports how many it processed. It reports over IPC and waits to be SIGKILLed.
  */
-import { workInbox } from '../../src';
+import { pgBossWorker } from '../../src';
 import { bossFor, open, type Tables } from './setup';
 
 const task = JSON.parse(process.argv[2]!) as Tables & {
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const boss = bossFor(task.url);
   boss.on('error', () => {});
   await boss.start();
-  await workInbox({
+  await pgBossWorker({
     boss,
     queue: names.queue,
     inbox,

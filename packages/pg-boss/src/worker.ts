@@ -1,5 +1,5 @@
 /**
- * @module workInbox: a pg-boss worker whose jobs run through the inbox consumer, each settled on
+ * @module pgBossWorker: a pg-boss worker whose jobs run through the inbox consumer, each settled on
  * its own (`perJobResults`), so one failing job never retries the rest of its batch.
  */
 import { ConfigError } from '@webhook-idempotency/core';
@@ -11,8 +11,8 @@ import {
 import type { JobResult, JobWithMetadata, PgBoss, WorkOptions } from 'pg-boss';
 import { checkQueue, existingQueue } from './relay';
 
-/** Options of {@link workInbox}: the consumer's, plus the pg-boss queue and worker options. */
-export interface PgBossWorkOptions<Tx = never> extends InboxConsumerOptions<Tx> {
+/** Options of {@link pgBossWorker}: the consumer's, plus the pg-boss queue and worker options. */
+export interface PgBossWorkerOptions<Tx = never> extends InboxConsumerOptions<Tx> {
   /** A started `PgBoss`. Required. */
   boss: Pick<PgBoss, 'work' | 'getQueue'>;
   /** The queue the relay sends to. Required; it must exist. */
@@ -35,11 +35,11 @@ const failure = (error: unknown) => ({
  * `expireInSeconds` is shorter than `visibilityTimeoutSeconds` (pg-boss would hand a running job
  * to another worker).
  * @example
- * await workInbox({ boss, queue: 'webhooks', inbox, store, handlers: { stripe: bookPayment } });
+ * await pgBossWorker({ boss, queue: 'webhooks', inbox, store, handlers: { stripe: bookPayment } });
  * @see docs/inbox.md
  */
-export async function workInbox<Tx = never>(options: PgBossWorkOptions<Tx>): Promise<string> {
-  const { boss, queue, workOptions = {}, ...rest } = options ?? ({} as PgBossWorkOptions<Tx>);
+export async function pgBossWorker<Tx = never>(options: PgBossWorkerOptions<Tx>): Promise<string> {
+  const { boss, queue, workOptions = {}, ...rest } = options ?? ({} as PgBossWorkerOptions<Tx>);
   checkQueue(boss, ['work', 'getQueue'], queue);
   const consumer = createInboxConsumer(rest);
   const found = await existingQueue(boss, queue);
