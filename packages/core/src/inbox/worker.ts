@@ -1,137 +1,31 @@
 /**
  * @module The inbox worker (DESIGN.md §13): leases due deliveries in batches, runs each handler
  * through the guard's receipts (transactional completion), retries failures with exponential
- * backoff and jitter, dead-letters them after `maxAttempts`, and stops gracefully.
+ * backoff and jitter, dead-letters them after `maxAttempts`, and stops gracefully. Its options:
+ * worker-options.ts; one batch's transaction: worker-batch.ts; single deliveries: worker-settle.ts.
  */
-import { abortReason } from '../abort';
-import { DeliveryOutcome, SECOND } from '../constants';
-import { ConfigError, HandlerTimeout, StoreError } from '../errors';
-import { RequestKey } from '../request-key';
 import {
   batcherOf,
   completerOf,
-  errorText,
-  emitter,
   guardFor,
   MAX_CLAIM_LIMIT,
-  type InboxHandler,
   numberOption as number,
-  providersOf,
-  type ReceiptsOptions,
   refOf,
-  runDelivery,
 } from './run';
-import type { BatchEntry, Delivery, InboxEvent, InboxStore } from './types';
+import type { Delivery } from './types';
+import { type BatchScope, batchesOf, runBatch } from './worker-batch';
+import { settlerFor } from './worker-settle';
+import {
+  DEFAULTS,
+  type InboxWorker,
+  type InboxWorkerOptions,
+  RENEWALS_PER_LEASE,
+  STOP_GRACE_MS,
+  settingsOf,
+} from './worker-options';
 
 export type { InboxHandler } from './run';
-
-/** Options of {@link createInboxWorker}. */
-export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
-  /** Where the deliveries are (`new SqlInbox(db)`). Required. */
-  inbox: InboxStore;
-  /** One handler per provider; the worker claims only deliveries of these providers. Required. */
-  handlers: Readonly<Record<string, InboxHandler<Tx>>>;
-  /**
-   * Handlers running at once in this worker, each in a transaction of its own (a batch's handlers
-   * run one after another in theirs), at most 1000. Defaults to 8.
-   */
-  concurrency?: number;
-  /**
-   * Deliveries without a failure yet run up to this many to a transaction where the inbox
-   * and the receipts share one (`SqlInbox` and `SqlStore` on the same `db`): their handlers one
-   * after another, then one statement for their receipts, one for their `done`, and one commit,
-   * instead of two commits per delivery. A claim's first deliveries are spread over the free lanes,
-   * so batches grow only while a backlog waits. A handler that throws first in its transaction
-   * rolls the batch back and alone is charged; the others run again (docs/inbox.md, "Batches").
-   * A claim leases up to `concurrency × batchSize` deliveries. At most 100; 1 turns batches off.
-   * Defaults to 8.
-   */
-  batchSize?: number;
-  /**
-   * Milliseconds into a batch's transaction after which it starts no more handlers: it commits
-   * what ran, and the rest goes to the next transaction (slow handlers end up one per
-   * transaction). Defaults to 20.
-   */
-  batchWindowMs?: number;
-  /** Milliseconds between claims while nothing is due. Defaults to 1000. */
-  pollIntervalMs?: number;
-  /**
-   * How long a claimed delivery stays leased to this worker, in seconds: past it, another worker
-   * takes it over (this one is presumed dead). The lease is renewed every third of it while the
-   * delivery is in flight. With `store`, the receipts' `staleAfterSeconds` is 90 % of it and every
-   * handler's deadline 80 % (with or without a transaction: `context.signal` aborts then), so a
-   * handler never outlives its lease. Defaults to 60.
-   */
-  visibilityTimeoutSeconds?: number;
-  /**
-   * Failed attempts after which a delivery becomes `dead`: a handler that threw or passed its
-   * deadline, or a lease that expired because its worker died (a delivery that kills its worker
-   * every time is buried when claimed again). Releases (a stop, another run holding the receipt, a
-   * receipts-store failure) do not count; a redelivery starts over. Defaults to 10.
-   */
-  maxAttempts?: number;
-  /** First retry delay in milliseconds, doubled per attempt (and per receipts-store failure in a row). Defaults to 1000. */
-  backoffBaseMs?: number;
-  /** Longest retry delay in milliseconds. Defaults to one hour. */
-  backoffMaxMs?: number;
-  /** `[0, 1)`, for the jitter; for tests. Defaults to `Math.random`. */
-  random?: () => number;
-  /** Receives `processed`, `retry`, `dead`, `released`, `lease-lost` and `store-error` events. Errors it throws are ignored. */
-  onEvent?: (event: InboxEvent) => void;
-}
-
-/** A running (or stopped) inbox worker. */
-export interface InboxWorker {
-  /** Starts claiming and processing in the background. Keeps the process alive until {@link InboxWorker.stop}. */
-  start(): void;
-  /**
-   * Stops claiming, gives back at once what was claimed but not started (the rest of a batch
-   * included), waits up to `timeoutMs` (default 10 000) for the handlers in flight, then ends
-   * the runs still going (a transaction is rolled back; `context.signal` aborts) and gives their
-   * deliveries back (`pending`, due at once, no failure counted) so another worker takes them.
-   * A claim still blocked on the store does not hold it past `timeoutMs` (a `store-error` event
-   * says so, and what it leases later is given back); give-back writes get 2 s more. Resolves when
-   * done.
-   */
-  stop(options?: { timeoutMs?: number }): Promise<void>;
-  /** One claim (up to `concurrency × batchSize` deliveries where they run in batches, else `concurrency`) and their processing; resolves with how many were claimed. */
-  runOnce(): Promise<number>;
-  /** True between `start()` and `stop()`. */
-  readonly running: boolean;
-}
-
-/** Lease renewals while a delivery runs: the lease is extended every `visibilityTimeoutSeconds / 3`. */
-const RENEWALS_PER_LEASE = 3;
-/** How long stop() waits, once it has ended the runs still going, for their deliveries to be given back. */
-const STOP_GRACE_MS = 2000;
-
-/** The largest `batchSize`: a batch reads its receipts in one statement of a SELECT per key (SQLite allows 500). */
-const MAX_BATCH_SIZE = 100;
-
-const DEFAULTS = {
-  concurrency: 8,
-  batchSize: 8,
-  batchWindowMs: 20,
-  pollIntervalMs: 1000,
-  visibilityTimeoutSeconds: 60,
-  maxAttempts: 10,
-  backoffBaseMs: 1000,
-  backoffMaxMs: 3_600_000,
-  stopTimeoutMs: 10_000,
-};
-
-/**
- * Exponential backoff with jitter after the `failures`-th failure (1 for the first):
- * `min(maxMs, baseMs · 2^(failures − 1))`, of which a random
- * half is taken off, so deliveries that failed together do not come back together.
- */
-export function retryDelayMs(
-  failures: number,
-  options: { baseMs: number; maxMs: number; random: () => number },
-): number {
-  const ceiling = Math.min(options.maxMs, options.baseMs * 2 ** Math.max(0, failures - 1));
-  return Math.round(ceiling / 2 + (ceiling / 2) * options.random());
-}
+export { type InboxWorker, type InboxWorkerOptions, retryDelayMs } from './worker-options';
 
 /**
  * Builds an inbox worker; nothing runs until `start()` (or `runOnce()`). Each delivery runs its
@@ -150,155 +44,38 @@ export function retryDelayMs(
  * @see docs/inbox.md
  */
 export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): InboxWorker {
-  if (typeof options !== 'object' || options === null)
-    throw new ConfigError('options', 'must be an object with `inbox`, `store` and `handlers`');
-  const { inbox, handlers, random = Math.random } = options;
-  if (!inbox || typeof inbox.claim !== 'function')
-    throw new ConfigError('inbox', 'must implement InboxStore (new SqlInbox(db))');
-  const providers = providersOf(handlers);
-  const emit = emitter(options.onEvent);
-  if (typeof random !== 'function') throw new ConfigError('random', 'must be a function');
-  const concurrency = number(
-    'concurrency',
-    options.concurrency ?? DEFAULTS.concurrency,
-    1,
-    true,
-    MAX_CLAIM_LIMIT,
-  );
-  const batchSize = number(
-    'batchSize',
-    options.batchSize ?? DEFAULTS.batchSize,
-    1,
-    true,
-    MAX_BATCH_SIZE,
-  );
-  const batchWindowMs = number('batchWindowMs', options.batchWindowMs ?? DEFAULTS.batchWindowMs, 0);
-  const pollIntervalMs = number(
-    'pollIntervalMs',
-    options.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
-    1,
-  );
-  const visibility = number(
-    'visibilityTimeoutSeconds',
-    options.visibilityTimeoutSeconds ?? DEFAULTS.visibilityTimeoutSeconds,
-    0.1,
-  );
-  const maxAttempts = number('maxAttempts', options.maxAttempts ?? DEFAULTS.maxAttempts, 1, true);
-  const backoff = {
-    baseMs: number('backoffBaseMs', options.backoffBaseMs ?? DEFAULTS.backoffBaseMs, 0),
-    maxMs: number('backoffMaxMs', options.backoffMaxMs ?? DEFAULTS.backoffMaxMs, 0),
-    random,
-  };
-  const leaseMs = visibility * SECOND;
+  const {
+    inbox,
+    handlers,
+    providers,
+    emit,
+    concurrency,
+    batchSize,
+    batchWindowMs,
+    pollIntervalMs,
+    visibility,
+    maxAttempts,
+    backoff,
+    leaseMs,
+  } = settingsOf(options);
   const guard = guardFor(options, visibility);
   /** Marks a delivery done in its receipt's transaction, where inbox and receipts share one. */
   const complete = completerOf(inbox, guard);
   /** Runs first deliveries in batches, one transaction each, where inbox and receipts share one. */
   const batcher = batchSize > 1 ? batcherOf(inbox, guard) : undefined;
-
-  /** A settle write; a store failure leaves the lease to expire, and another claim finishes the job. */
-  const settle = async (
-    delivery: Delivery,
-    operation: string,
-    write: () => Promise<boolean>,
-  ): Promise<boolean> => {
-    try {
-      const ok = await write();
-      if (!ok) emit({ type: 'lease-lost', delivery: refOf(delivery) });
-      return ok;
-    } catch (error) {
-      emit({ type: 'store-error', operation, error, delivery: refOf(delivery) });
-      return false;
-    }
-  };
-
-  /** Gives the delivery back without counting a failure: due after `delayMs`. */
-  const release = async (
-    delivery: Delivery,
-    reason: 'in-progress' | 'store-error' | 'shutdown' | 'surplus',
-    delayMs: number,
-  ): Promise<void> => {
-    const operation = reason === 'shutdown' || reason === 'surplus' ? 'release' : 'retry';
-    if (await settle(delivery, operation, () => inbox.retry(delivery, { delayMs, error: null })))
-      emit({ type: 'released', delivery: refOf(delivery), reason });
-  };
-
-  /** Receipts-store failures in a row: each one pushes the deliveries it met further out. */
-  let storeFailures = 0;
-  /** The receipts store failed this delivery (not its handler): back off without spending an attempt. */
-  const storeTrouble = (delivery: Delivery, error: unknown): Promise<void> => {
-    emit({ type: 'store-error', operation: 'receipts', error, delivery: refOf(delivery) });
-    return release(delivery, 'store-error', retryDelayMs(++storeFailures, backoff));
-  };
+  const { processOne, failed, release, storeAnswered } = settlerFor({
+    inbox,
+    guard,
+    handlers,
+    emit,
+    maxAttempts,
+    backoff,
+    complete,
+  });
 
   const inFlight = new Map<Delivery, Promise<void>>();
   /** Aborted by stop() once its timeout has passed: the runs still going are ended and given back. */
   let stopping = new AbortController();
-
-  async function processOne(delivery: Delivery, signal: AbortSignal): Promise<void> {
-    const ref = refOf(delivery);
-    if (delivery.failures >= maxAttempts) {
-      // Taken over after as many failures as a handler may have, the last one a worker that died
-      // holding it: dead, without running again, unless its receipt shows the handler committed.
-      let receipt: Awaited<ReturnType<typeof guard.find>>;
-      try {
-        receipt = await guard.find(new RequestKey(delivery.provider, delivery.externalId));
-      } catch (error) {
-        return storeTrouble(delivery, error);
-      }
-      if (receipt?.status === 'completed') {
-        if (await settle(delivery, 'complete', () => inbox.complete(delivery)))
-          emit({ type: 'processed', delivery: ref, replayed: true });
-        return;
-      }
-      const text = `LeaseExpired: dead after ${delivery.failures} failed attempts, the last one a worker that stopped holding it`;
-      if (await settle(delivery, 'bury', () => inbox.bury(delivery, { error: text })))
-        emit({ type: 'dead', delivery: ref, error: text });
-      return;
-    }
-    const result = await runDelivery(guard, handlers[delivery.provider]!, delivery, {
-      signal,
-      complete,
-    });
-    if (result.kind === 'processed') {
-      storeFailures = 0;
-      // Marked done in the receipt's transaction, or found taken over there: nothing left to write.
-      if (result.completed !== undefined) {
-        emit(
-          result.completed
-            ? { type: 'processed', delivery: ref, replayed: false }
-            : { type: 'lease-lost', delivery: ref },
-        );
-        return;
-      }
-      if (await settle(delivery, 'complete', () => inbox.complete(delivery)))
-        emit({ type: 'processed', delivery: ref, replayed: result.replayed });
-      return;
-    }
-    // Stopped mid-run (rolled back, or no longer waited for): given back at once, free of charge.
-    if (signal.aborted) return release(delivery, 'shutdown', 0);
-    if (result.kind === 'busy') {
-      // Not this delivery's failure. Another run's claim: look again once it can have settled or
-      // gone stale. The receipts store: back off, longer while it keeps failing.
-      if (result.reason === 'store-error') return storeTrouble(delivery, result.error);
-      return release(delivery, 'in-progress', result.delayMs);
-    }
-    storeFailures = 0;
-    return failed(delivery, result.text);
-  }
-
-  /** The handler failed (`text`): retried after a backoff, or dead after `maxAttempts`. */
-  async function failed(delivery: Delivery, text: string): Promise<void> {
-    const ref = refOf(delivery);
-    if (delivery.failures + 1 >= maxAttempts) {
-      if (await settle(delivery, 'bury', () => inbox.bury(delivery, { error: text })))
-        emit({ type: 'dead', delivery: ref, error: text });
-      return;
-    }
-    const delayMs = retryDelayMs(delivery.failures + 1, backoff);
-    if (await settle(delivery, 'retry', () => inbox.retry(delivery, { delayMs, error: text })))
-      emit({ type: 'retry', delivery: ref, delayMs, error: text });
-  }
 
   /** The transactions under way: a batch, or one delivery on its own. At most `concurrency`. */
   let lanes = 0;
@@ -321,156 +98,18 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
         finishers.delete(delivery);
       });
 
-  /**
-   * Runs `batch` (deliveries without a failure yet) in one transaction of the receipts store
-   * (DeliveryBatcher): their handlers one after another, then their receipts and their `done`, one
-   * commit. Resolves with what is left: `later`, first deliveries for another batch (those past
-   * the window or not started because the worker is stopping, or those a failed handler's rollback
-   * took with it), and `alone`, deliveries that run on their own, where their receipt decides (a
-   * receipt already there, the batch failed in the store, or a handler that failed after others
-   * ran in the same transaction, which may have left it unusable). A handler that threw or passed
-   * its deadline as the transaction's first is that delivery's failure; a stop mid-run gives the
-   * whole batch back.
-   */
-  async function runBatch(
-    batch: readonly Delivery[],
-    signal: AbortSignal,
-  ): Promise<{ later: Delivery[]; alone: Delivery[] }> {
-    const ran: BatchEntry[] = [];
-    const handlerMs: number[] = [];
-    const alone: Delivery[] = [];
-    const later: Delivery[] = [];
-    /** The delivery whose handler is running, whether it ran first in the transaction, and what it threw. */
-    let current: Delivery | undefined;
-    let currentFirst = false;
-    let thrown: { error: unknown } | undefined;
-    const run = new AbortController();
-    const timeoutMs = guard.handlerTimeoutMs;
-    const started = performance.now();
-    const timer = setTimeout(() => {
-      const at = current ?? batch[0]!;
-      run.abort(new HandlerTimeout(at.provider, at.externalId, timeoutMs));
-    }, timeoutMs);
-    timer.unref?.();
-    const onStop = () => run.abort(abortReason(signal));
-    if (signal.aborted) onStop();
-    else signal.addEventListener('abort', onStop, { once: true });
-    // Ended at the deadline or by stop() even if the store never settles the transaction.
-    let onEnd!: () => void;
-    const ended = new Promise<never>((_, reject) => {
-      onEnd = () => reject(abortReason(run.signal));
-      run.signal.addEventListener('abort', onEnd, { once: true });
-    });
-    ended.catch(() => undefined);
-    let results: boolean[] | undefined;
-    let failure: unknown;
-    try {
-      const work = batcher!.run(
-        batch,
-        async (transaction, known) => {
-          // The window counts from the transaction's start, not from the wait for its connection.
-          const opened = performance.now();
-          for (const delivery of batch) {
-            if (known.has(delivery.id)) {
-              alone.push(delivery);
-              continue;
-            }
-            if (halting || (ran.length > 0 && performance.now() - opened > batchWindowMs)) {
-              later.push(delivery);
-              continue;
-            }
-            current = delivery;
-            currentFirst = ran.length === 0;
-            const began = performance.now();
-            try {
-              const value = await handlers[delivery.provider]!(delivery, {
-                key: new RequestKey(delivery.provider, delivery.externalId),
-                attempts: 1,
-                isRetry: false,
-                transaction: transaction as Tx,
-                signal: run.signal,
-              });
-              if (run.signal.aborted) throw abortReason(run.signal);
-              ran.push({ delivery, response: guard.encode(value) });
-            } catch (error) {
-              thrown = { error };
-              throw error;
-            }
-            handlerMs.push(performance.now() - began);
-          }
-          current = undefined;
-          return ran;
-        },
-        { signal: run.signal, timeoutMs },
-      );
-      work.catch(() => undefined);
-      results = await Promise.race([work, ended]);
-    } catch (error) {
-      failure = error;
-    } finally {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onStop);
-      run.signal.removeEventListener('abort', onEnd);
-    }
-    if (results !== undefined) {
-      storeFailures = 0;
-      ran.forEach(({ delivery }, i) => {
-        emit(
-          results[i]
-            ? { type: 'processed', delivery: refOf(delivery), replayed: false }
-            : { type: 'lease-lost', delivery: refOf(delivery) },
-        );
-        if (guard.onEvent)
-          guard.emit({
-            type: 'delivered',
-            key: new RequestKey(delivery.provider, delivery.externalId),
-            outcome: DeliveryOutcome.FIRST,
-            attempts: 1,
-            durationMs: performance.now() - started,
-            handlerMs: handlerMs[i],
-            status: undefined,
-          });
-        void settleAs(delivery, Promise.resolve());
-      });
-      return { later, alone };
-    }
-    // Rolled back: nothing of the batch committed.
-    if (signal.aborted) {
-      await Promise.all(batch.map((d) => settleAs(d, release(d, 'shutdown', 0))));
-      return { later: [], alone: [] };
-    }
-    const timedOut = run.signal.reason instanceof HandlerTimeout;
-    // The handler's own failure, unless its connection failed under it (a StoreError the handler
-    // did not throw itself): that is the store's, and every delivery of the batch runs again on its own.
-    const culprit =
-      current !== undefined &&
-      (timedOut ||
-        (thrown !== undefined && !(failure instanceof StoreError && failure !== thrown.error)))
-        ? current
-        : undefined;
-    if (culprit !== undefined && !currentFirst) {
-      // Others ran before it in that transaction and may have left it unusable (a statement of
-      // theirs that failed and was caught, a setting): it is judged again on its own, uncharged.
-      return { later: batch.filter((d) => d !== culprit), alone: [culprit] };
-    }
-    if (culprit === undefined) {
-      // The store failed the batch (or a receipt of it was written meanwhile): reported, and each
-      // delivery runs again on its own, where its receipt decides.
-      emit({ type: 'store-error', operation: 'batch', error: failure });
-      return { later: [], alone: [...batch] };
-    }
-    const text = errorText(timedOut ? run.signal.reason : thrown!.error);
-    await settleAs(culprit, failed(culprit, text));
-    return { later: batch.filter((d) => d !== culprit), alone: [] };
-  }
-
-  /** Batchable deliveries in at most `lanes` batches of at most `batchSize`, as even as can be. */
-  const batchesOf = (first: readonly Delivery[], lanes: number): Delivery[][] => {
-    if (first.length === 0 || lanes <= 0) return [];
-    const size = Math.min(batchSize, Math.ceil(first.length / lanes));
-    const batches: Delivery[][] = [];
-    for (let i = 0; i < first.length; i += size) batches.push(first.slice(i, i + size));
-    return batches;
+  /** What a batch needs of this worker, where deliveries run in batches. */
+  const scope: BatchScope<Tx> | undefined = batcher && {
+    batcher,
+    guard,
+    handlers,
+    windowMs: batchWindowMs,
+    emit,
+    halting: () => halting,
+    storeAnswered,
+    settleAs,
+    release,
+    failed,
   };
 
   /**
@@ -489,10 +128,10 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
       await settleAs(unit[0]!, processOne(unit[0]!, signal));
       return;
     }
-    const { later, alone } = await runBatch(unit, signal);
+    const { later, alone } = await runBatch(scope!, unit, signal);
     // This lane counts as free: it ends right after.
     const free = Math.max(1, concurrency - lanes + 1);
-    waiting.unshift(...alone.map((d) => [d]), ...batchesOf(later, free));
+    waiting.unshift(...alone.map((d) => [d]), ...batchesOf(later, free, batchSize));
   }
 
   /** Starts waiting units while lanes are free; when stopping, gives them back instead. */
@@ -567,7 +206,7 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     const first = claimed.filter(isFirst);
     const alone = single.slice(0, free);
     const batched = first.slice(0, (free - alone.length) * batchSize);
-    waiting.push(...batchesOf(batched, free - alone.length), ...alone.map((d) => [d]));
+    waiting.push(...batchesOf(batched, free - alone.length, batchSize), ...alone.map((d) => [d]));
     for (const delivery of [...single.slice(free), ...first.slice(batched.length)])
       void settleAs(delivery, release(delivery, 'surplus', 0));
     pump();

@@ -1,0 +1,178 @@
+/** @module The inbox worker's options, their defaults and checks, and its retry schedule. */
+import { SECOND } from '../constants';
+import { ConfigError } from '../errors';
+import {
+  emitter,
+  type InboxHandler,
+  MAX_CLAIM_LIMIT,
+  numberOption as number,
+  providersOf,
+  type ReceiptsOptions,
+} from './run';
+import type { InboxEvent, InboxStore } from './types';
+
+/** Options of {@link createInboxWorker}. */
+export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
+  /** Where the deliveries are (`new SqlInbox(db)`). Required. */
+  inbox: InboxStore;
+  /** One handler per provider; the worker claims only deliveries of these providers. Required. */
+  handlers: Readonly<Record<string, InboxHandler<Tx>>>;
+  /**
+   * Handlers running at once in this worker, each in a transaction of its own (a batch's handlers
+   * run one after another in theirs), at most 1000. Defaults to 8.
+   */
+  concurrency?: number;
+  /**
+   * Deliveries without a failure yet run up to this many to a transaction where the inbox
+   * and the receipts share one (`SqlInbox` and `SqlStore` on the same `db`): their handlers one
+   * after another, then one statement for their receipts, one for their `done`, and one commit,
+   * instead of two commits per delivery. A claim's first deliveries are spread over the free lanes,
+   * so batches grow only while a backlog waits. A handler that throws first in its transaction
+   * rolls the batch back and alone is charged; the others run again (docs/inbox.md, "Batches").
+   * A claim leases up to `concurrency × batchSize` deliveries. At most 100; 1 turns batches off.
+   * Defaults to 8.
+   */
+  batchSize?: number;
+  /**
+   * Milliseconds into a batch's transaction after which it starts no more handlers: it commits
+   * what ran, and the rest goes to the next transaction (slow handlers end up one per
+   * transaction). Defaults to 20.
+   */
+  batchWindowMs?: number;
+  /** Milliseconds between claims while nothing is due. Defaults to 1000. */
+  pollIntervalMs?: number;
+  /**
+   * How long a claimed delivery stays leased to this worker, in seconds: past it, another worker
+   * takes it over (this one is presumed dead). The lease is renewed every third of it while the
+   * delivery is in flight. With `store`, the receipts' `staleAfterSeconds` is 90 % of it and every
+   * handler's deadline 80 % (with or without a transaction: `context.signal` aborts then), so a
+   * handler never outlives its lease. Defaults to 60.
+   */
+  visibilityTimeoutSeconds?: number;
+  /**
+   * Failed attempts after which a delivery becomes `dead`: a handler that threw or passed its
+   * deadline, or a lease that expired because its worker died (a delivery that kills its worker
+   * every time is buried when claimed again). Releases (a stop, another run holding the receipt, a
+   * receipts-store failure) do not count; a redelivery starts over. Defaults to 10.
+   */
+  maxAttempts?: number;
+  /** First retry delay in milliseconds, doubled per attempt (and per receipts-store failure in a row). Defaults to 1000. */
+  backoffBaseMs?: number;
+  /** Longest retry delay in milliseconds. Defaults to one hour. */
+  backoffMaxMs?: number;
+  /** `[0, 1)`, for the jitter; for tests. Defaults to `Math.random`. */
+  random?: () => number;
+  /** Receives `processed`, `retry`, `dead`, `released`, `lease-lost` and `store-error` events. Errors it throws are ignored. */
+  onEvent?: (event: InboxEvent) => void;
+}
+
+/** A running (or stopped) inbox worker. */
+export interface InboxWorker {
+  /** Starts claiming and processing in the background. Keeps the process alive until {@link InboxWorker.stop}. */
+  start(): void;
+  /**
+   * Stops claiming, gives back at once what was claimed but not started (the rest of a batch
+   * included), waits up to `timeoutMs` (default 10 000) for the handlers in flight, then ends
+   * the runs still going (a transaction is rolled back; `context.signal` aborts) and gives their
+   * deliveries back (`pending`, due at once, no failure counted) so another worker takes them.
+   * A claim still blocked on the store does not hold it past `timeoutMs` (a `store-error` event
+   * says so, and what it leases later is given back); give-back writes get 2 s more. Resolves when
+   * done.
+   */
+  stop(options?: { timeoutMs?: number }): Promise<void>;
+  /** One claim (up to `concurrency × batchSize` deliveries where they run in batches, else `concurrency`) and their processing; resolves with how many were claimed. */
+  runOnce(): Promise<number>;
+  /** True between `start()` and `stop()`. */
+  readonly running: boolean;
+}
+
+/** Lease renewals while a delivery runs: the lease is extended every `visibilityTimeoutSeconds / 3`. */
+export const RENEWALS_PER_LEASE = 3;
+/** How long stop() waits, once it has ended the runs still going, for their deliveries to be given back. */
+export const STOP_GRACE_MS = 2000;
+
+/** The largest `batchSize`: a batch reads its receipts in one statement of a SELECT per key (SQLite allows 500). */
+const MAX_BATCH_SIZE = 100;
+
+export const DEFAULTS = {
+  concurrency: 8,
+  batchSize: 8,
+  batchWindowMs: 20,
+  pollIntervalMs: 1000,
+  visibilityTimeoutSeconds: 60,
+  maxAttempts: 10,
+  backoffBaseMs: 1000,
+  backoffMaxMs: 3_600_000,
+  stopTimeoutMs: 10_000,
+};
+
+/**
+ * Exponential backoff with jitter after the `failures`-th failure (1 for the first):
+ * `min(maxMs, baseMs · 2^(failures − 1))`, of which a random
+ * half is taken off, so deliveries that failed together do not come back together.
+ */
+export function retryDelayMs(
+  failures: number,
+  options: { baseMs: number; maxMs: number; random: () => number },
+): number {
+  const ceiling = Math.min(options.maxMs, options.baseMs * 2 ** Math.max(0, failures - 1));
+  return Math.round(ceiling / 2 + (ceiling / 2) * options.random());
+}
+
+/** The worker's options, checked, with their defaults filled in. */
+export function settingsOf<Tx>(options: InboxWorkerOptions<Tx>) {
+  if (typeof options !== 'object' || options === null)
+    throw new ConfigError('options', 'must be an object with `inbox`, `store` and `handlers`');
+  const { inbox, handlers, random = Math.random } = options;
+  if (!inbox || typeof inbox.claim !== 'function')
+    throw new ConfigError('inbox', 'must implement InboxStore (new SqlInbox(db))');
+  const providers = providersOf(handlers);
+  const emit = emitter(options.onEvent);
+  if (typeof random !== 'function') throw new ConfigError('random', 'must be a function');
+  const concurrency = number(
+    'concurrency',
+    options.concurrency ?? DEFAULTS.concurrency,
+    1,
+    true,
+    MAX_CLAIM_LIMIT,
+  );
+  const batchSize = number(
+    'batchSize',
+    options.batchSize ?? DEFAULTS.batchSize,
+    1,
+    true,
+    MAX_BATCH_SIZE,
+  );
+  const batchWindowMs = number('batchWindowMs', options.batchWindowMs ?? DEFAULTS.batchWindowMs, 0);
+  const pollIntervalMs = number(
+    'pollIntervalMs',
+    options.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
+    1,
+  );
+  const visibility = number(
+    'visibilityTimeoutSeconds',
+    options.visibilityTimeoutSeconds ?? DEFAULTS.visibilityTimeoutSeconds,
+    0.1,
+  );
+  const maxAttempts = number('maxAttempts', options.maxAttempts ?? DEFAULTS.maxAttempts, 1, true);
+  const backoff = {
+    baseMs: number('backoffBaseMs', options.backoffBaseMs ?? DEFAULTS.backoffBaseMs, 0),
+    maxMs: number('backoffMaxMs', options.backoffMaxMs ?? DEFAULTS.backoffMaxMs, 0),
+    random,
+  };
+  const leaseMs = visibility * SECOND;
+  return {
+    inbox,
+    handlers,
+    providers,
+    emit,
+    concurrency,
+    batchSize,
+    batchWindowMs,
+    pollIntervalMs,
+    visibility,
+    maxAttempts,
+    backoff,
+    leaseMs,
+  };
+}
