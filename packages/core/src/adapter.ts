@@ -56,3 +56,4 @@ export {
   queuedDeliveryOf,
 } from './inbox/consumer';
 export type { BatchEntry, DeliveryBatcher } from './inbox/types';
+export { numberOption } from './inbox/run';

@@ -11,7 +11,12 @@ import type {
   StoredDelivery,
 } from '@webhook-idempotency/core/inbox';
 import type { DeliveryBatcher } from '@webhook-idempotency/core/adapter';
-import { checkKeyPart, DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
+import {
+  checkKeyPart,
+  DEFAULT_PURGE_BATCH_SIZE,
+  numberOption,
+} from '@webhook-idempotency/core/adapter';
+import { deleteInBatches } from './batch-delete';
 import { executorFor, rememberConnection, sameConnection } from './connection';
 import { type GroupCommit, groupCommitFor } from './group-commit';
 import { dialects, isDuplicateKey, isMissingTable, type DialectSpec } from './dialects';
@@ -20,16 +25,18 @@ import { type InboxDialectSpec, inboxDialects } from './inbox-dialects';
 import { buildInboxQueries, type InboxQueries } from './inbox-queries';
 import { resolveInboxTable } from './inbox-schema';
 import type { SqlInboxOptions } from './inbox-types';
-import { receiptKeyOf, SqlStore, storableText } from './sql-store';
+import { batcherOver, completeAllIn } from './inbox-batcher';
+import {
+  listInput,
+  toClaimed,
+  text,
+  toHeldRef,
+  toLeasedRef,
+  toStored,
+  toSummary,
+} from './inbox-rows';
+import { SqlStore, storableText } from './sql-store';
 import type { SqlConnection, SqlDialect } from './types';
-
-/** A batch's receipt was written by another run after the batch read it: the batch is rolled back. */
-class BatchConflict extends Error {
-  constructor() {
-    super('SqlInbox: a receipt of this batch was written meanwhile by another run');
-    this.name = 'BatchConflict';
-  }
-}
 
 /** What a claim takes. */
 interface ClaimInput {
@@ -38,113 +45,14 @@ interface ClaimInput {
   readonly leaseMs: number;
 }
 
-/** Most rows one `list` returns when no `limit` is given (`ReceiptsAdmin.list`'s is 50). */
-const DEFAULT_LIST_LIMIT = 100;
-/** The largest `limit` one `list` takes: page with `afterId` past it. */
-const MAX_LIST_LIMIT = 10_000;
 /** Reads and fenced writes one `redeliver` tries before it reports that the delivery kept changing. */
 const REDELIVER_ROUNDS = 3;
-const STATUSES: ReadonlySet<string> = new Set(['pending', 'processing', 'done', 'dead']);
 /** A claim's default bound on lock waits and its run (`claimTimeoutMs`). */
 const DEFAULT_CLAIM_TIMEOUT_MS = 5000;
 /** How much longer than its bound a claim's connection is waited on before it is given up (a connection that went silent). */
 const CLAIM_CLIENT_MARGIN_MS = 1000;
 /** The most deliveries one claim or lease renewal takes (the placeholder limits of the databases). */
 const MAX_LEASES = 1000;
-
-// Key columns are VARBINARY on MySQL: the driver hands them back as bytes.
-const text = (value: unknown): string =>
-  Buffer.isBuffer(value) ? value.toString('utf8') : String(value);
-const nullableText = (value: unknown): string | null =>
-  value === null || value === undefined ? null : text(value);
-const bytes = (value: unknown): Buffer =>
-  Buffer.isBuffer(value)
-    ? value
-    : value instanceof Uint8Array
-      ? Buffer.from(value.buffer, value.byteOffset, value.byteLength)
-      : Buffer.from(String(value ?? ''), 'utf8');
-const date = (value: unknown): Date => new Date(Number(value));
-
-function headersOf(value: unknown): Record<string, string> {
-  const parsed = JSON.parse(text(value)) as unknown;
-  return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, string>) : {};
-}
-
-function toDelivery(row: Row, attempts = Number(row.attempts)): Delivery {
-  return {
-    id: Number(row.id),
-    provider: text(row.provider),
-    externalId: text(row.external_id),
-    orderingKey: nullableText(row.ordering_key),
-    headers: headersOf(row.headers),
-    body: bytes(row.body),
-    attempts,
-    failures: Number(row.failures),
-    receivedAt: date(row.received_ms),
-  };
-}
-
-/** A claimed row as a relay holds it: counted as the claim counted it (`attempts + 1`, a takeover a failure). */
-function toLeasedRef(row: Row): LeasedRef {
-  const takenOver = text(row.status) === 'processing';
-  return {
-    id: Number(row.id),
-    provider: text(row.provider),
-    externalId: text(row.external_id),
-    attempts: Number(row.attempts) + 1,
-    failures: Number(row.failures) + (takenOver ? 1 : 0),
-  };
-}
-
-/** A `lapsed` row: the lease it is still held under. */
-const toHeldRef = (row: Row): LeasedRef => ({
-  id: Number(row.id),
-  provider: text(row.provider),
-  externalId: text(row.external_id),
-  attempts: Number(row.attempts),
-  failures: Number(row.failures),
-});
-
-function toSummary(row: Row): DeliverySummary {
-  return {
-    id: Number(row.id),
-    provider: text(row.provider),
-    externalId: text(row.external_id),
-    orderingKey: nullableText(row.ordering_key),
-    attempts: Number(row.attempts),
-    failures: Number(row.failures),
-    receivedAt: date(row.received_ms),
-    bodyBytes: Number(row.body_bytes ?? 0),
-    ...stateOf(row),
-  };
-}
-
-function stateOf(row: Row) {
-  return {
-    status: text(row.status) as DeliveryStatus,
-    availableAt: date(row.available_ms),
-    finishedAt:
-      row.finished_ms === null || row.finished_ms === undefined ? null : date(row.finished_ms),
-    lastError: nullableText(row.last_error),
-  };
-}
-
-function toStored(row: Row): StoredDelivery {
-  return { ...toDelivery(row), ...stateOf(row) };
-}
-
-function positive(option: string, value: unknown, integer: boolean): void {
-  if (
-    typeof value !== 'number' ||
-    !Number.isFinite(value) ||
-    value < 0 ||
-    (integer && !Number.isSafeInteger(value))
-  )
-    throw new ConfigError(
-      option,
-      `must be a ${integer ? 'whole ' : ''}number >= 0, got ${String(value)}`,
-    );
-}
 
 /**
  * Inbox deliveries in the application's own database (`webhook_inbox`; create it with
@@ -255,12 +163,7 @@ export class SqlInbox implements InboxStore {
    * `claimTimeoutMs`. @throws {ConfigError} for a `limit` above 1000.
    */
   async claim(input: ClaimInput): Promise<Delivery[]> {
-    return (await this.claimRows(input, false)).map((row) => {
-      const delivery = toDelivery(row, Number(row.attempts) + 1);
-      return text(row.status) === 'processing'
-        ? { ...delivery, failures: delivery.failures + 1 }
-        : delivery;
-    });
+    return (await this.claimRows(input, false)).map(toClaimed);
   }
 
   /** As {@link SqlInbox.claim}, reading only the references and counters: no body, no headers. */
@@ -346,57 +249,9 @@ export class SqlInbox implements InboxStore {
    */
   batcherFor(store: object): DeliveryBatcher | undefined {
     if (!(store instanceof SqlStore) || !sameConnection(this, store)) return undefined;
-    return {
-      run: (deliveries, work, options) =>
-        store.withTransaction(async (transaction) => {
-          const receipts = await store.knownIn(
-            deliveries.map((d) => ({ provider: d.provider, externalId: d.externalId })),
-            transaction,
-          );
-          const known = new Set(
-            deliveries
-              .filter((d) => receipts.has(receiptKeyOf(d.provider, d.externalId)))
-              .map((d) => d.id),
-          );
-          const entries = await work(transaction, known);
-          if (entries.length === 0) return [];
-          const recorded = await store.recordIn(
-            entries.map(({ delivery, response }) => ({
-              key: { provider: delivery.provider, externalId: delivery.externalId },
-              response,
-            })),
-            transaction,
-          );
-          // Another run wrote one of these receipts since they were read: roll everything back
-          // and let each delivery run on its own, where the receipt decides.
-          if (!recorded) throw new BatchConflict();
-          return this.completeAllIn(
-            entries.map(({ delivery }) => delivery),
-            transaction,
-          );
-        }, options),
-    };
-  }
-
-  /** Marks each leased delivery done in `transaction`; per lease, whether it was still held. */
-  private async completeAllIn(
-    leases: readonly DeliveryLease[],
-    transaction: unknown,
-  ): Promise<boolean[]> {
-    const params = [
-      ...leases.map((lease) => lease.id),
-      ...leases.flatMap((lease) => [lease.id, lease.attempts]),
-    ];
-    const { affected } = await this.executor.query(
-      this.sql.completeMany(leases.length),
-      params,
-      transaction,
+    return batcherOver(store, (leases, transaction) =>
+      completeAllIn(this.executor, this.sql, leases, transaction),
     );
-    if (affected === leases.length) return leases.map(() => true);
-    // Some lease was taken over meanwhile: which ones are now done under this batch's leases.
-    const { rows } = await this.executor.query(this.sql.doneOf(leases.length), params, transaction);
-    const done = new Set(rows.map((row) => Number(row.id)));
-    return leases.map((lease) => done.has(lease.id));
   }
 
   private async completeIn(lease: DeliveryLease, transaction: unknown): Promise<boolean> {
@@ -507,18 +362,7 @@ export class SqlInbox implements InboxStore {
       readonly afterId?: number;
     } = {},
   ): Promise<DeliverySummary[]> {
-    const { status, provider, limit = DEFAULT_LIST_LIMIT, afterId = 0 } = input;
-    if (!Number.isSafeInteger(afterId) || afterId < 0)
-      throw new ConfigError('afterId', `must be a whole number >= 0, got ${String(afterId)}`);
-    if (Number.isSafeInteger(limit) && limit > MAX_LIST_LIMIT)
-      throw new ConfigError(
-        'limit',
-        `must be at most ${MAX_LIST_LIMIT}, got ${limit}: page with afterId`,
-      );
-    if (status !== undefined && !STATUSES.has(status))
-      throw new ConfigError('status', `must be one of ${[...STATUSES].join(', ')}`);
-    if (!Number.isSafeInteger(limit) || limit < 1)
-      throw new ConfigError('limit', `must be a positive whole number, got ${String(limit)}`);
+    const { status, provider, limit, afterId } = listInput(input);
     const params: unknown[] = [afterId];
     if (status !== undefined) params.push(status);
     if (provider !== undefined) params.push(provider);
@@ -543,16 +387,14 @@ export class SqlInbox implements InboxStore {
     readonly olderThanMs: number;
     readonly batchSize?: number;
   }): Promise<number> {
-    positive('olderThanMs', olderThanMs, false);
-    positive('batchSize', batchSize, true);
+    numberOption('olderThanMs', olderThanMs, 0);
+    numberOption('batchSize', batchSize, 0, true);
     if (batchSize < 1) throw new ConfigError('batchSize', 'must be at least 1');
-    const { sql, params } = this.sql.purgeBatch;
-    const bound = params([olderThanMs], batchSize);
-    let total = 0;
-    for (;;) {
-      const { affected } = await this.executor.query(sql, bound);
-      total += affected;
-      if (affected < batchSize) return total;
-    }
+    return deleteInBatches(
+      (sql, params) => this.executor.query(sql, params),
+      this.sql.purgeBatch,
+      [olderThanMs],
+      batchSize,
+    );
   }
 }

@@ -25,6 +25,7 @@ import type {
   ReleaseResult,
   StatusOptions,
 } from './admin-types';
+import { deleteInBatches } from './batch-delete';
 import { createExecutor } from './connection';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
 import { type DialectSpec, dialects, isMissingTable } from './dialects';
@@ -338,17 +339,13 @@ export class ReceiptsAdmin {
     const batchSize = requireCount('batchSize', options.batchSize ?? DEFAULT_PURGE_BATCH_SIZE, 1e6);
     const { provider, onBatch } = options;
     const statement = provider === undefined ? this.sql.purgeBatch : this.sql.purgeProviderBatch;
-    const params = statement.params(
+    return deleteInBatches(
+      (sql, params) => this.runQuery('purge', sql, params),
+      statement,
       provider === undefined ? [olderThanMs] : [provider, olderThanMs],
       batchSize,
+      onBatch,
     );
-    let total = 0;
-    for (;;) {
-      const { affected } = await this.runQuery('purge', statement.sql, params);
-      total += affected;
-      if (affected > 0) onBatch?.(total);
-      if (affected < batchSize) return total;
-    }
   }
 
   private async run(operation: string, sql: string, params: readonly unknown[]) {

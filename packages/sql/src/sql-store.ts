@@ -11,6 +11,7 @@ import type {
 } from '@webhook-idempotency/core';
 import { executorFor, rememberConnection } from './connection';
 import { dialects, isDuplicateKey, type DialectSpec } from './dialects';
+import { deleteInBatches } from './batch-delete';
 import type { Executor } from './executor';
 import { buildQueries, type Queries } from './queries';
 import { toReceipt } from './rows';
@@ -242,16 +243,12 @@ export class SqlStore<Db extends SqlConnection = SqlConnection>
     readonly provider?: string;
   }): Promise<number> {
     const statement = provider === undefined ? this.sql.purgeBatch : this.sql.purgeProviderBatch;
-    const params = statement.params(
+    return deleteInBatches(
+      (sql, params) => this.executor.query(sql, params),
+      statement,
       provider === undefined ? [olderThanMs] : [provider, olderThanMs],
       batchSize,
     );
-    let total = 0;
-    for (;;) {
-      const { affected } = await this.executor.query(statement.sql, params);
-      total += affected;
-      if (affected < batchSize) return total;
-    }
   }
 
   /**

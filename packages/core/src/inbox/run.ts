@@ -107,7 +107,11 @@ export function emitter(
  */
 export const MAX_CLAIM_LIMIT = 1000;
 
-/** Validates a number option, naming it: at least `min`, at most `max` when given. */
+/**
+ * Validates a number option, naming it: a finite number of at least `min`, at most `max` when
+ * given, whole when `integer`. Returns it. For store and bridge authors' options.
+ * @throws {ConfigError} naming `option` and what it must be.
+ */
 export function numberOption(
   option: string,
   value: unknown,

@@ -1,0 +1,24 @@
+/** @module One batched DELETE run until the rows it matches are gone: the purges of receipts and deliveries. */
+import type { BatchDelete } from './dialects';
+
+/**
+ * Runs `statement` with `where` batch after batch of at most `batchSize` rows, until a batch
+ * deletes fewer; `onBatch` gets the running total after each batch that deleted rows. Each batch
+ * is its own statement (no long transaction, no lock held across batches). Resolves with the total.
+ */
+export async function deleteInBatches(
+  run: (sql: string, params: unknown[]) => Promise<{ readonly affected: number }>,
+  statement: BatchDelete,
+  where: readonly unknown[],
+  batchSize: number,
+  onBatch?: (total: number) => void,
+): Promise<number> {
+  const params = statement.params(where, batchSize);
+  let total = 0;
+  for (;;) {
+    const { affected } = await run(statement.sql, params);
+    total += affected;
+    if (affected > 0) onBatch?.(total);
+    if (affected < batchSize) return total;
+  }
+}
