@@ -165,7 +165,10 @@ export class InMemoryInbox implements InboxStore {
     return true;
   }
 
-  /** @throws {ConfigError} for a `limit` above 1000, as `SqlInbox`. */
+  /**
+   * Leases the due heads of their ordering groups, oldest first, in one step nothing interleaves.
+   * @throws {ConfigError} for a `limit` above 1000, as `SqlInbox`.
+   */
   async claim(input: ClaimInput): Promise<Delivery[]> {
     return this.lease(input).map(toDelivery);
   }
