@@ -2,6 +2,7 @@
 import { DEFAULT_PURGE_BATCH_SIZE } from '../constants';
 import { ConfigError } from '../errors';
 import { checkKeyPart } from '../request-key';
+import { resolveListInput } from './list-input';
 import { MAX_CLAIM_LIMIT, numberOption } from './run';
 import {
   type Delivery,
@@ -25,11 +26,6 @@ export interface InMemoryInboxOptions {
 
 /** The text a delivery records when its lease ran out and a claim took it over (as `SqlInbox`'s). */
 const LEASE_EXPIRED = 'LeaseExpired: the worker holding it stopped before settling it';
-/** Most rows one `list` returns when no `limit` is given. */
-const DEFAULT_LIST_LIMIT = 100;
-/** The largest `limit` one `list` takes: page with `afterId` past it. */
-const MAX_LIST_LIMIT = 10_000;
-const STATUSES: ReadonlySet<string> = new Set(Object.values(DeliveryStatus));
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set(['now']);
 // NUL, and UTF-16 halves without their partner: what no SQL text column stores as given.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is matched on purpose, to be replaced as SqlInbox replaces it.
@@ -333,18 +329,7 @@ export class InMemoryInbox implements InboxStore {
       readonly afterId?: number;
     } = {},
   ): Promise<DeliverySummary[]> {
-    const { status, provider, limit = DEFAULT_LIST_LIMIT, afterId = 0 } = input;
-    if (!Number.isSafeInteger(afterId) || afterId < 0)
-      throw new ConfigError('afterId', `must be a whole number >= 0, got ${String(afterId)}`);
-    if (Number.isSafeInteger(limit) && limit > MAX_LIST_LIMIT)
-      throw new ConfigError(
-        'limit',
-        `must be at most ${MAX_LIST_LIMIT}, got ${limit}: page with afterId`,
-      );
-    if (status !== undefined && !STATUSES.has(status))
-      throw new ConfigError('status', `must be one of ${[...STATUSES].join(', ')}`);
-    if (!Number.isSafeInteger(limit) || limit < 1)
-      throw new ConfigError('limit', `must be a positive whole number, got ${String(limit)}`);
+    const { status, provider, limit, afterId } = resolveListInput(input);
     const found: DeliverySummary[] = [];
     for (const row of this.rows.values()) {
       if (found.length >= limit) break;
