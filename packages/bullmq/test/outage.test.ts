@@ -18,7 +18,8 @@ import { redisConnection } from './helpers/redis';
 const connection = redisConnection();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const DELIVERIES = 5;
-// The queue's side is what is under test: one database is enough (inbox-refs covers each dialect's reads).
+// The queue's side is what is under test: one database is enough (the inbox-store conformance
+// suite covers each dialect's reads).
 const openPostgres = targets('bullmq_outage')[0]![1];
 
 let connected: Connected;

@@ -1,4 +1,4 @@
-/** @module Rows of the deliveries table as the `InboxStore` types (deliveries, references, summaries), and the listing's input. */
+/** @module Rows of the deliveries table as the `InboxStore` types (deliveries, references, summaries). */
 import type {
   Delivery,
   DeliveryStatus,
@@ -6,8 +6,6 @@ import type {
   LeasedRef,
   StoredDelivery,
 } from '@webhook-idempotency/core/inbox';
-import { ConfigError } from '@webhook-idempotency/core';
-import { numberOption } from '@webhook-idempotency/core/adapter';
 import type { Row } from './executor';
 
 // Key columns are VARBINARY on MySQL: the driver hands them back as bytes.
@@ -97,31 +95,4 @@ function stateOf(row: Row) {
 
 export function toStored(row: Row): StoredDelivery {
   return { ...toDelivery(row), ...stateOf(row) };
-}
-
-/** Most rows one `list` returns when no `limit` is given (`ReceiptsAdmin.list`'s is 50). */
-const DEFAULT_LIST_LIMIT = 100;
-/** The largest `limit` one `list` takes: page with `afterId` past it. */
-const MAX_LIST_LIMIT = 10_000;
-const STATUSES: ReadonlySet<string> = new Set(['pending', 'processing', 'done', 'dead']);
-
-/** `SqlInbox.list`'s input, checked, with its defaults. @throws {ConfigError} naming what is wrong. */
-export function listInput(input: {
-  readonly status?: DeliveryStatus;
-  readonly provider?: string;
-  readonly limit?: number;
-  readonly afterId?: number;
-}) {
-  const { status, provider, limit = DEFAULT_LIST_LIMIT, afterId = 0 } = input;
-  numberOption('afterId', afterId, 0, true);
-  if (Number.isSafeInteger(limit) && limit > MAX_LIST_LIMIT)
-    throw new ConfigError(
-      'limit',
-      `must be at most ${MAX_LIST_LIMIT}, got ${limit}: page with afterId`,
-    );
-  if (status !== undefined && !STATUSES.has(status))
-    throw new ConfigError('status', `must be one of ${[...STATUSES].join(', ')}`);
-  if (!Number.isSafeInteger(limit) || limit < 1)
-    throw new ConfigError('limit', `must be a positive whole number, got ${String(limit)}`);
-  return { status, provider, limit, afterId };
 }

@@ -15,6 +15,7 @@ import {
   checkKeyPart,
   DEFAULT_PURGE_BATCH_SIZE,
   numberOption,
+  resolveListInput,
 } from '@webhook-idempotency/core/adapter';
 import { deleteInBatches } from './batch-delete';
 import { executorFor, rememberConnection, sameConnection } from './connection';
@@ -26,15 +27,7 @@ import { buildInboxQueries, type InboxQueries } from './inbox-queries';
 import { resolveInboxTable } from './inbox-schema';
 import type { SqlInboxOptions } from './inbox-types';
 import { batcherOver, completeAllIn } from './inbox-batcher';
-import {
-  listInput,
-  toClaimed,
-  text,
-  toHeldRef,
-  toLeasedRef,
-  toStored,
-  toSummary,
-} from './inbox-rows';
+import { toClaimed, text, toHeldRef, toLeasedRef, toStored, toSummary } from './inbox-rows';
 import { SqlStore, storableText } from './sql-store';
 import type { SqlConnection, SqlDialect } from './types';
 
@@ -362,7 +355,7 @@ export class SqlInbox implements InboxStore {
       readonly afterId?: number;
     } = {},
   ): Promise<DeliverySummary[]> {
-    const { status, provider, limit, afterId } = listInput(input);
+    const { status, provider, limit, afterId } = resolveListInput(input);
     const params: unknown[] = [afterId];
     if (status !== undefined) params.push(status);
     if (provider !== undefined) params.push(provider);

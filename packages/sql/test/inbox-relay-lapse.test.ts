@@ -15,7 +15,8 @@ import { InboxSchema, Schema, SqlInbox, SqlStore } from '../src';
 import { connectionKinds, type OpenedKind } from './helpers/kinds';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-// The relay's logic is dialect-free; its reads are covered on every kind in inbox-refs.test.ts.
+// The relay's logic is dialect-free; its reads (claimRefs, lapsed) are covered on every kind by
+// the inbox-store conformance suite (inbox-store.test.ts).
 const KINDS = connectionKinds('inbox_lapse').filter(([name]) =>
   ['pg Pool', 'better-sqlite3 file'].includes(name),
 );

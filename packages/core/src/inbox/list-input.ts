@@ -1,0 +1,36 @@
+/** @module The input of `InboxStore.list`, checked once for every store, with its defaults. */
+import { ConfigError } from '../errors';
+import { numberOption } from './run';
+import { DeliveryStatus, type InboxStore } from './types';
+
+/** Most rows one `list` returns when no `limit` is given (`ReceiptsAdmin.list`'s is 50). */
+const DEFAULT_LIST_LIMIT = 100;
+/** The largest `limit` one `list` takes: page with `afterId` past it. */
+const MAX_LIST_LIMIT = 10_000;
+const STATUSES: ReadonlySet<string> = new Set(Object.values(DeliveryStatus));
+
+/**
+ * An `InboxStore.list` input, checked, with its defaults: `limit` 100 (at most 10 000), `afterId`
+ * 0. What `SqlInbox` and `InMemoryInbox` both take; for other inbox stores' authors.
+ * @throws {ConfigError} for an unknown `status`, a `limit` that is not a whole number from 1 to
+ * 10 000, or an `afterId` that is not a whole number >= 0.
+ */
+export function resolveListInput(input: NonNullable<Parameters<InboxStore['list']>[0]>): {
+  readonly status: DeliveryStatus | undefined;
+  readonly provider: string | undefined;
+  readonly limit: number;
+  readonly afterId: number;
+} {
+  const { status, provider, limit = DEFAULT_LIST_LIMIT, afterId = 0 } = input;
+  numberOption('afterId', afterId, 0, true);
+  if (Number.isSafeInteger(limit) && limit > MAX_LIST_LIMIT)
+    throw new ConfigError(
+      'limit',
+      `must be at most ${MAX_LIST_LIMIT}, got ${limit}: page with afterId`,
+    );
+  if (status !== undefined && !STATUSES.has(status))
+    throw new ConfigError('status', `must be one of ${[...STATUSES].join(', ')}`);
+  if (!Number.isSafeInteger(limit) || limit < 1)
+    throw new ConfigError('limit', `must be a positive whole number, got ${String(limit)}`);
+  return { status, provider, limit, afterId };
+}

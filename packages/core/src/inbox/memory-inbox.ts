@@ -1,0 +1,371 @@
+/** @module InMemoryInbox: the `InboxStore` contract over Maps, for tests and single-process development. */
+import { DEFAULT_PURGE_BATCH_SIZE } from '../constants';
+import { ConfigError } from '../errors';
+import { checkKeyPart } from '../request-key';
+import { resolveListInput } from './list-input';
+import { MAX_CLAIM_LIMIT, numberOption } from './run';
+import {
+  type Delivery,
+  type DeliveryLease,
+  DeliveryStatus,
+  type DeliverySummary,
+  type InboxStore,
+  type LeasedRef,
+  type NewDelivery,
+  type StoredDelivery,
+} from './types';
+
+/** Options of {@link InMemoryInbox}. */
+export interface InMemoryInboxOptions {
+  /**
+   * The inbox's clock, in milliseconds since the epoch: every due time, lease and `finishedAt` is
+   * read from it (a test moves it instead of sleeping). Defaults to `Date.now`.
+   */
+  now?: () => number;
+}
+
+/** The text a delivery records when its lease ran out and a claim took it over (as `SqlInbox`'s). */
+const LEASE_EXPIRED = 'LeaseExpired: the worker holding it stopped before settling it';
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set(['now']);
+// NUL, and UTF-16 halves without their partner: what no SQL text column stores as given.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is matched on purpose, to be replaced as SqlInbox replaces it.
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const storableText = (value: string): string => value.replace(UNSTORABLE, '\uFFFD');
+// A provider and an external id (or an ordering key), length-prefixed so that ('a:b', 'c') and
+// ('a', 'b:c') can never collide.
+const keyOf = (provider: string, part: string): string => `${provider.length}:${provider}${part}`;
+
+/** One stored delivery: what a table row of `SqlInbox` holds. */
+interface Row {
+  readonly id: number;
+  readonly provider: string;
+  readonly externalId: string;
+  readonly orderingKey: string | null;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: Buffer;
+  readonly receivedAt: number;
+  status: DeliveryStatus;
+  attempts: number;
+  failures: number;
+  availableAt: number;
+  finishedAt: number | null;
+  lastError: string | null;
+}
+
+/** What a claim takes. */
+type ClaimInput = Parameters<InboxStore['claim']>[0];
+/** What `lapsed` takes. */
+type LapsedInput = Parameters<InboxStore['lapsed']>[0];
+
+/** The options checked once, each error naming its option. */
+function resolveInMemoryInboxOptions(options: InMemoryInboxOptions): { now: () => number } {
+  if (typeof options !== 'object' || options === null)
+    throw new ConfigError('options', 'must be an object');
+  const unknown = Object.keys(options).find((name) => !KNOWN_OPTIONS.has(name));
+  if (unknown !== undefined) throw new ConfigError(unknown, 'is not an option of InMemoryInbox');
+  const { now = Date.now } = options;
+  if (typeof now !== 'function') throw new ConfigError('now', 'must be a function');
+  return { now };
+}
+
+const refOf = (row: Row): LeasedRef => ({
+  id: row.id,
+  provider: row.provider,
+  externalId: row.externalId,
+  attempts: row.attempts,
+  failures: row.failures,
+});
+
+const toDelivery = (row: Row): Delivery => ({
+  ...refOf(row),
+  orderingKey: row.orderingKey,
+  headers: { ...row.headers },
+  body: Buffer.from(row.body),
+  receivedAt: new Date(row.receivedAt),
+});
+
+const stateOf = (row: Row) => ({
+  status: row.status,
+  availableAt: new Date(row.availableAt),
+  finishedAt: row.finishedAt === null ? null : new Date(row.finishedAt),
+  lastError: row.lastError,
+});
+
+const toSummary = (row: Row): DeliverySummary => ({
+  ...refOf(row),
+  orderingKey: row.orderingKey,
+  receivedAt: new Date(row.receivedAt),
+  bodyBytes: row.body.length,
+  ...stateOf(row),
+});
+
+/**
+ * Keeps inbox deliveries in this process's memory, with `SqlInbox`'s semantics: every method runs
+ * to completion without yielding, which makes it atomic **within one process only**. Nothing is
+ * durable (a restart loses every stored delivery, acknowledged or not) and two processes each
+ * have their own: use it for tests and single-process development, `SqlInbox` for anything a
+ * provider's delivery must survive. Bodies and headers are copied in and out, so a caller's
+ * `Buffer` never aliases a stored one. No timers, nothing to close. It writes in no receipts
+ * store's transactions (no `completerFor` or `batcherFor`): a worker marks deliveries done after
+ * each handler's commit.
+ *
+ * @example
+ * const inbox = new InMemoryInbox();
+ * const worker = createInboxWorker({ inbox, store: new InMemoryStore(), handlers: { stripe: handle } });
+ * @see docs/inbox.md
+ */
+export class InMemoryInbox implements InboxStore {
+  private readonly now: () => number;
+  /** Every delivery by id, in id order (ids only grow; a purge deletes, never reorders). */
+  private readonly rows = new Map<number, Row>();
+  /** Every delivery by provider and external id. */
+  private readonly byKey = new Map<string, Row>();
+  /** The pending and processing deliveries, in id order: what claims and `lapsed` read. */
+  private open = new Map<number, Row>();
+  private lastId = 0;
+
+  /** @throws {ConfigError} naming an invalid or unknown option. */
+  constructor(options: InMemoryInboxOptions = {}) {
+    this.now = resolveInMemoryInboxOptions(options).now;
+  }
+
+  /**
+   * Stores a copy of `delivery`, due now, unless its key is stored (`false`, nothing changed).
+   * @throws {InvalidRequestKey} for a key part `SqlInbox` would refuse (empty, a NUL, too long).
+   */
+  async enqueue(delivery: NewDelivery): Promise<boolean> {
+    checkKeyPart('provider', delivery.provider);
+    checkKeyPart('externalId', delivery.externalId);
+    if (delivery.orderingKey !== null) checkKeyPart('orderingKey', delivery.orderingKey);
+    const key = keyOf(delivery.provider, delivery.externalId);
+    if (this.byKey.has(key)) return false;
+    const now = this.now();
+    const row: Row = {
+      id: ++this.lastId,
+      provider: delivery.provider,
+      externalId: delivery.externalId,
+      orderingKey: delivery.orderingKey,
+      headers: { ...delivery.headers },
+      body: Buffer.from(delivery.body),
+      receivedAt: now,
+      status: DeliveryStatus.PENDING,
+      attempts: 0,
+      failures: 0,
+      availableAt: now,
+      finishedAt: null,
+      lastError: null,
+    };
+    this.rows.set(row.id, row);
+    this.byKey.set(key, row);
+    this.open.set(row.id, row);
+    return true;
+  }
+
+  /**
+   * Leases the due heads of their ordering groups, oldest first, in one step nothing interleaves.
+   * @throws {ConfigError} for a `limit` above 1000, as `SqlInbox`.
+   */
+  async claim(input: ClaimInput): Promise<Delivery[]> {
+    return this.lease(input).map(toDelivery);
+  }
+
+  /** As {@link InMemoryInbox.claim}, resolving with references only: no body, no headers. */
+  async claimRefs(input: ClaimInput): Promise<LeasedRef[]> {
+    return this.lease(input).map(refOf);
+  }
+
+  /** Leases the due heads of their ordering groups, oldest first; a takeover counts a failure. */
+  private lease({ providers, limit, leaseMs }: ClaimInput): Row[] {
+    if (limit > MAX_CLAIM_LIMIT)
+      throw new ConfigError('limit', `must be at most ${MAX_CLAIM_LIMIT}`);
+    if (providers.length === 0 || limit < 1) return [];
+    const now = this.now();
+    const wanted = new Set(providers);
+    const groupsSeen = new Set<string>();
+    const leased: Row[] = [];
+    for (const row of this.open.values()) {
+      if (leased.length >= limit) break;
+      if (row.orderingKey !== null) {
+        // Only the oldest unfinished delivery of a group is ever due: the rest wait for it.
+        const group = keyOf(row.provider, row.orderingKey);
+        if (groupsSeen.has(group)) continue;
+        groupsSeen.add(group);
+      }
+      if (!wanted.has(row.provider) || row.availableAt > now) continue;
+      if (row.status === DeliveryStatus.PROCESSING) {
+        // Its worker died or stalled: a delivery that kills its worker must still reach the dead letter.
+        row.failures += 1;
+        row.lastError = LEASE_EXPIRED;
+      }
+      row.status = DeliveryStatus.PROCESSING;
+      row.attempts += 1;
+      row.availableAt = now + leaseMs;
+      leased.push(row);
+    }
+    return leased;
+  }
+
+  /** The processing deliveries whose lease ran out, in id order after `afterId`. A plain read. */
+  async lapsed({ providers, limit, afterId }: LapsedInput): Promise<LeasedRef[]> {
+    if (providers.length === 0 || limit < 1) return [];
+    const now = this.now();
+    const wanted = new Set(providers);
+    const found: LeasedRef[] = [];
+    for (const row of this.open.values()) {
+      if (found.length >= limit) break;
+      if (
+        row.id > afterId &&
+        row.status === DeliveryStatus.PROCESSING &&
+        row.availableAt <= now &&
+        wanted.has(row.provider)
+      )
+        found.push(refOf(row));
+    }
+    return found;
+  }
+
+  /** The delivery under `lease` while it is still held (processing, same attempts), else `undefined`. */
+  private held(lease: DeliveryLease): Row | undefined {
+    const row = this.rows.get(lease.id);
+    return row?.status === DeliveryStatus.PROCESSING && row.attempts === lease.attempts
+      ? row
+      : undefined;
+  }
+
+  /** Marks a finished row: `done` or `dead`, out of the open set. */
+  private finish(row: Row, status: 'done' | 'dead'): void {
+    row.status = status;
+    row.finishedAt = this.now();
+    this.open.delete(row.id);
+  }
+
+  async complete(lease: DeliveryLease): Promise<boolean> {
+    const row = this.held(lease);
+    if (!row) return false;
+    this.finish(row, DeliveryStatus.DONE);
+    return true;
+  }
+
+  async retry(
+    lease: DeliveryLease,
+    { delayMs, error }: { readonly delayMs: number; readonly error: string | null },
+  ): Promise<boolean> {
+    const row = this.held(lease);
+    if (!row) return false;
+    row.status = DeliveryStatus.PENDING;
+    row.availableAt = this.now() + Math.max(0, Math.round(delayMs));
+    if (error !== null) {
+      row.lastError = storableText(error);
+      row.failures += 1;
+    }
+    return true;
+  }
+
+  async extend(
+    leases: readonly DeliveryLease[],
+    { leaseMs }: { readonly leaseMs: number },
+  ): Promise<number> {
+    const until = this.now() + Math.max(0, Math.round(leaseMs));
+    const extended = new Set<Row>();
+    for (const lease of leases) {
+      const row = this.held(lease);
+      if (row) {
+        row.availableAt = until;
+        extended.add(row);
+      }
+    }
+    return extended.size;
+  }
+
+  async bury(lease: DeliveryLease, { error }: { readonly error: string }): Promise<boolean> {
+    const row = this.held(lease);
+    if (!row) return false;
+    row.lastError = storableText(error);
+    row.failures += 1;
+    this.finish(row, DeliveryStatus.DEAD);
+    return true;
+  }
+
+  async redeliver(provider: string, externalId: string): Promise<'dead' | 'done' | null> {
+    const row = this.byKey.get(keyOf(provider, externalId));
+    if (!row || (row.status !== DeliveryStatus.DEAD && row.status !== DeliveryStatus.DONE))
+      return null;
+    const was = row.status;
+    row.status = DeliveryStatus.PENDING;
+    row.availableAt = this.now();
+    row.failures = 0;
+    row.finishedAt = null;
+    // Back among the open ones, in id order (a redelivery is rare: an operator's act).
+    const entries: Array<[number, Row]> = [...this.open, [row.id, row]];
+    this.open = new Map(entries.sort(([a], [b]) => a - b));
+    return was;
+  }
+
+  async retryNow(provider: string, externalId: string): Promise<boolean> {
+    const row = this.byKey.get(keyOf(provider, externalId));
+    const now = this.now();
+    if (row?.status !== DeliveryStatus.PENDING || row.availableAt <= now) return false;
+    row.availableAt = now;
+    return true;
+  }
+
+  /** A copy of the delivery stored under this key, or `null`. */
+  async find(provider: string, externalId: string): Promise<StoredDelivery | null> {
+    const row = this.byKey.get(keyOf(provider, externalId));
+    return row ? { ...toDelivery(row), ...stateOf(row) } : null;
+  }
+
+  /**
+   * Summaries, oldest first, as `SqlInbox` lists them: `limit` defaults to 100, at most 10 000;
+   * `afterId` (default 0) for the next page.
+   * @throws {ConfigError} for an unknown `status`, a `limit` that is not a whole number from 1 to
+   * 10 000, or an `afterId` that is not a whole number.
+   */
+  async list(
+    input: {
+      readonly status?: DeliveryStatus;
+      readonly provider?: string;
+      readonly limit?: number;
+      readonly afterId?: number;
+    } = {},
+  ): Promise<DeliverySummary[]> {
+    const { status, provider, limit, afterId } = resolveListInput(input);
+    const found: DeliverySummary[] = [];
+    for (const row of this.rows.values()) {
+      if (found.length >= limit) break;
+      if (
+        row.id > afterId &&
+        (status === undefined || row.status === status) &&
+        (provider === undefined || row.provider === provider)
+      )
+        found.push(toSummary(row));
+    }
+    return found;
+  }
+
+  /**
+   * Deletes `done` and `dead` deliveries finished at least `olderThanMs` ago; never a pending or
+   * processing one. `batchSize` is checked as `SqlInbox` checks it (memory needs no batches).
+   */
+  async purge({
+    olderThanMs,
+    batchSize = DEFAULT_PURGE_BATCH_SIZE,
+  }: {
+    readonly olderThanMs: number;
+    readonly batchSize?: number;
+  }): Promise<number> {
+    numberOption('olderThanMs', olderThanMs, 0);
+    numberOption('batchSize', batchSize, 0, true);
+    if (batchSize < 1) throw new ConfigError('batchSize', 'must be at least 1');
+    const cutoff = this.now() - olderThanMs;
+    let deleted = 0;
+    for (const row of this.rows.values()) {
+      if (row.finishedAt !== null && row.finishedAt <= cutoff) {
+        this.rows.delete(row.id);
+        this.byKey.delete(keyOf(row.provider, row.externalId));
+        deleted++;
+      }
+    }
+    return deleted;
+  }
+}

@@ -1,0 +1,75 @@
+/** @module Inbox-store cases: claims lease due deliveries oldest first, never one twice; expired leases are taken over. */
+import { DeliveryStatus } from '../../inbox/types';
+import { BODY, claimAll, delivery, LEASE } from './fixtures';
+import type { InboxConformanceCase } from './types';
+
+export const claimCases: InboxConformanceCase[] = [
+  {
+    group: 'claim',
+    name: 'claims due deliveries oldest first, leases them (attempts 1) and never hands one out twice',
+    async run({ inbox }) {
+      for (const id of ['a', 'b', 'c', 'd', 'e']) await inbox.enqueue(delivery(id));
+      await inbox.enqueue(delivery('g1', { provider: 'github' }));
+      const [first, second] = await Promise.all([claimAll(inbox, 2), claimAll(inbox, 2)]);
+      const claimed = [...first!, ...second!];
+      expect(claimed.map((d) => d.externalId).sort()).toEqual(['a', 'b', 'c', 'd']);
+      expect(claimed.every((d) => d.attempts === 1)).toBe(true);
+      expect(Buffer.compare(claimed[0]!.body, BODY)).toBe(0);
+      const rest = await claimAll(inbox);
+      expect(rest.map((d) => d.externalId)).toEqual(['e']);
+      expect(await claimAll(inbox)).toEqual([]);
+      expect((await inbox.find('stripe', 'a'))!.status).toBe(DeliveryStatus.PROCESSING);
+      // Only the providers asked for.
+      expect((await claimAll(inbox, 10, ['github'])).map((d) => d.externalId)).toEqual(['g1']);
+      expect(await inbox.claim({ providers: [], limit: 10, leaseMs: LEASE })).toEqual([]);
+    },
+  },
+  {
+    group: 'claim',
+    name: '50 concurrent claimers of 40 deliveries: each leased exactly once',
+    async run({ inbox }) {
+      for (let i = 0; i < 40; i++) await inbox.enqueue(delivery(`evt_${i}`));
+      const batches = await Promise.all(Array.from({ length: 50 }, () => claimAll(inbox, 3)));
+      const ids = batches.flat().map((d) => d.externalId);
+      expect(ids).toHaveLength(40);
+      expect(new Set(ids).size).toBe(40);
+    },
+  },
+  {
+    group: 'claim',
+    name: 'an expired lease is taken over (attempts 2) and the first holder can no longer settle it',
+    async run({ inbox, wait }) {
+      await inbox.enqueue(delivery('evt_1'));
+      const [old] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 50 });
+      expect(await claimAll(inbox)).toEqual([]);
+      await wait(120);
+      const [taken] = await claimAll(inbox);
+      // Its worker presumably died: that counts as a failure, recorded as such.
+      expect(taken).toMatchObject({ externalId: 'evt_1', attempts: 2, failures: 1, id: old!.id });
+      expect((await inbox.find('stripe', 'evt_1'))!.lastError).toMatch(/^LeaseExpired: /);
+      expect(await inbox.complete(old!)).toBe(false);
+      expect(await inbox.retry(old!, { delayMs: 0, error: 'late' })).toBe(false);
+      expect(await inbox.bury(old!, { error: 'late' })).toBe(false);
+      expect(await inbox.complete(taken!)).toBe(true);
+    },
+  },
+  {
+    group: 'claim',
+    name: "a lease that ran out but was not taken over is still its holder's to settle",
+    async run({ inbox, wait }) {
+      await inbox.enqueue(delivery('evt_1'));
+      await inbox.enqueue(delivery('evt_2'));
+      const [one, two] = await inbox.claim({ providers: ['stripe'], limit: 2, leaseMs: 50 });
+      await wait(120);
+      // The fence is the lease's attempts, not its expiry: nobody else holds these yet.
+      expect(await inbox.complete(one!)).toBe(true);
+      expect(await inbox.retry(two!, { delayMs: 0, error: null })).toBe(true);
+      expect(await inbox.find('stripe', 'evt_2')).toMatchObject({
+        status: DeliveryStatus.PENDING,
+        attempts: 1,
+        failures: 0,
+        lastError: null,
+      });
+    },
+  },
+];

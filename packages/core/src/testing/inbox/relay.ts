@@ -1,0 +1,75 @@
+/**
+ * @module Inbox-store cases: what a relay reads. `claimRefs` leases as `claim` does but returns
+ * references only (no body, no headers); `lapsed` finds the expired handoffs a relay asks its
+ * queue about.
+ */
+import type { NewDelivery } from '../../inbox/types';
+import type { InboxConformanceCase } from './types';
+
+/** A body worth not reading: 4 KiB. */
+export const REF_BODY = Buffer.alloc(4096, 0x61);
+const REF_KEYS = ['attempts', 'externalId', 'failures', 'id', 'provider'];
+
+/** A Stripe delivery with {@link REF_BODY}. */
+export const refDelivery = (externalId: string): NewDelivery => ({
+  provider: 'stripe',
+  externalId,
+  orderingKey: null,
+  headers: { 'content-type': 'application/json', 'x-note': 'hello' },
+  body: REF_BODY,
+});
+
+export const relayCases: InboxConformanceCase[] = [
+  {
+    group: 'relay',
+    name: 'claimRefs leases like claim but returns only references: no body, no headers',
+    async run({ inbox, wait }) {
+      for (const id of ['a', 'b']) await inbox.enqueue(refDelivery(id));
+      const refs = await inbox.claimRefs({ providers: ['stripe'], limit: 10, leaseMs: 200 });
+      expect(refs.map((r) => Object.keys(r).sort())).toEqual([REF_KEYS, REF_KEYS]);
+      expect(refs).toEqual([
+        { id: expect.any(Number), provider: 'stripe', externalId: 'a', attempts: 1, failures: 0 },
+        { id: expect.any(Number), provider: 'stripe', externalId: 'b', attempts: 1, failures: 0 },
+      ]);
+      // Leased: nothing is due until the lease runs out; then a takeover counts a failure.
+      expect(await inbox.claimRefs({ providers: ['stripe'], limit: 10, leaseMs: 200 })).toEqual([]);
+      expect(await inbox.complete(refs[0]!)).toBe(true);
+      await wait(300);
+      const [again] = await inbox.claimRefs({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
+      expect(again).toMatchObject({ externalId: 'b', attempts: 2, failures: 1 });
+      expect(await inbox.find('stripe', 'b')).toMatchObject({ attempts: 2, failures: 1 });
+    },
+  },
+  {
+    group: 'relay',
+    name: 'lapsed lists the processing deliveries whose lease ran out, under the lease they hold, in id order after afterId',
+    async run({ inbox, wait }) {
+      for (const id of ['a', 'b', 'c', 'd']) await inbox.enqueue(refDelivery(id));
+      const short = await inbox.claimRefs({ providers: ['stripe'], limit: 3, leaseMs: 100 });
+      await wait(200);
+      // 'd' is pending (the claim's to take), not a lapsed handoff.
+      const lapsed = await inbox.lapsed({ providers: ['stripe'], limit: 10, afterId: 0 });
+      expect(lapsed.map((r) => [r.externalId, r.attempts, r.failures])).toEqual([
+        ['a', 1, 0],
+        ['b', 1, 0],
+        ['c', 1, 0],
+      ]);
+      expect(lapsed.map((r) => Object.keys(r).sort())).toEqual([REF_KEYS, REF_KEYS, REF_KEYS]);
+      expect(
+        (await inbox.lapsed({ providers: ['stripe'], limit: 1, afterId: short[0]!.id })).map(
+          (r) => r.externalId,
+        ),
+      ).toEqual(['b']);
+      expect(await inbox.lapsed({ providers: ['github'], limit: 10, afterId: 0 })).toEqual([]);
+      // Extended (the queue still has the job): no longer lapsed, and the claim leaves it alone.
+      expect(await inbox.extend([short[0]!], { leaseMs: 60_000 })).toBe(1);
+      expect(
+        (await inbox.lapsed({ providers: ['stripe'], limit: 10, afterId: 0 })).map(
+          (r) => r.externalId,
+        ),
+      ).toEqual(['b', 'c']);
+      const claimed = await inbox.claimRefs({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
+      expect(claimed.map((r) => r.externalId)).toEqual(['b', 'c', 'd']);
+    },
+  },
+];

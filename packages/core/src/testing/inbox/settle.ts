@@ -1,0 +1,109 @@
+/** @module Inbox-store cases: settling a lease (complete, retry, extend, bury), each fenced by it. */
+import { type Delivery, DeliveryStatus } from '../../inbox/types';
+import { claimAll, delivery, LEASE } from './fixtures';
+import type { InboxConformanceCase } from './types';
+
+export const settleCases: InboxConformanceCase[] = [
+  {
+    group: 'settle',
+    name: 'complete is fenced by the lease: done once, then never claimed again',
+    async run({ inbox }) {
+      await inbox.enqueue(delivery('evt_1'));
+      const [leased] = await claimAll(inbox);
+      expect(await inbox.complete({ id: leased!.id, attempts: leased!.attempts + 1 })).toBe(false);
+      expect(await inbox.complete(leased!)).toBe(true);
+      expect(await inbox.complete(leased!)).toBe(false);
+      const stored = await inbox.find('stripe', 'evt_1');
+      expect(stored!.status).toBe(DeliveryStatus.DONE);
+      expect(stored!.finishedAt).not.toBeNull();
+      expect(await claimAll(inbox)).toEqual([]);
+    },
+  },
+  {
+    group: 'settle',
+    name: 'retry gives the delivery back after its delay, keeping the last error when none is given',
+    async run({ inbox, now }) {
+      await inbox.enqueue(delivery('evt_1'));
+      const [first] = await claimAll(inbox);
+      expect(await inbox.retry(first!, { delayMs: 60_000, error: 'boom \u0000 1' })).toBe(true);
+      expect(await claimAll(inbox)).toEqual([]);
+      let stored = await inbox.find('stripe', 'evt_1');
+      expect(stored).toMatchObject({ status: DeliveryStatus.PENDING, lastError: 'boom \uFFFD 1' });
+      expect(stored!.availableAt.getTime() - now()).toBeGreaterThan(50_000);
+
+      await inbox.enqueue(delivery('evt_2'));
+      const [second] = await claimAll(inbox);
+      expect(second!.externalId).toBe('evt_2');
+      expect(await inbox.retry(second!, { delayMs: 0, error: 'first failure' })).toBe(true);
+      const [again] = await claimAll(inbox);
+      expect(again).toMatchObject({ externalId: 'evt_2', attempts: 2, failures: 1 });
+      expect(await inbox.retry(again!, { delayMs: 0, error: null })).toBe(true);
+      stored = await inbox.find('stripe', 'evt_2');
+      expect(stored).toMatchObject({
+        status: DeliveryStatus.PENDING,
+        lastError: 'first failure',
+        // A release is not a failure: only the failed attempt counts.
+        attempts: 2,
+        failures: 1,
+      });
+      const [third] = await claimAll(inbox);
+      expect(third).toMatchObject({ attempts: 3, failures: 1 });
+      expect(await inbox.bury(third!, { error: 'gave up' })).toBe(true);
+      expect(await inbox.find('stripe', 'evt_2')).toMatchObject({ status: 'dead', failures: 2 });
+    },
+  },
+  {
+    group: 'settle',
+    name: 'a retried delivery is due again once its delay has passed, not before',
+    async run({ inbox, wait }) {
+      await inbox.enqueue(delivery('evt_1'));
+      await inbox.enqueue(delivery('evt_2'));
+      const [one, two] = await claimAll(inbox, 2);
+      expect(await inbox.retry(one!, { delayMs: LEASE, error: 'later' })).toBe(true);
+      expect(await inbox.retry(two!, { delayMs: 50, error: 'soon' })).toBe(true);
+      await wait(150);
+      const again = await claimAll(inbox);
+      expect(again.map((d) => [d.externalId, d.attempts, d.failures])).toEqual([['evt_2', 2, 1]]);
+    },
+  },
+  {
+    group: 'settle',
+    name: 'extend keeps the leases still held for longer and leaves lost ones alone',
+    async run({ inbox, now, wait }) {
+      await inbox.enqueue(delivery('evt_1'));
+      await inbox.enqueue(delivery('evt_2'));
+      await inbox.enqueue(delivery('evt_3'));
+      const leased = await inbox.claim({ providers: ['stripe'], limit: 3, leaseMs: 50 });
+      expect(leased).toHaveLength(3);
+      const [one, two, three] = leased as [Delivery, Delivery, Delivery];
+      // evt_3's lease is no longer held: it was settled.
+      expect(await inbox.complete(three)).toBe(true);
+      expect(
+        await inbox.extend([one, two, three, { id: one.id, attempts: 9 }], { leaseMs: LEASE }),
+      ).toBe(2);
+      expect(await inbox.extend([], { leaseMs: LEASE })).toBe(0);
+      await wait(120);
+      // The short lease has passed, the extended one has not: nothing is taken over.
+      expect(await claimAll(inbox)).toEqual([]);
+      const stored = await inbox.find('stripe', 'evt_1');
+      expect(stored).toMatchObject({ status: 'processing', attempts: 1 });
+      expect(stored!.availableAt.getTime() - now()).toBeGreaterThan(50_000);
+      expect(await inbox.complete(two)).toBe(true);
+    },
+  },
+  {
+    group: 'settle',
+    name: 'bury marks it dead with the error: listed, never claimed again',
+    async run({ inbox }) {
+      await inbox.enqueue(delivery('evt_1'));
+      await inbox.enqueue(delivery('evt_2'));
+      const [leased] = await claimAll(inbox, 1);
+      expect(await inbox.bury(leased!, { error: 'gave up' })).toBe(true);
+      const dead = await inbox.list({ status: DeliveryStatus.DEAD });
+      expect(dead.map((d) => [d.externalId, d.lastError])).toEqual([['evt_1', 'gave up']]);
+      expect(dead[0]!.finishedAt).not.toBeNull();
+      expect((await claimAll(inbox)).map((d) => d.externalId)).toEqual(['evt_2']);
+      expect(await claimAll(inbox)).toEqual([]);
+    },
+  },
+];

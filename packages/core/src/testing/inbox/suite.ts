@@ -1,0 +1,80 @@
+/** @module The inbox-store suite runner: registers every case with jest (or any runner with describe/it globals). */
+import { claimCases } from './claim';
+import { enqueueCases } from './enqueue';
+import { listCases } from './list';
+import { orderingCases } from './ordering';
+import { purgeCases } from './purge';
+import { redeliverCases } from './redeliver';
+import { relayCases } from './relay';
+import { settleCases } from './settle';
+import type {
+  InboxCaseContext,
+  InboxConformanceCase,
+  InboxConformanceHarness,
+  InboxConformanceOptions,
+} from './types';
+
+/** Every case of the `InboxStore` contract, grouped as enqueue, claim, settle, redeliver, ordering, relay, list, purge. */
+export const inboxConformanceCases: readonly InboxConformanceCase[] = [
+  ...enqueueCases,
+  ...claimCases,
+  ...settleCases,
+  ...redeliverCases,
+  ...orderingCases,
+  ...relayCases,
+  ...listCases,
+  ...purgeCases,
+];
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs one case against a harness, outside any test runner's registration: lets a test show that
+ * a broken inbox store fails a given case.
+ */
+export async function runInboxCase(
+  testCase: InboxConformanceCase,
+  harness: InboxConformanceHarness,
+): Promise<void> {
+  const { clock } = harness;
+  const context: InboxCaseContext = {
+    inbox: harness.inbox,
+    now: clock ? () => clock.now() : Date.now,
+    wait: clock ? async (ms) => void (await clock.advance(ms)) : sleep,
+  };
+  await testCase.run(context);
+}
+
+/**
+ * Registers the whole `InboxStore` contract as tests: call it at the top level of a test file
+ * (or inside a `describe`), with a fresh, empty inbox store per case.
+ *
+ * @example
+ * import { InMemoryInbox } from '@webhook-idempotency/core/inbox';
+ * import { runInboxStoreConformance } from '@webhook-idempotency/core/testing';
+ * runInboxStoreConformance({ name: 'InMemoryInbox', makeInbox: () => ({ inbox: new InMemoryInbox() }) });
+ * @see docs/inbox.md
+ */
+export function runInboxStoreConformance(options: InboxConformanceOptions): void {
+  const { name, makeInbox } = options;
+  describe(`InboxStore conformance: ${name}`, () => {
+    let harness: InboxConformanceHarness | undefined;
+
+    afterEach(async () => {
+      await harness?.close?.();
+      harness = undefined;
+    });
+
+    const groups = [...new Set(inboxConformanceCases.map((c) => c.group))];
+    for (const group of groups) {
+      describe(group, () => {
+        for (const testCase of inboxConformanceCases.filter((c) => c.group === group)) {
+          it(testCase.name, async () => {
+            harness = await makeInbox();
+            await runInboxCase(testCase, harness);
+          });
+        }
+      });
+    }
+  });
+}
