@@ -23,6 +23,7 @@ import {
 } from '@webhook-idempotency/core/adapter';
 import {
   conformanceCases,
+  runInboxStoreConformance,
   runStoreConformance,
   type ConformanceOptions,
 } from '@webhook-idempotency/core/testing';
@@ -65,7 +66,9 @@ import {
 import {
   createInboxWorker,
   DeliveryStatus,
+  InMemoryInbox,
   type InboxEvent,
+  type InboxStore,
 } from '@webhook-idempotency/core/inbox';
 import { createInboxEngine } from '@webhook-idempotency/core/adapter';
 import { InboxSchema, SqlInbox } from '@webhook-idempotency/sql';
@@ -192,6 +195,15 @@ export async function uses(): Promise<void> {
     makeStore: () => ({ store: new InMemoryStore() }),
   };
   void [suite, runStoreConformance];
+  const memoryInbox: InboxStore = new InMemoryInbox({ now: () => Date.now() });
+  void [
+    memoryInbox,
+    () =>
+      runInboxStoreConformance({
+        name: 'memory',
+        makeInbox: () => ({ inbox: new InMemoryInbox() }),
+      }),
+  ];
 
   const telemetry: TelemetryOptions = {};
   const traced = new IdempotencyGuard(store, instrument({ staleAfterSeconds: 60 }, telemetry));
