@@ -30,6 +30,7 @@ export {
   responseNotCaptured,
 } from './http/engine';
 export { type OutgoingHeaders, replayableHeaders } from './http/headers';
+export { type CapturedResponse, isRecordedStatus } from './http/response-codec';
 export { mergeOptions } from './http/options';
 export {
   createInboxEngine,

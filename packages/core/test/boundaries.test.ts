@@ -55,6 +55,10 @@ const ADAPTER_SURFACE = new Set([
   'requestTooLarge',
   'resolveMaxRequestBytes',
   'responseNotCaptured',
+  // What `run.finish` takes, and the one rule for which answers are recorded, so that no adapter
+  // rebuilds the type or writes the 2xx check again.
+  'CapturedResponse',
+  'isRecordedStatus',
   // Inbox mode: the acknowledging endpoint's engine and its options.
   'createInboxEngine',
   'InboxOptions',

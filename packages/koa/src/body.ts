@@ -1,7 +1,7 @@
 /** @module Reads `ctx.body` as the bytes Koa will send, and sends an engine record the Koa way. */
 import type { Readable } from 'node:stream';
 import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
-import { collectBody } from '@webhook-idempotency/core/adapter';
+import { collectBody, isRecordedStatus } from '@webhook-idempotency/core/adapter';
 import type { Context } from 'koa';
 
 const EMPTY_STATUS = new Set([204, 205, 304]);
@@ -23,8 +23,7 @@ function isStreamBody(body: object): body is Readable | Blob | ReadableStream | 
 export async function responseBytes(ctx: Context): Promise<Buffer> {
   const { body } = ctx;
   if (body === null || body === undefined) {
-    if (EMPTY_STATUS.has(ctx.status) || ctx.status < 200 || ctx.status > 299)
-      return Buffer.alloc(0);
+    if (EMPTY_STATUS.has(ctx.status) || !isRecordedStatus(ctx.status)) return Buffer.alloc(0);
     // Koa answers a 2xx without a body with its status text: make that the body, keeping the status.
     const { status } = ctx;
     ctx.body = ctx.message || String(status);

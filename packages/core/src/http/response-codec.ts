@@ -12,6 +12,17 @@ export interface CapturedResponse {
 }
 
 /**
+ * The one rule for what the guard records: an answer with a 2xx status completes the receipt and
+ * is replayed to every retry; any other status fails it (the next delivery runs the handler again)
+ * and goes out unrecorded, so an adapter need not read its body.
+ * @example
+ * if (!isRecordedStatus(response.status)) return { captured: { status, headers, body: EMPTY }, sent: response };
+ */
+export function isRecordedStatus(status: number): boolean {
+  return status >= 200 && status <= 299;
+}
+
+/**
  * What the receipt's `response` holds (through the guard's JSON codec). The store column is
  * text, so the body is kept as UTF-8 when that round-trips exactly and as base64 otherwise.
  */

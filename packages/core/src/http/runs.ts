@@ -7,7 +7,12 @@ import { answerFor } from './answers';
 import { type DeliveryTrace, reportDelivery } from './delivery';
 import type { PendingRun } from './engine';
 import type { EngineConfig } from './options';
-import { type CapturedResponse, encodeResponse, type StoredResponse } from './response-codec';
+import {
+  type CapturedResponse,
+  encodeResponse,
+  isRecordedStatus,
+  type StoredResponse,
+} from './response-codec';
 import type { HttpRequest, HttpResponseRecord } from './types';
 
 /**
@@ -81,7 +86,7 @@ export class TicketRun implements PendingRun {
 
   private async record(response: CapturedResponse): Promise<HttpResponseRecord | null> {
     const { trace } = this;
-    if (response.status < 200 || response.status > 299) {
+    if (!isRecordedStatus(response.status)) {
       await this.ticket.fail(new UnsuccessfulAnswer(response.status));
       if (trace) reportDelivery(trace, DeliveryOutcome.FAILED, response.status);
       return null;
@@ -110,7 +115,7 @@ export class TicketRun implements PendingRun {
  * completed with an empty body, anything else fails the run as not captured.
  */
 function answerAround(run: PendingRun, status: number | undefined, how: string): Promise<void> {
-  if (status === undefined || status < 200 || status > 299)
+  if (status === undefined || !isRecordedStatus(status))
     return run.abort(responseNotCaptured(how)).then(ignore);
   return run.finish({ status, headers: {}, body: Buffer.alloc(0) }).then(ignore, ignore);
 }
@@ -215,7 +220,7 @@ export class TransactionRun implements PendingRun {
 
   private async record(response: CapturedResponse): Promise<HttpResponseRecord | null> {
     const { open, trace } = this;
-    if (response.status < 200 || response.status > 299) {
+    if (!isRecordedStatus(response.status)) {
       const lost = await open.rollback(new UnsuccessfulAnswer(response.status));
       return this.failed(lost, response.status);
     }
