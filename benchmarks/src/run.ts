@@ -218,7 +218,7 @@ function remaining(
   const peerFirst = http['express, @node-idempotency (memory), first'];
   if (oursFirst && peerFirst && oursFirst.addedUs > peerFirst.addedUs) {
     const capture = profile?.guarded.ours
-      .filter((f) => f.fn.includes('express/src/capture.ts'))
+      .filter((f) => f.fn.includes('core/src/transport/node-http.ts'))
       .reduce((sum, f) => sum + (f.share * profile.guarded.busyUs) / profile.guarded.requests, 0);
     log(
       `- **Express first delivery against @node-idempotency (ours ${oursFirst.addedUs.toFixed(0)} µs, the peer ${peerFirst.addedUs.toFixed(0)} µs):** the peer records the answer after sending it (the behaviour its plugin documents, followed by benchmarks/src/peer.ts), so it neither holds nor copies it; we hold the answer until its receipt is written, so that a provider never sees an answer whose receipt is missing (DESIGN.md §6).${capture ? ` Capturing and flushing it are at least ${capture.toFixed(1)} µs of our functions' time under the profiler;` : ''} the rest is the per-request cost above.`,

@@ -1,7 +1,8 @@
 /**
- * What framework adapters, stores and queue bridges are built from: the HTTP engine, body helpers,
- * option merging, the limits a store honours, the inbox endpoint's engine and the relay and
- * consumer a queue bridge wraps. Applications import from the package root (and `/inbox`) instead.
+ * What framework adapters, stores and queue bridges are built from: the HTTP engine, the held
+ * response over node:http that an adapter translates to, body helpers, option merging, the limits
+ * a store honours, the inbox endpoint's engine and the relay and consumer a queue bridge wraps.
+ * Applications import from the package root (and `/inbox`) instead.
  * @module @webhook-idempotency/core/adapter
  */
 export {
@@ -31,6 +32,13 @@ export {
 } from './http/engine';
 export { type OutgoingHeaders, replayableHeaders } from './http/headers';
 export { type CapturedResponse, isRecordedStatus } from './http/response-codec';
+export {
+  abortHeld,
+  answerNow,
+  type HoldOptions,
+  holdResponse,
+  sendRecord,
+} from './transport/node-http';
 export { mergeOptions } from './http/options';
 export {
   createInboxEngine,

@@ -59,6 +59,13 @@ const ADAPTER_SURFACE = new Set([
   // rebuilds the type or writes the 2xx check again.
   'CapturedResponse',
   'isRecordedStatus',
+  // The held response over node:http (DESIGN.md §16), shared so that Express and NestJS (and Koa's
+  // answer at the deadline) only translate: hold the answer until it is recorded, the guard's own
+  // answer now, the handler's failure, a record sent.
+  'holdResponse',
+  'answerNow',
+  'abortHeld',
+  'sendRecord',
   // Inbox mode: the acknowledging endpoint's engine and its options.
   'createInboxEngine',
   'InboxOptions',

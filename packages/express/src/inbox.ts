@@ -1,8 +1,7 @@
 /** @module `inbox(options)`: the Express inbox endpoint. Translates in, calls the inbox engine, translates out. */
 import type { InboxOptions } from '@webhook-idempotency/core/inbox';
-import { createInboxEngine } from '@webhook-idempotency/core/adapter';
+import { createInboxEngine, sendRecord } from '@webhook-idempotency/core/adapter';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { sendRecord } from './capture';
 import { toHttpRequest } from './middleware';
 
 /** Options of {@link inbox}: the inbox options of every adapter, with Express's `req` in the callbacks. */

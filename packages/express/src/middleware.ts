@@ -1,9 +1,14 @@
 /** @module `idempotent(options)`: the Express middleware. Translates in, calls the engine, translates out. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HttpRequest } from '@webhook-idempotency/core';
-import { createEngine, toRawBody } from '@webhook-idempotency/core/adapter';
+import {
+  abortHeld,
+  createEngine,
+  holdResponse,
+  sendRecord,
+  toRawBody,
+} from '@webhook-idempotency/core/adapter';
 import type { ErrorRequestHandler, NextFunction, Request, RequestHandler, Response } from 'express';
-import { abortCapture, captureResponse, sendRecord } from './capture';
 import type { ExpressIdempotencyOptions } from './types';
 
 /** The neutral request record of an Express request (the raw bytes from `express.raw()` or `saveRawBody`). */
@@ -46,7 +51,7 @@ export function idempotent<Tx = unknown>(options: ExpressIdempotencyOptions<Tx>)
         }
       }
       req.idempotency = decision.idempotency;
-      captureResponse(res, decision.run, { maxResponseBytes, onError: next });
+      holdResponse(res, decision.run, { maxResponseBytes, onError: next });
       decision.run.enter(next);
     }, next);
   };
@@ -80,9 +85,9 @@ export function idempotencyErrors(): ErrorRequestHandler {
     res: Response,
     next: NextFunction,
   ): void {
-    abortCapture(res, error).then(
-      // The store lost the handler's transaction under it: its 503, not your error handler's answer.
-      (replacement) => (replacement ? sendRecord(res, replacement) : next(error)),
+    abortHeld(res, error).then(
+      // The store lost the handler's transaction under it: its 503 went out, not your error handler's answer.
+      (answered) => answered || next(error),
       () => next(error),
     );
   };

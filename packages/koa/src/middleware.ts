@@ -1,7 +1,6 @@
 /** @module `idempotent(options)`: the Koa middleware. Translates in, calls the engine, translates out. */
 import type { HttpRequest } from '@webhook-idempotency/core';
-import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
-import { createEngine, toRawBody } from '@webhook-idempotency/core/adapter';
+import { answerNow, createEngine, toRawBody } from '@webhook-idempotency/core/adapter';
 import type { Context, Middleware, Next } from 'koa';
 import { responseBytes, sendRecord } from './body';
 import type { KoaIdempotencyOptions } from './types';
@@ -44,11 +43,12 @@ export function idempotent<Tx = unknown>(options: KoaIdempotencyOptions<Tx>): Mi
     let expired = false;
     // The guard gave up on the run (transactional deadline): answer now, straight on the socket,
     // since Koa writes only when the chain returns, and ignore whatever the handler does later.
-    run.onExpire((answer) => {
-      expired = true;
-      ctx.respond = false;
-      if (!ctx.res.headersSent) writeRaw(ctx, answer);
-    });
+    if (run.expires)
+      run.onExpire((answer) => {
+        expired = true;
+        ctx.respond = false;
+        answerNow(ctx.res, answer, (error) => ctx.app.emit('error', error, ctx));
+      });
     let body: Buffer;
     try {
       await run.enter(next);
@@ -91,12 +91,4 @@ function wireStatus(ctx: Context): Promise<number | undefined> {
     res.on('finish', done);
     res.on('close', done);
   });
-}
-
-function writeRaw(ctx: Context, answer: HttpResponseRecord): void {
-  const res = ctx.res;
-  for (const name of res.getHeaderNames()) res.removeHeader(name);
-  res.statusCode = answer.status;
-  for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
-  res.end(answer.body);
 }

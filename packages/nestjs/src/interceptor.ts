@@ -5,7 +5,13 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { HttpRequest, RequestIdempotency } from '@webhook-idempotency/core';
-import { type Engine, type PendingRun, toRawBody } from '@webhook-idempotency/core/adapter';
+import {
+  abortHeld,
+  answerNow,
+  type Engine,
+  holdResponse,
+  toRawBody,
+} from '@webhook-idempotency/core/adapter';
 import {
   type CallHandler,
   type ExceptionFilter,
@@ -16,7 +22,6 @@ import {
 } from '@nestjs/common';
 import { ApplicationConfig, BaseExceptionFilter, HttpAdapterHost } from '@nestjs/core';
 import { catchError, from, mergeMap, type Observable, throwError } from 'rxjs';
-import { HeldResponse } from './capture';
 import { IdempotencyRegistry } from './registry';
 import type { NestRequest } from './types';
 
@@ -51,14 +56,8 @@ function catches(filter: ExceptionFilter, error: unknown): boolean {
   return types.length === 0 || types.some((type) => error instanceof type);
 }
 
-/** A response answered at once is never settled: whatever is written on it later is dropped. */
-const settledAlready = (): Promise<null> => Promise.resolve(null);
-
 /** One guarded request: set up by the interceptor, claimed by the route method's wrapper. */
 class Slot {
-  private run: PendingRun | undefined;
-  private held: HeldResponse | undefined;
-
   constructor(
     private readonly engine: Engine<NestRequest>,
     private readonly req: NestRequest,
@@ -75,29 +74,23 @@ class Slot {
     const decision = await this.engine.begin(toHttpRequest(this.req));
     if (decision.action === 'pass') return method(undefined);
     if (decision.action === 'respond') {
-      new HeldResponse(this.raw, settledAlready, this.fail).answerNow(decision.response);
+      answerNow(this.raw, decision.response, this.fail);
       return undefined;
     }
     const { run, idempotency } = decision;
     this.req.idempotency = idempotency;
-    this.run = run;
-    const held = new HeldResponse(
-      this.raw,
-      (captured) => run.finish(captured),
-      this.fail,
-      this.engine.config.maxResponseBytes,
-    );
-    this.held = held;
-    run.onExpire((answer) => held.answerNow(answer));
+    const { maxResponseBytes } = this.engine.config;
+    holdResponse(this.raw, run, { maxResponseBytes, onError: this.fail });
     return run.enter(() => method(idempotency));
   }
 
-  /** The method (or a pipe after the claim, or an interceptor inside this one) threw: the receipt is `failed`. */
+  /**
+   * The method (or a pipe after the claim, or an interceptor inside this one) threw: the receipt
+   * is `failed`, and the filters' answer goes out unrecorded; when the store lost the
+   * transaction under the method, the guard's 503 instead, whatever the filters write.
+   */
   async abort(error: unknown): Promise<void> {
-    const lost = await this.run?.abort(error);
-    // The store lost the transaction under the method: the guard's 503, whatever the filters write.
-    if (lost && this.held) this.held.answerNow(lost);
-    else this.held?.release();
+    await abortHeld(this.raw, error);
   }
 }
 
