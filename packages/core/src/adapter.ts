@@ -1,8 +1,9 @@
 /**
- * What framework adapters, stores and queue bridges are built from: the HTTP engine, the held
- * response over node:http that an adapter translates to, body helpers, option merging, the limits
- * a store honours, the inbox endpoint's engine and the relay and consumer a queue bridge wraps.
- * Applications import from the package root (and `/inbox`) instead.
+ * What framework adapters, stores and queue bridges are built from: the HTTP engine, the two
+ * transports an adapter translates to (the held response over node:http, the Web-standard
+ * `Request`/`Response` layer), body helpers, option merging, the limits a store honours, the inbox
+ * endpoint's engine and the relay and consumer a queue bridge wraps. Applications import from the
+ * package root (and `/inbox`) instead.
  * @module @webhook-idempotency/core/adapter
  */
 export {
@@ -39,6 +40,13 @@ export {
   holdResponse,
   sendRecord,
 } from './transport/node-http';
+export {
+  type CapturedWebResponse,
+  captureWebResponse,
+  NULL_BODY_STATUSES,
+  readWebRequest,
+  toWebResponse,
+} from './transport/web';
 export { mergeOptions } from './http/options';
 export {
   createInboxEngine,

@@ -55,17 +55,20 @@ const ADAPTER_SURFACE = new Set([
   'requestTooLarge',
   'resolveMaxRequestBytes',
   'responseNotCaptured',
-  // What `run.finish` takes, and the one rule for which answers are recorded, so that no adapter
-  // rebuilds the type or writes the 2xx check again.
+  // The shared transports (DESIGN.md §16), so that an adapter only translates: what `run.finish`
+  // takes and the one rule for which answers are recorded; the held response over node:http
+  // (Express, NestJS, and Koa's answer at the deadline); the Web-standard Request/Response layer
+  // (fetch, Hono).
   'CapturedResponse',
   'isRecordedStatus',
-  // The held response over node:http (DESIGN.md §16), shared so that Express and NestJS (and Koa's
-  // answer at the deadline) only translate: hold the answer until it is recorded, the guard's own
-  // answer now, the handler's failure, a record sent.
   'holdResponse',
   'answerNow',
   'abortHeld',
   'sendRecord',
+  'readWebRequest',
+  'captureWebResponse',
+  'CapturedWebResponse',
+  'toWebResponse',
   // Inbox mode: the acknowledging endpoint's engine and its options.
   'createInboxEngine',
   'InboxOptions',

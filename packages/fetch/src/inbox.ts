@@ -3,12 +3,10 @@ import { ConfigError } from '@webhook-idempotency/core';
 import type { InboxOptions } from '@webhook-idempotency/core/inbox';
 import {
   createInboxEngine,
-  REQUEST_TOO_LARGE,
-  readRequestBody,
-  requestTooLarge,
+  readWebRequest,
   resolveMaxRequestBytes,
+  toWebResponse,
 } from '@webhook-idempotency/core/adapter';
-import { toHttpRequest, toResponse } from './translate';
 
 /** Options of {@link inbox}: the inbox options of every adapter, with the `Request` in the callbacks, plus the body limit. */
 export interface FetchInboxOptions extends InboxOptions<Request> {
@@ -58,10 +56,10 @@ export function inbox<Args extends unknown[] = unknown[]>(
       'a request handed on needs a handler: pass one as inbox(options, fallback)',
     );
   return async function inboxEndpoint(request, ...rest): Promise<Response> {
-    const rawBody = await readRequestBody(request, maxRequestBytes);
-    if (rawBody === REQUEST_TOO_LARGE) return toResponse(requestTooLarge(maxRequestBytes));
-    const decision = await engine.accept(toHttpRequest(request, rawBody));
-    if (decision.action === 'respond') return toResponse(decision.response);
+    const record = await readWebRequest(request, request, maxRequestBytes);
+    if (record instanceof Response) return record;
+    const decision = await engine.accept(record);
+    if (decision.action === 'respond') return toWebResponse(decision.response);
     if (fallback) return fallback(request, ...(rest as unknown as Args));
     return new Response(null, { status: 405, headers: { allow: 'POST' } });
   };

@@ -1,13 +1,13 @@
 /** @module `withIdempotency(options, handler)`: a fetch handler guarded. Translates in, calls the engine, translates out. */
 import {
+  type CapturedWebResponse,
+  captureWebResponse,
   createEngine,
   type PendingRun,
-  REQUEST_TOO_LARGE,
-  readRequestBody,
-  requestTooLarge,
+  readWebRequest,
   resolveMaxRequestBytes,
+  toWebResponse,
 } from '@webhook-idempotency/core/adapter';
-import { capture, toHttpRequest, toResponse } from './translate';
 import type { FetchHandler, FetchIdempotencyOptions, GuardedHandler } from './types';
 
 /**
@@ -37,11 +37,11 @@ export function withIdempotency<Args extends unknown[] = unknown[], Tx = unknown
   const { maxResponseBytes } = engine.config;
   return async function idempotency(request, ...rest): Promise<Response> {
     const args = rest as unknown as Args;
-    const rawBody = await readRequestBody(request, maxRequestBytes);
-    if (rawBody === REQUEST_TOO_LARGE) return toResponse(requestTooLarge(maxRequestBytes));
-    const decision = await engine.begin(toHttpRequest(request, rawBody));
+    const record = await readWebRequest(request, request, maxRequestBytes);
+    if (record instanceof Response) return record;
+    const decision = await engine.begin(record);
     if (decision.action === 'pass') return handler(request, undefined, ...args);
-    if (decision.action === 'respond') return toResponse(decision.response);
+    if (decision.action === 'respond') return toWebResponse(decision.response);
     const { run, idempotency } = decision;
     return settle(run, () => handler(request, idempotency, ...args), maxResponseBytes);
   };
@@ -54,23 +54,29 @@ function settle(
   maxResponseBytes: number,
 ): Promise<Response> {
   const answered = (async () => {
-    let recorded: Awaited<ReturnType<typeof capture>>;
+    let recorded: CapturedWebResponse;
     try {
-      recorded = await capture(await run.enter(call), maxResponseBytes);
+      const response = await run.enter(call);
+      // A handler may be plain JavaScript: a wrong value fails its run loudly.
+      if (!(response instanceof Response))
+        throw new TypeError(
+          `the handler returned ${response === null ? 'null' : typeof response}, not a Response`,
+        );
+      recorded = await captureWebResponse(response, maxResponseBytes);
     } catch (error) {
       // The store lost the handler's transaction under it: the guard's 503, not the error.
       const lost = await run.abort(error);
-      if (lost) return toResponse(lost);
+      if (lost) return toWebResponse(lost);
       throw error;
     }
     const replacement = await run.finish(recorded.captured);
-    return replacement ? toResponse(replacement) : recorded.sent;
+    return replacement ? toWebResponse(replacement) : recorded.sent;
   })();
   // Without a deadline (not transactional) nothing can answer first: no race to set up.
   if (!run.expires) return answered;
   // The guard gave up on the run (transactional deadline): answer now, drop what the handler returns later.
   const expired = new Promise<Response>((resolve) =>
-    run.onExpire((answer) => resolve(toResponse(answer))),
+    run.onExpire((answer) => resolve(toWebResponse(answer))),
   );
   return Promise.race([answered, expired]);
 }

@@ -1,8 +1,12 @@
 /** @module `inbox(options)`: the Hono inbox endpoint. Translates in, calls the inbox engine, translates out. */
 import type { InboxOptions } from '@webhook-idempotency/core/inbox';
-import { createInboxEngine, resolveMaxRequestBytes } from '@webhook-idempotency/core/adapter';
+import {
+  createInboxEngine,
+  readWebRequest,
+  resolveMaxRequestBytes,
+  toWebResponse,
+} from '@webhook-idempotency/core/adapter';
 import type { Context, MiddlewareHandler, Next } from 'hono';
-import { toHttpRequest, toResponse } from './translate';
 
 /** Options of {@link inbox}: the inbox options of every adapter, with Hono's `Context` in the callbacks, plus the body limit. */
 export interface HonoInboxOptions extends InboxOptions<Context> {
@@ -31,10 +35,10 @@ export function inbox(options: HonoInboxOptions): MiddlewareHandler {
   const maxRequestBytes = resolveMaxRequestBytes(limit);
   const engine = createInboxEngine<Context>(engineOptions as InboxOptions<Context>);
   return async function inboxEndpoint(c: Context, next: Next) {
-    const request = await toHttpRequest(c, maxRequestBytes);
+    const request = await readWebRequest(c.req.raw, c, maxRequestBytes);
     if (request instanceof Response) return request;
     const decision = await engine.accept(request);
     if (decision.action === 'pass') return next();
-    return toResponse(decision.response);
+    return toWebResponse(decision.response);
   };
 }

@@ -1,7 +1,13 @@
 /** @module `idempotent(options)`: the Hono middleware. Translates in, calls the engine, translates out. */
-import { createEngine, resolveMaxRequestBytes } from '@webhook-idempotency/core/adapter';
+import {
+  type CapturedWebResponse,
+  captureWebResponse,
+  createEngine,
+  readWebRequest,
+  resolveMaxRequestBytes,
+  toWebResponse,
+} from '@webhook-idempotency/core/adapter';
 import type { Context, MiddlewareHandler, Next } from 'hono';
-import { capture, toHttpRequest, toResponse } from './translate';
 import type { HonoIdempotencyOptions, IdempotencyEnv } from './types';
 
 /**
@@ -25,11 +31,11 @@ export function idempotent<Tx = unknown>(
   const engine = createEngine<Context, Tx>(engineOptions);
   const { maxResponseBytes } = engine.config;
   return async function idempotency(c: Context<IdempotencyEnv<Tx>>, next: Next) {
-    const request = await toHttpRequest(c, maxRequestBytes);
+    const request = await readWebRequest<Context>(c.req.raw, c, maxRequestBytes);
     if (request instanceof Response) return request;
     const decision = await engine.begin(request);
     if (decision.action === 'pass') return next();
-    if (decision.action === 'respond') return toResponse(decision.response);
+    if (decision.action === 'respond') return toWebResponse(decision.response);
     const { run } = decision;
     c.set('idempotency', decision.idempotency);
     // The guard gave up on the run (transactional deadline): answer now; Hono drops the late answer.
@@ -39,28 +45,28 @@ export function idempotent<Tx = unknown>(
       ? new Promise<true>((resolve) =>
           run.onExpire((answer) => {
             gaveUp = true;
-            replace(c, toResponse(answer));
+            replace(c, toWebResponse(answer));
             resolve(true);
           }),
         )
       : undefined;
-    let recorded: Awaited<ReturnType<typeof capture>>;
+    let recorded: CapturedWebResponse;
     try {
       const entered = run.enter(next);
       if ((await (expired ? Promise.race([entered, expired]) : entered)) === true) return;
       if (c.error) throw c.error; // the handler threw; Hono's onError has answered
-      recorded = await capture(c.res, maxResponseBytes);
+      recorded = await captureWebResponse(c.res, maxResponseBytes);
     } catch (error) {
       // The store lost the handler's transaction under it: the guard's 503 replaces the error answer.
       const lost = await run.abort(error);
-      if (lost) return replace(c, toResponse(lost));
+      if (lost) return replace(c, toWebResponse(lost));
       if (error === c.error) return;
       throw error;
     }
     const replacement = await run.finish(recorded.captured);
     // The deadline passed while the answer was read: the guard's 503 stands, never the late 2xx.
     if (gaveUp) return;
-    replace(c, replacement ? toResponse(replacement) : recorded.sent);
+    replace(c, replacement ? toWebResponse(replacement) : recorded.sent);
   };
 }
 
