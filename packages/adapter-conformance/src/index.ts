@@ -2,6 +2,7 @@
 export { runAdapterConformance, adapterCases } from './suite';
 export {
   BODY,
+  createHarness,
   PROVIDER,
   gate,
   jsonAnswer,
@@ -12,6 +13,6 @@ export {
 export { type InboxEntry, runInboxConformance } from './inbox';
 export { type FloodRequest, type FloodResult, flood } from './flood';
 export { running } from './server';
-export { storeKinds, unreachableStore, type StoreKind } from './stores';
+export { type OpenedStore, storeKinds, unreachableStore, type StoreKind } from './stores';
 export type { AdapterCase } from './case';
 export type * from './types';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { QueuedDelivery } from '@webhook-idempotency/core/adapter';
 import { Queue } from 'bullmq';
 import { bullmqRelay } from '../src';
-import { bySize } from '../../../test-support/proof-size';
+import { bySize } from '@webhook-idempotency/test-support/proof-size';
 import { connect, type Connected, fixture, targets } from './helpers/fixture';
 import { redisConnection } from './helpers/redis';
 import type { StormTask } from './helpers/storm-child';

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { Schema } from '@webhook-idempotency/sql';
 import { ExitCode, type OutputStream, run } from '../src';
 import { seedReceipts } from '../../sql/test/helpers/seed';
-import { freePort } from '../../../test-support/databases';
+import { freePort } from '@webhook-idempotency/test-support/databases';
 import { cli } from './helpers/cli';
 
 const COMMANDS = ['status', 'list', 'show', 'release', 'purge', 'migrate', 'inbox', 'redeliver'];

@@ -12,7 +12,7 @@ import { InboxSchema, Schema } from '@webhook-idempotency/sql';
 import type { PgBoss } from 'pg-boss';
 import { pgDatabase } from '../../sql/test/helpers/databases';
 import { pgBossRelay } from '../src';
-import { bySize } from '../../../test-support/proof-size';
+import { bySize } from '@webhook-idempotency/test-support/proof-size';
 import { bossFor, open, type Tables } from './helpers/setup';
 
 const DELIVERIES = bySize({ small: 600, full: 2_000, soak: 10_000 });

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { freePort } from '../../../test-support/databases';
+import { freePort } from '@webhook-idempotency/test-support/databases';
 
 const run = promisify(execFile);
 

@@ -23,7 +23,7 @@ import {
   unacceptable,
   type Delivery,
 } from '../src/connection-faults-client';
-import { watchHostProcess } from '../../../test-support/host-process';
+import { watchHostProcess } from '@webhook-idempotency/test-support/host-process';
 import {
   createFaultDatabase,
   inspect,

@@ -13,7 +13,7 @@ import request from 'supertest';
 import { type GuardEvent, IdempotencyGuard, RequestKey } from '@webhook-idempotency/core';
 import { idempotent } from '@webhook-idempotency/express';
 import { Schema, type SqlConnection, SqlStore } from '@webhook-idempotency/sql';
-import { watchHostProcess } from '../../../test-support/host-process';
+import { watchHostProcess } from '@webhook-idempotency/test-support/host-process';
 
 const unhandled = watchHostProcess();
 

@@ -15,7 +15,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bySize } from '../../../test-support/proof-size';
+import { bySize } from '@webhook-idempotency/test-support/proof-size';
 import {
   ACK_TABLE,
   ACK_TOKEN,

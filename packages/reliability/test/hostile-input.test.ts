@@ -19,8 +19,7 @@ import {
   type NativeLike,
 } from '@webhook-idempotency/adapter-conformance';
 // The suite's own per-test world (not re-exported by the package): one app per adapter entry, as the shared suite builds it.
-import { createHarness } from '../../adapter-conformance/src/harness';
-import type { OpenedStore } from '../../adapter-conformance/src/stores';
+import { createHarness, type OpenedStore } from '@webhook-idempotency/adapter-conformance';
 import {
   IdempotencyGuard,
   type ExternalId,

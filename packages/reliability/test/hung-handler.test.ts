@@ -25,7 +25,7 @@ import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { watchHostProcess } from '../../../test-support/host-process';
+import { watchHostProcess } from '@webhook-idempotency/test-support/host-process';
 
 const unhandled = watchHostProcess();
 const never = new Promise<never>(() => undefined);

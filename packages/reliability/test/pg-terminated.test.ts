@@ -14,7 +14,7 @@ import pg from 'pg';
 import { IdempotencyGuard, RequestKey } from '@webhook-idempotency/core';
 import { idempotent } from '@webhook-idempotency/express';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
-import { watchHostProcess } from '../../../test-support/host-process';
+import { watchHostProcess } from '@webhook-idempotency/test-support/host-process';
 
 const unhandled = watchHostProcess();
 const DATABASE = 'wi_reliability_terminated';

@@ -16,7 +16,7 @@ import {
   type KillableDatabase,
 } from '../src/durable-databases';
 import { runStorm, type StormOptions, type StormReport, type StormTarget } from '../src/storm/run';
-import { bySize } from '../../../test-support/proof-size';
+import { bySize } from '@webhook-idempotency/test-support/proof-size';
 
 // pnpm test (CI): 3,000 deliveries over 300 ids (fewer, and SQLite finishes every id before the kill inside a handler). pnpm test:proof: 8,000 over 800. Soak: 40,000 over 4,000.
 // Every size crosses the same faults: the kills are placed at fractions of the run.

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import knex from 'knex';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { freePort } from '../../../test-support/databases';
+import { freePort } from '@webhook-idempotency/test-support/databases';
 import { Schema, SqlStore, type SqlConnection } from '../src';
 import { mysqlDatabase, pgDatabase } from './helpers/databases';
 

@@ -16,7 +16,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '../src';
 import { pgDatabase, sqliteFile } from './helpers/databases';
-import { bySize } from '../../../test-support/proof-size';
+import { bySize } from '@webhook-idempotency/test-support/proof-size';
 
 const SIZE = bySize({ small: 1, full: 10, soak: 10 });
 const sleep = (ms: number, signal?: AbortSignal) =>

@@ -14,7 +14,7 @@ import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { DeliveryStatus } from '@webhook-idempotency/core/inbox';
 import { InboxSchema, Schema, SqlInbox } from '../src';
-import { bySize } from '../../../test-support/proof-size';
+import { bySize } from '@webhook-idempotency/test-support/proof-size';
 import { mysqlDatabase, pgDatabase, sqliteFile } from './helpers/databases';
 import {
   type InboxChildTask,

@@ -5,7 +5,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort } from '../../../../test-support/databases';
+import { freePort } from '@webhook-idempotency/test-support/databases';
 import { DYING_MARKER, type StormServerConfig } from './config';
 
 const SERVER = join(__dirname, 'server.ts');
