@@ -16,7 +16,12 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { allNodes, NODE_LINES, repoRoot, type NodeRuntime } from '@webhook-idempotency/test-support/node-lines';
+import {
+  allNodes,
+  NODE_LINES,
+  repoRoot,
+  type NodeRuntime,
+} from '@webhook-idempotency/test-support/node-lines';
 
 const run = promisify(execFile);
 
