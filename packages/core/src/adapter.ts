@@ -74,4 +74,4 @@ export {
 } from './inbox/consumer';
 export type { BatchEntry, DeliveryBatcher } from './inbox/types';
 export { numberOption } from './inbox/run';
-export { resolveListInput } from './inbox/list-input';
+export { resolveListInput, resolvePurgeInput } from './inbox/list-input';

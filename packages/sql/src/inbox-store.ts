@@ -13,9 +13,8 @@ import type {
 import type { DeliveryBatcher } from '@webhook-idempotency/core/adapter';
 import {
   checkKeyPart,
-  DEFAULT_PURGE_BATCH_SIZE,
-  numberOption,
   resolveListInput,
+  resolvePurgeInput,
 } from '@webhook-idempotency/core/adapter';
 import { deleteInBatches } from './batch-delete';
 import { executorFor, rememberConnection, sameConnection } from './connection';
@@ -373,16 +372,11 @@ export class SqlInbox implements InboxStore {
    * @example
    * await inbox.purge({ olderThanMs: 30 * DAY });
    */
-  async purge({
-    olderThanMs,
-    batchSize = DEFAULT_PURGE_BATCH_SIZE,
-  }: {
+  async purge(input: {
     readonly olderThanMs: number;
     readonly batchSize?: number;
   }): Promise<number> {
-    numberOption('olderThanMs', olderThanMs, 0);
-    numberOption('batchSize', batchSize, 0, true);
-    if (batchSize < 1) throw new ConfigError('batchSize', 'must be at least 1');
+    const { olderThanMs, batchSize } = resolvePurgeInput(input);
     return deleteInBatches(
       (sql, params) => this.executor.query(sql, params),
       this.sql.purgeBatch,

@@ -1,4 +1,5 @@
-/** @module The input of `InboxStore.list`, checked once for every store, with its defaults. */
+/** @module The inputs of `InboxStore.list` and `InboxStore.purge`, checked once for every store, with their defaults. */
+import { DEFAULT_PURGE_BATCH_SIZE } from '../constants';
 import { ConfigError } from '../errors';
 import { numberOption } from './run';
 import { DeliveryStatus, type InboxStore } from './types';
@@ -33,4 +34,21 @@ export function resolveListInput(input: NonNullable<Parameters<InboxStore['list'
   if (!Number.isSafeInteger(limit) || limit < 1)
     throw new ConfigError('limit', `must be a positive whole number, got ${String(limit)}`);
   return { status, provider, limit, afterId };
+}
+
+/**
+ * An `InboxStore.purge` input, checked, with its default `batchSize` (1000). What `SqlInbox` and
+ * `InMemoryInbox` both take; for other inbox stores' authors.
+ * @throws {ConfigError} for an `olderThanMs` that is not a number >= 0, or a `batchSize` that is
+ * not a whole number >= 1.
+ */
+export function resolvePurgeInput(input: Parameters<InboxStore['purge']>[0]): {
+  olderThanMs: number;
+  batchSize: number;
+} {
+  const { olderThanMs, batchSize = DEFAULT_PURGE_BATCH_SIZE } = input;
+  numberOption('olderThanMs', olderThanMs, 0);
+  numberOption('batchSize', batchSize, 0, true);
+  if (batchSize < 1) throw new ConfigError('batchSize', 'must be at least 1');
+  return { olderThanMs, batchSize };
 }

@@ -1,9 +1,8 @@
 /** @module InMemoryInbox: the `InboxStore` contract over Maps, for tests and single-process development. */
-import { DEFAULT_PURGE_BATCH_SIZE } from '../constants';
 import { ConfigError } from '../errors';
 import { checkKeyPart } from '../request-key';
-import { resolveListInput } from './list-input';
-import { MAX_CLAIM_LIMIT, numberOption } from './run';
+import { resolveListInput, resolvePurgeInput } from './list-input';
+import { MAX_CLAIM_LIMIT } from './run';
 import {
   type Delivery,
   type DeliveryLease,
@@ -347,16 +346,12 @@ export class InMemoryInbox implements InboxStore {
    * Deletes `done` and `dead` deliveries finished at least `olderThanMs` ago; never a pending or
    * processing one. `batchSize` is checked as `SqlInbox` checks it (memory needs no batches).
    */
-  async purge({
-    olderThanMs,
-    batchSize = DEFAULT_PURGE_BATCH_SIZE,
-  }: {
+  async purge(input: {
     readonly olderThanMs: number;
     readonly batchSize?: number;
   }): Promise<number> {
-    numberOption('olderThanMs', olderThanMs, 0);
-    numberOption('batchSize', batchSize, 0, true);
-    if (batchSize < 1) throw new ConfigError('batchSize', 'must be at least 1');
+    // batchSize is checked as SqlInbox checks it; memory deletes in one pass.
+    const { olderThanMs } = resolvePurgeInput(input);
     const cutoff = this.now() - olderThanMs;
     let deleted = 0;
     for (const row of this.rows.values()) {
