@@ -1,13 +1,5 @@
 /** @module IdempotencyGuard: claim, run, store, replay (DESIGN.md §3–§4, §7). */
-import { createHash } from 'node:crypto';
-import {
-  DAY,
-  DEFAULT_STALE_AFTER_SECONDS,
-  DeliveryOutcome,
-  MAX_FINGERPRINT_LENGTH,
-  ReceiptStatus,
-  SECOND,
-} from './constants';
+import { DAY, DeliveryOutcome, ReceiptStatus, SECOND } from './constants';
 import {
   ConfigError,
   ErrorCode,
@@ -16,60 +8,16 @@ import {
   RequestInProgress,
   StoreError,
 } from './errors';
+import {
+  fittedFingerprint,
+  type GuardOptions,
+  resolveGuardOptions,
+  type RunOptions,
+} from './guard-options';
 import { RequestKey, type KeyLike } from './request-key';
 import { runUntilAborted } from './abort';
 import { type ClaimTicket, Ticket, type TicketEnv } from './ticket';
 import type { Codec, GuardEvent, ObservedReceipt, Outcome, RunContext, Store } from './types';
-
-/** Options of {@link IdempotencyGuard}. Every one is optional. */
-export interface GuardOptions<R = unknown> {
-  /**
-   * Age after which a `processing` claim counts as abandoned (its worker died) and the next
-   * delivery takes it over. Set it above your slowest real handler run. Defaults to 300.
-   */
-  staleAfterSeconds?: number;
-  /** Milliseconds since the epoch. Serves stores with a `'caller'` clock and tests. Defaults to `Date.now`. */
-  clock?: () => number;
-  /** How results are stored and read back. Defaults to JSON. */
-  codec?: Codec<R>;
-  /**
-   * Run the handler and the completion in one store transaction (exactly-once effect, DESIGN.md
-   * §7). Needs a store with `capabilities.transactional`. Defaults to `false`.
-   */
-  transactional?: boolean;
-  /**
-   * Transactional mode: the longest a handler's transaction may stay open, in seconds. At the
-   * deadline the guard rolls the transaction back, marks the receipt `failed` and throws
-   * {@link HandlerTimeout} (503 over HTTP), so a hung handler never pins a connection, a SQLite
-   * write lock or row locks a takeover would wait on. Must be shorter than `staleAfterSeconds`;
-   * defaults to `staleAfterSeconds` minus 10 % (at most 30 s less).
-   */
-  handlerTimeoutSeconds?: number;
-  /** Receives events (claimed, replayed, claim-lost, …). Errors it throws are ignored. */
-  onEvent?: (event: GuardEvent) => void;
-}
-
-/** Per-call options of {@link IdempotencyGuard.run} and {@link IdempotencyGuard.claim}. */
-export interface RunOptions {
-  /** Hash of the request. The same key arriving with another fingerprint is refused with `FingerprintMismatch`. */
-  fingerprint?: string | null;
-  /** Overrides the guard's `transactional` for this call of `run` (a ticket's caller chooses `transaction()` itself). */
-  transactional?: boolean;
-  /**
-   * The request was authenticated (a signature or secret check passed). Only then may a request
-   * without a fingerprint be answered with a receipt that has one; otherwise that is a mismatch,
-   * so a caller who knows nothing but the id never reads the stored answer (DESIGN.md §10).
-   */
-  verified?: boolean;
-  /**
-   * Ends the run early when it aborts (a stopping worker, a deadline of the caller's own): a
-   * transactional run is rolled back and its receipt marked `failed`, as at the handler deadline;
-   * a run without a transaction stops waiting for the handler and leaves the receipt `processing`
-   * (should the handler still finish, its result is recorded if the claim is still current). `run`
-   * then rejects with the signal's reason.
-   */
-  signal?: AbortSignal;
-}
 
 /** The handler the guard runs at most once per claim. */
 export type Handler<R, Tx> = (context: RunContext<Tx>) => R | Promise<R>;
@@ -82,32 +30,8 @@ export interface Replay<R> extends Outcome<R> {
 /** What {@link IdempotencyGuard.claim} resolves with: a ticket to settle, or the stored result. */
 export type Claim<R, Tx = never> = ClaimTicket<R, Tx> | Replay<R>;
 
-/** The default codec. It cannot check what it decodes: that is taken to be the `R` the handler returned. */
-const jsonCodec: Codec<unknown> = {
-  encode: (value) => {
-    const text = JSON.stringify(value);
-    // JSON.stringify(undefined) is undefined: store it as null rather than fail.
-    return text === undefined ? 'null' : text;
-  },
-  decode: (text) => JSON.parse(text),
-};
-
 /** How many times `run` re-reads a receipt that keeps changing under it before answering "in progress". */
 const MAX_ROUNDS = 3;
-
-/** A fingerprint that fits the column: a longer one is hashed (SHA-256, hex), never truncated by a database. */
-function fittedFingerprint(value: unknown): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || value === '') {
-    throw new ConfigError(
-      'fingerprint',
-      `must be a non-empty string or null, got ${value === '' ? 'an empty string' : typeof value}`,
-    );
-  }
-  return value.length <= MAX_FINGERPRINT_LENGTH && !/[^\x20-\x7e]/.test(value)
-    ? value
-    : createHash('sha256').update(value).digest('hex');
-}
 
 /**
  * How a delivery that threw ended, from the error: `undefined` for one that never was a delivery
@@ -125,11 +49,6 @@ export function outcomeOf(error: unknown, claimed: boolean): DeliveryOutcome | u
     default:
       return claimed ? DeliveryOutcome.FAILED : undefined;
   }
-}
-
-/** Default handler deadline: 10 % under the stale threshold, at most 30 s under it. */
-function defaultHandlerTimeoutSeconds(staleAfterSeconds: number): number {
-  return staleAfterSeconds - Math.min(30, staleAfterSeconds / 10);
 }
 
 /**
@@ -159,62 +78,14 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
   private readonly env: TicketEnv<R, Tx>;
 
   constructor(store: Store<Tx>, options: GuardOptions<R> = {}) {
-    if (!store || typeof store.claim !== 'function' || typeof store.reclaim !== 'function') {
-      throw new ConfigError(
-        'store',
-        'must implement the Store interface (claim, reclaim, complete, fail, find, purge)',
-      );
-    }
-    const {
-      staleAfterSeconds = DEFAULT_STALE_AFTER_SECONDS,
-      clock = Date.now,
-      codec = jsonCodec as Codec<R>,
-      transactional = false,
-      onEvent,
-    } = options;
-    if (
-      typeof staleAfterSeconds !== 'number' ||
-      !Number.isFinite(staleAfterSeconds) ||
-      staleAfterSeconds <= 0
-    ) {
-      throw new ConfigError(
-        'staleAfterSeconds',
-        `must be a positive number of seconds, got ${String(staleAfterSeconds)}`,
-      );
-    }
-    if (typeof clock !== 'function')
-      throw new ConfigError('clock', 'must be a function returning milliseconds since the epoch');
-    if (!codec || typeof codec.encode !== 'function' || typeof codec.decode !== 'function') {
-      throw new ConfigError('codec', 'must have encode(value) and decode(text) functions');
-    }
-    if (typeof transactional !== 'boolean')
-      throw new ConfigError('transactional', 'must be a boolean');
-    if (transactional && !store.capabilities.transactional) {
-      throw new ConfigError(
-        'transactional',
-        'this store does not support transactions (capabilities.transactional is false)',
-      );
-    }
-    if (onEvent !== undefined && typeof onEvent !== 'function')
-      throw new ConfigError('onEvent', 'must be a function');
-    const { handlerTimeoutSeconds = defaultHandlerTimeoutSeconds(staleAfterSeconds) } = options;
-    if (
-      typeof handlerTimeoutSeconds !== 'number' ||
-      !Number.isFinite(handlerTimeoutSeconds) ||
-      handlerTimeoutSeconds <= 0 ||
-      handlerTimeoutSeconds >= staleAfterSeconds
-    ) {
-      throw new ConfigError(
-        'handlerTimeoutSeconds',
-        `must be a positive number of seconds below staleAfterSeconds (${staleAfterSeconds}), got ${String(handlerTimeoutSeconds)}`,
-      );
-    }
-    this.handlerTimeoutMs = handlerTimeoutSeconds * SECOND;
+    const config = resolveGuardOptions(store, options);
+    const { clock, codec, handlerTimeoutMs, onEvent } = config;
     this.store = store;
-    this.staleAfterMs = staleAfterSeconds * SECOND;
+    this.staleAfterMs = config.staleAfterMs;
     this.clock = clock;
     this.codec = codec;
-    this.transactional = transactional;
+    this.transactional = config.transactional;
+    this.handlerTimeoutMs = handlerTimeoutMs;
     this.onEvent = onEvent;
     this.env = {
       store,

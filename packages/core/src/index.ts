@@ -30,14 +30,8 @@ export {
   TransactionClosed,
 } from './errors';
 export { type ExternalId, type KeyLike, RequestKey } from './request-key';
-export {
-  type Claim,
-  type GuardOptions,
-  type Handler,
-  IdempotencyGuard,
-  type Replay,
-  type RunOptions,
-} from './guard';
+export { type Claim, type Handler, IdempotencyGuard, type Replay } from './guard';
+export type { GuardOptions, RunOptions } from './guard-options';
 export type { ClaimTicket, OpenTransaction } from './ticket';
 export { InMemoryStore, type InMemoryStoreOptions } from './memory-store';
 export type {
