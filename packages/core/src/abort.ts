@@ -1,5 +1,4 @@
 /** @module Ending a run early with an AbortSignal: the reason it ends with, and a handler run without a transaction raced against it. */
-import type { ClaimTicket } from './ticket';
 import type { RunContext } from './types';
 
 /** Wrappers for abort reasons that are no Error, so one signal always ends a run with one error. */
@@ -16,6 +15,13 @@ export function abortReason(signal: AbortSignal): Error {
   return wrapped;
 }
 
+/** What {@link runUntilAborted} settles: a claim ticket, by the members it uses. */
+interface Settles<T, Tx> {
+  readonly context: RunContext<Tx>;
+  complete(value: T): Promise<void>;
+  fail(error: unknown): Promise<void>;
+}
+
 /**
  * Runs a handler without a transaction: resolves with its result (the caller records it), or marks
  * the claim failed and rethrows its error. If `signal` aborts first, it rejects with the signal's
@@ -24,7 +30,7 @@ export function abortReason(signal: AbortSignal): Error {
  * records nothing).
  */
 export async function runUntilAborted<T, Tx>(
-  claim: ClaimTicket<T, Tx>,
+  claim: Settles<T, Tx>,
   handler: (context: RunContext<Tx>) => T | Promise<T>,
   signal: AbortSignal | undefined,
 ): Promise<T> {

@@ -32,7 +32,8 @@ export {
 export { type ExternalId, type KeyLike, RequestKey } from './request-key';
 export { type Claim, type Handler, IdempotencyGuard, type Replay } from './guard';
 export type { GuardOptions, RunOptions } from './guard-options';
-export type { ClaimTicket, OpenTransaction } from './ticket';
+export type { ClaimTicket } from './ticket';
+export type { OpenTransaction } from './ticket-transaction';
 export { InMemoryStore, type InMemoryStoreOptions } from './memory-store';
 export type {
   At,
