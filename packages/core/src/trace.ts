@@ -46,8 +46,12 @@ export interface Trace {
 /** A guard's side of its events: the clock, a {@link Trace} per delivery, and store calls outside one. */
 export interface Tracer {
   now(): number;
-  /** The trace of one delivery of `key`, whose `delivered` event is timed from `started`. */
-  open(key: RequestKey, started: number): Trace;
+  /**
+   * The trace of one delivery of `key`, whose `delivered` event is timed from `started`.
+   * `attempts` until a claim reports one: for a delivery that runs without a claim (the inbox
+   * worker's batched first deliveries, attempt 1).
+   */
+  open(key: RequestKey, started: number, attempts?: number): Trace;
   /** A store call of no key failed (a purge). */
   storeError(operation: string, error: unknown, since: number): void;
   /** Reports an event built elsewhere; what the listener throws is ignored. */
@@ -101,8 +105,8 @@ class LiveTracer implements Tracer {
     return performance.now();
   }
 
-  open(key: RequestKey, started: number): Trace {
-    return new LiveTrace(this.listener, key, started);
+  open(key: RequestKey, started: number, attempts = 0): Trace {
+    return new LiveTrace(this.listener, key, started, attempts);
   }
 
   storeError(operation: string, error: unknown, since: number): void {
@@ -119,12 +123,12 @@ class LiveTracer implements Tracer {
 class LiveTrace implements Trace {
   mark = 0;
   handlerMs: number | undefined = undefined;
-  private attempts = 0;
 
   constructor(
     private readonly listener: Listener,
     private readonly key: RequestKey,
     private readonly started: number,
+    private attempts: number,
   ) {}
 
   now(): number {

@@ -184,9 +184,7 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
       );
     }
     if (!guard.transactional) {
-      const config = this.config as EngineConfig<unknown, unknown>;
-      const ticket: ClaimTicket<StoredResponse, unknown> = claim;
-      const run = new Run(ON_TICKET, ticket, config, request, trace);
+      const run = new Run(ON_TICKET, claim, this.config, request, trace);
       return { action: 'run', idempotency: claim.context, run };
     }
     return this.inTransaction(claim, request, trace);
@@ -206,9 +204,7 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
       // claim was won: a begin that failed or ran out of time is a failed delivery.
       return reported(await this.refuseClaim(error, request), trace, outcomeOf(error, true));
     }
-    const config = this.config as EngineConfig<unknown, unknown>;
-    const opened: OpenTransaction<StoredResponse, unknown> = open;
-    const run = new Run(IN_TRANSACTION, opened, config, request, trace);
+    const run = new Run(IN_TRANSACTION, open, this.config, request, trace);
     return { action: 'run', idempotency: open.context, run };
   }
 

@@ -87,6 +87,12 @@ export const IN_TRANSACTION: Settlement<OpenTransaction<StoredResponse, unknown>
   watch: (open, run) => open.onEnded((error) => run.expired(error)),
 };
 
+/** What a run reads of the engine's options: how answers are stored, and the guard's own answers. */
+type RunConfig = Pick<
+  EngineConfig,
+  'maxResponseBytes' | 'replayedHeader' | 'preset' | 'inProgressStatus'
+>;
+
 /**
  * A claimed delivery whose handler is running: the engine's `PendingRun`. The handler has already
  * started when the adapter gets this, so every method only records: `finish` completes (2xx) or
@@ -104,8 +110,8 @@ export class Run<S> {
   constructor(
     private readonly settlement: Settlement<S>,
     private readonly on: S,
-    private readonly config: EngineConfig<unknown, unknown>,
-    private readonly request: HttpRequest<unknown>,
+    private readonly config: RunConfig,
+    private readonly request: HttpRequest,
     private readonly trace: Trace,
   ) {
     this.expires = settlement.expires;
