@@ -18,7 +18,7 @@ import {
 import type { HttpRequest, HttpResponseRecord } from './types';
 
 /**
- * The error an adapter hands {@link Run.abort} when the handler answered around it
+ * The error an adapter hands {@link PendingRun.abort} when the handler answered around it
  * (Fastify `reply.hijack()`, Koa `ctx.respond = false`): the answer was never captured, so it
  * cannot be recorded or replayed, and the receipt becomes `failed` instead of staying
  * `processing` (or being completed with a body that was not sent). `how` names the bypass.
