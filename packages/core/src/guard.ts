@@ -60,7 +60,7 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
   readonly handlerTimeoutMs: number;
   /** @internal The `onEvent` listener. */
   readonly onEvent: ((event: GuardEvent) => void) | undefined;
-  /** @internal Where this guard's events are sent from: {@link SILENT} when nobody listens. */
+  /** @internal Where this guard's events are sent from: `SILENT` when nobody listens. */
   readonly tracer: Tracer;
   /** What every ticket of this guard shares. */
   private readonly env: TicketEnv<R, Tx>;
