@@ -72,10 +72,10 @@ type Stage = 'begin' | 'handler' | 'complete' | 'commit';
  * Bounded by the handler deadline (DESIGN.md §10): a failure to open or commit is a store failure
  * ({@link StoreError}); the deadline rolls back and ends it with {@link HandlerTimeout}.
  *
- * The constructor only wires three steps together: {@link TicketTransaction.armDeadline} (the
- * deadline and the caller's signal), {@link TicketTransaction.inStore} (the store's callback,
- * which runs {@link TicketTransaction.inTransaction}), and their race, whose outcome
- * {@link TicketTransaction.classify} names and {@link TicketTransaction.endedEarly} acts on.
+ * The constructor only wires the steps together: {@link TicketTransaction.armDeadline} (the
+ * deadline and the caller's signal) races {@link TicketTransaction.inStore} (the store's
+ * callback, {@link TicketTransaction.inTransaction}); {@link TicketTransaction.classify} names
+ * the outcome, and {@link TicketTransaction.endedEarly} acts on an end before commit/rollback.
  */
 export class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
   context!: RunContext<Tx>;
