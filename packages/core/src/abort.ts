@@ -1,5 +1,4 @@
 /** @module Ending a run early with an AbortSignal: the reason it ends with, and a handler run without a transaction raced against it. */
-import type { ClaimTicket } from './ticket';
 import type { RunContext } from './types';
 
 /** Wrappers for abort reasons that are no Error, so one signal always ends a run with one error. */
@@ -16,6 +15,13 @@ export function abortReason(signal: AbortSignal): Error {
   return wrapped;
 }
 
+/** What {@link runUntilAborted} settles: a claim ticket, by the members it uses. */
+interface Settles<T, Tx> {
+  readonly context: RunContext<Tx>;
+  complete(value: T): Promise<void>;
+  fail(error: unknown): Promise<void>;
+}
+
 /**
  * Runs a handler without a transaction: resolves with its result (the caller records it), or marks
  * the claim failed and rethrows its error. If `signal` aborts first, it rejects with the signal's
@@ -24,16 +30,20 @@ export function abortReason(signal: AbortSignal): Error {
  * records nothing).
  */
 export async function runUntilAborted<T, Tx>(
-  claim: ClaimTicket<T, Tx>,
+  claim: Settles<T, Tx>,
   handler: (context: RunContext<Tx>) => T | Promise<T>,
   signal: AbortSignal | undefined,
 ): Promise<T> {
-  const settle = (work: Promise<T>) =>
-    work.then(
-      (value) => claim.complete(value).catch(() => undefined),
-      (error: unknown) => claim.fail(error),
-    );
-  if (signal?.aborted) {
+  if (!signal) {
+    // Nothing can end it early: the handler's own result or failure, without a race to set up.
+    try {
+      return await handler(claim.context);
+    } catch (error) {
+      await claim.fail(error);
+      throw error;
+    }
+  }
+  if (signal.aborted) {
     // Ended before it began: the handler never runs, and the receipt is free for the next run.
     await claim.fail(abortReason(signal));
     throw abortReason(signal);
@@ -44,28 +54,31 @@ export async function runUntilAborted<T, Tx>(
   } catch (error) {
     work = Promise.reject(error);
   }
-  let onAbort: (() => void) | undefined;
-  const aborted = signal
-    ? new Promise<never>((_, reject) => {
-        onAbort = () => reject(abortReason(signal));
-        signal.addEventListener('abort', onAbort, { once: true });
-      })
-    : undefined;
+  let onAbort!: () => void;
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
   const handed = work.then(
     (value) => ({ value }),
     (error: unknown) => ({ error }),
   );
   try {
-    const result = await (aborted ? Promise.race([handed, aborted]) : handed);
+    const result = await Promise.race([handed, aborted]);
     if ('error' in result) {
       await claim.fail(result.error);
       throw result.error;
     }
     return result.value;
   } catch (error) {
-    if (signal?.aborted && error === abortReason(signal)) void settle(work);
+    // Ended by the signal: the handler's result or failure, should it still settle, is recorded.
+    if (signal.aborted && error === abortReason(signal))
+      void work.then(
+        (value) => claim.complete(value).catch(() => undefined),
+        (failure: unknown) => claim.fail(failure),
+      );
     throw error;
   } finally {
-    if (onAbort) signal!.removeEventListener('abort', onAbort);
+    signal.removeEventListener('abort', onAbort);
   }
 }

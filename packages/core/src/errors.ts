@@ -1,4 +1,5 @@
 /** @module The error family: one base class with a `code`, subclasses where callers branch. */
+import { MAX_ERROR_LENGTH } from './constants';
 
 /** Every code an {@link IdempotencyError} can carry. Each has an entry in docs/reference/errors.md. */
 export const ErrorCode = {
@@ -220,4 +221,10 @@ export function isIdempotencyError(error: unknown): error is IdempotencyError {
     typeof code === 'string' &&
     code.startsWith('ERR_IDEMPOTENCY_')
   );
+}
+
+/** An error's text as a receipt stores it: `Name: message`, at most {@link MAX_ERROR_LENGTH} characters. */
+export function errorText(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 1)}…` : text;
 }

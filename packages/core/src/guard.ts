@@ -1,75 +1,27 @@
 /** @module IdempotencyGuard: claim, run, store, replay (DESIGN.md §3–§4, §7). */
-import { createHash } from 'node:crypto';
-import {
-  DAY,
-  DEFAULT_STALE_AFTER_SECONDS,
-  DeliveryOutcome,
-  MAX_FINGERPRINT_LENGTH,
-  ReceiptStatus,
-  SECOND,
-} from './constants';
-import {
-  ConfigError,
-  ErrorCode,
-  FingerprintMismatch,
-  isIdempotencyError,
-  RequestInProgress,
-  StoreError,
-} from './errors';
-import { RequestKey, type KeyLike } from './request-key';
 import { runUntilAborted } from './abort';
-import { type ClaimTicket, Ticket, type TicketEnv } from './ticket';
-import type { Codec, GuardEvent, ObservedReceipt, Outcome, RunContext, Store } from './types';
-
-/** Options of {@link IdempotencyGuard}. Every one is optional. */
-export interface GuardOptions<R = unknown> {
-  /**
-   * Age after which a `processing` claim counts as abandoned (its worker died) and the next
-   * delivery takes it over. Set it above your slowest real handler run. Defaults to 300.
-   */
-  staleAfterSeconds?: number;
-  /** Milliseconds since the epoch. Serves stores with a `'caller'` clock and tests. Defaults to `Date.now`. */
-  clock?: () => number;
-  /** How results are stored and read back. Defaults to JSON. */
-  codec?: Codec<R>;
-  /**
-   * Run the handler and the completion in one store transaction (exactly-once effect, DESIGN.md
-   * §7). Needs a store with `capabilities.transactional`. Defaults to `false`.
-   */
-  transactional?: boolean;
-  /**
-   * Transactional mode: the longest a handler's transaction may stay open, in seconds. At the
-   * deadline the guard rolls the transaction back, marks the receipt `failed` and throws
-   * {@link HandlerTimeout} (503 over HTTP), so a hung handler never pins a connection, a SQLite
-   * write lock or row locks a takeover would wait on. Must be shorter than `staleAfterSeconds`;
-   * defaults to `staleAfterSeconds` minus 10 % (at most 30 s less).
-   */
-  handlerTimeoutSeconds?: number;
-  /** Receives events (claimed, replayed, claim-lost, …). Errors it throws are ignored. */
-  onEvent?: (event: GuardEvent) => void;
-}
-
-/** Per-call options of {@link IdempotencyGuard.run} and {@link IdempotencyGuard.claim}. */
-export interface RunOptions {
-  /** Hash of the request. The same key arriving with another fingerprint is refused with `FingerprintMismatch`. */
-  fingerprint?: string | null;
-  /** Overrides the guard's `transactional` for this call of `run` (a ticket's caller chooses `transaction()` itself). */
-  transactional?: boolean;
-  /**
-   * The request was authenticated (a signature or secret check passed). Only then may a request
-   * without a fingerprint be answered with a receipt that has one; otherwise that is a mismatch,
-   * so a caller who knows nothing but the id never reads the stored answer (DESIGN.md §10).
-   */
-  verified?: boolean;
-  /**
-   * Ends the run early when it aborts (a stopping worker, a deadline of the caller's own): a
-   * transactional run is rolled back and its receipt marked `failed`, as at the handler deadline;
-   * a run without a transaction stops waiting for the handler and leaves the receipt `processing`
-   * (should the handler still finish, its result is recorded if the claim is still current). `run`
-   * then rejects with the signal's reason.
-   */
-  signal?: AbortSignal;
-}
+import { DAY, DeliveryOutcome, ReceiptStatus, SECOND } from './constants';
+import { ConfigError, FingerprintMismatch, RequestInProgress, StoreError } from './errors';
+import {
+  fittedFingerprint,
+  type GuardOptions,
+  resolveGuardOptions,
+  type RunOptions,
+} from './guard-options';
+import { ReceiptWrites, type TicketEnv } from './receipt-writes';
+import { RequestKey, type KeyLike } from './request-key';
+import { storeCall } from './store-call';
+import { type ClaimTicket, Ticket } from './ticket';
+import { outcomeOf, type Trace, type Tracer, tracerFor } from './trace';
+import type {
+  Codec,
+  GuardEvent,
+  ObservedReceipt,
+  Outcome,
+  Receipt,
+  RunContext,
+  Store,
+} from './types';
 
 /** The handler the guard runs at most once per claim. */
 export type Handler<R, Tx> = (context: RunContext<Tx>) => R | Promise<R>;
@@ -82,55 +34,8 @@ export interface Replay<R> extends Outcome<R> {
 /** What {@link IdempotencyGuard.claim} resolves with: a ticket to settle, or the stored result. */
 export type Claim<R, Tx = never> = ClaimTicket<R, Tx> | Replay<R>;
 
-/** The default codec. It cannot check what it decodes: that is taken to be the `R` the handler returned. */
-const jsonCodec: Codec<unknown> = {
-  encode: (value) => {
-    const text = JSON.stringify(value);
-    // JSON.stringify(undefined) is undefined: store it as null rather than fail.
-    return text === undefined ? 'null' : text;
-  },
-  decode: (text) => JSON.parse(text),
-};
-
 /** How many times `run` re-reads a receipt that keeps changing under it before answering "in progress". */
 const MAX_ROUNDS = 3;
-
-/** A fingerprint that fits the column: a longer one is hashed (SHA-256, hex), never truncated by a database. */
-function fittedFingerprint(value: unknown): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'string' || value === '') {
-    throw new ConfigError(
-      'fingerprint',
-      `must be a non-empty string or null, got ${value === '' ? 'an empty string' : typeof value}`,
-    );
-  }
-  return value.length <= MAX_FINGERPRINT_LENGTH && !/[^\x20-\x7e]/.test(value)
-    ? value
-    : createHash('sha256').update(value).digest('hex');
-}
-
-/**
- * How a delivery that threw ended, from the error: `undefined` for one that never was a delivery
- * (bad input, a programmer error) when `claimed` is false.
- */
-export function outcomeOf(error: unknown, claimed: boolean): DeliveryOutcome | undefined {
-  switch (isIdempotencyError(error) ? error.code : undefined) {
-    case ErrorCode.IN_PROGRESS:
-    case ErrorCode.CLAIM_LOST:
-      return DeliveryOutcome.CONFLICT;
-    case ErrorCode.FINGERPRINT_MISMATCH:
-      return DeliveryOutcome.MISMATCH;
-    case ErrorCode.STORE:
-      return DeliveryOutcome.STORE_ERROR;
-    default:
-      return claimed ? DeliveryOutcome.FAILED : undefined;
-  }
-}
-
-/** Default handler deadline: 10 % under the stale threshold, at most 30 s under it. */
-function defaultHandlerTimeoutSeconds(staleAfterSeconds: number): number {
-  return staleAfterSeconds - Math.min(30, staleAfterSeconds / 10);
-}
 
 /**
  * Decides, for each delivery, whether the handler runs or the stored result is replayed.
@@ -153,78 +58,25 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
   readonly transactional: boolean;
   /** Transactional mode's deadline, in milliseconds. */
   readonly handlerTimeoutMs: number;
-  /** @internal The `onEvent` listener; clocks are read only when there is one. */
+  /** @internal The `onEvent` listener. */
   readonly onEvent: ((event: GuardEvent) => void) | undefined;
+  /** @internal Where this guard's events are sent from: `SILENT` when nobody listens. */
+  readonly tracer: Tracer;
   /** What every ticket of this guard shares. */
   private readonly env: TicketEnv<R, Tx>;
 
   constructor(store: Store<Tx>, options: GuardOptions<R> = {}) {
-    if (!store || typeof store.claim !== 'function' || typeof store.reclaim !== 'function') {
-      throw new ConfigError(
-        'store',
-        'must implement the Store interface (claim, reclaim, complete, fail, find, purge)',
-      );
-    }
-    const {
-      staleAfterSeconds = DEFAULT_STALE_AFTER_SECONDS,
-      clock = Date.now,
-      codec = jsonCodec as Codec<R>,
-      transactional = false,
-      onEvent,
-    } = options;
-    if (
-      typeof staleAfterSeconds !== 'number' ||
-      !Number.isFinite(staleAfterSeconds) ||
-      staleAfterSeconds <= 0
-    ) {
-      throw new ConfigError(
-        'staleAfterSeconds',
-        `must be a positive number of seconds, got ${String(staleAfterSeconds)}`,
-      );
-    }
-    if (typeof clock !== 'function')
-      throw new ConfigError('clock', 'must be a function returning milliseconds since the epoch');
-    if (!codec || typeof codec.encode !== 'function' || typeof codec.decode !== 'function') {
-      throw new ConfigError('codec', 'must have encode(value) and decode(text) functions');
-    }
-    if (typeof transactional !== 'boolean')
-      throw new ConfigError('transactional', 'must be a boolean');
-    if (transactional && !store.capabilities.transactional) {
-      throw new ConfigError(
-        'transactional',
-        'this store does not support transactions (capabilities.transactional is false)',
-      );
-    }
-    if (onEvent !== undefined && typeof onEvent !== 'function')
-      throw new ConfigError('onEvent', 'must be a function');
-    const { handlerTimeoutSeconds = defaultHandlerTimeoutSeconds(staleAfterSeconds) } = options;
-    if (
-      typeof handlerTimeoutSeconds !== 'number' ||
-      !Number.isFinite(handlerTimeoutSeconds) ||
-      handlerTimeoutSeconds <= 0 ||
-      handlerTimeoutSeconds >= staleAfterSeconds
-    ) {
-      throw new ConfigError(
-        'handlerTimeoutSeconds',
-        `must be a positive number of seconds below staleAfterSeconds (${staleAfterSeconds}), got ${String(handlerTimeoutSeconds)}`,
-      );
-    }
-    this.handlerTimeoutMs = handlerTimeoutSeconds * SECOND;
+    const config = resolveGuardOptions(store, options);
     this.store = store;
-    this.staleAfterMs = staleAfterSeconds * SECOND;
-    this.clock = clock;
-    this.codec = codec;
-    this.transactional = transactional;
-    this.onEvent = onEvent;
-    this.env = {
-      store,
-      codec,
-      clock,
-      handlerTimeoutMs: this.handlerTimeoutMs,
-      timed: onEvent !== undefined,
-      emit: (event) => this.emit(event),
-      call: (operation, key, fn) => this.call(operation, key, fn),
-    };
+    this.staleAfterMs = config.staleAfterMs;
+    this.clock = config.clock;
+    this.codec = config.codec;
+    this.transactional = config.transactional;
+    this.handlerTimeoutMs = config.handlerTimeoutMs;
+    this.onEvent = config.onEvent;
+    this.tracer = tracerFor(config.onEvent);
+    const { clock, codec, handlerTimeoutMs } = config;
+    this.env = { store, codec, clock, handlerTimeoutMs };
   }
 
   /**
@@ -247,16 +99,18 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     if (transactional && !this.store.withTransaction) {
       throw new ConfigError('transactional', 'this store does not support transactions');
     }
-    const started = this.onEvent ? performance.now() : 0;
+    const started = this.tracer.now();
+    const key = RequestKey.from(keyInput);
+    const trace = this.tracer.open(key, started);
     let claim: Claim<T, Tx>;
     try {
-      claim = await this.claim<T>(keyInput, options);
+      claim = await this.claimTraced<T>(key, options, trace);
     } catch (error) {
-      if (this.onEvent) this.delivered(keyInput, started, outcomeOf(error, false), undefined);
+      trace.delivered(outcomeOf(error, false), undefined);
       throw error;
     }
     if (claim.isReplay) {
-      if (this.onEvent) this.delivered(keyInput, started, DeliveryOutcome.REPLAY, claim);
+      trace.delivered(DeliveryOutcome.REPLAY, undefined);
       return claim;
     }
     const { context } = claim;
@@ -272,34 +126,11 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
         await claim.complete(response);
       }
     } catch (error) {
-      if (this.onEvent) {
-        const outcome = handled ? outcomeOf(error, true) : DeliveryOutcome.FAILED;
-        this.delivered(keyInput, started, outcome, claim);
-      }
+      trace.delivered(handled ? outcomeOf(error, true) : DeliveryOutcome.FAILED, undefined);
       throw error;
     }
-    if (this.onEvent) this.delivered(keyInput, started, DeliveryOutcome.FIRST, claim);
+    trace.delivered(DeliveryOutcome.FIRST, undefined);
     return { response, isReplay: false, attempts: context.attempts };
-  }
-
-  /** Reports the end of one `run`: its outcome, the attempt, and the handler's time from the ticket. */
-  private delivered(
-    keyInput: KeyLike,
-    started: number,
-    outcome: DeliveryOutcome | undefined,
-    claim: Claim<unknown, Tx> | undefined,
-  ): void {
-    if (outcome === undefined) return;
-    const ticket = claim && !claim.isReplay ? (claim as Ticket<unknown, Tx>) : undefined;
-    this.emit({
-      type: 'delivered',
-      key: RequestKey.from(keyInput),
-      outcome,
-      attempts: claim?.isReplay ? claim.attempts : (ticket?.context.attempts ?? 0),
-      durationMs: performance.now() - started,
-      handlerMs: ticket?.handlerMs,
-      status: undefined,
-    });
   }
 
   /**
@@ -319,17 +150,27 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
    */
   async claim<T extends R>(keyInput: KeyLike, options: RunOptions = {}): Promise<Claim<T, Tx>> {
     const key = RequestKey.from(keyInput);
+    return this.claimTraced<T>(key, options, this.tracer.open(key, 0));
+  }
+
+  /**
+   * @internal {@link IdempotencyGuard.claim} on the trace of a delivery whose `delivered` event the
+   * caller reports (`run`, the HTTP engine); the ticket times its handler on the same trace.
+   */
+  async claimTraced<T extends R>(
+    key: RequestKey,
+    options: RunOptions,
+    trace: Trace,
+  ): Promise<Claim<T, Tx>> {
     const fingerprint = fittedFingerprint(options.fingerprint);
-    const started = this.onEvent ? performance.now() : 0;
+    const started = trace.now();
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const claim = await this.call('claim', key, () =>
+      const claim = await storeCall('claim', trace, () =>
         this.store.claim(key, { now: this.clock(), fingerprint }),
       );
       if (claim.won) {
-        const { attempts, claimedAt } = claim.receipt;
-        if (this.onEvent)
-          this.emit({ type: 'claimed', key, attempts, durationMs: performance.now() - started });
-        return this.ticket<T>(key, attempts, claimedAt, false);
+        trace.claimed(claim.receipt.attempts, started);
+        return this.ticket<T>(key, trace, claim.receipt, false);
       }
 
       const existing = claim.receipt;
@@ -342,18 +183,17 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
         existing.fingerprint !== fingerprint &&
         !(fingerprint === null && options.verified === true)
       ) {
-        if (this.onEvent)
-          this.emit({ type: 'fingerprint-mismatch', key, durationMs: performance.now() - started });
+        trace.mismatched(started);
         throw new FingerprintMismatch(key.provider, key.externalId);
       }
       if (existing.status === ReceiptStatus.COMPLETED)
-        return this.replay<T>(key, existing, started);
+        return this.replay<T>(trace, existing, started);
       if (existing.status === ReceiptStatus.PROCESSING && existing.claimAgeMs < this.staleAfterMs) {
-        throw this.inProgress(key, existing, started);
+        throw this.inProgress(key, trace, existing, started);
       }
 
       // failed, or processing with a stale claim: try to take it over (one conditional write).
-      const taken = await this.call('reclaim', key, () =>
+      const taken = await storeCall('reclaim', trace, () =>
         this.store.reclaim(key, {
           now: this.clock(),
           attempts: existing.attempts,
@@ -362,16 +202,12 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
         }),
       );
       if (taken) {
-        if (this.onEvent) {
-          const stale = existing.status === ReceiptStatus.PROCESSING;
-          const durationMs = performance.now() - started;
-          this.emit({ type: 'retried', key, attempts: taken.attempts, stale, durationMs });
-        }
-        return this.ticket<T>(key, taken.attempts, taken.claimedAt, true);
+        trace.retried(taken.attempts, existing.status === ReceiptStatus.PROCESSING, started);
+        return this.ticket<T>(key, trace, taken, true);
       }
       // Someone else moved the receipt on between our read and our write: look again.
     }
-    throw this.inProgress(key, undefined, started);
+    throw this.inProgress(key, trace, undefined, started);
   }
 
   /**
@@ -386,7 +222,8 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
   /** The key's receipt, or `null`. A plain read. */
   async find(keyInput: KeyLike): Promise<ObservedReceipt | null> {
     const key = RequestKey.from(keyInput);
-    return this.call('find', key, () => this.store.find(key, { now: this.clock() }));
+    const trace = this.tracer.open(key, 0);
+    return storeCall('find', trace, () => this.store.find(key, { now: this.clock() }));
   }
 
   /**
@@ -417,7 +254,7 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     if (provider !== undefined && (typeof provider !== 'string' || provider === '')) {
       throw new ConfigError('provider', `must be a provider name, got ${String(provider)}`);
     }
-    return this.call('purge', undefined, () =>
+    return storeCall('purge', this.tracer, () =>
       this.store.purge({
         now: this.clock(),
         olderThanMs: retentionDays * DAY,
@@ -429,61 +266,36 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
 
   private ticket<T extends R>(
     key: RequestKey,
-    attempts: number,
-    claimedAt: Date,
+    trace: Trace,
+    claim: Pick<Receipt, 'attempts' | 'claimedAt'>,
     isRetry: boolean,
   ): ClaimTicket<T, Tx> {
     // A ticket for T settles through the guard's codec for R (T extends R).
     const env = this.env as unknown as TicketEnv<T, Tx>;
-    return new Ticket<T, Tx>(env, key, attempts, claimedAt, isRetry);
+    return new Ticket<T, Tx>(new ReceiptWrites(env, trace, key, claim), isRetry);
   }
 
-  private replay<T>(key: RequestKey, receipt: ObservedReceipt, started: number): Replay<T> {
+  private replay<T>(trace: Trace, receipt: ObservedReceipt, started: number): Replay<T> {
     let response: T;
     try {
       response = this.codec.decode(receipt.response ?? 'null') as unknown as T;
     } catch (error) {
       throw new StoreError('replay (the stored response could not be decoded)', error);
     }
-    if (this.onEvent) {
-      const durationMs = performance.now() - started;
-      this.emit({ type: 'replayed', key, attempts: receipt.attempts, durationMs });
-    }
+    trace.replayed(receipt.attempts, started);
     return { response, isReplay: true, attempts: receipt.attempts };
   }
 
   private inProgress(
     key: RequestKey,
+    trace: Trace,
     receipt: ObservedReceipt | undefined,
     started: number,
   ): RequestInProgress {
     const leftMs = receipt ? this.staleAfterMs - receipt.claimAgeMs : 0;
     const retryAfterSeconds = Math.max(1, Math.ceil(leftMs / SECOND));
-    if (this.onEvent) {
-      const attempts = receipt?.attempts ?? 0;
-      const durationMs = performance.now() - started;
-      this.emit({ type: 'in-progress', key, attempts, retryAfterSeconds, durationMs });
-    }
+    trace.inProgress(receipt?.attempts ?? 0, retryAfterSeconds, started);
     return new RequestInProgress(key.provider, key.externalId, retryAfterSeconds);
-  }
-
-  /** Runs one store call, wrapping whatever it throws in a `StoreError` with the driver's error as cause. */
-  private async call<T>(
-    operation: string,
-    key: RequestKey | undefined,
-    fn: () => Promise<T>,
-  ): Promise<T> {
-    const started = this.onEvent ? performance.now() : 0;
-    try {
-      return await fn();
-    } catch (error) {
-      if (error instanceof StoreError) throw error;
-      if (this.onEvent) {
-        const durationMs = performance.now() - started;
-        this.emit({ type: 'store-error', key, operation, error, durationMs });
-      }
-      throw new StoreError(operation, error);
-    }
   }
 
   /** @internal A handler's result as this guard stores it (its codec's encoding): for runs the inbox worker batches. */
@@ -493,11 +305,6 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
 
   /** @internal Reports `event` to `onEvent`; what the listener throws is ignored. */
   emit(event: GuardEvent): void {
-    if (!this.onEvent) return;
-    try {
-      this.onEvent(event);
-    } catch {
-      // An observer must never change the outcome of a delivery.
-    }
+    this.tracer.emit(event);
   }
 }

@@ -30,15 +30,10 @@ export {
   TransactionClosed,
 } from './errors';
 export { type ExternalId, type KeyLike, RequestKey } from './request-key';
-export {
-  type Claim,
-  type GuardOptions,
-  type Handler,
-  IdempotencyGuard,
-  type Replay,
-  type RunOptions,
-} from './guard';
-export type { ClaimTicket, OpenTransaction } from './ticket';
+export { type Claim, type Handler, IdempotencyGuard, type Replay } from './guard';
+export type { GuardOptions, RunOptions } from './guard-options';
+export type { ClaimTicket } from './ticket';
+export type { OpenTransaction } from './ticket-transaction';
 export { InMemoryStore, type InMemoryStoreOptions } from './memory-store';
 export type {
   At,

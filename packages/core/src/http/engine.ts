@@ -2,12 +2,13 @@
 import { DeliveryOutcome } from '../constants';
 import { ErrorCode, IdempotencyError, StoreError } from '../errors';
 import { RequestKey } from '../request-key';
-import { type Claim, outcomeOf } from '../guard';
-import type { ClaimTicket, OpenTransaction, Ticket } from '../ticket';
+import type { Claim } from '../guard';
+import type { ClaimTicket } from '../ticket';
+import type { OpenTransaction } from '../ticket-transaction';
+import { outcomeOf, type Trace } from '../trace';
 import type { RunContext } from '../types';
-import { TicketRun, TransactionRun } from './runs';
+import { IN_TRANSACTION, ON_TICKET, Run } from './runs';
 import { answerFor, errorAnswer } from './answers';
-import { type DeliveryTrace, reported } from './delivery';
 import { RequestPolicy, UNGUARDED_METHODS } from './constants';
 import { resolveOptions, type EngineConfig, type IdempotencyOptions } from './options';
 import { decodeResponse, type CapturedResponse, type StoredResponse } from './response-codec';
@@ -117,7 +118,7 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
   async begin(request: HttpRequest<Native>): Promise<Decision<Tx>> {
     if (UNGUARDED_METHODS.has(request.method)) return PASS;
     const config = this.config;
-    const started = config.guard.onEvent ? performance.now() : 0;
+    const started = config.guard.tracer.now();
     if (config.needsRawBody && request.rawBody === undefined) {
       // Nothing was parsed into data either (a content-type the JSON parser does not read): a
       // request that cannot be verified, not a broken setup. Data parsed without its bytes kept is.
@@ -165,65 +166,45 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
     started: number,
   ): Promise<Decision<Tx>> {
     const { guard } = this.config;
+    const trace = guard.tracer.open(key, started);
     let claim: Claim<StoredResponse, Tx>;
     try {
-      claim = await guard.claim<StoredResponse>(key, {
-        fingerprint,
-        verified: this.config.verify !== undefined,
-      });
+      const verified = this.config.verify !== undefined;
+      claim = await guard.claimTraced<StoredResponse>(key, { fingerprint, verified }, trace);
     } catch (error) {
-      if (!guard.onEvent) return this.refuseClaim(error, request);
-      const trace = this.trace(key, 0, started, undefined);
       return reported(await this.refuseClaim(error, request), trace, outcomeOf(error, false));
     }
     if (claim.isReplay) {
       const decision = this.replay(claim.response, request);
-      if (!guard.onEvent) return decision;
       const replayed = decision.action === 'respond' && decision.replayed;
-      const outcome = replayed ? DeliveryOutcome.REPLAY : DeliveryOutcome.STORE_ERROR;
-      return reported(decision, this.trace(key, claim.attempts, started, undefined), outcome);
+      return reported(
+        decision,
+        trace,
+        replayed ? DeliveryOutcome.REPLAY : DeliveryOutcome.STORE_ERROR,
+      );
     }
-    const config = this.config as EngineConfig<unknown, unknown>;
-    const trace = guard.onEvent
-      ? this.trace(key, claim.context.attempts, started, claim as Ticket<StoredResponse, Tx>)
-      : undefined;
     if (!guard.transactional) {
-      const ticket = claim as ClaimTicket<StoredResponse, unknown>;
-      const run = new TicketRun(config, request, ticket, trace);
+      const run = new Run(ON_TICKET, claim, this.config, request, trace);
       return { action: 'run', idempotency: claim.context, run };
     }
     return this.inTransaction(claim, request, trace);
-  }
-
-  /** What a run reports its delivery with (only built when events are listened to). */
-  private trace(
-    key: RequestKey,
-    attempts: number,
-    started: number,
-    ticket: DeliveryTrace['ticket'],
-  ): DeliveryTrace {
-    const guard = this.config.guard as DeliveryTrace['guard'];
-    return { guard, key, attempts, started, ticket };
   }
 
   /** Opens the ticket's transaction; the decision is ready once the handler can write through it. */
   private async inTransaction(
     ticket: ClaimTicket<StoredResponse, Tx>,
     request: HttpRequest<Native>,
-    trace: DeliveryTrace | undefined,
+    trace: Trace,
   ): Promise<Decision<Tx>> {
     let open: OpenTransaction<StoredResponse, Tx>;
     try {
       open = await ticket.begin();
     } catch (error) {
-      // The transaction could not begin: nothing ran, so the engine answers for it (503).
-      const refused = await this.refuseClaim(error, request);
-      // The claim was won: a begin that failed or ran out of time is a failed delivery.
-      return trace ? reported(refused, trace, outcomeOf(error, true)) : refused;
+      // The transaction could not begin: nothing ran, so the engine answers for it (503). The
+      // claim was won: a begin that failed or ran out of time is a failed delivery.
+      return reported(await this.refuseClaim(error, request), trace, outcomeOf(error, true));
     }
-    const config = this.config as EngineConfig<unknown, unknown>;
-    const opened = open as OpenTransaction<StoredResponse, unknown>;
-    const run = new TransactionRun(config, request, opened, trace);
+    const run = new Run(IN_TRANSACTION, open, this.config, request, trace);
     return { action: 'run', idempotency: open.context, run };
   }
 
@@ -264,6 +245,16 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
     if (!response) throw error;
     return { action: 'respond', response, replayed: false };
   }
+}
+
+/** Reports a decision the engine answered itself (a replay, 409, 422, 503) and hands it on. */
+function reported<D extends Decision<unknown>>(
+  decision: D,
+  trace: Trace,
+  outcome: DeliveryOutcome | undefined,
+): D {
+  trace.delivered(outcome, decision.action === 'respond' ? decision.response.status : undefined);
+  return decision;
 }
 
 /**

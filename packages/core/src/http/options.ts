@@ -1,6 +1,7 @@
 /** @module The options every adapter takes (one shape), and `resolveOptions`, which checks them once. */
 import { ConfigError, InvalidRequestKey } from '../errors';
-import { IdempotencyGuard, type GuardOptions } from '../guard';
+import { IdempotencyGuard } from '../guard';
+import type { GuardOptions } from '../guard-options';
 import { RequestKey, type ExternalId } from '../request-key';
 import type { Store } from '../types';
 import {

@@ -1,11 +1,13 @@
-/** @module The two ways a claimed delivery is settled: on its ticket, or inside its transaction. */
+/**
+ * @module The run of one claimed delivery over HTTP: the handler's answer, handed in by the
+ * adapter, settled on the claim's ticket or inside its open transaction.
+ */
 import { DeliveryOutcome } from '../constants';
 import { ErrorCode, IdempotencyError, type StoreError } from '../errors';
-import { outcomeOf } from '../guard';
-import type { ClaimTicket, OpenTransaction } from '../ticket';
+import type { ClaimTicket } from '../ticket';
+import type { OpenTransaction } from '../ticket-transaction';
+import { outcomeOf, type Trace } from '../trace';
 import { answerFor } from './answers';
-import { type DeliveryTrace, reportDelivery } from './delivery';
-import type { PendingRun } from './engine';
 import type { EngineConfig } from './options';
 import {
   type CapturedResponse,
@@ -37,25 +39,84 @@ class UnsuccessfulAnswer extends Error {
 }
 
 const ignore = (): undefined => undefined;
+const same = <T>(value: T): T => value;
 /** What `abort` resolves with when the failure stays the handler's: no answer of the guard's. */
 const nothing = (): null => null;
 
 /**
- * A claimed delivery, settled on its ticket when the adapter hands in the handler's answer. The
- * handler has already started when the adapter gets this, so every method only records: `finish`
- * completes (2xx) or fails the ticket, `abort` fails it.
+ * How a run's answer is settled, on `S`: one shared object per way, so a run costs no more than
+ * itself. On the ticket, `complete`/`fail`; in the ticket's open transaction, `commit`/`rollback`.
  */
-export class TicketRun implements PendingRun {
-  /** Set by the first of finish/abort/answeredAround; later calls get the same answer. */
+export interface Settlement<S> {
+  /** Whether a deadline may end the run before the handler answers (only a transaction has one). */
+  readonly expires: boolean;
+  /** Records the answer as the key's result. */
+  complete(on: S, response: StoredResponse): Promise<void>;
+  /**
+   * Marks the receipt `failed`. Resolves with the {@link StoreError} that caused the failure when
+   * the store lost the transaction's connection under the handler, else `undefined`.
+   */
+  fail(on: S, error: unknown): Promise<StoreError | undefined>;
+  /** Calls `fn` in the async context the handler runs in. */
+  enter<T>(on: S, fn: () => T): T;
+  /** Tells `run` if `S` ends before the run settled it (the transaction's deadline). */
+  watch(on: S, run: Run<S>): void;
+}
+
+/** Settles on the ticket: nothing expires, and the handler runs in the caller's context. */
+export const ON_TICKET: Settlement<ClaimTicket<StoredResponse, unknown>> = {
+  expires: false,
+  complete: (ticket, response) => ticket.complete(response),
+  fail: async (ticket, error) => {
+    await ticket.fail(error);
+    return undefined;
+  },
+  enter: (_ticket, fn) => fn(),
+  watch: ignore,
+};
+
+/**
+ * Settles in the open transaction (DESIGN.md §7): the answer commits with the receipt, anything
+ * else rolls back; the deadline may end it first.
+ */
+export const IN_TRANSACTION: Settlement<OpenTransaction<StoredResponse, unknown>> = {
+  expires: true,
+  complete: (open, response) => open.commit(response),
+  fail: (open, error) => open.rollback(error),
+  enter: (open, fn) => open.enter(fn),
+  watch: (open, run) => open.onEnded((error) => run.expired(error)),
+};
+
+/** What a run reads of the engine's options: how answers are stored, and the guard's own answers. */
+type RunConfig = Pick<
+  EngineConfig,
+  'maxResponseBytes' | 'replayedHeader' | 'preset' | 'inProgressStatus'
+>;
+
+/**
+ * A claimed delivery whose handler is running: the engine's `PendingRun`. The handler has already
+ * started when the adapter gets this, so every method only records: `finish` completes (2xx) or
+ * fails the run, `abort` fails it. When the transaction ends first (the handler deadline), the
+ * adapter's `onExpire` sends the guard's answer instead (503 with `Retry-After`). The run reports
+ * the request's `delivered` event on its trace.
+ */
+export class Run<S> {
+  /** Set by the first of finish/abort/answeredAround/expiry; later calls get the same answer. */
   private ended: Promise<HttpResponseRecord | null> | undefined;
+  private expire: ((answer: HttpResponseRecord) => void) | undefined;
+  /** Whether `onExpire` may call back at all. */
+  readonly expires: boolean;
 
   constructor(
-    private readonly config: EngineConfig<unknown, unknown>,
-    private readonly request: HttpRequest<unknown>,
-    private readonly ticket: ClaimTicket<StoredResponse, unknown>,
-    /** Set when events are listened to: the run reports its `delivered` event. */
-    private readonly trace: DeliveryTrace | undefined,
-  ) {}
+    private readonly settlement: Settlement<S>,
+    private readonly on: S,
+    private readonly config: RunConfig,
+    private readonly request: HttpRequest,
+    private readonly trace: Trace,
+  ) {
+    this.expires = settlement.expires;
+    settlement.watch(on, this);
+  }
 
   finish(response: CapturedResponse): Promise<HttpResponseRecord | null> {
     this.ended ??= this.record(response);
@@ -63,182 +124,83 @@ export class TicketRun implements PendingRun {
   }
 
   abort(error: unknown): Promise<HttpResponseRecord | null> {
-    this.ended ??= this.ticket.fail(error).then(() => {
-      if (this.trace) reportDelivery(this.trace, DeliveryOutcome.FAILED, undefined);
-      return null;
-    });
-    return this.ended.then(nothing, nothing);
+    this.ended ??= this.settlement
+      .fail(this.on, error)
+      .then((lost) => this.failed(lost, undefined));
+    return this.ended.then(same, nothing);
   }
 
+  /**
+   * A 2xx that went out around the adapter is completed with an empty body; anything else fails
+   * the run as not captured.
+   */
   answeredAround(status: number | undefined, how: string): Promise<void> {
-    return answerAround(this, status, how);
-  }
-
-  /** Nothing expires: without a transaction there is no deadline to cut the handler off. */
-  readonly expires = false;
-
-  /** Never calls back (see {@link TicketRun.expires}). */
-  onExpire(): void {}
-
-  enter<T>(fn: () => T): T {
-    return fn();
-  }
-
-  private async record(response: CapturedResponse): Promise<HttpResponseRecord | null> {
-    const { trace } = this;
-    if (!isRecordedStatus(response.status)) {
-      await this.ticket.fail(new UnsuccessfulAnswer(response.status));
-      if (trace) reportDelivery(trace, DeliveryOutcome.FAILED, response.status);
-      return null;
-    }
-    let stored: StoredResponse;
-    try {
-      stored = encodeFor(response, this.config);
-    } catch (error) {
-      await this.ticket.fail(error);
-      if (trace) reportDelivery(trace, DeliveryOutcome.FAILED, undefined);
-      throw error;
-    }
-    try {
-      await this.ticket.complete(stored);
-      if (trace) reportDelivery(trace, DeliveryOutcome.FIRST, response.status);
-      return null;
-    } catch (error) {
-      if (trace) reportSettled(trace, error, this.config, this.request);
-      return settledAnswer(error, this.config, this.request);
-    }
-  }
-}
-
-/**
- * {@link PendingRun.answeredAround} for either run: a 2xx that went out around the adapter is
- * completed with an empty body, anything else fails the run as not captured.
- */
-function answerAround(run: PendingRun, status: number | undefined, how: string): Promise<void> {
-  if (status === undefined || !isRecordedStatus(status))
-    return run.abort(responseNotCaptured(how)).then(ignore);
-  return run.finish({ status, headers: {}, body: Buffer.alloc(0) }).then(ignore, ignore);
-}
-
-/** The handler's answer as the receipt stores it (throws `ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE`). */
-function encodeFor(
-  response: CapturedResponse,
-  config: EngineConfig<unknown, unknown>,
-): StoredResponse {
-  const { maxResponseBytes: maxBytes, replayedHeader } = config;
-  return encodeResponse(response, { maxBytes, replayedHeader: replayedHeader.toLowerCase() });
-}
-
-/** What to send instead of the handler's answer when recording failed (409, 503), else a rejection. */
-function settledAnswer(
-  error: unknown,
-  config: EngineConfig<unknown, unknown>,
-  request: HttpRequest<unknown>,
-): HttpResponseRecord {
-  const answer = answerFor(error, config, request);
-  if (answer) return answer;
-  throw error;
-}
-
-/** Reports a run that could not be recorded (claim lost, store failure, deadline) with the answer's status. */
-function reportSettled(
-  trace: DeliveryTrace,
-  error: unknown,
-  config: EngineConfig<unknown, unknown>,
-  request: HttpRequest<unknown>,
-): void {
-  reportDelivery(trace, outcomeOf(error, true), answerFor(error, config, request)?.status);
-}
-
-/**
- * A claimed delivery whose handler runs inside the ticket's open store transaction (DESIGN.md
- * §7): `finish` commits the answer with the receipt, anything else rolls back. When the
- * transaction ends first (the handler deadline), the adapter's `onExpire` sends the guard's
- * answer instead (503 with `Retry-After`).
- */
-export class TransactionRun implements PendingRun {
-  private ended: Promise<HttpResponseRecord | null> | undefined;
-  private expire: ((answer: HttpResponseRecord) => void) | undefined;
-  /** The transaction has a deadline: `onExpire` may call back. */
-  readonly expires = true;
-
-  constructor(
-    private readonly config: EngineConfig<unknown, unknown>,
-    private readonly request: HttpRequest<unknown>,
-    private readonly open: OpenTransaction<StoredResponse, unknown>,
-    /** Set when events are listened to: the run reports its `delivered` event. */
-    private readonly trace: DeliveryTrace | undefined,
-  ) {
-    open.onEnded((error) => {
-      // Ended before the handler answered: the guard gave up on the run (its deadline).
-      if (this.ended) return;
-      this.ended = Promise.resolve(null);
-      const answer = answerFor(error, this.config, this.request);
-      if (answer && this.expire) this.expire(answer);
-      if (this.trace) reportDelivery(this.trace, outcomeOf(error, true), answer?.status);
-    });
-  }
-
-  enter<T>(fn: () => T): T {
-    return this.open.enter(fn);
+    if (status === undefined || !isRecordedStatus(status))
+      return this.abort(responseNotCaptured(how)).then(ignore);
+    return this.finish({ status, headers: {}, body: Buffer.alloc(0) }).then(ignore, ignore);
   }
 
   onExpire(send: (answer: HttpResponseRecord) => void): void {
     this.expire = send;
   }
 
-  answeredAround(status: number | undefined, how: string): Promise<void> {
-    return answerAround(this, status, how);
+  enter<T>(fn: () => T): T {
+    return this.settlement.enter(this.on, fn);
   }
 
-  finish(response: CapturedResponse): Promise<HttpResponseRecord | null> {
-    this.ended ??= this.record(response);
-    return this.ended;
+  /** The transaction ended before the handler answered: the guard gave up on the run (its deadline). */
+  expired(error: unknown): void {
+    if (this.ended) return;
+    this.ended = Promise.resolve(null);
+    const answer = answerFor(error, this.config, this.request);
+    if (answer && this.expire) this.expire(answer);
+    this.trace.delivered(outcomeOf(error, true), answer?.status);
   }
 
-  abort(error: unknown): Promise<HttpResponseRecord | null> {
-    this.ended ??= this.open.rollback(error).then((lost) => this.failed(lost, undefined));
-    return this.ended.then((answer) => answer, nothing);
+  private async record(response: CapturedResponse): Promise<HttpResponseRecord | null> {
+    const { settlement, on, trace } = this;
+    if (!isRecordedStatus(response.status)) {
+      const lost = await settlement.fail(on, new UnsuccessfulAnswer(response.status));
+      return this.failed(lost, response.status);
+    }
+    let stored: StoredResponse;
+    try {
+      const { maxResponseBytes: maxBytes, replayedHeader } = this.config;
+      stored = encodeResponse(response, { maxBytes, replayedHeader: replayedHeader.toLowerCase() });
+    } catch (error) {
+      // ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE: the receipt is failed, the error the framework's.
+      await settlement.fail(on, error);
+      trace.delivered(DeliveryOutcome.FAILED, undefined);
+      throw error;
+    }
+    try {
+      await settlement.complete(on, stored);
+    } catch (error) {
+      return this.unrecorded(error);
+    }
+    trace.delivered(DeliveryOutcome.FIRST, response.status);
+    return null;
   }
 
   /**
-   * The run failed and was rolled back. When the store lost the transaction's connection under the
-   * handler (`lost`), the handler's failure was the store's: the guard's 503 replaces its answer.
+   * The run failed and its receipt was marked so. When the store lost the transaction's connection
+   * under the handler (`lost`), the handler's failure was the store's: the guard's 503 replaces its
+   * answer.
    */
   private failed(
     lost: StoreError | undefined,
     status: number | undefined,
   ): HttpResponseRecord | null {
-    const { trace } = this;
-    if (!lost) {
-      if (trace) reportDelivery(trace, DeliveryOutcome.FAILED, status);
-      return null;
-    }
-    if (trace) reportSettled(trace, lost, this.config, this.request);
-    return settledAnswer(lost, this.config, this.request);
+    if (lost) return this.unrecorded(lost);
+    this.trace.delivered(DeliveryOutcome.FAILED, status);
+    return null;
   }
 
-  private async record(response: CapturedResponse): Promise<HttpResponseRecord | null> {
-    const { open, trace } = this;
-    if (!isRecordedStatus(response.status)) {
-      const lost = await open.rollback(new UnsuccessfulAnswer(response.status));
-      return this.failed(lost, response.status);
-    }
-    let stored: StoredResponse;
-    try {
-      stored = encodeFor(response, this.config);
-    } catch (error) {
-      await open.rollback(error);
-      if (trace) reportDelivery(trace, DeliveryOutcome.FAILED, undefined);
-      throw error;
-    }
-    try {
-      await open.commit(stored);
-      if (trace) reportDelivery(trace, DeliveryOutcome.FIRST, response.status);
-      return null;
-    } catch (error) {
-      if (trace) reportSettled(trace, error, this.config, this.request);
-      return settledAnswer(error, this.config, this.request);
-    }
+  /** What to send instead of the handler's answer when it could not be recorded (409, 503), else a rejection. */
+  private unrecorded(error: unknown): HttpResponseRecord {
+    const answer = answerFor(error, this.config, this.request);
+    this.trace.delivered(outcomeOf(error, true), answer?.status);
+    if (answer) return answer;
+    throw error;
   }
 }
