@@ -4,8 +4,8 @@
  * own entry point (DESIGN.md §16): the guard at core's root, the inbox at `/inbox`, adapter and
  * bridge authors' names at `/adapter`, the presets in `@webhook-idempotency/providers`.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 
 const root = join(__dirname, '..', '..', '..');
 
@@ -15,6 +15,48 @@ function sources(dir: string): string[] {
     if (statSync(path).isDirectory()) return sources(path);
     return path.endsWith('.ts') ? [path] : [];
   });
+}
+
+/** Every package's source files. */
+const packageSources = () =>
+  readdirSync(join(root, 'packages'))
+    .map((name) => join(root, 'packages', name, 'src'))
+    .filter((dir) => existsSync(dir))
+    .flatMap(sources);
+
+/** The source files `file` imports by relative path, `import type` and re-exports included. */
+const localImportsOf = (file: string) =>
+  [
+    ...readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/^\s*\/\/.*$/gm, '')
+      .matchAll(/(?:from\s+|import\s*\(\s*|import\s+)['"](\.[^'"]+)['"]/g),
+  ].flatMap((m) => {
+    const base = join(dirname(file), m[1]!).replace(/\.js$/, '');
+    return [`${base}.ts`, join(base, 'index.ts')].filter((candidate) => existsSync(candidate));
+  });
+
+/** The import cycles among `files`, each as the path that closes it. */
+function importCycles(files: string[]): string[] {
+  const graph = new Map(files.map((file) => [file, localImportsOf(file)]));
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const cycles: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, 'open');
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === 'open')
+        cycles.push(
+          [...stack.slice(stack.indexOf(next)), next].map((f) => relative(root, f)).join(' -> '),
+        );
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const file of files) if (!state.has(file)) visit(file);
+  return cycles;
 }
 
 const importsOf = (file: string) =>
@@ -195,6 +237,23 @@ describe('package boundaries', () => {
       expect(names.filter((name) => !BRIDGE_SURFACE.has(name))).toEqual([]);
     },
   );
+
+  it('no package imports in a cycle, not even for types', () => {
+    const files = packageSources();
+    const edges = files.flatMap(localImportsOf);
+    expect(edges.length).toBeGreaterThan(files.length);
+    expect(importCycles(files)).toEqual([]);
+  });
+
+  it('no source file is over 400 lines: a file one reads top to bottom', () => {
+    const long = packageSources()
+      .map((file) => ({
+        file: relative(root, file),
+        lines: readFileSync(file, 'utf8').split('\n').length - 1,
+      }))
+      .filter(({ lines }) => lines > 400);
+    expect(long).toEqual([]);
+  });
 
   describe('entry points by product', () => {
     const rootNames = exportedNames(coreEntry('index.ts'));
