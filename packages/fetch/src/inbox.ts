@@ -45,7 +45,7 @@ export function inbox<Args extends unknown[] = unknown[]>(
   const { maxRequestBytes: limit, ...engineOptions } = options ?? {};
   const maxRequestBytes = resolveMaxRequestBytes(limit);
   if (fallback !== undefined && typeof fallback !== 'function')
-    throw new TypeError('inbox(options, fallback): fallback must be a function');
+    throw new ConfigError('fallback', 'inbox(options, fallback) takes a function or nothing');
   const engine = createInboxEngine<Request>(engineOptions as InboxOptions<Request>);
   if (
     fallback === undefined &&

@@ -1,4 +1,5 @@
 /** @module `withIdempotency(options, handler)`: a fetch handler guarded. Translates in, calls the engine, translates out. */
+import { ConfigError } from '@webhook-idempotency/core';
 import {
   type CapturedWebResponse,
   captureWebResponse,
@@ -32,7 +33,7 @@ export function withIdempotency<Args extends unknown[] = unknown[], Tx = unknown
   const { maxRequestBytes: limit, ...engineOptions } = options;
   const maxRequestBytes = resolveMaxRequestBytes(limit);
   if (typeof handler !== 'function')
-    throw new TypeError('withIdempotency(options, handler): handler must be a function');
+    throw new ConfigError('handler', 'withIdempotency(options, handler) needs a function');
   const engine = createEngine<Request, Tx>(engineOptions);
   const { maxResponseBytes } = engine.config;
   return async function idempotency(request, ...rest): Promise<Response> {

@@ -42,7 +42,7 @@ describe('the fetch inbox endpoint', () => {
     }
   });
 
-  it('refuses, at construction, a hand-on policy without a fallback and a bad limit', () => {
+  it('refuses, at construction, a hand-on policy without a fallback, a fallback that is no function and a bad limit', () => {
     expect(() =>
       inbox({
         inbox: store,
@@ -58,5 +58,8 @@ describe('the fetch inbox endpoint', () => {
     expect(() =>
       inbox({ inbox: new InMemoryStore() as never, provider: 'p', key: () => 'k' }),
     ).toThrow(expect.objectContaining({ option: 'inbox' }));
+    expect(() =>
+      inbox({ inbox: store, provider: 'p', key: () => 'k', unverified: true }, 'no' as never),
+    ).toThrow(expect.objectContaining({ name: 'ConfigError', option: 'fallback' }));
   });
 });

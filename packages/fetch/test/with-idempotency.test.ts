@@ -222,7 +222,7 @@ describe('withIdempotency', () => {
     expect(calls).toBe(2);
   });
 
-  it('checks options when it is called: a ConfigError naming the option, a TypeError for a missing handler', () => {
+  it('checks options when it is called: a ConfigError naming the option, also for a missing handler', () => {
     const store = new InMemoryStore();
     expect(() =>
       withIdempotency({ store, provider: 'p', key, maxRequestBytes: -1 }, () => new Response()),
@@ -232,7 +232,7 @@ describe('withIdempotency', () => {
     );
     expect(() =>
       withIdempotency({ store, provider: 'p', key }, undefined as unknown as () => Response),
-    ).toThrow(TypeError);
+    ).toThrow(expect.objectContaining({ name: 'ConfigError', option: 'handler' }));
   });
 
   it('returns a named function', () => {

@@ -20,7 +20,7 @@ function describe(db: unknown): string {
  * node:sqlite DatabaseSync).
  * `preparedStatements`: see `SqlStoreOptions.preparedStatements`.
  *
- * @throws {TypeError} for anything else, naming what was passed.
+ * @throws {ConfigError} naming `db` for anything else, and what was passed.
  */
 export function createExecutor(
   db: unknown,
@@ -33,8 +33,9 @@ export function createExecutor(
   if (isPgPool(db)) return pgExecutor(db, acquireTimeoutMs, preparedStatements);
   if (isMysqlPromisePool(db) || isMysqlCallbackPool(db))
     return mysqlExecutor(db, acquireTimeoutMs, preparedStatements);
-  throw new TypeError(
-    `SqlStore: "db" must be a knex instance, a pg Pool, a mysql2 pool (promise or callback API), a better-sqlite3 Database or a node:sqlite DatabaseSync; got ${describe(db)}` +
+  throw new ConfigError(
+    'db',
+    `must be a knex instance, a pg Pool, a mysql2 pool (promise or callback API), a better-sqlite3 Database or a node:sqlite DatabaseSync; got ${describe(db)}` +
       ' (a single pg Client or mysql2 Connection cannot run concurrent transactions: pass a pool)',
   );
 }
@@ -44,7 +45,7 @@ export function createExecutor(
  * single statements run again on a deadlock ({@link retryDeadlocks}), except on a knex
  * transaction passed as `db`: every statement there is part of the caller's transaction.
  * @throws {ConfigError} naming `acquireTimeoutMs` (not a positive number) or `preparedStatements`
- * (not a boolean). @throws {TypeError} for a `db` that is no supported connection.
+ * (not a boolean), or `db` when it is no supported connection.
  */
 export function executorFor(
   db: unknown,

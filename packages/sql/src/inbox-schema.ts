@@ -3,6 +3,7 @@
  * the dialect tables like `Schema`, plus a quick-start `createTable` and a knex migration.
  */
 import type { Knex } from 'knex';
+import { ConfigError } from '@webhook-idempotency/core';
 import { type IndexSpec, knexMigrationOf, runDdl, tableStatements } from './ddl';
 import { DEFAULT_INBOX_TABLE } from './constants';
 import { dialects } from './dialects';
@@ -20,8 +21,9 @@ function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] 
   const spec = dialects[dialect];
   const inbox = inboxDialects[dialect];
   if (!spec || !inbox)
-    throw new TypeError(
-      `InboxSchema.statements: dialect must be 'postgres', 'mysql' or 'sqlite', got ${String(dialect)}`,
+    throw new ConfigError(
+      'dialect',
+      `InboxSchema.statements takes 'postgres', 'mysql' or 'sqlite', got ${String(dialect)}`,
     );
   const table = resolveInboxTable(options.table);
   const q = spec.quote;
@@ -74,7 +76,7 @@ export const InboxSchema = {
   /**
    * The DDL for `dialect`, one statement per string, each idempotent (`IF NOT EXISTS`).
    *
-   * @throws {ConfigError} for an invalid `table`. @throws {TypeError} for an unknown dialect.
+   * @throws {ConfigError} for an invalid `table` or an unknown `dialect`.
    */
   statements,
 

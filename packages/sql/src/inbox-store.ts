@@ -76,7 +76,7 @@ export class SqlInbox implements InboxStore {
   private readonly batcher: GroupCommit<NewDelivery, boolean> | undefined;
 
   /**
-   * @throws {TypeError} when `db` is not a supported connection.
+   * @throws {ConfigError} naming `db` when it is not a supported connection.
    * @throws {ConfigError} naming an invalid option.
    */
   constructor(db: SqlConnection, options: SqlInboxOptions = {}) {

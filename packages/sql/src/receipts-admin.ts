@@ -102,7 +102,7 @@ export class ReceiptsAdmin {
   private readonly spec: DialectSpec;
 
   /**
-   * @throws {TypeError} when `db` is not a supported connection.
+   * @throws {ConfigError} naming `db` when it is not a supported connection.
    * @throws {ConfigError} when `table` is not a plain identifier or `acquireTimeoutMs` is not a positive number.
    */
   constructor(db: SqlConnection, options: ReceiptsAdminOptions = {}) {

@@ -3,6 +3,7 @@
  * table, never hand-written per dialect; plus a quick-start `createTable` and a knex migration.
  */
 import type { Knex } from 'knex';
+import { ConfigError } from '@webhook-idempotency/core';
 import { knexMigrationOf, runDdl, tableStatements } from './ddl';
 import { dialects } from './dialects';
 import { resolveTable } from './table-name';
@@ -11,8 +12,9 @@ import type { SchemaOptions, SqlConnection, SqlDialect } from './types';
 function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] {
   const spec = dialects[dialect];
   if (!spec)
-    throw new TypeError(
-      `Schema.statements: dialect must be 'postgres', 'mysql' or 'sqlite', got ${String(dialect)}`,
+    throw new ConfigError(
+      'dialect',
+      `Schema.statements takes 'postgres', 'mysql' or 'sqlite', got ${String(dialect)}`,
     );
   const table = resolveTable(options.table);
   const q = spec.quote;
@@ -56,7 +58,7 @@ export const Schema = {
   /**
    * The DDL for `dialect`, one statement per string, each idempotent (`IF NOT EXISTS`).
    *
-   * @throws {ConfigError} for an invalid `table`. @throws {TypeError} for an unknown dialect.
+   * @throws {ConfigError} for an invalid `table` or an unknown `dialect`.
    */
   statements,
 

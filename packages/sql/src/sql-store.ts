@@ -92,7 +92,7 @@ export class SqlStore<Db extends SqlConnection = SqlConnection>
   private readonly sql: Queries;
 
   /**
-   * @throws {TypeError} when `db` is not a supported connection.
+   * @throws {ConfigError} naming `db` when it is not a supported connection.
    * @throws {ConfigError} when `table` is not a plain identifier or `acquireTimeoutMs` is not a positive number.
    */
   constructor(db: Db, options: SqlStoreOptions = {}) {

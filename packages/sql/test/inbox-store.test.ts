@@ -71,7 +71,9 @@ describe('SqlInbox options', () => {
     expect(() => new SqlInbox(db as never, { acquireTimeoutMs: 0 })).toThrow(
       expect.objectContaining({ option: 'acquireTimeoutMs' }),
     );
-    expect(() => new SqlInbox({} as never)).toThrow(TypeError);
+    expect(() => new SqlInbox({} as never)).toThrow(
+      expect.objectContaining({ name: 'ConfigError', option: 'db' }),
+    );
   });
 
   it('the DDL of every dialect names the table and both keys', () => {
@@ -81,6 +83,8 @@ describe('SqlInbox options', () => {
       expect(create).toMatch(/UNIQUE \(provider, external_id\)/);
       expect(create).toMatch(/PRIMARY KEY/);
     }
-    expect(() => InboxSchema.statements('oracle' as never)).toThrow(TypeError);
+    expect(() => InboxSchema.statements('oracle' as never)).toThrow(
+      expect.objectContaining({ name: 'ConfigError', option: 'dialect' }),
+    );
   });
 });

@@ -25,7 +25,9 @@ describe('Schema.statements', () => {
   );
 
   it('rejects an unknown dialect and a bad table name', () => {
-    expect(() => Schema.statements('oracle' as SqlDialect)).toThrow(TypeError);
+    expect(() => Schema.statements('oracle' as SqlDialect)).toThrow(
+      expect.objectContaining({ name: 'ConfigError', option: 'dialect' }),
+    );
     expect(() => Schema.statements('postgres', { table: 'x; DROP TABLE y' })).toThrow(ConfigError);
   });
 });
@@ -103,6 +105,18 @@ describe('new SqlStore(db, options)', () => {
     expect(() => new SqlStore(sqlite, { table })).toThrow(/"table"/);
   });
 
+  it('rejects a knex client it cannot read results of with a ConfigError naming db', async () => {
+    const mssql = knex({ client: 'mssql' });
+    try {
+      expect(() => new SqlStore(mssql)).toThrow(
+        expect.objectContaining({ name: 'ConfigError', option: 'db' }),
+      );
+      expect(() => new SqlStore(mssql)).toThrow(/knex client "mssql" is not supported/);
+    } finally {
+      await mssql.destroy();
+    }
+  });
+
   it('rejects a table name that is not a string', () => {
     expect(() => new SqlStore(sqlite, { table: 42 as unknown as string })).toThrow(ConfigError);
   });
@@ -149,9 +163,12 @@ describe('new SqlStore(db, options)', () => {
     ['a plain object', () => ({})],
     ['null', () => null],
     ['a connection string', () => 'postgres://localhost/db'],
-  ])('rejects %s with a TypeError that says what it accepts', (_, make) => {
+  ])('rejects %s with a ConfigError naming db and what it accepts', (_, make) => {
     expect(() => new SqlStore(make() as SqlConnection)).toThrow(
       /knex instance, a pg Pool, a mysql2 pool/,
+    );
+    expect(() => new SqlStore(make() as SqlConnection)).toThrow(
+      expect.objectContaining({ name: 'ConfigError', option: 'db' }),
     );
   });
 });

@@ -3,7 +3,7 @@
  * knex reports results in each driver's own shape; they are read here and nowhere else.
  */
 import type { Knex } from 'knex';
-import { StoreError } from '@webhook-idempotency/core';
+import { ConfigError, StoreError } from '@webhook-idempotency/core';
 import { beginStatement } from './pg';
 import {
   gate,
@@ -53,14 +53,15 @@ function readResult(driver: string, result: unknown): QueryResult {
   };
 }
 
-/** An executor over `knex`; throws a TypeError for a client it cannot read results of. */
+/** An executor over `knex`; throws a ConfigError for a client it cannot read results of. */
 export function knexExecutor(knex: Knex): Executor {
   const client = knex.client as { dialect?: string; driverName?: string };
   const supported = SUPPORTED[client.dialect ?? ''];
   const driver = client.driverName ?? '';
   if (!supported?.drivers.includes(driver)) {
-    throw new TypeError(
-      `SqlStore: knex client "${driver || client.dialect}" is not supported; use pg, mysql2 (or mysql) or better-sqlite3`,
+    throw new ConfigError(
+      'db',
+      `knex client "${driver || client.dialect}" is not supported; use pg, mysql2 (or mysql) or better-sqlite3`,
     );
   }
   return {
