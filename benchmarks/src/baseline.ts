@@ -106,3 +106,20 @@ export function packageAliases(root: string): Record<string, string> {
   }
   return aliases;
 }
+
+/**
+ * {@link packageAliases} of a baseline checkout, plus, for each entry point this tree has and the
+ * baseline lacks (`@webhook-idempotency/core/inbox` before the inbox had its own), the
+ * baseline's root of the same package, where those names lived before. A package the baseline
+ * lacks altogether is left out: a program importing it cannot be built against that baseline.
+ */
+export function baselineAliases(root: string): Record<string, string> {
+  const aliases = packageAliases(root);
+  for (const name of Object.keys(packageAliases(REPO))) {
+    const [scope, pkg, ...subpath] = name.split('/');
+    const packageRoot = `${scope}/${pkg}`;
+    if (subpath.length > 0 && !(name in aliases) && aliases[packageRoot])
+      aliases[name] = aliases[packageRoot];
+  }
+  return aliases;
+}

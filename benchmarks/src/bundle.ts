@@ -4,13 +4,17 @@
  * getter call counted against the guard. Written to benchmarks/dist (ignored by git), so that the
  * external native module (better-sqlite3) resolves from this package's node_modules.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 
 const TASKSET_EXISTS = existsSync('/usr/bin/taskset');
 const built = new Map<string, string>();
+const PACKAGES = join(__dirname, '..', '..', 'packages');
+const PACKAGE_MODULES = readdirSync(PACKAGES)
+  .map((name) => join(PACKAGES, name, 'node_modules'))
+  .filter((dir) => existsSync(dir));
 
 /** How {@link bundle} builds a variant of a program. */
 export interface BundleOptions {
@@ -39,8 +43,10 @@ export function bundle(name: string, options: BundleOptions = {}): string {
     external: ['better-sqlite3', 'pg-native'],
     ...(options.alias && {
       alias: { ...options.alias },
-      // Sources outside this repository's tree find no node_modules above them.
-      nodePaths: [join(__dirname, '..', 'node_modules')],
+      // Sources outside this repository's tree find no node_modules above them: this package's
+      // first (the frameworks and drivers the programs use), then each of our packages' own
+      // (their dependencies, such as fastify-plugin).
+      nodePaths: [join(__dirname, '..', 'node_modules'), ...PACKAGE_MODULES],
     }),
     logLevel: 'error',
   });

@@ -43,7 +43,7 @@ import {
   baselineRevision,
   checkoutBaseline,
   currentCommit,
-  packageAliases,
+  baselineAliases,
 } from './baseline';
 import { bundle, pinned } from './bundle';
 import { ask, CONNECTIONS, loadServer, DURATION_S, ROUNDS, type Sample } from './http.bench';
@@ -345,7 +345,7 @@ function buildOf(tree?: BaselineTree): Build {
   const server = tree
     ? bundle('inbox-server', {
         out: `inbox-server-${tree.short}`,
-        alias: packageAliases(tree.root),
+        alias: baselineAliases(tree.root),
       })
     : bundle('inbox-server');
   const ddl = JSON.parse(

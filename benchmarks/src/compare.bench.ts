@@ -1,0 +1,214 @@
+/**
+ * @module This tree against a baseline revision in one run (`pnpm bench:compare`): the same
+ * benchmark programs bundled twice, against the baseline's package sources (checked out in a
+ * temporary git worktree) and against this tree's, measured interleaved on one machine so that
+ * its drift hits both alike. What a change that means no behaviour change (a redesign) must show:
+ * no regression.
+ *
+ * - the guard in-process (the `pnpm bench` guard section), pinned to core 0, every round;
+ * - HTTP first deliveries and replays on Express, Fastify and Koa over the memory store and
+ *   Express over a SQLite file (the HTTP section's rules: server on core 0, autocannon on core 1,
+ *   50 connections), the two builds in alternating order in each round;
+ * - instructions per operation under callgrind (the instructions section's scenarios), once per
+ *   build: they repeat to within a fraction of a percent where time does not.
+ *
+ * `BENCH_BASELINE=<rev>` picks the baseline (default {@link COMPARE_BASELINE}); `BENCH_ROUNDS`,
+ * `BENCH_DURATION` as for `pnpm bench`; `BENCH_COMPARE_INSTRUCTIONS=0` skips callgrind. The report
+ * is printed and written to docs/benchmarks-baseline.md. Inbox mode has its own before/after
+ * (`BENCH_BASELINE=<rev> pnpm bench:inbox`).
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type BaselineTree,
+  baselineAliases,
+  baselineRevision,
+  checkoutBaseline,
+  currentCommit,
+} from './baseline';
+import { bundle, pinned } from './bundle';
+import type { GuardBenchResult } from './guard.bench';
+import { loadServer, median, range, ROUNDS, type Sample, type Scenario } from './http.bench';
+import { perOp } from './instructions';
+import type { Framework, ServerMode } from './server';
+
+/** The commit before issue 21's redesign (entry points by product, shared transports, the hot path). */
+export const COMPARE_BASELINE = '7b27c4b';
+
+/** One build of the benchmark programs: this tree's, or the baseline's. */
+interface Build {
+  readonly label: 'before' | 'after';
+  readonly commit: string;
+  readonly alias?: Record<string, string>;
+}
+
+const SCENARIOS: ReadonlyArray<{ framework: Framework; mode: ServerMode }> = [
+  { framework: 'express', mode: 'memory' },
+  { framework: 'express', mode: 'sqlite' },
+  { framework: 'fastify', mode: 'memory' },
+  { framework: 'koa', mode: 'memory' },
+];
+const IDS: ReadonlyArray<Scenario['ids']> = ['unique', 'same'];
+
+const INSTRUCTION_SCENARIOS = [
+  ['guard in-process, first delivery', 'guard-first'],
+  ['guard in-process, replay', 'guard-replay'],
+  ['Express + idempotent(), first delivery', 'express-first'],
+  ['Express + idempotent(), replay', 'express-replay'],
+] as const;
+
+/** `program` bundled for `build` (once per run). */
+const bundleFor = (program: string, build: Build) =>
+  build.alias
+    ? bundle(program, { out: `${program}-${build.commit}`, alias: build.alias })
+    : bundle(program);
+
+function guardRun(build: Build): GuardBenchResult[] {
+  const [command, args] = pinned(0, ['--expose-gc', bundleFor('guard.bench', build)]);
+  return (
+    JSON.parse(execFileSync(command, args, { encoding: 'utf8' })) as { results: GuardBenchResult[] }
+  ).results;
+}
+
+async function httpRun(
+  build: Build,
+  framework: Framework,
+  mode: ServerMode,
+  ids: Scenario['ids'],
+  round: number,
+): Promise<Sample> {
+  const [command, args] = pinned(0, [bundleFor('server', build), framework, mode]);
+  const child: ChildProcess = spawn(command, args, {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  try {
+    const sample = await loadServer(child, ids, round);
+    if (sample.non2xx > 0 || sample.errors > 0)
+      throw new Error(
+        `${framework}, ${mode} (${build.label}, ${build.commit}): ${sample.non2xx} non-2xx, ${sample.errors} errors`,
+      );
+    return sample;
+  } finally {
+    child.send('stop');
+  }
+}
+
+/** `after ÷ before`, median (min–max over rounds). */
+const ratio = (after: number[], before: number[]) => {
+  const per = after.map((value, i) => value / before[i]!);
+  return `${median(per).toFixed(2)}× (${range(per, 2)})`;
+};
+
+export async function runCompare(log: (line?: string) => void): Promise<void> {
+  const revision = baselineRevision(COMPARE_BASELINE);
+  if (!revision) throw new Error('bench:compare needs a baseline: BENCH_BASELINE=<rev>');
+  const dir = mkdtempSync(join(tmpdir(), 'wi-bench-compare-'));
+  let tree: BaselineTree | undefined;
+  try {
+    tree = checkoutBaseline(revision, join(dir, 'baseline'));
+    const before: Build = {
+      label: 'before',
+      commit: tree.short,
+      alias: baselineAliases(tree.root),
+    };
+    const after: Build = { label: 'after', commit: currentCommit().replace(' + uncommitted', '') };
+    const builds = [before, after];
+    const guard = { before: [] as GuardBenchResult[][], after: [] as GuardBenchResult[][] };
+    const http = new Map<string, { before: Sample[]; after: Sample[] }>();
+    for (let round = 0; round < ROUNDS; round++) {
+      // Alternate which build goes first, so that neither always runs on a warmer machine.
+      const order = round % 2 === 0 ? builds : [...builds].reverse();
+      for (const build of order) guard[build.label].push(guardRun(build));
+      for (const { framework, mode } of SCENARIOS)
+        for (const ids of IDS) {
+          const name = `${framework}, ${mode}, ${ids === 'unique' ? 'first' : 'replay'}`;
+          const entry = http.get(name) ?? { before: [], after: [] };
+          for (const build of order)
+            entry[build.label].push(await httpRun(build, framework, mode, ids, round));
+          http.set(name, entry);
+        }
+    }
+
+    log(`# This tree against a baseline, measured in one run`);
+    log();
+    log(
+      `Measured ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, by \`pnpm bench:compare\`: before = \`${before.commit}\`${revision === COMPARE_BASELINE ? ' (the commit before the redesign of issue 21)' : ''}, after = \`${currentCommit()}\`; ${ROUNDS} interleaved rounds, the two builds in alternating order.`,
+    );
+    log();
+    log('## The guard in-process (in-memory store), µs per call over calling the handler directly');
+    log();
+    log(
+      '| scenario | before (median, min–max) | after (median, min–max) | after ÷ before (per round) |',
+    );
+    log('|---|---|---|---|');
+    const added = (runs: GuardBenchResult[][], i: number) =>
+      runs.map((results) => (results[i]!.nsPerOp - results[0]!.nsPerOp) / 1000);
+    for (let i = 1; i < guard.after[0]!.length; i++) {
+      const b = added(guard.before, i);
+      const a = added(guard.after, i);
+      log(
+        `| ${guard.after[0]![i]!.name} | ${median(b).toFixed(2)} (${range(b, 2)}) | ${median(a).toFixed(2)} (${range(a, 2)}) | ${ratio(a, b)} |`,
+      );
+    }
+    log();
+    log(
+      '## HTTP (autocannon, 50 connections, server on core 0, load generator on core 1): req/s and server CPU per request',
+    );
+    log();
+    log(
+      '| scenario | req/s before | req/s after | after ÷ before (per round) | server CPU µs/req, before → after |',
+    );
+    log('|---|---|---|---|---|');
+    for (const [name, { before: b, after: a }] of http) {
+      const rb = b.map((s) => s.rps);
+      const ra = a.map((s) => s.rps);
+      log(
+        `| ${name} | ${median(rb).toFixed(0)} (${range(rb)}) | ${median(ra).toFixed(0)} (${range(ra)}) | ${ratio(ra, rb)} | ${median(b.map((s) => s.cpuUsPerRequest)).toFixed(0)} → ${median(a.map((s) => s.cpuUsPerRequest)).toFixed(0)} |`,
+      );
+    }
+    log();
+    if (process.env.BENCH_COMPARE_INSTRUCTIONS !== '0') {
+      log(
+        '## Instructions per operation (callgrind; the difference of a run with 2n and one with n operations)',
+      );
+      log();
+      log('| path | before | after | after − before |');
+      log('|---|---|---|---|');
+      const targets = builds.map((build) => bundleFor('instructions-target', build));
+      for (const [name, scenario] of INSTRUCTION_SCENARIOS) {
+        const [b, a] = targets.map((target) => perOp(target, scenario)) as [number, number];
+        const sign = a - b >= 0 ? '+' : '−';
+        log(
+          `| ${name} | ${Math.round(b).toLocaleString('en')} | ${Math.round(a).toLocaleString('en')} | ${sign}${Math.abs(Math.round(a - b)).toLocaleString('en')} (${(((a - b) / b) * 100).toFixed(1)} %) |`,
+        );
+      }
+      log();
+      log(
+        'The in-process rows repeat to within a few per cent between runs; the Express rows move by about ±150,000 instructions per request from run to run (the instructions section of docs/benchmarks.md).',
+      );
+    }
+  } finally {
+    tree?.remove();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  const lines: string[] = [];
+  runCompare((line = '') => {
+    console.log(line);
+    lines.push(line);
+  }).then(
+    () =>
+      writeFileSync(
+        join(__dirname, '..', '..', 'docs', 'benchmarks-baseline.md'),
+        `${lines.join('\n')}\n`,
+      ),
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}
