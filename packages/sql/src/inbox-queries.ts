@@ -66,37 +66,18 @@ export function buildInboxQueries(
       open: dialect.quote(`${table}_open_idx`),
       finished: dialect.quote(`${table}_finished_idx`),
     }) ?? '';
-  const columns = [
-    'id',
-    'provider',
-    'external_id',
-    'ordering_key',
-    'status',
-    'attempts',
-    'failures',
-    'headers',
-    'body',
+  // A delivery's columns, whole (`columns`) or summarised without its headers and bytes.
+  const head = ['id', 'provider', 'external_id', 'ordering_key', 'status', 'attempts', 'failures'];
+  const tail = [
     `${dialect.toMs('received_at')} AS received_ms`,
     `${dialect.toMs('available_at')} AS available_ms`,
     `${dialect.toMs('finished_at')} AS finished_ms`,
     'last_error',
-  ].join(', ');
+  ];
+  const columns = [...head, 'headers', 'body', ...tail].join(', ');
   // What a relay needs of a delivery: its reference, its lease and its counters.
   const refColumns = 'id, provider, external_id, status, attempts, failures';
-  const summaryColumns = [
-    'id',
-    'provider',
-    'external_id',
-    'ordering_key',
-    'status',
-    'attempts',
-    'failures',
-    'LENGTH(body) AS body_bytes',
-    `${dialect.toMs('received_at')} AS received_ms`,
-    `${dialect.toMs('available_at')} AS available_ms`,
-    `${dialect.toMs('finished_at')} AS finished_ms`,
-    'last_error',
-  ].join(', ');
+  const summaryColumns = [...head, 'LENGTH(body) AS body_bytes', ...tail].join(', ');
   const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
   const leased = `id = ? AND status = 'processing' AND attempts = ?`;
   const leasedEach = (leases: number, status: string) =>

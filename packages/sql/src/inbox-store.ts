@@ -3,7 +3,7 @@ import { ConfigError } from '@webhook-idempotency/core';
 import type {
   Delivery,
   DeliveryLease,
-  DeliveryStatus,
+  DeliveryListInput,
   DeliverySummary,
   InboxStore,
   LeasedRef,
@@ -346,14 +346,7 @@ export class SqlInbox implements InboxStore {
    * @throws {ConfigError} for an unknown `status`, a `limit` that is not a whole number from 1 to
    * 10 000, or an `afterId` that is not a whole number.
    */
-  async list(
-    input: {
-      readonly status?: DeliveryStatus;
-      readonly provider?: string;
-      readonly limit?: number;
-      readonly afterId?: number;
-    } = {},
-  ): Promise<DeliverySummary[]> {
+  async list(input: DeliveryListInput = {}): Promise<DeliverySummary[]> {
     const { status, provider, limit, afterId } = resolveListInput(input);
     const params: unknown[] = [afterId];
     if (status !== undefined) params.push(status);

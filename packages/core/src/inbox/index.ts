@@ -17,6 +17,7 @@ export {
 export {
   type Delivery,
   type DeliveryLease,
+  type DeliveryListInput,
   type DeliveryRef,
   DeliveryStatus,
   type DeliverySummary,

@@ -2,7 +2,7 @@
 import { DEFAULT_PURGE_BATCH_SIZE } from '../constants';
 import { ConfigError } from '../errors';
 import { numberOption } from './run';
-import { DeliveryStatus, type InboxStore } from './types';
+import { type DeliveryListInput, DeliveryStatus, type InboxStore } from './types';
 
 /** Most rows one `list` returns when no `limit` is given (`ReceiptsAdmin.list`'s is 50). */
 const DEFAULT_LIST_LIMIT = 100;
@@ -16,7 +16,7 @@ const STATUSES: ReadonlySet<string> = new Set(Object.values(DeliveryStatus));
  * @throws {ConfigError} for an unknown `status`, a `limit` that is not a whole number from 1 to
  * 10 000, or an `afterId` that is not a whole number >= 0.
  */
-export function resolveListInput(input: NonNullable<Parameters<InboxStore['list']>[0]>): {
+export function resolveListInput(input: DeliveryListInput): {
   readonly status: DeliveryStatus | undefined;
   readonly provider: string | undefined;
   readonly limit: number;

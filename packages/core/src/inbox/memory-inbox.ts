@@ -7,6 +7,7 @@ import {
   type Delivery,
   type DeliveryLease,
   DeliveryStatus,
+  type DeliveryListInput,
   type DeliverySummary,
   type InboxStore,
   type LeasedRef,
@@ -320,14 +321,7 @@ export class InMemoryInbox implements InboxStore {
    * @throws {ConfigError} for an unknown `status`, a `limit` that is not a whole number from 1 to
    * 10 000, or an `afterId` that is not a whole number.
    */
-  async list(
-    input: {
-      readonly status?: DeliveryStatus;
-      readonly provider?: string;
-      readonly limit?: number;
-      readonly afterId?: number;
-    } = {},
-  ): Promise<DeliverySummary[]> {
+  async list(input: DeliveryListInput = {}): Promise<DeliverySummary[]> {
     const { status, provider, limit, afterId } = resolveListInput(input);
     const found: DeliverySummary[] = [];
     for (const row of this.rows.values()) {

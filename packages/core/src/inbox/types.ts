@@ -188,18 +188,22 @@ export interface InboxStore {
    * Summaries: the body's size, never its bytes or the headers ({@link InboxStore.find} reads one
    * delivery whole).
    */
-  list(input?: {
-    readonly status?: DeliveryStatus;
-    readonly provider?: string;
-    readonly limit?: number;
-    readonly afterId?: number;
-  }): Promise<DeliverySummary[]>;
+  list(input?: DeliveryListInput): Promise<DeliverySummary[]>;
   /**
    * Deletes `done` and `dead` deliveries (body included) that finished at least `olderThanMs`
    * ago (`0`: all of them), as receipts are purged; never a `pending` or `processing` one.
    * Returns how many were deleted.
    */
   purge(input: { readonly olderThanMs: number; readonly batchSize?: number }): Promise<number>;
+}
+
+/** What {@link InboxStore.list} filters and pages by; every field optional. */
+export interface DeliveryListInput {
+  readonly status?: DeliveryStatus;
+  readonly provider?: string;
+  readonly limit?: number;
+  /** Lists the deliveries after this id (the last one of the page before). */
+  readonly afterId?: number;
 }
 
 /** A delivery as events name it. */
