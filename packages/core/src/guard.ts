@@ -13,15 +13,7 @@ import { RequestKey, type KeyLike } from './request-key';
 import { storeCall } from './store-call';
 import { type ClaimTicket, Ticket } from './ticket';
 import { outcomeOf, type Trace, type Tracer, tracerFor } from './trace';
-import type {
-  Codec,
-  GuardEvent,
-  ObservedReceipt,
-  Outcome,
-  Receipt,
-  RunContext,
-  Store,
-} from './types';
+import type { Codec, ObservedReceipt, Outcome, Receipt, RunContext, Store } from './types';
 
 /** The handler the guard runs at most once per claim. */
 export type Handler<R, Tx> = (context: RunContext<Tx>) => R | Promise<R>;
@@ -58,8 +50,6 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
   readonly transactional: boolean;
   /** Transactional mode's deadline, in milliseconds. */
   readonly handlerTimeoutMs: number;
-  /** @internal The `onEvent` listener. */
-  readonly onEvent: ((event: GuardEvent) => void) | undefined;
   /** @internal Where this guard's events are sent from: `SILENT` when nobody listens. */
   readonly tracer: Tracer;
   /** What every ticket of this guard shares. */
@@ -73,7 +63,6 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     this.codec = config.codec;
     this.transactional = config.transactional;
     this.handlerTimeoutMs = config.handlerTimeoutMs;
-    this.onEvent = config.onEvent;
     this.tracer = tracerFor(config.onEvent);
     const { clock, codec, handlerTimeoutMs } = config;
     this.env = { store, codec, clock, handlerTimeoutMs };
@@ -301,10 +290,5 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
   /** @internal A handler's result as this guard stores it (its codec's encoding): for runs the inbox worker batches. */
   encode(value: R): string {
     return this.codec.encode(value);
-  }
-
-  /** @internal Reports `event` to `onEvent`; what the listener throws is ignored. */
-  emit(event: GuardEvent): void {
-    this.tracer.emit(event);
   }
 }

@@ -54,8 +54,6 @@ export interface Tracer {
   open(key: RequestKey, started: number, attempts?: number): Trace;
   /** A store call of no key failed (a purge). */
   storeError(operation: string, error: unknown, since: number): void;
-  /** Reports an event built elsewhere; what the listener throws is ignored. */
-  emit(event: GuardEvent): void;
 }
 
 const nothing = (): void => undefined;
@@ -79,7 +77,6 @@ export const SILENT: Tracer & Trace = {
   storeError: nothing,
   delivered: nothing,
   open: () => SILENT,
-  emit: nothing,
 };
 
 type Listener = (event: GuardEvent) => void;
@@ -112,10 +109,6 @@ class LiveTracer implements Tracer {
   storeError(operation: string, error: unknown, since: number): void {
     const durationMs = performance.now() - since;
     report(this.listener, { type: 'store-error', key: undefined, operation, error, durationMs });
-  }
-
-  emit(event: GuardEvent): void {
-    report(this.listener, event);
   }
 }
 

@@ -4,7 +4,12 @@
  * with the receipt, failures are retried after a backoff and dead-lettered at the limit, an
  * ordering group runs one at a time in receipt order, and stop() gives unfinished work back.
  */
-import { IdempotencyGuard, RequestKey, TransactionClosed } from '@webhook-idempotency/core';
+import {
+  type GuardEvent,
+  IdempotencyGuard,
+  RequestKey,
+  TransactionClosed,
+} from '@webhook-idempotency/core';
 import {
   createInboxWorker,
   DeliveryStatus,
@@ -410,6 +415,37 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
         });
       expect((await inbox.list()).map((d) => d.status)).toEqual(['done', 'done', 'done']);
       expect(events.map((e) => e.type)).toEqual(['processed', 'processed', 'processed']);
+    });
+
+    it("reports each batched delivery to the guard's listener once, as a first delivery with its handler's time", async () => {
+      await three();
+      const { handler } = recording();
+      const delivered: GuardEvent[] = [];
+      const guard = new IdempotencyGuard(store, {
+        transactional: true,
+        staleAfterSeconds: 60,
+        onEvent: (event) => void (event.type === 'delivered' && delivered.push(event)),
+      });
+      const w = createInboxWorker({
+        inbox,
+        guard,
+        handlers: { stripe: handler },
+        onEvent: (event) => void events.push(event),
+        ...wide,
+      });
+      expect(await w.runOnce()).toBe(3);
+      expect(
+        delivered.map((e) => e.type === 'delivered' && [e.key.externalId, e.outcome, e.attempts]),
+      ).toEqual([
+        ['evt_1', 'first', 1],
+        ['evt_2', 'first', 1],
+        ['evt_3', 'first', 1],
+      ]);
+      for (const event of delivered)
+        if (event.type === 'delivered') {
+          expect(event.handlerMs).toBeGreaterThanOrEqual(0);
+          expect(event.durationMs).toBeGreaterThanOrEqual(event.handlerMs!);
+        }
     });
 
     it('runs at most `concurrency` handlers at once, one transaction per lane; a claim leases concurrency × batchSize', async () => {

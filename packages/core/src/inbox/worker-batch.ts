@@ -8,6 +8,7 @@ import { DeliveryOutcome } from '../constants';
 import { HandlerTimeout, StoreError } from '../errors';
 import type { IdempotencyGuard } from '../guard';
 import { RequestKey } from '../request-key';
+import type { Trace } from '../trace';
 import { errorText, type InboxHandler, refOf } from './run';
 import type { BatchEntry, Delivery, DeliveryBatcher, InboxEvent } from './types';
 
@@ -52,7 +53,8 @@ export async function runBatch<Tx>(
 ): Promise<{ later: Delivery[]; alone: Delivery[] }> {
   const { guard, handlers, emit, settleAs } = scope;
   const ran: BatchEntry[] = [];
-  const handlerMs: number[] = [];
+  /** The trace of each delivery in `ran` (the guard's shared silent one when nobody listens). */
+  const traces: Trace[] = [];
   const alone: Delivery[] = [];
   const later: Delivery[] = [];
   /** The delivery whose handler is running, whether it ran first in the transaction, and what it threw. */
@@ -96,10 +98,12 @@ export async function runBatch<Tx>(
           }
           current = delivery;
           currentFirst = ran.length === 0;
-          const began = performance.now();
+          const key = new RequestKey(delivery.provider, delivery.externalId);
+          const trace = guard.tracer.open(key, started, 1);
+          trace.running();
           try {
             const value = await handlers[delivery.provider]!(delivery, {
-              key: new RequestKey(delivery.provider, delivery.externalId),
+              key,
               attempts: 1,
               isRetry: false,
               transaction: transaction as Tx,
@@ -111,7 +115,8 @@ export async function runBatch<Tx>(
             thrown = { error };
             throw error;
           }
-          handlerMs.push(performance.now() - began);
+          trace.handed();
+          traces.push(trace);
         }
         current = undefined;
         return ran;
@@ -135,16 +140,7 @@ export async function runBatch<Tx>(
           ? { type: 'processed', delivery: refOf(delivery), replayed: false }
           : { type: 'lease-lost', delivery: refOf(delivery) },
       );
-      if (guard.onEvent)
-        guard.emit({
-          type: 'delivered',
-          key: new RequestKey(delivery.provider, delivery.externalId),
-          outcome: DeliveryOutcome.FIRST,
-          attempts: 1,
-          durationMs: performance.now() - started,
-          handlerMs: handlerMs[i],
-          status: undefined,
-        });
+      traces[i]!.delivered(DeliveryOutcome.FIRST, undefined);
       void settleAs(delivery, Promise.resolve());
     });
     return { later, alone };
