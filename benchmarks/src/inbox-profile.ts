@@ -66,6 +66,8 @@ async function main(): Promise<void> {
       handlers: {
         bench: bookingHandler(bench.book),
       },
+      // `PROFILE_WORKER='{"concurrency":4}'`: the worker's options other than the defaults.
+      ...(JSON.parse(process.env.PROFILE_WORKER ?? '{}') as object),
       onEvent: (event) => {
         if (event.type === 'processed' && ++processed >= total) finish();
         if (event.type !== 'processed') console.error(event);
@@ -90,7 +92,7 @@ async function main(): Promise<void> {
       blks: string;
     }>(
       `SELECT left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query, calls, total_exec_time AS ms, rows, shared_blks_hit + shared_blks_read AS blks
-         FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 16`,
+         FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT ${Number(process.env.PROFILE_STATEMENTS ?? 16)}`,
     );
     for (const row of rows)
       console.log(

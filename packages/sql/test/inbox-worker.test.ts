@@ -417,6 +417,15 @@ describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, 
       expect(events.map((e) => e.type)).toEqual(['processed', 'processed', 'processed']);
     });
 
+    it('puts a claim in as few transactions as hold it, also with more lanes free than it fills', async () => {
+      await three();
+      const { calls, handler } = recording();
+      expect(await worker(handler, { batchWindowMs: 60_000, concurrency: 8 }).runOnce()).toBe(3);
+      expect(calls.map((c) => c.id)).toEqual(['evt_1', 'evt_2', 'evt_3']);
+      expect(new Set(calls.map((c) => c.transaction)).size).toBe(1);
+      expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3']);
+    });
+
     it("reports each batched delivery to the guard's listener once, as a first delivery with its handler's time", async () => {
       await three();
       const { handler } = recording();

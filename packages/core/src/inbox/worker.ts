@@ -190,8 +190,8 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
 
   /**
    * Holds `claimed` and queues it for the free lanes: every delivery with a failure on its own,
-   * and those without (where the inbox can batch them) in batches spread over the lanes left, at
-   * most `batchSize` each. What the free lanes cannot start now (a claim sized for
+   * and those without (where the inbox can batch them) in as few batches as hold them, at most
+   * `batchSize` each and one per lane left. What the free lanes cannot start now (a claim sized for
    * batches that leased retries) is given back at once, free of charge (`surplus`): never held
    * where another worker could run it, nor charged with this one if it dies. Resolves when all
    * are settled.
@@ -206,7 +206,11 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     const first = claimed.filter(isFirst);
     const alone = single.slice(0, free);
     const batched = first.slice(0, (free - alone.length) * batchSize);
-    waiting.push(...batchesOf(batched, free - alone.length, batchSize), ...alone.map((d) => [d]));
+    // As few batches as hold them: each transaction costs its own statements and commit, and a
+    // claim that returns after more lanes freed up must not be cut into crumbs for them (those
+    // lanes claim on their own). A batch whose handlers turn out slow spreads its rest (`lane`).
+    const batches = Math.ceil(batched.length / batchSize);
+    waiting.push(...batchesOf(batched, batches, batchSize), ...alone.map((d) => [d]));
     for (const delivery of [...single.slice(free), ...first.slice(batched.length)])
       void settleAs(delivery, release(delivery, 'surplus', 0));
     pump();
