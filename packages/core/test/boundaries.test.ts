@@ -294,6 +294,23 @@ describe('package boundaries', () => {
     expect(cyclesOf(withoutTheRegistry).map((cycle) => cycle.join(' -> '))).toEqual([]);
   });
 
+  it("no package's or example's tests import another one's files by relative path: by name, through its exports", () => {
+    const folders = ['packages', 'examples'].flatMap((group) =>
+      readdirSync(join(root, group)).map((name) => join(root, group, name)),
+    );
+    const crossing = folders
+      .filter((folder) => existsSync(join(folder, 'test')))
+      .flatMap((folder) =>
+        sources(join(folder, 'test')).flatMap((file) =>
+          codeImportsOf(file)
+            .filter((spec) => spec.startsWith('.'))
+            .filter((spec) => relative(folder, join(dirname(file), spec)).startsWith('..'))
+            .map((spec) => `${relative(root, file)} -> ${spec}`),
+        ),
+      );
+    expect(crossing).toEqual([]);
+  });
+
   it('adapter-conformance declares every package its sources import (the frameworks each registry entry runs on)', () => {
     const pkg = JSON.parse(
       readFileSync(join(root, 'packages/adapter-conformance/package.json'), 'utf8'),
