@@ -23,17 +23,18 @@ export const SERIAL_SUITES = [
   '/packages/bullmq/test/(proof|crash|outage)\\.test\\.ts$',
 ];
 
-/** Files compiled with legacy decorators and metadata (see tsconfig.decorators.json). */
+/** Files compiled with legacy decorators and metadata (type-checked by packages/nestjs/tsconfig.json). */
 const DECORATED =
-  '/(packages/nestjs/test|examples/nestjs-payme)/.+\\.ts$|/examples/snippets/src/nestjs\\.ts$';
+  '/(packages/nestjs/test|examples/nestjs-payme)/.+\\.ts$|/examples/snippets/src/nestjs\\.ts$|/packages/adapter-conformance/src/apps/nestjs\\.ts$';
 
 // One jest run covers every workspace package and example. swc strips the types (fast);
 // `tsc --noEmit` runs first in `pnpm test` to check them.
 const config: Config = {
   testEnvironment: 'node',
   transform: {
-    // NestJS code (the nestjs package's tests, its example, its docs snippet) uses TypeScript's
-    // legacy decorators with their design-type metadata, which Nest's dependency injection reads.
+    // NestJS code (the nestjs package's tests, the conformance registry's Nest apps, its example,
+    // its docs snippet) uses TypeScript's legacy decorators with their design-type metadata, which
+    // Nest's dependency injection reads.
     // Only those files are compiled so; the first matching pattern wins.
     [DECORATED]: [
       '@swc/jest',

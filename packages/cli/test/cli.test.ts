@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Schema } from '@webhook-idempotency/sql';
 import { ExitCode, type OutputStream, run } from '../src';
-import { seedReceipts } from '../../sql/test/helpers/seed';
+import { seedReceipts } from '@webhook-idempotency/sql/test/helpers/seed';
 import { freePort } from '@webhook-idempotency/test-support/databases';
 import { cli } from './helpers/cli';
 

@@ -6,9 +6,13 @@
 import { IdempotencyGuard } from '@webhook-idempotency/core';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '@webhook-idempotency/sql';
 import { ExitCode } from '../src';
-import { mysqlDatabase, pgDatabase, sqliteFile } from '../../sql/test/helpers/databases';
-import { httpResponse, seedReceipts } from '../../sql/test/helpers/seed';
-import { connect, type Target } from '../../sql/test/helpers/targets';
+import {
+  mysqlDatabase,
+  pgDatabase,
+  sqliteFile,
+} from '@webhook-idempotency/sql/test/helpers/databases';
+import { httpResponse, seedReceipts } from '@webhook-idempotency/sql/test/helpers/seed';
+import { connect, type Target } from '@webhook-idempotency/sql/test/helpers/targets';
 import { cli } from './helpers/cli';
 
 const MINUTE = 60_000;

@@ -13,7 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SqlInbox } from '@webhook-idempotency/sql';
-import { httpResponse, type SeedReceipt, seedReceipts } from '../../sql/test/helpers/seed';
+import {
+  httpResponse,
+  type SeedReceipt,
+  seedReceipts,
+} from '@webhook-idempotency/sql/test/helpers/seed';
 import { cli } from './helpers/cli';
 
 const PAGE = join(__dirname, '..', '..', '..', 'docs', 'operations.md');

@@ -36,27 +36,55 @@ const localImportsOf = (file: string) =>
     return [`${base}.ts`, join(base, 'index.ts')].filter((candidate) => existsSync(candidate));
   });
 
-/** The import cycles among `files`, each as the path that closes it. */
-function importCycles(files: string[]): string[] {
-  const graph = new Map(files.map((file) => [file, localImportsOf(file)]));
+/** The cycles of a directed graph, each as the path that closes it. */
+function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];
-  const cycles: string[] = [];
-  const visit = (file: string) => {
-    state.set(file, 'open');
-    stack.push(file);
-    for (const next of graph.get(file) ?? []) {
-      if (state.get(next) === 'open')
-        cycles.push(
-          [...stack.slice(stack.indexOf(next)), next].map((f) => relative(root, f)).join(' -> '),
-        );
+  const cycles: string[][] = [];
+  const visit = (node: string) => {
+    state.set(node, 'open');
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next]);
       else if (!state.has(next)) visit(next);
     }
     stack.pop();
-    state.set(file, 'done');
+    state.set(node, 'done');
   };
-  for (const file of files) if (!state.has(file)) visit(file);
+  for (const node of graph.keys()) if (!state.has(node)) visit(node);
   return cycles;
+}
+
+/** The import cycles among `files`, each as the path that closes it. */
+const importCycles = (files: string[]) =>
+  cyclesOf(new Map(files.map((file) => [file, localImportsOf(file)]))).map((cycle) =>
+    cycle.map((file) => relative(root, file)).join(' -> '),
+  );
+
+type DependencyField =
+  | 'dependencies'
+  | 'devDependencies'
+  | 'peerDependencies'
+  | 'optionalDependencies';
+type Manifest = { name: string } & Partial<Record<DependencyField, Record<string, string>>>;
+
+/** The manifest of every workspace package under packages/. */
+const manifests = (): Manifest[] =>
+  readdirSync(join(root, 'packages'))
+    .map((name) => join(root, 'packages', name, 'package.json'))
+    .filter((file) => existsSync(file))
+    .map((file) => JSON.parse(readFileSync(file, 'utf8')) as Manifest);
+
+/** The workspace packages each package takes through `fields`, as a graph of package names. */
+function workspaceGraph(fields: readonly DependencyField[]): Map<string, string[]> {
+  const all = manifests();
+  const names = new Set(all.map((pkg) => pkg.name));
+  return new Map(
+    all.map((pkg) => [
+      pkg.name,
+      fields.flatMap((field) => Object.keys(pkg[field] ?? {})).filter((name) => names.has(name)),
+    ]),
+  );
 }
 
 const importsOf = (file: string) =>
@@ -66,12 +94,12 @@ const importsOf = (file: string) =>
     ),
   ].map((m) => m[1]!);
 
-/** As {@link importsOf}, leaving out the examples in doc comments. */
+/** As {@link importsOf} with side-effect imports (`import 'x'`), leaving out the examples in doc comments. */
 const codeImportsOf = (file: string) =>
   [
     ...readFileSync(file, 'utf8')
       .replace(/^\s*(\/\/|\/?\*).*$/gm, '')
-      .matchAll(/(?:from\s+|import\s*\(\s*|require\s*\(\s*)['"]([^'"]+)['"]/g),
+      .matchAll(/(?:from\s+|import\s*\(\s*|import\s+|require\s*\(\s*)['"]([^'"]+)['"]/g),
   ].map((m) => m[1]!);
 
 /** What an adapter may take from core: the engine and its records, body helpers, option merging, config errors. No policy. */
@@ -243,6 +271,67 @@ describe('package boundaries', () => {
     const edges = files.flatMap(localImportsOf);
     expect(edges.length).toBeGreaterThan(files.length);
     expect(importCycles(files)).toEqual([]);
+  });
+
+  it('no package depends on itself through what it ships (dependencies, peers): the graph `pnpm run build` sorts on (--filter-prod)', () => {
+    const shipped = workspaceGraph(['dependencies', 'peerDependencies', 'optionalDependencies']);
+    expect(shipped.size).toBeGreaterThan(10);
+    expect(cyclesOf(shipped).map((cycle) => cycle.join(' -> '))).toEqual([]);
+  });
+
+  it("the one cycle through devDependencies is the conformance registry's: it runs every adapter, and each adapter's tests take it", () => {
+    const registry = '@webhook-idempotency/adapter-conformance';
+    const adapters = ADAPTERS.map((adapter) => `@webhook-idempotency/${adapter}`);
+    const graph = workspaceGraph(['dependencies', 'devDependencies', 'peerDependencies']);
+    expect(graph.get(registry)).toEqual(expect.arrayContaining(adapters));
+    for (const adapter of adapters) expect(graph.get(adapter)).toContain(registry);
+    const withoutTheRegistry = new Map(
+      [...graph].map(([from, to]) => [
+        from,
+        adapters.includes(from) ? to.filter((name) => name !== registry) : to,
+      ]),
+    );
+    expect(cyclesOf(withoutTheRegistry).map((cycle) => cycle.join(' -> '))).toEqual([]);
+  });
+
+  it("no package's or example's tests import another one's files by relative path: by name, through its exports", () => {
+    const folders = ['packages', 'examples'].flatMap((group) =>
+      readdirSync(join(root, group)).map((name) => join(root, group, name)),
+    );
+    const crossing = folders
+      .filter((folder) => existsSync(join(folder, 'test')))
+      .flatMap((folder) =>
+        sources(join(folder, 'test')).flatMap((file) =>
+          codeImportsOf(file)
+            .filter((spec) => spec.startsWith('.'))
+            .filter((spec) => relative(folder, join(dirname(file), spec)).startsWith('..'))
+            .map((spec) => `${relative(root, file)} -> ${spec}`),
+        ),
+      );
+    expect(crossing).toEqual([]);
+  });
+
+  it('adapter-conformance declares every package its sources import (the frameworks each registry entry runs on)', () => {
+    const pkg = JSON.parse(
+      readFileSync(join(root, 'packages/adapter-conformance/package.json'), 'utf8'),
+    ) as Manifest;
+    const declared = new Set([
+      ...Object.keys(pkg.dependencies ?? {}),
+      ...Object.keys(pkg.devDependencies ?? {}),
+    ]);
+    const undeclared = sources(join(root, 'packages/adapter-conformance/src')).flatMap((file) =>
+      codeImportsOf(file)
+        .filter((spec) => !spec.startsWith('.') && !spec.startsWith('node:'))
+        .map((spec) =>
+          spec
+            .split('/')
+            .slice(0, spec.startsWith('@') ? 2 : 1)
+            .join('/'),
+        )
+        .filter((name) => !declared.has(name))
+        .map((name) => `${relative(root, file)} -> ${name}`),
+    );
+    expect(undeclared).toEqual([]);
   });
 
   it('no source file is over 400 lines: a file one reads top to bottom', () => {

@@ -8,7 +8,7 @@ import express5 from 'express';
 import express4 from 'express4';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { idempotencyErrors, idempotent } from '../src';
-import { listen } from './helpers/apps';
+import { listen } from '@webhook-idempotency/adapter-conformance/apps/express';
 
 /** One answer as it came off the wire: status, headers, the exact body bytes. */
 interface Wire {

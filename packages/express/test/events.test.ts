@@ -4,7 +4,7 @@ import { type GuardEvent, InMemoryStore, type Store } from '@webhook-idempotency
 import express from 'express';
 import request from 'supertest';
 import { idempotent } from '../src';
-import { listen } from './helpers/apps';
+import { listen } from '@webhook-idempotency/adapter-conformance/apps/express';
 
 type Delivered = Extract<GuardEvent, { type: 'delivered' }>;
 

@@ -4,7 +4,7 @@ import { InMemoryStore, type ProviderPreset } from '@webhook-idempotency/core';
 import express from 'express';
 import request from 'supertest';
 import { idempotencyErrors, idempotent } from '../src';
-import { expressApps, listen } from './helpers/apps';
+import { expressApps, listen } from '@webhook-idempotency/adapter-conformance/apps/express';
 
 runAdapterConformance(expressApps);
 

@@ -3,7 +3,7 @@ import { type GuardEvent, InMemoryStore } from '@webhook-idempotency/core';
 import fastify from 'fastify';
 import request from 'supertest';
 import { fastifyIdempotency } from '../src';
-import { listen } from './helpers/apps';
+import { listen } from '@webhook-idempotency/adapter-conformance/apps/fastify';
 
 type Delivered = Extract<GuardEvent, { type: 'delivered' }>;
 

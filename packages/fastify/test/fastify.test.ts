@@ -5,7 +5,7 @@ import fastify, { type FastifyRequest } from 'fastify';
 import request from 'supertest';
 import * as entry from '../src';
 import fastifyIdempotencyDefault, { fastifyIdempotency, rawBodyJsonParser } from '../src';
-import { fastifyApps, listen } from './helpers/apps';
+import { fastifyApps, listen } from '@webhook-idempotency/adapter-conformance/apps/fastify';
 
 runAdapterConformance(fastifyApps);
 

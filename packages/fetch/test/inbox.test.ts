@@ -3,7 +3,7 @@ import { InMemoryStore } from '@webhook-idempotency/core';
 import { running, runInboxConformance } from '@webhook-idempotency/adapter-conformance';
 import request from 'supertest';
 import { inbox, type FetchInboxOptions } from '../src';
-import { fetchServer } from './helpers/node-server';
+import { fetchServer } from '@webhook-idempotency/adapter-conformance/apps/fetch';
 
 const passed = () => Response.json({ passed: true });
 

@@ -2,7 +2,7 @@
 import { runInboxConformance } from '@webhook-idempotency/adapter-conformance';
 import { Hono } from 'hono';
 import { inbox, type HonoInboxOptions } from '../src';
-import { type AppEnv, listen } from './helpers/apps';
+import { type AppEnv, listen } from '@webhook-idempotency/adapter-conformance/apps/hono';
 
 runInboxConformance({
   name: 'hono 4 (@hono/node-server)',

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AppEnv, listen } from './helpers/apps';
+import { type AppEnv, listen } from '@webhook-idempotency/adapter-conformance/apps/hono';
 
 const key = (c: Context) => c.req.header('x-event-id');
 

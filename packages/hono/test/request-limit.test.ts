@@ -9,7 +9,7 @@ import { IdempotencyGuard, InMemoryStore, RequestKey } from '@webhook-idempotenc
 import * as providers from '@webhook-idempotency/providers';
 import { Hono } from 'hono';
 import { idempotent, inbox } from '../src';
-import { type AppEnv, listen } from './helpers/apps';
+import { type AppEnv, listen } from '@webhook-idempotency/adapter-conformance/apps/hono';
 
 const MiB = 1024 * 1024;
 const stripe = providers.stripe({ secret: 'whsec_test' });

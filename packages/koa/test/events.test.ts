@@ -4,7 +4,7 @@ import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import request from 'supertest';
 import { idempotent } from '../src';
-import { listen } from './helpers/apps';
+import { listen } from '@webhook-idempotency/adapter-conformance/apps/koa';
 
 type Delivered = Extract<GuardEvent, { type: 'delivered' }>;
 

@@ -5,7 +5,7 @@ import Koa, { type Context } from 'koa';
 import bodyParser from 'koa-bodyparser';
 import request from 'supertest';
 import { idempotent } from '../src';
-import { koaApps, koaRawBodyApp, listen } from './helpers/apps';
+import { koaApps, koaRawBodyApp, listen } from '@webhook-idempotency/adapter-conformance/apps/koa';
 
 runAdapterConformance([...koaApps, koaRawBodyApp]);
 

@@ -10,7 +10,7 @@ import Koa2 from 'koa2';
 import bodyParser from 'koa-bodyparser';
 import request from 'supertest';
 import { idempotent, rawBodyParser, type RawBodyParserOptions } from '../src';
-import { listen } from './helpers/apps';
+import { listen } from '@webhook-idempotency/adapter-conformance/apps/koa';
 
 const SECRET = 'koa raw body secret';
 const sign = (bytes: Buffer) =>

@@ -18,7 +18,7 @@ import { APP_FILTER } from '@nestjs/core';
 import { IdempotencyGuard, InMemoryStore, RequestKey } from '@webhook-idempotency/core';
 import request from 'supertest';
 import { Idempotent, IdempotencyModule } from '../src';
-import { type Platform, startNest } from './helpers/apps';
+import { type Platform, startNest } from '@webhook-idempotency/adapter-conformance/apps/nestjs';
 
 const store = new InMemoryStore();
 const caught: unknown[] = [];

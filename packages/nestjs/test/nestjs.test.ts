@@ -41,7 +41,7 @@ import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import Database from 'better-sqlite3';
 import request from 'supertest';
 import { Idempotent, IdempotencyContext, IdempotencyModule, type NestRequest } from '../src';
-import { type Platform, startNest } from './helpers/apps';
+import { type Platform, startNest } from '@webhook-idempotency/adapter-conformance/apps/nestjs';
 
 const key = (req: NestRequest) => req.headers['x-event-id'] as string | undefined;
 const platforms: Platform[] = ['express', 'fastify'];

@@ -10,7 +10,7 @@ import { Body, Controller, HttpCode, Module, Post } from '@nestjs/common';
 import { IdempotencyGuard, InMemoryStore } from '@webhook-idempotency/core';
 import request from 'supertest';
 import { Idempotent, IdempotencyModule, type NestRequest } from '../src';
-import { type Platform, startNest } from './helpers/apps';
+import { type Platform, startNest } from '@webhook-idempotency/adapter-conformance/apps/nestjs';
 
 const DEPTH = 5000;
 const NESTED = `${'['.repeat(DEPTH)}${']'.repeat(DEPTH)}`;

@@ -11,7 +11,7 @@ import { Controller, Module, Post, Res } from '@nestjs/common';
 import { IdempotencyGuard, InMemoryStore, RequestKey } from '@webhook-idempotency/core';
 import request from 'supertest';
 import { Idempotent, IdempotencyModule } from '../src';
-import { startNest } from './helpers/apps';
+import { startNest } from '@webhook-idempotency/adapter-conformance/apps/nestjs';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;

@@ -7,7 +7,7 @@
 import type { InboxEvent } from '@webhook-idempotency/core/inbox';
 import { InboxSchema, Schema } from '@webhook-idempotency/sql';
 import type { PgBoss } from 'pg-boss';
-import { pgDatabase } from '../../sql/test/helpers/databases';
+import { pgDatabase } from '@webhook-idempotency/sql/test/helpers/databases';
 import { pgBossJobId, pgBossRelay, pgBossWorker } from '../src';
 import { bossFor, open } from './helpers/setup';
 

@@ -11,7 +11,7 @@ import type { InboxEvent, InboxHandler } from '@webhook-idempotency/core/inbox';
 import { InboxSchema, Schema } from '@webhook-idempotency/sql';
 import type pg from 'pg';
 import type { PgBoss } from 'pg-boss';
-import { pgDatabase } from '../../sql/test/helpers/databases';
+import { pgDatabase } from '@webhook-idempotency/sql/test/helpers/databases';
 import { pgBossJobId, pgBossRelay, pgBossWorker } from '../src';
 import { longestJobSeconds } from '../src/relay';
 import { bossFor, open, type Tables } from './helpers/setup';

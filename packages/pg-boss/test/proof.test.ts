@@ -10,7 +10,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import { InboxSchema, Schema } from '@webhook-idempotency/sql';
 import type { PgBoss } from 'pg-boss';
-import { pgDatabase } from '../../sql/test/helpers/databases';
+import { pgDatabase } from '@webhook-idempotency/sql/test/helpers/databases';
 import { pgBossRelay } from '../src';
 import { bySize } from '@webhook-idempotency/test-support/proof-size';
 import { bossFor, open, type Tables } from './helpers/setup';

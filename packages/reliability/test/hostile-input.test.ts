@@ -29,12 +29,12 @@ import {
 } from '@webhook-idempotency/core';
 import * as providers from '@webhook-idempotency/providers';
 import { presentExternalId } from '@webhook-idempotency/core/adapter';
-import { expressApps } from '../../express/test/helpers/apps';
-import { fastifyApps } from '../../fastify/test/helpers/apps';
-import { fetchApp } from '../../fetch/test/helpers/apps';
-import { honoApp } from '../../hono/test/helpers/apps';
-import { koaApps } from '../../koa/test/helpers/apps';
-import { nestApps } from '../../nestjs/test/helpers/apps';
+import { expressApps } from '@webhook-idempotency/adapter-conformance/apps/express';
+import { fastifyApps } from '@webhook-idempotency/adapter-conformance/apps/fastify';
+import { fetchApp } from '@webhook-idempotency/adapter-conformance/apps/fetch';
+import { honoApp } from '@webhook-idempotency/adapter-conformance/apps/hono';
+import { koaApps } from '@webhook-idempotency/adapter-conformance/apps/koa';
+import { nestApps } from '@webhook-idempotency/adapter-conformance/apps/nestjs';
 import { sendRaw, type RawAnswer } from '../src/hostile-client';
 import {
   ANSWER_HEADER,

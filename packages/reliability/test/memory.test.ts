@@ -24,7 +24,7 @@ const CONCURRENT = 4;
 const MAX_GROWTH = 64 * 1024 * 1024;
 
 const APPS = join(__dirname, 'helpers', 'memory-apps.ts');
-const NEST = join(__dirname, '..', '..', 'nestjs', 'test', 'helpers', 'memory-app.ts');
+const NEST = require.resolve('@webhook-idempotency/adapter-conformance/apps/nestjs-memory');
 /** Two hosting children (one start-up each): the five adapters of memory-apps.ts, and NestJS. */
 const HOSTS: ReadonlyArray<{
   host: string;

@@ -6,4 +6,4 @@ export {
   mysqlDatabase,
   pgDatabase,
   sqliteFile,
-} from '../../../../packages/sql/test/helpers/databases';
+} from '@webhook-idempotency/sql/test/helpers/databases';

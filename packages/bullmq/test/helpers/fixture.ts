@@ -5,8 +5,16 @@
  */
 import type { InboxHandler } from '@webhook-idempotency/core/inbox';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '@webhook-idempotency/sql';
-import { mysqlDatabase, pgDatabase, sqliteFile } from '../../../sql/test/helpers/databases';
-import { connect, type Connected, type Target } from '../../../sql/test/helpers/targets';
+import {
+  mysqlDatabase,
+  pgDatabase,
+  sqliteFile,
+} from '@webhook-idempotency/sql/test/helpers/databases';
+import {
+  connect,
+  type Connected,
+  type Target,
+} from '@webhook-idempotency/sql/test/helpers/targets';
 
 /** `[name, open a target]` for each database the bridge is tested on; `tag` keeps test files apart. */
 export function targets(tag: string): Array<[string, () => Promise<Target>]> {

@@ -12,7 +12,7 @@ import fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import fastify4 from 'fastify4';
 import request from 'supertest';
 import { fastifyIdempotency, rawBodyJsonParser } from '../../src';
-import { listen } from '../helpers/apps';
+import { listen } from '@webhook-idempotency/adapter-conformance/apps/fastify';
 
 describe.each<[string, () => FastifyInstance]>([
   ['fastify 5', () => fastify()],

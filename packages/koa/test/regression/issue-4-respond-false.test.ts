@@ -12,7 +12,7 @@ import Koa, { type Context } from 'koa';
 import bodyParser from 'koa-bodyparser';
 import request from 'supertest';
 import { idempotent } from '../../src';
-import { listen } from '../helpers/apps';
+import { listen } from '@webhook-idempotency/adapter-conformance/apps/koa';
 
 it.each([
   [200, 'completed'],

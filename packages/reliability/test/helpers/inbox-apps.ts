@@ -18,9 +18,9 @@ import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import Koa from 'koa';
-import { fetchServer } from '../../../fetch/test/helpers/node-server';
-import { type AppEnv, listen } from '../../../hono/test/helpers/apps';
-import { startNestMiddleware } from '../../../nestjs/test/helpers/apps';
+import { fetchServer } from '@webhook-idempotency/adapter-conformance/apps/fetch';
+import { type AppEnv, listen } from '@webhook-idempotency/adapter-conformance/apps/hono';
+import { startNestMiddleware } from '@webhook-idempotency/adapter-conformance/apps/nestjs';
 
 /** The adapters the inbox table runs on. */
 export type InboxFamily = 'express' | 'fastify' | 'koa' | 'fetch' | 'hono' | 'nestjs';

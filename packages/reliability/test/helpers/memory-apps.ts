@@ -19,7 +19,7 @@ import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
 import Koa from 'koa';
-import { fetchServer } from '../../../fetch/test/helpers/node-server';
+import { fetchServer } from '@webhook-idempotency/adapter-conformance/apps/fetch';
 
 /** One flooded endpoint: where it listens. */
 export interface Endpoint {

@@ -1,19 +1,16 @@
-/** The Express registry entries of the adapter conformance suite: Express 5 and Express 4. */
+/**
+ * @module `@webhook-idempotency/adapter-conformance/apps/express`: the Express registry entries
+ * of the adapter conformance suite (Express 5 and Express 4), and the `render`/`listen` helpers the
+ * Express package's own tests build their apps with.
+ */
 import { Readable } from 'node:stream';
-import {
-  running,
-  type AdapterEntry,
-  type Answer,
-  type Handler,
-  type NativeLike,
-  type Observer,
-  type RunningApp,
-} from '@webhook-idempotency/adapter-conformance';
 import type { IdempotencyOptions } from '@webhook-idempotency/core';
+import { idempotent, saveRawBody } from '@webhook-idempotency/express';
 import express5 from 'express';
 import express4 from 'express4';
 import type { Application, Response } from 'express';
-import { idempotent, saveRawBody } from '../../src';
+import { running } from '../server';
+import type { AdapterEntry, Answer, Handler, NativeLike, Observer, RunningApp } from '../types';
 
 /** Renders a neutral answer the Express way. */
 export function render(res: Response, answer: Answer): void {

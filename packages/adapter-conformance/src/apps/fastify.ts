@@ -1,17 +1,14 @@
-/** The Fastify registry entries of the adapter conformance suite: Fastify 5 and Fastify 4. */
+/**
+ * @module `@webhook-idempotency/adapter-conformance/apps/fastify`: the Fastify registry entries
+ * of the adapter conformance suite (Fastify 5 and Fastify 4), and the `render`/`listen` helpers the
+ * Fastify package's own tests build their apps with.
+ */
 import { Readable } from 'node:stream';
-import type {
-  AdapterEntry,
-  Answer,
-  Handler,
-  NativeLike,
-  Observer,
-  RunningApp,
-} from '@webhook-idempotency/adapter-conformance';
 import type { IdempotencyOptions } from '@webhook-idempotency/core';
+import { fastifyIdempotency, rawBodyJsonParser } from '@webhook-idempotency/fastify';
 import fastify5, { type FastifyInstance, type FastifyReply } from 'fastify';
 import fastify4 from 'fastify4';
-import { fastifyIdempotency, rawBodyJsonParser } from '../../src';
+import type { AdapterEntry, Answer, Handler, NativeLike, Observer, RunningApp } from '../types';
 
 /** Renders a neutral answer the Fastify way (`reply.send` of an object, string, Buffer, stream or nothing). */
 export function render(reply: FastifyReply, answer: Answer): FastifyReply {

@@ -1,4 +1,10 @@
-/** The NestJS registry entries of the adapter conformance suite: Nest 12 on the Express and the Fastify platform. */
+/**
+ * @module `@webhook-idempotency/adapter-conformance/apps/nestjs`: the NestJS registry entries of
+ * the adapter conformance suite (Nest 12 on the Express and the Fastify platform), and
+ * `startNest`/`startNestMiddleware`, which the NestJS package's own tests and the inbox table start
+ * their Nest apps with. Compiled with legacy decorators (jest.config.ts `DECORATED`,
+ * packages/nestjs/tsconfig.json).
+ */
 import 'reflect-metadata';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -19,20 +25,13 @@ import {
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
-import type {
-  AdapterEntry,
-  Answer,
-  Handler,
-  NativeLike,
-  Observer,
-  RunningApp,
-} from '@webhook-idempotency/adapter-conformance';
 import {
   Idempotent,
   IdempotencyModule,
   type NestRequest,
   type NestIdempotencyOptions,
-} from '../../src';
+} from '@webhook-idempotency/nestjs';
+import type { AdapterEntry, Answer, Handler, NativeLike, Observer, RunningApp } from '../types';
 
 /** What both platforms' responses offer a handler with `@Res({ passthrough: true })`. */
 interface PlatformResponse {

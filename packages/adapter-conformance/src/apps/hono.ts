@@ -1,16 +1,19 @@
-/** The Hono registry entry of the adapter conformance suite: one route on Hono, served by @hono/node-server. */
+/**
+ * @module `@webhook-idempotency/adapter-conformance/apps/hono`: the Hono registry entry of the
+ * adapter conformance suite (one route on Hono, served by @hono/node-server), and the `AppEnv`,
+ * `render` and `listen` the Hono package's own tests and the inbox table build their apps with.
+ */
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import { Readable } from 'node:stream';
 import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
 import {
-  running,
-  type AdapterEntry,
-  type Answer,
-  type NativeLike,
-  type RunningApp,
-} from '@webhook-idempotency/adapter-conformance';
+  idempotent,
+  type HonoIdempotencyOptions,
+  type IdempotencyVariables,
+} from '@webhook-idempotency/hono';
 import { type Context, Hono } from 'hono';
-import { idempotent, type HonoIdempotencyOptions, type IdempotencyVariables } from '../../src';
+import { running } from '../server';
+import type { AdapterEntry, Answer, NativeLike, RunningApp } from '../types';
 
 /** Node-style lower-cased headers of a fetch `Headers`. */
 export const nodeHeaders = (headers: Headers): IncomingHttpHeaders => Object.fromEntries(headers);

@@ -1,8 +1,9 @@
 /**
- * The NestJS endpoints the reliability memory test floods (loaded by its child process, so the
- * decorators are applied as calls, without compiler support): `@Idempotent()` on `/guard` on the
- * Express and the Fastify platform, and the Express adapter's `inbox()` as module middleware on
- * `/inbox`, with `rawBody: true` and each platform's default body limit.
+ * @module `@webhook-idempotency/adapter-conformance/apps/nestjs-memory`: the NestJS endpoints the
+ * reliability memory test floods (loaded by its child process, so the decorators are applied as
+ * calls, without compiler support): `@Idempotent()` on `/guard` on the Express and the Fastify
+ * platform, and the Express adapter's `inbox()` as module middleware on `/inbox`, with
+ * `rawBody: true` and each platform's default body limit.
  */
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
@@ -18,9 +19,9 @@ import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { InMemoryStore } from '@webhook-idempotency/core';
+import { inbox } from '@webhook-idempotency/express';
+import { Idempotent, IdempotencyModule } from '@webhook-idempotency/nestjs';
 import * as providers from '@webhook-idempotency/providers';
-import { inbox } from '../../../express/src';
-import { Idempotent, IdempotencyModule } from '../../src';
 
 const preset = () => providers.stripe({ secret: 'whsec_memory' });
 

@@ -1,14 +1,16 @@
-/** The fetch adapter's registry entry of the adapter conformance suite: withIdempotency behind a node:http ↔ fetch server. */
+/**
+ * @module `@webhook-idempotency/adapter-conformance/apps/fetch`: the fetch adapter's registry
+ * entry of the adapter conformance suite (withIdempotency behind a node:http ↔ fetch server), and
+ * that server, `fetchServer`, for the tests that serve a fetch handler of their own.
+ */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import {
-  running,
-  type AdapterEntry,
-  type Answer,
-  type NativeLike,
-} from '@webhook-idempotency/adapter-conformance';
-import { withIdempotency, type FetchIdempotencyOptions } from '../../src';
-import { fetchServer } from './node-server';
+import { type FetchIdempotencyOptions, withIdempotency } from '@webhook-idempotency/fetch';
+import { running } from '../server';
+import type { AdapterEntry, Answer, NativeLike } from '../types';
+import { fetchServer } from './fetch-server';
+
+export { fetchServer, type NodeFetchHandler } from './fetch-server';
 
 /** Node-style lower-cased headers of a fetch `Headers`. */
 export const nodeHeaders = (headers: Headers): IncomingHttpHeaders => Object.fromEntries(headers);

@@ -1,4 +1,4 @@
-/** A small node:http server that hands each request to a fetch handler as a `Request` and writes its `Response` back. */
+/** @module A small node:http server that hands each request to a fetch handler as a `Request` and writes its `Response` back (exported by `./apps/fetch`). */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 

@@ -1,20 +1,18 @@
-/** The Koa registry entries of the adapter conformance suite: Koa 3 and Koa 2 on one @koa/router route (koa-bodyparser), and Koa 3 with rawBodyParser. */
+/**
+ * @module `@webhook-idempotency/adapter-conformance/apps/koa`: the Koa registry entries of the
+ * adapter conformance suite (Koa 3 and Koa 2 on one @koa/router route with koa-bodyparser, and
+ * Koa 3 with rawBodyParser), and the `render`/`listen` helpers the Koa package's own tests build
+ * their apps with.
+ */
 import { Readable } from 'node:stream';
 import Router from '@koa/router';
-import {
-  running,
-  type AdapterEntry,
-  type Answer,
-  type Handler,
-  type NativeLike,
-  type Observer,
-  type RunningApp,
-} from '@webhook-idempotency/adapter-conformance';
 import type { IdempotencyOptions } from '@webhook-idempotency/core';
+import { idempotent, rawBodyParser } from '@webhook-idempotency/koa';
 import Koa3, { type Context } from 'koa';
 import Koa2 from 'koa2';
 import bodyParser from 'koa-bodyparser';
-import { idempotent, rawBodyParser } from '../../src';
+import { running } from '../server';
+import type { AdapterEntry, Answer, Handler, NativeLike, Observer, RunningApp } from '../types';
 
 /** Renders a neutral answer the Koa way (`ctx.body` of an object, string, Buffer, stream, or none). */
 export function render(ctx: Context, answer: Answer): void {
