@@ -1,3 +1,8 @@
 import { library } from '../../tsdown.base';
 
-export default library({ index: 'src/index.ts' });
+export default library({
+  index: 'src/index.ts',
+  kysely: 'src/kysely.ts',
+  drizzle: 'src/drizzle.ts',
+  postgres: 'src/postgres-js.ts',
+});

@@ -7,6 +7,7 @@ import { ConfigError } from '@webhook-idempotency/core';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
 import { dialects } from './dialects';
 import type { Executor } from './executor';
+import { EXECUTOR, identityOf, isOrmConnection } from './orm';
 import { retryDeadlocks } from './retry';
 
 function describe(db: unknown): string {
@@ -17,7 +18,8 @@ function describe(db: unknown): string {
 
 /**
  * Detects the kind of `db` (knex instance, pg Pool, mysql2 pool, better-sqlite3 Database,
- * node:sqlite DatabaseSync).
+ * node:sqlite DatabaseSync, or a connection an ORM entry point made: `fromKysely`, `fromDrizzle`,
+ * `fromPostgres`).
  * `preparedStatements`: see `SqlStoreOptions.preparedStatements`.
  *
  * @throws {ConfigError} naming `db` for anything else, and what was passed.
@@ -27,6 +29,7 @@ export function createExecutor(
   acquireTimeoutMs: number,
   preparedStatements = true,
 ): Executor {
+  if (isOrmConnection(db)) return db[EXECUTOR]({ acquireTimeoutMs, preparedStatements });
   if (isKnex(db)) return knexExecutor(db);
   if (isBetterSqlite(db)) return sqliteExecutor(db, acquireTimeoutMs);
   if (isNodeSqlite(db)) return nodeSqliteExecutor(db, acquireTimeoutMs);
@@ -35,7 +38,7 @@ export function createExecutor(
     return mysqlExecutor(db, acquireTimeoutMs, preparedStatements);
   throw new ConfigError(
     'db',
-    `must be a knex instance, a pg Pool, a mysql2 pool (promise or callback API), a better-sqlite3 Database or a node:sqlite DatabaseSync; got ${describe(db)}` +
+    `must be a knex instance, a pg Pool, a mysql2 pool (promise or callback API), a better-sqlite3 Database, a node:sqlite DatabaseSync, or an ORM made into a connection (fromKysely, fromDrizzle, fromPostgres); got ${describe(db)}` +
       ' (a single pg Client or mysql2 Connection cannot run concurrent transactions: pass a pool)',
   );
 }
@@ -73,7 +76,7 @@ const connections = new WeakMap<object, unknown>();
 
 /** Records that `owner` (a `SqlStore`, a `SqlInbox`) runs its statements on `db`. */
 export function rememberConnection(owner: object, db: unknown): void {
-  connections.set(owner, db);
+  connections.set(owner, identityOf(db));
 }
 
 /**

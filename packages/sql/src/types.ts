@@ -7,6 +7,7 @@ import type {
   PoolConnection as MysqlPromisePoolConnection,
 } from 'mysql2/promise';
 import type { Pool as PgPool, PoolClient as PgPoolClient } from 'pg';
+import type { OrmConnection } from './orm';
 
 /** The SQL dialects the store speaks. `mysql` covers MySQL ≥ 5.7 and MariaDB ≥ 10.2 (tested on MariaDB 10.11). */
 export type SqlDialect = 'postgres' | 'mysql' | 'sqlite';
@@ -21,7 +22,8 @@ export type SqlConnection =
   | MysqlPromisePool
   | MysqlPool
   | BetterSqlite3.Database
-  | NodeSqliteDatabase;
+  | NodeSqliteDatabase
+  | OrmConnection;
 
 /**
  * A statement of Node's built-in `node:sqlite` (`StatementSync`): the part the store uses.
@@ -59,20 +61,26 @@ export interface NodeSqliteDatabase {
  * | `mysql2` callback pool | callback `PoolConnection`, inside `START TRANSACTION` |
  * | `better-sqlite3` `Database` | the same `Database`, inside `BEGIN IMMEDIATE` |
  * | `node:sqlite` `DatabaseSync` | the same `DatabaseSync`, inside `BEGIN IMMEDIATE` |
+ * | `fromKysely(db)` | Kysely's `Transaction<DB>` |
+ * | `fromDrizzle(db)` | Drizzle's `tx` (over better-sqlite3: the Drizzle database itself, inside `BEGIN IMMEDIATE`) |
+ * | `fromPostgres(sql)` | postgres-js's `TransactionSql` |
  */
-export type TransactionOf<Db> = Db extends Knex
-  ? Knex.Transaction
-  : Db extends PgPool
-    ? PgPoolClient
-    : Db extends MysqlPromisePool
-      ? MysqlPromisePoolConnection
-      : Db extends MysqlPool
-        ? MysqlPoolConnection
-        : Db extends BetterSqlite3.Database
-          ? BetterSqlite3.Database
-          : Db extends NodeSqliteDatabase
-            ? Db
-            : never;
+export type TransactionOf<Db> =
+  Db extends OrmConnection<infer Tx>
+    ? Tx
+    : Db extends Knex
+      ? Knex.Transaction
+      : Db extends PgPool
+        ? PgPoolClient
+        : Db extends MysqlPromisePool
+          ? MysqlPromisePoolConnection
+          : Db extends MysqlPool
+            ? MysqlPoolConnection
+            : Db extends BetterSqlite3.Database
+              ? BetterSqlite3.Database
+              : Db extends NodeSqliteDatabase
+                ? Db
+                : never;
 
 /** Options of `new SqlStore(db, options)`. Every one is optional. */
 export interface SqlStoreOptions {

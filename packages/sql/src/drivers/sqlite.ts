@@ -106,6 +106,20 @@ const shared = new WeakMap<object, Shared>();
 /** How each handle a transaction handed out ended (or that it is open), for the store's own statements through it. */
 const handleGates = new WeakMap<object, Gate>();
 
+/**
+ * Makes `handle` (an object standing for the Database, such as a Drizzle database over it) a
+ * handle of the transaction `state` belongs to: the store's statements through it are refused
+ * once that transaction has ended, as through the Database's own handle.
+ */
+export function shareGate(handle: object, state: Gate): void {
+  handleGates.set(handle, state);
+}
+
+/** The gate of a transaction handle this module handed out. */
+export function gateOf(handle: unknown): Gate | undefined {
+  return typeof handle === 'object' && handle !== null ? handleGates.get(handle) : undefined;
+}
+
 /** Statements a gated Database hands out are gated too: a prepared statement kept past the end refuses to run. */
 function gatedDatabase<Db extends object>(db: Db, state: Gate): Db {
   const handle = gate(db, state, (method, result) =>

@@ -3,11 +3,21 @@
  * own: for regression tests that must hold on each of them.
  */
 import Database from 'better-sqlite3';
+import { sql as drizzleSql, type SQL, type SQLChunk } from 'drizzle-orm';
+import { drizzle as drizzleMysql } from 'drizzle-orm/mysql2';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { drizzle as drizzlePostgresJs } from 'drizzle-orm/postgres-js';
+import { drizzle as drizzleSqlite } from 'drizzle-orm/better-sqlite3';
 import knex from 'knex';
+import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
 import mysql from 'mysql2';
 import mysqlPromise from 'mysql2/promise';
 import pg from 'pg';
+import postgres from 'postgres';
 import type { SqlConnection } from '../../src';
+import { fromDrizzle } from '../../src/drizzle';
+import { fromKysely } from '../../src/kysely';
+import { fromPostgres } from '../../src/postgres-js';
 import { connectionOf, mysqlDatabase, pgDatabase, sqliteFile } from './databases';
 
 /** An open connection of one kind. */
@@ -28,7 +38,28 @@ export interface KindCapabilities {
  */
 export async function runOn(handle: unknown, sql: string, params: unknown[]): Promise<unknown> {
   const h = handle as Record<string, (...args: unknown[]) => unknown>;
+  const numbered = () => {
+    let n = 0;
+    return sql.replace(/\?/g, () => `$${++n}`);
+  };
   if (typeof handle === 'function' && typeof h.raw === 'function') return h.raw(sql, params); // knex
+  if (typeof h.executeQuery === 'function' && typeof h.selectFrom === 'function') {
+    // Kysely: a raw compiled query, numbered on PostgreSQL.
+    const adapter = (h.getExecutor!() as { adapter: object }).adapter;
+    const text = adapter.constructor.name.startsWith('Postgres') ? numbered() : sql;
+    return h.executeQuery!(CompiledQuery.raw(text, params));
+  }
+  if (typeof h.insert === 'function' && typeof h.select === 'function') {
+    // Drizzle: the statement as Drizzle SQL; `run` on SQLite, `execute` elsewhere.
+    const parts = sql.split('?');
+    const chunks: SQLChunk[] = [drizzleSql.raw(parts[0]!)];
+    for (let i = 1; i < parts.length; i++)
+      chunks.push(drizzleSql.param(params[i - 1]), drizzleSql.raw(parts[i]!));
+    const statement: SQL = drizzleSql.join(chunks);
+    return typeof h.execute === 'function' ? h.execute(statement) : h.run!(statement);
+  }
+  if (typeof handle === 'function' && typeof h.unsafe === 'function')
+    return h.unsafe(numbered(), params); // postgres-js
   if (typeof h.prepare === 'function' && typeof h.pragma === 'function') {
     return (h.prepare(sql) as { run(...args: unknown[]): unknown }).run(...params); // better-sqlite3
   }
@@ -47,8 +78,114 @@ export async function runOn(handle: unknown, sql: string, params: unknown[]): Pr
   );
 }
 
-/** `[name, open]` for each of the seven connection kinds; `tag` keeps databases and files apart per test file. */
+/**
+ * `[name, open]` for each ORM connection (`fromKysely`, `fromDrizzle`, `fromPostgres`) on each
+ * database it supports; `tag` keeps databases and files apart per test file.
+ */
+export function ormKinds(
+  tag: string,
+): Array<[string, () => Promise<OpenedKind>, KindCapabilities]> {
+  const name = (kind: string) => `wi_${tag.replace(/[^a-z0-9]/gi, '_')}_${kind}`.toLowerCase();
+  const pgPool = async (kind: string) =>
+    new pg.Pool({ connectionString: await pgDatabase(name(kind)), max: 4 });
+  const mysqlPool = async (kind: string) =>
+    mysqlPromise.createPool({ uri: await mysqlDatabase(name(kind)), connectionLimit: 4 });
+  const sqliteDb = (kind: string) => {
+    const db = new Database(sqliteFile(`${tag}-${kind}`));
+    db.pragma('journal_mode = WAL');
+    return db;
+  };
+  return [
+    [
+      'Kysely, PostgreSQL',
+      async () => {
+        const db = new Kysely<unknown>({
+          dialect: new PostgresDialect({ pool: await pgPool('kysely_pg') }),
+        });
+        return { db: fromKysely(db), close: () => db.destroy() };
+      },
+      { serverLockTimeout: true },
+    ],
+    [
+      'Kysely, MariaDB',
+      async () => {
+        const pool = mysql.createPool({
+          uri: await mysqlDatabase(name('kysely_mysql')),
+          connectionLimit: 4,
+        });
+        const db = new Kysely<unknown>({ dialect: new MysqlDialect({ pool }) });
+        return { db: fromKysely(db), close: () => db.destroy() };
+      },
+      { serverLockTimeout: true },
+    ],
+    [
+      'Kysely, SQLite file',
+      async () => {
+        const db = new Kysely<unknown>({
+          dialect: new SqliteDialect({ database: sqliteDb('kysely') }),
+        });
+        return { db: fromKysely(db), close: () => db.destroy() };
+      },
+      { serverLockTimeout: false },
+    ],
+    [
+      'Drizzle over node-postgres',
+      async () => {
+        const pool = await pgPool('drizzle_pg');
+        return { db: fromDrizzle(drizzlePg(pool)), close: () => pool.end() };
+      },
+      { serverLockTimeout: true },
+    ],
+    [
+      'Drizzle over postgres-js',
+      async () => {
+        const client = postgres(await pgDatabase(name('drizzle_pgjs')), {
+          max: 4,
+          onnotice: () => undefined,
+        });
+        return { db: fromDrizzle(drizzlePostgresJs(client)), close: () => client.end() };
+      },
+      { serverLockTimeout: true },
+    ],
+    [
+      'Drizzle over mysql2, MariaDB',
+      async () => {
+        const pool = await mysqlPool('drizzle_mysql');
+        return { db: fromDrizzle(drizzleMysql(pool)), close: () => pool.end() };
+      },
+      { serverLockTimeout: true },
+    ],
+    [
+      'Drizzle over better-sqlite3 file',
+      async () => {
+        const client = sqliteDb('drizzle');
+        return { db: fromDrizzle(drizzleSqlite(client)), close: async () => void client.close() };
+      },
+      { serverLockTimeout: false },
+    ],
+    [
+      'postgres-js',
+      async () => {
+        const sql = postgres(await pgDatabase(name('pgjs')), { max: 4, onnotice: () => undefined });
+        return { db: fromPostgres(sql), close: () => sql.end() };
+      },
+      { serverLockTimeout: true },
+    ],
+  ];
+}
+
+/**
+ * `[name, open]` for every kind of connection: the seven drivers and knex ({@link driverKinds})
+ * and the ORM connections ({@link ormKinds}); `tag` keeps databases and files apart per test file.
+ */
 export function connectionKinds(
+  tag: string,
+): Array<[string, () => Promise<OpenedKind>, KindCapabilities]> {
+  return [...driverKinds(tag), ...ormKinds(tag)];
+}
+
+/** `[name, open]` for each of the seven driver and knex connection kinds. */
+export function driverKinds(
   tag: string,
 ): Array<[string, () => Promise<OpenedKind>, KindCapabilities]> {
   const name = (kind: string) => `wi_${tag.replace(/[^a-z0-9]/gi, '_')}_${kind}`.toLowerCase();

@@ -72,7 +72,9 @@ describe.each(connectionKinds('bounded'))('bounded transactions (%s)', (_name, o
   });
 
   it('the handle refuses every call once its transaction committed or rolled back', async () => {
-    const guard = new IdempotencyGuard(new SqlStore(opened.db, { table }), { transactional: true });
+    const guard = new IdempotencyGuard(new SqlStore(opened.db, { table }), {
+      transactional: true,
+    });
     let committed: unknown;
     await guard.run(new RequestKey('stripe', `evt_after_${++run}`), ({ transaction }) => {
       committed = transaction;
@@ -161,7 +163,9 @@ describe.each(connectionKinds('locks').filter(([, , can]) => can.serverLockTimeo
       const waited = await store
         .withTransaction(
           (tx) => runOn(tx, `INSERT INTO ${effects} (id) VALUES (?)`, ['contended']),
-          { timeoutMs: 1000 },
+          {
+            timeoutMs: 1000,
+          },
         )
         .catch((e: unknown) => e);
       const ms = Date.now() - started;

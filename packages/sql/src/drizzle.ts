@@ -1,0 +1,180 @@
+/**
+ * `fromDrizzle(db)`: `SqlStore` and `SqlInbox` over the application's Drizzle database: node-postgres
+ * or postgres-js for PostgreSQL, mysql2 for MySQL/MariaDB, better-sqlite3 for SQLite. A
+ * transactional handler gets Drizzle's own `tx`: what it writes through it and the receipt commit
+ * or roll back together.
+ * @module @webhook-idempotency/sql/drizzle
+ */
+import { DrizzleQueryError, is, sql, type SQL, type SQLChunk } from 'drizzle-orm';
+import { MySqlDatabase, MySqlTransaction } from 'drizzle-orm/mysql-core';
+import { PgDatabase, PgTransaction } from 'drizzle-orm/pg-core';
+import { BaseSQLiteDatabase, SQLiteTransaction } from 'drizzle-orm/sqlite-core';
+import { ConfigError } from '@webhook-idempotency/core';
+import { beginStatement } from './drivers/pg';
+import { gateOf, isBetterSqlite, shareGate, sqliteExecutor } from './drivers/sqlite';
+import { gate, type Executor, type QueryResult, type Row } from './executor';
+import { callbackTransaction, countOf, ormConnection, EXECUTOR, type OrmConnection } from './orm';
+import type { SqlDialect } from './types';
+
+export type { OrmConnection } from './orm';
+
+/**
+ * The handle a transactional handler gets from a store over the Drizzle database `D`: the `tx` of
+ * `D`'s `transaction` callback; over better-sqlite3, whose transactions cannot await, `D` itself,
+ * inside `BEGIN IMMEDIATE` on its one connection.
+ */
+export type DrizzleTransactionOf<D> =
+  D extends BaseSQLiteDatabase<'sync', infer _Run, infer _Full, infer _Schema>
+    ? D
+    : D extends {
+          transaction(work: (tx: infer Tx) => Promise<unknown>, ...rest: never[]): Promise<unknown>;
+        }
+      ? Tx
+      : never;
+
+/** What the store calls on a Drizzle database of PostgreSQL or MySQL (and on its `tx`). */
+interface Executes {
+  execute(query: SQL): Promise<unknown>;
+  transaction(work: (tx: Executes) => Promise<unknown>): Promise<unknown>;
+}
+
+/** The store's `?` statement as Drizzle SQL: the text as is, each `?` a bound parameter. */
+function statement(text: string, params: readonly unknown[]): SQL {
+  const parts = text.split('?');
+  const chunks: SQLChunk[] = [sql.raw(parts[0]!)];
+  for (let i = 1; i < parts.length; i++) chunks.push(sql.param(params[i - 1]), sql.raw(parts[i]!));
+  return sql.join(chunks);
+}
+
+/** Drizzle wraps a failed statement's error (its message quoting the statement): the driver's own. */
+const unwrap = (error: unknown): unknown =>
+  error instanceof DrizzleQueryError && error.cause !== undefined ? error.cause : error;
+
+/** A PostgreSQL result: node-postgres's `{ rows, rowCount }`, postgres-js's row list with `count`. */
+function pgResult(result: unknown): QueryResult {
+  if (Array.isArray(result))
+    return {
+      rows: result as Row[],
+      affected: countOf((result as { count?: unknown }).count, result.length),
+    };
+  const { rows = [], rowCount } = result as { rows?: Row[]; rowCount?: unknown };
+  return { rows, affected: countOf(rowCount, rows.length) };
+}
+
+/** A mysql2 result: `[rows, fields]` of a read, `[ResultSetHeader, undefined]` of a write. */
+function mysqlResult(result: unknown): QueryResult {
+  const value = Array.isArray(result) ? result[0] : result;
+  if (Array.isArray(value)) return { rows: value as Row[], affected: value.length };
+  const { affectedRows, insertId } = value as { affectedRows?: unknown; insertId?: unknown };
+  const id = countOf(insertId, 0);
+  return { rows: [], affected: countOf(affectedRows, 0), ...(id > 0 ? { insertId: id } : {}) };
+}
+
+const lockWaitSeconds = (timeoutMs: number) => Math.max(1, Math.ceil(timeoutMs / 1000));
+
+/** Over PostgreSQL and MySQL: statements through `execute`, transactions through `db.transaction`. */
+function serverExecutor(
+  db: Executes,
+  dialect: 'postgres' | 'mysql',
+  acquireTimeoutMs: number,
+): Executor {
+  const read = dialect === 'postgres' ? pgResult : mysqlResult;
+  const run = async (runner: Executes, text: string, params: readonly unknown[]) => {
+    try {
+      return read(await runner.execute(statement(text, params)));
+    } catch (error) {
+      throw unwrap(error);
+    }
+  };
+  const bounds = (timeoutMs: number) =>
+    dialect === 'postgres'
+      ? beginStatement(timeoutMs).replace(/^BEGIN; /, '')
+      : `SET SESSION innodb_lock_wait_timeout = ${lockWaitSeconds(timeoutMs)}`;
+  return {
+    dialect,
+    query: (text, params, transaction) =>
+      run((transaction as Executes | undefined) ?? db, text, params),
+    transaction: (work, options = {}) =>
+      callbackTransaction(work, options, {
+        open: (body) =>
+          db.transaction(body as (tx: Executes) => Promise<{ value: unknown }>) as Promise<{
+            value: unknown;
+          }>,
+        setup: options.timeoutMs
+          ? (tx) => run(tx as Executes, bounds(options.timeoutMs!), [])
+          : undefined,
+        acquireTimeoutMs,
+        unwrap,
+      }),
+  };
+}
+
+/**
+ * Over better-sqlite3: the store's statements and transactions on the Database itself (as for a
+ * better-sqlite3 Database passed directly), the handler given the Drizzle database, gated by the
+ * transaction, so its writes land inside `BEGIN IMMEDIATE` on the one connection.
+ */
+function sqliteOverDrizzle(
+  db: object,
+  client: Parameters<typeof sqliteExecutor>[0],
+  waitMs: number,
+): Executor {
+  const inner = sqliteExecutor(client, waitMs);
+  return {
+    ...inner,
+    transaction: (work, options) =>
+      inner.transaction((raw) => {
+        const state = gateOf(raw);
+        if (!state) throw new Error('the SQLite transaction handle has no gate');
+        const handle = gate(db, state);
+        shareGate(handle, state);
+        return work(handle);
+      }, options),
+  };
+}
+
+/**
+ * `db`, the application's Drizzle database (`drizzle(pool)`, `drizzle(client)`), as a connection
+ * for `new SqlStore(…)`, `new SqlInbox(…)`, `Schema.createTable(…)` and `ReceiptsAdmin`. The
+ * store's statements go through Drizzle's `sql` (so its logger sees them); a transactional handler
+ * gets `tx` of `db.transaction` with the guard's deadline as the lock wait bound (PostgreSQL,
+ * MySQL), or over better-sqlite3 the database itself inside `BEGIN IMMEDIATE`: better-sqlite3's
+ * transactions cannot span an `await`, so the store holds the one connection's transaction itself.
+ *
+ * @example
+ * ```ts
+ * const db = drizzle(pool, { schema });
+ * const store = new SqlStore(fromDrizzle(db));
+ * guard.run(key, async ({ transaction: tx }) => {
+ *   await tx!.insert(orders).values({ id });
+ * });
+ * ```
+ * @throws {ConfigError} naming `db` when it is a Drizzle transaction (pass the database), not a
+ * Drizzle database, or a SQLite database over another driver than better-sqlite3.
+ */
+export function fromDrizzle<D extends object>(db: D): OrmConnection<DrizzleTransactionOf<D>> {
+  if (is(db, PgTransaction) || is(db, MySqlTransaction) || is(db, SQLiteTransaction))
+    throw new ConfigError(
+      'db',
+      'is a Drizzle transaction; pass the database, and the store opens its transactions',
+    );
+  let dialect: SqlDialect;
+  if (is(db, PgDatabase)) dialect = 'postgres';
+  else if (is(db, MySqlDatabase)) dialect = 'mysql';
+  else if (is(db, BaseSQLiteDatabase)) dialect = 'sqlite';
+  else throw new ConfigError('db', 'must be a Drizzle database of PostgreSQL, MySQL or SQLite');
+  const client = (db as { $client?: unknown }).$client;
+  if (dialect === 'sqlite' && !isBetterSqlite(client))
+    throw new ConfigError(
+      'db',
+      'is a Drizzle SQLite database over a driver the store does not support yet; use drizzle-orm/better-sqlite3',
+    );
+  return ormConnection(db, () => ({
+    kind: `Drizzle (${dialect})`,
+    dialect,
+    [EXECUTOR]: ({ acquireTimeoutMs }) =>
+      dialect === 'sqlite'
+        ? sqliteOverDrizzle(db, client as Parameters<typeof sqliteExecutor>[0], acquireTimeoutMs)
+        : serverExecutor(db as unknown as Executes, dialect, acquireTimeoutMs),
+  }));
+}

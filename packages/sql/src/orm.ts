@@ -1,0 +1,171 @@
+/**
+ * @module A connection made by one of the ORM entry points (`/kysely`, `/drizzle`, `/postgres`):
+ * it carries the executor that speaks to that tool, so the package's root accepts every ORM
+ * without naming one or importing its types.
+ */
+import { StoreError } from '@webhook-idempotency/core';
+import {
+  gate,
+  untilAborted,
+  type Executor,
+  type Gate,
+  type TransactionRunOptions,
+} from './executor';
+import type { SqlDialect } from './types';
+
+/** The key of the executor an ORM connection carries; `Symbol.for`, so two copies of the package agree. */
+export const EXECUTOR: unique symbol = Symbol.for('@webhook-idempotency/sql executor') as never;
+
+/** What an ORM entry point's executor is built with: the store's own options. */
+export interface ExecutorSettings {
+  readonly acquireTimeoutMs: number;
+  readonly preparedStatements: boolean;
+}
+
+/**
+ * The application's ORM or query builder, made into a connection `SqlStore`, `SqlInbox`, `Schema`
+ * and `ReceiptsAdmin` accept: `fromKysely(db)`, `fromDrizzle(db)`, `fromPostgres(sql)`. The
+ * handler of a transactional guard over it gets `Tx`, that tool's own transaction object.
+ *
+ * @typeParam Tx the transaction handle the handler gets (`context.transaction`).
+ */
+export interface OrmConnection<Tx = unknown> {
+  /** The tool and database, for messages: `'Kysely (postgres)'`. */
+  readonly kind: string;
+  /** The dialect the store speaks on it. */
+  readonly dialect: SqlDialect;
+  /** The object it was made from: the Kysely instance, the Drizzle database, the `sql` function. */
+  readonly db: object;
+  /** @internal Builds the executor; called once by each store or inbox built on the connection. */
+  readonly [EXECUTOR]: (settings: ExecutorSettings) => Executor;
+  /** @internal Never set: carries `Tx` to {@link TransactionOf}. */
+  readonly transactionHandle?: Tx;
+}
+
+/** True for a connection one of the ORM entry points made. */
+export function isOrmConnection(db: unknown): db is OrmConnection {
+  return (
+    typeof db === 'object' &&
+    db !== null &&
+    typeof (db as { [EXECUTOR]?: unknown })[EXECUTOR] === 'function'
+  );
+}
+
+/**
+ * The object a store's connection stands for: the ORM's own object for an ORM connection, so two
+ * `fromKysely(db)` of one `db` are one connection (a transaction of one is a place where the
+ * other's statements can run).
+ */
+export function identityOf(db: unknown): unknown {
+  return isOrmConnection(db) ? db.db : db;
+}
+
+const made = new WeakMap<object, OrmConnection>();
+
+/**
+ * The ORM connection of `db`, built once per object (and per entry point), so the same `db`
+ * wrapped twice gives the same connection.
+ */
+export function ormConnection<Tx>(
+  db: object,
+  build: () => Omit<OrmConnection<Tx>, 'db'>,
+): OrmConnection<Tx> {
+  let connection = made.get(db);
+  if (connection === undefined) {
+    connection = Object.freeze({ ...build(), db }) as OrmConnection;
+    made.set(db, connection);
+  }
+  return connection as OrmConnection<Tx>;
+}
+
+/** `?` placeholders → `$1, $2, …` (the store's statements contain no other `?`). */
+export function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/**
+ * The store's statements that return rows: reads, and writes with `RETURNING` (a driver that runs
+ * a statement either for its rows or for its change count needs to know which).
+ */
+export function returnsRows(sql: string): boolean {
+  return /^\s*(?:SELECT|WITH|PRAGMA)\b/i.test(sql) || /\bRETURNING\b/i.test(sql);
+}
+
+/** A count a driver reports as a number or a bigint (or not at all). */
+export function countOf(value: unknown, otherwise: number): number {
+  return typeof value === 'number' || typeof value === 'bigint' ? Number(value) : otherwise;
+}
+
+/** How {@link callbackTransaction} drives a tool whose transactions run a callback. */
+export interface CallbackTransaction<Tx> {
+  /** Runs `body` in a new transaction of the tool: commits when it resolves, rolls back when it rejects. */
+  readonly open: (body: (tx: Tx) => Promise<{ value: unknown }>) => PromiseLike<{ value: unknown }>;
+  /** Statements run first inside it (the deadline's server-side bounds). */
+  readonly setup?: ((tx: Tx) => Promise<unknown>) | undefined;
+  /** How long the transaction may take to begin (a pool wait) before this gives up. */
+  readonly acquireTimeoutMs: number;
+  /** The driver's own error, for one the tool wrapped in its own. */
+  readonly unwrap?: (error: unknown) => unknown;
+}
+
+/**
+ * Runs the store's `work` in a transaction of a tool that commits when its callback resolves and
+ * rolls back when it rejects (Drizzle's `db.transaction`, postgres-js's `sql.begin`), with the
+ * store's bounds: the begin waits at most `acquireTimeoutMs` (a transaction that begins later is
+ * rolled back at once), the handle is gated, and when `signal` aborts this rejects at once and the
+ * tool rolls back behind any statement still in flight (it offers no way to cut one). A rollback
+ * that could not be sent makes this a `StoreError` whose cause is what `work` rejected with.
+ */
+export async function callbackTransaction<Tx extends object, T>(
+  work: (transaction: unknown) => Promise<T>,
+  { signal }: TransactionRunOptions,
+  tool: CallbackTransaction<Tx>,
+): Promise<T> {
+  const unwrap = tool.unwrap ?? ((error: unknown) => error);
+  const state: Gate = { closed: undefined };
+  let late = false;
+  let begun = () => undefined as void;
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      late = true;
+      reject(
+        new Error(
+          `no database connection within ${tool.acquireTimeoutMs} ms (pool exhausted or database unreachable)`,
+        ),
+      );
+    }, tool.acquireTimeoutMs);
+    begun = () => clearTimeout(timer);
+  });
+  waited.catch(() => undefined);
+  let failed: { error: unknown } | undefined;
+  // The result travels in an object: postgres-js awaits every element of an array a callback returns.
+  const body = Promise.resolve(
+    tool.open(async (tx) => {
+      begun();
+      if (late) throw new Error('the transaction began after its wait had given up');
+      await tool.setup?.(tx);
+      try {
+        const value = await untilAborted(work(gate(tx, state)), signal);
+        state.closed = 'committed';
+        return { value };
+      } catch (error) {
+        state.closed = signal?.aborted ? 'timed out' : 'rolled back';
+        failed = { error };
+        throw error;
+      }
+    }),
+  );
+  try {
+    return (await Promise.race([body, waited])).value as T;
+  } catch (caught) {
+    if (late) body.catch(() => undefined);
+    const error = unwrap(caught);
+    if (failed && error !== failed.error && caught !== failed.error && !signal?.aborted)
+      throw new StoreError('transaction', failed.error);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}

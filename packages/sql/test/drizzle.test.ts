@@ -1,0 +1,84 @@
+/**
+ * SqlStore over Drizzle (`fromDrizzle`) on PostgreSQL (node-postgres and postgres-js), MariaDB
+ * (mysql2) and a SQLite file (better-sqlite3): the whole store contract, and the guard's cases
+ * with the business write made through Drizzle's own `tx`, typed from the store (no cast).
+ */
+import Database from 'better-sqlite3';
+import { drizzle as overSqlite } from 'drizzle-orm/better-sqlite3';
+import { mysqlTable, varchar as mysqlVarchar } from 'drizzle-orm/mysql-core';
+import { drizzle as overMysql } from 'drizzle-orm/mysql2';
+import { drizzle as overPg } from 'drizzle-orm/node-postgres';
+import { pgTable, varchar } from 'drizzle-orm/pg-core';
+import { drizzle as overPostgresJs } from 'drizzle-orm/postgres-js';
+import { sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import mysql from 'mysql2/promise';
+import pg from 'pg';
+import postgres from 'postgres';
+import { SqlStore } from '../src';
+import { fromDrizzle } from '../src/drizzle';
+import { mysqlDatabase, pgDatabase, sqliteFile } from './helpers/databases';
+import { sqlConformance } from './helpers/conformance';
+import { guardCases } from './helpers/guard-cases';
+
+const pgOrders = pgTable('orders', { id: varchar('id', { length: 100 }).primaryKey() });
+const mysqlOrders = mysqlTable('orders', { id: mysqlVarchar('id', { length: 100 }).primaryKey() });
+const sqliteOrders = sqliteTable('orders', { id: text('id').primaryKey() });
+
+describe('node-postgres', () => {
+  const db = sqlConformance('SqlStore (Drizzle over node-postgres)', async () => {
+    const pool = new pg.Pool({ connectionString: await pgDatabase('wi_drizzle_pg'), max: 10 });
+    return { db: fromDrizzle(overPg(pool)), close: () => pool.end() };
+  });
+  guardCases(db, (tx, id) => tx.insert(pgOrders).values({ id }));
+});
+
+describe('postgres-js', () => {
+  const db = sqlConformance('SqlStore (Drizzle over postgres-js)', async () => {
+    const client = postgres(await pgDatabase('wi_drizzle_pgjs'), {
+      max: 10,
+      onnotice: () => undefined,
+    });
+    return { db: fromDrizzle(overPostgresJs(client)), close: () => client.end() };
+  });
+  guardCases(db, (tx, id) => tx.insert(pgOrders).values({ id }));
+});
+
+describe('mysql2, MariaDB', () => {
+  const db = sqlConformance('SqlStore (Drizzle over mysql2, MariaDB)', async () => {
+    const pool = mysql.createPool({
+      uri: await mysqlDatabase('wi_drizzle_mysql'),
+      connectionLimit: 10,
+    });
+    return { db: fromDrizzle(overMysql(pool)), close: () => pool.end() };
+  });
+  guardCases(db, (tx, id) => tx.insert(mysqlOrders).values({ id }));
+});
+
+describe('better-sqlite3 file', () => {
+  const db = sqlConformance('SqlStore (Drizzle over better-sqlite3)', async () => {
+    const client = new Database(sqliteFile('drizzle'));
+    client.pragma('journal_mode = WAL');
+    return { db: fromDrizzle(overSqlite(client)), close: async () => void client.close() };
+  });
+  // The handle is the Drizzle database itself, inside the store's BEGIN IMMEDIATE.
+  guardCases(db, async (tx, id) => tx.insert(sqliteOrders).values({ id }).run());
+});
+
+describe('fromDrizzle', () => {
+  it('gives the same connection for the same database, and refuses a transaction or something else, naming db', async () => {
+    const pool = new pg.Pool({ host: '127.0.0.1', port: 1 });
+    const db = overPg(pool);
+    expect(fromDrizzle(db)).toBe(fromDrizzle(db));
+    expect(new SqlStore(fromDrizzle(db)).dialect).toBe('postgres');
+    const sqlite = overSqlite(new Database(':memory:'));
+    sqlite.transaction((tx) => {
+      expect(() => fromDrizzle(tx)).toThrow(
+        expect.objectContaining({ name: 'ConfigError', option: 'db' }),
+      );
+    });
+    expect(() => fromDrizzle({} as never)).toThrow(
+      expect.objectContaining({ name: 'ConfigError', option: 'db' }),
+    );
+    await pool.end();
+  });
+});
