@@ -57,6 +57,8 @@ const INSTRUCTION_SCENARIOS = [
   ['guard in-process, replay', 'guard-replay'],
   ['Express + idempotent(), first delivery', 'express-first'],
   ['Express + idempotent(), replay', 'express-replay'],
+  ['Express + idempotent() over a SQLite file, first delivery', 'express-sqlite-first'],
+  ['Express + idempotent() over a SQLite file, replay', 'express-sqlite-replay'],
 ] as const;
 
 /** `program` bundled for `build` (once per run). */

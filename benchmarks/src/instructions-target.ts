@@ -4,8 +4,13 @@
  * from one with `2n`, so start-up and warm-up cancel out. Express requests go through
  * light-my-request (no sockets), the same way for the bare route and the guarded ones.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { IdempotencyGuard, InMemoryStore, RequestKey } from '@webhook-idempotency/core';
 import { idempotent, saveRawBody } from '@webhook-idempotency/express';
+import { Schema, SqlStore } from '@webhook-idempotency/sql';
+import Database from 'better-sqlite3';
 import express from 'express';
 import inject from 'light-my-request';
 
@@ -22,23 +27,35 @@ function guardOps(scenario: string): Op {
   return () => guard.run(new RequestKey('bench', 'same'), handler);
 }
 
-function expressOps(scenario: string): Op {
+/** A SQLite file in WAL mode with the receipts table, as the HTTP section's `sqlite` server has. */
+async function sqliteStore() {
+  const db = new Database(join(mkdtempSync(join(tmpdir(), 'wi-instructions-')), 'receipts.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  await Schema.createTable(db);
+  return new SqlStore(db);
+}
+
+async function expressOps(scenario: string): Promise<Op> {
   const app = express();
+  const key = (req: express.Request) => req.get('x-event-id');
   const guard =
     scenario === 'express-bare'
       ? []
-      : [
-          idempotent({
-            store: new InMemoryStore({ maxReceipts: Number.POSITIVE_INFINITY }),
-            provider: 'bench',
-            key: (req) => req.get('x-event-id'),
-          }),
-        ];
+      : scenario.startsWith('express-sqlite')
+        ? [idempotent({ store: await sqliteStore(), provider: 'bench', key })]
+        : [
+            idempotent({
+              store: new InMemoryStore({ maxReceipts: Number.POSITIVE_INFINITY }),
+              provider: 'bench',
+              key,
+            }),
+          ];
   app.post('/hook', express.json({ verify: saveRawBody }), ...guard, (_req, res) => {
     res.json({ received: true });
   });
   return async (i) => {
-    const id = scenario === 'express-first' ? `e${i}` : 'same';
+    const id = scenario.endsWith('-first') ? `e${i}` : 'same';
     const res = await inject(app, {
       method: 'POST',
       url: '/hook',
@@ -51,7 +68,7 @@ function expressOps(scenario: string): Op {
 
 async function main(): Promise<void> {
   const [scenario = '', warmup = '0', n = '0'] = process.argv.slice(2);
-  const op = scenario.startsWith('guard') ? guardOps(scenario) : expressOps(scenario);
+  const op = scenario.startsWith('guard') ? guardOps(scenario) : await expressOps(scenario);
   const total = Number(warmup) + Number(n);
   for (let i = 0; i < total; i++) await op(i);
 }
