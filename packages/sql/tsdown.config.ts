@@ -5,4 +5,5 @@ export default library({
   kysely: 'src/kysely.ts',
   drizzle: 'src/drizzle.ts',
   postgres: 'src/postgres-js.ts',
+  prisma: 'src/prisma.ts',
 });

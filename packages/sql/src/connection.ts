@@ -19,7 +19,7 @@ function describe(db: unknown): string {
 /**
  * Detects the kind of `db` (knex instance, pg Pool, mysql2 pool, better-sqlite3 Database,
  * node:sqlite DatabaseSync, or a connection an ORM entry point made: `fromKysely`, `fromDrizzle`,
- * `fromPostgres`).
+ * `fromPrisma`, `fromPostgres`).
  * `preparedStatements`: see `SqlStoreOptions.preparedStatements`.
  *
  * @throws {ConfigError} naming `db` for anything else, and what was passed.
@@ -38,7 +38,7 @@ export function createExecutor(
     return mysqlExecutor(db, acquireTimeoutMs, preparedStatements);
   throw new ConfigError(
     'db',
-    `must be a knex instance, a pg Pool, a mysql2 pool (promise or callback API), a better-sqlite3 Database, a node:sqlite DatabaseSync, or an ORM made into a connection (fromKysely, fromDrizzle, fromPostgres); got ${describe(db)}` +
+    `must be a knex instance, a pg Pool, a mysql2 pool (promise or callback API), a better-sqlite3 Database, a node:sqlite DatabaseSync, or an ORM made into a connection (fromKysely, fromDrizzle, fromPrisma, fromPostgres); got ${describe(db)}` +
       ' (a single pg Client or mysql2 Connection cannot run concurrent transactions: pass a pool)',
   );
 }

@@ -14,7 +14,7 @@ import { beginStatement } from './drivers/pg';
 import { gateOf, isBetterSqlite, shareGate, sqliteExecutor } from './drivers/sqlite';
 import { gate, type Executor, type QueryResult, type Row } from './executor';
 import { callbackTransaction, countOf, ormConnection, EXECUTOR, type OrmConnection } from './orm';
-import type { SqlDialect } from './types';
+import type { SqlDialect } from './dialect';
 
 export type { OrmConnection } from './orm';
 
@@ -72,6 +72,26 @@ function mysqlResult(result: unknown): QueryResult {
 
 const lockWaitSeconds = (timeoutMs: number) => Math.max(1, Math.ceil(timeoutMs / 1000));
 
+/** node-postgres clients the store has lent an 'error' listener to. */
+const listening = new WeakSet<object>();
+
+/**
+ * Drizzle over a `pg` Pool holds a pooled client for the transaction, and pg-pool removes its own
+ * 'error' listener while a client is checked out: a database restart or a cut connection then
+ * emits an 'error' nobody listens to, which ends the process. The store holds this transaction,
+ * so it owns the client's errors for the client's lifetime (as over a `pg` Pool passed directly):
+ * the statement in flight, or the next one, fails with the error instead.
+ */
+function ownClient(tx: unknown): void {
+  const client = (tx as { session?: { client?: unknown } }).session?.client as
+    | { on?: (event: string, listener: () => void) => void; release?: unknown }
+    | undefined;
+  if (!client || typeof client.on !== 'function' || typeof client.release !== 'function') return;
+  if (listening.has(client)) return;
+  listening.add(client);
+  client.on('error', () => undefined);
+}
+
 /** Over PostgreSQL and MySQL: statements through `execute`, transactions through `db.transaction`. */
 function serverExecutor(
   db: Executes,
@@ -100,9 +120,10 @@ function serverExecutor(
           db.transaction(body as (tx: Executes) => Promise<{ value: unknown }>) as Promise<{
             value: unknown;
           }>,
-        setup: options.timeoutMs
-          ? (tx) => run(tx as Executes, bounds(options.timeoutMs!), [])
-          : undefined,
+        setup: async (tx) => {
+          if (dialect === 'postgres') ownClient(tx);
+          if (options.timeoutMs) await run(tx as Executes, bounds(options.timeoutMs), []);
+        },
         acquireTimeoutMs,
         unwrap,
       }),

@@ -3,7 +3,7 @@
  * count), run work in a transaction. One small executor per kind of connection, in drivers/.
  */
 import { TransactionClosed } from '@webhook-idempotency/core';
-import type { SqlDialect } from './types';
+import type { SqlDialect } from './dialect';
 
 /** A row as a driver returns it. */
 export type Row = Record<string, unknown>;

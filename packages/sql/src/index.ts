@@ -1,6 +1,7 @@
 /**
  * `SqlStore` and `Schema` for PostgreSQL, MySQL/MariaDB and SQLite, over knex, `pg`, `mysql2`,
- * `better-sqlite3` or Node's built-in `node:sqlite`; `ReceiptsAdmin` to operate the receipts table;
+ * `better-sqlite3` or Node's built-in `node:sqlite` (and Kysely, Drizzle, Prisma and postgres-js
+ * through the `/kysely`, `/drizzle`, `/prisma` and `/postgres` entry points); `ReceiptsAdmin` to operate the receipts table;
  * `SqlInbox` and `InboxSchema` for inbox mode.
  * @module @webhook-idempotency/sql
  */
@@ -19,5 +20,6 @@ export type {
   SchemaOptions,
   TransactionOf,
 } from './types';
+export type { OrmConnection } from './orm';
 export type * from './admin-types';
 export type { GroupCommitOptions, InboxSchemaOptions, SqlInboxOptions } from './inbox-types';

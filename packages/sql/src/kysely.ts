@@ -9,7 +9,7 @@ import { ConfigError, StoreError } from '@webhook-idempotency/core';
 import { beginStatement } from './drivers/pg';
 import { acquireWithin, gate, untilAborted, type Executor, type Gate } from './executor';
 import { countOf, numbered, ormConnection, EXECUTOR, type OrmConnection } from './orm';
-import type { SqlDialect } from './types';
+import type { SqlDialect } from './dialect';
 
 export type { OrmConnection } from './orm';
 

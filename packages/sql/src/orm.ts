@@ -1,5 +1,5 @@
 /**
- * @module A connection made by one of the ORM entry points (`/kysely`, `/drizzle`, `/postgres`):
+ * @module A connection made by one of the ORM entry points (`/kysely`, `/drizzle`, `/prisma`, `/postgres`):
  * it carries the executor that speaks to that tool, so the package's root accepts every ORM
  * without naming one or importing its types.
  */
@@ -11,7 +11,7 @@ import {
   type Gate,
   type TransactionRunOptions,
 } from './executor';
-import type { SqlDialect } from './types';
+import type { SqlDialect } from './dialect';
 
 /** The key of the executor an ORM connection carries; `Symbol.for`, so two copies of the package agree. */
 export const EXECUTOR: unique symbol = Symbol.for('@webhook-idempotency/sql executor') as never;
@@ -24,7 +24,7 @@ export interface ExecutorSettings {
 
 /**
  * The application's ORM or query builder, made into a connection `SqlStore`, `SqlInbox`, `Schema`
- * and `ReceiptsAdmin` accept: `fromKysely(db)`, `fromDrizzle(db)`, `fromPostgres(sql)`. The
+ * and `ReceiptsAdmin` accept: `fromKysely(db)`, `fromDrizzle(db)`, `fromPrisma(prisma)`, `fromPostgres(sql)`. The
  * handler of a transactional guard over it gets `Tx`, that tool's own transaction object.
  *
  * @typeParam Tx the transaction handle the handler gets (`context.transaction`).
@@ -89,7 +89,10 @@ export function numbered(sql: string): string {
  * a statement either for its rows or for its change count needs to know which).
  */
 export function returnsRows(sql: string): boolean {
-  return /^\s*(?:SELECT|WITH|PRAGMA)\b/i.test(sql) || /\bRETURNING\b/i.test(sql);
+  // Leading comments skipped: MariaDB's claim opens with a `/*M!SET STATEMENT … FOR*/` comment.
+  return (
+    /^\s*(?:\/\*[\s\S]*?\*\/\s*)*(?:SELECT|WITH|PRAGMA)\b/i.test(sql) || /\bRETURNING\b/i.test(sql)
+  );
 }
 
 /** A count a driver reports as a number or a bigint (or not at all). */
@@ -125,7 +128,7 @@ export async function callbackTransaction<Tx extends object, T>(
   const unwrap = tool.unwrap ?? ((error: unknown) => error);
   const state: Gate = { closed: undefined };
   let late = false;
-  let begun = () => undefined as void;
+  let begun: () => void = () => undefined;
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -140,30 +143,54 @@ export async function callbackTransaction<Tx extends object, T>(
   });
   waited.catch(() => undefined);
   let failed: { error: unknown } | undefined;
+  // The handler's run, once it started: when the tool gives the transaction up under it (its
+  // connection closed), the store waits for it to settle, so the failure names what it hit.
+  let running: Promise<unknown> | undefined;
+  let abandoned = false;
   // The result travels in an object: postgres-js awaits every element of an array a callback returns.
   const body = Promise.resolve(
     tool.open(async (tx) => {
       begun();
       if (late) throw new Error('the transaction began after its wait had given up');
       await tool.setup?.(tx);
+      let outcome: { value: unknown } | { error: unknown };
       try {
-        const value = await untilAborted(work(gate(tx, state)), signal);
-        state.closed = 'committed';
-        return { value };
+        const run = untilAborted(work(gate(tx, state)), signal);
+        running = run.catch(() => undefined);
+        outcome = { value: await run };
+        state.closed ??= 'committed';
       } catch (error) {
-        state.closed = signal?.aborted ? 'timed out' : 'rolled back';
+        state.closed ??= signal?.aborted ? 'timed out' : 'rolled back';
         failed = { error };
-        throw error;
+        outcome = { error };
       }
+      // The tool gave this transaction up under the handler (its connection closed): it must send
+      // nothing more on that connection. postgres-js would write the COMMIT or ROLLBACK of a
+      // settled callback to the closed socket, which throws outside any promise (3.4.9: "Cannot
+      // read properties of null (reading 'write')") and ends the process; left unsettled, the
+      // callback is collected with the connection.
+      if (abandoned) return new Promise<never>(() => undefined);
+      if ('error' in outcome) throw outcome.error;
+      return outcome as { value: unknown };
     }),
   );
   try {
     return (await Promise.race([body, waited])).value as T;
   } catch (caught) {
     if (late) body.catch(() => undefined);
+    if (!failed && running) {
+      abandoned = true;
+      // The transaction ended under a handler still running (postgres-js rejects its `begin` when
+      // the connection closes): the handle refuses from now on, so the handler's next statement
+      // fails at once instead of reaching a dead connection, and the deadline still bounds it.
+      state.closed ??= 'rolled back';
+      await running;
+    }
     const error = unwrap(caught);
     if (failed && error !== failed.error && caught !== failed.error && !signal?.aborted)
       throw new StoreError('transaction', failed.error);
+    // The connection closed under a handler that then finished: nothing it wrote committed.
+    if (abandoned && !signal?.aborted) throw new StoreError('transaction', error);
     throw error;
   } finally {
     clearTimeout(timer);

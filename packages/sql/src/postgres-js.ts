@@ -91,6 +91,7 @@ function postgresExecutor(db: Sql, acquireTimeoutMs: number, prepare: boolean): 
  * @throws {ConfigError} naming `db` when `sql` is not a postgres-js instance (a transaction's
  * `sql` cannot begin the store's transactions: pass the instance).
  */
+// biome-ignore lint/complexity/noBannedTypes: postgres-js's own default for its custom types
 export function fromPostgres<Types extends Record<string, unknown> = {}>(
   sql: Sql<Types>,
 ): OrmConnection<TransactionSql<Types>> {

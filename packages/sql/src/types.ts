@@ -9,8 +9,7 @@ import type {
 import type { Pool as PgPool, PoolClient as PgPoolClient } from 'pg';
 import type { OrmConnection } from './orm';
 
-/** The SQL dialects the store speaks. `mysql` covers MySQL ≥ 5.7 and MariaDB ≥ 10.2 (tested on MariaDB 10.11). */
-export type SqlDialect = 'postgres' | 'mysql' | 'sqlite';
+export type { SqlDialect } from './dialect';
 
 /**
  * What `new SqlStore(db)` accepts: the connection the application already has. The store never
@@ -63,6 +62,7 @@ export interface NodeSqliteDatabase {
  * | `node:sqlite` `DatabaseSync` | the same `DatabaseSync`, inside `BEGIN IMMEDIATE` |
  * | `fromKysely(db)` | Kysely's `Transaction<DB>` |
  * | `fromDrizzle(db)` | Drizzle's `tx` (over better-sqlite3: the Drizzle database itself, inside `BEGIN IMMEDIATE`) |
+ * | `fromPrisma(prisma)` | the client of Prisma's interactive transaction (`Prisma.TransactionClient`) |
  * | `fromPostgres(sql)` | postgres-js's `TransactionSql` |
  */
 export type TransactionOf<Db> =

@@ -2,6 +2,9 @@
  * @module Every kind of connection SqlStore accepts, opened on a database (or SQLite file) of its
  * own: for regression tests that must hold on each of them.
  */
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaMariaDb } from '@prisma/adapter-mariadb';
+import { PrismaPg } from '@prisma/adapter-pg';
 import Database from 'better-sqlite3';
 import { sql as drizzleSql, type SQL, type SQLChunk } from 'drizzle-orm';
 import { drizzle as drizzleMysql } from 'drizzle-orm/mysql2';
@@ -18,6 +21,10 @@ import type { SqlConnection } from '../../src';
 import { fromDrizzle } from '../../src/drizzle';
 import { fromKysely } from '../../src/kysely';
 import { fromPostgres } from '../../src/postgres-js';
+import { fromPrisma } from '../../src/prisma';
+import { PrismaClient as PrismaMysql } from '../prisma/generated/mysql/client';
+import { PrismaClient as PrismaPostgres } from '../prisma/generated/postgresql/client';
+import { PrismaClient as PrismaSqlite } from '../prisma/generated/sqlite/client';
 import { connectionOf, mysqlDatabase, pgDatabase, sqliteFile } from './databases';
 
 /** An open connection of one kind. */
@@ -60,6 +67,14 @@ export async function runOn(handle: unknown, sql: string, params: unknown[]): Pr
   }
   if (typeof handle === 'function' && typeof h.unsafe === 'function')
     return h.unsafe(numbered(), params); // postgres-js
+  if (typeof h.$executeRawUnsafe === 'function') {
+    // Prisma: `$n` on PostgreSQL (the client knows its provider), `?` elsewhere.
+    const provider = (handle as { _activeProvider?: string })._activeProvider;
+    const text = provider === 'postgresql' || provider === 'postgres' ? numbered() : sql;
+    return /^\s*SELECT\b/i.test(sql)
+      ? h.$queryRawUnsafe!(text, ...params)
+      : h.$executeRawUnsafe(text, ...params);
+  }
   if (typeof h.prepare === 'function' && typeof h.pragma === 'function') {
     return (h.prepare(sql) as { run(...args: unknown[]): unknown }).run(...params); // better-sqlite3
   }
@@ -160,6 +175,44 @@ export function ormKinds(
       async () => {
         const client = sqliteDb('drizzle');
         return { db: fromDrizzle(drizzleSqlite(client)), close: async () => void client.close() };
+      },
+      { serverLockTimeout: false },
+    ],
+    [
+      'Prisma over adapter-pg',
+      async () => {
+        const prisma = new PrismaPostgres({
+          adapter: new PrismaPg({ connectionString: await pgDatabase(name('prisma_pg')), max: 4 }),
+        });
+        return { db: fromPrisma(prisma), close: () => prisma.$disconnect() };
+      },
+      { serverLockTimeout: true },
+    ],
+    [
+      'Prisma over adapter-mariadb',
+      async () => {
+        const url = new URL(await mysqlDatabase(name('prisma_mysql')));
+        const prisma = new PrismaMysql({
+          adapter: new PrismaMariaDb({
+            host: url.hostname,
+            port: Number(url.port),
+            user: decodeURIComponent(url.username),
+            password: decodeURIComponent(url.password),
+            database: url.pathname.slice(1),
+            connectionLimit: 4,
+          }),
+        });
+        return { db: fromPrisma(prisma), close: () => prisma.$disconnect() };
+      },
+      { serverLockTimeout: true },
+    ],
+    [
+      'Prisma over adapter-better-sqlite3 file',
+      async () => {
+        const prisma = new PrismaSqlite({
+          adapter: new PrismaBetterSqlite3({ url: `file:${sqliteFile(`${tag}-prisma`)}` }),
+        });
+        return { db: fromPrisma(prisma), close: () => prisma.$disconnect() };
       },
       { serverLockTimeout: false },
     ],

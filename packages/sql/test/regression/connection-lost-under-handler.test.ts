@@ -6,9 +6,15 @@
  * the handler's error. Here on every connection kind of the two server dialects, the knex ones
  * included (the HTTP answer itself: packages/reliability/test/connection-lost-under-handler.test.ts).
  */
+import { drizzle as drizzleMysql } from 'drizzle-orm/mysql2';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { drizzle as drizzlePostgresJs } from 'drizzle-orm/postgres-js';
 import knex, { type Knex } from 'knex';
+import { Kysely, MysqlDialect, PostgresDialect } from 'kysely';
+import mysqlCallback from 'mysql2';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
+import postgres from 'postgres';
 import {
   type GuardEvent,
   IdempotencyGuard,
@@ -16,7 +22,11 @@ import {
   StoreError,
 } from '@webhook-idempotency/core';
 import { Schema, type SqlConnection, SqlStore } from '../../src';
+import { fromDrizzle } from '../../src/drizzle';
+import { fromKysely } from '../../src/kysely';
+import { fromPostgres } from '../../src/postgres-js';
 import { connectionOf, mysqlDatabase, pgDatabase } from '../helpers/databases';
+import { runOn } from '../helpers/kinds';
 
 type Dialect = 'postgres' | 'mysql';
 
@@ -82,7 +92,88 @@ const kinds: Kind[] = [
         (await (tx as Knex.Transaction).raw(sql, params as never))[0] as Record<string, unknown>[]
       )[0],
   },
+  ...ormKinds(),
 ];
+
+/** The first row of what `runOn` returned through an ORM's transaction handle. */
+function firstRow(result: unknown): Record<string, unknown> | undefined {
+  if (Array.isArray(result)) {
+    // mysql2 under Drizzle: [rows, fields]; postgres-js: the rows themselves.
+    const head = result[0] as unknown;
+    return (Array.isArray(head) ? head[0] : head) as Record<string, unknown> | undefined;
+  }
+  return (result as { rows?: Record<string, unknown>[] }).rows?.[0]; // Kysely, node-postgres
+}
+
+/** The ORM connections of the two server dialects, each statement run as its users would run it. */
+function ormKinds(): Kind[] {
+  const query = async (tx: unknown, sql: string, params: unknown[]) =>
+    firstRow(await runOn(tx, sql, params));
+  return [
+    {
+      name: 'Kysely on pg',
+      dialect: 'postgres',
+      open: (url) => {
+        // What docs/stores.md asks of a Kysely app on a pg Pool: pg-pool leaves a checked-out
+        // client without an 'error' listener, and Kysely cannot lend it one.
+        const pool = new pg.Pool({ connectionString: url, max: 4 });
+        pool.on('connect', (client) => client.on('error', () => undefined));
+        const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+        return { db: fromKysely(db), close: () => db.destroy() };
+      },
+      query,
+    },
+    {
+      name: 'Kysely on mysql2',
+      dialect: 'mysql',
+      open: (url) => {
+        const db = new Kysely<unknown>({
+          dialect: new MysqlDialect({
+            pool: mysqlCallback.createPool({ uri: url, connectionLimit: 4 }),
+          }),
+        });
+        return { db: fromKysely(db), close: () => db.destroy() };
+      },
+      query,
+    },
+    {
+      name: 'Drizzle on node-postgres',
+      dialect: 'postgres',
+      open: (url) => {
+        const pool = new pg.Pool({ connectionString: url, max: 4 });
+        return { db: fromDrizzle(drizzlePg(pool)), close: () => pool.end() };
+      },
+      query,
+    },
+    {
+      name: 'Drizzle on postgres-js',
+      dialect: 'postgres',
+      open: (url) => {
+        const client = postgres(url, { max: 4, onnotice: () => undefined });
+        return { db: fromDrizzle(drizzlePostgresJs(client)), close: () => client.end() };
+      },
+      query,
+    },
+    {
+      name: 'Drizzle on mysql2',
+      dialect: 'mysql',
+      open: (url) => {
+        const pool = mysql.createPool({ uri: url, connectionLimit: 4 });
+        return { db: fromDrizzle(drizzleMysql(pool)), close: () => pool.end() };
+      },
+      query,
+    },
+    {
+      name: 'postgres-js',
+      dialect: 'postgres',
+      open: (url) => {
+        const sql = postgres(url, { max: 4, onnotice: () => undefined });
+        return { db: fromPostgres(sql), close: () => sql.end() };
+      },
+      query,
+    },
+  ];
+}
 
 const urls: Record<Dialect, string> = { postgres: '', mysql: '' };
 

@@ -1,0 +1,206 @@
+/**
+ * `fromPrisma(prisma)`: `SqlStore` and `SqlInbox` over the application's Prisma 7 client and its
+ * driver adapter (`@prisma/adapter-pg`, `@prisma/adapter-mariadb`, `@prisma/adapter-better-sqlite3`).
+ * A transactional handler gets Prisma's interactive-transaction client: what it writes through
+ * it and the receipt commit or roll back together.
+ * @module @webhook-idempotency/sql/prisma
+ */
+import { ConfigError } from '@webhook-idempotency/core';
+import type { Executor, QueryResult, Row } from './executor';
+import {
+  callbackTransaction,
+  numbered,
+  ormConnection,
+  returnsRows,
+  EXECUTOR,
+  type OrmConnection,
+} from './orm';
+import type { SqlDialect } from './dialect';
+
+export type { OrmConnection } from './orm';
+
+/** What the store calls on a Prisma client, and on the client of its interactive transaction. */
+interface RawClient {
+  $queryRawUnsafe(query: string, ...values: unknown[]): PromiseLike<unknown>;
+  $executeRawUnsafe(query: string, ...values: unknown[]): PromiseLike<unknown>;
+}
+
+interface PrismaLike extends RawClient {
+  $transaction(
+    work: (tx: RawClient) => Promise<unknown>,
+    options?: { maxWait?: number; timeout?: number },
+  ): PromiseLike<unknown>;
+}
+
+/**
+ * The handle a transactional handler gets from a store over the Prisma client `P`: the client of
+ * `P`'s interactive transactions (`Prisma.TransactionClient`, or that of the extended client).
+ */
+export type PrismaTransactionOf<P> = P extends {
+  $transaction(work: (tx: infer Tx) => Promise<unknown>, ...rest: never[]): Promise<unknown>;
+}
+  ? Tx
+  : never;
+
+/** Prisma's provider names → the store's dialects. */
+const PROVIDERS: Readonly<Record<string, SqlDialect>> = {
+  postgres: 'postgres',
+  postgresql: 'postgres',
+  mysql: 'mysql',
+  sqlite: 'sqlite',
+};
+
+/** The provider of `prisma`: its schema's datasource, or the driver adapter's. */
+function dialectOf(prisma: object): SqlDialect {
+  const client = prisma as {
+    _activeProvider?: unknown;
+    _engineConfig?: { activeProvider?: unknown; adapter?: { provider?: unknown } };
+  };
+  const provider =
+    client._activeProvider ??
+    client._engineConfig?.activeProvider ??
+    client._engineConfig?.adapter?.provider;
+  const dialect = typeof provider === 'string' ? PROVIDERS[provider] : undefined;
+  if (!dialect)
+    throw new ConfigError(
+      'db',
+      `the Prisma client's provider (${String(provider)}) is not supported; use postgresql, mysql or sqlite`,
+    );
+  return dialect;
+}
+
+/** Bytes come back as Uint8Array: the store reads them as Buffers, as the drivers give them. */
+function rowOf(row: Record<string, unknown>): Row {
+  for (const column of Object.keys(row)) {
+    const value = row[column];
+    if (value instanceof Uint8Array && !Buffer.isBuffer(value))
+      row[column] = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  }
+  return row;
+}
+
+/**
+ * The database's own error code under Prisma's (a raw query's failure is `P2010`, the driver
+ * adapter's error in its `meta`), as the drivers report it: the store tells a duplicate key or a
+ * deadlock by that code. The message is Prisma's, which quotes no statement.
+ */
+function unwrap(error: unknown): unknown {
+  const meta = (error as { meta?: Record<string, unknown> } | null)?.meta;
+  const adapter = (meta?.driverAdapterError as { cause?: Record<string, unknown> } | undefined)
+    ?.cause;
+  const code = adapter?.originalCode ?? meta?.code;
+  if (code === undefined || code === null) return error;
+  const text = String(code);
+  return Object.assign(new Error((error as Error).message, { cause: error }), {
+    code: text,
+    errno: /^\d+$/.test(text) ? Number(text) : undefined,
+    sqlState: text,
+  });
+}
+
+/** How long past the guard's deadline Prisma ends the transaction itself (ours has ended it first). */
+const PRISMA_TIMEOUT_MARGIN_MS = 1000;
+/** Without a deadline (a transaction outside the guard), Prisma's own 5 s default would cut the work. */
+const NO_DEADLINE_MS = 2_147_483_647;
+
+function prismaExecutor(
+  prisma: PrismaLike,
+  dialect: SqlDialect,
+  acquireTimeoutMs: number,
+): Executor {
+  const run = async (
+    client: RawClient,
+    sql: string,
+    params: readonly unknown[],
+  ): Promise<QueryResult> => {
+    const text = dialect === 'postgres' ? numbered(sql) : sql;
+    try {
+      if (returnsRows(sql)) {
+        const rows = (
+          (await client.$queryRawUnsafe(text, ...params)) as Record<string, unknown>[]
+        ).map(rowOf);
+        return { rows, affected: rows.length };
+      }
+      return { rows: [], affected: Number(await client.$executeRawUnsafe(text, ...params)) };
+    } catch (error) {
+      throw unwrap(error);
+    }
+  };
+  return {
+    dialect,
+    query: (sql, params, transaction) =>
+      run((transaction as RawClient | undefined) ?? prisma, sql, params),
+    transaction: (work, options = {}) => {
+      const { lockStatement, timeoutMs } = options;
+      return callbackTransaction(work, options, {
+        // Prisma's own bounds agree with the store's: it waits for a connection as long as the
+        // store would, and ends the transaction only after the guard's deadline has.
+        open: (body) =>
+          prisma.$transaction(body as (tx: RawClient) => Promise<unknown>, {
+            maxWait: acquireTimeoutMs,
+            timeout: timeoutMs ? Math.ceil(timeoutMs) + PRISMA_TIMEOUT_MARGIN_MS : NO_DEADLINE_MS,
+          }) as PromiseLike<{ value: unknown }>,
+        setup: async (tx) => {
+          const client = tx as RawClient;
+          if (lockStatement) await run(client, lockStatement, []);
+          if (timeoutMs && dialect === 'postgres') {
+            // One statement each: Prisma sends every raw statement prepared, which holds one command.
+            const ms = Math.max(1, Math.ceil(timeoutMs));
+            await run(client, `SET LOCAL lock_timeout = ${ms}`, []);
+            await run(client, `SET LOCAL idle_in_transaction_session_timeout = ${ms + 1000}`, []);
+          }
+          if (timeoutMs && dialect === 'mysql')
+            await run(
+              client,
+              `SET SESSION innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(timeoutMs / 1000))}`,
+              [],
+            );
+        },
+        acquireTimeoutMs: acquireTimeoutMs + 1000,
+        unwrap,
+      });
+    },
+  };
+}
+
+/**
+ * `prisma`, the application's Prisma 7 client (`new PrismaClient({ adapter })`, extended or not),
+ * as a connection for `new SqlStore(…)`, `new SqlInbox(…)`, `Schema.createTable(…)` and
+ * `ReceiptsAdmin`. The store's statements run through `$queryRawUnsafe` / `$executeRawUnsafe`
+ * with bound parameters; a transactional handler gets the client of a `$transaction(async (tx) =>
+ * …)`, whose `maxWait` is the store's `acquireTimeoutMs` and whose `timeout` is the guard's
+ * handler deadline plus a second, so Prisma never ends a transaction the guard still counts on.
+ *
+ * @example
+ * ```ts
+ * const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString }) });
+ * const store = new SqlStore(fromPrisma(prisma));
+ * guard.run(key, async ({ transaction: tx }) => {
+ *   await tx!.order.update({ where: { id }, data: { paid: true } });
+ * });
+ * ```
+ * @throws {ConfigError} naming `db` when `prisma` is not a Prisma client, is a transaction's
+ * client, or its provider is not PostgreSQL, MySQL or SQLite.
+ */
+export function fromPrisma<P extends object>(prisma: P): OrmConnection<PrismaTransactionOf<P>> {
+  const client = prisma as Partial<PrismaLike>;
+  if (
+    typeof client.$queryRawUnsafe !== 'function' ||
+    typeof client.$executeRawUnsafe !== 'function'
+  )
+    throw new ConfigError('db', 'must be a Prisma client, new PrismaClient({ adapter })');
+  if (typeof client.$transaction !== 'function')
+    throw new ConfigError(
+      'db',
+      "is a Prisma transaction's client; pass the client, and the store opens its transactions",
+    );
+  return ormConnection(prisma, () => {
+    const dialect = dialectOf(prisma);
+    return {
+      kind: `Prisma (${dialect})`,
+      dialect,
+      [EXECUTOR]: ({ acquireTimeoutMs }) =>
+        prismaExecutor(prisma as unknown as PrismaLike, dialect, acquireTimeoutMs),
+    };
+  });
+}

@@ -1,0 +1,100 @@
+/**
+ * SqlStore over Prisma 7 (`fromPrisma`) with its driver adapters on PostgreSQL (adapter-pg),
+ * MariaDB (adapter-mariadb) and a SQLite file (adapter-better-sqlite3): the whole store contract,
+ * and the guard's cases with the business write made through Prisma's interactive-transaction
+ * client, typed from the store (no cast). The clients are generated from test/prisma/*.prisma by
+ * `pnpm run prisma:generate` (part of `pnpm test`).
+ */
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaMariaDb } from '@prisma/adapter-mariadb';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { IdempotencyGuard, RequestKey } from '@webhook-idempotency/core';
+import { Schema, SqlStore } from '../src';
+import { fromPrisma } from '../src/prisma';
+import { mysqlDatabase, pgDatabase, sqliteFile } from './helpers/databases';
+import { sqlConformance } from './helpers/conformance';
+import { guardCases } from './helpers/guard-cases';
+import { PrismaClient as MysqlClient } from './prisma/generated/mysql/client';
+import { PrismaClient } from './prisma/generated/postgresql/client';
+import { PrismaClient as SqliteClient } from './prisma/generated/sqlite/client';
+
+describe('PostgreSQL (adapter-pg)', () => {
+  const db = sqlConformance('SqlStore (Prisma, PostgreSQL)', async () => {
+    const prisma = new PrismaClient({
+      adapter: new PrismaPg({ connectionString: await pgDatabase('wi_prisma_pg'), max: 10 }),
+    });
+    return { db: fromPrisma(prisma), close: () => prisma.$disconnect() };
+  });
+  guardCases(db, (tx, id) => tx.order.create({ data: { id } }));
+});
+
+describe('MariaDB (adapter-mariadb)', () => {
+  const db = sqlConformance('SqlStore (Prisma, MariaDB)', async () => {
+    const url = new URL(await mysqlDatabase('wi_prisma_mysql'));
+    const prisma = new MysqlClient({
+      adapter: new PrismaMariaDb({
+        host: url.hostname,
+        port: Number(url.port),
+        user: decodeURIComponent(url.username),
+        password: decodeURIComponent(url.password),
+        database: url.pathname.slice(1),
+        connectionLimit: 10,
+      }),
+    });
+    return { db: fromPrisma(prisma), close: () => prisma.$disconnect() };
+  });
+  guardCases(db, (tx, id) => tx.order.create({ data: { id } }));
+});
+
+describe('SQLite file (adapter-better-sqlite3)', () => {
+  const db = sqlConformance('SqlStore (Prisma, SQLite file)', async () => {
+    const prisma = new SqliteClient({
+      adapter: new PrismaBetterSqlite3({ url: `file:${sqliteFile('prisma')}` }),
+    });
+    return { db: fromPrisma(prisma), close: () => prisma.$disconnect() };
+  });
+  guardCases(db, (tx, id) => tx.order.create({ data: { id } }));
+});
+
+it('docs/stores.md: an order paid through Prisma once; the second delivery is a replay', async () => {
+  const connectionString = await pgDatabase('wi_prisma_docs');
+  const setup = new PrismaClient({ adapter: new PrismaPg({ connectionString }) });
+  await setup.$executeRawUnsafe('CREATE TABLE orders (id VARCHAR(100) PRIMARY KEY)');
+  const deliver = async () => {
+    // #region prisma
+    const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString }) });
+    const connection = fromPrisma(prisma);
+    await Schema.createTable(connection);
+    const guard = new IdempotencyGuard(new SqlStore(connection), { transactional: true });
+
+    const outcome = await guard.run(
+      new RequestKey('stripe', 'evt_1'),
+      async ({ transaction: tx }) => {
+        // tx: Prisma's interactive-transaction client, typed from the store
+        await tx!.order.create({ data: { id: 'ord_1' } });
+        return { received: true };
+      },
+    );
+    // #endregion prisma
+    await prisma.$disconnect();
+    return outcome.isReplay;
+  };
+  try {
+    expect([await deliver(), await deliver()]).toEqual([false, true]);
+    expect(await setup.order.count()).toBe(1);
+  } finally {
+    await setup.$disconnect();
+  }
+});
+
+describe('fromPrisma', () => {
+  it('gives the same connection for the same client, and refuses what is not a client, naming db', async () => {
+    const prisma = new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: 'file::memory:' }) });
+    expect(fromPrisma(prisma)).toBe(fromPrisma(prisma));
+    expect(new SqlStore(fromPrisma(prisma)).dialect).toBe('sqlite');
+    expect(() => fromPrisma({} as never)).toThrow(
+      expect.objectContaining({ name: 'ConfigError', option: 'db' }),
+    );
+    await prisma.$disconnect();
+  });
+});
