@@ -59,6 +59,9 @@ const FRAMEWORKS = [
   'rxjs@7.8.2',
   'bullmq@6.7.0',
   'pg-boss@12.38.0',
+  'kysely@0.28.19',
+  'drizzle-orm@0.45.4',
+  'postgres@3.4.9',
 ];
 const TYPES = [
   'typescript@6.0.3',
@@ -71,6 +74,8 @@ const TYPES = [
 const APPS = [
   'express-sqlite.cjs',
   'express-sqlite.mjs',
+  'express-kysely-sqlite.mjs',
+  'express-drizzle-sqlite.cjs',
   'fastify-memory.cjs',
   'fastify-memory.mjs',
   'koa-memory.cjs',

@@ -10,6 +10,9 @@ import bullmqBridge = require('@webhook-idempotency/bullmq');
 import cli = require('@webhook-idempotency/cli');
 import adapter = require('@webhook-idempotency/core/adapter');
 import testing = require('@webhook-idempotency/core/testing');
+import sqlKysely = require('@webhook-idempotency/sql/kysely');
+import sqlDrizzle = require('@webhook-idempotency/sql/drizzle');
+import sqlPostgres = require('@webhook-idempotency/sql/postgres');
 
 const store: core.Store = new core.InMemoryStore();
 export const middleware = expressAdapter.idempotent({
@@ -25,6 +28,7 @@ export const koa = koaAdapter.idempotent({
 });
 export const sqlStore = sql.SqlStore;
 export const admin = sql.ReceiptsAdmin;
+export const orms = [sqlKysely.fromKysely, sqlDrizzle.fromDrizzle, sqlPostgres.fromPostgres];
 export const stuck: number = cli.ExitCode.STUCK;
 export const runCli: typeof cli.run = cli.run;
 export const engine = adapter.createEngine({ store, provider: 'acme', key: () => '1' });

@@ -87,6 +87,15 @@ import { pgBossJobId, pgBossRelay, pgBossWorker } from '@webhook-idempotency/pg-
 import { PgBoss } from 'pg-boss';
 import pg from 'pg';
 import Database from 'better-sqlite3';
+import { fromDrizzle } from '@webhook-idempotency/sql/drizzle';
+import { fromKysely } from '@webhook-idempotency/sql/kysely';
+import { fromPostgres } from '@webhook-idempotency/sql/postgres';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { drizzle as drizzleSqlite } from 'drizzle-orm/better-sqlite3';
+import { pgTable, varchar } from 'drizzle-orm/pg-core';
+import { sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { Kysely, PostgresDialect } from 'kysely';
+import postgres from 'postgres';
 import express from 'express';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
@@ -327,4 +336,46 @@ export async function pgBossUses(): Promise<void> {
     id,
     pgBossJobId({ id: 1, provider: 'stripe', externalId: 'e', attempts: 1 }),
   ];
+}
+
+/** The ORM connections: each handler writes through the tool's own transaction, typed from the store, no cast. */
+export async function ormUses(): Promise<void> {
+  const key = new RequestKey('stripe', 'evt_orm');
+  const kysely = new Kysely<{ orders: { id: string } }>({
+    dialect: new PostgresDialect({ pool: new pg.Pool() }),
+  });
+  const viaKysely = new IdempotencyGuard(new SqlStore(fromKysely(kysely)), { transactional: true });
+  await viaKysely.run(key, async ({ transaction }) => {
+    await transaction?.insertInto('orders').values({ id: 'o_1' }).execute();
+    // @ts-expect-error the table is typed: `refunds` is not in the schema
+    await transaction?.insertInto('refunds').values({ id: 'o_1' }).execute();
+  });
+
+  const orders = pgTable('orders', { id: varchar('id', { length: 100 }).primaryKey() });
+  const viaDrizzle = new IdempotencyGuard(new SqlStore(fromDrizzle(drizzlePg(new pg.Pool()))), {
+    transactional: true,
+  });
+  await viaDrizzle.run(key, async ({ transaction }) => {
+    await transaction?.insert(orders).values({ id: 'o_1' });
+    // @ts-expect-error the column is typed
+    await transaction?.insert(orders).values({ id: 1 });
+  });
+
+  const messages = sqliteTable('messages', { id: text('id').primaryKey() });
+  const sqlite = drizzleSqlite(new Database(':memory:'));
+  const viaDrizzleSqlite = new IdempotencyGuard(new SqlStore(fromDrizzle(sqlite)), {
+    transactional: true,
+  });
+  await viaDrizzleSqlite.run(key, ({ transaction }) => {
+    transaction?.insert(messages).values({ id: 'm_1' }).run();
+  });
+
+  const sql = postgres('postgres://localhost/app');
+  const viaPostgres = new IdempotencyGuard(new SqlStore(fromPostgres(sql)), {
+    transactional: true,
+  });
+  await viaPostgres.run(key, async ({ transaction }) => {
+    if (transaction) await transaction`INSERT INTO orders (id) VALUES (${'o_1'})`;
+  });
+  void new SqlInbox(fromKysely(kysely));
 }
