@@ -9,7 +9,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const sql = join(dirname(fileURLToPath(import.meta.url)), '..', 'packages', 'sql');
-const env = { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? '/bin/true' };
+const env = {
+  ...process.env,
+  PRISMA_SCHEMA_ENGINE_BINARY: process.env.PRISMA_SCHEMA_ENGINE_BINARY ?? '/bin/true',
+};
 for (const provider of ['postgresql', 'mysql', 'sqlite']) {
   execFileSync(
     join(sql, 'node_modules', '.bin', 'prisma'),

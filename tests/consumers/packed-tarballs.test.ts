@@ -59,10 +59,13 @@ const FRAMEWORKS = [
   'rxjs@7.8.2',
   'bullmq@6.7.0',
   'pg-boss@12.38.0',
-  'kysely@0.28.19',
-  'drizzle-orm@0.45.4',
-  'postgres@3.4.9',
 ];
+/**
+ * The ORMs the sql package's entry points serve, installed in a second `npm install`: in one
+ * with the rest, npm 10's arborist fails placing drizzle-orm's optional peers next to the
+ * better-sqlite3 folder link ("Cannot read properties of null (reading 'matches')").
+ */
+const ORMS = ['kysely@0.28.19', 'drizzle-orm@0.45.4', 'postgres@3.4.9'];
 const TYPES = [
   'typescript@6.0.3',
   '@types/node@20.19.43',
@@ -112,14 +115,17 @@ async function makeConsumer(name: string, node: NodeRuntime, withTypes: boolean)
     node.betterSqlite3,
     ...(withTypes ? TYPES : []),
   ];
-  await run(
-    'npm',
-    ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', ...deps],
-    {
-      cwd: dir,
-      maxBuffer: 16 * 1024 * 1024,
-    },
-  );
+  const install = (packages: string[]) =>
+    run(
+      'npm',
+      ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', ...packages],
+      {
+        cwd: dir,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
+  await install(deps);
+  await install(ORMS);
   return dir;
 }
 

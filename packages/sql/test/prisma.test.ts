@@ -11,7 +11,7 @@ import { PrismaPg } from '@prisma/adapter-pg';
 import { IdempotencyGuard, RequestKey } from '@webhook-idempotency/core';
 import { Schema, SqlStore } from '../src';
 import { fromPrisma } from '../src/prisma';
-import { mysqlDatabase, pgDatabase, sqliteFile } from './helpers/databases';
+import { mariadbConfigOf, mysqlDatabase, pgDatabase, sqliteFile } from './helpers/databases';
 import { sqlConformance } from './helpers/conformance';
 import { guardCases } from './helpers/guard-cases';
 import { PrismaClient as MysqlClient } from './prisma/generated/mysql/client';
@@ -30,16 +30,8 @@ describe('PostgreSQL (adapter-pg)', () => {
 
 describe('MariaDB (adapter-mariadb)', () => {
   const db = sqlConformance('SqlStore (Prisma, MariaDB)', async () => {
-    const url = new URL(await mysqlDatabase('wi_prisma_mysql'));
     const prisma = new MysqlClient({
-      adapter: new PrismaMariaDb({
-        host: url.hostname,
-        port: Number(url.port),
-        user: decodeURIComponent(url.username),
-        password: decodeURIComponent(url.password),
-        database: url.pathname.slice(1),
-        connectionLimit: 10,
-      }),
+      adapter: new PrismaMariaDb(mariadbConfigOf(await mysqlDatabase('wi_prisma_mysql'), 10)),
     });
     return { db: fromPrisma(prisma), close: () => prisma.$disconnect() };
   });

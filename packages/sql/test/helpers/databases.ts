@@ -69,3 +69,15 @@ export function connectionOf(url: string): {
     database: parsed.pathname.slice(1),
   };
 }
+
+/** Pool settings of the \`mariadb\` driver (Prisma's adapter-mariadb) from a server URL. */
+export function mariadbConfigOf(
+  url: string,
+  connectionLimit: number,
+): ReturnType<typeof connectionOf> & { password: string; connectionLimit: number } {
+  return {
+    ...connectionOf(url),
+    password: decodeURIComponent(new URL(url).password),
+    connectionLimit,
+  };
+}

@@ -25,7 +25,7 @@ import { fromPrisma } from '../../src/prisma';
 import { PrismaClient as PrismaMysql } from '../prisma/generated/mysql/client';
 import { PrismaClient as PrismaPostgres } from '../prisma/generated/postgresql/client';
 import { PrismaClient as PrismaSqlite } from '../prisma/generated/sqlite/client';
-import { connectionOf, mysqlDatabase, pgDatabase, sqliteFile } from './databases';
+import { connectionOf, mariadbConfigOf, mysqlDatabase, pgDatabase, sqliteFile } from './databases';
 
 /** An open connection of one kind. */
 export interface OpenedKind {
@@ -191,16 +191,8 @@ export function ormKinds(
     [
       'Prisma over adapter-mariadb',
       async () => {
-        const url = new URL(await mysqlDatabase(name('prisma_mysql')));
         const prisma = new PrismaMysql({
-          adapter: new PrismaMariaDb({
-            host: url.hostname,
-            port: Number(url.port),
-            user: decodeURIComponent(url.username),
-            password: decodeURIComponent(url.password),
-            database: url.pathname.slice(1),
-            connectionLimit: 4,
-          }),
+          adapter: new PrismaMariaDb(mariadbConfigOf(await mysqlDatabase(name('prisma_mysql')), 4)),
         });
         return { db: fromPrisma(prisma), close: () => prisma.$disconnect() };
       },
