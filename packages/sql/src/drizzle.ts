@@ -92,6 +92,13 @@ function ownClient(tx: unknown): void {
   client.on('error', () => undefined);
 }
 
+/** True for a single connection of a driver whose pools have `poolMember` (`totalCount`, `getConnection`). */
+function isLoneConnection(client: unknown, poolMember: string): boolean {
+  if (typeof client !== 'object' || client === null) return false;
+  const candidate = client as Record<string, unknown>;
+  return typeof candidate.query === 'function' && !(poolMember in candidate);
+}
+
 /** Over PostgreSQL and MySQL: statements through `execute`, transactions through `db.transaction`. */
 function serverExecutor(
   db: Executes,
@@ -155,7 +162,8 @@ function sqliteOverDrizzle(
 }
 
 /**
- * `db`, the application's Drizzle database (`drizzle(pool)`, `drizzle(client)`), as a connection
+ * `db`, the application's Drizzle database (`drizzle(pool)`, `drizzle(sql)` over postgres-js,
+ * `drizzle(database)` over better-sqlite3), as a connection
  * for `new SqlStore(…)`, `new SqlInbox(…)`, `Schema.createTable(…)` and `ReceiptsAdmin`. The
  * store's statements go through Drizzle's `sql` (so its logger sees them); a transactional handler
  * gets `tx` of `db.transaction` with the guard's deadline as the lock wait bound (PostgreSQL,
@@ -171,7 +179,8 @@ function sqliteOverDrizzle(
  * });
  * ```
  * @throws {ConfigError} naming `db` when it is a Drizzle transaction (pass the database), not a
- * Drizzle database, or a SQLite database over another driver than better-sqlite3.
+ * Drizzle database, over a single pg Client or mysql2 Connection (pass a pool), or a SQLite
+ * database over another driver than better-sqlite3.
  */
 export function fromDrizzle<D extends object>(db: D): OrmConnection<DrizzleTransactionOf<D>> {
   if (is(db, PgTransaction) || is(db, MySqlTransaction) || is(db, SQLiteTransaction))
@@ -185,6 +194,18 @@ export function fromDrizzle<D extends object>(db: D): OrmConnection<DrizzleTrans
   else if (is(db, BaseSQLiteDatabase)) dialect = 'sqlite';
   else throw new ConfigError('db', 'must be a Drizzle database of PostgreSQL, MySQL or SQLite');
   const client = (db as { $client?: unknown }).$client;
+  // Drizzle runs every transaction on a lone pg Client or mysql2 Connection itself: concurrent
+  // runs would interleave their statements in one transaction. A pool (or postgres-js) it is.
+  if (dialect === 'postgres' && isLoneConnection(client, 'totalCount'))
+    throw new ConfigError(
+      'db',
+      'is a Drizzle database over a single pg Client; give drizzle() a pg Pool',
+    );
+  if (dialect === 'mysql' && isLoneConnection(client, 'getConnection'))
+    throw new ConfigError(
+      'db',
+      'is a Drizzle database over a single mysql2 Connection; give drizzle() a pool',
+    );
   if (dialect === 'sqlite' && !isBetterSqlite(client))
     throw new ConfigError(
       'db',

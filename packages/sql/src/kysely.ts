@@ -70,9 +70,13 @@ function kyselyExecutor(
   dialect: SqlDialect,
   acquireTimeoutMs: number,
 ): Executor {
+  // Without the instance's plugins: a CamelCasePlugin or ParseJSONResultsPlugin would rename or
+  // parse the store's own columns. The handler's transaction keeps them.
   const run = async (runner: Kysely<unknown>, sql: string, params: readonly unknown[]) =>
     resultOf(
-      await runner.executeQuery(compiled(dialect === 'postgres' ? numbered(sql) : sql, params)),
+      await runner
+        .withoutPlugins()
+        .executeQuery(compiled(dialect === 'postgres' ? numbered(sql) : sql, params)),
     );
   return {
     dialect,
@@ -133,7 +137,8 @@ function kyselyExecutor(
 /**
  * `db`, the application's Kysely instance, as a connection for `new SqlStore(…)`,
  * `new SqlInbox(…)`, `Schema.createTable(…)` and `ReceiptsAdmin`. The store's statements run
- * through `db.executeQuery` (so its plugins and logging see them); a transactional handler gets
+ * through `db.withoutPlugins().executeQuery` (its logging sees them; its plugins, which could
+ * rename or parse the store's columns, do not); a transactional handler gets
  * Kysely's `Transaction<DB>` (`context.transaction`), begun by `db.startTransaction()` with the
  * receipt's table locked first on SQLite and the guard's deadline as the lock wait bound on
  * PostgreSQL and MySQL.

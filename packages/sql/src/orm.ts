@@ -186,8 +186,11 @@ export async function callbackTransaction<Tx extends object, T>(
       state.closed ??= 'rolled back';
       await running;
     }
+    // The work's own error goes back as it was thrown (a handler rethrowing Drizzle's error stays
+    // the handler's failure); only what the tool itself threw is unwrapped.
+    if (failed && caught === failed.error) throw caught;
     const error = unwrap(caught);
-    if (failed && error !== failed.error && caught !== failed.error && !signal?.aborted)
+    if (failed && error !== failed.error && !signal?.aborted)
       throw new StoreError('transaction', failed.error);
     // The connection closed under a handler that then finished: nothing it wrote committed.
     if (abandoned && !signal?.aborted) throw new StoreError('transaction', error);

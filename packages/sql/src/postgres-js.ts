@@ -100,6 +100,16 @@ export function fromPostgres<Types extends Record<string, unknown> = {}>(
       'db',
       'must be a postgres-js instance, postgres(url); a transaction’s sql cannot open the store’s transactions',
     );
+  const transform = (sql as unknown as { options?: { transform?: Record<string, unknown> } })
+    .options?.transform;
+  const rewrites = ['column', 'value', 'row'].filter(
+    (kind) => typeof (transform?.[kind] as { from?: unknown } | undefined)?.from === 'function',
+  );
+  if (rewrites.length > 0)
+    throw new ConfigError(
+      'db',
+      `transforms the ${rewrites.join(', ')} of every result (postgres-js's \`transform\` option), which would rename or change the store's own columns; give the store a postgres() instance without it, on the same database`,
+    );
   return ormConnection(sql, () => ({
     kind: 'postgres-js',
     dialect: 'postgres',

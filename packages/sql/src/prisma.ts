@@ -128,8 +128,19 @@ function prismaExecutor(
   };
   return {
     dialect,
-    query: (sql, params, transaction) =>
-      run((transaction as RawClient | undefined) ?? prisma, sql, params),
+    query: (sql, params, transaction) => {
+      if (transaction !== undefined || dialect !== 'sqlite')
+        return run((transaction as RawClient | undefined) ?? prisma, sql, params);
+      // SQLite is one connection, and Prisma's adapter runs a raw statement outside its transaction
+      // lock: while a handler's transaction is open, a claim would run inside it and roll back
+      // with it. In a transaction of its own, the statement waits its turn instead.
+      return Promise.resolve(
+        prisma.$transaction((tx) => run(tx, sql, params), {
+          maxWait: acquireTimeoutMs,
+          timeout: NO_DEADLINE_MS,
+        }),
+      ) as Promise<QueryResult>;
+    },
     transaction: (work, options = {}) => {
       const { lockStatement, timeoutMs } = options;
       return callbackTransaction(work, options, {

@@ -14,7 +14,8 @@ import { sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import postgres from 'postgres';
-import { SqlStore } from '../src';
+import { IdempotencyGuard, RequestKey, StoreError } from '@webhook-idempotency/core';
+import { Schema, SqlStore } from '../src';
 import { fromDrizzle } from '../src/drizzle';
 import { mysqlDatabase, pgDatabase, sqliteFile } from './helpers/databases';
 import { sqlConformance } from './helpers/conformance';
@@ -81,4 +82,34 @@ describe('fromDrizzle', () => {
     );
     await pool.end();
   });
+});
+
+it("a handler that rethrows Drizzle's error for its own failed write fails with that error, not as a store failure", async () => {
+  const pool = new pg.Pool({ connectionString: await pgDatabase('wi_drizzle_rethrow'), max: 4 });
+  try {
+    const connection = fromDrizzle(overPg(pool));
+    await Schema.createTable(connection);
+    await pool.query(
+      "CREATE TABLE orders (id VARCHAR(100) PRIMARY KEY); INSERT INTO orders VALUES ('o_1')",
+    );
+    const guard = new IdempotencyGuard(new SqlStore(connection), { transactional: true });
+    let thrown: unknown;
+    const run = guard.run(new RequestKey('stripe', 'evt_dup'), async ({ transaction: tx }) => {
+      try {
+        await tx!.insert(pgOrders).values({ id: 'o_1' }); // a unique violation
+      } catch (error) {
+        thrown = error;
+        throw error;
+      }
+    });
+    const error = await run.then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(thrown).toBeDefined();
+    expect(error).toBe(thrown);
+    expect(error).not.toBeInstanceOf(StoreError);
+  } finally {
+    await pool.end();
+  }
 });

@@ -4,10 +4,11 @@
  * `Transaction<DB>`, typed from the store (no cast).
  */
 import Database from 'better-sqlite3';
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
+import { CamelCasePlugin, Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
 import mysql from 'mysql2';
 import pg from 'pg';
-import { SqlStore } from '../src';
+import { IdempotencyGuard, RequestKey } from '@webhook-idempotency/core';
+import { Schema, SqlStore } from '../src';
 import { fromKysely } from '../src/kysely';
 import { mysqlDatabase, pgDatabase, sqliteFile } from './helpers/databases';
 import { sqlConformance } from './helpers/conformance';
@@ -77,4 +78,26 @@ describe('fromKysely', () => {
     );
     await kysely.destroy();
   });
+});
+
+it('the store reads its own columns whatever plugins the instance has (CamelCasePlugin renames result columns)', async () => {
+  const kysely = new Kysely<Shop>({
+    dialect: new SqliteDialect({ database: new Database(sqliteFile('kysely-camel')) }),
+    plugins: [new CamelCasePlugin()],
+  });
+  try {
+    const connection = fromKysely(kysely);
+    await Schema.createTable(connection);
+    const guard = new IdempotencyGuard(new SqlStore(connection));
+    const key = new RequestKey('stripe', 'evt_camel');
+    expect(await guard.run(key, () => ({ paid: 'ord_1' }))).toMatchObject({ isReplay: false });
+    expect(await guard.run(key, () => ({ paid: 'twice' }))).toEqual({
+      response: { paid: 'ord_1' },
+      isReplay: true,
+      attempts: 1,
+    });
+    expect(await guard.find(key)).toMatchObject({ externalId: 'evt_camel', status: 'completed' });
+  } finally {
+    await kysely.destroy();
+  }
 });

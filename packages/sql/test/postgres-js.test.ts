@@ -26,6 +26,18 @@ it('runs unprepared when preparedStatements is false (a transaction pooler)', as
   });
 });
 
+it('refuses an instance that transforms result columns (they are the store’s own), naming db', async () => {
+  const camel = postgres('postgres://127.0.0.1:1/none', { transform: postgres.camel });
+  expect(() => fromPostgres(camel)).toThrow(
+    expect.objectContaining({
+      name: 'ConfigError',
+      option: 'db',
+      message: expect.stringContaining('column'),
+    }),
+  );
+  await camel.end();
+});
+
 it('refuses what is not a postgres-js instance, naming db', () => {
   expect(() => fromPostgres((() => undefined) as never)).toThrow(
     expect.objectContaining({ name: 'ConfigError', option: 'db' }),

@@ -90,3 +90,36 @@ describe('fromPrisma', () => {
     await prisma.$disconnect();
   });
 });
+
+it('SQLite: a claim made while a handler’s transaction is open waits for it, and is not rolled back with it', async () => {
+  const prisma = new SqliteClient({
+    adapter: new PrismaBetterSqlite3({ url: `file:${sqliteFile('prisma-turns')}` }),
+  });
+  try {
+    const store = new SqlStore(fromPrisma(prisma));
+    await Schema.createTable(fromPrisma(prisma));
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const open = store.withTransaction(async () => {
+      await held;
+      throw new Error('the handler failed: roll back');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the transaction is open
+    const claim = store.claim({ provider: 'stripe', externalId: 'evt_other' }, {
+      now: Date.now(),
+      fingerprint: null,
+    } as never);
+    release();
+    await expect(open).rejects.toThrow('roll back');
+    expect(await claim).toMatchObject({ won: true });
+    expect(
+      await store.find({ provider: 'stripe', externalId: 'evt_other' }, { now: 0 } as never),
+    ).toMatchObject({
+      status: 'processing',
+    });
+  } finally {
+    await prisma.$disconnect();
+  }
+});
