@@ -7,7 +7,7 @@
  */
 import type { NewDelivery } from '@webhook-idempotency/core/inbox';
 import { InboxSchema, SqlInbox } from '../src';
-import { connectionKinds, type OpenedKind } from './helpers/kinds';
+import { driverKinds, type OpenedKind } from './helpers/kinds';
 
 const delivery = (externalId: string, extra: Partial<NewDelivery> = {}): NewDelivery => ({
   provider: 'stripe',
@@ -18,7 +18,7 @@ const delivery = (externalId: string, extra: Partial<NewDelivery> = {}): NewDeli
   ...extra,
 });
 
-describe.each(connectionKinds('inbox_group_commit'))('group commit (%s)', (_name, open) => {
+describe.each(driverKinds('inbox_group_commit'))('group commit (%s)', (_name, open) => {
   let opened: OpenedKind;
   let table = 0;
   const commits: number[] = [];

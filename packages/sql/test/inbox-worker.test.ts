@@ -19,11 +19,21 @@ import {
 } from '@webhook-idempotency/core/inbox';
 import { createExecutor } from '../src/connection';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '../src';
-import { connectionKinds, runOn, type OpenedKind } from './helpers/kinds';
+import { driverKinds, ormKinds, runOn, type OpenedKind } from './helpers/kinds';
+
+/** One ORM per dialect: the worker's handler books through that tool's transaction. */
+const ORMS = [
+  'Kysely, PostgreSQL',
+  'Prisma over adapter-mariadb',
+  'Drizzle over better-sqlite3 file',
+];
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.each(connectionKinds('inbox_worker'))('the inbox worker (%s)', (_name, open) => {
+describe.each([
+  ...driverKinds('inbox_worker'),
+  ...ormKinds('inbox_worker').filter(([name]) => ORMS.includes(name)),
+])('the inbox worker (%s)', (_name, open) => {
   let opened: OpenedKind;
   let n = 0;
   let inbox: SqlInbox;

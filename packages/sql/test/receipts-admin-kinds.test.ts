@@ -4,13 +4,13 @@
  * VARBINARY keys, LIMIT parameters) read and write the same receipts on each.
  */
 import { ReceiptsAdmin, Schema } from '../src';
-import { connectionKinds, type OpenedKind } from './helpers/kinds';
+import { driverKinds, type OpenedKind } from './helpers/kinds';
 import { seedReceipts } from './helpers/seed';
 
 const TABLE = 'receipts_admin_kinds';
 const MINUTE = 60_000;
 
-describe.each(connectionKinds('admin-kinds'))('ReceiptsAdmin over %s', (_name, open) => {
+describe.each(driverKinds('admin-kinds'))('ReceiptsAdmin over %s', (_name, open) => {
   let opened: OpenedKind;
 
   beforeAll(async () => {

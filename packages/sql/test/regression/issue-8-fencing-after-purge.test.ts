@@ -20,7 +20,7 @@ import pg from 'pg';
 import { Schema, SqlStore } from '../../src';
 import { shifter } from '../helpers/conformance';
 import { mysqlDatabase, pgDatabase } from '../helpers/databases';
-import { connectionKinds, type OpenedKind } from '../helpers/kinds';
+import { driverKinds, type OpenedKind } from '../helpers/kinds';
 
 const table = 'receipts_reused_token';
 const STALE_AFTER_SECONDS = 60;
@@ -36,7 +36,7 @@ function deferred<T>() {
   return { promise, resolve, reject };
 }
 
-describe.each(connectionKinds('reused-token'))(
+describe.each(driverKinds('reused-token'))(
   'a worker whose receipt was purged and claimed anew (%s)',
   (_name, open) => {
     let opened: OpenedKind;

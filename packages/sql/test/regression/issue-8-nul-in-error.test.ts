@@ -8,10 +8,10 @@
 import { IdempotencyGuard, RequestKey } from '@webhook-idempotency/core';
 import { MAX_ERROR_LENGTH } from '@webhook-idempotency/core/adapter';
 import { Schema, SqlStore } from '../../src';
-import { connectionKinds, type OpenedKind } from '../helpers/kinds';
+import { driverKinds, type OpenedKind } from '../helpers/kinds';
 
 const table = 'receipts_nul';
-const kinds = connectionKinds('nul');
+const kinds = driverKinds('nul');
 
 describe.each(kinds)('a handler error with NUL in its text (%s)', (_name, open) => {
   let opened: OpenedKind;
