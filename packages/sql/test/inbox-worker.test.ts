@@ -19,20 +19,13 @@ import {
 } from '@webhook-idempotency/core/inbox';
 import { createExecutor } from '../src/connection';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '../src';
-import { driverKinds, ormKinds, runOn, type OpenedKind } from './helpers/kinds';
-
-/** One ORM per dialect: the worker's handler books through that tool's transaction. */
-const ORMS = [
-  'Kysely, PostgreSQL',
-  'Prisma over adapter-mariadb',
-  'Drizzle over better-sqlite3 file',
-];
+import { driverKinds, ORM_SAMPLE, ormKinds, runOn, type OpenedKind } from './helpers/kinds';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each([
   ...driverKinds('inbox_worker'),
-  ...ormKinds('inbox_worker').filter(([name]) => ORMS.includes(name)),
+  ...ormKinds('inbox_worker').filter(([name]) => ORM_SAMPLE.includes(name)),
 ])('the inbox worker (%s)', (_name, open) => {
   let opened: OpenedKind;
   let n = 0;
