@@ -10,7 +10,8 @@ import { MySqlDatabase, MySqlTransaction } from 'drizzle-orm/mysql-core';
 import { PgDatabase, PgTransaction } from 'drizzle-orm/pg-core';
 import { BaseSQLiteDatabase, SQLiteTransaction } from 'drizzle-orm/sqlite-core';
 import { ConfigError } from '@webhook-idempotency/core';
-import { beginStatement } from './drivers/pg';
+import { lockWaitStatement } from './drivers/mysql';
+import { localBounds } from './drivers/pg';
 import { gateOf, isBetterSqlite, shareGate, sqliteExecutor } from './drivers/sqlite';
 import { gate, type Executor, type QueryResult, type Row } from './executor';
 import { callbackTransaction, countOf, ormConnection, EXECUTOR, type OrmConnection } from './orm';
@@ -70,8 +71,6 @@ function mysqlResult(result: unknown): QueryResult {
   return { rows: [], affected: countOf(affectedRows, 0), ...(id > 0 ? { insertId: id } : {}) };
 }
 
-const lockWaitSeconds = (timeoutMs: number) => Math.max(1, Math.ceil(timeoutMs / 1000));
-
 /** node-postgres clients the store has lent an 'error' listener to. */
 const listening = new WeakSet<object>();
 
@@ -114,9 +113,7 @@ function serverExecutor(
     }
   };
   const bounds = (timeoutMs: number) =>
-    dialect === 'postgres'
-      ? beginStatement(timeoutMs).replace(/^BEGIN; /, '')
-      : `SET SESSION innodb_lock_wait_timeout = ${lockWaitSeconds(timeoutMs)}`;
+    dialect === 'postgres' ? localBounds(timeoutMs) : lockWaitStatement(timeoutMs);
   return {
     dialect,
     query: (text, params, transaction) =>

@@ -6,7 +6,8 @@
  */
 import type { CompiledQuery, Kysely, QueryResult as KyselyResult, Transaction } from 'kysely';
 import { ConfigError, StoreError } from '@webhook-idempotency/core';
-import { beginStatement } from './drivers/pg';
+import { lockWaitStatement } from './drivers/mysql';
+import { localBounds } from './drivers/pg';
 import { acquireWithin, gate, untilAborted, type Executor, type Gate } from './executor';
 import { countOf, numbered, ormConnection, EXECUTOR, type OrmConnection } from './orm';
 import type { SqlDialect } from './dialect';
@@ -62,9 +63,6 @@ function resultOf(result: KyselyResult<unknown>) {
   };
 }
 
-/** A MySQL lock wait bounded by the deadline, in whole seconds (the server's unit). */
-const lockWaitSeconds = (timeoutMs: number) => Math.max(1, Math.ceil(timeoutMs / 1000));
-
 function kyselyExecutor(
   db: Kysely<unknown>,
   dialect: SqlDialect,
@@ -97,14 +95,8 @@ function kyselyExecutor(
       const state: Gate = { closed: undefined };
       try {
         if (lockStatement) await run(trx, lockStatement, []);
-        if (timeoutMs && dialect === 'postgres')
-          await run(trx, beginStatement(timeoutMs).replace(/^BEGIN; /, ''), []);
-        if (timeoutMs && dialect === 'mysql')
-          await run(
-            trx,
-            `SET SESSION innodb_lock_wait_timeout = ${lockWaitSeconds(timeoutMs)}`,
-            [],
-          );
+        if (timeoutMs && dialect === 'postgres') await run(trx, localBounds(timeoutMs), []);
+        if (timeoutMs && dialect === 'mysql') await run(trx, lockWaitStatement(timeoutMs), []);
         const result = await untilAborted(work(gate(trx, state)), signal);
         state.closed = 'committed';
         await trx.commit().execute();

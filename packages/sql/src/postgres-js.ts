@@ -6,7 +6,7 @@
  */
 import type { Sql, TransactionSql } from 'postgres';
 import { ConfigError } from '@webhook-idempotency/core';
-import { beginStatement } from './drivers/pg';
+import { localBounds } from './drivers/pg';
 import type { Executor, QueryResult } from './executor';
 import {
   callbackTransaction,
@@ -59,13 +59,7 @@ function postgresExecutor(db: Sql, acquireTimeoutMs: number, prepare: boolean): 
       callbackTransaction(work, options, {
         open: (body) => db.begin((tx) => body(tx)) as PromiseLike<{ value: unknown }>,
         setup: options.timeoutMs
-          ? (tx) =>
-              run(
-                tx as unknown as Unsafe,
-                beginStatement(options.timeoutMs).replace(/^BEGIN; /, ''),
-                [],
-                false,
-              )
+          ? (tx) => run(tx as unknown as Unsafe, localBounds(options.timeoutMs!), [], false)
           : undefined,
         acquireTimeoutMs,
       }),

@@ -6,6 +6,7 @@
  * @module @webhook-idempotency/sql/prisma
  */
 import { ConfigError } from '@webhook-idempotency/core';
+import { lockWaitStatement } from './drivers/mysql';
 import type { Executor, QueryResult, Row } from './executor';
 import {
   callbackTransaction,
@@ -160,12 +161,7 @@ function prismaExecutor(
             await run(client, `SET LOCAL lock_timeout = ${ms}`, []);
             await run(client, `SET LOCAL idle_in_transaction_session_timeout = ${ms + 1000}`, []);
           }
-          if (timeoutMs && dialect === 'mysql')
-            await run(
-              client,
-              `SET SESSION innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(timeoutMs / 1000))}`,
-              [],
-            );
+          if (timeoutMs && dialect === 'mysql') await run(client, lockWaitStatement(timeoutMs), []);
         },
         acquireTimeoutMs: acquireTimeoutMs + 1000,
         unwrap,

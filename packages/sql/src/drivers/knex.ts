@@ -4,7 +4,8 @@
  */
 import type { Knex } from 'knex';
 import { ConfigError, StoreError } from '@webhook-idempotency/core';
-import { beginStatement } from './pg';
+import { lockWaitStatement } from './mysql';
+import { localBounds } from './pg';
 import {
   gate,
   untilAborted,
@@ -77,12 +78,8 @@ export function knexExecutor(knex: Knex): Executor {
         const state: Gate = { closed: undefined };
         if (lockStatement) await trx.raw(lockStatement);
         // knex sent its own BEGIN: the rest of the PostgreSQL bounds go in one more statement.
-        if (timeoutMs && supported.dialect === 'postgres')
-          await trx.raw(beginStatement(timeoutMs).replace(/^BEGIN; /, ''));
-        if (timeoutMs && supported.dialect === 'mysql')
-          await trx.raw(
-            `SET SESSION innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(timeoutMs / 1000))}`,
-          );
+        if (timeoutMs && supported.dialect === 'postgres') await trx.raw(localBounds(timeoutMs));
+        if (timeoutMs && supported.dialect === 'mysql') await trx.raw(lockWaitStatement(timeoutMs));
         try {
           const result = await untilAborted(work(gate(trx, state)), signal);
           state.closed = 'committed';

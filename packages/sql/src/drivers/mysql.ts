@@ -19,6 +19,10 @@ import {
   type QueryResult,
 } from '../executor';
 
+/** The session's row-lock wait bounded by the deadline, in whole seconds (the server's unit). */
+export const lockWaitStatement = (timeoutMs: number): string =>
+  `SET SESSION innodb_lock_wait_timeout = ${Math.max(1, Math.ceil(timeoutMs / 1000))}`;
+
 /** True for a `mysql2/promise` pool. */
 export function isMysqlPromisePool(db: unknown): db is PromisePool {
   const candidate = db as {

@@ -87,9 +87,13 @@ const SERVER_IDLE_MARGIN_MS = 1000;
  * timer could not end it) is ended by the server, so a takeover never waits on its row locks.
  */
 export function beginStatement(timeoutMs: number | undefined): string {
-  if (!timeoutMs) return 'BEGIN';
+  return timeoutMs ? `BEGIN; ${localBounds(timeoutMs)}` : 'BEGIN';
+}
+
+/** The deadline's server-side bounds alone, for a transaction a tool has begun (knex, the ORMs). */
+export function localBounds(timeoutMs: number): string {
   const ms = Math.max(1, Math.ceil(timeoutMs));
-  return `BEGIN; SET LOCAL lock_timeout = ${ms}; SET LOCAL idle_in_transaction_session_timeout = ${ms + SERVER_IDLE_MARGIN_MS}`;
+  return `SET LOCAL lock_timeout = ${ms}; SET LOCAL idle_in_transaction_session_timeout = ${ms + SERVER_IDLE_MARGIN_MS}`;
 }
 
 /** True for a `pg` Pool (a lone `Client` would interleave concurrent transactions). */
