@@ -15,11 +15,10 @@ interface Database {
 /** One Payme delivery of transaction `tr_1`; `DATABASE_URL` names a database with an `orders` table. */
 export async function kyselyExample(): Promise<{ db: Kysely<Database>; isReplay: boolean }> {
   // #region kysely
-  const db = new Kysely<Database>({
-    dialect: new PostgresDialect({
-      pool: new pg.Pool({ connectionString: process.env.DATABASE_URL }),
-    }),
-  });
+  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL });
+  // A checked-out client's 'error' must have a listener, or a database restart ends the process
+  pool.on('connect', (client) => client.on('error', (error) => console.error(error)));
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const connection = fromKysely(db); // the store's statements go through db.executeQuery
   await Schema.createTable(connection);
   const guard = new IdempotencyGuard(new SqlStore(connection), { transactional: true });

@@ -6,7 +6,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort } from '@webhook-idempotency/test-support/databases';
-import { DYING_MARKER, type StormServerConfig } from './config';
+import { DYING_MARKER, type StormConnection, type StormServerConfig } from './config';
 
 const SERVER = join(__dirname, 'server.ts');
 const READY_TIMEOUT_MS = 30_000;
@@ -56,11 +56,12 @@ interface Slot {
   output: string[];
 }
 
-/** Forks `count` servers with `base` settings, each on a port of its own; resolves when all listen. */
+/** Forks one server per entry of `connections` (slot i connects as `connections[i]`), each on a port of its own; resolves when all listen. */
 export async function startCluster(
-  base: Omit<StormServerConfig, 'port'>,
-  count: number,
+  base: Omit<StormServerConfig, 'port' | 'connection'>,
+  connections: readonly StormConnection[],
 ): Promise<Cluster> {
+  const count = connections.length;
   const started = Date.now();
   const crashes: AppCrash[] = [];
   const slots: Slot[] = [];
@@ -69,7 +70,11 @@ export async function startCluster(
   let stopping = false;
 
   const spawnSlot = (slot: Slot): Promise<void> => {
-    const config: StormServerConfig = { ...base, port: slot.port };
+    const config: StormServerConfig = {
+      ...base,
+      connection: connections[slot.index]!,
+      port: slot.port,
+    };
     const child = fork(SERVER, [JSON.stringify(config)], {
       execArgv: ['-r', require.resolve('esbuild-register')],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],

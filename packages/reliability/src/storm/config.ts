@@ -8,8 +8,24 @@ export const STORM_PROVIDER = 'storm';
 export const DYING_MARKER = 'STORM_DYING_IN_HANDLER';
 
 /** Settings of one storm server process, passed as its only argument (JSON). */
+/**
+ * How a storm server talks to its database: `driver` is the plain pool or file handle (pg,
+ * mysql2, better-sqlite3); `orm` the ORM the storm proves on that database (Kysely over a pg Pool
+ * on PostgreSQL, Prisma 7 over adapter-mariadb on MariaDB, Drizzle over better-sqlite3 on SQLite),
+ * whose own transaction object the handler writes through.
+ */
+export type StormConnection = 'driver' | 'orm';
+
+/** The ORM a storm's `orm` servers use, per dialect (the summary and test names print it). */
+export const STORM_ORM: Record<SqlDialect, string> = {
+  postgres: 'Kysely',
+  mysql: 'Prisma',
+  sqlite: 'Drizzle',
+};
+
 export interface StormServerConfig {
   readonly dialect: SqlDialect;
+  readonly connection: StormConnection;
   /** Server URL of the database, or the SQLite file's path. */
   readonly url: string;
   /** Loopback port to listen on (the same one after a restart). */

@@ -10,7 +10,7 @@ import { Schema, type SqlConnection, type SqlDialect } from '@webhook-idempotenc
 import type { KillableDatabase } from '../durable-databases';
 import { sendStorm, stormId, type StormCounts, type StormPlan } from './client';
 import { startCluster, type AppCrash } from './cluster';
-import { STORM_PROVIDER } from './config';
+import { STORM_ORM, STORM_PROVIDER, type StormConnection } from './config';
 
 /** The database a storm runs against. */
 export interface StormTarget {
@@ -23,8 +23,11 @@ export interface StormTarget {
 
 /** Size and faults of a storm. */
 export interface StormOptions extends StormPlan {
-  /** App server processes. */
-  readonly servers: number;
+  /**
+   * One entry per app server process: how that slot connects (the plain driver, or the ORM the
+   * storm proves on the target's database; see {@link StormConnection}).
+   */
+  readonly servers: readonly StormConnection[];
   readonly staleAfterSeconds: number;
   /** Connections in each server's pool. */
   readonly poolSize: number;
@@ -74,6 +77,8 @@ export interface StormReport {
   };
   /** Ids whose handler was SIGKILLed after its business write, before the commit. */
   readonly killedInHandler: readonly string[];
+  /** Ids whose committed first answer came from a server of each connection kind. */
+  readonly committedVia: Readonly<Record<StormConnection, number>>;
   /** The one-line summary printed per database. */
   readonly summary: string;
 }
@@ -287,6 +292,7 @@ export async function runStorm(
     severalFirstRuns: [],
     notTakenOver: [],
   };
+  const committedVia: Record<StormConnection, number> = { driver: 0, orm: 0 };
   const attemptsOf = new Map(receipts.map((r) => [String(r.external_id), Number(r.attempts)]));
   // The handler killed between its business write and the commit: rolled back, then taken over.
   for (const id of killedInHandler)
@@ -303,7 +309,11 @@ export async function runStorm(
     if (seen && seen.mismatches > 0) problems.mismatchedReplays.push(`${id} (${seen.mismatches})`);
     if (seen && seen.firstRuns > 1) problems.severalFirstRuns.push(`${id} (${seen.firstRuns})`);
     if (seen?.first && tokens.length === 1) {
-      const answered = (JSON.parse(seen.first.toString('utf8')) as { token?: string }).token;
+      const { token: answered, via } = JSON.parse(seen.first.toString('utf8')) as {
+        token?: string;
+        via?: StormConnection;
+      };
+      if (via) committedVia[via]++;
       if (answered !== tokens[0])
         problems.tokenNotCommitted.push(`${id} (answered ${answered}, committed ${tokens[0]})`);
     }
@@ -314,7 +324,8 @@ export async function runStorm(
     ? `db kill+restart ${faults.filter((f) => f.what.startsWith(`SIGKILL ${database.kind}`)).length}`
     : 'db kill skipped (SQLite: no server)';
   const summary =
-    `storm ${label}: ${c.deliveries} deliveries, ${options.ids} ids, 200s ${c.ok200} (replays ${c.replayed200}), ` +
+    `storm ${label}: servers ${options.servers.map((how) => (how === 'orm' ? STORM_ORM[target.dialect] : 'driver')).join(' + ')}, first answers committed by driver servers ${committedVia.driver} / ORM servers ${committedVia.orm}, ` +
+    `${c.deliveries} deliveries, ${options.ids} ids, 200s ${c.ok200} (replays ${c.replayed200}), ` +
     `409s ${c.s409}, 503s ${c.s503} (app ${c.s503App}), other 5xx ${c.other5xx}, unexpected ${c.unexpected}, ` +
     `retries ${c.retries}, conn errors ${c.connectionErrors}, timeouts ${c.timeouts}, gave up ${c.gaveUp}, ` +
     `crashes ${cluster.crashes.length}, reruns ${reruns}, server kills ${faults.filter((f) => f.what.includes('server')).length} (killed in handler: ${killedInHandler.join(', ') || 'none'}), ${dbFault}, ` +
@@ -328,6 +339,7 @@ export async function runStorm(
     reruns,
     problems,
     killedInHandler,
+    committedVia,
     summary,
   };
 }
