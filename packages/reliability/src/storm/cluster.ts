@@ -36,8 +36,9 @@ export interface Cluster {
   /**
    * Has the server of `slot` SIGKILL itself inside its next handler, right after the business
    * write and before the commit; resolves with that delivery's id once the process is gone.
+   * `armed` is called once the server has been told.
    */
-  killInHandler(slot: number): Promise<string>;
+  killInHandler(slot: number, armed?: () => void): Promise<string>;
   /** Starts the server of `slot` again (no-op when it runs) and waits until it listens. */
   restart(slot: number): Promise<void>;
   /** Waits until every slot has a listening server (after crash restarts). */
@@ -153,7 +154,7 @@ export async function startCluster(
     await gone;
   };
 
-  const killInHandler = async (index: number): Promise<string> => {
+  const killInHandler = async (index: number, armed?: () => void): Promise<string> => {
     const slot = slots[index]!;
     if (slot.starting) await slot.starting;
     const child = slot.child;
@@ -162,6 +163,7 @@ export async function startCluster(
     // 'close': the process is gone and its stdout (with the marker) has been read to the end.
     const closed = new Promise((resolve) => child.once('close', resolve));
     child.send({ type: 'die-in-handler' });
+    armed?.();
     const timer = setTimeout(() => child.kill('SIGKILL'), IN_HANDLER_TIMEOUT_MS);
     await closed;
     clearTimeout(timer);

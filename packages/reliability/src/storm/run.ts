@@ -85,6 +85,8 @@ export interface StormReport {
 
 const EFFECTS = 'storm_effects';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The deliveries after the last step's fraction plus this share wait until every step has begun. */
+const HOLD_AFTER_LAST_STEP = 0.15;
 
 type Rows = Array<Record<string, unknown>>;
 
@@ -200,22 +202,26 @@ export async function runStorm(
     faults.push({ what, atDelivery, tookMs: Date.now() - began });
   };
   const killedInHandler: string[] = [];
-  const steps: Array<{ at: number; what: string; run: () => Promise<void> }> =
-    options.serverKills.map(({ at, slot, how }) => ({
-      at,
-      what: `SIGKILL server ${slot} ${how === 'now' ? 'at once' : 'inside a handler'} + restart`,
-      run: async () => {
-        if (how === 'now') await cluster.kill(slot);
-        else killedInHandler.push(await cluster.killInHandler(slot));
-        await cluster.restart(slot);
-      },
-    }));
+  // Each step calls `began` once it has begun (the kill inside a handler: once the server is told).
+  type Step = { at: number; what: string; run: (began: () => void) => Promise<void> };
+  const steps: Step[] = options.serverKills.map(({ at, slot, how }) => ({
+    at,
+    what: `SIGKILL server ${slot} ${how === 'now' ? 'at once' : 'inside a handler'} + restart`,
+    run: async (began) => {
+      if (how === 'now') {
+        began();
+        await cluster.kill(slot);
+      } else killedInHandler.push(await cluster.killInHandler(slot, began));
+      await cluster.restart(slot);
+    },
+  }));
   const { database } = target;
   if (database) {
     steps.push({
       at: options.databaseKillAt,
       what: `SIGKILL ${database.kind} + restart`,
-      run: async () => {
+      run: async (began) => {
+        began();
         await database.kill();
         await sleep(200);
         await database.start();
@@ -223,16 +229,30 @@ export async function runStorm(
     });
   }
   steps.sort((a, b) => a.at - b.at);
+  // The last deliveries wait until every step has begun: the steps run one after the other, and a
+  // slow restart (a busy machine) must not push the kill inside a handler past the last fresh id.
+  let allBegun!: () => void;
+  const hold = {
+    from: Math.floor(Math.min(1, (steps.at(-1)?.at ?? 0) + HOLD_AFTER_LAST_STEP) * total),
+    until: new Promise<void>((resolve) => (allBegun = resolve)),
+  };
   // A fault that fails (a database that does not come back) ends the storm with its error, after the traffic.
   let chaosFailure: { error: unknown } | undefined;
   const chaos = (async () => {
+    let begun = 0;
+    const began = () => {
+      if (++begun === steps.length) allBegun();
+    };
+    if (steps.length === 0) allBegun();
     for (const step of steps) {
       await gate.reach(Math.floor(step.at * total));
-      await timed(step.what, step.run);
+      await timed(step.what, () => step.run(began));
     }
-  })().catch((error: unknown) => {
-    chaosFailure = { error };
-  });
+  })()
+    .catch((error: unknown) => {
+      chaosFailure = { error };
+    })
+    .finally(() => allBegun());
 
   let traffic: Awaited<ReturnType<typeof sendStorm>>;
   // WI_STORM_DEBUG=1: a progress line every 2 s on stderr (jest buffers console output until the test ends).
@@ -247,7 +267,7 @@ export async function runStorm(
         )
       : undefined;
   try {
-    traffic = await sendStorm(cluster.ports, options, (finished) => gate.update(finished));
+    traffic = await sendStorm(cluster.ports, options, (finished) => gate.update(finished), hold);
     trafficDone = true;
     // Unblock any step still waiting (it then records nothing: the test sees the missing fault).
     gate.update(Number.MAX_SAFE_INTEGER);
