@@ -66,6 +66,12 @@ const FRAMEWORKS = [
  * better-sqlite3 folder link ("Cannot read properties of null (reading 'matches')").
  */
 const ORMS = ['kysely@0.28.19', 'drizzle-orm@0.45.4', 'postgres@3.4.9'];
+/**
+ * Prisma 7, on the machine's Node only (its CLI and generated client are the heaviest install
+ * here): the client, its SQLite driver adapter and the CLI that writes the client for
+ * tests/consumers/prisma/schema.prisma.
+ */
+const PRISMA = ['@prisma/client@7.10.0', '@prisma/adapter-better-sqlite3@7.10.0', 'prisma@7.10.1'];
 const TYPES = [
   'typescript@6.0.3',
   '@types/node@20.19.43',
@@ -115,17 +121,68 @@ async function makeConsumer(name: string, node: NodeRuntime, withTypes: boolean)
     node.betterSqlite3,
     ...(withTypes ? TYPES : []),
   ];
-  const install = (packages: string[]) =>
-    run(
-      'npm',
-      ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', ...packages],
-      {
-        cwd: dir,
-        maxBuffer: 16 * 1024 * 1024,
-      },
-    );
-  await install(deps);
-  await install(ORMS);
+  await npmInstall(dir, deps);
+  await npmInstall(dir, ORMS);
+  return dir;
+}
+
+/** Runs `npm install` of `packages` in `dir`, as a user does (scripts off: ours have none). */
+function npmInstall(dir: string, packages: string[]) {
+  return run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error', ...packages],
+    { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
+  );
+}
+
+/**
+ * A Prisma 7 project of its own (the Prisma CLI brings drivers the other consumers must not
+ * have: mysql2, which the CLI test expects to be missing): our tarballs, Express, the client and
+ * its SQLite adapter; then `prisma generate` as a user runs it, and the app compiled with tsc
+ * (nodenext) beside its source. The CLI fetches a schema engine from binaries.prisma.sh before
+ * any command, which these machines cannot reach ("getaddrinfo ENOTFOUND binaries.prisma.sh");
+ * `generate` never runs it, so PRISMA_SCHEMA_ENGINE_BINARY points at any executable.
+ */
+async function makePrismaConsumer(node: NodeRuntime): Promise<string> {
+  const dir = join(work, 'consumer-prisma');
+  mkdirSync(dir);
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'consumer-prisma', private: true, type: 'module' }, null, 2),
+  );
+  for (const file of ['deliveries.cjs', 'deliveries.d.cts'])
+    cpSync(join(__dirname, 'apps', file), join(dir, file));
+  cpSync(join(__dirname, 'prisma'), join(dir, 'prisma'), { recursive: true });
+  const ours = [
+    '@webhook-idempotency/core',
+    '@webhook-idempotency/express',
+    '@webhook-idempotency/sql',
+  ];
+  await npmInstall(dir, [
+    ...packed.filter((pkg) => ours.includes(pkg.name)).map((pkg) => pkg.tarball),
+    'express@5.3.0',
+    node.betterSqlite3,
+    'typescript@6.0.3',
+    '@types/node@20.19.43',
+    '@types/express@5.0.6',
+  ]);
+  await npmInstall(dir, PRISMA);
+  await run(
+    process.execPath,
+    [
+      join(dir, 'node_modules', 'prisma', 'build', 'index.js'),
+      'generate',
+      '--schema',
+      join('prisma', 'schema.prisma'),
+    ],
+    { cwd: dir, env: { ...process.env, PRISMA_SCHEMA_ENGINE_BINARY: '/bin/true' } },
+  );
+  const tsc = join(dir, 'node_modules', 'typescript', 'bin', 'tsc');
+  await run(process.execPath, [tsc, '-p', join('prisma', 'tsconfig.build.json')], {
+    cwd: dir,
+  }).catch((error: { stdout?: string }) => {
+    throw new Error(`tsc -p prisma/tsconfig.build.json failed:\n${error.stdout ?? error}`);
+  });
   return dir;
 }
 
@@ -139,12 +196,16 @@ beforeAll(async () => {
     allNodes(),
   ]);
   packed = JSON.parse(report.stdout.trim().split('\n').pop() ?? '[]') as PackedPackage[];
-  await Promise.all(
-    nodes.map(async (node, index) => {
+  await Promise.all([
+    ...nodes.map(async (node, index) => {
       const name = NODE_NAMES[index] ?? node.version;
       consumers.set(name, { node, dir: await makeConsumer(name, node, index === 0) });
     }),
-  );
+    (async () => {
+      const node = nodes[0]!;
+      consumers.set('prisma', { node, dir: await makePrismaConsumer(node) });
+    })(),
+  ]);
 }, 15 * 60_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -250,6 +311,44 @@ describe.each(NODE_NAMES)(
     });
   },
 );
+
+describe('a Prisma 7 consumer (machine Node)', () => {
+  const consumer = () => {
+    const found = consumers.get('prisma');
+    if (!found) throw new Error('no Prisma consumer project');
+    return found;
+  };
+
+  it.each(RESOLUTIONS)(
+    'type-checks the transaction client of its generated schema under moduleResolution %s',
+    async (resolution) => {
+      const { dir } = consumer();
+      const tsc = join(dir, 'node_modules', 'typescript', 'bin', 'tsc');
+      const result = await run(
+        process.execPath,
+        [tsc, '-p', join('prisma', `tsconfig.${resolution}.json`)],
+        { cwd: dir },
+      ).then(
+        () => '',
+        (error: { stdout?: string }) => error.stdout ?? String(error),
+      );
+      expect(result).toBe('');
+    },
+  );
+
+  it('express + Prisma over adapter-better-sqlite3: the duplicate is answered from the receipt', async () => {
+    const { dir, node } = consumer();
+    const { stdout } = await run(node.bin, [join('prisma', 'app.js')], {
+      cwd: dir,
+      timeout: 60_000,
+    });
+    const result = JSON.parse(stdout.trim().split('\n').pop() ?? '{}');
+    expect(result.first).toMatchObject({ status: 201, replayed: null });
+    expect(result.second).toEqual({ status: 201, body: result.first.body, replayed: 'true' });
+    expect(JSON.parse(result.first.body)).toMatchObject({ order: 1 });
+    expect(result.runs).toBe(1);
+  });
+});
 
 describe('a TypeScript consumer', () => {
   it.each(RESOLUTIONS)(
