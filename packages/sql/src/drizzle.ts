@@ -1,11 +1,12 @@
 /**
  * `fromDrizzle(db)`: `SqlStore` and `SqlInbox` over the application's Drizzle database: node-postgres
- * or postgres-js for PostgreSQL, mysql2 for MySQL/MariaDB, better-sqlite3 for SQLite. A
+ * or postgres-js for PostgreSQL, mysql2 for MySQL/MariaDB, better-sqlite3 or libSQL (a local file)
+ * for SQLite. A
  * transactional handler gets Drizzle's own `tx`: what it writes through it and the receipt commit
  * or roll back together.
  * @module @webhook-idempotency/sql/drizzle
  */
-import { DrizzleQueryError, is, sql, type SQL, type SQLChunk } from 'drizzle-orm';
+import { is, type SQL } from 'drizzle-orm';
 import { MySqlDatabase, MySqlTransaction } from 'drizzle-orm/mysql-core';
 import { PgDatabase, PgTransaction } from 'drizzle-orm/pg-core';
 import { BaseSQLiteDatabase, SQLiteTransaction } from 'drizzle-orm/sqlite-core';
@@ -14,6 +15,8 @@ import { lockWaitStatement } from './drivers/mysql';
 import { localBounds } from './drivers/pg';
 import { gateOf, isBetterSqlite, shareGate, sqliteExecutor } from './drivers/sqlite';
 import { gate, type Executor, type QueryResult, type Row } from './executor';
+import { isLibsql, libsqlExecutor, type RunsAsync } from './drizzle-libsql';
+import { statement, unwrap } from './drizzle-statement';
 import { callbackTransaction, countOf, ormConnection, EXECUTOR, type OrmConnection } from './orm';
 import type { SqlDialect } from './dialect';
 
@@ -38,18 +41,6 @@ interface Executes {
   execute(query: SQL): Promise<unknown>;
   transaction(work: (tx: Executes) => Promise<unknown>): Promise<unknown>;
 }
-
-/** The store's `?` statement as Drizzle SQL: the text as is, each `?` a bound parameter. */
-function statement(text: string, params: readonly unknown[]): SQL {
-  const parts = text.split('?');
-  const chunks: SQLChunk[] = [sql.raw(parts[0]!)];
-  for (let i = 1; i < parts.length; i++) chunks.push(sql.param(params[i - 1]), sql.raw(parts[i]!));
-  return sql.join(chunks);
-}
-
-/** Drizzle wraps a failed statement's error (its message quoting the statement): the driver's own. */
-const unwrap = (error: unknown): unknown =>
-  error instanceof DrizzleQueryError && error.cause !== undefined ? error.cause : error;
 
 /** A PostgreSQL result: node-postgres's `{ rows, rowCount }`, postgres-js's row list with `count`. */
 function pgResult(result: unknown): QueryResult {
@@ -160,12 +151,14 @@ function sqliteOverDrizzle(
 
 /**
  * `db`, the application's Drizzle database (`drizzle(pool)`, `drizzle(sql)` over postgres-js,
- * `drizzle(database)` over better-sqlite3), as a connection
+ * `drizzle(database)` over better-sqlite3, `drizzle({ client })` over a libSQL file), as a connection
  * for `new SqlStore(…)`, `new SqlInbox(…)`, `Schema.createTable(…)` and `ReceiptsAdmin`. The
  * store's statements go through Drizzle's `sql` (so its logger sees them); a transactional handler
  * gets `tx` of `db.transaction` with the guard's deadline as the lock wait bound (PostgreSQL,
  * MySQL), or over better-sqlite3 the database itself inside `BEGIN IMMEDIATE`: better-sqlite3's
  * transactions cannot span an `await`, so the store holds the one connection's transaction itself.
+ * Over libSQL the handler gets `tx` of `db.transaction(…, { behavior: 'immediate' })`; the
+ * store's writes and transactions on one client take turns, as SQLite's one writer requires.
  *
  * @example
  * ```ts
@@ -176,8 +169,8 @@ function sqliteOverDrizzle(
  * });
  * ```
  * @throws {ConfigError} naming `db` when it is a Drizzle transaction (pass the database), not a
- * Drizzle database, over a single pg Client or mysql2 Connection (pass a pool), or a SQLite
- * database over another driver than better-sqlite3.
+ * Drizzle database, over a single pg Client or mysql2 Connection (pass a pool), a SQLite
+ * database over another driver than better-sqlite3 or libSQL, or libSQL over a remote server.
  */
 export function fromDrizzle<D extends object>(db: D): OrmConnection<DrizzleTransactionOf<D>> {
   if (is(db, PgTransaction) || is(db, MySqlTransaction) || is(db, SQLiteTransaction))
@@ -203,17 +196,29 @@ export function fromDrizzle<D extends object>(db: D): OrmConnection<DrizzleTrans
       'db',
       'is a Drizzle database over a single mysql2 Connection; give drizzle() a pool',
     );
-  if (dialect === 'sqlite' && !isBetterSqlite(client))
+  if (dialect === 'sqlite' && isLibsql(client) && client.protocol !== 'file')
     throw new ConfigError(
       'db',
-      'is a Drizzle SQLite database over a driver the store does not support yet; use drizzle-orm/better-sqlite3',
+      `is a Drizzle database over a remote libSQL server (${client.protocol}); the store supports libSQL on a local file (url: 'file:…') so far`,
+    );
+  if (dialect === 'sqlite' && !isBetterSqlite(client) && !isLibsql(client))
+    throw new ConfigError(
+      'db',
+      'is a Drizzle SQLite database over a driver the store does not support yet; use drizzle-orm/better-sqlite3 or drizzle-orm/libsql',
     );
   return ormConnection(db, () => ({
     kind: `Drizzle (${dialect})`,
     dialect,
-    [EXECUTOR]: ({ acquireTimeoutMs }) =>
-      dialect === 'sqlite'
-        ? sqliteOverDrizzle(db, client as Parameters<typeof sqliteExecutor>[0], acquireTimeoutMs)
-        : serverExecutor(db as unknown as Executes, dialect, acquireTimeoutMs),
+    [EXECUTOR]: ({ acquireTimeoutMs }) => {
+      if (dialect !== 'sqlite')
+        return serverExecutor(db as unknown as Executes, dialect, acquireTimeoutMs);
+      if (isLibsql(client))
+        return libsqlExecutor(db as unknown as RunsAsync, client, acquireTimeoutMs);
+      return sqliteOverDrizzle(
+        db,
+        client as Parameters<typeof sqliteExecutor>[0],
+        acquireTimeoutMs,
+      );
+    },
   }));
 }

@@ -1,10 +1,12 @@
 /**
  * SqlStore over Drizzle (`fromDrizzle`) on PostgreSQL (node-postgres and postgres-js), MariaDB
- * (mysql2) and a SQLite file (better-sqlite3): the whole store contract, and the guard's cases
+ * (mysql2) and SQLite (better-sqlite3, libSQL on a file and in memory): the whole store contract, and the guard's cases
  * with the business write made through Drizzle's own `tx`, typed from the store (no cast).
  */
 import Database from 'better-sqlite3';
+import { createClient } from '@libsql/client';
 import { drizzle as overSqlite } from 'drizzle-orm/better-sqlite3';
+import { drizzle as overLibsql } from 'drizzle-orm/libsql';
 import { mysqlTable, varchar as mysqlVarchar } from 'drizzle-orm/mysql-core';
 import { drizzle as overMysql } from 'drizzle-orm/mysql2';
 import { drizzle as overPg } from 'drizzle-orm/node-postgres';
@@ -65,6 +67,24 @@ describe('better-sqlite3 file', () => {
   guardCases(db, async (tx, id) => tx.insert(sqliteOrders).values({ id }).run());
 });
 
+describe('libSQL file', () => {
+  // libSQL's default journal (no WAL): a read meets the writer's lock at its commit, and waits it out.
+  const db = sqlConformance('SqlStore (Drizzle over libSQL)', async () => {
+    const client = createClient({ url: `file:${sqliteFile('drizzle-libsql')}` });
+    return { db: fromDrizzle(overLibsql({ client })), close: async () => client.close() };
+  });
+  guardCases(db, (tx, id) => tx.insert(sqliteOrders).values({ id }));
+});
+
+describe('libSQL in memory', () => {
+  // One connection, which an open transaction holds: the store's reads wait their turn then.
+  const db = sqlConformance('SqlStore (Drizzle over libSQL :memory:)', async () => {
+    const client = createClient({ url: ':memory:' });
+    return { db: fromDrizzle(overLibsql({ client })), close: async () => client.close() };
+  });
+  guardCases(db, (tx, id) => tx.insert(sqliteOrders).values({ id }));
+});
+
 describe('fromDrizzle', () => {
   it('gives the same connection for the same database, and refuses a transaction or something else, naming db', async () => {
     const pool = new pg.Pool({ host: '127.0.0.1', port: 1 });
@@ -80,6 +100,16 @@ describe('fromDrizzle', () => {
     expect(() => fromDrizzle({} as never)).toThrow(
       expect.objectContaining({ name: 'ConfigError', option: 'db' }),
     );
+    // A remote libSQL server (Turso, sqld) is refused by name; nothing is sent to it.
+    const remote = createClient({ url: 'http://127.0.0.1:1' });
+    expect(() => fromDrizzle(overLibsql({ client: remote }))).toThrow(
+      expect.objectContaining({
+        name: 'ConfigError',
+        option: 'db',
+        message: expect.stringMatching(/remote libSQL/),
+      }),
+    );
+    remote.close();
     await pool.end();
   });
 });

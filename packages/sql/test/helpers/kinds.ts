@@ -11,6 +11,8 @@ import { drizzle as drizzleMysql } from 'drizzle-orm/mysql2';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { drizzle as drizzlePostgresJs } from 'drizzle-orm/postgres-js';
 import { drizzle as drizzleSqlite } from 'drizzle-orm/better-sqlite3';
+import { drizzle as drizzleLibsql } from 'drizzle-orm/libsql';
+import { createClient as createLibsqlClient } from '@libsql/client';
 import knex from 'knex';
 import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
 import mysql from 'mysql2';
@@ -175,6 +177,15 @@ export function ormKinds(
       async () => {
         const client = sqliteDb('drizzle');
         return { db: fromDrizzle(drizzleSqlite(client)), close: async () => void client.close() };
+      },
+      { serverLockTimeout: false },
+    ],
+    [
+      'Drizzle over libSQL file',
+      async () => {
+        const client = createLibsqlClient({ url: `file:${sqliteFile(`${tag}-drizzle-libsql`)}` });
+        await client.execute('PRAGMA journal_mode = WAL');
+        return { db: fromDrizzle(drizzleLibsql({ client })), close: async () => client.close() };
       },
       { serverLockTimeout: false },
     ],
