@@ -10,9 +10,10 @@ import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import express from 'express';
+import { requireTransaction } from '@webhook-idempotency/core';
 import { idempotent, saveRawBody } from '@webhook-idempotency/express';
 import * as providers from '@webhook-idempotency/providers';
-import { Schema, SqlStore, type TransactionOf } from '@webhook-idempotency/sql';
+import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import { fromDrizzle } from '@webhook-idempotency/sql/drizzle';
 // The app's tables, declared for Drizzle as any Drizzle app declares them.
 
@@ -70,13 +71,14 @@ export async function createGitHubApp(options: GitHubAppOptions): Promise<GitHub
   storeFile.exec(DDL);
   const connection = fromDrizzle(drizzle(storeFile));
   await Schema.createTable(connection);
+  const store = new SqlStore(connection);
 
   const app = express();
   app.post(
     '/github/webhook',
     express.json({ verify: saveRawBody }), // the signature is over the bytes as sent
     idempotent({
-      store: new SqlStore(connection),
+      store,
       preset: providers.github({ secret: options.secret }),
       transactional: true,
     }),
@@ -88,9 +90,9 @@ export async function createGitHubApp(options: GitHubAppOptions): Promise<GitHub
       const event = req.body as PushEvent;
       const repository = event.repository?.full_name ?? 'unknown';
       const commits = event.commits?.length ?? 0;
-      // tx: the Drizzle database over the store's connection, inside the receipt's transaction
-      // (Express types `req.idempotency.transaction` as unknown; TransactionOf names what it is).
-      const tx = req.idempotency!.transaction as TransactionOf<typeof connection>;
+      // tx: the Drizzle database over the store's connection, inside the receipt's transaction,
+      // typed from the store (Express's `req` cannot carry the store's type).
+      const tx = requireTransaction(req.idempotency, store);
       tx.insert(pushes)
         .values({ delivery: req.get('x-github-delivery')!, repository, commits })
         .run();

@@ -8,9 +8,10 @@
 import express from 'express';
 import { Kysely, MysqlDialect } from 'kysely';
 import { createPool } from 'mysql2';
+import { requireTransaction } from '@webhook-idempotency/core';
 import { idempotent } from '@webhook-idempotency/express';
 import * as providers from '@webhook-idempotency/providers';
-import { Schema, SqlStore, type TransactionOf } from '@webhook-idempotency/sql';
+import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import { fromKysely } from '@webhook-idempotency/sql/kysely';
 import { createTables, handle, PaymeError, type ShopDatabase } from './shop';
 
@@ -45,20 +46,22 @@ export async function createPaymeApp(options: PaymeAppOptions): Promise<PaymeApp
   await createTables(db);
   const connection = fromKysely(db);
   await Schema.createTable(connection);
+  const store = new SqlStore(connection);
 
   const app = express();
   app.post(
     '/payme',
     express.json(),
     idempotent({
-      store: new SqlStore(connection),
+      store,
       preset: providers.payme({ password: options.paymeKey }),
       transactional: true,
     }),
     async (req, res) => {
       const { method, params = {}, id } = req.body as PaymeCall;
-      // Guarded methods get Kysely's transaction; the checks that pass through read on `db`.
-      const trx = req.idempotency?.transaction as TransactionOf<typeof connection> | undefined;
+      // Guarded methods get Kysely's transaction (typed from the store: Transaction<ShopDatabase>);
+      // the checks that pass through read on `db`.
+      const trx = req.idempotency ? requireTransaction(req.idempotency, store) : undefined;
       try {
         res.json({ result: await handle(trx ?? db, method, params, Date.now()), id });
       } catch (error) {

@@ -7,9 +7,10 @@
  */
 import { PrismaPg } from '@prisma/adapter-pg';
 import express, { type ErrorRequestHandler } from 'express';
+import { requireTransaction } from '@webhook-idempotency/core';
 import { idempotencyErrors, idempotent, saveRawBody } from '@webhook-idempotency/express';
 import * as providers from '@webhook-idempotency/providers';
-import { SqlStore, type TransactionOf } from '@webhook-idempotency/sql';
+import { SqlStore } from '@webhook-idempotency/sql';
 import { fromPrisma } from '@webhook-idempotency/sql/prisma';
 import { PrismaClient } from '../prisma/generated/client';
 
@@ -49,20 +50,21 @@ export function createStripeApp(options: StripeAppOptions): StripeApp {
   });
   // The store's statements run through this client; in a handler, through its `tx`.
   const connection = fromPrisma(prisma);
+  const store = new SqlStore(connection);
 
   const app = express();
   app.post(
     '/webhooks/stripe',
     express.json({ verify: saveRawBody }), // the signature is over the bytes as sent
     idempotent({
-      store: new SqlStore(connection),
+      store,
       preset: providers.stripe({ secret: options.signingSecret }),
       transactional: true,
     }),
     async (req, res) => {
       const event = req.body as StripeEvent;
-      // Prisma's interactive-transaction client, typed from the store: no cast to a Prisma type.
-      const tx = req.idempotency!.transaction as TransactionOf<typeof connection>;
+      // Prisma's interactive-transaction client, typed from the store: no cast.
+      const tx = requireTransaction(req.idempotency, store);
       if (event.type === 'payment_intent.succeeded') {
         const intent = event.data.object;
         const orderId = intent.metadata?.order_id;

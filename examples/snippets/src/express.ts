@@ -4,7 +4,7 @@
  */
 // #region minimal
 import express, { type Express } from 'express';
-import { InMemoryStore } from '@webhook-idempotency/core';
+import { InMemoryStore, requireTransaction } from '@webhook-idempotency/core';
 import { idempotent } from '@webhook-idempotency/express';
 // #endregion minimal
 // #region json-verify
@@ -74,20 +74,22 @@ export async function transactionApp(
     'CREATE TABLE IF NOT EXISTS payments (payment_intent TEXT PRIMARY KEY, amount INTEGER NOT NULL)',
   );
   await Schema.createTable(db);
+  const store = new SqlStore(db);
 
   const app = express();
   app.post(
     '/webhooks/payments',
     express.json(),
     idempotent({
-      store: new SqlStore(db),
+      store,
       provider: 'payments',
       key: (req) => req.body?.id,
       transactional: true,
     }),
     (req, res) => {
-      // The open transaction: for better-sqlite3, the same Database inside BEGIN IMMEDIATE.
-      const tx = req.idempotency!.transaction as Database.Database;
+      // The open transaction, typed from the store: for better-sqlite3, the same Database inside
+      // BEGIN IMMEDIATE (over Prisma its transaction client, over Drizzle its `tx`).
+      const tx = requireTransaction(req.idempotency, store);
       const { id, amount } = req.body.data.object;
       tx.prepare('INSERT INTO payments (payment_intent, amount) VALUES (?, ?)').run(id, amount);
       res.json({ received: true }); // the receipt is completed in the same transaction, before this is sent

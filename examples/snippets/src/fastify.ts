@@ -4,11 +4,11 @@
  */
 // #region minimal
 import Fastify from 'fastify';
-import { InMemoryStore } from '@webhook-idempotency/core';
+import { InMemoryStore, requireTransaction } from '@webhook-idempotency/core';
 import { fastifyIdempotency, rawBodyJsonParser } from '@webhook-idempotency/fastify';
 // #endregion minimal
 // #region transaction
-import knex, { type Knex } from 'knex';
+import knex from 'knex';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 // #endregion transaction
 import type { Store } from '@webhook-idempotency/core';
@@ -99,18 +99,19 @@ export async function transactionApp(filename: string) {
     t.string('payment_intent').primary();
     t.integer('amount').notNullable();
   });
+  const store = new SqlStore(db);
 
   const app = Fastify();
   await app.register(async (webhooks) => {
     webhooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
     await webhooks.register(fastifyIdempotency, {
-      store: new SqlStore(db),
+      store,
       provider: 'payments',
       key: (request) => (request.body as { id?: string }).id,
       transactional: true,
     });
     webhooks.post('/webhooks/payments', async (request) => {
-      const trx = request.idempotency!.transaction as Knex.Transaction; // open until the receipt is completed
+      const trx = requireTransaction(request.idempotency, store); // Knex.Transaction, open until the receipt is completed
       const { id, amount } = (request.body as { data: { object: { id: string; amount: number } } })
         .data.object;
       await trx('payments').insert({ payment_intent: id, amount });

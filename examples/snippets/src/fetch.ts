@@ -46,8 +46,9 @@ export async function transactionRoute(
       transactional: true,
     },
     async (request, idempotency) => {
-      // The open transaction: for better-sqlite3, the same Database inside BEGIN IMMEDIATE.
-      const tx = idempotency!.transaction as Database.Database;
+      // The open transaction, typed from `store` (no cast): for better-sqlite3, the same
+      // Database inside BEGIN IMMEDIATE.
+      const tx = idempotency!.transaction!;
       const { id, amount } = (
         (await request.json()) as { data: { object: { id: string; amount: number } } }
       ).data.object;

@@ -5,7 +5,7 @@
 // #region minimal
 import Koa from 'koa';
 import Router from '@koa/router';
-import { InMemoryStore } from '@webhook-idempotency/core';
+import { InMemoryStore, requireTransaction } from '@webhook-idempotency/core';
 import { idempotent, rawBodyParser } from '@webhook-idempotency/koa';
 // #endregion minimal
 // #region raw-body
@@ -78,6 +78,7 @@ export async function transactionApp(file: string): Promise<{ app: Koa; db: Data
     'CREATE TABLE IF NOT EXISTS payments (payment_intent TEXT PRIMARY KEY, amount INTEGER NOT NULL)',
   );
   await Schema.createTable(db);
+  const store = new SqlStore(db);
 
   const app = new Koa();
   const router = new Router();
@@ -85,14 +86,15 @@ export async function transactionApp(file: string): Promise<{ app: Koa; db: Data
     '/webhooks/payments',
     rawBodyParser(),
     idempotent({
-      store: new SqlStore(db),
+      store,
       provider: 'payments',
       key: (ctx) => (ctx.request.body as { id?: string }).id,
       transactional: true,
     }),
     async (ctx) => {
-      // The open transaction: for better-sqlite3, the same Database inside BEGIN IMMEDIATE.
-      const tx = ctx.state.idempotency!.transaction as Database.Database;
+      // The open transaction, typed from the store: for better-sqlite3, the same Database inside
+      // BEGIN IMMEDIATE.
+      const tx = requireTransaction(ctx.state.idempotency, store);
       const { id, amount } = (
         ctx.request.body as { data: { object: { id: string; amount: number } } }
       ).data.object;

@@ -26,7 +26,6 @@ export {
   type KeyField,
   RequestInProgress,
   StoreError,
-  type StoreKind,
   TransactionClosed,
 } from './errors';
 export { type ExternalId, type KeyLike, RequestKey } from './request-key';
@@ -35,6 +34,7 @@ export type { GuardOptions, RunOptions } from './guard-options';
 export type { ClaimTicket } from './ticket';
 export type { OpenTransaction } from './ticket-transaction';
 export { InMemoryStore, type InMemoryStoreOptions } from './memory-store';
+export { requireTransaction } from './require-transaction';
 export type {
   At,
   ClaimResult,

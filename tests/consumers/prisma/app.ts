@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import express from 'express';
-import { IdempotencyGuard, RequestKey } from '@webhook-idempotency/core';
+import { IdempotencyGuard, RequestKey, requireTransaction } from '@webhook-idempotency/core';
 import { idempotent } from '@webhook-idempotency/express';
-import { Schema, SqlStore, type TransactionOf } from '@webhook-idempotency/sql';
+import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import { fromPrisma } from '@webhook-idempotency/sql/prisma';
 import { exercise } from '../deliveries.cjs';
 import { PrismaClient } from './generated/client.js';
@@ -34,19 +34,22 @@ async function main(): Promise<void> {
   await prisma.$executeRawUnsafe('CREATE TABLE orders (id TEXT PRIMARY KEY)');
   await Schema.createTable(connection);
   let count = 0;
+  const store = new SqlStore(connection);
   const app = express();
   app.post(
     '/webhooks',
     express.raw({ type: '*/*' }),
     idempotent({
-      store: new SqlStore(connection),
+      store,
       provider: 'acme',
       key: (req) => req.get('x-delivery-id'),
       transactional: true,
     }),
     async (req, res) => {
-      const tx = req.idempotency?.transaction as TransactionOf<typeof connection>;
+      const tx = requireTransaction(req.idempotency, store);
       await tx.order.create({ data: { id: String(req.get('x-delivery-id')) } });
+      // @ts-expect-error typed from the store, not `any`: there is no `refund` model
+      void tx.refund;
       res.status(201).json({ order: ++count, bytes: (req.body as Buffer).length });
     },
   );

@@ -8,9 +8,11 @@ import {
   ReceiptStatus,
   RequestKey,
   isIdempotencyError,
+  requireTransaction,
   type GuardEvent,
   type HttpRequest,
   type Outcome,
+  type RequestIdempotency,
   type Store,
 } from '@webhook-idempotency/core';
 import { canonicalJson } from '@webhook-idempotency/core/adapter';
@@ -350,6 +352,15 @@ export async function ormUses(): Promise<void> {
     // @ts-expect-error the table is typed: `refunds` is not in the schema
     await transaction?.insertInto('refunds').values({ id: 'o_1' }).execute();
   });
+  // In an HTTP handler: the request's transaction, typed from the store (req.idempotency is untyped).
+  const kyselyStore = new SqlStore(fromKysely(kysely));
+  const fromRequest = async (idempotency: RequestIdempotency | undefined) => {
+    const trx = requireTransaction(idempotency, kyselyStore);
+    await trx.insertInto('orders').values({ id: 'o_2' }).execute();
+    // @ts-expect-error typed from the store, not `any`
+    await trx.insertInto('refunds').values({ id: 'o_2' }).execute();
+  };
+  void fromRequest;
 
   const orders = pgTable('orders', { id: varchar('id', { length: 100 }).primaryKey() });
   const viaDrizzle = new IdempotencyGuard(new SqlStore(fromDrizzle(drizzlePg(new pg.Pool()))), {

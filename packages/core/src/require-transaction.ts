@@ -1,0 +1,44 @@
+/** @module `requireTransaction(req.idempotency, store)`: the handler's transaction, typed from the store. */
+import { ConfigError } from './errors';
+import type { Store } from './types';
+
+/**
+ * The open transaction of a transactional run, typed from `store`: what an HTTP handler reads
+ * from `req.idempotency` (Express, Fastify), `ctx.state.idempotency` (Koa) or `c.get('idempotency')`
+ * (Hono) without a cast, since a framework's request object cannot carry the store's type. Over
+ * `new SqlStore(fromPrisma(prisma))` it is Prisma's interactive-transaction client, over
+ * `new SqlStore(fromDrizzle(db))` Drizzle's `tx`, over a `pg` Pool a `PoolClient`.
+ *
+ * `store` is only read for its type: pass the store the adapter was given.
+ *
+ * @example
+ * ```ts
+ * app.post('/webhooks/stripe', express.raw({ type: '*\/*' }), idempotent({ store, preset, transactional: true }),
+ *   async (req, res) => {
+ *     const tx = requireTransaction(req.idempotency, store);
+ *     await tx.order.update({ where: { id }, data: { paid: true } });
+ *     res.json({ received: true });
+ *   });
+ * ```
+ * @throws {ConfigError} naming `transactional`, when `idempotency` is `undefined` (the route is
+ * not behind the adapter, or the request passed it without a key) or its run has no transaction
+ * (the adapter's `transactional` option is off): a handler that needs the transaction must not
+ * write without it.
+ */
+export function requireTransaction<Tx>(
+  idempotency: { readonly transaction?: unknown } | undefined,
+  store: Store<Tx>,
+): Tx {
+  void store;
+  if (idempotency === undefined)
+    throw new ConfigError(
+      'transactional',
+      'this request has no idempotency context: mount the adapter on this route, and give the request a key (a keyless request passes without a transaction)',
+    );
+  if (idempotency.transaction === undefined)
+    throw new ConfigError(
+      'transactional',
+      'this run has no transaction: set transactional: true on the adapter (and use a store that supports it)',
+    );
+  return idempotency.transaction as Tx;
+}
