@@ -3,13 +3,14 @@ import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { bundle, pinned } from './bundle';
+import { bundle, pinned, unpinned } from './bundle';
 import type { GuardBenchResult } from './guard.bench';
 import { runHttpBench } from './http.bench';
 import { type InboxSummary, inboxRemaining, runInboxBench } from './inbox.bench';
 import { runInboxScaleBench } from './inbox-scale';
 import { runInstructionCounts } from './instructions';
 import { type ProfileSummary, profileReport, profileScenario } from './profile';
+import { ORM_NOTE, type OrmRow, ormReport } from './orm.bench';
 import { type Row as SqlRow, sqlReport } from './sql.bench';
 
 async function main(): Promise<void> {
@@ -65,7 +66,7 @@ async function main(): Promise<void> {
   let sql: SqlRow[] = [];
   if (process.env.BENCH_SQL !== '0') {
     sql = JSON.parse(
-      execFileSync(process.execPath, [bundle('sql.bench')], {
+      execFileSync(...unpinned([bundle('sql.bench')]), {
         encoding: 'utf8',
         env: { ...process.env, BENCH_SQL_JSON: '1' },
         maxBuffer: 1 << 24,
@@ -76,6 +77,21 @@ async function main(): Promise<void> {
     log(
       'The anchors run the statements the store sends, in its order, with nothing around them: pgbench is C, `-M prepared`; the others are Node with the same driver. "By hand" is Node and `pg` sending the same named statements itself: what any Node handler on that driver pays. Clients and database share the two cores.',
     );
+    log();
+  }
+  // Each ORM connection against the same statements by hand through the same ORM. Run from
+  // sources (Prisma's generated client and its runtime are not bundled): both sides alike.
+  if (process.env.BENCH_ORM !== '0') {
+    const orm = JSON.parse(
+      execFileSync(...unpinned(['-r', 'esbuild-register', join(__dirname, 'orm.bench.ts')]), {
+        encoding: 'utf8',
+        env: { ...process.env, BENCH_ORM_JSON: '1' },
+        maxBuffer: 1 << 24,
+      }),
+    ) as OrmRow[];
+    ormReport(orm, log);
+    log();
+    log(ORM_NOTE);
     log();
   }
   // Inbox mode against the synchronous guard on the same databases, over HTTP (DESIGN.md §13).

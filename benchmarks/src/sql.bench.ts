@@ -42,9 +42,13 @@ const handler = async () => ({ received: true });
 type Workload = 'first' | 'replay' | 'transactional first';
 const WORKLOADS: readonly Workload[] = ['first', 'replay', 'transactional first'];
 
-/** Deliveries per second over `DURATION_S`: `CLIENTS` loops, each awaiting `op` in turn. */
-async function loops(op: (id: string) => Promise<unknown>, ids: () => string): Promise<number> {
-  const until = Date.now() + DURATION_S * 1000;
+/** Deliveries per second over `seconds`: `CLIENTS` loops, each awaiting `op` in turn. */
+export async function loops(
+  op: (id: string) => Promise<unknown>,
+  ids: () => string,
+  seconds = DURATION_S,
+): Promise<number> {
+  const until = Date.now() + seconds * 1000;
   let done = 0;
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
@@ -54,12 +58,12 @@ async function loops(op: (id: string) => Promise<unknown>, ids: () => string): P
       }
     }),
   );
-  return done / DURATION_S;
+  return done / seconds;
 }
 
 let sequence = 0;
 /** First-delivery ids: unique per run, never in the replay range. */
-const freshId = () => String(1_000_000_000 + process.pid * 100_000_000 + ++sequence);
+export const freshId = () => String(1_000_000_000 + process.pid * 100_000_000 + ++sequence);
 const replayId = () => String(1 + Math.floor(Math.random() * REPLAY_KEYS));
 
 /** The guard side of one workload, on any connection the store takes. */
@@ -87,7 +91,14 @@ function ours(
 }
 
 /** Median and range of a list of numbers. */
-function spread(values: readonly number[]): { median: number; min: number; max: number } {
+export interface Spread {
+  readonly median: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/** Median and range of a list of numbers. */
+export function spread(values: readonly number[]): Spread {
   const sorted = [...values].sort((a, b) => a - b);
   return { median: sorted[Math.floor(sorted.length / 2)]!, min: sorted[0]!, max: sorted.at(-1)! };
 }
