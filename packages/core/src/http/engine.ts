@@ -141,6 +141,9 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
         request,
       );
     }
+    // A verified handshake is the preset's to answer: no claim, no receipt, no handler.
+    const handshake = config.preset?.handshake?.(request);
+    if (handshake) return { action: 'respond', response: handshake, replayed: false };
     if (config.passThrough?.(request)) return PASS;
     const provider = config.provider(request);
     const externalId = config.key(request);

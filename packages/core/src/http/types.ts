@@ -44,6 +44,12 @@ export interface ProviderPreset {
   key(request: HttpRequest): string | number | bigint | undefined;
   /** True for requests that must never be deduplicated (read-only queries); they pass through unguarded. */
   passThrough?(request: HttpRequest): boolean;
+  /**
+   * The provider's own handshake (Discord's PING, Zoom's URL validation, Twitch's challenge),
+   * answered by the preset itself: the record to send, or `undefined` for a delivery. Asked after
+   * `verify` passed and before any claim; the handler does not run and no receipt is written.
+   */
+  handshake?(request: HttpRequest): HttpResponseRecord | undefined;
   /** Authenticity check, on the raw bytes, before any claim. `false` → 401 (or `unauthorized`), no receipt. */
   verify?(request: HttpRequest): boolean | Promise<boolean>;
   /**

@@ -314,6 +314,46 @@ describe('engine.begin', () => {
     ).toBe('done!');
   });
 
+  it("answers a verified handshake with the preset's record, before any claim; an unverified one gets 401", async () => {
+    const store = new InMemoryStore();
+    const preset: ProviderPreset = {
+      provider: 'chat',
+      key: (r) => r.headers['x-id'] as string | undefined,
+      verify: (r) => r.headers['x-sig'] === 'good',
+      handshake: (r) =>
+        r.headers['x-kind'] === 'ping'
+          ? {
+              status: 200,
+              headers: { 'content-type': 'application/json' },
+              body: Buffer.from('{"type":1}'),
+            }
+          : undefined,
+      needsRawBody: false,
+      retentionDays: 1,
+    };
+    const engine = createEngine({ store, preset });
+    const req = (headers: Record<string, string>): HttpRequest => ({
+      method: 'POST',
+      url: '/',
+      headers,
+      rawBody: Buffer.from('{}'),
+      body: undefined,
+      native: null,
+    });
+    const pong = responded(
+      await engine.begin(req({ 'x-sig': 'good', 'x-kind': 'ping', 'x-id': 'p1' })),
+    );
+    expect(pong.status).toBe(200);
+    expect(pong.body.toString()).toBe('{"type":1}');
+    expect(
+      await store.find({ provider: 'chat', externalId: 'p1' }, { now: Date.now() }),
+    ).toBeNull();
+    expect(responded(await engine.begin(req({ 'x-sig': 'bad', 'x-kind': 'ping' }))).status).toBe(
+      401,
+    );
+    expect((await engine.begin(req({ 'x-sig': 'good', 'x-id': 'd1' }))).action).toBe('run');
+  });
+
   it('hands the transaction of a transactional store to the handler', async () => {
     const inner = new InMemoryStore();
     const store: Store<{ id: number }> = Object.assign(Object.create(inner) as InMemoryStore, {
