@@ -8,5 +8,7 @@ export interface AdapterCase {
   readonly name: string;
   /** Cases an adapter cannot express are left out by capability, never by adapter name. */
   readonly needs?: keyof AdapterCapabilities;
+  /** What it checks does not depend on the store (a preset's signature scheme): run on the first store kind only. */
+  readonly anyStore?: boolean;
   run(harness: Harness): Promise<void>;
 }

@@ -4,13 +4,14 @@ import { answerCases } from './cases/answers';
 import { deliveryCases } from './cases/delivery';
 import { failureCases } from './cases/failures';
 import { keyCases } from './cases/keys';
+import { presetCases } from './cases/presets';
 import { replayCases } from './cases/replay';
 import { requestValueCases } from './cases/request-value';
 import { createHarness } from './harness';
 import { storeKinds, type OpenedStore } from './stores';
 import type { AdapterEntry } from './types';
 
-/** Every case of the HTTP contract (DESIGN.md §6: the adapter behaviours, and the per-request value). */
+/** Every case of the HTTP contract (DESIGN.md §6: the adapter behaviours, the per-request value, every provider preset). */
 export const adapterCases: readonly AdapterCase[] = [
   ...replayCases,
   ...keyCases,
@@ -18,6 +19,7 @@ export const adapterCases: readonly AdapterCase[] = [
   ...answerCases,
   ...deliveryCases,
   ...requestValueCases,
+  ...presetCases,
 ];
 
 /**
@@ -28,7 +30,7 @@ export const adapterCases: readonly AdapterCase[] = [
  */
 export function runAdapterConformance(entries: AdapterEntry | readonly AdapterEntry[]): void {
   for (const entry of Array.isArray(entries) ? entries : [entries as AdapterEntry]) {
-    for (const kind of storeKinds) {
+    for (const [index, kind] of storeKinds.entries()) {
       describe(`Adapter conformance: ${entry.name} on ${kind.name}`, () => {
         let opened: OpenedStore | undefined;
         const cleanup: Array<() => Promise<void>> = [];
@@ -41,6 +43,7 @@ export function runAdapterConformance(entries: AdapterEntry | readonly AdapterEn
           describe(group, () => {
             for (const testCase of adapterCases.filter((c) => c.group === group)) {
               if (testCase.needs && !entry.capabilities[testCase.needs]) continue;
+              if (testCase.anyStore && index > 0) continue;
               it(testCase.name, async () => {
                 opened = await kind.open();
                 await testCase.run(createHarness(entry, opened.store, cleanup));

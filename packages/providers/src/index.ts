@@ -15,3 +15,7 @@ export { shopify, type ShopifyOptions } from './shopify';
 export { standardWebhooks, type StandardWebhooksOptions } from './standard-webhooks';
 export { slack, type SlackOptions } from './slack';
 export { paddle, type PaddleOptions } from './paddle';
+export { clerk, resend, type SvixSenderOptions } from './svix-senders';
+export { razorpay, type RazorpayOptions } from './razorpay';
+export { discord, type DiscordOptions } from './discord';
+export { hmac, type HmacOptions, type SignedRequest } from './hmac';

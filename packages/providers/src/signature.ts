@@ -1,15 +1,14 @@
 /** @module Constant-time comparison, HMAC and timestamp-tolerance helpers shared by the presets. */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
+/** The digests an HMAC preset can use. */
+export type HmacAlgorithm = 'sha256' | 'sha1' | 'sha512';
+
 /** What an HMAC is computed over: pieces fed in order, so a raw body is never copied or re-encoded. */
 export type SignedParts = readonly (string | Buffer)[];
 
 /** HMAC of `parts` (strings as UTF-8, Buffers as they are) under `key`. */
-export function hmac(
-  algorithm: 'sha256' | 'sha1',
-  key: string | Buffer,
-  parts: SignedParts,
-): Buffer {
+export function hmac(algorithm: HmacAlgorithm, key: string | Buffer, parts: SignedParts): Buffer {
   const mac = createHmac(algorithm, key);
   for (const part of parts) mac.update(part);
   return mac.digest();
@@ -66,18 +65,19 @@ export function base64Equals(given: string, expected: Buffer): boolean {
 export type DigestEncoding = 'hex' | 'base64';
 
 /**
- * True when any of `signatures` is the HMAC-SHA256 of `parts` under `key`, spelled in `encoding`
- * (hex in either case, or padded base64) and compared in constant time. The HMAC is computed once;
- * no signature at all is `false`.
+ * True when any of `signatures` is the HMAC (SHA-256 unless `algorithm` says) of `parts` under
+ * `key`, spelled in `encoding` (hex in either case, or padded base64) and compared in constant
+ * time. The HMAC is computed once; no signature at all is `false`.
  */
 export function hmacMatches(
   key: string | Buffer,
   parts: SignedParts,
   signatures: readonly string[],
   encoding: DigestEncoding,
+  algorithm: HmacAlgorithm = 'sha256',
 ): boolean {
   if (signatures.length === 0) return false;
-  const expected = hmac('sha256', key, parts);
+  const expected = hmac(algorithm, key, parts);
   const equals = encoding === 'hex' ? hexEquals : base64Equals;
   return signatures.some((signature) => equals(signature, expected));
 }

@@ -12,6 +12,7 @@ import {
   type GuardEvent,
   type HttpRequest,
   type Outcome,
+  type ProviderPreset,
   type RequestIdempotency,
   type Store,
 } from '@webhook-idempotency/core';
@@ -196,6 +197,25 @@ export async function uses(): Promise<void> {
     key: (req) => req.headers['x-github-delivery'] as string | undefined,
   });
   void [IdempotencyModule.forRoot(nestOptions), nestRoute];
+  // The catalogue's newer presets and the builder, with their option types.
+  const catalogue: ProviderPreset[] = [
+    providers.clerk({ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
+    providers.resend({ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
+    providers.razorpay({ secret: 'x' }),
+    providers.discord({ publicKey: 'a'.repeat(64) }),
+    providers.hmac({
+      provider: 'acme',
+      secret: 'x',
+      signatureHeader: 'x-acme-signature',
+      signedPayload: (r) => [`${r.timestamp}.`, r.body],
+      timestamp: { header: 'x-acme-timestamp' },
+      key: 'x-acme-delivery',
+      retentionDays: 7,
+    }),
+  ];
+  // @ts-expect-error retentionDays is required: the builder cannot know the provider's window
+  providers.hmac({ provider: 'a', secret: 'x', signatureHeader: 'x-s', key: 'x-k' });
+  void catalogue;
 
   const engine = createEngine<HttpRequest>({ store, provider: 'acme', key: () => '1' });
   const decide = (decision: Decision): string => decision.action;

@@ -1,0 +1,59 @@
+/** @module Every provider preset through the adapter: a signed delivery, its redelivery, a forged copy, and the preset's handshake. */
+import type { AdapterCase } from '../case';
+import type { Harness } from '../harness';
+import { type PresetFixture, type PresetRequest, presetFixtures } from '../presets';
+
+const send = (h: Harness, request: PresetRequest) =>
+  h.post(undefined, request.body, { ...request.headers });
+
+function deliveryCase(fixture: PresetFixture): AdapterCase {
+  return {
+    group: 'presets',
+    anyStore: true,
+    name: `${fixture.name}: a forged copy is refused with no receipt; the signed delivery runs the handler once and its redelivery is replayed`,
+    async run(h) {
+      const preset = fixture.preset();
+      await h.start({ preset });
+      const key = { provider: preset.provider, externalId: fixture.externalId };
+
+      const forged = await send(h, fixture.forged());
+      expect(forged.status).toBe(fixture.forgedStatus ?? 401);
+      expect(h.calls()).toBe(0);
+      expect(await h.guard.find(key)).toBeNull();
+
+      const delivery = fixture.delivery();
+      const first = await send(h, delivery);
+      expect(first.status).toBe(200);
+      expect(first.headers['idempotent-replayed']).toBeUndefined();
+      expect(await h.guard.find(key)).toMatchObject({ status: 'completed', attempts: 1 });
+
+      const again = await send(h, delivery);
+      expect(again.status).toBe(200);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(Buffer.compare(again.body, first.body)).toBe(0);
+      expect(h.calls()).toBe(1);
+    },
+  };
+}
+
+function handshakeCase(fixture: PresetFixture): AdapterCase | undefined {
+  const { handshake } = fixture;
+  if (!handshake) return undefined;
+  return {
+    group: 'presets',
+    anyStore: true,
+    name: `${fixture.name}: the verified handshake is answered by the preset, without the handler or a receipt`,
+    async run(h) {
+      await h.start({ preset: fixture.preset() });
+      const res = await send(h, handshake.request());
+      expect(res.status).toBe(200);
+      expect(JSON.parse(res.body.toString())).toEqual(handshake.answer);
+      expect(h.calls()).toBe(0);
+    },
+  };
+}
+
+export const presetCases: AdapterCase[] = presetFixtures.flatMap((fixture) => {
+  const handshake = handshakeCase(fixture);
+  return handshake ? [deliveryCase(fixture), handshake] : [deliveryCase(fixture)];
+});

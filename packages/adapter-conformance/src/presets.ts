@@ -1,0 +1,267 @@
+/**
+ * @module One genuine delivery per provider preset, signed the way that provider signs, with a
+ * forged copy: what the preset cases send through every adapter. The signers here follow each
+ * provider's documented scheme; the presets' own tests check the same schemes against the
+ * providers' SDKs.
+ */
+import { createHmac, generateKeyPairSync, sign as ed25519Sign } from 'node:crypto';
+import type { ProviderPreset } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
+
+/** A request to POST to /hook: its body and headers (content-type is JSON unless set here). */
+export interface PresetRequest {
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** One preset and the deliveries the suite sends it. */
+export interface PresetFixture {
+  /** Shown in test names. */
+  readonly name: string;
+  readonly preset: () => ProviderPreset;
+  /** The receipt's external id the genuine delivery is stored under. */
+  readonly externalId: string;
+  /** A genuine delivery, signed now (a redelivery is the same request again). */
+  delivery(): PresetRequest;
+  /** The same delivery with its authentication forged (signed with another secret). */
+  forged(): PresetRequest;
+  /** The status a forged delivery gets: 401 unless the protocol answers otherwise. */
+  readonly forgedStatus?: number;
+  /** A verified handshake the preset answers itself, and the body it answers with. */
+  readonly handshake?: { request(): PresetRequest; readonly answer: unknown };
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+const hex = (algorithm: string, key: string | Buffer, data: string) =>
+  createHmac(algorithm, key).update(data).digest('hex');
+const base64 = (key: string | Buffer, data: string) =>
+  createHmac('sha256', key).update(data).digest('base64');
+
+const STRIPE_SECRET = 'whsec_conformance_stripe';
+const stripeEvent = JSON.stringify({ id: 'evt_1Pconformance', type: 'payment_intent.succeeded' });
+const stripeSigned = (secret: string): PresetRequest => {
+  const t = now();
+  return {
+    body: stripeEvent,
+    headers: { 'stripe-signature': `t=${t},v1=${hex('sha256', secret, `${t}.${stripeEvent}`)}` },
+  };
+};
+
+const GITHUB_SECRET = 'conformance github secret';
+const githubPush = JSON.stringify({ ref: 'refs/heads/main', commits: [{ id: 'c1' }] });
+const githubSigned = (secret: string): PresetRequest => ({
+  body: githubPush,
+  headers: {
+    'x-github-event': 'push',
+    'x-github-delivery': '7d0a3a6e-0000-11ef-8e0e-conformance',
+    'x-hub-signature-256': `sha256=${hex('sha256', secret, githubPush)}`,
+  },
+});
+
+const SHOPIFY_SECRET = 'conformance shopify secret';
+const shopifyOrder = JSON.stringify({ id: 820982911946154500, total_price: '10.00' });
+const shopifySigned = (secret: string): PresetRequest => ({
+  body: shopifyOrder,
+  headers: {
+    'x-shopify-shop-domain': 'conformance.myshopify.com',
+    'x-shopify-webhook-id': 'b54557e4-bdd9-4b37-8a5f-conformance',
+    'x-shopify-topic': 'orders/create',
+    'x-shopify-hmac-sha256': base64(secret, shopifyOrder),
+  },
+});
+
+const SLACK_SECRET = 'conformance slack signing secret';
+const slackEvent = JSON.stringify({
+  type: 'event_callback',
+  api_app_id: 'A0CONFORM',
+  event_id: 'Ev0CONFORM',
+  event: { type: 'app_mention', text: 'hi' },
+});
+const slackSigned = (secret: string): PresetRequest => {
+  const t = now();
+  return {
+    body: slackEvent,
+    headers: {
+      'x-slack-request-timestamp': String(t),
+      'x-slack-signature': `v0=${hex('sha256', secret, `v0:${t}:${slackEvent}`)}`,
+    },
+  };
+};
+
+const PADDLE_SECRET = 'pdl_ntfset_conformance';
+const paddleEvent = JSON.stringify({
+  event_id: 'evt_01conformance',
+  event_type: 'transaction.paid',
+});
+const paddleSigned = (secret: string): PresetRequest => {
+  const t = now();
+  return {
+    body: paddleEvent,
+    headers: { 'paddle-signature': `ts=${t};h1=${hex('sha256', secret, `${t}:${paddleEvent}`)}` },
+  };
+};
+
+const telegramUpdate = JSON.stringify({ update_id: 918273645, message: { text: '/start' } });
+const telegramSent = (token: string): PresetRequest => ({
+  body: telegramUpdate,
+  headers: { 'x-telegram-bot-api-secret-token': token },
+});
+
+/** Svix / Standard Webhooks: base64 HMAC-SHA256 under the decoded `whsec_` secret. */
+const WHSEC = `whsec_${Buffer.from('conformance-svix-secret-32-bytes').toString('base64')}`;
+const OTHER_WHSEC = `whsec_${Buffer.from('another-svix-secret-of-32-bytes!').toString('base64')}`;
+const svixEvent = JSON.stringify({ type: 'user.created', data: { id: 'user_conformance' } });
+const svixSigned = (secret: string, prefix: 'svix' | 'webhook'): PresetRequest => {
+  const t = now();
+  const id = 'msg_conformance1';
+  const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+  return {
+    body: svixEvent,
+    headers: {
+      [`${prefix}-id`]: id,
+      [`${prefix}-timestamp`]: String(t),
+      [`${prefix}-signature`]: `v1,${base64(key, `${id}.${t}.${svixEvent}`)}`,
+    },
+  };
+};
+
+const RAZORPAY_SECRET = 'conformance razorpay secret';
+const razorpayEvent = JSON.stringify({ entity: 'event', event: 'payment.captured' });
+const razorpaySigned = (secret: string): PresetRequest => ({
+  body: razorpayEvent,
+  headers: {
+    'x-razorpay-event-id': 'HconformanceEv',
+    'x-razorpay-signature': hex('sha256', secret, razorpayEvent),
+  },
+});
+
+const discordKeys = generateKeyPairSync('ed25519');
+const discordOther = generateKeyPairSync('ed25519').privateKey;
+const DISCORD_PUBLIC_KEY = discordKeys.publicKey
+  .export({ format: 'der', type: 'spki' })
+  .subarray(-32)
+  .toString('hex');
+const discordCommand = JSON.stringify({
+  id: '1247856129870041118',
+  type: 2,
+  data: { name: 'pay' },
+});
+const discordPing = JSON.stringify({ id: '1247856129870049999', type: 1 });
+const discordSigned = (body: string, key = discordKeys.privateKey): PresetRequest => {
+  const t = String(now());
+  return {
+    body,
+    headers: {
+      'x-signature-timestamp': t,
+      'x-signature-ed25519': ed25519Sign(null, Buffer.from(t + body), key).toString('hex'),
+    },
+  };
+};
+
+const HMAC_SECRET = 'conformance generic secret';
+const hmacEvent = JSON.stringify({ id: 'acme_evt_1', kind: 'order.paid' });
+const hmacSigned = (secret: string): PresetRequest => ({
+  body: hmacEvent,
+  headers: {
+    'x-acme-delivery': 'acme-d-1',
+    'x-acme-signature': `sha512=${hex('sha512', secret, hmacEvent)}`,
+  },
+});
+
+/** Every preset the suite drives through each adapter. */
+export const presetFixtures: readonly PresetFixture[] = [
+  {
+    name: 'stripe',
+    preset: () => providers.stripe({ secret: STRIPE_SECRET }),
+    externalId: 'evt_1Pconformance',
+    delivery: () => stripeSigned(STRIPE_SECRET),
+    forged: () => stripeSigned('whsec_forger'),
+  },
+  {
+    name: 'github',
+    preset: () => providers.github({ secret: GITHUB_SECRET }),
+    externalId: '7d0a3a6e-0000-11ef-8e0e-conformance',
+    delivery: () => githubSigned(GITHUB_SECRET),
+    forged: () => githubSigned('forger'),
+  },
+  {
+    name: 'shopify',
+    preset: () => providers.shopify({ secret: SHOPIFY_SECRET }),
+    externalId: 'conformance.myshopify.com:b54557e4-bdd9-4b37-8a5f-conformance',
+    delivery: () => shopifySigned(SHOPIFY_SECRET),
+    forged: () => shopifySigned('forger'),
+  },
+  {
+    name: 'slack',
+    preset: () => providers.slack({ signingSecret: SLACK_SECRET }),
+    externalId: 'A0CONFORM:Ev0CONFORM',
+    delivery: () => slackSigned(SLACK_SECRET),
+    forged: () => slackSigned('forger'),
+  },
+  {
+    name: 'paddle',
+    preset: () => providers.paddle({ secret: PADDLE_SECRET }),
+    externalId: 'evt_01conformance',
+    delivery: () => paddleSigned(PADDLE_SECRET),
+    forged: () => paddleSigned('pdl_forger'),
+  },
+  {
+    name: 'telegram',
+    preset: () => providers.telegram({ botId: 7001, secretToken: 'conformance-token' }),
+    externalId: '7001:918273645',
+    delivery: () => telegramSent('conformance-token'),
+    forged: () => telegramSent('forged-token'),
+  },
+  {
+    name: 'standardWebhooks',
+    preset: () => providers.standardWebhooks({ secret: WHSEC }),
+    externalId: 'msg_conformance1',
+    delivery: () => svixSigned(WHSEC, 'webhook'),
+    forged: () => svixSigned(OTHER_WHSEC, 'webhook'),
+  },
+  {
+    name: 'clerk',
+    preset: () => providers.clerk({ secret: WHSEC }),
+    externalId: 'msg_conformance1',
+    delivery: () => svixSigned(WHSEC, 'svix'),
+    forged: () => svixSigned(OTHER_WHSEC, 'svix'),
+  },
+  {
+    name: 'resend',
+    preset: () => providers.resend({ secret: WHSEC }),
+    externalId: 'msg_conformance1',
+    delivery: () => svixSigned(WHSEC, 'svix'),
+    forged: () => svixSigned(OTHER_WHSEC, 'svix'),
+  },
+  {
+    name: 'razorpay',
+    preset: () => providers.razorpay({ secret: RAZORPAY_SECRET }),
+    externalId: 'HconformanceEv',
+    delivery: () => razorpaySigned(RAZORPAY_SECRET),
+    forged: () => razorpaySigned('forger'),
+  },
+  {
+    name: 'discord',
+    preset: () => providers.discord({ publicKey: DISCORD_PUBLIC_KEY }),
+    externalId: '1247856129870041118',
+    delivery: () => discordSigned(discordCommand),
+    forged: () => discordSigned(discordCommand, discordOther),
+    handshake: { request: () => discordSigned(discordPing), answer: { type: 1 } },
+  },
+  {
+    name: 'hmac (a configured provider)',
+    preset: () =>
+      providers.hmac({
+        provider: 'acme',
+        secret: HMAC_SECRET,
+        signatureHeader: 'x-acme-signature',
+        algorithm: 'sha512',
+        prefix: 'sha512=',
+        key: 'x-acme-delivery',
+        retentionDays: 3,
+      }),
+    externalId: 'acme-d-1',
+    delivery: () => hmacSigned(HMAC_SECRET),
+    forged: () => hmacSigned('forger'),
+  },
+];

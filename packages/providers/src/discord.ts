@@ -1,0 +1,102 @@
+/**
+ * @module Discord interactions preset: the interaction `id` as the key, `X-Signature-Ed25519`
+ * verified with the application's public key, PING answered with a PONG before any claim.
+ */
+import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
+import type { ProviderPreset } from '@webhook-idempotency/core';
+import { ConfigError } from '@webhook-idempotency/core';
+import { clockOption, requireOptions, requireString, toleranceOption } from './options';
+import { header, idPart, jsonBody } from './request-fields';
+import { safeVerify } from './safe-verify';
+import { isFresh, parseUnixSeconds } from './signature';
+
+/** Options of {@link discord}. */
+export interface DiscordOptions {
+  /** The application's public key, 64 hex characters (Developer Portal, General Information). Required. */
+  publicKey: string;
+  /**
+   * Accepted distance between `X-Signature-Timestamp` and now, in seconds. Defaults to 300.
+   * Discord expects an answer within 3 seconds, so an older signed request is a replay.
+   */
+  toleranceSeconds?: number;
+  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
+  clock?: () => number;
+}
+
+/** DER prefix of an Ed25519 SubjectPublicKeyInfo, before the 32 raw key bytes (RFC 8410). */
+const ED25519_SPKI = Buffer.from('302a300506032b6570032100', 'hex');
+const HEX_KEY = /^[0-9a-fA-F]{64}$/;
+const HEX_SIGNATURE = /^[0-9a-fA-F]{128}$/;
+/** Interaction type 1 (PING) and response type 1 (PONG). */
+const PING = 1;
+const PONG = Buffer.from('{"type":1}', 'utf8');
+
+function publicKeyOf(hex: string): KeyObject {
+  if (!HEX_KEY.test(hex))
+    throw new ConfigError('publicKey', 'discord() needs the public key as 64 hex characters');
+  return createPublicKey({
+    key: Buffer.concat([ED25519_SPKI, Buffer.from(hex, 'hex')]),
+    format: 'der',
+    type: 'spki',
+  });
+}
+
+/**
+ * Discord interactions preset (slash commands, buttons, modals sent to an Interactions Endpoint
+ * URL).
+ *
+ * - **Key**: the interaction's `id` (a snowflake) from the body. Discord does not retry an
+ *   interaction; the receipt stops a replayed request, a proxy's retry or a client that sent
+ *   twice from acting twice.
+ * - **Handshake**: a verified PING (`"type": 1`) is answered `{"type":1}` by the preset, with no
+ *   receipt and without your handler, as Discord requires when you save the endpoint URL and
+ *   at random later to check it.
+ * - **Signature**: `X-Signature-Ed25519` is the hex Ed25519 signature of
+ *   `X-Signature-Timestamp` followed by the raw body, checked with the application's public key;
+ *   the timestamp must be within `toleranceSeconds`. A failure is a 401, which Discord's own
+ *   checks of the endpoint expect.
+ * - **Retention**: 1 day: an interaction token is valid for 15 minutes, and nothing retries.
+ *
+ * @example
+ * const preset = providers.discord({ publicKey: process.env.DISCORD_PUBLIC_KEY! });
+ * @throws {ConfigError} naming `publicKey`, `toleranceSeconds` or `clock` when invalid.
+ * @see docs/providers.md#discord-interactions
+ */
+export function discord(options: DiscordOptions): ProviderPreset {
+  const { publicKey, toleranceSeconds, clock } = requireOptions('discord', options);
+  const key = publicKeyOf(
+    requireString('discord', 'publicKey', publicKey, 'the application public key as "publicKey"'),
+  );
+  const tolerance = toleranceOption('discord', toleranceSeconds, 300);
+  const now = clockOption('discord', clock);
+
+  return {
+    provider: 'discord',
+    keyDescription: 'interaction id in the body',
+    needsRawBody: true,
+    retentionDays: 1,
+    key(request) {
+      return idPart(jsonBody(request)?.id);
+    },
+    handshake(request) {
+      if (jsonBody(request)?.type !== PING) return undefined;
+      return { status: 200, headers: { 'content-type': 'application/json' }, body: PONG };
+    },
+    verify: safeVerify(function verifyDiscord(request) {
+      const signature = header(request, 'x-signature-ed25519');
+      const stamp = header(request, 'x-signature-timestamp');
+      const seconds = parseUnixSeconds(stamp);
+      const { rawBody } = request;
+      if (rawBody === undefined || signature === undefined || !HEX_SIGNATURE.test(signature))
+        return false;
+      if (stamp === undefined || seconds === undefined || !isFresh(seconds, now(), tolerance))
+        return false;
+      return verifySignature(
+        null,
+        Buffer.concat([Buffer.from(stamp, 'utf8'), rawBody]),
+        key,
+        Buffer.from(signature, 'hex'),
+      );
+    }),
+  };
+}

@@ -1,0 +1,50 @@
+/** @module Razorpay preset: `x-razorpay-event-id` as the key, `X-Razorpay-Signature` verified on the raw body. */
+import type { ProviderPreset } from '@webhook-idempotency/core';
+import { requireOptions, requireString } from './options';
+import { header } from './request-fields';
+import { safeVerify } from './safe-verify';
+import { hmacMatches } from './signature';
+
+/** Options of {@link razorpay}. */
+export interface RazorpayOptions {
+  /** The secret set on the webhook in the Dashboard (not the API key secret). Required. */
+  secret: string;
+}
+
+/**
+ * Razorpay webhook preset (payments, orders, refunds, subscriptions).
+ *
+ * - **Key**: the `x-razorpay-event-id` header, which Razorpay sends the same on every retry of an
+ *   event and tells you to deduplicate on. It is **not covered by the signature** (only the body
+ *   is): a forger would need a valid signature for the body anyway, and the body carries no event
+ *   id to cross-check, so a captured delivery replayed with another id runs again. Keep the
+ *   handler's own state checks (an order already paid stays paid).
+ * - **Signature**: `X-Razorpay-Signature` is hex HMAC-SHA256 of the raw body under the webhook
+ *   secret. No timestamp is signed.
+ * - **Retention**: 7 days: Razorpay retries non-2xx answers with exponential backoff for 24 hours
+ *   after the event was created, then disables the webhook until you enable it again.
+ *
+ * @example
+ * const preset = providers.razorpay({ secret: process.env.RAZORPAY_WEBHOOK_SECRET! });
+ * @throws {ConfigError} naming `secret` when invalid.
+ * @see docs/providers.md#razorpay
+ */
+export function razorpay(options: RazorpayOptions): ProviderPreset {
+  const { secret } = requireOptions('razorpay', options);
+  const key = requireString('razorpay', 'secret', secret, 'the webhook secret as "secret"');
+  return {
+    provider: 'razorpay',
+    keyDescription: 'x-razorpay-event-id header',
+    needsRawBody: true,
+    retentionDays: 7,
+    key(request) {
+      const id = header(request, 'x-razorpay-event-id');
+      return id === undefined || id === '' ? undefined : id;
+    },
+    verify: safeVerify(function verifyRazorpay(request) {
+      const given = header(request, 'x-razorpay-signature');
+      if (request.rawBody === undefined || given === undefined) return false;
+      return hmacMatches(key, [request.rawBody], [given], 'hex');
+    }),
+  };
+}

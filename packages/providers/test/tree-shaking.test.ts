@@ -1,0 +1,53 @@
+/**
+ * The catalogue stays light: an app that imports one preset bundles that preset and the helpers
+ * it uses, none of the others; core's guard bundles no preset at all. Checked by bundling with
+ * esbuild (as a user's bundler would, honouring `"sideEffects": false`) and reading the output.
+ */
+import { build } from 'esbuild';
+
+/** A string only each preset's own code contains. */
+const MARKS: Record<string, string> = {
+  stripe: 'stripe-signature',
+  github: 'x-hub-signature-256',
+  shopify: 'x-shopify-hmac-sha256',
+  slack: 'x-slack-signature',
+  paddle: 'paddle-signature',
+  telegram: 'x-telegram-bot-api-secret-token',
+  payme: 'Paycom',
+  click: 'sign_string',
+  razorpay: 'x-razorpay-signature',
+  discord: 'x-signature-ed25519',
+  hmac: 'signatureHeader',
+};
+
+async function bundle(source: string): Promise<string> {
+  const result = await build({
+    stdin: { contents: source, resolveDir: __dirname, loader: 'ts' },
+    bundle: true,
+    write: false,
+    platform: 'node',
+    format: 'esm',
+    treeShaking: true,
+    logLevel: 'silent',
+  });
+  return result.outputFiles[0]!.text;
+}
+
+describe('tree shaking', () => {
+  it.each(Object.keys(MARKS))('importing %s alone bundles no other preset', async (name) => {
+    const text = await bundle(
+      `import { ${name} } from '@webhook-idempotency/providers'; console.log(${name});`,
+    );
+    expect(text).toContain(MARKS[name]);
+    const others = Object.entries(MARKS).filter(([other]) => other !== name);
+    expect(others.filter(([, mark]) => text.includes(mark)).map(([other]) => other)).toEqual([]);
+  });
+
+  it("core's guard bundles none of the catalogue", async () => {
+    const text = await bundle(
+      "import { IdempotencyGuard, InMemoryStore } from '@webhook-idempotency/core'; console.log(IdempotencyGuard, InMemoryStore);",
+    );
+    expect(text).toContain('IdempotencyGuard');
+    expect(Object.values(MARKS).filter((mark) => text.includes(mark))).toEqual([]);
+  });
+});
