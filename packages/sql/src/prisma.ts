@@ -5,7 +5,7 @@
  * it and the receipt commit or roll back together.
  * @module @webhook-idempotency/sql/prisma
  */
-import { ConfigError } from '@webhook-idempotency/core';
+import { ConfigError, StoreError } from '@webhook-idempotency/core';
 import { lockWaitStatement } from './drivers/mysql';
 import type { Executor, QueryResult, Row } from './executor';
 import {
@@ -99,6 +99,47 @@ function unwrap(error: unknown): unknown {
   });
 }
 
+/** Prisma's own codes for a database it lost or could not reach (P1001, P1002, P1008, P1017). */
+const PRISMA_CONNECTION_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017']);
+/** Socket errors, and PostgreSQL's codes for a backend that was ended (57P01–57P03). */
+const DRIVER_CONNECTION_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'EPIPE',
+  'ETIMEDOUT',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+
+/**
+ * True when `error` says the transaction's connection is gone: Prisma's connection codes, a
+ * driver adapter's error of SQLSTATE class 08 (connection exception) or a socket or
+ * backend-terminated code, or node-postgres refusing a client that already failed.
+ */
+function connectionLost(error: unknown): boolean {
+  for (let depth = 0, at = error; depth < 4 && at !== null && typeof at === 'object'; depth++) {
+    const { code, meta, message } = at as {
+      code?: unknown;
+      meta?: { driverAdapterError?: { cause?: Record<string, unknown> } };
+      message?: unknown;
+    };
+    if (typeof code === 'string' && PRISMA_CONNECTION_CODES.has(code)) return true;
+    const cause = meta?.driverAdapterError?.cause;
+    if (cause) {
+      const state = String(cause.state ?? '');
+      const original = String(cause.originalCode ?? '');
+      if (state.startsWith('08') || original.startsWith('08')) return true;
+      if (DRIVER_CONNECTION_CODES.has(original)) return true;
+    }
+    if (typeof code === 'string' && DRIVER_CONNECTION_CODES.has(code)) return true;
+    if (typeof message === 'string' && /connection error and is not queryable/.test(message))
+      return true;
+    at = (at as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** How long past the guard's deadline Prisma ends the transaction itself (ours has ended it first). */
 const PRISMA_TIMEOUT_MARGIN_MS = 1000;
 /** Without a deadline (a transaction outside the guard), Prisma's own 5 s default would cut the work. */
@@ -142,30 +183,40 @@ function prismaExecutor(
         }),
       ) as Promise<QueryResult>;
     },
-    transaction: (work, options = {}) => {
+    transaction: async (work, options = {}) => {
       const { lockStatement, timeoutMs } = options;
-      return callbackTransaction(work, options, {
-        // Prisma's own bounds agree with the store's: it waits for a connection as long as the
-        // store would, and ends the transaction only after the guard's deadline has.
-        open: (body) =>
-          prisma.$transaction(body as (tx: RawClient) => Promise<unknown>, {
-            maxWait: acquireTimeoutMs,
-            timeout: timeoutMs ? Math.ceil(timeoutMs) + PRISMA_TIMEOUT_MARGIN_MS : NO_DEADLINE_MS,
-          }) as PromiseLike<{ value: unknown }>,
-        setup: async (tx) => {
-          const client = tx as RawClient;
-          if (lockStatement) await run(client, lockStatement, []);
-          if (timeoutMs && dialect === 'postgres') {
-            // One statement each: Prisma sends every raw statement prepared, which holds one command.
-            const ms = Math.max(1, Math.ceil(timeoutMs));
-            await run(client, `SET LOCAL lock_timeout = ${ms}`, []);
-            await run(client, `SET LOCAL idle_in_transaction_session_timeout = ${ms + 1000}`, []);
-          }
-          if (timeoutMs && dialect === 'mysql') await run(client, lockWaitStatement(timeoutMs), []);
-        },
-        acquireTimeoutMs: acquireTimeoutMs + 1000,
-        unwrap,
-      });
+      try {
+        return await callbackTransaction(work, options, {
+          // Prisma's own bounds agree with the store's: it waits for a connection as long as the
+          // store would, and ends the transaction only after the guard's deadline has.
+          open: (body) =>
+            prisma.$transaction(body as (tx: RawClient) => Promise<unknown>, {
+              maxWait: acquireTimeoutMs,
+              timeout: timeoutMs ? Math.ceil(timeoutMs) + PRISMA_TIMEOUT_MARGIN_MS : NO_DEADLINE_MS,
+            }) as PromiseLike<{ value: unknown }>,
+          setup: async (tx) => {
+            const client = tx as RawClient;
+            if (lockStatement) await run(client, lockStatement, []);
+            if (timeoutMs && dialect === 'postgres') {
+              // One statement each: Prisma sends every raw statement prepared, which holds one command.
+              const ms = Math.max(1, Math.ceil(timeoutMs));
+              await run(client, `SET LOCAL lock_timeout = ${ms}`, []);
+              await run(client, `SET LOCAL idle_in_transaction_session_timeout = ${ms + 1000}`, []);
+            }
+            if (timeoutMs && dialect === 'mysql')
+              await run(client, lockWaitStatement(timeoutMs), []);
+          },
+          acquireTimeoutMs: acquireTimeoutMs + 1000,
+          unwrap,
+        });
+      } catch (error) {
+        // Prisma swallows the ROLLBACK it could not send on a dead connection, so the handler's
+        // failure is all that shows: when it says the connection is gone, nothing committed and
+        // the store lost the transaction (503, retried), as on the other tools.
+        if (!(error instanceof StoreError) && connectionLost(error))
+          throw new StoreError('transaction', error);
+        throw error;
+      }
     },
   };
 }

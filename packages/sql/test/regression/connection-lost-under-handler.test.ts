@@ -3,9 +3,12 @@
  * handler's next statement failed with the driver's error, and the guard passed that on as the
  * handler's own failure (a 500 over HTTP) instead of a store failure (503, retried). Each executor
  * now reports the lost connection (the rollback cannot be sent) as a `StoreError` whose cause is
- * the handler's error. Here on every connection kind of the two server dialects, the knex ones
- * included (the HTTP answer itself: packages/reliability/test/connection-lost-under-handler.test.ts).
+ * the handler's error (Prisma, which swallows the failed rollback: when that error says the
+ * connection is gone). Here on every connection kind of the two server dialects, the knex and
+ * Prisma ones included (the HTTP answer itself: packages/reliability/test/connection-lost-under-handler.test.ts).
  */
+import { PrismaMariaDb } from '@prisma/adapter-mariadb';
+import { PrismaPg } from '@prisma/adapter-pg';
 import { drizzle as drizzleMysql } from 'drizzle-orm/mysql2';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { drizzle as drizzlePostgresJs } from 'drizzle-orm/postgres-js';
@@ -25,7 +28,10 @@ import { Schema, type SqlConnection, SqlStore } from '../../src';
 import { fromDrizzle } from '../../src/drizzle';
 import { fromKysely } from '../../src/kysely';
 import { fromPostgres } from '../../src/postgres-js';
-import { connectionOf, mysqlDatabase, pgDatabase } from '../helpers/databases';
+import { fromPrisma } from '../../src/prisma';
+import { connectionOf, mariadbConfigOf, mysqlDatabase, pgDatabase } from '../helpers/databases';
+import { PrismaClient as PrismaMysql } from '../prisma/generated/mysql/client';
+import { PrismaClient as PrismaPostgres } from '../prisma/generated/postgresql/client';
 import { runOn } from '../helpers/kinds';
 
 type Dialect = 'postgres' | 'mysql';
@@ -169,6 +175,26 @@ function ormKinds(): Kind[] {
       open: (url) => {
         const sql = postgres(url, { max: 4, onnotice: () => undefined });
         return { db: fromPostgres(sql), close: () => sql.end() };
+      },
+      query,
+    },
+    {
+      name: 'Prisma on adapter-pg',
+      dialect: 'postgres',
+      open: (url) => {
+        const prisma = new PrismaPostgres({
+          adapter: new PrismaPg({ connectionString: url, max: 4 }),
+        });
+        return { db: fromPrisma(prisma), close: () => prisma.$disconnect() };
+      },
+      query,
+    },
+    {
+      name: 'Prisma on adapter-mariadb',
+      dialect: 'mysql',
+      open: (url) => {
+        const prisma = new PrismaMysql({ adapter: new PrismaMariaDb(mariadbConfigOf(url, 4)) });
+        return { db: fromPrisma(prisma), close: () => prisma.$disconnect() };
       },
       query,
     },
