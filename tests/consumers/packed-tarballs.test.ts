@@ -22,6 +22,7 @@ import {
   repoRoot,
   type NodeRuntime,
 } from '@webhook-idempotency/test-support/node-lines';
+import { pgDatabase } from '../../packages/sql/test/helpers/databases';
 
 const run = promisify(execFile);
 
@@ -85,6 +86,7 @@ const APPS = [
   'express-sqlite.mjs',
   'express-kysely-sqlite.mjs',
   'express-drizzle-sqlite.cjs',
+  'express-postgres-js.mjs',
   'fastify-memory.cjs',
   'fastify-memory.mjs',
   'koa-memory.cjs',
@@ -251,7 +253,20 @@ describe.each(NODE_NAMES)('apps installed from the tarballs, on Node %s', (nodeN
   it.each(APPS)('%s: the duplicate is answered from the receipt', async (app) => {
     const consumer = consumers.get(nodeName);
     if (!consumer) throw new Error(`no consumer project for Node ${nodeName}`);
-    const { stdout } = await run(consumer.node.bin, [app], { cwd: consumer.dir, timeout: 60_000 });
+    // The PostgreSQL app gets a database of its own on the server the test run started.
+    const env = app.includes('postgres')
+      ? {
+          ...process.env,
+          WI_CONSUMER_POSTGRES_URL: await pgDatabase(
+            `wi_consumer_${nodeName}_${app}`.replace(/\W/g, '_').toLowerCase(),
+          ),
+        }
+      : process.env;
+    const { stdout } = await run(consumer.node.bin, [app], {
+      cwd: consumer.dir,
+      env,
+      timeout: 60_000,
+    });
     const result = JSON.parse(stdout.trim().split('\n').pop() ?? '{}');
     expect(result.first).toMatchObject({ status: 201, replayed: null });
     expect(result.second).toEqual({ status: 201, body: result.first.body, replayed: 'true' });
