@@ -27,8 +27,8 @@ export interface PresetFixture {
   forged(): PresetRequest;
   /** The status a forged delivery gets: 401 unless the protocol answers otherwise. */
   readonly forgedStatus?: number;
-  /** A verified handshake the preset answers itself, and the body it answers with. */
-  readonly handshake?: { request(): PresetRequest; readonly answer: unknown };
+  /** A verified handshake the preset answers itself, and the exact body it answers with. */
+  readonly handshake?: { request(): PresetRequest; readonly answer: string };
 }
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -158,6 +158,32 @@ const discordSigned = (body: string, key = discordKeys.privateKey): PresetReques
   };
 };
 
+const TWITCH_SECRET = 'conformance-twitch-secret';
+const twitchFollow = JSON.stringify({
+  subscription: { type: 'channel.follow' },
+  event: { user_id: '1' },
+});
+const twitchChallenge = JSON.stringify({ challenge: 'conformance-challenge', subscription: {} });
+const twitchSigned = (body: string, type: string, secret = TWITCH_SECRET): PresetRequest => {
+  const id = type === 'notification' ? 'twitch-msg-conformance' : 'twitch-msg-challenge';
+  const stamp = new Date().toISOString();
+  return {
+    body,
+    headers: {
+      'twitch-eventsub-message-id': id,
+      'twitch-eventsub-message-timestamp': stamp,
+      'twitch-eventsub-message-type': type,
+      'twitch-eventsub-message-signature': `sha256=${hex('sha256', secret, id + stamp + body)}`,
+    },
+  };
+};
+
+const gitlabPush = JSON.stringify({ object_kind: 'push', ref: 'refs/heads/main' });
+const gitlabSent = (token: string): PresetRequest => ({
+  body: gitlabPush,
+  headers: { 'idempotency-key': 'gitlab-idem-conformance', 'x-gitlab-token': token },
+});
+
 const HMAC_SECRET = 'conformance generic secret';
 const hmacEvent = JSON.stringify({ id: 'acme_evt_1', kind: 'order.paid' });
 const hmacSigned = (secret: string): PresetRequest => ({
@@ -246,7 +272,25 @@ export const presetFixtures: readonly PresetFixture[] = [
     externalId: '1247856129870041118',
     delivery: () => discordSigned(discordCommand),
     forged: () => discordSigned(discordCommand, discordOther),
-    handshake: { request: () => discordSigned(discordPing), answer: { type: 1 } },
+    handshake: { request: () => discordSigned(discordPing), answer: '{"type":1}' },
+  },
+  {
+    name: 'twitch',
+    preset: () => providers.twitch({ secret: TWITCH_SECRET }),
+    externalId: 'twitch-msg-conformance',
+    delivery: () => twitchSigned(twitchFollow, 'notification'),
+    forged: () => twitchSigned(twitchFollow, 'notification', 'forger-secret-0'),
+    handshake: {
+      request: () => twitchSigned(twitchChallenge, 'webhook_callback_verification'),
+      answer: 'conformance-challenge',
+    },
+  },
+  {
+    name: 'gitlab',
+    preset: () => providers.gitlab({ secretToken: 'conformance-gitlab-token' }),
+    externalId: 'gitlab-idem-conformance',
+    delivery: () => gitlabSent('conformance-gitlab-token'),
+    forged: () => gitlabSent('forged-token'),
   },
   {
     name: 'hmac (a configured provider)',

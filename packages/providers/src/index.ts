@@ -19,3 +19,5 @@ export { clerk, resend, type SvixSenderOptions } from './svix-senders';
 export { razorpay, type RazorpayOptions } from './razorpay';
 export { discord, type DiscordOptions } from './discord';
 export { hmac, type HmacOptions, type SignedRequest } from './hmac';
+export { twitch, type TwitchOptions } from './twitch';
+export { gitlab, type GitLabOptions } from './gitlab';

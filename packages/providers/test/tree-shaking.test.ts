@@ -17,6 +17,8 @@ const MARKS: Record<string, string> = {
   click: 'sign_string',
   razorpay: 'x-razorpay-signature',
   discord: 'x-signature-ed25519',
+  twitch: 'twitch-eventsub-message-signature',
+  gitlab: 'x-gitlab-token',
   hmac: 'signatureHeader',
 };
 

@@ -203,6 +203,8 @@ export async function uses(): Promise<void> {
     providers.resend({ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' }),
     providers.razorpay({ secret: 'x' }),
     providers.discord({ publicKey: 'a'.repeat(64) }),
+    providers.twitch({ secret: 'a-secret-of-ours' }),
+    providers.gitlab({ secretToken: 'x' }),
     providers.hmac({
       provider: 'acme',
       secret: 'x',

@@ -47,7 +47,7 @@ function handshakeCase(fixture: PresetFixture): AdapterCase | undefined {
       await h.start({ preset: fixture.preset() });
       const res = await send(h, handshake.request());
       expect(res.status).toBe(200);
-      expect(JSON.parse(res.body.toString())).toEqual(handshake.answer);
+      expect(res.body.toString()).toBe(handshake.answer);
       expect(h.calls()).toBe(0);
     },
   };

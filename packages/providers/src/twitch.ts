@@ -1,0 +1,92 @@
+/**
+ * @module Twitch EventSub preset: `Twitch-Eventsub-Message-Id` as the key, the `sha256=` HMAC of
+ * id + timestamp + raw body, the subscription's challenge answered before any claim.
+ */
+import type { ProviderPreset } from '@webhook-idempotency/core';
+import { ConfigError } from '@webhook-idempotency/core';
+import { clockOption, requireOptions, requireString, toleranceOption } from './options';
+import { header, jsonBody } from './request-fields';
+import { safeVerify } from './safe-verify';
+import { hmacMatches } from './signature';
+
+/** Options of {@link twitch}. */
+export interface TwitchOptions {
+  /** The `transport.secret` you gave when creating the subscription (10 to 100 ASCII characters). Required. */
+  secret: string;
+  /** Accepted age of `Twitch-Eventsub-Message-Timestamp`, in seconds. Defaults to 600 (Twitch's 10 minutes). */
+  toleranceSeconds?: number;
+  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
+  clock?: () => number;
+}
+
+const PREFIX = 'sha256=';
+/** RFC 3339 in UTC or with an offset; Twitch sends nanoseconds, of which milliseconds are read. */
+const RFC3339 = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/;
+
+/** Milliseconds since the epoch of an RFC 3339 timestamp, or `undefined` when it is not one. */
+function parseRfc3339(text: string | undefined): number | undefined {
+  const match = text === undefined ? null : RFC3339.exec(text);
+  if (!match) return undefined;
+  const ms = Date.parse(`${match[1]}.${(match[2] ?? '').padEnd(3, '0').slice(0, 3)}${match[3]}`);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/**
+ * Twitch EventSub preset (the webhook transport: follows, subscriptions, cheers, stream online…).
+ *
+ * - **Key**: `Twitch-Eventsub-Message-Id`. Twitch delivers at least once and, when it is unsure
+ *   a notification arrived, sends it again with the same message id.
+ * - **Handshake**: a verified `webhook_callback_verification` message is answered with its
+ *   `challenge` as plain text, by the preset: no receipt, no handler. Revocations are deliveries.
+ * - **Signature**: `Twitch-Eventsub-Message-Signature: sha256=<hex HMAC-SHA256(secret, id +
+ *   timestamp + rawBody)>`; the id, the timestamp and the body are all signed. The timestamp (RFC
+ *   3339) must be no more than `toleranceSeconds` old (or ahead), as Twitch asks, against replays.
+ * - **Retention**: 7 days. Twitch publishes no retry schedule (UNCONFIRMED); it revokes a
+ *   subscription whose endpoint keeps failing.
+ *
+ * @example
+ * const preset = providers.twitch({ secret: process.env.TWITCH_EVENTSUB_SECRET! });
+ * @throws {ConfigError} naming `secret`, `toleranceSeconds` or `clock` when invalid.
+ * @see docs/providers.md#twitch-eventsub
+ */
+export function twitch(options: TwitchOptions): ProviderPreset {
+  const { secret, toleranceSeconds, clock } = requireOptions('twitch', options);
+  const key = requireString('twitch', 'secret', secret, 'the subscription secret as "secret"');
+  if (key.length < 10 || key.length > 100)
+    throw new ConfigError('secret', 'twitch() needs the subscription secret: 10 to 100 characters');
+  const tolerance = toleranceOption('twitch', toleranceSeconds, 600);
+  const now = clockOption('twitch', clock);
+
+  return {
+    provider: 'twitch',
+    keyDescription: 'Twitch-Eventsub-Message-Id header',
+    needsRawBody: true,
+    retentionDays: 7,
+    key(request) {
+      const id = header(request, 'twitch-eventsub-message-id');
+      return id === undefined || id === '' ? undefined : id;
+    },
+    handshake(request) {
+      if (header(request, 'twitch-eventsub-message-type') !== 'webhook_callback_verification')
+        return undefined;
+      const challenge = jsonBody(request)?.challenge;
+      if (typeof challenge !== 'string') return undefined;
+      return {
+        status: 200,
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+        body: Buffer.from(challenge, 'utf8'),
+      };
+    },
+    verify: safeVerify(function verifyTwitch(request) {
+      const id = header(request, 'twitch-eventsub-message-id');
+      const stamp = header(request, 'twitch-eventsub-message-timestamp');
+      const given = header(request, 'twitch-eventsub-message-signature');
+      const { rawBody } = request;
+      if (rawBody === undefined || !id || stamp === undefined || given === undefined) return false;
+      if (!given.startsWith(PREFIX)) return false;
+      const sent = parseRfc3339(stamp);
+      if (sent === undefined || Math.abs(now() - sent) > tolerance * 1000) return false;
+      return hmacMatches(key, [id, stamp, rawBody], [given.slice(PREFIX.length)], 'hex');
+    }),
+  };
+}
