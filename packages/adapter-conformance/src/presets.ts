@@ -184,6 +184,23 @@ const gitlabSent = (token: string): PresetRequest => ({
   headers: { 'idempotency-key': 'gitlab-idem-conformance', 'x-gitlab-token': token },
 });
 
+const SQUARE_KEY = 'conformance square key';
+const SQUARE_URL = 'https://shop.example.com/webhooks/square';
+const squareEvent = JSON.stringify({ type: 'payment.updated', event_id: 'sq-evt-conformance' });
+const squareSigned = (key: string): PresetRequest => ({
+  body: squareEvent,
+  headers: { 'x-square-hmacsha256-signature': base64(key, SQUARE_URL + squareEvent) },
+});
+
+const typeformEvent = JSON.stringify({
+  event_id: 'tf-evt-conformance',
+  event_type: 'form_response',
+});
+const typeformSigned = (secret: string): PresetRequest => ({
+  body: typeformEvent,
+  headers: { 'typeform-signature': `sha256=${base64(secret, typeformEvent)}` },
+});
+
 const HMAC_SECRET = 'conformance generic secret';
 const hmacEvent = JSON.stringify({ id: 'acme_evt_1', kind: 'order.paid' });
 const hmacSigned = (secret: string): PresetRequest => ({
@@ -291,6 +308,20 @@ export const presetFixtures: readonly PresetFixture[] = [
     externalId: 'gitlab-idem-conformance',
     delivery: () => gitlabSent('conformance-gitlab-token'),
     forged: () => gitlabSent('forged-token'),
+  },
+  {
+    name: 'square',
+    preset: () => providers.square({ signatureKey: SQUARE_KEY, notificationUrl: SQUARE_URL }),
+    externalId: 'sq-evt-conformance',
+    delivery: () => squareSigned(SQUARE_KEY),
+    forged: () => squareSigned('forger'),
+  },
+  {
+    name: 'typeform',
+    preset: () => providers.typeform({ secret: 'conformance typeform secret' }),
+    externalId: 'tf-evt-conformance',
+    delivery: () => typeformSigned('conformance typeform secret'),
+    forged: () => typeformSigned('forger'),
   },
   {
     name: 'hmac (a configured provider)',

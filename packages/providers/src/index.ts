@@ -21,3 +21,5 @@ export { discord, type DiscordOptions } from './discord';
 export { hmac, type HmacOptions, type SignedRequest } from './hmac';
 export { twitch, type TwitchOptions } from './twitch';
 export { gitlab, type GitLabOptions } from './gitlab';
+export { square, type SquareOptions } from './square';
+export { typeform, type TypeformOptions } from './typeform';

@@ -19,6 +19,8 @@ const MARKS: Record<string, string> = {
   discord: 'x-signature-ed25519',
   twitch: 'twitch-eventsub-message-signature',
   gitlab: 'x-gitlab-token',
+  square: 'x-square-hmacsha256-signature',
+  typeform: 'typeform-signature',
   hmac: 'signatureHeader',
 };
 

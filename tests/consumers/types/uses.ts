@@ -205,6 +205,8 @@ export async function uses(): Promise<void> {
     providers.discord({ publicKey: 'a'.repeat(64) }),
     providers.twitch({ secret: 'a-secret-of-ours' }),
     providers.gitlab({ secretToken: 'x' }),
+    providers.square({ signatureKey: 'k', notificationUrl: 'https://example.com/hook' }),
+    providers.typeform({ secret: 'x' }),
     providers.hmac({
       provider: 'acme',
       secret: 'x',
