@@ -201,6 +201,13 @@ const typeformSigned = (secret: string): PresetRequest => ({
   headers: { 'typeform-signature': `sha256=${base64(secret, typeformEvent)}` },
 });
 
+const bodySigned = (algorithm: string, header: string, id: string) => (secret: string) => {
+  const body = JSON.stringify({ id, type: 'payment_approved' });
+  return { body, headers: { [header]: hex(algorithm, secret, body) } } as PresetRequest;
+};
+const checkoutSigned = bodySigned('sha256', 'cko-signature', 'evt_conformance_cko');
+const vercelSigned = bodySigned('sha1', 'x-vercel-signature', 'vercel-evt-conformance');
+
 const HMAC_SECRET = 'conformance generic secret';
 const hmacEvent = JSON.stringify({ id: 'acme_evt_1', kind: 'order.paid' });
 const hmacSigned = (secret: string): PresetRequest => ({
@@ -322,6 +329,20 @@ export const presetFixtures: readonly PresetFixture[] = [
     externalId: 'tf-evt-conformance',
     delivery: () => typeformSigned('conformance typeform secret'),
     forged: () => typeformSigned('forger'),
+  },
+  {
+    name: 'checkout',
+    preset: () => providers.checkout({ secret: 'conformance cko key' }),
+    externalId: 'evt_conformance_cko',
+    delivery: () => checkoutSigned('conformance cko key'),
+    forged: () => checkoutSigned('forger'),
+  },
+  {
+    name: 'vercel',
+    preset: () => providers.vercel({ secret: 'conformance vercel secret' }),
+    externalId: 'vercel-evt-conformance',
+    delivery: () => vercelSigned('conformance vercel secret'),
+    forged: () => vercelSigned('forger'),
   },
   {
     name: 'hmac (a configured provider)',

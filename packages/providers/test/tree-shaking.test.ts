@@ -21,8 +21,12 @@ const MARKS: Record<string, string> = {
   gitlab: 'x-gitlab-token',
   square: 'x-square-hmacsha256-signature',
   typeform: 'typeform-signature',
+  checkout: 'cko-signature',
+  vercel: 'x-vercel-signature',
   hmac: 'signatureHeader',
 };
+/** Presets built on another part of the catalogue: Checkout.com and Vercel are `hmac()` configured. */
+const BUILT_ON: Record<string, readonly string[]> = { checkout: ['hmac'], vercel: ['hmac'] };
 
 async function bundle(source: string): Promise<string> {
   const result = await build({
@@ -43,7 +47,9 @@ describe('tree shaking', () => {
       `import { ${name} } from '@webhook-idempotency/providers'; console.log(${name});`,
     );
     expect(text).toContain(MARKS[name]);
-    const others = Object.entries(MARKS).filter(([other]) => other !== name);
+    const others = Object.entries(MARKS).filter(
+      ([other]) => other !== name && !BUILT_ON[name]?.includes(other),
+    );
     expect(others.filter(([, mark]) => text.includes(mark)).map(([other]) => other)).toEqual([]);
   });
 

@@ -207,6 +207,8 @@ export async function uses(): Promise<void> {
     providers.gitlab({ secretToken: 'x' }),
     providers.square({ signatureKey: 'k', notificationUrl: 'https://example.com/hook' }),
     providers.typeform({ secret: 'x' }),
+    providers.checkout({ secret: 'x' }),
+    providers.vercel({ secret: 'x' }),
     providers.hmac({
       provider: 'acme',
       secret: 'x',
