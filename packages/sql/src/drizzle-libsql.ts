@@ -1,10 +1,12 @@
 /**
- * @module Drizzle over libSQL (`drizzle-orm/libsql`, `@libsql/client` on a file or `:memory:`): the
- * store's statements through Drizzle's `run`, its transactions through `db.transaction(…,
- * { behavior: 'immediate' })`, the writes of one client taking turns.
+ * @module Drizzle over libSQL in memory (`drizzle-orm/libsql`, `@libsql/client` with `:memory:`):
+ * the store's statements through Drizzle's `run`, its transactions through `db.transaction`,
+ * which opens libSQL's write transaction (`BEGIN IMMEDIATE`), the writes of one client taking
+ * turns. A libSQL file is refused (see LIBSQL_FILE_REFUSED).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SQL } from 'drizzle-orm';
+import { ConfigError } from '@webhook-idempotency/core';
 import { statement, unwrap } from './drizzle-statement';
 import type { Executor, QueryResult, Row } from './executor';
 import { Mutex } from './mutex';
@@ -61,46 +63,34 @@ function libsqlResult(result: unknown, returning: boolean): QueryResult {
  */
 function libsqlError(error: unknown): unknown {
   const cause = unwrap(error);
-  const { code, extendedCode, rawCode } = (cause ?? {}) as {
+  const { name, code, extendedCode, rawCode } = (cause ?? {}) as {
+    name?: unknown;
     code?: unknown;
     extendedCode?: unknown;
     rawCode?: unknown;
   };
-  if (typeof code !== 'string') return cause;
+  // Only libSQL's own errors: the gate's TransactionClosed and the like pass as they are.
+  if (typeof code !== 'string' || (name !== 'LibsqlError' && typeof rawCode !== 'number'))
+    return cause;
   return Object.assign(new Error((cause as Error).message, { cause }), {
     code: typeof extendedCode === 'string' ? extendedCode : code,
     errcode: rawCode,
   });
 }
 
-const isBusy = (error: unknown) =>
-  /^SQLITE_BUSY/.test(String((error as { code?: unknown } | null)?.code ?? ''));
 /** libSQL's refusal of a statement while an open transaction holds its only connection (`:memory:`). */
 const isHeld = (error: unknown) =>
   (error as { code?: unknown } | null)?.code === 'TRANSACTION_ACTIVE';
 
-const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
- * Runs `attempt` again while the file is locked by another connection (another process, or the
- * application's own writes outside the store), with a short backoff, for at most `waitMs`:
- * libSQL's connections wait for no lock themselves (no busy timeout unless the client sets one).
+ * Why a libSQL file is refused: @libsql/client 0.18 (libsql 0.5) does not reset a statement that
+ * failed, so one write that meets another connection's lock (SQLITE_BUSY) stays active on its
+ * pooled connection, and every later write on that connection joins a transaction that never
+ * commits (another connection never sees it, and the file stays locked). In memory there is one
+ * connection and no other writer, so no statement can meet a lock.
  */
-async function whileBusy<T>(
-  attempt: () => Promise<T>,
-  waitMs: number,
-  retryable: (error: unknown) => boolean,
-): Promise<T> {
-  const until = Date.now() + waitMs;
-  for (let backoff = 2; ; backoff = Math.min(backoff * 2, 50)) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!retryable(error) || Date.now() + backoff > until) throw error;
-      await pause(backoff * (0.5 + Math.random()));
-    }
-  }
-}
+const LIBSQL_FILE_REFUSED =
+  "is a Drizzle database over a libSQL file; @libsql/client 0.18 leaves a write that met a locked file unfinished on its connection, and that connection's later writes never commit, so the store accepts libSQL in memory only. For a file, give the same file to drizzle-orm/better-sqlite3";
 
 /** What every executor on one libSQL client shares: several stores on one client still take turns. */
 interface LibsqlShared {
@@ -112,11 +102,13 @@ interface LibsqlShared {
 const libsqlShared = new WeakMap<object, LibsqlShared>();
 
 /**
- * Over libSQL (a `file:` database): the store's statements through Drizzle's `sql` and `run`, its
- * transactions through `db.transaction` with `behavior: 'immediate'`, so the write lock is taken
- * at BEGIN. SQLite has one writer at a time: the store's own writes and transactions take turns
- * on one mutex per client (a bounded wait, as on better-sqlite3); a read runs at once. Another
- * connection's lock (SQLITE_BUSY) is waited out for at most the store's `acquireTimeoutMs`.
+ * Over libSQL in memory (`:memory:`; a file is refused at the first statement, see
+ * {@link LIBSQL_FILE_REFUSED}): the store's statements through Drizzle's `sql` and `run`, its
+ * transactions through `db.transaction`, which opens libSQL's write transaction (Drizzle 0.45
+ * passes no `behavior` on to libSQL, whose default is `BEGIN IMMEDIATE`; `behavior: 'immediate'`
+ * is given for a Drizzle that does). The one connection is held by an open transaction: the
+ * store's writes and transactions take turns on one mutex per client (a bounded wait); a read
+ * runs at once unless the transaction holds the connection, then it waits its turn too.
  */
 export function libsqlExecutor(db: RunsAsync, client: LibsqlClient, waitMs: number): Executor {
   let shared = libsqlShared.get(client);
@@ -125,6 +117,16 @@ export function libsqlExecutor(db: RunsAsync, client: LibsqlClient, waitMs: numb
     libsqlShared.set(client, shared);
   }
   const { mutex, inTransaction } = shared;
+  let memoryOnly: Promise<void> | undefined;
+  // Once per executor: the main database must be in memory (no file behind it).
+  const inMemory = () => {
+    memoryOnly ??= run(db, 'PRAGMA database_list', []).then(({ rows }) => {
+      const main = rows.find((row) => row.name === 'main');
+      if (main && typeof main.file === 'string' && main.file !== '')
+        throw new ConfigError('db', LIBSQL_FILE_REFUSED);
+    });
+    return memoryOnly;
+  };
   const run = async (runner: RunsAsync, text: string, params: readonly unknown[]) => {
     try {
       return libsqlResult(await runner.run(statement(text, params)), returnsRows(text));
@@ -138,17 +140,17 @@ export function libsqlExecutor(db: RunsAsync, client: LibsqlClient, waitMs: numb
       if (transaction !== undefined) return run(transaction as RunsAsync, text, params);
       const open = inTransaction.getStore();
       if (open?.open) return run(open.tx, text, params);
+      await inMemory();
       if (/^\s*SELECT\b/i.test(text) && returnsRows(text)) {
-        // A read needs no turn: in WAL mode it runs beside a writer on a connection of its own.
-        // A client with one connection (`:memory:`) refuses it while a transaction holds that
-        // connection; then it waits its turn like a write.
+        // A read needs no turn, unless an open transaction holds the one connection (libSQL
+        // refuses it then, before running anything): then it waits its turn like a write.
         try {
-          return await whileBusy(() => run(db, text, params), waitMs, isBusy);
+          return await run(db, text, params);
         } catch (error) {
           if (!isHeld(error)) throw error;
         }
       }
-      return mutex.run(() => whileBusy(() => run(db, text, params), waitMs, isBusy), waitMs);
+      return mutex.run(() => run(db, text, params), waitMs);
     },
     busy: () => mutex.busy,
     transaction(work, options = {}) {
@@ -157,11 +159,10 @@ export function libsqlExecutor(db: RunsAsync, client: LibsqlClient, waitMs: numb
       const nested = opener !== db;
       return callbackTransaction(work, options, {
         open: async (body) => {
+          if (!nested) await inMemory();
           if (!nested) await mutex.acquire(waitMs);
           try {
-            let begun = false;
             const inside = (tx: RunsAsync) => {
-              begun = true;
               const marker = { open: true, tx };
               return inTransaction.run(marker, () =>
                 body(tx).finally(() => {
@@ -169,16 +170,9 @@ export function libsqlExecutor(db: RunsAsync, client: LibsqlClient, waitMs: numb
                 }),
               );
             };
-            // Only a BEGIN that found the file locked is tried again: once the body has begun,
-            // a failure is the transaction's own.
-            return (await whileBusy(
-              () =>
-                nested
-                  ? opener.transaction(inside)
-                  : opener.transaction(inside, { behavior: 'immediate' }),
-              waitMs,
-              (error) => !begun && isBusy(unwrap(error)),
-            )) as { value: unknown };
+            return (await (nested
+              ? opener.transaction(inside)
+              : opener.transaction(inside, { behavior: 'immediate' }))) as { value: unknown };
           } finally {
             if (!nested) mutex.release();
           }

@@ -1,7 +1,7 @@
 /**
  * `fromDrizzle(db)`: `SqlStore` and `SqlInbox` over the application's Drizzle database: node-postgres
- * or postgres-js for PostgreSQL, mysql2 for MySQL/MariaDB, better-sqlite3 or libSQL (a local file)
- * for SQLite. A
+ * or postgres-js for PostgreSQL, mysql2 for MySQL/MariaDB, better-sqlite3 for SQLite (libSQL in
+ * memory; a libSQL file is refused, see drizzle-libsql.ts). A
  * transactional handler gets Drizzle's own `tx`: what it writes through it and the receipt commit
  * or roll back together.
  * @module @webhook-idempotency/sql/drizzle
@@ -151,14 +151,14 @@ function sqliteOverDrizzle(
 
 /**
  * `db`, the application's Drizzle database (`drizzle(pool)`, `drizzle(sql)` over postgres-js,
- * `drizzle(database)` over better-sqlite3, `drizzle({ client })` over a libSQL file), as a connection
+ * `drizzle(database)` over better-sqlite3, `drizzle({ client })` over libSQL in memory), as a connection
  * for `new SqlStore(…)`, `new SqlInbox(…)`, `Schema.createTable(…)` and `ReceiptsAdmin`. The
  * store's statements go through Drizzle's `sql` (so its logger sees them); a transactional handler
  * gets `tx` of `db.transaction` with the guard's deadline as the lock wait bound (PostgreSQL,
  * MySQL), or over better-sqlite3 the database itself inside `BEGIN IMMEDIATE`: better-sqlite3's
  * transactions cannot span an `await`, so the store holds the one connection's transaction itself.
- * Over libSQL the handler gets `tx` of `db.transaction(…, { behavior: 'immediate' })`; the
- * store's writes and transactions on one client take turns, as SQLite's one writer requires.
+ * Over libSQL in memory the handler gets `tx` of `db.transaction(…)`; the store's writes and
+ * transactions on the one connection take turns. A libSQL file is refused at the first statement.
  *
  * @example
  * ```ts
@@ -199,7 +199,7 @@ export function fromDrizzle<D extends object>(db: D): OrmConnection<DrizzleTrans
   if (dialect === 'sqlite' && isLibsql(client) && client.protocol !== 'file')
     throw new ConfigError(
       'db',
-      `is a Drizzle database over a remote libSQL server (${client.protocol}); the store supports libSQL on a local file (url: 'file:…') so far`,
+      `is a Drizzle database over a remote libSQL server (${client.protocol}); the store supports libSQL in memory only (url: ':memory:')`,
     );
   if (dialect === 'sqlite' && !isBetterSqlite(client) && !isLibsql(client))
     throw new ConfigError(

@@ -181,10 +181,9 @@ export function ormKinds(
       { serverLockTimeout: false },
     ],
     [
-      'Drizzle over libSQL file',
+      'Drizzle over libSQL in memory',
       async () => {
-        const client = createLibsqlClient({ url: `file:${sqliteFile(`${tag}-drizzle-libsql`)}` });
-        await client.execute('PRAGMA journal_mode = WAL');
+        const client = createLibsqlClient({ url: ':memory:' });
         return { db: fromDrizzle(drizzleLibsql({ client })), close: async () => client.close() };
       },
       { serverLockTimeout: false },
