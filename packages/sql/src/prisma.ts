@@ -112,32 +112,41 @@ const DRIVER_CONNECTION_CODES = new Set([
   '57P03',
 ]);
 
+/** An error Prisma or its driver adapter raised (not one of the handler's other calls). */
+function raisedByPrisma(error: object): boolean {
+  const { name, meta } = error as { name?: unknown; meta?: { driverAdapterError?: unknown } };
+  return (
+    (typeof name === 'string' && name.startsWith('PrismaClient')) ||
+    meta?.driverAdapterError !== undefined
+  );
+}
+
+/** node-postgres's refusal of a client whose connection failed, which adapter-pg passes on as it is. */
+const PG_NOT_QUERYABLE = 'Client has encountered a connection error and is not queryable';
+
 /**
- * True when `error` says the transaction's connection is gone: Prisma's connection codes, a
- * driver adapter's error of SQLSTATE class 08 (connection exception) or a socket or
- * backend-terminated code, or node-postgres refusing a client that already failed.
+ * True when `error`, raised by Prisma or its driver adapter, says the transaction's connection is
+ * gone: Prisma's connection codes, a driver adapter's error of SQLSTATE class 08 (connection
+ * exception) or with a socket or backend-terminated code, or node-postgres refusing a client that
+ * already failed. A socket error of the handler's own calls (`fetch`, another service) is the
+ * handler's failure, not the store's.
  */
 function connectionLost(error: unknown): boolean {
-  for (let depth = 0, at = error; depth < 4 && at !== null && typeof at === 'object'; depth++) {
-    const { code, meta, message } = at as {
-      code?: unknown;
-      meta?: { driverAdapterError?: { cause?: Record<string, unknown> } };
-      message?: unknown;
-    };
-    if (typeof code === 'string' && PRISMA_CONNECTION_CODES.has(code)) return true;
-    const cause = meta?.driverAdapterError?.cause;
-    if (cause) {
-      const state = String(cause.state ?? '');
-      const original = String(cause.originalCode ?? '');
-      if (state.startsWith('08') || original.startsWith('08')) return true;
-      if (DRIVER_CONNECTION_CODES.has(original)) return true;
-    }
-    if (typeof code === 'string' && DRIVER_CONNECTION_CODES.has(code)) return true;
-    if (typeof message === 'string' && /connection error and is not queryable/.test(message))
-      return true;
-    at = (at as { cause?: unknown }).cause;
-  }
-  return false;
+  if (error === null || typeof error !== 'object') return false;
+  if ((error as { message?: unknown }).message === PG_NOT_QUERYABLE) return true;
+  if (!raisedByPrisma(error)) return false;
+  const { code, meta } = error as {
+    code?: unknown;
+    meta?: { driverAdapterError?: { cause?: Record<string, unknown> } };
+  };
+  if (typeof code === 'string' && PRISMA_CONNECTION_CODES.has(code)) return true;
+  const cause = meta?.driverAdapterError?.cause;
+  if (!cause) return false;
+  const state = String(cause.state ?? '');
+  const original = String(cause.originalCode ?? '');
+  return (
+    state.startsWith('08') || original.startsWith('08') || DRIVER_CONNECTION_CODES.has(original)
+  );
 }
 
 /** How long past the guard's deadline Prisma ends the transaction itself (ours has ended it first). */

@@ -283,3 +283,32 @@ it.each(kinds)(
     }
   },
 );
+
+it("Prisma: a socket error of the handler's own calls (fetch, another service) stays the handler's failure, not a StoreError", async () => {
+  const kind = kinds.find((k) => k.name === 'Prisma on adapter-pg')!;
+  const { db, close } = kind.open(urls.postgres);
+  const guard = new IdempotencyGuard(new SqlStore(db, { acquireTimeoutMs: 2000 }), {
+    transactional: true,
+  });
+  try {
+    const failures = [
+      Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
+      new TypeError('fetch failed', {
+        cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
+      }),
+      Object.assign(new Error('upstream reset'), { code: '57P01' }),
+    ];
+    for (const [i, failure] of failures.entries()) {
+      const run = guard.run(
+        new RequestKey('p', `evt_own_failure_${i}`),
+        async ({ transaction }) => {
+          await kind.query(transaction, 'SELECT 1 AS one', []);
+          throw failure;
+        },
+      );
+      await expect(run).rejects.toBe(failure);
+    }
+  } finally {
+    await close();
+  }
+});
