@@ -53,7 +53,8 @@ export interface HmacOptions {
   signedPayload?: (request: SignedRequest) => SignedParts;
   /**
    * A signed timestamp in Unix seconds, read from `header`; a request outside `toleranceSeconds`
-   * (default 300) of now is refused before the HMAC is computed.
+   * (default 300) of now is refused before the HMAC is computed. Needs `signedPayload`, which
+   * puts `r.timestamp` where the provider signs it.
    */
   timestamp?: { header: string; toleranceSeconds?: number };
   /** The delivery's id: a header name (`'x-acme-delivery'`) or a function of the request. Required. */
@@ -128,6 +129,13 @@ export function hmac(options: HmacOptions): ProviderPreset {
   const signedPayload = o.signedPayload ?? ((request: SignedRequest) => [request.body]);
   const stampHeader =
     o.timestamp === undefined ? undefined : headerName('timestamp', o.timestamp?.header);
+  // A timestamp the HMAC does not cover would be checked for freshness and then ignored: a
+  // captured delivery re-sent with a new stamp would pass. The payload must say where it goes.
+  if (stampHeader !== undefined && o.signedPayload === undefined)
+    throw new ConfigError(
+      'signedPayload',
+      'hmac() with a timestamp needs signedPayload, saying where the provider signs it: a function of the request returning the signed parts, r.timestamp among them',
+    );
   const tolerance = toleranceOption('hmac', o.timestamp?.toleranceSeconds, 300);
   const now = clockOption('hmac', o.clock);
   if (typeof o.key !== 'function' && typeof o.key !== 'string')

@@ -125,8 +125,21 @@ describe('hmac(): a preset from configuration', () => {
         key: 'x-k',
         retentionDays: 1,
         timestamp: { header: 'x-t', toleranceSeconds: -1 },
+        signedPayload: () => [],
       },
       'toleranceSeconds',
+    ],
+    // A timestamp that nothing signs: a replay with a fresh stamp would pass its freshness check.
+    [
+      {
+        provider: 'a',
+        secret: 's',
+        signatureHeader: 'x-s',
+        key: 'x-k',
+        retentionDays: 1,
+        timestamp: { header: 'x-t' },
+      },
+      'signedPayload',
     ],
   ])('%j throws a ConfigError naming %s', (options, option) => {
     expect(() => hmac(options as never)).toThrow(ConfigError);
