@@ -27,8 +27,16 @@ export interface PresetFixture {
   forged(): PresetRequest;
   /** The status a forged delivery gets: 401 unless the protocol answers otherwise. */
   readonly forgedStatus?: number;
-  /** A verified handshake the preset answers itself, and the exact body it answers with. */
-  readonly handshake?: { request(): PresetRequest; readonly answer: string };
+  /**
+   * A verified handshake the preset answers itself, the exact body it answers with, the same
+   * handshake forged, and the external id a receipt of it would have (there must be none).
+   */
+  readonly handshake?: {
+    request(): PresetRequest;
+    forged(): PresetRequest;
+    readonly answer: string;
+    readonly externalId: string;
+  };
 }
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -296,7 +304,12 @@ export const presetFixtures: readonly PresetFixture[] = [
     externalId: '1247856129870041118',
     delivery: () => discordSigned(discordCommand),
     forged: () => discordSigned(discordCommand, discordOther),
-    handshake: { request: () => discordSigned(discordPing), answer: '{"type":1}' },
+    handshake: {
+      request: () => discordSigned(discordPing),
+      forged: () => discordSigned(discordPing, discordOther),
+      answer: '{"type":1}',
+      externalId: '1247856129870049999',
+    },
   },
   {
     name: 'twitch',
@@ -306,7 +319,10 @@ export const presetFixtures: readonly PresetFixture[] = [
     forged: () => twitchSigned(twitchFollow, 'notification', 'forger-secret-0'),
     handshake: {
       request: () => twitchSigned(twitchChallenge, 'webhook_callback_verification'),
+      forged: () =>
+        twitchSigned(twitchChallenge, 'webhook_callback_verification', 'forger-secret-0'),
       answer: 'conformance-challenge',
+      externalId: 'twitch-msg-challenge',
     },
   },
   {

@@ -6,6 +6,7 @@ import { createClient } from '@libsql/client';
 import {
   ConfigError,
   IdempotencyGuard,
+  InMemoryStore,
   type RunContext,
   RequestKey,
   requireTransaction,
@@ -78,6 +79,16 @@ it("requireTransaction(req.idempotency, store) gives the store's transaction typ
     return [client, wrong];
   };
   expect(() => fromRequest(undefined)).toThrow(ConfigError);
+  // A store without transactions: the result accepts nothing, so the mistake does not compile.
+  const memory = () => {
+    // @ts-expect-error InMemoryStore has no transactions
+    const client: pg.PoolClient = requireTransaction(
+      { transaction: undefined },
+      new InMemoryStore(),
+    );
+    return client;
+  };
+  expect(memory).toThrow(ConfigError);
   expect(() => fromRequest({ transaction: undefined })).toThrow(/transactional: true/);
   await pool.end();
 

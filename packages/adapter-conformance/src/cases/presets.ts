@@ -42,13 +42,19 @@ function handshakeCase(fixture: PresetFixture): AdapterCase | undefined {
   return {
     group: 'presets',
     anyStore: true,
-    name: `${fixture.name}: the verified handshake is answered by the preset, without the handler or a receipt`,
+    name: `${fixture.name}: the verified handshake is answered by the preset, without the handler or a receipt; a forged one is refused`,
     async run(h) {
-      await h.start({ preset: fixture.preset() });
+      const preset = fixture.preset();
+      await h.start({ preset });
+      const key = { provider: preset.provider, externalId: handshake.externalId };
+      const forged = await send(h, handshake.forged());
+      expect(forged.status).toBe(fixture.forgedStatus ?? 401);
+      expect(forged.body.toString()).not.toBe(handshake.answer);
       const res = await send(h, handshake.request());
       expect(res.status).toBe(200);
       expect(res.body.toString()).toBe(handshake.answer);
       expect(h.calls()).toBe(0);
+      expect(await h.guard.find(key)).toBeNull();
     },
   };
 }

@@ -141,8 +141,9 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
         request,
       );
     }
-    // A verified handshake is the preset's to answer: no claim, no receipt, no handler.
-    const handshake = config.preset?.handshake?.(request);
+    // A verified handshake is the preset's to answer: no claim, no receipt, no handler. Only a
+    // verified one: without a check, a handshake-shaped request goes on as a delivery.
+    const handshake = config.verify ? config.preset?.handshake?.(request) : undefined;
     if (handshake) return { action: 'respond', response: handshake, replayed: false };
     if (config.passThrough?.(request)) return PASS;
     const provider = config.provider(request);

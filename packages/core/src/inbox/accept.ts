@@ -295,7 +295,7 @@ export function createInboxEngine<Native = unknown>(
         return refuse(error, request);
       }
       // A verified handshake (Discord's PING, Zoom's URL validation) is the preset's to answer.
-      const handshake = preset?.handshake?.(request);
+      const handshake = verify ? preset?.handshake?.(request) : undefined;
       if (handshake) return { action: 'respond', response: handshake, stored: false };
       if (preset?.passThrough?.(request)) return { action: 'pass' };
       const provider = keys.provider(request);
