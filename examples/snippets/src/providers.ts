@@ -118,3 +118,97 @@ export function paddleKeys(request: HttpRequest): Record<string, Key> {
   // #endregion paddle
   return { request: preset.key(request) };
 }
+
+export function clerkResendKeys(request: HttpRequest): Record<string, Key> {
+  // #region clerk-resend
+  const clerkPreset = providers.clerk({ secret: process.env.CLERK_WEBHOOK_SIGNING_SECRET! });
+  const resendPreset = providers.resend({ secret: process.env.RESEND_WEBHOOK_SECRET! });
+  // #endregion clerk-resend
+  const preset = clerkPreset;
+  // #region clerk-resend
+  preset.key(request); // 'msg_2yZwUhtgs5Ai8T9yRQJXA' (svix-id; the same for resendPreset)
+  // #endregion clerk-resend
+  return { request: preset.key(request), resend: resendPreset.key(request) };
+}
+
+export function razorpayKeys(request: HttpRequest): Record<string, Key> {
+  // #region razorpay
+  const preset = providers.razorpay({ secret: process.env.RAZORPAY_WEBHOOK_SECRET! });
+  preset.key(request); // 'H0xbMB9XvKgvDp' (x-razorpay-event-id, not covered by the signature)
+  // #endregion razorpay
+  return { request: preset.key(request) };
+}
+
+export function discordKeys(request: HttpRequest): Record<string, Key> {
+  // #region discord
+  const preset = providers.discord({ publicKey: process.env.DISCORD_PUBLIC_KEY! });
+  preset.key(request); // '1247856129870041118' (the interaction id; a PING is answered for you)
+  // #endregion discord
+  return { request: preset.key(request) };
+}
+
+export function twitchKeys(request: HttpRequest): Record<string, Key> {
+  // #region twitch
+  const preset = providers.twitch({ secret: process.env.TWITCH_EVENTSUB_SECRET! });
+  preset.key(request); // 'e76c6bd4-55c9-4987-8304-da1588d8988b' (Twitch-Eventsub-Message-Id)
+  // #endregion twitch
+  return { request: preset.key(request) };
+}
+
+export function gitlabKeys(request: HttpRequest): Record<string, Key> {
+  // #region gitlab
+  const preset = providers.gitlab({ secretToken: process.env.GITLAB_WEBHOOK_TOKEN! });
+  preset.key(request); // '908a6d9e-45fd-46c8-97e6-c4f350f219dd' (Idempotency-Key)
+  // #endregion gitlab
+  return { request: preset.key(request) };
+}
+
+export function squareKeys(request: HttpRequest): Record<string, Key> {
+  // #region square
+  const preset = providers.square({
+    signatureKey: process.env.SQUARE_SIGNATURE_KEY!,
+    notificationUrl: 'https://shop.example.com/webhooks/square', // exactly as on the subscription
+  });
+  preset.key(request); // '6a8f5f28-54a1-4eb0-a98a-3111513fd4fc' (event_id)
+  // #endregion square
+  return { request: preset.key(request) };
+}
+
+export function typeformKeys(request: HttpRequest): Record<string, Key> {
+  // #region typeform
+  const preset = providers.typeform({ secret: process.env.TYPEFORM_WEBHOOK_SECRET! });
+  preset.key(request); // '01HV7R3X9Q4W8B1Z6N2M5K7J3T' (event_id)
+  // #endregion typeform
+  return { request: preset.key(request) };
+}
+
+export function checkoutVercelKeys(request: HttpRequest): Record<string, Key> {
+  // #region checkout-vercel
+  const checkoutPreset = providers.checkout({ secret: process.env.CKO_WEBHOOK_SIGNATURE_KEY! });
+  const vercelPreset = providers.vercel({ secret: process.env.VERCEL_WEBHOOK_SECRET! });
+  // #endregion checkout-vercel
+  const preset = checkoutPreset;
+  // #region checkout-vercel
+  preset.key(request); // 'evt_az5sblvku4ge3dwpztvyizgcau' (the body's id; the same for vercelPreset)
+  // #endregion checkout-vercel
+  return { request: preset.key(request), vercel: vercelPreset.key(request) };
+}
+
+export function hmacKeys(request: HttpRequest): Record<string, Key> {
+  // #region hmac
+  const preset = providers.hmac({
+    provider: 'acme', // the receipts' provider name
+    secret: process.env.ACME_WEBHOOK_SECRET!, // secretEncoding: 'hex' | 'base64' when it is not text
+    signatureHeader: 'x-acme-signature',
+    algorithm: 'sha256', // or 'sha1', 'sha512'
+    encoding: 'hex', // or 'base64'
+    prefix: 'sha256=', // removed before comparing
+    timestamp: { header: 'x-acme-timestamp', toleranceSeconds: 300 }, // when one is signed
+    signedPayload: (r) => [`${r.timestamp}.`, r.body], // default: the raw body alone
+    key: 'x-acme-delivery', // a header, or (request) => id
+    retentionDays: 7, // the provider's retry window and a margin
+  });
+  preset.key(request); // 'acme_dlv_31'
+  // #endregion hmac
+  return { request: preset.key(request) };
+}

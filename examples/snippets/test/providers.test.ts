@@ -56,6 +56,17 @@ Object.assign(process.env, {
   WEBHOOK_SECRET: `whsec_${Buffer.from('standard-webhooks-secret').toString('base64')}`,
   SLACK_SIGNING_SECRET: 'slack-secret',
   PADDLE_WEBHOOK_SECRET: 'paddle-secret',
+  CLERK_WEBHOOK_SIGNING_SECRET: `whsec_${Buffer.from('clerk-secret').toString('base64')}`,
+  RESEND_WEBHOOK_SECRET: `whsec_${Buffer.from('resend-secret').toString('base64')}`,
+  RAZORPAY_WEBHOOK_SECRET: 'razorpay-secret',
+  DISCORD_PUBLIC_KEY: 'a'.repeat(64),
+  TWITCH_EVENTSUB_SECRET: 'twitch-secret-of-ours',
+  GITLAB_WEBHOOK_TOKEN: 'gitlab-token',
+  SQUARE_SIGNATURE_KEY: 'square-key',
+  TYPEFORM_WEBHOOK_SECRET: 'typeform-secret',
+  CKO_WEBHOOK_SIGNATURE_KEY: 'cko-key',
+  VERCEL_WEBHOOK_SECRET: 'vercel-secret',
+  ACME_WEBHOOK_SECRET: 'acme-secret',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -164,6 +175,63 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
       snippets.paddleKeys(
         json({ event_id: 'evt_01hv8x2acma2gz9ntcb8nbj6yw', event_type: 'transaction.completed' }),
       ),
+  ],
+  [
+    'clerk-resend',
+    () => {
+      const { resend, ...keys } = snippets.clerkResendKeys(
+        json({ type: 'user.created' }, { headers: { 'svix-id': 'msg_2yZwUhtgs5Ai8T9yRQJXA' } }),
+      );
+      expect(resend).toBe(keys.request);
+      return keys;
+    },
+  ],
+  [
+    'razorpay',
+    () =>
+      snippets.razorpayKeys(
+        json(
+          { event: 'payment.captured' },
+          { headers: { 'x-razorpay-event-id': 'H0xbMB9XvKgvDp' } },
+        ),
+      ),
+  ],
+  ['discord', () => snippets.discordKeys(json({ id: '1247856129870041118', type: 2 }))],
+  [
+    'twitch',
+    () =>
+      snippets.twitchKeys(
+        json(
+          { subscription: {}, event: {} },
+          { headers: { 'twitch-eventsub-message-id': 'e76c6bd4-55c9-4987-8304-da1588d8988b' } },
+        ),
+      ),
+  ],
+  [
+    'gitlab',
+    () =>
+      snippets.gitlabKeys(
+        json(
+          { object_kind: 'push' },
+          { headers: { 'idempotency-key': '908a6d9e-45fd-46c8-97e6-c4f350f219dd' } },
+        ),
+      ),
+  ],
+  ['square', () => snippets.squareKeys(json({ event_id: '6a8f5f28-54a1-4eb0-a98a-3111513fd4fc' }))],
+  ['typeform', () => snippets.typeformKeys(json({ event_id: '01HV7R3X9Q4W8B1Z6N2M5K7J3T' }))],
+  [
+    'checkout-vercel',
+    () => {
+      const { vercel, ...keys } = snippets.checkoutVercelKeys(
+        json({ id: 'evt_az5sblvku4ge3dwpztvyizgcau', type: 'payment_approved' }),
+      );
+      expect(vercel).toBe(keys.request);
+      return keys;
+    },
+  ],
+  [
+    'hmac',
+    () => snippets.hmacKeys(json({ id: 1 }, { headers: { 'x-acme-delivery': 'acme_dlv_31' } })),
   ],
 ];
 
