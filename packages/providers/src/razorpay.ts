@@ -1,9 +1,7 @@
 /** @module Razorpay preset: `x-razorpay-event-id` as the key, `X-Razorpay-Signature` verified on the raw body. */
 import type { ProviderPreset } from '@webhook-idempotency/core';
+import { hmac } from './hmac';
 import { requireOptions, requireString } from './options';
-import { header } from './request-fields';
-import { safeVerify } from './safe-verify';
-import { hmacMatches } from './signature';
 
 /** Options of {@link razorpay}. */
 export interface RazorpayOptions {
@@ -31,20 +29,11 @@ export interface RazorpayOptions {
  */
 export function razorpay(options: RazorpayOptions): ProviderPreset {
   const { secret } = requireOptions('razorpay', options);
-  const key = requireString('razorpay', 'secret', secret, 'the webhook secret as "secret"');
-  return {
+  return hmac({
     provider: 'razorpay',
-    keyDescription: 'x-razorpay-event-id header',
-    needsRawBody: true,
+    secret: requireString('razorpay', 'secret', secret, 'the webhook secret as "secret"'),
+    signatureHeader: 'x-razorpay-signature',
+    key: 'x-razorpay-event-id',
     retentionDays: 7,
-    key(request) {
-      const id = header(request, 'x-razorpay-event-id');
-      return id === undefined || id === '' ? undefined : id;
-    },
-    verify: safeVerify(function verifyRazorpay(request) {
-      const given = header(request, 'x-razorpay-signature');
-      if (request.rawBody === undefined || given === undefined) return false;
-      return hmacMatches(key, [request.rawBody], [given], 'hex');
-    }),
-  };
+  });
 }

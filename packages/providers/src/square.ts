@@ -1,10 +1,9 @@
 /** @module Square preset: the body's `event_id` as the key, `x-square-hmacsha256-signature` over the notification URL and raw body. */
 import type { ProviderPreset } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
+import { hmac } from './hmac';
 import { requireOptions, requireString } from './options';
-import { header, idPart, jsonBody } from './request-fields';
-import { safeVerify } from './safe-verify';
-import { hmacMatches } from './signature';
+import { idPart, jsonBody } from './request-fields';
 
 /** Options of {@link square}. */
 export interface SquareOptions {
@@ -53,18 +52,14 @@ export function square(options: SquareOptions): ProviderPreset {
   if (!/^https?:\/\/\S+$/.test(url))
     throw new ConfigError('notificationUrl', 'square() needs the full notification URL, https://…');
 
-  return {
+  return hmac({
     provider: 'square',
+    secret: key,
+    signatureHeader: 'x-square-hmacsha256-signature',
+    encoding: 'base64',
+    signedPayload: (request) => [url, request.body],
+    key: (request) => idPart(jsonBody(request)?.event_id),
     keyDescription: 'event_id in the body',
-    needsRawBody: true,
     retentionDays: 7,
-    key(request) {
-      return idPart(jsonBody(request)?.event_id);
-    },
-    verify: safeVerify(function verifySquare(request) {
-      const given = header(request, 'x-square-hmacsha256-signature');
-      if (request.rawBody === undefined || given === undefined) return false;
-      return hmacMatches(key, [url, request.rawBody], [given], 'base64');
-    }),
-  };
+  });
 }

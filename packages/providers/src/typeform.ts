@@ -1,17 +1,14 @@
 /** @module Typeform preset: the body's `event_id` as the key, `Typeform-Signature: sha256=<base64>` over the raw body. */
 import type { ProviderPreset } from '@webhook-idempotency/core';
+import { hmac } from './hmac';
 import { requireOptions, requireString } from './options';
-import { header, idPart, jsonBody } from './request-fields';
-import { safeVerify } from './safe-verify';
-import { hmacMatches } from './signature';
+import { idPart, jsonBody } from './request-fields';
 
 /** Options of {@link typeform}. */
 export interface TypeformOptions {
   /** The secret set on the form's webhook (Connect, Webhooks, Edit, or `secret` in the API). Required. */
   secret: string;
 }
-
-const PREFIX = 'sha256=';
 
 /**
  * Typeform webhook preset (`form_response`: a form submitted).
@@ -28,20 +25,14 @@ const PREFIX = 'sha256=';
  */
 export function typeform(options: TypeformOptions): ProviderPreset {
   const { secret } = requireOptions('typeform', options);
-  const key = requireString('typeform', 'secret', secret, 'the webhook secret as "secret"');
-  return {
+  return hmac({
     provider: 'typeform',
+    secret: requireString('typeform', 'secret', secret, 'the webhook secret as "secret"'),
+    signatureHeader: 'typeform-signature',
+    encoding: 'base64',
+    prefix: 'sha256=',
+    key: (request) => idPart(jsonBody(request)?.event_id),
     keyDescription: 'event_id in the body',
-    needsRawBody: true,
     retentionDays: 7,
-    key(request) {
-      return idPart(jsonBody(request)?.event_id);
-    },
-    verify: safeVerify(function verifyTypeform(request) {
-      const given = header(request, 'typeform-signature');
-      if (request.rawBody === undefined || given === undefined || !given.startsWith(PREFIX))
-        return false;
-      return hmacMatches(key, [request.rawBody], [given.slice(PREFIX.length)], 'base64');
-    }),
-  };
+  });
 }

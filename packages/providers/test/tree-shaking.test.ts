@@ -25,8 +25,10 @@ const MARKS: Record<string, string> = {
   vercel: 'x-vercel-signature',
   hmac: 'signatureHeader',
 };
-/** Presets built on another part of the catalogue: Checkout.com and Vercel are `hmac()` configured. */
-const BUILT_ON: Record<string, readonly string[]> = { checkout: ['hmac'], vercel: ['hmac'] };
+/** Presets built on another part of the catalogue: these are `hmac()` configured. */
+const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(
+  ['checkout', 'vercel', 'razorpay', 'typeform', 'square'].map((name) => [name, ['hmac']]),
+);
 
 async function bundle(source: string): Promise<string> {
   const result = await build({
