@@ -1,4 +1,5 @@
 /** @module IdempotencyGuard: claim, run, store, replay (DESIGN.md §3–§4, §7). */
+import { windowsLongerThan } from './retention';
 import { runUntilAborted } from './abort';
 import { DAY, DeliveryOutcome, ReceiptStatus, SECOND } from './constants';
 import { ConfigError, FingerprintMismatch, RequestInProgress, StoreError } from './errors';
@@ -219,7 +220,11 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
    * Deletes `completed` and `failed` receipts that finished more than `retentionDays` ago, never a
    * `processing` one. Size the retention to the provider's redelivery window (docs/providers.md);
    * with `provider`, only that provider's receipts are considered, so each provider sharing a
-   * table can keep its own retention (a preset's `retentionDays`).
+   * table can keep its own retention (a preset's `retentionDays`). A retention shorter than the
+   * `retentionDays` of a preset an adapter serves on this store (its provider's retry window) is
+   * refused for that provider's receipts, unless `force` is set: a redelivery after the purge
+   * would run the handler again.
+   * @throws {ConfigError} naming `retentionDays` when it is shorter than such a window.
    * @example
    * await guard.purge({ retentionDays: 30 });
    * await guard.purge({ provider: stripePreset.provider, retentionDays: stripePreset.retentionDays });
@@ -229,8 +234,10 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     retentionDays: number;
     batchSize?: number;
     provider?: string;
+    /** Purge even receipts a preset on this store asks to keep longer. */
+    force?: boolean;
   }): Promise<number> {
-    const { retentionDays, batchSize, provider } = options ?? ({} as never);
+    const { retentionDays, batchSize, provider, force } = options ?? ({} as never);
     if (typeof retentionDays !== 'number' || !Number.isFinite(retentionDays) || retentionDays < 0) {
       throw new ConfigError(
         'retentionDays',
@@ -243,6 +250,12 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     if (provider !== undefined && (typeof provider !== 'string' || provider === '')) {
       throw new ConfigError('provider', `must be a provider name, got ${String(provider)}`);
     }
+    const kept = force === true ? [] : windowsLongerThan(this.store, retentionDays, provider);
+    if (kept.length > 0)
+      throw new ConfigError(
+        'retentionDays',
+        `${retentionDays} days is shorter than the retry window of ${kept.map(([name, days]) => `${name} (${days} days)`).join(', ')}: a redelivery after the purge would run again. Purge each provider with its preset's retentionDays, or pass force: true`,
+      );
     return storeCall('purge', this.tracer, () =>
       this.store.purge({
         now: this.clock(),

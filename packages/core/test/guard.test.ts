@@ -8,8 +8,10 @@ import {
   RequestKey,
   StoreError,
   type GuardEvent,
+  type ProviderPreset,
   type Store,
 } from '../src';
+import { createEngine } from '../src/adapter';
 
 /** A clock the tests move by hand: staleness is never waited for. */
 function fakeClock(start = Date.UTC(2026, 10, 30)) {
@@ -329,6 +331,36 @@ describe('IdempotencyGuard', () => {
       name: 'ConfigError',
       option: 'provider',
     });
+  });
+
+  it('11c. purge refuses a retention shorter than the retry window of a preset an adapter serves on the store, unless forced', async () => {
+    const { guard, clock, store } = setup();
+    const preset = (provider: string, retentionDays: number): ProviderPreset => ({
+      provider,
+      key: () => '1',
+      needsRawBody: false,
+      retentionDays,
+    });
+    // What an adapter does when it is built: createEngine({ store, preset }).
+    createEngine({ store, preset: preset('stripe', 30) });
+    createEngine({ guard, preset: preset('payme', 3650) });
+    await guard.run(new RequestKey('stripe', 'evt_1'), () => 1);
+    await guard.run(new RequestKey('github', 'd_1'), () => 2);
+    clock.advance(40 * 86_400_000);
+
+    const refused = { name: 'ConfigError', option: 'retentionDays' };
+    await expect(guard.purge({ provider: 'stripe', retentionDays: 7 })).rejects.toMatchObject(
+      refused,
+    );
+    await expect(guard.purge({ retentionDays: 30 })).rejects.toMatchObject({
+      ...refused,
+      message: expect.stringMatching(/payme \(3650 days\)/),
+    });
+    expect(store.list()).toHaveLength(2); // nothing was deleted by a refused purge
+    // Another provider, the preset's own window, or force: purged as asked.
+    expect(await guard.purge({ provider: 'github', retentionDays: 7 })).toBe(1);
+    expect(await guard.purge({ provider: 'stripe', retentionDays: 30 })).toBe(1);
+    expect(await guard.purge({ retentionDays: 1, force: true })).toBe(0);
   });
 
   it('12. staleness follows the injected clock only: no time passes without it', async () => {

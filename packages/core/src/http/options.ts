@@ -1,4 +1,5 @@
 /** @module The options every adapter takes (one shape), and `resolveOptions`, which checks them once. */
+import { registerRetention } from '../retention';
 import { ConfigError, InvalidRequestKey } from '../errors';
 import { IdempotencyGuard } from '../guard';
 import type { GuardOptions } from '../guard-options';
@@ -275,6 +276,9 @@ export function resolveOptions<Native = unknown, Tx = unknown>(
   }
   const guard = makeGuard(options as IdempotencyOptions<never, Tx>);
   const { preset } = options;
+  // The preset's retry window guards its receipts on this store against a shorter purge.
+  if (preset && typeof preset.provider === 'string')
+    registerRetention(guard.store, preset.provider, preset.retentionDays);
   const passThrough = preset?.passThrough;
   return {
     guard,
