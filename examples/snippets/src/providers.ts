@@ -186,12 +186,17 @@ export function checkoutVercelKeys(request: HttpRequest): Record<string, Key> {
   // #region checkout-vercel
   const checkoutPreset = providers.checkout({ secret: process.env.CKO_WEBHOOK_SIGNATURE_KEY! });
   const vercelPreset = providers.vercel({ secret: process.env.VERCEL_WEBHOOK_SECRET! });
+  const intercomPreset = providers.intercom({ secret: process.env.INTERCOM_CLIENT_SECRET! });
   // #endregion checkout-vercel
   const preset = checkoutPreset;
   // #region checkout-vercel
-  preset.key(request); // 'evt_az5sblvku4ge3dwpztvyizgcau' (the body's id; the same for vercelPreset)
+  preset.key(request); // 'evt_az5sblvku4ge3dwpztvyizgcau' (the body's id; the same for the others)
   // #endregion checkout-vercel
-  return { request: preset.key(request), vercel: vercelPreset.key(request) };
+  return {
+    request: preset.key(request),
+    vercel: vercelPreset.key(request),
+    intercom: intercomPreset.key(request),
+  };
 }
 
 export function hmacKeys(request: HttpRequest): Record<string, Key> {

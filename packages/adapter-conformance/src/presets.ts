@@ -215,6 +215,10 @@ const bodySigned = (algorithm: string, header: string, id: string) => (secret: s
 };
 const checkoutSigned = bodySigned('sha256', 'cko-signature', 'evt_conformance_cko');
 const vercelSigned = bodySigned('sha1', 'x-vercel-signature', 'vercel-evt-conformance');
+const intercomSigned = (secret: string): PresetRequest => {
+  const body = JSON.stringify({ type: 'notification_event', id: 'notif_conformance' });
+  return { body, headers: { 'x-hub-signature': `sha1=${hex('sha1', secret, body)}` } };
+};
 
 const HMAC_SECRET = 'conformance generic secret';
 const hmacEvent = JSON.stringify({ id: 'acme_evt_1', kind: 'order.paid' });
@@ -359,6 +363,13 @@ export const presetFixtures: readonly PresetFixture[] = [
     externalId: 'vercel-evt-conformance',
     delivery: () => vercelSigned('conformance vercel secret'),
     forged: () => vercelSigned('forger'),
+  },
+  {
+    name: 'intercom',
+    preset: () => providers.intercom({ secret: 'conformance intercom secret' }),
+    externalId: 'notif_conformance',
+    delivery: () => intercomSigned('conformance intercom secret'),
+    forged: () => intercomSigned('forger'),
   },
   {
     name: 'hmac (a configured provider)',

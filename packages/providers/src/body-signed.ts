@@ -7,7 +7,7 @@ import { hmac } from './hmac';
 import { requireOptions, requireString } from './options';
 import { idPart, jsonBody } from './request-fields';
 
-/** Options of {@link checkout} and {@link vercel}. */
+/** Options of {@link checkout}, {@link vercel} and {@link intercom}. */
 export interface BodySignedOptions {
   /** The webhook's signature key or secret. Required. */
   secret: string;
@@ -29,7 +29,7 @@ const eventId = (request: Parameters<ProviderPreset['key']>[0]) => idPart(jsonBo
  * @example
  * const preset = providers.checkout({ secret: process.env.CKO_WEBHOOK_SIGNATURE_KEY! });
  * @throws {ConfigError} naming `secret` when invalid.
- * @see docs/providers.md#checkoutcom-and-vercel
+ * @see docs/providers.md#checkoutcom-vercel-and-intercom
  */
 export function checkout(options: BodySignedOptions): ProviderPreset {
   const { secret } = requireOptions('checkout', options);
@@ -54,7 +54,7 @@ export function checkout(options: BodySignedOptions): ProviderPreset {
  * @example
  * const preset = providers.vercel({ secret: process.env.VERCEL_WEBHOOK_SECRET! });
  * @throws {ConfigError} naming `secret` when invalid.
- * @see docs/providers.md#checkoutcom-and-vercel
+ * @see docs/providers.md#checkoutcom-vercel-and-intercom
  */
 export function vercel(options: BodySignedOptions): ProviderPreset {
   const { secret } = requireOptions('vercel', options);
@@ -65,6 +65,34 @@ export function vercel(options: BodySignedOptions): ProviderPreset {
     algorithm: 'sha1',
     key: eventId,
     keyDescription: 'event id in the body',
+    retentionDays: 7,
+  });
+}
+
+/**
+ * Intercom webhook preset (conversation, contact and ticket topics of the Developer Hub).
+ *
+ * - **Key**: the notification's `id` (`notif_…`) from the body.
+ * - **Signature**: `X-Hub-Signature: sha1=<hex HMAC-SHA1 of the raw body>` under the app's client
+ *   secret (Developer Hub, Basic Info). No timestamp is signed. The `ping` Intercom sends when a
+ *   webhook is saved is a delivery like the others: answer it 2xx.
+ * - **Retention**: 7 days (retry schedule UNCONFIRMED here).
+ *
+ * @example
+ * const preset = providers.intercom({ secret: process.env.INTERCOM_CLIENT_SECRET! });
+ * @throws {ConfigError} naming `secret` when invalid.
+ * @see docs/providers.md#checkoutcom-vercel-and-intercom
+ */
+export function intercom(options: BodySignedOptions): ProviderPreset {
+  const { secret } = requireOptions('intercom', options);
+  return hmac({
+    provider: 'intercom',
+    secret: requireString('intercom', 'secret', secret, 'the app client secret as "secret"'),
+    signatureHeader: 'x-hub-signature',
+    algorithm: 'sha1',
+    prefix: 'sha1=',
+    key: eventId,
+    keyDescription: 'notification id in the body',
     retentionDays: 7,
   });
 }

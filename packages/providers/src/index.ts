@@ -23,4 +23,4 @@ export { twitch, type TwitchOptions } from './twitch';
 export { gitlab, type GitLabOptions } from './gitlab';
 export { square, type SquareOptions } from './square';
 export { typeform, type TypeformOptions } from './typeform';
-export { checkout, vercel, type BodySignedOptions } from './body-signed';
+export { checkout, intercom, vercel, type BodySignedOptions } from './body-signed';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
-import { checkout, vercel } from '../src';
+import { checkout, intercom, vercel } from '../src';
 import { jsonRequest } from './helpers';
 
 // Each provider's documented scheme: Checkout.com ("Set up your webhook receiver": Cko-Signature,
@@ -30,13 +30,28 @@ const cases = [
     }),
     id: 'Ad7fV5IX3kcCsqE0JU3L8LfB',
   },
+  {
+    name: 'intercom',
+    factory: intercom,
+    header: 'x-hub-signature',
+    algorithm: 'sha1',
+    prefix: 'sha1=',
+    body: JSON.stringify({
+      type: 'notification_event',
+      id: 'notif_4e3504a3-ba3f-46dc-ab48-8e4d5bdfdf4e',
+      topic: 'conversation.user.created',
+    }),
+    id: 'notif_4e3504a3-ba3f-46dc-ab48-8e4d5bdfdf4e',
+  },
 ] as const;
 
-describe.each(cases)('$name preset', ({ name, factory, header, algorithm, body, id }) => {
+describe.each(cases)('$name preset', (entry) => {
+  const { name, factory, header, algorithm, body, id } = entry;
+  const prefix = 'prefix' in entry ? entry.prefix : '';
   const SECRET = `${name} secret`;
   const preset = factory({ secret: SECRET });
   const sign = (text: string = body, secret = SECRET) =>
-    createHmac(algorithm, secret).update(text).digest('hex');
+    prefix + createHmac(algorithm, secret).update(text).digest('hex');
   const request = (signature: string | undefined, text: string = body) =>
     jsonRequest(text, { headers: signature === undefined ? {} : { [header]: signature } });
 
@@ -52,7 +67,7 @@ describe.each(cases)('$name preset', ({ name, factory, header, algorithm, body, 
     expect(preset.verify?.(request(sign(body, 'another')))).toBe(false);
     const otherDigest = algorithm === 'sha1' ? 'sha256' : 'sha1';
     expect(
-      preset.verify?.(request(createHmac(otherDigest, SECRET).update(body).digest('hex'))),
+      preset.verify?.(request(prefix + createHmac(otherDigest, SECRET).update(body).digest('hex'))),
     ).toBe(false);
     expect(preset.verify?.(request(undefined))).toBe(false);
   });

@@ -23,11 +23,15 @@ const MARKS: Record<string, string> = {
   typeform: 'typeform-signature',
   checkout: 'cko-signature',
   vercel: 'x-vercel-signature',
+  intercom: 'sha1=',
   hmac: 'signatureHeader',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(
-  ['checkout', 'vercel', 'razorpay', 'typeform', 'square'].map((name) => [name, ['hmac']]),
+  ['checkout', 'vercel', 'intercom', 'razorpay', 'typeform', 'square'].map((name) => [
+    name,
+    ['hmac'],
+  ]),
 );
 
 async function bundle(source: string): Promise<string> {

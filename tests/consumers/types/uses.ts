@@ -209,6 +209,7 @@ export async function uses(): Promise<void> {
     providers.typeform({ secret: 'x' }),
     providers.checkout({ secret: 'x' }),
     providers.vercel({ secret: 'x' }),
+    providers.intercom({ secret: 'x' }),
     providers.hmac({
       provider: 'acme',
       secret: 'x',
