@@ -359,8 +359,10 @@ describe('IdempotencyGuard', () => {
     expect(store.list()).toHaveLength(2); // nothing was deleted by a refused purge
     // Another provider, the preset's own window, or force: purged as asked.
     expect(await guard.purge({ provider: 'github', retentionDays: 7 })).toBe(1);
+    expect(await guard.purge({ provider: 'stripe', retentionDays: 7, force: true })).toBe(1);
+    await guard.run(new RequestKey('stripe', 'evt_2'), () => 3);
+    clock.advance(40 * 86_400_000);
     expect(await guard.purge({ provider: 'stripe', retentionDays: 30 })).toBe(1);
-    expect(await guard.purge({ retentionDays: 1, force: true })).toBe(0);
   });
 
   it('12. staleness follows the injected clock only: no time passes without it', async () => {

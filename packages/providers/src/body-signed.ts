@@ -3,9 +3,10 @@
  * `hmac()` builder with that provider's header, digest, spelling and retention.
  */
 import type { ProviderPreset } from '@webhook-idempotency/core';
+import { canonicalFingerprint } from './fingerprint';
 import { hmac } from './hmac';
 import { requireOptions, requireString } from './options';
-import { idPart, jsonBody } from './request-fields';
+import { idPart, isJsonObject, jsonBody } from './request-fields';
 
 /** Options of {@link checkout}, {@link vercel} and {@link intercom}. */
 export interface BodySignedOptions {
@@ -73,6 +74,9 @@ export function vercel(options: BodySignedOptions): ProviderPreset {
  * Intercom webhook preset (conversation, contact and ticket topics of the Developer Hub).
  *
  * - **Key**: the notification's `id` (`notif_…`) from the body.
+ * - **Fingerprint**: the body without its delivery bookkeeping (`delivery_attempts`,
+ *   `delivery_status`, `first_sent_at`), which a retry may change (UNCONFIRMED whether it does):
+ *   a retry is then replayed, not refused as another body under the same id.
  * - **Signature**: `X-Hub-Signature: sha1=<hex HMAC-SHA1 of the raw body>` under the app's client
  *   secret (Developer Hub, Basic Info). No timestamp is signed. The `ping` Intercom sends when a
  *   webhook is saved is a delivery like the others: answer it 2xx.
@@ -85,7 +89,7 @@ export function vercel(options: BodySignedOptions): ProviderPreset {
  */
 export function intercom(options: BodySignedOptions): ProviderPreset {
   const { secret } = requireOptions('intercom', options);
-  return hmac({
+  const preset = hmac({
     provider: 'intercom',
     secret: requireString('intercom', 'secret', secret, 'the app client secret as "secret"'),
     signatureHeader: 'x-hub-signature',
@@ -95,4 +99,13 @@ export function intercom(options: BodySignedOptions): ProviderPreset {
     keyDescription: 'notification id in the body',
     retentionDays: 7,
   });
+  return {
+    ...preset,
+    fingerprint(request) {
+      const body = jsonBody(request);
+      if (!isJsonObject(body)) return undefined;
+      const { delivery_attempts, delivery_status, first_sent_at, ...notification } = body;
+      return canonicalFingerprint(notification);
+    },
+  };
 }

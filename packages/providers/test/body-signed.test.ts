@@ -81,3 +81,26 @@ describe.each(cases)('$name preset', (entry) => {
     expect(() => factory(options as never)).toThrow(expect.objectContaining({ option }));
   });
 });
+
+it('intercom: a retry whose delivery bookkeeping changed has the same fingerprint; another notification body does not', () => {
+  const preset = intercom({ secret: 'intercom secret' });
+  const notification = {
+    type: 'notification_event',
+    id: 'notif_1',
+    topic: 'conversation.user.created',
+    data: { item: { id: '1' } },
+  };
+  const fingerprint = (body: Record<string, unknown>) =>
+    preset.fingerprint?.(jsonRequest(JSON.stringify(body)));
+  const first = fingerprint({ ...notification, delivery_attempts: 1, delivery_status: 'pending' });
+  expect(first).toMatch(/^[0-9a-f]{64}$/);
+  expect(
+    fingerprint({
+      ...notification,
+      delivery_attempts: 2,
+      delivery_status: 'retry',
+      first_sent_at: 1,
+    }),
+  ).toBe(first);
+  expect(fingerprint({ ...notification, data: { item: { id: '2' } } })).not.toBe(first);
+});

@@ -53,6 +53,8 @@ describe('tree shaking', () => {
       `import { ${name} } from '@webhook-idempotency/providers'; console.log(${name});`,
     );
     expect(text).toContain(MARKS[name]);
+    // What it is built on comes with it (and so it is built on it).
+    for (const base of BUILT_ON[name] ?? []) expect(text).toContain(MARKS[base]);
     const others = Object.entries(MARKS).filter(
       ([other]) => other !== name && !BUILT_ON[name]?.includes(other),
     );

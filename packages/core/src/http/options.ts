@@ -276,11 +276,8 @@ export function resolveOptions<Native = unknown, Tx = unknown>(
   }
   const guard = makeGuard(options as IdempotencyOptions<never, Tx>);
   const { preset } = options;
-  // The preset's retry window guards its receipts on this store against a shorter purge.
-  if (preset && typeof preset.provider === 'string')
-    registerRetention(guard.store, preset.provider, preset.retentionDays);
   const passThrough = preset?.passThrough;
-  return {
+  const config: EngineConfig<Native, Tx> = {
     guard,
     preset,
     ...keyConfig(options),
@@ -294,6 +291,10 @@ export function resolveOptions<Native = unknown, Tx = unknown>(
     maxResponseBytes,
     needsRawBody: preset?.needsRawBody === true,
   };
+  // Once every option is valid: the preset's retry window guards its receipts on this store
+  // against a shorter purge (guard.purge).
+  if (preset) registerRetention(guard.store, preset.provider, preset.retentionDays);
+  return config;
 }
 
 /**
