@@ -188,6 +188,15 @@ async function makePrismaConsumer(node: NodeRuntime): Promise<string> {
   return dir;
 }
 
+/** What a consumer app printed (deliveries.cjs): a 201 first, then that answer replayed, one run. */
+function expectDuplicateReplayed(stdout: string): void {
+  const result = JSON.parse(stdout.trim().split('\n').pop() ?? '{}');
+  expect(result.first).toMatchObject({ status: 201, replayed: null });
+  expect(result.second).toEqual({ status: 201, body: result.first.body, replayed: 'true' });
+  expect(JSON.parse(result.first.body)).toMatchObject({ order: 1 });
+  expect(result.runs).toBe(1);
+}
+
 beforeAll(async () => {
   const packs = join(work, 'packs');
   const [report, nodes] = await Promise.all([
@@ -267,11 +276,7 @@ describe.each(NODE_NAMES)('apps installed from the tarballs, on Node %s', (nodeN
       env,
       timeout: 60_000,
     });
-    const result = JSON.parse(stdout.trim().split('\n').pop() ?? '{}');
-    expect(result.first).toMatchObject({ status: 201, replayed: null });
-    expect(result.second).toEqual({ status: 201, body: result.first.body, replayed: 'true' });
-    expect(JSON.parse(result.first.body)).toMatchObject({ order: 1 });
-    expect(result.runs).toBe(1);
+    expectDuplicateReplayed(stdout);
   });
 });
 
@@ -357,11 +362,7 @@ describe('a Prisma 7 consumer (machine Node)', () => {
       cwd: dir,
       timeout: 60_000,
     });
-    const result = JSON.parse(stdout.trim().split('\n').pop() ?? '{}');
-    expect(result.first).toMatchObject({ status: 201, replayed: null });
-    expect(result.second).toEqual({ status: 201, body: result.first.body, replayed: 'true' });
-    expect(JSON.parse(result.first.body)).toMatchObject({ order: 1 });
-    expect(result.runs).toBe(1);
+    expectDuplicateReplayed(stdout);
   });
 });
 
