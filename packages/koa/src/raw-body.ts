@@ -1,16 +1,55 @@
 /** @module `rawBodyParser()`: keeps the exact request bytes on `ctx.request.rawBody` and parses JSON into `ctx.request.body`. */
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError } from '@webhook-idempotency/core';
 import { resolveMaxRequestBytes } from '@webhook-idempotency/core/adapter';
 import type { Context, Middleware, Next } from 'koa';
 import type { RawBodyParserOptions } from './types';
 
 const TOO_LARGE = Symbol('too large');
+/**
+ * After a 413, the rest of a refused body is read off and discarded for at most this many bytes or
+ * milliseconds (whichever comes first), so that a client still writing can read the answer; then the
+ * connection is closed. Without a bound, an unauthenticated client could make the server read an
+ * endless body at full speed.
+ */
+const DISCARD_BYTES = 16 * 1024 * 1024;
+const DISCARD_MS = 500;
 /** What the middleware reads and writes on `ctx.request` (koa's own types declare neither). */
 type BodyRequest = { rawBody?: unknown; body?: unknown };
 
-/** Reads `req` to its end; past `limit` bytes it stops keeping them and lets the rest drain. */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | typeof TOO_LARGE> {
+/**
+ * Discards what is left of `req`'s body, within {@link DISCARD_BYTES} and {@link DISCARD_MS}: a body
+ * that ends inside the bound leaves the connection open for the next request; past it, the socket is
+ * closed once `res` is sent (or at once, if it never is).
+ */
+function discardRest(req: IncomingMessage, res: ServerResponse): void {
+  let discarded = 0;
+  const close = () => {
+    stop();
+    const end = () => req.socket?.destroySoon();
+    if (res.writableFinished || res.destroyed) end();
+    else res.once('close', end);
+  };
+  const timer = setTimeout(close, DISCARD_MS);
+  timer.unref();
+  const onData = (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_BYTES) close();
+  };
+  const stop = () => {
+    clearTimeout(timer);
+    req.off('data', onData).off('end', stop).off('close', stop);
+  };
+  req.on('data', onData).on('end', stop).on('close', stop);
+  req.resume();
+}
+
+/** Reads `req` to its end; past `limit` bytes it stops keeping them and discards the rest, within a bound. */
+function readBody(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+): Promise<Buffer | typeof TOO_LARGE> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -21,7 +60,7 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | typeof 
       size += chunk.length;
       if (size <= limit) return void chunks.push(chunk);
       settle();
-      req.resume(); // discard the rest, so the connection can carry the 413
+      discardRest(req, res); // the connection carries the 413, then closes if the body goes on
       resolve(TOO_LARGE);
     };
     const onEnd = () => {
@@ -45,7 +84,9 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | typeof 
  * empty one leaves it `undefined`. Bytes are kept as sent: no `Content-Encoding` is undone (such a
  * request is answered 415). A body over `maxRequestBytes` (default 1 MiB) is answered 413 as soon
  * as the limit is passed (or at once when `Content-Length` announces it), and malformed JSON 400, through
- * Koa's error handling (`ctx.throw`), before the guard runs. Does nothing when an earlier body
+ * Koa's error handling (`ctx.throw`), before the guard runs; the rest of a refused body is read off
+ * and discarded for at most 16 MiB or half a second, then the connection is closed, so a client
+ * that goes on writing costs the server a bounded read. Does nothing when an earlier body
  * parser already set `ctx.request.body` or `ctx.request.rawBody`.
  * @throws {ConfigError} at construction, for a `maxRequestBytes` that is not a whole number of
  * bytes (or both it and its deprecated alias `limit`).
@@ -65,10 +106,13 @@ export function rawBodyParser(options: RawBodyParserOptions = {}): Middleware {
     const encoding = ctx.get('content-encoding').toLowerCase();
     if (encoding !== '' && encoding !== 'identity')
       ctx.throw(415, `Unsupported Content-Encoding "${encoding}": send the body uncompressed`);
-    if (Number(ctx.get('content-length')) > limit) ctx.throw(413, tooLarge);
+    if (Number(ctx.get('content-length')) > limit) {
+      discardRest(ctx.req, ctx.res);
+      ctx.throw(413, tooLarge);
+    }
     let bytes: Buffer | typeof TOO_LARGE;
     try {
-      bytes = await readBody(ctx.req, limit);
+      bytes = await readBody(ctx.req, ctx.res, limit);
     } catch (error) {
       return ctx.throw(400, `The request body could not be read: ${(error as Error).message}`);
     }

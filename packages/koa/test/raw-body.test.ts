@@ -1,7 +1,7 @@
 /** rawBodyParser(): the exact bytes on ctx.request.rawBody, JSON in ctx.request.body, 413 past the limit, 400 for bad JSON; on real Koa 3 and 2 servers. */
 import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import Router from '@koa/router';
 import { ConfigError, InMemoryStore } from '@webhook-idempotency/core';
 import * as providers from '@webhook-idempotency/providers';
@@ -137,6 +137,69 @@ describe.each<[string, typeof Koa3]>([
       .send('{"action":"after"}');
     expect(ok.body).toEqual({ action: 'after', bytes: 18 });
   });
+
+  /**
+   * A raw client that writes a body for as long as the server lets it (never stopping at the
+   * answer, as a flooding client would): what it read back, how many body bytes it wrote before the
+   * server closed the connection, and whether it ran out of `maxBytes` first.
+   */
+  function writeUntilClosed(port: number, head: string, chunked: boolean, maxBytes: number) {
+    return new Promise<{ answer: string; written: number; closedByServer: boolean }>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      const chunk = Buffer.alloc(64 * 1024, 0x61);
+      const frame = Buffer.concat([
+        Buffer.from(`${chunk.length.toString(16)}\r\n`),
+        chunk,
+        Buffer.from('\r\n'),
+      ]);
+      let answer = '';
+      let written = 0;
+      let done = false;
+      const finish = (closedByServer: boolean) => {
+        if (done) return;
+        done = true;
+        socket.destroy();
+        resolve({ answer, written, closedByServer });
+      };
+      socket.on('data', (data) => {
+        answer += data.toString('latin1');
+      });
+      socket.on('error', () => finish(true));
+      socket.on('close', () => finish(true));
+      const pump = () => {
+        while (!done && written < maxBytes) {
+          written += chunk.length;
+          if (!socket.write(chunked ? frame : chunk)) return void socket.once('drain', pump);
+        }
+        if (!done) finish(false);
+      };
+      socket.write(head, pump);
+    });
+  }
+
+  it.each([
+    ['chunked body', 'transfer-encoding: chunked', true],
+    ['body announced by Content-Length', `content-length: ${1024 * 1024 * 1024}`, false],
+  ])(
+    'a refused %s that goes on is read off only within a bound: 413, then the server closes the connection',
+    async (_name, framing, chunked) => {
+      const { server, seen } = await start({ limit: 64 }, false);
+      const { port } = server.address() as AddressInfo;
+      const head = `POST /hook HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n${framing}\r\n\r\n`;
+      // Far past the bound (16 MiB or half a second): a server that read off everything would let
+      // all 256 MiB through and keep the connection open.
+      const { answer, written, closedByServer } = await writeUntilClosed(
+        port,
+        head,
+        chunked,
+        256 * 1024 * 1024,
+      );
+      expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+      expect(closedByServer).toBe(true);
+      expect(written).toBeLessThan(128 * 1024 * 1024);
+      expect(seen).toHaveLength(0);
+    },
+  );
 
   it('malformed JSON is answered 400 with what is wrong; the guard and the handler do not run', async () => {
     const { post, store, seen } = await start();

@@ -32,7 +32,8 @@ export interface Endpoint {
    */
   readonly drainsBody?: boolean;
   /**
-   * The server ends the connection after its 413 while the client is still writing (Fastify):
+   * The server ends the connection after its 413 while the client is still writing (Fastify, and
+   * Koa's rawBodyParser past its discard bound):
    * the client's kernel may then drop the answer on the reset, so a reset counts as refused.
    */
   readonly mayReset?: boolean;
@@ -68,11 +69,11 @@ async function single(
   name: string,
   server: Server,
   paths: string[],
-  drainsBody = false,
+  how: Pick<Endpoint, 'drainsBody' | 'mayReset'> = {},
 ): Promise<MemoryApps> {
   const port = await listen(server);
   return {
-    endpoints: paths.map((path) => ({ name: `${name} ${path}`, port, path, drainsBody })),
+    endpoints: paths.map((path) => ({ name: `${name} ${path}`, port, path, ...how })),
     close: () => stop(server),
   };
 }
@@ -86,7 +87,7 @@ export function expressApps(): Promise<MemoryApps> {
     res.json({ ok: true });
   });
   app.post('/inbox', raw, expressAdapter.inbox({ inbox: deliveries(), preset: preset() }));
-  return single('express', createServer(app), ['/guard', '/inbox'], true);
+  return single('express', createServer(app), ['/guard', '/inbox'], { drainsBody: true });
 }
 
 /** Fastify 5: `rawBodyJsonParser` under Fastify's default `bodyLimit` (1 MiB), the plugin and `inbox()`. */
@@ -141,7 +142,8 @@ export function koaApps(): Promise<MemoryApps> {
     koaAdapter.inbox({ inbox: deliveries(), preset: preset() }),
   );
   app.use(router.routes());
-  return single('koa', createServer(app.callback()), ['/guard', '/inbox']);
+  // Past its discard bound (16 MiB or half a second) rawBodyParser closes the connection.
+  return single('koa', createServer(app.callback()), ['/guard', '/inbox'], { mayReset: true });
 }
 
 /** The fetch adapter behind a node:http ↔ Request/Response server, default `maxRequestBytes` (1 MiB). */
