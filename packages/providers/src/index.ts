@@ -24,3 +24,19 @@ export { gitlab, type GitLabOptions } from './gitlab';
 export { square, type SquareOptions } from './square';
 export { typeform, type TypeformOptions } from './typeform';
 export { checkout, intercom, vercel, type BodySignedOptions } from './body-signed';
+export {
+  wise,
+  WISE_PRODUCTION_PUBLIC_KEY,
+  WISE_SANDBOX_PUBLIC_KEY,
+  type WiseOptions,
+} from './wise';
+export { paypal, type PayPalOptions } from './paypal';
+export type { FetchCertificate } from './paypal-certificates';
+export { coinbase, type CoinbaseOptions } from './coinbase';
+export { lemonsqueezy, type LemonSqueezyOptions } from './lemonsqueezy';
+export { airwallex, type AirwallexOptions } from './airwallex';
+export { paystack, type PaystackOptions } from './paystack';
+export { calendly, type CalendlyOptions } from './calendly';
+export { sentry, type SentryOptions } from './sentry';
+export { bitbucket, type BitbucketOptions } from './bitbucket';
+export { postmark, type PostmarkOptions } from './postmark';

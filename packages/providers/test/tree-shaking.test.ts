@@ -24,14 +24,34 @@ const MARKS: Record<string, string> = {
   checkout: 'cko-signature',
   vercel: 'x-vercel-signature',
   intercom: 'sha1=',
+  wise: 'x-delivery-id',
+  paypal: 'paypal-transmission-sig',
+  coinbase: 'x-cc-webhook-signature',
+  lemonsqueezy: 'meta.event_name',
+  airwallex: 'x-timestamp',
+  paystack: 'x-paystack-signature',
+  calendly: 'calendly-webhook-signature',
+  sentry: 'sentry-hook-signature',
+  bitbucket: 'x-request-uuid',
+  postmark: 'RecordType',
   hmac: 'signatureHeader',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(
-  ['checkout', 'vercel', 'intercom', 'razorpay', 'typeform', 'square'].map((name) => [
-    name,
-    ['hmac'],
-  ]),
+  [
+    'checkout',
+    'vercel',
+    'intercom',
+    'razorpay',
+    'typeform',
+    'square',
+    'coinbase',
+    'lemonsqueezy',
+    'airwallex',
+    'paystack',
+    'sentry',
+    'bitbucket',
+  ].map((name) => [name, ['hmac']]),
 );
 
 async function bundle(source: string): Promise<string> {

@@ -210,6 +210,22 @@ export async function uses(): Promise<void> {
     providers.checkout({ secret: 'x' }),
     providers.vercel({ secret: 'x' }),
     providers.intercom({ secret: 'x' }),
+    providers.wise({ environment: 'sandbox' }),
+    providers.wise({ publicKey: providers.WISE_PRODUCTION_PUBLIC_KEY }),
+    providers.paypal({
+      webhookId: 'WH',
+      fetchCertificate: async (url: string, signal: AbortSignal) =>
+        (await fetch(url, { signal })).text(),
+      certificateTimeoutMs: 2000,
+    }),
+    providers.coinbase({ secret: 'x' }),
+    providers.lemonsqueezy({ secret: 'x' }),
+    providers.airwallex({ secret: 'x', toleranceSeconds: 300 }),
+    providers.paystack({ secretKey: 'sk_test_x' }),
+    providers.calendly({ signingKey: 'x' }),
+    providers.sentry({ clientSecret: 'x' }),
+    providers.bitbucket({ secret: 'x' }),
+    providers.postmark({ username: 'u', password: 'p' }),
     providers.hmac({
       provider: 'acme',
       secret: 'x',

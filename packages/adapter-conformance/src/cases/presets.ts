@@ -2,6 +2,7 @@
 import type { AdapterCase } from '../case';
 import type { Harness } from '../harness';
 import { type PresetFixture, type PresetRequest, presetFixtures } from '../presets';
+import { morePresetFixtures } from '../presets-more';
 
 const send = (h: Harness, request: PresetRequest) =>
   h.post(undefined, request.body, { ...request.headers });
@@ -59,7 +60,9 @@ function handshakeCase(fixture: PresetFixture): AdapterCase | undefined {
   };
 }
 
-export const presetCases: AdapterCase[] = presetFixtures.flatMap((fixture) => {
-  const handshake = handshakeCase(fixture);
-  return handshake ? [deliveryCase(fixture), handshake] : [deliveryCase(fixture)];
-});
+export const presetCases: AdapterCase[] = [...presetFixtures, ...morePresetFixtures].flatMap(
+  (fixture) => {
+    const handshake = handshakeCase(fixture);
+    return handshake ? [deliveryCase(fixture), handshake] : [deliveryCase(fixture)];
+  },
+);

@@ -1,0 +1,53 @@
+/** @module Coinbase Commerce preset: the event id in the body as the key, `X-CC-Webhook-Signature` verified on the raw body. */
+import type { ProviderPreset } from '@webhook-idempotency/core';
+import { canonicalFingerprint } from './fingerprint';
+import { hmac } from './hmac';
+import { requireOptions, requireString } from './options';
+import { idPart, isJsonObject, jsonBody } from './request-fields';
+
+/** Options of {@link coinbase}. */
+export interface CoinbaseOptions {
+  /** The endpoint's shared secret (Settings, Webhook subscriptions). Required. */
+  secret: string;
+}
+
+/** The `event` object Coinbase Commerce wraps in each delivery. */
+const eventOf = (request: Parameters<ProviderPreset['key']>[0]) => {
+  const event = jsonBody(request)?.event;
+  return isJsonObject(event) ? event : undefined;
+};
+
+/**
+ * Coinbase Commerce webhook preset (charge events: `charge:created`, `charge:confirmed`, …).
+ *
+ * - **Key**: the event's id, `event.id` in the body. The delivery around it (its own `id`,
+ *   `attempt_number`, `scheduled_for`) is bookkeeping of one attempt.
+ * - **Fingerprint**: the `event` object alone, so a retry whose attempt number moved is replayed,
+ *   not refused as another body under the same id.
+ * - **Signature**: `X-CC-Webhook-Signature` is hex HMAC-SHA256 of the raw body under the shared
+ *   secret (coinbase-commerce-node's `Webhook.verifySigHeader`). No timestamp is signed.
+ * - **Retention**: 7 days (Coinbase retries failed deliveries; the schedule is UNCONFIRMED here).
+ *
+ * @example
+ * const preset = providers.coinbase({ secret: process.env.COINBASE_COMMERCE_WEBHOOK_SECRET! });
+ * @throws {ConfigError} naming `secret` when invalid.
+ * @see docs/providers.md#coinbase-commerce
+ */
+export function coinbase(options: CoinbaseOptions): ProviderPreset {
+  const { secret } = requireOptions('coinbase', options);
+  const preset = hmac({
+    provider: 'coinbase',
+    secret: requireString('coinbase', 'secret', secret, 'the shared secret as "secret"'),
+    signatureHeader: 'x-cc-webhook-signature',
+    key: (request) => idPart(eventOf(request)?.id),
+    keyDescription: 'event id in the body',
+    retentionDays: 7,
+  });
+  return {
+    ...preset,
+    fingerprint(request) {
+      const event = eventOf(request);
+      return event === undefined ? undefined : canonicalFingerprint(event);
+    },
+  };
+}
