@@ -25,13 +25,18 @@ const MARKS: Record<string, string> = {
   vercel: 'x-vercel-signature',
   intercom: 'sha1=',
   hmac: 'signatureHeader',
+  twilio: 'x-twilio-signature',
+  linear: 'linear-signature',
+  mercadopago: 'request-id:',
+  zoom: 'x-zm-signature',
+  braintree: 'bt_signature',
+  mailgun: 'parent-signature',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(
-  ['checkout', 'vercel', 'intercom', 'razorpay', 'typeform', 'square'].map((name) => [
-    name,
-    ['hmac'],
-  ]),
+  ['checkout', 'vercel', 'intercom', 'razorpay', 'typeform', 'square', 'linear', 'zoom'].map(
+    (name) => [name, ['hmac']],
+  ),
 );
 
 async function bundle(source: string): Promise<string> {

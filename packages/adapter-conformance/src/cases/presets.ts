@@ -4,7 +4,7 @@ import type { Harness } from '../harness';
 import { type PresetFixture, type PresetRequest, presetFixtures } from '../presets';
 
 const send = (h: Harness, request: PresetRequest) =>
-  h.post(undefined, request.body, { ...request.headers });
+  h.post(undefined, request.body, { ...request.headers }, request.path);
 
 function deliveryCase(fixture: PresetFixture): AdapterCase {
   return {
