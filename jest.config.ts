@@ -47,6 +47,11 @@ const config: Config = {
         module: { type: 'commonjs' },
       },
     ],
+    // @linear/sdk ships ES modules only, as .mjs (its webhook verifier judges the linear preset).
+    '/node_modules/@linear/sdk/.+\\.mjs$': [
+      '@swc/jest',
+      { jsc: { target: 'es2022' }, module: { type: 'commonjs' } },
+    ],
     '^.+\\.(t|j)sx?$': [
       '@swc/jest',
       { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
@@ -61,11 +66,11 @@ const config: Config = {
   ...(process.env.WI_BETTER_SQLITE3
     ? { moduleNameMapper: { '^better-sqlite3$': process.env.WI_BETTER_SQLITE3 } }
     : {}),
-  // NestJS 12, Kysely 0.29 and pg-boss 12 (with two of its dependencies) ship ES modules only:
+  // NestJS 12, Kysely 0.29, pg-boss 12 (with two of its dependencies) and @linear/sdk ship ES modules only:
   // jest cannot require them, so swc compiles them to CommonJS like our own sources. Everything else in
   // node_modules is loaded as it is.
   transformIgnorePatterns: [
-    '^(?!.*/node_modules/(@nestjs|kysely|pg-boss|rrule-temporal|serialize-error|non-error)/).*/node_modules/',
+    '^(?!.*/node_modules/(@nestjs|kysely|pg-boss|rrule-temporal|serialize-error|non-error|@linear)/).*/node_modules/',
   ],
   modulePathIgnorePatterns: ['<rootDir>/.tmp/', '<rootDir>/.cache/'],
   // On Node 20 (no node:sqlite) that one suite is not collected; run-node-lines.ts runs it on 22 and 24.

@@ -217,3 +217,58 @@ export function hmacKeys(request: HttpRequest): Record<string, Key> {
   // #endregion hmac
   return { request: preset.key(request) };
 }
+
+export function twilioKeys(request: HttpRequest, statusCallback: HttpRequest): Record<string, Key> {
+  // #region twilio
+  const preset = providers.twilio({
+    authToken: process.env.TWILIO_AUTH_TOKEN!,
+    baseUrl: 'https://example.com', // the scheme, host and port Twilio calls, not the proxy's upstream
+  });
+  preset.key(request); // 'f7d1c2a4-idem-0042' (I-Twilio-Idempotency-Token)
+  preset.key(statusCallback); // 'SM0123456789abcdef0123456789abcdef:delivered' (no token: SID and status)
+  // #endregion twilio
+  return { request: preset.key(request), statusCallback: preset.key(statusCallback) };
+}
+
+export function linearKeys(request: HttpRequest): Record<string, Key> {
+  // #region linear
+  const preset = providers.linear({ secret: process.env.LINEAR_WEBHOOK_SECRET! });
+  preset.key(request); // '6a1f3b8e-2d4c-4b8a-9e7f-0c5d1a2b3c4d' (Linear-Delivery, not signed)
+  // #endregion linear
+  return { request: preset.key(request) };
+}
+
+export function mercadopagoKeys(request: HttpRequest): Record<string, Key> {
+  // #region mercadopago
+  const preset = providers.mercadopago({ secret: process.env.MP_WEBHOOK_SECRET! });
+  preset.key(request); // '999999999:bb56a2f1-6aae-46ac-982e-9dcd3581d08e' (data.id:x-request-id)
+  // #endregion mercadopago
+  return { request: preset.key(request) };
+}
+
+export function zoomKeys(request: HttpRequest): Record<string, Key> {
+  // #region zoom
+  const preset = providers.zoom({ secretToken: process.env.ZOOM_WEBHOOK_SECRET_TOKEN! });
+  preset.key(request); // 'meeting.started:1733306400123:a85e8ea27d6e612e0e0684e9d4344778' (event:event_ts:payload digest)
+  // #endregion zoom
+  return { request: preset.key(request) };
+}
+
+export function braintreeKeys(request: HttpRequest): Record<string, Key> {
+  // #region braintree
+  const preset = providers.braintree({
+    publicKey: process.env.BRAINTREE_PUBLIC_KEY!,
+    privateKey: process.env.BRAINTREE_PRIVATE_KEY!,
+  });
+  preset.key(request); // 'subscription_charged_successfully:2026-12-04T10:00:00Z:fe5ced463ebb34150930bee4637a258a'
+  // #endregion braintree
+  return { request: preset.key(request) };
+}
+
+export function mailgunKeys(request: HttpRequest): Record<string, Key> {
+  // #region mailgun
+  const preset = providers.mailgun({ signingKey: process.env.MAILGUN_WEBHOOK_SIGNING_KEY! });
+  preset.key(request); // 'CPgfbmQMTCKtHW6uIWtuVe' (event-data.id)
+  // #endregion mailgun
+  return { request: preset.key(request) };
+}

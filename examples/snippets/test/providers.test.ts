@@ -68,6 +68,13 @@ Object.assign(process.env, {
   VERCEL_WEBHOOK_SECRET: 'vercel-secret',
   INTERCOM_CLIENT_SECRET: 'intercom-secret',
   ACME_WEBHOOK_SECRET: 'acme-secret',
+  TWILIO_AUTH_TOKEN: 'twilio-token',
+  LINEAR_WEBHOOK_SECRET: 'linear-secret',
+  MP_WEBHOOK_SECRET: 'mp-secret',
+  ZOOM_WEBHOOK_SECRET_TOKEN: 'zoom-secret',
+  BRAINTREE_PUBLIC_KEY: 'braintree-public',
+  BRAINTREE_PRIVATE_KEY: 'braintree-private',
+  MAILGUN_WEBHOOK_SIGNING_KEY: 'mailgun-key',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -233,6 +240,76 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
   [
     'hmac',
     () => snippets.hmacKeys(json({ id: 1 }, { headers: { 'x-acme-delivery': 'acme_dlv_31' } })),
+  ],
+  [
+    'twilio',
+    () => {
+      const sms = form({ MessageSid: 'SM0123456789abcdef0123456789abcdef', SmsStatus: 'received' });
+      return snippets.twilioKeys(
+        { ...sms, headers: { ...sms.headers, 'i-twilio-idempotency-token': 'f7d1c2a4-idem-0042' } },
+        form({ MessageSid: 'SM0123456789abcdef0123456789abcdef', MessageStatus: 'delivered' }),
+      );
+    },
+  ],
+  [
+    'linear',
+    () =>
+      snippets.linearKeys(
+        json(
+          { action: 'update', type: 'Issue', data: {} },
+          { headers: { 'linear-delivery': '6a1f3b8e-2d4c-4b8a-9e7f-0c5d1a2b3c4d' } },
+        ),
+      ),
+  ],
+  [
+    'mercadopago',
+    () =>
+      snippets.mercadopagoKeys(
+        json(
+          { id: 12345, type: 'payment', data: { id: '999999999' } },
+          {
+            url: '/webhooks/mercadopago?data.id=999999999&type=payment',
+            headers: { 'x-request-id': 'bb56a2f1-6aae-46ac-982e-9dcd3581d08e' },
+          },
+        ),
+      ),
+  ],
+  [
+    'zoom',
+    () =>
+      snippets.zoomKeys(
+        json({
+          event: 'meeting.started',
+          event_ts: 1733306400123,
+          payload: {
+            account_id: 'D8cJuqWVQ623CI4Q8yQK0Q',
+            object: { id: '85746065', uuid: '4444AAAiAAAAAiAiAiiAii==', topic: 'Standup' },
+          },
+        }),
+      ),
+  ],
+  [
+    'braintree',
+    () => {
+      const xml =
+        '<notification><timestamp type="datetime">2026-12-04T10:00:00Z</timestamp><kind>subscription_charged_successfully</kind><subject><subscription><id>sub_42</id></subscription></subject></notification>';
+      return snippets.braintreeKeys(
+        form({
+          bt_signature: 'braintree-public|x',
+          bt_payload: Buffer.from(xml).toString('base64'),
+        }),
+      );
+    },
+  ],
+  [
+    'mailgun',
+    () =>
+      snippets.mailgunKeys(
+        json({
+          signature: { timestamp: '1770920772', token: 't', signature: 's' },
+          'event-data': { id: 'CPgfbmQMTCKtHW6uIWtuVe', event: 'delivered' },
+        }),
+      ),
   ],
 ];
 

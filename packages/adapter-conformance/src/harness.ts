@@ -55,8 +55,16 @@ export interface Harness {
     options?: Partial<IdempotencyOptions<NativeLike>>,
     handler?: CaseHandler,
   ): Promise<RunningApp>;
-  /** POSTs `body` to /hook with `X-Event-Id: id` (no header when `id` is undefined); `res.body` is a Buffer. */
-  post(id: string | undefined, body?: string, headers?: Record<string, string>): request.Test;
+  /**
+   * POSTs `body` to /hook (or `path`, /hook with a query) with `X-Event-Id: id` (no header when
+   * `id` is undefined); `res.body` is a Buffer.
+   */
+  post(
+    id: string | undefined,
+    body?: string,
+    headers?: Record<string, string>,
+    path?: string,
+  ): request.Test;
   /** The receipt of `id`, read through the guard. */
   receipt(id: string): Promise<ObservedReceipt | null>;
   /** Resolves, once the app has reported `count` answered requests, with every report so far, in order. */
@@ -148,10 +156,10 @@ export function createHarness(
       cleanup.push(app.close);
       return app;
     },
-    post(id, body = BODY, headers = {}) {
+    post(id, body = BODY, headers = {}, path = '/hook') {
       if (!app) throw new Error('start() the app first');
       const test = request(app.server)
-        .post('/hook')
+        .post(path)
         .set('content-type', 'application/json')
         .set(headers);
       if (id !== undefined) test.set('x-event-id', id);

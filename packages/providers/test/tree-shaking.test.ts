@@ -35,6 +35,12 @@ const MARKS: Record<string, string> = {
   bitbucket: 'x-request-uuid',
   postmark: 'RecordType',
   hmac: 'signatureHeader',
+  twilio: 'x-twilio-signature',
+  linear: 'linear-signature',
+  mercadopago: 'request-id:',
+  zoom: 'x-zm-signature',
+  braintree: 'bt_signature',
+  mailgun: 'parent-signature',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(
@@ -51,6 +57,8 @@ const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(
     'paystack',
     'sentry',
     'bitbucket',
+    'linear',
+    'zoom',
   ].map((name) => [name, ['hmac']]),
 );
 

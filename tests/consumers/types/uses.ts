@@ -235,6 +235,13 @@ export async function uses(): Promise<void> {
       key: 'x-acme-delivery',
       retentionDays: 7,
     }),
+    providers.twilio({ authToken: 'x', baseUrl: 'https://example.com' }),
+    providers.twilio({ authToken: 'x', url: (r) => `https://example.com${r.url}` }),
+    providers.linear({ secret: 'x', toleranceSeconds: 60 }),
+    providers.mercadopago({ secret: 'x' }),
+    providers.zoom({ secretToken: 'x' }),
+    providers.braintree({ publicKey: 'p', privateKey: 'k' }),
+    providers.mailgun({ signingKey: 'x', toleranceSeconds: 300 }),
   ];
   // @ts-expect-error retentionDays is required: the builder cannot know the provider's window
   providers.hmac({ provider: 'a', secret: 'x', signatureHeader: 'x-s', key: 'x-k' });

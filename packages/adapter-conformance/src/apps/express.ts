@@ -52,7 +52,12 @@ function entry(name: string, framework: typeof express5): AdapterEntry {
         res.once('finish', () => observe({ headers: req.headers, idempotency: req.idempotency }));
         next();
       });
-      app.post('/hook', framework.json({ verify: saveRawBody }), middleware, (req, res, next) => {
+      // Form-encoded providers (Twilio, Braintree) too: each parser keeps the bytes on req.rawBody.
+      const parsers = [
+        framework.json({ verify: saveRawBody }),
+        framework.urlencoded({ extended: false, verify: saveRawBody }),
+      ];
+      app.post('/hook', ...parsers, middleware, (req, res, next) => {
         handler({ headers: req.headers, idempotency: req.idempotency, socket: req.socket }).then(
           (answer) => render(res, answer),
           next,

@@ -47,6 +47,12 @@ function entry(name: string, framework: Factory): AdapterEntry {
       );
       await app.register(async (hooks) => {
         hooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
+        // Form-encoded providers (Twilio, Braintree): the Buffer is the body, the presets read it.
+        hooks.addContentTypeParser(
+          'application/x-www-form-urlencoded',
+          { parseAs: 'buffer' },
+          (_request, body, done) => done(null, body),
+        );
         await hooks.register(fastifyIdempotency, options);
         hooks.post('/hook', async (request, reply) => {
           const answer = await handler({

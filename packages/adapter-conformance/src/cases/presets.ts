@@ -5,7 +5,7 @@ import { type PresetFixture, type PresetRequest, presetFixtures } from '../prese
 import { morePresetFixtures } from '../presets-more';
 
 const send = (h: Harness, request: PresetRequest) =>
-  h.post(undefined, request.body, { ...request.headers });
+  h.post(undefined, request.body, { ...request.headers }, request.path);
 
 function deliveryCase(fixture: PresetFixture): AdapterCase {
   return {

@@ -12,7 +12,7 @@ import { answerFor, errorAnswer } from './answers';
 import { RequestPolicy, UNGUARDED_METHODS } from './constants';
 import { resolveOptions, type EngineConfig, type IdempotencyOptions } from './options';
 import { decodeResponse, type CapturedResponse, type StoredResponse } from './response-codec';
-import type { HttpRequest, HttpResponseRecord } from './types';
+import type { HttpRequest, HttpResponseRecord, ProviderPreset } from './types';
 
 /**
  * What the route handler sees of the guard, as `req.idempotency` (Express), `request.idempotency`
@@ -102,6 +102,16 @@ export interface Engine<Native = unknown, Tx = unknown> {
 
 const PASS = { action: 'pass' } as const;
 
+/** A read (GET, HEAD) the preset answers as its provider's challenge; `undefined` lets it pass. */
+function readAnswer(
+  preset: ProviderPreset | undefined,
+  request: HttpRequest,
+): Decision<never> | undefined {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return undefined;
+  const response = preset?.challenge?.(request);
+  return response ? { action: 'respond', response, replayed: false } : undefined;
+}
+
 /**
  * True unless a parser turned the body into data (a JSON or form parser without the raw bytes
  * kept: the setup error). A missing, empty or text body only means the request cannot be verified.
@@ -116,8 +126,8 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
   constructor(readonly config: EngineConfig<Native, Tx>) {}
 
   async begin(request: HttpRequest<Native>): Promise<Decision<Tx>> {
-    if (UNGUARDED_METHODS.has(request.method)) return PASS;
     const config = this.config;
+    if (UNGUARDED_METHODS.has(request.method)) return readAnswer(config.preset, request) ?? PASS;
     const started = config.guard.tracer.now();
     if (config.needsRawBody && request.rawBody === undefined) {
       // Nothing was parsed into data either (a content-type the JSON parser does not read): a

@@ -50,6 +50,13 @@ export interface ProviderPreset {
    * `verify` passed and before any claim; the handler does not run and no receipt is written.
    */
   handshake?(request: HttpRequest): HttpResponseRecord | undefined;
+  /**
+   * The provider's handshake sent as a read (a GET, such as Braintree's `bt_challenge`), which
+   * carries no signed body for `verify` to check: asked for GET and HEAD before they pass through
+   * unguarded. The preset authenticates it itself, or answers only what proves its secret without
+   * lending it (no signing oracle). The record is sent as it is; `undefined` lets the read pass.
+   */
+  challenge?(request: HttpRequest): HttpResponseRecord | undefined;
   /** Authenticity check, on the raw bytes, before any claim. `false` → 401 (or `unauthorized`), no receipt. */
   verify?(request: HttpRequest): boolean | Promise<boolean>;
   /**

@@ -285,7 +285,14 @@ export function createInboxEngine<Native = unknown>(
 
   return {
     async accept(request) {
-      if (UNGUARDED_METHODS.has(request.method)) return { action: 'pass' };
+      if (UNGUARDED_METHODS.has(request.method)) {
+        // A read the preset answers as its provider's challenge (Braintree's bt_challenge).
+        const read = request.method === 'GET' || request.method === 'HEAD';
+        const challenge = read ? preset?.challenge?.(request) : undefined;
+        return challenge
+          ? { action: 'respond', response: challenge, stored: false }
+          : { action: 'pass' };
+      }
       if (request.rawBody === undefined && !nothingParsed(request.body)) throw rawBodyMissing();
       if (verify && !(await verify(request))) {
         const error = new IdempotencyError(

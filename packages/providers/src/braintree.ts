@@ -1,0 +1,132 @@
+/**
+ * @module Braintree preset: the notification's kind, timestamp and a digest of its XML as the key
+ * (Braintree sends no id), `bt_signature` (`public_key|hex HMAC-SHA1` under SHA-1 of the private
+ * key) over `bt_payload`, and the `bt_challenge` GET answered before anything else.
+ */
+import { createHash } from 'node:crypto';
+import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import { ConfigError } from '@webhook-idempotency/core';
+import { requireOptions, requireString } from './options';
+import { formFields } from './request-fields';
+import { safeVerify } from './safe-verify';
+import { hexEquals, hmac } from './signature';
+
+/** Options of {@link braintree}. */
+export interface BraintreeOptions {
+  /** The API public key (Control Panel, API keys): it names which pair in `bt_signature` is yours. Required. */
+  publicKey: string;
+  /** The API private key of the same pair: the HMAC key is its SHA-1. Required. */
+  privateKey: string;
+}
+
+const PAYLOAD = /^[A-Za-z0-9+=/\n]+$/;
+/** Braintree's challenge is 20 to 32 lower-case hex characters; nothing else is answered. */
+const CHALLENGE = /^[a-f0-9]{20,32}$/;
+
+/** The notification XML a verified form carries (`bt_payload` is base64 of it). */
+function notificationXml(request: HttpRequest): string | undefined {
+  const payload = formFields(request).get('bt_payload');
+  return payload === undefined || !PAYLOAD.test(payload)
+    ? undefined
+    : Buffer.from(payload, 'base64').toString('utf8');
+}
+
+/** Text of the first `<tag>` outside the notification's `<subject>` (whose objects may carry their own). */
+function field(xml: string, tag: string): string | undefined {
+  const outside = xml.replace(/<subject[\s>][\s\S]*<\/subject>/, '');
+  const match = new RegExp(`<${tag}(?:\\s[^>]*)?>([^<]+)</${tag}>`).exec(outside);
+  return match?.[1]?.trim() || undefined;
+}
+
+/** The query parameter `name` of a request URL, if any. */
+function queryParam(url: string, name: string): string | null {
+  const query = url.indexOf('?');
+  return query === -1 ? null : new URLSearchParams(url.slice(query + 1).split('#')[0]).get(name);
+}
+
+/**
+ * Braintree webhook preset (transactions, subscriptions, disputes, disbursements… set up in the
+ * Control Panel).
+ *
+ * - **Key**: `{kind}:{timestamp}:{digest}`, the digest being the first 32 hex characters of the
+ *   SHA-256 of the notification XML. Braintree sends no id: kind and timestamp alone would merge two
+ *   subscriptions charged in the same second, while the XML is the snapshot of the one object the
+ *   notification is about. A retry resends that snapshot (UNCONFIRMED that it is byte for byte).
+ * - **Fingerprint**: SHA-256 of the decoded XML, so a retry that only re-wraps the base64 is replayed.
+ * - **Challenge**: the `bt_challenge` GET Braintree sends when a webhook is created is answered
+ *   `{publicKey}|{hex HMAC-SHA1 of the challenge}`, only for a challenge of 20 to 32 hex characters,
+ *   as Braintree's SDKs do: the answer proves the key without signing anything a payload could be.
+ * - **Signature**: `bt_signature` lists `public_key|signature` pairs (`&`-separated); the pair with
+ *   your public key must be the hex HMAC-SHA1, keyed with the SHA-1 of the private key, of
+ *   `bt_payload` (or of it with a trailing newline, which Braintree's SDKs also accept). Form-encoded.
+ * - **Retention**: 7 days. Braintree resends hourly for up to 24 hours (3 in the sandbox) until it
+ *   gets a 2xx within 30 seconds.
+ *
+ * @example
+ * const preset = providers.braintree({
+ *   publicKey: process.env.BRAINTREE_PUBLIC_KEY!,
+ *   privateKey: process.env.BRAINTREE_PRIVATE_KEY!,
+ * });
+ * @throws {ConfigError} naming `publicKey` or `privateKey` when invalid.
+ * @see docs/providers.md#braintree
+ */
+export function braintree(options: BraintreeOptions): ProviderPreset {
+  const o = requireOptions('braintree', options);
+  const publicKey = requireString(
+    'braintree',
+    'publicKey',
+    o.publicKey,
+    'the public key as "publicKey"',
+  );
+  if (/[|&]/.test(publicKey))
+    throw new ConfigError('publicKey', 'braintree() needs the public key, which has no "|" or "&"');
+  const privateKey = requireString(
+    'braintree',
+    'privateKey',
+    o.privateKey,
+    'the private key as "privateKey"',
+  );
+  const key = createHash('sha1').update(privateKey, 'latin1').digest();
+
+  return {
+    provider: 'braintree',
+    keyDescription: 'kind and timestamp in bt_payload',
+    needsRawBody: false,
+    retentionDays: 7,
+    key(request) {
+      const xml = notificationXml(request);
+      if (xml === undefined) return undefined;
+      const kind = field(xml, 'kind');
+      const timestamp = field(xml, 'timestamp');
+      if (kind === undefined || timestamp === undefined) return undefined;
+      return `${kind}:${timestamp}:${createHash('sha256').update(xml).digest('hex').slice(0, 32)}`;
+    },
+    fingerprint(request) {
+      const xml = notificationXml(request);
+      return xml === undefined ? undefined : createHash('sha256').update(xml).digest('hex');
+    },
+    challenge(request) {
+      const challenge = queryParam(request.url, 'bt_challenge');
+      if (challenge === null || !CHALLENGE.test(challenge)) return undefined;
+      const answer = `${publicKey}|${hmac('sha1', key, [challenge]).toString('hex')}`;
+      return {
+        status: 200,
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+        body: Buffer.from(answer, 'utf8'),
+      };
+    },
+    verify: safeVerify(function verifyBraintree(request) {
+      const fields = formFields(request);
+      const signature = fields.get('bt_signature');
+      const payload = fields.get('bt_payload');
+      if (signature === undefined || payload === undefined || !PAYLOAD.test(payload)) return false;
+      const mine = signature
+        .split('&')
+        .map((pair) => pair.split('|'))
+        .find(([name, value]) => name === publicKey && value !== undefined);
+      const given = mine?.[1];
+      if (given === undefined) return false;
+      return [payload, `${payload}\n`].some((data) => hexEquals(given, hmac('sha1', key, [data])));
+    }),
+  };
+}

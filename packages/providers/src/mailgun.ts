@@ -1,0 +1,86 @@
+/**
+ * @module Mailgun preset: `event-data.id` as the key, the body's `signature` block (hex HMAC-SHA256
+ * of timestamp + token under the webhook signing key) checked, event data fingerprinted alone.
+ */
+import type { ProviderPreset } from '@webhook-idempotency/core';
+import { canonicalFingerprint } from './fingerprint';
+import { clockOption, requireOptions, requireString, toleranceOption } from './options';
+import { idPart, isJsonObject, jsonBody } from './request-fields';
+import { safeVerify } from './safe-verify';
+import { hmacMatches, isFresh, parseUnixSeconds } from './signature';
+
+/** Options of {@link mailgun}. */
+export interface MailgunOptions {
+  /** The HTTP webhook signing key (Sending, Webhooks; not the API key). Required. */
+  signingKey: string;
+  /**
+   * Refuse a `signature.timestamp` further than this from now, in seconds, either way. Off by
+   * default: Mailgun calls the check optional and warns that its own delays can be long.
+   */
+  toleranceSeconds?: number;
+  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
+  clock?: () => number;
+}
+
+const TOKEN = /^[0-9a-zA-Z]{1,200}$/;
+
+/**
+ * Mailgun webhook preset (delivered, opened, clicked, failed, complained… events, JSON bodies).
+ *
+ * - **Key**: `event-data.id`, the event's id.
+ * - **Fingerprint**: the canonical JSON of `event-data` alone: the `signature` block is not part of
+ *   the event, so a retry signed with another token (UNCONFIRMED whether Mailgun re-signs) is replayed.
+ * - **Signature**: `signature.signature` (or, for a subaccount's domain, `parent-signature`) is the
+ *   hex HMAC-SHA256 of `signature.timestamp` followed by `signature.token`, under the webhook signing
+ *   key. It covers **neither the key nor the event data**: anyone holding one signed request can post
+ *   other event data under it. Set `toleranceSeconds` to bound how long a captured signature works.
+ * - **Retention**: 7 days. Mailgun retries for 8 hours (a 406 answer stops it).
+ *
+ * @example
+ * const preset = providers.mailgun({ signingKey: process.env.MAILGUN_WEBHOOK_SIGNING_KEY! });
+ * @throws {ConfigError} naming `signingKey`, `toleranceSeconds` or `clock` when invalid.
+ * @see docs/providers.md#mailgun
+ */
+export function mailgun(options: MailgunOptions): ProviderPreset {
+  const o = requireOptions('mailgun', options);
+  const key = requireString(
+    'mailgun',
+    'signingKey',
+    o.signingKey,
+    'the webhook signing key as "signingKey"',
+  );
+  const tolerance =
+    o.toleranceSeconds === undefined
+      ? undefined
+      : toleranceOption('mailgun', o.toleranceSeconds, 0);
+  const now = clockOption('mailgun', o.clock);
+
+  return {
+    provider: 'mailgun',
+    keyDescription: 'event-data.id in the body',
+    needsRawBody: false,
+    retentionDays: 7,
+    key(request) {
+      const event = jsonBody(request)?.['event-data'];
+      return isJsonObject(event) ? idPart(event.id) : undefined;
+    },
+    fingerprint(request) {
+      const event = jsonBody(request)?.['event-data'];
+      return isJsonObject(event) ? canonicalFingerprint(event) : undefined;
+    },
+    verify: safeVerify(function verifyMailgun(request) {
+      const block = jsonBody(request)?.signature;
+      if (!isJsonObject(block)) return false;
+      const { token, signature } = block;
+      const timestamp =
+        typeof block.timestamp === 'number' ? String(block.timestamp) : block.timestamp;
+      const seconds = parseUnixSeconds(typeof timestamp === 'string' ? timestamp : undefined);
+      if (seconds === undefined || typeof token !== 'string' || !TOKEN.test(token)) return false;
+      if (tolerance !== undefined && !isFresh(seconds, now(), tolerance)) return false;
+      const given = [signature, block['parent-signature']].filter(
+        (value): value is string => typeof value === 'string',
+      );
+      return hmacMatches(key, [`${timestamp}${token}`], given, 'hex');
+    }),
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * @module Mercado Pago preset: the signed `data.id` and `x-request-id` as the key, `x-signature:
+ * ts=…,v1=…` (hex HMAC-SHA256 of the manifest `id:…;request-id:…;ts:…;`) under the secret signature.
+ */
+import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import { requireOptions, requireString } from './options';
+import { header } from './request-fields';
+import { safeVerify } from './safe-verify';
+import { hmacMatches } from './signature';
+
+/** Options of {@link mercadopago}. */
+export interface MercadoPagoOptions {
+  /** The application's secret signature (Your integrations, Webhooks). Required. */
+  secret: string;
+}
+
+const DIGITS = /^\d+$/;
+const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
+
+/** The `data.id` query parameter, trimmed; `undefined` when absent or empty. */
+function dataId(request: HttpRequest): string | undefined {
+  const query = request.url.indexOf('?');
+  if (query === -1) return undefined;
+  const value = new URLSearchParams(request.url.slice(query + 1).split('#')[0]).get('data.id');
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : undefined;
+}
+
+/** The `x-request-id` header, trimmed; `undefined` when absent or empty. */
+function requestId(request: HttpRequest): string | undefined {
+  const value = header(request, 'x-request-id')?.trim();
+  return value ? value : undefined;
+}
+
+/** `ts` and the `v1` hashes of an `x-signature` header (`ts=…,v1=…`, any order, spaces allowed). */
+function parseSignature(text: string): { ts: string | undefined; v1: string[] } {
+  let ts: string | undefined;
+  const v1: string[] = [];
+  for (const part of text.split(',')) {
+    const eq = part.indexOf('=');
+    if (eq === -1) continue;
+    const name = part.slice(0, eq).trim().toLowerCase();
+    const value = part.slice(eq + 1).trim();
+    if (name === 'ts') ts = value;
+    else if (name === 'v1' && HEX_SHA256.test(value)) v1.push(value);
+  }
+  return { ts, v1 };
+}
+
+/** The signed manifest; a part whose value is missing is left out, as Mercado Pago documents. */
+function manifest(id: string | undefined, request: string | undefined, ts: string): string {
+  return `${id === undefined ? '' : `id:${id};`}${request === undefined ? '' : `request-id:${request};`}ts:${ts};`;
+}
+
+/**
+ * Mercado Pago webhook preset (payments, orders, subscriptions, chargebacks… configured in Your
+ * integrations).
+ *
+ * - **Key**: `data.id` from the query string and the `x-request-id` header (`{data.id}:{x-request-id}`),
+ *   the two request values the signature covers. The body is **not** signed, so the preset takes
+ *   nothing from it; whether a retry repeats `x-request-id` is UNCONFIRMED (when it does not, each
+ *   retry runs the handler again, as without the guard): fetch the resource by `data.id` and apply
+ *   its current state, as Mercado Pago advises.
+ * - **Signature**: `x-signature: ts=…,v1=…`, `v1` the hex HMAC-SHA256 under the secret signature of
+ *   `id:{data.id};request-id:{x-request-id};ts:{ts};`, a part left out when its value is missing.
+ *   An alphanumeric `data.id` is signed lower-cased (Mercado Pago's docs; UNCONFIRMED here), so the
+ *   lower-cased manifest is tried first, then the id as received (what the SDKs sign).
+ * - **Retention**: 30 days: Mercado Pago retries every 15 minutes, then at longer intervals without
+ *   a published end (its older schedule ran 4 days).
+ *
+ * No timestamp window is enforced: Mercado Pago's own pages and SDKs disagree on whether `ts` is in
+ * seconds or milliseconds. QR Code notifications are not signed and cannot pass this preset.
+ *
+ * @example
+ * const preset = providers.mercadopago({ secret: process.env.MP_WEBHOOK_SECRET! });
+ * @throws {ConfigError} naming `secret` when invalid.
+ * @see docs/providers.md#mercado-pago
+ */
+export function mercadopago(options: MercadoPagoOptions): ProviderPreset {
+  const { secret } = requireOptions('mercadopago', options);
+  const key = requireString('mercadopago', 'secret', secret, 'the secret signature as "secret"');
+
+  return {
+    provider: 'mercadopago',
+    keyDescription: 'x-request-id header (with the data.id query parameter)',
+    needsRawBody: false,
+    retentionDays: 30,
+    key(request) {
+      const id = dataId(request);
+      const request_ = requestId(request);
+      if (request_ === undefined) return undefined;
+      return id === undefined ? request_ : `${id}:${request_}`;
+    },
+    verify: safeVerify(function verifyMercadoPago(request) {
+      const signature = header(request, 'x-signature');
+      if (signature === undefined) return false;
+      const { ts, v1 } = parseSignature(signature);
+      if (ts === undefined || !DIGITS.test(ts) || v1.length === 0) return false;
+      const id = dataId(request);
+      const rid = requestId(request);
+      const lower = id?.toLowerCase();
+      const manifests = [manifest(lower, rid, ts)];
+      if (id !== lower) manifests.push(manifest(id, rid, ts));
+      return manifests.some((text) => hmacMatches(key, [text], v1, 'hex'));
+    }),
+  };
+}

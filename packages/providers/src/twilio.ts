@@ -1,0 +1,178 @@
+/**
+ * @module Twilio preset: `I-Twilio-Idempotency-Token` (else the resource SID and its status) as the
+ * key, `X-Twilio-Signature` (base64 HMAC-SHA1 of the URL Twilio requested and the sorted POST
+ * parameters; a JSON body is signed through the URL's `bodySHA256`) checked under the auth token.
+ */
+import { createHash } from 'node:crypto';
+import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import { ConfigError } from '@webhook-idempotency/core';
+import { requireOptions, requireString } from './options';
+import { header } from './request-fields';
+import { safeVerify } from './safe-verify';
+import { hexEquals, hmacMatches } from './signature';
+
+/** Options of {@link twilio}. */
+export interface TwilioOptions {
+  /** The account's auth token (Console, Account Info): Twilio signs with it. Required. */
+  authToken: string;
+  /**
+   * Scheme, host, port (and any path prefix a proxy strips) of the URL Twilio called, as it is
+   * written in Twilio's configuration: `https://example.com`. The request's path and query are
+   * appended to it. Twilio signs the URL it requested, so a proxy's `http://10.0.0.5:3000` is not
+   * it. Give this or `url`.
+   */
+  baseUrl?: string;
+  /** The full URL Twilio requested, query included, as a function of the request. Give this or `baseUrl`. */
+  url?: (request: HttpRequest) => string;
+}
+
+const SIGNATURE = /^[A-Za-z0-9+/]{27}=$/;
+const BASE_URL = /^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/;
+/** Status callbacks name the resource and its new status: the fallback key is both. */
+const RESOURCES: ReadonlyArray<readonly [sids: readonly string[], statuses: readonly string[]]> = [
+  [['RecordingSid'], ['RecordingStatus']],
+  [['TranscriptionSid'], ['TranscriptionStatus']],
+  [
+    ['MessageSid', 'SmsSid'],
+    ['MessageStatus', 'SmsStatus'],
+  ],
+  [['CallSid'], ['CallStatus']],
+];
+
+/**
+ * `url` without its port, and with the scheme's default port (`:443`, `:80`) when it has none:
+ * Twilio may sign either spelling, and its validator tries both.
+ */
+function withAndWithoutPort(url: string): string[] {
+  const match = /^([a-z][a-z0-9+.-]*:\/\/)([^/?#@]*@)?(\[[^\]]*\]|[^/?#:]*)(:\d*)?(.*)$/i.exec(url);
+  if (!match) return [url];
+  const [, scheme = '', user = '', host = '', port, rest = ''] = match;
+  const standard = scheme.toLowerCase() === 'https://' ? ':443' : ':80';
+  return [scheme + user + host + rest, scheme + user + host + (port ?? standard) + rest];
+}
+
+/** The URLs Twilio may have signed for `url`: as received and as the WHATWG parser spells it, each with and without the default port. */
+function candidateUrls(url: string): string[] {
+  const urls = withAndWithoutPort(url);
+  try {
+    const normalised = new URL(url).toString();
+    if (normalised !== url) urls.push(...withAndWithoutPort(normalised));
+  } catch {
+    // Not a URL the parser reads: only the spelling as received can match.
+  }
+  return [...new Set(urls)];
+}
+
+/** POST parameters sorted by name, each value (repeated ones distinct and sorted) after its name. */
+function signedParams(body: Buffer): string {
+  const values = new Map<string, Set<string>>();
+  for (const [name, value] of new URLSearchParams(body.toString('utf8'))) {
+    const set = values.get(name) ?? new Set<string>();
+    set.add(value);
+    values.set(name, set);
+  }
+  let text = '';
+  for (const name of [...values.keys()].sort()) {
+    for (const value of [...(values.get(name) ?? [])].sort()) text += name + value;
+  }
+  return text;
+}
+
+/** The `bodySHA256` query parameter of a JSON-bodied webhook's URL, if any. */
+function bodyHashOf(url: string): string | null {
+  const query = url.indexOf('?');
+  if (query === -1) return null;
+  return new URLSearchParams(url.slice(query + 1).split('#')[0]).get('bodySHA256');
+}
+
+function urlOf(o: TwilioOptions): (request: HttpRequest) => string {
+  if (o.url !== undefined && o.baseUrl !== undefined)
+    throw new ConfigError('url', 'twilio() takes baseUrl or url, not both');
+  if (o.url !== undefined) {
+    if (typeof o.url !== 'function')
+      throw new ConfigError('url', 'twilio() needs url as a function of the request');
+    return o.url;
+  }
+  const base = requireString(
+    'twilio',
+    'baseUrl',
+    o.baseUrl,
+    'the URL Twilio calls, without its path (https://example.com), as "baseUrl" (or a url function)',
+  ).replace(/\/+$/, '');
+  if (!BASE_URL.test(base))
+    throw new ConfigError(
+      'baseUrl',
+      `twilio() needs baseUrl as https://host[:port][/prefix], without query, got "${o.baseUrl}"`,
+    );
+  return (request) => base + request.url;
+}
+
+/**
+ * Twilio preset (Programmable Messaging and Voice webhooks, their status callbacks, and other
+ * Twilio webhooks signed with the account's auth token).
+ *
+ * - **Key**: the `I-Twilio-Idempotency-Token` header, which Twilio's retries of one request repeat
+ *   (UNCONFIRMED in Twilio's docs; seen in practice). Without it, the resource SID and its status
+ *   (`MessageSid:MessageStatus`, `CallSid:CallStatus`, …): status callbacks for one message or call
+ *   share the SID and arrive once per status, so the SID alone would replay the first status to
+ *   every later one.
+ * - **Signature**: `X-Twilio-Signature` is the base64 HMAC-SHA1, under the auth token, of the full
+ *   URL Twilio requested followed by every POST parameter, sorted by name, name then value. A JSON
+ *   body is signed through the URL: its `bodySHA256` query parameter is the hex SHA-256 of the body.
+ *   The URL is checked as received and as normalised, with and without the default port, as
+ *   Twilio's own validator does. No timestamp is signed. The token header is not signed.
+ * - **Retention**: 7 days. Twilio retries only a failed connection, within its 15-second budget
+ *   (or what the URL's `#rc=`/`#tt=` overrides allow), then tries the fallback URL.
+ *
+ * Twilio calls with POST unless configured for GET; a GET is never deduplicated (reads pass
+ * through unguarded), so configure POST.
+ *
+ * @example
+ * const preset = providers.twilio({
+ *   authToken: process.env.TWILIO_AUTH_TOKEN!,
+ *   baseUrl: 'https://example.com', // what Twilio calls, not what the proxy forwards to
+ * });
+ * @throws {ConfigError} naming `authToken`, `baseUrl` or `url` when invalid.
+ * @see docs/providers.md#twilio
+ */
+export function twilio(options: TwilioOptions): ProviderPreset {
+  const o = requireOptions('twilio', options);
+  const token = requireString('twilio', 'authToken', o.authToken, 'the auth token as "authToken"');
+  const urlFor = urlOf(o);
+
+  return {
+    provider: 'twilio',
+    keyDescription: 'I-Twilio-Idempotency-Token header (or a resource SID and its status)',
+    needsRawBody: true,
+    retentionDays: 7,
+    key(request) {
+      const token = header(request, 'i-twilio-idempotency-token');
+      if (token) return token;
+      const fields = new URLSearchParams(request.rawBody?.toString('utf8') ?? '');
+      const first = (names: readonly string[]) =>
+        names.map((name) => fields.get(name)).find((value) => value);
+      for (const [sids, statuses] of RESOURCES) {
+        const id = first(sids);
+        const state = first(statuses);
+        if (id && state) return `${id}:${state}`;
+      }
+      return undefined;
+    },
+    verify: safeVerify(function verifyTwilio(request) {
+      const given = header(request, 'x-twilio-signature');
+      const { rawBody } = request;
+      if (rawBody === undefined || given === undefined || !SIGNATURE.test(given)) return false;
+      const url = urlFor(request);
+      if (typeof url !== 'string') return false;
+      const bodyHash = bodyHashOf(url);
+      if (bodyHash !== null) {
+        const digest = createHash('sha256').update(rawBody).digest();
+        if (!hexEquals(bodyHash, digest)) return false;
+      }
+      const params = bodyHash === null ? signedParams(rawBody) : '';
+      return candidateUrls(url).some((candidate) =>
+        hmacMatches(token, [candidate, params], [given], 'base64', 'sha1'),
+      );
+    }),
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * @module Zoom preset: the event, its `event_ts` and a digest of its payload as the key (Zoom sends
+ * no event id), `x-zm-signature: v0=` (hex HMAC-SHA256 of `v0:{timestamp}:{body}`) checked by
+ * `hmac()`, the `endpoint.url_validation` challenge answered before any claim.
+ */
+import { createHmac } from 'node:crypto';
+import type { ProviderPreset } from '@webhook-idempotency/core';
+import { canonicalFingerprint } from './fingerprint';
+import { hmac } from './hmac';
+import { requireOptions, requireString } from './options';
+import { idPart, isJsonObject, jsonBody } from './request-fields';
+import { jsonText } from './response';
+
+/** Options of {@link zoom}. */
+export interface ZoomOptions {
+  /** The app's Secret Token (Marketplace, the app's Features, Access). Required. */
+  secretToken: string;
+}
+
+const URL_VALIDATION = 'endpoint.url_validation';
+
+/**
+ * Zoom webhook preset (meetings, webinars, recordings, users, Zoom Phone… event subscriptions).
+ *
+ * - **Key**: `{event}:{event_ts}:{digest}`, the digest being the first 32 hex characters of the
+ *   SHA-256 of the canonical JSON of `payload`. Zoom sends no event id; `event` and `event_ts` alone
+ *   would merge two participants joining one meeting in the same millisecond, while the payload
+ *   names who and what. A retry repeats the event (UNCONFIRMED that it is byte for byte; spacing
+ *   and key order do not change the digest).
+ * - **Fingerprint**: the canonical JSON of `event`, `event_ts` and `payload`, so a retry that only
+ *   changes a top-level extra (a recording's `download_token`) is replayed.
+ * - **Handshake**: a verified `endpoint.url_validation` is answered `{"plainToken", "encryptedToken"}`
+ *   (hex HMAC-SHA256 of the plain token) by the preset: no receipt, no handler. Zoom sends it when
+ *   the URL is saved and every 72 hours.
+ * - **Signature**: `x-zm-signature: v0=<hex HMAC-SHA256 of "v0:{x-zm-request-timestamp}:{raw body}">`
+ *   under the Secret Token. Zoom publishes no timestamp window, and none is enforced.
+ * - **Retention**: 7 days. Zoom retries 3 times: 5, 20 and 60 minutes apart.
+ *
+ * @example
+ * const preset = providers.zoom({ secretToken: process.env.ZOOM_WEBHOOK_SECRET_TOKEN! });
+ * @throws {ConfigError} naming `secretToken` when invalid.
+ * @see docs/providers.md#zoom
+ */
+export function zoom(options: ZoomOptions): ProviderPreset {
+  const { secretToken } = requireOptions('zoom', options);
+  const secret = requireString(
+    'zoom',
+    'secretToken',
+    secretToken,
+    'the Secret Token as "secretToken"',
+  );
+  const signed = hmac({
+    provider: 'zoom',
+    secret,
+    signatureHeader: 'x-zm-signature',
+    prefix: 'v0=',
+    signedPayload: (r) => [`v0:${r.header('x-zm-request-timestamp') ?? ''}:`, r.body],
+    key(request) {
+      const body = jsonBody(request);
+      const event = idPart(body?.event);
+      const stamp = idPart(body?.event_ts);
+      if (event === undefined || stamp === undefined || !isJsonObject(body?.payload))
+        return undefined;
+      return `${event}:${stamp}:${canonicalFingerprint(body.payload).slice(0, 32)}`;
+    },
+    keyDescription: 'event, event_ts and payload in the body',
+    retentionDays: 7,
+  });
+
+  return {
+    ...signed,
+    fingerprint(request) {
+      const body = jsonBody(request);
+      if (body === undefined) return undefined;
+      return canonicalFingerprint({
+        event: body.event,
+        event_ts: body.event_ts,
+        payload: body.payload,
+      });
+    },
+    handshake(request) {
+      const body = jsonBody(request);
+      if (body?.event !== URL_VALIDATION || !isJsonObject(body.payload)) return undefined;
+      const plainToken = body.payload.plainToken;
+      if (typeof plainToken !== 'string') return undefined;
+      const encryptedToken = createHmac('sha256', secret).update(plainToken).digest('hex');
+      return jsonText(200, JSON.stringify({ plainToken, encryptedToken }));
+    },
+  };
+}
