@@ -24,3 +24,7 @@ export { gitlab, type GitLabOptions } from './gitlab';
 export { square, type SquareOptions } from './square';
 export { typeform, type TypeformOptions } from './typeform';
 export { checkout, intercom, vercel, type BodySignedOptions } from './body-signed';
+export { sendgrid, type SendGridOptions } from './sendgrid';
+export { hubspot, type HubSpotOptions } from './hubspot';
+export { adyen, type AdyenOptions } from './adyen';
+export { meta, type MetaItem, type MetaOptions } from './meta';
