@@ -57,6 +57,8 @@ export interface Harness {
   ): Promise<RunningApp>;
   /** POSTs `body` to /hook with `X-Event-Id: id` (no header when `id` is undefined); `res.body` is a Buffer. */
   post(id: string | undefined, body?: string, headers?: Record<string, string>): request.Test;
+  /** GETs /hook with `query` (a preset's handshake: Meta's `hub.challenge`); `res.body` is a Buffer. */
+  get(query: string): request.Test;
   /** The receipt of `id`, read through the guard. */
   receipt(id: string): Promise<ObservedReceipt | null>;
   /** Resolves, once the app has reported `count` answered requests, with every report so far, in order. */
@@ -156,6 +158,10 @@ export function createHarness(
         .set(headers);
       if (id !== undefined) test.set('x-event-id', id);
       return test.buffer(true).parse(rawParser).send(body);
+    },
+    get(query) {
+      if (!app) throw new Error('start() the app first');
+      return request(app.server).get(`/hook?${query}`).buffer(true).parse(rawParser);
     },
     receipt: (id) => guard.find({ provider: PROVIDER, externalId: id }),
     observed(wanted) {

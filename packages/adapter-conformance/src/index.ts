@@ -13,6 +13,7 @@ export {
 export { type InboxEntry, runInboxConformance } from './inbox';
 export { type FloodRequest, type FloodResult, flood } from './flood';
 export { type PresetFixture, type PresetRequest, presetFixtures } from './presets';
+export { type BatchFixture, batchFixtures } from './batch-presets';
 export { running } from './server';
 export { type OpenedStore, storeKinds, unreachableStore, type StoreKind } from './stores';
 export type { AdapterCase } from './case';
