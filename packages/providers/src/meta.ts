@@ -3,7 +3,8 @@
  * messaging events as items, `X-Hub-Signature-256` over the raw body, and the `hub.challenge`
  * verification GET answered before any claim.
  */
-import type { HttpRequest, HttpResponseRecord, ProviderPreset } from '@webhook-idempotency/core';
+import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
 import { contentKey } from './batched';
 import { canonicalFingerprint } from './fingerprint';
 import { requireOptions, requireString } from './options';

@@ -6,7 +6,12 @@
  */
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { type HttpRequest, IdempotencyGuard, type ProviderPreset } from '@webhook-idempotency/core';
+import {
+  type HttpRequest,
+  IdempotencyGuard,
+  type ProviderPreset,
+  type Store,
+} from '@webhook-idempotency/core';
 import { createEngine } from '@webhook-idempotency/core/adapter';
 import { Schema, SqlStore, type SqlConnection } from '../src';
 import { createExecutor } from '../src/connection';
@@ -81,7 +86,7 @@ describe.each(kinds)('batched deliveries on $name', (kind) => {
     await Schema.createTable(opened.db);
     // No unique key: a second booking of an item would be a second row, which the counts catch.
     await createExecutor(opened.db, 10_000).query('CREATE TABLE booked (id VARCHAR(100))', []);
-    guard = new IdempotencyGuard(new SqlStore(opened.db) as SqlStore<unknown>, {
+    guard = new IdempotencyGuard(new SqlStore(opened.db) as Store<unknown>, {
       transactional: true,
     });
     engine = createEngine({ guard, preset });
