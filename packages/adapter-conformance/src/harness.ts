@@ -65,6 +65,8 @@ export interface Harness {
     headers?: Record<string, string>,
     path?: string,
   ): request.Test;
+  /** GETs /hook with `query` (a preset's handshake: Meta's `hub.challenge`); `res.body` is a Buffer. */
+  get(query: string): request.Test;
   /** The receipt of `id`, read through the guard. */
   receipt(id: string): Promise<ObservedReceipt | null>;
   /** Resolves, once the app has reported `count` answered requests, with every report so far, in order. */
@@ -164,6 +166,10 @@ export function createHarness(
         .set(headers);
       if (id !== undefined) test.set('x-event-id', id);
       return test.buffer(true).parse(rawParser).send(body);
+    },
+    get(query) {
+      if (!app) throw new Error('start() the app first');
+      return request(app.server).get(`/hook?${query}`).buffer(true).parse(rawParser);
     },
     receipt: (id) => guard.find({ provider: PROVIDER, externalId: id }),
     observed(wanted) {

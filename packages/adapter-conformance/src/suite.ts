@@ -1,6 +1,7 @@
 /** @module runAdapterConformance: registers every case for every adapter entry on every store kind. */
 import type { AdapterCase } from './case';
 import { answerCases } from './cases/answers';
+import { batchCases } from './cases/batches';
 import { deliveryCases } from './cases/delivery';
 import { failureCases } from './cases/failures';
 import { keyCases } from './cases/keys';
@@ -11,7 +12,7 @@ import { createHarness } from './harness';
 import { storeKinds, type OpenedStore } from './stores';
 import type { AdapterEntry } from './types';
 
-/** Every case of the HTTP contract (DESIGN.md §6: the adapter behaviours, the per-request value, every provider preset). */
+/** Every case of the HTTP contract (DESIGN.md §6: the adapter behaviours, the per-request value, every provider preset, batched deliveries). */
 export const adapterCases: readonly AdapterCase[] = [
   ...replayCases,
   ...keyCases,
@@ -20,6 +21,7 @@ export const adapterCases: readonly AdapterCase[] = [
   ...deliveryCases,
   ...requestValueCases,
   ...presetCases,
+  ...batchCases,
 ];
 
 /**

@@ -97,7 +97,8 @@ export interface AdapterEntry {
    */
   readonly nativeLike?: (native: never) => NativeLike;
   /**
-   * Builds an app with `POST /hook` guarded by `options` (passed to the adapter as they are),
+   * Builds an app with `POST /hook` (and `GET /hook`, for a preset's handshake) guarded by
+   * `options` (passed to the adapter as they are),
    * keeping the raw body the adapter's documented way, running `handler` and rendering its
    * answer; listening on 127.0.0.1 on a free port. The app calls `observe` for every request
    * to /hook once it is answered (from a hook outside the guard: a `finish` listener, an

@@ -1,7 +1,8 @@
 /**
  * What framework adapters, stores and queue bridges are built from: the HTTP engine, the two
  * transports an adapter translates to (the held response over node:http, the Web-standard
- * `Request`/`Response` layer), body helpers, option merging, the limits a store honours, the inbox
+ * `Request`/`Response` layer), body helpers, option merging, the limits a store honours, the types
+ * of batched deliveries (what a preset's `items` returns, `idempotency.batch`), the inbox
  * endpoint's engine and the relay and consumer a queue bridge wraps. Applications import from the
  * package root (and `/inbox`) instead.
  * @module @webhook-idempotency/core/adapter
@@ -56,6 +57,12 @@ export {
 } from './inbox/accept';
 export { canonicalJson, sha256Hex } from './http/fingerprint';
 export type { HttpHeaders, HttpResponseRecord } from './http/types';
+export type {
+  BatchItem,
+  BatchItemHandler,
+  DeliveryBatch,
+  PresetItem,
+} from './http/batch-types';
 export {
   createInboxRelay,
   type HandoffState,

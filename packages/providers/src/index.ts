@@ -46,3 +46,7 @@ export { mercadopago, type MercadoPagoOptions } from './mercadopago';
 export { zoom, type ZoomOptions } from './zoom';
 export { braintree, type BraintreeOptions } from './braintree';
 export { mailgun, type MailgunOptions } from './mailgun';
+export { sendgrid, type SendGridOptions } from './sendgrid';
+export { hubspot, type HubSpotOptions } from './hubspot';
+export { adyen, type AdyenOptions } from './adyen';
+export { meta, type MetaItem, type MetaOptions } from './meta';

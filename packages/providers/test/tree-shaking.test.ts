@@ -8,7 +8,8 @@ import { build } from 'esbuild';
 /** A string only each preset's own code contains. */
 const MARKS: Record<string, string> = {
   stripe: 'stripe-signature',
-  github: 'x-hub-signature-256',
+  // Not its signature header: Meta's preset reads the same `x-hub-signature-256`.
+  github: 'x-github-delivery',
   shopify: 'x-shopify-hmac-sha256',
   slack: 'x-slack-signature',
   paddle: 'paddle-signature',
@@ -41,6 +42,10 @@ const MARKS: Record<string, string> = {
   zoom: 'x-zm-signature',
   braintree: 'bt_signature',
   mailgun: 'parent-signature',
+  sendgrid: 'x-twilio-email-event-webhook-signature',
+  hubspot: 'x-hubspot-signature-v3',
+  adyen: 'hmacSignature',
+  meta: 'hub.verify_token',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

@@ -150,6 +150,15 @@ export async function uses(): Promise<void> {
   });
   // @ts-expect-error `provider` is a string or a function of the request
   idempotent({ store, provider: 42, key: () => 'x' });
+  // A batched preset: each item under its own receipt, its transaction typed from the store.
+  const adyenPreset = providers.adyen({ hmacKey: 'AB12' });
+  app.post('/webhooks/adyen', idempotent({ store: sql, preset: adyenPreset }), async (req, res) => {
+    await req.idempotency?.batch?.each<{ pspReference: string }>(async (item, context) => {
+      const tx = requireTransaction(context, sql);
+      void [item.pspReference, tx, context.attempts];
+    });
+    res.type('text/plain').send('[accepted]');
+  });
 
   const fastifyOptions: FastifyIdempotencyOptions = {
     store,
@@ -242,6 +251,10 @@ export async function uses(): Promise<void> {
     providers.zoom({ secretToken: 'x' }),
     providers.braintree({ publicKey: 'p', privateKey: 'k' }),
     providers.mailgun({ signingKey: 'x', toleranceSeconds: 300 }),
+    providers.sendgrid({ publicKey: 'MFkw', toleranceSeconds: 600 }),
+    providers.hubspot({ clientSecret: 'x', targetUrl: (request) => `https://x${request.url}` }),
+    providers.adyen({ hmacKey: 'AB12', basicAuth: { username: 'u', password: 'p' } }),
+    providers.meta({ appSecret: 'x', verifyToken: 'y' }),
   ];
   // @ts-expect-error retentionDays is required: the builder cannot know the provider's window
   providers.hmac({ provider: 'a', secret: 'x', signatureHeader: 'x-s', key: 'x-k' });

@@ -8,7 +8,7 @@ import type { IdempotencyOptions } from '@webhook-idempotency/core';
 import { idempotent, saveRawBody } from '@webhook-idempotency/express';
 import express5 from 'express';
 import express4 from 'express4';
-import type { Application, Response } from 'express';
+import type { Application, Request, Response } from 'express';
 import { running } from '../server';
 import type { AdapterEntry, Answer, Handler, NativeLike, Observer, RunningApp } from '../types';
 
@@ -52,17 +52,19 @@ function entry(name: string, framework: typeof express5): AdapterEntry {
         res.once('finish', () => observe({ headers: req.headers, idempotency: req.idempotency }));
         next();
       });
+      const route = (req: Request, res: Response, next: (error: unknown) => void) => {
+        handler({ headers: req.headers, idempotency: req.idempotency, socket: req.socket }).then(
+          (answer) => render(res, answer),
+          next,
+        );
+      };
       // Form-encoded providers (Twilio, Braintree) too: each parser keeps the bytes on req.rawBody.
       const parsers = [
         framework.json({ verify: saveRawBody }),
         framework.urlencoded({ extended: false, verify: saveRawBody }),
       ];
-      app.post('/hook', ...parsers, middleware, (req, res, next) => {
-        handler({ headers: req.headers, idempotency: req.idempotency, socket: req.socket }).then(
-          (answer) => render(res, answer),
-          next,
-        );
-      });
+      app.post('/hook', ...parsers, middleware, route);
+      app.get('/hook', middleware, route);
       return listen(app);
     },
   };

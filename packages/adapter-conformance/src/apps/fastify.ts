@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import type { IdempotencyOptions } from '@webhook-idempotency/core';
 import { fastifyIdempotency, rawBodyJsonParser } from '@webhook-idempotency/fastify';
-import fastify5, { type FastifyInstance, type FastifyReply } from 'fastify';
+import fastify5, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import fastify4 from 'fastify4';
 import type { AdapterEntry, Answer, Handler, NativeLike, Observer, RunningApp } from '../types';
 
@@ -54,14 +54,16 @@ function entry(name: string, framework: Factory): AdapterEntry {
           (_request, body, done) => done(null, body),
         );
         await hooks.register(fastifyIdempotency, options);
-        hooks.post('/hook', async (request, reply) => {
+        const route = async (request: FastifyRequest, reply: FastifyReply) => {
           const answer = await handler({
             headers: request.headers,
             idempotency: request.idempotency,
             socket: request.raw.socket,
           });
           return render(reply, answer);
-        });
+        };
+        hooks.post('/hook', route);
+        hooks.get('/hook', route);
       });
       return listen(app);
     },

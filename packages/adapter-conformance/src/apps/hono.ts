@@ -67,15 +67,19 @@ export const honoApp: AdapterEntry = {
         observe({ headers: c.env.incoming.headers, idempotency: c.get('idempotency') });
       }
     });
-    app.post('/hook', idempotent(options as unknown as HonoIdempotencyOptions), async (c) =>
-      render(
-        c,
-        await handler({
-          headers: nodeHeaders(c.req.raw.headers),
-          idempotency: c.get('idempotency'),
-          socket: c.env.incoming.socket,
-        }),
-      ),
+    app.on(
+      ['POST', 'GET'],
+      '/hook',
+      idempotent(options as unknown as HonoIdempotencyOptions),
+      async (c) =>
+        render(
+          c,
+          await handler({
+            headers: nodeHeaders(c.req.raw.headers),
+            idempotency: c.get('idempotency'),
+            socket: c.env.incoming.socket,
+          }),
+        ),
     );
     return listen(app);
   },

@@ -57,7 +57,7 @@ function entry(name: string, Framework: typeof Koa3, parser: Parser = bodyParser
           observe({ headers: ctx.headers, idempotency: ctx.state.idempotency });
         }
       });
-      router.post('/hook', parser(), idempotent(options), async (ctx) => {
+      const route = async (ctx: Context) => {
         render(
           ctx,
           await handler({
@@ -66,7 +66,10 @@ function entry(name: string, Framework: typeof Koa3, parser: Parser = bodyParser
             socket: ctx.req.socket,
           }),
         );
-      });
+      };
+      const guarded = idempotent(options);
+      router.post('/hook', parser(), guarded, route);
+      router.get('/hook', guarded, route);
       app.use(router.routes());
       return listen(app);
     },

@@ -11,6 +11,7 @@ import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
 import {
   Controller,
+  Get,
   HttpCode,
   type INestApplication,
   type MiddlewareConsumer,
@@ -151,6 +152,13 @@ function entry(platform: Platform): AdapterEntry {
             socket: socketOf(req),
           });
           return render(res, answer);
+        }
+
+        @Get('hook')
+        @HttpCode(200)
+        @Idempotent()
+        handshake(@Req() req: Request, @Res({ passthrough: true }) res: PlatformResponse) {
+          return this.hook(req, res);
         }
       }
       @Module({

@@ -6,7 +6,8 @@ import type { Claim } from '../guard';
 import type { ClaimTicket } from '../ticket';
 import type { OpenTransaction } from '../ticket-transaction';
 import { outcomeOf, type Trace } from '../trace';
-import type { RunContext } from '../types';
+import { BatchRun, type ReadBatch, readBatch } from './batch';
+import type { PresetItem, RequestIdempotency } from './batch-types';
 import { IN_TRANSACTION, ON_TICKET, Run } from './runs';
 import { answerFor, errorAnswer } from './answers';
 import { RequestPolicy, UNGUARDED_METHODS } from './constants';
@@ -14,12 +15,7 @@ import { resolveOptions, type EngineConfig, type IdempotencyOptions } from './op
 import { decodeResponse, type CapturedResponse, type StoredResponse } from './response-codec';
 import type { HttpRequest, HttpResponseRecord, ProviderPreset } from './types';
 
-/**
- * What the route handler sees of the guard, as `req.idempotency` (Express), `request.idempotency`
- * (Fastify) or `ctx.state.idempotency` (Koa): the key, the attempt, and in transactional mode the
- * open transaction to write business rows through.
- */
-export type RequestIdempotency<Tx = unknown> = RunContext<Tx>;
+export type { RequestIdempotency } from './batch-types';
 
 export { responseNotCaptured } from './runs';
 
@@ -157,6 +153,8 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
     if (handshake) return { action: 'respond', response: handshake, replayed: false };
     if (config.passThrough?.(request)) return PASS;
     const provider = config.provider(request);
+    const items = config.preset?.items?.(request);
+    if (items !== undefined) return this.batch(provider, items, request, started);
     const externalId = config.key(request);
     if (externalId === undefined || externalId === null || externalId === '') {
       if (config.onMissingKey === RequestPolicy.PASSTHROUGH) return PASS;
@@ -173,11 +171,35 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
     return this.claim(key, fingerprint, request, started);
   }
 
+  /**
+   * A GET (or another method the guard leaves alone) passes, unless the preset answers it as its
+   * handshake (Meta's `hub.challenge`): then only once `verify` accepted it, with no receipt.
+   */
+  /** A batched preset's request: keyed by a digest of its item ids, each item run by `batch.each`. */
+  private batch(
+    provider: string,
+    items: readonly PresetItem[],
+    request: HttpRequest<Native>,
+    started: number,
+  ): Promise<Decision<Tx>> {
+    const { keyDescription, fingerprint, onMissingKey } = this.config;
+    let read: ReadBatch;
+    try {
+      read = readBatch(provider, items, keyDescription, fingerprint !== undefined);
+    } catch (error) {
+      const missing = error instanceof IdempotencyError && error.code === ErrorCode.KEY_MISSING;
+      if (missing && onMissingKey === RequestPolicy.PASSTHROUGH) return Promise.resolve(PASS);
+      return this.refuse(error, request);
+    }
+    return this.claim(read.key, read.fingerprint, request, started, read);
+  }
+
   private async claim(
     key: RequestKey,
     fingerprint: string | null,
     request: HttpRequest<Native>,
     started: number,
+    batch?: ReadBatch,
   ): Promise<Decision<Tx>> {
     const { guard } = this.config;
     const trace = guard.tracer.open(key, started);
@@ -196,6 +218,15 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
         trace,
         replayed ? DeliveryOutcome.REPLAY : DeliveryOutcome.STORE_ERROR,
       );
+    }
+    if (batch) {
+      // The batch's own receipt is settled on its ticket: each item has its own transaction.
+      const run = new Run(ON_TICKET, claim, this.config, request, trace) as Run<unknown>;
+      const { entries } = batch;
+      const verified = this.config.verify !== undefined;
+      const context: RequestIdempotency<Tx> = claim.context;
+      const runs = new BatchRun(run, guard, entries, verified, this.config, request, context);
+      return { action: 'run', idempotency: runs.idempotency, run: runs };
     }
     if (!guard.transactional) {
       const run = new Run(ON_TICKET, claim, this.config, request, trace);

@@ -131,6 +131,18 @@ export class Run<S> {
   }
 
   /**
+   * Ends the run for a reason of the guard's that the handler's answer does not show (an item of a
+   * batch held by another worker, refused, or its store failing): the receipt is marked `failed`
+   * and the guard's answer for `error` goes out instead of the handler's (or the framework's).
+   */
+  refuse(error: unknown): Promise<HttpResponseRecord | null> {
+    this.ended ??= this.settlement
+      .fail(this.on, error)
+      .then((lost) => this.unrecorded(lost ?? error));
+    return this.ended.then(same, nothing);
+  }
+
+  /**
    * A 2xx that went out around the adapter is completed with an empty body; anything else fails
    * the run as not captured.
    */

@@ -1,4 +1,5 @@
 /** @module The neutral HTTP records the engine works on, and the provider preset contract. */
+import type { PresetItem } from './batch-types';
 
 /** Header map with lower-cased names, as Node's `IncomingHttpHeaders`. */
 export type HttpHeaders = Readonly<Record<string, string | string[] | undefined>>;
@@ -42,12 +43,22 @@ export interface ProviderPreset {
   readonly keyDescription?: string;
   /** The provider's id for this delivery; `undefined` when the request carries none (→ 400). */
   key(request: HttpRequest): string | number | bigint | undefined;
+  /**
+   * For a provider that sends several events in one request (SendGrid, HubSpot, Adyen, Meta): the
+   * request's items, each with its own id, asked after `verify` passed. The request is then keyed
+   * by a digest of its item ids instead of `key`, and the handler runs each item under a receipt
+   * of its own with `idempotency.batch.each` (docs/providers.md#batched-deliveries). `undefined`
+   * when the request is not a batch: it goes on as a single delivery, keyed by `key`.
+   */
+  items?(request: HttpRequest): readonly PresetItem[] | undefined;
   /** True for requests that must never be deduplicated (read-only queries); they pass through unguarded. */
   passThrough?(request: HttpRequest): boolean;
   /**
-   * The provider's own handshake (Discord's PING, Zoom's URL validation, Twitch's challenge),
-   * answered by the preset itself: the record to send, or `undefined` for a delivery. Asked after
-   * `verify` passed and before any claim; the handler does not run and no receipt is written.
+   * The provider's own handshake (Discord's PING, Zoom's URL validation, Twitch's challenge, Meta's
+   * `hub.challenge` GET), answered by the preset itself: the record to send, or `undefined` for a
+   * delivery. Asked after `verify` passed and before any claim; the handler does not run and no
+   * receipt is written. Also asked of a GET (or another method the guard leaves alone): a GET it
+   * answers is verified first (`verify` sees the GET), every other passes through untouched.
    */
   handshake?(request: HttpRequest): HttpResponseRecord | undefined;
   /**

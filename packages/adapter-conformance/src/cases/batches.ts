@@ -1,0 +1,145 @@
+/**
+ * @module Batched deliveries through every adapter (docs/providers.md#batched-deliveries): each
+ * batched preset's genuine batch, its redelivery, a re-batch and a forged copy; an item held by
+ * another worker, an item that throws; Meta's verification GET.
+ */
+import type { ProviderPreset } from '@webhook-idempotency/core';
+import { type BatchFixture, batchFixtures } from '../batch-presets';
+import type { AdapterCase } from '../case';
+import { type Harness, PROVIDER } from '../harness';
+import type { PresetRequest } from '../presets';
+import type { Answer, HandlerCall } from '../types';
+
+const send = (h: Harness, request: PresetRequest) =>
+  h.post(undefined, request.body, { ...request.headers });
+
+/** The route handler a batch needs: each item through `batch.each` (noting the item keys run), then `answer`. */
+function booking(ran: string[], answer: Answer, fail?: (id: string) => boolean) {
+  return async (call: HandlerCall): Promise<Answer> => {
+    const batch = call.idempotency?.batch;
+    if (!batch) throw new Error('no batch on the request context');
+    await batch.each((_item, context) => {
+      const id = context.key.externalId;
+      if (fail?.(id)) throw new Error(`the ledger refused ${id}`);
+      ran.push(id);
+    });
+    return answer;
+  };
+}
+
+function batchCase(fixture: BatchFixture): AdapterCase {
+  return {
+    group: 'batches',
+    anyStore: true,
+    name: `${fixture.name}: a forged batch is refused with no receipt; each item runs once, the redelivery is replayed, a re-batch runs only its new item`,
+    async run(h) {
+      const preset = fixture.preset();
+      const ran: string[] = [];
+      await h.start({ preset }, booking(ran, fixture.answer));
+      const find = (externalId: string) => h.guard.find({ provider: preset.provider, externalId });
+
+      const forged = await send(h, fixture.forged());
+      expect(forged.status).toBe(401);
+      expect(h.calls()).toBe(0);
+      for (const id of fixture.itemIds) expect(await find(id)).toBeNull();
+
+      const delivery = fixture.delivery();
+      const first = await send(h, delivery);
+      expect(first.status).toBe(200);
+      expect(first.headers['idempotent-replayed']).toBeUndefined();
+      if (fixture.answer.kind === 'text') expect(first.body.toString()).toBe(fixture.answer.value);
+      expect(ran).toEqual(fixture.itemIds);
+      for (const id of fixture.itemIds)
+        expect(await find(id)).toMatchObject({ status: 'completed', attempts: 1 });
+
+      const again = await send(h, delivery);
+      expect(again.status).toBe(200);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(Buffer.compare(again.body, first.body)).toBe(0);
+
+      const rebatch = await send(h, fixture.rebatched());
+      expect(rebatch.status).toBe(200);
+      expect(ran).toEqual([...fixture.itemIds, fixture.newItemId]);
+      expect(h.calls()).toBe(2);
+    },
+  };
+}
+
+function handshakeCase(fixture: BatchFixture): AdapterCase | undefined {
+  const { handshake } = fixture;
+  if (!handshake) return undefined;
+  return {
+    group: 'batches',
+    anyStore: true,
+    name: `${fixture.name}: the verification GET is answered by the preset when its token matches, refused otherwise, without the handler or a receipt`,
+    async run(h) {
+      const preset = fixture.preset();
+      await h.start({ preset });
+      const forged = await h.get(handshake.forgedQuery);
+      expect(forged.status).toBe(handshake.forgedStatus);
+      expect(forged.body.toString()).not.toBe(handshake.answer);
+      const res = await h.get(handshake.query);
+      expect(res.status).toBe(200);
+      expect(res.body.toString()).toBe(handshake.answer);
+      expect(h.calls()).toBe(0);
+      expect(
+        await h.guard.find({ provider: preset.provider, externalId: handshake.answer }),
+      ).toBeNull();
+    },
+  };
+}
+
+/** A batch of `{ id }` events signed by a header: the engine's part, on every store. */
+const plainBatches: ProviderPreset = {
+  provider: PROVIDER,
+  keyDescription: 'id of each event',
+  needsRawBody: true,
+  retentionDays: 1,
+  key: () => undefined,
+  verify: (request) => request.headers['x-batch-signature'] === 'signed',
+  items: (request) =>
+    (JSON.parse(request.rawBody!.toString()) as { id: string }[]).map((event) => ({
+      key: event.id,
+      value: event,
+    })),
+};
+const plain = (h: Harness, ids: readonly string[]) =>
+  h.post(undefined, JSON.stringify(ids.map((id) => ({ id }))), { 'x-batch-signature': 'signed' });
+
+export const batchCases: AdapterCase[] = [
+  ...batchFixtures.flatMap((fixture) => {
+    const handshake = handshakeCase(fixture);
+    return handshake ? [batchCase(fixture), handshake] : [batchCase(fixture)];
+  }),
+  {
+    group: 'batches',
+    name: 'an item another worker holds answers the batch 409 with Retry-After; an item that throws fails it after the items before it; the retry runs only the rest',
+    async run(h) {
+      const ran: string[] = [];
+      let failing = true;
+      await h.start(
+        { preset: plainBatches },
+        booking(ran, { kind: 'json', value: { ok: true } }, (id) => failing && id === 'b3'),
+      );
+      const held = await h.guard.claim({ provider: PROVIDER, externalId: 'b2' });
+
+      const blocked = await plain(h, ['b1', 'b2', 'b3']);
+      expect([blocked.status, Number(blocked.headers['retry-after']) > 0]).toEqual([409, true]);
+      expect(JSON.parse(blocked.body.toString())).toMatchObject({
+        code: 'ERR_IDEMPOTENCY_IN_PROGRESS',
+      });
+      expect(ran).toEqual(['b1']);
+
+      if (held.isReplay) throw new Error('expected to hold b2');
+      await held.complete({ elsewhere: true });
+      const failed = await plain(h, ['b1', 'b2', 'b3', 'b4']);
+      expect(failed.status).toBeGreaterThanOrEqual(500);
+      expect(await h.receipt('b3')).toMatchObject({ status: 'failed' });
+      expect(await h.receipt('b4')).toBeNull();
+
+      failing = false;
+      expect((await plain(h, ['b1', 'b2', 'b3', 'b4'])).status).toBe(200);
+      expect(ran).toEqual(['b1', 'b3', 'b4']);
+    },
+  },
+];

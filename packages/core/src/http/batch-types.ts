@@ -1,0 +1,77 @@
+/**
+ * @module The types of batched deliveries (one request carrying several provider events: SendGrid,
+ * HubSpot, Adyen, Meta): what a preset reads from the request, and what the handler gets on
+ * `req.idempotency.batch` to run each item under its own receipt.
+ */
+import type { ExternalId, RequestKey } from '../request-key';
+import type { Outcome, RunContext } from '../types';
+
+/** One item of a batched delivery, as a preset's `items(request)` reads it. */
+export interface PresetItem {
+  /**
+   * The item's id at the provider: its receipt's external id (`sg_event_id`, `eventId`,
+   * `pspReference:eventCode:success`…). `undefined` when the item carries none: the whole request
+   * is then refused like a delivery without a key (400, or passed through with `onMissingKey`).
+   */
+  readonly key: ExternalId | undefined;
+  /** What the handler gets for this item: the provider's event object. */
+  readonly value: unknown;
+  /**
+   * The item's fingerprint (a retry with another body under the same id is refused, 422). Defaults
+   * to SHA-256 of the canonical JSON of `value`; a preset leaves out what a retry may change
+   * (HubSpot's `attemptNumber`).
+   */
+  readonly fingerprint?: string;
+}
+
+/** One item of a batch, as the handler sees it on {@link DeliveryBatch.items}. */
+export interface BatchItem {
+  /** The key its receipt has: the preset's provider and the item's id. */
+  readonly key: RequestKey;
+  /** The provider's event object (what {@link DeliveryBatch.each} hands the handler). */
+  readonly value: unknown;
+}
+
+/** What {@link DeliveryBatch.each} runs once per item not already done. */
+export type BatchItemHandler<T, Tx> = (value: T, context: RunContext<Tx>) => unknown;
+
+/**
+ * A batched delivery's items, on `req.idempotency.batch` (Express, Fastify), `ctx.state.idempotency`
+ * (Koa), `c.get('idempotency')` (Hono), the fetch handler's `idempotency` or Nest's
+ * `@Idempotency()`. Each item has its own receipt: `each` runs the handler for the items not done
+ * yet and skips (replays) the others, so a provider that retries or re-batches a batch books each
+ * of its events once (docs/providers.md#batched-deliveries).
+ * @typeParam Tx the store's transaction handle: the item handler's `context.transaction` in
+ *   transactional mode (take it typed with `requireTransaction(context, store)`).
+ */
+export interface DeliveryBatch<Tx = unknown> {
+  /** The items the preset read from the request, in the request's order. */
+  readonly items: readonly BatchItem[];
+  /**
+   * Runs `handler` for each item in order, each under its own receipt through the guard (claim,
+   * transaction in transactional mode, completion, replay): an item already done is skipped and
+   * its stored result returned. Resolves with one outcome per item once all are done.
+   *
+   * Rejects at the first item that is not done, after the items before it were recorded: with the
+   * handler's own error (let it reach the framework: the batch's answer is then non-2xx and the
+   * provider retries it), or with the guard's reason (another worker holds the item, its body
+   * changed, the store failed), in which case the batch is answered as such (409 with
+   * `Retry-After`, 422, 503) whatever the handler answers. Call it once per request.
+   */
+  each<T = unknown>(handler: BatchItemHandler<T, Tx>): Promise<readonly Outcome<unknown>[]>;
+}
+
+/**
+ * What the route handler sees of the guard, as `req.idempotency` (Express), `request.idempotency`
+ * (Fastify) or `ctx.state.idempotency` (Koa): the key, the attempt, and in transactional mode the
+ * open transaction to write business rows through; for a batched preset's delivery, its items.
+ */
+export interface RequestIdempotency<Tx = unknown> extends RunContext<Tx> {
+  /**
+   * A batched preset's delivery (SendGrid, HubSpot, Adyen, Meta): its items, each run under its own
+   * receipt by `batch.each`. The request's own receipt (keyed by a digest of its item ids) is not
+   * transactional: `transaction` is `undefined` here, and each item's handler gets its own.
+   * `undefined` for every other delivery.
+   */
+  readonly batch?: DeliveryBatch<Tx>;
+}

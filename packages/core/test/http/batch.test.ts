@@ -1,0 +1,236 @@
+/**
+ * The engine with a batched preset, without any framework (the adapter's part played by hand):
+ * the request keyed by a digest of its item ids, each item run under its own receipt by
+ * `batch.each`, and the answers a batch gets when an item is held, refused or fails.
+ */
+import {
+  ConfigError,
+  type HttpRequest,
+  IdempotencyGuard,
+  InMemoryStore,
+  type ProviderPreset,
+  type RequestIdempotency,
+} from '../../src';
+import { createEngine, createInboxEngine, type Decision, type PendingRun } from '../../src/adapter';
+import { InMemoryInbox } from '../../src/inbox';
+
+interface Event {
+  readonly id?: string;
+  readonly n?: number;
+  readonly attempt?: number;
+}
+
+/** A preset whose body is a JSON array of events keyed by `id`; `attempt` is bookkeeping. */
+const preset = (overrides: Partial<ProviderPreset> = {}): ProviderPreset => ({
+  provider: 'batchy',
+  keyDescription: 'id of each event',
+  needsRawBody: true,
+  retentionDays: 3,
+  key: () => undefined,
+  verify: (request) => request.headers['x-sig'] === 'good',
+  items(request) {
+    const events = JSON.parse(request.rawBody!.toString()) as unknown;
+    if (!Array.isArray(events)) return undefined;
+    return events.map((event: Event) => {
+      const { attempt, ...rest } = event;
+      return { key: event.id, value: event, fingerprint: JSON.stringify(rest) };
+    });
+  },
+  ...overrides,
+});
+
+const post = (events: unknown, headers: Record<string, string> = { 'x-sig': 'good' }) =>
+  ({
+    method: 'POST',
+    url: '/hook',
+    headers,
+    rawBody: Buffer.from(JSON.stringify(events)),
+    body: undefined,
+    native: {},
+  }) as HttpRequest;
+
+const ok = (text = '[accepted]') => ({
+  status: 200,
+  headers: { 'content-type': 'text/plain' },
+  body: Buffer.from(text),
+});
+
+function setup(p: ProviderPreset = preset()) {
+  const store = new InMemoryStore();
+  const guard = new IdempotencyGuard(store);
+  const engine = createEngine({ guard, preset: p });
+  const booked: string[] = [];
+  const find = (id: string) => guard.find({ provider: 'batchy', externalId: id });
+  return { store, guard, engine, booked, find };
+}
+
+function running(decision: Decision): { run: PendingRun; idempotency: RequestIdempotency } {
+  if (decision.action !== 'run') throw new Error(`expected run, got ${decision.action}`);
+  return decision;
+}
+
+/** What an adapter does: the handler books each item; its error goes to `abort`, its answer to `finish`. */
+async function deliver(
+  engine: ReturnType<typeof setup>['engine'],
+  request: HttpRequest,
+  item: (event: Event) => unknown,
+): Promise<{ status: number; text: string; replayed?: boolean; error?: unknown }> {
+  const decision = await engine.begin(request);
+  if (decision.action === 'respond')
+    return {
+      status: decision.response.status,
+      text: decision.response.body.toString(),
+      replayed: decision.replayed,
+    };
+  const { run, idempotency } = running(decision);
+  try {
+    await idempotency.batch!.each<Event>(async (event) => item(event));
+  } catch (error) {
+    const answer = await run.abort(error);
+    // The framework's own error handling would answer 500.
+    return answer
+      ? { status: answer.status, text: answer.body.toString() }
+      : { status: 500, text: 'framework', error };
+  }
+  const replacement = await run.finish(ok());
+  return replacement
+    ? { status: replacement.status, text: replacement.body.toString() }
+    : { status: 200, text: '[accepted]' };
+}
+
+describe('a batched preset through the engine', () => {
+  it('books each item once; an identical or reordered retry is replayed from the batch receipt; a re-batch runs only the new item', async () => {
+    const { engine, booked, find } = setup();
+    const book = (event: Event) => booked.push(event.id!);
+    expect(await deliver(engine, post([{ id: 'a' }, { id: 'b' }, { id: 'c' }]), book)).toEqual({
+      status: 200,
+      text: '[accepted]',
+    });
+    expect(booked).toEqual(['a', 'b', 'c']);
+    for (const id of ['a', 'b', 'c'])
+      expect(await find(id)).toMatchObject({ status: 'completed', attempts: 1 });
+
+    const again = await deliver(engine, post([{ id: 'c' }, { id: 'a' }, { id: 'b' }]), book);
+    expect(again).toMatchObject({ status: 200, text: '[accepted]', replayed: true });
+
+    // HubSpot-style bookkeeping that changes on a retry is outside the item's fingerprint.
+    const rebatched = [{ id: 'b', attempt: 2 }, { id: 'c' }, { id: 'd' }];
+    expect(await deliver(engine, post(rebatched), book)).toEqual({
+      status: 200,
+      text: '[accepted]',
+    });
+    expect(booked).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('hands the handler the items, a context per item and the batch receipt keyed by a digest of the ids', async () => {
+    const { engine } = setup();
+    const { idempotency, run } = running(await engine.begin(post([{ id: 'x', n: 1 }])));
+    expect(idempotency.key.externalId).toMatch(/^batch:[0-9a-f]{64}$/);
+    expect(idempotency.transaction).toBeUndefined();
+    expect(idempotency.batch!.items.map((item) => [item.key.externalId, item.value])).toEqual([
+      ['x', { id: 'x', n: 1 }],
+    ]);
+    const contexts: unknown[] = [];
+    const outcomes = await idempotency.batch!.each((_event, context) => {
+      contexts.push([context.key.externalId, context.attempts, context.isRetry]);
+      return { booked: true };
+    });
+    expect(contexts).toEqual([['x', 1, false]]);
+    expect(outcomes).toEqual([{ response: { booked: true }, isReplay: false, attempts: 1 }]);
+    expect(await run.finish(ok())).toBeNull();
+  });
+
+  it('a forged batch is 401 and an item without an id 400, both with no receipt at all', async () => {
+    const { engine, store } = setup();
+    const forged = await deliver(engine, post([{ id: 'f1' }], { 'x-sig': 'bad' }), () => 0);
+    expect(forged.status).toBe(401);
+    const keyless = await deliver(engine, post([{ id: 'f2' }, { n: 1 }]), () => 0);
+    expect(keyless.status).toBe(400);
+    expect(keyless.text).toMatch(/Item 1 of the request carries no id of each event/);
+    expect((await deliver(engine, post([]), () => 0)).status).toBe(400);
+    expect(await store.find({ provider: 'batchy', externalId: 'f1' }, { now: 0 })).toBeNull();
+    expect(await store.find({ provider: 'batchy', externalId: 'f2' }, { now: 0 })).toBeNull();
+  });
+
+  it('a request the preset does not read as a batch goes on as a single delivery by key', async () => {
+    const { engine } = setup();
+    const single = await deliver(engine, post({ id: 'not-an-array' }), () => 0);
+    expect(single.status).toBe(400);
+  });
+
+  it('an item that throws fails the batch after the items before it were recorded; the retry runs only what is not done', async () => {
+    const { engine, booked, find } = setup();
+    let failing = true;
+    const book = (event: Event) => {
+      if (event.id === 'e2' && failing) throw new Error('ledger down');
+      booked.push(event.id!);
+    };
+    const batch = [{ id: 'e1' }, { id: 'e2' }, { id: 'e3' }];
+    const first = await deliver(engine, post(batch), book);
+    expect(first).toMatchObject({ status: 500, text: 'framework' });
+    expect((first.error as Error).message).toBe('ledger down');
+    expect(await find('e1')).toMatchObject({ status: 'completed' });
+    expect(await find('e2')).toMatchObject({ status: 'failed', error: 'Error: ledger down' });
+    expect(await find('e3')).toBeNull();
+
+    failing = false;
+    expect((await deliver(engine, post(batch), book)).status).toBe(200);
+    expect(booked).toEqual(['e1', 'e2', 'e3']);
+    expect(await find('e2')).toMatchObject({ status: 'completed', attempts: 2 });
+  });
+
+  it('an item another worker holds makes the batch answer 409 with Retry-After, whatever the handler answers', async () => {
+    const { engine, guard, booked } = setup();
+    const held = await guard.claim({ provider: 'batchy', externalId: 'h2' });
+    const book = (event: Event) => booked.push(event.id!);
+    const batch = [{ id: 'h1' }, { id: 'h2' }, { id: 'h3' }];
+    const answered = await deliver(engine, post(batch), book);
+    expect(answered.status).toBe(409);
+    expect(JSON.parse(answered.text)).toMatchObject({ code: 'ERR_IDEMPOTENCY_IN_PROGRESS' });
+    expect(booked).toEqual(['h1']);
+
+    // A handler that catches the error and answers 2xx is answered 409 all the same.
+    const { run, idempotency } = running(await engine.begin(post(batch)));
+    await idempotency.batch!.each(book).catch(() => undefined);
+    const replaced = await run.finish(ok());
+    expect(replaced?.status).toBe(409);
+    expect(replaced?.headers['retry-after']).toBeDefined();
+
+    if (held.isReplay) throw new Error('expected a ticket');
+    await held.complete({ booked: 'elsewhere' });
+    expect((await deliver(engine, post(batch), book)).status).toBe(200);
+    expect(booked).toEqual(['h1', 'h3']);
+  });
+
+  it('the same id with another body is 422 for the batch; the items before it stay done', async () => {
+    const { engine, booked } = setup();
+    const book = (event: Event) => booked.push(event.id!);
+    await deliver(engine, post([{ id: 'm1', n: 1 }]), book);
+    const changed = await deliver(engine, post([{ id: 'm0' }, { id: 'm1', n: 2 }]), book);
+    expect(changed.status).toBe(422);
+    expect(booked).toEqual(['m1', 'm0']);
+  });
+
+  it('a handler that acknowledges a batch with a failed item sends its answer; the batch stays retryable', async () => {
+    const { engine, guard } = setup();
+    const request = post([{ id: 's1' }]);
+    const { run, idempotency } = running(await engine.begin(request));
+    await idempotency
+      .batch!.each(() => {
+        throw new Error('swallowed');
+      })
+      .catch(() => undefined);
+    expect(await run.finish(ok())).toBeNull();
+    expect(await guard.find(idempotency.key)).toMatchObject({ status: 'failed' });
+    const retry = running(await engine.begin(request));
+    await retry.idempotency.batch!.each(() => 'now');
+    expect(await retry.run.finish(ok())).toBeNull();
+    expect(await guard.find(retry.idempotency.key)).toMatchObject({ status: 'completed' });
+  });
+
+  it('an inbox refuses a batched preset at construction', () => {
+    expect(() => createInboxEngine({ inbox: new InMemoryInbox(), preset: preset() })).toThrow(
+      ConfigError,
+    );
+  });
+});

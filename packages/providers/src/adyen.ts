@@ -1,0 +1,135 @@
+/**
+ * @module Adyen standard webhooks preset: `notificationItems[].NotificationRequestItem`, each keyed
+ * on `pspReference:eventCode:success` and each signed with its own HMAC in
+ * `additionalData.hmacSignature`; the whole request is refused when any item's signature is wrong.
+ */
+import type { ProviderPreset } from '@webhook-idempotency/core';
+import { ConfigError } from '@webhook-idempotency/core';
+import { basicAuthChecker } from './basic-auth';
+import { requireOptions, requireString } from './options';
+import { header, idPart, isJsonObject, jsonBody, type JsonObject } from './request-fields';
+import { safeVerify } from './safe-verify';
+import { hmacMatches } from './signature';
+
+/** Options of {@link adyen}. */
+export interface AdyenOptions {
+  /** The webhook's HMAC key, as the Customer Area shows it (hex). Required. */
+  hmacKey: string;
+  /**
+   * The username and password set on the webhook in the Customer Area, when you set them: the
+   * request must then carry them as HTTP Basic credentials too. Optional.
+   */
+  basicAuth?: { username: string; password: string };
+}
+
+/** The `NotificationRequestItem` of each of the body's `notificationItems`; `undefined` unless every one is an object. */
+function notificationItems(body: JsonObject | undefined): JsonObject[] | undefined {
+  const list = body?.notificationItems;
+  if (!Array.isArray(list) || list.length === 0) return undefined;
+  const items = list.map((entry) =>
+    isJsonObject(entry) && isJsonObject(entry.NotificationRequestItem)
+      ? entry.NotificationRequestItem
+      : undefined,
+  );
+  return items.every((item) => item !== undefined) ? (items as JsonObject[]) : undefined;
+}
+
+/** A signed field as Adyen writes it: a string or a number as is, anything missing as empty. */
+const field = (value: unknown): string =>
+  typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+
+/**
+ * What Adyen signs for a payments webhook item: `pspReference:originalReference:
+ * merchantAccountCode:merchantReference:value:currency:eventCode:success`.
+ */
+function signedFields(item: JsonObject): string {
+  const amount = isJsonObject(item.amount) ? item.amount : {};
+  return [
+    item.pspReference,
+    item.originalReference,
+    item.merchantAccountCode,
+    item.merchantReference,
+    amount.value,
+    amount.currency,
+    item.eventCode,
+    item.success,
+  ]
+    .map(field)
+    .join(':');
+}
+
+/** The item's key: its payment (or modification) reference, event and outcome. */
+function itemKey(item: JsonObject): string | undefined {
+  const parts = [item.pspReference, item.eventCode, item.success].map(idPart);
+  return parts.every((part) => part !== undefined) ? parts.join(':') : undefined;
+}
+
+/**
+ * Adyen standard webhooks preset (AUTHORISATION, CAPTURE, REFUND, CANCELLATION, CHARGEBACK… of the
+ * payments platform).
+ *
+ * - **Batched**: the body's `notificationItems` each carry a `NotificationRequestItem`, an item with
+ *   its own receipt keyed `pspReference:eventCode:success` (`pspReference` is globally unique; with
+ *   `success`, a refused and a later successful event of one reference stay apart). Run them with
+ *   `idempotency.batch.each` and answer **`[accepted]`** with status 200.
+ * - **Signature**: each item's `additionalData.hmacSignature` is base64 HMAC-SHA256, under the
+ *   hex-decoded HMAC key, of its `pspReference`, `originalReference`, `merchantAccountCode`,
+ *   `merchantReference`, amount `value` and `currency`, `eventCode` and `success` joined by `:`. A
+ *   request with any item unsigned or wrongly signed is refused (401) as a whole. The signature
+ *   covers those fields only, not the rest of the item (`additionalData`, `reason`…): set
+ *   `basicAuth` as well to authenticate the whole request.
+ * - **Retention**: 45 days. Adyen retries an unacknowledged batch (10 s timeout) three times, then
+ *   from a queue for up to 30 days.
+ *
+ * @example
+ * const preset = providers.adyen({ hmacKey: process.env.ADYEN_HMAC_KEY! });
+ * @throws {ConfigError} naming `hmacKey` or `basicAuth` when invalid.
+ * @see docs/providers.md#adyen
+ */
+export function adyen(options: AdyenOptions): ProviderPreset {
+  const { hmacKey, basicAuth } = requireOptions('adyen', options);
+  const hex = requireString('adyen', 'hmacKey', hmacKey, 'the webhook HMAC key as "hmacKey"');
+  if (!/^(?:[0-9a-fA-F]{2})+$/.test(hex))
+    throw new ConfigError(
+      'hmacKey',
+      'adyen() needs the HMAC key as the hex the Customer Area shows',
+    );
+  const key = Buffer.from(hex, 'hex');
+  if (basicAuth !== undefined && !isJsonObject(basicAuth))
+    throw new ConfigError('basicAuth', 'adyen() needs basicAuth as { username, password }');
+  const credentials =
+    basicAuth === undefined
+      ? undefined
+      : basicAuthChecker(
+          'adyen',
+          'basicAuth',
+          requireString('adyen', 'basicAuth', basicAuth.username, 'basicAuth.username'),
+          requireString('adyen', 'basicAuth', basicAuth.password, 'basicAuth.password'),
+        );
+
+  return {
+    provider: 'adyen',
+    keyDescription: 'pspReference, eventCode and success of each NotificationRequestItem',
+    // The HMAC covers parsed fields, not the raw bytes: a JSON body parser may run first.
+    needsRawBody: false,
+    retentionDays: 45,
+    key: () => undefined,
+    items(request) {
+      return notificationItems(jsonBody(request))?.map((item) => ({
+        key: itemKey(item),
+        value: item,
+      }));
+    },
+    verify: safeVerify(function verifyAdyen(request) {
+      if (credentials && !credentials(header(request, 'authorization'))) return false;
+      const items = notificationItems(jsonBody(request));
+      if (!items) return false;
+      return items.every((item) => {
+        const extra = isJsonObject(item.additionalData) ? item.additionalData : {};
+        const signature = extra.hmacSignature;
+        if (typeof signature !== 'string') return false;
+        return hmacMatches(key, [signedFields(item)], [signature], 'base64');
+      });
+    }),
+  };
+}

@@ -1,0 +1,177 @@
+/**
+ * @module Meta webhooks preset (WhatsApp Cloud API, Messenger, Instagram): `entry[]` changes and
+ * messaging events as items, `X-Hub-Signature-256` over the raw body, and the `hub.challenge`
+ * verification GET answered before any claim.
+ */
+import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
+import { contentKey } from './batched';
+import { canonicalFingerprint } from './fingerprint';
+import { requireOptions, requireString } from './options';
+import { header, isJsonObject, jsonBody, type JsonObject } from './request-fields';
+import { safeVerify } from './safe-verify';
+import { hmacMatches, secretDigest, secretEquals } from './signature';
+
+/** Options of {@link meta}. */
+export interface MetaOptions {
+  /** The app secret (App settings, Basic): the key of `X-Hub-Signature-256`. Required. */
+  appSecret: string;
+  /**
+   * The verify token you typed when subscribing the webhook: with it the preset answers Meta's
+   * verification GET (`hub.mode=subscribe`) with `hub.challenge` when the token matches, 403
+   * otherwise. Without it that GET reaches your own route.
+   */
+  verifyToken?: string;
+}
+
+/**
+ * One item of a Meta batch, as the handler gets it: the object kind, the entry it came in (its
+ * `id`: the WhatsApp Business Account, the Page or the Instagram account; and its `time`), and
+ * either one `changes[]` element (`field`, `value`) or one `messaging[]` event.
+ */
+export interface MetaItem {
+  /** `whatsapp_business_account`, `page`, `instagram`… */
+  readonly object: string;
+  readonly entry: { readonly id: unknown; readonly time?: unknown };
+  /** A `changes[]` element: `field` names what changed (`messages`, `comments`, `feed`…). */
+  readonly change?: { readonly field: unknown; readonly value: unknown };
+  /** A `messaging[]` event (Messenger, Instagram messaging). */
+  readonly messaging?: JsonObject;
+}
+
+const PREFIX = 'sha256=';
+const MAX_ID = 160;
+
+/** The query parameters of a request URL. */
+const queryOf = (request: HttpRequest) => new URLSearchParams(request.url.split('?')[1] ?? '');
+
+/** A string id, or `undefined`. */
+const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/**
+ * The natural id of an item when it carries exactly one: a WhatsApp message's `id`, a status's
+ * `id:status` (one message has several statuses), a Messenger or Instagram message's `mid`.
+ */
+function naturalId(item: MetaItem): string | undefined {
+  const value = isJsonObject(item.change?.value) ? item.change.value : undefined;
+  const messages = Array.isArray(value?.messages) ? value.messages : [];
+  const statuses = Array.isArray(value?.statuses) ? value.statuses : [];
+  if (messages.length + statuses.length === 1) {
+    const [one] = [...messages, ...statuses];
+    if (!isJsonObject(one)) return undefined;
+    const id = text(one.id);
+    if (id === undefined || messages.length === 1) return id;
+    const status = text(one.status);
+    return status === undefined ? undefined : `${id}:${status}`;
+  }
+  const message = item.messaging?.message;
+  return isJsonObject(message) ? text(message.mid) : undefined;
+}
+
+/** What identifies an item's content: everything but the entry's `time`, which a retry may change. */
+const content = (item: MetaItem) => ({
+  object: item.object,
+  entry: item.entry.id,
+  change: item.change,
+  messaging: item.messaging,
+});
+
+/** The batch's items, in order: every `changes[]` and `messaging[]` element of every entry. */
+function metaItems(body: JsonObject | undefined): MetaItem[] | undefined {
+  const object = text(body?.object);
+  if (object === undefined || !Array.isArray(body?.entry)) return undefined;
+  const items: MetaItem[] = [];
+  for (const entry of body.entry) {
+    if (!isJsonObject(entry)) return undefined;
+    const where = { id: entry.id, time: entry.time };
+    for (const change of Array.isArray(entry.changes) ? entry.changes : [])
+      items.push({
+        object,
+        entry: where,
+        change: isJsonObject(change)
+          ? { field: change.field, value: change.value }
+          : { field: undefined, value: change },
+      });
+    for (const event of Array.isArray(entry.messaging) ? entry.messaging : [])
+      items.push({ object, entry: where, messaging: isJsonObject(event) ? event : { event } });
+  }
+  return items;
+}
+
+/**
+ * Meta webhooks preset: the WhatsApp Cloud API (`whatsapp_business_account`), Messenger (`page`)
+ * and Instagram (`instagram`) notifications of one app.
+ *
+ * - **Batched**: the body's `entry[]` each carry `changes[]` or `messaging[]`; every element is an
+ *   item with its own receipt (Meta batches up to 1000 updates per request). Its key is the id of
+ *   the one message it carries (a WhatsApp message `id`, a status `id:status`, a Messenger or
+ *   Instagram `mid`), else `sha256:` and the SHA-256 of its content. Run them with
+ *   `idempotency.batch.each` and answer **200** (WhatsApp retries any other status).
+ * - **Handshake**: with `verifyToken`, the GET Meta sends when you subscribe
+ *   (`hub.mode=subscribe&hub.verify_token=…&hub.challenge=…`) is answered with the challenge when
+ *   the token matches, 403 otherwise, with no receipt. Mount the adapter on GET too.
+ * - **Signature**: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>` under the app
+ *   secret. No timestamp is signed: a replayed capture meets its receipts while they are kept.
+ * - **Retention**: 14 days. WhatsApp retries a failed notification with decreasing frequency for up
+ *   to 7 days.
+ *
+ * @example
+ * const preset = providers.meta({
+ *   appSecret: process.env.META_APP_SECRET!,
+ *   verifyToken: process.env.META_VERIFY_TOKEN!,
+ * });
+ * @throws {ConfigError} naming `appSecret` or `verifyToken` when invalid.
+ * @see docs/providers.md#meta-whatsapp-messenger-instagram
+ */
+export function meta(options: MetaOptions): ProviderPreset {
+  const { appSecret, verifyToken } = requireOptions('meta', options);
+  const secret = requireString('meta', 'appSecret', appSecret, 'the app secret as "appSecret"');
+  const token =
+    verifyToken === undefined
+      ? undefined
+      : secretDigest(requireString('meta', 'verifyToken', verifyToken, 'the verify token'));
+  const forbidden: HttpResponseRecord = {
+    status: 403,
+    headers: { 'content-type': 'text/plain; charset=utf-8' },
+    body: Buffer.from('Forbidden', 'utf8'),
+  };
+
+  return {
+    provider: 'meta',
+    keyDescription: 'entry with changes or messaging',
+    needsRawBody: true,
+    retentionDays: 14,
+    key: () => undefined,
+    items(request) {
+      return metaItems(jsonBody(request))?.map((item) => {
+        const natural = naturalId(item);
+        return {
+          key:
+            natural !== undefined && natural.length <= MAX_ID ? natural : contentKey(content(item)),
+          value: item,
+          fingerprint: canonicalFingerprint(content(item)),
+        };
+      });
+    },
+    challenge(request) {
+      if (token === undefined) return undefined;
+      const query = queryOf(request);
+      const challenge = query.get('hub.challenge');
+      if (query.get('hub.mode') !== 'subscribe' || !challenge) return undefined;
+      const given = query.get('hub.verify_token');
+      if (given === null || !secretEquals(given, token)) return forbidden;
+      return {
+        status: 200,
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+        body: Buffer.from(challenge, 'utf8'),
+      };
+    },
+    verify: safeVerify(function verifyMeta(request) {
+      const signature = header(request, 'x-hub-signature-256');
+      const { rawBody } = request;
+      if (rawBody === undefined || signature === undefined || !signature.startsWith(PREFIX))
+        return false;
+      return hmacMatches(secret, [rawBody], [signature.slice(PREFIX.length)], 'hex');
+    }),
+  };
+}

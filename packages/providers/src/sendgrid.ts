@@ -1,0 +1,106 @@
+/**
+ * @module SendGrid Event Webhook preset: a batch of events per request, each keyed on its
+ * `sg_event_id`; the ECDSA P-256 signature of timestamp + raw body checked with the public key.
+ */
+import { createPublicKey, type KeyObject, verify as verifySignature } from 'node:crypto';
+import type { ProviderPreset } from '@webhook-idempotency/core';
+import { ConfigError } from '@webhook-idempotency/core';
+import { contentKey, jsonArrayBody } from './batched';
+import { clockOption, requireOptions, requireString, toleranceOption } from './options';
+import { header, idPart, isJsonObject } from './request-fields';
+import { safeVerify } from './safe-verify';
+import { isFresh, parseUnixSeconds } from './signature';
+
+/** Options of {@link sendgrid}. */
+export interface SendGridOptions {
+  /**
+   * The verification key SendGrid shows once signing is enabled (Settings, Mail Settings, Event
+   * Webhook): base64 of the DER public key as shown, or the same key as PEM. Required.
+   */
+  publicKey: string;
+  /**
+   * Accepted distance between `X-Twilio-Email-Event-Webhook-Timestamp` and now, in seconds.
+   * Defaults to 90 000 (25 hours): SendGrid retries for up to 24 hours and does not say whether a
+   * retry is signed anew (UNCONFIRMED), and a replay inside the window meets its receipts (kept 3
+   * days) and is answered from them.
+   */
+  toleranceSeconds?: number;
+  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
+  clock?: () => number;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+function publicKeyOf(text: string): KeyObject {
+  let key: KeyObject;
+  try {
+    key = text.includes('-----BEGIN')
+      ? createPublicKey(text)
+      : createPublicKey({ key: Buffer.from(text.trim(), 'base64'), format: 'der', type: 'spki' });
+  } catch {
+    throw new ConfigError(
+      'publicKey',
+      'sendgrid() could not read the verification key: paste it as SendGrid shows it (base64) or as PEM',
+    );
+  }
+  const curve = key.asymmetricKeyDetails?.namedCurve;
+  if (key.asymmetricKeyType !== 'ec' || (curve !== 'prime256v1' && curve !== 'P-256'))
+    throw new ConfigError('publicKey', 'sendgrid() needs an ECDSA P-256 public key');
+  return key;
+}
+
+/**
+ * SendGrid Event Webhook preset (delivered, open, click, bounce, dropped, spamreport… events,
+ * POSTed in batches).
+ *
+ * - **Batched**: the body is a JSON array of events; each is an item with its own receipt, keyed
+ *   on its `sg_event_id` (an event without one, on the SHA-256 of its content). Run them with
+ *   `idempotency.batch.each` and answer 2xx (docs/providers.md#batched-deliveries).
+ * - **Signature**: `X-Twilio-Email-Event-Webhook-Signature` is the base64 ECDSA (P-256, SHA-256)
+ *   signature of `X-Twilio-Email-Event-Webhook-Timestamp` followed by the raw body, checked with
+ *   the account's verification key; the timestamp must be within `toleranceSeconds`.
+ * - **Retention**: 3 days. SendGrid retries a non-2xx answer at increasing intervals for up to
+ *   24 hours after the event.
+ *
+ * @example
+ * const preset = providers.sendgrid({ publicKey: process.env.SENDGRID_WEBHOOK_PUBLIC_KEY! });
+ * @throws {ConfigError} naming `publicKey`, `toleranceSeconds` or `clock` when invalid.
+ * @see docs/providers.md#sendgrid-event-webhook
+ */
+export function sendgrid(options: SendGridOptions): ProviderPreset {
+  const { publicKey, toleranceSeconds, clock } = requireOptions('sendgrid', options);
+  const key = publicKeyOf(
+    requireString('sendgrid', 'publicKey', publicKey, 'the verification key as "publicKey"'),
+  );
+  const tolerance = toleranceOption('sendgrid', toleranceSeconds, 90_000);
+  const now = clockOption('sendgrid', clock);
+
+  return {
+    provider: 'sendgrid',
+    keyDescription: 'sg_event_id of each event',
+    needsRawBody: true,
+    retentionDays: 3,
+    key: () => undefined,
+    items(request) {
+      return jsonArrayBody(request)?.map((event) => ({
+        key: isJsonObject(event) ? (idPart(event.sg_event_id) ?? contentKey(event)) : undefined,
+        value: event,
+      }));
+    },
+    verify: safeVerify(function verifySendGrid(request) {
+      const signature = header(request, 'x-twilio-email-event-webhook-signature');
+      const stamp = header(request, 'x-twilio-email-event-webhook-timestamp');
+      const seconds = parseUnixSeconds(stamp);
+      const { rawBody } = request;
+      if (rawBody === undefined || signature === undefined || !BASE64.test(signature)) return false;
+      if (stamp === undefined || seconds === undefined || !isFresh(seconds, now(), tolerance))
+        return false;
+      return verifySignature(
+        'sha256',
+        Buffer.concat([Buffer.from(stamp, 'utf8'), rawBody]),
+        { key, dsaEncoding: 'der' },
+        Buffer.from(signature, 'base64'),
+      );
+    }),
+  };
+}
