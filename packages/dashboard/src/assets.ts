@@ -50,7 +50,7 @@ pre{background:var(--panel);border:1px solid var(--line);padding:.75rem;overflow
 .card .big{font-size:1.6rem;font-weight:700;display:block}
 figure{margin:0 0 1rem}
 figcaption{font-weight:600;margin-bottom:.25rem}
-svg.chart{width:100%;height:auto;max-height:12rem;background:var(--panel);border-radius:.25rem}
+svg.chart{width:100%;height:auto;background:var(--panel);border-radius:.25rem}
 svg.chart .ok{fill:var(--bar)}svg.chart .bad{fill:var(--bar2)}svg.chart .time{fill:#5b3f99}
 svg.chart text{font-size:11px;fill:var(--muted)}svg.chart line{stroke:var(--line)}
 svg.chart rect:focus,svg.chart rect.on{stroke:var(--fg);stroke-width:2;outline:none}

@@ -7,8 +7,8 @@ import type { ActivityBucket } from '@webhook-idempotency/sql';
 import { duration } from './format';
 import { type Html, html } from './html';
 
-const WIDTH = 600;
-const HEIGHT = 150;
+const WIDTH = 960;
+const HEIGHT = 180;
 const TOP = 12;
 const BOTTOM = 20;
 const LEFT = 36;

@@ -1,6 +1,6 @@
 /**
  * @module What keeps the dashboard's pages safe in a browser: the response headers (a strict
- * Content-Security-Policy with a nonce per page, no framing, no sniffing, no caching, no referrer),
+ * Content-Security-Policy with a nonce per page, no framing, no sniffing, no caching, no referrer to another site),
  * and the CSRF tokens of its forms.
  *
  * CSRF: a signed double-submit cookie. The first page a browser gets sets a random id in an
@@ -50,7 +50,9 @@ export function pageHeaders(nonce: string): Record<string, string> {
 export const commonHeaders: Readonly<Record<string, string>> = {
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  // Not no-referrer: under it a browser sends `Origin: null` with the forms' POSTs, which the
+  // same-origin check must refuse. Links to other sites carry no referrer either way.
+  'referrer-policy': 'same-origin',
   'cache-control': 'no-store',
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'same-origin',
