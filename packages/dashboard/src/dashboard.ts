@@ -96,11 +96,6 @@ const text = (
   body: Buffer.from(message),
 });
 
-const header = (request: DashboardRequest, name: string): string | undefined => {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-};
-
 /** The form fields of a POST: its urlencoded bytes, or what an application's body parser made of them. */
 function formOf(request: DashboardRequest): URLSearchParams {
   if (request.rawBody !== undefined) return new URLSearchParams(request.rawBody.toString('utf8'));

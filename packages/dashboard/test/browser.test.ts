@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import { ReceiptsAdmin, type SqlConnection, SqlInbox } from '@webhook-idempotency/sql';
+import { ReceiptsAdmin, type SqlConnection, type SqlInbox } from '@webhook-idempotency/sql';
 import { pgDatabase, sqliteFile } from '@webhook-idempotency/sql/test/helpers/databases';
 import { type Mounted, mounts } from './helpers/mounts';
 import { seedSql } from './helpers/seed';
@@ -171,7 +171,7 @@ describe.each(targets)('the dashboard in Chromium over %s', (name, open) => {
       '<script>window.__pwned = 1</script><b>not bold</b>',
     );
     await expect(
-      page.evaluate(() => (window as { __pwned?: number }).__pwned),
+      page.evaluate(() => (globalThis as { __pwned?: number }).__pwned),
     ).resolves.toBeUndefined();
     await expect(page.locator('main b').count()).resolves.toBe(0);
     await shot('answer');
@@ -255,9 +255,14 @@ describe.each(targets)('the dashboard in Chromium over %s', (name, open) => {
         small.getByRole('heading', { name: 'Receipts by provider' }).count(),
       ).resolves.toBe(1);
       await expect(small.locator('figure.enhanced').count()).resolves.toBe(0);
-      const overflow = await small.evaluate(
-        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
-      );
+      const overflow = await small.evaluate(() => {
+        const { documentElement: root } = (
+          globalThis as unknown as {
+            document: { documentElement: { scrollWidth: number; clientWidth: number } };
+          }
+        ).document;
+        return root.scrollWidth - root.clientWidth;
+      });
       expect(overflow).toBeLessThanOrEqual(0);
       await shot('overview-phone', small);
       await small.goto(`${mounted.origin}${BASE}/receipts`);

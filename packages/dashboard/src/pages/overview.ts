@@ -3,7 +3,7 @@ import type { InboxStore } from '@webhook-idempotency/core/inbox';
 import { activityCharts } from '../chart';
 import { age, duration, plural, utc } from '../format';
 import { html } from '../html';
-import { badge, link, page, type Reply, type View } from '../layout';
+import { link, page, type Reply, type View } from '../layout';
 import type { DashboardReceipts } from '../types';
 
 const HOUR = 3_600_000;
