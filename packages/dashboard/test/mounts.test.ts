@@ -6,16 +6,11 @@
 import { ConfigError, InMemoryStore } from '@webhook-idempotency/core';
 import { InMemoryInbox } from '@webhook-idempotency/core/inbox';
 import { Client, tokenOf } from './helpers/client';
-import { type Mounted, mounts } from './helpers/mounts';
+import { isAdmin, type Mounted, mounts } from './helpers/mounts';
 import { seedMemory } from './helpers/seed';
 
 const BASE = '/admin/hooks';
 const ADMIN = { 'x-admin': 'yes' };
-const isAdmin = (native: unknown): boolean => {
-  // Express, Fastify and Koa hand a Node-style request or context; Hono its Context; fetch a Request.
-  const n = native as {
-    headers?: unknown;
-    req?: { header?: (name: string) => string | undefined; raw?: Request };
   };
   if (n.req?.header) return n.req.header('x-admin') === 'yes';
   const headers = n.headers;

@@ -17,6 +17,17 @@ import { fetchDashboard } from '../../src/mounts/fetch';
 import { honoDashboard } from '../../src/mounts/hono';
 import { koaDashboard } from '../../src/mounts/koa';
 
+/**
+ * The test's `authorize`: the header `x-admin: yes`, read from whatever each framework hands it
+ * (a Node-style request or context, Hono's `Context`, a fetch `Request`).
+ */
+export function isAdmin(native: unknown): boolean {
+  const n = native as { headers?: unknown; req?: { header?: (name: string) => string | undefined } };
+  if (n.req?.header) return n.req.header('x-admin') === 'yes';
+  if (n.headers instanceof Headers) return n.headers.get('x-admin') === 'yes';
+  return (n.headers as Record<string, unknown> | undefined)?.['x-admin'] === 'yes';
+}
+
 /** A dashboard being served. */
 export interface Mounted {
   /** `http://127.0.0.1:<port>`. */
