@@ -11,12 +11,6 @@ import { seedMemory } from './helpers/seed';
 
 const BASE = '/admin/hooks';
 const ADMIN = { 'x-admin': 'yes' };
-  };
-  if (n.req?.header) return n.req.header('x-admin') === 'yes';
-  const headers = n.headers;
-  if (headers instanceof Headers) return headers.get('x-admin') === 'yes';
-  return (headers as Record<string, unknown> | undefined)?.['x-admin'] === 'yes';
-};
 
 describe.each(mounts.map((m) => [m.name, m] as const))(
   'the dashboard mounted on %s',

@@ -22,7 +22,10 @@ import { koaDashboard } from '../../src/mounts/koa';
  * (a Node-style request or context, Hono's `Context`, a fetch `Request`).
  */
 export function isAdmin(native: unknown): boolean {
-  const n = native as { headers?: unknown; req?: { header?: (name: string) => string | undefined } };
+  const n = native as {
+    headers?: unknown;
+    req?: { header?: (name: string) => string | undefined };
+  };
   if (n.req?.header) return n.req.header('x-admin') === 'yes';
   if (n.headers instanceof Headers) return n.headers.get('x-admin') === 'yes';
   return (n.headers as Record<string, unknown> | undefined)?.['x-admin'] === 'yes';
