@@ -1,6 +1,7 @@
 /**
- * @module `expressDashboard(options)`: the dashboard as Express middleware (4 and 5). Translates
- * in (the path as the browser sent it, the form), calls the core, translates out.
+ * `expressDashboard(options)`: the dashboard as Express middleware (4 and 5). Translates in (the
+ * path as the browser sent it, the form), calls the core, translates out.
+ * @module @webhook-idempotency/dashboard/express
  */
 import { sendRecord } from '@webhook-idempotency/core/adapter';
 import type { NextFunction, Request, Response } from 'express';

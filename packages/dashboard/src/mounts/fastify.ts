@@ -1,6 +1,7 @@
 /**
- * @module `fastifyDashboard`: the dashboard as a Fastify plugin (4 and 5). Not wrapped in
+ * `fastifyDashboard`: the dashboard as a Fastify plugin (4 and 5). Not wrapped in
  * fastify-plugin: its form parser stays inside its own encapsulation context.
+ * @module @webhook-idempotency/dashboard/fastify
  */
 import { ConfigError } from '@webhook-idempotency/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

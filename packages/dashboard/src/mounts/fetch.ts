@@ -1,4 +1,8 @@
-/** @module `fetchDashboard(options)`: the dashboard as a `(Request) => Response` handler (Next.js route handlers, Bun, Deno). */
+/**
+ * `fetchDashboard(options)`: the dashboard as a `(Request) => Response` handler (Next.js route
+ * handlers, Bun, Deno).
+ * @module @webhook-idempotency/dashboard/fetch
+ */
 import {
   readRequestBody,
   REQUEST_TOO_LARGE,

@@ -1,4 +1,7 @@
-/** @module `honoDashboard(options)`: the dashboard as Hono middleware, over the Web-standard request. */
+/**
+ * `honoDashboard(options)`: the dashboard as Hono middleware, over the Web-standard request.
+ * @module @webhook-idempotency/dashboard/hono
+ */
 import type { Context, MiddlewareHandler } from 'hono';
 import { createDashboard } from '../dashboard';
 import type { DashboardOptions } from '../types';

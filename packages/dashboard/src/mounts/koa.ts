@@ -1,4 +1,8 @@
-/** @module `koaDashboard(options)`: the dashboard as Koa middleware (2 and 3). Translates in, calls the core, translates out. */
+/**
+ * `koaDashboard(options)`: the dashboard as Koa middleware (2 and 3). Translates in, calls the
+ * core, translates out.
+ * @module @webhook-idempotency/dashboard/koa
+ */
 import type { Context, Next } from 'koa';
 import { createDashboard } from '../dashboard';
 import type { DashboardOptions } from '../types';
