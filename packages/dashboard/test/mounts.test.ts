@@ -6,13 +6,13 @@
 import { ConfigError, InMemoryStore } from '@webhook-idempotency/core';
 import { InMemoryInbox } from '@webhook-idempotency/core/inbox';
 import { Client, tokenOf } from './helpers/client';
-import { isAdmin, type Mounted, mounts } from './helpers/mounts';
+import { isAdmin, type Mounted, mounts, olderMajors } from './helpers/mounts';
 import { seedMemory } from './helpers/seed';
 
 const BASE = '/admin/hooks';
 const ADMIN = { 'x-admin': 'yes' };
 
-describe.each(mounts.map((m) => [m.name, m] as const))(
+describe.each([...mounts, ...olderMajors].map((m) => [m.label, m] as const))(
   'the dashboard mounted on %s',
   (_name, entry) => {
     let mounted: Mounted;

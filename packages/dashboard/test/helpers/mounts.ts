@@ -7,9 +7,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import express from 'express';
-import Fastify from 'fastify';
+import express4 from 'express4';
+import Fastify, { type FastifyInstance } from 'fastify';
+import fastify4 from 'fastify4';
 import { Hono } from 'hono';
 import Koa from 'koa';
+import Koa2 from 'koa2';
 import type { DashboardOptions } from '../../src';
 import { expressDashboard } from '../../src/mounts/express';
 import { fastifyDashboard } from '../../src/mounts/fastify';
@@ -41,6 +44,8 @@ export interface Mounted {
 /** One framework's mount. */
 export interface MountEntry {
   readonly name: 'express' | 'fastify' | 'koa' | 'hono' | 'fetch';
+  /** The framework and major it runs on (`express 5`). */
+  readonly label: string;
   /** False for the fetch handler, which answers 404 to what is not the dashboard's. */
   readonly servesOtherRoutes: boolean;
   /** Serves the dashboard with `options` (`authorize` gets this framework's native request). */
@@ -67,43 +72,53 @@ function listening(server: Server): Promise<Mounted> {
   });
 }
 
-/** Every mount, in one list. */
+const expressEntry = (label: string, make: () => ReturnType<typeof express>): MountEntry => ({
+  name: 'express',
+  label,
+  servesOtherRoutes: true,
+  async mount(options) {
+    const app = make();
+    app.use(expressDashboard(options as AnyOptions));
+    app.get('/other', (_req, res) => void res.send('other'));
+    return listening(createServer(app));
+  },
+});
+
+const fastifyEntry = (label: string, make: () => FastifyInstance): MountEntry => ({
+  name: 'fastify',
+  label,
+  servesOtherRoutes: true,
+  async mount(options) {
+    const app = make();
+    await app.register(fastifyDashboard, options as AnyOptions);
+    app.get('/other', async () => 'other');
+    await app.ready();
+    return listening(app.server);
+  },
+});
+
+const koaEntry = (label: string, make: () => Koa): MountEntry => ({
+  name: 'koa',
+  label,
+  servesOtherRoutes: true,
+  async mount(options) {
+    const app = make();
+    app.use(koaDashboard(options as AnyOptions));
+    app.use((ctx) => {
+      if (ctx.path === '/other') ctx.body = 'other';
+    });
+    return listening(createServer(app.callback()));
+  },
+});
+
+/** Every mount on the latest major of its framework, in one list. */
 export const mounts: readonly MountEntry[] = [
-  {
-    name: 'express',
-    servesOtherRoutes: true,
-    async mount(options) {
-      const app = express();
-      app.use(expressDashboard(options as AnyOptions));
-      app.get('/other', (_req, res) => void res.send('other'));
-      return listening(createServer(app));
-    },
-  },
-  {
-    name: 'fastify',
-    servesOtherRoutes: true,
-    async mount(options) {
-      const app = Fastify();
-      await app.register(fastifyDashboard, options as AnyOptions);
-      app.get('/other', async () => 'other');
-      await app.ready();
-      return listening(app.server);
-    },
-  },
-  {
-    name: 'koa',
-    servesOtherRoutes: true,
-    async mount(options) {
-      const app = new Koa();
-      app.use(koaDashboard(options as AnyOptions));
-      app.use((ctx) => {
-        if (ctx.path === '/other') ctx.body = 'other';
-      });
-      return listening(createServer(app.callback()));
-    },
-  },
+  expressEntry('express 5', () => express()),
+  fastifyEntry('fastify 5', () => Fastify()),
+  koaEntry('koa 3', () => new Koa()),
   {
     name: 'hono',
+    label: 'hono 4',
     servesOtherRoutes: true,
     async mount(options) {
       const app = new Hono();
@@ -114,10 +129,18 @@ export const mounts: readonly MountEntry[] = [
   },
   {
     name: 'fetch',
+    label: 'fetch',
     servesOtherRoutes: false,
     async mount(options) {
       const handler = fetchDashboard(options as AnyOptions);
       return listening(createAdaptorServer({ fetch: handler }) as Server);
     },
   },
+];
+
+/** The older majors the peer ranges name: Express 4, Fastify 4, Koa 2. */
+export const olderMajors: readonly MountEntry[] = [
+  expressEntry('express 4', () => express4() as unknown as ReturnType<typeof express>),
+  fastifyEntry('fastify 4', () => fastify4() as unknown as FastifyInstance),
+  koaEntry('koa 2', () => new Koa2() as unknown as Koa),
 ];
