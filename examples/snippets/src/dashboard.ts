@@ -13,7 +13,7 @@ import type { SqlConnection } from '@webhook-idempotency/sql';
 type WithUser = express.Request & { user?: { role: string } };
 
 /** The README's app: the dashboard at /admin/webhooks, for admins only. */
-export function dashboardApp(pool: SqlConnection, login: express.RequestHandler) {
+export function dashboardApp(pool: SqlConnection, login: express.RequestHandler): express.Express {
   const app = express();
   app.use(login);
   // #region express
