@@ -94,8 +94,14 @@ describe.each(targets)('the dashboard in Chromium over %s', (name, open) => {
   let mounted: Mounted;
   let admin: BrowserContext;
   let page: Page;
+  // JPEG: quicker to encode than PNG, and these are for looking at, not for diffing.
   const shot = (file: string, on: Page = page) =>
-    on.screenshot({ path: join(SHOTS, `${name.toLowerCase()}-${file}.png`), fullPage: true });
+    on.screenshot({
+      path: join(SHOTS, `${name.toLowerCase()}-${file}.jpg`),
+      fullPage: true,
+      type: 'jpeg',
+      quality: 80,
+    });
 
   beforeAll(async () => {
     target = await open();
@@ -201,9 +207,34 @@ describe.each(targets)('the dashboard in Chromium over %s', (name, open) => {
     await expect(page.getByText('abcdef0123456789').count()).resolves.toBe(0);
     await shot('delivery');
     await page.getByRole('link', { name: 'Retry…' }).click();
+    await shot('retry');
     await page.getByRole('button', { name: 'Retry the delivery' }).click();
     await page.waitForURL(/done=retried/);
     expect((await inbox.find('stripe', 'evt_dead'))?.status).toBe('pending');
+  });
+
+  it('shows what the other repairs would do before they are confirmed', async () => {
+    await page.goto(
+      `${mounted.origin}${BASE}/delivery/redeliver?provider=stripe&id=evt_inbox_done`,
+    );
+    await expect(page.getByLabel('Run its handler again').count()).resolves.toBe(1);
+    await shot('redeliver');
+    await page.goto(`${mounted.origin}${BASE}/deliveries/retry-dead`);
+    await expect(page.getByRole('status').textContent()).resolves.toMatch(/dead deliver/);
+    await shot('retry-dead');
+    await page.goto(`${mounted.origin}${BASE}/purge`);
+    await page.getByLabel('Keep receipts finished within (days)').fill('0');
+    await page.getByRole('button', { name: 'Count' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toMatch(
+      /receipts? would be deleted now/,
+    );
+    await shot('purge');
+    await page.goto(`${mounted.origin}${BASE}/delivery/body?provider=stripe&id=evt_dead`);
+    await expect(page.locator('pre').textContent()).resolves.toContain(
+      '<script>window.__pwned = 2</script>',
+    );
+    await shot('delivery-body');
+    expect(await target.status('stripe', 'evt_done')).toBe('completed');
   });
 
   it('refuses a forged POST without the token, and a browser authorize refuses gets 401 and changes nothing', async () => {
