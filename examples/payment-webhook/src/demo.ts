@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ReceiptsAdmin } from '@webhook-idempotency/sql';
+import { expressDashboard } from '@webhook-idempotency/dashboard/express';
 import { createPaymentApp } from './app';
 import { createOrder } from './shop';
 
@@ -38,11 +40,24 @@ function describe(a: Answer): string {
   return `${a.status} ${what}${a.replayed ? ' (replay)' : ''}`;
 }
 
-/** Plays every scenario against a fresh app; returns the rows and the receipts table. */
-export async function runDemo(): Promise<{
+/** Where the demo leaves its dashboard running (`runDemo({ dashboard: true })`). */
+export interface DemoDashboard {
+  /** The dashboard's page, on 127.0.0.1. */
+  readonly url: string;
+  /** Stops the server and deletes the demo database. */
+  close(): Promise<void>;
+}
+
+/**
+ * Plays every scenario against a fresh app; returns the rows and the receipts table. With
+ * `dashboard`, the app keeps running afterwards with the dashboard mounted on the demo database
+ * (`dashboard.url`), until `dashboard.close()`.
+ */
+export async function runDemo(options: { dashboard?: boolean } = {}): Promise<{
   rows: DemoRow[];
   receipts: Array<Record<string, unknown>>;
   ok: boolean;
+  dashboard?: DemoDashboard;
 }> {
   const dir = mkdtempSync(join(tmpdir(), 'webhook-idempotency-demo-'));
   let failOnce = true;
@@ -56,6 +71,17 @@ export async function runDemo(): Promise<{
       }
     },
   });
+  if (options.dashboard)
+    // The demo listens on 127.0.0.1 only, so "anyone on this machine" is who authorize lets in.
+    // An application checks its own session or credentials here.
+    shop.app.use(
+      expressDashboard({
+        basePath: '/admin/webhooks',
+        authorize: (req) =>
+          ['127.0.0.1', '::ffff:127.0.0.1'].includes(req.socket.remoteAddress ?? ''),
+        receipts: new ReceiptsAdmin(shop.db),
+      }),
+    );
   const server = shop.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payme`;
@@ -217,11 +243,21 @@ export async function runDemo(): Promise<{
         'SELECT provider, external_id, status, attempts, error FROM webhook_receipts ORDER BY claimed_at, external_id',
       )
       .all() as Array<Record<string, unknown>>;
-    return { rows, receipts, ok: rows.every((r) => r.ok) };
+    const ok = rows.every((r) => r.ok);
+    if (!options.dashboard) return { rows, receipts, ok };
+    const close = async () => {
+      await new Promise((resolve) => server.close(resolve));
+      shop.close();
+      rmSync(dir, { recursive: true, force: true });
+    };
+    const dashboard = { url: `${base.replace(/\/payme$/, '')}/admin/webhooks/`, close };
+    return { rows, receipts, ok, dashboard };
   } finally {
-    await new Promise((resolve) => server.close(resolve));
-    shop.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (!options.dashboard) {
+      await new Promise((resolve) => server.close(resolve));
+      shop.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   }
 }
 
@@ -236,7 +272,9 @@ function table(headers: string[], body: string[][]): string {
 }
 
 async function main(): Promise<void> {
-  const { rows, receipts, ok } = await runDemo();
+  // DEMO_DASHBOARD=0: print the outcomes and exit, without serving the dashboard.
+  const serve = process.env.DEMO_DASHBOARD !== '0';
+  const { rows, receipts, ok, dashboard } = await runDemo({ dashboard: serve });
   console.log(
     '\nA Payme endpoint guarded by webhook-idempotency (Express + SQLite, transactional mode)\n',
   );
@@ -263,6 +301,15 @@ async function main(): Promise<void> {
     ok ? '\nEvery outcome matches the promise.' : '\nSOME OUTCOMES DIFFER FROM THE PROMISE.',
   );
   process.exitCode = ok ? 0 : 1;
+  if (dashboard) {
+    console.log(`\nThe dashboard on this demo database: ${dashboard.url}`);
+    console.log(
+      '(open it in a browser on this machine; Ctrl-C stops the demo and deletes its database)',
+    );
+    const stop = () => void dashboard.close().then(() => process.exit(process.exitCode ?? 0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  }
 }
 
 if (require.main === module) void main();

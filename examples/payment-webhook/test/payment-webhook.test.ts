@@ -89,4 +89,21 @@ describe('the demo', () => {
       }),
     );
   });
+
+  it('leaves the dashboard running on the demo database when asked, at the URL it prints', async () => {
+    const { ok, dashboard } = await runDemo({ dashboard: true });
+    expect(ok).toBe(true);
+    try {
+      expect(dashboard?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/admin\/webhooks\/$/);
+      const page = await fetch(dashboard!.url);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('payme');
+      const receipt = await fetch(
+        `${dashboard!.url}receipt?provider=payme&id=${encodeURIComponent('PerformTransaction:tx-flaky')}`,
+      );
+      expect(await receipt.text()).toContain('completed');
+    } finally {
+      await dashboard?.close();
+    }
+  });
 });

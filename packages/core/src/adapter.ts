@@ -33,7 +33,7 @@ export {
   responseNotCaptured,
 } from './http/engine';
 export { type OutgoingHeaders, replayableHeaders } from './http/headers';
-export { type CapturedResponse, isRecordedStatus } from './http/response-codec';
+export { type CapturedResponse, decodeResponse, isRecordedStatus } from './http/response-codec';
 export {
   abortHeld,
   answerNow,

@@ -235,6 +235,28 @@ export class InMemoryStore implements Store {
     return deleted;
   }
 
+  /**
+   * Deletes one finished (`completed` or `failed`) receipt, fenced on the `attempts` and claim
+   * time the caller read (as `ReceiptsAdmin.forget` is on a SQL store), so that the next delivery
+   * of its key runs the handler again: an operator's deliberate redelivery. Never a `processing`
+   * one. `false` when nothing was deleted (no such receipt, processing, or changed since read).
+   * @example
+   * const receipt = await store.find(key, { now: Date.now() });
+   * if (receipt) store.forget(key, receipt);
+   */
+  forget(key: KeyLike, fence: { readonly attempts: number; readonly claimedAt: Date }): boolean {
+    const row = this.rows.get(mapKey(key));
+    if (
+      !row ||
+      row.status === ReceiptStatus.PROCESSING ||
+      row.attempts !== fence.attempts ||
+      row.claimedAt !== fence.claimedAt.getTime()
+    )
+      return false;
+    this.drop(row);
+    return true;
+  }
+
   /** Every receipt, oldest claim first. For tests and debugging. */
   list(): Receipt[] {
     const now = Date.now();

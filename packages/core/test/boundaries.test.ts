@@ -266,6 +266,18 @@ describe('package boundaries', () => {
     },
   );
 
+  it("the dashboard's core knows no framework: only its mounts import one, each its own", () => {
+    const dir = join(root, 'packages/dashboard/src');
+    const framework = /^(express|fastify|koa|hono)(\/|$)/;
+    const files = sources(dir);
+    expect(files.length).toBeGreaterThan(10);
+    for (const file of files) {
+      const name = relative(dir, file);
+      for (const spec of importsOf(file).filter((s) => framework.test(s)))
+        expect(`${name} -> ${spec}`).toBe(`mounts/${spec.split('/')[0]}.ts -> ${spec}`);
+    }
+  });
+
   it('no package imports in a cycle, not even for types', () => {
     const files = packageSources();
     const edges = files.flatMap(localImportsOf);

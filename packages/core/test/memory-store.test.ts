@@ -234,3 +234,25 @@ describe('InMemoryStore bounds', () => {
     }
   });
 });
+
+describe('InMemoryStore.forget', () => {
+  const key = { provider: 'stripe', externalId: 'evt_forget' };
+
+  it('deletes a finished receipt fenced on what was read; never a processing one or one that changed', async () => {
+    const store = new InMemoryStore();
+    const { receipt } = await store.claim(key, { now: 1_000, fingerprint: null });
+    expect(store.forget(key, receipt)).toBe(false);
+    await store.complete(key, {
+      now: 1_500,
+      attempts: 1,
+      claimedAt: receipt.claimedAt,
+      response: 'ok',
+    });
+    expect(store.forget(key, { attempts: 2, claimedAt: receipt.claimedAt })).toBe(false);
+    expect(store.forget(key, { attempts: 1, claimedAt: new Date(999) })).toBe(false);
+    expect(store.forget(key, receipt)).toBe(true);
+    expect(await store.find(key, { now: 2_000 })).toBeNull();
+    expect(store.forget(key, receipt)).toBe(false);
+    expect((await store.claim(key, { now: 3_000, fingerprint: null })).won).toBe(true);
+  });
+});

@@ -117,3 +117,47 @@ export function currentSection(
     .replace(/^\n/, '')
     .replace(/\n$/, '');
 }
+
+/** The markers that enclose the generated dashboard section in docs/guarantees.md. */
+export const DASHBOARD_START = '<!-- hostile-dashboard:start -->';
+/** See {@link DASHBOARD_START}. */
+export const DASHBOARD_END = '<!-- hostile-dashboard:end -->';
+
+const DASHBOARD_FAMILY_NAMES = {
+  express: 'Express',
+  fastify: 'Fastify',
+  koa: 'Koa',
+  hono: 'Hono',
+  fetch: 'fetch',
+} as const;
+
+/** The whole generated dashboard section: heading, how to read it, and one row per case. */
+export function renderDashboardSection(
+  cases: readonly import('./hostile-dashboard-cases').DashboardCase[],
+): string {
+  const rows = cases.map((c, i) => {
+    const others = Object.entries(c.on ?? {})
+      .map(
+        ([family, o]) =>
+          `; ${DASHBOARD_FAMILY_NAMES[family as keyof typeof DASHBOARD_FAMILY_NAMES]}: ${o!.status} (${o!.by})`,
+      )
+      .join('');
+    const answer = `${c.status}${c.by ? ` (${c.by})` : ''}${others}`;
+    return `| ${i + 1} | ${cell(c.name)} | ${c.admin ? 'yes' : 'no'} | ${cell(c.sent)} | ${cell(answer)} |`;
+  });
+  return [
+    '## Hostile input: the dashboard',
+    '',
+    'Generated from `packages/reliability/src/hostile-dashboard-cases.ts` by `packages/reliability/test/hostile-dashboard.test.ts`',
+    '(`WI_UPDATE_DOCS=1` rewrites it). Every row is sent over real HTTP to the dashboard mounted on',
+    'Express, Fastify, Koa, Hono and as a fetch handler, over an `InMemoryStore` and an `InMemoryInbox`',
+    'holding a stuck claim, a stored `<script>` body and a delivery with a `Stripe-Signature`. The test',
+    'checks each status, that no answer echoes markup or a stored signature, that nothing stored',
+    'changed (every row is refused or only reads), that no answer is a 5xx and that the process saw no',
+    'unhandled error. "authorized" says whether the request carried what `authorize` accepts.',
+    '',
+    '| # | case | authorized | what is sent | answer |',
+    '|---|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}

@@ -24,11 +24,43 @@ export function adminStatements(spec: DialectSpec, table: string) {
     durations:
       `SELECT ${spec.toMs('finished_at')} - ${spec.toMs('claimed_at')} AS ms FROM ${t} ` +
       `WHERE status = 'completed' AND ${within('finished_at')} ORDER BY finished_at DESC LIMIT ?`,
-    /** A listing; `where` holds the filters' conditions (already built from fixed fragments). */
-    list: (where: readonly string[], order: 'newest' | 'oldest') =>
-      `SELECT ${readColumns(spec, { summary: true })} FROM ${t}` +
-      (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
-      ` ORDER BY claimed_at ${order === 'oldest' ? 'ASC' : 'DESC'} LIMIT ?`,
+    /**
+     * A listing; `where` holds the filters' conditions (already built from fixed fragments). The
+     * key breaks ties of claim time, so that a page can start after any row ({@link after}).
+     */
+    list: (where: readonly string[], order: 'newest' | 'oldest') => {
+      const direction = order === 'oldest' ? 'ASC' : 'DESC';
+      return (
+        `SELECT ${readColumns(spec, { summary: true })} FROM ${t}` +
+        (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
+        ` ORDER BY claimed_at ${direction}, provider ${direction}, external_id ${direction} LIMIT ?`
+      );
+    },
+    /**
+     * The keyset condition of the page after a row, in the listing's order: a later (or earlier)
+     * claim time, or the same one and a later key. Compared as the reads return the claim time
+     * (whole milliseconds). Params: claimedMs, claimedMs, provider, provider, externalId.
+     */
+    after: (order: 'newest' | 'oldest') => {
+      const past = order === 'oldest' ? '>' : '<';
+      const claimed = spec.toMs('claimed_at');
+      return (
+        `(${claimed} ${past} ? OR (${claimed} = ? AND ` +
+        `(provider ${past} ? OR (provider = ? AND external_id ${past} ?))))`
+      );
+    },
+    /** Claimed at or after a time. Params: epoch ms. */
+    claimedFrom: `${spec.toMs('claimed_at')} >= ?`,
+    /** Claimed before a time. Params: epoch ms. */
+    claimedBefore: `${spec.toMs('claimed_at')} < ?`,
+    /** Finished receipts per time bucket and status, with the handler times. Params: bucketMs, sinceMs. */
+    activity:
+      `SELECT ${spec.bucketOf(spec.toMs('finished_at'))} AS bucket, status, COUNT(*) AS n, ` +
+      `SUM(${spec.toMs('finished_at')} - ${spec.toMs('claimed_at')}) AS total_ms, ` +
+      `MAX(${spec.toMs('finished_at')} - ${spec.toMs('claimed_at')}) AS max_ms ` +
+      `FROM ${t} WHERE ${finishedWithin} GROUP BY bucket, status`,
+    /** The database clock in epoch milliseconds. */
+    now: `SELECT ${spec.nowMs} AS db_now`,
     stuckCondition: `status = 'processing' AND ${olderThan('claimed_at')}`,
     sinceCondition: `(${within('claimed_at')} OR ${within('finished_at')})`,
     /** Params: olderThanMs. */

@@ -65,6 +65,14 @@ export interface StatusOptions {
 /** A receipt in a listing: everything but the stored answer and the fingerprint. */
 export type ReceiptSummary = Omit<ObservedReceipt, 'response' | 'fingerprint'>;
 
+/** Where a page of {@link ReceiptsAdmin.list} starts: after this receipt (any listed receipt is one). */
+export interface ReceiptCursor {
+  readonly provider: string;
+  readonly externalId: string;
+  /** Its claim time, as the listing returned it. */
+  readonly claimedAt: Date;
+}
+
 /** Filters of {@link ReceiptsAdmin.list}; they combine with AND. */
 export interface ListOptions {
   /** Only receipts in these statuses. */
@@ -75,10 +83,54 @@ export interface ListOptions {
   readonly stuckAfterMs?: number;
   /** Only receipts claimed or finished in the last `sinceMs` milliseconds. */
   readonly sinceMs?: number;
+  /** Only the receipt(s) with this external id (of every provider unless `provider` is given). */
+  readonly externalId?: string;
+  /** Only receipts claimed at or after this time. */
+  readonly claimedFrom?: Date;
+  /** Only receipts claimed before this time. */
+  readonly claimedBefore?: Date;
+  /**
+   * The next page: the receipts after this one in the listing's order (pass the last receipt of
+   * the page before). A keyset, never an offset: a page costs the same however deep it is, and
+   * rows written meanwhile neither repeat nor push rows off the next page.
+   */
+  readonly after?: ReceiptCursor;
   /** Most receipts returned, 1 to 10 000. Defaults to 50. */
   readonly limit?: number;
-  /** By claim time: `'newest'` first or `'oldest'` first. Defaults to `'newest'`. */
+  /**
+   * By claim time (then provider and external id): `'newest'` first or `'oldest'` first. Defaults
+   * to `'newest'`.
+   */
   readonly order?: 'newest' | 'oldest';
+}
+
+/** Options of {@link ReceiptsAdmin.activity}. */
+export interface ActivityOptions {
+  /** The window, in milliseconds back from now (the database clock). */
+  readonly sinceMs: number;
+  /** The width of one bucket, in milliseconds; at most 1000 buckets fit the window. */
+  readonly bucketMs: number;
+}
+
+/** The receipts that finished within one bucket of {@link ReceiptsAdmin.activity}. */
+export interface ActivityBucket {
+  /** The bucket's start (a whole multiple of `bucketMs` since the Unix epoch). */
+  readonly start: Date;
+  readonly completed: number;
+  readonly failed: number;
+  /** Mean handler time (`finished_at − claimed_at`) of the completed ones; `null` when none completed. */
+  readonly meanHandlerMs: number | null;
+  /** Longest handler time of the completed ones; `null` when none completed. */
+  readonly maxHandlerMs: number | null;
+}
+
+/** What {@link ReceiptsAdmin.activity} reports: every bucket of the window, oldest first, empty ones included. */
+export interface ActivityReport {
+  readonly sinceMs: number;
+  readonly bucketMs: number;
+  /** The database clock when it was read: the window ends here. */
+  readonly now: Date;
+  readonly buckets: readonly ActivityBucket[];
 }
 
 /** Options of {@link ReceiptsAdmin.release}. */

@@ -33,6 +33,11 @@ export interface DialectSpec {
   toMs(column: string): string;
   /** A timestamp expression minus `?` milliseconds (one placeholder). */
   minusMs(expression: string): string;
+  /**
+   * A non-negative epoch-milliseconds expression (a {@link DialectSpec.toMs} result) divided by
+   * `?` and rounded down to a whole number (one placeholder): the bucket of a time series.
+   */
+  bucketOf(expression: string): string;
   /** Appended to the claim `INSERT` so that the unique index decides silently; empty where the duplicate-key error does. */
   readonly onConflictDoNothing: string;
   /** Supports `INSERT/UPDATE … RETURNING`, which saves a round trip. */
@@ -117,6 +122,7 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     toMs: (column) => `CAST(TRUNC(EXTRACT(EPOCH FROM ${column}) * 1000) AS DOUBLE PRECISION)`,
     minusMs: (expression) =>
       `(${expression} - CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond')`,
+    bucketOf: (expression) => `FLOOR(${expression} / CAST(? AS DOUBLE PRECISION))`,
     onConflictDoNothing: ' ON CONFLICT (provider, external_id) DO NOTHING',
     returning: true,
     // The read sees the statement's snapshot: a row committed meanwhile by a racing claim is not
@@ -143,6 +149,7 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     nowMs: MYSQL_EPOCH_MS('UTC_TIMESTAMP(3)'),
     toMs: MYSQL_EPOCH_MS,
     minusMs: (expression) => `(${expression} - INTERVAL (? * 1000) MICROSECOND)`,
+    bucketOf: (expression) => `FLOOR(${expression} / ?)`,
     // A plain INSERT: its duplicate-key error is the "lost" signal. INSERT IGNORE would also turn
     // other errors (a value too long in strict mode) into warnings.
     onConflictDoNothing: '',
@@ -170,6 +177,8 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     nowMs: SQLITE_NOW_MS,
     toMs: (column) => column,
     minusMs: (expression) => `(${expression} - ?)`,
+    // Integer by integer: SQLite divides whole numbers whole (FLOOR needs its math functions).
+    bucketOf: (expression) => `(${expression} / CAST(? AS INTEGER))`,
     onConflictDoNothing: ' ON CONFLICT (provider, external_id) DO NOTHING',
     returning: true,
     deleteBatch: keyedBatch,

@@ -2,7 +2,8 @@
  * `SqlStore` and `Schema` for PostgreSQL, MySQL/MariaDB and SQLite, over knex, `pg`, `mysql2`,
  * `better-sqlite3` or Node's built-in `node:sqlite` (and Kysely, Drizzle, Prisma and postgres-js
  * through the `/kysely`, `/drizzle`, `/prisma` and `/postgres` entry points); `ReceiptsAdmin` to operate the receipts table;
- * `SqlInbox` and `InboxSchema` for inbox mode.
+ * `SqlInbox` and `InboxSchema` for inbox mode; the operator's inbox repairs (`retryDelivery`,
+ * `redeliverDelivery`, `retryDeadDeliveries`) over any inbox store.
  * @module @webhook-idempotency/sql
  */
 export { SqlStore } from './sql-store';
@@ -10,6 +11,16 @@ export { Schema } from './schema';
 export { ReceiptsAdmin } from './receipts-admin';
 export { SqlInbox } from './inbox-store';
 export { InboxSchema } from './inbox-schema';
+export {
+  type ForgetsReceipts,
+  type RedeliverOutcome,
+  type RetryDeadOptions,
+  type RetryDeadResult,
+  type RetryOutcome,
+  redeliverDelivery,
+  retryDeadDeliveries,
+  retryDelivery,
+} from './inbox-operations';
 export { DEFAULT_TABLE, DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_INBOX_TABLE } from './constants';
 export type {
   NodeSqliteDatabase,

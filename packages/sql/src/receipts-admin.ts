@@ -12,7 +12,18 @@ import {
   StoreError,
 } from '@webhook-idempotency/core';
 import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
+import {
+  emptyCounts,
+  percentile,
+  requireCount,
+  requireDate,
+  requireMs,
+  requireText,
+  toBuckets,
+} from './admin-checks';
 import type {
+  ActivityOptions,
+  ActivityReport,
   AdminPurgeOptions,
   ForgetResult,
   HandlerTimes,
@@ -40,40 +51,7 @@ const RECEIPT_STATUSES: readonly ReceiptStatus[] = Object.values(ReceiptStatus);
 const DEFAULT_LIST_LIMIT = 50;
 const MAX_LIST_LIMIT = 10_000;
 const DEFAULT_SAMPLE_LIMIT = 10_000;
-
-function requireMs(option: string, value: unknown, { allowZero = false } = {}): number {
-  if (
-    typeof value !== 'number' ||
-    !Number.isFinite(value) ||
-    value < 0 ||
-    (value === 0 && !allowZero)
-  )
-    throw new ConfigError(
-      option,
-      `must be a ${allowZero ? 'non-negative' : 'positive'} number of milliseconds, got ${String(value)}`,
-    );
-  return value;
-}
-
-function requireCount(option: string, value: unknown, max: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max)
-    throw new ConfigError(option, `must be a whole number from 1 to ${max}, got ${String(value)}`);
-  return value;
-}
-
-/** The nearest-rank percentile `p` (0–100) of `sorted` (ascending, not empty). */
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
-const emptyCounts = (provider: string): ProviderCounts => ({
-  provider,
-  processing: 0,
-  completed: 0,
-  failed: 0,
-  stuck: 0,
-  oldestProcessingAgeMs: null,
-});
+const MAX_BUCKETS = 1000;
 
 /**
  * Reads and repairs the receipts table of a {@link SqlStore}, on any connection the store accepts
@@ -227,10 +205,20 @@ export class ReceiptsAdmin {
       params.push(...statuses);
     }
     if (options.provider !== undefined) {
-      if (typeof options.provider !== 'string' || options.provider === '')
-        throw new ConfigError('provider', 'must be a non-empty string');
       where.push('provider = ?');
-      params.push(options.provider);
+      params.push(requireText('provider', options.provider));
+    }
+    if (options.externalId !== undefined) {
+      where.push('external_id = ?');
+      params.push(requireText('externalId', options.externalId));
+    }
+    if (options.claimedFrom !== undefined) {
+      where.push(this.admin.claimedFrom);
+      params.push(requireDate('claimedFrom', options.claimedFrom));
+    }
+    if (options.claimedBefore !== undefined) {
+      where.push(this.admin.claimedBefore);
+      params.push(requireDate('claimedBefore', options.claimedBefore));
     }
     if (options.stuckAfterMs !== undefined) {
       where.push(this.admin.stuckCondition);
@@ -245,11 +233,53 @@ export class ReceiptsAdmin {
     const order = options.order ?? 'newest';
     if (order !== 'newest' && order !== 'oldest')
       throw new ConfigError('order', `must be 'newest' or 'oldest', got ${String(order)}`);
+    if (options.after !== undefined) {
+      const { provider, externalId, claimedAt } = options.after ?? {};
+      const claimedMs = requireDate('after.claimedAt', claimedAt);
+      const key = [
+        requireText('after.provider', provider),
+        requireText('after.externalId', externalId),
+      ];
+      where.push(this.admin.after(order));
+      params.push(claimedMs, claimedMs, key[0], key[0], key[1]);
+    }
     const rows = await this.run('list', this.admin.list(where, order), [...params, limit]);
     return rows.map((row) => {
       const { response: _response, fingerprint: _fingerprint, ...summary } = toReceipt(row);
       return summary;
     });
+  }
+
+  /**
+   * The receipts that finished (`completed` or `failed`) in the last `sinceMs`, counted per
+   * bucket of `bucketMs` (by finish time, the database clock), with the mean and longest handler
+   * time of the completed ones: the deliveries-and-duration chart of a dashboard, from one
+   * grouped statement however many receipts finished.
+   * @throws {ConfigError} naming `sinceMs` or `bucketMs` (not positive, or more than 1000 buckets).
+   * @example
+   * const { buckets } = await admin.activity({ sinceMs: 3_600_000, bucketMs: 60_000 });
+   */
+  async activity(options: ActivityOptions): Promise<ActivityReport> {
+    const sinceMs = requireMs('sinceMs', options.sinceMs);
+    const bucketMs = requireMs('bucketMs', options.bucketMs);
+    if (sinceMs / bucketMs > MAX_BUCKETS)
+      throw new ConfigError('bucketMs', `must cut sinceMs into at most ${MAX_BUCKETS} buckets`);
+    const [rows, clock] = await Promise.all([
+      this.run('activity', this.admin.activity, [bucketMs, sinceMs]),
+      this.run('activity', this.admin.now, []),
+    ]);
+    const nowMs = Number(clock[0]?.db_now);
+    const buckets = toBuckets(
+      rows.map((row) => ({
+        bucket: Number(row.bucket),
+        status: text(row.status),
+        n: Number(row.n),
+        totalMs: Number(row.total_ms ?? 0),
+        maxMs: Number(row.max_ms ?? 0),
+      })),
+      { nowMs, sinceMs, bucketMs },
+    );
+    return { sinceMs, bucketMs, now: new Date(nowMs), buckets };
   }
 
   /** One receipt with its stored answer, or `null`. */

@@ -24,13 +24,19 @@ describe.each(driverKinds('admin-kinds'))('ReceiptsAdmin over %s', (_name, open)
   });
   afterAll(() => opened.close());
 
-  it('reports, lists, releases, forgets and purges', async () => {
+  it('reports, buckets, lists by keyset, releases, forgets and purges', async () => {
     const admin = new ReceiptsAdmin(opened.db, { table: TABLE });
     expect(await admin.tableExists()).toBe(true);
     const { totals, window } = await admin.status({ staleAfterMs: 5 * MINUTE, sinceMs: 3_600_000 });
     expect(totals).toMatchObject({ processing: 1, completed: 1, failed: 1, stuck: 1 });
     expect(window).toMatchObject({ completed: 1, failed: 1, failureShare: 0.5 });
     expect(window.handlerTime).toMatchObject({ sampled: 1, p50Ms: 250, maxMs: 250 });
+    const { buckets } = await admin.activity({ sinceMs: 3_600_000, bucketMs: MINUTE });
+    expect(buckets.reduce((n, b) => n + b.completed + b.failed, 0)).toBe(2);
+    expect(buckets.find((b) => b.completed === 1)).toMatchObject({ meanHandlerMs: 250 });
+    const [first] = await admin.list({ limit: 1 });
+    const rest = await admin.list({ after: first!, externalId: 'd-3' });
+    expect(rest.map((r) => r.externalId)).toEqual(first!.externalId === 'd-3' ? [] : ['d-3']);
     const stuck = await admin.list({ stuckAfterMs: 5 * MINUTE, limit: 5 });
     expect(stuck.map((r) => r.externalId)).toEqual(['d-2']);
     expect(await admin.release(stuck[0]!, { staleAfterMs: 5 * MINUTE })).toMatchObject({

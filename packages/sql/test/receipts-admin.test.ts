@@ -158,6 +158,72 @@ describe.each(targets)('ReceiptsAdmin on %s', (_name, target) => {
       expect(failed!.finishedAt!.getTime() - failed!.claimedAt.getTime()).toBe(2100);
     });
 
+    it('pages by keyset in either order, ties of claim time broken by the key; filters by id and claim time', async () => {
+      const key = (r: { provider: string; externalId: string }) => `${r.provider}/${r.externalId}`;
+      // Two more claims in one millisecond: the tie the key must break.
+      await connected.sql.query(
+        `UPDATE ${TABLE} SET claimed_at = (SELECT claimed_at FROM ${TABLE} WHERE external_id = 'd-2') WHERE external_id IN ('d-1', 'evt_3')`,
+        [],
+      );
+      for (const order of ['newest', 'oldest'] as const) {
+        const all = (await admin.list({ order })).map(key);
+        const paged: string[] = [];
+        let after: Awaited<ReturnType<ReceiptsAdmin['list']>>[number] | undefined;
+        for (let pages = 0; pages < 10; pages++) {
+          const page = await admin.list({ order, limit: 2, ...(after ? { after } : {}) });
+          paged.push(...page.map(key));
+          if (page.length < 2) break;
+          after = page[page.length - 1];
+        }
+        expect(paged).toEqual(all);
+        expect(new Set(paged).size).toBe(RECEIPTS.length);
+      }
+      expect((await admin.list({ externalId: 'd-3' })).map(key)).toEqual(['github/d-3']);
+      expect(await admin.list({ externalId: 'd-3', provider: 'stripe' })).toEqual([]);
+      const d4 = (await admin.find({ provider: 'github', externalId: 'd-4' }))!;
+      expect(
+        (
+          await admin.list({
+            claimedFrom: d4.claimedAt,
+            claimedBefore: new Date(d4.claimedAt.getTime() + 1),
+          })
+        ).map(key),
+      ).toEqual(['github/d-4']);
+      expect(
+        (await admin.list({ claimedBefore: d4.claimedAt, status: 'processing' })).map(key),
+      ).toEqual([]);
+      await expect(
+        admin.list({
+          after: { provider: 'github', externalId: 'x', claimedAt: new Date(Number.NaN) },
+        }),
+      ).rejects.toMatchObject({ option: 'after.claimedAt' });
+      await expect(admin.list({ externalId: '' })).rejects.toMatchObject({ option: 'externalId' });
+    });
+
+    it('counts finished receipts per bucket with the completed ones’ handler times, every bucket of the window', async () => {
+      const report = await admin.activity({ sinceMs: HOUR, bucketMs: MINUTE });
+      expect(report.buckets.length).toBeGreaterThanOrEqual(60);
+      expect(report.buckets.length).toBeLessThanOrEqual(61);
+      const starts = report.buckets.map((b) => b.start.getTime());
+      expect(starts.every((t, i) => i === 0 || t - starts[i - 1]! === MINUTE)).toBe(true);
+      expect(starts.every((t) => t % MINUTE === 0)).toBe(true);
+      // In the last hour: d-2 completed (340 ms), d-3 failed; evt_3 finished an hour ago, at the edge.
+      const completed = report.buckets.reduce((n, b) => n + b.completed, 0);
+      const failed = report.buckets.reduce((n, b) => n + b.failed, 0);
+      expect(failed).toBe(1);
+      expect([1, 2]).toContain(completed);
+      const d2 = report.buckets.find((b) => b.maxHandlerMs === 340);
+      expect(d2).toMatchObject({ completed: 1, meanHandlerMs: 340 });
+      const emptyOnes = report.buckets.filter((b) => b.completed + b.failed === 0);
+      expect(emptyOnes.every((b) => b.meanHandlerMs === null && b.maxHandlerMs === null)).toBe(
+        true,
+      );
+      expect(Math.abs(report.now.getTime() - Date.now())).toBeLessThan(MINUTE);
+      await expect(admin.activity({ sinceMs: DAY, bucketMs: SECOND })).rejects.toMatchObject({
+        option: 'bucketMs',
+      });
+    });
+
     it('refuses unknown statuses and bad limits, naming the option', async () => {
       await expect(admin.list({ status: 'stuck' as never })).rejects.toThrow(ConfigError);
       await expect(admin.list({ status: 'stuck' as never })).rejects.toMatchObject({

@@ -2,7 +2,7 @@
  * @module `inbox retry --all-dead`: every dead delivery (of one provider, dead within a window)
  * back to pending with a fresh budget of failures, page by page; `--dry-run` lists them instead.
  */
-import type { DeliverySummary } from '@webhook-idempotency/core/inbox';
+import { retryDeadDeliveries } from '@webhook-idempotency/sql';
 import { ExitCode } from '../exit-codes';
 import { renderTable } from '../output';
 import { type Context, withInbox } from '../session';
@@ -18,38 +18,20 @@ export interface InboxRetryAllCommandOptions {
   readonly json?: boolean;
 }
 
-/** Dead deliveries read per page. */
-const PAGE = 500;
-
 export async function inboxRetryAll(
   context: Context,
   options: InboxRetryAllCommandOptions,
 ): Promise<number> {
   const { out, inboxTable } = context;
   const now = Date.now();
-  const recent = (d: DeliverySummary) =>
-    options.since === undefined ||
-    (d.finishedAt !== null && now - d.finishedAt.getTime() <= options.since);
-  const { matched, retried } = await withInbox(context, async (inbox) => {
-    const matched: DeliverySummary[] = [];
-    let retried = 0;
-    for (let afterId = 0; ; ) {
-      const page = await inbox.list({
-        status: 'dead',
-        ...(options.provider !== undefined ? { provider: options.provider } : {}),
-        limit: PAGE,
-        afterId,
-      });
-      for (const d of page.filter(recent)) {
-        matched.push(d);
-        // A fenced write: one a worker or another retry changed meanwhile is left as it is.
-        if (!options.dryRun && (await inbox.redeliver(d.provider, d.externalId)) === 'dead')
-          retried++;
-      }
-      if (page.length < PAGE) return { matched, retried };
-      afterId = page[page.length - 1]!.id;
-    }
-  });
+  const { matched, retried } = await withInbox(context, (inbox) =>
+    retryDeadDeliveries(inbox, {
+      ...(options.provider !== undefined ? { provider: options.provider } : {}),
+      ...(options.since !== undefined ? { sinceMs: options.since } : {}),
+      dryRun: options.dryRun === true,
+      now,
+    }),
+  );
   if (options.json) {
     out.line(
       JSON.stringify(

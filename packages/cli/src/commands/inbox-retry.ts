@@ -2,7 +2,7 @@
  * @module `inbox retry`: a dead delivery back to pending (a fresh budget of failures), or a pending
  * one waiting for its backoff made due now; a processing or done one is refused.
  */
-import type { StoredDelivery } from '@webhook-idempotency/core/inbox';
+import { retryDelivery } from '@webhook-idempotency/sql';
 import { formatAge } from '../durations';
 import { CliError, ExitCode } from '../exit-codes';
 import { type Context, withInbox } from '../session';
@@ -14,19 +14,6 @@ export interface InboxRetryCommandOptions {
   readonly json?: boolean;
 }
 
-type Outcome =
-  | {
-      readonly retried: true;
-      readonly before: StoredDelivery;
-      readonly after: StoredDelivery | null;
-    }
-  | {
-      readonly retried: false;
-      readonly reason: 'due' | 'processing' | 'done' | 'changed';
-      readonly before: StoredDelivery;
-      readonly after: StoredDelivery | null;
-    };
-
 export async function inboxRetry(
   context: Context,
   key: { provider: string; externalId: string },
@@ -34,21 +21,7 @@ export async function inboxRetry(
 ): Promise<number> {
   const { out } = context;
   const { provider, externalId } = key;
-  const outcome = await withInbox(context, async (inbox): Promise<Outcome | null> => {
-    const before = await inbox.find(provider, externalId);
-    if (!before) return null;
-    if (before.status === 'processing' || before.status === 'done')
-      return { retried: false, reason: before.status, before, after: before };
-    // `true` when the write found the delivery no longer as it was read (or a pending one already due).
-    const missed =
-      before.status === 'dead'
-        ? (await inbox.redeliver(provider, externalId)) === null
-        : !(await inbox.retryNow(provider, externalId));
-    const after = await inbox.find(provider, externalId);
-    if (!missed) return { retried: true, before, after };
-    const isDue = before.status === 'pending' && after?.status === 'pending';
-    return { retried: false, reason: isDue ? 'due' : 'changed', before, after };
-  });
+  const outcome = await withInbox(context, (inbox) => retryDelivery(inbox, key));
   if (!outcome) throw noDelivery(context, key);
   const { before, after } = outcome;
   const name = `${provider} ${externalId}`;

@@ -2,8 +2,7 @@
  * @module `redeliver`: put a dead or done inbox delivery back for processing, deliberately. A done
  * one needs `--force`, and its receipt is deleted first so that the handler runs again.
  */
-import type { StoredDelivery } from '@webhook-idempotency/core/inbox';
-import { ReceiptsAdmin } from '@webhook-idempotency/sql';
+import { ReceiptsAdmin, redeliverDelivery } from '@webhook-idempotency/sql';
 import { CliError, ExitCode } from '../exit-codes';
 import { type Context, missingTable, probe, withInbox } from '../session';
 import { deliveryJson } from './inbox-list';
@@ -16,21 +15,6 @@ export interface RedeliverCommandOptions {
   readonly json?: boolean;
 }
 
-type Outcome =
-  | {
-      readonly redelivered: true;
-      readonly before: StoredDelivery;
-      readonly after: StoredDelivery | null;
-      /** A done delivery's receipt was deleted (`false`: it had none left, or the delivery was dead). */
-      readonly receiptForgotten: boolean;
-    }
-  | {
-      readonly redelivered: false;
-      readonly reason: 'not-finished' | 'needs-force' | 'receipt-processing' | 'changed';
-      readonly before: StoredDelivery;
-      readonly after: StoredDelivery | null;
-    };
-
 export async function redeliver(
   context: Context,
   key: { provider: string; externalId: string },
@@ -38,29 +22,20 @@ export async function redeliver(
 ): Promise<number> {
   const { out, table } = context;
   const { provider, externalId } = key;
-  const outcome = await withInbox(context, async (inbox, opened): Promise<Outcome | null> => {
-    const before = await inbox.find(provider, externalId);
-    if (!before) return null;
-    const refused = (reason: 'not-finished' | 'needs-force' | 'receipt-processing' | 'changed') =>
-      ({ redelivered: false, reason, before, after: before }) as const;
-    if (before.status === 'pending' || before.status === 'processing')
-      return refused('not-finished');
-    let receiptForgotten = false;
-    if (before.status === 'done') {
-      if (options.force !== true) return refused('needs-force');
-      // The receipt first: redelivered while it is still completed, a worker would only replay it.
-      const admin = new ReceiptsAdmin(opened.db, { table, acquireTimeoutMs: 10_000 });
-      if (!(await probe(context, admin))) throw missingTable(context, '');
-      const forgot = await admin.forget(key);
-      if (!forgot.forgotten && forgot.reason !== 'not-found') return refused('receipt-processing');
-      receiptForgotten = forgot.forgotten;
-    }
-    const previous = await inbox.redeliver(provider, externalId);
-    const after = await inbox.find(provider, externalId);
-    return previous
-      ? { redelivered: true, before, after, receiptForgotten }
-      : { redelivered: false, reason: 'changed', before, after };
-  });
+  const outcome = await withInbox(context, (inbox, opened) =>
+    redeliverDelivery(
+      {
+        inbox,
+        receipts: async () => {
+          const admin = new ReceiptsAdmin(opened.db, { table, acquireTimeoutMs: 10_000 });
+          if (!(await probe(context, admin))) throw missingTable(context, '');
+          return admin;
+        },
+      },
+      key,
+      { force: options.force === true },
+    ),
+  );
   if (!outcome) throw noDelivery(context, key);
   const { before, after } = outcome;
   const name = `${provider} ${externalId}`;

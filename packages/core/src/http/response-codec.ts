@@ -63,7 +63,7 @@ const isHeaderValue = (value: unknown): boolean =>
   (Array.isArray(value) && value.every((item) => typeof item === 'string'));
 
 /**
- * Decodes what {@link encodeResponse} produced back into a response record.
+ * Decodes what the guard stored for an HTTP answer (`encodeResponse`) back into a response record.
  * @throws {TypeError} when `value` is not a stored response (a receipt written by other code).
  */
 export function decodeResponse(value: unknown): HttpResponseRecord {

@@ -1,0 +1,158 @@
+/** @module The inbox: deliveries by provider and status (paged by id, a keyset), one delivery, its body. */
+import {
+  DeliveryStatus,
+  type DeliverySummary,
+  type InboxStore,
+} from '@webhook-idempotency/core/inbox';
+import { age, bodyText, utc } from '../format';
+import { html } from '../html';
+import { badge, link, page, problem, type Reply, type View } from '../layout';
+import { choice, text, whole } from '../query';
+import type { DashboardReceipts } from '../types';
+import { headerTable, keyOf, noticeOf } from './receipts';
+
+const PAGE = 50;
+const STATUSES = Object.values(DeliveryStatus);
+
+/** When a pending delivery is due, or how long a processing one's lease lasts. */
+function due(d: DeliverySummary, now: number): string {
+  const left = d.availableAt.getTime() - now;
+  if (d.status === 'pending') return left <= 0 ? 'due now' : `due in ${age(left)}`;
+  if (d.status === 'processing') return left <= 0 ? 'lease expired' : `leased for ${age(left)}`;
+  return d.finishedAt ? utc(d.finishedAt) : '-';
+}
+
+/**
+ * GET `/deliveries`. An id is looked up under the given provider, or under each provider the
+ * receipts know (the inbox finds by provider and id).
+ */
+export async function deliveryList(
+  view: View,
+  inbox: InboxStore,
+  receipts: DashboardReceipts,
+  params: URLSearchParams,
+): Promise<Reply> {
+  const provider = text(params, 'provider');
+  const id = text(params, 'id');
+  const status = choice(params, 'status', STATUSES);
+  const afterId = whole(params, 'after', 0, Number.MAX_SAFE_INTEGER);
+  let rows: DeliverySummary[];
+  if (id !== undefined) {
+    const providers = provider
+      ? [provider]
+      : (await receipts.status({ staleAfterMs: view.staleAfterMs, sinceMs: 1 })).providers.map(
+          (c) => c.provider,
+        );
+    const found = await Promise.all(providers.map((p) => inbox.find(p, id)));
+    rows = found
+      .filter((d): d is NonNullable<typeof d> => d !== null && (!status || d.status === status))
+      .map(({ body, headers: _headers, ...d }) => ({ ...d, bodyBytes: body.length }));
+  } else {
+    rows = await inbox.list({
+      ...(status ? { status } : {}),
+      ...(provider ? { provider } : {}),
+      limit: PAGE,
+      ...(afterId !== undefined ? { afterId } : {}),
+    });
+  }
+  const filters = { provider, id, status };
+  const last = rows[rows.length - 1];
+  const next =
+    id === undefined && rows.length === PAGE && last
+      ? link(view, '/deliveries', { ...filters, after: last.id })
+      : undefined;
+  const option = (value: string) =>
+    html`<option value="${value}"${(status ?? '') === value ? html` selected` : ''}>${value || 'any'}</option>`;
+  const now = Date.now();
+  const body = html`<h1>Inbox deliveries</h1>
+<form class="filters" method="get" action="${link(view, '/deliveries')}" role="search" aria-label="Search deliveries">
+<label>Provider<input name="provider" value="${provider ?? ''}" maxlength="160" autocomplete="off"></label>
+<label>Status<select name="status">${option('')}${STATUSES.map(option)}</select></label>
+<label>Event id<input name="id" value="${id ?? ''}" maxlength="160" autocomplete="off"></label>
+<button type="submit">Search</button> <a href="${link(view, '/deliveries')}">Clear</a>
+</form>
+<p class="muted" role="status">${rows.length ? `${rows.length} deliver${rows.length === 1 ? 'y' : 'ies'}${afterId ? ' on this page' : ''}, in the order they arrived.` : 'No deliveries match.'}</p>
+${
+  rows.length
+    ? html`<div class="scroll"><table><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">status</th><th scope="col" class="n">attempts</th><th scope="col" class="n">failures</th><th scope="col">received</th><th scope="col">due / finished</th><th scope="col">last error</th></tr></thead><tbody>${rows.map(
+        (
+          d,
+        ) => html`<tr><td class="wrap">${d.provider}</td><td class="wrap"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${d.externalId}</a></td>
+<td>${badge(d.status)}</td><td class="n">${d.attempts}</td><td class="n">${d.failures}</td><td>${utc(d.receivedAt)}</td><td>${due(d, now)}</td><td class="wrap">${d.lastError ?? ''}</td></tr>`,
+      )}</tbody></table></div>`
+    : ''
+}
+<nav class="pager" aria-label="Pages">${afterId ? html`<a href="${link(view, '/deliveries', filters)}">First page</a>` : ''}${next ? html`<a href="${next}" rel="next">Next page</a>` : ''}</nav>
+${view.readOnly ? '' : html`<p><a href="${link(view, '/deliveries/retry-dead', { provider })}">Retry dead deliveries in bulk…</a></p>`}`;
+  return page(200, 'Inbox', body, 'inbox');
+}
+
+/** GET `/delivery`: one delivery, its state and stored headers; the body behind a link. */
+export async function deliveryDetail(
+  view: View,
+  inbox: InboxStore,
+  receipts: DashboardReceipts,
+  params: URLSearchParams,
+): Promise<Reply> {
+  const key = keyOf(params);
+  const [d, receipt] = await Promise.all([
+    inbox.find(key.provider, key.externalId),
+    receipts.find(key),
+  ]);
+  if (!d)
+    return problem(
+      404,
+      'No such delivery',
+      `No delivery ${key.provider} ${key.externalId} in the inbox.`,
+    );
+  const keyParams = { provider: key.provider, id: key.externalId };
+  const now = Date.now();
+  const canRetry = d.status === 'dead' || (d.status === 'pending' && d.availableAt.getTime() > now);
+  const canRedeliver = d.status === 'dead' || d.status === 'done';
+  const body = html`<h1>Delivery <span class="wrap">${key.provider} ${key.externalId}</span></h1>
+${noticeOf(params)}
+<dl class="fields">
+<dt>Provider</dt><dd>${d.provider}</dd><dt>Event id</dt><dd>${d.externalId}</dd>
+<dt>Status</dt><dd>${badge(d.status)}</dd>
+<dt>Attempts</dt><dd>${d.attempts}</dd><dt>Failures</dt><dd>${d.failures}</dd>
+${d.orderingKey !== null ? html`<dt>Ordering key</dt><dd>${d.orderingKey}</dd>` : ''}
+<dt>Received</dt><dd>${utc(d.receivedAt)} (${age(now - d.receivedAt.getTime())} ago)</dd>
+<dt>${d.finishedAt ? 'Finished' : 'Due'}</dt><dd>${d.finishedAt ? utc(d.finishedAt) : due({ ...d, bodyBytes: d.body.length }, now)}</dd>
+<dt>Last error</dt><dd>${d.lastError ?? html`<span class="muted">none</span>`}</dd>
+<dt>Receipt</dt><dd>${receipt ? html`<a href="${link(view, '/receipt', keyParams)}">${receipt.status}</a>` : html`<span class="muted">none</span>`}</dd>
+<dt>Body</dt><dd>${d.body.length} bytes — <a href="${link(view, '/delivery/body', keyParams)}">Show the body</a></dd>
+</dl>
+${
+  view.readOnly || !(canRetry || canRedeliver)
+    ? ''
+    : html`<div class="actions">${canRetry ? html`<a class="button" href="${link(view, '/delivery/retry', keyParams)}">Retry…</a>` : ''}${
+        canRedeliver
+          ? html`<a class="button" href="${link(view, '/delivery/redeliver', keyParams)}">Redeliver…</a>`
+          : ''
+      }</div>`
+}
+<h2>Stored headers</h2>
+${headerTable(d.headers)}`;
+  return page(200, `Delivery ${key.externalId}`, body, 'inbox');
+}
+
+/** GET `/delivery/body`: the delivery's body bytes, escaped (asked for by a click). */
+export async function deliveryBody(
+  view: View,
+  inbox: InboxStore,
+  params: URLSearchParams,
+): Promise<Reply> {
+  const key = keyOf(params);
+  const d = await inbox.find(key.provider, key.externalId);
+  if (!d)
+    return problem(
+      404,
+      'No such delivery',
+      `No delivery ${key.provider} ${key.externalId} in the inbox.`,
+    );
+  const shown = bodyText(d.body);
+  const body = html`<h1>Body of <span class="wrap">${key.provider} ${key.externalId}</span></h1>
+<p><a href="${link(view, '/delivery', { provider: key.provider, id: key.externalId })}">Back to the delivery</a></p>
+<p class="muted">${shown.note}</p><pre tabindex="0" aria-label="Body">${shown.text}</pre>`;
+  return page(200, `Body of ${key.externalId}`, body, 'inbox');
+}

@@ -1,0 +1,112 @@
+/** @module The overview: counts per provider and status, stuck claims, the inbox's dead and pending deliveries, the last hour. */
+import type { InboxStore } from '@webhook-idempotency/core/inbox';
+import { activityCharts } from '../chart';
+import { age, duration, plural, utc } from '../format';
+import { html } from '../html';
+import { link, page, type Reply, type View } from '../layout';
+import type { DashboardReceipts } from '../types';
+
+const HOUR = 3_600_000;
+const MINUTE = 60_000;
+/** Inbox deliveries counted at most, per status: past it the overview says "1000+". */
+const COUNT_CAP = 1000;
+
+async function inboxCounts(inbox: InboxStore) {
+  const [dead, pending] = await Promise.all([
+    inbox.list({ status: 'dead', limit: COUNT_CAP + 1 }),
+    inbox.list({ status: 'pending', limit: COUNT_CAP + 1 }),
+  ]);
+  const count = (n: number) => (n > COUNT_CAP ? `${COUNT_CAP}+` : String(n));
+  return { dead: count(dead.length), pending: count(pending.length), firstDead: dead.slice(0, 10) };
+}
+
+/** GET `/`. */
+export async function overview(
+  view: View,
+  receipts: DashboardReceipts,
+  inbox: InboxStore | undefined,
+): Promise<Reply> {
+  const { staleAfterMs } = view;
+  const [status, activity, stuck, queue] = await Promise.all([
+    receipts.status({ staleAfterMs, sinceMs: HOUR }),
+    receipts.activity({ sinceMs: HOUR, bucketMs: MINUTE }),
+    receipts.list({ stuckAfterMs: staleAfterMs, order: 'oldest', limit: 10 }),
+    inbox ? inboxCounts(inbox) : undefined,
+  ]);
+  const { totals, window } = status;
+  const list = (params: Record<string, string>) => link(view, '/receipts', params);
+  const count = (n: number, params: Record<string, string>) =>
+    n ? html`<a href="${list(params)}">${n}</a>` : html`${n}`;
+  const providers = status.providers.map(
+    (
+      c,
+    ) => html`<tr><th scope="row"><a href="${list({ provider: c.provider })}">${c.provider}</a></th>
+<td class="n">${count(c.processing, { provider: c.provider, status: 'processing' })}</td>
+<td class="n${c.stuck ? ' bad' : ''}">${count(c.stuck, { provider: c.provider, status: 'stuck' })}</td>
+<td class="n">${count(c.completed, { provider: c.provider, status: 'completed' })}</td>
+<td class="n${c.failed ? ' bad' : ''}">${count(c.failed, { provider: c.provider, status: 'failed' })}</td>
+<td>${c.oldestProcessingAgeMs === null ? '-' : age(c.oldestProcessingAgeMs)}</td></tr>`,
+  );
+  const card = (label: string, value: string | number, href?: string) =>
+    html`<div class="card"><span class="big">${href ? html`<a href="${href}">${value}</a>` : value}</span>${label}</div>`;
+  const times = window.handlerTime;
+  const stuckRows = stuck.map(
+    (
+      r,
+    ) => html`<tr><td class="wrap">${r.provider}</td><td class="wrap"><a href="${link(view, '/receipt', { provider: r.provider, id: r.externalId })}">${r.externalId}</a></td>
+<td>${r.attempts}</td><td>${age(r.claimAgeMs)} ago</td><td>${
+      view.readOnly
+        ? ''
+        : html`<a href="${link(view, '/receipt/release', { provider: r.provider, id: r.externalId })}">Release…</a>`
+    }</td></tr>`,
+  );
+  const deadRows = (queue?.firstDead ?? []).map(
+    (
+      d,
+    ) => html`<tr><td class="wrap">${d.provider}</td><td class="wrap"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${d.externalId}</a></td>
+<td>${d.finishedAt ? `${utc(d.finishedAt)}` : '-'}</td><td class="wrap">${d.lastError ?? ''}</td><td>${
+      view.readOnly
+        ? ''
+        : html`<a href="${link(view, '/delivery/retry', { provider: d.provider, id: d.externalId })}">Retry…</a>`
+    }</td></tr>`,
+  );
+  const body = html`<h1>Overview</h1>
+<section aria-labelledby="h-now"><h2 id="h-now">Now</h2><div class="cards">
+${card('processing', totals.processing, list({ status: 'processing' }))}
+${card(`stuck (processing over ${age(staleAfterMs)})`, totals.stuck, list({ status: 'stuck' }))}
+${card('completed', totals.completed, list({ status: 'completed' }))}
+${card('failed', totals.failed, list({ status: 'failed' }))}
+${queue ? card('dead deliveries', queue.dead, link(view, '/deliveries', { status: 'dead' })) : ''}
+${queue ? card('pending deliveries', queue.pending, link(view, '/deliveries', { status: 'pending' })) : ''}
+</div></section>
+<section aria-labelledby="h-providers"><h2 id="h-providers">Receipts by provider</h2>
+${
+  providers.length
+    ? html`<div class="scroll"><table><thead><tr><th scope="col">provider</th><th scope="col" class="n">processing</th><th scope="col" class="n">stuck</th><th scope="col" class="n">completed</th><th scope="col" class="n">failed</th><th scope="col">oldest processing</th></tr></thead><tbody>${providers}</tbody></table></div>`
+    : html`<p>No receipts yet.</p>`
+}</section>
+<section aria-labelledby="h-hour"><h2 id="h-hour">Last hour</h2>
+<p>${plural(window.completed + window.failed, 'receipt')} finished, ${window.failed} failed${
+    window.failureShare === null ? '' : ` (${(window.failureShare * 100).toFixed(1)} %)`
+  }${times ? `; handler time p50 ${duration(times.p50Ms)}, p95 ${duration(times.p95Ms)}, longest ${duration(times.maxMs)}` : ''}.</p>
+${activityCharts(activity.buckets)}</section>
+<section aria-labelledby="h-stuck"><h2 id="h-stuck">Stuck receipts</h2>
+${
+  stuckRows.length
+    ? html`<p>Processing for longer than ${age(staleAfterMs)}: their worker is presumed dead. Releasing one marks it failed, so the provider's next delivery runs the handler again.</p>
+<div class="scroll"><table><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">attempt</th><th scope="col">claimed</th><th scope="col"><span class="muted">action</span></th></tr></thead><tbody>${stuckRows}</tbody></table></div>`
+    : html`<p>None.</p>`
+}</section>
+${
+  queue
+    ? html`<section aria-labelledby="h-dead"><h2 id="h-dead">Dead deliveries</h2>
+${
+  deadRows.length
+    ? html`<div class="scroll"><table><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">died</th><th scope="col">last error</th><th scope="col"><span class="muted">action</span></th></tr></thead><tbody>${deadRows}</tbody></table></div>
+${view.readOnly ? '' : html`<p><a href="${link(view, '/deliveries/retry-dead')}">Retry dead deliveries in bulk…</a></p>`}`
+    : html`<p>None.</p>`
+}</section>`
+    : ''
+}`;
+  return page(200, 'Overview', body, 'overview');
+}

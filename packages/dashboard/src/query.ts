@@ -1,0 +1,129 @@
+/** @module The query and form values a page reads, checked: a bad one is a 400 that names it, never a guess. */
+import { MAX_KEY_LENGTH } from '@webhook-idempotency/core';
+
+/** A request value that cannot be used: answered 400, naming it. */
+export class BadInput extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(`${field}: ${message}`);
+    this.name = 'BadInput';
+  }
+}
+
+/** A text value (a provider, an id): at most {@link MAX_KEY_LENGTH} characters; `undefined` when empty. */
+export function text(params: URLSearchParams, name: string): string | undefined {
+  const value = params.get(name);
+  if (value === null || value === '') return undefined;
+  if (value.length > MAX_KEY_LENGTH)
+    throw new BadInput(name, `at most ${MAX_KEY_LENGTH} characters`);
+  return value;
+}
+
+/** A value that must be there (a key's provider and id). */
+export function required(params: URLSearchParams, name: string): string {
+  const value = text(params, name);
+  if (value === undefined) throw new BadInput(name, 'is required');
+  return value;
+}
+
+/** One of `choices`, or `undefined` when empty. */
+export function choice<T extends string>(
+  params: URLSearchParams,
+  name: string,
+  choices: readonly T[],
+): T | undefined {
+  const value = params.get(name);
+  if (value === null || value === '') return undefined;
+  if (!choices.includes(value as T))
+    throw new BadInput(name, `must be one of ${choices.join(', ')}`);
+  return value as T;
+}
+
+/** A whole number from `min` to `max`, or `undefined` when empty. */
+export function whole(
+  params: URLSearchParams,
+  name: string,
+  min: number,
+  max: number,
+): number | undefined {
+  const value = params.get(name);
+  if (value === null || value === '') return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max)
+    throw new BadInput(name, `must be a whole number from ${min} to ${max}`);
+  return n;
+}
+
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
+
+/** A UTC date and time as a `datetime-local` field sends it (`2026-12-05T10:30`), or `undefined`. */
+export function utcTime(params: URLSearchParams, name: string): Date | undefined {
+  const value = params.get(name);
+  if (value === null || value === '') return undefined;
+  const match = DATE_TIME.exec(value);
+  const date = match
+    ? new Date(
+        Date.UTC(
+          +match[1]!,
+          +match[2]! - 1,
+          +match[3]!,
+          +(match[4] ?? 0),
+          +(match[5] ?? 0),
+          +(match[6] ?? 0),
+        ),
+      )
+    : null;
+  if (
+    !date ||
+    Number.isNaN(date.getTime()) ||
+    date.toISOString().slice(0, 10) !== value.slice(0, 10)
+  )
+    throw new BadInput(name, 'must be a date and time such as 2026-12-05T10:30 (UTC)');
+  return date;
+}
+
+/** The `datetime-local` value of a date (UTC, to the minute or second). */
+export const timeValue = (date: Date | undefined): string | undefined =>
+  date?.toISOString().slice(0, date.getUTCSeconds() ? 19 : 16);
+
+/** The keyset cursor of the receipts listing: the last receipt of the page before. */
+export interface Cursor {
+  readonly claimedAt: Date;
+  readonly provider: string;
+  readonly externalId: string;
+}
+
+/** A cursor as it travels in a link: opaque, URL-safe. */
+export const encodeCursor = (c: Cursor): string =>
+  Buffer.from(JSON.stringify([c.claimedAt.getTime(), c.provider, c.externalId])).toString(
+    'base64url',
+  );
+
+/** The cursor in `after`, or `undefined`; a forged or broken one is a 400. */
+export function cursor(params: URLSearchParams): Cursor | undefined {
+  const value = params.get('after');
+  if (value === null || value === '') return undefined;
+  try {
+    if (value.length > 1000 || !/^[A-Za-z0-9_-]+$/.test(value)) throw new Error('not base64url');
+    const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+    if (
+      Array.isArray(parsed) &&
+      parsed.length === 3 &&
+      Number.isSafeInteger(parsed[0]) &&
+      typeof parsed[1] === 'string' &&
+      typeof parsed[2] === 'string' &&
+      parsed[1] !== '' &&
+      parsed[2] !== ''
+    )
+      return {
+        claimedAt: new Date(parsed[0] as number),
+        provider: parsed[1],
+        externalId: parsed[2],
+      };
+  } catch {
+    // Answered below.
+  }
+  throw new BadInput('after', 'is not a page link of this listing: start from the first page');
+}

@@ -1,0 +1,380 @@
+/**
+ * @module The dashboard's hostile-input table: requests an attacker, a broken client or a curious
+ * user can send to its handlers, each with the answer every mount must give and the promise that
+ * nothing stored changes. packages/reliability/test/hostile-dashboard.test.ts runs them.
+ */
+import type { RawRequest } from './hostile-client';
+
+/** The mounts the table runs on. */
+export type DashboardFamily = 'express' | 'fastify' | 'koa' | 'hono' | 'fetch';
+
+/** The path the table's dashboards are mounted at. */
+export const DASHBOARD_BASE = '/admin/hooks';
+
+/** One row. */
+export interface DashboardCase {
+  readonly name: string;
+  /** What is sent, for the docs' table. */
+  readonly sent: string;
+  /** Path and query under the server (the dashboard's path included). */
+  readonly path: string;
+  /** Sent with `x-admin: yes` (what the table's `authorize` lets in). */
+  readonly admin: boolean;
+  readonly request: RawRequest;
+  readonly status: number;
+  /** Who answers when it is not the dashboard (shown in the table). */
+  readonly by?: string;
+  /** Text the answer must not hold (an echo of markup, a stored signature). */
+  readonly mustNotContain?: string;
+  /** Where a mount answers otherwise, and why (`by`). */
+  readonly on?: Partial<Record<DashboardFamily, { readonly status: number; readonly by: string }>>;
+}
+
+const form = 'application/x-www-form-urlencoded';
+const get = (headers: Record<string, string> = {}): RawRequest => ({
+  method: 'GET',
+  headers,
+  body: Buffer.alloc(0),
+});
+const post = (body: string | Buffer, headers: Record<string, string> = {}): RawRequest => ({
+  method: 'POST',
+  headers: { 'content-type': form, ...headers },
+  body: typeof body === 'string' ? Buffer.from(body) : body,
+});
+const B = DASHBOARD_BASE;
+const release = `${B}/receipt/release?provider=stripe&id=evt_stuck`;
+const cursor = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const FASTIFY_415 = { fastify: { status: 415, by: 'Fastify: no parser for the type' } } as const;
+
+/** The rows. */
+export const hostileDashboardCases: readonly DashboardCase[] = [
+  {
+    name: 'no authorization: the overview',
+    sent: 'GET / without the admin header',
+    path: `${B}/`,
+    admin: false,
+    request: get(),
+    status: 401,
+  },
+  {
+    name: 'no authorization: a stored body',
+    sent: 'GET /receipt/answer without the admin header',
+    path: `${B}/receipt/answer?provider=stripe&id=evt_done`,
+    admin: false,
+    request: get(),
+    status: 401,
+    mustNotContain: 'pwned',
+  },
+  {
+    name: 'no authorization: an action with a made-up token',
+    sent: 'POST /receipt/release, csrf=… , no admin header',
+    path: release,
+    admin: false,
+    request: post('csrf=AAAA'),
+    status: 401,
+  },
+  {
+    name: 'no authorization: an asset',
+    sent: 'GET /assets/dashboard.js without the admin header',
+    path: `${B}/assets/dashboard.js`,
+    admin: false,
+    request: get(),
+    status: 401,
+  },
+  {
+    name: 'action without a CSRF token',
+    sent: 'POST /receipt/release, empty form',
+    path: release,
+    admin: true,
+    request: post(''),
+    status: 403,
+  },
+  {
+    name: 'action with a forged token and no cookie',
+    sent: 'POST csrf=<43 random characters>',
+    path: release,
+    admin: true,
+    request: post(`csrf=${'x'.repeat(43)}`),
+    status: 403,
+  },
+  {
+    name: 'action with a planted cookie and a made-up token',
+    sent: 'Cookie: wi_dashboard_csrf=<43 chars>, csrf=<other 43>',
+    path: release,
+    admin: true,
+    request: post(`csrf=${'y'.repeat(43)}`, { cookie: `wi_dashboard_csrf=${'z'.repeat(43)}` }),
+    status: 403,
+  },
+  {
+    name: 'action with a token equal to the planted cookie (plain double submit)',
+    sent: 'Cookie and csrf field the same value',
+    path: release,
+    admin: true,
+    request: post(`csrf=${'z'.repeat(43)}`, { cookie: `wi_dashboard_csrf=${'z'.repeat(43)}` }),
+    status: 403,
+  },
+  {
+    name: 'action from another site',
+    sent: 'POST with Origin: https://evil.example',
+    path: release,
+    admin: true,
+    request: post('csrf=x', { origin: 'https://evil.example' }),
+    status: 403,
+  },
+  {
+    name: 'action from an opaque origin',
+    sent: 'POST with Origin: null',
+    path: release,
+    admin: true,
+    request: post('csrf=x', { origin: 'null' }),
+    status: 403,
+  },
+  {
+    name: 'action the browser marks cross-site',
+    sent: 'POST with Sec-Fetch-Site: cross-site',
+    path: release,
+    admin: true,
+    request: post('csrf=x', { 'sec-fetch-site': 'cross-site' }),
+    status: 403,
+  },
+  {
+    name: 'action as JSON',
+    sent: 'POST application/json {"csrf":"x"}',
+    path: release,
+    admin: true,
+    request: post('{"csrf":"x","force":"1"}', { 'content-type': 'application/json' }),
+    status: 403,
+  },
+  {
+    name: 'action as text/plain (a cross-site form can send it)',
+    sent: 'POST text/plain csrf=x',
+    path: release,
+    admin: true,
+    request: post('csrf=x', { 'content-type': 'text/plain' }),
+    status: 403,
+  },
+  {
+    name: 'action as multipart',
+    sent: 'POST multipart/form-data with a csrf part',
+    path: release,
+    admin: true,
+    request: post('--b\r\ncontent-disposition: form-data; name="csrf"\r\n\r\nx\r\n--b--\r\n', {
+      'content-type': 'multipart/form-data; boundary=b',
+    }),
+    status: 403,
+    on: FASTIFY_415,
+  },
+  {
+    name: 'form past 64 KiB',
+    sent: 'POST 70 000 bytes of form',
+    path: `${B}/purge?retentionDays=0`,
+    admin: true,
+    request: post(`csrf=${'a'.repeat(70_000)}`),
+    status: 413,
+  },
+  {
+    name: 'purge with a negative retention, no token',
+    sent: 'POST /purge?retentionDays=-1',
+    path: `${B}/purge?retentionDays=-1`,
+    admin: true,
+    request: post(''),
+    status: 403,
+  },
+  {
+    name: 'POST to a page',
+    sent: 'POST /receipts',
+    path: `${B}/receipts`,
+    admin: true,
+    request: post('csrf=x'),
+    status: 405,
+  },
+  {
+    name: 'PUT',
+    sent: 'PUT /receipts',
+    path: `${B}/receipts`,
+    admin: true,
+    request: { method: 'PUT', headers: {}, body: Buffer.alloc(0) },
+    status: 405,
+  },
+  {
+    name: 'DELETE an action',
+    sent: 'DELETE /receipt/release',
+    path: release,
+    admin: true,
+    request: { method: 'DELETE', headers: {}, body: Buffer.alloc(0) },
+    status: 405,
+  },
+  {
+    name: 'HEAD of the overview',
+    sent: 'HEAD /',
+    path: `${B}/`,
+    admin: true,
+    request: { method: 'HEAD', headers: {}, body: Buffer.alloc(0) },
+    status: 200,
+  },
+  {
+    name: 'a detail without its key',
+    sent: 'GET /receipt',
+    path: `${B}/receipt`,
+    admin: true,
+    request: get(),
+    status: 400,
+  },
+  {
+    name: 'an id past 160 characters',
+    sent: 'GET /receipt?id=<161 chars>',
+    path: `${B}/receipt?provider=stripe&id=${'i'.repeat(161)}`,
+    admin: true,
+    request: get(),
+    status: 400,
+  },
+  {
+    name: 'a query of 10 000 characters',
+    sent: 'GET /receipts?provider=<10 000 chars>',
+    path: `${B}/receipts?provider=${'p'.repeat(10_000)}`,
+    admin: true,
+    request: get(),
+    status: 400,
+  },
+  {
+    name: 'a page link that is not base64url',
+    sent: 'GET /receipts?after=!!',
+    path: `${B}/receipts?after=!!`,
+    admin: true,
+    request: get(),
+    status: 400,
+  },
+  {
+    name: 'a page link of the wrong shape',
+    sent: 'GET /receipts?after=<base64url of {"a":1}>',
+    path: `${B}/receipts?after=${cursor({ a: 1 })}`,
+    admin: true,
+    request: get(),
+    status: 400,
+  },
+  {
+    name: 'a page link with an impossible time',
+    sent: 'GET /receipts?after=<base64url of [1e300,"p","i"]>',
+    path: `${B}/receipts?after=${cursor([1e300, 'p', 'i'])}`,
+    admin: true,
+    request: get(),
+    status: 400,
+  },
+  {
+    name: 'an unknown status',
+    sent: 'GET /receipts?status=stuck%00',
+    path: `${B}/receipts?status=stuck%00`,
+    admin: true,
+    request: get(),
+    status: 400,
+  },
+  {
+    name: 'a date that does not exist',
+    sent: 'GET /receipts?from=2026-02-31T10:00',
+    path: `${B}/receipts?from=2026-02-31T10:00`,
+    admin: true,
+    request: get(),
+    status: 400,
+  },
+  {
+    name: 'a retention that is not a number',
+    sent: 'GET /purge?retentionDays=1e3',
+    path: `${B}/purge?retentionDays=1e3`,
+    admin: true,
+    request: get(),
+    status: 400,
+  },
+  {
+    name: 'markup in a search field',
+    sent: 'GET /receipts?provider=<script>alert(1)</script>',
+    path: `${B}/receipts?provider=${encodeURIComponent('<script>alert(1)</script>')}`,
+    admin: true,
+    request: get(),
+    status: 200,
+    mustNotContain: '<script>alert',
+  },
+  {
+    name: 'markup in an id that does not exist',
+    sent: 'GET /receipt?id="><svg onload=alert(1)>',
+    path: `${B}/receipt?provider=stripe&id=${encodeURIComponent('"><svg onload=alert(1)>')}`,
+    admin: true,
+    request: get(),
+    status: 404,
+    mustNotContain: '<svg onload',
+  },
+  {
+    name: 'control characters in a filter',
+    sent: 'GET /receipts?provider=%00%1b[2J',
+    path: `${B}/receipts?provider=%00%1b%5B2J`,
+    admin: true,
+    request: get(),
+    status: 200,
+  },
+  {
+    name: 'broken percent-encoding',
+    sent: 'GET /receipt?id=%E0%A4%A',
+    path: `${B}/receipt?provider=stripe&id=%E0%A4%A`,
+    admin: true,
+    request: get(),
+    status: 404,
+  },
+  {
+    name: 'prototype keys as a key',
+    sent: 'GET /receipt?provider=__proto__&id=constructor',
+    path: `${B}/receipt?provider=__proto__&id=constructor`,
+    admin: true,
+    request: get(),
+    status: 404,
+  },
+  {
+    name: 'a repeated filter',
+    sent: 'GET /receipts?provider=a&provider=b',
+    path: `${B}/receipts?provider=a&provider=b`,
+    admin: true,
+    request: get(),
+    status: 200,
+  },
+  {
+    name: 'a stored <script> body',
+    sent: 'GET /receipt/answer of a body holding <script>',
+    path: `${B}/receipt/answer?provider=stripe&id=evt_done`,
+    admin: true,
+    request: get(),
+    status: 200,
+    mustNotContain: '<script>window',
+  },
+  {
+    name: 'a stored signature header',
+    sent: 'GET /delivery of a delivery with Stripe-Signature',
+    path: `${B}/delivery?provider=stripe&id=evt_dead`,
+    admin: true,
+    request: get(),
+    status: 200,
+    mustNotContain: 'abcdef0123456789',
+  },
+  {
+    name: 'a path outside its routes',
+    sent: 'GET /admin/hooks/..%2f..%2fetc%2fpasswd',
+    path: `${B}/..%2f..%2fetc%2fpasswd`,
+    admin: true,
+    request: get(),
+    status: 404,
+  },
+  {
+    name: 'a path that only starts like it',
+    sent: 'GET /admin/hooksX',
+    path: `${B}X`,
+    admin: true,
+    request: get(),
+    status: 404,
+    by: 'the framework: not the dashboard’s',
+  },
+  {
+    name: 'a garbage cookie',
+    sent: 'Cookie: wi_dashboard_csrf=;;=;%%',
+    path: `${B}/`,
+    admin: true,
+    request: get({ cookie: 'wi_dashboard_csrf=;;=;%%' }),
+    status: 200,
+  },
+];
