@@ -272,8 +272,10 @@ function table(headers: string[], body: string[][]): string {
 }
 
 async function main(): Promise<void> {
-  // DEMO_DASHBOARD=0: print the outcomes and exit, without serving the dashboard.
-  const serve = process.env.DEMO_DASHBOARD !== '0';
+  // In a terminal the demo goes on serving the dashboard until Ctrl-C; piped or scripted (CI), it
+  // prints the outcomes and exits. DEMO_DASHBOARD=1 serves anyway, DEMO_DASHBOARD=0 never does.
+  const asked = process.env.DEMO_DASHBOARD;
+  const serve = asked === undefined ? process.stdout.isTTY === true : asked !== '0';
   const { rows, receipts, ok, dashboard } = await runDemo({ dashboard: serve });
   console.log(
     '\nA Payme endpoint guarded by webhook-idempotency (Express + SQLite, transactional mode)\n',
@@ -301,6 +303,10 @@ async function main(): Promise<void> {
     ok ? '\nEvery outcome matches the promise.' : '\nSOME OUTCOMES DIFFER FROM THE PROMISE.',
   );
   process.exitCode = ok ? 0 : 1;
+  if (!dashboard)
+    console.log(
+      '\nRun `pnpm demo` in a terminal (or with DEMO_DASHBOARD=1) to browse these receipts in the dashboard.',
+    );
   if (dashboard) {
     console.log(`\nThe dashboard on this demo database: ${dashboard.url}`);
     console.log(
