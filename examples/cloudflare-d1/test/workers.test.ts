@@ -26,8 +26,12 @@ afterAll(async () => {
 });
 
 it('the receipts migration is Schema.d1Migration(), and wrangler applies both migrations', () => {
-  const file = join(__dirname, '..', 'migrations', '0001_webhook_receipts.sql');
-  expect(readFileSync(file, 'utf8')).toBe(Schema.d1Migration());
+  const file = readFileSync(
+    join(__dirname, '..', 'migrations', '0001_webhook_receipts.sql'),
+    'utf8',
+  );
+  expect(file).toBe(Schema.d1Migration());
+  expect(project?.migration).toBe(file); // docs/stores.md's command, in the project
   expect(project?.migrated).toMatch(/0001_webhook_receipts\.sql\s*│ ✅/);
   expect(project?.migrated).toMatch(/0002_pushes\.sql\s*│ ✅/);
 });

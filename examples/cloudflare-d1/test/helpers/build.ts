@@ -35,6 +35,8 @@ export interface BuiltProject {
   readonly dir: string;
   /** What wrangler printed applying the migrations. */
   readonly migrated: string;
+  /** What docs/stores.md's command printed in the project: the receipts migration, from the packed package. */
+  readonly migration: string;
   /** Starts one bundled Worker in workerd on a free port, with `vars` as its plain-text bindings. */
   start(name: WorkerName, vars: Record<string, string>): Promise<RunningWorker>;
   remove(): void;
@@ -93,6 +95,12 @@ export async function buildProject(): Promise<BuiltProject> {
     ],
     { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
   );
+  // The command docs/stores.md gives for the migration's text.
+  const migration = await run(
+    process.execPath,
+    ['-e', "process.stdout.write(require('@webhook-idempotency/sql').Schema.d1Migration())"],
+    { cwd: dir },
+  );
   const [migrated] = await Promise.all([
     wrangler(dir, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', 'state']),
     wrangler(dir, ['deploy', '--dry-run', '--outdir', 'dist-hono']),
@@ -102,6 +110,7 @@ export async function buildProject(): Promise<BuiltProject> {
   return {
     dir,
     migrated: migrated.stdout,
+    migration: migration.stdout,
     async start(name, vars) {
       const mf = new Miniflare({
         modules: true,
