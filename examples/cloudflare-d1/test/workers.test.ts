@@ -36,6 +36,10 @@ it('the receipts migration is Schema.d1Migration(), and wrangler applies both mi
   expect(project?.migrated).toMatch(/0002_pushes\.sql\s*│ ✅/);
 });
 
+it("the Workers' sources type-check against the runtime types and bindings `wrangler types` generates", () => {
+  expect(project?.typeErrors).toBe('');
+});
+
 describe.each(['hono', 'fetch'] as const)('the %s Worker in workerd, on D1', (name) => {
   let worker: RunningWorker | undefined;
   beforeAll(async () => {

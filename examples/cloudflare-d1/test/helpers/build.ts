@@ -2,7 +2,8 @@
  * The Workers as a user builds them: our packages packed by pnpm (scripts/pack.mjs) and installed
  * with plain npm in an empty project beside the example's sources, wrangler.toml and migrations;
  * the migrations applied with `wrangler d1 migrations apply --local`, each Worker bundled with
- * `wrangler deploy --dry-run`; then run in workerd by miniflare, on the D1 state wrangler wrote.
+ * `wrangler deploy --dry-run` and type-checked against `wrangler types`; then run in workerd by
+ * miniflare, on the D1 state wrangler wrote.
  * Everything runs on the Node of the test (>= 22, which wrangler and miniflare need).
  */
 import { execFile } from 'node:child_process';
@@ -37,6 +38,8 @@ export interface BuiltProject {
   readonly migrated: string;
   /** What docs/stores.md's command printed in the project: the receipts migration, from the packed package. */
   readonly migration: string;
+  /** What tsc reported checking the Workers' sources against the types `wrangler types` generated. */
+  readonly typeErrors: string;
   /** Starts one bundled Worker in workerd on a free port, with `vars` as its plain-text bindings. */
   start(name: WorkerName, vars: Record<string, string>): Promise<RunningWorker>;
   remove(): void;
@@ -65,6 +68,39 @@ function setting(toml: string, name: string): unknown {
   const line = new RegExp(`^${name}\\s*=\\s*(.+?)\\s*(#.*)?$`, 'm').exec(toml);
   if (!line?.[1]) throw new Error(`wrangler.toml has no ${name}`);
   return JSON.parse(line[1]);
+}
+
+/**
+ * Type-checks the Workers' sources as a user's project does: the bindings and the runtime's types
+ * from `wrangler types` (its `D1Database`, its `cloudflare:workers`; the secret's name from
+ * `.dev.vars`) instead of the workspace's stand-in declaration, our packages' own declarations
+ * from the tarballs. Resolves with tsc's report, `''` when clean.
+ */
+async function typeCheck(dir: string): Promise<string> {
+  rmSync(join(dir, 'src', 'cloudflare-workers.d.ts'));
+  writeFileSync(join(dir, '.dev.vars'), 'GITHUB_WEBHOOK_SECRET=a-local-secret\n');
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module: 'esnext',
+        moduleResolution: 'bundler',
+        target: 'es2022',
+        lib: ['es2022'],
+        types: [],
+        skipLibCheck: true,
+      },
+      include: ['src', 'worker-configuration.d.ts'],
+    }),
+  );
+  await wrangler(dir, ['types']);
+  const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  return run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir }).then(
+    () => '',
+    (error: { stdout?: string }) => error.stdout ?? String(error),
+  );
 }
 
 /** Packs, installs, migrates and bundles; resolves with the project. */
@@ -101,16 +137,18 @@ export async function buildProject(): Promise<BuiltProject> {
     ['-e', "process.stdout.write(require('@webhook-idempotency/sql').Schema.d1Migration())"],
     { cwd: dir },
   );
-  const [migrated] = await Promise.all([
+  const [migrated, , , typeErrors] = await Promise.all([
     wrangler(dir, ['d1', 'migrations', 'apply', 'DB', '--local', '--persist-to', 'state']),
     wrangler(dir, ['deploy', '--dry-run', '--outdir', 'dist-hono']),
     wrangler(dir, ['deploy', 'src/fetch.ts', '--dry-run', '--outdir', 'dist-fetch']),
+    typeCheck(dir),
   ]);
   const toml = readFileSync(join(dir, 'wrangler.toml'), 'utf8');
   return {
     dir,
     migrated: migrated.stdout,
     migration: migration.stdout,
+    typeErrors,
     async start(name, vars) {
       const mf = new Miniflare({
         modules: true,
