@@ -36,7 +36,7 @@ it('the receipts migration is Schema.d1Migration(), and wrangler applies both mi
   expect(project?.migrated).toMatch(/0002_pushes\.sql\s*│ ✅/);
 });
 
-it("the Workers' sources type-check against the runtime types and bindings `wrangler types` generates", () => {
+it("the Workers' sources type-check against Cloudflare's runtime types and the bindings `wrangler types` generates", () => {
   expect(project?.typeErrors).toBe('');
 });
 

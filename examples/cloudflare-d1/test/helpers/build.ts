@@ -71,10 +71,12 @@ function setting(toml: string, name: string): unknown {
 }
 
 /**
- * Type-checks the Workers' sources as a user's project does: the bindings and the runtime's types
- * from `wrangler types` (its `D1Database`, its `cloudflare:workers`; the secret's name from
- * `.dev.vars`) instead of the workspace's stand-in declaration, our packages' own declarations
- * from the tarballs. Resolves with tsc's report, `''` when clean.
+ * Type-checks the Workers' sources as a user's project does, instead of against the workspace's
+ * stand-in declaration: the bindings' types from `wrangler types` (the secret's name from
+ * `.dev.vars`), the runtime's (its `D1Database`, its `cloudflare:workers`) from
+ * @cloudflare/workers-types (the example's copy: generating them with `wrangler types` costs
+ * workerd's start), our packages' own declarations from the tarballs. Resolves with tsc's report,
+ * `''` when clean.
  */
 async function typeCheck(dir: string): Promise<string> {
   rmSync(join(dir, 'src', 'cloudflare-workers.d.ts'));
@@ -89,13 +91,14 @@ async function typeCheck(dir: string): Promise<string> {
         moduleResolution: 'bundler',
         target: 'es2022',
         lib: ['es2022'],
-        types: [],
+        typeRoots: [join(example, 'node_modules', '@cloudflare')],
+        types: ['workers-types'],
         skipLibCheck: true,
       },
       include: ['src', 'worker-configuration.d.ts'],
     }),
   );
-  await wrangler(dir, ['types']);
+  await wrangler(dir, ['types', '--include-runtime=false']);
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   return run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: dir }).then(
     () => '',
@@ -125,6 +128,7 @@ export async function buildProject(): Promise<BuiltProject> {
       '--no-audit',
       '--no-fund',
       '--ignore-scripts',
+      '--prefer-offline', // a cached hono needs no registry round trip
       '--loglevel=error',
       ...tarballs,
       HONO,
