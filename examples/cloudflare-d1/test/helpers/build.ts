@@ -109,6 +109,15 @@ async function typeCheck(dir: string): Promise<string> {
 /** Packs, installs, migrates and bundles; resolves with the project. */
 export async function buildProject(): Promise<BuiltProject> {
   const dir = mkdtempSync(join(tmpdir(), 'wi-workers-'));
+  try {
+    return await build(dir);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+async function build(dir: string): Promise<BuiltProject> {
   for (const part of ['src', 'migrations', 'wrangler.toml'])
     cpSync(join(example, part), join(dir, part), { recursive: true });
   writeFileSync(
