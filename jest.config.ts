@@ -12,6 +12,19 @@ function hasNodeSqlite(): boolean {
 }
 
 /**
+ * The suites that run Cloudflare's workerd through miniflare and wrangler, which need Node >= 22:
+ * not collected on an older Node; `pnpm test` runs them once, on the newest Node line
+ * (test-support/run-node-lines.ts).
+ */
+export const WORKERD_SUITES = [
+  'packages/sql/test/d1.test.ts',
+  'examples/snippets/test/stores-d1.test.ts',
+  'examples/cloudflare-d1/test/workers.test.ts',
+];
+
+const nodeMajor = Number(process.versions.node.split('.')[0]);
+
+/**
  * The suites that kill servers and databases, cut connections or measure memory: they hold
  * wall-clock bounds of their own (client timeouts, stale thresholds), so `pnpm test` runs them one
  * at a time, after the rest has run two files at a time (test-support/run-jest.ts).
@@ -77,6 +90,7 @@ const config: Config = {
   testPathIgnorePatterns: [
     '/node_modules/',
     ...(hasNodeSqlite() ? [] : ['/node-sqlite\\.test\\.ts$']),
+    ...(nodeMajor >= 22 ? [] : WORKERD_SUITES.map((suite) => `/${suite.replace(/\./g, '\\.')}$`)),
     // The parallel lane of `pnpm test` leaves the serial suites to the lane after it.
     ...(process.env.WI_JEST_LANE === 'parallel' ? SERIAL_SUITES : []),
   ],

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Packs every published package with pnpm into one folder, as `pnpm publish` would: the prepack
 // script builds it first and publishConfig swaps in the build's entry points.
-// `node scripts/pack.mjs <dir>` prints the tarballs as JSON.
+// `node scripts/pack.mjs <dir> [name…]` prints the tarballs as JSON.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -32,17 +32,23 @@ function run(command, args, cwd) {
   }
 }
 
-/** Packs each published package into `destination` (its `prepack` builds it first); returns `{ name, dir, tarball }[]`. */
-export function packAll(destination) {
+/**
+ * Packs each published package (or only those `names` lists) into `destination` (its `prepack`
+ * builds it first); returns `{ name, dir, tarball }[]`.
+ */
+export function packAll(destination, names) {
   mkdirSync(destination, { recursive: true });
-  return publishedPackages().map((pkg) => {
+  const chosen = publishedPackages().filter((pkg) => !names || names.includes(pkg.name));
+  return chosen.map((pkg) => {
     run('pnpm', ['pack', '--pack-destination', destination], pkg.dir);
     const file = `${pkg.name.replace('@', '').replace('/', '-')}-${pkg.version}.tgz`;
     return { ...pkg, tarball: join(destination, file) };
   });
 }
 
+// `node scripts/pack.mjs [dir] [name…]`: only the packages named, when any are.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const destination = resolve(process.argv[2] ?? join(root, '.tmp', 'packs'));
-  console.log(JSON.stringify(packAll(destination), null, 2));
+  const [dir, ...names] = process.argv.slice(2);
+  const destination = resolve(dir ?? join(root, '.tmp', 'packs'));
+  console.log(JSON.stringify(packAll(destination, names.length ? names : undefined), null, 2));
 }

@@ -8,6 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { WORKERD_SUITES } from '../jest.config';
 import { allNodes, NODE_LINES, prepareNode, repoRoot } from './node-lines';
 
 /**
@@ -31,19 +32,36 @@ const SUITES = [
   'examples/snippets/test/node-sqlite.test.ts',
 ];
 
+/**
+ * The line that also runs the Cloudflare Workers suites (miniflare and wrangler need Node >= 22),
+ * once per run: the first such line of NODE_LINES. None is an error, never a skip.
+ */
+function workerdLine(): string {
+  const line = NODE_LINES.find((version) => Number(version.split('.')[0]) >= 22);
+  if (!line)
+    throw new Error(
+      `the Cloudflare Workers suites need a Node >= 22 line in NODE_LINES (${NODE_LINES.join(', ')})`,
+    );
+  return line;
+}
+
 async function main(): Promise<number> {
   if (process.argv[2] === 'prepare') {
     for (const node of await allNodes()) console.log(`Node ${node.version}: ${node.bin}`);
     return 0;
   }
+  const workerd = workerdLine();
   let failed = 0;
   for (const version of NODE_LINES) {
     const node = await prepareNode(version);
-    console.log(`\n== core and adapter suites on Node ${node.version}`);
+    const suites = version === workerd ? [...SUITES, ...WORKERD_SUITES] : SUITES;
+    console.log(
+      `\n== core and adapter suites${version === workerd ? ', and the Cloudflare Workers suites,' : ''} on Node ${node.version}`,
+    );
     const results = process.env.JEST_JSON?.replace(/\.json$/, `-node${version}.json`);
     const run = spawnSync(
       node.bin,
-      [join(repoRoot, 'node_modules', 'jest', 'bin', 'jest.js'), '--maxWorkers=2', ...SUITES],
+      [join(repoRoot, 'node_modules', 'jest', 'bin', 'jest.js'), '--maxWorkers=2', ...suites],
       {
         cwd: repoRoot,
         stdio: 'inherit',

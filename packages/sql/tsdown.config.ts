@@ -6,4 +6,5 @@ export default library({
   drizzle: 'src/drizzle.ts',
   postgres: 'src/postgres-js.ts',
   prisma: 'src/prisma.ts',
+  d1: 'src/d1.ts',
 });

@@ -14,7 +14,7 @@ export {
   MAX_FINGERPRINT_LENGTH,
   MAX_KEY_BYTES,
 } from './constants';
-export { HTTP_STATUS_BY_CODE, type StoreKind } from './errors';
+export { errorText, HTTP_STATUS_BY_CODE, type StoreKind } from './errors';
 export { checkKeyPart, presentExternalId } from './request-key';
 export { collectBody, needsCollecting, toRawBody } from './http/body';
 export { DEFAULT_MAX_REQUEST_BYTES } from './http/constants';

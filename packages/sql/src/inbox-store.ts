@@ -27,7 +27,8 @@ import { resolveInboxTable } from './inbox-schema';
 import type { SqlInboxOptions } from './inbox-types';
 import { batcherOver, completeAllIn } from './inbox-batcher';
 import { toClaimed, text, toHeldRef, toLeasedRef, toStored, toSummary } from './inbox-rows';
-import { SqlStore, storableText } from './sql-store';
+import { storableText } from './rows';
+import { SqlStore } from './sql-store';
 import type { SqlConnection, SqlDialect } from './types';
 
 /** What a claim takes. */

@@ -26,6 +26,12 @@ export interface Queries {
   readonly completeClaim: string;
   /** Fenced by attempts only. Params: error, provider, externalId, attempts. */
   readonly fail: string;
+  /**
+   * The condition that holds on a claim's own receipt: `processing`, with its attempts and claim
+   * time (what `completeClaim` and `failClaim` are fenced by). Params: provider, externalId,
+   * attempts, claimedMs.
+   */
+  readonly ownedClaim: string;
   /** Fenced by attempts and the claim time. Params: those of `fail`, then claimedMs. */
   readonly failClaim: string;
   /** Delete one batch of finished receipts. Where params: olderThanMs. */
@@ -97,6 +103,7 @@ export function buildQueries(dialect: DialectSpec, table: string): Queries {
     complete: completeSet + owned,
     completeClaim: completeSet + ownedClaim,
     fail: failSet + owned,
+    ownedClaim,
     failClaim: failSet + ownedClaim,
     purgeBatch: dialect.deleteBatch(t, expired),
     // One primary-key lookup per key, whatever the table's statistics say: an OR of key pairs, or

@@ -1,4 +1,4 @@
-/** @module Rows as the drivers return them, turned into receipts. */
+/** @module Rows as the drivers return them, turned into receipts; text made storable on every dialect. */
 import type { ObservedReceipt, ReceiptStatus } from '@webhook-idempotency/core';
 import type { Row } from './executor';
 
@@ -12,6 +12,12 @@ export const nullableText = (value: unknown): string | null =>
 /** A nullable numeric column's value (drivers may hand back BIGINT and NUMERIC as strings). */
 export const nullableNumber = (value: unknown): number | null =>
   value === null || value === undefined ? null : Number(value);
+
+// NUL, and UTF-16 halves without their partner.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is matched on purpose, to be replaced before storing (PostgreSQL text rejects it).
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** `value` with U+FFFD for each character no dialect's text column stores as given. */
+export const storableText = (value: string): string => value.replace(UNSTORABLE, '\uFFFD');
 
 /** A row of the store's read columns (`claimed_ms`, `finished_ms`, `db_now`) as a receipt. */
 export function toReceipt(row: Row): ObservedReceipt {

@@ -44,12 +44,13 @@ async function createTable(db: SqlConnection, options: SchemaOptions = {}): Prom
 }
 
 /**
- * The receipts table: its DDL per dialect, a quick-start creator and a knex migration. The
+ * The receipts table: its DDL per dialect, a quick-start creator, a knex migration and a D1 migration. The
  * primary key `(provider, external_id)` is the unique index that arbitrates claims.
  *
  * @example
  * await Schema.createTable(db);                      // idempotent: CREATE … IF NOT EXISTS
  * Schema.statements('postgres');                     // the DDL, to paste into your migrations
+ * Schema.d1Migration();                              // a `wrangler d1 migrations` file
  * // migrations/20260101_webhook_receipts.ts
  * export const { up, down } = Schema.knexMigration();
  * @see packages/sql/README.md
@@ -67,6 +68,19 @@ export const Schema = {
    * exist. Meant for a quick start and tests; production schemas belong in migrations.
    */
   createTable,
+
+  /**
+   * The text of a Cloudflare D1 migration file (the SQLite DDL, each statement `;`-terminated):
+   * what goes into the file `wrangler d1 migrations create <binding> webhook_receipts` made, before
+   * `wrangler d1 migrations apply`. Each statement is idempotent (`IF NOT EXISTS`).
+   *
+   * @example
+   * writeFileSync('migrations/0001_webhook_receipts.sql', Schema.d1Migration());
+   * @throws {ConfigError} for an invalid `table`.
+   */
+  d1Migration(options: SchemaOptions = {}): string {
+    return `${statements('sqlite', options).join(';\n\n')};\n`;
+  },
 
   /**
    * `{ up, down }` for a knex migration file: `up` runs {@link Schema.statements} for the knex

@@ -14,18 +14,12 @@ import { dialects, isDuplicateKey, type DialectSpec } from './dialects';
 import { deleteInBatches } from './batch-delete';
 import type { Executor } from './executor';
 import { buildQueries, type Queries } from './queries';
-import { toReceipt } from './rows';
+import { storableText, toReceipt } from './rows';
 import { resolveTable } from './table-name';
 import type { SqlConnection, SqlDialect, SqlStoreOptions, TransactionOf } from './types';
 
 /** A claim that lost, then found no row (purged in between), tries again this many times. */
 const CLAIM_ROUNDS = 3;
-
-// NUL, and UTF-16 halves without their partner.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is matched on purpose, to be replaced before storing (PostgreSQL text rejects it).
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-/** `value` with U+FFFD for each character no dialect's text column stores as given. */
-export const storableText = (value: string): string => value.replace(UNSTORABLE, '\uFFFD');
 
 /** A key as {@link SqlStore.knownIn} names it: `provider` NUL `externalId`. */
 export const receiptKeyOf = (provider: string, externalId: string): string =>

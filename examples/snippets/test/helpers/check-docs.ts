@@ -12,6 +12,7 @@ export const CODE_LANGUAGES: ReadonlySet<string> = new Set([
   'typescript',
   'js',
   'javascript',
+  'toml',
 ]);
 /** Languages allowed without a marker: diagrams and shell commands (not code we ship). */
 export const FREE_LANGUAGES: ReadonlySet<string> = new Set([
@@ -25,10 +26,11 @@ const DIALECTS: readonly SqlDialect[] = ['postgres', 'mysql', 'sqlite'];
 
 /**
  * Where a snippet may live: files that the root `tsc` checks and jest runs (packages and examples,
- * `src` or `test`), and the consumer apps that tests/consumers runs from the packed tarballs.
+ * `src` or `test`), the consumer apps that tests/consumers runs from the packed tarballs, and an
+ * example's wrangler.toml (wrangler builds and migrates with it in that example's test).
  */
 export const SNIPPET_SOURCE =
-  /^((packages|examples)\/[^/]+\/(src|test)\/.+\.ts|tests\/consumers\/apps\/[^/]+\.[cm]js)$/;
+  /^((packages|examples)\/[^/]+\/(src|test)\/.+\.ts|tests\/consumers\/apps\/[^/]+\.[cm]js|examples\/[^/]+\/wrangler\.toml)$/;
 
 const SNIPPET_MARKER = /^<!--\s*snippet:\s*([^#\s]+)(?:#([\w-]+))?\s*-->$/;
 const DDL_MARKER = /^<!--\s*ddl:\s*(\w+)\s*-->$/;
@@ -265,7 +267,7 @@ export function checkDocument(
     if (!SNIPPET_SOURCE.test(path)) {
       problems.push({
         ...at,
-        message: `snippet source ${path} is not a type-checked, tested file: use a .ts file under packages/*/{src,test} or examples/*/{src,test}, or a consumer app in tests/consumers/apps`,
+        message: `snippet source ${path} is not a type-checked, tested file: use a .ts file under packages/*/{src,test} or examples/*/{src,test}, a consumer app in tests/consumers/apps, or an example's wrangler.toml`,
       });
       continue;
     }
