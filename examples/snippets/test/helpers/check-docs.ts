@@ -25,10 +25,11 @@ const DIALECTS: readonly SqlDialect[] = ['postgres', 'mysql', 'sqlite'];
 
 /**
  * Where a snippet may live: files that the root `tsc` checks and jest runs (packages and examples,
- * `src` or `test`), and the consumer apps that tests/consumers runs from the packed tarballs.
+ * `src` or `test`, and an example's `next.config.ts`, which its test builds with), and the consumer
+ * apps that tests/consumers runs from the packed tarballs.
  */
 export const SNIPPET_SOURCE =
-  /^((packages|examples)\/[^/]+\/(src|test)\/.+\.ts|tests\/consumers\/apps\/[^/]+\.[cm]js)$/;
+  /^((packages|examples)\/[^/]+\/(src|test)\/.+\.ts|examples\/[^/]+\/next\.config\.ts|tests\/consumers\/apps\/[^/]+\.[cm]js)$/;
 
 const SNIPPET_MARKER = /^<!--\s*snippet:\s*([^#\s]+)(?:#([\w-]+))?\s*-->$/;
 const DDL_MARKER = /^<!--\s*ddl:\s*(\w+)\s*-->$/;
@@ -265,7 +266,7 @@ export function checkDocument(
     if (!SNIPPET_SOURCE.test(path)) {
       problems.push({
         ...at,
-        message: `snippet source ${path} is not a type-checked, tested file: use a .ts file under packages/*/{src,test} or examples/*/{src,test}, or a consumer app in tests/consumers/apps`,
+        message: `snippet source ${path} is not a type-checked, tested file: use a .ts file under packages/*/{src,test} or examples/*/{src,test}, an example's next.config.ts, or a consumer app in tests/consumers/apps`,
       });
       continue;
     }
