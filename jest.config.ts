@@ -86,7 +86,7 @@ const config: Config = {
     '^(?!.*/node_modules/(@nestjs|kysely|pg-boss|rrule-temporal|serialize-error|non-error|@linear)/).*/node_modules/',
   ],
   modulePathIgnorePatterns: ['<rootDir>/.tmp/', '<rootDir>/.cache/'],
-  // On Node 20 (no node:sqlite) that one suite is not collected; run-node-lines.ts runs it on 22 and 24.
+  // On Node 20 (no node:sqlite) that one suite is not collected; run-node-lines.ts runs it on every other line.
   testPathIgnorePatterns: [
     '/node_modules/',
     ...(hasNodeSqlite() ? [] : ['/node-sqlite\\.test\\.ts$']),
@@ -94,9 +94,15 @@ const config: Config = {
     // The parallel lane of `pnpm test` leaves the serial suites to the lane after it.
     ...(process.env.WI_JEST_LANE === 'parallel' ? SERIAL_SUITES : []),
   ],
-  // Starts PostgreSQL and MariaDB for the SQL store tests (and stops them afterwards).
-  globalSetup: '<rootDir>/test-support/global-setup.ts',
-  globalTeardown: '<rootDir>/test-support/global-teardown.ts',
+  // Starts PostgreSQL, MariaDB and Redis for the store and queue tests (and stops them afterwards);
+  // `WI_JEST_SERVERS=none` starts none, for a run of suites that need no server
+  // (test-support/run-node-lines.ts on the lines between the oldest and the newest).
+  ...(process.env.WI_JEST_SERVERS === 'none'
+    ? {}
+    : {
+        globalSetup: '<rootDir>/test-support/global-setup.ts',
+        globalTeardown: '<rootDir>/test-support/global-teardown.ts',
+      }),
   testTimeout: 30_000,
   reporters: ['default', '<rootDir>/test-support/summary-reporter.js'],
 };

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Packs every published package with pnpm into one folder, as `pnpm publish` would: the prepack
 // script builds it first and publishConfig swaps in the build's entry points.
-// `node scripts/pack.mjs <dir> [name…]` prints the tarballs as JSON.
+// `node scripts/pack.mjs <dir> [name…]` prints the tarballs as JSON (only the named packages, if any).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -33,13 +33,15 @@ function run(command, args, cwd) {
 }
 
 /**
- * Packs each published package (or only those `names` lists) into `destination` (its `prepack`
- * builds it first); returns `{ name, dir, tarball }[]`.
+ * Packs each published package into `destination` (its `prepack` builds it first), or only those
+ * `names` lists; returns `{ name, dir, tarball }[]`.
  */
 export function packAll(destination, names) {
   mkdirSync(destination, { recursive: true });
-  const chosen = publishedPackages().filter((pkg) => !names || names.includes(pkg.name));
-  return chosen.map((pkg) => {
+  const wanted = publishedPackages().filter((pkg) => !names?.length || names.includes(pkg.name));
+  const missing = names?.filter((name) => !wanted.some((pkg) => pkg.name === name)) ?? [];
+  if (missing.length) throw new Error(`not a published package: ${missing.join(', ')}`);
+  return wanted.map((pkg) => {
     run('pnpm', ['pack', '--pack-destination', destination], pkg.dir);
     const file = `${pkg.name.replace('@', '').replace('/', '-')}-${pkg.version}.tgz`;
     return { ...pkg, tarball: join(destination, file) };
@@ -48,7 +50,6 @@ export function packAll(destination, names) {
 
 // `node scripts/pack.mjs [dir] [name…]`: only the packages named, when any are.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [dir, ...names] = process.argv.slice(2);
-  const destination = resolve(dir ?? join(root, '.tmp', 'packs'));
-  console.log(JSON.stringify(packAll(destination, names.length ? names : undefined), null, 2));
+  const destination = resolve(process.argv[2] ?? join(root, '.tmp', 'packs'));
+  console.log(JSON.stringify(packAll(destination, process.argv.slice(3)), null, 2));
 }

@@ -14,12 +14,20 @@ const run = promisify(execFile);
 
 export const repoRoot = resolve(__dirname, '..');
 
-/** The lines CI tests besides the machine's own Node: the current LTS lines. `WI_NODE_LINES` overrides. */
-export const NODE_LINES: readonly string[] = (process.env.WI_NODE_LINES ?? '22.23.5,24.22.3')
+/**
+ * The lines CI tests besides the machine's own Node (20): the maintained lines 22 and 24 and the
+ * current one, 26. `WI_NODE_LINES` overrides.
+ */
+export const NODE_LINES: readonly string[] = (
+  process.env.WI_NODE_LINES ?? '22.23.5,24.22.3,26.12.1'
+)
   .split(',')
   .filter(Boolean);
 
-/** better-sqlite3 as the workspace pins it. */
+/**
+ * better-sqlite3 as the workspace pins it: 12.x builds from source on every line from 20 to 26 (its
+ * engines say so). 13.x ships prebuilt N-API binaries and needs Node 22 (on 20 it segfaults).
+ */
 const BETTER_SQLITE3 = '12.11.1';
 
 /** One Node.js to run things with. */

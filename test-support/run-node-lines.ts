@@ -1,7 +1,7 @@
 /**
- * Runs the core and adapter suites on every Node line of NODE_LINES (the full database suite
- * stays on the machine's Node). Part of `pnpm test`; the packed-tarball consumers run on the same
- * lines from tests/consumers. Exit code: 1 if any line failed.
+ * Runs suites again on the other Node lines of NODE_LINES (the machine's Node runs everything in
+ * the main jest run). Part of `pnpm test`; the packed-tarball consumers run on every line from
+ * tests/consumers. Exit code: 1 if any line failed.
  * `node -r esbuild-register test-support/run-node-lines.ts [prepare]`: `prepare` only downloads
  * the lines and builds better-sqlite3 for each, before jest starts (so no compiler competes with
  * the database suites for the two cores).
@@ -12,12 +12,23 @@ import { WORKERD_SUITES } from '../jest.config';
 import { allNodes, NODE_LINES, prepareNode, repoRoot } from './node-lines';
 
 /**
- * What must pass on every supported Node: core's unit suites, and one entry per framework and per
- * store that needs no server (each adapter's HTTP conformance run, the pg-boss bridge, node:sqlite).
- * The full adapter matrix (captures, events, inbox endpoints) and the database suites run once, on
- * the machine's Node; the code they cover does not differ between Node lines.
+ * On every line: the Node API whose behaviour moves from line to line under our code (node:sqlite,
+ * 22.5+; the store needs 22.16; Node 20 cannot run it). These suites need no database server.
  */
-const SUITES = [
+const EVERY_LINE = [
+  'packages/sql/test/node-sqlite.test.ts',
+  'examples/snippets/test/node-sqlite.test.ts',
+];
+
+/**
+ * On the newest line, so the oldest (the machine's Node, in the main run) and the newest run them
+ * both: core's unit suites, and one entry per framework and per store that needs no server (each
+ * adapter's HTTP conformance run, the pg-boss bridge). The lines between get the packed-tarball
+ * consumers (every adapter's duplicate answered from the receipt, the CLI) and EVERY_LINE; with
+ * `WI_NODE_LINES_FULL=1`, every line runs these too. The full adapter matrix and the database
+ * suites run once, on the machine's Node.
+ */
+const NEWEST_LINE = [
   'packages/core/test',
   'packages/express/test/express.test.ts',
   'packages/fastify/test/fastify.test.ts',
@@ -25,12 +36,16 @@ const SUITES = [
   'packages/fetch/test/fetch.test.ts',
   'packages/hono/test/hono.test.ts',
   'packages/nestjs/test/conformance.test.ts',
-  // pg-boss 12 itself declares Node >= 22.12: its bridge is tested on every line (the storm proof on the machine's Node only).
+  // pg-boss 12 itself declares Node >= 22.12 (the storm proof runs on the machine's Node only).
   'packages/pg-boss/test/pg-boss.test.ts',
-  // The one store suite that needs no server and that Node 20 cannot run (node:sqlite is 22.5+, the store needs 22.16).
-  'packages/sql/test/node-sqlite.test.ts',
-  'examples/snippets/test/node-sqlite.test.ts',
 ];
+
+/** `26.12.1` → [26, 12, 1], to find the newest line whatever the order of NODE_LINES. */
+const parts = (version: string) => version.split('.').map(Number);
+const newest = [...NODE_LINES].sort((a, b) => {
+  const [x, y] = [parts(a), parts(b)];
+  return x.reduce((order, part, i) => order || part - (y[i] ?? 0), 0);
+})[NODE_LINES.length - 1];
 
 /**
  * The line that also runs the Cloudflare Workers suites (miniflare and wrangler need Node >= 22),
@@ -50,24 +65,32 @@ async function main(): Promise<number> {
     for (const node of await allNodes()) console.log(`Node ${node.version}: ${node.bin}`);
     return 0;
   }
-  const workerd = workerdLine();
   let failed = 0;
+  const workerd = workerdLine();
   for (const version of NODE_LINES) {
     const node = await prepareNode(version);
-    const suites = version === workerd ? [...SUITES, ...WORKERD_SUITES] : SUITES;
+    const full = version === newest || process.env.WI_NODE_LINES_FULL === '1';
+    const withWorkerd = version === workerd;
     console.log(
-      `\n== core and adapter suites${version === workerd ? ', and the Cloudflare Workers suites,' : ''} on Node ${node.version}`,
+      `\n== ${full ? 'core, adapter and node:sqlite' : 'node:sqlite'} suites${withWorkerd ? ', and the Cloudflare Workers suites,' : ''} on Node ${node.version}`,
     );
     const results = process.env.JEST_JSON?.replace(/\.json$/, `-node${version}.json`);
     const run = spawnSync(
       node.bin,
-      [join(repoRoot, 'node_modules', 'jest', 'bin', 'jest.js'), '--maxWorkers=2', ...suites],
+      [
+        join(repoRoot, 'node_modules', 'jest', 'bin', 'jest.js'),
+        '--maxWorkers=2',
+        ...(full ? [...NEWEST_LINE, ...EVERY_LINE] : EVERY_LINE),
+        ...(withWorkerd ? WORKERD_SUITES : []),
+      ],
       {
         cwd: repoRoot,
         stdio: 'inherit',
         env: {
           ...process.env,
           WI_BETTER_SQLITE3: node.betterSqlite3,
+          // EVERY_LINE alone needs no server: jest then starts none (about 10 s a run).
+          ...(full ? {} : { WI_JEST_SERVERS: 'none' }),
           ...(results ? { JEST_JSON: results } : {}),
         },
       },

@@ -1,16 +1,18 @@
 /**
  * The packages as users meet them: packed by pnpm, installed with plain npm in an empty folder
  * outside the workspace, then required, imported and type-checked there, on the machine's Node
- * and on every line of NODE_LINES (test-support/node-lines.ts).
+ * and on every line of NODE_LINES (test-support/node-lines.ts), each with its own better-sqlite3.
  */
 import { execFile } from 'node:child_process';
 import {
   cpSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -107,8 +109,8 @@ let packed: PackedPackage[] = [];
 const consumers = new Map<string, { node: NodeRuntime; dir: string }>();
 
 /** An empty npm project with the apps and type checks copied in, and the tarballs installed. */
-async function makeConsumer(name: string, node: NodeRuntime, withTypes: boolean): Promise<string> {
-  const dir = join(work, `consumer-${name}`);
+async function makeConsumer(node: NodeRuntime): Promise<string> {
+  const dir = join(work, 'consumer-machine');
   mkdirSync(dir);
   writeFileSync(
     join(dir, 'package.json'),
@@ -117,14 +119,29 @@ async function makeConsumer(name: string, node: NodeRuntime, withTypes: boolean)
   cpSync(join(__dirname, 'apps'), dir, { recursive: true });
   cpSync(join(__dirname, 'types'), join(dir, 'types'), { recursive: true });
   // Scripts are off: ours have none, and better-sqlite3 comes prebuilt for this Node (a local folder).
-  const deps = [
+  await npmInstall(dir, [
     ...packed.map((pkg) => pkg.tarball),
     ...FRAMEWORKS,
     node.betterSqlite3,
-    ...(withTypes ? TYPES : []),
-  ];
-  await npmInstall(dir, deps);
+    ...TYPES,
+  ]);
   await npmInstall(dir, ORMS);
+  return dir;
+}
+
+/**
+ * The consumer project for another Node line: a hard-linked copy of the machine's, with
+ * better-sqlite3 (a link to a local folder, as npm installs one) pointing at the build for that
+ * line. npm installs the same tree whichever Node runs the apps (it runs on the machine's Node in
+ * any case), and better-sqlite3 is the only native module: one install serves every line.
+ */
+async function consumerFor(name: string, node: NodeRuntime, machine: string): Promise<string> {
+  const dir = join(work, `consumer-${name}`);
+  await run('cp', ['-al', machine, dir]);
+  const link = join(dir, 'node_modules', 'better-sqlite3');
+  if (!lstatSync(link).isSymbolicLink()) throw new Error(`${link} is not the link npm makes`);
+  rmSync(link);
+  symlinkSync(node.betterSqlite3, link, 'dir');
   return dir;
 }
 
@@ -207,14 +224,18 @@ beforeAll(async () => {
     allNodes(),
   ]);
   packed = JSON.parse(report.stdout.trim().split('\n').pop() ?? '[]') as PackedPackage[];
+  const [machine, ...lines] = nodes;
   await Promise.all([
-    ...nodes.map(async (node, index) => {
-      const name = NODE_NAMES[index] ?? node.version;
-      consumers.set(name, { node, dir: await makeConsumer(name, node, index === 0) });
-    }),
     (async () => {
-      const node = nodes[0]!;
-      consumers.set('prisma', { node, dir: await makePrismaConsumer(node) });
+      const dir = await makeConsumer(machine!);
+      consumers.set('machine', { node: machine!, dir });
+      for (const [index, node] of lines.entries()) {
+        const name = NODE_NAMES[index + 1] ?? node.version;
+        consumers.set(name, { node, dir: await consumerFor(name, node, dir) });
+      }
+    })(),
+    (async () => {
+      consumers.set('prisma', { node: machine!, dir: await makePrismaConsumer(machine!) });
     })(),
   ]);
 }, 15 * 60_000);

@@ -1,6 +1,6 @@
 /**
  * docs/stores.md, node:sqlite: run twice on a real file. Collected on the Node lines that have
- * `node:sqlite` (jest.config.ts; test-support/run-node-lines.ts runs it on 22 and 24).
+ * `node:sqlite` (jest.config.ts; test-support/run-node-lines.ts runs it on every other line).
  */
 import { DatabaseSync } from 'node:sqlite';
 import { nodeSqliteExample } from '../src/stores-node-sqlite';

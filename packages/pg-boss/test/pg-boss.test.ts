@@ -172,9 +172,15 @@ it('pg-boss retries a failed handler; one that fails on every retry ends dead in
       status: 'dead',
       lastError: 'Error: failed 3',
     });
+    // pg-boss records the job's failure after the processor returns it, so after the inbox's
+    // dead-letter write: the job is failed, not retried again, once pg-boss has caught up.
     const poison = (await f.inbox.find('stripe', 'evt_poison'))!;
-    const job = await boss.getJobById(f.names.queue, pgBossJobId({ ...poison, attempts: 1 }));
-    expect(job?.state).toBe('failed');
+    const id = pgBossJobId({ ...poison, attempts: 1 });
+    await eventually(
+      'the job failed in pg-boss',
+      async () => (await boss.getJobById(f.names.queue, id))?.state === 'failed',
+    );
+    expect(calls.get('evt_poison')).toBe(3);
   } finally {
     await f.close();
   }

@@ -4,14 +4,15 @@
  * payment is booked through the guard's transaction, so it commits together with the receipt.
  * Each redelivery of the event is answered from its receipt, and the handler runs once.
  */
-import * as providers from '@webhook-idempotency/providers';
 import { withIdempotency } from '@webhook-idempotency/fetch';
+import * as providers from '@webhook-idempotency/providers';
 import { SqlStore } from '@webhook-idempotency/sql';
-import type Database from 'better-sqlite3';
 import { database } from '../../../../lib/db';
 
-/** The guard needs Node's crypto and async context: the Node.js runtime, not the Edge one. */
+// #region runtime
+/** SqlStore on better-sqlite3 (or pg, mysql2) needs Node's APIs: the Node.js runtime, not the Edge one. */
 export const runtime = 'nodejs';
+// #endregion runtime
 
 interface StripeEvent {
   id: string;
@@ -19,29 +20,51 @@ interface StripeEvent {
   data: { object: { id: string; amount_received?: number; amount?: number; currency?: string } };
 }
 
-export const POST = withIdempotency(
-  {
-    store: new SqlStore(database()),
-    preset: providers.stripe({ secret: process.env.STRIPE_WEBHOOK_SECRET ?? '' }),
-    transactional: true,
-  },
-  async (request, idempotency) => {
-    const event = (await request.json()) as StripeEvent;
-    // The open transaction: for better-sqlite3, the same Database inside BEGIN IMMEDIATE.
-    const tx = idempotency!.transaction as Database.Database;
-    if (event.type === 'payment_intent.succeeded') {
-      const intent = event.data.object;
-      // A second insert of the same intent would fail on the primary key: the guard makes sure
-      // there is no second run for the same event.
-      tx.prepare(
-        'INSERT INTO payments (payment_intent, amount, currency, event_id) VALUES (?, ?, ?, ?)',
-      ).run(
-        intent.id,
-        intent.amount_received ?? intent.amount ?? 0,
-        intent.currency ?? 'usd',
-        event.id,
-      );
-    }
-    return Response.json({ received: true });
-  },
-);
+/** Next's second argument to a route handler; this route has no dynamic segments. */
+interface RouteContext {
+  params: Promise<Record<string, never>>;
+}
+
+// #region lazy
+/**
+ * The guarded handler, built on the first request. `next build` loads every route module to read
+ * its segment config (`runtime` above): built at module scope, the guard would open the database
+ * on the build machine and refuse the build when STRIPE_WEBHOOK_SECRET is only set at run time.
+ */
+let guarded: ((request: Request, context: RouteContext) => Promise<Response>) | undefined;
+
+export function POST(request: Request, context: RouteContext): Promise<Response> {
+  guarded ??= stripeWebhook();
+  return guarded(request, context);
+}
+// #endregion lazy
+
+function stripeWebhook() {
+  return withIdempotency(
+    {
+      store: new SqlStore(database()),
+      preset: providers.stripe({ secret: process.env.STRIPE_WEBHOOK_SECRET ?? '' }),
+      transactional: true,
+    },
+    async (request, idempotency) => {
+      const event = (await request.json()) as StripeEvent;
+      // The open transaction, typed from the store: for better-sqlite3, the same Database inside
+      // BEGIN IMMEDIATE.
+      const tx = idempotency!.transaction!;
+      if (event.type === 'payment_intent.succeeded') {
+        const intent = event.data.object;
+        // A second insert of the same intent would fail on the primary key: the guard makes sure
+        // there is no second run for the same event.
+        tx.prepare(
+          'INSERT INTO payments (payment_intent, amount, currency, event_id) VALUES (?, ?, ?, ?)',
+        ).run(
+          intent.id,
+          intent.amount_received ?? intent.amount ?? 0,
+          intent.currency ?? 'usd',
+          event.id,
+        );
+      }
+      return Response.json({ received: true });
+    },
+  );
+}
