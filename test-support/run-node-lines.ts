@@ -3,12 +3,14 @@
  * stays on the machine's Node). Part of `pnpm test`; the packed-tarball consumers run on the same
  * lines from tests/consumers. Exit code: 1 if any line failed.
  * `node -r esbuild-register test-support/run-node-lines.ts [prepare]`: `prepare` only downloads
- * the lines and builds better-sqlite3 for each, before jest starts (so no compiler competes with
- * the database suites for the two cores).
+ * the lines and builds better-sqlite3 for each, and fetches Bun and Deno (tests/runtimes runs its
+ * suites in them, once, in the jest run), before jest starts (so no compiler or download competes
+ * with the database suites for the two cores). A runtime that cannot be fetched fails it.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { allNodes, NODE_LINES, prepareNode, repoRoot } from './node-lines';
+import { prepareRuntime } from './runtimes';
 
 /**
  * What must pass on every supported Node: core's unit suites, and one entry per framework and per
@@ -33,7 +35,14 @@ const SUITES = [
 
 async function main(): Promise<number> {
   if (process.argv[2] === 'prepare') {
-    for (const node of await allNodes()) console.log(`Node ${node.version}: ${node.bin}`);
+    const [nodes, ...runtimes] = await Promise.all([
+      allNodes(),
+      prepareRuntime('bun'),
+      prepareRuntime('deno'),
+    ]);
+    for (const node of nodes) console.log(`Node ${node.version}: ${node.bin}`);
+    for (const runtime of runtimes)
+      console.log(`${runtime.name} ${runtime.version}: ${runtime.bin}`);
     return 0;
   }
   let failed = 0;
