@@ -25,10 +25,11 @@ const DIALECTS: readonly SqlDialect[] = ['postgres', 'mysql', 'sqlite'];
 
 /**
  * Where a snippet may live: files that the root `tsc` checks and jest runs (packages and examples,
- * `src` or `test`), and the consumer apps that tests/consumers runs from the packed tarballs.
+ * `src` or `test`), the consumer apps that tests/consumers runs from the packed tarballs, and the
+ * server files tests/runtimes runs in Bun and Deno.
  */
 export const SNIPPET_SOURCE =
-  /^((packages|examples)\/[^/]+\/(src|test)\/.+\.ts|tests\/consumers\/apps\/[^/]+\.[cm]js)$/;
+  /^((packages|examples)\/[^/]+\/(src|test)\/.+\.ts|tests\/consumers\/apps\/[^/]+\.[cm]js|tests\/runtimes\/apps\/[^/]+\.ts)$/;
 
 const SNIPPET_MARKER = /^<!--\s*snippet:\s*([^#\s]+)(?:#([\w-]+))?\s*-->$/;
 const DDL_MARKER = /^<!--\s*ddl:\s*(\w+)\s*-->$/;
@@ -265,7 +266,7 @@ export function checkDocument(
     if (!SNIPPET_SOURCE.test(path)) {
       problems.push({
         ...at,
-        message: `snippet source ${path} is not a type-checked, tested file: use a .ts file under packages/*/{src,test} or examples/*/{src,test}, or a consumer app in tests/consumers/apps`,
+        message: `snippet source ${path} is not a type-checked, tested file: use a .ts file under packages/*/{src,test} or examples/*/{src,test}, a consumer app in tests/consumers/apps, or a server file in tests/runtimes/apps`,
       });
       continue;
     }
