@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
-import { packAll, root } from './pack.mjs';
+import { packAll, packedIn, root } from './pack.mjs';
 
 /** Problems publint reports for one tarball, as printable lines. */
 export async function publintProblems(pkg) {
@@ -42,13 +42,16 @@ export function attwProblems(pkg) {
   }
 }
 
-// `--out <dir>` keeps the tarballs there and prints a JSON report instead (the consumer tests use it).
+// `--out <dir>` keeps the tarballs there and prints a JSON report instead; `--packed <dir>` checks
+// the tarballs already packed there (test-support/packs.ts) and prints that report (the consumer
+// tests use it).
 if (process.argv[1] === new URL(import.meta.url).pathname) {
-  const out = process.argv.indexOf('--out');
+  const packed = process.argv.indexOf('--packed');
+  const out = packed > 0 ? packed : process.argv.indexOf('--out');
   const destination = out > 0 ? process.argv[out + 1] : mkdtempSync(join(tmpdir(), 'wi-packs-'));
   const report = [];
   try {
-    for (const pkg of packAll(destination)) {
+    for (const pkg of packed > 0 ? packedIn(destination) : packAll(destination)) {
       const problems = [
         ...(await publintProblems(pkg)).map((p) => `publint ${p}`),
         ...attwProblems(pkg).map((p) => `attw ${p}`),

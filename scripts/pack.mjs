@@ -3,7 +3,7 @@
 // script builds it first and publishConfig swaps in the build's entry points.
 // `node scripts/pack.mjs <dir> [name…]` prints the tarballs as JSON (only the named packages, if any).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,6 +32,10 @@ function run(command, args, cwd) {
   }
 }
 
+/** The tarball `pnpm pack` writes for `pkg` into `destination`. */
+const tarballIn = (destination, pkg) =>
+  join(destination, `${pkg.name.replace('@', '').replace('/', '-')}-${pkg.version}.tgz`);
+
 /**
  * Packs each published package into `destination` (its `prepack` builds it first), or only those
  * `names` lists; returns `{ name, dir, tarball }[]`.
@@ -43,8 +47,16 @@ export function packAll(destination, names) {
   if (missing.length) throw new Error(`not a published package: ${missing.join(', ')}`);
   return wanted.map((pkg) => {
     run('pnpm', ['pack', '--pack-destination', destination], pkg.dir);
-    const file = `${pkg.name.replace('@', '').replace('/', '-')}-${pkg.version}.tgz`;
-    return { ...pkg, tarball: join(destination, file) };
+    return { ...pkg, tarball: tarballIn(destination, pkg) };
+  });
+}
+
+/** The tarballs an earlier {@link packAll} left in `destination`, in the same shape; throws when one is missing. */
+export function packedIn(destination) {
+  return publishedPackages().map((pkg) => {
+    const tarball = tarballIn(destination, pkg);
+    if (!existsSync(tarball)) throw new Error(`${pkg.name} is not packed in ${destination}`);
+    return { ...pkg, tarball };
   });
 }
 

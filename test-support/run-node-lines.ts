@@ -3,13 +3,15 @@
  * the main jest run). Part of `pnpm test`; the packed-tarball consumers run on every line from
  * tests/consumers. Exit code: 1 if any line failed.
  * `node -r esbuild-register test-support/run-node-lines.ts [prepare]`: `prepare` only downloads
- * the lines and builds better-sqlite3 for each, before jest starts (so no compiler competes with
- * the database suites for the two cores).
+ * the lines and builds better-sqlite3 for each, and fetches Bun and Deno (tests/runtimes runs its
+ * suites in them, once, in the jest run), before jest starts (so no compiler or download competes
+ * with the database suites for the two cores). A runtime that cannot be fetched fails it.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { WORKERD_SUITES } from '../jest.config';
 import { allNodes, NODE_LINES, prepareNode, repoRoot } from './node-lines';
+import { prepareRuntime } from './runtimes';
 
 /**
  * On every line: the Node API whose behaviour moves from line to line under our code (node:sqlite,
@@ -62,7 +64,14 @@ function workerdLine(): string {
 
 async function main(): Promise<number> {
   if (process.argv[2] === 'prepare') {
-    for (const node of await allNodes()) console.log(`Node ${node.version}: ${node.bin}`);
+    const [nodes, ...runtimes] = await Promise.all([
+      allNodes(),
+      prepareRuntime('bun'),
+      prepareRuntime('deno'),
+    ]);
+    for (const node of nodes) console.log(`Node ${node.version}: ${node.bin}`);
+    for (const runtime of runtimes)
+      console.log(`${runtime.name} ${runtime.version}: ${runtime.bin}`);
     return 0;
   }
   let failed = 0;

@@ -1,7 +1,8 @@
 /**
- * The packages as users meet them: packed by pnpm, installed with plain npm in an empty folder
- * outside the workspace, then required, imported and type-checked there, on the machine's Node
- * and on every line of NODE_LINES (test-support/node-lines.ts), each with its own better-sqlite3.
+ * The packages as users meet them: packed by pnpm (once per jest run, test-support/packs.ts),
+ * installed with plain npm in an empty folder outside the workspace, then required, imported and
+ * type-checked there, on the machine's Node and on every line of NODE_LINES
+ * (test-support/node-lines.ts), each with its own better-sqlite3.
  */
 import { execFile } from 'node:child_process';
 import {
@@ -24,6 +25,7 @@ import {
   repoRoot,
   type NodeRuntime,
 } from '@webhook-idempotency/test-support/node-lines';
+import { packedTarballs } from '@webhook-idempotency/test-support/packs';
 import { pgDatabase } from '../../packages/sql/test/helpers/databases';
 
 const run = promisify(execFile);
@@ -215,14 +217,16 @@ function expectDuplicateReplayed(stdout: string): void {
 }
 
 beforeAll(async () => {
-  const packs = join(work, 'packs');
-  const [report, nodes] = await Promise.all([
-    run(process.execPath, [join(repoRoot, 'scripts', 'check-packages.mjs'), '--out', packs], {
-      cwd: repoRoot,
-      maxBuffer: 16 * 1024 * 1024,
-    }),
-    allNodes(),
-  ]);
+  // Packed once for the run (tests/runtimes installs the same tarballs), then linted here.
+  const lint = async () => {
+    const tarballs = await packedTarballs();
+    return run(
+      process.execPath,
+      [join(repoRoot, 'scripts', 'check-packages.mjs'), '--packed', dirname(tarballs[0]!.tarball)],
+      { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 },
+    );
+  };
+  const [report, nodes] = await Promise.all([lint(), allNodes()]);
   packed = JSON.parse(report.stdout.trim().split('\n').pop() ?? '[]') as PackedPackage[];
   const [machine, ...lines] = nodes;
   await Promise.all([

@@ -98,7 +98,7 @@ function rawParser(
  * `options` with every callback that gets the native request wrapped to get `view(native)`
  * instead (see {@link AdapterEntry.nativeLike}); `options` unchanged without a view.
  */
-function viewedThrough(
+export function viewedThrough(
   options: IdempotencyOptions<NativeLike>,
   view: ((native: never) => NativeLike) | undefined,
 ): IdempotencyOptions<NativeLike> {

@@ -53,7 +53,7 @@ export interface HandlerCall {
   readonly headers: IncomingHttpHeaders;
   /** `req.idempotency`, `request.idempotency` or `ctx.state.idempotency`. */
   readonly idempotency: RequestIdempotency | undefined;
-  /** The request's socket, to wait for a client that hung up. */
+  /** The request's socket, to wait for a client that hung up (capability `socket`). */
   readonly socket: Socket;
 }
 
@@ -82,6 +82,11 @@ export interface AdapterCapabilities {
   readonly writeAndEnd: boolean;
   /** Handlers can answer with a stream body. */
   readonly streamBody: boolean;
+  /**
+   * The handler gets the request's node:net `Socket` (`HandlerCall.socket`): false on a server
+   * that hands out none (`Bun.serve`, `Deno.serve`).
+   */
+  readonly socket: boolean;
 }
 
 /** One registry entry: an adapter on one framework major. */

@@ -2,7 +2,14 @@
 import { isKnex, knexExecutor } from './drivers/knex';
 import { isMysqlCallbackPool, isMysqlPromisePool, mysqlExecutor } from './drivers/mysql';
 import { isPgPool, pgExecutor } from './drivers/pg';
-import { isBetterSqlite, isNodeSqlite, nodeSqliteExecutor, sqliteExecutor } from './drivers/sqlite';
+import {
+  bunSqliteExecutor,
+  isBetterSqlite,
+  isBunSqlite,
+  isNodeSqlite,
+  nodeSqliteExecutor,
+  sqliteExecutor,
+} from './drivers/sqlite';
 import { ConfigError } from '@webhook-idempotency/core';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
 import { dialects } from './dialects';
@@ -18,7 +25,7 @@ function describe(db: unknown): string {
 
 /**
  * Detects the kind of `db` (knex instance, pg Pool, mysql2 pool, better-sqlite3 Database,
- * node:sqlite DatabaseSync, or a connection an ORM entry point made: `fromKysely`, `fromDrizzle`,
+ * node:sqlite DatabaseSync, bun:sqlite Database, or a connection an ORM entry point made: `fromKysely`, `fromDrizzle`,
  * `fromPrisma`, `fromPostgres`).
  * `preparedStatements`: see `SqlStoreOptions.preparedStatements`.
  *
@@ -33,12 +40,13 @@ export function createExecutor(
   if (isKnex(db)) return knexExecutor(db);
   if (isBetterSqlite(db)) return sqliteExecutor(db, acquireTimeoutMs);
   if (isNodeSqlite(db)) return nodeSqliteExecutor(db, acquireTimeoutMs);
+  if (isBunSqlite(db)) return bunSqliteExecutor(db, acquireTimeoutMs);
   if (isPgPool(db)) return pgExecutor(db, acquireTimeoutMs, preparedStatements);
   if (isMysqlPromisePool(db) || isMysqlCallbackPool(db))
     return mysqlExecutor(db, acquireTimeoutMs, preparedStatements);
   throw new ConfigError(
     'db',
-    `must be a knex instance, a pg Pool, a mysql2 pool (promise or callback API), a better-sqlite3 Database, a node:sqlite DatabaseSync, or an ORM made into a connection (fromKysely, fromDrizzle, fromPrisma, fromPostgres); got ${describe(db)}` +
+    `must be a knex instance, a pg Pool, a mysql2 pool (promise or callback API), a better-sqlite3 Database, a node:sqlite DatabaseSync, a bun:sqlite Database, or an ORM made into a connection (fromKysely, fromDrizzle, fromPrisma, fromPostgres); got ${describe(db)}` +
       ' (a single pg Client or mysql2 Connection cannot run concurrent transactions: pass a pool)',
   );
 }

@@ -1,6 +1,6 @@
 /**
  * `SqlStore` and `Schema` for PostgreSQL, MySQL/MariaDB and SQLite, over knex, `pg`, `mysql2`,
- * `better-sqlite3` or Node's built-in `node:sqlite` (and Kysely, Drizzle, Prisma and postgres-js
+ * `better-sqlite3`, Node's built-in `node:sqlite` or Bun's `bun:sqlite` (and Kysely, Drizzle, Prisma and postgres-js
  * through the `/kysely`, `/drizzle`, `/prisma` and `/postgres` entry points); `ReceiptsAdmin` to operate the receipts table;
  * `SqlInbox` and `InboxSchema` for inbox mode; the operator's inbox repairs (`retryDelivery`,
  * `redeliverDelivery`, `retryDeadDeliveries`) over any inbox store.
@@ -23,6 +23,8 @@ export {
 } from './inbox-operations';
 export { DEFAULT_TABLE, DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_INBOX_TABLE } from './constants';
 export type {
+  BunSqliteDatabase,
+  BunSqliteStatement,
   NodeSqliteDatabase,
   NodeSqliteStatement,
   SqlConnection,

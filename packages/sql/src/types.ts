@@ -22,6 +22,7 @@ export type SqlConnection =
   | MysqlPool
   | BetterSqlite3.Database
   | NodeSqliteDatabase
+  | BunSqliteDatabase
   | OrmConnection;
 
 /**
@@ -49,6 +50,32 @@ export interface NodeSqliteDatabase {
 }
 
 /**
+ * A statement of Bun's built-in `bun:sqlite` (`Statement`): the part the store uses. Declared
+ * here so the package's types need no Bun type definitions.
+ */
+export interface BunSqliteStatement {
+  all(...parameters: Array<null | number | bigint | string | boolean | Uint8Array>): unknown[];
+  run(...parameters: Array<null | number | bigint | string | boolean | Uint8Array>): {
+    changes: number;
+    lastInsertRowid: number | bigint;
+  };
+  /** The result columns' names: empty for a statement that returns no rows. */
+  readonly columnNames: readonly string[];
+}
+
+/**
+ * Bun's built-in SQLite connection, `new Database(path)` from `bun:sqlite` (tested on Bun 1.4):
+ * the part the store uses. Run `PRAGMA busy_timeout = 5000` when several processes share the
+ * file, so a writer waits for the lock instead of failing at once (Bun's default is 0).
+ */
+export interface BunSqliteDatabase {
+  exec(sql: string): unknown;
+  prepare(sql: string): BunSqliteStatement;
+  query(sql: string): unknown;
+  readonly inTransaction: boolean;
+}
+
+/**
  * The transaction handle the guard gives a transactional handler (`context.transaction`), by the
  * kind of connection the store was built on:
  *
@@ -60,6 +87,7 @@ export interface NodeSqliteDatabase {
  * | `mysql2` callback pool | callback `PoolConnection`, inside `START TRANSACTION` |
  * | `better-sqlite3` `Database` | the same `Database`, inside `BEGIN IMMEDIATE` |
  * | `node:sqlite` `DatabaseSync` | the same `DatabaseSync`, inside `BEGIN IMMEDIATE` |
+ * | `bun:sqlite` `Database` | the same `Database`, inside `BEGIN IMMEDIATE` |
  * | `fromKysely(db)` | Kysely's `Transaction<DB>` |
  * | `fromDrizzle(db)` | Drizzle's `tx` (over better-sqlite3: the Drizzle database itself, inside `BEGIN IMMEDIATE`) |
  * | `fromPrisma(prisma)` | the client of Prisma's interactive transaction (`Prisma.TransactionClient`) |
@@ -80,7 +108,9 @@ export type TransactionOf<Db> =
               ? BetterSqlite3.Database
               : Db extends NodeSqliteDatabase
                 ? Db
-                : never;
+                : Db extends BunSqliteDatabase
+                  ? Db
+                  : never;
 
 /** Options of `new SqlStore(db, options)`. Every one is optional. */
 export interface SqlStoreOptions {
@@ -91,9 +121,9 @@ export interface SqlStoreOptions {
   table?: string;
   /**
    * Milliseconds a statement waits for a connection from a `pg` or `mysql2` pool (pool exhausted,
-   * database unreachable), or for the transaction open on a `better-sqlite3` Database to end,
-   * before it fails with a store error (503) instead of hanging. A knex instance uses its own
-   * `acquireConnectionTimeout`. Defaults to 10 000.
+   * database unreachable), or for the transaction open on a SQLite connection (`better-sqlite3`,
+   * `node:sqlite`, `bun:sqlite`) to end, before it fails with a store error (503) instead of
+   * hanging. A knex instance uses its own `acquireConnectionTimeout`. Defaults to 10 000.
    */
   acquireTimeoutMs?: number;
   /**

@@ -27,11 +27,12 @@ const DIALECTS: readonly SqlDialect[] = ['postgres', 'mysql', 'sqlite'];
 /**
  * Where a snippet may live: files that the root `tsc` checks and jest runs (packages and examples,
  * `src` or `test`, and an example's `next.config.ts`, which its test builds with), the consumer
- * apps that tests/consumers runs from the packed tarballs, and an example's wrangler.toml (wrangler
- * builds and migrates with it in that example's test).
+ * apps that tests/consumers runs from the packed tarballs, the server files tests/runtimes runs in
+ * Bun and Deno, and an example's wrangler.toml (wrangler builds and migrates with it in that
+ * example's test).
  */
 export const SNIPPET_SOURCE =
-  /^((packages|examples)\/[^/]+\/(src|test)\/.+\.ts|examples\/[^/]+\/next\.config\.ts|tests\/consumers\/apps\/[^/]+\.[cm]js|examples\/[^/]+\/wrangler\.toml)$/;
+  /^((packages|examples)\/[^/]+\/(src|test)\/.+\.ts|examples\/[^/]+\/next\.config\.ts|tests\/consumers\/apps\/[^/]+\.[cm]js|tests\/runtimes\/apps\/[^/]+\.ts|examples\/[^/]+\/wrangler\.toml)$/;
 
 const SNIPPET_MARKER = /^<!--\s*snippet:\s*([^#\s]+)(?:#([\w-]+))?\s*-->$/;
 const DDL_MARKER = /^<!--\s*ddl:\s*(\w+)\s*-->$/;
@@ -268,7 +269,7 @@ export function checkDocument(
     if (!SNIPPET_SOURCE.test(path)) {
       problems.push({
         ...at,
-        message: `snippet source ${path} is not a type-checked, tested file: use a .ts file under packages/*/{src,test} or examples/*/{src,test}, an example's next.config.ts or wrangler.toml, or a consumer app in tests/consumers/apps`,
+        message: `snippet source ${path} is not a type-checked, tested file: use a .ts file under packages/*/{src,test} or examples/*/{src,test}, an example's next.config.ts or wrangler.toml, a consumer app in tests/consumers/apps, or a server file in tests/runtimes/apps`,
       });
       continue;
     }

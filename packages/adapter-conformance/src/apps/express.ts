@@ -44,7 +44,7 @@ export function listen(app: Application): Promise<RunningApp> {
 function entry(name: string, framework: typeof express5): AdapterEntry {
   return {
     name,
-    capabilities: { writeAndEnd: true, streamBody: true },
+    capabilities: { writeAndEnd: true, streamBody: true, socket: true },
     async start(options: IdempotencyOptions<NativeLike>, handler: Handler, observe: Observer) {
       const middleware = idempotent(options);
       const app = framework();

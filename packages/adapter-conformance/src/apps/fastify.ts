@@ -39,7 +39,7 @@ type Factory = () => FastifyInstance;
 function entry(name: string, framework: Factory): AdapterEntry {
   return {
     name,
-    capabilities: { writeAndEnd: false, streamBody: true },
+    capabilities: { writeAndEnd: false, streamBody: true, socket: true },
     async start(options: IdempotencyOptions<NativeLike>, handler: Handler, observe: Observer) {
       const app = framework();
       app.addHook('onResponse', async (request) =>

@@ -43,7 +43,7 @@ export function render(answer: Answer): Response {
 /** withIdempotency guarding POST /hook, served by node:http through Request/Response. */
 export const fetchApp: AdapterEntry = {
   name: 'fetch (node:http ↔ Request/Response)',
-  capabilities: { writeAndEnd: false, streamBody: true },
+  capabilities: { writeAndEnd: false, streamBody: true, socket: true },
   nativeLike: (request: Request): NativeLike => ({ headers: nodeHeaders(request.headers) }),
   async start(options, handler, observe) {
     const guarded = withIdempotency(

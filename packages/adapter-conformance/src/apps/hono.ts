@@ -55,7 +55,7 @@ export function listen(app: Hono<AppEnv>): Promise<RunningApp> {
 /** `idempotent()` on `app.post('/hook', …)`, the raw body read by the middleware itself. */
 export const honoApp: AdapterEntry = {
   name: 'hono 4 (@hono/node-server)',
-  capabilities: { writeAndEnd: false, streamBody: true },
+  capabilities: { writeAndEnd: false, streamBody: true, socket: true },
   nativeLike: (c: Context): NativeLike => ({ headers: nodeHeaders(c.req.raw.headers) }),
   async start(options, handler, observe) {
     const app = new Hono<AppEnv>();

@@ -46,7 +46,7 @@ type Parser = () => Koa3.Middleware;
 function entry(name: string, Framework: typeof Koa3, parser: Parser = bodyParser): AdapterEntry {
   return {
     name,
-    capabilities: { writeAndEnd: false, streamBody: true },
+    capabilities: { writeAndEnd: false, streamBody: true, socket: true },
     async start(options: IdempotencyOptions<NativeLike>, handler: Handler, observe: Observer) {
       const app = new Framework();
       const router = new Router();

@@ -138,7 +138,7 @@ export function startNestMiddleware(
 function entry(platform: Platform): AdapterEntry {
   return {
     name: `nestjs on ${platform}`,
-    capabilities: { writeAndEnd: false, streamBody: true },
+    capabilities: { writeAndEnd: false, streamBody: true, socket: true },
     async start(options, handler: Handler, observe: Observer) {
       @Controller()
       class HookController {

@@ -63,6 +63,7 @@ export const deliveryCases: AdapterCase[] = [
   {
     group: 'delivery',
     name: 'the receipt is completed before the answer is flushed: completion is logged before the first byte reaches the socket',
+    needs: 'socket',
     async run(h) {
       // The store's complete yields to the event loop first, so an adapter that flushed without
       // waiting for it would write to the socket before "completed" is logged.
@@ -98,6 +99,7 @@ export const deliveryCases: AdapterCase[] = [
   {
     group: 'delivery',
     name: 'a client that disconnects while the handler runs does not leave the receipt processing; the retry is a replay',
+    needs: 'socket',
     async run(h) {
       const started = gate();
       await h.start({}, async (call, n) => {

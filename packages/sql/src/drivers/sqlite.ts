@@ -1,16 +1,22 @@
 /**
- * @module Executor over a synchronous SQLite connection, a `better-sqlite3` Database or Node's
- * own `node:sqlite` `DatabaseSync`: one connection, so statements of the store queue behind an
- * open transaction (a mutex) instead of silently joining it. Transactions start with
- * `BEGIN IMMEDIATE`: other processes wait on the busy timeout (better-sqlite3's `timeout`, 5 s by
- * default; `node:sqlite`'s `timeout` option, 0 by default) rather than fail at their first write.
+ * @module Executor over a synchronous SQLite connection, a `better-sqlite3` Database, Node's
+ * own `node:sqlite` `DatabaseSync` or Bun's `bun:sqlite` `Database`: one connection, so statements
+ * of the store queue behind an open transaction (a mutex) instead of silently joining it.
+ * Transactions start with `BEGIN IMMEDIATE`: other processes wait on the busy timeout
+ * (better-sqlite3's `timeout`, 5 s by default; `node:sqlite`'s `timeout` option and bun:sqlite's
+ * `PRAGMA busy_timeout`, 0 by default) rather than fail at their first write.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type BetterSqlite3 from 'better-sqlite3';
 import { TransactionClosed } from '@webhook-idempotency/core';
 import { gate, untilAborted, type Executor, type Gate, type QueryResult } from '../executor';
 import { Mutex } from '../mutex';
-import type { NodeSqliteDatabase, NodeSqliteStatement } from '../types';
+import type {
+  BunSqliteDatabase,
+  BunSqliteStatement,
+  NodeSqliteDatabase,
+  NodeSqliteStatement,
+} from '../types';
 
 /** True for a `better-sqlite3` Database. */
 export function isBetterSqlite(db: unknown): db is BetterSqlite3.Database {
@@ -37,7 +43,25 @@ export function isNodeSqlite(db: unknown): db is NodeSqliteDatabase {
   );
 }
 
-/** What both drivers' connections have in common. */
+/**
+ * True for a `bun:sqlite` `Database`: `query` (its cached statements) and `inTransaction`, and
+ * neither better-sqlite3's `pragma` nor node:sqlite's `isTransaction`.
+ */
+export function isBunSqlite(db: unknown): db is BunSqliteDatabase {
+  const candidate = db as Partial<BunSqliteDatabase> | null;
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    typeof candidate.prepare === 'function' &&
+    typeof candidate.exec === 'function' &&
+    typeof candidate.query === 'function' &&
+    typeof (candidate as { pragma?: unknown }).pragma !== 'function' &&
+    !('isTransaction' in candidate) &&
+    'inTransaction' in candidate
+  );
+}
+
+/** What the drivers' connections have in common. */
 interface SyncDatabase {
   exec(sql: string): unknown;
 }
@@ -83,6 +107,22 @@ const nodeSqlite: SyncDriver<NodeSqliteDatabase, NodeSqliteStatement> = {
   all: (statement, params) => statement.all(...(params as never[])) as Record<string, unknown>[],
   changes: (statement, params) => Number(statement.run(...(params as never[])).changes),
   inTransaction: (db) => db.isTransaction,
+};
+
+const bunSqlite: SyncDriver<BunSqliteDatabase, BunSqliteStatement> = {
+  prepare(db, sql) {
+    const statement = db.prepare(sql);
+    // As for node:sqlite: a statement with result columns returns rows; the store's reads are
+    // the statements that start with SELECT.
+    return {
+      statement,
+      reader: statement.columnNames.length > 0,
+      readonly: /^\s*SELECT\b/i.test(sql),
+    };
+  },
+  all: (statement, params) => statement.all(...(params as never[])) as Record<string, unknown>[],
+  changes: (statement, params) => statement.run(...(params as never[])).changes,
+  inTransaction: (db) => db.inTransaction,
 };
 
 /** What every executor on one Database shares: several stores on one handle still take turns. */
@@ -139,6 +179,11 @@ export function sqliteExecutor(db: BetterSqlite3.Database, waitMs: number): Exec
 /** An executor over a `node:sqlite` `DatabaseSync`; the same contract as {@link sqliteExecutor}. */
 export function nodeSqliteExecutor(db: NodeSqliteDatabase, waitMs: number): Executor {
   return syncExecutor(db, waitMs, nodeSqlite);
+}
+
+/** An executor over a `bun:sqlite` `Database`; the same contract as {@link sqliteExecutor}. */
+export function bunSqliteExecutor(db: BunSqliteDatabase, waitMs: number): Executor {
+  return syncExecutor(db, waitMs, bunSqlite);
 }
 
 function syncExecutor<Db extends SyncDatabase, Statement extends object>(
