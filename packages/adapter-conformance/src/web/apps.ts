@@ -54,7 +54,7 @@ export const fetchWebApp: WebAppEntry = {
   },
 };
 
-/** `idempotent()` on `app.post('/hook', …)`; the server calls `app.fetch`. */
+/** `idempotent()` on `app.on(['POST', 'GET'], '/hook', …)`; the server calls `app.fetch`. */
 export const honoWebApp: WebAppEntry = {
   name: 'hono',
   capabilities,
@@ -69,8 +69,12 @@ export const honoWebApp: WebAppEntry = {
         observe({ headers: nodeHeaders(c.req.raw.headers), idempotency: c.get('idempotency') });
       }
     });
-    app.post('/hook', idempotent(options as unknown as HonoIdempotencyOptions), async (c) =>
-      renderHono(c, await handler(callOf(c.req.raw.headers, c.get('idempotency')))),
+    // GET too: a preset's handshake sent as a read (Meta's hub.challenge) goes through the adapter.
+    app.on(
+      ['POST', 'GET'],
+      '/hook',
+      idempotent(options as unknown as HonoIdempotencyOptions),
+      async (c) => renderHono(c, await handler(callOf(c.req.raw.headers, c.get('idempotency')))),
     );
     return async (request) => app.fetch(request);
   },
