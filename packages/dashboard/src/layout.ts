@@ -78,3 +78,11 @@ export function problem(status: number, title: string, message: string | Html): 
     html`<h1>${title}</h1><p class="notice error" role="alert">${message}</p>`,
   );
 }
+
+/** The 404 for a receipt that is not in the table. */
+export const noReceipt = (key: { provider: string; externalId: string }): Reply =>
+  problem(404, 'No such receipt', `No receipt ${key.provider} ${key.externalId}.`);
+
+/** The 404 for a delivery that is not in the inbox. */
+export const noDelivery = (key: { provider: string; externalId: string }): Reply =>
+  problem(404, 'No such delivery', `No delivery ${key.provider} ${key.externalId} in the inbox.`);

@@ -9,7 +9,16 @@ import type { InboxStore } from '@webhook-idempotency/core/inbox';
 import { redeliverDelivery, retryDeadDeliveries, retryDelivery } from '@webhook-idempotency/sql';
 import { age, plural, utc } from '../format';
 import { type Html, html } from '../html';
-import { csrfField, link, page, problem, type Reply, type View } from '../layout';
+import {
+  csrfField,
+  link,
+  page,
+  problem,
+  type Reply,
+  type View,
+  noDelivery,
+  noReceipt,
+} from '../layout';
 import { choice, text, whole } from '../query';
 import type { DashboardReceipts } from '../types';
 import { keyOf } from './receipts';
@@ -48,7 +57,7 @@ export async function confirmRelease(
   const here = { provider: key.provider, id: key.externalId };
   const back = link(view, '/receipt', here);
   const r = await receipts.find(key);
-  if (!r) return problem(404, 'No such receipt', `No receipt ${key.provider} ${key.externalId}.`);
+  if (!r) return noReceipt(key);
   if (r.status !== 'processing')
     return refused(
       'Nothing to release',
@@ -82,8 +91,7 @@ export async function release(
     force: form.get('force') === '1',
   });
   if (result.released) return { redirect: link(view, '/receipt', { ...here, done: 'released' }) };
-  if (result.reason === 'not-found')
-    return problem(404, 'No such receipt', `No receipt ${key.provider} ${key.externalId}.`);
+  if (result.reason === 'not-found') return noReceipt(key);
   const why = {
     fresh: `Its claim is younger than ${age(view.staleAfterMs)}: confirm that it should be released although it is fresh.`,
     'not-processing': `It is ${result.receipt.status}, not processing: nothing to release.`,
@@ -102,12 +110,7 @@ export async function confirmRetry(
   const here = { provider: key.provider, id: key.externalId };
   const back = link(view, '/delivery', here);
   const d = await inbox.find(key.provider, key.externalId);
-  if (!d)
-    return problem(
-      404,
-      'No such delivery',
-      `No delivery ${key.provider} ${key.externalId} in the inbox.`,
-    );
+  if (!d) return noDelivery(key);
   if (d.status !== 'dead' && d.status !== 'pending')
     return refused(
       'Nothing to retry',
@@ -136,12 +139,7 @@ export async function retry(
   const key = keyOf(params);
   const here = { provider: key.provider, id: key.externalId };
   const outcome = await retryDelivery(inbox, key);
-  if (!outcome)
-    return problem(
-      404,
-      'No such delivery',
-      `No delivery ${key.provider} ${key.externalId} in the inbox.`,
-    );
+  if (!outcome) return noDelivery(key);
   if (outcome.retried || outcome.reason === 'due')
     return { redirect: link(view, '/delivery', { ...here, done: 'retried' }) };
   const why = {
@@ -162,12 +160,7 @@ export async function confirmRedeliver(
   const here = { provider: key.provider, id: key.externalId };
   const back = link(view, '/delivery', here);
   const d = await inbox.find(key.provider, key.externalId);
-  if (!d)
-    return problem(
-      404,
-      'No such delivery',
-      `No delivery ${key.provider} ${key.externalId} in the inbox.`,
-    );
+  if (!d) return noDelivery(key);
   if (d.status !== 'dead' && d.status !== 'done')
     return refused('Nothing to redeliver', `It is ${d.status}, not finished.`, back);
   const done = d.status === 'done';
@@ -195,12 +188,7 @@ export async function redeliver(
   const outcome = await redeliverDelivery({ inbox, receipts: async () => receipts }, key, {
     force: form.get('force') === '1',
   });
-  if (!outcome)
-    return problem(
-      404,
-      'No such delivery',
-      `No delivery ${key.provider} ${key.externalId} in the inbox.`,
-    );
+  if (!outcome) return noDelivery(key);
   if (outcome.redelivered)
     return { redirect: link(view, '/delivery', { ...here, done: 'redelivered' }) };
   const why = {

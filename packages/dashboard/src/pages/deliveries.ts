@@ -6,7 +6,7 @@ import {
 } from '@webhook-idempotency/core/inbox';
 import { age, bodyText, utc } from '../format';
 import { html } from '../html';
-import { badge, link, page, problem, type Reply, type View } from '../layout';
+import { badge, link, noDelivery, page, type Reply, type View } from '../layout';
 import { choice, text, whole } from '../query';
 import type { DashboardReceipts } from '../types';
 import { headerTable, keyOf, noticeOf } from './receipts';
@@ -99,12 +99,7 @@ export async function deliveryDetail(
     inbox.find(key.provider, key.externalId),
     receipts.find(key),
   ]);
-  if (!d)
-    return problem(
-      404,
-      'No such delivery',
-      `No delivery ${key.provider} ${key.externalId} in the inbox.`,
-    );
+  if (!d) return noDelivery(key);
   const keyParams = { provider: key.provider, id: key.externalId };
   const now = Date.now();
   const canRetry = d.status === 'dead' || (d.status === 'pending' && d.availableAt.getTime() > now);
@@ -144,12 +139,7 @@ export async function deliveryBody(
 ): Promise<Reply> {
   const key = keyOf(params);
   const d = await inbox.find(key.provider, key.externalId);
-  if (!d)
-    return problem(
-      404,
-      'No such delivery',
-      `No delivery ${key.provider} ${key.externalId} in the inbox.`,
-    );
+  if (!d) return noDelivery(key);
   const shown = bodyText(d.body);
   const body = html`<h1>Body of <span class="wrap">${key.provider} ${key.externalId}</span></h1>
 <p><a href="${link(view, '/delivery', { provider: key.provider, id: key.externalId })}">Back to the delivery</a></p>

@@ -4,7 +4,7 @@ import type { InboxStore } from '@webhook-idempotency/core/inbox';
 import { decodeStoredAnswer } from '../answer';
 import { age, bodyText, duration, headerValue, utc } from '../format';
 import { html } from '../html';
-import { badge, link, page, problem, type Reply, type View } from '../layout';
+import { badge, link, page, problem, type Reply, type View, noReceipt } from '../layout';
 import { choice, cursor, encodeCursor, required, text, timeValue, utcTime } from '../query';
 import type { DashboardReceipts } from '../types';
 
@@ -85,8 +85,7 @@ export async function receiptDetail(
     receipts.find(key),
     inbox?.find(key.provider, key.externalId),
   ]);
-  if (!receipt)
-    return problem(404, 'No such receipt', `No receipt ${key.provider} ${key.externalId}.`);
+  if (!receipt) return noReceipt(key);
   const answer = receipt.response === null ? null : decodeStoredAnswer(receipt.response);
   const stuck = receipt.status === 'processing' && receipt.claimAgeMs >= view.staleAfterMs;
   const keyParams = { provider: key.provider, id: key.externalId };
