@@ -88,6 +88,42 @@ const targets: Array<[string, () => Promise<Target>]> = [
   ],
 ];
 
+/**
+ * Run in the page: every element with text of its own whose WCAG 2 contrast against the background
+ * it is drawn on falls short of AA (4.5:1, or 3:1 for large text), and every form control without a
+ * label. Backgrounds are the nearest opaque ones up the tree (the page's own colours are opaque).
+ */
+const ACCESSIBILITY_PROBLEMS = `(() => {
+  const rgb = (text) => (text.match(/[\\d.]+/g) || []).map(Number);
+  const luminance = ([r, g, b]) => {
+    const c = [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+    return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+  };
+  const background = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgb(getComputedStyle(e).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] === 1)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const problems = [];
+  for (const el of document.querySelectorAll('body *')) {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim() !== '');
+    const style = getComputedStyle(el);
+    if (!own || style.visibility === 'hidden' || style.display === 'none' || el.getClientRects().length === 0) continue;
+    const [fg, bg] = [rgb(style.color).slice(0, 3), background(el)];
+    const [a, b] = [luminance(fg), luminance(bg)].sort((x, y) => y - x);
+    const ratio = (a + 0.05) / (b + 0.05);
+    const size = parseFloat(style.fontSize);
+    const large = size >= 24 || (size >= 18.66 && Number(style.fontWeight) >= 700);
+    if (ratio < (large ? 3 : 4.5)) problems.push(el.tagName + ' "' + el.textContent.trim().slice(0, 40) + '" ' + ratio.toFixed(2) + ':1');
+  }
+  for (const el of document.querySelectorAll('input:not([type=hidden]), select, textarea')) {
+    if (el.labels.length === 0 && !el.getAttribute('aria-label')) problems.push('unlabelled ' + el.tagName + ' ' + (el.name || ''));
+  }
+  return problems;
+})()`;
+
 describe.each(targets)('the dashboard in Chromium over %s', (name, open) => {
   let target: Target;
   let inbox: SqlInbox;
@@ -271,6 +307,26 @@ describe.each(targets)('the dashboard in Chromium over %s', (name, open) => {
       await stranger.close();
     }
     expect(await target.status('github', 'gh-fresh')).toBe('processing');
+  });
+
+  it('meets WCAG AA contrast and labels every control on each page', async () => {
+    const pages = [
+      '/',
+      '/receipts',
+      '/receipts?status=failed',
+      '/receipt?provider=stripe&id=evt_done',
+      '/deliveries',
+      '/delivery?provider=stripe&id=evt_dead',
+      '/delivery/retry?provider=stripe&id=evt_dead',
+      '/purge',
+    ];
+    for (const path of pages) {
+      await page.goto(`${mounted.origin}${BASE}${path}`);
+      expect({ path, problems: await page.evaluate(ACCESSIBILITY_PROBLEMS) }).toEqual({
+        path,
+        problems: [],
+      });
+    }
   });
 
   it('reads without JavaScript, and fits a phone', async () => {
