@@ -68,11 +68,12 @@ export function readBatch(
       : null;
     return { key: new RequestKey(provider, id), value: item.value, fingerprint };
   });
+  // JSON-encoded lists: no id (a custom preset's may hold any character) can pass for two.
   const ids = [...new Set(entries.map((entry) => entry.key.externalId))].sort();
-  const key = new RequestKey(provider, `${BATCH_PREFIX}${sha256Hex(ids.join('\n'))}`);
+  const key = new RequestKey(provider, `${BATCH_PREFIX}${sha256Hex(JSON.stringify(ids))}`);
   if (!fingerprinting) return { key, fingerprint: null, entries };
-  const lines = entries.map((entry) => `${entry.key.externalId}\n${entry.fingerprint}`);
-  return { key, fingerprint: sha256Hex([...new Set(lines)].sort().join('\n')), entries };
+  const lines = entries.map((entry) => JSON.stringify([entry.key.externalId, entry.fingerprint]));
+  return { key, fingerprint: sha256Hex(JSON.stringify([...new Set(lines)].sort())), entries };
 }
 
 /** Recorded on the batch's receipt when the handler acknowledged a batch one of whose items failed. */
@@ -134,6 +135,9 @@ export class BatchRun<Tx> {
 
   async answeredAround(status: number | undefined, how: string): Promise<void> {
     if (this.refused) await this.run.refuse(this.refusal);
+    // As in finish: a 2xx sent around the adapter after an item failed leaves the batch retryable.
+    else if (this.failed && status !== undefined && isRecordedStatus(status))
+      await this.run.abort(new ItemFailed());
     else await this.run.answeredAround(status, how);
   }
 

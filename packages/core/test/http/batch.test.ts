@@ -228,6 +228,42 @@ describe('a batched preset through the engine', () => {
     expect(await guard.find(retry.idempotency.key)).toMatchObject({ status: 'completed' });
   });
 
+  it('a 2xx sent around the adapter (Koa respond = false, Fastify hijack) after a failed item leaves the batch retryable', async () => {
+    const { engine, guard } = setup();
+    const request = post([{ id: 'a1' }, { id: 'a2' }]);
+    const { run, idempotency } = running(await engine.begin(request));
+    const ran: string[] = [];
+    await idempotency
+      .batch!.each((event) => {
+        ran.push((event as Event).id!);
+        if ((event as Event).id === 'a2') throw new Error('swallowed');
+        return 'ok';
+      })
+      .catch(() => undefined);
+    await run.answeredAround(200, 'ctx.respond = false');
+    expect(await guard.find(idempotency.key)).toMatchObject({ status: 'failed' });
+    const retry = running(await engine.begin(request));
+    await retry.idempotency.batch!.each((event) => {
+      ran.push((event as Event).id!);
+      return 'now';
+    });
+    await retry.run.answeredAround(200, 'ctx.respond = false');
+    expect(ran).toEqual(['a1', 'a2', 'a2']);
+    expect(await guard.find(retry.idempotency.key)).toMatchObject({ status: 'completed' });
+  });
+
+  it('two id lists that join into the same text are two batches', async () => {
+    const { engine } = setup(preset({ items: (r) => JSON.parse(r.rawBody!.toString()) }));
+    const keyOf = async (items: unknown) =>
+      running(await engine.begin(post(items))).idempotency.key.externalId;
+    const one = await keyOf([{ key: 'a\nb', value: 1 }]);
+    const two = await keyOf([
+      { key: 'a', value: 1 },
+      { key: 'b', value: 1 },
+    ]);
+    expect(one).not.toBe(two);
+  });
+
   it('an inbox refuses a batched preset at construction', () => {
     expect(() => createInboxEngine({ inbox: new InMemoryInbox(), preset: preset() })).toThrow(
       ConfigError,
