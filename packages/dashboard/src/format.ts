@@ -26,7 +26,7 @@ export function duration(ms: number): string {
 
 /** Header names whose values are credentials or signatures: shown masked, never in full. */
 const SECRET_HEADER =
-  /signature|hmac|secret|token|authorization|cookie|api[-_]?key|password|credential|x-hub-sig/i;
+  /signature|(^|-)sig(-|$)|hmac|secret|token|authorization|cookie|api[-_]?key|password|credential|x-hub-sig/i;
 
 /** A header value as a page shows it: masked when its name says it is a signature or a credential. */
 export function headerValue(name: string, value: string | readonly string[]): string {

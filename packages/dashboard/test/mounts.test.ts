@@ -6,7 +6,7 @@
 import { ConfigError, InMemoryStore } from '@webhook-idempotency/core';
 import { InMemoryInbox } from '@webhook-idempotency/core/inbox';
 import { Client, tokenOf } from './helpers/client';
-import { isAdmin, type Mounted, mounts, olderMajors } from './helpers/mounts';
+import { behindParsers, isAdmin, type Mounted, mounts, olderMajors } from './helpers/mounts';
 import { seedMemory } from './helpers/seed';
 
 const BASE = '/admin/hooks';
@@ -257,3 +257,35 @@ describe('the dashboard without an inbox', () => {
     ).toThrow(/staleAfterSeconds/);
   });
 });
+
+describe.each(behindParsers.map((m) => [m.label, m] as const))(
+  'the dashboard on %s',
+  (_name, entry) => {
+    it('mounts, and performs an action with its token', async () => {
+      const scene = await seedMemory();
+      const mounted = await entry.mount({
+        basePath: BASE,
+        authorize: isAdmin,
+        receipts: scene.store,
+        inbox: scene.inbox,
+      } as never);
+      try {
+        const admin = new Client(mounted.origin, ADMIN);
+        const path = `${BASE}/receipt/release?provider=stripe&id=evt_stuck`;
+        const token = tokenOf((await admin.get(path)).text);
+        expect((await admin.post(path, { csrf: 'forged' })).status).toBe(403);
+        expect((await admin.post(path, { csrf: token })).status).toBe(303);
+        expect(
+          (
+            await scene.store.find(
+              { provider: 'stripe', externalId: 'evt_stuck' },
+              { now: Date.now() },
+            )
+          )?.status,
+        ).toBe('failed');
+      } finally {
+        await mounted.close();
+      }
+    });
+  },
+);

@@ -25,7 +25,7 @@ export function expressDashboard(
   return function dashboardMiddleware(req, res, next) {
     const url = req.originalUrl ?? req.url;
     if (!dashboard.matches(url)) return next();
-    readForm(req, req.body)
+    readForm(req)
       .then(async (rawBody) => {
         if (rawBody === FORM_TOO_LARGE) return sendRecord(res, formTooLarge);
         const record = await dashboard.handle({

@@ -38,6 +38,10 @@ export async function fastifyDashboard(
   if (prefix)
     throw new ConfigError('prefix', 'say the whole path in basePath instead of a register prefix');
   const dashboard = createDashboard(dashboardOptions as FastifyDashboardOptions);
+  // The dashboard's own form parser, in its own context: one the application registered for its
+  // routes (@fastify/formbody, say) would hand over parsed fields, and adding a second one throws.
+  if (fastify.hasContentTypeParser('application/x-www-form-urlencoded'))
+    fastify.removeContentTypeParser('application/x-www-form-urlencoded');
   fastify.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'buffer', bodyLimit: FORM_LIMIT_BYTES },

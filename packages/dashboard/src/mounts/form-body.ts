@@ -9,14 +9,14 @@ export const FORM_TOO_LARGE: unique symbol = Symbol('form too large');
 
 /**
  * The bytes of a POST body from a Node request, unless an application's body parser read it
- * already (`parsed` set: the dashboard reads the parsed fields then). At most
+ * already (the stream has ended: the dashboard reads the parsed fields then). Whether a parser set
+ * a body says nothing: Express 4's `express.json()` sets `{}` on a form it does not read. At most
  * {@link FORM_LIMIT_BYTES}: past them it stops reading and returns {@link FORM_TOO_LARGE}.
  */
 export async function readForm(
   req: IncomingMessage,
-  parsed: unknown,
 ): Promise<Buffer | undefined | typeof FORM_TOO_LARGE> {
-  if (req.method !== 'POST' || parsed !== undefined || req.readableEnded) return undefined;
+  if (req.method !== 'POST' || req.readableEnded) return undefined;
   if (Number(req.headers['content-length']) > FORM_LIMIT_BYTES) return FORM_TOO_LARGE;
   const chunks: Buffer[] = [];
   let size = 0;

@@ -24,7 +24,7 @@ export function koaDashboard(
     const url = ctx.originalUrl;
     if (!dashboard.matches(url)) return next();
     const parsed = (ctx.request as { body?: unknown }).body;
-    const rawBody = await readForm(ctx.req, parsed);
+    const rawBody = await readForm(ctx.req);
     const record =
       rawBody === FORM_TOO_LARGE
         ? formTooLarge

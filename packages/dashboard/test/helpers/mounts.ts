@@ -144,3 +144,53 @@ export const olderMajors: readonly MountEntry[] = [
   fastifyEntry('fastify 4', () => fastify4() as unknown as FastifyInstance),
   koaEntry('koa 2', () => new Koa2() as unknown as Koa),
 ];
+
+/** A form parser of the application's own, as koa-bodyparser is: the fields on `ctx.request.body`. */
+async function koaFormParser(ctx: Koa.Context, next: Koa.Next): Promise<void> {
+  if (ctx.is('application/x-www-form-urlencoded')) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of ctx.req as AsyncIterable<Buffer>) chunks.push(chunk);
+    (ctx.request as { body?: unknown }).body = Object.fromEntries(
+      new URLSearchParams(Buffer.concat(chunks).toString('utf8')),
+    );
+  }
+  await next();
+}
+
+/**
+ * The Node mounts behind body parsers the application registered before the dashboard: a JSON
+ * parser that sets `req.body` on a form it does not read (Express 4's), a form parser that reads
+ * it (the dashboard takes the parsed fields), and a Fastify form parser at the root (the
+ * dashboard's context brings its own).
+ */
+export const behindParsers: readonly MountEntry[] = [
+  expressEntry('express 5 after express.json()', () => {
+    const app = express();
+    app.use(express.json());
+    return app;
+  }),
+  expressEntry('express 4 after express.json()', () => {
+    const app = express4();
+    app.use(express4.json());
+    return app as unknown as ReturnType<typeof express>;
+  }),
+  expressEntry('express 5 after express.urlencoded()', () => {
+    const app = express();
+    app.use(express.urlencoded({ extended: false }));
+    return app;
+  }),
+  fastifyEntry('fastify 5 with a form parser of its own', () => {
+    const app = Fastify();
+    app.addContentTypeParser(
+      'application/x-www-form-urlencoded',
+      { parseAs: 'string' },
+      (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    );
+    return app;
+  }),
+  koaEntry('koa 3 after a form parser', () => {
+    const app = new Koa();
+    app.use(koaFormParser);
+    return app;
+  }),
+];
