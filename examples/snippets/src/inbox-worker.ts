@@ -1,4 +1,4 @@
-/** @module docs/inbox.md: the inbox worker over a `pg` Pool, its SIGTERM wiring and retention. Run by test/inbox.test.ts. */
+/** @module docs/inbox.md: the inbox worker over a `pg` Pool, its SIGTERM wiring, retention and listings. Run by test/inbox.test.ts. */
 // #region worker
 import pg from 'pg';
 import { createInboxWorker } from '@webhook-idempotency/core/inbox';
@@ -45,4 +45,15 @@ export async function purgeOnce(pool: pg.Pool): Promise<[number, number]> {
   const receipts = await new IdempotencyGuard(new SqlStore(pool)).purge({ retentionDays: 30 });
   // #endregion purge
   return [deliveries, receipts];
+}
+
+/** The listing example: the dead deliveries received since `from`, a page and the page after it. */
+export async function deadSince(pool: pg.Pool, from: Date) {
+  // #region list
+  const inbox = new SqlInbox(pool);
+  const filter = { status: 'dead', receivedFrom: from } as const;
+  const page = await inbox.list({ ...filter, limit: 50 });
+  const next = await inbox.list({ ...filter, limit: 50, afterId: page.at(-1)?.id });
+  // #endregion list
+  return { page, next };
 }

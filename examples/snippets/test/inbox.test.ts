@@ -12,7 +12,7 @@ import {
   honoInboxApp,
   koaInboxApp,
 } from '../src/inbox-frameworks';
-import { purgeOnce, startWorker } from '../src/inbox-worker';
+import { deadSince, purgeOnce, startWorker } from '../src/inbox-worker';
 import { pgDatabase } from './helpers/databases';
 
 const SECRET = 'whsec_snippets_inbox';
@@ -173,6 +173,34 @@ it('group commit: the observer hears each commit; turned off, each delivery comm
     expect(Math.max(...sizes)).toBeGreaterThan(1);
     expect(await single.enqueue(delivery('gc_single'))).toBe(true);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(40);
+  } finally {
+    await pool.end();
+  }
+});
+
+it('the listing example pages the dead deliveries received since a time', async () => {
+  const { pool } = await inboxApp();
+  try {
+    const deliveries = new SqlInbox(pool);
+    for (const id of ['gh_1', 'gh_2', 'gh_3']) {
+      if (id !== 'gh_1') await sleep(10); // received at three times of the database's clock
+      await deliveries.enqueue({
+        provider: 'github',
+        externalId: id,
+        orderingKey: null,
+        headers: {},
+        body: Buffer.from('{}'),
+      });
+    }
+    for (const d of await deliveries.claim({ providers: ['github'], limit: 3, leaseMs: 60_000 }))
+      await deliveries.bury(d, { error: 'Error: poison' });
+    const second = (await deliveries.find('github', 'gh_2'))!;
+    const { page, next } = await deadSince(pool, second.receivedAt);
+    expect(page.map((d) => [d.externalId, d.status])).toEqual([
+      ['gh_2', 'dead'],
+      ['gh_3', 'dead'],
+    ]);
+    expect(next).toEqual([]);
   } finally {
     await pool.end();
   }

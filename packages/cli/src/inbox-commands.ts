@@ -37,7 +37,8 @@ export function addInboxCommands(
           Object.values(DeliveryStatus),
         ),
       )
-      .option('--provider <name>', 'only this provider'),
+      .option('--provider <name>', 'only this provider')
+      .option('--since <duration>', 'only deliveries received within this window', parseDuration),
   )
     .option('--json', 'print JSON')
     .action(async (options, command: Command) =>

@@ -32,7 +32,10 @@ describe('webhook-idempotency --help', () => {
     ['release', ['<provider>', '<id>', '--force']],
     ['purge', ['--retention-days <days>', '--provider <name>', '--batch-size <n>']],
     ['migrate', ['--inbox', '--print', '--dialect <dialect>']],
-    ['inbox list', ['--status <status>', '--provider <name>', '--limit <n>', '--json']],
+    [
+      'inbox list',
+      ['--status <status>', '--provider <name>', '--since <duration>', '--limit <n>', '--json'],
+    ],
     ['inbox show', ['<provider>', '<id>', '--body', '--json']],
     [
       'inbox retry',

@@ -227,6 +227,69 @@ describe.each([...mounts, ...olderMajors].map((m) => [m.label, m] as const))(
   },
 );
 
+describe('the inbox list by received time', () => {
+  /** The delivery ids a listing page links to, in its order. */
+  const listed = (page: string) => [...page.matchAll(/>(evt_\d+)<\/a>/g)].map((m) => m[1]);
+  const evts = (from: number, to: number) =>
+    Array.from({ length: to - from + 1 }, (_, i) => `evt_${from + i}`);
+  /** A link of the page, as the browser follows it (the markup escapes `&`). */
+  const href = (page: string, pattern: RegExp) => pattern.exec(page)?.[1]?.replaceAll('&amp;', '&');
+
+  it('lists the deliveries received in the range (UTC), paged by id, with the range kept in the page links', async () => {
+    // One delivery a minute on the inbox's own clock: evt_0 at 10:00 UTC, evt_69 at 11:09.
+    let time = Date.UTC(2026, 0, 1, 10);
+    const inbox = new InMemoryInbox({ now: () => time });
+    for (let i = 0; i < 70; i++, time += 60_000)
+      await inbox.enqueue({
+        provider: 'stripe',
+        externalId: `evt_${i}`,
+        orderingKey: null,
+        headers: {},
+        body: Buffer.from('{}'),
+      });
+    const mounted = await mounts[0]!.mount({
+      basePath: '/d',
+      authorize: () => true,
+      receipts: new InMemoryStore(),
+      inbox,
+    } as never);
+    try {
+      const client = new Client(mounted.origin);
+      const first = await client.get('/d/deliveries?from=2026-01-01T10:05&to=2026-01-01T11:00');
+      expect(first.status).toBe(200);
+      expect(listed(first.text)).toEqual(evts(5, 54));
+      expect(first.text).toContain(
+        'Received from (UTC)<input type="datetime-local" name="from" value="2026-01-01T10:05">',
+      );
+      expect(first.text).toContain(
+        'Received before (UTC)<input type="datetime-local" name="to" value="2026-01-01T11:00">',
+      );
+      const next = href(first.text, /<a href="([^"]+)" rel="next">/);
+      expect(next).toMatch(
+        /^\/d\/deliveries\?from=2026-01-01T10%3A05&to=2026-01-01T11%3A00&after=\d+$/,
+      );
+      const second = await client.get(next!);
+      expect(listed(second.text)).toEqual(evts(55, 59));
+      expect(second.text).not.toContain('rel="next"');
+      expect(href(second.text, /<a href="([^"]+)">First page<\/a>/)).toBe(
+        '/d/deliveries?from=2026-01-01T10%3A05&to=2026-01-01T11%3A00',
+      );
+      expect(listed((await client.get('/d/deliveries?to=2026-01-01T10:02')).text)).toEqual(
+        evts(0, 1),
+      );
+      // An id looked up directly is shown only when it was received in the range.
+      const byId = (id: string) => `/d/deliveries?provider=stripe&id=${id}&from=2026-01-01T10:05`;
+      expect(listed((await client.get(byId('evt_4'))).text)).toEqual([]);
+      expect(listed((await client.get(byId('evt_5'))).text)).toEqual(['evt_5']);
+      const bad = await client.get('/d/deliveries?to=yesterday');
+      expect(bad.status).toBe(400);
+      expect(bad.text).toContain('to: must be a date and time');
+    } finally {
+      await mounted.close();
+    }
+  });
+});
+
 describe('the dashboard without an inbox', () => {
   it('has no inbox pages', async () => {
     const mounted = await mounts[0]!.mount({

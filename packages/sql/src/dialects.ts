@@ -34,6 +34,12 @@ export interface DialectSpec {
   /** A timestamp expression minus `?` milliseconds (one placeholder). */
   minusMs(expression: string): string;
   /**
+   * The time `?` epoch milliseconds (one placeholder, from 1970 to 9999) as a value of the
+   * timestamp columns' type: a condition such as `received_at >= <atMs>` compares the column
+   * as stored, so an index on it serves the condition (`toMs(column) >= ?` would read every row).
+   */
+  readonly atMs: string;
+  /**
    * A non-negative epoch-milliseconds expression (a {@link DialectSpec.toMs} result) divided by
    * `?` and rounded down to a whole number (one placeholder): the bucket of a time series.
    */
@@ -122,6 +128,7 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     toMs: (column) => `CAST(TRUNC(EXTRACT(EPOCH FROM ${column}) * 1000) AS DOUBLE PRECISION)`,
     minusMs: (expression) =>
       `(${expression} - CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond')`,
+    atMs: "(CAST('1970-01-01 00:00:00+00' AS TIMESTAMPTZ) + CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond')",
     bucketOf: (expression) => `FLOOR(${expression} / CAST(? AS DOUBLE PRECISION))`,
     onConflictDoNothing: ' ON CONFLICT (provider, external_id) DO NOTHING',
     returning: true,
@@ -149,6 +156,8 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     nowMs: MYSQL_EPOCH_MS('UTC_TIMESTAMP(3)'),
     toMs: MYSQL_EPOCH_MS,
     minusMs: (expression) => `(${expression} - INTERVAL (? * 1000) MICROSECOND)`,
+    // A DATETIME in UTC, as the columns hold (FROM_UNIXTIME would read the session's time_zone).
+    atMs: "(CAST('1970-01-01 00:00:00' AS DATETIME(3)) + INTERVAL (? * 1000) MICROSECOND)",
     bucketOf: (expression) => `FLOOR(${expression} / ?)`,
     // A plain INSERT: its duplicate-key error is the "lost" signal. INSERT IGNORE would also turn
     // other errors (a value too long in strict mode) into warnings.
@@ -177,6 +186,7 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     nowMs: SQLITE_NOW_MS,
     toMs: (column) => column,
     minusMs: (expression) => `(${expression} - ?)`,
+    atMs: '?',
     // Integer by integer: SQLite divides whole numbers whole (FLOOR needs its math functions).
     bucketOf: (expression) => `(${expression} / CAST(? AS INTEGER))`,
     onConflictDoNothing: ' ON CONFLICT (provider, external_id) DO NOTHING',

@@ -44,12 +44,42 @@ export interface InboxQueries {
   /** One delivery by key. Params: provider, externalId. */
   readonly find: string;
   /**
-   * Deliveries oldest first, without body and headers (the body's length instead); with a status
-   * and/or provider filter. Params: the id to list after, the filters given, then the limit.
+   * Deliveries oldest first, without body and headers (the body's length instead); with the
+   * filters asked for. Params: the id to list after, then in this order those given of status,
+   * provider, received-from and received-before (epoch ms), then the limit.
    */
-  list(filter: { status: boolean; provider: boolean }): string;
+  list(filter: ListFilter): string;
   /** One batch of finished deliveries. Where params: olderThanMs. */
   readonly purgeBatch: BatchDelete;
+}
+
+/** The last millisecond every dialect's timestamp column holds (MySQL's DATETIME ends in 9999). */
+const LAST_STORABLE_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+/**
+ * A listing's received-time bounds (epoch ms) as its statement binds them. Every `received_at` is
+ * a time of the database's clock, between 1970 and 9999, which every dialect's timestamp holds;
+ * a bound outside those years selects what the nearest one inside does, so it is moved there
+ * (PostgreSQL would fail on a year before 4713 BC, MySQL compare with NULL past 9999), and a
+ * `before` past the last of them bounds nothing.
+ */
+export function storableRange(
+  from: number | undefined,
+  before: number | undefined,
+): { readonly from: number | undefined; readonly before: number | undefined } {
+  const clamp = (ms: number) => Math.min(Math.max(ms, 0), LAST_STORABLE_MS);
+  return {
+    from: from === undefined ? undefined : clamp(from),
+    before: before === undefined || before > LAST_STORABLE_MS ? undefined : clamp(before),
+  };
+}
+
+/** Which filters a listing has. */
+export interface ListFilter {
+  readonly status: boolean;
+  readonly provider: boolean;
+  readonly receivedFrom: boolean;
+  readonly receivedBefore: boolean;
 }
 
 /** Builds the statements for `table` (an identifier already validated). */
@@ -136,8 +166,16 @@ export function buildInboxQueries(
       `WHERE provider = ? AND external_id = ? AND status = 'pending' AND available_at > ${now}`,
     exists: `SELECT 1 AS present FROM ${t} WHERE 1 = 0`,
     find: `SELECT ${columns} FROM ${t} WHERE provider = ? AND external_id = ?`,
-    list: ({ status, provider }) => {
-      const where = ['id > ?', status ? 'status = ?' : '', provider ? 'provider = ?' : ''];
+    // The received-time bounds compare the column itself (never toMs of it): an index on
+    // received_at, where one is added, can serve them.
+    list: ({ status, provider, receivedFrom, receivedBefore }) => {
+      const where = [
+        'id > ?',
+        status ? 'status = ?' : '',
+        provider ? 'provider = ?' : '',
+        receivedFrom ? `received_at >= ${dialect.atMs}` : '',
+        receivedBefore ? `received_at < ${dialect.atMs}` : '',
+      ];
       const filter = ` WHERE ${where.filter(Boolean).join(' AND ')}`;
       return `SELECT ${summaryColumns} FROM ${t}${filter} ORDER BY id LIMIT ?`;
     },

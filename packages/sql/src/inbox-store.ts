@@ -22,7 +22,7 @@ import { type GroupCommit, groupCommitFor } from './group-commit';
 import { dialects, isDuplicateKey, isMissingTable, type DialectSpec } from './dialects';
 import type { Executor, Row } from './executor';
 import { type InboxDialectSpec, inboxDialects } from './inbox-dialects';
-import { buildInboxQueries, type InboxQueries } from './inbox-queries';
+import { buildInboxQueries, type InboxQueries, storableRange } from './inbox-queries';
 import { resolveInboxTable } from './inbox-schema';
 import type { SqlInboxOptions } from './inbox-types';
 import { batcherOver, completeAllIn } from './inbox-batcher';
@@ -343,20 +343,27 @@ export class SqlInbox implements InboxStore {
   /**
    * Summaries, oldest first: the body's size (`bodyBytes`) but never its bytes or the headers, so
    * a listing holds no more than its rows' metadata. `limit` defaults to 100 and may be at most
-   * 10 000; `afterId` (default 0) lists the deliveries after that id, for the next page.
+   * 10 000; `afterId` (default 0) lists the deliveries after that id, for the next page;
+   * `receivedFrom` (inclusive) and `receivedBefore` (exclusive) are compared with `received_at`
+   * as stored, to the millisecond. Pages are still read in id order from `afterId` through the
+   * primary key: ids follow arrival, so a range's deliveries sit together in id order, and a page
+   * inside the range reads about `limit` rows (the first also walks past the older deliveries
+   * before the range, the last past the newer ones after it).
    * @throws {ConfigError} for an unknown `status`, a `limit` that is not a whole number from 1 to
-   * 10 000, or an `afterId` that is not a whole number.
+   * 10 000, an `afterId` that is not a whole number, or a time bound that is not a valid Date.
    */
   async list(input: DeliveryListInput = {}): Promise<DeliverySummary[]> {
-    const { status, provider, limit, afterId } = resolveListInput(input);
-    const params: unknown[] = [afterId];
-    if (status !== undefined) params.push(status);
-    if (provider !== undefined) params.push(provider);
+    const { status, provider, limit, afterId, ...received } = resolveListInput(input);
+    const { from, before } = storableRange(received.receivedFromMs, received.receivedBeforeMs);
+    const filters = [status, provider, from, before];
     const statement = this.sql.list({
       status: status !== undefined,
       provider: provider !== undefined,
+      receivedFrom: from !== undefined,
+      receivedBefore: before !== undefined,
     });
-    const { rows } = await this.executor.query(statement, [...params, limit]);
+    const params = [afterId, ...filters.filter((value) => value !== undefined), limit];
+    const { rows } = await this.executor.query(statement, params);
     return rows.map(toSummary);
   }
 

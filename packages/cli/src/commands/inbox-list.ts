@@ -1,4 +1,4 @@
-/** @module `inbox list`: stored inbox deliveries by status and provider, in receipt order. */
+/** @module `inbox list`: stored inbox deliveries by status, provider and time received, in receipt order. */
 import type {
   DeliveryStatus,
   DeliverySummary,
@@ -13,6 +13,8 @@ import { type Context, withInbox } from '../session';
 export interface InboxListCommandOptions {
   readonly status?: DeliveryStatus;
   readonly provider?: string;
+  /** Only deliveries received within this many milliseconds before now (this machine's clock). */
+  readonly since?: number;
   readonly limit: number;
   readonly json?: boolean;
 }
@@ -53,6 +55,9 @@ export async function inboxList(
     inbox.list({
       ...(options.status ? { status: options.status } : {}),
       ...(options.provider !== undefined ? { provider: options.provider } : {}),
+      ...(options.since !== undefined
+        ? { receivedFrom: new Date(Date.now() - options.since) }
+        : {}),
       limit: options.limit,
     }),
   );

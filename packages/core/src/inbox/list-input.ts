@@ -10,20 +10,40 @@ const DEFAULT_LIST_LIMIT = 100;
 const MAX_LIST_LIMIT = 10_000;
 const STATUSES: ReadonlySet<string> = new Set(Object.values(DeliveryStatus));
 
+/** A received-time bound as epoch milliseconds; `undefined` stays `undefined`, anything but a valid Date is refused. */
+function timeBound(option: string, value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return value.getTime();
+  const got =
+    value instanceof Date
+      ? 'an invalid Date'
+      : typeof value === 'string'
+        ? JSON.stringify(value)
+        : String(value);
+  throw new ConfigError(option, `must be a valid Date, got ${got}`);
+}
+
 /**
  * An `InboxStore.list` input, checked, with its defaults: `limit` 100 (at most 10 000), `afterId`
- * 0. What `SqlInbox` and `InMemoryInbox` both take; for other inbox stores' authors.
+ * 0; the received-time bounds as epoch milliseconds (`receivedFromMs` inclusive, `receivedBeforeMs`
+ * exclusive; `undefined`: no bound). What `SqlInbox` and `InMemoryInbox` both take; for other
+ * inbox stores' authors.
  * @throws {ConfigError} for an unknown `status`, a `limit` that is not a whole number from 1 to
- * 10 000, or an `afterId` that is not a whole number >= 0.
+ * 10 000, an `afterId` that is not a whole number >= 0, or a `receivedFrom` / `receivedBefore`
+ * that is not a valid `Date`.
  */
 export function resolveListInput(input: DeliveryListInput): {
   readonly status: DeliveryStatus | undefined;
   readonly provider: string | undefined;
+  readonly receivedFromMs: number | undefined;
+  readonly receivedBeforeMs: number | undefined;
   readonly limit: number;
   readonly afterId: number;
 } {
   const { status, provider, limit = DEFAULT_LIST_LIMIT, afterId = 0 } = input;
   numberOption('afterId', afterId, 0, true);
+  const receivedFromMs = timeBound('receivedFrom', input.receivedFrom);
+  const receivedBeforeMs = timeBound('receivedBefore', input.receivedBefore);
   if (Number.isSafeInteger(limit) && limit > MAX_LIST_LIMIT)
     throw new ConfigError(
       'limit',
@@ -33,7 +53,7 @@ export function resolveListInput(input: DeliveryListInput): {
     throw new ConfigError('status', `must be one of ${[...STATUSES].join(', ')}`);
   if (!Number.isSafeInteger(limit) || limit < 1)
     throw new ConfigError('limit', `must be a positive whole number, got ${String(limit)}`);
-  return { status, provider, limit, afterId };
+  return { status, provider, receivedFromMs, receivedBeforeMs, limit, afterId };
 }
 
 /**

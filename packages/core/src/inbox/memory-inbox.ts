@@ -317,19 +317,23 @@ export class InMemoryInbox implements InboxStore {
 
   /**
    * Summaries, oldest first, as `SqlInbox` lists them: `limit` defaults to 100, at most 10 000;
-   * `afterId` (default 0) for the next page.
+   * `afterId` (default 0) for the next page; `receivedFrom` (inclusive) and `receivedBefore`
+   * (exclusive) compared with this inbox's clock.
    * @throws {ConfigError} for an unknown `status`, a `limit` that is not a whole number from 1 to
-   * 10 000, or an `afterId` that is not a whole number.
+   * 10 000, an `afterId` that is not a whole number, or a time bound that is not a valid Date.
    */
   async list(input: DeliveryListInput = {}): Promise<DeliverySummary[]> {
-    const { status, provider, limit, afterId } = resolveListInput(input);
+    const { status, provider, receivedFromMs, receivedBeforeMs, limit, afterId } =
+      resolveListInput(input);
     const found: DeliverySummary[] = [];
     for (const row of this.rows.values()) {
       if (found.length >= limit) break;
       if (
         row.id > afterId &&
         (status === undefined || row.status === status) &&
-        (provider === undefined || row.provider === provider)
+        (provider === undefined || row.provider === provider) &&
+        (receivedFromMs === undefined || row.receivedAt >= receivedFromMs) &&
+        (receivedBeforeMs === undefined || row.receivedAt < receivedBeforeMs)
       )
         found.push(toSummary(row));
     }

@@ -183,10 +183,11 @@ export interface InboxStore {
   /** The delivery stored under this key, or `null`. A plain read. */
   find(provider: string, externalId: string): Promise<StoredDelivery | null>;
   /**
-   * Stored deliveries, oldest first, filtered by `status` and `provider` when given; at most
-   * `limit` (`SqlInbox`: default 100, at most 10 000), after `afterId` when given (the next page).
-   * Summaries: the body's size, never its bytes or the headers ({@link InboxStore.find} reads one
-   * delivery whole).
+   * Stored deliveries, oldest first, filtered by `status`, `provider` and received time
+   * (`receivedFrom` inclusive, `receivedBefore` exclusive, to the millisecond) when given; at most
+   * `limit` (`SqlInbox`: default 100, at most 10 000), after `afterId` when given (the next page:
+   * a keyset, never an offset). Summaries: the body's size, never its bytes or the headers
+   * ({@link InboxStore.find} reads one delivery whole).
    */
   list(input?: DeliveryListInput): Promise<DeliverySummary[]>;
   /**
@@ -197,12 +198,22 @@ export interface InboxStore {
   purge(input: { readonly olderThanMs: number; readonly batchSize?: number }): Promise<number>;
 }
 
-/** What {@link InboxStore.list} filters and pages by; every field optional. */
+/** What {@link InboxStore.list} filters and pages by; every field optional, the filters combine with AND. */
 export interface DeliveryListInput {
   readonly status?: DeliveryStatus;
   readonly provider?: string;
+  /**
+   * Only deliveries received at or after this time ({@link Delivery.receivedAt}, the store's
+   * clock, compared to the millisecond).
+   */
+  readonly receivedFrom?: Date;
+  /** Only deliveries received before this time (exclusive: `receivedAt < receivedBefore`). */
+  readonly receivedBefore?: Date;
   readonly limit?: number;
-  /** Lists the deliveries after this id (the last one of the page before). */
+  /**
+   * Lists the deliveries after this id (the last one of the page before), in id order whatever the
+   * other filters: pass the same filters with it for the next page.
+   */
   readonly afterId?: number;
 }
 

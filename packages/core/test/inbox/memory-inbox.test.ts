@@ -73,6 +73,25 @@ describe('the inbox-store suite rejects broken stores', () => {
     }
   }
 
+  /** A listing that ignores the received-time bounds (a store that predates them). */
+  class RangeBlindInbox extends InMemoryInbox {
+    override async list(input: Parameters<InMemoryInbox['list']>[0] = {}) {
+      const { receivedFrom: _from, receivedBefore: _before, ...rest } = input;
+      return super.list(rest);
+    }
+  }
+
+  it('a listing that ignores receivedFrom and receivedBefore fails the time-range case', async () => {
+    const testCase = byName('list filters by received time');
+    await expect(
+      runInboxCase(
+        testCase,
+        onTestClock((now) => new RangeBlindInbox({ now })),
+      ),
+    ).rejects.toThrow();
+    await expect(runInboxCase(testCase, onTestClock())).resolves.toBeUndefined();
+  });
+
   it('a complete fenced by the id alone fails the fencing case', async () => {
     const fenced = byName('complete is fenced by the lease');
     await expect(

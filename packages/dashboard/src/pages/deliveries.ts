@@ -1,4 +1,4 @@
-/** @module The inbox: deliveries by provider and status (paged by id, a keyset), one delivery, its body. */
+/** @module The inbox: deliveries by provider, status and received time (paged by id, a keyset), one delivery, its body. */
 import {
   DeliveryStatus,
   type DeliverySummary,
@@ -7,7 +7,7 @@ import {
 import { age, bodyText, utc } from '../format';
 import { html } from '../html';
 import { badge, link, noDelivery, page, type Reply, type View } from '../layout';
-import { choice, text, whole } from '../query';
+import { choice, text, timeValue, utcTime, whole } from '../query';
 import type { DashboardReceipts } from '../types';
 import { headerTable, keyOf, noticeOf } from './receipts';
 
@@ -35,7 +35,11 @@ export async function deliveryList(
   const provider = text(params, 'provider');
   const id = text(params, 'id');
   const status = choice(params, 'status', STATUSES);
+  const from = utcTime(params, 'from');
+  const to = utcTime(params, 'to');
   const afterId = whole(params, 'after', 0, Number.MAX_SAFE_INTEGER);
+  const received = (d: { receivedAt: Date }) =>
+    (!from || d.receivedAt >= from) && (!to || d.receivedAt < to);
   let rows: DeliverySummary[];
   if (id !== undefined) {
     const providers = provider
@@ -45,17 +49,22 @@ export async function deliveryList(
         );
     const found = await Promise.all(providers.map((p) => inbox.find(p, id)));
     rows = found
-      .filter((d): d is NonNullable<typeof d> => d !== null && (!status || d.status === status))
+      .filter(
+        (d): d is NonNullable<typeof d> =>
+          d !== null && (!status || d.status === status) && received(d),
+      )
       .map(({ body, headers: _headers, ...d }) => ({ ...d, bodyBytes: body.length }));
   } else {
     rows = await inbox.list({
       ...(status ? { status } : {}),
       ...(provider ? { provider } : {}),
+      ...(from ? { receivedFrom: from } : {}),
+      ...(to ? { receivedBefore: to } : {}),
       limit: PAGE,
       ...(afterId !== undefined ? { afterId } : {}),
     });
   }
-  const filters = { provider, id, status };
+  const filters = { provider, id, status, from: timeValue(from), to: timeValue(to) };
   const last = rows[rows.length - 1];
   const next =
     id === undefined && rows.length === PAGE && last
@@ -69,6 +78,8 @@ export async function deliveryList(
 <label>Provider<input name="provider" value="${provider ?? ''}" maxlength="160" autocomplete="off"></label>
 <label>Status<select name="status">${option('')}${STATUSES.map(option)}</select></label>
 <label>Event id<input name="id" value="${id ?? ''}" maxlength="160" autocomplete="off"></label>
+<label>Received from (UTC)<input type="datetime-local" name="from" value="${timeValue(from) ?? ''}"></label>
+<label>Received before (UTC)<input type="datetime-local" name="to" value="${timeValue(to) ?? ''}"></label>
 <button type="submit">Search</button> <a href="${link(view, '/deliveries')}">Clear</a>
 </form>
 <p class="muted" role="status">${rows.length ? `${rows.length} deliver${rows.length === 1 ? 'y' : 'ies'}${afterId ? ' on this page' : ''}, in the order they arrived.` : 'No deliveries match.'}</p>
