@@ -13,7 +13,7 @@ function hasNodeSqlite(): boolean {
 
 /**
  * The suites that run Cloudflare's workerd through miniflare and wrangler, which need Node >= 22:
- * not collected on an older Node; `pnpm test` runs them once, on the newest Node line
+ * not collected on an older Node; `pnpm test` runs them once, on the first Node 22+ line
  * (test-support/run-node-lines.ts).
  */
 export const WORKERD_SUITES = [
@@ -27,14 +27,21 @@ const nodeMajor = Number(process.versions.node.split('.')[0]);
 /**
  * The suites that kill servers and databases, cut connections or measure memory: they hold
  * wall-clock bounds of their own (client timeouts, stale thresholds), so `pnpm test` runs them one
- * at a time, after the rest has run two files at a time (test-support/run-jest.ts).
+ * at a time, after the rest (test-support/run-jest.ts). Two queues of them run side by side, each
+ * one file at a time with servers of its own: the SQL stores' and the reliability proofs, and the
+ * queue bridges' (pg-boss, BullMQ), which mostly wait on their queues' timers.
  */
-export const SERIAL_SUITES = [
-  '/packages/reliability/test/(storm|connection-faults|group-commit-durability|hung-handler|pg-terminated|connection-lost-under-handler|memory)\\.test\\.ts$',
-  '/packages/sql/test/(inbox-proof|inbox-proof-bounds|crash|cross-process)\\.test\\.ts$',
-  '/packages/pg-boss/test/(proof|outage)\\.test\\.ts$',
-  '/packages/bullmq/test/(proof|crash|outage)\\.test\\.ts$',
-];
+export const SERIAL_GROUPS = {
+  sql: [
+    '/packages/reliability/test/(storm|connection-faults|group-commit-durability|hung-handler|pg-terminated|connection-lost-under-handler|memory)\\.test\\.ts$',
+    '/packages/sql/test/(inbox-proof|inbox-proof-bounds|crash|cross-process)\\.test\\.ts$',
+  ],
+  queues: [
+    '/packages/pg-boss/test/(proof|outage)\\.test\\.ts$',
+    '/packages/bullmq/test/(proof|crash|outage)\\.test\\.ts$',
+  ],
+};
+export const SERIAL_SUITES = [...SERIAL_GROUPS.sql, ...SERIAL_GROUPS.queues];
 
 /** Files compiled with legacy decorators and metadata (type-checked by packages/nestjs/tsconfig.json). */
 const DECORATED =
