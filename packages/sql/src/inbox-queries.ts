@@ -14,9 +14,10 @@ export interface InboxQueries {
   readonly enqueue: string;
   /**
    * Pick due deliveries of `providers` providers, locking them; with `refs`, only their references
-   * and counters (no body, no headers). Params: each provider, then the limit.
+   * and counters (no body, no headers); `takeOver: false`, pending ones only (no expired lease).
+   * Params: each provider, then the limit.
    */
-  claimSelect(providers: number, refs?: boolean): string;
+  claimSelect(providers: number, refs?: boolean, takeOver?: boolean): string;
   /** Processing deliveries whose lease ran out, after an id, references only. Params: each provider, the id, the limit. */
   lapsed(providers: number): string;
   /** Lease the picked rows. Params: leaseMs, then each id. */
@@ -126,9 +127,9 @@ export function buildInboxQueries(
     // order from an index over them alone (a partial index, or (finished_at, id) from NULL), never
     // walking the done and dead rows, and locks only the rows it returns (InnoDB locks every row a
     // filesort reads, and the primary key would walk every finished row first).
-    claimSelect: (providers, refs = false) =>
+    claimSelect: (providers, refs = false, takeOver = true) =>
       `SELECT ${refs ? refColumns : columns} FROM ${t} d${hint} WHERE d.finished_at IS NULL AND d.provider IN (${placeholders(providers)}) ` +
-      `AND d.${unfinished} AND d.available_at <= ${now} AND ${headOfGroup} ` +
+      `AND d.${takeOver ? unfinished : `status = 'pending'`} AND d.available_at <= ${now} AND ${headOfGroup} ` +
       `ORDER BY d.id LIMIT ?${inbox.lockClause(skipLocked)}`,
     lapsed: (providers) =>
       `SELECT ${refColumns} FROM ${t} d${hint} WHERE d.finished_at IS NULL AND d.provider IN (${placeholders(providers)}) ` +

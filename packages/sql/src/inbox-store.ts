@@ -36,6 +36,8 @@ interface ClaimInput {
   readonly providers: readonly string[];
   readonly limit: number;
   readonly leaseMs: number;
+  /** `false`: pending deliveries only, no takeover of an expired lease (`claimRefs`). */
+  readonly takeOver?: boolean;
 }
 
 /** Reads and fenced writes one `redeliver` tries before it reports that the delivery kept changing. */
@@ -166,13 +168,13 @@ export class SqlInbox implements InboxStore {
 
   /** The claim's transaction; the rows as they were before the lease (`refs`: reference columns only). */
   private async claimRows(
-    { providers, limit, leaseMs }: ClaimInput,
+    { providers, limit, leaseMs, takeOver = true }: ClaimInput,
     refs: boolean,
   ): Promise<Row[]> {
     if (limit > MAX_LEASES) throw new ConfigError('limit', `must be at most ${MAX_LEASES}`);
     if (providers.length === 0 || limit < 1) return [];
     const bound = this.inboxSpec.boundClaim(
-      this.sql.claimSelect(providers.length, refs),
+      this.sql.claimSelect(providers.length, refs, takeOver),
       this.claimTimeoutMs,
     );
     return this.executor.transaction(

@@ -170,12 +170,17 @@ export class InMemoryInbox implements InboxStore {
   }
 
   /** As {@link InMemoryInbox.claim}, resolving with references only: no body, no headers. */
-  async claimRefs(input: ClaimInput): Promise<LeasedRef[]> {
+  async claimRefs(input: Parameters<InboxStore['claimRefs']>[0]): Promise<LeasedRef[]> {
     return this.lease(input).map(refOf);
   }
 
   /** Leases the due heads of their ordering groups, oldest first; a takeover counts a failure. */
-  private lease({ providers, limit, leaseMs }: ClaimInput): Row[] {
+  private lease({
+    providers,
+    limit,
+    leaseMs,
+    takeOver = true,
+  }: ClaimInput & { readonly takeOver?: boolean }): Row[] {
     if (limit > MAX_CLAIM_LIMIT)
       throw new ConfigError('limit', `must be at most ${MAX_CLAIM_LIMIT}`);
     if (providers.length === 0 || limit < 1) return [];
@@ -193,6 +198,7 @@ export class InMemoryInbox implements InboxStore {
       }
       if (!wanted.has(row.provider) || row.availableAt > now) continue;
       if (row.status === DeliveryStatus.PROCESSING) {
+        if (!takeOver) continue;
         // Its worker died or stalled: a delivery that kills its worker must still reach the dead letter.
         row.failures += 1;
         row.lastError = LEASE_EXPIRED;

@@ -64,7 +64,8 @@ export interface InboxRelayOptions {
    * still `queued` or `active` is a backlog, not a lapse, and its lease is extended by another
    * handoff timeout, without counting a failure. Only a job that finished without settling its
    * delivery, or that the queue no longer has, counts as a lapse. Without it, every handoff whose
-   * timeout passes is a lapse. When it rejects, nothing is taken over that round.
+   * timeout passes is a lapse. When it rejects, nothing is taken over that round. No handoff is
+   * taken over without this question: a lease that runs out just after it waits for the next round.
    */
   inspect?(deliveries: readonly QueuedDelivery[]): Promise<readonly HandoffState[]>;
   /**
@@ -167,8 +168,9 @@ export function createInboxRelay(options: InboxRelayOptions): InboxRelay {
 
   /**
    * Handoffs whose timeout passed while the queue still holds their job (queued behind a backlog,
-   * or running) keep their lease for another handoff timeout: not a lapse, and not taken over.
-   * Resolves `false` when the inbox or the queue could not say: nothing is taken over this round.
+   * or running) keep their lease for another handoff timeout: not a lapse, and not taken over;
+   * the others are taken over, pending again with a failure counted. Resolves `false` when the
+   * inbox or the queue could not say: nothing more is taken over this round.
    */
   async function extendBacklog(check: NonNullable<typeof inspect>): Promise<boolean> {
     for (let afterId = 0; ; ) {
@@ -180,6 +182,15 @@ export function createInboxRelay(options: InboxRelayOptions): InboxRelay {
           throw new TypeError(`inspect must resolve one state per delivery (${lapsed.length})`);
         const held = lapsed.filter((_, i) => stillRunning(states[i]));
         if (held.length > 0) await inbox.extend(held, { leaseMs: handoffMs });
+        // The rest are lapses, taken over here (a failure counted, due now for this round's
+        // claim); the claim itself takes over nothing, so a lease that runs out after this read
+        // waits for the next round's question to the queue.
+        for (const [i, d] of lapsed.entries())
+          if (!stillRunning(states[i]))
+            await inbox.retry(d, {
+              delayMs: 0,
+              error: `LeaseExpired: the handoff timed out and the queue reports its job ${states[i]}`,
+            });
         if (lapsed.length < batchSize) return true;
         afterId = lapsed[lapsed.length - 1]!.id;
       } catch (error) {
@@ -230,6 +241,7 @@ export function createInboxRelay(options: InboxRelayOptions): InboxRelay {
         providers: [...providers],
         limit: batchSize,
         leaseMs: SEND_LEASE_MS,
+        takeOver: inspect === undefined,
       });
     } catch (error) {
       emit({ type: 'store-error', operation: 'claim', error });

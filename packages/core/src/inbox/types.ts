@@ -115,6 +115,14 @@ export interface InboxStore {
     readonly providers: readonly string[];
     readonly limit: number;
     readonly leaseMs: number;
+    /**
+     * Whether processing deliveries whose lease ran out are taken over (counting a failure), as
+     * `claim` does. Defaults to `true`. `false`: only pending deliveries are leased; a relay that
+     * asks its queue about lapsed handoffs ({@link InboxStore.lapsed}) takes those over itself
+     * (`retry` with an error), so a lease that runs out between that read and this claim is never
+     * taken over unasked.
+     */
+    readonly takeOver?: boolean;
   }): Promise<LeasedRef[]>;
   /**
    * The `processing` deliveries of `providers` whose lease has run out (the next claim would take

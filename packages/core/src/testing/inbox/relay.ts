@@ -74,4 +74,45 @@ export const relayCases: InboxConformanceCase[] = [
       expect(claimed.map((r) => r.externalId)).toEqual(['b', 'c', 'd']);
     },
   },
+  {
+    group: 'relay',
+    name: 'claimRefs with takeOver: false leases pending deliveries only: an expired lease stays as it is, and its ordering group waits',
+    async run({ inbox, wait }) {
+      await inbox.enqueue(refDelivery('a'));
+      await inbox.enqueue({ ...refDelivery('g1'), orderingKey: 'cus_1' });
+      const first = await inbox.claimRefs({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
+      expect(first.map((r) => r.externalId)).toEqual(['a', 'g1']);
+      await inbox.enqueue(refDelivery('b'));
+      await inbox.enqueue({ ...refDelivery('g2'), orderingKey: 'cus_1' });
+      expect(await inbox.extend(first, { leaseMs: 100 })).toBe(2);
+      await wait(300);
+      const pending = await inbox.claimRefs({
+        providers: ['stripe'],
+        limit: 10,
+        leaseMs: 60_000,
+        takeOver: false,
+      });
+      // 'a' and 'g1' lapsed but are not taken; 'g2' waits behind its group's unfinished head.
+      expect(pending.map((r) => [r.externalId, r.attempts, r.failures])).toEqual([['b', 1, 0]]);
+      expect(await inbox.find('stripe', 'a')).toMatchObject({
+        status: 'processing',
+        attempts: 1,
+        failures: 0,
+      });
+      expect(
+        (await inbox.lapsed({ providers: ['stripe'], limit: 10, afterId: 0 })).map(
+          (r) => r.externalId,
+        ),
+      ).toEqual(['a', 'g1']);
+      // Taken over by hand (a failed attempt, due now), then the claim leases it.
+      expect(await inbox.retry(first[0]!, { delayMs: 0, error: 'LeaseExpired: lost' })).toBe(true);
+      const again = await inbox.claimRefs({
+        providers: ['stripe'],
+        limit: 10,
+        leaseMs: 60_000,
+        takeOver: false,
+      });
+      expect(again.map((r) => [r.externalId, r.attempts, r.failures])).toEqual([['a', 2, 1]]);
+    },
+  },
 ];
