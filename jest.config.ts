@@ -28,20 +28,22 @@ const nodeMajor = Number(process.versions.node.split('.')[0]);
  * The suites that kill servers and databases, cut connections or measure memory: they hold
  * wall-clock bounds of their own (client timeouts, stale thresholds), so `pnpm test` runs them one
  * at a time, after the rest (test-support/run-jest.ts). Two queues of them run side by side, each
- * one file at a time with servers of its own: the SQL stores' and the reliability proofs, and the
- * queue bridges' (pg-boss, BullMQ), which mostly wait on their queues' timers.
+ * one file at a time with servers of its own: the guard's proofs (reliability, the SQL stores'
+ * crashes), and the inbox's (its SQL proofs and the queue bridges', pg-boss and BullMQ, which
+ * mostly wait on their queues' timers), about as long as each other.
  */
 export const SERIAL_GROUPS = {
-  sql: [
+  guard: [
     '/packages/reliability/test/(storm|connection-faults|group-commit-durability|hung-handler|pg-terminated|connection-lost-under-handler|memory)\\.test\\.ts$',
-    '/packages/sql/test/(inbox-proof|inbox-proof-bounds|crash|cross-process)\\.test\\.ts$',
+    '/packages/sql/test/(crash|cross-process)\\.test\\.ts$',
   ],
-  queues: [
+  inbox: [
+    '/packages/sql/test/(inbox-proof|inbox-proof-bounds)\\.test\\.ts$',
     '/packages/pg-boss/test/(proof|outage)\\.test\\.ts$',
     '/packages/bullmq/test/(proof|crash|outage)\\.test\\.ts$',
   ],
 };
-export const SERIAL_SUITES = [...SERIAL_GROUPS.sql, ...SERIAL_GROUPS.queues];
+export const SERIAL_SUITES = [...SERIAL_GROUPS.guard, ...SERIAL_GROUPS.inbox];
 
 /** Files compiled with legacy decorators and metadata (type-checked by packages/nestjs/tsconfig.json). */
 const DECORATED =

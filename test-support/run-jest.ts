@@ -4,9 +4,9 @@
  *   processes and sockets, not on the two cores), while test-support/run-node-lines.ts runs its
  *   suites on the other Node lines in a process of its own;
  * - then the serial suites (jest.config.ts SERIAL_GROUPS: killed servers and databases, cut
- *   connections, memory), one file at a time in each of two queues side by side (the SQL and
- *   reliability proofs; the queue bridges'), so a proof's wall-clock bounds never compete with
- *   another file of its kind.
+ *   connections, memory), one file at a time in each of two queues side by side (the guard's
+ *   proofs; the inbox's and its queue bridges'), so a proof's wall-clock bounds never compete
+ *   with another file of its kind.
  * What runs beside a lane prints its output once the lane is done, so outputs never interleave.
  * Every part always runs; the exit code is 1 when any failed. With JEST_JSON, each lane and each
  * Node line writes its own totals file (`.ci/run` adds them up). Extra arguments go to the jest
@@ -96,9 +96,9 @@ async function main(): Promise<number> {
         )
       : undefined;
   const first = [await parallel.finish(), (await lines?.finish()) ?? true];
-  const sql = lane('serial', ['--runInBand', ...SERIAL_GROUPS.sql], false);
-  const queues = lane('serial-queues', ['--runInBand', ...SERIAL_GROUPS.queues], true);
-  const second = [await sql.finish(), await queues.finish()];
+  const guard = lane('serial-guard', ['--runInBand', ...SERIAL_GROUPS.guard], false);
+  const inbox = lane('serial-inbox', ['--runInBand', ...SERIAL_GROUPS.inbox], true);
+  const second = [await guard.finish(), await inbox.finish()];
   return [...first, ...second].every(Boolean) ? 0 : 1;
 }
 
