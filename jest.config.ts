@@ -28,17 +28,16 @@ const nodeMajor = Number(process.versions.node.split('.')[0]);
  * The suites that kill servers and databases, cut connections or measure memory: they hold
  * wall-clock bounds of their own (client timeouts, stale thresholds), so `pnpm test` runs them one
  * at a time, after the rest (test-support/run-jest.ts). Two queues of them run side by side, each
- * one file at a time with servers of its own: the guard's proofs (reliability, the SQL stores'
- * crashes), and the inbox's (its SQL proofs and the queue bridges', pg-boss and BullMQ, which
- * mostly wait on their queues' timers), about as long as each other.
+ * one file at a time with servers of its own, about as long as each other (110 s here): the
+ * guard's reliability proofs, and the inbox's (its SQL proofs and the queue bridges', pg-boss and
+ * BullMQ, which mostly wait on their queues' timers) with the SQL stores' crash tests.
  */
 export const SERIAL_GROUPS = {
   guard: [
     '/packages/reliability/test/(storm|connection-faults|group-commit-durability|hung-handler|pg-terminated|connection-lost-under-handler|memory)\\.test\\.ts$',
-    '/packages/sql/test/(crash|cross-process)\\.test\\.ts$',
   ],
   inbox: [
-    '/packages/sql/test/(inbox-proof|inbox-proof-bounds)\\.test\\.ts$',
+    '/packages/sql/test/(inbox-proof|inbox-proof-bounds|crash|cross-process)\\.test\\.ts$',
     '/packages/pg-boss/test/(proof|outage)\\.test\\.ts$',
     '/packages/bullmq/test/(proof|crash|outage)\\.test\\.ts$',
   ],
