@@ -14,10 +14,11 @@ export interface InboxQueries {
   readonly enqueue: string;
   /**
    * Pick due deliveries of `providers` providers, locking them; with `refs`, only their references
-   * and counters (no body, no headers); `takeOver: false`, pending ones only (no expired lease).
-   * Params: each provider, then the limit.
+   * and counters (no body, no headers). `takeOver`: whether expired leases are taken over (all,
+   * or none: pending deliveries only), or how many listed leases may be. Params: each provider,
+   * then each listed lease's id and attempts, then the limit.
    */
-  claimSelect(providers: number, refs?: boolean, takeOver?: boolean): string;
+  claimSelect(providers: number, refs?: boolean, takeOver?: boolean | number): string;
   /** Processing deliveries whose lease ran out, after an id, references only. Params: each provider, the id, the limit. */
   lapsed(providers: number): string;
   /** Lease the picked rows. Params: leaseMs, then each id. */
@@ -119,6 +120,17 @@ export function buildInboxQueries(
   const headOfGroup =
     `(d.ordering_key IS NULL OR NOT EXISTS (SELECT 1 FROM ${t} e WHERE e.provider = d.provider ` +
     `AND e.ordering_key = d.ordering_key AND e.id < d.id AND e.${unfinished}))`;
+  // What a claim may lease: pending deliveries, and the expired leases it takes over (all, none,
+  // or `n` listed by id and attempts: the fence each was read under).
+  const claimable = (takeOver: boolean | number) =>
+    takeOver === true
+      ? `d.${unfinished}`
+      : takeOver === false || takeOver === 0
+        ? `d.status = 'pending'`
+        : `(d.status = 'pending' OR (d.status = 'processing' AND (${Array.from(
+            { length: takeOver },
+            () => '(d.id = ? AND d.attempts = ?)',
+          ).join(' OR ')})))`;
   return {
     enqueue:
       `INSERT INTO ${t} (provider, external_id, ordering_key, status, attempts, failures, headers, body, received_at, available_at) ` +
@@ -129,7 +141,7 @@ export function buildInboxQueries(
     // filesort reads, and the primary key would walk every finished row first).
     claimSelect: (providers, refs = false, takeOver = true) =>
       `SELECT ${refs ? refColumns : columns} FROM ${t} d${hint} WHERE d.finished_at IS NULL AND d.provider IN (${placeholders(providers)}) ` +
-      `AND d.${takeOver ? unfinished : `status = 'pending'`} AND d.available_at <= ${now} AND ${headOfGroup} ` +
+      `AND ${claimable(takeOver)} AND d.available_at <= ${now} AND ${headOfGroup} ` +
       `ORDER BY d.id LIMIT ?${inbox.lockClause(skipLocked)}`,
     lapsed: (providers) =>
       `SELECT ${refColumns} FROM ${t} d${hint} WHERE d.finished_at IS NULL AND d.provider IN (${placeholders(providers)}) ` +

@@ -36,8 +36,8 @@ interface ClaimInput {
   readonly providers: readonly string[];
   readonly limit: number;
   readonly leaseMs: number;
-  /** `false`: pending deliveries only, no takeover of an expired lease (`claimRefs`). */
-  readonly takeOver?: boolean;
+  /** Which expired leases are taken over: all (`true`), none, or those listed (`claimRefs`). */
+  readonly takeOver?: boolean | readonly DeliveryLease[];
 }
 
 /** Reads and fenced writes one `redeliver` tries before it reports that the delivery kept changing. */
@@ -172,17 +172,25 @@ export class SqlInbox implements InboxStore {
     refs: boolean,
   ): Promise<Row[]> {
     if (limit > MAX_LEASES) throw new ConfigError('limit', `must be at most ${MAX_LEASES}`);
+    if (typeof takeOver !== 'boolean' && (!Array.isArray(takeOver) || takeOver.length > MAX_LEASES))
+      throw new ConfigError('takeOver', `must be a boolean or at most ${MAX_LEASES} leases`);
     if (providers.length === 0 || limit < 1) return [];
+    const listed = typeof takeOver === 'boolean' ? [] : takeOver;
     const bound = this.inboxSpec.boundClaim(
-      this.sql.claimSelect(providers.length, refs, takeOver),
+      this.sql.claimSelect(
+        providers.length,
+        refs,
+        typeof takeOver === 'boolean' ? takeOver : listed.length,
+      ),
       this.claimTimeoutMs,
     );
+    const leaseParams = listed.flatMap((lease) => [lease.id, lease.attempts]);
     return this.executor.transaction(
       async (transaction) => {
         if (bound.setup) await this.executor.query(bound.setup, [], transaction);
         const { rows } = await this.executor.query(
           bound.select,
-          [...providers, limit],
+          [...providers, ...leaseParams, limit],
           transaction,
         );
         if (rows.length === 0) return [];

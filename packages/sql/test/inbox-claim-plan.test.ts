@@ -178,17 +178,28 @@ describe.each(targets)('the claim over a fresh backlog, %s', (_name, open) => {
 
   afterAll(() => target.close());
 
-  it(`reads the unfinished deliveries in id order and stops at its limit (${LIMIT} of ${BACKLOG})`, async () => {
-    const sql = buildInboxQueries(
-      dialects[target.dialect],
-      inboxDialects[target.dialect],
-      'webhook_inbox',
-      true,
-    );
-    const bound = inboxDialects[target.dialect].boundClaim(sql.claimSelect(1), 5000);
-    const scan = await target.explain(bound.setup, bound.select, ['stripe', LIMIT]);
-    expect(scan.sorted).toBe(false);
-    // The ten leased ones ahead of the due rows may be read and passed over; never the backlog.
-    if (scan.rowsRead !== undefined) expect(scan.rowsRead).toBeLessThanOrEqual(LIMIT + 20);
-  });
+  // As a worker claims (every expired lease taken over), and as a relay that asks its queue
+  // first claims (only the listed expired leases taken over, two here).
+  it.each([
+    ['every expired lease', true, []],
+    ['two listed leases', 2, [1, 1, 2, 1]],
+  ] as const)(
+    `reads the unfinished deliveries in id order and stops at its limit (${LIMIT} of ${BACKLOG}), taking over %s`,
+    async (_what, takeOver, leases) => {
+      const sql = buildInboxQueries(
+        dialects[target.dialect],
+        inboxDialects[target.dialect],
+        'webhook_inbox',
+        true,
+      );
+      const bound = inboxDialects[target.dialect].boundClaim(
+        sql.claimSelect(1, false, takeOver),
+        5000,
+      );
+      const scan = await target.explain(bound.setup, bound.select, ['stripe', ...leases, LIMIT]);
+      expect(scan.sorted).toBe(false);
+      // The ten leased ones ahead of the due rows may be read and passed over; never the backlog.
+      if (scan.rowsRead !== undefined) expect(scan.rowsRead).toBeLessThanOrEqual(LIMIT + 20);
+    },
+  );
 });

@@ -180,7 +180,7 @@ export class InMemoryInbox implements InboxStore {
     limit,
     leaseMs,
     takeOver = true,
-  }: ClaimInput & { readonly takeOver?: boolean }): Row[] {
+  }: ClaimInput & Pick<Parameters<InboxStore['claimRefs']>[0], 'takeOver'>): Row[] {
     if (limit > MAX_CLAIM_LIMIT)
       throw new ConfigError('limit', `must be at most ${MAX_CLAIM_LIMIT}`);
     if (providers.length === 0 || limit < 1) return [];
@@ -198,7 +198,11 @@ export class InMemoryInbox implements InboxStore {
       }
       if (!wanted.has(row.provider) || row.availableAt > now) continue;
       if (row.status === DeliveryStatus.PROCESSING) {
-        if (!takeOver) continue;
+        const mayTake =
+          takeOver === true ||
+          (Array.isArray(takeOver) &&
+            takeOver.some((l) => l.id === row.id && l.attempts === row.attempts));
+        if (!mayTake) continue;
         // Its worker died or stalled: a delivery that kills its worker must still reach the dead letter.
         row.failures += 1;
         row.lastError = LEASE_EXPIRED;

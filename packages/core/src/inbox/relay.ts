@@ -9,7 +9,7 @@ import { ConfigError } from '../errors';
 import { RequestKey } from '../request-key';
 import type { Store } from '../types';
 import { emitter, MAX_CLAIM_LIMIT, numberOption, refOf } from './run';
-import type { DeliveryRef, InboxEvent, InboxStore, LeasedRef } from './types';
+import type { DeliveryLease, DeliveryRef, InboxEvent, InboxStore, LeasedRef } from './types';
 
 /**
  * What a queue job carries: a reference to a stored delivery and the lease it was handed over
@@ -168,36 +168,34 @@ export function createInboxRelay(options: InboxRelayOptions): InboxRelay {
 
   /**
    * Handoffs whose timeout passed while the queue still holds their job (queued behind a backlog,
-   * or running) keep their lease for another handoff timeout: not a lapse, and not taken over;
-   * the others are taken over, pending again with a failure counted. Resolves `false` when the
-   * inbox or the queue could not say: nothing more is taken over this round.
+   * or running) keep their lease for another handoff timeout: not a lapse, and not taken over.
+   * Resolves with the leases of the others (the queue lost or finished their jobs), the oldest
+   * `batchSize` of them: the leases this round's claim may take over. `undefined` when the inbox or
+   * the queue could not say: nothing is taken over this round.
    */
-  async function extendBacklog(check: NonNullable<typeof inspect>): Promise<boolean> {
+  async function extendBacklog(
+    check: NonNullable<typeof inspect>,
+  ): Promise<DeliveryLease[] | undefined> {
+    const disowned: DeliveryLease[] = [];
     for (let afterId = 0; ; ) {
       try {
         const lapsed = await inbox.lapsed({ providers: [...providers], limit: batchSize, afterId });
-        if (lapsed.length === 0) return true;
+        if (lapsed.length === 0) return disowned;
         const states = await check(lapsed.map(toQueued));
         if (!Array.isArray(states) || states.length !== lapsed.length)
           throw new TypeError(`inspect must resolve one state per delivery (${lapsed.length})`);
         const held = lapsed.filter((_, i) => stillRunning(states[i]));
         if (held.length > 0) await inbox.extend(held, { leaseMs: handoffMs });
-        // The rest are lapses, taken over here (a failure counted, due now for this round's
-        // claim); the claim itself takes over nothing, so a lease that runs out after this read
-        // waits for the next round's question to the queue.
         for (const [i, d] of lapsed.entries())
-          if (!stillRunning(states[i]))
-            await inbox.retry(d, {
-              delayMs: 0,
-              error: `LeaseExpired: the handoff timed out and the queue reports its job ${states[i]}`,
-            });
-        if (lapsed.length < batchSize) return true;
+          if (!stillRunning(states[i]) && disowned.length < batchSize)
+            disowned.push({ id: d.id, attempts: d.attempts });
+        if (lapsed.length < batchSize) return disowned;
         afterId = lapsed[lapsed.length - 1]!.id;
       } catch (error) {
         // Backs off as a failed send does: a queue that cannot answer would refuse the send too.
         sendFailures++;
         emit({ type: 'store-error', operation: 'inspect', error });
-        return false;
+        return undefined;
       }
     }
   }
@@ -234,14 +232,18 @@ export function createInboxRelay(options: InboxRelayOptions): InboxRelay {
 
   /** One claim and send; resolves with how many were handed over. A failure is reported, never thrown. */
   async function handOver(): Promise<number> {
-    if (inspect !== undefined && !(await extendBacklog(inspect))) return -1;
+    // With `inspect`, the claim takes over only the expired leases the queue disowned (and only
+    // while they are still expired and held under those leases): a lease that runs out after the
+    // question waits for the next round's.
+    const takeOver = inspect === undefined ? true : await extendBacklog(inspect);
+    if (takeOver === undefined) return -1;
     let claimed: LeasedRef[];
     try {
       claimed = await inbox.claimRefs({
         providers: [...providers],
         limit: batchSize,
         leaseMs: SEND_LEASE_MS,
-        takeOver: inspect === undefined,
+        takeOver,
       });
     } catch (error) {
       emit({ type: 'store-error', operation: 'claim', error });

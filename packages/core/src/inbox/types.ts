@@ -116,17 +116,18 @@ export interface InboxStore {
     readonly limit: number;
     readonly leaseMs: number;
     /**
-     * Whether processing deliveries whose lease ran out are taken over (counting a failure), as
-     * `claim` does. Defaults to `true`. `false`: only pending deliveries are leased; a relay that
-     * asks its queue about lapsed handoffs ({@link InboxStore.lapsed}) takes those over itself
-     * (`retry` with an error), so a lease that runs out between that read and this claim is never
-     * taken over unasked.
+     * Which processing deliveries whose lease ran out are taken over (counting a failure).
+     * `true` (the default): every one, as `claim` does. `false`: none, only pending deliveries are
+     * leased. A list of leases: only those, and each only while it is still held under that lease
+     * and still expired. A relay that asks its queue about lapsed handoffs first
+     * ({@link InboxStore.lapsed}) passes the leases whose jobs the queue lost or finished, so a
+     * lease that runs out, or is extended, after its question is never taken over unasked.
      */
-    readonly takeOver?: boolean;
+    readonly takeOver?: boolean | readonly DeliveryLease[];
   }): Promise<LeasedRef[]>;
   /**
-   * The `processing` deliveries of `providers` whose lease has run out (the next claim would take
-   * them over and count a failure), in id order after `afterId`, at most `limit`; the lease each
+   * The `processing` deliveries of `providers` whose lease has run out (a claim that takes over
+   * expired leases would take them and count a failure), in id order after `afterId`, at most `limit`; the lease each
    * was handed over with, so a relay can ask its queue about that job first. A plain read.
    */
   lapsed(input: {
