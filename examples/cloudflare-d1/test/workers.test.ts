@@ -40,128 +40,133 @@ it("the Workers' sources type-check against Cloudflare's runtime types and the b
   expect(project?.typeErrors).toBe('');
 });
 
-describe.each(['hono', 'fetch'] as const)('the %s Worker in workerd, on D1', (name) => {
-  let worker: RunningWorker | undefined;
-  beforeAll(async () => {
-    if (!project || !service) throw new Error('the project was not built');
-    worker = await project.start(name, {
-      GITHUB_WEBHOOK_SECRET: SECRET,
-      BUILD_HOOK_URL: service.url,
+describe.each(['hono', 'fetch'] as const)(
+  'the %s Worker on Cloudflare Workers (workerd), on D1',
+  (name) => {
+    let worker: RunningWorker | undefined;
+    beforeAll(async () => {
+      if (!project || !service) throw new Error('the project was not built');
+      worker = await project.start(name, {
+        GITHUB_WEBHOOK_SECRET: SECRET,
+        BUILD_HOOK_URL: service.url,
+      });
+    }, 60_000);
+    afterAll(() => worker?.close());
+
+    const builds = () => {
+      if (!service) throw new Error('no build service');
+      return service;
+    };
+    /** A push of a commit of its own, named after the case. */
+    const push = (commit: string) =>
+      JSON.stringify({ after: `${name}-${commit}`, repository: { full_name: 'octo/hello' } });
+    const deliver = (
+      body: string,
+      { delivery = randomUUID() as string | null, secret = SECRET } = {},
+    ): Promise<Response> => {
+      if (!worker) throw new Error('the Worker is not running');
+      const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+      return fetch(new URL('/webhooks/github', worker.url), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-github-event': 'push',
+          'x-hub-signature-256': signature,
+          ...(delivery === null ? {} : { 'x-github-delivery': delivery }),
+        },
+        body,
+      });
+    };
+    const d1 = async (sql: string, ...params: unknown[]) => {
+      if (!worker) throw new Error('the Worker is not running');
+      const db = await worker.mf.getD1Database('DB');
+      const { results } = await db
+        .prepare(sql)
+        .bind(...params)
+        .all();
+      return results as Record<string, unknown>[];
+    };
+    const receipt = async (delivery: string) =>
+      (
+        await d1('SELECT status, attempts FROM webhook_receipts WHERE external_id = ?', delivery)
+      )[0];
+
+    it('first delivery runs the handler: its answer, and the push recorded in D1', async () => {
+      const delivery = randomUUID();
+      const response = await deliver(push('first'), { delivery });
+      expect(response.status).toBe(201);
+      expect(await response.json()).toEqual({ build: `build-${name}-first-1` });
+      expect(response.headers.get('x-build-id')).toBe(`build-${name}-first-1`);
+      expect(response.headers.get('idempotent-replayed')).toBeNull();
+      expect(await d1('SELECT build FROM pushes WHERE delivery = ?', delivery)).toEqual([
+        { build: `build-${name}-first-1` },
+      ]);
+      expect(await receipt(delivery)).toEqual({ status: 'completed', attempts: 1 });
     });
-  }, 60_000);
-  afterAll(() => worker?.close());
 
-  const builds = () => {
-    if (!service) throw new Error('no build service');
-    return service;
-  };
-  /** A push of a commit of its own, named after the case. */
-  const push = (commit: string) =>
-    JSON.stringify({ after: `${name}-${commit}`, repository: { full_name: 'octo/hello' } });
-  const deliver = (
-    body: string,
-    { delivery = randomUUID() as string | null, secret = SECRET } = {},
-  ): Promise<Response> => {
-    if (!worker) throw new Error('the Worker is not running');
-    const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-    return fetch(new URL('/webhooks/github', worker.url), {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-github-event': 'push',
-        'x-hub-signature-256': signature,
-        ...(delivery === null ? {} : { 'x-github-delivery': delivery }),
-      },
-      body,
+    it('a duplicate is answered from the receipt: the stored body and headers, and no second run', async () => {
+      const delivery = randomUUID();
+      const body = push('duplicate');
+      const first = await deliver(body, { delivery });
+      const firstBody = await first.text();
+      const again = await deliver(body, { delivery });
+      expect(again.status).toBe(201);
+      expect(await again.text()).toBe(firstBody);
+      expect(again.headers.get('x-build-id')).toBe(first.headers.get('x-build-id'));
+      expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(builds().requests(`${name}-duplicate`)).toBe(1);
     });
-  };
-  const d1 = async (sql: string, ...params: unknown[]) => {
-    if (!worker) throw new Error('the Worker is not running');
-    const db = await worker.mf.getD1Database('DB');
-    const { results } = await db
-      .prepare(sql)
-      .bind(...params)
-      .all();
-    return results as Record<string, unknown>[];
-  };
-  const receipt = async (delivery: string) =>
-    (await d1('SELECT status, attempts FROM webhook_receipts WHERE external_id = ?', delivery))[0];
 
-  it('first delivery runs the handler: its answer, and the push recorded in D1', async () => {
-    const delivery = randomUUID();
-    const response = await deliver(push('first'), { delivery });
-    expect(response.status).toBe(201);
-    expect(await response.json()).toEqual({ build: `build-${name}-first-1` });
-    expect(response.headers.get('x-build-id')).toBe(`build-${name}-first-1`);
-    expect(response.headers.get('idempotent-replayed')).toBeNull();
-    expect(await d1('SELECT build FROM pushes WHERE delivery = ?', delivery)).toEqual([
-      { build: `build-${name}-first-1` },
-    ]);
-    expect(await receipt(delivery)).toEqual({ status: 'completed', attempts: 1 });
-  });
+    it('a duplicate while the first run holds a fresh claim is answered 409 with Retry-After', async () => {
+      const delivery = randomUUID();
+      const commit = `${name}-held`;
+      builds().behave(commit, 'hold');
+      const first = deliver(push('held'), { delivery });
+      await builds().held(commit);
+      const during = await deliver(push('held'), { delivery });
+      expect(during.status).toBe(409);
+      expect(Number(during.headers.get('retry-after'))).toBeGreaterThan(0);
+      builds().release(commit);
+      expect((await first).status).toBe(201);
+      expect(builds().requests(commit)).toBe(1);
+    });
 
-  it('a duplicate is answered from the receipt: the stored body and headers, and no second run', async () => {
-    const delivery = randomUUID();
-    const body = push('duplicate');
-    const first = await deliver(body, { delivery });
-    const firstBody = await first.text();
-    const again = await deliver(body, { delivery });
-    expect(again.status).toBe(201);
-    expect(await again.text()).toBe(firstBody);
-    expect(again.headers.get('x-build-id')).toBe(first.headers.get('x-build-id'));
-    expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
-    expect(again.headers.get('idempotent-replayed')).toBe('true');
-    expect(builds().requests(`${name}-duplicate`)).toBe(1);
-  });
+    it('a handler that failed leaves the receipt failed, and the redelivery runs it again', async () => {
+      const delivery = randomUUID();
+      const commit = `${name}-flaky`;
+      builds().behave(commit, 'fail-first');
+      const failed = await deliver(push('flaky'), { delivery });
+      expect(failed.status).toBe(500);
+      expect(await receipt(delivery)).toEqual({ status: 'failed', attempts: 1 });
+      const rerun = await deliver(push('flaky'), { delivery });
+      expect(rerun.status).toBe(201);
+      expect(await rerun.json()).toEqual({ build: `build-${commit}-2` });
+      expect(await receipt(delivery)).toEqual({ status: 'completed', attempts: 2 });
+      expect(builds().requests(commit)).toBe(2);
+    });
 
-  it('a duplicate while the first run holds a fresh claim is answered 409 with Retry-After', async () => {
-    const delivery = randomUUID();
-    const commit = `${name}-held`;
-    builds().behave(commit, 'hold');
-    const first = deliver(push('held'), { delivery });
-    await builds().held(commit);
-    const during = await deliver(push('held'), { delivery });
-    expect(during.status).toBe(409);
-    expect(Number(during.headers.get('retry-after'))).toBeGreaterThan(0);
-    builds().release(commit);
-    expect((await first).status).toBe(201);
-    expect(builds().requests(commit)).toBe(1);
-  });
+    it('a delivery without its X-GitHub-Delivery key is refused with 400, nothing run', async () => {
+      const response = await deliver(push('no-key'), { delivery: null });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ code: 'ERR_IDEMPOTENCY_KEY_MISSING' });
+      expect(builds().requests(`${name}-no-key`)).toBe(0);
+    });
 
-  it('a handler that failed leaves the receipt failed, and the redelivery runs it again', async () => {
-    const delivery = randomUUID();
-    const commit = `${name}-flaky`;
-    builds().behave(commit, 'fail-first');
-    const failed = await deliver(push('flaky'), { delivery });
-    expect(failed.status).toBe(500);
-    expect(await receipt(delivery)).toEqual({ status: 'failed', attempts: 1 });
-    const rerun = await deliver(push('flaky'), { delivery });
-    expect(rerun.status).toBe(201);
-    expect(await rerun.json()).toEqual({ build: `build-${commit}-2` });
-    expect(await receipt(delivery)).toEqual({ status: 'completed', attempts: 2 });
-    expect(builds().requests(commit)).toBe(2);
-  });
+    it('a body over maxRequestBytes is refused with 413, nothing stored', async () => {
+      const delivery = randomUUID();
+      const body = JSON.stringify({ ...JSON.parse(push('big')), padding: 'x'.repeat(300 * 1024) });
+      const response = await deliver(body, { delivery });
+      expect(response.status).toBe(413);
+      expect(await receipt(delivery)).toBeUndefined();
+    });
 
-  it('a delivery without its X-GitHub-Delivery key is refused with 400, nothing run', async () => {
-    const response = await deliver(push('no-key'), { delivery: null });
-    expect(response.status).toBe(400);
-    expect(await response.json()).toMatchObject({ code: 'ERR_IDEMPOTENCY_KEY_MISSING' });
-    expect(builds().requests(`${name}-no-key`)).toBe(0);
-  });
-
-  it('a body over maxRequestBytes is refused with 413, nothing stored', async () => {
-    const delivery = randomUUID();
-    const body = JSON.stringify({ ...JSON.parse(push('big')), padding: 'x'.repeat(300 * 1024) });
-    const response = await deliver(body, { delivery });
-    expect(response.status).toBe(413);
-    expect(await receipt(delivery)).toBeUndefined();
-  });
-
-  it('a forged signature is refused with 401, nothing stored or run', async () => {
-    const delivery = randomUUID();
-    const response = await deliver(push('forged'), { delivery, secret: 'not the secret' });
-    expect(response.status).toBe(401);
-    expect(await receipt(delivery)).toBeUndefined();
-    expect(builds().requests(`${name}-forged`)).toBe(0);
-  });
-});
+    it('a forged signature is refused with 401, nothing stored or run', async () => {
+      const delivery = randomUUID();
+      const response = await deliver(push('forged'), { delivery, secret: 'not the secret' });
+      expect(response.status).toBe(401);
+      expect(await receipt(delivery)).toBeUndefined();
+      expect(builds().requests(`${name}-forged`)).toBe(0);
+    });
+  },
+);
