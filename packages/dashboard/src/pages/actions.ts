@@ -27,6 +27,13 @@ const DAY = 86_400_000;
 /** The windows of the bulk retry, by name. */
 const WINDOWS: Record<string, number> = { '1h': 3_600_000, '24h': DAY, '7d': 7 * DAY };
 
+/** The receipt or delivery an action is about: its key, its page's query, and a link to that page. */
+function subjectOf(view: View, params: URLSearchParams, path: '/receipt' | '/delivery') {
+  const key = keyOf(params);
+  const here = { provider: key.provider, id: key.externalId };
+  return { key, here, back: link(view, path, here) };
+}
+
 /** A confirmation form: what will happen, an optional checkbox, the button and a way back. */
 function confirmForm(
   view: View,
@@ -53,9 +60,7 @@ export async function confirmRelease(
   receipts: DashboardReceipts,
   params: URLSearchParams,
 ): Promise<Reply> {
-  const key = keyOf(params);
-  const here = { provider: key.provider, id: key.externalId };
-  const back = link(view, '/receipt', here);
+  const { key, here, back } = subjectOf(view, params, '/receipt');
   const r = await receipts.find(key);
   if (!r) return noReceipt(key);
   if (r.status !== 'processing')
@@ -84,8 +89,7 @@ export async function release(
   params: URLSearchParams,
   form: URLSearchParams,
 ): Promise<Reply> {
-  const key = keyOf(params);
-  const here = { provider: key.provider, id: key.externalId };
+  const { key, here, back } = subjectOf(view, params, '/receipt');
   const result = await receipts.release(key, {
     staleAfterMs: view.staleAfterMs,
     force: form.get('force') === '1',
@@ -97,7 +101,7 @@ export async function release(
     'not-processing': `It is ${result.receipt.status}, not processing: nothing to release.`,
     changed: `It changed while it was being released (now ${result.receipt.status}, attempt ${result.receipt.attempts}): nothing was written.`,
   }[result.reason];
-  return refused('Not released', why, link(view, '/receipt', here));
+  return refused('Not released', why, back);
 }
 
 /** GET `/delivery/retry`. */
@@ -106,9 +110,7 @@ export async function confirmRetry(
   inbox: InboxStore,
   params: URLSearchParams,
 ): Promise<Reply> {
-  const key = keyOf(params);
-  const here = { provider: key.provider, id: key.externalId };
-  const back = link(view, '/delivery', here);
+  const { key, here, back } = subjectOf(view, params, '/delivery');
   const d = await inbox.find(key.provider, key.externalId);
   if (!d) return noDelivery(key);
   if (d.status !== 'dead' && d.status !== 'pending')
@@ -136,8 +138,7 @@ export async function retry(
   inbox: InboxStore,
   params: URLSearchParams,
 ): Promise<Reply> {
-  const key = keyOf(params);
-  const here = { provider: key.provider, id: key.externalId };
+  const { key, here, back } = subjectOf(view, params, '/delivery');
   const outcome = await retryDelivery(inbox, key);
   if (!outcome) return noDelivery(key);
   if (outcome.retried || outcome.reason === 'due')
@@ -147,7 +148,7 @@ export async function retry(
     done: 'It is done: its handler ran and committed. Nothing was changed.',
     changed: `It changed while it was being retried (now ${outcome.after?.status ?? 'gone'}): nothing was written.`,
   }[outcome.reason];
-  return refused('Not retried', why, link(view, '/delivery', here));
+  return refused('Not retried', why, back);
 }
 
 /** GET `/delivery/redeliver`. */
@@ -156,9 +157,7 @@ export async function confirmRedeliver(
   inbox: InboxStore,
   params: URLSearchParams,
 ): Promise<Reply> {
-  const key = keyOf(params);
-  const here = { provider: key.provider, id: key.externalId };
-  const back = link(view, '/delivery', here);
+  const { key, here, back } = subjectOf(view, params, '/delivery');
   const d = await inbox.find(key.provider, key.externalId);
   if (!d) return noDelivery(key);
   if (d.status !== 'dead' && d.status !== 'done')
@@ -183,8 +182,7 @@ export async function redeliver(
   params: URLSearchParams,
   form: URLSearchParams,
 ): Promise<Reply> {
-  const key = keyOf(params);
-  const here = { provider: key.provider, id: key.externalId };
+  const { key, here, back } = subjectOf(view, params, '/delivery');
   const outcome = await redeliverDelivery({ inbox, receipts: async () => receipts }, key, {
     force: form.get('force') === '1',
   });
@@ -197,7 +195,7 @@ export async function redeliver(
     'receipt-processing': 'Its receipt is held by a run (processing): nothing was changed.',
     changed: `It changed while it was being redelivered (now ${outcome.after?.status ?? 'gone'}): nothing was written.`,
   }[outcome.reason];
-  return refused('Not redelivered', why, link(view, '/delivery', here));
+  return refused('Not redelivered', why, back);
 }
 
 function bulkFilter(params: URLSearchParams) {
