@@ -13,6 +13,12 @@ import {
 } from 'node:crypto';
 import * as providers from '@webhook-idempotency/providers';
 import type { PresetFixture, PresetRequest } from './presets';
+// PayPal's signer: a certificate with its subject, issued by a test CA, and its key (the providers'
+// PayPal tests hold the CA and the rest of the set). Served by the preset's injected fetch.
+import {
+  SIGNER as PAYPAL_SIGNER,
+  SIGNER_KEY as PAYPAL_SIGNER_KEY,
+} from '../../providers/test/fixtures/paypal-certificates';
 
 const hex = (algorithm: string, key: string, data: string) =>
   createHmac(algorithm, key).update(data).digest('hex');
@@ -42,61 +48,6 @@ const wiseSigned = (key: string | KeyObject): PresetRequest => ({
   },
 });
 
-/**
- * A certificate with PayPal's signer subject, issued by a test CA (the PayPal preset's tests
- * hold the CA and the rest of the set), and its key. Served by the preset's injected fetch.
- */
-const PAYPAL_SIGNER = `-----BEGIN CERTIFICATE-----
-MIIDdjCCAl6gAwIBAgIBAzANBgkqhkiG9w0BAQsFADA/MR4wHAYDVQQKDBVDb25m
-b3JtYW5jZSBUZXN0IFJvb3QxHTAbBgNVBAMMFFRlc3QgSW50ZXJtZWRpYXRlIENB
-MCAXDTI2MTIwNTA3NDUyMloYDzIxMjYxMTExMDc0NTIyWjBaMQswCQYDVQQGEwJV
-UzEVMBMGA1UECgwMUGF5UGFsLCBJbmMuMTQwMgYDVQQDDCttZXNzYWdldmVyaWZp
-Y2F0aW9uY2VydHMuc2FuZGJveC5wYXlwYWwuY29tMIIBIjANBgkqhkiG9w0BAQEF
-AAOCAQ8AMIIBCgKCAQEAzDHCBLS41bAW8pdUl1E8OK8kZ+sXYpbWoNlszkzbquqx
-nVzvefetji6QuNcP0m/YlxfZflEPGkUllFmcgKYoA8G957ce9lszu+nSrm1OQPgO
-RX9nLiaaSPSc2NTF2lKHA0OkMu6F/F9zsU7Xkix3UQK3690KPHwp14Z1uPKpxyq+
-4fSM6pTth6KvujC2zZ84pN2WabLID0DOFo9VdDn35ed33ZotuhGXV4s3mO5Z414H
-2E/EHiSt3MZqZyijAj4IOGKX2/fU3iPgF//InhG2cc0U3ogiXswlOXVP0hacDKjF
-CiT4X/sexVc+EOW90+bKTVN/RhxxXJYaBP+TVTiIRQIDAQABo2AwXjAMBgNVHRMB
-Af8EAjAAMA4GA1UdDwEB/wQEAwIHgDAdBgNVHQ4EFgQUjmkQk0Gy+2OIccc95kIO
-B5XOt8IwHwYDVR0jBBgwFoAU5bxPHr6U1s1f/0hhjxxvWsWqvlEwDQYJKoZIhvcN
-AQELBQADggEBAGBozE1GNYnJr47yNEISnbjGFo25mtW4Dvz4qpi/G12OURVBnVkD
-Kpk8Xv9nt6k+s9tUsmXOxaWQyW5G2rUaSeaXmZ/ne9nYztojU+RX66T1fepCwn46
-VIP2gjAIjQ+ruW1zoDCTAqzA986BhAkpZlHEsggBlhAOtcd1O8xDFcffsuzmNODi
-UXUn/TpxAxtGxHEV77YpBA3eI0SGIIdNEg2dUhOw9622szZhrnifrw+nqSZ+QfgH
-topsuePYm4Gq+iWjObEu2uYh1fkdmORGMtNt6IX7mitsgHt5/c0D2JfRo/qczlwz
-yHrEleZlVgXZEb/Yiv/eZXNkZ/KWu/zBpvc=
------END CERTIFICATE-----
-`;
-const PAYPAL_SIGNER_KEY = `-----BEGIN PRIVATE KEY-----
-MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQDMMcIEtLjVsBby
-l1SXUTw4ryRn6xdiltag2WzOTNuq6rGdXO95962OLpC41w/Sb9iXF9l+UQ8aRSWU
-WZyApigDwb3ntx72WzO76dKubU5A+A5Ff2cuJppI9JzY1MXaUocDQ6Qy7oX8X3Ox
-TteSLHdRArfr3Qo8fCnXhnW48qnHKr7h9IzqlO2Hoq+6MLbNnzik3ZZpssgPQM4W
-j1V0Offl53fdmi26EZdXizeY7lnjXgfYT8QeJK3cxmpnKKMCPgg4Ypfb99TeI+AX
-/8ieEbZxzRTeiCJezCU5dU/SFpwMqMUKJPhf+x7FVz4Q5b3T5spNU39GHHFclhoE
-/5NVOIhFAgMBAAECggEAEAFidN35kv5ffhpwjf/XGZZY4zBhP+AU6LzCM5WArnAB
-BhWvy76nQvrRazuoSNVtg8Jh0O3noiaDYJJ5mvfrMQgxq4UGD0ds0bDtS7DTrnID
-JF1tKAfslgVeefyLmaZYYOAfccKSjAqrVd2ZNiL4I0h0RC+qSr1sxjEK7zlOJ4dF
-Xwl8Q9Mg65jp7wtO9yr6aoW9tfB+2mRYJG/VTppZkAZL70SlUmEcvgJ4/u+DXDtu
-LqWmsWEpWq1s5k6eYUMXSlALXX/AsooEC4rzyT/ZrhvjY9ZXy1x7NMDToRbApr1u
-SaL2oRJC7AgOOuVgnuG2fBUzDic3gq1X66s4veAlrQKBgQDpx86HIzuyfm+hBYwv
-Uy/jsdn2U414VZk5CTokRsNQi8JeneyvcM1h1B0qIl0/Vl77pF5OpvjKYeUq7Apz
-PJ0GpyfcbZgEi6cohqdNXCO1GEMHAY2q93yOjLw0TCGWwVoA9YNSAOB5O9V6VlBv
-OER/e4r3CwvRfRG/eoVmO1klRwKBgQDfmhS3BlHeKHQ27JhE+apOi6ZGDSpOIthx
-eytYBtvcAjGosbhT7POFV51YZNml5pv0uhsnRgq2ScEGrtIBVQd8/MFzcWiGZy7L
-7BgttHeznCPE0cdnhWWv1FcDm13vcS2GYdAIWC66845PUVotdH9KSA5xcFMSGWHW
-oNiK1cEcEwKBgC58tOzabLyJt9jlKYMfn54/d4AsDS2ol9dnplAgYiZaJER8Utxw
-KecSLtp6CuDVY/3WKYqqWT6lSNTIKyvPGcqA4sRKZrhArPS6EfqoH9GbCXkTLgCZ
-RgNyqNodaXB48lTOfVaJJhn1c/XnxAbZwYU4I+IMKEV4AVd6HZy+oHNxAoGBALun
-m0TzJ9fzSX0i2LPieByNNNFLkTqcIdwzS3AH6ZJdwQFbjV/Z15ILssCRetuxiyc6
-3Tj7nlfX1AhgxVxa2Pr7QPs6rUdG50466RvKfj8dhiNTDy+BE5MZ+KDNTmt6J4PF
-KQsnvqglaUSF+NF3GLDlgkGPzBe/d43h1XnG5NdDAoGBAKB7cZP3snwz6Piaj/rl
-txhZq2jP1C5/KPU6NMa8lBQfjnfYoX4UYTWap1NqNIXIxZISuTC4ahdZi2GR3j1Y
-0H4LmIxadl41ncjbxzIiV240KyeMckN9f+Bapu1BLxIu00q2FlpbBykfKgrSC4Yf
-tLTk/HFI59Wt6fiQNCWKYfLF
------END PRIVATE KEY-----
-`;
 const PAYPAL_WEBHOOK_ID = '8PT597110X687430LKGECATA';
 const paypalEvent = JSON.stringify({
   id: 'WH-CONFORMANCE-0000000000000000',
