@@ -33,6 +33,8 @@ export interface BatchFixture {
     readonly forgedQuery: string;
     readonly answer: string;
     readonly forgedStatus: number;
+    /** The answer sent back as a delivery, in the place a delivery carries its signature or payload. */
+    replay(answer: string): PresetRequest;
   };
 }
 
@@ -225,6 +227,10 @@ export const batchFixtures: readonly BatchFixture[] = [
       forgedQuery: 'hub.mode=subscribe&hub.challenge=1158201444&hub.verify_token=guess',
       answer: '1158201444',
       forgedStatus: 403,
+      replay: (answer) => ({
+        body: answer,
+        headers: { 'x-hub-signature-256': `sha256=${answer}` },
+      }),
     },
   },
 ];

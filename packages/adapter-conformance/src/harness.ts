@@ -47,6 +47,8 @@ export interface Harness {
   readonly capabilities: AdapterCapabilities;
   /** How many times the handler has started. */
   calls(): number;
+  /** How many claims the guard has made (a receipt written, whatever its key). */
+  claims(): number;
   /**
    * Starts the app. `options` are merged over `{ guard, provider, key: X-Event-Id header,
    * keyDescription: 'X-Event-Id header' }` (naming `store` replaces the guard).
@@ -139,6 +141,7 @@ export function createHarness(
     guard,
     capabilities: entry.capabilities,
     calls: () => count,
+    claims: () => seen.filter((event) => event.type === 'claimed').length,
     async start(options = {}, handler = jsonAnswer) {
       const defaults: IdempotencyOptions<NativeLike> = {
         guard,

@@ -31,5 +31,14 @@ export interface PresetFixture {
     forged(): PresetRequest;
     readonly answer: string;
     readonly externalId: string;
+    /** The answer sent back as a delivery, in the place a delivery carries its signature or payload. */
+    replay(answer: string): PresetRequest;
+  };
+  /** A challenge sent as a GET (Braintree's `bt_challenge`): its query, the exact answer, and its replay. */
+  readonly challenge?: {
+    readonly query: string;
+    readonly answer: string;
+    /** The answer sent back as a delivery, in the place a delivery carries its signature or payload. */
+    replay(answer: string): PresetRequest;
   };
 }

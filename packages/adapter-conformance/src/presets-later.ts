@@ -99,6 +99,7 @@ const zoomSigned = (
 
 /** Braintree: bt_signature `public|hex HMAC-SHA1` under SHA-1 of the private key, over bt_payload. */
 const BRAINTREE_PUBLIC = 'conformance_public_key';
+const BRAINTREE_CHALLENGE = '38aa0fc4d7cf1e85b6d5a8e9';
 const braintreeXml =
   '<notification><timestamp type="datetime">2026-12-04T10:00:00Z</timestamp><kind>check</kind><subject><check type="boolean">true</check></subject></notification>';
 const braintreeSigned = (privateKey: string): PresetRequest => {
@@ -164,6 +165,13 @@ export const laterPresetFixtures: readonly PresetFixture[] = [
         encryptedToken: hex('sha256', ZOOM_SECRET, zoomValidation.plainToken),
       }),
       externalId: zoomKey('endpoint.url_validation', 1733306400999, zoomValidation),
+      // The encryptedToken (an HMAC under the signing secret) as a delivery's signature.
+      replay: (answer) => {
+        const { encryptedToken } = JSON.parse(answer) as { encryptedToken: string };
+        const event = zoomSigned('meeting.started', 1733306400123, zoomStarted);
+        const signature = { 'x-zm-signature': `v0=${encryptedToken}` };
+        return { body: event.body, headers: { ...event.headers, ...signature } };
+      },
     },
   },
   {
@@ -173,6 +181,18 @@ export const laterPresetFixtures: readonly PresetFixture[] = [
     externalId: `check:2026-12-04T10:00:00Z:${sha256Hex(braintreeXml).slice(0, 32)}`,
     delivery: () => braintreeSigned('conformance_private_key'),
     forged: () => braintreeSigned('forged_private_key'),
+    challenge: {
+      query: `bt_challenge=${BRAINTREE_CHALLENGE}`,
+      answer: `${BRAINTREE_PUBLIC}|${hex('sha1', createHash('sha1').update('conformance_private_key').digest(), BRAINTREE_CHALLENGE)}`,
+      // The answer signs the challenge's hex: sent as bt_payload under that signature.
+      replay: (answer) => ({
+        body: new URLSearchParams({
+          bt_signature: answer,
+          bt_payload: BRAINTREE_CHALLENGE,
+        }).toString(),
+        headers: FORM,
+      }),
+    },
   },
   {
     name: 'mailgun',

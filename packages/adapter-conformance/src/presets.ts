@@ -285,6 +285,8 @@ export const presetFixtures: readonly PresetFixture[] = [
       forged: () => discordSigned(discordPing, discordOther),
       answer: '{"type":1}',
       externalId: '1247856129870049999',
+      // The PONG as the body, under the PING's own signature headers.
+      replay: (answer) => ({ body: answer, headers: discordSigned(discordPing).headers }),
     },
   },
   {
@@ -299,6 +301,12 @@ export const presetFixtures: readonly PresetFixture[] = [
         twitchSigned(twitchChallenge, 'webhook_callback_verification', 'forger-secret-0'),
       answer: 'conformance-challenge',
       externalId: 'twitch-msg-challenge',
+      // The echoed challenge as a notification's signature.
+      replay: (answer) => {
+        const notification = twitchSigned(twitchFollow, 'notification');
+        const signature = { 'twitch-eventsub-message-signature': `sha256=${answer}` };
+        return { body: notification.body, headers: { ...notification.headers, ...signature } };
+      },
     },
   },
   {

@@ -2,6 +2,7 @@
 import type { AdapterCase } from './case';
 import { answerCases } from './cases/answers';
 import { batchCases } from './cases/batches';
+import { challengeCases } from './cases/challenges';
 import { deliveryCases } from './cases/delivery';
 import { failureCases } from './cases/failures';
 import { keyCases } from './cases/keys';
@@ -21,6 +22,7 @@ export const adapterCases: readonly AdapterCase[] = [
   ...deliveryCases,
   ...requestValueCases,
   ...presetCases,
+  ...challengeCases,
   ...batchCases,
 ];
 

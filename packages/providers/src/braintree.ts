@@ -4,10 +4,11 @@
  * key) over `bt_payload`, and the `bt_challenge` GET answered before anything else.
  */
 import { createHash } from 'node:crypto';
-import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import type { ProviderPreset } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
 import { requireOptions, requireString } from './options';
 import { formFields } from './request-fields';
+import { handshakeText } from './response';
 import { safeVerify } from './safe-verify';
 import { hexEquals, hmac } from './signature';
 
@@ -22,13 +23,23 @@ export interface BraintreeOptions {
 const PAYLOAD = /^[A-Za-z0-9+=/\n]+$/;
 /** Braintree's challenge is 20 to 32 lower-case hex characters; nothing else is answered. */
 const CHALLENGE = /^[a-f0-9]{20,32}$/;
+/** A notification document: an optional XML declaration, then one `<notification>` element. */
+const NOTIFICATION =
+  /^\s*(?:<\?xml[^>]*\?>\s*)?<notification(?:\s[^>]*)?>[\s\S]*<\/notification>\s*$/;
 
-/** The notification XML a verified form carries (`bt_payload` is base64 of it). */
-function notificationXml(request: HttpRequest): string | undefined {
-  const payload = formFields(request).get('bt_payload');
-  return payload === undefined || !PAYLOAD.test(payload)
+/**
+ * The notification XML `bt_payload` carries (base64 of it), or `undefined` when it is not a
+ * notification with a kind and a timestamp. The challenge answer is an HMAC under the same key as
+ * a signature, of 20 to 32 hex characters: those decode to no XML at all, so requiring a
+ * notification is what keeps that answer from ever verifying as a delivery.
+ */
+function notificationXml(payload: string | undefined): string | undefined {
+  if (payload === undefined || !PAYLOAD.test(payload)) return undefined;
+  const xml = Buffer.from(payload, 'base64').toString('utf8');
+  if (!NOTIFICATION.test(xml)) return undefined;
+  return field(xml, 'kind') === undefined || field(xml, 'timestamp') === undefined
     ? undefined
-    : Buffer.from(payload, 'base64').toString('utf8');
+    : xml;
 }
 
 /** Text of the first `<tag>` outside the notification's `<subject>` (whose objects may carry their own). */
@@ -55,7 +66,9 @@ function queryParam(url: string, name: string): string | null {
  * - **Fingerprint**: SHA-256 of the decoded XML, so a retry that only re-wraps the base64 is replayed.
  * - **Challenge**: the `bt_challenge` GET Braintree sends when a webhook is created is answered
  *   `{publicKey}|{hex HMAC-SHA1 of the challenge}`, only for a challenge of 20 to 32 hex characters,
- *   as Braintree's SDKs do: the answer proves the key without signing anything a payload could be.
+ *   as Braintree's SDKs do. The answer is an HMAC under the signing key, so `verify` accepts only a
+ *   payload that decodes to a notification document (`<notification>` with its `<kind>` and
+ *   `<timestamp>`), which no challenge's hex does: the answer never verifies as a delivery.
  * - **Signature**: `bt_signature` lists `public_key|signature` pairs (`&`-separated); the pair with
  *   your public key must be the hex HMAC-SHA1, keyed with the SHA-1 of the private key, of
  *   `bt_payload` (or of it with a trailing newline, which Braintree's SDKs also accept). Form-encoded.
@@ -94,32 +107,27 @@ export function braintree(options: BraintreeOptions): ProviderPreset {
     needsRawBody: false,
     retentionDays: 7,
     key(request) {
-      const xml = notificationXml(request);
+      const xml = notificationXml(formFields(request).get('bt_payload'));
       if (xml === undefined) return undefined;
-      const kind = field(xml, 'kind');
-      const timestamp = field(xml, 'timestamp');
-      if (kind === undefined || timestamp === undefined) return undefined;
-      return `${kind}:${timestamp}:${createHash('sha256').update(xml).digest('hex').slice(0, 32)}`;
+      const digest = createHash('sha256').update(xml).digest('hex').slice(0, 32);
+      return `${field(xml, 'kind')}:${field(xml, 'timestamp')}:${digest}`;
     },
     fingerprint(request) {
-      const xml = notificationXml(request);
+      const xml = notificationXml(formFields(request).get('bt_payload'));
       return xml === undefined ? undefined : createHash('sha256').update(xml).digest('hex');
     },
     challenge(request) {
       const challenge = queryParam(request.url, 'bt_challenge');
       if (challenge === null || !CHALLENGE.test(challenge)) return undefined;
-      const answer = `${publicKey}|${hmac('sha1', key, [challenge]).toString('hex')}`;
-      return {
-        status: 200,
-        headers: { 'content-type': 'text/plain; charset=utf-8' },
-        body: Buffer.from(answer, 'utf8'),
-      };
+      return handshakeText(200, `${publicKey}|${hmac('sha1', key, [challenge]).toString('hex')}`);
     },
     verify: safeVerify(function verifyBraintree(request) {
       const fields = formFields(request);
       const signature = fields.get('bt_signature');
       const payload = fields.get('bt_payload');
-      if (signature === undefined || payload === undefined || !PAYLOAD.test(payload)) return false;
+      // Only a notification is a delivery: never the challenge's hex, which the answer signs.
+      if (signature === undefined || payload === undefined || !notificationXml(payload))
+        return false;
       const mine = signature
         .split('&')
         .map((pair) => pair.split('|'))

@@ -7,6 +7,7 @@ import type { ProviderPreset } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
 import { clockOption, requireOptions, requireString, toleranceOption } from './options';
 import { header, idPart, jsonBody } from './request-fields';
+import { handshakeJson } from './response';
 import { safeVerify } from './safe-verify';
 import { isFresh, parseUnixSeconds } from './signature';
 
@@ -29,7 +30,7 @@ const HEX_KEY = /^[0-9a-fA-F]{64}$/;
 const HEX_SIGNATURE = /^[0-9a-fA-F]{128}$/;
 /** Interaction type 1 (PING) and response type 1 (PONG). */
 const PING = 1;
-const PONG = Buffer.from('{"type":1}', 'utf8');
+const PONG = '{"type":1}';
 
 function publicKeyOf(hex: string): KeyObject {
   if (!HEX_KEY.test(hex))
@@ -80,7 +81,7 @@ export function discord(options: DiscordOptions): ProviderPreset {
     },
     handshake(request) {
       if (jsonBody(request)?.type !== PING) return undefined;
-      return { status: 200, headers: { 'content-type': 'application/json' }, body: PONG };
+      return handshakeJson(200, PONG);
     },
     verify: safeVerify(function verifyDiscord(request) {
       const signature = header(request, 'x-signature-ed25519');

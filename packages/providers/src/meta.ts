@@ -9,6 +9,7 @@ import { contentKey } from './batched';
 import { canonicalFingerprint } from './fingerprint';
 import { requireOptions, requireString } from './options';
 import { header, isJsonObject, jsonBody, type JsonObject } from './request-fields';
+import { handshakeText } from './response';
 import { safeVerify } from './safe-verify';
 import { hmacMatches, secretDigest, secretEquals } from './signature';
 
@@ -130,11 +131,7 @@ export function meta(options: MetaOptions): ProviderPreset {
     verifyToken === undefined
       ? undefined
       : secretDigest(requireString('meta', 'verifyToken', verifyToken, 'the verify token'));
-  const forbidden: HttpResponseRecord = {
-    status: 403,
-    headers: { 'content-type': 'text/plain; charset=utf-8' },
-    body: Buffer.from('Forbidden', 'utf8'),
-  };
+  const forbidden: HttpResponseRecord = handshakeText(403, 'Forbidden');
 
   return {
     provider: 'meta',
@@ -160,11 +157,8 @@ export function meta(options: MetaOptions): ProviderPreset {
       if (query.get('hub.mode') !== 'subscribe' || !challenge) return undefined;
       const given = query.get('hub.verify_token');
       if (given === null || !secretEquals(given, token)) return forbidden;
-      return {
-        status: 200,
-        headers: { 'content-type': 'text/plain; charset=utf-8' },
-        body: Buffer.from(challenge, 'utf8'),
-      };
+      // The echo of text the request chose: plain text, never sniffed (handshakeText).
+      return handshakeText(200, challenge);
     },
     verify: safeVerify(function verifyMeta(request) {
       const signature = header(request, 'x-hub-signature-256');

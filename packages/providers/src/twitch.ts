@@ -6,6 +6,7 @@ import type { ProviderPreset } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
 import { clockOption, requireOptions, requireString, toleranceOption } from './options';
 import { header, jsonBody } from './request-fields';
+import { handshakeRefused, handshakeText } from './response';
 import { safeVerify } from './safe-verify';
 import { hmacMatches } from './signature';
 
@@ -37,7 +38,8 @@ function parseRfc3339(text: string | undefined): number | undefined {
  * - **Key**: `Twitch-Eventsub-Message-Id`. Twitch delivers at least once and, when it is unsure
  *   a notification arrived, sends it again with the same message id.
  * - **Handshake**: a verified `webhook_callback_verification` message is answered with its
- *   `challenge` as plain text, by the preset: no receipt, no handler. Revocations are deliveries.
+ *   `challenge` as plain text (`nosniff`), by the preset: no receipt, no handler; one without a
+ *   challenge string is answered 400, never taken for a delivery. Revocations are deliveries.
  * - **Signature**: `Twitch-Eventsub-Message-Signature: sha256=<hex HMAC-SHA256(secret, id +
  *   timestamp + rawBody)>`; the id, the timestamp and the body are all signed. The timestamp (RFC
  *   3339) must be no more than `toleranceSeconds` old (or ahead), as Twitch asks, against replays.
@@ -70,12 +72,11 @@ export function twitch(options: TwitchOptions): ProviderPreset {
       if (header(request, 'twitch-eventsub-message-type') !== 'webhook_callback_verification')
         return undefined;
       const challenge = jsonBody(request)?.challenge;
-      if (typeof challenge !== 'string') return undefined;
-      return {
-        status: 200,
-        headers: { 'content-type': 'text/plain; charset=utf-8' },
-        body: Buffer.from(challenge, 'utf8'),
-      };
+      if (typeof challenge !== 'string' || challenge === '')
+        return handshakeRefused(
+          'The webhook_callback_verification carries no challenge string to answer; a verification is never a delivery, so nothing was stored',
+        );
+      return handshakeText(200, challenge);
     },
     verify: safeVerify(function verifyTwitch(request) {
       const id = header(request, 'twitch-eventsub-message-id');

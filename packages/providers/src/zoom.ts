@@ -9,7 +9,7 @@ import { canonicalFingerprint } from './fingerprint';
 import { hmac } from './hmac';
 import { requireOptions, requireString } from './options';
 import { idPart, isJsonObject, jsonBody } from './request-fields';
-import { jsonText } from './response';
+import { handshakeJson, handshakeRefused } from './response';
 
 /** Options of {@link zoom}. */
 export interface ZoomOptions {
@@ -18,6 +18,13 @@ export interface ZoomOptions {
 }
 
 const URL_VALIDATION = 'endpoint.url_validation';
+/**
+ * The plain tokens answered: 1 to 256 printable ASCII characters without a space or a colon (Zoom
+ * sends a short random base64url string). The answer is the HMAC of the token under the key that
+ * signs deliveries over `v0:{timestamp}:{body}`; a token without a colon can never be such a
+ * string, so no answer is ever the signature of a delivery.
+ */
+const PLAIN_TOKEN = /^[!-9;-~]{1,256}$/;
 
 /**
  * Zoom webhook preset (meetings, webinars, recordings, users, Zoom Phone… event subscriptions).
@@ -31,7 +38,9 @@ const URL_VALIDATION = 'endpoint.url_validation';
  *   changes a top-level extra (a recording's `download_token`) is replayed.
  * - **Handshake**: a verified `endpoint.url_validation` is answered `{"plainToken", "encryptedToken"}`
  *   (hex HMAC-SHA256 of the plain token) by the preset: no receipt, no handler. Zoom sends it when
- *   the URL is saved and every 72 hours.
+ *   the URL is saved and every 72 hours. A token with a colon (the shape of the signed string of a
+ *   delivery) or none is answered 400: a validation is never a delivery, and its answer never a
+ *   delivery's signature.
  * - **Signature**: `x-zm-signature: v0=<hex HMAC-SHA256 of "v0:{x-zm-request-timestamp}:{raw body}">`
  *   under the Secret Token. Zoom publishes no timestamp window, and none is enforced.
  * - **Retention**: 7 days. Zoom retries 3 times: 5, 20 and 60 minutes apart.
@@ -80,11 +89,14 @@ export function zoom(options: ZoomOptions): ProviderPreset {
     },
     handshake(request) {
       const body = jsonBody(request);
-      if (body?.event !== URL_VALIDATION || !isJsonObject(body.payload)) return undefined;
-      const plainToken = body.payload.plainToken;
-      if (typeof plainToken !== 'string') return undefined;
+      if (body?.event !== URL_VALIDATION) return undefined;
+      const plainToken = isJsonObject(body.payload) ? body.payload.plainToken : undefined;
+      if (typeof plainToken !== 'string' || !PLAIN_TOKEN.test(plainToken))
+        return handshakeRefused(
+          'The endpoint.url_validation carries no plainToken the preset answers (1 to 256 printable characters, no colon); a validation is never a delivery, so nothing was stored',
+        );
       const encryptedToken = createHmac('sha256', secret).update(plainToken).digest('hex');
-      return jsonText(200, JSON.stringify({ plainToken, encryptedToken }));
+      return handshakeJson(200, JSON.stringify({ plainToken, encryptedToken }));
     },
   };
 }

@@ -1,3 +1,4 @@
+import { createHash, createHmac } from 'node:crypto';
 import braintreeSdk from 'braintree';
 import { ConfigError } from '@webhook-idempotency/core';
 import { braintree } from '../src';
@@ -91,6 +92,22 @@ describe('braintree preset', () => {
     const illegal = { ...genuine, bt_payload: `${genuine.bt_payload}<` };
     expect(await parses(illegal)).toBe(false);
     expect(preset.verify?.(post(illegal))).toBe(false);
+  });
+
+  it('verifies only a notification document: with or without an XML declaration, never other signed bytes', async () => {
+    const key = createHash('sha1').update(PRIVATE_KEY).digest();
+    const signed = (xml: string): Sample => {
+      const payload = `${Buffer.from(xml).toString('base64')}\n`;
+      const mac = createHmac('sha1', key).update(payload).digest('hex');
+      return { bt_signature: `${PUBLIC_KEY}|${mac}`, bt_payload: payload };
+    };
+    const genuine = Buffer.from((await sample('check', '')).bt_payload, 'base64').toString();
+    const declared = signed(`<?xml version="1.0" encoding="UTF-8"?>\n${genuine}`);
+    expect(await parses(declared)).toBe(true);
+    expect(preset.verify?.(post(declared))).toBe(true);
+    // Signed under our key, but not a notification (or one without its kind): refused.
+    for (const xml of ['<subject/>', '<notification><kind>check</kind></notification>', 'check'])
+      expect(preset.verify?.(post(signed(xml)))).toBe(false);
   });
 
   it('fingerprints the decoded notification, so re-wrapped base64 is the same delivery', async () => {

@@ -73,7 +73,11 @@ describe('discord preset', () => {
   it('answers a PING with a PONG itself, and leaves every other interaction to the handler', () => {
     expect(preset.handshake?.(request(ping, sign(ping)))).toEqual({
       status: 200,
-      headers: { 'content-type': 'application/json' },
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'no-store',
+      },
       body: Buffer.from('{"type":1}'),
     });
     expect(preset.handshake?.(request(command, sign(command)))).toBeUndefined();

@@ -79,9 +79,17 @@ describe('twitch preset', () => {
     expect(preset.verify?.(challenge)).toBe(true);
     expect(preset.handshake?.(challenge)).toEqual({
       status: 200,
-      headers: { 'content-type': 'text/plain; charset=utf-8' },
+      headers: {
+        'content-type': 'text/plain; charset=utf-8',
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'no-store',
+      },
       body: Buffer.from('pogchamp-kappa-360noscope-vohiyo'),
     });
+    // A verification without a challenge is refused, never taken for a delivery.
+    const empty = JSON.stringify({ subscription: {} });
+    const noChallenge = request(empty, sign(empty), { type: 'webhook_callback_verification' });
+    expect(preset.handshake?.(noChallenge)?.status).toBe(400);
     expect(preset.handshake?.(request(follow, sign(follow)))).toBeUndefined();
     expect(
       preset.handshake?.(request(follow, sign(follow), { type: 'revocation' })),

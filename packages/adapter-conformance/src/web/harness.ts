@@ -94,6 +94,7 @@ export function createWebHarness(
     guard,
     capabilities: entry.capabilities,
     calls: () => count,
+    claims: () => seen.filter((event) => event.type === 'claimed').length,
     async start(options = {}, handler = jsonAnswer) {
       const defaults: IdempotencyOptions<NativeLike> = {
         guard,
