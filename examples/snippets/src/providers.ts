@@ -218,16 +218,16 @@ export function hmacKeys(request: HttpRequest): Record<string, Key> {
   return { request: preset.key(request) };
 }
 
-export function twilioKeys(request: HttpRequest, statusCallback: HttpRequest): Record<string, Key> {
+export function twilioKeys(request: HttpRequest, gatherAction: HttpRequest): Record<string, Key> {
   // #region twilio
   const preset = providers.twilio({
     authToken: process.env.TWILIO_AUTH_TOKEN!,
     baseUrl: 'https://example.com', // the scheme, host and port Twilio calls, not the proxy's upstream
   });
   preset.key(request); // 'f7d1c2a4-idem-0042' (I-Twilio-Idempotency-Token)
-  preset.key(statusCallback); // 'SM0123456789abcdef0123456789abcdef:delivered' (no token: SID and status)
+  preset.key(gatherAction); // 'CA0123456789abcdef0123456789abcdef:686292ebbfb95b30f2c9af1d73e106bb' (no token: the SID, a digest of the signed URL and fields)
   // #endregion twilio
-  return { request: preset.key(request), statusCallback: preset.key(statusCallback) };
+  return { request: preset.key(request), gatherAction: preset.key(gatherAction) };
 }
 
 export function linearKeys(request: HttpRequest): Record<string, Key> {

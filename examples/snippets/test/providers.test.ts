@@ -247,7 +247,12 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
       const sms = form({ MessageSid: 'SM0123456789abcdef0123456789abcdef', SmsStatus: 'received' });
       return snippets.twilioKeys(
         { ...sms, headers: { ...sms.headers, 'i-twilio-idempotency-token': 'f7d1c2a4-idem-0042' } },
-        form({ MessageSid: 'SM0123456789abcdef0123456789abcdef', MessageStatus: 'delivered' }),
+        // A <Gather> action of a call: its URL (/webhook under baseUrl) and fields are what Twilio signs.
+        form({
+          CallSid: 'CA0123456789abcdef0123456789abcdef',
+          CallStatus: 'in-progress',
+          Digits: '1',
+        }),
       );
     },
   ],

@@ -36,6 +36,32 @@ const twilioSigned = (token: string): PresetRequest => {
   };
 };
 
+/**
+ * A Twilio voice request without I-Twilio-Idempotency-Token (a `<Gather>` action): keyed on its
+ * CallSid and the first 32 hex characters of the SHA-256 of the URL, a newline, and the sorted
+ * parameters form-encoded, as docs/providers.md#twilio says.
+ */
+const twilioGather: Array<[string, string]> = [
+  ['CallSid', 'CA0123456789abcdef0123456789abcdef'],
+  ['CallStatus', 'in-progress'],
+  ['Digits', '1'],
+  ['From', '+15551234567'],
+];
+const twilioGatherKey = `CA0123456789abcdef0123456789abcdef:${createHash('sha256')
+  .update(`https://example.com/hook\n${new URLSearchParams(twilioGather)}`)
+  .digest('hex')
+  .slice(0, 32)}`;
+const twilioGatherSigned = (token: string): PresetRequest => {
+  const signed = `https://example.com/hook${twilioGather.map(([n, v]) => n + v).join('')}`;
+  return {
+    body: new URLSearchParams([...twilioGather].reverse()).toString(),
+    headers: {
+      ...FORM,
+      'x-twilio-signature': createHmac('sha1', token).update(signed).digest('base64'),
+    },
+  };
+};
+
 /** Linear: hex HMAC-SHA256 of the body, its webhookTimestamp (ms) fresh. */
 const LINEAR_SECRET = 'conformance linear secret';
 const linearSigned = (secret: string): PresetRequest => {
@@ -136,6 +162,13 @@ export const laterPresetFixtures: readonly PresetFixture[] = [
     externalId: 'twilio-idem-conformance',
     delivery: () => twilioSigned(TWILIO_TOKEN),
     forged: () => twilioSigned('forged-twilio-auth-token'),
+  },
+  {
+    name: 'twilio voice (no idempotency token: the signed request is the key)',
+    preset: () => providers.twilio({ authToken: TWILIO_TOKEN, baseUrl: 'https://example.com' }),
+    externalId: twilioGatherKey,
+    delivery: () => twilioGatherSigned(TWILIO_TOKEN),
+    forged: () => twilioGatherSigned('forged-twilio-auth-token'),
   },
   {
     name: 'linear',

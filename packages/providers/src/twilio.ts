@@ -1,6 +1,6 @@
 /**
- * @module Twilio preset: `I-Twilio-Idempotency-Token` (else the resource SID and its status) as the
- * key, `X-Twilio-Signature` (base64 HMAC-SHA1 of the URL Twilio requested and the sorted POST
+ * @module Twilio preset: `I-Twilio-Idempotency-Token` (else the resource SID and a digest of the
+ * signed request) as the key, `X-Twilio-Signature` (base64 HMAC-SHA1 of the URL Twilio requested and the sorted POST
  * parameters; a JSON body is signed through the URL's `bodySHA256`) checked under the auth token.
  */
 import { createHash } from 'node:crypto';
@@ -28,16 +28,10 @@ export interface TwilioOptions {
 
 const SIGNATURE = /^[A-Za-z0-9+/]{27}=$/;
 const BASE_URL = /^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/;
-/** Status callbacks name the resource and its new status: the fallback key is both. */
-const RESOURCES: ReadonlyArray<readonly [sids: readonly string[], statuses: readonly string[]]> = [
-  [['RecordingSid'], ['RecordingStatus']],
-  [['TranscriptionSid'], ['TranscriptionStatus']],
-  [
-    ['MessageSid', 'SmsSid'],
-    ['MessageStatus', 'SmsStatus'],
-  ],
-  [['CallSid'], ['CallStatus']],
-];
+/** The resource a request is about, most specific first: the readable part of the fallback key. */
+const RESOURCE_SIDS = ['RecordingSid', 'TranscriptionSid', 'MessageSid', 'SmsSid', 'CallSid'];
+/** A Twilio SID: two letters naming the kind, 32 hex characters. */
+const SID = /^[A-Z]{2}[0-9a-fA-F]{32}$/;
 
 /**
  * `url` without its port, and with the scheme's default port (`:443`, `:80`) when it has none:
@@ -63,26 +57,49 @@ function candidateUrls(url: string): string[] {
   return [...new Set(urls)];
 }
 
-/** POST parameters sorted by name, each value (repeated ones distinct and sorted) after its name. */
-function signedParams(body: Buffer): string {
+/** The POST parameters as Twilio signs them: sorted by name, a repeated name's distinct values sorted. */
+function signedPairs(body: Buffer): Array<[name: string, value: string]> {
   const values = new Map<string, Set<string>>();
   for (const [name, value] of new URLSearchParams(body.toString('utf8'))) {
     const set = values.get(name) ?? new Set<string>();
     set.add(value);
     values.set(name, set);
   }
-  let text = '';
+  const pairs: Array<[string, string]> = [];
   for (const name of [...values.keys()].sort()) {
-    for (const value of [...(values.get(name) ?? [])].sort()) text += name + value;
+    for (const value of [...(values.get(name) ?? [])].sort()) pairs.push([name, value]);
   }
-  return text;
+  return pairs;
 }
+
+/** The POST parameters' part of the signed string: each value after its name, in signing order. */
+const signedParams = (body: Buffer) =>
+  signedPairs(body)
+    .map(([name, value]) => name + value)
+    .join('');
 
 /** The `bodySHA256` query parameter of a JSON-bodied webhook's URL, if any. */
 function bodyHashOf(url: string): string | null {
   const query = url.indexOf('?');
   if (query === -1) return null;
   return new URLSearchParams(url.slice(query + 1).split('#')[0]).get('bodySHA256');
+}
+
+/**
+ * The hex SHA-256 of what Twilio signs: the URL it called, a newline, then the sorted parameters
+ * form-encoded (a JSON body is in the URL's `bodySHA256`). A retry re-sends exactly that.
+ */
+function signedDigest(
+  request: HttpRequest,
+  urlFor: (r: HttpRequest) => string,
+): string | undefined {
+  const { rawBody } = request;
+  if (rawBody === undefined) return undefined;
+  const url = urlFor(request);
+  if (typeof url !== 'string') return undefined;
+  const params = bodyHashOf(url) === null ? signedPairs(rawBody) : [];
+  const text = `${url}\n${new URLSearchParams(params).toString()}`;
+  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 function urlOf(o: TwilioOptions): (request: HttpRequest) => string {
@@ -112,10 +129,15 @@ function urlOf(o: TwilioOptions): (request: HttpRequest) => string {
  * Twilio webhooks signed with the account's auth token).
  *
  * - **Key**: the `I-Twilio-Idempotency-Token` header, which Twilio's retries of one request repeat
- *   (UNCONFIRMED in Twilio's docs; seen in practice). Without it, the resource SID and its status
- *   (`MessageSid:MessageStatus`, `CallSid:CallStatus`, …): status callbacks for one message or call
- *   share the SID and arrive once per status, so the SID alone would replay the first status to
- *   every later one.
+ *   (UNCONFIRMED in Twilio's docs; seen in practice). Without it, the resource SID the request is
+ *   about (`RecordingSid`, `TranscriptionSid`, `MessageSid`, `SmsSid`, `CallSid`) and the first 32
+ *   hex characters of the SHA-256 of what Twilio signs (the URL it called and the sorted
+ *   parameters). The requests of one call repeat its `CallSid` and `CallStatus` (every `<Gather>`
+ *   action is `in-progress`), so nothing less than the signed request tells them apart; a retry
+ *   re-sends it exactly. Two requests with the same URL and the same parameters are one delivery.
+ * - **Fingerprint**: the SHA-256 of the same signed content, so a retry whose form fields come in
+ *   another order is the same delivery, and a distinct request never meets a 422 under the
+ *   fallback key.
  * - **Signature**: `X-Twilio-Signature` is the base64 HMAC-SHA1, under the auth token, of the full
  *   URL Twilio requested followed by every POST parameter, sorted by name, name then value. A JSON
  *   body is signed through the URL: its `bodySHA256` query parameter is the hex SHA-256 of the body.
@@ -142,22 +164,19 @@ export function twilio(options: TwilioOptions): ProviderPreset {
 
   return {
     provider: 'twilio',
-    keyDescription: 'I-Twilio-Idempotency-Token header (or a resource SID and its status)',
+    keyDescription: 'I-Twilio-Idempotency-Token header (or the signed URL and parameters)',
     needsRawBody: true,
     retentionDays: 7,
     key(request) {
       const token = header(request, 'i-twilio-idempotency-token');
       if (token) return token;
+      const digest = signedDigest(request, urlFor);
+      if (digest === undefined) return undefined;
       const fields = new URLSearchParams(request.rawBody?.toString('utf8') ?? '');
-      const first = (names: readonly string[]) =>
-        names.map((name) => fields.get(name)).find((value) => value);
-      for (const [sids, statuses] of RESOURCES) {
-        const id = first(sids);
-        const state = first(statuses);
-        if (id && state) return `${id}:${state}`;
-      }
-      return undefined;
+      const sid = RESOURCE_SIDS.map((name) => fields.get(name)).find((v) => v && SID.test(v));
+      return sid ? `${sid}:${digest.slice(0, 32)}` : digest.slice(0, 32);
     },
+    fingerprint: (request) => signedDigest(request, urlFor),
     verify: safeVerify(function verifyTwilio(request) {
       const given = header(request, 'x-twilio-signature');
       const { rawBody } = request;

@@ -51,40 +51,43 @@ const signed = (
 describe('twilio preset', () => {
   const preset = twilio({ authToken: TOKEN, baseUrl: BASE });
 
-  it('describes itself and keys on the idempotency token, else on the resource SID and its status', () => {
+  it('describes itself and keys on the idempotency token, else on the resource SID and a digest of the signed request', () => {
     expect(preset).toMatchObject({ provider: 'twilio', needsRawBody: true, retentionDays: 7 });
     const withToken = request('/sms', form(), { 'i-twilio-idempotency-token': 'idem-1234' });
     expect(preset.key(withToken)).toBe('idem-1234');
-    expect(preset.key(request('/sms', form()))).toBe('SM0123456789abcdef0123456789abcdef:received');
+    // The digest: SHA-256 of the URL Twilio called, a newline, the sorted parameters form-encoded.
+    const sorted = new URLSearchParams(
+      [...pairs].sort(([a, x], [b, y]) => (a === b ? (x < y ? -1 : 1) : a < b ? -1 : 1)),
+    );
+    const digest = createHash('sha256').update(`${BASE}/sms\n${sorted}`).digest('hex');
+    expect(preset.key(request('/sms', form()))).toBe(
+      `SM0123456789abcdef0123456789abcdef:${digest.slice(0, 32)}`,
+    );
+    expect(preset.fingerprint?.(request('/sms', form()))).toBe(digest);
     // Status callbacks of one message share its SID and arrive once per status: one key each.
     const status = (state: string) =>
       request(
         '/status',
         form([
-          ['MessageSid', 'SM1'],
+          ['MessageSid', 'SM0123456789abcdef0123456789abcde1'],
           ['MessageStatus', state],
           ['SmsStatus', state],
         ]),
       );
-    expect([preset.key(status('sent')), preset.key(status('delivered'))]).toEqual([
-      'SM1:sent',
-      'SM1:delivered',
-    ]);
-    const call = request(
-      '/voice',
-      form([
-        ['CallSid', 'CA1'],
-        ['CallStatus', 'completed'],
-      ]),
-    );
-    expect(preset.key(call)).toBe('CA1:completed');
+    const [sent, delivered] = [preset.key(status('sent')), preset.key(status('delivered'))];
+    expect(sent).toMatch(/^SM0123456789abcdef0123456789abcde1:[0-9a-f]{32}$/);
+    expect(delivered).toMatch(/^SM0123456789abcdef0123456789abcde1:[0-9a-f]{32}$/);
+    expect(sent).not.toBe(delivered);
+    // A recording's own SID names it, before the call's.
     const recording = form([
-      ['CallSid', 'CA1'],
-      ['RecordingSid', 'RE1'],
+      ['CallSid', 'CA0123456789abcdef0123456789abcdef'],
+      ['RecordingSid', 'RE0123456789abcdef0123456789abcdef'],
       ['RecordingStatus', 'completed'],
     ]);
-    expect(preset.key(request('/rec', recording))).toBe('RE1:completed');
-    expect(preset.key(request('/x', form([['CallSid', 'CA1']])))).toBeUndefined();
+    expect(preset.key(request('/rec', recording))).toMatch(/^RE0123456789abcdef0123456789abcdef:/);
+    // No SID (or not a SID's shape): the digest alone; no raw bytes: no key.
+    expect(preset.key(request('/x', form([['CallSid', 'CA1']])))).toMatch(/^[0-9a-f]{32}$/);
+    expect(preset.key(makeRequest({ url: '/x' }))).toBeUndefined();
   });
 
   it("accepts what the SDK's validateRequest accepts for a form POST, and refuses what it refuses", () => {
