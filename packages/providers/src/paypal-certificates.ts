@@ -1,6 +1,7 @@
 /**
- * @module PayPal's signing certificates: which `PAYPAL-CERT-URL` may be fetched at all, the bounded
- * fetch, what is checked in what comes back, and the bounded cache of certificates already checked.
+ * @module PayPal's signing certificates: which `PAYPAL-CERT-URL` may be fetched at all, what is
+ * checked in what comes back, and the default fetch. When and how often a URL is fetched, and what
+ * is remembered, is ./paypal-certificate-cache.
  */
 import { X509Certificate, type KeyObject } from 'node:crypto';
 
@@ -22,19 +23,18 @@ const MAX_URL_LENGTH = 500;
 /** A leaf and its issuers fit in a few KB; more is not a certificate chain. */
 const MAX_PEM_LENGTH = 64 * 1024;
 const MAX_CHAIN_LENGTH = 5;
-/** How many certificate URLs are remembered (PayPal rotates its certificate rarely). */
-export const CERTIFICATE_CACHE_SIZE = 16;
 /** The subject the PayPal SDKs required of the signing certificate (Java SDK: `CN=messageverificationcerts…paypal.com`). */
 const PAYPAL_SIGNER = /^messageverificationcerts(?:\.[a-z0-9-]+)*\.paypal\.com$/i;
 const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
 /**
  * The certificate URL exactly as it may be fetched, or `undefined`: `https:` only, on one of
- * `hosts` (exact names, no user info, default port) and under `/v1/notifications/certs/`. Checked
- * before anything is fetched, so a forged header never makes the server call out.
+ * `hosts` (exact names, no user info, default port), under `/v1/notifications/certs/`, with no
+ * query or fragment (PayPal's URLs have none; each would be one more spelling of a URL to fetch).
+ * Checked before anything is fetched, so a forged header never makes the server call out elsewhere.
  */
 export function certificateUrl(text: string | undefined, hosts: ReadonlySet<string>) {
-  if (text === undefined || text.length > MAX_URL_LENGTH) return undefined;
+  if (text === undefined || text.length > MAX_URL_LENGTH || /[?#]/.test(text)) return undefined;
   let url: URL;
   try {
     url = new URL(text);
@@ -106,62 +106,6 @@ export function checkCertificate(
     if (!anchored) return undefined;
   }
   return { key: leaf.publicKey, notAfter: Date.parse(leaf.validTo) };
-}
-
-/** Settings of a {@link certificateSource}. */
-export interface CertificateSourceOptions {
-  readonly fetch: FetchCertificate;
-  readonly timeoutMs: number;
-  readonly anchors: readonly X509Certificate[] | undefined;
-  readonly now: () => number;
-}
-
-/** Runs `fetch` for at most `timeoutMs`, aborting its signal at the deadline; rejects on failure. */
-function fetchWithin(fetch: FetchCertificate, url: string, timeoutMs: number): Promise<string> {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      controller.abort();
-      reject(new Error(`no certificate from ${url} within ${timeoutMs} ms`));
-    }, timeoutMs);
-    timer.unref?.();
-  });
-  return Promise.race([fetch(url, controller.signal), deadline]).finally(() => clearTimeout(timer));
-}
-
-/**
- * The checked certificate at a URL, fetched once and remembered: concurrent deliveries share one
- * fetch; at most {@link CERTIFICATE_CACHE_SIZE} URLs are kept (the least recently used goes); a
- * failed fetch or check is not remembered, so the next delivery (PayPal's retry) fetches again;
- * a remembered certificate past its validity is dropped and answers `undefined`.
- */
-export function certificateSource(
-  options: CertificateSourceOptions,
-): (url: string) => Promise<CheckedCertificate | undefined> {
-  const { fetch, timeoutMs, anchors, now } = options;
-  const cache = new Map<string, Promise<CheckedCertificate | undefined>>();
-  const load = async (url: string) => {
-    try {
-      const pem = await fetchWithin(fetch, url, timeoutMs);
-      return typeof pem === 'string' ? checkCertificate(pem, now(), anchors) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  return async function certificateAt(url) {
-    let entry = cache.get(url);
-    if (entry) cache.delete(url);
-    else entry = load(url);
-    cache.set(url, entry);
-    if (cache.size > CERTIFICATE_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-    const checked = await entry;
-    if (checked === undefined || now() > checked.notAfter) {
-      if (cache.get(url) === entry) cache.delete(url);
-      return undefined;
-    }
-    return checked;
-  };
 }
 
 /** The default {@link FetchCertificate}: a GET with the platform's `fetch`, no redirects, 2xx only. */

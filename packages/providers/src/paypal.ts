@@ -4,14 +4,14 @@
  * `PAYPAL-CERT-URL`, fetched only from PayPal's hosts and cached.
  */
 import { verify as verifySignature, X509Certificate } from 'node:crypto';
-import type { ProviderPreset } from '@webhook-idempotency/core';
+import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
 import { presentExternalId } from '@webhook-idempotency/core/adapter';
 import { crc32 } from './crc32';
 import { clockOption, requireOptions, requireString } from './options';
+import { certificateSource } from './paypal-certificate-cache';
 import {
   PAYPAL_CERTIFICATE_HOSTS,
-  certificateSource,
   certificateUrl,
   fetchCertificateText,
   type FetchCertificate,
@@ -50,6 +50,35 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 /** A transmission id or time: present, and no `|` that would move the signed fields. */
 const signedField = (value: string | undefined) =>
   value !== undefined && value !== '' && !value.includes('|');
+
+/**
+ * What a delivery's headers say about its signature, or `undefined` when they cannot be one:
+ * the certificate URL (already checked against `hosts`), the signature, the transmission id and
+ * time that start the signed string, and the CRC-32 of the raw body that ends it.
+ */
+function transmissionOf(request: HttpRequest, hosts: ReadonlySet<string>) {
+  const { rawBody } = request;
+  const transmissionId = header(request, 'paypal-transmission-id');
+  const transmissionTime = header(request, 'paypal-transmission-time');
+  const signature = header(request, 'paypal-transmission-sig');
+  const url = certificateUrl(header(request, 'paypal-cert-url'), hosts);
+  if (
+    rawBody === undefined ||
+    url === undefined ||
+    header(request, 'paypal-auth-algo') !== AUTH_ALGORITHM ||
+    !signedField(transmissionId) ||
+    !signedField(transmissionTime) ||
+    signature === undefined ||
+    !BASE64.test(signature)
+  )
+    return undefined;
+  return {
+    url,
+    signature,
+    signedPrefix: `${transmissionId}|${transmissionTime}`,
+    crc: crc32(rawBody),
+  };
+}
 
 function hostsOption(value: unknown): ReadonlySet<string> {
   if (value === undefined) return new Set(PAYPAL_CERTIFICATE_HOSTS);
@@ -102,9 +131,13 @@ function timeoutOption(value: unknown): number {
  *   `SHA256withRSA`. A certificate URL that is not `https://` on PayPal's hosts under
  *   `/v1/notifications/certs/` is refused before anything is fetched. The certificate must be
  *   current and name PayPal (`CN=messageverificationcerts…paypal.com`), its served chain must
- *   link up (and end at `trustedCertificates` when given). Certificates are cached per URL (16
- *   URLs at most), a fetch waits `certificateTimeoutMs` at most, and a fetch that fails or times
- *   out refuses the delivery (401, no receipt): PayPal retries any non-2xx answer.
+ *   link up (and end at `trustedCertificates` when given). The URL is read before anything is
+ *   verified, so fetches are bounded against unsigned requests: at most 10 start per minute and 2
+ *   run at once (beyond that the delivery is refused unfetched), a URL whose fetch failed is not
+ *   fetched again for a minute, and a certificate that verified a signature is kept (16 URLs)
+ *   apart from what unsigned requests made us fetch (16 more). A fetch waits
+ *   `certificateTimeoutMs` at most; one that fails or times out refuses the delivery (401, no
+ *   receipt): PayPal retries any non-2xx answer.
  * - **Retention**: 30 days: PayPal retries up to 25 times over 3 days, and an event can be
  *   resent from the dashboard or the API after that.
  *
@@ -129,7 +162,7 @@ export function paypal(options: PayPalOptions): ProviderPreset {
     );
   const hosts = hostsOption(o.certificateHosts);
   const now = clockOption('paypal', o.clock);
-  const certificateAt = certificateSource({
+  const certificates = certificateSource({
     fetch: o.fetchCertificate ?? fetchCertificateText,
     timeoutMs: timeoutOption(o.certificateTimeoutMs),
     anchors: anchorsOption(o.trustedCertificates),
@@ -146,30 +179,19 @@ export function paypal(options: PayPalOptions): ProviderPreset {
     },
     async verify(request) {
       try {
-        const { rawBody } = request;
-        const transmissionId = header(request, 'paypal-transmission-id');
-        const transmissionTime = header(request, 'paypal-transmission-time');
-        const signature = header(request, 'paypal-transmission-sig');
-        const url = certificateUrl(header(request, 'paypal-cert-url'), hosts);
-        if (
-          rawBody === undefined ||
-          url === undefined ||
-          header(request, 'paypal-auth-algo') !== AUTH_ALGORITHM ||
-          !signedField(transmissionId) ||
-          !signedField(transmissionTime) ||
-          signature === undefined ||
-          !BASE64.test(signature)
-        )
-          return false;
-        const certificate = await certificateAt(url);
+        const transmission = transmissionOf(request, hosts);
+        if (transmission === undefined) return false;
+        const { url, signature } = transmission;
+        const certificate = await certificates.at(url);
         if (certificate === undefined) return false;
-        const signed = `${transmissionId}|${transmissionTime}|${webhookId}|${crc32(rawBody)}`;
-        return verifySignature(
+        const valid = verifySignature(
           'sha256',
-          Buffer.from(signed, 'utf8'),
+          Buffer.from(`${transmission.signedPrefix}|${webhookId}|${transmission.crc}`, 'utf8'),
           certificate.key,
           Buffer.from(signature, 'base64'),
         );
+        if (valid) certificates.proven(url, certificate);
+        return valid;
       } catch {
         return false;
       }

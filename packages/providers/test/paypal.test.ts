@@ -206,12 +206,13 @@ describe('paypal preset', () => {
     );
   });
 
-  it('refuses (401, PayPal retries) when the certificate cannot be had, and fetches again next time', async () => {
+  it('refuses (401, PayPal retries) when the certificate cannot be had, and fetches again a minute later', async () => {
     let fail = true;
+    let now = NOW;
     const calls: string[] = [];
     const p = paypal({
       webhookId: WEBHOOK_ID,
-      clock: () => NOW,
+      clock: () => now,
       fetchCertificate: async (url) => {
         calls.push(url);
         if (fail) throw new Error('connect ECONNREFUSED');
@@ -220,6 +221,10 @@ describe('paypal preset', () => {
     });
     await expect(p.verify?.(request(delivery()))).resolves.toBe(false);
     fail = false;
+    // The failure is remembered for a minute: no fetch for the deliveries in between.
+    await expect(p.verify?.(request(delivery()))).resolves.toBe(false);
+    expect(calls).toHaveLength(1);
+    now += 60_001;
     await expect(p.verify?.(request(delivery()))).resolves.toBe(true);
     expect(calls).toHaveLength(2);
     // Not a certificate at all.
@@ -244,15 +249,20 @@ describe('paypal preset', () => {
     expect(aborted).toBe(true);
   });
 
-  it('remembers at most 16 certificate URLs, the least recently used going first', async () => {
-    const { preset: p, calls } = preset(SIGNER);
+  it('remembers at most 16 proven certificate URLs, the least recently used going first', async () => {
+    let now = NOW;
+    const { preset: p, calls } = preset(SIGNER, { clock: () => now });
     const url = (n: number) => `${CERT_URL}-${n}`;
-    for (let n = 0; n <= 16; n++)
+    for (let n = 0; n <= 16; n++) {
+      // Within the fetch budget (10 a minute).
+      now += 6_000;
       await expect(p.verify?.(request(delivery({ certUrl: url(n) })))).resolves.toBe(true);
+    }
     expect(calls).toHaveLength(17);
-    await p.verify?.(request(delivery({ certUrl: url(16) })));
+    await expect(p.verify?.(request(delivery({ certUrl: url(16) })))).resolves.toBe(true);
     expect(calls).toHaveLength(17);
-    await p.verify?.(request(delivery({ certUrl: url(0) })));
+    now += 6_000;
+    await expect(p.verify?.(request(delivery({ certUrl: url(0) })))).resolves.toBe(true);
     expect(calls).toHaveLength(18);
   });
 
