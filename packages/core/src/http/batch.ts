@@ -96,6 +96,8 @@ export class BatchRun<Tx> {
   private readonly refusals: Refusal[] = [];
   /** An item's handler failed (its own error). */
   private failed = false;
+  /** `each` went through every item: each is recorded on a receipt of its own. */
+  private done = false;
 
   constructor(
     private readonly run: Run<unknown>,
@@ -120,7 +122,9 @@ export class BatchRun<Tx> {
     // batch stays retryable (a redelivery of it runs the failed item again instead of replaying).
     if (this.failed && isRecordedStatus(response.status))
       return this.run.abort(new ItemFailed()).then(() => null);
-    return this.run.finish(response);
+    // Every item is recorded on its own receipt, the batch's only spares a redelivery the item
+    // look-ups: an answer it cannot keep (taken over once stale, the store failing) still goes out.
+    return this.done ? this.run.finishRecorded(response) : this.run.finish(response);
   }
 
   abort(error: unknown): Promise<HttpResponseRecord | null> {
@@ -162,6 +166,7 @@ export class BatchRun<Tx> {
       else if (entry.refusal) outcomes.push(this.refuse(entry.key, entry.refusal));
       else outcomes.push(await this.item(entry, handler));
     }
+    this.done = true;
     return outcomes;
   }
 

@@ -62,12 +62,20 @@ class FaultyStore extends InMemoryStore {
   readonly claimed: string[] = [];
   /** Claims of this id fail, as on a lost connection. */
   failClaimsOf: string | undefined;
+  /** Completions of a batch's own receipt fail. */
+  failBatchCompletion = false;
 
   override claim(...args: Parameters<InMemoryStore['claim']>) {
     const { externalId } = RequestKey.from(args[0]);
     this.claimed.push(externalId);
     if (externalId === this.failClaimsOf) return Promise.reject(new Error('connection reset'));
     return super.claim(...args);
+  }
+
+  override complete(...args: Parameters<InMemoryStore['complete']>) {
+    if (this.failBatchCompletion && RequestKey.from(args[0]).externalId.startsWith('batch:'))
+      return Promise.reject(new Error('connection reset'));
+    return super.complete(...args);
   }
 }
 
@@ -329,6 +337,43 @@ describe('a batched preset through the engine', () => {
     store.failClaimsOf = undefined;
     expect((await deliver(engine, post(batch), book)).status).toBe(422);
     expect(booked).toEqual(['g0', 'g1', 'g2', 'g3']);
+  });
+
+  it('a batch whose own receipt was taken over once stale: the run that did every item sends its own answer; a run that did not stays answered 409', async () => {
+    let now = 1_000_000;
+    const store = new InMemoryStore();
+    const guard = new IdempotencyGuard(store, { staleAfterSeconds: 10, clock: () => now });
+    const engine = createEngine({ guard, preset: preset() });
+    const request = post([{ id: 't1' }, { id: 't2' }]);
+    const first = running(await engine.begin(request));
+    await first.idempotency.batch!.each(() => {
+      now += 6_000; // each item takes 6 s: together, longer than the stale time
+    });
+    const second = running(await engine.begin(request));
+    expect(await guard.find(second.idempotency.key)).toMatchObject({ attempts: 2 });
+    expect(await first.run.finish(ok())).toBeNull();
+    const outcomes = await second.idempotency.batch!.each(() => 'again');
+    expect(outcomes.every((outcome) => !outcome.refused && outcome.isReplay)).toBe(true);
+    expect(await second.run.finish(ok())).toBeNull();
+    expect(await guard.find(second.idempotency.key)).toMatchObject({ status: 'completed' });
+
+    // A handler that answered without running its items: its answer is not kept, as before.
+    const other = post([{ id: 't3' }]);
+    const idle = running(await engine.begin(other));
+    now += 11_000;
+    const taker = running(await engine.begin(other));
+    expect((await idle.run.finish(ok()))?.status).toBe(409);
+    await taker.idempotency.batch!.each(() => 'ran');
+    expect(await taker.run.finish(ok())).toBeNull();
+  });
+
+  it("a store failing to complete the batch's own receipt after every item was done: the handler's answer goes out", async () => {
+    const { engine, store, find } = setup();
+    store.failBatchCompletion = true;
+    const { run, idempotency } = running(await engine.begin(post([{ id: 'k1' }])));
+    await idempotency.batch!.each(() => 'booked');
+    expect(await run.finish(ok())).toBeNull();
+    expect(await find('k1')).toMatchObject({ status: 'completed' });
   });
 
   it('a handler that acknowledges a batch with a failed item sends its answer; the batch stays retryable', async () => {
