@@ -61,7 +61,9 @@ export type {
   BatchItem,
   BatchItemHandler,
   DeliveryBatch,
+  ItemOutcome,
   PresetItem,
+  RefusedItem,
 } from './http/batch-types';
 export {
   createInboxRelay,

@@ -103,8 +103,45 @@ const plainBatches: ProviderPreset = {
       value: event,
     })),
 };
-const plain = (h: Harness, ids: readonly string[]) =>
-  h.post(undefined, JSON.stringify(ids.map((id) => ({ id }))), { 'x-batch-signature': 'signed' });
+/** An event of a plain batch: an id, or an id and content (another `n` is another payload). */
+type PlainEvent = string | { readonly id: string; readonly n?: number };
+const plain = (h: Harness, events: readonly PlainEvent[]) =>
+  h.post(
+    undefined,
+    JSON.stringify(events.map((event) => (typeof event === 'string' ? { id: event } : event))),
+    { 'x-batch-signature': 'signed' },
+  );
+
+/** What the handler saw of one batch: the batch's own key and each item's outcome, summarised. */
+interface Seen {
+  key?: string;
+  outcomes?: readonly string[];
+  /** Which outcomes are the very object of an earlier one (a repeated id sharing its outcome). */
+  shared?: readonly number[];
+}
+
+/** `batch.each` noting the items run and what it resolved with: `run`, `replay` or the refusal's code. */
+function noting(ran: string[], seen: Seen) {
+  return async (call: HandlerCall): Promise<Answer> => {
+    const idempotency = call.idempotency;
+    const batch = idempotency?.batch;
+    if (!batch) throw new Error('no batch on the request context');
+    seen.key = idempotency.key.externalId;
+    const outcomes = await batch.each((_item, context) => {
+      ran.push(context.key.externalId);
+      return { booked: context.key.externalId };
+    });
+    seen.outcomes = outcomes.map((outcome) =>
+      outcome.refused ? outcome.refused.code : outcome.isReplay ? 'replay' : 'run',
+    );
+    seen.shared = outcomes.flatMap((outcome, index) =>
+      outcomes.indexOf(outcome) < index ? [index] : [],
+    );
+    return { kind: 'json', value: { ok: true } };
+  };
+}
+
+const MISMATCH = 'ERR_IDEMPOTENCY_FINGERPRINT_MISMATCH';
 
 export const batchCases: AdapterCase[] = [
   ...batchFixtures.flatMap((fixture) => {
@@ -140,6 +177,90 @@ export const batchCases: AdapterCase[] = [
       failing = false;
       expect((await plain(h, ['b1', 'b2', 'b3', 'b4'])).status).toBe(200);
       expect(ran).toEqual(['b1', 'b3', 'b4']);
+    },
+  },
+  {
+    group: 'batches',
+    name: 'an item refused for another payload under its id does not stop the batch: the items after it run, the batch answers 422 at the end and its receipt stays failed; a redelivery replays the done items and refuses only that one',
+    async run(h) {
+      const ran: string[] = [];
+      const seen: Seen = {};
+      await h.start({ preset: plainBatches }, noting(ran, seen));
+      expect((await plain(h, [{ id: 'r1', n: 1 }])).status).toBe(200);
+
+      const batch = ['r0', { id: 'r1', n: 2 }, 'r2', 'r3'];
+      const refused = await plain(h, batch);
+      expect(refused.status).toBe(422);
+      const answer = JSON.parse(refused.body.toString()) as { code: string; message: string };
+      expect(answer.code).toBe(MISMATCH);
+      expect(answer.message).toContain(`${PROVIDER}/r1`);
+      expect(ran).toEqual(['r1', 'r0', 'r2', 'r3']);
+      expect(seen.outcomes).toEqual(['run', MISMATCH, 'run', 'run']);
+      for (const id of ['r0', 'r2', 'r3'])
+        expect(await h.receipt(id)).toMatchObject({ status: 'completed', attempts: 1 });
+      expect(await h.receipt('r1')).toMatchObject({ status: 'completed', attempts: 1 });
+      const own = await h.receipt(seen.key!);
+      expect(own).toMatchObject({ status: 'failed' });
+      expect(own?.error).toContain(`${PROVIDER}/r1`);
+
+      // Every redelivery replays the done items and refuses only the bad one: nothing runs twice.
+      for (let round = 0; round < 3; round++) {
+        const again = await plain(h, batch);
+        expect(again.status).toBe(422);
+        expect(seen.outcomes).toEqual(['replay', MISMATCH, 'replay', 'replay']);
+      }
+      expect(ran).toEqual(['r1', 'r0', 'r2', 'r3']);
+      expect(await h.receipt('r3')).toMatchObject({ status: 'completed', attempts: 1 });
+    },
+  },
+  {
+    group: 'batches',
+    name: "a repeated id in one batch runs once: an identical repeat shares the first one's outcome, one with another payload is refused alone (422 at the end)",
+    async run(h) {
+      const ran: string[] = [];
+      const seen: Seen = {};
+      await h.start({ preset: plainBatches }, noting(ran, seen));
+
+      expect((await plain(h, ['e1', 'e2', 'e1'])).status).toBe(200);
+      expect(ran).toEqual(['e1', 'e2']);
+      expect([seen.outcomes, seen.shared]).toEqual([['run', 'run', 'run'], [2]]);
+      expect(await h.receipt('e1')).toMatchObject({ status: 'completed', attempts: 1 });
+
+      const batch = ['d1', { id: 'd2', n: 1 }, 'd1', { id: 'd2', n: 2 }, 'd3'];
+      const refused = await plain(h, batch);
+      expect(refused.status).toBe(422);
+      expect(JSON.parse(refused.body.toString())).toMatchObject({ code: MISMATCH });
+      expect(ran).toEqual(['e1', 'e2', 'd1', 'd2', 'd3']);
+      expect(seen.outcomes).toEqual(['run', 'run', 'run', MISMATCH, 'run']);
+      expect(seen.shared).toEqual([2]);
+      expect(await h.receipt('d2')).toMatchObject({ status: 'completed', attempts: 1 });
+
+      expect((await plain(h, batch)).status).toBe(422);
+      expect(seen.outcomes).toEqual(['replay', 'replay', 'replay', MISMATCH, 'replay']);
+      expect(ran).toEqual(['e1', 'e2', 'd1', 'd2', 'd3']);
+    },
+  },
+  {
+    group: 'batches',
+    name: 'a held item still stops the batch at once (409), also after a refused one: the retry then runs the rest and answers the refusal',
+    async run(h) {
+      const ran: string[] = [];
+      const seen: Seen = {};
+      await h.start({ preset: plainBatches }, noting(ran, seen));
+      expect((await plain(h, [{ id: 's1', n: 1 }])).status).toBe(200);
+      const held = await h.guard.claim({ provider: PROVIDER, externalId: 's2' });
+
+      const batch = [{ id: 's1', n: 2 }, 's2', 's3'];
+      const blocked = await plain(h, batch);
+      expect([blocked.status, Number(blocked.headers['retry-after']) > 0]).toEqual([409, true]);
+      expect(ran).toEqual(['s1']);
+      expect(await h.receipt('s3')).toBeNull();
+
+      if (held.isReplay) throw new Error('expected to hold s2');
+      await held.complete({ elsewhere: true });
+      expect((await plain(h, batch)).status).toBe(422);
+      expect(ran).toEqual(['s1', 's3']);
+      expect(seen.outcomes).toEqual([MISMATCH, 'replay', 'run']);
     },
   },
 ];

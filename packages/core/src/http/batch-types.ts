@@ -3,6 +3,7 @@
  * HubSpot, Adyen, Meta): what a preset reads from the request, and what the handler gets on
  * `req.idempotency.batch` to run each item under its own receipt.
  */
+import type { IdempotencyError } from '../errors';
 import type { ExternalId, RequestKey } from '../request-key';
 import type { Outcome, RunContext } from '../types';
 
@@ -36,6 +37,26 @@ export interface BatchItem {
 export type BatchItemHandler<T, Tx> = (value: T, context: RunContext<Tx>) => unknown;
 
 /**
+ * An item {@link DeliveryBatch.each} did not run because it was refused for a reason no
+ * redelivery changes: its id was first received with another payload (in an earlier delivery, or
+ * earlier in this batch), `refused` being a `FingerprintMismatch`
+ * (`ERR_IDEMPOTENCY_FINGERPRINT_MISMATCH`). Its handler did not run and nothing was written for
+ * it; the other items ran, and the batch is answered with the refusal (422) whatever the handler
+ * answers, so the provider redelivers it and the redelivery refuses this item again and replays
+ * the rest.
+ */
+export interface RefusedItem {
+  /** Why the item was refused; its `code` is the one the batch is answered with. */
+  readonly refused: IdempotencyError;
+}
+
+/**
+ * What {@link DeliveryBatch.each} resolves with for one item: the guard's {@link Outcome} of a done
+ * item (`isReplay` when it was done before), or a {@link RefusedItem}. Test `outcome.refused`.
+ */
+export type ItemOutcome = (Outcome<unknown> & { readonly refused?: undefined }) | RefusedItem;
+
+/**
  * A batched delivery's items, on `req.idempotency.batch` (Express, Fastify), `ctx.state.idempotency`
  * (Koa), `c.get('idempotency')` (Hono), the fetch handler's `idempotency` or Nest's
  * `@Idempotency()`. Each item has its own receipt: `each` runs the handler for the items not done
@@ -50,15 +71,22 @@ export interface DeliveryBatch<Tx = unknown> {
   /**
    * Runs `handler` for each item in order, each under its own receipt through the guard (claim,
    * transaction in transactional mode, completion, replay): an item already done is skipped and
-   * its stored result returned. Resolves with one outcome per item once all are done.
+   * its stored result returned. An id the batch repeats runs once: a repeat with the same payload
+   * shares the first one's outcome (the very object), one with another payload is refused.
    *
-   * Rejects at the first item that is not done, after the items before it were recorded: with the
-   * handler's own error (let it reach the framework: the batch's answer is then non-2xx and the
-   * provider retries it), or with the guard's reason (another worker holds the item, its body
-   * changed, the store failed), in which case the batch is answered as such (409 with
-   * `Retry-After`, 422, 503) whatever the handler answers. Call it once per request.
+   * Resolves with one {@link ItemOutcome} per item, in the request's order, once every item is
+   * done or refused. A refused item (`outcome.refused`, its id first received with another
+   * payload) does not stop the others: they run, and the batch is then answered with the refusal
+   * (422) whatever the handler answers; its own receipt stays `failed`, naming the refused items.
+   *
+   * Rejects at the first item a retry may still get done, after the items before it were
+   * recorded and without running the ones after it: with the handler's own error (let it reach the
+   * framework: the batch's answer is then non-2xx and the provider retries it), or with the
+   * guard's reason (another worker holds the item, the store failed, its run outlived its claim or
+   * deadline), in which case the batch is answered as such (409 or 503 with `Retry-After`) whatever
+   * the handler answers. Call it once per request.
    */
-  each<T = unknown>(handler: BatchItemHandler<T, Tx>): Promise<readonly Outcome<unknown>[]>;
+  each<T = unknown>(handler: BatchItemHandler<T, Tx>): Promise<readonly ItemOutcome[]>;
 }
 
 /**

@@ -1,79 +1,70 @@
 /**
  * @module Batched deliveries over HTTP (docs/providers.md#batched-deliveries): the request's own
  * receipt keyed by a digest of its item ids, and each item run under a receipt of its own through
- * the guard, so a retried, re-batched or concurrently duplicated batch books every item once.
+ * the guard, so a retried, re-batched or concurrently duplicated batch books every item once. An
+ * item refused for a reason no redelivery changes does not stop the others; one a redelivery may
+ * still get done does.
  */
-import { ErrorCode, IdempotencyError } from '../errors';
+import { ErrorCode, IdempotencyError, isIdempotencyError } from '../errors';
 import type { IdempotencyGuard } from '../guard';
-import { RequestKey } from '../request-key';
-import type { Outcome } from '../types';
+import type { RequestKey } from '../request-key';
 import { answerFor } from './answers';
+import type { BatchEntry } from './batch-read';
 import type {
-  BatchItem,
   BatchItemHandler,
   DeliveryBatch,
-  PresetItem,
+  ItemOutcome,
+  RefusedItem,
   RequestIdempotency,
 } from './batch-types';
-import { canonicalJson, sha256Hex } from './fingerprint';
 import type { EngineConfig } from './options';
 import type { CapturedResponse } from './response-codec';
 import { isRecordedStatus } from './response-codec';
 import type { Run } from './runs';
 import type { HttpRequest, HttpResponseRecord } from './types';
 
-/** An item as the batch runs it: its key and its fingerprint (`null` when fingerprinting is off). */
-interface BatchEntry extends BatchItem {
-  readonly fingerprint: string | null;
-}
+/**
+ * The guard's refusals a redelivery may cure, all answered with `Retry-After`: another worker
+ * holds the item, the item's run lost its claim or outlived its deadline, the store failed. An
+ * item refused for one of these stops the batch at once; for any other reason (its id first
+ * received with another payload), the batch goes on and is answered with the refusal at the end.
+ */
+const RETRY_CURES: ReadonlySet<string> = new Set([
+  ErrorCode.IN_PROGRESS,
+  ErrorCode.CLAIM_LOST,
+  ErrorCode.STORE,
+  ErrorCode.HANDLER_TIMEOUT,
+]);
 
-/** A batched request read: the request's own key and fingerprint, and its items. */
-export interface ReadBatch {
+/** How many refused items the batch's answer and its receipt name; the rest are counted. */
+const NAMED_ITEMS = 5;
+
+/** An item refused for good, as the batch's answer names it. */
+interface Refusal {
   readonly key: RequestKey;
-  readonly fingerprint: string | null;
-  readonly entries: readonly BatchEntry[];
+  readonly error: IdempotencyError;
 }
-
-/** Prefix of the external id of a batch's own receipt: no provider id we key on starts with it. */
-const BATCH_PREFIX = 'batch:';
 
 /**
- * Reads what a preset's `items` returned: every item must carry a valid id (else the whole request
- * is refused: no receipt at all). The request's own key is a digest of its distinct item ids, in
- * sorted order, so the same set of events re-sent in another order or another request is the same
- * batch; its fingerprint, a digest of each item's id and fingerprint.
- * @throws {IdempotencyError} `ERR_IDEMPOTENCY_KEY_MISSING` for a batch with no items or an item without an id.
- * @throws {InvalidRequestKey} for an id the receipts cannot hold.
+ * The batch's answer when items were refused for good: the first refusal's code (its status:
+ * 422 for another payload under an id), naming every refused item, so the batch's `failed`
+ * receipt shows the operator which items a redelivery will never book.
  */
-export function readBatch(
-  provider: string,
-  items: readonly PresetItem[],
-  keyDescription: string,
-  fingerprinting: boolean,
-): ReadBatch {
-  if (!Array.isArray(items) || items.length === 0)
-    throw new IdempotencyError(
-      ErrorCode.KEY_MISSING,
-      `The request carries no items (provider "${provider}"), so it cannot be deduplicated`,
-    );
-  const entries = items.map((item, index): BatchEntry => {
-    const id = item?.key;
-    if (id === undefined || id === null || id === '')
-      throw new IdempotencyError(
-        ErrorCode.KEY_MISSING,
-        `Item ${index} of the request carries no ${keyDescription} (provider "${provider}"), so the batch cannot be deduplicated`,
-      );
-    const fingerprint = fingerprinting
-      ? (item.fingerprint ?? sha256Hex(canonicalJson(item.value)))
-      : null;
-    return { key: new RequestKey(provider, id), value: item.value, fingerprint };
-  });
-  // JSON-encoded lists: no id (a custom preset's may hold any character) can pass for two.
-  const ids = [...new Set(entries.map((entry) => entry.key.externalId))].sort();
-  const key = new RequestKey(provider, `${BATCH_PREFIX}${sha256Hex(JSON.stringify(ids))}`);
-  if (!fingerprinting) return { key, fingerprint: null, entries };
-  const lines = entries.map((entry) => JSON.stringify([entry.key.externalId, entry.fingerprint]));
-  return { key, fingerprint: sha256Hex(JSON.stringify([...new Set(lines)].sort())), entries };
+function refusedItems(refusals: readonly Refusal[]): IdempotencyError {
+  const [first] = refusals;
+  if (!first) throw new TypeError('no refused item');
+  const keys = [...new Set(refusals.map(({ key }) => `${key.provider}/${key.externalId}`))];
+  const more = keys.length > NAMED_ITEMS ? ` and ${keys.length - NAMED_ITEMS} more` : '';
+  const named = `${keys.slice(0, NAMED_ITEMS).join(', ')}${more}`;
+  const one = keys.length === 1;
+  const why =
+    first.error.code === ErrorCode.FINGERPRINT_MISMATCH
+      ? 'first received with another payload'
+      : `refused (${first.error.code})`;
+  return new IdempotencyError(
+    first.error.code,
+    `The batch's ${one ? 'item' : 'items'} ${named} ${one ? 'was' : 'were'} ${why}: not run, and a redelivery is refused the same way`,
+  );
 }
 
 /** Recorded on the batch's receipt when the handler acknowledged a batch one of whose items failed. */
@@ -90,19 +81,23 @@ type BatchConfig = Pick<EngineConfig, 'preset' | 'inProgressStatus'>;
 /**
  * The engine's `PendingRun` for a batched request: the request's own run (on its ticket, never in
  * a transaction) plus the items, each run by `batch.each` through the guard. The request's receipt
- * is completed only when the handler answered 2xx after every item it ran was done; when an item
- * was refused for a reason of the guard's (held by another worker, another body, the store), the
- * batch is answered with that reason instead of whatever the handler or the framework answered.
+ * is completed only when the handler answered 2xx after every item was done; when an item was
+ * refused for a reason of the guard's (held by another worker, another payload, the store), the
+ * batch is answered with that reason instead of whatever the handler or the framework answered,
+ * and its receipt is marked `failed`.
  */
 export class BatchRun<Tx> {
   /** The request's run never expires: it holds no transaction. */
   readonly expires = false;
   readonly idempotency: RequestIdempotency<Tx>;
-  /** The first item error the engine answers for (409, 422, 503), if any. */
-  private refusal: unknown;
-  private refused = false;
+  /** The guard's refusal of an item that stopped the batch, a redelivery may cure it (409, 503). */
+  private stopped: { readonly error: unknown } | undefined;
+  /** The items refused for a reason no redelivery changes (422), in the request's order. */
+  private readonly refusals: Refusal[] = [];
   /** An item's handler failed (its own error). */
   private failed = false;
+  /** `each` went through every item: each is recorded on a receipt of its own. */
+  private done = false;
 
   constructor(
     private readonly run: Run<unknown>,
@@ -121,20 +116,25 @@ export class BatchRun<Tx> {
   }
 
   finish(response: CapturedResponse): Promise<HttpResponseRecord | null> {
-    if (this.refused) return this.run.refuse(this.refusal);
+    const refusal = this.refusal();
+    if (refusal) return this.run.refuse(refusal.error);
     // The handler acknowledged a batch with a failed item: its answer goes out as it is, and the
     // batch stays retryable (a redelivery of it runs the failed item again instead of replaying).
     if (this.failed && isRecordedStatus(response.status))
       return this.run.abort(new ItemFailed()).then(() => null);
-    return this.run.finish(response);
+    // Every item is recorded on its own receipt, the batch's only spares a redelivery the item
+    // look-ups: an answer it cannot keep (taken over once stale, the store failing) still goes out.
+    return this.done ? this.run.finishRecorded(response) : this.run.finish(response);
   }
 
   abort(error: unknown): Promise<HttpResponseRecord | null> {
-    return this.refused ? this.run.refuse(this.refusal) : this.run.abort(error);
+    const refusal = this.refusal();
+    return refusal ? this.run.refuse(refusal.error) : this.run.abort(error);
   }
 
   async answeredAround(status: number | undefined, how: string): Promise<void> {
-    if (this.refused) await this.run.refuse(this.refusal);
+    const refusal = this.refusal();
+    if (refusal) await this.run.refuse(refusal.error);
     // As in finish: a 2xx sent around the adapter after an item failed leaves the batch retryable.
     else if (this.failed && status !== undefined && isRecordedStatus(status))
       await this.run.abort(new ItemFailed());
@@ -149,42 +149,61 @@ export class BatchRun<Tx> {
     return this.run.enter(fn);
   }
 
-  private async each<T>(handler: BatchItemHandler<T, Tx>): Promise<readonly Outcome<unknown>[]> {
+  /** What the batch is answered with instead of the handler: what stopped it, else its refused items. */
+  private refusal(): { readonly error: unknown } | undefined {
+    if (this.stopped) return this.stopped;
+    return this.refusals.length > 0 ? { error: refusedItems(this.refusals) } : undefined;
+  }
+
+  private async each<T>(handler: BatchItemHandler<T, Tx>): Promise<readonly ItemOutcome[]> {
     if (typeof handler !== 'function')
       throw new TypeError('batch.each(handler) needs a function of (item, context)');
-    const outcomes: Outcome<unknown>[] = [];
+    const outcomes: ItemOutcome[] = [];
     for (const entry of this.entries) {
-      let own: { error: unknown } | undefined;
-      try {
-        const outcome = await this.guard.run(
-          entry.key,
-          async (context) => {
-            try {
-              return await handler(entry.value as T, context);
-            } catch (error) {
-              own = { error };
-              throw error;
-            }
-          },
-          { fingerprint: entry.fingerprint, verified: this.verified },
-        );
-        outcomes.push(outcome);
-      } catch (error) {
-        this.settleItem(error, own);
-        throw error;
-      }
+      // A repeat of an id with the same payload: its first item ran (or was refused) already.
+      const shared = entry.sameAs === undefined ? undefined : outcomes[entry.sameAs];
+      if (shared) outcomes.push(shared);
+      else if (entry.refusal) outcomes.push(this.refuse(entry.key, entry.refusal));
+      else outcomes.push(await this.item(entry, handler));
     }
+    this.done = true;
     return outcomes;
   }
 
-  /** Records why an item was not done: the guard's reason (the batch's answer), or the handler's failure. */
-  private settleItem(error: unknown, own: { error: unknown } | undefined): void {
-    const theHandlers = own !== undefined && own.error === error;
-    if (!theHandlers && !this.refused && answerFor(error, this.config, this.request)) {
-      this.refused = true;
-      this.refusal = error;
-    } else {
-      this.failed = true;
+  /**
+   * Runs one item through the guard. Resolves with its outcome, or with a {@link RefusedItem}
+   * when the guard refused it for good; rejects (stopping the batch) with the handler's own error
+   * or a refusal a redelivery may cure.
+   */
+  private async item<T>(entry: BatchEntry, handler: BatchItemHandler<T, Tx>): Promise<ItemOutcome> {
+    let own: { error: unknown } | undefined;
+    try {
+      return await this.guard.run(
+        entry.key,
+        async (context) => {
+          try {
+            return await handler(entry.value as T, context);
+          } catch (error) {
+            own = { error };
+            throw error;
+          }
+        },
+        { fingerprint: entry.fingerprint, verified: this.verified },
+      );
+    } catch (error) {
+      const theHandlers = own !== undefined && own.error === error;
+      const answered = !theHandlers && answerFor(error, this.config, this.request) !== undefined;
+      if (answered && isIdempotencyError(error) && !RETRY_CURES.has(error.code))
+        return this.refuse(entry.key, error);
+      if (answered) this.stopped ??= { error };
+      else this.failed = true;
+      throw error;
     }
+  }
+
+  /** Notes an item refused for good (the batch's answer at the end) and gives its outcome. */
+  private refuse(key: RequestKey, error: IdempotencyError): RefusedItem {
+    this.refusals.push({ key, error });
+    return { refused: error };
   }
 }

@@ -123,6 +123,17 @@ export class Run<S> {
     return this.ended;
   }
 
+  /**
+   * Like {@link Run.finish}, for a run whose work is recorded elsewhere (a batch whose every item
+   * is done under a receipt of its own): when a 2xx cannot be kept on this run's receipt (taken
+   * over once stale, the store failing), the handler's answer still goes out instead of the
+   * guard's 409 or 503, which would only make the provider redeliver what is done.
+   */
+  finishRecorded(response: CapturedResponse): Promise<HttpResponseRecord | null> {
+    this.ended ??= this.record(response, true);
+    return this.ended;
+  }
+
   abort(error: unknown): Promise<HttpResponseRecord | null> {
     this.ended ??= this.settlement
       .fail(this.on, error)
@@ -169,7 +180,10 @@ export class Run<S> {
     this.trace.delivered(outcomeOf(error, true), answer?.status);
   }
 
-  private async record(response: CapturedResponse): Promise<HttpResponseRecord | null> {
+  private async record(
+    response: CapturedResponse,
+    recordedElsewhere = false,
+  ): Promise<HttpResponseRecord | null> {
     const { settlement, on, trace } = this;
     if (!isRecordedStatus(response.status)) {
       const lost = await settlement.fail(on, new UnsuccessfulAnswer(response.status));
@@ -188,7 +202,10 @@ export class Run<S> {
     try {
       await settlement.complete(on, stored);
     } catch (error) {
-      return this.unrecorded(error);
+      if (!recordedElsewhere || !answerFor(error, this.config, this.request))
+        return this.unrecorded(error);
+      trace.delivered(outcomeOf(error, true), response.status);
+      return null;
     }
     trace.delivered(DeliveryOutcome.FIRST, response.status);
     return null;

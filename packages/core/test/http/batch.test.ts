@@ -5,11 +5,13 @@
  */
 import {
   ConfigError,
+  FingerprintMismatch,
   type HttpRequest,
   IdempotencyGuard,
   InMemoryStore,
   type ProviderPreset,
   type RequestIdempotency,
+  RequestKey,
 } from '../../src';
 import { createEngine, createInboxEngine, type Decision, type PendingRun } from '../../src/adapter';
 import { InMemoryInbox } from '../../src/inbox';
@@ -55,8 +57,30 @@ const ok = (text = '[accepted]') => ({
   body: Buffer.from(text),
 });
 
+/** An in-memory store that notes the ids it is asked to claim, and fails the calls a test breaks on purpose. */
+class FaultyStore extends InMemoryStore {
+  readonly claimed: string[] = [];
+  /** Claims of this id fail, as on a lost connection. */
+  failClaimsOf: string | undefined;
+  /** Completions of a batch's own receipt fail. */
+  failBatchCompletion = false;
+
+  override claim(...args: Parameters<InMemoryStore['claim']>) {
+    const { externalId } = RequestKey.from(args[0]);
+    this.claimed.push(externalId);
+    if (externalId === this.failClaimsOf) return Promise.reject(new Error('connection reset'));
+    return super.claim(...args);
+  }
+
+  override complete(...args: Parameters<InMemoryStore['complete']>) {
+    if (this.failBatchCompletion && RequestKey.from(args[0]).externalId.startsWith('batch:'))
+      return Promise.reject(new Error('connection reset'));
+    return super.complete(...args);
+  }
+}
+
 function setup(p: ProviderPreset = preset()) {
-  const store = new InMemoryStore();
+  const store = new FaultyStore();
   const guard = new IdempotencyGuard(store);
   const engine = createEngine({ guard, preset: p });
   const booked: string[] = [];
@@ -202,13 +226,154 @@ describe('a batched preset through the engine', () => {
     expect(booked).toEqual(['h1', 'h3']);
   });
 
-  it('the same id with another body is 422 for the batch; the items before it stay done', async () => {
-    const { engine, booked } = setup();
+  it('the same id with another body is refused alone: the items after it run, each resolves with the refusal in its place, the batch answers 422 at the end', async () => {
+    const { engine, guard, booked, find } = setup();
     const book = (event: Event) => booked.push(event.id!);
     await deliver(engine, post([{ id: 'm1', n: 1 }]), book);
-    const changed = await deliver(engine, post([{ id: 'm0' }, { id: 'm1', n: 2 }]), book);
+    const request = post([{ id: 'm0' }, { id: 'm1', n: 2 }, { id: 'm2' }]);
+    const { run, idempotency } = running(await engine.begin(request));
+    const outcomes = await idempotency.batch!.each<Event>(book);
+    expect(booked).toEqual(['m1', 'm0', 'm2']);
+    expect(outcomes).toHaveLength(3);
+    expect(outcomes[0]).toMatchObject({ isReplay: false, attempts: 1 });
+    expect(outcomes[1]!.refused).toBeInstanceOf(FingerprintMismatch);
+    expect(outcomes[2]).toMatchObject({ isReplay: false, attempts: 1 });
+
+    // The handler's 2xx is replaced by the refusal, and the batch's receipt names the item.
+    const answer = await run.finish(ok());
+    expect(answer?.status).toBe(422);
+    const body = JSON.parse(answer!.body.toString()) as { code: string; message: string };
+    expect(body.code).toBe('ERR_IDEMPOTENCY_FINGERPRINT_MISMATCH');
+    expect(body.message).toContain(
+      "The batch's item batchy/m1 was first received with another payload",
+    );
+    const own = await guard.find(idempotency.key);
+    expect(own).toMatchObject({ status: 'failed' });
+    expect(own?.error).toContain('batchy/m1');
+    expect(await find('m1')).toMatchObject({ status: 'completed', attempts: 1 });
+
+    // A redelivery replays the done items and refuses only that one again.
+    const again = await deliver(engine, request, book);
+    expect(again.status).toBe(422);
+    expect(booked).toEqual(['m1', 'm0', 'm2']);
+  });
+
+  it('a repeated id runs once: an identical repeat shares the outcome object, one with another body is refused without reaching the store', async () => {
+    const { engine, store, booked } = setup();
+    const book = (event: Event) => booked.push(event.id!);
+    const batch = [{ id: 'r1', n: 1 }, { id: 'r2' }, { id: 'r1', n: 1 }, { id: 'r1', n: 2 }];
+    const { run, idempotency } = running(await engine.begin(post(batch)));
+    const outcomes = await idempotency.batch!.each<Event>(book);
+    expect(booked).toEqual(['r1', 'r2']);
+    expect(store.claimed.filter((id) => !id.startsWith('batch:'))).toEqual(['r1', 'r2']);
+    expect(outcomes[2]).toBe(outcomes[0]);
+    expect(outcomes[3]!.refused).toBeInstanceOf(FingerprintMismatch);
+    expect((await run.finish(ok()))?.status).toBe(422);
+  });
+
+  it('without fingerprints, every repeat of an id shares its first outcome', async () => {
+    const store = new InMemoryStore();
+    const engine = createEngine({
+      guard: new IdempotencyGuard(store),
+      preset: preset(),
+      fingerprint: false,
+    });
+    const booked: string[] = [];
+    const batch = [
+      { id: 'u1', n: 1 },
+      { id: 'u1', n: 2 },
+    ];
+    const { run, idempotency } = running(await engine.begin(post(batch)));
+    const outcomes = await idempotency.batch!.each<Event>((event) => booked.push(event.id!));
+    expect(booked).toEqual(['u1']);
+    expect(outcomes[1]).toBe(outcomes[0]);
+    expect(await run.finish(ok())).toBeNull();
+  });
+
+  it('names five refused items in the answer and counts the rest', async () => {
+    const { engine } = setup();
+    const ids = ['x1', 'x2', 'x3', 'x4', 'x5', 'x6', 'x7'];
+    await deliver(engine, post(ids.map((id) => ({ id, n: 1 }))), () => 0);
+    const changed = await deliver(
+      engine,
+      post([{ id: 'x0' }, ...ids.map((id) => ({ id, n: 2 }))]),
+      () => 0,
+    );
     expect(changed.status).toBe(422);
-    expect(booked).toEqual(['m1', 'm0']);
+    expect(JSON.parse(changed.text).message).toContain(
+      'batchy/x1, batchy/x2, batchy/x3, batchy/x4, batchy/x5 and 2 more',
+    );
+  });
+
+  it('an item that throws after a refused one stops the batch there; the batch is answered with the refusal and the retry runs the rest', async () => {
+    const { engine, booked } = setup();
+    let failing = true;
+    const book = (event: Event) => {
+      if (event.id === 'f2' && failing) throw new Error('ledger down');
+      booked.push(event.id!);
+    };
+    await deliver(engine, post([{ id: 'f0', n: 1 }]), book);
+    const batch = [{ id: 'f0', n: 2 }, { id: 'f1' }, { id: 'f2' }, { id: 'f3' }];
+    const first = await deliver(engine, post(batch), book);
+    expect(first.status).toBe(422);
+    expect(booked).toEqual(['f0', 'f1']);
+    failing = false;
+    expect((await deliver(engine, post(batch), book)).status).toBe(422);
+    expect(booked).toEqual(['f0', 'f1', 'f2', 'f3']);
+  });
+
+  it('an item the store fails on stops the batch at once with 503, after a refused one too', async () => {
+    const { engine, store, booked } = setup();
+    const book = (event: Event) => booked.push(event.id!);
+    await deliver(engine, post([{ id: 'g0', n: 1 }]), book);
+    store.failClaimsOf = 'g2';
+    const batch = [{ id: 'g0', n: 2 }, { id: 'g1' }, { id: 'g2' }, { id: 'g3' }];
+    const answered = await deliver(engine, post(batch), book);
+    expect([answered.status, JSON.parse(answered.text).code]).toEqual([
+      503,
+      'ERR_IDEMPOTENCY_STORE',
+    ]);
+    expect(booked).toEqual(['g0', 'g1']);
+    store.failClaimsOf = undefined;
+    expect((await deliver(engine, post(batch), book)).status).toBe(422);
+    expect(booked).toEqual(['g0', 'g1', 'g2', 'g3']);
+  });
+
+  it('a batch whose own receipt was taken over once stale: the run that did every item sends its own answer; a run that did not stays answered 409', async () => {
+    let now = 1_000_000;
+    const store = new InMemoryStore();
+    const guard = new IdempotencyGuard(store, { staleAfterSeconds: 10, clock: () => now });
+    const engine = createEngine({ guard, preset: preset() });
+    const request = post([{ id: 't1' }, { id: 't2' }]);
+    const first = running(await engine.begin(request));
+    await first.idempotency.batch!.each(() => {
+      now += 6_000; // each item takes 6 s: together, longer than the stale time
+    });
+    const second = running(await engine.begin(request));
+    expect(await guard.find(second.idempotency.key)).toMatchObject({ attempts: 2 });
+    expect(await first.run.finish(ok())).toBeNull();
+    const outcomes = await second.idempotency.batch!.each(() => 'again');
+    expect(outcomes.every((outcome) => !outcome.refused && outcome.isReplay)).toBe(true);
+    expect(await second.run.finish(ok())).toBeNull();
+    expect(await guard.find(second.idempotency.key)).toMatchObject({ status: 'completed' });
+
+    // A handler that answered without running its items: its answer is not kept, as before.
+    const other = post([{ id: 't3' }]);
+    const idle = running(await engine.begin(other));
+    now += 11_000;
+    const taker = running(await engine.begin(other));
+    expect((await idle.run.finish(ok()))?.status).toBe(409);
+    await taker.idempotency.batch!.each(() => 'ran');
+    expect(await taker.run.finish(ok())).toBeNull();
+  });
+
+  it("a store failing to complete the batch's own receipt after every item was done: the handler's answer goes out", async () => {
+    const { engine, store, find } = setup();
+    store.failBatchCompletion = true;
+    const { run, idempotency } = running(await engine.begin(post([{ id: 'k1' }])));
+    await idempotency.batch!.each(() => 'booked');
+    expect(await run.finish(ok())).toBeNull();
+    expect(await find('k1')).toMatchObject({ status: 'completed' });
   });
 
   it('a handler that acknowledges a batch with a failed item sends its answer; the batch stays retryable', async () => {
