@@ -215,6 +215,7 @@ async function runMember<Tx>(
   const key = new RequestKey(delivery.provider, delivery.externalId);
   const trace = guard.tracer.open(key, state.started, 1);
   trace.running();
+  const began = performance.now();
   try {
     const value = await scope.handlers[delivery.provider]!(delivery, {
       key,
@@ -223,8 +224,9 @@ async function runMember<Tx>(
       transaction: transaction as Tx,
       signal,
     });
+    const handlerMs = performance.now() - began;
     if (signal.aborted) throw abortReason(signal);
-    state.ran.push({ delivery, response: guard.encode(value) });
+    state.ran.push({ delivery, response: guard.encode(value), handlerMs });
   } catch (error) {
     state.thrown = { error };
     throw error;
