@@ -40,9 +40,10 @@ export function batcherOver(
         const entries = await work(transaction, known);
         if (entries.length === 0) return [];
         const recorded = await store.recordIn(
-          entries.map(({ delivery, response }) => ({
+          entries.map(({ delivery, response, handlerMs }) => ({
             key: { provider: delivery.provider, externalId: delivery.externalId },
             response,
+            handlerMs,
           })),
           transaction,
         );

@@ -40,7 +40,9 @@ export interface Queries {
   known(keys: number): string;
   /**
    * `completed` receipts (attempts 1) for `keys` new keys, skipping keys that have one (where the
-   * dialect can; MySQL raises a duplicate key). Params: provider, externalId and response of each.
+   * dialect can; MySQL raises a duplicate key): finished now, claimed the handler's time before,
+   * so `finished_at − claimed_at` is each one's own handler time. Params: provider, externalId,
+   * response and handler milliseconds (a whole number) of each.
    */
   record(keys: number): string;
   /** {@link Queries.purgeBatch} for one provider. Where params: provider, olderThanMs. */
@@ -118,7 +120,7 @@ export function buildQueries(dialect: DialectSpec, table: string): Queries {
       `INSERT INTO ${t} (provider, external_id, status, response, attempts, fingerprint, claimed_at, finished_at) VALUES ` +
       Array.from(
         { length: keys },
-        () => `(?, ?, 'completed', ?, 1, NULL, ${dialect.now}, ${dialect.now})`,
+        () => `(?, ?, 'completed', ?, 1, NULL, ${dialect.minusMs(dialect.now)}, ${dialect.now})`,
       ).join(', ') +
       dialect.onConflictDoNothing,
     purgeProviderBatch: dialect.deleteBatch(t, `provider = ? AND ${expired}`),

@@ -282,19 +282,30 @@ export class SqlStore<Db extends SqlConnection = SqlConnection>
   }
 
   /**
-   * @internal Writes a `completed` receipt (attempts 1, claimed and finished now) for each entry,
-   * in `transaction`. `false` when a key had a receipt already (another run wrote it since
+   * @internal Writes a `completed` receipt (attempts 1, finished now, claimed its `handlerMs`
+   * before: each entry's own handler time, as a run on its own records it) for each entry, in
+   * `transaction`. `false` when a key had a receipt already (another run wrote it since
    * {@link SqlStore.knownIn}): the caller rolls the transaction back.
    */
   async recordIn(
-    entries: readonly { readonly key: KeyLike; readonly response: string }[],
+    entries: readonly {
+      readonly key: KeyLike;
+      readonly response: string;
+      readonly handlerMs: number;
+    }[],
     transaction: unknown,
   ): Promise<boolean> {
     if (entries.length === 0) return true;
     try {
       const { affected } = await this.executor.query(
         this.sql.record(entries.length),
-        entries.flatMap(({ key, response }) => [key.provider, key.externalId, response]),
+        entries.flatMap(({ key, response, handlerMs }) => [
+          key.provider,
+          key.externalId,
+          response,
+          // Whole milliseconds, as the columns hold them (SQLite's are integers).
+          Number.isFinite(handlerMs) ? Math.max(0, Math.round(handlerMs)) : 0,
+        ]),
         transaction,
       );
       return affected === entries.length;

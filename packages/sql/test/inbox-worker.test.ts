@@ -488,6 +488,23 @@ describe.each([
       expect(events.map((e) => e.type)).toEqual(['processed', 'processed', 'processed']);
     });
 
+    it('a slow handler hands out what its batch has not started; when it then fails, it alone is charged and what left ran once', async () => {
+      await three();
+      // evt_1 runs past the window (20 ms), then throws: evt_2 and evt_3 left its batch by then.
+      const { calls, handler } = recording(new Set(['evt_1']), async (delivery) => {
+        if (idOf(delivery) === 'evt_1') await sleep(60);
+      });
+      expect(await worker(handler).runOnce()).toBe(3);
+      expect(calls.map((c) => c.id).sort()).toEqual(['evt_1', 'evt_2', 'evt_3']);
+      // Each in a transaction of its own, none run again.
+      expect(new Set(calls.map((c) => c.transaction)).size).toBe(3);
+      expect(await effectCount()).toEqual(['evt_2', 'evt_3']);
+      expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'pending', failures: 1 });
+      for (const id of ['evt_2', 'evt_3'])
+        expect(await inbox.find('stripe', id)).toMatchObject({ status: 'done', failures: 0 });
+      expect(events.map((e) => e.type).sort()).toEqual(['processed', 'processed', 'retry']);
+    });
+
     it('a delivery given back uncharged before (no failure yet) is batched with the others', async () => {
       await three();
       // Leased and given back once each (a stop, a surplus): attempts 1, no failure.

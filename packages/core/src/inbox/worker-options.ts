@@ -26,17 +26,19 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
    * Deliveries without a failure yet run up to this many to a transaction where the inbox
    * and the receipts share one (`SqlInbox` and `SqlStore` on the same `db`): their handlers one
    * after another, then one statement for their receipts, one for their `done`, and one commit,
-   * instead of two commits per delivery. A claim's first deliveries are spread over the free lanes,
-   * so batches grow only while a backlog waits. A handler that throws first in its transaction
-   * rolls the batch back and alone is charged; the others run again (docs/inbox.md, "Batches").
+   * instead of two commits per delivery. A claim's first deliveries go in as few batches as hold
+   * them; what a batch has not started leaves it `batchWindowMs` into its transaction, for the
+   * free lanes, so slow handlers never wait for each other. A handler that throws first in its
+   * transaction rolls the batch back and alone is charged; the others run again (docs/inbox.md,
+   * "Batches").
    * A claim leases up to `concurrency × batchSize` deliveries. At most 100; 1 turns batches off.
    * Defaults to 8.
    */
   batchSize?: number;
   /**
-   * Milliseconds into a batch's transaction after which it starts no more handlers: it commits
-   * what ran, and the rest goes to the next transaction (slow handlers end up one per
-   * transaction). Defaults to 20.
+   * Milliseconds into a batch's transaction after which it starts no more handlers: what it has
+   * not started leaves it at once (even while a handler still runs) for the lanes free then, and
+   * it commits what ran (slow handlers end up one per transaction, side by side). Defaults to 20.
    */
   batchWindowMs?: number;
   /** Milliseconds between claims while nothing is due. Defaults to 1000. */

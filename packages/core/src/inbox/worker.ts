@@ -13,7 +13,7 @@ import {
   refOf,
 } from './run';
 import type { Delivery } from './types';
-import { type BatchScope, batchesOf, runBatch } from './worker-batch';
+import { type BatchScope, batchesOf, runBatch, unitsOf } from './worker-batch';
 import { settlerFor } from './worker-settle';
 import {
   DEFAULTS,
@@ -107,15 +107,19 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     emit,
     halting: () => halting,
     storeAnswered,
+    handOut: (left) => {
+      waiting.unshift(...unitsOf(left, concurrency - lanes, batchSize));
+      pump();
+    },
     settleAs,
     release,
     failed,
   };
 
   /**
-   * One lane's transaction: `unit` (a batch, or one delivery). What a batch leaves goes back to
-   * the front of the queue, spread over the lanes free then, so no lane works through a slow
-   * batch's rest while others sit idle.
+   * One lane's transaction: `unit` (a batch, or one delivery). What a batch has not started goes
+   * back to the front of the queue while it runs, and what its rollback leaves once it is over,
+   * spread over the lanes free then, so no delivery waits behind a slow handler while lanes idle.
    */
   async function lane(unit: readonly Delivery[]): Promise<void> {
     const signal = stopping.signal;
@@ -128,10 +132,9 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
       await settleAs(unit[0]!, processOne(unit[0]!, signal));
       return;
     }
-    const { later, alone } = await runBatch(scope!, unit, signal);
+    const left = await runBatch(scope!, unit, signal);
     // This lane counts as free: it ends right after.
-    const free = Math.max(1, concurrency - lanes + 1);
-    waiting.unshift(...alone.map((d) => [d]), ...batchesOf(later, free, batchSize));
+    waiting.unshift(...unitsOf(left, concurrency - lanes + 1, batchSize));
   }
 
   /** Starts waiting units while lanes are free; when stopping, gives them back instead. */
@@ -208,7 +211,7 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     const batched = first.slice(0, (free - alone.length) * batchSize);
     // As few batches as hold them: each transaction costs its own statements and commit, and a
     // claim that returns after more lanes freed up must not be cut into crumbs for them (those
-    // lanes claim on their own). A batch whose handlers turn out slow spreads its rest (`lane`).
+    // lanes claim on their own). A batch that turns out slow hands out its rest (`handOut`).
     const batches = Math.ceil(batched.length / batchSize);
     waiting.push(...batchesOf(batched, batches, batchSize), ...alone.map((d) => [d]));
     for (const delivery of [...single.slice(free), ...first.slice(batched.length)])
