@@ -228,11 +228,11 @@ export async function confirmRetryDead(
 <p role="status">${plural(matched.length, 'dead delivery', 'dead deliveries')} match${matched.length === 1 ? 'es' : ''}${provider ? html` (provider ${stored(provider)})` : ''}.</p>
 ${
   matched.length
-    ? html`<div class="scroll"><table><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">died</th><th scope="col">last error</th></tr></thead><tbody>${matched
+    ? html`<div class="scroll list"><table class="rows"><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">died</th><th scope="col">last error</th></tr></thead><tbody>${matched
         .slice(0, 50)
         .map(
           (d) =>
-            html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap">${stored(d.externalId)}</td><td>${d.finishedAt ? utc(d.finishedAt) : '-'}</td><td class="wrap">${d.lastError === null ? '' : stored(d.lastError)}</td></tr>`,
+            html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap id">${stored(d.externalId)}</td><td data-label="died">${d.finishedAt ? utc(d.finishedAt) : '-'}</td><td class="wrap err">${d.lastError === null ? '' : stored(d.lastError)}</td></tr>`,
         )}</tbody></table></div>${matched.length > 50 ? html`<p class="muted">and ${matched.length - 50} more.</p>` : ''}
 <p>Each goes dead → pending, due now, its failure count from 0. A delivery that a worker or another retry changes meanwhile is left as it is; dead ones that arrive meanwhile and match are retried too.</p>
 ${confirmForm(view, link(view, '/deliveries/retry-dead', here), `Retry ${plural(matched.length, 'delivery', 'deliveries')}`, link(view, '/deliveries', { status: 'dead' }))}`

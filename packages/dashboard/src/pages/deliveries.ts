@@ -85,11 +85,11 @@ export async function deliveryList(
 <p class="muted" role="status">${rows.length ? `${rows.length} deliver${rows.length === 1 ? 'y' : 'ies'}${afterId ? ' on this page' : ''}, in the order they arrived.` : 'No deliveries match.'}</p>
 ${
   rows.length
-    ? html`<div class="scroll"><table><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">status</th><th scope="col" class="n">attempts</th><th scope="col" class="n">failures</th><th scope="col">received</th><th scope="col">due / finished</th><th scope="col">last error</th></tr></thead><tbody>${rows.map(
+    ? html`<div class="scroll list"><table class="rows"><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">status</th><th scope="col" class="n">attempts</th><th scope="col" class="n">failures</th><th scope="col">received</th><th scope="col">due / finished</th><th scope="col">last error</th></tr></thead><tbody>${rows.map(
         (
           d,
-        ) => html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${stored(d.externalId)}</a></td>
-<td>${badge(d.status)}</td><td class="n">${d.attempts}</td><td class="n">${d.failures}</td><td>${utc(d.receivedAt)}</td><td>${due(d, now)}</td><td class="wrap">${d.lastError === null ? '' : stored(d.lastError)}</td></tr>`,
+        ) => html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap id"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${stored(d.externalId)}</a></td>
+<td>${badge(d.status)}</td><td class="n" data-label="attempts">${d.attempts}</td><td class="n" data-label="failures">${d.failures}</td><td data-label="received">${utc(d.receivedAt)}</td><td${d.finishedAt ? html` data-label="finished"` : ''}>${due(d, now)}</td><td class="wrap err">${d.lastError === null ? '' : stored(d.lastError)}</td></tr>`,
       )}</tbody></table></div>`
     : ''
 }

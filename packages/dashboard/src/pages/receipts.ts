@@ -69,12 +69,12 @@ export async function receiptList(
 <p class="muted" role="status">${rows.length ? `${rows.length === PAGE ? `First ${PAGE}` : rows.length} receipt${rows.length === 1 ? '' : 's'}${after ? ' on this page' : ''}, ${stuck ? 'oldest' : 'newest'} claim first.` : 'No receipts match.'}</p>
 ${
   rows.length
-    ? html`<div class="scroll"><table><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">status</th><th scope="col" class="n">attempts</th><th scope="col">claimed</th><th scope="col" class="n">took</th><th scope="col">error</th></tr></thead><tbody>${rows.map(
+    ? html`<div class="scroll list"><table class="rows"><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">status</th><th scope="col" class="n">attempts</th><th scope="col">claimed</th><th scope="col" class="n">took</th><th scope="col">error</th></tr></thead><tbody>${rows.map(
         (
           r,
-        ) => html`<tr><td class="wrap">${stored(r.provider)}</td><td class="wrap"><a href="${link(view, '/receipt', { provider: r.provider, id: r.externalId })}">${stored(r.externalId)}</a></td>
-<td>${badge(r.status === 'processing' && r.claimAgeMs >= view.staleAfterMs ? 'processing' : r.status)}${r.status === 'processing' && r.claimAgeMs >= view.staleAfterMs ? html` <span class="bad">stuck</span>` : ''}</td><td class="n">${r.attempts}</td>
-<td><time datetime="${r.claimedAt.toISOString()}">${utc(r.claimedAt)}</time></td><td class="n">${r.finishedAt ? duration(r.finishedAt.getTime() - r.claimedAt.getTime()) : '-'}</td><td class="wrap">${r.error === null ? '' : stored(r.error)}</td></tr>`,
+        ) => html`<tr><td class="wrap">${stored(r.provider)}</td><td class="wrap id"><a href="${link(view, '/receipt', { provider: r.provider, id: r.externalId })}">${stored(r.externalId)}</a></td>
+<td>${badge(r.status === 'processing' && r.claimAgeMs >= view.staleAfterMs ? 'processing' : r.status)}${r.status === 'processing' && r.claimAgeMs >= view.staleAfterMs ? html` <span class="bad">stuck</span>` : ''}</td><td class="n" data-label="attempts">${r.attempts}</td>
+<td data-label="claimed"><time datetime="${r.claimedAt.toISOString()}">${utc(r.claimedAt)}</time></td><td class="n" data-label="took">${r.finishedAt ? duration(r.finishedAt.getTime() - r.claimedAt.getTime()) : '-'}</td><td class="wrap err">${r.error === null ? '' : stored(r.error)}</td></tr>`,
       )}</tbody></table></div>`
     : ''
 }
