@@ -1,13 +1,14 @@
 /**
- * @module What the command writes: streams, colour (only on a TTY, never with NO_COLOR), tables for
- * 80 columns, and stored data made harmless for a terminal (control characters escaped).
+ * @module What the command writes: streams, colour (only on a TTY, never with NO_COLOR), tables
+ * fitted to a terminal (whole values when piped), and stored data made harmless for a terminal
+ * (control characters escaped).
  */
 import { randomBytes } from 'node:crypto';
 
 /** Where output goes; `process.stdout` and `process.stderr` fit. */
 export interface OutputStream {
   write(text: string): unknown;
-  /** True on a terminal: colour and a progress bar. */
+  /** True on a terminal: colour, a progress bar, tables fitted to its width. */
   readonly isTTY?: boolean;
   /** Terminal width; 80 when unknown. */
   readonly columns?: number;
@@ -50,6 +51,10 @@ export function escapeControls(text: string, { newlines = true } = {}): string {
  * ({@link escapeControls}) whatever it holds: only the Printer's own colours reach the terminal.
  */
 export class Printer {
+  /**
+   * What a table is fitted into: the terminal's width (40 to 120 columns, 80 when unknown), or no
+   * limit when the stream is not a terminal (piped, redirected): every value is printed whole.
+   */
   readonly width: number;
   /** Marks the colour codes {@link Printer.paint} adds, unguessable to data written before this run. */
   private readonly mark = `\ue000${randomBytes(8).toString('hex')}`;
@@ -59,7 +64,10 @@ export class Printer {
     readonly color: boolean,
     readonly escaping = true,
   ) {
-    this.width = Math.max(40, Math.min(stream.columns ?? 80, 120));
+    this.width =
+      stream.isTTY === true
+        ? Math.max(40, Math.min(stream.columns ?? 80, 120))
+        : Number.POSITIVE_INFINITY;
     this.marks = new RegExp(`${this.mark}(\\d+)\ue001`, 'g');
   }
 
@@ -83,8 +91,14 @@ export function colorFor(stream: OutputStream, env: CliIo['env']): boolean {
 export interface Column {
   readonly header: string;
   readonly align?: 'left' | 'right';
-  /** Shrinks first when the table is wider than the terminal (long ids, errors). */
+  /** Shares the room when the table is wider than the terminal (ids, providers, errors). */
   readonly flexible?: boolean;
+  /**
+   * May be cut with `…` to fit (an error: `show` prints it whole). A flexible value that may not
+   * be cut (an id: it is copied into the next command) is printed whole on a line of its own
+   * under its row when it does not fit, and its cell says so.
+   */
+  readonly cut?: boolean;
   /** Paints a cell (after padding, so widths stay right). */
   readonly style?: (cell: string) => Style | undefined;
 }
@@ -100,9 +114,71 @@ function truncate(text: string, width: number): string {
   return `${cut}…`;
 }
 
+/** What a cell shows when its value is printed whole under its row. */
+export const BELOW = '(below)';
+
+/** The narrowest a flexible column gets (or its header, when wider). */
+const MIN_FLEXIBLE = 8;
+
 /**
- * Rows under a header, columns two spaces apart, fitted into `printer.width` by truncating the
- * flexible columns (with `…`). Trailing spaces are trimmed.
+ * The largest common cap of the columns `which` (each at most its `natural` width, at least its
+ * `least`) whose widths sum to `room` or less: long values share the room instead of one of them
+ * losing it all.
+ */
+function shareRoom(
+  natural: readonly number[],
+  least: readonly number[],
+  which: readonly number[],
+  room: number,
+): number[] {
+  const at = (cap: number) => which.map((i) => Math.min(natural[i]!, Math.max(cap, least[i]!)));
+  let cap = Math.max(0, ...which.map((i) => natural[i]!));
+  while (cap > 1 && at(cap).reduce((sum, w) => sum + w, 0) > room) cap--;
+  return at(cap);
+}
+
+/**
+ * The column widths within `width`: each column's widest cell when that fits. Otherwise the
+ * columns that may be cut (errors) give up room first, down to {@link MIN_FLEXIBLE}; if the
+ * others (ids) still do not fit, they share what is left, each then only as wide as its widest
+ * value that fits (the longer ones go below their rows), and the room that frees goes back to the
+ * columns that may be cut.
+ */
+function fit(width: number, columns: readonly Column[], rows: readonly string[][]): number[] {
+  const natural = columns.map((column, i) =>
+    Math.max(column.header.length, ...rows.map((row) => (row[i] ?? '').length)),
+  );
+  const widths = [...natural];
+  const sum = (which: readonly number[]) => which.reduce((total, i) => total + widths[i]!, 0);
+  const all = columns.map((_, i) => i);
+  if (sum(all) + 2 * (columns.length - 1) <= width) return widths;
+  const least = columns.map((c) => Math.max(c.header.length, MIN_FLEXIBLE));
+  const cuts = all.filter((i) => columns[i]!.flexible && columns[i]!.cut);
+  const keeps = all.filter((i) => columns[i]!.flexible && !columns[i]!.cut);
+  const fixed = all.filter((i) => !columns[i]!.flexible);
+  const room = width - sum(fixed) - 2 * (columns.length - 1);
+  const set = (which: readonly number[], to: readonly number[]) =>
+    which.forEach((i, k) => {
+      widths[i] = to[k]!;
+    });
+  set(cuts, shareRoom(natural, least, cuts, room - sum(keeps)));
+  if (sum(keeps) + sum(cuts) <= room) return widths;
+  set(keeps, shareRoom(natural, least, keeps, room - sum(cuts)));
+  for (const i of keeps)
+    widths[i] = Math.max(
+      columns[i]!.header.length,
+      BELOW.length,
+      ...rows.map((row) => (row[i] ?? '').length).filter((length) => length <= widths[i]!),
+    );
+  set(cuts, shareRoom(natural, least, cuts, room - sum(keeps)));
+  return widths;
+}
+
+/**
+ * Rows under a header, columns two spaces apart, trailing spaces trimmed. On a terminal the table
+ * is fitted into `printer.width`: a flexible column marked `cut` is truncated (with `…`); any
+ * other value too long for its column (an id) is never cut: its cell shows {@link BELOW} and the
+ * value follows the row whole, on a line of its own (`  id: …`). Piped, every value is whole.
  */
 export function renderTable(
   printer: Printer,
@@ -111,41 +187,34 @@ export function renderTable(
 ): string[] {
   // Escaped before they are measured: a control character takes the four columns it is shown in.
   const rows = cells.map((row) => row.map((cell) => escapeControls(cell, { newlines: false })));
-  const widths = columns.map((column, i) =>
-    Math.max(column.header.length, ...rows.map((row) => (row[i] ?? '').length)),
-  );
-  // Too wide: cap every flexible column at the largest width that fits (never below its header or
-  // 8 characters), so that the long ones share the room instead of one of them losing it all.
-  const natural = [...widths];
-  const capped = (cap: number) =>
-    natural.map((width, i) =>
-      columns[i]!.flexible ? Math.min(width, Math.max(cap, columns[i]!.header.length, 8)) : width,
-    );
-  const total = (w: readonly number[]) =>
-    w.reduce((sum, x) => sum + x, 0) + 2 * (columns.length - 1);
-  if (total(natural) > printer.width) {
-    let cap = Math.max(...natural);
-    while (cap > 1 && total(capped(cap)) > printer.width) cap--;
-    widths.splice(0, widths.length, ...capped(cap));
-  }
-  const render = (cells: readonly string[], header: boolean) =>
+  const widths = fit(printer.width, columns, rows);
+  const render = (row: readonly string[], header: boolean) =>
     columns
       .map((column, i) => {
-        const cell = truncate(cells[i] ?? '', widths[i]!);
+        const value = row[i] ?? '';
+        const below = !column.cut && value.length > widths[i]!;
+        const cell = below ? BELOW : truncate(value, widths[i]!);
         const padded =
           column.align === 'right' ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!);
-        const style = header ? 'dim' : column.style?.(cells[i] ?? '');
+        const style = header || below ? 'dim' : column.style?.(value);
         return style ? printer.paint(style, padded) : padded;
       })
       .join('  ')
       .replace(/\s+$/, '');
-  return [
+  const lines = [
     render(
       columns.map((c) => c.header),
       true,
     ),
-    ...rows.map((row) => render(row, false)),
   ];
+  for (const row of rows) {
+    lines.push(render(row, false));
+    columns.forEach((column, i) => {
+      const value = row[i] ?? '';
+      if (!column.cut && value.length > widths[i]!) lines.push(`  ${column.header}: ${value}`);
+    });
+  }
+  return lines;
 }
 
 /** The colour of a receipt's or a delivery's status. */

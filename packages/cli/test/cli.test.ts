@@ -181,14 +181,23 @@ describe('colour', () => {
     expect(await run(['list', '--url', url], { stdout, stderr, env })).toBe(0);
     expect(stdout.text.includes('\u001b[32mcompleted')).toBe(coloured);
     expect(stdout.text.includes('\u001b[31mfailed')).toBe(coloured);
-    // The same table either way, once the colour codes are taken out.
+    // The same table with colour or without, once the colour codes are taken out.
     // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape character is what is removed.
     const plain = stdout.text.replace(/\u001b\[\d+m/g, '');
     const lines = plain.split('\n');
     expect(lines[1]).toMatch(/^github +d-2 +failed +1 +1m ago +0ms +Error: failed$/);
-    // A long id and error are cut to fit 80 columns, with an ellipsis.
-    expect(lines[3]).toMatch(/^shopify +b7c1e2d4-f+… +failed +1 +2m ago +0ms +Error: the up.*…$/);
-    expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(80);
+    const id = `b7c1e2d4-${'f'.repeat(60)}`;
+    if (isTTY) {
+      // Fitted to 80 columns: the long error is cut with an ellipsis; the long id never is: it is
+      // printed whole on a line of its own under its row.
+      expect(lines[3]).toMatch(/^shopify +\(below\) +failed +1 +2m ago +0ms +Error: the up.*…$/);
+      expect(lines[4]).toBe(`  id: ${id}`);
+      expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(80);
+    } else {
+      // Piped: every value whole, one row per line.
+      const error = `Error: ${'the upstream inventory service timed out '.repeat(5).trimEnd()}`;
+      expect(lines[3]).toMatch(new RegExp(`^shopify +${id} +failed +1 +2m ago +0ms +${error}$`));
+    }
   });
 
   it('--json is never coloured', async () => {

@@ -102,12 +102,13 @@ describe('the Printer', () => {
   });
 
   it('truncates table cells only between whole \\xNN units', () => {
-    const { stream } = capture(false);
+    // A terminal of 40 columns: tables are fitted to a terminal only (piped, values are whole).
+    const { stream } = capture(true);
     const out = new Printer(stream, false);
     const cell = `${'a'.repeat(5)}${'\u001b'.repeat(20)}`;
     const lines = renderTable(
       out,
-      [{ header: 'id' }, { header: 'error', flexible: true }],
+      [{ header: 'id' }, { header: 'error', flexible: true, cut: true }],
       [['x', cell]],
     );
     const shown = lines[1]!.slice(4);

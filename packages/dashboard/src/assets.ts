@@ -33,7 +33,10 @@ caption{text-align:left;font-weight:600;padding:.5rem}
 th,td{padding:.4rem .6rem;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{background:var(--panel);font-weight:600;white-space:nowrap}
 td.n,th.n{text-align:right}
-td.wrap{max-width:28rem;overflow-wrap:anywhere}
+.wrap{overflow-wrap:anywhere}
+td.wrap,th.wrap{max-width:28rem;min-width:8ch;white-space:normal}
+td.id{min-width:16ch}
+td.err>bdi{display:-webkit-box;-webkit-box-orient:vertical;-webkit-line-clamp:2;overflow:hidden}
 .muted{color:var(--muted)}
 dl.fields{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem;margin:0}
 dl.fields dt{font-weight:600}dl.fields dd{margin:0;overflow-wrap:anywhere}
@@ -59,7 +62,17 @@ svg.chart rect:focus,svg.chart rect.on{stroke:var(--fg);stroke-width:2;outline:n
 .key{display:inline-block;width:.8rem;height:.8rem;margin-right:.3rem;vertical-align:-.1rem}
 .key.ok{background:var(--bar)}.key.bad{background:var(--bar2)}.key.time{background:#5b3f99}
 .pager{display:flex;gap:1rem;margin:.75rem 0}
-@media (max-width:640px){main{padding:.5rem}h1{font-size:1.25rem}dl.fields{grid-template-columns:1fr}dl.fields dd{margin-bottom:.5rem}th,td{padding:.3rem .4rem}}
+@media (max-width:640px){main{padding:.5rem}h1{font-size:1.25rem}dl.fields{grid-template-columns:1fr}dl.fields dd{margin-bottom:.5rem}th,td{padding:.3rem .4rem}
+.scroll.list{border:0;overflow:visible}
+table.rows,table.rows tbody{display:block}
+table.rows thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+table.rows tr{display:flex;flex-wrap:wrap;align-items:baseline;gap:0 .6rem;border:1px solid var(--line);border-radius:.25rem;padding:.25rem .5rem;margin:0 0 .3rem;font-size:.8125rem;line-height:1.35}
+table.rows td{display:block;border:0;padding:0;max-width:none;min-width:0}
+table.rows td.id{order:-1;flex:1 0 100%;font-size:.9375rem}
+table.rows td[data-label]::before{content:attr(data-label) " ";color:var(--muted)}
+table.rows td.err{flex:1 1 100%;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+table.rows td.err>bdi{display:inline}
+table.rows td.err:empty{display:none}}
 `;
 
 /**

@@ -46,45 +46,54 @@ const needInbox =
       ? route(config.inbox, view, query, form, config)
       : Promise.resolve(problem(404, 'No inbox', 'This dashboard was mounted without an inbox.'));
 
-/** Pages read with GET (and HEAD). */
-const PAGES: Record<string, Route<unknown>> = {
-  '/': (view, _q, _f, c) => overview(view, c.receipts, c.inbox),
-  '/receipts': (view, q, _f, c) => receiptList(view, c.receipts, q),
-  '/receipt': (view, q, _f, c) => receiptDetail(view, c.receipts, c.inbox, q),
-  '/receipt/answer': (view, q, _f, c) => receiptAnswer(view, c.receipts, q),
-  '/deliveries': needInbox((inbox, view, q, _f, c) => deliveryList(view, inbox, c.receipts, q)),
-  '/delivery': needInbox((inbox, view, q, _f, c) => deliveryDetail(view, inbox, c.receipts, q)),
-  '/delivery/body': needInbox((inbox, view, q) => deliveryBody(view, inbox, q)),
-};
+/**
+ * Pages read with GET (and HEAD), by path. The routing tables are Maps: a path is the request's,
+ * and a lookup in a plain object would find `constructor` or `__proto__` too.
+ */
+const PAGES = new Map<string, Route<unknown>>(
+  Object.entries({
+    '/': (view, _q, _f, c) => overview(view, c.receipts, c.inbox),
+    '/receipts': (view, q, _f, c) => receiptList(view, c.receipts, q),
+    '/receipt': (view, q, _f, c) => receiptDetail(view, c.receipts, c.inbox, q),
+    '/receipt/answer': (view, q, _f, c) => receiptAnswer(view, c.receipts, q),
+    '/deliveries': needInbox((inbox, view, q, _f, c) => deliveryList(view, inbox, c.receipts, q)),
+    '/delivery': needInbox((inbox, view, q, _f, c) => deliveryDetail(view, inbox, c.receipts, q)),
+    '/delivery/body': needInbox((inbox, view, q) => deliveryBody(view, inbox, q)),
+  } satisfies Record<string, Route<unknown>>),
+);
 
-/** The actions: a confirmation page on GET, the operation on POST. */
-const ACTIONS: Record<string, { confirm: Route<unknown>; perform: Route<unknown> }> = {
-  '/receipt/release': {
-    confirm: (view, q, _f, c) => actions.confirmRelease(view, c.receipts, q),
-    perform: (view, q, f, c) => actions.release(view, c.receipts, q, f),
-  },
-  '/delivery/retry': {
-    confirm: needInbox((inbox, view, q) => actions.confirmRetry(view, inbox, q)),
-    perform: needInbox((inbox, view, q) => actions.retry(view, inbox, q)),
-  },
-  '/delivery/redeliver': {
-    confirm: needInbox((inbox, view, q) => actions.confirmRedeliver(view, inbox, q)),
-    perform: needInbox((inbox, view, q, f, c) => actions.redeliver(view, inbox, c.receipts, q, f)),
-  },
-  '/deliveries/retry-dead': {
-    confirm: needInbox((inbox, view, q) => actions.confirmRetryDead(view, inbox, q)),
-    perform: needInbox((inbox, view, q) => actions.retryDead(view, inbox, q)),
-  },
-  '/purge': {
-    confirm: (view, q, _f, c) => actions.confirmPurge(view, c.receipts, q),
-    perform: (view, q, _f, c) => actions.purge(view, c.receipts, q),
-  },
-};
+/** The actions by path: a confirmation page on GET, the operation on POST. */
+const ACTIONS = new Map<string, { confirm: Route<unknown>; perform: Route<unknown> }>(
+  Object.entries({
+    '/receipt/release': {
+      confirm: (view, q, _f, c) => actions.confirmRelease(view, c.receipts, q),
+      perform: (view, q, f, c) => actions.release(view, c.receipts, q, f),
+    },
+    '/delivery/retry': {
+      confirm: needInbox((inbox, view, q) => actions.confirmRetry(view, inbox, q)),
+      perform: needInbox((inbox, view, q) => actions.retry(view, inbox, q)),
+    },
+    '/delivery/redeliver': {
+      confirm: needInbox((inbox, view, q) => actions.confirmRedeliver(view, inbox, q)),
+      perform: needInbox((inbox, view, q, f, c) =>
+        actions.redeliver(view, inbox, c.receipts, q, f),
+      ),
+    },
+    '/deliveries/retry-dead': {
+      confirm: needInbox((inbox, view, q) => actions.confirmRetryDead(view, inbox, q)),
+      perform: needInbox((inbox, view, q) => actions.retryDead(view, inbox, q)),
+    },
+    '/purge': {
+      confirm: (view, q, _f, c) => actions.confirmPurge(view, c.receipts, q),
+      perform: (view, q, _f, c) => actions.purge(view, c.receipts, q),
+    },
+  } satisfies Record<string, { confirm: Route<unknown>; perform: Route<unknown> }>),
+);
 
-const ASSETS: Record<string, { type: string; body: Buffer }> = {
-  '/assets/dashboard.css': { type: 'text/css; charset=utf-8', body: Buffer.from(STYLESHEET) },
-  '/assets/dashboard.js': { type: 'text/javascript; charset=utf-8', body: Buffer.from(SCRIPT) },
-};
+const ASSETS = new Map<string, { type: string; body: Buffer }>([
+  ['/assets/dashboard.css', { type: 'text/css; charset=utf-8', body: Buffer.from(STYLESHEET) }],
+  ['/assets/dashboard.js', { type: 'text/javascript; charset=utf-8', body: Buffer.from(SCRIPT) }],
+]);
 
 const text = (
   status: number,
@@ -151,15 +160,15 @@ export function createDashboard<Native = unknown>(
     const path = rawPath.slice(basePath.length) || '/';
     const method = request.method.toUpperCase();
     const head = method === 'HEAD';
-    const asset = ASSETS[path];
+    const asset = ASSETS.get(path);
     if (asset && (method === 'GET' || head))
       return {
         status: 200,
         headers: { 'content-type': asset.type, ...commonHeaders },
         body: head ? Buffer.alloc(0) : asset.body,
       };
-    const page = PAGES[path];
-    const action = ACTIONS[path];
+    const page = PAGES.get(path);
+    const action = ACTIONS.get(path);
     if (!page && !action && !asset) return text(404, 'Not found');
     const allowed = page || asset ? 'GET, HEAD' : 'GET, HEAD, POST';
     if (!(method === 'GET' || head || (method === 'POST' && action)))

@@ -43,3 +43,17 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
   for (let i = 0; i < values.length; i++) out += render(values[i]) + strings[i + 1]!;
   return new Html(out);
 }
+
+/**
+ * A stored value (a provider, an id, an error, a header) as page text: escaped, in a `<bdi>` of its
+ * own. Direction controls it holds (an unclosed right-to-left override) end with it, so they never
+ * reorder the page's own words around it, and its direction is its own (`dir=auto`). The element
+ * adds no character: copied, the value is exactly what is stored.
+ */
+export const stored = (value: string): Html => html`<bdi>${value}</bdi>`;
+
+/**
+ * A stored value in text that cannot hold markup (the page's `<title>`): between FIRST STRONG
+ * ISOLATE and POP DIRECTIONAL ISOLATE, the characters that do what `<bdi>` does.
+ */
+export const isolated = (value: string): string => `\u2068${value}\u2069`;

@@ -1,6 +1,6 @@
 /** @module The page shell (navigation, stylesheet, script), links into the dashboard and its forms' common parts. */
 import { CSRF_FIELD } from './security';
-import { type Html, html } from './html';
+import { type Html, html, stored } from './html';
 
 /** What every page is rendered with. */
 export interface View {
@@ -79,10 +79,14 @@ export function problem(status: number, title: string, message: string | Html): 
   );
 }
 
+/** A receipt's or a delivery's key as page text: its provider and its id, each isolated ({@link stored}). */
+export const keyText = (key: { provider: string; externalId: string }): Html =>
+  html`${stored(key.provider)} ${stored(key.externalId)}`;
+
 /** The 404 for a receipt that is not in the table. */
 export const noReceipt = (key: { provider: string; externalId: string }): Reply =>
-  problem(404, 'No such receipt', `No receipt ${key.provider} ${key.externalId}.`);
+  problem(404, 'No such receipt', html`No receipt ${keyText(key)}.`);
 
 /** The 404 for a delivery that is not in the inbox. */
 export const noDelivery = (key: { provider: string; externalId: string }): Reply =>
-  problem(404, 'No such delivery', `No delivery ${key.provider} ${key.externalId} in the inbox.`);
+  problem(404, 'No such delivery', html`No delivery ${keyText(key)} in the inbox.`);

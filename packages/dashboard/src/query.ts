@@ -1,5 +1,6 @@
 /** @module The query and form values a page reads, checked: a bad one is a 400 that names it, never a guess. */
-import { MAX_KEY_LENGTH } from '@webhook-idempotency/core';
+import { InvalidRequestKey, MAX_KEY_LENGTH } from '@webhook-idempotency/core';
+import { checkKeyPart } from '@webhook-idempotency/core/adapter';
 
 /** A request value that cannot be used: answered 400, naming it. */
 export class BadInput extends Error {
@@ -12,13 +13,28 @@ export class BadInput extends Error {
   }
 }
 
-/** A text value (a provider, an id): at most {@link MAX_KEY_LENGTH} characters; `undefined` when empty. */
+/**
+ * The longest key part a form field can hold, in UTF-16 units (what `maxlength` counts): each of
+ * the {@link MAX_KEY_LENGTH} code points a key part may have takes one or two.
+ */
+export const MAX_KEY_FIELD = MAX_KEY_LENGTH * 2;
+
+/**
+ * A key part (a provider, an id), as a filter or to name a receipt: `undefined` when empty, else
+ * what the store itself accepts as a key part (core's `checkKeyPart`: code points and UTF-8 bytes,
+ * no NUL), so every key the store holds can be named and nothing it could never hold is asked of it.
+ */
 export function text(params: URLSearchParams, name: string): string | undefined {
   const value = params.get(name);
   if (value === null || value === '') return undefined;
-  if (value.length > MAX_KEY_LENGTH)
-    throw new BadInput(name, `at most ${MAX_KEY_LENGTH} characters`);
-  return value;
+  const field = name === 'provider' ? 'provider' : 'externalId';
+  try {
+    return checkKeyPart(field, value);
+  } catch (error) {
+    if (!(error instanceof InvalidRequestKey)) throw error;
+    // The problem without core's "Invalid request key: <field>" prefix: the page names the field.
+    throw new BadInput(name, error.message.replace(/^Invalid request key: \S+ /, ''));
+  }
 }
 
 /** A value that must be there (a key's provider and id). */

@@ -229,7 +229,9 @@ describe.each([...mounts, ...olderMajors].map((m) => [m.label, m] as const))(
 
 describe('the inbox list by received time', () => {
   /** The delivery ids a listing page links to, in its order. */
-  const listed = (page: string) => [...page.matchAll(/>(evt_\d+)<\/a>/g)].map((m) => m[1]);
+  // A listed id is a link whose text is the id, isolated in a <bdi>.
+  const listed = (page: string) =>
+    [...page.matchAll(/><bdi>(evt_\d+)<\/bdi><\/a>/g)].map((m) => m[1]);
   const evts = (from: number, to: number) =>
     Array.from({ length: to - from + 1 }, (_, i) => `evt_${from + i}`);
   /** A link of the page, as the browser follows it (the markup escapes `&`). */

@@ -45,7 +45,7 @@ export async function inboxDead(
       { header: 'attempts', align: 'right' as const },
       { header: 'failures', align: 'right' as const },
       { header: 'died' },
-      { header: 'last error', flexible: true },
+      { header: 'last error', flexible: true, cut: true },
     ];
     for (const line of renderTable(out, columns, rows)) out.line(line);
     if (dead.length === options.limit)

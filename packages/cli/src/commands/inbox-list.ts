@@ -86,7 +86,7 @@ export async function inboxList(
     { header: 'attempts', align: 'right' as const },
     { header: 'failures', align: 'right' as const },
     { header: 'due' },
-    { header: 'last error', flexible: true },
+    { header: 'last error', flexible: true, cut: true },
   ];
   for (const line of renderTable(out, columns, rows)) out.line(line);
   if (deliveries.length === options.limit)

@@ -67,7 +67,7 @@ export async function list(context: Context, options: ListCommandOptions): Promi
       style: (cell: string) => (stuck.has(cell) ? ('red' as const) : undefined),
     },
     { header: 'took', align: 'right' as const },
-    { header: 'error', flexible: true },
+    { header: 'error', flexible: true, cut: true },
   ];
   for (const line of renderTable(out, columns, rows)) out.line(line);
   if (receipts.length === options.limit)

@@ -50,25 +50,56 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-/** Runs the command with `args`; `env` is added to a clean environment (no DATABASE_URL, no NO_COLOR). */
+/** `value` as one word of a POSIX shell. */
+const shellWord = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * Runs the command with `args`; `env` is added to a clean environment (no DATABASE_URL, no
+ * NO_COLOR). With `tty`, its output goes to a real terminal of that many columns (a
+ * pseudo-terminal made by util-linux `script`), whose output is read back with `\r\n` as `\n`;
+ * stderr then arrives in stdout, as a terminal shows both.
+ */
 export function cli(
   args: readonly string[],
   {
     env = {},
     cwd,
     drivers = true,
-  }: { env?: Record<string, string>; cwd?: string; drivers?: boolean } = {},
+    tty,
+  }: {
+    env?: Record<string, string>;
+    cwd?: string;
+    drivers?: boolean;
+    tty?: { readonly columns: number };
+  } = {},
 ): Promise<CliRun> {
   const { DATABASE_URL: _url, NO_COLOR: _noColor, ...base } = process.env;
+  const command = [process.execPath, entryPoint(drivers), ...args];
+  const [file, argv] = tty
+    ? [
+        'script',
+        [
+          '--quiet',
+          '--return',
+          '--command',
+          `stty cols ${tty.columns} rows 50; exec ${command.map(shellWord).join(' ')}`,
+          '/dev/null',
+        ],
+      ]
+    : [command[0]!, command.slice(1)];
   return new Promise((resolve, reject) => {
     execFile(
-      process.execPath,
-      [entryPoint(drivers), ...args],
+      file,
+      argv,
       { env: { ...base, ...env }, cwd: cwd ?? tmpdir(), timeout: 30_000 },
       (error, stdout, stderr) => {
         const code = error ? (error as { code?: unknown }).code : 0;
         if (typeof code !== 'number') return reject(error);
-        resolve({ code, stdout, stderr });
+        resolve(
+          tty
+            ? { code, stdout: stdout.replaceAll('\r\n', '\n'), stderr }
+            : { code, stdout, stderr },
+        );
       },
     );
   });

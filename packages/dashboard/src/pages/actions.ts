@@ -8,9 +8,10 @@
 import type { InboxStore } from '@webhook-idempotency/core/inbox';
 import { redeliverDelivery, retryDeadDeliveries, retryDelivery } from '@webhook-idempotency/sql';
 import { age, plural, utc } from '../format';
-import { type Html, html } from '../html';
+import { type Html, html, stored } from '../html';
 import {
   csrfField,
+  keyText,
   link,
   page,
   problem,
@@ -19,7 +20,7 @@ import {
   noDelivery,
   noReceipt,
 } from '../layout';
-import { choice, text, whole } from '../query';
+import { choice, MAX_KEY_FIELD, text, whole } from '../query';
 import type { DashboardReceipts } from '../types';
 import { keyOf } from './receipts';
 
@@ -47,7 +48,7 @@ function confirmForm(
 <div class="actions"><button type="submit"${danger ? html` class="danger"` : ''}>${button}</button><a href="${back}">Cancel</a></div></form>`;
 }
 
-const refused = (title: string, message: string, back: string): Reply =>
+const refused = (title: string, message: string | Html, back: string): Reply =>
   page(
     409,
     title,
@@ -66,11 +67,11 @@ export async function confirmRelease(
   if (r.status !== 'processing')
     return refused(
       'Nothing to release',
-      `${key.provider} ${key.externalId} is ${r.status}, not processing.`,
+      html`${keyText(key)} is ${r.status}, not processing.`,
       back,
     );
   const fresh = r.claimAgeMs < view.staleAfterMs;
-  const body = html`<h1>Release <span class="wrap">${key.provider} ${key.externalId}</span>?</h1>
+  const body = html`<h1>Release <span class="wrap">${keyText(key)}</span>?</h1>
 <p>Claimed ${age(r.claimAgeMs)} ago (${utc(r.claimedAt)}), attempt ${r.attempts}.</p>
 <p>This marks it <strong>failed</strong> (processing → failed). The provider's next delivery of it runs the handler again, as attempt ${r.attempts + 1}. If the receipt changes before the write (its worker finishes, or another takes it over), nothing is written.</p>
 ${
@@ -125,8 +126,8 @@ export async function confirmRetry(
     d.status === 'dead'
       ? `dead → pending, due now, its failure count from 0; attempt ${d.attempts + 1} next.`
       : `pending, made due now (it waits for its backoff until ${utc(d.availableAt)}); attempt ${d.attempts + 1} next.`;
-  const body = html`<h1>Retry <span class="wrap">${key.provider} ${key.externalId}</span>?</h1>
-<p>This puts it back for a worker: ${what}</p>${d.lastError ? html`<p>Last error: <span class="wrap">${d.lastError}</span></p>` : ''}
+  const body = html`<h1>Retry <span class="wrap">${keyText(key)}</span>?</h1>
+<p>This puts it back for a worker: ${what}</p>${d.lastError ? html`<p>Last error: <span class="wrap">${stored(d.lastError)}</span></p>` : ''}
 <p>If it changes before the write, nothing is written.</p>
 ${confirmForm(view, link(view, '/delivery/retry', here), 'Retry the delivery', back)}`;
   return page(200, 'Retry a delivery', body, 'inbox');
@@ -163,7 +164,7 @@ export async function confirmRedeliver(
   if (d.status !== 'dead' && d.status !== 'done')
     return refused('Nothing to redeliver', `It is ${d.status}, not finished.`, back);
   const done = d.status === 'done';
-  const body = html`<h1>Redeliver <span class="wrap">${key.provider} ${key.externalId}</span>?</h1>
+  const body = html`<h1>Redeliver <span class="wrap">${keyText(key)}</span>?</h1>
 <p>${d.status} → pending, due now; attempt ${d.attempts + 1} next.</p>
 ${
   done
@@ -221,17 +222,17 @@ export async function confirmRetryDead(
     html`<option value="${value}"${(since ?? '') === value ? html` selected` : ''}>${label}</option>`;
   const body = html`<h1>Retry dead deliveries</h1>
 <form class="filters" method="get" action="${link(view, '/deliveries/retry-dead')}" aria-label="Which dead deliveries">
-<label>Provider<input name="provider" value="${provider ?? ''}" maxlength="160"></label>
+<label>Provider<input name="provider" value="${provider ?? ''}" maxlength="${MAX_KEY_FIELD}" dir="auto"></label>
 <label>Died within<select name="since">${option('', 'any time')}${option('1h', 'the last hour')}${option('24h', 'the last 24 hours')}${option('7d', 'the last 7 days')}</select></label>
 <button type="submit">Show</button></form>
-<p role="status">${plural(matched.length, 'dead delivery', 'dead deliveries')} match${matched.length === 1 ? 'es' : ''}${provider ? ` (provider ${provider})` : ''}.</p>
+<p role="status">${plural(matched.length, 'dead delivery', 'dead deliveries')} match${matched.length === 1 ? 'es' : ''}${provider ? html` (provider ${stored(provider)})` : ''}.</p>
 ${
   matched.length
-    ? html`<div class="scroll"><table><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">died</th><th scope="col">last error</th></tr></thead><tbody>${matched
+    ? html`<div class="scroll list"><table class="rows"><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">died</th><th scope="col">last error</th></tr></thead><tbody>${matched
         .slice(0, 50)
         .map(
           (d) =>
-            html`<tr><td class="wrap">${d.provider}</td><td class="wrap">${d.externalId}</td><td>${d.finishedAt ? utc(d.finishedAt) : '-'}</td><td class="wrap">${d.lastError ?? ''}</td></tr>`,
+            html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap id">${stored(d.externalId)}</td><td data-label="died">${d.finishedAt ? utc(d.finishedAt) : '-'}</td><td class="wrap err">${d.lastError === null ? '' : stored(d.lastError)}</td></tr>`,
         )}</tbody></table></div>${matched.length > 50 ? html`<p class="muted">and ${matched.length - 50} more.</p>` : ''}
 <p>Each goes dead → pending, due now, its failure count from 0. A delivery that a worker or another retry changes meanwhile is left as it is; dead ones that arrive meanwhile and match are retried too.</p>
 ${confirmForm(view, link(view, '/deliveries/retry-dead', here), `Retry ${plural(matched.length, 'delivery', 'deliveries')}`, link(view, '/deliveries', { status: 'dead' }))}`
@@ -249,7 +250,7 @@ export async function retryDead(
   const { provider, options } = bulkFilter(params);
   const { matched, retried } = await retryDeadDeliveries(inbox, options);
   const left = matched.length - retried;
-  const body = html`<h1>Retried</h1><p class="notice" role="status">Retried ${plural(retried, 'dead delivery', 'dead deliveries')}${provider ? ` of ${provider}` : ''}: dead → pending, due now.${left ? ` ${left} changed meanwhile and were left as they are.` : ''}</p>
+  const body = html`<h1>Retried</h1><p class="notice" role="status">Retried ${plural(retried, 'dead delivery', 'dead deliveries')}${provider ? html` of ${stored(provider)}` : ''}: dead → pending, due now.${left ? ` ${left} changed meanwhile and were left as they are.` : ''}</p>
 <p><a href="${link(view, '/deliveries', { status: 'pending' })}">See the pending deliveries</a></p>`;
   return page(200, 'Retried', body, 'inbox');
 }
@@ -273,11 +274,11 @@ export async function confirmPurge(
   const { retentionDays, provider, scope } = purgeFilter(params);
   const count = retentionDays === undefined ? undefined : await receipts.countPurgeable(scope);
   const here = { retentionDays, provider };
-  const what = `finished ${provider ? `${provider} ` : ''}receipts${retentionDays ? ` that finished more than ${plural(retentionDays, 'day')} ago` : ''}`;
+  const what = html`finished ${provider ? html`${stored(provider)} ` : ''}receipts${retentionDays ? ` that finished more than ${plural(retentionDays, 'day')} ago` : ''}`;
   const body = html`<h1>Purge receipts</h1>
 <form class="filters" method="get" action="${link(view, '/purge')}" aria-label="Retention">
 <label>Keep receipts finished within (days)<input type="number" name="retentionDays" min="0" max="36500" required value="${retentionDays ?? ''}"></label>
-<label>Provider (optional)<input name="provider" value="${provider ?? ''}" maxlength="160"></label>
+<label>Provider (optional)<input name="provider" value="${provider ?? ''}" maxlength="${MAX_KEY_FIELD}" dir="auto"></label>
 <button type="submit">Count</button></form>
 <p class="muted">A receipt must outlive its provider's redelivery window: a redelivery of a purged receipt runs the handler again (docs/providers.md lists each window). Processing receipts are never purged.</p>
 ${
@@ -309,6 +310,6 @@ export async function purge(
   if (retentionDays === undefined)
     return problem(400, 'No retention', 'Choose how many days of finished receipts to keep.');
   const deleted = await receipts.purge(scope);
-  const body = html`<h1>Purged</h1><p class="notice" role="status">Deleted ${plural(deleted, 'finished receipt')}${provider ? ` of ${provider}` : ''}${retentionDays ? ` older than ${plural(retentionDays, 'day')}` : ''}.</p><p><a href="${link(view, '/')}">Back to the overview</a></p>`;
+  const body = html`<h1>Purged</h1><p class="notice" role="status">Deleted ${plural(deleted, 'finished receipt')}${provider ? html` of ${stored(provider)}` : ''}${retentionDays ? ` older than ${plural(retentionDays, 'day')}` : ''}.</p><p><a href="${link(view, '/')}">Back to the overview</a></p>`;
   return page(200, 'Purged', body, 'purge');
 }

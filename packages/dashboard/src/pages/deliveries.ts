@@ -5,9 +5,9 @@ import {
   type InboxStore,
 } from '@webhook-idempotency/core/inbox';
 import { age, bodyText, utc } from '../format';
-import { html } from '../html';
-import { badge, link, noDelivery, page, type Reply, type View } from '../layout';
-import { choice, text, timeValue, utcTime, whole } from '../query';
+import { html, isolated, stored } from '../html';
+import { badge, keyText, link, noDelivery, page, type Reply, type View } from '../layout';
+import { choice, MAX_KEY_FIELD, text, timeValue, utcTime, whole } from '../query';
 import type { DashboardReceipts } from '../types';
 import { headerTable, keyOf, noticeOf } from './receipts';
 
@@ -75,9 +75,9 @@ export async function deliveryList(
   const now = Date.now();
   const body = html`<h1>Inbox deliveries</h1>
 <form class="filters" method="get" action="${link(view, '/deliveries')}" role="search" aria-label="Search deliveries">
-<label>Provider<input name="provider" value="${provider ?? ''}" maxlength="160" autocomplete="off"></label>
+<label>Provider<input name="provider" value="${provider ?? ''}" maxlength="${MAX_KEY_FIELD}" autocomplete="off" dir="auto"></label>
 <label>Status<select name="status">${option('')}${STATUSES.map(option)}</select></label>
-<label>Event id<input name="id" value="${id ?? ''}" maxlength="160" autocomplete="off"></label>
+<label>Event id<input name="id" value="${id ?? ''}" maxlength="${MAX_KEY_FIELD}" autocomplete="off" dir="auto"></label>
 <label>Received from (UTC)<input type="datetime-local" name="from" value="${timeValue(from) ?? ''}"></label>
 <label>Received before (UTC)<input type="datetime-local" name="to" value="${timeValue(to) ?? ''}"></label>
 <button type="submit">Search</button> <a href="${link(view, '/deliveries')}">Clear</a>
@@ -85,11 +85,11 @@ export async function deliveryList(
 <p class="muted" role="status">${rows.length ? `${rows.length} deliver${rows.length === 1 ? 'y' : 'ies'}${afterId ? ' on this page' : ''}, in the order they arrived.` : 'No deliveries match.'}</p>
 ${
   rows.length
-    ? html`<div class="scroll"><table><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">status</th><th scope="col" class="n">attempts</th><th scope="col" class="n">failures</th><th scope="col">received</th><th scope="col">due / finished</th><th scope="col">last error</th></tr></thead><tbody>${rows.map(
+    ? html`<div class="scroll list"><table class="rows"><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">status</th><th scope="col" class="n">attempts</th><th scope="col" class="n">failures</th><th scope="col">received</th><th scope="col">due / finished</th><th scope="col">last error</th></tr></thead><tbody>${rows.map(
         (
           d,
-        ) => html`<tr><td class="wrap">${d.provider}</td><td class="wrap"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${d.externalId}</a></td>
-<td>${badge(d.status)}</td><td class="n">${d.attempts}</td><td class="n">${d.failures}</td><td>${utc(d.receivedAt)}</td><td>${due(d, now)}</td><td class="wrap">${d.lastError ?? ''}</td></tr>`,
+        ) => html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap id"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${stored(d.externalId)}</a></td>
+<td>${badge(d.status)}</td><td class="n" data-label="attempts">${d.attempts}</td><td class="n" data-label="failures">${d.failures}</td><td data-label="received">${utc(d.receivedAt)}</td><td${d.finishedAt ? html` data-label="finished"` : ''}>${due(d, now)}</td><td class="wrap err">${d.lastError === null ? '' : stored(d.lastError)}</td></tr>`,
       )}</tbody></table></div>`
     : ''
 }
@@ -115,16 +115,16 @@ export async function deliveryDetail(
   const now = Date.now();
   const canRetry = d.status === 'dead' || (d.status === 'pending' && d.availableAt.getTime() > now);
   const canRedeliver = d.status === 'dead' || d.status === 'done';
-  const body = html`<h1>Delivery <span class="wrap">${key.provider} ${key.externalId}</span></h1>
+  const body = html`<h1>Delivery <span class="wrap">${keyText(key)}</span></h1>
 ${noticeOf(params)}
 <dl class="fields">
-<dt>Provider</dt><dd>${d.provider}</dd><dt>Event id</dt><dd>${d.externalId}</dd>
+<dt>Provider</dt><dd>${stored(d.provider)}</dd><dt>Event id</dt><dd>${stored(d.externalId)}</dd>
 <dt>Status</dt><dd>${badge(d.status)}</dd>
 <dt>Attempts</dt><dd>${d.attempts}</dd><dt>Failures</dt><dd>${d.failures}</dd>
-${d.orderingKey !== null ? html`<dt>Ordering key</dt><dd>${d.orderingKey}</dd>` : ''}
+${d.orderingKey !== null ? html`<dt>Ordering key</dt><dd>${stored(d.orderingKey)}</dd>` : ''}
 <dt>Received</dt><dd>${utc(d.receivedAt)} (${age(now - d.receivedAt.getTime())} ago)</dd>
 <dt>${d.finishedAt ? 'Finished' : 'Due'}</dt><dd>${d.finishedAt ? utc(d.finishedAt) : due({ ...d, bodyBytes: d.body.length }, now)}</dd>
-<dt>Last error</dt><dd>${d.lastError ?? html`<span class="muted">none</span>`}</dd>
+<dt>Last error</dt><dd>${d.lastError === null ? html`<span class="muted">none</span>` : stored(d.lastError)}</dd>
 <dt>Receipt</dt><dd>${receipt ? html`<a href="${link(view, '/receipt', keyParams)}">${receipt.status}</a>` : html`<span class="muted">none</span>`}</dd>
 <dt>Body</dt><dd>${d.body.length} bytes — <a href="${link(view, '/delivery/body', keyParams)}">Show the body</a></dd>
 </dl>
@@ -139,7 +139,7 @@ ${
 }
 <h2>Stored headers</h2>
 ${headerTable(d.headers)}`;
-  return page(200, `Delivery ${key.externalId}`, body, 'inbox');
+  return page(200, `Delivery ${isolated(key.externalId)}`, body, 'inbox');
 }
 
 /** GET `/delivery/body`: the delivery's body bytes, escaped (asked for by a click). */
@@ -152,8 +152,8 @@ export async function deliveryBody(
   const d = await inbox.find(key.provider, key.externalId);
   if (!d) return noDelivery(key);
   const shown = bodyText(d.body);
-  const body = html`<h1>Body of <span class="wrap">${key.provider} ${key.externalId}</span></h1>
+  const body = html`<h1>Body of <span class="wrap">${keyText(key)}</span></h1>
 <p><a href="${link(view, '/delivery', { provider: key.provider, id: key.externalId })}">Back to the delivery</a></p>
-<p class="muted">${shown.note}</p><pre tabindex="0" aria-label="Body">${shown.text}</pre>`;
-  return page(200, `Body of ${key.externalId}`, body, 'inbox');
+<p class="muted">${shown.note}</p><pre tabindex="0" aria-label="Body" dir="auto">${shown.text}</pre>`;
+  return page(200, `Body of ${isolated(key.externalId)}`, body, 'inbox');
 }

@@ -2,7 +2,7 @@
 import type { InboxStore } from '@webhook-idempotency/core/inbox';
 import { activityCharts } from '../chart';
 import { age, duration, plural, utc } from '../format';
-import { html } from '../html';
+import { html, stored } from '../html';
 import { link, page, type Reply, type View } from '../layout';
 import type { DashboardReceipts } from '../types';
 
@@ -40,7 +40,7 @@ export async function overview(
   const providers = status.providers.map(
     (
       c,
-    ) => html`<tr><th scope="row"><a href="${list({ provider: c.provider })}">${c.provider}</a></th>
+    ) => html`<tr><th scope="row" class="wrap"><a href="${list({ provider: c.provider })}">${stored(c.provider)}</a></th>
 <td class="n">${count(c.processing, { provider: c.provider, status: 'processing' })}</td>
 <td class="n${c.stuck ? ' bad' : ''}">${count(c.stuck, { provider: c.provider, status: 'stuck' })}</td>
 <td class="n">${count(c.completed, { provider: c.provider, status: 'completed' })}</td>
@@ -53,8 +53,8 @@ export async function overview(
   const stuckRows = stuck.map(
     (
       r,
-    ) => html`<tr><td class="wrap">${r.provider}</td><td class="wrap"><a href="${link(view, '/receipt', { provider: r.provider, id: r.externalId })}">${r.externalId}</a></td>
-<td>${r.attempts}</td><td>${age(r.claimAgeMs)} ago</td><td>${
+    ) => html`<tr><td class="wrap">${stored(r.provider)}</td><td class="wrap id"><a href="${link(view, '/receipt', { provider: r.provider, id: r.externalId })}">${stored(r.externalId)}</a></td>
+<td class="n" data-label="attempt">${r.attempts}</td><td data-label="claimed">${age(r.claimAgeMs)} ago</td><td>${
       view.readOnly
         ? ''
         : html`<a href="${link(view, '/receipt/release', { provider: r.provider, id: r.externalId })}">Release…</a>`
@@ -63,8 +63,8 @@ export async function overview(
   const deadRows = (queue?.firstDead ?? []).map(
     (
       d,
-    ) => html`<tr><td class="wrap">${d.provider}</td><td class="wrap"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${d.externalId}</a></td>
-<td>${d.finishedAt ? `${utc(d.finishedAt)}` : '-'}</td><td class="wrap">${d.lastError ?? ''}</td><td>${
+    ) => html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap id"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${stored(d.externalId)}</a></td>
+<td data-label="died">${d.finishedAt ? `${utc(d.finishedAt)}` : '-'}</td><td class="wrap err">${d.lastError === null ? '' : stored(d.lastError)}</td><td>${
       view.readOnly
         ? ''
         : html`<a href="${link(view, '/delivery/retry', { provider: d.provider, id: d.externalId })}">Retry…</a>`
@@ -94,7 +94,7 @@ ${activityCharts(activity.buckets)}</section>
 ${
   stuckRows.length
     ? html`<p>Processing for longer than ${age(staleAfterMs)}: their worker is presumed dead. Releasing one marks it failed, so the provider's next delivery runs the handler again.</p>
-<div class="scroll"><table><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">attempt</th><th scope="col">claimed</th><th scope="col"><span class="muted">action</span></th></tr></thead><tbody>${stuckRows}</tbody></table></div>`
+<div class="scroll list"><table class="rows"><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col" class="n">attempt</th><th scope="col">claimed</th><th scope="col"><span class="muted">action</span></th></tr></thead><tbody>${stuckRows}</tbody></table></div>`
     : html`<p>None.</p>`
 }</section>
 ${
@@ -102,7 +102,7 @@ ${
     ? html`<section aria-labelledby="h-dead"><h2 id="h-dead">Dead deliveries</h2>
 ${
   deadRows.length
-    ? html`<div class="scroll"><table><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">died</th><th scope="col">last error</th><th scope="col"><span class="muted">action</span></th></tr></thead><tbody>${deadRows}</tbody></table></div>
+    ? html`<div class="scroll list"><table class="rows"><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">died</th><th scope="col">last error</th><th scope="col"><span class="muted">action</span></th></tr></thead><tbody>${deadRows}</tbody></table></div>
 ${view.readOnly ? '' : html`<p><a href="${link(view, '/deliveries/retry-dead')}">Retry dead deliveries in bulk…</a></p>`}`
     : html`<p>None.</p>`
 }</section>`

@@ -3,9 +3,18 @@ import { type KeyLike, ReceiptStatus } from '@webhook-idempotency/core';
 import type { InboxStore } from '@webhook-idempotency/core/inbox';
 import { decodeStoredAnswer } from '../answer';
 import { age, bodyText, duration, headerValue, utc } from '../format';
-import { html } from '../html';
-import { badge, link, page, problem, type Reply, type View, noReceipt } from '../layout';
-import { choice, cursor, encodeCursor, required, text, timeValue, utcTime } from '../query';
+import { html, isolated, stored } from '../html';
+import { badge, keyText, link, page, problem, type Reply, type View, noReceipt } from '../layout';
+import {
+  choice,
+  cursor,
+  encodeCursor,
+  MAX_KEY_FIELD,
+  required,
+  text,
+  timeValue,
+  utcTime,
+} from '../query';
 import type { DashboardReceipts } from '../types';
 
 const PAGE = 50;
@@ -50,9 +59,9 @@ export async function receiptList(
     html`<option value="${value}"${status === value || (!status && value === '') ? html` selected` : ''}>${label}</option>`;
   const body = html`<h1>Receipts</h1>
 <form class="filters" method="get" action="${link(view, '/receipts')}" role="search" aria-label="Search receipts">
-<label>Provider<input name="provider" value="${provider ?? ''}" maxlength="160" autocomplete="off"></label>
+<label>Provider<input name="provider" value="${provider ?? ''}" maxlength="${MAX_KEY_FIELD}" autocomplete="off" dir="auto"></label>
 <label>Status<select name="status">${option('', 'any')}${option('processing', 'processing')}${option('stuck', `stuck (over ${age(view.staleAfterMs)})`)}${option('completed', 'completed')}${option('failed', 'failed')}</select></label>
-<label>Event id<input name="id" value="${id ?? ''}" maxlength="160" autocomplete="off"></label>
+<label>Event id<input name="id" value="${id ?? ''}" maxlength="${MAX_KEY_FIELD}" autocomplete="off" dir="auto"></label>
 <label>Claimed from (UTC)<input type="datetime-local" name="from" value="${timeValue(from) ?? ''}"></label>
 <label>Claimed before (UTC)<input type="datetime-local" name="to" value="${timeValue(to) ?? ''}"></label>
 <button type="submit">Search</button> <a href="${link(view, '/receipts')}">Clear</a>
@@ -60,12 +69,12 @@ export async function receiptList(
 <p class="muted" role="status">${rows.length ? `${rows.length === PAGE ? `First ${PAGE}` : rows.length} receipt${rows.length === 1 ? '' : 's'}${after ? ' on this page' : ''}, ${stuck ? 'oldest' : 'newest'} claim first.` : 'No receipts match.'}</p>
 ${
   rows.length
-    ? html`<div class="scroll"><table><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">status</th><th scope="col" class="n">attempts</th><th scope="col">claimed</th><th scope="col" class="n">took</th><th scope="col">error</th></tr></thead><tbody>${rows.map(
+    ? html`<div class="scroll list"><table class="rows"><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">status</th><th scope="col" class="n">attempts</th><th scope="col">claimed</th><th scope="col" class="n">took</th><th scope="col">error</th></tr></thead><tbody>${rows.map(
         (
           r,
-        ) => html`<tr><td class="wrap">${r.provider}</td><td class="wrap"><a href="${link(view, '/receipt', { provider: r.provider, id: r.externalId })}">${r.externalId}</a></td>
-<td>${badge(r.status === 'processing' && r.claimAgeMs >= view.staleAfterMs ? 'processing' : r.status)}${r.status === 'processing' && r.claimAgeMs >= view.staleAfterMs ? html` <span class="bad">stuck</span>` : ''}</td><td class="n">${r.attempts}</td>
-<td><time datetime="${r.claimedAt.toISOString()}">${utc(r.claimedAt)}</time></td><td class="n">${r.finishedAt ? duration(r.finishedAt.getTime() - r.claimedAt.getTime()) : '-'}</td><td class="wrap">${r.error ?? ''}</td></tr>`,
+        ) => html`<tr><td class="wrap">${stored(r.provider)}</td><td class="wrap id"><a href="${link(view, '/receipt', { provider: r.provider, id: r.externalId })}">${stored(r.externalId)}</a></td>
+<td>${badge(r.status === 'processing' && r.claimAgeMs >= view.staleAfterMs ? 'processing' : r.status)}${r.status === 'processing' && r.claimAgeMs >= view.staleAfterMs ? html` <span class="bad">stuck</span>` : ''}</td><td class="n" data-label="attempts">${r.attempts}</td>
+<td data-label="claimed"><time datetime="${r.claimedAt.toISOString()}">${utc(r.claimedAt)}</time></td><td class="n" data-label="took">${r.finishedAt ? duration(r.finishedAt.getTime() - r.claimedAt.getTime()) : '-'}</td><td class="wrap err">${r.error === null ? '' : stored(r.error)}</td></tr>`,
       )}</tbody></table></div>`
     : ''
 }
@@ -89,16 +98,16 @@ export async function receiptDetail(
   const answer = receipt.response === null ? null : decodeStoredAnswer(receipt.response);
   const stuck = receipt.status === 'processing' && receipt.claimAgeMs >= view.staleAfterMs;
   const keyParams = { provider: key.provider, id: key.externalId };
-  const body = html`<h1>Receipt <span class="wrap">${key.provider} ${key.externalId}</span></h1>
+  const body = html`<h1>Receipt <span class="wrap">${keyText(key)}</span></h1>
 ${noticeOf(params)}
 <dl class="fields">
-<dt>Provider</dt><dd>${receipt.provider}</dd><dt>Event id</dt><dd>${receipt.externalId}</dd>
+<dt>Provider</dt><dd>${stored(receipt.provider)}</dd><dt>Event id</dt><dd>${stored(receipt.externalId)}</dd>
 <dt>Status</dt><dd>${badge(receipt.status)}${stuck ? html` <span class="bad">stuck: processing for ${age(receipt.claimAgeMs)}</span>` : ''}</dd>
 <dt>Attempts</dt><dd>${receipt.attempts}</dd>
 <dt>Claimed</dt><dd>${utc(receipt.claimedAt)} (${age(receipt.claimAgeMs)} ago)</dd>
 ${receipt.finishedAt ? html`<dt>Finished</dt><dd>${utc(receipt.finishedAt)} (took ${duration(receipt.finishedAt.getTime() - receipt.claimedAt.getTime())})</dd>` : ''}
 ${receipt.fingerprint ? html`<dt>Fingerprint</dt><dd><code>${receipt.fingerprint}</code></dd>` : ''}
-<dt>Last error</dt><dd>${receipt.error ?? html`<span class="muted">none</span>`}</dd>
+<dt>Last error</dt><dd>${receipt.error === null ? html`<span class="muted">none</span>` : stored(receipt.error)}</dd>
 ${delivery ? html`<dt>Inbox delivery</dt><dd><a href="${link(view, '/delivery', keyParams)}">${delivery.status}</a></dd>` : ''}
 </dl>
 ${
@@ -115,14 +124,14 @@ ${
 ${headerTable(answer.record.headers)}`
       : html`<p>A value the handler returned (${answer.text.length} characters) — <a href="${link(view, '/receipt/answer', keyParams)}">Show it</a></p>`
 }`;
-  return page(200, `Receipt ${key.externalId}`, body, 'receipts');
+  return page(200, `Receipt ${isolated(key.externalId)}`, body, 'receipts');
 }
 
 /** The headers of a stored answer or a delivery, signatures and credentials masked. */
 export function headerTable(headers: Readonly<Record<string, string | readonly string[]>>) {
   const rows = Object.entries(headers).map(
     ([name, value]) =>
-      html`<tr><th scope="row">${name}</th><td class="wrap">${headerValue(name, value)}</td></tr>`,
+      html`<tr><th scope="row">${stored(name)}</th><td class="wrap">${stored(headerValue(name, value))}</td></tr>`,
   );
   return rows.length
     ? html`<div class="scroll"><table><caption>Headers</caption><tbody>${rows}</tbody></table></div>`
@@ -138,31 +147,30 @@ export async function receiptAnswer(
   const key = keyOf(params);
   const receipt = await receipts.find(key);
   if (!receipt || receipt.response === null)
-    return problem(
-      404,
-      'No stored answer',
-      `No stored answer for ${key.provider} ${key.externalId}.`,
-    );
+    return problem(404, 'No stored answer', html`No stored answer for ${keyText(key)}.`);
   const answer = decodeStoredAnswer(receipt.response);
   const shown =
     answer.kind === 'http'
       ? bodyText(answer.record.body)
       : { text: answer.text, note: 'the stored value' };
-  const body = html`<h1>Stored answer of <span class="wrap">${key.provider} ${key.externalId}</span></h1>
+  const body = html`<h1>Stored answer of <span class="wrap">${keyText(key)}</span></h1>
 <p><a href="${link(view, '/receipt', { provider: key.provider, id: key.externalId })}">Back to the receipt</a></p>
-<p class="muted">${shown.note}</p><pre tabindex="0" aria-label="Body">${shown.text}</pre>`;
-  return page(200, `Answer of ${key.externalId}`, body, 'receipts');
+<p class="muted">${shown.note}</p><pre tabindex="0" aria-label="Body" dir="auto">${shown.text}</pre>`;
+  return page(200, `Answer of ${isolated(key.externalId)}`, body, 'receipts');
 }
 
-const NOTICES: Record<string, string> = {
-  released:
+/** The notices by name: a Map, so that a name like `constructor` finds nothing. */
+const NOTICES = new Map<string, string>([
+  [
+    'released',
     'Released: the receipt is failed now, and the provider’s next delivery runs the handler again.',
-  retried: 'Retried: the delivery is pending and due now; a worker takes it at its next poll.',
-  redelivered: 'Redelivered: the delivery is pending and due now; its handler runs again.',
-};
+  ],
+  ['retried', 'Retried: the delivery is pending and due now; a worker takes it at its next poll.'],
+  ['redelivered', 'Redelivered: the delivery is pending and due now; its handler runs again.'],
+]);
 
 /** The notice a redirect after an action asked for (from a fixed list: nothing of the URL is echoed). */
 export function noticeOf(params: URLSearchParams) {
-  const notice = NOTICES[params.get('done') ?? ''];
+  const notice = NOTICES.get(params.get('done') ?? '');
   return notice ? html`<p class="notice" role="status">${notice}</p>` : '';
 }
