@@ -35,6 +35,7 @@ const nodeMajor = Number(process.versions.node.split('.')[0]);
 export const SERIAL_GROUPS = {
   guard: [
     '/packages/reliability/test/(storm|connection-faults|group-commit-durability|hung-handler|pg-terminated|connection-lost-under-handler|memory)\\.test\\.ts$',
+    '/packages/redis/test/faults\\.test\\.ts$',
   ],
   inbox: [
     '/packages/sql/test/(inbox-proof|inbox-proof-bounds|crash|cross-process)\\.test\\.ts$',
