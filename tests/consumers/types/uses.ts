@@ -87,7 +87,7 @@ import {
 } from '@webhook-idempotency/bullmq';
 import { Queue, Worker } from 'bullmq';
 import { RedisStore, type RedisStoreOptions } from '@webhook-idempotency/redis';
-import Redis, { Cluster } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { createClient, createCluster } from 'redis';
 import { pgBossJobId, pgBossRelay, pgBossWorker } from '@webhook-idempotency/pg-boss';
 import { PgBoss } from 'pg-boss';
