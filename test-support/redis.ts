@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { freePort } from './databases';
 
-const REDIS_SERVER = process.env.WI_REDIS_SERVER ?? '/usr/bin/redis-server';
+export const REDIS_SERVER = process.env.WI_REDIS_SERVER ?? '/usr/bin/redis-server';
 const READY_TIMEOUT_MS = 15_000;
 
 /** A running Redis server: its URL and process. */
@@ -18,8 +18,8 @@ export interface RunningRedis {
   readonly process: ChildProcess;
 }
 
-/** Resolves `true` when a Redis server on `port` answers PING with PONG. */
-function pong(port: number): Promise<boolean> {
+/** Resolves `true` when a Redis server on `port` answers PING with PONG (not while it loads its data). */
+export function pong(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect({ port, host: '127.0.0.1' });
     let answer = '';

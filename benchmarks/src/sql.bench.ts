@@ -10,7 +10,8 @@
  * - SQLite: `better-sqlite3` with the same statements, against `guard.run` on the same file.
  *
  * Workloads: first delivery (claim + complete), replay (a completed receipt), and transactional
- * first delivery (claim, BEGIN, one business INSERT, complete, COMMIT).
+ * first delivery (claim, BEGIN, one business INSERT, complete, COMMIT). The Redis store's rows
+ * (first delivery and replay; it has no transactions) come from `redis.bench.ts`, in the same run.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -29,6 +30,7 @@ import {
 } from '../../packages/reliability/src/durable-databases';
 import { dialects } from '../../packages/sql/src/dialects';
 import { buildQueries } from '../../packages/sql/src/queries';
+import { redisRows } from './redis.bench';
 
 const run = promisify(execFile);
 const DURATION_S = Number(process.env.BENCH_SQL_DURATION ?? 5);
@@ -417,6 +419,7 @@ export async function runSqlBench(): Promise<Row[]> {
     if (!only || only.includes('postgres')) rows.push(...(await postgresRows(dir)));
     if (!only || only.includes('mariadb')) rows.push(...(await mariadbRows(dir)));
     if (!only || only.includes('sqlite')) rows.push(...(await sqliteRows(dir)));
+    if (!only || only.includes('redis')) rows.push(...(await redisRows(dir)));
     return rows;
   } finally {
     rmSync(dir, { recursive: true, force: true });

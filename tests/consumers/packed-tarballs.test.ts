@@ -64,6 +64,8 @@ const FRAMEWORKS = [
   'rxjs@7.8.2',
   'bullmq@6.7.0',
   'pg-boss@12.38.0',
+  'ioredis@6.0.0',
+  'redis@6.4.0',
 ];
 /**
  * The ORMs the sql package's entry points serve, installed in a second `npm install`: in one
@@ -91,6 +93,8 @@ const APPS = [
   'express-kysely-sqlite.mjs',
   'express-drizzle-sqlite.cjs',
   'express-postgres-js.mjs',
+  'express-redis.cjs',
+  'express-redis.mjs',
   'fastify-memory.cjs',
   'fastify-memory.mjs',
   'koa-memory.cjs',

@@ -1,11 +1,12 @@
 /**
- * @module Storm with crashes, per database (issue 8, "Fault and load proof"; issue 22 for the
- * ORMs): 4 Express server processes in transactional mode (2 on the plain driver, 2 on the ORM the
- * storm proves there: Kysely, Prisma, Drizzle) over PostgreSQL, MariaDB and a SQLite file take thousands of
- * redelivered webhooks while the test SIGKILLs two of them (restarted at once) and the database
- * server (restarted once; SQLite has none). Afterwards every id was answered 200, changed the data
- * exactly once, is `completed`, and every replay is byte-identical to the first answer; no app
- * process crashed and no 5xx but 503 was answered.
+ * @module Storm with crashes, per store: 4 Express server processes take thousands of redelivered
+ * webhooks while the test SIGKILLs two of them (restarted at once) and the database or Redis
+ * server (restarted once; SQLite has none). On the SQL stores the servers run in transactional
+ * mode (2 on the plain driver, 2 on the ORM the storm proves there: Kysely, Prisma, Drizzle) over
+ * PostgreSQL, MariaDB and a SQLite file; on Redis, 2 on ioredis and 2 on node-redis, each handler
+ * run writing one row to an effect ledger. Afterwards every id was answered 200, its effect
+ * recorded exactly once per claim, is `completed`, and every replay is byte-identical to the first
+ * answer; no app process crashed and no 5xx but 503 was answered.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,12 @@ import {
   type KillableDatabase,
 } from '../src/durable-databases';
 import { runStorm, type StormOptions, type StormReport, type StormTarget } from '../src/storm/run';
+import {
+  type RedisStormOptions,
+  type RedisStormReport,
+  runRedisStorm,
+} from '../src/storm/redis-run';
+import { startDurableRedis } from '@webhook-idempotency/test-support/durable-redis';
 import { bySize } from '@webhook-idempotency/test-support/proof-size';
 
 // pnpm test (CI): 2,000 deliveries over 200 ids. pnpm test:proof: 8,000 over 800. Soak: 40,000 over 4,000.
@@ -188,3 +195,73 @@ describe(`storm with crashes: ${OPTIONS.ids * OPTIONS.perId} deliveries over ${O
 function withDatabaseFault(servers: string[], kind: string): string[] {
   return [servers[0]!, `SIGKILL ${kind} + restart`, servers[1]!];
 }
+
+// The Redis store: the same plan, four Express processes (two on ioredis, two on node-redis), not
+// transactional (the store has no transactions): each handler run writes one row to an effect
+// ledger beside the run (a SQLite file, independent of Redis), with its attempt and a token.
+const REDIS_OPTIONS: RedisStormOptions = {
+  ...OPTIONS,
+  servers: ['ioredis', 'ioredis', 'node-redis', 'node-redis'],
+  // Redis stays down longer than a store call waits for it: calls meet the outage and fail (503),
+  // and runs that finished meanwhile could not record their result (taken over, run again).
+  commandTimeoutMs: 1_000,
+  redisKillAt: OPTIONS.databaseKillAt,
+  redisDownMs: 2_500,
+};
+
+describe(`Redis storm with crashes: ${REDIS_OPTIONS.ids * REDIS_OPTIONS.perId} deliveries over ${REDIS_OPTIONS.ids} ids, 4 Express processes (2 on ioredis, 2 on node-redis)`, () => {
+  test(
+    'redis-server (AOF, appendfsync always): killed and restarted once; 0 lost, 0 double, 0 crashes',
+    async () => {
+      const dir = scratch('storm-redis-');
+      const redis = await startDurableRedis(join(dir, 'redis'));
+      let report: RedisStormReport;
+      try {
+        report = await runRedisStorm(redis, dir, REDIS_OPTIONS);
+      } finally {
+        await redis.destroy();
+      }
+      console.log(report.summary);
+      const c = report.counts;
+      expect({
+        faults: report.faults.map((f) => f.what),
+        crashes: report.crashes.map(
+          (crash) =>
+            `server ${crash.slot} exited ${crash.exit} at ${crash.at} ms: ${crashReason(crash.output)}`,
+        ),
+        other5xx: c.other5xx,
+        unexpected: c.unexpected,
+        timeouts: c.timeouts,
+        gaveUp: c.gaveUp,
+        ...Object.fromEntries(Object.entries(report.problems).map(([k, v]) => [k, first(v)])),
+        samples: c.other5xx + c.unexpected + c.timeouts + c.gaveUp > 0 ? c.samples : [],
+      }).toEqual({
+        faults: [SERVER_FAULTS[0], 'SIGKILL redis + restart', SERVER_FAULTS[1]],
+        crashes: [],
+        other5xx: 0,
+        unexpected: 0,
+        timeouts: 0,
+        gaveUp: 0,
+        without200: [],
+        notCompleted: [],
+        answerNotRecorded: [],
+        runsOfOneClaim: [],
+        runPastReceipt: [],
+        severalFirstRuns: [],
+        mismatchedReplays: [],
+        notTakenOver: [],
+        samples: [],
+      });
+      // Both clients recorded first answers; every delivery ended with a 200.
+      expect(report.committedVia.ioredis).toBeGreaterThan(0);
+      expect(report.committedVia['node-redis']).toBeGreaterThan(0);
+      expect(c.ok200).toBe(c.deliveries);
+      // The outage was felt: the guard answered store failures while Redis was down.
+      expect(c.s503).toBeGreaterThan(0);
+      expect(report.killedInHandler).toHaveLength(1);
+      // The run killed after its effect ran again (the store is not transactional): at least one rerun.
+      expect(report.reruns).toBeGreaterThanOrEqual(1);
+    },
+    TIMEOUT_MS,
+  );
+});

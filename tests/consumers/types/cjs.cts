@@ -7,6 +7,7 @@ import koaAdapter = require('@webhook-idempotency/koa');
 import fetchAdapter = require('@webhook-idempotency/fetch');
 import honoAdapter = require('@webhook-idempotency/hono');
 import bullmqBridge = require('@webhook-idempotency/bullmq');
+import redis = require('@webhook-idempotency/redis');
 import cli = require('@webhook-idempotency/cli');
 import adapter = require('@webhook-idempotency/core/adapter');
 import testing = require('@webhook-idempotency/core/testing');
@@ -43,3 +44,4 @@ export const hono = honoAdapter.idempotent({
   key: (c) => c.req.header('x-id'),
 });
 export const relay: typeof bullmqBridge.bullmqRelay = bullmqBridge.bullmqRelay;
+export const redisStore: typeof redis.RedisStore = redis.RedisStore;

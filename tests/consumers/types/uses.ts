@@ -86,6 +86,9 @@ import {
   InvalidInboxJob,
 } from '@webhook-idempotency/bullmq';
 import { Queue, Worker } from 'bullmq';
+import { RedisStore, type RedisStoreOptions } from '@webhook-idempotency/redis';
+import { Cluster, Redis } from 'ioredis';
+import { createClient, createCluster } from 'redis';
 import { pgBossJobId, pgBossRelay, pgBossWorker } from '@webhook-idempotency/pg-boss';
 import { PgBoss } from 'pg-boss';
 import pg from 'pg';
@@ -452,4 +455,23 @@ export async function ormUses(): Promise<void> {
     if (transaction) await transaction`INSERT INTO orders (id) VALUES (${'o_1'})`;
   });
   void new SqlInbox(fromKysely(kysely));
+}
+
+/** The Redis store over each client it takes: ioredis (a server, a cluster) and node-redis (a client, a cluster). */
+export function redisUses(): void {
+  const options: RedisStoreOptions = {
+    prefix: 'app:',
+    retentionSeconds: 86_400,
+    commandTimeoutMs: 2_000,
+  };
+  const stores: Store[] = [
+    new RedisStore(new Redis({ lazyConnect: true }), options),
+    new RedisStore(new Cluster([{ host: '127.0.0.1', port: 7000 }], { lazyConnect: true })),
+    new RedisStore(createClient()),
+    new RedisStore(createCluster({ rootNodes: [{ url: 'redis://127.0.0.1:7000' }] })),
+  ];
+  // @ts-expect-error not a Redis client
+  new RedisStore({ query: () => undefined });
+  const guard = new IdempotencyGuard(stores[0]!);
+  void [guard, stores[0]!.capabilities.transactional];
 }

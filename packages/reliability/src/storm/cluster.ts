@@ -6,7 +6,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort } from '@webhook-idempotency/test-support/databases';
-import { DYING_MARKER, type StormConnection, type StormServerConfig } from './config';
+import { DYING_MARKER, type StormServerConfig } from './config';
 
 const SERVER = join(__dirname, 'server.ts');
 const READY_TIMEOUT_MS = 30_000;
@@ -57,10 +57,17 @@ interface Slot {
   output: string[];
 }
 
-/** Forks one server per entry of `connections` (slot i connects as `connections[i]`), each on a port of its own; resolves when all listen. */
-export async function startCluster(
-  base: Omit<StormServerConfig, 'port' | 'connection'>,
-  connections: readonly StormConnection[],
+/**
+ * Forks one server per entry of `connections` (slot i connects as `connections[i]`), each on a
+ * port of its own; resolves when all listen. `script` is the server's module (the SQL stores'
+ * server by default), `base` its settings but the port and connection.
+ */
+export async function startCluster<
+  Config extends { readonly port: number; readonly connection: string } = StormServerConfig,
+>(
+  base: Omit<Config, 'port' | 'connection'>,
+  connections: readonly Config['connection'][],
+  script: string = SERVER,
 ): Promise<Cluster> {
   const count = connections.length;
   const started = Date.now();
@@ -71,12 +78,8 @@ export async function startCluster(
   let stopping = false;
 
   const spawnSlot = (slot: Slot): Promise<void> => {
-    const config: StormServerConfig = {
-      ...base,
-      connection: connections[slot.index]!,
-      port: slot.port,
-    };
-    const child = fork(SERVER, [JSON.stringify(config)], {
+    const config = { ...base, connection: connections[slot.index]!, port: slot.port };
+    const child = fork(script, [JSON.stringify(config)], {
       execArgv: ['-r', require.resolve('esbuild-register')],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });

@@ -42,3 +42,28 @@ export interface StormServerConfig {
    */
   readonly handlerDelayMs: number;
 }
+
+/** The client a Redis storm server reaches Redis with. */
+export type RedisStormConnection = 'ioredis' | 'node-redis';
+
+/** Settings of one Redis storm server process (`redis-server.ts`), passed as its only argument (JSON). */
+export interface RedisStormServerConfig {
+  readonly connection: RedisStormConnection;
+  /** The Redis the store keeps its receipts in (the storm kills and restarts it). */
+  readonly redisUrl: string;
+  /** The store's key prefix. */
+  readonly prefix: string;
+  /** Loopback port to listen on (the same one after a restart). */
+  readonly port: number;
+  /** The guard's `staleAfterSeconds`: small, so that takeovers after a SIGKILL happen within the run. */
+  readonly staleAfterSeconds: number;
+  /** The store's `commandTimeoutMs`: how long a call waits for a Redis that is down. */
+  readonly commandTimeoutMs: number;
+  /**
+   * The effect ledger, a SQLite file beside the run, independent of the store under test: the
+   * handler's one effect is a row (id, the run's attempt, its token) written before it answers.
+   */
+  readonly ledger: string;
+  /** Milliseconds the handler works after its effect, before its result is recorded. */
+  readonly handlerDelayMs: number;
+}

@@ -10,7 +10,10 @@ import { Schema, type SqlConnection, type SqlDialect } from '@webhook-idempotenc
 import type { KillableDatabase } from '../durable-databases';
 import { sendStorm, stormId, type StormCounts, type StormPlan } from './client';
 import { startCluster, type AppCrash } from './cluster';
+import { type FaultStep, type InjectedFault, scheduleFaults } from './faults';
 import { STORM_ORM, STORM_PROVIDER, type StormConnection } from './config';
+
+export type { InjectedFault } from './faults';
 
 /** The database a storm runs against. */
 export interface StormTarget {
@@ -47,15 +50,6 @@ export interface StormOptions extends StormPlan {
   readonly databaseKillAt: number;
 }
 
-/** A fault the storm injected. */
-export interface InjectedFault {
-  readonly what: string;
-  /** Deliveries finished when it happened. */
-  readonly atDelivery: number;
-  /** Milliseconds the fault took (kill + restart until ready). */
-  readonly tookMs: number;
-}
-
 /** What a storm found. Every list must be empty and `crashes` too for the storm to pass. */
 export interface StormReport {
   readonly dialect: SqlDialect;
@@ -85,8 +79,6 @@ export interface StormReport {
 
 const EFFECTS = 'storm_effects';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** The deliveries after the last step's fraction plus this share wait until every step has begun. */
-const HOLD_AFTER_LAST_STEP = 0.15;
 
 type Rows = Array<Record<string, unknown>>;
 
@@ -143,27 +135,6 @@ const EFFECTS_DDL: Record<SqlDialect, string> = {
   sqlite: `CREATE TABLE ${EFFECTS} (seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id VARCHAR(64) NOT NULL, token VARCHAR(64) NOT NULL, pid INTEGER NOT NULL)`,
 };
 
-/** Progress of the client as a promise per threshold. */
-function progressGate() {
-  let finished = 0;
-  let waiters: Array<{ at: number; wake: () => void }> = [];
-  return {
-    get finished() {
-      return finished;
-    },
-    update(value: number) {
-      finished = value;
-      const due = waiters.filter((w) => w.at <= finished);
-      waiters = waiters.filter((w) => w.at > finished);
-      for (const w of due) w.wake();
-    },
-    reach(at: number): Promise<void> {
-      if (finished >= at) return Promise.resolve();
-      return new Promise((wake) => waiters.push({ at, wake }));
-    },
-  };
-}
-
 /** Runs one storm against `target` and reports what it found (it does not assert: the test does). */
 export async function runStorm(
   label: string,
@@ -190,21 +161,9 @@ export async function runStorm(
     options.servers,
   );
   const total = options.ids * options.perId;
-  const gate = progressGate();
-  const faults: InjectedFault[] = [];
-  let trafficDone = false;
-
-  const timed = async (what: string, fault: () => Promise<void>) => {
-    if (trafficDone) return;
-    const atDelivery = gate.finished;
-    const began = Date.now();
-    await fault();
-    faults.push({ what, atDelivery, tookMs: Date.now() - began });
-  };
   const killedInHandler: string[] = [];
   // Each step calls `began` once it has begun (the kill inside a handler: once the server is told).
-  type Step = { at: number; what: string; run: (began: () => void) => Promise<void> };
-  const steps: Step[] = options.serverKills.map(({ at, slot, how }) => ({
+  const steps: FaultStep[] = options.serverKills.map(({ at, slot, how }) => ({
     at,
     what: `SIGKILL server ${slot} ${how === 'now' ? 'at once' : 'inside a handler'} + restart`,
     run: async (began) => {
@@ -228,31 +187,8 @@ export async function runStorm(
       },
     });
   }
-  steps.sort((a, b) => a.at - b.at);
-  // The last deliveries wait until every step has begun: the steps run one after the other, and a
-  // slow restart (a busy machine) must not push the kill inside a handler past the last fresh id.
-  let allBegun!: () => void;
-  const hold = {
-    from: Math.floor(Math.min(1, (steps.at(-1)?.at ?? 0) + HOLD_AFTER_LAST_STEP) * total),
-    until: new Promise<void>((resolve) => (allBegun = resolve)),
-  };
-  // A fault that fails (a database that does not come back) ends the storm with its error, after the traffic.
-  let chaosFailure: { error: unknown } | undefined;
-  const chaos = (async () => {
-    let begun = 0;
-    const began = () => {
-      if (++begun === steps.length) allBegun();
-    };
-    if (steps.length === 0) allBegun();
-    for (const step of steps) {
-      await gate.reach(Math.floor(step.at * total));
-      await timed(step.what, () => step.run(began));
-    }
-  })()
-    .catch((error: unknown) => {
-      chaosFailure = { error };
-    })
-    .finally(() => allBegun());
+  const schedule = scheduleFaults(steps, total);
+  const { faults } = schedule;
 
   let traffic: Awaited<ReturnType<typeof sendStorm>>;
   // WI_STORM_DEBUG=1: a progress line every 2 s on stderr (jest buffers console output until the test ends).
@@ -261,24 +197,19 @@ export async function runStorm(
       ? setInterval(
           () =>
             process.stderr.write(
-              `[storm ${label}] ${gate.finished}/${total} finished, crashes ${cluster.crashes.length}, faults ${faults.map((f) => f.what).join('; ')}\n`,
+              `[storm ${label}] ${schedule.finished}/${total} finished, crashes ${cluster.crashes.length}, faults ${faults.map((f) => f.what).join('; ')}\n`,
             ),
           2_000,
         )
       : undefined;
   try {
-    traffic = await sendStorm(cluster.ports, options, (finished) => gate.update(finished), hold);
-    trafficDone = true;
-    // Unblock any step still waiting (it then records nothing: the test sees the missing fault).
-    gate.update(Number.MAX_SAFE_INTEGER);
-    await chaos;
-    if (chaosFailure) throw chaosFailure.error;
+    traffic = await sendStorm(cluster.ports, options, schedule.progress, schedule.hold);
+    await schedule.end();
+    if (schedule.failure) throw schedule.failure.error;
     await cluster.settle();
   } finally {
     clearInterval(ticker);
-    trafficDone = true;
-    gate.update(Number.MAX_SAFE_INTEGER);
-    await chaos;
+    await schedule.end();
     await cluster.stop();
   }
 

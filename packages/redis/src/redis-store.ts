@@ -1,0 +1,197 @@
+/** @module RedisStore: the Store contract over Redis, one fenced server-side script per operation. */
+import { randomBytes } from 'node:crypto';
+import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
+import type {
+  At,
+  ClaimResult,
+  KeyLike,
+  ObservedReceipt,
+  Store,
+  StoreCapabilities,
+} from '@webhook-idempotency/core';
+import { bounded, evalScript } from './commands';
+import { type Commander, commanderFor, type RedisClient } from './connection';
+import { receiptKey } from './keys';
+import { type RedisStoreOptions, type ResolvedRedisOptions, resolveRedisOptions } from './options';
+import { purgeReceipts } from './purge';
+import { readReceipt, UnexpectedReply } from './receipt';
+import { type Script, SCRIPTS } from './scripts';
+
+/** NUL and lone surrogates: replaced as the SQL stores replace them, so every store keeps the same text. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is matched on purpose, to be replaced before storing.
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** A fresh nonce per call: a command the client resends after a lost reply answers as it first did. */
+const nonce = (): string => randomBytes(12).toString('base64url');
+
+/** The fingerprint of a claim as the claim script takes it: given, then the value. */
+const fingerprintArgs = (fingerprint: string | null): [string, string] =>
+  fingerprint === null ? ['0', ''] : ['1', fingerprint];
+
+/**
+ * Receipts in Redis: one hash per delivery, every operation one Lua script that Redis runs
+ * atomically, every timestamp the server's `TIME`, so that app servers with skewed clocks agree
+ * on staleness. Shared by every process and machine that reaches the same Redis; **not
+ * transactional** with your SQL data: the handler's writes and the receipt commit separately, so
+ * a crash between the two runs the handler again (make its writes idempotent, or use an outbox).
+ *
+ * `client` is the client the application already has: an ioredis `Redis` or `Cluster`, or a
+ * connected node-redis client or cluster; the store never connects, configures or closes it.
+ * Finished receipts expire after `retentionSeconds` when it is given; `purge()` deletes them by
+ * SCAN, batch by batch, never blocking the server.
+ *
+ * @example
+ * const redis = new Redis(process.env.REDIS_URL); // ioredis
+ * const guard = new IdempotencyGuard(new RedisStore(redis, { retentionSeconds: 7 * 86_400 }));
+ * @see packages/redis/README.md
+ */
+export class RedisStore implements Store {
+  /** Shared by processes and machines, not transactional, timed by the Redis server's clock. */
+  readonly capabilities: StoreCapabilities = {
+    crossProcess: true,
+    transactional: false,
+    clock: 'store',
+  };
+  /** The prefix of every receipt key. */
+  readonly prefix: string;
+  private readonly commander: Commander;
+  private readonly options: ResolvedRedisOptions;
+
+  /**
+   * @throws {ConfigError} naming `client` when it is no supported Redis client, or the option
+   * that is wrong.
+   */
+  constructor(client: RedisClient, options: RedisStoreOptions = {}) {
+    this.options = resolveRedisOptions(options);
+    this.commander = commanderFor(client);
+    this.prefix = this.options.prefix;
+  }
+
+  /** One script: creates the `processing` receipt unless the key has one, and answers the receipt. */
+  async claim(
+    key: KeyLike,
+    { fingerprint }: At & { readonly fingerprint: string | null },
+  ): Promise<ClaimResult> {
+    const read = readReceipt(
+      key,
+      await this.run('claim', SCRIPTS.claim, key, [...fingerprintArgs(fingerprint), nonce()]),
+    );
+    if (!read) throw new UnexpectedReply(key, 'no receipt after a claim');
+    return read.flag ? { won: true, receipt: read.receipt } : { won: false, receipt: read.receipt };
+  }
+
+  /** One script, fenced by `attempts`; staleness judged by the Redis clock. */
+  async reclaim(
+    key: KeyLike,
+    {
+      attempts,
+      staleAfterMs,
+      fingerprint,
+    }: At & {
+      readonly attempts: number;
+      readonly staleAfterMs: number;
+      readonly fingerprint?: string | null;
+    },
+  ): Promise<ObservedReceipt | null> {
+    const mode = fingerprint === undefined ? ['-', ''] : fingerprintArgs(fingerprint);
+    const reply = await this.run('reclaim', SCRIPTS.reclaim, key, [
+      String(attempts),
+      String(Math.max(0, Math.ceil(staleAfterMs))),
+      ...mode,
+      nonce(),
+    ]);
+    return readReceipt(key, reply)?.receipt ?? null;
+  }
+
+  /**
+   * One script, fenced by `attempts` and, when given, `claimedAt` (to the millisecond). Sets the
+   * expiry when `retentionSeconds` is given. Never part of a transaction: the store has none.
+   */
+  complete(
+    key: KeyLike,
+    {
+      attempts,
+      claimedAt,
+      response,
+    }: At & { readonly attempts: number; readonly claimedAt?: Date; readonly response: string },
+  ): Promise<boolean> {
+    return this.settle('complete', SCRIPTS.complete, key, attempts, claimedAt, response);
+  }
+
+  /**
+   * One script, fenced like {@link RedisStore.complete}. The error text is stored with U+FFFD in
+   * place of NUL and of lone surrogates, as the SQL stores store it.
+   */
+  fail(
+    key: KeyLike,
+    {
+      attempts,
+      claimedAt,
+      error,
+    }: At & { readonly attempts: number; readonly claimedAt?: Date; readonly error: string },
+  ): Promise<boolean> {
+    const text = error.replace(UNSTORABLE, '\uFFFD');
+    return this.settle('fail', SCRIPTS.fail, key, attempts, claimedAt, text);
+  }
+
+  /** Reads the receipt with the server's "now" in the same script. */
+  async find(key: KeyLike, _at: At): Promise<ObservedReceipt | null> {
+    return readReceipt(key, await this.run('find', SCRIPTS.find, key, []))?.receipt ?? null;
+  }
+
+  /**
+   * Deletes finished receipts (of `provider`, when given) finished at least `olderThanMs` ago,
+   * never a `processing` one: SCAN (`batchSize` keys a step, default 1000) over every node, and one
+   * short script per key found, so the server is never blocked for long. Never `KEYS`.
+   */
+  purge({
+    olderThanMs,
+    batchSize = DEFAULT_PURGE_BATCH_SIZE,
+    provider,
+  }: At & {
+    readonly olderThanMs: number;
+    readonly batchSize?: number;
+    readonly provider?: string;
+  }): Promise<number> {
+    const olderThan = String(Math.max(0, Math.floor(olderThanMs)));
+    return purgeReceipts(this.commander, {
+      prefix: this.prefix,
+      provider,
+      batchSize,
+      timeoutMs: this.options.commandTimeoutMs,
+      purgeOne: (redisKey, signal) =>
+        evalScript(this.commander, SCRIPTS.purgeOne, redisKey, [olderThan], signal),
+    });
+  }
+
+  private async settle(
+    operation: 'complete' | 'fail',
+    script: Script,
+    key: KeyLike,
+    attempts: number,
+    claimedAt: Date | undefined,
+    value: string,
+  ): Promise<boolean> {
+    const reply = await this.run(operation, script, key, [
+      String(attempts),
+      claimedAt === undefined ? '' : String(claimedAt.getTime()),
+      value,
+      this.options.retentionMs,
+      nonce(),
+    ]);
+    return Number(reply) === 1;
+  }
+
+  /** Runs `script` on the receipt of `key`, bounded by `commandTimeoutMs`. */
+  private run(
+    operation: string,
+    script: Script,
+    key: KeyLike,
+    argv: readonly string[],
+  ): Promise<unknown> {
+    const redisKey = receiptKey(this.prefix, key);
+    return bounded(operation, this.options.commandTimeoutMs, (signal) =>
+      evalScript(this.commander, script, redisKey, argv, signal),
+    );
+  }
+}
