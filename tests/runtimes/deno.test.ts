@@ -14,7 +14,9 @@ import { planWebSuite } from '../../packages/adapter-conformance/src/web/cases';
 import { pgDatabase } from '../../packages/sql/test/helpers/databases';
 import {
   expectHandledOnce,
+  expectOversizedRefused,
   githubDelivery,
+  OVERSIZED_ROUNDS,
   pgRows,
   sqliteRows,
   startServer,
@@ -124,5 +126,29 @@ describe(`Deno ${version}: the docs' server files (deno check, deno run)`, () =>
       await server.stop();
     }
     expect(await pgRows(url, 'pushes')).toBe(1);
+  });
+
+  it(`docs/adapters/fetch.md and hono.md: a 2 MiB delivery over the default limit is answered 413, and the sender reads it every time (${OVERSIZED_ROUNDS} rounds of 4 kinds of sender, to each server)`, async () => {
+    const url = await pgDatabase('wi_runtime_deno_oversized');
+    const fetchServer = await startServer(deno!, [...RUN, 'deno-fetch.ts'], project, {
+      ...DENO_ENV,
+      DATABASE_FILE: join(project, 'deno-fetch-oversized.db'),
+      STRIPE_WEBHOOK_SECRET: secret,
+    });
+    try {
+      await expectOversizedRefused(fetchServer, '/webhooks/stripe');
+    } finally {
+      await fetchServer.stop();
+    }
+    const honoServer = await startServer(deno!, [...RUN, 'deno-hono.ts'], project, {
+      ...DENO_ENV,
+      DATABASE_URL: url,
+      GITHUB_WEBHOOK_SECRET: secret,
+    });
+    try {
+      await expectOversizedRefused(honoServer, '/webhooks/github', { 'x-github-event': 'push' });
+    } finally {
+      await honoServer.stop();
+    }
   });
 });

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { freePort } from '@webhook-idempotency/test-support/databases';
 import { repoRoot } from '@webhook-idempotency/test-support/node-lines';
+import { allAnswered, sendOversized } from '@webhook-idempotency/test-support/oversized';
 import type { Runtime } from '@webhook-idempotency/test-support/runtimes';
 
 /** A request to POST: its body and headers. */
@@ -157,6 +158,30 @@ export async function expectHandledOnce(
   const first = await post(server, path, delivery);
   expect(first).toEqual({ status: 200, replayed: null, body: '{"received":true}' });
   expect(await post(server, path, delivery)).toEqual({ ...first, replayed: 'true' });
+}
+
+/** Rounds of {@link expectOversizedRefused}: each sends one request of every kind of sender. */
+export const OVERSIZED_ROUNDS = 10;
+
+/**
+ * The docs' body limit, checked on a running server: a 2 MiB delivery, over the default 1 MiB
+ * `maxRequestBytes`, is answered 413, and every kind of sender (its length announced or chunked,
+ * on a connection of its own or one kept alive) reads that answer, {@link OVERSIZED_ROUNDS} times
+ * each.
+ */
+export async function expectOversizedRefused(
+  server: StartedServer,
+  path: string,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<void> {
+  const outcomes = await sendOversized({
+    url: `http://127.0.0.1:${server.port}`,
+    path,
+    bytes: 2 * 1024 * 1024,
+    rounds: OVERSIZED_ROUNDS,
+    headers,
+  });
+  expect(outcomes).toEqual(allAnswered(outcomes, 413));
 }
 
 /** The drivers of the sql package's tests, to read what a server wrote. */

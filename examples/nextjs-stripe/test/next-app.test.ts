@@ -19,6 +19,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
+import { allAnswered, sendOversized } from '@webhook-idempotency/test-support/oversized';
 import Database from 'better-sqlite3';
 import Stripe from 'stripe';
 import { migrate } from '../src/lib/db';
@@ -64,8 +65,8 @@ async function pack(names: string[]): Promise<Map<string, string>> {
 }
 
 /**
- * The example's package.json with each workspace link replaced by its tarball, and the folder's
- * other files (sources, next.config.ts, tsconfig.json) as they are.
+ * The example's package.json with each workspace link replaced by its tarball (the test helpers'
+ * links left out), and the folder's other files (sources, next.config.ts, tsconfig.json) as they are.
  */
 async function copyApp(): Promise<void> {
   const manifest = JSON.parse(readFileSync(join(example, 'package.json'), 'utf8')) as Manifest;
@@ -82,7 +83,14 @@ async function copyApp(): Promise<void> {
   mkdirSync(app);
   for (const file of ['src', 'next.config.ts', 'tsconfig.json'])
     cpSync(join(example, file), join(app, file), { recursive: true });
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ ...manifest, dependencies }, null, 2));
+  // The workspace's test helpers (the tests' own, never the app's) stay out of the app.
+  const devDependencies = Object.fromEntries(
+    Object.entries(manifest.devDependencies).filter(([, range]) => !range.startsWith('workspace:')),
+  );
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({ ...manifest, dependencies, devDependencies }, null, 2),
+  );
   // better-sqlite3's install script would compile it (no prebuilt binary is reachable here): the
   // binary built for this Node is put in place below, as prebuild-install would download it.
   writeFileSync(join(app, 'pnpm-workspace.yaml'), 'allowBuilds:\n  better-sqlite3: false\n');
@@ -229,5 +237,15 @@ describe('the example built by next build, served by next start', () => {
       query("SELECT event_id FROM payments WHERE event_id IN ('evt_built_2', 'evt_built_3')"),
     ).toEqual([{ event_id: 'evt_built_2' }]);
     expect(query("SELECT * FROM webhook_receipts WHERE external_id = 'evt_built_3'")).toEqual([]);
+  });
+
+  it('answers a 2 MiB delivery, over the 1 MiB limit, 413, and the sender reads it every time (10 rounds of 4 kinds of sender)', async () => {
+    const outcomes = await sendOversized({
+      url: origin,
+      path: '/api/webhooks/stripe',
+      bytes: 2 * 1024 * 1024,
+      rounds: 10,
+    });
+    expect(outcomes).toEqual(allAnswered(outcomes, 413));
   });
 });

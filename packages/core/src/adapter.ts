@@ -48,6 +48,11 @@ export {
   readWebRequest,
   toWebResponse,
 } from './transport/web';
+export {
+  answerWhileDiscarding,
+  DISCARD_AFTER_ANSWER_BYTES,
+  DISCARD_AFTER_ANSWER_MS,
+} from './transport/web-discard';
 export { mergeOptions } from './http/options';
 export {
   createInboxEngine,

@@ -1,7 +1,8 @@
 /**
  * `maxRequestBytes` on Hono's `idempotent()` and `inbox()`: the body is counted while it is read
  * and refused with 413 once past the limit (or at once when `Content-Length` announces more),
- * before any signature check, claim or stored row; the client's upload stops there.
+ * before any signature check, claim or stored row, while the upload is still going (a client
+ * that reads the answer stops there; the rest is read off for 16 MiB or half a second at most).
  */
 import type { AddressInfo } from 'node:net';
 import { flood, type RunningApp } from '@webhook-idempotency/adapter-conformance';
@@ -26,7 +27,7 @@ describe('hono maxRequestBytes', () => {
     return (app.server.address() as AddressInfo).port;
   }
 
-  it('answers 413 to a chunked body past the default 1 MiB and stops reading it: no handler, no receipt', async () => {
+  it('answers 413 to a chunked body past the default 1 MiB while the upload is still going: no handler, no receipt', async () => {
     const store = new InMemoryStore();
     let calls = 0;
     const hono = new Hono<AppEnv>();

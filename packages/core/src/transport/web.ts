@@ -12,6 +12,7 @@ import {
 } from '../http/request-body';
 import { type CapturedResponse, isRecordedStatus } from '../http/response-codec';
 import type { HttpRequest, HttpResponseRecord } from '../http/types';
+import { answerWhileDiscarding } from './web-discard';
 
 /** Statuses whose `Response` must have a null body (the Fetch standard's null body statuses, and 101/103). */
 export const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
@@ -28,7 +29,9 @@ function headerRecord(headers: Headers): Record<string, string> {
  * from a clone so that `request` stays unread for the handler (`rawBody` is `undefined` when
  * something already read it); no parsed body. At most `limit` bytes are read: past them
  * (announced by `Content-Length` or counted while reading) the result is the `413` `Response` to
- * answer instead, and no signature is checked.
+ * answer instead, and no signature is checked. That `413` goes out at once; its end waits while
+ * the rest of the body is read off and discarded, at most 16 MiB or half a second (then the body
+ * is cancelled), so that a sender still writing reads the answer instead of a reset.
  * @example
  * const record = await readWebRequest(c.req.raw, c, maxRequestBytes);
  * if (record instanceof Response) return record;
@@ -40,7 +43,8 @@ export async function readWebRequest<Native>(
 ): Promise<HttpRequest<Native> | Response> {
   const url = new URL(request.url);
   const rawBody = await readRequestBody(request, limit);
-  if (rawBody === REQUEST_TOO_LARGE) return toWebResponse(requestTooLarge(limit));
+  if (rawBody === REQUEST_TOO_LARGE)
+    return answerWhileDiscarding(request, toWebResponse(requestTooLarge(limit)));
   return {
     method: request.method,
     url: url.pathname + url.search,
