@@ -1,7 +1,8 @@
 /**
  * @module Jest global setup: generates the Prisma clients the ORM tests import (when out of date),
  * and starts the database servers the SQL store tests need and Redis for the BullMQ bridge
- * (`WI_JEST_SERVERS=none`: no server, for a run of suites that need none).
+ * (`WI_JEST_SERVERS=none`: no server, for a run of suites that need none), under a watchdog that
+ * stops them and removes their folder should jest end without its global teardown (Ctrl-C).
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
@@ -9,11 +10,13 @@ import { promisify } from 'node:util';
 import { startDatabases, stopDatabases, type RunningDatabases } from './databases';
 import globalTeardown from './global-teardown';
 import { startRedis, stopRedis, type RunningRedis } from './redis';
+import { startWatchdog, type Watchdog } from './watchdog';
 
 declare global {
   // Read back by global-teardown (jest runs both in the same process).
   var __WI_DATABASES__: RunningDatabases | undefined;
   var __WI_REDIS__: RunningRedis | undefined;
+  var __WI_WATCHDOG__: Watchdog | undefined;
 }
 
 const run = promisify(execFile);
@@ -35,11 +38,18 @@ async function generatePrismaClients(): Promise<void> {
 
 /** The servers, started side by side; whatever started is stopped again when one fails. */
 async function startServers(): Promise<void> {
+  const watchdog = startWatchdog();
+  globalThis.__WI_WATCHDOG__ = watchdog;
   // Redis starts in tens of milliseconds, beside the databases' seconds: no run waits for it.
-  const [databases, redis] = await Promise.allSettled([startDatabases(), startRedis()]);
+  const [databases, redis] = await Promise.allSettled([
+    startDatabases(watchdog),
+    startRedis(watchdog),
+  ]);
   if (databases.status === 'rejected' || redis.status === 'rejected') {
     if (databases.status === 'fulfilled') await stopDatabases(databases.value);
     if (redis.status === 'fulfilled') await stopRedis(redis.value);
+    watchdog.disarm();
+    globalThis.__WI_WATCHDOG__ = undefined;
     throw databases.status === 'rejected'
       ? databases.reason
       : (redis as PromiseRejectedResult).reason;

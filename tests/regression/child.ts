@@ -17,13 +17,19 @@ export interface Child {
   readonly exited: Promise<number | NodeJS.Signals>;
   /** Whether it has exited. */
   done(): boolean;
+  /** Writes to its stdin (started with `stdin: 'pipe'`). */
+  write(text: string): void;
 }
 
 const started = new Set<Child & { kill(): void }>();
 
-/** Starts `command` with `args`, its output kept. */
-export function start(command: string, args: readonly string[], options: SpawnOptions = {}): Child {
-  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `command` with `args`, its output kept; its stdin is closed unless `stdin: 'pipe'`. */
+export function start(
+  command: string,
+  args: readonly string[],
+  { stdin = 'ignore', ...options }: SpawnOptions & { stdin?: 'pipe' | 'ignore' } = {},
+): Child {
+  const child = spawn(command, args, { ...options, stdio: [stdin, 'pipe', 'pipe'] });
   let text = '';
   let finished = false;
   child.stdout?.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -46,6 +52,9 @@ export function start(command: string, args: readonly string[], options: SpawnOp
         if (finished) throw new Error(`exited before printing ${pattern}:\n${text}`);
         await sleep(50);
       }
+    },
+    write(text: string) {
+      child.stdin?.write(text);
     },
     kill() {
       if (!finished) child.kill('SIGKILL');
