@@ -37,7 +37,8 @@ const schemas = [
   join(packages, 'reliability', 'prisma', 'storm.prisma'),
   join(root, 'examples', 'prisma-stripe', 'prisma', 'schema.prisma'),
 ];
-const lock = join(root, 'node_modules', '.wi-prisma-generating');
+// In the checkout's own (git-ignored) .cache folder, never in a node_modules that may be shared.
+const lock = join(root, '.cache', 'prisma-generate.lock');
 const STAMP = '.wi-generated-from';
 
 /** The version of `name` that code in `dir` gets. */
