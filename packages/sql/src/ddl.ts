@@ -3,11 +3,10 @@
  * table's idempotent DDL from its column lines and indexes, running DDL on a connection, and a
  * knex migration of it.
  */
-import type { Knex } from 'knex';
 import { createExecutor } from './connection';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
 import { type DialectSpec, dialects } from './dialects';
-import type { SqlConnection, SqlDialect } from './types';
+import type { KnexInstance, SqlConnection, SqlDialect } from './types';
 
 /** An index: its name and its column list. */
 /** An index: its name, its columns, and for a partial index (PostgreSQL, SQLite) the rows it holds. */
@@ -53,13 +52,13 @@ export async function runDdl(
 /** `{ up, down }` for a knex migration: `up` creates the table, `down` drops `table`. */
 export function knexMigrationOf(
   table: string,
-  up: (knex: Knex) => Promise<void>,
-): { up(knex: Knex): Promise<void>; down(knex: Knex): Promise<void> } {
+  up: (knex: KnexInstance) => Promise<void>,
+): { up(knex: KnexInstance): Promise<void>; down(knex: KnexInstance): Promise<void> } {
   return {
     up,
     async down(knex) {
-      const { dialect } = createExecutor(knex, DEFAULT_ACQUIRE_TIMEOUT_MS);
-      await knex.raw(`DROP TABLE IF EXISTS ${dialects[dialect].quote(table)}`);
+      const executor = createExecutor(knex, DEFAULT_ACQUIRE_TIMEOUT_MS, false);
+      await executor.query(`DROP TABLE IF EXISTS ${dialects[executor.dialect].quote(table)}`, []);
     },
   };
 }

@@ -23,10 +23,15 @@ export {
 } from './inbox-operations';
 export { DEFAULT_TABLE, DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_INBOX_TABLE } from './constants';
 export type {
+  BetterSqlite3Database,
   BunSqliteDatabase,
   BunSqliteStatement,
+  KnexInstance,
+  MysqlCallbackPool,
+  MysqlPromisePool,
   NodeSqliteDatabase,
   NodeSqliteStatement,
+  PgPool,
   SqlConnection,
   SqlDialect,
   SqlStoreOptions,

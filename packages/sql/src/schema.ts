@@ -2,12 +2,11 @@
  * @module Schema: the receipts table's DDL per dialect (DESIGN.md §5), generated from the dialect
  * table, never hand-written per dialect; plus a quick-start `createTable` and a knex migration.
  */
-import type { Knex } from 'knex';
 import { ConfigError } from '@webhook-idempotency/core';
 import { knexMigrationOf, runDdl, tableStatements } from './ddl';
 import { dialects } from './dialects';
 import { resolveTable } from './table-name';
-import type { SchemaOptions, SqlConnection, SqlDialect } from './types';
+import type { KnexInstance, SchemaOptions, SqlConnection, SqlDialect } from './types';
 
 function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] {
   const spec = dialects[dialect];
@@ -87,8 +86,8 @@ export const Schema = {
    * instance's dialect, `down` drops the table.
    */
   knexMigration(options: SchemaOptions = {}): {
-    up(knex: Knex): Promise<void>;
-    down(knex: Knex): Promise<void>;
+    up(knex: KnexInstance): Promise<void>;
+    down(knex: KnexInstance): Promise<void>;
   } {
     const table = resolveTable(options.table);
     return knexMigrationOf(table, (knex) => createTable(knex, { table }));
