@@ -39,8 +39,15 @@ const positive = (option: string, value: unknown, allowZero = false): number => 
   return value;
 };
 
-const summary = ({ response: _r, fingerprint: _f, ...rest }: Receipt & { claimAgeMs: number }) =>
-  rest as ReceiptSummary;
+const summary = ({
+  response: _r,
+  fingerprint: _f,
+  ...rest
+}: Receipt & { claimAgeMs: number }): ReceiptSummary => ({
+  ...rest,
+  // The store's times are whole milliseconds: the exact text is the Date's, to the µs.
+  claimedAtText: `${rest.claimedAt.toISOString().slice(0, 23)}000Z`,
+});
 
 const finished = (r: Receipt) => r.status !== 'processing' && r.finishedAt !== null;
 

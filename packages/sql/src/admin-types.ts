@@ -63,7 +63,15 @@ export interface StatusOptions {
 }
 
 /** A receipt in a listing: everything but the stored answer and the fingerprint. */
-export type ReceiptSummary = Omit<ObservedReceipt, 'response' | 'fingerprint'>;
+export interface ReceiptSummary extends Omit<ObservedReceipt, 'response' | 'fingerprint'> {
+  /**
+   * Its claim time exactly as the database holds it, as text: ISO 8601 in UTC with six fractional
+   * digits (`2026-12-01T21:59:14.601000Z`). `claimedAt` is a `Date`, to the millisecond; this one
+   * keeps the microseconds of a column migrated to a finer precision, so a next page that starts
+   * after this receipt skips and repeats nothing.
+   */
+  readonly claimedAtText: string;
+}
 
 /** Where a page of {@link ReceiptsAdmin.list} starts: after this receipt (any listed receipt is one). */
 export interface ReceiptCursor {
@@ -71,6 +79,12 @@ export interface ReceiptCursor {
   readonly externalId: string;
   /** Its claim time, as the listing returned it. */
   readonly claimedAt: Date;
+  /**
+   * Its exact claim time, as the listing returned it ({@link ReceiptSummary.claimedAtText}): when
+   * given, the page starts after it, and `claimedAt` is not read. Without it the cursor is exact
+   * to the millisecond only, which a column with microseconds is not.
+   */
+  readonly claimedAtText?: string;
 }
 
 /** Filters of {@link ReceiptsAdmin.list}; they combine with AND. */
