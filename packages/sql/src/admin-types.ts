@@ -147,6 +147,13 @@ export interface ActivityReport {
   readonly buckets: readonly ActivityBucket[];
 }
 
+/** A claim as an operator saw it: a repair given it changes the receipt only while it is still this claim. */
+export interface ExpectedClaim {
+  readonly attempts: number;
+  /** Its claim time, to the millisecond (as `find` and `list` return it). */
+  readonly claimedAt: Date;
+}
+
 /** Options of {@link ReceiptsAdmin.release}. */
 export interface ReleaseOptions {
   /** A `processing` claim younger than this is refused (`'fresh'`) unless `force` is set. */
@@ -155,6 +162,17 @@ export interface ReleaseOptions {
   readonly force?: boolean;
   /** The text stored as the receipt's `error`. Defaults to a note that it was released by hand. */
   readonly error?: string;
+  /**
+   * The claim the operator was shown (a confirmation page's): a receipt taken over or finished
+   * since is left as it is (`changed`). Without it, the claim read first stands for it.
+   */
+  readonly expected?: ExpectedClaim;
+}
+
+/** Options of {@link ReceiptsAdmin.forget}. */
+export interface ForgetOptions {
+  /** The claim the operator was shown: a receipt claimed again since is left as it is (`changed`). */
+  readonly expected?: ExpectedClaim;
 }
 
 /**
@@ -162,7 +180,8 @@ export interface ReleaseOptions {
  * - `not-found`: no receipt has that key;
  * - `not-processing`: it is `completed` or `failed` already;
  * - `fresh`: its claim is younger than the stale threshold (a worker may be running it);
- * - `changed`: it changed between the read and the write (taken over, or finished).
+ * - `changed`: it is no longer the claim the operator saw (taken over, or finished): `receipt` is
+ *   what it is now.
  */
 export type ReleaseResult =
   | { readonly released: true; readonly receipt: ObservedReceipt }
@@ -178,7 +197,7 @@ export type ReleaseResult =
  * the delete; `forgotten: false` changed nothing:
  * - `not-found`: no receipt has that key (never stored, or purged);
  * - `processing`: a worker holds it (wait, or `release` a stuck one first);
- * - `changed`: it was taken over between the read and the delete.
+ * - `changed`: it is no longer the claim the operator saw (claimed again): `receipt` is what it is now.
  */
 export type ForgetResult =
   | { readonly forgotten: true; readonly receipt: ObservedReceipt }

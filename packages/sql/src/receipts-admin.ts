@@ -14,6 +14,7 @@ import {
 import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
 import {
   emptyCounts,
+  isClaimSeen,
   percentile,
   requireCount,
   requireMs,
@@ -23,6 +24,7 @@ import type {
   ActivityOptions,
   ActivityReport,
   AdminPurgeOptions,
+  ForgetOptions,
   ForgetResult,
   HandlerTimes,
   ListOptions,
@@ -237,15 +239,18 @@ export class ReceiptsAdmin {
 
   /**
    * Marks a stuck `processing` receipt `failed`, so that the provider's next delivery runs the
-   * handler again (the guard reclaims failed receipts). The write is the store's own `fail`,
-   * fenced on the `attempts` and claim time just read: a receipt taken over or finished in
-   * between is left alone (`changed`). A claim younger than `staleAfterMs` is refused (`fresh`)
-   * unless `force`: its worker may be alive, and would then find its result refused (claim lost).
+   * handler again (the guard reclaims failed receipts). The write is the store's own `fail`, a
+   * compare-and-set on the claim the operator saw (`expected`, else the one just read: its
+   * `attempts` and claim time): a receipt taken over or finished since is left alone (`changed`).
+   * A claim younger than `staleAfterMs` is refused (`fresh`) unless `force`: its worker may be
+   * alive, and would then find its result refused (claim lost).
    */
   async release(key: KeyLike, options: ReleaseOptions): Promise<ReleaseResult> {
     const staleAfterMs = requireMs('staleAfterMs', options.staleAfterMs);
     const receipt = await this.find(key);
     if (!receipt) return { released: false, reason: 'not-found', receipt: null };
+    if (!isClaimSeen(receipt, options.expected))
+      return { released: false, reason: 'changed', receipt };
     if (receipt.status !== 'processing')
       return { released: false, reason: 'not-processing', receipt };
     if (receipt.claimAgeMs < staleAfterMs && options.force !== true)
@@ -271,14 +276,16 @@ export class ReceiptsAdmin {
    * Deletes one finished (`completed` or `failed`) receipt, so that the next run of its key runs
    * the handler again instead of replaying the stored answer: what a deliberate redelivery of a
    * handled inbox delivery needs. Never a `processing` one (a worker holds it: `processing`). The
-   * `DELETE` is fenced on the `attempts` and claim time just read: a receipt taken over in between
-   * is left alone (`changed`). Resolves with the receipt as it was.
+   * `DELETE` is a compare-and-set on the claim the operator saw (`expected`, else the one just
+   * read): a receipt claimed again since is left alone (`changed`). Resolves with the receipt as it was.
    * @example
    * const { forgotten } = await admin.forget({ provider: 'stripe', externalId: 'evt_1' });
    */
-  async forget(key: KeyLike): Promise<ForgetResult> {
+  async forget(key: KeyLike, options: ForgetOptions = {}): Promise<ForgetResult> {
     const receipt = await this.find(key);
     if (!receipt) return { forgotten: false, reason: 'not-found', receipt: null };
+    if (!isClaimSeen(receipt, options.expected))
+      return { forgotten: false, reason: 'changed', receipt };
     if (receipt.status === 'processing') return { forgotten: false, reason: 'processing', receipt };
     const { affected } = await this.runQuery('forget', this.admin.forget, [
       key.provider,
