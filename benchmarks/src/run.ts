@@ -7,6 +7,7 @@ import { bundle, pinned, unpinned } from './bundle';
 import type { GuardBenchResult } from './guard.bench';
 import { runHttpBench } from './http.bench';
 import { type InboxSummary, inboxRemaining, runInboxBench } from './inbox.bench';
+import { runListingBench } from './listing.bench';
 import { runInboxScaleBench } from './inbox-scale';
 import { runInstructionCounts } from './instructions';
 import { type ProfileSummary, profileReport, profileScenario } from './profile';
@@ -102,6 +103,11 @@ async function main(): Promise<void> {
   }
   if (process.env.BENCH_INBOX_SCALE !== '0') {
     await runInboxScaleBench(log);
+    log();
+  }
+  // The operations listing on a large table: an index range per page, against the whole table.
+  if (process.env.BENCH_LISTING !== '0') {
+    await runListingBench(log);
     log();
   }
   log('## Against the goals (issue 10; DESIGN.md §9)');

@@ -71,7 +71,7 @@ const ACTIONS = new Map<string, { confirm: Route<unknown>; perform: Route<unknow
     },
     '/delivery/retry': {
       confirm: needInbox((inbox, view, q) => actions.confirmRetry(view, inbox, q)),
-      perform: needInbox((inbox, view, q) => actions.retry(view, inbox, q)),
+      perform: needInbox((inbox, view, q, f) => actions.retry(view, inbox, q, f)),
     },
     '/delivery/redeliver': {
       confirm: needInbox((inbox, view, q) => actions.confirmRedeliver(view, inbox, q)),

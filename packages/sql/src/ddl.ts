@@ -49,6 +49,43 @@ export async function runDdl(
   for (const statement of statements(executor.dialect)) await executor.query(statement, []);
 }
 
+/** MySQL's error for an index name a table has already (a concurrent migration added it first). */
+const DUPLICATE_INDEX = new Set<unknown>(['ER_DUP_KEYNAME', 1061]);
+
+/**
+ * Runs the DDL `statements` gives for `db`'s dialect, then adds each of `indexes` that the table
+ * still lacks: a table an older version created has none of the indexes added since, and MySQL
+ * declares indexes inside `CREATE TABLE IF NOT EXISTS`, which skips an existing table whole.
+ * Resolves with the names of the indexes that were not there before (all of them for a new table).
+ */
+export async function runDdlWithIndexes(
+  db: SqlConnection,
+  table: string,
+  statements: (dialect: SqlDialect) => readonly string[],
+  indexes: readonly IndexSpec[],
+): Promise<string[]> {
+  const executor = createExecutor(db, DEFAULT_ACQUIRE_TIMEOUT_MS, false);
+  const spec = dialects[executor.dialect];
+  const present = async (name: string) =>
+    (await executor.query(spec.indexExists, [table, name])).rows.length > 0;
+  const missing: string[] = [];
+  for (const [name] of indexes) if (!(await present(name))) missing.push(name);
+  for (const statement of statements(executor.dialect)) await executor.query(statement, []);
+  for (const [name, columns] of indexes) {
+    if (!missing.includes(name) || (await present(name))) continue;
+    try {
+      await executor.query(
+        `CREATE INDEX ${spec.quote(name)} ON ${spec.quote(table)} (${columns})`,
+        [],
+      );
+    } catch (error) {
+      const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown };
+      if (!DUPLICATE_INDEX.has(code) && !DUPLICATE_INDEX.has(errno)) throw error;
+    }
+  }
+  return missing;
+}
+
 /** `{ up, down }` for a knex migration: `up` creates the table, `down` drops `table`. */
 export function knexMigrationOf(
   table: string,

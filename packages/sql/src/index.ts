@@ -13,10 +13,13 @@ export { SqlInbox } from './inbox-store';
 export { InboxSchema } from './inbox-schema';
 export {
   type ForgetsReceipts,
+  type LeftAsItIs,
+  movedSince,
   type RedeliverOutcome,
   type RetryDeadOptions,
   type RetryDeadResult,
   type RetryOutcome,
+  type SeenOption,
   redeliverDelivery,
   retryDeadDeliveries,
   retryDelivery,

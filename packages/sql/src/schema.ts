@@ -3,10 +3,21 @@
  * table, never hand-written per dialect; plus a quick-start `createTable` and a knex migration.
  */
 import { ConfigError } from '@webhook-idempotency/core';
-import { knexMigrationOf, runDdl, tableStatements } from './ddl';
+import { type IndexSpec, knexMigrationOf, runDdlWithIndexes, tableStatements } from './ddl';
 import { dialects } from './dialects';
 import { resolveTable } from './table-name';
 import type { KnexInstance, SchemaOptions, SqlConnection, SqlDialect } from './types';
+
+/**
+ * The receipts table's secondary indexes: stale take-over and the status counts; purge; and the
+ * listings (`ReceiptsAdmin.list`, the CLI's `list`, the dashboard), whose order (claim time, then
+ * the key) this last one is, so that a page reads only its own rows.
+ */
+const indexesOf = (table: string): IndexSpec[] => [
+  [`${table}_status_idx`, 'status, claimed_at'],
+  [`${table}_finished_idx`, 'finished_at'],
+  [`${table}_claimed_idx`, 'claimed_at, provider, external_id'],
+];
 
 function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] {
   const spec = dialects[dialect];
@@ -18,10 +29,6 @@ function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] 
   const table = resolveTable(options.table);
   const q = spec.quote;
   const { key, response, timestamp } = spec.types;
-  const indexes: Array<[name: string, columns: string]> = [
-    [`${table}_status_idx`, 'status, claimed_at'],
-    [`${table}_finished_idx`, 'finished_at'],
-  ];
   const lines = [
     `provider ${key} NOT NULL`,
     `external_id ${key} NOT NULL`,
@@ -35,11 +42,17 @@ function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] 
     `CONSTRAINT ${q(`${table}_pkey`)} PRIMARY KEY (provider, external_id)`,
     `CONSTRAINT ${q(`${table}_status_check`)} CHECK (status IN ('processing', 'completed', 'failed'))`,
   ];
-  return tableStatements(spec, table, lines, indexes);
+  return tableStatements(spec, table, lines, indexesOf(table));
 }
 
-async function createTable(db: SqlConnection, options: SchemaOptions = {}): Promise<void> {
-  await runDdl(db, (dialect) => statements(dialect, options));
+async function createTable(db: SqlConnection, options: SchemaOptions = {}): Promise<string[]> {
+  const table = resolveTable(options.table);
+  return runDdlWithIndexes(
+    db,
+    table,
+    (dialect) => statements(dialect, { table }),
+    indexesOf(table),
+  );
 }
 
 /**
@@ -64,7 +77,9 @@ export const Schema = {
 
   /**
    * Creates the table and its indexes on `db` (any connection `SqlStore` accepts) unless they
-   * exist. Meant for a quick start and tests; production schemas belong in migrations.
+   * exist: on a table an older version created, it adds the indexes that table lacks. Resolves
+   * with the names of the indexes it created (every one for a new table). Meant for a quick start,
+   * tests and the CLI's `migrate`; production schemas belong in migrations.
    */
   createTable,
 
@@ -90,6 +105,6 @@ export const Schema = {
     down(knex: KnexInstance): Promise<void>;
   } {
     const table = resolveTable(options.table);
-    return knexMigrationOf(table, (knex) => createTable(knex, { table }));
+    return knexMigrationOf(table, async (knex) => void (await createTable(knex, { table })));
   },
 } as const;

@@ -76,6 +76,16 @@ export interface LeasedRef extends DeliveryRef {
   readonly failures: number;
 }
 
+/**
+ * The state an operator's repair expects a delivery to be in: the one they were shown. `attempts`
+ * only grows (every claim adds one) and no status comes back without a claim, so a delivery with
+ * this status and these attempts has not moved since it was read.
+ */
+export interface ExpectedDelivery<S extends DeliveryStatus = DeliveryStatus> {
+  readonly status: S;
+  readonly attempts: number;
+}
+
 /** The lease a claim gave: the delivery's `id` and the `attempts` it was claimed with. */
 export interface DeliveryLease {
   readonly id: number;
@@ -173,22 +183,32 @@ export interface InboxStore {
   /** Marks the leased delivery `dead` with `error` (a failure: `failures` grows by one). `false` when the lease was lost. */
   bury(lease: DeliveryLease, input: { readonly error: string }): Promise<boolean>;
   /**
-   * Puts a finished delivery back for processing, deliberately: `dead` or `done` → `pending`, due
-   * now, `failures` 0 (a fresh dead-letter budget), `finished_at` cleared; `attempts` keeps
-   * counting (it is the lease's fencing token and must only grow) and the last error stays. A
-   * conditional write fenced on the status and attempts just read, so it is race-safe against a
-   * worker and another redeliver. Resolves with the status it had, or `null` when no finished
-   * delivery has this key (not stored, or still pending/processing: nothing changed). A `done`
-   * delivery's receipt is completed and would only be replayed: forget it first
-   * (`ReceiptsAdmin.forget`) to have the handler run again.
+   * Puts a finished delivery back for processing, deliberately, if it is still as `expected` (the
+   * state the operator was shown): `dead` or `done` → `pending`, due now, `failures` 0 (a fresh
+   * dead-letter budget), `finished_at` cleared; `attempts` keeps counting (it is the lease's
+   * fencing token and must only grow) and the last error stays. One conditional write, a
+   * compare-and-set on `expected.status` and `expected.attempts`: a delivery that moved since it
+   * was read (retried by someone else, run again by a worker and now `done`, dead again on a later
+   * attempt) is left as it is, and so is one with another status. Resolves `true` when it changed
+   * the delivery, `false` when nothing changed. A `done` delivery's receipt is completed and would
+   * only be replayed: forget it first (`ReceiptsAdmin.forget`) to have the handler run again.
    */
-  redeliver(provider: string, externalId: string): Promise<'dead' | 'done' | null>;
+  redeliver(
+    provider: string,
+    externalId: string,
+    expected: ExpectedDelivery<'dead' | 'done'>,
+  ): Promise<boolean>;
   /**
-   * Makes a `pending` delivery that waits for its backoff due now (one conditional write).
-   * `true` when it did; `false` when no pending delivery with this key was waiting (not stored,
-   * not pending, or due already: nothing changed).
+   * Makes a `pending` delivery that waits for its backoff due now, if it is still the pending
+   * delivery `expected` names (the same `attempts`: not claimed since). One conditional write.
+   * `true` when it did; `false` when nothing changed (not stored, not pending, claimed since, or
+   * due already).
    */
-  retryNow(provider: string, externalId: string): Promise<boolean>;
+  retryNow(
+    provider: string,
+    externalId: string,
+    expected: ExpectedDelivery<'pending'>,
+  ): Promise<boolean>;
   /** The delivery stored under this key, or `null`. A plain read. */
   find(provider: string, externalId: string): Promise<StoredDelivery | null>;
   /**
