@@ -88,8 +88,6 @@ export interface InboxWorker {
   readonly running: boolean;
 }
 
-/** Lease renewals while a delivery runs: the lease is extended every `visibilityTimeoutSeconds / 3`. */
-export const RENEWALS_PER_LEASE = 3;
 /** How long stop() waits, once it has ended the runs still going, for their deliveries to be given back. */
 export const STOP_GRACE_MS = 2000;
 
