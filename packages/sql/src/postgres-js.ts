@@ -28,8 +28,11 @@ interface Unsafe {
   ): PromiseLike<Record<string, unknown>[] & { count?: number | null }>;
 }
 
-/** True for a postgres-js `sql` instance. */
-function isPostgresJs(db: unknown): db is Sql {
+/**
+ * True for a postgres-js `sql` instance. The `sql` of a transaction or of a reserved connection has
+ * neither `begin` nor `reserve`: it is refused.
+ */
+export function isPostgresJs(db: unknown): db is Sql {
   if (typeof db !== 'function') return false;
   const candidate = db as unknown as { unsafe?: unknown; begin?: unknown; reserve?: unknown };
   return (
@@ -62,6 +65,7 @@ function postgresExecutor(db: Sql, acquireTimeoutMs: number, prepare: boolean): 
           ? (tx) => run(tx as unknown as Unsafe, localBounds(options.timeoutMs!), [], false)
           : undefined,
         acquireTimeoutMs,
+        writesAfterClose: true,
       }),
   };
 }
