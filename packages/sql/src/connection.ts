@@ -53,10 +53,9 @@ export function createExecutor(
 
 /**
  * The executor `SqlStore` and `SqlInbox` open from their shared options, checked first. Their
- * single statements run again on a deadlock ({@link retryDeadlocks}), except on a knex
- * transaction passed as `db`: every statement there is part of the caller's transaction.
+ * single statements run again on a deadlock ({@link retryDeadlocks}).
  * @throws {ConfigError} naming `acquireTimeoutMs` (not a positive number) or `preparedStatements`
- * (not a boolean), or `db` when it is no supported connection.
+ * (not a boolean), or `db` when it is no supported connection or a knex transaction.
  */
 export function executorFor(
   db: unknown,
@@ -74,8 +73,15 @@ export function executorFor(
     );
   if (typeof preparedStatements !== 'boolean')
     throw new ConfigError('preparedStatements', 'must be a boolean');
+  // A claim made in the caller's transaction is invisible to every other connection until it
+  // commits (so a concurrent delivery claims too) and gone if it rolls back. `Schema` takes one
+  // (a knex migration runs in a transaction); the stores do not.
+  if (isKnex(db) && (db as { isTransaction?: boolean }).isTransaction === true)
+    throw new ConfigError(
+      'db',
+      'is a knex transaction: the receipts would live in it, unseen by other connections and gone on its rollback; pass the knex instance, and the store opens its own transactions',
+    );
   const executor = createExecutor(db as never, acquireTimeoutMs, preparedStatements);
-  if (isKnex(db) && (db as { isTransaction?: boolean }).isTransaction === true) return executor;
   return retryDeadlocks(executor, dialects[executor.dialect]);
 }
 

@@ -118,6 +118,8 @@ export interface CallbackTransaction<Tx> {
    * not at all when the tool gave the transaction up meanwhile.
    */
   readonly writesAfterClose?: boolean;
+  /** The handle's properties whose objects run statements too, gated as the handle is (see {@link gate}). */
+  readonly members?: (property: PropertyKey) => boolean;
 }
 
 /** The bound on a transaction's begin: `waited` rejects after `ms` unless `stop()` came first. */
@@ -170,7 +172,7 @@ async function runIn<Tx extends object>(
     return { error };
   }
   try {
-    const running = untilAborted(work(gate(tx, state)), signal);
+    const running = untilAborted(work(gate(tx, state, undefined, tool.members)), signal);
     run.running = running.catch(() => undefined);
     const value = await running;
     state.closed ??= 'committed';
