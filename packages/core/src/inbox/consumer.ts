@@ -15,6 +15,7 @@ import {
   type ReceiptsOptions,
   refOf,
   runDelivery,
+  warnOfSetup,
 } from './run';
 import type { QueuedDelivery } from './relay';
 import type { InboxEvent, InboxStore } from './types';
@@ -31,7 +32,10 @@ export interface InboxConsumerOptions<Tx = never> extends ReceiptsOptions<Tx> {
    * `expireInSeconds`, BullMQ's stalled-job check) at least this long. Defaults to 60.
    */
   visibilityTimeoutSeconds?: number;
-  /** Receives `processed`, `failed`, `dead`, `skipped`, `released` and `lease-lost` events. */
+  /**
+   * Receives `processed`, `failed`, `dead`, `skipped`, `released` and `lease-lost` events, and
+   * once, as the consumer is built, a `warning` for a setup that works against the inbox.
+   */
   onEvent?: (event: InboxEvent) => void;
 }
 
@@ -114,6 +118,7 @@ export function createInboxConsumer<Tx = never>(options: InboxConsumerOptions<Tx
     0.1,
   );
   const guard = guardFor(options, visibility);
+  warnOfSetup(inbox, guard, emit);
   /** Marks a delivery done in its receipt's transaction, where inbox and receipts share one. */
   const complete = completerOf(inbox, guard);
 

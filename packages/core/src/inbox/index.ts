@@ -21,6 +21,7 @@ export {
   type DeliveryRef,
   DeliveryStatus,
   type DeliverySummary,
+  type InboxCaution,
   type InboxEvent,
   type InboxStore,
   type LeasedRef,

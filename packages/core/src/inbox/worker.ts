@@ -11,6 +11,7 @@ import {
   MAX_CLAIM_LIMIT,
   numberOption as number,
   refOf,
+  warnOfSetup,
 } from './run';
 import type { Delivery } from './types';
 import { type BatchScope, batchesOf, runBatch } from './worker-batch';
@@ -59,6 +60,7 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
     leaseMs,
   } = settingsOf(options);
   const guard = guardFor(options, visibility);
+  warnOfSetup(inbox, guard, emit);
   /** Marks a delivery done in its receipt's transaction, where inbox and receipts share one. */
   const complete = completerOf(inbox, guard);
   /** Runs first deliveries in batches, one transaction each, where inbox and receipts share one. */
