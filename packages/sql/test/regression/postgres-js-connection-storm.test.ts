@@ -7,8 +7,9 @@
  *
  * What the store cannot contain, postgres-js throws from code no promise of ours reaches: an
  * application's own `sql.begin` whose statement the close failed (the same `nextWrite`), and a
- * backend ended while a new connection fetches its array types (a discarded promise, an unhandled
- * rejection). docs/stores.md says so and gives docs/patches/postgres@3.4.9.patch; the tests below
+ * new connection ended or reset while it fetches its array types (a discarded promise: an
+ * unhandled rejection, `terminating connection` or the `read ECONNRESET` once seen under connection
+ * kills). docs/stores.md says so and gives docs/patches/postgres@3.4.9.patch; the tests below
  * pin both sides: the installed driver ends the app in those two cases, the patched one (applied
  * to a copy of the package, as `pnpm patch` does to an app's) does not, and a storm of repeated
  * `pg_terminate_backend` under traffic on the patched driver ends with every answer 200 or 503, the
@@ -60,12 +61,13 @@ async function clearEffects(): Promise<void> {
 
 /**
  * A TCP proxy in front of PostgreSQL that, once armed with a statement's text, holds the client's
- * bytes carrying it and ends every backend of the database instead: from the app's side, the
- * statement is in flight when its backend is terminated (the server's FATAL message, then the close).
+ * bytes carrying it and ends every backend of the database instead (from the app's side, the
+ * statement is in flight when its backend is terminated: the server's FATAL message, then the
+ * close), or resets the app's connection (a TCP RST: `read ECONNRESET`, no message).
  */
 class TerminatingProxy {
   private server: Server | undefined;
-  private armed: { text: string; hit: () => void } | undefined;
+  private armed: { text: string; hit: () => void; reset: boolean } | undefined;
   port = 0;
 
   async start(target: URL): Promise<void> {
@@ -77,7 +79,14 @@ class TerminatingProxy {
   /** Resolves once the next statement containing `text` met a terminated backend. */
   terminateAt(text: string): Promise<void> {
     return new Promise((resolve) => {
-      this.armed = { text, hit: resolve };
+      this.armed = { text, hit: resolve, reset: false };
+    });
+  }
+
+  /** Resolves once the connection that sent the next statement containing `text` was reset. */
+  resetAt(text: string): Promise<void> {
+    return new Promise((resolve) => {
+      this.armed = { text, hit: resolve, reset: true };
     });
   }
 
@@ -95,7 +104,10 @@ class TerminatingProxy {
       if (!armed || !data.includes(armed.text)) return void server.write(data);
       this.armed = undefined;
       client.pause();
-      terminateAll().then(armed.hit, armed.hit);
+      if (!armed.reset) return void terminateAll().then(armed.hit, armed.hit);
+      client.resetAndDestroy();
+      server.destroy();
+      armed.hit();
     });
   }
 
@@ -248,6 +260,16 @@ describe('the installed postgres-js 3.4.9', () => {
     expect(ended?.code).toBe(1);
     expect(ended?.stderr).toMatch(/PostgresError: terminating connection[\s\S]*Node\.js/);
   });
+
+  it('outside the store it ends the app: a new connection reset while it fetches its array types (the unhandled ECONNRESET)', async () => {
+    const app = await startApp({ url: through(), driver: STOCK, tool: 'postgres-js' });
+    const typeFetch = proxy.resetAt('typarray');
+    const answer = app.post('/hook/type_fetch_reset');
+    await typeFetch;
+    const ended = await endedAfter(app, answer);
+    expect(ended?.code).toBe(1);
+    expect(ended?.stderr).toMatch(/Error: read ECONNRESET[\s\S]*Node\.js/);
+  });
 });
 
 describe('postgres-js 3.4.9 with docs/patches/postgres@3.4.9.patch', () => {
@@ -255,7 +277,7 @@ describe('postgres-js 3.4.9 with docs/patches/postgres@3.4.9.patch', () => {
   beforeAll(() => proxy.start(new URL(url)));
   afterAll(() => proxy.stop());
 
-  it('the two cases the store cannot contain leave the app up', async () => {
+  it('the cases the store cannot contain leave the app up', async () => {
     const via = new URL(url);
     via.port = String(proxy.port);
     const app = await startApp({ url: via.toString(), driver: patched, tool: 'postgres-js' });
@@ -270,6 +292,15 @@ describe('postgres-js 3.4.9 with docs/patches/postgres@3.4.9.patch', () => {
       expect(await own).toEqual({ status: 500 }); // the app's own error answer: its transaction failed
     } finally {
       expect(await app.stop()).toEqual({ code: 0, stderr: '' });
+    }
+    const fresh = await startApp({ url: via.toString(), driver: patched, tool: 'postgres-js' });
+    try {
+      const reset = proxy.resetAt('typarray');
+      const answered = answerOrExit(fresh, fresh.post('/hook/patched_type_fetch_reset'));
+      await reset;
+      expect(await answered).toEqual({ status: 503 });
+    } finally {
+      expect(await fresh.stop()).toEqual({ code: 0, stderr: '' });
     }
   });
 
