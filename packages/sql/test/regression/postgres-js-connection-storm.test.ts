@@ -310,8 +310,8 @@ describe('postgres-js 3.4.9 with docs/patches/postgres@3.4.9.patch', () => {
     const ids: string[] = [];
     let terminated = 0;
     try {
-      for (let round = 0; round < 12; round++) {
-        const batch = Array.from({ length: 8 }, (_, lane) => {
+      for (let round = 0; round < 8; round++) {
+        const batch = Array.from({ length: 6 }, (_, lane) => {
           const id = `storm_${round}_${lane}`;
           ids.push(id);
           return app.post(`/hook/${id}?sleep=${lane % 2 === 0 ? 0.2 : 0}`);
