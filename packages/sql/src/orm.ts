@@ -78,6 +78,20 @@ export function ormConnection<Tx>(
   return connection as OrmConnection<Tx>;
 }
 
+/**
+ * True for a postgres-js `sql` instance, by its shape (this module imports nothing of postgres-js).
+ * The `sql` of a transaction or of a reserved connection has neither `begin` nor `reserve`.
+ */
+export function isPostgresJsInstance(db: unknown): boolean {
+  if (typeof db !== 'function') return false;
+  const candidate = db as unknown as { unsafe?: unknown; begin?: unknown; reserve?: unknown };
+  return (
+    typeof candidate.unsafe === 'function' &&
+    typeof candidate.begin === 'function' &&
+    typeof candidate.reserve === 'function'
+  );
+}
+
 /** `?` placeholders → `$1, $2, …` (the store's statements contain no other `?`). */
 export function numbered(sql: string): string {
   let n = 0;
