@@ -18,7 +18,7 @@ import {
   resolvePurgeInput,
 } from '@webhook-idempotency/core/adapter';
 import { deleteInBatches } from './batch-delete';
-import { executorFor, rememberConnection, sameConnection } from './connection';
+import { executorFor, rememberConnection, sameConnection, sharedSqlite } from './connection';
 import { type GroupCommit, groupCommitFor } from './group-commit';
 import { dialects, isDuplicateKey, isMissingTable, type DialectSpec } from './dialects';
 import type { Executor } from './executor';
@@ -204,6 +204,8 @@ export class SqlInbox implements InboxStore {
     );
   }
 
+  /** On SQLite, a receipts store on this very connection: the endpoint waits for its handlers. */
+  cautionsFor: NonNullable<InboxStore['cautionsFor']> = (store) => sharedSqlite(this, store);
   private async completeIn(lease: DeliveryLease, transaction: unknown): Promise<boolean> {
     const { affected } = await this.executor.query(
       this.sql.complete,

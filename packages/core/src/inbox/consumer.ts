@@ -16,6 +16,7 @@ import {
   type ReceiptsOptions,
   refOf,
   runDelivery,
+  warnOfSetup,
 } from './run';
 import type { QueuedDelivery } from './relay-options';
 import type { InboxEvent, InboxStore, StoredDelivery } from './types';
@@ -32,7 +33,10 @@ export interface InboxConsumerOptions<Tx = never> extends ReceiptsOptions<Tx> {
    * `expireInSeconds`, BullMQ's stalled-job check) at least this long. Defaults to 60.
    */
   visibilityTimeoutSeconds?: number;
-  /** Receives `processed`, `failed`, `dead`, `skipped`, `released` and `lease-lost` events. */
+  /**
+   * Receives `processed`, `failed`, `dead`, `skipped`, `released` and `lease-lost` events, and
+   * once, as the consumer is built, a `warning` for a setup that works against the inbox.
+   */
   onEvent?: (event: InboxEvent) => void;
 }
 
@@ -115,6 +119,7 @@ export function createInboxConsumer<Tx = never>(options: InboxConsumerOptions<Tx
     0.1,
   );
   const guard = guardFor(options, visibility);
+  warnOfSetup(inbox, guard, emit);
   /** Marks a delivery done in its receipt's transaction, where inbox and receipts share one. */
   const complete = completerOf(inbox, guard);
   const scope: ConsumeScope<Tx> = { inbox, handlers, emit, guard, complete };

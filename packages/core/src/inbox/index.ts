@@ -22,6 +22,7 @@ export {
   DeliveryStatus,
   type DeliverySummary,
   type ExpectedDelivery,
+  type InboxCaution,
   type InboxEvent,
   type InboxStore,
   type LeasedRef,

@@ -188,6 +188,20 @@ export function completerOf<Tx>(
 }
 
 /**
+ * Reports, as `warning` events, what the inbox says about `guard`'s handlers running in
+ * transactions beside it ({@link InboxStore.cautionsFor}): once, when a worker or consumer is built.
+ */
+export function warnOfSetup<Tx>(
+  inbox: InboxStore,
+  guard: IdempotencyGuard<Tx>,
+  emit: (event: InboxEvent) => void,
+): void {
+  if (!guard.transactional || typeof inbox.cautionsFor !== 'function') return;
+  for (const { code, message } of inbox.cautionsFor(guard.store))
+    emit({ type: 'warning', code, message });
+}
+
+/**
  * The inbox's way of running several first deliveries in one receipts transaction
  * ({@link InboxStore.batcherFor}), on the same terms as {@link completerOf}.
  */

@@ -167,6 +167,13 @@ export interface InboxStore {
    */
   batcherFor?(store: object): DeliveryBatcher | undefined;
   /**
+   * Optional: what, in a setup that runs, works against the inbox when `store`'s handlers run in
+   * its transactions beside it (on SQLite, one connection for both: the endpoint's
+   * acknowledgement waits for the handlers). The worker and the consumer report each as a
+   * `warning` event when they are built.
+   */
+  cautionsFor?(store: object): readonly InboxCaution[];
+  /**
    * Gives the leased delivery back as `pending`, due after `delayMs`. With an `error` it is a
    * failed attempt: the error is recorded and `failures` grows by one; with `null` it is a release
    * (the last error and `failures` stay). `false` when the lease was lost.
@@ -254,6 +261,14 @@ export interface DeliveryRef {
   readonly attempts: number;
 }
 
+/** A setup that runs but works against the inbox, and its fix ({@link InboxStore.cautionsFor}). */
+export interface InboxCaution {
+  /** Stable, for matching: `'SQLITE_SHARED_CONNECTION'`. */
+  readonly code: string;
+  /** What happens, and the fix. */
+  readonly message: string;
+}
+
 /** What the inbox endpoint and the worker report without throwing: for logs and metrics. */
 export type InboxEvent =
   /** The endpoint stored a delivery (`stored`) or recognised one it already had (`duplicate`). */
@@ -299,6 +314,8 @@ export type InboxEvent =
     }
   /** The worker's lease had expired and another worker took the delivery over: this result was not recorded on it. */
   | { readonly type: 'lease-lost'; readonly delivery: DeliveryRef }
+  /** Reported once, when a worker or consumer is built: a setup that runs but works against the inbox ({@link InboxStore.cautionsFor}). */
+  | ({ readonly type: 'warning' } & InboxCaution)
   /** A store call failed (the endpoint answered 503; the worker retries later), or a relay's send to its queue (`operation: 'send'`). */
   | {
       readonly type: 'store-error';

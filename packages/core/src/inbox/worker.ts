@@ -19,7 +19,15 @@
  */
 import { LeaseKeeper } from './lease-keeper';
 import { LoopState, PollLoop, UNTIL_WOKEN } from './poll-loop';
-import { batcherOf, completerOf, guardFor, MAX_CLAIM_LIMIT, numberOption, refOf } from './run';
+import {
+  batcherOf,
+  completerOf,
+  guardFor,
+  MAX_CLAIM_LIMIT,
+  numberOption,
+  refOf,
+  warnOfSetup,
+} from './run';
 import { stopWithDeadline } from './stopper';
 import type { Delivery, DeliveryBatcher, DeliveryLease, DeliveryRef, InboxEvent } from './types';
 import { Lanes } from './worker-lanes';
@@ -84,6 +92,7 @@ class InboxWorkerMachine<Tx> {
     this.settings = settings;
     const { inbox, handlers, leaseMs } = settings;
     const guard = guardFor(options, settings.visibility);
+    warnOfSetup(inbox, guard, settings.emit);
     const emit = this.report;
     this.keeper = new LeaseKeeper<Delivery>(
       {
