@@ -1,6 +1,7 @@
 /** @module InMemoryInbox: the `InboxStore` contract over Maps, for tests and single-process development. */
 import { ConfigError } from '../errors';
 import { checkKeyPart } from '../request-key';
+import { type BacklogInput, backlogOf, type InboxBacklog, resolveBacklogInput } from './backlog';
 import { resolveListInput, resolvePurgeInput } from './list-input';
 import { MAX_CLAIM_LIMIT } from './run';
 import {
@@ -370,5 +371,10 @@ export class InMemoryInbox implements InboxStore {
       }
     }
     return deleted;
+  }
+
+  /** One pass over the stored deliveries, with `SqlInbox`'s limits; ages by this inbox's clock. */
+  async backlog(input: BacklogInput): Promise<InboxBacklog> {
+    return backlogOf(this.rows.values(), this.now(), resolveBacklogInput(input));
   }
 }

@@ -1,4 +1,5 @@
 /** @module The inbox vocabulary (DESIGN.md §13): stored deliveries, their lifecycle and the `InboxStore` contract. */
+import type { BacklogInput, InboxBacklog } from './backlog';
 
 /** Where a stored delivery is in its lifecycle. */
 export const DeliveryStatus = {
@@ -205,6 +206,15 @@ export interface InboxStore {
    * Returns how many were deleted.
    */
   purge(input: { readonly olderThanMs: number; readonly batchSize?: number }): Promise<number>;
+  /**
+   * The inbox's operational figures per provider, one plain read served by the indexes: the
+   * unfinished deliveries (pending or processing), how many of them were received at least their
+   * provider's threshold ago (stuck) and the oldest one's age, by the store's clock; with
+   * `finishedWithinMs`, also the deliveries finished in that window, how many died and how many
+   * finished later than their threshold. Reads at most `limit` rows per part (the oldest
+   * unfinished, the newest finished): metrics and alerts poll it, whatever the table's size.
+   */
+  backlog(input: BacklogInput): Promise<InboxBacklog>;
 }
 
 /** What {@link InboxStore.list} filters and pages by; every field optional, the filters combine with AND. */
@@ -241,6 +251,19 @@ export type InboxEvent =
       readonly type: 'stored' | 'duplicate';
       readonly provider: string;
       readonly externalId: string;
+    }
+  /**
+   * The endpoint answered a delivery with a valid key: once per such request, after `stored`,
+   * `duplicate` or the `store-error` of its enqueue. `durationMs`: from the endpoint's call
+   * (verification included) to the answer decided, before it is sent; `status`: that answer's.
+   */
+  | {
+      readonly type: 'answered';
+      readonly provider: string;
+      readonly externalId: string;
+      readonly outcome: 'stored' | 'duplicate' | 'store_error';
+      readonly status: number;
+      readonly durationMs: number;
     }
   /** The handler ran and committed, or the receipt showed it already had (`replayed: true`). */
   | { readonly type: 'processed'; readonly delivery: DeliveryRef; readonly replayed: boolean }
