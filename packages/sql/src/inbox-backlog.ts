@@ -5,12 +5,17 @@
  * `InboxDialectSpec.unfinished`), never walking the finished history; the finished ones newest
  * first from `(finished_at, id)`, inside the window only.
  */
-import type { InboxBacklog, ProviderBacklog } from '@webhook-idempotency/core/inbox';
-import type { ResolvedBacklogInput } from '@webhook-idempotency/core/adapter';
-import type { DialectSpec } from './dialects';
+import type { BacklogInput, InboxBacklog, ProviderBacklog } from '@webhook-idempotency/core/inbox';
+import { type ResolvedBacklogInput, resolveBacklogInput } from '@webhook-idempotency/core/adapter';
+import { type DialectSpec, dialects } from './dialects';
 import type { Executor, Row } from './executor';
-import type { InboxDialectSpec } from './inbox-dialects';
+import { type InboxDialectSpec, inboxDialects } from './inbox-dialects';
 import { text } from './inbox-rows';
+
+export type { BacklogInput, InboxBacklog };
+
+/** The time bound of each read: a claim's default (`claimTimeoutMs`). */
+const READ_TIMEOUT_MS = 5000;
 
 /** The two statements of one table, by the number of providers with a threshold of their own. */
 export interface BacklogQueries {
@@ -78,8 +83,29 @@ function boundedQuery(executor: Executor, bound: BoundRead, statement: string, p
   });
 }
 
+/**
+ * `SqlInbox.backlog`: the unfinished part, and with a window the finished part, side by side,
+ * each bounded by `limit` rows and, like a claim, by its time limit without a sort; merged per
+ * provider. @throws {ConfigError} for a threshold or window that is not > 0, or a bad `limit`.
+ */
+export function readInboxBacklog(
+  executor: Executor,
+  table: string,
+  input: BacklogInput,
+): Promise<InboxBacklog> {
+  const resolved = resolveBacklogInput(input);
+  const inbox = inboxDialects[executor.dialect];
+  const sql = buildBacklogQueries(dialects[executor.dialect], inbox, table);
+  return readBacklog(
+    executor,
+    sql,
+    (select) => inbox.boundClaim(select, READ_TIMEOUT_MS),
+    resolved,
+  );
+}
+
 /** Runs the backlog's reads (the finished one only with a window) and merges them per provider. */
-export async function readBacklog(
+async function readBacklog(
   executor: Executor,
   sql: BacklogQueries,
   bound: BoundRead,

@@ -1,12 +1,10 @@
 /** @module SqlInbox: the `InboxStore` contract over PostgreSQL, MySQL/MariaDB or SQLite (DESIGN.md §13). */
 import { ConfigError } from '@webhook-idempotency/core';
 import type {
-  BacklogInput,
   Delivery,
   DeliveryLease,
   DeliveryListInput,
   DeliverySummary,
-  InboxBacklog,
   InboxStore,
   LeasedRef,
   NewDelivery,
@@ -15,12 +13,11 @@ import type {
 import type { DeliveryBatcher } from '@webhook-idempotency/core/adapter';
 import {
   checkKeyPart,
-  resolveBacklogInput,
   resolveListInput,
   resolvePurgeInput,
 } from '@webhook-idempotency/core/adapter';
 import { deleteInBatches } from './batch-delete';
-import { type BacklogQueries, buildBacklogQueries, readBacklog } from './inbox-backlog';
+import { type BacklogInput, type InboxBacklog, readInboxBacklog } from './inbox-backlog';
 import { executorFor, rememberConnection, sameConnection } from './connection';
 import { type GroupCommit, groupCommitFor } from './group-commit';
 import { dialects, isDuplicateKey, isMissingTable, type DialectSpec } from './dialects';
@@ -81,7 +78,6 @@ export class SqlInbox implements InboxStore {
   private readonly inboxSpec: InboxDialectSpec;
   private readonly claimTimeoutMs: number;
   private readonly batcher: GroupCommit<NewDelivery, boolean> | undefined;
-  private readonly backlogSql: BacklogQueries;
 
   /**
    * @throws {ConfigError} naming `db` when it is not a supported connection.
@@ -106,7 +102,6 @@ export class SqlInbox implements InboxStore {
     this.spec = dialects[this.dialect];
     this.inboxSpec = inboxDialects[this.dialect];
     this.sql = buildInboxQueries(this.spec, this.inboxSpec, this.table, skipLocked);
-    this.backlogSql = buildBacklogQueries(this.spec, this.inboxSpec, this.table);
     this.batcher = groupCommitFor(
       this.dialect,
       options.groupCommit,
@@ -389,10 +384,7 @@ export class SqlInbox implements InboxStore {
    * @example
    * await inbox.purge({ olderThanMs: 30 * DAY });
    */
-  async purge(input: {
-    readonly olderThanMs: number;
-    readonly batchSize?: number;
-  }): Promise<number> {
+  async purge(input: Parameters<InboxStore['purge']>[0]): Promise<number> {
     const { olderThanMs, batchSize } = resolvePurgeInput(input);
     return deleteInBatches(
       (sql, params) => this.executor.query(sql, params),
@@ -402,15 +394,7 @@ export class SqlInbox implements InboxStore {
     );
   }
 
-  /**
-   * Two grouped reads, each bounded by `limit` (default 10 000): the oldest unfinished deliveries
-   * from the index over them alone, and (with `finishedWithinMs`) the newest finished ones from
-   * `(finished_at, id)`, each bounded by `claimTimeoutMs` as a claim is. Ages and windows by the
-   * database's clock.
-   * @throws {ConfigError} for a threshold or window that is not > 0, or a bad `limit`.
-   */
-  async backlog(input: BacklogInput): Promise<InboxBacklog> {
-    const bound = (select: string) => this.inboxSpec.boundClaim(select, this.claimTimeoutMs);
-    return readBacklog(this.executor, this.backlogSql, bound, resolveBacklogInput(input));
-  }
+  /** Two grouped reads from the indexes, bounded in rows and time (inbox-backlog.ts). */
+  backlog = (input: BacklogInput): Promise<InboxBacklog> =>
+    readInboxBacklog(this.executor, this.table, input);
 }

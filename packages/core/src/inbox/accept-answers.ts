@@ -1,7 +1,16 @@
 /** @module The inbox endpoint's stored headers and its 2xx answers, resolved once from its options. */
 import { ConfigError } from '../errors';
 import type { HttpResponseRecord } from '../http/types';
-import type { InboxResponse } from './accept';
+
+/** The answer of the inbox endpoint when it stored (or already had) the delivery. */
+export interface InboxResponse {
+  /** A 2xx status. Defaults to 200. */
+  status?: number;
+  /** The body. Defaults to `{"received":true}`. */
+  body?: string | Buffer;
+  /** Its content type. Defaults to `application/json; charset=utf-8`. */
+  contentType?: string;
+}
 
 /**
  * Request headers the inbox stores by default: what a handler or a re-verification may need from

@@ -8,20 +8,15 @@ import { DEFAULT_REPLAYED_HEADER, RequestPolicy, UNGUARDED_METHODS } from '../ht
 import { keyConfig, verifyConfig, type IdempotencyOptions } from '../http/options';
 import type { HttpRequest, HttpResponseRecord, ProviderPreset } from '../http/types';
 import { checkKeyPart, RequestKey, type ExternalId } from '../request-key';
-import { DEFAULT_INBOX_HEADERS, resolveHeaders, resolveResponse } from './accept-answers';
+import {
+  DEFAULT_INBOX_HEADERS,
+  type InboxResponse,
+  resolveHeaders,
+  resolveResponse,
+} from './accept-answers';
 import type { InboxEvent, InboxStore } from './types';
 
-export { DEFAULT_INBOX_HEADERS };
-
-/** The answer of the inbox endpoint when it stored (or already had) the delivery. */
-export interface InboxResponse {
-  /** A 2xx status. Defaults to 200. */
-  status?: number;
-  /** The body. Defaults to `{"received":true}`. */
-  body?: string | Buffer;
-  /** Its content type. Defaults to `application/json; charset=utf-8`. */
-  contentType?: string;
-}
+export { DEFAULT_INBOX_HEADERS, type InboxResponse };
 
 /**
  * Options of every adapter's `inbox(options)`. `undefined` means "the default"; an invalid value

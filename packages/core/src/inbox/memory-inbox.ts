@@ -1,7 +1,8 @@
 /** @module InMemoryInbox: the `InboxStore` contract over Maps, for tests and single-process development. */
 import { ConfigError } from '../errors';
 import { checkKeyPart } from '../request-key';
-import { type BacklogInput, backlogOf, type InboxBacklog, resolveBacklogInput } from './backlog';
+import { backlogOf, resolveBacklogInput } from './backlog';
+import type { BacklogInput, InboxBacklog } from './figures';
 import { resolveListInput, resolvePurgeInput } from './list-input';
 import { MAX_CLAIM_LIMIT } from './run';
 import {

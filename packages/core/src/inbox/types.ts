@@ -1,5 +1,5 @@
 /** @module The inbox vocabulary (DESIGN.md §13): stored deliveries, their lifecycle and the `InboxStore` contract. */
-import type { BacklogInput, InboxBacklog } from './backlog';
+import type { AnsweredEvent, BacklogInput, InboxBacklog } from './figures';
 
 /** Where a stored delivery is in its lifecycle. */
 export const DeliveryStatus = {
@@ -207,12 +207,8 @@ export interface InboxStore {
    */
   purge(input: { readonly olderThanMs: number; readonly batchSize?: number }): Promise<number>;
   /**
-   * The inbox's operational figures per provider, one plain read served by the indexes: the
-   * unfinished deliveries (pending or processing), how many of them were received at least their
-   * provider's threshold ago (stuck) and the oldest one's age, by the store's clock; with
-   * `finishedWithinMs`, also the deliveries finished in that window, how many died and how many
-   * finished later than their threshold. Reads at most `limit` rows per part (the oldest
-   * unfinished, the newest finished): metrics and alerts poll it, whatever the table's size.
+   * Per provider: the unfinished deliveries, the stuck ones and the oldest's age; with a window, the
+   * recently finished, dead and late ones. One bounded, index-served read ({@link BacklogInput}).
    */
   backlog(input: BacklogInput): Promise<InboxBacklog>;
 }
@@ -252,19 +248,8 @@ export type InboxEvent =
       readonly provider: string;
       readonly externalId: string;
     }
-  /**
-   * The endpoint answered a delivery with a valid key: once per such request, after `stored`,
-   * `duplicate` or the `store-error` of its enqueue. `durationMs`: from the endpoint's call
-   * (verification included) to the answer decided, before it is sent; `status`: that answer's.
-   */
-  | {
-      readonly type: 'answered';
-      readonly provider: string;
-      readonly externalId: string;
-      readonly outcome: 'stored' | 'duplicate' | 'store_error';
-      readonly status: number;
-      readonly durationMs: number;
-    }
+  /** The endpoint answered a delivery with a key: its outcome, status and time ({@link AnsweredEvent}). */
+  | AnsweredEvent
   /** The handler ran and committed, or the receipt showed it already had (`replayed: true`). */
   | { readonly type: 'processed'; readonly delivery: DeliveryRef; readonly replayed: boolean }
   /** The handler failed; the delivery is due again after `delayMs`. */
