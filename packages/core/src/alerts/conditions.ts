@@ -60,11 +60,11 @@ async function inboxObservations(settings: WatcherSettings): Promise<Observation
   });
 }
 
-/** The receipts' conditions from one `status` read over the longest window the rules need. */
+/** The receipts' conditions from one `status` read, over the longer of the two rules' windows. */
 async function receiptObservations(settings: WatcherSettings): Promise<Observation[]> {
   const { receipts, staleAfterMs, failureRate, slowAnswers } = settings;
   if (!receipts) return [];
-  const sinceMs = Math.max(failureRate?.windowMs ?? 0, slowAnswers?.windowMs ?? 0, 60_000);
+  const sinceMs = Math.max(failureRate?.windowMs ?? 0, slowAnswers?.windowMs ?? 0) || 60_000;
   const status = await receipts.status({ staleAfterMs, sinceMs });
   const observations: Observation[] = status.providers.map((p) => ({
     condition: AlertCondition.STUCK_CLAIMS,

@@ -72,7 +72,7 @@ export interface ReceiptsStatusSource {
 export interface FailureRateRule {
   /** A share from 0 to 1. Defaults to 0.1. */
   readonly above?: number;
-  /** Defaults to 15 minutes. */
+  /** Defaults to 15 minutes. One read serves both receipt rules: the longer of their windows is used. */
   readonly windowMs?: number;
   /** Fewer finished receipts than this in the window judge nothing (one failure of two is no rate). Defaults to 20. */
   readonly minFinished?: number;
