@@ -58,16 +58,16 @@ describe('the Prometheus alert rules', () => {
       'WebhookAnswerSlow',
       (t: string) =>
         t
-          .replace(/(stripe",le="0\.05"}'\n\s+values: )'0\+60x40'/, "$1'0+0x40'")
-          .replace(/(stripe",le="0\.25"}'\n\s+values: )'0\+60x40'/, "$1'0+0x40'"),
+          .replace(/(stripe",le="0\.05"}'\n\s+values: )"0\+60x40"/, '$1"0+0x40"')
+          .replace(/(stripe",le="0\.25"}'\n\s+values: )"0\+60x40"/, '$1"0+0x40"'),
     ],
     [
       'a stripe delivery stays stuck',
       'WebhookInboxStuck',
       (t: string) =>
         t.replace(
-          /(delivery_stuck{webhook_provider="stripe"}'\n\s+values: )'0x40'/,
-          "$1'0x5 1x35'",
+          /(delivery_stuck{webhook_provider="stripe"}'\n\s+values: )"0x40"/,
+          '$1"0x5 1x35"',
         ),
     ],
     [
@@ -75,8 +75,8 @@ describe('the Prometheus alert rules', () => {
       'WebhookFailureRate',
       (t: string) =>
         t.replace(
-          /(failures_total{webhook_provider="stripe"}'\n\s+values: )'0\+1x40'/,
-          "$1'0+20x40'",
+          /(failures_total{webhook_provider="stripe"}'\n\s+values: )"0\+1x40"/,
+          '$1"0+20x40"',
         ),
     ],
   ])('fail when a healthy series crosses a threshold: %s', async (_what, alert, edit) => {
