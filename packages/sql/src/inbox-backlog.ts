@@ -88,7 +88,7 @@ function boundedQuery(executor: Executor, bound: BoundRead, statement: string, p
  * each bounded by `limit` rows and, like a claim, by its time limit without a sort; merged per
  * provider. @throws {ConfigError} for a threshold or window that is not > 0, or a bad `limit`.
  */
-export function readInboxBacklog(
+export async function readInboxBacklog(
   executor: Executor,
   table: string,
   input: BacklogInput,
