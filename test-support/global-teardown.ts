@@ -1,11 +1,18 @@
 /** @module Jest global teardown: stops what global-setup started. */
 import { stopDatabases } from './databases';
+import { stopDynamo } from './dynamodb';
 import { stopRedis } from './redis';
 
 export default async function globalTeardown(): Promise<void> {
   const running = globalThis.__WI_DATABASES__;
   const redis = globalThis.__WI_REDIS__;
+  const dynamo = globalThis.__WI_DYNAMO__;
   globalThis.__WI_DATABASES__ = undefined;
   globalThis.__WI_REDIS__ = undefined;
-  await Promise.all([running && stopDatabases(running), redis && stopRedis(redis)]);
+  globalThis.__WI_DYNAMO__ = undefined;
+  await Promise.all([
+    running && stopDatabases(running),
+    redis && stopRedis(redis),
+    dynamo && stopDynamo(dynamo),
+  ]);
 }
