@@ -57,6 +57,8 @@ export interface DynamoServer {
   readonly port: number;
   /** Its folder: the log, and dynalite's LevelDB files when it persists (kept across kills). */
   readonly dir: string;
+  /** The running server's process id (to stop and continue it). */
+  pid(): number;
   /** SIGKILLs the server and waits until it is gone. */
   kill(): Promise<void>;
   /** Starts it again on the same port and folder; resolves once it answers. */
@@ -110,6 +112,10 @@ async function serve(name: string, dir: string, command: Command): Promise<Dynam
     url,
     port,
     dir,
+    pid: () => {
+      if (child?.pid === undefined) throw new Error(`${name} is not running`);
+      return child.pid;
+    },
     kill,
     start,
     async destroy() {
