@@ -17,7 +17,7 @@ import type {
   TransactionOptions,
 } from '@webhook-idempotency/core';
 import { bounded, type DynamoDBClientLike, isException, senderFor } from './client';
-import { commit } from './commit';
+import type { CommitContext } from './commit';
 import { type Item, keyOf, expired, toReceipt, UnexpectedItem } from './item';
 import {
   type DynamoDBStoreOptions,
@@ -26,7 +26,8 @@ import {
 } from './options';
 import { purgeReceipts } from './purge';
 import { fits, joinTransaction, MAX_RESPONSE_BYTES, refuseOversized } from './receipt-size';
-import { collectedBy, DynamoDBTransaction } from './transaction';
+import { runTransaction } from './transact';
+import { collectedBy, type DynamoDBTransaction } from './transaction';
 import {
   alreadySettled,
   claimUpdate,
@@ -102,7 +103,14 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
       clock: 'caller',
       maxResponseBytes: MAX_RESPONSE_BYTES,
     };
-    if (transactions) this.withTransaction = (work, options) => this.transact(work, options);
+    if (transactions) {
+      const context: CommitContext = {
+        client: this.client,
+        timeoutMs: this.options.requestTimeoutMs,
+        region: () => (this.region ??= this.client.config.region()),
+      };
+      this.withTransaction = (work, options) => runTransaction(context, work, options);
+    }
   }
 
   /**
@@ -276,33 +284,6 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
     }
   }
 
-  /** Runs `work`, then sends its writes and the receipt's completion in one transaction. */
-  private async transact<T>(
-    work: (transaction: DynamoDBTransaction) => Promise<T>,
-    { signal }: TransactionOptions = {},
-  ): Promise<T> {
-    const transaction = new DynamoDBTransaction();
-    const collected = collectedBy(transaction);
-    let value: T;
-    try {
-      value = await untilAborted(() => work(transaction), signal);
-    } catch (error) {
-      collected.end(signal?.aborted ? 'timed out' : 'rolled back');
-      throw error;
-    }
-    collected.end('committed');
-    await commit(
-      {
-        client: this.client,
-        timeoutMs: this.options.requestTimeoutMs,
-        region: () => (this.region ??= this.client.config.region()),
-      },
-      collected,
-      signal,
-    );
-    return value;
-  }
-
   /** One request, bounded by `requestTimeoutMs`. */
   private send<T>(operation: string, work: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
     return bounded(operation, this.options.requestTimeoutMs, work);
@@ -320,24 +301,4 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
       throw error;
     }
   }
-}
-
-/** `work()`, or its rejection with `signal`'s reason as soon as `signal` aborts. */
-function untilAborted<T>(work: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work();
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work().then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
