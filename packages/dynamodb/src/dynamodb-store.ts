@@ -28,14 +28,7 @@ import { purgeReceipts } from './purge';
 import { fits, joinTransaction, MAX_RESPONSE_BYTES, refuseOversized } from './receipt-size';
 import { runTransaction } from './transact';
 import { collectedBy, type DynamoDBTransaction } from './transaction';
-import {
-  alreadySettled,
-  claimUpdate,
-  reclaimUpdate,
-  replaceExpired,
-  type Settlement,
-  settleUpdate,
-} from './writes';
+import { alreadySettled, claimPut, reclaimUpdate, type Settlement, settleUpdate } from './writes';
 
 /** NUL and lone surrogates: replaced as the SQL stores replace them, so every store keeps the same text. */
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is matched on purpose, to be replaced before storing.
@@ -44,7 +37,7 @@ const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF
 /** A fresh token per call: a claim was won, or a settlement written, when the receipt carries it. */
 const nonce = (): string => randomBytes(12).toString('base64url');
 
-/** How many times a claim meets a receipt that changes under it (expired, then replaced) before it gives up. */
+/** How many times a claim meets a receipt that is gone when read (purged meanwhile) before it gives up. */
 const CLAIM_ROUNDS = 3;
 
 /** The transaction function of a store with transactions. */
@@ -114,36 +107,39 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
   }
 
   /**
-   * One `UpdateItem` that creates the `processing` receipt unless the key has one, and answers the
-   * receipt either way. An expired receipt (TTL passed, not yet deleted) counts as none: it is
-   * replaced by a conditional `PutItem`.
+   * One conditional `PutItem` that creates the `processing` receipt unless the key has one, and
+   * answers the receipt there when it has (`ReturnValuesOnConditionCheckFailure`; a server that
+   * does not return it, such as dynalite, costs a strongly consistent `GetItem` more). An expired
+   * receipt (TTL passed, not yet deleted) counts as none: the claim replaces it.
    */
   async claim(
     key: KeyLike,
     { now, fingerprint }: At & { readonly fingerprint: string | null },
   ): Promise<ClaimResult> {
-    const token = nonce();
+    const put = claimPut(key, now, fingerprint, nonce());
+    const token = put.Item.claimToken!.S;
     for (let round = 0; round < CLAIM_ROUNDS; round++) {
-      const update = claimUpdate(key, now, fingerprint, token);
-      const answer = await this.conditional('claim', (abortSignal) =>
-        this.client.send(
-          new UpdateItemCommand({ TableName: this.table, ...update, ReturnValues: 'ALL_NEW' }),
-          { abortSignal },
-        ),
-      );
-      if (answer) {
-        const item = answer.Attributes;
-        if (!item) throw new UnexpectedItem(key, 'no receipt after a claim');
-        const receipt = toReceipt(key, item, now);
-        return { won: item.claimToken?.S === token, receipt } as ClaimResult;
+      let existing: Item | undefined;
+      try {
+        await this.send('claim', (abortSignal) =>
+          this.client.send(
+            new PutItemCommand({
+              TableName: this.table,
+              ...put,
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            }),
+            { abortSignal },
+          ),
+        );
+        return { won: true, receipt: toReceipt(key, put.Item, now) };
+      } catch (error) {
+        if (!isException(error, 'ConditionalCheckFailedException')) throw error;
+        existing = (error as { Item?: Item }).Item ?? (await this.read('claim', key));
       }
-      const replacement = replaceExpired(key, now, fingerprint, token);
-      const replaced = await this.conditional('claim (expired receipt)', (abortSignal) =>
-        this.client.send(new PutItemCommand({ TableName: this.table, ...replacement }), {
-          abortSignal,
-        }),
-      );
-      if (replaced) return { won: true, receipt: toReceipt(key, replacement.Item, now) };
+      // Gone since (a purge): claim again. Carrying this call's token: resent by the SDK, and won.
+      if (!existing) continue;
+      const receipt = toReceipt(key, existing, now);
+      return { won: existing.claimToken?.S === token, receipt } as ClaimResult;
     }
     throw new UnexpectedItem(key, `the receipt changed under ${CLAIM_ROUNDS} claims in a row`);
   }
@@ -215,12 +211,7 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
 
   /** A strongly consistent `GetItem`; an expired receipt (TTL passed, not yet deleted) is none. */
   async find(key: KeyLike, { now }: At): Promise<ObservedReceipt | null> {
-    const { Item: item } = await this.send('find', (abortSignal) =>
-      this.client.send(
-        new GetItemCommand({ TableName: this.table, Key: keyOf(key), ConsistentRead: true }),
-        { abortSignal },
-      ),
-    );
+    const item = await this.read('find', key);
     return item && !expired(item, now) ? toReceipt(key, item, now) : null;
   }
 
@@ -284,21 +275,19 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
     }
   }
 
+  /** The receipt's item as it is, by a strongly consistent `GetItem`. */
+  private async read(operation: string, key: KeyLike): Promise<Item | undefined> {
+    const { Item } = await this.send(operation, (abortSignal) =>
+      this.client.send(
+        new GetItemCommand({ TableName: this.table, Key: keyOf(key), ConsistentRead: true }),
+        { abortSignal },
+      ),
+    );
+    return Item;
+  }
+
   /** One request, bounded by `requestTimeoutMs`. */
   private send<T>(operation: string, work: (abortSignal: AbortSignal) => Promise<T>): Promise<T> {
     return bounded(operation, this.options.requestTimeoutMs, work);
-  }
-
-  /** One conditional request: `undefined` when its condition failed. */
-  private async conditional<T>(
-    operation: string,
-    work: (abortSignal: AbortSignal) => Promise<T>,
-  ): Promise<T | undefined> {
-    try {
-      return await this.send(operation, work);
-    } catch (error) {
-      if (isException(error, 'ConditionalCheckFailedException')) return undefined;
-      throw error;
-    }
   }
 }

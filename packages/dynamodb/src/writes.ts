@@ -1,6 +1,6 @@
 /**
  * @module The store's writes to a receipt, each one conditional request: the claim, the
- * replacement of an expired receipt, the take-over, and the two fenced settlements. Built here,
+ * take-over, and the two fenced settlements. Built here,
  * sent by the store (a settlement also inside a `TransactWriteItems`).
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
@@ -18,54 +18,18 @@ const fingerprintValue = (fingerprint: string | null): AttributeValue =>
   fingerprint === null ? NULL : S(fingerprint);
 
 /**
- * The claim: sets each attribute of a new `processing` receipt only where the item has none
- * (`if_not_exists`), so on an existing receipt it changes nothing and answers it (`ALL_NEW`) in the
- * same round trip. The claim was won when the answered `claimToken` is this call's `token` (also
- * when the SDK resent the request after a lost answer). Refused (the condition) on an expired
- * receipt, which {@link replaceExpired} replaces.
+ * The claim: a conditional `PutItem` of a new `processing` receipt, on the condition that the key
+ * has none, or only an expired one (TTL passed, not yet deleted by DynamoDB). Refused, it answers
+ * the receipt there (`ReturnValuesOnConditionCheckFailure: ALL_OLD`) in the same round trip. A
+ * refused claim that finds its own `token` was resent by the SDK after a lost answer: it was won.
  */
-export function claimUpdate(
-  key: KeyLike,
-  now: number,
-  fingerprint: string | null,
-  token: string,
-): ReceiptUpdate {
-  const fields = [
-    'provider',
-    'externalId',
-    'status',
-    'attempts',
-    'claimedAt',
-    'fingerprint',
-    'claimToken',
-  ];
-  const UpdateExpression = `SET ${fields.map((field) => `#${field} = if_not_exists(#${field}, :${field})`).join(', ')}`;
-  const ConditionExpression = `attribute_not_exists(#id) OR ${LIVE}`;
-  return {
-    Key: keyOf(key),
-    UpdateExpression,
-    ConditionExpression,
-    ...expressed([UpdateExpression, ConditionExpression], {
-      ':provider': S(key.provider),
-      ':externalId': S(key.externalId),
-      ':status': S('processing'),
-      ':attempts': N(1),
-      ':claimedAt': N(now),
-      ':fingerprint': fingerprintValue(fingerprint),
-      ':claimToken': S(token),
-      ':nowSeconds': nowSeconds(now),
-    }),
-  };
-}
-
-/** A new `processing` receipt in place of an expired one, on the condition that it is still expired. */
-export function replaceExpired(
+export function claimPut(
   key: KeyLike,
   now: number,
   fingerprint: string | null,
   token: string,
 ): Expressed & { readonly Item: Item; readonly ConditionExpression: string } {
-  const ConditionExpression = '#expiresAt <= :nowSeconds';
+  const ConditionExpression = 'attribute_not_exists(#id) OR #expiresAt <= :nowSeconds';
   return {
     Item: {
       ...keyOf(key),
