@@ -153,6 +153,43 @@ describe('transactional completion: the handler’s write and the receipt commit
     expect(await store.find(key, { now })).toMatchObject({ status: 'processing', attempts: 2 });
   });
 
+  it('through the guard, a take-over just before the commit: ClaimLost, a claim-lost event, nothing written', async () => {
+    const key = freshKey('race-guard');
+    // Another worker takes the claim over while this one's TransactWriteItems is on its way: after
+    // the completion read its fence, before DynamoDB runs the transaction.
+    const racing = clientFor(serverUrl('local'));
+    racing.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteItemsCommand')
+          expect(
+            await store.reclaim(key, { now: now + 120_000, attempts: 1, staleAfterMs: 60_000 }),
+          ).not.toBeNull();
+        return next(args);
+      },
+      { step: 'initialize', name: 'takeOverFirst' },
+    );
+    const events: GuardEvent[] = [];
+    const guard = new IdempotencyGuard(new DynamoDBStore(racing, { table: receipts }), {
+      transactional: true,
+      clock,
+      onEvent: (event) => events.push(event),
+    });
+    try {
+      const run = guard.run(key, async ({ transaction }) => {
+        markPaid(transaction, key.externalId);
+        return 'first';
+      });
+      await expect(run).rejects.toBeInstanceOf(ClaimLost);
+      expect(events).toContainEqual(
+        expect.objectContaining({ type: 'claim-lost', operation: 'complete', attempts: 1 }),
+      );
+      expect(await order(key.externalId)).toBeUndefined();
+      expect(await store.find(key, { now })).toMatchObject({ status: 'processing', attempts: 2 });
+    } finally {
+      racing.destroy();
+    }
+  });
+
   it('a condition of the handler’s own that fails cancels everything: TransactionCanceled names the write, the receipt is failed', async () => {
     const { guard } = guardOf();
     const key = freshKey('condition');
