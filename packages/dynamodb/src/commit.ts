@@ -7,11 +7,11 @@
  * reading the receipt: completed with this claim means the transaction was written.
  */
 import { TransactWriteItemsCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ClaimLost, type KeyLike } from '@webhook-idempotency/core';
+import { ClaimLost } from '@webhook-idempotency/core';
 import { bounded, isException } from './client';
 import { type CanceledWrite, TransactionCanceled, TransactionLimitExceeded } from './errors';
 import { checkTransaction } from './limits';
-import type { Collected } from './transaction';
+import type { CarriedClaim, Collected } from './transaction';
 
 /** Sends after a `TransactionConflict`, and the pause before each (doubled every time). */
 const CONFLICT_RETRIES = 3;
@@ -23,14 +23,6 @@ export interface CommitContext {
   readonly timeoutMs: number;
   /** The client's region. */
   region(): Promise<string>;
-}
-
-/** The claim whose completion the transaction carries. */
-export interface CarriedClaim {
-  readonly key: KeyLike;
-  readonly attempts: number;
-  /** Reads the receipt: `true` when it is completed by this claim (the transaction was written). */
-  committed(): Promise<boolean>;
 }
 
 interface CancellationReasonLike {

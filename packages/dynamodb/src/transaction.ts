@@ -4,9 +4,8 @@
  * all when the run commits (DynamoDB has no interactive transaction to write into meanwhile).
  */
 import type { AttributeValue, TransactWriteItem } from '@aws-sdk/client-dynamodb';
-import { TransactionClosed } from '@webhook-idempotency/core';
+import { type KeyLike, TransactionClosed } from '@webhook-idempotency/core';
 import { marshall, type NativeAttributeValue } from '@aws-sdk/util-dynamodb';
-import type { CarriedClaim } from './commit';
 import { TransactionLimitExceeded } from './errors';
 import {
   checkItemSize,
@@ -55,6 +54,14 @@ export interface TransactConditionCheck extends TransactCondition {
 
 /** How a transaction ended, once it has. */
 type Ended = 'committed' | 'rolled back' | 'timed out';
+
+/** The claim whose completion the transaction carries. */
+export interface CarriedClaim {
+  readonly key: KeyLike;
+  readonly attempts: number;
+  /** Reads the receipt: `true` when it is completed by this claim (the transaction was written). */
+  committed(): Promise<boolean>;
+}
 
 /** The receipt's completion, as `complete` adds it, and the claim it is fenced by. */
 export interface ReceiptWrite {
