@@ -22,7 +22,7 @@ import { DynamoDBStore, receiptsTable } from '@webhook-idempotency/dynamodb';
 import type { DynamoServer } from '@webhook-idempotency/test-support/dynamodb';
 import Database from 'better-sqlite3';
 import { type IdRecord, sendStorm, stormId, type StormCounts, type StormPlan } from './client';
-import { type AppCrash, startCluster } from './cluster';
+import { type AppCrash, type Cluster, startCluster } from './cluster';
 import {
   type DynamoStormConnection,
   type DynamoStormEffects,
@@ -85,6 +85,14 @@ interface EffectRow {
   token: string;
 }
 
+/** What the traffic and the faults left, before it is read back. */
+interface RunResult {
+  readonly traffic: Awaited<ReturnType<typeof sendStorm>>;
+  readonly faults: readonly InjectedFault[];
+  readonly crashes: readonly AppCrash[];
+  readonly killedInHandler: readonly string[];
+}
+
 const TABLES = { receipts: 'storm_receipts', effects: 'storm_effects' };
 
 /** Runs one storm on `server` (a ledger, when there is one, in `dir`) and reports what it found. */
@@ -110,6 +118,35 @@ export async function runDynamoStorm(
     SERVER,
   );
   const killedInHandler: string[] = [];
+  const steps = faultSteps(cluster, server, options, killedInHandler);
+  const schedule = scheduleFaults(steps, options.ids * options.perId);
+  let traffic: Awaited<ReturnType<typeof sendStorm>>;
+  try {
+    traffic = await sendStorm(cluster.ports, options, schedule.progress, schedule.hold);
+    await schedule.end();
+    if (schedule.failure) throw schedule.failure.error;
+    await cluster.settle();
+  } finally {
+    await schedule.end();
+    await cluster.stop();
+  }
+  const ids = Array.from({ length: options.ids }, (_, n) => stormId(n));
+  const { receipts, rows } = await readBack(server, effects, ids);
+  return report(
+    options,
+    { traffic, faults: schedule.faults, crashes: cluster.crashes, killedInHandler },
+    receipts,
+    rows,
+  );
+}
+
+/** The faults of the run: app servers SIGKILLed (`killedInHandler` collects the ids), then the store's server. */
+function faultSteps(
+  cluster: Cluster,
+  server: DynamoServer,
+  options: DynamoStormOptions,
+  killedInHandler: string[],
+): FaultStep[] {
   const steps: FaultStep[] = options.serverKills.map(({ at, slot, how }) => ({
     at,
     what: `SIGKILL server ${slot} ${how === 'now' ? 'at once' : 'inside a handler'} + restart`,
@@ -131,25 +168,7 @@ export async function runDynamoStorm(
       await server.start();
     },
   });
-  const schedule = scheduleFaults(steps, options.ids * options.perId);
-  let traffic: Awaited<ReturnType<typeof sendStorm>>;
-  try {
-    traffic = await sendStorm(cluster.ports, options, schedule.progress, schedule.hold);
-    await schedule.end();
-    if (schedule.failure) throw schedule.failure.error;
-    await cluster.settle();
-  } finally {
-    await schedule.end();
-    await cluster.stop();
-  }
-  const ids = Array.from({ length: options.ids }, (_, n) => stormId(n));
-  const { receipts, rows } = await readBack(server, effects, ids);
-  return report(
-    options,
-    { traffic, faults: schedule.faults, crashes: cluster.crashes, killedInHandler },
-    receipts,
-    rows,
-  );
+  return steps;
 }
 
 function clientOf(server: DynamoServer): DynamoDBClient {
@@ -261,12 +280,7 @@ function checkId(
 /** Checks every id against what the run left. */
 function report(
   options: DynamoStormOptions,
-  run: {
-    traffic: Awaited<ReturnType<typeof sendStorm>>;
-    faults: readonly InjectedFault[];
-    crashes: readonly AppCrash[];
-    killedInHandler: readonly string[];
-  },
+  run: RunResult,
   receipts: Map<string, ObservedReceipt | null>,
   rows: readonly EffectRow[],
 ): DynamoStormReport {
@@ -301,15 +315,7 @@ function report(
   }
   const reruns = rows.length - runsOf.size;
   const c = run.traffic.counts;
-  const summary =
-    `storm dynamodb (${options.transactional ? "transactional, effects in the receipt's TransactWriteItems" : 'no transactions, effects in a SQLite ledger'}): ` +
-    `first answers recorded by client servers ${committedVia.client} / document client servers ${committedVia['document client']}, ` +
-    `${c.deliveries} deliveries, ${options.ids} ids, 200s ${c.ok200} (replays ${c.replayed200}), ` +
-    `409s ${c.s409}, 503s ${c.s503}, other 5xx ${c.other5xx}, unexpected ${c.unexpected}, ` +
-    `retries ${c.retries}, conn errors ${c.connectionErrors}, timeouts ${c.timeouts}, gave up ${c.gaveUp}, ` +
-    `crashes ${run.crashes.length}, effects ${rows.length} (reruns ${reruns}), ` +
-    `faults ${run.faults.map((f) => `${f.what} (${f.tookMs} ms)`).join('; ')} (killed in handler: ${run.killedInHandler.join(', ') || 'none'}), ` +
-    `duration ${(run.traffic.durationMs / 1000).toFixed(1)} s (down ${options.storeDownMs} ms + restart, stale ${options.staleAfterSeconds} s, store requestTimeoutMs ${options.storeTimeoutMs})`;
+  const summary = summarize(options, run, committedVia, rows.length, reruns);
   return {
     counts: c,
     faults: run.faults,
@@ -320,4 +326,25 @@ function report(
     committedVia,
     summary,
   };
+}
+
+/** The storm's one line for the log. */
+function summarize(
+  options: DynamoStormOptions,
+  run: RunResult,
+  committedVia: Readonly<Record<DynamoStormConnection, number>>,
+  effects: number,
+  reruns: number,
+): string {
+  const c = run.traffic.counts;
+  return (
+    `storm dynamodb (${options.transactional ? "transactional, effects in the receipt's TransactWriteItems" : 'no transactions, effects in a SQLite ledger'}): ` +
+    `first answers recorded by client servers ${committedVia.client} / document client servers ${committedVia['document client']}, ` +
+    `${c.deliveries} deliveries, ${options.ids} ids, 200s ${c.ok200} (replays ${c.replayed200}), ` +
+    `409s ${c.s409}, 503s ${c.s503}, other 5xx ${c.other5xx}, unexpected ${c.unexpected}, ` +
+    `retries ${c.retries}, conn errors ${c.connectionErrors}, timeouts ${c.timeouts}, gave up ${c.gaveUp}, ` +
+    `crashes ${run.crashes.length}, effects ${effects} (reruns ${reruns}), ` +
+    `faults ${run.faults.map((f) => `${f.what} (${f.tookMs} ms)`).join('; ')} (killed in handler: ${run.killedInHandler.join(', ') || 'none'}), ` +
+    `duration ${(run.traffic.durationMs / 1000).toFixed(1)} s (down ${options.storeDownMs} ms + restart, stale ${options.staleAfterSeconds} s, store requestTimeoutMs ${options.storeTimeoutMs})`
+  );
 }
