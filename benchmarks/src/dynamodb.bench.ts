@@ -102,7 +102,7 @@ function sides(client: DynamoDBClient) {
 /** The DynamoDB rows: a DynamoDB Local server started and removed here. */
 export async function dynamodbRows(base: string): Promise<Row[]> {
   const dir = mkdtempSync(join(base, 'dynamodb-'));
-  const server = await startDynamoDBLocal(dir);
+  const server = await startDynamoDBLocal(dir, { quickStart: false });
   const client = new DynamoDBClient({
     endpoint: server.url,
     region: 'us-east-1',
