@@ -69,6 +69,9 @@ const FRAMEWORKS = [
   'pg-boss@12.38.0',
   'ioredis@6.0.0',
   'redis@6.4.0',
+  '@aws-sdk/client-dynamodb@3.1178.0',
+  '@aws-sdk/lib-dynamodb@3.1178.0',
+  '@aws-sdk/util-dynamodb@3.996.9',
 ];
 /**
  * The ORMs the sql package's entry points serve, installed in a second `npm install`: in one
@@ -98,6 +101,8 @@ const APPS = [
   'express-postgres-js.mjs',
   'express-redis.cjs',
   'express-redis.mjs',
+  'express-dynamodb.cjs',
+  'express-dynamodb.mjs',
   'fastify-memory.cjs',
   'fastify-memory.mjs',
   'koa-memory.cjs',
