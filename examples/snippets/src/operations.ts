@@ -17,7 +17,8 @@ import { ReceiptsAdmin } from '@webhook-idempotency/sql';
 // #region verify
 import { verifyAlertSignature } from '@webhook-idempotency/core/alerts';
 // #endregion verify
-import type { InboxHandler } from '@webhook-idempotency/core/inbox';
+import type { InboxHandler, InboxWorker } from '@webhook-idempotency/core/inbox';
+import type { InboxGauges } from '@webhook-idempotency/opentelemetry';
 import type { SqlConnection } from '@webhook-idempotency/sql';
 import express, { type Express } from 'express';
 
@@ -26,7 +27,7 @@ export function instrumentedInbox(
   db: SqlConnection,
   secret: string,
   handle: InboxHandler<unknown>,
-) {
+): { app: Express; worker: InboxWorker; gauges: InboxGauges } {
   const app = express();
   // #region metrics
   const deliveries = new SqlInbox(db);
