@@ -5,4 +5,4 @@
  */
 export { run, processIo } from './run';
 export { ExitCode, CliError } from './exit-codes';
-export type { CliIo, OutputStream } from './output';
+export type { CliIo, InputStream, OutputStream } from './output';

@@ -20,6 +20,18 @@ export interface CliIo {
   readonly stderr: OutputStream;
   /** Read for `DATABASE_URL` and `NO_COLOR`. */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * Where a confirmation is read from (`redeliver` by query asks before it writes). Absent, or
+   * not a terminal: nothing is asked, and a command that would ask needs `--yes` instead.
+   */
+  readonly stdin?: InputStream;
+}
+
+/** Where answers come from; `process.stdin` fits. */
+export interface InputStream extends AsyncIterable<unknown> {
+  /** True on a terminal: only then is a question asked. */
+  readonly isTTY?: boolean;
+  setEncoding?(encoding: 'utf8'): unknown;
 }
 
 const CODES = { red: 31, green: 32, yellow: 33, dim: 2, bold: 1 } as const;
