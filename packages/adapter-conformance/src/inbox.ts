@@ -2,8 +2,9 @@
  * @module runInboxConformance: the one HTTP suite of the inbox endpoint (DESIGN.md §13) every adapter's
  * `inbox(options)` passes, against a real SQLite file and a listening server: stored once byte for
  * byte without credentials, a duplicate answered 200 without a second row, 401 and 400 with
- * nothing stored, 503 when the store is down, the configured answer, the ordering key, a request
- * handed on to the route.
+ * nothing stored, 503 when the store is down, 503 with `Retry-After` over the backlog budget
+ * (a stored delivery still replayed), the configured answer, the ordering key, a request handed
+ * on to the route.
  */
 import { createHmac } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -145,6 +146,40 @@ export function runInboxConformance(entries: InboxEntry | readonly InboxEntry[])
         expect(response.status).toBe(200);
         expect((await deliveries.find('stripe', 'evt_pinned'))!.body.toString('utf8')).toBe(
           '{"forged":true}',
+        );
+      });
+
+      it('over its backlog budget: 503 + Retry-After storing nothing, a stored delivery still 200 replayed, stored again once drained', async () => {
+        for (const id of ['evt_1', 'evt_2'])
+          await deliveries.enqueue({
+            provider: 'stripe',
+            externalId: id,
+            orderingKey: null,
+            headers: {},
+            body: Buffer.from(event(id)),
+          });
+        const server = await start({ backpressure: { maxPending: 2, refreshMs: 0 } });
+        const refused = await post(server, event('evt_new'));
+        expect(refused.status).toBe(503);
+        expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        expect(refused.body.code).toBe('ERR_IDEMPOTENCY_BACKPRESSURE');
+        expect(await deliveries.find('stripe', 'evt_new')).toBeNull();
+        const duplicate = await post(server, event('evt_1'));
+        expect(duplicate.status).toBe(200);
+        expect(duplicate.headers['idempotent-replayed']).toBe('true');
+        const leased = await deliveries.claim({
+          providers: ['stripe'],
+          limit: 10,
+          leaseMs: 60_000,
+        });
+        for (const delivery of leased) await deliveries.complete(delivery);
+        const accepted = await post(server, event('evt_new'));
+        expect([accepted.status, accepted.headers['idempotent-replayed']]).toEqual([
+          200,
+          undefined,
+        ]);
+        expect((await deliveries.find('stripe', 'evt_new'))!.body.toString('utf8')).toBe(
+          event('evt_new'),
         );
       });
 
