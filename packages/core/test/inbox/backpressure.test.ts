@@ -5,8 +5,8 @@
  */
 import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
-import { createInboxEngine, type InboxOptions } from '@webhook-idempotency/core/adapter';
-import { type InboxEvent, InMemoryInbox } from '@webhook-idempotency/core/inbox';
+import { createInboxEngine } from '@webhook-idempotency/core/adapter';
+import { type InboxEvent, type InboxOptions, InMemoryInbox } from '@webhook-idempotency/core/inbox';
 
 const preset = (extra: Partial<ProviderPreset> = {}): ProviderPreset => ({
   provider: 'acme',
