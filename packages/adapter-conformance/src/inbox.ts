@@ -1,5 +1,5 @@
 /**
- * @module runInboxConformance: the one HTTP suite of the inbox endpoint (DESIGN.md §13) every adapter's
+ * @module runInboxConformance: the one HTTP suite of the inbox endpoint every adapter's
  * `inbox(options)` passes, against a real SQLite file and a listening server: stored once byte for
  * byte without credentials, a duplicate answered 200 without a second row, 401 and 400 with
  * nothing stored, 503 when the store is down, 503 with `Retry-After` over the backlog budget
