@@ -1,3 +1,3 @@
 import { library } from '../../tsdown.base';
 
-export default library({ index: 'src/index.ts' });
+export default library({ index: 'src/index.ts', testing: 'src/testing/index.ts' });
