@@ -18,6 +18,7 @@ import {
   resolvePurgeInput,
 } from '@webhook-idempotency/core/adapter';
 import { deleteInBatches } from './batch-delete';
+import { type BacklogInput, type InboxBacklog, readInboxBacklog } from './inbox-backlog';
 import { executorFor, rememberConnection, sameConnection, sharedSqlite } from './connection';
 import { type GroupCommit, groupCommitFor } from './group-commit';
 import { dialects, isDuplicateKey, isMissingTable, type DialectSpec } from './dialects';
@@ -334,10 +335,7 @@ export class SqlInbox implements InboxStore {
    * @example
    * await inbox.purge({ olderThanMs: 30 * DAY });
    */
-  async purge(input: {
-    readonly olderThanMs: number;
-    readonly batchSize?: number;
-  }): Promise<number> {
+  async purge(input: Parameters<InboxStore['purge']>[0]): Promise<number> {
     const { olderThanMs, batchSize } = resolvePurgeInput(input);
     return deleteInBatches(
       (sql, params) => this.executor.query(sql, params),
@@ -346,4 +344,8 @@ export class SqlInbox implements InboxStore {
       batchSize,
     );
   }
+
+  /** Two grouped reads from the indexes, bounded in rows and time (inbox-backlog.ts). */
+  backlog = (input: BacklogInput): Promise<InboxBacklog> =>
+    readInboxBacklog(this.executor, this.table, input);
 }

@@ -1,4 +1,5 @@
 /** @module The inbox vocabulary (DESIGN.md §13): stored deliveries, their lifecycle and the `InboxStore` contract. */
+import type { AnsweredEvent, BacklogInput, InboxBacklog } from './figures';
 
 /** Where a stored delivery is in its lifecycle. */
 export const DeliveryStatus = {
@@ -232,6 +233,11 @@ export interface InboxStore {
    * Returns how many were deleted.
    */
   purge(input: { readonly olderThanMs: number; readonly batchSize?: number }): Promise<number>;
+  /**
+   * Per provider: the unfinished deliveries, the stuck ones and the oldest's age; with a window, the
+   * recently finished, dead and late ones. One bounded, index-served read ({@link BacklogInput}).
+   */
+  backlog(input: BacklogInput): Promise<InboxBacklog>;
 }
 
 /** What {@link InboxStore.list} filters and pages by; every field optional, the filters combine with AND. */
@@ -277,6 +283,8 @@ export type InboxEvent =
       readonly provider: string;
       readonly externalId: string;
     }
+  /** The endpoint answered a delivery with a key: its outcome, status and time ({@link AnsweredEvent}). */
+  | AnsweredEvent
   /** The handler ran and committed, or the receipt showed it already had (`replayed: true`). */
   | { readonly type: 'processed'; readonly delivery: DeliveryRef; readonly replayed: boolean }
   /** The handler failed; the delivery is due again after `delayMs`. */
