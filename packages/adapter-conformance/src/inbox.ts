@@ -6,33 +6,33 @@
  * (a stored delivery still replayed), the configured answer, the ordering key, a request handed
  * on to the route.
  */
-import { createHmac } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeliveryStatus, type InboxOptions } from '@webhook-idempotency/core/inbox';
 import * as providers from '@webhook-idempotency/providers';
+import * as signers from '@webhook-idempotency/providers/testing';
 import { InboxSchema, SqlInbox } from '@webhook-idempotency/sql';
 import Database from 'better-sqlite3';
 import request from 'supertest';
+import { expectPresetInbox } from './inbox-presets';
+import { presetFixtures } from './presets';
 import type { RunningApp } from './types';
 
 /** One adapter's inbox endpoint, as the suite starts it. */
 export interface InboxEntry {
   readonly name: string;
   /**
-   * Starts an app on 127.0.0.1 whose `POST /webhooks/stripe` reads the raw body the way the
-   * adapter's docs say and is answered by `inbox(options)`; a request the endpoint hands on
-   * reaches a handler answering 200 `{"passed":true}`.
+   * Starts an app on 127.0.0.1 whose `POST /hook` and `POST /hook/<operation>` read the raw body
+   * (JSON and form bodies) the way the adapter's docs say and are answered by `inbox(options)`; a
+   * request the endpoint hands on reaches a handler answering 200 `{"passed":true}`.
    */
   start(options: InboxOptions<never>): Promise<RunningApp>;
 }
 
 const SECRET = 'whsec_conformance_inbox';
-const sign = (body: string) => {
-  const t = Math.floor(Date.now() / 1000);
-  return `t=${t},v1=${createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex')}`;
-};
+const sign = (body: string) =>
+  signers.stripe({ secret: SECRET }).event(body).headers['stripe-signature']!;
 // Odd spacing and key order: a re-serialised body would not match these bytes.
 const event = (id: string, customer = 'cus_1') =>
   `{ "id":"${id}",  "type":"invoice.paid", "data":{"object":{"customer":"${customer}"}} }`;
@@ -60,7 +60,7 @@ export function runInboxConformance(entries: InboxEntry | readonly InboxEntry[])
       };
       const post = (server: RunningApp['server'], body: string, signature = sign(body)) =>
         request(server)
-          .post('/webhooks/stripe')
+          .post('/hook')
           .set('content-type', 'application/json')
           .set('stripe-signature', signature)
           .set('authorization', 'Bearer secret')
@@ -181,6 +181,15 @@ export function runInboxConformance(entries: InboxEntry | readonly InboxEntry[])
         expect((await deliveries.find('stripe', 'evt_new'))!.body.toString('utf8')).toBe(
           event('evt_new'),
         );
+      });
+
+      describe("every preset that delivers one event per request, with the test kit's deliveries", () => {
+        for (const fixture of presetFixtures)
+          it(`${fixture.name}: the forged copy is refused with nothing stored; the signer's delivery is stored once byte for byte, the provider's retry answered as a duplicate`, async () => {
+            const preset = fixture.preset();
+            const server = await start({ preset });
+            await expectPresetInbox(server, fixture, deliveries, preset.provider);
+          });
       });
 
       it('answers with the configured response and stores the ordering key the option derives', async () => {
