@@ -1,39 +1,34 @@
 /**
  * docs/providers.md, "Secrets" and "Event types": the presets of the snippets verify what their
- * secrets sign (either secret of a rotation; a tenant's own secret, the tenant in the key) and
+ * secrets sign (deliveries made by the test kit) (either secret of a rotation; a tenant's own secret, the tenant in the key) and
  * refuse the rest; the typed preset's event map is Stripe's own (checked by `tsc`).
  */
-import { createHmac } from 'node:crypto';
 import type { HttpRequest } from '@webhook-idempotency/core';
+import * as signers from '@webhook-idempotency/providers/testing';
 import { perCustomer, rotating, typedStripe } from '../src/secrets';
 
-const body = JSON.stringify({ id: 'evt_1', type: 'payment_intent.succeeded' });
+const event = { id: 'evt_1', type: 'payment_intent.succeeded' };
 
-/** A delivery signed as Stripe signs one (`t=…,v1=` HMAC-SHA256 of `t.body`), now. */
-function stripeDelivery(secret: string, url = '/webhooks/stripe'): HttpRequest {
-  const t = Math.floor(Date.now() / 1000);
-  const v1 = createHmac('sha256', secret).update(`${t}.${body}`).digest('hex');
-  return {
-    method: 'POST',
-    url,
-    headers: { 'stripe-signature': `t=${t},v1=${v1}`, 'content-type': 'application/json' },
-    rawBody: Buffer.from(body),
-    body: undefined,
-  };
-}
+/** The request record of a kit delivery, as an adapter hands it to the preset. */
+const record = (delivery: signers.Delivery): HttpRequest => ({
+  method: delivery.method,
+  url: delivery.path,
+  headers: delivery.headers,
+  rawBody: delivery.body,
+  body: undefined,
+});
 
-function postmarkDelivery(password: string): HttpRequest {
-  return {
-    method: 'POST',
-    url: '/webhooks/postmark',
-    headers: {
-      authorization: `Basic ${Buffer.from(`hook:${password}`).toString('base64')}`,
-      'content-type': 'application/json',
-    },
-    rawBody: Buffer.from(JSON.stringify({ RecordType: 'Delivery', MessageID: 'm-1' })),
-    body: undefined,
-  };
-}
+/** A delivery Stripe signs with `secret`, now, to `path`. */
+const stripeDelivery = (secret: string, path = '/webhooks/stripe') =>
+  record(signers.stripe({ secret, url: `https://shop.example.com${path}` }).event(event));
+
+/** A Postmark delivery sent with HTTP Basic credentials `hook:password`. */
+const postmarkDelivery = (password: string) =>
+  record(
+    signers
+      .postmark({ username: 'hook', password })
+      .event({ RecordType: 'Delivery', MessageID: 'm-1' }),
+  );
 
 const pair = (n: number) => ({ publicKey: `public-${n}`, privateKey: `private-${n}` });
 
