@@ -16,6 +16,7 @@ const record = (delivery: signers.Delivery): HttpRequest => ({
   headers: delivery.headers,
   rawBody: delivery.body,
   body: undefined,
+  native: undefined,
 });
 
 /** A delivery Stripe signs with `secret`, now, to `path`. */
