@@ -42,7 +42,22 @@ describe('webhook-idempotency --help', () => {
       ['[provider]', '[id]', '--all-dead', '--since <duration>', '--dry-run', '--json'],
     ],
     ['inbox dead', ['--provider <name>', '--limit <n>', '--fail-on-dead', '--json']],
-    ['redeliver', ['<provider>', '<id>', '--force', '--json']],
+    [
+      'redeliver',
+      [
+        '[provider]',
+        '[id]',
+        '--force',
+        '--status <statuses>',
+        '--since <time>',
+        '--until <time>',
+        '--dry-run',
+        '--plan <file>',
+        '--yes',
+        '--page-size <n>',
+        '--json',
+      ],
+    ],
   ])('%s --help shows its own options and the global ones', async (command, flags) => {
     const { code, stdout } = await cli([...command.split(' '), '--help']);
     expect(code).toBe(0);
