@@ -30,8 +30,9 @@ export const ExitCode = {
   /** `inbox dead --fail-on-dead` found dead-lettered deliveries. */
   DEAD: 8,
   /**
-   * `inbox retry --all-dead` left one or more matched deliveries as they are: they were no longer
-   * dead as listed when their turn came (the output names them); the others were retried.
+   * `inbox retry --all-dead` or `redeliver` by query left one or more matched deliveries as they
+   * are: they were no longer as listed when their turn came (the output names them); the others
+   * were changed.
    */
   LEFT: 9,
 } as const;
