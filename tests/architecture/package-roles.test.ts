@@ -59,7 +59,7 @@ const OURS: Record<Role, readonly string[]> = {
   store: [],
   presets: [],
   telemetry: [],
-  'operator tool': ['sql'],
+  'operator tool': ['sql', 'providers'],
   'test kit': ['*'],
 };
 

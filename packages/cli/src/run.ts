@@ -12,6 +12,7 @@ import { status } from './commands/status';
 import { parseTarget, type Target } from './connect';
 import { parseDuration, parseWhole } from './durations';
 import { addInboxCommands } from './inbox-commands';
+import { addSendCommand } from './send/command';
 import { CliError, ExitCode } from './exit-codes';
 import { type CliIo, colorFor, escapeControls, Printer } from './output';
 import type { Context } from './session';
@@ -69,7 +70,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
 
   const program = new Command('webhook-idempotency')
     .description(
-      'Read and repair the webhook-idempotency receipts table (status, stuck claims, release, purge, migrate) and the inbox deliveries table (inbox list|show|retry|dead, redeliver).',
+      'Read and repair the webhook-idempotency receipts table (status, stuck claims, release, purge, migrate) and the inbox deliveries table (inbox list|show|retry|dead, redeliver); send a signed sample delivery to your endpoint (send).',
     )
     .version(version, '-v, --version')
     .exitOverride()
@@ -204,6 +205,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
     );
 
   addInboxCommands(program, context, done);
+  addSendCommand(program, io, done);
 
   try {
     await program.parseAsync([...argv], { from: 'user' });
