@@ -102,18 +102,20 @@ it('--body sends exact bytes; a wrong secret is refused and the command exits no
 it('--list names the presets and their samples; bad input is a usage error', async () => {
   const list = await cli(['send', '--list']);
   expect(list.code).toBe(0);
-  for (const line of [
-    'stripe  --secret <secret>  payment_intent.succeeded, checkout.session.completed',
-    'github  --secret <secret>  push, pull_request',
-    'shopify  --secret <secret>  orders/create',
-    'telegram  --secret <secretToken>  message',
+  for (const row of [
+    /^preset +--secret +sample event$/m,
+    /^stripe +secret +payment_intent\.succeeded$/m,
+    /^stripe +secret +checkout\.session\.completed$/m,
+    /^github +secret +push$/m,
+    /^github +secret +pull_request$/m,
+    /^shopify +secret +orders\/create$/m,
+    /^telegram +secretToken +message$/m,
+    /^payme +password or login:password +CreateTransaction$/m,
+    /^click +secretKey +prepare$/m,
+    /^uzum +username:password +confirm$/m,
+    /^slack +signingSecret +\(--body FILE\)$/m,
   ])
-    expect(list.stdout).toContain(`${line}\n`);
-  expect(list.stdout).toMatch(
-    /^payme .*CheckPerformTransaction, CreateTransaction, PerformTransaction$/m,
-  );
-  expect(list.stdout).toMatch(/^click .*prepare, complete$/m);
-  expect(list.stdout).toMatch(/^uzum .*check, create, confirm$/m);
+    expect(list.stdout).toMatch(row);
   expect((await cli(['send', 'nope', url, '--secret', 'x'])).code).toBe(ExitCode.USAGE);
   expect((await cli(['send', 'stripe', url])).code).toBe(ExitCode.USAGE);
   expect((await cli(['send', 'stripe', url, '--secret', SECRET, '--event', 'x'])).code).toBe(

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { CliError, ExitCode } from '../exit-codes';
-import type { Printer } from '../output';
+import { type Printer, renderTable } from '../output';
 import { SAMPLES } from '../send/samples';
 import { type Delivery, WIRED } from '../send/signers';
 
@@ -32,17 +32,22 @@ interface Answer {
   readonly body: string;
 }
 
-/** `send --list`: each preset, its secret, and its sample events (the first the default). */
+/** `send --list`: each preset, its secret, and its sample events (the first the default), a row each. */
 export function listPresets(out: Printer, json: boolean): number {
   const presets = Object.entries(WIRED).map(([name, wired]) => ({
     preset: name,
     secret: wired.secret,
     events: Object.keys(SAMPLES[name] ?? {}),
   }));
-  if (json) out.line(JSON.stringify({ presets }, null, 2));
-  else
-    for (const { preset, secret, events } of presets)
-      out.line(`${preset}  --secret <${secret}>  ${events.join(', ') || '(--body FILE)'}`);
+  if (json) {
+    out.line(JSON.stringify({ presets }, null, 2));
+    return ExitCode.OK;
+  }
+  const rows = presets.flatMap(({ preset, secret, events }) =>
+    (events.length ? events : ['(--body FILE)']).map((event) => [preset, secret, event]),
+  );
+  const columns = [{ header: 'preset' }, { header: '--secret' }, { header: 'sample event' }];
+  for (const line of renderTable(out, columns, rows)) out.line(line);
   return ExitCode.OK;
 }
 

@@ -69,7 +69,7 @@ export const WIRED: Readonly<Record<string, Wired>> = {
   },
   telegram: plain((o) => kit.telegram({ url: o.url, secretToken: o.secretToken! }), 'secretToken'),
   payme: {
-    secret: 'password (or login:password; the login defaults to Paycom)',
+    secret: 'password or login:password',
     sign: ({ secret, url, payload }) => {
       const [login, password] = credentials('payme', secret, 'Paycom');
       return kit.payme({ url, login, password }).event(payload);
