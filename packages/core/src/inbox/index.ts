@@ -7,6 +7,7 @@
  */
 export type { InboxOptions, InboxResponse } from './accept';
 export type { BacklogInput, InboxBacklog, ProviderBacklog } from './figures';
+export type { InboxHandlerEntry, InboxHandlers } from './handlers';
 export { InMemoryInbox, type InMemoryInboxOptions } from './memory-inbox';
 export {
   createInboxWorker,
