@@ -17,12 +17,17 @@ export interface EventPreset extends ProviderPreset {
   readonly events?: object;
 }
 
-/** The event map a preset carries (`{ 'payment_intent.succeeded': …; … }`). */
+/** The event map a preset carries (`{ 'payment_intent.succeeded': …; … }`); any name when it carries none. */
 export type EventsOf<P> = P extends { readonly events?: infer E }
-  ? [Exclude<E, undefined>] extends [never]
-    ? Record<string, unknown>
-    : Exclude<E, undefined>
+  ? MapOf<Exclude<E, undefined>>
   : Record<string, unknown>;
+
+/** A map as it is, or any name to `unknown` for a type that names no event (`object`, `never`). */
+type MapOf<E> = [E] extends [never]
+  ? Record<string, unknown>
+  : [keyof E] extends [never]
+    ? Record<string, unknown>
+    : E;
 
 /** The prefix wildcards a dotted name belongs to: `'a.b.c'` gives `'a.*'` and `'a.b.*'`. */
 export type WildcardsOf<Name extends string> = Name extends `${infer Head}.${infer Rest}`
