@@ -19,6 +19,7 @@ export const ErrorCode = {
   CONFIG: 'ERR_IDEMPOTENCY_CONFIG',
   PAYLOAD_INVALID: 'ERR_IDEMPOTENCY_PAYLOAD_INVALID',
   EVENT_UNROUTED: 'ERR_IDEMPOTENCY_EVENT_UNROUTED',
+  BACKPRESSURE: 'ERR_IDEMPOTENCY_BACKPRESSURE',
 } as const;
 /** One of {@link ErrorCode}. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -44,6 +45,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   ERR_IDEMPOTENCY_CONFIG: 500,
   ERR_IDEMPOTENCY_PAYLOAD_INVALID: 422,
   ERR_IDEMPOTENCY_EVENT_UNROUTED: 422,
+  ERR_IDEMPOTENCY_BACKPRESSURE: 503,
 };
 
 const DOCS = 'docs/reference/errors.md#';
