@@ -66,11 +66,14 @@ export function cli(
     cwd,
     drivers = true,
     tty,
+    input,
   }: {
     env?: Record<string, string>;
     cwd?: string;
     drivers?: boolean;
     tty?: { readonly columns: number };
+    /** Typed on stdin (on the terminal with `tty`), as a user answers a question. */
+    input?: string;
   } = {},
 ): Promise<CliRun> {
   const { DATABASE_URL: _url, NO_COLOR: _noColor, ...base } = process.env;
@@ -88,7 +91,7 @@ export function cli(
       ]
     : [command[0]!, command.slice(1)];
   return new Promise((resolve, reject) => {
-    execFile(
+    const child = execFile(
       file,
       argv,
       { env: { ...base, ...env }, cwd: cwd ?? tmpdir(), timeout: 30_000 },
@@ -102,5 +105,6 @@ export function cli(
         );
       },
     );
+    if (input !== undefined) child.stdin?.write(input);
   });
 }
