@@ -4,5 +4,6 @@ export default library({
   index: 'src/index.ts',
   adapter: 'src/adapter.ts',
   inbox: 'src/inbox/index.ts',
+  operations: 'src/operations/index.ts',
   testing: 'src/testing/index.ts',
 });

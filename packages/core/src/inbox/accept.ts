@@ -8,7 +8,8 @@ import { DEFAULT_REPLAYED_HEADER, RequestPolicy, UNGUARDED_METHODS } from '../ht
 import { keyConfig, verifyConfig, type IdempotencyOptions } from '../http/options';
 import type { HttpRequest, HttpResponseRecord, ProviderPreset } from '../http/types';
 import { checkKeyPart, RequestKey, type ExternalId } from '../request-key';
-import type { InboxEvent, InboxStore } from './types';
+import type { InboxEvent } from './types';
+import type { InboxStore } from './inbox-store';
 
 /**
  * Request headers the inbox stores by default: what a handler or a re-verification may need from

@@ -6,6 +6,7 @@
  * @module @webhook-idempotency/core/inbox
  */
 export type { InboxOptions, InboxResponse } from './accept';
+export { GroupConflict } from '../receipt-group';
 export { InMemoryInbox, type InMemoryInboxOptions } from './memory-inbox';
 export {
   createInboxWorker,
@@ -24,8 +25,18 @@ export {
   type ExpectedDelivery,
   type InboxCaution,
   type InboxEvent,
-  type InboxStore,
   type LeasedRef,
   type NewDelivery,
   type StoredDelivery,
 } from './types';
+export type {
+  InboxConsumerStore,
+  InboxEndpointStore,
+  InboxLeaseStore,
+  InboxOperatorStore,
+  InboxReader,
+  InboxReceiptsLink,
+  InboxRelayStore,
+  InboxStore,
+  InboxWorkerStore,
+} from './inbox-store';

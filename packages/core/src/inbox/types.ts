@@ -1,4 +1,7 @@
-/** @module The inbox vocabulary (DESIGN.md §13): stored deliveries, their lifecycle and the `InboxStore` contract. */
+/**
+ * @module The inbox vocabulary: stored deliveries, their lifecycle and the events. The
+ * `InboxStore` contract, as the roles that use it, is in inbox-store.ts.
+ */
 
 /** Where a stored delivery is in its lifecycle. */
 export const DeliveryStatus = {
@@ -47,7 +50,7 @@ export interface Delivery extends NewDelivery {
   readonly receivedAt: Date;
 }
 
-/** A stored delivery with its state, as {@link InboxStore.find} and {@link InboxStore.list} read it. */
+/** A stored delivery with its state, as `InboxStore.find` and `InboxStore.list` read it. */
 export interface StoredDelivery extends Delivery {
   readonly status: DeliveryStatus;
   /** `pending`: when it becomes due; `processing`: when its lease expires. */
@@ -59,7 +62,7 @@ export interface StoredDelivery extends Delivery {
 }
 
 /**
- * A stored delivery as {@link InboxStore.list} reads it: its state, and its body's size instead of
+ * A stored delivery as `InboxStore.list` reads it: its state, and its body's size instead of
  * its bytes and headers (a listing never holds the bodies it does not show).
  */
 export interface DeliverySummary extends Omit<StoredDelivery, 'body' | 'headers'> {
@@ -68,7 +71,7 @@ export interface DeliverySummary extends Omit<StoredDelivery, 'body' | 'headers'
 }
 
 /**
- * A lease as a relay holds it ({@link InboxStore.claimRefs}, {@link InboxStore.lapsed}): the
+ * A lease as a relay holds it (`InboxStore.claimRefs`, `InboxStore.lapsed`): the
  * reference a queue job carries and the failures so far, never the body or the headers.
  */
 export interface LeasedRef extends DeliveryRef {
@@ -92,149 +95,7 @@ export interface DeliveryLease {
   readonly attempts: number;
 }
 
-/**
- * Durable storage of inbox deliveries. Each method is atomic; the lease methods
- * ({@link InboxStore.complete}, {@link InboxStore.retry}, {@link InboxStore.bury}) are one
- * conditional write fenced by the lease (`status = 'processing' AND attempts = lease.attempts`),
- * so a worker whose lease expired and was taken over cannot change the new owner's delivery.
- * Every time comes from the store's own clock. `SqlInbox` (`@webhook-idempotency/sql`) implements it.
- */
-export interface InboxStore {
-  /**
-   * Stores `delivery` as `pending`, due now, unless one with the same provider and external id is
-   * stored: resolves `true` when this call stored it, `false` for a duplicate (nothing changed).
-   * Atomic: of concurrent calls with one key, exactly one resolves `true`.
-   */
-  enqueue(delivery: NewDelivery): Promise<boolean>;
-  /**
-   * Leases up to `limit` due deliveries of `providers` (pending and due, or processing with an
-   * expired lease), oldest first: each becomes `processing`, `attempts + 1`, available again only
-   * after `leaseMs`. Of deliveries sharing a provider and ordering key, only the oldest unfinished
-   * one is ever leased. Concurrent claims never lease one delivery twice.
-   */
-  claim(input: {
-    readonly providers: readonly string[];
-    readonly limit: number;
-    readonly leaseMs: number;
-  }): Promise<Delivery[]>;
-  /**
-   * As {@link InboxStore.claim} (the same leases, the same atomicity), resolving with references
-   * only: what a relay hands to a queue, without reading any body or headers.
-   */
-  claimRefs(input: {
-    readonly providers: readonly string[];
-    readonly limit: number;
-    readonly leaseMs: number;
-    /**
-     * Which processing deliveries whose lease ran out are taken over (counting a failure).
-     * `true` (the default): every one, as `claim` does. `false`: none, only pending deliveries are
-     * leased. A list of leases: only those, and each only while it is still held under that lease
-     * and still expired. A relay that asks its queue about lapsed handoffs first
-     * ({@link InboxStore.lapsed}) passes the leases whose jobs the queue lost or finished, so a
-     * lease that runs out, or is extended, after its question is never taken over unasked.
-     */
-    readonly takeOver?: boolean | readonly DeliveryLease[];
-  }): Promise<LeasedRef[]>;
-  /**
-   * The `processing` deliveries of `providers` whose lease has run out (a claim that takes over
-   * expired leases would take them and count a failure), in id order after `afterId`, at most `limit`; the lease each
-   * was handed over with, so a relay can ask its queue about that job first. A plain read.
-   */
-  lapsed(input: {
-    readonly providers: readonly string[];
-    readonly limit: number;
-    readonly afterId: number;
-  }): Promise<LeasedRef[]>;
-  /** Marks the leased delivery `done`. `false` when the lease was lost (nothing changed). */
-  complete(lease: DeliveryLease): Promise<boolean>;
-  /**
-   * Optional: how to mark a leased delivery `done` inside a transaction of `store` (the receipts
-   * store the handlers run through), when this inbox can write in that store's transactions: both
-   * on the very same connection. Then the handler's writes, its receipt and the delivery's `done`
-   * commit together, in one transaction and one commit, and no purge of receipts can fall between
-   * them. `undefined` when it cannot (another database or connection): the worker marks the
-   * delivery done after the commit, with {@link InboxStore.complete}. The function it returns is
-   * fenced as `complete` is: `false` when the lease was lost (nothing changed).
-   */
-  completerFor?(
-    store: object,
-  ): ((lease: DeliveryLease, transaction: unknown) => Promise<boolean>) | undefined;
-  /**
-   * Optional: how to run several first deliveries' handlers in one transaction of `store`, when
-   * this inbox can write in that store's transactions (as {@link InboxStore.completerFor}). The
-   * worker then pays one transaction, one commit and a few statements for a whole batch instead of
-   * a claim, a transaction and a commit per delivery. `undefined` when it cannot.
-   */
-  batcherFor?(store: object): DeliveryBatcher | undefined;
-  /**
-   * Optional: what, in a setup that runs, works against the inbox when `store`'s handlers run in
-   * its transactions beside it (on SQLite, one connection for both: the endpoint's
-   * acknowledgement waits for the handlers). The worker and the consumer report each as a
-   * `warning` event when they are built.
-   */
-  cautionsFor?(store: object): readonly InboxCaution[];
-  /**
-   * Gives the leased delivery back as `pending`, due after `delayMs`. With an `error` it is a
-   * failed attempt: the error is recorded and `failures` grows by one; with `null` it is a release
-   * (the last error and `failures` stay). `false` when the lease was lost.
-   */
-  retry(
-    lease: DeliveryLease,
-    input: { readonly delayMs: number; readonly error: string | null },
-  ): Promise<boolean>;
-  /**
-   * Keeps the leased deliveries leased for `leaseMs` from now (a queue bridge took them over):
-   * resolves with how many leases were still held and are extended; lost ones are left alone.
-   */
-  extend(leases: readonly DeliveryLease[], input: { readonly leaseMs: number }): Promise<number>;
-  /** Marks the leased delivery `dead` with `error` (a failure: `failures` grows by one). `false` when the lease was lost. */
-  bury(lease: DeliveryLease, input: { readonly error: string }): Promise<boolean>;
-  /**
-   * Puts a finished delivery back for processing, deliberately, if it is still as `expected` (the
-   * state the operator was shown): `dead` or `done` → `pending`, due now, `failures` 0 (a fresh
-   * dead-letter budget), `finished_at` cleared; `attempts` keeps counting (it is the lease's
-   * fencing token and must only grow) and the last error stays. One conditional write, a
-   * compare-and-set on `expected.status` and `expected.attempts`: a delivery that moved since it
-   * was read (retried by someone else, run again by a worker and now `done`, dead again on a later
-   * attempt) is left as it is, and so is one with another status. Resolves `true` when it changed
-   * the delivery, `false` when nothing changed. A `done` delivery's receipt is completed and would
-   * only be replayed: forget it first (`ReceiptsAdmin.forget`) to have the handler run again.
-   */
-  redeliver(
-    provider: string,
-    externalId: string,
-    expected: ExpectedDelivery<'dead' | 'done'>,
-  ): Promise<boolean>;
-  /**
-   * Makes a `pending` delivery that waits for its backoff due now, if it is still the pending
-   * delivery `expected` names (the same `attempts`: not claimed since). One conditional write.
-   * `true` when it did; `false` when nothing changed (not stored, not pending, claimed since, or
-   * due already).
-   */
-  retryNow(
-    provider: string,
-    externalId: string,
-    expected: ExpectedDelivery<'pending'>,
-  ): Promise<boolean>;
-  /** The delivery stored under this key, or `null`. A plain read. */
-  find(provider: string, externalId: string): Promise<StoredDelivery | null>;
-  /**
-   * Stored deliveries, oldest first, filtered by `status`, `provider` and received time
-   * (`receivedFrom` inclusive, `receivedBefore` exclusive, to the millisecond) when given; at most
-   * `limit` (`SqlInbox`: default 100, at most 10 000), after `afterId` when given (the next page:
-   * a keyset, never an offset). Summaries: the body's size, never its bytes or the headers
-   * ({@link InboxStore.find} reads one delivery whole).
-   */
-  list(input?: DeliveryListInput): Promise<DeliverySummary[]>;
-  /**
-   * Deletes `done` and `dead` deliveries (body included) that finished at least `olderThanMs`
-   * ago (`0`: all of them), as receipts are purged; never a `pending` or `processing` one.
-   * Returns how many were deleted.
-   */
-  purge(input: { readonly olderThanMs: number; readonly batchSize?: number }): Promise<number>;
-}
-
-/** What {@link InboxStore.list} filters and pages by; every field optional, the filters combine with AND. */
+/** What `InboxStore.list` filters and pages by; every field optional, the filters combine with AND. */
 export interface DeliveryListInput {
   readonly status?: DeliveryStatus;
   readonly provider?: string;
@@ -261,7 +122,7 @@ export interface DeliveryRef {
   readonly attempts: number;
 }
 
-/** A setup that runs but works against the inbox, and its fix ({@link InboxStore.cautionsFor}). */
+/** A setup that runs but works against the inbox, and its fix (`InboxStore.cautionsFor`). */
 export interface InboxCaution {
   /** Stable, for matching: `'SQLITE_SHARED_CONNECTION'`. */
   readonly code: string;
@@ -314,7 +175,7 @@ export type InboxEvent =
     }
   /** The worker's lease had expired and another worker took the delivery over: this result was not recorded on it. */
   | { readonly type: 'lease-lost'; readonly delivery: DeliveryRef }
-  /** Reported once, when a worker or consumer is built: a setup that runs but works against the inbox ({@link InboxStore.cautionsFor}). */
+  /** Reported once, when a worker or consumer is built: a setup that runs but works against the inbox (`InboxStore.cautionsFor`). */
   | ({ readonly type: 'warning' } & InboxCaution)
   /** A store call failed (the endpoint answered 503; the worker retries later), or a relay's send to its queue (`operation: 'send'`). */
   | {
@@ -323,39 +184,3 @@ export type InboxEvent =
       readonly error: unknown;
       readonly delivery?: DeliveryRef;
     };
-
-/** A delivery a batch ran, and what to record for it. */
-export interface BatchEntry {
-  /** The delivery, under the lease it was claimed with. */
-  readonly delivery: Delivery;
-  /** The handler's result as the guard's codec encoded it: the receipt's stored response. */
-  readonly response: string;
-  /**
-   * How long the delivery's own handler ran, in milliseconds (not the batch's): the receipt records
-   * it as its handler time (`finished_at − claimed_at`), as a run on its own would.
-   */
-  readonly handlerMs: number;
-}
-
-/**
- * Runs the handlers of several leased deliveries in one transaction of the receipts store
- * ({@link InboxStore.batcherFor}); what `run` writes commits together with the handlers' writes,
- * or nothing does.
- */
-export interface DeliveryBatcher {
-  /**
-   * One transaction: reads which of `deliveries` already have a receipt (their ids are in the
-   * `known` set `work` gets; `work` leaves them out), runs `work` with the open transaction, then
-   * writes a `completed` receipt (attempts 1, its entry's `handlerMs` as its handler time) for
-   * each entry `work` resolved with (not every delivery: some may have left the batch), marks its
-   * delivery `done` under its lease, and commits. Resolves with, per entry in order, `true` (done)
-   * or `false` (the lease was lost; the receipt still commits, so whoever took the delivery over
-   * replays it). Rejects, rolled back, when `work` rejects, when a receipt for one of the entries
-   * was written meanwhile by another run, or when the store fails.
-   */
-  run(
-    deliveries: readonly Delivery[],
-    work: (transaction: unknown, known: ReadonlySet<number>) => Promise<readonly BatchEntry[]>,
-    options: { readonly signal?: AbortSignal; readonly timeoutMs?: number },
-  ): Promise<boolean[]>;
-}

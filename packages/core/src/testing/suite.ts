@@ -4,20 +4,29 @@ import { claimCases } from './claim';
 import { completeCases } from './complete';
 import { concurrencyCases } from './concurrency';
 import { failCases } from './fail';
+import { groupCases } from './group';
+import { groupRunCases, groupTransactionCases } from './group-run';
 import { purgeCases } from './purge';
 import { staleCases } from './stale';
 import { transactionCases } from './transaction';
 import type { CaseContext, ConformanceCase, ConformanceHarness, ConformanceOptions } from './types';
 
-/** Every case of the contract, grouped as claim, complete, fail, stale, purge, concurrency, transaction. */
+/**
+ * Every case of the contract, grouped as claim, complete, fail, stale, purge, group (the group
+ * operations and a group of first runs as the guard runs it), concurrency, transaction.
+ */
 export const conformanceCases: readonly ConformanceCase[] = [
   ...claimCases,
   ...completeCases,
   ...failCases,
   ...staleCases,
   ...purgeCases,
+  ...groupCases.filter((c) => c.group === 'group'),
+  ...groupRunCases,
   ...concurrencyCases,
+  ...groupCases.filter((c) => c.group === 'concurrency'),
   ...transactionCases,
+  ...groupTransactionCases,
 ];
 
 const START = Date.UTC(2026, 0, 1);
