@@ -37,6 +37,8 @@ export const SERIAL_GROUPS = {
     '/packages/reliability/test/(storm|connection-faults|group-commit-durability|hung-handler|pg-terminated|connection-lost-under-handler|memory)\\.test\\.ts$',
     '/packages/reliability/test/regression/batch-longer-than-stale\\.test\\.ts$',
     '/packages/redis/test/faults\\.test\\.ts$',
+    '/packages/dynamodb/test/faults\\.test\\.ts$',
+    '/packages/reliability/test/dynamodb-storm\\.test\\.ts$',
   ],
   inbox: [
     '/packages/sql/test/(inbox-proof|inbox-proof-bounds|crash|cross-process)\\.test\\.ts$',

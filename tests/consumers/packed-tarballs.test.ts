@@ -69,6 +69,9 @@ const FRAMEWORKS = [
   'pg-boss@12.38.0',
   'ioredis@6.0.0',
   'redis@6.4.0',
+  '@aws-sdk/client-dynamodb@3.1178.0',
+  '@aws-sdk/lib-dynamodb@3.1178.0',
+  '@aws-sdk/util-dynamodb@3.996.9',
 ];
 /**
  * The ORMs the sql package's entry points serve, installed in a second `npm install`: in one
@@ -98,6 +101,8 @@ const APPS = [
   'express-postgres-js.mjs',
   'express-redis.cjs',
   'express-redis.mjs',
+  'express-dynamodb.cjs',
+  'express-dynamodb.mjs',
   'fastify-memory.cjs',
   'fastify-memory.mjs',
   'koa-memory.cjs',
@@ -109,6 +114,11 @@ const APPS = [
   'nestjs-express.cjs',
   'nestjs-fastify.mjs',
 ];
+/**
+ * Provider SDKs whose types the presets' type-only entries derive their event maps from: only the
+ * consumer that compiles provider-sdks/ needs them (the README's app installs none).
+ */
+const PROVIDER_SDKS = ['stripe@23.1.0', '@octokit/openapi-webhooks-types@12.2.0'];
 const RESOLUTIONS = ['node16', 'nodenext', 'bundler'];
 /** Every Node the apps run on: the machine's, then each line of NODE_LINES. */
 const NODE_NAMES = ['machine', ...NODE_LINES];
@@ -127,12 +137,14 @@ async function makeConsumer(node: NodeRuntime): Promise<string> {
   );
   cpSync(join(__dirname, 'apps'), dir, { recursive: true });
   cpSync(join(__dirname, 'types'), join(dir, 'types'), { recursive: true });
+  cpSync(join(__dirname, 'provider-sdks'), join(dir, 'provider-sdks'), { recursive: true });
   // Scripts are off: ours have none, and better-sqlite3 comes prebuilt for this Node (a local folder).
   await npmInstall(dir, [
     ...packed.map((pkg) => pkg.tarball),
     ...FRAMEWORKS,
     node.betterSqlite3,
     ...TYPES,
+    ...PROVIDER_SDKS,
   ]);
   await npmInstall(dir, ORMS);
   return dir;
@@ -416,6 +428,25 @@ describe('a TypeScript consumer', () => {
       expect(result).toBe('');
     },
   );
+});
+
+describe('a TypeScript consumer with provider SDKs installed', () => {
+  it("types the presets' events with the SDKs' own types (strict, skipLibCheck: false): misspelt names fail", async () => {
+    const consumer = consumers.get('machine');
+    if (!consumer) throw new Error('no consumer project for the machine Node');
+    const tsc = join(consumer.dir, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await run(
+      process.execPath,
+      [tsc, '-p', join('provider-sdks', 'tsconfig.json')],
+      {
+        cwd: consumer.dir,
+      },
+    ).then(
+      () => '',
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+    expect(result).toBe('');
+  });
 });
 
 /** The lines of the sh block of README's Install section whose first line starts with `start`. */

@@ -99,3 +99,10 @@ export type {
 } from './store-contract';
 export { numberOption } from './inbox/run';
 export { resolveListInput, resolvePurgeInput } from './inbox/list-input';
+export {
+  BACKLOG_LIMITS,
+  type BacklogRow,
+  backlogOf,
+  type ResolvedBacklogInput,
+  resolveBacklogInput,
+} from './inbox/backlog';

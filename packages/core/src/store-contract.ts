@@ -52,6 +52,19 @@ export interface StoreCapabilities {
    * injectable clock); `'store'` uses its own (a database's), and ignores `now`.
    */
   readonly clock: 'caller' | 'store';
+  /**
+   * The longest response (the codec's encoded text, in UTF-8 bytes) the store can keep, when it
+   * has a limit of its own (a DynamoDB item holds 400 KB); absent: none. A store with one refuses
+   * a longer response in {@link Store.complete} with `ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE`.
+   */
+  readonly maxResponseBytes?: number;
+  /**
+   * `false` only for a store that cannot write several receipts all or nothing (a DynamoDB-compatible
+   * server without `TransactWriteItems`): it has no {@link Store.known} nor {@link Store.recordFirst},
+   * and the inbox worker runs every delivery on its own. Absent: the store has both, as the
+   * conformance suite requires.
+   */
+  readonly groups?: boolean;
 }
 
 /** Time passed to every store call; a `'store'`-clock store ignores it. Milliseconds since the epoch. */

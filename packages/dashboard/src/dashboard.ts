@@ -52,7 +52,7 @@ const needInbox =
  */
 const PAGES = new Map<string, Route<unknown>>(
   Object.entries({
-    '/': (view, _q, _f, c) => overview(view, c.receipts, c.inbox),
+    '/': (view, _q, _f, c) => overview(view, c.receipts, c.inbox, c.stuckAfterMs),
     '/receipts': (view, q, _f, c) => receiptList(view, c.receipts, q),
     '/receipt': (view, q, _f, c) => receiptDetail(view, c.receipts, c.inbox, q),
     '/receipt/answer': (view, q, _f, c) => receiptAnswer(view, c.receipts, q),

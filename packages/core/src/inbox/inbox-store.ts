@@ -8,6 +8,7 @@
  * transactions.
  */
 import type { Store } from '../types';
+import type { BacklogInput, InboxBacklog } from './figures';
 import type {
   Delivery,
   DeliveryLease,
@@ -163,6 +164,11 @@ export interface InboxReader {
    * ({@link InboxReader.find} reads one delivery whole).
    */
   list(input?: DeliveryListInput): Promise<DeliverySummary[]>;
+  /**
+   * Per provider: the unfinished deliveries, the stuck ones and the oldest's age; with a window, the
+   * recently finished, dead and late ones. One bounded, index-served read ({@link BacklogInput}).
+   */
+  backlog(input: BacklogInput): Promise<InboxBacklog>;
 }
 
 /** A queue consumer's role: reading the delivery a job names, and ending its lease. */

@@ -6,6 +6,7 @@
  * @module @webhook-idempotency/core/inbox
  */
 export type { InboxOptions, InboxResponse } from './accept';
+export type { BacklogInput, InboxBacklog, ProviderBacklog } from './figures';
 export { GroupConflict } from '../receipt-group';
 export { InMemoryInbox, type InMemoryInboxOptions } from './memory-inbox';
 export {

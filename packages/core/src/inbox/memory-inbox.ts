@@ -1,6 +1,8 @@
 /** @module InMemoryInbox: the `InboxStore` contract over Maps, for tests and single-process development. */
 import { ConfigError } from '../errors';
 import { checkKeyPart } from '../request-key';
+import { backlogOf, resolveBacklogInput } from './backlog';
+import type { BacklogInput, InboxBacklog } from './figures';
 import { resolveListInput, resolvePurgeInput } from './list-input';
 import {
   type ClaimInput,
@@ -323,5 +325,10 @@ export class InMemoryInbox implements InboxStore {
       }
     }
     return deleted;
+  }
+
+  /** One pass over the stored deliveries, with `SqlInbox`'s limits; ages by this inbox's clock. */
+  async backlog(input: BacklogInput): Promise<InboxBacklog> {
+    return backlogOf(this.rows.values(), this.now(), resolveBacklogInput(input));
   }
 }

@@ -183,7 +183,9 @@ describe.each(databases)('dashboard repairs racing a worker (%s)', (_name, open)
     expect(got.status).toBe(200);
     expect(got.text).toContain('Retried 2 dead deliveries');
     expect(got.text).toContain('1 delivery was no longer dead as listed and was left as it is');
-    expect(got.text).toMatch(/evt_2<\/bdi><\/a><\/td><td data-label="now">was done meanwhile<\/td>/);
+    expect(got.text).toMatch(
+      /evt_2<\/bdi><\/a><\/td><td data-label="now">was done meanwhile<\/td>/,
+    );
   });
 
   it('Redeliver (no force) of a dead delivery run to done since the page: left done', async () => {

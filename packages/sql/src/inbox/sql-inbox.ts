@@ -46,6 +46,7 @@ import { toClaimed, toHeldRef, toLeasedRef, toStored, toSummary } from './rows';
 import { resolveInboxTable } from './schema';
 import { claimOptionsOf, receiptsOn } from './setup';
 import type { SqlInboxOptions } from './types';
+import { type BacklogInput, type InboxBacklog, readInboxBacklog } from './backlog';
 
 /** What `lapsed` takes. */
 type LapsedInput = Parameters<InboxStore['lapsed']>[0];
@@ -328,10 +329,7 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
    * @example
    * await inbox.purge({ olderThanMs: 30 * DAY });
    */
-  async purge(input: {
-    readonly olderThanMs: number;
-    readonly batchSize?: number;
-  }): Promise<number> {
+  async purge(input: Parameters<InboxStore['purge']>[0]): Promise<number> {
     const { olderThanMs, batchSize } = resolvePurgeInput(input);
     return deleteInChunks(
       (sql, params) => this.executor.query(sql, params),
@@ -340,4 +338,8 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
       batchSize,
     );
   }
+
+  /** Two grouped reads from the indexes, bounded in rows and time (backlog.ts). */
+  backlog = (input: BacklogInput): Promise<InboxBacklog> =>
+    readInboxBacklog(this.executor, this.spec, this.table, input);
 }

@@ -42,4 +42,5 @@ export class RacedInbox implements InboxStore {
   redeliver = (...args: Parameters<InboxStore['redeliver']>) => this.inbox.redeliver(...args);
   retryNow = (...args: Parameters<InboxStore['retryNow']>) => this.inbox.retryNow(...args);
   purge = (...args: Parameters<InboxStore['purge']>) => this.inbox.purge(...args);
+  backlog = (...args: Parameters<InboxStore['backlog']>) => this.inbox.backlog(...args);
 }
