@@ -2,7 +2,7 @@
  * @module The inbox vocabulary: stored deliveries, their lifecycle and the events. The
  * `InboxStore` contract, as the roles that use it, is in inbox-store.ts.
  */
-import type { AnsweredEvent } from './figures';
+import type { EndpointEvent } from './figures';
 
 /** Where a stored delivery is in its lifecycle. */
 export const DeliveryStatus = {
@@ -139,8 +139,8 @@ export type InboxEvent =
       readonly provider: string;
       readonly externalId: string;
     }
-  /** The endpoint answered a delivery with a key: its outcome, status and time ({@link AnsweredEvent}). */
-  | AnsweredEvent
+  /** The endpoint answered a delivery with a key, or started or stopped refusing a provider ({@link EndpointEvent}). */
+  | EndpointEvent
   /** The handler ran and committed, or the receipt showed it already had (`replayed: true`). */
   | { readonly type: 'processed'; readonly delivery: DeliveryRef; readonly replayed: boolean }
   /** The handler failed; the delivery is due again after `delayMs`. */
