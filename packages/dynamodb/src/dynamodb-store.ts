@@ -18,7 +18,13 @@ import type {
 } from '@webhook-idempotency/core';
 import { bounded, type DynamoDBClientLike, isException, senderFor } from './client';
 import type { CommitContext } from './commit';
-import { type GroupContext, pendingIds, recordAlone, recordInTransaction } from './group';
+import {
+  type GroupContext,
+  groupTurns,
+  pendingIds,
+  recordAlone,
+  recordInTransaction,
+} from './group';
 import { type Item, keyOf, expired, receiptId, toReceipt, UnexpectedItem } from './item';
 import {
   type DynamoDBStoreOptions,
@@ -79,10 +85,8 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
    */
   readonly withTransaction?: WithTransaction;
   /**
-   * Which of `keys` have a live receipt: a strongly consistent `GetItem` each, in parallel. With
-   * `transaction`, a key whose receipt the transaction records (not yet sent) counts too. Absent
-   * with `transactions: false`: several receipts are written all or nothing only by
-   * `TransactWriteItems` (`capabilities.groups` is `false`).
+   * Which of `keys` have a live receipt (consistent reads; in `transaction`, its own count too).
+   * Absent with `transactions: false`: no group without `TransactWriteItems` (`capabilities.groups`).
    */
   readonly known?: (
     keys: readonly KeyLike[],
@@ -90,10 +94,8 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
     transaction?: DynamoDBTransaction,
   ) => Promise<boolean[]>;
   /**
-   * The `completed` receipts of a group of first runs, all or nothing: one conditional `PutItem`
-   * for one entry, one `TransactWriteItems` of conditional puts for several (at most 100); with
-   * `transaction`, the puts join it and are sent with its commit (a receipt written meanwhile
-   * cancels the whole transaction). Absent with `transactions: false`, as {@link DynamoDBStore.known}.
+   * A group's `completed` receipts, all or nothing: one `PutItem`, or one `TransactWriteItems` of
+   * conditional puts (group.ts); in `transaction`, sent with its commit. Absent as `known` is.
    */
   readonly recordFirst?: (
     entries: readonly FirstRun[],
@@ -126,6 +128,7 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
         table: this.table,
         timeoutMs: this.options.requestTimeoutMs,
         retentionMs: this.options.retentionMs,
+        turns: groupTurns(),
       };
       this.known = (keys, at, transaction) => this.knownKeys(keys, at, transaction);
       this.recordFirst = (entries, at, transaction) =>
@@ -318,12 +321,10 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
     { now }: At,
     transaction?: DynamoDBTransaction,
   ): Promise<boolean[]> {
-    const pending = transaction
-      ? pendingIds(collectedBy(transaction), this.table)
-      : new Set<string>();
+    const pending = transaction && pendingIds(collectedBy(transaction), this.table);
     return Promise.all(
       keys.map(async (key) => {
-        if (pending.has(receiptId(key))) return true;
+        if (pending?.has(receiptId(key))) return true;
         const item = await this.read('known', key);
         return item !== undefined && !expired(item, now);
       }),

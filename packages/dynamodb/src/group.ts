@@ -43,6 +43,32 @@ export interface GroupContext {
   readonly timeoutMs: number;
   /** Milliseconds a finished receipt is kept (its TTL), or `undefined` for no TTL attribute. */
   readonly retentionMs: number | undefined;
+  /** Takes turns for this store's group transactions ({@link groupTurns}). */
+  readonly turns: <T>(work: () => Promise<T>) => Promise<T>;
+}
+
+/** How many of one store's group transactions are in flight at once. */
+const GROUPS_IN_FLIGHT = 8;
+
+/**
+ * Turns for a store's group transactions: at most {@link GROUPS_IN_FLIGHT} in flight, the others
+ * wait for one to end. Groups racing on one key conflict in DynamoDB (`TransactionConflict`) and
+ * are sent again; a burst of them unbounded would become a storm of conflicts and resends.
+ */
+export function groupTurns(): <T>(work: () => Promise<T>) => Promise<T> {
+  let inFlight = 0;
+  const waiting: (() => void)[] = [];
+  return async (work) => {
+    if (inFlight >= GROUPS_IN_FLIGHT) await new Promise<void>((resolve) => waiting.push(resolve));
+    else inFlight++;
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else inFlight--;
+    }
+  };
 }
 
 /** Sends after a `TransactionConflict`, and the pause before the first (doubled every time, jittered). */
@@ -118,6 +144,16 @@ export async function recordAlone(
   if (puts.length === 1) return putOne(context, puts[0]!, token);
   const TransactItems: TransactWriteItem[] = puts.map((Put) => ({ Put }));
   const keys = entries.map(({ key }) => key);
+  return context.turns(() => sendGroup(context, TransactItems, keys, known));
+}
+
+/** The group's `TransactWriteItems`, sent again after a conflict while none of its keys has a receipt. */
+async function sendGroup(
+  context: GroupContext,
+  TransactItems: TransactWriteItem[],
+  keys: readonly KeyLike[],
+  known: (keys: readonly KeyLike[]) => Promise<boolean[]>,
+): Promise<boolean> {
   for (let retry = 0; ; retry++) {
     try {
       // A new command each time: a new ClientRequestToken (the SDK's own retries keep theirs).
