@@ -9,6 +9,12 @@ import {
   resolveGuardOptions,
   type RunOptions,
 } from './guard-options';
+import {
+  type GroupMembers,
+  type GroupOptions,
+  type GroupResult,
+  runReceiptGroup,
+} from './receipt-group';
 import { ReceiptWrites, type TicketEnv } from './receipt-writes';
 import { RequestKey, type KeyLike } from './request-key';
 import { storeCall } from './store-call';
@@ -300,8 +306,16 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     return new RequestInProgress(key.provider, key.externalId, retryAfterSeconds);
   }
 
-  /** @internal A handler's result as this guard stores it (its codec's encoding): for runs the inbox worker batches. */
-  encode(value: R): string {
-    return this.codec.encode(value);
+  /**
+   * @internal Runs first runs of `keys` as one group in a transaction of the store, their
+   * receipts recorded together by the Store contract's group operations, each result stored with
+   * this guard's codec: what the inbox worker's groups run through. See {@link runReceiptGroup}.
+   */
+  group<W>(
+    keys: readonly KeyLike[],
+    work: (members: GroupMembers<Tx>) => Promise<void>,
+    options?: GroupOptions<Tx, W>,
+  ): Promise<GroupResult<W>> {
+    return runReceiptGroup({ ...this.env, tracer: this.tracer }, keys, work, options);
   }
 }
