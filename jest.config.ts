@@ -37,6 +37,8 @@ export const SERIAL_GROUPS = {
     '/packages/reliability/test/(storm|connection-faults|group-commit-durability|hung-handler|pg-terminated|connection-lost-under-handler|memory)\\.test\\.ts$',
     '/packages/reliability/test/regression/batch-longer-than-stale\\.test\\.ts$',
     '/packages/redis/test/faults\\.test\\.ts$',
+    '/packages/dynamodb/test/faults\\.test\\.ts$',
+    '/packages/reliability/test/dynamodb-storm\\.test\\.ts$',
   ],
   inbox: [
     '/packages/sql/test/(inbox-proof|inbox-proof-bounds|crash|cross-process)\\.test\\.ts$',
@@ -104,15 +106,12 @@ const config: Config = {
     // The parallel lane of `pnpm test` leaves the serial suites to the lane after it.
     ...(process.env.WI_JEST_LANE === 'parallel' ? SERIAL_SUITES : []),
   ],
-  // Starts PostgreSQL, MariaDB and Redis for the store and queue tests (and stops them afterwards);
-  // `WI_JEST_SERVERS=none` starts none, for a run of suites that need no server
+  // Generates the Prisma clients the ORM suites import, when out of date (a fresh clone has none),
+  // and starts PostgreSQL, MariaDB and Redis for the store and queue tests (and stops them
+  // afterwards); `WI_JEST_SERVERS=none` starts no server, for a run of suites that need none
   // (test-support/run-node-lines.ts on the lines between the oldest and the newest).
-  ...(process.env.WI_JEST_SERVERS === 'none'
-    ? {}
-    : {
-        globalSetup: '<rootDir>/test-support/global-setup.ts',
-        globalTeardown: '<rootDir>/test-support/global-teardown.ts',
-      }),
+  globalSetup: '<rootDir>/test-support/global-setup.ts',
+  globalTeardown: '<rootDir>/test-support/global-teardown.ts',
   testTimeout: 30_000,
   reporters: ['default', '<rootDir>/test-support/summary-reporter.js'],
 };

@@ -3,11 +3,13 @@
 // src/, package.json and tsdown config, and the shared build config). `pnpm publish --dry-run`,
 // the packed-tarball consumers and `pnpm pack` then build each package once per checkout state,
 // not once per caller. `pnpm build` always rebuilds. Callers packing the same package at once (two
-// test files in parallel) take turns through a lock folder, so a stale dist is built once and
-// never packed half-written.
+// test files in parallel) take turns through a lock file (scripts/lock.mjs), so a stale dist is
+// built once and never packed half-written; a lock left by a build that was killed is taken over
+// at once.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { withLock } from './lock.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const dir = process.cwd();
@@ -37,40 +39,16 @@ const stale = () =>
   !existsSync(stamp) ||
   Math.max(...inputs.map(newest)) >= statSync(stamp).mtimeMs;
 
-/** A build takes well under this; a lock older than it was left by a killed build. */
-const LOCK_EXPIRES_MS = 10 * 60_000;
+// Inside node_modules/, so the tarball does not carry it; the name of the folder earlier versions
+// of this script made (lock.mjs takes such a folder over).
 const lock = join(dir, 'node_modules', '.wi-building');
 
-/** Takes the package's build lock, waiting at most LOCK_EXPIRES_MS for another caller's build. */
-function acquire() {
-  mkdirSync(join(dir, 'node_modules'), { recursive: true });
-  const deadline = Date.now() + LOCK_EXPIRES_MS;
-  for (;;) {
-    try {
-      mkdirSync(lock);
-      return;
-    } catch (error) {
-      if (error.code !== 'EEXIST') throw error;
-    }
-    const age = existsSync(lock) ? Date.now() - statSync(lock).mtimeMs : 0;
-    if (age > LOCK_EXPIRES_MS) rmSync(lock, { recursive: true, force: true });
-    else if (Date.now() > deadline) throw new Error(`${lock} is still held after 10 minutes`);
-    else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
-  }
-}
-
 if (stale()) {
-  acquire();
-  try {
+  mkdirSync(join(dir, 'node_modules'), { recursive: true });
+  withLock(lock, `the build of ${relative(root, dir) || dir}`, () => {
     // Another caller may have built it while this one waited.
-    if (stale()) {
-      execFileSync(join(root, 'node_modules', '.bin', 'tsdown'), [], {
-        cwd: dir,
-        stdio: 'inherit',
-      });
-      writeFileSync(stamp, `${new Date().toISOString()}\n`);
-    }
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
+    if (!stale()) return;
+    execFileSync(join(root, 'node_modules', '.bin', 'tsdown'), [], { cwd: dir, stdio: 'inherit' });
+    writeFileSync(stamp, `${new Date().toISOString()}\n`);
+  });
 }

@@ -9,6 +9,7 @@ import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { Watchdog } from './watchdog';
 
 const run = promisify(execFile);
 
@@ -126,7 +127,10 @@ function uidOf(user: string): number {
   return Number(line.split(':')[2]);
 }
 
-async function startMariadb(dir: string): Promise<{ mysqlUrl: string; mariadb: ChildProcess }> {
+async function startMariadb(
+  dir: string,
+  watchdog: Watchdog | undefined,
+): Promise<{ mysqlUrl: string; mariadb: ChildProcess }> {
   const hint =
     'Install MariaDB: apt-get install -y --no-install-recommends mariadb-server (.ci/run does).';
   requireBinary(MARIADBD, hint);
@@ -162,6 +166,7 @@ async function startMariadb(dir: string): Promise<{ mysqlUrl: string; mariadb: C
     ],
     { stdio: ['ignore', log, log] },
   );
+  if (mariadb.pid !== undefined) watchdog?.watchPid(mariadb.pid);
   let exited: string | undefined;
   mariadb.once('exit', (code, signal) => (exited = `exited with ${code ?? signal}`));
   const deadline = Date.now() + READY_TIMEOUT_MS;
@@ -176,14 +181,20 @@ async function startMariadb(dir: string): Promise<{ mysqlUrl: string; mariadb: C
   return { mysqlUrl: `mysql://root@127.0.0.1:${port}/`, mariadb };
 }
 
-/** Starts both servers in one temporary folder; stops whatever started when the other fails. */
-export async function startDatabases(): Promise<RunningDatabases> {
+/**
+ * Starts both servers in one temporary folder; stops whatever started when the other fails.
+ * `watchdog` (test-support/watchdog.ts) learns the folder and the servers as they start, so they
+ * are stopped and the folder removed should this process end without calling
+ * {@link stopDatabases}.
+ */
+export async function startDatabases(watchdog?: Watchdog): Promise<RunningDatabases> {
   const dir = mkdtempSync(join(tmpdir(), 'wi-db-'));
+  watchdog?.watchDir(dir);
   const started: { -readonly [K in keyof RunningDatabases]: RunningDatabases[K] } = { dir };
   try {
     const [pgResult, mysqlResult] = await Promise.allSettled([
       startPostgres(dir),
-      startMariadb(dir),
+      startMariadb(dir, watchdog),
     ]);
     if (pgResult.status === 'fulfilled') Object.assign(started, pgResult.value);
     if (mysqlResult.status === 'fulfilled') Object.assign(started, mysqlResult.value);

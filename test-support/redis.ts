@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { freePort } from './databases';
+import type { Watchdog } from './watchdog';
 
 export const REDIS_SERVER = process.env.WI_REDIS_SERVER ?? '/usr/bin/redis-server';
 const READY_TIMEOUT_MS = 15_000;
@@ -37,8 +38,11 @@ export function pong(port: number): Promise<boolean> {
   });
 }
 
-/** Starts `redis-server` on a free 127.0.0.1 port, without persistence; resolves once it answers PING. */
-export async function startRedis(): Promise<RunningRedis> {
+/**
+ * Starts `redis-server` on a free 127.0.0.1 port, without persistence; resolves once it answers
+ * PING. `watchdog` learns its PID (it is stopped should this process end without {@link stopRedis}).
+ */
+export async function startRedis(watchdog?: Watchdog): Promise<RunningRedis> {
   if (!existsSync(REDIS_SERVER)) {
     throw new Error(
       `Redis server binary missing: ${REDIS_SERVER}. Install it: apt-get install -y --no-install-recommends redis-server (.ci/run does). The BullMQ tests never skip Redis.`,
@@ -49,6 +53,7 @@ export async function startRedis(): Promise<RunningRedis> {
   const redis = spawn(REDIS_SERVER, [...args, '--daemonize', 'no', '--loglevel', 'warning'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  if (redis.pid !== undefined) watchdog?.watchPid(redis.pid);
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);

@@ -11,7 +11,9 @@
  *
  * Workloads: first delivery (claim + complete), replay (a completed receipt), and transactional
  * first delivery (claim, BEGIN, one business INSERT, complete, COMMIT). The Redis store's rows
- * (first delivery and replay; it has no transactions) come from `redis.bench.ts`, in the same run.
+ * (first delivery and replay; it has no transactions) come from `redis.bench.ts`, and the DynamoDB
+ * store's (against Powertools' idempotency utility on the same server) from `dynamodb.bench.ts`,
+ * in the same run.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -30,6 +32,7 @@ import {
 } from '../../packages/reliability/src/durable-databases';
 import { dialects } from '../../packages/sql/src/dialects';
 import { buildQueries } from '../../packages/sql/src/queries';
+import { dynamodbRows } from './dynamodb.bench';
 import { redisRows } from './redis.bench';
 
 const run = promisify(execFile);
@@ -420,6 +423,7 @@ export async function runSqlBench(): Promise<Row[]> {
     if (!only || only.includes('mariadb')) rows.push(...(await mariadbRows(dir)));
     if (!only || only.includes('sqlite')) rows.push(...(await sqliteRows(dir)));
     if (!only || only.includes('redis')) rows.push(...(await redisRows(dir)));
+    if (!only || only.includes('dynamodb')) rows.push(...(await dynamodbRows(dir)));
     return rows;
   } finally {
     rmSync(dir, { recursive: true, force: true });

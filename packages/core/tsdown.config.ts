@@ -4,5 +4,6 @@ export default library({
   index: 'src/index.ts',
   adapter: 'src/adapter.ts',
   inbox: 'src/inbox/index.ts',
+  alerts: 'src/alerts/index.ts',
   testing: 'src/testing/index.ts',
 });

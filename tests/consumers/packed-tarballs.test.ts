@@ -2,11 +2,14 @@
  * The packages as users meet them: packed by pnpm (once per jest run, test-support/packs.ts),
  * installed with plain npm in an empty folder outside the workspace, then required, imported and
  * type-checked there, on the machine's Node and on every line of NODE_LINES
- * (test-support/node-lines.ts), each with its own better-sqlite3.
+ * (test-support/node-lines.ts), each with its own better-sqlite3. And the README's Install
+ * section, its commands run as written: `pnpm pack:all`, then `npm i` of the tarballs in an app
+ * that compiles with only the database driver it chose.
  */
 import { execFile } from 'node:child_process';
 import {
   cpSync,
+  existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -16,7 +19,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import {
@@ -66,6 +69,9 @@ const FRAMEWORKS = [
   'pg-boss@12.38.0',
   'ioredis@6.0.0',
   'redis@6.4.0',
+  '@aws-sdk/client-dynamodb@3.1178.0',
+  '@aws-sdk/lib-dynamodb@3.1178.0',
+  '@aws-sdk/util-dynamodb@3.996.9',
 ];
 /**
  * The ORMs the sql package's entry points serve, installed in a second `npm install`: in one
@@ -95,6 +101,8 @@ const APPS = [
   'express-postgres-js.mjs',
   'express-redis.cjs',
   'express-redis.mjs',
+  'express-dynamodb.cjs',
+  'express-dynamodb.mjs',
   'fastify-memory.cjs',
   'fastify-memory.mjs',
   'koa-memory.cjs',
@@ -106,6 +114,11 @@ const APPS = [
   'nestjs-express.cjs',
   'nestjs-fastify.mjs',
 ];
+/**
+ * Provider SDKs whose types the presets' type-only entries derive their event maps from: only the
+ * consumer that compiles provider-sdks/ needs them (the README's app installs none).
+ */
+const PROVIDER_SDKS = ['stripe@23.1.0', '@octokit/openapi-webhooks-types@12.2.0'];
 const RESOLUTIONS = ['node16', 'nodenext', 'bundler'];
 /** Every Node the apps run on: the machine's, then each line of NODE_LINES. */
 const NODE_NAMES = ['machine', ...NODE_LINES];
@@ -124,12 +137,14 @@ async function makeConsumer(node: NodeRuntime): Promise<string> {
   );
   cpSync(join(__dirname, 'apps'), dir, { recursive: true });
   cpSync(join(__dirname, 'types'), join(dir, 'types'), { recursive: true });
+  cpSync(join(__dirname, 'provider-sdks'), join(dir, 'provider-sdks'), { recursive: true });
   // Scripts are off: ours have none, and better-sqlite3 comes prebuilt for this Node (a local folder).
   await npmInstall(dir, [
     ...packed.map((pkg) => pkg.tarball),
     ...FRAMEWORKS,
     node.betterSqlite3,
     ...TYPES,
+    ...PROVIDER_SDKS,
   ]);
   await npmInstall(dir, ORMS);
   return dir;
@@ -413,4 +428,113 @@ describe('a TypeScript consumer', () => {
       expect(result).toBe('');
     },
   );
+});
+
+describe('a TypeScript consumer with provider SDKs installed', () => {
+  it("types the presets' events with the SDKs' own types (strict, skipLibCheck: false): misspelt names fail", async () => {
+    const consumer = consumers.get('machine');
+    if (!consumer) throw new Error('no consumer project for the machine Node');
+    const tsc = join(consumer.dir, 'node_modules', 'typescript', 'bin', 'tsc');
+    const result = await run(
+      process.execPath,
+      [tsc, '-p', join('provider-sdks', 'tsconfig.json')],
+      {
+        cwd: consumer.dir,
+      },
+    ).then(
+      () => '',
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+    expect(result).toBe('');
+  });
+});
+
+/** The lines of the sh block of README's Install section whose first line starts with `start`. */
+function readmeInstallBlock(start: string): string[] {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const from = readme.indexOf('\n## Install\n');
+  const section = readme.slice(from, readme.indexOf('\n## ', from + 1));
+  const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((match) =>
+    match[1]!.trim().split('\n'),
+  );
+  const block = blocks.find((lines) => lines[0]!.startsWith(start));
+  if (!block) throw new Error(`README's Install section has no sh block starting with ${start}`);
+  return block;
+}
+
+/**
+ * What the README's Install section tells someone trying the packages in an app of their own
+ * before a release: its commands, run as written (`sh -c`, each line), with HOME a folder of the
+ * test's so `~/wi-packs` is its own. npm keeps the machine's settings and cache, with install
+ * scripts off: the registry's better-sqlite3 then has no binary, and the build for this Node
+ * takes its place (as for every consumer here).
+ */
+describe("the README's install: pnpm pack:all, then npm i of the tarballs in an app", () => {
+  const home = join(work, 'home');
+  const app = join(home, 'app');
+  let printed = '';
+  let compiled = '';
+
+  beforeAll(async () => {
+    mkdirSync(app, { recursive: true });
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'app', private: true }));
+    const { stdout: cache } = await run('npm', ['config', 'get', 'cache']);
+    const env = {
+      ...process.env,
+      HOME: home,
+      npm_config_userconfig: join(homedir(), '.npmrc'),
+      npm_config_cache: cache.trim(),
+      npm_config_ignore_scripts: 'true',
+    };
+    const sh = (line: string, cwd: string) =>
+      run('sh', ['-c', line], { cwd, env, maxBuffer: 16 * 1024 * 1024 });
+    for (const line of readmeInstallBlock('pnpm pack:all'))
+      printed += (await sh(line, repoRoot)).stdout;
+    for (const line of readmeInstallBlock('npm i ~/wi-packs/')) await sh(line, app);
+    // The packages whose peers are optional, and the toolchain of a TypeScript app.
+    const optional = ['dashboard', 'providers', 'cli', 'fetch', 'opentelemetry'].map((name) =>
+      join(home, 'wi-packs', `webhook-idempotency-${name}.tgz`),
+    );
+    await npmInstall(app, [
+      ...optional,
+      '@opentelemetry/api@1.9.1',
+      'typescript@6.0.3',
+      '@types/node@20.19.43',
+    ]);
+    const machine = consumers.get('machine');
+    if (!machine) throw new Error('no consumer project for the machine Node');
+    rmSync(join(app, 'node_modules', 'better-sqlite3'), { recursive: true });
+    symlinkSync(machine.node.betterSqlite3, join(app, 'node_modules', 'better-sqlite3'), 'dir');
+    cpSync(join(__dirname, 'driver-only'), app, { recursive: true });
+    for (const file of ['express-sqlite.mjs', 'deliveries.cjs'])
+      cpSync(join(__dirname, 'apps', file), join(app, file));
+    // Checking every declaration (no skipLibCheck) takes a while: done here, judged below.
+    const tsc = join(app, 'node_modules', 'typescript', 'bin', 'tsc');
+    compiled = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app }).then(
+      () => '',
+      (error: { stdout?: string }) => error.stdout ?? String(error),
+    );
+  }, 15 * 60_000);
+
+  it('pnpm pack:all prints the npm i line the README gives', () => {
+    const [line] = readmeInstallBlock('npm i ~/wi-packs/');
+    expect(printed.split('\n')).toContain(line!.replaceAll('~/', `${home}/`));
+  });
+
+  it('the app serves a duplicate from the receipt', async () => {
+    const { stdout } = await run(process.execPath, ['express-sqlite.mjs'], {
+      cwd: app,
+      timeout: 60_000,
+    });
+    expectDuplicateReplayed(stdout);
+  });
+
+  it('its TypeScript compiles (strict, skipLibCheck: false) with better-sqlite3 the only driver', () => {
+    expect(
+      ['knex', 'pg', 'mysql2', 'postgres', 'kysely', 'drizzle-orm', '@prisma/client'].filter(
+        (driver) => existsSync(join(app, 'node_modules', driver)),
+      ),
+    ).toEqual([]);
+    expect(compiled).toBe('');
+  });
 });

@@ -15,3 +15,5 @@ CREATE TABLE IF NOT EXISTS "webhook_receipts" (
 CREATE INDEX IF NOT EXISTS "webhook_receipts_status_idx" ON "webhook_receipts" (status, claimed_at);
 
 CREATE INDEX IF NOT EXISTS "webhook_receipts_finished_idx" ON "webhook_receipts" (finished_at);
+
+CREATE INDEX IF NOT EXISTS "webhook_receipts_claimed_idx" ON "webhook_receipts" (claimed_at, provider, external_id);

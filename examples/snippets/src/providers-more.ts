@@ -78,7 +78,7 @@ export function sentryBitbucketKeys(
   const sentry = providers.sentry({ clientSecret: process.env.SENTRY_CLIENT_SECRET! });
   const bitbucket = providers.bitbucket({ secret: process.env.BITBUCKET_WEBHOOK_SECRET! });
   // #endregion sentry-bitbucket
-  let preset = sentry;
+  let preset: ProviderPreset = sentry;
   // #region sentry-bitbucket
   preset.key(sentryRequest); // 'f6bc3a11-0b6f-4e2e-9d9f-5d6a0c3f9e21' (Request-ID)
   // #endregion sentry-bitbucket

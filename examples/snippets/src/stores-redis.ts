@@ -32,10 +32,7 @@ export async function ioredisExample(
 }
 
 /** The same over node-redis. */
-export async function nodeRedisExample(): Promise<{
-  client: ReturnType<typeof createClient>;
-  guard: IdempotencyGuard;
-}> {
+export async function nodeRedisExample() {
   // #region node-redis
   const client = createClient({ url: process.env.REDIS_URL });
   // Required by node-redis: an 'error' event without a listener ends the process.

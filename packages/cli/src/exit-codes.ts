@@ -21,13 +21,19 @@ export const ExitCode = {
   /**
    * Refused, nothing changed: `release` (the receipt is not processing, or its claim is fresh:
    * `--force`), `inbox retry` (the delivery is processing or done), `redeliver` (the delivery is
-   * not finished, or it is done and `--force` was not given).
+   * not finished, or it is done and `--force` was not given); and each of them when the receipt or
+   * delivery moved between the command's read and its write (it is left as it is).
    */
   REFUSED: 6,
   /** `status --fail-on-stuck` found stuck receipts. */
   STUCK: 7,
   /** `inbox dead --fail-on-dead` found dead-lettered deliveries. */
   DEAD: 8,
+  /**
+   * `inbox retry --all-dead` left one or more matched deliveries as they are: they were no longer
+   * dead as listed when their turn came (the output names them); the others were retried.
+   */
+  LEFT: 9,
 } as const;
 
 /** One of {@link ExitCode}. */

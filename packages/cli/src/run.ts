@@ -100,7 +100,7 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
     )
     .addHelpText(
       'after',
-      '\nExit codes: 0 ok, 1 error, 2 usage, 3 cannot connect, 4 table missing,\n5 not found, 6 refused (release, inbox retry, redeliver: nothing changed),\n7 stuck receipts (status --fail-on-stuck),\n8 dead deliveries (inbox dead --fail-on-dead).\n',
+      '\nExit codes: 0 ok, 1 error, 2 usage, 3 cannot connect, 4 table missing,\n5 not found, 6 refused (release, inbox retry, redeliver: nothing changed),\n7 stuck receipts (status --fail-on-stuck),\n8 dead deliveries (inbox dead --fail-on-dead),\n9 some left as they are (inbox retry --all-dead: they changed meanwhile).\n',
     );
 
   program

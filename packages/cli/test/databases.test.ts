@@ -70,6 +70,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
       dialect: target.dialect,
       table: 'webhook_receipts',
       created: false,
+      indexesAdded: [],
     });
   });
 
@@ -265,6 +266,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
       dialect: target.dialect,
       table: 'webhook_receipts',
       created: expect.any(Boolean), // false after the first test; true in a filtered run
+      indexesAdded: [],
       inbox: { table: 'webhook_inbox', created: true },
     });
     expect((await run('migrate', '--inbox')).stdout).toMatch(

@@ -89,3 +89,10 @@ export {
 export type { BatchEntry, DeliveryBatcher } from './inbox/types';
 export { numberOption } from './inbox/run';
 export { resolveListInput, resolvePurgeInput } from './inbox/list-input';
+export {
+  BACKLOG_LIMITS,
+  type BacklogRow,
+  backlogOf,
+  type ResolvedBacklogInput,
+  resolveBacklogInput,
+} from './inbox/backlog';

@@ -340,6 +340,9 @@ export class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
       trace.storeError('transaction', lost ? lost.cause : error, trace.mark);
       return lost ?? new StoreError('transaction', error);
     }
+    // A store whose transaction checks the receipt's fence only as it commits (DynamoDB's
+    // TransactWriteItems) reports a claim taken over meanwhile from the commit.
+    if (stage === 'commit' && error instanceof ClaimLost) trace.claimLost('complete', trace.mark);
     return error ?? new Error('the transaction failed');
   }
 

@@ -46,6 +46,12 @@ export interface StoreCapabilities {
    * injectable clock); `'store'` uses its own (a database's), and ignores `now`.
    */
   readonly clock: 'caller' | 'store';
+  /**
+   * The longest response (the codec's encoded text, in UTF-8 bytes) the store can keep, when it
+   * has a limit of its own (a DynamoDB item holds 400 KB); absent: none. A store with one refuses
+   * a longer response in {@link Store.complete} with `ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE`.
+   */
+  readonly maxResponseBytes?: number;
 }
 
 /** Time passed to every store call; a `'store'`-clock store ignores it. Milliseconds since the epoch. */

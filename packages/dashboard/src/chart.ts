@@ -1,6 +1,7 @@
 /**
  * @module The last hour as two bar charts in inline SVG, drawn on the server: deliveries per
- * minute (completed and failed) and the completed ones' mean handler time. Each bar has a title,
+ * minute (completed and failed) and the completed ones' mean handler time; and the last day's
+ * answer time per hour. Each bar has a title,
  * and a data table says the same without the picture; the script only adds a keyboard readout.
  */
 import type { ActivityBucket } from '@webhook-idempotency/sql';
@@ -80,4 +81,17 @@ ${bars(buckets, { value: (b) => b.meanHandlerMs ?? 0 }, times, ['time'], duratio
 <div class="scroll"><table><caption>Finished receipts per minute, last hour (UTC)</caption>
 <thead><tr><th scope="col">minute</th><th scope="col" class="n">completed</th><th scope="col" class="n">failed</th><th scope="col" class="n">mean time</th><th scope="col" class="n">longest</th></tr></thead>
 <tbody>${rows.length ? rows : html`<tr><td colspan="5">Nothing finished in the last hour.</td></tr>`}</tbody></table></div></details>`;
+}
+
+/** The last day's answer time: the completed receipts' mean and longest time per hour. */
+export function hourlyChart(buckets: readonly ActivityBucket[]): Html {
+  const times = (b: ActivityBucket) =>
+    b.meanHandlerMs === null
+      ? `${minute(b.start)} UTC: nothing completed`
+      : `${minute(b.start)} UTC: mean ${duration(b.meanHandlerMs)}, longest ${duration(b.maxHandlerMs ?? 0)}, ${b.completed} completed`;
+  return html`<figure data-chart>
+<figcaption id="chart-day">Answer time per hour, last day (mean, completed receipts)</figcaption>
+${bars(buckets, { value: (b) => b.meanHandlerMs ?? 0 }, times, ['time'], duration, 'chart-day')}
+<p class="readout muted" aria-live="polite"></p>
+</figure>`;
 }

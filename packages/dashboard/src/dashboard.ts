@@ -52,7 +52,7 @@ const needInbox =
  */
 const PAGES = new Map<string, Route<unknown>>(
   Object.entries({
-    '/': (view, _q, _f, c) => overview(view, c.receipts, c.inbox),
+    '/': (view, _q, _f, c) => overview(view, c.receipts, c.inbox, c.stuckAfterMs),
     '/receipts': (view, q, _f, c) => receiptList(view, c.receipts, q),
     '/receipt': (view, q, _f, c) => receiptDetail(view, c.receipts, c.inbox, q),
     '/receipt/answer': (view, q, _f, c) => receiptAnswer(view, c.receipts, q),
@@ -71,7 +71,7 @@ const ACTIONS = new Map<string, { confirm: Route<unknown>; perform: Route<unknow
     },
     '/delivery/retry': {
       confirm: needInbox((inbox, view, q) => actions.confirmRetry(view, inbox, q)),
-      perform: needInbox((inbox, view, q) => actions.retry(view, inbox, q)),
+      perform: needInbox((inbox, view, q, f) => actions.retry(view, inbox, q, f)),
     },
     '/delivery/redeliver': {
       confirm: needInbox((inbox, view, q) => actions.confirmRedeliver(view, inbox, q)),

@@ -14,6 +14,8 @@ import type {
   ActivityOptions,
   ActivityReport,
   AdminPurgeOptions,
+  ExpectedClaim,
+  ForgetOptions,
   ForgetResult,
   ListOptions,
   ProviderCounts,
@@ -39,8 +41,21 @@ const positive = (option: string, value: unknown, allowZero = false): number => 
   return value;
 };
 
-const summary = ({ response: _r, fingerprint: _f, ...rest }: Receipt & { claimAgeMs: number }) =>
-  rest as ReceiptSummary;
+const summary = ({
+  response: _r,
+  fingerprint: _f,
+  ...rest
+}: Receipt & { claimAgeMs: number }): ReceiptSummary => ({
+  ...rest,
+  // The store's times are whole milliseconds: the exact text is the Date's, to the µs.
+  claimedAtText: `${rest.claimedAt.toISOString().slice(0, 23)}000Z`,
+});
+
+/** True when `receipt` is still the claim `expected` names (or nothing was expected). */
+const isClaimSeen = (receipt: ObservedReceipt, expected: ExpectedClaim | undefined) =>
+  expected === undefined ||
+  (receipt.attempts === expected.attempts &&
+    receipt.claimedAt.getTime() === expected.claimedAt.getTime());
 
 const finished = (r: Receipt) => r.status !== 'processing' && r.finishedAt !== null;
 
@@ -175,6 +190,8 @@ export class InMemoryReceipts implements DashboardReceipts {
     const staleAfterMs = positive('staleAfterMs', options.staleAfterMs);
     const receipt = await this.find(key);
     if (!receipt) return { released: false, reason: 'not-found', receipt: null };
+    if (!isClaimSeen(receipt, options.expected))
+      return { released: false, reason: 'changed', receipt };
     if (receipt.status !== 'processing')
       return { released: false, reason: 'not-processing', receipt };
     if (receipt.claimAgeMs < staleAfterMs && options.force !== true)
@@ -195,9 +212,11 @@ export class InMemoryReceipts implements DashboardReceipts {
       : { released: false, reason: 'not-found', receipt: null };
   }
 
-  async forget(key: KeyLike): Promise<ForgetResult> {
+  async forget(key: KeyLike, options: ForgetOptions = {}): Promise<ForgetResult> {
     const receipt = await this.find(key);
     if (!receipt) return { forgotten: false, reason: 'not-found', receipt: null };
+    if (!isClaimSeen(receipt, options.expected))
+      return { forgotten: false, reason: 'changed', receipt };
     if (receipt.status === 'processing') return { forgotten: false, reason: 'processing', receipt };
     if (this.store.forget(key, receipt)) return { forgotten: true, receipt };
     const after = await this.find(key);

@@ -15,6 +15,8 @@ export interface DashboardConfig<Native = unknown> {
   readonly basePath: string;
   readonly readOnly: boolean;
   readonly staleAfterMs: number;
+  /** An inbox delivery unfinished for longer than this after its receipt is stuck. */
+  readonly stuckAfterMs: number;
   readonly secret: Buffer;
   readonly challenge: string | undefined;
   readonly onError: (error: unknown) => void;
@@ -27,6 +29,7 @@ const KNOWN = new Set([
   'basePath',
   'readOnly',
   'staleAfterSeconds',
+  'stuckAfterSeconds',
   'secret',
   'challenge',
   'onError',
@@ -43,6 +46,8 @@ const RECEIPTS_METHODS = [
 ] as const;
 const INBOX_METHODS = ['list', 'find', 'redeliver', 'retryNow'] as const;
 const MIN_SECRET_BYTES = 32;
+/** The inbox's stuck threshold by default: the worker's poll and a few retries' backoff. */
+const DEFAULT_STUCK_AFTER_SECONDS = 300;
 
 const hasMethods = (value: unknown, names: readonly string[]): boolean =>
   typeof value === 'object' &&
@@ -114,6 +119,9 @@ export function resolveDashboardOptions<Native>(
   const stale = options.staleAfterSeconds ?? DEFAULT_STALE_AFTER_SECONDS;
   if (typeof stale !== 'number' || !Number.isFinite(stale) || stale <= 0)
     throw new ConfigError('staleAfterSeconds', `must be a positive number, got ${String(stale)}`);
+  const stuck = options.stuckAfterSeconds ?? DEFAULT_STUCK_AFTER_SECONDS;
+  if (typeof stuck !== 'number' || !Number.isFinite(stuck) || stuck <= 0)
+    throw new ConfigError('stuckAfterSeconds', `must be a positive number, got ${String(stuck)}`);
   if (challenge !== undefined && (typeof challenge !== 'string' || /[\r\n]/.test(challenge)))
     throw new ConfigError('challenge', 'must be a one-line string');
   if (onError !== undefined && typeof onError !== 'function')
@@ -125,6 +133,7 @@ export function resolveDashboardOptions<Native>(
     basePath: resolveBasePath(options.basePath),
     readOnly,
     staleAfterMs: stale * 1000,
+    stuckAfterMs: stuck * 1000,
     secret: resolveSecret(options.secret),
     challenge,
     onError: onError ?? (() => undefined),

@@ -107,15 +107,27 @@ export const timeValue = (date: Date | undefined): string | undefined =>
 /** The keyset cursor of the receipts listing: the last receipt of the page before. */
 export interface Cursor {
   readonly claimedAt: Date;
+  /** Its claim time exactly as stored (µs included), as the listing returned it. */
+  readonly claimedAtText?: string;
   readonly provider: string;
   readonly externalId: string;
 }
 
-/** A cursor as it travels in a link: opaque, URL-safe. */
+const EXACT_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+/** A cursor as it travels in a link: opaque, URL-safe; the exact claim time when there is one. */
 export const encodeCursor = (c: Cursor): string =>
-  Buffer.from(JSON.stringify([c.claimedAt.getTime(), c.provider, c.externalId])).toString(
-    'base64url',
-  );
+  Buffer.from(
+    JSON.stringify([c.claimedAtText ?? c.claimedAt.getTime(), c.provider, c.externalId]),
+  ).toString('base64url');
+
+/** The claim time of a cursor's first element: the exact text, or epoch milliseconds. */
+function claimTimeOf(value: unknown): Pick<Cursor, 'claimedAt' | 'claimedAtText'> | undefined {
+  if (Number.isSafeInteger(value)) return { claimedAt: new Date(value as number) };
+  if (typeof value !== 'string' || !EXACT_TIME.test(value)) return undefined;
+  const claimedAt = new Date(`${value.slice(0, 23)}Z`);
+  return Number.isNaN(claimedAt.getTime()) ? undefined : { claimedAt, claimedAtText: value };
+}
 
 /** The cursor in `after`, or `undefined`; a forged or broken one is a 400. */
 export function cursor(params: URLSearchParams): Cursor | undefined {
@@ -124,20 +136,17 @@ export function cursor(params: URLSearchParams): Cursor | undefined {
   try {
     if (value.length > 1000 || !/^[A-Za-z0-9_-]+$/.test(value)) throw new Error('not base64url');
     const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+    const time = Array.isArray(parsed) ? claimTimeOf(parsed[0]) : undefined;
     if (
       Array.isArray(parsed) &&
       parsed.length === 3 &&
-      Number.isSafeInteger(parsed[0]) &&
+      time &&
       typeof parsed[1] === 'string' &&
       typeof parsed[2] === 'string' &&
       parsed[1] !== '' &&
       parsed[2] !== ''
     )
-      return {
-        claimedAt: new Date(parsed[0] as number),
-        provider: parsed[1],
-        externalId: parsed[2],
-      };
+      return { ...time, provider: parsed[1], externalId: parsed[2] };
   } catch {
     // Answered below.
   }

@@ -41,6 +41,11 @@ export interface DashboardOptions<Native = unknown> {
   /** The guard's `staleAfterSeconds`: a `processing` claim older than this is stuck. Defaults to 300. */
   staleAfterSeconds?: number;
   /**
+   * How long after its receipt an inbox delivery may stay unfinished before the overview counts it
+   * stuck (the alert watcher's and `observeInbox`'s `stuckAfterMs`, in seconds). Defaults to 300.
+   */
+  stuckAfterSeconds?: number;
+  /**
    * The key of the CSRF tokens (HMAC-SHA256), at least 32 bytes. Defaults to random bytes drawn
    * when the dashboard is built: give every instance behind one load balancer the same secret,
    * or a form shown by one is refused by another (it only has to be reloaded).

@@ -182,10 +182,17 @@ describe.each(targets)('the dashboard in Chromium over %s', (name, open) => {
         clip: { x: 0, y: 0, width: 1280, height: 800 },
       });
     // The script ran (a nonce the policy allows): the bars read out with the keyboard.
-    await expect(page.locator('figure.enhanced').count()).resolves.toBe(2);
-    await page.locator('figure[data-chart] rect[tabindex="0"]').first().focus();
-    await expect(page.locator('.readout').first().textContent()).resolves.toMatch(
+    // Three charts: the day's answer time (the two figures), then the last hour's two.
+    await expect(page.locator('figure.enhanced').count()).resolves.toBe(3);
+    const deliveries = page.locator('figure:has(#chart-deliveries)');
+    await deliveries.locator('rect[tabindex="0"]').first().focus();
+    await expect(deliveries.locator('.readout').textContent()).resolves.toMatch(
       /UTC: \d+ completed, \d+ failed/,
+    );
+    const day = page.locator('figure:has(#chart-day)');
+    await day.locator('rect[tabindex="0"]').last().focus();
+    await expect(day.locator('.readout').textContent()).resolves.toMatch(
+      /UTC: (nothing completed|mean .+, \d+ completed)/,
     );
     await shot('overview');
   });

@@ -1,5 +1,7 @@
 /** @module `instrument(options)`: the same options, with an `onEvent` that also reports to OpenTelemetry. */
 import { ConfigError, type GuardEvent } from '@webhook-idempotency/core';
+import type { InboxEvent } from '@webhook-idempotency/core/inbox';
+import { inboxTelemetryListener } from './inbox-telemetry';
 import { type TelemetryOptions, telemetryListener } from './telemetry';
 
 /** Anything that takes an `onEvent` listener: guard options, or adapter options with `store`. */
@@ -7,43 +9,66 @@ export interface WithOnEvent {
   onEvent?: ((event: GuardEvent) => void) | undefined;
 }
 
+/** Inbox options: the endpoint's `inbox(…)`, the worker's and a queue consumer's (they carry `inbox`). */
+interface WithInbox {
+  inbox: unknown;
+  onEvent?: ((event: InboxEvent) => void) | undefined;
+}
+
+/** `record`, then the application's own listener: a telemetry failure never keeps an event from it. */
+function chained<E>(record: (event: E) => void, own: ((event: E) => void) | undefined) {
+  if (own !== undefined && typeof own !== 'function')
+    throw new ConfigError('onEvent', 'must be a function');
+  if (!own) return record;
+  return function instrumented(event: E): void {
+    try {
+      record(event);
+    } catch {
+      // A telemetry failure must not keep the event from the application's own listener.
+    }
+    own(event);
+  };
+}
+
 /**
- * Returns a copy of `options` whose `onEvent` records spans and metrics
- * ({@link telemetryListener}) and then calls the `onEvent` you passed, so your own listener
- * (logs, another metrics library) keeps working. A listener that throws does not stop the other.
- * For adapter options, instrument the ones with `store`: with a ready `guard`, instrument the
- * guard's options instead (`new IdempotencyGuard(store, instrument({ … }))`).
+ * Returns a copy of `options` whose `onEvent` records spans and metrics and then calls the
+ * `onEvent` you passed, so your own listener (logs, another metrics library) keeps working. A
+ * listener that throws does not stop the other. Guard and adapter options get
+ * {@link telemetryListener}; options with `inbox` (the inbox endpoint's, the worker's, a queue
+ * consumer's) get {@link inboxTelemetryListener}. For adapter options, instrument the ones with
+ * `store`: with a ready `guard`, instrument the guard's options instead
+ * (`new IdempotencyGuard(store, instrument({ … }))`).
  *
  * @example
  * app.post('/webhooks/stripe', express.raw({ type: 'application/json' }),
  *   idempotent(instrument({ store, preset: providers.stripe({ secret }), onEvent: log })),
  *   handler);
- * @throws {ConfigError} `options` carries a `guard` (its events are configured on the guard), or an `onEvent` that is not a function.
+ * app.post('/webhooks/github', express.raw({ type: '*\/*' }), inbox(instrument({ inbox: deliveries, preset })));
+ * @throws {ConfigError} guard options carry a `guard` (its events are configured on the guard), or `onEvent` is not a function.
  * @see docs/observability.md
  */
+export function instrument<O extends WithInbox>(
+  options: O,
+  telemetry?: TelemetryOptions,
+): O & { onEvent: (event: InboxEvent) => void };
 export function instrument<O extends object>(
   options: O & WithOnEvent,
+  telemetry?: TelemetryOptions,
+): O & { onEvent: (event: GuardEvent) => void };
+export function instrument(
+  options: WithOnEvent | WithInbox,
   telemetry: TelemetryOptions = {},
-): O & { onEvent: (event: GuardEvent) => void } {
+): object {
+  if ('inbox' in options && options.inbox !== undefined) {
+    const { onEvent } = options as WithInbox;
+    return { ...options, onEvent: chained(inboxTelemetryListener(telemetry), onEvent) };
+  }
   if ((options as { guard?: unknown }).guard !== undefined) {
     throw new ConfigError(
       'guard',
       'has its events configured already: instrument the guard options instead, new IdempotencyGuard(store, instrument({ … }))',
     );
   }
-  const own = options.onEvent;
-  if (own !== undefined && typeof own !== 'function')
-    throw new ConfigError('onEvent', 'must be a function');
-  const record = telemetryListener(telemetry);
-  const onEvent = own
-    ? function instrumented(event: GuardEvent): void {
-        try {
-          record(event);
-        } catch {
-          // A telemetry failure must not keep the event from the application's own listener.
-        }
-        own(event);
-      }
-    : record;
-  return { ...options, onEvent };
+  const { onEvent } = options as WithOnEvent;
+  return { ...options, onEvent: chained(telemetryListener(telemetry), onEvent) };
 }

@@ -25,6 +25,21 @@ export const MetricName = {
   DELIVERY_DURATION: 'webhook.delivery.duration',
   /** Counter: `processing` claims older than `staleAfterSeconds` taken over (a worker died), by `webhook.provider`. */
   STALE_TAKEOVERS: 'webhook.claims.taken_over',
+  /**
+   * Histogram, seconds: how long the endpoint took to answer the provider (a guarded delivery, or
+   * the inbox endpoint's store), by `webhook.provider` × `webhook.outcome` × `http.response.status_code`.
+   */
+  ANSWER_DURATION: 'webhook.answer.duration',
+  /** Counter: handler failures (a guarded run, an inbox attempt, a queue job), by `webhook.provider`. */
+  FAILURES: 'webhook.failures',
+  /** Counter: inbox deliveries that died (their failures ran out), by `webhook.provider`. */
+  DEAD_LETTERS: 'webhook.inbox.dead_letters',
+  /** Gauge: inbox deliveries not finished yet (pending or processing), by `webhook.provider` (`observeInbox`). */
+  UNFINISHED: 'webhook.inbox.delivery.unfinished',
+  /** Gauge: of those, the ones received longer ago than the provider's threshold, by `webhook.provider`. */
+  STUCK: 'webhook.inbox.delivery.stuck',
+  /** Gauge, seconds: the age of the oldest unfinished delivery, by `webhook.provider`. */
+  OLDEST_AGE: 'webhook.inbox.delivery.oldest_age',
 } as const;
 
 /** Attribute names on spans and metric points. */
@@ -41,19 +56,38 @@ export const AttributeName = {
 const DURATION_BUCKETS = [
   0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300,
 ];
+/** Bucket boundaries, in seconds, for the answer time: tens of milliseconds when healthy, a provider's timeout at worst. */
+const ANSWER_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** The instruments of one listener. */
-interface Instruments {
+export interface Instruments {
   readonly deliveries: Counter;
   readonly handlerDuration: Histogram;
   readonly deliveryDuration: Histogram;
   readonly takeovers: Counter;
+  readonly answerDuration: Histogram;
+  readonly failures: Counter;
+  readonly deadLetters: Counter;
 }
 
-function createInstruments(provider: MeterProvider): Instruments {
+/** Every event instrument, created once per meter provider and listener. */
+export function createInstruments(provider: MeterProvider): Instruments {
   const meter = provider.getMeter(INSTRUMENTATION_NAME);
   const durationOptions = { unit: 's', advice: { explicitBucketBoundaries: DURATION_BUCKETS } };
   return {
+    answerDuration: meter.createHistogram(MetricName.ANSWER_DURATION, {
+      unit: 's',
+      advice: { explicitBucketBoundaries: ANSWER_BUCKETS },
+      description: 'How long the webhook endpoint took to answer the provider',
+    }),
+    failures: meter.createCounter(MetricName.FAILURES, {
+      description: 'Webhook handler failures',
+      unit: '{failure}',
+    }),
+    deadLetters: meter.createCounter(MetricName.DEAD_LETTERS, {
+      description: 'Inbox deliveries that died: their handler failed every allowed attempt',
+      unit: '{delivery}',
+    }),
     deliveries: meter.createCounter(MetricName.DELIVERIES, {
       description: 'Webhook deliveries, by provider and outcome',
       unit: '{delivery}',
@@ -117,16 +151,22 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: Guard
         metricsOf().takeovers.add(1, { [AttributeName.PROVIDER]: event.key.provider });
       return;
     }
+    if (event.type === 'failed')
+      metricsOf().failures.add(1, { [AttributeName.PROVIDER]: event.key.provider });
     if (event.type !== 'delivered') return;
     const { key, outcome, attempts, durationMs, handlerMs, status } = event;
     const labels: Attributes = {
       [AttributeName.PROVIDER]: key.provider,
       [AttributeName.OUTCOME]: outcome,
     };
-    const { deliveries, deliveryDuration, handlerDuration } = metricsOf();
+    const { deliveries, deliveryDuration, handlerDuration, answerDuration } = metricsOf();
     deliveries.add(1, labels);
     deliveryDuration.record(durationMs / 1000, labels);
     if (handlerMs !== undefined) handlerDuration.record(handlerMs / 1000, labels);
+    answerDuration.record(
+      durationMs / 1000,
+      status === undefined ? labels : { ...labels, [AttributeName.HTTP_STATUS]: status },
+    );
 
     const endTime = performance.timeOrigin + performance.now();
     const attributes: Attributes = {

@@ -3,23 +3,65 @@
  * on `pspReference:eventCode:success` and each signed with its own HMAC in
  * `additionalData.hmacSignature`; the whole request is refused when any item's signature is wrong.
  */
-import type { ProviderPreset } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
 import { basicAuthChecker } from './basic-auth';
+import { typedBatch, type TypedPreset } from './events';
 import { requireOptions, requireString } from './options';
 import { header, idPart, isJsonObject, jsonBody, type JsonObject } from './request-fields';
-import { safeVerify } from './safe-verify';
+import { firstMatch, keyring, listOf, type OneOrMany, type SecretOptions } from './secrets';
 import { hmacMatches } from './signature';
 
-/** Options of {@link adyen}. */
-export interface AdyenOptions {
-  /** The webhook's HMAC key, as the Customer Area shows it (hex). Required. */
-  hmacKey: string;
+/**
+ * Options of {@link adyen}: `hmacKey`, the webhook's HMAC key as the Customer Area shows it (hex),
+ * or both while Adyen rotates it; or `resolveSecret`, a lookup per request (one merchant account
+ * per customer).
+ */
+export type AdyenOptions = SecretOptions<'hmacKey', string> & {
   /**
-   * The username and password set on the webhook in the Customer Area, when you set them: the
-   * request must then carry them as HTTP Basic credentials too. Optional.
+   * The username and password set on the webhook in the Customer Area, when you set them (or
+   * several pairs while you change them): the request must then carry one of them as HTTP Basic
+   * credentials too. Optional.
    */
-  basicAuth?: { username: string; password: string };
+  basicAuth?: OneOrMany<{ username: string; password: string }>;
+};
+
+/** One Adyen `NotificationRequestItem` as this preset reads it: its key fields and `eventCode` (the event name). */
+export interface AdyenMinimalItem {
+  readonly pspReference: string;
+  readonly eventCode: string;
+  readonly success: string;
+}
+
+/** Adyen's event codes: any name, each an {@link AdyenMinimalItem}. */
+export type AdyenMinimalEvents = Record<string, AdyenMinimalItem>;
+
+/** The HMAC key's bytes, from the hex the Customer Area shows. */
+function hmacKeyBytes(hex: unknown): Buffer {
+  const text = requireString('adyen', 'hmacKey', hex, 'the webhook HMAC key as "hmacKey"');
+  if (!/^(?:[0-9a-fA-F]{2})+$/.test(text))
+    throw new ConfigError(
+      'hmacKey',
+      'adyen() needs the HMAC key as the hex the Customer Area shows',
+    );
+  return Buffer.from(text, 'hex');
+}
+
+/** A check of the `basicAuth` pairs (any one), or `undefined` without them. */
+function credentialsCheck(basicAuth: unknown) {
+  if (basicAuth === undefined) return undefined;
+  const pairs = listOf(basicAuth as OneOrMany<unknown>);
+  if (pairs.length === 0 || !pairs.every(isJsonObject))
+    throw new ConfigError('basicAuth', 'adyen() needs basicAuth as { username, password }');
+  const checks = pairs.map((pair) =>
+    basicAuthChecker(
+      'adyen',
+      'basicAuth',
+      requireString('adyen', 'basicAuth', pair.username, 'basicAuth.username'),
+      requireString('adyen', 'basicAuth', pair.password, 'basicAuth.password'),
+    ),
+  );
+  return (authorization: string | undefined) =>
+    firstMatch(checks, (check) => check(authorization)) !== undefined;
 }
 
 /** The `NotificationRequestItem` of each of the body's `notificationItems`; `undefined` unless every one is an object. */
@@ -86,50 +128,48 @@ function itemKey(item: JsonObject): string | undefined {
  * @throws {ConfigError} naming `hmacKey` or `basicAuth` when invalid.
  * @see docs/providers.md#adyen
  */
-export function adyen(options: AdyenOptions): ProviderPreset {
-  const { hmacKey, basicAuth } = requireOptions('adyen', options);
-  const hex = requireString('adyen', 'hmacKey', hmacKey, 'the webhook HMAC key as "hmacKey"');
-  if (!/^(?:[0-9a-fA-F]{2})+$/.test(hex))
-    throw new ConfigError(
-      'hmacKey',
-      'adyen() needs the HMAC key as the hex the Customer Area shows',
-    );
-  const key = Buffer.from(hex, 'hex');
-  if (basicAuth !== undefined && !isJsonObject(basicAuth))
-    throw new ConfigError('basicAuth', 'adyen() needs basicAuth as { username, password }');
-  const credentials =
-    basicAuth === undefined
-      ? undefined
-      : basicAuthChecker(
-          'adyen',
-          'basicAuth',
-          requireString('adyen', 'basicAuth', basicAuth.username, 'basicAuth.username'),
-          requireString('adyen', 'basicAuth', basicAuth.password, 'basicAuth.password'),
-        );
+export function adyen<Events extends object = AdyenMinimalEvents>(
+  options: AdyenOptions,
+): TypedPreset<Events> {
+  const { hmacKey, resolveSecret, basicAuth } = requireOptions('adyen', options);
+  const ring = keyring<string, Buffer>(
+    { preset: 'adyen', option: 'hmacKey', what: 'the webhook HMAC key', prepare: hmacKeyBytes },
+    hmacKey,
+    resolveSecret,
+  );
+  const credentials = credentialsCheck(basicAuth);
 
-  return {
-    provider: 'adyen',
-    keyDescription: 'pspReference, eventCode and success of each NotificationRequestItem',
-    // The HMAC covers parsed fields, not the raw bytes: a JSON body parser may run first.
-    needsRawBody: false,
-    retentionDays: 45,
-    key: () => undefined,
-    items(request) {
-      return notificationItems(jsonBody(request))?.map((item) => ({
-        key: itemKey(item),
-        value: item,
-      }));
+  return typedBatch<Events>(
+    {
+      provider: 'adyen',
+      keyDescription: 'pspReference, eventCode and success of each NotificationRequestItem',
+      // The HMAC covers parsed fields, not the raw bytes: a JSON body parser may run first.
+      needsRawBody: false,
+      retentionDays: 45,
+      key: () => undefined,
+      items(request) {
+        return notificationItems(jsonBody(request))?.map((item) => ({
+          key: ring.scope(request, itemKey(item)),
+          value: item,
+        }));
+      },
+      verify(request) {
+        return ring.verify(request, (r, keys) => {
+          if (credentials && !credentials(header(r, 'authorization'))) return undefined;
+          const items = notificationItems(jsonBody(r));
+          if (!items) return undefined;
+          return firstMatch(keys, (key) => items.every((item) => itemSigned(item, key)));
+        });
+      },
     },
-    verify: safeVerify(function verifyAdyen(request) {
-      if (credentials && !credentials(header(request, 'authorization'))) return false;
-      const items = notificationItems(jsonBody(request));
-      if (!items) return false;
-      return items.every((item) => {
-        const extra = isJsonObject(item.additionalData) ? item.additionalData : {};
-        const signature = extra.hmacSignature;
-        if (typeof signature !== 'string') return false;
-        return hmacMatches(key, [signedFields(item)], [signature], 'base64');
-      });
-    }),
-  };
+    (item) => (isJsonObject(item) ? idPart(item.eventCode) : undefined),
+  );
+}
+
+/** True when the item's `additionalData.hmacSignature` is its HMAC under `key`. */
+function itemSigned(item: JsonObject, key: Buffer): boolean {
+  const extra = isJsonObject(item.additionalData) ? item.additionalData : {};
+  const signature = extra.hmacSignature;
+  if (typeof signature !== 'string') return false;
+  return hmacMatches(key, [signedFields(item)], [signature], 'base64');
 }

@@ -1,14 +1,16 @@
 /** @module Airwallex preset: the event `id` as the key, `x-signature` over `x-timestamp` + the raw body. */
-import type { ProviderPreset } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
-import { hmac } from './hmac';
-import { clockOption, requireOptions, requireString } from './options';
+import { typed, type TypedPreset } from './events';
+import { hmacPreset } from './hmac';
+import { clockOption, requireOptions } from './options';
 import { header, idPart, jsonBody } from './request-fields';
+import type { SecretOptions } from './secrets';
 
-/** Options of {@link airwallex}. */
-export interface AirwallexOptions {
-  /** The webhook's secret (Settings, Developer, Webhooks). Required. */
-  secret: string;
+/**
+ * Options of {@link airwallex}: `secret`, the webhook's secret (Settings, Developer, Webhooks), or
+ * several; or `resolveSecret`, a lookup per request.
+ */
+export type AirwallexOptions = SecretOptions<'secret', string> & {
   /**
    * Refuse an `x-timestamp` further than this from now, in seconds. Defaults to no check: whether
    * Airwallex stamps a retry anew is UNCONFIRMED, and a resent event with its first stamp would
@@ -17,7 +19,16 @@ export interface AirwallexOptions {
   toleranceSeconds?: number;
   /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
   clock?: () => number;
+};
+
+/** An Airwallex event as this preset reads it: `id` (the key) and `name` (the event name). */
+export interface AirwallexMinimalEvent {
+  readonly id: string;
+  readonly name: string;
 }
+
+/** Airwallex's events: any name, each an {@link AirwallexMinimalEvent}. */
+export type AirwallexMinimalEvents = Record<string, AirwallexMinimalEvent>;
 
 /** `x-timestamp` is Unix time in milliseconds, digits only. */
 const MILLISECONDS = /^\d{1,15}$/;
@@ -38,9 +49,10 @@ const MILLISECONDS = /^\d{1,15}$/;
  * @throws {ConfigError} naming `secret`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#airwallex
  */
-export function airwallex(options: AirwallexOptions): ProviderPreset {
+export function airwallex<Events extends object = AirwallexMinimalEvents>(
+  options: AirwallexOptions,
+): TypedPreset<Events> {
   const o = requireOptions('airwallex', options);
-  const secret = requireString('airwallex', 'secret', o.secret, 'the webhook secret as "secret"');
   const tolerance = o.toleranceSeconds;
   if (
     tolerance !== undefined &&
@@ -48,24 +60,26 @@ export function airwallex(options: AirwallexOptions): ProviderPreset {
   )
     throw new ConfigError('toleranceSeconds', 'airwallex() needs a positive number of seconds');
   const now = clockOption('airwallex', o.clock);
-  const preset = hmac({
-    provider: 'airwallex',
-    secret,
-    signatureHeader: 'x-signature',
-    signedPayload: (r) => [r.header('x-timestamp') ?? '', r.body],
-    key: (request) => idPart(jsonBody(request)?.id),
-    keyDescription: 'event id in the body',
-    retentionDays: 7,
-  });
-  const signed = preset.verify!;
-  return {
-    ...preset,
-    verify(request) {
-      const stamp = header(request, 'x-timestamp');
-      if (stamp === undefined || !MILLISECONDS.test(stamp)) return false;
-      if (tolerance !== undefined && Math.abs(now() - Number(stamp)) > tolerance * 1000)
-        return false;
-      return signed(request);
+  const { preset } = hmacPreset(
+    {
+      provider: 'airwallex',
+      secret: o.secret,
+      resolveSecret: o.resolveSecret,
+      signatureHeader: 'x-signature',
+      signedPayload: (r) => [r.header('x-timestamp') ?? '', r.body],
+      key: (request) => idPart(jsonBody(request)?.id),
+      keyDescription: 'event id in the body',
+      retentionDays: 7,
+      clock: now,
     },
-  };
+    {
+      names: { preset: 'airwallex', option: 'secret', what: 'the webhook secret' },
+      precheck(request) {
+        const stamp = header(request, 'x-timestamp');
+        if (stamp === undefined || !MILLISECONDS.test(stamp)) return false;
+        return tolerance === undefined || Math.abs(now() - Number(stamp)) <= tolerance * 1000;
+      },
+    },
+  );
+  return typed<Events>(preset, (request) => idPart(jsonBody(request)?.name));
 }

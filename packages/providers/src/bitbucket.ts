@@ -1,13 +1,21 @@
 /** @module Bitbucket Cloud preset: the `X-Request-UUID` header as the key, `X-Hub-Signature` (`sha256=`) verified on the raw body. */
-import type { ProviderPreset } from '@webhook-idempotency/core';
-import { hmac } from './hmac';
-import { requireOptions, requireString } from './options';
+import { typed, type TypedPreset } from './events';
+import { hmacPreset } from './hmac';
+import { requireOptions } from './options';
+import { header } from './request-fields';
+import type { SecretOptions } from './secrets';
 
-/** Options of {@link bitbucket}. */
-export interface BitbucketOptions {
-  /** The webhook's secret (Repository settings, Webhooks). Required. */
-  secret: string;
-}
+/**
+ * Options of {@link bitbucket}: `secret`, the webhook's secret (Repository settings, Webhooks),
+ * or several; or `resolveSecret`, a lookup per request.
+ */
+export type BitbucketOptions = SecretOptions<'secret', string>;
+
+/** A Bitbucket delivery: this preset reads nothing of its body (the event name is the `X-Event-Key` header). */
+export type BitbucketMinimalEvent = Readonly<Record<string, unknown>>;
+
+/** Bitbucket's events: any name, each a {@link BitbucketMinimalEvent}. */
+export type BitbucketMinimalEvents = Record<string, BitbucketMinimalEvent>;
 
 /**
  * Bitbucket Cloud webhook preset (repository push, pull request, issue events).
@@ -25,15 +33,22 @@ export interface BitbucketOptions {
  * @throws {ConfigError} naming `secret` when invalid.
  * @see docs/providers.md#bitbucket
  */
-export function bitbucket(options: BitbucketOptions): ProviderPreset {
-  const { secret } = requireOptions('bitbucket', options);
-  return hmac({
-    provider: 'bitbucket',
-    secret: requireString('bitbucket', 'secret', secret, 'the webhook secret as "secret"'),
-    signatureHeader: 'x-hub-signature',
-    prefix: 'sha256=',
-    key: 'x-request-uuid',
-    keyDescription: 'X-Request-UUID header',
-    retentionDays: 7,
-  });
+export function bitbucket<Events extends object = BitbucketMinimalEvents>(
+  options: BitbucketOptions,
+): TypedPreset<Events> {
+  const { secret, resolveSecret } = requireOptions('bitbucket', options);
+  const { preset } = hmacPreset(
+    {
+      provider: 'bitbucket',
+      secret,
+      resolveSecret,
+      signatureHeader: 'x-hub-signature',
+      prefix: 'sha256=',
+      key: 'x-request-uuid',
+      keyDescription: 'X-Request-UUID header',
+      retentionDays: 7,
+    },
+    { names: { preset: 'bitbucket', option: 'secret', what: 'the webhook secret' } },
+  );
+  return typed<Events>(preset, (request) => header(request, 'x-event-key'));
 }

@@ -3,16 +3,58 @@
  * `hmac()` builder with that provider's header, digest, spelling and retention.
  */
 import type { ProviderPreset } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
-import { hmac } from './hmac';
-import { requireOptions, requireString } from './options';
+import { hmacPreset } from './hmac';
+import { requireOptions } from './options';
 import { idPart, isJsonObject, jsonBody } from './request-fields';
+import type { SecretOptions } from './secrets';
 
-/** Options of {@link checkout}, {@link vercel} and {@link intercom}. */
-export interface BodySignedOptions {
-  /** The webhook's signature key or secret. Required. */
-  secret: string;
+/**
+ * Options of {@link checkout}, {@link vercel} and {@link intercom}: `secret`, the webhook's
+ * signature key or secret, or several; or `resolveSecret`, a lookup per request.
+ */
+export type BodySignedOptions = SecretOptions<'secret', string>;
+
+/** A Checkout.com or Vercel event as these presets read it: `id` (the key) and `type` (the event name). */
+export interface BodySignedMinimalEvent {
+  readonly id: string;
+  readonly type: string;
 }
+
+/** Checkout.com's or Vercel's events: any name, each a {@link BodySignedMinimalEvent}. */
+export type BodySignedMinimalEvents = Record<string, BodySignedMinimalEvent>;
+
+/** An Intercom notification as its preset reads it: `id` (the key) and `topic` (the event name). */
+export interface IntercomMinimalEvent {
+  readonly id: string;
+  readonly topic: string;
+}
+
+/** Intercom's topics: any name, each an {@link IntercomMinimalEvent}. */
+export type IntercomMinimalEvents = Record<string, IntercomMinimalEvent>;
+
+/** The hmac() preset of one of these providers, its errors naming the factory. */
+function bodySigned(
+  name: string,
+  options: BodySignedOptions,
+  what: string,
+  settings: {
+    signatureHeader: string;
+    algorithm?: 'sha1';
+    prefix?: string;
+    keyDescription: string;
+  },
+): ProviderPreset {
+  const { secret, resolveSecret } = requireOptions(name, options);
+  return hmacPreset(
+    { provider: name, secret, resolveSecret, key: eventId, retentionDays: 7, ...settings },
+    { names: { preset: name, option: 'secret', what } },
+  ).preset;
+}
+
+/** The event's `type` from the JSON body. */
+const typeOf = (request: Parameters<ProviderPreset['key']>[0]) => idPart(jsonBody(request)?.type);
 
 /** The event's `id` from the JSON body. */
 const eventId = (request: Parameters<ProviderPreset['key']>[0]) => idPart(jsonBody(request)?.id);
@@ -32,16 +74,14 @@ const eventId = (request: Parameters<ProviderPreset['key']>[0]) => idPart(jsonBo
  * @throws {ConfigError} naming `secret` when invalid.
  * @see docs/providers.md#checkoutcom-vercel-and-intercom
  */
-export function checkout(options: BodySignedOptions): ProviderPreset {
-  const { secret } = requireOptions('checkout', options);
-  return hmac({
-    provider: 'checkout',
-    secret: requireString('checkout', 'secret', secret, 'the signature key as "secret"'),
+export function checkout<Events extends object = BodySignedMinimalEvents>(
+  options: BodySignedOptions,
+): TypedPreset<Events> {
+  const preset = bodySigned('checkout', options, 'the signature key', {
     signatureHeader: 'cko-signature',
-    key: eventId,
     keyDescription: 'event id in the body',
-    retentionDays: 7,
   });
+  return typed<Events>(preset, typeOf);
 }
 
 /**
@@ -57,17 +97,15 @@ export function checkout(options: BodySignedOptions): ProviderPreset {
  * @throws {ConfigError} naming `secret` when invalid.
  * @see docs/providers.md#checkoutcom-vercel-and-intercom
  */
-export function vercel(options: BodySignedOptions): ProviderPreset {
-  const { secret } = requireOptions('vercel', options);
-  return hmac({
-    provider: 'vercel',
-    secret: requireString('vercel', 'secret', secret, 'the webhook secret as "secret"'),
+export function vercel<Events extends object = BodySignedMinimalEvents>(
+  options: BodySignedOptions,
+): TypedPreset<Events> {
+  const preset = bodySigned('vercel', options, 'the webhook secret', {
     signatureHeader: 'x-vercel-signature',
     algorithm: 'sha1',
-    key: eventId,
     keyDescription: 'event id in the body',
-    retentionDays: 7,
   });
+  return typed<Events>(preset, typeOf);
 }
 
 /**
@@ -87,25 +125,25 @@ export function vercel(options: BodySignedOptions): ProviderPreset {
  * @throws {ConfigError} naming `secret` when invalid.
  * @see docs/providers.md#checkoutcom-vercel-and-intercom
  */
-export function intercom(options: BodySignedOptions): ProviderPreset {
-  const { secret } = requireOptions('intercom', options);
-  const preset = hmac({
-    provider: 'intercom',
-    secret: requireString('intercom', 'secret', secret, 'the app client secret as "secret"'),
+export function intercom<Events extends object = IntercomMinimalEvents>(
+  options: BodySignedOptions,
+): TypedPreset<Events> {
+  const preset = bodySigned('intercom', options, 'the app client secret', {
     signatureHeader: 'x-hub-signature',
     algorithm: 'sha1',
     prefix: 'sha1=',
-    key: eventId,
     keyDescription: 'notification id in the body',
-    retentionDays: 7,
   });
-  return {
-    ...preset,
-    fingerprint(request) {
-      const body = jsonBody(request);
-      if (!isJsonObject(body)) return undefined;
-      const { delivery_attempts, delivery_status, first_sent_at, ...notification } = body;
-      return canonicalFingerprint(notification);
+  return typed<Events>(
+    {
+      ...preset,
+      fingerprint(request) {
+        const body = jsonBody(request);
+        if (!isJsonObject(body)) return undefined;
+        const { delivery_attempts, delivery_status, first_sent_at, ...notification } = body;
+        return canonicalFingerprint(notification);
+      },
     },
-  };
+    (request) => idPart(jsonBody(request)?.topic),
+  );
 }

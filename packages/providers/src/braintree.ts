@@ -4,20 +4,86 @@
  * key) over `bt_payload`, and the `bt_challenge` GET answered before anything else.
  */
 import { createHash } from 'node:crypto';
-import type { ProviderPreset } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
 import { requireOptions, requireString } from './options';
 import { formFields } from './request-fields';
 import { handshakeText } from './response';
-import { safeVerify } from './safe-verify';
+import { firstMatch, keyring, type SecretOptions } from './secrets';
 import { hexEquals, hmac } from './signature';
 
-/** Options of {@link braintree}. */
-export interface BraintreeOptions {
-  /** The API public key (Control Panel, API keys): it names which pair in `bt_signature` is yours. Required. */
-  publicKey: string;
-  /** The API private key of the same pair: the HMAC key is its SHA-1. Required. */
-  privateKey: string;
+/** One Braintree API key pair (Control Panel, API keys). */
+export interface BraintreeKeyPair {
+  /** The API public key: it names which pair in `bt_signature` is yours. */
+  readonly publicKey: string;
+  /** The API private key of the same pair: the HMAC key is its SHA-1. */
+  readonly privateKey: string;
+}
+
+/**
+ * Options of {@link braintree}: the `publicKey` and `privateKey` of one API key pair; or `keys`,
+ * several pairs while you move to a new one (any one verifies; the first answers the challenge);
+ * or `resolveSecret`, a lookup per request (one merchant per customer).
+ */
+export type BraintreeOptions =
+  | { publicKey: string; privateKey: string; keys?: undefined; resolveSecret?: undefined }
+  | ({ publicKey?: undefined; privateKey?: undefined } & SecretOptions<'keys', BraintreeKeyPair>);
+
+/** A Braintree request's form fields as this preset reads them; the event name is the notification's `kind`. */
+export interface BraintreeMinimalNotification {
+  readonly bt_signature: string;
+  readonly bt_payload: string;
+}
+
+/** Braintree's notification kinds: any name, each a {@link BraintreeMinimalNotification}. */
+export type BraintreeMinimalEvents = Record<string, BraintreeMinimalNotification>;
+
+/** A key pair ready to use: the public key, and the HMAC key (SHA-1 of the private key). */
+interface PreparedPair {
+  readonly publicKey: string;
+  readonly key: Buffer;
+}
+
+function preparePair(pair: BraintreeKeyPair): PreparedPair {
+  if (typeof pair !== 'object' || pair === null)
+    throw new ConfigError('keys', 'braintree() needs each key pair as { publicKey, privateKey }');
+  const publicKey = requireString(
+    'braintree',
+    'publicKey',
+    pair.publicKey,
+    'the public key as "publicKey"',
+  );
+  if (/[|&]/.test(publicKey))
+    throw new ConfigError('publicKey', 'braintree() needs the public key, which has no "|" or "&"');
+  const privateKey = requireString(
+    'braintree',
+    'privateKey',
+    pair.privateKey,
+    'the private key as "privateKey"',
+  );
+  return { publicKey, key: createHash('sha1').update(privateKey, 'latin1').digest() };
+}
+
+/** The pairs the options give: `keys`, or the one pair `publicKey` and `privateKey`. */
+function givenPairs(o: BraintreeOptions) {
+  if (o.publicKey === undefined && o.privateKey === undefined) return o.keys;
+  if (o.keys !== undefined)
+    throw new ConfigError(
+      'keys',
+      'braintree() takes "publicKey" and "privateKey", or "keys", not both',
+    );
+  return { publicKey: o.publicKey as string, privateKey: o.privateKey as string };
+}
+
+/** True when `signature` holds, for `pair`'s public key, the HMAC of `payload` under its key. */
+function signedWith(pair: PreparedPair, signature: string, payload: string): boolean {
+  const mine = signature
+    .split('&')
+    .map((entry) => entry.split('|'))
+    .find(([name, value]) => name === pair.publicKey && value !== undefined);
+  const given = mine?.[1];
+  if (given === undefined) return false;
+  return [payload, `${payload}\n`].some((data) => hexEquals(given, hmac('sha1', pair.key, [data])));
 }
 
 const PAYLOAD = /^[A-Za-z0-9+=/\n]+$/;
@@ -83,58 +149,57 @@ function queryParam(url: string, name: string): string | null {
  * @throws {ConfigError} naming `publicKey` or `privateKey` when invalid.
  * @see docs/providers.md#braintree
  */
-export function braintree(options: BraintreeOptions): ProviderPreset {
+export function braintree<Events extends object = BraintreeMinimalEvents>(
+  options: BraintreeOptions,
+): TypedPreset<Events> {
   const o = requireOptions('braintree', options);
-  const publicKey = requireString(
-    'braintree',
-    'publicKey',
-    o.publicKey,
-    'the public key as "publicKey"',
+  const ring = keyring<BraintreeKeyPair, PreparedPair>(
+    { preset: 'braintree', option: 'keys', what: 'an API key pair', prepare: preparePair },
+    givenPairs(o),
+    o.resolveSecret,
   );
-  if (/[|&]/.test(publicKey))
-    throw new ConfigError('publicKey', 'braintree() needs the public key, which has no "|" or "&"');
-  const privateKey = requireString(
-    'braintree',
-    'privateKey',
-    o.privateKey,
-    'the private key as "privateKey"',
-  );
-  const key = createHash('sha1').update(privateKey, 'latin1').digest();
 
-  return {
-    provider: 'braintree',
-    keyDescription: 'kind and timestamp in bt_payload',
-    needsRawBody: false,
-    retentionDays: 7,
-    key(request) {
+  return typed<Events>(
+    {
+      provider: 'braintree',
+      keyDescription: 'kind and timestamp in bt_payload',
+      needsRawBody: false,
+      retentionDays: 7,
+      key(request) {
+        const xml = notificationXml(formFields(request).get('bt_payload'));
+        if (xml === undefined) return undefined;
+        const digest = createHash('sha256').update(xml).digest('hex').slice(0, 32);
+        return ring.scope(request, `${field(xml, 'kind')}:${field(xml, 'timestamp')}:${digest}`);
+      },
+      fingerprint(request) {
+        const xml = notificationXml(formFields(request).get('bt_payload'));
+        return xml === undefined ? undefined : createHash('sha256').update(xml).digest('hex');
+      },
+      challenge(request) {
+        const challenge = queryParam(request.url, 'bt_challenge');
+        if (challenge === null || !CHALLENGE.test(challenge)) return undefined;
+        // Answered by the first pair: the fixed ones, or a tenant's already looked up (a GET
+        // cannot wait for a lookup); otherwise the read passes to your route.
+        const pair = ring.peek(request)?.[0];
+        if (pair === undefined) return undefined;
+        const answer = hmac('sha1', pair.key, [challenge]).toString('hex');
+        return handshakeText(200, `${pair.publicKey}|${answer}`);
+      },
+      verify(request) {
+        return ring.verify(request, (r, pairs) => {
+          const fields = formFields(r);
+          const signature = fields.get('bt_signature');
+          const payload = fields.get('bt_payload');
+          // Only a notification is a delivery: never the challenge's hex, which the answer signs.
+          if (signature === undefined || payload === undefined || !notificationXml(payload))
+            return undefined;
+          return firstMatch(pairs, (pair) => signedWith(pair, signature, payload));
+        });
+      },
+    },
+    (request) => {
       const xml = notificationXml(formFields(request).get('bt_payload'));
-      if (xml === undefined) return undefined;
-      const digest = createHash('sha256').update(xml).digest('hex').slice(0, 32);
-      return `${field(xml, 'kind')}:${field(xml, 'timestamp')}:${digest}`;
+      return xml === undefined ? undefined : field(xml, 'kind');
     },
-    fingerprint(request) {
-      const xml = notificationXml(formFields(request).get('bt_payload'));
-      return xml === undefined ? undefined : createHash('sha256').update(xml).digest('hex');
-    },
-    challenge(request) {
-      const challenge = queryParam(request.url, 'bt_challenge');
-      if (challenge === null || !CHALLENGE.test(challenge)) return undefined;
-      return handshakeText(200, `${publicKey}|${hmac('sha1', key, [challenge]).toString('hex')}`);
-    },
-    verify: safeVerify(function verifyBraintree(request) {
-      const fields = formFields(request);
-      const signature = fields.get('bt_signature');
-      const payload = fields.get('bt_payload');
-      // Only a notification is a delivery: never the challenge's hex, which the answer signs.
-      if (signature === undefined || payload === undefined || !notificationXml(payload))
-        return false;
-      const mine = signature
-        .split('&')
-        .map((pair) => pair.split('|'))
-        .find(([name, value]) => name === publicKey && value !== undefined);
-      const given = mine?.[1];
-      if (given === undefined) return false;
-      return [payload, `${payload}\n`].some((data) => hexEquals(given, hmac('sha1', key, [data])));
-    }),
-  };
+  );
 }

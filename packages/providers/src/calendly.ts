@@ -2,21 +2,32 @@
  * @module Calendly preset: the event name with the payload's URI as the key,
  * `Calendly-Webhook-Signature` (`t=…,v1=…`) verified on the raw body with a timestamp tolerance.
  */
-import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
-import { clockOption, requireOptions, requireString, toleranceOption } from './options';
+import type { HttpRequest } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
+import { clockOption, requireOptions, toleranceOption } from './options';
 import { header, idPart, isJsonObject, jsonBody } from './request-fields';
-import { safeVerify } from './safe-verify';
+import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
 import { timestampedHmac } from './timestamped-hmac';
 
-/** Options of {@link calendly}. */
-export interface CalendlyOptions {
-  /** The webhook signing key (`signing_key` of the webhook subscription). Required. */
-  signingKey: string;
+/**
+ * Options of {@link calendly}: `signingKey`, the webhook signing key (`signing_key` of the
+ * subscription), or several; or `resolveSecret`, a lookup per request.
+ */
+export type CalendlyOptions = SecretOptions<'signingKey', string> & {
   /** Accepted distance between the signed `t` and now, in seconds. Defaults to 180 (Calendly's example). */
   toleranceSeconds?: number;
   /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
   clock?: () => number;
+};
+
+/** A Calendly delivery as this preset reads it: `event` (the event name) and `payload.uri`. Calendly publishes no SDK types. */
+export interface CalendlyMinimalEvent {
+  readonly event: string;
+  readonly payload: { readonly uri: string };
 }
+
+/** Calendly's events: any name, each a {@link CalendlyMinimalEvent}. */
+export type CalendlyMinimalEvents = Record<string, CalendlyMinimalEvent>;
 
 /** `event:payload.uri`; `undefined` without either. */
 function eventKey(request: HttpRequest): string | undefined {
@@ -54,29 +65,42 @@ function parseSignature(value: string): { stamp: string | undefined; v1: string[
  *
  * @example
  * const preset = providers.calendly({ signingKey: process.env.CALENDLY_WEBHOOK_SIGNING_KEY! });
- * @throws {ConfigError} naming `signingKey`, `toleranceSeconds` or `clock` when invalid.
+ * @throws {ConfigError} naming `signingKey`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#calendly
  */
-export function calendly(options: CalendlyOptions): ProviderPreset {
+export function calendly<Events extends object = CalendlyMinimalEvents>(
+  options: CalendlyOptions,
+): TypedPreset<Events> {
   const o = requireOptions('calendly', options);
+  const now = clockOption('calendly', o.clock);
+  const ring = keyring(
+    stringSecret('calendly', 'signingKey', 'the signing key', now),
+    o.signingKey,
+    o.resolveSecret,
+  );
   const check = timestampedHmac({
-    key: requireString('calendly', 'signingKey', o.signingKey, 'the signing key as "signingKey"'),
     encoding: 'hex',
     toleranceSeconds: toleranceOption('calendly', o.toleranceSeconds, 180),
-    now: clockOption('calendly', o.clock),
+    now,
   });
-  return {
-    provider: 'calendly',
-    keyDescription: 'event and payload.uri in the body',
-    needsRawBody: true,
-    retentionDays: 7,
-    key: eventKey,
-    verify: safeVerify(function verifyCalendly(request) {
-      const { rawBody } = request;
-      const value = header(request, 'calendly-webhook-signature');
-      if (rawBody === undefined || value === undefined) return false;
-      const { stamp, v1 } = parseSignature(value);
-      return check({ stamp, signatures: v1, signed: (t) => [`${t}.`, rawBody] });
-    }),
-  };
+  return typed<Events>(
+    {
+      provider: 'calendly',
+      keyDescription: 'event and payload.uri in the body',
+      needsRawBody: true,
+      retentionDays: 7,
+      key: (request) => ring.scope(request, eventKey(request)),
+      verify(request) {
+        return ring.verify(request, (r, keys) => {
+          const { rawBody } = r;
+          const value = header(r, 'calendly-webhook-signature');
+          if (rawBody === undefined || value === undefined) return undefined;
+          const { stamp, v1 } = parseSignature(value);
+          const signature = { stamp, signatures: v1, signed: (t: string) => [`${t}.`, rawBody] };
+          return firstMatch(keys, (key) => check(key, signature));
+        });
+      },
+    },
+    (request) => idPart(jsonBody(request)?.event),
+  );
 }

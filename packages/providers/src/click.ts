@@ -1,17 +1,20 @@
 /** @module Click SHOP API preset (Prepare / Complete): form-encoded requests signed with an MD5 `sign_string`. */
-import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import type { HttpRequest } from '@webhook-idempotency/core';
 import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
+import { typed, type TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
-import { oneOf, requireOptions, requireString } from './options';
+import { oneOf, requireOptions } from './options';
 import { formFields, parseJsonObject, type FormFields } from './request-fields';
 import { jsonText, withBody } from './response';
-import { safeVerify } from './safe-verify';
+import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
 import { hexEquals, md5 } from './signature';
 
-/** Options of {@link click}. */
-export interface ClickOptions {
-  /** The service's `SECRET_KEY` from the Click merchant cabinet. Required. */
-  secretKey: string;
+/**
+ * Options of {@link click}: `secretKey`, the service's `SECRET_KEY` from the Click merchant
+ * cabinet, or several while you change it; or `resolveSecret`, a lookup per request (one service
+ * per customer).
+ */
+export type ClickOptions = SecretOptions<'secretKey', string> & {
   /**
    * How a repeat of an already successful Complete is answered. `'already-paid'` replays the
    * stored answer with `error: -4, error_note: 'Already paid'`, which is what Click's own test
@@ -19,7 +22,22 @@ export interface ClickOptions {
    * Click's docs contradict each other here (PROVIDERS.md §4, UNCONFIRMED). Defaults to `'already-paid'`.
    */
   repeatedComplete?: 'already-paid' | 'replay';
+};
+
+/** A Click request's form fields as this preset reads them (ids and amounts as sent, strings). */
+export interface ClickMinimalRequest {
+  readonly click_trans_id: string;
+  readonly service_id: string;
+  readonly merchant_trans_id: string;
+  readonly amount: string;
+  readonly action: string;
+  readonly error: string;
+  readonly sign_time: string;
+  readonly sign_string: string;
 }
+
+/** Click's two operations, by `action`: `prepare` (0) and `complete` (1). */
+export type ClickMinimalEvents = Record<'prepare' | 'complete', ClickMinimalRequest>;
 
 const PREPARE = '0';
 const COMPLETE = '1';
@@ -111,13 +129,14 @@ function idJson(value: string | undefined): string {
  * @throws {ConfigError} naming `secretKey` or `repeatedComplete` when invalid.
  * @see docs/providers.md#click
  */
-export function click(options: ClickOptions): ProviderPreset {
-  const { secretKey, repeatedComplete } = requireOptions('click', options);
-  const secret = requireString(
-    'click',
-    'secretKey',
+export function click<Events extends object = ClickMinimalEvents>(
+  options: ClickOptions,
+): TypedPreset<Events> {
+  const { secretKey, resolveSecret, repeatedComplete } = requireOptions('click', options);
+  const ring = keyring(
+    stringSecret('click', 'secretKey', 'the service SECRET_KEY'),
     secretKey,
-    'the service SECRET_KEY as "secretKey"',
+    resolveSecret,
   );
   const repeat = oneOf(
     'click',
@@ -127,44 +146,54 @@ export function click(options: ClickOptions): ProviderPreset {
     'already-paid',
   );
 
-  return {
-    provider: 'click',
-    keyDescription: 'click_trans_id and action (0 or 1; error on Complete)',
-    needsRawBody: false,
-    retentionDays: 3650,
-    key: clickKey,
-    passThrough(request) {
+  return typed<Events>(
+    {
+      provider: 'click',
+      keyDescription: 'click_trans_id and action (0 or 1; error on Complete)',
+      needsRawBody: false,
+      retentionDays: 3650,
+      key: (request) => ring.scope(request, clickKey(request)),
+      passThrough(request) {
+        const action = formFields(request).get('action');
+        return action !== undefined && action !== PREPARE && action !== COMPLETE;
+      },
+      verify(request) {
+        return ring.verify(request, (r, secrets) => {
+          const fields = formFields(r);
+          return firstMatch(secrets, (secret) => {
+            const parts = signedParts(fields, secret);
+            const given = fields.get('sign_string');
+            return parts !== undefined && given !== undefined && hexEquals(given, md5(parts));
+          });
+        });
+      },
+      fingerprint(request) {
+        const fields = formFields(request);
+        const picked: Record<string, string | undefined> = {};
+        for (const name of FINGERPRINT_FIELDS) picked[name] = fields.get(name);
+        return canonicalFingerprint(picked);
+      },
+      replay(stored, request) {
+        if (repeat === 'replay' || !clickKey(request)?.endsWith(':1:ok')) return stored;
+        if (parseJsonObject(stored.body.toString('utf8'))?.error !== 0) return stored;
+        // Edit the text rather than re-serialise it: JSON.parse would round 64-bit ids.
+        const text = stored.body
+          .toString('utf8')
+          .replace(ERROR_ZERO, '"error":-4')
+          .replace(ERROR_NOTE, '"error_note":"Already paid"');
+        return withBody(stored, Buffer.from(text, 'utf8'));
+      },
+      unauthorized(request): HttpResponseRecord {
+        const fields = formFields(request);
+        return jsonText(
+          200,
+          `{"click_trans_id":${idJson(fields.get('click_trans_id'))},"merchant_trans_id":${JSON.stringify(fields.get('merchant_trans_id') ?? null)},"error":-1,"error_note":"SIGN CHECK FAILED"}`,
+        );
+      },
+    },
+    (request) => {
       const action = formFields(request).get('action');
-      return action !== undefined && action !== PREPARE && action !== COMPLETE;
+      return action === PREPARE ? 'prepare' : action === COMPLETE ? 'complete' : undefined;
     },
-    verify: safeVerify(function verifyClick(request) {
-      const fields = formFields(request);
-      const parts = signedParts(fields, secret);
-      const given = fields.get('sign_string');
-      return parts !== undefined && given !== undefined && hexEquals(given, md5(parts));
-    }),
-    fingerprint(request) {
-      const fields = formFields(request);
-      const picked: Record<string, string | undefined> = {};
-      for (const name of FINGERPRINT_FIELDS) picked[name] = fields.get(name);
-      return canonicalFingerprint(picked);
-    },
-    replay(stored, request) {
-      if (repeat === 'replay' || !clickKey(request)?.endsWith(':1:ok')) return stored;
-      if (parseJsonObject(stored.body.toString('utf8'))?.error !== 0) return stored;
-      // Edit the text rather than re-serialise it: JSON.parse would round 64-bit ids.
-      const text = stored.body
-        .toString('utf8')
-        .replace(ERROR_ZERO, '"error":-4')
-        .replace(ERROR_NOTE, '"error_note":"Already paid"');
-      return withBody(stored, Buffer.from(text, 'utf8'));
-    },
-    unauthorized(request): HttpResponseRecord {
-      const fields = formFields(request);
-      return jsonText(
-        200,
-        `{"click_trans_id":${idJson(fields.get('click_trans_id'))},"merchant_trans_id":${JSON.stringify(fields.get('merchant_trans_id') ?? null)},"error":-1,"error_note":"SIGN CHECK FAILED"}`,
-      );
-    },
-  };
+  );
 }

@@ -3,18 +3,20 @@
  * verified with the application's public key, PING answered with a PONG before any claim.
  */
 import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
-import type { ProviderPreset } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
 import { clockOption, requireOptions, requireString, toleranceOption } from './options';
 import { header, idPart, jsonBody } from './request-fields';
 import { handshakeJson } from './response';
-import { safeVerify } from './safe-verify';
+import { firstMatch, keyring, type SecretOptions } from './secrets';
 import { isFresh, parseUnixSeconds } from './signature';
 
-/** Options of {@link discord}. */
-export interface DiscordOptions {
-  /** The application's public key, 64 hex characters (Developer Portal, General Information). Required. */
-  publicKey: string;
+/**
+ * Options of {@link discord}: `publicKey`, the application's public key, 64 hex characters
+ * (Developer Portal, General Information), or several (one endpoint for several applications);
+ * or `resolveSecret`, a lookup per request (one application per customer).
+ */
+export type DiscordOptions = SecretOptions<'publicKey', string> & {
   /**
    * Accepted distance between `X-Signature-Timestamp` and now, in seconds. Defaults to 300.
    * Discord expects an answer within 3 seconds, so an older signed request is a replay.
@@ -22,7 +24,28 @@ export interface DiscordOptions {
   toleranceSeconds?: number;
   /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
   clock?: () => number;
+};
+
+/** Discord's interaction types by the names its documentation gives them, as `eventType` reads them. */
+export const DISCORD_INTERACTION_TYPES = {
+  1: 'PING',
+  2: 'APPLICATION_COMMAND',
+  3: 'MESSAGE_COMPONENT',
+  4: 'APPLICATION_COMMAND_AUTOCOMPLETE',
+  5: 'MODAL_SUBMIT',
+} as const;
+
+/** An interaction as this preset reads it: `id` (the key) and `type` (the event name, by {@link DISCORD_INTERACTION_TYPES}). */
+export interface DiscordMinimalInteraction {
+  readonly id: string;
+  readonly type: number;
 }
+
+/** Discord's interaction types, each a {@link DiscordMinimalInteraction}. */
+export type DiscordMinimalEvents = Record<
+  (typeof DISCORD_INTERACTION_TYPES)[keyof typeof DISCORD_INTERACTION_TYPES],
+  DiscordMinimalInteraction
+>;
 
 /** DER prefix of an Ed25519 SubjectPublicKeyInfo, before the 32 raw key bytes (RFC 8410). */
 const ED25519_SPKI = Buffer.from('302a300506032b6570032100', 'hex');
@@ -32,7 +55,13 @@ const HEX_SIGNATURE = /^[0-9a-fA-F]{128}$/;
 const PING = 1;
 const PONG = '{"type":1}';
 
-function publicKeyOf(hex: string): KeyObject {
+function publicKeyOf(value: unknown): KeyObject {
+  const hex = requireString(
+    'discord',
+    'publicKey',
+    value,
+    'the application public key as "publicKey"',
+  );
   if (!HEX_KEY.test(hex))
     throw new ConfigError('publicKey', 'discord() needs the public key as 64 hex characters');
   return createPublicKey({
@@ -63,41 +92,58 @@ function publicKeyOf(hex: string): KeyObject {
  * @throws {ConfigError} naming `publicKey`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#discord-interactions
  */
-export function discord(options: DiscordOptions): ProviderPreset {
-  const { publicKey, toleranceSeconds, clock } = requireOptions('discord', options);
-  const key = publicKeyOf(
-    requireString('discord', 'publicKey', publicKey, 'the application public key as "publicKey"'),
-  );
+export function discord<Events extends object = DiscordMinimalEvents>(
+  options: DiscordOptions,
+): TypedPreset<Events> {
+  const { publicKey, resolveSecret, toleranceSeconds, clock } = requireOptions('discord', options);
   const tolerance = toleranceOption('discord', toleranceSeconds, 300);
   const now = clockOption('discord', clock);
+  const ring = keyring<string, KeyObject>(
+    {
+      preset: 'discord',
+      option: 'publicKey',
+      what: 'the application public key',
+      now,
+      prepare: publicKeyOf,
+    },
+    publicKey,
+    resolveSecret,
+  );
 
-  return {
-    provider: 'discord',
-    keyDescription: 'interaction id in the body',
-    needsRawBody: true,
-    retentionDays: 1,
-    key(request) {
-      return idPart(jsonBody(request)?.id);
+  return typed<Events>(
+    {
+      provider: 'discord',
+      keyDescription: 'interaction id in the body',
+      needsRawBody: true,
+      retentionDays: 1,
+      key(request) {
+        return ring.scope(request, idPart(jsonBody(request)?.id));
+      },
+      handshake(request) {
+        if (jsonBody(request)?.type !== PING) return undefined;
+        return handshakeJson(200, PONG);
+      },
+      verify(request) {
+        return ring.verify(request, (r, keys) => {
+          const signature = header(r, 'x-signature-ed25519');
+          const stamp = header(r, 'x-signature-timestamp');
+          const seconds = parseUnixSeconds(stamp);
+          const { rawBody } = r;
+          if (rawBody === undefined || signature === undefined || !HEX_SIGNATURE.test(signature))
+            return undefined;
+          if (stamp === undefined || seconds === undefined || !isFresh(seconds, now(), tolerance))
+            return undefined;
+          const signed = Buffer.concat([Buffer.from(stamp, 'utf8'), rawBody]);
+          const bytes = Buffer.from(signature, 'hex');
+          return firstMatch(keys, (key) => verifySignature(null, signed, key, bytes));
+        });
+      },
     },
-    handshake(request) {
-      if (jsonBody(request)?.type !== PING) return undefined;
-      return handshakeJson(200, PONG);
+    (request) => {
+      const type = jsonBody(request)?.type;
+      return typeof type === 'number' && type in DISCORD_INTERACTION_TYPES
+        ? DISCORD_INTERACTION_TYPES[type as keyof typeof DISCORD_INTERACTION_TYPES]
+        : undefined;
     },
-    verify: safeVerify(function verifyDiscord(request) {
-      const signature = header(request, 'x-signature-ed25519');
-      const stamp = header(request, 'x-signature-timestamp');
-      const seconds = parseUnixSeconds(stamp);
-      const { rawBody } = request;
-      if (rawBody === undefined || signature === undefined || !HEX_SIGNATURE.test(signature))
-        return false;
-      if (stamp === undefined || seconds === undefined || !isFresh(seconds, now(), tolerance))
-        return false;
-      return verifySignature(
-        null,
-        Buffer.concat([Buffer.from(stamp, 'utf8'), rawBody]),
-        key,
-        Buffer.from(signature, 'hex'),
-      );
-    }),
-  };
+  );
 }

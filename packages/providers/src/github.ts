@@ -1,21 +1,32 @@
 /** @module GitHub preset: `X-GitHub-Delivery` as the key, `X-Hub-Signature-256` verified on the raw body. */
-import type { ProviderPreset } from '@webhook-idempotency/core';
-import { booleanOption, requireOptions, requireString } from './options';
+import { typed, type TypedPreset } from './events';
+import { booleanOption, requireOptions } from './options';
 import { header } from './request-fields';
-import { safeVerify } from './safe-verify';
+import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
 import { hmacMatches } from './signature';
 
-/** Options of {@link github}. */
-export interface GitHubOptions {
-  /** The webhook secret configured on the hook or app. Required. */
-  secret: string;
+/**
+ * Options of {@link github}: `secret`, the webhook secret configured on the hook or app, or several
+ * while you change it; or `resolveSecret`, a lookup per request (one app or hook per customer).
+ */
+export type GitHubOptions = SecretOptions<'secret', string> & {
   /**
    * Key on `X-GitHub-Hook-ID:X-GitHub-Delivery` instead of the delivery GUID alone. The GUID is
    * shared by every hook subscribed to the event, so turn this on when one endpoint serves several
    * hooks or apps and each must act. Defaults to `false`.
    */
   perHook?: boolean;
-}
+};
+
+/**
+ * A GitHub delivery's body as this preset reads it: nothing (the key and the event name,
+ * `X-GitHub-Event`, are headers). GitHub's own payload types, from its OpenAPI description, come
+ * from `@webhook-idempotency/providers/types/github`.
+ */
+export type GitHubMinimalPayload = { readonly action?: string } & Readonly<Record<string, unknown>>;
+
+/** GitHub's events without their types: any name, each a {@link GitHubMinimalPayload}. */
+export type GitHubMinimalEvents = Record<string, GitHubMinimalPayload>;
 
 const PREFIX = 'sha256=';
 
@@ -38,30 +49,45 @@ const PREFIX = 'sha256=';
  * @throws {ConfigError} naming `secret` or `perHook` when invalid.
  * @see docs/providers.md#github
  */
-export function github(options: GitHubOptions): ProviderPreset {
-  const { secret, perHook } = requireOptions('github', options);
-  const key = requireString('github', 'secret', secret, 'the webhook secret as "secret"');
+export function github<Events extends object = GitHubMinimalEvents>(
+  options: GitHubOptions,
+): TypedPreset<Events> {
+  const { secret, resolveSecret, perHook } = requireOptions('github', options);
+  const ring = keyring(
+    stringSecret('github', 'secret', 'the webhook secret'),
+    secret,
+    resolveSecret,
+  );
   const scoped = booleanOption('github', 'perHook', perHook, false);
 
-  return {
-    provider: 'github',
-    keyDescription: scoped
-      ? 'X-GitHub-Hook-ID and X-GitHub-Delivery headers'
-      : 'X-GitHub-Delivery header',
-    needsRawBody: true,
-    retentionDays: 7,
-    key(request) {
-      const delivery = header(request, 'x-github-delivery');
-      if (delivery === undefined || delivery === '') return undefined;
-      if (!scoped) return delivery;
-      const hook = header(request, 'x-github-hook-id');
-      return hook === undefined || hook === '' ? undefined : `${hook}:${delivery}`;
+  return typed<Events>(
+    {
+      provider: 'github',
+      keyDescription: scoped
+        ? 'X-GitHub-Hook-ID and X-GitHub-Delivery headers'
+        : 'X-GitHub-Delivery header',
+      needsRawBody: true,
+      retentionDays: 7,
+      key(request) {
+        const delivery = header(request, 'x-github-delivery');
+        if (delivery === undefined || delivery === '') return undefined;
+        if (!scoped) return ring.scope(request, delivery);
+        const hook = header(request, 'x-github-hook-id');
+        return hook === undefined || hook === ''
+          ? undefined
+          : ring.scope(request, `${hook}:${delivery}`);
+      },
+      verify(request) {
+        return ring.verify(request, (r, keys) => {
+          const given = header(r, 'x-hub-signature-256');
+          const { rawBody } = r;
+          if (rawBody === undefined || given === undefined || !given.startsWith(PREFIX))
+            return undefined;
+          const signature = given.slice(PREFIX.length);
+          return firstMatch(keys, (key) => hmacMatches(key, [rawBody], [signature], 'hex'));
+        });
+      },
     },
-    verify: safeVerify(function verifyGitHub(request) {
-      const given = header(request, 'x-hub-signature-256');
-      if (request.rawBody === undefined || given === undefined || !given.startsWith(PREFIX))
-        return false;
-      return hmacMatches(key, [request.rawBody], [given.slice(PREFIX.length)], 'hex');
-    }),
-  };
+    (request) => header(request, 'x-github-event'),
+  );
 }

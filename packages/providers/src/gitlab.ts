@@ -1,15 +1,23 @@
 /** @module GitLab preset: the `Idempotency-Key` header as the key, `X-Gitlab-Token` compared with the secret token. */
-import type { ProviderPreset } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
 import { requireOptions, requireString } from './options';
-import { header } from './request-fields';
-import { safeVerify } from './safe-verify';
+import { header, idPart, jsonBody } from './request-fields';
+import { firstMatch, keyring, type SecretOptions } from './secrets';
 import { secretDigest, secretEquals } from './signature';
 
-/** Options of {@link gitlab}. */
-export interface GitLabOptions {
-  /** The webhook's secret token (project, group or system hook settings). Required. */
-  secretToken: string;
+/**
+ * Options of {@link gitlab}: `secretToken`, the webhook's secret token (project, group or system
+ * hook settings), or several while you change it; or `resolveSecret`, a lookup per request.
+ */
+export type GitLabOptions = SecretOptions<'secretToken', string>;
+
+/** A GitLab delivery as this preset reads it: `object_kind` (the event name, `push`, `merge_request`). */
+export interface GitLabMinimalEvent {
+  readonly object_kind: string;
 }
+
+/** GitLab's events: any name, each a {@link GitLabMinimalEvent}. */
+export type GitLabMinimalEvents = Record<string, GitLabMinimalEvent>;
 
 /**
  * GitLab webhook preset (push, merge request, pipeline, issue hooks).
@@ -30,23 +38,42 @@ export interface GitLabOptions {
  * @throws {ConfigError} naming `secretToken` when invalid.
  * @see docs/providers.md#gitlab
  */
-export function gitlab(options: GitLabOptions): ProviderPreset {
-  const { secretToken } = requireOptions('gitlab', options);
-  const expected = secretDigest(
-    requireString('gitlab', 'secretToken', secretToken, 'the secret token as "secretToken"'),
-  );
-  return {
-    provider: 'gitlab',
-    keyDescription: 'Idempotency-Key header',
-    needsRawBody: false,
-    retentionDays: 7,
-    key(request) {
-      const id = header(request, 'idempotency-key');
-      return id === undefined || id === '' ? undefined : id;
+export function gitlab<Events extends object = GitLabMinimalEvents>(
+  options: GitLabOptions,
+): TypedPreset<Events> {
+  const { secretToken, resolveSecret } = requireOptions('gitlab', options);
+  const ring = keyring<string, Buffer>(
+    {
+      preset: 'gitlab',
+      option: 'secretToken',
+      what: 'the secret token',
+      prepare: (token) =>
+        secretDigest(
+          requireString('gitlab', 'secretToken', token, 'the secret token as "secretToken"'),
+        ),
     },
-    verify: safeVerify(function verifyGitLab(request) {
-      const given = header(request, 'x-gitlab-token');
-      return given !== undefined && secretEquals(given, expected);
-    }),
-  };
+    secretToken,
+    resolveSecret,
+  );
+  return typed<Events>(
+    {
+      provider: 'gitlab',
+      keyDescription: 'Idempotency-Key header',
+      needsRawBody: false,
+      retentionDays: 7,
+      key(request) {
+        const id = header(request, 'idempotency-key');
+        return ring.scope(request, id === undefined || id === '' ? undefined : id);
+      },
+      verify(request) {
+        return ring.verify(request, (r, digests) => {
+          const given = header(r, 'x-gitlab-token');
+          return given === undefined
+            ? undefined
+            : firstMatch(digests, (expected) => secretEquals(given, expected));
+        });
+      },
+    },
+    (request) => idPart(jsonBody(request)?.object_kind),
+  );
 }

@@ -5,9 +5,10 @@
  */
 import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
 import { clockOption, oneOf, requireOptions, requireString, toleranceOption } from './options';
 import { header } from './request-fields';
-import { safeVerify } from './safe-verify';
+import { firstMatch, keyring, type Keyring, type OneOrMany, type SecretResolver } from './secrets';
 import {
   hmacMatches,
   isFresh,
@@ -34,8 +35,13 @@ export interface SignedRequest {
 export interface HmacOptions {
   /** The receipts' `provider` column: the provider's name, `'acme'`. Required. */
   provider: string;
-  /** The signing secret. A string is used as its UTF-8 bytes unless `secretEncoding` says otherwise. Required. */
-  secret: string | Buffer;
+  /**
+   * The signing secret, or several while you rotate it (any one verifies, in any order). A string
+   * is used as its UTF-8 bytes unless `secretEncoding` says otherwise. This or `resolveSecret`.
+   */
+  secret?: OneOrMany<string | Buffer>;
+  /** Looks the secrets up per request instead (a secret per customer): docs/providers.md#secrets-rotation-and-one-per-customer. */
+  resolveSecret?: SecretResolver<string | Buffer>;
   /** How a string `secret` is spelled: `'utf8'` (default), `'hex'` or `'base64'`. */
   secretEncoding?: 'utf8' | 'hex' | 'base64';
   /** The header carrying the signature, e.g. `'x-acme-signature'`. Required. */
@@ -61,10 +67,20 @@ export interface HmacOptions {
   key: string | ((request: HttpRequest) => string | undefined);
   /** How a 400 names the id when it is missing. Defaults to the header's name. */
   keyDescription?: string;
+  /** The event name of a delivery, for `preset.eventType(request)`. Defaults to none. */
+  eventType?: (request: HttpRequest) => string | undefined;
   /** How long to keep receipts: the provider's retry window plus its manual redelivery window. Required. */
   retentionDays: number;
   /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
   clock?: () => number;
+}
+
+/** How a preset built on {@link hmacPreset} names its secret option, and what it checks first. */
+export interface HmacBase {
+  /** The factory's name and its secret option, for errors: `{ preset: 'sentry', option: 'clientSecret', what: '…' }`. */
+  names?: { preset: string; option: string; what: string };
+  /** A check that must pass besides the signature (a timestamp in the body); asked first. */
+  precheck?: (request: HttpRequest) => boolean;
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
@@ -76,49 +92,36 @@ function headerName(option: string, value: unknown): string {
   return name;
 }
 
-function secretBytes(secret: unknown, encoding: 'utf8' | 'hex' | 'base64'): Buffer {
+/** One secret's bytes; a string that is not what `encoding` says fails. */
+function secretBytes(
+  names: NonNullable<HmacBase['names']>,
+  secret: unknown,
+  encoding: 'utf8' | 'hex' | 'base64',
+): Buffer {
   if (Buffer.isBuffer(secret) && secret.length > 0) return secret;
-  const text = requireString('hmac', 'secret', secret, 'the signing secret as "secret"');
+  const { preset, option, what } = names;
+  const text = requireString(preset, option, secret, `${what} as "${option}"`);
   const bytes = Buffer.from(text, encoding);
   // Buffer.from drops what it cannot decode: a secret that is not what `secretEncoding` says fails here.
   if (bytes.length === 0 || (encoding !== 'utf8' && bytes.toString(encoding) !== text))
-    throw new ConfigError('secret', `hmac() could not read "secret" as ${encoding}`);
+    throw new ConfigError(option, `${preset}() could not read "${option}" as ${encoding}`);
   return bytes;
 }
 
-/**
- * A preset for any provider that signs with an HMAC: the signature header, its digest and
- * spelling, what is signed (the raw body by default), an optional signed timestamp, and where
- * the delivery id is. The check runs on the raw bytes, in constant time, before any claim.
- *
- * @example
- * const preset = providers.hmac({
- *   provider: 'acme',
- *   secret: process.env.ACME_WEBHOOK_SECRET!,
- *   signatureHeader: 'x-acme-signature',
- *   prefix: 'sha256=',
- *   key: 'x-acme-delivery',
- *   retentionDays: 7,
- * });
- * @throws {ConfigError} naming the first invalid option.
- * @see docs/providers.md#any-hmac-provider-hmac
- */
-export function hmac(options: HmacOptions): ProviderPreset {
-  const o = requireOptions('hmac', options);
-  const provider = requireString(
-    'hmac',
-    'provider',
-    o.provider,
-    'the provider\'s name as "provider"',
-  );
-  const secretEncoding = oneOf(
-    'hmac',
-    'secretEncoding',
-    o.secretEncoding,
-    ['utf8', 'hex', 'base64'],
-    'utf8',
-  );
-  const key = secretBytes(o.secret, secretEncoding);
+/** The delivery id reader of `key`: a header's value, or the function given. */
+function keyReader(key: unknown): (request: HttpRequest) => string | undefined {
+  if (typeof key === 'function') return key as (request: HttpRequest) => string | undefined;
+  if (typeof key !== 'string')
+    throw new ConfigError(
+      'key',
+      'hmac() needs a header name or a function of the request as "key"',
+    );
+  const name = headerName('key', key);
+  return (request) => header(request, name);
+}
+
+/** The signature check's settings, each option checked. */
+function signatureSettings(o: HmacOptions) {
   const signatureHeader = headerName('signatureHeader', o.signatureHeader);
   const algorithm = oneOf('hmac', 'algorithm', o.algorithm, ['sha256', 'sha1', 'sha512'], 'sha256');
   const encoding = oneOf('hmac', 'encoding', o.encoding, ['hex', 'base64'], 'hex');
@@ -138,51 +141,121 @@ export function hmac(options: HmacOptions): ProviderPreset {
     );
   const tolerance = toleranceOption('hmac', o.timestamp?.toleranceSeconds, 300);
   const now = clockOption('hmac', o.clock);
-  if (typeof o.key !== 'function' && typeof o.key !== 'string')
-    throw new ConfigError(
-      'key',
-      'hmac() needs a header name or a function of the request as "key"',
-    );
-  const keyOf =
-    typeof o.key === 'function'
-      ? o.key
-      : (
-          (name: string) => (request: HttpRequest) =>
-            header(request, name)
-        )(headerName('key', o.key));
+  return {
+    signatureHeader,
+    algorithm,
+    encoding,
+    prefix,
+    signedPayload,
+    stampHeader,
+    tolerance,
+    now,
+  };
+}
+
+/** What was signed, for one request: `undefined` when the request cannot carry a valid signature. */
+function signedOf(request: HttpRequest, s: ReturnType<typeof signatureSettings>) {
+  const { rawBody } = request;
+  const given = header(request, s.signatureHeader);
+  if (rawBody === undefined || given === undefined || !given.startsWith(s.prefix)) return undefined;
+  let stamp: string | undefined;
+  if (s.stampHeader !== undefined) {
+    stamp = header(request, s.stampHeader);
+    const seconds = parseUnixSeconds(stamp);
+    if (seconds === undefined || !isFresh(seconds, s.now(), s.tolerance)) return undefined;
+  }
+  const parts = s.signedPayload({
+    body: rawBody,
+    timestamp: stamp,
+    method: request.method,
+    url: request.url,
+    header: (name) => header(request, name),
+  });
+  return { parts, signature: given.slice(s.prefix.length) };
+}
+
+/**
+ * The preset {@link hmac} builds, with its keyring (the presets built on it read the secret that
+ * verified a request from it, as Zoom's handshake does).
+ */
+export function hmacPreset(
+  options: HmacOptions,
+  base: HmacBase = {},
+): { preset: ProviderPreset; ring: Keyring<Buffer> } {
+  const o = requireOptions('hmac', options);
+  const provider = requireString(
+    'hmac',
+    'provider',
+    o.provider,
+    'the provider\'s name as "provider"',
+  );
+  const secretEncoding = oneOf(
+    'hmac',
+    'secretEncoding',
+    o.secretEncoding,
+    ['utf8', 'hex', 'base64'],
+    'utf8',
+  );
+  const s = signatureSettings(o);
+  const names = base.names ?? { preset: 'hmac', option: 'secret', what: 'the signing secret' };
+  const ring = keyring<string | Buffer, Buffer>(
+    { ...names, now: s.now, prepare: (secret) => secretBytes(names, secret, secretEncoding) },
+    o.secret,
+    o.resolveSecret,
+  );
+  const keyOf = keyReader(o.key);
   const keyDescription =
     o.keyDescription ?? (typeof o.key === 'string' ? `${o.key} header` : 'delivery id');
   if (typeof o.retentionDays !== 'number' || !(o.retentionDays > 0))
     throw new ConfigError('retentionDays', 'hmac() needs a positive number of days');
-  const retentionDays = o.retentionDays;
-
-  return {
+  const { precheck } = base;
+  const preset: ProviderPreset = {
     provider,
     keyDescription,
     needsRawBody: true,
-    retentionDays,
+    retentionDays: o.retentionDays,
     key(request) {
       const id = keyOf(request);
-      return id === undefined || id === '' ? undefined : id;
+      return ring.scope(request, id === undefined || id === '' ? undefined : id);
     },
-    verify: safeVerify(function verifyHmac(request) {
-      const { rawBody } = request;
-      const given = header(request, signatureHeader);
-      if (rawBody === undefined || given === undefined || !given.startsWith(prefix)) return false;
-      let stamp: string | undefined;
-      if (stampHeader !== undefined) {
-        stamp = header(request, stampHeader);
-        const seconds = parseUnixSeconds(stamp);
-        if (seconds === undefined || !isFresh(seconds, now(), tolerance)) return false;
-      }
-      const parts = signedPayload({
-        body: rawBody,
-        timestamp: stamp,
-        method: request.method,
-        url: request.url,
-        header: (name) => header(request, name),
+    verify(request) {
+      return ring.verify(request, (r, keys) => {
+        if (precheck !== undefined && !precheck(r)) return undefined;
+        const signed = signedOf(r, s);
+        if (signed === undefined) return undefined;
+        return firstMatch(keys, (key) =>
+          hmacMatches(key, signed.parts, [signed.signature], s.encoding, s.algorithm),
+        );
       });
-      return hmacMatches(key, parts, [given.slice(prefix.length)], encoding, algorithm);
-    }),
+    },
   };
+  return { preset, ring };
+}
+
+/**
+ * A preset for any provider that signs with an HMAC: the signature header, its digest and
+ * spelling, what is signed (the raw body by default), an optional signed timestamp, and where
+ * the delivery id is. The check runs on the raw bytes, in constant time, before any claim; with
+ * several secrets, each is tried.
+ *
+ * @example
+ * const preset = providers.hmac({
+ *   provider: 'acme',
+ *   secret: process.env.ACME_WEBHOOK_SECRET!,
+ *   signatureHeader: 'x-acme-signature',
+ *   prefix: 'sha256=',
+ *   key: 'x-acme-delivery',
+ *   retentionDays: 7,
+ * });
+ * @throws {ConfigError} naming the first invalid option.
+ * @see docs/providers.md#any-hmac-provider-hmac
+ */
+export function hmac<Events extends object = Record<string, unknown>>(
+  options: HmacOptions,
+): TypedPreset<Events> {
+  const { preset } = hmacPreset(options);
+  const read = options.eventType;
+  if (read !== undefined && typeof read !== 'function')
+    throw new ConfigError('eventType', 'hmac() needs a function of the request');
+  return typed<Events>(preset, read ?? (() => undefined));
 }

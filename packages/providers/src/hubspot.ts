@@ -2,19 +2,21 @@
  * @module HubSpot webhooks preset (signature v3): a batch of events per request, each keyed on its
  * account, subscription and event id; base64 HMAC-SHA256 of method + URI + raw body + timestamp.
  */
-import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
 import { jsonArrayBody } from './batched';
+import { typedBatch, type TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
-import { clockOption, requireOptions, requireString, toleranceOption } from './options';
+import { clockOption, requireOptions, toleranceOption } from './options';
 import { header, idPart, isJsonObject } from './request-fields';
-import { safeVerify } from './safe-verify';
+import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
 import { hmacMatches, isFresh } from './signature';
 
-/** Options of {@link hubspot}. */
-export interface HubSpotOptions {
-  /** The app's client secret (the app's Auth settings). Required. */
-  clientSecret: string;
+/**
+ * Options of {@link hubspot}: `clientSecret`, the app's client secret (the app's Auth settings),
+ * or several while you rotate it; or `resolveSecret`, a lookup per request.
+ */
+export type HubSpotOptions = SecretOptions<'clientSecret', string> & {
   /**
    * The URL HubSpot calls, exactly as set in the app's webhook settings (`https://…`, query
    * included), since HubSpot signs it: a proxy or a path prefix in front of the app does not change
@@ -25,7 +27,18 @@ export interface HubSpotOptions {
   toleranceSeconds?: number;
   /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
   clock?: () => number;
+};
+
+/** One HubSpot event of a batch as this preset reads it: its key fields and `subscriptionType` (the event name). */
+export interface HubSpotMinimalEvent {
+  readonly portalId: number;
+  readonly subscriptionId: number;
+  readonly eventId: number;
+  readonly subscriptionType: string;
 }
+
+/** HubSpot's subscription types: any name, each a {@link HubSpotMinimalEvent}. */
+export type HubSpotMinimalEvents = Record<string, HubSpotMinimalEvent>;
 
 const MILLISECONDS = /^\d{1,15}$/;
 /** The escapes HubSpot decodes in the URI before signing it (its request-validation page lists them). */
@@ -65,13 +78,18 @@ function eventKey(event: unknown): string | undefined {
  * @throws {ConfigError} naming `clientSecret`, `targetUrl`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#hubspot
  */
-export function hubspot(options: HubSpotOptions): ProviderPreset {
-  const { clientSecret, targetUrl, toleranceSeconds, clock } = requireOptions('hubspot', options);
-  const secret = requireString(
+export function hubspot<Events extends object = HubSpotMinimalEvents>(
+  options: HubSpotOptions,
+): TypedPreset<Events> {
+  const { clientSecret, resolveSecret, targetUrl, toleranceSeconds, clock } = requireOptions(
     'hubspot',
-    'clientSecret',
+    options,
+  );
+  const now = clockOption('hubspot', clock);
+  const ring = keyring(
+    stringSecret('hubspot', 'clientSecret', 'the app client secret', now),
     clientSecret,
-    'the app client secret as "clientSecret"',
+    resolveSecret,
   );
   if (typeof targetUrl === 'string' && !/^https?:\/\/\S+$/.test(targetUrl))
     throw new ConfigError('targetUrl', 'hubspot() needs the full target URL, https://…');
@@ -82,30 +100,35 @@ export function hubspot(options: HubSpotOptions): ProviderPreset {
     );
   const urlOf = typeof targetUrl === 'string' ? () => targetUrl : targetUrl;
   const tolerance = toleranceOption('hubspot', toleranceSeconds, 300);
-  const now = clockOption('hubspot', clock);
 
-  return {
-    provider: 'hubspot',
-    keyDescription: 'portalId, subscriptionId and eventId of each event',
-    needsRawBody: true,
-    retentionDays: 3,
-    key: () => undefined,
-    items(request) {
-      return jsonArrayBody(request)?.map((event) => {
-        if (!isJsonObject(event)) return { key: undefined, value: event };
-        const { attemptNumber, ...stable } = event;
-        return { key: eventKey(event), value: event, fingerprint: canonicalFingerprint(stable) };
-      });
+  return typedBatch<Events>(
+    {
+      provider: 'hubspot',
+      keyDescription: 'portalId, subscriptionId and eventId of each event',
+      needsRawBody: true,
+      retentionDays: 3,
+      key: () => undefined,
+      items(request) {
+        return jsonArrayBody(request)?.map((event) => {
+          if (!isJsonObject(event)) return { key: undefined, value: event };
+          const { attemptNumber, ...stable } = event;
+          const fingerprint = canonicalFingerprint(stable);
+          return { key: ring.scope(request, eventKey(event)), value: event, fingerprint };
+        });
+      },
+      verify(request) {
+        return ring.verify(request, (r, secrets) => {
+          const given = header(r, 'x-hubspot-signature-v3');
+          const stamp = header(r, 'x-hubspot-request-timestamp');
+          const { rawBody } = r;
+          if (rawBody === undefined || given === undefined || stamp === undefined) return undefined;
+          if (!MILLISECONDS.test(stamp) || !isFresh(Number(stamp) / 1000, now(), tolerance))
+            return undefined;
+          const parts = [r.method, signedUri(urlOf(r)), rawBody, stamp];
+          return firstMatch(secrets, (secret) => hmacMatches(secret, parts, [given], 'base64'));
+        });
+      },
     },
-    verify: safeVerify(function verifyHubSpot(request) {
-      const given = header(request, 'x-hubspot-signature-v3');
-      const stamp = header(request, 'x-hubspot-request-timestamp');
-      const { rawBody } = request;
-      if (rawBody === undefined || given === undefined || stamp === undefined) return false;
-      if (!MILLISECONDS.test(stamp) || !isFresh(Number(stamp) / 1000, now(), tolerance))
-        return false;
-      const uri = signedUri(urlOf(request));
-      return hmacMatches(secret, [request.method, uri, rawBody, stamp], [given], 'base64');
-    }),
-  };
+    (item) => (isJsonObject(item) ? idPart(item.subscriptionType) : undefined),
+  );
 }

@@ -5,48 +5,229 @@
  * `preset`. A package of its own: the catalogue grows with the providers, never the guard.
  * @module @webhook-idempotency/providers
  */
-export { payme, type PaymeOptions } from './payme';
-export { click, type ClickOptions } from './click';
-export { uzum, type UzumOptions } from './uzum';
-export { stripe, type StripeOptions } from './stripe';
-export { github, type GitHubOptions } from './github';
-export { telegram, type TelegramOptions } from './telegram';
-export { shopify, type ShopifyOptions } from './shopify';
-export { standardWebhooks, type StandardWebhooksOptions } from './standard-webhooks';
-export { slack, type SlackOptions } from './slack';
-export { paddle, type PaddleOptions } from './paddle';
+export { payme, type PaymeOptions, type PaymeMinimalCall, type PaymeMinimalEvents } from './payme';
+export {
+  click,
+  type ClickOptions,
+  type ClickMinimalRequest,
+  type ClickMinimalEvents,
+} from './click';
+export { uzum, type UzumOptions, type UzumMinimalRequest, type UzumMinimalEvents } from './uzum';
+export {
+  stripe,
+  type StripeOptions,
+  type StripeMinimalEvent,
+  type StripeMinimalEvents,
+} from './stripe';
+export {
+  github,
+  type GitHubOptions,
+  type GitHubMinimalPayload,
+  type GitHubMinimalEvents,
+} from './github';
+export {
+  telegram,
+  type TelegramBot,
+  type TelegramOptions,
+  type TelegramMinimalUpdate,
+  type TelegramMinimalEvents,
+} from './telegram';
+export {
+  shopify,
+  type ShopifyOptions,
+  type ShopifyMinimalPayload,
+  type ShopifyMinimalEvents,
+} from './shopify';
+export {
+  standardWebhooks,
+  type StandardWebhooksOptions,
+  type StandardWebhooksSettings,
+  type StandardWebhooksMinimalEvent,
+  type StandardWebhooksMinimalEvents,
+} from './standard-webhooks';
+export {
+  slack,
+  type SlackOptions,
+  type SlackMinimalEnvelope,
+  type SlackMinimalEvents,
+} from './slack';
+export {
+  paddle,
+  type PaddleOptions,
+  type PaddleMinimalEvent,
+  type PaddleMinimalEvents,
+} from './paddle';
 export { clerk, resend, type SvixSenderOptions } from './svix-senders';
-export { razorpay, type RazorpayOptions } from './razorpay';
-export { discord, type DiscordOptions } from './discord';
+export {
+  razorpay,
+  type RazorpayOptions,
+  type RazorpayMinimalEvent,
+  type RazorpayMinimalEvents,
+} from './razorpay';
+export {
+  discord,
+  DISCORD_INTERACTION_TYPES,
+  type DiscordOptions,
+  type DiscordMinimalInteraction,
+  type DiscordMinimalEvents,
+} from './discord';
 export { hmac, type HmacOptions, type SignedRequest } from './hmac';
-export { twitch, type TwitchOptions } from './twitch';
-export { gitlab, type GitLabOptions } from './gitlab';
-export { square, type SquareOptions } from './square';
-export { typeform, type TypeformOptions } from './typeform';
-export { checkout, intercom, vercel, type BodySignedOptions } from './body-signed';
+export {
+  twitch,
+  type TwitchOptions,
+  type TwitchMinimalMessage,
+  type TwitchMinimalEvents,
+} from './twitch';
+export {
+  gitlab,
+  type GitLabOptions,
+  type GitLabMinimalEvent,
+  type GitLabMinimalEvents,
+} from './gitlab';
+export {
+  square,
+  type SquareOptions,
+  type SquareMinimalEvent,
+  type SquareMinimalEvents,
+} from './square';
+export {
+  typeform,
+  type TypeformOptions,
+  type TypeformMinimalEvent,
+  type TypeformMinimalEvents,
+} from './typeform';
+export {
+  checkout,
+  intercom,
+  vercel,
+  type BodySignedOptions,
+  type BodySignedMinimalEvent,
+  type BodySignedMinimalEvents,
+  type IntercomMinimalEvent,
+  type IntercomMinimalEvents,
+} from './body-signed';
 export {
   wise,
   WISE_PRODUCTION_PUBLIC_KEY,
   WISE_SANDBOX_PUBLIC_KEY,
   type WiseOptions,
+  type WiseMinimalEvent,
+  type WiseMinimalEvents,
 } from './wise';
-export { paypal, type PayPalOptions } from './paypal';
+export {
+  paypal,
+  type PayPalOptions,
+  type PayPalSettings,
+  type PayPalMinimalEvent,
+  type PayPalMinimalEvents,
+} from './paypal';
 export type { FetchCertificate } from './paypal-certificates';
-export { coinbase, type CoinbaseOptions } from './coinbase';
-export { lemonsqueezy, type LemonSqueezyOptions } from './lemonsqueezy';
-export { airwallex, type AirwallexOptions } from './airwallex';
-export { paystack, type PaystackOptions } from './paystack';
-export { calendly, type CalendlyOptions } from './calendly';
-export { sentry, type SentryOptions } from './sentry';
-export { bitbucket, type BitbucketOptions } from './bitbucket';
-export { postmark, type PostmarkOptions } from './postmark';
-export { twilio, type TwilioOptions } from './twilio';
-export { linear, type LinearOptions } from './linear';
-export { mercadopago, type MercadoPagoOptions } from './mercadopago';
-export { zoom, type ZoomOptions } from './zoom';
-export { braintree, type BraintreeOptions } from './braintree';
-export { mailgun, type MailgunOptions } from './mailgun';
-export { sendgrid, type SendGridOptions } from './sendgrid';
-export { hubspot, type HubSpotOptions } from './hubspot';
-export { adyen, type AdyenOptions } from './adyen';
-export { meta, type MetaItem, type MetaOptions } from './meta';
+export {
+  coinbase,
+  type CoinbaseOptions,
+  type CoinbaseMinimalEvent,
+  type CoinbaseMinimalEvents,
+} from './coinbase';
+export {
+  lemonsqueezy,
+  type LemonSqueezyOptions,
+  type LemonSqueezyMinimalEvent,
+  type LemonSqueezyMinimalEvents,
+} from './lemonsqueezy';
+export {
+  airwallex,
+  type AirwallexOptions,
+  type AirwallexMinimalEvent,
+  type AirwallexMinimalEvents,
+} from './airwallex';
+export {
+  paystack,
+  type PaystackOptions,
+  type PaystackMinimalEvent,
+  type PaystackMinimalEvents,
+} from './paystack';
+export {
+  calendly,
+  type CalendlyOptions,
+  type CalendlyMinimalEvent,
+  type CalendlyMinimalEvents,
+} from './calendly';
+export {
+  sentry,
+  type SentryOptions,
+  type SentryMinimalEvent,
+  type SentryMinimalEvents,
+} from './sentry';
+export {
+  bitbucket,
+  type BitbucketOptions,
+  type BitbucketMinimalEvent,
+  type BitbucketMinimalEvents,
+} from './bitbucket';
+export {
+  postmark,
+  type PostmarkOptions,
+  type PostmarkMinimalRecord,
+  type PostmarkMinimalEvents,
+} from './postmark';
+export {
+  twilio,
+  type TwilioOptions,
+  type TwilioMinimalParameters,
+  type TwilioMinimalEvents,
+} from './twilio';
+export {
+  linear,
+  type LinearOptions,
+  type LinearMinimalEvent,
+  type LinearMinimalEvents,
+} from './linear';
+export {
+  mercadopago,
+  type MercadoPagoOptions,
+  type MercadoPagoMinimalEvent,
+  type MercadoPagoMinimalEvents,
+} from './mercadopago';
+export { zoom, type ZoomOptions, type ZoomMinimalEvent, type ZoomMinimalEvents } from './zoom';
+export {
+  braintree,
+  type BraintreeKeyPair,
+  type BraintreeOptions,
+  type BraintreeMinimalNotification,
+  type BraintreeMinimalEvents,
+} from './braintree';
+export {
+  mailgun,
+  type MailgunOptions,
+  type MailgunMinimalEvent,
+  type MailgunMinimalEvents,
+} from './mailgun';
+export {
+  sendgrid,
+  type SendGridOptions,
+  type SendGridMinimalEvent,
+  type SendGridMinimalEvents,
+} from './sendgrid';
+export {
+  hubspot,
+  type HubSpotOptions,
+  type HubSpotMinimalEvent,
+  type HubSpotMinimalEvents,
+} from './hubspot';
+export { adyen, type AdyenOptions, type AdyenMinimalItem, type AdyenMinimalEvents } from './adyen';
+export { meta, type MetaItem, type MetaOptions, type MetaMinimalEvents } from './meta';
+export type {
+  EventMap,
+  EventOf,
+  EventsByType,
+  TypedPreset,
+} from './events';
+export type {
+  OneOrMany,
+  SecretCacheOptions,
+  SecretLookup,
+  SecretLookupContext,
+  SecretOptions,
+  SecretResolver,
+} from './secrets';
+export type { BasicCredentials } from './basic-auth';

@@ -2,16 +2,31 @@
  * @module Lemon Squeezy preset: the event name with its record's type, id and `updated_at` as the
  * key, `X-Signature` verified on the raw body, a stored 2xx replayed as the 200 Lemon Squeezy wants.
  */
-import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
-import { hmac } from './hmac';
-import { requireOptions, requireString } from './options';
+import type { HttpRequest } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
+import { hmacPreset } from './hmac';
+import { requireOptions } from './options';
 import { idPart, isJsonObject, jsonBody } from './request-fields';
+import type { SecretOptions } from './secrets';
 
-/** Options of {@link lemonsqueezy}. */
-export interface LemonSqueezyOptions {
-  /** The signing secret you entered on the webhook (Settings, Webhooks). Required. */
-  secret: string;
+/**
+ * Options of {@link lemonsqueezy}: `secret`, the signing secret you entered on the webhook
+ * (Settings, Webhooks), or several; or `resolveSecret`, a lookup per request.
+ */
+export type LemonSqueezyOptions = SecretOptions<'secret', string>;
+
+/** A Lemon Squeezy delivery as this preset reads it: `meta.event_name` and the JSON:API record it is about. */
+export interface LemonSqueezyMinimalEvent {
+  readonly meta: { readonly event_name: string };
+  readonly data: {
+    readonly type: string;
+    readonly id: string;
+    readonly attributes?: { readonly updated_at?: string };
+  };
 }
+
+/** Lemon Squeezy's events: any name, each a {@link LemonSqueezyMinimalEvent}. */
+export type LemonSqueezyMinimalEvents = Record<string, LemonSqueezyMinimalEvent>;
 
 /** `event_name:type:id@updated_at` from `meta` and the JSON:API `data` object. */
 function eventKey(request: HttpRequest): string | undefined {
@@ -48,22 +63,34 @@ function eventKey(request: HttpRequest): string | undefined {
  * @throws {ConfigError} naming `secret` when invalid.
  * @see docs/providers.md#lemon-squeezy
  */
-export function lemonsqueezy(options: LemonSqueezyOptions): ProviderPreset {
-  const { secret } = requireOptions('lemonsqueezy', options);
-  const preset = hmac({
-    provider: 'lemonsqueezy',
-    secret: requireString('lemonsqueezy', 'secret', secret, 'the signing secret as "secret"'),
-    signatureHeader: 'x-signature',
-    key: eventKey,
-    keyDescription: 'meta.event_name, data.type and data.id in the body',
-    retentionDays: 7,
-  });
-  return {
-    ...preset,
-    replay(stored) {
-      return stored.status >= 200 && stored.status < 300 && stored.status !== 200
-        ? { ...stored, status: 200 }
-        : stored;
+export function lemonsqueezy<Events extends object = LemonSqueezyMinimalEvents>(
+  options: LemonSqueezyOptions,
+): TypedPreset<Events> {
+  const { secret, resolveSecret } = requireOptions('lemonsqueezy', options);
+  const { preset } = hmacPreset(
+    {
+      provider: 'lemonsqueezy',
+      secret,
+      resolveSecret,
+      signatureHeader: 'x-signature',
+      key: eventKey,
+      keyDescription: 'meta.event_name, data.type and data.id in the body',
+      retentionDays: 7,
     },
-  };
+    { names: { preset: 'lemonsqueezy', option: 'secret', what: 'the signing secret' } },
+  );
+  return typed<Events>(
+    {
+      ...preset,
+      replay(stored) {
+        return stored.status >= 200 && stored.status < 300 && stored.status !== 200
+          ? { ...stored, status: 200 }
+          : stored;
+      },
+    },
+    (request) => {
+      const meta = jsonBody(request)?.meta;
+      return isJsonObject(meta) ? idPart(meta.event_name) : undefined;
+    },
+  );
 }

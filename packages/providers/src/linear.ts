@@ -2,17 +2,18 @@
  * @module Linear preset: `Linear-Delivery` as the key, `Linear-Signature` (hex HMAC-SHA256 of the
  * raw body) checked by `hmac()`, and the body's signed `webhookTimestamp` within a minute of now.
  */
-import type { ProviderPreset } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
-import { hmac } from './hmac';
-import { clockOption, requireOptions, requireString, toleranceOption } from './options';
-import { jsonBody } from './request-fields';
-import { safeVerify } from './safe-verify';
+import { hmacPreset } from './hmac';
+import { clockOption, requireOptions, toleranceOption } from './options';
+import { idPart, jsonBody } from './request-fields';
+import type { SecretOptions } from './secrets';
 
-/** Options of {@link linear}. */
-export interface LinearOptions {
-  /** The webhook's signing secret (Settings, API, the webhook's page). Required. */
-  secret: string;
+/**
+ * Options of {@link linear}: `secret`, the webhook's signing secret (Settings, API, the webhook's
+ * page), or several; or `resolveSecret`, a lookup per request.
+ */
+export type LinearOptions = SecretOptions<'secret', string> & {
   /**
    * Accepted distance between the body's `webhookTimestamp` and now, in seconds, either way.
    * Defaults to 60: Linear asks for a minute, and its SDK's verifier refuses anything older.
@@ -20,7 +21,21 @@ export interface LinearOptions {
   toleranceSeconds?: number;
   /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
   clock?: () => number;
+};
+
+/**
+ * A Linear delivery as this preset reads it: `type` (the entity, the event name), `action` and the
+ * signed `webhookTimestamp`. `@linear/sdk` types its payloads, but ships them for ES modules only,
+ * which a CommonJS consumer's declarations cannot import; none is offered here.
+ */
+export interface LinearMinimalEvent {
+  readonly type: string;
+  readonly action: string;
+  readonly webhookTimestamp: number;
 }
+
+/** Linear's entity types: any name, each a {@link LinearMinimalEvent}. */
+export type LinearMinimalEvents = Record<string, LinearMinimalEvent>;
 
 /**
  * Linear webhook preset (issues, comments, projects, cycles… of a workspace or an OAuth app).
@@ -40,38 +55,46 @@ export interface LinearOptions {
  * @throws {ConfigError} naming `secret`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#linear
  */
-export function linear(options: LinearOptions): ProviderPreset {
-  const { secret, toleranceSeconds, clock } = requireOptions('linear', options);
+export function linear<Events extends object = LinearMinimalEvents>(
+  options: LinearOptions,
+): TypedPreset<Events> {
+  const { secret, resolveSecret, toleranceSeconds, clock } = requireOptions('linear', options);
   const tolerance = toleranceOption('linear', toleranceSeconds, 60);
   const now = clockOption('linear', clock);
-  const signed = hmac({
-    provider: 'linear',
-    secret: requireString('linear', 'secret', secret, 'the signing secret as "secret"'),
-    signatureHeader: 'linear-signature',
-    key: 'linear-delivery',
-    keyDescription: 'Linear-Delivery header',
-    retentionDays: 7,
-  });
-  const signatureValid = signed.verify as (
-    request: Parameters<ProviderPreset['key']>[0],
-  ) => boolean;
-
-  return {
-    ...signed,
-    verify: safeVerify(function verifyLinear(request) {
-      if (!signatureValid(request)) return false;
-      const stamp = jsonBody(request)?.webhookTimestamp;
-      return (
-        typeof stamp === 'number' &&
-        Number.isFinite(stamp) &&
-        Math.abs(now() - stamp) <= tolerance * 1000
-      );
-    }),
-    fingerprint(request) {
-      const body = jsonBody(request);
-      if (body === undefined) return undefined;
-      const { webhookTimestamp, ...delivery } = body;
-      return canonicalFingerprint(delivery);
+  const { preset } = hmacPreset(
+    {
+      provider: 'linear',
+      secret,
+      resolveSecret,
+      signatureHeader: 'linear-signature',
+      key: 'linear-delivery',
+      keyDescription: 'Linear-Delivery header',
+      retentionDays: 7,
+      clock: now,
     },
-  };
+    {
+      names: { preset: 'linear', option: 'secret', what: 'the signing secret' },
+      precheck(request) {
+        const stamp = jsonBody(request)?.webhookTimestamp;
+        return (
+          typeof stamp === 'number' &&
+          Number.isFinite(stamp) &&
+          Math.abs(now() - stamp) <= tolerance * 1000
+        );
+      },
+    },
+  );
+
+  return typed<Events>(
+    {
+      ...preset,
+      fingerprint(request) {
+        const body = jsonBody(request);
+        if (body === undefined) return undefined;
+        const { webhookTimestamp, ...delivery } = body;
+        return canonicalFingerprint(delivery);
+      },
+    },
+    (request) => idPart(jsonBody(request)?.type),
+  );
 }

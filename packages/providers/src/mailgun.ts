@@ -2,17 +2,19 @@
  * @module Mailgun preset: `event-data.id` as the key, the body's `signature` block (hex HMAC-SHA256
  * of timestamp + token under the webhook signing key) checked, event data fingerprinted alone.
  */
-import type { ProviderPreset } from '@webhook-idempotency/core';
+import type { HttpRequest } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
-import { clockOption, requireOptions, requireString, toleranceOption } from './options';
+import { clockOption, requireOptions, toleranceOption } from './options';
 import { idPart, isJsonObject, jsonBody } from './request-fields';
-import { safeVerify } from './safe-verify';
+import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
 import { hmacMatches, isFresh, parseUnixSeconds } from './signature';
 
-/** Options of {@link mailgun}. */
-export interface MailgunOptions {
-  /** The HTTP webhook signing key (Sending, Webhooks; not the API key). Required. */
-  signingKey: string;
+/**
+ * Options of {@link mailgun}: `signingKey`, the HTTP webhook signing key (Sending, Webhooks; not
+ * the API key), or several while you rotate it; or `resolveSecret`, a lookup per request.
+ */
+export type MailgunOptions = SecretOptions<'signingKey', string> & {
   /**
    * Refuse a `signature.timestamp` further than this from now, in seconds, either way. Off by
    * default: Mailgun calls the check optional and warns that its own delays can be long.
@@ -20,6 +22,29 @@ export interface MailgunOptions {
   toleranceSeconds?: number;
   /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
   clock?: () => number;
+};
+
+/** A Mailgun delivery as this preset reads it: `event-data.id` (the key) and `event-data.event` (the event name). */
+export interface MailgunMinimalEvent {
+  readonly 'event-data': { readonly id: string; readonly event: string };
+}
+
+/** Mailgun's events: any name, each a {@link MailgunMinimalEvent}. */
+export type MailgunMinimalEvents = Record<string, MailgunMinimalEvent>;
+
+/** The signed block of a delivery: what was signed and the signatures; `undefined` when unusable. */
+function signedBlock(request: HttpRequest, tolerance: number | undefined, now: () => number) {
+  const block = jsonBody(request)?.signature;
+  if (!isJsonObject(block)) return undefined;
+  const { token, signature } = block;
+  const timestamp = typeof block.timestamp === 'number' ? String(block.timestamp) : block.timestamp;
+  const seconds = parseUnixSeconds(typeof timestamp === 'string' ? timestamp : undefined);
+  if (seconds === undefined || typeof token !== 'string' || !TOKEN.test(token)) return undefined;
+  if (tolerance !== undefined && !isFresh(seconds, now(), tolerance)) return undefined;
+  const given = [signature, block['parent-signature']].filter(
+    (value): value is string => typeof value === 'string',
+  );
+  return { text: `${timestamp}${token}`, given };
 }
 
 const TOKEN = /^[0-9a-zA-Z]{1,200}$/;
@@ -41,46 +66,48 @@ const TOKEN = /^[0-9a-zA-Z]{1,200}$/;
  * @throws {ConfigError} naming `signingKey`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#mailgun
  */
-export function mailgun(options: MailgunOptions): ProviderPreset {
+export function mailgun<Events extends object = MailgunMinimalEvents>(
+  options: MailgunOptions,
+): TypedPreset<Events> {
   const o = requireOptions('mailgun', options);
-  const key = requireString(
-    'mailgun',
-    'signingKey',
-    o.signingKey,
-    'the webhook signing key as "signingKey"',
-  );
   const tolerance =
     o.toleranceSeconds === undefined
       ? undefined
       : toleranceOption('mailgun', o.toleranceSeconds, 0);
   const now = clockOption('mailgun', o.clock);
+  const ring = keyring(
+    stringSecret('mailgun', 'signingKey', 'the webhook signing key', now),
+    o.signingKey,
+    o.resolveSecret,
+  );
 
-  return {
-    provider: 'mailgun',
-    keyDescription: 'event-data.id in the body',
-    needsRawBody: false,
-    retentionDays: 7,
-    key(request) {
-      const event = jsonBody(request)?.['event-data'];
-      return isJsonObject(event) ? idPart(event.id) : undefined;
+  return typed<Events>(
+    {
+      provider: 'mailgun',
+      keyDescription: 'event-data.id in the body',
+      needsRawBody: false,
+      retentionDays: 7,
+      key(request) {
+        const event = jsonBody(request)?.['event-data'];
+        return ring.scope(request, isJsonObject(event) ? idPart(event.id) : undefined);
+      },
+      fingerprint(request) {
+        const event = jsonBody(request)?.['event-data'];
+        return isJsonObject(event) ? canonicalFingerprint(event) : undefined;
+      },
+      verify(request) {
+        return ring.verify(request, (r, keys) => {
+          const signed = signedBlock(r, tolerance, now);
+          return (
+            signed &&
+            firstMatch(keys, (key) => hmacMatches(key, [signed.text], signed.given, 'hex'))
+          );
+        });
+      },
     },
-    fingerprint(request) {
+    (request) => {
       const event = jsonBody(request)?.['event-data'];
-      return isJsonObject(event) ? canonicalFingerprint(event) : undefined;
+      return isJsonObject(event) ? idPart(event.event) : undefined;
     },
-    verify: safeVerify(function verifyMailgun(request) {
-      const block = jsonBody(request)?.signature;
-      if (!isJsonObject(block)) return false;
-      const { token, signature } = block;
-      const timestamp =
-        typeof block.timestamp === 'number' ? String(block.timestamp) : block.timestamp;
-      const seconds = parseUnixSeconds(typeof timestamp === 'string' ? timestamp : undefined);
-      if (seconds === undefined || typeof token !== 'string' || !TOKEN.test(token)) return false;
-      if (tolerance !== undefined && !isFresh(seconds, now(), tolerance)) return false;
-      const given = [signature, block['parent-signature']].filter(
-        (value): value is string => typeof value === 'string',
-      );
-      return hmacMatches(key, [`${timestamp}${token}`], given, 'hex');
-    }),
-  };
+  );
 }

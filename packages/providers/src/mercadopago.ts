@@ -2,17 +2,29 @@
  * @module Mercado Pago preset: the signed `data.id` and `x-request-id` as the key, `x-signature:
  * ts=…,v1=…` (hex HMAC-SHA256 of the manifest `id:…;request-id:…;ts:…;`) under the secret signature.
  */
-import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
-import { requireOptions, requireString } from './options';
-import { header } from './request-fields';
-import { safeVerify } from './safe-verify';
+import type { HttpRequest } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
+import { requireOptions } from './options';
+import { header, idPart, jsonBody } from './request-fields';
+import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
 import { hmacMatches } from './signature';
 
-/** Options of {@link mercadopago}. */
-export interface MercadoPagoOptions {
-  /** The application's secret signature (Your integrations, Webhooks). Required. */
-  secret: string;
+/**
+ * Options of {@link mercadopago}: `secret`, the application's secret signature (Your
+ * integrations, Webhooks), or several; or `resolveSecret`, a lookup per request.
+ */
+export type MercadoPagoOptions = SecretOptions<'secret', string>;
+
+/**
+ * A Mercado Pago notification as this preset reads it: its `type` (`payment`…), the event name.
+ * The body is not signed (only `data.id` and `x-request-id` are): fetch the resource it names.
+ */
+export interface MercadoPagoMinimalEvent {
+  readonly type: string;
 }
+
+/** Mercado Pago's notification types: any name, each a {@link MercadoPagoMinimalEvent}. */
+export type MercadoPagoMinimalEvents = Record<string, MercadoPagoMinimalEvent>;
 
 const DIGITS = /^\d+$/;
 const HEX_SHA256 = /^[0-9a-fA-F]{64}$/;
@@ -76,32 +88,52 @@ function manifest(id: string | undefined, request: string | undefined, ts: strin
  * @throws {ConfigError} naming `secret` when invalid.
  * @see docs/providers.md#mercado-pago
  */
-export function mercadopago(options: MercadoPagoOptions): ProviderPreset {
-  const { secret } = requireOptions('mercadopago', options);
-  const key = requireString('mercadopago', 'secret', secret, 'the secret signature as "secret"');
+export function mercadopago<Events extends object = MercadoPagoMinimalEvents>(
+  options: MercadoPagoOptions,
+): TypedPreset<Events> {
+  const { secret, resolveSecret } = requireOptions('mercadopago', options);
+  const ring = keyring(
+    stringSecret('mercadopago', 'secret', 'the secret signature'),
+    secret,
+    resolveSecret,
+  );
 
-  return {
-    provider: 'mercadopago',
-    keyDescription: 'x-request-id header (with the data.id query parameter)',
-    needsRawBody: false,
-    retentionDays: 30,
-    key(request) {
-      const id = dataId(request);
-      const request_ = requestId(request);
-      if (request_ === undefined) return undefined;
-      return id === undefined ? request_ : `${id}:${request_}`;
+  return typed<Events>(
+    {
+      provider: 'mercadopago',
+      keyDescription: 'x-request-id header (with the data.id query parameter)',
+      needsRawBody: false,
+      retentionDays: 30,
+      key(request) {
+        const id = dataId(request);
+        const request_ = requestId(request);
+        if (request_ === undefined) return undefined;
+        return ring.scope(request, id === undefined ? request_ : `${id}:${request_}`);
+      },
+      verify(request) {
+        return ring.verify(request, (r, keys) => {
+          const manifests = manifestsOf(r);
+          if (manifests === undefined) return undefined;
+          return firstMatch(keys, (key) =>
+            manifests.texts.some((text) => hmacMatches(key, [text], manifests.v1, 'hex')),
+          );
+        });
+      },
     },
-    verify: safeVerify(function verifyMercadoPago(request) {
-      const signature = header(request, 'x-signature');
-      if (signature === undefined) return false;
-      const { ts, v1 } = parseSignature(signature);
-      if (ts === undefined || !DIGITS.test(ts) || v1.length === 0) return false;
-      const id = dataId(request);
-      const rid = requestId(request);
-      const lower = id?.toLowerCase();
-      const manifests = [manifest(lower, rid, ts)];
-      if (id !== lower) manifests.push(manifest(id, rid, ts));
-      return manifests.some((text) => hmacMatches(key, [text], v1, 'hex'));
-    }),
-  };
+    (request) => idPart(jsonBody(request)?.type),
+  );
+}
+
+/** The manifests a request's signature may cover, and its `v1` hashes; `undefined` when it has none. */
+function manifestsOf(request: HttpRequest) {
+  const signature = header(request, 'x-signature');
+  if (signature === undefined) return undefined;
+  const { ts, v1 } = parseSignature(signature);
+  if (ts === undefined || !DIGITS.test(ts) || v1.length === 0) return undefined;
+  const id = dataId(request);
+  const rid = requestId(request);
+  const lower = id?.toLowerCase();
+  const texts = [manifest(lower, rid, ts)];
+  if (id !== lower) texts.push(manifest(id, rid, ts));
+  return { texts, v1 };
 }

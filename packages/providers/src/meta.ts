@@ -3,27 +3,40 @@
  * messaging events as items, `X-Hub-Signature-256` over the raw body, and the `hub.challenge`
  * verification GET answered before any claim.
  */
-import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import type { HttpRequest } from '@webhook-idempotency/core';
 import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
 import { contentKey } from './batched';
+import { typedBatch, type TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
 import { requireOptions, requireString } from './options';
 import { header, isJsonObject, jsonBody, type JsonObject } from './request-fields';
 import { handshakeText } from './response';
-import { safeVerify } from './safe-verify';
+import {
+  firstMatch,
+  keyring,
+  listOf,
+  stringSecret,
+  type OneOrMany,
+  type SecretOptions,
+} from './secrets';
 import { hmacMatches, secretDigest, secretEquals } from './signature';
 
-/** Options of {@link meta}. */
-export interface MetaOptions {
-  /** The app secret (App settings, Basic): the key of `X-Hub-Signature-256`. Required. */
-  appSecret: string;
+/**
+ * Options of {@link meta}: `appSecret`, the app secret (App settings, Basic; the key of
+ * `X-Hub-Signature-256`), or both while you reset it; or `resolveSecret`, a lookup per request
+ * (one app per customer).
+ */
+export type MetaOptions = SecretOptions<'appSecret', string> & {
   /**
-   * The verify token you typed when subscribing the webhook: with it the preset answers Meta's
-   * verification GET (`hub.mode=subscribe`) with `hub.challenge` when the token matches, 403
-   * otherwise. Without it that GET reaches your own route.
+   * The verify token you typed when subscribing the webhook (or several): with it the preset
+   * answers Meta's verification GET (`hub.mode=subscribe`) with `hub.challenge` when the token
+   * matches one, 403 otherwise. Without it that GET reaches your own route.
    */
-  verifyToken?: string;
-}
+  verifyToken?: OneOrMany<string>;
+};
+
+/** Meta's item kinds: a `changes[]` field (`messages`, `feed`…) or `messaging`, each a {@link MetaItem}. */
+export type MetaMinimalEvents = Record<string, MetaItem>;
 
 /**
  * One item of a Meta batch, as the handler gets it: the object kind, the entry it came in (its
@@ -124,48 +137,71 @@ function metaItems(body: JsonObject | undefined): MetaItem[] | undefined {
  * @throws {ConfigError} naming `appSecret` or `verifyToken` when invalid.
  * @see docs/providers.md#meta-whatsapp-messenger-instagram
  */
-export function meta(options: MetaOptions): ProviderPreset {
-  const { appSecret, verifyToken } = requireOptions('meta', options);
-  const secret = requireString('meta', 'appSecret', appSecret, 'the app secret as "appSecret"');
-  const token =
+export function meta<Events extends object = MetaMinimalEvents>(
+  options: MetaOptions,
+): TypedPreset<Events> {
+  const { appSecret, resolveSecret, verifyToken } = requireOptions('meta', options);
+  const ring = keyring(
+    stringSecret('meta', 'appSecret', 'the app secret'),
+    appSecret,
+    resolveSecret,
+  );
+  const tokens =
     verifyToken === undefined
       ? undefined
-      : secretDigest(requireString('meta', 'verifyToken', verifyToken, 'the verify token'));
+      : listOf(verifyToken).map((token) =>
+          secretDigest(requireString('meta', 'verifyToken', token, 'the verify token')),
+        );
   const forbidden: HttpResponseRecord = handshakeText(403, 'Forbidden');
 
-  return {
-    provider: 'meta',
-    keyDescription: 'entry with changes or messaging',
-    needsRawBody: true,
-    retentionDays: 14,
-    key: () => undefined,
-    items(request) {
-      return metaItems(jsonBody(request))?.map((item) => {
-        const natural = naturalId(item);
-        return {
-          key:
-            natural !== undefined && natural.length <= MAX_ID ? natural : contentKey(content(item)),
-          value: item,
-          fingerprint: canonicalFingerprint(content(item)),
-        };
-      });
+  return typedBatch<Events>(
+    {
+      provider: 'meta',
+      keyDescription: 'entry with changes or messaging',
+      needsRawBody: true,
+      retentionDays: 14,
+      key: () => undefined,
+      items(request) {
+        return metaItems(jsonBody(request))?.map((item) => {
+          const natural = naturalId(item);
+          const key =
+            natural !== undefined && natural.length <= MAX_ID ? natural : contentKey(content(item));
+          return {
+            key: ring.scope(request, key),
+            value: item,
+            fingerprint: canonicalFingerprint(content(item)),
+          };
+        });
+      },
+      challenge(request) {
+        if (tokens === undefined || tokens.length === 0) return undefined;
+        const query = queryOf(request);
+        const challenge = query.get('hub.challenge');
+        if (query.get('hub.mode') !== 'subscribe' || !challenge) return undefined;
+        const given = query.get('hub.verify_token');
+        if (
+          given === null ||
+          firstMatch(tokens, (token) => secretEquals(given, token)) === undefined
+        )
+          return forbidden;
+        // The echo of text the request chose: plain text, never sniffed (handshakeText).
+        return handshakeText(200, challenge);
+      },
+      verify(request) {
+        return ring.verify(request, (r, secrets) => {
+          const signature = header(r, 'x-hub-signature-256');
+          const { rawBody } = r;
+          if (rawBody === undefined || signature === undefined || !signature.startsWith(PREFIX))
+            return undefined;
+          const given = signature.slice(PREFIX.length);
+          return firstMatch(secrets, (secret) => hmacMatches(secret, [rawBody], [given], 'hex'));
+        });
+      },
     },
-    challenge(request) {
-      if (token === undefined) return undefined;
-      const query = queryOf(request);
-      const challenge = query.get('hub.challenge');
-      if (query.get('hub.mode') !== 'subscribe' || !challenge) return undefined;
-      const given = query.get('hub.verify_token');
-      if (given === null || !secretEquals(given, token)) return forbidden;
-      // The echo of text the request chose: plain text, never sniffed (handshakeText).
-      return handshakeText(200, challenge);
+    (item) => {
+      if (!isJsonObject(item)) return undefined;
+      if (isJsonObject(item.change)) return text(item.change.field);
+      return item.messaging === undefined ? undefined : 'messaging';
     },
-    verify: safeVerify(function verifyMeta(request) {
-      const signature = header(request, 'x-hub-signature-256');
-      const { rawBody } = request;
-      if (rawBody === undefined || signature === undefined || !signature.startsWith(PREFIX))
-        return false;
-      return hmacMatches(secret, [rawBody], [signature.slice(PREFIX.length)], 'hex');
-    }),
-  };
+  );
 }

@@ -1,20 +1,34 @@
 /** @module Paddle Billing preset: `event_id` as the key, `Paddle-Signature: ts=…;h1=…` over the timestamp and raw body. */
-import type { ProviderPreset } from '@webhook-idempotency/core';
-import { clockOption, requireOptions, requireString, toleranceOption } from './options';
 import { presentExternalId } from '@webhook-idempotency/core/adapter';
-import { header, jsonBody } from './request-fields';
-import { safeVerify } from './safe-verify';
+import { typed, type TypedPreset } from './events';
+import { clockOption, requireOptions, toleranceOption } from './options';
+import { header, idPart, jsonBody } from './request-fields';
+import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
 import { timestampedHmac } from './timestamped-hmac';
 
-/** Options of {@link paddle}. */
-export interface PaddleOptions {
-  /** The notification destination's secret key (`pdl_ntfset_…`). Required. */
-  secret: string;
+/**
+ * Options of {@link paddle}: `secret`, the notification destination's secret key
+ * (`pdl_ntfset_…`), or several; or `resolveSecret`, a lookup per request.
+ */
+export type PaddleOptions = SecretOptions<'secret', string> & {
   /** Accepted distance between the signed `ts` and now. Defaults to 5 (the Paddle SDKs' default). */
   toleranceSeconds?: number;
   /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
   clock?: () => number;
+};
+
+/**
+ * A Paddle Billing notification as this preset reads it: `event_id` (the key) and `event_type`
+ * (the event name). Paddle's Node SDK types its events after converting them to camelCase, which
+ * is not what the body holds, so no SDK type is offered here.
+ */
+export interface PaddleMinimalEvent {
+  readonly event_id: string;
+  readonly event_type: string;
 }
+
+/** Paddle's events: any name, each a {@link PaddleMinimalEvent}. */
+export type PaddleMinimalEvents = Record<string, PaddleMinimalEvent>;
 
 /** Parses `ts=<unix>;h1=<hex>[;h1=<hex>]`: the first `ts` as sent, and every `h1`. */
 function parsePaddleSignature(value: string): { stamp: string | undefined; h1: string[] } {
@@ -47,38 +61,49 @@ function parsePaddleSignature(value: string): { stamp: string | undefined; h1: s
  * import * as providers from '@webhook-idempotency/providers';
  * const preset = providers.paddle({ secret: process.env.PADDLE_WEBHOOK_SECRET! });
  * preset.key(request); // 'evt_01hv8x2acma2gz9ntcb8nbj6yw'
- * @throws {ConfigError} naming `secret`, `toleranceSeconds` or `clock` when invalid.
+ * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#paddle
  */
-export function paddle(options: PaddleOptions): ProviderPreset {
-  const { secret, toleranceSeconds, clock } = requireOptions('paddle', options);
-  const key = requireString('paddle', 'secret', secret, 'the destination secret key as "secret"');
-  const tolerance = toleranceOption('paddle', toleranceSeconds, 5);
+export function paddle<Events extends object = PaddleMinimalEvents>(
+  options: PaddleOptions,
+): TypedPreset<Events> {
+  const { secret, resolveSecret, toleranceSeconds, clock } = requireOptions('paddle', options);
+  const now = clockOption('paddle', clock);
+  const ring = keyring(
+    stringSecret('paddle', 'secret', 'the destination secret key', now),
+    secret,
+    resolveSecret,
+  );
   const check = timestampedHmac({
-    key,
     encoding: 'hex',
-    toleranceSeconds: tolerance,
-    now: clockOption('paddle', clock),
+    toleranceSeconds: toleranceOption('paddle', toleranceSeconds, 5),
+    now,
   });
 
-  return {
-    provider: 'paddle',
-    keyDescription: 'event_id in the body',
-    needsRawBody: true,
-    retentionDays: 30,
-    key(request) {
-      return presentExternalId(jsonBody(request)?.event_id);
+  return typed<Events>(
+    {
+      provider: 'paddle',
+      keyDescription: 'event_id in the body',
+      needsRawBody: true,
+      retentionDays: 30,
+      key(request) {
+        return ring.scope(request, presentExternalId(jsonBody(request)?.event_id));
+      },
+      verify(request) {
+        return ring.verify(request, (r, keys) => {
+          const value = header(r, 'paddle-signature');
+          const { rawBody } = r;
+          if (rawBody === undefined || value === undefined) return undefined;
+          const { stamp, h1 } = parsePaddleSignature(value);
+          const signature = {
+            stamp,
+            signatures: h1,
+            signed: (signedStamp: string) => [`${signedStamp}:`, rawBody],
+          };
+          return firstMatch(keys, (key) => check(key, signature));
+        });
+      },
     },
-    verify: safeVerify(function verifyPaddle(request) {
-      const value = header(request, 'paddle-signature');
-      const { rawBody } = request;
-      if (rawBody === undefined || value === undefined) return false;
-      const { stamp, h1 } = parsePaddleSignature(value);
-      return check({
-        stamp,
-        signatures: h1,
-        signed: (signedStamp) => [`${signedStamp}:`, rawBody],
-      });
-    }),
-  };
+    (request) => idPart(jsonBody(request)?.event_type),
+  );
 }

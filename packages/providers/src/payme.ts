@@ -1,20 +1,33 @@
 /** @module Payme (Paycom) Merchant API preset: JSON-RPC over HTTP Basic, always answered with HTTP 200. */
-import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import type { HttpRequest } from '@webhook-idempotency/core';
 import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
-import { basicAuthChecker } from './basic-auth';
-import { safeVerify } from './safe-verify';
+import { basicAuthChecker, basicAuthMatch } from './basic-auth';
+import { typed, type TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
 import { requireOptions, requireString, optionalString } from './options';
-import { header, isJsonObject, jsonBody, parseJsonObject } from './request-fields';
+import { header, idPart, isJsonObject, jsonBody, parseJsonObject } from './request-fields';
 import { jsonText, withBody } from './response';
+import { keyring, type SecretOptions } from './secrets';
 
-/** Options of {@link payme}. */
-export interface PaymeOptions {
-  /** The cash-desk key Payme issued (36 characters): the Basic-auth password. Required. */
-  password: string;
+/**
+ * Options of {@link payme}: `password`, the cash-desk key Payme issued (36 characters, the
+ * Basic-auth password), or the old and new key while ChangePassword takes effect; or
+ * `resolveSecret`, a lookup per request (one cash desk per customer).
+ */
+export type PaymeOptions = SecretOptions<'password', string> & {
   /** The Basic-auth login. Defaults to `'Paycom'`. */
   login?: string;
+};
+
+/** A Payme JSON-RPC call as this preset reads it: `method` (the event name), `params.id` and the call's `id`. */
+export interface PaymeMinimalCall {
+  readonly method: string;
+  readonly params: { readonly id?: string };
+  readonly id: number | string | null;
 }
+
+/** Payme's methods: any name, each a {@link PaymeMinimalCall}. */
+export type PaymeMinimalEvents = Record<string, PaymeMinimalCall>;
 
 /**
  * Methods that are never deduplicated. The first three are queries and must report the current
@@ -99,45 +112,67 @@ function paymeKey(request: HttpRequest): string | undefined {
  * @throws {ConfigError} naming `password` or `login` when missing or not a non-empty string.
  * @see docs/providers.md#payme
  */
-export function payme(options: PaymeOptions): ProviderPreset {
-  const { password, login } = requireOptions('payme', options);
-  const pass = requireString('payme', 'password', password, 'the cash-desk key as "password"');
+export function payme<Events extends object = PaymeMinimalEvents>(
+  options: PaymeOptions,
+): TypedPreset<Events> {
+  const { password, resolveSecret, login } = requireOptions('payme', options);
   const user = optionalString('payme', 'login', login, 'Paycom');
-  const checkAuth = basicAuthChecker('payme', 'login', user, pass);
+  const ring = keyring(
+    {
+      preset: 'payme',
+      option: 'password',
+      what: 'the cash-desk key',
+      prepare: (pass: string) =>
+        basicAuthChecker(
+          'payme',
+          'login',
+          user,
+          requireString('payme', 'password', pass, 'the cash-desk key as "password"'),
+        ),
+    },
+    password,
+    resolveSecret,
+  );
 
-  return {
-    provider: 'payme',
-    keyDescription: 'JSON-RPC method and params.id',
-    needsRawBody: false,
-    retentionDays: 3650,
-    key: paymeKey,
-    passThrough(request) {
-      const method = jsonBody(request)?.method;
-      return (
-        (typeof method === 'string' && PASS_THROUGH.has(method)) || paymeKey(request) === undefined
-      );
+  return typed<Events>(
+    {
+      provider: 'payme',
+      keyDescription: 'JSON-RPC method and params.id',
+      needsRawBody: false,
+      retentionDays: 3650,
+      key: (request) => ring.scope(request, paymeKey(request)),
+      passThrough(request) {
+        const method = jsonBody(request)?.method;
+        return (
+          (typeof method === 'string' && PASS_THROUGH.has(method)) ||
+          paymeKey(request) === undefined
+        );
+      },
+      verify(request) {
+        return ring.verify(request, (r, checks) =>
+          basicAuthMatch(checks, header(r, 'authorization')),
+        );
+      },
+      fingerprint(request) {
+        const rpc = jsonBody(request);
+        return rpc ? canonicalFingerprint({ method: rpc.method, params: rpc.params }) : undefined;
+      },
+      replay(stored, request) {
+        const current = jsonBody(request);
+        if (!current || !('id' in current)) return stored;
+        const answer = parseJsonObject(stored.body.toString('utf8'));
+        if (answer === undefined) return stored;
+        const id = current.id ?? null;
+        if (JSON.stringify(answer.id ?? null) === JSON.stringify(id)) return stored;
+        return withBody(stored, Buffer.from(JSON.stringify({ ...answer, id }), 'utf8'));
+      },
+      inProgress(request) {
+        return rpcError(request, -32400, SYSTEM_ERROR_IN_PROGRESS);
+      },
+      unauthorized(request) {
+        return rpcError(request, -32504, INSUFFICIENT_PRIVILEGE);
+      },
     },
-    verify: safeVerify(function verifyPayme(request) {
-      return checkAuth(header(request, 'authorization'));
-    }),
-    fingerprint(request) {
-      const rpc = jsonBody(request);
-      return rpc ? canonicalFingerprint({ method: rpc.method, params: rpc.params }) : undefined;
-    },
-    replay(stored, request) {
-      const current = jsonBody(request);
-      if (!current || !('id' in current)) return stored;
-      const answer = parseJsonObject(stored.body.toString('utf8'));
-      if (answer === undefined) return stored;
-      const id = current.id ?? null;
-      if (JSON.stringify(answer.id ?? null) === JSON.stringify(id)) return stored;
-      return withBody(stored, Buffer.from(JSON.stringify({ ...answer, id }), 'utf8'));
-    },
-    inProgress(request) {
-      return rpcError(request, -32400, SYSTEM_ERROR_IN_PROGRESS);
-    },
-    unauthorized(request) {
-      return rpcError(request, -32504, INSUFFICIENT_PRIVILEGE);
-    },
-  };
+    (request) => idPart(jsonBody(request)?.method),
+  );
 }

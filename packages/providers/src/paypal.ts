@@ -4,11 +4,12 @@
  * `PAYPAL-CERT-URL`, fetched only from PayPal's hosts and cached.
  */
 import { verify as verifySignature, X509Certificate } from 'node:crypto';
-import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
 import { presentExternalId } from '@webhook-idempotency/core/adapter';
 import { crc32 } from './crc32';
-import { clockOption, requireOptions, requireString } from './options';
+import { typed, type TypedPreset } from './events';
+import { clockOption, requireOptions } from './options';
 import { certificateSource } from './paypal-certificate-cache';
 import {
   PAYPAL_CERTIFICATE_HOSTS,
@@ -16,12 +17,18 @@ import {
   fetchCertificateText,
   type FetchCertificate,
 } from './paypal-certificates';
-import { header, jsonBody } from './request-fields';
+import { header, idPart, jsonBody } from './request-fields';
+import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
 
-/** Options of {@link paypal}. */
-export interface PayPalOptions {
-  /** Your webhook's id (`WH-…` is the event; this is the subscription's, shown in the app's settings). Required. */
-  webhookId: string;
+/**
+ * Options of {@link paypal}: `webhookId`, your webhook's id (`WH-…` is the event; this is the
+ * subscription's, shown in the app's settings), or several (one endpoint for several webhooks or
+ * apps); or `resolveSecret`, a lookup per request (one PayPal app per customer).
+ */
+export type PayPalOptions = SecretOptions<'webhookId', string> & PayPalSettings;
+
+/** The settings of {@link paypal} besides its webhook ids. */
+export interface PayPalSettings {
   /**
    * Fetches the PEM text at a certificate URL (already checked against `certificateHosts`), within
    * the signal's deadline. Defaults to a GET with the platform's `fetch` (TLS verified, no
@@ -43,6 +50,15 @@ export interface PayPalOptions {
   /** Milliseconds since the epoch (certificate validity), for tests. Defaults to `Date.now`. */
   clock?: () => number;
 }
+
+/** A PayPal event as this preset reads it: `id` (the key) and `event_type` (the event name, `PAYMENT.CAPTURE.COMPLETED`). */
+export interface PayPalMinimalEvent {
+  readonly id: string;
+  readonly event_type: string;
+}
+
+/** PayPal's event types: any name, each a {@link PayPalMinimalEvent}. */
+export type PayPalMinimalEvents = Record<string, PayPalMinimalEvent>;
 
 /** PayPal's `PAYPAL-AUTH-ALGO` for RSA with SHA-256, the only one this preset accepts. */
 const AUTH_ALGORITHM = 'SHA256withRSA';
@@ -147,14 +163,10 @@ function timeoutOption(value: unknown): number {
  * `trustedCertificates`, `certificateTimeoutMs` or `clock` when invalid.
  * @see docs/providers.md#paypal
  */
-export function paypal(options: PayPalOptions): ProviderPreset {
+export function paypal<Events extends object = PayPalMinimalEvents>(
+  options: PayPalOptions,
+): TypedPreset<Events> {
   const o = requireOptions('paypal', options);
-  const webhookId = requireString(
-    'paypal',
-    'webhookId',
-    o.webhookId,
-    'your webhook id as "webhookId"',
-  );
   if (o.fetchCertificate !== undefined && typeof o.fetchCertificate !== 'function')
     throw new ConfigError(
       'fetchCertificate',
@@ -162,6 +174,11 @@ export function paypal(options: PayPalOptions): ProviderPreset {
     );
   const hosts = hostsOption(o.certificateHosts);
   const now = clockOption('paypal', o.clock);
+  const ring = keyring(
+    stringSecret('paypal', 'webhookId', 'your webhook id', now),
+    o.webhookId,
+    o.resolveSecret,
+  );
   const certificates = certificateSource({
     fetch: o.fetchCertificate ?? fetchCertificateText,
     timeoutMs: timeoutOption(o.certificateTimeoutMs),
@@ -169,32 +186,36 @@ export function paypal(options: PayPalOptions): ProviderPreset {
     now,
   });
 
-  return {
-    provider: 'paypal',
-    keyDescription: 'event id in the body',
-    needsRawBody: true,
-    retentionDays: 30,
-    key(request) {
-      return presentExternalId(jsonBody(request)?.id);
+  return typed<Events>(
+    {
+      provider: 'paypal',
+      keyDescription: 'event id in the body',
+      needsRawBody: true,
+      retentionDays: 30,
+      key(request) {
+        return ring.scope(request, presentExternalId(jsonBody(request)?.id));
+      },
+      verify(request) {
+        return ring.verify(request, async (r, webhookIds) => {
+          const transmission = transmissionOf(r, hosts);
+          if (transmission === undefined) return undefined;
+          const { url, signature } = transmission;
+          const certificate = await certificates.at(url);
+          if (certificate === undefined) return undefined;
+          const bytes = Buffer.from(signature, 'base64');
+          const found = firstMatch(webhookIds, (webhookId) =>
+            verifySignature(
+              'sha256',
+              Buffer.from(`${transmission.signedPrefix}|${webhookId}|${transmission.crc}`, 'utf8'),
+              certificate.key,
+              bytes,
+            ),
+          );
+          if (found !== undefined) certificates.proven(url, certificate);
+          return found;
+        });
+      },
     },
-    async verify(request) {
-      try {
-        const transmission = transmissionOf(request, hosts);
-        if (transmission === undefined) return false;
-        const { url, signature } = transmission;
-        const certificate = await certificates.at(url);
-        if (certificate === undefined) return false;
-        const valid = verifySignature(
-          'sha256',
-          Buffer.from(`${transmission.signedPrefix}|${webhookId}|${transmission.crc}`, 'utf8'),
-          certificate.key,
-          Buffer.from(signature, 'base64'),
-        );
-        if (valid) certificates.proven(url, certificate);
-        return valid;
-      } catch {
-        return false;
-      }
-    },
-  };
+    (request) => idPart(jsonBody(request)?.event_type),
+  );
 }

@@ -1,14 +1,26 @@
 /** @module Paystack preset: the event name with its record's id as the key, `x-paystack-signature` (HMAC-SHA512) verified on the raw body. */
-import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
-import { hmac } from './hmac';
-import { requireOptions, requireString } from './options';
+import type { HttpRequest } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
+import { hmacPreset } from './hmac';
+import { requireOptions } from './options';
 import { idPart, isJsonObject, jsonBody } from './request-fields';
+import type { SecretOptions } from './secrets';
 
-/** Options of {@link paystack}. */
-export interface PaystackOptions {
-  /** Your secret key (`sk_live_…` or `sk_test_…`): Paystack signs webhooks with it. Required. */
-  secretKey: string;
+/**
+ * Options of {@link paystack}: `secretKey`, your secret key (`sk_live_…` or `sk_test_…`, which
+ * Paystack signs webhooks with), or several while you roll it; or `resolveSecret`, a lookup per
+ * request.
+ */
+export type PaystackOptions = SecretOptions<'secretKey', string>;
+
+/** A Paystack delivery as this preset reads it: `event` (the event name) and the record's `data.id` or `data.reference`. */
+export interface PaystackMinimalEvent {
+  readonly event: string;
+  readonly data: { readonly id?: number | string; readonly reference?: string };
 }
+
+/** Paystack's events: any name, each a {@link PaystackMinimalEvent}. */
+export type PaystackMinimalEvents = Record<string, PaystackMinimalEvent>;
 
 /** `event:id`, or `event:reference` for a record without an id; `undefined` without either. */
 function eventKey(request: HttpRequest): string | undefined {
@@ -36,15 +48,22 @@ function eventKey(request: HttpRequest): string | undefined {
  * @throws {ConfigError} naming `secretKey` when invalid.
  * @see docs/providers.md#paystack
  */
-export function paystack(options: PaystackOptions): ProviderPreset {
-  const { secretKey } = requireOptions('paystack', options);
-  return hmac({
-    provider: 'paystack',
-    secret: requireString('paystack', 'secretKey', secretKey, 'your secret key as "secretKey"'),
-    signatureHeader: 'x-paystack-signature',
-    algorithm: 'sha512',
-    key: eventKey,
-    keyDescription: 'event and data.id (or data.reference) in the body',
-    retentionDays: 7,
-  });
+export function paystack<Events extends object = PaystackMinimalEvents>(
+  options: PaystackOptions,
+): TypedPreset<Events> {
+  const { secretKey, resolveSecret } = requireOptions('paystack', options);
+  const { preset } = hmacPreset(
+    {
+      provider: 'paystack',
+      secret: secretKey,
+      resolveSecret,
+      signatureHeader: 'x-paystack-signature',
+      algorithm: 'sha512',
+      key: eventKey,
+      keyDescription: 'event and data.id (or data.reference) in the body',
+      retentionDays: 7,
+    },
+    { names: { preset: 'paystack', option: 'secretKey', what: 'your secret key' } },
+  );
+  return typed<Events>(preset, (request) => idPart(jsonBody(request)?.event));
 }

@@ -2,19 +2,41 @@
  * @module Postmark preset: a key per record type, HTTP Basic credentials (Postmark signs nothing)
  * compared hashed in constant time.
  */
-import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
-import { basicAuthChecker } from './basic-auth';
-import { requireOptions, requireString } from './options';
+import type { HttpRequest } from '@webhook-idempotency/core';
+import {
+  basicAuthMatch,
+  credentialsSecret,
+  givenCredentials,
+  type BasicCredentials,
+} from './basic-auth';
+import { typed, type TypedPreset } from './events';
+import { requireOptions } from './options';
 import { header, idPart, jsonBody, type JsonObject } from './request-fields';
-import { safeVerify } from './safe-verify';
+import { keyring, type SecretOptions } from './secrets';
 
-/** Options of {@link postmark}. */
-export interface PostmarkOptions {
-  /** The user name in the webhook URL (`https://user:password@example.com/postmark`). Required. */
-  username: string;
-  /** The password in the webhook URL. Required. */
-  password: string;
+/**
+ * Options of {@link postmark}: the `username` and `password` in the webhook URL
+ * (`https://user:password@example.com/postmark`); or `credentials`, several such pairs while you
+ * change them (any one passes); or `resolveSecret`, a lookup per request (one server per customer).
+ */
+export type PostmarkOptions =
+  | { username: string; password: string; credentials?: undefined; resolveSecret?: undefined }
+  | ({ username?: undefined; password?: undefined } & SecretOptions<
+      'credentials',
+      BasicCredentials
+    >);
+
+/** A Postmark record as this preset reads it: its `RecordType` (the event name; an inbound message has none) and the fields of its key. */
+export interface PostmarkMinimalRecord {
+  readonly RecordType?: string;
+  readonly MessageID?: string;
 }
+
+/** Postmark's record types, each a {@link PostmarkMinimalRecord}. */
+export type PostmarkMinimalEvents = Record<
+  'Delivery' | 'Bounce' | 'SpamComplaint' | 'Open' | 'Click' | 'SubscriptionChange' | 'Inbound',
+  PostmarkMinimalRecord
+>;
 
 /** Which fields name one record of each type, after the type itself. */
 const KEY_FIELDS: Readonly<Record<string, readonly string[]>> = {
@@ -66,22 +88,27 @@ function recordKey(request: HttpRequest): string | undefined {
  * @throws {ConfigError} naming `username` or `password` when invalid.
  * @see docs/providers.md#postmark
  */
-export function postmark(options: PostmarkOptions): ProviderPreset {
-  const { username, password } = requireOptions('postmark', options);
-  const checkAuth = basicAuthChecker(
-    'postmark',
-    'username',
-    requireString('postmark', 'username', username, 'the webhook URL user name as "username"'),
-    requireString('postmark', 'password', password, 'the webhook URL password as "password"'),
+export function postmark<Events extends object = PostmarkMinimalEvents>(
+  options: PostmarkOptions,
+): TypedPreset<Events> {
+  const o = requireOptions('postmark', options);
+  const ring = keyring(credentialsSecret('postmark'), givenCredentials(o), o.resolveSecret);
+  return typed<Events>(
+    {
+      provider: 'postmark',
+      keyDescription: 'RecordType and its record fields in the body',
+      needsRawBody: false,
+      retentionDays: 7,
+      key: (request) => ring.scope(request, recordKey(request)),
+      verify(request) {
+        return ring.verify(request, (r, checks) =>
+          basicAuthMatch(checks, header(r, 'authorization')),
+        );
+      },
+    },
+    (request) => {
+      const body = jsonBody(request);
+      return body === undefined ? undefined : recordType(body);
+    },
   );
-  return {
-    provider: 'postmark',
-    keyDescription: 'RecordType and its record fields in the body',
-    needsRawBody: false,
-    retentionDays: 7,
-    key: recordKey,
-    verify: safeVerify(function verifyPostmark(request) {
-      return checkAuth(header(request, 'authorization'));
-    }),
-  };
 }

@@ -1,13 +1,23 @@
 /** @module Razorpay preset: `x-razorpay-event-id` as the key, `X-Razorpay-Signature` verified on the raw body. */
-import type { ProviderPreset } from '@webhook-idempotency/core';
-import { hmac } from './hmac';
-import { requireOptions, requireString } from './options';
+import { typed, type TypedPreset } from './events';
+import { hmacPreset } from './hmac';
+import { requireOptions } from './options';
+import { idPart, jsonBody } from './request-fields';
+import type { SecretOptions } from './secrets';
 
-/** Options of {@link razorpay}. */
-export interface RazorpayOptions {
-  /** The secret set on the webhook in the Dashboard (not the API key secret). Required. */
-  secret: string;
+/**
+ * Options of {@link razorpay}: `secret`, the secret set on the webhook in the Dashboard (not the
+ * API key secret), or several; or `resolveSecret`, a lookup per request.
+ */
+export type RazorpayOptions = SecretOptions<'secret', string>;
+
+/** A Razorpay delivery as this preset reads it: its `event` name. Razorpay's SDK types no webhook payload. */
+export interface RazorpayMinimalEvent {
+  readonly event: string;
 }
+
+/** Razorpay's events: any name, each a {@link RazorpayMinimalEvent}. */
+export type RazorpayMinimalEvents = Record<string, RazorpayMinimalEvent>;
 
 /**
  * Razorpay webhook preset (payments, orders, refunds, subscriptions).
@@ -27,13 +37,20 @@ export interface RazorpayOptions {
  * @throws {ConfigError} naming `secret` when invalid.
  * @see docs/providers.md#razorpay
  */
-export function razorpay(options: RazorpayOptions): ProviderPreset {
-  const { secret } = requireOptions('razorpay', options);
-  return hmac({
-    provider: 'razorpay',
-    secret: requireString('razorpay', 'secret', secret, 'the webhook secret as "secret"'),
-    signatureHeader: 'x-razorpay-signature',
-    key: 'x-razorpay-event-id',
-    retentionDays: 7,
-  });
+export function razorpay<Events extends object = RazorpayMinimalEvents>(
+  options: RazorpayOptions,
+): TypedPreset<Events> {
+  const { secret, resolveSecret } = requireOptions('razorpay', options);
+  const { preset } = hmacPreset(
+    {
+      provider: 'razorpay',
+      secret,
+      resolveSecret,
+      signatureHeader: 'x-razorpay-signature',
+      key: 'x-razorpay-event-id',
+      retentionDays: 7,
+    },
+    { names: { preset: 'razorpay', option: 'secret', what: 'the webhook secret' } },
+  );
+  return typed<Events>(preset, (request) => idPart(jsonBody(request)?.event));
 }

@@ -3,21 +3,21 @@
  * `sg_event_id`; the ECDSA P-256 signature of timestamp + raw body checked with the public key.
  */
 import { createPublicKey, type KeyObject, verify as verifySignature } from 'node:crypto';
-import type { ProviderPreset } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
 import { contentKey, jsonArrayBody } from './batched';
+import { typedBatch, type TypedPreset } from './events';
 import { clockOption, requireOptions, requireString, toleranceOption } from './options';
 import { header, idPart, isJsonObject } from './request-fields';
-import { safeVerify } from './safe-verify';
+import { firstMatch, keyring, type SecretOptions } from './secrets';
 import { isFresh, parseUnixSeconds } from './signature';
 
-/** Options of {@link sendgrid}. */
-export interface SendGridOptions {
-  /**
-   * The verification key SendGrid shows once signing is enabled (Settings, Mail Settings, Event
-   * Webhook): base64 of the DER public key as shown, or the same key as PEM. Required.
-   */
-  publicKey: string;
+/**
+ * Options of {@link sendgrid}: `publicKey`, the verification key SendGrid shows once signing is
+ * enabled (Settings, Mail Settings, Event Webhook: base64 of the DER public key as shown, or the
+ * same key as PEM), or several while you regenerate it; or `resolveSecret`, a lookup per request
+ * (one subuser per customer).
+ */
+export type SendGridOptions = SecretOptions<'publicKey', string> & {
   /**
    * Accepted distance between `X-Twilio-Email-Event-Webhook-Timestamp` and now, in seconds.
    * Defaults to 90 000 (25 hours): SendGrid retries for up to 24 hours and does not say whether a
@@ -27,11 +27,21 @@ export interface SendGridOptions {
   toleranceSeconds?: number;
   /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
   clock?: () => number;
+};
+
+/** One SendGrid event of a batch as this preset reads it: `sg_event_id` (its key) and `event` (its name). */
+export interface SendGridMinimalEvent {
+  readonly sg_event_id?: string;
+  readonly event: string;
 }
+
+/** SendGrid's event names: any, each a {@link SendGridMinimalEvent}. */
+export type SendGridMinimalEvents = Record<string, SendGridMinimalEvent>;
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
-function publicKeyOf(text: string): KeyObject {
+function publicKeyOf(value: unknown): KeyObject {
+  const text = requireString('sendgrid', 'publicKey', value, 'the verification key as "publicKey"');
   let key: KeyObject;
   try {
     key = text.includes('-----BEGIN')
@@ -67,40 +77,57 @@ function publicKeyOf(text: string): KeyObject {
  * @throws {ConfigError} naming `publicKey`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#sendgrid-event-webhook
  */
-export function sendgrid(options: SendGridOptions): ProviderPreset {
-  const { publicKey, toleranceSeconds, clock } = requireOptions('sendgrid', options);
-  const key = publicKeyOf(
-    requireString('sendgrid', 'publicKey', publicKey, 'the verification key as "publicKey"'),
-  );
+export function sendgrid<Events extends object = SendGridMinimalEvents>(
+  options: SendGridOptions,
+): TypedPreset<Events> {
+  const { publicKey, resolveSecret, toleranceSeconds, clock } = requireOptions('sendgrid', options);
   const tolerance = toleranceOption('sendgrid', toleranceSeconds, 90_000);
   const now = clockOption('sendgrid', clock);
-
-  return {
-    provider: 'sendgrid',
-    keyDescription: 'sg_event_id of each event',
-    needsRawBody: true,
-    retentionDays: 3,
-    key: () => undefined,
-    items(request) {
-      return jsonArrayBody(request)?.map((event) => ({
-        key: isJsonObject(event) ? (idPart(event.sg_event_id) ?? contentKey(event)) : undefined,
-        value: event,
-      }));
+  const ring = keyring<string, KeyObject>(
+    {
+      preset: 'sendgrid',
+      option: 'publicKey',
+      what: 'the verification key',
+      now,
+      prepare: publicKeyOf,
     },
-    verify: safeVerify(function verifySendGrid(request) {
-      const signature = header(request, 'x-twilio-email-event-webhook-signature');
-      const stamp = header(request, 'x-twilio-email-event-webhook-timestamp');
-      const seconds = parseUnixSeconds(stamp);
-      const { rawBody } = request;
-      if (rawBody === undefined || signature === undefined || !BASE64.test(signature)) return false;
-      if (stamp === undefined || seconds === undefined || !isFresh(seconds, now(), tolerance))
-        return false;
-      return verifySignature(
-        'sha256',
-        Buffer.concat([Buffer.from(stamp, 'utf8'), rawBody]),
-        { key, dsaEncoding: 'der' },
-        Buffer.from(signature, 'base64'),
-      );
-    }),
-  };
+    publicKey,
+    resolveSecret,
+  );
+
+  return typedBatch<Events>(
+    {
+      provider: 'sendgrid',
+      keyDescription: 'sg_event_id of each event',
+      needsRawBody: true,
+      retentionDays: 3,
+      key: () => undefined,
+      items(request) {
+        return jsonArrayBody(request)?.map((event) => ({
+          key: isJsonObject(event)
+            ? ring.scope(request, idPart(event.sg_event_id) ?? contentKey(event))
+            : undefined,
+          value: event,
+        }));
+      },
+      verify(request) {
+        return ring.verify(request, (r, keys) => {
+          const signature = header(r, 'x-twilio-email-event-webhook-signature');
+          const stamp = header(r, 'x-twilio-email-event-webhook-timestamp');
+          const seconds = parseUnixSeconds(stamp);
+          const { rawBody } = r;
+          if (rawBody === undefined || signature === undefined || !BASE64.test(signature))
+            return undefined;
+          if (stamp === undefined || seconds === undefined || !isFresh(seconds, now(), tolerance))
+            return undefined;
+          const signed = Buffer.concat([Buffer.from(stamp, 'utf8'), rawBody]);
+          const bytes = Buffer.from(signature, 'base64');
+          return firstMatch(keys, (key) =>
+            verifySignature('sha256', signed, { key, dsaEncoding: 'der' }, bytes),
+          );
+        });
+      },
+    },
+    (item) => (isJsonObject(item) ? idPart(item.event) : undefined),
+  );
 }

@@ -1,13 +1,23 @@
 /** @module Sentry (integration platform) preset: the `Request-ID` header as the key, `Sentry-Hook-Signature` verified on the raw body. */
-import type { ProviderPreset } from '@webhook-idempotency/core';
-import { hmac } from './hmac';
-import { requireOptions, requireString } from './options';
+import { typed, type TypedPreset } from './events';
+import { hmacPreset } from './hmac';
+import { requireOptions } from './options';
+import { header } from './request-fields';
+import type { SecretOptions } from './secrets';
 
-/** Options of {@link sentry}. */
-export interface SentryOptions {
-  /** The integration's Client Secret (Settings, Developer Settings, your integration). Required. */
-  clientSecret: string;
+/**
+ * Options of {@link sentry}: `clientSecret`, the integration's Client Secret (Settings, Developer
+ * Settings, your integration), or several; or `resolveSecret`, a lookup per request.
+ */
+export type SentryOptions = SecretOptions<'clientSecret', string>;
+
+/** A Sentry integration delivery as this preset reads it: its `action`. The event name is the `Sentry-Hook-Resource` header. */
+export interface SentryMinimalEvent {
+  readonly action: string;
 }
+
+/** Sentry's resources: any name, each a {@link SentryMinimalEvent}. */
+export type SentryMinimalEvents = Record<string, SentryMinimalEvent>;
 
 /**
  * Sentry integration-platform webhook preset (internal or public integrations: `installation`,
@@ -27,19 +37,23 @@ export interface SentryOptions {
  * @throws {ConfigError} naming `clientSecret` when invalid.
  * @see docs/providers.md#sentry
  */
-export function sentry(options: SentryOptions): ProviderPreset {
-  const { clientSecret } = requireOptions('sentry', options);
-  return hmac({
-    provider: 'sentry',
-    secret: requireString(
-      'sentry',
-      'clientSecret',
-      clientSecret,
-      'the integration client secret as "clientSecret"',
-    ),
-    signatureHeader: 'sentry-hook-signature',
-    key: 'request-id',
-    keyDescription: 'Request-ID header',
-    retentionDays: 7,
-  });
+export function sentry<Events extends object = SentryMinimalEvents>(
+  options: SentryOptions,
+): TypedPreset<Events> {
+  const { clientSecret, resolveSecret } = requireOptions('sentry', options);
+  const { preset } = hmacPreset(
+    {
+      provider: 'sentry',
+      secret: clientSecret,
+      resolveSecret,
+      signatureHeader: 'sentry-hook-signature',
+      key: 'request-id',
+      keyDescription: 'Request-ID header',
+      retentionDays: 7,
+    },
+    {
+      names: { preset: 'sentry', option: 'clientSecret', what: 'the integration client secret' },
+    },
+  );
+  return typed<Events>(preset, (request) => header(request, 'sentry-hook-resource'));
 }

@@ -1,18 +1,16 @@
 /** @module Shopify preset: shop domain plus `X-Shopify-Webhook-Id` as the key, base64 HMAC of the raw body. */
-import type { ProviderPreset } from '@webhook-idempotency/core';
-import { ConfigError } from '@webhook-idempotency/core';
-import { oneOf, requireOptions, requireString } from './options';
+import { typed, type TypedPreset } from './events';
+import { oneOf, requireOptions } from './options';
 import { header } from './request-fields';
-import { safeVerify } from './safe-verify';
+import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
 import { hmacMatches } from './signature';
 
-/** Options of {@link shopify}. */
-export interface ShopifyOptions {
-  /**
-   * The app's client secret. While a rotated secret takes effect (up to an hour, per Shopify's
-   * docs) pass both, new first: `[newSecret, oldSecret]`. Required.
-   */
-  secret: string | readonly string[];
+/**
+ * Options of {@link shopify}: `secret`, the app's client secret, or both while a rotated secret
+ * takes effect (up to an hour, per Shopify's docs; any one verifies, in any order); or
+ * `resolveSecret`, a lookup per request (one app per customer).
+ */
+export type ShopifyOptions = SecretOptions<'secret', string> & {
   /**
    * What one receipt stands for. `'delivery'` keys on `X-Shopify-Webhook-Id`, unique per delivery
    * and the id Shopify's current docs say to deduplicate on. `'event'` keys on
@@ -20,7 +18,13 @@ export interface ShopifyOptions {
    * subscriptions to one topic then count once). Defaults to `'delivery'`.
    */
   per?: 'delivery' | 'event';
-}
+};
+
+/** A Shopify delivery's body as this preset reads it: nothing (the key and the topic are headers). */
+export type ShopifyMinimalPayload = Readonly<Record<string, unknown>>;
+
+/** Shopify's topics (`orders/create`): any name, each a {@link ShopifyMinimalPayload}. */
+export type ShopifyMinimalEvents = Record<string, ShopifyMinimalPayload>;
 
 /**
  * Shopify webhook preset (PROVIDERS.md §3.7).
@@ -42,37 +46,40 @@ export interface ShopifyOptions {
  * @throws {ConfigError} naming `secret` or `per` when invalid.
  * @see docs/providers.md#shopify
  */
-export function shopify(options: ShopifyOptions): ProviderPreset {
-  const { secret, per } = requireOptions('shopify', options);
-  const secrets =
-    typeof secret === 'string' || !Array.isArray(secret)
-      ? [secret]
-      : [...(secret as readonly unknown[])];
-  if (secrets.length === 0)
-    throw new ConfigError('secret', 'shopify() needs at least one client secret');
-  const keys = secrets.map((s) =>
-    requireString('shopify', 'secret', s, 'the app client secret as "secret"'),
+export function shopify<Events extends object = ShopifyMinimalEvents>(
+  options: ShopifyOptions,
+): TypedPreset<Events> {
+  const { secret, resolveSecret, per } = requireOptions('shopify', options);
+  const ring = keyring(
+    stringSecret('shopify', 'secret', 'the app client secret'),
+    secret,
+    resolveSecret,
   );
   const idHeader =
     oneOf('shopify', 'per', per, ['delivery', 'event'], 'delivery') === 'event'
       ? 'x-shopify-event-id'
       : 'x-shopify-webhook-id';
 
-  return {
-    provider: 'shopify',
-    keyDescription: `X-Shopify-Shop-Domain and ${idHeader === 'x-shopify-event-id' ? 'X-Shopify-Event-Id' : 'X-Shopify-Webhook-Id'} headers`,
-    needsRawBody: true,
-    retentionDays: 7,
-    key(request) {
-      const shop = header(request, 'x-shopify-shop-domain');
-      const id = header(request, idHeader);
-      return shop && id ? `${shop}:${id}` : undefined;
+  return typed<Events>(
+    {
+      provider: 'shopify',
+      keyDescription: `X-Shopify-Shop-Domain and ${idHeader === 'x-shopify-event-id' ? 'X-Shopify-Event-Id' : 'X-Shopify-Webhook-Id'} headers`,
+      needsRawBody: true,
+      retentionDays: 7,
+      key(request) {
+        const shop = header(request, 'x-shopify-shop-domain');
+        const id = header(request, idHeader);
+        return ring.scope(request, shop && id ? `${shop}:${id}` : undefined);
+      },
+      verify(request) {
+        return ring.verify(request, (r, keys) => {
+          const given = header(r, 'x-shopify-hmac-sha256');
+          const { rawBody } = r;
+          if (rawBody === undefined || given === undefined) return undefined;
+          return firstMatch(keys, (key) => hmacMatches(key, [rawBody], [given.trim()], 'base64'));
+        });
+      },
     },
-    verify: safeVerify(function verifyShopify(request) {
-      const given = header(request, 'x-shopify-hmac-sha256');
-      const { rawBody } = request;
-      if (rawBody === undefined || given === undefined) return false;
-      return keys.some((key) => hmacMatches(key, [rawBody], [given.trim()], 'base64'));
-    }),
-  };
+    (request) => header(request, 'x-shopify-topic'),
+  );
 }

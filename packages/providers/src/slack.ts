@@ -1,19 +1,36 @@
 /** @module Slack Events API preset: `api_app_id:event_id` as the key, `v0=` signature over the timestamp and raw body. */
-import type { ProviderPreset } from '@webhook-idempotency/core';
-import { clockOption, requireOptions, requireString, toleranceOption } from './options';
-import { header, idPart, jsonBody } from './request-fields';
-import { safeVerify } from './safe-verify';
+import { typed, type TypedPreset } from './events';
+import { clockOption, requireOptions, toleranceOption } from './options';
+import { header, idPart, isJsonObject, jsonBody } from './request-fields';
+import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
 import { timestampedHmac } from './timestamped-hmac';
 
-/** Options of {@link slack}. */
-export interface SlackOptions {
-  /** The app's signing secret (Basic Information → App Credentials). Required. */
-  signingSecret: string;
+/**
+ * Options of {@link slack}: `signingSecret`, the app's signing secret (Basic Information → App
+ * Credentials), or several while you regenerate it; or `resolveSecret`, a lookup per request
+ * (one app per customer).
+ */
+export type SlackOptions = SecretOptions<'signingSecret', string> & {
   /** Accepted distance between `X-Slack-Request-Timestamp` and now. Defaults to 300 (Slack's SDKs use 5 minutes). */
   toleranceSeconds?: number;
   /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
   clock?: () => number;
+};
+
+/**
+ * An Events API delivery as this preset reads it: the app and event ids (the key) and the inner
+ * event's `type` (the event name). `@webhook-idempotency/providers/types/slack` types the inner
+ * event with `@slack/types`.
+ */
+export interface SlackMinimalEnvelope<Event = { readonly type: string }> {
+  readonly type: 'event_callback';
+  readonly api_app_id: string;
+  readonly event_id: string;
+  readonly event: Event;
 }
+
+/** Slack's events without `@slack/types`: any name, each a {@link SlackMinimalEnvelope}. */
+export type SlackMinimalEvents = Record<string, SlackMinimalEnvelope>;
 
 const PREFIX = 'v0=';
 
@@ -35,48 +52,68 @@ const PREFIX = 'v0=';
  * import * as providers from '@webhook-idempotency/providers';
  * const preset = providers.slack({ signingSecret: process.env.SLACK_SIGNING_SECRET! });
  * preset.key(request); // 'A0123456789:Ev0ABCDEF12'
- * @throws {ConfigError} naming `signingSecret`, `toleranceSeconds` or `clock` when invalid.
+ * - **Events**: `eventType(request)` is the inner `event.type` (`app_mention`); the map is
+ *   {@link SlackMinimalEvents}, or `@slack/types`' with `slack<SlackEvents>(…)` and `SlackEvents`
+ *   from `@webhook-idempotency/providers/types/slack`.
+ *
+ * @throws {ConfigError} naming `signingSecret`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#slack
  */
-export function slack(options: SlackOptions): ProviderPreset {
-  const { signingSecret, toleranceSeconds, clock } = requireOptions('slack', options);
-  const key = requireString(
+export function slack<Events extends object = SlackMinimalEvents>(
+  options: SlackOptions,
+): TypedPreset<Events> {
+  const { signingSecret, resolveSecret, toleranceSeconds, clock } = requireOptions(
     'slack',
-    'signingSecret',
-    signingSecret,
-    'the app signing secret as "signingSecret"',
+    options,
   );
-  const tolerance = toleranceOption('slack', toleranceSeconds, 300);
+  const now = clockOption('slack', clock);
+  const ring = keyring(
+    stringSecret('slack', 'signingSecret', 'the app signing secret', now),
+    signingSecret,
+    resolveSecret,
+  );
   const check = timestampedHmac({
-    key,
     encoding: 'hex',
-    toleranceSeconds: tolerance,
-    now: clockOption('slack', clock),
+    toleranceSeconds: toleranceOption('slack', toleranceSeconds, 300),
+    now,
   });
 
-  return {
-    provider: 'slack',
-    keyDescription: 'api_app_id and event_id in the body',
-    needsRawBody: true,
-    retentionDays: 2,
-    key(request) {
-      const body = jsonBody(request);
-      const app = idPart(body?.api_app_id);
-      const event = idPart(body?.event_id);
-      return app !== undefined && event !== undefined ? `${app}:${event}` : undefined;
+  return typed<Events>(
+    {
+      provider: 'slack',
+      keyDescription: 'api_app_id and event_id in the body',
+      needsRawBody: true,
+      retentionDays: 2,
+      key(request) {
+        const body = jsonBody(request);
+        const app = idPart(body?.api_app_id);
+        const event = idPart(body?.event_id);
+        return ring.scope(
+          request,
+          app !== undefined && event !== undefined ? `${app}:${event}` : undefined,
+        );
+      },
+      passThrough(request) {
+        return jsonBody(request)?.type === 'url_verification';
+      },
+      verify(request) {
+        return ring.verify(request, (r, keys) => {
+          const given = header(r, 'x-slack-signature');
+          const { rawBody } = r;
+          if (rawBody === undefined || given === undefined || !given.startsWith(PREFIX))
+            return undefined;
+          const signature = {
+            stamp: header(r, 'x-slack-request-timestamp'),
+            signatures: [given.slice(PREFIX.length)],
+            signed: (stamp: string) => [`v0:${stamp}:`, rawBody],
+          };
+          return firstMatch(keys, (key) => check(key, signature));
+        });
+      },
     },
-    passThrough(request) {
-      return jsonBody(request)?.type === 'url_verification';
+    (request) => {
+      const event = jsonBody(request)?.event;
+      return isJsonObject(event) ? idPart(event.type) : undefined;
     },
-    verify: safeVerify(function verifySlack(request) {
-      const given = header(request, 'x-slack-signature');
-      const { rawBody } = request;
-      if (rawBody === undefined || given === undefined || !given.startsWith(PREFIX)) return false;
-      return check({
-        stamp: header(request, 'x-slack-request-timestamp'),
-        signatures: [given.slice(PREFIX.length)],
-        signed: (stamp) => [`v0:${stamp}:`, rawBody],
-      });
-    }),
-  };
+  );
 }

@@ -1,6 +1,7 @@
 /** @module Standard Webhooks / Svix preset: `webhook-id` as the key, `v1,<base64>` signatures with the `whsec_` secret. */
-import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
 import {
   clockOption,
   optionalString,
@@ -8,14 +9,19 @@ import {
   requireString,
   toleranceOption,
 } from './options';
-import { header } from './request-fields';
-import { safeVerify } from './safe-verify';
+import { header, idPart, jsonBody } from './request-fields';
+import { firstMatch, keyring, type SecretOptions } from './secrets';
 import { timestampedHmac } from './timestamped-hmac';
 
-/** Options of {@link standardWebhooks}. */
-export interface StandardWebhooksOptions {
-  /** The endpoint secret, `whsec_` followed by base64 (the prefix may be left out). Required. */
-  secret: string;
+/**
+ * Options of {@link standardWebhooks}: `secret`, the endpoint secret (`whsec_` followed by base64;
+ * the prefix may be left out), or several while you rotate it; or `resolveSecret`, a lookup per
+ * request.
+ */
+export type StandardWebhooksOptions = SecretOptions<'secret', string> & StandardWebhooksSettings;
+
+/** The settings of {@link standardWebhooks} besides its secrets. */
+export interface StandardWebhooksSettings {
   /** Accepted distance between `webhook-timestamp` and now. Defaults to 300 (the reference libraries' 5 minutes). */
   toleranceSeconds?: number;
   /**
@@ -40,16 +46,28 @@ function headerNames(request: HttpRequest): { id: string; timestamp: string; sig
     : { id: 'svix-id', timestamp: 'svix-timestamp', signature: 'svix-signature' };
 }
 
-function decodeSecret(secret: string): Buffer {
-  const encoded = secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret;
+function decodeSecret(preset: string, secret: unknown): Buffer {
+  const text = requireString(preset, 'secret', secret, 'the endpoint secret (whsec_…) as "secret"');
+  const encoded = text.startsWith(PREFIX) ? text.slice(PREFIX.length) : text;
   if (encoded.length === 0 || !BASE64.test(encoded)) {
     throw new ConfigError(
       'secret',
-      'standardWebhooks() needs the endpoint secret as "whsec_" followed by base64',
+      `${preset}() needs the endpoint secret as "whsec_" followed by base64`,
     );
   }
   return Buffer.from(encoded, 'base64');
 }
+
+/**
+ * A Standard Webhooks payload as this preset reads it: the spec's `type` (the event name). The
+ * spec's `timestamp` and `data` are the sender's own; no SDK types them.
+ */
+export interface StandardWebhooksMinimalEvent {
+  readonly type: string;
+}
+
+/** Standard Webhooks events: any name, each a {@link StandardWebhooksMinimalEvent}. */
+export type StandardWebhooksMinimalEvents = Record<string, StandardWebhooksMinimalEvent>;
 
 /**
  * Standard Webhooks preset, which also reads Svix's `svix-id` / `svix-timestamp` /
@@ -71,59 +89,82 @@ function decodeSecret(secret: string): Buffer {
  * import * as providers from '@webhook-idempotency/providers';
  * const preset = providers.standardWebhooks({ secret: process.env.WEBHOOK_SECRET!, provider: 'resend' });
  * preset.key(request); // 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W'
- * @throws {ConfigError} naming `secret`, `toleranceSeconds`, `endpoint`, `provider` or `clock` when invalid.
+ * - **Events**: `eventType(request)` is the payload's `type`.
+ *
+ * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds`, `endpoint`, `provider` or `clock` when invalid.
  * @see docs/providers.md#standard-webhooks--svix
  */
-export function standardWebhooks(options: StandardWebhooksOptions): ProviderPreset {
-  const { secret, toleranceSeconds, endpoint, provider, clock } = requireOptions(
-    'standardWebhooks',
+export function standardWebhooks<Events extends object = StandardWebhooksMinimalEvents>(
+  options: StandardWebhooksOptions,
+): TypedPreset<Events> {
+  return standardWebhooksAs<Events>('standardWebhooks', options);
+}
+
+/** {@link standardWebhooks}, its errors naming the factory `preset` (Clerk and Resend are built on it). */
+export function standardWebhooksAs<Events extends object>(
+  preset: string,
+  options: StandardWebhooksOptions,
+): TypedPreset<Events> {
+  const { secret, resolveSecret, toleranceSeconds, endpoint, provider, clock } = requireOptions(
+    preset,
     options,
   );
-  const key = decodeSecret(
-    requireString(
-      'standardWebhooks',
-      'secret',
-      secret,
-      'the endpoint secret (whsec_…) as "secret"',
-    ),
+  const now = clockOption(preset, clock);
+  const ring = keyring<string, Buffer>(
+    {
+      preset,
+      option: 'secret',
+      what: 'the endpoint secret (whsec_…)',
+      now,
+      prepare: (text) => decodeSecret(preset, text),
+    },
+    secret,
+    resolveSecret,
   );
-  const tolerance = toleranceOption('standardWebhooks', toleranceSeconds, 300);
   const scope =
-    endpoint === undefined
-      ? undefined
-      : requireString('standardWebhooks', 'endpoint', endpoint, '"endpoint"');
-  const name = optionalString('standardWebhooks', 'provider', provider, 'standard-webhooks');
+    endpoint === undefined ? undefined : requireString(preset, 'endpoint', endpoint, '"endpoint"');
+  const name = optionalString(preset, 'provider', provider, 'standard-webhooks');
   const check = timestampedHmac({
-    key,
     encoding: 'base64',
-    toleranceSeconds: tolerance,
-    now: clockOption('standardWebhooks', clock),
+    toleranceSeconds: toleranceOption(preset, toleranceSeconds, 300),
+    now,
   });
 
-  return {
-    provider: name,
-    keyDescription: 'webhook-id (or svix-id) header',
-    needsRawBody: true,
-    retentionDays: 30,
-    key(request) {
-      const id = header(request, headerNames(request).id);
-      if (id === undefined || id === '') return undefined;
-      return scope === undefined ? id : `${scope}:${id}`;
+  return typed<Events>(
+    {
+      provider: name,
+      keyDescription: 'webhook-id (or svix-id) header',
+      needsRawBody: true,
+      retentionDays: 30,
+      key(request) {
+        const id = header(request, headerNames(request).id);
+        if (id === undefined || id === '') return undefined;
+        return ring.scope(request, scope === undefined ? id : `${scope}:${id}`);
+      },
+      verify(request) {
+        return ring.verify(request, (r, keys) => {
+          const signature = signatureOf(r);
+          return signature && firstMatch(keys, (key) => check(key, signature));
+        });
+      },
     },
-    verify: safeVerify(function verifyStandardWebhooks(request) {
-      const names = headerNames(request);
-      const id = header(request, names.id);
-      const list = header(request, names.signature);
-      const { rawBody } = request;
-      if (rawBody === undefined || !id || list === undefined) return false;
-      return check({
-        stamp: header(request, names.timestamp),
-        signatures: list
-          .split(' ')
-          .filter((entry) => entry.startsWith(SCHEME))
-          .map((entry) => entry.slice(SCHEME.length)),
-        signed: (stamp) => [`${id}.${stamp}.`, rawBody],
-      });
-    }),
+    (request) => idPart(jsonBody(request)?.type),
+  );
+}
+
+/** The signature headers of a request, or `undefined` when it lacks them. */
+function signatureOf(request: HttpRequest) {
+  const names = headerNames(request);
+  const id = header(request, names.id);
+  const list = header(request, names.signature);
+  const { rawBody } = request;
+  if (rawBody === undefined || !id || list === undefined) return undefined;
+  return {
+    stamp: header(request, names.timestamp),
+    signatures: list
+      .split(' ')
+      .filter((entry) => entry.startsWith(SCHEME))
+      .map((entry) => entry.slice(SCHEME.length)),
+    signed: (stamp: string) => [`${id}.${stamp}.`, rawBody],
   };
 }

@@ -2,24 +2,32 @@
  * @module Clerk and Resend: both send their webhooks through Svix (`svix-id`, `svix-timestamp`,
  * `svix-signature`, a `whsec_` secret), so each is the Standard Webhooks preset under its own name.
  */
-import type { ProviderPreset } from '@webhook-idempotency/core';
+import type { TypedPreset } from './events';
 import { requireOptions } from './options';
-import { standardWebhooks } from './standard-webhooks';
+import type { SecretOptions } from './secrets';
+import { standardWebhooksAs, type StandardWebhooksMinimalEvents } from './standard-webhooks';
 
-/** Options of {@link clerk} and {@link resend}. */
-export interface SvixSenderOptions {
-  /** The endpoint's signing secret, `whsec_…` (Clerk's `CLERK_WEBHOOK_SIGNING_SECRET`, Resend's `RESEND_WEBHOOK_SECRET`). Required. */
-  secret: string;
+/**
+ * Options of {@link clerk} and {@link resend}: `secret`, the endpoint's signing secret, `whsec_…`
+ * (Clerk's `CLERK_WEBHOOK_SIGNING_SECRET`, Resend's `RESEND_WEBHOOK_SECRET`), or several while you
+ * rotate it; or `resolveSecret`, a lookup per request.
+ */
+export type SvixSenderOptions = SecretOptions<'secret', string> & {
   /** Accepted distance between `svix-timestamp` and now. Defaults to 300 (Svix's 5 minutes). */
   toleranceSeconds?: number;
   /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
   clock?: () => number;
-}
+};
 
-function svixSender(name: string, options: SvixSenderOptions): ProviderPreset {
-  const { secret, toleranceSeconds, clock } = requireOptions(name, options);
-  return standardWebhooks({
-    secret,
+function svixSender<Events extends object>(
+  name: string,
+  options: SvixSenderOptions,
+): TypedPreset<Events> {
+  const { secret, resolveSecret, toleranceSeconds, clock } = requireOptions(name, options);
+  return standardWebhooksAs<Events>(name, {
+    ...(resolveSecret === undefined
+      ? { secret: secret as NonNullable<typeof secret> }
+      : { resolveSecret }),
     provider: name,
     ...(toleranceSeconds === undefined ? {} : { toleranceSeconds }),
     ...(clock === undefined ? {} : { clock }),
@@ -37,22 +45,31 @@ function svixSender(name: string, options: SvixSenderOptions): ProviderPreset {
  *
  * @example
  * const preset = providers.clerk({ secret: process.env.CLERK_WEBHOOK_SIGNING_SECRET! });
- * @throws {ConfigError} naming `secret`, `toleranceSeconds` or `clock` when invalid.
+ * - **Events**: `eventType(request)` is the payload's `type` (`user.created`); Clerk's own
+ *   `WebhookEvent` map with `clerk<ClerkEvents>(…)` and `ClerkEvents` from
+ *   `@webhook-idempotency/providers/types/clerk`.
+ *
+ * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#clerk-and-resend
  */
-export function clerk(options: SvixSenderOptions): ProviderPreset {
-  return svixSender('clerk', options);
+export function clerk<Events extends object = StandardWebhooksMinimalEvents>(
+  options: SvixSenderOptions,
+): TypedPreset<Events> {
+  return svixSender<Events>('clerk', options);
 }
 
 /**
  * Resend webhook preset (email events such as `email.delivered`, sent through Svix). The same
- * headers, signature, key and retention as {@link clerk}.
+ * headers, signature, key and retention as {@link clerk}. Resend's own `WebhookEventPayload` map
+ * with `resend<ResendEvents>(…)` and `ResendEvents` from `@webhook-idempotency/providers/types/resend`.
  *
  * @example
  * const preset = providers.resend({ secret: process.env.RESEND_WEBHOOK_SECRET! });
- * @throws {ConfigError} naming `secret`, `toleranceSeconds` or `clock` when invalid.
+ * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#clerk-and-resend
  */
-export function resend(options: SvixSenderOptions): ProviderPreset {
-  return svixSender('resend', options);
+export function resend<Events extends object = StandardWebhooksMinimalEvents>(
+  options: SvixSenderOptions,
+): TypedPreset<Events> {
+  return svixSender<Events>('resend', options);
 }

@@ -1,20 +1,46 @@
 /** @module Telegram Bot API preset: `botId:update_id` as the key, the secret-token header as the check. */
-import type { ProviderPreset } from '@webhook-idempotency/core';
+import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
 import { requireOptions } from './options';
 import { header, jsonBody } from './request-fields';
-import { safeVerify } from './safe-verify';
+import { firstMatch, keyring, type SecretOptions } from './secrets';
 import { secretDigest, secretEquals } from './signature';
 
-/** Options of {@link telegram}. */
-export interface TelegramOptions {
+/**
+ * Options of {@link telegram}: the bot's id, and `secretToken`, the `secret_token` given to
+ * setWebhook (1–256 characters of `A-Z a-z 0-9 _ -`), or several while you change it; or
+ * `resolveSecret`, a lookup per request.
+ */
+export type TelegramOptions = SecretOptions<'secretToken', string> & TelegramBot;
+
+/** The bot of {@link telegram}. */
+export interface TelegramBot {
   /**
    * The bot's numeric id: the digits before the colon in its token (`123456789` of
    * `123456789:AA…`). Never pass the whole token, which is a credential. Required.
    */
   botId: string | number;
-  /** The `secret_token` given to setWebhook (1–256 characters of `A-Z a-z 0-9 _ -`). Required. */
-  secretToken: string;
+}
+
+/**
+ * A Telegram update as this preset reads it: `update_id` (the key) and the one field beside it
+ * that names its kind (`message`, `callback_query`…), the event name. Telegram publishes no
+ * TypeScript types of its own.
+ */
+export interface TelegramMinimalUpdate {
+  readonly update_id: number;
+}
+
+/** Telegram's update kinds: any name, each a {@link TelegramMinimalUpdate}. */
+export type TelegramMinimalEvents = Record<string, TelegramMinimalUpdate>;
+
+/** The kind of an update: its one field other than `update_id`. */
+function updateKind(request: HttpRequest): string | undefined {
+  const body = jsonBody(request);
+  if (body === undefined) return undefined;
+  const kinds = Object.keys(body).filter((name) => name !== 'update_id');
+  return kinds.length === 1 ? kinds[0] : undefined;
 }
 
 const SECRET_TOKEN = /^[A-Za-z0-9_-]{1,256}$/;
@@ -40,8 +66,10 @@ const BOT_ID = /^\d+$/;
  * @throws {ConfigError} naming `botId` (not digits, or a whole token) or `secretToken` (not 1–256 of `A-Z a-z 0-9 _ -`).
  * @see docs/providers.md#telegram
  */
-export function telegram(options: TelegramOptions): ProviderPreset {
-  const { botId, secretToken } = requireOptions('telegram', options);
+export function telegram<Events extends object = TelegramMinimalEvents>(
+  options: TelegramOptions,
+): TypedPreset<Events> {
+  const { botId, secretToken, resolveSecret } = requireOptions('telegram', options);
   const bot =
     typeof botId === 'number' && Number.isSafeInteger(botId) && botId > 0 ? String(botId) : botId;
   if (typeof bot !== 'string' || !BOT_ID.test(bot)) {
@@ -51,28 +79,48 @@ export function telegram(options: TelegramOptions): ProviderPreset {
         : '';
     throw new ConfigError('botId', `telegram() needs the bot's numeric id${hint}`);
   }
-  if (typeof secretToken !== 'string' || !SECRET_TOKEN.test(secretToken)) {
-    throw new ConfigError(
-      'secretToken',
-      'telegram() needs the setWebhook secret_token: 1-256 characters of A-Z a-z 0-9 _ -',
-    );
-  }
-  const expected = secretDigest(secretToken);
-
-  return {
-    provider: 'telegram',
-    keyDescription: 'update_id in the body',
-    needsRawBody: false,
-    retentionDays: 7,
-    key(request) {
-      const updateId = jsonBody(request)?.update_id;
-      return typeof updateId === 'number' && Number.isSafeInteger(updateId) && updateId >= 0
-        ? `${bot}:${updateId}`
-        : undefined;
+  const ring = keyring<string, Buffer>(
+    {
+      preset: 'telegram',
+      option: 'secretToken',
+      what: 'the setWebhook secret_token',
+      prepare(token) {
+        if (typeof token !== 'string' || !SECRET_TOKEN.test(token))
+          throw new ConfigError(
+            'secretToken',
+            'telegram() needs the setWebhook secret_token: 1-256 characters of A-Z a-z 0-9 _ -',
+          );
+        return secretDigest(token);
+      },
     },
-    verify: safeVerify(function verifyTelegram(request) {
-      const given = header(request, 'x-telegram-bot-api-secret-token');
-      return given !== undefined && secretEquals(given, expected);
-    }),
-  };
+    secretToken,
+    resolveSecret,
+  );
+
+  return typed<Events>(
+    {
+      provider: 'telegram',
+      keyDescription: 'update_id in the body',
+      needsRawBody: false,
+      retentionDays: 7,
+      key(request) {
+        const updateId = jsonBody(request)?.update_id;
+        return ring.scope(
+          request,
+          typeof updateId === 'number' && Number.isSafeInteger(updateId) && updateId >= 0
+            ? `${bot}:${updateId}`
+            : undefined,
+        );
+      },
+      verify(request) {
+        return ring.verify(request, (r, digests) => {
+          const given = header(r, 'x-telegram-bot-api-secret-token');
+          return given === undefined
+            ? undefined
+            : firstMatch(digests, (expected) => secretEquals(given, expected));
+        });
+      },
+    },
+    updateKind,
+  );
 }

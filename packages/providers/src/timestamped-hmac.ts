@@ -13,8 +13,6 @@ import {
 
 /** Settings of a {@link timestampedHmac} check, fixed when the preset is built. */
 export interface TimestampedHmacOptions {
-  /** The HMAC key: the secret as a string (used as its UTF-8 bytes), or already decoded bytes. */
-  key: string | Buffer;
   /** How the provider spells its signatures. */
   encoding: DigestEncoding;
   /** Accepted distance between the signed timestamp and now, in either direction. */
@@ -36,21 +34,27 @@ export interface TimestampedSignature {
   signed(stamp: string, seconds: number): SignedParts;
 }
 
-/** A built check: `true` only for a fresh timestamp and a matching signature. */
-export type TimestampedHmacCheck = (signature: TimestampedSignature) => boolean;
+/**
+ * A built check: `true` only for a fresh timestamp and a matching signature under `key` (the
+ * secret as a string, used as its UTF-8 bytes, or already decoded bytes).
+ */
+export type TimestampedHmacCheck = (
+  key: string | Buffer,
+  signature: TimestampedSignature,
+) => boolean;
 
 /**
  * Builds the check shared by every preset whose provider signs a timestamp together with the
  * body. In order: the stamp must parse as Unix seconds and lie within `toleranceSeconds` of
  * `now()` (a stamp from the future beyond it fails too); then HMAC-SHA256 of `signed(...)` under
- * `key` must equal one of `signatures` in `encoding`, compared in constant time.
+ * the key must equal one of `signatures` in `encoding`, compared in constant time.
  * @example
- * const check = timestampedHmac({ key: secret, encoding: 'hex', toleranceSeconds: 300, now: Date.now });
- * check({ stamp: '1715678400', signatures: [hex], signed: (stamp) => [`${stamp}.`, rawBody] });
+ * const check = timestampedHmac({ encoding: 'hex', toleranceSeconds: 300, now: Date.now });
+ * check(secret, { stamp: '1715678400', signatures: [hex], signed: (stamp) => [`${stamp}.`, rawBody] });
  */
 export function timestampedHmac(options: TimestampedHmacOptions): TimestampedHmacCheck {
-  const { key, encoding, toleranceSeconds, now } = options;
-  return function checkTimestampedHmac({ stamp, signatures, signed }) {
+  const { encoding, toleranceSeconds, now } = options;
+  return function checkTimestampedHmac(key, { stamp, signatures, signed }) {
     const seconds = parseUnixSeconds(stamp);
     if (stamp === undefined || seconds === undefined || signatures.length === 0) return false;
     if (!isFresh(seconds, now(), toleranceSeconds)) return false;

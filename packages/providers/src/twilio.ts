@@ -4,17 +4,20 @@
  * parameters; a JSON body is signed through the URL's `bodySHA256`) checked under the auth token.
  */
 import { createHash } from 'node:crypto';
-import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
 import { requireOptions, requireString } from './options';
 import { header } from './request-fields';
-import { safeVerify } from './safe-verify';
+import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
 import { hexEquals, hmacMatches } from './signature';
 
-/** Options of {@link twilio}. */
-export interface TwilioOptions {
-  /** The account's auth token (Console, Account Info): Twilio signs with it. Required. */
-  authToken: string;
+/**
+ * Options of {@link twilio}: `authToken`, the account's auth token (Console, Account Info), or the
+ * primary and secondary tokens while you promote one; or `resolveSecret`, a lookup per request
+ * (one subaccount per customer).
+ */
+export type TwilioOptions = SecretOptions<'authToken', string> & {
   /**
    * Scheme, host, port (and any path prefix a proxy strips) of the URL Twilio called, as it is
    * written in Twilio's configuration: `https://example.com`. The request's path and query are
@@ -24,6 +27,29 @@ export interface TwilioOptions {
   baseUrl?: string;
   /** The full URL Twilio requested, query included, as a function of the request. Give this or `baseUrl`. */
   url?: (request: HttpRequest) => string;
+};
+
+/**
+ * A Twilio request: its form parameters (`MessageSid`, `CallStatus`…). Twilio names no event in
+ * them, so `eventType` gives `undefined`; the helper library types no webhook parameters.
+ */
+export type TwilioMinimalParameters = Readonly<Record<string, string>>;
+
+/** Twilio's requests: no names, each {@link TwilioMinimalParameters}. */
+export type TwilioMinimalEvents = Record<string, TwilioMinimalParameters>;
+
+/** Whether `token` signed `request`: the body hash, then the URL and parameters in each spelling. */
+function signedBy(token: string, request: HttpRequest, url: string, given: string): boolean {
+  const rawBody = request.rawBody as Buffer;
+  const bodyHash = bodyHashOf(url);
+  if (bodyHash !== null) {
+    const digest = createHash('sha256').update(rawBody).digest();
+    if (!hexEquals(bodyHash, digest)) return false;
+  }
+  const params = bodyHash === null ? signedParams(rawBody) : '';
+  return candidateUrls(url).some((candidate) =>
+    hmacMatches(token, [candidate, params], [given], 'base64', 'sha1'),
+  );
 }
 
 const SIGNATURE = /^[A-Za-z0-9+/]{27}=$/;
@@ -154,44 +180,47 @@ function urlOf(o: TwilioOptions): (request: HttpRequest) => string {
  *   authToken: process.env.TWILIO_AUTH_TOKEN!,
  *   baseUrl: 'https://example.com', // what Twilio calls, not what the proxy forwards to
  * });
- * @throws {ConfigError} naming `authToken`, `baseUrl` or `url` when invalid.
+ * @throws {ConfigError} naming `authToken`, `resolveSecret`, `baseUrl` or `url` when invalid.
  * @see docs/providers.md#twilio
  */
-export function twilio(options: TwilioOptions): ProviderPreset {
+export function twilio<Events extends object = TwilioMinimalEvents>(
+  options: TwilioOptions,
+): TypedPreset<Events> {
   const o = requireOptions('twilio', options);
-  const token = requireString('twilio', 'authToken', o.authToken, 'the auth token as "authToken"');
+  const ring = keyring(
+    stringSecret('twilio', 'authToken', 'the auth token'),
+    o.authToken,
+    o.resolveSecret,
+  );
   const urlFor = urlOf(o);
 
-  return {
-    provider: 'twilio',
-    keyDescription: 'I-Twilio-Idempotency-Token header (or the signed URL and parameters)',
-    needsRawBody: true,
-    retentionDays: 7,
-    key(request) {
-      const token = header(request, 'i-twilio-idempotency-token');
-      if (token) return token;
-      const digest = signedDigest(request, urlFor);
-      if (digest === undefined) return undefined;
-      const fields = new URLSearchParams(request.rawBody?.toString('utf8') ?? '');
-      const sid = RESOURCE_SIDS.map((name) => fields.get(name)).find((v) => v && SID.test(v));
-      return sid ? `${sid}:${digest.slice(0, 32)}` : digest.slice(0, 32);
+  return typed<Events>(
+    {
+      provider: 'twilio',
+      keyDescription: 'I-Twilio-Idempotency-Token header (or the signed URL and parameters)',
+      needsRawBody: true,
+      retentionDays: 7,
+      key(request) {
+        const token = header(request, 'i-twilio-idempotency-token');
+        if (token) return ring.scope(request, token);
+        const digest = signedDigest(request, urlFor);
+        if (digest === undefined) return undefined;
+        const fields = new URLSearchParams(request.rawBody?.toString('utf8') ?? '');
+        const sid = RESOURCE_SIDS.map((name) => fields.get(name)).find((v) => v && SID.test(v));
+        return ring.scope(request, sid ? `${sid}:${digest.slice(0, 32)}` : digest.slice(0, 32));
+      },
+      fingerprint: (request) => signedDigest(request, urlFor),
+      verify(request) {
+        return ring.verify(request, (r, tokens) => {
+          const given = header(r, 'x-twilio-signature');
+          if (r.rawBody === undefined || given === undefined || !SIGNATURE.test(given))
+            return undefined;
+          const url = urlFor(r);
+          if (typeof url !== 'string') return undefined;
+          return firstMatch(tokens, (token) => signedBy(token, r, url, given));
+        });
+      },
     },
-    fingerprint: (request) => signedDigest(request, urlFor),
-    verify: safeVerify(function verifyTwilio(request) {
-      const given = header(request, 'x-twilio-signature');
-      const { rawBody } = request;
-      if (rawBody === undefined || given === undefined || !SIGNATURE.test(given)) return false;
-      const url = urlFor(request);
-      if (typeof url !== 'string') return false;
-      const bodyHash = bodyHashOf(url);
-      if (bodyHash !== null) {
-        const digest = createHash('sha256').update(rawBody).digest();
-        if (!hexEquals(bodyHash, digest)) return false;
-      }
-      const params = bodyHash === null ? signedParams(rawBody) : '';
-      return candidateUrls(url).some((candidate) =>
-        hmacMatches(token, [candidate, params], [given], 'base64', 'sha1'),
-      );
-    }),
-  };
+    () => undefined,
+  );
 }

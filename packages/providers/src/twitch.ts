@@ -2,22 +2,42 @@
  * @module Twitch EventSub preset: `Twitch-Eventsub-Message-Id` as the key, the `sha256=` HMAC of
  * id + timestamp + raw body, the subscription's challenge answered before any claim.
  */
-import type { ProviderPreset } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
 import { clockOption, requireOptions, requireString, toleranceOption } from './options';
-import { header, jsonBody } from './request-fields';
+import { header, isJsonObject, jsonBody } from './request-fields';
 import { handshakeRefused, handshakeText } from './response';
-import { safeVerify } from './safe-verify';
+import { firstMatch, keyring, type SecretOptions } from './secrets';
 import { hmacMatches } from './signature';
 
-/** Options of {@link twitch}. */
-export interface TwitchOptions {
-  /** The `transport.secret` you gave when creating the subscription (10 to 100 ASCII characters). Required. */
-  secret: string;
+/**
+ * Options of {@link twitch}: `secret`, the `transport.secret` you gave when creating the
+ * subscription (10 to 100 ASCII characters), or several; or `resolveSecret`, a lookup per request.
+ */
+export type TwitchOptions = SecretOptions<'secret', string> & {
   /** Accepted age of `Twitch-Eventsub-Message-Timestamp`, in seconds. Defaults to 600 (Twitch's 10 minutes). */
   toleranceSeconds?: number;
   /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
   clock?: () => number;
+};
+
+/**
+ * An EventSub message as this preset reads it: its `subscription.type` (the event name, also the
+ * `Twitch-Eventsub-Subscription-Type` header). Twitch publishes no TypeScript types of its own.
+ */
+export interface TwitchMinimalMessage {
+  readonly subscription: { readonly type: string };
+}
+
+/** Twitch's subscription types: any name, each a {@link TwitchMinimalMessage}. */
+export type TwitchMinimalEvents = Record<string, TwitchMinimalMessage>;
+
+/** A subscription secret: 10 to 100 characters. */
+function subscriptionSecret(secret: unknown): string {
+  const key = requireString('twitch', 'secret', secret, 'the subscription secret as "secret"');
+  if (key.length < 10 || key.length > 100)
+    throw new ConfigError('secret', 'twitch() needs the subscription secret: 10 to 100 characters');
+  return key;
 }
 
 const PREFIX = 'sha256=';
@@ -48,46 +68,69 @@ function parseRfc3339(text: string | undefined): number | undefined {
  *
  * @example
  * const preset = providers.twitch({ secret: process.env.TWITCH_EVENTSUB_SECRET! });
- * @throws {ConfigError} naming `secret`, `toleranceSeconds` or `clock` when invalid.
+ * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#twitch-eventsub
  */
-export function twitch(options: TwitchOptions): ProviderPreset {
-  const { secret, toleranceSeconds, clock } = requireOptions('twitch', options);
-  const key = requireString('twitch', 'secret', secret, 'the subscription secret as "secret"');
-  if (key.length < 10 || key.length > 100)
-    throw new ConfigError('secret', 'twitch() needs the subscription secret: 10 to 100 characters');
+export function twitch<Events extends object = TwitchMinimalEvents>(
+  options: TwitchOptions,
+): TypedPreset<Events> {
+  const { secret, resolveSecret, toleranceSeconds, clock } = requireOptions('twitch', options);
   const tolerance = toleranceOption('twitch', toleranceSeconds, 600);
   const now = clockOption('twitch', clock);
+  const ring = keyring(
+    {
+      preset: 'twitch',
+      option: 'secret',
+      what: 'the subscription secret',
+      now,
+      prepare: subscriptionSecret,
+    },
+    secret,
+    resolveSecret,
+  );
 
-  return {
-    provider: 'twitch',
-    keyDescription: 'Twitch-Eventsub-Message-Id header',
-    needsRawBody: true,
-    retentionDays: 7,
-    key(request) {
-      const id = header(request, 'twitch-eventsub-message-id');
-      return id === undefined || id === '' ? undefined : id;
+  return typed<Events>(
+    {
+      provider: 'twitch',
+      keyDescription: 'Twitch-Eventsub-Message-Id header',
+      needsRawBody: true,
+      retentionDays: 7,
+      key(request) {
+        const id = header(request, 'twitch-eventsub-message-id');
+        return ring.scope(request, id === undefined || id === '' ? undefined : id);
+      },
+      handshake(request) {
+        if (header(request, 'twitch-eventsub-message-type') !== 'webhook_callback_verification')
+          return undefined;
+        const challenge = jsonBody(request)?.challenge;
+        if (typeof challenge !== 'string' || challenge === '')
+          return handshakeRefused(
+            'The webhook_callback_verification carries no challenge string to answer; a verification is never a delivery, so nothing was stored',
+          );
+        return handshakeText(200, challenge);
+      },
+      verify(request) {
+        return ring.verify(request, (r, keys) => {
+          const id = header(r, 'twitch-eventsub-message-id');
+          const stamp = header(r, 'twitch-eventsub-message-timestamp');
+          const given = header(r, 'twitch-eventsub-message-signature');
+          const { rawBody } = r;
+          if (rawBody === undefined || !id || stamp === undefined || given === undefined)
+            return undefined;
+          if (!given.startsWith(PREFIX)) return undefined;
+          const sent = parseRfc3339(stamp);
+          if (sent === undefined || Math.abs(now() - sent) > tolerance * 1000) return undefined;
+          const signature = given.slice(PREFIX.length);
+          return firstMatch(keys, (key) =>
+            hmacMatches(key, [id, stamp, rawBody], [signature], 'hex'),
+          );
+        });
+      },
     },
-    handshake(request) {
-      if (header(request, 'twitch-eventsub-message-type') !== 'webhook_callback_verification')
-        return undefined;
-      const challenge = jsonBody(request)?.challenge;
-      if (typeof challenge !== 'string' || challenge === '')
-        return handshakeRefused(
-          'The webhook_callback_verification carries no challenge string to answer; a verification is never a delivery, so nothing was stored',
-        );
-      return handshakeText(200, challenge);
+    (request) => {
+      const subscription = jsonBody(request)?.subscription;
+      const type = isJsonObject(subscription) ? subscription.type : undefined;
+      return typeof type === 'string' ? type : undefined;
     },
-    verify: safeVerify(function verifyTwitch(request) {
-      const id = header(request, 'twitch-eventsub-message-id');
-      const stamp = header(request, 'twitch-eventsub-message-timestamp');
-      const given = header(request, 'twitch-eventsub-message-signature');
-      const { rawBody } = request;
-      if (rawBody === undefined || !id || stamp === undefined || given === undefined) return false;
-      if (!given.startsWith(PREFIX)) return false;
-      const sent = parseRfc3339(stamp);
-      if (sent === undefined || Math.abs(now() - sent) > tolerance * 1000) return false;
-      return hmacMatches(key, [id, stamp, rawBody], [given.slice(PREFIX.length)], 'hex');
-    }),
-  };
+  );
 }

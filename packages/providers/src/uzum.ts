@@ -1,18 +1,40 @@
 /** @module Uzum Bank Merchant API preset: JSON webhooks on /check /create /confirm /reverse /status, HTTP Basic auth. */
-import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
-import { basicAuthChecker } from './basic-auth';
-import { safeVerify } from './safe-verify';
+import type { HttpRequest } from '@webhook-idempotency/core';
+import {
+  basicAuthMatch,
+  credentialsSecret,
+  givenCredentials,
+  type BasicCredentials,
+} from './basic-auth';
+import { typed, type TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
-import { requireOptions, requireString } from './options';
+import { requireOptions } from './options';
 import { header, idPart, jsonBody, lastPathSegment } from './request-fields';
+import { keyring, type SecretOptions } from './secrets';
 
-/** Options of {@link uzum}. */
-export interface UzumOptions {
-  /** The Basic-auth login Uzum Bank issued. Required. */
-  username: string;
-  /** The Basic-auth password Uzum Bank issued. Required. */
-  password: string;
+/**
+ * Options of {@link uzum}: the Basic-auth `username` and `password` Uzum Bank issued; or
+ * `credentials`, several such pairs while they change (any one passes); or `resolveSecret`, a
+ * lookup per request.
+ */
+export type UzumOptions =
+  | { username: string; password: string; credentials?: undefined; resolveSecret?: undefined }
+  | ({ username?: undefined; password?: undefined } & SecretOptions<
+      'credentials',
+      BasicCredentials
+    >);
+
+/** An Uzum request as this preset reads it: `serviceId` and `transId`; the operation (the event name) is the path's last segment. */
+export interface UzumMinimalRequest {
+  readonly serviceId: number | string;
+  readonly transId: string;
 }
+
+/** Uzum's operations, each an {@link UzumMinimalRequest}. */
+export type UzumMinimalEvents = Record<
+  'check' | 'create' | 'confirm' | 'reverse' | 'status',
+  UzumMinimalRequest
+>;
 
 /** Operations that change state: each is deduplicated on its own. */
 const MUTATING: ReadonlySet<string> = new Set(['create', 'confirm', 'reverse']);
@@ -59,39 +81,34 @@ function uzumKey(request: HttpRequest): string | undefined {
  * @throws {ConfigError} naming `username` or `password` when missing or not a non-empty string.
  * @see docs/providers.md#uzum
  */
-export function uzum(options: UzumOptions): ProviderPreset {
-  const { username, password } = requireOptions('uzum', options);
-  const user = requireString(
-    'uzum',
-    'username',
-    username,
-    'the Basic-auth login Uzum issued as "username"',
-  );
-  const pass = requireString(
-    'uzum',
-    'password',
-    password,
-    'the Basic-auth password Uzum issued as "password"',
-  );
-  const checkAuth = basicAuthChecker('uzum', 'username', user, pass);
+export function uzum<Events extends object = UzumMinimalEvents>(
+  options: UzumOptions,
+): TypedPreset<Events> {
+  const o = requireOptions('uzum', options);
+  const ring = keyring(credentialsSecret('uzum'), givenCredentials(o), o.resolveSecret);
 
-  return {
-    provider: 'uzum',
-    keyDescription: 'serviceId and transId with a create, confirm or reverse path',
-    needsRawBody: false,
-    retentionDays: 3650,
-    key: uzumKey,
-    passThrough(request) {
-      return READ_ONLY.has(operation(request));
+  return typed<Events>(
+    {
+      provider: 'uzum',
+      keyDescription: 'serviceId and transId with a create, confirm or reverse path',
+      needsRawBody: false,
+      retentionDays: 3650,
+      key: (request) => ring.scope(request, uzumKey(request)),
+      passThrough(request) {
+        return READ_ONLY.has(operation(request));
+      },
+      verify(request) {
+        return ring.verify(request, (r, checks) =>
+          basicAuthMatch(checks, header(r, 'authorization')),
+        );
+      },
+      fingerprint(request) {
+        const body = jsonBody(request);
+        if (!body) return undefined;
+        const { timestamp: _ignored, ...rest } = body;
+        return canonicalFingerprint({ operation: operation(request), body: rest });
+      },
     },
-    verify: safeVerify(function verifyUzum(request) {
-      return checkAuth(header(request, 'authorization'));
-    }),
-    fingerprint(request) {
-      const body = jsonBody(request);
-      if (!body) return undefined;
-      const { timestamp: _ignored, ...rest } = body;
-      return canonicalFingerprint({ operation: operation(request), body: rest });
-    },
-  };
+    operation,
+  );
 }

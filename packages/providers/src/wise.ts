@@ -3,12 +3,12 @@
  * body) verified with Wise's published public key.
  */
 import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
-import type { ProviderPreset } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
 import { oneOf, requireOptions } from './options';
-import { header, isJsonObject, jsonBody } from './request-fields';
-import { safeVerify } from './safe-verify';
+import { header, idPart, isJsonObject, jsonBody } from './request-fields';
+import { firstMatch, keyring, type OneOrMany, type SecretResolver } from './secrets';
 
 /**
  * Wise's production webhook public key, as published on "How to create a webhook event handler"
@@ -47,16 +47,25 @@ export interface WiseOptions {
   environment?: 'production' | 'sandbox';
   /**
    * Another RSA public key (PEM, or a `KeyObject`), should Wise publish a new one before this
-   * package knows it. Replaces the key `environment` picks.
+   * package knows it, or several while Wise moves from one to the next (any one verifies).
+   * Replaces the key `environment` picks.
    */
-  publicKey?: string | KeyObject;
+  publicKey?: OneOrMany<string | KeyObject>;
+  /** Looks the public keys up per request instead (docs/providers.md#secrets-rotation-and-one-per-customer). */
+  resolveSecret?: SecretResolver<string | KeyObject>;
 }
+
+/** A Wise notification as this preset reads it: `event_type` (the event name, `transfers#state-change`). */
+export interface WiseMinimalEvent {
+  readonly event_type: string;
+}
+
+/** Wise's event types: any name, each a {@link WiseMinimalEvent}. */
+export type WiseMinimalEvents = Record<string, WiseMinimalEvent>;
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
-function keyOf(option: unknown, environment: 'production' | 'sandbox'): KeyObject {
-  const pem =
-    option ?? (environment === 'sandbox' ? WISE_SANDBOX_PUBLIC_KEY : WISE_PRODUCTION_PUBLIC_KEY);
+function keyOf(pem: unknown): KeyObject {
   let key: KeyObject;
   try {
     key =
@@ -90,7 +99,9 @@ function keyOf(option: unknown, environment: 'production' | 'sandbox'): KeyObjec
  * @throws {ConfigError} naming `environment` or `publicKey` when invalid.
  * @see docs/providers.md#wise
  */
-export function wise(options: WiseOptions = {}): ProviderPreset {
+export function wise<Events extends object = WiseMinimalEvents>(
+  options: WiseOptions = {},
+): TypedPreset<Events> {
   const o = requireOptions('wise', options);
   const environment = oneOf(
     'wise',
@@ -99,28 +110,41 @@ export function wise(options: WiseOptions = {}): ProviderPreset {
     ['production', 'sandbox'],
     'production',
   );
-  const key = keyOf(o.publicKey, environment);
+  const published =
+    environment === 'sandbox' ? WISE_SANDBOX_PUBLIC_KEY : WISE_PRODUCTION_PUBLIC_KEY;
+  const ring = keyring<string | KeyObject, KeyObject>(
+    { preset: 'wise', option: 'publicKey', what: 'an RSA public key', prepare: keyOf },
+    o.resolveSecret === undefined ? (o.publicKey ?? published) : o.publicKey,
+    o.resolveSecret,
+  );
 
-  return {
-    provider: 'wise',
-    keyDescription: 'X-Delivery-Id header',
-    needsRawBody: true,
-    retentionDays: 21,
-    key(request) {
-      const id = header(request, 'x-delivery-id');
-      return id === undefined || id === '' ? undefined : id;
+  return typed<Events>(
+    {
+      provider: 'wise',
+      keyDescription: 'X-Delivery-Id header',
+      needsRawBody: true,
+      retentionDays: 21,
+      key(request) {
+        const id = header(request, 'x-delivery-id');
+        return ring.scope(request, id === undefined || id === '' ? undefined : id);
+      },
+      fingerprint(request) {
+        const body = jsonBody(request);
+        if (!isJsonObject(body)) return undefined;
+        const { sent_at, ...event } = body;
+        return canonicalFingerprint(event);
+      },
+      verify(request) {
+        return ring.verify(request, (r, keys) => {
+          const { rawBody } = r;
+          const signature = header(r, 'x-signature-sha256');
+          if (rawBody === undefined || signature === undefined || !BASE64.test(signature))
+            return undefined;
+          const bytes = Buffer.from(signature, 'base64');
+          return firstMatch(keys, (key) => verifySignature('sha256', rawBody, key, bytes));
+        });
+      },
     },
-    fingerprint(request) {
-      const body = jsonBody(request);
-      if (!isJsonObject(body)) return undefined;
-      const { sent_at, ...event } = body;
-      return canonicalFingerprint(event);
-    },
-    verify: safeVerify(function verifyWise(request) {
-      const { rawBody } = request;
-      const signature = header(request, 'x-signature-sha256');
-      if (rawBody === undefined || signature === undefined || !BASE64.test(signature)) return false;
-      return verifySignature('sha256', rawBody, key, Buffer.from(signature, 'base64'));
-    }),
-  };
+    (request) => idPart(jsonBody(request)?.event_type),
+  );
 }

@@ -4,18 +4,29 @@
  * `hmac()`, the `endpoint.url_validation` challenge answered before any claim.
  */
 import { createHmac } from 'node:crypto';
-import type { ProviderPreset } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
-import { hmac } from './hmac';
-import { requireOptions, requireString } from './options';
+import { hmacPreset } from './hmac';
+import { requireOptions } from './options';
 import { idPart, isJsonObject, jsonBody } from './request-fields';
 import { handshakeJson, handshakeRefused } from './response';
+import type { SecretOptions } from './secrets';
 
-/** Options of {@link zoom}. */
-export interface ZoomOptions {
-  /** The app's Secret Token (Marketplace, the app's Features, Access). Required. */
-  secretToken: string;
+/**
+ * Options of {@link zoom}: `secretToken`, the app's Secret Token (Marketplace, the app's Features,
+ * Access), or several while you regenerate it; or `resolveSecret`, a lookup per request.
+ */
+export type ZoomOptions = SecretOptions<'secretToken', string>;
+
+/** A Zoom event as this preset reads it: `event` (the event name), `event_ts` and `payload`. */
+export interface ZoomMinimalEvent {
+  readonly event: string;
+  readonly event_ts: number;
+  readonly payload: Readonly<Record<string, unknown>>;
 }
+
+/** Zoom's events: any name, each a {@link ZoomMinimalEvent}. */
+export type ZoomMinimalEvents = Record<string, ZoomMinimalEvent>;
 
 const URL_VALIDATION = 'endpoint.url_validation';
 /**
@@ -50,53 +61,59 @@ const PLAIN_TOKEN = /^[!-9;-~]{1,256}$/;
  * @throws {ConfigError} naming `secretToken` when invalid.
  * @see docs/providers.md#zoom
  */
-export function zoom(options: ZoomOptions): ProviderPreset {
-  const { secretToken } = requireOptions('zoom', options);
-  const secret = requireString(
-    'zoom',
-    'secretToken',
-    secretToken,
-    'the Secret Token as "secretToken"',
+export function zoom<Events extends object = ZoomMinimalEvents>(
+  options: ZoomOptions,
+): TypedPreset<Events> {
+  const { secretToken, resolveSecret } = requireOptions('zoom', options);
+  const { preset: signed, ring } = hmacPreset(
+    {
+      provider: 'zoom',
+      secret: secretToken,
+      resolveSecret,
+      signatureHeader: 'x-zm-signature',
+      prefix: 'v0=',
+      signedPayload: (r) => [`v0:${r.header('x-zm-request-timestamp') ?? ''}:`, r.body],
+      key(request) {
+        const body = jsonBody(request);
+        const event = idPart(body?.event);
+        const stamp = idPart(body?.event_ts);
+        if (event === undefined || stamp === undefined || !isJsonObject(body?.payload))
+          return undefined;
+        return `${event}:${stamp}:${canonicalFingerprint(body.payload).slice(0, 32)}`;
+      },
+      keyDescription: 'event, event_ts and payload in the body',
+      retentionDays: 7,
+    },
+    { names: { preset: 'zoom', option: 'secretToken', what: 'the Secret Token' } },
   );
-  const signed = hmac({
-    provider: 'zoom',
-    secret,
-    signatureHeader: 'x-zm-signature',
-    prefix: 'v0=',
-    signedPayload: (r) => [`v0:${r.header('x-zm-request-timestamp') ?? ''}:`, r.body],
-    key(request) {
-      const body = jsonBody(request);
-      const event = idPart(body?.event);
-      const stamp = idPart(body?.event_ts);
-      if (event === undefined || stamp === undefined || !isJsonObject(body?.payload))
-        return undefined;
-      return `${event}:${stamp}:${canonicalFingerprint(body.payload).slice(0, 32)}`;
-    },
-    keyDescription: 'event, event_ts and payload in the body',
-    retentionDays: 7,
-  });
 
-  return {
-    ...signed,
-    fingerprint(request) {
-      const body = jsonBody(request);
-      if (body === undefined) return undefined;
-      return canonicalFingerprint({
-        event: body.event,
-        event_ts: body.event_ts,
-        payload: body.payload,
-      });
+  return typed<Events>(
+    {
+      ...signed,
+      fingerprint(request) {
+        const body = jsonBody(request);
+        if (body === undefined) return undefined;
+        return canonicalFingerprint({
+          event: body.event,
+          event_ts: body.event_ts,
+          payload: body.payload,
+        });
+      },
+      handshake(request) {
+        const body = jsonBody(request);
+        if (body?.event !== URL_VALIDATION) return undefined;
+        const plainToken = isJsonObject(body.payload) ? body.payload.plainToken : undefined;
+        if (typeof plainToken !== 'string' || !PLAIN_TOKEN.test(plainToken))
+          return handshakeRefused(
+            'The endpoint.url_validation carries no plainToken the preset answers (1 to 256 printable characters, no colon); a validation is never a delivery, so nothing was stored',
+          );
+        // Answered under the Secret Token that verified this request (the engine asks only then).
+        const secret = ring.matched(request);
+        if (secret === undefined) return undefined;
+        const encryptedToken = createHmac('sha256', secret).update(plainToken).digest('hex');
+        return handshakeJson(200, JSON.stringify({ plainToken, encryptedToken }));
+      },
     },
-    handshake(request) {
-      const body = jsonBody(request);
-      if (body?.event !== URL_VALIDATION) return undefined;
-      const plainToken = isJsonObject(body.payload) ? body.payload.plainToken : undefined;
-      if (typeof plainToken !== 'string' || !PLAIN_TOKEN.test(plainToken))
-        return handshakeRefused(
-          'The endpoint.url_validation carries no plainToken the preset answers (1 to 256 printable characters, no colon); a validation is never a delivery, so nothing was stored',
-        );
-      const encryptedToken = createHmac('sha256', secret).update(plainToken).digest('hex');
-      return handshakeJson(200, JSON.stringify({ plainToken, encryptedToken }));
-    },
-  };
+    (request) => idPart(jsonBody(request)?.event),
+  );
 }

@@ -1,7 +1,7 @@
 import { sign } from 'node:crypto';
 import * as zlib from 'node:zlib';
 import { ConfigError } from '@webhook-idempotency/core';
-import { paypal, type PayPalOptions } from '../src';
+import { paypal, type PayPalOptions, type PayPalSettings } from '../src';
 import { crc32 } from '../src/crc32';
 import {
   FORGED_SIGNER,
@@ -82,7 +82,7 @@ function served(pem: string) {
   return { calls, fetchCertificate };
 }
 
-const preset = (pem: string, options: Partial<PayPalOptions> = {}) => {
+const preset = (pem: string, options: Partial<PayPalSettings> = {}) => {
   const source = served(pem);
   return {
     ...source,

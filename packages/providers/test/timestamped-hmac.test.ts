@@ -42,7 +42,6 @@ describe('hmacMatches', () => {
 
 describe('timestampedHmac', () => {
   const check = timestampedHmac({
-    key: KEY,
     encoding: 'hex',
     toleranceSeconds: 300,
     now: () => NOW * 1000,
@@ -57,27 +56,26 @@ describe('timestampedHmac', () => {
   });
 
   it('accepts a fresh stamp whose signature matches the HMAC of the signed parts', () => {
-    expect(check(input(String(NOW)))).toBe(true);
+    expect(check(KEY, input(String(NOW)))).toBe(true);
   });
 
   it('accepts a stamp up to the tolerance away, both ways, and rejects one beyond it either way', () => {
-    expect(check(input(String(NOW - 300)))).toBe(true);
-    expect(check(input(String(NOW + 300)))).toBe(true);
-    expect(check(input(String(NOW - 301)))).toBe(false);
-    expect(check(input(String(NOW + 301)))).toBe(false);
+    expect(check(KEY, input(String(NOW - 300)))).toBe(true);
+    expect(check(KEY, input(String(NOW + 300)))).toBe(true);
+    expect(check(KEY, input(String(NOW - 301)))).toBe(false);
+    expect(check(KEY, input(String(NOW + 301)))).toBe(false);
   });
 
   it('reads the clock on every check', () => {
     let now = NOW * 1000;
     const moving = timestampedHmac({
-      key: KEY,
       encoding: 'hex',
       toleranceSeconds: 10,
       now: () => now,
     });
-    expect(moving(input(String(NOW)))).toBe(true);
+    expect(moving(KEY, input(String(NOW)))).toBe(true);
     now += 11_000;
-    expect(moving(input(String(NOW)))).toBe(false);
+    expect(moving(KEY, input(String(NOW)))).toBe(false);
   });
 
   it.each([
@@ -89,17 +87,17 @@ describe('timestampedHmac', () => {
     ['in milliseconds (13 digits)', `${NOW}000`],
     ['hex', '0x6643b1c0'],
   ])('rejects a stamp that is %s, whatever the signature', (_label, stamp) => {
-    expect(check(input(stamp))).toBe(false);
+    expect(check(KEY, input(stamp))).toBe(false);
   });
 
   it('rejects a wrong signature, a signature of another stamp, and no signature at all', () => {
-    expect(check(input(String(NOW), ['ab'.repeat(32)]))).toBe(false);
-    expect(check(input(String(NOW), [hexFor(NOW - 1)]))).toBe(false);
-    expect(check(input(String(NOW), []))).toBe(false);
+    expect(check(KEY, input(String(NOW), ['ab'.repeat(32)]))).toBe(false);
+    expect(check(KEY, input(String(NOW), [hexFor(NOW - 1)]))).toBe(false);
+    expect(check(KEY, input(String(NOW), []))).toBe(false);
   });
 
   it('accepts when any of several signatures matches (a rolled secret)', () => {
-    expect(check(input(String(NOW), [hexFor(NOW, 'old secret'), hexFor(NOW)]))).toBe(true);
+    expect(check(KEY, input(String(NOW), [hexFor(NOW, 'old secret'), hexFor(NOW)]))).toBe(true);
   });
 
   it('hands the builder the stamp as sent and as seconds, and builds nothing for a stale stamp', () => {
@@ -112,26 +110,25 @@ describe('timestampedHmac', () => {
         return [`${seconds}.`, BODY];
       },
     });
-    expect(check(spy(`0${NOW}`, [hexFor(NOW)]))).toBe(true);
+    expect(check(KEY, spy(`0${NOW}`, [hexFor(NOW)]))).toBe(true);
     expect(seen).toEqual([[`0${NOW}`, NOW]]);
-    expect(check(spy(String(NOW - 3600), [hexFor(NOW - 3600)]))).toBe(false);
-    expect(check(spy(String(NOW), []))).toBe(false);
+    expect(check(KEY, spy(String(NOW - 3600), [hexFor(NOW - 3600)]))).toBe(false);
+    expect(check(KEY, spy(String(NOW), []))).toBe(false);
     expect(seen).toHaveLength(1);
   });
 
   it('compares base64 signatures when built for them, with a key given as bytes', () => {
     const key = Buffer.from('c2VjcmV0LWJ5dGVz', 'base64');
     const b64 = timestampedHmac({
-      key,
       encoding: 'base64',
       toleranceSeconds: 300,
       now: () => NOW * 1000,
     });
     const signature = hmacOf(`msg_1.${NOW}.${BODY.toString('utf8')}`, key).toString('base64');
     const signed = (stamp: string) => [`msg_1.${stamp}.`, BODY];
-    expect(b64({ stamp: String(NOW), signatures: [signature], signed })).toBe(true);
+    expect(b64(key, { stamp: String(NOW), signatures: [signature], signed })).toBe(true);
     expect(
-      b64({
+      b64(key, {
         stamp: String(NOW),
         signatures: [Buffer.from(signature, 'base64').toString('hex')],
         signed,

@@ -4,31 +4,12 @@
  * nothing stored changes. packages/reliability/test/hostile-dashboard.test.ts runs them.
  */
 import type { RawRequest } from './hostile-client';
+import type { DashboardCase, DashboardFamily } from './hostile-dashboard-types';
 import { DASHBOARD_BASE, dashboardInputCases } from './hostile-dashboard-input-cases';
 
 export { DASHBOARD_BASE };
 
-/** The mounts the table runs on. */
-export type DashboardFamily = 'express' | 'fastify' | 'koa' | 'hono' | 'fetch';
-
-/** One row. */
-export interface DashboardCase {
-  readonly name: string;
-  /** What is sent, for the docs' table. */
-  readonly sent: string;
-  /** Path and query under the server (the dashboard's path included). */
-  readonly path: string;
-  /** Sent with `x-admin: yes` (what the table's `authorize` lets in). */
-  readonly admin: boolean;
-  readonly request: RawRequest;
-  readonly status: number;
-  /** Who answers when it is not the dashboard (shown in the table). */
-  readonly by?: string;
-  /** Text the answer must not hold (an echo of markup, a stored signature). */
-  readonly mustNotContain?: string;
-  /** Where a mount answers otherwise, and why (`by`). */
-  readonly on?: Partial<Record<DashboardFamily, { readonly status: number; readonly by: string }>>;
-}
+export type { DashboardCase, DashboardFamily };
 
 const form = 'application/x-www-form-urlencoded';
 const get = (headers: Record<string, string> = {}): RawRequest => ({

@@ -4,7 +4,7 @@
  * them after the rows about who may ask (authorization, CSRF, methods).
  */
 import type { RawRequest } from './hostile-client';
-import type { DashboardCase } from './hostile-dashboard-cases';
+import type { DashboardCase } from './hostile-dashboard-types';
 
 /** The path the table's dashboards are mounted at. */
 export const DASHBOARD_BASE = '/admin/hooks';

@@ -1,6 +1,7 @@
 /** @module The option checks and small computations of `ReceiptsAdmin`, each error naming its option. */
 import { ConfigError } from '@webhook-idempotency/core';
-import type { ActivityBucket, ProviderCounts } from './admin-types';
+import type { ObservedReceipt } from '@webhook-idempotency/core';
+import type { ActivityBucket, ExpectedClaim, ProviderCounts } from './admin-types';
 
 /** `value` as a positive (or, with `allowZero`, non-negative) number of milliseconds. */
 export function requireMs(option: string, value: unknown, { allowZero = false } = {}): number {
@@ -36,6 +37,16 @@ export function requireDate(option: string, value: unknown): number {
   if (!(value instanceof Date) || Number.isNaN(value.getTime()))
     throw new ConfigError(option, `must be a valid Date, got ${String(value)}`);
   return value.getTime();
+}
+
+/** True when `receipt` is still the claim `expected` names (or nothing was expected). */
+export function isClaimSeen(
+  receipt: ObservedReceipt,
+  expected: ExpectedClaim | undefined,
+): boolean {
+  if (expected === undefined) return true;
+  const claimedMs = requireDate('expected.claimedAt', expected.claimedAt);
+  return receipt.attempts === expected.attempts && receipt.claimedAt.getTime() === claimedMs;
 }
 
 /** The nearest-rank percentile `p` (0–100) of `sorted` (ascending, not empty). */

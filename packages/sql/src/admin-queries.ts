@@ -25,34 +25,38 @@ export function adminStatements(spec: DialectSpec, table: string) {
       `SELECT ${spec.toMs('finished_at')} - ${spec.toMs('claimed_at')} AS ms FROM ${t} ` +
       `WHERE status = 'completed' AND ${within('finished_at')} ORDER BY finished_at DESC LIMIT ?`,
     /**
-     * A listing; `where` holds the filters' conditions (already built from fixed fragments). The
-     * key breaks ties of claim time, so that a page can start after any row ({@link after}).
+     * A listing; `where` holds the filters' conditions (already built from fixed fragments). Its
+     * order, claim time then key, is the order of the index on (claimed_at, provider, external_id),
+     * read forward or backward: a page reads about `limit` rows of it, whatever the table's size.
+     * The key breaks ties of claim time, so that a page can start after any row ({@link after});
+     * `claimed_text` is the claim time exactly as stored, for that cursor.
      */
     list: (where: readonly string[], order: 'newest' | 'oldest') => {
       const direction = order === 'oldest' ? 'ASC' : 'DESC';
       return (
-        `SELECT ${readColumns(spec, { summary: true })} FROM ${t}` +
+        `SELECT ${readColumns(spec, { summary: true })}, ${spec.timeText('claimed_at')} AS claimed_text FROM ${t}` +
         (where.length ? ` WHERE ${where.join(' AND ')}` : '') +
         ` ORDER BY claimed_at ${direction}, provider ${direction}, external_id ${direction} LIMIT ?`
       );
     },
     /**
      * The keyset condition of the page after a row, in the listing's order: a later (or earlier)
-     * claim time, or the same one and a later key. Compared as the reads return the claim time
-     * (whole milliseconds). Params: claimedMs, claimedMs, provider, provider, externalId.
+     * claim time, or the same one and a later key. The column is compared as stored with the
+     * cursor's exact claim time (never a function of the column), so the index serves it as a
+     * range and no row is skipped or repeated at any precision; the first conjunct is that range.
+     * Params: claimedText, claimedText, provider, provider, externalId.
      */
     after: (order: 'newest' | 'oldest') => {
       const past = order === 'oldest' ? '>' : '<';
-      const claimed = spec.toMs('claimed_at');
       return (
-        `(${claimed} ${past} ? OR (${claimed} = ? AND ` +
-        `(provider ${past} ? OR (provider = ? AND external_id ${past} ?))))`
+        `claimed_at ${past}= ${spec.atText} AND (claimed_at ${past} ${spec.atText} OR ` +
+        `provider ${past} ? OR (provider = ? AND external_id ${past} ?))`
       );
     },
-    /** Claimed at or after a time. Params: epoch ms. */
-    claimedFrom: `${spec.toMs('claimed_at')} >= ?`,
-    /** Claimed before a time. Params: epoch ms. */
-    claimedBefore: `${spec.toMs('claimed_at')} < ?`,
+    /** Claimed at or after a time, the column compared as stored. Params: epoch ms. */
+    claimedFrom: `claimed_at >= ${spec.atMs}`,
+    /** Claimed before a time, the column compared as stored. Params: epoch ms. */
+    claimedBefore: `claimed_at < ${spec.atMs}`,
     /** Finished receipts per time bucket and status, with the handler times. Params: bucketMs, sinceMs. */
     activity:
       `SELECT ${spec.bucketOf(spec.toMs('finished_at'))} AS bucket, status, COUNT(*) AS n, ` +

@@ -63,7 +63,15 @@ export interface StatusOptions {
 }
 
 /** A receipt in a listing: everything but the stored answer and the fingerprint. */
-export type ReceiptSummary = Omit<ObservedReceipt, 'response' | 'fingerprint'>;
+export interface ReceiptSummary extends Omit<ObservedReceipt, 'response' | 'fingerprint'> {
+  /**
+   * Its claim time exactly as the database holds it, as text: ISO 8601 in UTC with six fractional
+   * digits (`2026-12-01T21:59:14.601000Z`). `claimedAt` is a `Date`, to the millisecond; this one
+   * keeps the microseconds of a column migrated to a finer precision, so a next page that starts
+   * after this receipt skips and repeats nothing.
+   */
+  readonly claimedAtText: string;
+}
 
 /** Where a page of {@link ReceiptsAdmin.list} starts: after this receipt (any listed receipt is one). */
 export interface ReceiptCursor {
@@ -71,6 +79,12 @@ export interface ReceiptCursor {
   readonly externalId: string;
   /** Its claim time, as the listing returned it. */
   readonly claimedAt: Date;
+  /**
+   * Its exact claim time, as the listing returned it ({@link ReceiptSummary.claimedAtText}): when
+   * given, the page starts after it, and `claimedAt` is not read. Without it the cursor is exact
+   * to the millisecond only, which a column with microseconds is not.
+   */
+  readonly claimedAtText?: string;
 }
 
 /** Filters of {@link ReceiptsAdmin.list}; they combine with AND. */
@@ -133,6 +147,13 @@ export interface ActivityReport {
   readonly buckets: readonly ActivityBucket[];
 }
 
+/** A claim as an operator saw it: a repair given it changes the receipt only while it is still this claim. */
+export interface ExpectedClaim {
+  readonly attempts: number;
+  /** Its claim time, to the millisecond (as `find` and `list` return it). */
+  readonly claimedAt: Date;
+}
+
 /** Options of {@link ReceiptsAdmin.release}. */
 export interface ReleaseOptions {
   /** A `processing` claim younger than this is refused (`'fresh'`) unless `force` is set. */
@@ -141,6 +162,17 @@ export interface ReleaseOptions {
   readonly force?: boolean;
   /** The text stored as the receipt's `error`. Defaults to a note that it was released by hand. */
   readonly error?: string;
+  /**
+   * The claim the operator was shown (a confirmation page's): a receipt taken over or finished
+   * since is left as it is (`changed`). Without it, the claim read first stands for it.
+   */
+  readonly expected?: ExpectedClaim;
+}
+
+/** Options of {@link ReceiptsAdmin.forget}. */
+export interface ForgetOptions {
+  /** The claim the operator was shown: a receipt claimed again since is left as it is (`changed`). */
+  readonly expected?: ExpectedClaim;
 }
 
 /**
@@ -148,7 +180,8 @@ export interface ReleaseOptions {
  * - `not-found`: no receipt has that key;
  * - `not-processing`: it is `completed` or `failed` already;
  * - `fresh`: its claim is younger than the stale threshold (a worker may be running it);
- * - `changed`: it changed between the read and the write (taken over, or finished).
+ * - `changed`: it is no longer the claim the operator saw (taken over, or finished): `receipt` is
+ *   what it is now.
  */
 export type ReleaseResult =
   | { readonly released: true; readonly receipt: ObservedReceipt }
@@ -164,7 +197,7 @@ export type ReleaseResult =
  * the delete; `forgotten: false` changed nothing:
  * - `not-found`: no receipt has that key (never stored, or purged);
  * - `processing`: a worker holds it (wait, or `release` a stuck one first);
- * - `changed`: it was taken over between the read and the delete.
+ * - `changed`: it is no longer the claim the operator saw (claimed again): `receipt` is what it is now.
  */
 export type ForgetResult =
   | { readonly forgotten: true; readonly receipt: ObservedReceipt }

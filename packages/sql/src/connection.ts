@@ -11,6 +11,7 @@ import {
   sqliteExecutor,
 } from './drivers/sqlite';
 import { ConfigError } from '@webhook-idempotency/core';
+import type { InboxCaution } from '@webhook-idempotency/core/inbox';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
 import { dialects } from './dialects';
 import type { Executor } from './executor';
@@ -53,10 +54,9 @@ export function createExecutor(
 
 /**
  * The executor `SqlStore` and `SqlInbox` open from their shared options, checked first. Their
- * single statements run again on a deadlock ({@link retryDeadlocks}), except on a knex
- * transaction passed as `db`: every statement there is part of the caller's transaction.
+ * single statements run again on a deadlock ({@link retryDeadlocks}).
  * @throws {ConfigError} naming `acquireTimeoutMs` (not a positive number) or `preparedStatements`
- * (not a boolean), or `db` when it is no supported connection.
+ * (not a boolean), or `db` when it is no supported connection or a knex transaction.
  */
 export function executorFor(
   db: unknown,
@@ -74,17 +74,29 @@ export function executorFor(
     );
   if (typeof preparedStatements !== 'boolean')
     throw new ConfigError('preparedStatements', 'must be a boolean');
+  // A claim made in the caller's transaction is invisible to every other connection until it
+  // commits (so a concurrent delivery claims too) and gone if it rolls back. `Schema` takes one
+  // (a knex migration runs in a transaction); the stores do not.
+  if (isKnex(db) && (db as { isTransaction?: boolean }).isTransaction === true)
+    throw new ConfigError(
+      'db',
+      'is a knex transaction: the receipts would live in it, unseen by other connections and gone on its rollback; pass the knex instance, and the store opens its own transactions',
+    );
   const executor = createExecutor(db as never, acquireTimeoutMs, preparedStatements);
-  if (isKnex(db) && (db as { isTransaction?: boolean }).isTransaction === true) return executor;
   return retryDeadlocks(executor, dialects[executor.dialect]);
 }
 
 /** The connection each store and inbox was built on, for {@link sameConnection}. */
 const connections = new WeakMap<object, unknown>();
+/** The driver's handle under it, where an ORM shows it (a Drizzle database's `$client`). */
+const handles = new WeakMap<object, unknown>();
 
 /** Records that `owner` (a `SqlStore`, a `SqlInbox`) runs its statements on `db`. */
 export function rememberConnection(owner: object, db: unknown): void {
-  connections.set(owner, identityOf(db));
+  const identity = identityOf(db);
+  const client = (identity as { $client?: unknown } | null)?.$client;
+  connections.set(owner, identity);
+  handles.set(owner, typeof client === 'object' && client !== null ? client : identity);
 }
 
 /**
@@ -96,4 +108,31 @@ export function rememberConnection(owner: object, db: unknown): void {
 export function sameConnection(a: object, b: object): boolean {
   const db = connections.get(a);
   return db !== undefined && db === connections.get(b);
+}
+
+/** What {@link sharedSqlite} reports: the endpoint's writes queue behind the handlers' transactions. */
+export const SQLITE_SHARED_CONNECTION = 'SQLITE_SHARED_CONNECTION';
+
+/**
+ * An inbox on SQLite and a receipts store on its very connection (one better-sqlite3 or
+ * node:sqlite handle, one knex, one ORM connection, or a Drizzle database and the handle under
+ * it): SQLite has one writer per file, and a transactional handler holds it from its first write
+ * to its commit, so the endpoint's `INSERT` (the provider's acknowledgement) waits for the slowest
+ * handler. It runs, and batches; with slow handlers a provider times out. The fix: the deliveries
+ * in a file of their own.
+ */
+export function sharedSqlite(
+  inbox: { readonly dialect: string },
+  store: object,
+): readonly InboxCaution[] {
+  const handle = handles.get(inbox);
+  if (inbox.dialect !== 'sqlite' || handle === undefined || handle !== handles.get(store))
+    return [];
+  return [
+    {
+      code: SQLITE_SHARED_CONNECTION,
+      message:
+        "SqlInbox and the receipts store share one SQLite connection: a handler’s transaction holds the database’s only write lock until it commits, so the endpoint’s INSERT (the provider’s acknowledgement) waits for the handlers running at that moment, and a provider that gives up after a few seconds (GitHub: 10 s) redelivers. Give the deliveries a database file of their own, on a connection of their own (new SqlInbox(new Database('deliveries.db')), or a knex instance on that file), the receipts staying beside your tables (docs/inbox.md, “SQLite: the inbox in a file of its own”).",
+    },
+  ];
 }

@@ -40,6 +40,18 @@ export interface DialectSpec {
    */
   readonly atMs: string;
   /**
+   * A timestamp column exactly as stored, as text: ISO 8601 in UTC with six fractional digits
+   * (`2026-12-01T21:59:14.601000Z`), whatever the column's precision (a µs column keeps its µs). A
+   * listing's cursor carries it, so that the next page starts exactly after the row it names.
+   */
+  timeText(column: string): string;
+  /** A {@link DialectSpec.timeText} value as a value of the timestamp columns' type (one placeholder, bound with `bindTimeText`). */
+  readonly atText: string;
+  /** The bound value of {@link DialectSpec.atText} for a `timeText` value (checked before: `YYYY-MM-DDTHH:MM:SS.ffffffZ`). */
+  bindTimeText(text: string): unknown;
+  /** One row when `table` has an index named so (in the schemas the session reads). Params: table, index. */
+  readonly indexExists: string;
+  /**
    * A non-negative epoch-milliseconds expression (a {@link DialectSpec.toMs} result) divided by
    * `?` and rounded down to a whole number (one placeholder): the bucket of a time series.
    */
@@ -129,6 +141,13 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     minusMs: (expression) =>
       `(${expression} - CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond')`,
     atMs: "(CAST('1970-01-01 00:00:00+00' AS TIMESTAMPTZ) + CAST(? AS DOUBLE PRECISION) * INTERVAL '1 millisecond')",
+    timeText: (column) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+    // ISO 8601 with its Z: read as UTC whatever the session's TimeZone.
+    atText: 'CAST(? AS TIMESTAMPTZ)',
+    bindTimeText: (text) => text,
+    indexExists:
+      'SELECT 1 AS present FROM pg_indexes WHERE tablename = ? AND indexname = ? ' +
+      'AND schemaname = ANY (current_schemas(false))',
     bucketOf: (expression) => `FLOOR(${expression} / CAST(? AS DOUBLE PRECISION))`,
     onConflictDoNothing: ' ON CONFLICT (provider, external_id) DO NOTHING',
     returning: true,
@@ -158,6 +177,13 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     minusMs: (expression) => `(${expression} - INTERVAL (? * 1000) MICROSECOND)`,
     // A DATETIME in UTC, as the columns hold (FROM_UNIXTIME would read the session's time_zone).
     atMs: "(CAST('1970-01-01 00:00:00' AS DATETIME(3)) + INTERVAL (? * 1000) MICROSECOND)",
+    timeText: (column) => `DATE_FORMAT(${column}, '%Y-%m-%dT%H:%i:%s.%fZ')`,
+    // A DATETIME literal of UTC, as the columns hold: no zone suffix (MariaDB reads none).
+    atText: 'CAST(? AS DATETIME(6))',
+    bindTimeText: (text) => text.replace('T', ' ').replace('Z', ''),
+    indexExists:
+      'SELECT 1 AS present FROM information_schema.STATISTICS ' +
+      'WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND INDEX_NAME = ? LIMIT 1',
     bucketOf: (expression) => `FLOOR(${expression} / ?)`,
     // A plain INSERT: its duplicate-key error is the "lost" signal. INSERT IGNORE would also turn
     // other errors (a value too long in strict mode) into warnings.
@@ -187,6 +213,15 @@ export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = {
     toMs: (column) => column,
     minusMs: (expression) => `(${expression} - ?)`,
     atMs: '?',
+    // Whole milliseconds, by integer arithmetic (a float of seconds could round a millisecond off).
+    timeText: (column) =>
+      `strftime('%Y-%m-%dT%H:%M:%S', ${column} / 1000, 'unixepoch') || '.' || ` +
+      `substr('00' || (${column} % 1000), -3) || '000Z'`,
+    atText: '?',
+    // Epoch milliseconds, with the µs as a fraction: the integer column compares with it exactly.
+    bindTimeText: (text) => Date.parse(`${text.slice(0, 23)}Z`) + Number(text.slice(23, 26)) / 1000,
+    indexExists:
+      "SELECT 1 AS present FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name = ?",
     // Integer by integer: SQLite divides whole numbers whole (FLOOR needs its math functions).
     bucketOf: (expression) => `(${expression} / CAST(? AS INTEGER))`,
     onConflictDoNothing: ' ON CONFLICT (provider, external_id) DO NOTHING',

@@ -17,7 +17,14 @@ import { gateOf, isBetterSqlite, shareGate, sqliteExecutor } from './drivers/sql
 import { gate, type Executor, type QueryResult, type Row } from './executor';
 import { isLibsql, libsqlExecutor, type RunsAsync } from './drizzle-libsql';
 import { statement, unwrap } from './drizzle-statement';
-import { callbackTransaction, countOf, ormConnection, EXECUTOR, type OrmConnection } from './orm';
+import {
+  callbackTransaction,
+  countOf,
+  isPostgresJsInstance,
+  ormConnection,
+  EXECUTOR,
+  type OrmConnection,
+} from './orm';
 import type { SqlDialect } from './dialect';
 
 export type { OrmConnection } from './orm';
@@ -95,6 +102,8 @@ function serverExecutor(
   dialect: 'postgres' | 'mysql',
   acquireTimeoutMs: number,
 ): Executor {
+  // Drizzle's transactions over postgres-js are `sql.begin`s, which write their end to a closed connection.
+  const writesAfterClose = isPostgresJsInstance((db as { $client?: unknown }).$client);
   const read = dialect === 'postgres' ? pgResult : mysqlResult;
   const run = async (runner: Executes, text: string, params: readonly unknown[]) => {
     try {
@@ -121,6 +130,7 @@ function serverExecutor(
         },
         acquireTimeoutMs,
         unwrap,
+        writesAfterClose,
       }),
   };
 }

@@ -58,12 +58,15 @@ export interface Gate {
  * The handle a handler gets: `target` itself while the transaction is open, refusing every method
  * call with {@link TransactionClosed} once `gate.closed` is set, so "answer first, write later"
  * code cannot write through a connection that is back in the pool (or into whichever transaction
- * is open next). `wrap` lets a driver gate the objects a method returns (better-sqlite3 statements).
+ * is open next). `wrap` lets a driver gate the objects a method returns (better-sqlite3 statements);
+ * `members` names the properties whose objects are gated as well, for a tool whose statements run
+ * through an object of the handle (Prisma's model delegates: `tx.order.create(…)`).
  */
 export function gate<T extends object>(
   target: T,
   state: Gate,
   wrap?: (method: PropertyKey, result: unknown) => unknown,
+  members?: (property: PropertyKey) => boolean,
 ): T {
   const check = () => {
     if (state.closed) throw new TransactionClosed(state.closed);
@@ -72,7 +75,15 @@ export function gate<T extends object>(
   return new Proxy(target, {
     get(object, property) {
       const value = Reflect.get(object, property, object) as unknown;
-      if (typeof value !== 'function') return value;
+      if (typeof value !== 'function') {
+        if (typeof value !== 'object' || value === null || !members?.(property)) return value;
+        let member = methods.get(property);
+        if (member === undefined) {
+          member = gate(value, state);
+          methods.set(property, member);
+        }
+        return member;
+      }
       let method = methods.get(property);
       if (method === undefined) {
         const fn = value as (...args: unknown[]) => unknown;

@@ -2,10 +2,27 @@
  * @module The inbox repairs an operator asks for, written once over any `InboxStore` (SqlInbox,
  * InMemoryInbox): retry one delivery, redeliver one deliberately, retry every dead one of a
  * filter. What the `webhook-idempotency` CLI and the dashboard both run, so both decide alike.
+ * Every write is a compare-and-set on the state the operator saw (its status and attempts): a
+ * delivery that moved meanwhile, a dead one that a worker has run to `done` since, is left as it
+ * is, and the outcome says what it is now.
  */
 import type { KeyLike } from '@webhook-idempotency/core';
-import type { DeliverySummary, InboxStore, StoredDelivery } from '@webhook-idempotency/core/inbox';
+import type {
+  DeliverySummary,
+  ExpectedDelivery,
+  InboxStore,
+  StoredDelivery,
+} from '@webhook-idempotency/core/inbox';
 import type { ForgetResult } from './admin-types';
+
+/** The state an operator saw; a repair given it changes the delivery only while it is still so. */
+export interface SeenOption {
+  /**
+   * The status and attempts the operator was shown (a confirmation page's). Without it, the state
+   * the repair reads first stands for it.
+   */
+  readonly expected?: ExpectedDelivery;
+}
 
 /**
  * What {@link retryDelivery} did. `retried: true`: a dead delivery went back to pending with a
@@ -13,7 +30,7 @@ import type { ForgetResult } from './admin-types';
  * nothing changed:
  * - `due`: it is pending and due already (a worker takes it at its next poll);
  * - `processing`: a worker holds it; `done`: its handler ran and committed (see {@link redeliverDelivery});
- * - `changed`: it changed between the read and the write.
+ * - `changed`: it is no longer in the state the operator saw (`after` is what it is now).
  */
 export type RetryOutcome =
   | {
@@ -28,29 +45,62 @@ export type RetryOutcome =
       readonly after: StoredDelivery | null;
     };
 
+/** True when `delivery` is in the state `expected` names. */
+const isAsSeen = (delivery: StoredDelivery | null, expected: ExpectedDelivery | undefined) =>
+  expected === undefined ||
+  (delivery !== null &&
+    delivery.status === expected.status &&
+    delivery.attempts === expected.attempts);
+
+/**
+ * What happened to a delivery since it was seen, in words (`was done meanwhile`): what the CLI and
+ * the dashboard say of a repair that left it as it is.
+ */
+export function movedSince(seen: ExpectedDelivery, now: StoredDelivery | null): string {
+  if (now === null) return 'was deleted meanwhile (purged)';
+  if (now.status === 'done') return 'was done meanwhile';
+  if (now.status === 'processing')
+    return `was taken by a worker meanwhile (processing, attempt ${now.attempts})`;
+  if (now.status === 'dead')
+    return now.attempts === seen.attempts
+      ? 'is dead'
+      : `died again meanwhile (attempt ${now.attempts})`;
+  if (seen.status === 'pending' && now.attempts === seen.attempts)
+    return 'became due meanwhile (pending)';
+  const next = `pending, attempt ${now.attempts + 1} next`;
+  if (seen.status === 'pending') return `was run and failed again meanwhile (${next})`;
+  return seen.status === 'done'
+    ? `was redelivered meanwhile (${next})`
+    : `was retried meanwhile (${next})`;
+}
+
 /**
  * Retries one delivery by hand: a `dead` one back to `pending` (due now, failures from 0), a
- * `pending` one waiting for its backoff due now; each one conditional write fenced on what was
- * just read. Resolves `null` when no delivery has this key.
+ * `pending` one waiting for its backoff due now; each one conditional write, a compare-and-set on
+ * the state seen (`expected`, or what was just read). Resolves `null` when no delivery has this key.
  * @example
  * const outcome = await retryDelivery(inbox, { provider: 'stripe', externalId: 'evt_1' });
  */
 export async function retryDelivery(
   inbox: InboxStore,
   { provider, externalId }: KeyLike,
+  { expected }: SeenOption = {},
 ): Promise<RetryOutcome | null> {
   const before = await inbox.find(provider, externalId);
   if (!before) return null;
+  if (!isAsSeen(before, expected))
+    return { retried: false, reason: 'changed', before, after: before };
   if (before.status === 'processing' || before.status === 'done')
     return { retried: false, reason: before.status, before, after: before };
-  // `true` when the write found the delivery no longer as it was read (or a pending one already due).
-  const missed =
+  const seen = { attempts: before.attempts };
+  const changed =
     before.status === 'dead'
-      ? (await inbox.redeliver(provider, externalId)) === null
-      : !(await inbox.retryNow(provider, externalId));
+      ? await inbox.redeliver(provider, externalId, { status: 'dead', ...seen })
+      : await inbox.retryNow(provider, externalId, { status: 'pending', ...seen });
   const after = await inbox.find(provider, externalId);
-  if (!missed) return { retried: true, before, after };
-  const isDue = before.status === 'pending' && after?.status === 'pending';
+  if (changed) return { retried: true, before, after };
+  const isDue =
+    before.status === 'pending' && after?.status === 'pending' && after.attempts === seen.attempts;
   return { retried: false, reason: isDue ? 'due' : 'changed', before, after };
 }
 
@@ -61,11 +111,13 @@ export interface ForgetsReceipts {
 
 /**
  * What {@link redeliverDelivery} did. `redelivered: true`: back to pending, due now (a done
- * one's receipt deleted first when it had one: `receiptForgotten`). Otherwise nothing changed:
+ * one's receipt deleted first when it had one: `receiptForgotten`). Otherwise the delivery did not
+ * change:
  * - `not-finished`: it is pending or processing;
  * - `needs-force`: it is done, and `force` was not given (its handler would run again);
  * - `receipt-processing`: its receipt is held by a run;
- * - `changed`: it changed between the read and the write.
+ * - `changed`: it is no longer in the state the operator saw (`after` is what it is now); a
+ *   forced one's receipt may have been deleted already (`receiptForgotten`).
  */
 export type RedeliverOutcome =
   | {
@@ -79,13 +131,16 @@ export type RedeliverOutcome =
       readonly reason: 'not-finished' | 'needs-force' | 'receipt-processing' | 'changed';
       readonly before: StoredDelivery;
       readonly after: StoredDelivery | null;
+      readonly receiptForgotten: boolean;
     };
 
 /**
  * Puts a finished delivery back for processing, deliberately: a `dead` one as
  * {@link retryDelivery} does, a `done` one only with `force`, after deleting its receipt (which
- * would otherwise only be replayed) so that its handler runs again. `receipts` is asked only for a
- * done delivery. Resolves `null` when no delivery has this key.
+ * would otherwise only be replayed) so that its handler runs again. The write is a compare-and-set
+ * on the state seen (`expected`, or what was just read): without `force`, a dead delivery that
+ * became done meanwhile is left done. `receipts` is asked only for a done delivery. Resolves
+ * `null` when no delivery has this key.
  * @example
  * await redeliverDelivery({ inbox, receipts: new ReceiptsAdmin(db) }, key, { force: true });
  */
@@ -95,14 +150,15 @@ export async function redeliverDelivery(
     receipts,
   }: { readonly inbox: InboxStore; readonly receipts: () => Promise<ForgetsReceipts> },
   key: KeyLike,
-  { force = false }: { readonly force?: boolean } = {},
+  { force = false, expected }: { readonly force?: boolean } & SeenOption = {},
 ): Promise<RedeliverOutcome | null> {
   const before = await inbox.find(key.provider, key.externalId);
   if (!before) return null;
-  const refused = (reason: 'not-finished' | 'needs-force' | 'receipt-processing' | 'changed') =>
-    ({ redelivered: false, reason, before, after: before }) as const;
-  if (before.status === 'pending' || before.status === 'processing') return refused('not-finished');
   let receiptForgotten = false;
+  const refused = (reason: 'not-finished' | 'needs-force' | 'receipt-processing' | 'changed') =>
+    ({ redelivered: false, reason, before, after: before, receiptForgotten }) as const;
+  if (!isAsSeen(before, expected)) return refused('changed');
+  if (before.status === 'pending' || before.status === 'processing') return refused('not-finished');
   if (before.status === 'done') {
     if (!force) return refused('needs-force');
     // The receipt first: redelivered while it is still completed, a worker would only replay it.
@@ -110,11 +166,14 @@ export async function redeliverDelivery(
     if (!forgot.forgotten && forgot.reason !== 'not-found') return refused('receipt-processing');
     receiptForgotten = forgot.forgotten;
   }
-  const previous = await inbox.redeliver(key.provider, key.externalId);
+  const changed = await inbox.redeliver(key.provider, key.externalId, {
+    status: before.status,
+    attempts: before.attempts,
+  });
   const after = await inbox.find(key.provider, key.externalId);
-  return previous
+  return changed
     ? { redelivered: true, before, after, receiptForgotten }
-    : { redelivered: false, reason: 'changed', before, after };
+    : { redelivered: false, reason: 'changed', before, after, receiptForgotten };
 }
 
 /** Which dead deliveries {@link retryDeadDeliveries} takes. */
@@ -129,12 +188,24 @@ export interface RetryDeadOptions {
   readonly now?: number;
 }
 
+/** A matched dead delivery that changed before its retry, and what it is now (`null`: purged). */
+export interface LeftAsItIs {
+  readonly delivery: DeliverySummary;
+  readonly now: StoredDelivery | null;
+}
+
 /** What {@link retryDeadDeliveries} found and did. */
 export interface RetryDeadResult {
   /** The dead deliveries that matched, in receipt order. */
   readonly matched: readonly DeliverySummary[];
-  /** How many went back to pending (0 on a dry run); the rest changed meanwhile and were left alone. */
+  /** How many went back to pending (0 on a dry run). */
   readonly retried: number;
+  /**
+   * The matched deliveries that were no longer dead as listed when their turn came (retried by
+   * someone else, run to `done` by a worker, dead again on a later attempt) and were left as they
+   * are, with what each is now. Empty on a dry run.
+   */
+  readonly left: readonly LeftAsItIs[];
 }
 
 /** Dead deliveries read per page. */
@@ -142,10 +213,11 @@ const PAGE = 500;
 
 /**
  * Every dead delivery of a filter back to pending, due now, with a fresh budget of failures, page
- * by page (a keyset on the delivery id); each write is fenced as {@link retryDelivery}'s, so one
- * that a worker or another retry changed meanwhile is left as it is.
+ * by page (a keyset on the delivery id); each write is a compare-and-set on the delivery as the
+ * page listed it (dead, at its attempts), so one that a worker or another retry changed meanwhile
+ * is left as it is and reported in `left`.
  * @example
- * const { retried } = await retryDeadDeliveries(inbox, { provider: 'stripe', sinceMs: 86_400_000 });
+ * const { retried, left } = await retryDeadDeliveries(inbox, { provider: 'stripe', sinceMs: 86_400_000 });
  */
 export async function retryDeadDeliveries(
   inbox: InboxStore,
@@ -156,6 +228,7 @@ export async function retryDeadDeliveries(
     options.sinceMs === undefined ||
     (d.finishedAt !== null && now - d.finishedAt.getTime() <= options.sinceMs);
   const matched: DeliverySummary[] = [];
+  const left: LeftAsItIs[] = [];
   let retried = 0;
   for (let afterId = 0; ; ) {
     const page = await inbox.list({
@@ -166,10 +239,12 @@ export async function retryDeadDeliveries(
     });
     for (const d of page.filter(recent)) {
       matched.push(d);
-      if (!options.dryRun && (await inbox.redeliver(d.provider, d.externalId)) === 'dead')
-        retried++;
+      if (options.dryRun) continue;
+      const seen = { status: 'dead', attempts: d.attempts } as const;
+      if (await inbox.redeliver(d.provider, d.externalId, seen)) retried++;
+      else left.push({ delivery: d, now: await inbox.find(d.provider, d.externalId) });
     }
-    if (page.length < PAGE) return { matched, retried };
+    if (page.length < PAGE) return { matched, retried, left };
     afterId = page[page.length - 1]!.id;
   }
 }

@@ -35,11 +35,12 @@ export interface InboxQueries {
   extend(leases: number): string;
   /** Lease → dead. Params: error, id, attempts. */
   readonly bury: string;
-  /** The status and attempts of one delivery. Params: provider, externalId. */
-  readonly statusOf: string;
-  /** A finished delivery → pending, due now, fenced on what was read. Params: provider, externalId, status, attempts. */
+  /**
+   * A finished delivery → pending, due now, if it is still in the status and at the attempts the
+   * operator saw. Params: provider, externalId, status, attempts.
+   */
   readonly redeliver: string;
-  /** A pending delivery waiting for its backoff → due now. Params: provider, externalId. */
+  /** A pending delivery waiting for its backoff, at the attempts the operator saw → due now. Params: provider, externalId, attempts. */
   readonly retryNow: string;
   /** Whether the table exists (no rows either way). */
   readonly exists: string;
@@ -170,13 +171,12 @@ export function buildInboxQueries(
     bury:
       `UPDATE ${t} SET status = 'dead', finished_at = ${now}, last_error = ?, failures = failures + 1 ` +
       `WHERE ${leased}`,
-    statusOf: `SELECT status, attempts FROM ${t} WHERE provider = ? AND external_id = ?`,
     redeliver:
       `UPDATE ${t} SET status = 'pending', available_at = ${now}, failures = 0, finished_at = NULL ` +
-      `WHERE provider = ? AND external_id = ? AND status = ? AND attempts = ?`,
+      `WHERE provider = ? AND external_id = ? AND status IN ('dead', 'done') AND status = ? AND attempts = ?`,
     retryNow:
-      `UPDATE ${t} SET available_at = ${now} ` +
-      `WHERE provider = ? AND external_id = ? AND status = 'pending' AND available_at > ${now}`,
+      `UPDATE ${t} SET available_at = ${now} WHERE provider = ? AND external_id = ? ` +
+      `AND status = 'pending' AND attempts = ? AND available_at > ${now}`,
     exists: `SELECT 1 AS present FROM ${t} WHERE 1 = 0`,
     find: `SELECT ${columns} FROM ${t} WHERE provider = ? AND external_id = ?`,
     // The received-time bounds compare the column itself (never toMs of it): an index on

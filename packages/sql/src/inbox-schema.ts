@@ -2,7 +2,6 @@
  * @module InboxSchema: the inbox deliveries table's DDL per dialect (DESIGN.md §13), generated from
  * the dialect tables like `Schema`, plus a quick-start `createTable` and a knex migration.
  */
-import type { Knex } from 'knex';
 import { ConfigError } from '@webhook-idempotency/core';
 import { type IndexSpec, knexMigrationOf, runDdl, tableStatements } from './ddl';
 import { DEFAULT_INBOX_TABLE } from './constants';
@@ -10,7 +9,7 @@ import { dialects } from './dialects';
 import { inboxDialects } from './inbox-dialects';
 import { resolveTable } from './table-name';
 import type { InboxSchemaOptions as SchemaOptions } from './inbox-types';
-import type { SqlConnection, SqlDialect } from './types';
+import type { KnexInstance, SqlConnection, SqlDialect } from './types';
 
 /** The inbox table name: the option, validated, or `webhook_inbox`. */
 export function resolveInboxTable(table: unknown): string {
@@ -85,8 +84,8 @@ export const InboxSchema = {
 
   /** `{ up, down }` for a knex migration file: `up` runs {@link InboxSchema.statements}, `down` drops the table. */
   knexMigration(options: SchemaOptions = {}): {
-    up(knex: Knex): Promise<void>;
-    down(knex: Knex): Promise<void>;
+    up(knex: KnexInstance): Promise<void>;
+    down(knex: KnexInstance): Promise<void>;
   } {
     const table = resolveInboxTable(options.table);
     return knexMigrationOf(table, (knex) => createTable(knex, { table }));

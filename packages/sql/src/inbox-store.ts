@@ -5,6 +5,7 @@ import type {
   DeliveryLease,
   DeliveryListInput,
   DeliverySummary,
+  ExpectedDelivery,
   InboxStore,
   LeasedRef,
   NewDelivery,
@@ -17,37 +18,26 @@ import {
   resolvePurgeInput,
 } from '@webhook-idempotency/core/adapter';
 import { deleteInBatches } from './batch-delete';
-import { executorFor, rememberConnection, sameConnection } from './connection';
+import { type BacklogInput, type InboxBacklog, readInboxBacklog } from './inbox-backlog';
+import { executorFor, rememberConnection, sameConnection, sharedSqlite } from './connection';
 import { type GroupCommit, groupCommitFor } from './group-commit';
 import { dialects, isDuplicateKey, isMissingTable, type DialectSpec } from './dialects';
-import type { Executor, Row } from './executor';
+import type { Executor } from './executor';
 import { type InboxDialectSpec, inboxDialects } from './inbox-dialects';
 import { buildInboxQueries, type InboxQueries, storableRange } from './inbox-queries';
 import { resolveInboxTable } from './inbox-schema';
 import type { SqlInboxOptions } from './inbox-types';
 import { batcherOver, completeAllIn } from './inbox-batcher';
-import { toClaimed, text, toHeldRef, toLeasedRef, toStored, toSummary } from './inbox-rows';
+import { type ClaimContext, type ClaimInput, claimRowsOf } from './inbox-claim';
+import { toClaimed, toHeldRef, toLeasedRef, toStored, toSummary } from './inbox-rows';
 import { storableText } from './rows';
 import { SqlStore } from './sql-store';
 import type { SqlConnection, SqlDialect } from './types';
 
-/** What a claim takes. */
-interface ClaimInput {
-  readonly providers: readonly string[];
-  readonly limit: number;
-  readonly leaseMs: number;
-  /** Which expired leases are taken over: all (`true`), none, or those listed (`claimRefs`). */
-  readonly takeOver?: boolean | readonly DeliveryLease[];
-}
-
-/** Reads and fenced writes one `redeliver` tries before it reports that the delivery kept changing. */
-const REDELIVER_ROUNDS = 3;
+/** What `lapsed` takes. */
+type LapsedInput = Parameters<InboxStore['lapsed']>[0];
 /** A claim's default bound on lock waits and its run (`claimTimeoutMs`). */
 const DEFAULT_CLAIM_TIMEOUT_MS = 5000;
-/** How much longer than its bound a claim's connection is waited on before it is given up (a connection that went silent). */
-const CLAIM_CLIENT_MARGIN_MS = 1000;
-/** The most deliveries one claim or lease renewal takes (the placeholder limits of the databases). */
-const MAX_LEASES = 1000;
 
 /**
  * Inbox deliveries in the application's own database (`webhook_inbox`; create it with
@@ -75,7 +65,8 @@ export class SqlInbox implements InboxStore {
   private readonly spec: DialectSpec;
   private readonly sql: InboxQueries;
   private readonly inboxSpec: InboxDialectSpec;
-  private readonly claimTimeoutMs: number;
+  /** What a claim runs on. */
+  private readonly claiming: ClaimContext;
   private readonly batcher: GroupCommit<NewDelivery, boolean> | undefined;
 
   /**
@@ -95,12 +86,19 @@ export class SqlInbox implements InboxStore {
         'claimTimeoutMs',
         `must be a number of milliseconds >= 1, got ${String(claimTimeoutMs)}`,
       );
-    this.claimTimeoutMs = Math.ceil(claimTimeoutMs);
     this.executor = executorFor(db, options);
     this.dialect = this.executor.dialect;
     this.spec = dialects[this.dialect];
     this.inboxSpec = inboxDialects[this.dialect];
     this.sql = buildInboxQueries(this.spec, this.inboxSpec, this.table, skipLocked);
+    this.claiming = {
+      executor: this.executor,
+      spec: this.spec,
+      inboxSpec: this.inboxSpec,
+      sql: this.sql,
+      table: this.table,
+      claimTimeoutMs: Math.ceil(claimTimeoutMs),
+    };
     this.batcher = groupCommitFor(
       this.dialect,
       options.groupCommit,
@@ -158,66 +156,16 @@ export class SqlInbox implements InboxStore {
    * `claimTimeoutMs`. @throws {ConfigError} for a `limit` above 1000.
    */
   async claim(input: ClaimInput): Promise<Delivery[]> {
-    return (await this.claimRows(input, false)).map(toClaimed);
+    return (await claimRowsOf(this.claiming, input, false)).map(toClaimed);
   }
 
   /** As {@link SqlInbox.claim}, reading only the references and counters: no body, no headers. */
   async claimRefs(input: ClaimInput): Promise<LeasedRef[]> {
-    return (await this.claimRows(input, true)).map(toLeasedRef);
-  }
-
-  /** The claim's transaction; the rows as they were before the lease (`refs`: reference columns only). */
-  private async claimRows(
-    { providers, limit, leaseMs, takeOver = true }: ClaimInput,
-    refs: boolean,
-  ): Promise<Row[]> {
-    if (limit > MAX_LEASES) throw new ConfigError('limit', `must be at most ${MAX_LEASES}`);
-    if (typeof takeOver !== 'boolean' && (!Array.isArray(takeOver) || takeOver.length > MAX_LEASES))
-      throw new ConfigError('takeOver', `must be a boolean or at most ${MAX_LEASES} leases`);
-    if (providers.length === 0 || limit < 1) return [];
-    const listed = typeof takeOver === 'boolean' ? [] : takeOver;
-    const bound = this.inboxSpec.boundClaim(
-      this.sql.claimSelect(
-        providers.length,
-        refs,
-        typeof takeOver === 'boolean' ? takeOver : listed.length,
-      ),
-      this.claimTimeoutMs,
-    );
-    const leaseParams = listed.flatMap((lease) => [lease.id, lease.attempts]);
-    return this.executor.transaction(
-      async (transaction) => {
-        if (bound.setup) await this.executor.query(bound.setup, [], transaction);
-        const { rows } = await this.executor.query(
-          bound.select,
-          [...providers, ...leaseParams, limit],
-          transaction,
-        );
-        if (rows.length === 0) return [];
-        await this.executor.query(
-          this.sql.claimUpdate(rows.length),
-          [leaseMs, ...rows.map((row) => Number(row.id))],
-          transaction,
-        );
-        return [...rows];
-      },
-      {
-        lockStatement: this.spec.lockForWrite?.(this.spec.quote(this.table)),
-        signal: AbortSignal.timeout(this.claimTimeoutMs + CLAIM_CLIENT_MARGIN_MS),
-      },
-    );
+    return (await claimRowsOf(this.claiming, input, true)).map(toLeasedRef);
   }
 
   /** One read of the index over unfinished deliveries: processing ones whose lease ran out. */
-  async lapsed({
-    providers,
-    limit,
-    afterId,
-  }: {
-    readonly providers: readonly string[];
-    readonly limit: number;
-    readonly afterId: number;
-  }): Promise<LeasedRef[]> {
+  async lapsed({ providers, limit, afterId }: LapsedInput): Promise<LeasedRef[]> {
     if (providers.length === 0 || limit < 1) return [];
     const { rows } = await this.executor.query(this.sql.lapsed(providers.length), [
       ...providers,
@@ -257,6 +205,8 @@ export class SqlInbox implements InboxStore {
     );
   }
 
+  /** On SQLite, a receipts store on this very connection: the endpoint waits for its handlers. */
+  cautionsFor: NonNullable<InboxStore['cautionsFor']> = (store) => sharedSqlite(this, store);
   private async completeIn(lease: DeliveryLease, transaction: unknown): Promise<boolean> {
     const { affected } = await this.executor.query(
       this.sql.complete,
@@ -303,31 +253,33 @@ export class SqlInbox implements InboxStore {
     return affected === 1;
   }
 
-  /**
-   * Reads the status, then one `UPDATE` fenced on it and on `attempts`; when a concurrent change
-   * wins in between, reads again (a few times at most) and reports what it finds.
-   * @example
-   * if ((await inbox.redeliver('stripe', 'evt_1')) === null) console.log('not finished');
-   */
-  async redeliver(provider: string, externalId: string): Promise<'dead' | 'done' | null> {
-    for (let round = 0; round < REDELIVER_ROUNDS; round++) {
-      const { rows } = await this.executor.query(this.sql.statusOf, [provider, externalId]);
-      const status = rows[0] ? text(rows[0].status) : null;
-      if (status !== 'dead' && status !== 'done') return null;
-      const { affected } = await this.executor.query(this.sql.redeliver, [
-        provider,
-        externalId,
-        status,
-        Number(rows[0]!.attempts),
-      ]);
-      if (affected === 1) return status;
-    }
-    return null;
+  /** One conditional `UPDATE`, a compare-and-set on the status and attempts the operator saw. */
+  async redeliver(
+    provider: string,
+    externalId: string,
+    expected: ExpectedDelivery<'dead' | 'done'>,
+  ): Promise<boolean> {
+    const { affected } = await this.executor.query(this.sql.redeliver, [
+      provider,
+      externalId,
+      expected.status,
+      expected.attempts,
+    ]);
+    return affected === 1;
   }
 
-  /** One conditional `UPDATE`: only a pending delivery not due yet changes. */
-  async retryNow(provider: string, externalId: string): Promise<boolean> {
-    const { affected } = await this.executor.query(this.sql.retryNow, [provider, externalId]);
+  /** One conditional `UPDATE`: only the pending delivery seen, still waiting, changes. */
+  async retryNow(
+    provider: string,
+    externalId: string,
+    expected: ExpectedDelivery<'pending'>,
+  ): Promise<boolean> {
+    if (expected.status !== 'pending') return false;
+    const { affected } = await this.executor.query(this.sql.retryNow, [
+      provider,
+      externalId,
+      expected.attempts,
+    ]);
     return affected === 1;
   }
 
@@ -383,10 +335,7 @@ export class SqlInbox implements InboxStore {
    * @example
    * await inbox.purge({ olderThanMs: 30 * DAY });
    */
-  async purge(input: {
-    readonly olderThanMs: number;
-    readonly batchSize?: number;
-  }): Promise<number> {
+  async purge(input: Parameters<InboxStore['purge']>[0]): Promise<number> {
     const { olderThanMs, batchSize } = resolvePurgeInput(input);
     return deleteInBatches(
       (sql, params) => this.executor.query(sql, params),
@@ -395,4 +344,8 @@ export class SqlInbox implements InboxStore {
       batchSize,
     );
   }
+
+  /** Two grouped reads from the indexes, bounded in rows and time (inbox-backlog.ts). */
+  backlog = (input: BacklogInput): Promise<InboxBacklog> =>
+    readInboxBacklog(this.executor, this.table, input);
 }

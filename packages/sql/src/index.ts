@@ -13,20 +13,28 @@ export { SqlInbox } from './inbox-store';
 export { InboxSchema } from './inbox-schema';
 export {
   type ForgetsReceipts,
+  type LeftAsItIs,
+  movedSince,
   type RedeliverOutcome,
   type RetryDeadOptions,
   type RetryDeadResult,
   type RetryOutcome,
+  type SeenOption,
   redeliverDelivery,
   retryDeadDeliveries,
   retryDelivery,
 } from './inbox-operations';
 export { DEFAULT_TABLE, DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_INBOX_TABLE } from './constants';
 export type {
+  BetterSqlite3Database,
   BunSqliteDatabase,
   BunSqliteStatement,
+  KnexInstance,
+  MysqlCallbackPool,
+  MysqlPromisePool,
   NodeSqliteDatabase,
   NodeSqliteStatement,
+  PgPool,
   SqlConnection,
   SqlDialect,
   SqlStoreOptions,

@@ -78,6 +78,20 @@ export function ormConnection<Tx>(
   return connection as OrmConnection<Tx>;
 }
 
+/**
+ * True for a postgres-js `sql` instance, by its shape (this module imports nothing of postgres-js).
+ * The `sql` of a transaction or of a reserved connection has neither `begin` nor `reserve`.
+ */
+export function isPostgresJsInstance(db: unknown): boolean {
+  if (typeof db !== 'function') return false;
+  const candidate = db as unknown as { unsafe?: unknown; begin?: unknown; reserve?: unknown };
+  return (
+    typeof candidate.unsafe === 'function' &&
+    typeof candidate.begin === 'function' &&
+    typeof candidate.reserve === 'function'
+  );
+}
+
 /** `?` placeholders → `$1, $2, …` (the store's statements contain no other `?`). */
 export function numbered(sql: string): string {
   let n = 0;
@@ -110,6 +124,78 @@ export interface CallbackTransaction<Tx> {
   readonly acquireTimeoutMs: number;
   /** The driver's own error, for one the tool wrapped in its own. */
   readonly unwrap?: (error: unknown) => unknown;
+  /**
+   * True for a tool that tells of a connection closed under the callback only by rejecting what
+   * `open` returned, and still writes its COMMIT or ROLLBACK to that connection once the callback
+   * settles (postgres-js 3.4: the write to the closed socket throws in a timer, outside any
+   * promise, and ends the process). The callback then settles a turn of the event loop later, and
+   * not at all when the tool gave the transaction up meanwhile.
+   */
+  readonly writesAfterClose?: boolean;
+  /** The handle's properties whose objects run statements too, gated as the handle is (see {@link gate}). */
+  readonly members?: (property: PropertyKey) => boolean;
+}
+
+/** The bound on a transaction's begin: `waited` rejects after `ms` unless `stop()` came first. */
+function beginWithin(ms: number): { waited: Promise<never>; late(): boolean; stop(): void } {
+  let late = false;
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      late = true;
+      reject(
+        new Error(
+          `no database connection within ${ms} ms (pool exhausted or database unreachable)`,
+        ),
+      );
+    }, ms);
+  });
+  waited.catch(() => undefined);
+  return { waited, late: () => late, stop: () => clearTimeout(timer) };
+}
+
+/** One turn of the event loop: the socket events already queued (a close) are handled first. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** What the callback of one transaction saw, shared with {@link callbackTransaction}. */
+interface CallbackRun {
+  /** What `work` rejected with (the handler's failure), when it did. */
+  failed?: { error: unknown };
+  /** The handler's run once it started, settled either way. */
+  running?: Promise<unknown>;
+  /** The callback has returned or thrown: the tool commits or rolls back. */
+  settled: boolean;
+  /** The tool gave the transaction up before the callback settled (its connection closed). */
+  gone: boolean;
+}
+
+type Outcome = { value: unknown } | { error: unknown };
+
+/** The setup statements, then `work` on the gated handle; what happened, as a value. */
+async function runIn<Tx extends object>(
+  tx: Tx,
+  work: (transaction: unknown) => Promise<unknown>,
+  signal: AbortSignal | undefined,
+  state: Gate,
+  tool: CallbackTransaction<Tx>,
+  run: CallbackRun,
+): Promise<Outcome> {
+  try {
+    await tool.setup?.(tx);
+  } catch (error) {
+    return { error };
+  }
+  try {
+    const running = untilAborted(work(gate(tx, state, undefined, tool.members)), signal);
+    run.running = running.catch(() => undefined);
+    const value = await running;
+    state.closed ??= 'committed';
+    return { value };
+  } catch (error) {
+    state.closed ??= signal?.aborted ? 'timed out' : 'rolled back';
+    run.failed = { error };
+    return { error };
+  }
 }
 
 /**
@@ -125,77 +211,64 @@ export async function callbackTransaction<Tx extends object, T>(
   { signal }: TransactionRunOptions,
   tool: CallbackTransaction<Tx>,
 ): Promise<T> {
-  const unwrap = tool.unwrap ?? ((error: unknown) => error);
   const state: Gate = { closed: undefined };
-  let late = false;
-  let begun: () => void = () => undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      late = true;
-      reject(
-        new Error(
-          `no database connection within ${tool.acquireTimeoutMs} ms (pool exhausted or database unreachable)`,
-        ),
-      );
-    }, tool.acquireTimeoutMs);
-    begun = () => clearTimeout(timer);
-  });
-  waited.catch(() => undefined);
-  let failed: { error: unknown } | undefined;
-  // The handler's run, once it started: when the tool gives the transaction up under it (its
-  // connection closed), the store waits for it to settle, so the failure names what it hit.
-  let running: Promise<unknown> | undefined;
-  let abandoned = false;
+  const begin = beginWithin(tool.acquireTimeoutMs);
+  const run: CallbackRun = { settled: false, gone: false };
   // The result travels in an object: postgres-js awaits every element of an array a callback returns.
   const body = Promise.resolve(
     tool.open(async (tx) => {
-      begun();
-      if (late) throw new Error('the transaction began after its wait had given up');
-      await tool.setup?.(tx);
-      let outcome: { value: unknown } | { error: unknown };
-      try {
-        const run = untilAborted(work(gate(tx, state)), signal);
-        running = run.catch(() => undefined);
-        outcome = { value: await run };
-        state.closed ??= 'committed';
-      } catch (error) {
-        state.closed ??= signal?.aborted ? 'timed out' : 'rolled back';
-        failed = { error };
-        outcome = { error };
-      }
-      // The tool gave this transaction up under the handler (its connection closed): it must send
+      begin.stop();
+      if (begin.late()) throw new Error('the transaction began after its wait had given up');
+      const outcome = await runIn(tx, work, signal, state, tool, run);
+      // An outcome the connection's close itself settled (the handler's statement failed with it)
+      // can arrive before the tool's rejection does: one turn later, the tool has rejected.
+      if (tool.writesAfterClose) await nextTurn();
+      // The tool gave this transaction up under the callback (its connection closed): it must send
       // nothing more on that connection. postgres-js would write the COMMIT or ROLLBACK of a
       // settled callback to the closed socket, which throws outside any promise (3.4.9: "Cannot
       // read properties of null (reading 'write')") and ends the process; left unsettled, the
       // callback is collected with the connection.
-      if (abandoned) return new Promise<never>(() => undefined);
+      if (run.gone) return new Promise<never>(() => undefined);
+      run.settled = true;
       if ('error' in outcome) throw outcome.error;
-      return outcome as { value: unknown };
+      return outcome;
     }),
   );
+  body.catch(() => {
+    if (!run.settled) run.gone = true;
+  });
   try {
-    return (await Promise.race([body, waited])).value as T;
+    return (await Promise.race([body, begin.waited])).value as T;
   } catch (caught) {
-    if (late) body.catch(() => undefined);
-    if (!failed && running) {
-      abandoned = true;
-      // The transaction ended under a handler still running (postgres-js rejects its `begin` when
-      // the connection closes): the handle refuses from now on, so the handler's next statement
-      // fails at once instead of reaching a dead connection, and the deadline still bounds it.
-      state.closed ??= 'rolled back';
-      await running;
-    }
-    // The work's own error goes back as it was thrown (a handler rethrowing Drizzle's error stays
-    // the handler's failure); only what the tool itself threw is unwrapped.
-    if (failed && caught === failed.error) throw caught;
-    const error = unwrap(caught);
-    if (failed && error !== failed.error && !signal?.aborted)
-      throw new StoreError('transaction', failed.error);
-    // The connection closed under a handler that then finished: nothing it wrote committed.
-    if (abandoned && !signal?.aborted) throw new StoreError('transaction', error);
-    throw error;
+    return await failed(caught, run, state, signal, tool.unwrap ?? ((error) => error));
   } finally {
-    clearTimeout(timer);
+    begin.stop();
   }
+}
+
+/** Why {@link callbackTransaction} failed, once the handler it ran (if any) has settled. */
+async function failed(
+  caught: unknown,
+  run: CallbackRun,
+  state: Gate,
+  signal: AbortSignal | undefined,
+  unwrap: (error: unknown) => unknown,
+): Promise<never> {
+  // The transaction ended under a handler still running (postgres-js rejects its `begin` when the
+  // connection closes): the handle refuses from now on, so the handler's next statement fails at
+  // once instead of reaching a dead connection, and the deadline still bounds it.
+  const abandoned = !run.failed && run.running !== undefined;
+  if (abandoned) {
+    state.closed ??= 'rolled back';
+    await run.running;
+  }
+  // The work's own error goes back as it was thrown (a handler rethrowing Drizzle's error stays
+  // the handler's failure); only what the tool itself threw is unwrapped.
+  if (run.failed && caught === run.failed.error) throw caught;
+  const error = unwrap(caught);
+  if (run.failed && error !== run.failed.error && !signal?.aborted)
+    throw new StoreError('transaction', run.failed.error);
+  // The connection closed under a handler that then finished: nothing it wrote committed.
+  if (abandoned && !signal?.aborted) throw new StoreError('transaction', error);
+  throw error;
 }

@@ -14,6 +14,7 @@ import {
   numbered,
   ormConnection,
   EXECUTOR,
+  isPostgresJsInstance,
   type OrmConnection,
 } from './orm';
 
@@ -28,16 +29,8 @@ interface Unsafe {
   ): PromiseLike<Record<string, unknown>[] & { count?: number | null }>;
 }
 
-/** True for a postgres-js `sql` instance. */
-function isPostgresJs(db: unknown): db is Sql {
-  if (typeof db !== 'function') return false;
-  const candidate = db as unknown as { unsafe?: unknown; begin?: unknown; reserve?: unknown };
-  return (
-    typeof candidate.unsafe === 'function' &&
-    typeof candidate.begin === 'function' &&
-    typeof candidate.reserve === 'function'
-  );
-}
+/** True for a postgres-js `sql` instance ({@link isPostgresJsInstance}). */
+const isPostgresJs = (db: unknown): db is Sql => isPostgresJsInstance(db);
 
 async function run(
   runner: Unsafe,
@@ -62,6 +55,7 @@ function postgresExecutor(db: Sql, acquireTimeoutMs: number, prepare: boolean): 
           ? (tx) => run(tx as unknown as Unsafe, localBounds(options.timeoutMs!), [], false)
           : undefined,
         acquireTimeoutMs,
+        writesAfterClose: true,
       }),
   };
 }

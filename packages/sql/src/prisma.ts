@@ -149,6 +149,14 @@ function connectionLost(error: unknown): boolean {
   );
 }
 
+/**
+ * The model delegates of a Prisma client (`tx.order`): every property but Prisma's own (`$…`,
+ * `_…`). Their calls run statements, so the handle gates them too: a model call after the
+ * transaction ended throws `TransactionClosed`, as a raw query does, instead of Prisma's P2028.
+ */
+const modelDelegate = (property: PropertyKey): boolean =>
+  typeof property === 'string' && !property.startsWith('$') && !property.startsWith('_');
+
 /** How long past the guard's deadline Prisma ends the transaction itself (ours has ended it first). */
 const PRISMA_TIMEOUT_MARGIN_MS = 1000;
 /** Without a deadline (a transaction outside the guard), Prisma's own 5 s default would cut the work. */
@@ -217,6 +225,7 @@ function prismaExecutor(
           },
           acquireTimeoutMs: acquireTimeoutMs + 1000,
           unwrap,
+          members: modelDelegate,
         });
       } catch (error) {
         // Prisma swallows the ROLLBACK it could not send on a dead connection, so the handler's
@@ -228,6 +237,20 @@ function prismaExecutor(
       }
     },
   };
+}
+
+/**
+ * True for the client of an interactive transaction (`tx` in `$transaction(async (tx) => …)`),
+ * extended or not. Prisma 7 gives it `$transaction` too, but never `$connect` or `$disconnect`,
+ * which every client (extended or not) has.
+ */
+function isTransactionClient(client: object): boolean {
+  const { $transaction, $connect, $disconnect } = client as Record<string, unknown>;
+  return (
+    typeof $transaction !== 'function' ||
+    typeof $connect !== 'function' ||
+    typeof $disconnect !== 'function'
+  );
 }
 
 /**
@@ -256,10 +279,10 @@ export function fromPrisma<P extends object>(prisma: P): OrmConnection<PrismaTra
     typeof client.$executeRawUnsafe !== 'function'
   )
     throw new ConfigError('db', 'must be a Prisma client, new PrismaClient({ adapter })');
-  if (typeof client.$transaction !== 'function')
+  if (isTransactionClient(client))
     throw new ConfigError(
       'db',
-      "is a Prisma transaction's client; pass the client, and the store opens its transactions",
+      "is a Prisma transaction's client (the `tx` of $transaction); pass the client itself, and the store opens its own transactions",
     );
   return ormConnection(prisma, () => {
     const dialect = dialectOf(prisma);

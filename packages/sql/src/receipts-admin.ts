@@ -14,17 +14,17 @@ import {
 import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
 import {
   emptyCounts,
+  isClaimSeen,
   percentile,
   requireCount,
-  requireDate,
   requireMs,
-  requireText,
   toBuckets,
 } from './admin-checks';
 import type {
   ActivityOptions,
   ActivityReport,
   AdminPurgeOptions,
+  ForgetOptions,
   ForgetResult,
   HandlerTimes,
   ListOptions,
@@ -41,6 +41,7 @@ import { createExecutor } from './connection';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
 import { type DialectSpec, dialects, isMissingTable } from './dialects';
 import type { Executor } from './executor';
+import { listStatement } from './admin-list';
 import { adminStatements } from './admin-queries';
 import { buildQueries, type Queries } from './queries';
 import { nullableNumber, text, toReceipt } from './rows';
@@ -48,8 +49,6 @@ import { resolveTable } from './table-name';
 import type { SqlConnection, SqlDialect } from './types';
 
 const RECEIPT_STATUSES: readonly ReceiptStatus[] = Object.values(ReceiptStatus);
-const DEFAULT_LIST_LIMIT = 50;
-const MAX_LIST_LIMIT = 10_000;
 const DEFAULT_SAMPLE_LIMIT = 10_000;
 const MAX_BUCKETS = 1000;
 
@@ -185,68 +184,18 @@ export class ReceiptsAdmin {
   /**
    * Receipts matching every given filter, newest claim first (or oldest with `order: 'oldest'`),
    * without their stored answers (read one with {@link ReceiptsAdmin.find}); at most `limit`
-   * (default 50, up to 10 000; `SqlInbox.list`'s default is 100).
-   * @throws {ConfigError} naming `status` for a status that does not exist.
+   * (default 50, up to 10 000; `SqlInbox.list`'s default is 100). Ordered by claim time, then
+   * provider and external id: the index on those columns serves the order, so a page (the first,
+   * or the next after a cursor) reads about `limit` rows of it however large the table is.
+   * @throws {ConfigError} naming `status` for a status that does not exist, or another option
+   * that is not valid.
    */
   async list(options: ListOptions = {}): Promise<ReceiptSummary[]> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (options.status !== undefined) {
-      const statuses: readonly unknown[] = Array.isArray(options.status)
-        ? options.status
-        : [options.status];
-      const unknown = statuses.filter((s) => !RECEIPT_STATUSES.includes(s as ReceiptStatus));
-      if (statuses.length === 0 || unknown.length > 0)
-        throw new ConfigError(
-          'status',
-          `must be one or more of ${RECEIPT_STATUSES.join(', ')}, got ${JSON.stringify(unknown.length ? unknown : statuses)}`,
-        );
-      where.push(`status IN (${statuses.map(() => '?').join(', ')})`);
-      params.push(...statuses);
-    }
-    if (options.provider !== undefined) {
-      where.push('provider = ?');
-      params.push(requireText('provider', options.provider));
-    }
-    if (options.externalId !== undefined) {
-      where.push('external_id = ?');
-      params.push(requireText('externalId', options.externalId));
-    }
-    if (options.claimedFrom !== undefined) {
-      where.push(this.admin.claimedFrom);
-      params.push(requireDate('claimedFrom', options.claimedFrom));
-    }
-    if (options.claimedBefore !== undefined) {
-      where.push(this.admin.claimedBefore);
-      params.push(requireDate('claimedBefore', options.claimedBefore));
-    }
-    if (options.stuckAfterMs !== undefined) {
-      where.push(this.admin.stuckCondition);
-      params.push(requireMs('stuckAfterMs', options.stuckAfterMs));
-    }
-    if (options.sinceMs !== undefined) {
-      const sinceMs = requireMs('sinceMs', options.sinceMs);
-      where.push(this.admin.sinceCondition);
-      params.push(sinceMs, sinceMs);
-    }
-    const limit = requireCount('limit', options.limit ?? DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT);
-    const order = options.order ?? 'newest';
-    if (order !== 'newest' && order !== 'oldest')
-      throw new ConfigError('order', `must be 'newest' or 'oldest', got ${String(order)}`);
-    if (options.after !== undefined) {
-      const { provider, externalId, claimedAt } = options.after ?? {};
-      const claimedMs = requireDate('after.claimedAt', claimedAt);
-      const key = [
-        requireText('after.provider', provider),
-        requireText('after.externalId', externalId),
-      ];
-      where.push(this.admin.after(order));
-      params.push(claimedMs, claimedMs, key[0], key[0], key[1]);
-    }
-    const rows = await this.run('list', this.admin.list(where, order), [...params, limit]);
+    const { sql, params } = listStatement(this.spec, this.admin, options);
+    const rows = await this.run('list', sql, params);
     return rows.map((row) => {
       const { response: _response, fingerprint: _fingerprint, ...summary } = toReceipt(row);
-      return summary;
+      return { ...summary, claimedAtText: text(row.claimed_text) };
     });
   }
 
@@ -290,15 +239,18 @@ export class ReceiptsAdmin {
 
   /**
    * Marks a stuck `processing` receipt `failed`, so that the provider's next delivery runs the
-   * handler again (the guard reclaims failed receipts). The write is the store's own `fail`,
-   * fenced on the `attempts` and claim time just read: a receipt taken over or finished in
-   * between is left alone (`changed`). A claim younger than `staleAfterMs` is refused (`fresh`)
-   * unless `force`: its worker may be alive, and would then find its result refused (claim lost).
+   * handler again (the guard reclaims failed receipts). The write is the store's own `fail`, a
+   * compare-and-set on the claim the operator saw (`expected`, else the one just read: its
+   * `attempts` and claim time): a receipt taken over or finished since is left alone (`changed`).
+   * A claim younger than `staleAfterMs` is refused (`fresh`) unless `force`: its worker may be
+   * alive, and would then find its result refused (claim lost).
    */
   async release(key: KeyLike, options: ReleaseOptions): Promise<ReleaseResult> {
     const staleAfterMs = requireMs('staleAfterMs', options.staleAfterMs);
     const receipt = await this.find(key);
     if (!receipt) return { released: false, reason: 'not-found', receipt: null };
+    if (!isClaimSeen(receipt, options.expected))
+      return { released: false, reason: 'changed', receipt };
     if (receipt.status !== 'processing')
       return { released: false, reason: 'not-processing', receipt };
     if (receipt.claimAgeMs < staleAfterMs && options.force !== true)
@@ -324,14 +276,16 @@ export class ReceiptsAdmin {
    * Deletes one finished (`completed` or `failed`) receipt, so that the next run of its key runs
    * the handler again instead of replaying the stored answer: what a deliberate redelivery of a
    * handled inbox delivery needs. Never a `processing` one (a worker holds it: `processing`). The
-   * `DELETE` is fenced on the `attempts` and claim time just read: a receipt taken over in between
-   * is left alone (`changed`). Resolves with the receipt as it was.
+   * `DELETE` is a compare-and-set on the claim the operator saw (`expected`, else the one just
+   * read): a receipt claimed again since is left alone (`changed`). Resolves with the receipt as it was.
    * @example
    * const { forgotten } = await admin.forget({ provider: 'stripe', externalId: 'evt_1' });
    */
-  async forget(key: KeyLike): Promise<ForgetResult> {
+  async forget(key: KeyLike, options: ForgetOptions = {}): Promise<ForgetResult> {
     const receipt = await this.find(key);
     if (!receipt) return { forgotten: false, reason: 'not-found', receipt: null };
+    if (!isClaimSeen(receipt, options.expected))
+      return { forgotten: false, reason: 'changed', receipt };
     if (receipt.status === 'processing') return { forgotten: false, reason: 'processing', receipt };
     const { affected } = await this.runQuery('forget', this.admin.forget, [
       key.provider,

@@ -1,9 +1,8 @@
 /**
  * @module Runs the store's single statements again when the database chose them as a deadlock
  * victim (or failed them on a serialization conflict), a few times with a short jittered backoff.
- * Only a statement that runs on its own is run again: one inside a transaction (the handler's, a
- * knex transaction passed as the connection) is never replayed, since the database rolled back
- * the whole transaction, not just the statement.
+ * Only a statement that runs on its own is run again: one inside a transaction (the handler's) is
+ * never replayed, since the database rolled back the whole transaction, not just the statement.
  */
 import { type DialectSpec, isDeadlock } from './dialects';
 import type { Executor } from './executor';

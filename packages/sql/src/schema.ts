@@ -2,12 +2,22 @@
  * @module Schema: the receipts table's DDL per dialect (DESIGN.md §5), generated from the dialect
  * table, never hand-written per dialect; plus a quick-start `createTable` and a knex migration.
  */
-import type { Knex } from 'knex';
 import { ConfigError } from '@webhook-idempotency/core';
-import { knexMigrationOf, runDdl, tableStatements } from './ddl';
+import { type IndexSpec, knexMigrationOf, runDdlWithIndexes, tableStatements } from './ddl';
 import { dialects } from './dialects';
 import { resolveTable } from './table-name';
-import type { SchemaOptions, SqlConnection, SqlDialect } from './types';
+import type { KnexInstance, SchemaOptions, SqlConnection, SqlDialect } from './types';
+
+/**
+ * The receipts table's secondary indexes: stale take-over and the status counts; purge; and the
+ * listings (`ReceiptsAdmin.list`, the CLI's `list`, the dashboard), whose order (claim time, then
+ * the key) this last one is, so that a page reads only its own rows.
+ */
+const indexesOf = (table: string): IndexSpec[] => [
+  [`${table}_status_idx`, 'status, claimed_at'],
+  [`${table}_finished_idx`, 'finished_at'],
+  [`${table}_claimed_idx`, 'claimed_at, provider, external_id'],
+];
 
 function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] {
   const spec = dialects[dialect];
@@ -19,10 +29,6 @@ function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] 
   const table = resolveTable(options.table);
   const q = spec.quote;
   const { key, response, timestamp } = spec.types;
-  const indexes: Array<[name: string, columns: string]> = [
-    [`${table}_status_idx`, 'status, claimed_at'],
-    [`${table}_finished_idx`, 'finished_at'],
-  ];
   const lines = [
     `provider ${key} NOT NULL`,
     `external_id ${key} NOT NULL`,
@@ -36,11 +42,17 @@ function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] 
     `CONSTRAINT ${q(`${table}_pkey`)} PRIMARY KEY (provider, external_id)`,
     `CONSTRAINT ${q(`${table}_status_check`)} CHECK (status IN ('processing', 'completed', 'failed'))`,
   ];
-  return tableStatements(spec, table, lines, indexes);
+  return tableStatements(spec, table, lines, indexesOf(table));
 }
 
-async function createTable(db: SqlConnection, options: SchemaOptions = {}): Promise<void> {
-  await runDdl(db, (dialect) => statements(dialect, options));
+async function createTable(db: SqlConnection, options: SchemaOptions = {}): Promise<string[]> {
+  const table = resolveTable(options.table);
+  return runDdlWithIndexes(
+    db,
+    table,
+    (dialect) => statements(dialect, { table }),
+    indexesOf(table),
+  );
 }
 
 /**
@@ -65,7 +77,9 @@ export const Schema = {
 
   /**
    * Creates the table and its indexes on `db` (any connection `SqlStore` accepts) unless they
-   * exist. Meant for a quick start and tests; production schemas belong in migrations.
+   * exist: on a table an older version created, it adds the indexes that table lacks. Resolves
+   * with the names of the indexes it created (every one for a new table). Meant for a quick start,
+   * tests and the CLI's `migrate`; production schemas belong in migrations.
    */
   createTable,
 
@@ -87,10 +101,10 @@ export const Schema = {
    * instance's dialect, `down` drops the table.
    */
   knexMigration(options: SchemaOptions = {}): {
-    up(knex: Knex): Promise<void>;
-    down(knex: Knex): Promise<void>;
+    up(knex: KnexInstance): Promise<void>;
+    down(knex: KnexInstance): Promise<void>;
   } {
     const table = resolveTable(options.table);
-    return knexMigrationOf(table, (knex) => createTable(knex, { table }));
+    return knexMigrationOf(table, async (knex) => void (await createTable(knex, { table })));
   },
 } as const;

@@ -1,12 +1,10 @@
-/** @module Public types of the SQL store: the connections it accepts and the transaction handle each gives. */
-import type BetterSqlite3 from 'better-sqlite3';
-import type { Knex } from 'knex';
-import type { Pool as MysqlPool, PoolConnection as MysqlPoolConnection } from 'mysql2';
-import type {
-  Pool as MysqlPromisePool,
-  PoolConnection as MysqlPromisePoolConnection,
-} from 'mysql2/promise';
-import type { Pool as PgPool, PoolClient as PgPoolClient } from 'pg';
+/**
+ * @module Public types of the SQL store: the connections it accepts and the transaction handle each
+ * gives. Every driver's connection is declared here by the part the store uses, never imported
+ * from the driver: the package's declarations then compile (`skipLibCheck: false`) with only the
+ * driver the application installed, and a driver's own types still give the transaction handle
+ * (inferred from the connection, {@link TransactionOf}).
+ */
 import type { OrmConnection } from './orm';
 
 export type { SqlDialect } from './dialect';
@@ -16,14 +14,50 @@ export type { SqlDialect } from './dialect';
  * opens or closes it.
  */
 export type SqlConnection =
-  | Knex
+  | KnexInstance
   | PgPool
   | MysqlPromisePool
-  | MysqlPool
-  | BetterSqlite3.Database
+  | MysqlCallbackPool
+  | BetterSqlite3Database
   | NodeSqliteDatabase
   | BunSqliteDatabase
   | OrmConnection;
+
+/** A knex instance (or a knex transaction), `knex(config)`: the part the store uses. */
+export interface KnexInstance {
+  (...args: never[]): unknown;
+  transactionProvider(config?: never): () => Promise<unknown>;
+  readonly client: object;
+}
+
+/** A `pg` `Pool` (never a lone `Client`: it would interleave concurrent transactions): the part the store uses. */
+export interface PgPool {
+  connect(): Promise<unknown>;
+  query(...args: never[]): unknown;
+  readonly idleCount: number;
+  readonly totalCount: number;
+}
+
+/** A `mysql2/promise` pool, `createPool(config)`: the part the store uses. */
+export interface MysqlPromisePool {
+  getConnection(): Promise<unknown>;
+  query(...args: never[]): unknown;
+  readonly pool: object;
+}
+
+/** A `mysql2` callback pool, `createPool(config)` from `mysql2`: the part the store uses. */
+export interface MysqlCallbackPool {
+  getConnection(callback: (error: unknown, connection: unknown) => unknown): void;
+  promise(...args: never[]): unknown;
+}
+
+/** A `better-sqlite3` `Database`: the part the store uses. */
+export interface BetterSqlite3Database {
+  prepare(source: string): unknown;
+  exec(source: string): unknown;
+  pragma(source: string, options?: never): unknown;
+  readonly inTransaction: boolean;
+}
 
 /**
  * A statement of Node's built-in `node:sqlite` (`StatementSync`): the part the store uses.
@@ -96,21 +130,42 @@ export interface BunSqliteDatabase {
 export type TransactionOf<Db> =
   Db extends OrmConnection<infer Tx>
     ? Tx
-    : Db extends Knex
-      ? Knex.Transaction
+    : Db extends KnexInstance
+      ? KnexTransactionOf<Db>
       : Db extends PgPool
-        ? PgPoolClient
+        ? PgClientOf<Db>
         : Db extends MysqlPromisePool
-          ? MysqlPromisePoolConnection
-          : Db extends MysqlPool
-            ? MysqlPoolConnection
-            : Db extends BetterSqlite3.Database
-              ? BetterSqlite3.Database
-              : Db extends NodeSqliteDatabase
-                ? Db
-                : Db extends BunSqliteDatabase
-                  ? Db
-                  : never;
+          ? Db extends { getConnection(): Promise<infer Connection> }
+            ? Connection
+            : never
+          : Db extends MysqlCallbackPool
+            ? Db extends {
+                getConnection(
+                  callback: (error: unknown, connection: infer Connection) => unknown,
+                ): void;
+              }
+              ? Connection
+              : never
+            : Db extends BetterSqlite3Database | NodeSqliteDatabase | BunSqliteDatabase
+              ? Db
+              : never;
+
+/** knex's `Knex.Transaction`, from the instance (`transactionProvider()` resolves to one). */
+type KnexTransactionOf<Db> = Db extends {
+  transactionProvider(config?: never): () => Promise<infer Transaction>;
+}
+  ? Transaction
+  : never;
+
+/**
+ * pg's `PoolClient`, from the pool: `connect(callback)`'s client (the callback form is the one
+ * TypeScript infers from, being the last of `connect`'s overloads).
+ */
+type PgClientOf<Db> = Db extends {
+  connect(callback: (error: unknown, client: infer Client, done: unknown) => void): void;
+}
+  ? NonNullable<Client>
+  : never;
 
 /** Options of `new SqlStore(db, options)`. Every one is optional. */
 export interface SqlStoreOptions {

@@ -105,6 +105,7 @@ describe('D1Store specifics', () => {
     expect(tables.map((row) => row.name)).toEqual([
       'sqlite_autoindex_webhook_receipts_1',
       'webhook_receipts',
+      'webhook_receipts_claimed_idx',
       'webhook_receipts_finished_idx',
       'webhook_receipts_status_idx',
     ]);

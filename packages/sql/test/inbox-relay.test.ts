@@ -85,7 +85,8 @@ describe.each(driverKinds('inbox_relay'))('the inbox relay and consumer (%s)', (
       inbox,
       store: store as never,
       handlers: { stripe: handler },
-      onEvent: (event) => void events.push(event),
+      // What it reports per job (on SQLite it also warns when built: regression/sqlite-inbox-one-connection).
+      onEvent: (event) => void (event.type !== 'warning' && events.push(event)),
       ...extra,
     });
 

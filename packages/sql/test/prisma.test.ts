@@ -3,7 +3,7 @@
  * MariaDB (adapter-mariadb) and a SQLite file (adapter-better-sqlite3): the whole store contract,
  * and the guard's cases with the business write made through Prisma's interactive-transaction
  * client, typed from the store (no cast). The clients are generated from test/prisma/*.prisma by
- * `pnpm run prisma:generate` (part of `pnpm test`).
+ * scripts/prisma-generate.mjs, which jest's global setup runs (when they are out of date).
  */
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaMariaDb } from '@prisma/adapter-mariadb';

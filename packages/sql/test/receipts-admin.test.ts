@@ -152,6 +152,7 @@ describe.each(targets)('ReceiptsAdmin on %s', (_name, target) => {
         attempts: 1,
         error: 'Error: upstream answered 502',
         claimedAt: expect.any(Date),
+        claimedAtText: `${failed!.claimedAt.toISOString().slice(0, 23)}000Z`,
         finishedAt: expect.any(Date),
         claimAgeMs: expect.any(Number),
       });

@@ -8,6 +8,7 @@ import fetchAdapter = require('@webhook-idempotency/fetch');
 import honoAdapter = require('@webhook-idempotency/hono');
 import bullmqBridge = require('@webhook-idempotency/bullmq');
 import redis = require('@webhook-idempotency/redis');
+import dynamodb = require('@webhook-idempotency/dynamodb');
 import cli = require('@webhook-idempotency/cli');
 import adapter = require('@webhook-idempotency/core/adapter');
 import testing = require('@webhook-idempotency/core/testing');
@@ -45,3 +46,4 @@ export const hono = honoAdapter.idempotent({
 });
 export const relay: typeof bullmqBridge.bullmqRelay = bullmqBridge.bullmqRelay;
 export const redisStore: typeof redis.RedisStore = redis.RedisStore;
+export const dynamodbStore: typeof dynamodb.DynamoDBStore = dynamodb.DynamoDBStore;

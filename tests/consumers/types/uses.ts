@@ -87,6 +87,16 @@ import {
 } from '@webhook-idempotency/bullmq';
 import { Queue, Worker } from 'bullmq';
 import { RedisStore, type RedisStoreOptions } from '@webhook-idempotency/redis';
+import {
+  DynamoDBStore,
+  type DynamoDBStoreOptions,
+  type DynamoDBTransaction,
+  TransactionCanceled,
+  TransactionLimitExceeded,
+  receiptsTable,
+} from '@webhook-idempotency/dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { Cluster, Redis } from 'ioredis';
 import { createClient, createCluster } from 'redis';
 import { pgBossJobId, pgBossRelay, pgBossWorker } from '@webhook-idempotency/pg-boss';
@@ -474,4 +484,37 @@ export function redisUses(): void {
   new RedisStore({ query: () => undefined });
   const guard = new IdempotencyGuard(stores[0]!);
   void [guard, stores[0]!.capabilities.transactional];
+}
+
+/** The DynamoDB store over a client and a document client, and the typed transaction of its runs. */
+export async function dynamodbUses(): Promise<void> {
+  const client = new DynamoDBClient({ region: 'eu-west-1' });
+  const options: DynamoDBStoreOptions = {
+    table: 'webhook_receipts',
+    retentionSeconds: 86_400,
+    requestTimeoutMs: 2_000,
+  };
+  const store = new DynamoDBStore(client, options);
+  const stores: Store<DynamoDBTransaction>[] = [
+    store,
+    new DynamoDBStore(DynamoDBDocumentClient.from(client), { transactions: false }),
+  ];
+  // @ts-expect-error not a DynamoDB client
+  new DynamoDBStore({ query: () => undefined });
+  const guard = new IdempotencyGuard(store, { transactional: true });
+  await guard.run(new RequestKey('stripe', 'evt_1'), async ({ transaction }) => {
+    transaction?.update({
+      TableName: 'orders',
+      Key: { id: 'o_1' },
+      UpdateExpression: 'SET paid = :yes',
+      ExpressionAttributeValues: { ':yes': true },
+    });
+    return { received: true };
+  });
+  const tx: DynamoDBTransaction = requireTransaction({ transaction: undefined }, store);
+  tx.put({ TableName: 'orders', Item: { id: 'o_2' } });
+  const refused: unknown = new Error();
+  if (refused instanceof TransactionLimitExceeded) void refused.limit;
+  if (refused instanceof TransactionCanceled) void refused.writes;
+  void [stores, receiptsTable('t').create.TableName];
 }

@@ -1,8 +1,10 @@
 /**
  * @module `inbox retry --all-dead`: every dead delivery (of one provider, dead within a window)
  * back to pending with a fresh budget of failures, page by page; `--dry-run` lists them instead.
+ * Each write is a compare-and-set on the delivery as listed: one no longer dead as listed is left
+ * as it is, named with what it is now, and the command exits with `LEFT`.
  */
-import { retryDeadDeliveries } from '@webhook-idempotency/sql';
+import { type LeftAsItIs, movedSince, retryDeadDeliveries } from '@webhook-idempotency/sql';
 import { ExitCode } from '../exit-codes';
 import { renderTable } from '../output';
 import { type Context, withInbox } from '../session';
@@ -24,7 +26,7 @@ export async function inboxRetryAll(
 ): Promise<number> {
   const { out, inboxTable } = context;
   const now = Date.now();
-  const { matched, retried } = await withInbox(context, (inbox) =>
+  const { matched, retried, left } = await withInbox(context, (inbox) =>
     retryDeadDeliveries(inbox, {
       ...(options.provider !== undefined ? { provider: options.provider } : {}),
       ...(options.since !== undefined ? { sinceMs: options.since } : {}),
@@ -41,12 +43,18 @@ export async function inboxRetryAll(
           matched: matched.length,
           retried,
           deliveries: matched.map(deliveryJson),
+          left: left.map(({ delivery, now }) => ({
+            provider: delivery.provider,
+            externalId: delivery.externalId,
+            listed: { status: delivery.status, attempts: delivery.attempts },
+            now: now && deliveryJson(now),
+          })),
         },
         null,
         2,
       ),
     );
-    return ExitCode.OK;
+    return left.length ? ExitCode.LEFT : ExitCode.OK;
   }
   const scope = options.provider === undefined ? '' : ` of ${options.provider}`;
   if (matched.length === 0) {
@@ -67,13 +75,23 @@ export async function inboxRetryAll(
   ];
   for (const line of renderTable(out, columns, rows)) out.line(line);
   const count = (n: number) => `${n} dead ${n === 1 ? 'delivery' : 'deliveries'}`;
+  if (options.dryRun) {
+    out.line(`Dry run: would retry ${count(matched.length)}${scope}; nothing was changed.`);
+    return ExitCode.OK;
+  }
+  out.line(`Retried ${count(retried)}${scope}: dead → pending, due now, failure counts from 0.`);
+  if (left.length === 0) return ExitCode.OK;
   out.line(
-    options.dryRun
-      ? `Dry run: would retry ${count(matched.length)}${scope}; nothing was changed.`
-      : `Retried ${count(retried)}${scope}: dead → pending, due now, failure counts from 0.` +
-          (retried < matched.length
-            ? ` ${matched.length - retried} changed meanwhile and were left as they are.`
-            : ''),
+    `Left as ${left.length === 1 ? 'it is' : 'they are'}, no longer dead as listed: ${left.length}.`,
   );
-  return ExitCode.OK;
+  for (const line of leftLines(left)) out.line(line);
+  return ExitCode.LEFT;
+}
+
+/** One line per delivery left as it is: its key, then what happened to it. */
+function leftLines(left: readonly LeftAsItIs[]): string[] {
+  return left.map(
+    ({ delivery, now }) =>
+      `  ${delivery.provider} ${delivery.externalId} ${movedSince(delivery, now)}`,
+  );
 }

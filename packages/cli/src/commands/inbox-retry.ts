@@ -1,8 +1,9 @@
 /**
  * @module `inbox retry`: a dead delivery back to pending (a fresh budget of failures), or a pending
- * one waiting for its backoff made due now; a processing or done one is refused.
+ * one waiting for its backoff made due now; a processing or done one is refused, and so is one
+ * that moved between the command's read and its write (a compare-and-set: it is left as it is).
  */
-import { retryDelivery } from '@webhook-idempotency/sql';
+import { movedSince, retryDelivery } from '@webhook-idempotency/sql';
 import { formatAge } from '../durations';
 import { CliError, ExitCode } from '../exit-codes';
 import { type Context, withInbox } from '../session';
@@ -62,6 +63,6 @@ export async function inboxRetry(
       : outcome.reason === 'done'
         ? `${name} is done: its handler ran and committed; nothing to retry.\n` +
           `To run the handler again, deliberately: webhook-idempotency redeliver ${name} --force`
-        : `${name} changed while it was being retried (now ${after?.status ?? 'gone'}): nothing was written.`,
+        : `${name} ${movedSince(before, after)}: left as it is.`,
   );
 }

@@ -16,8 +16,14 @@ export interface ListCommandOptions {
   readonly json?: boolean;
 }
 
-/** A receipt for `--json`: dates as ISO strings. */
-export const receiptJson = <R extends ReceiptSummary>(receipt: R) => ({
+/**
+ * A receipt for `--json`: dates as ISO strings. A listing's exact claim time (its next page's
+ * cursor) is left out: the command lists one page.
+ */
+export const receiptJson = <R extends Omit<ReceiptSummary, 'claimedAtText'>>({
+  claimedAtText: _exact,
+  ...receipt
+}: R & { claimedAtText?: string }) => ({
   ...receipt,
   claimedAt: receipt.claimedAt.toISOString(),
   finishedAt: receipt.finishedAt?.toISOString() ?? null,

@@ -1,6 +1,7 @@
 /**
- * @module `migrate`: create the receipts table and its indexes unless they exist (`--inbox`: the
- * inbox deliveries table too); `--print` shows the DDL.
+ * @module `migrate`: create the receipts table and its indexes unless they exist, and add to an
+ * existing table the indexes a newer version has (`--inbox`: the inbox deliveries table too);
+ * `--print` shows the DDL.
  */
 import { InboxSchema, Schema, SqlInbox } from '@webhook-idempotency/sql';
 import { ExitCode } from '../exit-codes';
@@ -41,12 +42,14 @@ export async function migrate(context: Context, options: MigrateCommandOptions):
     context,
     async (admin, opened) => {
       const before = await probe(context, admin);
-      await Schema.createTable(opened.db, { table });
-      if (!options.inbox) return { receipts: before, inbox: true };
+      const created = await Schema.createTable(opened.db, { table });
+      // On a table that existed: the indexes it lacked (made by an older version).
+      const added = before ? created : [];
+      if (!options.inbox) return { receipts: before, added, inbox: true };
       const deliveries = new SqlInbox(opened.db, { table: inboxTable });
       const inboxBefore = await deliveries.tableExists();
       await InboxSchema.createTable(opened.db, { table: inboxTable });
-      return { receipts: before, inbox: inboxBefore };
+      return { receipts: before, added, inbox: inboxBefore };
     },
     { create: true, checkTable: false },
   );
@@ -57,6 +60,7 @@ export async function migrate(context: Context, options: MigrateCommandOptions):
           dialect: target.dialect,
           table,
           created: !existed.receipts,
+          indexesAdded: existed.added,
           ...(options.inbox ? { inbox: { table: inboxTable, created: !existed.inbox } } : {}),
         },
         null,
@@ -68,7 +72,11 @@ export async function migrate(context: Context, options: MigrateCommandOptions):
       was
         ? `Table ${name} exists already in ${target.display}, with its indexes.`
         : `Created table ${name} and its indexes in ${target.display}.`;
-    out.line(said(table, existed.receipts));
+    out.line(
+      existed.added.length
+        ? `Table ${table} exists already in ${target.display}; added its ${existed.added.length === 1 ? 'index' : 'indexes'} ${existed.added.join(', ')}.`
+        : said(table, existed.receipts),
+    );
     if (options.inbox) out.line(said(inboxTable, existed.inbox));
   }
   return ExitCode.OK;

@@ -2,7 +2,7 @@
  * @module `redeliver`: put a dead or done inbox delivery back for processing, deliberately. A done
  * one needs `--force`, and its receipt is deleted first so that the handler runs again.
  */
-import { ReceiptsAdmin, redeliverDelivery } from '@webhook-idempotency/sql';
+import { movedSince, ReceiptsAdmin, redeliverDelivery } from '@webhook-idempotency/sql';
 import { CliError, ExitCode } from '../exit-codes';
 import { type Context, missingTable, probe, withInbox } from '../session';
 import { deliveryJson } from './inbox-list';
@@ -45,9 +45,8 @@ export async function redeliver(
         {
           redelivered: outcome.redelivered,
           previous: before.status,
-          ...(outcome.redelivered
-            ? { receiptForgotten: outcome.receiptForgotten }
-            : { reason: outcome.reason }),
+          receiptForgotten: outcome.receiptForgotten,
+          ...(outcome.redelivered ? {} : { reason: outcome.reason }),
           delivery: after && deliveryJson(after),
         },
         null,
@@ -76,7 +75,9 @@ export async function redeliver(
       'Redelivering runs the handler again, so its effect happens a second time\n' +
       'unless the handler is itself idempotent. Pass --force to redeliver it anyway.',
     'receipt-processing': `${name}: its receipt in ${table} is held by a run (processing): nothing was changed.`,
-    changed: `${name} changed while it was being redelivered (now ${after?.status ?? 'gone'}): nothing was written.`,
+    changed:
+      `${name} ${movedSince(before, after)}: left as it is.` +
+      (outcome.receiptForgotten ? ` Its receipt in ${table} had been deleted first.` : ''),
   }[outcome.reason];
   throw new CliError(ExitCode.REFUSED, why);
 }

@@ -50,6 +50,6 @@ export async function release(
         'Its worker may be alive: wait, or pass --force (its result will be refused).'
       : result.reason === 'not-processing'
         ? `${name} is ${receipt.status}, not processing: nothing to release.`
-        : `${name} changed while it was being released (now ${receipt.status}, attempt ${receipt.attempts}): nothing was written.`;
+        : `${name} is no longer the claim read (now ${receipt.status}, attempt ${receipt.attempts}): left as it is.`;
   throw new CliError(ExitCode.REFUSED, why);
 }

@@ -8,52 +8,15 @@ import { DEFAULT_REPLAYED_HEADER, RequestPolicy, UNGUARDED_METHODS } from '../ht
 import { keyConfig, verifyConfig, type IdempotencyOptions } from '../http/options';
 import type { HttpRequest, HttpResponseRecord, ProviderPreset } from '../http/types';
 import { checkKeyPart, RequestKey, type ExternalId } from '../request-key';
+import {
+  DEFAULT_INBOX_HEADERS,
+  type InboxResponse,
+  resolveHeaders,
+  resolveResponse,
+} from './accept-answers';
 import type { InboxEvent, InboxStore } from './types';
 
-/**
- * Request headers the inbox stores by default: what a handler or a re-verification may need from
- * the providers with presets. Never `authorization`, cookies or proxy credentials.
- */
-export const DEFAULT_INBOX_HEADERS: readonly string[] = [
-  'content-type',
-  'user-agent',
-  'stripe-signature',
-  'x-github-event',
-  'x-github-delivery',
-  'x-github-hook-id',
-  'x-hub-signature-256',
-  'x-shopify-topic',
-  'x-shopify-hmac-sha256',
-  'x-shopify-shop-domain',
-  'x-shopify-webhook-id',
-  'x-shopify-event-id',
-  'x-shopify-api-version',
-  'x-shopify-triggered-at',
-  'webhook-id',
-  'webhook-timestamp',
-  'webhook-signature',
-  'paddle-signature',
-  'x-slack-signature',
-  'x-slack-request-timestamp',
-];
-
-/** Headers that carry credentials: never stored, even when listed. */
-const FORBIDDEN_HEADERS: ReadonlySet<string> = new Set([
-  'authorization',
-  'proxy-authorization',
-  'cookie',
-  'set-cookie',
-]);
-
-/** The answer of the inbox endpoint when it stored (or already had) the delivery. */
-export interface InboxResponse {
-  /** A 2xx status. Defaults to 200. */
-  status?: number;
-  /** The body. Defaults to `{"received":true}`. */
-  body?: string | Buffer;
-  /** Its content type. Defaults to `application/json; charset=utf-8`. */
-  contentType?: string;
-}
+export { DEFAULT_INBOX_HEADERS, type InboxResponse };
 
 /**
  * Options of every adapter's `inbox(options)`. `undefined` means "the default"; an invalid value
@@ -98,7 +61,7 @@ export interface InboxOptions<Native = unknown> {
   response?: InboxResponse;
   /** Header set to `true` on the answer to a delivery already stored. Defaults to `'Idempotent-Replayed'`. */
   replayedHeader?: string;
-  /** Receives `stored`, `duplicate` and `store-error` events. Errors it throws are ignored. */
+  /** Receives `stored`, `duplicate`, `store-error` and `answered` events. Errors it throws are ignored. */
   onEvent?: (event: InboxEvent) => void;
 }
 
@@ -133,46 +96,6 @@ const KNOWN = new Set([
   'replayedHeader',
   'onEvent',
 ]);
-
-function resolveHeaders(headers: unknown): readonly string[] {
-  if (headers === undefined) return DEFAULT_INBOX_HEADERS;
-  if (!Array.isArray(headers) || headers.some((h) => typeof h !== 'string' || h === ''))
-    throw new ConfigError('headers', 'must be an array of header names');
-  const names = headers.map((h: string) => h.toLowerCase());
-  const forbidden = names.find((name) => FORBIDDEN_HEADERS.has(name));
-  if (forbidden)
-    throw new ConfigError(
-      'headers',
-      `must not include "${forbidden}": credentials are never stored`,
-    );
-  return [...new Set(names)];
-}
-
-function resolveResponse(
-  response: InboxResponse | undefined,
-  replayedHeader: string,
-): {
-  stored: HttpResponseRecord;
-  duplicate: HttpResponseRecord;
-} {
-  const {
-    status = 200,
-    body = '{"received":true}',
-    contentType = 'application/json; charset=utf-8',
-  } = response ?? {};
-  if (!Number.isInteger(status) || status < 200 || status > 299)
-    throw new ConfigError('response', `status must be a 2xx status, got ${String(status)}`);
-  if (typeof body !== 'string' && !Buffer.isBuffer(body))
-    throw new ConfigError('response', 'body must be a string or a Buffer');
-  if (typeof contentType !== 'string' || contentType === '')
-    throw new ConfigError('response', 'contentType must be a non-empty string');
-  const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
-  const headers = { 'content-type': contentType, 'cache-control': 'no-store' };
-  return {
-    stored: { status, headers, body: bytes },
-    duplicate: { status, headers: { ...headers, [replayedHeader]: 'true' }, body: bytes },
-  };
-}
 
 /** True unless a parser turned the body into data without keeping its bytes. */
 function nothingParsed(body: unknown): boolean {
@@ -290,8 +213,29 @@ export function createInboxEngine<Native = unknown>(
     return picked;
   };
 
+  // Clocks are read only when someone listens, as the guard does.
+  const clock = onEvent ? () => performance.now() : () => 0;
+  const answered = (
+    key: RequestKey,
+    started: number,
+    outcome: 'stored' | 'duplicate' | 'store_error',
+    decision: InboxDecision,
+  ): InboxDecision => {
+    if (onEvent && decision.action === 'respond')
+      emit({
+        type: 'answered',
+        provider: key.provider,
+        externalId: key.externalId,
+        outcome,
+        status: decision.response.status,
+        durationMs: clock() - started,
+      });
+    return decision;
+  };
+
   return {
     async accept(request) {
+      const started = clock();
       if (UNGUARDED_METHODS.has(request.method)) {
         // A read the preset answers as its provider's challenge (Braintree's bt_challenge).
         const read = request.method === 'GET' || request.method === 'HEAD';
@@ -340,14 +284,20 @@ export function createInboxEngine<Native = unknown>(
         });
       } catch (error) {
         emit({ type: 'store-error', operation: 'enqueue', error });
-        return refuse(new StoreError('enqueue', error, 'inbox'), request);
+        const refusal = refuse(new StoreError('enqueue', error, 'inbox'), request);
+        return answered(key, started, 'store_error', refusal);
       }
       emit({
         type: stored ? 'stored' : 'duplicate',
         provider: key.provider,
         externalId: key.externalId,
       });
-      return { action: 'respond', response: stored ? answers.stored : answers.duplicate, stored };
+      const response = stored ? answers.stored : answers.duplicate;
+      return answered(key, started, stored ? 'stored' : 'duplicate', {
+        action: 'respond',
+        response,
+        stored,
+      });
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
- * @module The queue consumer (DESIGN.md §13): what a pg-boss or BullMQ job runs. It reads the
- * stored delivery, runs its handler through the guard's receipts and settles the delivery, so a
- * queue's at-least-once redelivery replays from the receipt instead of doubling the effect.
+ * @module The queue consumer: what a pg-boss or BullMQ job runs. It reads the stored delivery, runs
+ * its handler through the guard's receipts and settles the delivery, so a queue's at-least-once
+ * redelivery replays from the receipt instead of doubling the effect. It has no loop and no lease
+ * of its own to renew: the queue runs the jobs, and the relay leased each delivery for its handoff.
  */
 import { ConfigError } from '../errors';
 import {
@@ -15,9 +16,10 @@ import {
   type ReceiptsOptions,
   refOf,
   runDelivery,
+  warnOfSetup,
 } from './run';
-import type { QueuedDelivery } from './relay';
-import type { InboxEvent, InboxStore } from './types';
+import type { QueuedDelivery } from './relay-options';
+import type { InboxEvent, InboxStore, StoredDelivery } from './types';
 
 /** Options of {@link createInboxConsumer}. */
 export interface InboxConsumerOptions<Tx = never> extends ReceiptsOptions<Tx> {
@@ -31,7 +33,10 @@ export interface InboxConsumerOptions<Tx = never> extends ReceiptsOptions<Tx> {
    * `expireInSeconds`, BullMQ's stalled-job check) at least this long. Defaults to 60.
    */
   visibilityTimeoutSeconds?: number;
-  /** Receives `processed`, `failed`, `dead`, `skipped`, `released` and `lease-lost` events. */
+  /**
+   * Receives `processed`, `failed`, `dead`, `skipped`, `released` and `lease-lost` events, and
+   * once, as the consumer is built, a `warning` for a setup that works against the inbox.
+   */
   onEvent?: (event: InboxEvent) => void;
 }
 
@@ -114,71 +119,105 @@ export function createInboxConsumer<Tx = never>(options: InboxConsumerOptions<Tx
     0.1,
   );
   const guard = guardFor(options, visibility);
+  warnOfSetup(inbox, guard, emit);
   /** Marks a delivery done in its receipt's transaction, where inbox and receipts share one. */
   const complete = completerOf(inbox, guard);
-
-  /** A settle write; `false` (lease lost) is reported. A store failure rejects, so the queue retries. */
-  const settle = async (job: QueuedDelivery, write: () => Promise<boolean>): Promise<boolean> => {
-    const ok = await write();
-    if (!ok) emit({ type: 'lease-lost', delivery: refOf(job) });
-    return ok;
-  };
-  /** The handler failed (or there is none): the queue retries; its last attempt buries the delivery. */
-  const failed = async (job: QueuedDelivery, error: unknown, final: boolean): Promise<never> => {
-    const text = errorText(error);
-    const ref = refOf(job);
-    if (!final) emit({ type: 'failed', delivery: ref, error: text });
-    else if (await settle(job, () => inbox.bury(job, { error: text })))
-      emit({ type: 'dead', delivery: ref, error: text });
-    throw error;
-  };
-
+  const scope: ConsumeScope<Tx> = { inbox, handlers, emit, guard, complete };
   return {
     providers,
     async process(input, { final }) {
-      const job = queuedDeliveryOf(input);
-      const ref = refOf(job);
-      const stored = await inbox.find(job.provider, job.externalId);
-      if (stored === null || stored.id !== job.id) {
-        emit({ type: 'skipped', delivery: ref, reason: 'missing' });
-        return 'skipped';
-      }
-      if (stored.status === 'done' || stored.status === 'dead') {
-        emit({ type: 'skipped', delivery: ref, reason: 'finished' });
-        return 'skipped';
-      }
-      if (stored.status !== 'processing' || stored.attempts !== job.attempts) {
-        emit({ type: 'skipped', delivery: ref, reason: 'superseded' });
-        return 'skipped';
-      }
-      const handler = handlers[job.provider];
-      if (handler === undefined)
-        // A relay for a provider this consumer has no handler for: a failure like any other.
-        return failed(
-          job,
-          new ConfigError('handlers', `no handler for provider "${job.provider}"`),
-          final,
-        );
-      const result = await runDelivery(guard, handler, stored, { complete, lease: job });
-      if (result.kind === 'processed') {
-        // The receipt committed: processed, even if marking the delivery was lost (a replay ends it).
-        if (result.completed === undefined) await settle(job, () => inbox.complete(job));
-        else if (!result.completed) emit({ type: 'lease-lost', delivery: ref });
-        emit({ type: 'processed', delivery: ref, replayed: result.replayed });
-        return result.replayed ? 'replayed' : 'processed';
-      }
-      if (result.kind === 'busy') {
-        // Another run holds the receipt (a consumer that died mid-job, until its claim goes stale),
-        // or the receipts store failed: give the delivery back to the inbox, due once that claim
-        // can have settled (or after a back-off), rather than spend the queue's retries waiting.
-        // The relay hands it over again under a new lease.
-        const { delayMs, reason } = result;
-        if (!(await settle(job, () => inbox.retry(job, { delayMs, error: null }))))
-          return 'skipped';
-        emit({ type: 'released', delivery: ref, reason });
-        return 'released';
-      }
-      return failed(job, result.error, final);
+      return consume(scope, queuedDeliveryOf(input), final);
     },
   };
+}
+
+/** What one job's processing needs of its consumer. */
+interface ConsumeScope<Tx> {
+  readonly inbox: InboxStore;
+  readonly handlers: Readonly<Record<string, InboxHandler<Tx>>>;
+  readonly emit: (event: InboxEvent) => void;
+  readonly guard: ReturnType<typeof guardFor<Tx>>;
+  readonly complete: ReturnType<typeof completerOf>;
+}
+
+/** {@link InboxConsumer.process} of one checked job. */
+async function consume<Tx>(
+  scope: ConsumeScope<Tx>,
+  job: QueuedDelivery,
+  final: boolean,
+): Promise<ConsumeOutcome> {
+  const { inbox, handlers, emit, guard, complete } = scope;
+  const ref = refOf(job);
+  const stored = await inbox.find(job.provider, job.externalId);
+  const skipped = skipReason(job, stored);
+  if (skipped !== undefined) {
+    emit({ type: 'skipped', delivery: ref, reason: skipped });
+    return 'skipped';
+  }
+  const handler = handlers[job.provider];
+  if (handler === undefined)
+    // A relay for a provider this consumer has no handler for: a failure like any other.
+    return failed(
+      scope,
+      job,
+      new ConfigError('handlers', `no handler for provider "${job.provider}"`),
+      final,
+    );
+  const result = await runDelivery(guard, handler, stored!, { complete, lease: job });
+  if (result.kind === 'processed') {
+    // The receipt committed: processed, even if marking the delivery was lost (a replay ends it).
+    if (result.completed === undefined) await settle(scope, job, () => inbox.complete(job));
+    else if (!result.completed) emit({ type: 'lease-lost', delivery: ref });
+    emit({ type: 'processed', delivery: ref, replayed: result.replayed });
+    return result.replayed ? 'replayed' : 'processed';
+  }
+  if (result.kind === 'busy') {
+    // Another run holds the receipt (a consumer that died mid-job, until its claim goes stale),
+    // or the receipts store failed: give the delivery back to the inbox, due once that claim
+    // can have settled (or after a back-off), rather than spend the queue's retries waiting.
+    // The relay hands it over again under a new lease.
+    const { delayMs, reason } = result;
+    if (!(await settle(scope, job, () => inbox.retry(job, { delayMs, error: null }))))
+      return 'skipped';
+    emit({ type: 'released', delivery: ref, reason });
+    return 'released';
+  }
+  return failed(scope, job, result.error, final);
+}
+
+/** Why the job has nothing to do: finished, no longer stored, or handed over again since; `undefined` when it has. */
+function skipReason(
+  job: QueuedDelivery,
+  stored: StoredDelivery | null,
+): 'missing' | 'finished' | 'superseded' | undefined {
+  if (stored === null || stored.id !== job.id) return 'missing';
+  if (stored.status === 'done' || stored.status === 'dead') return 'finished';
+  if (stored.status !== 'processing' || stored.attempts !== job.attempts) return 'superseded';
+  return undefined;
+}
+
+/** A settle write; `false` (lease lost) is reported. A store failure rejects, so the queue retries. */
+async function settle<Tx>(
+  scope: ConsumeScope<Tx>,
+  job: QueuedDelivery,
+  write: () => Promise<boolean>,
+): Promise<boolean> {
+  const ok = await write();
+  if (!ok) scope.emit({ type: 'lease-lost', delivery: refOf(job) });
+  return ok;
+}
+
+/** The handler failed (or there is none): the queue retries; its last attempt buries the delivery. */
+async function failed<Tx>(
+  scope: ConsumeScope<Tx>,
+  job: QueuedDelivery,
+  error: unknown,
+  final: boolean,
+): Promise<never> {
+  const text = errorText(error);
+  const ref = refOf(job);
+  if (!final) scope.emit({ type: 'failed', delivery: ref, error: text });
+  else if (await settle(scope, job, () => scope.inbox.bury(job, { error: text })))
+    scope.emit({ type: 'dead', delivery: ref, error: text });
+  throw error;
 }

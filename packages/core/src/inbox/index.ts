@@ -6,6 +6,7 @@
  * @module @webhook-idempotency/core/inbox
  */
 export type { InboxOptions, InboxResponse } from './accept';
+export type { BacklogInput, InboxBacklog, ProviderBacklog } from './figures';
 export { InMemoryInbox, type InMemoryInboxOptions } from './memory-inbox';
 export {
   createInboxWorker,
@@ -21,6 +22,8 @@ export {
   type DeliveryRef,
   DeliveryStatus,
   type DeliverySummary,
+  type ExpectedDelivery,
+  type InboxCaution,
   type InboxEvent,
   type InboxStore,
   type LeasedRef,

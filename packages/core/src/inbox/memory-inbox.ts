@@ -1,7 +1,23 @@
 /** @module InMemoryInbox: the `InboxStore` contract over Maps, for tests and single-process development. */
 import { ConfigError } from '../errors';
 import { checkKeyPart } from '../request-key';
+import { backlogOf, resolveBacklogInput } from './backlog';
+import type { BacklogInput, InboxBacklog } from './figures';
 import { resolveListInput, resolvePurgeInput } from './list-input';
+import {
+  type ClaimInput,
+  type InMemoryInboxOptions,
+  keyOf,
+  type LapsedInput,
+  LEASE_EXPIRED,
+  refOf,
+  resolveInMemoryInboxOptions,
+  type Row,
+  storableText,
+  toDelivery,
+  toStored,
+  toSummary,
+} from './memory-inbox-rows';
 import { MAX_CLAIM_LIMIT } from './run';
 import {
   type Delivery,
@@ -9,95 +25,14 @@ import {
   DeliveryStatus,
   type DeliveryListInput,
   type DeliverySummary,
+  type ExpectedDelivery,
   type InboxStore,
   type LeasedRef,
   type NewDelivery,
   type StoredDelivery,
 } from './types';
 
-/** Options of {@link InMemoryInbox}. */
-export interface InMemoryInboxOptions {
-  /**
-   * The inbox's clock, in milliseconds since the epoch: every due time, lease and `finishedAt` is
-   * read from it (a test moves it instead of sleeping). Defaults to `Date.now`.
-   */
-  now?: () => number;
-}
-
-/** The text a delivery records when its lease ran out and a claim took it over (as `SqlInbox`'s). */
-const LEASE_EXPIRED = 'LeaseExpired: the worker holding it stopped before settling it';
-const KNOWN_OPTIONS: ReadonlySet<string> = new Set(['now']);
-// NUL, and UTF-16 halves without their partner: what no SQL text column stores as given.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is matched on purpose, to be replaced as SqlInbox replaces it.
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-const storableText = (value: string): string => value.replace(UNSTORABLE, '\uFFFD');
-// A provider and an external id (or an ordering key), length-prefixed so that ('a:b', 'c') and
-// ('a', 'b:c') can never collide.
-const keyOf = (provider: string, part: string): string => `${provider.length}:${provider}${part}`;
-
-/** One stored delivery: what a table row of `SqlInbox` holds. */
-interface Row {
-  readonly id: number;
-  readonly provider: string;
-  readonly externalId: string;
-  readonly orderingKey: string | null;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: Buffer;
-  readonly receivedAt: number;
-  status: DeliveryStatus;
-  attempts: number;
-  failures: number;
-  availableAt: number;
-  finishedAt: number | null;
-  lastError: string | null;
-}
-
-/** What a claim takes. */
-type ClaimInput = Parameters<InboxStore['claim']>[0];
-/** What `lapsed` takes. */
-type LapsedInput = Parameters<InboxStore['lapsed']>[0];
-
-/** The options checked once, each error naming its option. */
-function resolveInMemoryInboxOptions(options: InMemoryInboxOptions): { now: () => number } {
-  if (typeof options !== 'object' || options === null)
-    throw new ConfigError('options', 'must be an object');
-  const unknown = Object.keys(options).find((name) => !KNOWN_OPTIONS.has(name));
-  if (unknown !== undefined) throw new ConfigError(unknown, 'is not an option of InMemoryInbox');
-  const { now = Date.now } = options;
-  if (typeof now !== 'function') throw new ConfigError('now', 'must be a function');
-  return { now };
-}
-
-const refOf = (row: Row): LeasedRef => ({
-  id: row.id,
-  provider: row.provider,
-  externalId: row.externalId,
-  attempts: row.attempts,
-  failures: row.failures,
-});
-
-const toDelivery = (row: Row): Delivery => ({
-  ...refOf(row),
-  orderingKey: row.orderingKey,
-  headers: { ...row.headers },
-  body: Buffer.from(row.body),
-  receivedAt: new Date(row.receivedAt),
-});
-
-const stateOf = (row: Row) => ({
-  status: row.status,
-  availableAt: new Date(row.availableAt),
-  finishedAt: row.finishedAt === null ? null : new Date(row.finishedAt),
-  lastError: row.lastError,
-});
-
-const toSummary = (row: Row): DeliverySummary => ({
-  ...refOf(row),
-  orderingKey: row.orderingKey,
-  receivedAt: new Date(row.receivedAt),
-  bodyBytes: row.body.length,
-  ...stateOf(row),
-});
+export type { InMemoryInboxOptions } from './memory-inbox-rows';
 
 /**
  * Keeps inbox deliveries in this process's memory, with `SqlInbox`'s semantics: every method runs
@@ -296,11 +231,20 @@ export class InMemoryInbox implements InboxStore {
     return true;
   }
 
-  async redeliver(provider: string, externalId: string): Promise<'dead' | 'done' | null> {
+  /** A compare-and-set on `expected`: a delivery that moved since it was read stays as it is. */
+  async redeliver(
+    provider: string,
+    externalId: string,
+    expected: ExpectedDelivery<'dead' | 'done'>,
+  ): Promise<boolean> {
     const row = this.byKey.get(keyOf(provider, externalId));
-    if (!row || (row.status !== DeliveryStatus.DEAD && row.status !== DeliveryStatus.DONE))
-      return null;
-    const was = row.status;
+    if (
+      !row ||
+      (row.status !== DeliveryStatus.DEAD && row.status !== DeliveryStatus.DONE) ||
+      row.status !== expected.status ||
+      row.attempts !== expected.attempts
+    )
+      return false;
     row.status = DeliveryStatus.PENDING;
     row.availableAt = this.now();
     row.failures = 0;
@@ -308,13 +252,23 @@ export class InMemoryInbox implements InboxStore {
     // Back among the open ones, in id order (a redelivery is rare: an operator's act).
     const entries: Array<[number, Row]> = [...this.open, [row.id, row]];
     this.open = new Map(entries.sort(([a], [b]) => a - b));
-    return was;
+    return true;
   }
 
-  async retryNow(provider: string, externalId: string): Promise<boolean> {
+  async retryNow(
+    provider: string,
+    externalId: string,
+    expected: ExpectedDelivery<'pending'>,
+  ): Promise<boolean> {
     const row = this.byKey.get(keyOf(provider, externalId));
     const now = this.now();
-    if (row?.status !== DeliveryStatus.PENDING || row.availableAt <= now) return false;
+    if (
+      row?.status !== DeliveryStatus.PENDING ||
+      expected.status !== DeliveryStatus.PENDING ||
+      row.attempts !== expected.attempts ||
+      row.availableAt <= now
+    )
+      return false;
     row.availableAt = now;
     return true;
   }
@@ -322,7 +276,7 @@ export class InMemoryInbox implements InboxStore {
   /** A copy of the delivery stored under this key, or `null`. */
   async find(provider: string, externalId: string): Promise<StoredDelivery | null> {
     const row = this.byKey.get(keyOf(provider, externalId));
-    return row ? { ...toDelivery(row), ...stateOf(row) } : null;
+    return row ? toStored(row) : null;
   }
 
   /**
@@ -370,5 +324,10 @@ export class InMemoryInbox implements InboxStore {
       }
     }
     return deleted;
+  }
+
+  /** One pass over the stored deliveries, with `SqlInbox`'s limits; ages by this inbox's clock. */
+  async backlog(input: BacklogInput): Promise<InboxBacklog> {
+    return backlogOf(this.rows.values(), this.now(), resolveBacklogInput(input));
   }
 }

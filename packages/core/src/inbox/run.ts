@@ -1,7 +1,8 @@
 /**
  * @module Running one stored delivery through the guard's receipts: what the inbox worker and the
- * queue consumer share (DESIGN.md §13). The handler runs once per provider and external id; a
- * delivery claimed again is replayed from its receipt.
+ * queue consumer share. The handler runs once per provider and external id; a delivery claimed
+ * again is replayed from its receipt. A run is bounded ({@link boundedRun}): it ends at its
+ * deadline, under the lease, and when its worker stops.
  */
 import { MAX_ERROR_LENGTH, SECOND } from '../constants';
 import { ClaimLost, ConfigError, HandlerTimeout, RequestInProgress, StoreError } from '../errors';
@@ -187,6 +188,20 @@ export function completerOf<Tx>(
 }
 
 /**
+ * Reports, as `warning` events, what the inbox says about `guard`'s handlers running in
+ * transactions beside it ({@link InboxStore.cautionsFor}): once, when a worker or consumer is built.
+ */
+export function warnOfSetup<Tx>(
+  inbox: InboxStore,
+  guard: IdempotencyGuard<Tx>,
+  emit: (event: InboxEvent) => void,
+): void {
+  if (!guard.transactional || typeof inbox.cautionsFor !== 'function') return;
+  for (const { code, message } of inbox.cautionsFor(guard.store))
+    emit({ type: 'warning', code, message });
+}
+
+/**
  * The inbox's way of running several first deliveries in one receipts transaction
  * ({@link InboxStore.batcherFor}), on the same terms as {@link completerOf}.
  */
@@ -225,18 +240,13 @@ export async function runDelivery<Tx>(
   const lease = options.lease ?? delivery;
   /** Whether the delivery was marked done in the handler's transaction; unset when not tried. */
   let completed: boolean | undefined;
-  const run = new AbortController();
   const timeoutMs = guard.handlerTimeoutMs;
-  const timer = setTimeout(() => {
+  const run = boundedRun(timeoutMs, signal, () => {
     const outcome = guard.transactional
       ? undefined
       : 'it was cut off (context.signal aborted) and its receipt left to go stale';
-    run.abort(new HandlerTimeout(delivery.provider, delivery.externalId, timeoutMs, outcome));
-  }, timeoutMs);
-  timer.unref?.();
-  const onStop = () => run.abort(abortReason(signal!));
-  if (signal?.aborted) onStop();
-  else signal?.addEventListener('abort', onStop, { once: true });
+    return new HandlerTimeout(delivery.provider, delivery.externalId, timeoutMs, outcome);
+  });
   /** What the handler itself threw: its failure, even when it is a StoreError of its own. */
   let thrown: { error: unknown } | undefined;
   try {
@@ -266,20 +276,53 @@ export async function runDelivery<Tx>(
       ? { kind: 'processed', replayed: outcome.isReplay }
       : { kind: 'processed', replayed: false, completed };
   } catch (error) {
-    if (error instanceof RequestInProgress)
-      return {
-        kind: 'busy',
-        reason: 'in-progress',
-        delayMs: error.retryAfterSeconds * SECOND,
-        error,
-      };
-    if (error instanceof ClaimLost)
-      return { kind: 'busy', reason: 'in-progress', delayMs: SECOND, error };
-    if (error instanceof StoreError && thrown?.error !== error)
-      return { kind: 'busy', reason: 'store-error', delayMs: STORE_ERROR_DELAY_MS, error };
-    return { kind: 'failed', error, text: errorText(error) };
+    return endedWith(error, thrown);
   } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', onStop);
+    run.end();
   }
+}
+
+/**
+ * What a run that threw `error` came to: not the delivery's failure (`busy`) when another run holds
+ * its receipt or the receipts store failed (a StoreError the handler did not throw itself,
+ * `thrown`), else the handler's failure.
+ */
+function endedWith(error: unknown, thrown: { error: unknown } | undefined): DeliveryResult {
+  if (error instanceof RequestInProgress)
+    return {
+      kind: 'busy',
+      reason: 'in-progress',
+      delayMs: error.retryAfterSeconds * SECOND,
+      error,
+    };
+  if (error instanceof ClaimLost)
+    return { kind: 'busy', reason: 'in-progress', delayMs: SECOND, error };
+  if (error instanceof StoreError && thrown?.error !== error)
+    return { kind: 'busy', reason: 'store-error', delayMs: STORE_ERROR_DELAY_MS, error };
+  return { kind: 'failed', error, text: errorText(error) };
+}
+
+/**
+ * A run's own signal, aborted at `timeoutMs` with `timedOut()`'s error, or when `stop` aborts (a
+ * stopping worker) with its reason, whichever comes first; `end()` drops the timer and the listener
+ * once the run is over.
+ */
+export function boundedRun(
+  timeoutMs: number,
+  stop: AbortSignal | undefined,
+  timedOut: () => Error,
+): { readonly signal: AbortSignal; end(): void } {
+  const run = new AbortController();
+  const timer = setTimeout(() => run.abort(timedOut()), timeoutMs);
+  timer.unref?.();
+  const onStop = () => run.abort(abortReason(stop!));
+  if (stop?.aborted) onStop();
+  else stop?.addEventListener('abort', onStop, { once: true });
+  return {
+    signal: run.signal,
+    end: () => {
+      clearTimeout(timer);
+      stop?.removeEventListener('abort', onStop);
+    },
+  };
 }

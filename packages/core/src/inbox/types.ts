@@ -1,4 +1,5 @@
 /** @module The inbox vocabulary (DESIGN.md §13): stored deliveries, their lifecycle and the `InboxStore` contract. */
+import type { AnsweredEvent, BacklogInput, InboxBacklog } from './figures';
 
 /** Where a stored delivery is in its lifecycle. */
 export const DeliveryStatus = {
@@ -74,6 +75,16 @@ export interface DeliverySummary extends Omit<StoredDelivery, 'body' | 'headers'
 export interface LeasedRef extends DeliveryRef {
   /** As {@link Delivery.failures}: failed attempts and lapsed leases before this lease. */
   readonly failures: number;
+}
+
+/**
+ * The state an operator's repair expects a delivery to be in: the one they were shown. `attempts`
+ * only grows (every claim adds one) and no status comes back without a claim, so a delivery with
+ * this status and these attempts has not moved since it was read.
+ */
+export interface ExpectedDelivery<S extends DeliveryStatus = DeliveryStatus> {
+  readonly status: S;
+  readonly attempts: number;
 }
 
 /** The lease a claim gave: the delivery's `id` and the `attempts` it was claimed with. */
@@ -157,6 +168,13 @@ export interface InboxStore {
    */
   batcherFor?(store: object): DeliveryBatcher | undefined;
   /**
+   * Optional: what, in a setup that runs, works against the inbox when `store`'s handlers run in
+   * its transactions beside it (on SQLite, one connection for both: the endpoint's
+   * acknowledgement waits for the handlers). The worker and the consumer report each as a
+   * `warning` event when they are built.
+   */
+  cautionsFor?(store: object): readonly InboxCaution[];
+  /**
    * Gives the leased delivery back as `pending`, due after `delayMs`. With an `error` it is a
    * failed attempt: the error is recorded and `failures` grows by one; with `null` it is a release
    * (the last error and `failures` stay). `false` when the lease was lost.
@@ -173,22 +191,32 @@ export interface InboxStore {
   /** Marks the leased delivery `dead` with `error` (a failure: `failures` grows by one). `false` when the lease was lost. */
   bury(lease: DeliveryLease, input: { readonly error: string }): Promise<boolean>;
   /**
-   * Puts a finished delivery back for processing, deliberately: `dead` or `done` → `pending`, due
-   * now, `failures` 0 (a fresh dead-letter budget), `finished_at` cleared; `attempts` keeps
-   * counting (it is the lease's fencing token and must only grow) and the last error stays. A
-   * conditional write fenced on the status and attempts just read, so it is race-safe against a
-   * worker and another redeliver. Resolves with the status it had, or `null` when no finished
-   * delivery has this key (not stored, or still pending/processing: nothing changed). A `done`
-   * delivery's receipt is completed and would only be replayed: forget it first
-   * (`ReceiptsAdmin.forget`) to have the handler run again.
+   * Puts a finished delivery back for processing, deliberately, if it is still as `expected` (the
+   * state the operator was shown): `dead` or `done` → `pending`, due now, `failures` 0 (a fresh
+   * dead-letter budget), `finished_at` cleared; `attempts` keeps counting (it is the lease's
+   * fencing token and must only grow) and the last error stays. One conditional write, a
+   * compare-and-set on `expected.status` and `expected.attempts`: a delivery that moved since it
+   * was read (retried by someone else, run again by a worker and now `done`, dead again on a later
+   * attempt) is left as it is, and so is one with another status. Resolves `true` when it changed
+   * the delivery, `false` when nothing changed. A `done` delivery's receipt is completed and would
+   * only be replayed: forget it first (`ReceiptsAdmin.forget`) to have the handler run again.
    */
-  redeliver(provider: string, externalId: string): Promise<'dead' | 'done' | null>;
+  redeliver(
+    provider: string,
+    externalId: string,
+    expected: ExpectedDelivery<'dead' | 'done'>,
+  ): Promise<boolean>;
   /**
-   * Makes a `pending` delivery that waits for its backoff due now (one conditional write).
-   * `true` when it did; `false` when no pending delivery with this key was waiting (not stored,
-   * not pending, or due already: nothing changed).
+   * Makes a `pending` delivery that waits for its backoff due now, if it is still the pending
+   * delivery `expected` names (the same `attempts`: not claimed since). One conditional write.
+   * `true` when it did; `false` when nothing changed (not stored, not pending, claimed since, or
+   * due already).
    */
-  retryNow(provider: string, externalId: string): Promise<boolean>;
+  retryNow(
+    provider: string,
+    externalId: string,
+    expected: ExpectedDelivery<'pending'>,
+  ): Promise<boolean>;
   /** The delivery stored under this key, or `null`. A plain read. */
   find(provider: string, externalId: string): Promise<StoredDelivery | null>;
   /**
@@ -205,6 +233,11 @@ export interface InboxStore {
    * Returns how many were deleted.
    */
   purge(input: { readonly olderThanMs: number; readonly batchSize?: number }): Promise<number>;
+  /**
+   * Per provider: the unfinished deliveries, the stuck ones and the oldest's age; with a window, the
+   * recently finished, dead and late ones. One bounded, index-served read ({@link BacklogInput}).
+   */
+  backlog(input: BacklogInput): Promise<InboxBacklog>;
 }
 
 /** What {@link InboxStore.list} filters and pages by; every field optional, the filters combine with AND. */
@@ -234,6 +267,14 @@ export interface DeliveryRef {
   readonly attempts: number;
 }
 
+/** A setup that runs but works against the inbox, and its fix ({@link InboxStore.cautionsFor}). */
+export interface InboxCaution {
+  /** Stable, for matching: `'SQLITE_SHARED_CONNECTION'`. */
+  readonly code: string;
+  /** What happens, and the fix. */
+  readonly message: string;
+}
+
 /** What the inbox endpoint and the worker report without throwing: for logs and metrics. */
 export type InboxEvent =
   /** The endpoint stored a delivery (`stored`) or recognised one it already had (`duplicate`). */
@@ -242,6 +283,8 @@ export type InboxEvent =
       readonly provider: string;
       readonly externalId: string;
     }
+  /** The endpoint answered a delivery with a key: its outcome, status and time ({@link AnsweredEvent}). */
+  | AnsweredEvent
   /** The handler ran and committed, or the receipt showed it already had (`replayed: true`). */
   | { readonly type: 'processed'; readonly delivery: DeliveryRef; readonly replayed: boolean }
   /** The handler failed; the delivery is due again after `delayMs`. */
@@ -279,6 +322,8 @@ export type InboxEvent =
     }
   /** The worker's lease had expired and another worker took the delivery over: this result was not recorded on it. */
   | { readonly type: 'lease-lost'; readonly delivery: DeliveryRef }
+  /** Reported once, when a worker or consumer is built: a setup that runs but works against the inbox ({@link InboxStore.cautionsFor}). */
+  | ({ readonly type: 'warning' } & InboxCaution)
   /** A store call failed (the endpoint answered 503; the worker retries later), or a relay's send to its queue (`operation: 'send'`). */
   | {
       readonly type: 'store-error';

@@ -64,7 +64,11 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
   backoffMaxMs?: number;
   /** `[0, 1)`, for the jitter; for tests. Defaults to `Math.random`. */
   random?: () => number;
-  /** Receives `processed`, `retry`, `dead`, `released`, `lease-lost` and `store-error` events. Errors it throws are ignored. */
+  /**
+   * Receives `processed`, `retry`, `dead`, `released`, `lease-lost` and `store-error` events, and
+   * once, as the worker is built, a `warning` for a setup that works against the inbox
+   * ({@link InboxStore.cautionsFor}). Errors it throws are ignored.
+   */
   onEvent?: (event: InboxEvent) => void;
 }
 
@@ -88,8 +92,6 @@ export interface InboxWorker {
   readonly running: boolean;
 }
 
-/** Lease renewals while a delivery runs: the lease is extended every `visibilityTimeoutSeconds / 3`. */
-export const RENEWALS_PER_LEASE = 3;
 /** How long stop() waits, once it has ended the runs still going, for their deliveries to be given back. */
 export const STOP_GRACE_MS = 2000;
 

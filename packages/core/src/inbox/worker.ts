@@ -1,28 +1,44 @@
 /**
- * @module The inbox worker (DESIGN.md §13): leases due deliveries in batches, runs each handler
- * through the guard's receipts (transactional completion), retries failures with exponential
- * backoff and jitter, dead-letters them after `maxAttempts`, and stops gracefully. Its options:
- * worker-options.ts; one batch's transaction: worker-batch.ts; single deliveries: worker-settle.ts.
+ * @module The inbox worker: leases due deliveries, runs each handler through the guard's receipts
+ * (transactional completion), retries failures with exponential backoff and jitter, dead-letters
+ * them after `maxAttempts`, and stops within a deadline. It is a state machine with four parts:
+ *
+ * - **States and the loop** (poll-loop.ts): `idle → running → stopping → stopped`, one field; the
+ *   loop runs {@link InboxWorkerMachine.round} while `running`: one claim for the free lanes, then
+ *   a nap (none after a full claim, the poll interval after a short one or a failed claim, until a
+ *   lane frees up when every lane is busy). A stop cuts the nap short.
+ * - **Lanes** (worker-lanes.ts): what a claim becomes: deliveries held, groups and single
+ *   deliveries waiting for a free lane, at most `concurrency` transactions at once; a group's
+ *   transaction (worker-batch.ts); a single delivery and its settle writes (worker-settle.ts).
+ * - **Lease renewal** (lease-keeper.ts): every held delivery's lease is renewed by one timer until
+ *   its part is over; a lease found taken over is reported (`lease-lost`) once.
+ * - **Stop with a deadline** (stopper.ts): gives back what has not started, waits for the claim
+ *   and the runs under way until the deadline, ends the runs still going and gives them back.
+ *
+ * Its options: worker-options.ts.
  */
+import { LeaseKeeper } from './lease-keeper';
+import { LoopState, PollLoop, UNTIL_WOKEN } from './poll-loop';
 import {
   batcherOf,
   completerOf,
   guardFor,
   MAX_CLAIM_LIMIT,
-  numberOption as number,
+  numberOption,
   refOf,
+  warnOfSetup,
 } from './run';
-import type { Delivery } from './types';
-import { type BatchScope, batchesOf, runBatch, unitsOf } from './worker-batch';
-import { settlerFor } from './worker-settle';
+import { stopWithDeadline } from './stopper';
+import type { Delivery, DeliveryBatcher, DeliveryLease, DeliveryRef, InboxEvent } from './types';
+import { Lanes } from './worker-lanes';
 import {
   DEFAULTS,
   type InboxWorker,
   type InboxWorkerOptions,
-  RENEWALS_PER_LEASE,
   STOP_GRACE_MS,
   settingsOf,
 } from './worker-options';
+import { Settler } from './worker-settle';
 
 export type { InboxHandler } from './run';
 export { type InboxWorker, type InboxWorkerOptions, retryDelayMs } from './worker-options';
@@ -44,306 +60,198 @@ export { type InboxWorker, type InboxWorkerOptions, retryDelayMs } from './worke
  * @see docs/inbox.md
  */
 export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): InboxWorker {
-  const {
-    inbox,
-    handlers,
-    providers,
-    emit,
-    concurrency,
-    batchSize,
-    batchWindowMs,
-    pollIntervalMs,
-    visibility,
-    maxAttempts,
-    backoff,
-    leaseMs,
-  } = settingsOf(options);
-  const guard = guardFor(options, visibility);
-  /** Marks a delivery done in its receipt's transaction, where inbox and receipts share one. */
-  const complete = completerOf(inbox, guard);
-  /** Runs first deliveries in batches, one transaction each, where inbox and receipts share one. */
-  const batcher = batchSize > 1 ? batcherOf(inbox, guard) : undefined;
-  const { processOne, failed, release, storeAnswered } = settlerFor({
-    inbox,
-    guard,
-    handlers,
-    emit,
-    maxAttempts,
-    backoff,
-    complete,
-  });
-
-  const inFlight = new Map<Delivery, Promise<void>>();
-  /** Aborted by stop() once its timeout has passed: the runs still going are ended and given back. */
-  let stopping = new AbortController();
-
-  /** The transactions under way: a batch, or one delivery on its own. At most `concurrency`. */
-  let lanes = 0;
-  /** Claimed and held (leases renewed), waiting for a free lane: batches, or single deliveries. */
-  const waiting: Delivery[][] = [];
-  /** Set by stop(): what has not started is given back, and lanes start nothing new. */
-  let halting = false;
-  /** Ends each held delivery's hold. */
-  const finishers = new Map<Delivery, () => void>();
-
-  /** Ends `delivery`'s hold once `work` settles; resolves then, never rejects. */
-  const settleAs = (delivery: Delivery, work: Promise<void>): Promise<void> =>
-    work
-      .catch((error: unknown) => {
-        // Only a throwing option (`random`) gets here: reported, and the lease left to expire.
-        emit({ type: 'store-error', operation: 'process', error, delivery: refOf(delivery) });
-      })
-      .finally(() => {
-        finishers.get(delivery)?.();
-        finishers.delete(delivery);
-      });
-
-  /** What a batch needs of this worker, where deliveries run in batches. */
-  const scope: BatchScope<Tx> | undefined = batcher && {
-    batcher,
-    guard,
-    handlers,
-    windowMs: batchWindowMs,
-    emit,
-    halting: () => halting,
-    storeAnswered,
-    handOut: (left) => {
-      waiting.unshift(...unitsOf(left, concurrency - lanes, batchSize));
-      pump();
+  const machine = new InboxWorkerMachine(options);
+  // Plain functions: the methods keep working when passed on unbound (`.then(worker.stop)`).
+  return {
+    get running() {
+      return machine.state === LoopState.RUNNING;
     },
-    settleAs,
-    release,
-    failed,
+    start: () => machine.start(),
+    stop: (stopOptions) => machine.stop(stopOptions),
+    runOnce: () => machine.runOnce(),
   };
+}
 
-  /**
-   * One lane's transaction: `unit` (a batch, or one delivery). What a batch has not started goes
-   * back to the front of the queue while it runs, and what its rollback leaves once it is over,
-   * spread over the lanes free then, so no delivery waits behind a slow handler while lanes idle.
-   */
-  async function lane(unit: readonly Delivery[]): Promise<void> {
-    const signal = stopping.signal;
-    if (halting) {
-      // Stopping: what has not started goes back at once, free of charge.
-      await Promise.all(unit.map((d) => settleAs(d, release(d, 'shutdown', 0))));
-      return;
-    }
-    if (unit.length === 1) {
-      await settleAs(unit[0]!, processOne(unit[0]!, signal));
-      return;
-    }
-    const left = await runBatch(scope!, unit, signal);
-    // This lane counts as free: it ends right after.
-    waiting.unshift(...unitsOf(left, concurrency - lanes + 1, batchSize));
+/** A lease's identity in events: its delivery and its lease number. */
+const leaseKey = (ref: DeliveryRef) => `${ref.id}/${ref.attempts}`;
+
+/** The worker behind {@link createInboxWorker}; see the module's header. */
+class InboxWorkerMachine<Tx> {
+  private readonly settings: ReturnType<typeof settingsOf<Tx>>;
+  private readonly loop = new PollLoop(() => this.round());
+  private readonly settler: Settler<Tx>;
+  private readonly keeper: LeaseKeeper<Delivery>;
+  private readonly lanes: Lanes<Tx>;
+  /** Aborted by a stop past its deadline: the runs still going end and give their deliveries back. */
+  private runs = new AbortController();
+  /** Leases the keeper reported lost: the settle write that finds them lost again says nothing. */
+  private readonly reportedLost = new Set<string>();
+
+  constructor(options: InboxWorkerOptions<Tx>) {
+    const settings = settingsOf(options);
+    this.settings = settings;
+    const { inbox, handlers, leaseMs } = settings;
+    const guard = guardFor(options, settings.visibility);
+    warnOfSetup(inbox, guard, settings.emit);
+    const emit = this.report;
+    this.keeper = new LeaseKeeper<Delivery>(
+      {
+        extend: (leases, ms) => inbox.extend(leases, { leaseMs: ms }),
+        // The lease may run out: another worker then takes the delivery over, fenced by its receipt.
+        renewalFailed: (error) =>
+          settings.emit({ type: 'store-error', operation: 'extend', error }),
+        leaseLost: (delivery) => this.leaseLost(delivery),
+      },
+      { leaseMs },
+    );
+    const ending = (lease: Delivery) => this.keeper.ending(lease);
+    const complete = this.endingOnComplete(completerOf(inbox, guard));
+    const { maxAttempts, backoff } = settings;
+    this.settler = new Settler({
+      inbox,
+      guard,
+      handlers,
+      emit,
+      maxAttempts,
+      backoff,
+      complete,
+      ending,
+    });
+    const batcher = settings.batchSize > 1 ? batcherOf(inbox, guard) : undefined;
+    const windowMs = settings.batchWindowMs;
+    this.lanes = new Lanes<Tx>({
+      concurrency: settings.concurrency,
+      batchSize: settings.batchSize,
+      emit,
+      keeper: this.keeper,
+      settler: this.settler,
+      group: batcher && { batcher: this.endingOnCommit(batcher), guard, handlers, windowMs, emit },
+      halting: () => this.loop.halting,
+      signal: () => this.runs.signal,
+      freed: () => this.loop.wake(),
+      ended: (delivery) => this.reportedLost.delete(leaseKey(delivery)),
+    });
   }
 
-  /** Starts waiting units while lanes are free; when stopping, gives them back instead. */
-  const pump = (): void => {
-    while (waiting.length > 0 && (halting || lanes < concurrency)) {
-      const unit = waiting.shift()!;
-      if (halting) {
-        for (const delivery of unit) void settleAs(delivery, release(delivery, 'shutdown', 0));
-        continue;
-      }
-      lanes++;
-      void lane(unit)
-        .catch((error: unknown) => {
-          // Not expected (a lane settles each delivery): reported; what it left goes to its lease.
-          emit({ type: 'store-error', operation: 'process', error });
-          for (const delivery of unit) finishers.get(delivery)?.();
-        })
-        .finally(() => {
-          lanes--;
-          pump();
-          if (running) wake(0);
-        });
-    }
-  };
+  get state(): LoopState {
+    return this.loop.state;
+  }
 
-  /** Keeps the leases of the deliveries in flight from expiring while their handlers run. */
-  let renewal: ReturnType<typeof setInterval> | undefined;
-  const renew = () => {
-    const leases = [...inFlight.keys()];
-    if (leases.length > 0)
-      inbox.extend(leases, { leaseMs }).catch((error: unknown) => {
-        // The lease may run out: another worker then takes the delivery over, fenced by its receipt.
-        emit({ type: 'store-error', operation: 'extend', error });
-      });
-  };
+  start(): void {
+    if (this.loop.state === LoopState.RUNNING) return;
+    if (this.runs.signal.aborted) this.runs = new AbortController();
+    this.loop.start();
+  }
 
-  /** Holds `delivery` in flight (its lease renewed, stop() waiting for it) until its part is over. */
-  const hold = (delivery: Delivery): Promise<void> => {
-    const done = new Promise<void>((resolve) => finishers.set(delivery, resolve)).finally(() => {
-      inFlight.delete(delivery);
-      if (inFlight.size === 0) {
-        clearInterval(renewal);
-        renewal = undefined;
-      }
+  async stop({ timeoutMs = DEFAULTS.stopTimeoutMs }: { timeoutMs?: number } = {}): Promise<void> {
+    const ms = numberOption('timeoutMs', timeoutMs, 0);
+    const claiming = this.loop.halt();
+    const left = await stopWithDeadline({
+      timeoutMs: ms,
+      giveBack: () => this.lanes.pump(),
+      step: claiming,
+      stepLate: () =>
+        this.report({
+          type: 'store-error',
+          operation: 'claim',
+          error: new Error(
+            `stop: the claim was still waiting on the inbox store after ${ms} ms; what it leases later is given back at once`,
+          ),
+        }),
+      runs: () => this.lanes.inFlight,
+      // A transaction is rolled back, so the give-back never waits behind it.
+      abort: () => this.runs.abort(new DOMException('The inbox worker is stopping', 'AbortError')),
+      graceMs: STOP_GRACE_MS,
     });
-    inFlight.set(delivery, done);
-    if (renewal === undefined) {
-      renewal = setInterval(renew, leaseMs / RENEWALS_PER_LEASE);
-      renewal.unref?.();
+    for (const delivery of left)
+      this.report({
+        type: 'store-error',
+        operation: 'release',
+        error: new Error(
+          `stop: the delivery could not be given back within ${STOP_GRACE_MS} ms; its lease will expire`,
+        ),
+        delivery: refOf(delivery),
+      });
+    this.loop.halted();
+  }
+
+  async runOnce(): Promise<number> {
+    this.loop.rest();
+    const claimed = await this.claim(
+      Math.min(MAX_CLAIM_LIMIT, this.settings.concurrency * this.lanes.perLane),
+    );
+    await this.lanes.begin(claimed);
+    return claimed.length;
+  }
+
+  /** One round of the loop: a claim for the free lanes; resolves with the nap before the next. */
+  private async round(): Promise<number> {
+    try {
+      const limit = this.lanes.room();
+      // Every lane busy: a lane that frees up wakes the loop.
+      if (limit <= 0) return UNTIL_WOKEN;
+      const claimed = await this.claim(limit);
+      if (this.loop.state !== LoopState.RUNNING) {
+        // Stopped while this claim was blocked: what it leased goes back at once.
+        await Promise.all(claimed.map((d) => this.settler.release(d, 'shutdown', 0)));
+        return UNTIL_WOKEN;
+      }
+      void this.lanes.begin(claimed);
+      // A full claim: more may be due at once. Otherwise wait for the next poll.
+      return claimed.length === limit ? 0 : this.settings.pollIntervalMs;
+    } catch {
+      // Not expected (a claim reports its own failure): the next poll tries again.
+      return this.settings.pollIntervalMs;
     }
-    return done;
-  };
-
-  /** Deliveries one lane takes from a claim: a batch's worth where deliveries run in batches. */
-  const perLane = batcher === undefined ? 1 : batchSize;
-
-  /**
-   * Holds `claimed` and queues it for the free lanes: every delivery with a failure on its own,
-   * and those without (where the inbox can batch them) in as few batches as hold them, at most
-   * `batchSize` each and one per lane left. What the free lanes cannot start now (a claim sized for
-   * batches that leased retries) is given back at once, free of charge (`surplus`): never held
-   * where another worker could run it, nor charged with this one if it dies. Resolves when all
-   * are settled.
-   */
-  const start = (claimed: readonly Delivery[]): Promise<void> => {
-    const held = claimed.map(hold);
-    const free = Math.max(1, concurrency - lanes);
-    // No failure yet: a first lease, or one given back uncharged (a surplus, a stop): its receipt,
-    // if any, is read by the batch (a replay goes alone). A retry after a failure runs alone.
-    const isFirst = (d: Delivery) => batcher !== undefined && d.failures === 0;
-    const single = claimed.filter((d) => !isFirst(d));
-    const first = claimed.filter(isFirst);
-    const alone = single.slice(0, free);
-    const batched = first.slice(0, (free - alone.length) * batchSize);
-    // As few batches as hold them: each transaction costs its own statements and commit, and a
-    // claim that returns after more lanes freed up must not be cut into crumbs for them (those
-    // lanes claim on their own). A batch that turns out slow hands out its rest (`handOut`).
-    const batches = Math.ceil(batched.length / batchSize);
-    waiting.push(...batchesOf(batched, batches, batchSize), ...alone.map((d) => [d]));
-    for (const delivery of [...single.slice(free), ...first.slice(batched.length)])
-      void settleAs(delivery, release(delivery, 'surplus', 0));
-    pump();
-    return Promise.all(held).then(() => undefined);
-  };
+  }
 
   /** Claims up to `limit`; a failed claim is reported and counts as nothing due. */
-  const claim = async (limit: number): Promise<Delivery[]> => {
+  private async claim(limit: number): Promise<Delivery[]> {
+    const { inbox, providers, leaseMs } = this.settings;
     try {
       return await inbox.claim({ providers, limit, leaseMs });
     } catch (error) {
-      emit({ type: 'store-error', operation: 'claim', error });
+      this.report({ type: 'store-error', operation: 'claim', error });
       return [];
     }
-  };
-
-  /** What the free lanes take in one claim. */
-  const room = (): number =>
-    waiting.length > 0 ? 0 : Math.min(MAX_CLAIM_LIMIT, (concurrency - lanes) * perLane);
-
-  let running = false;
-  let claiming: Promise<void> | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-
-  function wake(delayMs: number): void {
-    if (!running || claiming || timer !== undefined) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      claiming = round().then(
-        (next) => {
-          claiming = undefined;
-          // `undefined`: every lane is busy, and a finishing lane wakes the loop — unless one
-          // finished while this round ran.
-          if (next !== undefined) wake(next);
-          else if (room() > 0) wake(0);
-        },
-        () => {
-          claiming = undefined;
-          wake(pollIntervalMs);
-        },
-      );
-    }, delayMs);
   }
 
-  /** One claim for the free lanes; resolves with the delay before the next one. */
-  async function round(): Promise<number | undefined> {
-    const limit = room();
-    if (limit <= 0) return undefined;
-    const claimed = await claim(limit);
-    if (!running) {
-      // stop() returned while this claim was blocked: what it leased goes back at once.
-      await Promise.all(claimed.map((delivery) => release(delivery, 'shutdown', 0)));
-      return undefined;
-    }
-    void start(claimed);
-    // A full claim: more may be due at once. Otherwise wait for the next poll.
-    return claimed.length === limit ? 0 : pollIntervalMs;
+  /** Every event goes out here: a lease the keeper reported lost is not reported lost twice. */
+  private readonly report = (event: InboxEvent): void => {
+    if (event.type === 'lease-lost' && this.reportedLost.delete(leaseKey(event.delivery))) return;
+    this.settings.emit(event);
+  };
+
+  /** The keeper found `delivery`'s lease taken over while its part is under way. */
+  private leaseLost(delivery: Delivery): void {
+    this.settings.emit({ type: 'lease-lost', delivery: refOf(delivery) });
+    this.reportedLost.add(leaseKey(delivery));
   }
 
-  /** Resolves `true` when `work` settles within `expired`, `false` when `expired` comes first. */
-  const settlesBefore = (work: Promise<unknown>, expired: Promise<void>): Promise<boolean> =>
-    Promise.race([
-      work.then(
-        () => true,
-        () => true,
-      ),
-      expired.then(() => false),
-    ]);
+  /** `complete` (marking done in the receipt's transaction), telling the keeper first. */
+  private endingOnComplete(complete: ReturnType<typeof completerOf>) {
+    return (
+      complete &&
+      ((lease: DeliveryLease, transaction: unknown) => {
+        this.keeper.ending(lease);
+        return complete(lease, transaction);
+      })
+    );
+  }
 
-  return {
-    get running() {
-      return running;
-    },
-    start() {
-      if (running) return;
-      running = true;
-      halting = false;
-      if (stopping.signal.aborted) stopping = new AbortController();
-      wake(0);
-    },
-    async stop({ timeoutMs = DEFAULTS.stopTimeoutMs } = {}) {
-      const ms = number('timeoutMs', timeoutMs, 0);
-      running = false;
-      halting = true;
-      clearTimeout(timer);
-      timer = undefined;
-      pump();
-      let deadline: ReturnType<typeof setTimeout> | undefined;
-      const expired = new Promise<void>((resolve) => {
-        deadline = setTimeout(resolve, ms);
-      });
-      try {
-        if (claiming && !(await settlesBefore(claiming, expired)))
-          emit({
-            type: 'store-error',
-            operation: 'claim',
-            error: new Error(
-              `stop: the claim was still waiting on the inbox store after ${ms} ms; what it leases later is given back at once`,
-            ),
-          });
-        if (inFlight.size === 0) return;
-        if (await settlesBefore(Promise.allSettled(inFlight.values()), expired)) return;
-        // Past the timeout: end the runs still going (a transaction is rolled back, so the give-back
-        // never waits behind it) and give their deliveries back, free of charge.
-        stopping.abort(new DOMException('The inbox worker is stopping', 'AbortError'));
-        let grace: ReturnType<typeof setTimeout> | undefined;
-        const graceOver = new Promise<void>((resolve) => {
-          grace = setTimeout(resolve, STOP_GRACE_MS);
-        });
-        const given = await settlesBefore(Promise.allSettled(inFlight.values()), graceOver);
-        clearTimeout(grace);
-        if (!given)
-          for (const delivery of inFlight.keys())
-            emit({
-              type: 'store-error',
-              operation: 'release',
-              error: new Error(
-                `stop: the delivery could not be given back within ${STOP_GRACE_MS} ms; its lease will expire`,
-              ),
-              delivery: refOf(delivery),
-            });
-      } finally {
-        clearTimeout(deadline);
-      }
-    },
-    async runOnce() {
-      halting = false;
-      const claimed = await claim(Math.min(MAX_CLAIM_LIMIT, concurrency * perLane));
-      await start(claimed);
-      return claimed.length;
-    },
-  };
+  /** `batcher`, telling the keeper about the deliveries a group marks done before it does. */
+  private endingOnCommit(batcher: DeliveryBatcher): DeliveryBatcher {
+    return {
+      run: (deliveries, work, options) =>
+        batcher.run(
+          deliveries,
+          async (transaction, known) => {
+            const entries = await work(transaction, known);
+            for (const { delivery } of entries) this.keeper.ending(delivery);
+            return entries;
+          },
+          options,
+        ),
+    };
+  }
 }

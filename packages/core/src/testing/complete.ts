@@ -23,11 +23,21 @@ export const completeCases: ConformanceCase[] = [
   },
   {
     group: 'complete',
-    name: 'a 1 MiB response round-trips',
+    name: 'a 1 MiB response (or the longest the store declares) round-trips; one byte over a declared limit is refused',
     async run({ store, now, key }) {
       const k = key('big');
-      const response = `${'x'.repeat(1024 * 1024 - 3)}end`;
+      const limit = store.capabilities.maxResponseBytes;
+      const size = Math.min(1024 * 1024, limit ?? Number.POSITIVE_INFINITY);
+      const response = `${'x'.repeat(size - 3)}end`;
       await store.claim(k, { now: now(), fingerprint: null });
+      if (limit !== undefined) {
+        const over = key('over');
+        await store.claim(over, { now: now(), fingerprint: null });
+        await expect(
+          store.complete(over, { now: now(), attempts: 1, response: `${response}x` }),
+        ).rejects.toMatchObject({ code: 'ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE' });
+        expect(await store.find(over, { now: now() })).not.toMatchObject({ status: 'completed' });
+      }
       expect(await store.complete(k, { now: now(), attempts: 1, response })).toBe(true);
       const found = await store.find(k, { now: now() });
       expect(found?.response?.length).toBe(response.length);

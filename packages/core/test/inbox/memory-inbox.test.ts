@@ -81,6 +81,31 @@ describe('the inbox-store suite rejects broken stores', () => {
     }
   }
 
+  /**
+   * A redeliver that takes whatever finished delivery it finds, as stores did before the contract
+   * carried the state seen: it reads the status and attempts itself and writes against those.
+   */
+  class BlindRedeliverInbox extends InMemoryInbox {
+    override async redeliver(provider: string, externalId: string): Promise<boolean> {
+      const now = await this.find(provider, externalId);
+      if (now?.status !== 'dead' && now?.status !== 'done') return false;
+      return super.redeliver(provider, externalId, { status: now.status, attempts: now.attempts });
+    }
+  }
+
+  it('a redeliver that ignores the state seen fails the compare-and-set cases: a done delivery would go back to pending', async () => {
+    for (const fragment of ['run to done meanwhile stays done', 'died again on a later attempt']) {
+      const testCase = byName(fragment);
+      await expect(
+        runInboxCase(
+          testCase,
+          onTestClock((now) => new BlindRedeliverInbox({ now })),
+        ),
+      ).rejects.toThrow();
+      await expect(runInboxCase(testCase, onTestClock())).resolves.toBeUndefined();
+    }
+  });
+
   it('a listing that ignores receivedFrom and receivedBefore fails the time-range case', async () => {
     const testCase = byName('list filters by received time');
     await expect(

@@ -2,11 +2,16 @@
  * @module The repairs, each a confirmation page (GET: what it will do, computed from what is
  * stored now) and its form's POST, which runs the very operation the CLI runs: `release` of the
  * receipts admin, `retryDelivery`, `redeliverDelivery`, `retryDeadDeliveries` and the admin's
- * batched `purge`. Every write is fenced: what changed since the page was shown is left alone, and
- * the answer says so.
+ * batched `purge`. Every write is a compare-and-set on what the page showed (its form carries the
+ * state: `seen.ts`): what changed since is left as it is, and the answer says what it is now.
  */
 import type { InboxStore } from '@webhook-idempotency/core/inbox';
-import { redeliverDelivery, retryDeadDeliveries, retryDelivery } from '@webhook-idempotency/sql';
+import {
+  movedSince,
+  redeliverDelivery,
+  retryDeadDeliveries,
+  retryDelivery,
+} from '@webhook-idempotency/sql';
 import { age, plural, utc } from '../format';
 import { type Html, html, stored } from '../html';
 import {
@@ -23,6 +28,7 @@ import {
 import { choice, MAX_KEY_FIELD, text, whole } from '../query';
 import type { DashboardReceipts } from '../types';
 import { keyOf } from './receipts';
+import { seenClaim, seenClaimFields, seenDelivery, seenDeliveryFields } from './seen';
 
 const DAY = 86_400_000;
 /** The windows of the bulk retry, by name. */
@@ -79,7 +85,7 @@ ${
     ? html`<p class="notice error" role="alert">Its claim is younger than ${age(view.staleAfterMs)}: its worker may still be running. If it is, its result will be refused.</p>`
     : ''
 }
-${confirmForm(view, link(view, '/receipt/release', here), 'Release the claim', back, fresh ? html`<label class="check"><input type="checkbox" name="force" value="1" required> Release it although it is fresh</label>` : '', true)}`;
+${confirmForm(view, link(view, '/receipt/release', here), 'Release the claim', back, html`${seenClaimFields(r)}${fresh ? html`<label class="check"><input type="checkbox" name="force" value="1" required> Release it although it is fresh</label>` : ''}`, true)}`;
   return page(200, 'Release a claim', body, 'receipts');
 }
 
@@ -91,16 +97,18 @@ export async function release(
   form: URLSearchParams,
 ): Promise<Reply> {
   const { key, here, back } = subjectOf(view, params, '/receipt');
+  const expected = seenClaim(form);
   const result = await receipts.release(key, {
     staleAfterMs: view.staleAfterMs,
     force: form.get('force') === '1',
+    ...(expected ? { expected } : {}),
   });
   if (result.released) return { redirect: link(view, '/receipt', { ...here, done: 'released' }) };
   if (result.reason === 'not-found') return noReceipt(key);
   const why = {
     fresh: `Its claim is younger than ${age(view.staleAfterMs)}: confirm that it should be released although it is fresh.`,
     'not-processing': `It is ${result.receipt.status}, not processing: nothing to release.`,
-    changed: `It changed while it was being released (now ${result.receipt.status}, attempt ${result.receipt.attempts}): nothing was written.`,
+    changed: `It is no longer the claim shown (now ${result.receipt.status}, attempt ${result.receipt.attempts}, claimed ${utc(result.receipt.claimedAt)}): left as it is.`,
   }[result.reason];
   return refused('Not released', why, back);
 }
@@ -128,26 +136,29 @@ export async function confirmRetry(
       : `pending, made due now (it waits for its backoff until ${utc(d.availableAt)}); attempt ${d.attempts + 1} next.`;
   const body = html`<h1>Retry <span class="wrap">${keyText(key)}</span>?</h1>
 <p>This puts it back for a worker: ${what}</p>${d.lastError ? html`<p>Last error: <span class="wrap">${stored(d.lastError)}</span></p>` : ''}
-<p>If it changes before the write, nothing is written.</p>
-${confirmForm(view, link(view, '/delivery/retry', here), 'Retry the delivery', back)}`;
+<p>If it changes before the write (a worker takes it, someone else retries it), it is left as it is.</p>
+${confirmForm(view, link(view, '/delivery/retry', here), 'Retry the delivery', back, seenDeliveryFields(d))}`;
   return page(200, 'Retry a delivery', body, 'inbox');
 }
 
-/** POST `/delivery/retry`: `retryDelivery`, as `webhook-idempotency inbox retry`. */
+/** POST `/delivery/retry`: `retryDelivery`, as `webhook-idempotency inbox retry`, on the state the page showed. */
 export async function retry(
   view: View,
   inbox: InboxStore,
   params: URLSearchParams,
+  form: URLSearchParams,
 ): Promise<Reply> {
   const { key, here, back } = subjectOf(view, params, '/delivery');
-  const outcome = await retryDelivery(inbox, key);
+  const expected = seenDelivery(form);
+  const outcome = await retryDelivery(inbox, key, expected ? { expected } : {});
   if (!outcome) return noDelivery(key);
-  if (outcome.retried || outcome.reason === 'due')
-    return { redirect: link(view, '/delivery', { ...here, done: 'retried' }) };
+  if (outcome.retried) return { redirect: link(view, '/delivery', { ...here, done: 'retried' }) };
+  const { before, after } = outcome;
   const why = {
+    due: 'It is pending and due already: a worker takes it at its next poll. Nothing was changed.',
     processing: 'It is processing: a worker has it. Nothing was changed.',
     done: 'It is done: its handler ran and committed. Nothing was changed.',
-    changed: `It changed while it was being retried (now ${outcome.after?.status ?? 'gone'}): nothing was written.`,
+    changed: `It ${movedSince(expected ?? before, after)}: left as it is.`,
   }[outcome.reason];
   return refused('Not retried', why, back);
 }
@@ -171,7 +182,7 @@ ${
     ? html`<p class="notice error" role="alert">It is done: its handler ran and committed. Redelivering deletes its receipt and runs the handler again, so its effect happens a second time unless the handler is itself idempotent.</p>`
     : ''
 }
-${confirmForm(view, link(view, '/delivery/redeliver', here), 'Redeliver', back, done ? html`<label class="check"><input type="checkbox" name="force" value="1" required> Run its handler again</label>` : '', done)}`;
+${confirmForm(view, link(view, '/delivery/redeliver', here), 'Redeliver', back, html`${seenDeliveryFields(d)}${done ? html`<label class="check"><input type="checkbox" name="force" value="1" required> Run its handler again</label>` : ''}`, done)}`;
   return page(200, 'Redeliver a delivery', body, 'inbox');
 }
 
@@ -184,8 +195,10 @@ export async function redeliver(
   form: URLSearchParams,
 ): Promise<Reply> {
   const { key, here, back } = subjectOf(view, params, '/delivery');
+  const expected = seenDelivery(form);
   const outcome = await redeliverDelivery({ inbox, receipts: async () => receipts }, key, {
     force: form.get('force') === '1',
+    ...(expected ? { expected } : {}),
   });
   if (!outcome) return noDelivery(key);
   if (outcome.redelivered)
@@ -194,7 +207,7 @@ export async function redeliver(
     'not-finished': `It is ${outcome.before.status}, not finished: nothing to redeliver.`,
     'needs-force': 'It is done: confirm that its handler should run again.',
     'receipt-processing': 'Its receipt is held by a run (processing): nothing was changed.',
-    changed: `It changed while it was being redelivered (now ${outcome.after?.status ?? 'gone'}): nothing was written.`,
+    changed: `It ${movedSince(expected ?? outcome.before, outcome.after)}: left as it is.${outcome.receiptForgotten ? ' Its receipt had been deleted first.' : ''}`,
   }[outcome.reason];
   return refused('Not redelivered', why, back);
 }
@@ -234,7 +247,7 @@ ${
           (d) =>
             html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap id">${stored(d.externalId)}</td><td data-label="died">${d.finishedAt ? utc(d.finishedAt) : '-'}</td><td class="wrap err">${d.lastError === null ? '' : stored(d.lastError)}</td></tr>`,
         )}</tbody></table></div>${matched.length > 50 ? html`<p class="muted">and ${matched.length - 50} more.</p>` : ''}
-<p>Each goes dead → pending, due now, its failure count from 0. A delivery that a worker or another retry changes meanwhile is left as it is; dead ones that arrive meanwhile and match are retried too.</p>
+<p>Each goes dead → pending, due now, its failure count from 0, if it is still dead as listed when its turn comes: one that a worker or another retry changed meanwhile is left as it is, and the result lists it. Dead ones that arrive meanwhile and match are retried too.</p>
 ${confirmForm(view, link(view, '/deliveries/retry-dead', here), `Retry ${plural(matched.length, 'delivery', 'deliveries')}`, link(view, '/deliveries', { status: 'dead' }))}`
     : ''
 }`;
@@ -248,9 +261,16 @@ export async function retryDead(
   params: URLSearchParams,
 ): Promise<Reply> {
   const { provider, options } = bulkFilter(params);
-  const { matched, retried } = await retryDeadDeliveries(inbox, options);
-  const left = matched.length - retried;
-  const body = html`<h1>Retried</h1><p class="notice" role="status">Retried ${plural(retried, 'dead delivery', 'dead deliveries')}${provider ? html` of ${stored(provider)}` : ''}: dead → pending, due now.${left ? ` ${left} changed meanwhile and were left as they are.` : ''}</p>
+  const { retried, left } = await retryDeadDeliveries(inbox, options);
+  const body = html`<h1>Retried</h1><p class="notice" role="status">Retried ${plural(retried, 'dead delivery', 'dead deliveries')}${provider ? html` of ${stored(provider)}` : ''}: dead → pending, due now.${left.length ? ` ${plural(left.length, 'delivery was', 'deliveries were')} no longer dead as listed and ${left.length === 1 ? 'was' : 'were'} left as ${left.length === 1 ? 'it is' : 'they are'}:` : ''}</p>
+${
+  left.length
+    ? html`<div class="scroll list"><table class="rows"><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">left as it is: it</th></tr></thead><tbody>${left.map(
+        ({ delivery: d, now }) =>
+          html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap id"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${stored(d.externalId)}</a></td><td data-label="now">${movedSince(d, now)}</td></tr>`,
+      )}</tbody></table></div>`
+    : ''
+}
 <p><a href="${link(view, '/deliveries', { status: 'pending' })}">See the pending deliveries</a></p>`;
   return page(200, 'Retried', body, 'inbox');
 }

@@ -1,6 +1,7 @@
-/** @module The overview: counts per provider and status, stuck claims, the inbox's dead and pending deliveries, the last hour. */
+/** @module The overview: the two figures, counts per provider and status, stuck claims, the inbox's dead and pending deliveries, the last hour. */
 import type { InboxStore } from '@webhook-idempotency/core/inbox';
 import { activityCharts } from '../chart';
+import { twoFigures } from '../figures';
 import { age, duration, plural, utc } from '../format';
 import { html, stored } from '../html';
 import { link, page, type Reply, type View } from '../layout';
@@ -25,6 +26,7 @@ export async function overview(
   view: View,
   receipts: DashboardReceipts,
   inbox: InboxStore | undefined,
+  stuckAfterMs: number,
 ): Promise<Reply> {
   const { staleAfterMs } = view;
   const [status, activity, stuck, queue] = await Promise.all([
@@ -34,6 +36,7 @@ export async function overview(
     inbox ? inboxCounts(inbox) : undefined,
   ]);
   const { totals, window } = status;
+  const figures = await twoFigures(receipts, inbox, status, { staleAfterMs, stuckAfterMs });
   const list = (params: Record<string, string>) => link(view, '/receipts', params);
   const count = (n: number, params: Record<string, string>) =>
     n ? html`<a href="${list(params)}">${n}</a>` : html`${n}`;
@@ -71,6 +74,7 @@ export async function overview(
     }</td></tr>`,
   );
   const body = html`<h1>Overview</h1>
+${figures}
 <section aria-labelledby="h-now"><h2 id="h-now">Now</h2><div class="cards">
 ${card('processing', totals.processing, list({ status: 'processing' }))}
 ${card(`stuck (processing over ${age(staleAfterMs)})`, totals.stuck, list({ status: 'stuck' }))}

@@ -46,6 +46,15 @@ export function createSdk() {
         value: p.value as Point['value'],
       }));
     },
+    /** Collects now and returns metric `name`'s descriptor (name, unit, type), or `undefined`. */
+    async descriptor(name: string) {
+      await reader.forceFlush();
+      const last = metricExporter.getMetrics().at(-1);
+      const metric = last?.scopeMetrics
+        .flatMap((scope) => scope.metrics)
+        .find((m) => m.descriptor.name === name);
+      return metric && { ...metric.descriptor, dataPointType: metric.dataPointType };
+    },
     async shutdown(): Promise<void> {
       await meterProvider.shutdown();
       await tracerProvider.shutdown();

@@ -67,3 +67,33 @@ export interface RedisStormServerConfig {
   /** Milliseconds the handler works after its effect, before its result is recorded. */
   readonly handlerDelayMs: number;
 }
+
+/** The client a DynamoDB storm server gives the store: the SDK's client, or a document client made from it. */
+export type DynamoStormConnection = 'client' | 'document client';
+
+/**
+ * Where a DynamoDB storm's handler puts its one effect: a row of a SQLite ledger beside the run
+ * (the store without transactions), or an item of a DynamoDB table written in the same
+ * `TransactWriteItems` as the receipt's completion (transactional mode).
+ */
+export type DynamoStormEffects =
+  | { readonly kind: 'ledger'; readonly file: string }
+  | { readonly kind: 'table'; readonly table: string };
+
+/** Settings of one DynamoDB storm server process (`dynamodb-server.ts`), passed as its only argument (JSON). */
+export interface DynamoStormServerConfig {
+  readonly connection: DynamoStormConnection;
+  /** The DynamoDB-compatible server (the storm kills and restarts it). */
+  readonly endpoint: string;
+  /** The receipts table. */
+  readonly table: string;
+  /** Loopback port to listen on (the same one after a restart). */
+  readonly port: number;
+  /** The guard's `staleAfterSeconds`: small, so that takeovers after a SIGKILL happen within the run. */
+  readonly staleAfterSeconds: number;
+  /** The store's `requestTimeoutMs`: how long a call waits for a server that is down. */
+  readonly requestTimeoutMs: number;
+  readonly effects: DynamoStormEffects;
+  /** Milliseconds the handler works after its effect, before its result is recorded. */
+  readonly handlerDelayMs: number;
+}

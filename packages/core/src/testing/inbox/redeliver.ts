@@ -1,7 +1,24 @@
-/** @module Inbox-store cases: an operator's redeliver and retryNow, each one conditional write. */
-import { type Delivery, DeliveryStatus } from '../../inbox/types';
+/**
+ * @module Inbox-store cases: an operator's redeliver and retryNow, each one conditional write and a
+ * compare-and-set on the state the operator saw, so that a repair never undoes what a worker did
+ * meanwhile.
+ */
+import { type Delivery, DeliveryStatus, type InboxStore } from '../../inbox/types';
 import { claimAll, delivery, LEASE } from './fixtures';
 import type { InboxConformanceCase } from './types';
+
+const DEAD = DeliveryStatus.DEAD;
+const DONE = DeliveryStatus.DONE;
+const PENDING = DeliveryStatus.PENDING;
+
+/** Stores `externalId`, claims it and buries it: dead at attempts 1. */
+async function deadOne(inbox: InboxStore, externalId: string): Promise<Delivery> {
+  await inbox.enqueue(delivery(externalId));
+  const [leased] = await claimAll(inbox);
+  expect(leased?.externalId).toBe(externalId);
+  expect(await inbox.bury(leased!, { error: 'poison' })).toBe(true);
+  return leased!;
+}
 
 export const redeliverCases: InboxConformanceCase[] = [
   {
@@ -16,19 +33,23 @@ export const redeliverCases: InboxConformanceCase[] = [
       expect(await inbox.complete(done)).toBe(true);
       expect(await inbox.retry(waiting, { delayMs: LEASE, error: 'once' })).toBe(true);
 
-      expect(await inbox.redeliver('stripe', 'evt_dead')).toBe(DeliveryStatus.DEAD);
+      expect(await inbox.redeliver('stripe', 'evt_dead', { status: DEAD, attempts: 1 })).toBe(true);
       expect(await inbox.find('stripe', 'evt_dead')).toMatchObject({
-        status: DeliveryStatus.PENDING,
+        status: PENDING,
         attempts: 1,
         failures: 0,
         finishedAt: null,
         lastError: 'poison',
       });
-      expect(await inbox.redeliver('stripe', 'evt_done')).toBe(DeliveryStatus.DONE);
-      // Pending (already or waiting), processing, not stored: nothing changes.
-      expect(await inbox.redeliver('stripe', 'evt_dead')).toBeNull();
-      expect(await inbox.redeliver('stripe', 'evt_waiting')).toBeNull();
-      expect(await inbox.redeliver('stripe', 'nope')).toBeNull();
+      expect(await inbox.redeliver('stripe', 'evt_done', { status: DONE, attempts: 1 })).toBe(true);
+      // Pending (already or waiting), not stored: nothing changes, whatever was expected.
+      expect(await inbox.redeliver('stripe', 'evt_dead', { status: DEAD, attempts: 1 })).toBe(
+        false,
+      );
+      expect(await inbox.redeliver('stripe', 'evt_waiting', { status: DEAD, attempts: 1 })).toBe(
+        false,
+      );
+      expect(await inbox.redeliver('stripe', 'nope', { status: DEAD, attempts: 0 })).toBe(false);
       expect((await inbox.find('stripe', 'evt_waiting'))!.availableAt.getTime()).toBeGreaterThan(
         now() + 30_000,
       );
@@ -37,7 +58,10 @@ export const redeliverCases: InboxConformanceCase[] = [
         ['evt_dead', 2, 0],
         ['evt_done', 2, 0],
       ]);
-      expect(await inbox.redeliver('stripe', 'evt_dead')).toBeNull();
+      // Processing: nothing changes.
+      expect(await inbox.redeliver('stripe', 'evt_dead', { status: DEAD, attempts: 2 })).toBe(
+        false,
+      );
       // The old leases stay lost: the fencing token only grew.
       expect(await inbox.complete(dead)).toBe(false);
       expect(await inbox.complete(again[0]!)).toBe(true);
@@ -45,40 +69,99 @@ export const redeliverCases: InboxConformanceCase[] = [
   },
   {
     group: 'redeliver',
-    name: 'of 10 concurrent redelivers of one dead delivery, exactly one reports it',
+    name: 'redeliver is a compare-and-set on the state seen: a dead delivery retried and run to done meanwhile stays done',
     async run({ inbox }) {
-      await inbox.enqueue(delivery('evt_1'));
+      await deadOne(inbox, 'evt_1');
+      const seen = await inbox.find('stripe', 'evt_1');
+      expect(seen).toMatchObject({ status: DEAD, attempts: 1 });
+      // Meanwhile another operator retries it and a worker runs it to the end.
+      expect(await inbox.redeliver('stripe', 'evt_1', { status: DEAD, attempts: 1 })).toBe(true);
       const [leased] = await claimAll(inbox);
-      await inbox.bury(leased!, { error: 'poison' });
-      const results = await Promise.all(
-        Array.from({ length: 10 }, () => inbox.redeliver('stripe', 'evt_1')),
-      );
-      expect(results.filter((r) => r !== null)).toEqual([DeliveryStatus.DEAD]);
+      expect(await inbox.complete(leased!)).toBe(true);
+
+      // The first operator's retry, of the dead delivery it was shown: left as it is.
+      expect(await inbox.redeliver('stripe', 'evt_1', { status: DEAD, attempts: 1 })).toBe(false);
+      // Expecting `done` at the attempts it was shown with, and it is not: nothing either.
+      expect(await inbox.redeliver('stripe', 'evt_1', { status: DONE, attempts: 1 })).toBe(false);
       expect(await inbox.find('stripe', 'evt_1')).toMatchObject({
-        status: 'pending',
+        status: DONE,
+        attempts: 2,
+        finishedAt: expect.any(Date),
+      });
+      expect(await claimAll(inbox)).toEqual([]);
+    },
+  },
+  {
+    group: 'redeliver',
+    name: 'redeliver leaves a delivery that died again on a later attempt as it is, and takes the one seen now',
+    async run({ inbox }) {
+      await deadOne(inbox, 'evt_1');
+      expect(await inbox.redeliver('stripe', 'evt_1', { status: DEAD, attempts: 1 })).toBe(true);
+      const [leased] = await claimAll(inbox);
+      expect(await inbox.bury(leased!, { error: 'poison again' })).toBe(true);
+      // Dead again, but not the death the operator saw (attempts 1): left alone.
+      expect(await inbox.redeliver('stripe', 'evt_1', { status: DEAD, attempts: 1 })).toBe(false);
+      expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: DEAD, attempts: 2 });
+      expect(await inbox.redeliver('stripe', 'evt_1', { status: DEAD, attempts: 2 })).toBe(true);
+    },
+  },
+  {
+    group: 'redeliver',
+    name: 'of 10 concurrent redelivers of one dead delivery, exactly one changes it',
+    async run({ inbox }) {
+      await deadOne(inbox, 'evt_1');
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () =>
+          inbox.redeliver('stripe', 'evt_1', { status: DEAD, attempts: 1 }),
+        ),
+      );
+      expect(results.filter(Boolean)).toEqual([true]);
+      expect(await inbox.find('stripe', 'evt_1')).toMatchObject({
+        status: PENDING,
         attempts: 1,
       });
     },
   },
   {
     group: 'redeliver',
-    name: 'retryNow makes a pending delivery waiting for its backoff due now, and nothing else',
+    name: 'retryNow makes the pending delivery seen, waiting for its backoff, due now, and nothing else',
     async run({ inbox }) {
       await inbox.enqueue(delivery('evt_1'));
       const [leased] = await claimAll(inbox);
       expect(await inbox.retry(leased!, { delayMs: LEASE, error: 'boom' })).toBe(true);
       expect(await claimAll(inbox)).toEqual([]);
-      expect(await inbox.retryNow('stripe', 'evt_1')).toBe(true);
+      // Expecting other attempts (an older or newer pending state): nothing.
+      expect(await inbox.retryNow('stripe', 'evt_1', { status: PENDING, attempts: 0 })).toBe(false);
+      expect(await inbox.retryNow('stripe', 'evt_1', { status: PENDING, attempts: 2 })).toBe(false);
+      expect(await claimAll(inbox)).toEqual([]);
+      expect(await inbox.retryNow('stripe', 'evt_1', { status: PENDING, attempts: 1 })).toBe(true);
       // Due already: nothing to change.
-      expect(await inbox.retryNow('stripe', 'evt_1')).toBe(false);
+      expect(await inbox.retryNow('stripe', 'evt_1', { status: PENDING, attempts: 1 })).toBe(false);
       const [again] = await claimAll(inbox);
       expect(again).toMatchObject({ externalId: 'evt_1', attempts: 2, failures: 1 });
       // Processing, done, not stored.
-      expect(await inbox.retryNow('stripe', 'evt_1')).toBe(false);
+      expect(await inbox.retryNow('stripe', 'evt_1', { status: PENDING, attempts: 2 })).toBe(false);
       await inbox.complete(again!);
-      expect(await inbox.retryNow('stripe', 'evt_1')).toBe(false);
-      expect(await inbox.retryNow('stripe', 'nope')).toBe(false);
-      expect((await inbox.find('stripe', 'evt_1'))!.status).toBe(DeliveryStatus.DONE);
+      expect(await inbox.retryNow('stripe', 'evt_1', { status: PENDING, attempts: 2 })).toBe(false);
+      expect(await inbox.retryNow('stripe', 'nope', { status: PENDING, attempts: 0 })).toBe(false);
+      expect((await inbox.find('stripe', 'evt_1'))!.status).toBe(DONE);
+    },
+  },
+  {
+    group: 'redeliver',
+    name: 'retryNow leaves a pending delivery that was claimed and failed again since it was seen as it is',
+    async run({ inbox }) {
+      await inbox.enqueue(delivery('evt_1'));
+      const [first] = await claimAll(inbox);
+      expect(await inbox.retry(first!, { delayMs: 0, error: 'boom' })).toBe(true);
+      const seen = await inbox.find('stripe', 'evt_1');
+      expect(seen).toMatchObject({ status: PENDING, attempts: 1 });
+      // Meanwhile a worker claims it again and it fails again, with a long backoff this time.
+      const [second] = await claimAll(inbox);
+      expect(await inbox.retry(second!, { delayMs: LEASE, error: 'boom again' })).toBe(true);
+      expect(await inbox.retryNow('stripe', 'evt_1', { status: PENDING, attempts: 1 })).toBe(false);
+      expect(await claimAll(inbox)).toEqual([]);
+      expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: PENDING, attempts: 2 });
     },
   },
 ];

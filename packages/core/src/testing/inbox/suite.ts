@@ -1,4 +1,5 @@
 /** @module The inbox-store suite runner: registers every case with jest (or any runner with describe/it globals). */
+import { backlogCases } from './backlog';
 import { claimCases } from './claim';
 import { enqueueCases } from './enqueue';
 import { listCases } from './list';
@@ -14,7 +15,7 @@ import type {
   InboxConformanceOptions,
 } from './types';
 
-/** Every case of the `InboxStore` contract, grouped as enqueue, claim, settle, redeliver, ordering, relay, list, purge. */
+/** Every case of the `InboxStore` contract, grouped as enqueue, claim, settle, redeliver, ordering, relay, list, purge, backlog. */
 export const inboxConformanceCases: readonly InboxConformanceCase[] = [
   ...enqueueCases,
   ...claimCases,
@@ -24,6 +25,7 @@ export const inboxConformanceCases: readonly InboxConformanceCase[] = [
   ...relayCases,
   ...listCases,
   ...purgeCases,
+  ...backlogCases,
 ];
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -56,7 +56,8 @@ export interface InboxConformanceCase {
     | 'ordering'
     | 'relay'
     | 'list'
-    | 'purge';
+    | 'purge'
+    | 'backlog';
   readonly name: string;
   run(context: InboxCaseContext): Promise<void>;
 }

@@ -1,0 +1,160 @@
+/**
+ * @module The inbox relay's options and their checks, its public shape, and the job id of one
+ * handoff ({@link jobIdOf}).
+ */
+import { createHash } from 'node:crypto';
+import { SECOND } from '../constants';
+import { ConfigError } from '../errors';
+import type { Store } from '../types';
+import { emitter, MAX_CLAIM_LIMIT, numberOption } from './run';
+import type { DeliveryRef, InboxEvent, InboxStore } from './types';
+
+/**
+ * What a queue job carries: a reference to a stored delivery and the lease it was handed over
+ * with, never its body (the consumer reads the verified bytes from the inbox).
+ */
+export interface QueuedDelivery extends DeliveryRef {}
+
+/**
+ * Where a queue has the job of one handoff, as a bridge's `inspect` reports it: waiting or retrying
+ * (`queued`), running (`active`), finished (`completed`, `failed`), or not there at all (`missing`:
+ * lost, never added, or trimmed after it finished).
+ */
+export type HandoffState = 'queued' | 'active' | 'completed' | 'failed' | 'missing';
+
+/**
+ * A stable job id for one handoff, safe for every queue engine (letters, digits and `-`, no `:`):
+ * the same delivery and lease always give the same id, so a send that is repeated after a failure
+ * queues the job once. A later handoff of the same delivery (a newer lease) gets a new id.
+ * @example
+ * jobIdOf({ id: 7, provider: 'stripe', externalId: 'evt_1', attempts: 1 }); // 'wi-3f9c…-7-1'
+ */
+export function jobIdOf(delivery: QueuedDelivery): string {
+  const key = createHash('sha256')
+    .update(`${delivery.provider}\0${delivery.externalId}`)
+    .digest('hex')
+    .slice(0, 32);
+  return `wi-${key}-${delivery.id}-${delivery.attempts}`;
+}
+
+/** Options of {@link createInboxRelay}. */
+export interface InboxRelayOptions {
+  /** Where the deliveries are (`new SqlInbox(db)`). Required. */
+  inbox: InboxStore;
+  /** The providers whose deliveries this relay hands over. Required, at least one. */
+  providers: readonly string[];
+  /**
+   * Hands a batch to the queue and resolves once the queue holds it durably: with the deliveries
+   * it accepted when it may have refused some (a queue policy that keeps one job per key), or
+   * nothing when it took them all. Refused ones go back to the inbox, due at the next poll. Job
+   * ids from {@link jobIdOf} name one handoff. The bridges implement it.
+   */
+  send(
+    deliveries: readonly QueuedDelivery[],
+    // biome-ignore lint/suspicious/noConfusingVoidType: an `async` send that returns nothing is typed Promise<void>, and is allowed to.
+  ): Promise<readonly QueuedDelivery[] | undefined | void>;
+  /**
+   * Asks the queue where the jobs of these handoffs are: one {@link HandoffState} per delivery, in
+   * order (the bridges implement it). When a handoff's timeout passes, the relay asks first: a job
+   * still `queued` or `active` is a backlog, not a lapse, and its lease is extended by another
+   * handoff timeout, without counting a failure. Only a job that finished without settling its
+   * delivery, or that the queue no longer has, counts as a lapse. Without it, every handoff whose
+   * timeout passes is a lapse. When it rejects, nothing is taken over that round. No handoff is
+   * taken over without this question: a lease that runs out just after it waits for the next round.
+   */
+  inspect?(deliveries: readonly QueuedDelivery[]): Promise<readonly HandoffState[]>;
+  /**
+   * The receipts store the consumers run through (`new SqlStore(db)`). Before the relay buries a
+   * delivery whose handoffs lapsed `maxHandoffs` times, it reads the receipt: a `completed` one
+   * means the handler committed, and the delivery is marked `done` instead (a `processed` event,
+   * `replayed: true`). Without it, such a delivery is buried.
+   */
+  store?: Pick<Store<unknown>, 'find'>;
+  /** Deliveries claimed and sent at once, at most 1000. Defaults to 100. */
+  batchSize?: number;
+  /** Milliseconds between claims while nothing is due (and after a failed send). Defaults to 1000. */
+  pollIntervalMs?: number;
+  /**
+   * Seconds the queue has to finish a handed-over delivery (retries included) before the relay
+   * presumes the job lost and hands the delivery over again under a new lease. Defaults to 3600.
+   */
+  handoffTimeoutSeconds?: number;
+  /**
+   * Handoffs that may lapse (the handoff timeout passed and the queue no longer runs the job: it
+   * lost it, or its consumers died on it every time) before the delivery is dead instead of handed
+   * over again. With `inspect`, a job still queued or running is never a lapse. Defaults to 3.
+   */
+  maxHandoffs?: number;
+  /** Receives `queued`, `dead`, `processed` (a lapsed delivery its receipt completed) and `store-error` events. Errors it throws are ignored. */
+  onEvent?: (event: InboxEvent) => void;
+}
+
+/** A running (or stopped) relay. */
+export interface InboxRelay {
+  /** Starts claiming and sending in the background. Keeps the process alive until {@link InboxRelay.stop}. */
+  start(): void;
+  /**
+   * Stops claiming and waits up to `timeoutMs` (default 10 000) for the round in progress (a claim
+   * and a send); past it, it resolves anyway and reports a `store-error` (that round still ends on
+   * its own: its claim is bounded by the store, its deliveries given back or handed over).
+   * `start()` again resumes.
+   */
+  stop(options?: { timeoutMs?: number }): Promise<void>;
+  /** One claim and send; resolves with how many deliveries were handed over. */
+  runOnce(): Promise<number>;
+  /** True between `start()` and `stop()`. */
+  readonly running: boolean;
+}
+
+/** The relay's defaults. */
+export const RELAY_DEFAULTS = {
+  batchSize: 100,
+  pollIntervalMs: 1000,
+  handoffTimeoutSeconds: 3600,
+  maxHandoffs: 3,
+  stopTimeoutMs: 10_000,
+};
+
+/** The relay's options, checked, with their defaults filled in. @throws {ConfigError} naming the first invalid one. */
+export function relaySettingsOf(options: InboxRelayOptions) {
+  if (typeof options !== 'object' || options === null)
+    throw new ConfigError('options', 'must be an object with `inbox`, `providers` and `send`');
+  const { inbox, send, inspect, store, providers } = options;
+  if (!inbox || typeof inbox.claimRefs !== 'function' || typeof inbox.extend !== 'function')
+    throw new ConfigError('inbox', 'must implement InboxStore (new SqlInbox(db))');
+  if (typeof send !== 'function') throw new ConfigError('send', 'must be a function');
+  if (inspect !== undefined && typeof inspect !== 'function')
+    throw new ConfigError('inspect', 'must be a function');
+  if (inspect !== undefined && typeof inbox.lapsed !== 'function')
+    throw new ConfigError('inbox', 'must implement InboxStore.lapsed to inspect handoffs');
+  if (store !== undefined && typeof store?.find !== 'function')
+    throw new ConfigError('store', 'must be a receipts store (new SqlStore(db))');
+  if (
+    !Array.isArray(providers) ||
+    providers.length === 0 ||
+    !providers.every((p) => typeof p === 'string' && p !== '')
+  )
+    throw new ConfigError('providers', 'must be a non-empty array of provider names');
+  const emit = emitter(options.onEvent);
+  const { batchSize, pollIntervalMs, handoffTimeoutSeconds, maxHandoffs } = RELAY_DEFAULTS;
+  return {
+    inbox,
+    send,
+    inspect,
+    store,
+    providers: [...providers],
+    emit,
+    batchSize: numberOption('batchSize', options.batchSize ?? batchSize, 1, true, MAX_CLAIM_LIMIT),
+    pollIntervalMs: numberOption('pollIntervalMs', options.pollIntervalMs ?? pollIntervalMs, 1),
+    handoffMs:
+      numberOption(
+        'handoffTimeoutSeconds',
+        options.handoffTimeoutSeconds ?? handoffTimeoutSeconds,
+        1,
+      ) * SECOND,
+    maxHandoffs: numberOption('maxHandoffs', options.maxHandoffs ?? maxHandoffs, 1, true),
+  };
+}
+
+/** The relay's settings ({@link relaySettingsOf}). */
+export type RelaySettings = ReturnType<typeof relaySettingsOf>;

@@ -1,0 +1,167 @@
+/**
+ * The inbox worker's parts working together, on InMemoryInbox and InMemoryStore, on jest's fake
+ * clock (the inbox on a clock of its own where the test makes the store's time run ahead of the
+ * worker's): a lease taken over while its handler still runs is reported lost once, when the
+ * renewal finds it; a stop resolves by its deadline plus the grace even when a give-back hangs;
+ * a claim still blocked when stop() is called does not hold it up, and what it leases afterwards
+ * goes back at once.
+ */
+import { InMemoryStore } from '../../src';
+import {
+  createInboxWorker,
+  type DeliveryLease,
+  type InboxEvent,
+  type InboxHandler,
+  InMemoryInbox,
+} from '../../src/inbox';
+
+const START = Date.UTC(2026, 0, 1);
+
+/** An inbox whose claims can be held at a gate and whose give-backs can hang. */
+class FaultyInbox extends InMemoryInbox {
+  claimGate: Promise<void> | undefined;
+  hangGiveBacks = false;
+  override async claim(input: Parameters<InMemoryInbox['claim']>[0]) {
+    await this.claimGate;
+    return super.claim(input);
+  }
+  override retry(lease: DeliveryLease, input: Parameters<InMemoryInbox['retry']>[1]) {
+    if (this.hangGiveBacks && input.error === null) return new Promise<boolean>(() => {});
+    return super.retry(lease, input);
+  }
+}
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Tracks whether `promise` has settled. */
+function watch(promise: Promise<unknown>) {
+  const state = { done: false };
+  void promise.finally(() => {
+    state.done = true;
+  });
+  return state;
+}
+
+let time: number;
+let inbox: FaultyInbox;
+let events: InboxEvent[];
+
+beforeEach(async () => {
+  jest.useFakeTimers({ now: START });
+  time = START;
+  inbox = new FaultyInbox({ now: () => time });
+  events = [];
+  await inbox.enqueue({
+    provider: 'stripe',
+    externalId: 'evt_1',
+    orderingKey: null,
+    headers: {},
+    body: Buffer.from('{}'),
+  });
+});
+afterEach(() => {
+  jest.useRealTimers();
+});
+
+const worker = (handler: InboxHandler, extra = {}) =>
+  createInboxWorker({
+    inbox,
+    store: new InMemoryStore(),
+    handlers: { stripe: handler },
+    onEvent: (event) => void events.push(event),
+    ...extra,
+  });
+
+it('a lease taken over while its handler runs is reported lost when the renewal finds it, and only then', async () => {
+  const started = deferred();
+  const gate = deferred();
+  const w = worker(
+    async () => {
+      started.resolve();
+      await gate.promise;
+      return 'late';
+    },
+    { visibilityTimeoutSeconds: 3 },
+  );
+  const run = w.runOnce();
+  await started.promise;
+  // The store's clock runs past the lease (the worker stalled), and another worker takes it over.
+  time += 3001;
+  expect(await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 })).toMatchObject([
+    { externalId: 'evt_1', attempts: 2 },
+  ]);
+  expect(events).toEqual([]);
+  // The next renewal (every third of the lease) finds it gone.
+  await jest.advanceTimersByTimeAsync(1000);
+  expect(events).toEqual([
+    { type: 'lease-lost', delivery: expect.objectContaining({ externalId: 'evt_1', attempts: 1 }) },
+  ]);
+  // The handler ends; its result is not recorded on the delivery, and the loss is not told twice.
+  gate.resolve();
+  expect(await run).toBe(1);
+  expect(events.map((e) => e.type)).toEqual(['lease-lost']);
+  expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'processing', attempts: 2 });
+});
+
+it('stop() resolves by its deadline plus the grace when a run it ended cannot give its delivery back; it says so', async () => {
+  const started = deferred();
+  // A handler that ignores its signal and never settles.
+  const w = worker(() => {
+    started.resolve();
+    return new Promise(() => {});
+  });
+  w.start();
+  await jest.advanceTimersByTimeAsync(0);
+  await started.promise;
+  inbox.hangGiveBacks = true;
+  const stopped = watch(w.stop({ timeoutMs: 1000 }));
+  expect(w.running).toBe(false);
+  await jest.advanceTimersByTimeAsync(999);
+  expect(stopped.done).toBe(false);
+  // The deadline: the run is ended, and its give-back hangs for the whole grace (2 s).
+  await jest.advanceTimersByTimeAsync(2000);
+  expect(stopped.done).toBe(false);
+  await jest.advanceTimersByTimeAsync(1);
+  expect(stopped.done).toBe(true);
+  expect(events).toEqual([
+    expect.objectContaining({
+      type: 'store-error',
+      operation: 'release',
+      delivery: expect.objectContaining({ externalId: 'evt_1' }),
+    }),
+  ]);
+});
+
+it('a claim still blocked at stop() does not hold it past its deadline; what it leases afterwards goes back at once, uncharged', async () => {
+  const ran: string[] = [];
+  const gate = deferred();
+  inbox.claimGate = gate.promise;
+  const w = worker(async (delivery) => void ran.push(delivery.externalId));
+  w.start();
+  await jest.advanceTimersByTimeAsync(0);
+  const stopped = watch(w.stop({ timeoutMs: 500 }));
+  await jest.advanceTimersByTimeAsync(500);
+  expect(stopped.done).toBe(true);
+  expect(events).toEqual([
+    expect.objectContaining({
+      type: 'store-error',
+      operation: 'claim',
+      error: expect.objectContaining({ message: expect.stringContaining('stop') }),
+    }),
+  ]);
+  gate.resolve();
+  await jest.advanceTimersByTimeAsync(0);
+  expect(events.slice(1)).toEqual([
+    expect.objectContaining({ type: 'released', reason: 'shutdown' }),
+  ]);
+  expect(ran).toEqual([]);
+  expect(await inbox.find('stripe', 'evt_1')).toMatchObject({
+    status: 'pending',
+    attempts: 1,
+    failures: 0,
+  });
+});

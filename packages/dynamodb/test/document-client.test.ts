@@ -1,0 +1,4 @@
+import { dynamoConformance } from './helpers/dynamodb';
+
+// The same store over a DynamoDBDocumentClient made from the client.
+dynamoConformance('local', 'document client');

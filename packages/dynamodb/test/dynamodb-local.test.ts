@@ -1,0 +1,3 @@
+import { dynamoConformance } from './helpers/dynamodb';
+
+dynamoConformance('local', 'client');

@@ -1,0 +1,248 @@
+/**
+ * @module The secrets every preset verifies with, in one shape: one secret or several (a rotation
+ * window: any one verifies, in any order), or a resolver asked per request (a secret per customer,
+ * looked up by the account id in the path or a header), and the tenant it found, which becomes
+ * part of the receipt's key.
+ */
+import type { HttpRequest } from '@webhook-idempotency/core';
+import { ConfigError } from '@webhook-idempotency/core';
+import { requireString } from './options';
+import { listOf, resolverCache, type ResolverCache } from './secret-resolver';
+
+export { listOf, validTenant } from './secret-resolver';
+
+/** One secret, or several while a rotation is under way: any one verifies, the order does not matter. */
+export type OneOrMany<S> = S | readonly S[];
+
+/** What a lookup found: the tenant's secrets, or nothing (`undefined`, `null`, an empty list) for an unknown tenant. */
+export type SecretLookup<S> = OneOrMany<S> | null | undefined;
+
+/** What a {@link SecretResolver.secrets} lookup is given besides the tenant. */
+export interface SecretLookupContext {
+  /** The first request that asked for this tenant (concurrent requests for one tenant share a lookup). */
+  readonly request: HttpRequest;
+  /** Aborted when the lookup's `timeoutMs` has passed: cancel the query then. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Where a preset finds its secrets per request instead of a fixed list: a platform with one
+ * secret per customer, or secrets kept in a store that rotates them. A lookup that throws, times
+ * out or finds nothing answers the request like a wrong signature (401, nothing stored).
+ * @typeParam S the preset's kind of secret: a string for HMAC presets, a public key, a credential pair…
+ */
+export interface SecretResolver<S> {
+  /**
+   * The tenant the request is for, read cheaply and synchronously from the request (a path
+   * segment, a header): the lookup's argument, the cache's key, and part of every receipt key of
+   * the tenant (`tenant:id`), so two tenants' equal event ids never replay each other's answers.
+   * 1 to 64 characters of `A-Z a-z 0-9 . _ - ~`; anything else (or `undefined`) refuses the
+   * request without a lookup. Leave it out for secrets without tenants (a secret store that
+   * rotates them): the receipt keys stay unscoped.
+   */
+  tenant?: (request: HttpRequest) => string | undefined;
+  /** The secrets of `tenant` (`undefined` without a `tenant` function), sync or async. */
+  secrets: (
+    tenant: string | undefined,
+    context: SecretLookupContext,
+  ) => SecretLookup<S> | Promise<SecretLookup<S>>;
+  /** The bounded cache of lookups; see {@link SecretCacheOptions}. */
+  cache?: SecretCacheOptions;
+  /** Lookups running at once, across tenants; more wait for a place. Defaults to 8. */
+  concurrency?: number;
+  /** How long a request waits for its lookup (a place included), in milliseconds. Defaults to 5000. */
+  timeoutMs?: number;
+  /** Told of a lookup that threw, timed out or returned something that is not a secret. */
+  onError?: (error: unknown, tenant: string | undefined) => void;
+}
+
+/**
+ * The resolver's cache. Found secrets and unknown tenants are kept apart, each in its own
+ * least-recently-used list of `max` tenants: requests naming made-up accounts can fill the
+ * second, never evict the first. A lookup that failed is not kept.
+ */
+export interface SecretCacheOptions {
+  /** Tenants kept, of each kind (found, unknown). Defaults to 1000; 0 keeps none. */
+  max?: number;
+  /** How long found secrets are used before they are looked up again, in milliseconds. Defaults to 60 000. */
+  ttlMs?: number;
+  /** How long an unknown tenant is refused without a lookup, in milliseconds. Defaults to 5000. */
+  missTtlMs?: number;
+}
+
+/** What a preset's verify found for one request: the key that matched, and the tenant. */
+interface Verified<K> {
+  readonly key: K;
+  readonly tenant: string | undefined;
+}
+
+/** The keys a request is checked against, and its tenant. */
+export interface Candidates<K> {
+  readonly keys: readonly K[];
+  readonly tenant: string | undefined;
+}
+
+/** A request's candidates, now or once looked up; `undefined` refuses it. */
+type MaybeLater<T> = T | Promise<T>;
+
+/**
+ * A preset's secrets, resolved once at construction: fixed keys, or a resolver with its cache.
+ * `verify` checks a request against the candidates and remembers, per request, the key that
+ * matched and the tenant; `scope` puts that tenant before a receipt id.
+ */
+export class Keyring<K> {
+  private readonly verified = new WeakMap<HttpRequest, Verified<K>>();
+
+  constructor(
+    private readonly fixed: readonly K[] | undefined,
+    private readonly cache: ResolverCache<K> | undefined,
+  ) {}
+
+  /** True when receipt ids carry a tenant (a resolver with a `tenant` function). */
+  get scoped(): boolean {
+    return this.cache?.scoped === true;
+  }
+
+  /** The keys to try for `request`: the fixed ones, or the resolver's (cached, or looked up). */
+  candidates(request: HttpRequest): MaybeLater<Candidates<K> | undefined> {
+    if (this.fixed) return { keys: this.fixed, tenant: undefined };
+    return (this.cache as ResolverCache<K>).lookup(request);
+  }
+
+  /** The fixed keys, or a tenant's keys already in the cache; `undefined` otherwise. Never looks up. */
+  peek(request: HttpRequest): readonly K[] | undefined {
+    return this.fixed ?? this.cache?.peek(request);
+  }
+
+  /**
+   * Checks `request` with `match`, which gets every candidate key and returns the one that
+   * verified (or `undefined`). Sync for fixed keys; a promise when a lookup runs. Anything that
+   * throws, a lookup that fails and an unknown tenant all give `false`.
+   */
+  verify(
+    request: HttpRequest,
+    match: (request: HttpRequest, keys: readonly K[]) => MaybeLater<K | undefined>,
+  ): boolean | Promise<boolean> {
+    const settle = (found: Candidates<K> | undefined): boolean | Promise<boolean> => {
+      if (found === undefined || found.keys.length === 0) return false;
+      const remember = (key: K | undefined) => {
+        if (key === undefined) return false;
+        this.verified.set(request, { key, tenant: found.tenant });
+        return true;
+      };
+      const key = match(request, found.keys);
+      return key instanceof Promise ? key.then(remember, () => false) : remember(key);
+    };
+    try {
+      const found = this.candidates(request);
+      return found instanceof Promise ? found.then(settle).catch(() => false) : settle(found);
+    } catch {
+      return false;
+    }
+  }
+
+  /** The key that verified `request`, if `verify` passed it. */
+  matched(request: HttpRequest): K | undefined {
+    return this.verified.get(request)?.key;
+  }
+
+  /**
+   * `id` scoped by the tenant that verified `request` (`tenant:id`), or as it is without tenants.
+   * A scoped preset gives `undefined` for a request it did not verify. A value that is not a
+   * usable id (an object, an unsafe number) is returned as it is, for the engine to refuse.
+   */
+  scope<T>(request: HttpRequest, id: T): T | string | undefined {
+    if (!this.scoped || id === undefined || id === null || id === '') return id;
+    const tenant = this.verified.get(request)?.tenant;
+    if (tenant === undefined) return undefined;
+    if (typeof id === 'string' || typeof id === 'bigint') return `${tenant}:${id}`;
+    if (typeof id === 'number' && Number.isSafeInteger(id)) return `${tenant}:${id}`;
+    return id;
+  }
+}
+
+/**
+ * Every candidate checked, the first that passes returned: all are tried whatever the outcome,
+ * so the time taken tells nothing of which one matched. A check that throws counts as a failure.
+ */
+export function firstMatch<K>(keys: readonly K[], check: (key: K) => boolean): K | undefined {
+  let found: K | undefined;
+  for (const key of keys) {
+    let ok = false;
+    try {
+      ok = check(key);
+    } catch {
+      ok = false;
+    }
+    if (ok && found === undefined) found = key;
+  }
+  return found;
+}
+
+/** How a preset names and reads its kind of secret, for {@link keyring}. */
+export interface SecretKind<S, K> {
+  /** The factory's name, for errors: `'stripe'`. */
+  readonly preset: string;
+  /** The option holding the fixed secrets: `'secret'`, `'signingSecret'`. */
+  readonly option: string;
+  /** What the option is, for errors: `'the endpoint signing secret (whsec_…)'`. */
+  readonly what: string;
+  /** Checks and prepares one secret (decodes it, builds its key); throws a `ConfigError` when invalid. */
+  readonly prepare: (secret: S) => K;
+  /** The preset's clock, for the cache. Defaults to `Date.now`. */
+  readonly now?: () => number;
+}
+
+/**
+ * Builds a preset's {@link Keyring} from its options: exactly one of the fixed secrets (`given`,
+ * one or several, each checked by `kind.prepare`) and `resolveSecret`.
+ * @throws {ConfigError} naming the option when neither or both are given, or a secret is invalid.
+ */
+export function keyring<S, K>(
+  kind: SecretKind<S, K>,
+  given: OneOrMany<S> | undefined,
+  resolver: SecretResolver<S> | undefined,
+): Keyring<K> {
+  const { preset, option, what } = kind;
+  if (resolver !== undefined) {
+    if (given !== undefined)
+      throw new ConfigError(
+        'resolveSecret',
+        `${preset}() takes "${option}" or "resolveSecret", not both`,
+      );
+    return new Keyring<K>(undefined, resolverCache(preset, resolver, kind.prepare, kind.now));
+  }
+  const list = listOf(given);
+  if (given === undefined || list.length === 0)
+    throw new ConfigError(
+      option,
+      `${preset}() needs ${what} as "${option}" (one, or several while you rotate them), or a "resolveSecret" lookup`,
+    );
+  return new Keyring<K>(list.map(kind.prepare), undefined);
+}
+
+/**
+ * A preset's secret options: the fixed secrets under the preset's own option name (one, or
+ * several while you rotate them), or `resolveSecret`, never both.
+ * @typeParam Option the preset's option name (`'secret'`, `'signingSecret'`).
+ * @typeParam S the preset's kind of secret.
+ */
+export type SecretOptions<Option extends string, S> =
+  | ({ readonly [K in Option]: OneOrMany<S> } & { readonly resolveSecret?: undefined })
+  | ({ readonly [K in Option]?: undefined } & { readonly resolveSecret: SecretResolver<S> });
+
+/** The {@link SecretKind} of a preset whose secret is a non-empty string used as it is. */
+export function stringSecret(
+  preset: string,
+  option: string,
+  what: string,
+  now?: () => number,
+): SecretKind<string, string> {
+  return {
+    preset,
+    option,
+    what,
+    now,
+    prepare: (secret) => requireString(preset, option, secret, `${what} as "${option}"`),
+  };
+}

@@ -1,0 +1,134 @@
+/**
+ * The event maps: a preset given its provider's SDK types names each event with the SDK's own
+ * type, and a misspelt event name or field fails to compile (the `@ts-expect-error` lines are
+ * checked by `tsc`: an unused one is an error); without them, the preset's minimal type. And
+ * `eventType(request)` reads the name of each provider's delivery.
+ */
+import type { WebhookEvent } from '@clerk/backend';
+import type { components } from '@octokit/openapi-webhooks-types';
+import type { APIApplicationCommandInteraction } from 'discord-api-types/v10';
+import type Stripe from 'stripe';
+import * as providers from '@webhook-idempotency/providers';
+import type { EventMap, EventOf, StripeMinimalEvent } from '@webhook-idempotency/providers';
+import type { ClerkEvents } from '../../src/types/clerk';
+import type { DiscordEvents } from '../../src/types/discord';
+import type { GitHubEvents } from '../../src/types/github';
+import type { ResendEvents } from '../../src/types/resend';
+import type { SlackEvents } from '../../src/types/slack';
+import type { StripeEvents } from '../../src/types/stripe';
+import { SIGNERS } from '../secrets/signers';
+
+/** `true` only when A and B are the same type. */
+type Equal<A, B> =
+  (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const same = <A, B>(proof: Equal<A, B>) => proof;
+
+const stripe = providers.stripe<StripeEvents>({ secret: 'whsec_x' });
+type StripeMap = EventMap<typeof stripe>;
+same<StripeMap['payment_intent.succeeded'], Stripe.PaymentIntentSucceededEvent>(true);
+same<EventOf<typeof stripe>, Stripe.Event>(true);
+// @ts-expect-error a misspelt Stripe event name is not in the map
+export type Misspelt = StripeMap['payment_intent.succeded'];
+export const readsAmount = (event: StripeMap['payment_intent.succeeded']) =>
+  event.data.object.amount;
+// @ts-expect-error a misspelt field of Stripe's own type
+export const misspeltField = (event: StripeMap['payment_intent.succeeded']) => event.data.objct;
+
+const github = providers.github<GitHubEvents>({ secret: 'x' });
+same<EventMap<typeof github>['push'], components['schemas']['webhook-push']>(true);
+same<
+  Extract<EventMap<typeof github>['pull_request'], { action: 'opened' }>,
+  components['schemas']['webhook-pull-request-opened']
+>(true);
+// @ts-expect-error GitHub names the event pull_request, not pull-request
+export type GitHubMisspelt = EventMap<typeof github>['pull-request'];
+
+same<ClerkEvents['user.deleted'], Extract<WebhookEvent, { type: 'user.deleted' }>>(true);
+same<ClerkEvents['user.updated']['type'], 'user.updated'>(true);
+same<DiscordEvents['APPLICATION_COMMAND'], APIApplicationCommandInteraction>(true);
+export type SlackText = SlackEvents['app_mention']['event']['text'];
+export type ResendData = ResendEvents['email.delivered']['data'];
+// @ts-expect-error Resend has no email.delivred event
+export type ResendMisspelt = ResendEvents['email.delivred'];
+
+// Without the SDK's types: the preset's own minimal type, any name.
+const plain = providers.stripe({ secret: 'whsec_x' });
+same<EventMap<typeof plain>['anything'], StripeMinimalEvent>(true);
+
+describe('eventType', () => {
+  const expected: Record<string, string | undefined> = {
+    stripe: 'payment_intent.succeeded',
+    github: 'ping',
+    shopify: undefined,
+    standardWebhooks: 'user.created',
+    clerk: 'user.created',
+    resend: 'user.created',
+    slack: 'app_mention',
+    paddle: 'transaction.completed',
+    razorpay: 'payment.captured',
+    discord: 'APPLICATION_COMMAND',
+    hmac: undefined,
+    twitch: 'channel.follow',
+    gitlab: 'push',
+    square: 'payment.created',
+    typeform: 'form_response',
+    checkout: 'payment_approved',
+    vercel: 'deployment.created',
+    intercom: 'ping',
+    wise: 'transfers#state-change',
+    paypal: 'PAYMENT.CAPTURE.COMPLETED',
+    coinbase: 'charge:confirmed',
+    lemonsqueezy: 'order_created',
+    airwallex: 'payment_intent.succeeded',
+    paystack: 'charge.success',
+    calendly: 'invitee.created',
+    sentry: undefined,
+    bitbucket: undefined,
+    postmark: 'Bounce',
+    twilio: undefined,
+    linear: 'Issue',
+    mercadopago: 'payment',
+    zoom: 'meeting.started',
+    braintree: 'check',
+    mailgun: 'delivered',
+    sendgrid: undefined,
+    hubspot: undefined,
+    adyen: undefined,
+    meta: undefined,
+    payme: 'CreateTransaction',
+    click: 'prepare',
+    uzum: 'create',
+    telegram: 'message',
+  };
+
+  it.each(Object.keys(SIGNERS))('reads the event name of a %s delivery', (name) => {
+    const signer = SIGNERS[name]!;
+    const preset = signer.build({ fixed: [signer.secrets[0]] });
+    expect(preset.eventType(signer.sign(signer.secrets[0]))).toBe(expected[name]);
+  });
+
+  it.each([
+    ['sendgrid', 'delivered'],
+    ['hubspot', 'contact.creation'],
+    ['adyen', 'AUTHORISATION'],
+    ['meta', 'messaging'],
+  ])('reads the event name of each item of a %s batch', (name, type) => {
+    const signer = SIGNERS[name]!;
+    const preset = signer.build({ fixed: [signer.secrets[0]] });
+    const [item] = preset.items?.(signer.sign(signer.secrets[0])) ?? [];
+    expect(preset.itemType?.(item?.value)).toBe(type);
+  });
+
+  it('names nothing for a body it cannot read, and never throws', () => {
+    const preset = providers.stripe({ secret: 'whsec_x' });
+    const garbled = {
+      method: 'POST',
+      url: '/',
+      headers: {},
+      rawBody: Buffer.from('{'),
+      body: undefined,
+      native: {},
+    };
+    expect(preset.eventType(garbled)).toBeUndefined();
+  });
+});
