@@ -4,8 +4,8 @@
  * so receipts stored before replay after; a written string is stored as the text of the bytes it
  * goes out as; a codec of one's own still gets the record.
  */
-import { IdempotencyGuard, InMemoryStore, RequestKey } from '../../src';
-import { createEngine, type Decision, type HttpRequest } from '../../src/adapter';
+import { type HttpRequest, IdempotencyGuard, InMemoryStore, RequestKey } from '../../src';
+import { createEngine, type Decision } from '../../src/adapter';
 
 const request = (): HttpRequest<unknown> => ({
   method: 'POST',
