@@ -13,8 +13,10 @@
  *   build: they repeat to within a fraction of a percent where time does not.
  *
  * `BENCH_BASELINE=<rev>` picks the baseline (default {@link COMPARE_BASELINE}); `BENCH_ROUNDS`,
- * `BENCH_DURATION` as for `pnpm bench`; `BENCH_COMPARE_INSTRUCTIONS=0` skips callgrind. The report
- * is printed and written to docs/benchmarks-baseline.md. Inbox mode has its own before/after
+ * `BENCH_DURATION` as for `pnpm bench`; `BENCH_COMPARE_INSTRUCTIONS=0` skips callgrind and
+ * `BENCH_COMPARE_INSTRUCTIONS=guard-first,express-first` counts only those scenarios;
+ * `BENCH_COMPARE_HTTP=0` skips the timed rounds (guard and HTTP). The report is printed and
+ * written to docs/benchmarks-baseline.md (not with `BENCH_WRITE_DOCS=0`). Inbox mode has its own before/after
  * (`BENCH_BASELINE=<rev> pnpm bench:inbox`).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -119,7 +121,8 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
     const builds = [before, after];
     const guard = { before: [] as GuardBenchResult[][], after: [] as GuardBenchResult[][] };
     const http = new Map<string, { before: Sample[]; after: Sample[] }>();
-    for (let round = 0; round < ROUNDS; round++) {
+    const rounds = process.env.BENCH_COMPARE_HTTP === '0' ? 0 : ROUNDS;
+    for (let round = 0; round < rounds; round++) {
       // Alternate which build goes first, so that neither always runs on a warmer machine.
       const order = round % 2 === 0 ? builds : [...builds].reverse();
       for (const build of order) guard[build.label].push(guardRun(build));
@@ -171,7 +174,8 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
       );
     }
     log();
-    if (process.env.BENCH_COMPARE_INSTRUCTIONS !== '0') {
+    const instructions = process.env.BENCH_COMPARE_INSTRUCTIONS ?? '';
+    if (instructions !== '0') {
       log(
         '## Instructions per operation (callgrind; the difference of a run with 2n and one with n operations)',
       );
@@ -179,7 +183,9 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
       log('| path | before | after | after − before |');
       log('|---|---|---|---|');
       const targets = builds.map((build) => bundleFor('instructions-target', build));
-      for (const [name, scenario] of INSTRUCTION_SCENARIOS) {
+      for (const [name, scenario] of INSTRUCTION_SCENARIOS.filter(
+        ([, scenario]) => !instructions || instructions.split(',').includes(scenario),
+      )) {
         const [b, a] = targets.map((target) => perOp(target, scenario)) as [number, number];
         const sign = a - b >= 0 ? '+' : '−';
         log(
@@ -204,6 +210,7 @@ if (require.main === module) {
     lines.push(line);
   }).then(
     () =>
+      process.env.BENCH_WRITE_DOCS !== '0' &&
       writeFileSync(
         join(__dirname, '..', '..', 'docs', 'benchmarks-baseline.md'),
         `${lines.join('\n')}\n`,
