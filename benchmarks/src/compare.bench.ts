@@ -105,6 +105,46 @@ const ratio = (after: number[], before: number[]) => {
   return `${median(per).toFixed(2)}× (${range(per, 2)})`;
 };
 
+/** The timed rounds' tables: the guard in-process, then HTTP. */
+function timedReport(
+  log: (line?: string) => void,
+  guard: Record<Build['label'], GuardBenchResult[][]>,
+  http: Map<string, Record<Build['label'], Sample[]>>,
+): void {
+  log('## The guard in-process (in-memory store), µs per call over calling the handler directly');
+  log();
+  log(
+    '| scenario | before (median, min–max) | after (median, min–max) | after ÷ before (per round) |',
+  );
+  log('|---|---|---|---|');
+  const added = (runs: GuardBenchResult[][], i: number) =>
+    runs.map((results) => (results[i]!.nsPerOp - results[0]!.nsPerOp) / 1000);
+  for (let i = 1; i < guard.after[0]!.length; i++) {
+    const b = added(guard.before, i);
+    const a = added(guard.after, i);
+    log(
+      `| ${guard.after[0]![i]!.name} | ${median(b).toFixed(2)} (${range(b, 2)}) | ${median(a).toFixed(2)} (${range(a, 2)}) | ${ratio(a, b)} |`,
+    );
+  }
+  log();
+  log(
+    '## HTTP (autocannon, 50 connections, server on core 0, load generator on core 1): req/s and server CPU per request',
+  );
+  log();
+  log(
+    '| scenario | req/s before | req/s after | after ÷ before (per round) | server CPU µs/req, before → after |',
+  );
+  log('|---|---|---|---|---|');
+  for (const [name, { before: b, after: a }] of http) {
+    const rb = b.map((s) => s.rps);
+    const ra = a.map((s) => s.rps);
+    log(
+      `| ${name} | ${median(rb).toFixed(0)} (${range(rb)}) | ${median(ra).toFixed(0)} (${range(ra)}) | ${ratio(ra, rb)} | ${median(b.map((s) => s.cpuUsPerRequest)).toFixed(0)} → ${median(a.map((s) => s.cpuUsPerRequest)).toFixed(0)} |`,
+    );
+  }
+  log();
+}
+
 export async function runCompare(log: (line?: string) => void): Promise<void> {
   const revision = baselineRevision(COMPARE_BASELINE);
   if (!revision) throw new Error('bench:compare needs a baseline: BENCH_BASELINE=<rev>');
@@ -139,41 +179,10 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
     log(`# This tree against a baseline, measured in one run`);
     log();
     log(
-      `Measured ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, by \`pnpm bench:compare\`: before = \`${before.commit}\`${revision === COMPARE_BASELINE ? ' (the commit before the redesign of issue 21)' : ''}, after = \`${currentCommit()}\`; ${ROUNDS} interleaved rounds, the two builds in alternating order.`,
+      `Measured ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, by \`pnpm bench:compare\`: before = \`${before.commit}\`${revision === COMPARE_BASELINE ? ' (the commit before the redesign of issue 21)' : ''}, after = \`${currentCommit()}\`; ${rounds} interleaved rounds, the two builds in alternating order.`,
     );
     log();
-    log('## The guard in-process (in-memory store), µs per call over calling the handler directly');
-    log();
-    log(
-      '| scenario | before (median, min–max) | after (median, min–max) | after ÷ before (per round) |',
-    );
-    log('|---|---|---|---|');
-    const added = (runs: GuardBenchResult[][], i: number) =>
-      runs.map((results) => (results[i]!.nsPerOp - results[0]!.nsPerOp) / 1000);
-    for (let i = 1; i < guard.after[0]!.length; i++) {
-      const b = added(guard.before, i);
-      const a = added(guard.after, i);
-      log(
-        `| ${guard.after[0]![i]!.name} | ${median(b).toFixed(2)} (${range(b, 2)}) | ${median(a).toFixed(2)} (${range(a, 2)}) | ${ratio(a, b)} |`,
-      );
-    }
-    log();
-    log(
-      '## HTTP (autocannon, 50 connections, server on core 0, load generator on core 1): req/s and server CPU per request',
-    );
-    log();
-    log(
-      '| scenario | req/s before | req/s after | after ÷ before (per round) | server CPU µs/req, before → after |',
-    );
-    log('|---|---|---|---|---|');
-    for (const [name, { before: b, after: a }] of http) {
-      const rb = b.map((s) => s.rps);
-      const ra = a.map((s) => s.rps);
-      log(
-        `| ${name} | ${median(rb).toFixed(0)} (${range(rb)}) | ${median(ra).toFixed(0)} (${range(ra)}) | ${ratio(ra, rb)} | ${median(b.map((s) => s.cpuUsPerRequest)).toFixed(0)} → ${median(a.map((s) => s.cpuUsPerRequest)).toFixed(0)} |`,
-      );
-    }
-    log();
+    if (rounds > 0) timedReport(log, guard, http);
     const instructions = process.env.BENCH_COMPARE_INSTRUCTIONS ?? '';
     if (instructions !== '0') {
       log(
