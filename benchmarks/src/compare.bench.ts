@@ -36,7 +36,7 @@ import { loadServer, median, range, ROUNDS, type Sample, type Scenario } from '.
 import { perOp } from './instructions';
 import type { Framework, ServerMode } from './server';
 
-/** The commit before issue 21's redesign (entry points by product, shared transports, the hot path). */
+/** The commit before the redesign that split the entry points by product, shared the transports and cut the hot path. */
 export const COMPARE_BASELINE = '7b27c4b';
 
 /** One build of the benchmark programs: this tree's, or the baseline's. */
@@ -179,7 +179,7 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
     log(`# This tree against a baseline, measured in one run`);
     log();
     log(
-      `Measured ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, by \`pnpm bench:compare\`: before = \`${before.commit}\`${revision === COMPARE_BASELINE ? ' (the commit before the redesign of issue 21)' : ''}, after = \`${currentCommit()}\`; ${rounds} interleaved rounds, the two builds in alternating order.`,
+      `Measured ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, by \`pnpm bench:compare\`: before = \`${before.commit}\`${revision === COMPARE_BASELINE ? ' (the commit before the entry-points redesign)' : ''}, after = \`${currentCommit()}\`; ${rounds} interleaved rounds, the two builds in alternating order.`,
     );
     log();
     if (rounds > 0) timedReport(log, guard, http);
