@@ -14,6 +14,7 @@ import { RequestPolicy, UNGUARDED_METHODS } from './constants';
 import { type Decision, type Engine, PASS } from './decision';
 import { Delivery } from './delivery';
 import { resolveOptions, type EngineConfig, type IdempotencyOptions } from './options';
+import { gateFor, type RouteGate } from './routed';
 import type { HttpRequest, ProviderPreset } from './types';
 
 export type { RequestIdempotency } from './batch-types';
@@ -44,7 +45,10 @@ const signatureInvalid = (message: string) =>
   new IdempotencyError(ErrorCode.SIGNATURE_INVALID, message);
 
 class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
-  constructor(readonly config: EngineConfig<Native, Tx>) {}
+  constructor(
+    readonly config: EngineConfig<Native, Tx>,
+    private readonly gate?: RouteGate,
+  ) {}
 
   begin(request: HttpRequest<Native>): Promise<Decision<Tx>> {
     try {
@@ -96,6 +100,21 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
     if (handshake)
       return Promise.resolve({ action: 'respond', response: handshake, replayed: false });
     if (config.passThrough?.(request)) return Promise.resolve(PASS);
+    // A route set's question before any claim: is this delivery routed (and is its payload valid)?
+    const { gate } = this;
+    if (!gate) return this.keyed(request, started);
+    return gate
+      .check(request, started)
+      .then((unrouted) =>
+        unrouted
+          ? { action: 'respond', response: unrouted, replayed: false }
+          : this.keyed(request, started),
+      );
+  }
+
+  /** A delivery to claim: its key (or its batch's), read from the request. */
+  private keyed(request: HttpRequest<Native>, started: number): Promise<Decision<Tx>> {
+    const config = this.config;
     const provider = config.provider(request);
     const items = config.preset?.items?.(request);
     if (items !== undefined) return this.batch(provider, items, request, started);
@@ -174,5 +193,14 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
 export function createEngine<Native = unknown, Tx = unknown>(
   options: IdempotencyOptions<Native, Tx>,
 ): Engine<Native, Tx> {
-  return new HttpEngine(resolveOptions(options));
+  const config = resolveOptions(options);
+  const gate = gateFor(config.preset, config.guard.tracer, config);
+  const engine = new HttpEngine(config, gate);
+  if (!gate) return engine;
+  // A route set's claimed delivery runs its route here, so every adapter just sends the answer.
+  return {
+    config,
+    begin: async (request) =>
+      (await gate.drive(await engine.begin(request), request)) as Decision<Tx>,
+  };
 }
