@@ -263,7 +263,8 @@ export class InMemoryStore implements Store {
     const row = this.rows.get(mapKey(key));
     if (!row || row.status !== ReceiptStatus.PROCESSING || row.attempts !== attempts)
       return undefined;
-    return claimedAt === undefined || new Date(row.claimedAt).getTime() === claimedAt.getTime()
+    // To the millisecond, as a Date made from the claim time holds it (truncated), without making one.
+    return claimedAt === undefined || Math.trunc(row.claimedAt) === claimedAt.getTime()
       ? row
       : undefined;
   }
