@@ -9,11 +9,7 @@ import type { InboxOptions } from '@webhook-idempotency/core/inbox';
 import type { Context } from 'aws-lambda';
 import { type LambdaHttpEvent, sourceOf } from './events';
 import { httpRequestOf, type LambdaRequest, lambdaRequest } from './request';
-import {
-  captureResult,
-  type LambdaHandlerResult,
-  renderResult,
-} from './result';
+import { captureResult, type LambdaHandlerResult, renderResult } from './result';
 import type { GuardedLambdaHandler } from './types';
 
 /** Options of {@link inbox}: the inbox options of every adapter, with the {@link LambdaRequest} in the callbacks, plus the body limit. */
