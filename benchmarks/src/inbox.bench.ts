@@ -1,5 +1,5 @@
 /**
- * @module Inbox mode (DESIGN.md §13): how fast the inbox endpoint acknowledges
+ * @module Inbox mode: how fast the inbox endpoint acknowledges
  * deliveries against the synchronous guard on the same database, over HTTP with the HTTP
  * section's rules (bundled Express server pinned to core 0, autocannon on core 1, interleaved
  * rounds, median and min–max, the server's CPU per request, p99), and how fast

@@ -95,7 +95,7 @@ async function main(): Promise<void> {
     log(ORM_NOTE);
     log();
   }
-  // Inbox mode against the synchronous guard on the same databases, over HTTP (DESIGN.md §13).
+  // Inbox mode against the synchronous guard on the same databases, over HTTP.
   let inbox: InboxSummary[] = [];
   if (process.env.BENCH_INBOX !== '0') {
     inbox = await runInboxBench(log);
@@ -110,7 +110,7 @@ async function main(): Promise<void> {
     await runListingBench(log);
     log();
   }
-  log('## Against the goals (issue 10; DESIGN.md §9)');
+  log('## Against the goals');
   log();
   log('| path | goal | measured (median) | met |');
   log('|---|---|---|---|');
@@ -243,7 +243,7 @@ function remaining(
       .filter((f) => f.fn.includes('core/src/transport/node-http.ts'))
       .reduce((sum, f) => sum + (f.share * profile.guarded.busyUs) / profile.guarded.requests, 0);
     log(
-      `- **Express first delivery against @node-idempotency (ours ${oursFirst.addedUs.toFixed(0)} µs, the peer ${peerFirst.addedUs.toFixed(0)} µs):** the peer records the answer after sending it (the behaviour its plugin documents, followed by benchmarks/src/peer.ts), so it neither holds nor copies it; we hold the answer until its receipt is written, so that a provider never sees an answer whose receipt is missing (DESIGN.md §6).${capture ? ` Capturing and flushing it are at least ${capture.toFixed(1)} µs of our functions' time under the profiler;` : ''} the rest is the per-request cost above.`,
+      `- **Express first delivery against @node-idempotency (ours ${oursFirst.addedUs.toFixed(0)} µs, the peer ${peerFirst.addedUs.toFixed(0)} µs):** the peer records the answer after sending it (the behaviour its plugin documents, followed by benchmarks/src/peer.ts), so it neither holds nor copies it; we hold the answer until its receipt is written, so that a provider never sees an answer whose receipt is missing.${capture ? ` Capturing and flushing it are at least ${capture.toFixed(1)} µs of our functions' time under the profiler;` : ''} the rest is the per-request cost above.`,
     );
   }
   const bareP = http['express, bare route'];

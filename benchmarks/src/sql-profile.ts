@@ -1,6 +1,6 @@
 /**
  * @module Where the guard's transactional first delivery on PostgreSQL spends what "Node + pg by
- * hand" does not (the last throughput goal, DESIGN.md §17): the same workload as sql.bench.ts (8 clients, a claim,
+ * hand" does not (the last throughput goal): the same workload as sql.bench.ts (8 clients, a claim,
  * then BEGIN, one business INSERT, the receipt's complete, COMMIT), run for ours and for the
  * by-hand loop in turn on one durable server, each under the in-process CPU profiler
  * (`node:inspector`), with pg_stat_statements counting the statements each sends per delivery.

@@ -2,6 +2,7 @@ import { library } from '../../tsdown.base';
 
 export default library({
   index: 'src/index.ts',
+  testing: 'src/testing/index.ts',
   // Type-only entries: each imports its SDK with `import type`, so its JavaScript is empty.
   'types/stripe': 'src/types/stripe.ts',
   'types/github': 'src/types/github.ts',

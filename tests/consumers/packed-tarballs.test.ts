@@ -413,6 +413,44 @@ describe('a Prisma 7 consumer (machine Node)', () => {
   });
 });
 
+/** Signs with the test kit and verifies with the preset, as one JSON line: [delivery, forged]. */
+const KIT_CHECK = `
+  const secret = 'whsec_consumer';
+  const delivery = signers.stripe({ secret }).event({ id: 'evt_kit', type: 'ping' });
+  const preset = providers.stripe({ secret: ['whsec_rotated_out', secret] });
+  const request = (d) => ({ method: d.method, url: d.path, headers: { ...d.headers }, rawBody: d.body, native: {} });
+  Promise.all([preset.verify(request(delivery)), preset.verify(request(delivery.forged()))])
+    .then((verdicts) => console.log(JSON.stringify(verdicts)));
+`;
+
+describe('the test kit (@webhook-idempotency/providers/testing) from its tarball', () => {
+  it.each([
+    [
+      'required (CommonJS)',
+      [
+        '-e',
+        `const signers = require('@webhook-idempotency/providers/testing'); const providers = require('@webhook-idempotency/providers');${KIT_CHECK}`,
+      ],
+    ],
+    [
+      'imported (ES module)',
+      [
+        '--input-type=module',
+        '-e',
+        `import * as signers from '@webhook-idempotency/providers/testing'; import * as providers from '@webhook-idempotency/providers';${KIT_CHECK}`,
+      ],
+    ],
+  ])(
+    '%s: its delivery verifies with a preset given two secrets, its forged copy does not',
+    async (_how, args) => {
+      const consumer = consumers.get('machine');
+      if (!consumer) throw new Error('no consumer project for the machine Node');
+      const { stdout } = await run(process.execPath, args, { cwd: consumer.dir });
+      expect(JSON.parse(stdout.trim())).toEqual([true, false]);
+    },
+  );
+});
+
 describe('a TypeScript consumer', () => {
   it.each(RESOLUTIONS)(
     'type-checks every public entry point under moduleResolution %s',

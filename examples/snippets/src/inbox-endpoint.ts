@@ -53,3 +53,15 @@ export function groupCommitInboxes(
   // #endregion group-commit
   return { batched, single };
 }
+
+/** The backpressure example of docs/inbox.md: refuse new deliveries while the backlog is over budget. */
+export function backpressuredEndpoint(deliveries: SqlInbox): express.RequestHandler {
+  // #region backpressure
+  return inbox({
+    inbox: deliveries,
+    preset: providers.stripe({ secret: process.env.STRIPE_WEBHOOK_SECRET! }),
+    // 503 + Retry-After for new deliveries at 5 000 unfinished or 15 minutes behind.
+    backpressure: { maxPending: 5_000, maxPendingAgeMs: 15 * 60_000 },
+  });
+  // #endregion backpressure
+}

@@ -5,7 +5,12 @@ import { SqlInbox } from '@webhook-idempotency/sql';
 import express from 'express';
 import pg from 'pg';
 import request from 'supertest';
-import { groupCommitInboxes, inboxApp, orderedEndpoint } from '../src/inbox-endpoint';
+import {
+  backpressuredEndpoint,
+  groupCommitInboxes,
+  inboxApp,
+  orderedEndpoint,
+} from '../src/inbox-endpoint';
 import {
   fastifyInboxApp,
   fetchInboxHandler,
@@ -91,6 +96,25 @@ it('the ordering example stores the customer as the ordering key and answers 202
     expect(response.status).toBe(202);
     expect(response.body).toEqual({ queued: true });
     expect((await deliveries.find('stripe', 'evt_2'))!.orderingKey).toBe('cus_42');
+  } finally {
+    await pool.end();
+  }
+});
+
+it('the backpressure example stores under its budget and refuses nothing', async () => {
+  const { pool } = await inboxApp();
+  try {
+    const deliveries = new SqlInbox(pool);
+    const app = express();
+    app.post('/hook', express.raw({ type: 'application/json' }), backpressuredEndpoint(deliveries));
+    const body = paid('evt_budget', 'in_4');
+    const response = await request(app)
+      .post('/hook')
+      .set('content-type', 'application/json')
+      .set('stripe-signature', signed(body))
+      .send(body);
+    expect(response.status).toBe(200);
+    expect(await deliveries.find('stripe', 'evt_budget')).not.toBeNull();
   } finally {
     await pool.end();
   }

@@ -1,37 +1,38 @@
 /**
- * @module runInboxConformance: the one HTTP suite of the inbox endpoint (DESIGN.md §13) every adapter's
+ * @module runInboxConformance: the one HTTP suite of the inbox endpoint every adapter's
  * `inbox(options)` passes, against a real SQLite file and a listening server: stored once byte for
  * byte without credentials, a duplicate answered 200 without a second row, 401 and 400 with
- * nothing stored, 503 when the store is down, the configured answer, the ordering key, a request
- * handed on to the route.
+ * nothing stored, 503 when the store is down, 503 with `Retry-After` over the backlog budget
+ * (a stored delivery still replayed), the configured answer, the ordering key, a request handed
+ * on to the route.
  */
-import { createHmac } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DeliveryStatus, type InboxOptions } from '@webhook-idempotency/core/inbox';
 import * as providers from '@webhook-idempotency/providers';
+import * as signers from '@webhook-idempotency/providers/testing';
 import { InboxSchema, SqlInbox } from '@webhook-idempotency/sql';
 import Database from 'better-sqlite3';
 import request from 'supertest';
+import { expectPresetInbox } from './inbox-presets';
+import { presetFixtures } from './presets';
 import type { RunningApp } from './types';
 
 /** One adapter's inbox endpoint, as the suite starts it. */
 export interface InboxEntry {
   readonly name: string;
   /**
-   * Starts an app on 127.0.0.1 whose `POST /webhooks/stripe` reads the raw body the way the
-   * adapter's docs say and is answered by `inbox(options)`; a request the endpoint hands on
-   * reaches a handler answering 200 `{"passed":true}`.
+   * Starts an app on 127.0.0.1 whose `POST /hook` and `POST /hook/<operation>` read the raw body
+   * (JSON and form bodies) the way the adapter's docs say and are answered by `inbox(options)`; a
+   * request the endpoint hands on reaches a handler answering 200 `{"passed":true}`.
    */
   start(options: InboxOptions<never>): Promise<RunningApp>;
 }
 
 const SECRET = 'whsec_conformance_inbox';
-const sign = (body: string) => {
-  const t = Math.floor(Date.now() / 1000);
-  return `t=${t},v1=${createHmac('sha256', SECRET).update(`${t}.${body}`).digest('hex')}`;
-};
+const sign = (body: string) =>
+  signers.stripe({ secret: SECRET }).event(body).headers['stripe-signature']!;
 // Odd spacing and key order: a re-serialised body would not match these bytes.
 const event = (id: string, customer = 'cus_1') =>
   `{ "id":"${id}",  "type":"invoice.paid", "data":{"object":{"customer":"${customer}"}} }`;
@@ -59,7 +60,7 @@ export function runInboxConformance(entries: InboxEntry | readonly InboxEntry[])
       };
       const post = (server: RunningApp['server'], body: string, signature = sign(body)) =>
         request(server)
-          .post('/webhooks/stripe')
+          .post('/hook')
           .set('content-type', 'application/json')
           .set('stripe-signature', signature)
           .set('authorization', 'Bearer secret')
@@ -146,6 +147,49 @@ export function runInboxConformance(entries: InboxEntry | readonly InboxEntry[])
         expect((await deliveries.find('stripe', 'evt_pinned'))!.body.toString('utf8')).toBe(
           '{"forged":true}',
         );
+      });
+
+      it('over its backlog budget: 503 + Retry-After storing nothing, a stored delivery still 200 replayed, stored again once drained', async () => {
+        for (const id of ['evt_1', 'evt_2'])
+          await deliveries.enqueue({
+            provider: 'stripe',
+            externalId: id,
+            orderingKey: null,
+            headers: {},
+            body: Buffer.from(event(id)),
+          });
+        const server = await start({ backpressure: { maxPending: 2, refreshMs: 0 } });
+        const refused = await post(server, event('evt_new'));
+        expect(refused.status).toBe(503);
+        expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+        expect(refused.body.code).toBe('ERR_IDEMPOTENCY_BACKPRESSURE');
+        expect(await deliveries.find('stripe', 'evt_new')).toBeNull();
+        const duplicate = await post(server, event('evt_1'));
+        expect(duplicate.status).toBe(200);
+        expect(duplicate.headers['idempotent-replayed']).toBe('true');
+        const leased = await deliveries.claim({
+          providers: ['stripe'],
+          limit: 10,
+          leaseMs: 60_000,
+        });
+        for (const delivery of leased) await deliveries.complete(delivery);
+        const accepted = await post(server, event('evt_new'));
+        expect([accepted.status, accepted.headers['idempotent-replayed']]).toEqual([
+          200,
+          undefined,
+        ]);
+        expect((await deliveries.find('stripe', 'evt_new'))!.body.toString('utf8')).toBe(
+          event('evt_new'),
+        );
+      });
+
+      describe("every preset that delivers one event per request, with the test kit's deliveries", () => {
+        for (const fixture of presetFixtures)
+          it(`${fixture.name}: the forged copy is refused with nothing stored; the signer's delivery is stored once byte for byte, the provider's retry answered as a duplicate`, async () => {
+            const preset = fixture.preset();
+            const server = await start({ preset });
+            await expectPresetInbox(server, fixture, deliveries, preset.provider);
+          });
       });
 
       it('answers with the configured response and stores the ordering key the option derives', async () => {

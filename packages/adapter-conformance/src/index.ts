@@ -12,9 +12,14 @@ export {
 } from './harness';
 export { type InboxEntry, runInboxConformance } from './inbox';
 export { type FloodRequest, type FloodResult, flood } from './flood';
-export { type PresetFixture, type PresetRequest, presetFixtures } from './presets';
-export { morePresetFixtures } from './presets-more';
-export { type BatchFixture, batchFixtures } from './batch-presets';
+export {
+  type BatchFixture,
+  batchFixtures,
+  type PresetFixture,
+  type PresetRequest,
+  presetFixtures,
+  requestOf,
+} from './presets';
 export { running } from './server';
 export { type OpenedStore, storeKinds, unreachableStore, type StoreKind } from './stores';
 export type { AdapterCase } from './case';

@@ -13,7 +13,7 @@ import { createHarness } from './harness';
 import { storeKinds, type OpenedStore } from './stores';
 import type { AdapterEntry } from './types';
 
-/** Every case of the HTTP contract (DESIGN.md §6: the adapter behaviours, the per-request value, every provider preset, batched deliveries). */
+/** Every case of the HTTP contract (the adapter behaviours, the per-request value, every provider preset, batched deliveries). */
 export const adapterCases: readonly AdapterCase[] = [
   ...replayCases,
   ...keyCases,

@@ -1,4 +1,4 @@
-/** @module The inbox commands (DESIGN.md §13): `inbox list|show|retry|dead` and `redeliver`, added to the program. */
+/** @module The inbox commands: `inbox list|show|retry|dead` and `redeliver`, added to the program. */
 import { DeliveryStatus } from '@webhook-idempotency/core/inbox';
 import { type Command, Option } from 'commander';
 import { inboxDead } from './commands/inbox-dead';

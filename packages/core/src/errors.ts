@@ -17,6 +17,7 @@ export const ErrorCode = {
   TRANSACTION_CLOSED: 'ERR_IDEMPOTENCY_TRANSACTION_CLOSED',
   TRANSACTION_REFUSED: 'ERR_IDEMPOTENCY_TRANSACTION_REFUSED',
   CONFIG: 'ERR_IDEMPOTENCY_CONFIG',
+  BACKPRESSURE: 'ERR_IDEMPOTENCY_BACKPRESSURE',
 } as const;
 /** One of {@link ErrorCode}. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -40,6 +41,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   ERR_IDEMPOTENCY_TRANSACTION_REFUSED: 500,
   ERR_IDEMPOTENCY_RAW_BODY_MISSING: 500,
   ERR_IDEMPOTENCY_CONFIG: 500,
+  ERR_IDEMPOTENCY_BACKPRESSURE: 503,
 };
 
 const DOCS = 'docs/reference/errors.md#';

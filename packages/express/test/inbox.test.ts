@@ -52,7 +52,7 @@ runInboxConformance({
   start: (options) => {
     const server = express();
     server.post(
-      '/webhooks/stripe',
+      ['/hook', '/hook/:operation'],
       express.raw({ type: '*/*' }),
       inbox(options as ExpressInboxOptions),
       (_req, res) => {

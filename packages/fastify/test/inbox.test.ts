@@ -12,11 +12,15 @@ runInboxConformance({
     const app = Fastify();
     await app.register(async (hooks) => {
       hooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
-      hooks.post(
-        '/webhooks/stripe',
-        { preHandler: inbox(options as FastifyInboxOptions) },
-        async () => ({ passed: true }),
+      // Form-encoded providers (Twilio, Braintree, Click): the Buffer is the body, kept raw.
+      hooks.addContentTypeParser(
+        'application/x-www-form-urlencoded',
+        { parseAs: 'buffer' },
+        (_request, body, done) => done(null, body),
       );
+      const route = { preHandler: inbox(options as FastifyInboxOptions) };
+      hooks.post('/hook', route, async () => ({ passed: true }));
+      hooks.post('/hook/:operation', route, async () => ({ passed: true }));
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     return { server: app.server, close: () => app.close() };

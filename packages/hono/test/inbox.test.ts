@@ -8,7 +8,7 @@ runInboxConformance({
   name: 'hono 4 (@hono/node-server)',
   start(options) {
     const app = new Hono<AppEnv>();
-    app.post('/webhooks/stripe', inbox(options as HonoInboxOptions), (c) =>
+    app.on('POST', ['/hook', '/hook/:operation'], inbox(options as HonoInboxOptions), (c) =>
       c.json({ passed: true }),
     );
     return listen(app);

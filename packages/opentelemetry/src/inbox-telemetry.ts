@@ -11,6 +11,7 @@ import {
 /**
  * An inbox event listener for the endpoint's `inbox(…)`, the worker and the queue consumers:
  * `webhook.answer.duration` from each `answered` event (the endpoint's time to store and answer),
+ * `webhook.inbox.refusals` from those refused over the backlog budget (outcome `backpressure`),
  * `webhook.failures` from `retry`, `failed` and `dead` (each a failed attempt), and
  * `webhook.inbox.dead_letters` from `dead`. Pass it as their `onEvent`, or let `instrument()` do it.
  *
@@ -35,6 +36,11 @@ export function inboxTelemetryListener(
           [AttributeName.OUTCOME]: event.outcome,
           [AttributeName.HTTP_STATUS]: event.status,
         });
+        if (event.outcome === 'backpressure')
+          metricsOf().refused.add(1, {
+            [AttributeName.PROVIDER]: event.provider,
+            [AttributeName.HTTP_STATUS]: event.status,
+          });
         return;
       case 'retry':
       case 'failed':

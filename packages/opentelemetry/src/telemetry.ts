@@ -34,6 +34,11 @@ export const MetricName = {
   FAILURES: 'webhook.failures',
   /** Counter: inbox deliveries that died (their failures ran out), by `webhook.provider`. */
   DEAD_LETTERS: 'webhook.inbox.dead_letters',
+  /**
+   * Counter: deliveries the inbox endpoint refused unstored because their provider's backlog was
+   * over the `backpressure` budget, by `webhook.provider` × `http.response.status_code` (503 or 429).
+   */
+  REFUSALS: 'webhook.inbox.refusals',
   /** Gauge: inbox deliveries not finished yet (pending or processing), by `webhook.provider` (`observeInbox`). */
   UNFINISHED: 'webhook.inbox.delivery.unfinished',
   /** Gauge: of those, the ones received longer ago than the provider's threshold, by `webhook.provider`. */
@@ -68,6 +73,7 @@ export interface Instruments {
   readonly answerDuration: Histogram;
   readonly failures: Counter;
   readonly deadLetters: Counter;
+  readonly refused: Counter;
 }
 
 /** Every event instrument, created once per meter provider and listener. */
@@ -87,6 +93,10 @@ export function createInstruments(provider: MeterProvider): Instruments {
     deadLetters: meter.createCounter(MetricName.DEAD_LETTERS, {
       description: 'Inbox deliveries that died: their handler failed every allowed attempt',
       unit: '{delivery}',
+    }),
+    refused: meter.createCounter(MetricName.REFUSALS, {
+      description: 'Inbox deliveries refused unstored: their provider was over its backlog budget',
+      unit: '{refusal}',
     }),
     deliveries: meter.createCounter(MetricName.DELIVERIES, {
       description: 'Webhook deliveries, by provider and outcome',

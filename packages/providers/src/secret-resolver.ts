@@ -7,7 +7,7 @@
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
-import type { Candidates, OneOrMany, SecretResolver } from './secrets';
+import type { Candidates, OneOrMany, SecretResolver } from './secret-types';
 
 const DEFAULT_MAX = 1000;
 const DEFAULT_TTL_MS = 60_000;

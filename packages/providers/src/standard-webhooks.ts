@@ -136,6 +136,8 @@ export function standardWebhooksAs<Events extends object>(
       keyDescription: 'webhook-id (or svix-id) header',
       needsRawBody: true,
       retentionDays: 30,
+      // The spec reads 429 as "throttle" and asks senders to honour Retry-After; 503 is a failure.
+      backpressureStatus: 429,
       key(request) {
         const id = header(request, headerNames(request).id);
         if (id === undefined || id === '') return undefined;

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { ConfigError } from '@webhook-idempotency/core';
-import { standardWebhooks } from '../src';
+import { clerk, resend, standardWebhooks, stripe } from '../src';
 import { clockAt, jsonRequest } from './helpers';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -37,6 +37,13 @@ describe('standardWebhooks preset', () => {
     });
     expect(preset.passThrough).toBeUndefined();
     expect(standardWebhooks({ secret: SECRET, provider: 'resend' }).provider).toBe('resend');
+  });
+
+  it("the inbox's backpressure answers 429, the status the spec reads as throttle (Svix senders too)", () => {
+    expect(preset.backpressureStatus).toBe(429);
+    expect(clerk({ secret: SECRET }).backpressureStatus).toBe(429);
+    expect(resend({ secret: SECRET }).backpressureStatus).toBe(429);
+    expect(stripe({ secret: 'whsec_x' }).backpressureStatus).toBeUndefined();
   });
 
   describe('key', () => {

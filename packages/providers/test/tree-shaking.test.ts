@@ -102,3 +102,30 @@ describe('tree shaking', () => {
     expect(Object.values(MARKS).filter((mark) => text.includes(mark))).toEqual([]);
   });
 });
+
+/** The signers of the test kit: each passes its own name, as a string, to its option checks. */
+const SIGNERS = [...Object.keys(MARKS), 'standardWebhooks', 'clerk', 'resend'];
+
+describe('tree shaking of the test kit', () => {
+  it.each(SIGNERS)(
+    'importing the %s signer alone bundles no other signer and no preset',
+    async (name) => {
+      const text = await bundle(
+        `import { ${name} } from '@webhook-idempotency/providers/testing'; console.log(${name});`,
+      );
+      expect(text).toContain(`"${name}"`);
+      const others = SIGNERS.filter((other) => other !== name && text.includes(`"${other}"`));
+      expect(others).toEqual([]);
+      // A signer shares no code with the presets: no verifier, no constant-time comparison.
+      expect(text).not.toMatch(/timingSafeEqual|safeVerify|function verify/);
+    },
+  );
+
+  it('the whole kit brings no test client: supertest and Fastify are taken as arguments', async () => {
+    const text = await bundle(
+      "import * as kit from '@webhook-idempotency/providers/testing'; console.log(kit);",
+    );
+    expect(text).toContain('x-twilio-signature');
+    expect(text).not.toMatch(/["'](supertest|fastify|light-my-request|express)["']/);
+  });
+});

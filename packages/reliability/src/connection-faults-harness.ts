@@ -16,7 +16,7 @@ import { FaultProxy } from './fault-proxy';
 
 /** The two server databases the proxy sits in front of. */
 export type FaultDialect = 'postgres' | 'mysql';
-/** Transactional completion (DESIGN.md §7) or plain mode ("at most once per claim"). */
+/** Transactional completion or plain mode ("at most once per claim"). */
 export type FaultMode = 'transactional' | 'plain';
 
 /** The receipts table of the fault tests. */

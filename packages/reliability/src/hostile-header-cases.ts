@@ -275,7 +275,7 @@ export const headerCases: readonly HostileCase[] = [
   },
   {
     name: 'id only, no body',
-    sent: 'a delivery, then its id with an empty body (DESIGN.md §10)',
+    sent: 'a delivery, then its id with an empty body',
     route: 'header',
     requests: [withId('h-idonly', '{"secret":"s3"}'), withId('h-idonly', '')],
     key: 'h-idonly',

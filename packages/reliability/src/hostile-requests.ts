@@ -56,7 +56,7 @@ export interface HostileCase {
   readonly expect: Outcome;
   /** Where a framework answers differently (its own body parser or media-type rules). */
   readonly on?: Partial<Record<Family, Outcome>>;
-  /** The handler itself fails (throws, answers 500, or too much): a 500 is the documented answer (DESIGN.md §6). */
+  /** The handler itself fails (throws, answers 500, or too much): a 500 is the documented answer. */
   readonly handlerFails?: boolean;
   /**
    * What the code answers today when it is not yet what the row expects (a known bug, reported to

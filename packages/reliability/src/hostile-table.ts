@@ -61,7 +61,7 @@ export function renderHostileSection(cases: readonly HostileCase[]): string {
     'records no unhandled error or rejection and `Object.prototype` stays clean; nothing refused',
     'before the handler reaches the store (no claim, no receipt); and no answer is a 5xx except the',
     'documented ones: `503` when the store is down, and `500` when the handler itself fails',
-    '(throws, answers 500, or answers more than `maxResponseBytes`, DESIGN.md §6).',
+    '(throws, answers 500, or answers more than `maxResponseBytes`).',
     '',
     "Routes: `header` keys on `X-Event-Id`; `body` keys on the parsed body's `id` (on fetch and Hono,",
     'which parse no body, a preset reads it from the raw bytes); `stripe`,',

@@ -1,6 +1,6 @@
-/** @module The reference model of the receipt lifecycle (DESIGN.md §3, §4, §10) the property test checks the guard against. */
+/** @module The reference model of the receipt lifecycle the property test checks the guard against. */
 
-/** Where a model receipt is in its lifecycle (DESIGN.md §4). */
+/** Where a model receipt is in its lifecycle. */
 export type ModelStatus = 'processing' | 'completed' | 'failed';
 
 /** One receipt as the model expects the store to hold it. */

@@ -10,7 +10,7 @@
  * uncaught exception or unhandled rejection, no pooled connection stays borrowed, and redelivery
  * (once the proxy heals, past the stale threshold where a claim was left behind) ends in 200 with
  * the receipt `completed`. Transactional mode: exactly one business row per id, whatever was cut.
- * Plain mode promises "at most once per claim" (DESIGN.md §7): business rows never exceed the
+ * Plain mode promises "at most once per claim": business rows never exceed the
  * receipt's `attempts`, and a cut after the business write but before `completed` is recorded
  * runs the handler again after the stale threshold (two rows, attempts 2): the test pins that.
  */
@@ -44,7 +44,7 @@ const ACQUIRE_TIMEOUT_MS = 500;
  * write's acquire wait (0.5 s); statements themselves take milliseconds here.
  */
 const REQUEST_TIMEOUT_MS = 4_000;
-/** Redelivery must reach a 200 within the stale threshold plus the acquire wait (DESIGN.md §10), plus slack for the round trips. */
+/** Redelivery must reach a 200 within the stale threshold plus the acquire wait, plus slack for the round trips. */
 const SETTLE_DEADLINE_MS = STALE_AFTER_SECONDS * 1000 + ACQUIRE_TIMEOUT_MS + 2_500;
 const REDELIVERY_PAUSE_MS = 250;
 
@@ -68,7 +68,7 @@ const packets = {
 interface Expected {
   /**
    * Status of the first delivery (the one the fault hits). `'handler-error'`: the handler's own
-   * write failed and it threw, so the app's error handler answers (DESIGN.md §6: "what the
+   * write failed and it threw, so the app's error handler answers ("what the
    * framework's own error handling answers"; this app's answers 500 with the error text).
    */
   readonly first: 200 | 503 | 'handler-error';

@@ -155,7 +155,7 @@ describe.each([memoryTarget, sqlite])('fixed interleavings on $name', (target) =
     ]);
   });
 
-  it("a failed attempt's fingerprint does not lock the key (DESIGN.md §10)", async () => {
+  it("a failed attempt's fingerprint does not lock the key", async () => {
     await runCommands(target, [
       new DeliverCommand(KEY, 'fp-b', false, 'throw'), // a forged first delivery, rejected by the handler
       new DeliverCommand(KEY, 'fp-a', false, 'return'), // the genuine one runs and records its fingerprint
@@ -164,7 +164,7 @@ describe.each([memoryTarget, sqlite])('fixed interleavings on $name', (target) =
     ]);
   });
 
-  it('a body-less request is a mismatch against a fingerprinted receipt, unless verified (DESIGN.md §10)', async () => {
+  it('a body-less request is a mismatch against a fingerprinted receipt, unless verified', async () => {
     await runCommands(target, [
       new DeliverCommand(KEY, 'fp-a', false, 'return'),
       new DeliverCommand(KEY, null, false, 'return'), // FingerprintMismatch, not the stored answer
@@ -293,7 +293,7 @@ class FlawedStore implements Store {
     const id = FlawedStore.id(key);
     const existing = this.rows.get(id);
     if (existing) return { won: false, receipt: FlawedStore.observe(existing, now) };
-    // The flaw: "SELECT, then INSERT if absent" with a gap between (DESIGN.md §1, rule 1).
+    // The flaw: "SELECT, then INSERT if absent" with a gap between.
     if (this.flaw === 'check-then-insert') await new Promise((resolve) => setImmediate(resolve));
     const row: Row = {
       provider: key.provider,
@@ -335,7 +335,7 @@ class FlawedStore implements Store {
       finishedAt: null,
       error: null,
     });
-    // The flaw: the failed attempt's fingerprint stays on the receipt (DESIGN.md §10).
+    // The flaw: the failed attempt's fingerprint stays on the receipt.
     if (fingerprint !== undefined && this.flaw !== 'reclaim-keeps-fingerprint')
       row.fingerprint = fingerprint;
     return FlawedStore.observe(row, now);

@@ -47,7 +47,7 @@ const OPTIONS: StormOptions = {
   staleAfterSeconds: 2,
   // The servers ask for up to `staleAfterSeconds`; the provider here waits at most 1 s (keeps the run short).
   retryAfterCapMs: 1_000,
-  // Longer than staleAfterSeconds + the store's acquire timeout (10 s): the bound DESIGN.md §10 promises.
+  // Longer than staleAfterSeconds + the store's acquire timeout (10 s): the bound docs/guarantees.md promises.
   requestTimeoutMs: 15_000,
   giveUpAfterMs: 60_000,
   seed: 20_260_801,

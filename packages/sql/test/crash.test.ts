@@ -1,5 +1,5 @@
 /**
- * Crash safety of transactional mode (DESIGN.md §7), with real dead processes: a worker writes its
+ * Crash safety of transactional mode, with real dead processes: a worker writes its
  * business row inside the transaction and is SIGKILLed. Before commit: neither the row nor
  * `completed` survives, and once the claim is stale the next delivery runs the handler on
  * untouched data. After commit: the receipt is completed and the handler never runs again.

@@ -18,6 +18,7 @@ import {
 } from '@webhook-idempotency/core';
 import { canonicalJson } from '@webhook-idempotency/core/adapter';
 import * as providers from '@webhook-idempotency/providers';
+import * as signers from '@webhook-idempotency/providers/testing';
 import {
   createEngine,
   responseNotCaptured,
@@ -537,4 +538,17 @@ export async function dynamodbUses(): Promise<void> {
   if (refused instanceof TransactionLimitExceeded) void refused.limit;
   if (refused instanceof TransactionCanceled) void refused.writes;
   void [stores, receiptsTable('t').create.TableName];
+}
+
+/** The test kit: a signer per preset, its delivery, retry and forged copy, and the send helpers. */
+export async function kitUses(): Promise<void> {
+  const stripe = signers.stripe({ secret: 'whsec_x' });
+  const delivery: signers.Delivery = stripe.event({ id: 'evt_1' }, { at: Date.now() - 1000 });
+  const retry: signers.Delivery = delivery.retry();
+  const request: Request = signers.toRequest(delivery.forged());
+  const ping: signers.Handshake = signers.discord().ping();
+  const preset = providers.stripe({ secret: ['whsec_old', 'whsec_x'] });
+  void [retry.body.length, request.method, ping.answer, preset.provider];
+  // @ts-expect-error the signer needs the secret its preset is given
+  signers.stripe({});
 }

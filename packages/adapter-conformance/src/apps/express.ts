@@ -63,7 +63,8 @@ function entry(name: string, framework: typeof express5): AdapterEntry {
         framework.json({ verify: saveRawBody }),
         framework.urlencoded({ extended: false, verify: saveRawBody }),
       ];
-      app.post('/hook', ...parsers, middleware, route);
+      // /hook/<operation>: a provider whose operation is the last path segment (Uzum Bank).
+      app.post(['/hook', '/hook/:operation'], ...parsers, middleware, route);
       app.get('/hook', middleware, route);
       return listen(app);
     },

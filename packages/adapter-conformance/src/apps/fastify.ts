@@ -63,6 +63,8 @@ function entry(name: string, framework: Factory): AdapterEntry {
           return render(reply, answer);
         };
         hooks.post('/hook', route);
+        // /hook/<operation>: a provider whose operation is the last path segment (Uzum Bank).
+        hooks.post('/hook/:operation', route);
         hooks.get('/hook', route);
       });
       return listen(app);

@@ -67,20 +67,22 @@ export const honoApp: AdapterEntry = {
         observe({ headers: c.env.incoming.headers, idempotency: c.get('idempotency') });
       }
     });
-    app.on(
-      ['POST', 'GET'],
-      '/hook',
-      idempotent(options as unknown as HonoIdempotencyOptions),
-      async (c) =>
-        render(
-          c,
-          await handler({
-            headers: nodeHeaders(c.req.raw.headers),
-            idempotency: c.get('idempotency'),
-            socket: c.env.incoming.socket,
-          }),
-        ),
-    );
+    // /hook/<operation>: a provider whose operation is the last path segment (Uzum Bank).
+    for (const path of ['/hook', '/hook/:operation'])
+      app.on(
+        ['POST', 'GET'],
+        path,
+        idempotent(options as unknown as HonoIdempotencyOptions),
+        async (c) =>
+          render(
+            c,
+            await handler({
+              headers: nodeHeaders(c.req.raw.headers),
+              idempotency: c.get('idempotency'),
+              socket: c.env.incoming.socket,
+            }),
+          ),
+      );
     return listen(app);
   },
 };

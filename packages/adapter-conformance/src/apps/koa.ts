@@ -68,7 +68,8 @@ function entry(name: string, Framework: typeof Koa3, parser: Parser = bodyParser
         );
       };
       const guarded = idempotent(options);
-      router.post('/hook', parser(), guarded, route);
+      // /hook/<operation>: a provider whose operation is the last path segment (Uzum Bank).
+      router.post(['/hook', '/hook/:operation'], parser(), guarded, route);
       router.get('/hook', guarded, route);
       app.use(router.routes());
       return listen(app);

@@ -142,7 +142,8 @@ function entry(platform: Platform): AdapterEntry {
     async start(options, handler: Handler, observe: Observer) {
       @Controller()
       class HookController {
-        @Post('hook')
+        // hook/<operation>: a provider whose operation is the last path segment (Uzum Bank).
+        @Post(['hook', 'hook/:operation'])
         @HttpCode(200)
         @Idempotent()
         async hook(@Req() req: Request, @Res({ passthrough: true }) res: PlatformResponse) {

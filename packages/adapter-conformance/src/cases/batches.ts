@@ -4,14 +4,16 @@
  * another worker, an item that throws; Meta's verification GET.
  */
 import type { ProviderPreset } from '@webhook-idempotency/core';
-import { type BatchFixture, batchFixtures } from '../batch-presets';
 import type { AdapterCase } from '../case';
 import { type Harness, PROVIDER } from '../harness';
-import type { PresetRequest } from '../presets';
+import { type BatchFixture, batchFixtures, requestOf } from '../presets';
 import type { Answer, HandlerCall } from '../types';
+import type { Delivery } from '@webhook-idempotency/providers/testing';
 
-const send = (h: Harness, request: PresetRequest) =>
-  h.post(undefined, request.body, { ...request.headers });
+const send = (h: Harness, delivery: Delivery) => {
+  const { body, headers, path } = requestOf(delivery);
+  return h.post(undefined, body, { ...headers }, path);
+};
 
 /** The route handler a batch needs: each item through `batch.each` (noting the item keys run), then `answer`. */
 function booking(ran: string[], answer: Answer, fail?: (id: string) => boolean) {
@@ -31,19 +33,19 @@ function batchCase(fixture: BatchFixture): AdapterCase {
   return {
     group: 'batches',
     anyStore: true,
-    name: `${fixture.name}: a forged batch is refused with no receipt; each item runs once, the redelivery is replayed, a re-batch runs only its new item`,
+    name: `${fixture.name}: a forged batch is refused with no receipt; each item runs once, the provider's retry is replayed, a re-batch runs only its new item`,
     async run(h) {
       const preset = fixture.preset();
       const ran: string[] = [];
       await h.start({ preset }, booking(ran, fixture.answer));
       const find = (externalId: string) => h.guard.find({ provider: preset.provider, externalId });
 
-      const forged = await send(h, fixture.forged());
+      const delivery = fixture.delivery();
+      const forged = await send(h, delivery.forged());
       expect(forged.status).toBe(401);
       expect(h.calls()).toBe(0);
       for (const id of fixture.itemIds) expect(await find(id)).toBeNull();
 
-      const delivery = fixture.delivery();
       const first = await send(h, delivery);
       expect(first.status).toBe(200);
       expect(first.headers['idempotent-replayed']).toBeUndefined();
@@ -52,7 +54,7 @@ function batchCase(fixture: BatchFixture): AdapterCase {
       for (const id of fixture.itemIds)
         expect(await find(id)).toMatchObject({ status: 'completed', attempts: 1 });
 
-      const again = await send(h, delivery);
+      const again = await send(h, delivery.retry());
       expect(again.status).toBe(200);
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(Buffer.compare(again.body, first.body)).toBe(0);
@@ -75,15 +77,17 @@ function handshakeCase(fixture: BatchFixture): AdapterCase | undefined {
     async run(h) {
       const preset = fixture.preset();
       await h.start({ preset });
-      const forged = await h.get(handshake.forgedQuery);
+      const request = handshake.request();
+      const query = (url: string) => new URL(url).search.slice(1);
+      const forged = await h.get(query(request.forged().url));
       expect(forged.status).toBe(handshake.forgedStatus);
-      expect(forged.body.toString()).not.toBe(handshake.answer);
-      const res = await h.get(handshake.query);
+      expect(forged.body.toString()).not.toBe(request.answer);
+      const res = await h.get(query(request.url));
       expect(res.status).toBe(200);
-      expect(res.body.toString()).toBe(handshake.answer);
+      expect(res.body.toString()).toBe(request.answer);
       expect(h.calls()).toBe(0);
       expect(
-        await h.guard.find({ provider: preset.provider, externalId: handshake.answer }),
+        await h.guard.find({ provider: preset.provider, externalId: request.answer }),
       ).toBeNull();
     },
   };

@@ -1,38 +1,63 @@
-/** @module Every provider preset through the adapter: a signed delivery, its redelivery, a forged copy, and the preset's handshake. */
+/**
+ * @module Every provider preset through the adapter, with the deliveries the test kit signs: a
+ * signed delivery, the provider's retry of it, a forged copy, one signed an hour ago, and the
+ * preset's handshake.
+ */
 import type { AdapterCase } from '../case';
 import type { Harness } from '../harness';
-import { type PresetFixture, type PresetRequest, presetFixtures } from '../presets';
-import { morePresetFixtures } from '../presets-more';
+import { type PresetFixture, type PresetRequest, presetFixtures, requestOf } from '../presets';
 
 const send = (h: Harness, request: PresetRequest) =>
   h.post(undefined, request.body, { ...request.headers }, request.path);
+const HOUR = 3_600_000;
 
 function deliveryCase(fixture: PresetFixture): AdapterCase {
   return {
     group: 'presets',
     anyStore: true,
-    name: `${fixture.name}: a forged copy is refused with no receipt; the signed delivery runs the handler once and its redelivery is replayed`,
+    name: `${fixture.name}: a forged copy is refused with no receipt; the signer's delivery runs the handler once and the provider's retry of it is replayed`,
     async run(h) {
       const preset = fixture.preset();
-      await h.start({ preset });
+      const { answer } = fixture;
+      await h.start({ preset }, answer ? () => answer : undefined);
       const key = { provider: preset.provider, externalId: fixture.externalId };
 
-      const forged = await send(h, fixture.forged());
+      const delivery = fixture.delivery();
+      const forged = await send(h, requestOf(delivery.forged()));
       expect(forged.status).toBe(fixture.forgedStatus ?? 401);
       expect(h.calls()).toBe(0);
       expect(await h.guard.find(key)).toBeNull();
 
-      const delivery = fixture.delivery();
-      const first = await send(h, delivery);
+      const first = await send(h, requestOf(delivery));
       expect(first.status).toBe(200);
       expect(first.headers['idempotent-replayed']).toBeUndefined();
       expect(await h.guard.find(key)).toMatchObject({ status: 'completed', attempts: 1 });
 
-      const again = await send(h, delivery);
+      const again = await send(h, requestOf(delivery.retry()));
       expect(again.status).toBe(200);
       expect(again.headers['idempotent-replayed']).toBe('true');
       expect(Buffer.compare(again.body, first.body)).toBe(0);
       expect(h.calls()).toBe(1);
+    },
+  };
+}
+
+function staleCase(fixture: PresetFixture): AdapterCase | undefined {
+  if (!fixture.timed) return undefined;
+  return {
+    group: 'presets',
+    anyStore: true,
+    name: `${fixture.name}: a delivery the signer signed an hour ago is refused with no receipt`,
+    async run(h) {
+      const preset = fixture.preset();
+      await h.start({ preset });
+      const old = fixture.delivery().retry({ at: Date.now() - HOUR });
+      const res = await send(h, requestOf(old));
+      expect(res.status).toBe(fixture.forgedStatus ?? 401);
+      expect(h.calls()).toBe(0);
+      expect(
+        await h.guard.find({ provider: preset.provider, externalId: fixture.externalId }),
+      ).toBeNull();
     },
   };
 }
@@ -48,21 +73,21 @@ function handshakeCase(fixture: PresetFixture): AdapterCase | undefined {
       const preset = fixture.preset();
       await h.start({ preset });
       const key = { provider: preset.provider, externalId: handshake.externalId };
-      const forged = await send(h, handshake.forged());
+      const request = handshake.request();
+      const forged = await send(h, requestOf(request.forged()));
       expect(forged.status).toBe(fixture.forgedStatus ?? 401);
-      expect(forged.body.toString()).not.toBe(handshake.answer);
-      const res = await send(h, handshake.request());
+      expect(forged.body.toString()).not.toBe(request.answer);
+      const res = await send(h, requestOf(request));
       expect(res.status).toBe(200);
-      expect(res.body.toString()).toBe(handshake.answer);
+      expect(res.body.toString()).toBe(request.answer);
       expect(h.calls()).toBe(0);
       expect(await h.guard.find(key)).toBeNull();
     },
   };
 }
 
-export const presetCases: AdapterCase[] = [...presetFixtures, ...morePresetFixtures].flatMap(
-  (fixture) => {
-    const handshake = handshakeCase(fixture);
-    return handshake ? [deliveryCase(fixture), handshake] : [deliveryCase(fixture)];
-  },
+export const presetCases: AdapterCase[] = presetFixtures.flatMap((fixture) =>
+  [deliveryCase(fixture), staleCase(fixture), handshakeCase(fixture)].filter(
+    (found): found is AdapterCase => found !== undefined,
+  ),
 );

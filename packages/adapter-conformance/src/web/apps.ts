@@ -72,7 +72,7 @@ export const honoWebApp: WebAppEntry = {
     // GET too: a preset's handshake sent as a read (Meta's hub.challenge) goes through the adapter.
     app.on(
       ['POST', 'GET'],
-      '/hook',
+      ['/hook', '/hook/:operation'],
       idempotent(options as unknown as HonoIdempotencyOptions),
       async (c) => renderHono(c, await handler(callOf(c.req.raw.headers, c.get('idempotency')))),
     );

@@ -85,4 +85,10 @@ export interface ProviderPreset {
   readonly needsRawBody: boolean;
   /** How long to keep receipts: the provider's retry window plus its manual redelivery window. */
   readonly retentionDays: number;
+  /**
+   * The status the inbox endpoint refuses with while the provider's backlog is over budget
+   * (`inbox({ backpressure })`): 429 where the provider documents it as "slow down", else 503
+   * (the default when absent). docs/providers.md#after-a-503-or-429 says what each provider does.
+   */
+  readonly backpressureStatus?: 429 | 503;
 }

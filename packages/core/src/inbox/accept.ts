@@ -14,9 +14,15 @@ import {
   resolveHeaders,
   resolveResponse,
 } from './accept-answers';
+import {
+  BackpressureGate,
+  type InboxBackpressureOptions,
+  resolveBackpressure,
+} from './backpressure';
+import type { AnsweredEvent } from './figures';
 import type { InboxEvent, InboxStore } from './types';
 
-export { DEFAULT_INBOX_HEADERS, type InboxResponse };
+export { DEFAULT_INBOX_HEADERS, type InboxBackpressureOptions, type InboxResponse };
 
 /**
  * Options of every adapter's `inbox(options)`. `undefined` means "the default"; an invalid value
@@ -61,13 +67,19 @@ export interface InboxOptions<Native = unknown> {
   response?: InboxResponse;
   /** Header set to `true` on the answer to a delivery already stored. Defaults to `'Idempotent-Replayed'`. */
   replayedHeader?: string;
-  /** Receives `stored`, `duplicate`, `store-error` and `answered` events. Errors it throws are ignored. */
+  /**
+   * Refuse a provider's new deliveries, unstored, with 503 (or 429) and `Retry-After` while its
+   * backlog of unfinished deliveries is over a depth or age budget; duplicates are still answered
+   * 2xx. Off by default (docs/inbox.md#backpressure).
+   */
+  backpressure?: InboxBackpressureOptions;
+  /** Receives `stored`, `duplicate`, `store-error`, `answered` and `backpressure` events. Errors it throws are ignored. */
   onEvent?: (event: InboxEvent) => void;
 }
 
 /** What {@link InboxEngine.accept} decided. */
 export type InboxDecision =
-  /** Send this answer: 2xx once stored (`stored: false` for a duplicate), or the 400/401/503 refusal. */
+  /** Send this answer: 2xx once stored (`stored: false` for a duplicate), or the 400/401/429/503 refusal. */
   | { readonly action: 'respond'; readonly response: HttpResponseRecord; readonly stored: boolean }
   /** Hand the request on unstored: a read method, a preset pass-through, or `onMissingKey: 'passthrough'`. */
   | { readonly action: 'pass' };
@@ -94,6 +106,7 @@ const KNOWN = new Set([
   'headers',
   'response',
   'replayedHeader',
+  'backpressure',
   'onEvent',
 ]);
 
@@ -198,6 +211,8 @@ export function createInboxEngine<Native = unknown>(
       // An observer never changes an answer.
     }
   };
+  const budget = resolveBackpressure(options.backpressure, preset);
+  const gate = budget && new BackpressureGate(inbox, budget, emit);
   const refuse = (error: unknown, request: HttpRequest<Native>): InboxDecision => {
     const response = answerFor(error, refusals, request);
     if (!response) throw error;
@@ -218,7 +233,7 @@ export function createInboxEngine<Native = unknown>(
   const answered = (
     key: RequestKey,
     started: number,
-    outcome: 'stored' | 'duplicate' | 'store_error',
+    outcome: AnsweredEvent['outcome'],
     decision: InboxDecision,
   ): InboxDecision => {
     if (onEvent && decision.action === 'respond')
@@ -273,6 +288,16 @@ export function createInboxEngine<Native = unknown>(
       } catch (error) {
         return refuse(error, request);
       }
+      // Over budget: a delivery already stored is a duplicate as always; a new one is refused unstored.
+      const held = await gate?.hold(key);
+      if (held?.outcome === 'duplicate')
+        emit({ type: 'duplicate', provider: key.provider, externalId: key.externalId });
+      if (held)
+        return answered(key, started, held.outcome, {
+          action: 'respond',
+          response: held.outcome === 'duplicate' ? answers.duplicate : held.response,
+          stored: false,
+        });
       let stored: boolean;
       try {
         stored = await inbox.enqueue({

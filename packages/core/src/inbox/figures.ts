@@ -52,14 +52,41 @@ export interface InboxBacklog {
 
 /**
  * The inbox endpoint answered a delivery with a valid key: once per such request, after `stored`,
- * `duplicate` or the `store-error` of its enqueue. `durationMs`: from the endpoint's call
- * (verification included) to the answer decided, before it is sent; `status`: that answer's.
+ * `duplicate` or the `store-error` of its enqueue, or refused it unstored because its provider's
+ * backlog is over budget (`backpressure`: 503 or 429 with `Retry-After`). `durationMs`: from the
+ * endpoint's call (verification included) to the answer decided, before it is sent; `status`:
+ * that answer's.
  */
 export interface AnsweredEvent {
   readonly type: 'answered';
   readonly provider: string;
   readonly externalId: string;
-  readonly outcome: 'stored' | 'duplicate' | 'store_error';
+  readonly outcome: 'stored' | 'duplicate' | 'store_error' | 'backpressure';
   readonly status: number;
   readonly durationMs: number;
 }
+
+/**
+ * The inbox endpoint started refusing a provider's new deliveries (its backlog passed a budget of
+ * `inbox({ backpressure })`), or stopped (the backlog fell back to `resumeAt` of every budget).
+ * Reported once per change, from the backlog read that saw it.
+ */
+export interface BackpressureEvent {
+  readonly type: 'backpressure';
+  readonly state: 'started' | 'ended';
+  readonly provider: string;
+  /** The provider's unfinished deliveries in that read (a lower bound when the read was cut at its limit). */
+  readonly unfinished: number;
+  /** How long ago its oldest unfinished delivery was received; `null` when none is. */
+  readonly oldestAgeMs: number | null;
+  /** The `Retry-After` seconds its refusals carry; `null` when it ended. */
+  readonly retryAfterSeconds: number | null;
+}
+
+/**
+ * What the inbox endpoint reports besides `stored`, `duplicate` and `store-error`: each answer to a
+ * delivery with a key, and each start and end of a provider's refusals. The endpoint's backlog
+ * read (`store-error` with `operation: 'backlog'`) and its duplicate check while refusing
+ * (`operation: 'find'`) fail without changing what it answers.
+ */
+export type EndpointEvent = AnsweredEvent | BackpressureEvent;

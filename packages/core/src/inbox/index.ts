@@ -5,8 +5,14 @@
  * Queue-bridge authors: `@webhook-idempotency/core/adapter`.
  * @module @webhook-idempotency/core/inbox
  */
-export type { InboxOptions, InboxResponse } from './accept';
-export type { BacklogInput, InboxBacklog, ProviderBacklog } from './figures';
+export type { InboxBackpressureOptions, InboxOptions, InboxResponse } from './accept';
+export type {
+  AnsweredEvent,
+  BackpressureEvent,
+  BacklogInput,
+  InboxBacklog,
+  ProviderBacklog,
+} from './figures';
 export { InMemoryInbox, type InMemoryInboxOptions } from './memory-inbox';
 export {
   createInboxWorker,

@@ -1,5 +1,5 @@
 /** @module The inbox vocabulary (DESIGN.md §13): stored deliveries, their lifecycle and the `InboxStore` contract. */
-import type { AnsweredEvent, BacklogInput, InboxBacklog } from './figures';
+import type { BacklogInput, EndpointEvent, InboxBacklog } from './figures';
 
 /** Where a stored delivery is in its lifecycle. */
 export const DeliveryStatus = {
@@ -283,8 +283,8 @@ export type InboxEvent =
       readonly provider: string;
       readonly externalId: string;
     }
-  /** The endpoint answered a delivery with a key: its outcome, status and time ({@link AnsweredEvent}). */
-  | AnsweredEvent
+  /** The endpoint answered a delivery with a key, or started or stopped refusing a provider ({@link EndpointEvent}). */
+  | EndpointEvent
   /** The handler ran and committed, or the receipt showed it already had (`replayed: true`). */
   | { readonly type: 'processed'; readonly delivery: DeliveryRef; readonly replayed: boolean }
   /** The handler failed; the delivery is due again after `delayMs`. */

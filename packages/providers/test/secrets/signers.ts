@@ -1,21 +1,16 @@
 /**
- * Every preset with two secrets of its own kind, and a delivery each signs as its provider does
- * (the formulas the preset's own test judges against its provider's SDK or documented example).
+ * Every preset with two secrets of its own kind, and a delivery each signs under one of them,
+ * made by the test kit (`@webhook-idempotency/providers/testing`, whose signers the providers'
+ * SDKs judge): so a preset given several secrets is shown to accept the kit's deliveries.
  * `build(secrets)` makes the preset from a list of secrets; `sign(secret)` a delivery under one.
  */
-import {
-  createHash,
-  createHmac,
-  generateKeyPairSync,
-  sign as signWith,
-  type KeyObject,
-} from 'node:crypto';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import type { HttpRequest } from '@webhook-idempotency/core';
 import * as providers from '@webhook-idempotency/providers';
 import type { TypedPreset } from '@webhook-idempotency/providers';
-import { crc32 } from '../../src/crc32';
+import * as kit from '@webhook-idempotency/providers/testing';
 import { SIGNER, SIGNER_KEY } from '../fixtures/paypal-certificates';
-import { basic, formRequest, jsonRequest } from '../helpers';
+import { makeRequest } from '../helpers';
 
 /** One preset, as the rotation and tenant tests drive it. */
 export interface Signer<S = unknown> {
@@ -31,12 +26,15 @@ export interface Signer<S = unknown> {
 
 export const NOW = 1_767_225_600; // 2026-01-01T00:00:00Z
 const clock = () => NOW * 1000;
-const hmacOf = (algorithm: string, key: string | Buffer, text: string | Buffer) =>
-  createHmac(algorithm, key).update(text).digest();
-const hex = (key: string | Buffer, text: string | Buffer, algorithm = 'sha256') =>
-  hmacOf(algorithm, key, text).toString('hex');
-const b64 = (key: string | Buffer, text: string | Buffer, algorithm = 'sha256') =>
-  hmacOf(algorithm, key, text).toString('base64');
+
+/** The neutral request an adapter builds from the kit's delivery. */
+const asRequest = (delivery: kit.Delivery): HttpRequest =>
+  makeRequest({
+    method: delivery.method,
+    url: delivery.path,
+    headers: { ...delivery.headers },
+    rawBody: delivery.body,
+  });
 
 /** The preset options for a list of secrets under `option`, or a resolver. */
 function secretOption<S>(option: string, given: Parameters<Signer<S>['build']>[0]) {
@@ -47,7 +45,7 @@ function secretOption<S>(option: string, given: Parameters<Signer<S>['build']>[0
 function strings(
   option: string,
   make: (options: Record<string, unknown>) => TypedPreset,
-  sign: (secret: string, id: string) => HttpRequest,
+  sign: (secret: string, id: string) => kit.Delivery,
   secrets: readonly [string, string, string] = [
     'old-secret-0001',
     'new-secret-0002',
@@ -57,27 +55,17 @@ function strings(
   return {
     secrets,
     build: (given) => make(secretOption(option, given)),
-    sign: (s, id = 'e1') => sign(s, id),
+    sign: (s, id = 'e1') => asRequest(sign(s, id)),
   };
 }
 
 const whsec = (text: string) => `whsec_${Buffer.from(text).toString('base64')}`;
-const svix = (name: 'webhook' | 'svix') => (secret: string, id: string) => {
-  const body = JSON.stringify({ type: 'user.created', data: {} });
-  const key = Buffer.from(secret.slice(6), 'base64');
-  return jsonRequest(body, {
-    headers: {
-      [`${name}-id`]: id,
-      [`${name}-timestamp`]: String(NOW),
-      [`${name}-signature`]: `v1,${b64(key, `${id}.${NOW}.${body}`)}`,
-    },
-  });
-};
 const svixSecrets = [
   whsec('old-key-bytes'),
   whsec('new-key-bytes'),
   whsec('not-our-bytes'),
 ] as const;
+const svixBody = { type: 'user.created', data: {} };
 
 function keyPairs(type: 'ed25519' | 'rsa' | 'ec') {
   const make = () =>
@@ -109,212 +97,151 @@ function publicText(key: KeyObject, form: 'hex' | 'der' | 'pem'): string {
 const three = <T>(make: (pair: (typeof ed)[number]) => T, pairs: typeof ed) =>
   [make(pairs[0]), make(pairs[1]), make(pairs[2])] as const;
 
+/** A signer whose secrets are public keys of `pairs` (in `form`), signed by the matching private key. */
+function keys(
+  pairs: typeof ed,
+  form: 'hex' | 'der' | 'pem',
+  build: Signer<string>['build'],
+  sign: (privateKey: KeyObject, id: string) => kit.Delivery,
+): Signer<string> {
+  return {
+    secrets: three((pair) => publicText(pair.publicKey, form), pairs),
+    build,
+    sign: (key, id = 'e1') => asRequest(sign(privateOf(pairs, key), id)),
+  };
+}
+
 const SQUARE_URL = 'https://shop.example.com/webhooks/square';
 const HUBSPOT_URL = 'https://app.example.com/webhooks/hubspot';
-const BT_XML = (id: string) =>
-  `<notification><kind>check</kind><timestamp>2026-01-01T00:00:00Z</timestamp><subject><id>${id}</id></subject></notification>`;
+const ACME = { signatureHeader: 'x-acme-signature', key: 'x-acme-delivery' } as const;
+type Pair = { username: string; password: string };
 
 /** Every preset of the package, by factory name. */
 export const SIGNERS: Record<string, Signer<any>> = {
   stripe: strings(
     'secret',
     (o) => providers.stripe({ ...o, clock } as never),
-    (s, id) => {
-      const body = JSON.stringify({ id, type: 'payment_intent.succeeded' });
-      return jsonRequest(body, {
-        headers: { 'stripe-signature': `t=${NOW},v1=${hex(s, `${NOW}.${body}`)}` },
-      });
-    },
+    (secret, id) => kit.stripe({ secret, clock }).event({ id, type: 'payment_intent.succeeded' }),
   ),
   github: strings(
     'secret',
     (o) => providers.github(o as never),
-    (s, id) => {
-      const body = '{"zen":"hi"}';
-      return jsonRequest(body, {
-        headers: {
-          'x-github-delivery': id,
-          'x-github-event': 'ping',
-          'x-hub-signature-256': `sha256=${hex(s, body)}`,
-        },
-      });
-    },
+    (secret, id) => kit.github({ secret }).event({ zen: 'hi' }, { event: 'ping', delivery: id }),
   ),
   shopify: strings(
     'secret',
     (o) => providers.shopify(o as never),
-    (s, id) => {
-      const body = '{"id":1}';
-      return jsonRequest(body, {
-        headers: {
-          'x-shopify-shop-domain': 'a.myshopify.com',
-          'x-shopify-webhook-id': id,
-          'x-shopify-hmac-sha256': b64(s, body),
-        },
-      });
-    },
+    (secret, id) =>
+      kit.shopify({ secret, shop: 'a.myshopify.com' }).event({ id: 1 }, { webhookId: id }),
   ),
   standardWebhooks: {
     ...strings(
       'secret',
       (o) => providers.standardWebhooks({ ...o, clock } as never),
-      svix('webhook'),
+      (secret, id) => kit.standardWebhooks({ secret, clock }).event(svixBody, { id }),
     ),
     secrets: svixSecrets,
   },
   clerk: {
-    ...strings('secret', (o) => providers.clerk({ ...o, clock } as never), svix('svix')),
+    ...strings(
+      'secret',
+      (o) => providers.clerk({ ...o, clock } as never),
+      (secret, id) => kit.clerk({ secret, clock }).event(svixBody, { id }),
+    ),
     secrets: svixSecrets,
   },
   resend: {
-    ...strings('secret', (o) => providers.resend({ ...o, clock } as never), svix('svix')),
+    ...strings(
+      'secret',
+      (o) => providers.resend({ ...o, clock } as never),
+      (secret, id) => kit.resend({ secret, clock }).event(svixBody, { id }),
+    ),
     secrets: svixSecrets,
   },
   slack: strings(
     'signingSecret',
     (o) => providers.slack({ ...o, clock } as never),
-    (s, id) => {
-      const body = JSON.stringify({
+    (signingSecret, id) =>
+      kit.slack({ signingSecret, clock }).event({
         type: 'event_callback',
         api_app_id: 'A1',
         event_id: id,
         event: { type: 'app_mention' },
-      });
-      return jsonRequest(body, {
-        headers: {
-          'x-slack-request-timestamp': String(NOW),
-          'x-slack-signature': `v0=${hex(s, `v0:${NOW}:${body}`)}`,
-        },
-      });
-    },
+      }),
   ),
   paddle: strings(
     'secret',
     (o) => providers.paddle({ ...o, clock } as never),
-    (s, id) => {
-      const body = JSON.stringify({ event_id: id, event_type: 'transaction.completed' });
-      return jsonRequest(body, {
-        headers: { 'paddle-signature': `ts=${NOW};h1=${hex(s, `${NOW}:${body}`)}` },
-      });
-    },
+    (secret, id) =>
+      kit.paddle({ secret, clock }).event({ event_id: id, event_type: 'transaction.completed' }),
   ),
   razorpay: strings(
     'secret',
     (o) => providers.razorpay(o as never),
-    (s, id) => {
-      const body = '{"event":"payment.captured"}';
-      return jsonRequest(body, {
-        headers: { 'x-razorpay-event-id': id, 'x-razorpay-signature': hex(s, body) },
-      });
-    },
+    (secret, id) => kit.razorpay({ secret }).event({ event: 'payment.captured' }, { id }),
   ),
-  discord: {
-    secrets: three((pair) => publicText(pair.publicKey, 'hex'), ed),
-    build: (given) => providers.discord({ ...secretOption('publicKey', given), clock } as never),
-    sign(key: string, id = 'e1') {
-      const body = JSON.stringify({ id, type: 2 });
-      const signature = signWith(null, Buffer.from(`${NOW}${body}`), privateOf(ed, key)).toString(
-        'hex',
-      );
-      return jsonRequest(body, {
-        headers: { 'x-signature-ed25519': signature, 'x-signature-timestamp': String(NOW) },
-      });
-    },
-  },
+  discord: keys(
+    ed,
+    'hex',
+    (given) => providers.discord({ ...secretOption('publicKey', given), clock } as never),
+    (privateKey, id) => kit.discord({ privateKey, clock }).event({ id, type: 2 }),
+  ),
   hmac: strings(
     'secret',
-    (o) =>
-      providers.hmac({
-        ...o,
-        provider: 'acme',
-        signatureHeader: 'x-acme-signature',
-        key: 'x-acme-delivery',
-        retentionDays: 7,
-      } as never),
-    (s, id) =>
-      jsonRequest('{"a":1}', {
-        headers: { 'x-acme-delivery': id, 'x-acme-signature': hex(s, '{"a":1}') },
-      }),
+    (o) => providers.hmac({ ...o, ...ACME, provider: 'acme', retentionDays: 7 } as never),
+    (secret, id) => kit.hmac({ secret, ...ACME }).event({ a: 1 }, { id }),
   ),
   twitch: strings(
     'secret',
     (o) => providers.twitch({ ...o, clock } as never),
-    (s, id) => {
-      const body = '{"subscription":{"type":"channel.follow"},"event":{}}';
-      const stamp = new Date(NOW * 1000).toISOString();
-      return jsonRequest(body, {
-        headers: {
-          'twitch-eventsub-message-id': id,
-          'twitch-eventsub-message-timestamp': stamp,
-          'twitch-eventsub-message-type': 'notification',
-          'twitch-eventsub-message-signature': `sha256=${hex(s, `${id}${stamp}${body}`)}`,
-        },
-      });
-    },
+    (secret, id) =>
+      kit
+        .twitch({ secret, clock })
+        .event({ subscription: { type: 'channel.follow' }, event: {} }, { id }),
   ),
   gitlab: strings(
     'secretToken',
     (o) => providers.gitlab(o as never),
-    (s, id) =>
-      jsonRequest('{"object_kind":"push"}', {
-        headers: { 'x-gitlab-token': s, 'idempotency-key': id },
-      }),
+    (secretToken, id) =>
+      kit.gitlab({ secretToken }).event({ object_kind: 'push' }, { idempotencyKey: id }),
   ),
   square: strings(
     'signatureKey',
     (o) => providers.square({ ...o, notificationUrl: SQUARE_URL } as never),
-    (s, id) => {
-      const body = JSON.stringify({ event_id: id, type: 'payment.created' });
-      return jsonRequest(body, {
-        headers: { 'x-square-hmacsha256-signature': b64(s, `${SQUARE_URL}${body}`) },
-      });
-    },
+    (signatureKey, id) =>
+      kit
+        .square({ signatureKey, notificationUrl: SQUARE_URL })
+        .event({ event_id: id, type: 'payment.created' }),
   ),
   typeform: strings(
     'secret',
     (o) => providers.typeform(o as never),
-    (s, id) => {
-      const body = JSON.stringify({ event_id: id, event_type: 'form_response' });
-      return jsonRequest(body, { headers: { 'typeform-signature': `sha256=${b64(s, body)}` } });
-    },
+    (secret, id) => kit.typeform({ secret }).event({ event_id: id, event_type: 'form_response' }),
   ),
   checkout: strings(
     'secret',
     (o) => providers.checkout(o as never),
-    (s, id) => {
-      const body = JSON.stringify({ id, type: 'payment_approved' });
-      return jsonRequest(body, { headers: { 'cko-signature': hex(s, body) } });
-    },
+    (secret, id) => kit.checkout({ secret }).event({ id, type: 'payment_approved' }),
   ),
   vercel: strings(
     'secret',
     (o) => providers.vercel(o as never),
-    (s, id) => {
-      const body = JSON.stringify({ id, type: 'deployment.created' });
-      return jsonRequest(body, { headers: { 'x-vercel-signature': hex(s, body, 'sha1') } });
-    },
+    (secret, id) => kit.vercel({ secret }).event({ id, type: 'deployment.created' }),
   ),
   intercom: strings(
     'secret',
     (o) => providers.intercom(o as never),
-    (s, id) => {
-      const body = JSON.stringify({ id, topic: 'ping' });
-      return jsonRequest(body, { headers: { 'x-hub-signature': `sha1=${hex(s, body, 'sha1')}` } });
-    },
+    (secret, id) => kit.intercom({ secret }).event({ id, topic: 'ping' }),
   ),
-  wise: {
-    secrets: three((pair) => publicText(pair.publicKey, 'pem'), rsa),
-    build: (given) => providers.wise(secretOption('publicKey', given) as never),
-    sign(key: string, id = 'e1') {
-      const body = '{"event_type":"transfers#state-change","data":{}}';
-      const signature = signWith('sha256', Buffer.from(body), privateOf(rsa, key)).toString(
-        'base64',
-      );
-      return jsonRequest(body, {
-        headers: { 'x-delivery-id': id, 'x-signature-sha256': signature },
-      });
-    },
-  },
+  wise: keys(
+    rsa,
+    'pem',
+    (given) => providers.wise(secretOption('publicKey', given) as never),
+    (privateKey, id) =>
+      kit
+        .wise({ privateKey })
+        .event({ event_type: 'transfers#state-change', data: {} }, { deliveryId: id }),
+  ),
   paypal: strings(
     'webhookId',
     (o) =>
@@ -323,88 +250,58 @@ export const SIGNERS: Record<string, Signer<any>> = {
         fetchCertificate: async () => SIGNER,
         clock: () => Date.parse('2030-01-01T00:00:00Z'),
       } as never),
-    (webhookId, id) => {
-      const body = JSON.stringify({ id, event_type: 'PAYMENT.CAPTURE.COMPLETED' });
-      const message = `t-1|2026-12-01T10:00:01Z|${webhookId}|${crc32(Buffer.from(body))}`;
-      return jsonRequest(body, {
-        headers: {
-          'paypal-transmission-id': 't-1',
-          'paypal-transmission-time': '2026-12-01T10:00:01Z',
-          'paypal-transmission-sig': signWith('sha256', Buffer.from(message), SIGNER_KEY).toString(
-            'base64',
-          ),
-          'paypal-cert-url': 'https://api.sandbox.paypal.com/v1/notifications/certs/CERT-1',
-          'paypal-auth-algo': 'SHA256withRSA',
-        },
-      });
-    },
+    (webhookId, id) =>
+      kit
+        .paypal({
+          webhookId,
+          privateKey: SIGNER_KEY,
+          clock: () => Date.parse('2026-12-01T10:00:01Z'),
+        })
+        .event({ id, event_type: 'PAYMENT.CAPTURE.COMPLETED' }),
   ),
   coinbase: strings(
     'secret',
     (o) => providers.coinbase(o as never),
-    (s, id) => {
-      const body = JSON.stringify({ id: 'd1', event: { id, type: 'charge:confirmed' } });
-      return jsonRequest(body, { headers: { 'x-cc-webhook-signature': hex(s, body) } });
-    },
+    (secret, id) =>
+      kit.coinbase({ secret }).event({ id: 'd1', event: { id, type: 'charge:confirmed' } }),
   ),
   lemonsqueezy: strings(
     'secret',
     (o) => providers.lemonsqueezy(o as never),
-    (s, id) => {
-      const body = JSON.stringify({
-        meta: { event_name: 'order_created' },
-        data: { type: 'orders', id },
-      });
-      return jsonRequest(body, { headers: { 'x-signature': hex(s, body) } });
-    },
+    (secret, id) =>
+      kit
+        .lemonsqueezy({ secret })
+        .event({ meta: { event_name: 'order_created' }, data: { type: 'orders', id } }),
   ),
   airwallex: strings(
     'secret',
     (o) => providers.airwallex({ ...o, clock } as never),
-    (s, id) => {
-      const body = JSON.stringify({ id, name: 'payment_intent.succeeded' });
-      const stamp = String(NOW * 1000);
-      return jsonRequest(body, {
-        headers: { 'x-timestamp': stamp, 'x-signature': hex(s, `${stamp}${body}`) },
-      });
-    },
+    (secret, id) =>
+      kit.airwallex({ secret, clock }).event({ id, name: 'payment_intent.succeeded' }),
   ),
   paystack: strings(
     'secretKey',
     (o) => providers.paystack(o as never),
-    (s, id) => {
-      const body = JSON.stringify({ event: 'charge.success', data: { id } });
-      return jsonRequest(body, { headers: { 'x-paystack-signature': hex(s, body, 'sha512') } });
-    },
+    (secretKey, id) => kit.paystack({ secretKey }).event({ event: 'charge.success', data: { id } }),
   ),
   calendly: strings(
     'signingKey',
     (o) => providers.calendly({ ...o, clock } as never),
-    (s, id) => {
-      const body = JSON.stringify({
+    (signingKey, id) =>
+      kit.calendly({ signingKey, clock }).event({
         event: 'invitee.created',
         payload: { uri: `https://api.calendly.com/${id}` },
-      });
-      return jsonRequest(body, {
-        headers: { 'calendly-webhook-signature': `t=${NOW},v1=${hex(s, `${NOW}.${body}`)}` },
-      });
-    },
+      }),
   ),
   sentry: strings(
     'clientSecret',
     (o) => providers.sentry(o as never),
-    (s, id) =>
-      jsonRequest('{"action":"created"}', {
-        headers: { 'request-id': id, 'sentry-hook-signature': hex(s, '{"action":"created"}') },
-      }),
+    (clientSecret, id) => kit.sentry({ clientSecret }).event({ action: 'created' }, { id }),
   ),
   bitbucket: strings(
     'secret',
     (o) => providers.bitbucket(o as never),
-    (s, id) =>
-      jsonRequest('{"push":{}}', {
-        headers: { 'x-request-uuid': id, 'x-hub-signature': `sha256=${hex(s, '{"push":{}}')}` },
-      }),
+    (secret, id) => kit.bitbucket({ secret }).event({ push: {} }, { id }),
   ),
   postmark: {
     secrets: [
@@ -413,64 +310,34 @@ export const SIGNERS: Record<string, Signer<any>> = {
       { username: 'hook', password: 'not-ours' },
     ],
     build: (given) => providers.postmark(secretOption('credentials', given) as never),
-    sign: (pair: { username: string; password: string }, id = 'e1') =>
-      jsonRequest(
-        { RecordType: 'Bounce', ID: id },
-        { headers: { authorization: basic(pair.username, pair.password) } },
-      ),
+    sign: (pair: Pair, id = 'e1') =>
+      asRequest(kit.postmark(pair).event({ RecordType: 'Bounce', ID: id })),
   },
   twilio: strings(
     'authToken',
     (o) => providers.twilio({ ...o, baseUrl: 'https://example.com' } as never),
-    (s, id) => {
-      const fields = { Body: 'hi', MessageSid: `SM${'0'.repeat(32)}` };
-      const signed = `https://example.com/sms${Object.entries(fields)
-        .map(([k, v]) => k + v)
-        .join('')}`;
-      return formRequest(fields, {
-        url: '/sms',
-        headers: { 'i-twilio-idempotency-token': id, 'x-twilio-signature': b64(s, signed, 'sha1') },
-      });
-    },
+    (authToken, id) =>
+      kit
+        .twilio({ authToken, url: 'https://example.com/sms' })
+        .event({ Body: 'hi', MessageSid: `SM${'0'.repeat(32)}` }, { idempotencyToken: id }),
   ),
   linear: strings(
     'secret',
     (o) => providers.linear({ ...o, clock } as never),
-    (s, id) => {
-      const body = JSON.stringify({
-        type: 'Issue',
-        action: 'create',
-        webhookTimestamp: NOW * 1000,
-      });
-      return jsonRequest(body, {
-        headers: { 'linear-delivery': id, 'linear-signature': hex(s, body) },
-      });
-    },
+    (secret, id) =>
+      kit.linear({ secret, clock }).event({ type: 'Issue', action: 'create' }, { delivery: id }),
   ),
   mercadopago: strings(
     'secret',
     (o) => providers.mercadopago(o as never),
-    (s, id) =>
-      jsonRequest('{"type":"payment"}', {
-        url: '/mp?data.id=123',
-        headers: {
-          'x-request-id': id,
-          'x-signature': `ts=${NOW},v1=${hex(s, `id:123;request-id:${id};ts:${NOW};`)}`,
-        },
-      }),
+    (secret, id) =>
+      kit.mercadopago({ secret }).event({ type: 'payment' }, { requestId: id, dataId: '123' }),
   ),
   zoom: strings(
     'secretToken',
     (o) => providers.zoom(o as never),
-    (s, id) => {
-      const body = JSON.stringify({ event: 'meeting.started', event_ts: NOW, payload: { id } });
-      return jsonRequest(body, {
-        headers: {
-          'x-zm-request-timestamp': String(NOW),
-          'x-zm-signature': `v0=${hex(s, `v0:${NOW}:${body}`)}`,
-        },
-      });
-    },
+    (secretToken, id) =>
+      kit.zoom({ secretToken }).event({ event: 'meeting.started', event_ts: NOW, payload: { id } }),
   ),
   braintree: {
     secrets: [
@@ -479,114 +346,73 @@ export const SIGNERS: Record<string, Signer<any>> = {
       { publicKey: 'pub_old', privateKey: 'priv-forged' },
     ],
     build: (given) => providers.braintree(secretOption('keys', given) as never),
-    sign(pair: { publicKey: string; privateKey: string }, id = 'e1') {
-      const payload = Buffer.from(BT_XML(id)).toString('base64');
-      const key = createHash('sha1').update(pair.privateKey, 'latin1').digest();
-      return formRequest({
-        bt_payload: payload,
-        bt_signature: `${pair.publicKey}|${hex(key, payload, 'sha1')}`,
-      });
-    },
+    sign: (pair: { publicKey: string; privateKey: string }, id = 'e1') =>
+      asRequest(kit.braintree(pair).event({ kind: 'check', subject: `<id>${id}</id>` })),
   },
   mailgun: strings(
     'signingKey',
     (o) => providers.mailgun(o as never),
-    (s, id) =>
-      jsonRequest({
-        signature: { timestamp: String(NOW), token: 'tok123', signature: hex(s, `${NOW}tok123`) },
-        'event-data': { id, event: 'delivered' },
-      }),
+    (signingKey, id) => kit.mailgun({ signingKey }).event({ id, event: 'delivered' }),
   ),
-  sendgrid: {
-    secrets: three((pair) => publicText(pair.publicKey, 'der'), ec),
-    build: (given) => providers.sendgrid({ ...secretOption('publicKey', given), clock } as never),
-    sign(key: string, id = 'e1') {
-      const body = JSON.stringify([{ sg_event_id: id, event: 'delivered' }]);
-      const signature = signWith('sha256', Buffer.from(`${NOW}${body}`), {
-        key: privateOf(ec, key),
-        dsaEncoding: 'der',
-      });
-      return jsonRequest(body, {
-        headers: {
-          'x-twilio-email-event-webhook-signature': signature.toString('base64'),
-          'x-twilio-email-event-webhook-timestamp': String(NOW),
-        },
-      });
-    },
-  },
+  sendgrid: keys(
+    ec,
+    'der',
+    (given) => providers.sendgrid({ ...secretOption('publicKey', given), clock } as never),
+    (privateKey, id) =>
+      kit.sendgrid({ privateKey, clock }).batch([{ sg_event_id: id, event: 'delivered' }]),
+  ),
   hubspot: strings(
     'clientSecret',
     (o) => providers.hubspot({ ...o, targetUrl: HUBSPOT_URL, clock } as never),
-    (s, id) => {
-      const body = JSON.stringify([
-        { portalId: 1, subscriptionId: 2, eventId: id, subscriptionType: 'contact.creation' },
-      ]);
-      const stamp = String(NOW * 1000);
-      return jsonRequest(body, {
-        headers: {
-          'x-hubspot-request-timestamp': stamp,
-          'x-hubspot-signature-v3': b64(s, `POST${HUBSPOT_URL}${body}${stamp}`),
-        },
-      });
-    },
+    (clientSecret, id) =>
+      kit
+        .hubspot({ clientSecret, targetUrl: HUBSPOT_URL, clock })
+        .batch([
+          { portalId: 1, subscriptionId: 2, eventId: id, subscriptionType: 'contact.creation' },
+        ]),
   ),
   adyen: {
     secrets: ['0a1b2c3d4e5f', 'a0b1c2d3e4f5', 'ffeeddccbbaa'],
     build: (given) => providers.adyen(secretOption('hmacKey', given) as never),
-    sign(keyHex: string, id = 'e1') {
-      const item = {
-        pspReference: id,
-        merchantAccountCode: 'M',
-        merchantReference: 'r',
-        amount: { value: 100, currency: 'EUR' },
-        eventCode: 'AUTHORISATION',
-        success: 'true',
-      };
-      const signature = b64(Buffer.from(keyHex, 'hex'), `${id}::M:r:100:EUR:AUTHORISATION:true`);
-      return jsonRequest({
-        notificationItems: [
-          { NotificationRequestItem: { ...item, additionalData: { hmacSignature: signature } } },
-        ],
-      });
-    },
+    sign: (hmacKey: string, id = 'e1') =>
+      asRequest(
+        kit.adyen({ hmacKey }).batch([
+          {
+            pspReference: id,
+            merchantAccountCode: 'M',
+            merchantReference: 'r',
+            amount: { value: 100, currency: 'EUR' },
+            eventCode: 'AUTHORISATION',
+            success: 'true',
+          },
+        ]),
+      ),
   },
   meta: strings(
     'appSecret',
     (o) => providers.meta(o as never),
-    (s, id) => {
-      const body = JSON.stringify({
+    (appSecret, id) =>
+      kit.meta({ appSecret }).event({
         object: 'page',
         entry: [{ id: '1', time: 1, messaging: [{ message: { mid: id } }] }],
-      });
-      return jsonRequest(body, { headers: { 'x-hub-signature-256': `sha256=${hex(s, body)}` } });
-    },
+      }),
   ),
   payme: strings(
     'password',
     (o) => providers.payme(o as never),
-    (s, id) =>
-      jsonRequest(
-        { method: 'CreateTransaction', params: { id }, id: 1 },
-        { headers: { authorization: basic('Paycom', s) } },
-      ),
+    (password, id) => kit.payme({ password }).rpc('CreateTransaction', { id }, { id: 1 }),
   ),
   click: strings(
     'secretKey',
     (o) => providers.click(o as never),
-    (s, id) => {
-      const fields = {
+    (secretKey, id) =>
+      kit.click({ secretKey }).prepare({
         click_trans_id: id,
         service_id: '2',
         click_paydoc_id: '3',
         merchant_trans_id: '4',
         amount: '1000',
-        action: '0',
-        error: '0',
-        sign_time: '2026-01-01 00:00:00',
-      };
-      const md5 = createHash('md5').update(`${id}2${s}410000${fields.sign_time}`).digest('hex');
-      return formRequest({ ...fields, sign_string: md5 });
-    },
+      }),
     ['old-key', 'new-key', 'not-ours'],
   ),
   uzum: {
@@ -596,20 +422,16 @@ export const SIGNERS: Record<string, Signer<any>> = {
       { username: 'uzum', password: 'not-ours' },
     ],
     build: (given) => providers.uzum(secretOption('credentials', given) as never),
-    sign: (pair: { username: string; password: string }, id = 'e1') =>
-      jsonRequest(
-        { serviceId: 1, transId: id },
-        { url: '/uzum/create', headers: { authorization: basic(pair.username, pair.password) } },
-      ),
+    sign: (pair: Pair, id = 'e1') =>
+      asRequest(kit.uzum(pair).create({ serviceId: 1, transId: id })),
   },
   telegram: strings(
     'secretToken',
     (o) => providers.telegram({ ...o, botId: 1 } as never),
-    (s, id) =>
-      jsonRequest(
-        { update_id: Number(id.replace(/\D/g, '') || '1'), message: {} },
-        { headers: { 'x-telegram-bot-api-secret-token': s } },
-      ),
+    (secretToken, id) =>
+      kit
+        .telegram({ secretToken })
+        .event({ update_id: Number(id.replace(/\D/g, '') || '1'), message: {} }),
     ['old_token_1', 'new_token_2', 'not_ours_3'],
   ),
 };

@@ -59,7 +59,7 @@ describe('eventType', () => {
   const expected: Record<string, string | undefined> = {
     stripe: 'payment_intent.succeeded',
     github: 'ping',
-    shopify: undefined,
+    shopify: 'orders/create', // the kit sends the topic header Shopify sends
     standardWebhooks: 'user.created',
     clerk: 'user.created',
     resend: 'user.created',
@@ -82,8 +82,8 @@ describe('eventType', () => {
     airwallex: 'payment_intent.succeeded',
     paystack: 'charge.success',
     calendly: 'invitee.created',
-    sentry: undefined,
-    bitbucket: undefined,
+    sentry: 'issue', // Sentry-Hook-Resource, as the kit sends it
+    bitbucket: 'repo:push', // X-Event-Key, as the kit sends it
     postmark: 'Bounce',
     twilio: undefined,
     linear: 'Issue',

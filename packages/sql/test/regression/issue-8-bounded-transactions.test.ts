@@ -1,5 +1,5 @@
 /**
- * Regression (issue 8, failure modes 1, 5, 9, 12; DESIGN.md §10) on every kind of connection:
+ * Regression (failure modes 1, 5, 9, 12) on every kind of connection:
  * - a transactional handler that never settles used to hold its transaction (a pooled connection,
  *   the SQLite write lock, row locks) for as long as it hung; the deadline now rolls it back, marks
  *   the receipt failed and answers HandlerTimeout, and the next delivery runs on untouched data;

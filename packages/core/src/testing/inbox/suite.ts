@@ -1,5 +1,6 @@
 /** @module The inbox-store suite runner: registers every case with jest (or any runner with describe/it globals). */
 import { backlogCases } from './backlog';
+import { backpressureCases } from './backpressure';
 import { claimCases } from './claim';
 import { enqueueCases } from './enqueue';
 import { listCases } from './list';
@@ -15,7 +16,7 @@ import type {
   InboxConformanceOptions,
 } from './types';
 
-/** Every case of the `InboxStore` contract, grouped as enqueue, claim, settle, redeliver, ordering, relay, list, purge, backlog. */
+/** Every case of the `InboxStore` contract, grouped as enqueue, claim, settle, redeliver, ordering, relay, list, purge, backlog, backpressure. */
 export const inboxConformanceCases: readonly InboxConformanceCase[] = [
   ...enqueueCases,
   ...claimCases,
@@ -26,6 +27,7 @@ export const inboxConformanceCases: readonly InboxConformanceCase[] = [
   ...listCases,
   ...purgeCases,
   ...backlogCases,
+  ...backpressureCases,
 ];
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

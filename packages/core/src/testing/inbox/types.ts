@@ -57,7 +57,8 @@ export interface InboxConformanceCase {
     | 'relay'
     | 'list'
     | 'purge'
-    | 'backlog';
+    | 'backlog'
+    | 'backpressure';
   readonly name: string;
   run(context: InboxCaseContext): Promise<void>;
 }

@@ -1,0 +1,101 @@
+/**
+ * @module Fixtures of the presets whose provider sends a static credential instead of a
+ * signature (Telegram's and GitLab's secret tokens; HTTP Basic for Postmark, Payme and Uzum
+ * Bank), and Click's form signed with an MD5 `sign_string`. Payme and Click answer a forged
+ * request 200 with their protocol's error, as their providers expect.
+ */
+import * as providers from '@webhook-idempotency/providers';
+import * as signers from '@webhook-idempotency/providers/testing';
+import { HOOK_URL, type PresetFixture } from './fixture';
+
+const url = HOOK_URL;
+
+export const credentialFixtures: readonly PresetFixture[] = [
+  {
+    name: 'telegram',
+    preset: () => providers.telegram({ botId: 7001, secretToken: 'conformance-token' }),
+    externalId: '7001:918273645',
+    timed: false,
+    delivery: () =>
+      signers
+        .telegram({ secretToken: 'conformance-token', url })
+        .event({ update_id: 918273645, message: { text: '/start' } }),
+  },
+  {
+    name: 'gitlab',
+    preset: () => providers.gitlab({ secretToken: 'conformance-gitlab-token' }),
+    externalId: 'gitlab-idem-conformance',
+    timed: false,
+    delivery: () =>
+      signers
+        .gitlab({ secretToken: 'conformance-gitlab-token', url })
+        .event(
+          { object_kind: 'push', ref: 'refs/heads/main' },
+          { idempotencyKey: 'gitlab-idem-conformance' },
+        ),
+  },
+  {
+    name: 'postmark',
+    preset: () => providers.postmark({ username: 'postmark', password: 'conformance password' }),
+    externalId: 'Delivery:883953f4-6105-42a2-a16a-77a8eac79483:john@example.com',
+    timed: false,
+    delivery: () =>
+      signers.postmark({ username: 'postmark', password: 'conformance password', url }).event({
+        RecordType: 'Delivery',
+        MessageID: '883953f4-6105-42a2-a16a-77a8eac79483',
+        Recipient: 'john@example.com',
+      }),
+  },
+  {
+    name: 'payme (JSON-RPC over Basic auth; a forged call is answered 200 with error -32504)',
+    preset: () => providers.payme({ password: 'conformance-cash-desk-key' }),
+    externalId: 'CreateTransaction:5e730e8e0b852a417aa49ceb',
+    forgedStatus: 200,
+    // The JSON-RPC answer to the call's id: a replay answers the retry's id, here the same one.
+    answer: {
+      kind: 'json',
+      value: { result: { create_time: 1733306400000, transaction: '42', state: 1 }, id: 2026 },
+    },
+    timed: false,
+    delivery: () =>
+      signers.payme({ password: 'conformance-cash-desk-key', url }).rpc(
+        'CreateTransaction',
+        {
+          id: '5e730e8e0b852a417aa49ceb',
+          time: 1733306400000,
+          amount: 500000,
+          account: { order: '42' },
+        },
+        { id: 2026 },
+      ),
+  },
+  {
+    name: 'click (a form signed with sign_string; a forged one is answered 200 with error -1)',
+    preset: () => providers.click({ secretKey: 'conformance-click-secret' }),
+    externalId: '2263123456:0',
+    forgedStatus: 200,
+    timed: false,
+    delivery: () =>
+      signers.click({ secretKey: 'conformance-click-secret', url }).prepare({
+        click_trans_id: '2263123456',
+        service_id: '498',
+        click_paydoc_id: '1946296773',
+        merchant_trans_id: 'order-42',
+        amount: '1000.00',
+      }),
+  },
+  {
+    name: 'uzum (the operation is the last path segment; a retry carries its own timestamp)',
+    preset: () =>
+      providers.uzum({ username: 'conformance', password: 'conformance-uzum-password' }),
+    externalId: '498:9b7c5e64-0000-4e4c-8000-conformance:create',
+    timed: false,
+    delivery: () =>
+      signers.uzum({ username: 'conformance', password: 'conformance-uzum-password', url }).create({
+        serviceId: 498,
+        transId: '9b7c5e64-0000-4e4c-8000-conformance',
+        params: { account: '42' },
+        amount: 500000,
+      }),
+  },
+];

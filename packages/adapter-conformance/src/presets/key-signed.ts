@@ -1,0 +1,68 @@
+/**
+ * @module Fixtures of the presets whose provider signs with a private key (Discord, Wise,
+ * PayPal): the test kit signs with a key of the suite's, whose public half the preset is given.
+ */
+import { createPublicKey } from 'node:crypto';
+import * as providers from '@webhook-idempotency/providers';
+import * as signers from '@webhook-idempotency/providers/testing';
+// PayPal's signer: a certificate with PayPal's subject, issued by a test CA, and its key (the
+// providers' PayPal tests hold the CA and the rest of the set). Served by the preset's injected fetch.
+import { SIGNER, SIGNER_KEY } from '../../../providers/test/fixtures/paypal-certificates';
+import { HOOK_URL, type PresetFixture } from './fixture';
+
+const url = HOOK_URL;
+const discord = () => signers.discord({ url });
+const wise = () => signers.wise({ url });
+const PAYPAL_WEBHOOK_ID = '8PT597110X687430LKGECATA';
+
+export const keySignedFixtures: readonly PresetFixture[] = [
+  {
+    name: 'discord',
+    preset: () => providers.discord({ publicKey: discord().publicKey }),
+    externalId: '1247856129870041118',
+    timed: true,
+    delivery: () => discord().event({ id: '1247856129870041118', type: 2, data: { name: 'pay' } }),
+    handshake: {
+      request: () => discord().ping('1247856129870049999'),
+      externalId: '1247856129870049999',
+      // The PONG as the body, under the PING's own signature headers.
+      replay: (answer) => ({
+        body: answer,
+        headers: { ...discord().ping('1247856129870049999').headers },
+      }),
+    },
+  },
+  {
+    name: 'wise (a retry carries its own sent_at)',
+    preset: () => providers.wise({ publicKey: createPublicKey(wise().publicKey) }),
+    externalId: 'wise-delivery-conformance',
+    timed: false,
+    delivery: () =>
+      wise().event(
+        {
+          data: {
+            resource: { id: 49983981, type: 'transfer' },
+            current_state: 'outgoing_payment_sent',
+          },
+          subscription_id: '90aa8e14-4ef1-4a56-861c-f3c9cde097ea',
+          event_type: 'transfers#state-change',
+          schema_version: '2.0.0',
+          sent_at: '2026-12-01T10:00:00Z',
+        },
+        { deliveryId: 'wise-delivery-conformance' },
+      ),
+  },
+  {
+    name: 'paypal',
+    preset: () =>
+      providers.paypal({ webhookId: PAYPAL_WEBHOOK_ID, fetchCertificate: async () => SIGNER }),
+    externalId: 'WH-CONFORMANCE-0000000000000000',
+    timed: false,
+    delivery: () =>
+      signers.paypal({ webhookId: PAYPAL_WEBHOOK_ID, privateKey: SIGNER_KEY, url }).event({
+        id: 'WH-CONFORMANCE-0000000000000000',
+        event_type: 'PAYMENT.CAPTURE.COMPLETED',
+        resource: { id: '42311647XV020574X', amount: { currency_code: 'USD', value: '10.00' } },
+      }),
+  },
+];
