@@ -16,6 +16,7 @@ export {
   MAX_KEY_BYTES,
 } from './constants';
 export { errorText, HTTP_STATUS_BY_CODE, type StoreKind } from './errors';
+export { errorAnswer } from './http/answers';
 export { checkKeyPart, presentExternalId } from './request-key';
 export { collectBody, needsCollecting, toRawBody } from './http/body';
 export { DEFAULT_MAX_REQUEST_BYTES } from './http/constants';
