@@ -8,14 +8,7 @@ import { ConfigError } from '../errors';
 import type { InboxConsumerStore } from './inbox-store';
 import { completerOf, guardFor, type ReceiptsOptions, warnOfSetup } from './receipts-link';
 import type { QueuedDelivery } from './relay-options';
-import {
-  emitter,
-  errorText,
-  type InboxHandler,
-  numberOption,
-  refOf,
-  runDelivery,
-} from './run';
+import { emitter, errorText, type InboxHandler, numberOption, refOf, runDelivery } from './run';
 import { handlersOf, type InboxHandlers, isPermanent } from './handlers';
 import type { InboxEvent, StoredDelivery } from './types';
 
