@@ -125,7 +125,7 @@ const ADAPTER_SURFACE = new Set([
   'requestTooLarge',
   'resolveMaxRequestBytes',
   'responseNotCaptured',
-  // The shared transports (DESIGN.md §16), so that an adapter only translates: what `run.finish`
+  // The shared transports, so that an adapter only translates: what `run.finish`
   // takes and the one rule for which answers are recorded; the held response over node:http
   // (Express, NestJS, and Koa's answer at the deadline); the Web-standard Request/Response layer
   // (fetch, Hono).

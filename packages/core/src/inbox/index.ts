@@ -9,6 +9,7 @@ export type { InboxBackpressureOptions, InboxOptions, InboxResponse } from './ac
 export type {
   AnsweredEvent,
   BackpressureEvent,
+  EndpointEvent,
   BacklogInput,
   InboxBacklog,
   ProviderBacklog,

@@ -212,7 +212,7 @@ export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
   }
 
   /**
-   * One conditional `UPDATE` fenced like {@link ReceiptsTable.complete}. The error text is stored
+   * One conditional `UPDATE` fenced like `complete`. The error text is stored
    * with U+FFFD in place of NUL and of lone surrogates, which PostgreSQL TEXT (and UTF-8) cannot
    * hold: every dialect then stores the same text, and the write cannot fail because of what a
    * handler threw.
