@@ -10,6 +10,8 @@ import express, { type ErrorRequestHandler } from 'express';
 import { requireTransaction } from '@webhook-idempotency/core';
 import { idempotencyErrors, idempotent, saveRawBody } from '@webhook-idempotency/express';
 import * as providers from '@webhook-idempotency/providers';
+import type { EventOf } from '@webhook-idempotency/providers';
+import type { StripeEvents } from '@webhook-idempotency/providers/types/stripe';
 import { SqlStore } from '@webhook-idempotency/sql';
 import { fromPrisma } from '@webhook-idempotency/sql/prisma';
 import { PrismaClient } from '../prisma/generated/client';
@@ -29,20 +31,6 @@ export interface StripeApp {
   close(): Promise<void>;
 }
 
-/** The part of a Stripe event this endpoint reads. */
-interface StripeEvent {
-  id: string;
-  type: string;
-  data: {
-    object: {
-      id: string;
-      amount_received?: number;
-      currency?: string;
-      metadata?: { order_id?: string };
-    };
-  };
-}
-
 /** Builds the app with `POST /webhooks/stripe`. */
 export function createStripeApp(options: StripeAppOptions): StripeApp {
   const prisma = new PrismaClient({
@@ -51,6 +39,8 @@ export function createStripeApp(options: StripeAppOptions): StripeApp {
   // The store's statements run through this client; in a handler, through its `tx`.
   const connection = fromPrisma(prisma);
   const store = new SqlStore(connection);
+  // Typed with Stripe's own events (`stripe` installed): the body is a `Stripe.Event`.
+  const preset = providers.stripe<StripeEvents>({ secret: options.signingSecret });
 
   const app = express();
   app.post(
@@ -58,38 +48,44 @@ export function createStripeApp(options: StripeAppOptions): StripeApp {
     express.json({ verify: saveRawBody }), // the signature is over the bytes as sent
     idempotent({
       store,
-      preset: providers.stripe({ secret: options.signingSecret }),
+      preset,
       transactional: true,
     }),
     async (req, res) => {
-      const event = req.body as StripeEvent;
+      const event: EventOf<typeof preset> = req.body; // verified by the preset before this runs
       // Prisma's interactive-transaction client, typed from the store: no cast.
       const tx = requireTransaction(req.idempotency, store);
-      if (event.type === 'payment_intent.succeeded') {
-        const intent = event.data.object;
-        const orderId = intent.metadata?.order_id;
-        if (!orderId) {
-          // Not one of the shop's payments: a definite answer, stored and replayed as it is.
-          res.json({ received: true, booked: false });
+      switch (event.type) {
+        case 'payment_intent.succeeded': {
+          const intent = event.data.object; // Stripe.PaymentIntent
+          const orderId = intent.metadata.order_id;
+          if (!orderId) {
+            // Not one of the shop's payments: a definite answer, stored and replayed as it is.
+            res.json({ received: true, booked: false });
+            return;
+          }
+          // Throws (P2025) when no open order has that id: the transaction rolls back, the
+          // caller gets a 500, and Stripe's retry runs the handler afresh.
+          await tx.order.update({
+            where: { id: orderId, status: 'open' },
+            data: { status: 'paid' },
+          });
+          await tx.payment.create({
+            data: {
+              paymentIntent: intent.id,
+              orderId,
+              amount: intent.amount_received,
+              currency: intent.currency,
+              eventId: event.id,
+            },
+          });
+          res.json({ received: true, booked: true });
           return;
         }
-        // Throws (P2025) when no open order has that id: the transaction rolls back, the caller
-        // gets a 500, and Stripe's retry runs the handler afresh.
-        await tx.order.update({ where: { id: orderId, status: 'open' }, data: { status: 'paid' } });
-        await tx.payment.create({
-          data: {
-            paymentIntent: intent.id,
-            orderId,
-            amount: intent.amount_received ?? 0,
-            currency: intent.currency ?? 'usd',
-            eventId: event.id,
-          },
-        });
-        res.json({ received: true, booked: true });
-        return;
+        default:
+          // Every other event type: acknowledged once, so Stripe stops sending it.
+          res.json({ received: true });
       }
-      // Every other event type: acknowledged once, so Stripe stops sending it.
-      res.json({ received: true });
     },
   );
   app.use(idempotencyErrors());
