@@ -13,6 +13,8 @@ import express from 'express';
 import { requireTransaction } from '@webhook-idempotency/core';
 import { idempotent, saveRawBody } from '@webhook-idempotency/express';
 import * as providers from '@webhook-idempotency/providers';
+import type { EventMap } from '@webhook-idempotency/providers';
+import type { GitHubEvents } from '@webhook-idempotency/providers/types/github';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import { fromDrizzle } from '@webhook-idempotency/sql/drizzle';
 // The app's tables, declared for Drizzle as any Drizzle app declares them.
@@ -54,11 +56,6 @@ export interface GitHubApp {
   close(): void;
 }
 
-interface PushEvent {
-  repository?: { full_name?: string };
-  commits?: unknown[];
-}
-
 /** Builds the app with `POST /github/webhook`. */
 export async function createGitHubApp(options: GitHubAppOptions): Promise<GitHubApp> {
   // One connection for the store (it holds the handler's transaction), one for the app's reads.
@@ -72,6 +69,8 @@ export async function createGitHubApp(options: GitHubAppOptions): Promise<GitHub
   const connection = fromDrizzle(drizzle(storeFile));
   await Schema.createTable(connection);
   const store = new SqlStore(connection);
+  // Typed with GitHub's own payloads (`@octokit/openapi-webhooks-types`, types only).
+  const preset = providers.github<GitHubEvents>({ secret: options.secret });
 
   const app = express();
   app.post(
@@ -79,31 +78,36 @@ export async function createGitHubApp(options: GitHubAppOptions): Promise<GitHub
     express.json({ verify: saveRawBody }), // the signature is over the bytes as sent
     idempotent({
       store,
-      preset: providers.github({ secret: options.secret }),
+      preset,
       transactional: true,
     }),
     (req, res) => {
-      if (req.get('x-github-event') !== 'push') {
-        res.status(202).json({ ignored: req.get('x-github-event') });
-        return;
+      // GitHub names the event in `X-GitHub-Event`; the body is that event's payload.
+      const name = req.get('x-github-event');
+      switch (name) {
+        case 'push': {
+          const push: EventMap<typeof preset>['push'] = req.body;
+          const repository = push.repository.full_name;
+          const commits = push.commits.length;
+          // tx: the Drizzle database over the store's connection, inside the receipt's
+          // transaction, typed from the store (Express's `req` cannot carry the store's type).
+          const tx = requireTransaction(req.idempotency, store);
+          tx.insert(pushes)
+            .values({ delivery: req.get('x-github-delivery')!, repository, commits })
+            .run();
+          tx.insert(repositoryStats)
+            .values({ repository, commits })
+            .onConflictDoUpdate({
+              target: repositoryStats.repository,
+              set: { commits: sql`${repositoryStats.commits} + ${commits}` },
+            })
+            .run();
+          res.json({ repository, commits });
+          return;
+        }
+        default:
+          res.status(202).json({ ignored: name });
       }
-      const event = req.body as PushEvent;
-      const repository = event.repository?.full_name ?? 'unknown';
-      const commits = event.commits?.length ?? 0;
-      // tx: the Drizzle database over the store's connection, inside the receipt's transaction,
-      // typed from the store (Express's `req` cannot carry the store's type).
-      const tx = requireTransaction(req.idempotency, store);
-      tx.insert(pushes)
-        .values({ delivery: req.get('x-github-delivery')!, repository, commits })
-        .run();
-      tx.insert(repositoryStats)
-        .values({ repository, commits })
-        .onConflictDoUpdate({
-          target: repositoryStats.repository,
-          set: { commits: sql`${repositoryStats.commits} + ${commits}` },
-        })
-        .run();
-      res.json({ repository, commits });
     },
   );
 

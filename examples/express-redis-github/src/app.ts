@@ -9,6 +9,8 @@ import express from 'express';
 import type Redis from 'ioredis';
 import { idempotent, idempotencyErrors, saveRawBody } from '@webhook-idempotency/express';
 import * as providers from '@webhook-idempotency/providers';
+import type { EventMap } from '@webhook-idempotency/providers';
+import type { GitHubEvents } from '@webhook-idempotency/providers/types/github';
 import { RedisStore } from '@webhook-idempotency/redis';
 
 /** Options of {@link createGitHubApp}. */
@@ -28,11 +30,6 @@ export interface GitHubApp {
   stats(): Promise<Record<string, number>>;
 }
 
-interface PushEvent {
-  repository?: { full_name?: string };
-  commits?: unknown[];
-}
-
 /** Builds the app with `POST /github/webhook`. */
 export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
   const { redis, secret, prefix = 'github-app:' } = options;
@@ -42,26 +39,33 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
     retentionSeconds: 30 * 86_400, // GitHub redelivers on request, for recent deliveries
   });
 
+  // Typed with GitHub's own payloads (`@octokit/openapi-webhooks-types`, types only).
+  const preset = providers.github<GitHubEvents>({ secret });
   const app = express();
   app.post(
     '/github/webhook',
     express.json({ verify: saveRawBody }), // the signature is over the bytes as sent
-    idempotent({ store, preset: providers.github({ secret }) }),
+    idempotent({ store, preset }),
     async (req, res) => {
-      if (req.get('x-github-event') !== 'push') {
-        res.status(202).json({ ignored: req.get('x-github-event') });
-        return;
+      // GitHub names the event in `X-GitHub-Event`; the body is that event's payload.
+      const name = req.get('x-github-event');
+      switch (name) {
+        case 'push': {
+          const push: EventMap<typeof preset>['push'] = req.body;
+          const repository = push.repository.full_name;
+          const commits = push.commits.length;
+          // Idempotent on the delivery id: written once, whatever runs it again.
+          await redis.hsetnx(
+            pushes,
+            req.get('x-github-delivery')!,
+            JSON.stringify({ repository, commits }),
+          );
+          res.json({ repository, commits });
+          return;
+        }
+        default:
+          res.status(202).json({ ignored: name });
       }
-      const event = req.body as PushEvent;
-      const repository = event.repository?.full_name ?? 'unknown';
-      const commits = event.commits?.length ?? 0;
-      // Idempotent on the delivery id: written once, whatever runs it again.
-      await redis.hsetnx(
-        pushes,
-        req.get('x-github-delivery')!,
-        JSON.stringify({ repository, commits }),
-      );
-      res.json({ repository, commits });
     },
   );
   app.use(idempotencyErrors()); // a Redis outage: 503 with Retry-After, GitHub's cue to retry
