@@ -71,7 +71,7 @@ export async function createBotApp(options: BotAppOptions): Promise<BotApp> {
       transactional: true,
     }),
     (ctx) => {
-      const update: EventOf<typeof preset> = ctx.request.body;
+      const update: EventOf<typeof preset> = JSON.parse(ctx.request.rawBody); // the text it verified
       const tx = requireTransaction(ctx.state.idempotency, store); // better-sqlite3's Database
       const { message } = update; // Message & Update.NonChannel, on a `message` update
       if (message) {
