@@ -5,5 +5,6 @@ export default library({
   adapter: 'src/adapter.ts',
   inbox: 'src/inbox/index.ts',
   alerts: 'src/alerts/index.ts',
+  routes: 'src/routing/index.ts',
   testing: 'src/testing/index.ts',
 });

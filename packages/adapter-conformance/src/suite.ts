@@ -8,6 +8,7 @@ import { failureCases } from './cases/failures';
 import { keyCases } from './cases/keys';
 import { presetCases } from './cases/presets';
 import { replayCases } from './cases/replay';
+import { routeCases } from './cases/routes';
 import { requestValueCases } from './cases/request-value';
 import { createHarness } from './harness';
 import { storeKinds, type OpenedStore } from './stores';
@@ -24,6 +25,7 @@ export const adapterCases: readonly AdapterCase[] = [
   ...presetCases,
   ...challengeCases,
   ...batchCases,
+  ...routeCases,
 ];
 
 /**

@@ -17,6 +17,8 @@ export const ErrorCode = {
   TRANSACTION_CLOSED: 'ERR_IDEMPOTENCY_TRANSACTION_CLOSED',
   TRANSACTION_REFUSED: 'ERR_IDEMPOTENCY_TRANSACTION_REFUSED',
   CONFIG: 'ERR_IDEMPOTENCY_CONFIG',
+  PAYLOAD_INVALID: 'ERR_IDEMPOTENCY_PAYLOAD_INVALID',
+  EVENT_UNROUTED: 'ERR_IDEMPOTENCY_EVENT_UNROUTED',
   BACKPRESSURE: 'ERR_IDEMPOTENCY_BACKPRESSURE',
 } as const;
 /** One of {@link ErrorCode}. */
@@ -41,6 +43,8 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   ERR_IDEMPOTENCY_TRANSACTION_REFUSED: 500,
   ERR_IDEMPOTENCY_RAW_BODY_MISSING: 500,
   ERR_IDEMPOTENCY_CONFIG: 500,
+  ERR_IDEMPOTENCY_PAYLOAD_INVALID: 422,
+  ERR_IDEMPOTENCY_EVENT_UNROUTED: 422,
   ERR_IDEMPOTENCY_BACKPRESSURE: 503,
 };
 
@@ -199,7 +203,48 @@ export class ConfigError extends IdempotencyError {
   }
 }
 
+/**
+ * A delivery's payload failed its route's schema: nothing was claimed or stored over HTTP (422,
+ * the issues listed, so the provider redelivers it after a deploy that accepts it); in inbox mode
+ * the delivery goes `dead` at once with the issues as its error (redeliver it after the deploy).
+ */
+export class PayloadInvalid extends IdempotencyError {
+  /** The event name the delivery carried. */
+  readonly event: string | undefined;
+  /** The schema's issues, one line each (`data.object.amount: Expected number`). */
+  readonly issues: readonly string[];
+  constructor(provider: string, event: string | undefined, issues: readonly string[]) {
+    const shown = issues.slice(0, 10).join('; ');
+    const more = issues.length > 10 ? `; and ${issues.length - 10} more` : '';
+    super(
+      ErrorCode.PAYLOAD_INVALID,
+      `The ${provider} event ${event ?? '(unnamed)'} failed its route's schema: ${shown}${more}; nothing was run`,
+    );
+    this.name = 'PayloadInvalid';
+    this.event = event;
+    this.issues = issues;
+  }
+}
+
+/**
+ * No route takes the delivery's event and its route set refuses unrouted events
+ * (`unrouted: 'refuse'`): answered 422 with nothing stored; in inbox mode, `dead` at once.
+ */
+export class EventUnrouted extends IdempotencyError {
+  readonly event: string | undefined;
+  constructor(provider: string, event: string | undefined) {
+    super(
+      ErrorCode.EVENT_UNROUTED,
+      `No route takes the ${provider} event ${event ?? '(unnamed)'}, and its routes refuse unrouted events; nothing was run`,
+    );
+    this.name = 'EventUnrouted';
+    this.event = event;
+  }
+}
+
 const ERROR_NAMES = new Set([
+  'PayloadInvalid',
+  'EventUnrouted',
   'IdempotencyError',
   'InvalidRequestKey',
   'RequestInProgress',

@@ -54,6 +54,16 @@ export interface Tracer {
   open(key: RequestKey, started: number, attempts?: number): Trace;
   /** A store call of no key failed (a purge). */
   storeError(operation: string, error: unknown, since: number): void;
+  /** A route set took no route for the delivery: acknowledged with nothing claimed. */
+  ignored(provider: string, event: string | undefined, since: number): void;
+  /** A route set refused the delivery before any claim (its schema, or `unrouted: 'refuse'`). */
+  refused(
+    provider: string,
+    event: string | undefined,
+    code: string,
+    issues: readonly string[],
+    since: number,
+  ): void;
 }
 
 const nothing = (): void => undefined;
@@ -76,6 +86,8 @@ export const SILENT: Tracer & Trace = {
   timedOut: nothing,
   storeError: nothing,
   delivered: nothing,
+  ignored: nothing,
+  refused: nothing,
   open: () => SILENT,
 };
 
@@ -109,6 +121,22 @@ class LiveTracer implements Tracer {
   storeError(operation: string, error: unknown, since: number): void {
     const durationMs = performance.now() - since;
     report(this.listener, { type: 'store-error', key: undefined, operation, error, durationMs });
+  }
+
+  ignored(provider: string, event: string | undefined, since: number): void {
+    const durationMs = performance.now() - since;
+    report(this.listener, { type: 'ignored', provider, event, durationMs });
+  }
+
+  refused(
+    provider: string,
+    event: string | undefined,
+    code: string,
+    issues: readonly string[],
+    since: number,
+  ): void {
+    const durationMs = performance.now() - since;
+    report(this.listener, { type: 'refused', provider, event, code, issues, durationMs });
   }
 }
 

@@ -1,6 +1,7 @@
 /** @module The shared vocabulary: receipts, the Store contract, outcomes and handler context. */
 import type { DeliveryOutcome, ReceiptStatus } from './constants';
 import type { KeyLike, RequestKey } from './request-key';
+import type { RouteEvent } from './routing/events';
 
 /** The stored state of one delivery (one row of the receipts table, DESIGN.md §5). */
 export interface Receipt {
@@ -312,6 +313,8 @@ export type GuardEvent =
       readonly error: unknown;
       readonly durationMs: number;
     }
+  /** A route set's answer before any claim: `ignored` or `refused` (docs/routing.md). */
+  | RouteEvent
   /**
    * One delivery ended: emitted once per `guard.run` call and once per request an HTTP adapter
    * guarded with a valid key. `attempts`: the attempt that ran or was replayed, 0 when neither

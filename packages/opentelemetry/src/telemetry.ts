@@ -17,7 +17,10 @@ export const INSTRUMENTATION_NAME = '@webhook-idempotency/opentelemetry';
 
 /** Metric names, as exported (Prometheus turns the dots into underscores and adds `_total`, `_seconds`). */
 export const MetricName = {
-  /** Counter: deliveries by `webhook.provider` × `webhook.outcome`. */
+  /**
+   * Counter: deliveries by `webhook.provider` × `webhook.outcome` (a route set's answers before any
+   * claim too: `ignored`, `refused`).
+   */
   DELIVERIES: 'webhook.deliveries',
   /** Histogram, seconds: the handler's run, by `webhook.provider` × `webhook.outcome` (`first`, `failed`, …). */
   HANDLER_DURATION: 'webhook.handler.duration',
@@ -159,6 +162,16 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: Guard
     if (event.type === 'retried') {
       if (event.stale)
         metricsOf().takeovers.add(1, { [AttributeName.PROVIDER]: event.key.provider });
+      return;
+    }
+    if (event.type === 'ignored' || event.type === 'refused') {
+      // A route set's answer before any claim: counted as a delivery of that outcome, no span.
+      const labels = {
+        [AttributeName.PROVIDER]: event.provider,
+        [AttributeName.OUTCOME]: event.type,
+      };
+      metricsOf().deliveries.add(1, labels);
+      metricsOf().answerDuration.record(event.durationMs / 1000, labels);
       return;
     }
     if (event.type === 'failed')

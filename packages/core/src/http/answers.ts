@@ -19,6 +19,8 @@ const ANSWERED: ReadonlySet<string> = new Set([
   ErrorCode.FINGERPRINT_MISMATCH,
   ErrorCode.STORE,
   ErrorCode.HANDLER_TIMEOUT,
+  ErrorCode.PAYLOAD_INVALID,
+  ErrorCode.EVENT_UNROUTED,
 ]);
 
 /**
@@ -37,8 +39,16 @@ export function errorAnswer(
       'cache-control': 'no-store',
       ...headers,
     },
-    body: Buffer.from(JSON.stringify({ code: error.code, message: publicMessage(error) })),
+    body: Buffer.from(
+      JSON.stringify({ code: error.code, message: publicMessage(error), ...issuesOf(error) }),
+    ),
   };
+}
+
+/** A schema's issues, listed in the answer to a payload that failed them. */
+function issuesOf(error: IdempotencyError): { issues?: readonly string[] } {
+  const { issues } = error as { issues?: unknown };
+  return Array.isArray(issues) ? { issues } : {};
 }
 
 /** A store failure's message names hosts, ports and driver internals: callers get a generic one (the event and `cause` keep the detail). */

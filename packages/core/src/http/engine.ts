@@ -11,6 +11,7 @@ import { type ReadBatch, readBatch } from './batch-read';
 import type { PresetItem, RequestIdempotency } from './batch-types';
 import { IN_TRANSACTION, ON_TICKET, Run } from './runs';
 import { answerFor, errorAnswer } from './answers';
+import { gateFor, type RouteGate } from './routed';
 import { RequestPolicy, UNGUARDED_METHODS } from './constants';
 import { resolveOptions, type EngineConfig, type IdempotencyOptions } from './options';
 import { decodeResponse, type CapturedResponse, type StoredResponse } from './response-codec';
@@ -120,7 +121,10 @@ function nothingParsed(body: unknown): boolean {
 }
 
 class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
-  constructor(readonly config: EngineConfig<Native, Tx>) {}
+  constructor(
+    readonly config: EngineConfig<Native, Tx>,
+    private readonly gate?: RouteGate,
+  ) {}
 
   async begin(request: HttpRequest<Native>): Promise<Decision<Tx>> {
     const config = this.config;
@@ -153,6 +157,9 @@ class HttpEngine<Native, Tx> implements Engine<Native, Tx> {
     const handshake = config.verify ? config.preset?.handshake?.(request) : undefined;
     if (handshake) return { action: 'respond', response: handshake, replayed: false };
     if (config.passThrough?.(request)) return PASS;
+    // A route set's question before any claim: is this delivery routed (and is its payload valid)?
+    const unrouted = await this.gate?.check(request, started);
+    if (unrouted) return { action: 'respond', response: unrouted, replayed: false };
     const provider = config.provider(request);
     const items = config.preset?.items?.(request);
     if (items !== undefined) return this.batch(provider, items, request, started);
@@ -314,5 +321,14 @@ function reported<D extends Decision<unknown>>(
 export function createEngine<Native = unknown, Tx = unknown>(
   options: IdempotencyOptions<Native, Tx>,
 ): Engine<Native, Tx> {
-  return new HttpEngine(resolveOptions(options));
+  const config = resolveOptions(options);
+  const gate = gateFor(config.preset, config.guard.tracer, config);
+  const engine = new HttpEngine(config, gate);
+  if (!gate) return engine;
+  // A route set's claimed delivery runs its route here, so every adapter just sends the answer.
+  return {
+    config,
+    begin: async (request) =>
+      (await gate.drive(await engine.begin(request), request)) as Decision<Tx>,
+  };
 }

@@ -8,6 +8,7 @@ import { DEFAULT_REPLAYED_HEADER, RequestPolicy, UNGUARDED_METHODS } from '../ht
 import { keyConfig, verifyConfig, type IdempotencyOptions } from '../http/options';
 import type { HttpRequest, HttpResponseRecord, ProviderPreset } from '../http/types';
 import { checkKeyPart, RequestKey, type ExternalId } from '../request-key';
+import { routingOf } from '../routing/routes';
 import {
   DEFAULT_INBOX_HEADERS,
   type InboxResponse,
@@ -204,6 +205,7 @@ export function createInboxEngine<Native = unknown>(
   const headerNames = resolveHeaders(options.headers);
   const answers = resolveResponse(options.response, replayedHeader);
   const refusals = { preset, inProgressStatus: 409 as const };
+  const routing = routingOf(preset);
   const emit = (event: InboxEvent) => {
     try {
       onEvent?.(event);
@@ -271,6 +273,18 @@ export function createInboxEngine<Native = unknown>(
       const handshake = verify ? preset?.handshake?.(request) : undefined;
       if (handshake) return { action: 'respond', response: handshake, stored: false };
       if (preset?.passThrough?.(request)) return { action: 'pass' };
+      // A route set's question before storing: an event no route takes is acknowledged unstored
+      // (or refused). Payloads are checked against their schemas by the worker.
+      const admission = routing && (await routing.admit(request, false));
+      if (admission && admission.kind !== 'run') {
+        const { provider } = routing!;
+        if (admission.kind === 'ignore') {
+          emit({ type: 'ignored', provider, event: admission.event });
+          return { action: 'respond', response: answers.stored, stored: false };
+        }
+        emit({ type: 'refused', provider, event: admission.error.event });
+        return refuse(admission.error, request);
+      }
       const provider = keys.provider(request);
       const externalId = keys.key(request);
       if (externalId === undefined || externalId === null || externalId === '') {

@@ -12,12 +12,12 @@ import {
   guardFor,
   type InboxHandler,
   numberOption,
-  providersOf,
   type ReceiptsOptions,
   refOf,
   runDelivery,
   warnOfSetup,
 } from './run';
+import { handlersOf, type InboxHandlers, isPermanent } from './handlers';
 import type { QueuedDelivery } from './relay-options';
 import type { InboxEvent, InboxStore, StoredDelivery } from './types';
 
@@ -26,7 +26,7 @@ export interface InboxConsumerOptions<Tx = never> extends ReceiptsOptions<Tx> {
   /** Where the deliveries are (`new SqlInbox(db)`). Required. */
   inbox: InboxStore;
   /** One handler per provider, as `createInboxWorker` takes them. Required. */
-  handlers: Readonly<Record<string, InboxHandler<Tx>>>;
+  handlers: InboxHandlers<Tx>;
   /**
    * Seconds one handler run may take: with `store`, the receipts' `staleAfterSeconds` is 90 % of
    * it and a transactional handler's deadline 80 %. Keep the queue's own job timeout (pg-boss
@@ -108,10 +108,10 @@ export function queuedDeliveryOf(data: unknown): QueuedDelivery {
 export function createInboxConsumer<Tx = never>(options: InboxConsumerOptions<Tx>): InboxConsumer {
   if (typeof options !== 'object' || options === null)
     throw new ConfigError('options', 'must be an object with `inbox`, `store` and `handlers`');
-  const { inbox, handlers } = options;
+  const { inbox } = options;
   if (!inbox || typeof inbox.find !== 'function')
     throw new ConfigError('inbox', 'must implement InboxStore (new SqlInbox(db))');
-  const providers = providersOf(handlers);
+  const { providers, handlers } = handlersOf<Tx>(options.handlers);
   const emit = emitter(options.onEvent);
   const visibility = numberOption(
     'visibilityTimeoutSeconds',
@@ -182,7 +182,8 @@ async function consume<Tx>(
     emit({ type: 'released', delivery: ref, reason });
     return 'released';
   }
-  return failed(scope, job, result.error, final);
+  // A payload its schema refuses is buried at once: no retry changes it before a deploy.
+  return failed(scope, job, result.error, final || isPermanent(result.error));
 }
 
 /** Why the job has nothing to do: finished, no longer stored, or handed over again since; `undefined` when it has. */

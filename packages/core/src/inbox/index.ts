@@ -13,6 +13,7 @@ export type {
   InboxBacklog,
   ProviderBacklog,
 } from './figures';
+export type { InboxHandlerEntry, InboxHandlers } from './handlers';
 export { InMemoryInbox, type InMemoryInboxOptions } from './memory-inbox';
 export {
   createInboxWorker,

@@ -134,18 +134,6 @@ export function numberOption(
   return value;
 }
 
-/** Validates `handlers` (one function per provider) and returns the providers. */
-export function providersOf(handlers: unknown): string[] {
-  if (typeof handlers !== 'object' || handlers === null)
-    throw new ConfigError('handlers', 'must be an object of one handler per provider');
-  const providers = Object.keys(handlers);
-  if (providers.length === 0) throw new ConfigError('handlers', 'must name at least one provider');
-  for (const provider of providers)
-    if (typeof (handlers as Record<string, unknown>)[provider] !== 'function')
-      throw new ConfigError('handlers', `the handler for "${provider}" must be a function`);
-  return providers;
-}
-
 /**
  * The guard handlers run through: the user's, or one over `store` timed by `visibility` (seconds):
  * the receipts go stale at 90 % of it and a transactional handler's deadline is 80 %, so a

@@ -1,4 +1,6 @@
 /** @module The inbox vocabulary (DESIGN.md §13): stored deliveries, their lifecycle and the `InboxStore` contract. */
+import type { DeliveryBatcher } from './batcher-types';
+import type { Delivery, NewDelivery } from './delivery';
 import type { BacklogInput, EndpointEvent, InboxBacklog } from './figures';
 
 /** Where a stored delivery is in its lifecycle. */
@@ -14,39 +16,6 @@ export const DeliveryStatus = {
 } as const;
 /** One of {@link DeliveryStatus}. */
 export type DeliveryStatus = (typeof DeliveryStatus)[keyof typeof DeliveryStatus];
-
-/** What the inbox endpoint stores: the verified bytes and the allow-listed headers of one delivery. */
-export interface NewDelivery {
-  /** The receipts' provider (`'stripe'`). */
-  readonly provider: string;
-  /** The provider's id for the delivery (Stripe `event.id`); with `provider`, the unique key. */
-  readonly externalId: string;
-  /** Deliveries with the same provider and ordering key are processed one at a time, in receipt order; `null`: no order. */
-  readonly orderingKey: string | null;
-  /** The allow-listed request headers, lower-cased names (never `authorization` or cookies). */
-  readonly headers: Readonly<Record<string, string>>;
-  /** The request body, exactly the bytes the signature was verified on. */
-  readonly body: Buffer;
-}
-
-/** A stored delivery as a worker gets it. `id` and `attempts` together are the worker's lease. */
-export interface Delivery extends NewDelivery {
-  /** The store's sequence number: increasing in receipt order. */
-  readonly id: number;
-  /**
-   * Claims so far, this one included (1 on the first); also the lease's fencing token, so it only
-   * ever grows (a redelivery does not reset it).
-   */
-  readonly attempts: number;
-  /**
-   * Failed attempts before this one (since it was stored or last redelivered): what backoff and the
-   * dead letter count. A handler that threw counts, and so does a lease that expired (its worker
-   * died); a release (shutdown, another run holding the receipt) does not.
-   */
-  readonly failures: number;
-  /** When the endpoint stored it (the database clock). */
-  readonly receivedAt: Date;
-}
 
 /** A stored delivery with its state, as {@link InboxStore.find} and {@link InboxStore.list} read it. */
 export interface StoredDelivery extends Delivery {
@@ -283,6 +252,16 @@ export type InboxEvent =
       readonly provider: string;
       readonly externalId: string;
     }
+  /**
+   * The endpoint's route set (`routes()`) takes no route for a verified delivery: acknowledged
+   * with the stored answer, nothing stored (`ignored`); or refused with 422, nothing stored
+   * (`refused`, under `unrouted: 'refuse'`). `event`: the name it carried.
+   */
+  | {
+      readonly type: 'ignored' | 'refused';
+      readonly provider: string;
+      readonly event: string | undefined;
+    }
   /** The endpoint answered a delivery with a key, or started or stopped refusing a provider ({@link EndpointEvent}). */
   | EndpointEvent
   /** The handler ran and committed, or the receipt showed it already had (`replayed: true`). */
@@ -332,38 +311,5 @@ export type InboxEvent =
       readonly delivery?: DeliveryRef;
     };
 
-/** A delivery a batch ran, and what to record for it. */
-export interface BatchEntry {
-  /** The delivery, under the lease it was claimed with. */
-  readonly delivery: Delivery;
-  /** The handler's result as the guard's codec encoded it: the receipt's stored response. */
-  readonly response: string;
-  /**
-   * How long the delivery's own handler ran, in milliseconds (not the batch's): the receipt records
-   * it as its handler time (`finished_at − claimed_at`), as a run on its own would.
-   */
-  readonly handlerMs: number;
-}
-
-/**
- * Runs the handlers of several leased deliveries in one transaction of the receipts store
- * ({@link InboxStore.batcherFor}); what `run` writes commits together with the handlers' writes,
- * or nothing does.
- */
-export interface DeliveryBatcher {
-  /**
-   * One transaction: reads which of `deliveries` already have a receipt (their ids are in the
-   * `known` set `work` gets; `work` leaves them out), runs `work` with the open transaction, then
-   * writes a `completed` receipt (attempts 1, its entry's `handlerMs` as its handler time) for
-   * each entry `work` resolved with (not every delivery: some may have left the batch), marks its
-   * delivery `done` under its lease, and commits. Resolves with, per entry in order, `true` (done)
-   * or `false` (the lease was lost; the receipt still commits, so whoever took the delivery over
-   * replays it). Rejects, rolled back, when `work` rejects, when a receipt for one of the entries
-   * was written meanwhile by another run, or when the store fails.
-   */
-  run(
-    deliveries: readonly Delivery[],
-    work: (transaction: unknown, known: ReadonlySet<number>) => Promise<readonly BatchEntry[]>,
-    options: { readonly signal?: AbortSignal; readonly timeoutMs?: number },
-  ): Promise<boolean[]>;
-}
+export type { BatchEntry, DeliveryBatcher } from './batcher-types';
+export type { Delivery, NewDelivery } from './delivery';

@@ -11,6 +11,7 @@ import { HandlerTimeout, StoreError } from '../errors';
 import type { IdempotencyGuard } from '../guard';
 import { RequestKey } from '../request-key';
 import type { Trace } from '../trace';
+import { isPermanent } from './handlers';
 import { errorText, type InboxHandler, refOf } from './run';
 import type { BatchEntry, Delivery, DeliveryBatcher, InboxEvent } from './types';
 
@@ -45,7 +46,7 @@ export interface BatchScope<Tx> {
   /** Gives `delivery` back without counting a failure, due after `delayMs`. */
   release(delivery: Delivery, reason: ReleaseReason, delayMs: number): Promise<void>;
   /** Charges `delivery` with its handler's failure (`text`): a retry after a backoff, or dead. */
-  failed(delivery: Delivery, text: string): Promise<void>;
+  failed(delivery: Delivery, text: string, permanent?: boolean): Promise<void>;
 }
 
 /** A batch under way: what ran, what left, and the handler running. */
@@ -274,7 +275,8 @@ async function rolledBack<Tx>(
     return { later: [], alone: own };
   }
   const text = errorText(timedOut ? run.reason : thrown!.error);
-  await scope.settleAs(culprit, scope.failed(culprit, text));
+  const permanent = !timedOut && isPermanent(thrown!.error);
+  await scope.settleAs(culprit, scope.failed(culprit, text, permanent));
   return { later: own.filter((d) => d !== culprit), alone: [] };
 }
 

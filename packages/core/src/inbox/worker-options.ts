@@ -1,22 +1,19 @@
 /** @module The inbox worker's options, their defaults and checks, and its retry schedule. */
 import { SECOND } from '../constants';
 import { ConfigError } from '../errors';
-import {
-  emitter,
-  type InboxHandler,
-  MAX_CLAIM_LIMIT,
-  numberOption as number,
-  providersOf,
-  type ReceiptsOptions,
-} from './run';
+import { emitter, MAX_CLAIM_LIMIT, numberOption as number, type ReceiptsOptions } from './run';
+import { handlersOf, type InboxHandlers } from './handlers';
 import type { InboxEvent, InboxStore } from './types';
 
 /** Options of {@link createInboxWorker}. */
 export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
   /** Where the deliveries are (`new SqlInbox(db)`). Required. */
   inbox: InboxStore;
-  /** One handler per provider; the worker claims only deliveries of these providers. Required. */
-  handlers: Readonly<Record<string, InboxHandler<Tx>>>;
+  /**
+   * One handler per provider, or a route set (`routes(preset, { … })`) whose routes run the
+   * delivery's event; the worker claims only deliveries of these providers. Required.
+   */
+  handlers: InboxHandlers<Tx>;
   /**
    * Handlers running at once in this worker, each in a transaction of its own (a batch's handlers
    * run one after another in theirs), at most 1000. Defaults to 8.
@@ -127,10 +124,10 @@ export function retryDelayMs(
 export function settingsOf<Tx>(options: InboxWorkerOptions<Tx>) {
   if (typeof options !== 'object' || options === null)
     throw new ConfigError('options', 'must be an object with `inbox`, `store` and `handlers`');
-  const { inbox, handlers, random = Math.random } = options;
+  const { inbox, random = Math.random } = options;
   if (!inbox || typeof inbox.claim !== 'function')
     throw new ConfigError('inbox', 'must implement InboxStore (new SqlInbox(db))');
-  const providers = providersOf(handlers);
+  const { providers, handlers } = handlersOf<Tx>(options.handlers);
   const emit = emitter(options.onEvent);
   if (typeof random !== 'function') throw new ConfigError('random', 'must be a function');
   const concurrency = number(

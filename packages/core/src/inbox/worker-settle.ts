@@ -5,6 +5,7 @@
  */
 import type { IdempotencyGuard } from '../guard';
 import { RequestKey } from '../request-key';
+import { isPermanent } from './handlers';
 import { type completerOf, type InboxHandler, refOf, runDelivery } from './run';
 import type { Delivery, InboxEvent, InboxStore } from './types';
 import type { ReleaseReason } from './worker-batch';
@@ -68,14 +69,17 @@ export class Settler<Tx> {
       return this.release(delivery, 'in-progress', result.delayMs);
     }
     this.storeFailures = 0;
-    return this.failed(delivery, result.text);
+    return this.failed(delivery, result.text, isPermanent(result.error));
   };
 
-  /** The handler failed (`text`): retried after a backoff, or dead after `maxAttempts`. */
-  readonly failed = async (delivery: Delivery, text: string): Promise<void> => {
+  /**
+   * The handler failed (`text`): retried after a backoff, or dead after `maxAttempts`, or at once
+   * when the failure is `permanent` (a payload its route's schema refuses).
+   */
+  readonly failed = async (delivery: Delivery, text: string, permanent = false): Promise<void> => {
     const { inbox, emit, maxAttempts, backoff } = this.scope;
     const ref = refOf(delivery);
-    if (delivery.failures + 1 >= maxAttempts) {
+    if (permanent || delivery.failures + 1 >= maxAttempts) {
       if (await this.settle(delivery, 'bury', () => inbox.bury(delivery, { error: text })))
         emit({ type: 'dead', delivery: ref, error: text });
       return;

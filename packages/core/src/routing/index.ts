@@ -1,0 +1,25 @@
+/**
+ * Routing by event type: `routes(preset, { 'payment_intent.succeeded': handler, 'invoice.*': …,
+ * '*': … })`, each handler's argument typed by the preset's event map (or by its Standard Schema's
+ * output, with `validated(schema, handler)`). The result is a preset every adapter's
+ * `idempotent()` and `inbox()` take, and a handler `createInboxWorker` and the queue bridges take.
+ * Events no route takes are acknowledged before anything is claimed or stored (docs/routing.md).
+ * @module @webhook-idempotency/core/routes
+ */
+export { EventUnrouted, PayloadInvalid } from '../errors';
+export type { RouteEvent } from './events';
+export { type RouteSet, type Routing, routes, validated } from './routes';
+export type { SchemaIssue, SchemaResult, StandardSchema } from './schema';
+export type {
+  EventAt,
+  EventPreset,
+  EventsOf,
+  RouteContext,
+  RouteHandler,
+  RoutePattern,
+  RoutesOptions,
+  RouteTable,
+  SchemaRoute,
+  UnroutedPolicy,
+  WildcardsOf,
+} from './types';
