@@ -11,9 +11,9 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import express from 'express';
 import { requireTransaction } from '@webhook-idempotency/core';
+import { routes } from '@webhook-idempotency/core/routes';
 import { idempotent, saveRawBody } from '@webhook-idempotency/express';
 import * as providers from '@webhook-idempotency/providers';
-import type { EventMap } from '@webhook-idempotency/providers';
 import type { GitHubEvents } from '@webhook-idempotency/providers/types/github';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import { fromDrizzle } from '@webhook-idempotency/sql/drizzle';
@@ -69,46 +69,32 @@ export async function createGitHubApp(options: GitHubAppOptions): Promise<GitHub
   const connection = fromDrizzle(drizzle(storeFile));
   await Schema.createTable(connection);
   const store = new SqlStore(connection);
-  // Typed with GitHub's own payloads (`@octokit/openapi-webhooks-types`, types only).
-  const preset = providers.github<GitHubEvents>({ secret: options.secret });
+  // Each `X-GitHub-Event` its handler, typed with GitHub's own payloads
+  // (`@octokit/openapi-webhooks-types`, types only); other events are answered 200, nothing stored.
+  const github = routes(providers.github<GitHubEvents>({ secret: options.secret }), {
+    push: (push, context) => {
+      const repository = push.repository.full_name;
+      const commits = push.commits.length;
+      // tx: the Drizzle database over the store's connection, inside the receipt's transaction,
+      // typed from the store.
+      const tx = requireTransaction(context, store);
+      tx.insert(pushes).values({ delivery: context.key.externalId, repository, commits }).run();
+      tx.insert(repositoryStats)
+        .values({ repository, commits })
+        .onConflictDoUpdate({
+          target: repositoryStats.repository,
+          set: { commits: sql`${repositoryStats.commits} + ${commits}` },
+        })
+        .run();
+      return { repository, commits }; // the answer: 200 JSON, stored, replayed
+    },
+  });
 
   const app = express();
   app.post(
     '/github/webhook',
     express.json({ verify: saveRawBody }), // the signature is over the bytes as sent
-    idempotent({
-      store,
-      preset,
-      transactional: true,
-    }),
-    (req, res) => {
-      // GitHub names the event in `X-GitHub-Event`; the body is that event's payload.
-      const name = req.get('x-github-event');
-      switch (name) {
-        case 'push': {
-          const push: EventMap<typeof preset>['push'] = req.body;
-          const repository = push.repository.full_name;
-          const commits = push.commits.length;
-          // tx: the Drizzle database over the store's connection, inside the receipt's
-          // transaction, typed from the store (Express's `req` cannot carry the store's type).
-          const tx = requireTransaction(req.idempotency, store);
-          tx.insert(pushes)
-            .values({ delivery: req.get('x-github-delivery')!, repository, commits })
-            .run();
-          tx.insert(repositoryStats)
-            .values({ repository, commits })
-            .onConflictDoUpdate({
-              target: repositoryStats.repository,
-              set: { commits: sql`${repositoryStats.commits} + ${commits}` },
-            })
-            .run();
-          res.json({ repository, commits });
-          return;
-        }
-        default:
-          res.status(202).json({ ignored: name });
-      }
-    },
+    idempotent({ store, preset: github, transactional: true }),
   );
 
   const reads = drizzle(readFile);

@@ -63,9 +63,10 @@ describe('drizzle-github example', () => {
     expect(stats()).toEqual([{ repository: 'acme/shop', commits: 4 }]);
   });
 
-  it('acknowledges another event with 202 and counts nothing', async () => {
+  it('acknowledges another event with 200 before any claim: no receipt, nothing counted', async () => {
     const star = hook.event({ action: 'created', starred_at: null }, { event: 'star' });
-    await send(star).expect(202, { ignored: 'star' });
+    await send(star).expect(200, { received: true });
+    expect(github.count('webhook_receipts')).toBe(0);
     expect(stats()).toEqual([]);
   });
 });

@@ -7,9 +7,9 @@
  */
 import express from 'express';
 import type Redis from 'ioredis';
+import { routes } from '@webhook-idempotency/core/routes';
 import { idempotent, idempotencyErrors, saveRawBody } from '@webhook-idempotency/express';
 import * as providers from '@webhook-idempotency/providers';
-import type { EventMap } from '@webhook-idempotency/providers';
 import type { GitHubEvents } from '@webhook-idempotency/providers/types/github';
 import { RedisStore } from '@webhook-idempotency/redis';
 
@@ -39,34 +39,22 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
     retentionSeconds: 30 * 86_400, // GitHub redelivers on request, for recent deliveries
   });
 
-  // Typed with GitHub's own payloads (`@octokit/openapi-webhooks-types`, types only).
-  const preset = providers.github<GitHubEvents>({ secret });
+  // Each `X-GitHub-Event` its handler, typed with GitHub's own payloads
+  // (`@octokit/openapi-webhooks-types`, types only); other events are answered 200, nothing stored.
+  const github = routes(providers.github<GitHubEvents>({ secret }), {
+    push: async (push, { key }) => {
+      const repository = push.repository.full_name;
+      const commits = push.commits.length;
+      // Idempotent on the delivery id (the receipt's key): written once, whatever runs it again.
+      await redis.hsetnx(pushes, key.externalId, JSON.stringify({ repository, commits }));
+      return { repository, commits }; // the answer: 200 JSON, stored, replayed
+    },
+  });
   const app = express();
   app.post(
     '/github/webhook',
     express.json({ verify: saveRawBody }), // the signature is over the bytes as sent
-    idempotent({ store, preset }),
-    async (req, res) => {
-      // GitHub names the event in `X-GitHub-Event`; the body is that event's payload.
-      const name = req.get('x-github-event');
-      switch (name) {
-        case 'push': {
-          const push: EventMap<typeof preset>['push'] = req.body;
-          const repository = push.repository.full_name;
-          const commits = push.commits.length;
-          // Idempotent on the delivery id: written once, whatever runs it again.
-          await redis.hsetnx(
-            pushes,
-            req.get('x-github-delivery')!,
-            JSON.stringify({ repository, commits }),
-          );
-          res.json({ repository, commits });
-          return;
-        }
-        default:
-          res.status(202).json({ ignored: name });
-      }
-    },
+    idempotent({ store, preset: github }),
   );
   app.use(idempotencyErrors()); // a Redis outage: 503 with Retry-After, GitHub's cue to retry
 

@@ -53,9 +53,10 @@ describe('express-redis-github example', () => {
     expect(ttl).toBeGreaterThan(29 * 86_400_000);
   });
 
-  it('acknowledges another event with 202 and records nothing', async () => {
+  it('acknowledges another event with 200 before any claim: no receipt, nothing recorded', async () => {
     const star = hook.event({ action: 'created', starred_at: null }, { event: 'star' });
-    await send(star).expect(202, { ignored: 'star' });
+    await send(star).expect(200, { received: true });
+    expect(await redis.keys(`${prefix}receipts:*`)).toEqual([]);
     expect(await github.stats()).toEqual({});
   });
 

@@ -88,6 +88,12 @@ describe('prisma-stripe example', () => {
   it("acknowledges another event, and a payment that is not the shop's, booking nothing", async () => {
     const other = await send(stripe.event({ id: 'evt_c', type: 'customer.created', data: {} }));
     expect(other.body).toEqual({ received: true });
+    // No route takes it: answered before any claim, no receipt.
+    const ignored = await shop.prisma.$queryRawUnsafe<unknown[]>(
+      'SELECT 1 FROM webhook_receipts WHERE external_id = $1',
+      'evt_c',
+    );
+    expect(ignored).toHaveLength(0);
     const foreign = stripe.event(succeeded('evt_f', 'pi_f')); // no order_id in its metadata
     expect((await send(foreign).expect(200)).body).toEqual({
       received: true,
