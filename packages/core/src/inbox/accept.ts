@@ -21,7 +21,8 @@ import {
   resolveBackpressure,
 } from './backpressure';
 import type { AnsweredEvent } from './figures';
-import type { InboxEvent, InboxStore } from './types';
+import type { InboxStore } from './inbox-store';
+import type { InboxEvent } from './types';
 
 export { DEFAULT_INBOX_HEADERS, type InboxBackpressureOptions, type InboxResponse };
 

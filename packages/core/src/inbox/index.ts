@@ -14,6 +14,7 @@ export type {
   ProviderBacklog,
 } from './figures';
 export type { InboxHandlerEntry, InboxHandlers } from './handlers';
+export { GroupConflict } from '../receipt-group';
 export { InMemoryInbox, type InMemoryInboxOptions } from './memory-inbox';
 export {
   createInboxWorker,
@@ -32,8 +33,18 @@ export {
   type ExpectedDelivery,
   type InboxCaution,
   type InboxEvent,
-  type InboxStore,
   type LeasedRef,
   type NewDelivery,
   type StoredDelivery,
 } from './types';
+export type {
+  InboxConsumerStore,
+  InboxEndpointStore,
+  InboxLeaseStore,
+  InboxOperatorStore,
+  InboxReader,
+  InboxReceiptsLink,
+  InboxRelayStore,
+  InboxStore,
+  InboxWorkerStore,
+} from './inbox-store';
