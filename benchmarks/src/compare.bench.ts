@@ -13,8 +13,10 @@
  *   build: they repeat to within a fraction of a percent where time does not.
  *
  * `BENCH_BASELINE=<rev>` picks the baseline (default {@link COMPARE_BASELINE}); `BENCH_ROUNDS`,
- * `BENCH_DURATION` as for `pnpm bench`; `BENCH_COMPARE_INSTRUCTIONS=0` skips callgrind. The report
- * is printed and written to docs/benchmarks-baseline.md. Inbox mode has its own before/after
+ * `BENCH_DURATION` as for `pnpm bench`; `BENCH_COMPARE_INSTRUCTIONS=0` skips callgrind and
+ * `BENCH_COMPARE_INSTRUCTIONS=guard-first,express-first` counts only those scenarios;
+ * `BENCH_COMPARE_HTTP=0` skips the timed rounds (guard and HTTP). The report is printed and
+ * written to docs/benchmarks-baseline.md (not with `BENCH_WRITE_DOCS=0`). Inbox mode has its own before/after
  * (`BENCH_BASELINE=<rev> pnpm bench:inbox`).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -34,7 +36,7 @@ import { loadServer, median, range, ROUNDS, type Sample, type Scenario } from '.
 import { perOp } from './instructions';
 import type { Framework, ServerMode } from './server';
 
-/** The commit before issue 21's redesign (entry points by product, shared transports, the hot path). */
+/** The commit before the redesign that split the entry points by product, shared the transports and cut the hot path. */
 export const COMPARE_BASELINE = '7b27c4b';
 
 /** One build of the benchmark programs: this tree's, or the baseline's. */
@@ -103,6 +105,46 @@ const ratio = (after: number[], before: number[]) => {
   return `${median(per).toFixed(2)}× (${range(per, 2)})`;
 };
 
+/** The timed rounds' tables: the guard in-process, then HTTP. */
+function timedReport(
+  log: (line?: string) => void,
+  guard: Record<Build['label'], GuardBenchResult[][]>,
+  http: Map<string, Record<Build['label'], Sample[]>>,
+): void {
+  log('## The guard in-process (in-memory store), µs per call over calling the handler directly');
+  log();
+  log(
+    '| scenario | before (median, min–max) | after (median, min–max) | after ÷ before (per round) |',
+  );
+  log('|---|---|---|---|');
+  const added = (runs: GuardBenchResult[][], i: number) =>
+    runs.map((results) => (results[i]!.nsPerOp - results[0]!.nsPerOp) / 1000);
+  for (let i = 1; i < guard.after[0]!.length; i++) {
+    const b = added(guard.before, i);
+    const a = added(guard.after, i);
+    log(
+      `| ${guard.after[0]![i]!.name} | ${median(b).toFixed(2)} (${range(b, 2)}) | ${median(a).toFixed(2)} (${range(a, 2)}) | ${ratio(a, b)} |`,
+    );
+  }
+  log();
+  log(
+    '## HTTP (autocannon, 50 connections, server on core 0, load generator on core 1): req/s and server CPU per request',
+  );
+  log();
+  log(
+    '| scenario | req/s before | req/s after | after ÷ before (per round) | server CPU µs/req, before → after |',
+  );
+  log('|---|---|---|---|---|');
+  for (const [name, { before: b, after: a }] of http) {
+    const rb = b.map((s) => s.rps);
+    const ra = a.map((s) => s.rps);
+    log(
+      `| ${name} | ${median(rb).toFixed(0)} (${range(rb)}) | ${median(ra).toFixed(0)} (${range(ra)}) | ${ratio(ra, rb)} | ${median(b.map((s) => s.cpuUsPerRequest)).toFixed(0)} → ${median(a.map((s) => s.cpuUsPerRequest)).toFixed(0)} |`,
+    );
+  }
+  log();
+}
+
 export async function runCompare(log: (line?: string) => void): Promise<void> {
   const revision = baselineRevision(COMPARE_BASELINE);
   if (!revision) throw new Error('bench:compare needs a baseline: BENCH_BASELINE=<rev>');
@@ -119,7 +161,8 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
     const builds = [before, after];
     const guard = { before: [] as GuardBenchResult[][], after: [] as GuardBenchResult[][] };
     const http = new Map<string, { before: Sample[]; after: Sample[] }>();
-    for (let round = 0; round < ROUNDS; round++) {
+    const rounds = process.env.BENCH_COMPARE_HTTP === '0' ? 0 : ROUNDS;
+    for (let round = 0; round < rounds; round++) {
       // Alternate which build goes first, so that neither always runs on a warmer machine.
       const order = round % 2 === 0 ? builds : [...builds].reverse();
       for (const build of order) guard[build.label].push(guardRun(build));
@@ -136,42 +179,12 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
     log(`# This tree against a baseline, measured in one run`);
     log();
     log(
-      `Measured ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, by \`pnpm bench:compare\`: before = \`${before.commit}\`${revision === COMPARE_BASELINE ? ' (the commit before the redesign of issue 21)' : ''}, after = \`${currentCommit()}\`; ${ROUNDS} interleaved rounds, the two builds in alternating order.`,
+      `Measured ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, by \`pnpm bench:compare\`: before = \`${before.commit}\`${revision === COMPARE_BASELINE ? ' (the commit before the entry-points redesign)' : ''}, after = \`${currentCommit()}\`; ${rounds} interleaved rounds, the two builds in alternating order.`,
     );
     log();
-    log('## The guard in-process (in-memory store), µs per call over calling the handler directly');
-    log();
-    log(
-      '| scenario | before (median, min–max) | after (median, min–max) | after ÷ before (per round) |',
-    );
-    log('|---|---|---|---|');
-    const added = (runs: GuardBenchResult[][], i: number) =>
-      runs.map((results) => (results[i]!.nsPerOp - results[0]!.nsPerOp) / 1000);
-    for (let i = 1; i < guard.after[0]!.length; i++) {
-      const b = added(guard.before, i);
-      const a = added(guard.after, i);
-      log(
-        `| ${guard.after[0]![i]!.name} | ${median(b).toFixed(2)} (${range(b, 2)}) | ${median(a).toFixed(2)} (${range(a, 2)}) | ${ratio(a, b)} |`,
-      );
-    }
-    log();
-    log(
-      '## HTTP (autocannon, 50 connections, server on core 0, load generator on core 1): req/s and server CPU per request',
-    );
-    log();
-    log(
-      '| scenario | req/s before | req/s after | after ÷ before (per round) | server CPU µs/req, before → after |',
-    );
-    log('|---|---|---|---|---|');
-    for (const [name, { before: b, after: a }] of http) {
-      const rb = b.map((s) => s.rps);
-      const ra = a.map((s) => s.rps);
-      log(
-        `| ${name} | ${median(rb).toFixed(0)} (${range(rb)}) | ${median(ra).toFixed(0)} (${range(ra)}) | ${ratio(ra, rb)} | ${median(b.map((s) => s.cpuUsPerRequest)).toFixed(0)} → ${median(a.map((s) => s.cpuUsPerRequest)).toFixed(0)} |`,
-      );
-    }
-    log();
-    if (process.env.BENCH_COMPARE_INSTRUCTIONS !== '0') {
+    if (rounds > 0) timedReport(log, guard, http);
+    const instructions = process.env.BENCH_COMPARE_INSTRUCTIONS ?? '';
+    if (instructions !== '0') {
       log(
         '## Instructions per operation (callgrind; the difference of a run with 2n and one with n operations)',
       );
@@ -179,7 +192,9 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
       log('| path | before | after | after − before |');
       log('|---|---|---|---|');
       const targets = builds.map((build) => bundleFor('instructions-target', build));
-      for (const [name, scenario] of INSTRUCTION_SCENARIOS) {
+      for (const [name, scenario] of INSTRUCTION_SCENARIOS.filter(
+        ([, scenario]) => !instructions || instructions.split(',').includes(scenario),
+      )) {
         const [b, a] = targets.map((target) => perOp(target, scenario)) as [number, number];
         const sign = a - b >= 0 ? '+' : '−';
         log(
@@ -204,6 +219,7 @@ if (require.main === module) {
     lines.push(line);
   }).then(
     () =>
+      process.env.BENCH_WRITE_DOCS !== '0' &&
       writeFileSync(
         join(__dirname, '..', '..', 'docs', 'benchmarks-baseline.md'),
         `${lines.join('\n')}\n`,

@@ -50,9 +50,19 @@ const ALL_SCENARIOS: readonly Scenario[] = [
   scenario('koa', 'memory', 'same'),
 ];
 
-/** `BENCH_ONLY=express` (a comma-separated list of frameworks) narrows a run for profiling work. */
+const listed = (name: string, value: string) =>
+  !process.env[name] || process.env[name]!.split(',').includes(value);
+
+/**
+ * `BENCH_ONLY=express` (a comma-separated list of frameworks) narrows a run for profiling work;
+ * `BENCH_MODES=bare,memory,peer` (server modes) and `BENCH_IDS=unique` (`unique` first
+ * deliveries, `same` replays; a bare route always runs) narrow it further.
+ */
 export const SCENARIOS: readonly Scenario[] = ALL_SCENARIOS.filter(
-  (s) => !process.env.BENCH_ONLY || process.env.BENCH_ONLY.split(',').includes(s.framework),
+  (s) =>
+    listed('BENCH_ONLY', s.framework) &&
+    listed('BENCH_MODES', s.mode) &&
+    (s.ids === 'none' || listed('BENCH_IDS', s.ids)),
 );
 
 /** One measurement of one server: what the HTTP tables print. */
@@ -236,3 +246,9 @@ export async function runHttpBench(log: (line?: string) => void): Promise<AddedC
   );
   return result;
 }
+
+if (require.main === module)
+  runHttpBench((line = '') => console.log(line)).catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });

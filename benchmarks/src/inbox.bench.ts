@@ -36,8 +36,7 @@ import {
   startDurablePostgres,
 } from '../../packages/reliability/src/durable-databases';
 import { dialects } from '../../packages/sql/src/dialects';
-import { inboxDialects } from '../../packages/sql/src/inbox-dialects';
-import { buildInboxQueries } from '../../packages/sql/src/inbox-queries';
+import { buildInboxQueries } from '../../packages/sql/src/inbox/queries';
 import {
   type BaselineTree,
   baselineRevision,
@@ -147,12 +146,7 @@ export function cpuOf(pid: number): number {
 
 /** The worker's own claim statement (one provider, a claim of one), for the dialect's placeholders. */
 function claimStatement(dialect: 'postgres' | 'mysql'): string {
-  const sql = buildInboxQueries(
-    dialects[dialect],
-    inboxDialects[dialect],
-    DEFAULT_INBOX_TABLE,
-    true,
-  ).claimSelect(1);
+  const sql = buildInboxQueries(dialects[dialect], DEFAULT_INBOX_TABLE, true).claimSelect(1);
   let n = 0;
   return dialect === 'postgres' ? sql.replace(/\?/g, () => `$${++n}`) : sql;
 }
@@ -220,7 +214,7 @@ const CLAIM_TIMEOUT_MS = 5000;
  * leases nothing. With what the table holds.
  */
 export async function postgresClaimPlan(pool: pg.Pool): Promise<ClaimPlan> {
-  const { setup } = inboxDialects.postgres.boundClaim('', CLAIM_TIMEOUT_MS);
+  const { setup } = dialects.postgres.inbox.boundClaim('', CLAIM_TIMEOUT_MS);
   const client = await pool.connect();
   let rows: Array<{ 'QUERY PLAN': unknown }>;
   try {

@@ -14,6 +14,9 @@ const SIZES = {
 } as const;
 const sizeOf = (scenario: string) => SIZES[scenario.startsWith('guard') ? 'guard' : 'express'];
 
+/** Node flags under which a run executes the same instructions every time. */
+const DETERMINISTIC = ['--single-threaded', '--predictable', '--random-seed=1', '--hash-seed=1'];
+
 /** Instructions callgrind counted for one run of `scenario` with `n` measured operations. */
 function count(target: string, scenario: string, n: number): number {
   const { warmup } = sizeOf(scenario);
@@ -24,7 +27,10 @@ function count(target: string, scenario: string, n: number): number {
       '--tool=callgrind',
       '--callgrind-out-file=/dev/null',
       process.execPath,
-      '--single-threaded',
+      // One thread, and V8's heuristics and hash seeds fixed: the count repeats to within a few
+      // hundred instructions from run to run, where without them a garbage collection or a
+      // different hash layout landing in one run of the pair moved it by thousands per operation.
+      ...DETERMINISTIC,
       target,
       scenario,
       String(warmup),

@@ -24,7 +24,7 @@ import {
   startDurableMariadb,
   startDurablePostgres,
 } from '../../packages/reliability/src/durable-databases';
-import { createExecutor } from '../../packages/sql/src/connection';
+import { createExecutor } from '../../packages/sql/src/connections/detect';
 import { dialects } from '../../packages/sql/src/dialects';
 
 const ROWS = Number(process.env.BENCH_LISTING_ROWS ?? 100_000);

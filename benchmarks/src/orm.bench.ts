@@ -23,7 +23,7 @@ import {
   startDurablePostgres,
 } from '../../packages/reliability/src/durable-databases';
 import { dialects } from '../../packages/sql/src/dialects';
-import { buildQueries } from '../../packages/sql/src/queries';
+import { buildQueries } from '../../packages/sql/src/receipts/queries';
 import { openOrmKinds, type OrmKind } from './orm-kinds';
 import { freshId, loops, spread, type Spread } from './sql.bench';
 

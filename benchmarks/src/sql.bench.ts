@@ -31,7 +31,7 @@ import {
   startDurablePostgres,
 } from '../../packages/reliability/src/durable-databases';
 import { dialects } from '../../packages/sql/src/dialects';
-import { buildQueries } from '../../packages/sql/src/queries';
+import { buildQueries } from '../../packages/sql/src/receipts/queries';
 import { dynamodbRows } from './dynamodb.bench';
 import { redisRows } from './redis.bench';
 

@@ -6,5 +6,6 @@ export default library({
   inbox: 'src/inbox/index.ts',
   alerts: 'src/alerts/index.ts',
   routes: 'src/routing/index.ts',
+  operations: 'src/operations/index.ts',
   testing: 'src/testing/index.ts',
 });

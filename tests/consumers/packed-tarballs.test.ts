@@ -92,6 +92,7 @@ const TYPES = [
   '@types/koa@3.0.3',
   '@types/better-sqlite3@9.6.0',
   '@types/pg@8.23.1',
+  '@types/aws-lambda@8.10.164',
 ];
 const APPS = [
   'express-sqlite.cjs',
@@ -111,6 +112,8 @@ const APPS = [
   'fetch-memory.mjs',
   'hono-memory.cjs',
   'hono-memory.mjs',
+  'lambda-memory.cjs',
+  'lambda-memory.mjs',
   'nestjs-express.cjs',
   'nestjs-fastify.mjs',
 ];

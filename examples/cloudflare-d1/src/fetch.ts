@@ -7,18 +7,31 @@
 import { env } from 'cloudflare:workers'; // the bindings, at module scope
 import { withIdempotency } from '@webhook-idempotency/fetch';
 import * as providers from '@webhook-idempotency/providers';
+import type { EventMap } from '@webhook-idempotency/providers';
+import type { GitHubEvents } from '@webhook-idempotency/providers/types/github';
 import { D1Store } from '@webhook-idempotency/sql/d1';
-import { type Push, recordPush } from './pushes';
+import { recordPush } from './pushes';
+
+// Typed with GitHub's own payloads: EventMap<typeof preset>['push'] is its push payload.
+const preset = providers.github<GitHubEvents>({ secret: env.GITHUB_WEBHOOK_SECRET });
 
 const githubWebhook = withIdempotency(
   {
     store: new D1Store(env.DB),
-    preset: providers.github({ secret: env.GITHUB_WEBHOOK_SECRET }),
+    preset,
     maxRequestBytes: 256 * 1024,
   },
   async (request) => {
     const delivery = request.headers.get('x-github-delivery')!; // the preset's key: present here
-    return recordPush(env, delivery, (await request.json()) as Push);
+    const name = request.headers.get('x-github-event'); // GitHub names the event in a header
+    switch (name) {
+      case 'push': {
+        const push: EventMap<typeof preset>['push'] = JSON.parse(await request.text());
+        return recordPush(env, delivery, push);
+      }
+      default:
+        return Response.json({ ignored: name }, { status: 202 });
+    }
   },
 );
 

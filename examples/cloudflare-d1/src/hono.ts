@@ -8,21 +8,31 @@ import { env } from 'cloudflare:workers'; // the bindings, at module scope
 import { Hono } from 'hono';
 import { idempotent, type IdempotencyVariables } from '@webhook-idempotency/hono';
 import * as providers from '@webhook-idempotency/providers';
+import type { EventMap } from '@webhook-idempotency/providers';
+import type { GitHubEvents } from '@webhook-idempotency/providers/types/github';
 import { D1Store } from '@webhook-idempotency/sql/d1';
-import { type Push, recordPush } from './pushes';
+import { recordPush } from './pushes';
 
 const app = new Hono<{ Variables: IdempotencyVariables }>();
+// Typed with GitHub's own payloads: EventMap<typeof preset>['push'] is its push payload.
+const preset = providers.github<GitHubEvents>({ secret: env.GITHUB_WEBHOOK_SECRET });
 
 app.post(
   '/webhooks/github',
   idempotent({
     store: new D1Store(env.DB),
-    preset: providers.github({ secret: env.GITHUB_WEBHOOK_SECRET }),
+    preset,
     maxRequestBytes: 256 * 1024,
   }),
   async (c) => {
     const delivery = c.req.header('x-github-delivery')!; // the preset's key: present here
-    return recordPush(env, delivery, await c.req.json<Push>());
+    const name = c.req.header('x-github-event'); // GitHub names the event in a header
+    switch (name) {
+      case 'push':
+        return recordPush(env, delivery, await c.req.json<EventMap<typeof preset>['push']>());
+      default:
+        return c.json({ ignored: name }, 202);
+    }
   },
 );
 

@@ -2,6 +2,7 @@
  * @module What both Workers do with a GitHub push, once per delivery: ask the build service to
  * build it (an outbound call that may be slow or fail), then record the push in D1.
  */
+import type { GitHubEvents } from '@webhook-idempotency/providers/types/github';
 import type { D1DatabaseLike } from '@webhook-idempotency/sql/d1';
 
 // #region env
@@ -18,11 +19,8 @@ export interface Env {
 }
 // #endregion env
 
-/** The part of GitHub's push payload the Workers use. */
-export interface Push {
-  readonly after: string;
-  readonly repository: { readonly full_name: string };
-}
+/** GitHub's push payload, as its OpenAPI description types it (`@octokit/openapi-webhooks-types`). */
+export type Push = GitHubEvents['push'];
 
 // #region record-push
 /** Requests a build of the pushed commit, then records the push; the answer names the build. */

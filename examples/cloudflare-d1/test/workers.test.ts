@@ -4,15 +4,17 @@
  * created: the HTTP cases over HTTP. Collected on Node >= 22, which wrangler and miniflare need
  * (jest.config.ts); `pnpm test` runs it once, on a Node line (test-support/run-node-lines.ts).
  */
-import { createHmac, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import * as signers from '@webhook-idempotency/providers/testing';
 import { Schema } from '@webhook-idempotency/sql';
 import { allAnswered, sendOversized } from '@webhook-idempotency/test-support/oversized';
 import { buildProject, type BuiltProject, type RunningWorker } from './helpers/build';
 import { type BuildService, startBuildService } from './helpers/build-service';
 
 const SECRET = 'It is a secret to everybody';
+const github = signers.github({ secret: SECRET });
 let project: BuiltProject | undefined;
 let service: BuildService | undefined;
 
@@ -58,25 +60,15 @@ describe.each(['hono', 'fetch'] as const)(
       if (!service) throw new Error('no build service');
       return service;
     };
-    /** A push of a commit of its own, named after the case. */
-    const push = (commit: string) =>
-      JSON.stringify({ after: `${name}-${commit}`, repository: { full_name: 'octo/hello' } });
-    const deliver = (
-      body: string,
-      { delivery = randomUUID() as string | null, secret = SECRET } = {},
-    ): Promise<Response> => {
+    /** A push of a commit of its own, named after the case, as GitHub signs it. */
+    const push = (commit: string, delivery: string = randomUUID(), extra: object = {}) =>
+      github.event(
+        { after: `${name}-${commit}`, repository: { full_name: 'octo/hello' }, ...extra },
+        { event: 'push', delivery },
+      );
+    const deliver = (sent: signers.Delivery): Promise<Response> => {
       if (!worker) throw new Error('the Worker is not running');
-      const signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
-      return fetch(new URL('/webhooks/github', worker.url), {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'x-github-event': 'push',
-          'x-hub-signature-256': signature,
-          ...(delivery === null ? {} : { 'x-github-delivery': delivery }),
-        },
-        body,
-      });
+      return fetch(signers.toRequest(sent, worker.url));
     };
     const d1 = async (sql: string, ...params: unknown[]) => {
       if (!worker) throw new Error('the Worker is not running');
@@ -94,7 +86,7 @@ describe.each(['hono', 'fetch'] as const)(
 
     it('first delivery runs the handler: its answer, and the push recorded in D1', async () => {
       const delivery = randomUUID();
-      const response = await deliver(push('first'), { delivery });
+      const response = await deliver(push('first', delivery));
       expect(response.status).toBe(201);
       expect(await response.json()).toEqual({ build: `build-${name}-first-1` });
       expect(response.headers.get('x-build-id')).toBe(`build-${name}-first-1`);
@@ -107,10 +99,10 @@ describe.each(['hono', 'fetch'] as const)(
 
     it('a duplicate is answered from the receipt: the stored body and headers, and no second run', async () => {
       const delivery = randomUUID();
-      const body = push('duplicate');
-      const first = await deliver(body, { delivery });
+      const sent = push('duplicate', delivery);
+      const first = await deliver(sent);
       const firstBody = await first.text();
-      const again = await deliver(body, { delivery });
+      const again = await deliver(sent.retry());
       expect(again.status).toBe(201);
       expect(await again.text()).toBe(firstBody);
       expect(again.headers.get('x-build-id')).toBe(first.headers.get('x-build-id'));
@@ -123,9 +115,10 @@ describe.each(['hono', 'fetch'] as const)(
       const delivery = randomUUID();
       const commit = `${name}-held`;
       builds().behave(commit, 'hold');
-      const first = deliver(push('held'), { delivery });
+      const sent = push('held', delivery);
+      const first = deliver(sent);
       await builds().held(commit);
-      const during = await deliver(push('held'), { delivery });
+      const during = await deliver(sent.retry());
       expect(during.status).toBe(409);
       expect(Number(during.headers.get('retry-after'))).toBeGreaterThan(0);
       builds().release(commit);
@@ -137,18 +130,33 @@ describe.each(['hono', 'fetch'] as const)(
       const delivery = randomUUID();
       const commit = `${name}-flaky`;
       builds().behave(commit, 'fail-first');
-      const failed = await deliver(push('flaky'), { delivery });
+      const sent = push('flaky', delivery);
+      const failed = await deliver(sent);
       expect(failed.status).toBe(500);
       expect(await receipt(delivery)).toEqual({ status: 'failed', attempts: 1 });
-      const rerun = await deliver(push('flaky'), { delivery });
+      const rerun = await deliver(sent.retry());
       expect(rerun.status).toBe(201);
       expect(await rerun.json()).toEqual({ build: `build-${commit}-2` });
       expect(await receipt(delivery)).toEqual({ status: 'completed', attempts: 2 });
       expect(builds().requests(commit)).toBe(2);
     });
 
+    it('another event is acknowledged with 202, nothing built', async () => {
+      const star = github.event({ action: 'created', starred_at: null }, { event: 'star' });
+      const response = await deliver(star);
+      expect([response.status, await response.json()]).toEqual([202, { ignored: 'star' }]);
+    });
+
     it('a delivery without its X-GitHub-Delivery key is refused with 400, nothing run', async () => {
-      const response = await deliver(push('no-key'), { delivery: null });
+      // The kit's push with its X-GitHub-Delivery header taken off.
+      const sent = push('no-key');
+      const { 'x-github-delivery': _key, ...headers } = sent.headers;
+      if (!worker) throw new Error('the Worker is not running');
+      const response = await fetch(new URL(sent.path, worker.url), {
+        method: 'POST',
+        headers,
+        body: new Uint8Array(sent.body),
+      });
       expect(response.status).toBe(400);
       expect(await response.json()).toMatchObject({ code: 'ERR_IDEMPOTENCY_KEY_MISSING' });
       expect(builds().requests(`${name}-no-key`)).toBe(0);
@@ -156,8 +164,7 @@ describe.each(['hono', 'fetch'] as const)(
 
     it('a body over maxRequestBytes is refused with 413, nothing stored', async () => {
       const delivery = randomUUID();
-      const body = JSON.stringify({ ...JSON.parse(push('big')), padding: 'x'.repeat(300 * 1024) });
-      const response = await deliver(body, { delivery });
+      const response = await deliver(push('big', delivery, { padding: 'x'.repeat(300 * 1024) }));
       expect(response.status).toBe(413);
       expect(await receipt(delivery)).toBeUndefined();
     });
@@ -181,7 +188,7 @@ describe.each(['hono', 'fetch'] as const)(
 
     it('a forged signature is refused with 401, nothing stored or run', async () => {
       const delivery = randomUUID();
-      const response = await deliver(push('forged'), { delivery, secret: 'not the secret' });
+      const response = await deliver(push('forged', delivery).forged());
       expect(response.status).toBe(401);
       expect(await receipt(delivery)).toBeUndefined();
       expect(builds().requests(`${name}-forged`)).toBe(0);

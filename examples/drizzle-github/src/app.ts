@@ -11,8 +11,10 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import express from 'express';
 import { requireTransaction } from '@webhook-idempotency/core';
+import { routes } from '@webhook-idempotency/core/routes';
 import { idempotent, saveRawBody } from '@webhook-idempotency/express';
 import * as providers from '@webhook-idempotency/providers';
+import type { GitHubEvents } from '@webhook-idempotency/providers/types/github';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import { fromDrizzle } from '@webhook-idempotency/sql/drizzle';
 // The app's tables, declared for Drizzle as any Drizzle app declares them.
@@ -54,11 +56,6 @@ export interface GitHubApp {
   close(): void;
 }
 
-interface PushEvent {
-  repository?: { full_name?: string };
-  commits?: unknown[];
-}
-
 /** Builds the app with `POST /github/webhook`. */
 export async function createGitHubApp(options: GitHubAppOptions): Promise<GitHubApp> {
   // One connection for the store (it holds the handler's transaction), one for the app's reads.
@@ -72,30 +69,16 @@ export async function createGitHubApp(options: GitHubAppOptions): Promise<GitHub
   const connection = fromDrizzle(drizzle(storeFile));
   await Schema.createTable(connection);
   const store = new SqlStore(connection);
-
-  const app = express();
-  app.post(
-    '/github/webhook',
-    express.json({ verify: saveRawBody }), // the signature is over the bytes as sent
-    idempotent({
-      store,
-      preset: providers.github({ secret: options.secret }),
-      transactional: true,
-    }),
-    (req, res) => {
-      if (req.get('x-github-event') !== 'push') {
-        res.status(202).json({ ignored: req.get('x-github-event') });
-        return;
-      }
-      const event = req.body as PushEvent;
-      const repository = event.repository?.full_name ?? 'unknown';
-      const commits = event.commits?.length ?? 0;
+  // Each `X-GitHub-Event` its handler, typed with GitHub's own payloads
+  // (`@octokit/openapi-webhooks-types`, types only); other events are answered 200, nothing stored.
+  const github = routes(providers.github<GitHubEvents>({ secret: options.secret }), {
+    push: (push, context) => {
+      const repository = push.repository.full_name;
+      const commits = push.commits.length;
       // tx: the Drizzle database over the store's connection, inside the receipt's transaction,
-      // typed from the store (Express's `req` cannot carry the store's type).
-      const tx = requireTransaction(req.idempotency, store);
-      tx.insert(pushes)
-        .values({ delivery: req.get('x-github-delivery')!, repository, commits })
-        .run();
+      // typed from the store.
+      const tx = requireTransaction(context, store);
+      tx.insert(pushes).values({ delivery: context.key.externalId, repository, commits }).run();
       tx.insert(repositoryStats)
         .values({ repository, commits })
         .onConflictDoUpdate({
@@ -103,8 +86,15 @@ export async function createGitHubApp(options: GitHubAppOptions): Promise<GitHub
           set: { commits: sql`${repositoryStats.commits} + ${commits}` },
         })
         .run();
-      res.json({ repository, commits });
+      return { repository, commits }; // the answer: 200 JSON, stored, replayed
     },
+  });
+
+  const app = express();
+  app.post(
+    '/github/webhook',
+    express.json({ verify: saveRawBody }), // the signature is over the bytes as sent
+    idempotent({ store, preset: github, transactional: true }),
   );
 
   const reads = drizzle(readFile);

@@ -12,7 +12,10 @@ import { requireTransaction } from '@webhook-idempotency/core';
 import { DynamoDBStore } from '@webhook-idempotency/dynamodb';
 import { idempotencyErrors, idempotent } from '@webhook-idempotency/express';
 import * as providers from '@webhook-idempotency/providers';
+import type { EventOf } from '@webhook-idempotency/providers';
+import type { StripeEvents } from '@webhook-idempotency/providers/types/stripe';
 import express from 'express';
+import type Stripe from 'stripe';
 
 /** Options of {@link createStripeApp}. */
 export interface StripeAppOptions {
@@ -25,12 +28,6 @@ export interface StripeAppOptions {
     readonly orders: string;
     readonly payments: string;
   };
-}
-
-interface PaymentIntentEvent {
-  id: string;
-  type: string;
-  data: { object: { id: string; amount: number; metadata?: { orderId?: string } } };
 }
 
 /** The app, and what it has booked. */
@@ -48,45 +45,58 @@ export function createStripeApp({ client, secret, tables }: StripeAppOptions): S
     table: tables.receipts,
     retentionSeconds: 30 * 86_400, // Stripe retries for three days; keep receipts longer
   });
+  // Typed with Stripe's own events (`stripe` installed): the body is a `Stripe.Event`.
+  const preset = providers.stripe<StripeEvents>({ secret });
   const app = express();
   app.post(
     '/stripe/webhook',
     express.raw({ type: 'application/json' }), // the signature is over the bytes as sent
     idempotent({
       store,
-      preset: providers.stripe({ secret }),
+      preset,
       transactional: true,
       maxResponseBytes: 64 * 1024,
     }),
     (req, res) => {
-      const event = JSON.parse(req.body.toString('utf8')) as PaymentIntentEvent;
-      if (event.type !== 'payment_intent.succeeded') {
-        res.json({ ignored: event.type });
-        return;
+      // The bytes the preset verified, parsed; Stripe's union narrows by `type` below.
+      const event: EventOf<typeof preset> = JSON.parse(req.body.toString('utf8'));
+      switch (event.type) {
+        case 'payment_intent.succeeded':
+          return paid(event.id, event.data.object, req.idempotency, res);
+        default:
+          res.json({ ignored: event.type });
       }
-      const intent = event.data.object;
-      const orderId = intent.metadata?.orderId;
-      if (!orderId) {
-        res.status(422).json({ error: 'no orderId in the payment intent metadata' });
-        return;
-      }
-      const tx = requireTransaction(req.idempotency, store);
-      tx.update({
-        TableName: tables.orders,
-        Key: { id: orderId },
-        UpdateExpression: 'SET #status = :paid, paidBy = :intent',
-        ConditionExpression: 'attribute_exists(id) AND #status <> :paid',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':paid': 'paid', ':intent': intent.id },
-      });
-      tx.put({
-        TableName: tables.payments,
-        Item: { orderId, eventId: event.id, intent: intent.id, amount: intent.amount },
-      });
-      res.json({ orderId, paid: intent.amount });
     },
   );
   app.use(idempotencyErrors()); // a DynamoDB outage: 503 with Retry-After, Stripe's cue to retry
+
+  /** `payment_intent.succeeded`: the order paid and the payment booked, with the receipt. */
+  function paid(
+    eventId: string,
+    intent: Stripe.PaymentIntent,
+    idempotency: express.Request['idempotency'],
+    res: express.Response,
+  ): void {
+    const orderId = intent.metadata.orderId;
+    if (!orderId) {
+      res.status(422).json({ error: 'no orderId in the payment intent metadata' });
+      return;
+    }
+    const tx = requireTransaction(idempotency, store);
+    tx.update({
+      TableName: tables.orders,
+      Key: { id: orderId },
+      UpdateExpression: 'SET #status = :paid, paidBy = :intent',
+      ConditionExpression: 'attribute_exists(id) AND #status <> :paid',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':paid': 'paid', ':intent': intent.id },
+    });
+    tx.put({
+      TableName: tables.payments,
+      Item: { orderId, eventId, intent: intent.id, amount: intent.amount },
+    });
+    res.json({ orderId, paid: intent.amount });
+  }
 
   return {
     app,

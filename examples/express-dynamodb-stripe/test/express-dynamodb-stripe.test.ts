@@ -11,12 +11,12 @@ import {
   PutItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStore, receiptsTable } from '@webhook-idempotency/dynamodb';
-import Stripe from 'stripe';
+import * as signers from '@webhook-idempotency/providers/testing';
 import request from 'supertest';
 import { createStripeApp, type StripeApp } from '../src/app';
 
 const secret = 'whsec_test_dynamodb_example';
-const stripe = new Stripe('sk_test_unused');
+const stripe = signers.stripe({ secret, url: 'https://shop.example.com/stripe/webhook' });
 const run = randomUUID().slice(0, 8);
 const tables = {
   receipts: `ex-receipts-${run}`,
@@ -72,8 +72,9 @@ const openOrder = (id: string) =>
     }),
   );
 
-function deliver(eventId: string, orderId: string, key = secret) {
-  const body = JSON.stringify({
+/** A `payment_intent.succeeded` for `orderId`, as Stripe signs it. */
+const succeeded = (eventId: string, orderId: string) =>
+  stripe.event({
     id: eventId,
     object: 'event',
     type: 'payment_intent.succeeded',
@@ -86,18 +87,14 @@ function deliver(eventId: string, orderId: string, key = secret) {
       },
     },
   });
-  const signature = stripe.webhooks.generateTestHeaderString({ payload: body, secret: key });
-  return request(shop.app)
-    .post('/stripe/webhook')
-    .set('content-type', 'application/json')
-    .set('stripe-signature', signature)
-    .send(body);
-}
+
+const send = (delivery: signers.Delivery) => signers.send.supertest(request(shop.app), delivery);
 
 it('books a payment once with its receipt, however often it is redelivered, concurrent retries included', async () => {
   await openOrder('ord_1');
-  const first = await deliver('evt_1', 'ord_1').expect(200, { orderId: 'ord_1', paid: 2500 });
-  const retries = await Promise.all(Array.from({ length: 8 }, () => deliver('evt_1', 'ord_1')));
+  const delivery = succeeded('evt_1', 'ord_1');
+  const first = await send(delivery).expect(200, { orderId: 'ord_1', paid: 2500 });
+  const retries = await Promise.all(Array.from({ length: 8 }, () => send(delivery.retry())));
   for (const res of retries) {
     // A retry that meets the commit in flight is answered 503 (DynamoDB's TransactionConflict) or
     // 409; every other one is the first answer, replayed.
@@ -107,7 +104,7 @@ it('books a payment once with its receipt, however often it is redelivered, conc
       expect(res.body).toEqual(first.body);
     }
   }
-  const replay = await deliver('evt_1', 'ord_1').expect(200);
+  const replay = await send(delivery.retry()).expect(200);
   expect(replay.headers['idempotent-replayed']).toBe('true');
   expect(await shop.order('ord_1')).toEqual({ id: 'ord_1', status: 'paid', paidBy: 'pi_evt_1' });
   expect(await shop.payments('ord_1')).toEqual([
@@ -117,17 +114,22 @@ it('books a payment once with its receipt, however often it is redelivered, conc
 
 it('a second payment event for a paid order fails the write’s condition: nothing booked, and it is answered as a failure', async () => {
   await openOrder('ord_2');
-  await deliver('evt_2a', 'ord_2').expect(200);
-  const again = await deliver('evt_2b', 'ord_2');
+  await send(succeeded('evt_2a', 'ord_2')).expect(200);
+  const again = await send(succeeded('evt_2b', 'ord_2'));
   expect(again.status).toBe(500);
   expect(await shop.payments('ord_2')).toEqual([
     { orderId: 'ord_2', eventId: 'evt_2a', intent: 'pi_evt_2a', amount: 2500 },
   ]);
 });
 
+it('acknowledges an event it does not book', async () => {
+  const other = stripe.event({ id: 'evt_c', type: 'customer.created', data: { object: {} } });
+  await send(other).expect(200, { ignored: 'customer.created' });
+});
+
 it('refuses a forged signature before any claim', async () => {
   await openOrder('ord_3');
-  await deliver('evt_3', 'ord_3', 'whsec_not_the_secret').expect(401);
+  await send(succeeded('evt_3', 'ord_3').forged()).expect(401);
   const receipts = new DynamoDBStore(client, { table: tables.receipts });
   expect(
     await receipts.find({ provider: 'stripe', externalId: 'evt_3' }, { now: Date.now() }),

@@ -7,8 +7,10 @@
  */
 import express from 'express';
 import type Redis from 'ioredis';
+import { routes } from '@webhook-idempotency/core/routes';
 import { idempotent, idempotencyErrors, saveRawBody } from '@webhook-idempotency/express';
 import * as providers from '@webhook-idempotency/providers';
+import type { GitHubEvents } from '@webhook-idempotency/providers/types/github';
 import { RedisStore } from '@webhook-idempotency/redis';
 
 /** Options of {@link createGitHubApp}. */
@@ -28,11 +30,6 @@ export interface GitHubApp {
   stats(): Promise<Record<string, number>>;
 }
 
-interface PushEvent {
-  repository?: { full_name?: string };
-  commits?: unknown[];
-}
-
 /** Builds the app with `POST /github/webhook`. */
 export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
   const { redis, secret, prefix = 'github-app:' } = options;
@@ -42,27 +39,22 @@ export function createGitHubApp(options: GitHubAppOptions): GitHubApp {
     retentionSeconds: 30 * 86_400, // GitHub redelivers on request, for recent deliveries
   });
 
+  // Each `X-GitHub-Event` its handler, typed with GitHub's own payloads
+  // (`@octokit/openapi-webhooks-types`, types only); other events are answered 200, nothing stored.
+  const github = routes(providers.github<GitHubEvents>({ secret }), {
+    push: async (push, { key }) => {
+      const repository = push.repository.full_name;
+      const commits = push.commits.length;
+      // Idempotent on the delivery id (the receipt's key): written once, whatever runs it again.
+      await redis.hsetnx(pushes, key.externalId, JSON.stringify({ repository, commits }));
+      return { repository, commits }; // the answer: 200 JSON, stored, replayed
+    },
+  });
   const app = express();
   app.post(
     '/github/webhook',
     express.json({ verify: saveRawBody }), // the signature is over the bytes as sent
-    idempotent({ store, preset: providers.github({ secret }) }),
-    async (req, res) => {
-      if (req.get('x-github-event') !== 'push') {
-        res.status(202).json({ ignored: req.get('x-github-event') });
-        return;
-      }
-      const event = req.body as PushEvent;
-      const repository = event.repository?.full_name ?? 'unknown';
-      const commits = event.commits?.length ?? 0;
-      // Idempotent on the delivery id: written once, whatever runs it again.
-      await redis.hsetnx(
-        pushes,
-        req.get('x-github-delivery')!,
-        JSON.stringify({ repository, commits }),
-      );
-      res.json({ repository, commits });
-    },
+    idempotent({ store, preset: github }),
   );
   app.use(idempotencyErrors()); // a Redis outage: 503 with Retry-After, GitHub's cue to retry
 

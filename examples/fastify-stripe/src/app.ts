@@ -5,7 +5,10 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import knex, { type Knex } from 'knex';
+import { requireTransaction } from '@webhook-idempotency/core';
 import * as providers from '@webhook-idempotency/providers';
+import type { EventOf } from '@webhook-idempotency/providers';
+import type { StripeEvents } from '@webhook-idempotency/providers/types/stripe';
 import { fastifyIdempotency, rawBodyJsonParser } from '@webhook-idempotency/fastify';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 
@@ -17,12 +20,6 @@ export interface StripeAppOptions {
   databaseUrl?: string;
   /** The SQLite file when there is no `databaseUrl`. Defaults to `stripe-webhooks.sqlite`. */
   sqliteFile?: string;
-}
-
-interface StripeEvent {
-  id: string;
-  type: string;
-  data: { object: { id: string; amount_received?: number; amount?: number; currency?: string } };
 }
 
 /** Connects to PostgreSQL when `databaseUrl` is set, otherwise to a SQLite file. */
@@ -51,28 +48,36 @@ export async function migrate(db: Knex): Promise<void> {
 
 /** Builds the Fastify app with `POST /webhooks/stripe`. */
 export async function buildApp(db: Knex, options: StripeAppOptions): Promise<FastifyInstance> {
+  // Typed with Stripe's own events (`stripe` installed): the body is `Stripe.Event`.
+  const preset = providers.stripe<StripeEvents>({ secret: options.signingSecret });
+  const store = new SqlStore(db);
   const app = Fastify();
   await app.register(async (webhooks) => {
     // Scoped to this context: Stripe's signature needs the exact bytes.
     webhooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
     await webhooks.register(fastifyIdempotency, {
-      store: new SqlStore(db),
-      preset: providers.stripe({ secret: options.signingSecret }),
+      store,
+      preset,
       transactional: true,
     });
-    webhooks.post('/webhooks/stripe', async (request) => {
-      const event = request.body as StripeEvent;
-      const trx = request.idempotency!.transaction as Knex.Transaction;
-      if (event.type === 'payment_intent.succeeded') {
-        const intent = event.data.object;
-        // A second insert of the same intent would fail on the primary key: the guard makes
-        // sure there is no second run for the same event.
-        await trx('payments').insert({
-          payment_intent: intent.id,
-          amount: intent.amount_received ?? intent.amount ?? 0,
-          currency: intent.currency ?? 'usd',
-          event_id: event.id,
-        });
+    webhooks.post<{ Body: EventOf<typeof preset> }>('/webhooks/stripe', async (request) => {
+      const event = request.body;
+      const trx = requireTransaction(request.idempotency, store); // Knex.Transaction
+      switch (event.type) {
+        case 'payment_intent.succeeded': {
+          const intent = event.data.object; // Stripe.PaymentIntent
+          // A second insert of the same intent would fail on the primary key: the guard makes
+          // sure there is no second run for the same event.
+          await trx('payments').insert({
+            payment_intent: intent.id,
+            amount: intent.amount_received,
+            currency: intent.currency,
+            event_id: event.id,
+          });
+          break;
+        }
+        default:
+          break; // the events this endpoint does not book: acknowledged, nothing to do
       }
       return { received: true };
     });

@@ -4,17 +4,11 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Knex } from 'knex';
 import pg from 'pg';
-import Stripe from 'stripe';
-import request from 'supertest';
+import * as signers from '@webhook-idempotency/providers/testing';
 import { buildApp, connect, migrate } from '../src/app';
 
 const secret = 'whsec_test_example_secret';
-const stripe = new Stripe('sk_test_unused');
-
-function signed(event: object): { body: string; signature: string } {
-  const body = JSON.stringify(event);
-  return { body, signature: stripe.webhooks.generateTestHeaderString({ payload: body, secret }) };
-}
+const stripe = signers.stripe({ secret });
 
 const succeeded = (id: string, intent: string) => ({
   id,
@@ -60,36 +54,40 @@ describe.each([
     await db.destroy();
   });
 
-  const deliver = (event: object, signature?: string) => {
-    const { body, signature: good } = signed(event);
-    return request(app.server)
-      .post('/webhooks/stripe')
-      .set('content-type', 'application/json')
-      .set('stripe-signature', signature ?? good)
-      .send(body);
-  };
+  const send = (delivery: signers.Delivery) => signers.send.inject(app, delivery);
 
   it('books a payment once however often Stripe delivers the event', async () => {
-    const event = succeeded('evt_1', 'pi_1');
-    const first = await deliver(event).expect(200);
-    expect(first.body).toEqual({ received: true });
-    const results = await Promise.all(Array.from({ length: 10 }, () => deliver(event)));
+    const delivery = stripe.event(succeeded('evt_1', 'pi_1'));
+    const first = await send(delivery);
+    expect(first.statusCode).toBe(200);
+    expect(JSON.parse(first.body)).toEqual({ received: true });
+    const results = await Promise.all(Array.from({ length: 10 }, () => send(delivery.retry())));
     for (const res of results) {
-      expect([200, 409]).toContain(res.status);
-      if (res.status === 200) expect(res.headers['idempotent-replayed']).toBe('true');
+      expect([200, 409]).toContain(res.statusCode);
+      if (res.statusCode === 200) expect(res.headers['idempotent-replayed']).toBe('true');
     }
-    expect(await db('payments').where({ payment_intent: 'pi_1' })).toHaveLength(1);
+    const payments = await db('payments').where({ payment_intent: 'pi_1' });
+    expect(payments.map((row) => [Number(row.amount), row.currency, row.event_id])).toEqual([
+      [2500, 'eur', 'evt_1'],
+    ]);
+  });
+
+  it('acknowledges an event it does not book, and books nothing for it', async () => {
+    const res = await send(stripe.event({ id: 'evt_other', type: 'customer.created', data: {} }));
+    expect(res.statusCode).toBe(200);
+    expect(await db('payments').where({ event_id: 'evt_other' })).toHaveLength(0);
   });
 
   it('refuses a forged signature before any claim', async () => {
-    const res = await deliver(succeeded('evt_forged', 'pi_forged'), 't=1,v1=deadbeef').expect(401);
-    expect(res.body.code).toBe('ERR_IDEMPOTENCY_SIGNATURE_INVALID');
+    const res = await send(stripe.event(succeeded('evt_forged', 'pi_forged')).forged());
+    expect(res.statusCode).toBe(401);
+    expect(JSON.parse(res.body).code).toBe('ERR_IDEMPOTENCY_SIGNATURE_INVALID');
     expect(await db('webhook_receipts').where({ external_id: 'evt_forged' })).toHaveLength(0);
   });
 
   it('refuses a reused event id with another payload (422) and books nothing', async () => {
-    await deliver(succeeded('evt_2', 'pi_2')).expect(200);
-    await deliver(succeeded('evt_2', 'pi_other')).expect(422);
+    expect((await send(stripe.event(succeeded('evt_2', 'pi_2')))).statusCode).toBe(200);
+    expect((await send(stripe.event(succeeded('evt_2', 'pi_other')))).statusCode).toBe(422);
     expect(await db('payments').where({ payment_intent: 'pi_other' })).toHaveLength(0);
   });
 });

@@ -3,11 +3,14 @@
  * any claim and keys receipts on `botId:update_id`. Each update is applied once: a message is
  * stored and the chat's counter incremented inside the guard's transaction.
  */
+import type { Update } from '@grammyjs/types';
 import Router from '@koa/router';
 import Database from 'better-sqlite3';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import * as providers from '@webhook-idempotency/providers';
+import type { EventOf } from '@webhook-idempotency/providers';
+import { requireTransaction } from '@webhook-idempotency/core';
 import { idempotent } from '@webhook-idempotency/koa';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 
@@ -21,10 +24,14 @@ export interface BotAppOptions {
   secretToken: string;
 }
 
-interface Update {
-  update_id: number;
-  message?: { message_id: number; chat: { id: number }; text?: string };
-}
+/**
+ * Each update kind (the preset's `eventType(request)`: `message`, `edited_message`…) to the update
+ * that carries it, from the Bot API types grammY publishes (`@grammyjs/types`; Telegram publishes
+ * none). The preset's own map only knows `update_id`.
+ */
+type TelegramUpdates = {
+  [Kind in Exclude<keyof Update, 'update_id'>]: Update & Required<Pick<Update, Kind>>;
+};
 
 /** The app plus its database, for tests. */
 export interface BotApp {
@@ -49,19 +56,24 @@ export async function createBotApp(options: BotAppOptions): Promise<BotApp> {
     CREATE TABLE IF NOT EXISTS chat_stats (chat_id INTEGER PRIMARY KEY, messages INTEGER NOT NULL);
   `);
 
+  const store = new SqlStore(storeDb);
+  const preset = providers.telegram<TelegramUpdates>({
+    botId: options.botId,
+    secretToken: options.secretToken,
+  });
   const router = new Router();
   router.post(
     '/telegram/webhook',
     bodyParser(), // keeps the text it parsed as ctx.request.rawBody
     idempotent({
-      store: new SqlStore(storeDb),
-      preset: providers.telegram({ botId: options.botId, secretToken: options.secretToken }),
+      store,
+      preset,
       transactional: true,
     }),
     (ctx) => {
-      const update = ctx.request.body as Update;
-      const tx = ctx.state.idempotency!.transaction as Database.Database;
-      const message = update.message;
+      const update: EventOf<typeof preset> = JSON.parse(ctx.request.rawBody); // the text it verified
+      const tx = requireTransaction(ctx.state.idempotency, store); // better-sqlite3's Database
+      const { message } = update; // Message & Update.NonChannel, on a `message` update
       if (message) {
         tx.prepare('INSERT INTO messages (chat_id, message_id, text) VALUES (?, ?, ?)').run(
           message.chat.id,

@@ -11,6 +11,7 @@ import { createPool } from 'mysql2';
 import { requireTransaction } from '@webhook-idempotency/core';
 import { idempotent } from '@webhook-idempotency/express';
 import * as providers from '@webhook-idempotency/providers';
+import type { EventOf } from '@webhook-idempotency/providers';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import { fromKysely } from '@webhook-idempotency/sql/kysely';
 import { createTables, handle, PaymeError, type ShopDatabase } from './shop';
@@ -30,12 +31,6 @@ export interface PaymeApp {
   close(): Promise<void>;
 }
 
-interface PaymeCall {
-  method: string;
-  params?: Record<string, unknown>;
-  id: unknown;
-}
-
 /** Builds the app with `POST /payme`. */
 export async function createPaymeApp(options: PaymeAppOptions): Promise<PaymeApp> {
   const db = new Kysely<ShopDatabase>({
@@ -47,6 +42,8 @@ export async function createPaymeApp(options: PaymeAppOptions): Promise<PaymeApp
   const connection = fromKysely(db);
   await Schema.createTable(connection);
   const store = new SqlStore(connection);
+  // Payme publishes no TypeScript types: the preset's own JSON-RPC call type (`method`, `params`, `id`).
+  const preset = providers.payme({ password: options.paymeKey });
 
   const app = express();
   app.post(
@@ -54,11 +51,11 @@ export async function createPaymeApp(options: PaymeAppOptions): Promise<PaymeApp
     express.json(),
     idempotent({
       store,
-      preset: providers.payme({ password: options.paymeKey }),
+      preset,
       transactional: true,
     }),
     async (req, res) => {
-      const { method, params = {}, id } = req.body as PaymeCall;
+      const { method, params = {}, id }: EventOf<typeof preset> = req.body;
       // Guarded methods get Kysely's transaction (typed from the store: Transaction<ShopDatabase>);
       // the checks that pass through read on `db`.
       const trx = req.idempotency ? requireTransaction(req.idempotency, store) : undefined;

@@ -37,8 +37,11 @@ export class PaymeError extends Error {
 }
 
 type Params = Record<string, unknown>;
-const orderIdOf = (params: Params) =>
-  Number((params.account as { order_id?: unknown } | undefined)?.order_id);
+/** `params.account.order_id`, read without trusting its shape: NaN when it is not there. */
+function orderIdOf({ account }: Params): number {
+  const found = typeof account === 'object' && account !== null && 'order_id' in account;
+  return Number(found ? account.order_id : undefined);
+}
 
 /** Creates the shop's tables (a real app keeps them in Kysely migrations). */
 export async function createTables(db: Kysely<ShopDatabase>): Promise<void> {

@@ -1,11 +1,12 @@
 /** The Kysely + Payme example over HTTP, on a real MariaDB: each JSON-RPC method applied once. */
+import * as signers from '@webhook-idempotency/providers/testing';
 import request from 'supertest';
 import { mysqlDatabase } from '@webhook-idempotency/sql/test/helpers/databases';
 import { createPaymeApp, type PaymeApp } from '../src/app';
 import { count } from '../src/shop';
 
 const KEY = 'kysely-cash-desk-key-000000000000000';
-const auth = `Basic ${Buffer.from(`Paycom:${KEY}`).toString('base64')}`;
+const cashDesk = signers.payme({ password: KEY, url: 'https://shop.example.com/payme' });
 
 describe('kysely-payme example', () => {
   let payme: PaymeApp;
@@ -20,8 +21,9 @@ describe('kysely-payme example', () => {
   });
   afterEach(() => payme.close());
 
-  const rpc = (method: string, params: Record<string, unknown>, id: number) =>
-    request(payme.app).post('/payme').set('authorization', auth).send({ method, params, id });
+  const send = (delivery: signers.Delivery) => signers.send.supertest(request(payme.app), delivery);
+  const rpc = (method: string, params: object, id: number) =>
+    send(cashDesk.rpc(method, params, { id }));
   const create = { id: 'tx-7', time: 1, amount: 10_000, account: { order_id: 7 } };
 
   it('a retried PerformTransaction is replayed with the current JSON-RPC id; the order is paid once', async () => {
@@ -74,11 +76,8 @@ describe('kysely-payme example', () => {
   });
 
   it('wrong credentials are refused before any claim, with the Payme error and HTTP 200', async () => {
-    const res = await request(payme.app)
-      .post('/payme')
-      .set('authorization', `Basic ${Buffer.from('Paycom:nope').toString('base64')}`)
-      .send({ method: 'CreateTransaction', params: create, id: 9 })
-      .expect(200);
+    const forged = cashDesk.rpc('CreateTransaction', create, { id: 9 }).forged();
+    const res = await send(forged).expect(200);
     expect(res.body).toMatchObject({ error: { code: -32504 }, id: 9 });
     expect(await count(payme.db, 'payme_transactions')).toBe(0);
   });

@@ -22,6 +22,7 @@ import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { type RequestIdempotency } from '@webhook-idempotency/core';
 import * as providers from '@webhook-idempotency/providers';
+import type { PaymeMinimalCall } from '@webhook-idempotency/providers';
 import { Idempotent, IdempotencyContext, IdempotencyModule } from '@webhook-idempotency/nestjs';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import Database from 'better-sqlite3';
@@ -50,12 +51,6 @@ const STORE_DB = Symbol('store-db');
 const RUNS = Symbol('runs');
 const PAYME_KEY = Symbol('payme-key');
 
-interface PaymeCall {
-  method: string;
-  params?: Record<string, unknown>;
-  id: unknown;
-}
-
 /**
  * Anything unexpected: HTTP 500 with a JSON-RPC "system error", which Payme retries. The guard has
  * already marked the receipt failed (and rolled the transaction back) when this runs, so the
@@ -70,7 +65,7 @@ class SystemErrorFilter implements ExceptionFilter {
         code: -32400,
         message: { ru: 'Системная ошибка', uz: 'Tizim xatosi', en: String(error) },
       },
-      id: http.getRequest<{ body?: PaymeCall }>().body?.id ?? null,
+      id: http.getRequest<{ body?: PaymeMinimalCall }>().body?.id ?? null,
     };
     const res = http.getResponse();
     if (typeof res.code === 'function') res.code(500).send(body);
@@ -90,7 +85,7 @@ class PaymeController {
   @UseFilters(SystemErrorFilter)
   @Idempotent() // the Payme preset comes from the module options, built with the key from DI
   perform(
-    @Body() call: PaymeCall,
+    @Body() call: PaymeMinimalCall, // the preset's own call type: Payme publishes no types
     @IdempotencyContext() run: RequestIdempotency<Database.Database> | undefined,
   ) {
     const { method, params = {}, id } = call;

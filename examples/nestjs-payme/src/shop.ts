@@ -33,8 +33,11 @@ interface TransactionRow {
 
 type Params = Record<string, unknown>;
 
-const orderIdOf = (params: Params): number =>
-  Number((params.account as { order_id?: unknown } | undefined)?.order_id);
+/** `params.account.order_id`, read without trusting its shape: NaN when it is not there. */
+function orderIdOf({ account }: Params): number {
+  const found = typeof account === 'object' && account !== null && 'order_id' in account;
+  return Number(found ? account.order_id : undefined);
+}
 
 /** The shop: its tables, and what each Payme method does to them. */
 export class Shop {

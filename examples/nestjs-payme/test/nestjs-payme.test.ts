@@ -2,11 +2,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as signers from '@webhook-idempotency/providers/testing';
 import request from 'supertest';
 import { createPaymeApp, type PaymeApp } from '../src/app';
 
 const KEY = 'test-cash-desk-key-00000000000000000';
-const auth = `Basic ${Buffer.from(`Paycom:${KEY}`).toString('base64')}`;
+const cashDesk = signers.payme({ password: KEY, url: 'https://shop.example.com/payme' });
 
 describe.each(['express', 'fastify'] as const)('nestjs-payme example on %s', (platform) => {
   let dir: string;
@@ -24,8 +25,9 @@ describe.each(['express', 'fastify'] as const)('nestjs-payme example on %s', (pl
   });
 
   const server = () => payme.app.getHttpServer();
-  const rpc = (method: string, params: Record<string, unknown>, id: number) =>
-    request(server()).post('/payme').set('authorization', auth).send({ method, params, id });
+  const send = (delivery: signers.Delivery) => signers.send.supertest(request(server()), delivery);
+  const rpc = (method: string, params: object, id: number) =>
+    send(cashDesk.rpc(method, params, { id }));
   const create = { id: 'tx-7', time: 1, amount: 10_000, account: { order_id: 7 } };
   const count = (table: string) =>
     payme.shop.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number };
@@ -79,11 +81,8 @@ describe.each(['express', 'fastify'] as const)('nestjs-payme example on %s', (pl
   });
 
   it('wrong credentials are refused before any claim, with the Payme error and HTTP 200', async () => {
-    const res = await request(server())
-      .post('/payme')
-      .set('authorization', `Basic ${Buffer.from('Paycom:nope').toString('base64')}`)
-      .send({ method: 'CreateTransaction', params: create, id: 9 })
-      .expect(200);
+    const forged = cashDesk.rpc('CreateTransaction', create, { id: 9 }).forged();
+    const res = await send(forged).expect(200);
     expect(res.body).toMatchObject({ error: { code: -32504 }, id: 9 });
     expect(count('webhook_receipts')).toEqual({ n: 0 });
     expect(payme.runs.size).toBe(0);

@@ -21,14 +21,14 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { allAnswered, sendOversized } from '@webhook-idempotency/test-support/oversized';
 import Database from 'better-sqlite3';
-import Stripe from 'stripe';
+import * as signers from '@webhook-idempotency/providers/testing';
 import { migrate } from '../src/lib/db';
 
 const run = promisify(execFile);
 const example = join(__dirname, '..');
 const repoRoot = join(example, '..', '..');
 const secret = 'whsec_test_nextjs_built_app';
-const stripe = new Stripe('sk_test_unused');
+const stripe = signers.stripe({ secret, url: 'https://shop.example.com/api/webhooks/stripe' });
 
 const work = mkdtempSync(join(tmpdir(), 'wi-nextjs-'));
 const app = join(work, 'app');
@@ -163,28 +163,20 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-/** A delivery as Stripe sends it: the JSON bytes and their Stripe-Signature (or a forged one). */
-function deliver(event: object, signature?: string): Promise<Response> {
-  const body = JSON.stringify(event);
-  return fetch(`${origin}/api/webhooks/stripe`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'stripe-signature':
-        signature ?? stripe.webhooks.generateTestHeaderString({ payload: body, secret }),
-    },
-    body,
-  });
-}
+/** Sends a delivery to the running server over HTTP, at its path. */
+const deliver = (delivery: signers.Delivery): Promise<Response> =>
+  fetch(signers.toRequest(delivery, origin));
 
-const succeeded = (id: string, intent: string) => ({
-  id,
-  object: 'event',
-  type: 'payment_intent.succeeded',
-  data: {
-    object: { id: intent, object: 'payment_intent', amount_received: 4200, currency: 'eur' },
-  },
-});
+/** A `payment_intent.succeeded`, as Stripe signs it for `/api/webhooks/stripe`. */
+const succeeded = (id: string, intent: string) =>
+  stripe.event({
+    id,
+    object: 'event',
+    type: 'payment_intent.succeeded',
+    data: {
+      object: { id: intent, object: 'payment_intent', amount_received: 4200, currency: 'eur' },
+    },
+  });
 
 /** Reads the app's database beside the running server. */
 function query(sql: string): unknown[] {
@@ -210,7 +202,7 @@ describe('the example built by next build, served by next start', () => {
     const firstBody = await first.text();
     expect(JSON.parse(firstBody)).toEqual({ received: true });
 
-    const duplicate = await deliver(event);
+    const duplicate = await deliver(event.retry());
     expect(duplicate.status).toBe(200);
     expect(duplicate.headers.get('idempotent-replayed')).toBe('true');
     expect(duplicate.headers.get('content-type')).toBe(first.headers.get('content-type'));
@@ -228,11 +220,10 @@ describe('the example built by next build, served by next start', () => {
   it('refuses a forged copy with 401, of a booked event or a new one, and writes nothing', async () => {
     const event = succeeded('evt_built_2', 'pi_built_2');
     expect((await deliver(event)).status).toBe(200);
-    const forged = `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`;
-    const copy = await deliver(event, forged);
+    const copy = await deliver(event.forged());
     expect(copy.status).toBe(401);
     expect(copy.headers.get('idempotent-replayed')).toBeNull();
-    expect((await deliver(succeeded('evt_built_3', 'pi_built_3'), forged)).status).toBe(401);
+    expect((await deliver(succeeded('evt_built_3', 'pi_built_3').forged())).status).toBe(401);
     expect(
       query("SELECT event_id FROM payments WHERE event_id IN ('evt_built_2', 'evt_built_3')"),
     ).toEqual([{ event_id: 'evt_built_2' }]);

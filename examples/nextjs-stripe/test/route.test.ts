@@ -1,16 +1,15 @@
 /**
  * The route module as Next.js calls it: the exported POST with real `Request` objects (Node's
- * undici) and Next's `{ params }` context, signed with stripe-node's own test-header helper.
+ * undici) and Next's `{ params }` context, signed by the test kit (`@webhook-idempotency/providers/testing`).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
-import Stripe from 'stripe';
+import * as signers from '@webhook-idempotency/providers/testing';
 
 const secret = 'whsec_test_nextjs_example';
-const stripe = new Stripe('sk_test_unused');
-const url = 'http://localhost:3000/api/webhooks/stripe';
+const stripe = signers.stripe({ secret, url: 'http://localhost:3000/api/webhooks/stripe' });
 const context = { params: Promise.resolve({}) };
 
 type Route = typeof import('../src/app/api/webhooks/stripe/route');
@@ -37,19 +36,8 @@ const succeeded = (id: string, intent: string, amount = 2500) => ({
   },
 });
 
-/** A delivery as Stripe sends it: the JSON bytes and their Stripe-Signature. */
-function delivery(event: object, signature?: string): Request {
-  const body = JSON.stringify(event);
-  return new Request(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'stripe-signature':
-        signature ?? stripe.webhooks.generateTestHeaderString({ payload: body, secret }),
-    },
-    body,
-  });
-}
+/** A delivery as Stripe sends it, as the `Request` Next.js hands the route. */
+const post = (delivery: signers.Delivery) => route.POST(signers.toRequest(delivery), context);
 
 const payments = () => db.prepare('SELECT * FROM payments ORDER BY payment_intent').all();
 
@@ -60,13 +48,11 @@ describe('the nextjs-stripe route handler', () => {
   });
 
   it('books a payment once however often Stripe delivers the event', async () => {
-    const event = succeeded('evt_1', 'pi_1');
-    const first = await route.POST(delivery(event), context);
+    const delivery = stripe.event(succeeded('evt_1', 'pi_1'));
+    const first = await post(delivery);
     expect(first.status).toBe(200);
     expect(await first.json()).toEqual({ received: true });
-    const results = await Promise.all(
-      Array.from({ length: 10 }, () => route.POST(delivery(event), context)),
-    );
+    const results = await Promise.all(Array.from({ length: 10 }, () => post(delivery.retry())));
     for (const res of results) {
       expect(res.status).toBe(200);
       expect(res.headers.get('idempotent-replayed')).toBe('true');
@@ -78,9 +64,9 @@ describe('the nextjs-stripe route handler', () => {
   });
 
   it('concurrent first deliveries: one books, the others get the replay or 409 with Retry-After', async () => {
-    const event = succeeded('evt_2', 'pi_2');
+    const delivery = stripe.event(succeeded('evt_2', 'pi_2'));
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => route.POST(delivery(event), context)),
+      Array.from({ length: 10 }, (_, i) => post(i === 0 ? delivery : delivery.retry())),
     );
     const fresh = results.filter(
       (res) => res.status === 200 && res.headers.get('idempotent-replayed') === null,
@@ -95,7 +81,7 @@ describe('the nextjs-stripe route handler', () => {
   });
 
   it('refuses a bad signature with 401 before any claim', async () => {
-    const res = await route.POST(delivery(succeeded('evt_3', 'pi_3'), 't=1,v1=forged'), context);
+    const res = await post(stripe.event(succeeded('evt_3', 'pi_3')).forged());
     expect(res.status).toBe(401);
     expect(db.prepare("SELECT * FROM webhook_receipts WHERE external_id = 'evt_3'").all()).toEqual(
       [],
@@ -103,8 +89,14 @@ describe('the nextjs-stripe route handler', () => {
     expect(payments()).toHaveLength(2);
   });
 
+  it('acknowledges an event it does not book, and books nothing', async () => {
+    const res = await post(stripe.event({ id: 'evt_c', type: 'customer.created', data: {} }));
+    expect([res.status, await res.json()]).toEqual([200, { received: true }]);
+    expect(payments()).toHaveLength(2);
+  });
+
   it('answers a reused event id with another payload 422, and books nothing', async () => {
-    const res = await route.POST(delivery(succeeded('evt_1', 'pi_1', 9999)), context);
+    const res = await post(stripe.event(succeeded('evt_1', 'pi_1', 9999)));
     expect(res.status).toBe(422);
     expect(payments()).toHaveLength(2);
   });

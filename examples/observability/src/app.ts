@@ -46,7 +46,7 @@ export function buildApp(options: ObservedAppOptions = {}): Express {
       ),
     ),
     (req, res) => {
-      const order = JSON.parse(req.body.toString('utf8')) as { id: string; total: number };
+      const order: { id: string; total: number } = JSON.parse(req.body.toString('utf8'));
       if (!(order.total >= 0)) throw new Error(`order ${order.id} has no valid total`); // Express answers 500
       // … book the order once …
       res.status(201).json({ booked: order.id });

@@ -9,8 +9,9 @@ import express, {
   type Request,
   type Response,
 } from 'express';
-import type { GuardEvent } from '@webhook-idempotency/core';
+import { type GuardEvent, requireTransaction } from '@webhook-idempotency/core';
 import * as providers from '@webhook-idempotency/providers';
+import type { EventOf } from '@webhook-idempotency/providers';
 import { idempotencyErrors, idempotent, saveRawBody } from '@webhook-idempotency/express';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import { createShopTables, handlePaymeMethod, PaymeError } from './shop';
@@ -57,6 +58,9 @@ export async function createPaymentApp(options: PaymentAppOptions): Promise<Paym
   await Schema.createTable(storeDb);
 
   const handlerRuns = new Map<string, number>();
+  const store = new SqlStore(storeDb);
+  // Payme publishes no TypeScript types: the preset's own JSON-RPC call type (`method`, `params`, `id`).
+  const preset = providers.payme({ password: options.paymeKey });
   const app = express();
 
   app.post(
@@ -64,21 +68,17 @@ export async function createPaymentApp(options: PaymentAppOptions): Promise<Paym
     // Payme signs nothing, so the raw bytes serve only the fingerprint fallback; keep them anyway.
     express.json({ verify: saveRawBody }),
     idempotent({
-      store: new SqlStore(storeDb),
-      preset: providers.payme({ password: options.paymeKey }),
+      store,
+      preset,
       transactional: true,
       staleAfterSeconds: options.staleAfterSeconds,
       onEvent: options.onEvent,
     }),
     (req: Request, res: Response) => {
-      const {
-        method,
-        params = {},
-        id,
-      } = req.body as { method: string; params?: Record<string, unknown>; id: unknown };
+      const { method, params = {}, id }: EventOf<typeof preset> = req.body;
       // Guarded methods run inside the guard's transaction: their writes commit with the receipt.
       // Pass-through methods (CheckTransaction, GetStatement, …) read committed data on `db`.
-      const tx = req.idempotency?.transaction as Database.Database | undefined;
+      const tx = req.idempotency ? requireTransaction(req.idempotency, store) : undefined;
       if (req.idempotency) {
         const runKey = `${method}:${String(params.id)}`;
         handlerRuns.set(runKey, (handlerRuns.get(runKey) ?? 0) + 1);

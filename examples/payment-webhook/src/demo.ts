@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as signers from '@webhook-idempotency/providers/testing';
 import { ReceiptsAdmin } from '@webhook-idempotency/sql';
 import { expressDashboard } from '@webhook-idempotency/dashboard/express';
 import { createPaymentApp } from './app';
@@ -85,19 +86,13 @@ export async function runDemo(options: { dashboard?: boolean } = {}): Promise<{
   const server = shop.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payme`;
-  const auth = `Basic ${Buffer.from(`Paycom:${PAYME_KEY}`).toString('base64')}`;
+  // Payme's side, played by the test kit: JSON-RPC calls with the cash desk's Basic credentials.
+  const payme = signers.payme({ password: PAYME_KEY, url: base });
   let rpcId = 1000;
 
-  async function call(
-    method: string,
-    params: Record<string, unknown>,
-    authorization = auth,
-  ): Promise<Answer> {
-    const response = await fetch(base, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization },
-      body: JSON.stringify({ method, params, id: rpcId++ }),
-    });
+  async function call(method: string, params: object, forged = false): Promise<Answer> {
+    const delivery = payme.rpc(method, params, { id: rpcId++ });
+    const response = await fetch(signers.toRequest(forged ? delivery.forged() : delivery));
     const text = await response.text();
     let body: Answer['body'] = {};
     try {
@@ -219,11 +214,7 @@ export async function runDemo(options: { dashboard?: boolean } = {}): Promise<{
         ledger2.n === 1,
     );
 
-    const forged = await call(
-      'PerformTransaction',
-      { id: 'tx-forged' },
-      `Basic ${Buffer.from('Paycom:wrong').toString('base64')}`,
-    );
+    const forged = await call('PerformTransaction', { id: 'tx-forged' }, true);
     const forgedReceipt = shop.db
       .prepare("SELECT count(*) AS n FROM webhook_receipts WHERE external_id LIKE '%tx-forged%'")
       .get() as { n: number };

@@ -71,7 +71,8 @@ function findOrder(
   account: unknown,
   amount: unknown,
 ): { id: number; amount: number; status: string } {
-  const orderId = Number((account as { order_id?: unknown } | undefined)?.order_id);
+  const found = typeof account === 'object' && account !== null && 'order_id' in account;
+  const orderId = Number(found ? account.order_id : undefined);
   const order = db.prepare('SELECT id, amount, status FROM orders WHERE id = ?').get(orderId) as
     | { id: number; amount: number; status: string }
     | undefined;

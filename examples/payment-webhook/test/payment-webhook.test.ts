@@ -1,13 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as signers from '@webhook-idempotency/providers/testing';
 import request from 'supertest';
 import { createPaymentApp, type PaymentApp } from '../src/app';
 import { runDemo } from '../src/demo';
 import { createOrder } from '../src/shop';
 
 const KEY = 'test-cash-desk-key-00000000000000000';
-const auth = `Basic ${Buffer.from(`Paycom:${KEY}`).toString('base64')}`;
+const cashDesk = signers.payme({ password: KEY, url: 'https://shop.example.com/payme' });
 
 describe('payment-webhook example', () => {
   let dir: string;
@@ -24,8 +25,9 @@ describe('payment-webhook example', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const rpc = (method: string, params: Record<string, unknown>, id: number) =>
-    request(shop.app).post('/payme').set('authorization', auth).send({ method, params, id });
+  const send = (delivery: signers.Delivery) => signers.send.supertest(request(shop.app), delivery);
+  const rpc = (method: string, params: object, id: number) =>
+    send(cashDesk.rpc(method, params, { id }));
   const create = { id: 'tx-7', time: 1, amount: 10_000, account: { order_id: 7 } };
 
   it('a retried PerformTransaction is replayed with the current JSON-RPC id and the same perform_time', async () => {
@@ -64,11 +66,8 @@ describe('payment-webhook example', () => {
   });
 
   it('wrong credentials are refused before any claim', async () => {
-    const res = await request(shop.app)
-      .post('/payme')
-      .set('authorization', `Basic ${Buffer.from('Paycom:nope').toString('base64')}`)
-      .send({ method: 'CreateTransaction', params: create, id: 9 })
-      .expect(200);
+    const forged = cashDesk.rpc('CreateTransaction', create, { id: 9 }).forged();
+    const res = await send(forged).expect(200);
     expect(res.body).toMatchObject({ error: { code: -32504 }, id: 9 });
     expect(shop.db.prepare('SELECT count(*) AS n FROM webhook_receipts').get()).toEqual({ n: 0 });
     expect(shop.handlerRuns.size).toBe(0);

@@ -5,20 +5,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import Stripe from 'stripe';
+import * as signers from '@webhook-idempotency/providers/testing';
 import request from 'supertest';
 import { Schema } from '@webhook-idempotency/sql';
 import { pgDatabase } from '@webhook-idempotency/sql/test/helpers/databases';
 import { createStripeApp, type StripeApp } from '../src/app';
 
 const secret = 'whsec_test_prisma_example';
-const stripe = new Stripe('sk_test_unused');
+const stripe = signers.stripe({ secret });
 const MIGRATION = readFileSync(
   join(__dirname, '..', 'prisma', 'migrations', '20261204000000_init', 'migration.sql'),
   'utf8',
 );
 
-const succeeded = (id: string, intent: string, orderId: string) => ({
+const succeeded = (id: string, intent: string, orderId?: string) => ({
   id,
   object: 'event',
   type: 'payment_intent.succeeded',
@@ -28,7 +28,7 @@ const succeeded = (id: string, intent: string, orderId: string) => ({
       object: 'payment_intent',
       amount_received: 2500,
       currency: 'eur',
-      metadata: { order_id: orderId },
+      metadata: orderId === undefined ? {} : { order_id: orderId },
     },
   },
 });
@@ -50,23 +50,13 @@ describe('prisma-stripe example', () => {
   });
   afterEach(() => shop.close());
 
-  const deliver = (event: object, signature?: string) => {
-    const body = JSON.stringify(event);
-    return request(shop.app)
-      .post('/webhooks/stripe')
-      .set('content-type', 'application/json')
-      .set(
-        'stripe-signature',
-        signature ?? stripe.webhooks.generateTestHeaderString({ payload: body, secret }),
-      )
-      .send(body);
-  };
+  const send = (delivery: signers.Delivery) => signers.send.supertest(request(shop.app), delivery);
 
   it('books a payment once: the redeliveries get the stored answer; one payment, the order paid', async () => {
-    const event = succeeded('evt_1', 'pi_1', 'ord_1');
-    const first = await deliver(event).expect(200);
+    const delivery = stripe.event(succeeded('evt_1', 'pi_1', 'ord_1'));
+    const first = await send(delivery).expect(200);
     expect(first.body).toEqual({ received: true, booked: true });
-    const again = await Promise.all([deliver(event), deliver(event), deliver(event)]);
+    const again = await Promise.all([1, 2, 3].map(() => send(delivery.retry())));
     for (const res of again) {
       expect(res.status).toBe(200);
       expect(res.headers['idempotent-replayed']).toBe('true');
@@ -79,13 +69,13 @@ describe('prisma-stripe example', () => {
   });
 
   it('a failure half-way rolls back with the receipt; the retry runs afresh and books once', async () => {
-    const event = succeeded('evt_2', 'pi_2', 'ord_2');
+    const delivery = stripe.event(succeeded('evt_2', 'pi_2', 'ord_2'));
     // No order ord_2 yet: the handler's update throws inside the transaction.
-    const failed = await deliver(event).expect(500);
+    const failed = await send(delivery).expect(500);
     expect(failed.headers['idempotent-replayed']).toBeUndefined();
     expect(await shop.prisma.payment.count()).toBe(0);
     await shop.prisma.order.create({ data: { id: 'ord_2', amount: 2500, currency: 'eur' } });
-    const retry = await deliver(event).expect(200);
+    const retry = await send(delivery.retry()).expect(200);
     expect([retry.headers['idempotent-replayed'], retry.body]).toEqual([
       undefined,
       { received: true, booked: true },
@@ -95,8 +85,26 @@ describe('prisma-stripe example', () => {
     ]);
   });
 
+  it("acknowledges another event, and a payment that is not the shop's, booking nothing", async () => {
+    const other = await send(stripe.event({ id: 'evt_c', type: 'customer.created', data: {} }));
+    expect(other.body).toEqual({ received: true });
+    // No route takes it: answered before any claim, no receipt.
+    const ignored = await shop.prisma.$queryRawUnsafe<unknown[]>(
+      'SELECT 1 FROM webhook_receipts WHERE external_id = $1',
+      'evt_c',
+    );
+    expect(ignored).toHaveLength(0);
+    const foreign = stripe.event(succeeded('evt_f', 'pi_f')); // no order_id in its metadata
+    expect((await send(foreign).expect(200)).body).toEqual({
+      received: true,
+      booked: false,
+    });
+    expect(await shop.prisma.payment.count()).toBe(0);
+  });
+
   it('refuses a forged signature before any claim: 401, no receipt', async () => {
-    const res = await deliver(succeeded('evt_forged', 'pi_3', 'ord_1'), 't=1,v1=00').expect(401);
+    const forged = stripe.event(succeeded('evt_forged', 'pi_3', 'ord_1')).forged();
+    const res = await send(forged).expect(401);
     expect(res.body.code).toBe('ERR_IDEMPOTENCY_SIGNATURE_INVALID');
     const receipts = await shop.prisma.$queryRawUnsafe<unknown[]>(
       'SELECT 1 FROM webhook_receipts WHERE external_id = $1',

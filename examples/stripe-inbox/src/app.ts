@@ -5,16 +5,11 @@
  */
 import { createInboxWorker, type InboxWorker } from '@webhook-idempotency/core/inbox';
 import * as providers from '@webhook-idempotency/providers';
+import type { StripeEvent, StripeEvents } from '@webhook-idempotency/providers/types/stripe';
 import { inbox } from '@webhook-idempotency/express';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '@webhook-idempotency/sql';
 import express, { type Express } from 'express';
 import knex, { type Knex } from 'knex';
-
-interface StripeEvent {
-  id: string;
-  type: string;
-  data: { object: { id: string; amount_received?: number; currency?: string; customer?: string } };
-}
 
 /**
  * Where the example's tables live: `app` holds the receipts and the `payments`, `inbox` the
@@ -78,6 +73,12 @@ export async function migrate(dbs: Databases): Promise<void> {
   }
 }
 
+/** The customer an event's object names (most of Stripe's objects do), if any: its ordering key. */
+function customerOf(event: StripeEvent): string | undefined {
+  const object: object = event.data.object;
+  return 'customer' in object && typeof object.customer === 'string' ? object.customer : undefined;
+}
+
 /** The endpoint: verify, store, answer. No business code runs here, and it writes only to the inbox. */
 export function buildApp(dbs: Databases, signingSecret: string): Express {
   const app = express();
@@ -86,10 +87,10 @@ export function buildApp(dbs: Databases, signingSecret: string): Express {
     express.raw({ type: 'application/json' }),
     inbox({
       inbox: new SqlInbox(dbs.inbox),
-      preset: providers.stripe({ secret: signingSecret }),
+      // Typed with Stripe's own events (`stripe` installed, types only).
+      preset: providers.stripe<StripeEvents>({ secret: signingSecret }),
       // One customer's events are booked one at a time, in the order they arrived.
-      orderingKey: (_req, body) =>
-        (JSON.parse(body.toString('utf8')) as StripeEvent).data?.object?.customer,
+      orderingKey: (_req, body) => customerOf(JSON.parse(body.toString('utf8'))),
     }),
   );
   return app;
@@ -107,16 +108,22 @@ export function buildWorker(
     pollIntervalMs: options.pollIntervalMs ?? 500,
     handlers: {
       stripe: async (delivery, { transaction }) => {
-        const event = JSON.parse(delivery.body.toString('utf8')) as StripeEvent;
-        if (event.type !== 'payment_intent.succeeded') return { ignored: event.type };
-        const intent = event.data.object;
-        await transaction!('payments').insert({
-          payment_intent: intent.id,
-          amount: intent.amount_received ?? 0,
-          currency: intent.currency ?? 'usd',
-          event_id: event.id,
-        });
-        return { booked: intent.id };
+        // The bytes the endpoint verified; Stripe's `Stripe.Event` union narrows by `type`.
+        const event: StripeEvent = JSON.parse(delivery.body.toString('utf8'));
+        switch (event.type) {
+          case 'payment_intent.succeeded': {
+            const intent = event.data.object; // Stripe.PaymentIntent
+            await transaction!('payments').insert({
+              payment_intent: intent.id,
+              amount: intent.amount_received,
+              currency: intent.currency,
+              event_id: event.id,
+            });
+            return { booked: intent.id };
+          }
+          default:
+            return { ignored: event.type };
+        }
       },
     },
   });

@@ -1,6 +1,6 @@
 /**
- * examples/stripe-inbox on a SQLite file and on PostgreSQL, with events signed by the official
- * `stripe` package: the endpoint answers 200 before any payment is booked (no business code in
+ * examples/stripe-inbox on a SQLite file and on PostgreSQL, with events signed by the test kit
+ * (`@webhook-idempotency/providers/testing`): the endpoint answers 200 before any payment is booked (no business code in
  * the request), ten concurrent redeliveries store one delivery, the worker books it exactly once,
  * and a forged signature stores nothing.
  */
@@ -9,16 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInboxWorker, DeliveryStatus } from '@webhook-idempotency/core/inbox';
 import { SqlInbox, SqlStore } from '@webhook-idempotency/sql';
-import type { Knex } from 'knex';
+import * as signers from '@webhook-idempotency/providers/testing';
 import pg from 'pg';
-import Stripe from 'stripe';
 import request from 'supertest';
 import { buildApp, buildWorker, connect, type Databases, migrate } from '../src/app';
 
 const secret = 'whsec_test_inbox_example';
-const stripe = new Stripe('sk_test_unused');
+const stripe = signers.stripe({ secret });
 const succeeded = (id: string, intent: string) =>
-  JSON.stringify({
+  stripe.event({
     id,
     object: 'event',
     type: 'payment_intent.succeeded',
@@ -63,20 +62,15 @@ describe.each([
   });
   afterAll(() => dbs.destroy());
 
-  const post = (app: ReturnType<typeof buildApp>, body: string, signature?: string) =>
-    request(app)
-      .post('/webhooks/stripe')
-      .set('content-type', 'application/json')
-      .set(
-        'stripe-signature',
-        signature ?? stripe.webhooks.generateTestHeaderString({ payload: body, secret }),
-      )
-      .send(body);
+  const post = (app: ReturnType<typeof buildApp>, delivery: signers.Delivery) =>
+    signers.send.supertest(request(app), delivery);
 
   it('answers every redelivery 200 at once, stores the event once, and the worker books it once', async () => {
     const app = buildApp(dbs, secret);
-    const body = succeeded('evt_1', 'pi_1');
-    const answers = await Promise.all(Array.from({ length: 10 }, () => post(app, body)));
+    const delivery = succeeded('evt_1', 'pi_1');
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => post(app, i === 0 ? delivery : delivery.retry())),
+    );
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200));
     // Acknowledged, not processed: nothing was booked while the provider waited.
     expect(Number((await dbs.app('payments').count({ n: '*' }))[0]!.n)).toBe(0);
@@ -92,19 +86,15 @@ describe.each([
     expect((await inbox.find('stripe', 'evt_1'))!.status).toBe(DeliveryStatus.DONE);
 
     // A redelivery after processing is acknowledged again and changes nothing.
-    const late = await post(app, body);
+    const late = await post(app, delivery.retry());
     expect([late.status, late.headers['idempotent-replayed']]).toEqual([200, 'true']);
     expect(await worker.runOnce()).toBe(0);
   });
 
   it('a forged signature is 401 and stores nothing; the background worker stops cleanly', async () => {
     const app = buildApp(dbs, secret);
-    const body = succeeded('evt_forged', 'pi_forged');
-    const forged = stripe.webhooks.generateTestHeaderString({
-      payload: body,
-      secret: 'whsec_other',
-    });
-    expect((await post(app, body, forged)).status).toBe(401);
+    const forged = succeeded('evt_forged', 'pi_forged').forged();
+    expect((await post(app, forged)).status).toBe(401);
     expect(await new SqlInbox(dbs.inbox).find('stripe', 'evt_forged')).toBeNull();
 
     const worker = buildWorker(dbs, { pollIntervalMs: 10 });
@@ -136,8 +126,7 @@ describe.each([
       store: new SqlStore(dbs.app),
       handlers: {
         stripe: async (delivery, { transaction }) => {
-          const trx = transaction as Knex.Transaction;
-          await trx('payments').insert({
+          await transaction!('payments').insert({
             payment_intent: `pi_${delivery.externalId}`,
             amount: 1,
             currency: 'eur',

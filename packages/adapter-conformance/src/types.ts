@@ -87,6 +87,18 @@ export interface AdapterCapabilities {
    * that hands out none (`Bun.serve`, `Deno.serve`).
    */
   readonly socket: boolean;
+  /**
+   * The status the platform answers when the handler throws (or its answer fails to be recorded):
+   * a framework's error handler says 500, API Gateway and an ALB say 502 for a Lambda function
+   * that failed. Defaults to 500.
+   */
+  readonly errorStatus?: number;
+  /**
+   * An answer can carry a header more than once (two `Set-Cookie`): false for an ALB target group
+   * without multi-value headers, whose result holds one value per name (the last one is sent).
+   * Defaults to true.
+   */
+  readonly repeatedHeaders?: boolean;
 }
 
 /** One registry entry: an adapter on one framework major. */

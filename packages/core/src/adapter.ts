@@ -2,7 +2,8 @@
  * What framework adapters, stores and queue bridges are built from: the HTTP engine, the two
  * transports an adapter translates to (the held response over node:http, the Web-standard
  * `Request`/`Response` layer), body helpers, option merging, the limits a store honours, the types
- * of batched deliveries (what a preset's `items` returns, `idempotency.batch`), the inbox
+ * of batched deliveries (what a preset's `items` returns, `idempotency.batch`), the inputs of the
+ * Store contract's methods (for store authors), the inbox
  * endpoint's engine and the relay and consumer a queue bridge wraps. Applications import from the
  * package root (and `/inbox`) instead.
  * @module @webhook-idempotency/core/adapter
@@ -15,6 +16,7 @@ export {
   MAX_KEY_BYTES,
 } from './constants';
 export { errorText, HTTP_STATUS_BY_CODE, type StoreKind } from './errors';
+export { errorAnswer } from './http/answers';
 export { checkKeyPart, presentExternalId } from './request-key';
 export { collectBody, needsCollecting, toRawBody } from './http/body';
 export { DEFAULT_MAX_REQUEST_BYTES } from './http/constants';
@@ -86,7 +88,16 @@ export {
   InvalidJobData,
   queuedDeliveryOf,
 } from './inbox/consumer';
-export type { BatchEntry, DeliveryBatcher } from './inbox/types';
+export type { BatchEntry, DeliveryBatcher } from './inbox/inbox-store';
+export type {
+  ClaimFence,
+  ClaimInput,
+  CompleteInput,
+  FailInput,
+  FirstRun,
+  PurgeInput,
+  ReclaimInput,
+} from './store-contract';
 export { numberOption } from './inbox/run';
 export { resolveListInput, resolvePurgeInput } from './inbox/list-input';
 export {

@@ -9,7 +9,7 @@ export const HOUR = 60 * MINUTE;
 /** One day, in milliseconds. */
 export const DAY = 24 * HOUR;
 
-/** Where a receipt is in its lifecycle (DESIGN.md §4). */
+/** Where a receipt is in its lifecycle. */
 export const ReceiptStatus = {
   /** A worker claimed the delivery and is running the handler. */
   PROCESSING: 'processing',

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { DEFAULT_STALE_AFTER_SECONDS, MAX_FINGERPRINT_LENGTH, SECOND } from './constants';
 import { ConfigError } from './errors';
+import { windowsLongerThan } from './retention';
 import type { Codec, GuardEvent, Store } from './types';
 
 /** Options of {@link IdempotencyGuard}. Every one is optional. */
@@ -19,8 +20,9 @@ export interface GuardOptions<R = unknown> {
   /** How results are stored and read back. Defaults to JSON. */
   codec?: Codec<R>;
   /**
-   * Run the handler and the completion in one store transaction (exactly-once effect, DESIGN.md
-   * §7). Needs a store with `capabilities.transactional`. Defaults to `false`.
+   * Run the handler and the completion in one store transaction, so that its business writes and
+   * the receipt commit together or not at all (an exactly-once effect). Needs a store with
+   * `capabilities.transactional`. Defaults to `false`.
    */
   transactional?: boolean;
   /**
@@ -44,7 +46,7 @@ export interface RunOptions {
   /**
    * The request was authenticated (a signature or secret check passed). Only then may a request
    * without a fingerprint be answered with a receipt that has one; otherwise that is a mismatch,
-   * so a caller who knows nothing but the id never reads the stored answer (DESIGN.md §10).
+   * so a caller who knows nothing but the id never reads the stored answer.
    */
   verified?: boolean;
   /**
@@ -66,6 +68,11 @@ const jsonCodec: Codec<unknown> = {
   },
   decode: (text) => JSON.parse(text),
 };
+
+/** Whether `codec` is the default JSON codec (an HTTP answer is then stored as its own JSON text). */
+export function isJsonCodec(codec: Codec<unknown>): boolean {
+  return codec === jsonCodec;
+}
 
 /** Default handler deadline: 10 % under the stale threshold, at most 30 s under it. */
 function defaultHandlerTimeoutSeconds(staleAfterSeconds: number): number {
@@ -162,4 +169,35 @@ export function fittedFingerprint(value: unknown): string | null {
   return value.length <= MAX_FINGERPRINT_LENGTH && !/[^\x20-\x7e]/.test(value)
     ? value
     : createHash('sha256').update(value).digest('hex');
+}
+
+/**
+ * Checks the options of `guard.purge` on `store`: a retention in days, a chunk size, a provider.
+ * @throws {ConfigError} naming the first invalid option, or `retentionDays` when it is shorter
+ *   than the retry window of a preset an adapter serves on `store` (unless `force`).
+ */
+export function checkPurgeOptions(
+  store: object,
+  options: { retentionDays: number; batchSize?: number; provider?: string; force?: boolean },
+): { retentionDays: number; batchSize: number | undefined; provider: string | undefined } {
+  const { retentionDays, batchSize, provider, force } = options ?? ({} as never);
+  if (typeof retentionDays !== 'number' || !Number.isFinite(retentionDays) || retentionDays < 0) {
+    throw new ConfigError(
+      'retentionDays',
+      `must be a number of days >= 0, got ${String(retentionDays)}`,
+    );
+  }
+  if (batchSize !== undefined && (!Number.isSafeInteger(batchSize) || batchSize < 1)) {
+    throw new ConfigError('batchSize', `must be a positive integer, got ${String(batchSize)}`);
+  }
+  if (provider !== undefined && (typeof provider !== 'string' || provider === '')) {
+    throw new ConfigError('provider', `must be a provider name, got ${String(provider)}`);
+  }
+  const kept = force === true ? [] : windowsLongerThan(store, retentionDays, provider);
+  if (kept.length > 0)
+    throw new ConfigError(
+      'retentionDays',
+      `${retentionDays} days is shorter than the retry window of ${kept.map(([name, days]) => `${name} (${days} days)`).join(', ')}: a redelivery after the purge would run again. Purge each provider with its preset's retentionDays, or pass force: true`,
+    );
+  return { retentionDays, batchSize, provider };
 }

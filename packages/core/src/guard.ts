@@ -1,20 +1,32 @@
-/** @module IdempotencyGuard: claim, run, store, replay (DESIGN.md §3–§4, §7). */
-import { windowsLongerThan } from './retention';
+/**
+ * @module IdempotencyGuard: claim, run, store, replay. A delivery is claimed with one store call
+ * awaited once (no wrapper per call), settled on its {@link Ticket}, and ends with one `delivered`
+ * event reported in one place of `run` (the HTTP engine reports its own deliveries). A replay
+ * hands back the completed receipt itself: the caller decodes its stored text once, as its own
+ * kind of result (the guard's codec for `run` and `claim`, the HTTP answer for the engine).
+ */
 import { runUntilAborted } from './abort';
 import { DAY, DeliveryOutcome, ReceiptStatus, SECOND } from './constants';
 import { ConfigError, FingerprintMismatch, RequestInProgress, StoreError } from './errors';
 import {
+  checkPurgeOptions,
   fittedFingerprint,
   type GuardOptions,
+  isJsonCodec,
   resolveGuardOptions,
   type RunOptions,
 } from './guard-options';
-import { ReceiptWrites, type TicketEnv } from './receipt-writes';
+import {
+  type GroupMembers,
+  type GroupOptions,
+  type GroupResult,
+  runReceiptGroup,
+} from './receipt-group';
 import { RequestKey, type KeyLike } from './request-key';
-import { storeCall } from './store-call';
-import { type ClaimTicket, Ticket } from './ticket';
+import { storeFailure } from './store-call';
+import { type ClaimTicket, Ticket, type TicketEnv } from './ticket';
 import { outcomeOf, type Trace, type Tracer, tracerFor } from './trace';
-import type { Codec, ObservedReceipt, Outcome, Receipt, RunContext, Store } from './types';
+import type { Codec, ObservedReceipt, Outcome, RunContext, Store } from './types';
 
 /** The handler the guard runs at most once per claim. */
 export type Handler<R, Tx> = (context: RunContext<Tx>) => R | Promise<R>;
@@ -53,6 +65,8 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
   readonly handlerTimeoutMs: number;
   /** @internal Where this guard's events are sent from: `SILENT` when nobody listens. */
   readonly tracer: Tracer;
+  /** @internal Results are stored with the default JSON codec: an HTTP answer is then written as its JSON text directly. */
+  readonly jsonCodec: boolean;
   /** What every ticket of this guard shares. */
   private readonly env: TicketEnv<R, Tx>;
 
@@ -62,11 +76,12 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     this.staleAfterMs = config.staleAfterMs;
     this.clock = config.clock;
     this.codec = config.codec;
+    this.jsonCodec = isJsonCodec(config.codec);
     this.transactional = config.transactional;
     this.handlerTimeoutMs = config.handlerTimeoutMs;
     this.tracer = tracerFor(config.onEvent);
     const { clock, codec, handlerTimeoutMs } = config;
-    this.env = { store, codec, clock, handlerTimeoutMs };
+    this.env = { store, encode: (value) => codec.encode(value), clock, handlerTimeoutMs };
   }
 
   /**
@@ -92,35 +107,45 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     const started = this.tracer.now();
     const key = RequestKey.from(keyInput);
     const trace = this.tracer.open(key, started);
-    let claim: Claim<T, Tx>;
+    let outcome: DeliveryOutcome | undefined;
+    // Where the run is when it fails: what its failure is taken to be.
+    let stage: 'claim' | 'handler' | 'record' = 'claim';
     try {
-      claim = await this.claimTraced<T>(key, options, trace);
-    } catch (error) {
-      trace.delivered(outcomeOf(error, false), undefined);
-      throw error;
-    }
-    if (claim.isReplay) {
-      trace.delivered(DeliveryOutcome.REPLAY, undefined);
-      return claim;
-    }
-    const { context } = claim;
-    let response: T;
-    // false while the handler runs: what it throws is its own failure, whatever the error.
-    let handled = transactional;
-    try {
+      const since = trace.now();
+      const { fingerprint, verified, signal } = options;
+      const claim = await this.claimTraced<T>(key, fingerprint, verified === true, trace, since);
+      if (!(claim instanceof Ticket)) {
+        const replay = this.replayOf<T>(claim, trace, since);
+        outcome = DeliveryOutcome.REPLAY;
+        return replay;
+      }
+      let response: T;
       if (transactional) {
-        response = await claim.transaction(handler, { signal: options.signal });
+        stage = 'record';
+        response = await claim.transaction(handler, { signal });
       } else {
-        response = await runUntilAborted(claim, handler, options.signal);
-        handled = true;
+        stage = 'handler';
+        if (signal) response = await runUntilAborted(claim, handler, signal);
+        else {
+          try {
+            response = await handler(claim.context);
+          } catch (error) {
+            await claim.fail(error);
+            throw error;
+          }
+        }
+        stage = 'record';
         await claim.complete(response);
       }
+      outcome = DeliveryOutcome.FIRST;
+      return { response, isReplay: false, attempts: claim.context.attempts };
     } catch (error) {
-      trace.delivered(handled ? outcomeOf(error, true) : DeliveryOutcome.FAILED, undefined);
+      outcome = stage === 'handler' ? DeliveryOutcome.FAILED : outcomeOf(error, stage === 'record');
       throw error;
+    } finally {
+      // The one `delivered` event of this run, however it ended.
+      trace.delivered(outcome, undefined);
     }
-    trace.delivered(DeliveryOutcome.FIRST, undefined);
-    return { response, isReplay: false, attempts: context.attempts };
   }
 
   /**
@@ -140,29 +165,39 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
    */
   async claim<T extends R>(keyInput: KeyLike, options: RunOptions = {}): Promise<Claim<T, Tx>> {
     const key = RequestKey.from(keyInput);
-    return this.claimTraced<T>(key, options, this.tracer.open(key, 0));
+    const trace = this.tracer.open(key, 0);
+    const since = trace.now();
+    const { fingerprint, verified } = options;
+    const claim = await this.claimTraced<T>(key, fingerprint, verified === true, trace, since);
+    return claim instanceof Ticket ? claim : this.replayOf<T>(claim, trace, since);
   }
 
   /**
    * @internal {@link IdempotencyGuard.claim} on the trace of a delivery whose `delivered` event the
-   * caller reports (`run`, the HTTP engine); the ticket times its handler on the same trace.
+   * caller reports (`run`, the HTTP engine), started at `since`: a {@link Ticket} (which times its
+   * handler on the same trace), or the completed receipt, whose stored text the caller decodes
+   * (and then reports `replayed`). A fingerprint that is not a string fails as a `ConfigError`.
    */
   async claimTraced<T extends R>(
     key: RequestKey,
-    options: RunOptions,
+    fingerprintInput: unknown,
+    verified: boolean,
     trace: Trace,
-  ): Promise<Claim<T, Tx>> {
-    const fingerprint = fittedFingerprint(options.fingerprint);
-    const started = trace.now();
+    since: number,
+  ): Promise<Ticket<T, Tx> | ObservedReceipt> {
+    const fingerprint = fittedFingerprint(fingerprintInput);
     for (let round = 0; round < MAX_ROUNDS; round++) {
-      const claim = await storeCall('claim', trace, () =>
-        this.store.claim(key, { now: this.clock(), fingerprint }),
-      );
-      if (claim.won) {
-        trace.claimed(claim.receipt.attempts, started);
-        return this.ticket<T>(key, trace, claim.receipt, false);
+      let claim: Awaited<ReturnType<Store<Tx>['claim']>>;
+      try {
+        claim = await this.store.claim(key, { now: this.clock(), fingerprint });
+      } catch (error) {
+        throw storeFailure('claim', error, trace, since);
       }
-
+      if (claim.won) {
+        trace.claimed(claim.receipt.attempts, since);
+        // The guard's encoding of R takes every T (T extends R).
+        return new Ticket<T, Tx>(this.env, trace, key, claim.receipt, false);
+      }
       const existing = claim.receipt;
       // Judged only against a live or final receipt: a failed attempt's body pins nothing (a forged
       // first delivery must not lock the genuine one out). A request without a fingerprint
@@ -171,33 +206,24 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
         existing.status !== ReceiptStatus.FAILED &&
         existing.fingerprint !== null &&
         existing.fingerprint !== fingerprint &&
-        !(fingerprint === null && options.verified === true)
+        !(fingerprint === null && verified)
       ) {
-        trace.mismatched(started);
+        trace.mismatched(since);
         throw new FingerprintMismatch(key.provider, key.externalId);
       }
-      if (existing.status === ReceiptStatus.COMPLETED)
-        return this.replay<T>(trace, existing, started);
+      if (existing.status === ReceiptStatus.COMPLETED) return existing;
       if (existing.status === ReceiptStatus.PROCESSING && existing.claimAgeMs < this.staleAfterMs) {
-        throw this.inProgress(key, trace, existing, started);
+        throw this.inProgress(key, trace, existing, since);
       }
-
       // failed, or processing with a stale claim: try to take it over (one conditional write).
-      const taken = await storeCall('reclaim', trace, () =>
-        this.store.reclaim(key, {
-          now: this.clock(),
-          attempts: existing.attempts,
-          staleAfterMs: this.staleAfterMs,
-          fingerprint,
-        }),
-      );
+      const taken = await this.takeOver(key, existing, fingerprint, trace, since);
       if (taken) {
-        trace.retried(taken.attempts, existing.status === ReceiptStatus.PROCESSING, started);
-        return this.ticket<T>(key, trace, taken, true);
+        trace.retried(taken.attempts, existing.status === ReceiptStatus.PROCESSING, since);
+        return new Ticket<T, Tx>(this.env, trace, key, taken, true);
       }
       // Someone else moved the receipt on between our read and our write: look again.
     }
-    throw this.inProgress(key, trace, undefined, started);
+    throw this.inProgress(key, trace, undefined, since);
   }
 
   /**
@@ -213,7 +239,12 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
   async find(keyInput: KeyLike): Promise<ObservedReceipt | null> {
     const key = RequestKey.from(keyInput);
     const trace = this.tracer.open(key, 0);
-    return storeCall('find', trace, () => this.store.find(key, { now: this.clock() }));
+    const since = trace.now();
+    try {
+      return await this.store.find(key, { now: this.clock() });
+    } catch (error) {
+      throw storeFailure('find', error, trace, since);
+    }
   }
 
   /**
@@ -237,54 +268,54 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     /** Purge even receipts a preset on this store asks to keep longer. */
     force?: boolean;
   }): Promise<number> {
-    const { retentionDays, batchSize, provider, force } = options ?? ({} as never);
-    if (typeof retentionDays !== 'number' || !Number.isFinite(retentionDays) || retentionDays < 0) {
-      throw new ConfigError(
-        'retentionDays',
-        `must be a number of days >= 0, got ${String(retentionDays)}`,
-      );
-    }
-    if (batchSize !== undefined && (!Number.isSafeInteger(batchSize) || batchSize < 1)) {
-      throw new ConfigError('batchSize', `must be a positive integer, got ${String(batchSize)}`);
-    }
-    if (provider !== undefined && (typeof provider !== 'string' || provider === '')) {
-      throw new ConfigError('provider', `must be a provider name, got ${String(provider)}`);
-    }
-    const kept = force === true ? [] : windowsLongerThan(this.store, retentionDays, provider);
-    if (kept.length > 0)
-      throw new ConfigError(
-        'retentionDays',
-        `${retentionDays} days is shorter than the retry window of ${kept.map(([name, days]) => `${name} (${days} days)`).join(', ')}: a redelivery after the purge would run again. Purge each provider with its preset's retentionDays, or pass force: true`,
-      );
-    return storeCall('purge', this.tracer, () =>
-      this.store.purge({
+    const { retentionDays, batchSize, provider } = checkPurgeOptions(this.store, options);
+    const since = this.tracer.now();
+    try {
+      return await this.store.purge({
         now: this.clock(),
         olderThanMs: retentionDays * DAY,
         ...(batchSize ? { batchSize } : {}),
         ...(provider !== undefined ? { provider } : {}),
-      }),
-    );
+      });
+    } catch (error) {
+      throw storeFailure('purge', error, this.tracer, since);
+    }
   }
 
-  private ticket<T extends R>(
+  /** Takes over a failed or stale receipt (one conditional write): the new receipt, or `null` when another worker moved it on. */
+  private async takeOver(
     key: RequestKey,
+    existing: ObservedReceipt,
+    fingerprint: string | null,
     trace: Trace,
-    claim: Pick<Receipt, 'attempts' | 'claimedAt'>,
-    isRetry: boolean,
-  ): ClaimTicket<T, Tx> {
-    // A ticket for T settles through the guard's codec for R (T extends R).
-    const env = this.env as unknown as TicketEnv<T, Tx>;
-    return new Ticket<T, Tx>(new ReceiptWrites(env, trace, key, claim), isRetry);
+    since: number,
+  ): Promise<ObservedReceipt | null> {
+    const { attempts } = existing;
+    try {
+      return await this.store.reclaim(key, {
+        now: this.clock(),
+        attempts,
+        staleAfterMs: this.staleAfterMs,
+        fingerprint,
+      });
+    } catch (error) {
+      throw storeFailure('reclaim', error, trace, since);
+    }
   }
 
-  private replay<T>(trace: Trace, receipt: ObservedReceipt, started: number): Replay<T> {
+  /**
+   * A completed receipt's result, decoded once by the codec, as the caller's `T`: the codec
+   * cannot check what it decodes (see {@link Codec}), so it is taken to be what the handler
+   * returned. Reports `replayed` once decoded.
+   */
+  private replayOf<T extends R>(receipt: ObservedReceipt, trace: Trace, since: number): Replay<T> {
     let response: T;
     try {
-      response = this.codec.decode(receipt.response ?? 'null') as unknown as T;
+      response = this.codec.decode(receipt.response ?? 'null') as T;
     } catch (error) {
       throw new StoreError('replay (the stored response could not be decoded)', error);
     }
-    trace.replayed(receipt.attempts, started);
+    trace.replayed(receipt.attempts, since);
     return { response, isReplay: true, attempts: receipt.attempts };
   }
 
@@ -300,8 +331,32 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     return new RequestInProgress(key.provider, key.externalId, retryAfterSeconds);
   }
 
-  /** @internal A handler's result as this guard stores it (its codec's encoding): for runs the inbox worker batches. */
+  /**
+   * @internal Runs first runs of `keys` as one group in a transaction of the store, their
+   * receipts recorded together by the Store contract's group operations, each result stored with
+   * this guard's codec: what the inbox worker's groups run through. See {@link runReceiptGroup}.
+   */
+  group<W>(
+    keys: readonly KeyLike[],
+    work: (members: GroupMembers<Tx>) => Promise<void>,
+    options?: GroupOptions<Tx, W>,
+  ): Promise<GroupResult<W>> {
+    const { store, clock } = this.env;
+    return runReceiptGroup(
+      { store, clock, codec: this.codec, tracer: this.tracer },
+      keys,
+      work,
+      options,
+    );
+  }
+
+  /** @internal A result as this guard's codec stores it: for HTTP answers under a codec of one's own. */
   encode(value: R): string {
     return this.codec.encode(value);
+  }
+
+  /** @internal A stored result as this guard's codec reads it (unchecked): for HTTP answers under a codec of one's own. */
+  decode(text: string): R {
+    return this.codec.decode(text);
   }
 }

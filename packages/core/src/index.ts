@@ -32,7 +32,7 @@ export { type ExternalId, type KeyLike, RequestKey } from './request-key';
 export { type Claim, type Handler, IdempotencyGuard, type Replay } from './guard';
 export type { GuardOptions, RunOptions } from './guard-options';
 export type { ClaimTicket } from './ticket';
-export type { OpenTransaction } from './ticket-transaction';
+export type { OpenTransaction } from './open-transaction';
 export { InMemoryStore, type InMemoryStoreOptions } from './memory-store';
 export { requireTransaction } from './require-transaction';
 export type {

@@ -1,63 +1,32 @@
 /** @module InMemoryStore: the Store contract over a Map, for tests, demos and single-process workers. */
-import { ReceiptStatus, SECOND } from './constants';
-import { ConfigError } from './errors';
+import { ReceiptStatus } from './constants';
+import {
+  distinctKeys,
+  type InMemoryStoreOptions,
+  mapKey,
+  newRow,
+  observe,
+  resolveMemoryOptions,
+  type Row,
+  wholeHandlerMs,
+} from './memory-store-rows';
 import type { KeyLike } from './request-key';
-import type { At, ClaimResult, ObservedReceipt, Receipt, Store, StoreCapabilities } from './types';
+import type {
+  At,
+  ClaimInput,
+  ClaimResult,
+  CompleteInput,
+  FailInput,
+  FirstRun,
+  ObservedReceipt,
+  PurgeInput,
+  Receipt,
+  ReclaimInput,
+  Store,
+  StoreCapabilities,
+} from './store-contract';
 
-interface Row {
-  provider: string;
-  externalId: string;
-  status: ReceiptStatus;
-  response: string | null;
-  attempts: number;
-  error: string | null;
-  fingerprint: string | null;
-  claimedAt: number;
-  finishedAt: number | null;
-  /** The map key, kept for dropping the row from the finished list's head. */
-  id: string;
-  /** Neighbours in the list of finished rows (oldest first); null at the ends or when not in it. */
-  older: Row | null;
-  newer: Row | null;
-}
-
-// Length-prefixed so that ('a:b', 'c') and ('a', 'b:c') can never collide.
-const mapKey = (key: KeyLike): string => `${key.provider.length}:${key.provider}${key.externalId}`;
-
-function observe(row: Row, now: number): ObservedReceipt {
-  return {
-    provider: row.provider,
-    externalId: row.externalId,
-    status: row.status,
-    response: row.response,
-    attempts: row.attempts,
-    error: row.error,
-    fingerprint: row.fingerprint,
-    claimedAt: new Date(row.claimedAt),
-    finishedAt: row.finishedAt === null ? null : new Date(row.finishedAt),
-    claimAgeMs: now - row.claimedAt,
-  };
-}
-
-/** Options of {@link InMemoryStore}. */
-export interface InMemoryStoreOptions {
-  /**
-   * The most receipts held at once. Past it, the finished (`completed` or `failed`) receipt that
-   * finished longest ago is dropped; a `processing` receipt never is, so the bound can be passed
-   * by as many claims as are in flight. A duplicate of a dropped receipt runs the handler again:
-   * size the bound to the deliveries of the provider's redelivery window (docs/providers.md).
-   * Defaults to 10,000; `Infinity` keeps everything (then call `guard.purge()` on a schedule).
-   */
-  maxReceipts?: number;
-  /**
-   * Finished receipts older than this many seconds (by the caller's clock) are dropped as new
-   * claims arrive, as `guard.purge({ retentionDays })` would drop them. Defaults to no limit.
-   */
-  retentionSeconds?: number;
-}
-
-/** Default bound of {@link InMemoryStoreOptions.maxReceipts}. */
-const DEFAULT_MAX_RECEIPTS = 10_000;
+export type { InMemoryStoreOptions } from './memory-store-rows';
 
 /**
  * Keeps receipts in this process's memory. Every operation runs to completion without yielding,
@@ -90,32 +59,9 @@ export class InMemoryStore implements Store {
   private readonly retentionMs: number;
 
   constructor(options: InMemoryStoreOptions = {}) {
-    const { maxReceipts = DEFAULT_MAX_RECEIPTS, retentionSeconds = Number.POSITIVE_INFINITY } =
-      options;
-    if (
-      typeof maxReceipts !== 'number' ||
-      !(
-        maxReceipts === Number.POSITIVE_INFINITY ||
-        (Number.isSafeInteger(maxReceipts) && maxReceipts > 0)
-      )
-    ) {
-      throw new ConfigError(
-        'maxReceipts',
-        `must be a positive integer or Infinity, got ${String(maxReceipts)}`,
-      );
-    }
-    if (
-      typeof retentionSeconds !== 'number' ||
-      Number.isNaN(retentionSeconds) ||
-      retentionSeconds <= 0
-    ) {
-      throw new ConfigError(
-        'retentionSeconds',
-        `must be a positive number of seconds or Infinity, got ${String(retentionSeconds)}`,
-      );
-    }
+    const { maxReceipts, retentionMs } = resolveMemoryOptions(options);
     this.maxReceipts = maxReceipts;
-    this.retentionMs = retentionSeconds * SECOND;
+    this.retentionMs = retentionMs;
   }
 
   /** How many receipts are held. */
@@ -123,42 +69,25 @@ export class InMemoryStore implements Store {
     return this.rows.size;
   }
 
-  async claim(
-    key: KeyLike,
-    { now, fingerprint }: At & { fingerprint: string | null },
-  ): Promise<ClaimResult> {
-    const id = mapKey(key);
+  async claim(key: KeyLike, { now, fingerprint }: ClaimInput): Promise<ClaimResult> {
     this.dropExpired(now);
-    const existing = this.rows.get(id);
+    const existing = this.rows.get(mapKey(key));
     if (existing) return { won: false, receipt: observe(existing, now) };
-    const row: Row = {
-      provider: key.provider,
-      externalId: key.externalId,
+    const row = newRow(key, {
       status: ReceiptStatus.PROCESSING,
       response: null,
-      attempts: 1,
-      error: null,
       fingerprint,
       claimedAt: now,
       finishedAt: null,
-      id,
-      older: null,
-      newer: null,
-    };
-    this.rows.set(id, row);
-    // A loop, not one drop: after a burst of in-flight claims finished, the store shrinks back.
-    while (this.rows.size > this.maxReceipts && this.oldest) this.drop(this.oldest);
+    });
+    this.rows.set(row.id, row);
+    this.shrink();
     return { won: true, receipt: observe(row, now) };
   }
 
   async reclaim(
     key: KeyLike,
-    {
-      now,
-      attempts,
-      staleAfterMs,
-      fingerprint,
-    }: At & { attempts: number; staleAfterMs: number; fingerprint?: string | null },
+    { now, attempts, staleAfterMs, fingerprint }: ReclaimInput,
   ): Promise<ObservedReceipt | null> {
     const row = this.rows.get(mapKey(key));
     if (!row || row.attempts !== attempts) return null;
@@ -178,12 +107,7 @@ export class InMemoryStore implements Store {
 
   async complete(
     key: KeyLike,
-    {
-      now,
-      attempts,
-      claimedAt,
-      response,
-    }: At & { attempts: number; claimedAt?: Date; response: string },
+    { now, attempts, claimedAt, response }: CompleteInput,
   ): Promise<boolean> {
     const row = this.owned(key, attempts, claimedAt);
     if (!row) return false;
@@ -194,10 +118,7 @@ export class InMemoryStore implements Store {
     return true;
   }
 
-  async fail(
-    key: KeyLike,
-    { now, attempts, claimedAt, error }: At & { attempts: number; claimedAt?: Date; error: string },
-  ): Promise<boolean> {
+  async fail(key: KeyLike, { now, attempts, claimedAt, error }: FailInput): Promise<boolean> {
     const row = this.owned(key, attempts, claimedAt);
     if (!row) return false;
     row.status = ReceiptStatus.FAILED;
@@ -212,12 +133,36 @@ export class InMemoryStore implements Store {
     return row ? observe(row, now) : null;
   }
 
+  /** Which of `keys` have a receipt; one synchronous read. */
+  async known(keys: readonly KeyLike[]): Promise<boolean[]> {
+    return keys.map((key) => this.rows.has(mapKey(key)));
+  }
+
+  /**
+   * `completed` receipts for first runs, all or none: checked and written in one synchronous step,
+   * so nothing can come between (the store has no transaction; the write is atomic on its own).
+   */
+  async recordFirst(entries: readonly FirstRun[], { now }: At): Promise<boolean> {
+    const keys = entries.map((entry) => entry.key);
+    this.dropExpired(now);
+    if (!distinctKeys(keys) || keys.some((key) => this.rows.has(mapKey(key)))) return false;
+    for (const { key, response, handlerMs } of entries) {
+      const row = newRow(key, {
+        status: ReceiptStatus.COMPLETED,
+        response,
+        fingerprint: null,
+        claimedAt: now - wholeHandlerMs(handlerMs),
+        finishedAt: now,
+      });
+      this.rows.set(row.id, row);
+      this.append(row);
+    }
+    this.shrink();
+    return true;
+  }
+
   // One synchronous pass: batching only matters for databases, so batchSize is not needed here.
-  async purge({
-    now,
-    olderThanMs,
-    provider,
-  }: At & { olderThanMs: number; provider?: string }): Promise<number> {
+  async purge({ now, olderThanMs, provider }: PurgeInput): Promise<number> {
     const cutoff = now - olderThanMs;
     let deleted = 0;
     for (const [id, row] of this.rows) {
@@ -265,6 +210,14 @@ export class InMemoryStore implements Store {
       .map((row) => observe(row, now));
   }
 
+  /**
+   * Drops the longest-finished receipts while more than `maxReceipts` are held. A loop, not one
+   * drop: after a burst of in-flight claims finished, the store shrinks back.
+   */
+  private shrink(): void {
+    while (this.rows.size > this.maxReceipts && this.oldest) this.drop(this.oldest);
+  }
+
   /** Puts a row that just finished at the newest end of the finished list. */
   private append(row: Row): void {
     this.unlink(row);
@@ -310,7 +263,8 @@ export class InMemoryStore implements Store {
     const row = this.rows.get(mapKey(key));
     if (!row || row.status !== ReceiptStatus.PROCESSING || row.attempts !== attempts)
       return undefined;
-    return claimedAt === undefined || new Date(row.claimedAt).getTime() === claimedAt.getTime()
+    // To the millisecond, as a Date made from the claim time holds it (truncated), without making one.
+    return claimedAt === undefined || Math.trunc(row.claimedAt) === claimedAt.getTime()
       ? row
       : undefined;
   }

@@ -1,65 +1,47 @@
 /**
- * @module OpenTransaction: a claim's store transaction held open for the caller, and its one
- * implementation, the bridge from a store's callback transaction bounded by the handler deadline.
+ * @module TicketTransaction, the one implementation of {@link OpenTransaction} (a claim's store
+ * transaction held open for the caller): the bridge from a store's callback transaction, bounded
+ * by the handler deadline. A transaction belongs to its ticket: it records through the ticket's fenced writes, and the
+ * ticket's own `complete`/`fail` reach it once it is open, so that a claim is settled through one
+ * object however it runs.
  */
 import { AsyncResource } from 'node:async_hooks';
 import { abortReason } from './abort';
 import { ClaimLost, ErrorCode, HandlerTimeout, IdempotencyError, StoreError } from './errors';
-import type { ReceiptWrites } from './receipt-writes';
-import type { RunContext } from './types';
+import type { OpenTransaction } from './open-transaction';
+import type { Trace } from './trace';
+import type { RunContext, Store } from './types';
 
-/**
- * A claim's store transaction, open until {@link OpenTransaction.commit} or
- * {@link OpenTransaction.rollback} ends it (or the handler deadline does: see
- * {@link OpenTransaction.onEnded}). Business writes go through `context.transaction`.
- *
- * @example
- * const open = await claim.begin();
- * try {
- *   await open.context.transaction.query('UPDATE orders SET paid = true WHERE id = $1', [id]);
- *   await open.commit({ paid: true }); // the receipt completes in the same transaction
- * } catch (error) {
- *   await open.rollback(error);
- * }
- */
-export interface OpenTransaction<R = unknown, Tx = never> {
-  /** The key, the attempt and the open transaction (`transaction` is set). */
+export type { OpenTransaction } from './open-transaction';
+
+/** What a transaction needs of the ticket it was opened from: its claim's writes, trace and context. */
+export interface TransactionClaim<R, Tx> {
+  /** The ticket's context; the transaction's adds the open handle. */
   readonly context: RunContext<Tx>;
-  /**
-   * Records `response` as the key's result inside the transaction, then commits; both commit or
-   * neither does. On a failure the transaction is rolled back and the receipt marked `failed`
-   * (except for a lost claim, which is another worker's now).
-   * @throws {ClaimLost} the claim was taken over; nothing was recorded.
-   * @throws {HandlerTimeout} the deadline ended the transaction first.
-   * @throws {StoreError} the completion or the commit failed.
-   */
-  commit(response: R): Promise<void>;
-  /**
-   * Rolls the transaction back and marks the receipt `failed` with the error's text. Never rejects.
-   * Resolves with a {@link StoreError} when the store reports that the transaction's connection
-   * failed under the work (a database restart, a cut connection): `error` was a consequence of it
-   * (the handler's next statement failed), so answer a store failure (503), not the handler's
-   * error. Resolves with `undefined` otherwise (and after an early end, which
-   * {@link OpenTransaction.onEnded} reported).
-   */
-  rollback(error: unknown): Promise<StoreError | undefined>;
-  /**
-   * Calls `listener` once if the transaction ends before `commit` or `rollback` was called (the
-   * handler deadline: a {@link HandlerTimeout}). The receipt is marked `failed` by then, and the
-   * handle refuses further statements.
-   */
-  onEnded(listener: (error: unknown) => void): void;
-  /**
-   * Calls `fn` in the async context of the transaction, so that statements it issues through
-   * the store's own connection without the handle (a nested guard, `guard.find`) are seen as part
-   * of the transaction instead of waiting for it (single-connection stores such as better-sqlite3).
-   */
-  enter<T>(fn: () => T): T;
+  readonly trace: Trace;
+  readonly store: Store<Tx>;
+  readonly handlerTimeoutMs: number;
+  /** A result as the guard stores it (its codec). */
+  encode(value: R): string;
+  /** The fenced `completed` write of an encoded result, in `transaction`. */
+  record(response: string, transaction: Tx): Promise<void>;
+  /** The fenced `failed` write (best effort, retried in the background; never rejects). */
+  markFailed(cause: unknown): Promise<void>;
 }
 
-/** Calls `fn` (in the caller's context; a transaction's `enter` runs it in the one it opened in). */
-function callIn<T>(fn: () => T): T {
-  return fn();
+/** A promise with its settling functions, created together (no field left unassigned). */
+function deferred<T>(): {
+  promise: Promise<T>;
+  resolve: (value: T) => void;
+  reject: (error: unknown) => void;
+} {
+  let resolve: (value: T) => void = () => undefined;
+  let reject: (error: unknown) => void = () => undefined;
+  const promise = new Promise<T>((yes, no) => {
+    resolve = yes;
+    reject = no;
+  });
+  return { promise, resolve, reject };
 }
 
 /** Where the transaction is: what a failure at that point is taken to be. */
@@ -67,9 +49,10 @@ type Stage = 'begin' | 'handler' | 'complete' | 'commit';
 
 /**
  * {@link OpenTransaction} over the store's callback transaction: the callback waits for the
- * result `commit` hands in (or the error `rollback` does), then records it and returns, and the
- * store commits. This is the one bridge from a callback transaction to an open handle.
- * Bounded by the handler deadline (DESIGN.md §10): a failure to open or commit is a store failure
+ * encoded result `commit` hands in (or the error `rollback` does), then records it and returns,
+ * and the store commits. This is the one bridge from a callback transaction to an open handle.
+ * Bounded by the handler deadline, so that a hung handler never pins a connection, a write lock
+ * or row locks a takeover would wait on: a failure to open or commit is a store failure
  * ({@link StoreError}); the deadline rolls back and ends it with {@link HandlerTimeout}.
  *
  * The constructor only wires the steps together: {@link TicketTransaction.armDeadline} (the
@@ -78,8 +61,8 @@ type Stage = 'begin' | 'handler' | 'complete' | 'commit';
  * the outcome, and {@link TicketTransaction.endedEarly} acts on an end before commit/rollback.
  */
 export class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
-  context!: RunContext<Tx>;
-  enter: <T>(fn: () => T) => T = callIn;
+  /** The ticket's context until the transaction opens, then the one carrying its handle. */
+  context: RunContext<Tx>;
   /** Resolves once the transaction is open and `context` is set; rejects when it could not begin. */
   readonly opened: Promise<void>;
   /** Rejects with the transaction's error if it ends before `commit`/`rollback` (never resolves). */
@@ -95,13 +78,14 @@ export class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
   private readonly controller = new AbortController();
   /** What ended the transaction early: the deadline's HandlerTimeout, or the caller's signal's reason. */
   private cutBy: Error | undefined;
-  private expire!: (error: Error) => void;
+  private readonly deadline = deferred<never>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private onAbort: (() => void) | undefined;
-  /** The result `commit` hands in (or the error `rollback` does), awaited inside the transaction. */
-  private readonly handedIn: Promise<R>;
-  private hand!: { resolve(value: R): void; reject(error: unknown): void };
-  private begun!: () => void;
+  /** The encoded result `commit` hands in (or the error `rollback` does), awaited inside the transaction. */
+  private readonly handedIn = deferred<string>();
+  private readonly begun = deferred<void>();
+  /** The async scope the transaction opened in, once it has. */
+  private scope: AsyncResource | undefined;
   private finished = false;
   /** The error `rollback` was called with: the work's own failure, passed through as it is. */
   private rolledBackWith: unknown;
@@ -112,19 +96,12 @@ export class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
   private toNotify = false;
 
   constructor(
-    private readonly writes: ReceiptWrites<R, Tx>,
-    /** The ticket's context; the transaction's adds the open handle. */
-    private readonly claimContext: RunContext<Tx>,
+    private readonly claim: TransactionClaim<R, Tx>,
     private readonly signal: AbortSignal | undefined,
   ) {
-    this.startedAt = writes.trace.now();
+    this.context = claim.context;
+    this.startedAt = claim.trace.now();
     const deadline = this.armDeadline();
-    this.handedIn = new Promise<R>((resolve, reject) => {
-      this.hand = { resolve, reject };
-    });
-    const begun = new Promise<void>((resolve) => {
-      this.begun = resolve;
-    });
     const done = this.inStore();
     this.settled = Promise.race([done, deadline]).then(
       () => {
@@ -140,7 +117,7 @@ export class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
     done.catch(() => undefined);
     // Open once the callback runs; an end before that is a failed begin.
     this.opened = Promise.race([
-      begun,
+      this.begun.promise,
       this.settled.then((error) => Promise.reject(error ?? new Error('the transaction ended'))),
     ]);
     this.ended = this.settled.then((error) => this.endedEarly(error));
@@ -148,25 +125,42 @@ export class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
     this.ended.catch(() => undefined);
   }
 
+  enter<T>(fn: () => T): T {
+    // The handler runs in the async context the transaction opened in (as AsyncResource.bind
+    // would, without the deprecated accessor it defines on every bound function).
+    return this.scope ? this.scope.runInAsyncScope(fn) : fn();
+  }
+
   async commit(response: R): Promise<void> {
-    if (this.finished) {
-      const { key } = this.claimContext;
-      throw new IdempotencyError(
-        ErrorCode.CONFIG,
-        `An open transaction is ended once; commit() was called after it had ended (${key.provider}/${key.externalId})`,
-      );
+    this.refuseEnded('commit');
+    let text: string;
+    try {
+      text = this.claim.encode(response);
+    } catch (error) {
+      // The codec's failure rolls back like the work's: the receipt is failed with its text.
+      await this.rollback(error);
+      throw error;
     }
+    await this.commitEncoded(text);
+  }
+
+  /**
+   * @internal {@link OpenTransaction.commit} of a result already encoded (an HTTP answer, whose
+   * stored text is written once): recorded inside the transaction, then committed.
+   */
+  async commitEncoded(text: string): Promise<void> {
+    this.refuseEnded('commit');
     this.finished = true;
-    this.hand.resolve(response);
+    this.handedIn.resolve(text);
     const error = await this.settled;
     if (error === undefined) {
-      this.writes.trace.completed();
+      this.claim.trace.completed();
       return;
     }
     if (this.markedFailed) await this.markedFailed;
-    // A lost claim is not ours to mark; anything else (encoding, the completion, the commit, the
-    // deadline) leaves the receipt retryable. The write is fenced: it cannot touch a newer claim.
-    else if (!(error instanceof ClaimLost)) await this.writes.fail(error);
+    // A lost claim is not ours to mark; anything else (the completion, the commit, the deadline)
+    // leaves the receipt retryable. The write is fenced: it cannot touch a newer claim.
+    else if (!(error instanceof ClaimLost)) await this.claim.markFailed(error);
     throw error;
   }
 
@@ -174,10 +168,10 @@ export class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
     if (this.finished) return undefined;
     this.finished = true;
     this.rolledBackWith = error;
-    this.hand.reject(error);
+    this.handedIn.reject(error);
     const ended = await this.settled;
     if (this.markedFailed) await this.markedFailed;
-    else if (!(error instanceof ClaimLost)) await this.writes.fail(error);
+    else if (!(error instanceof ClaimLost)) await this.claim.markFailed(error);
     // The store failed under the work (its connection): that, not the work's error, is the answer;
     // unless the transaction had ended before (told to the onEnded listener already).
     const lost = this.endedWith === undefined && ended instanceof StoreError && ended !== error;
@@ -189,16 +183,22 @@ export class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
     this.notify();
   }
 
+  private refuseEnded(how: string): void {
+    if (!this.finished) return;
+    const { key } = this.claim.context;
+    throw new IdempotencyError(
+      ErrorCode.CONFIG,
+      `An open transaction is ended once; ${how}() was called after it had ended (${key.provider}/${key.externalId})`,
+    );
+  }
+
   /**
    * Step 1: the deadline, and the caller's signal. Either ends the transaction early, once
    * ({@link TicketTransaction.cut}); the promise rejects then. A signal aborted already cuts at once.
    */
   private armDeadline(): Promise<never> {
-    const { key } = this.claimContext;
-    const timeoutMs = this.writes.env.handlerTimeoutMs;
-    const deadline = new Promise<never>((_, reject) => {
-      this.expire = reject;
-    });
+    const { key } = this.claim.context;
+    const timeoutMs = this.claim.handlerTimeoutMs;
     this.timer = setTimeout(
       () => this.cut(new HandlerTimeout(key.provider, key.externalId, timeoutMs)),
       timeoutMs,
@@ -207,76 +207,73 @@ export class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
     this.timer.unref?.();
     const { signal } = this;
     if (signal) {
-      this.onAbort = () => this.cut(abortReason(signal));
-      if (signal.aborted) this.onAbort();
-      else signal.addEventListener('abort', this.onAbort, { once: true });
+      const onAbort = () => this.cut(abortReason(signal));
+      this.onAbort = onAbort;
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
     }
     // Lost to the race or not, it never goes unobserved.
-    deadline.catch(() => undefined);
-    return deadline;
+    this.deadline.promise.catch(() => undefined);
+    return this.deadline.promise;
   }
 
   private cut(error: Error): void {
     if (this.cutBy) return;
     this.cutBy = error;
     this.controller.abort(error);
-    this.expire(error);
+    this.deadline.reject(error);
   }
 
   /** Once the transaction settled, the deadline and the signal no longer matter. */
   private disarm(): void {
     clearTimeout(this.timer);
-    if (this.onAbort) this.signal!.removeEventListener('abort', this.onAbort);
+    const { signal, onAbort } = this;
+    if (signal && onAbort) signal.removeEventListener('abort', onAbort);
   }
 
   /** Step 2: the store's callback transaction, asked for on a later tick (so a store that throws synchronously rejects like one that rejects). */
-  private inStore(): Promise<R> {
-    const { store, handlerTimeoutMs: timeoutMs } = this.writes.env;
+  private inStore(): Promise<string> {
+    const { store, handlerTimeoutMs: timeoutMs } = this.claim;
     const options = { signal: this.controller.signal, timeoutMs };
-    return Promise.resolve().then(() =>
-      store.withTransaction!((transaction) => this.inTransaction(transaction), options),
-    );
+    return Promise.resolve().then(() => {
+      if (!store.withTransaction) throw new StoreError('begin transaction', 'no transactions');
+      return store.withTransaction((transaction) => this.inTransaction(transaction), options);
+    });
   }
 
   /** The callback: open the handle, wait for the result handed in, record it inside the transaction. */
-  private async inTransaction(transaction: Tx): Promise<R> {
-    const { writes } = this;
+  private async inTransaction(transaction: Tx): Promise<string> {
+    const { claim } = this;
     this.stage = 'handler';
-    writes.trace.running();
-    this.context = { ...this.claimContext, transaction };
-    // The handler runs in the async context the transaction opened in (as
-    // AsyncResource.bind would, without the deprecated accessor it defines on every
-    // bound function: about 20 µs per delivery on Node 20).
-    const scope = new AsyncResource('webhook-idempotency.transaction');
-    this.enter = (fn) => scope.runInAsyncScope(fn);
-    this.begun();
-    let value: R;
+    claim.trace.running();
+    this.context = { ...claim.context, transaction };
+    this.scope = new AsyncResource('webhook-idempotency.transaction');
+    this.begun.resolve();
+    let text: string;
     try {
-      value = await this.handedIn;
+      text = await this.handedIn.promise;
     } finally {
-      writes.trace.handed();
+      claim.trace.handed();
     }
     // A result handed in after the transaction ended (the deadline) is never recorded: the
     // handle may already be another transaction's connection.
     if (this.controller.signal.aborted || this.endedWith !== undefined) {
-      const { key } = this.claimContext;
-      throw (
-        this.cutBy ?? new HandlerTimeout(key.provider, key.externalId, writes.env.handlerTimeoutMs)
-      );
+      const { key } = claim.context;
+      throw this.cutBy ?? new HandlerTimeout(key.provider, key.externalId, claim.handlerTimeoutMs);
     }
     this.stage = 'complete';
-    await writes.complete(writes.env.codec.encode(value), transaction);
+    await claim.record(text, transaction);
     this.stage = 'commit';
-    return value;
+    return text;
   }
 
   /** Step 3: what the transaction's failure is, from where it happened; reported on the trace. */
   private classify(error: unknown): unknown {
-    const { trace } = this.writes;
+    const { trace } = this.claim;
     const { stage } = this;
     if (this.controller.signal.aborted) {
       if (this.cutBy instanceof HandlerTimeout)
-        trace.timedOut(this.writes.env.handlerTimeoutMs, this.startedAt);
+        trace.timedOut(this.claim.handlerTimeoutMs, this.startedAt);
       return this.cutBy;
     }
     if ((stage === 'begin' || stage === 'commit') && !(error instanceof IdempotencyError)) {
@@ -307,7 +304,7 @@ export class TicketTransaction<R, Tx> implements OpenTransaction<R, Tx> {
   private endedEarly(error: unknown): Promise<never> {
     if (this.stage !== 'begin' && error !== undefined && !this.finished) {
       this.endedWith = error;
-      this.markedFailed = this.writes.fail(error).then(() => {
+      this.markedFailed = this.claim.markFailed(error).then(() => {
         this.toNotify = true;
         this.notify();
       });

@@ -1,189 +1,24 @@
-/** @module The shared vocabulary: receipts, the Store contract, outcomes and handler context. */
-import type { DeliveryOutcome, ReceiptStatus } from './constants';
-import type { KeyLike, RequestKey } from './request-key';
+/** @module The shared vocabulary: receipts, the Store contract (store-contract.ts), outcomes and handler context. */
+import type { DeliveryOutcome } from './constants';
+import type { RequestKey } from './request-key';
 import type { RouteEvent } from './routing/events';
 
-/** The stored state of one delivery (one row of the receipts table, DESIGN.md §5). */
-export interface Receipt {
-  readonly provider: string;
-  readonly externalId: string;
-  readonly status: ReceiptStatus;
-  /** The handler's result as the guard's codec encoded it; `null` until completed. Replayed byte for byte. */
-  readonly response: string | null;
-  /** How many times a handler was started for this key; also the fencing token. */
-  readonly attempts: number;
-  /** The last failure's message, truncated, without a stack; `null` otherwise. */
-  readonly error: string | null;
-  /** Hash of the request that claimed the key, when one was given. */
-  readonly fingerprint: string | null;
-  /** When the current claim was taken (by the store's clock). */
-  readonly claimedAt: Date;
-  /** When the receipt became `completed` or `failed`; `null` while `processing`. */
-  readonly finishedAt: Date | null;
-}
-
-/** A receipt as read from a store, with the store's own view of how old its claim is. */
-export interface ObservedReceipt extends Receipt {
-  /**
-   * Milliseconds between `claimedAt` and the store's "now" at the moment of the read. SQL stores
-   * measure it with the database clock, so app servers with skewed clocks agree on staleness.
-   */
-  readonly claimAgeMs: number;
-}
-
-/** Result of {@link Store.claim}. */
-export type ClaimResult =
-  | { readonly won: true; readonly receipt: ObservedReceipt }
-  | { readonly won: false; readonly receipt: ObservedReceipt };
-
-/** What a store can and cannot do; shared tests branch on these, never on a store's name. */
-export interface StoreCapabilities {
-  /** Safe to share between processes and machines (the database arbitrates). */
-  readonly crossProcess: boolean;
-  /** Implements {@link Store.withTransaction} for transactional completion. */
-  readonly transactional: boolean;
-  /**
-   * Whose clock times the receipts: `'caller'` uses the `now` passed to each call (the guard's
-   * injectable clock); `'store'` uses its own (a database's), and ignores `now`.
-   */
-  readonly clock: 'caller' | 'store';
-  /**
-   * The longest response (the codec's encoded text, in UTF-8 bytes) the store can keep, when it
-   * has a limit of its own (a DynamoDB item holds 400 KB); absent: none. A store with one refuses
-   * a longer response in {@link Store.complete} with `ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE`.
-   */
-  readonly maxResponseBytes?: number;
-}
-
-/** Time passed to every store call; a `'store'`-clock store ignores it. Milliseconds since the epoch. */
-export interface At {
-  readonly now: number;
-}
-
-/**
- * The primitive, atomic operations the guard needs. Policy (what is stale, replay, fingerprints,
- * retries) lives in the guard; a store only guarantees that each call below is atomic, also when
- * many callers race on one key. `runStoreConformance` from `@webhook-idempotency/core/testing`
- * checks a store against this contract.
- *
- * Every method may reject; the guard wraps such failures in a `StoreError`.
- *
- * @typeParam Tx the transaction handle a transactional store gives the handler.
- */
-export interface Store<Tx = never> {
-  /** What this store supports. */
-  readonly capabilities: StoreCapabilities;
-
-  /**
-   * Inserts a `processing` receipt with `attempts = 1`, `claimedAt = now` and the fingerprint,
-   * unless a receipt for the key exists.
-   *
-   * Atomicity: of any number of concurrent claims on one key, across every process sharing the
-   * store, exactly one returns `won: true`. The others get `won: false` and the existing receipt.
-   * Must never be "read, then insert if absent".
-   */
-  claim(key: KeyLike, input: At & { readonly fingerprint: string | null }): Promise<ClaimResult>;
-
-  /**
-   * Takes over a receipt whose previous run is over: sets `processing`, `attempts = attempts + 1`,
-   * `claimedAt = now`, clears `error`, on the condition that `attempts` still equals the value
-   * seen and the receipt is either `failed`, or `processing` with a claim at least `staleAfterMs`
-   * old.
-   *
-   * Atomicity: one conditional write (compare-and-set on `attempts`). Of concurrent take-overs
-   * with the same `attempts`, at most one wins; the winner gets the new receipt, the others `null`.
-   * A `completed` receipt is never taken over. When `fingerprint` is given (a string or `null`),
-   * the receipt records it in the same write: the new delivery's fingerprint replaces the failed
-   * attempt's (DESIGN.md §10). Without the field, the stored fingerprint stays.
-   */
-  reclaim(
-    key: KeyLike,
-    input: At & {
-      readonly attempts: number;
-      readonly staleAfterMs: number;
-      readonly fingerprint?: string | null;
-    },
-  ): Promise<ObservedReceipt | null>;
-
-  /**
-   * Marks the receipt `completed` with the response and `finishedAt = now`, on the condition that
-   * it is `processing` with exactly `attempts` (the fencing token the worker claimed with) and,
-   * when `claimedAt` is given, with exactly that claim time.
-   * When `transaction` is given, the write is part of it and commits or rolls back with it.
-   *
-   * `claimedAt` is the `claimedAt` of the receipt the worker's {@link Store.claim} or
-   * {@link Store.reclaim} returned, as returned (to the millisecond). `attempts` alone does not
-   * identify a claim: after a purge the key's next claim starts again at `attempts = 1`, so a
-   * worker that claimed with 1 and stalled would pass an attempts-only fence. Stores should fence
-   * on `claimedAt` too whenever it is given (the guard always gives it); it is optional only so
-   * that stores written against the older contract keep compiling.
-   *
-   * Atomicity: one conditional write. Returns `false` (and changes nothing) when the claim was
-   * taken over or the receipt is no longer `processing`.
-   */
-  complete(
-    key: KeyLike,
-    input: At & { readonly attempts: number; readonly claimedAt?: Date; readonly response: string },
-    transaction?: Tx,
-  ): Promise<boolean>;
-
-  /**
-   * Marks the receipt `failed` with the error text and `finishedAt = now`, fenced exactly like
-   * {@link Store.complete} (on `attempts`, and on `claimedAt` when given). Returns `false` when
-   * the claim was lost.
-   */
-  fail(
-    key: KeyLike,
-    input: At & { readonly attempts: number; readonly claimedAt?: Date; readonly error: string },
-  ): Promise<boolean>;
-
-  /** Reads the receipt for a key, or `null`. A plain read: claims nothing. */
-  find(key: KeyLike, input: At): Promise<ObservedReceipt | null>;
-
-  /**
-   * Deletes `completed` and `failed` receipts whose `finishedAt` is at least `olderThanMs` before
-   * now (`0`: every finished receipt); never a `processing` one, however old. With `provider`, only that provider's receipts.
-   * Returns how many were deleted. May delete in batches of `batchSize` rows.
-   */
-  purge(
-    input: At & {
-      readonly olderThanMs: number;
-      readonly batchSize?: number;
-      readonly provider?: string;
-    },
-  ): Promise<number>;
-
-  /**
-   * Transactional stores only: runs `work` inside a database transaction and commits when it
-   * resolves, rolls back when it rejects. The guard runs the handler and {@link Store.complete}
-   * inside it, so the business writes and the receipt commit together.
-   *
-   * Bounded (DESIGN.md §10): when `options.signal` aborts (the guard's handler deadline), the store
-   * ends the transaction at once (rollback, or closing the connection when a statement is in
-   * flight) and rejects; the handle passed to `work` refuses every call once the transaction has
-   * ended, whichever way it ended ({@link TransactionClosed}). `options.timeoutMs` is the same
-   * deadline, for stores that can also enforce it server-side (lock and idle timeouts).
-   *
-   * A lost connection is the store's failure, not the work's: when `work` rejects and the
-   * transaction's connection has failed under it (the database closed it, restarted, the network
-   * cut it: the rollback cannot be sent, or the driver reported the connection broken), reject
-   * with a `StoreError` (core's) whose `cause` is what `work` rejected with. The guard then answers
-   * a store failure (503) instead of passing the handler's error (often the driver's own, from its
-   * next statement) on as the handler's.
-   */
-  withTransaction?<T>(
-    work: (transaction: Tx) => Promise<T>,
-    options?: TransactionOptions,
-  ): Promise<T>;
-}
-
-/** What the guard passes to {@link Store.withTransaction}. */
-export interface TransactionOptions {
-  /** Aborts at the handler deadline: end the transaction now and reject. */
-  readonly signal?: AbortSignal;
-  /** The deadline in milliseconds from the start of the transaction. */
-  readonly timeoutMs?: number;
-}
+export type {
+  At,
+  ClaimFence,
+  ClaimInput,
+  ClaimResult,
+  CompleteInput,
+  FailInput,
+  FirstRun,
+  ObservedReceipt,
+  PurgeInput,
+  Receipt,
+  ReclaimInput,
+  Store,
+  StoreCapabilities,
+  TransactionOptions,
+} from './store-contract';
 
 /** Encodes handler results for storage and decodes them for replay. Defaults to JSON. */
 export interface Codec<R> {

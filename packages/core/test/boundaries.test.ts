@@ -125,7 +125,7 @@ const ADAPTER_SURFACE = new Set([
   'requestTooLarge',
   'resolveMaxRequestBytes',
   'responseNotCaptured',
-  // The shared transports (DESIGN.md §16), so that an adapter only translates: what `run.finish`
+  // The shared transports, so that an adapter only translates: what `run.finish`
   // takes and the one rule for which answers are recorded; the held response over node:http
   // (Express, NestJS, and Koa's answer at the deadline); the Web-standard Request/Response layer
   // (fetch, Hono).
@@ -142,6 +142,13 @@ const ADAPTER_SURFACE = new Set([
   // Inbox mode: the acknowledging endpoint's engine and its options.
   'createInboxEngine',
   'InboxOptions',
+  // An adapter that bounds the run itself (Lambda: the function's remaining time): the deadline's
+  // error and the engine's answer for it.
+  'HandlerTimeout',
+  'errorAnswer',
+  // An adapter whose platform hosts the worker too (a scheduled Lambda function drains the inbox).
+  'createInboxWorker',
+  'InboxWorkerOptions',
 ]);
 
 /** The names `file` imports from `@webhook-idempotency/core` and its entry points. */
@@ -162,7 +169,7 @@ const coreNamesOf = (file: string) =>
       .filter(Boolean),
   );
 
-const ADAPTERS = ['express', 'fastify', 'koa', 'fetch', 'hono', 'nestjs'];
+const ADAPTERS = ['express', 'fastify', 'koa', 'fetch', 'hono', 'nestjs', 'lambda'];
 
 /** What a queue bridge may take from core: the relay and the consumer, their records, config errors. */
 const BRIDGE_SURFACE = new Set([
@@ -327,10 +334,12 @@ describe('package boundaries', () => {
     const pkg = JSON.parse(
       readFileSync(join(root, 'packages/adapter-conformance/package.json'), 'utf8'),
     ) as Manifest;
-    const declared = new Set([
+    const names = [
       ...Object.keys(pkg.dependencies ?? {}),
       ...Object.keys(pkg.devDependencies ?? {}),
-    ]);
+    ];
+    // A type-only module (`aws-lambda`) is declared by its `@types/` package.
+    const declared = new Set([...names, ...names.map((name) => name.replace(/^@types\//, ''))]);
     const undeclared = sources(join(root, 'packages/adapter-conformance/src')).flatMap((file) =>
       codeImportsOf(file)
         // A runtime's own modules (Node's, and Bun's for the suite that runs inside Bun) are no package.

@@ -128,6 +128,21 @@ describe('InMemoryStore', () => {
     expect(store.size).toBe(1);
     expect(store.list()).toHaveLength(1);
   });
+
+  it('fences complete and fail to the millisecond of the claim time it handed out, under a clock with fractions of one', async () => {
+    const store = new InMemoryStore();
+    const key = { provider: 'p', externalId: 'frac' };
+    const now = 1_700_000_000_123.75;
+    const { receipt } = await store.claim(key, { now, fingerprint: null });
+    expect(receipt.claimedAt.getTime()).toBe(1_700_000_000_123);
+    const off = new Date(receipt.claimedAt.getTime() + 1);
+    const fence = { now: now + 1, attempts: 1 };
+    expect(await store.complete(key, { ...fence, claimedAt: off, response: '1' })).toBe(false);
+    expect(await store.fail(key, { ...fence, claimedAt: off, error: 'x' })).toBe(false);
+    const claimedAt = receipt.claimedAt;
+    expect(await store.complete(key, { ...fence, claimedAt, response: '1' })).toBe(true);
+    expect((await store.find(key, { now: now + 2 }))?.status).toBe('completed');
+  });
 });
 
 describe('InMemoryStore bounds', () => {

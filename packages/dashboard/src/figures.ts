@@ -4,7 +4,7 @@
  * receipts' time from claim to recorded answer (p95); the backlog is the inbox's deliveries stuck
  * past the threshold now, and the share of those finished in each window that took longer.
  */
-import type { InboxBacklog, InboxStore } from '@webhook-idempotency/core/inbox';
+import type { InboxBacklog, InboxReader } from '@webhook-idempotency/core/inbox';
 import type { ReceiptsStatus } from '@webhook-idempotency/sql';
 import { hourlyChart } from './chart';
 import { age, duration } from './format';
@@ -17,7 +17,7 @@ const DAY = 24 * HOUR;
 /** What the section reads, beyond the last hour's receipts status the overview has already. */
 async function read(
   receipts: DashboardReceipts,
-  inbox: InboxStore | undefined,
+  inbox: InboxReader | undefined,
   limits: { readonly staleAfterMs: number; readonly stuckAfterMs: number },
 ) {
   const backlog = (finishedWithinMs: number) =>
@@ -63,7 +63,7 @@ function providerTable(hour: InboxBacklog, day: InboxBacklog): Html {
 /** The section: both figures as cards for the hour and the day, the inbox by provider, the day's chart. */
 export async function twoFigures(
   receipts: DashboardReceipts,
-  inbox: InboxStore | undefined,
+  inbox: InboxReader | undefined,
   hour: ReceiptsStatus,
   limits: { readonly staleAfterMs: number; readonly stuckAfterMs: number },
 ): Promise<Html> {

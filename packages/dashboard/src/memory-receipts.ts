@@ -1,7 +1,8 @@
 /**
  * @module InMemoryReceipts: the receipts admin (`ReceiptsAdmin`'s methods, its results and its
  * refusals) over an `InMemoryStore`, so that the dashboard reads and repairs the in-memory receipts
- * as it does a SQL table. Its writes are the store's own fenced `fail` and `forget`.
+ * as it does a SQL table. Its repairs are core's operator rules (`releaseReceipt`,
+ * `forgetReceipt`) over the store's own fenced `fail` and `forget`.
  */
 import {
   ConfigError,
@@ -10,19 +11,23 @@ import {
   type ObservedReceipt,
   type Receipt,
 } from '@webhook-idempotency/core';
+import {
+  type ForgetOptions,
+  type ForgetResult,
+  forgetReceipt,
+  type ReceiptRepairs,
+  type ReleaseOptions,
+  type ReleaseResult,
+  releaseReceipt,
+} from '@webhook-idempotency/core/operations';
 import type {
   ActivityOptions,
   ActivityReport,
   AdminPurgeOptions,
-  ExpectedClaim,
-  ForgetOptions,
-  ForgetResult,
   ListOptions,
   ProviderCounts,
   ReceiptsStatus,
   ReceiptSummary,
-  ReleaseOptions,
-  ReleaseResult,
   StatusOptions,
 } from '@webhook-idempotency/sql';
 import type { DashboardReceipts } from './types';
@@ -50,12 +55,6 @@ const summary = ({
   // The store's times are whole milliseconds: the exact text is the Date's, to the µs.
   claimedAtText: `${rest.claimedAt.toISOString().slice(0, 23)}000Z`,
 });
-
-/** True when `receipt` is still the claim `expected` names (or nothing was expected). */
-const isClaimSeen = (receipt: ObservedReceipt, expected: ExpectedClaim | undefined) =>
-  expected === undefined ||
-  (receipt.attempts === expected.attempts &&
-    receipt.claimedAt.getTime() === expected.claimedAt.getTime());
 
 const finished = (r: Receipt) => r.status !== 'processing' && r.finishedAt !== null;
 
@@ -186,44 +185,22 @@ export class InMemoryReceipts implements DashboardReceipts {
     return this.store.find(key, { now: this.clock() });
   }
 
-  async release(key: KeyLike, options: ReleaseOptions): Promise<ReleaseResult> {
-    const staleAfterMs = positive('staleAfterMs', options.staleAfterMs);
-    const receipt = await this.find(key);
-    if (!receipt) return { released: false, reason: 'not-found', receipt: null };
-    if (!isClaimSeen(receipt, options.expected))
-      return { released: false, reason: 'changed', receipt };
-    if (receipt.status !== 'processing')
-      return { released: false, reason: 'not-processing', receipt };
-    if (receipt.claimAgeMs < staleAfterMs && options.force !== true)
-      return { released: false, reason: 'fresh', receipt };
-    const error =
-      options.error ??
-      `released by hand after ${Math.round(receipt.claimAgeMs / 1000)}s in processing (attempt ${receipt.attempts})`;
-    const written = await this.store.fail(key, {
-      now: this.clock(),
-      attempts: receipt.attempts,
-      claimedAt: receipt.claimedAt,
-      error,
-    });
-    const after = await this.find(key);
-    if (written && after) return { released: true, receipt: after };
-    return after
-      ? { released: false, reason: 'changed', receipt: after }
-      : { released: false, reason: 'not-found', receipt: null };
+  /** Releases a stuck claim: core's rule (`releaseReceipt`) over the store's fenced `fail`. */
+  release(key: KeyLike, options: ReleaseOptions): Promise<ReleaseResult> {
+    return releaseReceipt(this.repairs, key, options);
   }
 
-  async forget(key: KeyLike, options: ForgetOptions = {}): Promise<ForgetResult> {
-    const receipt = await this.find(key);
-    if (!receipt) return { forgotten: false, reason: 'not-found', receipt: null };
-    if (!isClaimSeen(receipt, options.expected))
-      return { forgotten: false, reason: 'changed', receipt };
-    if (receipt.status === 'processing') return { forgotten: false, reason: 'processing', receipt };
-    if (this.store.forget(key, receipt)) return { forgotten: true, receipt };
-    const after = await this.find(key);
-    return after
-      ? { forgotten: false, reason: 'changed', receipt: after }
-      : { forgotten: false, reason: 'not-found', receipt: null };
+  /** Forgets a finished receipt: core's rule (`forgetReceipt`) over the store's fenced `forget`. */
+  forget(key: KeyLike, options: ForgetOptions = {}): Promise<ForgetResult> {
+    return forgetReceipt(this.repairs, key, options);
   }
+
+  /** The store's side of the repairs: a read and its two fenced writes. */
+  private readonly repairs: ReceiptRepairs = {
+    find: (key) => this.find(key),
+    failClaim: (key, claim, error) => this.store.fail(key, { now: this.clock(), ...claim, error }),
+    forgetClaim: async (key, claim) => this.store.forget(key, claim),
+  };
 
   async countPurgeable(options: Omit<AdminPurgeOptions, 'batchSize' | 'onBatch'>): Promise<number> {
     const cutoff = this.clock() - positive('olderThanMs', options.olderThanMs, true);

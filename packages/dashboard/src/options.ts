@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConfigError, InMemoryStore } from '@webhook-idempotency/core';
 import { DEFAULT_STALE_AFTER_SECONDS } from '@webhook-idempotency/core/adapter';
-import type { InboxStore } from '@webhook-idempotency/core/inbox';
+import type { InboxOperatorStore } from '@webhook-idempotency/core/inbox';
 import { InMemoryReceipts } from './memory-receipts';
 import type { DashboardOptions, DashboardReceipts } from './types';
 
@@ -10,7 +10,7 @@ import type { DashboardOptions, DashboardReceipts } from './types';
 export interface DashboardConfig<Native = unknown> {
   readonly authorize: (request: Native) => boolean | Promise<boolean>;
   readonly receipts: DashboardReceipts;
-  readonly inbox: InboxStore | undefined;
+  readonly inbox: InboxOperatorStore | undefined;
   /** Without a trailing slash; `''` for a dashboard at the root. */
   readonly basePath: string;
   readonly readOnly: boolean;

@@ -1,6 +1,6 @@
 /** @module Public types of the dashboard: its options, the receipts admin it reads, its request record. */
 import type { HttpRequest, InMemoryStore } from '@webhook-idempotency/core';
-import type { InboxStore } from '@webhook-idempotency/core/inbox';
+import type { InboxOperatorStore } from '@webhook-idempotency/core/inbox';
 import type { ReceiptsAdmin } from '@webhook-idempotency/sql';
 
 /**
@@ -32,8 +32,11 @@ export interface DashboardOptions<Native = unknown> {
    * `InMemoryStore` itself (read through {@link InMemoryReceipts}).
    */
   receipts: DashboardReceipts | InMemoryStore;
-  /** The inbox deliveries (`SqlInbox`, `InMemoryInbox`), for inbox mode. Defaults to none: no inbox pages. */
-  inbox?: InboxStore;
+  /**
+   * The inbox deliveries (`SqlInbox`, `InMemoryInbox`: any store with the operator's role, reads
+   * and repairs), for inbox mode. Defaults to none: no inbox pages.
+   */
+  inbox?: InboxOperatorStore;
   /** The path the dashboard is mounted at, as the browser sees it (`'/admin/webhooks'`). Required. */
   basePath: string;
   /** Show everything, change nothing: no action is offered, and every action answers `403`. Defaults to `false`. */

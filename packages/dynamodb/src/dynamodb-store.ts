@@ -6,7 +6,7 @@ import {
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
+import { DEFAULT_PURGE_BATCH_SIZE, type FirstRun } from '@webhook-idempotency/core/adapter';
 import type {
   At,
   ClaimResult,
@@ -18,7 +18,14 @@ import type {
 } from '@webhook-idempotency/core';
 import { bounded, type DynamoDBClientLike, isException, senderFor } from './client';
 import type { CommitContext } from './commit';
-import { type Item, keyOf, expired, toReceipt, UnexpectedItem } from './item';
+import {
+  type GroupContext,
+  groupTurns,
+  pendingIds,
+  recordAlone,
+  recordInTransaction,
+} from './group';
+import { type Item, keyOf, expired, receiptId, toReceipt, UnexpectedItem } from './item';
 import {
   type DynamoDBStoreOptions,
   type ResolvedDynamoDBOptions,
@@ -77,6 +84,24 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
    * sends nothing. Absent with `transactions: false`.
    */
   readonly withTransaction?: WithTransaction;
+  /**
+   * Which of `keys` have a live receipt (consistent reads; in `transaction`, its own count too).
+   * Absent with `transactions: false`: no group without `TransactWriteItems` (`capabilities.groups`).
+   */
+  readonly known?: (
+    keys: readonly KeyLike[],
+    at: At,
+    transaction?: DynamoDBTransaction,
+  ) => Promise<boolean[]>;
+  /**
+   * A group's `completed` receipts, all or nothing: one `PutItem`, or one `TransactWriteItems` of
+   * conditional puts (group.ts); in `transaction`, sent with its commit. Absent as `known` is.
+   */
+  readonly recordFirst?: (
+    entries: readonly FirstRun[],
+    at: At,
+    transaction?: DynamoDBTransaction,
+  ) => Promise<boolean>;
   private readonly client: DynamoDBClient;
   private readonly options: ResolvedDynamoDBOptions;
   private region: Promise<string> | undefined;
@@ -95,8 +120,23 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
       transactional: transactions,
       clock: 'caller',
       maxResponseBytes: MAX_RESPONSE_BYTES,
+      groups: transactions,
     };
     if (transactions) {
+      const group: GroupContext = {
+        client: this.client,
+        table: this.table,
+        timeoutMs: this.options.requestTimeoutMs,
+        retentionMs: this.options.retentionMs,
+        turns: groupTurns(),
+      };
+      this.known = (keys, at, transaction) => this.knownKeys(keys, at, transaction);
+      this.recordFirst = (entries, at, transaction) =>
+        transaction === undefined
+          ? recordAlone(group, entries, at, (keys) => this.knownKeys(keys, at))
+          : recordInTransaction(group, collectedBy(transaction), entries, at, (keys) =>
+              this.knownKeys(keys, at),
+            );
       const context: CommitContext = {
         client: this.client,
         timeoutMs: this.options.requestTimeoutMs,
@@ -273,6 +313,22 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
       if (!isException(error, 'ConditionalCheckFailedException')) throw error;
       return alreadySettled((error as { Item?: Item }).Item, settlement);
     }
+  }
+
+  /** Consistent reads of `keys`; with `transaction`, the receipts it records count as known. */
+  private async knownKeys(
+    keys: readonly KeyLike[],
+    { now }: At,
+    transaction?: DynamoDBTransaction,
+  ): Promise<boolean[]> {
+    const pending = transaction && pendingIds(collectedBy(transaction), this.table);
+    return Promise.all(
+      keys.map(async (key) => {
+        if (pending?.has(receiptId(key))) return true;
+        const item = await this.read('known', key);
+        return item !== undefined && !expired(item, now);
+      }),
+    );
   }
 
   /** The receipt's item as it is, by a strongly consistent `GetItem`. */

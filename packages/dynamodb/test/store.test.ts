@@ -193,12 +193,19 @@ describe('DynamoDBStore options and clients', () => {
       transactional: true,
       clock: 'caller',
       maxResponseBytes: 396 * 1024,
+      groups: true,
     });
     expect(typeof store.withTransaction).toBe('function');
+    expect(typeof store.known).toBe('function');
+    expect(typeof store.recordFirst).toBe('function');
     const without = new DynamoDBStore(client, { transactions: false });
     expect(without.table).toBe('webhook_receipts');
     expect(without.capabilities.transactional).toBe(false);
     expect(without.withTransaction).toBeUndefined();
+    // Several receipts all or nothing need TransactWriteItems too: no group operations.
+    expect(without.capabilities.groups).toBe(false);
+    expect(without.known).toBeUndefined();
+    expect(without.recordFirst).toBeUndefined();
   });
 
   it('receiptsTable gives the CreateTable and UpdateTimeToLive inputs the store reads', () => {

@@ -54,7 +54,7 @@ export function beginWith(engine: Engine<FastifyRequest>) {
         if (decision.action === 'pass') return done();
         if (decision.action === 'respond') return void reply.send(apply(reply, decision.response));
         guard(request, reply, decision.idempotency, decision.run);
-        decision.run.enter(() => done());
+        decision.run.enter(done);
       },
       (error: unknown) => done(error as Error),
     );
@@ -71,17 +71,19 @@ function guard(
   request.idempotency = idempotency;
   (request as WithState)[kState] = { run };
   // The guard gave up on the run (transactional deadline): answer now; a later reply.send of the
-  // handler is refused by Fastify as a second answer.
-  run.onExpire((answer) => {
-    if (!(request as WithState)[kState]) return;
-    (request as WithState)[kState] = null;
-    if (reply.sent || reply.raw.headersSent) return;
-    for (const name of Object.keys(reply.getHeaders())) reply.removeHeader(name);
-    void reply.send(apply(reply, answer));
-  });
-  // onSend takes the state before anything is written; a response that finishes (or a socket
-  // that closes) with the state still here went around onSend (reply.hijack() and reply.raw).
-  const around = () => {
+  // handler is refused by Fastify as a second answer. Without a deadline nothing answers first.
+  if (run.expires)
+    run.onExpire((answer) => {
+      if (!(request as WithState)[kState]) return;
+      (request as WithState)[kState] = null;
+      if (reply.sent || reply.raw.headersSent) return;
+      for (const name of Object.keys(reply.getHeaders())) reply.removeHeader(name);
+      void reply.send(apply(reply, answer));
+    });
+  // onSend takes the state before anything is written; a response that closes (Node closes every
+  // response, after it finished or when its connection went first) with the state still here
+  // went around onSend (reply.hijack() and reply.raw). One listener per request.
+  reply.raw.on('close', () => {
     const state = (request as WithState)[kState];
     // A client that disconnects while the handler runs cancels nothing: only a reply that went
     // out around onSend (hijacked, or ended on reply.raw) counts here.
@@ -92,9 +94,7 @@ function guard(
       raw.writableFinished ? raw.statusCode : undefined,
       'reply.hijack() or reply.raw',
     );
-  };
-  reply.raw.once('finish', around);
-  reply.raw.once('close', around);
+  });
 }
 
 /** onError: keeps the handler's error so onSend marks the receipt failed with its text. */
@@ -123,9 +123,13 @@ export async function idempotencyOnSend(
     for (const name of Object.keys(reply.getHeaders())) reply.removeHeader(name);
     return apply(reply, lost);
   }
-  let body: Buffer;
+  // A serialised payload (a string, bytes) is recorded as it is: no copy, no decoding back.
+  let body: Buffer | string;
   try {
-    body = await collectBody(payload);
+    body =
+      typeof payload === 'string' || Buffer.isBuffer(payload)
+        ? payload
+        : await collectBody(payload);
   } catch (error) {
     await state.run.abort(error);
     throw error;

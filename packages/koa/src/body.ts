@@ -15,28 +15,39 @@ function isStreamBody(body: object): body is Readable | Blob | ReadableStream | 
   );
 }
 
+const EMPTY = Buffer.alloc(0);
+
 /**
- * The bytes Koa's `respond` would send for `ctx.body`: a string or Buffer as is, an object as
- * `JSON.stringify`, a stream (Node or web), Blob or Response read to the end and put back as a
- * Buffer, and no body as Koa's status text (or nothing for 204/205/304).
+ * What Koa's `respond` would send for `ctx.body`: a string or bytes as they are, an object as
+ * `JSON.stringify` (the text, never copied into a Buffer), a stream (Node or web), Blob or
+ * Response read to the end and put back as a Buffer, and no body as Koa's status text (or
+ * nothing for 204/205/304). Only a body that must be read returns a promise.
  */
-export async function responseBytes(ctx: Context): Promise<Buffer> {
+export function responseBody(ctx: Context): Buffer | string | Promise<Buffer> {
   const { body } = ctx;
   if (body === null || body === undefined) {
-    if (EMPTY_STATUS.has(ctx.status) || !isRecordedStatus(ctx.status)) return Buffer.alloc(0);
+    if (EMPTY_STATUS.has(ctx.status) || !isRecordedStatus(ctx.status)) return EMPTY;
     // Koa answers a 2xx without a body with its status text: make that the body, keeping the status.
     const { status } = ctx;
-    ctx.body = ctx.message || String(status);
+    const text = ctx.message || String(status);
+    ctx.body = text;
     ctx.status = status;
-    return Buffer.from(ctx.body as string);
+    return text;
   }
-  if (typeof body === 'string' || body instanceof Uint8Array) return collectBody(body);
-  if (typeof body === 'object' && isStreamBody(body)) {
-    const bytes = await collectBody(body instanceof Response ? body.body : body);
-    ctx.body = bytes;
-    return bytes;
-  }
-  return Buffer.from(JSON.stringify(body));
+  if (typeof body === 'string' || Buffer.isBuffer(body)) return body;
+  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (typeof body === 'object' && isStreamBody(body)) return readBody(ctx, body);
+  return JSON.stringify(body);
+}
+
+/** A streamed body read to the end and put back as the bytes Koa then sends. */
+async function readBody(
+  ctx: Context,
+  body: Readable | Blob | ReadableStream | Response,
+): Promise<Buffer> {
+  const bytes = await collectBody(body instanceof Response ? body.body : body);
+  ctx.body = bytes;
+  return bytes;
 }
 
 /** Sends `record` through Koa; `replace` drops the headers set so far. */

@@ -2,7 +2,7 @@
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { answerNow, createEngine, toRawBody } from '@webhook-idempotency/core/adapter';
 import type { Context, Middleware, Next } from 'koa';
-import { responseBytes, sendRecord } from './body';
+import { responseBody, sendRecord } from './body';
 import type { KoaIdempotencyOptions } from './types';
 
 /** The neutral request record of a Koa context (the raw bytes from `rawBodyParser()` or koa-bodyparser). */
@@ -49,7 +49,7 @@ export function idempotent<Tx = unknown>(options: KoaIdempotencyOptions<Tx>): Mi
         ctx.respond = false;
         answerNow(ctx.res, answer, (error) => ctx.app.emit('error', error, ctx));
       });
-    let body: Buffer;
+    let body: Buffer | string;
     try {
       await run.enter(next);
       if (expired) return;
@@ -58,7 +58,8 @@ export function idempotent<Tx = unknown>(options: KoaIdempotencyOptions<Tx>): Mi
         await run.answeredAround(await wireStatus(ctx), 'ctx.respond = false or ctx.res');
         return;
       }
-      body = await responseBytes(ctx);
+      const read = responseBody(ctx);
+      body = typeof read === 'object' && !Buffer.isBuffer(read) ? await read : read;
     } catch (error) {
       if (expired) throw error;
       // The store lost the handler's transaction under it: the guard's 503, not Koa's error answer.

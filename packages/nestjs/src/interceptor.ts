@@ -94,7 +94,9 @@ class Slot {
   }
 }
 
-const slots = new WeakMap<object, Slot>();
+/** Where the interceptor leaves a request's slot for the route method's wrapper: on the request itself, no WeakMap entry. */
+const kSlot = Symbol('webhook-idempotency.slot');
+type Slotted = { [kSlot]?: Slot };
 
 /**
  * Calls `method` for the request `req` of a guarded route: claimed first when the interceptor set
@@ -104,7 +106,7 @@ export function invokeGuarded(
   req: unknown,
   method: (idempotency: RequestIdempotency | undefined) => unknown,
 ): unknown {
-  const slot = typeof req === 'object' && req !== null ? slots.get(req) : undefined;
+  const slot = typeof req === 'object' && req !== null ? (req as Slotted)[kSlot] : undefined;
   return slot ? slot.invoke(method) : method(undefined);
 }
 
@@ -130,7 +132,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const req = http.getRequest<NestRequest>();
     const fail = (error: unknown) => this.answerError(error, context);
     const slot = new Slot(engine, req, rawResponse(http.getResponse()), fail);
-    slots.set(req, slot);
+    (req as Slotted)[kSlot] = slot;
     return next
       .handle()
       .pipe(

@@ -56,18 +56,32 @@ const isNoScript = (error: unknown): boolean =>
   error instanceof Error && error.message.startsWith('NOSCRIPT');
 
 /** Runs `script` on `key` with `argv` (EVALSHA, then EVAL on NOSCRIPT), within `signal`. */
-export async function evalScript(
+export function evalScript(
   commander: Commander,
   script: Script,
   key: string,
   argv: readonly string[],
   signal: AbortSignal,
 ): Promise<unknown> {
-  const tail = ['1', key, ...argv];
+  return evalOnKeys(commander, script, [key], argv, signal);
+}
+
+/**
+ * Runs `script` on `keys` (routed by the first: on a cluster, all of them must share its slot) with
+ * `argv`, as {@link evalScript} does.
+ */
+export async function evalOnKeys(
+  commander: Commander,
+  script: Script,
+  keys: readonly [string, ...string[]],
+  argv: readonly string[],
+  signal: AbortSignal,
+): Promise<unknown> {
+  const tail = [String(keys.length), ...keys, ...argv];
   try {
-    return await commander.send(key, ['EVALSHA', script.sha, ...tail], signal);
+    return await commander.send(keys[0], ['EVALSHA', script.sha, ...tail], signal);
   } catch (error) {
     if (!isNoScript(error)) throw error;
-    return commander.send(key, ['EVAL', script.source, ...tail], signal);
+    return commander.send(keys[0], ['EVAL', script.source, ...tail], signal);
   }
 }

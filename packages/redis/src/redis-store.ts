@@ -9,7 +9,15 @@ import type {
   Store,
   StoreCapabilities,
 } from '@webhook-idempotency/core';
-import { bounded, evalScript } from './commands';
+import type {
+  ClaimInput,
+  CompleteInput,
+  FailInput,
+  FirstRun,
+  PurgeInput,
+  ReclaimInput,
+} from '@webhook-idempotency/core/adapter';
+import { bounded, evalOnKeys, evalScript } from './commands';
 import { type Commander, commanderFor, type RedisClient } from './connection';
 import { receiptKey } from './keys';
 import { type RedisStoreOptions, type ResolvedRedisOptions, resolveRedisOptions } from './options';
@@ -68,10 +76,7 @@ export class RedisStore implements Store {
   }
 
   /** One script: creates the `processing` receipt unless the key has one, and answers the receipt. */
-  async claim(
-    key: KeyLike,
-    { fingerprint }: At & { readonly fingerprint: string | null },
-  ): Promise<ClaimResult> {
+  async claim(key: KeyLike, { fingerprint }: ClaimInput): Promise<ClaimResult> {
     const read = readReceipt(
       key,
       await this.run('claim', SCRIPTS.claim, key, [...fingerprintArgs(fingerprint), nonce()]),
@@ -83,15 +88,7 @@ export class RedisStore implements Store {
   /** One script, fenced by `attempts`; staleness judged by the Redis clock. */
   async reclaim(
     key: KeyLike,
-    {
-      attempts,
-      staleAfterMs,
-      fingerprint,
-    }: At & {
-      readonly attempts: number;
-      readonly staleAfterMs: number;
-      readonly fingerprint?: string | null;
-    },
+    { attempts, staleAfterMs, fingerprint }: ReclaimInput,
   ): Promise<ObservedReceipt | null> {
     const mode = fingerprint === undefined ? ['-', ''] : fingerprintArgs(fingerprint);
     const reply = await this.run('reclaim', SCRIPTS.reclaim, key, [
@@ -107,14 +104,7 @@ export class RedisStore implements Store {
    * One script, fenced by `attempts` and, when given, `claimedAt` (to the millisecond). Sets the
    * expiry when `retentionSeconds` is given. Never part of a transaction: the store has none.
    */
-  complete(
-    key: KeyLike,
-    {
-      attempts,
-      claimedAt,
-      response,
-    }: At & { readonly attempts: number; readonly claimedAt?: Date; readonly response: string },
-  ): Promise<boolean> {
+  complete(key: KeyLike, { attempts, claimedAt, response }: CompleteInput): Promise<boolean> {
     return this.settle('complete', SCRIPTS.complete, key, attempts, claimedAt, response);
   }
 
@@ -122,14 +112,7 @@ export class RedisStore implements Store {
    * One script, fenced like {@link RedisStore.complete}. The error text is stored with U+FFFD in
    * place of NUL and of lone surrogates, as the SQL stores store it.
    */
-  fail(
-    key: KeyLike,
-    {
-      attempts,
-      claimedAt,
-      error,
-    }: At & { readonly attempts: number; readonly claimedAt?: Date; readonly error: string },
-  ): Promise<boolean> {
+  fail(key: KeyLike, { attempts, claimedAt, error }: FailInput): Promise<boolean> {
     const text = error.replace(UNSTORABLE, '\uFFFD');
     return this.settle('fail', SCRIPTS.fail, key, attempts, claimedAt, text);
   }
@@ -148,11 +131,7 @@ export class RedisStore implements Store {
     olderThanMs,
     batchSize = DEFAULT_PURGE_BATCH_SIZE,
     provider,
-  }: At & {
-    readonly olderThanMs: number;
-    readonly batchSize?: number;
-    readonly provider?: string;
-  }): Promise<number> {
+  }: PurgeInput): Promise<number> {
     const olderThan = String(Math.max(0, Math.floor(olderThanMs)));
     return purgeReceipts(this.commander, {
       prefix: this.prefix,
@@ -162,6 +141,46 @@ export class RedisStore implements Store {
       purgeOne: (redisKey, signal) =>
         evalScript(this.commander, SCRIPTS.purgeOne, redisKey, [olderThan], signal),
     });
+  }
+
+  /**
+   * Which of `keys` have a receipt: one `EXISTS` per key, all sent at once, each routed to its own
+   * node on a cluster. Bounded by `commandTimeoutMs`.
+   */
+  known(keys: readonly KeyLike[], _at: At): Promise<boolean[]> {
+    return Promise.all(
+      keys.map(async (key) => {
+        const redisKey = receiptKey(this.prefix, key);
+        const reply = await bounded('known', this.options.commandTimeoutMs, (signal) =>
+          this.commander.send(redisKey, ['EXISTS', redisKey], signal),
+        );
+        return Number(reply) === 1;
+      }),
+    );
+  }
+
+  /**
+   * One script over every entry's key: `completed` receipts for all of them when none exists (and
+   * none is named twice), else nothing; every timestamp the server's `TIME`, the expiry set when
+   * `retentionSeconds` is given. On a Redis Cluster the keys of one call must share a hash slot
+   * (Redis refuses the script otherwise, and nothing is written). Never part of a transaction: the
+   * store has none.
+   */
+  async recordFirst(entries: readonly FirstRun[], _at: At): Promise<boolean> {
+    if (entries.length === 0) return true;
+    const keys = entries.map(({ key }) => receiptKey(this.prefix, key)) as [string, ...string[]];
+    const argv = [
+      this.options.retentionMs,
+      nonce(),
+      ...entries.flatMap(({ response, handlerMs }) => [
+        response,
+        String(Number.isFinite(handlerMs) ? Math.max(0, Math.round(handlerMs)) : 0),
+      ]),
+    ];
+    const reply = await bounded('recordFirst', this.options.commandTimeoutMs, (signal) =>
+      evalOnKeys(this.commander, SCRIPTS.recordFirst, keys, argv, signal),
+    );
+    return Number(reply) === 1;
   }
 
   private async settle(

@@ -10,7 +10,8 @@
  * connection) answer as its first run did, instead of losing its own claim.
  *
  * Adding an operation is adding one entry to {@link SCRIPTS}: its source (the prelude's helpers
- * are in scope) and the name the store runs it by.
+ * are in scope) and the name the store runs it by. Every script but `recordFirst` works on one
+ * key; `recordFirst` writes several at once, so on a Redis Cluster its keys must share a slot.
  */
 import { createHash } from 'node:crypto';
 
@@ -118,6 +119,35 @@ if tonumber(v[2]) > now_ms() - tonumber(ARGV[1]) then return 0 end
 return redis.call('DEL', KEYS[1])
 `;
 
+/**
+ * recordFirst(KEYS: one receipt each; ARGV: retention ms or '', nonce, then per key its response
+ * and its handler milliseconds): a `completed` receipt (attempts 1, claimed the handler's time
+ * before now, finished now) for every key, when none of them exists and none is named twice; else
+ * nothing. 1 when written (or written by this very call before), 0 when refused.
+ */
+const RECORD_FIRST = `
+local seen = {}
+local mine = 0
+for i = 1, #KEYS do
+  if seen[KEYS[i]] then return 0 end
+  seen[KEYS[i]] = true
+  if redis.call('EXISTS', KEYS[i]) == 1 then
+    if redis.call('HGET', KEYS[i], 't') ~= ARGV[2] then return 0 end
+    mine = mine + 1
+  end
+end
+if mine == #KEYS then return 1 end
+if mine > 0 then return 0 end
+local now = now_ms()
+for i = 1, #KEYS do
+  local ms = tonumber(ARGV[2 + 2 * i])
+  redis.call('HSET', KEYS[i], 's', 'completed', 'a', '1', 'c', int(now - ms), 'f', int(now),
+    'r', ARGV[1 + 2 * i], 't', ARGV[2])
+  if ARGV[1] ~= '' then redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+end
+return 1
+`;
+
 /** A script as the store runs it: by SHA-1 first (EVALSHA), by source when the server lacks it. */
 export interface Script {
   readonly name: string;
@@ -138,4 +168,5 @@ export const SCRIPTS = {
   fail: script('fail', FAIL),
   find: script('find', FIND),
   purgeOne: script('purgeOne', PURGE_ONE),
+  recordFirst: script('recordFirst', RECORD_FIRST),
 } as const satisfies Record<string, Script>;

@@ -3,11 +3,11 @@
  * table's migration comes from `Schema.d1Migration()` of the package root.
  * @module @webhook-idempotency/sql/d1
  */
-export { D1Store } from './d1-store';
+export { D1Store } from './receipts/d1-store';
 export type {
   D1DatabaseLike,
   D1PreparedStatementLike,
   D1ResultLike,
   D1StoreOptions,
   D1Writes,
-} from './d1-types';
+} from './connections/d1-types';

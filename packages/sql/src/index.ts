@@ -1,16 +1,17 @@
 /**
  * `SqlStore` and `Schema` for PostgreSQL, MySQL/MariaDB and SQLite, over knex, `pg`, `mysql2`,
  * `better-sqlite3`, Node's built-in `node:sqlite` or Bun's `bun:sqlite` (and Kysely, Drizzle, Prisma and postgres-js
- * through the `/kysely`, `/drizzle`, `/prisma` and `/postgres` entry points); `ReceiptsAdmin` to operate the receipts table;
- * `SqlInbox` and `InboxSchema` for inbox mode; the operator's inbox repairs (`retryDelivery`,
- * `redeliverDelivery`, `retryDeadDeliveries`) over any inbox store.
+ * through the `/kysely`, `/drizzle`, `/prisma` and `/postgres` entry points; D1 through `/d1`); `ReceiptsAdmin` to operate the receipts table;
+ * `SqlInbox` and `InboxSchema` for inbox mode. The operator's inbox repairs (`retryDelivery`,
+ * `redeliverDelivery`, `retryDeadDeliveries`) are core's (`@webhook-idempotency/core/operations`),
+ * re-exported here for one more minor version.
  * @module @webhook-idempotency/sql
  */
-export { SqlStore } from './sql-store';
-export { Schema } from './schema';
-export { ReceiptsAdmin } from './receipts-admin';
-export { SqlInbox } from './inbox-store';
-export { InboxSchema } from './inbox-schema';
+export { SqlStore } from './receipts/sql-store';
+export { Schema } from './receipts/schema';
+export { ReceiptsAdmin } from './admin/receipts-admin';
+export { SqlInbox } from './inbox/sql-inbox';
+export { InboxSchema } from './inbox/schema';
 export {
   type ForgetsReceipts,
   type LeftAsItIs,
@@ -23,8 +24,10 @@ export {
   redeliverDelivery,
   retryDeadDeliveries,
   retryDelivery,
-} from './inbox-operations';
-export { DEFAULT_TABLE, DEFAULT_ACQUIRE_TIMEOUT_MS, DEFAULT_INBOX_TABLE } from './constants';
+} from './inbox/operations';
+export { DEFAULT_ACQUIRE_TIMEOUT_MS } from './connections/constants';
+export { DEFAULT_TABLE } from './receipts/table-name';
+export { DEFAULT_INBOX_TABLE } from './inbox/schema';
 export type {
   BetterSqlite3Database,
   BunSqliteDatabase,
@@ -37,10 +40,9 @@ export type {
   PgPool,
   SqlConnection,
   SqlDialect,
-  SqlStoreOptions,
-  SchemaOptions,
   TransactionOf,
-} from './types';
-export type { OrmConnection } from './orm';
-export type * from './admin-types';
-export type { GroupCommitOptions, InboxSchemaOptions, SqlInboxOptions } from './inbox-types';
+} from './connections/types';
+export type { SchemaOptions, SqlStoreOptions } from './receipts/types';
+export type { OrmConnection } from './connections/orm';
+export type * from './admin/types';
+export type { GroupCommitOptions, InboxSchemaOptions, SqlInboxOptions } from './inbox/types';

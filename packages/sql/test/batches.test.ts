@@ -14,7 +14,7 @@ import {
 } from '@webhook-idempotency/core';
 import { createEngine } from '@webhook-idempotency/core/adapter';
 import { Schema, SqlStore, type SqlConnection } from '../src';
-import { createExecutor } from '../src/connection';
+import { createExecutor } from '../src/connections/detect';
 import { pgDatabase, sqliteFile } from './helpers/databases';
 
 interface Event {

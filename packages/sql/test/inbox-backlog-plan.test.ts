@@ -10,8 +10,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { InboxSchema, SqlInbox } from '../src';
 import { dialects } from '../src/dialects';
-import { buildBacklogQueries } from '../src/inbox-backlog';
-import { inboxDialects } from '../src/inbox-dialects';
+import { buildBacklogQueries } from '../src/inbox/backlog';
 import { pgDatabase, sqliteFile } from './helpers/databases';
 
 const HISTORY = 4000;
@@ -66,10 +65,10 @@ function scans(node: PlanNode): Array<{ type: string; index?: string; rows: numb
 
 describe('the backlog read on PostgreSQL (EXPLAIN ANALYZE)', () => {
   let pool: pg.Pool;
-  const sql = buildBacklogQueries(dialects.postgres, inboxDialects.postgres, 'webhook_inbox');
+  const sql = buildBacklogQueries(dialects.postgres, 'webhook_inbox');
   const explain = async (statement: string, params: unknown[]) => {
     // As the store runs it: the claim's bound first (no sort, a time limit), in one transaction.
-    const { setup, select } = inboxDialects.postgres.boundClaim(statement, 5000);
+    const { setup, select } = dialects.postgres.inbox.boundClaim(statement, 5000);
     const client = await pool.connect();
     try {
       await client.query('BEGIN');
@@ -131,7 +130,7 @@ describe('the backlog read on SQLite (EXPLAIN QUERY PLAN)', () => {
       await seed(new SqlInbox(db), async (statement) => {
         db.prepare(statement.replace('$AGED', `finished_at - 2 * ${DAY}`)).run();
       });
-      const sql = buildBacklogQueries(dialects.sqlite, inboxDialects.sqlite, 'webhook_inbox');
+      const sql = buildBacklogQueries(dialects.sqlite, 'webhook_inbox');
       const plan = (statement: string, params: unknown[]) =>
         (
           db.prepare(`EXPLAIN QUERY PLAN ${statement}`).all(...params) as Array<{ detail: string }>

@@ -11,9 +11,8 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { InboxSchema, SqlInbox } from '../src';
 import { dialects } from '../src/dialects';
-import { inboxDialects } from '../src/inbox-dialects';
-import { buildInboxQueries } from '../src/inbox-queries';
-import type { SqlConnection, SqlDialect } from '../src/types';
+import { buildInboxQueries } from '../src/inbox/queries';
+import type { SqlConnection, SqlDialect } from '../src/connections/types';
 import { mysqlDatabase, pgDatabase, sqliteFile } from './helpers/databases';
 
 const BACKLOG = 6000;
@@ -186,13 +185,8 @@ describe.each(targets)('the claim over a fresh backlog, %s', (_name, open) => {
   ] as const)(
     `reads the unfinished deliveries in id order and stops at its limit (${LIMIT} of ${BACKLOG}), taking over %s`,
     async (_what, takeOver, leases) => {
-      const sql = buildInboxQueries(
-        dialects[target.dialect],
-        inboxDialects[target.dialect],
-        'webhook_inbox',
-        true,
-      );
-      const bound = inboxDialects[target.dialect].boundClaim(
+      const sql = buildInboxQueries(dialects[target.dialect], 'webhook_inbox', true);
+      const bound = dialects[target.dialect].inbox.boundClaim(
         sql.claimSelect(1, false, takeOver),
         5000,
       );

@@ -17,7 +17,7 @@ import {
   type InboxHandler,
   retryDelayMs,
 } from '@webhook-idempotency/core/inbox';
-import { createExecutor } from '../src/connection';
+import { createExecutor } from '../src/connections/detect';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '../src';
 import { driverKinds, ORM_SAMPLE, ormKinds, runOn, type OpenedKind } from './helpers/kinds';
 
@@ -619,7 +619,7 @@ describe.each([
       expect(events[0]).toMatchObject({
         type: 'store-error',
         operation: 'batch',
-        error: expect.objectContaining({ name: 'BatchConflict' }),
+        error: expect.objectContaining({ name: 'GroupConflict' }),
       });
       expect(events.slice(1).map((e) => e.type)).toEqual(['processed', 'processed', 'processed']);
       for (const id of ['evt_1', 'evt_2', 'evt_3'])

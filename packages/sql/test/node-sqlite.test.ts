@@ -6,7 +6,7 @@
 import { DatabaseSync } from 'node:sqlite';
 import { IdempotencyGuard } from '@webhook-idempotency/core';
 import { ReceiptsAdmin, Schema, SqlStore } from '../src';
-import { createExecutor } from '../src/connection';
+import { createExecutor } from '../src/connections/detect';
 import { dialects, isDuplicateKey } from '../src/dialects';
 import { sqlConformance } from './helpers/conformance';
 import { sqliteFile } from './helpers/databases';

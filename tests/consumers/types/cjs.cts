@@ -6,6 +6,7 @@ import fastifyAdapter = require('@webhook-idempotency/fastify');
 import koaAdapter = require('@webhook-idempotency/koa');
 import fetchAdapter = require('@webhook-idempotency/fetch');
 import honoAdapter = require('@webhook-idempotency/hono');
+import lambdaAdapter = require('@webhook-idempotency/lambda');
 import bullmqBridge = require('@webhook-idempotency/bullmq');
 import redis = require('@webhook-idempotency/redis');
 import dynamodb = require('@webhook-idempotency/dynamodb');
@@ -39,6 +40,10 @@ export const cases = testing.conformanceCases.length;
 export const route = fetchAdapter.withIdempotency(
   { store, provider: 'acme', key: (request) => request.headers.get('x-id') },
   () => new Response('ok'),
+);
+export const lambda = lambdaAdapter.withIdempotency(
+  { store, provider: 'acme', key: (request) => request.headers['x-id'] },
+  () => ({ statusCode: 200, body: 'ok' }),
 );
 export const hono = honoAdapter.idempotent({
   store,

@@ -52,6 +52,14 @@ import fastifyIdempotency, {
 import { idempotent as koaIdempotent, type KoaIdempotencyOptions } from '@webhook-idempotency/koa';
 import { withIdempotency, type FetchIdempotencyOptions } from '@webhook-idempotency/fetch';
 import {
+  bodyOf,
+  inboxWorker,
+  type LambdaIdempotencyOptions,
+  UnsupportedEventError,
+  withIdempotency as lambdaGuard,
+} from '@webhook-idempotency/lambda';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import {
   idempotent as honoIdempotent,
   type HonoIdempotencyOptions,
   type IdempotencyVariables,
@@ -189,6 +197,18 @@ export async function uses(): Promise<void> {
     key: (ctx) => ctx.get('x-update-id'),
   };
   new Koa().use(koaIdempotent(koaOptions));
+
+  const lambdaOptions: LambdaIdempotencyOptions<unknown, APIGatewayProxyEventV2> = {
+    store,
+    preset: providers.stripe({ secret: 'whsec_x' }),
+    timeMarginMs: 500,
+  };
+  const lambdaHandler: (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown> =
+    lambdaGuard(lambdaOptions, async (event, idempotency) => ({
+      statusCode: 200,
+      body: JSON.stringify({ bytes: bodyOf(event).length, attempt: idempotency?.attempts }),
+    }));
+  void [lambdaHandler, inboxWorker, UnsupportedEventError];
 
   const fetchOptions: FetchIdempotencyOptions = {
     store,

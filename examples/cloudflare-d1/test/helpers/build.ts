@@ -25,8 +25,10 @@ const PACKAGES = [
   '@webhook-idempotency/hono',
   '@webhook-idempotency/providers',
 ];
-/** What the Worker project installs from the registry, at the workspace's version. */
+/** What the Worker project installs from the registry, at the workspace's versions. */
 const HONO = 'hono@4.13.19';
+/** GitHub's payload types (types only), which the Workers' handlers are typed with. */
+const GITHUB_TYPES = '@octokit/openapi-webhooks-types@12.2.0';
 
 /** The Worker entry points: src/<name>.ts, bundled to dist-<name>/<name>.js. */
 export type WorkerName = 'hono' | 'fetch';
@@ -141,6 +143,7 @@ async function build(dir: string): Promise<BuiltProject> {
       '--loglevel=error',
       ...tarballs,
       HONO,
+      GITHUB_TYPES,
     ],
     { cwd: dir, maxBuffer: 16 * 1024 * 1024 },
   );

@@ -128,7 +128,9 @@ export const answerCases: AdapterCase[] = [
       };
       await h.start({}, () => ({ kind: 'json', headers, value: { ok: true } }));
       const first = await h.post('a2');
-      expect(first.headers['set-cookie']).toEqual(headers['set-cookie']);
+      const cookies = headers['set-cookie'];
+      const sent = h.capabilities.repeatedHeaders === false ? cookies.slice(-1) : cookies;
+      expect(first.headers['set-cookie']).toEqual(sent);
       expect(first.headers['www-authenticate']).toBe(headers['www-authenticate']);
       const again = await h.post('a2');
       expect(again.headers['set-cookie']).toBeUndefined();

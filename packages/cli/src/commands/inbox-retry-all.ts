@@ -4,7 +4,11 @@
  * Each write is a compare-and-set on the delivery as listed: one no longer dead as listed is left
  * as it is, named with what it is now, and the command exits with `LEFT`.
  */
-import { type LeftAsItIs, movedSince, retryDeadDeliveries } from '@webhook-idempotency/sql';
+import {
+  type LeftAsItIs,
+  movedSince,
+  retryDeadDeliveries,
+} from '@webhook-idempotency/core/operations';
 import { ExitCode } from '../exit-codes';
 import { renderTable } from '../output';
 import { type Context, withInbox } from '../session';

@@ -3,7 +3,7 @@
  * one waiting for its backoff made due now; a processing or done one is refused, and so is one
  * that moved between the command's read and its write (a compare-and-set: it is left as it is).
  */
-import { movedSince, retryDelivery } from '@webhook-idempotency/sql';
+import { movedSince, retryDelivery } from '@webhook-idempotency/core/operations';
 import { formatAge } from '../durations';
 import { CliError, ExitCode } from '../exit-codes';
 import { type Context, withInbox } from '../session';

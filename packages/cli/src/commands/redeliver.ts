@@ -2,7 +2,8 @@
  * @module `redeliver`: put a dead or done inbox delivery back for processing, deliberately. A done
  * one needs `--force`, and its receipt is deleted first so that the handler runs again.
  */
-import { movedSince, ReceiptsAdmin, redeliverDelivery } from '@webhook-idempotency/sql';
+import { movedSince, redeliverDelivery } from '@webhook-idempotency/core/operations';
+import { ReceiptsAdmin } from '@webhook-idempotency/sql';
 import { CliError, ExitCode } from '../exit-codes';
 import { type Context, missingTable, probe, withInbox } from '../session';
 import { deliveryJson } from './inbox-list';

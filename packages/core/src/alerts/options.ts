@@ -1,7 +1,7 @@
 /** @module The alert watcher's options, checked once, with their defaults. */
 import { ConfigError } from '../errors';
 import { numberOption } from '../inbox/run';
-import type { InboxStore } from '../inbox/types';
+import type { InboxStore } from '../inbox/inbox-store';
 import type { AlertWatcherOptions, Notifier, ReceiptsStatusSource, WatcherEvent } from './types';
 
 const MINUTE = 60_000;

@@ -1,5 +1,5 @@
 /** @module The alert watcher's vocabulary: conditions, alerts, notifiers, what it reads and what it reports. */
-import type { InboxStore } from '../inbox/types';
+import type { InboxStore } from '../inbox/inbox-store';
 
 /** What the watcher checks on every poll. */
 export const AlertCondition = {

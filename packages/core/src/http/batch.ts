@@ -18,10 +18,8 @@ import type {
   RequestIdempotency,
 } from './batch-types';
 import type { EngineConfig } from './options';
-import type { CapturedResponse } from './response-codec';
 import { isRecordedStatus } from './response-codec';
-import type { Run } from './runs';
-import type { HttpRequest, HttpResponseRecord } from './types';
+import type { HttpRequest } from './types';
 
 /**
  * The guard's refusals a redelivery may cure, all answered with `Retry-After`: another worker
@@ -75,21 +73,31 @@ class ItemFailed extends Error {
   }
 }
 
-/** The answers a batch run gives: the engine's own, for a reason of the guard's met by an item. */
+/** The answers a batch gives: the engine's own, for a reason of the guard's met by an item. */
 type BatchConfig = Pick<EngineConfig, 'preset' | 'inProgressStatus'>;
 
 /**
- * The engine's `PendingRun` for a batched request: the request's own run (on its ticket, never in
- * a transaction) plus the items, each run by `batch.each` through the guard. The request's receipt
- * is completed only when the handler answered 2xx after every item was done; when an item was
- * refused for a reason of the guard's (held by another worker, another payload, the store), the
- * batch is answered with that reason instead of whatever the handler or the framework answered,
- * and its receipt is marked `failed`.
+ * What the batch's items say about how the request's own run ends, for an answer with `status`:
+ * answered with the guard's refusal of an item instead (`refused`); the handler's 2xx passed on
+ * but the batch left retryable because an item failed (`failed`); completed even when its own
+ * receipt cannot keep the answer, every item being recorded under a receipt of its own
+ * (`recorded`); or as any other run (`undefined`).
  */
-export class BatchRun<Tx> {
-  /** The request's run never expires: it holds no transaction. */
-  readonly expires = false;
-  readonly idempotency: RequestIdempotency<Tx>;
+export type BatchVerdict =
+  | { readonly refused: unknown }
+  | { readonly failed: Error }
+  | 'recorded'
+  | undefined;
+
+/**
+ * The items of a batched request, run by the handler's `batch.each` through the guard, each under
+ * a receipt of its own. The request's own run (on its ticket, never in a transaction) asks
+ * {@link BatchItems.verdict} how to end: its receipt is completed only when the handler answered
+ * 2xx after every item was done; when an item was refused for a reason of the guard's (held by
+ * another worker, another payload, the store), the batch is answered with that reason instead of
+ * whatever the handler or the framework answered, and its receipt is marked `failed`.
+ */
+export class BatchItems<Tx> {
   /** The guard's refusal of an item that stopped the batch, a redelivery may cure it (409, 503). */
   private stopped: { readonly error: unknown } | undefined;
   /** The items refused for a reason no redelivery changes (422), in the request's order. */
@@ -100,53 +108,33 @@ export class BatchRun<Tx> {
   private done = false;
 
   constructor(
-    private readonly run: Run<unknown>,
     private readonly guard: IdempotencyGuard<Tx>,
     private readonly entries: readonly BatchEntry[],
     private readonly verified: boolean,
     private readonly config: BatchConfig,
     private readonly request: HttpRequest,
-    context: RequestIdempotency<Tx>,
-  ) {
+  ) {}
+
+  /** What the handler sees: the request's own run context, with the batch's items. */
+  idempotency(context: RequestIdempotency<Tx>): RequestIdempotency<Tx> {
     const batch: DeliveryBatch<Tx> = {
-      items: entries.map(({ key, value }) => ({ key, value })),
+      items: this.entries.map(({ key, value }) => ({ key, value })),
       each: (handler) => this.each(handler),
     };
-    this.idempotency = { ...context, batch };
+    return { ...context, batch };
   }
 
-  finish(response: CapturedResponse): Promise<HttpResponseRecord | null> {
+  /** How the request's run ends for an answer with `status` (`undefined`: none went out, or an error). */
+  verdict(status: number | undefined): BatchVerdict {
     const refusal = this.refusal();
-    if (refusal) return this.run.refuse(refusal.error);
+    if (refusal) return { refused: refusal.error };
     // The handler acknowledged a batch with a failed item: its answer goes out as it is, and the
     // batch stays retryable (a redelivery of it runs the failed item again instead of replaying).
-    if (this.failed && isRecordedStatus(response.status))
-      return this.run.abort(new ItemFailed()).then(() => null);
+    if (this.failed && status !== undefined && isRecordedStatus(status))
+      return { failed: new ItemFailed() };
     // Every item is recorded on its own receipt, the batch's only spares a redelivery the item
     // look-ups: an answer it cannot keep (taken over once stale, the store failing) still goes out.
-    return this.done ? this.run.finishRecorded(response) : this.run.finish(response);
-  }
-
-  abort(error: unknown): Promise<HttpResponseRecord | null> {
-    const refusal = this.refusal();
-    return refusal ? this.run.refuse(refusal.error) : this.run.abort(error);
-  }
-
-  async answeredAround(status: number | undefined, how: string): Promise<void> {
-    const refusal = this.refusal();
-    if (refusal) await this.run.refuse(refusal.error);
-    // As in finish: a 2xx sent around the adapter after an item failed leaves the batch retryable.
-    else if (this.failed && status !== undefined && isRecordedStatus(status))
-      await this.run.abort(new ItemFailed());
-    else await this.run.answeredAround(status, how);
-  }
-
-  onExpire(send: (answer: HttpResponseRecord) => void): void {
-    this.run.onExpire(send);
-  }
-
-  enter<T>(fn: () => T): T {
-    return this.run.enter(fn);
+    return this.done ? 'recorded' : undefined;
   }
 
   /** What the batch is answered with instead of the handler: what stopped it, else its refused items. */

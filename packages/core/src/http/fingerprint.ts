@@ -1,10 +1,20 @@
 /** @module Request fingerprints: SHA-256 of the raw body, or of a canonical JSON of the parsed body. */
-import { createHash } from 'node:crypto';
+// A namespace import: a runtime whose node:crypto lacks `hash` still loads this module.
+import * as crypto from 'node:crypto';
 import type { HttpRequest } from './types';
+
+/**
+ * One-shot hashing where the runtime has it (Node 20.12 and later): no Hash object is built per
+ * request, which is most of a small body's fingerprint cost. `undefined` elsewhere.
+ */
+const hashOnce: typeof crypto.hash | undefined =
+  typeof crypto.hash === 'function' ? crypto.hash : undefined;
 
 /** Lower-case hex SHA-256 of `data` (64 characters: what the receipts' `fingerprint` column holds). */
 export function sha256Hex(data: Buffer | string): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hashOnce
+    ? hashOnce('sha256', data, 'hex')
+    : crypto.createHash('sha256').update(data).digest('hex');
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   RequestPolicy,
 } from './constants';
 import { defaultFingerprint } from './fingerprint';
+import { answerCodec, type AnswerCodec } from './response-codec';
 import type { HttpRequest, ProviderPreset } from './types';
 
 /**
@@ -92,6 +93,9 @@ export interface EngineConfig<Native = unknown, Tx = unknown> {
   readonly maxResponseBytes: number;
   /** The preset needs the raw bytes: a request without them fails with `ERR_IDEMPOTENCY_RAW_BODY_MISSING`. */
   readonly needsRawBody: boolean;
+  /** How answers are stored and replayed: see {@link AnswerCodec}. */
+  readonly storeAnswer: AnswerCodec['storeAnswer'];
+  readonly readAnswer: AnswerCodec['readAnswer'];
 }
 
 const GUARD_OPTIONS = [
@@ -290,6 +294,7 @@ export function resolveOptions<Native = unknown, Tx = unknown>(
     replayedHeader,
     maxResponseBytes,
     needsRawBody: preset?.needsRawBody === true,
+    ...answerCodec(guard, maxResponseBytes, replayedHeader),
   };
   // Once every option is valid: the preset's retry window guards its receipts on this store
   // against a shorter purge (guard.purge).

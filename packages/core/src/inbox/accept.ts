@@ -1,5 +1,5 @@
 /**
- * @module The inbox endpoint, framework-free (DESIGN.md §13): verify, extract the key, store the
+ * @module The inbox endpoint, framework-free: verify, extract the key, store the
  * verified bytes, answer 2xx at once. Adapters translate a request in and the answer out.
  */
 import { ConfigError, ErrorCode, IdempotencyError, InvalidRequestKey, StoreError } from '../errors';
@@ -21,7 +21,8 @@ import {
   resolveBackpressure,
 } from './backpressure';
 import type { AnsweredEvent } from './figures';
-import type { InboxEvent, InboxStore } from './types';
+import type { InboxStore } from './inbox-store';
+import type { InboxEvent } from './types';
 
 export { DEFAULT_INBOX_HEADERS, type InboxBackpressureOptions, type InboxResponse };
 
@@ -47,7 +48,7 @@ export interface InboxOptions<Native = unknown> {
    * `true` stores every request that carries a key, authenticated or not: anyone who can reach
    * the endpoint can then store a delivery under any id first, and the genuine delivery with that
    * id is answered as a duplicate and never stored. Without a preset or `verify` the inbox refuses
-   * to start unless this is `true` (DESIGN.md §15: an unauthenticated endpoint is a choice, never
+   * to start unless this is `true` (an unauthenticated endpoint is a choice, never
    * a default). Refused together with a preset or `verify`. Defaults to `false`.
    */
   unverified?: boolean;

@@ -17,7 +17,8 @@ import {
   type Refused,
 } from './backpressure-budget';
 import { numberOption } from './run';
-import type { InboxEvent, InboxStore } from './types';
+import type { InboxStore } from './inbox-store';
+import type { InboxEvent } from './types';
 
 /**
  * `inbox({ backpressure })`: refuse a provider's new deliveries, unstored, with 503 (or 429) and

@@ -5,26 +5,20 @@
  * of its own to renew: the queue runs the jobs, and the relay leased each delivery for its handoff.
  */
 import { ConfigError } from '../errors';
-import {
-  completerOf,
-  emitter,
-  errorText,
-  guardFor,
-  type InboxHandler,
-  numberOption,
-  type ReceiptsOptions,
-  refOf,
-  runDelivery,
-  warnOfSetup,
-} from './run';
-import { handlersOf, type InboxHandlers, isPermanent } from './handlers';
+import type { InboxConsumerStore } from './inbox-store';
+import { completerOf, guardFor, type ReceiptsOptions, warnOfSetup } from './receipts-link';
 import type { QueuedDelivery } from './relay-options';
-import type { InboxEvent, InboxStore, StoredDelivery } from './types';
+import { emitter, errorText, type InboxHandler, numberOption, refOf, runDelivery } from './run';
+import { handlersOf, type InboxHandlers, isPermanent } from './handlers';
+import type { InboxEvent, StoredDelivery } from './types';
 
 /** Options of {@link createInboxConsumer}. */
 export interface InboxConsumerOptions<Tx = never> extends ReceiptsOptions<Tx> {
-  /** Where the deliveries are (`new SqlInbox(db)`). Required. */
-  inbox: InboxStore;
+  /**
+   * Where the deliveries are (`new SqlInbox(db)`, or `new SqlInbox(db, { receipts: store })` to mark
+   * each delivery done in its receipt's transaction). Required.
+   */
+  inbox: InboxConsumerStore<NoInfer<Tx>>;
   /** One handler per provider, as `createInboxWorker` takes them. Required. */
   handlers: InboxHandlers<Tx>;
   /**
@@ -110,7 +104,7 @@ export function createInboxConsumer<Tx = never>(options: InboxConsumerOptions<Tx
     throw new ConfigError('options', 'must be an object with `inbox`, `store` and `handlers`');
   const { inbox } = options;
   if (!inbox || typeof inbox.find !== 'function')
-    throw new ConfigError('inbox', 'must implement InboxStore (new SqlInbox(db))');
+    throw new ConfigError('inbox', 'must implement InboxConsumerStore (new SqlInbox(db))');
   const { providers, handlers } = handlersOf<Tx>(options.handlers);
   const emit = emitter(options.onEvent);
   const visibility = numberOption(
@@ -133,7 +127,7 @@ export function createInboxConsumer<Tx = never>(options: InboxConsumerOptions<Tx
 
 /** What one job's processing needs of its consumer. */
 interface ConsumeScope<Tx> {
-  readonly inbox: InboxStore;
+  readonly inbox: InboxConsumerStore<Tx>;
   readonly handlers: Readonly<Record<string, InboxHandler<Tx>>>;
   readonly emit: (event: InboxEvent) => void;
   readonly guard: ReturnType<typeof guardFor<Tx>>;

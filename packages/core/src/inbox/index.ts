@@ -9,11 +9,13 @@ export type { InboxBackpressureOptions, InboxOptions, InboxResponse } from './ac
 export type {
   AnsweredEvent,
   BackpressureEvent,
+  EndpointEvent,
   BacklogInput,
   InboxBacklog,
   ProviderBacklog,
 } from './figures';
 export type { InboxHandlerEntry, InboxHandlers } from './handlers';
+export { GroupConflict } from '../receipt-group';
 export { InMemoryInbox, type InMemoryInboxOptions } from './memory-inbox';
 export {
   createInboxWorker,
@@ -32,8 +34,18 @@ export {
   type ExpectedDelivery,
   type InboxCaution,
   type InboxEvent,
-  type InboxStore,
   type LeasedRef,
   type NewDelivery,
   type StoredDelivery,
 } from './types';
+export type {
+  InboxConsumerStore,
+  InboxEndpointStore,
+  InboxLeaseStore,
+  InboxOperatorStore,
+  InboxReader,
+  InboxReceiptsLink,
+  InboxRelayStore,
+  InboxStore,
+  InboxWorkerStore,
+} from './inbox-store';

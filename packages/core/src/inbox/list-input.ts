@@ -2,7 +2,8 @@
 import { DEFAULT_PURGE_BATCH_SIZE } from '../constants';
 import { ConfigError } from '../errors';
 import { numberOption } from './run';
-import { type DeliveryListInput, DeliveryStatus, type InboxStore } from './types';
+import { type DeliveryListInput, DeliveryStatus } from './types';
+import type { InboxStore } from './inbox-store';
 
 /** Most rows one `list` returns when no `limit` is given (`ReceiptsAdmin.list`'s is 50). */
 const DEFAULT_LIST_LIMIT = 100;

@@ -1,13 +1,7 @@
 /** @module InMemoryInbox's rows: what one stored delivery holds, its options, and the copies it hands out. */
 import { ConfigError } from '../errors';
-import type {
-  Delivery,
-  DeliveryStatus,
-  DeliverySummary,
-  InboxStore,
-  LeasedRef,
-  StoredDelivery,
-} from './types';
+import type { InboxStore } from './inbox-store';
+import type { Delivery, DeliveryStatus, DeliverySummary, LeasedRef, StoredDelivery } from './types';
 
 /** Options of {@link InMemoryInbox}. */
 export interface InMemoryInboxOptions {

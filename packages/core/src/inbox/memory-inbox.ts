@@ -18,6 +18,7 @@ import {
   toStored,
   toSummary,
 } from './memory-inbox-rows';
+import type { InboxStore } from './inbox-store';
 import { MAX_CLAIM_LIMIT } from './run';
 import {
   type Delivery,
@@ -26,7 +27,6 @@ import {
   type DeliveryListInput,
   type DeliverySummary,
   type ExpectedDelivery,
-  type InboxStore,
   type LeasedRef,
   type NewDelivery,
   type StoredDelivery,
@@ -40,9 +40,10 @@ export type { InMemoryInboxOptions } from './memory-inbox-rows';
  * durable (a restart loses every stored delivery, acknowledged or not) and two processes each
  * have their own: use it for tests and single-process development, `SqlInbox` for anything a
  * provider's delivery must survive. Bodies and headers are copied in and out, so a caller's
- * `Buffer` never aliases a stored one. No timers, nothing to close. It writes in no receipts
- * store's transactions (no `completerFor` or `batcherFor`): a worker marks deliveries done after
- * each handler's commit.
+ * `Buffer` never aliases a stored one. No timers, nothing to close. It has no link to a receipts
+ * store (no `receipts`, no `completeIn`: `InMemoryStore` has no transactions to write in), so a
+ * worker marks deliveries done after each handler's receipt is written, and runs each delivery on
+ * its own, never in groups.
  *
  * @example
  * const inbox = new InMemoryInbox();

@@ -7,7 +7,8 @@ import { SECOND } from '../constants';
 import { ConfigError } from '../errors';
 import type { Store } from '../types';
 import { emitter, MAX_CLAIM_LIMIT, numberOption } from './run';
-import type { DeliveryRef, InboxEvent, InboxStore } from './types';
+import type { InboxRelayStore } from './inbox-store';
+import type { DeliveryRef, InboxEvent } from './types';
 
 /**
  * What a queue job carries: a reference to a stored delivery and the lease it was handed over
@@ -39,8 +40,8 @@ export function jobIdOf(delivery: QueuedDelivery): string {
 
 /** Options of {@link createInboxRelay}. */
 export interface InboxRelayOptions {
-  /** Where the deliveries are (`new SqlInbox(db)`). Required. */
-  inbox: InboxStore;
+  /** Where the deliveries are (`new SqlInbox(db)`): any store with the relay's role. Required. */
+  inbox: InboxRelayStore;
   /** The providers whose deliveries this relay hands over. Required, at least one. */
   providers: readonly string[];
   /**
@@ -121,12 +122,12 @@ export function relaySettingsOf(options: InboxRelayOptions) {
     throw new ConfigError('options', 'must be an object with `inbox`, `providers` and `send`');
   const { inbox, send, inspect, store, providers } = options;
   if (!inbox || typeof inbox.claimRefs !== 'function' || typeof inbox.extend !== 'function')
-    throw new ConfigError('inbox', 'must implement InboxStore (new SqlInbox(db))');
+    throw new ConfigError('inbox', 'must implement InboxRelayStore (new SqlInbox(db))');
   if (typeof send !== 'function') throw new ConfigError('send', 'must be a function');
   if (inspect !== undefined && typeof inspect !== 'function')
     throw new ConfigError('inspect', 'must be a function');
   if (inspect !== undefined && typeof inbox.lapsed !== 'function')
-    throw new ConfigError('inbox', 'must implement InboxStore.lapsed to inspect handoffs');
+    throw new ConfigError('inbox', 'must implement InboxRelayStore.lapsed to inspect handoffs');
   if (store !== undefined && typeof store?.find !== 'function')
     throw new ConfigError('store', 'must be a receipts store (new SqlStore(db))');
   if (

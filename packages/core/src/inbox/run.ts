@@ -6,18 +6,11 @@
  */
 import { MAX_ERROR_LENGTH, SECOND } from '../constants';
 import { ClaimLost, ConfigError, HandlerTimeout, RequestInProgress, StoreError } from '../errors';
-import { IdempotencyGuard } from '../guard';
+import type { IdempotencyGuard } from '../guard';
 import { RequestKey } from '../request-key';
 import { abortReason } from '../abort';
-import type { RunContext, Store } from '../types';
-import type {
-  Delivery,
-  DeliveryBatcher,
-  DeliveryLease,
-  DeliveryRef,
-  InboxEvent,
-  InboxStore,
-} from './types';
+import type { RunContext } from '../types';
+import type { Delivery, DeliveryLease, DeliveryRef, InboxEvent } from './types';
 
 /** What an inbox handler gets besides the delivery: the guard's context and the run's signal. */
 export interface InboxContext<Tx = never> extends RunContext<Tx> {
@@ -60,17 +53,6 @@ export type DeliveryResult =
     }
   /** The handler (or its commit) failed; `text` is the error for the store, truncated. */
   | { readonly kind: 'failed'; readonly error: unknown; readonly text: string };
-
-/** The options both the worker and the consumer take for their receipts. */
-export interface ReceiptsOptions<Tx> {
-  /**
-   * The receipts store the handlers run through (`new SqlStore(db)`), transactional when it can
-   * be: the business writes and the receipt commit together. Exactly one of `store` and `guard`.
-   */
-  store?: Store<Tx>;
-  /** A ready guard instead of `store`; its `staleAfterSeconds` must not exceed `visibilityTimeoutSeconds`. */
-  guard?: IdempotencyGuard<Tx>;
-}
 
 /** An error's text as the inbox stores it: `Name: message`, at most {@link MAX_ERROR_LENGTH} characters. */
 export function errorText(error: unknown): string {
@@ -135,80 +117,13 @@ export function numberOption(
 }
 
 /**
- * The guard handlers run through: the user's, or one over `store` timed by `visibility` (seconds):
- * the receipts go stale at 90 % of it and a transactional handler's deadline is 80 %, so a
- * handler never outlives the lease (or the queue's visibility) it runs under.
- */
-export function guardFor<Tx>(
-  options: ReceiptsOptions<Tx>,
-  visibility: number,
-): IdempotencyGuard<Tx> {
-  const { store, guard } = options;
-  if ((store === undefined) === (guard === undefined))
-    throw new ConfigError('store', 'exactly one of `store` and `guard` is required');
-  if (guard !== undefined) {
-    if (!(guard instanceof IdempotencyGuard))
-      throw new ConfigError('guard', 'must be an IdempotencyGuard');
-    if (guard.staleAfterMs > visibility * SECOND)
-      throw new ConfigError(
-        'visibilityTimeoutSeconds',
-        `must be at least the guard's staleAfterSeconds (${guard.staleAfterMs / SECOND}), so a taken-over delivery finds its receipt stale`,
-      );
-    return guard;
-  }
-  return new IdempotencyGuard(store as Store<Tx>, {
-    staleAfterSeconds: visibility * 0.9,
-    transactional: store!.capabilities?.transactional === true,
-    handlerTimeoutSeconds: visibility * 0.8,
-  });
-}
-
-/**
- * The inbox's way of marking deliveries done inside the receipts' transactions, when it has one
- * for `guard`'s store ({@link InboxStore.completerFor}) and the guard runs handlers in transactions.
- */
-export function completerOf<Tx>(
-  inbox: InboxStore,
-  guard: IdempotencyGuard<Tx>,
-): ((lease: DeliveryLease, transaction: unknown) => Promise<boolean>) | undefined {
-  if (!guard.transactional || typeof inbox.completerFor !== 'function') return undefined;
-  return inbox.completerFor(guard.store);
-}
-
-/**
- * Reports, as `warning` events, what the inbox says about `guard`'s handlers running in
- * transactions beside it ({@link InboxStore.cautionsFor}): once, when a worker or consumer is built.
- */
-export function warnOfSetup<Tx>(
-  inbox: InboxStore,
-  guard: IdempotencyGuard<Tx>,
-  emit: (event: InboxEvent) => void,
-): void {
-  if (!guard.transactional || typeof inbox.cautionsFor !== 'function') return;
-  for (const { code, message } of inbox.cautionsFor(guard.store))
-    emit({ type: 'warning', code, message });
-}
-
-/**
- * The inbox's way of running several first deliveries in one receipts transaction
- * ({@link InboxStore.batcherFor}), on the same terms as {@link completerOf}.
- */
-export function batcherOf<Tx>(
-  inbox: InboxStore,
-  guard: IdempotencyGuard<Tx>,
-): DeliveryBatcher | undefined {
-  if (!guard.transactional || typeof inbox.batcherFor !== 'function') return undefined;
-  return inbox.batcherFor(guard.store);
-}
-
-/**
  * Runs `delivery`'s handler through `guard`, keyed by its provider and external id; never rejects.
  * The run is cut off at the guard's handler deadline (`handlerTimeoutMs`, under the lease) with or
  * without a transaction, and when `options.signal` aborts (a stopping worker): a transactional run
  * is rolled back; without one, the handler is told through `context.signal` and no longer waited
  * for. Either way the result is `failed` at once, even if the handler never settles.
  *
- * With `options.complete` ({@link completerOf}) and a transaction, the delivery is marked done
+ * With `options.complete` (`completerOf`) and a transaction, the delivery is marked done
  * under `options.lease` in that transaction once the handler has returned, before the receipt is:
  * a failure of that write rolls everything back and is a store failure (`busy`, `store-error`).
  */

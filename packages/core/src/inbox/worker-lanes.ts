@@ -14,13 +14,13 @@
 import { MAX_CLAIM_LIMIT, refOf } from './run';
 import type { Delivery, InboxEvent } from './types';
 import type { LeaseKeeper } from './lease-keeper';
-import { type BatchLeft, type BatchScope, batchesOf, runBatch, unitsOf } from './worker-batch';
+import { type BatchLeft, batchesOf, type GroupRunScope, runGroup, unitsOf } from './worker-batch';
 import type { Settler } from './worker-settle';
 
 /** What a group needs of the worker besides the lanes (where deliveries run in groups). */
 export type GroupScope<Tx> = Pick<
-  BatchScope<Tx>,
-  'batcher' | 'guard' | 'handlers' | 'windowMs' | 'emit'
+  GroupRunScope<Tx>,
+  'completeIn' | 'guard' | 'handlers' | 'windowMs' | 'emit'
 >;
 
 /** What the lanes need of their worker. */
@@ -55,7 +55,7 @@ export class Lanes<Tx> {
   /** The transactions under way. At most `concurrency`. */
   private busy = 0;
   /** What a group needs of this worker, where deliveries run in groups. */
-  private readonly batch: BatchScope<Tx> | undefined;
+  private readonly batch: GroupRunScope<Tx> | undefined;
 
   constructor(private readonly scope: LanesScope<Tx>) {
     const { group, settler } = scope;
@@ -166,7 +166,7 @@ export class Lanes<Tx> {
       await this.settleAs(unit[0]!, settler.processOne(unit[0]!, signal));
       return;
     }
-    const left = await runBatch(this.batch!, unit, signal);
+    const left = await runGroup(this.batch!, unit, signal);
     // This lane counts as free: it ends right after.
     this.queueFront(left, 1);
   }

@@ -1,14 +1,21 @@
 /** @module The inbox worker's options, their defaults and checks, and its retry schedule. */
 import { SECOND } from '../constants';
 import { ConfigError } from '../errors';
-import { emitter, MAX_CLAIM_LIMIT, numberOption as number, type ReceiptsOptions } from './run';
 import { handlersOf, type InboxHandlers } from './handlers';
-import type { InboxEvent, InboxStore } from './types';
+import type { InboxWorkerStore } from './inbox-store';
+import type { ReceiptsOptions } from './receipts-link';
+import { emitter, MAX_CLAIM_LIMIT, numberOption as number } from './run';
+import type { InboxEvent } from './types';
 
 /** Options of {@link createInboxWorker}. */
 export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
-  /** Where the deliveries are (`new SqlInbox(db)`). Required. */
-  inbox: InboxStore;
+  /**
+   * Where the deliveries are: `new SqlInbox(db, { receipts: store })` on the receipts store's own
+   * connection (each delivery marked done in its receipt's transaction, and first deliveries run
+   * in groups), or any store with the worker's role (`new SqlInbox(db)`, `InMemoryInbox`).
+   * Required.
+   */
+  inbox: InboxWorkerStore<NoInfer<Tx>>;
   /**
    * One handler per provider, or a route set (`routes(preset, { … })`) whose routes run the
    * delivery's event; the worker claims only deliveries of these providers. Required.
@@ -20,10 +27,10 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
    */
   concurrency?: number;
   /**
-   * Deliveries without a failure yet run up to this many to a transaction where the inbox
-   * and the receipts share one (`SqlInbox` and `SqlStore` on the same `db`): their handlers one
-   * after another, then one statement for their receipts, one for their `done`, and one commit,
-   * instead of two commits per delivery. A claim's first deliveries go in as few batches as hold
+   * Deliveries without a failure yet run up to this many to a transaction (a group) where the
+   * inbox writes in the receipts' transactions (`new SqlInbox(db, { receipts: store })`): their
+   * handlers one after another, then one write for their receipts (`Store.recordFirst`), one for
+   * their `done`, and one commit, instead of two commits per delivery. A claim's first deliveries go in as few batches as hold
    * them; what a batch has not started leaves it `batchWindowMs` into its transaction, for the
    * free lanes, so slow handlers never wait for each other. A handler that throws first in its
    * transaction rolls the batch back and alone is charged; the others run again (docs/inbox.md,
@@ -64,7 +71,8 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
   /**
    * Receives `processed`, `retry`, `dead`, `released`, `lease-lost` and `store-error` events, and
    * once, as the worker is built, a `warning` for a setup that works against the inbox
-   * ({@link InboxStore.cautionsFor}). Errors it throws are ignored.
+   * (`InboxStore.cautionsFor`, or an inbox built with another receipts store). Errors it throws
+   * are ignored.
    */
   onEvent?: (event: InboxEvent) => void;
 }
@@ -126,7 +134,7 @@ export function settingsOf<Tx>(options: InboxWorkerOptions<Tx>) {
     throw new ConfigError('options', 'must be an object with `inbox`, `store` and `handlers`');
   const { inbox, random = Math.random } = options;
   if (!inbox || typeof inbox.claim !== 'function')
-    throw new ConfigError('inbox', 'must implement InboxStore (new SqlInbox(db))');
+    throw new ConfigError('inbox', 'must implement InboxWorkerStore (new SqlInbox(db))');
   const { providers, handlers } = handlersOf<Tx>(options.handlers);
   const emit = emitter(options.onEvent);
   if (typeof random !== 'function') throw new ConfigError('random', 'must be a function');

@@ -6,14 +6,16 @@
 import type { IdempotencyGuard } from '../guard';
 import { RequestKey } from '../request-key';
 import { isPermanent } from './handlers';
-import { type completerOf, type InboxHandler, refOf, runDelivery } from './run';
-import type { Delivery, InboxEvent, InboxStore } from './types';
+import type { InboxWorkerStore } from './inbox-store';
+import type { completerOf } from './receipts-link';
+import { type InboxHandler, refOf, runDelivery } from './run';
+import type { Delivery, InboxEvent } from './types';
 import type { ReleaseReason } from './worker-batch';
 import { retryDelayMs } from './worker-options';
 
 /** What the settlement needs of its worker. */
 export interface SettleScope<Tx> {
-  readonly inbox: InboxStore;
+  readonly inbox: InboxWorkerStore<Tx>;
   readonly guard: IdempotencyGuard<Tx>;
   readonly handlers: Readonly<Record<string, InboxHandler<Tx>>>;
   readonly emit: (event: InboxEvent) => void;

@@ -19,17 +19,10 @@
  */
 import { LeaseKeeper } from './lease-keeper';
 import { LoopState, PollLoop, UNTIL_WOKEN } from './poll-loop';
-import {
-  batcherOf,
-  completerOf,
-  guardFor,
-  MAX_CLAIM_LIMIT,
-  numberOption,
-  refOf,
-  warnOfSetup,
-} from './run';
+import { type CompleteIn, completerOf, groupsOf, guardFor, warnOfSetup } from './receipts-link';
+import { MAX_CLAIM_LIMIT, numberOption, refOf } from './run';
 import { stopWithDeadline } from './stopper';
-import type { Delivery, DeliveryBatcher, DeliveryLease, DeliveryRef, InboxEvent } from './types';
+import type { Delivery, DeliveryLease, DeliveryRef, InboxEvent } from './types';
 import { Lanes } from './worker-lanes';
 import {
   DEFAULTS,
@@ -117,7 +110,7 @@ class InboxWorkerMachine<Tx> {
       complete,
       ending,
     });
-    const batcher = settings.batchSize > 1 ? batcherOf(inbox, guard) : undefined;
+    const completeIn = settings.batchSize > 1 ? groupsOf(inbox, guard) : undefined;
     const windowMs = settings.batchWindowMs;
     this.lanes = new Lanes<Tx>({
       concurrency: settings.concurrency,
@@ -125,7 +118,13 @@ class InboxWorkerMachine<Tx> {
       emit,
       keeper: this.keeper,
       settler: this.settler,
-      group: batcher && { batcher: this.endingOnCommit(batcher), guard, handlers, windowMs, emit },
+      group: completeIn && {
+        completeIn: this.endingOnCommit(completeIn),
+        guard,
+        handlers,
+        windowMs,
+        emit,
+      },
       halting: () => this.loop.halting,
       signal: () => this.runs.signal,
       freed: () => this.loop.wake(),
@@ -239,19 +238,11 @@ class InboxWorkerMachine<Tx> {
     );
   }
 
-  /** `batcher`, telling the keeper about the deliveries a group marks done before it does. */
-  private endingOnCommit(batcher: DeliveryBatcher): DeliveryBatcher {
-    return {
-      run: (deliveries, work, options) =>
-        batcher.run(
-          deliveries,
-          async (transaction, known) => {
-            const entries = await work(transaction, known);
-            for (const { delivery } of entries) this.keeper.ending(delivery);
-            return entries;
-          },
-          options,
-        ),
+  /** `completeIn` of a group's deliveries, telling the keeper about them before it marks them done. */
+  private endingOnCommit(completeIn: CompleteIn): CompleteIn {
+    return (leases, transaction) => {
+      for (const lease of leases) this.keeper.ending(lease);
+      return completeIn(leases, transaction);
     };
   }
 }

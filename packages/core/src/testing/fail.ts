@@ -98,7 +98,8 @@ export const failCases: ConformanceCase[] = [
         return store.reclaim(k, fingerprint === undefined ? input : { ...input, fingerprint });
       };
       await store.claim(k, { now: now(), fingerprint: 'forged' });
-      // A failed attempt's fingerprint is replaced by the new delivery's (DESIGN.md §10).
+      // A failed attempt's fingerprint is replaced by the new delivery's: the request that runs now
+      // is the one a duplicate is compared with.
       expect(await retry(1, 'genuine')).toMatchObject({
         status: 'processing',
         attempts: 2,

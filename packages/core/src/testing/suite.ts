@@ -4,21 +4,37 @@ import { claimCases } from './claim';
 import { completeCases } from './complete';
 import { concurrencyCases } from './concurrency';
 import { failCases } from './fail';
+import { groupCases } from './group';
+import { groupRunCases, groupTransactionCases } from './group-run';
 import { purgeCases } from './purge';
 import { staleCases } from './stale';
 import { transactionCases } from './transaction';
 import type { CaseContext, ConformanceCase, ConformanceHarness, ConformanceOptions } from './types';
 
-/** Every case of the contract, grouped as claim, complete, fail, stale, purge, concurrency, transaction. */
+/**
+ * Every case of the contract, grouped as claim, complete, fail, stale, purge, group (the group
+ * operations and a group of first runs as the guard runs it), concurrency, transaction.
+ */
 export const conformanceCases: readonly ConformanceCase[] = [
   ...claimCases,
   ...completeCases,
   ...failCases,
   ...staleCases,
   ...purgeCases,
+  ...groupCases.filter((c) => c.group === 'group'),
+  ...groupRunCases,
   ...concurrencyCases,
+  ...groupCases.filter((c) => c.group === 'concurrency'),
   ...transactionCases,
+  ...groupTransactionCases,
 ];
+
+/** The cases of the group operations, left out (by capability flag) for a store without them. */
+const GROUP_CASES: ReadonlySet<ConformanceCase> = new Set([
+  ...groupCases,
+  ...groupRunCases,
+  ...groupTransactionCases,
+]);
 
 const START = Date.UTC(2026, 0, 1);
 
@@ -52,7 +68,8 @@ export async function runCase<Tx>(
 
 /**
  * Registers the whole store contract as tests: call it at the top level of a test file.
- * Cases that need a capability the store lacks (transactions) are left out, by capability flag.
+ * Cases that need a capability the store lacks (transactions, group operations) are left out, by
+ * capability flag.
  *
  * @example
  * import { runStoreConformance } from '@webhook-idempotency/core/testing';
@@ -79,6 +96,12 @@ export function runStoreConformance<Tx = never>(options: ConformanceOptions<Tx>)
               throw new TypeError(
                 `${name}: a store with a 'store' clock needs harness.advance(ms) to move its time`,
               );
+            }
+            if (GROUP_CASES.has(testCase) && capabilities.groups === false) {
+              // Not applicable: the store declares no group operations. Prove the flag is honest instead.
+              expect(harness.store.known).toBeUndefined();
+              expect(harness.store.recordFirst).toBeUndefined();
+              return;
             }
             if (group === 'transaction' && !capabilities.transactional) {
               // Not applicable: the store declares no transactions. Prove the flag is honest instead.

@@ -39,7 +39,15 @@ export interface CaseContext<Tx = never> {
 
 /** One check of the contract. */
 export interface ConformanceCase {
-  readonly group: 'claim' | 'complete' | 'fail' | 'stale' | 'purge' | 'concurrency' | 'transaction';
+  readonly group:
+    | 'claim'
+    | 'complete'
+    | 'fail'
+    | 'stale'
+    | 'purge'
+    | 'group'
+    | 'concurrency'
+    | 'transaction';
   readonly name: string;
   run(context: CaseContext<unknown>): Promise<void>;
 }

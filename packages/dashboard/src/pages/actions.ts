@@ -1,17 +1,17 @@
 /**
  * @module The repairs, each a confirmation page (GET: what it will do, computed from what is
- * stored now) and its form's POST, which runs the very operation the CLI runs: `release` of the
- * receipts admin, `retryDelivery`, `redeliverDelivery`, `retryDeadDeliveries` and the admin's
- * batched `purge`. Every write is a compare-and-set on what the page showed (its form carries the
+ * stored now) and its form's POST, which runs the very operation the CLI runs: core's operator
+ * rules (`@webhook-idempotency/core/operations`: the admin's `release`, `retryDelivery`,
+ * `redeliverDelivery`, `retryDeadDeliveries`) and the admin's chunked `purge`. Every write is a compare-and-set on what the page showed (its form carries the
  * state: `seen.ts`): what changed since is left as it is, and the answer says what it is now.
  */
-import type { InboxStore } from '@webhook-idempotency/core/inbox';
+import type { InboxOperatorStore } from '@webhook-idempotency/core/inbox';
 import {
   movedSince,
   redeliverDelivery,
   retryDeadDeliveries,
   retryDelivery,
-} from '@webhook-idempotency/sql';
+} from '@webhook-idempotency/core/operations';
 import { age, plural, utc } from '../format';
 import { type Html, html, stored } from '../html';
 import {
@@ -116,7 +116,7 @@ export async function release(
 /** GET `/delivery/retry`. */
 export async function confirmRetry(
   view: View,
-  inbox: InboxStore,
+  inbox: InboxOperatorStore,
   params: URLSearchParams,
 ): Promise<Reply> {
   const { key, here, back } = subjectOf(view, params, '/delivery');
@@ -144,7 +144,7 @@ ${confirmForm(view, link(view, '/delivery/retry', here), 'Retry the delivery', b
 /** POST `/delivery/retry`: `retryDelivery`, as `webhook-idempotency inbox retry`, on the state the page showed. */
 export async function retry(
   view: View,
-  inbox: InboxStore,
+  inbox: InboxOperatorStore,
   params: URLSearchParams,
   form: URLSearchParams,
 ): Promise<Reply> {
@@ -166,7 +166,7 @@ export async function retry(
 /** GET `/delivery/redeliver`. */
 export async function confirmRedeliver(
   view: View,
-  inbox: InboxStore,
+  inbox: InboxOperatorStore,
   params: URLSearchParams,
 ): Promise<Reply> {
   const { key, here, back } = subjectOf(view, params, '/delivery');
@@ -189,7 +189,7 @@ ${confirmForm(view, link(view, '/delivery/redeliver', here), 'Redeliver', back, 
 /** POST `/delivery/redeliver`: `redeliverDelivery`, as `webhook-idempotency redeliver [--force]`. */
 export async function redeliver(
   view: View,
-  inbox: InboxStore,
+  inbox: InboxOperatorStore,
   receipts: DashboardReceipts,
   params: URLSearchParams,
   form: URLSearchParams,
@@ -225,7 +225,7 @@ function bulkFilter(params: URLSearchParams) {
 /** GET `/deliveries/retry-dead`: a dry run of the bulk retry for the chosen filter. */
 export async function confirmRetryDead(
   view: View,
-  inbox: InboxStore,
+  inbox: InboxOperatorStore,
   params: URLSearchParams,
 ): Promise<Reply> {
   const { provider, since, options } = bulkFilter(params);
@@ -257,7 +257,7 @@ ${confirmForm(view, link(view, '/deliveries/retry-dead', here), `Retry ${plural(
 /** POST `/deliveries/retry-dead`: `retryDeadDeliveries`, as `webhook-idempotency inbox retry --all-dead`. */
 export async function retryDead(
   view: View,
-  inbox: InboxStore,
+  inbox: InboxOperatorStore,
   params: URLSearchParams,
 ): Promise<Reply> {
   const { provider, options } = bulkFilter(params);

@@ -2,7 +2,7 @@
 import {
   DeliveryStatus,
   type DeliverySummary,
-  type InboxStore,
+  type InboxReader,
 } from '@webhook-idempotency/core/inbox';
 import { age, bodyText, utc } from '../format';
 import { html, isolated, stored } from '../html';
@@ -28,7 +28,7 @@ function due(d: DeliverySummary, now: number): string {
  */
 export async function deliveryList(
   view: View,
-  inbox: InboxStore,
+  inbox: InboxReader,
   receipts: DashboardReceipts,
   params: URLSearchParams,
 ): Promise<Reply> {
@@ -101,7 +101,7 @@ ${view.readOnly ? '' : html`<p><a href="${link(view, '/deliveries/retry-dead', {
 /** GET `/delivery`: one delivery, its state and stored headers; the body behind a link. */
 export async function deliveryDetail(
   view: View,
-  inbox: InboxStore,
+  inbox: InboxReader,
   receipts: DashboardReceipts,
   params: URLSearchParams,
 ): Promise<Reply> {
@@ -145,7 +145,7 @@ ${headerTable(d.headers)}`;
 /** GET `/delivery/body`: the delivery's body bytes, escaped (asked for by a click). */
 export async function deliveryBody(
   view: View,
-  inbox: InboxStore,
+  inbox: InboxReader,
   params: URLSearchParams,
 ): Promise<Reply> {
   const key = keyOf(params);

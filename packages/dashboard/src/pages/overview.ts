@@ -1,5 +1,5 @@
 /** @module The overview: the two figures, counts per provider and status, stuck claims, the inbox's dead and pending deliveries, the last hour. */
-import type { InboxStore } from '@webhook-idempotency/core/inbox';
+import type { InboxReader } from '@webhook-idempotency/core/inbox';
 import { activityCharts } from '../chart';
 import { twoFigures } from '../figures';
 import { age, duration, plural, utc } from '../format';
@@ -12,7 +12,7 @@ const MINUTE = 60_000;
 /** Inbox deliveries counted at most, per status: past it the overview says "1000+". */
 const COUNT_CAP = 1000;
 
-async function inboxCounts(inbox: InboxStore) {
+async function inboxCounts(inbox: InboxReader) {
   const [dead, pending] = await Promise.all([
     inbox.list({ status: 'dead', limit: COUNT_CAP + 1 }),
     inbox.list({ status: 'pending', limit: COUNT_CAP + 1 }),
@@ -25,7 +25,7 @@ async function inboxCounts(inbox: InboxStore) {
 export async function overview(
   view: View,
   receipts: DashboardReceipts,
-  inbox: InboxStore | undefined,
+  inbox: InboxReader | undefined,
   stuckAfterMs: number,
 ): Promise<Reply> {
   const { staleAfterMs } = view;

@@ -1,6 +1,6 @@
 /** @module The receipts: a listing searched by provider, status, id and claim time (paged by keyset), one receipt, its stored answer. */
 import { type KeyLike, ReceiptStatus } from '@webhook-idempotency/core';
-import type { InboxStore } from '@webhook-idempotency/core/inbox';
+import type { InboxReader } from '@webhook-idempotency/core/inbox';
 import { decodeStoredAnswer } from '../answer';
 import { age, bodyText, duration, headerValue, utc } from '../format';
 import { html, isolated, stored } from '../html';
@@ -86,7 +86,7 @@ ${
 export async function receiptDetail(
   view: View,
   receipts: DashboardReceipts,
-  inbox: InboxStore | undefined,
+  inbox: InboxReader | undefined,
   params: URLSearchParams,
 ): Promise<Reply> {
   const key = keyOf(params);

@@ -4,7 +4,7 @@
  * between the page and the click (a worker finished it, someone else retried it) is left as it is.
  */
 import { DeliveryStatus, type ExpectedDelivery } from '@webhook-idempotency/core/inbox';
-import type { ExpectedClaim } from '@webhook-idempotency/sql';
+import type { ExpectedClaim } from '@webhook-idempotency/core/operations';
 import { type Html, html } from '../html';
 import { BadInput, choice, whole } from '../query';
 

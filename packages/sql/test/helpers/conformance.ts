@@ -5,9 +5,9 @@
  */
 import { runStoreConformance } from '@webhook-idempotency/core/testing';
 import { Schema, SqlStore, type SqlConnection } from '../../src';
-import { createExecutor } from '../../src/connection';
+import { createExecutor } from '../../src/connections/detect';
 import { dialects } from '../../src/dialects';
-import type { Executor } from '../../src/executor';
+import type { Executor } from '../../src/connections/executor';
 
 /** A connection opened for a test file, and how to close it. */
 export interface Opened<Db extends SqlConnection = SqlConnection> {

@@ -5,7 +5,7 @@
  */
 import { IdempotencyGuard, type Codec } from '@webhook-idempotency/core';
 import { Schema, SqlStore, type SqlConnection, type TransactionOf } from '../../src';
-import { createExecutor } from '../../src/connection';
+import { createExecutor } from '../../src/connections/detect';
 
 /** Stores the handler's string as is, so the column itself must be binary-safe for text. */
 const verbatim: Codec<string> = { encode: (text) => text, decode: (text) => text };

@@ -5,7 +5,7 @@
  */
 import type { ReceiptStatus } from '@webhook-idempotency/core';
 import { type SqlConnection, SqlStore } from '../../src';
-import { createExecutor } from '../../src/connection';
+import { createExecutor } from '../../src/connections/detect';
 import { dialects } from '../../src/dialects';
 
 /** One receipt to seed. */

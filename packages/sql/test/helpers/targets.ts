@@ -6,8 +6,8 @@ import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import type { SqlConnection, SqlDialect } from '../../src';
-import { createExecutor } from '../../src/connection';
-import type { Executor } from '../../src/executor';
+import { createExecutor } from '../../src/connections/detect';
+import type { Executor } from '../../src/connections/executor';
 
 /** A database: a server URL, or for SQLite the file's path. */
 export interface Target {

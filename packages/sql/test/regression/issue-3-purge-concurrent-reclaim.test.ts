@@ -8,7 +8,7 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { RequestKey } from '@webhook-idempotency/core';
 import { Schema, SqlStore, type SqlConnection } from '../../src';
-import { createExecutor } from '../../src/connection';
+import { createExecutor } from '../../src/connections/detect';
 import { dialects } from '../../src/dialects';
 import { mysqlDatabase, pgDatabase } from '../helpers/databases';
 

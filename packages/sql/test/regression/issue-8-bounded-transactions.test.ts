@@ -13,7 +13,7 @@ import {
   TransactionClosed,
 } from '@webhook-idempotency/core';
 import { Schema, SqlStore } from '../../src';
-import { createExecutor } from '../../src/connection';
+import { createExecutor } from '../../src/connections/detect';
 import { connectionKinds, runOn, type OpenedKind } from '../helpers/kinds';
 
 const table = 'receipts_bounded';

@@ -12,9 +12,9 @@ import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { IdempotencyGuard, RequestKey } from '@webhook-idempotency/core';
 import { Schema, SqlStore, type SqlConnection } from '../../src';
-import { createExecutor } from '../../src/connection';
+import { createExecutor } from '../../src/connections/detect';
 import { dialects } from '../../src/dialects';
-import { buildQueries } from '../../src/queries';
+import { buildQueries } from '../../src/receipts/queries';
 import { mysqlDatabase, pgDatabase } from '../helpers/databases';
 
 const table = 'receipts_purge_completed';

@@ -9,9 +9,9 @@
  */
 import { bySize } from '@webhook-idempotency/test-support/proof-size';
 import { ReceiptsAdmin, type ReceiptSummary, Schema, type SqlDialect } from '../../src';
-import { listStatement } from '../../src/admin-list';
-import { adminStatements } from '../../src/admin-queries';
-import type { ListOptions } from '../../src/admin-types';
+import { listStatement } from '../../src/admin/list';
+import { adminStatements } from '../../src/admin/queries';
+import type { ListOptions } from '../../src/admin/types';
 import { dialects } from '../../src/dialects';
 import { mysqlDatabase, pgDatabase, sqliteFile } from '../helpers/databases';
 import { type Connected, connect } from '../helpers/targets';

@@ -21,7 +21,7 @@ import Database from 'better-sqlite3';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 import { InboxSchema, Schema, type SqlConnection, SqlInbox, SqlStore } from '../../src';
-import { createExecutor } from '../../src/connection';
+import { createExecutor } from '../../src/connections/detect';
 import { mysqlDatabase, pgDatabase, sqliteFile } from '../helpers/databases';
 import { runOn } from '../helpers/kinds';
 
@@ -169,7 +169,8 @@ describe.each(kinds)('slow handlers claimed together (%s)', (_name, open, capabi
       inbox,
       store: store as never,
       handlers: { stripe: handler },
-      onEvent: (event) => void events.push(event),
+      // What it reports while it runs (on SQLite it also warns when built: regression/sqlite-inbox-one-connection).
+      onEvent: (event) => void (event.type !== 'warning' && events.push(event)),
     });
 
     expect(await worker.runOnce()).toBe(DELIVERIES);

@@ -6,7 +6,8 @@
  */
 import type { HttpRequest } from '../../http/types';
 import { createInboxEngine, type InboxEngine } from '../../inbox/accept';
-import type { InboxEvent, InboxStore } from '../../inbox/types';
+import type { InboxStore } from '../../inbox/inbox-store';
+import type { InboxEvent } from '../../inbox/types';
 import { claimAll, delivery } from './fixtures';
 import type { InboxConformanceCase } from './types';
 

@@ -1,5 +1,6 @@
 /** @module What the inbox-store cases share: a delivery to store and a claim of everything due. */
-import type { Delivery, InboxStore, NewDelivery } from '../../inbox/types';
+import type { Delivery, NewDelivery } from '../../inbox/types';
+import type { InboxStore } from '../../inbox/inbox-store';
 
 // Every byte value, and bytes that are not UTF-8: the body must come back exactly.
 export const BODY = Buffer.concat([

@@ -3,7 +3,8 @@
  * compare-and-set on the state the operator saw, so that a repair never undoes what a worker did
  * meanwhile.
  */
-import { type Delivery, DeliveryStatus, type InboxStore } from '../../inbox/types';
+import { type Delivery, DeliveryStatus } from '../../inbox/types';
+import type { InboxStore } from '../../inbox/inbox-store';
 import { claimAll, delivery, LEASE } from './fixtures';
 import type { InboxConformanceCase } from './types';
 

@@ -1,5 +1,5 @@
 /** @module Types of the inbox-store conformance suite. */
-import type { InboxStore } from '../../inbox/types';
+import type { InboxStore } from '../../inbox/inbox-store';
 
 /**
  * A clock the store under test reads and the suite moves: an `InMemoryInbox` built with

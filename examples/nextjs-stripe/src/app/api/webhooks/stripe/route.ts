@@ -6,6 +6,8 @@
  */
 import { withIdempotency } from '@webhook-idempotency/fetch';
 import * as providers from '@webhook-idempotency/providers';
+import type { EventOf } from '@webhook-idempotency/providers';
+import type { StripeEvents } from '@webhook-idempotency/providers/types/stripe';
 import { SqlStore } from '@webhook-idempotency/sql';
 import { database } from '../../../../lib/db';
 
@@ -13,12 +15,6 @@ import { database } from '../../../../lib/db';
 /** SqlStore on better-sqlite3 (or pg, mysql2) needs Node's APIs: the Node.js runtime, not the Edge one. */
 export const runtime = 'nodejs';
 // #endregion runtime
-
-interface StripeEvent {
-  id: string;
-  type: string;
-  data: { object: { id: string; amount_received?: number; amount?: number; currency?: string } };
-}
 
 /** Next's second argument to a route handler; this route has no dynamic segments. */
 interface RouteContext {
@@ -40,29 +36,29 @@ export function POST(request: Request, context: RouteContext): Promise<Response>
 // #endregion lazy
 
 function stripeWebhook() {
+  // Typed with Stripe's own events (`stripe` installed, types only): the body is a `Stripe.Event`.
+  const preset = providers.stripe<StripeEvents>({
+    secret: process.env.STRIPE_WEBHOOK_SECRET ?? '',
+  });
   return withIdempotency(
-    {
-      store: new SqlStore(database()),
-      preset: providers.stripe({ secret: process.env.STRIPE_WEBHOOK_SECRET ?? '' }),
-      transactional: true,
-    },
+    { store: new SqlStore(database()), preset, transactional: true },
     async (request, idempotency) => {
-      const event = (await request.json()) as StripeEvent;
+      const event: EventOf<typeof preset> = JSON.parse(await request.text()); // verified bytes
       // The open transaction, typed from the store: for better-sqlite3, the same Database inside
       // BEGIN IMMEDIATE.
       const tx = idempotency!.transaction!;
-      if (event.type === 'payment_intent.succeeded') {
-        const intent = event.data.object;
-        // A second insert of the same intent would fail on the primary key: the guard makes sure
-        // there is no second run for the same event.
-        tx.prepare(
-          'INSERT INTO payments (payment_intent, amount, currency, event_id) VALUES (?, ?, ?, ?)',
-        ).run(
-          intent.id,
-          intent.amount_received ?? intent.amount ?? 0,
-          intent.currency ?? 'usd',
-          event.id,
-        );
+      switch (event.type) {
+        case 'payment_intent.succeeded': {
+          const intent = event.data.object; // Stripe.PaymentIntent
+          // A second insert of the same intent would fail on the primary key: the guard makes
+          // sure there is no second run for the same event.
+          tx.prepare(
+            'INSERT INTO payments (payment_intent, amount, currency, event_id) VALUES (?, ?, ?, ?)',
+          ).run(intent.id, intent.amount_received, intent.currency, event.id);
+          break;
+        }
+        default:
+          break; // the events this route does not book: acknowledged, nothing to do
       }
       return Response.json({ received: true });
     },

@@ -1,0 +1,156 @@
+/**
+ * @module Conformance cases: a group of first runs as the guard runs it (the inbox worker's
+ * groups), over the store's group operations: in one transaction of a transactional store, without
+ * one otherwise. What a conflict or a failure leaves depends only on `capabilities.transactional`.
+ */
+import { IdempotencyGuard } from '../guard';
+import { GroupConflict } from '../receipt-group';
+import type { GuardEvent, RunContext, Store } from '../types';
+import { firstRun, groupOperations } from './group';
+import type { CaseContext, ConformanceCase } from './types';
+
+/** A guard over the case's store and clock, and the events it reports. */
+function guardOf({ store, now }: CaseContext<unknown>) {
+  const events: GuardEvent[] = [];
+  const guard = new IdempotencyGuard(store as Store<unknown>, {
+    clock: now,
+    onEvent: (event) => void events.push(event),
+  });
+  return { guard, events };
+}
+
+export const groupRunCases: ConformanceCase[] = [
+  {
+    group: 'group',
+    name: 'a group runs the keys without a receipt, records them completed, and leaves known keys out',
+    async run(context) {
+      const { store, now, key } = context;
+      const { guard, events } = guardOf(context);
+      const [done, a, b] = [key('done'), key('a'), key('b')];
+      await store.claim(done, { now: now(), fingerprint: null });
+      await store.complete(done, { now: now(), attempts: 1, response: '"before"' });
+      const contexts: RunContext<unknown>[] = [];
+      const result = await guard.group(
+        [done, a, b],
+        async (members) => {
+          expect(members.known).toEqual([true, false, false]);
+          await expect(members.run(0, () => 'no')).rejects.toMatchObject({ option: 'index' });
+          for (const index of [2, 1])
+            await members.run(index, (ctx) => {
+              contexts.push(ctx);
+              return { index };
+            });
+        },
+        { beforeCommit: async (_transaction, ran) => ran.length },
+      );
+      expect(result).toEqual({ ran: [2, 1], written: 2 });
+      expect(
+        contexts.map(({ key: k, attempts, isRetry }) => [k.externalId, attempts, isRetry]),
+      ).toEqual([
+        [b.externalId, 1, false],
+        [a.externalId, 1, false],
+      ]);
+      expect(await store.find(a, { now: now() })).toMatchObject({
+        status: 'completed',
+        attempts: 1,
+        response: '{"index":1}',
+      });
+      expect(await store.find(done, { now: now() })).toMatchObject({ response: '"before"' });
+      const delivered = events.filter((e) => e.type === 'delivered');
+      expect(delivered.map((e) => [e.key.externalId, e.type === 'delivered' && e.outcome])).toEqual(
+        [
+          [b.externalId, 'first'],
+          [a.externalId, 'first'],
+        ],
+      );
+    },
+  },
+  {
+    group: 'group',
+    name: 'a group whose key got a receipt meanwhile records nothing of its own (GroupConflict)',
+    async run(context) {
+      const { store, now, key } = context;
+      const { recordFirst } = groupOperations(store);
+      const { guard } = guardOf(context);
+      const [a, b] = [key('a'), key('b')];
+      const group = guard.group([a, b], async (members) => {
+        // Another run writes b's receipt while the group runs (in the group's transaction where
+        // there is one: the same connection has no other way in).
+        await members.run(0, ({ transaction }) =>
+          recordFirst([firstRun(b, '"other"')], { now: now() }, transaction),
+        );
+        await members.run(1, () => 'mine');
+      });
+      await expect(group).rejects.toBeInstanceOf(GroupConflict);
+      expect(await store.find(a, { now: now() })).toBeNull();
+      const other = await store.find(b, { now: now() });
+      if (store.capabilities.transactional) expect(other).toBeNull();
+      else expect(other).toMatchObject({ status: 'completed', response: '"other"' });
+    },
+  },
+  {
+    group: 'group',
+    name: 'a group whose work throws records nothing; a transactional store rolls back what the handlers wrote',
+    async run(context) {
+      const { store, now, key } = context;
+      const { recordFirst } = groupOperations(store);
+      const { guard } = guardOf(context);
+      const [a, written] = [key('a'), key('written')];
+      const boom = new Error('a later handler failed');
+      const group = guard.group([a], async (members) => {
+        await members.run(0, ({ transaction }) =>
+          recordFirst([firstRun(written, '"business"')], { now: now() }, transaction),
+        );
+        throw boom;
+      });
+      await expect(group).rejects.toBe(boom);
+      expect(await store.find(a, { now: now() })).toBeNull();
+      const business = await store.find(written, { now: now() });
+      expect(business === null).toBe(store.capabilities.transactional);
+    },
+  },
+];
+
+export const groupTransactionCases: ConformanceCase[] = [
+  {
+    group: 'transaction',
+    name: 'known and recordFirst inside a transaction: committed they record, rolled back they leave nothing',
+    async run({ store, now, key }) {
+      const { known, recordFirst } = groupOperations(store);
+      const [kept, lost] = [key('kept'), key('lost')];
+      await store.withTransaction!(async (tx) => {
+        expect(await known([kept], { now: now() }, tx)).toEqual([false]);
+        expect(await recordFirst([firstRun(kept)], { now: now() }, tx)).toBe(true);
+        expect(await known([kept], { now: now() }, tx)).toEqual([true]);
+      });
+      const boom = new Error('rolled back');
+      await expect(
+        store.withTransaction!(async (tx) => {
+          expect(await recordFirst([firstRun(lost)], { now: now() }, tx)).toBe(true);
+          throw boom;
+        }),
+      ).rejects.toBe(boom);
+      expect(await store.find(kept, { now: now() })).toMatchObject({ status: 'completed' });
+      expect(await store.find(lost, { now: now() })).toBeNull();
+    },
+  },
+  {
+    group: 'transaction',
+    name: 'a refused recordFirst inside a transaction leaves nothing of it there, and the transaction usable',
+    async run({ store, now, key }) {
+      const { recordFirst } = groupOperations(store);
+      const [held, fresh, claimed] = [key('held'), key('fresh'), key('claimed')];
+      await store.claim(held, { now: now(), fingerprint: null });
+      await store.claim(claimed, { now: now(), fingerprint: null });
+      await store.withTransaction!(async (tx) => {
+        const entries = [firstRun(fresh), firstRun(held)];
+        expect(await recordFirst(entries, { now: now() }, tx)).toBe(false);
+        const input = { now: now(), attempts: 1, response: '"in-tx"' };
+        expect(await store.complete(claimed, input, tx)).toBe(true);
+      });
+      expect(await store.find(fresh, { now: now() })).toBeNull();
+      expect(await store.find(held, { now: now() })).toMatchObject({ status: 'processing' });
+      expect(await store.find(claimed, { now: now() })).toMatchObject({ status: 'completed' });
+    },
+  },
+];

@@ -1,0 +1,3 @@
+import { library } from '../../tsdown.base';
+
+export default library({ index: 'src/index.ts' });

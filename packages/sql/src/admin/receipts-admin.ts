@@ -1,0 +1,335 @@
+/**
+ * @module ReceiptsAdmin: the operations API over the receipts table, what the CLI and a dashboard
+ * read it with: counts, stuck claims, handler times, listings, chunked purge, and the repairs
+ * (release a stuck claim, forget a finished receipt), whose rules are core's (`releaseReceipt`,
+ * `forgetReceipt` of `@webhook-idempotency/core/operations`) over this table's fenced writes. It
+ * runs the receipts' statements (receipts/queries.ts) and its own (queries.ts), all built from the
+ * dialect table like the store's, so the operators read the table exactly as the store writes it.
+ */
+import {
+  ConfigError,
+  type KeyLike,
+  type ObservedReceipt,
+  ReceiptStatus,
+  StoreError,
+} from '@webhook-idempotency/core';
+import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
+import {
+  type ExpectedClaim,
+  forgetReceipt,
+  type ReceiptRepairs,
+  releaseReceipt,
+} from '@webhook-idempotency/core/operations';
+import { emptyCounts, percentile, requireCount, requireMs, toBuckets } from './checks';
+import type {
+  ActivityOptions,
+  ActivityReport,
+  AdminPurgeOptions,
+  ForgetOptions,
+  ForgetResult,
+  HandlerTimes,
+  ListOptions,
+  ProviderCounts,
+  ReceiptsAdminOptions,
+  ReceiptsStatus,
+  ReceiptSummary,
+  ReleaseOptions,
+  ReleaseResult,
+  StatusOptions,
+} from './types';
+import { deleteInChunks } from '../connections/chunked-delete';
+import { createExecutor } from '../connections/detect';
+import { DEFAULT_ACQUIRE_TIMEOUT_MS } from '../connections/constants';
+import { type DialectSpec, dialects, isMissingTable } from '../dialects';
+import type { Executor } from '../connections/executor';
+import { listStatement } from './list';
+import { adminStatements } from './queries';
+import { buildQueries, type Queries } from '../receipts/queries';
+import { nullableNumber, text, toReceipt } from '../receipts/rows';
+import { resolveTable } from '../receipts/table-name';
+import type { SqlConnection, SqlDialect } from '../connections/types';
+
+const RECEIPT_STATUSES: readonly ReceiptStatus[] = Object.values(ReceiptStatus);
+const DEFAULT_SAMPLE_LIMIT = 10_000;
+const MAX_BUCKETS = 1000;
+
+/**
+ * Reads and repairs the receipts table of a {@link SqlStore}, on any connection the store accepts
+ * and every dialect it supports: what the `webhook-idempotency` CLI runs, and what a dashboard or
+ * an alert script can call directly. Times are judged by the database clock, like the store's.
+ * Driver failures are thrown as `StoreError` (the driver's error as `cause`); bad options as
+ * `ConfigError` naming the option.
+ *
+ * @example
+ * const admin = new ReceiptsAdmin(pool);
+ * const { totals } = await admin.status({ staleAfterMs: 300_000, sinceMs: 86_400_000 });
+ * if (totals.stuck > 0) {
+ *   for (const receipt of await admin.list({ stuckAfterMs: 300_000, order: 'oldest' }))
+ *     await admin.release(receipt, { staleAfterMs: 300_000 });
+ * }
+ * @see packages/cli/README.md
+ */
+export class ReceiptsAdmin {
+  /** The dialect detected from `db`. */
+  readonly dialect: SqlDialect;
+  /** The receipts table name. */
+  readonly table: string;
+  private readonly executor: Executor;
+  private readonly sql: Queries;
+  private readonly admin: ReturnType<typeof adminStatements>;
+  private readonly spec: DialectSpec;
+
+  /**
+   * @throws {ConfigError} naming `db` when it is not a supported connection.
+   * @throws {ConfigError} when `table` is not a plain identifier or `acquireTimeoutMs` is not a positive number.
+   */
+  constructor(db: SqlConnection, options: ReceiptsAdminOptions = {}) {
+    this.table = resolveTable(options.table);
+    const acquireTimeoutMs = requireMs(
+      'acquireTimeoutMs',
+      options.acquireTimeoutMs ?? DEFAULT_ACQUIRE_TIMEOUT_MS,
+    );
+    // Operations run rarely and some statements vary with the filters: nothing to prepare.
+    this.executor = createExecutor(db, acquireTimeoutMs, false);
+    this.dialect = this.executor.dialect;
+    this.spec = dialects[this.dialect];
+    this.sql = buildQueries(this.spec, this.table);
+    this.admin = adminStatements(this.spec, this.table);
+  }
+
+  /** True when the receipts table exists; false when the database reports it missing. */
+  async tableExists(): Promise<boolean> {
+    try {
+      await this.executor.query(this.admin.exists, []);
+      return true;
+    } catch (error) {
+      if (isMissingTable(this.spec, error)) return false;
+      throw new StoreError(`a check of table ${this.table}`, error);
+    }
+  }
+
+  /**
+   * Counts per provider × status, the `processing` receipts older than `staleAfterMs` (stuck) and
+   * the oldest claim's age, then for the receipts finished in the last `sinceMs`: how many failed,
+   * and the p50/p95/p99 of the handler time (`finished_at − claimed_at`) of the completed ones, from
+   * at most `sampleLimit` of the most recent, computed here so that every dialect gives the same
+   * numbers. Failed receipts have no handler time: a released claim failed when it was released.
+   */
+  async status(options: StatusOptions): Promise<ReceiptsStatus> {
+    const staleAfterMs = requireMs('staleAfterMs', options.staleAfterMs);
+    const sinceMs = requireMs('sinceMs', options.sinceMs);
+    const sampleLimit = requireCount(
+      'sampleLimit',
+      options.sampleLimit ?? DEFAULT_SAMPLE_LIMIT,
+      1_000_000,
+    );
+    const [counts, finished, durations] = await Promise.all([
+      this.run('status', this.admin.counts, [staleAfterMs]),
+      this.run('status', this.admin.finished, [sinceMs]),
+      this.run('status', this.admin.durations, [sinceMs, sampleLimit]),
+    ]);
+    const byProvider = new Map<string, ProviderCounts>();
+    const totals = { ...emptyCounts('*') };
+    for (const row of counts) {
+      const provider = text(row.provider);
+      const status = text(row.status) as ReceiptStatus;
+      const entry = { ...(byProvider.get(provider) ?? emptyCounts(provider)) };
+      const n = Number(row.n);
+      if (!RECEIPT_STATUSES.includes(status)) continue;
+      entry[status] += n;
+      totals[status] += n;
+      if (status === 'processing') {
+        const age = Math.max(0, Number(row.db_now) - Number(row.oldest_ms));
+        const stuck = Number(row.stuck);
+        entry.stuck += stuck;
+        totals.stuck += stuck;
+        entry.oldestProcessingAgeMs = age;
+        totals.oldestProcessingAgeMs = Math.max(totals.oldestProcessingAgeMs ?? 0, age);
+      }
+      byProvider.set(provider, entry);
+    }
+    let completed = 0;
+    let failed = 0;
+    for (const row of finished) {
+      if (text(row.status) === 'completed') completed += Number(row.n);
+      else failed += Number(row.n);
+    }
+    const sorted = durations
+      .map((row) => nullableNumber(row.ms))
+      .filter((ms): ms is number => ms !== null)
+      .map((ms) => Math.max(0, ms))
+      .sort((a, b) => a - b);
+    const handlerTime: HandlerTimes | null = sorted.length
+      ? {
+          sampled: sorted.length,
+          p50Ms: percentile(sorted, 50),
+          p95Ms: percentile(sorted, 95),
+          p99Ms: percentile(sorted, 99),
+          maxMs: sorted[sorted.length - 1]!,
+        }
+      : null;
+    return {
+      staleAfterMs,
+      providers: [...byProvider.values()],
+      totals,
+      window: {
+        sinceMs,
+        completed,
+        failed,
+        failureShare: completed + failed ? failed / (completed + failed) : null,
+        handlerTime,
+      },
+    };
+  }
+
+  /**
+   * Receipts matching every given filter, newest claim first (or oldest with `order: 'oldest'`),
+   * without their stored answers (read one with {@link ReceiptsAdmin.find}); at most `limit`
+   * (default 50, up to 10 000; `SqlInbox.list`'s default is 100). Ordered by claim time, then
+   * provider and external id: the index on those columns serves the order, so a page (the first,
+   * or the next after a cursor) reads about `limit` rows of it however large the table is.
+   * @throws {ConfigError} naming `status` for a status that does not exist, or another option
+   * that is not valid.
+   */
+  async list(options: ListOptions = {}): Promise<ReceiptSummary[]> {
+    const { sql, params } = listStatement(this.spec, this.admin, options);
+    const rows = await this.run('list', sql, params);
+    return rows.map((row) => {
+      const { response: _response, fingerprint: _fingerprint, ...summary } = toReceipt(row);
+      return { ...summary, claimedAtText: text(row.claimed_text) };
+    });
+  }
+
+  /**
+   * The receipts that finished (`completed` or `failed`) in the last `sinceMs`, counted per
+   * bucket of `bucketMs` (by finish time, the database clock), with the mean and longest handler
+   * time of the completed ones: the deliveries-and-duration chart of a dashboard, from one
+   * grouped statement however many receipts finished.
+   * @throws {ConfigError} naming `sinceMs` or `bucketMs` (not positive, or more than 1000 buckets).
+   * @example
+   * const { buckets } = await admin.activity({ sinceMs: 3_600_000, bucketMs: 60_000 });
+   */
+  async activity(options: ActivityOptions): Promise<ActivityReport> {
+    const sinceMs = requireMs('sinceMs', options.sinceMs);
+    const bucketMs = requireMs('bucketMs', options.bucketMs);
+    if (sinceMs / bucketMs > MAX_BUCKETS)
+      throw new ConfigError('bucketMs', `must cut sinceMs into at most ${MAX_BUCKETS} buckets`);
+    const [rows, clock] = await Promise.all([
+      this.run('activity', this.admin.activity, [bucketMs, sinceMs]),
+      this.run('activity', this.admin.now, []),
+    ]);
+    const nowMs = Number(clock[0]?.db_now);
+    const buckets = toBuckets(
+      rows.map((row) => ({
+        bucket: Number(row.bucket),
+        status: text(row.status),
+        n: Number(row.n),
+        totalMs: Number(row.total_ms ?? 0),
+        maxMs: Number(row.max_ms ?? 0),
+      })),
+      { nowMs, sinceMs, bucketMs },
+    );
+    return { sinceMs, bucketMs, now: new Date(nowMs), buckets };
+  }
+
+  /** One receipt with its stored answer, or `null`. */
+  async find(key: KeyLike): Promise<ObservedReceipt | null> {
+    const rows = await this.run('find', this.sql.find, [key.provider, key.externalId]);
+    return rows[0] ? toReceipt(rows[0]) : null;
+  }
+
+  /**
+   * Releases a stuck claim (`releaseReceipt` of `@webhook-idempotency/core/operations`, over this
+   * table): marks a stuck `processing` receipt `failed`, so that the provider's next delivery runs
+   * the handler again (the guard reclaims failed receipts). The write is the store's own `fail`, a
+   * compare-and-set on the claim the operator saw (`expected`, else the one just read: its
+   * `attempts` and claim time): a receipt taken over or finished since is left alone (`changed`).
+   * A claim younger than `staleAfterMs` is refused (`fresh`) unless `force`: its worker may be
+   * alive, and would then find its result refused (claim lost).
+   */
+  release(key: KeyLike, options: ReleaseOptions): Promise<ReleaseResult> {
+    return releaseReceipt(this.repairs, key, options);
+  }
+
+  /**
+   * Forgets one finished (`completed` or `failed`) receipt (`forgetReceipt` of
+   * `@webhook-idempotency/core/operations`, over this table), so that the next run of its key runs
+   * the handler again instead of replaying the stored answer: what a deliberate redelivery of a
+   * handled inbox delivery needs. Never a `processing` one (a worker holds it: `processing`). The
+   * `DELETE` is a compare-and-set on the claim the operator saw (`expected`, else the one just
+   * read): a receipt claimed again since is left alone (`changed`). Resolves with the receipt as it was.
+   * @example
+   * const { forgotten } = await admin.forget({ provider: 'stripe', externalId: 'evt_1' });
+   */
+  forget(key: KeyLike, options: ForgetOptions = {}): Promise<ForgetResult> {
+    return forgetReceipt(this.repairs, key, options);
+  }
+
+  /** The table's side of the repairs: a read and the two fenced writes. */
+  private readonly repairs: ReceiptRepairs = {
+    find: (key) => this.find(key),
+    failClaim: async (key: KeyLike, claim: ExpectedClaim, error: string) =>
+      (
+        await this.runQuery('release', this.sql.failClaim, [
+          error,
+          key.provider,
+          key.externalId,
+          claim.attempts,
+          claim.claimedAt.getTime(),
+        ])
+      ).affected === 1,
+    forgetClaim: async (key: KeyLike, claim: ExpectedClaim) =>
+      (
+        await this.runQuery('forget', this.admin.forget, [
+          key.provider,
+          key.externalId,
+          claim.attempts,
+          claim.claimedAt.getTime(),
+        ])
+      ).affected === 1,
+  };
+
+  /** How many receipts {@link ReceiptsAdmin.purge} would delete now. */
+  async countPurgeable(options: Omit<AdminPurgeOptions, 'batchSize' | 'onBatch'>): Promise<number> {
+    const olderThanMs = requireMs('olderThanMs', options.olderThanMs, { allowZero: true });
+    const rows =
+      options.provider === undefined
+        ? await this.run('purge count', this.admin.purgeable, [olderThanMs])
+        : await this.run('purge count', this.admin.purgeableOfProvider, [
+            options.provider,
+            olderThanMs,
+          ]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  /**
+   * Deletes finished receipts (of `provider`, when given) finished longer ago than `olderThanMs`,
+   * with the store's own batch `DELETE`, one statement per `batchSize` rows; never a
+   * `processing` one. Calls `onBatch` after each batch that deleted rows. Returns how many it deleted.
+   */
+  async purge(options: AdminPurgeOptions): Promise<number> {
+    const olderThanMs = requireMs('olderThanMs', options.olderThanMs, { allowZero: true });
+    const batchSize = requireCount('batchSize', options.batchSize ?? DEFAULT_PURGE_BATCH_SIZE, 1e6);
+    const { provider, onBatch } = options;
+    const statement = provider === undefined ? this.sql.purgeBatch : this.sql.purgeProviderBatch;
+    return deleteInChunks(
+      (sql, params) => this.runQuery('purge', sql, params),
+      statement,
+      provider === undefined ? [olderThanMs] : [provider, olderThanMs],
+      batchSize,
+      onBatch,
+    );
+  }
+
+  private async run(operation: string, sql: string, params: readonly unknown[]) {
+    return (await this.runQuery(operation, sql, params)).rows;
+  }
+
+  private async runQuery(operation: string, sql: string, params: readonly unknown[]) {
+    try {
+      return await this.executor.query(sql, params);
+    } catch (error) {
+      throw new StoreError(`${operation} on table ${this.table}`, error);
+    }
+  }
+}

@@ -1,0 +1,173 @@
+/** @module Executor over a `pg` Pool: `$n` placeholders, `BEGIN`/`COMMIT` on a pooled client. */
+import { createHash } from 'node:crypto';
+import type { Pool, PoolClient } from 'pg';
+import { StoreError } from '@webhook-idempotency/core';
+import { dialects } from '../dialects';
+import {
+  acquireWithin,
+  gate,
+  untilAborted,
+  type Executor,
+  type Gate,
+  type QueryResult,
+} from './executor';
+
+/** A statement as pg sends it: `$n` placeholders, and a name when it is sent prepared. */
+interface PgStatement {
+  readonly text: string;
+  readonly name: string;
+}
+
+const statements = new Map<string, PgStatement>();
+
+/**
+ * `?` → `$1, $2, …` (the statements contain no other `?`) and a name derived from the text,
+ * cached per statement. The store's statements are a handful of fixed texts per table, so the
+ * cache stays small; the prefix keeps clear of the application's own named statements.
+ */
+function statementFor(sql: string): PgStatement {
+  let statement = statements.get(sql);
+  if (statement === undefined) {
+    let n = 0;
+    const text = sql.replace(/\?/g, () => `$${++n}`);
+    // Named after the text itself: two copies of this module (its ESM and CommonJS builds, two
+    // installed versions) sharing one Pool never give one name to two different statements.
+    const digest = createHash('sha256').update(text).digest('hex').slice(0, 24);
+    statement = { text, name: `webhook_idempotency_${digest}` };
+    statements.set(sql, statement);
+  }
+  return statement;
+}
+
+async function run(
+  client: PoolClient,
+  sql: string,
+  params: readonly unknown[],
+  prepared: boolean,
+): Promise<QueryResult> {
+  const { text, name } = statementFor(sql);
+  // Named: the server parses and plans it once per connection, then only binds and executes.
+  const result = prepared
+    ? await client.query({ name, text, values: params as unknown[] })
+    : await client.query(text, params as unknown[]);
+  return { rows: result.rows, affected: result.rowCount ?? 0 };
+}
+
+/** Clients the store has lent an 'error' listener to, and those whose connection broke. */
+const listening = new WeakSet<PoolClient>();
+const broken = new WeakMap<PoolClient, Error>();
+
+/**
+ * pg-pool removes its own 'error' listener while a client is checked out, and pg's client emits
+ * 'error' when its connection ends unexpectedly (a database restart, a cut connection): without a
+ * listener that crashes the process. The store owns the errors of every client it holds: the
+ * statement in flight (or the next one) fails and becomes a StoreError, and the broken client is
+ * released with its error so the pool discards it. One listener per client, for its lifetime.
+ */
+function own(client: PoolClient): PoolClient {
+  if (!listening.has(client)) {
+    listening.add(client);
+    client.on('error', (error: Error) => broken.set(client, error));
+  }
+  return client;
+}
+
+/** Gives `client` back to the pool, destroying it when it broke or `error` says it may have. */
+function giveBack(client: PoolClient, error?: unknown): void {
+  const fault =
+    broken.get(client) ?? (error instanceof Error && !('severity' in error) ? error : undefined);
+  client.release(fault);
+}
+
+/**
+ * `BEGIN`, with the handler deadline enforced by the server too (the dialect's transaction
+ * bounds), in one round trip.
+ */
+function beginStatement(timeoutMs: number | undefined): string {
+  return timeoutMs
+    ? ['BEGIN', ...dialects.postgres.transactionBounds(timeoutMs)].join('; ')
+    : 'BEGIN';
+}
+
+/** True for a `pg` Pool (a lone `Client` would interleave concurrent transactions). */
+export function isPgPool(db: unknown): db is Pool {
+  const candidate = db as Partial<Pool> | null;
+  return (
+    typeof candidate === 'object' &&
+    candidate !== null &&
+    typeof candidate.connect === 'function' &&
+    typeof candidate.query === 'function' &&
+    'idleCount' in candidate &&
+    'totalCount' in candidate
+  );
+}
+
+/** An executor over `pool`; each statement borrows a client for at most `acquireTimeoutMs` of waiting. */
+export function pgExecutor(pool: Pool, acquireTimeoutMs: number, prepared: boolean): Executor {
+  const acquire = async () =>
+    own(
+      await acquireWithin(
+        () => pool.connect(),
+        (client) => client.release(),
+        acquireTimeoutMs,
+      ),
+    );
+  return {
+    dialect: 'postgres',
+    async query(sql, params, transaction) {
+      if (transaction) return run(transaction as PoolClient, sql, params, prepared);
+      const client = await acquire();
+      try {
+        const result = await run(client, sql, params, prepared);
+        giveBack(client);
+        return result;
+      } catch (error) {
+        // A broken connection must not go back to the pool.
+        giveBack(client, error);
+        throw error;
+      }
+    },
+    async transaction(work, options = {}) {
+      const { signal, timeoutMs } = options;
+      const client = await acquire();
+      const state: Gate = { closed: undefined };
+      try {
+        await client.query(beginStatement(timeoutMs));
+      } catch (error) {
+        giveBack(client, error);
+        throw error;
+      }
+      try {
+        const result = await untilAborted(work(gate(client, state)), signal);
+        state.closed = 'committed';
+        await client.query('COMMIT');
+        giveBack(client);
+        return result;
+      } catch (error) {
+        if (signal?.aborted) {
+          // A statement may be in flight: close the connection, and the server rolls back.
+          state.closed = 'timed out';
+          client.release(
+            broken.get(client) ?? new Error('transaction ended at the handler deadline'),
+          );
+          throw error;
+        }
+        state.closed = 'rolled back';
+        try {
+          await client.query('ROLLBACK');
+        } catch (rollbackError) {
+          // The rollback could not be sent: the connection failed under the work, whose error
+          // (its next statement's, typically) is the store's failure (see Store.withTransaction).
+          client.release(
+            rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)),
+          );
+          throw new StoreError('transaction', error);
+        }
+        const lost = broken.get(client);
+        giveBack(client);
+        if (lost) throw new StoreError('transaction', error);
+        throw error;
+      }
+    },
+  };
+}

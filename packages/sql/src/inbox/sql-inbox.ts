@@ -1,0 +1,345 @@
+/**
+ * @module SqlInbox: the `InboxStore` contract over PostgreSQL, MySQL/MariaDB or SQLite, every role
+ * in one store; and, when it is built with its receipts store (`{ receipts }`), the link to that
+ * store's transactions (`completeIn`).
+ */
+import type { Store } from '@webhook-idempotency/core';
+import type {
+  Delivery,
+  DeliveryLease,
+  DeliveryListInput,
+  DeliverySummary,
+  ExpectedDelivery,
+  InboxCaution,
+  InboxReceiptsLink,
+  InboxStore,
+  LeasedRef,
+  NewDelivery,
+  StoredDelivery,
+} from '@webhook-idempotency/core/inbox';
+import type { DeliveryBatcher } from '@webhook-idempotency/core/adapter';
+import {
+  checkKeyPart,
+  resolveListInput,
+  resolvePurgeInput,
+} from '@webhook-idempotency/core/adapter';
+import { deleteInChunks } from '../connections/chunked-delete';
+import { executorFor } from '../connections/detect';
+import type { Executor } from '../connections/executor';
+import {
+  CONNECTION,
+  type ConnectionIdentity,
+  connectionIdentity,
+  connectionOf,
+  type OnConnection,
+  sameConnection,
+  sharedWriter,
+} from '../connections/identity';
+import type { SqlConnection, SqlDialect } from '../connections/types';
+import { dialects, isMissingTable, type DialectSpec } from '../dialects';
+import { storableText } from '../receipts/rows';
+import { type ClaimContext, type ClaimInput, claimRowsOf } from './claim';
+import { completeLeases, groupRunner } from './complete';
+import { type GroupCommit, groupCommitFor, insertAll, insertOne } from './group-commit';
+import { buildInboxQueries, type InboxQueries, storableRange } from './queries';
+import { toClaimed, toHeldRef, toLeasedRef, toStored, toSummary } from './rows';
+import { resolveInboxTable } from './schema';
+import { claimOptionsOf, receiptsOn } from './setup';
+import type { SqlInboxOptions } from './types';
+import { type BacklogInput, type InboxBacklog, readInboxBacklog } from './backlog';
+
+/** What `lapsed` takes. */
+type LapsedInput = Parameters<InboxStore['lapsed']>[0];
+/**
+ * Inbox deliveries in the application's own database (`webhook_inbox`; create it with
+ * `InboxSchema.createTable(db)` or a migration from `InboxSchema.statements`). `db` is any
+ * connection `SqlStore` accepts — a knex instance, a `pg` Pool, a `mysql2` pool or a
+ * `better-sqlite3` Database — and is never opened or closed by the inbox. Every time is the
+ * database's clock.
+ *
+ * Built with the receipts store the worker's handlers run through (`{ receipts: store }`, a
+ * `SqlStore` on the same `db`), it writes in that store's transactions: a handler's writes, its
+ * receipt and its delivery's `done` commit together, and the worker runs first deliveries in
+ * groups. The link is in its type: `SqlInbox<Tx>` with `receipts` and `completeIn`.
+ *
+ * Claims lock the rows they lease with `FOR UPDATE SKIP LOCKED` on PostgreSQL and MySQL 8 /
+ * MariaDB 10.6+ (see {@link SqlInboxOptions.skipLocked} for older servers); on SQLite a claim
+ * holds the database's single write lock (`BEGIN IMMEDIATE`) for its two statements.
+ *
+ * @example
+ * const store = new SqlStore(pool);
+ * const deliveries = new SqlInbox(pool, { receipts: store });
+ * await InboxSchema.createTable(pool);
+ * app.post('/webhooks/stripe', express.raw({ type: '*\/*' }), inbox({ inbox: deliveries, preset }));
+ * createInboxWorker({ inbox: deliveries, store, handlers }).start();
+ * @typeParam Tx the transaction handle of its receipts store (`never` without one).
+ * @see docs/inbox.md
+ */
+export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, OnConnection {
+  /** The dialect detected from `db`. */
+  readonly dialect: SqlDialect;
+  /** The deliveries table name. */
+  readonly table: string;
+  /** The receipts store this inbox writes in the transactions of, when it was built with one. */
+  readonly receipts: Store<Tx> | undefined;
+  /** @internal The connection its statements run on. */
+  readonly [CONNECTION]: ConnectionIdentity;
+  private readonly executor: Executor;
+  private readonly spec: DialectSpec;
+  private readonly sql: InboxQueries;
+  /** What a claim runs on. */
+  private readonly claiming: ClaimContext;
+  private readonly batcher: GroupCommit<NewDelivery, boolean> | undefined;
+
+  /**
+   * @throws {ConfigError} naming `db` when it is not a supported connection.
+   * @throws {ConfigError} naming `receipts` when it is not a SQL store on this very connection.
+   * @throws {ConfigError} naming an invalid option.
+   */
+  constructor(db: SqlConnection, options: SqlInboxOptions<Tx> = {}) {
+    const { skipLocked, claimTimeoutMs } = claimOptionsOf(options as SqlInboxOptions<unknown>);
+    this.table = resolveInboxTable(options.table);
+    this.executor = executorFor(db, options);
+    this.dialect = this.executor.dialect;
+    this[CONNECTION] = connectionIdentity(db, this.dialect);
+    this.receipts = receiptsOn(this[CONNECTION], options.receipts);
+    this.spec = dialects[this.dialect];
+    this.sql = buildInboxQueries(this.spec, this.table, skipLocked);
+    const { executor, spec, sql, table } = this;
+    this.claiming = { executor, spec, sql, table, claimTimeoutMs };
+    const writer = { executor, spec, sql };
+    this.batcher = groupCommitFor(
+      spec,
+      options.groupCommit,
+      (deliveries) => insertAll(writer, deliveries),
+      (delivery) => insertOne(writer, delivery),
+    );
+  }
+
+  /**
+   * Stores a new delivery: one `INSERT` that the unique `(provider, external_id)` index
+   * arbitrates, resolving `false` for a delivery already stored. With group commit (the default),
+   * concurrent calls share a transaction; each resolves once its own row has committed.
+   * The key columns are checked first, as a receipt key is (no NUL, no unpaired surrogate, at
+   * most 160 characters): a value no dialect can store is refused with `InvalidRequestKey`
+   * naming the field, never sent to the database to fail there as a driver error.
+   */
+  async enqueue(delivery: NewDelivery): Promise<boolean> {
+    checkKeyPart('provider', delivery.provider);
+    checkKeyPart('externalId', delivery.externalId);
+    if (delivery.orderingKey !== null) checkKeyPart('orderingKey', delivery.orderingKey);
+    return this.batcher
+      ? this.batcher.submit(delivery)
+      : insertOne({ executor: this.executor, spec: this.spec, sql: this.sql }, delivery);
+  }
+
+  /**
+   * One short transaction: pick and lock the due rows, then lease them; bounded by
+   * `claimTimeoutMs`. @throws {ConfigError} for a `limit` above 1000.
+   */
+  async claim(input: ClaimInput): Promise<Delivery[]> {
+    return (await claimRowsOf(this.claiming, input, false)).map(toClaimed);
+  }
+
+  /** As {@link SqlInbox.claim}, reading only the references and counters: no body, no headers. */
+  async claimRefs(input: ClaimInput): Promise<LeasedRef[]> {
+    return (await claimRowsOf(this.claiming, input, true)).map(toLeasedRef);
+  }
+
+  /** One read of the index over unfinished deliveries: processing ones whose lease ran out. */
+  async lapsed({ providers, limit, afterId }: LapsedInput): Promise<LeasedRef[]> {
+    if (providers.length === 0 || limit < 1) return [];
+    const { rows } = await this.executor.query(this.sql.lapsed(providers.length), [
+      ...providers,
+      afterId,
+      limit,
+    ]);
+    return rows.map(toHeldRef);
+  }
+
+  async complete(lease: DeliveryLease): Promise<boolean> {
+    return (await completeLeases(this.executor, this.sql, [lease], undefined))[0]!;
+  }
+
+  /**
+   * Marks the leased deliveries done inside `transaction`, a transaction of {@link receipts} (the
+   * handlers' writes, their receipts and the deliveries' `done` then commit together): one
+   * statement, fenced by each lease. Per lease, `true` when it was done now, `false` when its lease
+   * was lost.
+   */
+  completeIn(leases: readonly DeliveryLease[], transaction: Tx): Promise<boolean[]> {
+    return completeLeases(this.executor, this.sql, leases, transaction);
+  }
+
+  /**
+   * For a SQL store on this inbox's very connection: marks a leased delivery done inside that
+   * store's transaction. `undefined` for any other store: a store on another database or
+   * connection (the SQLite setup with the deliveries in a file of their own) cannot run this
+   * inbox's statements in its transactions.
+   * @deprecated Build the inbox with the store (`new SqlInbox(db, { receipts: store })`): the link
+   * is then in its type (`receipts`, `completeIn`), not found at run time.
+   */
+  completerFor(
+    store: object,
+  ): ((lease: DeliveryLease, transaction: unknown) => Promise<boolean>) | undefined {
+    if (!sameConnection(this[CONNECTION], connectionOf(store))) return undefined;
+    return async (lease, transaction) =>
+      (await completeLeases(this.executor, this.sql, [lease], transaction))[0]!;
+  }
+
+  /**
+   * For a SQL store on this inbox's very connection: a runner of several first deliveries in one
+   * of its transactions, over the Store contract's group operations. `undefined` for any other.
+   * @deprecated The worker's groups run through the guard (`IdempotencyGuard.group`), which
+   * records their receipts by the Store contract; build the inbox with its store (`{ receipts }`).
+   */
+  batcherFor(store: object): DeliveryBatcher | undefined {
+    const receipts = store as Store<unknown>;
+    if (
+      !sameConnection(this[CONNECTION], connectionOf(store)) ||
+      typeof receipts.withTransaction !== 'function'
+    )
+      return undefined;
+    return groupRunner(receipts, (leases, transaction) =>
+      completeLeases(this.executor, this.sql, leases, transaction),
+    );
+  }
+
+  /** On SQLite, a receipts store on this very connection: the endpoint waits for its handlers. */
+  cautionsFor(store: object): readonly InboxCaution[] {
+    return sharedWriter(this[CONNECTION], connectionOf(store));
+  }
+
+  async retry(
+    lease: DeliveryLease,
+    { delayMs, error }: { readonly delayMs: number; readonly error: string | null },
+  ): Promise<boolean> {
+    const text = error === null ? null : storableText(error);
+    const { affected } = await this.executor.query(this.sql.retry, [
+      Math.max(0, Math.round(delayMs)),
+      text,
+      text === null ? 0 : 1,
+      lease.id,
+      lease.attempts,
+    ]);
+    return affected === 1;
+  }
+
+  /** One `UPDATE` for the whole batch, each row fenced by its own lease. */
+  async extend(
+    leases: readonly DeliveryLease[],
+    { leaseMs }: { readonly leaseMs: number },
+  ): Promise<number> {
+    if (leases.length === 0) return 0;
+    const { affected } = await this.executor.query(this.sql.extend(leases.length), [
+      Math.max(0, Math.round(leaseMs)),
+      ...leases.flatMap((lease) => [lease.id, lease.attempts]),
+    ]);
+    return affected;
+  }
+
+  async bury(lease: DeliveryLease, { error }: { readonly error: string }): Promise<boolean> {
+    const { affected } = await this.executor.query(this.sql.bury, [
+      storableText(error),
+      lease.id,
+      lease.attempts,
+    ]);
+    return affected === 1;
+  }
+
+  /** One conditional `UPDATE`, a compare-and-set on the status and attempts the operator saw. */
+  async redeliver(
+    provider: string,
+    externalId: string,
+    expected: ExpectedDelivery<'dead' | 'done'>,
+  ): Promise<boolean> {
+    const { affected } = await this.executor.query(this.sql.redeliver, [
+      provider,
+      externalId,
+      expected.status,
+      expected.attempts,
+    ]);
+    return affected === 1;
+  }
+
+  /** One conditional `UPDATE`: only the pending delivery seen, still waiting, changes. */
+  async retryNow(
+    provider: string,
+    externalId: string,
+    expected: ExpectedDelivery<'pending'>,
+  ): Promise<boolean> {
+    if (expected.status !== 'pending') return false;
+    const { affected } = await this.executor.query(this.sql.retryNow, [
+      provider,
+      externalId,
+      expected.attempts,
+    ]);
+    return affected === 1;
+  }
+
+  /**
+   * True when the deliveries table exists; false when the database reports it missing (for
+   * operations tools; not part of `InboxStore`).
+   */
+  async tableExists(): Promise<boolean> {
+    try {
+      await this.executor.query(this.sql.exists, []);
+      return true;
+    } catch (error) {
+      if (isMissingTable(this.spec, error)) return false;
+      throw error;
+    }
+  }
+
+  async find(provider: string, externalId: string): Promise<StoredDelivery | null> {
+    const { rows } = await this.executor.query(this.sql.find, [provider, externalId]);
+    return rows[0] ? toStored(rows[0]) : null;
+  }
+
+  /**
+   * Summaries, oldest first: the body's size (`bodyBytes`) but never its bytes or the headers, so
+   * a listing holds no more than its rows' metadata. `limit` defaults to 100 and may be at most
+   * 10 000; `afterId` (default 0) lists the deliveries after that id, for the next page;
+   * `receivedFrom` (inclusive) and `receivedBefore` (exclusive) are compared with `received_at`
+   * as stored, to the millisecond. Pages are still read in id order from `afterId` through the
+   * primary key: ids follow arrival, so a range's deliveries sit together in id order, and a page
+   * inside the range reads about `limit` rows (the first also walks past the older deliveries
+   * before the range, the last past the newer ones after it).
+   * @throws {ConfigError} for an unknown `status`, a `limit` that is not a whole number from 1 to
+   * 10 000, an `afterId` that is not a whole number, or a time bound that is not a valid Date.
+   */
+  async list(input: DeliveryListInput = {}): Promise<DeliverySummary[]> {
+    const { status, provider, limit, afterId, ...received } = resolveListInput(input);
+    const { from, before } = storableRange(received.receivedFromMs, received.receivedBeforeMs);
+    const filters = [status, provider, from, before];
+    const statement = this.sql.list({
+      status: status !== undefined,
+      provider: provider !== undefined,
+      receivedFrom: from !== undefined,
+      receivedBefore: before !== undefined,
+    });
+    const params = [afterId, ...filters.filter((value) => value !== undefined), limit];
+    const { rows } = await this.executor.query(statement, params);
+    return rows.map(toSummary);
+  }
+
+  /**
+   * Deletes `done` and `dead` deliveries finished more than `olderThanMs` ago, in chunks of
+   * `batchSize` rows (default 1000); never a pending or processing one.
+   * @example
+   * await inbox.purge({ olderThanMs: 30 * DAY });
+   */
+  async purge(input: Parameters<InboxStore['purge']>[0]): Promise<number> {
+    const { olderThanMs, batchSize } = resolvePurgeInput(input);
+    return deleteInChunks(
+      (sql, params) => this.executor.query(sql, params),
+      this.sql.purgeBatch,
+      [olderThanMs],
+      batchSize,
+    );
+  }
+
+  /** Two grouped reads from the indexes, bounded in rows and time (backlog.ts). */
+  backlog = (input: BacklogInput): Promise<InboxBacklog> =>
+    readInboxBacklog(this.executor, this.spec, this.table, input);
+}
