@@ -150,5 +150,53 @@ export const MORE_SAMPLES: Readonly<Record<string, Readonly<Record<string, Sampl
       amount: { value: '49.00', currency_code: 'EUR' },
     },
   })),
+  calendly: one('invitee.created', (id) => ({
+    event: 'invitee.created',
+    created_at: AT,
+    payload: {
+      uri: `https://api.calendly.com/scheduled_events/EV0001/invitees/${id}`,
+      email: 'jenny@example.com',
+      status: 'active',
+    },
+  })),
+  airwallex: one('payment_intent.succeeded', (id) => ({
+    id,
+    name: 'payment_intent.succeeded',
+    account_id: 'acct_sample',
+    created_at: AT,
+    data: { object: { id: `int_${id}`, amount: 49, currency: 'USD', status: 'SUCCEEDED' } },
+  })),
+  paystack: one('charge.success', (id) => ({
+    event: 'charge.success',
+    data: { id: numeric(id), reference: id, amount: 490000, currency: 'NGN', status: 'success' },
+  })),
+  sentry: one('issue.created', (id) => ({
+    action: 'created',
+    installation: { uuid: 'a8e5d37a-696c-4c54-adb5-b3f28d64c7de' },
+    data: { issue: { id: String(numeric(id)), title: 'TypeError: amount is undefined' } },
+  })),
+  linear: one('Issue', (id) => ({
+    action: 'create',
+    type: 'Issue',
+    createdAt: AT,
+    data: { id, identifier: 'ENG-42', title: 'Retry the ledger call once' },
+    organizationId: 'org-sample',
+  })),
+  zoom: one('meeting.started', (id) => ({
+    event: 'meeting.started',
+    event_ts: 1_764_626_400_000 + (numeric(id) % 1_000_000),
+    payload: { account_id: 'acct-sample', object: { id: String(numeric(id)), topic: 'Standup' } },
+  })),
+  twitch: one('channel.follow', (id) => ({
+    subscription: { id, type: 'channel.follow', version: '2', status: 'enabled' },
+    event: { user_id: '1337', user_login: 'viewer', broadcaster_user_id: '1970', followed_at: AT },
+  })),
+  mailgun: one('delivered', (id) => ({
+    id,
+    event: 'delivered',
+    timestamp: 1_764_626_400,
+    recipient: 'jenny@example.com',
+    message: { headers: { 'message-id': `${id}@mg.example.com` } },
+  })),
   hmac: one('event', (id) => ({ id, type: 'order.paid', data: { order_id: '6735' } })),
 };

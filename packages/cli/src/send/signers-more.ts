@@ -30,11 +30,11 @@ function objectOf(preset: string, payload: object): object {
 /** The presets signed with a key pair. */
 const KEY_PAIRS: Readonly<Record<string, Wired>> = {
   discord: {
-    needs: '--key-file <Ed25519 private key PEM>',
+    needs: '--key-file <Ed25519 PEM>',
     sign: (r) => kit.discord({ url: r.url, privateKey: keyPem(r, 'Ed25519 PEM') }).event(r.payload),
   },
   sendgrid: {
-    needs: '--key-file <P-256 private key PEM>',
+    needs: '--key-file <P-256 PEM>',
     sign: (r) =>
       kit
         .sendgrid({ url: r.url, privateKey: keyPem(r, 'P-256 PEM') })
@@ -43,14 +43,14 @@ const KEY_PAIRS: Readonly<Record<string, Wired>> = {
         ),
   },
   wise: {
-    needs: '--key-file <RSA private key PEM>',
+    needs: '--key-file <RSA PEM>',
     sign: (r) =>
       kit
         .wise({ url: r.url, privateKey: keyPem(r, 'RSA PEM') })
         .event(r.payload, { deliveryId: r.id }),
   },
   paypal: {
-    needs: '--key-file <RSA private key PEM> --webhook-id <id> [--cert-url <url>]',
+    needs: '--key-file --webhook-id',
     sign: (r) =>
       kit
         .paypal({
@@ -62,7 +62,7 @@ const KEY_PAIRS: Readonly<Record<string, Wired>> = {
         .event(r.payload, { transmissionId: r.id }),
   },
   braintree: {
-    needs: '--public-key <publicKey> --secret <privateKey>',
+    needs: '--public-key --secret',
     sign: (r) =>
       kit
         .braintree({
@@ -81,14 +81,14 @@ const KEY_PAIRS: Readonly<Record<string, Wired>> = {
 /** The presets whose provider signs the URL it calls: the URL given is the one signed. */
 const URL_SIGNED: Readonly<Record<string, Wired>> = {
   square: {
-    needs: '--secret <signatureKey> (the URL given is the notificationUrl)',
+    needs: '--secret <signatureKey>',
     sign: (r) =>
       kit
         .square({ notificationUrl: r.url, signatureKey: secret(r, 'signatureKey') })
         .event(r.payload),
   },
   twilio: {
-    needs: '--secret <authToken> (the URL given is the one Twilio signs)',
+    needs: '--secret <authToken>',
     sign: (r) => {
       const signer = kit.twilio({ url: r.url, authToken: secret(r, 'authToken') });
       const token = { idempotencyToken: r.id };
@@ -98,7 +98,7 @@ const URL_SIGNED: Readonly<Record<string, Wired>> = {
     },
   },
   hubspot: {
-    needs: '--secret <clientSecret> (the URL given is the targetUrl)',
+    needs: '--secret <clientSecret>',
     sign: (r) =>
       kit
         .hubspot({ targetUrl: r.url, clientSecret: secret(r, 'clientSecret') })
@@ -116,14 +116,14 @@ const URL_SIGNED: Readonly<Record<string, Wired>> = {
 /** The presets with HTTP Basic credentials, batches, or a generic scheme. */
 const OTHERS: Readonly<Record<string, Wired>> = {
   postmark: {
-    needs: '--username <username> --password <password>',
+    needs: '--username --password',
     sign: (r) => {
       const [username, password] = basicPair(r.preset, r.credentials);
       return kit.postmark({ url: r.url, username, password }).event(r.payload);
     },
   },
   adyen: {
-    needs: '--secret <hmacKey hex> [--username <u> --password <p>]',
+    needs: '--secret <hmacKey hex>',
     sign: (r) => {
       const { username, password } = r.credentials;
       const basicAuth =
@@ -143,7 +143,7 @@ const OTHERS: Readonly<Record<string, Wired>> = {
     },
   },
   hmac: {
-    needs: '--secret <secret> [--signature-header <name>] [--id-header <name>] (sha256, hex)',
+    needs: '--secret <secret>',
     sign: (r) => {
       const { signatureHeader = 'x-signature', idHeader = 'x-webhook-id' } = r.credentials;
       return kit

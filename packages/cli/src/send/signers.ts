@@ -83,14 +83,14 @@ const SHARED: Readonly<Record<string, Wired>> = {
   },
   telegram: plain((o) => kit.telegram({ url: o.url, secretToken: o.secretToken! }), 'secretToken'),
   payme: {
-    needs: '--password <password> (--username, default Paycom)',
+    needs: '--password [--username]',
     sign: ({ credentials, url, payload }) => {
       const [login, password] = basicPair('payme', credentials, 'Paycom');
       return kit.payme({ url, login, password }).event(payload);
     },
   },
   uzum: {
-    needs: '--username <username> --password <password>',
+    needs: '--username --password',
     sign: ({ credentials, url, payload, event }) => {
       if (!UZUM_OPERATIONS.has(event))
         throw new CliError(
