@@ -27,12 +27,20 @@ function shellLines(markdown: string): string[] {
   );
 }
 
+/** The environment without what `pnpm test`'s runner sets for its own jest lanes. */
+function withoutRun(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { WI_JEST_LANE: _lane, JEST_JSON: _json, ...rest } = env;
+  return rest;
+}
+
 /** Runs a command line through the shell at the root; resolves with its exit code and output. */
 async function sh(line: string, env: Record<string, string> = {}) {
   try {
     const { stdout, stderr } = await exec('bash', ['-c', line], {
       cwd: root,
-      env: { ...process.env, ...env },
+      // As a contributor's shell has it: not the lane of `pnpm test` this file may run in (which
+      // leaves the serial suites out), nor its JSON report.
+      env: { ...withoutRun(process.env), ...env },
       maxBuffer: 64 * 1024 * 1024,
       timeout: 240_000,
     });

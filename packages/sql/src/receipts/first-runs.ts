@@ -11,8 +11,8 @@ import { type DialectSpec, isDuplicateKey } from '../dialects';
 import type { Queries } from './queries';
 import { text } from './rows';
 
-/** Keys read by one statement of `known`: a SELECT per key (SQLite allows 500 in one compound statement). */
-const KNOWN_CHUNK = 100;
+/** Keys read by one statement of `known`: two parameters each, within D1's 100 bound parameters. */
+const KNOWN_CHUNK = 50;
 /** Most first runs one `recordFirst` writes: four parameters each, well under every placeholder limit. */
 export const MAX_FIRST_RUNS = 1000;
 
@@ -26,7 +26,7 @@ export interface FirstRunsScope {
   readonly sql: Queries;
 }
 
-/** Which of `keys` have a receipt, read in `transaction` when given: one statement per 100 keys. */
+/** Which of `keys` have a receipt, read in `transaction` when given: one statement per 50 keys. */
 export async function knownKeys(
   { runner, sql }: FirstRunsScope,
   keys: readonly KeyLike[],

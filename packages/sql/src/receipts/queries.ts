@@ -129,11 +129,11 @@ export function buildQueries(dialect: DialectSpec, table: string): Queries {
     // One primary-key lookup per key, whatever the table's statistics say: an OR of key pairs, or
     // an IN list per provider, let PostgreSQL's planner read every receipt of the provider from
     // the index on a table it had not analyzed yet.
+    // One SELECT with the keys OR'ed (each an equality on the primary key), not a compound of one
+    // SELECT per key: D1 refuses compound SELECTs of more than a few terms.
     known: (keys) =>
-      Array.from(
-        { length: keys },
-        () => `SELECT provider, external_id FROM ${t} WHERE ${byKey}`,
-      ).join(' UNION ALL '),
+      `SELECT provider, external_id FROM ${t} WHERE ` +
+      Array.from({ length: keys }, () => `(${byKey})`).join(' OR '),
     recordFirst: (keys) => recordValues(keys),
     recordSkipping: (keys) =>
       recordValues(keys) +
