@@ -103,17 +103,19 @@ it('--list names the presets and their samples; bad input is a usage error', asy
   const list = await cli(['send', '--list']);
   expect(list.code).toBe(0);
   for (const row of [
-    /^preset +--secret +sample event$/m,
-    /^stripe +secret +payment_intent\.succeeded$/m,
-    /^stripe +secret +checkout\.session\.completed$/m,
-    /^github +secret +push$/m,
-    /^github +secret +pull_request$/m,
-    /^shopify +secret +orders\/create$/m,
-    /^telegram +secretToken +message$/m,
-    /^payme +password or login:password +CreateTransaction$/m,
-    /^click +secretKey +prepare$/m,
-    /^uzum +username:password +confirm$/m,
-    /^slack +signingSecret +\(--body FILE\)$/m,
+    /^preset +sample event +signs with$/m,
+    /^stripe +payment_intent\.succeeded +--secret <secret>$/m,
+    /^stripe +checkout\.session\.completed +--secret <secret>$/m,
+    /^github +push +--secret <secret>$/m,
+    /^github +pull_request +--secret <secret>$/m,
+    /^shopify +orders\/create +--secret <secret>$/m,
+    /^telegram +message +--secret <secretToken>$/m,
+    /^payme +CreateTransaction +--password \[--username\]$/m,
+    /^click +prepare +--secret <secretKey>$/m,
+    /^uzum +confirm +--username --password$/m,
+    /^slack +\(--body FILE\) +--secret <signingSecret>$/m,
+    /^discord +APPLICATION_COMMAND +--key-file <Ed25519 PEM>$/m,
+    /^hubspot +contact\.creation +--secret <clientSecret>$/m,
   ])
     expect(list.stdout).toMatch(row);
   expect((await cli(['send', 'nope', url, '--secret', 'x'])).code).toBe(ExitCode.USAGE);

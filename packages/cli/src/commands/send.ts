@@ -9,12 +9,15 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { CliError, ExitCode } from '../exit-codes';
 import { type Printer, renderTable } from '../output';
-import { SAMPLES } from '../send/samples';
+import type { Credentials } from '../send/credentials';
+import { SAMPLES as FIRST } from '../send/samples';
+import { MORE_SAMPLES } from '../send/samples-more';
 import { type Delivery, WIRED } from '../send/signers';
 
-/** Options of `send`. */
-export interface SendOptions {
-  readonly secret?: string;
+const SAMPLES = { ...FIRST, ...MORE_SAMPLES };
+
+/** Options of `send`: the credentials (`--secret`, `--key-file`, …) and the delivery's. */
+export interface SendOptions extends Credentials {
   readonly event?: string;
   /** A file whose exact bytes are the body (Click: a JSON object of the form fields). */
   readonly body?: string;
@@ -32,21 +35,21 @@ interface Answer {
   readonly body: string;
 }
 
-/** `send --list`: each preset, its secret, and its sample events (the first the default), a row each. */
+/** `send --list`: each preset, the flags it signs with, and its sample events (the first the default), a row each. */
 export function listPresets(out: Printer, json: boolean): number {
   const presets = Object.entries(WIRED).map(([name, wired]) => ({
     preset: name,
-    secret: wired.secret,
+    needs: wired.needs,
     events: Object.keys(SAMPLES[name] ?? {}),
   }));
   if (json) {
     out.line(JSON.stringify({ presets }, null, 2));
     return ExitCode.OK;
   }
-  const rows = presets.flatMap(({ preset, secret, events }) =>
-    (events.length ? events : ['(--body FILE)']).map((event) => [preset, secret, event]),
+  const rows = presets.flatMap(({ preset, needs, events }) =>
+    (events.length ? events : ['(--body FILE)']).map((event) => [preset, event, needs]),
   );
-  const columns = [{ header: 'preset' }, { header: '--secret' }, { header: 'sample event' }];
+  const columns = [{ header: 'preset' }, { header: 'sample event' }, { header: 'signs with' }];
   for (const line of renderTable(out, columns, rows)) out.line(line);
   return ExitCode.OK;
 }
@@ -108,16 +111,11 @@ export async function send(
       ExitCode.USAGE,
       `send has no signer for ${JSON.stringify(preset)}: see send --list.`,
     );
-  if (!options.secret)
-    throw new CliError(
-      ExitCode.USAGE,
-      `${preset} needs --secret <${wired.secret}>: the preset's own.`,
-    );
   if (!/^https?:\/\//.test(url)) throw new CliError(ExitCode.USAGE, `Not an http(s) URL: ${url}`);
   const event = options.event ?? Object.keys(SAMPLES[preset] ?? {})[0] ?? 'event';
   const id = options.id ?? `${preset === 'stripe' ? 'evt_' : ''}${randomBytes(8).toString('hex')}`;
   const payload = payloadOf(preset, event, id, options.body);
-  const delivery = wired.sign({ secret: options.secret, event, id, url, payload });
+  const delivery = wired.sign({ preset, credentials: options, event, id, url, payload });
   const answers = [await post(delivery)];
   if (options.retry) answers.push(await post(delivery.retry()));
   if (options.json) out.line(JSON.stringify({ preset, event, id, url, answers }, null, 2));

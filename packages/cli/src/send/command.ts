@@ -13,12 +13,35 @@ export function addSendCommand(program: Command, io: CliIo, done: (code: number)
     )
     .argument('[preset]', 'the preset factory, as in providers.<preset>(…): stripe, github, …')
     .argument('[url]', 'where to POST it: http://localhost:3000/webhooks/stripe')
-    .option('--secret <secret>', "the preset's secret, as your endpoint was given it")
+    .option('--secret <secret>', "the preset's secret, token or HMAC key, as your endpoint has it")
+    .option('--username <name>', 'HTTP Basic login (postmark, uzum, payme, adyen)')
+    .option('--password <password>', 'HTTP Basic password (postmark, uzum, payme, adyen)')
+    .option(
+      '--key-file <pem>',
+      'private key PEM to sign with; the preset holds its public key (discord, sendgrid, wise, paypal)',
+    )
+    .option(
+      '--public-key <key>',
+      "braintree: the merchant's public key (--secret: its private key)",
+    )
+    .option('--webhook-id <id>', "paypal: the webhook id, as the preset's webhookId")
+    .option('--cert-url <url>', 'paypal: PAYPAL-CERT-URL (default: a sandbox certificate URL)')
+    .option('--signature-header <name>', 'hmac: the signature header (default x-signature)')
+    .option(
+      '--id-header <name>',
+      "hmac: the delivery id header, the preset's key (default x-webhook-id)",
+    )
     .option('--event <type>', 'the sample event (send --list), or the type of a --body')
     .option('--body <file>', 'send these exact bytes instead of a sample')
     .option('--id <id>', 'the event or delivery id (default: a new one each time)')
     .option('--retry', 'then send it again, as the provider retries it (it should be a replay)')
-    .option('--list', 'list the presets, their secrets and their sample events')
+    .option('--list', 'list the presets, their sample events and the flags each signs with')
+    .addHelpText(
+      'after',
+      '\nURL-signed presets (square, hubspot, twilio) sign the <url> given: pass the URL the preset was\n' +
+        'given. Batched presets (sendgrid, hubspot, adyen, meta) send a one-item batch; presets with a\n' +
+        'handshake (discord, twitch, zoom, meta, braintree) send a normal event.',
+    )
     .option('--json', 'print JSON')
     .action(async (preset: string | undefined, url: string | undefined, options: SendOptions) => {
       const json = options.json === true;

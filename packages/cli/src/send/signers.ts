@@ -1,18 +1,24 @@
 /**
- * @module How `send` signs: for each preset it can send, the test kit's signer of the same name
- * (`@webhook-idempotency/providers/testing`) given the secret, the URL and the event, turned into
- * one delivery (method, URL, headers, exact body bytes) with its provider-style retry.
+ * @module How `send` signs: for each preset factory, the test kit's signer of the same name
+ * (`@webhook-idempotency/providers/testing`) given the credentials, the URL and the event, turned
+ * into one delivery (method, URL, headers, exact body bytes) with its provider-style retry. The
+ * presets signed with a shared secret or a token are here; those with key pairs, signed URLs,
+ * batches and handshakes in `signers-more`.
  */
 import * as kit from '@webhook-idempotency/providers/testing';
 import { CliError, ExitCode } from '../exit-codes';
+import { basicPair, type Credentials, need } from './credentials';
+import { MORE } from './signers-more';
 
 /** A delivery as the kit makes it: what `send` posts, and its retry. */
 export type Delivery = kit.Delivery;
 
 /** What one send asks for. */
 export interface SendRequest {
-  /** The secret the preset was given (`user:password` where it takes HTTP Basic credentials). */
-  readonly secret: string;
+  /** The preset factory's name, for the errors. */
+  readonly preset: string;
+  /** The credentials given as flags. */
+  readonly credentials: Credentials;
   /** The event type or operation (`push`, `orders/create`, `prepare`, `check`). */
   readonly event: string;
   /** The delivery's id, where the provider sends it in a header (GitHub, Shopify). */
@@ -23,22 +29,11 @@ export interface SendRequest {
   readonly payload: object;
 }
 
-/** A preset `send` can sign for: what its secret is, and how a delivery is made. */
+/** A preset `send` can sign for: the flags it needs, and how a delivery is made. */
 export interface Wired {
-  /** What `--secret` holds, for the help and the error without one. */
-  readonly secret: string;
+  /** The flags it signs with, for `--list` and `--help`: `--secret <secret>`. */
+  readonly needs: string;
   sign(request: SendRequest): Delivery;
-}
-
-/** `login:password`, or the password alone with `login` as the login. */
-function credentials(preset: string, secret: string, login?: string): [string, string] {
-  const colon = secret.indexOf(':');
-  if (colon > 0) return [secret.slice(0, colon), secret.slice(colon + 1)];
-  if (login !== undefined) return [login, secret];
-  throw new CliError(
-    ExitCode.USAGE,
-    `${preset} signs with HTTP Basic: pass --secret user:password.`,
-  );
 }
 
 const UZUM_OPERATIONS = new Set(['check', 'create', 'confirm', 'reverse', 'status']);
@@ -50,64 +45,97 @@ const plain = (
   },
   option: string,
 ): Wired => ({
-  secret: option,
-  sign: ({ secret, url, payload }) => make({ url, [option]: secret }).event(payload),
+  needs: `--secret <${option}>`,
+  sign: ({ preset, credentials, url, payload }) =>
+    make({ url, [option]: need(preset, credentials, 'secret', option) }).event(payload),
 });
 
-/** The presets `send` can sign for, by the name of their preset factory. */
-export const WIRED: Readonly<Record<string, Wired>> = {
+/** A signer whose provider sends the delivery id in a header (`event(payload, { id })`). */
+const withId = (
+  make: (options: { url: string; secret: string }) => {
+    event(payload: object, delivery: { id?: string }): Delivery;
+  },
+  option = 'secret',
+): Wired => ({
+  needs: `--secret <${option}>`,
+  sign: ({ preset, credentials, url, payload, id }) =>
+    make({ url, secret: need(preset, credentials, 'secret', option) }).event(payload, { id }),
+});
+
+const secret = (r: SendRequest, what = 'secret') => need(r.preset, r.credentials, 'secret', what);
+
+/** The presets signed with a shared secret, a token or HTTP Basic, by preset factory name. */
+const SHARED: Readonly<Record<string, Wired>> = {
   stripe: plain((o) => kit.stripe({ url: o.url, secret: o.secret! }), 'secret'),
   github: {
-    secret: 'secret',
-    sign: ({ secret, url, payload, event, id }) =>
-      kit.github({ secret, url }).event(payload, { event, delivery: id }),
+    needs: '--secret <secret>',
+    sign: (r) =>
+      kit
+        .github({ secret: secret(r), url: r.url })
+        .event(r.payload, { event: r.event, delivery: r.id }),
   },
   shopify: {
-    secret: 'secret',
-    sign: ({ secret, url, payload, event, id }) =>
-      kit.shopify({ secret, url }).event(payload, { topic: event, webhookId: id }),
+    needs: '--secret <secret>',
+    sign: (r) =>
+      kit
+        .shopify({ secret: secret(r), url: r.url })
+        .event(r.payload, { topic: r.event, webhookId: r.id }),
   },
   telegram: plain((o) => kit.telegram({ url: o.url, secretToken: o.secretToken! }), 'secretToken'),
   payme: {
-    secret: 'password or login:password',
-    sign: ({ secret, url, payload }) => {
-      const [login, password] = credentials('payme', secret, 'Paycom');
+    needs: '--password [--username]',
+    sign: ({ credentials, url, payload }) => {
+      const [login, password] = basicPair('payme', credentials, 'Paycom');
       return kit.payme({ url, login, password }).event(payload);
     },
   },
   uzum: {
-    secret: 'username:password',
-    sign: ({ secret, url, payload, event }) => {
+    needs: '--username --password',
+    sign: ({ credentials, url, payload, event }) => {
       if (!UZUM_OPERATIONS.has(event))
         throw new CliError(
           ExitCode.USAGE,
           `uzum sends an operation: --event ${[...UZUM_OPERATIONS].join(', ')}.`,
         );
-      const [username, password] = credentials('uzum', secret);
-      const signer = kit.uzum({ url, username, password });
-      return signer[event as kit.UzumOperation](payload);
+      const [username, password] = basicPair('uzum', credentials);
+      return kit.uzum({ url, username, password })[event as kit.UzumOperation](payload);
     },
   },
   click: {
-    secret: 'secretKey',
-    sign: ({ secret, url, payload, event }) => {
-      const signer = kit.click({ url, secretKey: secret });
-      if (event === 'complete') return signer.complete(payload as kit.ClickComplete);
-      if (event === 'prepare') return signer.prepare(payload as kit.ClickPrepare);
+    needs: '--secret <secretKey>',
+    sign: (r) => {
+      const signer = kit.click({ url: r.url, secretKey: secret(r, 'secretKey') });
+      if (r.event === 'complete') return signer.complete(r.payload as kit.ClickComplete);
+      if (r.event === 'prepare') return signer.prepare(r.payload as kit.ClickPrepare);
       throw new CliError(ExitCode.USAGE, 'click sends --event prepare or complete.');
     },
   },
   slack: plain((o) => kit.slack({ url: o.url, signingSecret: o.signingSecret! }), 'signingSecret'),
   gitlab: plain((o) => kit.gitlab({ url: o.url, secretToken: o.secretToken! }), 'secretToken'),
-  razorpay: plain((o) => kit.razorpay({ url: o.url, secret: o.secret! }), 'secret'),
+  razorpay: withId((o) => kit.razorpay(o)),
   checkout: plain((o) => kit.checkout({ url: o.url, secret: o.secret! }), 'secret'),
   typeform: plain((o) => kit.typeform({ url: o.url, secret: o.secret! }), 'secret'),
   vercel: plain((o) => kit.vercel({ url: o.url, secret: o.secret! }), 'secret'),
   intercom: plain((o) => kit.intercom({ url: o.url, secret: o.secret! }), 'secret'),
   coinbase: plain((o) => kit.coinbase({ url: o.url, secret: o.secret! }), 'secret'),
   lemonsqueezy: plain((o) => kit.lemonsqueezy({ url: o.url, secret: o.secret! }), 'secret'),
-  bitbucket: plain((o) => kit.bitbucket({ url: o.url, secret: o.secret! }), 'secret'),
-  standardWebhooks: plain((o) => kit.standardWebhooks({ url: o.url, secret: o.secret! }), 'secret'),
-  clerk: plain((o) => kit.clerk({ url: o.url, secret: o.secret! }), 'secret'),
-  resend: plain((o) => kit.resend({ url: o.url, secret: o.secret! }), 'secret'),
+  bitbucket: withId((o) => kit.bitbucket(o)),
+  standardWebhooks: withId((o) => kit.standardWebhooks(o)),
+  clerk: withId((o) => kit.clerk(o)),
+  resend: withId((o) => kit.resend(o)),
+  paddle: plain((o) => kit.paddle({ url: o.url, secret: o.secret! }), 'secret'),
+  calendly: plain((o) => kit.calendly({ url: o.url, signingKey: o.signingKey! }), 'signingKey'),
+  airwallex: plain((o) => kit.airwallex({ url: o.url, secret: o.secret! }), 'secret'),
+  paystack: plain((o) => kit.paystack({ url: o.url, secretKey: o.secretKey! }), 'secretKey'),
+  sentry: withId((o) => kit.sentry({ url: o.url, clientSecret: o.secret }), 'clientSecret'),
+  linear: {
+    needs: '--secret <secret>',
+    sign: (r) => kit.linear({ url: r.url, secret: secret(r) }).event(r.payload, { delivery: r.id }),
+  },
+  zoom: plain((o) => kit.zoom({ url: o.url, secretToken: o.secretToken! }), 'secretToken'),
+  twitch: withId((o) => kit.twitch(o)),
+  mailgun: plain((o) => kit.mailgun({ url: o.url, signingKey: o.signingKey! }), 'signingKey'),
 };
+
+/** The presets `send` can sign for, by the name of their preset factory. */
+export const WIRED: Readonly<Record<string, Wired>> = { ...SHARED, ...MORE };

@@ -1,0 +1,174 @@
+/**
+ * Every sample of the presets wired beyond the first seven, each with the credential flags its
+ * preset takes, is accepted by that preset: an Express app on a real port with each preset on a
+ * SQLite file store, the real CLI entry point sending each sample with `--retry`; the handler runs
+ * once and both answers are 200. (send-families.test.ts covers Discord, Square, Postmark, HubSpot
+ * and Standard Webhooks; PayPal needs a certificate its preset fetches, not made here.)
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { idempotent, saveRawBody } from '@webhook-idempotency/express';
+import * as providers from '@webhook-idempotency/providers';
+import { Schema, SqlStore } from '@webhook-idempotency/sql';
+import { sqliteFile } from '@webhook-idempotency/sql/test/helpers/databases';
+import Database from 'better-sqlite3';
+import express, { type RequestHandler } from 'express';
+import { cli } from './helpers/cli';
+
+const WHSEC = `whsec_${Buffer.from('clerk-and-resend-secret-32-bytes').toString('base64')}`;
+const dir = mkdtempSync(join(process.env.WI_TMP ?? tmpdir(), 'send-every-'));
+/** A private key PEM file for `--key-file`, and its public key. */
+function keyPair(name: string, made: ReturnType<typeof generateKeyPairSync>) {
+  const file = join(dir, `${name}.pem`);
+  writeFileSync(file, made.privateKey.export({ format: 'pem', type: 'pkcs8' }));
+  return { file, publicKey: made.publicKey };
+}
+const sendgridKey = keyPair('sendgrid', generateKeyPairSync('ec', { namedCurve: 'prime256v1' }));
+const wiseKey = keyPair('wise', generateKeyPairSync('rsa', { modulusLength: 2048 }));
+
+/** Each preset's options and the flags `send` is given for it. */
+const CASES: Record<string, { preset: () => unknown; flags: string[] }> = {
+  clerk: { preset: () => providers.clerk({ secret: WHSEC }), flags: ['--secret', WHSEC] },
+  resend: { preset: () => providers.resend({ secret: WHSEC }), flags: ['--secret', WHSEC] },
+  paddle: {
+    preset: () => providers.paddle({ secret: 'pdl-secret' }),
+    flags: ['--secret', 'pdl-secret'],
+  },
+  calendly: {
+    preset: () => providers.calendly({ signingKey: 'cal-key' }),
+    flags: ['--secret', 'cal-key'],
+  },
+  airwallex: {
+    preset: () => providers.airwallex({ secret: 'awx-secret' }),
+    flags: ['--secret', 'awx-secret'],
+  },
+  paystack: {
+    preset: () => providers.paystack({ secretKey: 'sk_test_1' }),
+    flags: ['--secret', 'sk_test_1'],
+  },
+  sentry: {
+    preset: () => providers.sentry({ clientSecret: 'sentry-cs' }),
+    flags: ['--secret', 'sentry-cs'],
+  },
+  linear: {
+    preset: () => providers.linear({ secret: 'lin-secret' }),
+    flags: ['--secret', 'lin-secret'],
+  },
+  zoom: {
+    preset: () => providers.zoom({ secretToken: 'zoom-token' }),
+    flags: ['--secret', 'zoom-token'],
+  },
+  twitch: {
+    preset: () => providers.twitch({ secret: 'twitch-secret-123' }),
+    flags: ['--secret', 'twitch-secret-123'],
+  },
+  mailgun: {
+    preset: () => providers.mailgun({ signingKey: 'mg-key' }),
+    flags: ['--secret', 'mg-key'],
+  },
+  sendgrid: {
+    preset: () =>
+      providers.sendgrid({
+        publicKey: String(sendgridKey.publicKey.export({ format: 'pem', type: 'spki' })),
+      }),
+    flags: ['--key-file', sendgridKey.file],
+  },
+  wise: {
+    preset: () =>
+      providers.wise({
+        publicKey: String(wiseKey.publicKey.export({ format: 'pem', type: 'spki' })),
+      }),
+    flags: ['--key-file', wiseKey.file],
+  },
+  braintree: {
+    preset: () => providers.braintree({ publicKey: 'bt-public', privateKey: 'bt-private' }),
+    flags: ['--public-key', 'bt-public', '--secret', 'bt-private'],
+  },
+  twilio: {
+    preset: () =>
+      providers.twilio({ authToken: 'tw-token', baseUrl: base.replace(/\/webhooks$/, '') }),
+    flags: ['--secret', 'tw-token'],
+  },
+  mercadopago: {
+    preset: () => providers.mercadopago({ secret: 'mp-secret' }),
+    flags: ['--secret', 'mp-secret'],
+  },
+  adyen: {
+    preset: () => providers.adyen({ hmacKey: '44782DEF547AAA06C910C43932B1EB0C' }),
+    flags: ['--secret', '44782DEF547AAA06C910C43932B1EB0C'],
+  },
+  meta: {
+    preset: () => providers.meta({ appSecret: 'meta-secret' }),
+    flags: ['--secret', 'meta-secret'],
+  },
+  hmac: {
+    preset: () =>
+      providers.hmac({
+        retentionDays: 7,
+        provider: 'acme',
+        secret: 'hmac-secret',
+        signatureHeader: 'x-signature',
+        key: 'x-webhook-id',
+      }),
+    flags: ['--secret', 'hmac-secret'],
+  },
+};
+
+let db: Database.Database;
+let server: Server;
+let base: string;
+const guards: Record<string, RequestHandler> = {};
+const runs = new Map<string, number>();
+
+beforeAll(async () => {
+  db = new Database(sqliteFile('send-every-sample'));
+  await Schema.createTable(db);
+  const app = express();
+  app.use(express.json({ verify: saveRawBody }));
+  app.use(express.urlencoded({ extended: false, verify: saveRawBody }));
+  app.post(
+    '/webhooks/:preset',
+    (req, res, next) => {
+      const guard = guards[req.params.preset as string];
+      if (!guard) return res.status(404).end();
+      guard(req, res, next);
+    },
+    (req, res) => {
+      const preset = req.params.preset as string;
+      runs.set(preset, (runs.get(preset) ?? 0) + 1);
+      res.json({ ok: true });
+    },
+  );
+  server = app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
+  const store = new SqlStore(db);
+  for (const [name, { preset }] of Object.entries(CASES))
+    guards[name] = idempotent({ store, preset: preset() } as Parameters<typeof idempotent>[0]);
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  db.close();
+});
+
+it.each(Object.keys(CASES))(
+  '%s: its sample is accepted and runs its handler once',
+  async (name) => {
+    const sent = await cli([
+      'send',
+      name,
+      `${base}/${name}`,
+      ...CASES[name]!.flags,
+      '--retry',
+      '--json',
+    ]);
+    expect(sent).toMatchObject({ code: 0, stderr: '' });
+    const { answers } = JSON.parse(sent.stdout);
+    expect(answers.map((a: { status: number }) => a.status)).toEqual([200, 200]);
+    expect(runs.get(name)).toBe(1);
+  },
+);
