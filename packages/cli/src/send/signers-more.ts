@@ -7,7 +7,7 @@
 import * as kit from '@webhook-idempotency/providers/testing';
 import { CliError, ExitCode } from '../exit-codes';
 import { basicPair, itemsOf, need, privateKeyPem } from './credentials';
-import type { SendRequest, Wired } from './signers';
+import type { SendRequest, Wired } from './wired';
 
 const secret = (r: SendRequest, what: string) => need(r.preset, r.credentials, 'secret', what);
 const keyPem = (r: SendRequest, what: string) => privateKeyPem(r.preset, r.credentials, what);

@@ -7,34 +7,11 @@
  */
 import * as kit from '@webhook-idempotency/providers/testing';
 import { CliError, ExitCode } from '../exit-codes';
-import { basicPair, type Credentials, need } from './credentials';
+import { basicPair, need } from './credentials';
 import { MORE } from './signers-more';
+import type { Delivery, SendRequest, Wired } from './wired';
 
-/** A delivery as the kit makes it: what `send` posts, and its retry. */
-export type Delivery = kit.Delivery;
-
-/** What one send asks for. */
-export interface SendRequest {
-  /** The preset factory's name, for the errors. */
-  readonly preset: string;
-  /** The credentials given as flags. */
-  readonly credentials: Credentials;
-  /** The event type or operation (`push`, `orders/create`, `prepare`, `check`). */
-  readonly event: string;
-  /** The delivery's id, where the provider sends it in a header (GitHub, Shopify). */
-  readonly id: string;
-  /** Where it goes: the kit signs it where the provider signs the URL. */
-  readonly url: string;
-  /** An object (sent as its JSON; Click: its form fields) or the exact bytes of `--body`. */
-  readonly payload: object;
-}
-
-/** A preset `send` can sign for: the flags it needs, and how a delivery is made. */
-export interface Wired {
-  /** The flags it signs with, for `--list` and `--help`: `--secret <secret>`. */
-  readonly needs: string;
-  sign(request: SendRequest): Delivery;
-}
+export type { Delivery, SendRequest, Wired } from './wired';
 
 const UZUM_OPERATIONS = new Set(['check', 'create', 'confirm', 'reverse', 'status']);
 
