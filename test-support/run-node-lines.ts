@@ -24,8 +24,10 @@ const EVERY_LINE = [
 
 /**
  * On the newest line, so the oldest (the machine's Node, in the main run) and the newest run them
- * both: core's unit suites, and one entry per framework and per store that needs no server (each
- * adapter's HTTP conformance run, the pg-boss bridge). The lines between get the packed-tarball
+ * both: core's unit suites, the HTTP conformance of one adapter per transport core holds responses
+ * through (Express on node:http, fetch on Web Request/Response; every framework's own adapter
+ * runs on each line from the packed tarballs, in tests/consumers), and the pg-boss bridge. The
+ * lines between get the packed-tarball
  * consumers (every adapter's duplicate answered from the receipt, the CLI) and EVERY_LINE; with
  * `WI_NODE_LINES_FULL=1`, every line runs these too. The full adapter matrix and the database
  * suites run once, on the machine's Node.
@@ -33,11 +35,7 @@ const EVERY_LINE = [
 const NEWEST_LINE = [
   'packages/core/test',
   'packages/express/test/express.test.ts',
-  'packages/fastify/test/fastify.test.ts',
-  'packages/koa/test/koa.test.ts',
   'packages/fetch/test/fetch.test.ts',
-  'packages/hono/test/hono.test.ts',
-  'packages/nestjs/test/conformance.test.ts',
   // pg-boss 12 itself declares Node >= 22.12 (the storm proof runs on the machine's Node only).
   'packages/pg-boss/test/pg-boss.test.ts',
 ];
@@ -81,7 +79,7 @@ async function main(): Promise<number> {
     const full = version === newest || process.env.WI_NODE_LINES_FULL === '1';
     const withWorkerd = version === workerd;
     console.log(
-      `\n== ${full ? 'core, adapter and node:sqlite' : 'node:sqlite'} suites${withWorkerd ? ', and the Cloudflare Workers suites,' : ''} on Node ${node.version}`,
+      `\n== ${full ? 'core, Express, fetch and node:sqlite' : 'node:sqlite'} suites${withWorkerd ? ', and the Cloudflare Workers suites,' : ''} on Node ${node.version}`,
     );
     const results = process.env.JEST_JSON?.replace(/\.json$/, `-node${version}.json`);
     const run = spawnSync(
