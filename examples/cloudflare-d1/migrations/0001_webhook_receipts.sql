@@ -17,3 +17,13 @@ CREATE INDEX IF NOT EXISTS "webhook_receipts_status_idx" ON "webhook_receipts" (
 CREATE INDEX IF NOT EXISTS "webhook_receipts_finished_idx" ON "webhook_receipts" (finished_at);
 
 CREATE INDEX IF NOT EXISTS "webhook_receipts_claimed_idx" ON "webhook_receipts" (claimed_at, provider, external_id);
+
+CREATE TABLE IF NOT EXISTS "webhook_receipts_ignored" (
+  provider VARCHAR(160) NOT NULL,
+  event_type VARCHAR(160) NOT NULL,
+  hour_start INTEGER NOT NULL,
+  events BIGINT NOT NULL,
+  CONSTRAINT "webhook_receipts_ignored_pkey" PRIMARY KEY (provider, event_type, hour_start)
+);
+
+CREATE INDEX IF NOT EXISTS "webhook_receipts_ignored_hour_idx" ON "webhook_receipts_ignored" (hour_start);

@@ -13,10 +13,12 @@ import { createStripeApp, type StripeApp } from '../src/app';
 
 const secret = 'whsec_test_prisma_example';
 const stripe = signers.stripe({ secret });
-const MIGRATION = readFileSync(
-  join(__dirname, '..', 'prisma', 'migrations', '20261204000000_init', 'migration.sql'),
-  'utf8',
-);
+/** The migrations in the order Prisma applies them: the tables, then the ignored-event counts table. */
+const MIGRATION = ['20261204000000_init', '20261206000000_ignored_counts']
+  .map((name) =>
+    readFileSync(join(__dirname, '..', 'prisma', 'migrations', name, 'migration.sql'), 'utf8'),
+  )
+  .join('\n');
 
 const succeeded = (id: string, intent: string, orderId?: string) => ({
   id,
@@ -114,7 +116,7 @@ describe('prisma-stripe example', () => {
     expect(await shop.prisma.payment.count()).toBe(0);
   });
 
-  it("the migration's receipts table is the store's own DDL (webhook-idempotency migrate --print)", () => {
+  it("the migrations' receipts and ignored-counts tables are the store's own DDL (webhook-idempotency migrate --print)", () => {
     const receipts = MIGRATION.slice(
       MIGRATION.indexOf('CREATE TABLE IF NOT EXISTS "webhook_receipts"'),
     );

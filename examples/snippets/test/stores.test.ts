@@ -169,7 +169,7 @@ it('the bounded in-memory store drops finished receipts past its retention', asy
 
 it('Schema.statements as one .sql text equals the docs DDL', () => {
   expect(migrationSql()).toBe(`${ddlText('postgres')}\n`);
-  expect(Schema.statements('postgres')).toHaveLength(4);
+  expect(Schema.statements('postgres')).toHaveLength(6);
 });
 
 it('the in-memory guard replays; purge deletes per provider, each with its own retention', async () => {

@@ -48,7 +48,12 @@ export const storeKinds: readonly StoreKind[] = [
 export function unreachableStore(): Store<unknown> {
   const down = () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:5432'));
   return {
-    capabilities: { crossProcess: true, transactional: false, clock: 'store' },
+    capabilities: {
+      crossProcess: true,
+      transactional: false,
+      clock: 'store',
+      ignoredCounts: false,
+    },
     claim: down,
     reclaim: down,
     complete: down,

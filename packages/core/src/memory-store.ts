@@ -10,6 +10,7 @@ import {
   type Row,
   wholeHandlerMs,
 } from './memory-store-rows';
+import { IgnoredTotals } from './memory-ignored';
 import type { KeyLike } from './request-key';
 import type {
   At,
@@ -18,6 +19,9 @@ import type {
   CompleteInput,
   FailInput,
   FirstRun,
+  IgnoredCount,
+  IgnoredQuery,
+  IgnoredTotal,
   ObservedReceipt,
   PurgeInput,
   Receipt,
@@ -46,8 +50,10 @@ export class InMemoryStore implements Store {
     crossProcess: false,
     transactional: false,
     clock: 'caller',
+    ignoredCounts: true,
   };
   private readonly rows = new Map<string, Row>();
+  private readonly ignored = new IgnoredTotals();
   /**
    * The finished rows in the order they finished, as a list linked through the rows: the oldest
    * is the next to drop. Linking, unlinking and dropping are O(1), with no iteration over the map
@@ -62,6 +68,16 @@ export class InMemoryStore implements Store {
     const { maxReceipts, retentionMs } = resolveMemoryOptions(options);
     this.maxReceipts = maxReceipts;
     this.retentionMs = retentionMs;
+  }
+
+  /** Adds to the ignored-event totals (at most 10,000 provider, type and hour totals, the oldest dropped first). */
+  async addIgnored(counts: readonly IgnoredCount[], _at: At): Promise<void> {
+    this.ignored.add(counts);
+  }
+
+  /** The ignored-event totals since `since`, the largest first. */
+  async ignoredCounts(query: IgnoredQuery): Promise<IgnoredTotal[]> {
+    return this.ignored.totals(query);
   }
 
   /** How many receipts are held. */

@@ -65,6 +65,13 @@ export interface StoreCapabilities {
    * conformance suite requires.
    */
   readonly groups?: boolean;
+  /**
+   * Keeps the counts of ignored events (a route set's events no route takes): `true` for a store
+   * with {@link Store.addIgnored} and {@link Store.ignoredCounts}, `false` for one without them.
+   * Every store of this project declares it; the conformance suite checks both ways. Optional in
+   * the type only so that stores written against the older contract keep compiling.
+   */
+  readonly ignoredCounts?: boolean;
 }
 
 /** Time passed to every store call; a `'store'`-clock store ignores it. Milliseconds since the epoch. */
@@ -113,6 +120,38 @@ export interface FirstRun {
    * milliseconds (rounded); a negative or non-finite value counts as 0.
    */
   readonly handlerMs: number;
+}
+
+/**
+ * How many events of one provider and type a route set ignored in one hour: one entry of
+ * {@link Store.addIgnored}. The guard tallies them in memory and writes one entry per provider,
+ * type and hour every few seconds, never one per event.
+ */
+export interface IgnoredCount {
+  readonly provider: string;
+  /** The event's type as its preset names it (bounded in length), `(unnamed)` or `(other)`. */
+  readonly type: string;
+  /** The hour the events arrived in: epoch milliseconds, a whole multiple of an hour. */
+  readonly hour: number;
+  /** How many: a whole number above 0. */
+  readonly count: number;
+}
+
+/** What {@link Store.ignoredCounts} takes. */
+export type IgnoredQuery = At & {
+  /** Counts of the hours starting at or after this time (epoch milliseconds, rounded down to its hour). */
+  readonly since: number;
+  /** Only this provider's counts. */
+  readonly provider?: string;
+};
+
+/** The ignored events of one provider and type since the query's time: one row of {@link Store.ignoredCounts}. */
+export interface IgnoredTotal {
+  readonly provider: string;
+  readonly type: string;
+  readonly count: number;
+  /** The latest hour (its start) with a count. */
+  readonly lastHour: Date;
 }
 
 /**
@@ -228,6 +267,21 @@ export interface Store<Tx = never> {
    * Optional in the type only, like {@link Store.known}.
    */
   recordFirst?(entries: readonly FirstRun[], input: At, transaction?: Tx): Promise<boolean>;
+
+  /**
+   * Adds `counts` to the stored ignored-event counts, each to its provider's, type's and hour's
+   * total (a new total starts at 0). An empty list writes nothing. Atomic per entry: of concurrent
+   * calls adding to one total, across every process sharing the store, none is lost.
+   *
+   * Only for a store whose `capabilities.ignoredCounts` is `true`.
+   */
+  addIgnored?(counts: readonly IgnoredCount[], input: At): Promise<void>;
+
+  /**
+   * The ignored-event totals of every provider and type (of `provider` when given) over the hours
+   * from `since` on, the largest first. Only for a store whose `capabilities.ignoredCounts` is `true`.
+   */
+  ignoredCounts?(query: IgnoredQuery): Promise<IgnoredTotal[]>;
 
   /**
    * Transactional stores only: runs `work` inside a database transaction and commits when it

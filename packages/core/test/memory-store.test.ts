@@ -72,6 +72,36 @@ describe('the conformance suite rejects broken stores', () => {
     }
   }
 
+  /** Adds 1 to a total per write, whatever the write's count: the counts of a tally are lost. */
+  class CountsWritesStore extends InMemoryStore {
+    override addIgnored(...[counts, at]: Parameters<InMemoryStore['addIgnored']>) {
+      return super.addIgnored(
+        counts.map((entry) => ({ ...entry, count: 1 })),
+        at,
+      );
+    }
+  }
+
+  it("ignored totals that do not add each write's count fail the adding and the racing cases", async () => {
+    for (const name of ['adds counts to one total', 'loses no count']) {
+      await expect(runCase(byName(name), { store: new CountsWritesStore() })).rejects.toThrow();
+      await expect(runCase(byName(name), { store: new InMemoryStore() })).resolves.toBeUndefined();
+    }
+  });
+
+  it('a store that does not declare ignoredCounts, or declares it falsely, fails the declaration case', async () => {
+    const declaration = byName('declares ignoredCounts');
+    const undeclared = new InMemoryStore();
+    Object.assign(undeclared, {
+      capabilities: { crossProcess: false, transactional: false, clock: 'caller' },
+    });
+    await expect(runCase(declaration, { store: undeclared })).rejects.toThrow();
+    const denied = new InMemoryStore();
+    Object.assign(denied, { capabilities: { ...denied.capabilities, ignoredCounts: false } });
+    await expect(runCase(declaration, { store: denied })).rejects.toThrow();
+    await expect(runCase(declaration, { store: new InMemoryStore() })).resolves.toBeUndefined();
+  });
+
   it('a SELECT-then-INSERT claim fails the parallel-claims case', async () => {
     await expect(
       runCase(byName('parallel claims on one key'), { store: new SelectThenInsertStore() }),
@@ -116,6 +146,7 @@ describe('InMemoryStore', () => {
       crossProcess: false,
       transactional: false,
       clock: 'caller',
+      ignoredCounts: true,
     });
   });
 

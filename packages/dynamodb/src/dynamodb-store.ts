@@ -121,6 +121,7 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
       clock: 'caller',
       maxResponseBytes: MAX_RESPONSE_BYTES,
       groups: transactions,
+      ignoredCounts: false, // ignored events: OpenTelemetry and guard events only, no table yet
     };
     if (transactions) {
       const group: GroupContext = {

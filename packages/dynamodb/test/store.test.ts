@@ -194,6 +194,7 @@ describe('DynamoDBStore options and clients', () => {
       clock: 'caller',
       maxResponseBytes: 396 * 1024,
       groups: true,
+      ignoredCounts: false,
     });
     expect(typeof store.withTransaction).toBe('function');
     expect(typeof store.known).toBe('function');

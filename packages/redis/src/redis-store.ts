@@ -59,6 +59,9 @@ export class RedisStore implements Store {
     crossProcess: true,
     transactional: false,
     clock: 'store',
+    // Not yet: a route set's ignored events are counted in its OpenTelemetry metrics and guard
+    // events only, not in this store (the CLI and the dashboard read SQL and in-memory stores).
+    ignoredCounts: false,
   };
   /** The prefix of every receipt key. */
   readonly prefix: string;

@@ -28,6 +28,7 @@ describe('the clients RedisStore takes', () => {
       crossProcess: true,
       transactional: false,
       clock: 'store',
+      ignoredCounts: false,
     });
     expect(commanderFor(client)).toMatchObject({ kind, cluster });
   });

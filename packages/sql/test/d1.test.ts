@@ -87,6 +87,7 @@ describe('D1Store specifics', () => {
       crossProcess: true,
       transactional: false,
       clock: 'store',
+      ignoredCounts: true,
     });
     expect(() => new IdempotencyGuard(store(), { transactional: true })).toThrow(
       expect.objectContaining({

@@ -63,6 +63,7 @@ it('context.transaction is typed per connection kind', async () => {
     crossProcess: true,
     transactional: true,
     clock: 'store',
+    ignoredCounts: true,
   });
   expect(new SqlStore(db).capabilities.transactional).toBe(true);
   sqlite.close();

@@ -5,6 +5,7 @@
  * a batch routes each item. The adapter only passes the route set through.
  */
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
+import { flushIgnored } from '@webhook-idempotency/core';
 import { routes, type StandardSchema, validated } from '@webhook-idempotency/core/routes';
 import * as providers from '@webhook-idempotency/providers';
 import type { AdapterCase } from '../case';
@@ -55,7 +56,7 @@ const key = (externalId: string) => ({ provider: 'stripe', externalId });
 export const routeCases: AdapterCase[] = [
   {
     group: 'routes',
-    name: 'a routed event runs its route once under its receipt and is replayed; an event no route takes is answered 200 with nothing claimed, stored or run, and counted as ignored',
+    name: "a routed event runs its route once under its receipt and is replayed; an event no route takes is answered 200 with nothing claimed, stored or run, and counted as ignored (in the store's counts, for a store that keeps them)",
     async run(h) {
       const ran: string[] = [];
       const preset = routes(stripe(), {
@@ -80,6 +81,17 @@ export const routeCases: AdapterCase[] = [
       expect(ignored.status).toBe(200);
       await h.events('ignored');
       expect(await h.guard.find(key('evt_other'))).toBeNull();
+      // Counted in the store's ignored counts (a store that keeps them), once its tally is written.
+      if (h.store.capabilities.ignoredCounts) {
+        await flushIgnored(h.store);
+        const counts = await h.store.ignoredCounts!({
+          now: Date.now(),
+          since: Date.now() - 3_600_000,
+        });
+        expect(counts).toEqual([
+          expect.objectContaining({ provider: 'stripe', type: 'customer.created', count: 1 }),
+        ]);
+      }
 
       const invoice = stripeDelivery('evt_invoice', 'invoice.paid');
       expect((await h.post(undefined, invoice.body, invoice.headers)).status).toBe(200);

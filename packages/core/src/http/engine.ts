@@ -194,7 +194,7 @@ export function createEngine<Native = unknown, Tx = unknown>(
   options: IdempotencyOptions<Native, Tx>,
 ): Engine<Native, Tx> {
   const config = resolveOptions(options);
-  const gate = gateFor(config.preset, config.guard.tracer, config);
+  const gate = gateFor(config.preset, config.guard.tracer, config, config.guard.store);
   const engine = new HttpEngine(config, gate);
   if (!gate) return engine;
   // A route set's claimed delivery runs its route here, so every adapter just sends the answer.

@@ -4,8 +4,10 @@
  * engine sends like any of its own ({@link RouteGate.drive}). Adapters pass the route set as their
  * `preset` and need nothing else: a routed request's decision is always `respond`.
  */
+import { type IgnoredTally, ignoredTallyOf } from '../ignored';
 import { type Admitted, type Routing, routingOf } from '../routing/routes';
 import type { Tracer } from '../trace';
+import type { Store } from '../types';
 import { answerFor } from './answers';
 import type { RunContext } from '../types';
 import type { DeliveryBatch } from './batch-types';
@@ -62,12 +64,13 @@ export class RouteGate {
       readonly preset: ProviderPreset | undefined;
       readonly inProgressStatus: 409 | 503;
     },
+    private readonly tally?: IgnoredTally,
   ) {}
 
   /**
    * Before any claim: `undefined` when a route takes the request (claim and run it), else the
    * answer to send now, with nothing claimed or stored: 200 for an event no route takes (counted
-   * as `ignored`), 422 for a payload its route's schema refuses (`refused`).
+   * as `ignored`, and in the store's ignored counts), 422 for a payload its route's schema refuses (`refused`).
    */
   async check(request: HttpRequest, started: number): Promise<HttpResponseRecord | undefined> {
     const admission = await this.routing.admit(request, true);
@@ -78,6 +81,7 @@ export class RouteGate {
     }
     if (admission.kind === 'ignore') {
       this.tracer.ignored(provider, admission.event, started);
+      this.tally?.count(provider, admission.event);
       return answerOf(undefined);
     }
     const { error } = admission;
@@ -118,12 +122,20 @@ export class RouteGate {
   }
 }
 
-/** The gate for `preset` when it is a route set, else `undefined`. */
-export function gateFor(
+/**
+ * The gate for `preset` when it is a route set, else `undefined`: its ignored events are counted
+ * in `store`'s tally when the store keeps counts (a failed write is a `store-error` event).
+ */
+export function gateFor<Tx>(
   preset: ProviderPreset | undefined,
   tracer: Tracer,
   config: { readonly preset: ProviderPreset | undefined; readonly inProgressStatus: 409 | 503 },
+  store: Store<Tx>,
 ): RouteGate | undefined {
   const routing = routingOf(preset);
-  return routing && new RouteGate(routing, tracer, config);
+  if (!routing) return undefined;
+  const tally = ignoredTallyOf(store, (error) =>
+    tracer.storeError('addIgnored', error, tracer.now()),
+  );
+  return new RouteGate(routing, tracer, config, tally);
 }

@@ -6,6 +6,7 @@ import { concurrencyCases } from './concurrency';
 import { failCases } from './fail';
 import { groupCases } from './group';
 import { groupRunCases, groupTransactionCases } from './group-run';
+import { ignoredCases, ignoredCountCases } from './ignored';
 import { purgeCases } from './purge';
 import { staleCases } from './stale';
 import { transactionCases } from './transaction';
@@ -13,7 +14,8 @@ import type { CaseContext, ConformanceCase, ConformanceHarness, ConformanceOptio
 
 /**
  * Every case of the contract, grouped as claim, complete, fail, stale, purge, group (the group
- * operations and a group of first runs as the guard runs it), concurrency, transaction.
+ * operations and a group of first runs as the guard runs it), concurrency, transaction, ignored
+ * (the ignored-event counts).
  */
 export const conformanceCases: readonly ConformanceCase[] = [
   ...claimCases,
@@ -27,6 +29,7 @@ export const conformanceCases: readonly ConformanceCase[] = [
   ...groupCases.filter((c) => c.group === 'concurrency'),
   ...transactionCases,
   ...groupTransactionCases,
+  ...ignoredCases,
 ];
 
 /** The cases of the group operations, left out (by capability flag) for a store without them. */
@@ -35,6 +38,9 @@ const GROUP_CASES: ReadonlySet<ConformanceCase> = new Set([
   ...groupRunCases,
   ...groupTransactionCases,
 ]);
+
+/** The cases of the ignored-event counts, left out (by capability flag) for a store without them. */
+const IGNORED_COUNT_CASES: ReadonlySet<ConformanceCase> = new Set(ignoredCountCases);
 
 const START = Date.UTC(2026, 0, 1);
 
@@ -68,8 +74,8 @@ export async function runCase<Tx>(
 
 /**
  * Registers the whole store contract as tests: call it at the top level of a test file.
- * Cases that need a capability the store lacks (transactions, group operations) are left out, by
- * capability flag.
+ * Cases that need a capability the store lacks (transactions, group operations, ignored-event
+ * counts) are left out, by capability flag; every store must declare `ignoredCounts`.
  *
  * @example
  * import { runStoreConformance } from '@webhook-idempotency/core/testing';
@@ -101,6 +107,12 @@ export function runStoreConformance<Tx = never>(options: ConformanceOptions<Tx>)
               // Not applicable: the store declares no group operations. Prove the flag is honest instead.
               expect(harness.store.known).toBeUndefined();
               expect(harness.store.recordFirst).toBeUndefined();
+              return;
+            }
+            if (IGNORED_COUNT_CASES.has(testCase) && capabilities.ignoredCounts !== true) {
+              // Not applicable: the store keeps no ignored counts. Prove the flag is honest instead.
+              expect(harness.store.addIgnored).toBeUndefined();
+              expect(harness.store.ignoredCounts).toBeUndefined();
               return;
             }
             if (group === 'transaction' && !capabilities.transactional) {

@@ -47,7 +47,8 @@ export interface ConformanceCase {
     | 'purge'
     | 'group'
     | 'concurrency'
-    | 'transaction';
+    | 'transaction'
+    | 'ignored';
   readonly name: string;
   run(context: CaseContext<unknown>): Promise<void>;
 }

@@ -28,6 +28,8 @@ import type {
   ForgetOptions,
   ForgetResult,
   HandlerTimes,
+  IgnoredOptions,
+  IgnoredReport,
   ListOptions,
   ProviderCounts,
   ReceiptsAdminOptions,
@@ -42,6 +44,7 @@ import { createExecutor } from '../connections/detect';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from '../connections/constants';
 import { type DialectSpec, dialects, isMissingTable } from '../dialects';
 import type { Executor } from '../connections/executor';
+import { ignoredReport } from './ignored';
 import { listStatement } from './list';
 import { adminStatements } from './queries';
 import { buildQueries, type Queries } from '../receipts/queries';
@@ -230,6 +233,15 @@ export class ReceiptsAdmin {
       { nowMs, sinceMs, bucketMs },
     );
     return { sinceMs, bucketMs, now: new Date(nowMs), buckets };
+  }
+
+  /**
+   * The events route sets ignored (no route took them: nothing stored, nothing run), per provider
+   * and type, over the whole hours of the last `sinceMs`; `counted: false` before `migrate` made
+   * the counts table. The guards write them every few seconds: the last seconds' are not here yet.
+   */
+  ignored(options: IgnoredOptions): Promise<IgnoredReport> {
+    return ignoredReport(this.executor, this.spec, this.table, options);
   }
 
   /** One receipt with its stored answer, or `null`. */

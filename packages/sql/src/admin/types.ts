@@ -2,7 +2,7 @@
  * @module Public types of `ReceiptsAdmin`: what the operations API takes and returns. The repairs'
  * types (release, forget) are core's operator rules', re-exported here under the same names.
  */
-import type { ObservedReceipt, ReceiptStatus } from '@webhook-idempotency/core';
+import type { IgnoredTotal, ObservedReceipt, ReceiptStatus } from '@webhook-idempotency/core';
 
 export type {
   ExpectedClaim,
@@ -168,4 +168,26 @@ export interface AdminPurgeOptions {
   readonly batchSize?: number;
   /** Called after each batch that deleted rows, with the running total of deleted receipts. */
   readonly onBatch?: (deleted: number) => void;
+}
+
+/** Options of {@link ReceiptsAdmin.ignored}. */
+export interface IgnoredOptions {
+  /** The window, in milliseconds back from now, widened to whole hours (the counts are hourly). */
+  readonly sinceMs: number;
+  /** Only this provider's events. */
+  readonly provider?: string;
+}
+
+/** What {@link ReceiptsAdmin.ignored} reads: the events route sets ignored, per provider and type. */
+export interface IgnoredReport {
+  /** The counts table (`<table>_ignored`). */
+  readonly table: string;
+  /** The start of the first hour counted. */
+  readonly since: Date;
+  /** False when the counts table does not exist yet (an install `migrate` has not updated): nothing is counted. */
+  readonly counted: boolean;
+  /** Every event ignored in the window. */
+  readonly total: number;
+  /** Per provider and type, the largest first (types past the writers' cap are counted as `(other)`). */
+  readonly events: readonly IgnoredTotal[];
 }

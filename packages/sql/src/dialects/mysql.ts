@@ -32,6 +32,10 @@ export const mysql: DialectSpec = {
   // A plain INSERT: its duplicate-key error is the "lost" signal. INSERT IGNORE would also turn
   // other errors (a value too long in strict mode) into warnings.
   onConflictDoNothing: '',
+  // VALUES(column): the row the INSERT would have written (deprecated by MySQL 8.0.20 for an
+  // alias, which MariaDB does not read; both still run it).
+  addOnConflict: (_table, _keys, column) =>
+    ` ON DUPLICATE KEY UPDATE ${column} = ${column} + VALUES(${column})`,
   returning: false,
   // UTC_TIMESTAMP(3) is one value for the whole statement: the claimed_at the row gets.
   attemptsReturningClaimTime: `(LAST_INSERT_ID(${MYSQL_EPOCH_MS('UTC_TIMESTAMP(3)')}) * 0 + 1)`,

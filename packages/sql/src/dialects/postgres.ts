@@ -1,5 +1,5 @@
 /** @module PostgreSQL's row of the dialect table: every fragment its statements are built from. */
-import { doubleQuote, keyedBatch, numbered } from './shared';
+import { addOnConflict, doubleQuote, keyedBatch, numbered } from './shared';
 import type { DialectSpec } from './spec';
 
 const PG_NOW = "date_trunc('milliseconds', statement_timestamp())";
@@ -30,6 +30,7 @@ export const postgres: DialectSpec = {
     'AND schemaname = ANY (current_schemas(false))',
   bucketOf: (expression) => `FLOOR(${expression} / CAST(? AS DOUBLE PRECISION))`,
   onConflictDoNothing: ' ON CONFLICT (provider, external_id) DO NOTHING',
+  addOnConflict,
   returning: true,
   // The read sees the statement's snapshot: a row committed meanwhile by a racing claim is not
   // in it, and the store then reads again.

@@ -23,3 +23,7 @@ export function numbered(sql: string): string {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
 }
+
+/** `ON CONFLICT … DO UPDATE` adding the new row's `column` to the stored one (PostgreSQL, SQLite 3.24+). */
+export const addOnConflict = (table: string, keys: string, column: string): string =>
+  ` ON CONFLICT (${keys}) DO UPDATE SET ${column} = ${table}.${column} + excluded.${column}`;

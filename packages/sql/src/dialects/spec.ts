@@ -59,6 +59,11 @@ export interface DialectSpec {
   bucketOf(expression: string): string;
   /** Appended to the claim `INSERT` so that the unique index decides silently; empty where the duplicate-key error does. */
   readonly onConflictDoNothing: string;
+  /**
+   * Appended to a multi-row `INSERT` into `table` (quoted) whose unique key is `keys`: a row whose
+   * key exists adds its `column` to the stored one instead (a counter's upsert, atomic per row).
+   */
+  addOnConflict(table: string, keys: string, column: string): string;
   /** Supports `INSERT/UPDATE … RETURNING`, which saves a round trip. */
   readonly returning: boolean;
   /**

@@ -1,5 +1,5 @@
 /** @module SQLite's row of the dialect table (better-sqlite3, node:sqlite, bun:sqlite, libSQL, D1). */
-import { doubleQuote, keyedBatch } from './shared';
+import { addOnConflict, doubleQuote, keyedBatch } from './shared';
 import type { DialectSpec } from './spec';
 
 // julianday('now') is exact to the millisecond; 210866760000000 ms is the Julian day of the Unix epoch.
@@ -29,6 +29,7 @@ export const sqlite: DialectSpec = {
   // Integer by integer: SQLite divides whole numbers whole (FLOOR needs its math functions).
   bucketOf: (expression) => `(${expression} / CAST(? AS INTEGER))`,
   onConflictDoNothing: ' ON CONFLICT (provider, external_id) DO NOTHING',
+  addOnConflict,
   returning: true,
   deleteBatch: keyedBatch,
   // better-sqlite3's codes; node:sqlite reports ERR_SQLITE_ERROR with the extended result code

@@ -18,6 +18,7 @@ const CAPABILITIES: StoreCapabilities = {
   crossProcess: true,
   transactional: false,
   clock: 'store',
+  ignoredCounts: true,
 };
 
 /**

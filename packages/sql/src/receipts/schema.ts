@@ -10,6 +10,7 @@ import {
   tableStatements,
 } from '../dialects/ddl';
 import { dialects } from '../dialects';
+import { ignoredTableDdl, ignoredTableOf } from './ignored';
 import { resolveTable } from './table-name';
 import type { KnexInstance, SqlConnection, SqlDialect } from '../connections/types';
 import type { SchemaOptions } from './types';
@@ -48,7 +49,12 @@ function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] 
     `CONSTRAINT ${q(`${table}_pkey`)} PRIMARY KEY (provider, external_id)`,
     `CONSTRAINT ${q(`${table}_status_check`)} CHECK (status IN ('processing', 'completed', 'failed'))`,
   ];
-  return tableStatements(spec, table, lines, indexesOf(table));
+  // The ignored-event counts beside it: a `migrate` of an older install adds the table.
+  const ignored = ignoredTableDdl(spec, table);
+  return [
+    ...tableStatements(spec, table, lines, indexesOf(table)),
+    ...tableStatements(spec, ignoredTableOf(table), ignored.lines, ignored.indexes),
+  ];
 }
 
 async function createTable(db: SqlConnection, options: SchemaOptions = {}): Promise<string[]> {

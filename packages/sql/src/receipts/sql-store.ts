@@ -13,7 +13,12 @@ import { resolveTable } from './table-name';
 import type { SqlStoreOptions } from './types';
 
 /** Shared by processes and machines, transactional, timed by the database clock. */
-const CAPABILITIES: StoreCapabilities = { crossProcess: true, transactional: true, clock: 'store' };
+const CAPABILITIES: StoreCapabilities = {
+  crossProcess: true,
+  transactional: true,
+  clock: 'store',
+  ignoredCounts: true,
+};
 
 /**
  * The receipts table in the application's own database: its unique index decides which delivery

@@ -12,6 +12,7 @@ import type {
   Store,
   StoreCapabilities,
 } from '@webhook-idempotency/core';
+import type { IgnoredCount, IgnoredQuery, IgnoredTotal } from '@webhook-idempotency/core';
 import {
   type ClaimInput,
   type CompleteInput,
@@ -26,6 +27,7 @@ import type { QueryResult, StatementRunner } from '../connections/executor';
 import { CONNECTION, type ConnectionIdentity, type OnConnection } from '../connections/identity';
 import { type DialectSpec, dialects, isDuplicateKey, type SqlDialect } from '../dialects';
 import { type FirstRunsScope, knownKeys, recordFirstRuns } from './first-runs';
+import { IgnoredTable } from './ignored';
 import { buildQueries, type Queries } from './queries';
 import { storableText, toReceipt } from './rows';
 
@@ -83,6 +85,7 @@ export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
   /** @internal Its statements. */
   protected readonly sql: Queries;
   private readonly firstRuns: FirstRunsScope;
+  private readonly ignored: IgnoredTable;
 
   protected constructor({ runner, connection, table, capabilities }: ReceiptsTableSetup) {
     this.runner = runner;
@@ -93,6 +96,7 @@ export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
     this.spec = dialects[this.dialect];
     this.sql = buildQueries(this.spec, this.table);
     this.firstRuns = { runner, spec: this.spec, sql: this.sql };
+    this.ignored = new IgnoredTable(runner, this.spec, table);
   }
 
   /** One `INSERT` that the unique index arbitrates; the loser reads the existing row. */
@@ -262,6 +266,19 @@ export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
    */
   recordFirst(entries: readonly FirstRun[], _at: At, transaction?: Tx): Promise<boolean> {
     return recordFirstRuns(this.firstRuns, entries, this.inTransaction(transaction));
+  }
+
+  /**
+   * Adds to the ignored-event totals in `<table>_ignored` (one upsert per 25 totals, each row
+   * atomic); the table comes with `Schema.createTable` and the CLI's `migrate`.
+   */
+  addIgnored(counts: readonly IgnoredCount[], _at: At): Promise<void> {
+    return this.ignored.add(counts);
+  }
+
+  /** The ignored-event totals since `since` (its hour), the largest first. */
+  ignoredCounts(query: IgnoredQuery): Promise<IgnoredTotal[]> {
+    return this.ignored.totals(query);
   }
 
   /** `transaction` where the connection has transactions; nothing on D1, whose handle is a list of statements. */
