@@ -106,9 +106,14 @@ export async function run(argv: readonly string[], io: CliIo = processIo()): Pro
 
   program
     .command('status')
-    .description('counts per provider and status, stuck claims, handler times, failure share')
+    .description(
+      'counts per provider and status, stuck claims, handler times, failure share, ignored events',
+    )
     .addOption(
-      new Option('--since <duration>', 'window for finished receipts and handler times')
+      new Option(
+        '--since <duration>',
+        'window for finished receipts, handler times and ignored events (whole hours)',
+      )
         .argParser(parseDuration)
         .default(parseDuration('24h'), '24h'),
     )

@@ -71,6 +71,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
       table: 'webhook_receipts',
       created: false,
       indexesAdded: [],
+      tablesAdded: [],
     });
   });
 
@@ -147,6 +148,14 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
           failed: 1,
           failureShare: 0.5,
           handlerTime: { sampled: 1, p50Ms: 120, p95Ms: 120, p99Ms: 120, maxMs: 120 },
+        },
+        // No route set wrote here: counted, none.
+        ignored: {
+          table: 'webhook_receipts_ignored',
+          since: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:00:00\.000Z$/),
+          counted: true,
+          total: 0,
+          events: [],
         },
       });
       expect(report.totals.oldestProcessingAgeMs).toBeGreaterThanOrEqual(12 * MINUTE);
@@ -267,6 +276,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
       table: 'webhook_receipts',
       created: expect.any(Boolean), // false after the first test; true in a filtered run
       indexesAdded: [],
+      tablesAdded: [],
       inbox: { table: 'webhook_inbox', created: true },
     });
     expect((await run('migrate', '--inbox')).stdout).toMatch(

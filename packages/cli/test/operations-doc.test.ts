@@ -5,14 +5,15 @@
  * stdout then stderr must equal that block. ISO timestamps are compared as `<time>`; the ages are
  * whole minutes, so they stay the same while the test runs. Before the page's first inbox command
  * (`inbox …`, `redeliver`), inbox deliveries are stored, leased and settled through the real
- * SqlInbox, their times moved back by whole minutes. `WI_UPDATE_DOCS=1` writes the
+ * SqlInbox, their times moved back by whole minutes; the ignored events' counts are written by the
+ * real SqlStore. `WI_UPDATE_DOCS=1` writes the
  * outputs into the page instead.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { SqlInbox } from '@webhook-idempotency/sql';
+import { SqlInbox, SqlStore } from '@webhook-idempotency/sql';
 import {
   httpResponse,
   type SeedReceipt,
@@ -146,6 +147,20 @@ function examples(lines: readonly string[]): Example[] {
   return found;
 }
 
+/** What the page's route sets ignored (no route took them): this hour and the one before. */
+async function seedIgnored(db: Database.Database): Promise<void> {
+  const hour = Math.floor(Date.now() / (60 * MINUTE)) * 60 * MINUTE;
+  await new SqlStore(db).addIgnored(
+    [
+      { provider: 'stripe', type: 'customer.created', hour: hour - 60 * MINUTE, count: 7 },
+      { provider: 'stripe', type: 'customer.created', hour, count: 5 },
+      { provider: 'stripe', type: 'invoice.upcoming', hour: hour - 60 * MINUTE, count: 3 },
+      { provider: 'github', type: 'watch', hour, count: 1 },
+    ],
+    { now: Date.now() },
+  );
+}
+
 const normalise = (text: string) =>
   text.replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g, '<time>').replace(/\s+$/, '');
 
@@ -169,6 +184,7 @@ describe('docs/operations.md', () => {
         const db = new Database(join(dir, 'receipts.db'), { fileMustExist: true });
         try {
           await seedReceipts(db, 'webhook_receipts', SCENARIO);
+          await seedIgnored(db);
         } finally {
           db.close();
         }

@@ -1,10 +1,12 @@
 /**
  * @module `migrate`: create the receipts table and its indexes unless they exist, and add to an
- * existing table the indexes a newer version has (`--inbox`: the inbox deliveries table too);
- * `--print` shows the DDL.
+ * existing table the indexes a newer version has and the ignored-event counts table beside it
+ * (`--inbox`: the inbox deliveries table too); `--print` shows the DDL.
  */
 import { InboxSchema, Schema, SqlInbox } from '@webhook-idempotency/sql';
 import { ExitCode } from '../exit-codes';
+
+const HOUR = 3_600_000;
 import { type Context, probe, withAdmin } from '../session';
 
 /** Options of `migrate`. */
@@ -42,14 +44,17 @@ export async function migrate(context: Context, options: MigrateCommandOptions):
     context,
     async (admin, opened) => {
       const before = await probe(context, admin);
+      const counted = (await admin.ignored({ sinceMs: HOUR })).counted;
       const created = await Schema.createTable(opened.db, { table });
-      // On a table that existed: the indexes it lacked (made by an older version).
+      // On a table that existed: the indexes it lacked (made by an older version), and the
+      // ignored-event counts table when that version had none.
       const added = before ? created : [];
-      if (!options.inbox) return { receipts: before, added, inbox: true };
+      const ignored = before && !counted ? (await admin.ignored({ sinceMs: HOUR })).table : null;
+      if (!options.inbox) return { receipts: before, added, ignored, inbox: true };
       const deliveries = new SqlInbox(opened.db, { table: inboxTable });
       const inboxBefore = await deliveries.tableExists();
       await InboxSchema.createTable(opened.db, { table: inboxTable });
-      return { receipts: before, added, inbox: inboxBefore };
+      return { receipts: before, added, ignored, inbox: inboxBefore };
     },
     { create: true, checkTable: false },
   );
@@ -61,6 +66,7 @@ export async function migrate(context: Context, options: MigrateCommandOptions):
           table,
           created: !existed.receipts,
           indexesAdded: existed.added,
+          tablesAdded: existed.ignored ? [existed.ignored] : [],
           ...(options.inbox ? { inbox: { table: inboxTable, created: !existed.inbox } } : {}),
         },
         null,
@@ -77,6 +83,8 @@ export async function migrate(context: Context, options: MigrateCommandOptions):
         ? `Table ${table} exists already in ${target.display}; added its ${existed.added.length === 1 ? 'index' : 'indexes'} ${existed.added.join(', ')}.`
         : said(table, existed.receipts),
     );
+    if (existed.ignored)
+      out.line(`Added table ${existed.ignored} (the ignored events' counts) beside ${table}.`);
     if (options.inbox) out.line(said(inboxTable, existed.inbox));
   }
   return ExitCode.OK;

@@ -1,9 +1,13 @@
-/** @module `status`: counts per provider × status, stuck claims, handler times, failure share. */
+/**
+ * @module `status`: counts per provider × status, stuck claims, handler times, failure share, and
+ * the events route sets ignored.
+ */
 import type { ProviderCounts } from '@webhook-idempotency/sql';
 import { formatAge, formatDuration, formatSpan } from '../durations';
 import { ExitCode } from '../exit-codes';
 import { renderTable } from '../output';
 import { type Context, withAdmin } from '../session';
+import { printIgnored } from './ignored';
 
 /** Options of `status`. */
 export interface StatusCommandOptions {
@@ -14,14 +18,18 @@ export interface StatusCommandOptions {
 
 export async function status(context: Context, options: StatusCommandOptions): Promise<number> {
   const { out, err, staleAfterMs, table } = context;
-  const report = await withAdmin(context, (admin) =>
-    admin.status({ staleAfterMs, sinceMs: options.since }),
+  const [report, ignored] = await withAdmin(context, (admin) =>
+    Promise.all([
+      admin.status({ staleAfterMs, sinceMs: options.since }),
+      admin.ignored({ sinceMs: options.since }),
+    ]),
   );
   const { totals, window } = report;
   if (options.json) {
-    out.line(JSON.stringify({ table, ...report }, null, 2));
+    out.line(JSON.stringify({ table, ...report, ignored }, null, 2));
   } else if (report.providers.length === 0) {
     out.line(`No receipts in ${table}.`);
+    printIgnored(context, ignored);
   } else {
     const row = (c: ProviderCounts) => [
       c.provider === '*' ? 'all' : c.provider,
@@ -71,6 +79,7 @@ export async function status(context: Context, options: StatusCommandOptions): P
             `Stuck (processing for more than ${formatAge(staleAfterMs)}): ${totals.stuck}; see webhook-idempotency list --stuck`,
           ),
     );
+    printIgnored(context, ignored);
   }
   if (options.failOnStuck && totals.stuck > 0) {
     err.line(
