@@ -24,6 +24,8 @@ import type {
   ActivityOptions,
   ActivityReport,
   AdminPurgeOptions,
+  IgnoredOptions,
+  IgnoredReport,
   ListOptions,
   ProviderCounts,
   ReceiptsStatus,
@@ -57,6 +59,8 @@ const summary = ({
 });
 
 const finished = (r: Receipt) => r.status !== 'processing' && r.finishedAt !== null;
+
+const HOUR = 3_600_000;
 
 const nearest = (sorted: readonly number[], p: number) =>
   sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
@@ -221,6 +225,16 @@ export class InMemoryReceipts implements DashboardReceipts {
     });
     if (deleted > 0) options.onBatch?.(deleted);
     return deleted;
+  }
+
+  /** The store's ignored-event counts over the whole hours of the last `sinceMs`, as `ReceiptsAdmin.ignored` reads them. */
+  async ignored(options: IgnoredOptions): Promise<IgnoredReport> {
+    const sinceMs = positive('sinceMs', options.sinceMs);
+    const now = this.clock();
+    const since = Math.floor((now - sinceMs) / HOUR) * HOUR;
+    const events = await this.store.ignoredCounts({ now, since, provider: options.provider });
+    const total = events.reduce((sum, row) => sum + row.count, 0);
+    return { table: '(memory)', since: new Date(since), counted: true, total, events };
   }
 
   async activity(options: ActivityOptions): Promise<ActivityReport> {

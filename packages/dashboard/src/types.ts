@@ -5,12 +5,14 @@ import type { ReceiptsAdmin } from '@webhook-idempotency/sql';
 
 /**
  * What the dashboard reads and repairs receipts with: `ReceiptsAdmin` (`@webhook-idempotency/sql`,
- * what the CLI runs) on a SQL store, {@link InMemoryReceipts} on an `InMemoryStore`.
+ * what the CLI runs) on a SQL store, {@link InMemoryReceipts} on an `InMemoryStore`. Without
+ * `ignored` (an object written against an older version), the overview shows no ignored events.
  */
 export type DashboardReceipts = Pick<
   ReceiptsAdmin,
   'status' | 'list' | 'find' | 'release' | 'forget' | 'countPurgeable' | 'purge' | 'activity'
->;
+> &
+  Partial<Pick<ReceiptsAdmin, 'ignored'>>;
 
 /**
  * Options of every mount (`expressDashboard`, `fastifyDashboard`, `koaDashboard`,

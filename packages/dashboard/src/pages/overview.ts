@@ -1,9 +1,10 @@
-/** @module The overview: the two figures, counts per provider and status, stuck claims, the inbox's dead and pending deliveries, the last hour. */
+/** @module The overview: the two figures, counts per provider and status, stuck claims, the inbox's dead and pending deliveries, the last hour, the ignored events. */
 import type { InboxReader } from '@webhook-idempotency/core/inbox';
 import { activityCharts } from '../chart';
 import { twoFigures } from '../figures';
 import { age, duration, plural, utc } from '../format';
 import { html, stored } from '../html';
+import { ignoredSection } from '../ignored';
 import { link, page, type Reply, type View } from '../layout';
 import type { DashboardReceipts } from '../types';
 
@@ -29,11 +30,12 @@ export async function overview(
   stuckAfterMs: number,
 ): Promise<Reply> {
   const { staleAfterMs } = view;
-  const [status, activity, stuck, queue] = await Promise.all([
+  const [status, activity, stuck, queue, ignored] = await Promise.all([
     receipts.status({ staleAfterMs, sinceMs: HOUR }),
     receipts.activity({ sinceMs: HOUR, bucketMs: MINUTE }),
     receipts.list({ stuckAfterMs: staleAfterMs, order: 'oldest', limit: 10 }),
     inbox ? inboxCounts(inbox) : undefined,
+    ignoredSection(receipts),
   ]);
   const { totals, window } = status;
   const figures = await twoFigures(receipts, inbox, status, { staleAfterMs, stuckAfterMs });
@@ -94,6 +96,7 @@ ${
     window.failureShare === null ? '' : ` (${(window.failureShare * 100).toFixed(1)} %)`
   }${times ? `; handler time p50 ${duration(times.p50Ms)}, p95 ${duration(times.p95Ms)}, longest ${duration(times.maxMs)}` : ''}.</p>
 ${activityCharts(activity.buckets)}</section>
+${ignored}
 <section aria-labelledby="h-stuck"><h2 id="h-stuck">Stuck receipts</h2>
 ${
   stuckRows.length
