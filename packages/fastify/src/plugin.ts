@@ -1,5 +1,5 @@
 /** @module The Fastify plugin: guards the routes of its encapsulation context, with per-route `config.idempotency`. */
-import { ConfigError } from '@webhook-idempotency/core';
+import { ConfigError, flushIgnored } from '@webhook-idempotency/core';
 import { createEngine, type Engine, mergeOptions } from '@webhook-idempotency/core/adapter';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
@@ -15,12 +15,18 @@ async function idempotencyPlugin(
 ): Promise<void> {
   const { global = true, ...base } = options;
   if (typeof global !== 'boolean') throw new ConfigError('global', 'must be a boolean');
+  // The engines' stores: their ignored-event counts are written when the app closes.
+  const engines = new Set<Engine<FastifyRequest>>();
+  const made = (engine: Engine<FastifyRequest>) => engines.add(engine) && engine;
   // Options are resolved here, at registration, or per route in onRoute: never per request.
-  let shared: Engine<FastifyRequest> | undefined = global ? createEngine(base) : undefined;
+  let shared: Engine<FastifyRequest> | undefined = global ? made(createEngine(base)) : undefined;
   const sharedEngine = (): Engine<FastifyRequest> => {
-    shared ??= createEngine(base);
+    shared ??= made(createEngine(base));
     return shared;
   };
+  fastify.addHook('onClose', async function idempotencyOnClose() {
+    await Promise.all([...engines].map((engine) => flushIgnored(engine.config.guard.store)));
+  });
   if (!fastify.hasRequestDecorator(kState)) fastify.decorateRequest(kState, null);
   if (!fastify.hasRequestDecorator('idempotency'))
     fastify.decorateRequest('idempotency', undefined);
@@ -28,7 +34,8 @@ async function idempotencyPlugin(
   fastify.addHook('onRoute', function idempotencyOnRoute(route: RouteOptions) {
     const own = route.config?.idempotency;
     if (own === false || (own === undefined && !global)) return;
-    const engine = typeof own === 'object' ? createEngine(mergeOptions(base, own)) : sharedEngine();
+    const engine =
+      typeof own === 'object' ? made(createEngine(mergeOptions(base, own))) : sharedEngine();
     route.preHandler = [...list(route.preHandler), beginWith(engine)] as RouteOptions['preHandler'];
     route.onError = [...list(route.onError), idempotencyOnError] as RouteOptions['onError'];
     route.onSend = [...list(route.onSend), idempotencyOnSend] as RouteOptions['onSend'];
