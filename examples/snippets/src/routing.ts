@@ -1,7 +1,9 @@
 /**
- * @module docs/routing.md: a Stripe route set on Express, the same set in inbox mode, and a route
- * that checks its payload with a zod schema. test/routing.test.ts runs them.
+ * @module docs/routing.md: a Stripe route set on Express, the same set in inbox mode, a route
+ * that checks its payload with a zod schema, and a shutdown that keeps the last ignored-event
+ * counts. test/routing.test.ts runs them.
  */
+import type { Server } from 'node:http';
 import type { Store } from '@webhook-idempotency/core';
 import type { InboxStore } from '@webhook-idempotency/core/inbox';
 // #region routes
@@ -18,6 +20,9 @@ import { inbox } from '@webhook-idempotency/express';
 import { validated } from '@webhook-idempotency/core/routes';
 import { z } from 'zod';
 // #endregion validated
+// #region shutdown
+import { flushIgnored } from '@webhook-idempotency/core';
+// #endregion shutdown
 import express, { type Express } from 'express';
 
 /** What the routes book (the test reads it). */
@@ -76,4 +81,13 @@ export function validatedRoute(app: Express, store: Store): void {
   });
   app.post('/webhooks/stripe', express.raw({ type: '*/*' }), idempotent({ store, preset: stripe }));
   // #endregion validated
+}
+
+/** Stops `server`, then writes the ignored events its route sets counted and had not written yet. */
+export async function shutdown(server: Server, store: Store): Promise<void> {
+  // #region shutdown
+  // On SIGTERM: stop taking requests, then write the last seconds' ignored-event counts.
+  await new Promise((closed) => server.close(closed));
+  await flushIgnored(store);
+  // #endregion shutdown
 }

@@ -4,7 +4,7 @@ import { InMemoryStore } from '@webhook-idempotency/core';
 import { InMemoryInbox } from '@webhook-idempotency/core/inbox';
 import express from 'express';
 import request from 'supertest';
-import { booked, inboxRoute, syncRoute, validatedRoute } from '../src/routing';
+import { booked, inboxRoute, shutdown, syncRoute, validatedRoute } from '../src/routing';
 
 const SECRET = 'whsec_routing_snippets';
 process.env.STRIPE_WEBHOOK_SECRET = SECRET;
@@ -40,6 +40,19 @@ it('routes each event to its handler once; an event no route takes is acknowledg
   expect(
     await store.find({ provider: 'stripe', externalId: 'evt_3' }, { now: Date.now() }),
   ).toBeNull();
+});
+
+it("counts an ignored event in the store's ignored counts, written by the shutdown at the latest", async () => {
+  const store = new InMemoryStore();
+  const app = express();
+  syncRoute(app, store);
+  const server = app.listen(0, '127.0.0.1');
+  for (const event of [other, { ...other, id: 'evt_5' }, paid])
+    expect((await signed(server as unknown as express.Express, event)).status).toBe(200);
+  await shutdown(server, store);
+  expect(await store.ignoredCounts({ now: Date.now(), since: Date.now() - 3_600_000 })).toEqual([
+    expect.objectContaining({ provider: 'stripe', type: 'customer.created', count: 2 }),
+  ]);
 });
 
 it('in inbox mode, stores only routed events and the worker runs their routes', async () => {
