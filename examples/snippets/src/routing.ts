@@ -21,7 +21,7 @@ import { validated } from '@webhook-idempotency/core/routes';
 import { z } from 'zod';
 // #endregion validated
 // #region shutdown
-import { flushIgnored } from '@webhook-idempotency/core';
+import { flushIgnored } from '@webhook-idempotency/core/routes';
 // #endregion shutdown
 import express, { type Express } from 'express';
 

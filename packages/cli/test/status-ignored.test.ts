@@ -7,8 +7,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { flushIgnored } from '@webhook-idempotency/core';
-import { routes } from '@webhook-idempotency/core/routes';
+import { flushIgnored, routes } from '@webhook-idempotency/core/routes';
 import { idempotent } from '@webhook-idempotency/express';
 import * as providers from '@webhook-idempotency/providers';
 import * as signers from '@webhook-idempotency/providers/testing';

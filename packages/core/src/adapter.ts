@@ -95,6 +95,9 @@ export type {
   CompleteInput,
   FailInput,
   FirstRun,
+  IgnoredCount,
+  IgnoredQuery,
+  IgnoredTotal,
   PurgeInput,
   ReclaimInput,
 } from './store-contract';

@@ -35,15 +35,11 @@ export type { ClaimTicket } from './ticket';
 export type { OpenTransaction } from './open-transaction';
 export { InMemoryStore, type InMemoryStoreOptions } from './memory-store';
 export { requireTransaction } from './require-transaction';
-export { flushIgnored } from './ignored';
 export type {
   At,
   ClaimResult,
   Codec,
   GuardEvent,
-  IgnoredCount,
-  IgnoredQuery,
-  IgnoredTotal,
   ObservedReceipt,
   Outcome,
   Receipt,

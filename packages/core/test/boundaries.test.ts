@@ -139,6 +139,8 @@ const ADAPTER_SURFACE = new Set([
   'captureWebResponse',
   'CapturedWebResponse',
   'toWebResponse',
+  // An adapter with a shutdown hook writes its stores' ignored-event counts there (Fastify's onClose).
+  'flushIgnored',
   // Inbox mode: the acknowledging endpoint's engine and its options.
   'createInboxEngine',
   'InboxOptions',

@@ -3,7 +3,9 @@
  * bounded number of types per interval (the rest as `(other)`), bounded and storable type text,
  * and no count lost to a failed write.
  */
-import { flushIgnored, InMemoryStore, type IgnoredCount } from '../src';
+import { InMemoryStore } from '../src';
+import type { IgnoredCount } from '../src/adapter';
+import { flushIgnored } from '../src/routing';
 import {
   boundedType,
   IgnoredTally,

@@ -6,7 +6,8 @@
  * says to migrate; a receipts admin without `ignored` shows no section.
  */
 import Database from 'better-sqlite3';
-import { InMemoryStore, type IgnoredCount } from '@webhook-idempotency/core';
+import { InMemoryStore } from '@webhook-idempotency/core';
+import type { IgnoredCount } from '@webhook-idempotency/core/adapter';
 import { ReceiptsAdmin, Schema, SqlStore } from '@webhook-idempotency/sql';
 import { sqliteFile } from '@webhook-idempotency/sql/test/helpers/databases';
 import type { DashboardReceipts } from '../src';

@@ -1,6 +1,7 @@
 /** @module The Fastify plugin: guards the routes of its encapsulation context, with per-route `config.idempotency`. */
-import { ConfigError, flushIgnored } from '@webhook-idempotency/core';
+import { ConfigError } from '@webhook-idempotency/core';
 import { createEngine, type Engine, mergeOptions } from '@webhook-idempotency/core/adapter';
+import { flushIgnored } from '@webhook-idempotency/core/routes';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import fp from 'fastify-plugin';
 import { beginWith, idempotencyOnError, idempotencyOnSend, kState } from './hooks';

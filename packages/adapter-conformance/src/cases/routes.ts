@@ -5,8 +5,12 @@
  * a batch routes each item. The adapter only passes the route set through.
  */
 import { createHmac, generateKeyPairSync, sign } from 'node:crypto';
-import { flushIgnored } from '@webhook-idempotency/core';
-import { routes, type StandardSchema, validated } from '@webhook-idempotency/core/routes';
+import {
+  flushIgnored,
+  routes,
+  type StandardSchema,
+  validated,
+} from '@webhook-idempotency/core/routes';
 import * as providers from '@webhook-idempotency/providers';
 import type { AdapterCase } from '../case';
 import { gate } from '../harness';

@@ -28,13 +28,15 @@ const UNSTORABLE =
 /** A sender's event type as it is counted: at most {@link MAX_IGNORED_TYPE_LENGTH} characters of storable text. */
 export function boundedType(type: string | undefined): string {
   if (type === undefined || type === '') return UNNAMED_TYPE;
-  let text =
+  // The usual name: short and plain, kept as it is (no copy on the hot path).
+  UNSTORABLE.lastIndex = 0;
+  if (type.length <= MAX_IGNORED_TYPE_LENGTH && !UNSTORABLE.test(type)) return type;
+  const cut =
     type.length > MAX_IGNORED_TYPE_LENGTH * 2 ? type.slice(0, MAX_IGNORED_TYPE_LENGTH * 2) : type;
-  text = text.replace(UNSTORABLE, '\ufffd');
-  const points = Array.from(text);
+  const points = Array.from(cut.replace(UNSTORABLE, '\ufffd'));
   return points.length > MAX_IGNORED_TYPE_LENGTH
     ? points.slice(0, MAX_IGNORED_TYPE_LENGTH).join('')
-    : text;
+    : points.join('');
 }
 
 /** What a tally needs besides its store. */

@@ -2,7 +2,8 @@
  * @module Public types of `ReceiptsAdmin`: what the operations API takes and returns. The repairs'
  * types (release, forget) are core's operator rules', re-exported here under the same names.
  */
-import type { IgnoredTotal, ObservedReceipt, ReceiptStatus } from '@webhook-idempotency/core';
+import type { ObservedReceipt, ReceiptStatus } from '@webhook-idempotency/core';
+import type { IgnoredTotal } from '@webhook-idempotency/core/adapter';
 
 export type {
   ExpectedClaim,

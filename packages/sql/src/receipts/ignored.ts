@@ -3,12 +3,8 @@
  * per provider, event type and hour, to which the guard's tally adds every few seconds. Its DDL and
  * its two statements, from the dialect table like every other.
  */
-import {
-  type IgnoredCount,
-  type IgnoredQuery,
-  type IgnoredTotal,
-  StoreError,
-} from '@webhook-idempotency/core';
+import { StoreError } from '@webhook-idempotency/core';
+import type { IgnoredCount, IgnoredQuery, IgnoredTotal } from '@webhook-idempotency/core/adapter';
 import type { StatementRunner } from '../connections/executor';
 import type { IndexSpec } from '../dialects/ddl';
 import { type DialectSpec, isMissingTable } from '../dialects';

@@ -12,7 +12,7 @@ import type {
   Store,
   StoreCapabilities,
 } from '@webhook-idempotency/core';
-import type { IgnoredCount, IgnoredQuery, IgnoredTotal } from '@webhook-idempotency/core';
+import type { IgnoredCount, IgnoredQuery, IgnoredTotal } from '@webhook-idempotency/core/adapter';
 import {
   type ClaimInput,
   type CompleteInput,
