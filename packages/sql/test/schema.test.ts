@@ -77,8 +77,10 @@ describe('Schema.createTable is idempotent and gives a working table', () => {
       await migration.up(db);
       await migration.up(db);
       expect(await db.schema.hasTable('migrated_receipts')).toBe(true);
+      expect(await db.schema.hasTable('migrated_receipts_ignored')).toBe(true);
       await migration.down(db);
       expect(await db.schema.hasTable('migrated_receipts')).toBe(false);
+      expect(await db.schema.hasTable('migrated_receipts_ignored')).toBe(false);
       await migration.up(db);
       expect(await db.schema.hasTable('migrated_receipts')).toBe(true);
     } finally {

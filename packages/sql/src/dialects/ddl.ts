@@ -86,16 +86,18 @@ export async function runDdlWithIndexes(
   return missing;
 }
 
-/** `{ up, down }` for a knex migration: `up` creates the table, `down` drops `table`. */
+/** `{ up, down }` for a knex migration: `up` creates the tables, `down` drops `tables`. */
 export function knexMigrationOf(
-  table: string,
+  tables: string | readonly string[],
   up: (knex: KnexInstance) => Promise<void>,
 ): { up(knex: KnexInstance): Promise<void>; down(knex: KnexInstance): Promise<void> } {
   return {
     up,
     async down(knex) {
       const executor = createExecutor(knex, DEFAULT_ACQUIRE_TIMEOUT_MS, false);
-      await executor.query(`DROP TABLE IF EXISTS ${dialects[executor.dialect].quote(table)}`, []);
+      const { quote } = dialects[executor.dialect];
+      for (const table of typeof tables === 'string' ? [tables] : tables)
+        await executor.query(`DROP TABLE IF EXISTS ${quote(table)}`, []);
     },
   };
 }

@@ -110,13 +110,16 @@ export const Schema = {
 
   /**
    * `{ up, down }` for a knex migration file: `up` runs {@link Schema.statements} for the knex
-   * instance's dialect, `down` drops the table.
+   * instance's dialect, `down` drops the table and its ignored-event counts table.
    */
   knexMigration(options: SchemaOptions = {}): {
     up(knex: KnexInstance): Promise<void>;
     down(knex: KnexInstance): Promise<void>;
   } {
     const table = resolveTable(options.table);
-    return knexMigrationOf(table, async (knex) => void (await createTable(knex, { table })));
+    return knexMigrationOf(
+      [table, ignoredTableOf(table)],
+      async (knex) => void (await createTable(knex, { table })),
+    );
   },
 } as const;
