@@ -1,6 +1,10 @@
-/** @module One engine per `@Idempotent()` route, built when the application starts (a bad option fails `app.init()`). */
+/**
+ * @module One engine per `@Idempotent()` route, built when the application starts (a bad option
+ * fails `app.init()`); `app.close()` writes their stores' ignored-event counts.
+ */
 import { createEngine, type Engine, mergeOptions } from '@webhook-idempotency/core/adapter';
-import type { OnModuleInit } from '@nestjs/common';
+import { flushIgnored } from '@webhook-idempotency/core/routes';
+import type { OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { DiscoveryService, Reflector } from '@nestjs/core';
 import { IDEMPOTENT_ROUTE } from './constants';
 import type { NestIdempotencyOptions, NestRequest, RouteIdempotencyOptions } from './types';
@@ -24,7 +28,7 @@ function methodsOf(prototype: object): Handler[] {
  * The engines of the guarded routes, keyed by route handler: each is the module's options with the
  * route's `@Idempotent(options)` merged over them, checked once at start-up.
  */
-export class IdempotencyRegistry implements OnModuleInit {
+export class IdempotencyRegistry implements OnModuleInit, OnModuleDestroy {
   private readonly engines = new Map<Handler, Engine<NestRequest>>();
 
   constructor(
@@ -45,6 +49,12 @@ export class IdempotencyRegistry implements OnModuleInit {
         if (own && !this.engines.has(handler)) this.engines.set(handler, this.build(own));
       }
     }
+  }
+
+  /** On `app.close()`: writes the ignored-event counts of the routes' stores, so a shutdown keeps its last seconds'. */
+  async onModuleDestroy(): Promise<void> {
+    const stores = new Set([...this.engines.values()].map((engine) => engine.config.guard.store));
+    await Promise.all([...stores].map((store) => flushIgnored(store)));
   }
 
   /** The engine of `handler`: built at start-up for `@Idempotent()` routes, else from the module options alone. */
