@@ -161,7 +161,7 @@ export class InMemoryStore implements Store {
     return true;
   }
 
-  // One synchronous pass: batching only matters for databases, so batchSize is not needed here.
+  // One synchronous pass: chunks only matter for databases, so chunkSize is not needed here.
   async purge({ now, olderThanMs, provider }: PurgeInput): Promise<number> {
     const cutoff = now - olderThanMs;
     let deleted = 0;

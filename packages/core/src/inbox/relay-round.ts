@@ -100,9 +100,7 @@ export class RelayRound {
   private giveBack(refused: readonly QueuedDelivery[]): Promise<unknown> {
     const { inbox, pollIntervalMs } = this.settings;
     return Promise.all(
-      refused.map((d) =>
-        inbox.retry(d, { delayMs: pollIntervalMs, error: null }).catch(() => false),
-      ),
+      refused.map((d) => inbox.giveBack(d, { delayMs: pollIntervalMs }).catch(() => false)),
     );
   }
 

@@ -12,7 +12,7 @@ export const DeliveryStatus = {
   PROCESSING: 'processing',
   /** The handler ran and committed (or the receipt shows it already had): final. */
   DONE: 'done',
-  /** Failed `maxAttempts` times: kept for inspection, never claimed again. */
+  /** Failed `maxFailures` times: kept for inspection, never claimed again. */
   DEAD: 'dead',
 } as const;
 /** One of {@link DeliveryStatus}. */

@@ -204,8 +204,8 @@ describe('InMemoryInbox', () => {
     await expect(
       inbox.claim({ providers: ['stripe'], limit: 1001, leaseMs: 1000 }),
     ).rejects.toMatchObject({ option: 'limit' });
-    await expect(inbox.purge({ olderThanMs: 0, batchSize: 0 })).rejects.toMatchObject({
-      option: 'batchSize',
+    await expect(inbox.purge({ olderThanMs: 0, chunkSize: 0 })).rejects.toMatchObject({
+      option: 'chunkSize',
     });
     expect(await inbox.list()).toEqual([]);
   });
