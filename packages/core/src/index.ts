@@ -30,7 +30,7 @@ export {
 } from './errors';
 export { type ExternalId, type KeyLike, RequestKey } from './request-key';
 export { type Claim, type Handler, IdempotencyGuard, type Replay } from './guard';
-export type { GuardOptions, GuardPurgeOptions, RunOptions } from './guard-options';
+export type { GuardOptions, RunOptions } from './guard-options';
 export type { ClaimTicket } from './ticket';
 export type { OpenTransaction } from './open-transaction';
 export { InMemoryStore, type InMemoryStoreOptions } from './memory-store';

@@ -41,7 +41,7 @@ export interface InboxLeaseStore {
   /** Marks the leased delivery `done`. `false` when the lease was lost (nothing changed). */
   complete(lease: DeliveryLease): Promise<boolean>;
   /**
-   * A failed attempt: the leased delivery goes back to `pending`, due after `delayMs`, its `error`
+   * A failure: the leased delivery goes back to `pending`, due after `delayMs`, its `error`
    * recorded and `failures` grown by one. `false` when the lease was lost.
    *
    * An `error` of `null` gives it back without a failure counted, as {@link giveBack} does (the

@@ -44,7 +44,7 @@ export interface GroupRunScope<Tx> {
   storeAnswered(): void;
   /** Queues what left a group that is still running, for the lanes free now. */
   handOut(left: GroupLeft): void;
-  /** Ends `delivery`'s hold once `work` settles. */
+  /** Lets go of `delivery` once `work` settles. */
   settleAs(delivery: Delivery, work: Promise<void>): Promise<void>;
   /** Gives `delivery` back without counting a failure, due after `delayMs`. */
   giveBack(delivery: Delivery, reason: GiveBackReason, delayMs: number): Promise<void>;

@@ -2,7 +2,7 @@
  * @module The inbox worker's lanes: what it does with a claim. Each lane runs one transaction at a
  * time, a group of first deliveries or one delivery on its own; at most `concurrency` run at once.
  *
- * - **Held.** Every claimed delivery is held from its claim until its part is over: its lease
+ * - **In hand.** Every claimed delivery is in hand from its claim until its part is over: its lease
  *   tracked by the lease keeper (renewed), and `stop()` waiting for it ({@link Lanes.inFlight}).
  * - **Waiting.** What the free lanes cannot start yet waits in one queue (groups, or single
  *   deliveries), and starts as lanes free up. What a group has not started `groupWindowMs` into its
@@ -44,19 +44,19 @@ export interface LanesScope<Tx> {
   signal(): AbortSignal;
   /** A lane is free: the worker may claim again. */
   freed(): void;
-  /** `delivery`'s hold is over (its part is done). */
+  /** `delivery` is out of hand (its part is done). */
   ended(delivery: Delivery): void;
 }
 
 /** The worker's lanes; see the module's header. */
 export class Lanes<Tx> {
-  /** Each held delivery, with what resolves once its part is over: what `stop()` waits for. */
+  /** Each delivery in hand, with what resolves once its part is over: what `stop()` waits for. */
   readonly inFlight = new Map<Delivery, Promise<void>>();
   /** Deliveries one lane takes from a claim: a group's worth where deliveries run in groups. */
   readonly perLane: number;
-  /** Ends each held delivery's hold. */
+  /** Lets go of each delivery in hand. */
   private readonly finishers = new Map<Delivery, () => void>();
-  /** Claimed and held, waiting for a free lane: groups, or single deliveries. */
+  /** Claimed and in hand, waiting for a free lane: groups, or single deliveries. */
   private readonly waiting: Delivery[][] = [];
   /** The transactions under way. At most `concurrency`. */
   private busy = 0;
@@ -84,16 +84,16 @@ export class Lanes<Tx> {
   }
 
   /**
-   * Holds `claimed` and queues it for the free lanes: every delivery with a failure on its own,
-   * and those without (where the inbox can group them) in as few groups as hold them, at most
+   * Takes `claimed` in hand and queues it for the free lanes: every delivery with a failure on its own,
+   * and those without (where the inbox can group them) in as few groups as take them, at most
    * `groupSize` each and one per lane left. What the free lanes cannot start now (a claim sized for
-   * groups that leased retries) is given back at once, free of charge (`surplus`): never held
+   * groups that leased retries) is given back at once, free of charge (`surplus`): never kept
    * where another worker could run it, nor charged with this one if it dies. Resolves when all
    * are settled.
    */
   begin(claimed: readonly Delivery[]): Promise<void> {
     const { concurrency, groupSize, settler } = this.scope;
-    const held = claimed.map((delivery) => this.hold(delivery));
+    const inHand = claimed.map((delivery) => this.takeInHand(delivery));
     const free = Math.max(1, concurrency - this.busy);
     // No failure yet: a first lease, or one given back uncharged (a surplus, a stop): its receipt,
     // if any, is read by the group (a replay goes alone). A retry after a failure runs alone.
@@ -102,7 +102,7 @@ export class Lanes<Tx> {
     const first = claimed.filter(isFirst);
     const alone = single.slice(0, free);
     const grouped = first.slice(0, (free - alone.length) * groupSize);
-    // As few groups as hold them: each transaction costs its own statements and commit, and a
+    // As few groups as take them: each transaction costs its own statements and commit, and a
     // claim that returns after more lanes freed up must not be cut into crumbs for them (those
     // lanes claim on their own). A group that turns out slow hands out its rest.
     const groups = Math.ceil(grouped.length / groupSize);
@@ -110,7 +110,7 @@ export class Lanes<Tx> {
     for (const delivery of [...single.slice(free), ...first.slice(grouped.length)])
       void this.settleAs(delivery, settler.giveBack(delivery, 'surplus', 0));
     this.pump();
-    return Promise.all(held).then(() => undefined);
+    return Promise.all(inHand).then(() => undefined);
   }
 
   /** Starts waiting units while lanes are free; when halting, gives them back instead. */
@@ -139,7 +139,7 @@ export class Lanes<Tx> {
     }
   }
 
-  /** Ends `delivery`'s hold once `work` settles; resolves then, never rejects. */
+  /** Lets go of `delivery` once `work` settles; resolves then, never rejects. */
   private readonly settleAs = (delivery: Delivery, work: Promise<void>): Promise<void> =>
     work
       .catch((error: unknown) => {
@@ -184,8 +184,8 @@ export class Lanes<Tx> {
     if (ending === 0) this.pump();
   }
 
-  /** Holds `delivery` (its lease renewed, `stop()` waiting for it) until its part is over. */
-  private hold(delivery: Delivery): Promise<void> {
+  /** Takes `delivery` in hand (its lease renewed, `stop()` waiting for it) until its part is over. */
+  private takeInHand(delivery: Delivery): Promise<void> {
     const { keeper } = this.scope;
     const done = new Promise<void>((resolve) => this.finishers.set(delivery, resolve)).finally(
       () => {

@@ -32,7 +32,7 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
    * inbox writes in the receipts' transactions (`new SqlInbox(db, { receipts: store })`): their
    * handlers one after another, then one write for their receipts (`Store.recordFirst`), one for
    * their `done`, and one commit, instead of two commits per delivery. A claim's first deliveries
-   * go in as few groups as hold them; what a group has not started leaves it `groupWindowMs` into
+   * go in as few groups as take them; what a group has not started leaves it `groupWindowMs` into
    * its transaction, for the free lanes, so slow handlers never wait for each other. A handler that
    * throws first in its transaction rolls the group back and alone is charged; the others run
    * again (docs/inbox.md, "Groups").

@@ -7,10 +7,10 @@
  *   loop runs {@link InboxWorkerMachine.round} while `running`: one claim for the free lanes, then
  *   a nap (none after a full claim, the poll interval after a short one or a failed claim, until a
  *   lane frees up when every lane is busy). A stop cuts the nap short.
- * - **Lanes** (worker-lanes.ts): what a claim becomes: deliveries held, groups and single
+ * - **Lanes** (worker-lanes.ts): what a claim becomes: deliveries in hand, groups and single
  *   deliveries waiting for a free lane, at most `concurrency` transactions at once; a group's
  *   transaction (worker-group.ts); a single delivery and its settle writes (worker-settle.ts).
- * - **Lease renewal** (lease-keeper.ts): every held delivery's lease is renewed by one timer until
+ * - **Lease renewal** (lease-keeper.ts): every delivery in hand has its lease renewed by one timer until
  *   its part is over; a lease found taken over is reported (`lease-lost`) once.
  * - **Stop with a deadline** (stopper.ts): gives back what has not started, waits for the claim
  *   and the runs under way until the deadline, ends the runs still going and gives them back.
