@@ -261,7 +261,7 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
    * and a conditional `DeleteItem` per receipt found. For routine retention, prefer
    * `retentionSeconds` with TTL enabled, which costs nothing.
    */
-  purge(input: PurgeInput): Promise<number> {
+  async purge(input: PurgeInput): Promise<number> {
     const { now, olderThanMs, provider } = input;
     const timeoutMs = this.options.requestTimeoutMs;
     return purgeReceipts(this.client, {

@@ -127,7 +127,7 @@ export class RedisStore implements Store {
    * never a `processing` one: SCAN (`chunkSize` keys a step, default 1000) over every node, and one
    * short script per key found, so the server is never blocked for long. Never `KEYS`.
    */
-  purge(input: PurgeInput): Promise<number> {
+  async purge(input: PurgeInput): Promise<number> {
     const { olderThanMs, provider } = input;
     const olderThan = String(Math.max(0, Math.floor(olderThanMs)));
     return purgeReceipts(this.commander, {

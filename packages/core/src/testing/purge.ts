@@ -78,4 +78,22 @@ export const purgeCases: ConformanceCase[] = [
       for (const k of keys) expect(await store.find(k, { now: now() })).toBeNull();
     },
   },
+  {
+    group: 'purge',
+    name: 'takes batchSize, the deprecated name of chunkSize, and refuses the two disagreeing',
+    async run({ store, now, key, advance }) {
+      const keys = Array.from({ length: 3 }, (_, i) => key(`alias-${i}`));
+      for (const k of keys) {
+        await store.claim(k, { now: now(), fingerprint: null });
+        await store.complete(k, { now: now(), attempts: 1, response: 'null' });
+      }
+      await advance(2 * DAY);
+      await expect(
+        store.purge({ now: now(), olderThanMs: DAY, chunkSize: 2, batchSize: 3 }),
+      ).rejects.toMatchObject({ name: 'ConfigError', option: 'chunkSize' });
+      for (const k of keys) expect(await store.find(k, { now: now() })).not.toBeNull();
+      expect(await store.purge({ now: now(), olderThanMs: DAY, batchSize: 2 })).toBe(3);
+      for (const k of keys) expect(await store.find(k, { now: now() })).toBeNull();
+    },
+  },
 ];

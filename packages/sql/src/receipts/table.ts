@@ -232,7 +232,7 @@ export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
   }
 
   /** Deletes finished receipts (of `provider`, when given) one statement per chunk of `chunkSize` rows (default 1000); never a `processing` one. */
-  purge(input: PurgeInput): Promise<number> {
+  async purge(input: PurgeInput): Promise<number> {
     const { olderThanMs, provider } = input;
     const statement = provider === undefined ? this.sql.purgeChunk : this.sql.purgeProviderChunk;
     return deleteInChunks(
