@@ -242,8 +242,8 @@ describe('claim sizes', () => {
     );
     expect(() => createInboxWorker({ inbox, store, handlers, concurrency: 1000 })).not.toThrow();
     const send = async () => undefined;
-    expect(() => createInboxRelay({ inbox, providers: ['stripe'], send, batchSize: 1001 })).toThrow(
-      expect.objectContaining({ option: 'batchSize' }),
+    expect(() => createInboxRelay({ inbox, providers: ['stripe'], send, sendSize: 1001 })).toThrow(
+      expect.objectContaining({ option: 'sendSize' }),
     );
     return expect(
       inbox.claim({ providers: ['stripe'], limit: 1001, leaseMs: 1000 }),
