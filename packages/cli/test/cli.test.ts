@@ -16,7 +16,7 @@ const COMMANDS = ['status', 'list', 'show', 'release', 'purge', 'migrate', 'inbo
 
 describe('webhook-idempotency --help', () => {
   it('lists every command, the exit codes, and fits 80 columns', async () => {
-    const { code, stdout } = await cli(['--help']);
+    const { code, stdout } = await cli(['--help'], { process: true });
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Usage: webhook-idempotency \[options\] \[command\]/);
     for (const command of COMMANDS) expect(stdout).toMatch(new RegExp(`\\n  ${command} `));

@@ -1,5 +1,5 @@
 /**
- * `redeliver` by query against PostgreSQL, MariaDB and a SQLite file, through the real entry point,
+ * `redeliver` by query against PostgreSQL, MariaDB and a SQLite file, through the command (see helpers/cli.ts),
  * over deliveries the real SqlInbox stored, leased, retried, buried and completed: each filter
  * narrows the set; a dry run changes nothing, and the run then changes exactly the rows it listed
  * (the tables compared before and after); a delivery that moved between the dry run and the run
