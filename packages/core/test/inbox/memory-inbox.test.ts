@@ -68,7 +68,7 @@ describe('the inbox-store suite rejects broken stores', () => {
   class ForgetfulInbox extends InMemoryInbox {
     override async claim(input: Parameters<InMemoryInbox['claim']>[0]) {
       const leased = await super.claim(input);
-      for (const d of leased) await this.retry(d, { delayMs: 0, error: null });
+      for (const d of leased) await this.giveBack(d, { delayMs: 0 });
       return leased;
     }
   }
