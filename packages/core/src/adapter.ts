@@ -10,12 +10,14 @@
  */
 export {
   DEFAULT_PURGE_BATCH_SIZE,
+  DEFAULT_PURGE_CHUNK_SIZE,
   DEFAULT_STALE_AFTER_SECONDS,
   MAX_ERROR_LENGTH,
   MAX_FINGERPRINT_LENGTH,
   MAX_KEY_BYTES,
 } from './constants';
 export { errorText, HTTP_STATUS_BY_CODE, type StoreKind } from './errors';
+export { purgeChunkSize, renamedOption } from './renamed-option';
 export { errorAnswer } from './http/answers';
 export { checkKeyPart, presentExternalId } from './request-key';
 export { collectBody, needsCollecting, toRawBody } from './http/body';
