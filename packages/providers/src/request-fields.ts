@@ -102,3 +102,8 @@ export function idPart(value: unknown): string | undefined {
   if (typeof value === 'number') return Number.isSafeInteger(value) ? String(value) : undefined;
   return undefined;
 }
+
+/** A reader of one top-level field of the JSON body as a key part: `bodyField('event_id')`. */
+export function bodyField(field: string): (request: HttpRequest) => string | undefined {
+  return (request) => idPart(jsonBody(request)?.[field]);
+}
