@@ -103,7 +103,9 @@ export { resolveListInput, resolvePurgeInput } from './inbox/list-input';
 export {
   BACKLOG_LIMITS,
   type BacklogRow,
+  type BacklogTally,
   backlogOf,
+  backlogTallies,
   type ResolvedBacklogInput,
   resolveBacklogInput,
 } from './inbox/backlog';
