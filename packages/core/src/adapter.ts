@@ -62,6 +62,7 @@ export {
   type InboxDecision,
   type InboxEngine,
 } from './inbox/accept';
+export { createFallbackInboxEngine } from './inbox/fallback-engine';
 export { canonicalJson, sha256Hex } from './http/fingerprint';
 export type { HttpHeaders, HttpResponseRecord } from './http/types';
 export type {
