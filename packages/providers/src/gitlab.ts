@@ -61,10 +61,7 @@ export function gitlab<Events extends object = GitLabMinimalEvents>(
       keyDescription: 'Idempotency-Key header',
       needsRawBody: false,
       retentionDays: 7,
-      key(request) {
-        const id = header(request, 'idempotency-key');
-        return ring.scope(request, id === undefined || id === '' ? undefined : id);
-      },
+      key: (request) => ring.scopeText(request, header(request, 'idempotency-key')),
       verify(request) {
         return ring.verify(request, (r, digests) => {
           const given = header(r, 'x-gitlab-token');

@@ -26,7 +26,7 @@ export function header(request: HttpRequest, name: string): string | undefined {
 }
 
 /** The text a body parser left as a string or bytes, else the raw body. */
-function bodyText(request: HttpRequest): string | undefined {
+export function bodyText(request: HttpRequest): string | undefined {
   const { body, rawBody } = request;
   if (typeof body === 'string') return body;
   if (body instanceof Uint8Array)

@@ -8,7 +8,7 @@ import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
 import { typed, type TypedPreset } from './events';
 import { clockOption, requireOptions, toleranceOption } from './options';
 import { header } from './request-fields';
-import { firstMatch, keyring, type SecretResolver, stringSecret } from './secrets';
+import { firstMatch, type SecretResolver, stringKeyring } from './secrets';
 import { parseUnixSeconds, type SignedParts } from './signature';
 import { timestampedHmac } from './timestamped-hmac';
 
@@ -89,9 +89,7 @@ export function timestampedFamily<Events extends object, O extends MemberOptions
   const o = requireOptions(row.provider, options);
   const now = clockOption(row.provider, o.clock);
   const [option, what] = row.secret;
-  // The option's value is checked by the keyring (a non-empty string, or a list of them).
-  const given = (o as Readonly<Record<string, unknown>>)[option] as readonly string[] | undefined;
-  const ring = keyring(stringSecret(row.provider, option, what, now), given, o.resolveSecret);
+  const ring = stringKeyring(row.provider, o, option, what, now);
   const check = timestampedHmac({
     encoding: 'hex',
     toleranceSeconds: toleranceOption(row.provider, o.toleranceSeconds, row.toleranceSeconds),
