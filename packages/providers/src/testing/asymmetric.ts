@@ -13,7 +13,7 @@ import {
 import { ConfigError } from '@webhook-idempotency/core';
 import {
   bytesOf,
-  JSON_TYPE,
+  jsonPost,
   madeKey,
   objectOf,
   optionsOf,
@@ -79,19 +79,14 @@ export function discord(options: KeySignerOptions = {}) {
     return delivered(clock, delivery, ({ at, forged }) => {
       const stamp = String(seconds(at));
       const signer = forged ? madeKey('discord-forger', ed25519) : key;
-      return {
-        url,
-        body,
-        headers: {
-          ...JSON_TYPE,
-          'x-signature-timestamp': stamp,
-          'x-signature-ed25519': sign(
-            null,
-            Buffer.concat([Buffer.from(stamp), body]),
-            signer,
-          ).toString('hex'),
-        },
-      };
+      return jsonPost(url, body, {
+        'x-signature-timestamp': stamp,
+        'x-signature-ed25519': sign(
+          null,
+          Buffer.concat([Buffer.from(stamp), body]),
+          signer,
+        ).toString('hex'),
+      });
     });
   };
   return {
@@ -123,19 +118,14 @@ export function sendgrid(options: KeySignerOptions = {}) {
     return delivered(clock, delivery, ({ at, forged }) => {
       const stamp = String(seconds(at));
       const signer = forged ? madeKey('sendgrid-forger', p256) : key;
-      return {
-        url,
-        body,
-        headers: {
-          ...JSON_TYPE,
-          'x-twilio-email-event-webhook-timestamp': stamp,
-          'x-twilio-email-event-webhook-signature': sign(
-            'sha256',
-            Buffer.concat([Buffer.from(stamp), body]),
-            signer,
-          ).toString('base64'),
-        },
-      };
+      return jsonPost(url, body, {
+        'x-twilio-email-event-webhook-timestamp': stamp,
+        'x-twilio-email-event-webhook-signature': sign(
+          'sha256',
+          Buffer.concat([Buffer.from(stamp), body]),
+          signer,
+        ).toString('base64'),
+      });
     });
   };
   return {
@@ -169,15 +159,10 @@ export function wise(options: KeySignerOptions = {}) {
         const resent = object && retries > 0 && 'sent_at' in object;
         const body = bytesOf(resent ? { ...object, sent_at: new Date(at).toISOString() } : payload);
         const signer = forged ? rsaForger() : key;
-        return {
-          url,
-          body,
-          headers: {
-            ...JSON_TYPE,
-            'x-delivery-id': id,
-            'x-signature-sha256': sign('sha256', body, signer).toString('base64'),
-          },
-        };
+        return jsonPost(url, body, {
+          'x-delivery-id': id,
+          'x-signature-sha256': sign('sha256', body, signer).toString('base64'),
+        });
       });
     },
   };
@@ -234,22 +219,17 @@ export function paypal(options: PayPalSignerOptions) {
       return delivered(clock, delivery, ({ at, forged }) => {
         const time = new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
         const message = `${id}|${time}|${webhookId}|${crc32(body)}`;
-        return {
-          url,
-          body,
-          headers: {
-            ...JSON_TYPE,
-            'paypal-transmission-id': id,
-            'paypal-transmission-time': time,
-            'paypal-transmission-sig': sign(
-              'sha256',
-              Buffer.from(message),
-              forged ? rsaForger() : key,
-            ).toString('base64'),
-            'paypal-cert-url': certificateUrl,
-            'paypal-auth-algo': 'SHA256withRSA',
-          },
-        };
+        return jsonPost(url, body, {
+          'paypal-transmission-id': id,
+          'paypal-transmission-time': time,
+          'paypal-transmission-sig': sign(
+            'sha256',
+            Buffer.from(message),
+            forged ? rsaForger() : key,
+          ).toString('base64'),
+          'paypal-cert-url': certificateUrl,
+          'paypal-auth-algo': 'SHA256withRSA',
+        });
       });
     },
   };

@@ -8,6 +8,7 @@ import {
   bytesOf,
   forgedSecret,
   JSON_TYPE,
+  jsonPost,
   mac,
   optionsOf,
   type Payload,
@@ -61,18 +62,11 @@ export function hubspot(options: HubSpotSignerOptions) {
       const body = bytesOf(sent);
       const stamp = String(Math.floor(at));
       const key = forged ? forgedSecret(secret) : secret;
-      return {
-        url,
-        body,
-        headers: {
-          ...JSON_TYPE,
-          'x-hubspot-request-timestamp': stamp,
-          'x-hubspot-signature-version': 'v3',
-          'x-hubspot-signature-v3': mac('sha256', key, ['POST', uri, body, stamp]).toString(
-            'base64',
-          ),
-        },
-      };
+      return jsonPost(url, body, {
+        'x-hubspot-request-timestamp': stamp,
+        'x-hubspot-signature-version': 'v3',
+        'x-hubspot-signature-v3': mac('sha256', key, ['POST', uri, body, stamp]).toString('base64'),
+      });
     });
   };
   return { batch, event: batch };
@@ -176,15 +170,10 @@ export function meta(options: MetaSignerOptions) {
     const body = bytesOf(notification);
     return delivered(clock, delivery, ({ forged }) => {
       const key = forged ? forgedSecret(secret) : secret;
-      return {
-        url,
-        body,
-        headers: {
-          ...JSON_TYPE,
-          'x-hub-signature-256': `sha256=${mac('sha256', key, [body]).toString('hex')}`,
-          'x-hub-signature': `sha1=${mac('sha1', key, [body]).toString('hex')}`,
-        },
-      };
+      return jsonPost(url, body, {
+        'x-hub-signature-256': `sha256=${mac('sha256', key, [body]).toString('hex')}`,
+        'x-hub-signature': `sha1=${mac('sha1', key, [body]).toString('hex')}`,
+      });
     });
   };
   const challengeUrl = (challenge: string, token: string) => {

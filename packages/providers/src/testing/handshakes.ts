@@ -6,7 +6,7 @@ import { ConfigError } from '@webhook-idempotency/core';
 import {
   bytesOf,
   forgedSecret,
-  JSON_TYPE,
+  jsonPost,
   mac,
   optionsOf,
   type Payload,
@@ -59,20 +59,15 @@ export function twitch(options: SignerOptions & { secret: string }) {
       return delivered(clock, delivery, ({ at, forged, retries }) => {
         const stamp = new Date(at).toISOString();
         const key = forged ? forgedSecret(secret) : secret;
-        return {
-          url,
-          body,
-          headers: {
-            ...JSON_TYPE,
-            'twitch-eventsub-message-id': id,
-            'twitch-eventsub-message-retry': String(retries),
-            'twitch-eventsub-message-type': type,
-            'twitch-eventsub-message-timestamp': stamp,
-            'twitch-eventsub-subscription-type': subscriptionType,
-            'twitch-eventsub-subscription-version': '1',
-            'twitch-eventsub-message-signature': `sha256=${mac('sha256', key, [id, stamp, body]).toString('hex')}`,
-          },
-        };
+        return jsonPost(url, body, {
+          'twitch-eventsub-message-id': id,
+          'twitch-eventsub-message-retry': String(retries),
+          'twitch-eventsub-message-type': type,
+          'twitch-eventsub-message-timestamp': stamp,
+          'twitch-eventsub-subscription-type': subscriptionType,
+          'twitch-eventsub-subscription-version': '1',
+          'twitch-eventsub-message-signature': `sha256=${mac('sha256', key, [id, stamp, body]).toString('hex')}`,
+        });
       });
     };
   const notification = message('notification');
@@ -108,15 +103,10 @@ export function zoom(options: SignerOptions & { secretToken: string }) {
     return delivered(clock, delivery, ({ at, forged }) => {
       const stamp = String(seconds(at));
       const key = forged ? forgedSecret(secret) : secret;
-      return {
-        url,
-        body,
-        headers: {
-          ...JSON_TYPE,
-          'x-zm-request-timestamp': stamp,
-          'x-zm-signature': `v0=${mac('sha256', key, [`v0:${stamp}:`, body]).toString('hex')}`,
-        },
-      };
+      return jsonPost(url, body, {
+        'x-zm-request-timestamp': stamp,
+        'x-zm-signature': `v0=${mac('sha256', key, [`v0:${stamp}:`, body]).toString('hex')}`,
+      });
     });
   };
   return {

@@ -7,6 +7,7 @@ import {
   bytesOf,
   forgedSecret,
   JSON_TYPE,
+  jsonPost,
   mac,
   objectOf,
   optionsOf,
@@ -44,16 +45,11 @@ export function linear(options: SignerOptions & { secret: string }) {
       return delivered(clock, delivery, ({ at, forged }) => {
         const body = bytesOf(object ? { ...object, webhookTimestamp: Math.floor(at) } : payload);
         const key = forged ? forgedSecret(secret) : secret;
-        return {
-          url,
-          body,
-          headers: {
-            ...JSON_TYPE,
-            'linear-delivery': id,
-            ...(typeof object?.type === 'string' ? { 'linear-event': object.type } : {}),
-            'linear-signature': mac('sha256', key, [body]).toString('hex'),
-          },
-        };
+        return jsonPost(url, body, {
+          'linear-delivery': id,
+          ...(typeof object?.type === 'string' ? { 'linear-event': object.type } : {}),
+          'linear-signature': mac('sha256', key, [body]).toString('hex'),
+        });
       });
     },
   };

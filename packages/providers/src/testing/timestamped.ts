@@ -7,6 +7,7 @@ import {
   bytesOf,
   forgedSecret,
   JSON_TYPE,
+  jsonPost,
   mac,
   optionsOf,
   placeOf,
@@ -183,16 +184,11 @@ function svixSigner(
         const signatures = (forged ? forgedKeys : keys).map(
           (key) => `v1,${mac('sha256', key, [`${id}.${t}.`, body]).toString('base64')}`,
         );
-        return {
-          url,
-          body,
-          headers: {
-            ...JSON_TYPE,
-            [`${prefix}-id`]: id,
-            [`${prefix}-timestamp`]: String(t),
-            [`${prefix}-signature`]: signatures.join(' '),
-          },
-        };
+        return jsonPost(url, body, {
+          [`${prefix}-id`]: id,
+          [`${prefix}-timestamp`]: String(t),
+          [`${prefix}-signature`]: signatures.join(' '),
+        });
       });
     },
   };
