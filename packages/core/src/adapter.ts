@@ -64,6 +64,7 @@ export {
   type InboxDecision,
   type InboxEngine,
 } from './inbox/accept';
+export { createFallbackInboxEngine } from './inbox/fallback-engine';
 export { canonicalJson, sha256Hex } from './http/fingerprint';
 export type { HttpHeaders, HttpResponseRecord } from './http/types';
 export type {
@@ -105,7 +106,9 @@ export { resolveListInput, resolvePurgeInput } from './inbox/list-input';
 export {
   BACKLOG_LIMITS,
   type BacklogRow,
+  type BacklogTally,
   backlogOf,
+  backlogTallies,
   type ResolvedBacklogInput,
   resolveBacklogInput,
 } from './inbox/backlog';

@@ -6,7 +6,7 @@ import { canonicalFingerprint } from './fingerprint';
 import { oneOf, requireOptions } from './options';
 import { formFields, parseJsonObject, type FormFields } from './request-fields';
 import { jsonText, withBody } from './response';
-import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
+import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { hexEquals, md5 } from './signature';
 
 /**
@@ -132,12 +132,8 @@ function idJson(value: string | undefined): string {
 export function click<Events extends object = ClickMinimalEvents>(
   options: ClickOptions,
 ): TypedPreset<Events> {
-  const { secretKey, resolveSecret, repeatedComplete } = requireOptions('click', options);
-  const ring = keyring(
-    stringSecret('click', 'secretKey', 'the service SECRET_KEY'),
-    secretKey,
-    resolveSecret,
-  );
+  const { repeatedComplete } = requireOptions('click', options);
+  const ring = stringKeyring('click', options, 'secretKey', 'the service SECRET_KEY');
   const repeat = oneOf(
     'click',
     'repeatedComplete',

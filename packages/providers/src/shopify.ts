@@ -2,7 +2,7 @@
 import { typed, type TypedPreset } from './events';
 import { oneOf, requireOptions } from './options';
 import { header } from './request-fields';
-import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
+import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { hmacMatches } from './signature';
 
 /**
@@ -49,12 +49,8 @@ export type ShopifyMinimalEvents = Record<string, ShopifyMinimalPayload>;
 export function shopify<Events extends object = ShopifyMinimalEvents>(
   options: ShopifyOptions,
 ): TypedPreset<Events> {
-  const { secret, resolveSecret, per } = requireOptions('shopify', options);
-  const ring = keyring(
-    stringSecret('shopify', 'secret', 'the app client secret'),
-    secret,
-    resolveSecret,
-  );
+  const { per } = requireOptions('shopify', options);
+  const ring = stringKeyring('shopify', options, 'secret', 'the app client secret');
   const idHeader =
     oneOf('shopify', 'per', per, ['delivery', 'event'], 'delivery') === 'event'
       ? 'x-shopify-event-id'

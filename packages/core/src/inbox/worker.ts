@@ -18,7 +18,7 @@
  * Its options: worker-options.ts.
  */
 import { LeaseKeeper } from './lease-keeper';
-import { LoopState, PollLoop, UNTIL_WOKEN } from './poll-loop';
+import { LoopState, loopHandle, PollLoop, UNTIL_WOKEN } from './poll-loop';
 import { type CompleteIn, completerOf, groupsOf, guardFor, warnOfSetup } from './receipts-link';
 import { MAX_CLAIM_LIMIT, numberOption, refOf } from './run';
 import { stopWithDeadline } from './stopper';
@@ -54,15 +54,7 @@ export { type InboxWorker, type InboxWorkerOptions, retryDelayMs } from './worke
  */
 export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): InboxWorker {
   const machine = new InboxWorkerMachine(options);
-  // Plain functions: the methods keep working when passed on unbound (`.then(worker.stop)`).
-  return {
-    get running() {
-      return machine.state === LoopState.RUNNING;
-    },
-    start: () => machine.start(),
-    stop: (stopOptions) => machine.stop(stopOptions),
-    runOnce: () => machine.runOnce(),
-  };
+  return loopHandle(machine);
 }
 
 /** A lease's identity in events: its delivery and its lease number. */
