@@ -29,7 +29,7 @@ export type GitHubMinimalPayload = { readonly action?: string } & Readonly<Recor
 export type GitHubMinimalEvents = Record<string, GitHubMinimalPayload>;
 
 /**
- * GitHub webhook preset (PROVIDERS.md §3.5).
+ * GitHub webhook preset (docs/providers.md#github).
  *
  * - **Key**: `X-GitHub-Delivery` (a GUID per event, kept by a manual redelivery), or
  *   `hookId:delivery` with `perHook: true`.

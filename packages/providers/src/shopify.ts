@@ -27,7 +27,7 @@ export type ShopifyMinimalPayload = Readonly<Record<string, unknown>>;
 export type ShopifyMinimalEvents = Record<string, ShopifyMinimalPayload>;
 
 /**
- * Shopify webhook preset (PROVIDERS.md §3.7).
+ * Shopify webhook preset (docs/providers.md#shopify).
  *
  * - **Key**: `X-Shopify-Shop-Domain:X-Shopify-Webhook-Id`
  *   (`example.myshopify.com:b54557e4-bdd9-4b37-8a5f-bf7d70bcd043`); with `per: 'event'` the

@@ -48,7 +48,7 @@ const SECRET_TOKEN = /^[A-Za-z0-9_-]{1,256}$/;
 const BOT_ID = /^\d+$/;
 
 /**
- * Telegram webhook preset (PROVIDERS.md §3.6).
+ * Telegram webhook preset (docs/providers.md#telegram).
  *
  * - **Key**: `botId:update_id` (`123456789:874512345`), provider `telegram`. `update_id` is only
  *   unique per bot, so the bot is part of the key; it goes in the external id rather than the

@@ -115,7 +115,7 @@ export interface SlackMinimalEnvelope<Event = { readonly type: string }> {
 export type SlackMinimalEvents = Record<string, SlackMinimalEnvelope>;
 
 /**
- * Stripe webhook preset (PROVIDERS.md §3.4).
+ * Stripe webhook preset (docs/providers.md#stripe).
  *
  * - **Key**: the event's `id` (`evt_…`): every retry of an event carries the same event object.
  *   An `id` that is present but not a string or safe integer answers 400
@@ -158,7 +158,7 @@ export function stripe<Events extends object = StripeMinimalEvents>(
 }
 
 /**
- * Paddle Billing preset (PROVIDERS.md §3.9).
+ * Paddle Billing preset (docs/providers.md#paddle).
  *
  * - **Key**: `event_id` (`evt_…`). Paddle says to make handlers idempotent on it; one event sent to
  *   several destinations gets one `notification_id` each, but the event id is the business fact.
@@ -227,7 +227,7 @@ export function calendly<Events extends object = CalendlyMinimalEvents>(
 }
 
 /**
- * Slack Events API preset (PROVIDERS.md §3.13).
+ * Slack Events API preset (docs/providers.md#slack).
  *
  * - **Key**: `api_app_id:event_id` (`A0123456789:Ev0ABCDEF12`). Slack calls `event_id` globally
  *   unique; the app id keeps two apps on one endpoint apart.
