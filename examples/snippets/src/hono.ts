@@ -12,6 +12,7 @@ import * as providers from '@webhook-idempotency/providers';
 // #endregion preset
 // #region transaction
 import Database from 'better-sqlite3';
+import { requireTransaction } from '@webhook-idempotency/core';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 // #endregion transaction
 // #region app-wide
@@ -68,19 +69,21 @@ export async function transactionApp(file: string): Promise<{ app: Hono; db: Dat
     'CREATE TABLE IF NOT EXISTS payments (payment_intent TEXT PRIMARY KEY, amount INTEGER NOT NULL)',
   );
   await Schema.createTable(db);
+  const store = new SqlStore(db);
 
   const app = new Hono();
   app.post(
     '/webhooks/payments',
     idempotent({
-      store: new SqlStore(db),
+      store,
       provider: 'payments',
       key: (c) => c.req.header('webhook-id'),
       transactional: true,
     }),
     async (c) => {
-      // The open transaction: for better-sqlite3, the same Database inside BEGIN IMMEDIATE.
-      const tx = c.get('idempotency')!.transaction as Database.Database;
+      // The open transaction, typed from the store: for better-sqlite3, the same Database inside
+      // BEGIN IMMEDIATE.
+      const tx = requireTransaction(c.get('idempotency'), store);
       const { id, amount } = (
         await c.req.json<{ data: { object: { id: string; amount: number } } }>()
       ).data.object;
