@@ -81,12 +81,16 @@ describe('express', () => {
     await github(app, '{"action": "opened"}').expect(422);
   });
 
-  it('the transaction: one payment row however often the event arrives', async () => {
+  it('the transaction: one payment row however often the event arrives; a body that is not a payment gets 400 and claims nothing', async () => {
     const { app, db } = await expressSnippets.transactionApp(sqliteFile('express-tx'));
     try {
       await payment(app).expect(200, { received: true });
       await payment(app).expect(200).expect('idempotent-replayed', 'true');
       expect(db.prepare('SELECT count(*) AS n FROM payments').get()).toEqual({ n: 1 });
+      const refused = await notAPayment(app);
+      expect(refused.body.message).toMatch(/payment event \(id, data\.object\.id/);
+      expect(db.prepare('SELECT count(*) AS n FROM payments').get()).toEqual({ n: 1 });
+      expect(receipts(db)).toEqual({ n: 1 });
     } finally {
       db.close();
     }
