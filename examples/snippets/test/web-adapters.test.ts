@@ -102,7 +102,7 @@ describe('fetch route handlers', () => {
 });
 
 describe('hono apps', () => {
-  it('minimal: first delivery, replay, 400 naming the missing header, 422 for another body', async () => {
+  it('minimal: first delivery, replay, 400 naming the missing header, 422 for another body, 400 for a body the schema refuses', async () => {
     const server = serve(honoSnippets.minimalApp());
     const github = (body = '{"action":"opened"}') =>
       request(server)
@@ -122,6 +122,20 @@ describe('hono apps', () => {
       .expect(400);
     expect(missing.body.message).toMatch(/X-GitHub-Delivery header/);
     await github('{"action":"closed"}').expect(422);
+    // A body the schema refuses: 400 with its issues, not recorded (a redelivery runs again).
+    const refuse = () =>
+      request(server)
+        .post('/webhooks/github')
+        .set('content-type', 'application/json')
+        .set('x-github-delivery', 'refused-1')
+        .send('{"action":5}');
+    const refused = await refuse().expect(400);
+    expect(refused.body).toEqual({
+      errors: [],
+      properties: { action: { errors: [expect.any(String)] } },
+    });
+    const again = await refuse().expect(400);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
   });
 
   it('preset with maxRequestBytes: the signature verifies over the bytes as sent; 413 past the limit', async () => {
@@ -139,19 +153,26 @@ describe('hono apps', () => {
     await send(big).expect(413);
   });
 
-  it('the transaction: one payment row however often the event arrives', async () => {
+  it('the transaction: one payment row however often the event arrives; a body that is not a payment gets 400, nothing committed', async () => {
     const { app, db } = await honoSnippets.transactionApp(sqliteFile('hono-tx'));
     try {
       const server = serve(app);
-      const pay = () =>
+      const pay = (id = 'evt_1', body = paymentBody) =>
         request(server)
           .post('/webhooks/payments')
           .set('content-type', 'application/json')
-          .set('webhook-id', 'evt_1')
-          .send(paymentBody);
+          .set('webhook-id', id)
+          .send(body);
       await pay().expect(200, { received: true });
       await pay().expect(200).expect('idempotent-replayed', 'true');
       expect(db.prepare('SELECT count(*) AS n FROM payments').get()).toEqual({ n: 1 });
+      const text = JSON.stringify({ data: { object: { id: 'pi_2', amount: 'five' } } });
+      const refused = await pay('evt_2', text).expect(400);
+      expect(JSON.stringify(refused.body)).toMatch(/amount/);
+      expect(db.prepare('SELECT count(*) AS n FROM payments').get()).toEqual({ n: 1 });
+      expect(
+        db.prepare("SELECT status FROM webhook_receipts WHERE external_id = 'evt_2'").all(),
+      ).toEqual([{ status: 'failed' }]); // nothing committed; the provider's retry runs again
     } finally {
       db.close();
     }
