@@ -88,6 +88,7 @@ describe('express', () => {
       await payment(app).expect(200).expect('idempotent-replayed', 'true');
       expect(db.prepare('SELECT count(*) AS n FROM payments').get()).toEqual({ n: 1 });
       const refused = await notAPayment(app);
+      expect(refused.body).toMatchObject({ code: 'ERR_IDEMPOTENCY_KEY_MISSING' });
       expect(refused.body.message).toMatch(/payment event \(id, data\.object\.id/);
       expect(db.prepare('SELECT count(*) AS n FROM payments').get()).toEqual({ n: 1 });
       expect(receipts(db)).toEqual({ n: 1 });
@@ -153,6 +154,7 @@ describe('fastify', () => {
       await payment(app.server).expect(200).expect('idempotent-replayed', 'true');
       expect(await db('payments').count({ n: '*' })).toEqual([{ n: 1 }]);
       const refused = await notAPayment(app.server);
+      expect(refused.body).toMatchObject({ code: 'ERR_IDEMPOTENCY_KEY_MISSING' });
       expect(refused.body.message).toMatch(/payment event \(id, data\.object\.id/);
       expect(await db('payments').count({ n: '*' })).toEqual([{ n: 1 }]);
       expect(await db('webhook_receipts').count({ n: '*' })).toEqual([{ n: 1 }]);
@@ -197,6 +199,7 @@ describe('koa', () => {
       await payment(server).expect(200).expect('idempotent-replayed', 'true');
       expect(db.prepare('SELECT count(*) AS n FROM payments').get()).toEqual({ n: 1 });
       const refused = await notAPayment(server);
+      expect(refused.body).toMatchObject({ code: 'ERR_IDEMPOTENCY_KEY_MISSING' });
       expect(refused.body.message).toMatch(/payment event \(id, data\.object\.id/);
       expect(db.prepare('SELECT count(*) AS n FROM payments').get()).toEqual({ n: 1 });
       expect(receipts(db)).toEqual({ n: 1 });

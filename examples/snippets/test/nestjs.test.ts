@@ -67,6 +67,7 @@ describe('nestjs', () => {
         .post('/webhooks/payments')
         .send({ id: 'evt_2', data: { object: { id: 'pi_2', amount: 'five' } } })
         .expect(400);
+      expect(refused.body).toMatchObject({ code: 'ERR_IDEMPOTENCY_KEY_MISSING' });
       expect(refused.body.message).toMatch(/payment event \(id, data\.object\.id/);
       expect(await db('payments').count({ n: '*' })).toEqual([{ n: 1 }]);
       expect(await db('webhook_receipts').count({ n: '*' })).toEqual([{ n: 1 }]);
