@@ -237,7 +237,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
         '0',
         '--provider',
         'github',
-        '--batch-size',
+        '--chunk-size',
         '1',
       );
       expect(all.code).toBe(0);
