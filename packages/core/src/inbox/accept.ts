@@ -304,13 +304,13 @@ export function createInboxEngine<Native = unknown>(
         return refuse(error, request);
       }
       // Over budget: a delivery already stored is a duplicate as always; a new one is refused unstored.
-      const held = await gate?.hold(key);
-      if (held?.outcome === 'duplicate')
+      const refused = await gate?.check(key);
+      if (refused?.outcome === 'duplicate')
         emit({ type: 'duplicate', provider: key.provider, externalId: key.externalId });
-      if (held)
-        return answered(key, started, held.outcome, {
+      if (refused)
+        return answered(key, started, refused.outcome, {
           action: 'respond',
-          response: held.outcome === 'duplicate' ? answers.duplicate : held.response,
+          response: refused.outcome === 'duplicate' ? answers.duplicate : refused.response,
           stored: false,
         });
       let stored: boolean;
