@@ -3,9 +3,9 @@ import { ReceiptStatus } from './constants';
 import {
   distinctKeys,
   type InMemoryStoreOptions,
-  mapKey,
   newRow,
   observe,
+  RowTable,
   resolveMemoryOptions,
   type Row,
   wholeHandlerMs,
@@ -47,7 +47,7 @@ export class InMemoryStore implements Store {
     transactional: false,
     clock: 'caller',
   };
-  private readonly rows = new Map<string, Row>();
+  private readonly rows = new RowTable();
   /**
    * The finished rows in the order they finished, as a list linked through the rows: the oldest
    * is the next to drop. Linking, unlinking and dropping are O(1), with no iteration over the map
@@ -71,7 +71,7 @@ export class InMemoryStore implements Store {
 
   async claim(key: KeyLike, { now, fingerprint }: ClaimInput): Promise<ClaimResult> {
     this.dropExpired(now);
-    const existing = this.rows.get(mapKey(key));
+    const existing = this.rows.get(key);
     if (existing) return { won: false, receipt: observe(existing, now) };
     const row = newRow(key, {
       status: ReceiptStatus.PROCESSING,
@@ -80,7 +80,7 @@ export class InMemoryStore implements Store {
       claimedAt: now,
       finishedAt: null,
     });
-    this.rows.set(row.id, row);
+    this.rows.add(row);
     this.shrink();
     return { won: true, receipt: observe(row, now) };
   }
@@ -89,7 +89,7 @@ export class InMemoryStore implements Store {
     key: KeyLike,
     { now, attempts, staleAfterMs, fingerprint }: ReclaimInput,
   ): Promise<ObservedReceipt | null> {
-    const row = this.rows.get(mapKey(key));
+    const row = this.rows.get(key);
     if (!row || row.attempts !== attempts) return null;
     const over =
       row.status === ReceiptStatus.FAILED ||
@@ -129,13 +129,13 @@ export class InMemoryStore implements Store {
   }
 
   async find(key: KeyLike, { now }: At): Promise<ObservedReceipt | null> {
-    const row = this.rows.get(mapKey(key));
+    const row = this.rows.get(key);
     return row ? observe(row, now) : null;
   }
 
   /** Which of `keys` have a receipt; one synchronous read. */
   async known(keys: readonly KeyLike[]): Promise<boolean[]> {
-    return keys.map((key) => this.rows.has(mapKey(key)));
+    return keys.map((key) => this.rows.get(key) !== undefined);
   }
 
   /**
@@ -145,7 +145,7 @@ export class InMemoryStore implements Store {
   async recordFirst(entries: readonly FirstRun[], { now }: At): Promise<boolean> {
     const keys = entries.map((entry) => entry.key);
     this.dropExpired(now);
-    if (!distinctKeys(keys) || keys.some((key) => this.rows.has(mapKey(key)))) return false;
+    if (!distinctKeys(keys) || keys.some((key) => this.rows.get(key) !== undefined)) return false;
     for (const { key, response, handlerMs } of entries) {
       const row = newRow(key, {
         status: ReceiptStatus.COMPLETED,
@@ -154,7 +154,7 @@ export class InMemoryStore implements Store {
         claimedAt: now - wholeHandlerMs(handlerMs),
         finishedAt: now,
       });
-      this.rows.set(row.id, row);
+      this.rows.add(row);
       this.append(row);
     }
     this.shrink();
@@ -165,15 +165,13 @@ export class InMemoryStore implements Store {
   async purge({ now, olderThanMs, provider }: PurgeInput): Promise<number> {
     const cutoff = now - olderThanMs;
     let deleted = 0;
-    for (const [id, row] of this.rows) {
-      if (provider !== undefined && row.provider !== provider) continue;
+    for (const row of this.rows.values(provider)) {
       if (
         row.status !== ReceiptStatus.PROCESSING &&
         row.finishedAt !== null &&
         row.finishedAt <= cutoff
       ) {
-        this.unlink(row);
-        this.rows.delete(id);
+        this.drop(row);
         deleted++;
       }
     }
@@ -190,7 +188,7 @@ export class InMemoryStore implements Store {
    * if (receipt) store.forget(key, receipt);
    */
   forget(key: KeyLike, fence: { readonly attempts: number; readonly claimedAt: Date }): boolean {
-    const row = this.rows.get(mapKey(key));
+    const row = this.rows.get(key);
     if (
       !row ||
       row.status === ReceiptStatus.PROCESSING ||
@@ -241,7 +239,7 @@ export class InMemoryStore implements Store {
   /** Forgets a finished row. */
   private drop(row: Row): void {
     this.unlink(row);
-    this.rows.delete(row.id);
+    this.rows.delete(row);
   }
 
   /**
@@ -260,7 +258,7 @@ export class InMemoryStore implements Store {
    * alone repeats: after a purge, the key's next claim starts at 1 again.
    */
   private owned(key: KeyLike, attempts: number, claimedAt: Date | undefined): Row | undefined {
-    const row = this.rows.get(mapKey(key));
+    const row = this.rows.get(key);
     if (!row || row.status !== ReceiptStatus.PROCESSING || row.attempts !== attempts)
       return undefined;
     // To the millisecond, as a Date made from the claim time holds it (truncated), without making one.
