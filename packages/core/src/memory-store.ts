@@ -55,6 +55,11 @@ export class InMemoryStore implements Store {
    */
   private oldest: Row | null = null;
   private newest: Row | null = null;
+  /**
+   * The text the last completion stored: a handler that answers every delivery alike (an
+   * acknowledgement) then holds that text once, not once per receipt.
+   */
+  private lastResponse: string | null = null;
   private readonly maxReceipts: number;
   private readonly retentionMs: number;
 
@@ -112,7 +117,8 @@ export class InMemoryStore implements Store {
     const row = this.owned(key, attempts, claimedAt);
     if (!row) return false;
     row.status = ReceiptStatus.COMPLETED;
-    row.response = response;
+    if (response !== this.lastResponse) this.lastResponse = response;
+    row.response = this.lastResponse;
     row.finishedAt = now;
     this.append(row);
     return true;
