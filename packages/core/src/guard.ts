@@ -103,9 +103,8 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     options: RunOptions = NO_OPTIONS,
   ): Promise<Outcome<T>> {
     const transactional = options.transactional ?? this.transactional;
-    if (transactional && !this.store.withTransaction) {
+    if (transactional && !this.store.withTransaction)
       throw new ConfigError('transactional', 'this store does not support transactions');
-    }
     const started = this.tracer.now();
     const key = RequestKey.from(keyInput);
     const trace = this.tracer.open(key, started);
@@ -114,27 +113,16 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     let stage: 'claim' | 'handler' | 'record' = 'claim';
     try {
       const since = trace.now();
-      const { signal } = options;
       const fingerprint = fittedFingerprint(options.fingerprint);
-      // The store's claim awaited here, not through claimTraced: a first delivery's ticket costs
-      // no promise of its own.
       let first: ClaimResult;
       try {
         first = await this.store.claim(key, { now: this.clock(), fingerprint });
       } catch (error) {
         throw storeFailure('claim', error, trace, since);
       }
-      const claim = first.won
-        ? won<T, Tx>(this.env, key, first.receipt, trace, since)
-        : await contest<T, Tx>(
-            this.env,
-            key,
-            first.receipt,
-            fingerprint,
-            options.verified === true,
-            trace,
-            since,
-          );
+      const verified = options.verified === true;
+      const claimed = this.settle<T>(first, key, fingerprint, verified, trace, since);
+      const claim = claimed instanceof Ticket ? claimed : await claimed;
       if (!(claim instanceof Ticket)) {
         const replay = this.replayOf<T>(claim, trace, since);
         outcome = DeliveryOutcome.REPLAY;
@@ -143,9 +131,10 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
       let response: T;
       if (transactional) {
         stage = 'record';
-        response = await claim.transaction(handler, { signal });
+        response = await claim.transaction(handler, { signal: options.signal });
       } else {
         stage = 'handler';
+        const { signal } = options;
         if (signal) response = await runUntilAborted(claim, handler, signal);
         else {
           try {
@@ -216,6 +205,22 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     } catch (error) {
       throw storeFailure('claim', error, trace, since);
     }
+    return this.settle<T>(first, key, fingerprint, verified, trace, since);
+  }
+
+  /**
+   * The ticket of a claim the store granted, else the contest over the receipt it found (a
+   * promise). `run` awaits the store's claim itself and then this: a won claim costs no promise
+   * of its own.
+   */
+  private settle<T extends R>(
+    first: ClaimResult,
+    key: RequestKey,
+    fingerprint: string | null,
+    verified: boolean,
+    trace: Trace,
+    since: number,
+  ): Ticket<T, Tx> | Promise<Ticket<T, Tx> | ObservedReceipt> {
     if (first.won) return won<T, Tx>(this.env, key, first.receipt, trace, since);
     return contest<T, Tx>(this.env, key, first.receipt, fingerprint, verified, trace, since);
   }
