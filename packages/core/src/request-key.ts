@@ -13,6 +13,7 @@ export interface KeyLike {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 /** A NUL or any surrogate: one scan that lets the usual key (no such character) skip both checks. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is matched on purpose, to be refused.
 const SUSPECT = /[\u0000\uD800-\uDFFF]/;
 
 /**
