@@ -1,8 +1,10 @@
 /**
  * `pnpm test`'s jest run, in two stages:
  * - every suite but the serial ones, three files at a time (most wait on databases, child
- *   processes and sockets, not on the two cores), while test-support/run-node-lines.ts runs its
- *   suites on the other Node lines in a process of its own;
+ *   processes and sockets, not on the two cores), while beside it test-support/run-node-lines.ts
+ *   runs its suites on the other Node lines, and the type check and the lint (`pnpm run
+ *   typecheck`, `pnpm run lint`) run, each in a process of its own (they fill the cores the jest
+ *   files leave idle while they wait);
  * - then the serial suites (jest.config.ts SERIAL_GROUPS: killed servers and databases, cut
  *   connections, memory), one file at a time in each of two queues side by side (the guard's
  *   proofs; the inbox's and its queue bridges'), so a proof's wall-clock bounds never compete
@@ -10,7 +12,8 @@
  * What runs beside a lane prints its output once the lane is done, so outputs never interleave.
  * Every part always runs; the exit code is 1 when any failed. With JEST_JSON, each lane and each
  * Node line writes its own totals file (`.ci/run` adds them up). Extra arguments go to the jest
- * lanes, and then the Node lines are left out (a run narrowed to some files).
+ * lanes, and then the Node lines, the type check and the lint are left out (a run narrowed to
+ * some files).
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -34,10 +37,11 @@ function start(
   args: readonly string[],
   env: Record<string, string>,
   keep: boolean,
+  command = process.execPath,
 ): Started {
   if (!keep) console.log(`\n== ${heading}`);
   const chunks: Buffer[] = [];
-  const child = spawn(process.execPath, args, {
+  const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: keep ? ['ignore', 'pipe', 'pipe'] : 'inherit',
@@ -84,7 +88,19 @@ function lane(
   );
 }
 
+/**
+ * `pnpm run <script>` beside the first stage, its output kept: through the pnpm that runs this
+ * (`npm_execpath`), else the `pnpm` on the PATH.
+ */
+function script(name: string): Started {
+  const pnpm = process.env.npm_execpath;
+  return pnpm
+    ? start(`pnpm run ${name}`, [pnpm, 'run', name], {}, true)
+    : start(`pnpm run ${name}`, ['run', name], {}, true, 'pnpm');
+}
+
 async function main(): Promise<number> {
+  const checks = extra.length === 0 ? [script('typecheck'), script('lint')] : [];
   const parallel = lane('parallel', ['--maxWorkers=3'], false, { WI_JEST_LANE: 'parallel' });
   const lines =
     extra.length === 0
@@ -95,7 +111,11 @@ async function main(): Promise<number> {
           true,
         )
       : undefined;
-  const first = [await parallel.finish(), (await lines?.finish()) ?? true];
+  const first = [
+    await parallel.finish(),
+    (await lines?.finish()) ?? true,
+    ...(await Promise.all(checks.map((check) => check.finish()))),
+  ];
   const guard = lane('serial-guard', ['--runInBand', ...SERIAL_GROUPS.guard], false);
   const inbox = lane('serial-inbox', ['--runInBand', ...SERIAL_GROUPS.inbox], true);
   const second = [await guard.finish(), await inbox.finish()];

@@ -28,7 +28,7 @@ import {
   repoRoot,
   type NodeRuntime,
 } from '@webhook-idempotency/test-support/node-lines';
-import { packedTarballs } from '@webhook-idempotency/test-support/packs';
+import { type PackedTarball, packedTarballs } from '@webhook-idempotency/test-support/packs';
 import { pgDatabase } from '../../packages/sql/test/helpers/databases';
 
 const run = promisify(execFile);
@@ -121,6 +121,26 @@ const APPS = [
  * Provider SDKs whose types the presets' type-only entries derive their event maps from: only the
  * consumer that compiles provider-sdks/ needs them (the README's app installs none).
  */
+/**
+ * The apps on each other Node line: every package and both module formats, each app once (its
+ * CommonJS/ESM twin runs on the machine's Node). Every line starts the same stacks; what differs
+ * between the twins is the loader, which every line still runs both of.
+ */
+const LINE_APPS = [
+  'express-sqlite.cjs',
+  'express-kysely-sqlite.mjs',
+  'express-drizzle-sqlite.cjs',
+  'express-postgres-js.mjs',
+  'express-redis.cjs',
+  'express-dynamodb.mjs',
+  'fastify-memory.mjs',
+  'koa-memory.cjs',
+  'fetch-memory.mjs',
+  'hono-memory.cjs',
+  'lambda-memory.mjs',
+  'nestjs-express.cjs',
+  'nestjs-fastify.mjs',
+];
 const PROVIDER_SDKS = ['stripe@23.1.0', '@octokit/openapi-webhooks-types@12.2.0'];
 const RESOLUTIONS = ['node16', 'nodenext', 'bundler'];
 /** Every Node the apps run on: the machine's, then each line of NODE_LINES. */
@@ -147,7 +167,10 @@ function typeCheck(dir: string, project: string): Promise<string> {
 }
 
 /** An empty npm project with the apps and type checks copied in, and the tarballs installed. */
-async function makeConsumer(node: NodeRuntime): Promise<string> {
+async function makeConsumer(
+  node: NodeRuntime,
+  tarballs: readonly PackedTarball[],
+): Promise<string> {
   const dir = join(work, 'consumer-machine');
   mkdirSync(dir);
   writeFileSync(
@@ -159,7 +182,7 @@ async function makeConsumer(node: NodeRuntime): Promise<string> {
   cpSync(join(__dirname, 'provider-sdks'), join(dir, 'provider-sdks'), { recursive: true });
   // Scripts are off: ours have none, and better-sqlite3 comes prebuilt for this Node (a local folder).
   await npmInstall(dir, [
-    ...packed.map((pkg) => pkg.tarball),
+    ...tarballs.map((pkg) => pkg.tarball),
     ...FRAMEWORKS,
     node.betterSqlite3,
     ...TYPES,
@@ -202,7 +225,10 @@ function npmInstall(dir: string, packages: string[]) {
  * any command, which these machines cannot reach ("getaddrinfo ENOTFOUND binaries.prisma.sh");
  * `generate` never runs it, so PRISMA_SCHEMA_ENGINE_BINARY points at any executable.
  */
-async function makePrismaConsumer(node: NodeRuntime): Promise<string> {
+async function makePrismaConsumer(
+  node: NodeRuntime,
+  tarballs: readonly PackedTarball[],
+): Promise<string> {
   const dir = join(work, 'consumer-prisma');
   mkdirSync(dir);
   writeFileSync(
@@ -218,7 +244,7 @@ async function makePrismaConsumer(node: NodeRuntime): Promise<string> {
     '@webhook-idempotency/sql',
   ];
   await npmInstall(dir, [
-    ...packed.filter((pkg) => ours.includes(pkg.name)).map((pkg) => pkg.tarball),
+    ...tarballs.filter((pkg) => ours.includes(pkg.name)).map((pkg) => pkg.tarball),
     'express@5.3.0',
     node.betterSqlite3,
     'typescript@6.0.3',
@@ -255,40 +281,42 @@ function expectDuplicateReplayed(stdout: string): void {
 }
 
 beforeAll(async () => {
-  // Packed once for the run (tests/runtimes installs the same tarballs), then linted here.
-  const lint = async () => {
-    const tarballs = await packedTarballs();
-    return run(
+  // Packed once for the run (tests/runtimes installs the same tarballs); linted (publint and
+  // arethetypeswrong) beside the installs, which need only the tarballs.
+  const [tarballs, nodes] = await Promise.all([packedTarballs(), allNodes()]);
+  const [machine, ...lines] = nodes;
+  await Promise.all([
+    run(
       process.execPath,
       [join(repoRoot, 'scripts', 'check-packages.mjs'), '--packed', dirname(tarballs[0]!.tarball)],
       { cwd: repoRoot, maxBuffer: 16 * 1024 * 1024 },
-    );
-  };
-  const [report, nodes] = await Promise.all([lint(), allNodes()]);
-  packed = JSON.parse(report.stdout.trim().split('\n').pop() ?? '[]') as PackedPackage[];
-  const [machine, ...lines] = nodes;
-  await Promise.all([
+    ).then((report) => {
+      packed = JSON.parse(report.stdout.trim().split('\n').pop() ?? '[]') as PackedPackage[];
+    }),
     (async () => {
-      const dir = await makeConsumer(machine!);
+      const dir = await makeConsumer(machine!, tarballs);
       consumers.set('machine', { node: machine!, dir });
+      // The type checks of the machine's consumer, each a full tsc program over every public
+      // entry point (tens of seconds each on two cores): side by side, as part of preparing the
+      // consumer, as soon as it is installed; the tests below read their output.
+      const checks = Promise.all(
+        [...RESOLUTIONS.map((r) => join('types', `tsconfig.${r}.json`)), SDK_PROJECT].map(
+          async (project) => typeChecks.set(project, await typeCheck(dir, project)),
+        ),
+      );
       for (const [index, node] of lines.entries()) {
         const name = NODE_NAMES[index + 1] ?? node.version;
         consumers.set(name, { node, dir: await consumerFor(name, node, dir) });
       }
+      await checks;
     })(),
     (async () => {
-      consumers.set('prisma', { node: machine!, dir: await makePrismaConsumer(machine!) });
+      consumers.set('prisma', {
+        node: machine!,
+        dir: await makePrismaConsumer(machine!, tarballs),
+      });
     })(),
   ]);
-  // The type checks of the machine's consumer, each a full tsc program over every public entry
-  // point (tens of seconds each on two cores): run side by side as part of preparing the consumer,
-  // like its install; the tests below read their output.
-  const machineDir = consumers.get('machine')!.dir;
-  await Promise.all(
-    [...RESOLUTIONS.map((r) => join('types', `tsconfig.${r}.json`)), SDK_PROJECT].map(
-      async (project) => typeChecks.set(project, await typeCheck(machineDir, project)),
-    ),
-  );
 }, 15 * 60_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -331,25 +359,36 @@ describe.each(published)('%s tarball', (name) => {
 });
 
 describe.each(NODE_NAMES)('apps installed from the tarballs, on Node %s', (nodeName) => {
-  it.each(APPS)('%s: the duplicate is answered from the receipt', async (app) => {
-    const consumer = consumers.get(nodeName);
-    if (!consumer) throw new Error(`no consumer project for Node ${nodeName}`);
-    // The PostgreSQL app gets a database of its own on the server the test run started.
-    const env = app.includes('postgres')
-      ? {
-          ...process.env,
-          WI_CONSUMER_POSTGRES_URL: await pgDatabase(
-            `wi_consumer_${nodeName}_${app}`.replace(/\W/g, '_').toLowerCase(),
-          ),
-        }
-      : process.env;
-    const { stdout } = await run(consumer.node.bin, [app], {
-      cwd: consumer.dir,
-      env,
-      timeout: 60_000,
-    });
-    expectDuplicateReplayed(stdout);
-  });
+  it.each(nodeName === 'machine' ? APPS : LINE_APPS)(
+    '%s: the duplicate is answered from the receipt',
+    async (app) => {
+      const consumer = consumers.get(nodeName);
+      if (!consumer) throw new Error(`no consumer project for Node ${nodeName}`);
+      // The PostgreSQL app gets a database of its own on the server the test run started.
+      const env = app.includes('postgres')
+        ? {
+            ...process.env,
+            WI_CONSUMER_POSTGRES_URL: await pgDatabase(
+              `wi_consumer_${nodeName}_${app}`.replace(/\W/g, '_').toLowerCase(),
+            ),
+          }
+        : process.env;
+      const { stdout } = await run(consumer.node.bin, [app], {
+        cwd: consumer.dir,
+        env,
+        timeout: 60_000,
+      });
+      expectDuplicateReplayed(stdout);
+    },
+  );
+});
+
+it('the other Node lines run every app package, in both module formats', () => {
+  expect(LINE_APPS.every((app) => APPS.includes(app))).toBe(true);
+  const stacks = (apps: readonly string[]) =>
+    new Set(apps.map((app) => app.replace(/\.[cm]js$/, '')));
+  expect(stacks(LINE_APPS)).toEqual(stacks(APPS));
+  expect(new Set(LINE_APPS.map((app) => app.slice(-3)))).toEqual(new Set(['cjs', 'mjs']));
 });
 
 describe.each(NODE_NAMES)(
@@ -411,7 +450,9 @@ describe('a Prisma 7 consumer (machine Node)', () => {
     return found;
   };
 
-  it.each(RESOLUTIONS)(
+  // nodenext: the app's build (prisma/tsconfig.build.json, which extends tsconfig.nodenext.json
+  // and emits) is that type check, in beforeAll; the app it emits runs below.
+  it.each(RESOLUTIONS.filter((resolution) => resolution !== 'nodenext'))(
     'type-checks the transaction client of its generated schema under moduleResolution %s',
     async (resolution) => {
       const { dir } = consumer();

@@ -72,10 +72,12 @@ const RUNNERS: Runner[] = [
     },
   },
   {
-    // The steps of `pnpm test`, run by every CI run.
+    // The steps of `pnpm test` (test-support/run-jest.ts runs them beside the jest files), run
+    // by every CI run.
     pattern: /^pnpm run (typecheck|lint)$/,
     run: async (_line, m) => {
-      expect(rootScripts.test).toContain(`pnpm run ${m[1]}`);
+      expect(rootScripts.test).toContain('pnpm run test:jest');
+      expect(read('test-support/run-jest.ts')).toContain(`script('${m[1]}')`);
       expect(rootScripts[m[1]!]).toBeDefined();
     },
   },

@@ -5,34 +5,24 @@
  */
 // #region worker
 import { env } from 'cloudflare:workers'; // the bindings, at module scope
+import { routes } from '@webhook-idempotency/core/routes';
 import { withIdempotency } from '@webhook-idempotency/fetch';
 import * as providers from '@webhook-idempotency/providers';
-import type { EventMap } from '@webhook-idempotency/providers';
 import type { GitHubEvents } from '@webhook-idempotency/providers/types/github';
 import { D1Store } from '@webhook-idempotency/sql/d1';
 import { recordPush } from './pushes';
 
-// Typed with GitHub's own payloads: EventMap<typeof preset>['push'] is its push payload.
-const preset = providers.github<GitHubEvents>({ secret: env.GITHUB_WEBHOOK_SECRET });
+// Each `X-GitHub-Event` its route, typed with GitHub's own payloads: `push` is its push payload.
+// Other events are answered 200 before any claim, nothing stored or run.
+const github = routes(providers.github<GitHubEvents>({ secret: env.GITHUB_WEBHOOK_SECRET }), {
+  push: (push, { key }) => recordPush(env, key.externalId, push), // key: X-GitHub-Delivery
+});
 
+// The route set answers every request itself; the handler is for what a preset passes through
+// unguarded, which GitHub's never does.
 const githubWebhook = withIdempotency(
-  {
-    store: new D1Store(env.DB),
-    preset,
-    maxRequestBytes: 256 * 1024,
-  },
-  async (request) => {
-    const delivery = request.headers.get('x-github-delivery')!; // the preset's key: present here
-    const name = request.headers.get('x-github-event'); // GitHub names the event in a header
-    switch (name) {
-      case 'push': {
-        const push: EventMap<typeof preset>['push'] = JSON.parse(await request.text());
-        return recordPush(env, delivery, push);
-      }
-      default:
-        return Response.json({ ignored: name }, { status: 202 });
-    }
-  },
+  { store: new D1Store(env.DB), preset: github, maxRequestBytes: 256 * 1024 },
+  () => new Response('not found', { status: 404 }),
 );
 
 export default {

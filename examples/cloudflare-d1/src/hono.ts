@@ -6,34 +6,24 @@
 // #region worker
 import { env } from 'cloudflare:workers'; // the bindings, at module scope
 import { Hono } from 'hono';
-import { idempotent, type IdempotencyVariables } from '@webhook-idempotency/hono';
+import { routes } from '@webhook-idempotency/core/routes';
+import { idempotent } from '@webhook-idempotency/hono';
 import * as providers from '@webhook-idempotency/providers';
-import type { EventMap } from '@webhook-idempotency/providers';
 import type { GitHubEvents } from '@webhook-idempotency/providers/types/github';
 import { D1Store } from '@webhook-idempotency/sql/d1';
 import { recordPush } from './pushes';
 
-const app = new Hono<{ Variables: IdempotencyVariables }>();
-// Typed with GitHub's own payloads: EventMap<typeof preset>['push'] is its push payload.
-const preset = providers.github<GitHubEvents>({ secret: env.GITHUB_WEBHOOK_SECRET });
+// Each `X-GitHub-Event` its route, typed with GitHub's own payloads: `push` is its push payload.
+// Other events are answered 200 before any claim, nothing stored or run.
+const github = routes(providers.github<GitHubEvents>({ secret: env.GITHUB_WEBHOOK_SECRET }), {
+  push: (push, { key }) => recordPush(env, key.externalId, push), // key: X-GitHub-Delivery
+});
 
+const app = new Hono();
 app.post(
   '/webhooks/github',
-  idempotent({
-    store: new D1Store(env.DB),
-    preset,
-    maxRequestBytes: 256 * 1024,
-  }),
-  async (c) => {
-    const delivery = c.req.header('x-github-delivery')!; // the preset's key: present here
-    const name = c.req.header('x-github-event'); // GitHub names the event in a header
-    switch (name) {
-      case 'push':
-        return recordPush(env, delivery, await c.req.json<EventMap<typeof preset>['push']>());
-      default:
-        return c.json({ ignored: name }, 202);
-    }
-  },
+  // The route set answers every request itself: no handler after it.
+  idempotent({ store: new D1Store(env.DB), preset: github, maxRequestBytes: 256 * 1024 }),
 );
 
 export default app;

@@ -84,12 +84,11 @@ describe.each(['hono', 'fetch'] as const)(
         await d1('SELECT status, attempts FROM webhook_receipts WHERE external_id = ?', delivery)
       )[0];
 
-    it('first delivery runs the handler: its answer, and the push recorded in D1', async () => {
+    it('first delivery runs the push route: its answer, and the push recorded in D1', async () => {
       const delivery = randomUUID();
       const response = await deliver(push('first', delivery));
-      expect(response.status).toBe(201);
+      expect(response.status).toBe(200);
       expect(await response.json()).toEqual({ build: `build-${name}-first-1` });
-      expect(response.headers.get('x-build-id')).toBe(`build-${name}-first-1`);
       expect(response.headers.get('idempotent-replayed')).toBeNull();
       expect(await d1('SELECT build FROM pushes WHERE delivery = ?', delivery)).toEqual([
         { build: `build-${name}-first-1` },
@@ -103,9 +102,8 @@ describe.each(['hono', 'fetch'] as const)(
       const first = await deliver(sent);
       const firstBody = await first.text();
       const again = await deliver(sent.retry());
-      expect(again.status).toBe(201);
+      expect(again.status).toBe(200);
       expect(await again.text()).toBe(firstBody);
-      expect(again.headers.get('x-build-id')).toBe(first.headers.get('x-build-id'));
       expect(again.headers.get('content-type')).toBe(first.headers.get('content-type'));
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       expect(builds().requests(`${name}-duplicate`)).toBe(1);
@@ -122,11 +120,11 @@ describe.each(['hono', 'fetch'] as const)(
       expect(during.status).toBe(409);
       expect(Number(during.headers.get('retry-after'))).toBeGreaterThan(0);
       builds().release(commit);
-      expect((await first).status).toBe(201);
+      expect((await first).status).toBe(200);
       expect(builds().requests(commit)).toBe(1);
     });
 
-    it('a handler that failed leaves the receipt failed, and the redelivery runs it again', async () => {
+    it('a route that failed leaves the receipt failed, and the redelivery runs it again', async () => {
       const delivery = randomUUID();
       const commit = `${name}-flaky`;
       builds().behave(commit, 'fail-first');
@@ -135,16 +133,21 @@ describe.each(['hono', 'fetch'] as const)(
       expect(failed.status).toBe(500);
       expect(await receipt(delivery)).toEqual({ status: 'failed', attempts: 1 });
       const rerun = await deliver(sent.retry());
-      expect(rerun.status).toBe(201);
+      expect(rerun.status).toBe(200);
       expect(await rerun.json()).toEqual({ build: `build-${commit}-2` });
       expect(await receipt(delivery)).toEqual({ status: 'completed', attempts: 2 });
       expect(builds().requests(commit)).toBe(2);
     });
 
-    it('another event is acknowledged with 202, nothing built', async () => {
-      const star = github.event({ action: 'created', starred_at: null }, { event: 'star' });
+    it('an event no route takes is acknowledged with 200 before any claim: no receipt, nothing built', async () => {
+      const delivery = randomUUID();
+      const star = github.event(
+        { action: 'created', starred_at: null },
+        { event: 'star', delivery },
+      );
       const response = await deliver(star);
-      expect([response.status, await response.json()]).toEqual([202, { ignored: 'star' }]);
+      expect([response.status, await response.json()]).toEqual([200, { received: true }]);
+      expect(await receipt(delivery)).toBeUndefined();
     });
 
     it('a delivery without its X-GitHub-Delivery key is refused with 400, nothing run', async () => {

@@ -122,18 +122,39 @@ it('a second payment event for a paid order fails the write’s condition: nothi
   ]);
 });
 
-it('acknowledges an event it does not book', async () => {
+const receiptOf = (externalId: string) =>
+  new DynamoDBStore(client, { table: tables.receipts }).find(
+    { provider: 'stripe', externalId },
+    { now: Date.now() },
+  );
+
+it('acknowledges an event no route takes before any claim: 200, no receipt', async () => {
   const other = stripe.event({ id: 'evt_c', type: 'customer.created', data: { object: {} } });
-  await send(other).expect(200, { ignored: 'customer.created' });
+  await send(other).expect(200, { received: true });
+  expect(await receiptOf('evt_c')).toBeNull();
+});
+
+it('refuses a payment intent without the order it pays with 422 before any claim: no receipt, nothing booked', async () => {
+  await openOrder('ord_4');
+  const foreign = stripe.event({
+    id: 'evt_4',
+    type: 'payment_intent.succeeded',
+    data: { object: { id: 'pi_evt_4', object: 'payment_intent', amount: 2500, metadata: {} } },
+  });
+  const res = await send(foreign).expect(422);
+  expect(res.body).toMatchObject({
+    code: 'ERR_IDEMPOTENCY_PAYLOAD_INVALID',
+    issues: [expect.stringContaining('data.object.metadata.orderId')],
+  });
+  expect(await receiptOf('evt_4')).toBeNull();
+  expect(await shop.order('ord_4')).toEqual({ id: 'ord_4', status: 'open' });
+  expect(await shop.payments('ord_4')).toEqual([]);
 });
 
 it('refuses a forged signature before any claim', async () => {
   await openOrder('ord_3');
   await send(succeeded('evt_3', 'ord_3').forged()).expect(401);
-  const receipts = new DynamoDBStore(client, { table: tables.receipts });
-  expect(
-    await receipts.find({ provider: 'stripe', externalId: 'evt_3' }, { now: Date.now() }),
-  ).toBeNull();
+  expect(await receiptOf('evt_3')).toBeNull();
   expect(await shop.order('ord_3')).toEqual({ id: 'ord_3', status: 'open' });
   expect(await shop.payments('ord_3')).toEqual([]);
 });

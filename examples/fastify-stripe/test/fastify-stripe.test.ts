@@ -72,9 +72,10 @@ describe.each([
     ]);
   });
 
-  it('acknowledges an event it does not book, and books nothing for it', async () => {
+  it('acknowledges an event no route takes before any claim: 200, no receipt, nothing booked', async () => {
     const res = await send(stripe.event({ id: 'evt_other', type: 'customer.created', data: {} }));
-    expect(res.statusCode).toBe(200);
+    expect([res.statusCode, JSON.parse(res.body)]).toEqual([200, { received: true }]);
+    expect(await db('webhook_receipts').where({ external_id: 'evt_other' })).toHaveLength(0);
     expect(await db('payments').where({ event_id: 'evt_other' })).toHaveLength(0);
   });
 

@@ -1,7 +1,8 @@
 /**
  * @module A Telegram bot webhook on Koa. The Telegram preset checks the secret-token header before
- * any claim and keys receipts on `botId:update_id`. Each update is applied once: a message is
- * stored and the chat's counter incremented inside the guard's transaction.
+ * any claim and keys receipts on `botId:update_id`. Each `message` update is applied once by its
+ * route: the message is stored and the chat's counter incremented inside the guard's transaction.
+ * Updates of other kinds are answered 200 with nothing stored.
  */
 import type { Update } from '@grammyjs/types';
 import Router from '@koa/router';
@@ -9,8 +10,8 @@ import Database from 'better-sqlite3';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import * as providers from '@webhook-idempotency/providers';
-import type { EventOf } from '@webhook-idempotency/providers';
 import { requireTransaction } from '@webhook-idempotency/core';
+import { routes } from '@webhook-idempotency/core/routes';
 import { idempotent } from '@webhook-idempotency/koa';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 
@@ -57,24 +58,14 @@ export async function createBotApp(options: BotAppOptions): Promise<BotApp> {
   `);
 
   const store = new SqlStore(storeDb);
-  const preset = providers.telegram<TelegramUpdates>({
-    botId: options.botId,
-    secretToken: options.secretToken,
-  });
-  const router = new Router();
-  router.post(
-    '/telegram/webhook',
-    bodyParser(), // keeps the text it parsed as ctx.request.rawBody
-    idempotent({
-      store,
-      preset,
-      transactional: true,
-    }),
-    (ctx) => {
-      const update: EventOf<typeof preset> = JSON.parse(ctx.request.rawBody); // the text it verified
-      const tx = requireTransaction(ctx.state.idempotency, store); // better-sqlite3's Database
-      const { message } = update; // Message & Update.NonChannel, on a `message` update
-      if (message) {
+  // Each update kind its handler, typed by grammY's Bot API types; an update of any other kind is
+  // answered 200 before any claim, nothing stored or run.
+  const telegram = routes(
+    providers.telegram<TelegramUpdates>({ botId: options.botId, secretToken: options.secretToken }),
+    {
+      message: (update, context) => {
+        const { message } = update; // Message & Update.NonChannel
+        const tx = requireTransaction(context, store); // better-sqlite3's Database
         tx.prepare('INSERT INTO messages (chat_id, message_id, text) VALUES (?, ?, ?)').run(
           message.chat.id,
           message.message_id,
@@ -84,9 +75,16 @@ export async function createBotApp(options: BotAppOptions): Promise<BotApp> {
         tx.prepare(
           'INSERT INTO chat_stats (chat_id, messages) VALUES (?, 1) ON CONFLICT (chat_id) DO UPDATE SET messages = messages + 1',
         ).run(message.chat.id);
-      }
-      ctx.body = { ok: true };
+        return { ok: true }; // the answer: 200 JSON, stored, replayed
+      },
     },
+  );
+  const router = new Router();
+  router.post(
+    '/telegram/webhook',
+    bodyParser(), // keeps the text it parsed as ctx.request.rawBody
+    // The route set answers every request itself: nothing after it runs.
+    idempotent({ store, preset: telegram, transactional: true }),
   );
 
   const app = new Koa();

@@ -49,12 +49,13 @@ describe('koa-telegram example', () => {
     expect(bot.db.prepare('SELECT count(*) AS n FROM messages').get()).toEqual({ n: 2 });
   });
 
-  it('acknowledges an update of another kind and counts nothing', async () => {
+  it('acknowledges an update no route takes before any claim: 200, no receipt, nothing counted', async () => {
     const edited = telegram.event({
       update_id: 3001,
       edited_message: { message_id: 1, date: 1, edit_date: 2, chat: { id: 42 }, text: 'edit' },
     });
-    await deliver(edited).expect(200, { ok: true });
+    await deliver(edited).expect(200, { received: true });
+    expect(bot.db.prepare('SELECT count(*) AS n FROM webhook_receipts').get()).toEqual({ n: 0 });
     expect(bot.db.prepare('SELECT count(*) AS n FROM messages').get()).toEqual({ n: 0 });
   });
 

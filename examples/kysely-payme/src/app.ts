@@ -1,20 +1,42 @@
 /**
  * @module The Payme merchant endpoint on Express, with Kysely on MariaDB/MySQL as the data layer.
  * The Payme preset checks the Basic-auth cash-desk key before any claim, keys receipts on the
- * JSON-RPC method and transaction id, and lets the read-only checks pass through; the guarded
- * methods write through Kysely's own transaction (`Transaction<ShopDatabase>`), which commits
- * together with the receipt.
+ * JSON-RPC method and transaction id, and lets the read-only checks pass through; each writing
+ * method is a route that writes through Kysely's own transaction (`Transaction<ShopDatabase>`),
+ * which commits together with the receipt.
  */
-import express from 'express';
+import express, { type ErrorRequestHandler } from 'express';
 import { Kysely, MysqlDialect } from 'kysely';
 import { createPool } from 'mysql2';
 import { requireTransaction } from '@webhook-idempotency/core';
-import { idempotent } from '@webhook-idempotency/express';
+import { routes } from '@webhook-idempotency/core/routes';
+import { idempotencyErrors, idempotent } from '@webhook-idempotency/express';
 import * as providers from '@webhook-idempotency/providers';
 import type { EventOf } from '@webhook-idempotency/providers';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import { fromKysely } from '@webhook-idempotency/sql/kysely';
-import { createTables, handle, PaymeError, type ShopDatabase } from './shop';
+import {
+  answerQuery,
+  createTables,
+  createTransaction,
+  methodNotFound,
+  PaymeError,
+  performTransaction,
+  type ShopDatabase,
+} from './shop';
+
+/**
+ * A method's JSON-RPC answer: `{ result, id }`, or `{ error, id }` for a business error, a definite
+ * answer (HTTP 200, stored and replayed like a success). Anything else is thrown.
+ */
+async function rpcAnswer(id: unknown, run: () => Promise<unknown>): Promise<object> {
+  try {
+    return { result: await run(), id };
+  } catch (error) {
+    if (error instanceof PaymeError) return { error: error.toJSON(), id };
+    throw error;
+  }
+}
 
 /** Options of {@link createPaymeApp}. */
 export interface PaymeAppOptions {
@@ -42,36 +64,43 @@ export async function createPaymeApp(options: PaymeAppOptions): Promise<PaymeApp
   const connection = fromKysely(db);
   await Schema.createTable(connection);
   const store = new SqlStore(connection);
-  // Payme publishes no TypeScript types: the preset's own JSON-RPC call type (`method`, `params`, `id`).
-  const preset = providers.payme({ password: options.paymeKey });
+  // Payme publishes no TypeScript types: each route gets the preset's own JSON-RPC call type
+  // (`method`, `params`, `id`). Payme names the event in `method`; the writing methods run on
+  // Kysely's transaction (typed from the store: Transaction<ShopDatabase>), which commits together
+  // with the receipt. A method the shop does not implement gets JSON-RPC -32601 from the
+  // catch-all: Payme wants an error answer, not the route set's 200 `{"received":true}`.
+  const payme = routes(providers.payme({ password: options.paymeKey }), {
+    CreateTransaction: ({ params, id }, context) =>
+      rpcAnswer(id, () =>
+        createTransaction(requireTransaction(context, store), params, Date.now()),
+      ),
+    PerformTransaction: ({ params, id }, context) =>
+      rpcAnswer(id, () =>
+        performTransaction(requireTransaction(context, store), params, Date.now()),
+      ),
+    '*': ({ method, id }) => ({ error: methodNotFound(method).toJSON(), id }),
+  });
 
   const app = express();
   app.post(
     '/payme',
     express.json(),
-    idempotent({
-      store,
-      preset,
-      transactional: true,
-    }),
+    idempotent({ store, preset: payme, transactional: true }),
+    // Only what the preset passes through unguarded, before any routing, gets here: the read-only
+    // checks, which read committed data on `db`, and calls it cannot key.
     async (req, res) => {
-      const { method, params = {}, id }: EventOf<typeof preset> = req.body;
-      // Guarded methods get Kysely's transaction (typed from the store: Transaction<ShopDatabase>);
-      // the checks that pass through read on `db`.
-      const trx = req.idempotency ? requireTransaction(req.idempotency, store) : undefined;
-      try {
-        res.json({ result: await handle(trx ?? db, method, params, Date.now()), id });
-      } catch (error) {
-        // A business error is a definite answer: HTTP 200 with the Payme code, stored and replayed.
-        if (error instanceof PaymeError) {
-          res.json({ error: error.toJSON(), id });
-          return;
-        }
-        // Anything else: a JSON-RPC system error with 500, which Payme retries; never stored,
-        // and the transaction (with whatever the method wrote) is rolled back.
-        res.status(500).json({ error: { code: -32400, message: { en: String(error) } }, id });
-      }
+      const { method, params = {}, id }: EventOf<typeof payme> = req.body;
+      res.json(await rpcAnswer(id, () => answerQuery(db, method, params)));
     },
   );
+  // Anything else a route throws: the receipt is failed and the transaction (with whatever the
+  // method wrote) rolled back; a JSON-RPC system error with 500, which Payme retries, never stored.
+  app.use(idempotencyErrors());
+  const failed: ErrorRequestHandler = (error, req, res, _next) => {
+    res
+      .status(500)
+      .json({ error: { code: -32400, message: { en: String(error) } }, id: req.body?.id ?? null });
+  };
+  app.use(failed);
   return { app, db, close: () => db.destroy() };
 }

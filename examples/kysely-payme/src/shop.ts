@@ -1,7 +1,8 @@
 /**
  * @module The shop: its tables as Kysely sees them, and what each Payme method does to them.
  * Nothing here knows about idempotency; it runs on whatever Kysely handle it is given: the
- * guard's transaction for the guarded methods, the app's instance for the checks that pass through.
+ * guard's transaction for the writing methods' routes, the app's instance for the checks that
+ * pass through.
  */
 import { type Kysely, sql } from 'kysely';
 
@@ -36,7 +37,8 @@ export class PaymeError extends Error {
   }
 }
 
-type Params = Record<string, unknown>;
+/** Payme's params as the shop reads them: any fields, each checked where it is read. */
+export type Params = Readonly<Record<string, unknown>>;
 /** `params.account.order_id`, read without trusting its shape: NaN when it is not there. */
 function orderIdOf({ account }: Params): number {
   const found = typeof account === 'object' && account !== null && 'order_id' in account;
@@ -72,52 +74,58 @@ export async function createTables(db: Kysely<ShopDatabase>): Promise<void> {
     .execute();
 }
 
-/** Runs one Payme method on `db`. Throws {@link PaymeError} for a business error. */
-export async function handle(
+/** CreateTransaction: a transaction for a payable order. Throws {@link PaymeError} for a business error. */
+export async function createTransaction(db: Kysely<ShopDatabase>, params: Params, now: number) {
+  const order = await payableOrder(db, orderIdOf(params), Number(params.amount));
+  await db
+    .insertInto('payme_transactions')
+    .values({
+      id: String(params.id),
+      order_id: order.id,
+      amount: order.amount,
+      state: 1,
+      create_time: now,
+      perform_time: 0,
+    })
+    .execute();
+  return { create_time: now, transaction: String(params.id), state: 1 };
+}
+
+/** PerformTransaction: the order paid and the payment booked (performed already: its answer again). */
+export async function performTransaction(db: Kysely<ShopDatabase>, params: Params, now: number) {
+  const tx = await transaction(db, String(params.id));
+  if (tx.state !== 1)
+    return { transaction: tx.id, perform_time: Number(tx.perform_time), state: tx.state };
+  await db
+    .updateTable('payme_transactions')
+    .set({ state: 2, perform_time: now })
+    .where('id', '=', tx.id)
+    .execute();
+  await db.updateTable('orders').set({ status: 'paid' }).where('id', '=', tx.order_id).execute();
+  await db
+    .insertInto('payments_ledger')
+    .values({ order_id: tx.order_id, amount: tx.amount, payme_id: tx.id })
+    .execute();
+  return { transaction: tx.id, perform_time: now, state: 2 };
+}
+
+/** The error of a method the shop does not implement: JSON-RPC -32601. */
+export const methodNotFound = (method: unknown) =>
+  new PaymeError(-32601, `Method not found: ${String(method)}`);
+
+/**
+ * Answers a read-only check (the preset passes them through unguarded, so they report the current
+ * state every time), or a call the preset cannot key, on `db`. Throws {@link PaymeError}.
+ */
+export async function answerQuery(
   db: Kysely<ShopDatabase>,
-  method: string,
+  method: unknown,
   params: Params,
-  now: number,
 ): Promise<unknown> {
   switch (method) {
     case 'CheckPerformTransaction':
       await payableOrder(db, orderIdOf(params), Number(params.amount));
       return { allow: true };
-    case 'CreateTransaction': {
-      const order = await payableOrder(db, orderIdOf(params), Number(params.amount));
-      await db
-        .insertInto('payme_transactions')
-        .values({
-          id: String(params.id),
-          order_id: order.id,
-          amount: order.amount,
-          state: 1,
-          create_time: now,
-          perform_time: 0,
-        })
-        .execute();
-      return { create_time: now, transaction: String(params.id), state: 1 };
-    }
-    case 'PerformTransaction': {
-      const tx = await transaction(db, String(params.id));
-      if (tx.state !== 1)
-        return { transaction: tx.id, perform_time: Number(tx.perform_time), state: tx.state };
-      await db
-        .updateTable('payme_transactions')
-        .set({ state: 2, perform_time: now })
-        .where('id', '=', tx.id)
-        .execute();
-      await db
-        .updateTable('orders')
-        .set({ status: 'paid' })
-        .where('id', '=', tx.order_id)
-        .execute();
-      await db
-        .insertInto('payments_ledger')
-        .values({ order_id: tx.order_id, amount: tx.amount, payme_id: tx.id })
-        .execute();
-      return { transaction: tx.id, perform_time: now, state: 2 };
-    }
     case 'CheckTransaction': {
       const tx = await transaction(db, String(params.id));
       return {
@@ -129,8 +137,12 @@ export async function handle(
         reason: null,
       };
     }
+    case 'CreateTransaction':
+    case 'PerformTransaction':
+      // A writing method reaches here only without the params.id the preset keys it on.
+      throw new PaymeError(-32600, 'Invalid request: params.id is required');
     default:
-      throw new PaymeError(-32601, `Method not found: ${method}`);
+      throw methodNotFound(method);
   }
 }
 

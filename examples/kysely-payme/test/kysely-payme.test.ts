@@ -1,5 +1,6 @@
 /** The Kysely + Payme example over HTTP, on a real MariaDB: each JSON-RPC method applied once. */
 import * as signers from '@webhook-idempotency/providers/testing';
+import { sql } from 'kysely';
 import request from 'supertest';
 import { mysqlDatabase } from '@webhook-idempotency/sql/test/helpers/databases';
 import { createPaymeApp, type PaymeApp } from '../src/app';
@@ -73,6 +74,31 @@ describe('kysely-payme example', () => {
     const again = await rpc('PerformTransaction', { id: 'tx-7' }, 3).expect(200);
     expect(again.headers['idempotent-replayed']).toBeUndefined();
     expect(await count(payme.db, 'payments_ledger')).toBe(1);
+  });
+
+  it('a method no route names is answered by the catch-all with JSON-RPC -32601 (HTTP 200), stored and replayed; nothing written', async () => {
+    const first = await rpc('CancelTransaction', { id: 'tx-7', reason: 1 }, 6).expect(200);
+    expect(first.body).toMatchObject({ error: { code: -32601 }, id: 6 });
+    const retry = await rpc('CancelTransaction', { id: 'tx-7', reason: 1 }, 7).expect(200);
+    expect([retry.headers['idempotent-replayed'], retry.body]).toEqual([
+      'true',
+      { ...first.body, id: 7 },
+    ]);
+    expect(await count(payme.db, 'payme_transactions')).toBe(0);
+  });
+
+  it('the read-only checks pass through before routing: CheckPerformTransaction answers on the current state, no receipt', async () => {
+    const check = { amount: 10_000, account: { order_id: 7 } };
+    const res = await rpc('CheckPerformTransaction', check, 8).expect(200);
+    expect(res.body).toEqual({ result: { allow: true }, id: 8 });
+    const { id: _id, ...unkeyed } = create;
+    const keyless = await rpc('CreateTransaction', unkeyed, 9).expect(200);
+    expect(keyless.body).toMatchObject({ error: { code: -32600 }, id: 9 });
+    expect(await count(payme.db, 'payme_transactions')).toBe(0);
+    const receipts = await sql<{ n: number }>`SELECT count(*) AS n FROM webhook_receipts`.execute(
+      payme.db,
+    );
+    expect(Number(receipts.rows[0]!.n)).toBe(0);
   });
 
   it('wrong credentials are refused before any claim, with the Payme error and HTTP 200', async () => {

@@ -1,7 +1,7 @@
 /**
  * @module The Payme endpoint on NestJS: `IdempotencyModule.forRootAsync` takes the store from the
- * database module, `@Idempotent({ preset })` guards the controller method, and the guarded Payme
- * methods write through the transaction `@IdempotencyContext()` hands them.
+ * database module and builds the Payme route set, `@Idempotent()` guards the controller method,
+ * and each writing Payme method is a route that writes through the guard's transaction.
  */
 import 'reflect-metadata';
 import {
@@ -11,7 +11,6 @@ import {
   Controller,
   type ExceptionFilter,
   HttpCode,
-  Inject,
   type INestApplication,
   Module,
   Post,
@@ -20,13 +19,14 @@ import {
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { type RequestIdempotency } from '@webhook-idempotency/core';
+import { requireTransaction } from '@webhook-idempotency/core';
+import { type RouteContext, routes } from '@webhook-idempotency/core/routes';
 import * as providers from '@webhook-idempotency/providers';
 import type { PaymeMinimalCall } from '@webhook-idempotency/providers';
-import { Idempotent, IdempotencyContext, IdempotencyModule } from '@webhook-idempotency/nestjs';
+import { Idempotent, IdempotencyModule } from '@webhook-idempotency/nestjs';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import Database from 'better-sqlite3';
-import { PaymeError, Shop } from './shop';
+import { methodNotFound, PaymeError, Shop } from './shop';
 
 /** Options of {@link createPaymeApp}. */
 export interface PaymeAppOptions {
@@ -48,7 +48,6 @@ export interface PaymeApp {
 }
 
 const STORE_DB = Symbol('store-db');
-const RUNS = Symbol('runs');
 const PAYME_KEY = Symbol('payme-key');
 
 /**
@@ -73,36 +72,61 @@ class SystemErrorFilter implements ExceptionFilter {
   }
 }
 
+/**
+ * A method's JSON-RPC answer: `{ result, id }`, or `{ error, id }` for a business error, a definite
+ * answer (HTTP 200, stored and replayed like a success). Anything else is thrown.
+ */
+function rpcAnswer(id: unknown, run: () => unknown): object {
+  try {
+    return { result: run(), id };
+  } catch (error) {
+    if (error instanceof PaymeError) return { error: error.toJSON(), id };
+    throw error;
+  }
+}
+
+/**
+ * The Payme route set: each writing method its route, run on the guard's transaction (its rows
+ * commit with the receipt), counted in `runs`. Payme publishes no TypeScript types: each route
+ * gets the preset's own JSON-RPC call type (`method`, `params`, `id`). A method the shop does not
+ * implement gets JSON-RPC -32601 from the catch-all: Payme wants an error answer, not the route
+ * set's 200 `{"received":true}`.
+ */
+function paymeRoutes(
+  paymeKey: string,
+  store: SqlStore<Database.Database>,
+  shop: Shop,
+  runs: Map<string, number>,
+) {
+  const guarded =
+    (method: (db: Database.Database, params: PaymeMinimalCall['params'], now: number) => unknown) =>
+    (call: PaymeMinimalCall, context: RouteContext) => {
+      const runKey = `${call.method}:${String(call.params.id)}`;
+      runs.set(runKey, (runs.get(runKey) ?? 0) + 1);
+      const tx = requireTransaction(context, store);
+      return rpcAnswer(call.id, () => method(tx, call.params, Date.now()));
+    };
+  return routes(providers.payme({ password: paymeKey }), {
+    CreateTransaction: guarded((db, params, now) => shop.createTransaction(db, params, now)),
+    PerformTransaction: guarded((db, params, now) => shop.performTransaction(db, params, now)),
+    '*': ({ method, id }) => ({ error: methodNotFound(method).toJSON(), id }),
+  });
+}
+
 @Controller()
 class PaymeController {
-  constructor(
-    private readonly shop: Shop,
-    @Inject(RUNS) private readonly runs: Map<string, number>,
-  ) {}
+  constructor(private readonly shop: Shop) {}
 
   @Post('payme')
   @HttpCode(200)
   @UseFilters(SystemErrorFilter)
-  @Idempotent() // the Payme preset comes from the module options, built with the key from DI
-  perform(
-    @Body() call: PaymeMinimalCall, // the preset's own call type: Payme publishes no types
-    @IdempotencyContext() run: RequestIdempotency<Database.Database> | undefined,
-  ) {
+  @Idempotent() // the Payme route set comes from the module options, built with the key from DI
+  answer(@Body() call: PaymeMinimalCall) {
+    // The route set answers every call it guards. Only what the preset passes through unguarded,
+    // before any routing, gets here: the read-only queries (CheckPerformTransaction,
+    // CheckTransaction), which read on the shop's connection, and calls it cannot key.
     const { method, params = {}, id } = call;
-    // Guarded methods write through the guard's transaction: their rows commit with the receipt.
-    // Pass-through methods (CheckPerformTransaction, CheckTransaction) read on the shop's connection.
-    if (run) {
-      const runKey = `${method}:${String(params.id)}`;
-      this.runs.set(runKey, (this.runs.get(runKey) ?? 0) + 1);
-    }
-    try {
-      const result = this.shop.handle(run?.transaction ?? this.shop.db, method, params, Date.now());
-      return { result, id };
-    } catch (error) {
-      // A business error is a definite answer: HTTP 200 with the Payme code, stored and replayed.
-      if (error instanceof PaymeError) return { error: error.toJSON(), id };
-      throw error;
-    }
+    return rpcAnswer(id, () => this.shop.query(method, params));
   }
 }
 
@@ -144,18 +168,14 @@ export async function createPaymeApp(options: PaymeAppOptions): Promise<PaymeApp
       DatabaseModule,
       IdempotencyModule.forRootAsync({
         imports: [DatabaseModule],
-        inject: [STORE_DB, PAYME_KEY],
-        useFactory: async (storeDb: Database.Database, paymeKey: string) => {
+        inject: [STORE_DB, PAYME_KEY, Shop],
+        useFactory: async (storeDb: Database.Database, paymeKey: string, shop: Shop) => {
           await Schema.createTable(storeDb);
-          return {
-            store: new SqlStore(storeDb),
-            preset: providers.payme({ password: paymeKey }),
-            transactional: true,
-          };
+          const store = new SqlStore(storeDb);
+          return { store, preset: paymeRoutes(paymeKey, store, shop, runs), transactional: true };
         },
       }),
     ],
-    providers: [{ provide: RUNS, useValue: runs }],
     controllers: [PaymeController],
   })
   class AppModule {}

@@ -39,6 +39,10 @@ function orderIdOf({ account }: Params): number {
   return Number(found ? account.order_id : undefined);
 }
 
+/** The error of a method the shop does not implement: JSON-RPC -32601. */
+export const methodNotFound = (method: unknown) =>
+  new PaymeError(-32601, `Method not found: ${String(method)}`);
+
 /** The shop: its tables, and what each Payme method does to them. */
 export class Shop {
   constructor(readonly db: Database.Database) {
@@ -58,39 +62,45 @@ export class Shop {
     this.db.prepare('INSERT INTO orders (id, amount) VALUES (?, ?)').run(id, amount);
   }
 
+  /** CreateTransaction on `db` (the guard's transaction). Throws {@link PaymeError} for a business error. */
+  createTransaction(db: Database.Database, params: Params, now: number) {
+    const order = this.payableOrder(db, orderIdOf(params), Number(params.amount));
+    db.prepare(
+      'INSERT INTO payme_transactions (id, order_id, amount, state, create_time) VALUES (?, ?, ?, 1, ?)',
+    ).run(String(params.id), order.id, order.amount, now);
+    return { create_time: now, transaction: String(params.id), state: 1 };
+  }
+
+  /** PerformTransaction on `db` (the guard's transaction): the order paid, the payment booked. */
+  performTransaction(db: Database.Database, params: Params, now: number) {
+    const tx = this.transaction(db, String(params.id));
+    if (tx.state !== 1)
+      return { transaction: tx.id, perform_time: tx.perform_time, state: tx.state };
+    db.prepare('UPDATE payme_transactions SET state = 2, perform_time = ? WHERE id = ?').run(
+      now,
+      tx.id,
+    );
+    db.prepare("UPDATE orders SET status = 'paid' WHERE id = ?").run(tx.order_id);
+    db.prepare('INSERT INTO payments_ledger (order_id, amount, payme_id) VALUES (?, ?, ?)').run(
+      tx.order_id,
+      tx.amount,
+      tx.id,
+    );
+    return { transaction: tx.id, perform_time: now, state: 2 };
+  }
+
   /**
-   * Runs one Payme method on `db`: the guard's transaction for the guarded methods, the shop's
-   * own connection for the queries that pass through. Throws {@link PaymeError} for a business error.
+   * Answers a read-only query (the preset passes them through unguarded, so they report the
+   * current state every time), or a call the preset cannot key, on the shop's own connection.
+   * Throws {@link PaymeError}.
    */
-  handle(db: Database.Database, method: string, params: Params, now: number): unknown {
+  query(method: unknown, params: Params): unknown {
     switch (method) {
       case 'CheckPerformTransaction':
-        this.payableOrder(db, orderIdOf(params), Number(params.amount));
+        this.payableOrder(this.db, orderIdOf(params), Number(params.amount));
         return { allow: true };
-      case 'CreateTransaction': {
-        const order = this.payableOrder(db, orderIdOf(params), Number(params.amount));
-        db.prepare(
-          'INSERT INTO payme_transactions (id, order_id, amount, state, create_time) VALUES (?, ?, ?, 1, ?)',
-        ).run(String(params.id), order.id, order.amount, now);
-        return { create_time: now, transaction: String(params.id), state: 1 };
-      }
-      case 'PerformTransaction': {
-        const tx = this.transaction(db, String(params.id));
-        if (tx.state === 1) {
-          db.prepare('UPDATE payme_transactions SET state = 2, perform_time = ? WHERE id = ?').run(
-            now,
-            tx.id,
-          );
-          db.prepare("UPDATE orders SET status = 'paid' WHERE id = ?").run(tx.order_id);
-          db.prepare(
-            'INSERT INTO payments_ledger (order_id, amount, payme_id) VALUES (?, ?, ?)',
-          ).run(tx.order_id, tx.amount, tx.id);
-          return { transaction: tx.id, perform_time: now, state: 2 };
-        }
-        return { transaction: tx.id, perform_time: tx.perform_time, state: tx.state };
-      }
       case 'CheckTransaction': {
-        const tx = this.transaction(db, String(params.id));
+        const tx = this.transaction(this.db, String(params.id));
         return {
           create_time: tx.create_time,
           perform_time: tx.perform_time,
@@ -100,8 +110,12 @@ export class Shop {
           reason: null,
         };
       }
+      case 'CreateTransaction':
+      case 'PerformTransaction':
+        // A writing method reaches here only without the params.id the preset keys it on.
+        throw new PaymeError(-32600, 'Invalid request: params.id is required');
       default:
-        throw new PaymeError(-32601, `Method not found: ${method}`);
+        throw methodNotFound(method);
     }
   }
 

@@ -80,6 +80,26 @@ describe.each(['express', 'fastify'] as const)('nestjs-payme example on %s', (pl
     expect(count('payments_ledger')).toEqual({ n: 1 });
   });
 
+  it('a method no route names is answered by the catch-all with JSON-RPC -32601 (HTTP 200), stored and replayed; nothing runs', async () => {
+    const first = await rpc('CancelTransaction', { id: 'tx-7', reason: 1 }, 6).expect(200);
+    expect(first.body).toMatchObject({ error: { code: -32601 }, id: 6 });
+    const retry = await rpc('CancelTransaction', { id: 'tx-7', reason: 1 }, 7).expect(200);
+    expect([retry.headers['idempotent-replayed'], retry.body]).toEqual([
+      'true',
+      { ...first.body, id: 7 },
+    ]);
+    expect(payme.runs.size).toBe(0);
+    expect(count('payme_transactions')).toEqual({ n: 0 });
+  });
+
+  it('a writing method without params.id passes through unkeyed and gets JSON-RPC -32600, writing nothing', async () => {
+    const { id: _id, ...unkeyed } = create;
+    const res = await rpc('CreateTransaction', unkeyed, 8).expect(200);
+    expect(res.body).toMatchObject({ error: { code: -32600 }, id: 8 });
+    expect(count('payme_transactions')).toEqual({ n: 0 });
+    expect(count('webhook_receipts')).toEqual({ n: 0 });
+  });
+
   it('wrong credentials are refused before any claim, with the Payme error and HTTP 200', async () => {
     const forged = cashDesk.rpc('CreateTransaction', create, { id: 9 }).forged();
     const res = await send(forged).expect(200);

@@ -89,9 +89,12 @@ describe('the nextjs-stripe route handler', () => {
     expect(payments()).toHaveLength(2);
   });
 
-  it('acknowledges an event it does not book, and books nothing', async () => {
+  it('acknowledges an event no route takes before any claim: 200, no receipt, nothing booked', async () => {
     const res = await post(stripe.event({ id: 'evt_c', type: 'customer.created', data: {} }));
     expect([res.status, await res.json()]).toEqual([200, { received: true }]);
+    expect(db.prepare("SELECT * FROM webhook_receipts WHERE external_id = 'evt_c'").all()).toEqual(
+      [],
+    );
     expect(payments()).toHaveLength(2);
   });
 

@@ -1,6 +1,6 @@
 /**
- * @module The full Payme endpoint a user can copy: auth first, then the guard, the business write
- * inside the guard's transaction, the answer.
+ * @module The full Payme endpoint a user can copy: auth first, then the guard, each writing
+ * method's route (its business write inside the guard's transaction), the answer.
  */
 import Database from 'better-sqlite3';
 import express, {
@@ -10,11 +10,21 @@ import express, {
   type Response,
 } from 'express';
 import { type GuardEvent, requireTransaction } from '@webhook-idempotency/core';
+import { type RouteContext, routes } from '@webhook-idempotency/core/routes';
 import * as providers from '@webhook-idempotency/providers';
-import type { EventOf } from '@webhook-idempotency/providers';
+import type { EventOf, PaymeMinimalCall } from '@webhook-idempotency/providers';
 import { idempotencyErrors, idempotent, saveRawBody } from '@webhook-idempotency/express';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
-import { createShopTables, handlePaymeMethod, PaymeError } from './shop';
+import {
+  answerQuery,
+  cancelTransaction,
+  createShopTables,
+  createTransaction,
+  methodNotFound,
+  PaymeError,
+  type PaymeParams,
+  performTransaction,
+} from './shop';
 
 /** Options of {@link createPaymentApp}. */
 export interface PaymentAppOptions {
@@ -41,6 +51,19 @@ export interface PaymentApp {
 }
 
 /**
+ * A method's JSON-RPC answer: `{ result, id }`, or `{ error, id }` for a business error, a definite
+ * answer (HTTP 200, stored and replayed like a success). Anything else is thrown.
+ */
+async function rpcAnswer(id: unknown, run: () => unknown): Promise<object> {
+  try {
+    return { result: await run(), id };
+  } catch (error) {
+    if (error instanceof PaymeError) return { error: error.toJSON(), id };
+    throw error;
+  }
+}
+
+/**
  * Builds the Express app with a guarded `POST /payme` endpoint over a SQLite file.
  *
  * Two connections to one file: the store's, which holds the guard's transaction while a handler
@@ -59,8 +82,28 @@ export async function createPaymentApp(options: PaymentAppOptions): Promise<Paym
 
   const handlerRuns = new Map<string, number>();
   const store = new SqlStore(storeDb);
-  // Payme publishes no TypeScript types: the preset's own JSON-RPC call type (`method`, `params`, `id`).
-  const preset = providers.payme({ password: options.paymeKey });
+
+  /** A writing method as a route: counted, run on the guard's transaction, answered in JSON-RPC. */
+  const guarded =
+    (method: (db: Database.Database, params: PaymeParams, now: number) => unknown) =>
+    (call: PaymeMinimalCall, context: RouteContext) => {
+      const runKey = `${call.method}:${String(call.params.id)}`;
+      handlerRuns.set(runKey, (handlerRuns.get(runKey) ?? 0) + 1);
+      options.beforeWrite?.(call.method, call.params);
+      // The guard's transaction: the method's writes commit with the receipt.
+      const tx = requireTransaction(context, store);
+      return rpcAnswer(call.id, () => method(tx, call.params, Date.now()));
+    };
+  // Payme publishes no TypeScript types: each route gets the preset's own JSON-RPC call type
+  // (`method`, `params`, `id`). Payme names the event in `method`; a method the shop does not
+  // implement is answered with JSON-RPC -32601 by the catch-all, since Payme wants an error
+  // answer, not the route set's 200 `{"received":true}`.
+  const payme = routes(providers.payme({ password: options.paymeKey }), {
+    CreateTransaction: guarded(createTransaction),
+    PerformTransaction: guarded(performTransaction),
+    CancelTransaction: guarded(cancelTransaction),
+    '*': (call) => ({ error: methodNotFound(call.method).toJSON(), id: call.id }),
+  });
   const app = express();
 
   app.post(
@@ -69,35 +112,23 @@ export async function createPaymentApp(options: PaymentAppOptions): Promise<Paym
     express.json({ verify: saveRawBody }),
     idempotent({
       store,
-      preset,
+      preset: payme,
       transactional: true,
       staleAfterSeconds: options.staleAfterSeconds,
       onEvent: options.onEvent,
     }),
-    (req: Request, res: Response) => {
-      const { method, params = {}, id }: EventOf<typeof preset> = req.body;
-      // Guarded methods run inside the guard's transaction: their writes commit with the receipt.
-      // Pass-through methods (CheckTransaction, GetStatement, …) read committed data on `db`.
-      const tx = req.idempotency ? requireTransaction(req.idempotency, store) : undefined;
-      if (req.idempotency) {
-        const runKey = `${method}:${String(params.id)}`;
-        handlerRuns.set(runKey, (handlerRuns.get(runKey) ?? 0) + 1);
-        options.beforeWrite?.(method, params);
-      }
-      try {
-        const result = handlePaymeMethod(tx ?? db, method, params, Date.now());
-        res.json({ result, id });
-      } catch (error) {
-        // A business error is a definite answer: Payme gets it with HTTP 200, and a retry gets it again.
-        if (error instanceof PaymeError) res.json({ error: error.toJSON(), id });
-        else throw error;
-      }
+    // Only what the preset passes through unguarded, before any routing, gets here: the read-only
+    // methods (CheckPerformTransaction, CheckTransaction, GetStatement), which report the current
+    // state on `db` every time, and calls it cannot key.
+    async (req: Request, res: Response) => {
+      const { method, params = {}, id }: EventOf<typeof payme> = req.body;
+      res.json(await rpcAnswer(id, () => answerQuery(db, method, params)));
     },
   );
 
   // Anything unexpected: idempotencyErrors() marks the receipt failed with the real error (and the
   // transaction is rolled back), then HTTP 500, which Payme reads as "system error, try again":
-  // the redelivery runs the handler afresh.
+  // the redelivery runs the route afresh.
   app.use(idempotencyErrors());
   const onError: ErrorRequestHandler = (error, req, res, _next) => {
     res.status(500).json({

@@ -113,58 +113,64 @@ export function markOrderPaid(
   );
 }
 
-/** Answers one Payme Merchant API method. `db` is the transaction handle for the writing methods. */
-export function handlePaymeMethod(
-  db: Database.Database,
-  method: string,
-  params: Record<string, unknown>,
-  now: number,
-): unknown {
+/** Payme's params as the shop reads them: any fields, each checked where it is read. */
+export type PaymeParams = Readonly<Record<string, unknown>>;
+
+/** CreateTransaction: a transaction for a payable order (repeated with the same id: the same one). */
+export function createTransaction(db: Database.Database, params: PaymeParams, now: number) {
+  const existing = db
+    .prepare('SELECT * FROM payme_transactions WHERE id = ?')
+    .get(String(params.id)) as TransactionRow | undefined;
+  if (existing) {
+    if (existing.state !== 1)
+      throw new PaymeError(-31008, 'Transaction is not in the created state');
+    return { create_time: existing.create_time, transaction: existing.id, state: existing.state };
+  }
+  const order = findOrder(db, params.account, params.amount);
+  db.prepare(
+    'INSERT INTO payme_transactions (id, order_id, amount, state, create_time) VALUES (?, ?, ?, 1, ?)',
+  ).run(String(params.id), order.id, order.amount, now);
+  return { create_time: now, transaction: String(params.id), state: 1 };
+}
+
+/** PerformTransaction: the order paid and the payment booked (performed already: its answer again). */
+export function performTransaction(db: Database.Database, params: PaymeParams, now: number) {
+  const row = transaction(db, params.id);
+  if (row.state === 2) return { transaction: row.id, perform_time: row.perform_time, state: 2 };
+  if (row.state !== 1) throw new PaymeError(-31008, 'Transaction cannot be performed');
+  markOrderPaid(db, row.order_id, row.amount, row.id, now);
+  db.prepare('UPDATE payme_transactions SET state = 2, perform_time = ? WHERE id = ?').run(
+    now,
+    row.id,
+  );
+  return { transaction: row.id, perform_time: now, state: 2 };
+}
+
+/** CancelTransaction: the transaction cancelled (-1 before, -2 after it was performed), the order too. */
+export function cancelTransaction(db: Database.Database, params: PaymeParams, now: number) {
+  const row = transaction(db, params.id);
+  if (row.state < 0) return { transaction: row.id, cancel_time: row.cancel_time, state: row.state };
+  const state = row.state === 2 ? -2 : -1;
+  db.prepare(
+    'UPDATE payme_transactions SET state = ?, cancel_time = ?, reason = ? WHERE id = ?',
+  ).run(state, now, Number(params.reason ?? 0), row.id);
+  db.prepare("UPDATE orders SET status = 'cancelled' WHERE id = ?").run(row.order_id);
+  return { transaction: row.id, cancel_time: now, state };
+}
+
+/** The error of a method the shop does not implement: JSON-RPC -32601. */
+export const methodNotFound = (method: unknown) =>
+  new PaymeError(-32601, `Method not found: ${String(method)}`);
+
+/**
+ * Answers a read-only method (the preset passes them through unguarded, so they report the current
+ * state every time), or a call the preset cannot key, on `db`.
+ */
+export function answerQuery(db: Database.Database, method: unknown, params: PaymeParams): unknown {
   switch (method) {
     case 'CheckPerformTransaction': {
       findOrder(db, params.account, params.amount);
       return { allow: true };
-    }
-    case 'CreateTransaction': {
-      const existing = db
-        .prepare('SELECT * FROM payme_transactions WHERE id = ?')
-        .get(String(params.id)) as TransactionRow | undefined;
-      if (existing) {
-        if (existing.state !== 1)
-          throw new PaymeError(-31008, 'Transaction is not in the created state');
-        return {
-          create_time: existing.create_time,
-          transaction: existing.id,
-          state: existing.state,
-        };
-      }
-      const order = findOrder(db, params.account, params.amount);
-      db.prepare(
-        'INSERT INTO payme_transactions (id, order_id, amount, state, create_time) VALUES (?, ?, ?, 1, ?)',
-      ).run(String(params.id), order.id, order.amount, now);
-      return { create_time: now, transaction: String(params.id), state: 1 };
-    }
-    case 'PerformTransaction': {
-      const row = transaction(db, params.id);
-      if (row.state === 2) return { transaction: row.id, perform_time: row.perform_time, state: 2 };
-      if (row.state !== 1) throw new PaymeError(-31008, 'Transaction cannot be performed');
-      markOrderPaid(db, row.order_id, row.amount, row.id, now);
-      db.prepare('UPDATE payme_transactions SET state = 2, perform_time = ? WHERE id = ?').run(
-        now,
-        row.id,
-      );
-      return { transaction: row.id, perform_time: now, state: 2 };
-    }
-    case 'CancelTransaction': {
-      const row = transaction(db, params.id);
-      if (row.state < 0)
-        return { transaction: row.id, cancel_time: row.cancel_time, state: row.state };
-      const state = row.state === 2 ? -2 : -1;
-      db.prepare(
-        'UPDATE payme_transactions SET state = ?, cancel_time = ?, reason = ? WHERE id = ?',
-      ).run(state, now, Number(params.reason ?? 0), row.id);
-      db.prepare("UPDATE orders SET status = 'cancelled' WHERE id = ?").run(row.order_id);
-      return { transaction: row.id, cancel_time: now, state };
     }
     case 'CheckTransaction': {
       const row = transaction(db, params.id);
@@ -193,7 +199,12 @@ export function handlePaymeMethod(
         })),
       };
     }
+    case 'CreateTransaction':
+    case 'PerformTransaction':
+    case 'CancelTransaction':
+      // A writing method reaches here only without the params.id the preset keys it on.
+      throw new PaymeError(-32600, 'Invalid request: params.id is required', 'id');
     default:
-      throw new PaymeError(-32601, `Method not found: ${method}`);
+      throw methodNotFound(method);
   }
 }

@@ -65,6 +65,27 @@ describe('payment-webhook example', () => {
     });
   });
 
+  it('a method no route names is answered by the catch-all with JSON-RPC -32601 (HTTP 200), stored and replayed; nothing runs', async () => {
+    const fiscal = { id: 'tx-7', type: 'PERFORM', fiscal_data: {} };
+    const first = await rpc('SetFiscalData', fiscal, 6).expect(200);
+    expect(first.body).toMatchObject({ error: { code: -32601 }, id: 6 });
+    const retry = await rpc('SetFiscalData', fiscal, 7).expect(200);
+    expect([retry.headers['idempotent-replayed'], retry.body]).toEqual([
+      'true',
+      { ...first.body, id: 7 },
+    ]);
+    expect(shop.handlerRuns.size).toBe(0);
+    expect(shop.db.prepare('SELECT count(*) AS n FROM payme_transactions').get()).toEqual({ n: 0 });
+  });
+
+  it('a writing method without params.id passes through unkeyed and is refused with JSON-RPC -32600, writing nothing', async () => {
+    const { id: _id, ...unkeyed } = create;
+    const res = await rpc('CreateTransaction', unkeyed, 8).expect(200);
+    expect(res.body).toMatchObject({ error: { code: -32600 }, id: 8 });
+    expect(shop.db.prepare('SELECT count(*) AS n FROM payme_transactions').get()).toEqual({ n: 0 });
+    expect(shop.db.prepare('SELECT count(*) AS n FROM webhook_receipts').get()).toEqual({ n: 0 });
+  });
+
   it('wrong credentials are refused before any claim', async () => {
     const forged = cashDesk.rpc('CreateTransaction', create, { id: 9 }).forged();
     const res = await send(forged).expect(200);

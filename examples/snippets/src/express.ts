@@ -13,6 +13,7 @@ import { saveRawBody } from '@webhook-idempotency/express';
 // #region transaction
 import Database from 'better-sqlite3';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
+import { z } from 'zod';
 // #endregion transaction
 import type { Store } from '@webhook-idempotency/core';
 
@@ -75,6 +76,10 @@ export async function transactionApp(
   );
   await Schema.createTable(db);
   const store = new SqlStore(db);
+  const Payment = z.object({
+    id: z.string(),
+    data: z.object({ object: z.object({ id: z.string(), amount: z.number().int() }) }),
+  });
 
   const app = express();
   app.post(
@@ -83,14 +88,16 @@ export async function transactionApp(
     idempotent({
       store,
       provider: 'payments',
-      key: (req) => req.body?.id,
+      // A body that is not a Payment has no key: 400 naming keyDescription, nothing claimed.
+      key: (req) => Payment.safeParse(req.body).data?.id,
+      keyDescription: 'payment event (id, data.object.id, data.object.amount)',
       transactional: true,
     }),
     (req, res) => {
       // The open transaction, typed from the store: for better-sqlite3, the same Database inside
       // BEGIN IMMEDIATE (over Prisma its transaction client, over Drizzle its `tx`).
       const tx = requireTransaction(req.idempotency, store);
-      const { id, amount } = req.body.data.object;
+      const { id, amount } = Payment.parse(req.body).data.object; // typed; `key` checked it
       tx.prepare('INSERT INTO payments (payment_intent, amount) VALUES (?, ?)').run(id, amount);
       res.json({ received: true }); // the receipt is completed in the same transaction, before this is sent
     },

@@ -10,6 +10,7 @@ import { fastifyIdempotency, rawBodyJsonParser } from '@webhook-idempotency/fast
 // #region transaction
 import knex from 'knex';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
+import { z } from 'zod';
 // #endregion transaction
 import type { Store } from '@webhook-idempotency/core';
 import type { FastifyInstance } from 'fastify';
@@ -50,6 +51,8 @@ export function start(app: FastifyInstance) {
 export async function perRouteApp(store: Store) {
   const handler = async () => ({ ok: true });
   // #region per-route
+  const StripeEvent = z.object({ id: z.string() });
+
   const app = Fastify();
   await app.register(async (webhooks) => {
     webhooks.addContentTypeParser('application/json', { parseAs: 'buffer' }, rawBodyJsonParser);
@@ -67,7 +70,7 @@ export async function perRouteApp(store: Store) {
         config: {
           idempotency: {
             provider: 'stripe',
-            key: (request) => (request.body as { id?: string }).id,
+            key: (request) => StripeEvent.safeParse(request.body).data?.id, // no id: 400
           },
         }, // own key
       },
@@ -100,6 +103,10 @@ export async function transactionApp(filename: string) {
     t.integer('amount').notNullable();
   });
   const store = new SqlStore(db);
+  const Payment = z.object({
+    id: z.string(),
+    data: z.object({ object: z.object({ id: z.string(), amount: z.number().int() }) }),
+  });
 
   const app = Fastify();
   await app.register(async (webhooks) => {
@@ -107,13 +114,14 @@ export async function transactionApp(filename: string) {
     await webhooks.register(fastifyIdempotency, {
       store,
       provider: 'payments',
-      key: (request) => (request.body as { id?: string }).id,
+      // A body that is not a Payment has no key: 400 naming keyDescription, nothing claimed.
+      key: (request) => Payment.safeParse(request.body).data?.id,
+      keyDescription: 'payment event (id, data.object.id, data.object.amount)',
       transactional: true,
     });
     webhooks.post('/webhooks/payments', async (request) => {
       const trx = requireTransaction(request.idempotency, store); // Knex.Transaction, open until the receipt is completed
-      const { id, amount } = (request.body as { data: { object: { id: string; amount: number } } })
-        .data.object;
+      const { id, amount } = Payment.parse(request.body).data.object; // typed; `key` checked it
       await trx('payments').insert({ payment_intent: id, amount });
       return { received: true };
     });

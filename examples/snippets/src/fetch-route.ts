@@ -5,8 +5,10 @@
 // #region minimal
 import { InMemoryStore } from '@webhook-idempotency/core';
 import { withIdempotency } from '@webhook-idempotency/fetch';
+import { z } from 'zod';
 
 const store = new InMemoryStore(); // one process only: use SqlStore from @webhook-idempotency/sql in production
+const GithubEvent = z.object({ action: z.string().optional() });
 
 export const POST = withIdempotency(
   {
@@ -16,9 +18,11 @@ export const POST = withIdempotency(
     keyDescription: 'X-GitHub-Delivery header',
   },
   async (request, idempotency) => {
-    const event = (await request.json()) as { action?: string }; // the body is still unread
+    const event = GithubEvent.safeParse(await request.json()); // the body is still unread
+    // A non-2xx answer is not recorded: the receipt fails and nothing is replayed.
+    if (!event.success) return Response.json(z.treeifyError(event.error), { status: 400 });
     // … change your data once per delivery …
-    return Response.json({ received: event.action, attempts: idempotency!.attempts });
+    return Response.json({ received: event.data.action, attempts: idempotency!.attempts });
   },
 );
 // #endregion minimal

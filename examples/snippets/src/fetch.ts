@@ -9,6 +9,7 @@ import * as providers from '@webhook-idempotency/providers';
 // #region transaction
 import Database from 'better-sqlite3';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
+import { z } from 'zod';
 // #endregion transaction
 import type { Store } from '@webhook-idempotency/core';
 
@@ -37,6 +38,9 @@ export async function transactionRoute(
     'CREATE TABLE IF NOT EXISTS payments (payment_intent TEXT PRIMARY KEY, amount INTEGER NOT NULL)',
   );
   await Schema.createTable(db); // once, before serving: a migration step in a real app
+  const Payment = z.object({
+    data: z.object({ object: z.object({ id: z.string(), amount: z.number().int() }) }),
+  });
 
   const POST = withIdempotency(
     {
@@ -49,9 +53,10 @@ export async function transactionRoute(
       // The open transaction, typed from `store` (no cast): for better-sqlite3, the same
       // Database inside BEGIN IMMEDIATE.
       const tx = idempotency!.transaction!;
-      const { id, amount } = (
-        (await request.json()) as { data: { object: { id: string; amount: number } } }
-      ).data.object;
+      const payment = Payment.safeParse(await request.json());
+      // 400, not recorded: the transaction rolls back and the receipt fails (retried on redelivery).
+      if (!payment.success) return Response.json(z.treeifyError(payment.error), { status: 400 });
+      const { id, amount } = payment.data.data.object;
       tx.prepare('INSERT INTO payments (payment_intent, amount) VALUES (?, ?)').run(id, amount);
       return Response.json({ received: true }); // recorded, in the same transaction, before it is returned
     },

@@ -6,12 +6,14 @@
 import { Hono } from 'hono';
 import { InMemoryStore } from '@webhook-idempotency/core';
 import { idempotent } from '@webhook-idempotency/hono';
+import { z } from 'zod';
 // #endregion minimal
 // #region preset
 import * as providers from '@webhook-idempotency/providers';
 // #endregion preset
 // #region transaction
 import Database from 'better-sqlite3';
+import { requireTransaction } from '@webhook-idempotency/core';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 // #endregion transaction
 // #region app-wide
@@ -24,6 +26,7 @@ export function minimalApp() {
   // #region minimal
   const app = new Hono();
   const store = new InMemoryStore(); // one process only: use SqlStore from @webhook-idempotency/sql in production
+  const GithubEvent = z.object({ action: z.string().optional() });
 
   app.post(
     '/webhooks/github',
@@ -34,9 +37,11 @@ export function minimalApp() {
       keyDescription: 'X-GitHub-Delivery header',
     }),
     async (c) => {
-      const event = await c.req.json<{ action?: string }>(); // the body is still unread
+      const event = GithubEvent.safeParse(await c.req.json()); // the body is still unread
+      // A non-2xx answer is not recorded: the receipt fails and nothing is replayed.
+      if (!event.success) return c.json(z.treeifyError(event.error), 400);
       // … change your data once per delivery …
-      return c.json({ received: event.action, attempts: c.get('idempotency')!.attempts });
+      return c.json({ received: event.data.action, attempts: c.get('idempotency')!.attempts });
     },
   );
   // #endregion minimal
@@ -68,22 +73,28 @@ export async function transactionApp(file: string): Promise<{ app: Hono; db: Dat
     'CREATE TABLE IF NOT EXISTS payments (payment_intent TEXT PRIMARY KEY, amount INTEGER NOT NULL)',
   );
   await Schema.createTable(db);
+  const store = new SqlStore(db);
+  const Payment = z.object({
+    data: z.object({ object: z.object({ id: z.string(), amount: z.number().int() }) }),
+  });
 
   const app = new Hono();
   app.post(
     '/webhooks/payments',
     idempotent({
-      store: new SqlStore(db),
+      store,
       provider: 'payments',
       key: (c) => c.req.header('webhook-id'),
       transactional: true,
     }),
     async (c) => {
-      // The open transaction: for better-sqlite3, the same Database inside BEGIN IMMEDIATE.
-      const tx = c.get('idempotency')!.transaction as Database.Database;
-      const { id, amount } = (
-        await c.req.json<{ data: { object: { id: string; amount: number } } }>()
-      ).data.object;
+      // The open transaction, typed from the store: for better-sqlite3, the same Database inside
+      // BEGIN IMMEDIATE.
+      const tx = requireTransaction(c.get('idempotency'), store);
+      const payment = Payment.safeParse(await c.req.json());
+      // 400, not recorded: the transaction rolls back and the receipt fails (retried on redelivery).
+      if (!payment.success) return c.json(z.treeifyError(payment.error), 400);
+      const { id, amount } = payment.data.data.object;
       tx.prepare('INSERT INTO payments (payment_intent, amount) VALUES (?, ?)').run(id, amount);
       return c.json({ received: true }); // recorded, in the same transaction, before Hono sends it
     },

@@ -40,18 +40,18 @@ export function orderedEndpoint(deliveries: SqlInbox): express.RequestHandler {
   // #endregion ordering
 }
 
-/** The group-commit example of docs/inbox.md: a batch-size observer, and group commit turned off. */
+/** The group-commit example of docs/inbox.md: a group-size observer, and group commit turned off. */
 export function groupCommitInboxes(
   pool: pg.Pool,
-  batchSize: { record(deliveries: number): void },
-): { batched: SqlInbox; single: SqlInbox } {
+  groupSize: { record(deliveries: number): void },
+): { grouped: SqlInbox; single: SqlInbox } {
   // #region group-commit
-  const batched = new SqlInbox(pool, {
-    groupCommit: { maxBatch: 128, onCommit: (n) => batchSize.record(n) },
+  const grouped = new SqlInbox(pool, {
+    groupCommit: { groupSize: 128, onCommit: (n) => groupSize.record(n) },
   });
   const single = new SqlInbox(pool, { groupCommit: false }); // one transaction per delivery
   // #endregion group-commit
-  return { batched, single };
+  return { grouped, single };
 }
 
 /** The backpressure example of docs/inbox.md: refuse new deliveries while the backlog is over budget. */

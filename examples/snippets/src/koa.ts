@@ -10,6 +10,8 @@ import { idempotent, rawBodyParser } from '@webhook-idempotency/koa';
 // #endregion minimal
 // #region raw-body
 import * as providers from '@webhook-idempotency/providers';
+import { routes, validated } from '@webhook-idempotency/core/routes';
+import { z } from 'zod';
 // #endregion raw-body
 // #region transaction
 import Database from 'better-sqlite3';
@@ -55,14 +57,16 @@ export function start(app: Koa) {
 export function rawBodyApp(store: Store, secret: string): Koa {
   const router = new Router();
   // #region raw-body
+  // Verified, then checked against the schema, then claimed: a body it refuses gets 422, nothing stored.
+  const github = routes(providers.github({ secret }), {
+    '*': validated(z.object({ action: z.string().optional() }), (event) => ({
+      received: event.action, // the answer, 200 as JSON
+    })),
+  });
   router.post(
     '/webhooks/github',
     rawBodyParser({ maxRequestBytes: 512 * 1024 }), // 413 past 512 KiB, 400 for malformed JSON
-    idempotent({ store, preset: providers.github({ secret }) }), // verifies X-Hub-Signature-256 over ctx.request.rawBody
-    async (ctx) => {
-      const event = ctx.request.body as { action?: string };
-      ctx.body = { received: event.action };
-    },
+    idempotent({ store, preset: github }), // verifies X-Hub-Signature-256 over ctx.request.rawBody
   );
   // #endregion raw-body
   const app = new Koa();
@@ -79,6 +83,10 @@ export async function transactionApp(file: string): Promise<{ app: Koa; db: Data
   );
   await Schema.createTable(db);
   const store = new SqlStore(db);
+  const Payment = z.object({
+    id: z.string(),
+    data: z.object({ object: z.object({ id: z.string(), amount: z.number().int() }) }),
+  });
 
   const app = new Koa();
   const router = new Router();
@@ -88,16 +96,16 @@ export async function transactionApp(file: string): Promise<{ app: Koa; db: Data
     idempotent({
       store,
       provider: 'payments',
-      key: (ctx) => (ctx.request.body as { id?: string }).id,
+      // A body that is not a Payment has no key: 400 naming keyDescription, nothing claimed.
+      key: (ctx) => Payment.safeParse(ctx.request.body).data?.id,
+      keyDescription: 'payment event (id, data.object.id, data.object.amount)',
       transactional: true,
     }),
     async (ctx) => {
       // The open transaction, typed from the store: for better-sqlite3, the same Database inside
       // BEGIN IMMEDIATE.
       const tx = requireTransaction(ctx.state.idempotency, store);
-      const { id, amount } = (
-        ctx.request.body as { data: { object: { id: string; amount: number } } }
-      ).data.object;
+      const { id, amount } = Payment.parse(ctx.request.body).data.object; // typed; `key` checked it
       tx.prepare('INSERT INTO payments (payment_intent, amount) VALUES (?, ?)').run(id, amount);
       ctx.body = { received: true }; // recorded, in the same transaction, before Koa sends it
     },

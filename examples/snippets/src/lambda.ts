@@ -8,15 +8,20 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStore } from '@webhook-idempotency/dynamodb';
 import { bodyOf, withIdempotency } from '@webhook-idempotency/lambda';
 import * as providers from '@webhook-idempotency/providers';
+import type { StripeEvent, StripeEvents } from '@webhook-idempotency/providers/types/stripe';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 
 // Module scope: built once per cold start, reused by every invocation of the container.
 const store = new DynamoDBStore(new DynamoDBClient({}), { table: 'webhook-receipts' });
 
 export const handler = withIdempotency<APIGatewayProxyEventV2>(
-  { store, preset: providers.stripe({ secret: process.env.STRIPE_WEBHOOK_SECRET ?? '' }) },
+  {
+    store,
+    // Typed with Stripe's own events (`stripe` installed, types only).
+    preset: providers.stripe<StripeEvents>({ secret: process.env.STRIPE_WEBHOOK_SECRET ?? '' }),
+  },
   async (event, idempotency) => {
-    const payload = JSON.parse(bodyOf(event).toString('utf8')) as { type: string };
+    const payload: StripeEvent = JSON.parse(bodyOf(event).toString('utf8')); // verified bytes
     // … change your data once per delivery …
     return {
       statusCode: 200,
@@ -47,7 +52,7 @@ export const worker = inboxWorker({
   visibilityTimeoutSeconds: 60,
   handlers: {
     stripe: async (delivery) => {
-      const payload = JSON.parse(delivery.body.toString('utf8')) as { type: string };
+      const payload: StripeEvent = JSON.parse(delivery.body.toString('utf8')); // verified bytes
       // … change your data once per delivery …
       void payload;
     },

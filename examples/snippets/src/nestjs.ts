@@ -17,6 +17,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { Inject } from '@nestjs/common';
 import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import knex, { type Knex } from 'knex';
+import { z } from 'zod';
 // #endregion async
 // #region inbox
 import { type MiddlewareConsumer, type NestModule, RequestMethod } from '@nestjs/common';
@@ -82,6 +83,10 @@ export async function startFastify(app: NestFastifyApplication) {
 export function transactionModule(filename: string) {
   // #region async
   const DATABASE = Symbol('database');
+  const Payment = z.object({
+    id: z.string(),
+    data: z.object({ object: z.object({ id: z.string(), amount: z.number().int() }) }),
+  });
 
   @Module({
     providers: [
@@ -108,12 +113,17 @@ export function transactionModule(filename: string) {
 
     @Post('payments')
     @HttpCode(200)
-    @Idempotent({ provider: 'payments', key: (req) => (req.body as { id?: string }).id })
+    @Idempotent({
+      provider: 'payments',
+      // A body that is not a Payment has no key: 400 naming keyDescription, nothing claimed.
+      key: (req) => Payment.safeParse(req.body).data?.id,
+      keyDescription: 'payment event (id, data.object.id, data.object.amount)',
+    })
     async receive(
-      @Body() event: { data: { object: { id: string; amount: number } } },
+      @Body() body: unknown,
       @IdempotencyContext() run: RequestIdempotency<Knex.Transaction>,
     ) {
-      const { id, amount } = event.data.object;
+      const { id, amount } = Payment.parse(body).data.object; // typed; `key` checked it
       // Open until the receipt is completed: the payment row and the receipt commit together.
       await run.transaction!('payments').insert({ payment_intent: id, amount });
       return { received: true };

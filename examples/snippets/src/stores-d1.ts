@@ -6,12 +6,16 @@
 import { IdempotencyGuard, RequestKey } from '@webhook-idempotency/core';
 import { D1Store, type D1DatabaseLike } from '@webhook-idempotency/sql/d1';
 // #endregion batch
+import type { StripeEvents } from '@webhook-idempotency/providers/types/stripe';
 
-/** A Stripe event whose signature was already checked. */
-export interface PaymentEvent {
-  readonly id: string;
-  readonly data: { readonly object: { readonly id: string; readonly amount: number } };
-}
+type Succeeded = StripeEvents['payment_intent.succeeded'];
+/**
+ * What the booking reads of Stripe's own `payment_intent.succeeded` event (its signature already
+ * checked): the event id, and the intent's id and amount.
+ */
+export type PaymentEvent = Pick<Succeeded, 'id'> & {
+  readonly data: { readonly object: Pick<Succeeded['data']['object'], 'id' | 'amount'> };
+};
 
 // #region batch
 

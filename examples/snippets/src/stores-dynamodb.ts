@@ -12,6 +12,7 @@ import { receiptsTable } from '@webhook-idempotency/dynamodb';
 import { requireTransaction } from '@webhook-idempotency/core';
 import { idempotencyErrors, idempotent } from '@webhook-idempotency/express';
 import express from 'express';
+import { z } from 'zod';
 // #endregion express
 // #region document-client
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -77,6 +78,7 @@ export function bookPayment(
 export function expressApp(client: DynamoDBClient): express.Express {
   // #region express
   const store = new DynamoDBStore(client, { table: 'webhook_receipts' });
+  const Shipment = z.object({ orderId: z.string() });
   const app = express();
   app.post(
     '/webhooks/orders',
@@ -90,7 +92,10 @@ export function expressApp(client: DynamoDBClient): express.Express {
     }),
     (req, res) => {
       const tx = requireTransaction(req.idempotency, store); // typed: DynamoDBTransaction
-      const { orderId } = JSON.parse(req.body.toString('utf8')) as { orderId: string };
+      const shipment = Shipment.safeParse(JSON.parse(req.body.toString('utf8')));
+      // 400, not recorded: nothing is written and the receipt fails (retried on redelivery).
+      if (!shipment.success) return void res.status(400).json(z.treeifyError(shipment.error));
+      const { orderId } = shipment.data;
       tx.update({
         TableName: 'orders',
         Key: { id: orderId },

@@ -19,6 +19,15 @@ const payment = (app: Parameters<typeof request>[0], id = 'evt_1') =>
     .post('/webhooks/payments')
     .set('content-type', 'application/json')
     .send({ id, data: { object: { id: 'pi_1', amount: 500 } } });
+/** A payment event whose amount is text: the snippets' schema refuses it before any claim. */
+const notAPayment = (app: Parameters<typeof request>[0]) =>
+  request(app)
+    .post('/webhooks/payments')
+    .set('content-type', 'application/json')
+    .send({ id: 'evt_2', data: { object: { id: 'pi_2', amount: 'five' } } })
+    .expect(400);
+const receipts = (db: { prepare(sql: string): { get(): unknown } }) =>
+  db.prepare('SELECT count(*) AS n FROM webhook_receipts').get();
 
 type Running = { server: Parameters<typeof request>[0]; close(): Promise<void> };
 
@@ -72,12 +81,17 @@ describe('express', () => {
     await github(app, '{"action": "opened"}').expect(422);
   });
 
-  it('the transaction: one payment row however often the event arrives', async () => {
+  it('the transaction: one payment row however often the event arrives; a body that is not a payment gets 400 and claims nothing', async () => {
     const { app, db } = await expressSnippets.transactionApp(sqliteFile('express-tx'));
     try {
       await payment(app).expect(200, { received: true });
       await payment(app).expect(200).expect('idempotent-replayed', 'true');
       expect(db.prepare('SELECT count(*) AS n FROM payments').get()).toEqual({ n: 1 });
+      const refused = await notAPayment(app);
+      expect(refused.body).toMatchObject({ code: 'ERR_IDEMPOTENCY_KEY_MISSING' });
+      expect(refused.body.message).toMatch(/payment event \(id, data\.object\.id/);
+      expect(db.prepare('SELECT count(*) AS n FROM payments').get()).toEqual({ n: 1 });
+      expect(receipts(db)).toEqual({ n: 1 });
     } finally {
       db.close();
     }
@@ -132,13 +146,18 @@ describe('fastify', () => {
     }
   });
 
-  it('the transaction over knex: one payment row however often the event arrives', async () => {
+  it('the transaction over knex: one payment row however often the event arrives; a body that is not a payment gets 400 and claims nothing', async () => {
     const { app, db } = await fastifySnippets.transactionApp(sqliteFile('fastify-tx'));
     try {
       await app.ready();
       await payment(app.server).expect(200, { received: true });
       await payment(app.server).expect(200).expect('idempotent-replayed', 'true');
       expect(await db('payments').count({ n: '*' })).toEqual([{ n: 1 }]);
+      const refused = await notAPayment(app.server);
+      expect(refused.body).toMatchObject({ code: 'ERR_IDEMPOTENCY_KEY_MISSING' });
+      expect(refused.body.message).toMatch(/payment event \(id, data\.object\.id/);
+      expect(await db('payments').count({ n: '*' })).toEqual([{ n: 1 }]);
+      expect(await db('webhook_receipts').count({ n: '*' })).toEqual([{ n: 1 }]);
     } finally {
       await app.close();
       await db.destroy();
@@ -147,9 +166,10 @@ describe('fastify', () => {
 });
 
 describe('koa', () => {
-  it('rawBodyParser: the GitHub signature verifies over the bytes as sent; 413 past the limit, 400 for malformed JSON', async () => {
+  it('rawBodyParser: the GitHub signature verifies over the bytes as sent; 413 past the limit, 400 for malformed JSON, 422 for a body the schema refuses', async () => {
     const secret = 'snippet secret';
-    const server = koaSnippets.rawBodyApp(new InMemoryStore(), secret).callback();
+    const store = new InMemoryStore();
+    const server = koaSnippets.rawBodyApp(store, secret).callback();
     const signed = (
       body: string,
       signature = `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
@@ -165,15 +185,24 @@ describe('koa', () => {
     ).expect(401);
     await signed(JSON.stringify({ action: 'x'.repeat(512 * 1024) })).expect(413);
     await signed('{"action": ').expect(400);
+    const refused = await signed('{"action":5}').expect(422); // verified, then refused by the schema
+    expect(refused.body.code).toBe('ERR_IDEMPOTENCY_PAYLOAD_INVALID');
+    expect(refused.body.issues).toEqual([expect.stringMatching(/^action: /)]);
+    expect(store.size).toBe(1);
   });
 
-  it('the transaction: one payment row however often the event arrives', async () => {
+  it('the transaction: one payment row however often the event arrives; a body that is not a payment gets 400 and claims nothing', async () => {
     const { app, db } = await koaSnippets.transactionApp(sqliteFile('koa-tx'));
     try {
       const server = app.callback();
       await payment(server).expect(200, { received: true });
       await payment(server).expect(200).expect('idempotent-replayed', 'true');
       expect(db.prepare('SELECT count(*) AS n FROM payments').get()).toEqual({ n: 1 });
+      const refused = await notAPayment(server);
+      expect(refused.body).toMatchObject({ code: 'ERR_IDEMPOTENCY_KEY_MISSING' });
+      expect(refused.body.message).toMatch(/payment event \(id, data\.object\.id/);
+      expect(db.prepare('SELECT count(*) AS n FROM payments').get()).toEqual({ n: 1 });
+      expect(receipts(db)).toEqual({ n: 1 });
     } finally {
       db.close();
     }

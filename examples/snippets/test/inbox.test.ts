@@ -180,7 +180,7 @@ it('the Hono and fetch endpoints store a delivery once and answer 200', async ()
 it('group commit: the observer hears each commit; turned off, each delivery commits alone', async () => {
   const { pool } = await inboxApp();
   const sizes: number[] = [];
-  const { batched, single } = groupCommitInboxes(pool, { record: (n) => sizes.push(n) });
+  const { grouped, single } = groupCommitInboxes(pool, { record: (n) => sizes.push(n) });
   const delivery = (externalId: string) => ({
     provider: 'acme',
     externalId,
@@ -190,7 +190,7 @@ it('group commit: the observer hears each commit; turned off, each delivery comm
   });
   try {
     const stored = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => batched.enqueue(delivery(`gc_${i}`))),
+      Array.from({ length: 40 }, (_, i) => grouped.enqueue(delivery(`gc_${i}`))),
     );
     expect(stored.every(Boolean)).toBe(true);
     expect(sizes.reduce((a, b) => a + b, 0)).toBe(40);

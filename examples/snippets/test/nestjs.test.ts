@@ -46,7 +46,7 @@ describe('nestjs', () => {
     },
   );
 
-  it('forRootAsync with the transaction over knex: one payment row however often the event arrives', async () => {
+  it('forRootAsync with the transaction over knex: one payment row however often the event arrives; a body that is not a payment gets 400 and claims nothing', async () => {
     const { PaymentsModule, DATABASE } = transactionModule(sqliteFile('nestjs-tx'));
     const app = await NestFactory.create(PaymentsModule, { rawBody: true, logger: false });
     const db = app.get<Knex>(DATABASE);
@@ -63,6 +63,14 @@ describe('nestjs', () => {
       await payment().expect(200, { received: true });
       await payment().expect(200).expect('idempotent-replayed', 'true');
       expect(await db('payments').count({ n: '*' })).toEqual([{ n: 1 }]);
+      const refused = await request(app.getHttpServer())
+        .post('/webhooks/payments')
+        .send({ id: 'evt_2', data: { object: { id: 'pi_2', amount: 'five' } } })
+        .expect(400);
+      expect(refused.body).toMatchObject({ code: 'ERR_IDEMPOTENCY_KEY_MISSING' });
+      expect(refused.body.message).toMatch(/payment event \(id, data\.object\.id/);
+      expect(await db('payments').count({ n: '*' })).toEqual([{ n: 1 }]);
+      expect(await db('webhook_receipts').count({ n: '*' })).toEqual([{ n: 1 }]);
     } finally {
       await app.close();
       await db.destroy();

@@ -23,6 +23,28 @@ const apps: Record<
   koa: async (store) => ({ server: koaApp(store).callback(), close: async () => undefined }),
 };
 
+// Express's quickstart reads the body without a schema: only Fastify's and Koa's check one.
+describe.each(['fastify', 'koa'])('quickstart on %s, its body schema', (framework) => {
+  it('refuses a body that is not a GitHub event with 400 before the guard: no receipt', async () => {
+    process.env.DATABASE_FILE = sqliteFile(`quickstart-schema-${framework}`);
+    const { db, store } = await createStore();
+    const { server, close } = await apps[framework]!(store);
+    try {
+      const refused = await request(server)
+        .post('/webhooks/github')
+        .set('content-type', 'application/json')
+        .set('x-github-delivery', '72d3162e-cc78-11e3-81ab-4c9367dc0958')
+        .send('{"action":{"name":"opened"}}'); // an object where a string belongs
+      expect(refused.status).toBe(400);
+      expect(refused.text).toMatch(/action/);
+      expect(db.prepare('SELECT count(*) AS n FROM webhook_receipts').get()).toEqual({ n: 0 });
+    } finally {
+      await close();
+      db.close();
+    }
+  });
+});
+
 describe.each(Object.keys(apps))('quickstart on %s', (framework) => {
   it('runs the first delivery, replays the second, and keeps one completed receipt', async () => {
     process.env.DATABASE_FILE = sqliteFile(`quickstart-${framework}`);

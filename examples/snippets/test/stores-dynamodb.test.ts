@@ -101,7 +101,7 @@ it('transactional: the order is paid once, with its receipt; the redelivery repl
   expect(await bookPayment(client, event)).toMatchObject({ isReplay: true });
 });
 
-it('express: the shipment and the receipt commit together; a failed condition writes neither', async () => {
+it('express: the shipment and the receipt commit together; a failed condition or a body the schema refuses writes neither', async () => {
   const app = expressApp(client);
   await client.send(
     new PutItemCommand({ TableName: 'orders', Item: { id: { S: `ship_${run}` } } }),
@@ -128,6 +128,15 @@ it('express: the shipment and the receipt commit together; a failed condition wr
   expect(await order(`none_${run}`)).toBeUndefined();
   const guard = new IdempotencyGuard(documentClientStore(client));
   expect(await guard.find({ provider: 'shop', externalId: `d2-${run}` })).toMatchObject({
+    status: 'failed',
+  }); // A body the schema refuses: 400 naming the field, nothing written, the receipt failed (retried).
+  const refused = await request(app)
+    .post('/webhooks/orders')
+    .set('x-delivery-id', `d3-${run}`)
+    .send(JSON.stringify({ orderId: 5 }));
+  expect(refused.status).toBe(400);
+  expect(refused.body).toMatchObject({ properties: { orderId: { errors: [expect.any(String)] } } });
+  expect(await guard.find({ provider: 'shop', externalId: `d3-${run}` })).toMatchObject({
     status: 'failed',
   });
 });

@@ -32,7 +32,7 @@ const serve = (app: { fetch: (request: Request) => Response | Promise<Response> 
   createAdaptorServer({ fetch: (request) => app.fetch(request) }) as Server;
 
 describe('fetch route handlers', () => {
-  it('minimal: first delivery, replay, 400 naming the missing header, 422 for another body', async () => {
+  it('minimal: first delivery, replay, 400 naming the missing header, 422 for another body, 400 for a body the schema refuses', async () => {
     const POST = minimalPost;
     const body = '{"action":"opened"}';
     const headers = { 'content-type': 'application/json', 'x-github-delivery': DELIVERY };
@@ -51,6 +51,15 @@ describe('fetch route handlers', () => {
     expect((await POST(post('/api/webhooks/github', '{"action":"closed"}', headers))).status).toBe(
       422,
     );
+    // A body the schema refuses: 400 with its issues, not recorded (a redelivery runs again).
+    const other = { ...headers, 'x-github-delivery': 'refused-1' };
+    const refused = await POST(post('/api/webhooks/github', '{"action":5}', other));
+    expect([refused.status, await refused.json()]).toEqual([
+      400,
+      { errors: [], properties: { action: { errors: [expect.any(String)] } } },
+    ]);
+    const again = await POST(post('/api/webhooks/github', '{"action":5}', other));
+    expect([again.status, again.headers.get('idempotent-replayed')]).toEqual([400, null]);
   });
 
   it('preset: the GitHub signature verifies over the bytes as sent; 413 past maxRequestBytes', async () => {
@@ -68,7 +77,7 @@ describe('fetch route handlers', () => {
     expect((await POST(post('/gh', big, githubHeaders(big)))).status).toBe(413);
   });
 
-  it('the transaction: one payment row however often the event arrives', async () => {
+  it('the transaction: one payment row however often the event arrives; a body that is not a payment gets 400, nothing committed', async () => {
     const { POST, db } = await fetchSnippets.transactionRoute(sqliteFile('fetch-tx'));
     try {
       const headers = { 'content-type': 'application/json', 'webhook-id': 'evt_1' };
@@ -78,6 +87,14 @@ describe('fetch route handlers', () => {
       const again = await POST(post('/pay', paymentBody, headers));
       expect(again.headers.get('idempotent-replayed')).toBe('true');
       expect(db.prepare('SELECT count(*) AS n FROM payments').get()).toEqual({ n: 1 });
+      const text = JSON.stringify({ data: { object: { id: 'pi_2', amount: 'five' } } });
+      const refused = await POST(post('/pay', text, { ...headers, 'webhook-id': 'evt_2' }));
+      expect(refused.status).toBe(400);
+      expect(JSON.stringify(await refused.json())).toMatch(/amount/);
+      expect(db.prepare('SELECT count(*) AS n FROM payments').get()).toEqual({ n: 1 });
+      expect(
+        db.prepare("SELECT status FROM webhook_receipts WHERE external_id = 'evt_2'").all(),
+      ).toEqual([{ status: 'failed' }]); // nothing committed; the provider's retry runs again
     } finally {
       db.close();
     }
@@ -85,7 +102,7 @@ describe('fetch route handlers', () => {
 });
 
 describe('hono apps', () => {
-  it('minimal: first delivery, replay, 400 naming the missing header, 422 for another body', async () => {
+  it('minimal: first delivery, replay, 400 naming the missing header, 422 for another body, 400 for a body the schema refuses', async () => {
     const server = serve(honoSnippets.minimalApp());
     const github = (body = '{"action":"opened"}') =>
       request(server)
@@ -105,6 +122,20 @@ describe('hono apps', () => {
       .expect(400);
     expect(missing.body.message).toMatch(/X-GitHub-Delivery header/);
     await github('{"action":"closed"}').expect(422);
+    // A body the schema refuses: 400 with its issues, not recorded (a redelivery runs again).
+    const refuse = () =>
+      request(server)
+        .post('/webhooks/github')
+        .set('content-type', 'application/json')
+        .set('x-github-delivery', 'refused-1')
+        .send('{"action":5}');
+    const refused = await refuse().expect(400);
+    expect(refused.body).toEqual({
+      errors: [],
+      properties: { action: { errors: [expect.any(String)] } },
+    });
+    const again = await refuse().expect(400);
+    expect(again.headers['idempotent-replayed']).toBeUndefined();
   });
 
   it('preset with maxRequestBytes: the signature verifies over the bytes as sent; 413 past the limit', async () => {
@@ -122,19 +153,26 @@ describe('hono apps', () => {
     await send(big).expect(413);
   });
 
-  it('the transaction: one payment row however often the event arrives', async () => {
+  it('the transaction: one payment row however often the event arrives; a body that is not a payment gets 400, nothing committed', async () => {
     const { app, db } = await honoSnippets.transactionApp(sqliteFile('hono-tx'));
     try {
       const server = serve(app);
-      const pay = () =>
+      const pay = (id = 'evt_1', body = paymentBody) =>
         request(server)
           .post('/webhooks/payments')
           .set('content-type', 'application/json')
-          .set('webhook-id', 'evt_1')
-          .send(paymentBody);
+          .set('webhook-id', id)
+          .send(body);
       await pay().expect(200, { received: true });
       await pay().expect(200).expect('idempotent-replayed', 'true');
       expect(db.prepare('SELECT count(*) AS n FROM payments').get()).toEqual({ n: 1 });
+      const text = JSON.stringify({ data: { object: { id: 'pi_2', amount: 'five' } } });
+      const refused = await pay('evt_2', text).expect(400);
+      expect(JSON.stringify(refused.body)).toMatch(/amount/);
+      expect(db.prepare('SELECT count(*) AS n FROM payments').get()).toEqual({ n: 1 });
+      expect(
+        db.prepare("SELECT status FROM webhook_receipts WHERE external_id = 'evt_2'").all(),
+      ).toEqual([{ status: 'failed' }]); // nothing committed; the provider's retry runs again
     } finally {
       db.close();
     }

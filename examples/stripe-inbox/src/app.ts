@@ -1,9 +1,12 @@
 /**
  * @module Stripe webhooks in inbox mode: `POST /webhooks/stripe` verifies `Stripe-Signature` on the
- * raw bytes, stores the event and answers 200 without running any business code; a worker books
- * `payment_intent.succeeded` later, exactly once, in the same transaction as its receipt.
+ * raw bytes, stores the event and answers 200 without running any business code; a worker runs
+ * the `payment_intent.succeeded` route later, exactly once, in the same transaction as its
+ * receipt. Events no route takes are answered 200 and never stored.
  */
+import { requireTransaction } from '@webhook-idempotency/core';
 import { createInboxWorker, type InboxWorker } from '@webhook-idempotency/core/inbox';
+import { routes } from '@webhook-idempotency/core/routes';
 import * as providers from '@webhook-idempotency/providers';
 import type { StripeEvent, StripeEvents } from '@webhook-idempotency/providers/types/stripe';
 import { inbox } from '@webhook-idempotency/express';
@@ -79,6 +82,29 @@ function customerOf(event: StripeEvent): string | undefined {
   return 'customer' in object && typeof object.customer === 'string' ? object.customer : undefined;
 }
 
+/**
+ * The route set both sides share, typed by Stripe's own events (`stripe` installed, types only):
+ * the endpoint stores only the events a route takes (the others are answered 200 and never
+ * stored), and the worker runs each stored one's route, in the same transaction as its receipt.
+ */
+export function stripeRoutes(signingSecret: string, store: SqlStore<Knex>) {
+  return routes(providers.stripe<StripeEvents>({ secret: signingSecret }), {
+    'payment_intent.succeeded': async (event, context) => {
+      const intent = event.data.object; // Stripe.PaymentIntent
+      await requireTransaction(
+        context,
+        store,
+      )('payments').insert({
+        payment_intent: intent.id,
+        amount: intent.amount_received,
+        currency: intent.currency,
+        event_id: event.id,
+      });
+      return { booked: intent.id };
+    },
+  });
+}
+
 /** The endpoint: verify, store, answer. No business code runs here, and it writes only to the inbox. */
 export function buildApp(dbs: Databases, signingSecret: string): Express {
   const app = express();
@@ -87,8 +113,8 @@ export function buildApp(dbs: Databases, signingSecret: string): Express {
     express.raw({ type: 'application/json' }),
     inbox({
       inbox: new SqlInbox(dbs.inbox),
-      // Typed with Stripe's own events (`stripe` installed, types only).
-      preset: providers.stripe<StripeEvents>({ secret: signingSecret }),
+      // The route set names the event; no route runs here.
+      preset: stripeRoutes(signingSecret, new SqlStore(dbs.app)),
       // One customer's events are booked one at a time, in the order they arrived.
       orderingKey: (_req, body) => customerOf(JSON.parse(body.toString('utf8'))),
     }),
@@ -99,32 +125,15 @@ export function buildApp(dbs: Databases, signingSecret: string): Express {
 /** The worker: books each `payment_intent.succeeded` once, with its receipt, in one transaction. */
 export function buildWorker(
   dbs: Databases,
+  signingSecret: string,
   options: { pollIntervalMs?: number } = {},
 ): InboxWorker {
+  // The receipts live with the payments: the booking and its receipt commit together.
+  const store = new SqlStore(dbs.app);
   return createInboxWorker({
     inbox: new SqlInbox(dbs.inbox),
-    // The receipts live with the payments: the booking and its receipt commit together.
-    store: new SqlStore(dbs.app),
+    store,
     pollIntervalMs: options.pollIntervalMs ?? 500,
-    handlers: {
-      stripe: async (delivery, { transaction }) => {
-        // The bytes the endpoint verified; Stripe's `Stripe.Event` union narrows by `type`.
-        const event: StripeEvent = JSON.parse(delivery.body.toString('utf8'));
-        switch (event.type) {
-          case 'payment_intent.succeeded': {
-            const intent = event.data.object; // Stripe.PaymentIntent
-            await transaction!('payments').insert({
-              payment_intent: intent.id,
-              amount: intent.amount_received,
-              currency: intent.currency,
-              event_id: event.id,
-            });
-            return { booked: intent.id };
-          }
-          default:
-            return { ignored: event.type };
-        }
-      },
-    },
+    handlers: { stripe: stripeRoutes(signingSecret, store) },
   });
 }

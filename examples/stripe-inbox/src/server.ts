@@ -11,7 +11,7 @@ async function main(): Promise<void> {
   const server = buildApp(dbs, secret).listen(port, () =>
     console.log(`POST http://localhost:${port}/webhooks/stripe`),
   );
-  const worker = buildWorker(dbs);
+  const worker = buildWorker(dbs, secret);
   worker.start();
   process.once('SIGTERM', async () => {
     server.close();

@@ -2,7 +2,7 @@
  * examples/stripe-inbox on a SQLite file and on PostgreSQL, with events signed by the test kit
  * (`@webhook-idempotency/providers/testing`): the endpoint answers 200 before any payment is booked (no business code in
  * the request), ten concurrent redeliveries store one delivery, the worker books it exactly once,
- * and a forged signature stores nothing.
+ * a forged signature stores nothing, and an event no route takes is answered and never stored.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,7 +77,7 @@ describe.each([
     const inbox = new SqlInbox(dbs.inbox);
     expect(await inbox.list()).toHaveLength(1);
 
-    const worker = buildWorker(dbs);
+    const worker = buildWorker(dbs, secret);
     expect(await worker.runOnce()).toBe(1);
     expect(await worker.runOnce()).toBe(0);
     expect(await dbs.app('payments').select('payment_intent', 'event_id')).toEqual([
@@ -97,7 +97,7 @@ describe.each([
     expect((await post(app, forged)).status).toBe(401);
     expect(await new SqlInbox(dbs.inbox).find('stripe', 'evt_forged')).toBeNull();
 
-    const worker = buildWorker(dbs, { pollIntervalMs: 10 });
+    const worker = buildWorker(dbs, secret, { pollIntervalMs: 10 });
     worker.start();
     expect((await post(app, succeeded('evt_2', 'pi_2'))).status).toBe(200);
     for (let i = 0; i < 200; i++) {
@@ -110,6 +110,16 @@ describe.each([
     expect(await dbs.app('payments').where({ payment_intent: 'pi_2' }).select('event_id')).toEqual([
       { event_id: 'evt_2' },
     ]);
+  });
+
+  it('answers an event no route takes 200 and never stores it: the worker has nothing to run', async () => {
+    const app = buildApp(dbs, secret);
+    const other = stripe.event({ id: 'evt_cus', type: 'customer.created', data: { object: {} } });
+    const answer = await post(app, other);
+    expect([answer.status, answer.body]).toEqual([200, { received: true }]);
+    expect(await new SqlInbox(dbs.inbox).find('stripe', 'evt_cus')).toBeNull();
+    expect(await buildWorker(dbs, secret).runOnce()).toBe(0);
+    expect(await dbs.app('payments').where({ event_id: 'evt_cus' })).toEqual([]);
   });
 
   it('acknowledges a new event while a worker handler is mid-transaction (it has written and is held)', async () => {

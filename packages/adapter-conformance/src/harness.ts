@@ -1,12 +1,12 @@
 /** @module One test's world: a fresh store and guard, the app under test, a counting handler, a raw-bytes client. */
 import type { AddressInfo } from 'node:net';
-import { mergeOptions } from '@webhook-idempotency/core/adapter';
-import {
+import { caseOptions, guardWorld, PROVIDER } from './guard-world';
+import type {
   IdempotencyGuard,
-  type GuardEvent,
-  type IdempotencyOptions,
-  type ObservedReceipt,
-  type Store,
+  GuardEvent,
+  IdempotencyOptions,
+  ObservedReceipt,
+  Store,
 } from '@webhook-idempotency/core';
 import request from 'supertest';
 import type {
@@ -19,8 +19,8 @@ import type {
   RunningApp,
 } from './types';
 
-/** The provider every case's receipts use. */
-export const PROVIDER = 'conformance';
+export { PROVIDER } from './guard-world';
+
 /** A JSON body with unusual spacing: a re-serialisation would not reproduce these bytes. */
 export const BODY = '{"id":"evt_1",  "amount": 10}';
 
@@ -123,40 +123,22 @@ export function createHarness(
   store: Store<unknown>,
   cleanup: Array<() => Promise<void>>,
 ): Harness {
-  const seen: GuardEvent[] = [];
-  const waiters: Array<() => void> = [];
-  const guard = new IdempotencyGuard(store, {
-    onEvent(event) {
-      seen.push(event);
-      for (const wake of waiters.splice(0)) wake();
-    },
-  });
+  const world = guardWorld(store);
+  const { guard } = world;
   let count = 0;
   let app: RunningApp | undefined;
-  const reports: Observed[] = [];
-  const reportWaiters: Array<() => void> = [];
 
   return {
     store,
     guard,
     capabilities: entry.capabilities,
     calls: () => count,
-    claims: () => seen.filter((event) => event.type === 'claimed').length,
+    claims: world.claims,
     async start(options = {}, handler = jsonAnswer) {
-      const defaults: IdempotencyOptions<NativeLike> = {
-        guard,
-        provider: PROVIDER,
-        key: (native) => native.headers['x-event-id'] as string | undefined,
-        keyDescription: 'X-Event-Id header',
-      };
-      const observe = (observed: Observed) => {
-        reports.push(observed);
-        for (const wake of reportWaiters.splice(0)) wake();
-      };
       app = await entry.start(
-        viewedThrough(mergeOptions(defaults, options), entry.nativeLike),
+        viewedThrough(caseOptions(guard, options), entry.nativeLike),
         async (call) => handler(call, ++count),
-        observe,
+        world.observe,
       );
       cleanup.push(app.close);
       return app;
@@ -175,24 +157,8 @@ export function createHarness(
       return request(app.server).get(`/hook?${query}`).buffer(true).parse(rawParser);
     },
     receipt: (id) => guard.find({ provider: PROVIDER, externalId: id }),
-    observed(wanted) {
-      return new Promise((resolve) => {
-        const check = () => {
-          if (reports.length >= wanted) resolve([...reports]);
-          else reportWaiters.push(check);
-        };
-        check();
-      });
-    },
-    events(type, wanted = 1) {
-      return new Promise((resolve) => {
-        const check = () => {
-          if (seen.filter((event) => event.type === type).length >= wanted) resolve();
-          else waiters.push(check);
-        };
-        check();
-      });
-    },
+    observed: world.observed,
+    events: world.events,
     port() {
       if (!app) throw new Error('start() the app first');
       return (app.server.address() as AddressInfo).port;

@@ -48,9 +48,9 @@ export interface BullmqRelayOptions extends Omit<InboxRelayOptions, 'send' | 'in
 }
 
 /**
- * An inbox relay (`createInboxRelay`) that hands stored deliveries to BullMQ: each batch is one
+ * An inbox relay (`createInboxRelay`) that hands stored deliveries to BullMQ: each send is one
  * `queue.addBulk` (atomic in Redis), one job per delivery, named by its provider, its data the
- * delivery's reference (never the body), its id `jobIdOf(delivery)`, so a batch sent again after
+ * delivery's reference (never the body), its id `jobIdOf(delivery)`, so a send made again after
  * a failure adds nothing twice. Process the queue with {@link bullmqProcessor}.
  * @throws {ConfigError} naming the first invalid option.
  * @example

@@ -72,7 +72,7 @@ it(`${DELIVERIES} deliveries, ${WORKERS} BullMQ workers, flaky first attempts, d
     inbox: f.inbox,
     queue,
     providers: ['stripe'],
-    batchSize: 100,
+    sendSize: 100,
     pollIntervalMs: 100,
   });
   relay.start();

@@ -1,4 +1,5 @@
 /** @module Durations on the command line (`90s`, `5m`, `24h`, `7d`) and in its output (`12m`, `2.1s`). */
+import { formatAge } from '@webhook-idempotency/core/operations';
 import { InvalidArgumentError } from 'commander';
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -27,17 +28,7 @@ export const parseWhole =
     return n;
   };
 
-/** An age, rounded down to its two largest units: `45s`, `12m`, `3h 5m`, `2d 4h`. */
-export function formatAge(ms: number): string {
-  const s = Math.floor(Math.max(0, ms) / 1000);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 24) return m % 60 ? `${h}h ${m % 60}m` : `${h}h`;
-  const d = Math.floor(h / 24);
-  return h % 24 ? `${d}d ${h % 24}h` : `${d}d`;
-}
+export { formatAge };
 
 /** A window as given on the command line, when it is whole: `7d`, `24h`, `90m`; else as an age. */
 export function formatSpan(ms: number): string {

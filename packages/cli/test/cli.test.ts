@@ -16,7 +16,7 @@ const COMMANDS = ['status', 'list', 'show', 'release', 'purge', 'migrate', 'inbo
 
 describe('webhook-idempotency --help', () => {
   it('lists every command, the exit codes, and fits 80 columns', async () => {
-    const { code, stdout } = await cli(['--help']);
+    const { code, stdout } = await cli(['--help'], { process: true });
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Usage: webhook-idempotency \[options\] \[command\]/);
     for (const command of COMMANDS) expect(stdout).toMatch(new RegExp(`\\n  ${command} `));
@@ -30,7 +30,7 @@ describe('webhook-idempotency --help', () => {
     ['list', ['--status <statuses>', '--provider <name>', '--stuck', '--since', '--limit <n>']],
     ['show', ['<provider>', '<id>', '--json']],
     ['release', ['<provider>', '<id>', '--force']],
-    ['purge', ['--retention-days <days>', '--provider <name>', '--batch-size <n>']],
+    ['purge', ['--retention-days <days>', '--provider <name>', '--chunk-size <n>']],
     ['migrate', ['--inbox', '--print', '--dialect <dialect>']],
     [
       'inbox list',
@@ -69,6 +69,12 @@ describe('webhook-idempotency --help', () => {
       '--stale-after <duration>',
     ])
       expect(stdout).toContain(flag);
+  });
+
+  it("purge --help leaves out --batch-size, --chunk-size's deprecated name", async () => {
+    const { stdout } = await cli(['purge', '--help']);
+    expect(stdout).toContain('--chunk-size <n>');
+    expect(stdout).not.toContain('--batch-size');
   });
 });
 
@@ -253,7 +259,7 @@ describe('purge progress', () => {
 
   it('draws a bar on a terminal', async () => {
     const stdout = capture(true);
-    const args = ['purge', '--url', await seeded(), '--retention-days', '0', '--batch-size', '2'];
+    const args = ['purge', '--url', await seeded(), '--retention-days', '0', '--chunk-size', '2'];
     expect(await run(args, { stdout, stderr: capture(true), env: {} })).toBe(0);
     expect(stdout.text).toBe(
       'Purging 3 finished receipts from webhook_receipts.\n' +
@@ -265,10 +271,34 @@ describe('purge progress', () => {
 
   it('prints plain lines elsewhere', async () => {
     const stdout = capture(false);
+    const args = ['purge', '--url', await seeded(), '--retention-days', '0', '--chunk-size', '2'];
+    expect(await run(args, { stdout, stderr: capture(false), env: {} })).toBe(0);
+    expect(stdout.text).toBe(
+      'Purging 3 finished receipts from webhook_receipts.\ndeleted 2 of 3\ndeleted 3 of 3\nDeleted 3 receipts.\n',
+    );
+  });
+
+  it('takes --batch-size, the deprecated name of --chunk-size', async () => {
+    const stdout = capture(false);
     const args = ['purge', '--url', await seeded(), '--retention-days', '0', '--batch-size', '2'];
     expect(await run(args, { stdout, stderr: capture(false), env: {} })).toBe(0);
     expect(stdout.text).toBe(
       'Purging 3 finished receipts from webhook_receipts.\ndeleted 2 of 3\ndeleted 3 of 3\nDeleted 3 receipts.\n',
     );
+  });
+
+  it('refuses --chunk-size and --batch-size that disagree, deleting nothing', async () => {
+    const url = await seeded();
+    const stdout = capture(false);
+    const stderr = capture(false);
+    const args = ['purge', '--url', url, '--retention-days', '0', '--chunk-size', '2'];
+    expect(await run([...args, '--batch-size', '3'], { stdout, stderr, env: {} })).toBe(
+      ExitCode.USAGE,
+    );
+    expect(stderr.text).toMatch(/--chunk-size 2 and its deprecated name --batch-size 3 disagree/);
+    expect(stdout.text).toBe('');
+    const again = capture(false);
+    expect(await run(args, { stdout: again, stderr: capture(false), env: {} })).toBe(0);
+    expect(again.text).toContain('Deleted 3 receipts.');
   });
 });

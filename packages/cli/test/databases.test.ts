@@ -1,5 +1,6 @@
 /**
- * The command against PostgreSQL, MariaDB and a SQLite file, through its real entry point, over
+ * The command against PostgreSQL, MariaDB and a SQLite file (its first commands through the real
+ * entry point in a child process, the rest through `run` in this process: see helpers/cli.ts), over
  * receipts the real SqlStore claimed, completed and failed, and inbox deliveries the real SqlInbox
  * stored, leased, retried, buried and completed: the same cases on each database.
  */
@@ -47,6 +48,9 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
   let url: string;
   let target: Target;
   const run = (...args: string[]) => cli(args, { env: { DATABASE_URL: url } });
+  /** The real entry point in a child process: its connection closed, it exits by itself. */
+  const runProcess = (...args: string[]) =>
+    cli(args, { env: { DATABASE_URL: url }, process: true });
 
   beforeAll(async () => {
     ({ url, target } = await open());
@@ -54,13 +58,13 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
   });
 
   it('says to run migrate when the table is missing, then creates it once', async () => {
-    const missing = await run('status');
+    const missing = await runProcess('status');
     expect(missing.code).toBe(ExitCode.TABLE_MISSING);
     expect(missing.stderr).toMatch(
       /Table webhook_receipts does not exist in .*\. Create it with: webhook-idempotency migrate\n$/,
     );
     // migrate needs no table; a SQLite file is created.
-    expect(await run('migrate')).toMatchObject({
+    expect(await runProcess('migrate')).toMatchObject({
       code: 0,
       stdout: expect.stringMatching(/^Created table webhook_receipts and its indexes in /),
     });
@@ -233,7 +237,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
         '0',
         '--provider',
         'github',
-        '--batch-size',
+        '--chunk-size',
         '1',
       );
       expect(all.code).toBe(0);

@@ -1,5 +1,5 @@
 /**
- * `redeliver` by query against PostgreSQL, MariaDB and a SQLite file, through the real entry point,
+ * `redeliver` by query against PostgreSQL, MariaDB and a SQLite file, through the command (see helpers/cli.ts),
  * over deliveries the real SqlInbox stored, leased, retried, buried and completed: each filter
  * narrows the set; a dry run changes nothing, and the run then changes exactly the rows it listed
  * (the tables compared before and after); a delivery that moved between the dry run and the run
@@ -82,7 +82,7 @@ describe.each(targets)('redeliver by query on %s', (_name, open) => {
       if (['d1', 'd2', 'g1', 'd3'].includes(d.externalId))
         await inbox.bury(d, { error: 'Error: poison' });
       if (d.externalId === 'w1') await inbox.retry(d, { delayMs: 3_600_000, error: 'Error: 503' });
-      if (d.externalId === 'due1') await inbox.retry(d, { delayMs: 0, error: null });
+      if (d.externalId === 'due1') await inbox.giveBack(d, { delayMs: 0 });
       if (d.externalId === 'ok1') {
         await guard.run({ provider: 'stripe', externalId: 'ok1' }, async () => ({ ok: true }));
         await inbox.complete(d);

@@ -1,7 +1,7 @@
 /**
  * Every sample of the presets wired beyond the first seven, each with the credential flags its
  * preset takes, is accepted by that preset: an Express app on a real port with each preset on a
- * SQLite file store, the real CLI entry point sending each sample with `--retry`; the handler runs
+ * SQLite file store, the command (helpers/cli.ts) sending each sample with `--retry`; the handler runs
  * once and both answers are 200. (send-families.test.ts covers Discord, Square, Postmark, HubSpot
  * and Standard Webhooks; PayPal needs a certificate its preset fetches, not made here.)
  */

@@ -1,6 +1,6 @@
 /**
  * `send` for each signing family beyond a shared secret, end to end: an Express app on a real
- * port with a preset of each family on a SQLite file store, and the real CLI entry point sending
+ * port with a preset of each family on a SQLite file store, and the command (helpers/cli.ts) sending
  * each preset's sample with `--retry`: Discord (a key pair: `--key-file`, the preset holding the
  * public key), Square (the URL signed: the preset given the same URL), Postmark (HTTP Basic:
  * `--username/--password`), HubSpot (a batch, sent as a one-item batch, and URL-signed) and

@@ -1,7 +1,7 @@
 /**
  * Every sample `send` ships is a delivery its preset accepts: an Express app with the GitHub,
  * Shopify, Telegram, Payme, Click and Uzum presets on a SQLite file store, on a real port; each
- * sample is sent with `--retry` through the real entry point: the handler ran once for it, and
+ * sample is sent with `--retry` through the command (helpers/cli.ts): the handler ran once for it, and
  * the retry was answered as a replay (Payme's CheckPerformTransaction and Uzum's check are read-only:
  * their presets pass them through, so they run each time).
  */

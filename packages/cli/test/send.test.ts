@@ -1,6 +1,6 @@
 /**
  * `send` against a running app: an Express app with the Stripe preset on a SQLite file store,
- * listening on a real port; the command's real entry point signs a sample with the test kit and
+ * listening on a real port; the command (its real entry point in a child process for the first send) signs a sample with the test kit and
  * POSTs it. The handler's effect happens once; `--retry` (the same event again, re-signed as
  * Stripe retries) is answered as a replay, and so is a later send of the same `--id`; a wrong
  * secret is refused by the preset and the command exits non-zero.
@@ -47,7 +47,9 @@ afterAll(async () => {
 });
 
 it('the handler runs once; --retry is answered as a replay', async () => {
-  const sent = await cli(['send', 'stripe', url, '--secret', SECRET, '--retry', '--json']);
+  const sent = await cli(['send', 'stripe', url, '--secret', SECRET, '--retry', '--json'], {
+    process: true,
+  });
   expect(sent).toMatchObject({ code: 0, stderr: '' });
   const report = JSON.parse(sent.stdout);
   expect(report).toMatchObject({ preset: 'stripe', event: 'payment_intent.succeeded' });

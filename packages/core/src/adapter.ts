@@ -10,12 +10,14 @@
  */
 export {
   DEFAULT_PURGE_BATCH_SIZE,
+  DEFAULT_PURGE_CHUNK_SIZE,
   DEFAULT_STALE_AFTER_SECONDS,
   MAX_ERROR_LENGTH,
   MAX_FINGERPRINT_LENGTH,
   MAX_KEY_BYTES,
 } from './constants';
 export { errorText, HTTP_STATUS_BY_CODE, type StoreKind } from './errors';
+export { purgeChunkSize, renamedOption } from './renamed-option';
 export { errorAnswer } from './http/answers';
 export { checkKeyPart, presentExternalId } from './request-key';
 export { collectBody, needsCollecting, toRawBody } from './http/body';
@@ -62,6 +64,7 @@ export {
   type InboxDecision,
   type InboxEngine,
 } from './inbox/accept';
+export { createFallbackInboxEngine } from './inbox/fallback-engine';
 export { canonicalJson, sha256Hex } from './http/fingerprint';
 export type { HttpHeaders, HttpResponseRecord } from './http/types';
 export type {
@@ -103,7 +106,9 @@ export { resolveListInput, resolvePurgeInput } from './inbox/list-input';
 export {
   BACKLOG_LIMITS,
   type BacklogRow,
+  type BacklogTally,
   backlogOf,
+  backlogTallies,
   type ResolvedBacklogInput,
   resolveBacklogInput,
 } from './inbox/backlog';

@@ -33,8 +33,10 @@ export const MAX_FINGERPRINT_LENGTH = 64;
 
 /** Default age after which a `processing` claim is considered abandoned. */
 export const DEFAULT_STALE_AFTER_SECONDS = 300;
-/** Default number of rows a store deletes per statement when purging. */
-export const DEFAULT_PURGE_BATCH_SIZE = 1000;
+/** Default number of rows a store deletes per statement when purging (a chunk). */
+export const DEFAULT_PURGE_CHUNK_SIZE = 1000;
+/** @deprecated Use `DEFAULT_PURGE_CHUNK_SIZE`. */
+export const DEFAULT_PURGE_BATCH_SIZE = DEFAULT_PURGE_CHUNK_SIZE;
 
 /** How one delivery ended, as the `delivered` event reports it (docs/observability.md). */
 export const DeliveryOutcome = {

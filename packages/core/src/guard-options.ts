@@ -3,9 +3,11 @@
  * {@link resolveGuardOptions}, and the per-call {@link RunOptions}.
  */
 import { createHash } from 'node:crypto';
-import { DEFAULT_STALE_AFTER_SECONDS, MAX_FINGERPRINT_LENGTH, SECOND } from './constants';
+import { DAY, DEFAULT_STALE_AFTER_SECONDS, MAX_FINGERPRINT_LENGTH, SECOND } from './constants';
 import { ConfigError } from './errors';
+import { renamedOption } from './renamed-option';
 import { windowsLongerThan } from './retention';
+import type { PurgeInput } from './store-contract';
 import type { Codec, GuardEvent, Store } from './types';
 
 /** Options of {@link IdempotencyGuard}. Every one is optional. */
@@ -182,24 +184,40 @@ export function fittedFingerprint(value: unknown): string | null {
     : createHash('sha256').update(value).digest('hex');
 }
 
+/** What `guard.purge` takes. */
+export interface GuardPurgeOptions {
+  /** How old a finished receipt must be, in days, to be deleted. Required. */
+  retentionDays: number;
+  /** Rows one statement deletes at most (a chunk). Defaults to the store's (1000). */
+  chunkSize?: number;
+  /** @deprecated Use `chunkSize`. */
+  batchSize?: number;
+  /** Only this provider's receipts. */
+  provider?: string;
+  /** Purge even receipts a preset on this store asks to keep longer. */
+  force?: boolean;
+}
+
 /**
- * Checks the options of `guard.purge` on `store`: a retention in days, a chunk size, a provider.
+ * Checks the options of `guard.purge` on `store` (a retention in days, a chunk size, a provider):
+ * the store's purge input, but for its `now`.
  * @throws {ConfigError} naming the first invalid option, or `retentionDays` when it is shorter
  *   than the retry window of a preset an adapter serves on `store` (unless `force`).
  */
 export function checkPurgeOptions(
   store: object,
-  options: { retentionDays: number; batchSize?: number; provider?: string; force?: boolean },
-): { retentionDays: number; batchSize: number | undefined; provider: string | undefined } {
-  const { retentionDays, batchSize, provider, force } = options ?? ({} as never);
+  options: GuardPurgeOptions,
+): Omit<PurgeInput, 'now' | 'batchSize'> {
+  const { retentionDays, provider, force } = options ?? ({} as never);
+  const chunkSize = renamedOption(options ?? {}, 'chunkSize', 'batchSize');
   if (typeof retentionDays !== 'number' || !Number.isFinite(retentionDays) || retentionDays < 0) {
     throw new ConfigError(
       'retentionDays',
       `must be a number of days >= 0, got ${String(retentionDays)}`,
     );
   }
-  if (batchSize !== undefined && (!Number.isSafeInteger(batchSize) || batchSize < 1)) {
-    throw new ConfigError('batchSize', `must be a positive integer, got ${String(batchSize)}`);
+  if (chunkSize !== undefined && (!Number.isSafeInteger(chunkSize) || chunkSize < 1)) {
+    throw new ConfigError('chunkSize', `must be a positive integer, got ${String(chunkSize)}`);
   }
   if (provider !== undefined && (typeof provider !== 'string' || provider === '')) {
     throw new ConfigError('provider', `must be a provider name, got ${String(provider)}`);
@@ -210,5 +228,9 @@ export function checkPurgeOptions(
       'retentionDays',
       `${retentionDays} days is shorter than the retry window of ${kept.map(([name, days]) => `${name} (${days} days)`).join(', ')}: a redelivery after the purge would run again. Purge each provider with its preset's retentionDays, or pass force: true`,
     );
-  return { retentionDays, batchSize, provider };
+  return {
+    olderThanMs: retentionDays * DAY,
+    ...(chunkSize ? { chunkSize } : {}),
+    ...(provider !== undefined ? { provider } : {}),
+  };
 }

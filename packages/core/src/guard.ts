@@ -7,12 +7,13 @@
  */
 import { runUntilAborted } from './abort';
 import { type ClaimEnv, contest, won } from './claim-contest';
-import { DAY, DeliveryOutcome, ReceiptStatus } from './constants';
+import { DeliveryOutcome, ReceiptStatus } from './constants';
 import { ConfigError, StoreError } from './errors';
 import {
   checkPurgeOptions,
   fittedFingerprint,
   type GuardOptions,
+  type GuardPurgeOptions,
   isJsonCodec,
   resolveGuardOptions,
   type RunOptions,
@@ -260,22 +261,11 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
    * await guard.purge({ provider: stripePreset.provider, retentionDays: stripePreset.retentionDays });
    * @returns how many receipts were deleted.
    */
-  async purge(options: {
-    retentionDays: number;
-    batchSize?: number;
-    provider?: string;
-    /** Purge even receipts a preset on this store asks to keep longer. */
-    force?: boolean;
-  }): Promise<number> {
-    const { retentionDays, batchSize, provider } = checkPurgeOptions(this.store, options);
+  async purge(options: GuardPurgeOptions): Promise<number> {
+    const input = checkPurgeOptions(this.store, options);
     const since = this.tracer.now();
     try {
-      return await this.store.purge({
-        now: this.clock(),
-        olderThanMs: retentionDays * DAY,
-        ...(batchSize ? { batchSize } : {}),
-        ...(provider !== undefined ? { provider } : {}),
-      });
+      return await this.store.purge({ now: this.clock(), ...input });
     } catch (error) {
       throw storeFailure('purge', error, this.tracer, since);
     }
@@ -308,12 +298,8 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     options?: GroupOptions<Tx, W>,
   ): Promise<GroupResult<W>> {
     const { store, clock } = this.env;
-    return runReceiptGroup(
-      { store, clock, codec: this.codec, tracer: this.tracer },
-      keys,
-      work,
-      options,
-    );
+    const env = { store, clock, codec: this.codec, tracer: this.tracer };
+    return runReceiptGroup(env, keys, work, options);
   }
 
   /** @internal A result as this guard's codec stores it: for HTTP answers under a codec of one's own. */

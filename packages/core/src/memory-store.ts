@@ -1,5 +1,6 @@
 /** @module InMemoryStore: the Store contract over a Map, for tests, demos and single-process workers. */
 import { ReceiptStatus } from './constants';
+import { purgeChunkSize } from './renamed-option';
 import {
   distinctKeys,
   type InMemoryStoreOptions,
@@ -167,8 +168,11 @@ export class InMemoryStore implements Store {
     return true;
   }
 
-  // One synchronous pass: batching only matters for databases, so batchSize is not needed here.
-  async purge({ now, olderThanMs, provider }: PurgeInput): Promise<number> {
+  // One synchronous pass: chunks only matter for databases. The chunk size is still read, so a
+  // purge that names it twice, differently, is refused here as by every store.
+  async purge(input: PurgeInput): Promise<number> {
+    const { now, olderThanMs, provider } = input;
+    purgeChunkSize(input);
     const cutoff = now - olderThanMs;
     let deleted = 0;
     for (const row of this.rows.values(provider)) {

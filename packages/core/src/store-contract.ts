@@ -94,6 +94,9 @@ export type FailInput = ClaimFence & { readonly error: string };
 /** What {@link Store.purge} takes. */
 export type PurgeInput = At & {
   readonly olderThanMs: number;
+  /** Rows one statement deletes at most (a chunk); read it with `purgeChunkSize(input)`. */
+  readonly chunkSize?: number;
+  /** @deprecated Use `chunkSize`. */
   readonly batchSize?: number;
   readonly provider?: string;
 };
@@ -185,7 +188,8 @@ export interface Store<Tx = never> {
   /**
    * Deletes `completed` and `failed` receipts whose `finishedAt` is at least `olderThanMs` before
    * now (`0`: every finished receipt); never a `processing` one, however old. With `provider`, only that provider's receipts.
-   * Returns how many were deleted. May delete in batches of `batchSize` rows.
+   * Returns how many were deleted. May delete in chunks of `chunkSize` rows
+   * (`purgeChunkSize(input)` reads it, under its deprecated name `batchSize` too).
    */
   purge(input: PurgeInput): Promise<number>;
 

@@ -141,6 +141,7 @@ const ADAPTER_SURFACE = new Set([
   'toWebResponse',
   // Inbox mode: the acknowledging endpoint's engine and its options.
   'createInboxEngine',
+  'createFallbackInboxEngine',
   'InboxOptions',
   // An adapter that bounds the run itself (Lambda: the function's remaining time): the deadline's
   // error and the engine's answer for it.

@@ -1,21 +1,13 @@
 /** @module How values read on a page: times (UTC), ages, durations, masked headers, bodies as text. */
 import { isUtf8 } from 'node:buffer';
+import { formatAge } from '@webhook-idempotency/core/operations';
 
 /** `2026-12-05 10:04:31 UTC`. */
 export const utc = (date: Date): string =>
   `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 
 /** An age, its two largest units: `45s`, `12m`, `3h 5m`, `2d 4h`. */
-export function age(ms: number): string {
-  const s = Math.floor(Math.max(0, ms) / 1000);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m`;
-  const h = Math.floor(m / 60);
-  if (h < 24) return m % 60 ? `${h}h ${m % 60}m` : `${h}h`;
-  const d = Math.floor(h / 24);
-  return h % 24 ? `${d}d ${h % 24}h` : `${d}d`;
-}
+export const age = formatAge;
 
 /** A handler time: `85 ms`, `2.1 s`, then as an age. */
 export function duration(ms: number): string {

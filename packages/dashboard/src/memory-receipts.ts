@@ -11,6 +11,7 @@ import {
   type ObservedReceipt,
   type Receipt,
 } from '@webhook-idempotency/core';
+import { renamedOption } from '@webhook-idempotency/core/adapter';
 import {
   type ForgetOptions,
   type ForgetResult,
@@ -202,7 +203,9 @@ export class InMemoryReceipts implements DashboardReceipts {
     forgetClaim: async (key, claim) => this.store.forget(key, claim),
   };
 
-  async countPurgeable(options: Omit<AdminPurgeOptions, 'batchSize' | 'onBatch'>): Promise<number> {
+  async countPurgeable(
+    options: Pick<AdminPurgeOptions, 'olderThanMs' | 'provider'>,
+  ): Promise<number> {
     const cutoff = this.clock() - positive('olderThanMs', options.olderThanMs, true);
     return this.all().filter(
       (r) =>
@@ -219,7 +222,7 @@ export class InMemoryReceipts implements DashboardReceipts {
       olderThanMs,
       ...(options.provider === undefined ? {} : { provider: options.provider }),
     });
-    if (deleted > 0) options.onBatch?.(deleted);
+    if (deleted > 0) renamedOption(options, 'onChunk', 'onBatch')?.(deleted);
     return deleted;
   }
 

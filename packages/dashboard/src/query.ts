@@ -152,3 +152,14 @@ export function cursor(params: URLSearchParams): Cursor | undefined {
   }
   throw new BadInput('after', 'is not a page link of this listing: start from the first page');
 }
+
+/** A listing's search (receipts, deliveries): provider, event id, one of `statuses`, a UTC time range. */
+export function listSearch<T extends string>(params: URLSearchParams, statuses: readonly T[]) {
+  return {
+    provider: text(params, 'provider'),
+    id: text(params, 'id'),
+    status: choice(params, 'status', statuses),
+    from: utcTime(params, 'from'),
+    to: utcTime(params, 'to'),
+  };
+}

@@ -76,7 +76,7 @@ describe('the overview: the two figures', () => {
     for (const d of leased.filter(
       (d) => d.externalId.startsWith('stuck') || d.externalId === 'fresh',
     ))
-      await inbox.retry(d, { delayMs: 0, error: null });
+      await inbox.giveBack(d, { delayMs: 0 });
     return inbox;
   }
 

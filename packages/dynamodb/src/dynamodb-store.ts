@@ -6,7 +6,7 @@ import {
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { DEFAULT_PURGE_BATCH_SIZE, type FirstRun } from '@webhook-idempotency/core/adapter';
+import { type FirstRun, type PurgeInput, purgeChunkSize } from '@webhook-idempotency/core/adapter';
 import type {
   At,
   ClaimResult,
@@ -257,26 +257,18 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
 
   /**
    * Deletes finished receipts (of `provider`, when given) finished at least `olderThanMs` ago,
-   * never a `processing` one: a Scan of the whole table, `batchSize` items a page (default 1000),
+   * never a `processing` one: a Scan of the whole table, `chunkSize` items a page (default 1000),
    * and a conditional `DeleteItem` per receipt found. For routine retention, prefer
    * `retentionSeconds` with TTL enabled, which costs nothing.
    */
-  purge({
-    now,
-    olderThanMs,
-    batchSize = DEFAULT_PURGE_BATCH_SIZE,
-    provider,
-  }: At & {
-    readonly olderThanMs: number;
-    readonly batchSize?: number;
-    readonly provider?: string;
-  }): Promise<number> {
+  async purge(input: PurgeInput): Promise<number> {
+    const { now, olderThanMs, provider } = input;
     const timeoutMs = this.options.requestTimeoutMs;
     return purgeReceipts(this.client, {
       table: this.table,
       now,
       olderThanMs,
-      batchSize,
+      chunkSize: purgeChunkSize(input),
       provider,
       timeoutMs,
     });

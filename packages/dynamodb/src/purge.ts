@@ -1,5 +1,5 @@
 /**
- * @module `purge()`: finished receipts deleted by a Scan of the table, one page of `batchSize` at a
+ * @module `purge()`: finished receipts deleted by a Scan of the table, one page of `chunkSize` at a
  * time, each found receipt deleted on the condition that it is still finished and old enough (a
  * receipt taken over meanwhile is kept). It reads the whole table: for retention at no cost, set
  * `retentionSeconds` and enable TTL instead; `purge` is for the operator and the contract, never on
@@ -17,7 +17,7 @@ export interface PurgeRequest {
   readonly table: string;
   readonly now: number;
   readonly olderThanMs: number;
-  readonly batchSize: number;
+  readonly chunkSize: number;
   readonly provider?: string | undefined;
   readonly timeoutMs: number;
 }
@@ -27,7 +27,7 @@ export async function purgeReceipts(
   client: DynamoDBClient,
   request: PurgeRequest,
 ): Promise<number> {
-  const { table, now, olderThanMs, batchSize, provider, timeoutMs } = request;
+  const { table, now, olderThanMs, chunkSize, provider, timeoutMs } = request;
   const filter = `#status IN (:completed, :failed) AND #finishedAt <= :cutoff${provider === undefined ? '' : ' AND #provider = :provider'}`;
   const values: Item = {
     ':completed': S('completed'),
@@ -43,7 +43,7 @@ export async function purgeReceipts(
       client.send(
         new ScanCommand({
           TableName: table,
-          Limit: batchSize,
+          Limit: chunkSize,
           ConsistentRead: true,
           ProjectionExpression: projection,
           FilterExpression: filter,

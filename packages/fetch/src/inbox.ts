@@ -1,8 +1,7 @@
 /** @module `inbox(options, fallback)`: the fetch inbox endpoint. Translates in, calls the inbox engine, translates out. */
-import { ConfigError } from '@webhook-idempotency/core';
 import type { InboxOptions } from '@webhook-idempotency/core/inbox';
 import {
-  createInboxEngine,
+  createFallbackInboxEngine,
   readWebRequest,
   resolveMaxRequestBytes,
   toWebResponse,
@@ -44,17 +43,10 @@ export function inbox<Args extends unknown[] = unknown[]>(
 ): (request: Request, ...args: [...Args, ...unknown[]]) => Promise<Response> {
   const { maxRequestBytes: limit, ...engineOptions } = options ?? {};
   const maxRequestBytes = resolveMaxRequestBytes(limit);
-  if (fallback !== undefined && typeof fallback !== 'function')
-    throw new ConfigError('fallback', 'inbox(options, fallback) takes a function or nothing');
-  const engine = createInboxEngine<Request>(engineOptions as InboxOptions<Request>);
-  if (
-    fallback === undefined &&
-    (engineOptions.onMissingKey === 'passthrough' || engineOptions.preset?.passThrough)
-  )
-    throw new ConfigError(
-      'onMissingKey',
-      'a request handed on needs a handler: pass one as inbox(options, fallback)',
-    );
+  const engine = createFallbackInboxEngine<Request>(
+    engineOptions as InboxOptions<Request>,
+    fallback,
+  );
   return async function inboxEndpoint(request, ...rest): Promise<Response> {
     const record = await readWebRequest(request, request, maxRequestBytes);
     if (record instanceof Response) return record;

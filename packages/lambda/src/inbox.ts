@@ -1,7 +1,6 @@
 /** @module `inbox(options, fallback)`: the Lambda inbox endpoint. Translates in, calls the inbox engine, translates out. */
-import { ConfigError } from '@webhook-idempotency/core';
 import {
-  createInboxEngine,
+  createFallbackInboxEngine,
   requestTooLarge,
   resolveMaxRequestBytes,
 } from '@webhook-idempotency/core/adapter';
@@ -45,17 +44,7 @@ export function inbox<E extends LambdaHttpEvent = LambdaHttpEvent>(
 ): GuardedLambdaHandler<E> {
   const { maxRequestBytes: limit, ...engineOptions } = options ?? {};
   const maxRequestBytes = resolveMaxRequestBytes(limit);
-  if (fallback !== undefined && typeof fallback !== 'function')
-    throw new ConfigError('fallback', 'inbox(options, fallback) takes a function or nothing');
-  const engine = createInboxEngine<LambdaRequest<E>>(engineOptions);
-  if (
-    fallback === undefined &&
-    (engineOptions.onMissingKey === 'passthrough' || engineOptions.preset?.passThrough)
-  )
-    throw new ConfigError(
-      'onMissingKey',
-      'a request handed on needs a handler: pass one as inbox(options, fallback)',
-    );
+  const engine = createFallbackInboxEngine<LambdaRequest<E>>(engineOptions, fallback);
   return async function inboxEndpoint(event, context) {
     const sourced = sourceOf(event);
     const request = lambdaRequest<E>(sourced, context);

@@ -62,7 +62,7 @@ describe('the inbox worker function', () => {
       inbox: store,
       store: new InMemoryStore(),
       concurrency: 2,
-      batchSize: 1,
+      groupSize: 1,
       visibilityTimeoutSeconds: 5,
       handlers: { p: async (d) => void seen.push(d.externalId) },
     });
@@ -84,7 +84,7 @@ describe('the inbox worker function', () => {
       inbox: store,
       store: new InMemoryStore(),
       concurrency: 1,
-      batchSize: 1,
+      groupSize: 1,
       visibilityTimeoutSeconds: 1,
       timeMarginMs: 0,
       handlers: {

@@ -122,7 +122,7 @@ describe('webhook.failures and webhook.inbox.dead_letters', () => {
           inbox: deliveries,
           store: new InMemoryStore(),
           handlers: { stripe: () => Promise.reject(new Error('declined')) },
-          maxAttempts: 2,
+          maxFailures: 2,
           backoffBaseMs: 0,
           backoffMaxMs: 0,
         },

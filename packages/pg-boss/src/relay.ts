@@ -1,5 +1,5 @@
 /**
- * @module pgBossRelay: stored inbox deliveries become pg-boss jobs (one `insert` per batch), each
+ * @module pgBossRelay: stored inbox deliveries become pg-boss jobs (one `insert` per send), each
  * under a job id derived from its handoff lease. Only a `standard` queue is accepted: the other
  * policies keep one job per key and would drop deliveries silently.
  */

@@ -76,7 +76,7 @@ it(`${DELIVERIES} deliveries, ${CONSUMERS} consumers, flaky first attempts, dupl
     queue: names.queue,
     inbox,
     providers: ['stripe'],
-    batchSize: 100,
+    sendSize: 100,
     pollIntervalMs: 100,
   });
   relay.start();

@@ -1,17 +1,9 @@
 /** @module What the batched presets (SendGrid, HubSpot, Adyen, Meta) share: the JSON array body, content keys. */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { canonicalFingerprint } from './fingerprint';
+import { bodyText } from './request-fields';
 
 const arrayCache = new WeakMap<HttpRequest, readonly unknown[] | undefined>();
-
-/** The text a body parser left as a string or bytes, else the raw body. */
-function bodyText(request: HttpRequest): string | undefined {
-  const { body, rawBody } = request;
-  if (typeof body === 'string') return body;
-  if (body instanceof Uint8Array)
-    return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
-  return rawBody?.toString('utf8');
-}
 
 /**
  * The request's JSON array: the framework's parsed body when it is one, else the raw bytes parsed

@@ -6,7 +6,7 @@ import { canonicalFingerprint } from './fingerprint';
 import { oneOf, requireOptions } from './options';
 import { formFields, parseJsonObject, type FormFields } from './request-fields';
 import { jsonText, withBody } from './response';
-import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
+import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { hexEquals, md5 } from './signature';
 
 /**
@@ -19,7 +19,7 @@ export type ClickOptions = SecretOptions<'secretKey', string> & {
    * How a repeat of an already successful Complete is answered. `'already-paid'` replays the
    * stored answer with `error: -4, error_note: 'Already paid'`, which is what Click's own test
    * suite expects for a repeated Complete; `'replay'` returns the stored answer unchanged.
-   * Click's docs contradict each other here (PROVIDERS.md §4, UNCONFIRMED). Defaults to `'already-paid'`.
+   * Click's docs contradict each other here (docs/providers.md#click, UNCONFIRMED). Defaults to `'already-paid'`.
    */
   repeatedComplete?: 'already-paid' | 'replay';
 };
@@ -103,7 +103,7 @@ function idJson(value: string | undefined): string {
 }
 
 /**
- * Click SHOP API preset (PROVIDERS.md §3.2).
+ * Click SHOP API preset (docs/providers.md#click).
  *
  * - **Key**: `click_trans_id:action`, plus the outcome class for Complete: `12345:0` (Prepare),
  *   `12345:1:ok` (Complete), `12345:1:cancel` (Complete with `error < 0`). Prepare and Complete of
@@ -132,12 +132,8 @@ function idJson(value: string | undefined): string {
 export function click<Events extends object = ClickMinimalEvents>(
   options: ClickOptions,
 ): TypedPreset<Events> {
-  const { secretKey, resolveSecret, repeatedComplete } = requireOptions('click', options);
-  const ring = keyring(
-    stringSecret('click', 'secretKey', 'the service SECRET_KEY'),
-    secretKey,
-    resolveSecret,
-  );
+  const { repeatedComplete } = requireOptions('click', options);
+  const ring = stringKeyring('click', options, 'secretKey', 'the service SECRET_KEY');
   const repeat = oneOf(
     'click',
     'repeatedComplete',

@@ -1,9 +1,9 @@
 /** @module GitHub preset: `X-GitHub-Delivery` as the key, `X-Hub-Signature-256` verified on the raw body. */
 import { typed, type TypedPreset } from './events';
 import { booleanOption, requireOptions } from './options';
+import { hubSignatureMatch } from './hub-signature';
 import { header } from './request-fields';
-import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
-import { hmacMatches } from './signature';
+import { type SecretOptions, stringKeyring } from './secrets';
 
 /**
  * Options of {@link github}: `secret`, the webhook secret configured on the hook or app, or several
@@ -28,10 +28,8 @@ export type GitHubMinimalPayload = { readonly action?: string } & Readonly<Recor
 /** GitHub's events without their types: any name, each a {@link GitHubMinimalPayload}. */
 export type GitHubMinimalEvents = Record<string, GitHubMinimalPayload>;
 
-const PREFIX = 'sha256=';
-
 /**
- * GitHub webhook preset (PROVIDERS.md §3.5).
+ * GitHub webhook preset (docs/providers.md#github).
  *
  * - **Key**: `X-GitHub-Delivery` (a GUID per event, kept by a manual redelivery), or
  *   `hookId:delivery` with `perHook: true`.
@@ -52,12 +50,8 @@ const PREFIX = 'sha256=';
 export function github<Events extends object = GitHubMinimalEvents>(
   options: GitHubOptions,
 ): TypedPreset<Events> {
-  const { secret, resolveSecret, perHook } = requireOptions('github', options);
-  const ring = keyring(
-    stringSecret('github', 'secret', 'the webhook secret'),
-    secret,
-    resolveSecret,
-  );
+  const { perHook } = requireOptions('github', options);
+  const ring = stringKeyring('github', options, 'secret', 'the webhook secret');
   const scoped = booleanOption('github', 'perHook', perHook, false);
 
   return typed<Events>(
@@ -78,14 +72,7 @@ export function github<Events extends object = GitHubMinimalEvents>(
           : ring.scope(request, `${hook}:${delivery}`);
       },
       verify(request) {
-        return ring.verify(request, (r, keys) => {
-          const given = header(r, 'x-hub-signature-256');
-          const { rawBody } = r;
-          if (rawBody === undefined || given === undefined || !given.startsWith(PREFIX))
-            return undefined;
-          const signature = given.slice(PREFIX.length);
-          return firstMatch(keys, (key) => hmacMatches(key, [rawBody], [signature], 'hex'));
-        });
+        return ring.verify(request, hubSignatureMatch);
       },
     },
     (request) => header(request, 'x-github-event'),

@@ -1,9 +1,10 @@
 /** @module GitLab preset: the `Idempotency-Key` header as the key, `X-Gitlab-Token` compared with the secret token. */
 import { typed, type TypedPreset } from './events';
 import { requireOptions, requireString } from './options';
+import { tokenHeaderMatch } from './token-header';
 import { header, idPart, jsonBody } from './request-fields';
-import { firstMatch, keyring, type SecretOptions } from './secrets';
-import { secretDigest, secretEquals } from './signature';
+import { keyring, type SecretOptions } from './secrets';
+import { secretDigest } from './signature';
 
 /**
  * Options of {@link gitlab}: `secretToken`, the webhook's secret token (project, group or system
@@ -61,17 +62,9 @@ export function gitlab<Events extends object = GitLabMinimalEvents>(
       keyDescription: 'Idempotency-Key header',
       needsRawBody: false,
       retentionDays: 7,
-      key(request) {
-        const id = header(request, 'idempotency-key');
-        return ring.scope(request, id === undefined || id === '' ? undefined : id);
-      },
+      key: (request) => ring.scopeText(request, header(request, 'idempotency-key')),
       verify(request) {
-        return ring.verify(request, (r, digests) => {
-          const given = header(r, 'x-gitlab-token');
-          return given === undefined
-            ? undefined
-            : firstMatch(digests, (expected) => secretEquals(given, expected));
-        });
+        return ring.verify(request, tokenHeaderMatch('x-gitlab-token'));
       },
     },
     (request) => idPart(jsonBody(request)?.object_kind),

@@ -214,10 +214,7 @@ export function hmacPreset(
     keyDescription,
     needsRawBody: true,
     retentionDays: o.retentionDays,
-    key(request) {
-      const id = keyOf(request);
-      return ring.scope(request, id === undefined || id === '' ? undefined : id);
-    },
+    key: (request) => ring.scopeText(request, keyOf(request)),
     verify(request) {
       return ring.verify(request, (r, keys) => {
         if (precheck !== undefined && !precheck(r)) return undefined;

@@ -9,7 +9,7 @@ import { typedBatch, type TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
 import { clockOption, requireOptions, toleranceOption } from './options';
 import { header, idPart, isJsonObject } from './request-fields';
-import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
+import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { hmacMatches, isFresh } from './signature';
 
 /**
@@ -81,16 +81,9 @@ function eventKey(event: unknown): string | undefined {
 export function hubspot<Events extends object = HubSpotMinimalEvents>(
   options: HubSpotOptions,
 ): TypedPreset<Events> {
-  const { clientSecret, resolveSecret, targetUrl, toleranceSeconds, clock } = requireOptions(
-    'hubspot',
-    options,
-  );
+  const { targetUrl, toleranceSeconds, clock } = requireOptions('hubspot', options);
   const now = clockOption('hubspot', clock);
-  const ring = keyring(
-    stringSecret('hubspot', 'clientSecret', 'the app client secret', now),
-    clientSecret,
-    resolveSecret,
-  );
+  const ring = stringKeyring('hubspot', options, 'clientSecret', 'the app client secret', now);
   if (typeof targetUrl === 'string' && !/^https?:\/\/\S+$/.test(targetUrl))
     throw new ConfigError('targetUrl', 'hubspot() needs the full target URL, https://…');
   if (typeof targetUrl !== 'string' && typeof targetUrl !== 'function')

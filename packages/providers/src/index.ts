@@ -18,7 +18,7 @@ export {
   type StripeOptions,
   type StripeMinimalEvent,
   type StripeMinimalEvents,
-} from './stripe';
+} from './timestamped-members';
 export {
   github,
   type GitHubOptions,
@@ -50,20 +50,20 @@ export {
   type SlackOptions,
   type SlackMinimalEnvelope,
   type SlackMinimalEvents,
-} from './slack';
+} from './timestamped-members';
 export {
   paddle,
   type PaddleOptions,
   type PaddleMinimalEvent,
   type PaddleMinimalEvents,
-} from './paddle';
+} from './timestamped-members';
 export { clerk, resend, type SvixSenderOptions } from './svix-senders';
 export {
   razorpay,
   type RazorpayOptions,
   type RazorpayMinimalEvent,
   type RazorpayMinimalEvents,
-} from './razorpay';
+} from './hmac-members';
 export {
   discord,
   DISCORD_INTERACTION_TYPES,
@@ -89,13 +89,13 @@ export {
   type SquareOptions,
   type SquareMinimalEvent,
   type SquareMinimalEvents,
-} from './square';
+} from './hmac-members-parts';
 export {
   typeform,
   type TypeformOptions,
   type TypeformMinimalEvent,
   type TypeformMinimalEvents,
-} from './typeform';
+} from './hmac-members';
 export {
   checkout,
   intercom,
@@ -127,43 +127,43 @@ export {
   type CoinbaseOptions,
   type CoinbaseMinimalEvent,
   type CoinbaseMinimalEvents,
-} from './coinbase';
+} from './hmac-members-events';
 export {
   lemonsqueezy,
   type LemonSqueezyOptions,
   type LemonSqueezyMinimalEvent,
   type LemonSqueezyMinimalEvents,
-} from './lemonsqueezy';
+} from './hmac-members-events';
 export {
   airwallex,
   type AirwallexOptions,
   type AirwallexMinimalEvent,
   type AirwallexMinimalEvents,
-} from './airwallex';
+} from './hmac-members-parts';
 export {
   paystack,
   type PaystackOptions,
   type PaystackMinimalEvent,
   type PaystackMinimalEvents,
-} from './paystack';
+} from './hmac-members';
 export {
   calendly,
   type CalendlyOptions,
   type CalendlyMinimalEvent,
   type CalendlyMinimalEvents,
-} from './calendly';
+} from './timestamped-members';
 export {
   sentry,
   type SentryOptions,
   type SentryMinimalEvent,
   type SentryMinimalEvents,
-} from './sentry';
+} from './hmac-members';
 export {
   bitbucket,
   type BitbucketOptions,
   type BitbucketMinimalEvent,
   type BitbucketMinimalEvents,
-} from './bitbucket';
+} from './hmac-members';
 export {
   postmark,
   type PostmarkOptions,
@@ -181,14 +181,19 @@ export {
   type LinearOptions,
   type LinearMinimalEvent,
   type LinearMinimalEvents,
-} from './linear';
+} from './hmac-members-events';
 export {
   mercadopago,
   type MercadoPagoOptions,
   type MercadoPagoMinimalEvent,
   type MercadoPagoMinimalEvents,
 } from './mercadopago';
-export { zoom, type ZoomOptions, type ZoomMinimalEvent, type ZoomMinimalEvents } from './zoom';
+export {
+  zoom,
+  type ZoomOptions,
+  type ZoomMinimalEvent,
+  type ZoomMinimalEvents,
+} from './hmac-members-parts';
 export {
   braintree,
   type BraintreeKeyPair,

@@ -7,7 +7,7 @@ import { typed, type TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
 import { clockOption, requireOptions, toleranceOption } from './options';
 import { idPart, isJsonObject, jsonBody } from './request-fields';
-import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
+import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { hmacMatches, isFresh, parseUnixSeconds } from './signature';
 
 /**
@@ -75,11 +75,7 @@ export function mailgun<Events extends object = MailgunMinimalEvents>(
       ? undefined
       : toleranceOption('mailgun', o.toleranceSeconds, 0);
   const now = clockOption('mailgun', o.clock);
-  const ring = keyring(
-    stringSecret('mailgun', 'signingKey', 'the webhook signing key', now),
-    o.signingKey,
-    o.resolveSecret,
-  );
+  const ring = stringKeyring('mailgun', o, 'signingKey', 'the webhook signing key', now);
 
   return typed<Events>(
     {

@@ -6,7 +6,7 @@ import type { HttpRequest } from '@webhook-idempotency/core';
 import { typed, type TypedPreset } from './events';
 import { requireOptions } from './options';
 import { header, idPart, jsonBody } from './request-fields';
-import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
+import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { hmacMatches } from './signature';
 
 /**
@@ -91,12 +91,8 @@ function manifest(id: string | undefined, request: string | undefined, ts: strin
 export function mercadopago<Events extends object = MercadoPagoMinimalEvents>(
   options: MercadoPagoOptions,
 ): TypedPreset<Events> {
-  const { secret, resolveSecret } = requireOptions('mercadopago', options);
-  const ring = keyring(
-    stringSecret('mercadopago', 'secret', 'the secret signature'),
-    secret,
-    resolveSecret,
-  );
+  requireOptions('mercadopago', options);
+  const ring = stringKeyring('mercadopago', options, 'secret', 'the secret signature');
 
   return typed<Events>(
     {

@@ -9,17 +9,11 @@ import { contentKey } from './batched';
 import { typedBatch, type TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
 import { requireOptions, requireString } from './options';
-import { header, isJsonObject, jsonBody, type JsonObject } from './request-fields';
+import { hubSignatureMatch } from './hub-signature';
+import { isJsonObject, jsonBody, type JsonObject } from './request-fields';
 import { handshakeText } from './response';
-import {
-  firstMatch,
-  keyring,
-  listOf,
-  stringSecret,
-  type OneOrMany,
-  type SecretOptions,
-} from './secrets';
-import { hmacMatches, secretDigest, secretEquals } from './signature';
+import { firstMatch, listOf, type OneOrMany, type SecretOptions, stringKeyring } from './secrets';
+import { secretDigest, secretEquals } from './signature';
 
 /**
  * Options of {@link meta}: `appSecret`, the app secret (App settings, Basic; the key of
@@ -53,7 +47,6 @@ export interface MetaItem {
   readonly messaging?: JsonObject;
 }
 
-const PREFIX = 'sha256=';
 const MAX_ID = 160;
 
 /** The query parameters of a request URL. */
@@ -140,12 +133,8 @@ function metaItems(body: JsonObject | undefined): MetaItem[] | undefined {
 export function meta<Events extends object = MetaMinimalEvents>(
   options: MetaOptions,
 ): TypedPreset<Events> {
-  const { appSecret, resolveSecret, verifyToken } = requireOptions('meta', options);
-  const ring = keyring(
-    stringSecret('meta', 'appSecret', 'the app secret'),
-    appSecret,
-    resolveSecret,
-  );
+  const { verifyToken } = requireOptions('meta', options);
+  const ring = stringKeyring('meta', options, 'appSecret', 'the app secret');
   const tokens =
     verifyToken === undefined
       ? undefined
@@ -188,14 +177,7 @@ export function meta<Events extends object = MetaMinimalEvents>(
         return handshakeText(200, challenge);
       },
       verify(request) {
-        return ring.verify(request, (r, secrets) => {
-          const signature = header(r, 'x-hub-signature-256');
-          const { rawBody } = r;
-          if (rawBody === undefined || signature === undefined || !signature.startsWith(PREFIX))
-            return undefined;
-          const given = signature.slice(PREFIX.length);
-          return firstMatch(secrets, (secret) => hmacMatches(secret, [rawBody], [given], 'hex'));
-        });
+        return ring.verify(request, hubSignatureMatch);
       },
     },
     (item) => {

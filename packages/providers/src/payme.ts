@@ -31,7 +31,7 @@ export type PaymeMinimalEvents = Record<string, PaymeMinimalCall>;
 
 /**
  * Methods that are never deduplicated. The first three are queries and must report the current
- * state on every call (PROVIDERS.md §3.1). ChangePassword carries no transaction id and is
+ * state on every call (docs/providers.md#payme). ChangePassword carries no transaction id and is
  * naturally idempotent (setting the same key twice changes nothing); it is not in the stored
  * Payme docs (UNCONFIRMED), but a Java template implements it, so it must not be refused.
  */
@@ -82,7 +82,7 @@ function paymeKey(request: HttpRequest): string | undefined {
 }
 
 /**
- * Payme Merchant API preset (JSON-RPC 2.0, HTTP Basic auth, PROVIDERS.md §3.1).
+ * Payme Merchant API preset (JSON-RPC 2.0, HTTP Basic auth, docs/providers.md#payme).
  *
  * - **Key**: `method:params.id` (`CreateTransaction:5e730e8e0b852a417aa49ceb`); SetFiscalData adds
  *   `:params.type`. Payme's transaction methods all carry the same `params.id`, so the id alone

@@ -18,7 +18,7 @@ import {
   type FetchCertificate,
 } from './paypal-certificates';
 import { header, idPart, jsonBody } from './request-fields';
-import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
+import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 
 /**
  * Options of {@link paypal}: `webhookId`, your webhook's id (`WH-…` is the event; this is the
@@ -174,11 +174,7 @@ export function paypal<Events extends object = PayPalMinimalEvents>(
     );
   const hosts = hostsOption(o.certificateHosts);
   const now = clockOption('paypal', o.clock);
-  const ring = keyring(
-    stringSecret('paypal', 'webhookId', 'your webhook id', now),
-    o.webhookId,
-    o.resolveSecret,
-  );
+  const ring = stringKeyring('paypal', o, 'webhookId', 'your webhook id', now);
   const certificates = certificateSource({
     fetch: o.fetchCertificate ?? fetchCertificateText,
     timeoutMs: timeoutOption(o.certificateTimeoutMs),

@@ -26,7 +26,7 @@ export function header(request: HttpRequest, name: string): string | undefined {
 }
 
 /** The text a body parser left as a string or bytes, else the raw body. */
-function bodyText(request: HttpRequest): string | undefined {
+export function bodyText(request: HttpRequest): string | undefined {
   const { body, rawBody } = request;
   if (typeof body === 'string') return body;
   if (body instanceof Uint8Array)
@@ -101,4 +101,9 @@ export function idPart(value: unknown): string | undefined {
   if (typeof value === 'string') return value === '' ? undefined : value;
   if (typeof value === 'number') return Number.isSafeInteger(value) ? String(value) : undefined;
   return undefined;
+}
+
+/** A reader of one top-level field of the JSON body as a key part: `bodyField('event_id')`. */
+export function bodyField(field: string): (request: HttpRequest) => string | undefined {
+  return (request) => idPart(jsonBody(request)?.[field]);
 }

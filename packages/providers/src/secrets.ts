@@ -90,6 +90,11 @@ export class Keyring<K> {
     return this.verified.get(request)?.key;
   }
 
+  /** A text id read from the request (a header's value), an empty one counting as none, {@link scope}d. */
+  scopeText(request: HttpRequest, id: string | undefined): string | undefined {
+    return this.scope(request, id === '' ? undefined : id);
+  }
+
   /**
    * `id` scoped by the tenant that verified `request` (`tenant:id`), or as it is without tenants.
    * A scoped preset gives `undefined` for a request it did not verify. A value that is not a
@@ -189,4 +194,21 @@ export function stringSecret(
     now,
     prepare: (secret) => requireString(preset, option, secret, `${what} as "${option}"`),
   };
+}
+
+/**
+ * The {@link Keyring} of a preset whose secrets are non-empty strings used as they are: the
+ * fixed ones under `option` of the preset's `options`, or its `resolveSecret`.
+ * @throws {ConfigError} naming the option when neither or both are given, or a secret is invalid.
+ */
+export function stringKeyring<O extends { readonly resolveSecret?: SecretResolver<string> }>(
+  preset: string,
+  options: O,
+  option: keyof O & string,
+  what: string,
+  now?: () => number,
+): Keyring<string> {
+  // Each secret is checked by stringSecret's `prepare` (a non-empty string).
+  const given = (options as Readonly<Record<string, unknown>>)[option] as OneOrMany<string>;
+  return keyring(stringSecret(preset, option, what, now), given, options.resolveSecret);
 }

@@ -2,7 +2,7 @@
 import { typed, type TypedPreset } from './events';
 import { oneOf, requireOptions } from './options';
 import { header } from './request-fields';
-import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
+import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { hmacMatches } from './signature';
 
 /**
@@ -27,7 +27,7 @@ export type ShopifyMinimalPayload = Readonly<Record<string, unknown>>;
 export type ShopifyMinimalEvents = Record<string, ShopifyMinimalPayload>;
 
 /**
- * Shopify webhook preset (PROVIDERS.md §3.7).
+ * Shopify webhook preset (docs/providers.md#shopify).
  *
  * - **Key**: `X-Shopify-Shop-Domain:X-Shopify-Webhook-Id`
  *   (`example.myshopify.com:b54557e4-bdd9-4b37-8a5f-bf7d70bcd043`); with `per: 'event'` the
@@ -49,12 +49,8 @@ export type ShopifyMinimalEvents = Record<string, ShopifyMinimalPayload>;
 export function shopify<Events extends object = ShopifyMinimalEvents>(
   options: ShopifyOptions,
 ): TypedPreset<Events> {
-  const { secret, resolveSecret, per } = requireOptions('shopify', options);
-  const ring = keyring(
-    stringSecret('shopify', 'secret', 'the app client secret'),
-    secret,
-    resolveSecret,
-  );
+  const { per } = requireOptions('shopify', options);
+  const ring = stringKeyring('shopify', options, 'secret', 'the app client secret');
   const idHeader =
     oneOf('shopify', 'per', per, ['delivery', 'event'], 'delivery') === 'event'
       ? 'x-shopify-event-id'

@@ -71,7 +71,7 @@ export type StandardWebhooksMinimalEvents = Record<string, StandardWebhooksMinim
 
 /**
  * Standard Webhooks preset, which also reads Svix's `svix-id` / `svix-timestamp` /
- * `svix-signature` headers (PROVIDERS.md §3.8).
+ * `svix-signature` headers (docs/providers.md#standard-webhooks--svix).
  *
  * - **Key**: `webhook-id` (or `svix-id`), which the spec keeps the same across retries and means as
  *   the idempotency key; `endpoint:webhook-id` when `endpoint` is set.

@@ -3,9 +3,10 @@ import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
 import { typed, type TypedPreset } from './events';
 import { requireOptions } from './options';
-import { header, jsonBody } from './request-fields';
-import { firstMatch, keyring, type SecretOptions } from './secrets';
-import { secretDigest, secretEquals } from './signature';
+import { tokenHeaderMatch } from './token-header';
+import { jsonBody } from './request-fields';
+import { keyring, type SecretOptions } from './secrets';
+import { secretDigest } from './signature';
 
 /**
  * Options of {@link telegram}: the bot's id, and `secretToken`, the `secret_token` given to
@@ -47,7 +48,7 @@ const SECRET_TOKEN = /^[A-Za-z0-9_-]{1,256}$/;
 const BOT_ID = /^\d+$/;
 
 /**
- * Telegram webhook preset (PROVIDERS.md §3.6).
+ * Telegram webhook preset (docs/providers.md#telegram).
  *
  * - **Key**: `botId:update_id` (`123456789:874512345`), provider `telegram`. `update_id` is only
  *   unique per bot, so the bot is part of the key; it goes in the external id rather than the
@@ -113,12 +114,7 @@ export function telegram<Events extends object = TelegramMinimalEvents>(
         );
       },
       verify(request) {
-        return ring.verify(request, (r, digests) => {
-          const given = header(r, 'x-telegram-bot-api-secret-token');
-          return given === undefined
-            ? undefined
-            : firstMatch(digests, (expected) => secretEquals(given, expected));
-        });
+        return ring.verify(request, tokenHeaderMatch('x-telegram-bot-api-secret-token'));
       },
     },
     updateKind,

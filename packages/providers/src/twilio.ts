@@ -9,7 +9,7 @@ import { ConfigError } from '@webhook-idempotency/core';
 import { typed, type TypedPreset } from './events';
 import { requireOptions, requireString } from './options';
 import { header } from './request-fields';
-import { firstMatch, keyring, stringSecret, type SecretOptions } from './secrets';
+import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { hexEquals, hmacMatches } from './signature';
 
 /**
@@ -187,11 +187,7 @@ export function twilio<Events extends object = TwilioMinimalEvents>(
   options: TwilioOptions,
 ): TypedPreset<Events> {
   const o = requireOptions('twilio', options);
-  const ring = keyring(
-    stringSecret('twilio', 'authToken', 'the auth token'),
-    o.authToken,
-    o.resolveSecret,
-  );
+  const ring = stringKeyring('twilio', o, 'authToken', 'the auth token');
   const urlFor = urlOf(o);
 
   return typed<Events>(

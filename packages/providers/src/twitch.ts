@@ -95,10 +95,7 @@ export function twitch<Events extends object = TwitchMinimalEvents>(
       keyDescription: 'Twitch-Eventsub-Message-Id header',
       needsRawBody: true,
       retentionDays: 7,
-      key(request) {
-        const id = header(request, 'twitch-eventsub-message-id');
-        return ring.scope(request, id === undefined || id === '' ? undefined : id);
-      },
+      key: (request) => ring.scopeText(request, header(request, 'twitch-eventsub-message-id')),
       handshake(request) {
         if (header(request, 'twitch-eventsub-message-type') !== 'webhook_callback_verification')
           return undefined;

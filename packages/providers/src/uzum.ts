@@ -58,7 +58,7 @@ function uzumKey(request: HttpRequest): string | undefined {
 }
 
 /**
- * Uzum Bank Merchant API preset (PROVIDERS.md §3.3). The operation is the last segment of the
+ * Uzum Bank Merchant API preset (docs/providers.md#uzum). The operation is the last segment of the
  * request path, so mount the five webhooks as `…/check`, `…/create`, `…/confirm`, `…/reverse`,
  * `…/status` (any prefix).
  *

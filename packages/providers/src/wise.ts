@@ -124,10 +124,7 @@ export function wise<Events extends object = WiseMinimalEvents>(
       keyDescription: 'X-Delivery-Id header',
       needsRawBody: true,
       retentionDays: 21,
-      key(request) {
-        const id = header(request, 'x-delivery-id');
-        return ring.scope(request, id === undefined || id === '' ? undefined : id);
-      },
+      key: (request) => ring.scopeText(request, header(request, 'x-delivery-id')),
       fingerprint(request) {
         const body = jsonBody(request);
         if (!isJsonObject(body)) return undefined;

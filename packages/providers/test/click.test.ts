@@ -5,7 +5,7 @@ import { bodyJson, formRequest, storedJson } from './helpers';
 const SECRET = 'Xq7dVb2Lk9pR4sT1';
 
 /**
- * Literal vectors derived by hand from Click's documented formula (PROVIDERS.md §3.2) and hashed
+ * Literal vectors derived by hand from Click's documented formula (docs/providers.md#click) and hashed
  * once outside this code base (`printf '%s' … | md5sum`):
  *   Prepare : md5("2263123456" + "23456" + SECRET + "1042" + "15000.00" + "0" + "2024-05-14 10:31:05")
  *   Complete: md5("2263123456" + "23456" + SECRET + "1042" + "77" + "15000.00" + "1" + "2024-05-14 10:31:40")

@@ -70,7 +70,7 @@ describe.each(Object.entries(all))('the %s preset', (name, preset) => {
   });
 });
 
-describe('retention follows the research table (PROVIDERS.md §2)', () => {
+describe('retention follows the summary table of docs/providers.md', () => {
   it('keeps payment records for ten years and event receipts for the retry plus replay window', () => {
     expect(
       Object.fromEntries(Object.entries(all).map(([name, preset]) => [name, preset.retentionDays])),

@@ -1,6 +1,6 @@
 /**
  * @module Purge without blocking the server: SCAN each node (every master of a cluster) with the
- * prefix's MATCH pattern, `batchSize` keys a step, and run the fenced one-key purge script on each
+ * prefix's MATCH pattern, `chunkSize` keys a step, and run the fenced one-key purge script on each
  * key found. Never `KEYS`, never one long script over the whole keyspace.
  */
 import { bounded } from './commands';
@@ -11,7 +11,7 @@ import { scanPattern } from './keys';
 export interface PurgePlan {
   readonly prefix: string;
   readonly provider: string | undefined;
-  readonly batchSize: number;
+  readonly chunkSize: number;
   readonly timeoutMs: number;
   /** Deletes `key` when it is finished and old enough; resolves 1 when it did. */
   purgeOne(key: string, signal: AbortSignal): Promise<unknown>;
@@ -30,7 +30,7 @@ function scanReply(reply: unknown): [cursor: string, keys: string[]] {
  */
 export async function purgeReceipts(commander: Commander, plan: PurgePlan): Promise<number> {
   const pattern = scanPattern(plan.prefix, plan.provider);
-  const count = String(plan.batchSize);
+  const count = String(plan.chunkSize);
   let deleted = 0;
   for (const node of await commander.scanNodes()) {
     let cursor = '0';

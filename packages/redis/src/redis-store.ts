@@ -1,6 +1,6 @@
 /** @module RedisStore: the Store contract over Redis, one fenced server-side script per operation. */
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
+import { purgeChunkSize } from '@webhook-idempotency/core/adapter';
 import type {
   At,
   ClaimResult,
@@ -124,19 +124,16 @@ export class RedisStore implements Store {
 
   /**
    * Deletes finished receipts (of `provider`, when given) finished at least `olderThanMs` ago,
-   * never a `processing` one: SCAN (`batchSize` keys a step, default 1000) over every node, and one
+   * never a `processing` one: SCAN (`chunkSize` keys a step, default 1000) over every node, and one
    * short script per key found, so the server is never blocked for long. Never `KEYS`.
    */
-  purge({
-    olderThanMs,
-    batchSize = DEFAULT_PURGE_BATCH_SIZE,
-    provider,
-  }: PurgeInput): Promise<number> {
+  async purge(input: PurgeInput): Promise<number> {
+    const { olderThanMs, provider } = input;
     const olderThan = String(Math.max(0, Math.floor(olderThanMs)));
     return purgeReceipts(this.commander, {
       prefix: this.prefix,
       provider,
-      batchSize,
+      chunkSize: purgeChunkSize(input),
       timeoutMs: this.options.commandTimeoutMs,
       purgeOne: (redisKey, signal) =>
         evalScript(this.commander, SCRIPTS.purgeOne, redisKey, [olderThan], signal),

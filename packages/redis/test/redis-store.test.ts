@@ -125,7 +125,7 @@ describe.each(Object.entries(CLIENTS))('RedisStore on %s', (_name, open) => {
     await finish(mine, 'stxpe', '1');
     await finish(theirs, 'st*pe', '1');
     await opened.command(['SET', `${globby}not-a-receipt`, 'x']);
-    expect(await mine.purge({ ...at(), olderThanMs: 0, provider: 'st*pe', batchSize: 1 })).toBe(2);
+    expect(await mine.purge({ ...at(), olderThanMs: 0, provider: 'st*pe', chunkSize: 1 })).toBe(2);
     expect(await mine.find({ provider: 'stxpe', externalId: '1' }, at())).not.toBeNull();
     expect(await mine.purge({ ...at(), olderThanMs: 0 })).toBe(1);
     expect(await theirs.find({ provider: 'st*pe', externalId: '1' }, at())).not.toBeNull();

@@ -85,11 +85,24 @@ describe.each(driverKinds('inbox_group_commit'))('group commit (%s)', (_name, op
 
 describe('group commit options', () => {
   const db = { prepare() {}, pragma() {}, exec() {} };
-  it('refuses a bad batch size or observer, naming it', () => {
-    for (const maxBatch of [0, 1.5, 1001, Number.NaN])
-      expect(() => new SqlInbox(db as never, { groupCommit: { maxBatch } })).toThrow(
-        expect.objectContaining({ option: 'groupCommit.maxBatch' }),
+  it('refuses a bad group size or observer, naming it', () => {
+    for (const groupSize of [0, 1.5, 1001, Number.NaN]) {
+      expect(() => new SqlInbox(db as never, { groupCommit: { groupSize } })).toThrow(
+        expect.objectContaining({ option: 'groupCommit.groupSize' }),
       );
+      // maxBatch, its deprecated name, is checked as groupSize.
+      expect(() => new SqlInbox(db as never, { groupCommit: { maxBatch: groupSize } })).toThrow(
+        expect.objectContaining({ option: 'groupCommit.groupSize' }),
+      );
+    }
+    expect(
+      () => new SqlInbox(db as never, { groupCommit: { groupSize: 8, maxBatch: 16 } }),
+    ).toThrow(
+      expect.objectContaining({
+        option: 'groupCommit.groupSize',
+        message: expect.stringContaining('"groupCommit.maxBatch"'),
+      }),
+    );
     expect(() => new SqlInbox(db as never, { groupCommit: 'on' as never })).toThrow(
       expect.objectContaining({ option: 'groupCommit' }),
     );

@@ -78,7 +78,7 @@ it('(a) handlers that overrun their lease on a store without transactions: each 
         concurrency: 4,
         pollIntervalMs: 20,
         backoffBaseMs: 20,
-        maxAttempts: 3,
+        maxFailures: 3,
         onEvent: (event) => void events.push(event),
       }),
     );

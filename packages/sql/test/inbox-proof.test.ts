@@ -22,7 +22,7 @@ import {
   isPoison,
   POISON,
   POISON_ERROR,
-  POISON_MAX_ATTEMPTS,
+  POISON_MAX_FAILURES,
 } from './helpers/inbox-proof-shared';
 import { connect, type Target } from './helpers/targets';
 
@@ -271,7 +271,7 @@ describe.each(targets)('inbox proof on %s', (_name, makeTarget) => {
         for (const delivery of listed.deliveries)
           expect(delivery).toMatchObject({
             lastError: `Error: ${POISON_ERROR}`,
-            failures: POISON_MAX_ATTEMPTS,
+            failures: POISON_MAX_FAILURES,
           });
       } finally {
         for (const child of children) child.process.kill('SIGKILL');

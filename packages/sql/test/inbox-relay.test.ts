@@ -254,9 +254,16 @@ describe.each(driverKinds('inbox_relay'))('the inbox relay and consumer (%s)', (
     expect(queue.map((job) => job.externalId)).toEqual(['evt_1', 'evt_3', 'evt_2']);
   });
 
+  it('one round claims and sends at most sendSize deliveries, or batchSize, its deprecated name', async () => {
+    for (let i = 0; i < 5; i++) await enqueue(`evt_${i}`);
+    expect(await relay({ sendSize: 2 }).runOnce()).toBe(2);
+    expect(await relay({ batchSize: 1 }).runOnce()).toBe(1);
+    expect(queue).toHaveLength(3);
+  });
+
   it('start() drains the inbox in the background and stop() ends it', async () => {
     for (let i = 0; i < 25; i++) await enqueue(`evt_${i}`);
-    const r = relay({ batchSize: 10, pollIntervalMs: 10 });
+    const r = relay({ sendSize: 10, pollIntervalMs: 10 });
     r.start();
     for (let i = 0; i < 200 && queue.length < 25; i++) await sleep(10);
     await r.stop();
@@ -281,7 +288,15 @@ describe('relay and consumer options and job data', () => {
       createInboxRelay({ inbox, providers: ['stripe'], send, ...options } as never);
     expect(relayCase({ providers: [] })).toThrow(expect.objectContaining({ option: 'providers' }));
     expect(relayCase({ send: 'no' })).toThrow(expect.objectContaining({ option: 'send' }));
-    expect(relayCase({ batchSize: 0 })).toThrow(expect.objectContaining({ option: 'batchSize' }));
+    expect(relayCase({ sendSize: 0 })).toThrow(expect.objectContaining({ option: 'sendSize' }));
+    // batchSize, its deprecated name, is checked as sendSize; the two must agree.
+    expect(relayCase({ batchSize: 0 })).toThrow(expect.objectContaining({ option: 'sendSize' }));
+    expect(relayCase({ sendSize: 5, batchSize: 6 })).toThrow(
+      expect.objectContaining({
+        option: 'sendSize',
+        message: expect.stringContaining('"batchSize"'),
+      }),
+    );
     expect(relayCase({ handoffTimeoutSeconds: -1 })).toThrow(
       expect.objectContaining({ option: 'handoffTimeoutSeconds' }),
     );

@@ -111,8 +111,8 @@ describe.each(receiptsKinds)(
         }
       };
       const workers = [
-        await worker(slow, { maxAttempts: 2 }),
-        await worker(slow, { maxAttempts: 2 }),
+        await worker(slow, { maxFailures: 2 }),
+        await worker(slow, { maxFailures: 2 }),
       ];
       for (const w of workers) w.start();
       const dead = await until(
@@ -139,7 +139,7 @@ describe.each(receiptsKinds)(
           if (delivery.externalId === 'evt_stuck') return new Promise(() => undefined);
           done.push(delivery.externalId);
         },
-        { concurrency: 1, maxAttempts: 2 },
+        { concurrency: 1, maxFailures: 2 },
       );
       w.start();
       const drained = await until(
@@ -176,7 +176,7 @@ describe('a receipts store that fails', () => {
       inbox,
       store,
       handlers: { stripe: async (delivery) => void ran.push(delivery.externalId) },
-      maxAttempts: 2,
+      maxFailures: 2,
       backoffBaseMs: 0,
       onEvent: (event) => void events.push(event),
     });
@@ -226,7 +226,7 @@ describe('a receipts store that fails', () => {
           throw own;
         },
       },
-      maxAttempts: 1,
+      maxFailures: 1,
     });
     expect(await w.runOnce()).toBe(1);
     expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'dead', failures: 1 });
@@ -242,8 +242,8 @@ describe('claim sizes', () => {
     );
     expect(() => createInboxWorker({ inbox, store, handlers, concurrency: 1000 })).not.toThrow();
     const send = async () => undefined;
-    expect(() => createInboxRelay({ inbox, providers: ['stripe'], send, batchSize: 1001 })).toThrow(
-      expect.objectContaining({ option: 'batchSize' }),
+    expect(() => createInboxRelay({ inbox, providers: ['stripe'], send, sendSize: 1001 })).toThrow(
+      expect.objectContaining({ option: 'sendSize' }),
     );
     return expect(
       inbox.claim({ providers: ['stripe'], limit: 1001, leaseMs: 1000 }),

@@ -138,13 +138,13 @@ describe.each([
     expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'done', attempts: 2 });
   });
 
-  it('a delivery that keeps failing is dead after maxAttempts, with its last error', async () => {
+  it('a delivery that keeps failing is dead after maxFailures, with its last error', async () => {
     await enqueue('evt_poison');
     const w = worker(
       async () => {
         throw new Error('bad payload');
       },
-      { maxAttempts: 2, backoffBaseMs: 0 },
+      { maxFailures: 2, backoffBaseMs: 0 },
     );
     expect(await w.runOnce()).toBe(1);
     expect(await w.runOnce()).toBe(1);
@@ -237,7 +237,7 @@ describe.each([
     if (!ticket.isReplay) await ticket.fail(new Error('gave up'));
   });
 
-  it('a delivery whose workers died holding it maxAttempts times is dead when claimed again, without running', async () => {
+  it('a delivery whose workers died holding it maxFailures times is dead when claimed again, without running', async () => {
     await enqueue('evt_crasher');
     // Two workers took it and died (their leases expired): two failures.
     for (let i = 0; i < 2; i++) {
@@ -249,7 +249,7 @@ describe.each([
       async () => {
         ran++;
       },
-      { maxAttempts: 2 },
+      { maxFailures: 2 },
     );
     expect(await w.runOnce()).toBe(1);
     expect(ran).toBe(0);
@@ -258,7 +258,7 @@ describe.each([
       attempts: 3,
       failures: 3,
       lastError:
-        'LeaseExpired: dead after 2 failed attempts, the last one a worker that stopped holding it',
+        'LeaseExpired: dead after 2 failures, the last one a worker that stopped holding it',
     });
     expect(events.map((e) => e.type)).toEqual(['dead']);
   });
@@ -358,14 +358,14 @@ describe.each([
       async () => {
         ran++;
       },
-      { maxAttempts: 1 },
+      { maxFailures: 1 },
     );
     expect(await w.runOnce()).toBe(1);
     expect(ran).toBe(0);
     expect(await inbox.find('stripe', 'evt_committed')).toMatchObject({ status: 'done' });
     expect(events).toEqual([expect.objectContaining({ type: 'processed', replayed: true })]);
   });
-  describe('batches (first deliveries in one transaction)', () => {
+  describe('groups (first deliveries in one transaction)', () => {
     const idOf = (delivery: { body: Buffer }) =>
       (JSON.parse(delivery.body.toString('utf8')) as { id: string }).id;
     type Args = Parameters<InboxHandler<unknown>>;
@@ -391,15 +391,15 @@ describe.each([
     };
     const receiptOf = (id: string) => store.find(new RequestKey('stripe', id), { now: Date.now() });
     /**
-     * One lane (a claim's first deliveries make one batch, not one per free lane) and a window no
+     * One lane (a claim's first deliveries make one group, not one per free lane) and a window no
      * loaded machine reaches: the tests that count transactions do not depend on speed.
      */
-    const wide = { batchWindowMs: 60_000, concurrency: 1 };
+    const wide = { groupWindowMs: 60_000, concurrency: 1 };
     const three = async () => {
       for (const id of ['evt_1', 'evt_2', 'evt_3']) await enqueue(id);
     };
 
-    it('knows the receipts store on its own connection as one it can batch in, and no other', () => {
+    it('knows the receipts store on its own connection as one it can group in, and no other', () => {
       expect(inbox.batcherFor(store)).toBeDefined();
       expect(inbox.batcherFor(new SqlStore(opened.db, { table: 'other_receipts' }))).toBeDefined();
       expect(inbox.batcherFor({})).toBeUndefined();
@@ -410,7 +410,7 @@ describe.each([
       const { calls, handler } = recording();
       expect(await worker(handler, wide).runOnce()).toBe(3);
       expect(calls.map((c) => c.id)).toEqual(['evt_1', 'evt_2', 'evt_3']);
-      // One transaction handle for the whole batch.
+      // One transaction handle for the whole group.
       expect(new Set(calls.map((c) => c.transaction)).size).toBe(1);
       expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3']);
       for (const id of ['evt_1', 'evt_2', 'evt_3'])
@@ -426,13 +426,13 @@ describe.each([
     it('puts a claim in as few transactions as hold it, also with more lanes free than it fills', async () => {
       await three();
       const { calls, handler } = recording();
-      expect(await worker(handler, { batchWindowMs: 60_000, concurrency: 8 }).runOnce()).toBe(3);
+      expect(await worker(handler, { groupWindowMs: 60_000, concurrency: 8 }).runOnce()).toBe(3);
       expect(calls.map((c) => c.id)).toEqual(['evt_1', 'evt_2', 'evt_3']);
       expect(new Set(calls.map((c) => c.transaction)).size).toBe(1);
       expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3']);
     });
 
-    it("reports each batched delivery to the guard's listener once, as a first delivery with its handler's time", async () => {
+    it("reports each grouped delivery to the guard's listener once, as a first delivery with its handler's time", async () => {
       await three();
       const { handler } = recording();
       const delivered: GuardEvent[] = [];
@@ -463,7 +463,7 @@ describe.each([
         }
     });
 
-    it('runs at most `concurrency` handlers at once, one transaction per lane; a claim leases concurrency × batchSize', async () => {
+    it('runs at most `concurrency` handlers at once, one transaction per lane; a claim leases concurrency × groupSize', async () => {
       for (let i = 1; i <= 6; i++) await enqueue(`evt_${i}`);
       let now = 0;
       let most = 0;
@@ -472,14 +472,14 @@ describe.each([
         await sleep(5);
         now--;
       });
-      expect(await worker(handler, { ...wide, concurrency: 2, batchSize: 2 }).runOnce()).toBe(4);
+      expect(await worker(handler, { ...wide, concurrency: 2, groupSize: 2 }).runOnce()).toBe(4);
       // Two lanes (on SQLite's one connection their transactions take turns).
       expect(most).toBeLessThanOrEqual(2);
       expect(new Set(calls.map((c) => c.transaction)).size).toBe(2);
       expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3', 'evt_4']);
     });
 
-    it('once its handlers have taken batchWindowMs, a batch commits what ran and the rest goes to the next transaction', async () => {
+    it('once its handlers have taken groupWindowMs, a group commits what ran and the rest goes to the next transaction', async () => {
       await three();
       const { calls, handler } = recording(new Set(), async () => {
         await sleep(25);
@@ -491,9 +491,9 @@ describe.each([
       expect(events.map((e) => e.type)).toEqual(['processed', 'processed', 'processed']);
     });
 
-    it('a slow handler hands out what its batch has not started; when it then fails, it alone is charged and what left ran once', async () => {
+    it('a slow handler hands out what its group has not started; when it then fails, it alone is charged and what left ran once', async () => {
       await three();
-      // evt_1 runs past the window (20 ms), then throws: evt_2 and evt_3 left its batch by then.
+      // evt_1 runs past the window (20 ms), then throws: evt_2 and evt_3 left its group by then.
       const { calls, handler } = recording(new Set(['evt_1']), async (delivery) => {
         if (idOf(delivery) === 'evt_1') await sleep(60);
       });
@@ -508,7 +508,7 @@ describe.each([
       expect(events.map((e) => e.type).sort()).toEqual(['processed', 'processed', 'retry']);
     });
 
-    it('a delivery given back uncharged before (no failure yet) is batched with the others', async () => {
+    it('a delivery given back uncharged before (no failure yet) is grouped with the others', async () => {
       await three();
       // Leased and given back once each (a stop, a surplus): attempts 1, no failure.
       await createExecutor(opened.db, 10_000).query(`UPDATE inbox_${n} SET attempts = 1`, []);
@@ -519,19 +519,35 @@ describe.each([
       expect((await inbox.list()).map((d) => d.attempts)).toEqual([2, 2, 2]);
     });
 
-    it('batchSize 1 runs each delivery in a transaction of its own', async () => {
+    it('batchSize and batchWindowMs, the deprecated names of groupSize and groupWindowMs, still shape the groups', async () => {
+      await three();
+      const slow = recording(new Set(), async () => {
+        await sleep(25);
+      });
+      // A window past the slow handlers keeps them in one group (20 ms by default: one each).
+      expect(await worker(slow.handler, { batchWindowMs: 60_000, concurrency: 1 }).runOnce()).toBe(
+        3,
+      );
+      expect(new Set(slow.calls.map((c) => c.transaction)).size).toBe(1);
+      for (const id of ['evt_4', 'evt_5', 'evt_6']) await enqueue(id);
+      const one = recording();
+      expect(await worker(one.handler, { batchSize: 1 }).runOnce()).toBe(3);
+      expect(new Set(one.calls.map((c) => c.transaction)).size).toBe(3);
+    });
+
+    it('groupSize 1 runs each delivery in a transaction of its own', async () => {
       await three();
       const { calls, handler } = recording();
-      expect(await worker(handler, { batchSize: 1 }).runOnce()).toBe(3);
+      expect(await worker(handler, { groupSize: 1 }).runOnce()).toBe(3);
       expect(new Set(calls.map((c) => c.transaction)).size).toBe(3);
       expect(await effectCount()).toEqual(['evt_1', 'evt_2', 'evt_3']);
     });
 
-    it('a handler that throws first in its transaction rolls its batch back: it alone is charged a failure; the others run again and commit once', async () => {
+    it('a handler that throws first in its transaction rolls its group back: it alone is charged a failure; the others run again and commit once', async () => {
       await three();
       const { calls, handler } = recording(new Set(['evt_1']));
       expect(await worker(handler, wide).runOnce()).toBe(3);
-      // evt_1 failed first in the batch; evt_2 and evt_3 never ran in it, then ran once.
+      // evt_1 failed first in the group; evt_2 and evt_3 never ran in it, then ran once.
       expect(calls.map((c) => c.id)).toEqual(['evt_1', 'evt_2', 'evt_3']);
       expect(await effectCount()).toEqual(['evt_2', 'evt_3']);
       expect(await inbox.find('stripe', 'evt_1')).toMatchObject({
@@ -539,7 +555,7 @@ describe.each([
         failures: 1,
         lastError: 'Error: evt_1 is refused once',
       });
-      // Nothing of the rolled-back batch is left: no receipt for the failed delivery.
+      // Nothing of the rolled-back group is left: no receipt for the failed delivery.
       expect(await receiptOf('evt_1')).toBeNull();
       for (const id of ['evt_2', 'evt_3'])
         expect(await inbox.find('stripe', id)).toMatchObject({ status: 'done', failures: 0 });
@@ -555,7 +571,7 @@ describe.each([
       await three();
       const { calls, handler } = recording(new Set(['evt_2']));
       expect(await worker(handler, wide).runOnce()).toBe(3);
-      // evt_1 ran in the batch (rolled back) and again; evt_2 ran again on its own and passed.
+      // evt_1 ran in the group (rolled back) and again; evt_2 ran again on its own and passed.
       expect(calls.slice(0, 2).map((c) => c.id)).toEqual(['evt_1', 'evt_2']);
       expect(
         calls
@@ -569,7 +585,7 @@ describe.each([
       expect(events.map((e) => e.type)).toEqual(['processed', 'processed', 'processed']);
     });
 
-    it('a delivery whose key already has a receipt is left out of the batch and replayed on its own', async () => {
+    it('a delivery whose key already has a receipt is left out of the group and replayed on its own', async () => {
       const guard = new IdempotencyGuard(store, { transactional: true });
       await guard.run(new RequestKey('stripe', 'evt_2'), (context) =>
         book({ body: Buffer.from('{"id":"evt_2"}') } as never, {
@@ -592,10 +608,10 @@ describe.each([
       expect((await inbox.list()).map((d) => d.status)).toEqual(['done', 'done', 'done']);
     });
 
-    it('a receipt written meanwhile for a key of the batch rolls the batch back; each delivery then runs on its own', async () => {
+    it('a receipt written meanwhile for a key of the group rolls the group back; each delivery then runs on its own', async () => {
       await three();
       const { calls, handler } = recording(new Set(), async (delivery, { transaction }) => {
-        // Another run's receipt for evt_3, as seen from this transaction, written after the batch
+        // Another run's receipt for evt_3, as seen from this transaction, written after the group
         // read the receipts (the rollback takes it too).
         if (idOf(delivery) === 'evt_1' && calls.length === 1)
           await runOn(
@@ -605,7 +621,7 @@ describe.each([
           );
       });
       expect(await worker(handler, wide).runOnce()).toBe(3);
-      // The batch ran all three, then each ran again on its own.
+      // The group ran all three, then each ran again on its own.
       expect(calls.slice(0, 3).map((c) => c.id)).toEqual(['evt_1', 'evt_2', 'evt_3']);
       expect(
         calls
@@ -618,7 +634,7 @@ describe.each([
       // Reported, then each processed once.
       expect(events[0]).toMatchObject({
         type: 'store-error',
-        operation: 'batch',
+        operation: 'group',
         error: expect.objectContaining({ name: 'GroupConflict' }),
       });
       expect(events.slice(1).map((e) => e.type)).toEqual(['processed', 'processed', 'processed']);
@@ -626,7 +642,7 @@ describe.each([
         expect(await receiptOf(id)).toMatchObject({ status: 'completed', attempts: 1 });
     });
 
-    it("a lease found taken over is reported lost; the batch's commit stands and the new owner replays it", async () => {
+    it("a lease found taken over is reported lost; the group's commit stands and the new owner replays it", async () => {
       for (const id of ['evt_1', 'evt_2']) await enqueue(id);
       const { handler } = recording(new Set(), async (delivery, { transaction }) => {
         if (idOf(delivery) === 'evt_2')
@@ -645,7 +661,7 @@ describe.each([
       });
     });
 
-    it('a handler past its deadline first in its transaction fails alone; the rest of its batch runs again', async () => {
+    it('a handler past its deadline first in its transaction fails alone; the rest of its group runs again', async () => {
       await three();
       let stuck = true;
       const { calls, handler } = recording(new Set(), async (delivery, { signal }) => {
@@ -670,7 +686,7 @@ describe.each([
       // Not first deliveries: a failure each already.
       await createExecutor(opened.db, 10_000).query(`UPDATE inbox_${n} SET failures = 1`, []);
       const { calls, handler } = recording();
-      expect(await worker(handler, { concurrency: 1, batchSize: 4 }).runOnce()).toBe(3);
+      expect(await worker(handler, { concurrency: 1, groupSize: 4 }).runOnce()).toBe(3);
       expect(calls.map((c) => c.id)).toEqual(['evt_1']);
       expect(events.map((e) => e.type).sort()).toEqual(['processed', 'released', 'released']);
       expect(events.filter((e) => e.type === 'released')).toEqual([
@@ -681,7 +697,7 @@ describe.each([
         expect(await inbox.find('stripe', id)).toMatchObject({ status: 'pending', failures: 1 });
     });
 
-    it('stop() past its timeout ends a batch in its transaction: every delivery of it given back free of charge, nothing committed', async () => {
+    it('stop() past its timeout ends a group in its transaction: every delivery of it given back free of charge, nothing committed', async () => {
       await three();
       let started!: () => void;
       const inside = new Promise<void>((resolve) => (started = resolve));

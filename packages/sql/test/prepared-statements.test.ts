@@ -21,7 +21,7 @@ async function deliverTwice(store: SqlStore<never>, id: string): Promise<void> {
     response: '"ok"',
   });
   expect((await store.claim(key, { now: 0, fingerprint: null })).won).toBe(false);
-  await store.purge({ now: 0, olderThanMs: 86_400_000, batchSize: 10 });
+  await store.purge({ now: 0, olderThanMs: 86_400_000, chunkSize: 10 });
 }
 
 describe('PostgreSQL (pg Pool)', () => {

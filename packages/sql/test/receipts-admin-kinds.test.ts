@@ -47,7 +47,7 @@ describe.each(driverKinds('admin-kinds'))('ReceiptsAdmin over %s', (_name, open)
       forgotten: true,
       receipt: { status: 'completed' },
     });
-    expect(await admin.purge({ olderThanMs: 0, provider: 'github', batchSize: 2 })).toBe(2);
+    expect(await admin.purge({ olderThanMs: 0, provider: 'github', chunkSize: 2 })).toBe(2);
     expect(await admin.list()).toEqual([]);
   });
 });

@@ -328,24 +328,43 @@ describe.each(targets)('ReceiptsAdmin on %s', (_name, target) => {
       });
     });
 
-    it('purges finished receipts in batches, by provider or all of them, never a processing one', async () => {
+    it('purges finished receipts in chunks, by provider or all of them, never a processing one', async () => {
       expect(await admin.countPurgeable({ olderThanMs: DAY })).toBe(1);
       expect(await admin.countPurgeable({ olderThanMs: 0, provider: 'github' })).toBe(3);
-      const batches: number[] = [];
+      const chunks: number[] = [];
       const deleted = await admin.purge({
         olderThanMs: 0,
         provider: 'github',
-        batchSize: 2,
-        onBatch: (total) => batches.push(total),
+        chunkSize: 2,
+        onChunk: (total) => chunks.push(total),
       });
       expect(deleted).toBe(3);
-      expect(batches).toEqual([2, 3]);
+      expect(chunks).toEqual([2, 3]);
       expect(await admin.purge({ olderThanMs: 0 })).toBe(2);
       const left = await admin.list({});
       expect(left.map((r) => `${r.provider}/${r.externalId}:${r.status}`).sort()).toEqual([
         'github/d-4:processing',
         'stripe/evt_2:processing',
       ]);
+    });
+
+    it('purge takes batchSize and onBatch, the deprecated names of chunkSize and onChunk; the two names must agree', async () => {
+      await expect(
+        admin.purge({ olderThanMs: 0, provider: 'github', chunkSize: 2, batchSize: 1 }),
+      ).rejects.toMatchObject({ option: 'chunkSize' });
+      await expect(
+        admin.purge({ olderThanMs: 0, onChunk: () => {}, onBatch: () => {} }),
+      ).rejects.toMatchObject({ option: 'onChunk' });
+      expect(await admin.countPurgeable({ olderThanMs: 0, provider: 'github' })).toBe(3);
+      const chunks: number[] = [];
+      const deleted = await admin.purge({
+        olderThanMs: 0,
+        provider: 'github',
+        batchSize: 2,
+        onBatch: (total) => chunks.push(total),
+      });
+      expect(deleted).toBe(3);
+      expect(chunks).toEqual([2, 3]);
     });
   });
 });

@@ -3,13 +3,7 @@
  * app served by the runtime under test (`Bun.serve`, `Deno.serve`) and requests sent with its
  * `fetch` over HTTP, on a fresh store and guard.
  */
-import { mergeOptions } from '@webhook-idempotency/core/adapter';
-import {
-  IdempotencyGuard,
-  type GuardEvent,
-  type IdempotencyOptions,
-  type Store,
-} from '@webhook-idempotency/core';
+import type { Store } from '@webhook-idempotency/core';
 import type request from 'supertest';
 import {
   BODY,
@@ -19,7 +13,8 @@ import {
   PROVIDER,
   viewedThrough,
 } from '../harness';
-import type { NativeLike, Observed, RunningApp } from '../types';
+import { caseOptions, guardWorld } from '../guard-world';
+import type { RunningApp } from '../types';
 import type { WebAppEntry, WebOptions, WebRuntime, WebServer } from './types';
 
 /** What {@link WebHarness.post} resolves with: supertest's shape, which the cases read. */
@@ -53,18 +48,10 @@ export function createWebHarness(
   store: Store<unknown>,
   cleanup: Array<() => Promise<void>>,
 ): WebHarness {
-  const seen: GuardEvent[] = [];
-  const waiters: Array<() => void> = [];
-  const guard = new IdempotencyGuard(store, {
-    onEvent(event) {
-      seen.push(event);
-      for (const wake of waiters.splice(0)) wake();
-    },
-  });
+  const world = guardWorld(store);
+  const { guard } = world;
   let count = 0;
   let server: WebServer | undefined;
-  const reports: Observed[] = [];
-  const reportWaiters: Array<() => void> = [];
 
   const url = (path = '/hook') => {
     if (!server) throw new Error('start() the app first');
@@ -94,22 +81,12 @@ export function createWebHarness(
     guard,
     capabilities: entry.capabilities,
     calls: () => count,
-    claims: () => seen.filter((event) => event.type === 'claimed').length,
+    claims: world.claims,
     async start(options = {}, handler = jsonAnswer) {
-      const defaults: IdempotencyOptions<NativeLike> = {
-        guard,
-        provider: PROVIDER,
-        key: (native) => native.headers['x-event-id'] as string | undefined,
-        keyDescription: 'X-Event-Id header',
-      };
-      const observe = (observed: Observed) => {
-        reports.push(observed);
-        for (const wake of reportWaiters.splice(0)) wake();
-      };
       const fetchHandler = entry.build(
-        viewedThrough(mergeOptions(defaults, options), entry.nativeLike),
+        viewedThrough(caseOptions(guard, options), entry.nativeLike),
         async (call) => handler(call, ++count),
-        observe,
+        world.observe,
       );
       const started = await runtime.serve(fetchHandler);
       server = started;
@@ -142,24 +119,8 @@ export function createWebHarness(
       return send(stream, { 'content-type': 'application/json', 'x-event-id': id });
     },
     receipt: (id) => guard.find({ provider: PROVIDER, externalId: id }),
-    observed(wanted) {
-      return new Promise((resolve) => {
-        const check = () => {
-          if (reports.length >= wanted) resolve([...reports]);
-          else reportWaiters.push(check);
-        };
-        check();
-      });
-    },
-    events(type, wanted = 1) {
-      return new Promise((resolve) => {
-        const check = () => {
-          if (seen.filter((event) => event.type === type).length >= wanted) resolve();
-          else waiters.push(check);
-        };
-        check();
-      });
-    },
+    observed: world.observed,
+    events: world.events,
     port() {
       if (!server) throw new Error('start() the app first');
       return server.port;

@@ -1,13 +1,29 @@
-/** @module `purge`: delete finished receipts past a retention, in batches, with progress. */
-import { ExitCode } from '../exit-codes';
+/** @module `purge`: delete finished receipts past a retention, in chunks, with progress. */
+import { DEFAULT_PURGE_CHUNK_SIZE, renamedOption } from '@webhook-idempotency/core/adapter';
+import { CliError, ExitCode } from '../exit-codes';
 import { type Context, withAdmin } from '../session';
 
 /** Options of `purge`. */
 export interface PurgeCommandOptions {
   readonly retentionDays: number;
   readonly provider?: string;
-  readonly batchSize: number;
+  /** Rows per DELETE; defaults to 1000. */
+  readonly chunkSize?: number;
+  /** `--batch-size`, the flag's deprecated name: as `chunkSize`. */
+  readonly batchSize?: number;
   readonly json?: boolean;
+}
+
+/** `--chunk-size`, or its deprecated name `--batch-size`; both with different values is a usage error. */
+function chunkSizeOf(options: PurgeCommandOptions): number {
+  try {
+    return renamedOption(options, 'chunkSize', 'batchSize') ?? DEFAULT_PURGE_CHUNK_SIZE;
+  } catch {
+    throw new CliError(
+      ExitCode.USAGE,
+      `--chunk-size ${options.chunkSize} and its deprecated name --batch-size ${options.batchSize} disagree: give only --chunk-size`,
+    );
+  }
 }
 
 const DAY_MS = 86_400_000;
@@ -16,6 +32,7 @@ const BAR = 30;
 export async function purge(context: Context, options: PurgeCommandOptions): Promise<number> {
   const { out, table } = context;
   const olderThanMs = options.retentionDays * DAY_MS;
+  const chunkSize = chunkSizeOf(options);
   const scope = {
     olderThanMs,
     ...(options.provider !== undefined ? { provider: options.provider } : {}),
@@ -34,8 +51,8 @@ export async function purge(context: Context, options: PurgeCommandOptions): Pro
     let drawn = false;
     const count = await admin.purge({
       ...scope,
-      batchSize: options.batchSize,
-      onBatch: (done) => {
+      chunkSize,
+      onChunk: (done) => {
         if (options.json) return;
         drawn = true;
         // Rows may finish while the purge runs: never show more than 100 %.

@@ -1,15 +1,25 @@
 /**
- * Runs the real `webhook-idempotency` entry point as a child process: argv in, stdout, stderr and
- * exit code out. src/bin.ts is bundled once per test file with esbuild (the drivers left out, as
- * in the published build), which starts several times faster than compiling TypeScript on every
- * run. The bundle sits under this package's node_modules, so that it finds the drivers there as an
+ * Runs the `webhook-idempotency` command: argv in, stdout, stderr and exit code out.
+ *
+ * By default in this process, through `run(argv, io)` (what src/bin.ts calls) with streams that
+ * collect the output and the given environment: the command's whole behaviour, without a Node
+ * start and a module load per call (the database suites make hundreds of calls).
+ *
+ * As a child process of the real entry point when the test is about the process itself: `process:
+ * true`, a terminal (`tty`), a working directory (`cwd`), or no drivers (`drivers: false`).
+ * src/bin.ts is then bundled once per test file with esbuild (the drivers left out, as in the
+ * published build), which starts several times faster than compiling TypeScript on every run.
+ * The bundle sits under this package's node_modules, so that it finds the drivers there as an
  * installed package would; with `drivers: false` it sits in a temporary folder that has none.
+ * The published bin itself runs from its tarball in tests/consumers/packed-tarballs.test.ts.
  */
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildSync } from 'esbuild';
+import { run } from '../../src/run';
+import { escapeControls } from '../../src/output';
 
 const PACKAGE = join(__dirname, '..', '..');
 const bundles = new Map<boolean, string>();
@@ -67,6 +77,7 @@ export function cli(
     drivers = true,
     tty,
     input,
+    process: child = false,
   }: {
     env?: Record<string, string>;
     cwd?: string;
@@ -74,9 +85,13 @@ export function cli(
     tty?: { readonly columns: number };
     /** Typed on stdin (on the terminal with `tty`), as a user answers a question. */
     input?: string;
+    /** Run the real entry point in a child process even when nothing else asks for one. */
+    process?: boolean;
   } = {},
 ): Promise<CliRun> {
   const { DATABASE_URL: _url, NO_COLOR: _noColor, ...base } = process.env;
+  if (!child && !tty && cwd === undefined && drivers)
+    return inProcess(args, { ...base, ...env }, input);
   const command = [process.execPath, entryPoint(drivers), ...args];
   const [file, argv] = tty
     ? [
@@ -107,4 +122,33 @@ export function cli(
     );
     if (input !== undefined) child.stdin?.write(input);
   });
+}
+
+/** Piped stdin as a child process gets it: not a terminal, `input` then its end. */
+async function* piped(input: string | undefined): AsyncGenerator<string> {
+  if (input !== undefined) yield input;
+}
+
+/**
+ * `run(args)` here, as src/bin.ts runs it: output collected from streams that are not terminals
+ * (as a child's pipes), a rejection printed and exit code 1.
+ */
+async function inProcess(
+  args: readonly string[],
+  env: Record<string, string | undefined>,
+  input: string | undefined,
+): Promise<CliRun> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io = {
+    stdout: { write: (text: string) => out.push(text) },
+    stderr: { write: (text: string) => err.push(text) },
+    env,
+    stdin: piped(input),
+  };
+  const code = await run(args, io).catch((error: unknown) => {
+    err.push(`webhook-idempotency: ${escapeControls(String(error))}\n`);
+    return 1;
+  });
+  return { code, stdout: out.join(''), stderr: err.join('') };
 }

@@ -39,7 +39,7 @@ const worker = () =>
         return { booked: d.externalId };
       },
     },
-    maxAttempts: 1,
+    maxFailures: 1,
   });
 
 /** Resolves once a backend other than `except` waits for a lock. */

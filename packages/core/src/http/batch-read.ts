@@ -3,7 +3,7 @@
  * keyed by its id at the provider, the repeats of an id within the batch collapsed onto its first
  * item, and the request's own key and fingerprint, digests of its items.
  */
-import { ErrorCode, FingerprintMismatch, IdempotencyError } from '../errors';
+import { ErrorCode, FingerprintMismatch, IdempotencyError, InvalidRequestKey } from '../errors';
 import { RequestKey } from '../request-key';
 import type { BatchItem, PresetItem } from './batch-types';
 import { canonicalJson, sha256Hex } from './fingerprint';
@@ -18,6 +18,11 @@ export interface BatchEntry extends BatchItem {
    * another payload, which no redelivery of the batch changes.
    */
   readonly refusal?: IdempotencyError;
+  /**
+   * The item carries no valid id: refused (`refusal`), its `key` only a name for the answer
+   * (`item:<index>`), never looked up or written.
+   */
+  readonly unkeyed?: true;
 }
 
 /** A batched request read: the request's own key and fingerprint, and its items. */
@@ -31,13 +36,14 @@ export interface ReadBatch {
 const BATCH_PREFIX = 'batch:';
 
 /**
- * Reads what a preset's `items` returned: every item must carry a valid id (else the whole request
- * is refused: no receipt at all). The request's own key is a digest of its distinct item ids, in
- * sorted order, so the same set of events re-sent in another order or another request is the same
- * batch; its fingerprint, a digest of each item's id and fingerprint. An id the batch repeats is
- * run once: see {@link collapse}.
- * @throws {IdempotencyError} `ERR_IDEMPOTENCY_KEY_MISSING` for a batch with no items or an item without an id.
- * @throws {InvalidRequestKey} for an id the receipts cannot hold.
+ * Reads what a preset's `items` returned: each item keyed by its id. An item without a valid id is
+ * refused alone (`refusal`, answered at the end of the batch), as no redelivery gives it one; the
+ * others run. The request's own key is a digest of its distinct item ids, in sorted order, so the
+ * same set of events re-sent in another order or another request is the same batch; its
+ * fingerprint, a digest of each item's id and fingerprint (items refused for their id count in
+ * neither). An id the batch repeats is run once: see {@link collapse}.
+ * @throws {IdempotencyError} `ERR_IDEMPOTENCY_KEY_MISSING` for a batch with no items, or none
+ * with a valid id (the whole request refused: no receipt at all).
  */
 export function readBatch(
   provider: string,
@@ -51,25 +57,52 @@ export function readBatch(
       `The request carries no items (provider "${provider}"), so it cannot be deduplicated`,
     );
   const entries = collapse(
-    items.map((item, index): BatchEntry => {
-      const id = item?.key;
-      if (id === undefined || id === null || id === '')
-        throw new IdempotencyError(
-          ErrorCode.KEY_MISSING,
-          `Item ${index} of the request carries no ${keyDescription} (provider "${provider}"), so the batch cannot be deduplicated`,
-        );
-      const fingerprint = fingerprinting
-        ? (item.fingerprint ?? sha256Hex(canonicalJson(item.value)))
-        : null;
-      return { key: new RequestKey(provider, id), value: item.value, fingerprint };
-    }),
+    items.map((item, index) => entryOf(provider, item, index, keyDescription, fingerprinting)),
   );
+  const keyed = entries.filter((entry) => !entry.unkeyed);
+  if (keyed.length === 0) throw entries[0]!.refusal!;
   // JSON-encoded lists: no id (a custom preset's may hold any character) can pass for two.
-  const ids = [...new Set(entries.map((entry) => entry.key.externalId))].sort();
+  const ids = [...new Set(keyed.map((entry) => entry.key.externalId))].sort();
   const key = new RequestKey(provider, `${BATCH_PREFIX}${sha256Hex(JSON.stringify(ids))}`);
   if (!fingerprinting) return { key, fingerprint: null, entries };
-  const lines = entries.map((entry) => JSON.stringify([entry.key.externalId, entry.fingerprint]));
+  const lines = keyed.map((entry) => JSON.stringify([entry.key.externalId, entry.fingerprint]));
   return { key, fingerprint: sha256Hex(JSON.stringify([...new Set(lines)].sort())), entries };
+}
+
+/** Item `index` as the batch runs it, or refused alone when it carries no valid id. */
+function entryOf(
+  provider: string,
+  item: PresetItem,
+  index: number,
+  keyDescription: string,
+  fingerprinting: boolean,
+): BatchEntry {
+  const value = item?.value;
+  const fingerprint = fingerprinting
+    ? (item?.fingerprint ?? sha256Hex(canonicalJson(value)))
+    : null;
+  const id = item?.key;
+  let refusal: IdempotencyError;
+  if (id === undefined || id === null || id === '')
+    refusal = new IdempotencyError(
+      ErrorCode.KEY_MISSING,
+      `Item ${index} of the request carries no ${keyDescription} (provider "${provider}"), so it cannot be deduplicated`,
+    );
+  else {
+    try {
+      return { key: new RequestKey(provider, id), value, fingerprint };
+    } catch (error) {
+      if (!(error instanceof InvalidRequestKey)) throw error;
+      refusal = error;
+    }
+  }
+  return {
+    key: new RequestKey(provider, `item:${index}`),
+    value,
+    fingerprint,
+    refusal,
+    unkeyed: true,
+  };
 }
 
 /**
@@ -80,6 +113,7 @@ export function readBatch(
 function collapse(entries: readonly BatchEntry[]): BatchEntry[] {
   const first = new Map<string, number>();
   return entries.map((entry, index) => {
+    if (entry.unkeyed) return entry;
     const earlier = first.get(entry.key.externalId);
     if (earlier === undefined) {
       first.set(entry.key.externalId, index);

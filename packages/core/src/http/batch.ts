@@ -25,7 +25,7 @@ import type { HttpRequest } from './types';
  * The guard's refusals a redelivery may cure, all answered with `Retry-After`: another worker
  * holds the item, the item's run lost its claim or outlived its deadline, the store failed. An
  * item refused for one of these stops the batch at once; for any other reason (its id first
- * received with another payload), the batch goes on and is answered with the refusal at the end.
+ * received with another payload, no valid id), the batch goes on and is answered with the refusal at the end.
  */
 const RETRY_CURES: ReadonlySet<string> = new Set([
   ErrorCode.IN_PROGRESS,
@@ -37,6 +37,13 @@ const RETRY_CURES: ReadonlySet<string> = new Set([
 /** How many refused items the batch's answer and its receipt name; the rest are counted. */
 const NAMED_ITEMS = 5;
 
+/** How the batch's answer says why its first refused item was refused, by the refusal's code. */
+const WHY: Readonly<Record<string, string>> = {
+  [ErrorCode.FINGERPRINT_MISMATCH]: 'first received with another payload',
+  [ErrorCode.KEY_MISSING]: 'sent without an id',
+  [ErrorCode.KEY_INVALID]: 'sent with an id the receipts cannot hold',
+};
+
 /** An item refused for good, as the batch's answer names it. */
 interface Refusal {
   readonly key: RequestKey;
@@ -45,7 +52,7 @@ interface Refusal {
 
 /**
  * The batch's answer when items were refused for good: the first refusal's code (its status:
- * 422 for another payload under an id), naming every refused item, so the batch's `failed`
+ * 422 for another payload under an id, 400 for an item without a valid id), naming every refused item, so the batch's `failed`
  * receipt shows the operator which items a redelivery will never book.
  */
 function refusedItems(refusals: readonly Refusal[]): IdempotencyError {
@@ -55,10 +62,8 @@ function refusedItems(refusals: readonly Refusal[]): IdempotencyError {
   const more = keys.length > NAMED_ITEMS ? ` and ${keys.length - NAMED_ITEMS} more` : '';
   const named = `${keys.slice(0, NAMED_ITEMS).join(', ')}${more}`;
   const one = keys.length === 1;
-  const why =
-    first.error.code === ErrorCode.FINGERPRINT_MISMATCH
-      ? 'first received with another payload'
-      : `refused (${first.error.code})`;
+  const codes = [...new Set(refusals.map(({ error }) => error.code))];
+  const why = (codes.length === 1 && WHY[first.error.code]) || `refused (${codes.join(', ')})`;
   return new IdempotencyError(
     first.error.code,
     `The batch's ${one ? 'item' : 'items'} ${named} ${one ? 'was' : 'were'} ${why}: not run, and a redelivery is refused the same way`,

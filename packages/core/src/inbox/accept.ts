@@ -123,13 +123,14 @@ class InboxEndpoint<Native> {
     if (!('key' in keyed)) return keyed;
     const { key } = keyed;
     // Over budget: a delivery already stored is a duplicate as always; a new one is refused unstored.
-    const held = await this.gate?.hold(key);
-    if (held?.outcome === 'duplicate')
+    const refused = await this.gate?.check(key);
+    if (refused?.outcome === 'duplicate')
       this.emit({ type: 'duplicate', provider: key.provider, externalId: key.externalId });
-    if (held)
-      return this.answered(key, started, held.outcome, {
+    if (refused)
+      return this.answered(key, started, refused.outcome, {
         action: 'respond',
-        response: held.outcome === 'duplicate' ? this.config.answers.duplicate : held.response,
+        response:
+          refused.outcome === 'duplicate' ? this.config.answers.duplicate : refused.response,
         stored: false,
       });
     return this.store(keyed, request, started);

@@ -62,7 +62,41 @@ export interface BacklogRow {
   readonly finishedAt: number | null;
 }
 
-type Tally = { -readonly [K in keyof ProviderBacklog]: ProviderBacklog[K] };
+/** One provider's counts while a backlog is read, every field writable. */
+export type BacklogTally = { -readonly [K in keyof ProviderBacklog]: ProviderBacklog[K] };
+
+/**
+ * The per-provider counts of a backlog being read: `of(provider)` gives a provider's (all zero the
+ * first time), `sorted()` every provider's, by name. Shared by every inbox store's `backlog`.
+ */
+export function backlogTallies(): {
+  of(provider: string): BacklogTally;
+  sorted(): BacklogTally[];
+} {
+  const tallies = new Map<string, BacklogTally>();
+  return {
+    of(provider) {
+      let found = tallies.get(provider);
+      if (!found) {
+        found = {
+          provider,
+          unfinished: 0,
+          stuck: 0,
+          oldestAgeMs: null,
+          finished: 0,
+          died: 0,
+          late: 0,
+        };
+        tallies.set(provider, found);
+      }
+      return found;
+    },
+    sorted: () =>
+      [...tallies.values()].sort((a, b) =>
+        a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0,
+      ),
+  };
+}
 
 /**
  * The backlog of `rows` (in id order) at `now`, as `SqlInbox` reads it from its table: the oldest
@@ -73,23 +107,7 @@ export function backlogOf(
   now: number,
   input: ResolvedBacklogInput,
 ): InboxBacklog {
-  const tallies = new Map<string, Tally>();
-  const tally = (provider: string): Tally => {
-    let found = tallies.get(provider);
-    if (!found) {
-      found = {
-        provider,
-        unfinished: 0,
-        stuck: 0,
-        oldestAgeMs: null,
-        finished: 0,
-        died: 0,
-        late: 0,
-      };
-      tallies.set(provider, found);
-    }
-    return found;
-  };
+  const tallies = backlogTallies();
   const unfinished: BacklogRow[] = [];
   const finished: BacklogRow[] = [];
   const since = input.finishedWithinMs === undefined ? null : now - input.finishedWithinMs;
@@ -98,7 +116,7 @@ export function backlogOf(
     else if (since !== null && row.finishedAt >= since) finished.push(row);
   }
   for (const row of unfinished.slice(0, input.limit)) {
-    const t = tally(row.provider);
+    const t = tallies.of(row.provider);
     const age = now - row.receivedAt;
     t.unfinished++;
     if (age >= input.thresholdOf(row.provider)) t.stuck++;
@@ -106,16 +124,13 @@ export function backlogOf(
   }
   finished.sort((a, b) => (b.finishedAt ?? 0) - (a.finishedAt ?? 0) || b.id - a.id);
   for (const row of finished.slice(0, input.limit)) {
-    const t = tally(row.provider);
+    const t = tallies.of(row.provider);
     t.finished++;
     if (row.status === 'dead') t.died++;
     if ((row.finishedAt ?? 0) - row.receivedAt > input.thresholdOf(row.provider)) t.late++;
   }
-  const providers = [...tallies.values()].sort((a, b) =>
-    a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0,
-  );
   return {
-    providers,
+    providers: tallies.sorted(),
     complete: unfinished.length < input.limit && finished.length < input.limit,
   };
 }

@@ -39,7 +39,7 @@ export interface BudgetChange {
 }
 
 /** The last figures of a refused provider and when they were read: what its drain rate is measured from. */
-interface Held extends Refused {
+interface Standing extends Refused {
   readonly at: number;
 }
 
@@ -51,25 +51,25 @@ interface Held extends Refused {
  * refused providers are kept.
  */
 export class BacklogBudget {
-  private readonly held = new Map<string, Held>();
+  private readonly standing = new Map<string, Standing>();
 
   constructor(private readonly limits: BudgetLimits) {}
 
   /** The refusal standing for `provider`, or `undefined` when its deliveries are stored. */
   refused(provider: string): Refused | undefined {
-    return this.held.get(provider);
+    return this.standing.get(provider);
   }
 
   /** Every provider refused now. */
   all(): Iterable<Refused> {
-    return this.held.values();
+    return this.standing.values();
   }
 
   /** Applies the figures of a read that started at `at` (ms, any monotonic clock): the changes it makes, by provider name. */
   apply(backlog: InboxBacklog, at: number): BudgetChange[] {
     const figures = new Map<string, ProviderBacklog>();
     for (const entry of backlog.providers) figures.set(entry.provider, entry);
-    const names = [...new Set([...figures.keys(), ...this.held.keys()])].sort();
+    const names = [...new Set([...figures.keys(), ...this.standing.keys()])].sort();
     const changes: BudgetChange[] = [];
     for (const provider of names) {
       const change = this.applyOne(provider, figures.get(provider), backlog.complete, at);
@@ -86,20 +86,20 @@ export class BacklogBudget {
   ): BudgetChange | undefined {
     const unfinished = figures?.unfinished ?? 0;
     const oldestAgeMs = figures?.oldestAgeMs ?? null;
-    const before = this.held.get(provider);
+    const before = this.standing.get(provider);
     if (!before) {
       if (!this.over(unfinished, oldestAgeMs)) return undefined;
       // No drain rate yet: the shortest wait, so the next figures come from the provider's retry.
       const retryAfterSeconds = this.limits.retryAfterSeconds.min;
-      this.held.set(provider, { provider, unfinished, oldestAgeMs, retryAfterSeconds, at });
+      this.standing.set(provider, { provider, unfinished, oldestAgeMs, retryAfterSeconds, at });
       return { state: 'started', provider, unfinished, oldestAgeMs, retryAfterSeconds };
     }
     if (complete && this.under(unfinished, oldestAgeMs)) {
-      this.held.delete(provider);
+      this.standing.delete(provider);
       return { state: 'ended', provider, unfinished, oldestAgeMs, retryAfterSeconds: null };
     }
     const retryAfterSeconds = this.retryAfter(unfinished, drainRate(before, unfinished, at));
-    this.held.set(provider, { provider, unfinished, oldestAgeMs, retryAfterSeconds, at });
+    this.standing.set(provider, { provider, unfinished, oldestAgeMs, retryAfterSeconds, at });
     return undefined;
   }
 
@@ -142,7 +142,7 @@ export class BacklogBudget {
 }
 
 /** Deliveries finished per second between the last figures and these; `undefined` when no time passed. */
-function drainRate(before: Held, unfinished: number, at: number): number | undefined {
+function drainRate(before: Standing, unfinished: number, at: number): number | undefined {
   const seconds = (at - before.at) / 1000;
   if (!(seconds > 0)) return undefined;
   return (before.unfinished - unfinished) / seconds;

@@ -150,7 +150,7 @@ export function resolveBackpressure(
 }
 
 /** What the gate decided for a delivery while its provider is refused. */
-export type Held =
+export type GateAnswer =
   /** Already stored: answer it as a duplicate, as always. */
   | { readonly outcome: 'duplicate' }
   /** Not stored: send this refusal, store nothing. */
@@ -167,7 +167,7 @@ function refusalOf(standing: Refused, status: 429 | 503): HttpResponseRecord {
 
 /**
  * Refuses a provider's new deliveries while its backlog is over budget. Owns the figures of the
- * last backlog read and the refusal answers built from them; {@link BackpressureGate.hold} is all
+ * last backlog read and the refusal answers built from them; {@link BackpressureGate.check} is all
  * the endpoint calls.
  */
 export class BackpressureGate {
@@ -195,7 +195,7 @@ export class BackpressureGate {
    * delivery's key tells a duplicate (answered as always) from a new delivery (refused). Never
    * rejects: a failed read is a `store-error` event, and a failed key read refuses.
    */
-  async hold(key: RequestKey): Promise<Held | undefined> {
+  async check(key: RequestKey): Promise<GateAnswer | undefined> {
     const stale = this.now() - this.startedAt >= this.options.refreshMs;
     const first = !this.providers.has(key.provider);
     if (first) this.providers.add(key.provider);

@@ -171,8 +171,7 @@ async function consume<Tx>(
     // can have settled (or after a back-off), rather than spend the queue's retries waiting.
     // The relay hands it over again under a new lease.
     const { delayMs, reason } = result;
-    if (!(await settle(scope, job, () => inbox.retry(job, { delayMs, error: null }))))
-      return 'skipped';
+    if (!(await settle(scope, job, () => inbox.giveBack(job, { delayMs })))) return 'skipped';
     emit({ type: 'released', delivery: ref, reason });
     return 'released';
   }

@@ -41,15 +41,27 @@ export interface InboxLeaseStore {
   /** Marks the leased delivery `done`. `false` when the lease was lost (nothing changed). */
   complete(lease: DeliveryLease): Promise<boolean>;
   /**
-   * Gives the leased delivery back as `pending`, due after `delayMs`. With an `error` it is a
-   * failed attempt: the error is recorded and `failures` grows by one; with `null` it is given
-   * back without a failure counted (the last error and `failures` stay). `false` when the lease
-   * was lost.
+   * A failure: the leased delivery goes back to `pending`, due after `delayMs`, its `error`
+   * recorded and `failures` grown by one. `false` when the lease was lost.
+   *
+   * An `error` of `null` gives it back without a failure counted, as {@link giveBack} does (the
+   * form before `giveBack` existed; a store maps it to `giveBack`).
    */
   retry(
     lease: DeliveryLease,
-    input: { readonly delayMs: number; readonly error: string | null },
+    input: {
+      readonly delayMs: number;
+      /** `null` is deprecated: use {@link InboxLeaseStore.giveBack}. */
+      readonly error: string | null;
+    },
   ): Promise<boolean>;
+  /**
+   * Gives the leased delivery back without a failure counted: `pending` again, due after
+   * `delayMs`, its last error and `failures` as they were (a stop, another run holding its
+   * receipt, a receipts-store failure, a claim that leased more than there were lanes for).
+   * `false` when the lease was lost.
+   */
+  giveBack(lease: DeliveryLease, input: { readonly delayMs: number }): Promise<boolean>;
   /**
    * Keeps the leased deliveries leased for `leaseMs` from now (a worker renewing what it runs, a
    * queue bridge that took them over): resolves with how many leases were still held and are
@@ -213,9 +225,15 @@ export interface InboxOperatorStore extends InboxReader {
   /**
    * Deletes `done` and `dead` deliveries (body included) that finished at least `olderThanMs`
    * ago (`0`: all of them), as receipts are purged; never a `pending` or `processing` one. At
-   * most `batchSize` rows (a chunk) per statement. Returns how many were deleted.
+   * most `chunkSize` rows (a chunk) per statement. Returns how many were deleted.
    */
-  purge(input: { readonly olderThanMs: number; readonly batchSize?: number }): Promise<number>;
+  purge(input: {
+    readonly olderThanMs: number;
+    /** Rows one statement deletes at most. Defaults to 1000. */
+    readonly chunkSize?: number;
+    /** @deprecated Use `chunkSize`. */
+    readonly batchSize?: number;
+  }): Promise<number>;
 }
 
 /**

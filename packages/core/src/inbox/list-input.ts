@@ -1,6 +1,6 @@
 /** @module The inputs of `InboxStore.list` and `InboxStore.purge`, checked once for every store, with their defaults. */
-import { DEFAULT_PURGE_BATCH_SIZE } from '../constants';
 import { ConfigError } from '../errors';
+import { purgeChunkSize } from '../renamed-option';
 import { numberOption } from './run';
 import { type DeliveryListInput, DeliveryStatus } from './types';
 import type { InboxStore } from './inbox-store';
@@ -58,18 +58,19 @@ export function resolveListInput(input: DeliveryListInput): {
 }
 
 /**
- * An `InboxStore.purge` input, checked, with its default `batchSize` (1000). What `SqlInbox` and
- * `InMemoryInbox` both take; for other inbox stores' authors.
- * @throws {ConfigError} for an `olderThanMs` that is not a number >= 0, or a `batchSize` that is
- * not a whole number >= 1.
+ * An `InboxStore.purge` input, checked, with its `chunkSize` (or its deprecated name `batchSize`;
+ * default 1000). What `SqlInbox` and `InMemoryInbox` both take; for other inbox stores' authors.
+ * @throws {ConfigError} for an `olderThanMs` that is not a number >= 0, a `chunkSize` that is not
+ * a whole number >= 1, or `chunkSize` and `batchSize` given with different values.
  */
 export function resolvePurgeInput(input: Parameters<InboxStore['purge']>[0]): {
   olderThanMs: number;
-  batchSize: number;
+  chunkSize: number;
 } {
-  const { olderThanMs, batchSize = DEFAULT_PURGE_BATCH_SIZE } = input;
+  const { olderThanMs } = input;
+  const chunkSize = purgeChunkSize(input);
   numberOption('olderThanMs', olderThanMs, 0);
-  numberOption('batchSize', batchSize, 0, true);
-  if (batchSize < 1) throw new ConfigError('batchSize', 'must be at least 1');
-  return { olderThanMs, batchSize };
+  numberOption('chunkSize', chunkSize, 0, true);
+  if (chunkSize < 1) throw new ConfigError('chunkSize', 'must be at least 1');
+  return { olderThanMs, chunkSize };
 }

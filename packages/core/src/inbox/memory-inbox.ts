@@ -196,15 +196,28 @@ export class InMemoryInbox implements InboxStore {
     lease: DeliveryLease,
     { delayMs, error }: { readonly delayMs: number; readonly error: string | null },
   ): Promise<boolean> {
-    const row = this.held(lease);
+    if (error === null) return this.giveBack(lease, { delayMs });
+    const row = this.pendingAgain(lease, delayMs);
     if (!row) return false;
+    row.lastError = storableText(error);
+    row.failures += 1;
+    return true;
+  }
+
+  async giveBack(
+    lease: DeliveryLease,
+    { delayMs }: { readonly delayMs: number },
+  ): Promise<boolean> {
+    return this.pendingAgain(lease, delayMs) !== undefined;
+  }
+
+  /** The leased row back to `pending`, due after `delayMs`; `undefined` when the lease was lost. */
+  private pendingAgain(lease: DeliveryLease, delayMs: number): Row | undefined {
+    const row = this.held(lease);
+    if (!row) return undefined;
     row.status = DeliveryStatus.PENDING;
     row.availableAt = this.now() + Math.max(0, Math.round(delayMs));
-    if (error !== null) {
-      row.lastError = storableText(error);
-      row.failures += 1;
-    }
-    return true;
+    return row;
   }
 
   async extend(
@@ -307,13 +320,10 @@ export class InMemoryInbox implements InboxStore {
 
   /**
    * Deletes `done` and `dead` deliveries finished at least `olderThanMs` ago; never a pending or
-   * processing one. `batchSize` is checked as `SqlInbox` checks it (memory needs no batches).
+   * processing one. `chunkSize` is checked as `SqlInbox` checks it (memory needs no chunks).
    */
-  async purge(input: {
-    readonly olderThanMs: number;
-    readonly batchSize?: number;
-  }): Promise<number> {
-    // batchSize is checked as SqlInbox checks it; memory deletes in one pass.
+  async purge(input: Parameters<InboxStore['purge']>[0]): Promise<number> {
+    // chunkSize is checked as SqlInbox checks it; memory deletes in one pass.
     const { olderThanMs } = resolvePurgeInput(input);
     const cutoff = this.now() - olderThanMs;
     let deleted = 0;

@@ -120,3 +120,26 @@ export class PollLoop {
     });
   }
 }
+
+/** What a polling part's machine offers its handle: its state, and the three calls of the handle. */
+export interface LoopMachine<Ran> {
+  readonly state: LoopState;
+  start(): void;
+  stop(options?: { timeoutMs?: number }): Promise<void>;
+  runOnce(): Promise<Ran>;
+}
+
+/**
+ * The handle of a polling part (`createInboxWorker`, `createInboxRelay`): `running` and plain
+ * functions, which keep working when passed on unbound (`.then(worker.stop)`).
+ */
+export function loopHandle<Ran>(machine: LoopMachine<Ran>) {
+  return {
+    get running() {
+      return machine.state === LoopState.RUNNING;
+    },
+    start: () => machine.start(),
+    stop: (stopOptions?: { timeoutMs?: number }) => machine.stop(stopOptions),
+    runOnce: () => machine.runOnce(),
+  };
+}

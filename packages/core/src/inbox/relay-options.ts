@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { SECOND } from '../constants';
 import { ConfigError } from '../errors';
+import { renamedOption } from '../renamed-option';
 import type { Store } from '../types';
 import { emitter, MAX_CLAIM_LIMIT, numberOption } from './run';
 import type { InboxRelayStore } from './inbox-store';
@@ -45,7 +46,7 @@ export interface InboxRelayOptions {
   /** The providers whose deliveries this relay hands over. Required, at least one. */
   providers: readonly string[];
   /**
-   * Hands a batch to the queue and resolves once the queue holds it durably: with the deliveries
+   * Hands deliveries to the queue (at most `sendSize`) and resolves once the queue holds them durably: with the deliveries
    * it accepted when it may have refused some (a queue policy that keeps one job per key), or
    * nothing when it took them all. Refused ones go back to the inbox, due at the next poll. Job
    * ids from {@link jobIdOf} name one handoff. The bridges implement it.
@@ -71,7 +72,9 @@ export interface InboxRelayOptions {
    * `replayed: true`). Without it, such a delivery is buried.
    */
   store?: Pick<Store<unknown>, 'find'>;
-  /** Deliveries claimed and sent at once, at most 1000. Defaults to 100. */
+  /** Deliveries one round claims and hands to one `send`, at most 1000. Defaults to 100. */
+  sendSize?: number;
+  /** @deprecated Use `sendSize`. */
   batchSize?: number;
   /** Milliseconds between claims while nothing is due (and after a failed send). Defaults to 1000. */
   pollIntervalMs?: number;
@@ -109,7 +112,7 @@ export interface InboxRelay {
 
 /** The relay's defaults. */
 export const RELAY_DEFAULTS = {
-  batchSize: 100,
+  sendSize: 100,
   pollIntervalMs: 1000,
   handoffTimeoutSeconds: 3600,
   maxHandoffs: 3,
@@ -137,7 +140,8 @@ export function relaySettingsOf(options: InboxRelayOptions) {
   )
     throw new ConfigError('providers', 'must be a non-empty array of provider names');
   const emit = emitter(options.onEvent);
-  const { batchSize, pollIntervalMs, handoffTimeoutSeconds, maxHandoffs } = RELAY_DEFAULTS;
+  const { sendSize, pollIntervalMs, handoffTimeoutSeconds, maxHandoffs } = RELAY_DEFAULTS;
+  const size = renamedOption(options, 'sendSize', 'batchSize') ?? sendSize;
   return {
     inbox,
     send,
@@ -145,7 +149,7 @@ export function relaySettingsOf(options: InboxRelayOptions) {
     store,
     providers: [...providers],
     emit,
-    batchSize: numberOption('batchSize', options.batchSize ?? batchSize, 1, true, MAX_CLAIM_LIMIT),
+    sendSize: numberOption('sendSize', size, 1, true, MAX_CLAIM_LIMIT),
     pollIntervalMs: numberOption('pollIntervalMs', options.pollIntervalMs ?? pollIntervalMs, 1),
     handoffMs:
       numberOption(

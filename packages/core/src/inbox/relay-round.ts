@@ -16,7 +16,7 @@ import {
 import { refOf } from './run';
 import type { DeliveryLease, DeliveryRef, LeasedRef } from './types';
 
-/** How long a claimed delivery stays leased while the batch is sent; past it another relay sends it again. */
+/** How long a claimed delivery stays leased while its round is sent; past it another relay sends it again. */
 const SEND_LEASE_MS = 30 * SECOND;
 /** The longest back-off after failed sends in a row. */
 const MAX_BACKOFF_MS = 60_000;
@@ -33,8 +33,8 @@ export class RelayRound {
 
   /** How long to wait after a round that handed over `sent` (-1: it failed) before the next one. */
   napAfter(sent: number): number {
-    const { batchSize, pollIntervalMs } = this.settings;
-    if (sent === batchSize) return 0;
+    const { sendSize, pollIntervalMs } = this.settings;
+    if (sent === sendSize) return 0;
     const backoff =
       sent < 0 ? Math.min(MAX_BACKOFF_MS, pollIntervalMs * 2 ** this.sendFailures) : 0;
     return Math.max(pollIntervalMs, backoff);
@@ -42,7 +42,7 @@ export class RelayRound {
 
   /** One claim and send; resolves with how many were handed over, -1 when it failed (reported, never thrown). */
   async handOver(): Promise<number> {
-    const { inbox, inspect, emit, providers, batchSize } = this.settings;
+    const { inbox, inspect, emit, providers, sendSize } = this.settings;
     // With `inspect`, the claim takes over only the expired leases the queue disowned (and only
     // while they are still expired and held under those leases): a lease that runs out after the
     // question waits for the next round's.
@@ -52,7 +52,7 @@ export class RelayRound {
     try {
       claimed = await inbox.claimRefs({
         providers,
-        limit: batchSize,
+        limit: sendSize,
         leaseMs: SEND_LEASE_MS,
         takeOver,
       });
@@ -100,9 +100,7 @@ export class RelayRound {
   private giveBack(refused: readonly QueuedDelivery[]): Promise<unknown> {
     const { inbox, pollIntervalMs } = this.settings;
     return Promise.all(
-      refused.map((d) =>
-        inbox.retry(d, { delayMs: pollIntervalMs, error: null }).catch(() => false),
-      ),
+      refused.map((d) => inbox.giveBack(d, { delayMs: pollIntervalMs }).catch(() => false)),
     );
   }
 
@@ -110,17 +108,17 @@ export class RelayRound {
    * Handoffs whose timeout passed while the queue still holds their job (queued behind a backlog,
    * or running) keep their lease for another handoff timeout: not a lapse, and not taken over.
    * Resolves with the leases of the others (the queue lost or finished their jobs), the oldest
-   * `batchSize` of them: the leases this round's claim may take over. `undefined` when the inbox or
+   * `sendSize` of them: the leases this round's claim may take over. `undefined` when the inbox or
    * the queue could not say: nothing is taken over this round.
    */
   private async extendBacklog(
     check: NonNullable<RelaySettings['inspect']>,
   ): Promise<DeliveryLease[] | undefined> {
-    const { inbox, providers, batchSize, handoffMs, emit } = this.settings;
+    const { inbox, providers, sendSize, handoffMs, emit } = this.settings;
     const disowned: DeliveryLease[] = [];
     for (let afterId = 0; ; ) {
       try {
-        const lapsed = await inbox.lapsed({ providers, limit: batchSize, afterId });
+        const lapsed = await inbox.lapsed({ providers, limit: sendSize, afterId });
         if (lapsed.length === 0) return disowned;
         const states = await check(lapsed.map(toQueued));
         if (!Array.isArray(states) || states.length !== lapsed.length)
@@ -128,9 +126,9 @@ export class RelayRound {
         const held = lapsed.filter((_, i) => stillRunning(states[i]));
         if (held.length > 0) await inbox.extend(held, { leaseMs: handoffMs });
         for (const [i, d] of lapsed.entries())
-          if (!stillRunning(states[i]) && disowned.length < batchSize)
+          if (!stillRunning(states[i]) && disowned.length < sendSize)
             disowned.push({ id: d.id, attempts: d.attempts });
-        if (lapsed.length < batchSize) return disowned;
+        if (lapsed.length < sendSize) return disowned;
         afterId = lapsed[lapsed.length - 1]!.id;
       } catch (error) {
         // Backs off as a failed send does: a queue that cannot answer would refuse the send too.

@@ -11,7 +11,7 @@
  * every other relay; its leases are extended once the queue holds the jobs, and while the queue
  * reports a lapsed handoff's job still there.
  */
-import { LoopState, PollLoop } from './poll-loop';
+import { type LoopState, loopHandle, PollLoop } from './poll-loop';
 import {
   type InboxRelay,
   type InboxRelayOptions,
@@ -43,15 +43,7 @@ export {
  */
 export function createInboxRelay(options: InboxRelayOptions): InboxRelay {
   const machine = new InboxRelayMachine(relaySettingsOf(options));
-  // Plain functions: the methods keep working when passed on unbound (`.then(relay.stop)`).
-  return {
-    get running() {
-      return machine.state === LoopState.RUNNING;
-    },
-    start: () => machine.start(),
-    stop: (stopOptions) => machine.stop(stopOptions),
-    runOnce: () => machine.runOnce(),
-  };
+  return loopHandle(machine);
 }
 
 /** The relay behind {@link createInboxRelay}; see the module's header. */

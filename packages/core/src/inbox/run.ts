@@ -84,7 +84,7 @@ export function emitter(
 }
 
 /**
- * The most deliveries one claim may lease (a worker's `concurrency`, a relay's `batchSize`): a
+ * The most deliveries one claim may lease (a worker's `concurrency`, a relay's `sendSize`): a
  * claim and a lease renewal bind one or two values per delivery, and past a few thousand they
  * would meet the databases' placeholder limits (SQLite 32,766, PostgreSQL and MariaDB 65,535).
  */

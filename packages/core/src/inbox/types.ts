@@ -6,13 +6,13 @@ import type { EndpointEvent } from './figures';
 
 /** Where a stored delivery is in its lifecycle. */
 export const DeliveryStatus = {
-  /** Stored and waiting (a first delivery, or a failed attempt waiting for its backoff to pass). */
+  /** Stored and waiting (a first delivery, or one that failed, waiting for its backoff to pass). */
   PENDING: 'pending',
   /** Leased by a worker until its visibility timeout; another worker takes it over after that. */
   PROCESSING: 'processing',
   /** The handler ran and committed (or the receipt shows it already had): final. */
   DONE: 'done',
-  /** Failed `maxAttempts` times: kept for inspection, never claimed again. */
+  /** Failed the worker's `maxFailures` times: kept for inspection, never claimed again. */
   DEAD: 'dead',
 } as const;
 /** One of {@link DeliveryStatus}. */
@@ -42,9 +42,10 @@ export interface Delivery extends NewDelivery {
    */
   readonly attempts: number;
   /**
-   * Failed attempts before this one (since it was stored or last redelivered): what backoff and the
+   * Failures before this lease (since it was stored or last redelivered): what backoff and the
    * dead letter count. A handler that threw counts, and so does a lease that expired (its worker
-   * died); a release (shutdown, another run holding the receipt) does not.
+   * died); a give-back (shutdown, another run holding the receipt) does not. Compared with the
+   * worker's `maxFailures`.
    */
   readonly failures: number;
   /** When the endpoint stored it (the database clock). */
@@ -76,7 +77,7 @@ export interface DeliverySummary extends Omit<StoredDelivery, 'body' | 'headers'
  * reference a queue job carries and the failures so far, never the body or the headers.
  */
 export interface LeasedRef extends DeliveryRef {
-  /** As {@link Delivery.failures}: failed attempts and lapsed leases before this lease. */
+  /** As {@link Delivery.failures}: failures and lapsed leases before this lease. */
   readonly failures: number;
 }
 

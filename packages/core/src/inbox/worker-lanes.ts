@@ -2,10 +2,10 @@
  * @module The inbox worker's lanes: what it does with a claim. Each lane runs one transaction at a
  * time, a group of first deliveries or one delivery on its own; at most `concurrency` run at once.
  *
- * - **Held.** Every claimed delivery is held from its claim until its part is over: its lease
+ * - **In hand.** Every claimed delivery is in hand from its claim until its part is over: its lease
  *   tracked by the lease keeper (renewed), and `stop()` waiting for it ({@link Lanes.inFlight}).
  * - **Waiting.** What the free lanes cannot start yet waits in one queue (groups, or single
- *   deliveries), and starts as lanes free up. What a group has not started `batchWindowMs` into its
+ *   deliveries), and starts as lanes free up. What a group has not started `groupWindowMs` into its
  *   transaction, and what its rollback leaves, goes back to the front of that queue, spread over the
  *   lanes free then, so no delivery waits behind a slow handler while lanes idle.
  * - **Halting.** Once the worker is stopping, the lanes start nothing: what waits is given back at
@@ -14,7 +14,13 @@
 import { MAX_CLAIM_LIMIT, refOf } from './run';
 import type { Delivery, InboxEvent } from './types';
 import type { LeaseKeeper } from './lease-keeper';
-import { type BatchLeft, batchesOf, type GroupRunScope, runGroup, unitsOf } from './worker-batch';
+import {
+  type GroupLeft,
+  groupsOfFirst,
+  type GroupRunScope,
+  runGroup,
+  unitsOf,
+} from './worker-group';
 import type { Settler } from './worker-settle';
 
 /** What a group needs of the worker besides the lanes (where deliveries run in groups). */
@@ -26,7 +32,7 @@ export type GroupScope<Tx> = Pick<
 /** What the lanes need of their worker. */
 export interface LanesScope<Tx> {
   readonly concurrency: number;
-  readonly batchSize: number;
+  readonly groupSize: number;
   readonly emit: (event: InboxEvent) => void;
   readonly keeper: LeaseKeeper<Delivery>;
   readonly settler: Settler<Tx>;
@@ -38,35 +44,35 @@ export interface LanesScope<Tx> {
   signal(): AbortSignal;
   /** A lane is free: the worker may claim again. */
   freed(): void;
-  /** `delivery`'s hold is over (its part is done). */
+  /** `delivery` is out of hand (its part is done). */
   ended(delivery: Delivery): void;
 }
 
 /** The worker's lanes; see the module's header. */
 export class Lanes<Tx> {
-  /** Each held delivery, with what resolves once its part is over: what `stop()` waits for. */
+  /** Each delivery in hand, with what resolves once its part is over: what `stop()` waits for. */
   readonly inFlight = new Map<Delivery, Promise<void>>();
   /** Deliveries one lane takes from a claim: a group's worth where deliveries run in groups. */
   readonly perLane: number;
-  /** Ends each held delivery's hold. */
+  /** Lets go of each delivery in hand. */
   private readonly finishers = new Map<Delivery, () => void>();
-  /** Claimed and held, waiting for a free lane: groups, or single deliveries. */
+  /** Claimed and in hand, waiting for a free lane: groups, or single deliveries. */
   private readonly waiting: Delivery[][] = [];
   /** The transactions under way. At most `concurrency`. */
   private busy = 0;
   /** What a group needs of this worker, where deliveries run in groups. */
-  private readonly batch: GroupRunScope<Tx> | undefined;
+  private readonly group: GroupRunScope<Tx> | undefined;
 
   constructor(private readonly scope: LanesScope<Tx>) {
     const { group, settler } = scope;
-    this.perLane = group === undefined ? 1 : scope.batchSize;
-    this.batch = group && {
+    this.perLane = group === undefined ? 1 : scope.groupSize;
+    this.group = group && {
       ...group,
       halting: scope.halting,
       storeAnswered: settler.storeAnswered,
       handOut: (left) => this.queueFront(left, 0),
       settleAs: this.settleAs,
-      release: settler.release,
+      giveBack: settler.giveBack,
       failed: settler.failed,
     };
   }
@@ -78,33 +84,33 @@ export class Lanes<Tx> {
   }
 
   /**
-   * Holds `claimed` and queues it for the free lanes: every delivery with a failure on its own,
-   * and those without (where the inbox can group them) in as few groups as hold them, at most
-   * `batchSize` each and one per lane left. What the free lanes cannot start now (a claim sized for
-   * groups that leased retries) is given back at once, free of charge (`surplus`): never held
+   * Takes `claimed` in hand and queues it for the free lanes: every delivery with a failure on its own,
+   * and those without (where the inbox can group them) in as few groups as take them, at most
+   * `groupSize` each and one per lane left. What the free lanes cannot start now (a claim sized for
+   * groups that leased retries) is given back at once, free of charge (`surplus`): never kept
    * where another worker could run it, nor charged with this one if it dies. Resolves when all
    * are settled.
    */
   begin(claimed: readonly Delivery[]): Promise<void> {
-    const { concurrency, batchSize, settler } = this.scope;
-    const held = claimed.map((delivery) => this.hold(delivery));
+    const { concurrency, groupSize, settler } = this.scope;
+    const inHand = claimed.map((delivery) => this.takeInHand(delivery));
     const free = Math.max(1, concurrency - this.busy);
     // No failure yet: a first lease, or one given back uncharged (a surplus, a stop): its receipt,
     // if any, is read by the group (a replay goes alone). A retry after a failure runs alone.
-    const isFirst = (d: Delivery) => this.batch !== undefined && d.failures === 0;
+    const isFirst = (d: Delivery) => this.group !== undefined && d.failures === 0;
     const single = claimed.filter((d) => !isFirst(d));
     const first = claimed.filter(isFirst);
     const alone = single.slice(0, free);
-    const grouped = first.slice(0, (free - alone.length) * batchSize);
-    // As few groups as hold them: each transaction costs its own statements and commit, and a
+    const grouped = first.slice(0, (free - alone.length) * groupSize);
+    // As few groups as take them: each transaction costs its own statements and commit, and a
     // claim that returns after more lanes freed up must not be cut into crumbs for them (those
     // lanes claim on their own). A group that turns out slow hands out its rest.
-    const groups = Math.ceil(grouped.length / batchSize);
-    this.waiting.push(...batchesOf(grouped, groups, batchSize), ...alone.map((d) => [d]));
+    const groups = Math.ceil(grouped.length / groupSize);
+    this.waiting.push(...groupsOfFirst(grouped, groups, groupSize), ...alone.map((d) => [d]));
     for (const delivery of [...single.slice(free), ...first.slice(grouped.length)])
-      void this.settleAs(delivery, settler.release(delivery, 'surplus', 0));
+      void this.settleAs(delivery, settler.giveBack(delivery, 'surplus', 0));
     this.pump();
-    return Promise.all(held).then(() => undefined);
+    return Promise.all(inHand).then(() => undefined);
   }
 
   /** Starts waiting units while lanes are free; when halting, gives them back instead. */
@@ -115,7 +121,7 @@ export class Lanes<Tx> {
     ) {
       const unit = this.waiting.shift()!;
       if (this.scope.halting()) {
-        for (const d of unit) void this.settleAs(d, this.scope.settler.release(d, 'shutdown', 0));
+        for (const d of unit) void this.settleAs(d, this.scope.settler.giveBack(d, 'shutdown', 0));
         continue;
       }
       this.busy++;
@@ -133,7 +139,7 @@ export class Lanes<Tx> {
     }
   }
 
-  /** Ends `delivery`'s hold once `work` settles; resolves then, never rejects. */
+  /** Lets go of `delivery` once `work` settles; resolves then, never rejects. */
   private readonly settleAs = (delivery: Delivery, work: Promise<void>): Promise<void> =>
     work
       .catch((error: unknown) => {
@@ -159,27 +165,27 @@ export class Lanes<Tx> {
     const signal = this.scope.signal();
     if (this.scope.halting()) {
       // Stopping: what has not started goes back at once, free of charge.
-      await Promise.all(unit.map((d) => this.settleAs(d, settler.release(d, 'shutdown', 0))));
+      await Promise.all(unit.map((d) => this.settleAs(d, settler.giveBack(d, 'shutdown', 0))));
       return;
     }
     if (unit.length === 1) {
       await this.settleAs(unit[0]!, settler.processOne(unit[0]!, signal));
       return;
     }
-    const left = await runGroup(this.batch!, unit, signal);
+    const left = await runGroup(this.group!, unit, signal);
     // This lane counts as free: it ends right after.
     this.queueFront(left, 1);
   }
 
   /** Queues what left a group at the front, spread over the lanes free (plus `ending`, about to be). */
-  private queueFront(left: BatchLeft, ending: number): void {
+  private queueFront(left: GroupLeft, ending: number): void {
     const free = this.scope.concurrency - this.busy + ending;
-    this.waiting.unshift(...unitsOf(left, free, this.scope.batchSize));
+    this.waiting.unshift(...unitsOf(left, free, this.scope.groupSize));
     if (ending === 0) this.pump();
   }
 
-  /** Holds `delivery` (its lease renewed, `stop()` waiting for it) until its part is over. */
-  private hold(delivery: Delivery): Promise<void> {
+  /** Takes `delivery` in hand (its lease renewed, `stop()` waiting for it) until its part is over. */
+  private takeInHand(delivery: Delivery): Promise<void> {
     const { keeper } = this.scope;
     const done = new Promise<void>((resolve) => this.finishers.set(delivery, resolve)).finally(
       () => {

@@ -1,6 +1,7 @@
 /** @module The inbox worker's options, their defaults and checks, and its retry schedule. */
 import { SECOND } from '../constants';
 import { ConfigError } from '../errors';
+import { renamedOption } from '../renamed-option';
 import { handlersOf, type InboxHandlers } from './handlers';
 import type { InboxWorkerStore } from './inbox-store';
 import type { ReceiptsOptions } from './receipts-link';
@@ -22,7 +23,7 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
    */
   handlers: InboxHandlers<Tx>;
   /**
-   * Handlers running at once in this worker, each in a transaction of its own (a batch's handlers
+   * Handlers running at once in this worker, each in a transaction of its own (a group's handlers
    * run one after another in theirs), at most 1000. Defaults to 8.
    */
   concurrency?: number;
@@ -30,20 +31,24 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
    * Deliveries without a failure yet run up to this many to a transaction (a group) where the
    * inbox writes in the receipts' transactions (`new SqlInbox(db, { receipts: store })`): their
    * handlers one after another, then one write for their receipts (`Store.recordFirst`), one for
-   * their `done`, and one commit, instead of two commits per delivery. A claim's first deliveries go in as few batches as hold
-   * them; what a batch has not started leaves it `batchWindowMs` into its transaction, for the
-   * free lanes, so slow handlers never wait for each other. A handler that throws first in its
-   * transaction rolls the batch back and alone is charged; the others run again (docs/inbox.md,
-   * "Batches").
-   * A claim leases up to `concurrency × batchSize` deliveries. At most 100; 1 turns batches off.
+   * their `done`, and one commit, instead of two commits per delivery. A claim's first deliveries
+   * go in as few groups as take them; what a group has not started leaves it `groupWindowMs` into
+   * its transaction, for the free lanes, so slow handlers never wait for each other. A handler that
+   * throws first in its transaction rolls the group back and alone is charged; the others run
+   * again (docs/inbox.md, "Groups").
+   * A claim leases up to `concurrency × groupSize` deliveries. At most 100; 1 turns groups off.
    * Defaults to 8.
    */
+  groupSize?: number;
+  /** @deprecated Use `groupSize`. */
   batchSize?: number;
   /**
-   * Milliseconds into a batch's transaction after which it starts no more handlers: what it has
+   * Milliseconds into a group's transaction after which it starts no more handlers: what it has
    * not started leaves it at once (even while a handler still runs) for the lanes free then, and
    * it commits what ran (slow handlers end up one per transaction, side by side). Defaults to 20.
    */
+  groupWindowMs?: number;
+  /** @deprecated Use `groupWindowMs`. */
   batchWindowMs?: number;
   /** Milliseconds between claims while nothing is due. Defaults to 1000. */
   pollIntervalMs?: number;
@@ -56,13 +61,16 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
    */
   visibilityTimeoutSeconds?: number;
   /**
-   * Failed attempts after which a delivery becomes `dead`: a handler that threw or passed its
-   * deadline, or a lease that expired because its worker died (a delivery that kills its worker
-   * every time is buried when claimed again). Releases (a stop, another run holding the receipt, a
-   * receipts-store failure) do not count; a redelivery starts over. Defaults to 10.
+   * Failures after which a delivery becomes `dead` (compared with its `failures`): a handler that
+   * threw or passed its deadline, or a lease that expired because its worker died (a delivery that
+   * kills its worker every time is buried when claimed again). Give-backs (a stop, another run
+   * holding the receipt, a receipts-store failure) do not count; a redelivery starts over.
+   * Defaults to 10.
    */
+  maxFailures?: number;
+  /** @deprecated Use `maxFailures`. */
   maxAttempts?: number;
-  /** First retry delay in milliseconds, doubled per attempt (and per receipts-store failure in a row). Defaults to 1000. */
+  /** First retry delay in milliseconds, doubled per failure (and per receipts-store failure in a row). Defaults to 1000. */
   backoffBaseMs?: number;
   /** Longest retry delay in milliseconds. Defaults to one hour. */
   backoffMaxMs?: number;
@@ -82,7 +90,7 @@ export interface InboxWorker {
   /** Starts claiming and processing in the background. Keeps the process alive until {@link InboxWorker.stop}. */
   start(): void;
   /**
-   * Stops claiming, gives back at once what was claimed but not started (the rest of a batch
+   * Stops claiming, gives back at once what was claimed but not started (the rest of a group
    * included), waits up to `timeoutMs` (default 10 000) for the handlers in flight, then ends
    * the runs still going (a transaction is rolled back; `context.signal` aborts) and gives their
    * deliveries back (`pending`, due at once, no failure counted) so another worker takes them.
@@ -91,7 +99,7 @@ export interface InboxWorker {
    * done.
    */
   stop(options?: { timeoutMs?: number }): Promise<void>;
-  /** One claim (up to `concurrency × batchSize` deliveries where they run in batches, else `concurrency`) and their processing; resolves with how many were claimed. */
+  /** One claim (up to `concurrency × groupSize` deliveries where they run in groups, else `concurrency`) and their processing; resolves with how many were claimed. */
   runOnce(): Promise<number>;
   /** True between `start()` and `stop()`. */
   readonly running: boolean;
@@ -100,16 +108,16 @@ export interface InboxWorker {
 /** How long stop() waits, once it has ended the runs still going, for their deliveries to be given back. */
 export const STOP_GRACE_MS = 2000;
 
-/** The largest `batchSize`: a batch reads its receipts in one statement of a SELECT per key (SQLite allows 500). */
-const MAX_BATCH_SIZE = 100;
+/** The largest `groupSize`: a group reads its receipts in one statement of a SELECT per key (SQLite allows 500). */
+const MAX_GROUP_SIZE = 100;
 
 export const DEFAULTS = {
   concurrency: 8,
-  batchSize: 8,
-  batchWindowMs: 20,
+  groupSize: 8,
+  groupWindowMs: 20,
   pollIntervalMs: 1000,
   visibilityTimeoutSeconds: 60,
-  maxAttempts: 10,
+  maxFailures: 10,
   backoffBaseMs: 1000,
   backoffMaxMs: 3_600_000,
   stopTimeoutMs: 10_000,
@@ -145,14 +153,15 @@ export function settingsOf<Tx>(options: InboxWorkerOptions<Tx>) {
     true,
     MAX_CLAIM_LIMIT,
   );
-  const batchSize = number(
-    'batchSize',
-    options.batchSize ?? DEFAULTS.batchSize,
+  const groupSize = number(
+    'groupSize',
+    renamedOption(options, 'groupSize', 'batchSize') ?? DEFAULTS.groupSize,
     1,
     true,
-    MAX_BATCH_SIZE,
+    MAX_GROUP_SIZE,
   );
-  const batchWindowMs = number('batchWindowMs', options.batchWindowMs ?? DEFAULTS.batchWindowMs, 0);
+  const windowMs = renamedOption(options, 'groupWindowMs', 'batchWindowMs');
+  const groupWindowMs = number('groupWindowMs', windowMs ?? DEFAULTS.groupWindowMs, 0);
   const pollIntervalMs = number(
     'pollIntervalMs',
     options.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
@@ -163,7 +172,8 @@ export function settingsOf<Tx>(options: InboxWorkerOptions<Tx>) {
     options.visibilityTimeoutSeconds ?? DEFAULTS.visibilityTimeoutSeconds,
     0.1,
   );
-  const maxAttempts = number('maxAttempts', options.maxAttempts ?? DEFAULTS.maxAttempts, 1, true);
+  const failures = renamedOption(options, 'maxFailures', 'maxAttempts');
+  const maxFailures = number('maxFailures', failures ?? DEFAULTS.maxFailures, 1, true);
   const backoff = {
     baseMs: number('backoffBaseMs', options.backoffBaseMs ?? DEFAULTS.backoffBaseMs, 0),
     maxMs: number('backoffMaxMs', options.backoffMaxMs ?? DEFAULTS.backoffMaxMs, 0),
@@ -176,11 +186,11 @@ export function settingsOf<Tx>(options: InboxWorkerOptions<Tx>) {
     providers,
     emit,
     concurrency,
-    batchSize,
-    batchWindowMs,
+    groupSize,
+    groupWindowMs,
     pollIntervalMs,
     visibility,
-    maxAttempts,
+    maxFailures,
     backoff,
     leaseMs,
   };

@@ -10,7 +10,7 @@ import type { InboxWorkerStore } from './inbox-store';
 import type { completerOf } from './receipts-link';
 import { type InboxHandler, refOf, runDelivery } from './run';
 import type { Delivery, InboxEvent } from './types';
-import type { ReleaseReason } from './worker-batch';
+import type { GiveBackReason } from './worker-group';
 import { retryDelayMs } from './worker-options';
 
 /** What the settlement needs of its worker. */
@@ -19,7 +19,7 @@ export interface SettleScope<Tx> {
   readonly guard: IdempotencyGuard<Tx>;
   readonly handlers: Readonly<Record<string, InboxHandler<Tx>>>;
   readonly emit: (event: InboxEvent) => void;
-  readonly maxAttempts: number;
+  readonly maxFailures: number;
   readonly backoff: Parameters<typeof retryDelayMs>[1];
   /** Marks a delivery done in its receipt's transaction, where inbox and receipts share one. */
   readonly complete: ReturnType<typeof completerOf>;
@@ -29,8 +29,8 @@ export interface SettleScope<Tx> {
 
 /**
  * The worker's settlement of single deliveries: run one ({@link Settler.processOne}), charge a
- * failure ({@link Settler.failed}), give one back ({@link Settler.release}). Its methods are bound:
- * they are handed to the lanes and to the batches as they are.
+ * failure ({@link Settler.failed}), give one back ({@link Settler.giveBack}). Its methods are bound:
+ * they are handed to the lanes and to the groups as they are.
  */
 export class Settler<Tx> {
   /** Receipts-store failures in a row: each one pushes the deliveries it met further out. */
@@ -42,7 +42,7 @@ export class Settler<Tx> {
   readonly processOne = async (delivery: Delivery, signal: AbortSignal): Promise<void> => {
     const { guard, handlers, complete, emit } = this.scope;
     const ref = refOf(delivery);
-    if (delivery.failures >= this.scope.maxAttempts) return this.takenOverTooOften(delivery);
+    if (delivery.failures >= this.scope.maxFailures) return this.takenOverTooOften(delivery);
     const result = await runDelivery(guard, handlers[delivery.provider]!, delivery, {
       signal,
       complete,
@@ -63,25 +63,25 @@ export class Settler<Tx> {
       return;
     }
     // Stopped mid-run (rolled back, or no longer waited for): given back at once, free of charge.
-    if (signal.aborted) return this.release(delivery, 'shutdown', 0);
+    if (signal.aborted) return this.giveBack(delivery, 'shutdown', 0);
     if (result.kind === 'busy') {
       // Not this delivery's failure. Another run's claim: look again once it can have settled or
       // gone stale. The receipts store: back off, longer while it keeps failing.
       if (result.reason === 'store-error') return this.storeTrouble(delivery, result.error);
-      return this.release(delivery, 'in-progress', result.delayMs);
+      return this.giveBack(delivery, 'in-progress', result.delayMs);
     }
     this.storeFailures = 0;
     return this.failed(delivery, result.text, isPermanent(result.error));
   };
 
   /**
-   * The handler failed (`text`): retried after a backoff, or dead after `maxAttempts`, or at once
+   * The handler failed (`text`): retried after a backoff, or dead after `maxFailures`, or at once
    * when the failure is `permanent` (a payload its route's schema refuses).
    */
   readonly failed = async (delivery: Delivery, text: string, permanent = false): Promise<void> => {
-    const { inbox, emit, maxAttempts, backoff } = this.scope;
+    const { inbox, emit, maxFailures, backoff } = this.scope;
     const ref = refOf(delivery);
-    if (permanent || delivery.failures + 1 >= maxAttempts) {
+    if (permanent || delivery.failures + 1 >= maxFailures) {
       if (await this.settle(delivery, 'bury', () => inbox.bury(delivery, { error: text })))
         emit({ type: 'dead', delivery: ref, error: text });
       return;
@@ -92,14 +92,13 @@ export class Settler<Tx> {
   };
 
   /** Gives the delivery back without counting a failure: due after `delayMs`. */
-  readonly release = async (
+  readonly giveBack = async (
     delivery: Delivery,
-    reason: ReleaseReason,
+    reason: GiveBackReason,
     delayMs: number,
   ): Promise<void> => {
-    const operation = reason === 'shutdown' || reason === 'surplus' ? 'release' : 'retry';
-    const write = () => this.scope.inbox.retry(delivery, { delayMs, error: null });
-    if (await this.settle(delivery, operation, write))
+    const write = () => this.scope.inbox.giveBack(delivery, { delayMs });
+    if (await this.settle(delivery, 'giveBack', write))
       this.scope.emit({ type: 'released', delivery: refOf(delivery), reason });
   };
 
@@ -126,12 +125,12 @@ export class Settler<Tx> {
         emit({ type: 'processed', delivery: ref, replayed: true });
       return;
     }
-    const text = `LeaseExpired: dead after ${delivery.failures} failed attempts, the last one a worker that stopped holding it`;
+    const text = `LeaseExpired: dead after ${delivery.failures} failures, the last one a worker that stopped holding it`;
     if (await this.settle(delivery, 'bury', () => inbox.bury(delivery, { error: text })))
       emit({ type: 'dead', delivery: ref, error: text });
   }
 
-  /** The receipts store failed this delivery (not its handler): back off without spending an attempt. */
+  /** The receipts store failed this delivery (not its handler): back off without counting a failure. */
   private storeTrouble(delivery: Delivery, error: unknown): Promise<void> {
     this.scope.emit({
       type: 'store-error',
@@ -139,7 +138,7 @@ export class Settler<Tx> {
       error,
       delivery: refOf(delivery),
     });
-    return this.release(
+    return this.giveBack(
       delivery,
       'store-error',
       retryDelayMs(++this.storeFailures, this.scope.backoff),

@@ -1,16 +1,16 @@
 /**
  * @module The inbox worker: leases due deliveries, runs each handler through the guard's receipts
  * (transactional completion), retries failures with exponential backoff and jitter, dead-letters
- * them after `maxAttempts`, and stops within a deadline. It is a state machine with four parts:
+ * them after `maxFailures` failures, and stops within a deadline. It is a state machine with four parts:
  *
  * - **States and the loop** (poll-loop.ts): `idle → running → stopping → stopped`, one field; the
  *   loop runs {@link InboxWorkerMachine.round} while `running`: one claim for the free lanes, then
  *   a nap (none after a full claim, the poll interval after a short one or a failed claim, until a
  *   lane frees up when every lane is busy). A stop cuts the nap short.
- * - **Lanes** (worker-lanes.ts): what a claim becomes: deliveries held, groups and single
+ * - **Lanes** (worker-lanes.ts): what a claim becomes: deliveries in hand, groups and single
  *   deliveries waiting for a free lane, at most `concurrency` transactions at once; a group's
- *   transaction (worker-batch.ts); a single delivery and its settle writes (worker-settle.ts).
- * - **Lease renewal** (lease-keeper.ts): every held delivery's lease is renewed by one timer until
+ *   transaction (worker-group.ts); a single delivery and its settle writes (worker-settle.ts).
+ * - **Lease renewal** (lease-keeper.ts): every delivery in hand has its lease renewed by one timer until
  *   its part is over; a lease found taken over is reported (`lease-lost`) once.
  * - **Stop with a deadline** (stopper.ts): gives back what has not started, waits for the claim
  *   and the runs under way until the deadline, ends the runs still going and gives them back.
@@ -18,7 +18,7 @@
  * Its options: worker-options.ts.
  */
 import { LeaseKeeper } from './lease-keeper';
-import { LoopState, PollLoop, UNTIL_WOKEN } from './poll-loop';
+import { LoopState, loopHandle, PollLoop, UNTIL_WOKEN } from './poll-loop';
 import { type CompleteIn, completerOf, groupsOf, guardFor, warnOfSetup } from './receipts-link';
 import { MAX_CLAIM_LIMIT, numberOption, refOf } from './run';
 import { stopWithDeadline } from './stopper';
@@ -54,15 +54,7 @@ export { type InboxWorker, type InboxWorkerOptions, retryDelayMs } from './worke
  */
 export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): InboxWorker {
   const machine = new InboxWorkerMachine(options);
-  // Plain functions: the methods keep working when passed on unbound (`.then(worker.stop)`).
-  return {
-    get running() {
-      return machine.state === LoopState.RUNNING;
-    },
-    start: () => machine.start(),
-    stop: (stopOptions) => machine.stop(stopOptions),
-    runOnce: () => machine.runOnce(),
-  };
+  return loopHandle(machine);
 }
 
 /** A lease's identity in events: its delivery and its lease number. */
@@ -99,22 +91,22 @@ class InboxWorkerMachine<Tx> {
     );
     const ending = (lease: Delivery) => this.keeper.ending(lease);
     const complete = this.endingOnComplete(completerOf(inbox, guard));
-    const { maxAttempts, backoff } = settings;
+    const { maxFailures, backoff } = settings;
     this.settler = new Settler({
       inbox,
       guard,
       handlers,
       emit,
-      maxAttempts,
+      maxFailures,
       backoff,
       complete,
       ending,
     });
-    const completeIn = settings.batchSize > 1 ? groupsOf(inbox, guard) : undefined;
-    const windowMs = settings.batchWindowMs;
+    const completeIn = settings.groupSize > 1 ? groupsOf(inbox, guard) : undefined;
+    const windowMs = settings.groupWindowMs;
     this.lanes = new Lanes<Tx>({
       concurrency: settings.concurrency,
-      batchSize: settings.batchSize,
+      groupSize: settings.groupSize,
       emit,
       keeper: this.keeper,
       settler: this.settler,
@@ -165,7 +157,7 @@ class InboxWorkerMachine<Tx> {
     for (const delivery of left)
       this.report({
         type: 'store-error',
-        operation: 'release',
+        operation: 'giveBack',
         error: new Error(
           `stop: the delivery could not be given back within ${STOP_GRACE_MS} ms; its lease will expire`,
         ),
@@ -192,7 +184,7 @@ class InboxWorkerMachine<Tx> {
       const claimed = await this.claim(limit);
       if (this.loop.state !== LoopState.RUNNING) {
         // Stopped while this claim was blocked: what it leased goes back at once.
-        await Promise.all(claimed.map((d) => this.settler.release(d, 'shutdown', 0)));
+        await Promise.all(claimed.map((d) => this.settler.giveBack(d, 'shutdown', 0)));
         return UNTIL_WOKEN;
       }
       void this.lanes.begin(claimed);

@@ -5,6 +5,7 @@
  * delivery, over any inbox store. Every write is a compare-and-set on what the operator saw.
  * @module @webhook-idempotency/core/operations
  */
+export { formatAge } from './age';
 export {
   type ForgetsReceipts,
   type LeftAsItIs,

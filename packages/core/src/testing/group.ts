@@ -116,6 +116,33 @@ export const groupCases: ConformanceCase[] = [
   },
   {
     group: 'group',
+    name: "recordFirst of 90 entries (past a statement's bound parameters on D1) is written whole; one key with a receipt among its last ones and nothing is",
+    async run({ store, now, key }) {
+      const { recordFirst, known } = groupOperations(store);
+      const held = key('held-late');
+      await store.claim(held, { now: now(), fingerprint: null });
+      const refused = Array.from({ length: 90 }, (_, i) =>
+        firstRun(i === 80 ? held : key(`refused-${i}`), `"r${i}"`),
+      );
+      expect(await recordFirst(refused, { now: now() })).toBe(false);
+      const others = refused.filter((_, i) => i !== 80).map((entry) => entry.key);
+      expect((await known(others, { now: now() })).filter(Boolean)).toEqual([]);
+      const whole = Array.from({ length: 90 }, (_, i) => firstRun(key(`whole-${i}`), `"w${i}"`));
+      expect(await recordFirst(whole, { now: now() })).toBe(true);
+      expect(
+        await known(
+          whole.map((entry) => entry.key),
+          { now: now() },
+        ),
+      ).toEqual(whole.map(() => true));
+      expect(await store.find(whole[89]!.key, { now: now() })).toMatchObject({
+        status: 'completed',
+        response: '"w89"',
+      });
+    },
+  },
+  {
+    group: 'group',
     name: 'recordFirst naming one key twice writes nothing',
     async run({ store, now, key }) {
       const { recordFirst } = groupOperations(store);

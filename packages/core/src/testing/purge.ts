@@ -66,15 +66,33 @@ export const purgeCases: ConformanceCase[] = [
   },
   {
     group: 'purge',
-    name: 'deletes in batches and counts every row',
+    name: 'deletes in chunks and counts every row',
     async run({ store, now, key, advance }) {
-      const keys = Array.from({ length: 25 }, (_, i) => key(`batch-${i}`));
+      const keys = Array.from({ length: 25 }, (_, i) => key(`chunk-${i}`));
       for (const k of keys) {
         await store.claim(k, { now: now(), fingerprint: null });
         await store.complete(k, { now: now(), attempts: 1, response: 'null' });
       }
       await advance(2 * DAY);
-      expect(await store.purge({ now: now(), olderThanMs: DAY, batchSize: 10 })).toBe(25);
+      expect(await store.purge({ now: now(), olderThanMs: DAY, chunkSize: 10 })).toBe(25);
+      for (const k of keys) expect(await store.find(k, { now: now() })).toBeNull();
+    },
+  },
+  {
+    group: 'purge',
+    name: 'takes batchSize, the deprecated name of chunkSize, and refuses the two disagreeing',
+    async run({ store, now, key, advance }) {
+      const keys = Array.from({ length: 3 }, (_, i) => key(`alias-${i}`));
+      for (const k of keys) {
+        await store.claim(k, { now: now(), fingerprint: null });
+        await store.complete(k, { now: now(), attempts: 1, response: 'null' });
+      }
+      await advance(2 * DAY);
+      await expect(
+        store.purge({ now: now(), olderThanMs: DAY, chunkSize: 2, batchSize: 3 }),
+      ).rejects.toMatchObject({ name: 'ConfigError', option: 'chunkSize' });
+      for (const k of keys) expect(await store.find(k, { now: now() })).not.toBeNull();
+      expect(await store.purge({ now: now(), olderThanMs: DAY, batchSize: 2 })).toBe(3);
       for (const k of keys) expect(await store.find(k, { now: now() })).toBeNull();
     },
   },

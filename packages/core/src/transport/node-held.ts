@@ -40,8 +40,8 @@ export class Held {
   /** A `writeHead` reached the hold (or the implicit one was sent up the chain). */
   headed = false;
   ended = false;
-  /** The answer went out (or the handler failed): calls are forwarded below as they are. */
-  released = false;
+  /** The answer was passed on (it went out, or the handler failed): calls are forwarded below as they are. */
+  passedOn = false;
   /** The guard answered instead of the handler: whatever is written later is acknowledged and dropped. */
   dropped = false;
   readonly writeHead: WriteHead;
@@ -129,7 +129,7 @@ function stateOf(res: HoldingResponse): Held {
   throw new Error('webhook-idempotency: a held method was called on a response without its hold');
 }
 
-// The replacements take their arguments as a rest tuple so that, once released, they forward the
+// The replacements take their arguments as a rest tuple so that, once passed on, they forward the
 // call below with exactly the arguments it was made with: a wrapper below may read their count
 // (`end()` and `end(undefined, cb)` are not the same call to it).
 function heldWriteHead(
@@ -138,7 +138,7 @@ function heldWriteHead(
 ): ServerResponse {
   const state = stateOf(this);
   if (state.dropped) return this;
-  if (state.released) return state.writeHead.apply(this, args as never);
+  if (state.passedOn) return state.writeHead.apply(this, args as never);
   state.headed = true;
   const [status, reason] = args;
   const headers = typeof reason === 'string' ? args[2] : reason;
@@ -171,7 +171,7 @@ function heldWrite(
   const state = stateOf(this);
   const [chunk, encoding, callback] = args;
   if (state.dropped) return acknowledge(encoding, callback);
-  if (state.released) return state.write.apply(this, args as never);
+  if (state.passedOn) return state.write.apply(this, args as never);
   if (!state.ended) {
     implicitHead(this, state);
     hold(state, chunk, encoding);
@@ -190,7 +190,7 @@ function heldEnd(
     acknowledge(chunk, encoding, callback);
     return this;
   }
-  if (state.released) return state.end.apply(this, args as never);
+  if (state.passedOn) return state.end.apply(this, args as never);
   state.later(
     typeof encoding === 'function' ? encoding : typeof chunk === 'function' ? chunk : callback,
   );
@@ -249,7 +249,7 @@ function record(res: HoldingResponse, state: Held): void {
  * unless the answer framed itself. The callbacks of the handler's `write`/`end` run after it.
  */
 export function flush(res: ServerResponse, state: Held, body: Buffer | string): void {
-  if (!state.dropped) state.released = true;
+  if (!state.dropped) state.passedOn = true;
   if (
     !res.hasHeader('content-length') &&
     !res.hasHeader('transfer-encoding') &&
@@ -287,14 +287,14 @@ export function replaceAnswer(res: ServerResponse, record: HttpResponseRecord): 
 }
 
 /**
- * The answer cannot go out: the response is released to the framework's error handling, cleared of
+ * The answer cannot go out: the response is passed on to the framework's error handling, cleared of
  * the answer (no header of it, status 500) while nothing was sent. The layers above have ended
  * their answer, which is now discarded: the error handler's answer goes straight to the layer
  * below, without the headers they set for the old one (a `Content-Encoding: gzip` over a plain
  * error body). Never an unhandled rejection.
  */
 export function fail(res: ServerResponse, state: Held, error: unknown): void {
-  state.released = true;
+  state.passedOn = true;
   state.dropped = false;
   if (!res.headersSent) {
     discardAnswer(res);

@@ -69,7 +69,7 @@ export function answerNow(
   onError: (error: unknown) => void,
 ): boolean {
   const found = heldOf(res);
-  if (found?.released || found?.ended || res.headersSent) return false;
+  if (found?.passedOn || found?.ended || res.headersSent) return false;
   const state = found ?? install(res, undefined, onError, 0);
   state.dropped = true;
   try {
@@ -89,15 +89,15 @@ export function answerNow(
  * The handler failed with `error` (the framework routed it to its error handling): tells the
  * engine, whose receipt is then `failed`. When the failure was the store's (it lost the
  * transaction under the handler), the guard's 503 goes out at once ({@link answerNow}) and this
- * resolves `true`: do not pass the error on. Otherwise the response is released, so that the
+ * resolves `true`: do not pass the error on. Otherwise the response is passed on, so that the
  * framework's error answer goes straight out and is never stored, and this resolves `false`
  * (at once for a response no run holds).
  */
 export async function abortHeld(res: ServerResponse, error: unknown): Promise<boolean> {
   const state = heldOf(res);
-  if (!state?.run || state.released) return false;
+  if (!state?.run || state.passedOn) return false;
   const lost = await state.run.abort(error);
   if (lost && answerNow(res, lost, state.onError)) return true;
-  state.released = true;
+  state.passedOn = true;
   return false;
 }

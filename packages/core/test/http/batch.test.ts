@@ -164,16 +164,34 @@ describe('a batched preset through the engine', () => {
     expect(await run.finish(ok())).toBeNull();
   });
 
-  it('a forged batch is 401 and an item without an id 400, both with no receipt at all', async () => {
+  it('a forged batch is 401 with no receipt at all; a batch with no valid id at all is 400 with none either', async () => {
     const { engine, store } = setup();
     const forged = await deliver(engine, post([{ id: 'f1' }], { 'x-sig': 'bad' }), () => 0);
     expect(forged.status).toBe(401);
-    const keyless = await deliver(engine, post([{ id: 'f2' }, { n: 1 }]), () => 0);
+    const keyless = await deliver(engine, post([{ n: 1 }, { id: '' }]), () => 0);
     expect(keyless.status).toBe(400);
-    expect(keyless.text).toMatch(/Item 1 of the request carries no id of each event/);
+    expect(keyless.text).toMatch(/Item 0 of the request carries no id of each event/);
     expect((await deliver(engine, post([]), () => 0)).status).toBe(400);
     expect(await store.find({ provider: 'batchy', externalId: 'f1' }, { now: 0 })).toBeNull();
-    expect(await store.find({ provider: 'batchy', externalId: 'f2' }, { now: 0 })).toBeNull();
+  });
+
+  it('an item without a valid id is refused alone: the others run once, the batch answers 400 naming it, every redelivery the same', async () => {
+    const { engine, booked, find } = setup();
+    const batch = [{ id: 'k1' }, { n: 1 }, { id: 'x'.repeat(5000) }, { id: 'k2' }];
+    const alone = await deliver(engine, post([{ id: 'k0' }, { n: 2 }]), () => 0);
+    expect(alone.text).toMatch(/item batchy\/item:1 was sent without an id/);
+    for (let round = 0; round < 3; round++) {
+      const answer = await deliver(engine, post(batch), (event: Event) => {
+        booked.push(event.id!);
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.text).toMatch(
+        /items batchy\/item:1, batchy\/item:2 were refused \(ERR_IDEMPOTENCY_KEY_MISSING, ERR_IDEMPOTENCY_KEY_INVALID\): not run, and a redelivery is refused the same way/,
+      );
+    }
+    expect(booked).toEqual(['k1', 'k2']);
+    expect(await find('k1')).toMatchObject({ status: 'completed' });
+    expect(await find('k2')).toMatchObject({ status: 'completed' });
   });
 
   it('a request the preset does not read as a batch goes on as a single delivery by key', async () => {

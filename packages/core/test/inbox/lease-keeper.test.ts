@@ -135,7 +135,7 @@ it('never reports lost a lease its owner is ending, nor one it untracked meanwhi
   // A renewal that starts before its owner untracks the other lease, ended meanwhile.
   const renewal = k.renew();
   k.untrack(second!);
-  expect(await inbox.retry(second!, { delayMs: 0, error: null })).toBe(true);
+  expect(await inbox.giveBack(second!, { delayMs: 0 })).toBe(true);
   await renewal;
   await jest.advanceTimersByTimeAsync(LEASE_MS);
   expect(lost).toEqual([]);
@@ -153,7 +153,7 @@ it('tells a lease taken over from one its owner ended in the same renewal', asyn
   expect(taken).toMatchObject({ externalId: 'evt_1', attempts: 2 });
   // Its owner ends the other one (its lease expired but was not taken over: still its own).
   k.ending(second!);
-  expect(await inbox.retry(second!, { delayMs: 60_000, error: null })).toBe(true);
+  expect(await inbox.giveBack(second!, { delayMs: 60_000 })).toBe(true);
   failing = false;
   await k.renew();
   expect(lost).toEqual([first]);

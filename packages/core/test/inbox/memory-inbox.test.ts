@@ -68,7 +68,7 @@ describe('the inbox-store suite rejects broken stores', () => {
   class ForgetfulInbox extends InMemoryInbox {
     override async claim(input: Parameters<InMemoryInbox['claim']>[0]) {
       const leased = await super.claim(input);
-      for (const d of leased) await this.retry(d, { delayMs: 0, error: null });
+      for (const d of leased) await this.giveBack(d, { delayMs: 0 });
       return leased;
     }
   }
@@ -204,8 +204,8 @@ describe('InMemoryInbox', () => {
     await expect(
       inbox.claim({ providers: ['stripe'], limit: 1001, leaseMs: 1000 }),
     ).rejects.toMatchObject({ option: 'limit' });
-    await expect(inbox.purge({ olderThanMs: 0, batchSize: 0 })).rejects.toMatchObject({
-      option: 'batchSize',
+    await expect(inbox.purge({ olderThanMs: 0, chunkSize: 0 })).rejects.toMatchObject({
+      option: 'chunkSize',
     });
     expect(await inbox.list()).toEqual([]);
   });

@@ -25,9 +25,9 @@ class FaultyInbox extends InMemoryInbox {
     await this.claimGate;
     return super.claim(input);
   }
-  override retry(lease: DeliveryLease, input: Parameters<InMemoryInbox['retry']>[1]) {
-    if (this.hangGiveBacks && input.error === null) return new Promise<boolean>(() => {});
-    return super.retry(lease, input);
+  override giveBack(lease: DeliveryLease, input: Parameters<InMemoryInbox['giveBack']>[1]) {
+    if (this.hangGiveBacks) return new Promise<boolean>(() => {});
+    return super.giveBack(lease, input);
   }
 }
 
@@ -130,7 +130,7 @@ it('stop() resolves by its deadline plus the grace when a run it ended cannot gi
   expect(events).toEqual([
     expect.objectContaining({
       type: 'store-error',
-      operation: 'release',
+      operation: 'giveBack',
       delivery: expect.objectContaining({ externalId: 'evt_1' }),
     }),
   ]);

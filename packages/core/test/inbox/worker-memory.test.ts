@@ -60,12 +60,12 @@ describe('the inbox worker on InMemoryInbox and InMemoryStore', () => {
     expect(handler).toHaveBeenCalledTimes(3);
   });
 
-  it('retries a failure after its backoff, then buries the delivery at maxAttempts', async () => {
+  it('retries a failure after its backoff, then buries the delivery at maxFailures', async () => {
     await enqueue('evt_poison');
     const handler = jest.fn(async () => {
       throw new Error('bad payload');
     });
-    const w = worker(handler, { maxAttempts: 2, backoffBaseMs: 1000, random: () => 0 });
+    const w = worker(handler, { maxFailures: 2, backoffBaseMs: 1000, random: () => 0 });
     expect(await w.runOnce()).toBe(1);
     const retry = events[0] as Extract<InboxEvent, { type: 'retry' }>;
     expect(retry).toMatchObject({ type: 'retry', error: 'Error: bad payload' });

@@ -143,7 +143,7 @@ describe('a route set in inbox mode', () => {
     const engine = createInboxEngine({ inbox, preset });
     await engine.accept(request({ id: 'ok', type: 'order.paid', data: { cents: 5 } }));
     await engine.accept(request({ id: 'bad', type: 'order.paid', data: { cents: 'five' } }));
-    const worker = createInboxWorker({ inbox, store, handlers: { shop: preset }, maxAttempts: 10 });
+    const worker = createInboxWorker({ inbox, store, handlers: { shop: preset }, maxFailures: 10 });
     expect(await worker.runOnce()).toBe(2);
     const bad = await inbox.find('shop', 'bad');
     expect(bad).toMatchObject({ status: 'dead', attempts: 1 });

@@ -209,7 +209,7 @@ describe('answerNow', () => {
 });
 
 describe('abortHeld', () => {
-  it("the handler's failure: the response is released, and the error answer goes straight out", async () => {
+  it("the handler's failure: the response is passed on, and the error answer goes straight out", async () => {
     const { run } = fakeRun();
     const app = await serve((req, res) => {
       holdResponse(res, run, { maxResponseBytes: 100, onError: noError });

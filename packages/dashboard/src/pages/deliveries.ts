@@ -7,7 +7,7 @@ import {
 import { age, bodyText, utc } from '../format';
 import { html, isolated, stored } from '../html';
 import { badge, keyText, link, noDelivery, page, type Reply, type View } from '../layout';
-import { choice, MAX_KEY_FIELD, text, timeValue, utcTime, whole } from '../query';
+import { listSearch, MAX_KEY_FIELD, timeValue, whole } from '../query';
 import type { DashboardReceipts } from '../types';
 import { headerTable, keyOf, noticeOf } from './receipts';
 
@@ -32,11 +32,7 @@ export async function deliveryList(
   receipts: DashboardReceipts,
   params: URLSearchParams,
 ): Promise<Reply> {
-  const provider = text(params, 'provider');
-  const id = text(params, 'id');
-  const status = choice(params, 'status', STATUSES);
-  const from = utcTime(params, 'from');
-  const to = utcTime(params, 'to');
+  const { provider, id, status, from, to } = listSearch(params, STATUSES);
   const afterId = whole(params, 'after', 0, Number.MAX_SAFE_INTEGER);
   const received = (d: { receivedAt: Date }) =>
     (!from || d.receivedAt >= from) && (!to || d.receivedAt < to);

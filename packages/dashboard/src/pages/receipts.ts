@@ -5,16 +5,7 @@ import { decodeStoredAnswer } from '../answer';
 import { age, bodyText, duration, headerValue, utc } from '../format';
 import { html, isolated, stored } from '../html';
 import { badge, keyText, link, page, problem, type Reply, type View, noReceipt } from '../layout';
-import {
-  choice,
-  cursor,
-  encodeCursor,
-  MAX_KEY_FIELD,
-  required,
-  text,
-  timeValue,
-  utcTime,
-} from '../query';
+import { cursor, listSearch, encodeCursor, MAX_KEY_FIELD, required, timeValue } from '../query';
 import type { DashboardReceipts } from '../types';
 
 const PAGE = 50;
@@ -32,11 +23,7 @@ export async function receiptList(
   receipts: DashboardReceipts,
   params: URLSearchParams,
 ): Promise<Reply> {
-  const provider = text(params, 'provider');
-  const id = text(params, 'id');
-  const status = choice(params, 'status', STATUSES);
-  const from = utcTime(params, 'from');
-  const to = utcTime(params, 'to');
+  const { provider, id, status, from, to } = listSearch(params, STATUSES);
   const after = cursor(params);
   const stuck = status === 'stuck';
   const rows = await receipts.list({

@@ -98,7 +98,7 @@ describe.each(databases)('dashboard repairs racing a worker (%s)', (_name, open)
           return { booked: d.externalId };
         },
       },
-      maxAttempts: 1,
+      maxFailures: 1,
       backoffBaseMs: 1,
       ...extra,
     });
@@ -158,11 +158,11 @@ describe.each(databases)('dashboard repairs racing a worker (%s)', (_name, open)
       headers: {},
       body: Buffer.from('{}'),
     });
-    expect(await worker({ maxAttempts: 5 }).runOnce()).toBe(1);
+    expect(await worker({ maxFailures: 5 }).runOnce()).toBe(1);
     const path = `${BASE}/delivery/retry?provider=stripe&id=evt_1`;
     const shown = await admin.get(path);
     expect(formOf(shown.text)).toMatchObject({ seenStatus: 'pending', seenAttempts: '1' });
-    const slow = worker({ maxAttempts: 5, backoffBaseMs: 3_600_000 });
+    const slow = worker({ maxFailures: 5, backoffBaseMs: 3_600_000 });
     while ((await slow.runOnce()) === 0);
     const got = await admin.post(path, formOf(shown.text));
     expect(got.status).toBe(409);

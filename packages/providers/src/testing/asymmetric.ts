@@ -13,7 +13,7 @@ import {
 import { ConfigError } from '@webhook-idempotency/core';
 import {
   bytesOf,
-  JSON_TYPE,
+  jsonPost,
   madeKey,
   objectOf,
   optionsOf,
@@ -27,11 +27,10 @@ import {
   asHandshake,
   type Delivery,
   type DeliveryOptions,
-  deliver,
+  delivered,
   type Handshake,
   newId,
   type SignerOptions,
-  start,
 } from './delivery';
 
 /** Options of a signer that signs with a private key. */
@@ -77,28 +76,18 @@ export function discord(options: KeySignerOptions = {}) {
   const { url, clock } = placeOf('discord', options);
   const interaction = (payload: Payload, delivery?: DiscordDeliveryOptions): Delivery => {
     const body = bytesOf(payload);
-    const { maker, attempt } = start(clock, delivery);
-    return deliver(
-      ({ at, forged }) => {
-        const stamp = String(seconds(at));
-        const signer = forged ? madeKey('discord-forger', ed25519) : key;
-        return {
-          url,
-          body,
-          headers: {
-            ...JSON_TYPE,
-            'x-signature-timestamp': stamp,
-            'x-signature-ed25519': sign(
-              null,
-              Buffer.concat([Buffer.from(stamp), body]),
-              signer,
-            ).toString('hex'),
-          },
-        };
-      },
-      maker,
-      attempt,
-    );
+    return delivered(clock, delivery, ({ at, forged }) => {
+      const stamp = String(seconds(at));
+      const signer = forged ? madeKey('discord-forger', ed25519) : key;
+      return jsonPost(url, body, {
+        'x-signature-timestamp': stamp,
+        'x-signature-ed25519': sign(
+          null,
+          Buffer.concat([Buffer.from(stamp), body]),
+          signer,
+        ).toString('hex'),
+      });
+    });
   };
   return {
     /** The application public key to give the preset: 64 hex characters. */
@@ -126,28 +115,18 @@ export function sendgrid(options: KeySignerOptions = {}) {
       typeof events === 'string'
         ? Buffer.from(events)
         : Buffer.from(`${JSON.stringify(events)}\r\n`);
-    const { maker, attempt } = start(clock, delivery);
-    return deliver(
-      ({ at, forged }) => {
-        const stamp = String(seconds(at));
-        const signer = forged ? madeKey('sendgrid-forger', p256) : key;
-        return {
-          url,
-          body,
-          headers: {
-            ...JSON_TYPE,
-            'x-twilio-email-event-webhook-timestamp': stamp,
-            'x-twilio-email-event-webhook-signature': sign(
-              'sha256',
-              Buffer.concat([Buffer.from(stamp), body]),
-              signer,
-            ).toString('base64'),
-          },
-        };
-      },
-      maker,
-      attempt,
-    );
+    return delivered(clock, delivery, ({ at, forged }) => {
+      const stamp = String(seconds(at));
+      const signer = forged ? madeKey('sendgrid-forger', p256) : key;
+      return jsonPost(url, body, {
+        'x-twilio-email-event-webhook-timestamp': stamp,
+        'x-twilio-email-event-webhook-signature': sign(
+          'sha256',
+          Buffer.concat([Buffer.from(stamp), body]),
+          signer,
+        ).toString('base64'),
+      });
+    });
   };
   return {
     /** The verification key to give the preset, as SendGrid shows it: base64 DER. */
@@ -176,27 +155,15 @@ export function wise(options: KeySignerOptions = {}) {
     event(payload: Payload, delivery: WiseDeliveryOptions = {}): Delivery {
       const object = objectOf(payload);
       const id = delivery.deliveryId ?? newId();
-      const { maker, attempt } = start(clock, delivery);
-      return deliver(
-        ({ at, forged, retries }) => {
-          const resent = object && retries > 0 && 'sent_at' in object;
-          const body = bytesOf(
-            resent ? { ...object, sent_at: new Date(at).toISOString() } : payload,
-          );
-          const signer = forged ? rsaForger() : key;
-          return {
-            url,
-            body,
-            headers: {
-              ...JSON_TYPE,
-              'x-delivery-id': id,
-              'x-signature-sha256': sign('sha256', body, signer).toString('base64'),
-            },
-          };
-        },
-        maker,
-        attempt,
-      );
+      return delivered(clock, delivery, ({ at, forged, retries }) => {
+        const resent = object && retries > 0 && 'sent_at' in object;
+        const body = bytesOf(resent ? { ...object, sent_at: new Date(at).toISOString() } : payload);
+        const signer = forged ? rsaForger() : key;
+        return jsonPost(url, body, {
+          'x-delivery-id': id,
+          'x-signature-sha256': sign('sha256', body, signer).toString('base64'),
+        });
+      });
     },
   };
 }
@@ -249,31 +216,21 @@ export function paypal(options: PayPalSignerOptions) {
     event(payload: Payload, delivery: PayPalDeliveryOptions = {}): Delivery {
       const body = bytesOf(payload);
       const id = delivery.transmissionId ?? newId();
-      const { maker, attempt } = start(clock, delivery);
-      return deliver(
-        ({ at, forged }) => {
-          const time = new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
-          const message = `${id}|${time}|${webhookId}|${crc32(body)}`;
-          return {
-            url,
-            body,
-            headers: {
-              ...JSON_TYPE,
-              'paypal-transmission-id': id,
-              'paypal-transmission-time': time,
-              'paypal-transmission-sig': sign(
-                'sha256',
-                Buffer.from(message),
-                forged ? rsaForger() : key,
-              ).toString('base64'),
-              'paypal-cert-url': certificateUrl,
-              'paypal-auth-algo': 'SHA256withRSA',
-            },
-          };
-        },
-        maker,
-        attempt,
-      );
+      return delivered(clock, delivery, ({ at, forged }) => {
+        const time = new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
+        const message = `${id}|${time}|${webhookId}|${crc32(body)}`;
+        return jsonPost(url, body, {
+          'paypal-transmission-id': id,
+          'paypal-transmission-time': time,
+          'paypal-transmission-sig': sign(
+            'sha256',
+            Buffer.from(message),
+            forged ? rsaForger() : key,
+          ).toString('base64'),
+          'paypal-cert-url': certificateUrl,
+          'paypal-auth-algo': 'SHA256withRSA',
+        });
+      });
     },
   };
 }

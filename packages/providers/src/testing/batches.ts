@@ -8,6 +8,7 @@ import {
   bytesOf,
   forgedSecret,
   JSON_TYPE,
+  jsonPost,
   mac,
   optionsOf,
   type Payload,
@@ -19,10 +20,9 @@ import {
   challengeOf,
   type Delivery,
   type DeliveryOptions,
-  deliver,
+  delivered,
   millis,
   type SignerOptions,
-  start,
 } from './delivery';
 
 /** Options of the {@link hubspot} signer. */
@@ -52,34 +52,22 @@ export function hubspot(options: HubSpotSignerOptions) {
     String.fromCharCode(Number.parseInt(hex, 16)),
   );
   const batch = (events: readonly object[], delivery?: DeliveryOptions): Delivery => {
-    const { maker, attempt } = start(clock, delivery);
-    return deliver(
-      ({ at, forged, retries }) => {
-        const sent = events.map((event) => {
-          const tries = (event as { attemptNumber?: unknown }).attemptNumber;
-          return retries === 0
-            ? event
-            : { ...event, attemptNumber: (typeof tries === 'number' ? tries : 0) + retries };
-        });
-        const body = bytesOf(sent);
-        const stamp = String(Math.floor(at));
-        const key = forged ? forgedSecret(secret) : secret;
-        return {
-          url,
-          body,
-          headers: {
-            ...JSON_TYPE,
-            'x-hubspot-request-timestamp': stamp,
-            'x-hubspot-signature-version': 'v3',
-            'x-hubspot-signature-v3': mac('sha256', key, ['POST', uri, body, stamp]).toString(
-              'base64',
-            ),
-          },
-        };
-      },
-      maker,
-      attempt,
-    );
+    return delivered(clock, delivery, ({ at, forged, retries }) => {
+      const sent = events.map((event) => {
+        const tries = (event as { attemptNumber?: unknown }).attemptNumber;
+        return retries === 0
+          ? event
+          : { ...event, attemptNumber: (typeof tries === 'number' ? tries : 0) + retries };
+      });
+      const body = bytesOf(sent);
+      const stamp = String(Math.floor(at));
+      const key = forged ? forgedSecret(secret) : secret;
+      return jsonPost(url, body, {
+        'x-hubspot-request-timestamp': stamp,
+        'x-hubspot-signature-version': 'v3',
+        'x-hubspot-signature-v3': mac('sha256', key, ['POST', uri, body, stamp]).toString('base64'),
+      });
+    });
   };
   return { batch, event: batch };
 }
@@ -141,22 +129,17 @@ export function adyen(options: AdyenSignerOptions) {
     items: readonly AdyenItem[],
     delivery?: DeliveryOptions & { live?: boolean },
   ): Delivery => {
-    const { maker, attempt } = start(clock, delivery);
-    return deliver(
-      ({ forged }) => {
-        const notificationItems = items.map((item) => {
-          const hmacSignature = mac('sha256', forged ? forger : key, [adyenSigned(item)]).toString(
-            'base64',
-          );
-          const additionalData = { ...(item.additionalData as object | undefined), hmacSignature };
-          return { NotificationRequestItem: { ...item, additionalData } };
-        });
-        const body = bytesOf({ live: String(delivery?.live ?? false), notificationItems });
-        return { url, body, headers: { ...JSON_TYPE, ...credentials(forged) } };
-      },
-      maker,
-      attempt,
-    );
+    return delivered(clock, delivery, ({ forged }) => {
+      const notificationItems = items.map((item) => {
+        const hmacSignature = mac('sha256', forged ? forger : key, [adyenSigned(item)]).toString(
+          'base64',
+        );
+        const additionalData = { ...(item.additionalData as object | undefined), hmacSignature };
+        return { NotificationRequestItem: { ...item, additionalData } };
+      });
+      const body = bytesOf({ live: String(delivery?.live ?? false), notificationItems });
+      return { url, body, headers: { ...JSON_TYPE, ...credentials(forged) } };
+    });
   };
   return { batch, event: batch };
 }
@@ -185,23 +168,13 @@ export function meta(options: MetaSignerOptions) {
   const { url, clock } = placeOf('meta', o);
   const event = (notification: Payload, delivery?: DeliveryOptions): Delivery => {
     const body = bytesOf(notification);
-    const { maker, attempt } = start(clock, delivery);
-    return deliver(
-      ({ forged }) => {
-        const key = forged ? forgedSecret(secret) : secret;
-        return {
-          url,
-          body,
-          headers: {
-            ...JSON_TYPE,
-            'x-hub-signature-256': `sha256=${mac('sha256', key, [body]).toString('hex')}`,
-            'x-hub-signature': `sha1=${mac('sha1', key, [body]).toString('hex')}`,
-          },
-        };
-      },
-      maker,
-      attempt,
-    );
+    return delivered(clock, delivery, ({ forged }) => {
+      const key = forged ? forgedSecret(secret) : secret;
+      return jsonPost(url, body, {
+        'x-hub-signature-256': `sha256=${mac('sha256', key, [body]).toString('hex')}`,
+        'x-hub-signature': `sha1=${mac('sha1', key, [body]).toString('hex')}`,
+      });
+    });
   };
   const challengeUrl = (challenge: string, token: string) => {
     const called = new URL(url);

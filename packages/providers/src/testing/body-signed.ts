@@ -20,10 +20,9 @@ import {
 import {
   type Delivery,
   type DeliveryOptions,
-  deliver,
+  delivered,
   newId,
   type SignerOptions,
-  start,
 } from './delivery';
 
 /** How one provider spells its signature header of the raw body. */
@@ -60,21 +59,16 @@ function bodySigned(
     payload: Payload,
     delivery: DeliveryOptions & { readonly extra?: Record<string, string> } = {},
   ): Delivery => {
-    const { maker, attempt } = start(clock, delivery);
     const object = objectOf(payload);
-    return deliver(
-      ({ forged, retries }) => {
-        const body = bytesOf(advance && object && retries > 0 ? advance(object, retries) : payload);
-        const key = forged ? forgedSecret(secret) : secret;
-        return {
-          url,
-          body,
-          headers: { ...JSON_TYPE, ...delivery.extra, ...signaturesOf(schemes, key, body) },
-        };
-      },
-      maker,
-      attempt,
-    );
+    return delivered(clock, delivery, ({ forged, retries }) => {
+      const body = bytesOf(advance && object && retries > 0 ? advance(object, retries) : payload);
+      const key = forged ? forgedSecret(secret) : secret;
+      return {
+        url,
+        body,
+        headers: { ...JSON_TYPE, ...delivery.extra, ...signaturesOf(schemes, key, body) },
+      };
+    });
   };
 }
 

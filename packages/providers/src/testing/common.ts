@@ -4,7 +4,7 @@
  */
 import { createHmac, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
-import type { SignerOptions } from './delivery';
+import type { Draft, SignerOptions } from './delivery';
 
 /** A payload: an object or array (sent as its JSON), or the exact text or bytes to send. */
 export type Payload = object | string | Uint8Array;
@@ -88,6 +88,16 @@ export const basic = (login: string, password: string): string =>
 
 /** The content-type a JSON delivery carries. */
 export const JSON_TYPE = { 'content-type': 'application/json' } as const;
+/** A JSON POST of `body` to `url` with `headers` besides its content-type: what most signers draft. */
+export const jsonPost = (
+  url: string,
+  body: Draft['body'],
+  headers: Record<string, string>,
+): Draft => ({
+  url,
+  body,
+  headers: { ...JSON_TYPE, ...headers },
+});
 /** The content-type a form delivery carries. */
 export const FORM_TYPE = { 'content-type': 'application/x-www-form-urlencoded' } as const;
 

@@ -16,10 +16,9 @@ import {
 import {
   type Delivery,
   type DeliveryOptions,
-  deliver,
+  delivered,
   newId,
   type SignerOptions,
-  start,
 } from './delivery';
 
 /** The event method of a signer whose credential is a header: `credential(forged)` gives it. */
@@ -37,16 +36,11 @@ function withCredential(
     rewrite?: (at: number) => Payload,
     path = '',
   ): Delivery => {
-    const { maker, attempt } = start(clock, delivery);
-    return deliver(
-      ({ at, forged }) => ({
-        url: url + path,
-        body: bytesOf(rewrite ? rewrite(at) : payload),
-        headers: { ...JSON_TYPE, ...extra, ...credential(forged) },
-      }),
-      maker,
-      attempt,
-    );
+    return delivered(clock, delivery, ({ at, forged }) => ({
+      url: url + path,
+      body: bytesOf(rewrite ? rewrite(at) : payload),
+      headers: { ...JSON_TYPE, ...extra, ...credential(forged) },
+    }));
   };
 }
 

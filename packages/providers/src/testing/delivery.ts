@@ -149,6 +149,19 @@ export function start(
   };
 }
 
+/**
+ * The first attempt of a delivery that `sign` makes, now or at `options.at`, with the headers
+ * `options` adds: what every signer's event method returns ({@link start}, then {@link deliver}).
+ */
+export function delivered(
+  clock: () => number,
+  options: DeliveryOptions | undefined,
+  sign: Sign,
+): Delivery {
+  const { maker, attempt } = start(clock, options);
+  return deliver(sign, maker, attempt);
+}
+
 function lower(headers: Readonly<Record<string, string>>): Record<string, string> {
   return Object.fromEntries(
     Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]),

@@ -10,6 +10,7 @@ import {
   type Delivery,
   type DeliveryOptions,
   deliver,
+  delivered,
   type SignerOptions,
   start,
 } from './delivery';
@@ -46,30 +47,25 @@ export function click(options: SignerOptions & { secretKey: string }) {
     fields: ClickPrepare & { merchant_prepare_id?: string | number },
     delivery?: DeliveryOptions,
   ): Delivery => {
-    const { maker, attempt } = start(clock, delivery);
-    return deliver(
-      ({ at, forged }) => {
-        const values: Record<string, string> = {};
-        for (const [name, value] of Object.entries(fields))
-          if (value !== undefined) values[name] = String(value);
-        values.action = action;
-        values.error ??= '0';
-        values.error_note ??= 'Success';
-        values.sign_time = signTime(at);
-        const signed = [
-          values.click_trans_id,
-          values.service_id,
-          forged ? `forged-${secret}` : secret,
-          values.merchant_trans_id,
-        ];
-        if (action === '1') signed.push(values.merchant_prepare_id ?? '');
-        signed.push(values.amount ?? '', action, values.sign_time);
-        values.sign_string = createHash('md5').update(signed.join('')).digest('hex');
-        return { url, body: new URLSearchParams(values).toString(), headers: { ...FORM_TYPE } };
-      },
-      maker,
-      attempt,
-    );
+    return delivered(clock, delivery, ({ at, forged }) => {
+      const values: Record<string, string> = {};
+      for (const [name, value] of Object.entries(fields))
+        if (value !== undefined) values[name] = String(value);
+      values.action = action;
+      values.error ??= '0';
+      values.error_note ??= 'Success';
+      values.sign_time = signTime(at);
+      const signed = [
+        values.click_trans_id,
+        values.service_id,
+        forged ? `forged-${secret}` : secret,
+        values.merchant_trans_id,
+      ];
+      if (action === '1') signed.push(values.merchant_prepare_id ?? '');
+      signed.push(values.amount ?? '', action, values.sign_time);
+      values.sign_string = createHash('md5').update(signed.join('')).digest('hex');
+      return { url, body: new URLSearchParams(values).toString(), headers: { ...FORM_TYPE } };
+    });
   };
   return {
     prepare: (fields: ClickPrepare, delivery?: DeliveryOptions): Delivery =>
@@ -103,6 +99,7 @@ export function braintree(options: SignerOptions & { publicKey: string; privateK
     `${publicKey}|${mac('sha1', secret, [data]).toString('hex')}`;
   return {
     event(notification: string | BraintreeNotification, delivery?: DeliveryOptions): Delivery {
+      // The notification's own timestamp is the first attempt's time, kept by its retries.
       const { maker, attempt } = start(clock, delivery);
       const xml =
         typeof notification === 'string'

@@ -6,7 +6,7 @@ import { ConfigError } from '@webhook-idempotency/core';
 import {
   bytesOf,
   forgedSecret,
-  JSON_TYPE,
+  jsonPost,
   mac,
   optionsOf,
   type Payload,
@@ -18,12 +18,11 @@ import {
   asHandshake,
   type Delivery,
   type DeliveryOptions,
-  deliver,
+  delivered,
   type Handshake,
   millis,
   newId,
   type SignerOptions,
-  start,
 } from './delivery';
 
 /** Options of one Twitch EventSub message. */
@@ -57,29 +56,19 @@ export function twitch(options: SignerOptions & { secret: string }) {
       const subscriptionType =
         delivery.subscriptionType ??
         (typeof subscription === 'string' ? subscription : 'channel.follow');
-      const { maker, attempt } = start(clock, delivery);
-      return deliver(
-        ({ at, forged, retries }) => {
-          const stamp = new Date(at).toISOString();
-          const key = forged ? forgedSecret(secret) : secret;
-          return {
-            url,
-            body,
-            headers: {
-              ...JSON_TYPE,
-              'twitch-eventsub-message-id': id,
-              'twitch-eventsub-message-retry': String(retries),
-              'twitch-eventsub-message-type': type,
-              'twitch-eventsub-message-timestamp': stamp,
-              'twitch-eventsub-subscription-type': subscriptionType,
-              'twitch-eventsub-subscription-version': '1',
-              'twitch-eventsub-message-signature': `sha256=${mac('sha256', key, [id, stamp, body]).toString('hex')}`,
-            },
-          };
-        },
-        maker,
-        attempt,
-      );
+      return delivered(clock, delivery, ({ at, forged, retries }) => {
+        const stamp = new Date(at).toISOString();
+        const key = forged ? forgedSecret(secret) : secret;
+        return jsonPost(url, body, {
+          'twitch-eventsub-message-id': id,
+          'twitch-eventsub-message-retry': String(retries),
+          'twitch-eventsub-message-type': type,
+          'twitch-eventsub-message-timestamp': stamp,
+          'twitch-eventsub-subscription-type': subscriptionType,
+          'twitch-eventsub-subscription-version': '1',
+          'twitch-eventsub-message-signature': `sha256=${mac('sha256', key, [id, stamp, body]).toString('hex')}`,
+        });
+      });
     };
   const notification = message('notification');
   return {
@@ -111,24 +100,14 @@ export function zoom(options: SignerOptions & { secretToken: string }) {
   const { url, clock } = placeOf('zoom', options);
   const event = (payload: Payload, delivery?: DeliveryOptions): Delivery => {
     const body = bytesOf(payload);
-    const { maker, attempt } = start(clock, delivery);
-    return deliver(
-      ({ at, forged }) => {
-        const stamp = String(seconds(at));
-        const key = forged ? forgedSecret(secret) : secret;
-        return {
-          url,
-          body,
-          headers: {
-            ...JSON_TYPE,
-            'x-zm-request-timestamp': stamp,
-            'x-zm-signature': `v0=${mac('sha256', key, [`v0:${stamp}:`, body]).toString('hex')}`,
-          },
-        };
-      },
-      maker,
-      attempt,
-    );
+    return delivered(clock, delivery, ({ at, forged }) => {
+      const stamp = String(seconds(at));
+      const key = forged ? forgedSecret(secret) : secret;
+      return jsonPost(url, body, {
+        'x-zm-request-timestamp': stamp,
+        'x-zm-signature': `v0=${mac('sha256', key, [`v0:${stamp}:`, body]).toString('hex')}`,
+      });
+    });
   };
   return {
     event,

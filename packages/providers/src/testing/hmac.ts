@@ -8,10 +8,9 @@ import { bytesOf, JSON_TYPE, mac, optionsOf, type Payload, placeOf, seconds, tex
 import {
   type Delivery,
   type DeliveryOptions,
-  deliver,
+  delivered,
   newId,
   type SignerOptions,
-  start,
 } from './delivery';
 
 /** What `signedPayload` gets, as the preset's `SignedRequest`. */
@@ -64,29 +63,24 @@ export function hmac(options: HmacSignerOptions) {
     event(payload: Payload, delivery: HmacDeliveryOptions = {}): Delivery {
       const body = bytesOf(payload);
       const id = typeof o.key === 'string' ? { [o.key]: delivery.id ?? newId() } : {};
-      const { maker, attempt } = start(clock, delivery);
-      return deliver(
-        ({ at, forged }) => {
-          const stamp = o.timestamp === undefined ? undefined : String(seconds(at));
-          const headers: Record<string, string> = {
-            ...JSON_TYPE,
-            ...id,
-            ...(o.timestamp === undefined ? {} : { [o.timestamp.header]: stamp! }),
-          };
-          const parts = signedPayload({
-            body,
-            timestamp: stamp,
-            method: 'POST',
-            url: path,
-            header: (name) => headers[name],
-          });
-          const key = forged ? Buffer.concat([Buffer.from('forged'), secret]) : secret;
-          const digest = mac(o.algorithm ?? 'sha256', key, parts).toString(o.encoding ?? 'hex');
-          return { url, body, headers: { ...headers, [header]: (o.prefix ?? '') + digest } };
-        },
-        maker,
-        attempt,
-      );
+      return delivered(clock, delivery, ({ at, forged }) => {
+        const stamp = o.timestamp === undefined ? undefined : String(seconds(at));
+        const headers: Record<string, string> = {
+          ...JSON_TYPE,
+          ...id,
+          ...(o.timestamp === undefined ? {} : { [o.timestamp.header]: stamp! }),
+        };
+        const parts = signedPayload({
+          body,
+          timestamp: stamp,
+          method: 'POST',
+          url: path,
+          header: (name) => headers[name],
+        });
+        const key = forged ? Buffer.concat([Buffer.from('forged'), secret]) : secret;
+        const digest = mac(o.algorithm ?? 'sha256', key, parts).toString(o.encoding ?? 'hex');
+        return { url, body, headers: { ...headers, [header]: (o.prefix ?? '') + digest } };
+      });
     },
   };
 }

@@ -7,6 +7,7 @@ import {
   bytesOf,
   forgedSecret,
   JSON_TYPE,
+  jsonPost,
   mac,
   objectOf,
   optionsOf,
@@ -18,10 +19,9 @@ import {
 import {
   type Delivery,
   type DeliveryOptions,
-  deliver,
+  delivered,
   newId,
   type SignerOptions,
-  start,
 } from './delivery';
 
 /** Options of one Linear delivery. */
@@ -42,25 +42,15 @@ export function linear(options: SignerOptions & { secret: string }) {
     event(payload: Payload, delivery: LinearDeliveryOptions = {}): Delivery {
       const object = objectOf(payload);
       const id = delivery.delivery ?? newId();
-      const { maker, attempt } = start(clock, delivery);
-      return deliver(
-        ({ at, forged }) => {
-          const body = bytesOf(object ? { ...object, webhookTimestamp: Math.floor(at) } : payload);
-          const key = forged ? forgedSecret(secret) : secret;
-          return {
-            url,
-            body,
-            headers: {
-              ...JSON_TYPE,
-              'linear-delivery': id,
-              ...(typeof object?.type === 'string' ? { 'linear-event': object.type } : {}),
-              'linear-signature': mac('sha256', key, [body]).toString('hex'),
-            },
-          };
-        },
-        maker,
-        attempt,
-      );
+      return delivered(clock, delivery, ({ at, forged }) => {
+        const body = bytesOf(object ? { ...object, webhookTimestamp: Math.floor(at) } : payload);
+        const key = forged ? forgedSecret(secret) : secret;
+        return jsonPost(url, body, {
+          'linear-delivery': id,
+          ...(typeof object?.type === 'string' ? { 'linear-event': object.type } : {}),
+          'linear-signature': mac('sha256', key, [body]).toString('hex'),
+        });
+      });
     },
   };
 }
@@ -75,25 +65,20 @@ export function mailgun(options: SignerOptions & { signingKey: string }) {
   const { url, clock } = placeOf('mailgun', options);
   return {
     event(eventData: object, delivery?: DeliveryOptions): Delivery {
-      const { maker, attempt } = start(clock, delivery);
       const tokens: string[] = [];
-      return deliver(
-        ({ at, forged, retries }) => {
-          tokens[retries] ??= randomBytes(25).toString('hex');
-          const timestamp = String(seconds(at));
-          const token = tokens[retries]!;
-          const signature = mac('sha256', forged ? forgedSecret(key) : key, [
-            timestamp + token,
-          ]).toString('hex');
-          return {
-            url,
-            body: bytesOf({ signature: { timestamp, token, signature }, 'event-data': eventData }),
-            headers: { ...JSON_TYPE },
-          };
-        },
-        maker,
-        attempt,
-      );
+      return delivered(clock, delivery, ({ at, forged, retries }) => {
+        tokens[retries] ??= randomBytes(25).toString('hex');
+        const timestamp = String(seconds(at));
+        const token = tokens[retries]!;
+        const signature = mac('sha256', forged ? forgedSecret(key) : key, [
+          timestamp + token,
+        ]).toString('hex');
+        return {
+          url,
+          body: bytesOf({ signature: { timestamp, token, signature }, 'event-data': eventData }),
+          headers: { ...JSON_TYPE },
+        };
+      });
     },
   };
 }

@@ -7,6 +7,7 @@ import {
   bytesOf,
   forgedSecret,
   JSON_TYPE,
+  jsonPost,
   mac,
   optionsOf,
   placeOf,
@@ -19,12 +20,11 @@ import {
 import {
   type Delivery,
   type DeliveryOptions,
-  deliver,
+  delivered,
   asHandshake,
   type Handshake,
   newId,
   type SignerOptions,
-  start,
 } from './delivery';
 
 /** Signs a payload with `signature(body, at, secrets)` at each attempt: the common shape of these signers. */
@@ -42,19 +42,14 @@ function timestamped(
   const { url, clock } = placeOf(name, options);
   return (payload: Payload, delivery?: DeliveryOptions): Delivery => {
     const body = bytesOf(payload);
-    const { maker, attempt } = start(clock, delivery);
-    return deliver(
-      ({ at, forged, retries }) => ({
-        url,
-        body,
-        headers: {
-          ...JSON_TYPE,
-          ...headersOf(body, at, forged ? secrets.map(forgedSecret) : secrets, retries),
-        },
-      }),
-      maker,
-      attempt,
-    );
+    return delivered(clock, delivery, ({ at, forged, retries }) => ({
+      url,
+      body,
+      headers: {
+        ...JSON_TYPE,
+        ...headersOf(body, at, forged ? secrets.map(forgedSecret) : secrets, retries),
+      },
+    }));
   };
 }
 
@@ -184,27 +179,17 @@ function svixSigner(
     event(payload: Payload, delivery: StandardWebhooksDeliveryOptions = {}): Delivery {
       const body = bytesOf(payload);
       const id = delivery.id ?? `msg_${newId().replaceAll('-', '')}`;
-      const { maker, attempt } = start(clock, delivery);
-      return deliver(
-        ({ at, forged }) => {
-          const t = seconds(at);
-          const signatures = (forged ? forgedKeys : keys).map(
-            (key) => `v1,${mac('sha256', key, [`${id}.${t}.`, body]).toString('base64')}`,
-          );
-          return {
-            url,
-            body,
-            headers: {
-              ...JSON_TYPE,
-              [`${prefix}-id`]: id,
-              [`${prefix}-timestamp`]: String(t),
-              [`${prefix}-signature`]: signatures.join(' '),
-            },
-          };
-        },
-        maker,
-        attempt,
-      );
+      return delivered(clock, delivery, ({ at, forged }) => {
+        const t = seconds(at);
+        const signatures = (forged ? forgedKeys : keys).map(
+          (key) => `v1,${mac('sha256', key, [`${id}.${t}.`, body]).toString('base64')}`,
+        );
+        return jsonPost(url, body, {
+          [`${prefix}-id`]: id,
+          [`${prefix}-timestamp`]: String(t),
+          [`${prefix}-signature`]: signatures.join(' '),
+        });
+      });
     },
   };
 }

@@ -20,10 +20,9 @@ import {
 import {
   type Delivery,
   type DeliveryOptions,
-  deliver,
+  delivered,
   newId,
   type SignerOptions,
-  start,
 } from './delivery';
 
 /** Options of the {@link square} signer. */
@@ -45,22 +44,17 @@ export function square(options: SquareSignerOptions) {
   return {
     event(payload: Payload, delivery?: DeliveryOptions): Delivery {
       const body = bytesOf(payload);
-      const { maker, attempt } = start(clock, delivery);
-      return deliver(
-        ({ forged }) => ({
-          url,
-          body,
-          headers: {
-            ...JSON_TYPE,
-            'x-square-hmacsha256-signature': mac('sha256', forged ? forgedSecret(key) : key, [
-              url,
-              body,
-            ]).toString('base64'),
-          },
-        }),
-        maker,
-        attempt,
-      );
+      return delivered(clock, delivery, ({ forged }) => ({
+        url,
+        body,
+        headers: {
+          ...JSON_TYPE,
+          'x-square-hmacsha256-signature': mac('sha256', forged ? forgedSecret(key) : key, [
+            url,
+            body,
+          ]).toString('base64'),
+        },
+      }));
     },
   };
 }
@@ -110,22 +104,17 @@ export function twilio(options: TwilioSignerOptions) {
       );
     const idempotency =
       delivery.idempotencyToken === undefined ? newId() : delivery.idempotencyToken;
-    const { maker, attempt } = start(clock, delivery);
-    return deliver(
-      ({ forged }) => ({
-        url: at.url,
-        body: at.body,
-        headers: {
-          ...at.type,
-          ...(idempotency === null ? {} : { 'i-twilio-idempotency-token': idempotency }),
-          'x-twilio-signature': mac('sha1', forged ? forgedSecret(token) : token, [
-            at.signed,
-          ]).toString('base64'),
-        },
-      }),
-      maker,
-      attempt,
-    );
+    return delivered(clock, delivery, ({ forged }) => ({
+      url: at.url,
+      body: at.body,
+      headers: {
+        ...at.type,
+        ...(idempotency === null ? {} : { 'i-twilio-idempotency-token': idempotency }),
+        'x-twilio-signature': mac('sha1', forged ? forgedSecret(token) : token, [
+          at.signed,
+        ]).toString('base64'),
+      },
+    }));
   };
   return {
     event(fields: FormFields, delivery: TwilioDeliveryOptions = {}): Delivery {
@@ -176,28 +165,23 @@ export function mercadopago(options: SignerOptions & { secret: string }) {
       if (dataId !== undefined) called.searchParams.set('data.id', dataId);
       if (typeof object?.type === 'string') called.searchParams.set('type', object.type);
       const body = bytesOf(payload);
-      const { maker, attempt } = start(clock, delivery);
-      return deliver(
-        ({ at, forged }) => {
-          const ts = String(seconds(at));
-          const id = dataId === undefined ? '' : `id:${dataId.toLowerCase()};`;
-          const manifest = `${id}request-id:${requestId};ts:${ts};`;
-          const v1 = mac('sha256', forged ? forgedSecret(secret) : secret, [manifest]).toString(
-            'hex',
-          );
-          return {
-            url: called.toString(),
-            body,
-            headers: {
-              ...JSON_TYPE,
-              'x-request-id': requestId,
-              'x-signature': `ts=${ts},v1=${v1}`,
-            },
-          };
-        },
-        maker,
-        attempt,
-      );
+      return delivered(clock, delivery, ({ at, forged }) => {
+        const ts = String(seconds(at));
+        const id = dataId === undefined ? '' : `id:${dataId.toLowerCase()};`;
+        const manifest = `${id}request-id:${requestId};ts:${ts};`;
+        const v1 = mac('sha256', forged ? forgedSecret(secret) : secret, [manifest]).toString(
+          'hex',
+        );
+        return {
+          url: called.toString(),
+          body,
+          headers: {
+            ...JSON_TYPE,
+            'x-request-id': requestId,
+            'x-signature': `ts=${ts},v1=${v1}`,
+          },
+        };
+      });
     },
   };
 }

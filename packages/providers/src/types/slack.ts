@@ -4,7 +4,7 @@
  */
 import type { SlackEvent } from '@slack/types';
 import type { EventsByType } from '../events';
-import type { SlackMinimalEnvelope } from '../slack';
+import type { SlackMinimalEnvelope } from '../timestamped-members';
 
 /** Each inner event name (`eventType(request)`) to its Events API delivery, the event typed by `@slack/types`. */
 export type SlackEvents = {

@@ -13,7 +13,7 @@ import {
   ReceiptStatus,
   StoreError,
 } from '@webhook-idempotency/core';
-import { DEFAULT_PURGE_BATCH_SIZE } from '@webhook-idempotency/core/adapter';
+import { purgeChunkSize, renamedOption } from '@webhook-idempotency/core/adapter';
 import {
   type ExpectedClaim,
   forgetReceipt,
@@ -24,6 +24,7 @@ import { emptyCounts, percentile, requireCount, requireMs, toBuckets } from './c
 import type {
   ActivityOptions,
   ActivityReport,
+  AdminCountOptions,
   AdminPurgeOptions,
   ForgetOptions,
   ForgetResult,
@@ -290,7 +291,7 @@ export class ReceiptsAdmin {
   };
 
   /** How many receipts {@link ReceiptsAdmin.purge} would delete now. */
-  async countPurgeable(options: Omit<AdminPurgeOptions, 'batchSize' | 'onBatch'>): Promise<number> {
+  async countPurgeable(options: AdminCountOptions): Promise<number> {
     const olderThanMs = requireMs('olderThanMs', options.olderThanMs, { allowZero: true });
     const rows =
       options.provider === undefined
@@ -304,20 +305,21 @@ export class ReceiptsAdmin {
 
   /**
    * Deletes finished receipts (of `provider`, when given) finished longer ago than `olderThanMs`,
-   * with the store's own batch `DELETE`, one statement per `batchSize` rows; never a
-   * `processing` one. Calls `onBatch` after each batch that deleted rows. Returns how many it deleted.
+   * with the store's own chunked `DELETE`, one statement per `chunkSize` rows; never a
+   * `processing` one. Calls `onChunk` after each chunk that deleted rows. Returns how many it deleted.
    */
   async purge(options: AdminPurgeOptions): Promise<number> {
     const olderThanMs = requireMs('olderThanMs', options.olderThanMs, { allowZero: true });
-    const batchSize = requireCount('batchSize', options.batchSize ?? DEFAULT_PURGE_BATCH_SIZE, 1e6);
-    const { provider, onBatch } = options;
-    const statement = provider === undefined ? this.sql.purgeBatch : this.sql.purgeProviderBatch;
+    const chunkSize = requireCount('chunkSize', purgeChunkSize(options), 1e6);
+    const onChunk = renamedOption(options, 'onChunk', 'onBatch');
+    const { provider } = options;
+    const statement = provider === undefined ? this.sql.purgeChunk : this.sql.purgeProviderChunk;
     return deleteInChunks(
       (sql, params) => this.runQuery('purge', sql, params),
       statement,
       provider === undefined ? [olderThanMs] : [provider, olderThanMs],
-      batchSize,
-      onBatch,
+      chunkSize,
+      onChunk,
     );
   }
 

@@ -158,14 +158,21 @@ export interface ActivityReport {
   readonly buckets: readonly ActivityBucket[];
 }
 
-/** Options of {@link ReceiptsAdmin.purge} and {@link ReceiptsAdmin.countPurgeable}. */
+/** Options of {@link ReceiptsAdmin.purge}. */
 export interface AdminPurgeOptions {
   /** Delete receipts finished longer ago than this; `0` deletes every finished receipt. */
   readonly olderThanMs: number;
   /** Only this provider's receipts. */
   readonly provider?: string;
-  /** Rows per `DELETE` statement. Defaults to 1000. */
+  /** Rows per `DELETE` statement (a chunk). Defaults to 1000. */
+  readonly chunkSize?: number;
+  /** @deprecated Use `chunkSize`. */
   readonly batchSize?: number;
-  /** Called after each batch that deleted rows, with the running total of deleted receipts. */
+  /** Called after each chunk that deleted rows, with the running total of deleted receipts. */
+  readonly onChunk?: (deleted: number) => void;
+  /** @deprecated Use `onChunk`. */
   readonly onBatch?: (deleted: number) => void;
 }
+
+/** Options of {@link ReceiptsAdmin.countPurgeable}: which receipts a purge would delete. */
+export type AdminCountOptions = Pick<AdminPurgeOptions, 'olderThanMs' | 'provider'>;

@@ -1,25 +1,25 @@
 /** @module One chunked DELETE run until the rows it matches are gone: the purges of receipts and deliveries. */
-import type { BatchDelete } from '../dialects';
+import type { ChunkDelete } from '../dialects';
 
 /**
- * Runs `statement` with `where` chunk after chunk of at most `batchSize` rows (purge's option
- * keeps its name), until a chunk deletes fewer; `onBatch` gets the running total after each chunk
+ * Runs `statement` with `where` chunk after chunk of at most `chunkSize` rows, until a chunk
+ * deletes fewer; `onChunk` gets the running total after each chunk
  * that deleted rows. Each chunk is its own statement (no long transaction, no lock held across
  * chunks). Resolves with the total.
  */
 export async function deleteInChunks(
   run: (sql: string, params: unknown[]) => Promise<{ readonly affected: number }>,
-  statement: BatchDelete,
+  statement: ChunkDelete,
   where: readonly unknown[],
-  batchSize: number,
-  onBatch?: (total: number) => void,
+  chunkSize: number,
+  onChunk?: (total: number) => void,
 ): Promise<number> {
-  const params = statement.params(where, batchSize);
+  const params = statement.params(where, chunkSize);
   let total = 0;
   for (;;) {
     const { affected } = await run(statement.sql, params);
     total += affected;
-    if (affected > 0) onBatch?.(total);
-    if (affected < batchSize) return total;
+    if (affected > 0) onChunk?.(total);
+    if (affected < chunkSize) return total;
   }
 }

@@ -8,16 +8,11 @@ import { ConfigError } from '@webhook-idempotency/core';
 import type { D1DatabaseLike, D1PreparedStatementLike, D1ResultLike } from './d1-types';
 import type { QueryResult, Row, Statement, StatementRunner } from './executor';
 import { returnsRows } from './orm';
+import { hasMethods } from './shape';
 
 /** True for a D1 binding (or miniflare's `getD1Database()`), by its shape. */
 export function isD1(db: unknown): db is D1DatabaseLike {
-  const candidate = db as Partial<D1DatabaseLike> | null;
-  return (
-    typeof candidate === 'object' &&
-    candidate !== null &&
-    typeof candidate.prepare === 'function' &&
-    typeof candidate.batch === 'function'
-  );
+  return hasMethods(db, 'prepare', 'batch');
 }
 
 /** A D1 result as the store reads results: its rows, and how many rows it changed (or returned). */

@@ -163,25 +163,37 @@ export async function acquireWithin<C>(
   release: (connection: C) => void,
   ms: number,
 ): Promise<C> {
-  let timer: NodeJS.Timeout | undefined;
-  let late = false;
   const pending = acquire();
+  const deadline = connectionDeadline(ms);
   try {
-    return await Promise.race([
-      pending,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          late = true;
-          reject(
-            new Error(
-              `no database connection within ${ms} ms (pool exhausted or database unreachable)`,
-            ),
-          );
-        }, ms);
-      }),
-    ]);
+    return await Promise.race([pending, deadline.waited]);
   } finally {
-    clearTimeout(timer);
-    if (late) pending.then(release, () => undefined);
+    deadline.stop();
+    if (deadline.late()) pending.then(release, () => undefined);
   }
+}
+
+/**
+ * The bound on getting a connection (a pool's acquire, a transaction's begin): `waited` rejects
+ * after `ms` unless `stop()` came first, and `late()` says whether it did.
+ */
+export function connectionDeadline(ms: number): {
+  waited: Promise<never>;
+  late(): boolean;
+  stop(): void;
+} {
+  let late = false;
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      late = true;
+      reject(
+        new Error(
+          `no database connection within ${ms} ms (pool exhausted or database unreachable)`,
+        ),
+      );
+    }, ms);
+  });
+  waited.catch(() => undefined);
+  return { waited, late: () => late, stop: () => clearTimeout(timer) };
 }

@@ -19,37 +19,18 @@ import {
   type Gate,
   type QueryResult,
 } from './executor';
+import { hasMethods } from './shape';
 
 /** True for a `mysql2/promise` pool. */
 export function isMysqlPromisePool(db: unknown): db is PromisePool {
-  const candidate = db as {
-    getConnection?: unknown;
-    query?: unknown;
-    pool?: { getConnection?: unknown };
-  } | null;
-  return (
-    typeof candidate === 'object' &&
-    candidate !== null &&
-    typeof candidate.getConnection === 'function' &&
-    typeof candidate.query === 'function' &&
-    typeof candidate.pool?.getConnection === 'function'
-  );
+  return hasMethods(db, 'getConnection', 'query') && hasMethods(db.pool, 'getConnection');
 }
 
 /** True for a `mysql2` callback pool (it has `.promise()` and `.getConnection(callback)`). */
 export function isMysqlCallbackPool(db: unknown): db is CallbackPool {
-  const candidate = db as {
-    getConnection?: unknown;
-    promise?: unknown;
-    config?: { connectionConfig?: unknown };
-  } | null;
-  return (
-    typeof candidate === 'object' &&
-    candidate !== null &&
-    typeof candidate.getConnection === 'function' &&
-    typeof candidate.promise === 'function' &&
-    typeof candidate.config?.connectionConfig === 'object'
-  );
+  if (!hasMethods(db, 'getConnection', 'promise')) return false;
+  const config = db.config as { connectionConfig?: unknown } | null | undefined;
+  return typeof config?.connectionConfig === 'object';
 }
 
 function toResult(result: unknown): QueryResult {

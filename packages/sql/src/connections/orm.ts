@@ -5,6 +5,7 @@
  */
 import { StoreError } from '@webhook-idempotency/core';
 import {
+  connectionDeadline,
   gate,
   untilAborted,
   type Executor,
@@ -130,24 +131,6 @@ export interface CallbackTransaction<Tx> {
   readonly members?: (property: PropertyKey) => boolean;
 }
 
-/** The bound on a transaction's begin: `waited` rejects after `ms` unless `stop()` came first. */
-function beginWithin(ms: number): { waited: Promise<never>; late(): boolean; stop(): void } {
-  let late = false;
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      late = true;
-      reject(
-        new Error(
-          `no database connection within ${ms} ms (pool exhausted or database unreachable)`,
-        ),
-      );
-    }, ms);
-  });
-  waited.catch(() => undefined);
-  return { waited, late: () => late, stop: () => clearTimeout(timer) };
-}
-
 /** One turn of the event loop: the socket events already queued (a close) are handled first. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -206,7 +189,7 @@ export async function callbackTransaction<Tx extends object, T>(
   tool: CallbackTransaction<Tx>,
 ): Promise<T> {
   const state: Gate = { closed: undefined };
-  const begin = beginWithin(tool.acquireTimeoutMs);
+  const begin = connectionDeadline(tool.acquireTimeoutMs);
   const run: CallbackRun = { settled: false, gone: false };
   // The result travels in an object: postgres-js awaits every element of an array a callback returns.
   const body = Promise.resolve(

@@ -11,6 +11,7 @@ import {
   type Gate,
   type QueryResult,
 } from './executor';
+import { hasMethods } from './shape';
 
 /** A statement as pg sends it: `$n` placeholders, and a name when it is sent prepared. */
 interface PgStatement {
@@ -91,15 +92,7 @@ function beginStatement(timeoutMs: number | undefined): string {
 
 /** True for a `pg` Pool (a lone `Client` would interleave concurrent transactions). */
 export function isPgPool(db: unknown): db is Pool {
-  const candidate = db as Partial<Pool> | null;
-  return (
-    typeof candidate === 'object' &&
-    candidate !== null &&
-    typeof candidate.connect === 'function' &&
-    typeof candidate.query === 'function' &&
-    'idleCount' in candidate &&
-    'totalCount' in candidate
-  );
+  return hasMethods(db, 'connect', 'query') && 'idleCount' in db && 'totalCount' in db;
 }
 
 /** An executor over `pool`; each statement borrows a client for at most `acquireTimeoutMs` of waiting. */

@@ -17,30 +17,16 @@ import type {
   NodeSqliteDatabase,
   NodeSqliteStatement,
 } from './types';
+import { hasMethods } from './shape';
 
 /** True for a `better-sqlite3` Database. */
 export function isBetterSqlite(db: unknown): db is BetterSqlite3.Database {
-  const candidate = db as Partial<BetterSqlite3.Database> | null;
-  return (
-    typeof candidate === 'object' &&
-    candidate !== null &&
-    typeof candidate.prepare === 'function' &&
-    typeof candidate.pragma === 'function' &&
-    typeof candidate.exec === 'function'
-  );
+  return hasMethods(db, 'prepare', 'pragma', 'exec');
 }
 
 /** True for a `node:sqlite` `DatabaseSync` (Node ≥ 22.16: `isTransaction` and `columns()`). */
 export function isNodeSqlite(db: unknown): db is NodeSqliteDatabase {
-  const candidate = db as Partial<NodeSqliteDatabase> | null;
-  return (
-    typeof candidate === 'object' &&
-    candidate !== null &&
-    typeof candidate.prepare === 'function' &&
-    typeof candidate.exec === 'function' &&
-    typeof (candidate as { pragma?: unknown }).pragma !== 'function' &&
-    'isTransaction' in candidate
-  );
+  return hasMethods(db, 'prepare', 'exec') && !hasMethods(db, 'pragma') && 'isTransaction' in db;
 }
 
 /**
@@ -48,16 +34,11 @@ export function isNodeSqlite(db: unknown): db is NodeSqliteDatabase {
  * neither better-sqlite3's `pragma` nor node:sqlite's `isTransaction`.
  */
 export function isBunSqlite(db: unknown): db is BunSqliteDatabase {
-  const candidate = db as Partial<BunSqliteDatabase> | null;
   return (
-    typeof candidate === 'object' &&
-    candidate !== null &&
-    typeof candidate.prepare === 'function' &&
-    typeof candidate.exec === 'function' &&
-    typeof candidate.query === 'function' &&
-    typeof (candidate as { pragma?: unknown }).pragma !== 'function' &&
-    !('isTransaction' in candidate) &&
-    'inTransaction' in candidate
+    hasMethods(db, 'prepare', 'exec', 'query') &&
+    !hasMethods(db, 'pragma') &&
+    !('isTransaction' in db) &&
+    'inTransaction' in db
   );
 }
 

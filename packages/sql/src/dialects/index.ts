@@ -12,7 +12,7 @@ import { sqlite } from './sqlite';
 import type { DialectSpec } from './spec';
 
 export type { SqlDialect } from './name';
-export type { BatchDelete, DialectSpec, InboxFragments } from './spec';
+export type { ChunkDelete, DialectSpec, InboxFragments } from './spec';
 
 /** Every dialect, by name. */
 export const dialects: Readonly<Record<SqlDialect, DialectSpec>> = { postgres, mysql, sqlite };

@@ -37,9 +37,9 @@ export const mysql: DialectSpec = {
   attemptsReturningClaimTime: `(LAST_INSERT_ID(${MYSQL_EPOCH_MS('UTC_TIMESTAMP(3)')}) * 0 + 1)`,
   // A single-table DELETE takes each row's lock, then evaluates its whole WHERE on the row's
   // latest committed version (a locking read), so a row changed meanwhile is judged as it is now.
-  deleteBatch: (table, where) => ({
+  deleteChunk: (table, where) => ({
     sql: `DELETE FROM ${table} WHERE ${where} LIMIT ?`,
-    params: (whereParams, batchSize) => [...whereParams, batchSize],
+    params: (whereParams, chunkSize) => [...whereParams, chunkSize],
   }),
   duplicateKeyCodes: new Set(['ER_DUP_ENTRY', 1062]),
   missingTable: { codes: new Set(['ER_NO_SUCH_TABLE', 1146]) },

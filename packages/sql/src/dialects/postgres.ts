@@ -1,5 +1,5 @@
 /** @module PostgreSQL's row of the dialect table: every fragment its statements are built from. */
-import { doubleQuote, keyedBatch, numbered } from './shared';
+import { doubleQuote, keyedChunk, numbered } from './shared';
 import type { DialectSpec } from './spec';
 
 const PG_NOW = "date_trunc('milliseconds', statement_timestamp())";
@@ -35,7 +35,7 @@ export const postgres: DialectSpec = {
   // in it, and the store then reads again.
   claimOrRead: (insert, read) =>
     `WITH claimed AS (${insert}) SELECT * FROM claimed UNION ALL ${read} AND NOT EXISTS (SELECT 1 FROM claimed)`,
-  deleteBatch: keyedBatch,
+  deleteChunk: keyedChunk,
   duplicateKeyCodes: new Set(['23505']),
   missingTable: { codes: new Set(['42P01']) },
   // deadlock_detected, serialization_failure.

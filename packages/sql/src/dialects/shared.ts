@@ -1,11 +1,11 @@
 /** @module What rows of the dialect table share: quoting, the keyed chunk delete, numbered placeholders. */
-import type { BatchDelete } from './spec';
+import type { ChunkDelete } from './spec';
 
 /** Quotes an identifier in double quotes (PostgreSQL, SQLite). */
 export const doubleQuote = (identifier: string): string => `"${identifier}"`;
 
 /**
- * A chunk's `DELETE` by key: at most `batchSize` rows that `where` holds on. The whole condition
+ * A chunk's `DELETE` by key: at most `chunkSize` rows that `where` holds on. The whole condition
  * sits on the DELETE itself, not only in the subquery that picks the chunk: PostgreSQL
  * re-evaluates only the outer WHERE on the latest version of a row it had to wait for (never the
  * IN subquery). A receipt taken over meanwhile (`processing`), or taken over and finished again
@@ -13,9 +13,9 @@ export const doubleQuote = (identifier: string): string => `"${identifier}"`;
  * statement under its database-wide write lock, so nothing changes in between; it gets the same
  * statement for one code path.
  */
-export const keyedBatch = (table: string, where: string): BatchDelete => ({
+export const keyedChunk = (table: string, where: string): ChunkDelete => ({
   sql: `DELETE FROM ${table} WHERE ${where} AND (provider, external_id) IN (SELECT provider, external_id FROM ${table} WHERE ${where} LIMIT ?)`,
-  params: (whereParams, batchSize) => [...whereParams, ...whereParams, batchSize],
+  params: (whereParams, chunkSize) => [...whereParams, ...whereParams, chunkSize],
 });
 
 /** `?` placeholders → `$1, $2, …` (the statements contain no other `?`). */

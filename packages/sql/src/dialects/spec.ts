@@ -74,11 +74,11 @@ export interface DialectSpec {
    */
   claimOrRead?(insert: string, read: string): string;
   /**
-   * A `DELETE` of at most `batchSize` rows matching `where`. The whole of `where` must hold on
+   * A `DELETE` of at most `chunkSize` rows matching `where`. The whole of `where` must hold on
    * every row the statement removes, also on a row that changed while the DELETE waited for its
    * lock (a receipt taken over, or taken over and completed again, since the batch was chosen).
    */
-  deleteBatch(table: string, where: string): BatchDelete;
+  deleteChunk(table: string, where: string): ChunkDelete;
   /** Error codes (`code` or `errno`) of a unique-index violation. */
   readonly duplicateKeyCodes: ReadonlySet<string | number>;
   /**
@@ -122,10 +122,10 @@ export interface DialectSpec {
 }
 
 /** A batch `DELETE` and the order of its parameters. */
-export interface BatchDelete {
+export interface ChunkDelete {
   readonly sql: string;
   /** The statement's parameters, from those of its `where` and the batch size. */
-  params(whereParams: readonly unknown[], batchSize: number): unknown[];
+  params(whereParams: readonly unknown[], chunkSize: number): unknown[];
 }
 
 /**

@@ -1,5 +1,5 @@
 /** @module SQLite's row of the dialect table (better-sqlite3, node:sqlite, bun:sqlite, libSQL, D1). */
-import { doubleQuote, keyedBatch } from './shared';
+import { doubleQuote, keyedChunk } from './shared';
 import type { DialectSpec } from './spec';
 
 // julianday('now') is exact to the millisecond; 210866760000000 ms is the Julian day of the Unix epoch.
@@ -30,7 +30,7 @@ export const sqlite: DialectSpec = {
   bucketOf: (expression) => `(${expression} / CAST(? AS INTEGER))`,
   onConflictDoNothing: ' ON CONFLICT (provider, external_id) DO NOTHING',
   returning: true,
-  deleteBatch: keyedBatch,
+  deleteChunk: keyedChunk,
   // better-sqlite3's codes; node:sqlite reports ERR_SQLITE_ERROR with the extended result code
   // in `errcode` (1555 SQLITE_CONSTRAINT_PRIMARYKEY, 2067 SQLITE_CONSTRAINT_UNIQUE).
   duplicateKeyCodes: new Set([

@@ -5,9 +5,13 @@
  * `InboxFragments.unfinished`), never walking the finished history; the finished ones newest
  * first from `(finished_at, id)`, inside the window only.
  */
-import type { BacklogInput, InboxBacklog, ProviderBacklog } from '@webhook-idempotency/core/inbox';
-import { type ResolvedBacklogInput, resolveBacklogInput } from '@webhook-idempotency/core/adapter';
-import type { Executor, Row } from '../connections/executor';
+import type { BacklogInput, InboxBacklog } from '@webhook-idempotency/core/inbox';
+import {
+  backlogTallies,
+  type ResolvedBacklogInput,
+  resolveBacklogInput,
+} from '@webhook-idempotency/core/adapter';
+import type { Executor } from '../connections/executor';
 import type { DialectSpec } from '../dialects';
 import { text } from './rows';
 
@@ -56,8 +60,6 @@ export function buildBacklogQueries(dialect: DialectSpec, table: string): Backlo
       `GROUP BY provider`,
   };
 }
-
-type Tally = { -readonly [K in keyof ProviderBacklog]: ProviderBacklog[K] };
 
 /**
  * How a read is bounded, as the claim is (`InboxFragments.boundClaim`): a time limit, and on
@@ -120,45 +122,25 @@ async function readBacklog(
           input.limit,
         ]),
   ]);
-  const tallies = new Map<string, Tally>();
-  const tally = (row: Row): Tally => {
-    const provider = text(row.provider);
-    let found = tallies.get(provider);
-    if (!found) {
-      found = {
-        provider,
-        unfinished: 0,
-        stuck: 0,
-        oldestAgeMs: null,
-        finished: 0,
-        died: 0,
-        late: 0,
-      };
-      tallies.set(provider, found);
-    }
-    return found;
-  };
+  const tallies = backlogTallies();
   let unfinishedRead = 0;
   let finishedRead = 0;
   for (const row of unfinished.rows) {
-    const t = tally(row);
+    const t = tallies.of(text(row.provider));
     t.unfinished = Number(row.n);
     t.stuck = Number(row.stuck);
     t.oldestAgeMs = Math.max(0, Number(row.oldest_age_ms));
     unfinishedRead += t.unfinished;
   }
   for (const row of finished?.rows ?? []) {
-    const t = tally(row);
+    const t = tallies.of(text(row.provider));
     t.finished = Number(row.n);
     t.died = Number(row.died);
     t.late = Number(row.late);
     finishedRead += t.finished;
   }
-  const providers = [...tallies.values()].sort((a, b) =>
-    a.provider < b.provider ? -1 : a.provider > b.provider ? 1 : 0,
-  );
   return {
-    providers,
+    providers: tallies.sorted(),
     complete: unfinishedRead < input.limit && finishedRead < input.limit,
   };
 }

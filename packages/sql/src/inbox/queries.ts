@@ -2,7 +2,7 @@
  * @module Every statement of `SqlInbox`, written once from the dialect fragments (dialects.ts,
  * inbox-dialects.ts). `?` placeholders everywhere; values are always bound, never spliced in.
  */
-import type { BatchDelete, DialectSpec } from '../dialects';
+import type { ChunkDelete, DialectSpec } from '../dialects';
 
 /** The error a delivery records when its lease expired and another claim took it over. */
 export const LEASE_EXPIRED = 'LeaseExpired: the worker holding it stopped before settling it';
@@ -52,7 +52,7 @@ export interface InboxQueries {
    */
   list(filter: ListFilter): string;
   /** One batch of finished deliveries. Where params: olderThanMs. */
-  readonly purgeBatch: BatchDelete;
+  readonly purgeChunk: ChunkDelete;
 }
 
 /** The last millisecond every dialect's timestamp column holds (MySQL's DATETIME ends in 9999). */
@@ -191,7 +191,7 @@ export function buildInboxQueries(
       const filter = ` WHERE ${where.filter(Boolean).join(' AND ')}`;
       return `SELECT ${summaryColumns} FROM ${t}${filter} ORDER BY id LIMIT ?`;
     },
-    purgeBatch: dialect.deleteBatch(
+    purgeChunk: dialect.deleteChunk(
       t,
       `status IN ('done', 'dead') AND finished_at <= ${dialect.minusMs(now)}`,
     ),

@@ -37,10 +37,10 @@ import {
 } from '../connections/identity';
 import type { SqlConnection, SqlDialect } from '../connections/types';
 import { dialects, isMissingTable, type DialectSpec } from '../dialects';
-import { storableText } from '../receipts/rows';
 import { type ClaimContext, type ClaimInput, claimRowsOf } from './claim';
 import { completeLeases, groupRunner } from './complete';
 import { type GroupCommit, groupCommitFor, insertAll, insertOne } from './group-commit';
+import { buryLease, extendLeases, type LeaseWriter, pendingAgain } from './lease-ends';
 import { buildInboxQueries, type InboxQueries, storableRange } from './queries';
 import { toClaimed, toHeldRef, toLeasedRef, toStored, toSummary } from './rows';
 import { resolveInboxTable } from './schema';
@@ -89,7 +89,10 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
   private readonly sql: InboxQueries;
   /** What a claim runs on. */
   private readonly claiming: ClaimContext;
-  private readonly batcher: GroupCommit<NewDelivery, boolean> | undefined;
+  /** What the lease writes run on. */
+  private readonly writer: LeaseWriter;
+  /** The endpoint's group commit: concurrent `enqueue` calls share a transaction. */
+  private readonly groupCommit: GroupCommit<NewDelivery, boolean> | undefined;
 
   /**
    * @throws {ConfigError} naming `db` when it is not a supported connection.
@@ -108,7 +111,8 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
     const { executor, spec, sql, table } = this;
     this.claiming = { executor, spec, sql, table, claimTimeoutMs };
     const writer = { executor, spec, sql };
-    this.batcher = groupCommitFor(
+    this.writer = writer;
+    this.groupCommit = groupCommitFor(
       spec,
       options.groupCommit,
       (deliveries) => insertAll(writer, deliveries),
@@ -128,8 +132,8 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
     checkKeyPart('provider', delivery.provider);
     checkKeyPart('externalId', delivery.externalId);
     if (delivery.orderingKey !== null) checkKeyPart('orderingKey', delivery.orderingKey);
-    return this.batcher
-      ? this.batcher.submit(delivery)
+    return this.groupCommit
+      ? this.groupCommit.submit(delivery)
       : insertOne({ executor: this.executor, spec: this.spec, sql: this.sql }, delivery);
   }
 
@@ -210,41 +214,26 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
     return sharedWriter(this[CONNECTION], connectionOf(store));
   }
 
+  /** One `UPDATE` fenced by the lease; `error: null` is mapped to {@link SqlInbox.giveBack}. */
   async retry(
     lease: DeliveryLease,
     { delayMs, error }: { readonly delayMs: number; readonly error: string | null },
   ): Promise<boolean> {
-    const text = error === null ? null : storableText(error);
-    const { affected } = await this.executor.query(this.sql.retry, [
-      Math.max(0, Math.round(delayMs)),
-      text,
-      text === null ? 0 : 1,
-      lease.id,
-      lease.attempts,
-    ]);
-    return affected === 1;
+    if (error === null) return this.giveBack(lease, { delayMs });
+    return pendingAgain(this.writer, lease, delayMs, error);
   }
 
-  /** One `UPDATE` for the whole batch, each row fenced by its own lease. */
-  async extend(
-    leases: readonly DeliveryLease[],
-    { leaseMs }: { readonly leaseMs: number },
-  ): Promise<number> {
-    if (leases.length === 0) return 0;
-    const { affected } = await this.executor.query(this.sql.extend(leases.length), [
-      Math.max(0, Math.round(leaseMs)),
-      ...leases.flatMap((lease) => [lease.id, lease.attempts]),
-    ]);
-    return affected;
+  /** One `UPDATE` fenced by the lease: `pending` again, `failures` and the last error kept. */
+  giveBack(lease: DeliveryLease, { delayMs }: { readonly delayMs: number }): Promise<boolean> {
+    return pendingAgain(this.writer, lease, delayMs, null);
   }
 
-  async bury(lease: DeliveryLease, { error }: { readonly error: string }): Promise<boolean> {
-    const { affected } = await this.executor.query(this.sql.bury, [
-      storableText(error),
-      lease.id,
-      lease.attempts,
-    ]);
-    return affected === 1;
+  extend(leases: readonly DeliveryLease[], input: { readonly leaseMs: number }): Promise<number> {
+    return extendLeases(this.writer, leases, input.leaseMs);
+  }
+
+  bury(lease: DeliveryLease, { error }: { readonly error: string }): Promise<boolean> {
+    return buryLease(this.writer, lease, error);
   }
 
   /** One conditional `UPDATE`, a compare-and-set on the status and attempts the operator saw. */
@@ -325,17 +314,17 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
 
   /**
    * Deletes `done` and `dead` deliveries finished more than `olderThanMs` ago, in chunks of
-   * `batchSize` rows (default 1000); never a pending or processing one.
+   * `chunkSize` rows (default 1000); never a pending or processing one.
    * @example
    * await inbox.purge({ olderThanMs: 30 * DAY });
    */
   async purge(input: Parameters<InboxStore['purge']>[0]): Promise<number> {
-    const { olderThanMs, batchSize } = resolvePurgeInput(input);
+    const { olderThanMs, chunkSize } = resolvePurgeInput(input);
     return deleteInChunks(
       (sql, params) => this.executor.query(sql, params),
-      this.sql.purgeBatch,
+      this.sql.purgeChunk,
       [olderThanMs],
-      batchSize,
+      chunkSize,
     );
   }
 

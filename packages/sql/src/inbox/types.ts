@@ -49,16 +49,18 @@ export interface SqlInboxOptions<Tx = never> {
    * Group commit of the endpoint's writes: deliveries that arrive while another delivery's commit
    * is in flight are stored together in the next transaction, so a durable database flushes its
    * log once for all of them. Each `enqueue` still resolves only after the transaction holding
-   * its own row has committed, so nothing is acknowledged that a crash could lose. A batch the
+   * its own row has committed, so nothing is acknowledged that a crash could lose. A group the
    * database refuses is written again row by row (one bad delivery fails alone). `false` writes
-   * each delivery in a transaction of its own. Defaults to `{ maxBatch: 64 }`.
+   * each delivery in a transaction of its own. Defaults to `{ groupSize: 64 }`.
    */
   groupCommit?: false | GroupCommitOptions;
 }
 
 /** Options of {@link SqlInboxOptions.groupCommit}. */
 export interface GroupCommitOptions {
-  /** Most deliveries one transaction stores (1 to 1000). Defaults to 64. */
+  /** Most deliveries one transaction stores, a group (1 to 1000). Defaults to 64. */
+  groupSize?: number;
+  /** @deprecated Use `groupSize`. */
   maxBatch?: number;
   /**
    * Told the number of deliveries each committed transaction stored (1 for a delivery written on

@@ -76,10 +76,28 @@ export async function recordFirstRuns(
     : recordInTransaction(scope, entries, transaction);
 }
 
-/** One statement, its own transaction: written whole, or failed whole on a key with a receipt. */
+/**
+ * Rows of one `recordFirst` statement on a runner that batches (D1): four parameters each, within
+ * D1's 100 bound parameters per statement. The statements go in one batch, one transaction.
+ */
+const BATCHED_ROWS = 25;
+
+/**
+ * One statement, its own transaction (on a runner with batches, statements of
+ * {@link BATCHED_ROWS} rows in one batch): written whole, or failed whole on a key with a receipt.
+ */
 async function recordOnItsOwn(scope: FirstRunsScope, entries: readonly FirstRun[]) {
   const { runner, spec, sql } = scope;
   try {
+    if (runner.batch && entries.length > BATCHED_ROWS) {
+      const statements = [];
+      for (let i = 0; i < entries.length; i += BATCHED_ROWS) {
+        const part = entries.slice(i, i + BATCHED_ROWS);
+        statements.push({ sql: sql.recordFirst(part.length), params: paramsOf(part) });
+      }
+      const results = await runner.batch(statements);
+      return results.reduce((sum, result) => sum + result.affected, 0) === entries.length;
+    }
     const { affected } = await runner.query(sql.recordFirst(entries.length), paramsOf(entries));
     return affected === entries.length;
   } catch (error) {

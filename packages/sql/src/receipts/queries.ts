@@ -2,7 +2,7 @@
  * @module Every statement the store runs, written once from the dialect fragments. `?` is the
  * placeholder everywhere (the pg driver gets `$n`); values are always bound, never spliced in.
  */
-import type { BatchDelete, DialectSpec } from '../dialects';
+import type { ChunkDelete, DialectSpec } from '../dialects';
 
 /** The store's statements for one dialect and table. */
 export interface Queries {
@@ -35,7 +35,7 @@ export interface Queries {
   /** Fenced by attempts and the claim time. Params: those of `fail`, then claimedMs. */
   readonly failClaim: string;
   /** Delete one batch of finished receipts. Where params: olderThanMs. */
-  readonly purgeBatch: BatchDelete;
+  readonly purgeChunk: ChunkDelete;
   /** Of `keys` keys, those with a receipt (provider, external_id). Params: provider and externalId of each. */
   known(keys: number): string;
   /**
@@ -57,8 +57,8 @@ export interface Queries {
    * Params: provider and externalId of each.
    */
   unrecord(keys: number): string;
-  /** {@link Queries.purgeBatch} for one provider. Where params: provider, olderThanMs. */
-  readonly purgeProviderBatch: BatchDelete;
+  /** {@link Queries.purgeChunk} for one provider. Where params: provider, olderThanMs. */
+  readonly purgeProviderChunk: ChunkDelete;
 }
 
 /**
@@ -125,7 +125,7 @@ export function buildQueries(dialect: DialectSpec, table: string): Queries {
     fail: failSet + owned,
     ownedClaim,
     failClaim: failSet + ownedClaim,
-    purgeBatch: dialect.deleteBatch(t, expired),
+    purgeChunk: dialect.deleteChunk(t, expired),
     // One primary-key lookup per key, whatever the table's statistics say: an OR of key pairs, or
     // an IN list per provider, let PostgreSQL's planner read every receipt of the provider from
     // the index on a table it had not analyzed yet.
@@ -143,6 +143,6 @@ export function buildQueries(dialect: DialectSpec, table: string): Queries {
       `DELETE FROM ${t} WHERE status = 'completed' AND attempts = 1 AND (` +
       Array.from({ length: keys }, () => `(${byKey})`).join(' OR ') +
       ')',
-    purgeProviderBatch: dialect.deleteBatch(t, `provider = ? AND ${expired}`),
+    purgeProviderChunk: dialect.deleteChunk(t, `provider = ? AND ${expired}`),
   };
 }

@@ -15,10 +15,10 @@ import type {
 import {
   type ClaimInput,
   type CompleteInput,
-  DEFAULT_PURGE_BATCH_SIZE,
   type FailInput,
   type FirstRun,
   type PurgeInput,
+  purgeChunkSize,
   type ReclaimInput,
 } from '@webhook-idempotency/core/adapter';
 import { deleteInChunks } from '../connections/chunked-delete';
@@ -231,18 +231,15 @@ export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
     return this.read(key);
   }
 
-  /** Deletes finished receipts (of `provider`, when given) one statement per chunk of `batchSize` rows (default 1000); never a `processing` one. */
-  purge({
-    olderThanMs,
-    batchSize = DEFAULT_PURGE_BATCH_SIZE,
-    provider,
-  }: PurgeInput): Promise<number> {
-    const statement = provider === undefined ? this.sql.purgeBatch : this.sql.purgeProviderBatch;
+  /** Deletes finished receipts (of `provider`, when given) one statement per chunk of `chunkSize` rows (default 1000); never a `processing` one. */
+  async purge(input: PurgeInput): Promise<number> {
+    const { olderThanMs, provider } = input;
+    const statement = provider === undefined ? this.sql.purgeChunk : this.sql.purgeProviderChunk;
     return deleteInChunks(
       (sql, params) => this.runner.query(sql, params),
       statement,
       provider === undefined ? [olderThanMs] : [provider, olderThanMs],
-      batchSize,
+      purgeChunkSize(input),
     );
   }
 

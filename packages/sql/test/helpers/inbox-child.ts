@@ -13,7 +13,7 @@ import {
   isFlaky,
   isPoison,
   POISON_ERROR,
-  POISON_MAX_ATTEMPTS,
+  POISON_MAX_FAILURES,
 } from './inbox-proof-shared';
 import { connect } from './targets';
 
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
     concurrency: 8,
     pollIntervalMs: 20,
     visibilityTimeoutSeconds: task.visibilityTimeoutSeconds,
-    maxAttempts: POISON_MAX_ATTEMPTS,
+    maxFailures: POISON_MAX_FAILURES,
     backoffBaseMs: 50,
     backoffMaxMs: 500,
     handlers: {

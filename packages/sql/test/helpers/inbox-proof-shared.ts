@@ -18,10 +18,10 @@ export function isFlaky(id: string): boolean {
   return createHash('sha256').update(id).digest()[0]! < 36;
 }
 
-/** The poison deliveries: their handler always fails, so they end dead after `POISON_MAX_ATTEMPTS`. */
+/** The poison deliveries: their handler always fails, so they end dead after `POISON_MAX_FAILURES`. */
 export const POISON = ['poison_1', 'poison_2', 'poison_3', 'poison_4', 'poison_5'] as const;
-/** The workers' `maxAttempts`: small, so the poison deliveries die quickly. */
-export const POISON_MAX_ATTEMPTS = 4;
+/** The workers' `maxFailures`: small, so the poison deliveries die quickly. */
+export const POISON_MAX_FAILURES = 4;
 /** What a poison delivery's handler throws. */
 export const POISON_ERROR = 'poison delivery';
 

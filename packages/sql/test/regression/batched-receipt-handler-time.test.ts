@@ -58,7 +58,7 @@ describe.each(connectionKinds('batch_handler_time'))('a batched receipt (%s)', (
       store: store as never,
       handlers: { stripe: handler },
       concurrency: 1,
-      batchWindowMs: 60_000,
+      groupWindowMs: 60_000,
     });
     expect(await worker.runOnce()).toBe(3);
     expect(transactions.size).toBe(1);

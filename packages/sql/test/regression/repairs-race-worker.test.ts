@@ -75,7 +75,7 @@ describe.each(driverKinds('repair_races').filter(([name]) => KINDS.includes(name
             return { booked: delivery.externalId };
           },
         },
-        maxAttempts: 1,
+        maxFailures: 1,
         backoffBaseMs: 1,
         onEvent: (event) => void events.push(event),
         ...extra,
@@ -142,12 +142,12 @@ describe.each(driverKinds('repair_races').filter(([name]) => KINDS.includes(name
     it('retry of a pending delivery seen waiting, claimed and failed again since: its new backoff stands', async () => {
       await enqueue('evt_1');
       failing = true;
-      const patient = worker({ maxAttempts: 5, backoffBaseMs: 1 });
+      const patient = worker({ maxFailures: 5, backoffBaseMs: 1 });
       expect(await patient.runOnce()).toBe(1);
       const shown = (await inbox.find('stripe', 'evt_1'))!;
       expect(shown).toMatchObject({ status: 'pending', attempts: 1 });
       // Its backoff passes; the worker claims it and it fails again, now with an hour to wait.
-      const slow = worker({ maxAttempts: 5, backoffBaseMs: 3_600_000 });
+      const slow = worker({ maxFailures: 5, backoffBaseMs: 3_600_000 });
       while ((await slow.runOnce()) === 0);
       const outcome = await retryDelivery(
         inbox,

@@ -3,7 +3,7 @@
  * a batch runs its handlers one after another in one transaction. Five deliveries claimed together
  * with slow handlers and eight idle lanes became one batch: four of them waited for the first
  * handler to end before they started (twice the handler time), while seven lanes sat idle. What a
- * batch has not started now leaves it as soon as its transaction has run `batchWindowMs`, even
+ * batch has not started now leaves it as soon as its transaction has run `groupWindowMs`, even
  * while a handler still runs, and the free lanes run it at once.
  *
  * Shown by overlap, never by speed: each handler waits at a barrier that opens only once all five
@@ -71,7 +71,7 @@ const kinds: Array<[string, () => Promise<Opened>, Capabilities]> = [
 const DELIVERIES = 5;
 /** How long a handler waits for the others to start before it fails: a liveness bound, not a speed. */
 const BARRIER_WAIT_MS = 10_000;
-/** A handler on a one-transaction connection: longer than `batchWindowMs` (20 ms by default). */
+/** A handler on a one-transaction connection: longer than `groupWindowMs` (20 ms by default). */
 const SLOW_MS = 60;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -5,7 +5,7 @@ import type { InboxConformanceCase } from './types';
 export const purgeCases: InboxConformanceCase[] = [
   {
     group: 'purge',
-    name: 'purge deletes finished deliveries past the retention, in batches, never a pending or processing one',
+    name: 'purge deletes finished deliveries past the retention, in chunks, never a pending or processing one',
     async run({ inbox, wait }) {
       for (const id of ['done1', 'done2', 'done3', 'dead', 'leased', 'pending'])
         await inbox.enqueue(delivery(id));
@@ -14,7 +14,7 @@ export const purgeCases: InboxConformanceCase[] = [
       await inbox.bury(leased[3]!, { error: 'x' });
       expect(await inbox.purge({ olderThanMs: 60_000 })).toBe(0);
       await wait(20);
-      expect(await inbox.purge({ olderThanMs: 0, batchSize: 2 })).toBe(4);
+      expect(await inbox.purge({ olderThanMs: 0, chunkSize: 2 })).toBe(4);
       expect((await inbox.list()).map((d) => [d.externalId, d.status])).toEqual([
         ['leased', 'processing'],
         ['pending', 'pending'],
@@ -22,6 +22,24 @@ export const purgeCases: InboxConformanceCase[] = [
       await expect(inbox.purge({ olderThanMs: -1 })).rejects.toMatchObject({
         option: 'olderThanMs',
       });
+    },
+  },
+  {
+    group: 'purge',
+    name: 'purge takes batchSize, the deprecated name of chunkSize, and refuses the two disagreeing',
+    async run({ inbox, wait }) {
+      for (const id of ['done1', 'done2', 'done3']) await inbox.enqueue(delivery(id));
+      for (const d of await claimAll(inbox, 3)) await inbox.complete(d);
+      await wait(20);
+      await expect(inbox.purge({ olderThanMs: 0, batchSize: 0 })).rejects.toMatchObject({
+        option: 'chunkSize',
+      });
+      await expect(
+        inbox.purge({ olderThanMs: 0, chunkSize: 2, batchSize: 3 }),
+      ).rejects.toMatchObject({ option: 'chunkSize' });
+      expect(await inbox.list()).toHaveLength(3);
+      expect(await inbox.purge({ olderThanMs: 0, batchSize: 2 })).toBe(3);
+      expect(await inbox.list()).toEqual([]);
     },
   },
   {

@@ -1,4 +1,4 @@
-/** @module Inbox-store cases: settling a lease (complete, retry, extend, bury), each fenced by it. */
+/** @module Inbox-store cases: settling a lease (complete, retry, give back, extend, bury), each fenced by it. */
 import { type Delivery, DeliveryStatus } from '../../inbox/types';
 import { claimAll, delivery, LEASE } from './fixtures';
 import type { InboxConformanceCase } from './types';
@@ -21,7 +21,7 @@ export const settleCases: InboxConformanceCase[] = [
   },
   {
     group: 'settle',
-    name: 'retry gives the delivery back after its delay, keeping the last error when none is given',
+    name: 'retry counts a failure and giveBack does not: the last error and failures stay',
     async run({ inbox, now }) {
       await inbox.enqueue(delivery('evt_1'));
       const [first] = await claimAll(inbox);
@@ -37,12 +37,12 @@ export const settleCases: InboxConformanceCase[] = [
       expect(await inbox.retry(second!, { delayMs: 0, error: 'first failure' })).toBe(true);
       const [again] = await claimAll(inbox);
       expect(again).toMatchObject({ externalId: 'evt_2', attempts: 2, failures: 1 });
-      expect(await inbox.retry(again!, { delayMs: 0, error: null })).toBe(true);
+      expect(await inbox.giveBack(again!, { delayMs: 0 })).toBe(true);
       stored = await inbox.find('stripe', 'evt_2');
       expect(stored).toMatchObject({
         status: DeliveryStatus.PENDING,
         lastError: 'first failure',
-        // A release is not a failure: only the failed attempt counts.
+        // A give-back is not a failure: only the failed attempt counts.
         attempts: 2,
         failures: 1,
       });
@@ -50,6 +50,46 @@ export const settleCases: InboxConformanceCase[] = [
       expect(third).toMatchObject({ attempts: 3, failures: 1 });
       expect(await inbox.bury(third!, { error: 'gave up' })).toBe(true);
       expect(await inbox.find('stripe', 'evt_2')).toMatchObject({ status: 'dead', failures: 2 });
+    },
+  },
+  {
+    group: 'settle',
+    name: 'giveBack is fenced by the lease and due after its delay',
+    async run({ inbox, now }) {
+      await inbox.enqueue(delivery('evt_1'));
+      const [leased] = await claimAll(inbox);
+      expect(await inbox.giveBack({ id: leased!.id, attempts: 9 }, { delayMs: 0 })).toBe(false);
+      expect(await inbox.giveBack(leased!, { delayMs: 60_000 })).toBe(true);
+      expect(await inbox.giveBack(leased!, { delayMs: 0 })).toBe(false);
+      expect(await claimAll(inbox)).toEqual([]);
+      const stored = await inbox.find('stripe', 'evt_1');
+      expect(stored).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        failures: 0,
+        lastError: null,
+      });
+      expect(stored!.availableAt.getTime() - now()).toBeGreaterThan(50_000);
+    },
+  },
+  {
+    group: 'settle',
+    name: 'retry with error null, the form before giveBack, still gives back without a failure',
+    async run({ inbox }) {
+      await inbox.enqueue(delivery('evt_1'));
+      const [first] = await claimAll(inbox);
+      expect(await inbox.retry(first!, { delayMs: 0, error: 'counted' })).toBe(true);
+      const [again] = await claimAll(inbox);
+      expect(await inbox.retry({ id: again!.id, attempts: 1 }, { delayMs: 0, error: null })).toBe(
+        false,
+      );
+      expect(await inbox.retry(again!, { delayMs: 0, error: null })).toBe(true);
+      expect(await inbox.find('stripe', 'evt_1')).toMatchObject({
+        status: 'pending',
+        attempts: 2,
+        failures: 1,
+        lastError: 'counted',
+      });
     },
   },
   {

@@ -1,12 +1,14 @@
 /**
  * @module `POST /api/webhooks/stripe`, a Next.js App Router route handler. The Stripe preset checks
  * `Stripe-Signature` over the raw bytes before any claim and keys receipts on `event.id`; the
- * payment is booked through the guard's transaction, so it commits together with the receipt.
- * Each redelivery of the event is answered from its receipt, and the handler runs once.
+ * `payment_intent.succeeded` route books the payment through the guard's transaction, so it
+ * commits together with the receipt. Each redelivery of the event is answered from its receipt,
+ * and the route runs once; other events are answered 200 with nothing stored.
  */
+import { requireTransaction } from '@webhook-idempotency/core';
+import { routes } from '@webhook-idempotency/core/routes';
 import { withIdempotency } from '@webhook-idempotency/fetch';
 import * as providers from '@webhook-idempotency/providers';
-import type { EventOf } from '@webhook-idempotency/providers';
 import type { StripeEvents } from '@webhook-idempotency/providers/types/stripe';
 import { SqlStore } from '@webhook-idempotency/sql';
 import { database } from '../../../../lib/db';
@@ -36,31 +38,29 @@ export function POST(request: Request, context: RouteContext): Promise<Response>
 // #endregion lazy
 
 function stripeWebhook() {
-  // Typed with Stripe's own events (`stripe` installed, types only): the body is a `Stripe.Event`.
-  const preset = providers.stripe<StripeEvents>({
-    secret: process.env.STRIPE_WEBHOOK_SECRET ?? '',
-  });
-  return withIdempotency(
-    { store: new SqlStore(database()), preset, transactional: true },
-    async (request, idempotency) => {
-      const event: EventOf<typeof preset> = JSON.parse(await request.text()); // verified bytes
-      // The open transaction, typed from the store: for better-sqlite3, the same Database inside
-      // BEGIN IMMEDIATE.
-      const tx = idempotency!.transaction!;
-      switch (event.type) {
-        case 'payment_intent.succeeded': {
-          const intent = event.data.object; // Stripe.PaymentIntent
-          // A second insert of the same intent would fail on the primary key: the guard makes
-          // sure there is no second run for the same event.
-          tx.prepare(
-            'INSERT INTO payments (payment_intent, amount, currency, event_id) VALUES (?, ?, ?, ?)',
-          ).run(intent.id, intent.amount_received, intent.currency, event.id);
-          break;
-        }
-        default:
-          break; // the events this route does not book: acknowledged, nothing to do
-      }
-      return Response.json({ received: true });
+  const store = new SqlStore(database());
+  // Each Stripe event name its own handler, typed by Stripe's own events (`stripe` installed,
+  // types only); every other event is answered 200 before any claim, nothing stored or run.
+  const stripe = routes(
+    providers.stripe<StripeEvents>({ secret: process.env.STRIPE_WEBHOOK_SECRET ?? '' }),
+    {
+      'payment_intent.succeeded': (event, context) => {
+        const intent = event.data.object; // Stripe.PaymentIntent
+        // The open transaction, typed from the store: for better-sqlite3, the same Database
+        // inside BEGIN IMMEDIATE.
+        const tx = requireTransaction(context, store);
+        // A second insert of the same intent would fail on the primary key: the guard makes sure
+        // there is no second run for the same event.
+        tx.prepare(
+          'INSERT INTO payments (payment_intent, amount, currency, event_id) VALUES (?, ?, ?, ?)',
+        ).run(intent.id, intent.amount_received, intent.currency, event.id);
+        return { received: true }; // the answer: 200 JSON, stored, replayed
+      },
     },
+  );
+  // The route set answers every request itself; the handler is for what a preset passes through
+  // unguarded, which Stripe's never does.
+  return withIdempotency({ store, preset: stripe, transactional: true }, () =>
+    Response.json({ error: 'not a Stripe event' }, { status: 404 }),
   );
 }

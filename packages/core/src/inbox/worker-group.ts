@@ -18,10 +18,10 @@ import { errorText, type InboxHandler, refOf } from './run';
 import type { Delivery, InboxEvent } from './types';
 
 /** Why a delivery goes back to `pending` without a failure counted. */
-export type ReleaseReason = 'in-progress' | 'store-error' | 'shutdown' | 'surplus';
+export type GiveBackReason = 'in-progress' | 'store-error' | 'shutdown' | 'surplus';
 
 /** What a group leaves to other transactions: first deliveries to group again, and deliveries to run alone. */
-export interface BatchLeft {
+export interface GroupLeft {
   readonly later: Delivery[];
   readonly alone: Delivery[];
 }
@@ -33,7 +33,7 @@ export interface GroupRunScope<Tx> {
   readonly guard: IdempotencyGuard<Tx>;
   readonly handlers: Readonly<Record<string, InboxHandler<Tx>>>;
   /**
-   * `batchWindowMs`: how far into its transaction a group still starts handlers; past it, what
+   * `groupWindowMs`: how far into its transaction a group still starts handlers; past it, what
    * the group has not started leaves it ({@link GroupRunScope.handOut}), even while a handler runs.
    */
   readonly windowMs: number;
@@ -43,11 +43,11 @@ export interface GroupRunScope<Tx> {
   /** The receipts store committed a group: the run of store failures is over. */
   storeAnswered(): void;
   /** Queues what left a group that is still running, for the lanes free now. */
-  handOut(left: BatchLeft): void;
-  /** Ends `delivery`'s hold once `work` settles. */
+  handOut(left: GroupLeft): void;
+  /** Lets go of `delivery` once `work` settles. */
   settleAs(delivery: Delivery, work: Promise<void>): Promise<void>;
   /** Gives `delivery` back without counting a failure, due after `delayMs`. */
-  release(delivery: Delivery, reason: ReleaseReason, delayMs: number): Promise<void>;
+  giveBack(delivery: Delivery, reason: GiveBackReason, delayMs: number): Promise<void>;
   /** Charges `delivery` with its handler's failure (`text`): a retry after a backoff, or dead. */
   failed(delivery: Delivery, text: string, permanent?: boolean): Promise<void>;
 }
@@ -98,7 +98,7 @@ export async function runGroup<Tx>(
   scope: GroupRunScope<Tx>,
   group: readonly Delivery[],
   signal: AbortSignal,
-): Promise<BatchLeft> {
+): Promise<GroupLeft> {
   const state = startedGroup();
   const run = new AbortController();
   const timeoutMs = scope.guard.handlerTimeoutMs;
@@ -151,7 +151,7 @@ async function inTransaction<Tx>(
   // What leaves is queued in this async context, not in the transaction's: a lane it starts must
   // not be taken for part of the transaction (a single-connection store would run it inside).
   const outside = new AsyncResource('webhook-idempotency.group');
-  const leave = (left: BatchLeft) => outside.runInAsyncScope(() => scope.handOut(left));
+  const leave = (left: GroupLeft) => outside.runInAsyncScope(() => scope.handOut(left));
   const keys = group.map(({ provider, externalId }) => ({ provider, externalId }));
   const { ran, written } = await scope.guard.group(
     keys,
@@ -170,7 +170,7 @@ async function inTransaction<Tx>(
   return { ran: ran.map((i) => group[i]!), done: written ?? [] };
 }
 
-/** The group committed: each delivery it ran is reported (done, or its lease lost) and released. */
+/** The group committed: each delivery it ran is reported (done, or its lease lost) and its part ended. */
 function committed<Tx>(
   scope: GroupRunScope<Tx>,
   { ran, done }: { ran: Delivery[]; done: boolean[] },
@@ -196,7 +196,7 @@ function membersOf<Tx>(
   group: readonly Delivery[],
   state: GroupState,
   signal: AbortSignal,
-  leave: (left: BatchLeft) => void,
+  leave: (left: GroupLeft) => void,
 ) {
   const depart = (later: Delivery[], alone: Delivery[]) => {
     if (state.over || later.length + alone.length === 0) return;
@@ -262,10 +262,10 @@ async function rolledBack<Tx>(
   failure: unknown,
   run: AbortSignal,
   signal: AbortSignal,
-): Promise<BatchLeft> {
+): Promise<GroupLeft> {
   const own = group.filter((d) => !state.departed.has(d));
   if (signal.aborted) {
-    await Promise.all(own.map((d) => scope.settleAs(d, scope.release(d, 'shutdown', 0))));
+    await Promise.all(own.map((d) => scope.settleAs(d, scope.giveBack(d, 'shutdown', 0))));
     return { later: [], alone: [] };
   }
   const { current, thrown } = state;
@@ -285,9 +285,9 @@ async function rolledBack<Tx>(
   }
   if (culprit === undefined) {
     // The store failed the group (or a receipt of it was written meanwhile: GroupConflict):
-    // reported (as the event's `operation: 'batch'`), and each delivery runs again on its own,
+    // reported (as the event's `operation: 'group'`), and each delivery runs again on its own,
     // where its receipt decides.
-    scope.emit({ type: 'store-error', operation: 'batch', error: failure });
+    scope.emit({ type: 'store-error', operation: 'group', error: failure });
     return { later: [], alone: own };
   }
   const text = errorText(timedOut ? run.reason : thrown!.error);
@@ -300,18 +300,21 @@ async function rolledBack<Tx>(
  * The queue's units for what left a group: each delivery to run alone on its own, the first
  * deliveries spread over `free` lanes (at least one group).
  */
-export function unitsOf(left: BatchLeft, free: number, batchSize: number): Delivery[][] {
-  return [...left.alone.map((d) => [d]), ...batchesOf(left.later, Math.max(1, free), batchSize)];
+export function unitsOf(left: GroupLeft, free: number, groupSize: number): Delivery[][] {
+  return [
+    ...left.alone.map((d) => [d]),
+    ...groupsOfFirst(left.later, Math.max(1, free), groupSize),
+  ];
 }
 
-/** First deliveries in at most `lanes` groups of at most `batchSize`, as even as can be. */
-export function batchesOf(
+/** First deliveries in at most `lanes` groups of at most `groupSize`, as even as can be. */
+export function groupsOfFirst(
   first: readonly Delivery[],
   lanes: number,
-  batchSize: number,
+  groupSize: number,
 ): Delivery[][] {
   if (first.length === 0 || lanes <= 0) return [];
-  const size = Math.min(batchSize, Math.ceil(first.length / lanes));
+  const size = Math.min(groupSize, Math.ceil(first.length / lanes));
   const groups: Delivery[][] = [];
   for (let i = 0; i < first.length; i += size) groups.push(first.slice(i, i + size));
   return groups;

@@ -1,0 +1,62 @@
+/**
+ * @module The family of presets that are {@link hmacPreset} configured (Razorpay, Typeform,
+ * Sentry, Paystack…): the factory is written once here, and each provider declares a row holding
+ * only what is its own (the secret option's name, the signature header and spelling, the key,
+ * retention, the event name) plus, for a few, what they add (a fingerprint, a handshake).
+ */
+import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
+import { type HmacBase, type HmacOptions, hmacPreset } from './hmac';
+import { requireOptions } from './options';
+import type { Keyring, OneOrMany, SecretResolver } from './secrets';
+
+/** A family member's `hmac()` settings: everything but the provider's name and the user's secrets. */
+export type HmacSettings = Omit<
+  HmacOptions,
+  'provider' | 'secret' | 'resolveSecret' | 'eventType'
+> & {
+  /** A check that must pass besides the signature (a timestamp in the body); asked first. */
+  precheck?: HmacBase['precheck'];
+};
+
+/** The options every member takes besides its own secret option. */
+interface MemberOptions {
+  readonly resolveSecret?: SecretResolver<string>;
+}
+
+/** One provider of the family: what is that provider's, and nothing the family does for all. */
+export interface HmacRow<O> {
+  /** The receipts' `provider` column and the factory's name in errors: `'razorpay'`. */
+  readonly provider: string;
+  /** The option holding the secrets and what they are, for errors: `['secretKey', 'your secret key']`. */
+  readonly secret: readonly [option: keyof O & string, what: string];
+  /** The signature's settings; a function when some come from the user's options (a URL, a clock). */
+  readonly settings: HmacSettings | ((options: O) => HmacSettings);
+  /** The event name of a delivery, for `preset.eventType(request)`. */
+  readonly eventType: (request: HttpRequest) => string | undefined;
+  /** What the member adds to the verified preset (a fingerprint, a handshake, a replay rule). */
+  readonly extend?: (preset: ProviderPreset, ring: Keyring<Buffer>) => Partial<ProviderPreset>;
+}
+
+/**
+ * Builds a member's preset from the user's options and its row: the options object is checked,
+ * the secrets are read from the row's option (or `resolveSecret`), and `hmacPreset` does the rest.
+ * @throws {ConfigError} naming the first invalid option.
+ */
+export function hmacFamily<Events extends object, O extends MemberOptions>(
+  options: O,
+  row: HmacRow<O>,
+): TypedPreset<Events> {
+  const o = requireOptions(row.provider, options);
+  const [option, what] = row.secret;
+  const { precheck, ...settings } =
+    typeof row.settings === 'function' ? row.settings(o) : row.settings;
+  // The option's value is checked by hmacPreset's keyring (a non-empty string or bytes, or a list).
+  const secret = (o as Readonly<Record<string, unknown>>)[option] as OneOrMany<string> | undefined;
+  const { preset, ring } = hmacPreset(
+    { ...settings, provider: row.provider, secret, resolveSecret: o.resolveSecret },
+    { names: { preset: row.provider, option, what }, precheck },
+  );
+  const added = row.extend?.(preset, ring);
+  return typed<Events>(added === undefined ? preset : { ...preset, ...added }, row.eventType);
+}

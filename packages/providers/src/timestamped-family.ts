@@ -1,0 +1,120 @@
+/**
+ * @module The family of presets whose provider signs a timestamp with the raw body under a string
+ * secret (Stripe, Paddle, Calendly, Slack): the factory is written once here, each provider
+ * declares a row holding only what is its own (the secret option, the signature header and how
+ * to read it, what is signed, the default tolerance, the key, retention, the event name).
+ */
+import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
+import { clockOption, requireOptions, toleranceOption } from './options';
+import { header } from './request-fields';
+import { firstMatch, type SecretResolver, stringKeyring } from './secrets';
+import { parseUnixSeconds, type SignedParts } from './signature';
+import { timestampedHmac } from './timestamped-hmac';
+
+/** The options every member takes besides its own secret option. */
+interface MemberOptions {
+  readonly resolveSecret?: SecretResolver<string>;
+  readonly toleranceSeconds?: number;
+  readonly clock?: () => number;
+}
+
+/** What a member reads from its signature header: the signed timestamp as sent, and every signature. */
+export interface SentSignature {
+  readonly stamp: string | undefined;
+  readonly signatures: readonly string[];
+}
+
+/** One provider of the family: what is that provider's, and nothing the family does for all. */
+export interface TimestampedRow<O> {
+  /** The receipts' `provider` column and the factory's name in errors: `'stripe'`. */
+  readonly provider: string;
+  /** The option holding the secrets and what they are, for errors: `['signingKey', 'the signing key']`. */
+  readonly secret: readonly [option: keyof O & string, what: string];
+  /** The default of `toleranceSeconds`, the provider's own SDK's. */
+  readonly toleranceSeconds: number;
+  /** The header carrying the signature (lower case). */
+  readonly header: string;
+  /** Reads the header's value (and, for some, another header): `undefined` when it cannot be valid. */
+  readonly read: (value: string, request: HttpRequest) => SentSignature | undefined;
+  /** What the provider signs, given the stamp as sent, as parsed seconds, and the raw body. */
+  readonly signed: (stamp: string, seconds: number, rawBody: Buffer) => SignedParts;
+  /** The delivery's id, and how a 400 names it when it is missing. */
+  readonly key: ProviderPreset['key'];
+  readonly keyDescription: string;
+  /** How long to keep receipts: the provider's retry window plus its manual redelivery window. */
+  readonly retentionDays: number;
+  /** The event name of a delivery, for `preset.eventType(request)`. */
+  readonly eventType: (request: HttpRequest) => string | undefined;
+  /** Requests answered without a claim (Slack's URL verification). */
+  readonly passThrough?: ProviderPreset['passThrough'];
+}
+
+/**
+ * A reader of `name=value` lists such as `t=…,v1=…,v1=…`: the first `stamp` (with `unixOnly`, the
+ * first that is Unix seconds) and every `scheme` value; other names and items without `=` are ignored.
+ */
+export function signatureList(
+  separator: string,
+  stamp: string,
+  scheme: string,
+  unixOnly = false,
+): (value: string) => SentSignature {
+  return (value) => {
+    let found: string | undefined;
+    const signatures: string[] = [];
+    for (const item of value.split(separator)) {
+      const eq = item.indexOf('=');
+      if (eq === -1) continue;
+      const name = item.slice(0, eq).trim();
+      const text = item.slice(eq + 1).trim();
+      if (name === stamp && found === undefined) {
+        if (!unixOnly || parseUnixSeconds(text) !== undefined) found = text;
+      } else if (name === scheme) signatures.push(text);
+    }
+    return { stamp: found, signatures };
+  };
+}
+
+/**
+ * Builds a member's preset from the user's options and its row: the options object, clock,
+ * secrets and tolerance are checked (in that order), then every request's stamp must be fresh
+ * and one signature must match under one secret, in constant time.
+ * @throws {ConfigError} naming the first invalid option.
+ */
+export function timestampedFamily<Events extends object, O extends MemberOptions>(
+  options: O,
+  row: TimestampedRow<O>,
+): TypedPreset<Events> {
+  const o = requireOptions(row.provider, options);
+  const now = clockOption(row.provider, o.clock);
+  const [option, what] = row.secret;
+  const ring = stringKeyring(row.provider, o, option, what, now);
+  const check = timestampedHmac({
+    encoding: 'hex',
+    toleranceSeconds: toleranceOption(row.provider, o.toleranceSeconds, row.toleranceSeconds),
+    now,
+  });
+  const preset: ProviderPreset = {
+    ...(row.passThrough === undefined ? {} : { passThrough: row.passThrough }),
+    provider: row.provider,
+    keyDescription: row.keyDescription,
+    needsRawBody: true,
+    retentionDays: row.retentionDays,
+    key: (request) => ring.scope(request, row.key(request)),
+    verify(request) {
+      return ring.verify(request, (r, keys) => {
+        const { rawBody } = r;
+        const value = header(r, row.header);
+        const sent = rawBody === undefined || value === undefined ? undefined : row.read(value, r);
+        if (rawBody === undefined || sent === undefined) return undefined;
+        const signature = {
+          ...sent,
+          signed: (stamp: string, seconds: number) => row.signed(stamp, seconds, rawBody),
+        };
+        return firstMatch(keys, (key) => check(key, signature));
+      });
+    },
+  };
+  return typed<Events>(preset, row.eventType);
+}
