@@ -137,6 +137,24 @@ export function resolveGuardOptions<R, Tx>(
   }
   if (onEvent !== undefined && typeof onEvent !== 'function')
     throw new ConfigError('onEvent', 'must be a function');
+  return {
+    staleAfterMs: staleAfterSeconds * SECOND,
+    clock,
+    codec,
+    transactional,
+    handlerTimeoutMs: handlerTimeoutSecondsOf(options, staleAfterSeconds) * SECOND,
+    onEvent,
+  };
+}
+
+/**
+ * The handler deadline in seconds: the option, else its default under `staleAfterSeconds`.
+ * @throws {ConfigError} naming `handlerTimeoutSeconds` unless it is positive and below `staleAfterSeconds`.
+ */
+function handlerTimeoutSecondsOf(
+  options: GuardOptions<unknown>,
+  staleAfterSeconds: number,
+): number {
   const { handlerTimeoutSeconds = defaultHandlerTimeoutSeconds(staleAfterSeconds) } = options;
   if (
     typeof handlerTimeoutSeconds !== 'number' ||
@@ -149,14 +167,7 @@ export function resolveGuardOptions<R, Tx>(
       `must be a positive number of seconds below staleAfterSeconds (${staleAfterSeconds}), got ${String(handlerTimeoutSeconds)}`,
     );
   }
-  return {
-    staleAfterMs: staleAfterSeconds * SECOND,
-    clock,
-    codec,
-    transactional,
-    handlerTimeoutMs: handlerTimeoutSeconds * SECOND,
-    onEvent,
-  };
+  return handlerTimeoutSeconds;
 }
 
 /** A fingerprint that fits the column: a longer one is hashed (SHA-256, hex), never truncated by a database. */

@@ -6,8 +6,9 @@
  * kind of result (the guard's codec for `run` and `claim`, the HTTP answer for the engine).
  */
 import { runUntilAborted } from './abort';
-import { DeliveryOutcome, ReceiptStatus, SECOND } from './constants';
-import { ConfigError, FingerprintMismatch, RequestInProgress, StoreError } from './errors';
+import { type ClaimEnv, contest, won } from './claim-contest';
+import { DeliveryOutcome, ReceiptStatus } from './constants';
+import { ConfigError, StoreError } from './errors';
 import {
   checkPurgeOptions,
   fittedFingerprint,
@@ -25,9 +26,9 @@ import {
 } from './receipt-group';
 import { RequestKey, type KeyLike } from './request-key';
 import { storeFailure } from './store-call';
-import { type ClaimTicket, Ticket, type TicketEnv } from './ticket';
+import { type ClaimTicket, Ticket } from './ticket';
 import { outcomeOf, type Trace, type Tracer, tracerFor } from './trace';
-import type { Codec, ObservedReceipt, Outcome, RunContext, Store } from './types';
+import type { ClaimResult, Codec, ObservedReceipt, Outcome, RunContext, Store } from './types';
 
 /** The handler the guard runs at most once per claim. */
 export type Handler<R, Tx> = (context: RunContext<Tx>) => R | Promise<R>;
@@ -40,8 +41,8 @@ export interface Replay<R> extends Outcome<R> {
 /** What {@link IdempotencyGuard.claim} resolves with: a ticket to settle, or the stored result. */
 export type Claim<R, Tx = never> = ClaimTicket<R, Tx> | Replay<R>;
 
-/** How many times `run` re-reads a receipt that keeps changing under it before answering "in progress". */
-const MAX_ROUNDS = 3;
+/** The options of a call that passed none: one shared object, not a new one per call. */
+const NO_OPTIONS: RunOptions = Object.freeze({});
 
 /**
  * Decides, for each delivery, whether the handler runs or the stored result is replayed.
@@ -68,8 +69,8 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
   readonly tracer: Tracer;
   /** @internal Results are stored with the default JSON codec: an HTTP answer is then written as its JSON text directly. */
   readonly jsonCodec: boolean;
-  /** What every ticket of this guard shares. */
-  private readonly env: TicketEnv<R, Tx>;
+  /** What every claim and ticket of this guard shares. */
+  private readonly env: ClaimEnv<R, Tx>;
 
   constructor(store: Store<Tx>, options: GuardOptions<R> = {}) {
     const config = resolveGuardOptions(store, options);
@@ -81,8 +82,9 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     this.transactional = config.transactional;
     this.handlerTimeoutMs = config.handlerTimeoutMs;
     this.tracer = tracerFor(config.onEvent);
-    const { clock, codec, handlerTimeoutMs } = config;
-    this.env = { store, encode: (value) => codec.encode(value), clock, handlerTimeoutMs };
+    const { clock, codec, handlerTimeoutMs, staleAfterMs } = config;
+    const encode = (value: R) => codec.encode(value);
+    this.env = { store, encode, clock, handlerTimeoutMs, staleAfterMs };
   }
 
   /**
@@ -99,12 +101,11 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
   async run<T extends R>(
     keyInput: KeyLike,
     handler: Handler<T, Tx>,
-    options: RunOptions = {},
+    options: RunOptions = NO_OPTIONS,
   ): Promise<Outcome<T>> {
     const transactional = options.transactional ?? this.transactional;
-    if (transactional && !this.store.withTransaction) {
+    if (transactional && !this.store.withTransaction)
       throw new ConfigError('transactional', 'this store does not support transactions');
-    }
     const started = this.tracer.now();
     const key = RequestKey.from(keyInput);
     const trace = this.tracer.open(key, started);
@@ -113,8 +114,16 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     let stage: 'claim' | 'handler' | 'record' = 'claim';
     try {
       const since = trace.now();
-      const { fingerprint, verified, signal } = options;
-      const claim = await this.claimTraced<T>(key, fingerprint, verified === true, trace, since);
+      const fingerprint = fittedFingerprint(options.fingerprint);
+      let first: ClaimResult;
+      try {
+        first = await this.store.claim(key, { now: this.clock(), fingerprint });
+      } catch (error) {
+        throw storeFailure('claim', error, trace, since);
+      }
+      const verified = options.verified === true;
+      const claimed = this.settle<T>(first, key, fingerprint, verified, trace, since);
+      const claim = claimed instanceof Ticket ? claimed : await claimed;
       if (!(claim instanceof Ticket)) {
         const replay = this.replayOf<T>(claim, trace, since);
         outcome = DeliveryOutcome.REPLAY;
@@ -123,9 +132,10 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
       let response: T;
       if (transactional) {
         stage = 'record';
-        response = await claim.transaction(handler, { signal });
+        response = await claim.transaction(handler, { signal: options.signal });
       } else {
         stage = 'handler';
+        const { signal } = options;
         if (signal) response = await runUntilAborted(claim, handler, signal);
         else {
           try {
@@ -164,7 +174,10 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
    * @throws {FingerprintMismatch} the key was first seen with another fingerprint.
    * @throws {StoreError} the store failed; nothing was claimed.
    */
-  async claim<T extends R>(keyInput: KeyLike, options: RunOptions = {}): Promise<Claim<T, Tx>> {
+  async claim<T extends R>(
+    keyInput: KeyLike,
+    options: RunOptions = NO_OPTIONS,
+  ): Promise<Claim<T, Tx>> {
     const key = RequestKey.from(keyInput);
     const trace = this.tracer.open(key, 0);
     const since = trace.now();
@@ -187,44 +200,30 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     since: number,
   ): Promise<Ticket<T, Tx> | ObservedReceipt> {
     const fingerprint = fittedFingerprint(fingerprintInput);
-    for (let round = 0; round < MAX_ROUNDS; round++) {
-      let claim: Awaited<ReturnType<Store<Tx>['claim']>>;
-      try {
-        claim = await this.store.claim(key, { now: this.clock(), fingerprint });
-      } catch (error) {
-        throw storeFailure('claim', error, trace, since);
-      }
-      if (claim.won) {
-        trace.claimed(claim.receipt.attempts, since);
-        // The guard's encoding of R takes every T (T extends R).
-        return new Ticket<T, Tx>(this.env, trace, key, claim.receipt, false);
-      }
-      const existing = claim.receipt;
-      // Judged only against a live or final receipt: a failed attempt's body pins nothing (a forged
-      // first delivery must not lock the genuine one out). A request without a fingerprint
-      // matches a receipt that has one only when it was authenticated.
-      if (
-        existing.status !== ReceiptStatus.FAILED &&
-        existing.fingerprint !== null &&
-        existing.fingerprint !== fingerprint &&
-        !(fingerprint === null && verified)
-      ) {
-        trace.mismatched(since);
-        throw new FingerprintMismatch(key.provider, key.externalId);
-      }
-      if (existing.status === ReceiptStatus.COMPLETED) return existing;
-      if (existing.status === ReceiptStatus.PROCESSING && existing.claimAgeMs < this.staleAfterMs) {
-        throw this.inProgress(key, trace, existing, since);
-      }
-      // failed, or processing with a stale claim: try to take it over (one conditional write).
-      const taken = await this.takeOver(key, existing, fingerprint, trace, since);
-      if (taken) {
-        trace.retried(taken.attempts, existing.status === ReceiptStatus.PROCESSING, since);
-        return new Ticket<T, Tx>(this.env, trace, key, taken, true);
-      }
-      // Someone else moved the receipt on between our read and our write: look again.
+    let first: ClaimResult;
+    try {
+      first = await this.store.claim(key, { now: this.clock(), fingerprint });
+    } catch (error) {
+      throw storeFailure('claim', error, trace, since);
     }
-    throw this.inProgress(key, trace, undefined, since);
+    return this.settle<T>(first, key, fingerprint, verified, trace, since);
+  }
+
+  /**
+   * The ticket of a claim the store granted, else the contest over the receipt it found (a
+   * promise). `run` awaits the store's claim itself and then this: a won claim costs no promise
+   * of its own.
+   */
+  private settle<T extends R>(
+    first: ClaimResult,
+    key: RequestKey,
+    fingerprint: string | null,
+    verified: boolean,
+    trace: Trace,
+    since: number,
+  ): Ticket<T, Tx> | Promise<Ticket<T, Tx> | ObservedReceipt> {
+    if (first.won) return won<T, Tx>(this.env, key, first.receipt, trace, since);
+    return contest<T, Tx>(this.env, key, first.receipt, fingerprint, verified, trace, since);
   }
 
   /**
@@ -272,27 +271,6 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     }
   }
 
-  /** Takes over a failed or stale receipt (one conditional write): the new receipt, or `null` when another worker moved it on. */
-  private async takeOver(
-    key: RequestKey,
-    existing: ObservedReceipt,
-    fingerprint: string | null,
-    trace: Trace,
-    since: number,
-  ): Promise<ObservedReceipt | null> {
-    const { attempts } = existing;
-    try {
-      return await this.store.reclaim(key, {
-        now: this.clock(),
-        attempts,
-        staleAfterMs: this.staleAfterMs,
-        fingerprint,
-      });
-    } catch (error) {
-      throw storeFailure('reclaim', error, trace, since);
-    }
-  }
-
   /**
    * A completed receipt's result, decoded once by the codec, as the caller's `T`: the codec
    * cannot check what it decodes (see {@link Codec}), so it is taken to be what the handler
@@ -307,18 +285,6 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     }
     trace.replayed(receipt.attempts, since);
     return { response, isReplay: true, attempts: receipt.attempts };
-  }
-
-  private inProgress(
-    key: RequestKey,
-    trace: Trace,
-    receipt: ObservedReceipt | undefined,
-    started: number,
-  ): RequestInProgress {
-    const leftMs = receipt ? this.staleAfterMs - receipt.claimAgeMs : 0;
-    const retryAfterSeconds = Math.max(1, Math.ceil(leftMs / SECOND));
-    trace.inProgress(receipt?.attempts ?? 0, retryAfterSeconds, started);
-    return new RequestInProgress(key.provider, key.externalId, retryAfterSeconds);
   }
 
   /**

@@ -19,18 +19,58 @@ export interface Row {
   fingerprint: string | null;
   claimedAt: number;
   finishedAt: number | null;
-  /** The map key, kept for dropping the row from the finished list's head. */
-  id: string;
   /** Neighbours in the list of finished rows (oldest first); null at the ends or when not in it. */
   older: Row | null;
   newer: Row | null;
 }
 
-/** A row's map key. Length-prefixed so that ('a:b', 'c') and ('a', 'b:c') can never collide. */
+/** A key as one string, for a set of keys. Length-prefixed so that ('a:b', 'c') and ('a', 'b:c') can never collide. */
 export const mapKey = (key: KeyLike): string =>
   `${key.provider.length}:${key.provider}${key.externalId}`;
 
-/** A new row of `key`, in no list yet. */
+/**
+ * The rows by provider, then by external id. A lookup hashes the key's own two strings (a string
+ * keeps its hash once computed) where one map keyed by a joined string would build and hash a new
+ * string on every call: three times per delivery (claim, then complete or fail).
+ */
+export class RowTable {
+  private readonly byProvider = new Map<string, Map<string, Row>>();
+  /** How many rows are held. */
+  size = 0;
+
+  get(key: KeyLike): Row | undefined {
+    return this.byProvider.get(key.provider)?.get(key.externalId);
+  }
+
+  add(row: Row): void {
+    let rows = this.byProvider.get(row.provider);
+    if (!rows) {
+      rows = new Map();
+      this.byProvider.set(row.provider, rows);
+    }
+    rows.set(row.externalId, row);
+    this.size++;
+  }
+
+  delete(row: Row): void {
+    const rows = this.byProvider.get(row.provider);
+    if (!rows?.delete(row.externalId)) return;
+    this.size--;
+    if (rows.size === 0) this.byProvider.delete(row.provider);
+  }
+
+  /** Every row; deleting the current one while iterating is safe (a Map's iteration allows it). */
+  *values(provider?: string): Generator<Row> {
+    if (provider !== undefined) {
+      const rows = this.byProvider.get(provider);
+      if (rows) yield* rows.values();
+      return;
+    }
+    for (const rows of this.byProvider.values()) yield* rows.values();
+  }
+}
+
+/** A new row of `key`, in no list yet: every field written out (a spread copies property by property). */
 export function newRow(
   key: KeyLike,
   fields: Pick<Row, 'status' | 'response' | 'fingerprint' | 'claimedAt' | 'finishedAt'>,
@@ -38,10 +78,13 @@ export function newRow(
   return {
     provider: key.provider,
     externalId: key.externalId,
+    status: fields.status,
+    response: fields.response,
     attempts: 1,
     error: null,
-    ...fields,
-    id: mapKey(key),
+    fingerprint: fields.fingerprint,
+    claimedAt: fields.claimedAt,
+    finishedAt: fields.finishedAt,
     older: null,
     newer: null,
   };

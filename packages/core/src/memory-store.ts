@@ -4,9 +4,9 @@ import { purgeChunkSize } from './renamed-option';
 import {
   distinctKeys,
   type InMemoryStoreOptions,
-  mapKey,
   newRow,
   observe,
+  RowTable,
   resolveMemoryOptions,
   type Row,
   wholeHandlerMs,
@@ -53,7 +53,7 @@ export class InMemoryStore implements Store {
     clock: 'caller',
     ignoredCounts: true,
   };
-  private readonly rows = new Map<string, Row>();
+  private readonly rows = new RowTable();
   private readonly ignored = new IgnoredTotals();
   /**
    * The finished rows in the order they finished, as a list linked through the rows: the oldest
@@ -62,6 +62,11 @@ export class InMemoryStore implements Store {
    */
   private oldest: Row | null = null;
   private newest: Row | null = null;
+  /**
+   * The text the last completion stored: a handler that answers every delivery alike (an
+   * acknowledgement) then holds that text once, not once per receipt.
+   */
+  private lastResponse: string | null = null;
   private readonly maxReceipts: number;
   private readonly retentionMs: number;
 
@@ -88,7 +93,7 @@ export class InMemoryStore implements Store {
 
   async claim(key: KeyLike, { now, fingerprint }: ClaimInput): Promise<ClaimResult> {
     this.dropExpired(now);
-    const existing = this.rows.get(mapKey(key));
+    const existing = this.rows.get(key);
     if (existing) return { won: false, receipt: observe(existing, now) };
     const row = newRow(key, {
       status: ReceiptStatus.PROCESSING,
@@ -97,7 +102,7 @@ export class InMemoryStore implements Store {
       claimedAt: now,
       finishedAt: null,
     });
-    this.rows.set(row.id, row);
+    this.rows.add(row);
     this.shrink();
     return { won: true, receipt: observe(row, now) };
   }
@@ -106,7 +111,7 @@ export class InMemoryStore implements Store {
     key: KeyLike,
     { now, attempts, staleAfterMs, fingerprint }: ReclaimInput,
   ): Promise<ObservedReceipt | null> {
-    const row = this.rows.get(mapKey(key));
+    const row = this.rows.get(key);
     if (!row || row.attempts !== attempts) return null;
     const over =
       row.status === ReceiptStatus.FAILED ||
@@ -129,7 +134,8 @@ export class InMemoryStore implements Store {
     const row = this.owned(key, attempts, claimedAt);
     if (!row) return false;
     row.status = ReceiptStatus.COMPLETED;
-    row.response = response;
+    if (response !== this.lastResponse) this.lastResponse = response;
+    row.response = this.lastResponse;
     row.finishedAt = now;
     this.append(row);
     return true;
@@ -146,13 +152,13 @@ export class InMemoryStore implements Store {
   }
 
   async find(key: KeyLike, { now }: At): Promise<ObservedReceipt | null> {
-    const row = this.rows.get(mapKey(key));
+    const row = this.rows.get(key);
     return row ? observe(row, now) : null;
   }
 
   /** Which of `keys` have a receipt; one synchronous read. */
   async known(keys: readonly KeyLike[]): Promise<boolean[]> {
-    return keys.map((key) => this.rows.has(mapKey(key)));
+    return keys.map((key) => this.rows.get(key) !== undefined);
   }
 
   /**
@@ -162,7 +168,7 @@ export class InMemoryStore implements Store {
   async recordFirst(entries: readonly FirstRun[], { now }: At): Promise<boolean> {
     const keys = entries.map((entry) => entry.key);
     this.dropExpired(now);
-    if (!distinctKeys(keys) || keys.some((key) => this.rows.has(mapKey(key)))) return false;
+    if (!distinctKeys(keys) || keys.some((key) => this.rows.get(key) !== undefined)) return false;
     for (const { key, response, handlerMs } of entries) {
       const row = newRow(key, {
         status: ReceiptStatus.COMPLETED,
@@ -171,7 +177,7 @@ export class InMemoryStore implements Store {
         claimedAt: now - wholeHandlerMs(handlerMs),
         finishedAt: now,
       });
-      this.rows.set(row.id, row);
+      this.rows.add(row);
       this.append(row);
     }
     this.shrink();
@@ -185,15 +191,13 @@ export class InMemoryStore implements Store {
     purgeChunkSize(input);
     const cutoff = now - olderThanMs;
     let deleted = 0;
-    for (const [id, row] of this.rows) {
-      if (provider !== undefined && row.provider !== provider) continue;
+    for (const row of this.rows.values(provider)) {
       if (
         row.status !== ReceiptStatus.PROCESSING &&
         row.finishedAt !== null &&
         row.finishedAt <= cutoff
       ) {
-        this.unlink(row);
-        this.rows.delete(id);
+        this.drop(row);
         deleted++;
       }
     }
@@ -210,7 +214,7 @@ export class InMemoryStore implements Store {
    * if (receipt) store.forget(key, receipt);
    */
   forget(key: KeyLike, fence: { readonly attempts: number; readonly claimedAt: Date }): boolean {
-    const row = this.rows.get(mapKey(key));
+    const row = this.rows.get(key);
     if (
       !row ||
       row.status === ReceiptStatus.PROCESSING ||
@@ -261,7 +265,7 @@ export class InMemoryStore implements Store {
   /** Forgets a finished row. */
   private drop(row: Row): void {
     this.unlink(row);
-    this.rows.delete(row.id);
+    this.rows.delete(row);
   }
 
   /**
@@ -280,7 +284,7 @@ export class InMemoryStore implements Store {
    * alone repeats: after a purge, the key's next claim starts at 1 again.
    */
   private owned(key: KeyLike, attempts: number, claimedAt: Date | undefined): Row | undefined {
-    const row = this.rows.get(mapKey(key));
+    const row = this.rows.get(key);
     if (!row || row.status !== ReceiptStatus.PROCESSING || row.attempts !== attempts)
       return undefined;
     // To the millisecond, as a Date made from the claim time holds it (truncated), without making one.

@@ -160,6 +160,28 @@ describe('InMemoryStore', () => {
     expect(store.list()).toHaveLength(1);
   });
 
+  it('keeps keys apart by provider and id, counts them, and purges one provider alone', async () => {
+    const store = new InMemoryStore();
+    const keys = [
+      { provider: 'a:b', externalId: 'c' },
+      { provider: 'a', externalId: 'b:c' },
+      { provider: 'a', externalId: 'x' },
+    ];
+    for (const key of keys) {
+      const { won, receipt } = await store.claim(key, { now: 0, fingerprint: null });
+      expect(won).toBe(true);
+      const fence = { now: 1, attempts: 1, claimedAt: receipt.claimedAt };
+      expect(await store.complete(key, { ...fence, response: key.provider })).toBe(true);
+    }
+    expect(store.size).toBe(3);
+    expect((await store.find(keys[0]!, { now: 2 }))?.response).toBe('a:b');
+    expect((await store.find(keys[1]!, { now: 2 }))?.response).toBe('a');
+    expect(await store.purge({ now: 10, olderThanMs: 1, provider: 'a' })).toBe(2);
+    expect(store.size).toBe(1);
+    expect(await store.known(keys)).toEqual([true, false, false]);
+    expect(store.list().map((receipt) => receipt.provider)).toEqual(['a:b']);
+  });
+
   it('fences complete and fail to the millisecond of the claim time it handed out, under a clock with fractions of one', async () => {
     const store = new InMemoryStore();
     const key = { provider: 'p', externalId: 'frac' };

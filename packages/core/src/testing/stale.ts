@@ -113,6 +113,11 @@ export const staleCases: ConformanceCase[] = [
     name: 'a claim is identified by attempts and claimedAt: after takeover, completion, purge and a new claim (attempts 1 again), the first owner cannot complete or fail',
     async run({ store, now, key, advance }) {
       const k = key('reused-token');
+      // The fenced writes of the owner of (attempts, claimedAt), as each owner would send them.
+      const completeAs = (attempts: number, claimedAt: Date, response: string) =>
+        store.complete(k, { now: now(), attempts, claimedAt, response });
+      const failAs = (attempts: number, claimedAt: Date) =>
+        store.fail(k, { now: now(), attempts, claimedAt, error: 'zombie' });
       const first = await store.claim(k, { now: now(), fingerprint: null });
       expect(first).toMatchObject({ won: true, receipt: { attempts: 1 } });
       const firstClaimedAt = first.receipt.claimedAt;
@@ -120,14 +125,7 @@ export const staleCases: ConformanceCase[] = [
       await advance(STALE_MS + 5_000);
       const taken = await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS });
       expect(taken).toMatchObject({ status: 'processing', attempts: 2 });
-      expect(
-        await store.complete(k, {
-          now: now(),
-          attempts: 2,
-          claimedAt: taken!.claimedAt,
-          response: '"second"',
-        }),
-      ).toBe(true);
+      expect(await completeAs(2, taken!.claimedAt, '"second"')).toBe(true);
       await advance(1_000);
       await store.purge({ now: now(), olderThanMs: 0 });
       expect(await store.find(k, { now: now() })).toBeNull();
@@ -140,22 +138,8 @@ export const staleCases: ConformanceCase[] = [
       expect(fresh.receipt.claimedAt.getTime()).not.toBe(firstClaimedAt.getTime());
 
       // The first owner wakes up with the token (attempts 1) and the claim time it got back.
-      expect(
-        await store.complete(k, {
-          now: now(),
-          attempts: 1,
-          claimedAt: firstClaimedAt,
-          response: '"zombie"',
-        }),
-      ).toBe(false);
-      expect(
-        await store.fail(k, {
-          now: now(),
-          attempts: 1,
-          claimedAt: firstClaimedAt,
-          error: 'zombie',
-        }),
-      ).toBe(false);
+      expect(await completeAs(1, firstClaimedAt, '"zombie"')).toBe(false);
+      expect(await failAs(1, firstClaimedAt)).toBe(false);
       expect(await store.find(k, { now: now() })).toMatchObject({
         status: 'processing',
         attempts: 1,
@@ -163,22 +147,8 @@ export const staleCases: ConformanceCase[] = [
         error: null,
       });
       // The new owner's claim stands, and its result is the one recorded.
-      expect(
-        await store.complete(k, {
-          now: now(),
-          attempts: 1,
-          claimedAt: fresh.receipt.claimedAt,
-          response: '"fresh"',
-        }),
-      ).toBe(true);
-      expect(
-        await store.complete(k, {
-          now: now(),
-          attempts: 1,
-          claimedAt: firstClaimedAt,
-          response: '"zombie"',
-        }),
-      ).toBe(false);
+      expect(await completeAs(1, fresh.receipt.claimedAt, '"fresh"')).toBe(true);
+      expect(await completeAs(1, firstClaimedAt, '"zombie"')).toBe(false);
       expect(await store.find(k, { now: now() })).toMatchObject({
         status: 'completed',
         attempts: 1,
