@@ -49,7 +49,7 @@ export interface InboxOptions<Native = unknown> {
   orderingKey?: (native: Native, rawBody: Buffer) => string | null | undefined;
   /**
    * The request headers to store with the body (lower-case names), replacing
-   * {@link DEFAULT_INBOX_HEADERS}. `authorization`, `proxy-authorization` and cookies are refused.
+   * `DEFAULT_INBOX_HEADERS` (exported by `@webhook-idempotency/core/adapter`). `authorization`, `proxy-authorization` and cookies are refused.
    */
   headers?: readonly string[];
   /** What to answer once the delivery is stored. Defaults to 200 `{"received":true}`. */
