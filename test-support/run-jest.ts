@@ -90,13 +90,13 @@ function lane(
 
 /**
  * `pnpm run <script>` beside the first stage, its output kept: through the pnpm that runs this
- * (`npm_execpath`), else the `pnpm` on the PATH.
+ * (`npm_execpath`: a script run under Node, or pnpm's own executable), else the `pnpm` on the PATH.
  */
 function script(name: string): Started {
   const pnpm = process.env.npm_execpath;
-  return pnpm
-    ? start(`pnpm run ${name}`, [pnpm, 'run', name], {}, true)
-    : start(`pnpm run ${name}`, ['run', name], {}, true, 'pnpm');
+  const heading = `pnpm run ${name}`;
+  if (pnpm && /\.[cm]?js$/.test(pnpm)) return start(heading, [pnpm, 'run', name], {}, true);
+  return start(heading, ['run', name], {}, true, pnpm || 'pnpm');
 }
 
 async function main(): Promise<number> {

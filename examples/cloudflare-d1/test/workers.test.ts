@@ -173,7 +173,7 @@ describe.each(['hono', 'fetch'] as const)(
     });
 
     // workerd resets a connection whose request body the Worker left unread when the sender is
-    // still writing: the adapters read off the rest (within 16 MiB and half a second) before the
+    // still writing: the adapters read off the rest (within 16 MiB, a 1 s pause and 10 s) before the
     // 413 ends.
     it('a 2 MiB body over maxRequestBytes: the sender reads the 413 every time (10 rounds of 4 kinds of sender)', async () => {
       if (!worker) throw new Error('the Worker is not running');

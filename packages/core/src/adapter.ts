@@ -56,6 +56,7 @@ export {
   answerWhileDiscarding,
   DISCARD_AFTER_ANSWER_BYTES,
   DISCARD_AFTER_ANSWER_MS,
+  DISCARD_IDLE_MS,
 } from './transport/web-discard';
 export { mergeOptions } from './http/options';
 export {

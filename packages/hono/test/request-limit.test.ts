@@ -2,7 +2,7 @@
  * `maxRequestBytes` on Hono's `idempotent()` and `inbox()`: the body is counted while it is read
  * and refused with 413 once past the limit (or at once when `Content-Length` announces more),
  * before any signature check, claim or stored row, while the upload is still going (a client
- * that reads the answer stops there; the rest is read off for 16 MiB or half a second at most).
+ * that reads the answer stops there; the rest is read off for 16 MiB, a 1 s pause or 10 s at most).
  */
 import type { AddressInfo } from 'node:net';
 import { flood, type RunningApp } from '@webhook-idempotency/adapter-conformance';

@@ -1,26 +1,27 @@
 /** @module `rawBodyParser()`: keeps the exact request bytes on `ctx.request.rawBody` and parses JSON into `ctx.request.body`. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError } from '@webhook-idempotency/core';
-import { resolveMaxRequestBytes } from '@webhook-idempotency/core/adapter';
+import {
+  DISCARD_AFTER_ANSWER_BYTES,
+  DISCARD_AFTER_ANSWER_MS,
+  DISCARD_IDLE_MS,
+  resolveMaxRequestBytes,
+} from '@webhook-idempotency/core/adapter';
 import type { Context, Middleware, Next } from 'koa';
 import type { RawBodyParserOptions } from './types';
 
 const TOO_LARGE = Symbol('too large');
-/**
- * After a 413, the rest of a refused body is read off and discarded for at most this many bytes or
- * milliseconds (whichever comes first), so that a client still writing can read the answer; then the
- * connection is closed. Without a bound, an unauthenticated client could make the server read an
- * endless body at full speed.
- */
-const DISCARD_BYTES = 16 * 1024 * 1024;
-const DISCARD_MS = 500;
 /** What the middleware reads and writes on `ctx.request` (koa's own types declare neither). */
 type BodyRequest = { rawBody?: unknown; body?: unknown };
 
 /**
- * Discards what is left of `req`'s body, within {@link DISCARD_BYTES} and {@link DISCARD_MS}: a body
- * that ends inside the bound leaves the connection open for the next request; past it, the socket is
- * closed once `res` is sent (or at once, if it never is).
+ * After a 413, discards what is left of `req`'s body, so that a client still writing can read the
+ * answer, within core's bounds for an answer sent before its body was read:
+ * {@link DISCARD_AFTER_ANSWER_BYTES} (16 MiB), a pause of {@link DISCARD_IDLE_MS} (1 s) and
+ * {@link DISCARD_AFTER_ANSWER_MS} (10 s) in all. Without a bound, an unauthenticated client could
+ * make the server read an endless body at full speed. A body that ends inside the bounds leaves
+ * the connection open for the next request; past one, the socket is closed once `res` is sent (or
+ * at once, if it never is).
  */
 function discardRest(req: IncomingMessage, res: ServerResponse): void {
   let discarded = 0;
@@ -30,14 +31,16 @@ function discardRest(req: IncomingMessage, res: ServerResponse): void {
     if (res.writableFinished || res.destroyed) end();
     else res.once('close', end);
   };
-  const timer = setTimeout(close, DISCARD_MS);
-  timer.unref();
+  const total = setTimeout(close, DISCARD_AFTER_ANSWER_MS).unref();
+  const idle = setTimeout(close, DISCARD_IDLE_MS).unref();
   const onData = (chunk: Buffer) => {
+    idle.refresh();
     discarded += chunk.length;
-    if (discarded > DISCARD_BYTES) close();
+    if (discarded > DISCARD_AFTER_ANSWER_BYTES) close();
   };
   const stop = () => {
-    clearTimeout(timer);
+    clearTimeout(total);
+    clearTimeout(idle);
     req.off('data', onData).off('end', stop).off('close', stop);
   };
   req.on('data', onData).on('end', stop).on('close', stop);
@@ -85,7 +88,7 @@ function readBody(
  * request is answered 415). A body over `maxRequestBytes` (default 1 MiB) is answered 413 as soon
  * as the limit is passed (or at once when `Content-Length` announces it), and malformed JSON 400, through
  * Koa's error handling (`ctx.throw`), before the guard runs; the rest of a refused body is read off
- * and discarded for at most 16 MiB or half a second, then the connection is closed, so a client
+ * and discarded for at most 16 MiB, a pause of 1 s or 10 s in all, then the connection is closed, so a client
  * that goes on writing costs the server a bounded read. Does nothing when an earlier body
  * parser already set `ctx.request.body` or `ctx.request.rawBody`.
  * @throws {ConfigError} at construction, for a `maxRequestBytes` that is not a whole number of

@@ -186,7 +186,7 @@ describe.each<[string, typeof Koa3]>([
       const { server, seen } = await start({ limit: 64 }, false);
       const { port } = server.address() as AddressInfo;
       const head = `POST /hook HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n${framing}\r\n\r\n`;
-      // Far past the bound (16 MiB or half a second): a server that read off everything would let
+      // Far past the bound (16 MiB, a 1 s pause or 10 s): a server that read off everything would let
       // all 256 MiB through and keep the connection open.
       const { answer, written, closedByServer } = await writeUntilClosed(
         port,

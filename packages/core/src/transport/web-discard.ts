@@ -9,14 +9,23 @@
 
 /**
  * After an answer sent before the request body was read, the rest of that body is read off and
- * discarded for at most this many bytes (16 MiB) or {@link DISCARD_AFTER_ANSWER_MS}, whichever
- * comes first. Without a bound, an unauthenticated sender could make the server read an endless
- * body at full speed.
+ * discarded for at most this many bytes (16 MiB), while it keeps coming (see
+ * {@link DISCARD_IDLE_MS}) and for {@link DISCARD_AFTER_ANSWER_MS} at most. Without a bound, an
+ * unauthenticated sender could make the server read an endless body at full speed.
  */
 export const DISCARD_AFTER_ANSWER_BYTES = 16 * 1024 * 1024;
 
-/** How long, in milliseconds, the rest of a refused body is read off at most (half a second). */
-export const DISCARD_AFTER_ANSWER_MS = 500;
+/**
+ * How long, in milliseconds, the rest of a refused body is read off at most in all (10 s): time
+ * for a sender on a slow link, or on a loaded machine, to finish writing a body of a few MiB.
+ */
+export const DISCARD_AFTER_ANSWER_MS = 10_000;
+
+/**
+ * How long, in milliseconds, the discarding waits for the next piece of a refused body (1 s): a
+ * sender that stops writing is not waited for until {@link DISCARD_AFTER_ANSWER_MS}.
+ */
+export const DISCARD_IDLE_MS = 1_000;
 
 const ignore = (): undefined => undefined;
 
@@ -26,11 +35,21 @@ interface Discard {
   stop(): void;
 }
 
+/** A timer that keeps no process alive (Node's `unref`; other runtimes have none). */
+function unrefTimer(fn: () => void, ms: number): unknown {
+  const timer: unknown = setTimeout(fn, ms);
+  (timer as { unref?: () => void }).unref?.();
+  return timer;
+}
+
+const clear = (timer: unknown) => clearTimeout(timer as Parameters<typeof clearTimeout>[0]);
+
 /**
  * Reads `body` and drops every chunk, until it ends, it fails (the sender went away), more than
- * {@link DISCARD_AFTER_ANSWER_BYTES} came or {@link DISCARD_AFTER_ANSWER_MS} passed. Past a bound
- * the stream is cancelled, which tells the server the rest is not wanted (workerd and Node close
- * the connection then; Bun and Deno drop the rest themselves). Nothing read is kept.
+ * {@link DISCARD_AFTER_ANSWER_BYTES} came, nothing came for {@link DISCARD_IDLE_MS}, or
+ * {@link DISCARD_AFTER_ANSWER_MS} passed. Past a bound the stream is cancelled, which tells the
+ * server the rest is not wanted (workerd and Node close the connection then; Bun and Deno drop the
+ * rest themselves). Nothing read is kept.
  */
 function discard(body: ReadableStream<Uint8Array>): Discard {
   const reader = body.getReader();
@@ -44,15 +63,16 @@ function discard(body: ReadableStream<Uint8Array>): Discard {
     ended();
     reader.cancel().catch(ignore);
   };
-  const timer: unknown = setTimeout(stop, DISCARD_AFTER_ANSWER_MS);
-  // Node's timer would keep a process alive that has nothing else to do; other runtimes have no unref.
-  (timer as { unref?: () => void }).unref?.();
+  const total = unrefTimer(stop, DISCARD_AFTER_ANSWER_MS);
+  let idle = unrefTimer(stop, DISCARD_IDLE_MS);
   const readOff = (async () => {
     let read = 0;
     try {
       while (!stopped) {
         const { done, value } = await reader.read();
         if (done) return;
+        clear(idle);
+        idle = unrefTimer(stop, DISCARD_IDLE_MS);
         read += value.byteLength;
         if (read > DISCARD_AFTER_ANSWER_BYTES) stop();
       }
@@ -60,9 +80,10 @@ function discard(body: ReadableStream<Uint8Array>): Discard {
       // The sender went away or the server dropped the body: nothing is left to discard.
     }
   })();
-  const finished = Promise.race([readOff, stoppedEarly]).then(() =>
-    clearTimeout(timer as Parameters<typeof clearTimeout>[0]),
-  );
+  const finished = Promise.race([readOff, stoppedEarly]).then(() => {
+    clear(total);
+    clear(idle);
+  });
   return { finished, stop };
 }
 
@@ -70,8 +91,8 @@ function discard(body: ReadableStream<Uint8Array>): Discard {
  * `answer` to a `request` whose body is left unread (a body over the limit), sent so that the
  * sender can read it: the status, headers and bytes of `answer` go out at once, and the answer's
  * end waits until the rest of `request`'s body has been read off and discarded (it ended, or
- * {@link DISCARD_AFTER_ANSWER_BYTES} or {@link DISCARD_AFTER_ANSWER_MS} passed, when it is
- * cancelled). A sender that finishes writing within the bound then reads the whole answer on a
+ * past {@link DISCARD_AFTER_ANSWER_BYTES}, a pause of {@link DISCARD_IDLE_MS} or
+ * {@link DISCARD_AFTER_ANSWER_MS} in all, when it is cancelled). A sender that finishes writing within the bound then reads the whole answer on a
  * connection that stays usable. `answer` itself is returned when the request has no body left to
  * read (none, or already read or locked).
  * @example

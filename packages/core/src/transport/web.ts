@@ -30,7 +30,7 @@ function headerRecord(headers: Headers): Record<string, string> {
  * something already read it); no parsed body. At most `limit` bytes are read: past them
  * (announced by `Content-Length` or counted while reading) the result is the `413` `Response` to
  * answer instead, and no signature is checked. That `413` goes out at once; its end waits while
- * the rest of the body is read off and discarded, at most 16 MiB or half a second (then the body
+ * the rest of the body is read off and discarded, at most 16 MiB, a 1 s pause or 10 s (then the body
  * is cancelled), so that a sender still writing reads the answer instead of a reset.
  * @example
  * const record = await readWebRequest(c.req.raw, c, maxRequestBytes);

@@ -2,7 +2,7 @@
  * The Web adapters' 413 (a body over `maxRequestBytes`) used to be answered with the rest of the
  * body left unread: Bun and workerd then close the connection under a sender still writing, which
  * gets a reset instead of the 413. Now the 413 goes out at once and its end waits while the rest
- * is read off and discarded, within 16 MiB and half a second; then the body is cancelled. Driven
+ * is read off and discarded, within 16 MiB, a 1 s pause and 10 s; then the body is cancelled. Driven
  * here with Node's own Request/Response and bodies that count what is pulled from them; the
  * runtimes themselves are in tests/runtimes, examples/cloudflare-d1 and the adapters' tests.
  */

@@ -142,7 +142,7 @@ export function koaApps(): Promise<MemoryApps> {
     koaAdapter.inbox({ inbox: deliveries(), preset: preset() }),
   );
   app.use(router.routes());
-  // Past its discard bound (16 MiB or half a second) rawBodyParser closes the connection.
+  // Past its discard bound (16 MiB, a 1 s pause or 10 s) rawBodyParser closes the connection.
   return single('koa', createServer(app.callback()), ['/guard', '/inbox'], { mayReset: true });
 }
 
