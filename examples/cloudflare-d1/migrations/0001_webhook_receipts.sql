@@ -26,4 +26,4 @@ CREATE TABLE IF NOT EXISTS "webhook_receipts_ignored" (
   CONSTRAINT "webhook_receipts_ignored_pkey" PRIMARY KEY (provider, event_type, hour_start)
 );
 
-CREATE INDEX IF NOT EXISTS "webhook_receipts_ignored_hour_idx" ON "webhook_receipts_ignored" (hour_start);
+CREATE INDEX IF NOT EXISTS "webhook_receipts_ign_hour" ON "webhook_receipts_ignored" (hour_start);

@@ -56,6 +56,27 @@ const olderDdl = (dialect: SqlDialect) =>
   Schema.statements(dialect).filter((statement) => !statement.includes('webhook_receipts_ignored'));
 
 describe.each(targets)('ignored events on %s', (_name, dialect, open) => {
+  it('counts that cannot be read (a counts table of another shape) are said; status still reports the receipts and exits 0', async () => {
+    const { url, target } = await open();
+    const run = (...args: string[]) => cli(args, { env: { DATABASE_URL: url } });
+    const connected = connect({ dialect, url: target });
+    try {
+      for (const statement of olderDdl(dialect)) await connected.sql.query(statement, []);
+      await connected.sql.query('CREATE TABLE webhook_receipts_ignored (other INTEGER)', []);
+      const text = await run('status');
+      expect(text).toMatchObject({ code: 0, stderr: '' });
+      expect(text.stdout).toMatch(/^No receipts in webhook_receipts\.\n/);
+      expect(text.stdout).toMatch(/\nIgnored events \(no route\): could not be read: .+\n$/);
+      const json = await run('status', '--json');
+      expect(json.code).toBe(0);
+      expect(JSON.parse(json.stdout).ignored).toEqual({ error: expect.any(String) });
+    } finally {
+      await connected.sql.query('DROP TABLE IF EXISTS webhook_receipts_ignored', []);
+      await connected.sql.query('DROP TABLE IF EXISTS webhook_receipts', []);
+      await connected.close();
+    }
+  });
+
   it('migrate adds the counts table to an older install; status then counts what the route set ignored, per type', async () => {
     const { url, target } = await open();
     const run = (...args: string[]) => cli(args, { env: { DATABASE_URL: url } });

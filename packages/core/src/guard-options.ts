@@ -207,7 +207,7 @@ export interface GuardPurgeOptions {
 export function checkPurgeOptions(
   store: object,
   options: GuardPurgeOptions,
-): Omit<PurgeInput, 'now' | 'batchSize'> {
+): Omit<PurgeInput, 'now'> {
   const { retentionDays, provider, force } = options ?? ({} as never);
   const chunkSize = renamedOption(options ?? {}, 'chunkSize', 'batchSize');
   if (typeof retentionDays !== 'number' || !Number.isFinite(retentionDays) || retentionDays < 0) {
@@ -230,7 +230,8 @@ export function checkPurgeOptions(
     );
   return {
     olderThanMs: retentionDays * DAY,
-    ...(chunkSize ? { chunkSize } : {}),
+    // Both names for one minor version: a store written before the rename reads `batchSize`.
+    ...(chunkSize ? { chunkSize, batchSize: chunkSize } : {}),
     ...(provider !== undefined ? { provider } : {}),
   };
 }

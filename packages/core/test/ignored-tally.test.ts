@@ -74,6 +74,38 @@ describe('IgnoredTally', () => {
     expect(store.writes.map((w) => w.map((c) => c.count))).toEqual([[1]]);
   });
 
+  it('flushes racing a write: each resolves only once what was counted before it is written', async () => {
+    const releases: Array<() => void> = [];
+    const written: number[][] = [];
+    // Every write waits until the test releases it.
+    const slow = {
+      async addIgnored(counts: readonly IgnoredCount[]) {
+        await new Promise<void>((resolve) => releases.push(resolve));
+        written.push(counts.map((c) => c.count));
+      },
+    };
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+    const tally = new IgnoredTally(slow);
+    tally.count('stripe', 'a');
+    const done: string[] = [];
+    const first = tally.flush().then(() => done.push('first'));
+    tally.count('stripe', 'b');
+    tally.count('stripe', 'b');
+    // Two shutdown hooks flushing the same tally while the first write is in flight.
+    const second = tally.flush().then(() => done.push('second'));
+    const third = tally.flush().then(() => done.push('third'));
+    await settle();
+    releases.shift()!();
+    await settle();
+    // The first write is done; the second (the two b's) is in flight: no later flush has resolved.
+    expect(written).toEqual([[1]]);
+    expect(done).toEqual(['first']);
+    releases.shift()!();
+    await Promise.all([first, second, third]);
+    expect(written).toEqual([[1], [2]]);
+    expect(done.sort()).toEqual(['first', 'second', 'third']);
+  });
+
   it('keeps at most maxTypes types per interval; every later new type counts as (other), no count lost', async () => {
     const store = recorder();
     const tally = new IgnoredTally(store, { maxTypes: 100 });

@@ -21,8 +21,12 @@ const shown = (type: string): string => {
 /** The section, or nothing when the receipts admin reads no ignored counts. */
 export async function ignoredSection(receipts: DashboardReceipts): Promise<Html | ''> {
   if (typeof receipts.ignored !== 'function') return '';
-  const report = await receipts.ignored({ sinceMs: DAY });
   const heading = html`<h2 id="h-ignored">Ignored events, last day</h2>`;
+  // Best effort: counts that cannot be read are said; the rest of the overview is shown.
+  const report = await receipts.ignored({ sinceMs: DAY }).catch(() => undefined);
+  if (report === undefined)
+    return html`<section aria-labelledby="h-ignored">${heading}
+<p class="bad">The ignored-event counts could not be read (see the application's store errors).</p></section>`;
   const open = (body: Html) =>
     html`<section aria-labelledby="h-ignored">${heading}
 <p>Events no route takes: answered 200, nothing stored, no handler run. Counted per hour since ${utc(report.since)}; each process writes its counts every few seconds.</p>

@@ -113,4 +113,14 @@ describe('the overview: ignored events', () => {
     expect(page).toContain('id="h-now"');
     expect(section(page)).toBeUndefined();
   });
+
+  it('counts that cannot be read (a counts table of another shape): said in the section, the rest of the overview shown', async () => {
+    db = new Database(sqliteFile(`dashboard-ignored-unreadable-${Date.now()}`));
+    for (const statement of Schema.statements('sqlite').filter((s) => !s.includes('_ignored')))
+      db.exec(statement);
+    db.exec('CREATE TABLE webhook_receipts_ignored (other INTEGER)');
+    const page = await overview(new ReceiptsAdmin(db));
+    expect(page).toContain('id="h-now"');
+    expect(section(page)).toContain('The ignored-event counts could not be read');
+  });
 });

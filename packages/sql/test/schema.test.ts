@@ -62,6 +62,10 @@ describe('Schema.createTable is idempotent and gives a working table', () => {
       expect(await store.find({ provider: 'p', externalId: 'e' }, { now: 0 })).toMatchObject({
         status: 'processing',
       });
+      // The longest table name there is (48): every table, index and constraint name fits.
+      const longest = `_${'x'.repeat(47)}`;
+      await Schema.createTable(db, { table: longest });
+      await Schema.createTable(db, { table: longest });
     } finally {
       await close();
     }

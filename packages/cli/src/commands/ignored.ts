@@ -10,10 +10,23 @@ import type { Context } from '../session';
 /** Types shown in the table; `--json` has every one. */
 const SHOWN_TYPES = 20;
 
+/** The counts could not be read: why, in a line (the receipts' report is shown all the same). */
+export interface IgnoredUnreadable {
+  readonly error: string;
+}
+
+/** An error's message, on one line. */
+export const messageOf = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ');
+
 /** The section's lines, after the receipts' counts. */
-export function printIgnored(context: Context, report: IgnoredReport): void {
+export function printIgnored(context: Context, report: IgnoredReport | IgnoredUnreadable): void {
   const { out, table } = context;
   out.line();
+  if ('error' in report) {
+    out.line(`Ignored events (no route): could not be read: ${report.error}`);
+    return;
+  }
   if (!report.counted) {
     out.line(`Ignored events (no route): not counted, table ${report.table} is missing.`);
     out.line(

@@ -7,7 +7,7 @@ import { formatAge, formatDuration, formatSpan } from '../durations';
 import { ExitCode } from '../exit-codes';
 import { renderTable } from '../output';
 import { type Context, withAdmin } from '../session';
-import { printIgnored } from './ignored';
+import { type IgnoredUnreadable, messageOf, printIgnored } from './ignored';
 
 /** Options of `status`. */
 export interface StatusCommandOptions {
@@ -21,7 +21,11 @@ export async function status(context: Context, options: StatusCommandOptions): P
   const [report, ignored] = await withAdmin(context, (admin) =>
     Promise.all([
       admin.status({ staleAfterMs, sinceMs: options.since }),
-      admin.ignored({ sinceMs: options.since }),
+      // Best effort: counts that cannot be read (a role without access to the counts table)
+      // are said, never the reason the receipts' report fails.
+      admin
+        .ignored({ sinceMs: options.since })
+        .catch((error: unknown): IgnoredUnreadable => ({ error: messageOf(error) })),
     ]),
   );
   const { totals, window } = report;

@@ -34,6 +34,8 @@ export interface ReadBatch {
 
 /** Prefix of the external id of a batch's own receipt: no provider id we key on starts with it. */
 const BATCH_PREFIX = 'batch:';
+/** In the digest of a batch's ids, an item without a valid id, by its content. */
+const UNKEYED_PREFIX = '\u0000unkeyed:';
 
 /**
  * Reads what a preset's `items` returned: each item keyed by its id. An item without a valid id is
@@ -62,7 +64,12 @@ export function readBatch(
   const keyed = entries.filter((entry) => !entry.unkeyed);
   if (keyed.length === 0) throw entries[0]!.refusal!;
   // JSON-encoded lists: no id (a custom preset's may hold any character) can pass for two.
-  const ids = [...new Set(keyed.map((entry) => entry.key.externalId))].sort();
+  // An item without a valid id counts by its content: a batch re-sent with one more of them is
+  // another batch (its new item answered), never the replay of the batch without it.
+  const unkeyed = entries
+    .filter((entry) => entry.unkeyed)
+    .map((entry) => `${UNKEYED_PREFIX}${sha256Hex(canonicalJson(entry.value))}`);
+  const ids = [...new Set([...keyed.map((entry) => entry.key.externalId), ...unkeyed])].sort();
   const key = new RequestKey(provider, `${BATCH_PREFIX}${sha256Hex(JSON.stringify(ids))}`);
   if (!fingerprinting) return { key, fingerprint: null, entries };
   const lines = keyed.map((entry) => JSON.stringify([entry.key.externalId, entry.fingerprint]));

@@ -27,10 +27,20 @@ export interface PresetItem {
 
 /** One item of a batch, as the handler sees it on {@link DeliveryBatch.items}. */
 export interface BatchItem {
-  /** The key its receipt has: the preset's provider and the item's id. */
+  /**
+   * The key its receipt has: the preset's provider and the item's id. For an item without a valid
+   * id (see `refused`) only a name, `item:<index>`: no receipt has it.
+   */
   readonly key: RequestKey;
   /** The provider's event object (what {@link DeliveryBatch.each} hands the handler). */
   readonly value: unknown;
+  /**
+   * Set when the item is refused before it runs, for a reason no redelivery changes: it carries
+   * no valid id (`ERR_IDEMPOTENCY_KEY_MISSING`, `ERR_IDEMPOTENCY_KEY_INVALID`), or its id came
+   * earlier in the batch with another payload. {@link DeliveryBatch.each} gives it as a
+   * {@link RefusedItem}; a handler walking `items` itself should skip it.
+   */
+  readonly refused?: IdempotencyError;
 }
 
 /** What {@link DeliveryBatch.each} runs once per item not already done. */
@@ -40,10 +50,11 @@ export type BatchItemHandler<T, Tx> = (value: T, context: RunContext<Tx>) => unk
  * An item {@link DeliveryBatch.each} did not run because it was refused for a reason no
  * redelivery changes: its id was first received with another payload (in an earlier delivery, or
  * earlier in this batch), `refused` being a `FingerprintMismatch`
- * (`ERR_IDEMPOTENCY_FINGERPRINT_MISMATCH`). Its handler did not run and nothing was written for
- * it; the other items ran, and the batch is answered with the refusal (422) whatever the handler
- * answers, so the provider redelivers it and the redelivery refuses this item again and replays
- * the rest.
+ * (`ERR_IDEMPOTENCY_FINGERPRINT_MISMATCH`, 422), or it carries no valid id
+ * (`ERR_IDEMPOTENCY_KEY_MISSING` or `ERR_IDEMPOTENCY_KEY_INVALID`, 400). Its handler did not run
+ * and nothing was written for it; the other items ran, and the batch is answered with the refusal
+ * whatever the handler answers, so the provider redelivers it and the redelivery refuses this
+ * item again and replays the rest.
  */
 export interface RefusedItem {
   /** Why the item was refused; its `code` is the one the batch is answered with. */

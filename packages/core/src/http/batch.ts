@@ -123,7 +123,9 @@ export class BatchItems<Tx> {
   /** What the handler sees: the request's own run context, with the batch's items. */
   idempotency(context: RequestIdempotency<Tx>): RequestIdempotency<Tx> {
     const batch: DeliveryBatch<Tx> = {
-      items: this.entries.map(({ key, value }) => ({ key, value })),
+      items: this.entries.map(({ key, value, refusal }) =>
+        refusal ? { key, value, refused: refusal } : { key, value },
+      ),
       each: (handler) => this.each(handler),
     };
     return { ...context, batch };

@@ -94,20 +94,25 @@ export class IgnoredTally {
     else this.counts.set(`${provider}\u0000${type}`, { provider, type, count });
   }
 
-  /** Writes what was counted since the last write, now; resolves when it is written (or failed). */
+  /**
+   * Writes what was counted since the last write, now; resolves when it is written (or failed),
+   * and never before a write another caller started meanwhile has ended.
+   */
   async flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    await this.writing;
+    while (this.writing) await this.writing;
     if (this.counts.size === 0) return;
     const { counts, hour } = this;
     this.counts = new Map();
     const entries: IgnoredCount[] = [...counts.values()]
       .map(({ provider, type, count }) => ({ provider, type, hour, count }))
       .sort((a, b) => (a.provider + a.type < b.provider + b.type ? -1 : 1));
-    this.writing = this.write(entries);
-    await this.writing;
-    this.writing = undefined;
+    const writing = this.write(entries).finally(() => {
+      if (this.writing === writing) this.writing = undefined;
+    });
+    this.writing = writing;
+    await writing;
   }
 
   private async write(entries: readonly IgnoredCount[]): Promise<void> {

@@ -5,7 +5,7 @@
  * of its own to renew: the queue runs the jobs, and the relay leased each delivery for its handoff.
  */
 import { ConfigError } from '../errors';
-import type { InboxConsumerStore } from './inbox-store';
+import { giveBackLease, type InboxConsumerStore } from './inbox-store';
 import { completerOf, guardFor, type ReceiptsOptions, warnOfSetup } from './receipts-link';
 import type { QueuedDelivery } from './relay-options';
 import { emitter, errorText, type InboxHandler, numberOption, refOf, runDelivery } from './run';
@@ -171,7 +171,7 @@ async function consume<Tx>(
     // can have settled (or after a back-off), rather than spend the queue's retries waiting.
     // The relay hands it over again under a new lease.
     const { delayMs, reason } = result;
-    if (!(await settle(scope, job, () => inbox.giveBack(job, { delayMs })))) return 'skipped';
+    if (!(await settle(scope, job, () => giveBackLease(inbox, job, { delayMs })))) return 'skipped';
     emit({ type: 'released', delivery: ref, reason });
     return 'released';
   }

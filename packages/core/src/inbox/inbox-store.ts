@@ -59,9 +59,11 @@ export interface InboxLeaseStore {
    * Gives the leased delivery back without a failure counted: `pending` again, due after
    * `delayMs`, its last error and `failures` as they were (a stop, another run holding its
    * receipt, a receipts-store failure, a claim that leased more than there were lanes for).
-   * `false` when the lease was lost.
+   * `false` when the lease was lost. Optional for one minor version: an inbox store written
+   * before it is given deliveries back through its `retry(lease, { delayMs, error: null })`
+   * (see {@link giveBackLease}); every store of this project has it.
    */
-  giveBack(lease: DeliveryLease, input: { readonly delayMs: number }): Promise<boolean>;
+  giveBack?(lease: DeliveryLease, input: { readonly delayMs: number }): Promise<boolean>;
   /**
    * Keeps the leased deliveries leased for `leaseMs` from now (a worker renewing what it runs, a
    * queue bridge that took them over): resolves with how many leases were still held and are
@@ -287,4 +289,18 @@ export interface DeliveryBatcher {
     work: (transaction: unknown, known: ReadonlySet<number>) => Promise<readonly BatchEntry[]>,
     options: { readonly signal?: AbortSignal; readonly timeoutMs?: number },
   ): Promise<boolean[]>;
+}
+
+/**
+ * Gives `lease` back without a failure counted: the store's `giveBack`, or for an inbox store
+ * written before it existed, the same through `retry(lease, { delayMs, error: null })`.
+ */
+export function giveBackLease(
+  inbox: Pick<InboxLeaseStore, 'giveBack' | 'retry'>,
+  lease: DeliveryLease,
+  input: { readonly delayMs: number },
+): Promise<boolean> {
+  return inbox.giveBack
+    ? inbox.giveBack(lease, input)
+    : inbox.retry(lease, { delayMs: input.delayMs, error: null });
 }

@@ -13,6 +13,7 @@ import {
   type QueuedDelivery,
   type RelaySettings,
 } from './relay-options';
+import { giveBackLease } from './inbox-store';
 import { refOf } from './run';
 import type { DeliveryLease, DeliveryRef, LeasedRef } from './types';
 
@@ -100,7 +101,7 @@ export class RelayRound {
   private giveBack(refused: readonly QueuedDelivery[]): Promise<unknown> {
     const { inbox, pollIntervalMs } = this.settings;
     return Promise.all(
-      refused.map((d) => inbox.giveBack(d, { delayMs: pollIntervalMs }).catch(() => false)),
+      refused.map((d) => giveBackLease(inbox, d, { delayMs: pollIntervalMs }).catch(() => false)),
     );
   }
 

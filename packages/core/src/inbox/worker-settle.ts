@@ -6,7 +6,7 @@
 import type { IdempotencyGuard } from '../guard';
 import { RequestKey } from '../request-key';
 import { isPermanent } from './handlers';
-import type { InboxWorkerStore } from './inbox-store';
+import { giveBackLease, type InboxWorkerStore } from './inbox-store';
 import type { completerOf } from './receipts-link';
 import { type InboxHandler, refOf, runDelivery } from './run';
 import type { Delivery, InboxEvent } from './types';
@@ -97,7 +97,7 @@ export class Settler<Tx> {
     reason: GiveBackReason,
     delayMs: number,
   ): Promise<void> => {
-    const write = () => this.scope.inbox.giveBack(delivery, { delayMs });
+    const write = () => giveBackLease(this.scope.inbox, delivery, { delayMs });
     if (await this.settle(delivery, 'giveBack', write))
       this.scope.emit({ type: 'released', delivery: refOf(delivery), reason });
   };

@@ -98,6 +98,7 @@ async function deliver(
   engine: ReturnType<typeof setup>['engine'],
   request: HttpRequest,
   item: (event: Event) => unknown,
+  look?: (batch: NonNullable<RequestIdempotency['batch']>) => void,
 ): Promise<{ status: number; text: string; replayed?: boolean; error?: unknown }> {
   const decision = await engine.begin(request);
   if (decision.action === 'respond')
@@ -107,6 +108,7 @@ async function deliver(
       replayed: decision.replayed,
     };
   const { run, idempotency } = running(decision);
+  look?.(idempotency.batch!);
   try {
     await idempotency.batch!.each<Event>(async (event) => item(event));
   } catch (error) {
@@ -192,6 +194,22 @@ describe('a batched preset through the engine', () => {
     expect(booked).toEqual(['k1', 'k2']);
     expect(await find('k1')).toMatchObject({ status: 'completed' });
     expect(await find('k2')).toMatchObject({ status: 'completed' });
+  });
+
+  it('a batch re-sent with an item without an id added is another batch: the new item is answered 400, the done one replayed', async () => {
+    const { engine, booked } = setup();
+    const book = (event: Event) => void booked.push(event.id ?? '?');
+    expect((await deliver(engine, post([{ id: 'a1' }]), book)).status).toBe(200);
+    const seen: Array<[string, string | undefined]> = [];
+    const again = await deliver(engine, post([{ id: 'a1' }, { n: 7 }]), book, (batch) =>
+      batch.items.forEach((item) => void seen.push([item.key.externalId, item.refused?.code])),
+    );
+    expect(again.status).toBe(400);
+    expect(booked).toEqual(['a1']);
+    expect(seen).toEqual([
+      ['a1', undefined],
+      ['item:1', 'ERR_IDEMPOTENCY_KEY_MISSING'],
+    ]);
   });
 
   it('a request the preset does not read as a batch goes on as a single delivery by key', async () => {

@@ -47,6 +47,45 @@ describe('the renamed worker options', () => {
     return runs;
   }
 
+  it('an inbox store written before giveBack gets deliveries back through its retry(…, { error: null })', async () => {
+    const errors: Array<string | null> = [];
+    // The same store without giveBack, counting what its retry is called with.
+    const legacy = new Proxy(inbox, {
+      get(target, name) {
+        if (name === 'giveBack') return undefined;
+        if (name === 'retry')
+          return (
+            lease: Parameters<InMemoryInbox['retry']>[0],
+            input: { delayMs: number; error: string | null },
+          ) => {
+            errors.push(input.error);
+            return target.retry(lease, input);
+          };
+        const value = Reflect.get(target, name, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    await enqueue('evt_held');
+    // Another run holds the delivery's receipt: the worker gives the delivery back.
+    const held = await store.claim(
+      { provider: 'stripe', externalId: 'evt_held' },
+      { now: Date.now(), fingerprint: null },
+    );
+    expect(held.won).toBe(true);
+    const w = createInboxWorker({
+      inbox: legacy,
+      store,
+      handlers: { stripe: failing },
+      random: () => 0,
+    });
+    await w.runOnce();
+    expect(errors).toEqual([null]);
+    expect(await inbox.find('stripe', 'evt_held')).toMatchObject({
+      status: DeliveryStatus.PENDING,
+      failures: 0,
+    });
+  });
+
   it('maxFailures buries a delivery at that many failures', async () => {
     expect(await runsUntilDead({ maxFailures: 3 })).toBe(3);
   });

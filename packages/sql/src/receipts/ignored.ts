@@ -32,7 +32,8 @@ export function ignoredTableDdl(
       'events BIGINT NOT NULL',
       `CONSTRAINT ${spec.quote(`${name}_pkey`)} PRIMARY KEY (provider, event_type, hour_start)`,
     ],
-    indexes: [[`${name}_hour_idx`, 'hour_start']],
+    // `<table>_ign_hour`: within MySQL's 64 characters for the longest table name (48).
+    indexes: [[`${table}_ign_hour`, 'hour_start']],
   };
 }
 
@@ -52,35 +53,49 @@ export class IgnoredTable {
   }
 
   /**
-   * One upsert per 25 totals, each row atomic; in one order (provider, type, hour) whoever calls,
-   * so that concurrent writers take their rows' locks in the same order.
+   * All of `counts` or none: one upsert (on D1, whose statements take 100 parameters, upserts of
+   * 25 rows in one batch, which is one transaction), so that counts a failed write gives back to
+   * the tally are never written twice. In one order (provider, type, hour) whoever calls, so that
+   * concurrent writers take their rows' locks in the same order.
    */
   async add(counts: readonly IgnoredCount[]): Promise<void> {
+    if (counts.length === 0) return;
     const sorted = [...counts].sort(
       (a, b) => compare(a.provider, b.provider) || compare(a.type, b.type) || a.hour - b.hour,
     );
-    const { spec, table } = this;
-    for (let start = 0; start < sorted.length; start += ROWS_PER_STATEMENT) {
-      const chunk = sorted.slice(start, start + ROWS_PER_STATEMENT);
-      const sql =
-        `INSERT INTO ${table} (provider, event_type, hour_start, events) VALUES ` +
-        chunk.map(() => `(?, ?, ${spec.atMs}, ?)`).join(', ') +
-        spec.addOnConflict(table, 'provider, event_type, hour_start', 'events');
-      const params = chunk.flatMap(({ provider, type, hour, count }) => [
-        provider,
-        type,
-        Math.floor(hour / HOUR) * HOUR,
-        Math.floor(count),
-      ]);
-      try {
-        await this.runner.query(sql, params);
-      } catch (error) {
-        // An install older than the table: say what creates it.
-        if (!isMissingTable(spec, error)) throw error;
-        const hint = `table ${this.name} is missing (create it with Schema.createTable or webhook-idempotency migrate)`;
-        throw new StoreError(`addIgnored: ${hint}`, error);
+    const { runner } = this;
+    try {
+      if (runner.batch && sorted.length > ROWS_PER_STATEMENT) {
+        const statements = [];
+        for (let start = 0; start < sorted.length; start += ROWS_PER_STATEMENT)
+          statements.push(this.upsert(sorted.slice(start, start + ROWS_PER_STATEMENT)));
+        await runner.batch(statements);
+      } else {
+        const { sql, params } = this.upsert(sorted);
+        await runner.query(sql, params);
       }
+    } catch (error) {
+      // An install older than the table: say what creates it.
+      if (!isMissingTable(this.spec, error)) throw error;
+      const hint = `table ${this.name} is missing (create it with Schema.createTable or webhook-idempotency migrate)`;
+      throw new StoreError(`addIgnored: ${hint}`, error);
     }
+  }
+
+  /** The upsert adding `rows` to their totals. */
+  private upsert(rows: readonly IgnoredCount[]): { sql: string; params: unknown[] } {
+    const { spec, table } = this;
+    const sql =
+      `INSERT INTO ${table} (provider, event_type, hour_start, events) VALUES ` +
+      rows.map(() => `(?, ?, ${spec.atMs}, ?)`).join(', ') +
+      spec.addOnConflict(table, 'provider, event_type, hour_start', 'events');
+    const params = rows.flatMap(({ provider, type, hour, count }) => [
+      provider,
+      type,
+      Math.floor(hour / HOUR) * HOUR,
+      Math.floor(count),
+    ]);
+    return { sql, params };
   }
 
   /** The totals since `since` (rounded down to its hour), of `provider` when given, the largest first. */

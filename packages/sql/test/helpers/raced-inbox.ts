@@ -37,7 +37,8 @@ export class RacedInbox implements InboxStore {
   lapsed = (...args: Parameters<InboxStore['lapsed']>) => this.inbox.lapsed(...args);
   complete = (...args: Parameters<InboxStore['complete']>) => this.inbox.complete(...args);
   retry = (...args: Parameters<InboxStore['retry']>) => this.inbox.retry(...args);
-  giveBack = (...args: Parameters<InboxStore['giveBack']>) => this.inbox.giveBack(...args);
+  giveBack = (...args: Parameters<NonNullable<InboxStore['giveBack']>>) =>
+    this.inbox.giveBack!(...args);
   extend = (...args: Parameters<InboxStore['extend']>) => this.inbox.extend(...args);
   bury = (...args: Parameters<InboxStore['bury']>) => this.inbox.bury(...args);
   redeliver = (...args: Parameters<InboxStore['redeliver']>) => this.inbox.redeliver(...args);

@@ -65,7 +65,7 @@ export const claimCases: InboxConformanceCase[] = [
       await wait(120);
       // The fence is the lease's attempts, not its expiry: nobody else holds these yet.
       expect(await inbox.complete(one!)).toBe(true);
-      expect(await inbox.giveBack(two!, { delayMs: 0 })).toBe(true);
+      expect(await inbox.giveBack!(two!, { delayMs: 0 })).toBe(true);
       expect(await inbox.find('stripe', 'evt_2')).toMatchObject({
         status: DeliveryStatus.PENDING,
         attempts: 1,

@@ -37,7 +37,7 @@ export const settleCases: InboxConformanceCase[] = [
       expect(await inbox.retry(second!, { delayMs: 0, error: 'first failure' })).toBe(true);
       const [again] = await claimAll(inbox);
       expect(again).toMatchObject({ externalId: 'evt_2', attempts: 2, failures: 1 });
-      expect(await inbox.giveBack(again!, { delayMs: 0 })).toBe(true);
+      expect(await inbox.giveBack!(again!, { delayMs: 0 })).toBe(true);
       stored = await inbox.find('stripe', 'evt_2');
       expect(stored).toMatchObject({
         status: DeliveryStatus.PENDING,
@@ -58,9 +58,9 @@ export const settleCases: InboxConformanceCase[] = [
     async run({ inbox, now }) {
       await inbox.enqueue(delivery('evt_1'));
       const [leased] = await claimAll(inbox);
-      expect(await inbox.giveBack({ id: leased!.id, attempts: 9 }, { delayMs: 0 })).toBe(false);
-      expect(await inbox.giveBack(leased!, { delayMs: 60_000 })).toBe(true);
-      expect(await inbox.giveBack(leased!, { delayMs: 0 })).toBe(false);
+      expect(await inbox.giveBack!({ id: leased!.id, attempts: 9 }, { delayMs: 0 })).toBe(false);
+      expect(await inbox.giveBack!(leased!, { delayMs: 60_000 })).toBe(true);
+      expect(await inbox.giveBack!(leased!, { delayMs: 0 })).toBe(false);
       expect(await claimAll(inbox)).toEqual([]);
       const stored = await inbox.find('stripe', 'evt_1');
       expect(stored).toMatchObject({
