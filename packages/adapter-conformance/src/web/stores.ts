@@ -1,7 +1,8 @@
 /**
  * @module The stores the Web suite runs on inside a runtime: a SQLite file through the runtime's
  * own driver (`bun:sqlite`, `node:sqlite`), and PostgreSQL through `pg`, on the server the jest run
- * started. One connection of each kind serves the run; every test starts on an empty table.
+ * started. One connection of each kind serves the run; every test starts on empty tables (the
+ * receipts and the ignored events' counts).
  */
 import type { Store } from '@webhook-idempotency/core';
 import { Schema, type SqlConnection, SqlStore } from '@webhook-idempotency/sql';
@@ -31,6 +32,7 @@ export function sqliteStoreKind(
         await Schema.createTable(db);
       }
       db.exec('DELETE FROM webhook_receipts');
+      db.exec('DELETE FROM webhook_receipts_ignored');
       return { store: new SqlStore(db) as Store<unknown>, close: async () => undefined };
     },
   };
@@ -52,7 +54,7 @@ export function pgStoreKind(url: string | undefined): StoreKind {
         pool = new pg.Pool({ connectionString: url, allowExitOnIdle: true });
         await Schema.createTable(pool, { table });
       }
-      await pool.query(`TRUNCATE ${table}`);
+      await pool.query(`TRUNCATE ${table}, ${table}_ignored`);
       return {
         store: new SqlStore(pool, { table }) as Store<unknown>,
         close: async () => undefined,

@@ -61,7 +61,7 @@ export interface InboxLeaseStore {
    * receipt, a receipts-store failure, a claim that leased more than there were lanes for).
    * `false` when the lease was lost. Optional for one minor version: an inbox store written
    * before it is given deliveries back through its `retry(lease, { delayMs, error: null })`
-   * (see {@link giveBackLease}); every store of this project has it.
+   * (the worker, the relay and the queue consumers do it); every store of this project has it.
    */
   giveBack?(lease: DeliveryLease, input: { readonly delayMs: number }): Promise<boolean>;
   /**

@@ -135,15 +135,15 @@ describe("purge's chunkSize", () => {
     }
   }
 
-  it('guard.purge passes chunkSize, or batchSize its deprecated name, on as chunkSize', async () => {
+  it('guard.purge passes chunkSize, or batchSize its deprecated name, on under both names (a store written before the rename reads batchSize)', async () => {
     const store = new RecordingStore();
     const guard = new IdempotencyGuard(store);
     await guard.purge({ retentionDays: 1, chunkSize: 5 });
     await guard.purge({ retentionDays: 1, batchSize: 7 });
     await guard.purge({ retentionDays: 1 });
     expect(store.purges.map((p) => [p.chunkSize, p.batchSize])).toEqual([
-      [5, undefined],
-      [7, undefined],
+      [5, 5],
+      [7, 7],
       [undefined, undefined],
     ]);
   });
