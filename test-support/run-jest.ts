@@ -3,8 +3,8 @@
  * - every suite but the serial ones, three files at a time (most wait on databases, child
  *   processes and sockets, not on the two cores), while beside it test-support/run-node-lines.ts
  *   runs its suites on the other Node lines, and the type check and the lint (`pnpm run
- *   typecheck`, `pnpm run lint`) run, each in a process of its own (they fill the cores the jest
- *   files leave idle while they wait);
+ *   typecheck`, `pnpm run lint`) run, each in a process of its own at a lower priority (they fill
+ *   the cores the jest files leave idle while they wait);
  * - then the serial suites (jest.config.ts SERIAL_GROUPS: killed servers and databases, cut
  *   connections, memory), one file at a time in each of two queues side by side (the guard's
  *   proofs; the inbox's and its queue bridges'), so a proof's wall-clock bounds never compete
@@ -89,14 +89,15 @@ function lane(
 }
 
 /**
- * `pnpm run <script>` beside the first stage, its output kept: through the pnpm that runs this
- * (`npm_execpath`: a script run under Node, or pnpm's own executable), else the `pnpm` on the PATH.
+ * `pnpm run <script>` beside the first stage, its output kept, at a lower CPU priority (`nice`):
+ * it takes the cycles the jest files leave idle and never slows them. Through the pnpm that runs
+ * this (`npm_execpath`: a script run under Node, or pnpm's own executable), else the `pnpm` on
+ * the PATH.
  */
 function script(name: string): Started {
   const pnpm = process.env.npm_execpath;
-  const heading = `pnpm run ${name}`;
-  if (pnpm && /\.[cm]?js$/.test(pnpm)) return start(heading, [pnpm, 'run', name], {}, true);
-  return start(heading, ['run', name], {}, true, pnpm || 'pnpm');
+  const command = pnpm && /\.[cm]?js$/.test(pnpm) ? [process.execPath, pnpm] : [pnpm || 'pnpm'];
+  return start(`pnpm run ${name}`, ['-n', '10', ...command, 'run', name], {}, true, 'nice');
 }
 
 async function main(): Promise<number> {
