@@ -39,8 +39,11 @@ async function perDelivery(chosen: ProviderPreset, type: string, n: number): Pro
   return ((performance.now() - started) * 1000) / n;
 }
 
-async function main(): Promise<void> {
-  const n = Number(process.argv[2] ?? 5000);
+/**
+ * The routing table (`pnpm bench` runs it after the HTTP tables; `bench:routes` alone): `n` first
+ * deliveries per row, after a warm-up round, through the same engine and store.
+ */
+export async function runRoutesBench(log: (line?: string) => void, n = 5000): Promise<void> {
   const rows: [string, ProviderPreset, string][] = [
     ['plain guard (handler answers)', preset, 'order.paid'],
     [
@@ -61,10 +64,10 @@ async function main(): Promise<void> {
   ];
   // One warm-up round, then the measured one.
   for (const [, chosen, type] of rows) await perDelivery(chosen, type, Math.min(n, 1000));
-  console.log(`| delivery (${n} each, in-memory store) | µs per delivery |`);
-  console.log('|---|---|');
+  log(`| delivery (${n} each, in-memory store) | µs per delivery |`);
+  log('|---|---|');
   for (const [name, chosen, type] of rows)
-    console.log(`| ${name} | ${(await perDelivery(chosen, type, n)).toFixed(1)} |`);
+    log(`| ${name} | ${(await perDelivery(chosen, type, n)).toFixed(1)} |`);
 }
 
-void main();
+if (require.main === module) void runRoutesBench(console.log, Number(process.argv[2] ?? 5000));

@@ -8,6 +8,7 @@ import type { GuardBenchResult } from './guard.bench';
 import { runHttpBench } from './http.bench';
 import { type InboxSummary, inboxRemaining, runInboxBench } from './inbox.bench';
 import { runListingBench } from './listing.bench';
+import { runRoutesBench } from './routes.bench';
 import { runInboxScaleBench } from './inbox-scale';
 import { runInstructionCounts } from './instructions';
 import { type ProfileSummary, profileReport, profileScenario } from './profile';
@@ -103,6 +104,17 @@ async function main(): Promise<void> {
   }
   if (process.env.BENCH_INBOX_SCALE !== '0') {
     await runInboxScaleBench(log);
+    log();
+  }
+  // Routing by event type and Standard Schema validation next to the plain guard, same engine.
+  if (process.env.BENCH_ROUTES !== '0') {
+    log('## Routing and validation (in-memory store, through the HTTP engine, no server)');
+    log();
+    await runRoutesBench(log);
+    log();
+    log(
+      'An ignored event (no route) is answered before any claim: no store call, no receipt; its count is kept in memory and written every few seconds.',
+    );
     log();
   }
   // The operations listing on a large table: an index range per page, against the whole table.
