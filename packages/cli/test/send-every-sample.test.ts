@@ -7,17 +7,11 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { idempotent, saveRawBody } from '@webhook-idempotency/express';
 import * as providers from '@webhook-idempotency/providers';
-import { Schema, SqlStore } from '@webhook-idempotency/sql';
-import { sqliteFile } from '@webhook-idempotency/sql/test/helpers/databases';
-import Database from 'better-sqlite3';
-import express, { type RequestHandler } from 'express';
 import { cli } from './helpers/cli';
+import { type PresetApp, startPresetApp } from './helpers/preset-app';
 
 const WHSEC = `whsec_${Buffer.from('clerk-and-resend-secret-32-bytes').toString('base64')}`;
 const dir = mkdtempSync(join(process.env.WI_TMP ?? tmpdir(), 'send-every-'));
@@ -118,42 +112,15 @@ const CASES: Record<string, { preset: () => unknown; flags: string[] }> = {
   },
 };
 
-let db: Database.Database;
-let server: Server;
+let app: PresetApp;
 let base: string;
-const guards: Record<string, RequestHandler> = {};
-const runs = new Map<string, number>();
 
 beforeAll(async () => {
-  db = new Database(sqliteFile('send-every-sample'));
-  await Schema.createTable(db);
-  const app = express();
-  app.use(express.json({ verify: saveRawBody }));
-  app.use(express.urlencoded({ extended: false, verify: saveRawBody }));
-  app.post(
-    '/webhooks/:preset',
-    (req, res, next) => {
-      const guard = guards[req.params.preset as string];
-      if (!guard) return res.status(404).end();
-      guard(req, res, next);
-    },
-    (req, res) => {
-      const preset = req.params.preset as string;
-      runs.set(preset, (runs.get(preset) ?? 0) + 1);
-      res.json({ ok: true });
-    },
-  );
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
-  const store = new SqlStore(db);
-  for (const [name, { preset }] of Object.entries(CASES))
-    guards[name] = idempotent({ store, preset: preset() } as Parameters<typeof idempotent>[0]);
+  app = await startPresetApp('send-every-sample');
+  base = app.base;
+  for (const [name, { preset }] of Object.entries(CASES)) app.add(name, preset());
 });
-afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
-  db.close();
-});
+afterAll(() => app.close());
 
 it.each(Object.keys(CASES))(
   '%s: its sample is accepted and runs its handler once',
@@ -169,6 +136,6 @@ it.each(Object.keys(CASES))(
     expect(sent).toMatchObject({ code: 0, stderr: '' });
     const { answers } = JSON.parse(sent.stdout);
     expect(answers.map((a: { status: number }) => a.status)).toEqual([200, 200]);
-    expect(runs.get(name)).toBe(1);
+    expect(app.runs.get(name)).toBe(1);
   },
 );

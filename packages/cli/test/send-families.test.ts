@@ -9,18 +9,12 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { idempotent, saveRawBody } from '@webhook-idempotency/express';
 import * as providers from '@webhook-idempotency/providers';
-import { Schema, SqlStore } from '@webhook-idempotency/sql';
-import { sqliteFile } from '@webhook-idempotency/sql/test/helpers/databases';
-import Database from 'better-sqlite3';
-import express, { type RequestHandler } from 'express';
 import { ExitCode } from '../src/exit-codes';
 import { cli } from './helpers/cli';
+import { type PresetApp, startPresetApp } from './helpers/preset-app';
 
 const WHSEC = `whsec_${Buffer.from('standard-webhooks-secret-32bytes').toString('base64')}`;
 const discordKey = generateKeyPairSync('ed25519');
@@ -31,34 +25,12 @@ const discordPublicHex = discordKey.publicKey
   .subarray(-32)
   .toString('hex');
 
-let db: Database.Database;
-let server: Server;
+let app: PresetApp;
 let base: string;
-const guards: Record<string, RequestHandler> = {};
-const runs = new Map<string, number>();
 
 beforeAll(async () => {
-  db = new Database(sqliteFile('send-families'));
-  await Schema.createTable(db);
-  const app = express();
-  app.use(express.json({ verify: saveRawBody }));
-  app.post(
-    '/webhooks/:preset',
-    (req, res, next) => {
-      const guard = guards[req.params.preset as string];
-      if (!guard) return res.status(404).end();
-      guard(req, res, next);
-    },
-    (req, res) => {
-      const preset = req.params.preset as string;
-      runs.set(preset, (runs.get(preset) ?? 0) + 1);
-      res.json({ ok: true });
-    },
-  );
-  server = app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
-  const store = new SqlStore(db);
+  app = await startPresetApp('send-families');
+  base = app.base;
   const presets = {
     discord: providers.discord({ publicKey: discordPublicHex }),
     square: providers.square({ signatureKey: 'sq-key', notificationUrl: `${base}/square` }),
@@ -66,13 +38,9 @@ beforeAll(async () => {
     hubspot: providers.hubspot({ clientSecret: 'hs-secret', targetUrl: `${base}/hubspot` }),
     standardWebhooks: providers.standardWebhooks({ secret: WHSEC }),
   };
-  for (const [name, preset] of Object.entries(presets))
-    guards[name] = idempotent({ store, preset } as Parameters<typeof idempotent>[0]);
+  for (const [name, preset] of Object.entries(presets)) app.add(name, preset);
 });
-afterAll(async () => {
-  await new Promise((resolve) => server.close(resolve));
-  db.close();
-});
+afterAll(() => app.close());
 
 const FLAGS: Record<string, string[]> = {
   discord: ['--key-file', keyFile],
@@ -96,7 +64,7 @@ it.each(Object.keys(FLAGS))(
     expect(sent).toMatchObject({ code: 0, stderr: '' });
     const { answers } = JSON.parse(sent.stdout);
     expect(answers.map((a: { status: number }) => a.status)).toEqual([200, 200]);
-    expect(runs.get(preset)).toBe(1);
+    expect(app.runs.get(preset)).toBe(1);
   },
 );
 
