@@ -6,7 +6,7 @@
 import type { SqlDialect } from '@webhook-idempotency/sql';
 import type { Command } from 'commander';
 import { parseWhole } from './durations';
-import type { Context } from './session';
+import type { Context, EventKey } from './session';
 
 /**
  * Builds a command's {@link Context} from its global options; `json` turns colour off on stdout;
@@ -18,12 +18,6 @@ export type ContextOf = (command: Command, json?: boolean, dialect?: SqlDialect)
 export interface Wiring {
   readonly context: ContextOf;
   readonly done: (code: number) => void;
-}
-
-/** The provider and id a receipt or delivery is stored under. */
-export interface EventKey {
-  readonly provider: string;
-  readonly externalId: string;
 }
 
 /** Options every command with output has. */

@@ -2,7 +2,7 @@
 import type { StoredDelivery } from '@webhook-idempotency/core/inbox';
 import { CliError, ExitCode } from '../exit-codes';
 import { escapeControls, type Printer } from '../output';
-import { type Context, withInbox } from '../session';
+import { type Context, type EventKey, withInbox } from '../session';
 import { ago, deliveryJson, due } from './inbox-list';
 
 /** Options of `inbox show`. */
@@ -21,7 +21,7 @@ function bodyOf(body: Buffer): { body: string; encoding: 'utf8' | 'base64' } {
 }
 
 /** No delivery under this key: exit `NOT_FOUND`. */
-export function noDelivery(context: Context, key: { provider: string; externalId: string }) {
+export function noDelivery(context: Context, key: EventKey) {
   return new CliError(
     ExitCode.NOT_FOUND,
     `No delivery ${key.provider} ${key.externalId} in ${context.inboxTable}.`,
@@ -73,7 +73,7 @@ function print(out: Printer, delivery: StoredDelivery, withBody: boolean): void 
 
 export async function inboxShow(
   context: Context,
-  key: { provider: string; externalId: string },
+  key: EventKey,
   options: InboxShowCommandOptions,
 ): Promise<number> {
   const { out } = context;

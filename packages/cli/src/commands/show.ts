@@ -3,7 +3,7 @@ import type { ObservedReceipt } from '@webhook-idempotency/core';
 import { formatAge, formatDuration } from '../durations';
 import { CliError, ExitCode } from '../exit-codes';
 import { escapeControls, type Printer } from '../output';
-import { type Context, withAdmin } from '../session';
+import { type Context, type EventKey, withAdmin } from '../session';
 import { receiptJson } from './list';
 
 /** Options of `show`. */
@@ -81,7 +81,7 @@ function print(out: Printer, receipt: ObservedReceipt): void {
 
 export async function show(
   context: Context,
-  key: { provider: string; externalId: string },
+  key: EventKey,
   options: ShowCommandOptions,
 ): Promise<number> {
   const { out } = context;
