@@ -4,6 +4,7 @@ import { CliError, ExitCode } from '../exit-codes';
 import { escapeControls, type Printer } from '../output';
 import { type Context, type EventKey, withInbox } from '../session';
 import { ago, deliveryJson, due } from './inbox-list';
+import { printRecord } from './layout';
 
 /** Options of `inbox show`. */
 export interface InboxShowCommandOptions {
@@ -29,17 +30,9 @@ export function noDelivery(context: Context, key: EventKey) {
 }
 
 function print(out: Printer, delivery: StoredDelivery, withBody: boolean): void {
-  // One line per field: a stored value cannot add lines that look like other fields.
-  const field = (name: string, value: string) =>
-    out.line(`${out.paint('dim', name.padEnd(12))}${escapeControls(value, { newlines: false })}`);
+  const field = printRecord(out, delivery);
   const now = Date.now();
   const when = (date: Date) => `${date.toISOString()} (${ago(date, now)})`;
-  out.line(
-    out.paint(
-      'bold',
-      escapeControls(`${delivery.provider} ${delivery.externalId}`, { newlines: false }),
-    ),
-  );
   field('status', delivery.status);
   field('attempts', String(delivery.attempts));
   field('failures', String(delivery.failures));
