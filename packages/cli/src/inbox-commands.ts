@@ -9,7 +9,23 @@ import { inboxShow } from './commands/inbox-show';
 import { parseDuration } from './durations';
 import { CliError, ExitCode } from './exit-codes';
 import { addRedeliverCommand } from './redeliver-command';
-import { limitOption, runs, runsOnKey, type Wiring } from './wiring';
+import { addCommands, type CommandRow, limitOption, runs, runsOnKey, type Wiring } from './wiring';
+
+/** The inbox's commands, in the order its help lists them. */
+const INBOX_COMMANDS: readonly CommandRow[] = [
+  ['list', 'list stored deliveries, oldest first (receipt order)', addList],
+  [
+    'show',
+    'one delivery: status, attempts, failures, times, last error, headers, body size',
+    addShow,
+  ],
+  [
+    'retry',
+    'a dead delivery back to pending, or a pending one waiting for its backoff due now; --all-dead: every dead one',
+    addRetry,
+  ],
+  ['dead', 'the dead-lettered deliveries, oldest first, with their last errors', addDead],
+];
 
 /** Adds `inbox …` and `redeliver` to `program`, in the order its help lists them. */
 export function addInboxCommands(program: Command, wiring: Wiring): void {
@@ -18,14 +34,12 @@ export function addInboxCommands(program: Command, wiring: Wiring): void {
     .description(
       'read and repair the inbox deliveries table (--inbox-table): list, show, retry, dead',
     );
-  for (const add of [addList, addShow, addRetry, addDead]) add(inbox, wiring);
+  addCommands(inbox, wiring, INBOX_COMMANDS);
   addRedeliverCommand(program, wiring);
 }
 
-function addList(inbox: Command, wiring: Wiring): void {
-  const command = inbox
-    .command('list')
-    .description('list stored deliveries, oldest first (receipt order)')
+function addList(command: Command, wiring: Wiring): void {
+  command
     .addOption(
       new Option('--status <status>', 'only deliveries in this status').choices(
         Object.values(DeliveryStatus),
@@ -36,20 +50,13 @@ function addList(inbox: Command, wiring: Wiring): void {
   runs(limitOption(command), wiring, inboxList);
 }
 
-function addShow(inbox: Command, wiring: Wiring): void {
-  const command = inbox
-    .command('show')
-    .description('one delivery: status, attempts, failures, times, last error, headers, body size')
-    .option('--body', 'print the body bytes too (they may hold personal data)');
+function addShow(command: Command, wiring: Wiring): void {
+  command.option('--body', 'print the body bytes too (they may hold personal data)');
   runsOnKey(command, wiring, 'the provider (e.g. stripe)', inboxShow);
 }
 
-function addRetry(inbox: Command, wiring: Wiring): void {
-  inbox
-    .command('retry')
-    .description(
-      'a dead delivery back to pending, or a pending one waiting for its backoff due now; --all-dead: every dead one',
-    )
+function addRetry(command: Command, wiring: Wiring): void {
+  command
     .argument('[provider]', 'the provider')
     .argument('[id]', "the provider's event or delivery id")
     .option('--all-dead', 'retry every dead delivery (with --provider, --since) instead of one')
@@ -96,11 +103,8 @@ function retryAction({ context, done }: Wiring) {
   };
 }
 
-function addDead(inbox: Command, wiring: Wiring): void {
-  const command = inbox
-    .command('dead')
-    .description('the dead-lettered deliveries, oldest first, with their last errors')
-    .option('--provider <name>', 'only this provider');
+function addDead(command: Command, wiring: Wiring): void {
+  command.option('--provider <name>', 'only this provider');
   limitOption(command).option(
     '--fail-on-dead',
     `exit with ${ExitCode.DEAD} when a delivery is dead (for cron)`,

@@ -10,7 +10,7 @@ import { show } from './commands/show';
 import { status } from './commands/status';
 import { parseDuration, parseWhole } from './durations';
 import { ExitCode } from './exit-codes';
-import { limitOption, runs, runsOnKey, type Wiring } from './wiring';
+import { addCommands, type CommandRow, limitOption, runs, runsOnKey, type Wiring } from './wiring';
 
 const RECEIPT_STATUSES: readonly ReceiptStatus[] = Object.values(ReceiptStatus);
 
@@ -27,18 +27,35 @@ function parseStatuses(value: string, previous: ReceiptStatus[] = []): ReceiptSt
   return [...previous, ...(names as ReceiptStatus[])];
 }
 
-/** Adds the receipts table's commands to `program`, in the order its help lists them. */
+/** The receipts table's commands, in the order the help lists them. */
+const RECEIPT_COMMANDS: readonly CommandRow[] = [
+  [
+    'status',
+    'counts per provider and status, stuck claims, handler times, failure share, ignored events',
+    addStatus,
+  ],
+  ['list', 'list receipts, newest claim first (oldest first with --stuck)', addList],
+  ['show', 'one receipt, with its stored answer', addShow],
+  [
+    'release',
+    "mark a stuck processing receipt failed, so the provider's next delivery runs the handler again",
+    addRelease,
+  ],
+  [
+    'purge',
+    'delete completed and failed receipts past a retention, in chunks; never processing ones',
+    addPurge,
+  ],
+  ['migrate', 'create the receipts table and its indexes unless they exist', addMigrate],
+];
+
+/** Adds the receipts table's commands to `program`. */
 export function addReceiptCommands(program: Command, wiring: Wiring): void {
-  for (const add of [addStatus, addList, addShow, addRelease, addPurge, addMigrate])
-    add(program, wiring);
+  addCommands(program, wiring, RECEIPT_COMMANDS);
 }
 
-function addStatus(program: Command, wiring: Wiring): void {
-  const command = program
-    .command('status')
-    .description(
-      'counts per provider and status, stuck claims, handler times, failure share, ignored events',
-    )
+function addStatus(command: Command, wiring: Wiring): void {
+  command
     .addOption(
       new Option(
         '--since <duration>',
@@ -54,10 +71,8 @@ function addStatus(program: Command, wiring: Wiring): void {
   runs(command, wiring, status);
 }
 
-function addList(program: Command, wiring: Wiring): void {
-  const command = program
-    .command('list')
-    .description('list receipts, newest claim first (oldest first with --stuck)')
+function addList(command: Command, wiring: Wiring): void {
+  command
     .option(
       '--status <statuses>',
       'processing, completed or failed (comma-separated, repeatable)',
@@ -73,31 +88,20 @@ function addList(program: Command, wiring: Wiring): void {
   runs(limitOption(command), wiring, list);
 }
 
-function addShow(program: Command, wiring: Wiring): void {
-  runsOnKey(
-    program.command('show').description('one receipt, with its stored answer'),
-    wiring,
-    'the provider, as the guard stores it (e.g. stripe)',
-    show,
+function addShow(command: Command, wiring: Wiring): void {
+  runsOnKey(command, wiring, 'the provider, as the guard stores it (e.g. stripe)', show);
+}
+
+function addRelease(command: Command, wiring: Wiring): void {
+  command.option(
+    '--force',
+    'release a claim younger than --stale-after too (its worker may be alive)',
   );
+  runsOnKey(command, wiring, 'the provider', release);
 }
 
-function addRelease(program: Command, wiring: Wiring): void {
-  const releasing = program
-    .command('release')
-    .description(
-      "mark a stuck processing receipt failed, so the provider's next delivery runs the handler again",
-    )
-    .option('--force', 'release a claim younger than --stale-after too (its worker may be alive)');
-  runsOnKey(releasing, wiring, 'the provider', release);
-}
-
-function addPurge(program: Command, wiring: Wiring): void {
-  const command = program
-    .command('purge')
-    .description(
-      'delete completed and failed receipts past a retention, in chunks; never processing ones',
-    )
+function addPurge(command: Command, wiring: Wiring): void {
+  command
     .requiredOption(
       '--retention-days <days>',
       'keep receipts finished within this many days (0: delete every finished receipt)',
@@ -111,10 +115,8 @@ function addPurge(program: Command, wiring: Wiring): void {
 }
 
 /** `migrate`'s context: with `--print` and no `--url`, the DDL's `--dialect` is its target. */
-function addMigrate(program: Command, { context, done }: Wiring): void {
-  program
-    .command('migrate')
-    .description('create the receipts table and its indexes unless they exist')
+function addMigrate(command: Command, { context, done }: Wiring): void {
+  command
     .option('--inbox', 'create the inbox deliveries table (--inbox-table) too')
     .option('--print', 'print the DDL instead of running it (no connection needed)')
     .addOption(

@@ -60,3 +60,19 @@ export function runsOnKey<O extends JsonOption>(
 /** Adds `--limit <n>` (default 50) to a listing. */
 export const limitOption = (command: Command): Command =>
   command.option('--limit <n>', 'at most this many (up to 10000)', parseWhole(1, 10_000), 50);
+
+/**
+ * One row of a command table: the command's name and its description (its parent's help lists
+ * both), and what adds its arguments, options and action.
+ */
+export type CommandRow = readonly [
+  name: string,
+  description: string,
+  add: (command: Command, wiring: Wiring) => void,
+];
+
+/** Adds the commands of `rows` to `parent`, in their order (the order its help lists them). */
+export function addCommands(parent: Command, wiring: Wiring, rows: readonly CommandRow[]): void {
+  for (const [name, description, add] of rows)
+    add(parent.command(name).description(description), wiring);
+}
