@@ -42,7 +42,7 @@ function recorder(fail = 0) {
 afterEach(() => jest.useRealTimers());
 
 describe('IgnoredTally', () => {
-  it('writes nothing per event: one write per interval, with the sums, dated by the hour of its first event', async () => {
+  it('writes nothing per event: one write per interval, with the sums, each in the hour it happened', async () => {
     jest.useFakeTimers({ now: T0 });
     const store = recorder();
     const tally = new IgnoredTally(store, { flushMs: 5000 });
@@ -156,6 +156,26 @@ describe('IgnoredTally', () => {
     tally.count('stripe', 'a');
     await tally.flush();
     expect(store.writes).toEqual([[expect.objectContaining({ type: 'a', count: 3 })]]);
+  });
+
+  it('a count kept after a failed write stays in the hour it happened, whenever it is written', async () => {
+    const beforeHour = Date.UTC(2026, 11, 6, 9, 59, 59);
+    jest.useFakeTimers({ now: beforeHour });
+    const store = recorder(1);
+    const tally = new IgnoredTally(store, { flushMs: 5000 });
+    tally.count('stripe', 'a');
+    await tally.flush();
+    expect(store.writes).toEqual([]);
+    await jest.advanceTimersByTimeAsync(2000);
+    tally.count('stripe', 'a');
+    await tally.flush();
+    const nine = Date.UTC(2026, 11, 6, 9);
+    expect(store.writes).toEqual([
+      [
+        { provider: 'stripe', type: 'a', hour: nine, count: 1 },
+        { provider: 'stripe', type: 'a', hour: nine + HOUR, count: 1 },
+      ],
+    ]);
   });
 
   it('waits twice as long after each failed write (a store down, a table not created), then as before', async () => {
