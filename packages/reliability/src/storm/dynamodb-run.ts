@@ -1,7 +1,8 @@
 /**
  * @module One storm against a DynamoDB store: starts the app servers (two on a `DynamoDBClient`,
- * two on a `DynamoDBDocumentClient`), sends the deliveries while SIGKILLing servers and the
- * DynamoDB-compatible server at set points of the run, then reads the receipts (through the store)
+ * two on a `DynamoDBDocumentClient`), sends the deliveries while SIGKILLing servers and taking
+ * the DynamoDB-compatible server away at set points of the run (./dynamodb-faults.ts says how and
+ * why for each server), then reads the receipts (through the store)
  * and the effects back and sums up what every delivery id got.
  *
  * Without transactions (dynalite) the effect is a ledger row written before the receipt: a run
@@ -9,16 +10,6 @@
  * never happen is two runs under one claim, a receipt lost, or an id answered twice by a handler
  * run. In transactional mode (DynamoDB Local) the effect is an item written in the receipt's own
  * `TransactWriteItems`: every id must have exactly one effect, the one its receipt and its answer name.
- *
- * The store's fault is chosen by what the server promises. dynalite writes each acknowledged
- * request to its LevelDB log before answering, so it is SIGKILLed and restarted. DynamoDB Local
- * does not: it can answer a `TransactWriteItems` whose commit a SIGKILL then loses (a client that
- * only counts its acknowledged transactions, killing the emulator under load, loses one in about
- * two runs of three), which DynamoDB itself never does and which no store could survive. It is
- * made unreachable instead, as DynamoDB is seen from an application: the app servers reach it
- * through a proxy; one `TransactWriteItems` is executed and its answer cut (the outcome unknown
- * to the store), then the emulator is frozen (SIGSTOP), every connection dropped and new ones
- * refused for `storeDownMs`, and it resumes (SIGCONT) with what it had read still to run.
  */
 import { join } from 'node:path';
 import {
@@ -32,7 +23,7 @@ import { DynamoDBStore, receiptsTable } from '@webhook-idempotency/dynamodb';
 import type { DynamoServer } from '@webhook-idempotency/test-support/dynamodb';
 import Database from 'better-sqlite3';
 import { type IdRecord, sendStorm, stormId, type StormCounts, type StormPlan } from './client';
-import { type AppCrash, type Cluster, startCluster } from './cluster';
+import { type AppCrash, startCluster } from './cluster';
 import {
   type DynamoStormConnection,
   type DynamoStormEffects,
@@ -40,13 +31,13 @@ import {
   STORM_PROVIDER,
 } from './config';
 import { FaultProxy } from '../fault-proxy';
-import { type FaultStep, type InjectedFault, scheduleFaults } from './faults';
+import { type DynamoFaultPlan, faultSteps, storeFault } from './dynamodb-faults';
+import { type InjectedFault, scheduleFaults } from './faults';
 
 const SERVER = join(__dirname, 'dynamodb-server.ts');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Size and faults of a DynamoDB storm. */
-export interface DynamoStormOptions extends StormPlan {
+export interface DynamoStormOptions extends StormPlan, DynamoFaultPlan {
   /** One entry per app server process: the client it gives the store. */
   readonly servers: readonly DynamoStormConnection[];
   /** Transactional completion, the effect an item of the receipt's transaction (the server must have transactions). */
@@ -55,21 +46,6 @@ export interface DynamoStormOptions extends StormPlan {
   /** The store's `requestTimeoutMs` (the plan's own `requestTimeoutMs` is the provider's HTTP timeout). */
   readonly storeTimeoutMs: number;
   readonly handlerDelayMs: number;
-  readonly serverKills: ReadonlyArray<{
-    readonly at: number;
-    readonly slot: number;
-    readonly how: 'now' | 'in-handler';
-  }>;
-  /**
-   * The store's fault: `'kill'` SIGKILLs the server and starts it again (a server that writes what
-   * it acknowledges before answering: dynalite); `'unreachable'` cuts one transaction's answer,
-   * freezes the server and drops every connection to it, then lets it resume (DynamoDB Local).
-   */
-  readonly storeFault: 'kill' | 'unreachable';
-  /** Fraction of finished deliveries at which the store's fault begins. */
-  readonly storeKillAt: number;
-  /** How long the server stays down or unreachable (a restart's start adds to it). */
-  readonly storeDownMs: number;
 }
 
 /** What a DynamoDB storm found: every list must be empty, and `crashes` too, for it to pass. */
@@ -173,78 +149,6 @@ async function runThrough(
     receipts,
     rows,
   );
-}
-
-/** The faults of the run: app servers SIGKILLed (`killedInHandler` collects the ids), and the store's. */
-function faultSteps(
-  cluster: Cluster,
-  store: FaultStep,
-  options: DynamoStormOptions,
-  killedInHandler: string[],
-): FaultStep[] {
-  const steps: FaultStep[] = options.serverKills.map(({ at, slot, how }) => ({
-    at,
-    what: `SIGKILL server ${slot} ${how === 'now' ? 'at once' : 'inside a handler'} + restart`,
-    run: async (began) => {
-      if (how === 'now') {
-        began();
-        await cluster.kill(slot);
-      } else killedInHandler.push(await cluster.killInHandler(slot, began));
-      await cluster.restart(slot);
-    },
-  }));
-  steps.push(store);
-  return steps;
-}
-
-/** How long the unreachable fault waits for a `TransactWriteItems` to cut the answer of. */
-const CUT_WAIT_MS = 5_000;
-
-/** The store's fault (see the module's comment for why each server gets the one it gets). */
-function storeFault(
-  server: DynamoServer,
-  proxy: FaultProxy | undefined,
-  options: DynamoStormOptions,
-): FaultStep {
-  const at = options.storeKillAt;
-  if (!proxy)
-    return {
-      at,
-      what: 'SIGKILL dynamodb + restart',
-      run: async (began) => {
-        began();
-        await server.kill();
-        await sleep(options.storeDownMs);
-        await server.start();
-      },
-    };
-  return {
-    at,
-    what: "dynamodb unreachable (a transaction's answer cut, frozen, connections dropped) + back",
-    run: async (began) => {
-      began();
-      const cut = proxy.cutWhen(
-        (bytes) => bytes.includes('DynamoDB_20120810.TransactWriteItems'),
-        'after',
-      );
-      const cutsBefore = proxy.stats.cut;
-      const fired = await Promise.race([cut.fired.then(() => true), sleep(CUT_WAIT_MS)]);
-      cut.disarm();
-      if (!fired) throw new Error(`no TransactWriteItems within ${CUT_WAIT_MS} ms to cut`);
-      // Its answer cut (the transaction ran), or the server still at it when it is frozen.
-      for (let waited = 0; proxy.stats.cut === cutsBefore && waited < CUT_WAIT_MS; waited += 10)
-        await sleep(10);
-      process.kill(server.pid(), 'SIGSTOP');
-      try {
-        proxy.dropAll();
-        await proxy.refuse();
-        await sleep(options.storeDownMs);
-      } finally {
-        process.kill(server.pid(), 'SIGCONT');
-      }
-      await proxy.accept();
-    },
-  };
 }
 
 function clientOf(server: DynamoServer): DynamoDBClient {
