@@ -1,16 +1,9 @@
 /** @module Executor over a `pg` Pool: `$n` placeholders, `BEGIN`/`COMMIT` on a pooled client. */
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
-import { StoreError } from '@webhook-idempotency/core';
 import { dialects } from '../dialects';
-import {
-  acquireWithin,
-  gate,
-  untilAborted,
-  type Executor,
-  type Gate,
-  type QueryResult,
-} from './executor';
+import { acquireWithin, type Executor, type QueryResult } from './executor';
+import { type HeldConnection, runHeldTransaction } from './held-transaction';
 import { hasMethods } from './shape';
 
 /** A statement as pg sends it: `$n` placeholders, and a name when it is sent prepared. */
@@ -95,6 +88,27 @@ export function isPgPool(db: unknown): db is Pool {
   return hasMethods(db, 'connect', 'query') && 'idleCount' in db && 'totalCount' in db;
 }
 
+/** `client`'s begun transaction, as {@link runHeldTransaction} ends it. */
+function heldClient(client: PoolClient): HeldConnection {
+  return {
+    handle: client,
+    commit: () => client.query('COMMIT'),
+    rollback: () => client.query('ROLLBACK'),
+    giveBack() {
+      const lost = broken.has(client);
+      giveBack(client);
+      return lost;
+    },
+    // A statement may be in flight: close the connection, and the server rolls back.
+    abandon: () =>
+      client.release(broken.get(client) ?? new Error('transaction ended at the handler deadline')),
+    discard: (rollbackError) =>
+      client.release(
+        rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)),
+      ),
+  };
+}
+
 /** An executor over `pool`; each statement borrows a client for at most `acquireTimeoutMs` of waiting. */
 export function pgExecutor(pool: Pool, acquireTimeoutMs: number, prepared: boolean): Executor {
   const acquire = async () =>
@@ -121,46 +135,14 @@ export function pgExecutor(pool: Pool, acquireTimeoutMs: number, prepared: boole
       }
     },
     async transaction(work, options = {}) {
-      const { signal, timeoutMs } = options;
       const client = await acquire();
-      const state: Gate = { closed: undefined };
       try {
-        await client.query(beginStatement(timeoutMs));
+        await client.query(beginStatement(options.timeoutMs));
       } catch (error) {
         giveBack(client, error);
         throw error;
       }
-      try {
-        const result = await untilAborted(work(gate(client, state)), signal);
-        state.closed = 'committed';
-        await client.query('COMMIT');
-        giveBack(client);
-        return result;
-      } catch (error) {
-        if (signal?.aborted) {
-          // A statement may be in flight: close the connection, and the server rolls back.
-          state.closed = 'timed out';
-          client.release(
-            broken.get(client) ?? new Error('transaction ended at the handler deadline'),
-          );
-          throw error;
-        }
-        state.closed = 'rolled back';
-        try {
-          await client.query('ROLLBACK');
-        } catch (rollbackError) {
-          // The rollback could not be sent: the connection failed under the work, whose error
-          // (its next statement's, typically) is the store's failure (see Store.withTransaction).
-          client.release(
-            rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)),
-          );
-          throw new StoreError('transaction', error);
-        }
-        const lost = broken.get(client);
-        giveBack(client);
-        if (lost) throw new StoreError('transaction', error);
-        throw error;
-      }
+      return runHeldTransaction(heldClient(client), work, options.signal);
     },
   };
 }
