@@ -10,6 +10,7 @@ import { ConfigError } from '@webhook-idempotency/core';
 import { statement, unwrap } from './drizzle-statement';
 import type { Executor, QueryResult, Row } from './executor';
 import { Mutex } from './mutex';
+import { madeOnce } from './once';
 import { callbackTransaction, countOf, returnsRows } from './orm';
 
 /** A libSQL client (`@libsql/client`), as Drizzle's libsql driver holds it in `$client`. */
@@ -103,12 +104,10 @@ const libsqlShared = new WeakMap<object, LibsqlShared>();
 
 /** The executors' shared state of `client`, made by the first executor over it. */
 function libsqlSharedOf(client: LibsqlClient): LibsqlShared {
-  let shared = libsqlShared.get(client);
-  if (!shared) {
-    shared = { mutex: new Mutex(), inTransaction: new AsyncLocalStorage() };
-    libsqlShared.set(client, shared);
-  }
-  return shared;
+  return madeOnce(libsqlShared, client, () => ({
+    mutex: new Mutex(),
+    inTransaction: new AsyncLocalStorage(),
+  }));
 }
 
 /** Runs one statement through Drizzle's `run` on `runner` (the database or a `tx`), its error as SQLite's. */

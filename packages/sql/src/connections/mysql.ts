@@ -10,7 +10,7 @@ import type {
   PoolConnection as PromiseConnection,
 } from 'mysql2/promise';
 import { dialects } from '../dialects';
-import { acquireWithin, type Executor, type QueryResult } from './executor';
+import { type Executor, pooledWithin, type QueryResult } from './executor';
 import { type HeldConnection, runHeldTransaction } from './held-transaction';
 import { hasMethods } from './shape';
 
@@ -111,14 +111,7 @@ export function mysqlExecutor(
 ): Executor {
   const callbackApi = !isMysqlPromisePool(db);
   const pool: PromisePool = callbackApi ? (db as CallbackPool).promise() : (db as PromisePool);
-  const acquire = async () =>
-    own(
-      await acquireWithin(
-        () => pool.getConnection(),
-        (connection) => connection.release(),
-        acquireTimeoutMs,
-      ),
-    );
+  const acquire = async () => own(await pooledWithin(() => pool.getConnection(), acquireTimeoutMs));
 
   const run = async (
     connection: PromiseConnection,

@@ -2,8 +2,9 @@
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import { dialects } from '../dialects';
-import { acquireWithin, type Executor, type QueryResult } from './executor';
+import { type Executor, pooledWithin, type QueryResult } from './executor';
 import { type HeldConnection, runHeldTransaction } from './held-transaction';
+import { madeOnce } from './once';
 import { hasMethods } from './shape';
 
 /** A statement as pg sends it: `$n` placeholders, and a name when it is sent prepared. */
@@ -20,17 +21,14 @@ const statements = new Map<string, PgStatement>();
  * cache stays small; the prefix keeps clear of the application's own named statements.
  */
 function statementFor(sql: string): PgStatement {
-  let statement = statements.get(sql);
-  if (statement === undefined) {
+  return madeOnce(statements, sql, () => {
     let n = 0;
     const text = sql.replace(/\?/g, () => `$${++n}`);
     // Named after the text itself: two copies of this module (its ESM and CommonJS builds, two
     // installed versions) sharing one Pool never give one name to two different statements.
     const digest = createHash('sha256').update(text).digest('hex').slice(0, 24);
-    statement = { text, name: `webhook_idempotency_${digest}` };
-    statements.set(sql, statement);
-  }
-  return statement;
+    return { text, name: `webhook_idempotency_${digest}` };
+  });
 }
 
 async function run(
@@ -111,14 +109,7 @@ function heldClient(client: PoolClient): HeldConnection {
 
 /** An executor over `pool`; each statement borrows a client for at most `acquireTimeoutMs` of waiting. */
 export function pgExecutor(pool: Pool, acquireTimeoutMs: number, prepared: boolean): Executor {
-  const acquire = async () =>
-    own(
-      await acquireWithin(
-        () => pool.connect(),
-        (client) => client.release(),
-        acquireTimeoutMs,
-      ),
-    );
+  const acquire = async () => own(await pooledWithin(() => pool.connect(), acquireTimeoutMs));
   return {
     dialect: 'postgres',
     async query(sql, params, transaction) {

@@ -11,6 +11,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { TransactionClosed } from '@webhook-idempotency/core';
 import { gate, untilAborted, type Executor, type Gate, type QueryResult } from './executor';
 import { Mutex } from './mutex';
+import { madeOnce } from './once';
 import type {
   BunSqliteDatabase,
   BunSqliteStatement,
@@ -173,17 +174,12 @@ export function bunSqliteExecutor(db: BunSqliteDatabase, waitMs: number): Execut
 
 /** The executors' shared state of `db`, made by the first executor over it. */
 function sharedOf(db: object): Shared {
-  let state = shared.get(db);
-  if (!state) {
-    state = {
-      mutex: new Mutex(),
-      inTransaction: new AsyncLocalStorage(),
-      statements: new Map(),
-      savepoints: 0,
-    };
-    shared.set(db, state);
-  }
-  return state;
+  return madeOnce(shared, db, () => ({
+    mutex: new Mutex(),
+    inTransaction: new AsyncLocalStorage(),
+    statements: new Map(),
+    savepoints: 0,
+  }));
 }
 
 /** One executor's Database: its driver, the state it shares, how long a statement waits its turn. */
@@ -199,12 +195,7 @@ function preparedOf<Db extends SyncDatabase, Statement extends object>(
   { db, driver, shared: { statements } }: SyncContext<Db, Statement>,
   sql: string,
 ): Prepared<Statement> {
-  let entry = statements.get(sql) as Prepared<Statement> | undefined;
-  if (!entry) {
-    entry = driver.prepare(db, sql);
-    statements.set(sql, entry);
-  }
-  return entry;
+  return madeOnce(statements, sql, () => driver.prepare(db, sql)) as Prepared<Statement>;
 }
 
 /** Runs one statement now: its rows when it returns rows, else its change count. */
