@@ -173,6 +173,14 @@ export async function acquireWithin<C>(
   }
 }
 
+/** A pooled connection within `ms`; one that arrives later goes back to its pool by its own `release()`. */
+export function pooledWithin<C extends { release(): void }>(
+  acquire: () => Promise<C>,
+  ms: number,
+): Promise<C> {
+  return acquireWithin(acquire, (connection) => connection.release(), ms);
+}
+
 /**
  * The bound on getting a connection (a pool's acquire, a transaction's begin): `waited` rejects
  * after `ms` unless `stop()` came first, and `late()` says whether it did.
