@@ -7,9 +7,10 @@
 import { SCRIPT, STYLESHEET } from './assets';
 import { problem, type Reply, type View } from './layout';
 import type { DashboardConfig } from './options';
-import * as actions from './pages/actions';
+import * as deliveryActions from './pages/delivery-actions';
 import { deliveryBody, deliveryDetail, deliveryList } from './pages/deliveries';
 import { overview } from './pages/overview';
+import * as receiptActions from './pages/receipt-actions';
 import { receiptAnswer, receiptDetail, receiptList } from './pages/receipts';
 
 /** One page or one step of an action: the view, the query, the form (empty on GET), the dashboard's options. */
@@ -56,26 +57,26 @@ export const PAGES = new Map<string, Route>(
 export const ACTIONS = new Map<string, Action>(
   Object.entries({
     '/receipt/release': {
-      confirm: (view, q, _f, c) => actions.confirmRelease(view, c.receipts, q),
-      perform: (view, q, f, c) => actions.release(view, c.receipts, q, f),
+      confirm: (view, q, _f, c) => receiptActions.confirmRelease(view, c.receipts, q),
+      perform: (view, q, f, c) => receiptActions.release(view, c.receipts, q, f),
     },
     '/delivery/retry': {
-      confirm: needInbox((inbox, view, q) => actions.confirmRetry(view, inbox, q)),
-      perform: needInbox((inbox, view, q, f) => actions.retry(view, inbox, q, f)),
+      confirm: needInbox((inbox, view, q) => deliveryActions.confirmRetry(view, inbox, q)),
+      perform: needInbox((inbox, view, q, f) => deliveryActions.retry(view, inbox, q, f)),
     },
     '/delivery/redeliver': {
-      confirm: needInbox((inbox, view, q) => actions.confirmRedeliver(view, inbox, q)),
+      confirm: needInbox((inbox, view, q) => deliveryActions.confirmRedeliver(view, inbox, q)),
       perform: needInbox((inbox, view, q, f, c) =>
-        actions.redeliver(view, inbox, c.receipts, q, f),
+        deliveryActions.redeliver(view, { inbox, receipts: c.receipts }, q, f),
       ),
     },
     '/deliveries/retry-dead': {
-      confirm: needInbox((inbox, view, q) => actions.confirmRetryDead(view, inbox, q)),
-      perform: needInbox((inbox, view, q) => actions.retryDead(view, inbox, q)),
+      confirm: needInbox((inbox, view, q) => deliveryActions.confirmRetryDead(view, inbox, q)),
+      perform: needInbox((inbox, view, q) => deliveryActions.retryDead(view, inbox, q)),
     },
     '/purge': {
-      confirm: (view, q, _f, c) => actions.confirmPurge(view, c.receipts, q),
-      perform: (view, q, _f, c) => actions.purge(view, c.receipts, q),
+      confirm: (view, q, _f, c) => receiptActions.confirmPurge(view, c.receipts, q),
+      perform: (view, q, _f, c) => receiptActions.purge(view, c.receipts, q),
     },
   } satisfies Record<string, Action>),
 );

@@ -3,7 +3,7 @@ import type { InboxReader } from '@webhook-idempotency/core/inbox';
 import { activityCharts } from '../chart';
 import { twoFigures } from '../figures';
 import { age, duration, plural, utc } from '../format';
-import { html, stored } from '../html';
+import { type Html, html, stored } from '../html';
 import { ignoredSection } from '../ignored';
 import { link, page, type Reply, type View } from '../layout';
 import type { DashboardReceipts } from '../types';
@@ -28,6 +28,22 @@ type Listed = Awaited<ReturnType<DashboardReceipts['list']>>;
 
 /** A link to the receipts list filtered by `params`. */
 const listOf = (view: View, params: Record<string, string>) => link(view, '/receipts', params);
+
+/** A section of the overview: its heading, then `content`. */
+const section = (id: string, title: string, content: Html | string) =>
+  html`<section aria-labelledby="h-${id}"><h2 id="h-${id}">${title}</h2>
+${content}</section>`;
+
+/** A row's link to an action's confirmation page; nothing on a read-only dashboard. */
+const actionLink = (
+  view: View,
+  path: string,
+  item: { provider: string; externalId: string },
+  label: string,
+) =>
+  view.readOnly
+    ? ''
+    : html`<a href="${link(view, path, { provider: item.provider, id: item.externalId })}">${label}</a>`;
 
 /** One figure as a card, a link to what it counts when there is one. */
 const card = (label: string, value: string | number, href?: string) =>
@@ -61,22 +77,26 @@ function providersSection(view: View, counts: Status['providers']) {
 <td class="n${c.failed ? ' bad' : ''}">${count(c.failed, { provider: c.provider, status: 'failed' })}</td>
 <td>${c.oldestProcessingAgeMs === null ? '-' : age(c.oldestProcessingAgeMs)}</td></tr>`,
   );
-  return html`<section aria-labelledby="h-providers"><h2 id="h-providers">Receipts by provider</h2>
-${
-  providers.length
-    ? html`<div class="scroll"><table><thead><tr><th scope="col">provider</th><th scope="col" class="n">processing</th><th scope="col" class="n">stuck</th><th scope="col" class="n">completed</th><th scope="col" class="n">failed</th><th scope="col">oldest processing</th></tr></thead><tbody>${providers}</tbody></table></div>`
-    : html`<p>No receipts yet.</p>`
-}</section>`;
+  return section(
+    'providers',
+    'Receipts by provider',
+    providers.length
+      ? html`<div class="scroll"><table><thead><tr><th scope="col">provider</th><th scope="col" class="n">processing</th><th scope="col" class="n">stuck</th><th scope="col" class="n">completed</th><th scope="col" class="n">failed</th><th scope="col">oldest processing</th></tr></thead><tbody>${providers}</tbody></table></div>`
+      : html`<p>No receipts yet.</p>`,
+  );
 }
 
 /** "Last hour": receipts finished and failed, the handler's times, and the activity charts. */
 function lastHourSection(window: Status['window'], buckets: Parameters<typeof activityCharts>[0]) {
   const times = window.handlerTime;
-  return html`<section aria-labelledby="h-hour"><h2 id="h-hour">Last hour</h2>
-<p>${plural(window.completed + window.failed, 'receipt')} finished, ${window.failed} failed${
-    window.failureShare === null ? '' : ` (${(window.failureShare * 100).toFixed(1)} %)`
-  }${times ? `; handler time p50 ${duration(times.p50Ms)}, p95 ${duration(times.p95Ms)}, longest ${duration(times.maxMs)}` : ''}.</p>
-${activityCharts(buckets)}</section>`;
+  return section(
+    'hour',
+    'Last hour',
+    html`<p>${plural(window.completed + window.failed, 'receipt')} finished, ${window.failed} failed${
+      window.failureShare === null ? '' : ` (${(window.failureShare * 100).toFixed(1)} %)`
+    }${times ? `; handler time p50 ${duration(times.p50Ms)}, p95 ${duration(times.p95Ms)}, longest ${duration(times.maxMs)}` : ''}.</p>
+${activityCharts(buckets)}`,
+  );
 }
 
 /** "Stuck receipts": the oldest claims past `staleAfterMs`, each with its release. */
@@ -85,19 +105,16 @@ function stuckSection(view: View, stuck: Listed) {
     (
       r,
     ) => html`<tr><td class="wrap">${stored(r.provider)}</td><td class="wrap id"><a href="${link(view, '/receipt', { provider: r.provider, id: r.externalId })}">${stored(r.externalId)}</a></td>
-<td class="n" data-label="attempt">${r.attempts}</td><td data-label="claimed">${age(r.claimAgeMs)} ago</td><td>${
-      view.readOnly
-        ? ''
-        : html`<a href="${link(view, '/receipt/release', { provider: r.provider, id: r.externalId })}">Release…</a>`
-    }</td></tr>`,
+<td class="n" data-label="attempt">${r.attempts}</td><td data-label="claimed">${age(r.claimAgeMs)} ago</td><td>${actionLink(view, '/receipt/release', r, 'Release…')}</td></tr>`,
   );
-  return html`<section aria-labelledby="h-stuck"><h2 id="h-stuck">Stuck receipts</h2>
-${
-  rows.length
-    ? html`<p>Processing for longer than ${age(view.staleAfterMs)}: their worker is presumed dead. Releasing one marks it failed, so the provider's next delivery runs the handler again.</p>
+  return section(
+    'stuck',
+    'Stuck receipts',
+    rows.length
+      ? html`<p>Processing for longer than ${age(view.staleAfterMs)}: their worker is presumed dead. Releasing one marks it failed, so the provider's next delivery runs the handler again.</p>
 <div class="scroll list"><table class="rows"><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col" class="n">attempt</th><th scope="col">claimed</th><th scope="col"><span class="muted">action</span></th></tr></thead><tbody>${rows}</tbody></table></div>`
-    : html`<p>None.</p>`
-}</section>`;
+      : html`<p>None.</p>`,
+  );
 }
 
 /** "Dead deliveries": the first ones the inbox gave up on, each with its retry, and the bulk retry. */
@@ -106,19 +123,16 @@ function deadSection(view: View, queue: Queue) {
     (
       d,
     ) => html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap id"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${stored(d.externalId)}</a></td>
-<td data-label="died">${d.finishedAt ? `${utc(d.finishedAt)}` : '-'}</td><td class="wrap err">${d.lastError === null ? '' : stored(d.lastError)}</td><td>${
-      view.readOnly
-        ? ''
-        : html`<a href="${link(view, '/delivery/retry', { provider: d.provider, id: d.externalId })}">Retry…</a>`
-    }</td></tr>`,
+<td data-label="died">${d.finishedAt ? `${utc(d.finishedAt)}` : '-'}</td><td class="wrap err">${d.lastError === null ? '' : stored(d.lastError)}</td><td>${actionLink(view, '/delivery/retry', d, 'Retry…')}</td></tr>`,
   );
-  return html`<section aria-labelledby="h-dead"><h2 id="h-dead">Dead deliveries</h2>
-${
-  rows.length
-    ? html`<div class="scroll list"><table class="rows"><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">died</th><th scope="col">last error</th><th scope="col"><span class="muted">action</span></th></tr></thead><tbody>${rows}</tbody></table></div>
+  return section(
+    'dead',
+    'Dead deliveries',
+    rows.length
+      ? html`<div class="scroll list"><table class="rows"><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">died</th><th scope="col">last error</th><th scope="col"><span class="muted">action</span></th></tr></thead><tbody>${rows}</tbody></table></div>
 ${view.readOnly ? '' : html`<p><a href="${link(view, '/deliveries/retry-dead')}">Retry dead deliveries in bulk…</a></p>`}`
-    : html`<p>None.</p>`
-}</section>`;
+      : html`<p>None.</p>`,
+  );
 }
 
 /** GET `/`. */
