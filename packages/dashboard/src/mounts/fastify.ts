@@ -53,10 +53,12 @@ export async function fastifyDashboard(
   );
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const parsed: unknown = request.body;
-    const form = parsed === UNREAD_FORM ? await readForm(request.raw, reply.raw) : undefined;
+    const unread = parsed === UNREAD_FORM;
+    // readForm reads only a POST's: another method's form is left unread, as on the other mounts.
+    const form = unread ? await readForm(request.raw, reply.raw) : undefined;
     if (form === REQUEST_TOO_LARGE)
       return reply.code(413).headers(formTooLarge.headers).send(formTooLarge.body);
-    const body = form ?? parsed;
+    const body = unread ? form : parsed;
     const record = await dashboard.handle({
       method: request.method,
       url: request.url,
