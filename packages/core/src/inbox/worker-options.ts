@@ -1,7 +1,7 @@
 /** @module The inbox worker's options, their defaults and checks, and its retry schedule. */
 import { SECOND } from '../constants';
 import { ConfigError } from '../errors';
-import { renamedOption } from '../renamed-option';
+import { givenName, renamedOption } from '../renamed-option';
 import { handlersOf, type InboxHandlers } from './handlers';
 import type { InboxWorkerStore } from './inbox-store';
 import type { ReceiptsOptions } from './receipts-link';
@@ -154,14 +154,18 @@ export function settingsOf<Tx>(options: InboxWorkerOptions<Tx>) {
     MAX_CLAIM_LIMIT,
   );
   const groupSize = number(
-    'groupSize',
+    givenName(options, 'groupSize', 'batchSize'),
     renamedOption(options, 'groupSize', 'batchSize') ?? DEFAULTS.groupSize,
     1,
     true,
     MAX_GROUP_SIZE,
   );
   const windowMs = renamedOption(options, 'groupWindowMs', 'batchWindowMs');
-  const groupWindowMs = number('groupWindowMs', windowMs ?? DEFAULTS.groupWindowMs, 0);
+  const groupWindowMs = number(
+    givenName(options, 'groupWindowMs', 'batchWindowMs'),
+    windowMs ?? DEFAULTS.groupWindowMs,
+    0,
+  );
   const pollIntervalMs = number(
     'pollIntervalMs',
     options.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
@@ -173,7 +177,12 @@ export function settingsOf<Tx>(options: InboxWorkerOptions<Tx>) {
     0.1,
   );
   const failures = renamedOption(options, 'maxFailures', 'maxAttempts');
-  const maxFailures = number('maxFailures', failures ?? DEFAULTS.maxFailures, 1, true);
+  const maxFailures = number(
+    givenName(options, 'maxFailures', 'maxAttempts'),
+    failures ?? DEFAULTS.maxFailures,
+    1,
+    true,
+  );
   const backoff = {
     baseMs: number('backoffBaseMs', options.backoffBaseMs ?? DEFAULTS.backoffBaseMs, 0),
     maxMs: number('backoffMaxMs', options.backoffMaxMs ?? DEFAULTS.backoffMaxMs, 0),

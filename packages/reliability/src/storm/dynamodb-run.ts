@@ -9,6 +9,16 @@
  * never happen is two runs under one claim, a receipt lost, or an id answered twice by a handler
  * run. In transactional mode (DynamoDB Local) the effect is an item written in the receipt's own
  * `TransactWriteItems`: every id must have exactly one effect, the one its receipt and its answer name.
+ *
+ * The store's fault is chosen by what the server promises. dynalite writes each acknowledged
+ * request to its LevelDB log before answering, so it is SIGKILLed and restarted. DynamoDB Local
+ * does not: it can answer a `TransactWriteItems` whose commit a SIGKILL then loses (a client that
+ * only counts its acknowledged transactions, killing the emulator under load, loses one in about
+ * two runs of three), which DynamoDB itself never does and which no store could survive. It is
+ * made unreachable instead, as DynamoDB is seen from an application: the app servers reach it
+ * through a proxy; one `TransactWriteItems` is executed and its answer cut (the outcome unknown
+ * to the store), then the emulator is frozen (SIGSTOP), every connection dropped and new ones
+ * refused for `storeDownMs`, and it resumes (SIGCONT) with what it had read still to run.
  */
 import { join } from 'node:path';
 import {
@@ -29,6 +39,7 @@ import {
   type DynamoStormServerConfig,
   STORM_PROVIDER,
 } from './config';
+import { FaultProxy } from '../fault-proxy';
 import { type FaultStep, type InjectedFault, scheduleFaults } from './faults';
 
 const SERVER = join(__dirname, 'dynamodb-server.ts');
@@ -49,9 +60,15 @@ export interface DynamoStormOptions extends StormPlan {
     readonly slot: number;
     readonly how: 'now' | 'in-handler';
   }>;
-  /** Fraction of finished deliveries at which the DynamoDB server is SIGKILLed and restarted. */
+  /**
+   * The store's fault: `'kill'` SIGKILLs the server and starts it again (a server that writes what
+   * it acknowledges before answering: dynalite); `'unreachable'` cuts one transaction's answer,
+   * freezes the server and drops every connection to it, then lets it resume (DynamoDB Local).
+   */
+  readonly storeFault: 'kill' | 'unreachable';
+  /** Fraction of finished deliveries at which the store's fault begins. */
   readonly storeKillAt: number;
-  /** How long it stays down before it is started again (its start adds to it). */
+  /** How long the server stays down or unreachable (a restart's start adds to it). */
   readonly storeDownMs: number;
 }
 
@@ -105,9 +122,27 @@ export async function runDynamoStorm(
     ? { kind: 'table', table: TABLES.effects }
     : { kind: 'ledger', file: join(dir, 'ledger.db') };
   await prepare(server, effects);
+  const proxy =
+    options.storeFault === 'unreachable'
+      ? await FaultProxy.start({ host: '127.0.0.1', port: server.port })
+      : undefined;
+  try {
+    return await runThrough(server, proxy, effects, options);
+  } finally {
+    await proxy?.close();
+  }
+}
+
+/** The storm itself, the app servers reaching the DynamoDB server directly or through `proxy`. */
+async function runThrough(
+  server: DynamoServer,
+  proxy: FaultProxy | undefined,
+  effects: DynamoStormEffects,
+  options: DynamoStormOptions,
+): Promise<DynamoStormReport> {
   const cluster = await startCluster<DynamoStormServerConfig>(
     {
-      endpoint: server.url,
+      endpoint: proxy ? proxy.urlFor(server.url).replace(/\/$/, '') : server.url,
       table: TABLES.receipts,
       staleAfterSeconds: options.staleAfterSeconds,
       requestTimeoutMs: options.storeTimeoutMs,
@@ -118,7 +153,7 @@ export async function runDynamoStorm(
     SERVER,
   );
   const killedInHandler: string[] = [];
-  const steps = faultSteps(cluster, server, options, killedInHandler);
+  const steps = faultSteps(cluster, storeFault(server, proxy, options), options, killedInHandler);
   const schedule = scheduleFaults(steps, options.ids * options.perId);
   let traffic: Awaited<ReturnType<typeof sendStorm>>;
   try {
@@ -140,10 +175,10 @@ export async function runDynamoStorm(
   );
 }
 
-/** The faults of the run: app servers SIGKILLed (`killedInHandler` collects the ids), then the store's server. */
+/** The faults of the run: app servers SIGKILLed (`killedInHandler` collects the ids), and the store's. */
 function faultSteps(
   cluster: Cluster,
-  server: DynamoServer,
+  store: FaultStep,
   options: DynamoStormOptions,
   killedInHandler: string[],
 ): FaultStep[] {
@@ -158,17 +193,58 @@ function faultSteps(
       await cluster.restart(slot);
     },
   }));
-  steps.push({
-    at: options.storeKillAt,
-    what: 'SIGKILL dynamodb + restart',
+  steps.push(store);
+  return steps;
+}
+
+/** How long the unreachable fault waits for a `TransactWriteItems` to cut the answer of. */
+const CUT_WAIT_MS = 5_000;
+
+/** The store's fault (see the module's comment for why each server gets the one it gets). */
+function storeFault(
+  server: DynamoServer,
+  proxy: FaultProxy | undefined,
+  options: DynamoStormOptions,
+): FaultStep {
+  const at = options.storeKillAt;
+  if (!proxy)
+    return {
+      at,
+      what: 'SIGKILL dynamodb + restart',
+      run: async (began) => {
+        began();
+        await server.kill();
+        await sleep(options.storeDownMs);
+        await server.start();
+      },
+    };
+  return {
+    at,
+    what: "dynamodb unreachable (a transaction's answer cut, frozen, connections dropped) + back",
     run: async (began) => {
       began();
-      await server.kill();
-      await sleep(options.storeDownMs);
-      await server.start();
+      const cut = proxy.cutWhen(
+        (bytes) => bytes.includes('DynamoDB_20120810.TransactWriteItems'),
+        'after',
+      );
+      const cutsBefore = proxy.stats.cut;
+      const fired = await Promise.race([cut.fired.then(() => true), sleep(CUT_WAIT_MS)]);
+      cut.disarm();
+      if (!fired) throw new Error(`no TransactWriteItems within ${CUT_WAIT_MS} ms to cut`);
+      // Its answer cut (the transaction ran), or the server still at it when it is frozen.
+      for (let waited = 0; proxy.stats.cut === cutsBefore && waited < CUT_WAIT_MS; waited += 10)
+        await sleep(10);
+      process.kill(server.pid(), 'SIGSTOP');
+      try {
+        proxy.dropAll();
+        await proxy.refuse();
+        await sleep(options.storeDownMs);
+      } finally {
+        process.kill(server.pid(), 'SIGCONT');
+      }
+      await proxy.accept();
     },
-  });
-  return steps;
+  };
 }
 
 function clientOf(server: DynamoServer): DynamoDBClient {
