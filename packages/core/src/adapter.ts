@@ -45,6 +45,7 @@ export {
   holdResponse,
   sendRecord,
 } from './transport/node-http';
+export { discardRest, readNodeBody } from './transport/node-body';
 export {
   type CapturedWebResponse,
   captureWebResponse,
