@@ -4,8 +4,9 @@
  * same numbers.
  */
 import { ReceiptStatus } from '@webhook-idempotency/core';
-import { emptyCounts, percentile } from './checks';
-import type { HandlerTimes, ProviderCounts, ReceiptsStatus } from './types';
+import { finishedWindow } from '@webhook-idempotency/core/operations';
+import { emptyCounts } from './checks';
+import type { ProviderCounts, ReceiptsStatus } from './types';
 import type { Row } from '../connections/executor';
 import { nullableNumber, text } from '../receipts/rows';
 
@@ -46,23 +47,6 @@ function providerCounts(rows: readonly Row[]): Pick<ReceiptsStatus, 'providers' 
   return { providers: [...byProvider.values()], totals };
 }
 
-/** The nearest-rank percentiles of the handler times read; `null` when none was. */
-function handlerTimes(rows: readonly Row[]): HandlerTimes | null {
-  const sorted = rows
-    .map((row) => nullableNumber(row.ms))
-    .filter((ms): ms is number => ms !== null)
-    .map((ms) => Math.max(0, ms))
-    .sort((a, b) => a - b);
-  if (!sorted.length) return null;
-  return {
-    sampled: sorted.length,
-    p50Ms: percentile(sorted, 50),
-    p95Ms: percentile(sorted, 95),
-    p99Ms: percentile(sorted, 99),
-    maxMs: sorted[sorted.length - 1]!,
-  };
-}
-
 /** The status report from its rows, judged with `staleAfterMs` over the window of `sinceMs`. */
 export function statusReport(
   rows: StatusRows,
@@ -74,15 +58,13 @@ export function statusReport(
     if (text(row.status) === 'completed') completed += Number(row.n);
     else failed += Number(row.n);
   }
+  const handlerMs = rows.durations
+    .map((row) => nullableNumber(row.ms))
+    .filter((ms): ms is number => ms !== null)
+    .map((ms) => Math.max(0, ms));
   return {
     staleAfterMs,
     ...providerCounts(rows.counts),
-    window: {
-      sinceMs,
-      completed,
-      failed,
-      failureShare: completed + failed ? failed / (completed + failed) : null,
-      handlerTime: handlerTimes(rows.durations),
-    },
+    window: finishedWindow({ sinceMs, completed, failed, handlerMs }),
   };
 }
