@@ -6,6 +6,7 @@
 import { IdempotencyGuard } from '../guard';
 import { GroupConflict } from '../receipt-group';
 import type { GuardEvent, RunContext, Store } from '../types';
+import { expectReceipt } from './fixtures';
 import { firstRun, groupOperations } from './group';
 import type { CaseContext, ConformanceCase } from './types';
 
@@ -55,7 +56,7 @@ export const groupRunCases: ConformanceCase[] = [
         attempts: 1,
         response: '{"index":1}',
       });
-      expect(await store.find(done, { now: now() })).toMatchObject({ response: '"before"' });
+      await expectReceipt(store, now, done, { response: '"before"' });
       const delivered = events.filter((e) => e.type === 'delivered');
       expect(delivered.map((e) => [e.key.externalId, e.type === 'delivered' && e.outcome])).toEqual(
         [
@@ -130,7 +131,7 @@ export const groupTransactionCases: ConformanceCase[] = [
           throw boom;
         }),
       ).rejects.toBe(boom);
-      expect(await store.find(kept, { now: now() })).toMatchObject({ status: 'completed' });
+      await expectReceipt(store, now, kept, { status: 'completed' });
       expect(await store.find(lost, { now: now() })).toBeNull();
     },
   },
@@ -149,8 +150,8 @@ export const groupTransactionCases: ConformanceCase[] = [
         expect(await store.complete(claimed, input, tx)).toBe(true);
       });
       expect(await store.find(fresh, { now: now() })).toBeNull();
-      expect(await store.find(held, { now: now() })).toMatchObject({ status: 'processing' });
-      expect(await store.find(claimed, { now: now() })).toMatchObject({ status: 'completed' });
+      await expectReceipt(store, now, held, { status: 'processing' });
+      await expectReceipt(store, now, claimed, { status: 'completed' });
     },
   },
 ];

@@ -1,4 +1,5 @@
 /** @module Conformance cases: purging old receipts. */
+import { completed, expectReceipt } from './fixtures';
 import type { ConformanceCase } from './types';
 
 const DAY = 24 * 3600 * 1000;
@@ -17,7 +18,7 @@ export const purgeCases: ConformanceCase[] = [
       await store.fail(failed, { now: now(), attempts: 1, error: 'x' });
       expect(await store.purge({ now: now(), olderThanMs: 0 })).toBe(2);
       expect(await store.find(done, { now: now() })).toBeNull();
-      expect(await store.find(running, { now: now() })).toMatchObject({ status: 'processing' });
+      await expectReceipt(store, now, running, { status: 'processing' });
     },
   },
   {
@@ -32,17 +33,13 @@ export const purgeCases: ConformanceCase[] = [
       await store.complete(oldDone, { now: now(), attempts: 1, response: '1' });
       await store.fail(oldFailed, { now: now(), attempts: 1, error: 'x' });
       await advance(10 * DAY);
-      const newDone = key('new-done');
-      await store.claim(newDone, { now: now(), fingerprint: null });
-      await store.complete(newDone, { now: now(), attempts: 1, response: '2' });
+      const newDone = await completed(store, now, key('new-done'), '2');
 
       expect(await store.purge({ now: now(), olderThanMs: 7 * DAY })).toBe(2);
       expect(await store.find(oldDone, { now: now() })).toBeNull();
       expect(await store.find(oldFailed, { now: now() })).toBeNull();
-      expect(await store.find(oldProcessing, { now: now() })).toMatchObject({
-        status: 'processing',
-      });
-      expect(await store.find(newDone, { now: now() })).toMatchObject({ status: 'completed' });
+      await expectReceipt(store, now, oldProcessing, { status: 'processing' });
+      await expectReceipt(store, now, newDone, { status: 'completed' });
       // Nothing left to delete: purge is repeatable.
       expect(await store.purge({ now: now(), olderThanMs: 7 * DAY })).toBe(0);
     },
@@ -53,14 +50,11 @@ export const purgeCases: ConformanceCase[] = [
     async run({ store, now, key, advance }) {
       const stripe = key('stripe-old', 'stripe');
       const payme = key('payme-old', 'payme');
-      for (const k of [stripe, payme]) {
-        await store.claim(k, { now: now(), fingerprint: null });
-        await store.complete(k, { now: now(), attempts: 1, response: '1' });
-      }
+      for (const k of [stripe, payme]) await completed(store, now, k, '1');
       await advance(40 * DAY);
       expect(await store.purge({ now: now(), olderThanMs: 30 * DAY, provider: 'stripe' })).toBe(1);
       expect(await store.find(stripe, { now: now() })).toBeNull();
-      expect(await store.find(payme, { now: now() })).toMatchObject({ status: 'completed' });
+      await expectReceipt(store, now, payme, { status: 'completed' });
       expect(await store.purge({ now: now(), olderThanMs: 30 * DAY, provider: 'nobody' })).toBe(0);
     },
   },
@@ -69,10 +63,7 @@ export const purgeCases: ConformanceCase[] = [
     name: 'deletes in chunks and counts every row',
     async run({ store, now, key, advance }) {
       const keys = Array.from({ length: 25 }, (_, i) => key(`chunk-${i}`));
-      for (const k of keys) {
-        await store.claim(k, { now: now(), fingerprint: null });
-        await store.complete(k, { now: now(), attempts: 1, response: 'null' });
-      }
+      for (const k of keys) await completed(store, now, k, 'null');
       await advance(2 * DAY);
       expect(await store.purge({ now: now(), olderThanMs: DAY, chunkSize: 10 })).toBe(25);
       for (const k of keys) expect(await store.find(k, { now: now() })).toBeNull();
@@ -83,10 +74,7 @@ export const purgeCases: ConformanceCase[] = [
     name: 'takes batchSize, the deprecated name of chunkSize, and refuses the two disagreeing',
     async run({ store, now, key, advance }) {
       const keys = Array.from({ length: 3 }, (_, i) => key(`alias-${i}`));
-      for (const k of keys) {
-        await store.claim(k, { now: now(), fingerprint: null });
-        await store.complete(k, { now: now(), attempts: 1, response: 'null' });
-      }
+      for (const k of keys) await completed(store, now, k, 'null');
       await advance(2 * DAY);
       await expect(
         store.purge({ now: now(), olderThanMs: DAY, chunkSize: 2, batchSize: 3 }),
