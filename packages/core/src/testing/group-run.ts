@@ -10,14 +10,14 @@ import { expectReceipt } from './fixtures';
 import { firstRun, groupOperations } from './group';
 import type { CaseContext, ConformanceCase } from './types';
 
-/** A guard over the case's store and clock, and the events it reports. */
+/** A guard over the case's store and clock, the events it reports, and the store's group operations. */
 function guardOf({ store, now }: CaseContext<unknown>) {
   const events: GuardEvent[] = [];
   const guard = new IdempotencyGuard(store as Store<unknown>, {
     clock: now,
     onEvent: (event) => void events.push(event),
   });
-  return { guard, events };
+  return { guard, events, ...groupOperations(store) };
 }
 
 export const groupRunCases: ConformanceCase[] = [
@@ -71,8 +71,7 @@ export const groupRunCases: ConformanceCase[] = [
     name: 'a group whose key got a receipt meanwhile records nothing of its own (GroupConflict)',
     async run(context) {
       const { store, now, key } = context;
-      const { recordFirst } = groupOperations(store);
-      const { guard } = guardOf(context);
+      const { guard, recordFirst } = guardOf(context);
       const [a, b] = [key('a'), key('b')];
       const group = guard.group([a, b], async (members) => {
         // Another run writes b's receipt while the group runs (in the group's transaction where
@@ -94,8 +93,7 @@ export const groupRunCases: ConformanceCase[] = [
     name: 'a group whose work throws records nothing; a transactional store rolls back what the handlers wrote',
     async run(context) {
       const { store, now, key } = context;
-      const { recordFirst } = groupOperations(store);
-      const { guard } = guardOf(context);
+      const { guard, recordFirst } = guardOf(context);
       const [a, written] = [key('a'), key('written')];
       const boom = new Error('a later handler failed');
       const group = guard.group([a], async (members) => {

@@ -1,21 +1,30 @@
 /** @module Conformance cases: purging old receipts. */
-import { completed, expectReceipt } from './fixtures';
-import type { ConformanceCase } from './types';
+import type { KeyLike } from '../request-key';
+import { claimed, completed, expectReceipt } from './fixtures';
+import type { CaseContext, ConformanceCase } from './types';
 
 const DAY = 24 * 3600 * 1000;
+
+/** Three receipts of `label` made now: one completed, one failed and one still processing. */
+async function threeStates(
+  { store, now, key }: Pick<CaseContext<unknown>, 'store' | 'now' | 'key'>,
+  label: string,
+) {
+  const [done, failed, running] = ['done', 'failed', 'processing'].map((state) =>
+    key(`${label}-${state}`),
+  ) as [KeyLike, KeyLike, KeyLike];
+  for (const k of [done, failed, running]) await claimed(store, now, k);
+  await store.complete(done, { now: now(), attempts: 1, response: '1' });
+  await store.fail(failed, { now: now(), attempts: 1, error: 'x' });
+  return { done, failed, running };
+}
 
 export const purgeCases: ConformanceCase[] = [
   {
     group: 'purge',
     name: 'olderThanMs 0 deletes every finished receipt, one finished this very moment included, and no processing one',
     async run({ store, now, key }) {
-      const done = key('zero-done');
-      const failed = key('zero-failed');
-      const running = key('zero-processing');
-      for (const k of [done, failed, running])
-        await store.claim(k, { now: now(), fingerprint: null });
-      await store.complete(done, { now: now(), attempts: 1, response: '1' });
-      await store.fail(failed, { now: now(), attempts: 1, error: 'x' });
+      const { done, running } = await threeStates({ store, now, key }, 'zero');
       expect(await store.purge({ now: now(), olderThanMs: 0 })).toBe(2);
       expect(await store.find(done, { now: now() })).toBeNull();
       await expectReceipt(store, now, running, { status: 'processing' });
@@ -25,20 +34,14 @@ export const purgeCases: ConformanceCase[] = [
     group: 'purge',
     name: 'deletes finished receipts older than the cut-off, keeps newer ones and every processing one',
     async run({ store, now, key, advance }) {
-      const oldDone = key('old-done');
-      const oldFailed = key('old-failed');
-      const oldProcessing = key('old-processing');
-      for (const k of [oldDone, oldFailed, oldProcessing])
-        await store.claim(k, { now: now(), fingerprint: null });
-      await store.complete(oldDone, { now: now(), attempts: 1, response: '1' });
-      await store.fail(oldFailed, { now: now(), attempts: 1, error: 'x' });
+      const old = await threeStates({ store, now, key }, 'old');
       await advance(10 * DAY);
       const newDone = await completed(store, now, key('new-done'), '2');
 
       expect(await store.purge({ now: now(), olderThanMs: 7 * DAY })).toBe(2);
-      expect(await store.find(oldDone, { now: now() })).toBeNull();
-      expect(await store.find(oldFailed, { now: now() })).toBeNull();
-      await expectReceipt(store, now, oldProcessing, { status: 'processing' });
+      expect(await store.find(old.done, { now: now() })).toBeNull();
+      expect(await store.find(old.failed, { now: now() })).toBeNull();
+      await expectReceipt(store, now, old.running, { status: 'processing' });
       await expectReceipt(store, now, newDone, { status: 'completed' });
       // Nothing left to delete: purge is repeatable.
       expect(await store.purge({ now: now(), olderThanMs: 7 * DAY })).toBe(0);
