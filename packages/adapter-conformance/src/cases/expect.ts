@@ -4,6 +4,9 @@
  */
 import { type CaseHandler, gate, type Harness, jsonAnswer } from '../harness';
 
+/** The answer to a POST of the harness. */
+type Posted = Awaited<ReturnType<Harness['post']>>;
+
 /** An answer as the cases read it, from supertest or a fetch. */
 interface Answered {
   readonly status: number;
@@ -30,7 +33,7 @@ export async function inFlight(
   h: Harness,
   id: string,
   options: Parameters<Harness['start']>[0] = {},
-) {
+): Promise<{ readonly first: Promise<Posted>; release(): void }> {
   const held = heldHandler();
   await h.start(options, held.handler);
   const first = h.post(id).then((res) => res);
