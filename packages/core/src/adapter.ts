@@ -17,6 +17,7 @@ export {
   MAX_KEY_BYTES,
 } from './constants';
 export { errorText, HTTP_STATUS_BY_CODE, type StoreKind } from './errors';
+export { raceAbort } from './abort';
 export { givenName, purgeChunkSize, renamedOption } from './renamed-option';
 export { errorAnswer } from './http/answers';
 export { checkKeyPart, presentExternalId } from './request-key';
