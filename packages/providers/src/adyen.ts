@@ -8,7 +8,7 @@ import { basicAuthChecker } from './basic-auth';
 import { typedBatch, type TypedPreset } from './events';
 import { requireOptions, requireString } from './options';
 import { header, idPart, isJsonObject, jsonBody, type JsonObject } from './request-fields';
-import { firstMatch, keyring, listOf, type OneOrMany, type SecretOptions } from './secrets';
+import { firstMatch, listOf, type OneOrMany, type SecretOptions, stringKeyring } from './secrets';
 import { hmacMatches } from './signature';
 
 /**
@@ -36,8 +36,7 @@ export interface AdyenMinimalItem {
 export type AdyenMinimalEvents = Record<string, AdyenMinimalItem>;
 
 /** The HMAC key's bytes, from the hex the Customer Area shows. */
-function hmacKeyBytes(hex: unknown): Buffer {
-  const text = requireString('adyen', 'hmacKey', hex, 'the webhook HMAC key as "hmacKey"');
+function hmacKeyBytes(text: string): Buffer {
   if (!/^(?:[0-9a-fA-F]{2})+$/.test(text))
     throw new ConfigError(
       'hmacKey',
@@ -131,12 +130,10 @@ function itemKey(item: JsonObject): string | undefined {
 export function adyen<Events extends object = AdyenMinimalEvents>(
   options: AdyenOptions,
 ): TypedPreset<Events> {
-  const { hmacKey, resolveSecret, basicAuth } = requireOptions('adyen', options);
-  const ring = keyring<string, Buffer>(
-    { preset: 'adyen', option: 'hmacKey', what: 'the webhook HMAC key', prepare: hmacKeyBytes },
-    hmacKey,
-    resolveSecret,
-  );
+  const { basicAuth } = requireOptions('adyen', options);
+  const ring = stringKeyring('adyen', options, 'hmacKey', 'the webhook HMAC key', {
+    toKey: hmacKeyBytes,
+  });
   const credentials = credentialsCheck(basicAuth);
 
   return typedBatch<Events>(

@@ -5,10 +5,10 @@
 import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
 import { typed, type TypedPreset } from './events';
-import { clockOption, requireOptions, requireString, toleranceOption } from './options';
+import { clockOption, requireOptions, toleranceOption } from './options';
 import { header, idPart, jsonBody } from './request-fields';
 import { handshakeJson } from './response';
-import { firstMatch, keyring, type SecretOptions } from './secrets';
+import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { isFresh, parseUnixSeconds } from './signature';
 
 /**
@@ -55,13 +55,8 @@ const HEX_SIGNATURE = /^[0-9a-fA-F]{128}$/;
 const PING = 1;
 const PONG = '{"type":1}';
 
-function publicKeyOf(value: unknown): KeyObject {
-  const hex = requireString(
-    'discord',
-    'publicKey',
-    value,
-    'the application public key as "publicKey"',
-  );
+/** The Ed25519 key of the application's public key, given as 64 hex characters. */
+function publicKeyOf(hex: string): KeyObject {
   if (!HEX_KEY.test(hex))
     throw new ConfigError('publicKey', 'discord() needs the public key as 64 hex characters');
   return createPublicKey({
@@ -95,20 +90,13 @@ function publicKeyOf(value: unknown): KeyObject {
 export function discord<Events extends object = DiscordMinimalEvents>(
   options: DiscordOptions,
 ): TypedPreset<Events> {
-  const { publicKey, resolveSecret, toleranceSeconds, clock } = requireOptions('discord', options);
+  const { toleranceSeconds, clock } = requireOptions('discord', options);
   const tolerance = toleranceOption('discord', toleranceSeconds, 300);
   const now = clockOption('discord', clock);
-  const ring = keyring<string, KeyObject>(
-    {
-      preset: 'discord',
-      option: 'publicKey',
-      what: 'the application public key',
-      now,
-      prepare: publicKeyOf,
-    },
-    publicKey,
-    resolveSecret,
-  );
+  const ring = stringKeyring('discord', options, 'publicKey', 'the application public key', {
+    now,
+    toKey: publicKeyOf,
+  });
 
   return typed<Events>(
     {

@@ -1,9 +1,9 @@
 /** @module GitLab preset: the `Idempotency-Key` header as the key, `X-Gitlab-Token` compared with the secret token. */
 import { typed, type TypedPreset } from './events';
-import { requireOptions, requireString } from './options';
+import { requireOptions } from './options';
 import { tokenHeaderMatch } from './token-header';
 import { header, idPart, jsonBody } from './request-fields';
-import { keyring, type SecretOptions } from './secrets';
+import { type SecretOptions, stringKeyring } from './secrets';
 import { secretDigest } from './signature';
 
 /**
@@ -42,20 +42,10 @@ export type GitLabMinimalEvents = Record<string, GitLabMinimalEvent>;
 export function gitlab<Events extends object = GitLabMinimalEvents>(
   options: GitLabOptions,
 ): TypedPreset<Events> {
-  const { secretToken, resolveSecret } = requireOptions('gitlab', options);
-  const ring = keyring<string, Buffer>(
-    {
-      preset: 'gitlab',
-      option: 'secretToken',
-      what: 'the secret token',
-      prepare: (token) =>
-        secretDigest(
-          requireString('gitlab', 'secretToken', token, 'the secret token as "secretToken"'),
-        ),
-    },
-    secretToken,
-    resolveSecret,
-  );
+  requireOptions('gitlab', options);
+  const ring = stringKeyring('gitlab', options, 'secretToken', 'the secret token', {
+    toKey: secretDigest,
+  });
   return typed<Events>(
     {
       provider: 'gitlab',

@@ -83,7 +83,7 @@ export function hubspot<Events extends object = HubSpotMinimalEvents>(
 ): TypedPreset<Events> {
   const { targetUrl, toleranceSeconds, clock } = requireOptions('hubspot', options);
   const now = clockOption('hubspot', clock);
-  const ring = stringKeyring('hubspot', options, 'clientSecret', 'the app client secret', now);
+  const ring = stringKeyring('hubspot', options, 'clientSecret', 'the app client secret', { now });
   if (typeof targetUrl === 'string' && !/^https?:\/\/\S+$/.test(targetUrl))
     throw new ConfigError('targetUrl', 'hubspot() needs the full target URL, https://…');
   if (typeof targetUrl !== 'string' && typeof targetUrl !== 'function')

@@ -75,7 +75,7 @@ export function mailgun<Events extends object = MailgunMinimalEvents>(
       ? undefined
       : toleranceOption('mailgun', o.toleranceSeconds, 0);
   const now = clockOption('mailgun', o.clock);
-  const ring = stringKeyring('mailgun', o, 'signingKey', 'the webhook signing key', now);
+  const ring = stringKeyring('mailgun', o, 'signingKey', 'the webhook signing key', { now });
 
   return typed<Events>(
     {

@@ -174,7 +174,7 @@ export function paypal<Events extends object = PayPalMinimalEvents>(
     );
   const hosts = hostsOption(o.certificateHosts);
   const now = clockOption('paypal', o.clock);
-  const ring = stringKeyring('paypal', o, 'webhookId', 'your webhook id', now);
+  const ring = stringKeyring('paypal', o, 'webhookId', 'your webhook id', { now });
   const certificates = certificateSource({
     fetch: o.fetchCertificate ?? fetchCertificateText,
     timeoutMs: timeoutOption(o.certificateTimeoutMs),

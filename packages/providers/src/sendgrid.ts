@@ -6,9 +6,9 @@ import { createPublicKey, type KeyObject, verify as verifySignature } from 'node
 import { ConfigError } from '@webhook-idempotency/core';
 import { contentKey, jsonArrayBody } from './batched';
 import { typedBatch, type TypedPreset } from './events';
-import { clockOption, requireOptions, requireString, toleranceOption } from './options';
+import { clockOption, requireOptions, toleranceOption } from './options';
 import { header, idPart, isJsonObject } from './request-fields';
-import { firstMatch, keyring, type SecretOptions } from './secrets';
+import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { isFresh, parseUnixSeconds } from './signature';
 
 /**
@@ -40,8 +40,8 @@ export type SendGridMinimalEvents = Record<string, SendGridMinimalEvent>;
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
-function publicKeyOf(value: unknown): KeyObject {
-  const text = requireString('sendgrid', 'publicKey', value, 'the verification key as "publicKey"');
+/** The ECDSA P-256 key of the verification key, given as SendGrid shows it (base64 DER) or as PEM. */
+function publicKeyOf(text: string): KeyObject {
   let key: KeyObject;
   try {
     key = text.includes('-----BEGIN')
@@ -80,20 +80,13 @@ function publicKeyOf(value: unknown): KeyObject {
 export function sendgrid<Events extends object = SendGridMinimalEvents>(
   options: SendGridOptions,
 ): TypedPreset<Events> {
-  const { publicKey, resolveSecret, toleranceSeconds, clock } = requireOptions('sendgrid', options);
+  const { toleranceSeconds, clock } = requireOptions('sendgrid', options);
   const tolerance = toleranceOption('sendgrid', toleranceSeconds, 90_000);
   const now = clockOption('sendgrid', clock);
-  const ring = keyring<string, KeyObject>(
-    {
-      preset: 'sendgrid',
-      option: 'publicKey',
-      what: 'the verification key',
-      now,
-      prepare: publicKeyOf,
-    },
-    publicKey,
-    resolveSecret,
-  );
+  const ring = stringKeyring('sendgrid', options, 'publicKey', 'the verification key', {
+    now,
+    toKey: publicKeyOf,
+  });
 
   return typedBatch<Events>(
     {

@@ -10,7 +10,7 @@ import {
   toleranceOption,
 } from './options';
 import { header, idPart, jsonBody } from './request-fields';
-import { firstMatch, keyring, type SecretOptions } from './secrets';
+import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { timestampedHmac } from './timestamped-hmac';
 
 /**
@@ -46,8 +46,8 @@ function headerNames(request: HttpRequest): { id: string; timestamp: string; sig
     : { id: 'svix-id', timestamp: 'svix-timestamp', signature: 'svix-signature' };
 }
 
-function decodeSecret(preset: string, secret: unknown): Buffer {
-  const text = requireString(preset, 'secret', secret, 'the endpoint secret (whsec_…) as "secret"');
+/** The key bytes of an endpoint secret: the base64 after `whsec_` (the prefix is optional). */
+function decodeSecret(preset: string, text: string): Buffer {
   const encoded = text.startsWith(PREFIX) ? text.slice(PREFIX.length) : text;
   if (encoded.length === 0 || !BASE64.test(encoded)) {
     throw new ConfigError(
@@ -105,22 +105,12 @@ export function standardWebhooksAs<Events extends object>(
   preset: string,
   options: StandardWebhooksOptions,
 ): TypedPreset<Events> {
-  const { secret, resolveSecret, toleranceSeconds, endpoint, provider, clock } = requireOptions(
-    preset,
-    options,
-  );
+  const { toleranceSeconds, endpoint, provider, clock } = requireOptions(preset, options);
   const now = clockOption(preset, clock);
-  const ring = keyring<string, Buffer>(
-    {
-      preset,
-      option: 'secret',
-      what: 'the endpoint secret (whsec_…)',
-      now,
-      prepare: (text) => decodeSecret(preset, text),
-    },
-    secret,
-    resolveSecret,
-  );
+  const ring = stringKeyring(preset, options, 'secret', 'the endpoint secret (whsec_…)', {
+    now,
+    toKey: (text) => decodeSecret(preset, text),
+  });
   const scope =
     endpoint === undefined ? undefined : requireString(preset, 'endpoint', endpoint, '"endpoint"');
   const name = optionalString(preset, 'provider', provider, 'standard-webhooks');

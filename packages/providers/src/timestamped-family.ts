@@ -89,7 +89,7 @@ export function timestampedFamily<Events extends object, O extends MemberOptions
   const o = requireOptions(row.provider, options);
   const now = clockOption(row.provider, o.clock);
   const [option, what] = row.secret;
-  const ring = stringKeyring(row.provider, o, option, what, now);
+  const ring = stringKeyring(row.provider, o, option, what, { now });
   const check = timestampedHmac({
     encoding: 'hex',
     toleranceSeconds: toleranceOption(row.provider, o.toleranceSeconds, row.toleranceSeconds),

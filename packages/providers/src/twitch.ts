@@ -4,10 +4,10 @@
  */
 import { ConfigError } from '@webhook-idempotency/core';
 import { typed, type TypedPreset } from './events';
-import { clockOption, requireOptions, requireString, toleranceOption } from './options';
+import { clockOption, requireOptions, toleranceOption } from './options';
 import { header, isJsonObject, jsonBody } from './request-fields';
 import { handshakeRefused, handshakeText } from './response';
-import { firstMatch, keyring, type SecretOptions } from './secrets';
+import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { hmacMatches } from './signature';
 
 /**
@@ -33,8 +33,7 @@ export interface TwitchMinimalMessage {
 export type TwitchMinimalEvents = Record<string, TwitchMinimalMessage>;
 
 /** A subscription secret: 10 to 100 characters. */
-function subscriptionSecret(secret: unknown): string {
-  const key = requireString('twitch', 'secret', secret, 'the subscription secret as "secret"');
+function subscriptionSecret(key: string): string {
   if (key.length < 10 || key.length > 100)
     throw new ConfigError('secret', 'twitch() needs the subscription secret: 10 to 100 characters');
   return key;
@@ -74,20 +73,13 @@ function parseRfc3339(text: string | undefined): number | undefined {
 export function twitch<Events extends object = TwitchMinimalEvents>(
   options: TwitchOptions,
 ): TypedPreset<Events> {
-  const { secret, resolveSecret, toleranceSeconds, clock } = requireOptions('twitch', options);
+  const { toleranceSeconds, clock } = requireOptions('twitch', options);
   const tolerance = toleranceOption('twitch', toleranceSeconds, 600);
   const now = clockOption('twitch', clock);
-  const ring = keyring(
-    {
-      preset: 'twitch',
-      option: 'secret',
-      what: 'the subscription secret',
-      now,
-      prepare: subscriptionSecret,
-    },
-    secret,
-    resolveSecret,
-  );
+  const ring = stringKeyring('twitch', options, 'secret', 'the subscription secret', {
+    now,
+    toKey: subscriptionSecret,
+  });
 
   return typed<Events>(
     {
