@@ -1,7 +1,20 @@
-/** @module HTTP Basic credentials check in constant time, for providers that authenticate with a static login (Payme, Uzum). */
+/**
+ * @module HTTP Basic credentials checked in constant time, for the presets whose provider
+ * authenticates with a static login instead of a signature (Payme, Uzum, Postmark): the checker
+ * of one pair, the keyring of a preset's pairs, and the `verify` they all share.
+ */
+import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
-import { requireString } from './options';
-import { firstMatch, type OneOrMany, type SecretKind } from './secrets';
+import { requireOptions, requireString } from './options';
+import { header } from './request-fields';
+import {
+  firstMatch,
+  type Keyring,
+  keyring,
+  type OneOrMany,
+  type SecretKind,
+  type SecretOptions,
+} from './secrets';
 import { secretDigest, secretEquals } from './signature';
 
 /** A check of an `Authorization` header against one pair of credentials. */
@@ -85,7 +98,40 @@ export function givenCredentials(options: {
   return { username: username as string, password: password as string };
 }
 
-/** Checks `authorization` against every candidate pair (each one tried, in constant time). */
-export function basicAuthMatch(checks: readonly BasicCheck[], authorization: string | undefined) {
-  return firstMatch(checks, (check) => check(authorization));
+/**
+ * The options of a preset given its provider's Basic credentials: the one pair `username` and
+ * `password`; or `credentials`, several pairs while they change (any one passes); or
+ * `resolveSecret`, a lookup per request.
+ */
+export type CredentialsOptions =
+  | { username: string; password: string; credentials?: undefined; resolveSecret?: undefined }
+  | ({ username?: undefined; password?: undefined } & SecretOptions<
+      'credentials',
+      BasicCredentials
+    >);
+
+/**
+ * The keyring of a preset taking {@link CredentialsOptions}: one checker per pair, or the lookup.
+ * @throws {ConfigError} naming the first invalid option.
+ */
+export function credentialsKeyring(
+  preset: string,
+  options: CredentialsOptions,
+): Keyring<BasicCheck> {
+  const o = requireOptions(preset, options);
+  return keyring(credentialsSecret(preset), givenCredentials(o), o.resolveSecret);
+}
+
+/**
+ * The `verify` of a preset authenticated by HTTP Basic: the `Authorization` header checked
+ * against every candidate pair of `ring` (each one tried, in constant time).
+ */
+export function basicAuthVerify(
+  ring: Keyring<BasicCheck>,
+): (request: HttpRequest) => boolean | Promise<boolean> {
+  return (request) =>
+    ring.verify(request, (r, checks) => {
+      const authorization = header(r, 'authorization');
+      return firstMatch(checks, (check) => check(authorization));
+    });
 }

@@ -3,28 +3,16 @@
  * compared hashed in constant time.
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
-import {
-  basicAuthMatch,
-  credentialsSecret,
-  givenCredentials,
-  type BasicCredentials,
-} from './basic-auth';
+import { basicAuthVerify, type CredentialsOptions, credentialsKeyring } from './basic-auth';
 import { typed, type TypedPreset } from './events';
-import { requireOptions } from './options';
-import { header, idPart, jsonBody, type JsonObject } from './request-fields';
-import { keyring, type SecretOptions } from './secrets';
+import { idPart, jsonBody, type JsonObject } from './request-fields';
 
 /**
  * Options of {@link postmark}: the `username` and `password` in the webhook URL
  * (`https://user:password@example.com/postmark`); or `credentials`, several such pairs while you
  * change them (any one passes); or `resolveSecret`, a lookup per request (one server per customer).
  */
-export type PostmarkOptions =
-  | { username: string; password: string; credentials?: undefined; resolveSecret?: undefined }
-  | ({ username?: undefined; password?: undefined } & SecretOptions<
-      'credentials',
-      BasicCredentials
-    >);
+export type PostmarkOptions = CredentialsOptions;
 
 /** A Postmark record as this preset reads it: its `RecordType` (the event name; an inbound message has none) and the fields of its key. */
 export interface PostmarkMinimalRecord {
@@ -91,8 +79,7 @@ function recordKey(request: HttpRequest): string | undefined {
 export function postmark<Events extends object = PostmarkMinimalEvents>(
   options: PostmarkOptions,
 ): TypedPreset<Events> {
-  const o = requireOptions('postmark', options);
-  const ring = keyring(credentialsSecret('postmark'), givenCredentials(o), o.resolveSecret);
+  const ring = credentialsKeyring('postmark', options);
   return typed<Events>(
     {
       provider: 'postmark',
@@ -100,11 +87,7 @@ export function postmark<Events extends object = PostmarkMinimalEvents>(
       needsRawBody: false,
       retentionDays: 7,
       key: (request) => ring.scope(request, recordKey(request)),
-      verify(request) {
-        return ring.verify(request, (r, checks) =>
-          basicAuthMatch(checks, header(r, 'authorization')),
-        );
-      },
+      verify: basicAuthVerify(ring),
     },
     (request) => {
       const body = jsonBody(request);

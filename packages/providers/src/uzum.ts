@@ -1,28 +1,16 @@
 /** @module Uzum Bank Merchant API preset: JSON webhooks on /check /create /confirm /reverse /status, HTTP Basic auth. */
 import type { HttpRequest } from '@webhook-idempotency/core';
-import {
-  basicAuthMatch,
-  credentialsSecret,
-  givenCredentials,
-  type BasicCredentials,
-} from './basic-auth';
+import { basicAuthVerify, type CredentialsOptions, credentialsKeyring } from './basic-auth';
 import { typed, type TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
-import { requireOptions } from './options';
-import { header, idPart, jsonBody, lastPathSegment } from './request-fields';
-import { keyring, type SecretOptions } from './secrets';
+import { idPart, jsonBody, lastPathSegment } from './request-fields';
 
 /**
  * Options of {@link uzum}: the Basic-auth `username` and `password` Uzum Bank issued; or
  * `credentials`, several such pairs while they change (any one passes); or `resolveSecret`, a
  * lookup per request.
  */
-export type UzumOptions =
-  | { username: string; password: string; credentials?: undefined; resolveSecret?: undefined }
-  | ({ username?: undefined; password?: undefined } & SecretOptions<
-      'credentials',
-      BasicCredentials
-    >);
+export type UzumOptions = CredentialsOptions;
 
 /** An Uzum request as this preset reads it: `serviceId` and `transId`; the operation (the event name) is the path's last segment. */
 export interface UzumMinimalRequest {
@@ -84,8 +72,7 @@ function uzumKey(request: HttpRequest): string | undefined {
 export function uzum<Events extends object = UzumMinimalEvents>(
   options: UzumOptions,
 ): TypedPreset<Events> {
-  const o = requireOptions('uzum', options);
-  const ring = keyring(credentialsSecret('uzum'), givenCredentials(o), o.resolveSecret);
+  const ring = credentialsKeyring('uzum', options);
 
   return typed<Events>(
     {
@@ -97,11 +84,7 @@ export function uzum<Events extends object = UzumMinimalEvents>(
       passThrough(request) {
         return READ_ONLY.has(operation(request));
       },
-      verify(request) {
-        return ring.verify(request, (r, checks) =>
-          basicAuthMatch(checks, header(r, 'authorization')),
-        );
-      },
+      verify: basicAuthVerify(ring),
       fingerprint(request) {
         const body = jsonBody(request);
         if (!body) return undefined;
