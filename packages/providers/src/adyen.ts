@@ -5,7 +5,8 @@
  */
 import { ConfigError } from '@webhook-idempotency/core';
 import { basicAuthChecker } from './basic-auth';
-import { typedBatch, type TypedPreset } from './events';
+import { batchedPreset } from './batched';
+import type { TypedPreset } from './events';
 import { requireOptions, requireString } from './options';
 import { header, idPart, isJsonObject, jsonBody, type JsonObject } from './request-fields';
 import { firstMatch, listOf, type OneOrMany, type SecretOptions, stringKeyring } from './secrets';
@@ -136,31 +137,22 @@ export function adyen<Events extends object = AdyenMinimalEvents>(
   });
   const credentials = credentialsCheck(basicAuth);
 
-  return typedBatch<Events>(
-    {
-      provider: 'adyen',
-      keyDescription: 'pspReference, eventCode and success of each NotificationRequestItem',
-      // The HMAC covers parsed fields, not the raw bytes: a JSON body parser may run first.
-      needsRawBody: false,
-      retentionDays: 45,
-      key: () => undefined,
-      items(request) {
-        return notificationItems(jsonBody(request))?.map((item) => ({
-          key: ring.scope(request, itemKey(item)),
-          value: item,
-        }));
-      },
-      verify(request) {
-        return ring.verify(request, (r, keys) => {
-          if (credentials && !credentials(header(r, 'authorization'))) return undefined;
-          const items = notificationItems(jsonBody(r));
-          if (!items) return undefined;
-          return firstMatch(keys, (key) => items.every((item) => itemSigned(item, key)));
-        });
-      },
+  return batchedPreset<Events, Buffer, JsonObject>(ring, {
+    provider: 'adyen',
+    keyDescription: 'pspReference, eventCode and success of each NotificationRequestItem',
+    // The HMAC covers parsed fields, not the raw bytes: a JSON body parser may run first.
+    needsRawBody: false,
+    retentionDays: 45,
+    items: (request) => notificationItems(jsonBody(request)),
+    item: (item) => ({ id: itemKey(item) }),
+    signedWith(r, keys) {
+      if (credentials && !credentials(header(r, 'authorization'))) return undefined;
+      const items = notificationItems(jsonBody(r));
+      if (!items) return undefined;
+      return firstMatch(keys, (key) => items.every((item) => itemSigned(item, key)));
     },
-    (item) => (isJsonObject(item) ? idPart(item.eventCode) : undefined),
-  );
+    itemType: (item) => (isJsonObject(item) ? idPart(item.eventCode) : undefined),
+  });
 }
 
 /** True when the item's `additionalData.hmacSignature` is its HMAC under `key`. */

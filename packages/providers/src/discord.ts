@@ -2,14 +2,13 @@
  * @module Discord interactions preset: the interaction `id` as the key, `X-Signature-Ed25519`
  * verified with the application's public key, PING answered with a PONG before any claim.
  */
-import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
 import { typed, type TypedPreset } from './events';
-import { clockOption, requireOptions, toleranceOption } from './options';
-import { header, idPart, jsonBody } from './request-fields';
+import { idPart, jsonBody } from './request-fields';
 import { handshakeJson } from './response';
-import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
-import { isFresh, parseUnixSeconds } from './signature';
+import { type SecretOptions, timedKeyring } from './secrets';
+import { stampedSignatureMatch } from './stamped-signature';
 
 /**
  * Options of {@link discord}: `publicKey`, the application's public key, 64 hex characters
@@ -90,12 +89,21 @@ function publicKeyOf(hex: string): KeyObject {
 export function discord<Events extends object = DiscordMinimalEvents>(
   options: DiscordOptions,
 ): TypedPreset<Events> {
-  const { toleranceSeconds, clock } = requireOptions('discord', options);
-  const tolerance = toleranceOption('discord', toleranceSeconds, 300);
-  const now = clockOption('discord', clock);
-  const ring = stringKeyring('discord', options, 'publicKey', 'the application public key', {
+  const { ring, now, tolerance } = timedKeyring(
+    'discord',
+    options,
+    ['publicKey', 'the application public key'],
+    300,
+    publicKeyOf,
+  );
+  const signed = stampedSignatureMatch({
+    header: 'x-signature-ed25519',
+    stampHeader: 'x-signature-timestamp',
+    encoding: 'hex',
+    pattern: HEX_SIGNATURE,
+    algorithm: null,
     now,
-    toKey: publicKeyOf,
+    tolerance,
   });
 
   return typed<Events>(
@@ -112,19 +120,7 @@ export function discord<Events extends object = DiscordMinimalEvents>(
         return handshakeJson(200, PONG);
       },
       verify(request) {
-        return ring.verify(request, (r, keys) => {
-          const signature = header(r, 'x-signature-ed25519');
-          const stamp = header(r, 'x-signature-timestamp');
-          const seconds = parseUnixSeconds(stamp);
-          const { rawBody } = r;
-          if (rawBody === undefined || signature === undefined || !HEX_SIGNATURE.test(signature))
-            return undefined;
-          if (stamp === undefined || seconds === undefined || !isFresh(seconds, now(), tolerance))
-            return undefined;
-          const signed = Buffer.concat([Buffer.from(stamp, 'utf8'), rawBody]);
-          const bytes = Buffer.from(signature, 'hex');
-          return firstMatch(keys, (key) => verifySignature(null, signed, key, bytes));
-        });
+        return ring.verify(request, signed);
       },
     },
     (request) => {

@@ -6,7 +6,7 @@
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
-import { requireString } from './options';
+import { clockOption, requireOptions, requireString, toleranceOption } from './options';
 import { listOf, resolverCache, type ResolverCache } from './secret-resolver';
 import type { Candidates, OneOrMany, SecretResolver } from './secret-types';
 
@@ -230,4 +230,38 @@ export function stringKeyring<
       ? (kind.prepare as (secret: string) => K)
       : (secret: string) => toKey(kind.prepare(secret));
   return keyring({ ...kind, prepare }, given, options.resolveSecret);
+}
+
+/** The options of a preset whose provider signs a timestamp, besides where its secrets are. */
+export interface TimedOptions {
+  readonly resolveSecret?: SecretResolver<string>;
+  readonly toleranceSeconds?: number;
+  readonly clock?: () => number;
+}
+
+/** What such a preset checks a request with: its keyring, its clock and how far a stamp may be from it. */
+export interface TimedKeyring<K> {
+  readonly ring: Keyring<K>;
+  readonly now: () => number;
+  /** In seconds. */
+  readonly tolerance: number;
+}
+
+/**
+ * The {@link stringKeyring}, clock and tolerance of a preset whose provider signs a timestamp,
+ * checked in that order after the options object. `toleranceSeconds` defaults to `fallback`,
+ * the provider's own SDK's.
+ * @throws {ConfigError} naming the first invalid option.
+ */
+export function timedKeyring<O extends TimedOptions, K = string>(
+  preset: string,
+  options: O,
+  secret: readonly [option: keyof O & string, what: string],
+  fallback: number,
+  toKey?: (secret: string) => K,
+): TimedKeyring<K> {
+  const o = requireOptions(preset, options);
+  const now = clockOption(preset, o.clock);
+  const ring = stringKeyring<O, K>(preset, o, secret[0], secret[1], { now, toKey });
+  return { ring, now, tolerance: toleranceOption(preset, o.toleranceSeconds, fallback) };
 }

@@ -6,18 +6,10 @@
  */
 import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
 import { typed, type TypedPreset } from './events';
-import { clockOption, requireOptions, toleranceOption } from './options';
 import { header } from './request-fields';
-import { firstMatch, type SecretResolver, stringKeyring } from './secrets';
+import { firstMatch, type TimedOptions, timedKeyring } from './secrets';
 import { parseUnixSeconds, type SignedParts } from './signature';
 import { timestampedHmac } from './timestamped-hmac';
-
-/** The options every member takes besides its own secret option. */
-interface MemberOptions {
-  readonly resolveSecret?: SecretResolver<string>;
-  readonly toleranceSeconds?: number;
-  readonly clock?: () => number;
-}
 
 /** What a member reads from its signature header: the signed timestamp as sent, and every signature. */
 export interface SentSignature {
@@ -82,19 +74,17 @@ export function signatureList(
  * and one signature must match under one secret, in constant time.
  * @throws {ConfigError} naming the first invalid option.
  */
-export function timestampedFamily<Events extends object, O extends MemberOptions>(
+export function timestampedFamily<Events extends object, O extends TimedOptions>(
   options: O,
   row: TimestampedRow<O>,
 ): TypedPreset<Events> {
-  const o = requireOptions(row.provider, options);
-  const now = clockOption(row.provider, o.clock);
-  const [option, what] = row.secret;
-  const ring = stringKeyring(row.provider, o, option, what, { now });
-  const check = timestampedHmac({
-    encoding: 'hex',
-    toleranceSeconds: toleranceOption(row.provider, o.toleranceSeconds, row.toleranceSeconds),
-    now,
-  });
+  const { ring, now, tolerance } = timedKeyring(
+    row.provider,
+    options,
+    row.secret,
+    row.toleranceSeconds,
+  );
+  const check = timestampedHmac({ encoding: 'hex', toleranceSeconds: tolerance, now });
   const preset: ProviderPreset = {
     ...(row.passThrough === undefined ? {} : { passThrough: row.passThrough }),
     provider: row.provider,

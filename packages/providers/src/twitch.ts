@@ -4,10 +4,9 @@
  */
 import { ConfigError } from '@webhook-idempotency/core';
 import { typed, type TypedPreset } from './events';
-import { clockOption, requireOptions, toleranceOption } from './options';
 import { header, isJsonObject, jsonBody } from './request-fields';
 import { handshakeRefused, handshakeText } from './response';
-import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
+import { firstMatch, type SecretOptions, timedKeyring } from './secrets';
 import { hmacMatches } from './signature';
 
 /**
@@ -73,13 +72,13 @@ function parseRfc3339(text: string | undefined): number | undefined {
 export function twitch<Events extends object = TwitchMinimalEvents>(
   options: TwitchOptions,
 ): TypedPreset<Events> {
-  const { toleranceSeconds, clock } = requireOptions('twitch', options);
-  const tolerance = toleranceOption('twitch', toleranceSeconds, 600);
-  const now = clockOption('twitch', clock);
-  const ring = stringKeyring('twitch', options, 'secret', 'the subscription secret', {
-    now,
-    toKey: subscriptionSecret,
-  });
+  const { ring, now, tolerance } = timedKeyring(
+    'twitch',
+    options,
+    ['secret', 'the subscription secret'],
+    600,
+    subscriptionSecret,
+  );
 
   return typed<Events>(
     {
