@@ -3,8 +3,9 @@
  * authenticates with a static login instead of a signature (Payme, Uzum, Postmark): the checker
  * of one pair, the keyring of a preset's pairs, and the `verify` they all share.
  */
-import type { HttpRequest } from '@webhook-idempotency/core';
+import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
+import { typed, type TypedPreset } from './events';
 import { requireOptions, requireString } from './options';
 import { header } from './request-fields';
 import {
@@ -126,7 +127,7 @@ export function credentialsKeyring(
  * The `verify` of a preset authenticated by HTTP Basic: the `Authorization` header checked
  * against every candidate pair of `ring` (each one tried, in constant time).
  */
-export function basicAuthVerify(
+function basicAuthVerify(
   ring: Keyring<BasicCheck>,
 ): (request: HttpRequest) => boolean | Promise<boolean> {
   return (request) =>
@@ -134,4 +135,31 @@ export function basicAuthVerify(
       const authorization = header(r, 'authorization');
       return firstMatch(checks, (check) => check(authorization));
     });
+}
+
+/** One preset authenticated by HTTP Basic: what is that provider's, nothing the family does for all. */
+export interface BasicAuthRow extends Omit<ProviderPreset, 'key' | 'verify' | 'needsRawBody'> {
+  /** The delivery's id, before the tenant that verified it is put before it. */
+  readonly id: (request: HttpRequest) => string | undefined;
+  /** The event name of a delivery, for `preset.eventType(request)`. */
+  readonly eventType: (request: HttpRequest) => string | undefined;
+}
+
+/**
+ * A preset authenticated by HTTP Basic from its keyring and row: the `Authorization` header is
+ * checked against every pair, the id is scoped by the tenant, and no raw body is asked for
+ * (credentials sign no bytes).
+ */
+export function basicAuthPreset<Events extends object>(
+  ring: Keyring<BasicCheck>,
+  row: BasicAuthRow,
+): TypedPreset<Events> {
+  const { id, eventType, ...own } = row;
+  const preset: ProviderPreset = {
+    ...own,
+    needsRawBody: false,
+    key: (request) => ring.scope(request, id(request)),
+    verify: basicAuthVerify(ring),
+  };
+  return typed<Events>(preset, eventType);
 }

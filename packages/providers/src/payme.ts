@@ -1,8 +1,8 @@
 /** @module Payme (Paycom) Merchant API preset: JSON-RPC over HTTP Basic, always answered with HTTP 200. */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
-import { basicAuthChecker, basicAuthVerify } from './basic-auth';
-import { typed, type TypedPreset } from './events';
+import { basicAuthChecker, basicAuthPreset } from './basic-auth';
+import type { TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
 import { optionalString, requireOptions } from './options';
 import { idPart, isJsonObject, jsonBody, parseJsonObject } from './request-fields';
@@ -140,27 +140,23 @@ export function payme<Events extends object = PaymeMinimalEvents>(
     toKey: (pass) => basicAuthChecker('payme', 'login', user, pass),
   });
 
-  return typed<Events>(
-    {
-      provider: 'payme',
-      keyDescription: 'JSON-RPC method and params.id',
-      needsRawBody: false,
-      retentionDays: 3650,
-      key: (request) => ring.scope(request, paymeKey(request)),
-      passThrough: passesThrough,
-      verify: basicAuthVerify(ring),
-      fingerprint(request) {
-        const rpc = jsonBody(request);
-        return rpc ? canonicalFingerprint({ method: rpc.method, params: rpc.params }) : undefined;
-      },
-      replay: withCurrentId,
-      inProgress(request) {
-        return rpcError(request, -32400, SYSTEM_ERROR_IN_PROGRESS);
-      },
-      unauthorized(request) {
-        return rpcError(request, -32504, INSUFFICIENT_PRIVILEGE);
-      },
+  return basicAuthPreset<Events>(ring, {
+    provider: 'payme',
+    keyDescription: 'JSON-RPC method and params.id',
+    retentionDays: 3650,
+    id: paymeKey,
+    passThrough: passesThrough,
+    fingerprint(request) {
+      const rpc = jsonBody(request);
+      return rpc ? canonicalFingerprint({ method: rpc.method, params: rpc.params }) : undefined;
     },
-    (request) => idPart(jsonBody(request)?.method),
-  );
+    replay: withCurrentId,
+    inProgress(request) {
+      return rpcError(request, -32400, SYSTEM_ERROR_IN_PROGRESS);
+    },
+    unauthorized(request) {
+      return rpcError(request, -32504, INSUFFICIENT_PRIVILEGE);
+    },
+    eventType: (request) => idPart(jsonBody(request)?.method),
+  });
 }

@@ -3,8 +3,8 @@
  * compared hashed in constant time.
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
-import { basicAuthVerify, type CredentialsOptions, credentialsKeyring } from './basic-auth';
-import { typed, type TypedPreset } from './events';
+import { basicAuthPreset, type CredentialsOptions, credentialsKeyring } from './basic-auth';
+import type { TypedPreset } from './events';
 import { idPart, jsonBody, type JsonObject } from './request-fields';
 
 /**
@@ -80,18 +80,14 @@ export function postmark<Events extends object = PostmarkMinimalEvents>(
   options: PostmarkOptions,
 ): TypedPreset<Events> {
   const ring = credentialsKeyring('postmark', options);
-  return typed<Events>(
-    {
-      provider: 'postmark',
-      keyDescription: 'RecordType and its record fields in the body',
-      needsRawBody: false,
-      retentionDays: 7,
-      key: (request) => ring.scope(request, recordKey(request)),
-      verify: basicAuthVerify(ring),
-    },
-    (request) => {
+  return basicAuthPreset<Events>(ring, {
+    provider: 'postmark',
+    keyDescription: 'RecordType and its record fields in the body',
+    retentionDays: 7,
+    id: recordKey,
+    eventType(request) {
       const body = jsonBody(request);
       return body === undefined ? undefined : recordType(body);
     },
-  );
+  });
 }

@@ -1,7 +1,7 @@
 /** @module Uzum Bank Merchant API preset: JSON webhooks on /check /create /confirm /reverse /status, HTTP Basic auth. */
 import type { HttpRequest } from '@webhook-idempotency/core';
-import { basicAuthVerify, type CredentialsOptions, credentialsKeyring } from './basic-auth';
-import { typed, type TypedPreset } from './events';
+import { basicAuthPreset, type CredentialsOptions, credentialsKeyring } from './basic-auth';
+import type { TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
 import { idPart, jsonBody, lastPathSegment } from './request-fields';
 
@@ -72,26 +72,20 @@ function uzumKey(request: HttpRequest): string | undefined {
 export function uzum<Events extends object = UzumMinimalEvents>(
   options: UzumOptions,
 ): TypedPreset<Events> {
-  const ring = credentialsKeyring('uzum', options);
-
-  return typed<Events>(
-    {
-      provider: 'uzum',
-      keyDescription: 'serviceId and transId with a create, confirm or reverse path',
-      needsRawBody: false,
-      retentionDays: 3650,
-      key: (request) => ring.scope(request, uzumKey(request)),
-      passThrough(request) {
-        return READ_ONLY.has(operation(request));
-      },
-      verify: basicAuthVerify(ring),
-      fingerprint(request) {
-        const body = jsonBody(request);
-        if (!body) return undefined;
-        const { timestamp: _ignored, ...rest } = body;
-        return canonicalFingerprint({ operation: operation(request), body: rest });
-      },
+  return basicAuthPreset<Events>(credentialsKeyring('uzum', options), {
+    provider: 'uzum',
+    keyDescription: 'serviceId and transId with a create, confirm or reverse path',
+    retentionDays: 3650,
+    id: uzumKey,
+    passThrough(request) {
+      return READ_ONLY.has(operation(request));
     },
-    operation,
-  );
+    fingerprint(request) {
+      const body = jsonBody(request);
+      if (!body) return undefined;
+      const { timestamp: _ignored, ...rest } = body;
+      return canonicalFingerprint({ operation: operation(request), body: rest });
+    },
+    eventType: operation,
+  });
 }
