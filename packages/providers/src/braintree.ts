@@ -44,23 +44,18 @@ interface PreparedPair {
   readonly key: Buffer;
 }
 
+/** One half of a key pair: a non-empty string. */
+function pairField(pair: BraintreeKeyPair, option: keyof BraintreeKeyPair, what: string): string {
+  return requireString('braintree', option, pair[option], `${what} as "${option}"`);
+}
+
 function preparePair(pair: BraintreeKeyPair): PreparedPair {
   if (typeof pair !== 'object' || pair === null)
     throw new ConfigError('keys', 'braintree() needs each key pair as { publicKey, privateKey }');
-  const publicKey = requireString(
-    'braintree',
-    'publicKey',
-    pair.publicKey,
-    'the public key as "publicKey"',
-  );
+  const publicKey = pairField(pair, 'publicKey', 'the public key');
   if (/[|&]/.test(publicKey))
     throw new ConfigError('publicKey', 'braintree() needs the public key, which has no "|" or "&"');
-  const privateKey = requireString(
-    'braintree',
-    'privateKey',
-    pair.privateKey,
-    'the private key as "privateKey"',
-  );
+  const privateKey = pairField(pair, 'privateKey', 'the private key');
   return { publicKey, key: createHash('sha1').update(privateKey, 'latin1').digest() };
 }
 
