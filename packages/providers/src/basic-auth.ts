@@ -3,9 +3,10 @@
  * authenticates with a static login instead of a signature (Payme, Uzum, Postmark): the checker
  * of one pair, the keyring of a preset's pairs, and the `verify` they all share.
  */
-import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
-import { typed, type TypedPreset } from './events';
+import type { TypedPreset } from './events';
+import { type KeyedRow, keyedPreset } from './keyed-preset';
 import { requireOptions, requireString } from './options';
 import { header } from './request-fields';
 import {
@@ -123,27 +124,17 @@ export function credentialsKeyring(
   return keyring(credentialsSecret(preset), givenCredentials(o), o.resolveSecret);
 }
 
-/**
- * The `verify` of a preset authenticated by HTTP Basic: the `Authorization` header checked
- * against every candidate pair of `ring` (each one tried, in constant time).
- */
-function basicAuthVerify(
-  ring: Keyring<BasicCheck>,
-): (request: HttpRequest) => boolean | Promise<boolean> {
-  return (request) =>
-    ring.verify(request, (r, checks) => {
-      const authorization = header(r, 'authorization');
-      return firstMatch(checks, (check) => check(authorization));
-    });
+/** The pair among `checks` the request's `Authorization` header carries (each one tried, in constant time). */
+function basicAuthMatch(
+  request: HttpRequest,
+  checks: readonly BasicCheck[],
+): BasicCheck | undefined {
+  const authorization = header(request, 'authorization');
+  return firstMatch(checks, (check) => check(authorization));
 }
 
 /** One preset authenticated by HTTP Basic: what is that provider's, nothing the family does for all. */
-export interface BasicAuthRow extends Omit<ProviderPreset, 'key' | 'verify' | 'needsRawBody'> {
-  /** The delivery's id, before the tenant that verified it is put before it. */
-  readonly id: (request: HttpRequest) => string | undefined;
-  /** The event name of a delivery, for `preset.eventType(request)`. */
-  readonly eventType: (request: HttpRequest) => string | undefined;
-}
+export type BasicAuthRow = Omit<KeyedRow<BasicCheck>, 'signedWith' | 'needsRawBody'>;
 
 /**
  * A preset authenticated by HTTP Basic from its keyring and row: the `Authorization` header is
@@ -154,12 +145,9 @@ export function basicAuthPreset<Events extends object>(
   ring: Keyring<BasicCheck>,
   row: BasicAuthRow,
 ): TypedPreset<Events> {
-  const { id, eventType, ...own } = row;
-  const preset: ProviderPreset = {
-    ...own,
+  return keyedPreset<Events, BasicCheck>(ring, {
+    ...row,
     needsRawBody: false,
-    key: (request) => ring.scope(request, id(request)),
-    verify: basicAuthVerify(ring),
-  };
-  return typed<Events>(preset, eventType);
+    signedWith: basicAuthMatch,
+  });
 }

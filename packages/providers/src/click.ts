@@ -1,7 +1,8 @@
 /** @module Click SHOP API preset (Prepare / Complete): form-encoded requests signed with an MD5 `sign_string`. */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
-import { typed, type TypedPreset } from './events';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
 import { canonicalFingerprint } from './fingerprint';
 import { oneOf, requireOptions } from './options';
 import { formFields, parseJsonObject, type FormFields } from './request-fields';
@@ -103,7 +104,7 @@ function idJson(value: string | undefined): string {
 }
 
 /** True when `sign_string` is Click's MD5 under `secret`. */
-function signedWith(fields: FormFields, secret: string): boolean {
+function signStringMatches(fields: FormFields, secret: string): boolean {
   const parts = signedParts(fields, secret);
   const given = fields.get('sign_string');
   return parts !== undefined && given !== undefined && hexEquals(given, md5(parts));
@@ -187,26 +188,21 @@ export function click<Events extends object = ClickMinimalEvents>(
     'already-paid',
   );
 
-  return typed<Events>(
-    {
-      provider: 'click',
-      keyDescription: 'click_trans_id and action (0 or 1; error on Complete)',
-      needsRawBody: false,
-      retentionDays: 3650,
-      key: (request) => ring.scope(request, clickKey(request)),
-      passThrough(request) {
-        const action = formFields(request).get('action');
-        return action !== undefined && action !== PREPARE && action !== COMPLETE;
-      },
-      verify(request) {
-        return ring.verify(request, (r, secrets) =>
-          firstMatch(secrets, (secret) => signedWith(formFields(r), secret)),
-        );
-      },
-      fingerprint: clickFingerprint,
-      replay: repeat === 'replay' ? (stored) => stored : alreadyPaid,
-      unauthorized: signCheckFailed,
+  return keyedPreset<Events, string>(ring, {
+    provider: 'click',
+    keyDescription: 'click_trans_id and action (0 or 1; error on Complete)',
+    needsRawBody: false,
+    retentionDays: 3650,
+    id: clickKey,
+    passThrough(request) {
+      const action = formFields(request).get('action');
+      return action !== undefined && action !== PREPARE && action !== COMPLETE;
     },
-    operation,
-  );
+    signedWith: (r, secrets) =>
+      firstMatch(secrets, (secret) => signStringMatches(formFields(r), secret)),
+    fingerprint: clickFingerprint,
+    replay: repeat === 'replay' ? (stored) => stored : alreadyPaid,
+    unauthorized: signCheckFailed,
+    eventType: operation,
+  });
 }

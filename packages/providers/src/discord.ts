@@ -4,7 +4,8 @@
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
-import { typed, type TypedPreset } from './events';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
 import { idPart, jsonBody } from './request-fields';
 import { handshakeJson } from './response';
 import { type SecretOptions, timedKeyring } from './secrets';
@@ -106,28 +107,24 @@ export function discord<Events extends object = DiscordMinimalEvents>(
     tolerance,
   });
 
-  return typed<Events>(
-    {
-      provider: 'discord',
-      keyDescription: 'interaction id in the body',
-      needsRawBody: true,
-      retentionDays: 1,
-      key(request) {
-        return ring.scope(request, idPart(jsonBody(request)?.id));
-      },
-      handshake(request) {
-        if (jsonBody(request)?.type !== PING) return undefined;
-        return handshakeJson(200, PONG);
-      },
-      verify(request) {
-        return ring.verify(request, signed);
-      },
+  return keyedPreset<Events, KeyObject>(ring, {
+    provider: 'discord',
+    keyDescription: 'interaction id in the body',
+    needsRawBody: true,
+    retentionDays: 1,
+    id(request) {
+      return idPart(jsonBody(request)?.id);
     },
-    (request) => {
+    handshake(request) {
+      if (jsonBody(request)?.type !== PING) return undefined;
+      return handshakeJson(200, PONG);
+    },
+    signedWith: signed,
+    eventType: (request) => {
       const type = jsonBody(request)?.type;
       return typeof type === 'number' && type in DISCORD_INTERACTION_TYPES
         ? DISCORD_INTERACTION_TYPES[type as keyof typeof DISCORD_INTERACTION_TYPES]
         : undefined;
     },
-  );
+  });
 }

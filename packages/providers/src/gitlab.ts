@@ -1,8 +1,9 @@
 /** @module GitLab preset: the `Idempotency-Key` header as the key, `X-Gitlab-Token` compared with the secret token. */
-import { typed, type TypedPreset } from './events';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
 import { requireOptions } from './options';
 import { tokenHeaderMatch } from './token-header';
-import { header, idPart, jsonBody } from './request-fields';
+import { headerId, idPart, jsonBody } from './request-fields';
 import { type SecretOptions, stringKeyring } from './secrets';
 import { secretDigest } from './signature';
 
@@ -46,17 +47,13 @@ export function gitlab<Events extends object = GitLabMinimalEvents>(
   const ring = stringKeyring('gitlab', options, 'secretToken', 'the secret token', {
     toKey: secretDigest,
   });
-  return typed<Events>(
-    {
-      provider: 'gitlab',
-      keyDescription: 'Idempotency-Key header',
-      needsRawBody: false,
-      retentionDays: 7,
-      key: (request) => ring.scopeText(request, header(request, 'idempotency-key')),
-      verify(request) {
-        return ring.verify(request, tokenHeaderMatch('x-gitlab-token'));
-      },
-    },
-    (request) => idPart(jsonBody(request)?.object_kind),
-  );
+  return keyedPreset<Events, Buffer>(ring, {
+    provider: 'gitlab',
+    keyDescription: 'Idempotency-Key header',
+    needsRawBody: false,
+    retentionDays: 7,
+    id: headerId('idempotency-key'),
+    signedWith: tokenHeaderMatch('x-gitlab-token'),
+    eventType: (request) => idPart(jsonBody(request)?.object_kind),
+  });
 }
