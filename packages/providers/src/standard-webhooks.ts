@@ -1,7 +1,8 @@
 /** @module Standard Webhooks / Svix preset: `webhook-id` as the key, `v1,<base64>` signatures with the `whsec_` secret. */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
-import { typed, type TypedPreset } from './events';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
 import {
   clockOption,
   optionalString,
@@ -120,28 +121,24 @@ export function standardWebhooksAs<Events extends object>(
     now,
   });
 
-  return typed<Events>(
-    {
-      provider: name,
-      keyDescription: 'webhook-id (or svix-id) header',
-      needsRawBody: true,
-      retentionDays: 30,
-      // The spec reads 429 as "throttle" and asks senders to honour Retry-After; 503 is a failure.
-      backpressureStatus: 429,
-      key(request) {
-        const id = header(request, headerNames(request).id);
-        if (id === undefined || id === '') return undefined;
-        return ring.scope(request, scope === undefined ? id : `${scope}:${id}`);
-      },
-      verify(request) {
-        return ring.verify(request, (r, keys) => {
-          const signature = signatureOf(r);
-          return signature && firstMatch(keys, (key) => check(key, signature));
-        });
-      },
+  return keyedPreset<Events, Buffer>(ring, {
+    provider: name,
+    keyDescription: 'webhook-id (or svix-id) header',
+    needsRawBody: true,
+    retentionDays: 30,
+    // The spec reads 429 as "throttle" and asks senders to honour Retry-After; 503 is a failure.
+    backpressureStatus: 429,
+    id(request) {
+      const id = header(request, headerNames(request).id);
+      if (id === undefined || id === '') return undefined;
+      return scope === undefined ? id : `${scope}:${id}`;
     },
-    (request) => idPart(jsonBody(request)?.type),
-  );
+    signedWith(r, keys) {
+      const signature = signatureOf(r);
+      return signature && firstMatch(keys, (key) => check(key, signature));
+    },
+    eventType: (request) => idPart(jsonBody(request)?.type),
+  });
 }
 
 /** The signature headers of a request, or `undefined` when it lacks them. */

@@ -5,7 +5,8 @@
  * to read it, what is signed, the default tolerance, the key, retention, the event name).
  */
 import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
-import { typed, type TypedPreset } from './events';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
 import { header } from './request-fields';
 import { firstMatch, type TimedOptions, timedKeyring } from './secrets';
 import { parseUnixSeconds, type SignedParts } from './signature';
@@ -85,26 +86,24 @@ export function timestampedFamily<Events extends object, O extends TimedOptions>
     row.toleranceSeconds,
   );
   const check = timestampedHmac({ encoding: 'hex', toleranceSeconds: tolerance, now });
-  const preset: ProviderPreset = {
+  return keyedPreset<Events, string>(ring, {
     ...(row.passThrough === undefined ? {} : { passThrough: row.passThrough }),
     provider: row.provider,
     keyDescription: row.keyDescription,
     needsRawBody: true,
     retentionDays: row.retentionDays,
-    key: (request) => ring.scope(request, row.key(request)),
-    verify(request) {
-      return ring.verify(request, (r, keys) => {
-        const { rawBody } = r;
-        const value = header(r, row.header);
-        const sent = rawBody === undefined || value === undefined ? undefined : row.read(value, r);
-        if (rawBody === undefined || sent === undefined) return undefined;
-        const signature = {
-          ...sent,
-          signed: (stamp: string, seconds: number) => row.signed(stamp, seconds, rawBody),
-        };
-        return firstMatch(keys, (key) => check(key, signature));
-      });
+    id: row.key,
+    signedWith(r, keys) {
+      const { rawBody } = r;
+      const value = header(r, row.header);
+      const sent = rawBody === undefined || value === undefined ? undefined : row.read(value, r);
+      if (rawBody === undefined || sent === undefined) return undefined;
+      const signature = {
+        ...sent,
+        signed: (stamp: string, seconds: number) => row.signed(stamp, seconds, rawBody),
+      };
+      return firstMatch(keys, (key) => check(key, signature));
     },
-  };
-  return typed<Events>(preset, row.eventType);
+    eventType: row.eventType,
+  });
 }
