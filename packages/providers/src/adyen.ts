@@ -8,7 +8,14 @@ import { basicAuthChecker } from './basic-auth';
 import { batchedPreset } from './batched';
 import type { TypedPreset } from './events';
 import { requireOptions, requireString } from './options';
-import { header, idPart, isJsonObject, jsonBody, type JsonObject } from './request-fields';
+import {
+  header,
+  idPart,
+  isJsonObject,
+  joinedId,
+  jsonBody,
+  type JsonObject,
+} from './request-fields';
 import { firstMatch, listOf, type OneOrMany, type SecretOptions, stringKeyring } from './secrets';
 import { hmacMatches } from './signature';
 
@@ -102,8 +109,7 @@ function signedFields(item: JsonObject): string {
 
 /** The item's key: its payment (or modification) reference, event and outcome. */
 function itemKey(item: JsonObject): string | undefined {
-  const parts = [item.pspReference, item.eventCode, item.success].map(idPart);
-  return parts.every((part) => part !== undefined) ? parts.join(':') : undefined;
+  return joinedId([item.pspReference, item.eventCode, item.success]);
 }
 
 /**

@@ -8,7 +8,7 @@ import { batchedPreset, jsonArrayBody } from './batched';
 import type { TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
 import { requireOptions } from './options';
-import { header, idPart, isJsonObject } from './request-fields';
+import { header, idPart, isJsonObject, joinedId } from './request-fields';
 import { firstMatch, type SecretOptions, timedKeyring } from './secrets';
 import { hmacMatches, isFresh } from './signature';
 
@@ -54,8 +54,7 @@ function signedUri(url: string): string {
 /** The event's key: account, subscription and event id (HubSpot does not promise `eventId` alone is unique). */
 function eventKey(event: unknown): string | undefined {
   if (!isJsonObject(event)) return undefined;
-  const parts = [event.portalId, event.subscriptionId, event.eventId].map(idPart);
-  return parts.every((part) => part !== undefined) ? parts.join(':') : undefined;
+  return joinedId([event.portalId, event.subscriptionId, event.eventId]);
 }
 
 /**

@@ -5,7 +5,7 @@
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { basicAuthPreset, type CredentialsOptions, credentialsKeyring } from './basic-auth';
 import type { TypedPreset } from './events';
-import { idPart, jsonBody, type JsonObject } from './request-fields';
+import { idPart, joinedId, jsonBody, type JsonObject } from './request-fields';
 
 /**
  * Options of {@link postmark}: the `username` and `password` in the webhook URL
@@ -50,9 +50,7 @@ function recordKey(request: HttpRequest): string | undefined {
   const type = recordType(body);
   const fields = type === undefined ? undefined : KEY_FIELDS[type];
   if (fields === undefined) return undefined;
-  const parts = fields.map((name) => idPart(body[name]));
-  if (parts.some((part) => part === undefined)) return undefined;
-  return [type, ...parts].join(':');
+  return joinedId([type, ...fields.map((name) => body[name])]);
 }
 
 /**

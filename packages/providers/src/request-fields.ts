@@ -115,3 +115,9 @@ export function headerId(name: string): (request: HttpRequest) => string | undef
     return value === '' ? undefined : value;
   };
 }
+
+/** Key parts joined by `:` (`portalId:subscriptionId:eventId`); `undefined` unless each is an {@link idPart}. */
+export function joinedId(values: readonly unknown[]): string | undefined {
+  const parts = values.map(idPart);
+  return parts.every((part) => part !== undefined) ? parts.join(':') : undefined;
+}
