@@ -1,6 +1,7 @@
 /**
  * @module The family of the presets that take one delivery per request and verify it against a
- * keyring (GitHub, Shopify, GitLab, Twitch, Wise, Discord, Twilio…): the family scopes the
+ * keyring (GitHub, Shopify, GitLab, Twitch, Wise, Discord, Twilio, PayPal, Braintree, the
+ * timestamped family, Standard Webhooks, the HTTP Basic family…): the family scopes the
  * delivery's id by the tenant that verified the request and runs the provider's check against
  * every candidate key; a provider's row holds only what is its own (the id, the check, the event
  * name, and what it adds: a fingerprint, a handshake, a replay rule).
