@@ -15,7 +15,7 @@ import {
   keyring,
   type OneOrMany,
   type SecretKind,
-  type SecretOptions,
+  type SecretResolver,
 } from './secrets';
 import { secretDigest, secretEquals } from './signature';
 
@@ -84,12 +84,23 @@ export function credentialsSecret(preset: string): SecretKind<BasicCredentials, 
   };
 }
 
+/**
+ * What a preset given its provider's Basic credentials reads of its options: the one pair
+ * `username` and `password`; or `credentials`, several pairs while they change (any one passes);
+ * or `resolveSecret`, a lookup per request. (Postmark's and Uzum's options types say which
+ * combinations are allowed.)
+ */
+interface CredentialsOptions {
+  readonly username?: string;
+  readonly password?: string;
+  readonly credentials?: OneOrMany<BasicCredentials>;
+  readonly resolveSecret?: SecretResolver<BasicCredentials>;
+}
+
 /** The fixed credentials of a preset's options: `credentials`, or the one pair `username` and `password`. */
-export function givenCredentials(options: {
-  username?: string;
-  password?: string;
-  credentials?: OneOrMany<BasicCredentials>;
-}): OneOrMany<BasicCredentials> | undefined {
+export function givenCredentials(
+  options: CredentialsOptions,
+): OneOrMany<BasicCredentials> | undefined {
   const { username, password, credentials } = options;
   if (username === undefined && password === undefined) return credentials;
   if (credentials !== undefined)
@@ -101,19 +112,7 @@ export function givenCredentials(options: {
 }
 
 /**
- * The options of a preset given its provider's Basic credentials: the one pair `username` and
- * `password`; or `credentials`, several pairs while they change (any one passes); or
- * `resolveSecret`, a lookup per request.
- */
-export type CredentialsOptions =
-  | { username: string; password: string; credentials?: undefined; resolveSecret?: undefined }
-  | ({ username?: undefined; password?: undefined } & SecretOptions<
-      'credentials',
-      BasicCredentials
-    >);
-
-/**
- * The keyring of a preset taking {@link CredentialsOptions}: one checker per pair, or the lookup.
+ * The keyring of a preset given its provider's Basic credentials: one checker per pair, or the lookup.
  * @throws {ConfigError} naming the first invalid option.
  */
 export function credentialsKeyring(
