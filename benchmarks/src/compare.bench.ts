@@ -204,7 +204,7 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
       }
       log();
       log(
-        'The in-process rows repeat to within 1 % when n and the warm-up change; the collector column moves with where collections fall; the Express rows move by more than the guard adds from run to run (the instructions section of docs/benchmarks.md).',
+        'The in-process rows repeat to within 2 % when n and the warm-up change; the collector column moves with where collections fall and is no regression signal (the instructions section of docs/benchmarks.md).',
       );
     }
   } finally {

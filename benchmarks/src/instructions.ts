@@ -152,7 +152,7 @@ export function runInstructionCounts(log: (line?: string) => void): void {
   }
   log();
   log(
-    'Repeatability: outside the collector, the in-process rows repeat to within 1 % when n and the warm-up change (docs/benchmarks.md); the collector column moves with where collections fall and is no regression signal. The Express rows still move by more than the guard adds between runs; raise n before trusting one.',
+    'Counted outside the garbage collector (its share in the last column, no regression signal), with incremental marking off and the in-process store at a steady 1,000 receipts; the in-process rows repeat to within 2 % when n and the warm-up change (the instructions section of docs/benchmarks.md says why each choice). The Express rows were not checked across sizes; raise n before trusting one.',
   );
 }
 
