@@ -4,7 +4,15 @@
  * jest's global setup and teardown; a missing binary is an error, never a skip.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+} from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -136,10 +144,15 @@ async function startMariadb(
   requireBinary(MARIADBD, hint);
   requireBinary(MARIADB_INSTALL_DB, hint);
   const data = join(dir, 'mariadb');
+  // A temporary folder of its own: a MariaDB server starting clears the `#sql*` files of its
+  // tmpdir, which in a shared /tmp are another instance's install, mid-way (several runs at once).
+  const mariadbTmp = join(dir, 'mariadb-tmp');
+  mkdirSync(mariadbTmp, { recursive: true });
   const user = isRoot() ? ['--user=root'] : [];
   await run(MARIADB_INSTALL_DB, [
     '--no-defaults',
     `--datadir=${data}`,
+    `--tmpdir=${mariadbTmp}`,
     ...user,
     '--auth-root-authentication-method=normal',
     '--skip-test-db',
@@ -152,6 +165,7 @@ async function startMariadb(
     [
       '--no-defaults',
       `--datadir=${data}`,
+      `--tmpdir=${mariadbTmp}`,
       `--socket=${join(dir, 'mariadb.sock')}`,
       `--port=${port}`,
       '--bind-address=127.0.0.1',

@@ -33,7 +33,7 @@ import {
 import { bundle, pinned } from './bundle';
 import type { GuardBenchResult } from './guard.bench';
 import { loadServer, median, range, ROUNDS, type Sample, type Scenario } from './http.bench';
-import { perOp } from './instructions';
+import { formatCount, perOp } from './instructions';
 import type { Framework, ServerMode } from './server';
 
 /** The commit before the redesign that split the entry points by product, shared the transports and cut the hot path. */
@@ -186,24 +186,25 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
     const instructions = process.env.BENCH_COMPARE_INSTRUCTIONS ?? '';
     if (instructions !== '0') {
       log(
-        '## Instructions per operation (callgrind; the difference of a run with 2n and one with n operations)',
+        '## Instructions per operation (callgrind, outside the garbage collector; the difference of a run with 2n and one with n operations, less the collections in each)',
       );
       log();
-      log('| path | before | after | after − before |');
-      log('|---|---|---|---|');
+      log('| path | before | after | after − before | collector before → after (beside) |');
+      log('|---|---|---|---|---|');
       const targets = builds.map((build) => bundleFor('instructions-target', build));
       for (const [name, scenario] of INSTRUCTION_SCENARIOS.filter(
         ([, scenario]) => !instructions || instructions.split(',').includes(scenario),
       )) {
-        const [b, a] = targets.map((target) => perOp(target, scenario)) as [number, number];
-        const sign = a - b >= 0 ? '+' : '−';
+        const [b, a] = targets.map((target) => perOp(target, scenario));
+        const change = a!.instructions - b!.instructions;
+        const sign = change >= 0 ? '+' : '−';
         log(
-          `| ${name} | ${Math.round(b).toLocaleString('en')} | ${Math.round(a).toLocaleString('en')} | ${sign}${Math.abs(Math.round(a - b)).toLocaleString('en')} (${(((a - b) / b) * 100).toFixed(1)} %) |`,
+          `| ${name} | ${formatCount(b!.instructions)} | ${formatCount(a!.instructions)} | ${sign}${formatCount(Math.abs(change))} (${((change / b!.instructions) * 100).toFixed(1)} %) | ${formatCount(b!.collector)} → ${formatCount(a!.collector)} |`,
         );
       }
       log();
       log(
-        'The in-process rows repeat to within a few per cent between runs; the Express rows move by about ±150,000 instructions per request from run to run (the instructions section of docs/benchmarks.md).',
+        'The in-process rows repeat to within 2 % when n and the warm-up change; the collector column moves with where collections fall and is no regression signal (the instructions section of docs/benchmarks.md).',
       );
     }
   } finally {

@@ -1,7 +1,8 @@
 /**
  * A jest run stopped before its global teardown (Ctrl-C during `pnpm test`, a SIGTERM or SIGKILL
- * from a CI timeout) must not leave its PostgreSQL, MariaDB and Redis running nor their folder in
- * /tmp: a watchdog outside the run's process group stops them once the jest process is gone.
+ * from a CI timeout) must not leave its PostgreSQL, MariaDB, Redis, dynalite and DynamoDB Local
+ * running nor their folders in /tmp: a watchdog outside the run's process group stops them once the
+ * jest process is gone.
  * The real global setup runs in a child process standing in for jest (it starts the servers, then
  * waits as jest does while tests run); the test stops that process and looks at what is left.
  */
@@ -14,25 +15,31 @@ import { type Child, killAll, start } from './child';
 /** What the stand-in for jest started, as it reports it. */
 interface Started {
   readonly dir: string;
+  /** The DynamoDB-compatible servers' folder (beside the databases' one). */
+  readonly dynamoDir: string;
   readonly watchdog: number;
-  /** PostgreSQL's postmaster, MariaDB's server and Redis, by name. */
+  /** PostgreSQL's postmaster, MariaDB's server, Redis, dynalite and DynamoDB Local, by name. */
   readonly servers: Record<string, number>;
 }
 
 const RUNNER = `
 const { readFileSync } = require('node:fs');
-const { join } = require('node:path');
+const { dirname, join } = require('node:path');
 const setup = require(${JSON.stringify(join(repoRoot, 'test-support', 'global-setup.ts'))}).default;
 const teardown = require(${JSON.stringify(join(repoRoot, 'test-support', 'global-teardown.ts'))}).default;
 setup().then(() => {
   const dir = process.env.WI_TMP;
+  const dynamo = globalThis.__WI_DYNAMO__;
   console.log('STARTED ' + JSON.stringify({
     dir,
+    dynamoDir: dirname(dynamo.dynalite.dir),
     watchdog: globalThis.__WI_WATCHDOG__?.pid ?? 0,
     servers: {
       postgres: Number(readFileSync(join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\\n')[0]),
       mariadb: globalThis.__WI_DATABASES__.mariadb.pid,
       redis: globalThis.__WI_REDIS__.process.pid,
+      dynalite: dynamo.dynalite.pid(),
+      dynamodbLocal: dynamo.local.pid(),
     },
   }));
   // Like jest while its tests run; 'teardown' on stdin ends the run the normal way.
@@ -89,8 +96,8 @@ async function settled(started: Started) {
     servers: Object.entries(started.servers)
       .filter(([, pid]) => alive(pid))
       .map(([name]) => name),
-    others: namingDir(started.dir).length,
-    folder: existsSync(started.dir),
+    others: namingDir(started.dir).length + namingDir(started.dynamoDir).length,
+    folder: existsSync(started.dir) || existsSync(started.dynamoDir),
     watchdog: alive(started.watchdog),
   });
   while (Date.now() < deadline) {
@@ -105,7 +112,11 @@ afterEach(() => {
   killAll();
   // On a failure, leave nothing behind either.
   if (!leftovers) return;
-  for (const pid of [...Object.values(leftovers.servers), ...namingDir(leftovers.dir)]) {
+  for (const pid of [
+    ...Object.values(leftovers.servers),
+    ...namingDir(leftovers.dir),
+    ...namingDir(leftovers.dynamoDir),
+  ]) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
@@ -113,6 +124,7 @@ afterEach(() => {
     }
   }
   rmSync(leftovers.dir, { recursive: true, force: true });
+  rmSync(leftovers.dynamoDir, { recursive: true, force: true });
   leftovers = undefined;
 });
 
@@ -127,7 +139,7 @@ it.each([
   async (_name, stop) => {
     const { run, started } = await startRun();
     expect(Object.values(started.servers).every(alive)).toBe(true);
-    expect(existsSync(started.dir)).toBe(true);
+    expect(existsSync(started.dir) && existsSync(started.dynamoDir)).toBe(true);
     stop(run.pid);
     await run.exited;
     expect(await settled(started)).toEqual(NOTHING_LEFT);

@@ -117,29 +117,56 @@ export function viewedThrough(
   return viewed as IdempotencyOptions<NativeLike>;
 }
 
+/** What a harness holds whatever serves the app: the parts of {@link Harness} that read the guard's world. */
+type WorldParts = Pick<
+  Harness,
+  'store' | 'guard' | 'capabilities' | 'calls' | 'claims' | 'receipt' | 'observed' | 'events'
+>;
+
+/**
+ * The guard's world on `store` for an entry with `capabilities` and `nativeLike`: the harness parts
+ * that read it, and `appOf(options, handler)`, the arguments its app is built with (the case's
+ * options seen through the entry's native view, the handler counting its calls, the reporter).
+ */
+export function harnessWorld(
+  store: Store<unknown>,
+  { capabilities, nativeLike }: Pick<AdapterEntry, 'capabilities' | 'nativeLike'>,
+) {
+  const world = guardWorld(store);
+  const { guard } = world;
+  let count = 0;
+  const parts: WorldParts = {
+    store,
+    guard,
+    capabilities,
+    calls: () => count,
+    claims: world.claims,
+    receipt: (id) => guard.find({ provider: PROVIDER, externalId: id }),
+    observed: world.observed,
+    events: world.events,
+  };
+  const appOf = (options: Partial<IdempotencyOptions<NativeLike>>, handler: CaseHandler) =>
+    [
+      viewedThrough(caseOptions(guard, options), nativeLike),
+      async (call: HandlerCall) => handler(call, ++count),
+      world.observe,
+    ] as const;
+  return { parts, appOf };
+}
+
 /** Builds a harness on `store` for `entry`; `cleanup` collects what to close after the test. */
 export function createHarness(
   entry: AdapterEntry,
   store: Store<unknown>,
   cleanup: Array<() => Promise<void>>,
 ): Harness {
-  const world = guardWorld(store);
-  const { guard } = world;
-  let count = 0;
+  const { parts, appOf } = harnessWorld(store, entry);
   let app: RunningApp | undefined;
 
   return {
-    store,
-    guard,
-    capabilities: entry.capabilities,
-    calls: () => count,
-    claims: world.claims,
+    ...parts,
     async start(options = {}, handler = jsonAnswer) {
-      app = await entry.start(
-        viewedThrough(caseOptions(guard, options), entry.nativeLike),
-        async (call) => handler(call, ++count),
-        world.observe,
-      );
+      app = await entry.start(...appOf(options, handler));
       cleanup.push(app.close);
       return app;
     },
@@ -156,9 +183,6 @@ export function createHarness(
       if (!app) throw new Error('start() the app first');
       return request(app.server).get(`/hook?${query}`).buffer(true).parse(rawParser);
     },
-    receipt: (id) => guard.find({ provider: PROVIDER, externalId: id }),
-    observed: world.observed,
-    events: world.events,
     port() {
       if (!app) throw new Error('start() the app first');
       return (app.server.address() as AddressInfo).port;

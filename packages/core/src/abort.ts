@@ -82,3 +82,37 @@ export async function runUntilAborted<T, Tx>(
     signal.removeEventListener('abort', onAbort);
   }
 }
+
+/**
+ * `work` unless `signal` aborts first; then rejects at once with `reasonOf(signal)` (by default
+ * {@link abortReason}). The work is left to settle unobserved: a rejection it ends with later is
+ * caught, never reported as unhandled.
+ */
+export function raceAbort<T>(
+  work: Promise<T>,
+  signal: AbortSignal | undefined,
+  reasonOf: (signal: AbortSignal) => unknown = abortReason,
+): Promise<T> {
+  if (!signal) return work;
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(reasonOf(signal));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      work.catch(() => undefined);
+      reject(reasonOf(signal));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

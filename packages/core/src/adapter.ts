@@ -17,7 +17,8 @@ export {
   MAX_KEY_BYTES,
 } from './constants';
 export { errorText, HTTP_STATUS_BY_CODE, type StoreKind } from './errors';
-export { purgeChunkSize, renamedOption } from './renamed-option';
+export { raceAbort } from './abort';
+export { givenName, purgeChunkSize, renamedOption } from './renamed-option';
 export { errorAnswer } from './http/answers';
 export { checkKeyPart, presentExternalId } from './request-key';
 export { collectBody, needsCollecting, toRawBody } from './http/body';
@@ -45,6 +46,7 @@ export {
   holdResponse,
   sendRecord,
 } from './transport/node-http';
+export { discardRest, readNodeBody } from './transport/node-body';
 export {
   type CapturedWebResponse,
   captureWebResponse,

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { DAY, DEFAULT_STALE_AFTER_SECONDS, MAX_FINGERPRINT_LENGTH, SECOND } from './constants';
 import { ConfigError } from './errors';
-import { renamedOption } from './renamed-option';
+import { givenName, renamedOption } from './renamed-option';
 import { windowsLongerThan } from './retention';
 import type { PurgeInput } from './store-contract';
 import type { Codec, GuardEvent, Store } from './types';
@@ -217,7 +217,10 @@ export function checkPurgeOptions(
     );
   }
   if (chunkSize !== undefined && (!Number.isSafeInteger(chunkSize) || chunkSize < 1)) {
-    throw new ConfigError('chunkSize', `must be a positive integer, got ${String(chunkSize)}`);
+    throw new ConfigError(
+      givenName(options, 'chunkSize', 'batchSize'),
+      `must be a positive integer, got ${String(chunkSize)}`,
+    );
   }
   if (provider !== undefined && (typeof provider !== 'string' || provider === '')) {
     throw new ConfigError('provider', `must be a provider name, got ${String(provider)}`);

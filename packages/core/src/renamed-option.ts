@@ -30,6 +30,22 @@ export function renamedOption<T extends object, N extends keyof T, O extends key
 }
 
 /**
+ * The name the caller gave a renamed option under: `oldName` when only the deprecated one was given,
+ * else `newName`, with `prefix`. A refused value is reported under it, so the message names what
+ * the caller wrote.
+ */
+export function givenName<T extends object>(
+  options: T,
+  newName: keyof T,
+  oldName: keyof T,
+  prefix = '',
+): string {
+  const given =
+    options[newName] === undefined && options[oldName] !== undefined ? oldName : newName;
+  return `${prefix}${String(given)}`;
+}
+
+/**
  * The rows one purge statement deletes, as a purge input asks (`chunkSize`, or its deprecated name
  * `batchSize`), else `DEFAULT_PURGE_CHUNK_SIZE` (1000). Not range-checked: each store checks it
  * against its own bounds.

@@ -211,25 +211,33 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx>, TransactionClaim<R, Tx
    * @throws {ClaimLost} the claim was taken over; nothing was written.
    * @throws {StoreError} the store failed.
    */
-  async record(response: string, transaction?: Tx, report = false): Promise<void> {
+  record(response: string, transaction?: Tx, report = false): Promise<void> {
     const { env, trace, attempts, claimedAt } = this;
     const { key } = this.context;
     const started = trace.now();
-    let ok: boolean;
+    let written: Promise<boolean>;
     try {
-      ok = await env.store.complete(
+      written = env.store.complete(
         key,
         { now: env.clock(), attempts, claimedAt, response },
         transaction,
       );
     } catch (error) {
-      throw storeFailure('complete', error, trace, started);
+      return Promise.reject(storeFailure('complete', error, trace, started));
     }
-    if (!ok) {
-      trace.claimLost('complete', started);
-      throw new ClaimLost(key.provider, key.externalId, attempts);
-    }
-    if (report) trace.completed();
+    // One reaction on the store's own promise: no promise of an async function besides it.
+    return written.then(
+      (ok) => {
+        if (!ok) {
+          trace.claimLost('complete', started);
+          throw new ClaimLost(key.provider, key.externalId, attempts);
+        }
+        if (report) trace.completed();
+      },
+      (error: unknown) => {
+        throw storeFailure('complete', error, trace, started);
+      },
+    );
   }
 
   /**

@@ -3,6 +3,8 @@
  * bounded number of types per interval (the rest as `(other)`), bounded and storable type text,
  * and no count lost to a failed write.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { InMemoryStore } from '../src';
 import type { IgnoredCount } from '../src/adapter';
 import { flushIgnored } from '../src/routing';
@@ -14,6 +16,9 @@ import {
   OTHER_TYPE,
   UNNAMED_TYPE,
 } from '../src/ignored';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
 
 const HOUR = 3_600_000;
 const T0 = Date.UTC(2026, 11, 6, 9, 59, 58);
@@ -37,7 +42,7 @@ function recorder(fail = 0) {
 afterEach(() => jest.useRealTimers());
 
 describe('IgnoredTally', () => {
-  it('writes nothing per event: one write per interval, with the sums, dated by the hour of its first event', async () => {
+  it('writes nothing per event: one write per interval, with the sums, each in the hour it happened', async () => {
     jest.useFakeTimers({ now: T0 });
     const store = recorder();
     const tally = new IgnoredTally(store, { flushMs: 5000 });
@@ -153,6 +158,26 @@ describe('IgnoredTally', () => {
     expect(store.writes).toEqual([[expect.objectContaining({ type: 'a', count: 3 })]]);
   });
 
+  it('a count kept after a failed write stays in the hour it happened, whenever it is written', async () => {
+    const beforeHour = Date.UTC(2026, 11, 6, 9, 59, 59);
+    jest.useFakeTimers({ now: beforeHour });
+    const store = recorder(1);
+    const tally = new IgnoredTally(store, { flushMs: 5000 });
+    tally.count('stripe', 'a');
+    await tally.flush();
+    expect(store.writes).toEqual([]);
+    await jest.advanceTimersByTimeAsync(2000);
+    tally.count('stripe', 'a');
+    await tally.flush();
+    const nine = Date.UTC(2026, 11, 6, 9);
+    expect(store.writes).toEqual([
+      [
+        { provider: 'stripe', type: 'a', hour: nine, count: 1 },
+        { provider: 'stripe', type: 'a', hour: nine + HOUR, count: 1 },
+      ],
+    ]);
+  });
+
   it('waits twice as long after each failed write (a store down, a table not created), then as before', async () => {
     jest.useFakeTimers({ now: T0 });
     const store = recorder(3);
@@ -182,5 +207,33 @@ describe('ignoredTallyOf / flushIgnored', () => {
     Object.assign(without, { capabilities: { ...without.capabilities, ignoredCounts: false } });
     expect(ignoredTallyOf(without)).toBeUndefined();
     await expect(flushIgnored(without)).resolves.toBeUndefined();
+  });
+
+  it('keeps the error listeners of engines built on one store only while their owners hold them', async () => {
+    const store = new InMemoryStore();
+    Object.assign(store, {
+      addIgnored: () => Promise.reject(new Error('counts table unreachable')),
+    });
+    const heard: string[] = [];
+    const kept = (error: unknown) => heard.push(`kept: ${(error as Error).message}`);
+    const tally = ignoredTallyOf(store, kept)!;
+    let collected = 0;
+    const registry = new FinalizationRegistry(() => collected++);
+    // As an app that builds an engine per request on one long-lived store: each adds a listener.
+    (() => {
+      for (let n = 0; n < 50; n++) {
+        const dropped = (error: unknown) => heard.push(`dropped ${n}: ${String(error)}`);
+        ignoredTallyOf(store, dropped);
+        registry.register(dropped, n);
+      }
+    })();
+    for (let round = 0; round < 20 && collected < 50; round++) {
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(collected).toBe(50);
+    tally.count('stripe', 'customer.created');
+    await tally.flush().catch(() => undefined);
+    expect(heard).toEqual(['kept: counts table unreachable']);
   });
 });

@@ -15,6 +15,7 @@ import { renamedOption } from '@webhook-idempotency/core/adapter';
 import {
   type ForgetOptions,
   type ForgetResult,
+  finishedWindow,
   forgetReceipt,
   type ReceiptRepairs,
   type ReleaseOptions,
@@ -62,9 +63,6 @@ const summary = ({
 const finished = (r: Receipt) => r.status !== 'processing' && r.finishedAt !== null;
 
 const HOUR = 3_600_000;
-
-const nearest = (sorted: readonly number[], p: number) =>
-  sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 /**
  * `ReceiptsAdmin`'s operations over an `InMemoryStore` (the dashboard builds one when its
@@ -122,26 +120,11 @@ export class InMemoryReceipts implements DashboardReceipts {
         } else failed++;
       }
     }
-    const sorted = durations.sort((a, b) => a - b);
     return {
       staleAfterMs,
       providers: [...byProvider.values()],
       totals,
-      window: {
-        sinceMs,
-        completed,
-        failed,
-        failureShare: completed + failed ? failed / (completed + failed) : null,
-        handlerTime: sorted.length
-          ? {
-              sampled: sorted.length,
-              p50Ms: nearest(sorted, 50),
-              p95Ms: nearest(sorted, 95),
-              p99Ms: nearest(sorted, 99),
-              maxMs: sorted[sorted.length - 1]!,
-            }
-          : null,
-      },
+      window: finishedWindow({ sinceMs, completed, failed, handlerMs: durations }),
     };
   }
 

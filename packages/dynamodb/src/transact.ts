@@ -6,6 +6,7 @@
  * the handle refuses every later call.
  */
 import type { TransactionOptions } from '@webhook-idempotency/core';
+import { raceAbort } from '@webhook-idempotency/core/adapter';
 import { type CommitContext, commit } from './commit';
 import { collectedBy, DynamoDBTransaction } from './transaction';
 
@@ -19,7 +20,9 @@ export async function runTransaction<T>(
   const collected = collectedBy(transaction);
   let value: T;
   try {
-    value = await untilAborted(() => work(transaction), signal);
+    // Ended before it began: the work never runs.
+    if (signal?.aborted) throw signal.reason;
+    value = await raceAbort(work(transaction), signal, (ended) => ended.reason);
   } catch (error) {
     collected.end(signal?.aborted ? 'timed out' : 'rolled back');
     throw error;
@@ -27,24 +30,4 @@ export async function runTransaction<T>(
   collected.end('committed');
   await commit(context, collected, signal);
   return value;
-}
-
-/** `work()`, or its rejection with `signal`'s reason as soon as `signal` aborts. */
-function untilAborted<T>(work: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work();
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work().then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

@@ -1,84 +1,16 @@
 /** @module `rawBodyParser()`: keeps the exact request bytes on `ctx.request.rawBody` and parses JSON into `ctx.request.body`. */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConfigError } from '@webhook-idempotency/core';
 import {
-  DISCARD_AFTER_ANSWER_BYTES,
-  DISCARD_AFTER_ANSWER_MS,
-  DISCARD_IDLE_MS,
+  discardRest,
+  REQUEST_TOO_LARGE,
+  readNodeBody,
   resolveMaxRequestBytes,
 } from '@webhook-idempotency/core/adapter';
 import type { Context, Middleware, Next } from 'koa';
 import type { RawBodyParserOptions } from './types';
 
-const TOO_LARGE = Symbol('too large');
 /** What the middleware reads and writes on `ctx.request` (koa's own types declare neither). */
 type BodyRequest = { rawBody?: unknown; body?: unknown };
-
-/**
- * After a 413, discards what is left of `req`'s body, so that a client still writing can read the
- * answer, within core's bounds for an answer sent before its body was read:
- * {@link DISCARD_AFTER_ANSWER_BYTES} (16 MiB), a pause of {@link DISCARD_IDLE_MS} (1 s) and
- * {@link DISCARD_AFTER_ANSWER_MS} (10 s) in all. Without a bound, an unauthenticated client could
- * make the server read an endless body at full speed. A body that ends inside the bounds leaves
- * the connection open for the next request; past one, the socket is closed once `res` is sent (or
- * at once, if it never is).
- */
-function discardRest(req: IncomingMessage, res: ServerResponse): void {
-  let discarded = 0;
-  const close = () => {
-    stop();
-    const end = () => req.socket?.destroySoon();
-    if (res.writableFinished || res.destroyed) end();
-    else res.once('close', end);
-  };
-  const total = setTimeout(close, DISCARD_AFTER_ANSWER_MS).unref();
-  const idle = setTimeout(close, DISCARD_IDLE_MS).unref();
-  const onData = (chunk: Buffer) => {
-    idle.refresh();
-    discarded += chunk.length;
-    if (discarded > DISCARD_AFTER_ANSWER_BYTES) close();
-  };
-  const stop = () => {
-    clearTimeout(total);
-    clearTimeout(idle);
-    req.off('data', onData).off('end', stop).off('close', stop);
-  };
-  req.on('data', onData).on('end', stop).on('close', stop);
-  req.resume();
-}
-
-/** Reads `req` to its end; past `limit` bytes it stops keeping them and discards the rest, within a bound. */
-function readBody(
-  req: IncomingMessage,
-  res: ServerResponse,
-  limit: number,
-): Promise<Buffer | typeof TOO_LARGE> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const settle = () => {
-      req.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) return void chunks.push(chunk);
-      settle();
-      discardRest(req, res); // the connection carries the 413, then closes if the body goes on
-      resolve(TOO_LARGE);
-    };
-    const onEnd = () => {
-      settle();
-      resolve(Buffer.concat(chunks, size));
-    };
-    const onError = (error: Error) => {
-      settle();
-      reject(error);
-    };
-    const onClose = () => onError(new Error('the connection closed before the body ended'));
-    req.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
-    req.resume();
-  });
-}
 
 /**
  * Reads the request body into a Buffer on `ctx.request.rawBody`, the exact bytes `idempotent()`
@@ -113,13 +45,13 @@ export function rawBodyParser(options: RawBodyParserOptions = {}): Middleware {
       discardRest(ctx.req, ctx.res);
       ctx.throw(413, tooLarge);
     }
-    let bytes: Buffer | typeof TOO_LARGE;
+    let bytes: Buffer | typeof REQUEST_TOO_LARGE;
     try {
-      bytes = await readBody(ctx.req, ctx.res, limit);
+      bytes = await readNodeBody(ctx.req, ctx.res, limit);
     } catch (error) {
       return ctx.throw(400, `The request body could not be read: ${(error as Error).message}`);
     }
-    if (bytes === TOO_LARGE) ctx.throw(413, tooLarge);
+    if (bytes === REQUEST_TOO_LARGE) ctx.throw(413, tooLarge);
     request.rawBody = bytes;
     if (bytes.length > 0)
       request.body = ctx.request.is('application/json', 'application/*+json')

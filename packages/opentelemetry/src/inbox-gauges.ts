@@ -3,7 +3,12 @@
  * (`InboxStore.backlog`) for every provider and all three gauges, at most once per
  * `minReadIntervalMs` however many readers collect.
  */
-import { type BatchObservableResult, type MeterProvider, metrics } from '@opentelemetry/api';
+import {
+  type BatchObservableResult,
+  type Meter,
+  type MeterProvider,
+  metrics,
+} from '@opentelemetry/api';
 import type { InboxBacklog, InboxStore } from '@webhook-idempotency/core/inbox';
 import { AttributeName, INSTRUMENTATION_NAME, MetricName } from './telemetry';
 
@@ -27,40 +32,37 @@ export interface InboxGauges {
   close(): void;
 }
 
+/** The three gauges, each read per provider. */
+function backlogGauges(meter: Meter) {
+  return {
+    unfinished: meter.createObservableGauge(MetricName.UNFINISHED, {
+      unit: '{delivery}',
+      description: 'Inbox deliveries not finished yet (pending or processing)',
+    }),
+    stuck: meter.createObservableGauge(MetricName.STUCK, {
+      unit: '{delivery}',
+      description:
+        "Unfinished inbox deliveries received longer ago than their provider's threshold",
+    }),
+    oldest: meter.createObservableGauge(MetricName.OLDEST_AGE, {
+      unit: 's',
+      description: 'Age of the oldest unfinished inbox delivery',
+    }),
+  };
+}
+
 /**
- * Reports `webhook.inbox.delivery.unfinished`, `webhook.inbox.delivery.stuck` and
- * `webhook.inbox.delivery.oldest_age` per provider, read from `inbox` when a metric reader
- * collects. A provider seen once keeps being reported (0 once its backlog is gone).
- *
- * @example
- * const gauges = observeInbox(new SqlInbox(pool), { stuckAfterMs: 5 * 60_000 });
- * // on shutdown: gauges.close();
- * @see docs/observability.md
+ * Reads `inbox`'s backlog at most once per `minReadIntervalMs` (the last read in between), one
+ * read at a time however many collections ask; a failed read goes to `onError` and gives `undefined`.
  */
-export function observeInbox(
+function throttledBacklog(
   inbox: Pick<InboxStore, 'backlog'>,
-  options: InboxGaugeOptions = {},
-): InboxGauges {
+  options: InboxGaugeOptions,
+): () => Promise<InboxBacklog | undefined> {
   const { stuckAfterMs = 300_000, stuckAfterMsByProvider, minReadIntervalMs = 15_000 } = options;
-  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(
-    INSTRUMENTATION_NAME,
-  );
-  const unfinished = meter.createObservableGauge(MetricName.UNFINISHED, {
-    unit: '{delivery}',
-    description: 'Inbox deliveries not finished yet (pending or processing)',
-  });
-  const stuck = meter.createObservableGauge(MetricName.STUCK, {
-    unit: '{delivery}',
-    description: "Unfinished inbox deliveries received longer ago than their provider's threshold",
-  });
-  const oldest = meter.createObservableGauge(MetricName.OLDEST_AGE, {
-    unit: 's',
-    description: 'Age of the oldest unfinished inbox delivery',
-  });
   let last: { at: number; backlog: InboxBacklog } | undefined;
   let reading: Promise<InboxBacklog | undefined> | undefined;
-  const seen = new Set<string>();
-  const read = (): Promise<InboxBacklog | undefined> => {
+  return () => {
     if (last && performance.now() - last.at < minReadIntervalMs)
       return Promise.resolve(last.backlog);
     reading ??= inbox
@@ -80,6 +82,28 @@ export function observeInbox(
       });
     return reading;
   };
+}
+
+/**
+ * Reports `webhook.inbox.delivery.unfinished`, `webhook.inbox.delivery.stuck` and
+ * `webhook.inbox.delivery.oldest_age` per provider, read from `inbox` when a metric reader
+ * collects. A provider seen once keeps being reported (0 once its backlog is gone).
+ *
+ * @example
+ * const gauges = observeInbox(new SqlInbox(pool), { stuckAfterMs: 5 * 60_000 });
+ * // on shutdown: gauges.close();
+ * @see docs/observability.md
+ */
+export function observeInbox(
+  inbox: Pick<InboxStore, 'backlog'>,
+  options: InboxGaugeOptions = {},
+): InboxGauges {
+  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(
+    INSTRUMENTATION_NAME,
+  );
+  const { unfinished, stuck, oldest } = backlogGauges(meter);
+  const read = throttledBacklog(inbox, options);
+  const seen = new Set<string>();
   const observe = async (result: BatchObservableResult): Promise<void> => {
     const backlog = await read();
     if (!backlog) return;

@@ -3,14 +3,18 @@ import {
   type Attributes,
   type Counter,
   type Histogram,
+  type Meter,
   type MeterProvider,
   metrics,
   SpanKind,
   SpanStatusCode,
+  type Tracer,
   type TracerProvider,
   trace,
 } from '@opentelemetry/api';
 import type { GuardEvent } from '@webhook-idempotency/core';
+
+type DeliveredEvent = Extract<GuardEvent, { type: 'delivered' }>;
 
 /** The instrumentation scope every span and instrument is created under. */
 export const INSTRUMENTATION_NAME = '@webhook-idempotency/opentelemetry';
@@ -79,44 +83,65 @@ export interface Instruments {
   readonly refused: Counter;
 }
 
+/** A counter of `unit`s (`{delivery}`, `{failure}`…). */
+const counter = (meter: Meter, name: string, unit: string, description: string): Counter =>
+  meter.createCounter(name, { description, unit });
+
+/** A histogram of seconds over `buckets`. */
+const seconds = (meter: Meter, name: string, buckets: number[], description: string): Histogram =>
+  meter.createHistogram(name, {
+    unit: 's',
+    advice: { explicitBucketBoundaries: buckets },
+    description,
+  });
+
 /** Every event instrument, created once per meter provider and listener. */
 export function createInstruments(provider: MeterProvider): Instruments {
   const meter = provider.getMeter(INSTRUMENTATION_NAME);
-  const durationOptions = { unit: 's', advice: { explicitBucketBoundaries: DURATION_BUCKETS } };
   return {
-    answerDuration: meter.createHistogram(MetricName.ANSWER_DURATION, {
-      unit: 's',
-      advice: { explicitBucketBoundaries: ANSWER_BUCKETS },
-      description: 'How long the webhook endpoint took to answer the provider',
-    }),
-    failures: meter.createCounter(MetricName.FAILURES, {
-      description: 'Webhook handler failures',
-      unit: '{failure}',
-    }),
-    deadLetters: meter.createCounter(MetricName.DEAD_LETTERS, {
-      description: 'Inbox deliveries that died: their handler failed every allowed attempt',
-      unit: '{delivery}',
-    }),
-    refused: meter.createCounter(MetricName.REFUSALS, {
-      description: 'Inbox deliveries refused unstored: their provider was over its backlog budget',
-      unit: '{refusal}',
-    }),
-    deliveries: meter.createCounter(MetricName.DELIVERIES, {
-      description: 'Webhook deliveries, by provider and outcome',
-      unit: '{delivery}',
-    }),
-    handlerDuration: meter.createHistogram(MetricName.HANDLER_DURATION, {
-      ...durationOptions,
-      description: 'How long webhook handlers ran, by provider and outcome',
-    }),
-    deliveryDuration: meter.createHistogram(MetricName.DELIVERY_DURATION, {
-      ...durationOptions,
-      description: 'How long webhook deliveries took from the claim to the recorded answer',
-    }),
-    takeovers: meter.createCounter(MetricName.STALE_TAKEOVERS, {
-      description: 'Processing claims older than staleAfterSeconds taken over (their worker died)',
-      unit: '{claim}',
-    }),
+    answerDuration: seconds(
+      meter,
+      MetricName.ANSWER_DURATION,
+      ANSWER_BUCKETS,
+      'How long the webhook endpoint took to answer the provider',
+    ),
+    failures: counter(meter, MetricName.FAILURES, '{failure}', 'Webhook handler failures'),
+    deadLetters: counter(
+      meter,
+      MetricName.DEAD_LETTERS,
+      '{delivery}',
+      'Inbox deliveries that died: their handler failed every allowed attempt',
+    ),
+    refused: counter(
+      meter,
+      MetricName.REFUSALS,
+      '{refusal}',
+      'Inbox deliveries refused unstored: their provider was over its backlog budget',
+    ),
+    deliveries: counter(
+      meter,
+      MetricName.DELIVERIES,
+      '{delivery}',
+      'Webhook deliveries, by provider and outcome',
+    ),
+    handlerDuration: seconds(
+      meter,
+      MetricName.HANDLER_DURATION,
+      DURATION_BUCKETS,
+      'How long webhook handlers ran, by provider and outcome',
+    ),
+    deliveryDuration: seconds(
+      meter,
+      MetricName.DELIVERY_DURATION,
+      DURATION_BUCKETS,
+      'How long webhook deliveries took from the claim to the recorded answer',
+    ),
+    takeovers: counter(
+      meter,
+      MetricName.STALE_TAKEOVERS,
+      '{claim}',
+      'Processing claims older than staleAfterSeconds taken over (their worker died)',
+    ),
   };
 }
 
@@ -165,46 +190,67 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: Guard
       return;
     }
     if (event.type === 'ignored' || event.type === 'refused') {
-      // A route set's answer before any claim: counted as a delivery of that outcome, no span.
-      const labels = {
-        [AttributeName.PROVIDER]: event.provider,
-        [AttributeName.OUTCOME]: event.type,
-      };
-      metricsOf().deliveries.add(1, labels);
-      metricsOf().answerDuration.record(event.durationMs / 1000, labels);
+      countAnswerWithoutClaim(metricsOf(), event);
       return;
     }
     if (event.type === 'failed')
       metricsOf().failures.add(1, { [AttributeName.PROVIDER]: event.key.provider });
     if (event.type !== 'delivered') return;
-    const { key, outcome, attempts, durationMs, handlerMs, status } = event;
-    const labels: Attributes = {
-      [AttributeName.PROVIDER]: key.provider,
-      [AttributeName.OUTCOME]: outcome,
-    };
-    const { deliveries, deliveryDuration, handlerDuration, answerDuration } = metricsOf();
-    deliveries.add(1, labels);
-    deliveryDuration.record(durationMs / 1000, labels);
-    if (handlerMs !== undefined) handlerDuration.record(handlerMs / 1000, labels);
-    answerDuration.record(
-      durationMs / 1000,
-      status === undefined ? labels : { ...labels, [AttributeName.HTTP_STATUS]: status },
-    );
-
-    const endTime = performance.timeOrigin + performance.now();
-    const attributes: Attributes = {
-      ...labels,
-      [AttributeName.EVENT_ID]: key.externalId,
-      [AttributeName.ATTEMPTS]: attempts,
-    };
-    if (status !== undefined) attributes[AttributeName.HTTP_STATUS] = status;
-    const span = tracer.startSpan(`webhook ${key.provider}`, {
-      kind: SpanKind.INTERNAL,
-      startTime: endTime - durationMs,
-      attributes,
-    });
-    if (outcome === 'failed' || outcome === 'store_error')
-      span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
-    span.end(endTime);
+    recordDelivery(metricsOf(), event);
+    endDeliverySpan(tracer, event);
   };
+}
+
+/** A route set's answer before any claim (`ignored`, `refused`): counted as a delivery of that outcome, no span. */
+function countAnswerWithoutClaim(
+  instruments: Instruments,
+  event: Extract<GuardEvent, { type: 'ignored' | 'refused' }>,
+): void {
+  const labels = {
+    [AttributeName.PROVIDER]: event.provider,
+    [AttributeName.OUTCOME]: event.type,
+  };
+  instruments.deliveries.add(1, labels);
+  instruments.answerDuration.record(event.durationMs / 1000, labels);
+}
+
+/** A delivery's metrics: counted by provider and outcome, its durations (and the answer's status) recorded. */
+function recordDelivery(instruments: Instruments, event: DeliveredEvent): void {
+  const { key, outcome, durationMs, handlerMs, status } = event;
+  const labels: Attributes = {
+    [AttributeName.PROVIDER]: key.provider,
+    [AttributeName.OUTCOME]: outcome,
+  };
+  const { deliveries, deliveryDuration, handlerDuration, answerDuration } = instruments;
+  deliveries.add(1, labels);
+  deliveryDuration.record(durationMs / 1000, labels);
+  if (handlerMs !== undefined) handlerDuration.record(handlerMs / 1000, labels);
+  answerDuration.record(
+    durationMs / 1000,
+    status === undefined ? labels : { ...labels, [AttributeName.HTTP_STATUS]: status },
+  );
+}
+
+/**
+ * A delivery's span, created now that it ended, its start moved back by its duration: an error
+ * for a failed run or a store error.
+ */
+function endDeliverySpan(tracer: Tracer, event: DeliveredEvent): void {
+  const { key, outcome, attempts, durationMs, status } = event;
+  const endTime = performance.timeOrigin + performance.now();
+  const attributes: Attributes = {
+    [AttributeName.PROVIDER]: key.provider,
+    [AttributeName.OUTCOME]: outcome,
+    [AttributeName.EVENT_ID]: key.externalId,
+    [AttributeName.ATTEMPTS]: attempts,
+  };
+  if (status !== undefined) attributes[AttributeName.HTTP_STATUS] = status;
+  const span = tracer.startSpan(`webhook ${key.provider}`, {
+    kind: SpanKind.INTERNAL,
+    startTime: endTime - durationMs,
+    attributes,
+  });
+  if (outcome === 'failed' || outcome === 'store_error')
+    span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
+  span.end(endTime);
 }

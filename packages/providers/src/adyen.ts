@@ -5,10 +5,18 @@
  */
 import { ConfigError } from '@webhook-idempotency/core';
 import { basicAuthChecker } from './basic-auth';
-import { typedBatch, type TypedPreset } from './events';
+import { batchedPreset } from './batched';
+import type { TypedPreset } from './events';
 import { requireOptions, requireString } from './options';
-import { header, idPart, isJsonObject, jsonBody, type JsonObject } from './request-fields';
-import { firstMatch, keyring, listOf, type OneOrMany, type SecretOptions } from './secrets';
+import {
+  header,
+  idPart,
+  isJsonObject,
+  joinedId,
+  jsonBody,
+  type JsonObject,
+} from './request-fields';
+import { firstMatch, listOf, type OneOrMany, type SecretOptions, stringKeyring } from './secrets';
 import { hmacMatches } from './signature';
 
 /**
@@ -36,8 +44,7 @@ export interface AdyenMinimalItem {
 export type AdyenMinimalEvents = Record<string, AdyenMinimalItem>;
 
 /** The HMAC key's bytes, from the hex the Customer Area shows. */
-function hmacKeyBytes(hex: unknown): Buffer {
-  const text = requireString('adyen', 'hmacKey', hex, 'the webhook HMAC key as "hmacKey"');
+function hmacKeyBytes(text: string): Buffer {
   if (!/^(?:[0-9a-fA-F]{2})+$/.test(text))
     throw new ConfigError(
       'hmacKey',
@@ -102,8 +109,7 @@ function signedFields(item: JsonObject): string {
 
 /** The item's key: its payment (or modification) reference, event and outcome. */
 function itemKey(item: JsonObject): string | undefined {
-  const parts = [item.pspReference, item.eventCode, item.success].map(idPart);
-  return parts.every((part) => part !== undefined) ? parts.join(':') : undefined;
+  return joinedId([item.pspReference, item.eventCode, item.success]);
 }
 
 /**
@@ -131,39 +137,28 @@ function itemKey(item: JsonObject): string | undefined {
 export function adyen<Events extends object = AdyenMinimalEvents>(
   options: AdyenOptions,
 ): TypedPreset<Events> {
-  const { hmacKey, resolveSecret, basicAuth } = requireOptions('adyen', options);
-  const ring = keyring<string, Buffer>(
-    { preset: 'adyen', option: 'hmacKey', what: 'the webhook HMAC key', prepare: hmacKeyBytes },
-    hmacKey,
-    resolveSecret,
-  );
+  const { basicAuth } = requireOptions('adyen', options);
+  const ring = stringKeyring('adyen', options, 'hmacKey', 'the webhook HMAC key', {
+    toKey: hmacKeyBytes,
+  });
   const credentials = credentialsCheck(basicAuth);
 
-  return typedBatch<Events>(
-    {
-      provider: 'adyen',
-      keyDescription: 'pspReference, eventCode and success of each NotificationRequestItem',
-      // The HMAC covers parsed fields, not the raw bytes: a JSON body parser may run first.
-      needsRawBody: false,
-      retentionDays: 45,
-      key: () => undefined,
-      items(request) {
-        return notificationItems(jsonBody(request))?.map((item) => ({
-          key: ring.scope(request, itemKey(item)),
-          value: item,
-        }));
-      },
-      verify(request) {
-        return ring.verify(request, (r, keys) => {
-          if (credentials && !credentials(header(r, 'authorization'))) return undefined;
-          const items = notificationItems(jsonBody(r));
-          if (!items) return undefined;
-          return firstMatch(keys, (key) => items.every((item) => itemSigned(item, key)));
-        });
-      },
+  return batchedPreset<Events, Buffer, JsonObject>(ring, {
+    provider: 'adyen',
+    keyDescription: 'pspReference, eventCode and success of each NotificationRequestItem',
+    // The HMAC covers parsed fields, not the raw bytes: a JSON body parser may run first.
+    needsRawBody: false,
+    retentionDays: 45,
+    items: (request) => notificationItems(jsonBody(request)),
+    item: (item) => ({ id: itemKey(item) }),
+    signedWith(r, keys) {
+      if (credentials && !credentials(header(r, 'authorization'))) return undefined;
+      const items = notificationItems(jsonBody(r));
+      if (!items) return undefined;
+      return firstMatch(keys, (key) => items.every((item) => itemSigned(item, key)));
     },
-    (item) => (isJsonObject(item) ? idPart(item.eventCode) : undefined),
-  );
+    itemType: (item) => (isJsonObject(item) ? idPart(item.eventCode) : undefined),
+  });
 }
 
 /** True when the item's `additionalData.hmacSignature` is its HMAC under `key`. */

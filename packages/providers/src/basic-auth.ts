@@ -1,7 +1,22 @@
-/** @module HTTP Basic credentials check in constant time, for providers that authenticate with a static login (Payme, Uzum). */
+/**
+ * @module HTTP Basic credentials checked in constant time, for the presets whose provider
+ * authenticates with a static login instead of a signature (Payme, Uzum, Postmark): the checker
+ * of one pair, the keyring of a preset's pairs, and the `verify` they all share.
+ */
+import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
-import { requireString } from './options';
-import { firstMatch, type OneOrMany, type SecretKind } from './secrets';
+import type { TypedPreset } from './events';
+import { type KeyedRow, keyedPreset } from './keyed-preset';
+import { requireOptions, requireString } from './options';
+import { header } from './request-fields';
+import {
+  firstMatch,
+  type Keyring,
+  keyring,
+  type OneOrMany,
+  type SecretKind,
+  type SecretResolver,
+} from './secrets';
 import { secretDigest, secretEquals } from './signature';
 
 /** A check of an `Authorization` header against one pair of credentials. */
@@ -69,12 +84,23 @@ export function credentialsSecret(preset: string): SecretKind<BasicCredentials, 
   };
 }
 
+/**
+ * What a preset given its provider's Basic credentials reads of its options: the one pair
+ * `username` and `password`; or `credentials`, several pairs while they change (any one passes);
+ * or `resolveSecret`, a lookup per request. (Postmark's and Uzum's options types say which
+ * combinations are allowed.)
+ */
+interface CredentialsOptions {
+  readonly username?: string;
+  readonly password?: string;
+  readonly credentials?: OneOrMany<BasicCredentials>;
+  readonly resolveSecret?: SecretResolver<BasicCredentials>;
+}
+
 /** The fixed credentials of a preset's options: `credentials`, or the one pair `username` and `password`. */
-export function givenCredentials(options: {
-  username?: string;
-  password?: string;
-  credentials?: OneOrMany<BasicCredentials>;
-}): OneOrMany<BasicCredentials> | undefined {
+export function givenCredentials(
+  options: CredentialsOptions,
+): OneOrMany<BasicCredentials> | undefined {
   const { username, password, credentials } = options;
   if (username === undefined && password === undefined) return credentials;
   if (credentials !== undefined)
@@ -85,7 +111,42 @@ export function givenCredentials(options: {
   return { username: username as string, password: password as string };
 }
 
-/** Checks `authorization` against every candidate pair (each one tried, in constant time). */
-export function basicAuthMatch(checks: readonly BasicCheck[], authorization: string | undefined) {
+/**
+ * The keyring of a preset given its provider's Basic credentials: one checker per pair, or the lookup.
+ * @throws {ConfigError} naming the first invalid option.
+ */
+export function credentialsKeyring(
+  preset: string,
+  options: CredentialsOptions,
+): Keyring<BasicCheck> {
+  const o = requireOptions(preset, options);
+  return keyring(credentialsSecret(preset), givenCredentials(o), o.resolveSecret);
+}
+
+/** The pair among `checks` the request's `Authorization` header carries (each one tried, in constant time). */
+function basicAuthMatch(
+  request: HttpRequest,
+  checks: readonly BasicCheck[],
+): BasicCheck | undefined {
+  const authorization = header(request, 'authorization');
   return firstMatch(checks, (check) => check(authorization));
+}
+
+/** One preset authenticated by HTTP Basic: what is that provider's, nothing the family does for all. */
+export type BasicAuthRow = Omit<KeyedRow<BasicCheck>, 'signedWith' | 'needsRawBody'>;
+
+/**
+ * A preset authenticated by HTTP Basic from its keyring and row: the `Authorization` header is
+ * checked against every pair, the id is scoped by the tenant, and no raw body is asked for
+ * (credentials sign no bytes).
+ */
+export function basicAuthPreset<Events extends object>(
+  ring: Keyring<BasicCheck>,
+  row: BasicAuthRow,
+): TypedPreset<Events> {
+  return keyedPreset<Events, BasicCheck>(ring, {
+    ...row,
+    needsRawBody: false,
+    signedWith: basicAuthMatch,
+  });
 }

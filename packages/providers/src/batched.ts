@@ -1,7 +1,13 @@
-/** @module What the batched presets (SendGrid, HubSpot, Adyen, Meta) share: the JSON array body, content keys. */
-import type { HttpRequest } from '@webhook-idempotency/core';
+/**
+ * @module What the batched presets (SendGrid, HubSpot, Adyen, Meta) share: the JSON array body,
+ * content keys, and the preset itself, built from a row holding only what is the provider's
+ * (where its items are, each item's id and fingerprint, its signature check, its event names).
+ */
+import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import { type TypedPreset, typedBatch } from './events';
 import { canonicalFingerprint } from './fingerprint';
 import { bodyText } from './request-fields';
+import type { Keyring } from './secrets';
 
 const arrayCache = new WeakMap<HttpRequest, readonly unknown[] | undefined>();
 
@@ -31,4 +37,45 @@ export function jsonArrayBody(request: HttpRequest): readonly unknown[] | undefi
  */
 export function contentKey(value: unknown): string {
   return `sha256:${canonicalFingerprint(value)}`;
+}
+
+/** One item of a batch as its preset reads it: its id (before any tenant) and, for some, its fingerprint. */
+export interface BatchItem {
+  readonly id: string | undefined;
+  readonly fingerprint?: string;
+}
+
+/** One batched provider: what is that provider's, and nothing the family does for all. */
+export interface BatchRow<K, T> extends Omit<ProviderPreset, 'key' | 'items' | 'verify'> {
+  /** The request's items as the provider sends them; `undefined` when the body holds none. */
+  readonly items: (request: HttpRequest) => readonly T[] | undefined;
+  /** One item's id and fingerprint. */
+  readonly item: (value: T) => BatchItem;
+  /** The key among `keys` the request is signed with, or `undefined`. */
+  readonly signedWith: (request: HttpRequest, keys: readonly K[]) => K | undefined;
+  /** The event name of one item, for `preset.itemType(item)`. */
+  readonly itemType: (item: unknown) => string | undefined;
+}
+
+/**
+ * A batched preset from its keyring and row: the request has no key of its own, each item's
+ * id is scoped by the tenant that verified the request, and the request is verified as a whole.
+ */
+export function batchedPreset<Events extends object, K, T>(
+  ring: Keyring<K>,
+  row: BatchRow<K, T>,
+): TypedPreset<Events> {
+  const { items, item, signedWith, itemType, ...own } = row;
+  const preset: ProviderPreset = {
+    ...own,
+    key: () => undefined,
+    items: (request) =>
+      items(request)?.map((value) => {
+        const { id, fingerprint } = item(value);
+        const key = ring.scope(request, id);
+        return fingerprint === undefined ? { key, value } : { key, value, fingerprint };
+      }),
+    verify: (request) => ring.verify(request, signedWith),
+  };
+  return typedBatch<Events>(preset, itemType);
 }

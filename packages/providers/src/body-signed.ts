@@ -1,13 +1,12 @@
 /**
- * @module Presets whose provider signs the raw body alone and names the event in it: each is the
- * `hmac()` builder with that provider's header, digest, spelling and retention.
+ * @module Presets whose provider signs the raw body alone and names the event in it: each is a
+ * row of the `hmac()` family (`hmac-family.ts`) with that provider's header, digest and spelling.
  */
-import type { ProviderPreset } from '@webhook-idempotency/core';
-import { typed, type TypedPreset } from './events';
+import type { HttpRequest } from '@webhook-idempotency/core';
+import type { TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
-import { hmacPreset } from './hmac';
-import { requireOptions } from './options';
-import { idPart, isJsonObject, jsonBody } from './request-fields';
+import { hmacFamily } from './hmac-family';
+import { bodyField, isJsonObject, jsonBody } from './request-fields';
 import type { SecretOptions } from './secrets';
 
 /**
@@ -34,30 +33,14 @@ export interface IntercomMinimalEvent {
 /** Intercom's topics: any name, each an {@link IntercomMinimalEvent}. */
 export type IntercomMinimalEvents = Record<string, IntercomMinimalEvent>;
 
-/** The hmac() preset of one of these providers, its errors naming the factory. */
-function bodySigned(
-  name: string,
-  options: BodySignedOptions,
-  what: string,
-  settings: {
-    signatureHeader: string;
-    algorithm?: 'sha1';
-    prefix?: string;
-    keyDescription: string;
-  },
-): ProviderPreset {
-  const { secret, resolveSecret } = requireOptions(name, options);
-  return hmacPreset(
-    { provider: name, secret, resolveSecret, key: eventId, retentionDays: 7, ...settings },
-    { names: { preset: name, option: 'secret', what } },
-  ).preset;
-}
-
 /** The event's `type` from the JSON body. */
-const typeOf = (request: Parameters<ProviderPreset['key']>[0]) => idPart(jsonBody(request)?.type);
+const typeOf = bodyField('type');
 
-/** The event's `id` from the JSON body. */
-const eventId = (request: Parameters<ProviderPreset['key']>[0]) => idPart(jsonBody(request)?.id);
+/** What the three sign the same way: the raw body alone, the event id in it as the key, 7 days. */
+const EVENT_ID = {
+  key: bodyField('id'),
+  retentionDays: 7,
+} as const;
 
 /**
  * Checkout.com webhook preset (payment lifecycle, disputes, balances).
@@ -77,11 +60,16 @@ const eventId = (request: Parameters<ProviderPreset['key']>[0]) => idPart(jsonBo
 export function checkout<Events extends object = BodySignedMinimalEvents>(
   options: BodySignedOptions,
 ): TypedPreset<Events> {
-  const preset = bodySigned('checkout', options, 'the signature key', {
-    signatureHeader: 'cko-signature',
-    keyDescription: 'event id in the body',
+  return hmacFamily<Events, BodySignedOptions>(options, {
+    provider: 'checkout',
+    secret: ['secret', 'the signature key'],
+    settings: {
+      ...EVENT_ID,
+      signatureHeader: 'cko-signature',
+      keyDescription: 'event id in the body',
+    },
+    eventType: typeOf,
   });
-  return typed<Events>(preset, typeOf);
 }
 
 /**
@@ -100,12 +88,25 @@ export function checkout<Events extends object = BodySignedMinimalEvents>(
 export function vercel<Events extends object = BodySignedMinimalEvents>(
   options: BodySignedOptions,
 ): TypedPreset<Events> {
-  const preset = bodySigned('vercel', options, 'the webhook secret', {
-    signatureHeader: 'x-vercel-signature',
-    algorithm: 'sha1',
-    keyDescription: 'event id in the body',
+  return hmacFamily<Events, BodySignedOptions>(options, {
+    provider: 'vercel',
+    secret: ['secret', 'the webhook secret'],
+    settings: {
+      ...EVENT_ID,
+      signatureHeader: 'x-vercel-signature',
+      algorithm: 'sha1',
+      keyDescription: 'event id in the body',
+    },
+    eventType: typeOf,
   });
-  return typed<Events>(preset, typeOf);
+}
+
+/** The fingerprint of a notification without its delivery bookkeeping, which a retry may change. */
+function notificationFingerprint(request: HttpRequest): string | undefined {
+  const body = jsonBody(request);
+  if (!isJsonObject(body)) return undefined;
+  const { delivery_attempts, delivery_status, first_sent_at, ...notification } = body;
+  return canonicalFingerprint(notification);
 }
 
 /**
@@ -128,22 +129,17 @@ export function vercel<Events extends object = BodySignedMinimalEvents>(
 export function intercom<Events extends object = IntercomMinimalEvents>(
   options: BodySignedOptions,
 ): TypedPreset<Events> {
-  const preset = bodySigned('intercom', options, 'the app client secret', {
-    signatureHeader: 'x-hub-signature',
-    algorithm: 'sha1',
-    prefix: 'sha1=',
-    keyDescription: 'notification id in the body',
-  });
-  return typed<Events>(
-    {
-      ...preset,
-      fingerprint(request) {
-        const body = jsonBody(request);
-        if (!isJsonObject(body)) return undefined;
-        const { delivery_attempts, delivery_status, first_sent_at, ...notification } = body;
-        return canonicalFingerprint(notification);
-      },
+  return hmacFamily<Events, BodySignedOptions>(options, {
+    provider: 'intercom',
+    secret: ['secret', 'the app client secret'],
+    settings: {
+      ...EVENT_ID,
+      signatureHeader: 'x-hub-signature',
+      algorithm: 'sha1',
+      prefix: 'sha1=',
+      keyDescription: 'notification id in the body',
     },
-    (request) => idPart(jsonBody(request)?.topic),
-  );
+    eventType: bodyField('topic'),
+    extend: () => ({ fingerprint: notificationFingerprint }),
+  });
 }

@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
-import { typed, type TypedPreset } from './events';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
 import { requireOptions, requireString } from './options';
 import { formFields } from './request-fields';
 import { handshakeText } from './response';
@@ -44,23 +45,18 @@ interface PreparedPair {
   readonly key: Buffer;
 }
 
+/** One half of a key pair: a non-empty string. */
+function pairField(pair: BraintreeKeyPair, option: keyof BraintreeKeyPair, what: string): string {
+  return requireString('braintree', option, pair[option], `${what} as "${option}"`);
+}
+
 function preparePair(pair: BraintreeKeyPair): PreparedPair {
   if (typeof pair !== 'object' || pair === null)
     throw new ConfigError('keys', 'braintree() needs each key pair as { publicKey, privateKey }');
-  const publicKey = requireString(
-    'braintree',
-    'publicKey',
-    pair.publicKey,
-    'the public key as "publicKey"',
-  );
+  const publicKey = pairField(pair, 'publicKey', 'the public key');
   if (/[|&]/.test(publicKey))
     throw new ConfigError('publicKey', 'braintree() needs the public key, which has no "|" or "&"');
-  const privateKey = requireString(
-    'braintree',
-    'privateKey',
-    pair.privateKey,
-    'the private key as "privateKey"',
-  );
+  const privateKey = pairField(pair, 'privateKey', 'the private key');
   return { publicKey, key: createHash('sha1').update(privateKey, 'latin1').digest() };
 }
 
@@ -159,47 +155,43 @@ export function braintree<Events extends object = BraintreeMinimalEvents>(
     o.resolveSecret,
   );
 
-  return typed<Events>(
-    {
-      provider: 'braintree',
-      keyDescription: 'kind and timestamp in bt_payload',
-      needsRawBody: false,
-      retentionDays: 7,
-      key(request) {
-        const xml = notificationXml(formFields(request).get('bt_payload'));
-        if (xml === undefined) return undefined;
-        const digest = createHash('sha256').update(xml).digest('hex').slice(0, 32);
-        return ring.scope(request, `${field(xml, 'kind')}:${field(xml, 'timestamp')}:${digest}`);
-      },
-      fingerprint(request) {
-        const xml = notificationXml(formFields(request).get('bt_payload'));
-        return xml === undefined ? undefined : createHash('sha256').update(xml).digest('hex');
-      },
-      challenge(request) {
-        const challenge = queryParam(request.url, 'bt_challenge');
-        if (challenge === null || !CHALLENGE.test(challenge)) return undefined;
-        // Answered by the first pair: the fixed ones, or a tenant's already looked up (a GET
-        // cannot wait for a lookup); otherwise the read passes to your route.
-        const pair = ring.peek(request)?.[0];
-        if (pair === undefined) return undefined;
-        const answer = hmac('sha1', pair.key, [challenge]).toString('hex');
-        return handshakeText(200, `${pair.publicKey}|${answer}`);
-      },
-      verify(request) {
-        return ring.verify(request, (r, pairs) => {
-          const fields = formFields(r);
-          const signature = fields.get('bt_signature');
-          const payload = fields.get('bt_payload');
-          // Only a notification is a delivery: never the challenge's hex, which the answer signs.
-          if (signature === undefined || payload === undefined || !notificationXml(payload))
-            return undefined;
-          return firstMatch(pairs, (pair) => signedWith(pair, signature, payload));
-        });
-      },
+  return keyedPreset<Events, PreparedPair>(ring, {
+    provider: 'braintree',
+    keyDescription: 'kind and timestamp in bt_payload',
+    needsRawBody: false,
+    retentionDays: 7,
+    id(request) {
+      const xml = notificationXml(formFields(request).get('bt_payload'));
+      if (xml === undefined) return undefined;
+      const digest = createHash('sha256').update(xml).digest('hex').slice(0, 32);
+      return `${field(xml, 'kind')}:${field(xml, 'timestamp')}:${digest}`;
     },
-    (request) => {
+    fingerprint(request) {
+      const xml = notificationXml(formFields(request).get('bt_payload'));
+      return xml === undefined ? undefined : createHash('sha256').update(xml).digest('hex');
+    },
+    challenge(request) {
+      const challenge = queryParam(request.url, 'bt_challenge');
+      if (challenge === null || !CHALLENGE.test(challenge)) return undefined;
+      // Answered by the first pair: the fixed ones, or a tenant's already looked up (a GET
+      // cannot wait for a lookup); otherwise the read passes to your route.
+      const pair = ring.peek(request)?.[0];
+      if (pair === undefined) return undefined;
+      const answer = hmac('sha1', pair.key, [challenge]).toString('hex');
+      return handshakeText(200, `${pair.publicKey}|${answer}`);
+    },
+    signedWith(r, pairs) {
+      const fields = formFields(r);
+      const signature = fields.get('bt_signature');
+      const payload = fields.get('bt_payload');
+      // Only a notification is a delivery: never the challenge's hex, which the answer signs.
+      if (signature === undefined || payload === undefined || !notificationXml(payload))
+        return undefined;
+      return firstMatch(pairs, (pair) => signedWith(pair, signature, payload));
+    },
+    eventType: (request) => {
       const xml = notificationXml(formFields(request).get('bt_payload'));
       return xml === undefined ? undefined : field(xml, 'kind');
     },
-  );
+  });
 }

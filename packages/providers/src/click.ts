@@ -1,7 +1,8 @@
 /** @module Click SHOP API preset (Prepare / Complete): form-encoded requests signed with an MD5 `sign_string`. */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
-import { typed, type TypedPreset } from './events';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
 import { canonicalFingerprint } from './fingerprint';
 import { oneOf, requireOptions } from './options';
 import { formFields, parseJsonObject, type FormFields } from './request-fields';
@@ -102,6 +103,51 @@ function idJson(value: string | undefined): string {
   return value !== undefined && DIGITS.test(value) ? value : JSON.stringify(value ?? null);
 }
 
+/** True when `sign_string` is Click's MD5 under `secret`. */
+function signStringMatches(fields: FormFields, secret: string): boolean {
+  const parts = signedParts(fields, secret);
+  const given = fields.get('sign_string');
+  return parts !== undefined && given !== undefined && hexEquals(given, md5(parts));
+}
+
+/** The fingerprint of the operation's fields ({@link FINGERPRINT_FIELDS}). */
+function clickFingerprint(request: HttpRequest): string {
+  const fields = formFields(request);
+  const picked: Record<string, string | undefined> = {};
+  for (const name of FINGERPRINT_FIELDS) picked[name] = fields.get(name);
+  return canonicalFingerprint(picked);
+}
+
+/**
+ * The stored answer of a successful Complete, replayed as `error: -4, error_note: 'Already paid'`;
+ * any other stored answer as it is.
+ */
+function alreadyPaid(stored: HttpResponseRecord, request: HttpRequest): HttpResponseRecord {
+  if (!clickKey(request)?.endsWith(':1:ok')) return stored;
+  if (parseJsonObject(stored.body.toString('utf8'))?.error !== 0) return stored;
+  // Edit the text rather than re-serialise it: JSON.parse would round 64-bit ids.
+  const text = stored.body
+    .toString('utf8')
+    .replace(ERROR_ZERO, '"error":-4')
+    .replace(ERROR_NOTE, '"error_note":"Already paid"');
+  return withBody(stored, Buffer.from(text, 'utf8'));
+}
+
+/** Click's answer to a request whose `sign_string` does not verify: HTTP 200, `error: -1`. */
+function signCheckFailed(request: HttpRequest): HttpResponseRecord {
+  const fields = formFields(request);
+  return jsonText(
+    200,
+    `{"click_trans_id":${idJson(fields.get('click_trans_id'))},"merchant_trans_id":${JSON.stringify(fields.get('merchant_trans_id') ?? null)},"error":-1,"error_note":"SIGN CHECK FAILED"}`,
+  );
+}
+
+/** `prepare` or `complete`, by the `action` field. */
+function operation(request: HttpRequest): string | undefined {
+  const action = formFields(request).get('action');
+  return action === PREPARE ? 'prepare' : action === COMPLETE ? 'complete' : undefined;
+}
+
 /**
  * Click SHOP API preset (docs/providers.md#click).
  *
@@ -142,54 +188,21 @@ export function click<Events extends object = ClickMinimalEvents>(
     'already-paid',
   );
 
-  return typed<Events>(
-    {
-      provider: 'click',
-      keyDescription: 'click_trans_id and action (0 or 1; error on Complete)',
-      needsRawBody: false,
-      retentionDays: 3650,
-      key: (request) => ring.scope(request, clickKey(request)),
-      passThrough(request) {
-        const action = formFields(request).get('action');
-        return action !== undefined && action !== PREPARE && action !== COMPLETE;
-      },
-      verify(request) {
-        return ring.verify(request, (r, secrets) => {
-          const fields = formFields(r);
-          return firstMatch(secrets, (secret) => {
-            const parts = signedParts(fields, secret);
-            const given = fields.get('sign_string');
-            return parts !== undefined && given !== undefined && hexEquals(given, md5(parts));
-          });
-        });
-      },
-      fingerprint(request) {
-        const fields = formFields(request);
-        const picked: Record<string, string | undefined> = {};
-        for (const name of FINGERPRINT_FIELDS) picked[name] = fields.get(name);
-        return canonicalFingerprint(picked);
-      },
-      replay(stored, request) {
-        if (repeat === 'replay' || !clickKey(request)?.endsWith(':1:ok')) return stored;
-        if (parseJsonObject(stored.body.toString('utf8'))?.error !== 0) return stored;
-        // Edit the text rather than re-serialise it: JSON.parse would round 64-bit ids.
-        const text = stored.body
-          .toString('utf8')
-          .replace(ERROR_ZERO, '"error":-4')
-          .replace(ERROR_NOTE, '"error_note":"Already paid"');
-        return withBody(stored, Buffer.from(text, 'utf8'));
-      },
-      unauthorized(request): HttpResponseRecord {
-        const fields = formFields(request);
-        return jsonText(
-          200,
-          `{"click_trans_id":${idJson(fields.get('click_trans_id'))},"merchant_trans_id":${JSON.stringify(fields.get('merchant_trans_id') ?? null)},"error":-1,"error_note":"SIGN CHECK FAILED"}`,
-        );
-      },
-    },
-    (request) => {
+  return keyedPreset<Events, string>(ring, {
+    provider: 'click',
+    keyDescription: 'click_trans_id and action (0 or 1; error on Complete)',
+    needsRawBody: false,
+    retentionDays: 3650,
+    id: clickKey,
+    passThrough(request) {
       const action = formFields(request).get('action');
-      return action === PREPARE ? 'prepare' : action === COMPLETE ? 'complete' : undefined;
+      return action !== undefined && action !== PREPARE && action !== COMPLETE;
     },
-  );
+    signedWith: (r, secrets) =>
+      firstMatch(secrets, (secret) => signStringMatches(formFields(r), secret)),
+    fingerprint: clickFingerprint,
+    replay: repeat === 'replay' ? (stored) => stored : alreadyPaid,
+    unauthorized: signCheckFailed,
+    eventType: operation,
+  });
 }

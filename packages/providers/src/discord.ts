@@ -2,14 +2,14 @@
  * @module Discord interactions preset: the interaction `id` as the key, `X-Signature-Ed25519`
  * verified with the application's public key, PING answered with a PONG before any claim.
  */
-import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
-import { typed, type TypedPreset } from './events';
-import { clockOption, requireOptions, requireString, toleranceOption } from './options';
-import { header, idPart, jsonBody } from './request-fields';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
+import { idPart, jsonBody } from './request-fields';
 import { handshakeJson } from './response';
-import { firstMatch, keyring, type SecretOptions } from './secrets';
-import { isFresh, parseUnixSeconds } from './signature';
+import { type SecretOptions, timedKeyring } from './secrets';
+import { stampedSignatureMatch } from './stamped-signature';
 
 /**
  * Options of {@link discord}: `publicKey`, the application's public key, 64 hex characters
@@ -55,13 +55,8 @@ const HEX_SIGNATURE = /^[0-9a-fA-F]{128}$/;
 const PING = 1;
 const PONG = '{"type":1}';
 
-function publicKeyOf(value: unknown): KeyObject {
-  const hex = requireString(
-    'discord',
-    'publicKey',
-    value,
-    'the application public key as "publicKey"',
-  );
+/** The Ed25519 key of the application's public key, given as 64 hex characters. */
+function publicKeyOf(hex: string): KeyObject {
   if (!HEX_KEY.test(hex))
     throw new ConfigError('publicKey', 'discord() needs the public key as 64 hex characters');
   return createPublicKey({
@@ -95,55 +90,41 @@ function publicKeyOf(value: unknown): KeyObject {
 export function discord<Events extends object = DiscordMinimalEvents>(
   options: DiscordOptions,
 ): TypedPreset<Events> {
-  const { publicKey, resolveSecret, toleranceSeconds, clock } = requireOptions('discord', options);
-  const tolerance = toleranceOption('discord', toleranceSeconds, 300);
-  const now = clockOption('discord', clock);
-  const ring = keyring<string, KeyObject>(
-    {
-      preset: 'discord',
-      option: 'publicKey',
-      what: 'the application public key',
-      now,
-      prepare: publicKeyOf,
-    },
-    publicKey,
-    resolveSecret,
+  const { ring, now, tolerance } = timedKeyring(
+    'discord',
+    options,
+    ['publicKey', 'the application public key'],
+    300,
+    publicKeyOf,
   );
+  const signed = stampedSignatureMatch({
+    header: 'x-signature-ed25519',
+    stampHeader: 'x-signature-timestamp',
+    encoding: 'hex',
+    pattern: HEX_SIGNATURE,
+    algorithm: null,
+    now,
+    tolerance,
+  });
 
-  return typed<Events>(
-    {
-      provider: 'discord',
-      keyDescription: 'interaction id in the body',
-      needsRawBody: true,
-      retentionDays: 1,
-      key(request) {
-        return ring.scope(request, idPart(jsonBody(request)?.id));
-      },
-      handshake(request) {
-        if (jsonBody(request)?.type !== PING) return undefined;
-        return handshakeJson(200, PONG);
-      },
-      verify(request) {
-        return ring.verify(request, (r, keys) => {
-          const signature = header(r, 'x-signature-ed25519');
-          const stamp = header(r, 'x-signature-timestamp');
-          const seconds = parseUnixSeconds(stamp);
-          const { rawBody } = r;
-          if (rawBody === undefined || signature === undefined || !HEX_SIGNATURE.test(signature))
-            return undefined;
-          if (stamp === undefined || seconds === undefined || !isFresh(seconds, now(), tolerance))
-            return undefined;
-          const signed = Buffer.concat([Buffer.from(stamp, 'utf8'), rawBody]);
-          const bytes = Buffer.from(signature, 'hex');
-          return firstMatch(keys, (key) => verifySignature(null, signed, key, bytes));
-        });
-      },
+  return keyedPreset<Events, KeyObject>(ring, {
+    provider: 'discord',
+    keyDescription: 'interaction id in the body',
+    needsRawBody: true,
+    retentionDays: 1,
+    id(request) {
+      return idPart(jsonBody(request)?.id);
     },
-    (request) => {
+    handshake(request) {
+      if (jsonBody(request)?.type !== PING) return undefined;
+      return handshakeJson(200, PONG);
+    },
+    signedWith: signed,
+    eventType: (request) => {
       const type = jsonBody(request)?.type;
       return typeof type === 'number' && type in DISCORD_INTERACTION_TYPES
         ? DISCORD_INTERACTION_TYPES[type as keyof typeof DISCORD_INTERACTION_TYPES]
         : undefined;
     },
-  );
+  });
 }

@@ -1,5 +1,6 @@
 /** @module GitHub preset: `X-GitHub-Delivery` as the key, `X-Hub-Signature-256` verified on the raw body. */
-import { typed, type TypedPreset } from './events';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
 import { booleanOption, requireOptions } from './options';
 import { hubSignatureMatch } from './hub-signature';
 import { header } from './request-fields';
@@ -54,27 +55,21 @@ export function github<Events extends object = GitHubMinimalEvents>(
   const ring = stringKeyring('github', options, 'secret', 'the webhook secret');
   const scoped = booleanOption('github', 'perHook', perHook, false);
 
-  return typed<Events>(
-    {
-      provider: 'github',
-      keyDescription: scoped
-        ? 'X-GitHub-Hook-ID and X-GitHub-Delivery headers'
-        : 'X-GitHub-Delivery header',
-      needsRawBody: true,
-      retentionDays: 7,
-      key(request) {
-        const delivery = header(request, 'x-github-delivery');
-        if (delivery === undefined || delivery === '') return undefined;
-        if (!scoped) return ring.scope(request, delivery);
-        const hook = header(request, 'x-github-hook-id');
-        return hook === undefined || hook === ''
-          ? undefined
-          : ring.scope(request, `${hook}:${delivery}`);
-      },
-      verify(request) {
-        return ring.verify(request, hubSignatureMatch);
-      },
+  return keyedPreset<Events, string>(ring, {
+    provider: 'github',
+    keyDescription: scoped
+      ? 'X-GitHub-Hook-ID and X-GitHub-Delivery headers'
+      : 'X-GitHub-Delivery header',
+    needsRawBody: true,
+    retentionDays: 7,
+    id(request) {
+      const delivery = header(request, 'x-github-delivery');
+      if (delivery === undefined || delivery === '') return undefined;
+      if (!scoped) return delivery;
+      const hook = header(request, 'x-github-hook-id');
+      return hook === undefined || hook === '' ? undefined : `${hook}:${delivery}`;
     },
-    (request) => header(request, 'x-github-event'),
-  );
+    signedWith: hubSignatureMatch,
+    eventType: (request) => header(request, 'x-github-event'),
+  });
 }

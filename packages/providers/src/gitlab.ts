@@ -1,9 +1,10 @@
 /** @module GitLab preset: the `Idempotency-Key` header as the key, `X-Gitlab-Token` compared with the secret token. */
-import { typed, type TypedPreset } from './events';
-import { requireOptions, requireString } from './options';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
+import { requireOptions } from './options';
 import { tokenHeaderMatch } from './token-header';
-import { header, idPart, jsonBody } from './request-fields';
-import { keyring, type SecretOptions } from './secrets';
+import { headerId, idPart, jsonBody } from './request-fields';
+import { type SecretOptions, stringKeyring } from './secrets';
 import { secretDigest } from './signature';
 
 /**
@@ -42,31 +43,17 @@ export type GitLabMinimalEvents = Record<string, GitLabMinimalEvent>;
 export function gitlab<Events extends object = GitLabMinimalEvents>(
   options: GitLabOptions,
 ): TypedPreset<Events> {
-  const { secretToken, resolveSecret } = requireOptions('gitlab', options);
-  const ring = keyring<string, Buffer>(
-    {
-      preset: 'gitlab',
-      option: 'secretToken',
-      what: 'the secret token',
-      prepare: (token) =>
-        secretDigest(
-          requireString('gitlab', 'secretToken', token, 'the secret token as "secretToken"'),
-        ),
-    },
-    secretToken,
-    resolveSecret,
-  );
-  return typed<Events>(
-    {
-      provider: 'gitlab',
-      keyDescription: 'Idempotency-Key header',
-      needsRawBody: false,
-      retentionDays: 7,
-      key: (request) => ring.scopeText(request, header(request, 'idempotency-key')),
-      verify(request) {
-        return ring.verify(request, tokenHeaderMatch('x-gitlab-token'));
-      },
-    },
-    (request) => idPart(jsonBody(request)?.object_kind),
-  );
+  requireOptions('gitlab', options);
+  const ring = stringKeyring('gitlab', options, 'secretToken', 'the secret token', {
+    toKey: secretDigest,
+  });
+  return keyedPreset<Events, Buffer>(ring, {
+    provider: 'gitlab',
+    keyDescription: 'Idempotency-Key header',
+    needsRawBody: false,
+    retentionDays: 7,
+    id: headerId('idempotency-key'),
+    signedWith: tokenHeaderMatch('x-gitlab-token'),
+    eventType: (request) => idPart(jsonBody(request)?.object_kind),
+  });
 }

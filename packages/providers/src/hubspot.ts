@@ -4,12 +4,12 @@
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
-import { jsonArrayBody } from './batched';
-import { typedBatch, type TypedPreset } from './events';
+import { batchedPreset, jsonArrayBody } from './batched';
+import type { TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
-import { clockOption, requireOptions, toleranceOption } from './options';
-import { header, idPart, isJsonObject } from './request-fields';
-import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
+import { requireOptions } from './options';
+import { header, idPart, isJsonObject, joinedId } from './request-fields';
+import { firstMatch, type SecretOptions, timedKeyring } from './secrets';
 import { hmacMatches, isFresh } from './signature';
 
 /**
@@ -54,8 +54,7 @@ function signedUri(url: string): string {
 /** The event's key: account, subscription and event id (HubSpot does not promise `eventId` alone is unique). */
 function eventKey(event: unknown): string | undefined {
   if (!isJsonObject(event)) return undefined;
-  const parts = [event.portalId, event.subscriptionId, event.eventId].map(idPart);
-  return parts.every((part) => part !== undefined) ? parts.join(':') : undefined;
+  return joinedId([event.portalId, event.subscriptionId, event.eventId]);
 }
 
 /**
@@ -81,9 +80,13 @@ function eventKey(event: unknown): string | undefined {
 export function hubspot<Events extends object = HubSpotMinimalEvents>(
   options: HubSpotOptions,
 ): TypedPreset<Events> {
-  const { targetUrl, toleranceSeconds, clock } = requireOptions('hubspot', options);
-  const now = clockOption('hubspot', clock);
-  const ring = stringKeyring('hubspot', options, 'clientSecret', 'the app client secret', now);
+  const { targetUrl } = requireOptions('hubspot', options);
+  const { ring, now, tolerance } = timedKeyring(
+    'hubspot',
+    options,
+    ['clientSecret', 'the app client secret'],
+    300,
+  );
   if (typeof targetUrl === 'string' && !/^https?:\/\/\S+$/.test(targetUrl))
     throw new ConfigError('targetUrl', 'hubspot() needs the full target URL, https://…');
   if (typeof targetUrl !== 'string' && typeof targetUrl !== 'function')
@@ -92,36 +95,28 @@ export function hubspot<Events extends object = HubSpotMinimalEvents>(
       'hubspot() needs the target URL or a function of the request',
     );
   const urlOf = typeof targetUrl === 'string' ? () => targetUrl : targetUrl;
-  const tolerance = toleranceOption('hubspot', toleranceSeconds, 300);
 
-  return typedBatch<Events>(
-    {
-      provider: 'hubspot',
-      keyDescription: 'portalId, subscriptionId and eventId of each event',
-      needsRawBody: true,
-      retentionDays: 3,
-      key: () => undefined,
-      items(request) {
-        return jsonArrayBody(request)?.map((event) => {
-          if (!isJsonObject(event)) return { key: undefined, value: event };
-          const { attemptNumber, ...stable } = event;
-          const fingerprint = canonicalFingerprint(stable);
-          return { key: ring.scope(request, eventKey(event)), value: event, fingerprint };
-        });
-      },
-      verify(request) {
-        return ring.verify(request, (r, secrets) => {
-          const given = header(r, 'x-hubspot-signature-v3');
-          const stamp = header(r, 'x-hubspot-request-timestamp');
-          const { rawBody } = r;
-          if (rawBody === undefined || given === undefined || stamp === undefined) return undefined;
-          if (!MILLISECONDS.test(stamp) || !isFresh(Number(stamp) / 1000, now(), tolerance))
-            return undefined;
-          const parts = [r.method, signedUri(urlOf(r)), rawBody, stamp];
-          return firstMatch(secrets, (secret) => hmacMatches(secret, parts, [given], 'base64'));
-        });
-      },
+  return batchedPreset<Events, string, unknown>(ring, {
+    provider: 'hubspot',
+    keyDescription: 'portalId, subscriptionId and eventId of each event',
+    needsRawBody: true,
+    retentionDays: 3,
+    items: jsonArrayBody,
+    item(event) {
+      if (!isJsonObject(event)) return { id: undefined };
+      const { attemptNumber, ...stable } = event;
+      return { id: eventKey(event), fingerprint: canonicalFingerprint(stable) };
     },
-    (item) => (isJsonObject(item) ? idPart(item.subscriptionType) : undefined),
-  );
+    signedWith(r, secrets) {
+      const given = header(r, 'x-hubspot-signature-v3');
+      const stamp = header(r, 'x-hubspot-request-timestamp');
+      const { rawBody } = r;
+      if (rawBody === undefined || given === undefined || stamp === undefined) return undefined;
+      if (!MILLISECONDS.test(stamp) || !isFresh(Number(stamp) / 1000, now(), tolerance))
+        return undefined;
+      const parts = [r.method, signedUri(urlOf(r)), rawBody, stamp];
+      return firstMatch(secrets, (secret) => hmacMatches(secret, parts, [given], 'base64'));
+    },
+    itemType: (item) => (isJsonObject(item) ? idPart(item.subscriptionType) : undefined),
+  });
 }

@@ -3,7 +3,8 @@
  * of timestamp + token under the webhook signing key) checked, event data fingerprinted alone.
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
-import { typed, type TypedPreset } from './events';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
 import { canonicalFingerprint } from './fingerprint';
 import { clockOption, requireOptions, toleranceOption } from './options';
 import { idPart, isJsonObject, jsonBody } from './request-fields';
@@ -75,35 +76,30 @@ export function mailgun<Events extends object = MailgunMinimalEvents>(
       ? undefined
       : toleranceOption('mailgun', o.toleranceSeconds, 0);
   const now = clockOption('mailgun', o.clock);
-  const ring = stringKeyring('mailgun', o, 'signingKey', 'the webhook signing key', now);
+  const ring = stringKeyring('mailgun', o, 'signingKey', 'the webhook signing key', { now });
 
-  return typed<Events>(
-    {
-      provider: 'mailgun',
-      keyDescription: 'event-data.id in the body',
-      needsRawBody: false,
-      retentionDays: 7,
-      key(request) {
-        const event = jsonBody(request)?.['event-data'];
-        return ring.scope(request, isJsonObject(event) ? idPart(event.id) : undefined);
-      },
-      fingerprint(request) {
-        const event = jsonBody(request)?.['event-data'];
-        return isJsonObject(event) ? canonicalFingerprint(event) : undefined;
-      },
-      verify(request) {
-        return ring.verify(request, (r, keys) => {
-          const signed = signedBlock(r, tolerance, now);
-          return (
-            signed &&
-            firstMatch(keys, (key) => hmacMatches(key, [signed.text], signed.given, 'hex'))
-          );
-        });
-      },
+  return keyedPreset<Events, string>(ring, {
+    provider: 'mailgun',
+    keyDescription: 'event-data.id in the body',
+    needsRawBody: false,
+    retentionDays: 7,
+    id(request) {
+      const event = jsonBody(request)?.['event-data'];
+      return isJsonObject(event) ? idPart(event.id) : undefined;
     },
-    (request) => {
+    fingerprint(request) {
+      const event = jsonBody(request)?.['event-data'];
+      return isJsonObject(event) ? canonicalFingerprint(event) : undefined;
+    },
+    signedWith(r, keys) {
+      const signed = signedBlock(r, tolerance, now);
+      return (
+        signed && firstMatch(keys, (key) => hmacMatches(key, [signed.text], signed.given, 'hex'))
+      );
+    },
+    eventType: (request) => {
       const event = jsonBody(request)?.['event-data'];
       return isJsonObject(event) ? idPart(event.event) : undefined;
     },
-  );
+  });
 }

@@ -3,7 +3,8 @@
  * ts=…,v1=…` (hex HMAC-SHA256 of the manifest `id:…;request-id:…;ts:…;`) under the secret signature.
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
-import { typed, type TypedPreset } from './events';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
 import { requireOptions } from './options';
 import { header, idPart, jsonBody } from './request-fields';
 import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
@@ -94,30 +95,26 @@ export function mercadopago<Events extends object = MercadoPagoMinimalEvents>(
   requireOptions('mercadopago', options);
   const ring = stringKeyring('mercadopago', options, 'secret', 'the secret signature');
 
-  return typed<Events>(
-    {
-      provider: 'mercadopago',
-      keyDescription: 'x-request-id header (with the data.id query parameter)',
-      needsRawBody: false,
-      retentionDays: 30,
-      key(request) {
-        const id = dataId(request);
-        const request_ = requestId(request);
-        if (request_ === undefined) return undefined;
-        return ring.scope(request, id === undefined ? request_ : `${id}:${request_}`);
-      },
-      verify(request) {
-        return ring.verify(request, (r, keys) => {
-          const manifests = manifestsOf(r);
-          if (manifests === undefined) return undefined;
-          return firstMatch(keys, (key) =>
-            manifests.texts.some((text) => hmacMatches(key, [text], manifests.v1, 'hex')),
-          );
-        });
-      },
+  return keyedPreset<Events, string>(ring, {
+    provider: 'mercadopago',
+    keyDescription: 'x-request-id header (with the data.id query parameter)',
+    needsRawBody: false,
+    retentionDays: 30,
+    id(request) {
+      const id = dataId(request);
+      const request_ = requestId(request);
+      if (request_ === undefined) return undefined;
+      return id === undefined ? request_ : `${id}:${request_}`;
     },
-    (request) => idPart(jsonBody(request)?.type),
-  );
+    signedWith(r, keys) {
+      const manifests = manifestsOf(r);
+      if (manifests === undefined) return undefined;
+      return firstMatch(keys, (key) =>
+        manifests.texts.some((text) => hmacMatches(key, [text], manifests.v1, 'hex')),
+      );
+    },
+    eventType: (request) => idPart(jsonBody(request)?.type),
+  });
 }
 
 /** The manifests a request's signature may cover, and its `v1` hashes; `undefined` when it has none. */

@@ -5,8 +5,8 @@
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
-import { contentKey } from './batched';
-import { typedBatch, type TypedPreset } from './events';
+import { batchedPreset, contentKey } from './batched';
+import type { TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
 import { requireOptions, requireString } from './options';
 import { hubSignatureMatch } from './hub-signature';
@@ -143,47 +143,35 @@ export function meta<Events extends object = MetaMinimalEvents>(
         );
   const forbidden: HttpResponseRecord = handshakeText(403, 'Forbidden');
 
-  return typedBatch<Events>(
-    {
-      provider: 'meta',
-      keyDescription: 'entry with changes or messaging',
-      needsRawBody: true,
-      retentionDays: 14,
-      key: () => undefined,
-      items(request) {
-        return metaItems(jsonBody(request))?.map((item) => {
-          const natural = naturalId(item);
-          const key =
-            natural !== undefined && natural.length <= MAX_ID ? natural : contentKey(content(item));
-          return {
-            key: ring.scope(request, key),
-            value: item,
-            fingerprint: canonicalFingerprint(content(item)),
-          };
-        });
-      },
-      challenge(request) {
-        if (tokens === undefined || tokens.length === 0) return undefined;
-        const query = queryOf(request);
-        const challenge = query.get('hub.challenge');
-        if (query.get('hub.mode') !== 'subscribe' || !challenge) return undefined;
-        const given = query.get('hub.verify_token');
-        if (
-          given === null ||
-          firstMatch(tokens, (token) => secretEquals(given, token)) === undefined
-        )
-          return forbidden;
-        // The echo of text the request chose: plain text, never sniffed (handshakeText).
-        return handshakeText(200, challenge);
-      },
-      verify(request) {
-        return ring.verify(request, hubSignatureMatch);
-      },
+  return batchedPreset<Events, string, MetaItem>(ring, {
+    provider: 'meta',
+    keyDescription: 'entry with changes or messaging',
+    needsRawBody: true,
+    retentionDays: 14,
+    items: (request) => metaItems(jsonBody(request)),
+    item(item) {
+      const natural = naturalId(item);
+      return {
+        id: natural !== undefined && natural.length <= MAX_ID ? natural : contentKey(content(item)),
+        fingerprint: canonicalFingerprint(content(item)),
+      };
     },
-    (item) => {
+    challenge(request) {
+      if (tokens === undefined || tokens.length === 0) return undefined;
+      const query = queryOf(request);
+      const challenge = query.get('hub.challenge');
+      if (query.get('hub.mode') !== 'subscribe' || !challenge) return undefined;
+      const given = query.get('hub.verify_token');
+      if (given === null || firstMatch(tokens, (token) => secretEquals(given, token)) === undefined)
+        return forbidden;
+      // The echo of text the request chose: plain text, never sniffed (handshakeText).
+      return handshakeText(200, challenge);
+    },
+    signedWith: hubSignatureMatch,
+    itemType(item) {
       if (!isJsonObject(item)) return undefined;
       if (isJsonObject(item.change)) return text(item.change.field);
       return item.messaging === undefined ? undefined : 'messaging';
     },
-  );
+  });
 }

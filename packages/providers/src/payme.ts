@@ -1,13 +1,13 @@
 /** @module Payme (Paycom) Merchant API preset: JSON-RPC over HTTP Basic, always answered with HTTP 200. */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
-import { basicAuthChecker, basicAuthMatch } from './basic-auth';
-import { typed, type TypedPreset } from './events';
+import { basicAuthChecker, basicAuthPreset } from './basic-auth';
+import type { TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
-import { requireOptions, requireString, optionalString } from './options';
-import { header, idPart, isJsonObject, jsonBody, parseJsonObject } from './request-fields';
+import { optionalString, requireOptions } from './options';
+import { idPart, isJsonObject, jsonBody, parseJsonObject } from './request-fields';
 import { jsonText, withBody } from './response';
-import { keyring, type SecretOptions } from './secrets';
+import { type SecretOptions, stringKeyring } from './secrets';
 
 /**
  * Options of {@link payme}: `password`, the cash-desk key Payme issued (36 characters, the
@@ -81,6 +81,25 @@ function paymeKey(request: HttpRequest): string | undefined {
   return typeof type === 'string' && type !== '' ? `${method}:${id}:${type}` : undefined;
 }
 
+/** The stored answer with its JSON-RPC `id` replaced by the current request's (as it is when that cannot be done). */
+function withCurrentId(stored: HttpResponseRecord, request: HttpRequest): HttpResponseRecord {
+  const current = jsonBody(request);
+  if (!current || !('id' in current)) return stored;
+  const answer = parseJsonObject(stored.body.toString('utf8'));
+  if (answer === undefined) return stored;
+  const id = current.id ?? null;
+  if (JSON.stringify(answer.id ?? null) === JSON.stringify(id)) return stored;
+  return withBody(stored, Buffer.from(JSON.stringify({ ...answer, id }), 'utf8'));
+}
+
+/** Queries and ChangePassword, and any call without a usable key: the handler answers them every time. */
+function passesThrough(request: HttpRequest): boolean {
+  const method = jsonBody(request)?.method;
+  return (
+    (typeof method === 'string' && PASS_THROUGH.has(method)) || paymeKey(request) === undefined
+  );
+}
+
 /**
  * Payme Merchant API preset (JSON-RPC 2.0, HTTP Basic auth, docs/providers.md#payme).
  *
@@ -115,64 +134,29 @@ function paymeKey(request: HttpRequest): string | undefined {
 export function payme<Events extends object = PaymeMinimalEvents>(
   options: PaymeOptions,
 ): TypedPreset<Events> {
-  const { password, resolveSecret, login } = requireOptions('payme', options);
+  const { login } = requireOptions('payme', options);
   const user = optionalString('payme', 'login', login, 'Paycom');
-  const ring = keyring(
-    {
-      preset: 'payme',
-      option: 'password',
-      what: 'the cash-desk key',
-      prepare: (pass: string) =>
-        basicAuthChecker(
-          'payme',
-          'login',
-          user,
-          requireString('payme', 'password', pass, 'the cash-desk key as "password"'),
-        ),
-    },
-    password,
-    resolveSecret,
-  );
+  const ring = stringKeyring('payme', options, 'password', 'the cash-desk key', {
+    toKey: (pass) => basicAuthChecker('payme', 'login', user, pass),
+  });
 
-  return typed<Events>(
-    {
-      provider: 'payme',
-      keyDescription: 'JSON-RPC method and params.id',
-      needsRawBody: false,
-      retentionDays: 3650,
-      key: (request) => ring.scope(request, paymeKey(request)),
-      passThrough(request) {
-        const method = jsonBody(request)?.method;
-        return (
-          (typeof method === 'string' && PASS_THROUGH.has(method)) ||
-          paymeKey(request) === undefined
-        );
-      },
-      verify(request) {
-        return ring.verify(request, (r, checks) =>
-          basicAuthMatch(checks, header(r, 'authorization')),
-        );
-      },
-      fingerprint(request) {
-        const rpc = jsonBody(request);
-        return rpc ? canonicalFingerprint({ method: rpc.method, params: rpc.params }) : undefined;
-      },
-      replay(stored, request) {
-        const current = jsonBody(request);
-        if (!current || !('id' in current)) return stored;
-        const answer = parseJsonObject(stored.body.toString('utf8'));
-        if (answer === undefined) return stored;
-        const id = current.id ?? null;
-        if (JSON.stringify(answer.id ?? null) === JSON.stringify(id)) return stored;
-        return withBody(stored, Buffer.from(JSON.stringify({ ...answer, id }), 'utf8'));
-      },
-      inProgress(request) {
-        return rpcError(request, -32400, SYSTEM_ERROR_IN_PROGRESS);
-      },
-      unauthorized(request) {
-        return rpcError(request, -32504, INSUFFICIENT_PRIVILEGE);
-      },
+  return basicAuthPreset<Events>(ring, {
+    provider: 'payme',
+    keyDescription: 'JSON-RPC method and params.id',
+    retentionDays: 3650,
+    id: paymeKey,
+    passThrough: passesThrough,
+    fingerprint(request) {
+      const rpc = jsonBody(request);
+      return rpc ? canonicalFingerprint({ method: rpc.method, params: rpc.params }) : undefined;
     },
-    (request) => idPart(jsonBody(request)?.method),
-  );
+    replay: withCurrentId,
+    inProgress(request) {
+      return rpcError(request, -32400, SYSTEM_ERROR_IN_PROGRESS);
+    },
+    unauthorized(request) {
+      return rpcError(request, -32504, INSUFFICIENT_PRIVILEGE);
+    },
+    eventType: (request) => idPart(jsonBody(request)?.method),
+  });
 }

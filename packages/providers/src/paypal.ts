@@ -8,7 +8,8 @@ import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
 import { presentExternalId } from '@webhook-idempotency/core/adapter';
 import { crc32 } from './crc32';
-import { typed, type TypedPreset } from './events';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
 import { clockOption, requireOptions } from './options';
 import { certificateSource } from './paypal-certificate-cache';
 import {
@@ -174,7 +175,7 @@ export function paypal<Events extends object = PayPalMinimalEvents>(
     );
   const hosts = hostsOption(o.certificateHosts);
   const now = clockOption('paypal', o.clock);
-  const ring = stringKeyring('paypal', o, 'webhookId', 'your webhook id', now);
+  const ring = stringKeyring('paypal', o, 'webhookId', 'your webhook id', { now });
   const certificates = certificateSource({
     fetch: o.fetchCertificate ?? fetchCertificateText,
     timeoutMs: timeoutOption(o.certificateTimeoutMs),
@@ -182,36 +183,32 @@ export function paypal<Events extends object = PayPalMinimalEvents>(
     now,
   });
 
-  return typed<Events>(
-    {
-      provider: 'paypal',
-      keyDescription: 'event id in the body',
-      needsRawBody: true,
-      retentionDays: 30,
-      key(request) {
-        return ring.scope(request, presentExternalId(jsonBody(request)?.id));
-      },
-      verify(request) {
-        return ring.verify(request, async (r, webhookIds) => {
-          const transmission = transmissionOf(r, hosts);
-          if (transmission === undefined) return undefined;
-          const { url, signature } = transmission;
-          const certificate = await certificates.at(url);
-          if (certificate === undefined) return undefined;
-          const bytes = Buffer.from(signature, 'base64');
-          const found = firstMatch(webhookIds, (webhookId) =>
-            verifySignature(
-              'sha256',
-              Buffer.from(`${transmission.signedPrefix}|${webhookId}|${transmission.crc}`, 'utf8'),
-              certificate.key,
-              bytes,
-            ),
-          );
-          if (found !== undefined) certificates.proven(url, certificate);
-          return found;
-        });
-      },
+  return keyedPreset<Events, string>(ring, {
+    provider: 'paypal',
+    keyDescription: 'event id in the body',
+    needsRawBody: true,
+    retentionDays: 30,
+    id(request) {
+      return presentExternalId(jsonBody(request)?.id);
     },
-    (request) => idPart(jsonBody(request)?.event_type),
-  );
+    async signedWith(r, webhookIds) {
+      const transmission = transmissionOf(r, hosts);
+      if (transmission === undefined) return undefined;
+      const { url, signature } = transmission;
+      const certificate = await certificates.at(url);
+      if (certificate === undefined) return undefined;
+      const bytes = Buffer.from(signature, 'base64');
+      const found = firstMatch(webhookIds, (webhookId) =>
+        verifySignature(
+          'sha256',
+          Buffer.from(`${transmission.signedPrefix}|${webhookId}|${transmission.crc}`, 'utf8'),
+          certificate.key,
+          bytes,
+        ),
+      );
+      if (found !== undefined) certificates.proven(url, certificate);
+      return found;
+    },
+    eventType: (request) => idPart(jsonBody(request)?.event_type),
+  });
 }

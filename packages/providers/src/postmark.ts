@@ -3,16 +3,10 @@
  * compared hashed in constant time.
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
-import {
-  basicAuthMatch,
-  credentialsSecret,
-  givenCredentials,
-  type BasicCredentials,
-} from './basic-auth';
-import { typed, type TypedPreset } from './events';
-import { requireOptions } from './options';
-import { header, idPart, jsonBody, type JsonObject } from './request-fields';
-import { keyring, type SecretOptions } from './secrets';
+import { basicAuthPreset, type BasicCredentials, credentialsKeyring } from './basic-auth';
+import type { TypedPreset } from './events';
+import { idPart, joinedId, jsonBody, type JsonObject } from './request-fields';
+import type { SecretOptions } from './secrets';
 
 /**
  * Options of {@link postmark}: the `username` and `password` in the webhook URL
@@ -62,9 +56,7 @@ function recordKey(request: HttpRequest): string | undefined {
   const type = recordType(body);
   const fields = type === undefined ? undefined : KEY_FIELDS[type];
   if (fields === undefined) return undefined;
-  const parts = fields.map((name) => idPart(body[name]));
-  if (parts.some((part) => part === undefined)) return undefined;
-  return [type, ...parts].join(':');
+  return joinedId([type, ...fields.map((name) => body[name])]);
 }
 
 /**
@@ -91,24 +83,15 @@ function recordKey(request: HttpRequest): string | undefined {
 export function postmark<Events extends object = PostmarkMinimalEvents>(
   options: PostmarkOptions,
 ): TypedPreset<Events> {
-  const o = requireOptions('postmark', options);
-  const ring = keyring(credentialsSecret('postmark'), givenCredentials(o), o.resolveSecret);
-  return typed<Events>(
-    {
-      provider: 'postmark',
-      keyDescription: 'RecordType and its record fields in the body',
-      needsRawBody: false,
-      retentionDays: 7,
-      key: (request) => ring.scope(request, recordKey(request)),
-      verify(request) {
-        return ring.verify(request, (r, checks) =>
-          basicAuthMatch(checks, header(r, 'authorization')),
-        );
-      },
-    },
-    (request) => {
+  const ring = credentialsKeyring('postmark', options);
+  return basicAuthPreset<Events>(ring, {
+    provider: 'postmark',
+    keyDescription: 'RecordType and its record fields in the body',
+    retentionDays: 7,
+    id: recordKey,
+    eventType(request) {
       const body = jsonBody(request);
       return body === undefined ? undefined : recordType(body);
     },
-  );
+  });
 }

@@ -107,3 +107,17 @@ export function idPart(value: unknown): string | undefined {
 export function bodyField(field: string): (request: HttpRequest) => string | undefined {
   return (request) => idPart(jsonBody(request)?.[field]);
 }
+
+/** A reader of one header as a delivery id: an empty value counts as none. */
+export function headerId(name: string): (request: HttpRequest) => string | undefined {
+  return (request) => {
+    const value = header(request, name);
+    return value === '' ? undefined : value;
+  };
+}
+
+/** Key parts joined by `:` (`portalId:subscriptionId:eventId`); `undefined` unless each is an {@link idPart}. */
+export function joinedId(values: readonly unknown[]): string | undefined {
+  const parts = values.map(idPart);
+  return parts.every((part) => part !== undefined) ? parts.join(':') : undefined;
+}

@@ -154,6 +154,8 @@ function within<T>(
   return Promise.race([work(controller.signal), deadline]).finally(() => clearTimeout(timer));
 }
 
+type Settings = ReturnType<typeof settings>;
+
 /**
  * The lookup of one preset's `resolveSecret`: cache first (found and unknown tenants apart), then
  * the lookup already running for that tenant, then a new one once a place is free, all within
@@ -165,25 +167,50 @@ export function resolverCache<S, K>(
   prepare: (secret: S) => K,
   now: () => number = Date.now,
 ): ResolverCache<K> {
-  const { max, ttlMs, missTtlMs, concurrency, timeoutMs } = settings(
-    preset,
-    resolver as SecretResolver<unknown>,
-  );
-  const { tenant: tenantOf, secrets, onError } = resolver;
-  const found = new ExpiringLru<readonly K[]>(max);
-  const unknown = new ExpiringLru<true>(max);
-  const pending = new Map<string, Promise<readonly K[] | undefined>>();
-  const slots = new Slots(concurrency);
-  const report = (error: unknown, tenant: string | undefined) => {
-    try {
-      onError?.(error, tenant);
-    } catch {
-      // An observer never changes an answer.
-    }
-  };
+  const checked = settings(preset, resolver as SecretResolver<unknown>);
+  return new CachedResolver(resolver, checked, prepare, now);
+}
+
+/** A resolver with its caches, its running lookups and its cap on lookups at once. */
+class CachedResolver<S, K> implements ResolverCache<K> {
+  readonly scoped: boolean;
+  private readonly found: ExpiringLru<readonly K[]>;
+  private readonly unknown: ExpiringLru<true>;
+  private readonly pending = new Map<string, Promise<readonly K[] | undefined>>();
+  private readonly slots: Slots;
+
+  constructor(
+    private readonly resolver: SecretResolver<S>,
+    private readonly limits: Settings,
+    private readonly prepare: (secret: S) => K,
+    private readonly now: () => number,
+  ) {
+    this.scoped = resolver.tenant !== undefined;
+    this.found = new ExpiringLru(limits.max);
+    this.unknown = new ExpiringLru(limits.max);
+    this.slots = new Slots(limits.concurrency);
+  }
+
+  async lookup(request: HttpRequest): Promise<Candidates<K> | undefined> {
+    const tenant = this.tenantFor(request);
+    if (tenant === null) return undefined;
+    const cacheKey = tenant ?? '';
+    const at = this.now();
+    const cached = this.found.get(cacheKey, at);
+    if (cached !== undefined) return { keys: cached, tenant };
+    if (this.unknown.get(cacheKey, at) !== undefined) return undefined;
+    const keys = await (this.pending.get(cacheKey) ?? this.start(tenant, request));
+    return keys === undefined || keys.length === 0 ? undefined : { keys, tenant };
+  }
+
+  peek(request: HttpRequest): readonly K[] | undefined {
+    const tenant = this.tenantFor(request);
+    return tenant === null ? undefined : this.found.get(tenant ?? '', this.now());
+  }
 
   /** The request's tenant: `null` when the request names none the receipt key can carry. */
-  const tenantFor = (request: HttpRequest): string | undefined | null => {
+  private tenantFor(request: HttpRequest): string | undefined | null {
+    const { tenant: tenantOf } = this.resolver;
     if (tenantOf === undefined) return undefined;
     try {
       const tenant = tenantOf(request);
@@ -191,55 +218,48 @@ export function resolverCache<S, K>(
     } catch {
       return null;
     }
-  };
+  }
 
-  const load = async (tenant: string | undefined, request: HttpRequest, signal: AbortSignal) => {
-    const release = await slots.take(signal);
+  /** A new lookup of `tenant` within `timeoutMs`, shared by the requests that ask meanwhile. */
+  private start(tenant: string | undefined, request: HttpRequest) {
+    const cacheKey = tenant ?? '';
+    const lookup = within<readonly K[]>(
+      this.limits.timeoutMs,
+      (signal) => this.load(tenant, request, signal),
+      (error) => this.report(error, tenant),
+    ).then((keys) => {
+      if (this.pending.get(cacheKey) === lookup) this.pending.delete(cacheKey);
+      return keys;
+    });
+    this.pending.set(cacheKey, lookup);
+    return lookup;
+  }
+
+  /** Asks the resolver once a place is free, and caches what it found (or that it found nothing). */
+  private async load(tenant: string | undefined, request: HttpRequest, signal: AbortSignal) {
+    const release = await this.slots.take(signal);
     if (release === undefined) return undefined;
     try {
-      const keys = listOf(await secrets(tenant, { request, signal })).map(prepare);
+      const keys = listOf(await this.resolver.secrets(tenant, { request, signal })).map(
+        this.prepare,
+      );
       const cacheKey = tenant ?? '';
-      if (keys.length === 0) unknown.set(cacheKey, true, now() + missTtlMs);
-      else found.set(cacheKey, keys, now() + ttlMs);
+      if (keys.length === 0) this.unknown.set(cacheKey, true, this.now() + this.limits.missTtlMs);
+      else this.found.set(cacheKey, keys, this.now() + this.limits.ttlMs);
       return keys;
     } catch (error) {
-      if (!signal.aborted) report(error, tenant);
+      if (!signal.aborted) this.report(error, tenant);
       return undefined;
     } finally {
       release();
     }
-  };
+  }
 
-  const start = (tenant: string | undefined, request: HttpRequest) => {
-    const cacheKey = tenant ?? '';
-    const lookup = within<readonly K[]>(
-      timeoutMs,
-      (signal) => load(tenant, request, signal),
-      (error) => report(error, tenant),
-    ).then((keys) => {
-      if (pending.get(cacheKey) === lookup) pending.delete(cacheKey);
-      return keys;
-    });
-    pending.set(cacheKey, lookup);
-    return lookup;
-  };
-
-  return {
-    scoped: tenantOf !== undefined,
-    async lookup(request) {
-      const tenant = tenantFor(request);
-      if (tenant === null) return undefined;
-      const cacheKey = tenant ?? '';
-      const at = now();
-      const cached = found.get(cacheKey, at);
-      if (cached !== undefined) return { keys: cached, tenant };
-      if (unknown.get(cacheKey, at) !== undefined) return undefined;
-      const keys = await (pending.get(cacheKey) ?? start(tenant, request));
-      return keys === undefined || keys.length === 0 ? undefined : { keys, tenant };
-    },
-    peek(request) {
-      const tenant = tenantFor(request);
-      return tenant === null ? undefined : found.get(tenant ?? '', now());
-    },
-  };
+  private report(error: unknown, tenant: string | undefined): void {
+    try {
+      this.resolver.onError?.(error, tenant);
+    } catch {
+      // An observer never changes an answer.
+    }
+  }
 }

@@ -6,7 +6,7 @@
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
-import { requireString } from './options';
+import { clockOption, requireOptions, requireString, toleranceOption } from './options';
 import { listOf, resolverCache, type ResolverCache } from './secret-resolver';
 import type { Candidates, OneOrMany, SecretResolver } from './secret-types';
 
@@ -196,19 +196,72 @@ export function stringSecret(
   };
 }
 
+/** What {@link stringKeyring} may be told besides where the secrets are. */
+export interface StringKeyringOptions<K> {
+  /** The preset's clock, for the cache. Defaults to `Date.now`. */
+  readonly now?: () => number;
+  /** Makes one checked secret into the key it verifies with (decoded, hashed, a checker); throws a `ConfigError` when invalid. */
+  readonly toKey?: (secret: string) => K;
+}
+
 /**
- * The {@link Keyring} of a preset whose secrets are non-empty strings used as they are: the
- * fixed ones under `option` of the preset's `options`, or its `resolveSecret`.
+ * The {@link Keyring} of a preset whose secrets are non-empty strings: the fixed ones under
+ * `option` of the preset's `options`, or its `resolveSecret`; each used as it is, or made into
+ * its key by `toKey`.
  * @throws {ConfigError} naming the option when neither or both are given, or a secret is invalid.
  */
-export function stringKeyring<O extends { readonly resolveSecret?: SecretResolver<string> }>(
+export function stringKeyring<
+  O extends { readonly resolveSecret?: SecretResolver<string> },
+  K = string,
+>(
   preset: string,
   options: O,
   option: keyof O & string,
   what: string,
-  now?: () => number,
-): Keyring<string> {
+  more: StringKeyringOptions<K> = {},
+): Keyring<K> {
   // Each secret is checked by stringSecret's `prepare` (a non-empty string).
   const given = (options as Readonly<Record<string, unknown>>)[option] as OneOrMany<string>;
-  return keyring(stringSecret(preset, option, what, now), given, options.resolveSecret);
+  const kind = stringSecret(preset, option, what, more.now);
+  const { toKey } = more;
+  // Without `toKey`, K is its default, string: the checked secret is the key.
+  const prepare =
+    toKey === undefined
+      ? (kind.prepare as (secret: string) => K)
+      : (secret: string) => toKey(kind.prepare(secret));
+  return keyring({ ...kind, prepare }, given, options.resolveSecret);
+}
+
+/** The options of a preset whose provider signs a timestamp, besides where its secrets are. */
+export interface TimedOptions {
+  readonly resolveSecret?: SecretResolver<string>;
+  readonly toleranceSeconds?: number;
+  readonly clock?: () => number;
+}
+
+/** What such a preset checks a request with: its keyring, its clock and how far a stamp may be from it. */
+export interface TimedKeyring<K> {
+  readonly ring: Keyring<K>;
+  readonly now: () => number;
+  /** In seconds. */
+  readonly tolerance: number;
+}
+
+/**
+ * The {@link stringKeyring}, clock and tolerance of a preset whose provider signs a timestamp,
+ * checked in that order after the options object. `toleranceSeconds` defaults to `fallback`,
+ * the provider's own SDK's.
+ * @throws {ConfigError} naming the first invalid option.
+ */
+export function timedKeyring<O extends TimedOptions, K = string>(
+  preset: string,
+  options: O,
+  secret: readonly [option: keyof O & string, what: string],
+  fallback: number,
+  toKey?: (secret: string) => K,
+): TimedKeyring<K> {
+  const o = requireOptions(preset, options);
+  const now = clockOption(preset, o.clock);
+  const ring = stringKeyring<O, K>(preset, o, secret[0], secret[1], { now, toKey });
+  return { ring, now, tolerance: toleranceOption(preset, o.toleranceSeconds, fallback) };
 }

@@ -2,14 +2,13 @@
  * @module SendGrid Event Webhook preset: a batch of events per request, each keyed on its
  * `sg_event_id`; the ECDSA P-256 signature of timestamp + raw body checked with the public key.
  */
-import { createPublicKey, type KeyObject, verify as verifySignature } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
-import { contentKey, jsonArrayBody } from './batched';
-import { typedBatch, type TypedPreset } from './events';
-import { clockOption, requireOptions, requireString, toleranceOption } from './options';
-import { header, idPart, isJsonObject } from './request-fields';
-import { firstMatch, keyring, type SecretOptions } from './secrets';
-import { isFresh, parseUnixSeconds } from './signature';
+import { batchedPreset, contentKey, jsonArrayBody } from './batched';
+import type { TypedPreset } from './events';
+import { idPart, isJsonObject } from './request-fields';
+import { type SecretOptions, timedKeyring } from './secrets';
+import { stampedSignatureMatch } from './stamped-signature';
 
 /**
  * Options of {@link sendgrid}: `publicKey`, the verification key SendGrid shows once signing is
@@ -40,8 +39,8 @@ export type SendGridMinimalEvents = Record<string, SendGridMinimalEvent>;
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
-function publicKeyOf(value: unknown): KeyObject {
-  const text = requireString('sendgrid', 'publicKey', value, 'the verification key as "publicKey"');
+/** The ECDSA P-256 key of the verification key, given as SendGrid shows it (base64 DER) or as PEM. */
+function publicKeyOf(text: string): KeyObject {
   let key: KeyObject;
   try {
     key = text.includes('-----BEGIN')
@@ -80,54 +79,34 @@ function publicKeyOf(value: unknown): KeyObject {
 export function sendgrid<Events extends object = SendGridMinimalEvents>(
   options: SendGridOptions,
 ): TypedPreset<Events> {
-  const { publicKey, resolveSecret, toleranceSeconds, clock } = requireOptions('sendgrid', options);
-  const tolerance = toleranceOption('sendgrid', toleranceSeconds, 90_000);
-  const now = clockOption('sendgrid', clock);
-  const ring = keyring<string, KeyObject>(
-    {
-      preset: 'sendgrid',
-      option: 'publicKey',
-      what: 'the verification key',
-      now,
-      prepare: publicKeyOf,
-    },
-    publicKey,
-    resolveSecret,
+  const { ring, now, tolerance } = timedKeyring(
+    'sendgrid',
+    options,
+    ['publicKey', 'the verification key'],
+    90_000,
+    publicKeyOf,
   );
+  const signed = stampedSignatureMatch({
+    header: 'x-twilio-email-event-webhook-signature',
+    stampHeader: 'x-twilio-email-event-webhook-timestamp',
+    encoding: 'base64',
+    pattern: BASE64,
+    algorithm: 'sha256',
+    dsaEncoding: 'der',
+    now,
+    tolerance,
+  });
 
-  return typedBatch<Events>(
-    {
-      provider: 'sendgrid',
-      keyDescription: 'sg_event_id of each event',
-      needsRawBody: true,
-      retentionDays: 3,
-      key: () => undefined,
-      items(request) {
-        return jsonArrayBody(request)?.map((event) => ({
-          key: isJsonObject(event)
-            ? ring.scope(request, idPart(event.sg_event_id) ?? contentKey(event))
-            : undefined,
-          value: event,
-        }));
-      },
-      verify(request) {
-        return ring.verify(request, (r, keys) => {
-          const signature = header(r, 'x-twilio-email-event-webhook-signature');
-          const stamp = header(r, 'x-twilio-email-event-webhook-timestamp');
-          const seconds = parseUnixSeconds(stamp);
-          const { rawBody } = r;
-          if (rawBody === undefined || signature === undefined || !BASE64.test(signature))
-            return undefined;
-          if (stamp === undefined || seconds === undefined || !isFresh(seconds, now(), tolerance))
-            return undefined;
-          const signed = Buffer.concat([Buffer.from(stamp, 'utf8'), rawBody]);
-          const bytes = Buffer.from(signature, 'base64');
-          return firstMatch(keys, (key) =>
-            verifySignature('sha256', signed, { key, dsaEncoding: 'der' }, bytes),
-          );
-        });
-      },
-    },
-    (item) => (isJsonObject(item) ? idPart(item.event) : undefined),
-  );
+  return batchedPreset<Events, KeyObject, unknown>(ring, {
+    provider: 'sendgrid',
+    keyDescription: 'sg_event_id of each event',
+    needsRawBody: true,
+    retentionDays: 3,
+    items: jsonArrayBody,
+    item: (event) => ({
+      id: isJsonObject(event) ? (idPart(event.sg_event_id) ?? contentKey(event)) : undefined,
+    }),
+    signedWith: signed,
+    itemType: (item) => (isJsonObject(item) ? idPart(item.event) : undefined),
+  });
 }

@@ -1,5 +1,6 @@
 /** @module Shopify preset: shop domain plus `X-Shopify-Webhook-Id` as the key, base64 HMAC of the raw body. */
-import { typed, type TypedPreset } from './events';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
 import { oneOf, requireOptions } from './options';
 import { header } from './request-fields';
 import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
@@ -56,26 +57,22 @@ export function shopify<Events extends object = ShopifyMinimalEvents>(
       ? 'x-shopify-event-id'
       : 'x-shopify-webhook-id';
 
-  return typed<Events>(
-    {
-      provider: 'shopify',
-      keyDescription: `X-Shopify-Shop-Domain and ${idHeader === 'x-shopify-event-id' ? 'X-Shopify-Event-Id' : 'X-Shopify-Webhook-Id'} headers`,
-      needsRawBody: true,
-      retentionDays: 7,
-      key(request) {
-        const shop = header(request, 'x-shopify-shop-domain');
-        const id = header(request, idHeader);
-        return ring.scope(request, shop && id ? `${shop}:${id}` : undefined);
-      },
-      verify(request) {
-        return ring.verify(request, (r, keys) => {
-          const given = header(r, 'x-shopify-hmac-sha256');
-          const { rawBody } = r;
-          if (rawBody === undefined || given === undefined) return undefined;
-          return firstMatch(keys, (key) => hmacMatches(key, [rawBody], [given.trim()], 'base64'));
-        });
-      },
+  return keyedPreset<Events, string>(ring, {
+    provider: 'shopify',
+    keyDescription: `X-Shopify-Shop-Domain and ${idHeader === 'x-shopify-event-id' ? 'X-Shopify-Event-Id' : 'X-Shopify-Webhook-Id'} headers`,
+    needsRawBody: true,
+    retentionDays: 7,
+    id(request) {
+      const shop = header(request, 'x-shopify-shop-domain');
+      const id = header(request, idHeader);
+      return shop && id ? `${shop}:${id}` : undefined;
     },
-    (request) => header(request, 'x-shopify-topic'),
-  );
+    signedWith(r, keys) {
+      const given = header(r, 'x-shopify-hmac-sha256');
+      const { rawBody } = r;
+      if (rawBody === undefined || given === undefined) return undefined;
+      return firstMatch(keys, (key) => hmacMatches(key, [rawBody], [given.trim()], 'base64'));
+    },
+    eventType: (request) => header(request, 'x-shopify-topic'),
+  });
 }

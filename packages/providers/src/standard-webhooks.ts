@@ -1,7 +1,8 @@
 /** @module Standard Webhooks / Svix preset: `webhook-id` as the key, `v1,<base64>` signatures with the `whsec_` secret. */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
-import { typed, type TypedPreset } from './events';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
 import {
   clockOption,
   optionalString,
@@ -10,7 +11,7 @@ import {
   toleranceOption,
 } from './options';
 import { header, idPart, jsonBody } from './request-fields';
-import { firstMatch, keyring, type SecretOptions } from './secrets';
+import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { timestampedHmac } from './timestamped-hmac';
 
 /**
@@ -46,8 +47,8 @@ function headerNames(request: HttpRequest): { id: string; timestamp: string; sig
     : { id: 'svix-id', timestamp: 'svix-timestamp', signature: 'svix-signature' };
 }
 
-function decodeSecret(preset: string, secret: unknown): Buffer {
-  const text = requireString(preset, 'secret', secret, 'the endpoint secret (whsec_…) as "secret"');
+/** The key bytes of an endpoint secret: the base64 after `whsec_` (the prefix is optional). */
+function decodeSecret(preset: string, text: string): Buffer {
   const encoded = text.startsWith(PREFIX) ? text.slice(PREFIX.length) : text;
   if (encoded.length === 0 || !BASE64.test(encoded)) {
     throw new ConfigError(
@@ -105,22 +106,12 @@ export function standardWebhooksAs<Events extends object>(
   preset: string,
   options: StandardWebhooksOptions,
 ): TypedPreset<Events> {
-  const { secret, resolveSecret, toleranceSeconds, endpoint, provider, clock } = requireOptions(
-    preset,
-    options,
-  );
+  const { toleranceSeconds, endpoint, provider, clock } = requireOptions(preset, options);
   const now = clockOption(preset, clock);
-  const ring = keyring<string, Buffer>(
-    {
-      preset,
-      option: 'secret',
-      what: 'the endpoint secret (whsec_…)',
-      now,
-      prepare: (text) => decodeSecret(preset, text),
-    },
-    secret,
-    resolveSecret,
-  );
+  const ring = stringKeyring(preset, options, 'secret', 'the endpoint secret (whsec_…)', {
+    now,
+    toKey: (text) => decodeSecret(preset, text),
+  });
   const scope =
     endpoint === undefined ? undefined : requireString(preset, 'endpoint', endpoint, '"endpoint"');
   const name = optionalString(preset, 'provider', provider, 'standard-webhooks');
@@ -130,28 +121,24 @@ export function standardWebhooksAs<Events extends object>(
     now,
   });
 
-  return typed<Events>(
-    {
-      provider: name,
-      keyDescription: 'webhook-id (or svix-id) header',
-      needsRawBody: true,
-      retentionDays: 30,
-      // The spec reads 429 as "throttle" and asks senders to honour Retry-After; 503 is a failure.
-      backpressureStatus: 429,
-      key(request) {
-        const id = header(request, headerNames(request).id);
-        if (id === undefined || id === '') return undefined;
-        return ring.scope(request, scope === undefined ? id : `${scope}:${id}`);
-      },
-      verify(request) {
-        return ring.verify(request, (r, keys) => {
-          const signature = signatureOf(r);
-          return signature && firstMatch(keys, (key) => check(key, signature));
-        });
-      },
+  return keyedPreset<Events, Buffer>(ring, {
+    provider: name,
+    keyDescription: 'webhook-id (or svix-id) header',
+    needsRawBody: true,
+    retentionDays: 30,
+    // The spec reads 429 as "throttle" and asks senders to honour Retry-After; 503 is a failure.
+    backpressureStatus: 429,
+    id(request) {
+      const id = header(request, headerNames(request).id);
+      if (id === undefined || id === '') return undefined;
+      return scope === undefined ? id : `${scope}:${id}`;
     },
-    (request) => idPart(jsonBody(request)?.type),
-  );
+    signedWith(r, keys) {
+      const signature = signatureOf(r);
+      return signature && firstMatch(keys, (key) => check(key, signature));
+    },
+    eventType: (request) => idPart(jsonBody(request)?.type),
+  });
 }
 
 /** The signature headers of a request, or `undefined` when it lacks them. */

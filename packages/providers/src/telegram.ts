@@ -1,7 +1,8 @@
 /** @module Telegram Bot API preset: `botId:update_id` as the key, the secret-token header as the check. */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
-import { typed, type TypedPreset } from './events';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
 import { requireOptions } from './options';
 import { tokenHeaderMatch } from './token-header';
 import { jsonBody } from './request-fields';
@@ -98,25 +99,18 @@ export function telegram<Events extends object = TelegramMinimalEvents>(
     resolveSecret,
   );
 
-  return typed<Events>(
-    {
-      provider: 'telegram',
-      keyDescription: 'update_id in the body',
-      needsRawBody: false,
-      retentionDays: 7,
-      key(request) {
-        const updateId = jsonBody(request)?.update_id;
-        return ring.scope(
-          request,
-          typeof updateId === 'number' && Number.isSafeInteger(updateId) && updateId >= 0
-            ? `${bot}:${updateId}`
-            : undefined,
-        );
-      },
-      verify(request) {
-        return ring.verify(request, tokenHeaderMatch('x-telegram-bot-api-secret-token'));
-      },
+  return keyedPreset<Events, Buffer>(ring, {
+    provider: 'telegram',
+    keyDescription: 'update_id in the body',
+    needsRawBody: false,
+    retentionDays: 7,
+    id(request) {
+      const updateId = jsonBody(request)?.update_id;
+      return typeof updateId === 'number' && Number.isSafeInteger(updateId) && updateId >= 0
+        ? `${bot}:${updateId}`
+        : undefined;
     },
-    updateKind,
-  );
+    signedWith: tokenHeaderMatch('x-telegram-bot-api-secret-token'),
+    eventType: updateKind,
+  });
 }

@@ -5,19 +5,12 @@
  * to read it, what is signed, the default tolerance, the key, retention, the event name).
  */
 import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
-import { typed, type TypedPreset } from './events';
-import { clockOption, requireOptions, toleranceOption } from './options';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
 import { header } from './request-fields';
-import { firstMatch, type SecretResolver, stringKeyring } from './secrets';
+import { firstMatch, type TimedOptions, timedKeyring } from './secrets';
 import { parseUnixSeconds, type SignedParts } from './signature';
 import { timestampedHmac } from './timestamped-hmac';
-
-/** The options every member takes besides its own secret option. */
-interface MemberOptions {
-  readonly resolveSecret?: SecretResolver<string>;
-  readonly toleranceSeconds?: number;
-  readonly clock?: () => number;
-}
 
 /** What a member reads from its signature header: the signed timestamp as sent, and every signature. */
 export interface SentSignature {
@@ -82,39 +75,35 @@ export function signatureList(
  * and one signature must match under one secret, in constant time.
  * @throws {ConfigError} naming the first invalid option.
  */
-export function timestampedFamily<Events extends object, O extends MemberOptions>(
+export function timestampedFamily<Events extends object, O extends TimedOptions>(
   options: O,
   row: TimestampedRow<O>,
 ): TypedPreset<Events> {
-  const o = requireOptions(row.provider, options);
-  const now = clockOption(row.provider, o.clock);
-  const [option, what] = row.secret;
-  const ring = stringKeyring(row.provider, o, option, what, now);
-  const check = timestampedHmac({
-    encoding: 'hex',
-    toleranceSeconds: toleranceOption(row.provider, o.toleranceSeconds, row.toleranceSeconds),
-    now,
-  });
-  const preset: ProviderPreset = {
+  const { ring, now, tolerance } = timedKeyring(
+    row.provider,
+    options,
+    row.secret,
+    row.toleranceSeconds,
+  );
+  const check = timestampedHmac({ encoding: 'hex', toleranceSeconds: tolerance, now });
+  return keyedPreset<Events, string>(ring, {
     ...(row.passThrough === undefined ? {} : { passThrough: row.passThrough }),
     provider: row.provider,
     keyDescription: row.keyDescription,
     needsRawBody: true,
     retentionDays: row.retentionDays,
-    key: (request) => ring.scope(request, row.key(request)),
-    verify(request) {
-      return ring.verify(request, (r, keys) => {
-        const { rawBody } = r;
-        const value = header(r, row.header);
-        const sent = rawBody === undefined || value === undefined ? undefined : row.read(value, r);
-        if (rawBody === undefined || sent === undefined) return undefined;
-        const signature = {
-          ...sent,
-          signed: (stamp: string, seconds: number) => row.signed(stamp, seconds, rawBody),
-        };
-        return firstMatch(keys, (key) => check(key, signature));
-      });
+    id: row.key,
+    signedWith(r, keys) {
+      const { rawBody } = r;
+      const value = header(r, row.header);
+      const sent = rawBody === undefined || value === undefined ? undefined : row.read(value, r);
+      if (rawBody === undefined || sent === undefined) return undefined;
+      const signature = {
+        ...sent,
+        signed: (stamp: string, seconds: number) => row.signed(stamp, seconds, rawBody),
+      };
+      return firstMatch(keys, (key) => check(key, signature));
     },
-  };
-  return typed<Events>(preset, row.eventType);
+    eventType: row.eventType,
+  });
 }

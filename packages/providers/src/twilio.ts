@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
-import { typed, type TypedPreset } from './events';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
 import { requireOptions, requireString } from './options';
 import { header } from './request-fields';
 import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
@@ -190,33 +191,29 @@ export function twilio<Events extends object = TwilioMinimalEvents>(
   const ring = stringKeyring('twilio', o, 'authToken', 'the auth token');
   const urlFor = urlOf(o);
 
-  return typed<Events>(
-    {
-      provider: 'twilio',
-      keyDescription: 'I-Twilio-Idempotency-Token header (or the signed URL and parameters)',
-      needsRawBody: true,
-      retentionDays: 7,
-      key(request) {
-        const token = header(request, 'i-twilio-idempotency-token');
-        if (token) return ring.scope(request, token);
-        const digest = signedDigest(request, urlFor);
-        if (digest === undefined) return undefined;
-        const fields = new URLSearchParams(request.rawBody?.toString('utf8') ?? '');
-        const sid = RESOURCE_SIDS.map((name) => fields.get(name)).find((v) => v && SID.test(v));
-        return ring.scope(request, sid ? `${sid}:${digest.slice(0, 32)}` : digest.slice(0, 32));
-      },
-      fingerprint: (request) => signedDigest(request, urlFor),
-      verify(request) {
-        return ring.verify(request, (r, tokens) => {
-          const given = header(r, 'x-twilio-signature');
-          if (r.rawBody === undefined || given === undefined || !SIGNATURE.test(given))
-            return undefined;
-          const url = urlFor(r);
-          if (typeof url !== 'string') return undefined;
-          return firstMatch(tokens, (token) => signedBy(token, r, url, given));
-        });
-      },
+  return keyedPreset<Events, string>(ring, {
+    provider: 'twilio',
+    keyDescription: 'I-Twilio-Idempotency-Token header (or the signed URL and parameters)',
+    needsRawBody: true,
+    retentionDays: 7,
+    id(request) {
+      const token = header(request, 'i-twilio-idempotency-token');
+      if (token) return token;
+      const digest = signedDigest(request, urlFor);
+      if (digest === undefined) return undefined;
+      const fields = new URLSearchParams(request.rawBody?.toString('utf8') ?? '');
+      const sid = RESOURCE_SIDS.map((name) => fields.get(name)).find((v) => v && SID.test(v));
+      return sid ? `${sid}:${digest.slice(0, 32)}` : digest.slice(0, 32);
     },
-    () => undefined,
-  );
+    fingerprint: (request) => signedDigest(request, urlFor),
+    signedWith(r, tokens) {
+      const given = header(r, 'x-twilio-signature');
+      if (r.rawBody === undefined || given === undefined || !SIGNATURE.test(given))
+        return undefined;
+      const url = urlFor(r);
+      if (typeof url !== 'string') return undefined;
+      return firstMatch(tokens, (token) => signedBy(token, r, url, given));
+    },
+    eventType: () => undefined,
+  });
 }

@@ -3,11 +3,11 @@
  * id + timestamp + raw body, the subscription's challenge answered before any claim.
  */
 import { ConfigError } from '@webhook-idempotency/core';
-import { typed, type TypedPreset } from './events';
-import { clockOption, requireOptions, requireString, toleranceOption } from './options';
-import { header, isJsonObject, jsonBody } from './request-fields';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
+import { header, headerId, isJsonObject, jsonBody } from './request-fields';
 import { handshakeRefused, handshakeText } from './response';
-import { firstMatch, keyring, type SecretOptions } from './secrets';
+import { firstMatch, type SecretOptions, timedKeyring } from './secrets';
 import { hmacMatches } from './signature';
 
 /**
@@ -33,8 +33,7 @@ export interface TwitchMinimalMessage {
 export type TwitchMinimalEvents = Record<string, TwitchMinimalMessage>;
 
 /** A subscription secret: 10 to 100 characters. */
-function subscriptionSecret(secret: unknown): string {
-  const key = requireString('twitch', 'secret', secret, 'the subscription secret as "secret"');
+function subscriptionSecret(key: string): string {
   if (key.length < 10 || key.length > 100)
     throw new ConfigError('secret', 'twitch() needs the subscription secret: 10 to 100 characters');
   return key;
@@ -74,60 +73,47 @@ function parseRfc3339(text: string | undefined): number | undefined {
 export function twitch<Events extends object = TwitchMinimalEvents>(
   options: TwitchOptions,
 ): TypedPreset<Events> {
-  const { secret, resolveSecret, toleranceSeconds, clock } = requireOptions('twitch', options);
-  const tolerance = toleranceOption('twitch', toleranceSeconds, 600);
-  const now = clockOption('twitch', clock);
-  const ring = keyring(
-    {
-      preset: 'twitch',
-      option: 'secret',
-      what: 'the subscription secret',
-      now,
-      prepare: subscriptionSecret,
-    },
-    secret,
-    resolveSecret,
+  const { ring, now, tolerance } = timedKeyring(
+    'twitch',
+    options,
+    ['secret', 'the subscription secret'],
+    600,
+    subscriptionSecret,
   );
 
-  return typed<Events>(
-    {
-      provider: 'twitch',
-      keyDescription: 'Twitch-Eventsub-Message-Id header',
-      needsRawBody: true,
-      retentionDays: 7,
-      key: (request) => ring.scopeText(request, header(request, 'twitch-eventsub-message-id')),
-      handshake(request) {
-        if (header(request, 'twitch-eventsub-message-type') !== 'webhook_callback_verification')
-          return undefined;
-        const challenge = jsonBody(request)?.challenge;
-        if (typeof challenge !== 'string' || challenge === '')
-          return handshakeRefused(
-            'The webhook_callback_verification carries no challenge string to answer; a verification is never a delivery, so nothing was stored',
-          );
-        return handshakeText(200, challenge);
-      },
-      verify(request) {
-        return ring.verify(request, (r, keys) => {
-          const id = header(r, 'twitch-eventsub-message-id');
-          const stamp = header(r, 'twitch-eventsub-message-timestamp');
-          const given = header(r, 'twitch-eventsub-message-signature');
-          const { rawBody } = r;
-          if (rawBody === undefined || !id || stamp === undefined || given === undefined)
-            return undefined;
-          if (!given.startsWith(PREFIX)) return undefined;
-          const sent = parseRfc3339(stamp);
-          if (sent === undefined || Math.abs(now() - sent) > tolerance * 1000) return undefined;
-          const signature = given.slice(PREFIX.length);
-          return firstMatch(keys, (key) =>
-            hmacMatches(key, [id, stamp, rawBody], [signature], 'hex'),
-          );
-        });
-      },
+  return keyedPreset<Events, string>(ring, {
+    provider: 'twitch',
+    keyDescription: 'Twitch-Eventsub-Message-Id header',
+    needsRawBody: true,
+    retentionDays: 7,
+    id: headerId('twitch-eventsub-message-id'),
+    handshake(request) {
+      if (header(request, 'twitch-eventsub-message-type') !== 'webhook_callback_verification')
+        return undefined;
+      const challenge = jsonBody(request)?.challenge;
+      if (typeof challenge !== 'string' || challenge === '')
+        return handshakeRefused(
+          'The webhook_callback_verification carries no challenge string to answer; a verification is never a delivery, so nothing was stored',
+        );
+      return handshakeText(200, challenge);
     },
-    (request) => {
+    signedWith(r, keys) {
+      const id = header(r, 'twitch-eventsub-message-id');
+      const stamp = header(r, 'twitch-eventsub-message-timestamp');
+      const given = header(r, 'twitch-eventsub-message-signature');
+      const { rawBody } = r;
+      if (rawBody === undefined || !id || stamp === undefined || given === undefined)
+        return undefined;
+      if (!given.startsWith(PREFIX)) return undefined;
+      const sent = parseRfc3339(stamp);
+      if (sent === undefined || Math.abs(now() - sent) > tolerance * 1000) return undefined;
+      const signature = given.slice(PREFIX.length);
+      return firstMatch(keys, (key) => hmacMatches(key, [id, stamp, rawBody], [signature], 'hex'));
+    },
+    eventType: (request) => {
       const subscription = jsonBody(request)?.subscription;
       const type = isJsonObject(subscription) ? subscription.type : undefined;
       return typeof type === 'string' ? type : undefined;
     },
-  );
+  });
 }

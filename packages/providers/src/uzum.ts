@@ -1,16 +1,10 @@
 /** @module Uzum Bank Merchant API preset: JSON webhooks on /check /create /confirm /reverse /status, HTTP Basic auth. */
 import type { HttpRequest } from '@webhook-idempotency/core';
-import {
-  basicAuthMatch,
-  credentialsSecret,
-  givenCredentials,
-  type BasicCredentials,
-} from './basic-auth';
-import { typed, type TypedPreset } from './events';
+import { basicAuthPreset, type BasicCredentials, credentialsKeyring } from './basic-auth';
+import type { TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
-import { requireOptions } from './options';
-import { header, idPart, jsonBody, lastPathSegment } from './request-fields';
-import { keyring, type SecretOptions } from './secrets';
+import { idPart, jsonBody, lastPathSegment } from './request-fields';
+import type { SecretOptions } from './secrets';
 
 /**
  * Options of {@link uzum}: the Basic-auth `username` and `password` Uzum Bank issued; or
@@ -84,31 +78,20 @@ function uzumKey(request: HttpRequest): string | undefined {
 export function uzum<Events extends object = UzumMinimalEvents>(
   options: UzumOptions,
 ): TypedPreset<Events> {
-  const o = requireOptions('uzum', options);
-  const ring = keyring(credentialsSecret('uzum'), givenCredentials(o), o.resolveSecret);
-
-  return typed<Events>(
-    {
-      provider: 'uzum',
-      keyDescription: 'serviceId and transId with a create, confirm or reverse path',
-      needsRawBody: false,
-      retentionDays: 3650,
-      key: (request) => ring.scope(request, uzumKey(request)),
-      passThrough(request) {
-        return READ_ONLY.has(operation(request));
-      },
-      verify(request) {
-        return ring.verify(request, (r, checks) =>
-          basicAuthMatch(checks, header(r, 'authorization')),
-        );
-      },
-      fingerprint(request) {
-        const body = jsonBody(request);
-        if (!body) return undefined;
-        const { timestamp: _ignored, ...rest } = body;
-        return canonicalFingerprint({ operation: operation(request), body: rest });
-      },
+  return basicAuthPreset<Events>(credentialsKeyring('uzum', options), {
+    provider: 'uzum',
+    keyDescription: 'serviceId and transId with a create, confirm or reverse path',
+    retentionDays: 3650,
+    id: uzumKey,
+    passThrough(request) {
+      return READ_ONLY.has(operation(request));
     },
-    operation,
-  );
+    fingerprint(request) {
+      const body = jsonBody(request);
+      if (!body) return undefined;
+      const { timestamp: _ignored, ...rest } = body;
+      return canonicalFingerprint({ operation: operation(request), body: rest });
+    },
+    eventType: operation,
+  });
 }

@@ -4,10 +4,11 @@
  */
 import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
-import { typed, type TypedPreset } from './events';
+import type { TypedPreset } from './events';
+import { keyedPreset } from './keyed-preset';
 import { canonicalFingerprint } from './fingerprint';
 import { oneOf, requireOptions } from './options';
-import { header, idPart, isJsonObject, jsonBody } from './request-fields';
+import { header, headerId, idPart, isJsonObject, jsonBody } from './request-fields';
 import { firstMatch, keyring, type OneOrMany, type SecretResolver } from './secrets';
 
 /**
@@ -118,30 +119,26 @@ export function wise<Events extends object = WiseMinimalEvents>(
     o.resolveSecret,
   );
 
-  return typed<Events>(
-    {
-      provider: 'wise',
-      keyDescription: 'X-Delivery-Id header',
-      needsRawBody: true,
-      retentionDays: 21,
-      key: (request) => ring.scopeText(request, header(request, 'x-delivery-id')),
-      fingerprint(request) {
-        const body = jsonBody(request);
-        if (!isJsonObject(body)) return undefined;
-        const { sent_at, ...event } = body;
-        return canonicalFingerprint(event);
-      },
-      verify(request) {
-        return ring.verify(request, (r, keys) => {
-          const { rawBody } = r;
-          const signature = header(r, 'x-signature-sha256');
-          if (rawBody === undefined || signature === undefined || !BASE64.test(signature))
-            return undefined;
-          const bytes = Buffer.from(signature, 'base64');
-          return firstMatch(keys, (key) => verifySignature('sha256', rawBody, key, bytes));
-        });
-      },
+  return keyedPreset<Events, KeyObject>(ring, {
+    provider: 'wise',
+    keyDescription: 'X-Delivery-Id header',
+    needsRawBody: true,
+    retentionDays: 21,
+    id: headerId('x-delivery-id'),
+    fingerprint(request) {
+      const body = jsonBody(request);
+      if (!isJsonObject(body)) return undefined;
+      const { sent_at, ...event } = body;
+      return canonicalFingerprint(event);
     },
-    (request) => idPart(jsonBody(request)?.event_type),
-  );
+    signedWith(r, keys) {
+      const { rawBody } = r;
+      const signature = header(r, 'x-signature-sha256');
+      if (rawBody === undefined || signature === undefined || !BASE64.test(signature))
+        return undefined;
+      const bytes = Buffer.from(signature, 'base64');
+      return firstMatch(keys, (key) => verifySignature('sha256', rawBody, key, bytes));
+    },
+    eventType: (request) => idPart(jsonBody(request)?.event_type),
+  });
 }

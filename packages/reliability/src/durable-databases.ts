@@ -272,10 +272,14 @@ export async function startDurableMariadb(dir: string): Promise<KillableDatabase
   requireBinary(MARIADB_INSTALL_DB);
   mkdirSync(dir, { recursive: true });
   const dataDir = join(dir, 'mariadb');
+  // Its own tmpdir: a MariaDB server starting clears the `#sql*` files of a shared /tmp.
+  const mariadbTmp = join(dir, 'mariadb-tmp');
+  mkdirSync(mariadbTmp, { recursive: true });
   const user = isRoot() ? ['--user=root'] : [];
   await run(MARIADB_INSTALL_DB, [
     '--no-defaults',
     `--datadir=${dataDir}`,
+    `--tmpdir=${mariadbTmp}`,
     ...user,
     '--auth-root-authentication-method=normal',
     '--skip-test-db',
@@ -287,6 +291,7 @@ export async function startDurableMariadb(dir: string): Promise<KillableDatabase
   const args = [
     '--no-defaults',
     `--datadir=${dataDir}`,
+    `--tmpdir=${mariadbTmp}`,
     `--socket=${join(dir, 'mariadb.sock')}`,
     `--port=${port}`,
     '--bind-address=127.0.0.1',

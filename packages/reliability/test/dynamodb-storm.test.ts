@@ -2,11 +2,15 @@
  * @module Storm with crashes on the DynamoDB store, as on the SQL stores and Redis: 4 Express
  * server processes (2 giving the store a `DynamoDBClient`, 2 a `DynamoDBDocumentClient`) take
  * thousands of redelivered webhooks while the test SIGKILLs two of them (one inside a handler,
- * after its effect) and the DynamoDB-compatible server (its data on disk; restarted once).
- * - dynalite (LevelDB files), without transactions: each run's effect is a row of a SQLite ledger
- *   beside the run; at most one run per claim, every receipt kept, every id answered once.
- * - DynamoDB Local (a SQLite file), transactional: each run's effect is an item written in the
- *   same TransactWriteItems as its receipt; exactly one effect per id, the one its answer names.
+ * after its effect) and takes the DynamoDB-compatible server away once.
+ * - dynalite (LevelDB files), without transactions: SIGKILLed and restarted; each run's effect is
+ *   a row of a SQLite ledger beside the run; at most one run per claim, every receipt kept, every
+ *   id answered once.
+ * - DynamoDB Local (a SQLite file), transactional: made unreachable (one transaction's answer cut
+ *   after it ran, the emulator frozen, every connection dropped) and back; not SIGKILLed, because
+ *   the emulator can acknowledge a transaction that a SIGKILL then loses, which DynamoDB never
+ *   does (see ../src/storm/dynamodb-run.ts). Each run's effect is an item written in the same
+ *   TransactWriteItems as its receipt; exactly one effect per id, the one its answer names.
  * Afterwards every id was answered 200, is `completed`, and every replay is byte-identical to the
  * first answer; no app process crashed and no 5xx but 503 was answered.
  */
@@ -42,6 +46,7 @@ const OPTIONS: DynamoStormOptions = {
     { at: 0.15, slot: 1, how: 'now' },
     { at: 0.65, slot: 2, how: 'in-handler' },
   ],
+  storeFault: 'kill',
   storeKillAt: 0.4,
   // Down longer than a store call waits for it: calls meet the outage and fail (503).
   storeDownMs: 2_500,
@@ -75,8 +80,14 @@ function verdict(report: DynamoStormReport) {
   };
 }
 
-const CLEAN = {
-  faults: [SERVER_FAULTS[0], 'SIGKILL dynamodb + restart', SERVER_FAULTS[1]],
+const STORE_FAULTS = {
+  kill: 'SIGKILL dynamodb + restart',
+  unreachable:
+    "dynamodb unreachable (a transaction's answer cut, frozen, connections dropped) + back",
+};
+
+const clean = (store: keyof typeof STORE_FAULTS) => ({
+  faults: [SERVER_FAULTS[0], STORE_FAULTS[store], SERVER_FAULTS[1]],
   crashes: [],
   other5xx: 0,
   unexpected: 0,
@@ -92,7 +103,7 @@ const CLEAN = {
   notTakenOver: [],
   effectsNotOnce: [],
   samples: [],
-};
+});
 
 async function storm(
   start: (dir: string) => Promise<DynamoServer>,
@@ -115,7 +126,7 @@ describe(`DynamoDB storm with crashes: ${OPTIONS.ids * OPTIONS.perId} deliveries
         ...OPTIONS,
       });
       console.log(report.summary);
-      expect(verdict(report)).toEqual(CLEAN);
+      expect(verdict(report)).toEqual(clean('kill'));
       expect(report.committedVia.client).toBeGreaterThan(0);
       expect(report.committedVia['document client']).toBeGreaterThan(0);
       expect(report.counts.ok200).toBe(report.counts.deliveries);
@@ -128,14 +139,15 @@ describe(`DynamoDB storm with crashes: ${OPTIONS.ids * OPTIONS.perId} deliveries
   );
 
   test(
-    'DynamoDB Local (SQLite on disk), transactional: killed and restarted once; exactly one effect per id, 0 crashes',
+    'DynamoDB Local (SQLite on disk), transactional: unreachable once, a commit answer lost; exactly one effect per id, 0 crashes',
     async () => {
       const report = await storm((dir) => startDynamoDBLocal(dir, { persist: true }), {
         ...OPTIONS,
         transactional: true,
+        storeFault: 'unreachable',
       });
       console.log(report.summary);
-      expect(verdict(report)).toEqual(CLEAN);
+      expect(verdict(report)).toEqual(clean('unreachable'));
       expect(report.committedVia.client).toBeGreaterThan(0);
       expect(report.committedVia['document client']).toBeGreaterThan(0);
       expect(report.counts.ok200).toBe(report.counts.deliveries);

@@ -90,9 +90,9 @@ describe('group commit options', () => {
       expect(() => new SqlInbox(db as never, { groupCommit: { groupSize } })).toThrow(
         expect.objectContaining({ option: 'groupCommit.groupSize' }),
       );
-      // maxBatch, its deprecated name, is checked as groupSize.
+      // maxBatch, its deprecated name, is checked as groupSize, and a refusal names maxBatch.
       expect(() => new SqlInbox(db as never, { groupCommit: { maxBatch: groupSize } })).toThrow(
-        expect.objectContaining({ option: 'groupCommit.groupSize' }),
+        expect.objectContaining({ option: 'groupCommit.maxBatch' }),
       );
     }
     expect(

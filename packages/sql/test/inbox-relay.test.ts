@@ -289,8 +289,8 @@ describe('relay and consumer options and job data', () => {
     expect(relayCase({ providers: [] })).toThrow(expect.objectContaining({ option: 'providers' }));
     expect(relayCase({ send: 'no' })).toThrow(expect.objectContaining({ option: 'send' }));
     expect(relayCase({ sendSize: 0 })).toThrow(expect.objectContaining({ option: 'sendSize' }));
-    // batchSize, its deprecated name, is checked as sendSize; the two must agree.
-    expect(relayCase({ batchSize: 0 })).toThrow(expect.objectContaining({ option: 'sendSize' }));
+    // batchSize, its deprecated name, is checked as sendSize (a refusal names batchSize); the two must agree.
+    expect(relayCase({ batchSize: 0 })).toThrow(expect.objectContaining({ option: 'batchSize' }));
     expect(relayCase({ sendSize: 5, batchSize: 6 })).toThrow(
       expect.objectContaining({
         option: 'sendSize',

@@ -3,6 +3,7 @@
  * batched preset's genuine batch, its redelivery, a re-batch and a forged copy; an item held by
  * another worker, an item that throws; Meta's verification GET.
  */
+import { expectReplay } from './expect';
 import type { ProviderPreset } from '@webhook-idempotency/core';
 import type { AdapterCase } from '../case';
 import { type Harness, PROVIDER } from '../harness';
@@ -54,10 +55,7 @@ function batchCase(fixture: BatchFixture): AdapterCase {
       for (const id of fixture.itemIds)
         expect(await find(id)).toMatchObject({ status: 'completed', attempts: 1 });
 
-      const again = await send(h, delivery.retry());
-      expect(again.status).toBe(200);
-      expect(again.headers['idempotent-replayed']).toBe('true');
-      expect(Buffer.compare(again.body, first.body)).toBe(0);
+      expectReplay(await send(h, delivery.retry()), first);
 
       const rebatch = await send(h, fixture.rebatched());
       expect(rebatch.status).toBe(200);
@@ -124,6 +122,14 @@ interface Seen {
   shared?: readonly number[];
 }
 
+/** Starts the app on the plain batches, noting what runs and each item's outcome. */
+async function startNoting(h: Harness): Promise<{ ran: string[]; seen: Seen }> {
+  const ran: string[] = [];
+  const seen: Seen = {};
+  await h.start({ preset: plainBatches }, noting(ran, seen));
+  return { ran, seen };
+}
+
 /** `batch.each` noting the items run and what it resolved with: `run`, `replay` or the refusal's code. */
 function noting(ran: string[], seen: Seen) {
   return async (call: HandlerCall): Promise<Answer> => {
@@ -187,9 +193,7 @@ export const batchCases: AdapterCase[] = [
     group: 'batches',
     name: 'an item refused for another payload under its id does not stop the batch: the items after it run, the batch answers 422 at the end and its receipt stays failed; a redelivery replays the done items and refuses only that one',
     async run(h) {
-      const ran: string[] = [];
-      const seen: Seen = {};
-      await h.start({ preset: plainBatches }, noting(ran, seen));
+      const { ran, seen } = await startNoting(h);
       expect((await plain(h, [{ id: 'r1', n: 1 }])).status).toBe(200);
 
       const batch = ['r0', { id: 'r1', n: 2 }, 'r2', 'r3'];
@@ -221,9 +225,7 @@ export const batchCases: AdapterCase[] = [
     group: 'batches',
     name: "a repeated id in one batch runs once: an identical repeat shares the first one's outcome, one with another payload is refused alone (422 at the end)",
     async run(h) {
-      const ran: string[] = [];
-      const seen: Seen = {};
-      await h.start({ preset: plainBatches }, noting(ran, seen));
+      const { ran, seen } = await startNoting(h);
 
       expect((await plain(h, ['e1', 'e2', 'e1'])).status).toBe(200);
       expect(ran).toEqual(['e1', 'e2']);
@@ -248,9 +250,7 @@ export const batchCases: AdapterCase[] = [
     group: 'batches',
     name: 'a held item still stops the batch at once (409), also after a refused one: the retry then runs the rest and answers the refusal',
     async run(h) {
-      const ran: string[] = [];
-      const seen: Seen = {};
-      await h.start({ preset: plainBatches }, noting(ran, seen));
+      const { ran, seen } = await startNoting(h);
       expect((await plain(h, [{ id: 's1', n: 1 }])).status).toBe(200);
       const held = await h.guard.claim({ provider: PROVIDER, externalId: 's2' });
 

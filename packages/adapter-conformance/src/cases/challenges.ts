@@ -21,6 +21,21 @@ interface Challenge {
 /** The query of a challenge GET, as the harness sends it to /hook. */
 const queryOf = (url: string) => new URL(url).search.slice(1);
 
+/** A challenge sent as a GET (Braintree's, Meta's verification): the GET of its URL, and its replay. */
+const getChallenge = (
+  name: string,
+  preset: () => ProviderPreset,
+  source: { request(): { url: string; answer: string }; replay(answer: string): PresetRequest },
+): Challenge => ({
+  name,
+  preset,
+  ask: (h) => {
+    const request = source.request();
+    return { response: h.get(queryOf(request.url)), answer: request.answer };
+  },
+  replay: source.replay,
+});
+
 const challenges: Challenge[] = [
   ...presetFixtures.flatMap((fixture): Challenge[] => {
     const { handshake, challenge } = fixture;
@@ -40,31 +55,13 @@ const challenges: Challenge[] = [
         replay: handshake.replay,
       });
     if (challenge)
-      found.push({
-        name: `${fixture.name} challenge GET`,
-        preset: fixture.preset,
-        ask: (h) => {
-          const request = challenge.request();
-          return { response: h.get(queryOf(request.url)), answer: request.answer };
-        },
-        replay: challenge.replay,
-      });
+      found.push(getChallenge(`${fixture.name} challenge GET`, fixture.preset, challenge));
     return found;
   }),
   ...batchFixtures.flatMap((fixture): Challenge[] => {
     const { handshake } = fixture;
     if (!handshake) return [];
-    return [
-      {
-        name: `${fixture.name} verification GET`,
-        preset: fixture.preset,
-        ask: (h) => {
-          const request = handshake.request();
-          return { response: h.get(queryOf(request.url)), answer: request.answer };
-        },
-        replay: handshake.replay,
-      },
-    ];
+    return [getChallenge(`${fixture.name} verification GET`, fixture.preset, handshake)];
   }),
 ];
 

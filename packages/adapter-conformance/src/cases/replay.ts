@@ -1,6 +1,6 @@
 /** @module Issue behaviour 1 and 6: the first delivery goes out unchanged, repeats are replays, the guard's own answers are never stored. */
+import { expectReplay, inFlight } from './expect';
 import type { AdapterCase } from '../case';
-import { gate } from '../harness';
 
 const REPLAYED = 'idempotent-replayed';
 
@@ -24,13 +24,7 @@ export const replayCases: AdapterCase[] = [
     async run(h) {
       await h.start();
       const first = await h.post('r2');
-      for (let i = 0; i < 3; i++) {
-        const again = await h.post('r2');
-        expect(again.status).toBe(200);
-        expect(again.headers[REPLAYED]).toBe('true');
-        expect(again.headers['content-type']).toBe(first.headers['content-type']);
-        expect(Buffer.compare(again.body, first.body)).toBe(0);
-      }
+      for (let i = 0; i < 3; i++) expectReplay(await h.post('r2'), first);
       expect(h.calls()).toBe(1);
     },
   },
@@ -65,26 +59,15 @@ export const replayCases: AdapterCase[] = [
     group: 'replay',
     name: 'a duplicate during the run gets 409 with Retry-After, which is not stored: the retry after completion is the real replay',
     async run(h) {
-      const hold = gate();
-      const started = gate();
-      await h.start({}, async (call, n) => {
-        started.open();
-        await hold.promise;
-        return { kind: 'json', value: { received: call.headers['x-event-id'], call: n } };
-      });
-      const first = h.post('r5').then((res) => res);
-      await started.promise;
+      const held = await inFlight(h, 'r5');
       const busy = await h.post('r5');
       expect(busy.status).toBe(409);
       expect(Number(busy.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(JSON.parse(busy.body.toString()).code).toBe('ERR_IDEMPOTENCY_IN_PROGRESS');
-      hold.open();
-      const done = await first;
+      held.release();
+      const done = await held.first;
       expect(done.status).toBe(200);
-      const replay = await h.post('r5');
-      expect(replay.status).toBe(200);
-      expect(replay.headers[REPLAYED]).toBe('true');
-      expect(Buffer.compare(replay.body, done.body)).toBe(0);
+      expectReplay(await h.post('r5'), done);
       expect(h.calls()).toBe(1);
     },
   },
@@ -92,20 +75,12 @@ export const replayCases: AdapterCase[] = [
     group: 'replay',
     name: 'inProgressStatus 503 answers a duplicate during the run with 503 and Retry-After',
     async run(h) {
-      const hold = gate();
-      const started = gate();
-      await h.start({ inProgressStatus: 503 }, async (_call, n) => {
-        started.open();
-        await hold.promise;
-        return { kind: 'json', value: { call: n } };
-      });
-      const first = h.post('r6').then((res) => res);
-      await started.promise;
+      const held = await inFlight(h, 'r6', { inProgressStatus: 503 });
       const busy = await h.post('r6');
       expect(busy.status).toBe(503);
       expect(busy.headers['retry-after']).toBeDefined();
-      hold.open();
-      expect((await first).status).toBe(200);
+      held.release();
+      expect((await held.first).status).toBe(200);
     },
   },
   {
@@ -117,9 +92,7 @@ export const replayCases: AdapterCase[] = [
       const other = await h.post('r7', '{"id":"evt_1","amount":99}');
       expect(other.status).toBe(422);
       expect(JSON.parse(other.body.toString()).code).toBe('ERR_IDEMPOTENCY_FINGERPRINT_MISMATCH');
-      const again = await h.post('r7');
-      expect(again.headers[REPLAYED]).toBe('true');
-      expect(Buffer.compare(again.body, first.body)).toBe(0);
+      expectReplay(await h.post('r7'), first);
       expect(h.calls()).toBe(1);
     },
   },

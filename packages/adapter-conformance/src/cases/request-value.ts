@@ -1,6 +1,7 @@
 /** @module The per-request value (`req.idempotency`, `request.idempotency`, `ctx.state.idempotency`): set only for a claimed run, `undefined` (never `null`) otherwise. */
+import { inFlight } from './expect';
 import type { AdapterCase } from '../case';
-import { gate, jsonAnswer } from '../harness';
+import { jsonAnswer } from '../harness';
 
 export const requestValueCases: AdapterCase[] = [
   {
@@ -23,22 +24,14 @@ export const requestValueCases: AdapterCase[] = [
     group: 'per-request value',
     name: 'duplicates (409 during the run, replay after it) carry undefined; the claimed run carries its value',
     async run(h) {
-      const hold = gate();
-      const started = gate();
-      await h.start({}, async (call, n) => {
-        started.open();
-        await hold.promise;
-        return jsonAnswer(call, n);
-      });
-      const first = h.post('v1').then((res) => res);
-      await started.promise;
+      const held = await inFlight(h, 'v1');
       try {
         expect((await h.post('v1')).status).toBe(409);
         expect((await h.observed(1))[0]!.idempotency).toBeUndefined();
       } finally {
-        hold.open(); // a failed check must not leave the run (and the app's close) waiting
+        held.release(); // a failed check must not leave the run (and the app's close) waiting
       }
-      expect((await first).status).toBe(200);
+      expect((await held.first).status).toBe(200);
       expect((await h.observed(2))[1]!.idempotency).toMatchObject({ attempts: 1, isRetry: false });
       const replay = await h.post('v1');
       expect(replay.headers['idempotent-replayed']).toBe('true');

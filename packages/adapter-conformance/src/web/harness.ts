@@ -5,15 +5,7 @@
  */
 import type { Store } from '@webhook-idempotency/core';
 import type request from 'supertest';
-import {
-  BODY,
-  type CaseHandler,
-  type Harness,
-  jsonAnswer,
-  PROVIDER,
-  viewedThrough,
-} from '../harness';
-import { caseOptions, guardWorld } from '../guard-world';
+import { BODY, type CaseHandler, type Harness, harnessWorld, jsonAnswer } from '../harness';
 import type { RunningApp } from '../types';
 import type { WebAppEntry, WebOptions, WebRuntime, WebServer } from './types';
 
@@ -48,9 +40,7 @@ export function createWebHarness(
   store: Store<unknown>,
   cleanup: Array<() => Promise<void>>,
 ): WebHarness {
-  const world = guardWorld(store);
-  const { guard } = world;
-  let count = 0;
+  const { parts, appOf } = harnessWorld(store, entry);
   let server: WebServer | undefined;
 
   const url = (path = '/hook') => {
@@ -77,17 +67,9 @@ export function createWebHarness(
     );
 
   return {
-    store,
-    guard,
-    capabilities: entry.capabilities,
-    calls: () => count,
-    claims: world.claims,
+    ...parts,
     async start(options = {}, handler = jsonAnswer) {
-      const fetchHandler = entry.build(
-        viewedThrough(caseOptions(guard, options), entry.nativeLike),
-        async (call) => handler(call, ++count),
-        world.observe,
-      );
+      const fetchHandler = entry.build(...appOf(options, handler));
       const started = await runtime.serve(fetchHandler);
       server = started;
       cleanup.push(() => started.close());
@@ -118,9 +100,6 @@ export function createWebHarness(
       });
       return send(stream, { 'content-type': 'application/json', 'x-event-id': id });
     },
-    receipt: (id) => guard.find({ provider: PROVIDER, externalId: id }),
-    observed: world.observed,
-    events: world.events,
     port() {
       if (!server) throw new Error('start() the app first');
       return server.port;

@@ -65,6 +65,8 @@ export class RouteGate {
       readonly inProgressStatus: 409 | 503;
     },
     private readonly tally?: IgnoredTally,
+    /** Hears the tally's failed writes; held here because the tally holds it weakly. */
+    readonly onTallyError?: (error: unknown) => void,
   ) {}
 
   /**
@@ -134,8 +136,7 @@ export function gateFor<Tx>(
 ): RouteGate | undefined {
   const routing = routingOf(preset);
   if (!routing) return undefined;
-  const tally = ignoredTallyOf(store, (error) =>
-    tracer.storeError('addIgnored', error, tracer.now()),
-  );
-  return new RouteGate(routing, tracer, config, tally);
+  const onTallyError = (error: unknown) => tracer.storeError('addIgnored', error, tracer.now());
+  const tally = ignoredTallyOf(store, onTallyError);
+  return new RouteGate(routing, tracer, config, tally, onTallyError);
 }

@@ -18,30 +18,38 @@ export {
 } from './tally';
 
 const tallies = new WeakMap<object, IgnoredTally>();
-const observers = new WeakMap<object, Set<(error: unknown) => void>>();
+/** Who hears of a store's failed count writes, held weakly: a listener its owner dropped goes too. */
+const observers = new WeakMap<object, Set<WeakRef<(error: unknown) => void>>>();
+
+/** Calls every listener still held by its owner, and forgets the others. */
+function tell(listeners: Set<WeakRef<(error: unknown) => void>>, error: unknown): void {
+  for (const ref of listeners) {
+    const listener = ref.deref();
+    if (listener) listener(error);
+    else listeners.delete(ref);
+  }
+}
 
 /**
  * The tally of `store`, or `undefined` for a store that keeps no ignored counts
- * (`capabilities.ignoredCounts` not `true`). `onError` hears of its failed writes.
+ * (`capabilities.ignoredCounts` not `true`). `onError` hears of its failed writes for as long as
+ * the caller holds it: the tally keeps it weakly, so that an app building many engines on one
+ * long-lived store does not collect a listener per engine.
  */
 export function ignoredTallyOf<Tx>(
   store: Store<Tx>,
   onError?: (error: unknown) => void,
 ): IgnoredTally | undefined {
   if (store.capabilities.ignoredCounts !== true || !store.addIgnored) return undefined;
-  const listeners = observers.get(store) ?? new Set<(error: unknown) => void>();
+  const listeners = observers.get(store) ?? new Set<WeakRef<(error: unknown) => void>>();
   observers.set(store, listeners);
-  if (onError) listeners.add(onError);
+  for (const ref of listeners) if (!ref.deref()) listeners.delete(ref);
+  if (onError) listeners.add(new WeakRef(onError));
   let tally = tallies.get(store);
   if (!tally) {
-    const heard = listeners;
     tally = new IgnoredTally(
       { addIgnored: (counts, at) => store.addIgnored!(counts, at) },
-      {
-        onError(error) {
-          for (const listener of heard) listener(error);
-        },
-      },
+      { onError: (error) => tell(listeners, error) },
     );
     tallies.set(store, tally);
   }

@@ -11,7 +11,7 @@ import type { IgnoredCount, Store } from '../store-contract';
 export const IGNORED_FLUSH_MS = 5 * SECOND;
 /** The longest wait between writes while they keep failing (each failure doubles the wait up to it). */
 export const MAX_IGNORED_BACKOFF_MS = 300 * SECOND;
-/** Distinct provider and type pairs an interval keeps; later new types count as {@link OTHER_TYPE}. */
+/** Distinct provider, type and hour entries an interval keeps; later new types count as {@link OTHER_TYPE}. */
 export const MAX_IGNORED_TYPES = 100;
 /** Longest type kept, in characters (code points); a longer one is cut there. */
 export const MAX_IGNORED_TYPE_LENGTH = 100;
@@ -55,8 +55,11 @@ type Writer = Required<Pick<Store, 'addIgnored'>>;
 
 /** The ignored events of one store's writers in this process, since its last write. */
 export class IgnoredTally {
-  private counts = new Map<string, { provider: string; type: string; count: number }>();
-  private hour = 0;
+  /** By hour, provider and type: each count keeps the hour of its events, written or kept. */
+  private counts = new Map<
+    string,
+    { provider: string; type: string; hour: number; count: number }
+  >();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private writing: Promise<void> | undefined;
   /** Writes failed in a row: the next waits longer (a store down, or a table not created yet). */
@@ -74,24 +77,21 @@ export class IgnoredTally {
     this.clock = options.clock ?? Date.now;
   }
 
-  /** Counts one ignored event; the first of an interval dates it and schedules its write. */
+  /** Counts one ignored event in the hour it happened; the first of an interval schedules its write. */
   count(provider: string, type: string | undefined): void {
-    this.add(provider, boundedType(type), 1);
+    this.add(Math.floor(this.clock() / HOUR) * HOUR, provider, boundedType(type), 1);
   }
 
-  /** Adds `count` to a provider's (bounded) type, or to its {@link OTHER_TYPE} past the interval's cap. */
-  private add(provider: string, type: string, count: number): void {
-    if (this.counts.size === 0) {
-      this.hour = Math.floor(this.clock() / HOUR) * HOUR;
-      this.schedule();
-    }
-    let entry = this.counts.get(`${provider}\u0000${type}`);
+  /** Adds `count` to a provider's (bounded) type in `hour`, or to its {@link OTHER_TYPE} past the interval's cap. */
+  private add(hour: number, provider: string, type: string, count: number): void {
+    if (this.counts.size === 0) this.schedule();
+    let entry = this.counts.get(`${hour}\u0000${provider}\u0000${type}`);
     if (!entry && this.counts.size >= this.maxTypes) {
       type = OTHER_TYPE;
-      entry = this.counts.get(`${provider}\u0000${type}`);
+      entry = this.counts.get(`${hour}\u0000${provider}\u0000${type}`);
     }
     if (entry) entry.count += count;
-    else this.counts.set(`${provider}\u0000${type}`, { provider, type, count });
+    else this.counts.set(`${hour}\u0000${provider}\u0000${type}`, { provider, type, hour, count });
   }
 
   /**
@@ -103,11 +103,11 @@ export class IgnoredTally {
     this.timer = undefined;
     while (this.writing) await this.writing;
     if (this.counts.size === 0) return;
-    const { counts, hour } = this;
+    const { counts } = this;
     this.counts = new Map();
-    const entries: IgnoredCount[] = [...counts.values()]
-      .map(({ provider, type, count }) => ({ provider, type, hour, count }))
-      .sort((a, b) => (a.provider + a.type < b.provider + b.type ? -1 : 1));
+    const entries: IgnoredCount[] = [...counts.values()].sort((a, b) =>
+      a.hour !== b.hour ? a.hour - b.hour : a.provider + a.type < b.provider + b.type ? -1 : 1,
+    );
     const writing = this.write(entries).finally(() => {
       if (this.writing === writing) this.writing = undefined;
     });
@@ -121,9 +121,9 @@ export class IgnoredTally {
       this.failures = 0;
     } catch (error) {
       this.failures++;
-      // Kept for the next write (dated by its interval, bounded like any): counting must never fail
-      // a delivery, and a store that is down for a while loses no count.
-      for (const { provider, type, count } of entries) this.add(provider, type, count);
+      // Kept for the next write, each in its own hour (bounded like any): counting must never fail
+      // a delivery, and a store that is down for a while loses no count nor moves it to a later hour.
+      for (const { hour, provider, type, count } of entries) this.add(hour, provider, type, count);
       try {
         this.options.onError?.(error);
       } catch {

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { SECOND } from '../constants';
 import { ConfigError } from '../errors';
-import { renamedOption } from '../renamed-option';
+import { givenName, renamedOption } from '../renamed-option';
 import type { Store } from '../types';
 import { emitter, MAX_CLAIM_LIMIT, numberOption } from './run';
 import type { InboxRelayStore } from './inbox-store';
@@ -149,7 +149,13 @@ export function relaySettingsOf(options: InboxRelayOptions) {
     store,
     providers: [...providers],
     emit,
-    sendSize: numberOption('sendSize', size, 1, true, MAX_CLAIM_LIMIT),
+    sendSize: numberOption(
+      givenName(options, 'sendSize', 'batchSize'),
+      size,
+      1,
+      true,
+      MAX_CLAIM_LIMIT,
+    ),
     pollIntervalMs: numberOption('pollIntervalMs', options.pollIntervalMs ?? pollIntervalMs, 1),
     handoffMs:
       numberOption(

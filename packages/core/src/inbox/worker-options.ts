@@ -1,7 +1,7 @@
 /** @module The inbox worker's options, their defaults and checks, and its retry schedule. */
 import { SECOND } from '../constants';
 import { ConfigError } from '../errors';
-import { renamedOption } from '../renamed-option';
+import { givenName, renamedOption } from '../renamed-option';
 import { handlersOf, type InboxHandlers } from './handlers';
 import type { InboxWorkerStore } from './inbox-store';
 import type { ReceiptsOptions } from './receipts-link';
@@ -136,6 +136,55 @@ export function retryDelayMs(
   return Math.round(ceiling / 2 + (ceiling / 2) * options.random());
 }
 
+/**
+ * A numeric option renamed in 0.2 (its new name, then its deprecated one), else `fallback`:
+ * checked against `min` (and `integer`, `max`) under the name the caller gave it.
+ */
+function renamedNumber<Tx>(
+  options: InboxWorkerOptions<Tx>,
+  [newName, oldName]: readonly [keyof InboxWorkerOptions<Tx>, keyof InboxWorkerOptions<Tx>],
+  fallback: number,
+  min: number,
+  { integer = false, max = Number.POSITIVE_INFINITY } = {},
+): number {
+  const value = renamedOption(options, newName, oldName) ?? fallback;
+  return number(givenName(options, newName, oldName), value, min, integer, max);
+}
+
+/** How much the worker takes on and how often, checked, with their defaults filled in. */
+function pacingOf<Tx>(options: InboxWorkerOptions<Tx>) {
+  const visibility = number(
+    'visibilityTimeoutSeconds',
+    options.visibilityTimeoutSeconds ?? DEFAULTS.visibilityTimeoutSeconds,
+    0.1,
+  );
+  return {
+    concurrency: number(
+      'concurrency',
+      options.concurrency ?? DEFAULTS.concurrency,
+      1,
+      true,
+      MAX_CLAIM_LIMIT,
+    ),
+    groupSize: renamedNumber(options, ['groupSize', 'batchSize'], DEFAULTS.groupSize, 1, {
+      integer: true,
+      max: MAX_GROUP_SIZE,
+    }),
+    groupWindowMs: renamedNumber(
+      options,
+      ['groupWindowMs', 'batchWindowMs'],
+      DEFAULTS.groupWindowMs,
+      0,
+    ),
+    pollIntervalMs: number('pollIntervalMs', options.pollIntervalMs ?? DEFAULTS.pollIntervalMs, 1),
+    visibility,
+    leaseMs: visibility * SECOND,
+    maxFailures: renamedNumber(options, ['maxFailures', 'maxAttempts'], DEFAULTS.maxFailures, 1, {
+      integer: true,
+    }),
+  };
+}
+
 /** The worker's options, checked, with their defaults filled in. */
 export function settingsOf<Tx>(options: InboxWorkerOptions<Tx>) {
   if (typeof options !== 'object' || options === null)
@@ -146,52 +195,10 @@ export function settingsOf<Tx>(options: InboxWorkerOptions<Tx>) {
   const { providers, handlers } = handlersOf<Tx>(options.handlers);
   const emit = emitter(options.onEvent);
   if (typeof random !== 'function') throw new ConfigError('random', 'must be a function');
-  const concurrency = number(
-    'concurrency',
-    options.concurrency ?? DEFAULTS.concurrency,
-    1,
-    true,
-    MAX_CLAIM_LIMIT,
-  );
-  const groupSize = number(
-    'groupSize',
-    renamedOption(options, 'groupSize', 'batchSize') ?? DEFAULTS.groupSize,
-    1,
-    true,
-    MAX_GROUP_SIZE,
-  );
-  const windowMs = renamedOption(options, 'groupWindowMs', 'batchWindowMs');
-  const groupWindowMs = number('groupWindowMs', windowMs ?? DEFAULTS.groupWindowMs, 0);
-  const pollIntervalMs = number(
-    'pollIntervalMs',
-    options.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
-    1,
-  );
-  const visibility = number(
-    'visibilityTimeoutSeconds',
-    options.visibilityTimeoutSeconds ?? DEFAULTS.visibilityTimeoutSeconds,
-    0.1,
-  );
-  const failures = renamedOption(options, 'maxFailures', 'maxAttempts');
-  const maxFailures = number('maxFailures', failures ?? DEFAULTS.maxFailures, 1, true);
   const backoff = {
     baseMs: number('backoffBaseMs', options.backoffBaseMs ?? DEFAULTS.backoffBaseMs, 0),
     maxMs: number('backoffMaxMs', options.backoffMaxMs ?? DEFAULTS.backoffMaxMs, 0),
     random,
   };
-  const leaseMs = visibility * SECOND;
-  return {
-    inbox,
-    handlers,
-    providers,
-    emit,
-    concurrency,
-    groupSize,
-    groupWindowMs,
-    pollIntervalMs,
-    visibility,
-    maxFailures,
-    backoff,
-    leaseMs,
-  };
+  return { inbox, handlers, providers, emit, ...pacingOf(options), backoff };
 }

@@ -1,4 +1,5 @@
 /** @module Conformance cases: claiming a key and reading receipts. */
+import { expectReceipt } from './fixtures';
 import type { ConformanceCase } from './types';
 
 export const claimCases: ConformanceCase[] = [
@@ -22,7 +23,7 @@ export const claimCases: ConformanceCase[] = [
       expect(result.receipt.claimedAt).toBeInstanceOf(Date);
       expect(result.receipt.claimAgeMs).toBeGreaterThanOrEqual(0);
       expect(result.receipt.claimAgeMs).toBeLessThan(5_000);
-      expect(await store.find(k, { now: now() })).toMatchObject({
+      await expectReceipt(store, now, k, {
         status: 'processing',
         attempts: 1,
         fingerprint: 'fp-1',
@@ -62,10 +63,7 @@ export const claimCases: ConformanceCase[] = [
       expect((await store.claim(a, { now: now(), fingerprint: null })).won).toBe(true);
       expect((await store.claim(b, { now: now(), fingerprint: null })).won).toBe(true);
       expect(await store.complete(a, { now: now(), attempts: 1, response: '"a"' })).toBe(true);
-      expect(await store.find(b, { now: now() })).toMatchObject({
-        status: 'processing',
-        response: null,
-      });
+      await expectReceipt(store, now, b, { status: 'processing', response: null });
     },
   },
   {

@@ -1,4 +1,5 @@
 /** @module Conformance cases: completing a claim. */
+import { claimed, expectReceipt } from './fixtures';
 import type { ConformanceCase } from './types';
 
 const awkward = 'naïve "quotes" \\ back\nslash \u0001 😀 ' + "' OR 1=1; --";
@@ -8,8 +9,7 @@ export const completeCases: ConformanceCase[] = [
     group: 'complete',
     name: 'complete with the claimed attempts stores the response byte for byte',
     async run({ store, now, key }) {
-      const k = key('complete');
-      await store.claim(k, { now: now(), fingerprint: null });
+      const k = await claimed(store, now, key('complete'));
       expect(await store.complete(k, { now: now(), attempts: 1, response: awkward })).toBe(true);
       const found = await store.find(k, { now: now() });
       expect(found).toMatchObject({
@@ -31,8 +31,7 @@ export const completeCases: ConformanceCase[] = [
       const response = `${'x'.repeat(size - 3)}end`;
       await store.claim(k, { now: now(), fingerprint: null });
       if (limit !== undefined) {
-        const over = key('over');
-        await store.claim(over, { now: now(), fingerprint: null });
+        const over = await claimed(store, now, key('over'));
         await expect(
           store.complete(over, { now: now(), attempts: 1, response: `${response}x` }),
         ).rejects.toMatchObject({ code: 'ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE' });
@@ -61,10 +60,7 @@ export const completeCases: ConformanceCase[] = [
           }),
         ).toBe(false);
       }
-      expect(await store.find(k, { now: now() })).toMatchObject({
-        status: 'processing',
-        response: null,
-      });
+      await expectReceipt(store, now, k, { status: 'processing', response: null });
       expect(
         await store.complete(k, {
           now: now(),
@@ -73,32 +69,24 @@ export const completeCases: ConformanceCase[] = [
           response: '"owner"',
         }),
       ).toBe(true);
-      expect(await store.find(k, { now: now() })).toMatchObject({
-        status: 'completed',
-        response: '"owner"',
-      });
+      await expectReceipt(store, now, k, { status: 'completed', response: '"owner"' });
     },
   },
   {
     group: 'complete',
     name: 'complete with other attempts is refused and changes nothing',
     async run({ store, now, key }) {
-      const k = key('wrong-attempts');
-      await store.claim(k, { now: now(), fingerprint: null });
+      const k = await claimed(store, now, key('wrong-attempts'));
       expect(await store.complete(k, { now: now(), attempts: 2, response: '"x"' })).toBe(false);
       expect(await store.complete(k, { now: now(), attempts: 0, response: '"x"' })).toBe(false);
-      expect(await store.find(k, { now: now() })).toMatchObject({
-        status: 'processing',
-        response: null,
-      });
+      await expectReceipt(store, now, k, { status: 'processing', response: null });
     },
   },
   {
     group: 'complete',
     name: 'completed is final: later completes and fails are refused',
     async run({ store, now, key, advance }) {
-      const k = key('final');
-      await store.claim(k, { now: now(), fingerprint: null });
+      const k = await claimed(store, now, key('final'));
       expect(await store.complete(k, { now: now(), attempts: 1, response: '"first"' })).toBe(true);
       expect(await store.complete(k, { now: now(), attempts: 1, response: '"second"' })).toBe(
         false,
@@ -107,11 +95,7 @@ export const completeCases: ConformanceCase[] = [
       await advance(400 * 24 * 3600 * 1000);
       expect(await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: 1000 })).toBeNull();
       expect((await store.claim(k, { now: now(), fingerprint: null })).won).toBe(false);
-      expect(await store.find(k, { now: now() })).toMatchObject({
-        status: 'completed',
-        response: '"first"',
-        attempts: 1,
-      });
+      await expectReceipt(store, now, k, { status: 'completed', response: '"first"', attempts: 1 });
     },
   },
   {

@@ -1,5 +1,5 @@
 /** @module Conformance cases: races between callers (run with many parallel calls). */
-import { STALE_MS } from './stale';
+import { claimed, expectReceipt, STALE_MS, takeOver } from './fixtures';
 import type { ConformanceCase } from './types';
 
 const times = <T>(n: number, fn: (i: number) => Promise<T>): Promise<T[]> =>
@@ -36,29 +36,20 @@ export const concurrencyCases: ConformanceCase[] = [
     group: 'concurrency',
     name: 'N parallel take-overs of one stale claim: exactly one wins',
     async run({ store, now, key, advance, concurrency }) {
-      const k = key('stale-race');
-      await store.claim(k, { now: now(), fingerprint: null });
+      const k = await claimed(store, now, key('stale-race'));
       await advance(STALE_MS + 5_000);
-      const results = await times(concurrency, () =>
-        store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS }),
-      );
+      const results = await times(concurrency, () => takeOver(store, now, k, 1));
       expect(results.filter((r) => r !== null)).toHaveLength(1);
-      expect(await store.find(k, { now: now() })).toMatchObject({
-        status: 'processing',
-        attempts: 2,
-      });
+      await expectReceipt(store, now, k, { status: 'processing', attempts: 2 });
     },
   },
   {
     group: 'concurrency',
     name: 'N parallel retries of one failed receipt: exactly one wins',
     async run({ store, now, key, concurrency }) {
-      const k = key('failed-race');
-      await store.claim(k, { now: now(), fingerprint: null });
+      const k = await claimed(store, now, key('failed-race'));
       await store.fail(k, { now: now(), attempts: 1, error: 'boom' });
-      const results = await times(concurrency, () =>
-        store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS }),
-      );
+      const results = await times(concurrency, () => takeOver(store, now, k, 1));
       expect(results.filter((r) => r !== null)).toHaveLength(1);
     },
   },
@@ -66,30 +57,25 @@ export const concurrencyCases: ConformanceCase[] = [
     group: 'concurrency',
     name: 'N parallel completes with the same attempts: exactly one is recorded',
     async run({ store, now, key, concurrency }) {
-      const k = key('complete-race');
-      await store.claim(k, { now: now(), fingerprint: null });
+      const k = await claimed(store, now, key('complete-race'));
       const results = await times(concurrency, (i) =>
         store.complete(k, { now: now(), attempts: 1, response: String(i) }),
       );
       const recorded = results.flatMap((ok, i) => (ok ? [String(i)] : []));
       expect(recorded).toHaveLength(1);
-      expect(await store.find(k, { now: now() })).toMatchObject({
-        status: 'completed',
-        response: recorded[0],
-      });
+      await expectReceipt(store, now, k, { status: 'completed', response: recorded[0] });
     },
   },
   {
     group: 'concurrency',
     name: 'a late complete racing a take-over: never both recorded',
     async run({ store, now, key, advance, concurrency }) {
-      const k = key('complete-vs-takeover');
-      await store.claim(k, { now: now(), fingerprint: null });
+      const k = await claimed(store, now, key('complete-vs-takeover'));
       await advance(STALE_MS + 5_000);
       const half = Math.max(1, Math.floor(concurrency / 2));
       const [completes, takeovers] = await Promise.all([
         times(half, () => store.complete(k, { now: now(), attempts: 1, response: '"zombie"' })),
-        times(half, () => store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS })),
+        times(half, () => takeOver(store, now, k, 1)),
       ]);
       const completed = completes.filter(Boolean).length;
       const taken = takeovers.filter((r) => r !== null).length;

@@ -1,4 +1,5 @@
 /** @module Conformance cases: failing a claim and retrying after a failure. */
+import { claimed, expectReceipt } from './fixtures';
 import type { ConformanceCase } from './types';
 
 export const failCases: ConformanceCase[] = [
@@ -24,8 +25,7 @@ export const failCases: ConformanceCase[] = [
     group: 'fail',
     name: 'a failed receipt is reclaimed at once with attempts + 1 and can complete',
     async run({ store, now, key }) {
-      const k = key('retry');
-      await store.claim(k, { now: now(), fingerprint: null });
+      const k = await claimed(store, now, key('retry'));
       await store.fail(k, { now: now(), attempts: 1, error: 'boom' });
       const taken = await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: 3_600_000 });
       expect(taken).toMatchObject({
@@ -36,11 +36,7 @@ export const failCases: ConformanceCase[] = [
       });
       expect(await store.complete(k, { now: now(), attempts: 1, response: '"old"' })).toBe(false);
       expect(await store.complete(k, { now: now(), attempts: 2, response: '"new"' })).toBe(true);
-      expect(await store.find(k, { now: now() })).toMatchObject({
-        status: 'completed',
-        attempts: 2,
-        response: '"new"',
-      });
+      await expectReceipt(store, now, k, { status: 'completed', attempts: 2, response: '"new"' });
     },
   },
   {
@@ -53,10 +49,7 @@ export const failCases: ConformanceCase[] = [
       expect(await store.fail(k, { now: now(), attempts: 1, claimedAt: off, error: 'x' })).toBe(
         false,
       );
-      expect(await store.find(k, { now: now() })).toMatchObject({
-        status: 'processing',
-        error: null,
-      });
+      await expectReceipt(store, now, k, { status: 'processing', error: null });
       expect(
         await store.fail(k, {
           now: now(),
@@ -80,11 +73,7 @@ export const failCases: ConformanceCase[] = [
           error: 'second',
         }),
       ).toBe(true);
-      expect(await store.find(k, { now: now() })).toMatchObject({
-        status: 'failed',
-        attempts: 2,
-        error: 'second',
-      });
+      await expectReceipt(store, now, k, { status: 'failed', attempts: 2, error: 'second' });
     },
   },
   {
@@ -105,19 +94,13 @@ export const failCases: ConformanceCase[] = [
         attempts: 2,
         fingerprint: 'genuine',
       });
-      expect(await store.find(k, { now: now() })).toMatchObject({
-        attempts: 2,
-        fingerprint: 'genuine',
-      });
+      await expectReceipt(store, now, k, { attempts: 2, fingerprint: 'genuine' });
       // No field: the stored fingerprint stays.
       expect(await retry(2)).toMatchObject({ attempts: 3, fingerprint: 'genuine' });
-      expect(await store.find(k, { now: now() })).toMatchObject({
-        attempts: 3,
-        fingerprint: 'genuine',
-      });
+      await expectReceipt(store, now, k, { attempts: 3, fingerprint: 'genuine' });
       // null is a value: a delivery without a fingerprint records none.
       expect(await retry(3, null)).toMatchObject({ attempts: 4, fingerprint: null });
-      expect(await store.find(k, { now: now() })).toMatchObject({ attempts: 4, fingerprint: null });
+      await expectReceipt(store, now, k, { attempts: 4, fingerprint: null });
       // A refused reclaim records nothing.
       expect(
         await store.reclaim(k, {
@@ -127,35 +110,26 @@ export const failCases: ConformanceCase[] = [
           fingerprint: 'other',
         }),
       ).toBeNull();
-      expect(await store.find(k, { now: now() })).toMatchObject({
-        status: 'processing',
-        attempts: 4,
-        fingerprint: null,
-      });
+      await expectReceipt(store, now, k, { status: 'processing', attempts: 4, fingerprint: null });
     },
   },
   {
     group: 'fail',
     name: 'fail with other attempts is refused',
     async run({ store, now, key }) {
-      const k = key('fail-wrong');
-      await store.claim(k, { now: now(), fingerprint: null });
+      const k = await claimed(store, now, key('fail-wrong'));
       expect(await store.fail(k, { now: now(), attempts: 2, error: 'x' })).toBe(false);
-      expect(await store.find(k, { now: now() })).toMatchObject({
-        status: 'processing',
-        error: null,
-      });
+      await expectReceipt(store, now, k, { status: 'processing', error: null });
     },
   },
   {
     group: 'fail',
     name: 'reclaiming a failed receipt needs the attempts seen',
     async run({ store, now, key }) {
-      const k = key('fail-seen');
-      await store.claim(k, { now: now(), fingerprint: null });
+      const k = await claimed(store, now, key('fail-seen'));
       await store.fail(k, { now: now(), attempts: 1, error: 'x' });
       expect(await store.reclaim(k, { now: now(), attempts: 2, staleAfterMs: 1000 })).toBeNull();
-      expect(await store.find(k, { now: now() })).toMatchObject({ status: 'failed', attempts: 1 });
+      await expectReceipt(store, now, k, { status: 'failed', attempts: 1 });
     },
   },
 ];

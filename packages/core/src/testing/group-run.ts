@@ -6,17 +6,18 @@
 import { IdempotencyGuard } from '../guard';
 import { GroupConflict } from '../receipt-group';
 import type { GuardEvent, RunContext, Store } from '../types';
+import { expectReceipt } from './fixtures';
 import { firstRun, groupOperations } from './group';
 import type { CaseContext, ConformanceCase } from './types';
 
-/** A guard over the case's store and clock, and the events it reports. */
+/** A guard over the case's store and clock, the events it reports, and the store's group operations. */
 function guardOf({ store, now }: CaseContext<unknown>) {
   const events: GuardEvent[] = [];
   const guard = new IdempotencyGuard(store as Store<unknown>, {
     clock: now,
     onEvent: (event) => void events.push(event),
   });
-  return { guard, events };
+  return { guard, events, ...groupOperations(store) };
 }
 
 export const groupRunCases: ConformanceCase[] = [
@@ -55,7 +56,7 @@ export const groupRunCases: ConformanceCase[] = [
         attempts: 1,
         response: '{"index":1}',
       });
-      expect(await store.find(done, { now: now() })).toMatchObject({ response: '"before"' });
+      await expectReceipt(store, now, done, { response: '"before"' });
       const delivered = events.filter((e) => e.type === 'delivered');
       expect(delivered.map((e) => [e.key.externalId, e.type === 'delivered' && e.outcome])).toEqual(
         [
@@ -70,8 +71,7 @@ export const groupRunCases: ConformanceCase[] = [
     name: 'a group whose key got a receipt meanwhile records nothing of its own (GroupConflict)',
     async run(context) {
       const { store, now, key } = context;
-      const { recordFirst } = groupOperations(store);
-      const { guard } = guardOf(context);
+      const { guard, recordFirst } = guardOf(context);
       const [a, b] = [key('a'), key('b')];
       const group = guard.group([a, b], async (members) => {
         // Another run writes b's receipt while the group runs (in the group's transaction where
@@ -93,8 +93,7 @@ export const groupRunCases: ConformanceCase[] = [
     name: 'a group whose work throws records nothing; a transactional store rolls back what the handlers wrote',
     async run(context) {
       const { store, now, key } = context;
-      const { recordFirst } = groupOperations(store);
-      const { guard } = guardOf(context);
+      const { guard, recordFirst } = guardOf(context);
       const [a, written] = [key('a'), key('written')];
       const boom = new Error('a later handler failed');
       const group = guard.group([a], async (members) => {
@@ -130,7 +129,7 @@ export const groupTransactionCases: ConformanceCase[] = [
           throw boom;
         }),
       ).rejects.toBe(boom);
-      expect(await store.find(kept, { now: now() })).toMatchObject({ status: 'completed' });
+      await expectReceipt(store, now, kept, { status: 'completed' });
       expect(await store.find(lost, { now: now() })).toBeNull();
     },
   },
@@ -149,8 +148,8 @@ export const groupTransactionCases: ConformanceCase[] = [
         expect(await store.complete(claimed, input, tx)).toBe(true);
       });
       expect(await store.find(fresh, { now: now() })).toBeNull();
-      expect(await store.find(held, { now: now() })).toMatchObject({ status: 'processing' });
-      expect(await store.find(claimed, { now: now() })).toMatchObject({ status: 'completed' });
+      await expectReceipt(store, now, held, { status: 'processing' });
+      await expectReceipt(store, now, claimed, { status: 'completed' });
     },
   },
 ];

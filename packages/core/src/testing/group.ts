@@ -5,6 +5,7 @@
  */
 import type { KeyLike } from '../request-key';
 import type { At, FirstRun, ObservedReceipt, Store } from '../types';
+import { claimed, expectReceipt } from './fixtures';
 import type { ConformanceCase } from './types';
 
 const awkward = 'naïve "quotes" \\ back\nslash \u0001 😀 ' + "' OR 1=1; --";
@@ -119,8 +120,7 @@ export const groupCases: ConformanceCase[] = [
     name: "recordFirst of 90 entries (past a statement's bound parameters on D1) is written whole; one key with a receipt among its last ones and nothing is",
     async run({ store, now, key }) {
       const { recordFirst, known } = groupOperations(store);
-      const held = key('held-late');
-      await store.claim(held, { now: now(), fingerprint: null });
+      const held = await claimed(store, now, key('held-late'));
       const refused = Array.from({ length: 90 }, (_, i) =>
         firstRun(i === 80 ? held : key(`refused-${i}`), `"r${i}"`),
       );
@@ -167,10 +167,7 @@ export const groupCases: ConformanceCase[] = [
       await advance(400 * 24 * 3600 * 1000);
       expect(await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: 1000 })).toBeNull();
       expect(await recordFirst([firstRun(k, '"again"')], { now: now() })).toBe(false);
-      expect(await store.find(k, { now: now() })).toMatchObject({
-        status: 'completed',
-        response: '"first"',
-      });
+      await expectReceipt(store, now, k, { status: 'completed', response: '"first"' });
     },
   },
   {

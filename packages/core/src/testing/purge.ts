@@ -1,48 +1,48 @@
 /** @module Conformance cases: purging old receipts. */
-import type { ConformanceCase } from './types';
+import type { KeyLike } from '../request-key';
+import { claimed, completed, expectReceipt } from './fixtures';
+import type { CaseContext, ConformanceCase } from './types';
 
 const DAY = 24 * 3600 * 1000;
+
+/** Three receipts of `label` made now: one completed, one failed and one still processing. */
+async function threeStates(
+  { store, now, key }: Pick<CaseContext<unknown>, 'store' | 'now' | 'key'>,
+  label: string,
+) {
+  const [done, failed, running] = ['done', 'failed', 'processing'].map((state) =>
+    key(`${label}-${state}`),
+  ) as [KeyLike, KeyLike, KeyLike];
+  for (const k of [done, failed, running]) await claimed(store, now, k);
+  await store.complete(done, { now: now(), attempts: 1, response: '1' });
+  await store.fail(failed, { now: now(), attempts: 1, error: 'x' });
+  return { done, failed, running };
+}
 
 export const purgeCases: ConformanceCase[] = [
   {
     group: 'purge',
     name: 'olderThanMs 0 deletes every finished receipt, one finished this very moment included, and no processing one',
     async run({ store, now, key }) {
-      const done = key('zero-done');
-      const failed = key('zero-failed');
-      const running = key('zero-processing');
-      for (const k of [done, failed, running])
-        await store.claim(k, { now: now(), fingerprint: null });
-      await store.complete(done, { now: now(), attempts: 1, response: '1' });
-      await store.fail(failed, { now: now(), attempts: 1, error: 'x' });
+      const { done, running } = await threeStates({ store, now, key }, 'zero');
       expect(await store.purge({ now: now(), olderThanMs: 0 })).toBe(2);
       expect(await store.find(done, { now: now() })).toBeNull();
-      expect(await store.find(running, { now: now() })).toMatchObject({ status: 'processing' });
+      await expectReceipt(store, now, running, { status: 'processing' });
     },
   },
   {
     group: 'purge',
     name: 'deletes finished receipts older than the cut-off, keeps newer ones and every processing one',
     async run({ store, now, key, advance }) {
-      const oldDone = key('old-done');
-      const oldFailed = key('old-failed');
-      const oldProcessing = key('old-processing');
-      for (const k of [oldDone, oldFailed, oldProcessing])
-        await store.claim(k, { now: now(), fingerprint: null });
-      await store.complete(oldDone, { now: now(), attempts: 1, response: '1' });
-      await store.fail(oldFailed, { now: now(), attempts: 1, error: 'x' });
+      const old = await threeStates({ store, now, key }, 'old');
       await advance(10 * DAY);
-      const newDone = key('new-done');
-      await store.claim(newDone, { now: now(), fingerprint: null });
-      await store.complete(newDone, { now: now(), attempts: 1, response: '2' });
+      const newDone = await completed(store, now, key('new-done'), '2');
 
       expect(await store.purge({ now: now(), olderThanMs: 7 * DAY })).toBe(2);
-      expect(await store.find(oldDone, { now: now() })).toBeNull();
-      expect(await store.find(oldFailed, { now: now() })).toBeNull();
-      expect(await store.find(oldProcessing, { now: now() })).toMatchObject({
-        status: 'processing',
-      });
-      expect(await store.find(newDone, { now: now() })).toMatchObject({ status: 'completed' });
+      expect(await store.find(old.done, { now: now() })).toBeNull();
+      expect(await store.find(old.failed, { now: now() })).toBeNull();
+      await expectReceipt(store, now, old.running, { status: 'processing' });
+      await expectReceipt(store, now, newDone, { status: 'completed' });
       // Nothing left to delete: purge is repeatable.
       expect(await store.purge({ now: now(), olderThanMs: 7 * DAY })).toBe(0);
     },
@@ -53,14 +53,11 @@ export const purgeCases: ConformanceCase[] = [
     async run({ store, now, key, advance }) {
       const stripe = key('stripe-old', 'stripe');
       const payme = key('payme-old', 'payme');
-      for (const k of [stripe, payme]) {
-        await store.claim(k, { now: now(), fingerprint: null });
-        await store.complete(k, { now: now(), attempts: 1, response: '1' });
-      }
+      for (const k of [stripe, payme]) await completed(store, now, k, '1');
       await advance(40 * DAY);
       expect(await store.purge({ now: now(), olderThanMs: 30 * DAY, provider: 'stripe' })).toBe(1);
       expect(await store.find(stripe, { now: now() })).toBeNull();
-      expect(await store.find(payme, { now: now() })).toMatchObject({ status: 'completed' });
+      await expectReceipt(store, now, payme, { status: 'completed' });
       expect(await store.purge({ now: now(), olderThanMs: 30 * DAY, provider: 'nobody' })).toBe(0);
     },
   },
@@ -69,10 +66,7 @@ export const purgeCases: ConformanceCase[] = [
     name: 'deletes in chunks and counts every row',
     async run({ store, now, key, advance }) {
       const keys = Array.from({ length: 25 }, (_, i) => key(`chunk-${i}`));
-      for (const k of keys) {
-        await store.claim(k, { now: now(), fingerprint: null });
-        await store.complete(k, { now: now(), attempts: 1, response: 'null' });
-      }
+      for (const k of keys) await completed(store, now, k, 'null');
       await advance(2 * DAY);
       expect(await store.purge({ now: now(), olderThanMs: DAY, chunkSize: 10 })).toBe(25);
       for (const k of keys) expect(await store.find(k, { now: now() })).toBeNull();
@@ -83,10 +77,7 @@ export const purgeCases: ConformanceCase[] = [
     name: 'takes batchSize, the deprecated name of chunkSize, and refuses the two disagreeing',
     async run({ store, now, key, advance }) {
       const keys = Array.from({ length: 3 }, (_, i) => key(`alias-${i}`));
-      for (const k of keys) {
-        await store.claim(k, { now: now(), fingerprint: null });
-        await store.complete(k, { now: now(), attempts: 1, response: 'null' });
-      }
+      for (const k of keys) await completed(store, now, k, 'null');
       await advance(2 * DAY);
       await expect(
         store.purge({ now: now(), olderThanMs: DAY, chunkSize: 2, batchSize: 3 }),

@@ -1,35 +1,24 @@
 /** @module Conformance cases: stale claims, take-over and fencing. */
+import { claimed, expectReceipt, STALE_MS, takeOver } from './fixtures';
 import type { ConformanceCase } from './types';
-
-/** Staleness threshold used by these cases; margins are seconds wide so a real database clock can tick meanwhile. */
-export const STALE_MS = 60_000;
 
 export const staleCases: ConformanceCase[] = [
   {
     group: 'stale',
     name: 'a fresh processing claim cannot be taken over',
     async run({ store, now, key, advance }) {
-      const k = key('fresh');
-      await store.claim(k, { now: now(), fingerprint: null });
-      expect(
-        await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS }),
-      ).toBeNull();
+      const k = await claimed(store, now, key('fresh'));
+      expect(await takeOver(store, now, k, 1)).toBeNull();
       await advance(STALE_MS - 10_000);
-      expect(
-        await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS }),
-      ).toBeNull();
-      expect(await store.find(k, { now: now() })).toMatchObject({
-        status: 'processing',
-        attempts: 1,
-      });
+      expect(await takeOver(store, now, k, 1)).toBeNull();
+      await expectReceipt(store, now, k, { status: 'processing', attempts: 1 });
     },
   },
   {
     group: 'stale',
     name: 'claimAgeMs grows with the store clock',
     async run({ store, now, key, advance }) {
-      const k = key('age');
-      await store.claim(k, { now: now(), fingerprint: null });
+      const k = await claimed(store, now, key('age'));
       await advance(30_000);
       const found = await store.find(k, { now: now() });
       expect(found?.claimAgeMs).toBeGreaterThanOrEqual(30_000);
@@ -46,51 +35,38 @@ export const staleCases: ConformanceCase[] = [
       // Read after advancing: a store-clocked store shifts the stored claim back instead of moving
       // "now", and a take-over in the same millisecond as the claim must not look like "no change".
       const stale = await store.find(k, { now: now() });
-      const taken = await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS });
+      const taken = await takeOver(store, now, k, 1);
       expect(taken).toMatchObject({ status: 'processing', attempts: 2, fingerprint: 'fp' });
       expect(taken!.claimAgeMs).toBeLessThan(5_000);
       expect(taken!.claimedAt.getTime()).toBeGreaterThan(stale!.claimedAt.getTime());
       // The new claim is fresh again.
-      expect(
-        await store.reclaim(k, { now: now(), attempts: 2, staleAfterMs: STALE_MS }),
-      ).toBeNull();
+      expect(await takeOver(store, now, k, 2)).toBeNull();
     },
   },
   {
     group: 'stale',
     name: 'take-over needs the attempts seen',
     async run({ store, now, key, advance }) {
-      const k = key('stale-seen');
-      await store.claim(k, { now: now(), fingerprint: null });
+      const k = await claimed(store, now, key('stale-seen'));
       await advance(STALE_MS + 5_000);
-      expect(
-        await store.reclaim(k, { now: now(), attempts: 2, staleAfterMs: STALE_MS }),
-      ).toBeNull();
-      expect(
-        await store.reclaim(k, { now: now(), attempts: 0, staleAfterMs: STALE_MS }),
-      ).toBeNull();
-      expect(await store.find(k, { now: now() })).toMatchObject({
-        status: 'processing',
-        attempts: 1,
-      });
+      expect(await takeOver(store, now, k, 2)).toBeNull();
+      expect(await takeOver(store, now, k, 0)).toBeNull();
+      await expectReceipt(store, now, k, { status: 'processing', attempts: 1 });
     },
   },
   {
     group: 'stale',
     name: 'fencing: a worker whose claim was taken over cannot complete or fail',
     async run({ store, now, key, advance }) {
-      const k = key('fencing');
-      await store.claim(k, { now: now(), fingerprint: null });
+      const k = await claimed(store, now, key('fencing'));
       await advance(STALE_MS + 5_000);
-      expect(
-        await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS }),
-      ).not.toBeNull();
+      expect(await takeOver(store, now, k, 1)).not.toBeNull();
       // The first worker wakes up late.
       expect(await store.complete(k, { now: now(), attempts: 1, response: '"zombie"' })).toBe(
         false,
       );
       expect(await store.fail(k, { now: now(), attempts: 1, error: 'zombie' })).toBe(false);
-      expect(await store.find(k, { now: now() })).toMatchObject({
+      await expectReceipt(store, now, k, {
         status: 'processing',
         attempts: 2,
         response: null,
@@ -101,11 +77,7 @@ export const staleCases: ConformanceCase[] = [
       expect(await store.complete(k, { now: now(), attempts: 1, response: '"zombie"' })).toBe(
         false,
       );
-      expect(await store.find(k, { now: now() })).toMatchObject({
-        status: 'completed',
-        attempts: 2,
-        response: '"owner"',
-      });
+      await expectReceipt(store, now, k, { status: 'completed', attempts: 2, response: '"owner"' });
     },
   },
   {
@@ -123,7 +95,7 @@ export const staleCases: ConformanceCase[] = [
       const firstClaimedAt = first.receipt.claimedAt;
       // The first owner stalls; the next delivery takes over and completes.
       await advance(STALE_MS + 5_000);
-      const taken = await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: STALE_MS });
+      const taken = await takeOver(store, now, k, 1);
       expect(taken).toMatchObject({ status: 'processing', attempts: 2 });
       expect(await completeAs(2, taken!.claimedAt, '"second"')).toBe(true);
       await advance(1_000);
@@ -140,7 +112,7 @@ export const staleCases: ConformanceCase[] = [
       // The first owner wakes up with the token (attempts 1) and the claim time it got back.
       expect(await completeAs(1, firstClaimedAt, '"zombie"')).toBe(false);
       expect(await failAs(1, firstClaimedAt)).toBe(false);
-      expect(await store.find(k, { now: now() })).toMatchObject({
+      await expectReceipt(store, now, k, {
         status: 'processing',
         attempts: 1,
         response: null,
@@ -149,11 +121,7 @@ export const staleCases: ConformanceCase[] = [
       // The new owner's claim stands, and its result is the one recorded.
       expect(await completeAs(1, fresh.receipt.claimedAt, '"fresh"')).toBe(true);
       expect(await completeAs(1, firstClaimedAt, '"zombie"')).toBe(false);
-      expect(await store.find(k, { now: now() })).toMatchObject({
-        status: 'completed',
-        attempts: 1,
-        response: '"fresh"',
-      });
+      await expectReceipt(store, now, k, { status: 'completed', attempts: 1, response: '"fresh"' });
     },
   },
 ];

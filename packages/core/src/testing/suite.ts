@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { claimCases } from './claim';
 import { completeCases } from './complete';
 import { concurrencyCases } from './concurrency';
+import { describeCases } from './describe-cases';
 import { failCases } from './fail';
 import { groupCases } from './group';
 import { groupRunCases, groupTransactionCases } from './group-run';
@@ -83,47 +84,43 @@ export async function runCase<Tx>(
  */
 export function runStoreConformance<Tx = never>(options: ConformanceOptions<Tx>): void {
   const { name, makeStore, concurrency = 100 } = options;
-  describe(`Store conformance: ${name}`, () => {
-    let harness: ConformanceHarness<Tx> | undefined;
+  describeCases(`Store conformance: ${name}`, conformanceCases, makeStore, (testCase, harness) =>
+    runApplicable(name, testCase, harness, concurrency),
+  );
+}
 
-    afterEach(async () => {
-      await harness?.close?.();
-      harness = undefined;
-    });
-
-    const groups = [...new Set(conformanceCases.map((c) => c.group))];
-    for (const group of groups) {
-      describe(group, () => {
-        for (const testCase of conformanceCases.filter((c) => c.group === group)) {
-          it(testCase.name, async () => {
-            harness = await makeStore();
-            const { capabilities } = harness.store;
-            if (capabilities.clock === 'store' && !harness.advance) {
-              throw new TypeError(
-                `${name}: a store with a 'store' clock needs harness.advance(ms) to move its time`,
-              );
-            }
-            if (GROUP_CASES.has(testCase) && capabilities.groups === false) {
-              // Not applicable: the store declares no group operations. Prove the flag is honest instead.
-              expect(harness.store.known).toBeUndefined();
-              expect(harness.store.recordFirst).toBeUndefined();
-              return;
-            }
-            if (IGNORED_COUNT_CASES.has(testCase) && capabilities.ignoredCounts !== true) {
-              // Not applicable: the store keeps no ignored counts. Prove the flag is honest instead.
-              expect(harness.store.addIgnored).toBeUndefined();
-              expect(harness.store.ignoredCounts).toBeUndefined();
-              return;
-            }
-            if (group === 'transaction' && !capabilities.transactional) {
-              // Not applicable: the store declares no transactions. Prove the flag is honest instead.
-              expect(harness.store.withTransaction).toBeUndefined();
-              return;
-            }
-            await runCase(testCase, harness, concurrency);
-          });
-        }
-      });
-    }
-  });
+/**
+ * Runs a case on its harness where the store has what the case needs; where the store declares it
+ * lacks it (no group operations, no ignored counts, no transactions), proves the flag honest instead.
+ */
+async function runApplicable<Tx>(
+  name: string,
+  testCase: ConformanceCase,
+  harness: ConformanceHarness<Tx>,
+  concurrency: number,
+): Promise<void> {
+  const { capabilities } = harness.store;
+  if (capabilities.clock === 'store' && !harness.advance) {
+    throw new TypeError(
+      `${name}: a store with a 'store' clock needs harness.advance(ms) to move its time`,
+    );
+  }
+  if (GROUP_CASES.has(testCase) && capabilities.groups === false) {
+    // Not applicable: the store declares no group operations. Prove the flag is honest instead.
+    expect(harness.store.known).toBeUndefined();
+    expect(harness.store.recordFirst).toBeUndefined();
+    return;
+  }
+  if (IGNORED_COUNT_CASES.has(testCase) && capabilities.ignoredCounts !== true) {
+    // Not applicable: the store keeps no ignored counts. Prove the flag is honest instead.
+    expect(harness.store.addIgnored).toBeUndefined();
+    expect(harness.store.ignoredCounts).toBeUndefined();
+    return;
+  }
+  if (testCase.group === 'transaction' && !capabilities.transactional) {
+    // Not applicable: the store declares no transactions. Prove the flag is honest instead.
+    expect(harness.store.withTransaction).toBeUndefined();
+    return;
+  }
+  await runCase(testCase, harness, concurrency);
 }

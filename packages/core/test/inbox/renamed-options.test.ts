@@ -109,10 +109,13 @@ describe('the renamed worker options', () => {
     ['groupSize', 'batchSize', 101],
     ['groupWindowMs', 'batchWindowMs', -1],
     ['maxFailures', 'maxAttempts', 0],
-  ])('%s is checked under its deprecated name %s too', (name, old, bad) => {
-    expect(() => worker({ [old]: bad })).toThrow(expect.objectContaining({ option: name }));
-    expect(() => worker({ [name]: bad })).toThrow(expect.objectContaining({ option: name }));
-  });
+  ])(
+    '%s is checked under its deprecated name %s too, and a refusal names the one given',
+    (name, old, bad) => {
+      expect(() => worker({ [old]: bad })).toThrow(expect.objectContaining({ option: old }));
+      expect(() => worker({ [name]: bad })).toThrow(expect.objectContaining({ option: name }));
+    },
+  );
 
   it.each([
     ['groupSize', 'batchSize', 4, 5],
@@ -151,6 +154,9 @@ describe("purge's chunkSize", () => {
   it('guard.purge checks either name and refuses the two disagreeing', async () => {
     const guard = new IdempotencyGuard(new InMemoryStore());
     await expect(guard.purge({ retentionDays: 1, batchSize: 0 })).rejects.toMatchObject({
+      option: 'batchSize',
+    });
+    await expect(guard.purge({ retentionDays: 1, chunkSize: 0 })).rejects.toMatchObject({
       option: 'chunkSize',
     });
     await expect(

@@ -4,11 +4,16 @@
  * before any claim over HTTP, and in inbox mode filtering at the endpoint, schema failures buried
  * at once by the worker and by the queue consumer, and redelivered after a fix.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { z } from 'zod';
 import { type HttpRequest, InMemoryStore } from '../../src';
 import { createEngine, createInboxConsumer, createInboxEngine } from '../../src/adapter';
 import { createInboxWorker, type InboxEvent, InMemoryInbox } from '../../src/inbox';
-import { type EventPreset, routes, validated } from '../../src/routing';
+import { type EventPreset, flushIgnored, routes, validated } from '../../src/routing';
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
 
 /** A preset of a made-up provider whose body names its event in `type` (verified by a header). */
 const shop: EventPreset = {
@@ -46,6 +51,24 @@ describe('a route set on the engine', () => {
     ])
       expect(await engine.begin(request({ id, type }))).toMatchObject({ action: 'respond' });
     expect(taken).toEqual(['exact', 'order.*', 'order.refund.*', '* customer.created']);
+  });
+
+  it("reports a failed write of the store's ignored counts as a store-error event, for as long as the engine lives", async () => {
+    const store = new InMemoryStore();
+    Object.assign(store, { addIgnored: () => Promise.reject(new Error('counts table missing')) });
+    const events: string[] = [];
+    const engine = createEngine({
+      store,
+      preset: routes(shop, { 'order.paid': () => 'ran' }),
+      onEvent: (event) =>
+        events.push(event.type === 'store-error' ? `store-error ${event.operation}` : event.type),
+    });
+    await engine.begin(request({ id: 'i', type: 'other' }));
+    // The tally holds the engine's listener weakly: a collection must not take it while the engine lives.
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await flushIgnored(store).catch(() => undefined);
+    expect(events).toEqual(['ignored', 'store-error addIgnored']);
   });
 
   it('answers an unrouted event by its policy: ignore (nothing claimed), record (a receipt, nothing run), refuse (422, nothing claimed)', async () => {

@@ -3,11 +3,11 @@
  * path as the browser sent it, the form), calls the core, translates out.
  * @module @webhook-idempotency/dashboard/express
  */
-import { sendRecord } from '@webhook-idempotency/core/adapter';
+import { REQUEST_TOO_LARGE, sendRecord } from '@webhook-idempotency/core/adapter';
 import type { NextFunction, Request, Response } from 'express';
 import { createDashboard } from '../dashboard';
 import type { DashboardOptions } from '../types';
-import { FORM_TOO_LARGE, formTooLarge, readForm } from './form-body';
+import { formTooLarge, readForm } from './form-body';
 
 /**
  * The dashboard as Express middleware: it answers the requests under `basePath` and hands every
@@ -25,9 +25,9 @@ export function expressDashboard(
   return function dashboardMiddleware(req, res, next) {
     const url = req.originalUrl ?? req.url;
     if (!dashboard.matches(url)) return next();
-    readForm(req)
+    readForm(req, res)
       .then(async (rawBody) => {
-        if (rawBody === FORM_TOO_LARGE) return sendRecord(res, formTooLarge);
+        if (rawBody === REQUEST_TOO_LARGE) return sendRecord(res, formTooLarge);
         const record = await dashboard.handle({
           method: req.method,
           url,

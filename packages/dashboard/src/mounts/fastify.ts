@@ -4,10 +4,14 @@
  * @module @webhook-idempotency/dashboard/fastify
  */
 import { ConfigError } from '@webhook-idempotency/core';
+import { REQUEST_TOO_LARGE } from '@webhook-idempotency/core/adapter';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createDashboard } from '../dashboard';
 import type { DashboardOptions } from '../types';
-import { FORM_LIMIT_BYTES } from './form-body';
+import { formTooLarge, readForm } from './form-body';
+
+/** The body of a form the parser left to the handler, which reads it with the response at hand. */
+const UNREAD_FORM: unique symbol = Symbol('form read by the handler');
 
 /** Options of {@link fastifyDashboard}: the dashboard's, with Fastify's `request` in `authorize`. */
 export type FastifyDashboardOptions = DashboardOptions<FastifyRequest>;
@@ -40,20 +44,26 @@ export async function fastifyDashboard(
   const dashboard = createDashboard(dashboardOptions as FastifyDashboardOptions);
   // The dashboard's own form parser, in its own context: one the application registered for its
   // routes (@fastify/formbody, say) would hand over parsed fields, and adding a second one throws.
+  // It leaves the form to the handler, which reads it as the other Node mounts do (under the
+  // limit; the rest of one past it read off while the 413 goes out).
   if (fastify.hasContentTypeParser('application/x-www-form-urlencoded'))
     fastify.removeContentTypeParser('application/x-www-form-urlencoded');
-  fastify.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'buffer', bodyLimit: FORM_LIMIT_BYTES },
-    (_request, body, done) => done(null, body),
+  fastify.addContentTypeParser('application/x-www-form-urlencoded', (_request, _payload, done) =>
+    done(null, UNREAD_FORM),
   );
   const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-    const body: unknown = request.body;
+    const parsed: unknown = request.body;
+    const unread = parsed === UNREAD_FORM;
+    // readForm reads only a POST's: another method's form is left unread, as on the other mounts.
+    const form = unread ? await readForm(request.raw, reply.raw) : undefined;
+    if (form === REQUEST_TOO_LARGE)
+      return reply.code(413).headers(formTooLarge.headers).send(formTooLarge.body);
+    const body = unread ? form : parsed;
     const record = await dashboard.handle({
       method: request.method,
       url: request.url,
       headers: request.headers,
-      rawBody: Buffer.isBuffer(body) ? body : undefined,
+      rawBody: form,
       body,
       native: request,
       secure: request.protocol === 'https',

@@ -4,6 +4,7 @@
  * @module @webhook-idempotency/dashboard/fetch
  */
 import {
+  answerWhileDiscarding,
   readRequestBody,
   REQUEST_TOO_LARGE,
   toWebResponse,
@@ -26,7 +27,10 @@ export async function answerWeb<Native>(
   if (!dashboard.matches(path)) return undefined;
   const rawBody =
     request.method === 'POST' ? await readRequestBody(request, FORM_LIMIT_BYTES) : undefined;
-  if (rawBody === REQUEST_TOO_LARGE) return toWebResponse(formTooLarge);
+  // The 413 goes out at once; its end waits while the rest of the form is read off, within core's
+  // bound, so that a sender that writes its whole body before reading gets it.
+  if (rawBody === REQUEST_TOO_LARGE)
+    return answerWhileDiscarding(request, toWebResponse(formTooLarge));
   const headers: Record<string, string> = {};
   for (const [name, value] of request.headers) headers[name] = value;
   const record = await dashboard.handle({

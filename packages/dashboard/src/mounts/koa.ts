@@ -3,10 +3,11 @@
  * core, translates out.
  * @module @webhook-idempotency/dashboard/koa
  */
+import { REQUEST_TOO_LARGE } from '@webhook-idempotency/core/adapter';
 import type { Context, Next } from 'koa';
 import { createDashboard } from '../dashboard';
 import type { DashboardOptions } from '../types';
-import { FORM_TOO_LARGE, formTooLarge, readForm } from './form-body';
+import { formTooLarge, readForm } from './form-body';
 
 /**
  * The dashboard as Koa middleware: it answers the requests under `basePath` and hands every
@@ -24,9 +25,9 @@ export function koaDashboard(
     const url = ctx.originalUrl;
     if (!dashboard.matches(url)) return next();
     const parsed = (ctx.request as { body?: unknown }).body;
-    const rawBody = await readForm(ctx.req);
+    const rawBody = await readForm(ctx.req, ctx.res);
     const record =
-      rawBody === FORM_TOO_LARGE
+      rawBody === REQUEST_TOO_LARGE
         ? formTooLarge
         : await dashboard.handle({
             method: ctx.method,

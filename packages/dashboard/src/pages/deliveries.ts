@@ -22,6 +22,77 @@ function due(d: DeliverySummary, now: number): string {
   return d.finishedAt ? utc(d.finishedAt) : '-';
 }
 
+type Search = ReturnType<typeof listSearch<DeliveryStatus>>;
+
+/**
+ * The deliveries with `search.id`, looked up under the given provider, or under each provider the
+ * receipts know (the inbox finds by provider and id), kept when they match the other filters.
+ */
+async function deliveriesById(
+  view: View,
+  inbox: InboxReader,
+  receipts: DashboardReceipts,
+  { provider, id, status, from, to }: Search & { id: string },
+): Promise<DeliverySummary[]> {
+  const providers = provider
+    ? [provider]
+    : (await receipts.status({ staleAfterMs: view.staleAfterMs, sinceMs: 1 })).providers.map(
+        (c) => c.provider,
+      );
+  const found = await Promise.all(providers.map((p) => inbox.find(p, id)));
+  return found
+    .filter(
+      (d): d is NonNullable<typeof d> =>
+        d !== null &&
+        (!status || d.status === status) &&
+        (!from || d.receivedAt >= from) &&
+        (!to || d.receivedAt < to),
+    )
+    .map(({ body, headers: _headers, ...d }) => ({ ...d, bodyBytes: body.length }));
+}
+
+/** A page of the deliveries matching `search` (without an id), after the one with `afterId`. */
+function deliveryPage(
+  inbox: InboxReader,
+  { provider, status, from, to }: Search,
+  afterId: number | undefined,
+): Promise<DeliverySummary[]> {
+  return inbox.list({
+    ...(status ? { status } : {}),
+    ...(provider ? { provider } : {}),
+    ...(from ? { receivedFrom: from } : {}),
+    ...(to ? { receivedBefore: to } : {}),
+    limit: PAGE,
+    ...(afterId !== undefined ? { afterId } : {}),
+  });
+}
+
+/** The search form of the deliveries list, holding the current filters. */
+function searchForm(view: View, { provider, id, status, from, to }: Search) {
+  const option = (value: string) =>
+    html`<option value="${value}"${(status ?? '') === value ? html` selected` : ''}>${value || 'any'}</option>`;
+  return html`<form class="filters" method="get" action="${link(view, '/deliveries')}" role="search" aria-label="Search deliveries">
+<label>Provider<input name="provider" value="${provider ?? ''}" maxlength="${MAX_KEY_FIELD}" autocomplete="off" dir="auto"></label>
+<label>Status<select name="status">${option('')}${STATUSES.map(option)}</select></label>
+<label>Event id<input name="id" value="${id ?? ''}" maxlength="${MAX_KEY_FIELD}" autocomplete="off" dir="auto"></label>
+<label>Received from (UTC)<input type="datetime-local" name="from" value="${timeValue(from) ?? ''}"></label>
+<label>Received before (UTC)<input type="datetime-local" name="to" value="${timeValue(to) ?? ''}"></label>
+<button type="submit">Search</button> <a href="${link(view, '/deliveries')}">Clear</a>
+</form>`;
+}
+
+/** The deliveries as a table, each linked to its page; nothing when there are none. */
+function deliveryTable(view: View, rows: readonly DeliverySummary[]) {
+  if (!rows.length) return '';
+  const now = Date.now();
+  return html`<div class="scroll list"><table class="rows"><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">status</th><th scope="col" class="n">attempts</th><th scope="col" class="n">failures</th><th scope="col">received</th><th scope="col">due / finished</th><th scope="col">last error</th></tr></thead><tbody>${rows.map(
+    (
+      d,
+    ) => html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap id"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${stored(d.externalId)}</a></td>
+<td>${badge(d.status)}</td><td class="n" data-label="attempts">${d.attempts}</td><td class="n" data-label="failures">${d.failures}</td><td data-label="received">${utc(d.receivedAt)}</td><td${d.finishedAt ? html` data-label="finished"` : ''}>${due(d, now)}</td><td class="wrap err">${d.lastError === null ? '' : stored(d.lastError)}</td></tr>`,
+  )}</tbody></table></div>`;
+}
+
 /**
  * GET `/deliveries`. An id is looked up under the given provider, or under each provider the
  * receipts know (the inbox finds by provider and id).
@@ -32,63 +103,23 @@ export async function deliveryList(
   receipts: DashboardReceipts,
   params: URLSearchParams,
 ): Promise<Reply> {
-  const { provider, id, status, from, to } = listSearch(params, STATUSES);
+  const search = listSearch(params, STATUSES);
+  const { provider, id, status, from, to } = search;
   const afterId = whole(params, 'after', 0, Number.MAX_SAFE_INTEGER);
-  const received = (d: { receivedAt: Date }) =>
-    (!from || d.receivedAt >= from) && (!to || d.receivedAt < to);
-  let rows: DeliverySummary[];
-  if (id !== undefined) {
-    const providers = provider
-      ? [provider]
-      : (await receipts.status({ staleAfterMs: view.staleAfterMs, sinceMs: 1 })).providers.map(
-          (c) => c.provider,
-        );
-    const found = await Promise.all(providers.map((p) => inbox.find(p, id)));
-    rows = found
-      .filter(
-        (d): d is NonNullable<typeof d> =>
-          d !== null && (!status || d.status === status) && received(d),
-      )
-      .map(({ body, headers: _headers, ...d }) => ({ ...d, bodyBytes: body.length }));
-  } else {
-    rows = await inbox.list({
-      ...(status ? { status } : {}),
-      ...(provider ? { provider } : {}),
-      ...(from ? { receivedFrom: from } : {}),
-      ...(to ? { receivedBefore: to } : {}),
-      limit: PAGE,
-      ...(afterId !== undefined ? { afterId } : {}),
-    });
-  }
+  const rows =
+    id !== undefined
+      ? await deliveriesById(view, inbox, receipts, { ...search, id })
+      : await deliveryPage(inbox, search, afterId);
   const filters = { provider, id, status, from: timeValue(from), to: timeValue(to) };
   const last = rows[rows.length - 1];
   const next =
     id === undefined && rows.length === PAGE && last
       ? link(view, '/deliveries', { ...filters, after: last.id })
       : undefined;
-  const option = (value: string) =>
-    html`<option value="${value}"${(status ?? '') === value ? html` selected` : ''}>${value || 'any'}</option>`;
-  const now = Date.now();
   const body = html`<h1>Inbox deliveries</h1>
-<form class="filters" method="get" action="${link(view, '/deliveries')}" role="search" aria-label="Search deliveries">
-<label>Provider<input name="provider" value="${provider ?? ''}" maxlength="${MAX_KEY_FIELD}" autocomplete="off" dir="auto"></label>
-<label>Status<select name="status">${option('')}${STATUSES.map(option)}</select></label>
-<label>Event id<input name="id" value="${id ?? ''}" maxlength="${MAX_KEY_FIELD}" autocomplete="off" dir="auto"></label>
-<label>Received from (UTC)<input type="datetime-local" name="from" value="${timeValue(from) ?? ''}"></label>
-<label>Received before (UTC)<input type="datetime-local" name="to" value="${timeValue(to) ?? ''}"></label>
-<button type="submit">Search</button> <a href="${link(view, '/deliveries')}">Clear</a>
-</form>
+${searchForm(view, search)}
 <p class="muted" role="status">${rows.length ? `${rows.length} deliver${rows.length === 1 ? 'y' : 'ies'}${afterId ? ' on this page' : ''}, in the order they arrived.` : 'No deliveries match.'}</p>
-${
-  rows.length
-    ? html`<div class="scroll list"><table class="rows"><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">status</th><th scope="col" class="n">attempts</th><th scope="col" class="n">failures</th><th scope="col">received</th><th scope="col">due / finished</th><th scope="col">last error</th></tr></thead><tbody>${rows.map(
-        (
-          d,
-        ) => html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap id"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${stored(d.externalId)}</a></td>
-<td>${badge(d.status)}</td><td class="n" data-label="attempts">${d.attempts}</td><td class="n" data-label="failures">${d.failures}</td><td data-label="received">${utc(d.receivedAt)}</td><td${d.finishedAt ? html` data-label="finished"` : ''}>${due(d, now)}</td><td class="wrap err">${d.lastError === null ? '' : stored(d.lastError)}</td></tr>`,
-      )}</tbody></table></div>`
-    : ''
-}
+${deliveryTable(view, rows)}
 <nav class="pager" aria-label="Pages">${afterId ? html`<a href="${link(view, '/deliveries', filters)}">First page</a>` : ''}${next ? html`<a href="${next}" rel="next">Next page</a>` : ''}</nav>
 ${view.readOnly ? '' : html`<p><a href="${link(view, '/deliveries/retry-dead', { provider })}">Retry dead deliveries in bulk…</a></p>`}`;
   return page(200, 'Inbox', body, 'inbox');

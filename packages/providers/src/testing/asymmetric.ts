@@ -11,27 +11,16 @@ import {
   sign,
 } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
-import {
-  bytesOf,
-  jsonPost,
-  madeKey,
-  objectOf,
-  optionsOf,
-  type Payload,
-  placeOf,
-  rsaForger,
-  seconds,
-  text,
-} from './common';
+import { madeKey, objectOf, optionsOf, type Payload, rsaForger, seconds, text } from './common';
 import {
   asHandshake,
   type Delivery,
   type DeliveryOptions,
-  delivered,
   type Handshake,
   newId,
   type SignerOptions,
 } from './delivery';
+import { type HeadersOf, keyedSigner } from './post';
 
 /** Options of a signer that signs with a private key. */
 export interface KeySignerOptions extends SignerOptions {
@@ -59,6 +48,23 @@ function privateKeyOf(
   );
 }
 
+/**
+ * The headers of a provider that signs `<unix seconds>` + body with its private key: the time in
+ * `stampHeader`, the signature (`algorithm`, null where the key fixes it) in `signatureHeader`.
+ */
+const stampSigned =
+  (
+    algorithm: 'sha256' | null,
+    encoding: 'hex' | 'base64',
+    stampHeader: string,
+    signatureHeader: string,
+  ): HeadersOf<KeyObject> =>
+  ({ body, at, key }) => {
+    const stamp = String(seconds(at));
+    const signature = sign(algorithm, Buffer.concat([Buffer.from(stamp), body]), key);
+    return { [stampHeader]: stamp, [signatureHeader]: signature.toString(encoding) };
+  };
+
 const ed25519 = () => generateKeyPairSync('ed25519').privateKey;
 const p256 = () => generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
 const rsa = () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
@@ -73,22 +79,12 @@ export type DiscordDeliveryOptions = DeliveryOptions;
  */
 export function discord(options: KeySignerOptions = {}) {
   const key = privateKeyOf('discord', optionsOf('discord', options).privateKey, 'ed25519', ed25519);
-  const { url, clock } = placeOf('discord', options);
-  const interaction = (payload: Payload, delivery?: DiscordDeliveryOptions): Delivery => {
-    const body = bytesOf(payload);
-    return delivered(clock, delivery, ({ at, forged }) => {
-      const stamp = String(seconds(at));
-      const signer = forged ? madeKey('discord-forger', ed25519) : key;
-      return jsonPost(url, body, {
-        'x-signature-timestamp': stamp,
-        'x-signature-ed25519': sign(
-          null,
-          Buffer.concat([Buffer.from(stamp), body]),
-          signer,
-        ).toString('hex'),
-      });
-    });
-  };
+  const { post } = keyedSigner('discord', options, [key], () => [
+    madeKey('discord-forger', ed25519),
+  ]);
+  const signed = stampSigned(null, 'hex', 'x-signature-timestamp', 'x-signature-ed25519');
+  const interaction = (payload: Payload, delivery?: DiscordDeliveryOptions): Delivery =>
+    post(payload, delivery, signed);
   return {
     /** The application public key to give the preset: 64 hex characters. */
     publicKey: createPublicKey(key)
@@ -109,24 +105,18 @@ export function discord(options: KeySignerOptions = {}) {
  */
 export function sendgrid(options: KeySignerOptions = {}) {
   const key = privateKeyOf('sendgrid', optionsOf('sendgrid', options).privateKey, 'ec', p256);
-  const { url, clock } = placeOf('sendgrid', options);
+  const { post } = keyedSigner('sendgrid', options, [key], () => [
+    madeKey('sendgrid-forger', p256),
+  ]);
+  const signed = stampSigned(
+    'sha256',
+    'base64',
+    'x-twilio-email-event-webhook-timestamp',
+    'x-twilio-email-event-webhook-signature',
+  );
   const batch = (events: readonly object[] | string, delivery?: DeliveryOptions): Delivery => {
-    const body =
-      typeof events === 'string'
-        ? Buffer.from(events)
-        : Buffer.from(`${JSON.stringify(events)}\r\n`);
-    return delivered(clock, delivery, ({ at, forged }) => {
-      const stamp = String(seconds(at));
-      const signer = forged ? madeKey('sendgrid-forger', p256) : key;
-      return jsonPost(url, body, {
-        'x-twilio-email-event-webhook-timestamp': stamp,
-        'x-twilio-email-event-webhook-signature': sign(
-          'sha256',
-          Buffer.concat([Buffer.from(stamp), body]),
-          signer,
-        ).toString('base64'),
-      });
-    });
+    const body = typeof events === 'string' ? events : `${JSON.stringify(events)}\r\n`;
+    return post(body, delivery, signed);
   };
   return {
     /** The verification key to give the preset, as SendGrid shows it: base64 DER. */
@@ -148,22 +138,21 @@ export interface WiseDeliveryOptions extends DeliveryOptions {
  */
 export function wise(options: KeySignerOptions = {}) {
   const key = privateKeyOf('wise', optionsOf('wise', options).privateKey, 'rsa', rsa);
-  const { url, clock } = placeOf('wise', options);
+  const { post } = keyedSigner('wise', options, [key], () => [rsaForger()]);
   return {
     /** The public key to give the preset, PEM. */
     publicKey: String(createPublicKey(key).export({ format: 'pem', type: 'spki' })),
     event(payload: Payload, delivery: WiseDeliveryOptions = {}): Delivery {
       const object = objectOf(payload);
       const id = delivery.deliveryId ?? newId();
-      return delivered(clock, delivery, ({ at, forged, retries }) => {
-        const resent = object && retries > 0 && 'sent_at' in object;
-        const body = bytesOf(resent ? { ...object, sent_at: new Date(at).toISOString() } : payload);
-        const signer = forged ? rsaForger() : key;
-        return jsonPost(url, body, {
-          'x-delivery-id': id,
-          'x-signature-sha256': sign('sha256', body, signer).toString('base64'),
-        });
-      });
+      const sentAt = ({ at, retries }: { at: number; retries: number }) =>
+        object && retries > 0 && 'sent_at' in object
+          ? { ...object, sent_at: new Date(at).toISOString() }
+          : payload;
+      return post(sentAt, delivery, ({ body, key }) => ({
+        'x-delivery-id': id,
+        'x-signature-sha256': sign('sha256', body, key).toString('base64'),
+      }));
     },
   };
 }
@@ -211,25 +200,20 @@ export function paypal(options: PayPalSignerOptions) {
     o.certificateUrl === undefined
       ? 'https://api.sandbox.paypal.com/v1/notifications/certs/CERT-360caa42-fca2a594-kit'
       : text('paypal', 'certificateUrl', o.certificateUrl);
-  const { url, clock } = placeOf('paypal', options);
+  const { post } = keyedSigner('paypal', options, [key], () => [rsaForger()]);
   return {
     event(payload: Payload, delivery: PayPalDeliveryOptions = {}): Delivery {
-      const body = bytesOf(payload);
       const id = delivery.transmissionId ?? newId();
-      return delivered(clock, delivery, ({ at, forged }) => {
+      return post(payload, delivery, ({ body, at, key }) => {
         const time = new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
         const message = `${id}|${time}|${webhookId}|${crc32(body)}`;
-        return jsonPost(url, body, {
+        return {
           'paypal-transmission-id': id,
           'paypal-transmission-time': time,
-          'paypal-transmission-sig': sign(
-            'sha256',
-            Buffer.from(message),
-            forged ? rsaForger() : key,
-          ).toString('base64'),
+          'paypal-transmission-sig': sign('sha256', Buffer.from(message), key).toString('base64'),
           'paypal-cert-url': certificateUrl,
           'paypal-auth-algo': 'SHA256withRSA',
-        });
+        };
       });
     },
   };

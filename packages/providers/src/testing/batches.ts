@@ -3,18 +3,7 @@
  * Meta; SendGrid's is with the key-signed ones), and Meta's verification GET.
  */
 import { ConfigError } from '@webhook-idempotency/core';
-import {
-  basic,
-  bytesOf,
-  forgedSecret,
-  JSON_TYPE,
-  jsonPost,
-  mac,
-  optionsOf,
-  type Payload,
-  placeOf,
-  text,
-} from './common';
+import { basic, bytesOf, JSON_TYPE, mac, optionsOf, type Payload, placeOf, text } from './common';
 import {
   type Challenge,
   challengeOf,
@@ -24,6 +13,7 @@ import {
   millis,
   type SignerOptions,
 } from './delivery';
+import { secretOption, secretSigner } from './post';
 
 /** Options of the {@link hubspot} signer. */
 export interface HubSpotSignerOptions extends SignerOptions {
@@ -42,31 +32,27 @@ const DECODED = /%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B)/gi;
  * signed at its own time and raises each event's `attemptNumber`.
  */
 export function hubspot(options: HubSpotSignerOptions) {
-  const o = optionsOf('hubspot', options);
-  const secret = text('hubspot', 'clientSecret', o.clientSecret);
-  const { url, clock } = placeOf('hubspot', {
-    ...o,
-    url: text('hubspot', 'targetUrl', o.targetUrl),
-  });
+  const secret = secretOption('hubspot', options, 'clientSecret');
+  const targetUrl = secretOption('hubspot', options, 'targetUrl');
+  const { url, post } = secretSigner('hubspot', { ...options, url: targetUrl }, secret);
   const uri = url.replace(DECODED, (_match, hex: string) =>
     String.fromCharCode(Number.parseInt(hex, 16)),
   );
   const batch = (events: readonly object[], delivery?: DeliveryOptions): Delivery => {
-    return delivered(clock, delivery, ({ at, forged, retries }) => {
-      const sent = events.map((event) => {
+    const attempted = ({ retries }: { retries: number }) =>
+      events.map((event) => {
         const tries = (event as { attemptNumber?: unknown }).attemptNumber;
         return retries === 0
           ? event
           : { ...event, attemptNumber: (typeof tries === 'number' ? tries : 0) + retries };
       });
-      const body = bytesOf(sent);
+    return post(attempted, delivery, ({ body, at, key }) => {
       const stamp = String(Math.floor(at));
-      const key = forged ? forgedSecret(secret) : secret;
-      return jsonPost(url, body, {
+      return {
         'x-hubspot-request-timestamp': stamp,
         'x-hubspot-signature-version': 'v3',
         'x-hubspot-signature-v3': mac('sha256', key, ['POST', uri, body, stamp]).toString('base64'),
-      });
+      };
     });
   };
   return { batch, event: batch };
@@ -83,23 +69,25 @@ export interface AdyenSignerOptions extends SignerOptions {
 /** One `NotificationRequestItem`, unsigned: the signer adds `additionalData.hmacSignature`. */
 export type AdyenItem = Readonly<Record<string, unknown>>;
 
-/** Adyen's signed fields of an item, joined by `:` (a missing one empty). */
+/** The fields Adyen signs of an item, in order; `amount.` ones are inside its `amount`. */
+const ADYEN_SIGNED = [
+  'pspReference',
+  'originalReference',
+  'merchantAccountCode',
+  'merchantReference',
+  'amount.value',
+  'amount.currency',
+  'eventCode',
+  'success',
+] as const;
+
+/** Adyen's signed fields of an item, joined by `:` (a missing one, or one not a string or number, empty). */
 function adyenSigned(item: AdyenItem): string {
-  const amount = (item.amount ?? {}) as { value?: unknown; currency?: unknown };
-  const field = (value: unknown) =>
-    typeof value === 'string' || typeof value === 'number' ? String(value) : '';
-  return [
-    item.pspReference,
-    item.originalReference,
-    item.merchantAccountCode,
-    item.merchantReference,
-    amount.value,
-    amount.currency,
-    item.eventCode,
-    item.success,
-  ]
-    .map(field)
-    .join(':');
+  const amount = (item.amount ?? {}) as Readonly<Record<string, unknown>>;
+  return ADYEN_SIGNED.map((path) => {
+    const value = path.startsWith('amount.') ? amount[path.slice('amount.'.length)] : item[path];
+    return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+  }).join(':');
 }
 
 /**
@@ -164,18 +152,12 @@ export interface MetaChallenge extends Challenge {
  */
 export function meta(options: MetaSignerOptions) {
   const o = optionsOf('meta', options);
-  const secret = text('meta', 'appSecret', o.appSecret);
-  const { url, clock } = placeOf('meta', o);
-  const event = (notification: Payload, delivery?: DeliveryOptions): Delivery => {
-    const body = bytesOf(notification);
-    return delivered(clock, delivery, ({ forged }) => {
-      const key = forged ? forgedSecret(secret) : secret;
-      return jsonPost(url, body, {
-        'x-hub-signature-256': `sha256=${mac('sha256', key, [body]).toString('hex')}`,
-        'x-hub-signature': `sha1=${mac('sha1', key, [body]).toString('hex')}`,
-      });
-    });
-  };
+  const { url, clock, post } = secretSigner('meta', o, secretOption('meta', o, 'appSecret'));
+  const event = (notification: Payload, delivery?: DeliveryOptions): Delivery =>
+    post(notification, delivery, ({ body, key }) => ({
+      'x-hub-signature-256': `sha256=${mac('sha256', key, [body]).toString('hex')}`,
+      'x-hub-signature': `sha1=${mac('sha1', key, [body]).toString('hex')}`,
+    }));
   const challengeUrl = (challenge: string, token: string) => {
     const called = new URL(url);
     called.searchParams.set('hub.mode', 'subscribe');

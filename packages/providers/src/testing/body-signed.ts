@@ -4,26 +4,9 @@
  * Vercel, Intercom, Coinbase Commerce, Lemon Squeezy, Paystack, Sentry, Bitbucket). Nothing
  * timed is signed: a retry is the same bytes, with the attempt counter the provider advances.
  */
-import {
-  bytesOf,
-  forgedSecret,
-  JSON_TYPE,
-  mac,
-  objectOf,
-  optionsOf,
-  placeOf,
-  type Payload,
-  type Secrets,
-  secretsOf,
-  text,
-} from './common';
-import {
-  type Delivery,
-  type DeliveryOptions,
-  delivered,
-  newId,
-  type SignerOptions,
-} from './delivery';
+import { mac, objectOf, optionsOf, type Payload, type Secrets, secretsOf, text } from './common';
+import { type Delivery, type DeliveryOptions, newId, type SignerOptions } from './delivery';
+import { secretOption, secretSigner } from './post';
 
 /** How one provider spells its signature header of the raw body. */
 interface BodySignature {
@@ -42,33 +25,33 @@ const signaturesOf = (schemes: readonly BodySignature[], secret: string, body: B
     ]),
   );
 
+/** Rewrites an object payload for its nth retry (an attempt counter the provider advances). */
+type Advance = (payload: Record<string, unknown>, retries: number) => Record<string, unknown>;
+
 /**
- * The `event` method of a body-signed signer: `headersOf` adds the provider's other headers,
- * `advance` rewrites an object payload for its nth retry (an attempt counter).
+ * The `event` method of a body-signed signer: `delivery.extra` adds the provider's other headers,
+ * `advance` rewrites an object payload for its nth retry.
  */
 function bodySigned(
   name: string,
   options: SignerOptions,
   secret: string,
   scheme: BodySignature | readonly BodySignature[],
-  advance?: (payload: Record<string, unknown>, retries: number) => Record<string, unknown>,
+  advance?: Advance,
 ) {
-  const { url, clock } = placeOf(name, options);
+  const { post } = secretSigner(name, options, secret);
   const schemes = Array.isArray(scheme) ? scheme : [scheme as BodySignature];
   return (
     payload: Payload,
     delivery: DeliveryOptions & { readonly extra?: Record<string, string> } = {},
   ): Delivery => {
     const object = objectOf(payload);
-    return delivered(clock, delivery, ({ forged, retries }) => {
-      const body = bytesOf(advance && object && retries > 0 ? advance(object, retries) : payload);
-      const key = forged ? forgedSecret(secret) : secret;
-      return {
-        url,
-        body,
-        headers: { ...JSON_TYPE, ...delivery.extra, ...signaturesOf(schemes, key, body) },
-      };
-    });
+    const bodyOf = ({ retries }: { retries: number }) =>
+      advance && object && retries > 0 ? advance(object, retries) : payload;
+    return post(bodyOf, delivery, ({ body, key }) => ({
+      ...delivery.extra,
+      ...signaturesOf(schemes, key, body),
+    }));
   };
 }
 
@@ -93,7 +76,7 @@ export interface GitHubDeliveryOptions extends DeliveryOptions {
  * `X-Hub-Signature` GitHub also sends), `X-GitHub-Event`, `X-GitHub-Delivery`.
  */
 export function github(options: SecretSignerOptions) {
-  const secret = text('github', 'secret', optionsOf('github', options).secret);
+  const secret = secretOption('github', options, 'secret');
   const event = bodySigned('github', options, secret, [
     { header: 'x-hub-signature-256', algorithm: 'sha256', encoding: 'hex', prefix: 'sha256=' },
     { header: 'x-hub-signature', algorithm: 'sha1', encoding: 'hex', prefix: 'sha1=' },
@@ -168,7 +151,7 @@ function withIdHeader(
   idHeader: string,
   headers: Record<string, string> = {},
 ) {
-  const secret = text(name, 'secret', optionsOf(name, options).secret);
+  const secret = secretOption(name, options, 'secret');
   const event = bodySigned(name, options, secret, scheme);
   return {
     event: (payload: Payload, delivery: IdDeliveryOptions = {}): Delivery =>
@@ -188,7 +171,7 @@ export function razorpay(options: SecretSignerOptions) {
 
 /** A fake Sentry integration: `Sentry-Hook-Signature`, hex HMAC-SHA256 of the body; the id in `Request-ID`. */
 export function sentry(options: SignerOptions & { clientSecret: string }) {
-  const secret = text('sentry', 'clientSecret', optionsOf('sentry', options).clientSecret);
+  const secret = secretOption('sentry', options, 'clientSecret');
   return withIdHeader(
     'sentry',
     { ...options, secret },
@@ -209,99 +192,87 @@ export function bitbucket(options: SecretSignerOptions) {
   );
 }
 
-/** A signer whose provider keeps the id in the body: only the signature header. */
-function bodyOnly(
-  name: string,
-  secret: string,
-  options: SignerOptions,
-  scheme: BodySignature,
-  advance?: (payload: Record<string, unknown>, retries: number) => Record<string, unknown>,
-) {
-  const event = bodySigned(name, options, secret, scheme, advance);
-  return {
-    event: (payload: Payload, delivery?: DeliveryOptions): Delivery => event(payload, delivery),
-  };
-}
-
-/** A fake Typeform: `Typeform-Signature: sha256=<base64 HMAC-SHA256 of the body>`. */
-export function typeform(options: SecretSignerOptions) {
-  const secret = text('typeform', 'secret', optionsOf('typeform', options).secret);
-  return bodyOnly('typeform', secret, options, {
-    header: 'typeform-signature',
-    algorithm: 'sha256',
-    encoding: 'base64',
-    prefix: 'sha256=',
-  });
-}
-
-/** A fake Checkout.com: `Cko-Signature`, hex HMAC-SHA256 of the body. */
-export function checkout(options: SecretSignerOptions) {
-  const secret = text('checkout', 'secret', optionsOf('checkout', options).secret);
-  return bodyOnly('checkout', secret, options, {
-    header: 'cko-signature',
-    algorithm: 'sha256',
-    encoding: 'hex',
-  });
-}
-
-/** A fake Vercel: `x-vercel-signature`, hex HMAC-SHA1 of the body. */
-export function vercel(options: SecretSignerOptions) {
-  const secret = text('vercel', 'secret', optionsOf('vercel', options).secret);
-  return bodyOnly('vercel', secret, options, {
-    header: 'x-vercel-signature',
-    algorithm: 'sha1',
-    encoding: 'hex',
-  });
-}
-
 /** Adds `retries` to a numeric attempt counter of the payload, when it has one. */
 const counting =
-  (field: string) =>
-  (payload: Record<string, unknown>, retries: number): Record<string, unknown> =>
+  (field: string): Advance =>
+  (payload, retries) =>
     typeof payload[field] === 'number'
       ? { ...payload, [field]: (payload[field] as number) + retries }
       : payload;
 
-/** A fake Intercom: `X-Hub-Signature: sha1=<hex HMAC-SHA1 of the body>`; a retry raises `delivery_attempts`. */
-export function intercom(options: SecretSignerOptions) {
-  const secret = text('intercom', 'secret', optionsOf('intercom', options).secret);
-  return bodyOnly(
-    'intercom',
-    secret,
-    options,
-    { header: 'x-hub-signature', algorithm: 'sha1', encoding: 'hex', prefix: 'sha1=' },
-    counting('delivery_attempts'),
-  );
+/** A provider that keeps the id in the body: its secret's option, its signature, its retry counter. */
+interface BodyOnly extends BodySignature {
+  readonly option?: 'secret' | 'secretKey';
+  /** The payload's attempt counter a retry raises. */
+  readonly counter?: string;
 }
 
-/** A fake Coinbase Commerce: `X-CC-Webhook-Signature`, hex HMAC-SHA256 of the body; a retry raises `attempt_number`. */
-export function coinbase(options: SecretSignerOptions) {
-  const secret = text('coinbase', 'secret', optionsOf('coinbase', options).secret);
-  return bodyOnly(
-    'coinbase',
-    secret,
-    options,
-    { header: 'x-cc-webhook-signature', algorithm: 'sha256', encoding: 'hex' },
-    counting('attempt_number'),
-  );
-}
-
-/** A fake Lemon Squeezy: `X-Signature`, hex HMAC-SHA256 of the body. */
-export function lemonsqueezy(options: SecretSignerOptions) {
-  const secret = text('lemonsqueezy', 'secret', optionsOf('lemonsqueezy', options).secret);
-  return bodyOnly('lemonsqueezy', secret, options, {
-    header: 'x-signature',
+/** The body-only providers, each a row. */
+const BODY_ONLY = {
+  typeform: {
+    header: 'typeform-signature',
+    algorithm: 'sha256',
+    encoding: 'base64',
+    prefix: 'sha256=',
+  },
+  checkout: { header: 'cko-signature', algorithm: 'sha256', encoding: 'hex' },
+  vercel: { header: 'x-vercel-signature', algorithm: 'sha1', encoding: 'hex' },
+  intercom: {
+    header: 'x-hub-signature',
+    algorithm: 'sha1',
+    encoding: 'hex',
+    prefix: 'sha1=',
+    counter: 'delivery_attempts',
+  },
+  coinbase: {
+    header: 'x-cc-webhook-signature',
     algorithm: 'sha256',
     encoding: 'hex',
-  });
-}
-
-/** A fake Paystack: `x-paystack-signature`, hex HMAC-SHA512 of the body under your secret key. */
-export function paystack(options: SignerOptions & { secretKey: string }) {
-  const secret = text('paystack', 'secretKey', optionsOf('paystack', options).secretKey);
-  return bodyOnly('paystack', secret, options, {
+    counter: 'attempt_number',
+  },
+  lemonsqueezy: { header: 'x-signature', algorithm: 'sha256', encoding: 'hex' },
+  paystack: {
     header: 'x-paystack-signature',
     algorithm: 'sha512',
     encoding: 'hex',
-  });
-}
+    option: 'secretKey',
+  },
+} as const satisfies Record<string, BodyOnly>;
+
+/**
+ * The signer of a provider that keeps the id in the body: only the signature header. (Its calls
+ * below are marked pure: a bundle that imports one signer leaves the others out.)
+ */
+const bodyOnly =
+  <O extends SignerOptions>(name: keyof typeof BODY_ONLY) =>
+  (options: O) => {
+    const row: BodyOnly = BODY_ONLY[name];
+    const option = row.option ?? 'secret';
+    const secret = secretOption(name, options as Record<typeof option, unknown>, option);
+    const advance = row.counter === undefined ? undefined : counting(row.counter);
+    const event = bodySigned(name, options, secret, row, advance);
+    return {
+      event: (payload: Payload, delivery?: DeliveryOptions): Delivery => event(payload, delivery),
+    };
+  };
+
+/** A fake Typeform: `Typeform-Signature: sha256=<base64 HMAC-SHA256 of the body>`. */
+export const typeform = /* @__PURE__ */ bodyOnly<SecretSignerOptions>('typeform');
+
+/** A fake Checkout.com: `Cko-Signature`, hex HMAC-SHA256 of the body. */
+export const checkout = /* @__PURE__ */ bodyOnly<SecretSignerOptions>('checkout');
+
+/** A fake Vercel: `x-vercel-signature`, hex HMAC-SHA1 of the body. */
+export const vercel = /* @__PURE__ */ bodyOnly<SecretSignerOptions>('vercel');
+
+/** A fake Intercom: `X-Hub-Signature: sha1=<hex HMAC-SHA1 of the body>`; a retry raises `delivery_attempts`. */
+export const intercom = /* @__PURE__ */ bodyOnly<SecretSignerOptions>('intercom');
+
+/** A fake Coinbase Commerce: `X-CC-Webhook-Signature`, hex HMAC-SHA256 of the body; a retry raises `attempt_number`. */
+export const coinbase = /* @__PURE__ */ bodyOnly<SecretSignerOptions>('coinbase');
+
+/** A fake Lemon Squeezy: `X-Signature`, hex HMAC-SHA256 of the body. */
+export const lemonsqueezy = /* @__PURE__ */ bodyOnly<SecretSignerOptions>('lemonsqueezy');
+
+/** A fake Paystack: `x-paystack-signature`, hex HMAC-SHA512 of the body under your secret key. */
+export const paystack = /* @__PURE__ */ bodyOnly<SignerOptions & { secretKey: string }>('paystack');

@@ -3,32 +3,18 @@
  * signature (Telegram's and GitLab's secret tokens, HTTP Basic for Postmark, Payme and Uzum
  * Bank). A retry is the same request; the forged copy carries another token or password.
  */
-import {
-  basic,
-  bytesOf,
-  JSON_TYPE,
-  objectOf,
-  optionsOf,
-  type Payload,
-  placeOf,
-  text,
-} from './common';
-import {
-  type Delivery,
-  type DeliveryOptions,
-  delivered,
-  newId,
-  type SignerOptions,
-} from './delivery';
+import { basic, objectOf, optionsOf, type Payload, text } from './common';
+import { type Delivery, type DeliveryOptions, newId, type SignerOptions } from './delivery';
+import { keyedSigner, secretOption } from './post';
 
 /** The event method of a signer whose credential is a header: `credential(forged)` gives it. */
 function withCredential(
   name: string,
   options: SignerOptions,
   credential: (forged: boolean) => Record<string, string>,
-  fallbackPath?: string,
 ) {
-  const { url, clock } = placeOf(name, options, fallbackPath);
+  const forger = () => [credential(true)];
+  const { url, post } = keyedSigner(name, options, [credential(false)], forger);
   return (
     payload: Payload,
     delivery: DeliveryOptions = {},
@@ -36,11 +22,8 @@ function withCredential(
     rewrite?: (at: number) => Payload,
     path = '',
   ): Delivery => {
-    return delivered(clock, delivery, ({ at, forged }) => ({
-      url: url + path,
-      body: bytesOf(rewrite ? rewrite(at) : payload),
-      headers: { ...JSON_TYPE, ...extra, ...credential(forged) },
-    }));
+    const body = rewrite ? ({ at }: { at: number }) => rewrite(at) : payload;
+    return post(body, delivery, ({ key }) => ({ ...extra, ...key }), url + path);
   };
 }
 
@@ -52,7 +35,7 @@ export interface TelegramSignerOptions extends SignerOptions {
 
 /** A fake Telegram Bot API: the update with `X-Telegram-Bot-Api-Secret-Token`. */
 export function telegram(options: TelegramSignerOptions) {
-  const token = text('telegram', 'secretToken', optionsOf('telegram', options).secretToken);
+  const token = secretOption('telegram', options, 'secretToken');
   const send = withCredential('telegram', options, (forged) => ({
     'x-telegram-bot-api-secret-token': forged ? `forged-${token}`.slice(0, 256) : token,
   }));
@@ -71,7 +54,7 @@ export interface GitLabDeliveryOptions extends DeliveryOptions {
 
 /** A fake GitLab: `X-Gitlab-Token` (the secret token, not a signature), `X-Gitlab-Event` and `Idempotency-Key`. */
 export function gitlab(options: SignerOptions & { secretToken: string }) {
-  const token = text('gitlab', 'secretToken', optionsOf('gitlab', options).secretToken);
+  const token = secretOption('gitlab', options, 'secretToken');
   const send = withCredential('gitlab', options, (forged) => ({
     'x-gitlab-token': forged ? `forged-${token}` : token,
   }));
@@ -98,14 +81,13 @@ const basicOf = (login: string, password: string) => (forged: boolean) => ({
   authorization: basic(login, forged ? `forged-${password}` : password),
 });
 
+/** The Basic credential of a signer's `username` and `password`, and the forger's. */
+const basicOptions = (name: string, options: BasicSignerOptions) =>
+  basicOf(secretOption(name, options, 'username'), secretOption(name, options, 'password'));
+
 /** A fake Postmark: the record with the Basic credentials of the webhook URL. */
 export function postmark(options: BasicSignerOptions) {
-  const o = optionsOf('postmark', options);
-  const send = withCredential(
-    'postmark',
-    options,
-    basicOf(text('postmark', 'username', o.username), text('postmark', 'password', o.password)),
-  );
+  const send = withCredential('postmark', options, basicOptions('postmark', options));
   return {
     event: (record: Payload, delivery?: DeliveryOptions): Delivery => send(record, delivery),
   };
@@ -150,12 +132,7 @@ export type UzumOperation = 'check' | 'create' | 'confirm' | 'reverse' | 'status
  * payload gets the request's `timestamp` (milliseconds) unless it has one, a retry its own.
  */
 export function uzum(options: BasicSignerOptions) {
-  const o = optionsOf('uzum', options);
-  const send = withCredential(
-    'uzum',
-    options,
-    basicOf(text('uzum', 'username', o.username), text('uzum', 'password', o.password)),
-  );
+  const send = withCredential('uzum', options, basicOptions('uzum', options));
   const operation =
     (name: UzumOperation) =>
     (payload: Payload, delivery?: DeliveryOptions): Delivery => {

@@ -3,27 +3,18 @@
  * answers itself (Twitch EventSub's verification, Zoom's URL validation), with their events.
  */
 import { ConfigError } from '@webhook-idempotency/core';
-import {
-  bytesOf,
-  forgedSecret,
-  jsonPost,
-  mac,
-  optionsOf,
-  type Payload,
-  placeOf,
-  seconds,
-  text,
-} from './common';
+import { mac, type Payload, seconds } from './common';
 import {
   asHandshake,
   type Delivery,
   type DeliveryOptions,
-  delivered,
   type Handshake,
   millis,
   newId,
   type SignerOptions,
 } from './delivery';
+import { secretOption, secretSigner } from './post';
+import { v0Signature } from './timestamped';
 
 /** Options of one Twitch EventSub message. */
 export interface TwitchDeliveryOptions extends DeliveryOptions {
@@ -40,26 +31,24 @@ export interface TwitchDeliveryOptions extends DeliveryOptions {
  * `verification(challenge)` is the `webhook_callback_verification` the preset answers with the challenge.
  */
 export function twitch(options: SignerOptions & { secret: string }) {
-  const secret = text('twitch', 'secret', optionsOf('twitch', options).secret);
+  const secret = secretOption('twitch', options, 'secret');
   if (secret.length < 10 || secret.length > 100)
     throw new ConfigError(
       'secret',
       'testing.twitch() needs the subscription secret: 10 to 100 characters',
     );
-  const { url, clock } = placeOf('twitch', options);
+  const { post } = secretSigner('twitch', options, secret);
   const message =
     (type: string) =>
     (payload: Payload, delivery: TwitchDeliveryOptions = {}): Delivery => {
-      const body = bytesOf(payload);
       const id = delivery.id ?? newId();
       const subscription = (payload as { subscription?: { type?: unknown } }).subscription?.type;
       const subscriptionType =
         delivery.subscriptionType ??
         (typeof subscription === 'string' ? subscription : 'channel.follow');
-      return delivered(clock, delivery, ({ at, forged, retries }) => {
+      return post(payload, delivery, ({ body, at, retries, key }) => {
         const stamp = new Date(at).toISOString();
-        const key = forged ? forgedSecret(secret) : secret;
-        return jsonPost(url, body, {
+        return {
           'twitch-eventsub-message-id': id,
           'twitch-eventsub-message-retry': String(retries),
           'twitch-eventsub-message-type': type,
@@ -67,7 +56,7 @@ export function twitch(options: SignerOptions & { secret: string }) {
           'twitch-eventsub-subscription-type': subscriptionType,
           'twitch-eventsub-subscription-version': '1',
           'twitch-eventsub-message-signature': `sha256=${mac('sha256', key, [id, stamp, body]).toString('hex')}`,
-        });
+        };
       });
     };
   const notification = message('notification');
@@ -96,19 +85,14 @@ export function twitch(options: SignerOptions & { secret: string }) {
  * preset answers with `{ plainToken, encryptedToken }` (the hex HMAC-SHA256 of the plain token).
  */
 export function zoom(options: SignerOptions & { secretToken: string }) {
-  const secret = text('zoom', 'secretToken', optionsOf('zoom', options).secretToken);
-  const { url, clock } = placeOf('zoom', options);
-  const event = (payload: Payload, delivery?: DeliveryOptions): Delivery => {
-    const body = bytesOf(payload);
-    return delivered(clock, delivery, ({ at, forged }) => {
-      const stamp = String(seconds(at));
-      const key = forged ? forgedSecret(secret) : secret;
-      return jsonPost(url, body, {
-        'x-zm-request-timestamp': stamp,
-        'x-zm-signature': `v0=${mac('sha256', key, [`v0:${stamp}:`, body]).toString('hex')}`,
-      });
-    });
-  };
+  const secret = secretOption('zoom', options, 'secretToken');
+  const { clock, post } = secretSigner('zoom', options, secret);
+  const signature = v0Signature('x-zm-signature');
+  const event = (payload: Payload, delivery?: DeliveryOptions): Delivery =>
+    post(payload, delivery, (signing) => ({
+      'x-zm-request-timestamp': String(seconds(signing.at)),
+      ...signature(signing),
+    }));
   return {
     event,
     urlValidation(plainToken = newId().replaceAll('-', ''), delivery?: DeliveryOptions): Handshake {

@@ -4,14 +4,9 @@
  * timestamp), so one options object serves both.
  */
 import { ConfigError } from '@webhook-idempotency/core';
-import { bytesOf, JSON_TYPE, mac, optionsOf, type Payload, placeOf, seconds, text } from './common';
-import {
-  type Delivery,
-  type DeliveryOptions,
-  delivered,
-  newId,
-  type SignerOptions,
-} from './delivery';
+import { JSON_TYPE, mac, optionsOf, type Payload, seconds, text } from './common';
+import { type Delivery, type DeliveryOptions, newId, type SignerOptions } from './delivery';
+import { keyedSigner } from './post';
 
 /** What `signedPayload` gets, as the preset's `SignedRequest`. */
 export interface SignedRequest {
@@ -57,13 +52,13 @@ export function hmac(options: HmacSignerOptions) {
   if (o.signedPayload !== undefined && typeof o.signedPayload !== 'function')
     throw new ConfigError('signedPayload', 'testing.hmac() needs signedPayload as a function');
   const signedPayload = o.signedPayload ?? ((request: SignedRequest) => [request.body]);
-  const { url, clock } = placeOf('hmac', o);
+  const forger = Buffer.concat([Buffer.from('forged'), secret]);
+  const { url, post } = keyedSigner('hmac', o, [secret], () => [forger]);
   const path = new URL(url).pathname + new URL(url).search;
   return {
     event(payload: Payload, delivery: HmacDeliveryOptions = {}): Delivery {
-      const body = bytesOf(payload);
       const id = typeof o.key === 'string' ? { [o.key]: delivery.id ?? newId() } : {};
-      return delivered(clock, delivery, ({ at, forged }) => {
+      return post(payload, delivery, ({ body, at, key }) => {
         const stamp = o.timestamp === undefined ? undefined : String(seconds(at));
         const headers: Record<string, string> = {
           ...JSON_TYPE,
@@ -77,9 +72,8 @@ export function hmac(options: HmacSignerOptions) {
           url: path,
           header: (name) => headers[name],
         });
-        const key = forged ? Buffer.concat([Buffer.from('forged'), secret]) : secret;
         const digest = mac(o.algorithm ?? 'sha256', key, parts).toString(o.encoding ?? 'hex');
-        return { url, body, headers: { ...headers, [header]: (o.prefix ?? '') + digest } };
+        return { ...headers, [header]: (o.prefix ?? '') + digest };
       });
     },
   };

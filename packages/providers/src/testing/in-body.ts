@@ -3,26 +3,9 @@
  * `webhookTimestamp` beside its signature of the body, Mailgun's `signature` block.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  bytesOf,
-  forgedSecret,
-  JSON_TYPE,
-  jsonPost,
-  mac,
-  objectOf,
-  optionsOf,
-  type Payload,
-  placeOf,
-  seconds,
-  text,
-} from './common';
-import {
-  type Delivery,
-  type DeliveryOptions,
-  delivered,
-  newId,
-  type SignerOptions,
-} from './delivery';
+import { mac, objectOf, type Payload, seconds } from './common';
+import { type Delivery, type DeliveryOptions, newId, type SignerOptions } from './delivery';
+import { secretOption, secretSigner } from './post';
 
 /** Options of one Linear delivery. */
 export interface LinearDeliveryOptions extends DeliveryOptions {
@@ -36,21 +19,18 @@ export interface LinearDeliveryOptions extends DeliveryOptions {
  * `Linear-Delivery` and `Linear-Event` (the payload's `type`).
  */
 export function linear(options: SignerOptions & { secret: string }) {
-  const secret = text('linear', 'secret', optionsOf('linear', options).secret);
-  const { url, clock } = placeOf('linear', options);
+  const { post } = secretSigner('linear', options, secretOption('linear', options, 'secret'));
   return {
     event(payload: Payload, delivery: LinearDeliveryOptions = {}): Delivery {
       const object = objectOf(payload);
       const id = delivery.delivery ?? newId();
-      return delivered(clock, delivery, ({ at, forged }) => {
-        const body = bytesOf(object ? { ...object, webhookTimestamp: Math.floor(at) } : payload);
-        const key = forged ? forgedSecret(secret) : secret;
-        return jsonPost(url, body, {
-          'linear-delivery': id,
-          ...(typeof object?.type === 'string' ? { 'linear-event': object.type } : {}),
-          'linear-signature': mac('sha256', key, [body]).toString('hex'),
-        });
-      });
+      const stamped = ({ at }: { at: number }) =>
+        object ? { ...object, webhookTimestamp: Math.floor(at) } : payload;
+      return post(stamped, delivery, ({ body, key }) => ({
+        'linear-delivery': id,
+        ...(typeof object?.type === 'string' ? { 'linear-event': object.type } : {}),
+        'linear-signature': mac('sha256', key, [body]).toString('hex'),
+      }));
     },
   };
 }
@@ -61,24 +41,18 @@ export function linear(options: SignerOptions & { secret: string }) {
  * timestamp and token).
  */
 export function mailgun(options: SignerOptions & { signingKey: string }) {
-  const key = text('mailgun', 'signingKey', optionsOf('mailgun', options).signingKey);
-  const { url, clock } = placeOf('mailgun', options);
+  const { post } = secretSigner('mailgun', options, secretOption('mailgun', options, 'signingKey'));
   return {
     event(eventData: object, delivery?: DeliveryOptions): Delivery {
       const tokens: string[] = [];
-      return delivered(clock, delivery, ({ at, forged, retries }) => {
+      const signed = ({ at, retries, key }: { at: number; retries: number; key: string }) => {
         tokens[retries] ??= randomBytes(25).toString('hex');
         const timestamp = String(seconds(at));
         const token = tokens[retries]!;
-        const signature = mac('sha256', forged ? forgedSecret(key) : key, [
-          timestamp + token,
-        ]).toString('hex');
-        return {
-          url,
-          body: bytesOf({ signature: { timestamp, token, signature }, 'event-data': eventData }),
-          headers: { ...JSON_TYPE },
-        };
-      });
+        const signature = mac('sha256', key, [timestamp + token]).toString('hex');
+        return { signature: { timestamp, token, signature }, 'event-data': eventData };
+      };
+      return post(signed, delivery, () => ({}));
     },
   };
 }

@@ -3,55 +3,41 @@
  * Paddle, Calendly, Standard Webhooks and its senders Clerk and Resend, Airwallex): a retry is
  * signed anew at its own time, as these providers sign every attempt.
  */
+import { mac, optionsOf, type Payload, type Secrets, secretsOf, seconds } from './common';
 import {
-  bytesOf,
-  forgedSecret,
-  JSON_TYPE,
-  jsonPost,
-  mac,
-  optionsOf,
-  placeOf,
-  type Payload,
-  type Secrets,
-  secretsOf,
-  seconds,
-  text,
-} from './common';
-import {
+  asHandshake,
   type Delivery,
   type DeliveryOptions,
-  delivered,
-  asHandshake,
   type Handshake,
   newId,
   type SignerOptions,
 } from './delivery';
+import { type HeadersOf, keyedSigner, type Signing, secretSigner, signedEvents } from './post';
 
-/** Signs a payload with `signature(body, at, secrets)` at each attempt: the common shape of these signers. */
-function timestamped(
-  name: string,
-  options: SignerOptions,
-  secrets: readonly string[],
-  headersOf: (
-    body: Buffer,
-    at: number,
-    secrets: readonly string[],
-    retries: number,
-  ) => Record<string, string>,
-) {
-  const { url, clock } = placeOf(name, options);
-  return (payload: Payload, delivery?: DeliveryOptions): Delivery => {
-    const body = bytesOf(payload);
-    return delivered(clock, delivery, ({ at, forged, retries }) => ({
-      url,
-      body,
-      headers: {
-        ...JSON_TYPE,
-        ...headersOf(body, at, forged ? secrets.map(forgedSecret) : secrets, retries),
-      },
-    }));
-  };
+/** What a provider signs before the body, given the time in Unix seconds. */
+type Before = (t: number) => string;
+
+/** The hex HMAC-SHA256 of `before(t)` then the body, and the time `t` (Unix seconds) it signs. */
+function stampedHex({ body, at, key }: Pick<Signing, 'body' | 'at' | 'key'>, before: Before) {
+  const t = seconds(at);
+  return { t, hex: mac('sha256', key, [before(t), body]).toString('hex') };
 }
+
+/** The signature header `header` of a provider that signs `before(t)` then the body, spelled by `spell`. */
+export const stampedHeader =
+  (header: string, before: Before, spell: (t: number, hex: string) => string): HeadersOf =>
+  (signing) => {
+    const { t, hex } = stampedHex(signing, before);
+    return { [header]: spell(t, hex) };
+  };
+
+/** `<header>: v0=<hex HMAC-SHA256 of "v0:<unix seconds>:<body>">`, as Slack and Zoom sign. */
+export const v0Signature = (header: string): HeadersOf =>
+  stampedHeader(
+    header,
+    (t) => `v0:${t}:`,
+    (_t, hex) => `v0=${hex}`,
+  );
 
 /** Options of the {@link stripe} signer. */
 export interface StripeSignerOptions extends SignerOptions {
@@ -67,12 +53,14 @@ export interface StripeSignerOptions extends SignerOptions {
  */
 export function stripe(options: StripeSignerOptions) {
   const secrets = secretsOf('stripe', 'secret', optionsOf('stripe', options).secret);
+  const { post } = secretSigner('stripe', options, secrets);
   return {
-    event: timestamped('stripe', options, secrets, (body, at, keys) => {
-      const t = seconds(at);
-      const v1 = keys.map((key) => `v1=${mac('sha256', key, [`${t}.`, body]).toString('hex')}`);
-      return { 'stripe-signature': [`t=${t}`, ...v1].join(',') };
-    }),
+    event: (payload: Payload, delivery?: DeliveryOptions): Delivery =>
+      post(payload, delivery, ({ body, at, keys }) => {
+        const signed = keys.map((key) => stampedHex({ body, at, key }, (t) => `${t}.`));
+        const v1 = signed.map(({ hex }) => `v1=${hex}`);
+        return { 'stripe-signature': [`t=${seconds(at)}`, ...v1].join(',') };
+      }),
   };
 }
 
@@ -88,12 +76,12 @@ export interface SlackSignerOptions extends SignerOptions {
  * `urlVerification()` is the `url_verification` request, whose challenge your route echoes.
  */
 export function slack(options: SlackSignerOptions) {
-  const secret = text('slack', 'signingSecret', optionsOf('slack', options).signingSecret);
-  const event = timestamped('slack', options, [secret], (body, at, [key], retries) => ({
-    'x-slack-request-timestamp': String(seconds(at)),
-    'x-slack-signature': `v0=${mac('sha256', key!, [`v0:${seconds(at)}:`, body]).toString('hex')}`,
-    ...(retries > 0
-      ? { 'x-slack-retry-num': String(retries), 'x-slack-retry-reason': 'http_timeout' }
+  const signature = v0Signature('x-slack-signature');
+  const { event } = signedEvents('slack', options, 'signingSecret', (signing) => ({
+    'x-slack-request-timestamp': String(seconds(signing.at)),
+    ...signature(signing),
+    ...(signing.retries > 0
+      ? { 'x-slack-retry-num': String(signing.retries), 'x-slack-retry-reason': 'http_timeout' }
       : {}),
   }));
   return {
@@ -113,12 +101,13 @@ export interface PaddleSignerOptions extends SignerOptions {
 
 /** A fake Paddle Billing: `Paddle-Signature: ts=<unix>;h1=<hex HMAC-SHA256 of "ts:body">`. */
 export function paddle(options: PaddleSignerOptions) {
-  const secret = text('paddle', 'secret', optionsOf('paddle', options).secret);
-  return {
-    event: timestamped('paddle', options, [secret], (body, at, [key]) => ({
-      'paddle-signature': `ts=${seconds(at)};h1=${mac('sha256', key!, [`${seconds(at)}:`, body]).toString('hex')}`,
-    })),
-  };
+  const spell = (t: number, hex: string) => `ts=${t};h1=${hex}`;
+  return signedEvents(
+    'paddle',
+    options,
+    'secret',
+    stampedHeader('paddle-signature', (t) => `${t}:`, spell),
+  );
 }
 
 /** Options of the {@link calendly} signer. */
@@ -129,12 +118,12 @@ export interface CalendlySignerOptions extends SignerOptions {
 
 /** A fake Calendly: `Calendly-Webhook-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`. */
 export function calendly(options: CalendlySignerOptions) {
-  const key = text('calendly', 'signingKey', optionsOf('calendly', options).signingKey);
-  return {
-    event: timestamped('calendly', options, [key], (body, at, [secret]) => ({
-      'calendly-webhook-signature': `t=${seconds(at)},v1=${mac('sha256', secret!, [`${seconds(at)}.`, body]).toString('hex')}`,
-    })),
-  };
+  const signature = stampedHeader(
+    'calendly-webhook-signature',
+    (t) => `${t}.`,
+    (t, hex) => `t=${t},v1=${hex}`,
+  );
+  return signedEvents('calendly', options, 'signingKey', signature);
 }
 
 /** Options of the {@link airwallex} signer. */
@@ -145,13 +134,10 @@ export interface AirwallexSignerOptions extends SignerOptions {
 
 /** A fake Airwallex: `x-timestamp` in milliseconds and `x-signature`, hex HMAC-SHA256 of timestamp + body. */
 export function airwallex(options: AirwallexSignerOptions) {
-  const secret = text('airwallex', 'secret', optionsOf('airwallex', options).secret);
-  return {
-    event: timestamped('airwallex', options, [secret], (body, at, [key]) => ({
-      'x-timestamp': String(Math.floor(at)),
-      'x-signature': mac('sha256', key!, [String(Math.floor(at)), body]).toString('hex'),
-    })),
-  };
+  return signedEvents('airwallex', options, 'secret', ({ body, at, key }) => ({
+    'x-timestamp': String(Math.floor(at)),
+    'x-signature': mac('sha256', key, [String(Math.floor(at)), body]).toString('hex'),
+  }));
 }
 
 /** Options of the {@link standardWebhooks} signer and of Clerk's and Resend's. */
@@ -174,21 +160,20 @@ function svixSigner(
   const secrets = secretsOf(name, 'secret', optionsOf(name, options).secret);
   const keys = secrets.map((secret) => Buffer.from(secret.replace(/^whsec_/, ''), 'base64'));
   const forgedKeys = keys.map((key) => Buffer.concat([Buffer.from('forged'), key]));
-  const { url, clock } = placeOf(name, options);
+  const { post } = keyedSigner(name, options, keys, () => forgedKeys);
   return {
     event(payload: Payload, delivery: StandardWebhooksDeliveryOptions = {}): Delivery {
-      const body = bytesOf(payload);
       const id = delivery.id ?? `msg_${newId().replaceAll('-', '')}`;
-      return delivered(clock, delivery, ({ at, forged }) => {
+      return post(payload, delivery, ({ body, at, keys }) => {
         const t = seconds(at);
-        const signatures = (forged ? forgedKeys : keys).map(
+        const signatures = keys.map(
           (key) => `v1,${mac('sha256', key, [`${id}.${t}.`, body]).toString('base64')}`,
         );
-        return jsonPost(url, body, {
+        return {
           [`${prefix}-id`]: id,
           [`${prefix}-timestamp`]: String(t),
           [`${prefix}-signature`]: signatures.join(' '),
-        });
+        };
       });
     },
   };

@@ -4,26 +4,9 @@
  */
 import { createHash } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
-import {
-  bytesOf,
-  FORM_TYPE,
-  forgedSecret,
-  JSON_TYPE,
-  mac,
-  objectOf,
-  optionsOf,
-  type Payload,
-  placeOf,
-  seconds,
-  text,
-} from './common';
-import {
-  type Delivery,
-  type DeliveryOptions,
-  delivered,
-  newId,
-  type SignerOptions,
-} from './delivery';
+import { bytesOf, FORM_TYPE, JSON_TYPE, mac, objectOf, type Payload, seconds } from './common';
+import { type Delivery, type DeliveryOptions, newId, type SignerOptions } from './delivery';
+import { secretOption, secretSigner } from './post';
 
 /** Options of the {@link square} signer. */
 export interface SquareSignerOptions extends SignerOptions {
@@ -35,27 +18,14 @@ export interface SquareSignerOptions extends SignerOptions {
 
 /** A fake Square: `x-square-hmacsha256-signature`, base64 HMAC-SHA256 of the notification URL + body. */
 export function square(options: SquareSignerOptions) {
-  const o = optionsOf('square', options);
-  const key = text('square', 'signatureKey', o.signatureKey);
-  const { url, clock } = placeOf('square', {
-    ...o,
-    url: text('square', 'notificationUrl', o.notificationUrl),
-  });
+  const key = secretOption('square', options, 'signatureKey');
+  const notificationUrl = secretOption('square', options, 'notificationUrl');
+  const { url, post } = secretSigner('square', { ...options, url: notificationUrl }, key);
   return {
-    event(payload: Payload, delivery?: DeliveryOptions): Delivery {
-      const body = bytesOf(payload);
-      return delivered(clock, delivery, ({ forged }) => ({
-        url,
-        body,
-        headers: {
-          ...JSON_TYPE,
-          'x-square-hmacsha256-signature': mac('sha256', forged ? forgedSecret(key) : key, [
-            url,
-            body,
-          ]).toString('base64'),
-        },
-      }));
-    },
+    event: (payload: Payload, delivery?: DeliveryOptions): Delivery =>
+      post(payload, delivery, ({ body, key }) => ({
+        'x-square-hmacsha256-signature': mac('sha256', key, [url, body]).toString('base64'),
+      })),
   };
 }
 
@@ -86,9 +56,11 @@ const pairsOf = (fields: FormFields): [string, string][] =>
  * the full URL Twilio calls: the preset's `baseUrl` and the route's path.
  */
 export function twilio(options: TwilioSignerOptions) {
-  const o = optionsOf('twilio', options);
-  const token = text('twilio', 'authToken', o.authToken);
-  const { url, clock } = placeOf('twilio', o);
+  const { url, post } = secretSigner(
+    'twilio',
+    options,
+    secretOption('twilio', options, 'authToken'),
+  );
   const send = (
     at: { url: string; body: Buffer; signed: string; type: object },
     delivery: TwilioDeliveryOptions,
@@ -104,17 +76,12 @@ export function twilio(options: TwilioSignerOptions) {
       );
     const idempotency =
       delivery.idempotencyToken === undefined ? newId() : delivery.idempotencyToken;
-    return delivered(clock, delivery, ({ forged }) => ({
-      url: at.url,
-      body: at.body,
-      headers: {
-        ...at.type,
-        ...(idempotency === null ? {} : { 'i-twilio-idempotency-token': idempotency }),
-        'x-twilio-signature': mac('sha1', forged ? forgedSecret(token) : token, [
-          at.signed,
-        ]).toString('base64'),
-      },
-    }));
+    const headersOf = ({ key }: { key: string }) => ({
+      ...at.type,
+      ...(idempotency === null ? {} : { 'i-twilio-idempotency-token': idempotency }),
+      'x-twilio-signature': mac('sha1', key, [at.signed]).toString('base64'),
+    });
+    return post(at.body, delivery, headersOf, at.url);
   };
   return {
     event(fields: FormFields, delivery: TwilioDeliveryOptions = {}): Delivery {
@@ -152,9 +119,8 @@ export interface MercadoPagoDeliveryOptions extends DeliveryOptions {
  * `x-request-id`. The body is not signed.
  */
 export function mercadopago(options: SignerOptions & { secret: string }) {
-  const o = optionsOf('mercadopago', options);
-  const secret = text('mercadopago', 'secret', o.secret);
-  const { url, clock } = placeOf('mercadopago', o);
+  const secret = secretOption('mercadopago', options, 'secret');
+  const { url, post } = secretSigner('mercadopago', options, secret);
   return {
     event(payload: Payload, delivery: MercadoPagoDeliveryOptions = {}): Delivery {
       const object = objectOf(payload);
@@ -164,24 +130,18 @@ export function mercadopago(options: SignerOptions & { secret: string }) {
       const called = new URL(url);
       if (dataId !== undefined) called.searchParams.set('data.id', dataId);
       if (typeof object?.type === 'string') called.searchParams.set('type', object.type);
-      const body = bytesOf(payload);
-      return delivered(clock, delivery, ({ at, forged }) => {
+      const id = dataId === undefined ? '' : `id:${dataId.toLowerCase()};`;
+      const signature = ({ at, key }: { at: number; key: string }) => {
         const ts = String(seconds(at));
-        const id = dataId === undefined ? '' : `id:${dataId.toLowerCase()};`;
         const manifest = `${id}request-id:${requestId};ts:${ts};`;
-        const v1 = mac('sha256', forged ? forgedSecret(secret) : secret, [manifest]).toString(
-          'hex',
-        );
-        return {
-          url: called.toString(),
-          body,
-          headers: {
-            ...JSON_TYPE,
-            'x-request-id': requestId,
-            'x-signature': `ts=${ts},v1=${v1}`,
-          },
-        };
-      });
+        return `ts=${ts},v1=${mac('sha256', key, [manifest]).toString('hex')}`;
+      };
+      return post(
+        payload,
+        delivery,
+        (signing) => ({ 'x-request-id': requestId, 'x-signature': signature(signing) }),
+        called.toString(),
+      );
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * @module One storm against a DynamoDB store: starts the app servers (two on a `DynamoDBClient`,
- * two on a `DynamoDBDocumentClient`), sends the deliveries while SIGKILLing servers and the
- * DynamoDB-compatible server at set points of the run, then reads the receipts (through the store)
+ * two on a `DynamoDBDocumentClient`), sends the deliveries while SIGKILLing servers and taking
+ * the DynamoDB-compatible server away at set points of the run (./dynamodb-faults.ts says how and
+ * why for each server), then reads the receipts (through the store)
  * and the effects back and sums up what every delivery id got.
  *
  * Without transactions (dynalite) the effect is a ledger row written before the receipt: a run
@@ -22,20 +23,21 @@ import { DynamoDBStore, receiptsTable } from '@webhook-idempotency/dynamodb';
 import type { DynamoServer } from '@webhook-idempotency/test-support/dynamodb';
 import Database from 'better-sqlite3';
 import { type IdRecord, sendStorm, stormId, type StormCounts, type StormPlan } from './client';
-import { type AppCrash, type Cluster, startCluster } from './cluster';
+import { type AppCrash, startCluster } from './cluster';
 import {
   type DynamoStormConnection,
   type DynamoStormEffects,
   type DynamoStormServerConfig,
   STORM_PROVIDER,
 } from './config';
-import { type FaultStep, type InjectedFault, scheduleFaults } from './faults';
+import { FaultProxy } from '../fault-proxy';
+import { type DynamoFaultPlan, faultSteps, storeFault } from './dynamodb-faults';
+import { type InjectedFault, scheduleFaults } from './faults';
 
 const SERVER = join(__dirname, 'dynamodb-server.ts');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Size and faults of a DynamoDB storm. */
-export interface DynamoStormOptions extends StormPlan {
+export interface DynamoStormOptions extends StormPlan, DynamoFaultPlan {
   /** One entry per app server process: the client it gives the store. */
   readonly servers: readonly DynamoStormConnection[];
   /** Transactional completion, the effect an item of the receipt's transaction (the server must have transactions). */
@@ -44,15 +46,6 @@ export interface DynamoStormOptions extends StormPlan {
   /** The store's `requestTimeoutMs` (the plan's own `requestTimeoutMs` is the provider's HTTP timeout). */
   readonly storeTimeoutMs: number;
   readonly handlerDelayMs: number;
-  readonly serverKills: ReadonlyArray<{
-    readonly at: number;
-    readonly slot: number;
-    readonly how: 'now' | 'in-handler';
-  }>;
-  /** Fraction of finished deliveries at which the DynamoDB server is SIGKILLed and restarted. */
-  readonly storeKillAt: number;
-  /** How long it stays down before it is started again (its start adds to it). */
-  readonly storeDownMs: number;
 }
 
 /** What a DynamoDB storm found: every list must be empty, and `crashes` too, for it to pass. */
@@ -105,9 +98,27 @@ export async function runDynamoStorm(
     ? { kind: 'table', table: TABLES.effects }
     : { kind: 'ledger', file: join(dir, 'ledger.db') };
   await prepare(server, effects);
+  const proxy =
+    options.storeFault === 'unreachable'
+      ? await FaultProxy.start({ host: '127.0.0.1', port: server.port })
+      : undefined;
+  try {
+    return await runThrough(server, proxy, effects, options);
+  } finally {
+    await proxy?.close();
+  }
+}
+
+/** The storm itself, the app servers reaching the DynamoDB server directly or through `proxy`. */
+async function runThrough(
+  server: DynamoServer,
+  proxy: FaultProxy | undefined,
+  effects: DynamoStormEffects,
+  options: DynamoStormOptions,
+): Promise<DynamoStormReport> {
   const cluster = await startCluster<DynamoStormServerConfig>(
     {
-      endpoint: server.url,
+      endpoint: proxy ? proxy.urlFor(server.url).replace(/\/$/, '') : server.url,
       table: TABLES.receipts,
       staleAfterSeconds: options.staleAfterSeconds,
       requestTimeoutMs: options.storeTimeoutMs,
@@ -118,7 +129,7 @@ export async function runDynamoStorm(
     SERVER,
   );
   const killedInHandler: string[] = [];
-  const steps = faultSteps(cluster, server, options, killedInHandler);
+  const steps = faultSteps(cluster, storeFault(server, proxy, options), options, killedInHandler);
   const schedule = scheduleFaults(steps, options.ids * options.perId);
   let traffic: Awaited<ReturnType<typeof sendStorm>>;
   try {
@@ -138,37 +149,6 @@ export async function runDynamoStorm(
     receipts,
     rows,
   );
-}
-
-/** The faults of the run: app servers SIGKILLed (`killedInHandler` collects the ids), then the store's server. */
-function faultSteps(
-  cluster: Cluster,
-  server: DynamoServer,
-  options: DynamoStormOptions,
-  killedInHandler: string[],
-): FaultStep[] {
-  const steps: FaultStep[] = options.serverKills.map(({ at, slot, how }) => ({
-    at,
-    what: `SIGKILL server ${slot} ${how === 'now' ? 'at once' : 'inside a handler'} + restart`,
-    run: async (began) => {
-      if (how === 'now') {
-        began();
-        await cluster.kill(slot);
-      } else killedInHandler.push(await cluster.killInHandler(slot, began));
-      await cluster.restart(slot);
-    },
-  }));
-  steps.push({
-    at: options.storeKillAt,
-    what: 'SIGKILL dynamodb + restart',
-    run: async (began) => {
-      began();
-      await server.kill();
-      await sleep(options.storeDownMs);
-      await server.start();
-    },
-  });
-  return steps;
 }
 
 function clientOf(server: DynamoServer): DynamoDBClient {

@@ -38,11 +38,6 @@ export function requireDate(option: string, value: unknown): number {
   return value.getTime();
 }
 
-/** The nearest-rank percentile `p` (0–100) of `sorted` (ascending, not empty). */
-export function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
 /** A provider's counts before any row is added. */
 export const emptyCounts = (provider: string): ProviderCounts => ({
   provider,

@@ -5,12 +5,21 @@
 import type { DialectSpec } from '../dialects';
 import { finishedBefore, readColumns } from '../receipts/queries';
 
-/** The admin statements for one dialect and table; `?` placeholders, values always bound. */
-export function adminStatements(spec: DialectSpec, table: string) {
-  const t = spec.quote(table);
+/** Conditions on a time column against the database clock. Params: the milliseconds back. */
+function clockConditions(spec: DialectSpec) {
   const olderThan = (column: string) => `${column} <= ${spec.minusMs(spec.now)}`;
   const within = (column: string) => `${column} >= ${spec.minusMs(spec.now)}`;
-  const finishedWithin = `status IN ('completed', 'failed') AND ${within('finished_at')}`;
+  return {
+    olderThan,
+    within,
+    finishedWithin: `status IN ('completed', 'failed') AND ${within('finished_at')}`,
+  };
+}
+
+/** What `status` and `activity` read: counts, handler times, the clock. */
+function reportStatements(spec: DialectSpec, t: string) {
+  const { olderThan, within, finishedWithin } = clockConditions(spec);
+  const handlerMs = `${spec.toMs('finished_at')} - ${spec.toMs('claimed_at')}`;
   return {
     /** Params: staleAfterMs. */
     counts:
@@ -22,8 +31,22 @@ export function adminStatements(spec: DialectSpec, table: string) {
     finished: `SELECT status, COUNT(*) AS n FROM ${t} WHERE ${finishedWithin} GROUP BY status`,
     /** Params: sinceMs, limit. */
     durations:
-      `SELECT ${spec.toMs('finished_at')} - ${spec.toMs('claimed_at')} AS ms FROM ${t} ` +
+      `SELECT ${handlerMs} AS ms FROM ${t} ` +
       `WHERE status = 'completed' AND ${within('finished_at')} ORDER BY finished_at DESC LIMIT ?`,
+    /** Finished receipts per time bucket and status, with the handler times. Params: bucketMs, sinceMs. */
+    activity:
+      `SELECT ${spec.bucketOf(spec.toMs('finished_at'))} AS bucket, status, COUNT(*) AS n, ` +
+      `SUM(${handlerMs}) AS total_ms, MAX(${handlerMs}) AS max_ms ` +
+      `FROM ${t} WHERE ${finishedWithin} GROUP BY bucket, status`,
+    /** The database clock in epoch milliseconds. */
+    now: `SELECT ${spec.nowMs} AS db_now`,
+  };
+}
+
+/** A listing of receipts: the statement, its keyset page condition and its filters' conditions. */
+function listingStatements(spec: DialectSpec, t: string) {
+  const { olderThan, within } = clockConditions(spec);
+  return {
     /**
      * A listing; `where` holds the filters' conditions (already built from fixed fragments). Its
      * order, claim time then key, is the order of the index on (claimed_at, provider, external_id),
@@ -57,16 +80,14 @@ export function adminStatements(spec: DialectSpec, table: string) {
     claimedFrom: `claimed_at >= ${spec.atMs}`,
     /** Claimed before a time, the column compared as stored. Params: epoch ms. */
     claimedBefore: `claimed_at < ${spec.atMs}`,
-    /** Finished receipts per time bucket and status, with the handler times. Params: bucketMs, sinceMs. */
-    activity:
-      `SELECT ${spec.bucketOf(spec.toMs('finished_at'))} AS bucket, status, COUNT(*) AS n, ` +
-      `SUM(${spec.toMs('finished_at')} - ${spec.toMs('claimed_at')}) AS total_ms, ` +
-      `MAX(${spec.toMs('finished_at')} - ${spec.toMs('claimed_at')}) AS max_ms ` +
-      `FROM ${t} WHERE ${finishedWithin} GROUP BY bucket, status`,
-    /** The database clock in epoch milliseconds. */
-    now: `SELECT ${spec.nowMs} AS db_now`,
     stuckCondition: `status = 'processing' AND ${olderThan('claimed_at')}`,
     sinceCondition: `(${within('claimed_at')} OR ${within('finished_at')})`,
+  };
+}
+
+/** The table's upkeep: what a purge would delete, whether the table exists, forgetting a receipt. */
+function upkeepStatements(spec: DialectSpec, t: string) {
+  return {
     /** Params: olderThanMs. */
     purgeable: `SELECT COUNT(*) AS n FROM ${t} WHERE ${finishedBefore(spec)}`,
     /** Params: provider, olderThanMs. */
@@ -76,5 +97,15 @@ export function adminStatements(spec: DialectSpec, table: string) {
     forget:
       `DELETE FROM ${t} WHERE provider = ? AND external_id = ? AND status IN ('completed', 'failed') ` +
       `AND attempts = ? AND ${spec.toMs('claimed_at')} = ?`,
+  };
+}
+
+/** The admin statements for one dialect and table; `?` placeholders, values always bound. */
+export function adminStatements(spec: DialectSpec, table: string) {
+  const t = spec.quote(table);
+  return {
+    ...reportStatements(spec, t),
+    ...listingStatements(spec, t),
+    ...upkeepStatements(spec, t),
   };
 }

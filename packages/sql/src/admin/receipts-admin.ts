@@ -10,7 +10,6 @@ import {
   ConfigError,
   type KeyLike,
   type ObservedReceipt,
-  ReceiptStatus,
   StoreError,
 } from '@webhook-idempotency/core';
 import { purgeChunkSize, renamedOption } from '@webhook-idempotency/core/adapter';
@@ -20,7 +19,7 @@ import {
   type ReceiptRepairs,
   releaseReceipt,
 } from '@webhook-idempotency/core/operations';
-import { emptyCounts, percentile, requireCount, requireMs, toBuckets } from './checks';
+import { requireCount, requireMs, toBuckets } from './checks';
 import type {
   ActivityOptions,
   ActivityReport,
@@ -28,11 +27,9 @@ import type {
   AdminPurgeOptions,
   ForgetOptions,
   ForgetResult,
-  HandlerTimes,
   IgnoredOptions,
   IgnoredReport,
   ListOptions,
-  ProviderCounts,
   ReceiptsAdminOptions,
   ReceiptsStatus,
   ReceiptSummary,
@@ -43,17 +40,17 @@ import type {
 import { deleteInChunks } from '../connections/chunked-delete';
 import { createExecutor } from '../connections/detect';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from '../connections/constants';
-import { type DialectSpec, dialects, isMissingTable } from '../dialects';
+import { type DialectSpec, dialects, tableExists } from '../dialects';
 import type { Executor } from '../connections/executor';
 import { ignoredReport } from './ignored';
 import { listStatement } from './list';
+import { statusReport } from './status';
 import { adminStatements } from './queries';
 import { buildQueries, type Queries } from '../receipts/queries';
-import { nullableNumber, text, toReceipt } from '../receipts/rows';
+import { text, toReceipt } from '../receipts/rows';
 import { resolveTable } from '../receipts/table-name';
 import type { SqlConnection, SqlDialect } from '../connections/types';
 
-const RECEIPT_STATUSES: readonly ReceiptStatus[] = Object.values(ReceiptStatus);
 const DEFAULT_SAMPLE_LIMIT = 10_000;
 const MAX_BUCKETS = 1000;
 
@@ -104,10 +101,8 @@ export class ReceiptsAdmin {
   /** True when the receipts table exists; false when the database reports it missing. */
   async tableExists(): Promise<boolean> {
     try {
-      await this.executor.query(this.admin.exists, []);
-      return true;
+      return await tableExists(this.executor, this.spec, this.admin.exists);
     } catch (error) {
-      if (isMissingTable(this.spec, error)) return false;
       throw new StoreError(`a check of table ${this.table}`, error);
     }
   }
@@ -132,58 +127,7 @@ export class ReceiptsAdmin {
       this.run('status', this.admin.finished, [sinceMs]),
       this.run('status', this.admin.durations, [sinceMs, sampleLimit]),
     ]);
-    const byProvider = new Map<string, ProviderCounts>();
-    const totals = { ...emptyCounts('*') };
-    for (const row of counts) {
-      const provider = text(row.provider);
-      const status = text(row.status) as ReceiptStatus;
-      const entry = { ...(byProvider.get(provider) ?? emptyCounts(provider)) };
-      const n = Number(row.n);
-      if (!RECEIPT_STATUSES.includes(status)) continue;
-      entry[status] += n;
-      totals[status] += n;
-      if (status === 'processing') {
-        const age = Math.max(0, Number(row.db_now) - Number(row.oldest_ms));
-        const stuck = Number(row.stuck);
-        entry.stuck += stuck;
-        totals.stuck += stuck;
-        entry.oldestProcessingAgeMs = age;
-        totals.oldestProcessingAgeMs = Math.max(totals.oldestProcessingAgeMs ?? 0, age);
-      }
-      byProvider.set(provider, entry);
-    }
-    let completed = 0;
-    let failed = 0;
-    for (const row of finished) {
-      if (text(row.status) === 'completed') completed += Number(row.n);
-      else failed += Number(row.n);
-    }
-    const sorted = durations
-      .map((row) => nullableNumber(row.ms))
-      .filter((ms): ms is number => ms !== null)
-      .map((ms) => Math.max(0, ms))
-      .sort((a, b) => a - b);
-    const handlerTime: HandlerTimes | null = sorted.length
-      ? {
-          sampled: sorted.length,
-          p50Ms: percentile(sorted, 50),
-          p95Ms: percentile(sorted, 95),
-          p99Ms: percentile(sorted, 99),
-          maxMs: sorted[sorted.length - 1]!,
-        }
-      : null;
-    return {
-      staleAfterMs,
-      providers: [...byProvider.values()],
-      totals,
-      window: {
-        sinceMs,
-        completed,
-        failed,
-        failureShare: completed + failed ? failed / (completed + failed) : null,
-        handlerTime,
-      },
-    };
+    return statusReport({ counts, finished, durations }, { staleAfterMs, sinceMs });
   }
 
   /**

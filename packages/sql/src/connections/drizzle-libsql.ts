@@ -10,6 +10,7 @@ import { ConfigError } from '@webhook-idempotency/core';
 import { statement, unwrap } from './drizzle-statement';
 import type { Executor, QueryResult, Row } from './executor';
 import { Mutex } from './mutex';
+import { madeOnce } from './once';
 import { callbackTransaction, countOf, returnsRows } from './orm';
 
 /** A libSQL client (`@libsql/client`), as Drizzle's libsql driver holds it in `$client`. */
@@ -101,6 +102,74 @@ interface LibsqlShared {
 
 const libsqlShared = new WeakMap<object, LibsqlShared>();
 
+/** The executors' shared state of `client`, made by the first executor over it. */
+function libsqlSharedOf(client: LibsqlClient): LibsqlShared {
+  return madeOnce(libsqlShared, client, () => ({
+    mutex: new Mutex(),
+    inTransaction: new AsyncLocalStorage(),
+  }));
+}
+
+/** Runs one statement through Drizzle's `run` on `runner` (the database or a `tx`), its error as SQLite's. */
+async function run(
+  runner: RunsAsync,
+  text: string,
+  params: readonly unknown[],
+): Promise<QueryResult> {
+  try {
+    return libsqlResult(await runner.run(statement(text, params)), returnsRows(text));
+  } catch (error) {
+    throw libsqlError(error);
+  }
+}
+
+/** Resolves once the main database of `db` is known to be in memory (no file behind it), asked once. */
+function memoryOnly(db: RunsAsync): () => Promise<void> {
+  let checked: Promise<void> | undefined;
+  return () => {
+    checked ??= run(db, 'PRAGMA database_list', []).then(({ rows }) => {
+      const main = rows.find((row) => row.name === 'main');
+      if (main && typeof main.file === 'string' && main.file !== '')
+        throw new ConfigError('db', LIBSQL_FILE_REFUSED);
+    });
+    return checked;
+  };
+}
+
+/**
+ * Opens Drizzle's transaction on `db` (libSQL's write transaction, in its turn on the client's
+ * mutex), or a nested one on the open `tx` of this async context, and runs `body` in it with the
+ * context marked, so the store's statements issued inside without the handle run on that `tx`.
+ */
+async function openTransaction(
+  db: RunsAsync,
+  { mutex, inTransaction }: LibsqlShared,
+  inMemory: () => Promise<void>,
+  waitMs: number,
+  body: (tx: RunsAsync) => Promise<{ value: unknown }>,
+): Promise<{ value: unknown }> {
+  const outer = inTransaction.getStore();
+  const opener = outer?.open ? outer.tx : db;
+  const nested = opener !== db;
+  if (!nested) await inMemory();
+  if (!nested) await mutex.acquire(waitMs);
+  try {
+    const inside = (tx: RunsAsync) => {
+      const marker = { open: true, tx };
+      return inTransaction.run(marker, () =>
+        body(tx).finally(() => {
+          marker.open = false;
+        }),
+      );
+    };
+    return (await (nested
+      ? opener.transaction(inside)
+      : opener.transaction(inside, { behavior: 'immediate' }))) as { value: unknown };
+  } finally {
+    if (!nested) mutex.release();
+  }
+}
+
 /**
  * Over libSQL in memory (`:memory:`; a file is refused at the first statement, see
  * {@link LIBSQL_FILE_REFUSED}): the store's statements through Drizzle's `sql` and `run`, its
@@ -111,29 +180,10 @@ const libsqlShared = new WeakMap<object, LibsqlShared>();
  * runs at once unless the transaction holds the connection, then it waits its turn too.
  */
 export function libsqlExecutor(db: RunsAsync, client: LibsqlClient, waitMs: number): Executor {
-  let shared = libsqlShared.get(client);
-  if (!shared) {
-    shared = { mutex: new Mutex(), inTransaction: new AsyncLocalStorage() };
-    libsqlShared.set(client, shared);
-  }
+  const shared = libsqlSharedOf(client);
   const { mutex, inTransaction } = shared;
-  let memoryOnly: Promise<void> | undefined;
   // Once per executor: the main database must be in memory (no file behind it).
-  const inMemory = () => {
-    memoryOnly ??= run(db, 'PRAGMA database_list', []).then(({ rows }) => {
-      const main = rows.find((row) => row.name === 'main');
-      if (main && typeof main.file === 'string' && main.file !== '')
-        throw new ConfigError('db', LIBSQL_FILE_REFUSED);
-    });
-    return memoryOnly;
-  };
-  const run = async (runner: RunsAsync, text: string, params: readonly unknown[]) => {
-    try {
-      return libsqlResult(await runner.run(statement(text, params)), returnsRows(text));
-    } catch (error) {
-      throw libsqlError(error);
-    }
-  };
+  const inMemory = memoryOnly(db);
   return {
     dialect: 'sqlite',
     async query(text, params, transaction) {
@@ -153,33 +203,11 @@ export function libsqlExecutor(db: RunsAsync, client: LibsqlClient, waitMs: numb
       return mutex.run(() => run(db, text, params), waitMs);
     },
     busy: () => mutex.busy,
-    transaction(work, options = {}) {
-      const outer = inTransaction.getStore();
-      const opener = outer?.open ? outer.tx : db;
-      const nested = opener !== db;
-      return callbackTransaction(work, options, {
-        open: async (body) => {
-          if (!nested) await inMemory();
-          if (!nested) await mutex.acquire(waitMs);
-          try {
-            const inside = (tx: RunsAsync) => {
-              const marker = { open: true, tx };
-              return inTransaction.run(marker, () =>
-                body(tx).finally(() => {
-                  marker.open = false;
-                }),
-              );
-            };
-            return (await (nested
-              ? opener.transaction(inside)
-              : opener.transaction(inside, { behavior: 'immediate' }))) as { value: unknown };
-          } finally {
-            if (!nested) mutex.release();
-          }
-        },
+    transaction: (work, options = {}) =>
+      callbackTransaction(work, options, {
+        open: (body) => openTransaction(db, shared, inMemory, waitMs, body),
         acquireTimeoutMs: waitMs + 1000,
         unwrap: libsqlError,
-      });
-    },
+      }),
   };
 }

@@ -6,6 +6,7 @@
  * interactive transaction.
  */
 import { TransactionClosed } from '@webhook-idempotency/core';
+import { raceAbort } from '@webhook-idempotency/core/adapter';
 import type { SqlDialect } from '../dialects/name';
 
 /** A row as a driver returns it. */
@@ -124,28 +125,7 @@ export function gate<T extends object>(
 
 /** `work` unless `signal` aborts first; then rejects at once with the signal's reason (the work is left to settle unobserved). */
 export function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return work;
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.reject(aborted(signal));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => {
-      work.catch(() => undefined);
-      reject(aborted(signal));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
+  return raceAbort(work, signal, aborted);
 }
 
 function aborted(signal: AbortSignal): Error {
@@ -171,6 +151,14 @@ export async function acquireWithin<C>(
     deadline.stop();
     if (deadline.late()) pending.then(release, () => undefined);
   }
+}
+
+/** A pooled connection within `ms`; one that arrives later goes back to its pool by its own `release()`. */
+export function pooledWithin<C extends { release(): void }>(
+  acquire: () => Promise<C>,
+  ms: number,
+): Promise<C> {
+  return acquireWithin(acquire, (connection) => connection.release(), ms);
 }
 
 /**

@@ -4,9 +4,10 @@
  * `Transaction<DB>`: what it writes through it and the receipt commit or roll back together.
  */
 import type { CompiledQuery, Kysely, QueryResult as KyselyResult, Transaction } from 'kysely';
-import { ConfigError, StoreError } from '@webhook-idempotency/core';
+import { ConfigError } from '@webhook-idempotency/core';
 import { dialects } from '../dialects';
-import { acquireWithin, gate, untilAborted, type Executor, type Gate } from './executor';
+import { acquireWithin, type Executor } from './executor';
+import { runHeldTransaction } from './held-transaction';
 import { countOf, ormConnection, EXECUTOR, type OrmConnection } from './orm';
 import type { SqlDialect } from '../dialects/name';
 
@@ -85,36 +86,29 @@ function kyselyExecutor(
             .catch(() => undefined),
         acquireTimeoutMs,
       );
-      const state: Gate = { closed: undefined };
-      try {
-        if (lockStatement) await run(trx, lockStatement, []);
-        const bounds = timeoutMs ? spec.transactionBounds(timeoutMs) : [];
-        if (bounds.length > 0) await run(trx, bounds.join('; '), []);
-        const result = await untilAborted(work(gate(trx, state)), signal);
-        state.closed = 'committed';
-        await trx.commit().execute();
-        return result;
-      } catch (error) {
-        if (signal?.aborted) {
+      return runHeldTransaction(
+        {
+          handle: trx,
+          async setup() {
+            if (lockStatement) await run(trx, lockStatement, []);
+            const bounds = timeoutMs ? spec.transactionBounds(timeoutMs) : [];
+            if (bounds.length > 0) await run(trx, bounds.join('; '), []);
+          },
+          commit: () => trx.commit().execute(),
+          rollback: () => trx.rollback().execute(),
+          giveBack: () => false,
           // A statement of the handler may still be in flight: the rollback queues behind it
           // (Kysely cannot cut it), but the handle is closed and the guard has answered.
-          state.closed = 'timed out';
-          trx
-            .rollback()
-            .execute()
-            .catch(() => undefined);
-          throw error;
-        }
-        state.closed = 'rolled back';
-        try {
-          await trx.rollback().execute();
-        } catch {
-          // The rollback could not be sent: the connection failed under the work, whose error is
-          // the store's failure (see Store.withTransaction).
-          throw new StoreError('transaction', error);
-        }
-        throw error;
-      }
+          abandon: () =>
+            void trx
+              .rollback()
+              .execute()
+              .catch(() => undefined),
+          discard: () => undefined,
+        },
+        work,
+        signal,
+      );
     },
   };
 }

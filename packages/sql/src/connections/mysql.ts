@@ -9,16 +9,9 @@ import type {
   Pool as PromisePool,
   PoolConnection as PromiseConnection,
 } from 'mysql2/promise';
-import { StoreError } from '@webhook-idempotency/core';
 import { dialects } from '../dialects';
-import {
-  acquireWithin,
-  gate,
-  untilAborted,
-  type Executor,
-  type Gate,
-  type QueryResult,
-} from './executor';
+import { type Executor, pooledWithin, type QueryResult } from './executor';
+import { type HeldConnection, runHeldTransaction } from './held-transaction';
 import { hasMethods } from './shape';
 
 /** True for a `mysql2/promise` pool. */
@@ -76,6 +69,38 @@ function executeParams(params: readonly unknown[]): ExecuteValues[] {
 }
 
 /**
+ * Row-lock waits inside the handler's transaction end at the handler deadline: the dialect's
+ * transaction bounds, set once per connection (again only when the deadline changes).
+ */
+async function boundLockWaits(
+  connection: PromiseConnection,
+  timeoutMs: number | undefined,
+): Promise<void> {
+  if (!timeoutMs) return;
+  const bounds = dialects.mysql.transactionBounds(timeoutMs).join('; ');
+  const core = (connection as unknown as { connection?: object }).connection ?? connection;
+  if (lockWaitBounds.get(core) === bounds) return;
+  await connection.query(bounds);
+  lockWaitBounds.set(core, bounds);
+}
+
+/** `connection`'s begun transaction, as {@link runHeldTransaction} ends it; the handler gets `handle`. */
+function heldConnection(connection: PromiseConnection, handle: object): HeldConnection {
+  return {
+    handle,
+    commit: () => connection.commit(),
+    rollback: () => connection.rollback(),
+    giveBack() {
+      connection.release();
+      return false;
+    },
+    // A statement may be in flight: close the connection, and the server rolls back.
+    abandon: () => connection.destroy(),
+    discard: () => connection.destroy(),
+  };
+}
+
+/**
  * An executor over a mysql2 pool; `callbackApi` decides which connection a transaction hands out.
  * `prepared`: statements go through `execute()`, which mysql2 prepares once per connection.
  */
@@ -86,14 +111,7 @@ export function mysqlExecutor(
 ): Executor {
   const callbackApi = !isMysqlPromisePool(db);
   const pool: PromisePool = callbackApi ? (db as CallbackPool).promise() : (db as PromisePool);
-  const acquire = async () =>
-    own(
-      await acquireWithin(
-        () => pool.getConnection(),
-        (connection) => connection.release(),
-        acquireTimeoutMs,
-      ),
-    );
+  const acquire = async () => own(await pooledWithin(() => pool.getConnection(), acquireTimeoutMs));
 
   const run = async (
     connection: PromiseConnection,
@@ -104,19 +122,6 @@ export function mysqlExecutor(
       ? await connection.execute(sql, executeParams(params))
       : await connection.query(sql, params as unknown[]);
     return toResult(result);
-  };
-
-  /** Row-lock waits inside the handler's transaction end at the handler deadline (set once per connection). */
-  const boundLockWaits = async (
-    connection: PromiseConnection,
-    timeoutMs: number | undefined,
-  ): Promise<void> => {
-    if (!timeoutMs) return;
-    const bounds = dialects.mysql.transactionBounds(timeoutMs).join('; ');
-    const core = (connection as unknown as { connection?: object }).connection ?? connection;
-    if (lockWaitBounds.get(core) === bounds) return;
-    await connection.query(bounds);
-    lockWaitBounds.set(core, bounds);
   };
 
   return {
@@ -131,44 +136,18 @@ export function mysqlExecutor(
       }
     },
     async transaction(work, options = {}) {
-      const { signal, timeoutMs } = options;
       const connection = await acquire();
-      const state: Gate = { closed: undefined };
       try {
-        await boundLockWaits(connection, timeoutMs);
+        await boundLockWaits(connection, options.timeoutMs);
         await connection.beginTransaction();
       } catch (error) {
         connection.destroy();
         throw error;
       }
-      try {
-        const handle = callbackApi
-          ? (connection as unknown as { connection: CallbackConnection }).connection
-          : connection;
-        const result = await untilAborted(work(gate(handle as object, state)), signal);
-        state.closed = 'committed';
-        await connection.commit();
-        connection.release();
-        return result;
-      } catch (error) {
-        if (signal?.aborted) {
-          // A statement may be in flight: close the connection, and the server rolls back.
-          state.closed = 'timed out';
-          connection.destroy();
-          throw error;
-        }
-        state.closed = 'rolled back';
-        try {
-          await connection.rollback();
-        } catch {
-          // The rollback could not be sent: the connection failed under the work, whose error
-          // (its next statement's, typically) is the store's failure (see Store.withTransaction).
-          connection.destroy();
-          throw new StoreError('transaction', error);
-        }
-        connection.release();
-        throw error;
-      }
+      const handle = callbackApi
+        ? (connection as unknown as { connection: CallbackConnection }).connection
+        : connection;
+      return runHeldTransaction(heldConnection(connection, handle), work, options.signal);
     },
   };
 }

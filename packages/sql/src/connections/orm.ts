@@ -12,6 +12,7 @@ import {
   type Gate,
   type TransactionRunOptions,
 } from './executor';
+import { madeOnce } from './once';
 import type { SqlDialect } from '../dialects/name';
 
 /** The key of the executor an ORM connection carries; `Symbol.for`, so two copies of the package agree. */
@@ -71,12 +72,11 @@ export function ormConnection<Tx>(
   db: object,
   build: () => Omit<OrmConnection<Tx>, 'db'>,
 ): OrmConnection<Tx> {
-  let connection = made.get(db);
-  if (connection === undefined) {
-    connection = Object.freeze({ ...build(), db }) as OrmConnection;
-    made.set(db, connection);
-  }
-  return connection as OrmConnection<Tx>;
+  return madeOnce(
+    made,
+    db,
+    () => Object.freeze({ ...build(), db }) as OrmConnection,
+  ) as OrmConnection<Tx>;
 }
 
 /**

@@ -1,16 +1,10 @@
 /** @module Executor over a `pg` Pool: `$n` placeholders, `BEGIN`/`COMMIT` on a pooled client. */
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
-import { StoreError } from '@webhook-idempotency/core';
 import { dialects } from '../dialects';
-import {
-  acquireWithin,
-  gate,
-  untilAborted,
-  type Executor,
-  type Gate,
-  type QueryResult,
-} from './executor';
+import { type Executor, pooledWithin, type QueryResult } from './executor';
+import { type HeldConnection, runHeldTransaction } from './held-transaction';
+import { madeOnce } from './once';
 import { hasMethods } from './shape';
 
 /** A statement as pg sends it: `$n` placeholders, and a name when it is sent prepared. */
@@ -27,17 +21,14 @@ const statements = new Map<string, PgStatement>();
  * cache stays small; the prefix keeps clear of the application's own named statements.
  */
 function statementFor(sql: string): PgStatement {
-  let statement = statements.get(sql);
-  if (statement === undefined) {
+  return madeOnce(statements, sql, () => {
     let n = 0;
     const text = sql.replace(/\?/g, () => `$${++n}`);
     // Named after the text itself: two copies of this module (its ESM and CommonJS builds, two
     // installed versions) sharing one Pool never give one name to two different statements.
     const digest = createHash('sha256').update(text).digest('hex').slice(0, 24);
-    statement = { text, name: `webhook_idempotency_${digest}` };
-    statements.set(sql, statement);
-  }
-  return statement;
+    return { text, name: `webhook_idempotency_${digest}` };
+  });
 }
 
 async function run(
@@ -95,16 +86,30 @@ export function isPgPool(db: unknown): db is Pool {
   return hasMethods(db, 'connect', 'query') && 'idleCount' in db && 'totalCount' in db;
 }
 
+/** `client`'s begun transaction, as {@link runHeldTransaction} ends it. */
+function heldClient(client: PoolClient): HeldConnection {
+  return {
+    handle: client,
+    commit: () => client.query('COMMIT'),
+    rollback: () => client.query('ROLLBACK'),
+    giveBack() {
+      const lost = broken.has(client);
+      giveBack(client);
+      return lost;
+    },
+    // A statement may be in flight: close the connection, and the server rolls back.
+    abandon: () =>
+      client.release(broken.get(client) ?? new Error('transaction ended at the handler deadline')),
+    discard: (rollbackError) =>
+      client.release(
+        rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)),
+      ),
+  };
+}
+
 /** An executor over `pool`; each statement borrows a client for at most `acquireTimeoutMs` of waiting. */
 export function pgExecutor(pool: Pool, acquireTimeoutMs: number, prepared: boolean): Executor {
-  const acquire = async () =>
-    own(
-      await acquireWithin(
-        () => pool.connect(),
-        (client) => client.release(),
-        acquireTimeoutMs,
-      ),
-    );
+  const acquire = async () => own(await pooledWithin(() => pool.connect(), acquireTimeoutMs));
   return {
     dialect: 'postgres',
     async query(sql, params, transaction) {
@@ -121,46 +126,14 @@ export function pgExecutor(pool: Pool, acquireTimeoutMs: number, prepared: boole
       }
     },
     async transaction(work, options = {}) {
-      const { signal, timeoutMs } = options;
       const client = await acquire();
-      const state: Gate = { closed: undefined };
       try {
-        await client.query(beginStatement(timeoutMs));
+        await client.query(beginStatement(options.timeoutMs));
       } catch (error) {
         giveBack(client, error);
         throw error;
       }
-      try {
-        const result = await untilAborted(work(gate(client, state)), signal);
-        state.closed = 'committed';
-        await client.query('COMMIT');
-        giveBack(client);
-        return result;
-      } catch (error) {
-        if (signal?.aborted) {
-          // A statement may be in flight: close the connection, and the server rolls back.
-          state.closed = 'timed out';
-          client.release(
-            broken.get(client) ?? new Error('transaction ended at the handler deadline'),
-          );
-          throw error;
-        }
-        state.closed = 'rolled back';
-        try {
-          await client.query('ROLLBACK');
-        } catch (rollbackError) {
-          // The rollback could not be sent: the connection failed under the work, whose error
-          // (its next statement's, typically) is the store's failure (see Store.withTransaction).
-          client.release(
-            rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)),
-          );
-          throw new StoreError('transaction', error);
-        }
-        const lost = broken.get(client);
-        giveBack(client);
-        if (lost) throw new StoreError('transaction', error);
-        throw error;
-      }
+      return runHeldTransaction(heldClient(client), work, options.signal);
     },
   };
 }

@@ -5,8 +5,8 @@
  * it and the receipt commit or roll back together.
  */
 import { ConfigError, StoreError } from '@webhook-idempotency/core';
-import { dialects } from '../dialects';
-import type { Executor, QueryResult, Row } from './executor';
+import { type DialectSpec, dialects } from '../dialects';
+import type { Executor, QueryResult, Row, TransactionRunOptions } from './executor';
 import {
   callbackTransaction,
   ormConnection,
@@ -158,76 +158,89 @@ const PRISMA_TIMEOUT_MARGIN_MS = 1000;
 /** Without a deadline (a transaction outside the guard), Prisma's own 5 s default would cut the work. */
 const NO_DEADLINE_MS = 2_147_483_647;
 
+/** Runs one statement through Prisma's raw API on `client` (the client or a transaction's), the database's error code under Prisma's. */
+async function runRaw(
+  spec: DialectSpec,
+  client: RawClient,
+  sql: string,
+  params: readonly unknown[],
+): Promise<QueryResult> {
+  const text = spec.placeholders(sql);
+  try {
+    if (returnsRows(sql)) {
+      const rows = (
+        (await client.$queryRawUnsafe(text, ...params)) as Record<string, unknown>[]
+      ).map(rowOf);
+      return { rows, affected: rows.length };
+    }
+    return { rows: [], affected: Number(await client.$executeRawUnsafe(text, ...params)) };
+  } catch (error) {
+    throw unwrap(error);
+  }
+}
+
+/** Runs the store's `work` in an interactive transaction of `prisma`, with the store's bounds. */
+async function prismaTransaction<T>(
+  prisma: PrismaLike,
+  spec: DialectSpec,
+  acquireTimeoutMs: number,
+  work: (transaction: unknown) => Promise<T>,
+  options: TransactionRunOptions,
+): Promise<T> {
+  const { lockStatement, timeoutMs } = options;
+  try {
+    return await callbackTransaction(work, options, {
+      // Prisma's own bounds agree with the store's: it waits for a connection as long as the
+      // store would, and ends the transaction only after the guard's deadline has.
+      open: (body) =>
+        prisma.$transaction(body as (tx: RawClient) => Promise<unknown>, {
+          maxWait: acquireTimeoutMs,
+          timeout: timeoutMs ? Math.ceil(timeoutMs) + PRISMA_TIMEOUT_MARGIN_MS : NO_DEADLINE_MS,
+        }) as PromiseLike<{ value: unknown }>,
+      setup: async (tx) => {
+        const client = tx as RawClient;
+        if (lockStatement) await runRaw(spec, client, lockStatement, []);
+        // One statement each: Prisma sends every raw statement prepared, which holds one command.
+        for (const bound of timeoutMs ? spec.transactionBounds(timeoutMs) : [])
+          await runRaw(spec, client, bound, []);
+      },
+      acquireTimeoutMs: acquireTimeoutMs + 1000,
+      unwrap,
+      members: modelDelegate,
+    });
+  } catch (error) {
+    // Prisma swallows the ROLLBACK it could not send on a dead connection, so the handler's
+    // failure is all that shows: when it says the connection is gone, nothing committed and
+    // the store lost the transaction (503, retried), as on the other tools.
+    if (!(error instanceof StoreError) && connectionLost(error))
+      throw new StoreError('transaction', error);
+    throw error;
+  }
+}
+
 function prismaExecutor(
   prisma: PrismaLike,
   dialect: SqlDialect,
   acquireTimeoutMs: number,
 ): Executor {
   const spec = dialects[dialect];
-  const run = async (
-    client: RawClient,
-    sql: string,
-    params: readonly unknown[],
-  ): Promise<QueryResult> => {
-    const text = spec.placeholders(sql);
-    try {
-      if (returnsRows(sql)) {
-        const rows = (
-          (await client.$queryRawUnsafe(text, ...params)) as Record<string, unknown>[]
-        ).map(rowOf);
-        return { rows, affected: rows.length };
-      }
-      return { rows: [], affected: Number(await client.$executeRawUnsafe(text, ...params)) };
-    } catch (error) {
-      throw unwrap(error);
-    }
-  };
   return {
     dialect,
     query: (sql, params, transaction) => {
       if (transaction !== undefined || !spec.singleWriter)
-        return run((transaction as RawClient | undefined) ?? prisma, sql, params);
+        return runRaw(spec, (transaction as RawClient | undefined) ?? prisma, sql, params);
       // One writer (SQLite) is one connection, and Prisma's adapter runs a raw statement outside
       // its transaction lock: while a handler's transaction is open, a claim would run inside it
       // and roll back with it. In a transaction of its own, the statement waits its turn instead.
       return Promise.resolve(
-        prisma.$transaction((tx) => run(tx, sql, params), {
+        prisma.$transaction((tx) => runRaw(spec, tx, sql, params), {
           maxWait: acquireTimeoutMs,
           timeout: NO_DEADLINE_MS,
         }),
       ) as Promise<QueryResult>;
     },
-    transaction: async (work, options = {}) => {
-      const { lockStatement, timeoutMs } = options;
-      try {
-        return await callbackTransaction(work, options, {
-          // Prisma's own bounds agree with the store's: it waits for a connection as long as the
-          // store would, and ends the transaction only after the guard's deadline has.
-          open: (body) =>
-            prisma.$transaction(body as (tx: RawClient) => Promise<unknown>, {
-              maxWait: acquireTimeoutMs,
-              timeout: timeoutMs ? Math.ceil(timeoutMs) + PRISMA_TIMEOUT_MARGIN_MS : NO_DEADLINE_MS,
-            }) as PromiseLike<{ value: unknown }>,
-          setup: async (tx) => {
-            const client = tx as RawClient;
-            if (lockStatement) await run(client, lockStatement, []);
-            // One statement each: Prisma sends every raw statement prepared, which holds one command.
-            for (const bound of timeoutMs ? spec.transactionBounds(timeoutMs) : [])
-              await run(client, bound, []);
-          },
-          acquireTimeoutMs: acquireTimeoutMs + 1000,
-          unwrap,
-          members: modelDelegate,
-        });
-      } catch (error) {
-        // Prisma swallows the ROLLBACK it could not send on a dead connection, so the handler's
-        // failure is all that shows: when it says the connection is gone, nothing committed and
-        // the store lost the transaction (503, retried), as on the other tools.
-        if (!(error instanceof StoreError) && connectionLost(error))
-          throw new StoreError('transaction', error);
-        throw error;
-      }
-    },
+    transaction: (work, options = {}) =>
+      prismaTransaction(prisma, spec, acquireTimeoutMs, work, options),
   };
 }
 

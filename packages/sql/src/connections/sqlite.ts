@@ -11,6 +11,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { TransactionClosed } from '@webhook-idempotency/core';
 import { gate, untilAborted, type Executor, type Gate, type QueryResult } from './executor';
 import { Mutex } from './mutex';
+import { madeOnce } from './once';
 import type {
   BunSqliteDatabase,
   BunSqliteStatement,
@@ -74,37 +75,41 @@ const betterSqlite: SyncDriver<BetterSqlite3.Database, BetterSqlite3.Statement> 
   inTransaction: (db) => db.inTransaction,
 };
 
-const nodeSqlite: SyncDriver<NodeSqliteDatabase, NodeSqliteStatement> = {
-  prepare(db, sql) {
-    const statement = db.prepare(sql);
-    // node:sqlite reports no "reader" flag: a statement with result columns returns rows. The
-    // store's reads are the statements that start with SELECT.
-    return {
-      statement,
-      reader: statement.columns().length > 0,
-      readonly: /^\s*SELECT\b/i.test(sql),
-    };
-  },
-  all: (statement, params) => statement.all(...(params as never[])) as Record<string, unknown>[],
-  changes: (statement, params) => Number(statement.run(...(params as never[])).changes),
-  inTransaction: (db) => db.isTransaction,
-};
+/** What the built-in SQLites' statements have in common. */
+interface BuiltinStatement {
+  all(...parameters: never[]): unknown[];
+  run(...parameters: never[]): { changes: number | bigint };
+}
 
-const bunSqlite: SyncDriver<BunSqliteDatabase, BunSqliteStatement> = {
-  prepare(db, sql) {
-    const statement = db.prepare(sql);
-    // As for node:sqlite: a statement with result columns returns rows; the store's reads are
-    // the statements that start with SELECT.
-    return {
-      statement,
-      reader: statement.columnNames.length > 0,
-      readonly: /^\s*SELECT\b/i.test(sql),
-    };
-  },
-  all: (statement, params) => statement.all(...(params as never[])) as Record<string, unknown>[],
-  changes: (statement, params) => statement.run(...(params as never[])).changes,
-  inTransaction: (db) => db.inTransaction,
-};
+/**
+ * A driver of a built-in SQLite (`node:sqlite`, `bun:sqlite`), which reports no "reader" flag: a
+ * statement with result columns (`hasColumns`) returns rows, and the store's reads are the
+ * statements that start with SELECT.
+ */
+function builtinDriver<
+  Db extends SyncDatabase & { prepare(sql: string): S },
+  S extends BuiltinStatement,
+>(hasColumns: (statement: S) => boolean, inTransaction: (db: Db) => boolean): SyncDriver<Db, S> {
+  return {
+    prepare(db, sql) {
+      const statement = db.prepare(sql);
+      return { statement, reader: hasColumns(statement), readonly: /^\s*SELECT\b/i.test(sql) };
+    },
+    all: (statement, params) => statement.all(...(params as never[])) as Record<string, unknown>[],
+    changes: (statement, params) => Number(statement.run(...(params as never[])).changes),
+    inTransaction,
+  };
+}
+
+const nodeSqlite = builtinDriver<NodeSqliteDatabase, NodeSqliteStatement>(
+  (statement) => statement.columns().length > 0,
+  (db) => db.isTransaction,
+);
+
+const bunSqlite = builtinDriver<BunSqliteDatabase, BunSqliteStatement>(
+  (statement) => statement.columnNames.length > 0,
+  (db) => db.inTransaction,
+);
 
 /** What every executor on one Database shares: several stores on one handle still take turns. */
 interface Shared {
@@ -167,117 +172,145 @@ export function bunSqliteExecutor(db: BunSqliteDatabase, waitMs: number): Execut
   return syncExecutor(db, waitMs, bunSqlite);
 }
 
+/** The executors' shared state of `db`, made by the first executor over it. */
+function sharedOf(db: object): Shared {
+  return madeOnce(shared, db, () => ({
+    mutex: new Mutex(),
+    inTransaction: new AsyncLocalStorage(),
+    statements: new Map(),
+    savepoints: 0,
+  }));
+}
+
+/** One executor's Database: its driver, the state it shares, how long a statement waits its turn. */
+interface SyncContext<Db extends SyncDatabase, Statement extends object> {
+  readonly db: Db;
+  readonly driver: SyncDriver<Db, Statement>;
+  readonly shared: Shared;
+  readonly waitMs: number;
+}
+
+/** `sql` prepared once per Database. */
+function preparedOf<Db extends SyncDatabase, Statement extends object>(
+  { db, driver, shared: { statements } }: SyncContext<Db, Statement>,
+  sql: string,
+): Prepared<Statement> {
+  return madeOnce(statements, sql, () => driver.prepare(db, sql)) as Prepared<Statement>;
+}
+
+/** Runs one statement now: its rows when it returns rows, else its change count. */
+function runNow<Db extends SyncDatabase, Statement extends object>(
+  context: SyncContext<Db, Statement>,
+  sql: string,
+  params: readonly unknown[],
+): QueryResult {
+  const { statement, reader } = preparedOf(context, sql);
+  if (reader) {
+    const rows = context.driver.all(statement, params);
+    return { rows, affected: rows.length };
+  }
+  return { rows: [], affected: context.driver.changes(statement, params) };
+}
+
+/** The store's statement: through a transaction's handle, inside the open transaction, or in its turn. */
+async function syncQuery<Db extends SyncDatabase, Statement extends object>(
+  context: SyncContext<Db, Statement>,
+  sql: string,
+  params: readonly unknown[],
+  transaction: unknown,
+): Promise<QueryResult> {
+  const { mutex, inTransaction } = context.shared;
+  if (transaction !== undefined) {
+    // The store's statement through a handle whose transaction has ended would run on the
+    // bare connection, outside any transaction or inside the next one: refused, as the
+    // handle itself refuses.
+    const closed = handleGates.get(transaction as object)?.closed;
+    if (closed) throw new TransactionClosed(closed);
+    return runNow(context, sql, params);
+  }
+  if (inTransaction.getStore()?.open) return runNow(context, sql, params);
+  // A read is one synchronous statement: it cannot interleave with another, so it need not
+  // queue behind a handler's open transaction (it sees that transaction's rows, which commit
+  // or roll back as a whole; the store only reads receipts this way).
+  if (mutex.busy && preparedOf(context, sql).readonly) return runNow(context, sql, params);
+  return mutex.run(() => runNow(context, sql, params), context.waitMs);
+}
+
+/** A transaction inside an open one (a nested guard, another store on the handle): a savepoint of it. */
+async function savepoint<Db extends SyncDatabase, T>(
+  { db, driver, shared: state }: SyncContext<Db, object>,
+  outer: Marker,
+  work: (transaction: unknown) => Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  const name = `wi_savepoint_${++state.savepoints}`;
+  db.exec(`SAVEPOINT ${name}`);
+  const inner: Marker = { open: true, gate: { closed: undefined } };
+  try {
+    const result = await state.inTransaction.run(inner, () =>
+      untilAborted(work(gatedDatabase(db, inner.gate)), signal),
+    );
+    if (!outer.open) throw new TransactionClosed(outer.gate.closed ?? 'rolled back');
+    db.exec(`RELEASE ${name}`);
+    inner.gate.closed = 'committed';
+    return result;
+  } catch (error) {
+    inner.gate.closed = signal?.aborted ? 'timed out' : 'rolled back';
+    if (outer.open && driver.inTransaction(db)) {
+      db.exec(`ROLLBACK TO ${name}`);
+      db.exec(`RELEASE ${name}`);
+    }
+    throw error;
+  } finally {
+    inner.open = false;
+  }
+}
+
+/** A transaction of its own: `BEGIN IMMEDIATE` once the mutex is this executor's, for at most `waitMs` of waiting. */
+async function ownTransaction<Db extends SyncDatabase, T>(
+  { db, driver, shared: { mutex, inTransaction }, waitMs }: SyncContext<Db, object>,
+  work: (transaction: unknown) => Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  await mutex.acquire(waitMs);
+  const marker: Marker = { open: true, gate: { closed: undefined } };
+  try {
+    return await inTransaction.run(marker, async () => {
+      db.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await untilAborted(work(gatedDatabase(db, marker.gate)), signal);
+        marker.gate.closed = 'committed';
+        db.exec('COMMIT');
+        return result;
+      } catch (error) {
+        // At the deadline the handler is between statements (this runs on the event loop, and
+        // better-sqlite3 is synchronous), so the rollback cannot cut one in half.
+        marker.gate.closed = signal?.aborted ? 'timed out' : 'rolled back';
+        if (driver.inTransaction(db)) db.exec('ROLLBACK');
+        throw error;
+      }
+    });
+  } finally {
+    // Work the handler left running must not bypass the mutex once the transaction is over.
+    marker.open = false;
+    mutex.release();
+  }
+}
+
 function syncExecutor<Db extends SyncDatabase, Statement extends object>(
   db: Db,
   waitMs: number,
   driver: SyncDriver<Db, Statement>,
 ): Executor {
-  let state = shared.get(db);
-  if (!state) {
-    state = {
-      mutex: new Mutex(),
-      inTransaction: new AsyncLocalStorage(),
-      statements: new Map(),
-      savepoints: 0,
-    };
-    shared.set(db, state);
-  }
-  const context = state;
-  const { mutex, inTransaction, statements } = state;
-
-  const prepared = (sql: string): Prepared<Statement> => {
-    let entry = statements.get(sql) as Prepared<Statement> | undefined;
-    if (!entry) {
-      entry = driver.prepare(db, sql);
-      statements.set(sql, entry);
-    }
-    return entry;
-  };
-
-  const run = (sql: string, params: readonly unknown[]): QueryResult => {
-    const { statement, reader } = prepared(sql);
-    if (reader) {
-      const rows = driver.all(statement, params);
-      return { rows, affected: rows.length };
-    }
-    return { rows: [], affected: driver.changes(statement, params) };
-  };
-
-  /** A transaction inside an open one (a nested guard, another store on the handle): a savepoint of it. */
-  const nested = async <T>(
-    outer: Marker,
-    work: (transaction: unknown) => Promise<T>,
-    signal: AbortSignal | undefined,
-  ): Promise<T> => {
-    const name = `wi_savepoint_${++context.savepoints}`;
-    db.exec(`SAVEPOINT ${name}`);
-    const inner: Marker = { open: true, gate: { closed: undefined } };
-    try {
-      const result = await inTransaction.run(inner, () =>
-        untilAborted(work(gatedDatabase(db, inner.gate)), signal),
-      );
-      if (!outer.open) throw new TransactionClosed(outer.gate.closed ?? 'rolled back');
-      db.exec(`RELEASE ${name}`);
-      inner.gate.closed = 'committed';
-      return result;
-    } catch (error) {
-      inner.gate.closed = signal?.aborted ? 'timed out' : 'rolled back';
-      if (outer.open && driver.inTransaction(db)) {
-        db.exec(`ROLLBACK TO ${name}`);
-        db.exec(`RELEASE ${name}`);
-      }
-      throw error;
-    } finally {
-      inner.open = false;
-    }
-  };
-
+  const context: SyncContext<Db, Statement> = { db, driver, shared: sharedOf(db), waitMs };
   return {
     dialect: 'sqlite',
-    async query(sql, params, transaction) {
-      if (transaction !== undefined) {
-        // The store's statement through a handle whose transaction has ended would run on the
-        // bare connection, outside any transaction or inside the next one: refused, as the
-        // handle itself refuses.
-        const closed = handleGates.get(transaction as object)?.closed;
-        if (closed) throw new TransactionClosed(closed);
-        return run(sql, params);
-      }
-      if (inTransaction.getStore()?.open) return run(sql, params);
-      // A read is one synchronous statement: it cannot interleave with another, so it need not
-      // queue behind a handler's open transaction (it sees that transaction's rows, which commit
-      // or roll back as a whole; the store only reads receipts this way).
-      if (mutex.busy && prepared(sql).readonly) return run(sql, params);
-      return mutex.run(() => run(sql, params), waitMs);
-    },
-    busy: () => mutex.busy,
+    query: (sql, params, transaction) => syncQuery(context, sql, params, transaction),
+    busy: () => context.shared.mutex.busy,
     async transaction(work, options = {}) {
-      const { signal } = options;
-      const outer = inTransaction.getStore();
-      if (outer?.open) return nested(outer, work, signal);
-      await mutex.acquire(waitMs);
-      const marker: Marker = { open: true, gate: { closed: undefined } };
-      try {
-        return await inTransaction.run(marker, async () => {
-          db.exec('BEGIN IMMEDIATE');
-          try {
-            const result = await untilAborted(work(gatedDatabase(db, marker.gate)), signal);
-            marker.gate.closed = 'committed';
-            db.exec('COMMIT');
-            return result;
-          } catch (error) {
-            // At the deadline the handler is between statements (this runs on the event loop, and
-            // better-sqlite3 is synchronous), so the rollback cannot cut one in half.
-            marker.gate.closed = signal?.aborted ? 'timed out' : 'rolled back';
-            if (driver.inTransaction(db)) db.exec('ROLLBACK');
-            throw error;
-          }
-        });
-      } finally {
-        // Work the handler left running must not bypass the mutex once the transaction is over.
-        marker.open = false;
-        mutex.release();
-      }
+      const outer = context.shared.inTransaction.getStore();
+      if (outer?.open) return savepoint(context, outer, work, options.signal);
+      return ownTransaction(context, work, options.signal);
     },
   };
 }

@@ -3,6 +3,7 @@
  * table's idempotent DDL from its column lines and indexes, running DDL on a connection, and a
  * knex migration of it.
  */
+import { ConfigError } from '@webhook-idempotency/core';
 import { createExecutor } from '../connections/detect';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from '../connections/constants';
 import { type DialectSpec, dialects } from '.';
@@ -11,6 +12,20 @@ import type { KnexInstance, SqlConnection, SqlDialect } from '../connections/typ
 /** An index: its name and its column list. */
 /** An index: its name, its columns, and for a partial index (PostgreSQL, SQLite) the rows it holds. */
 export type IndexSpec = readonly [name: string, columns: string, where?: string];
+
+/**
+ * The dialect table's row a schema's `statements(dialect)` writes its DDL from; a `ConfigError`
+ * naming `dialect` when it is not one of them (`caller` says whose, for the message).
+ */
+export function ddlDialect(dialect: SqlDialect, caller: string): DialectSpec {
+  const spec = dialects[dialect];
+  if (!spec)
+    throw new ConfigError(
+      'dialect',
+      `${caller} takes 'postgres', 'mysql' or 'sqlite', got ${String(dialect)}`,
+    );
+  return spec;
+}
 
 /**
  * `CREATE TABLE IF NOT EXISTS` for `table` (validated, unquoted) with `lines` (columns and

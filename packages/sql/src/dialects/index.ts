@@ -5,6 +5,7 @@
  * admin/queries.ts, ddl.ts), and what a connection needs to know of its dialect (transaction
  * bounds, placeholders, one writer or many). Nothing else in the package branches on a dialect.
  */
+import type { StatementRunner } from '../connections/executor';
 import { mysql } from './mysql';
 import type { SqlDialect } from './name';
 import { postgres } from './postgres';
@@ -44,6 +45,24 @@ export function isMissingTable(dialect: DialectSpec, error: unknown): boolean {
   // Not `instanceof Error`: a driver's error class may come from another realm (a test sandbox).
   const text = (error as { message?: unknown } | null)?.message;
   return hasCode(codes, error) && (!message || (typeof text === 'string' && message.test(text)));
+}
+
+/**
+ * True when `exists` (a statement of the table that reads no row) runs on `runner`; false when
+ * the database reports the table missing. Any other failure is thrown as the driver gave it.
+ */
+export async function tableExists(
+  runner: StatementRunner,
+  dialect: DialectSpec,
+  exists: string,
+): Promise<boolean> {
+  try {
+    await runner.query(exists, []);
+    return true;
+  } catch (error) {
+    if (isMissingTable(dialect, error)) return false;
+    throw error;
+  }
 }
 
 /** True when `error` says the statement lost a deadlock or a serialization conflict and may simply run again. */

@@ -1,5 +1,5 @@
 /** @module PostgreSQL's row of the dialect table: every fragment its statements are built from. */
-import { addOnConflict, doubleQuote, keyedChunk, numbered } from './shared';
+import { numbered, standardSql } from './shared';
 import type { DialectSpec } from './spec';
 
 const PG_NOW = "date_trunc('milliseconds', statement_timestamp())";
@@ -9,11 +9,9 @@ const SERVER_IDLE_MARGIN_MS = 1000;
 /** PostgreSQL (tested on 15). */
 export const postgres: DialectSpec = {
   name: 'postgres',
-  quote: doubleQuote,
+  ...standardSql,
   // COLLATE "C": byte-wise equality and ordering, whatever the database's locale.
   types: { key: 'VARCHAR(160) COLLATE "C"', response: 'TEXT', timestamp: 'TIMESTAMPTZ(3)' },
-  tableOptions: '',
-  inlineIndexes: false,
   now: PG_NOW,
   nowMs: `CAST(EXTRACT(EPOCH FROM ${PG_NOW}) * 1000 AS DOUBLE PRECISION)`,
   // EXTRACT(EPOCH …) is numeric (exact); TRUNC drops the µs a column wider than (3) may hold.
@@ -29,14 +27,10 @@ export const postgres: DialectSpec = {
     'SELECT 1 AS present FROM pg_indexes WHERE tablename = ? AND indexname = ? ' +
     'AND schemaname = ANY (current_schemas(false))',
   bucketOf: (expression) => `FLOOR(${expression} / CAST(? AS DOUBLE PRECISION))`,
-  onConflictDoNothing: ' ON CONFLICT (provider, external_id) DO NOTHING',
-  addOnConflict,
-  returning: true,
   // The read sees the statement's snapshot: a row committed meanwhile by a racing claim is not
   // in it, and the store then reads again.
   claimOrRead: (insert, read) =>
     `WITH claimed AS (${insert}) SELECT * FROM claimed UNION ALL ${read} AND NOT EXISTS (SELECT 1 FROM claimed)`,
-  deleteChunk: keyedChunk,
   duplicateKeyCodes: new Set(['23505']),
   missingTable: { codes: new Set(['42P01']) },
   // deadlock_detected, serialization_failure.

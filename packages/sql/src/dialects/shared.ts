@@ -1,5 +1,5 @@
-/** @module What rows of the dialect table share: quoting, the keyed chunk delete, numbered placeholders. */
-import type { ChunkDelete } from './spec';
+/** @module What rows of the dialect table share: quoting, the keyed chunk delete, numbered placeholders, the SQL PostgreSQL and SQLite write alike. */
+import type { ChunkDelete, DialectSpec } from './spec';
 
 /** Quotes an identifier in double quotes (PostgreSQL, SQLite). */
 export const doubleQuote = (identifier: string): string => `"${identifier}"`;
@@ -27,3 +27,27 @@ export function numbered(sql: string): string {
 /** `ON CONFLICT … DO UPDATE` adding the new row's `column` to the stored one (PostgreSQL, SQLite 3.24+). */
 export const addOnConflict = (table: string, keys: string, column: string): string =>
   ` ON CONFLICT (${keys}) DO UPDATE SET ${column} = ${table}.${column} + excluded.${column}`;
+
+/**
+ * What PostgreSQL and SQLite write alike (MySQL differs in each): double-quoted identifiers, no
+ * table options, indexes created beside the table, `ON CONFLICT`, `RETURNING`, and the chunk
+ * delete by key.
+ */
+export const standardSql: Pick<
+  DialectSpec,
+  | 'quote'
+  | 'tableOptions'
+  | 'inlineIndexes'
+  | 'onConflictDoNothing'
+  | 'addOnConflict'
+  | 'returning'
+  | 'deleteChunk'
+> = {
+  quote: doubleQuote,
+  tableOptions: '',
+  inlineIndexes: false,
+  onConflictDoNothing: ' ON CONFLICT (provider, external_id) DO NOTHING',
+  addOnConflict,
+  returning: true,
+  deleteChunk: keyedChunk,
+};

@@ -1,5 +1,5 @@
 /** @module SQLite's row of the dialect table (better-sqlite3, node:sqlite, bun:sqlite, libSQL, D1). */
-import { addOnConflict, doubleQuote, keyedChunk } from './shared';
+import { standardSql } from './shared';
 import type { DialectSpec } from './spec';
 
 // julianday('now') is exact to the millisecond; 210866760000000 ms is the Julian day of the Unix epoch.
@@ -8,10 +8,8 @@ const SQLITE_NOW_MS = "(CAST(ROUND(julianday('now') * 86400000.0) AS INTEGER) - 
 /** SQLite (3.35 or later: `RETURNING`). */
 export const sqlite: DialectSpec = {
   name: 'sqlite',
-  quote: doubleQuote,
+  ...standardSql,
   types: { key: 'VARCHAR(160)', response: 'TEXT', timestamp: 'INTEGER' },
-  tableOptions: '',
-  inlineIndexes: false,
   now: SQLITE_NOW_MS,
   nowMs: SQLITE_NOW_MS,
   toMs: (column) => column,
@@ -28,10 +26,6 @@ export const sqlite: DialectSpec = {
     "SELECT 1 AS present FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name = ?",
   // Integer by integer: SQLite divides whole numbers whole (FLOOR needs its math functions).
   bucketOf: (expression) => `(${expression} / CAST(? AS INTEGER))`,
-  onConflictDoNothing: ' ON CONFLICT (provider, external_id) DO NOTHING',
-  addOnConflict,
-  returning: true,
-  deleteChunk: keyedChunk,
   // better-sqlite3's codes; node:sqlite reports ERR_SQLITE_ERROR with the extended result code
   // in `errcode` (1555 SQLITE_CONSTRAINT_PRIMARYKEY, 2067 SQLITE_CONSTRAINT_UNIQUE).
   duplicateKeyCodes: new Set([

@@ -6,7 +6,7 @@
  * delivery never fails the others.
  */
 import { ConfigError } from '@webhook-idempotency/core';
-import { renamedOption } from '@webhook-idempotency/core/adapter';
+import { givenName, renamedOption } from '@webhook-idempotency/core/adapter';
 import type { NewDelivery } from '@webhook-idempotency/core/inbox';
 import type { Executor } from '../connections/executor';
 import { type DialectSpec, isDuplicateKey } from '../dialects';
@@ -130,7 +130,7 @@ export function groupCommitFor(
     (option && renamedOption(option, 'groupSize', 'maxBatch', 'groupCommit.')) ?? 64;
   if (!Number.isSafeInteger(groupSize) || groupSize < 1 || groupSize > MAX_GROUP_COMMIT_SIZE)
     throw new ConfigError(
-      'groupCommit.groupSize',
+      option ? givenName(option, 'groupSize', 'maxBatch', 'groupCommit.') : 'groupCommit.groupSize',
       `must be a whole number from 1 to ${MAX_GROUP_COMMIT_SIZE}, got ${String(groupSize)}`,
     );
   // One writer (SQLite): one transaction at a time, and a synchronous driver blocks the event loop

@@ -84,21 +84,42 @@ export interface ListFilter {
   readonly receivedBefore: boolean;
 }
 
-/** Builds the statements for `table` (an identifier already validated). */
-export function buildInboxQueries(
-  dialect: DialectSpec,
-  table: string,
-  skipLocked: boolean,
-): InboxQueries {
-  const { inbox } = dialect;
-  const t = dialect.quote(table);
-  const now = dialect.now;
+/** What the inbox's statements are built from, for one dialect and table. */
+interface Fragments {
+  readonly dialect: DialectSpec;
+  /** The table, quoted. */
+  readonly t: string;
+  readonly now: string;
+  /** The dialect's index hint for reading the unfinished deliveries ('' where it needs none). */
+  readonly hint: string;
+  /** A delivery's columns, whole. */
+  readonly columns: string;
+  /** A delivery without its headers and bytes (the body's length instead). */
+  readonly summaryColumns: string;
+}
+
+/** What a relay needs of a delivery: its reference, its lease and its counters. */
+const REF_COLUMNS = 'id, provider, external_id, status, attempts, failures';
+const UNFINISHED = `status IN ('pending', 'processing')`;
+/** One lease: the row, still processing, at the attempts it was leased with (its fence). */
+const LEASED = `id = ? AND status = 'processing' AND attempts = ?`;
+
+const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+/**
+ * `leases` leases, each fenced as {@link LEASED}, in `status`: an id list the primary key serves,
+ * each lease's attempts checked by a CASE on its id.
+ */
+const leasedEach = (leases: number, status: string) =>
+  `id IN (${placeholders(leases)}) AND status = '${status}' AND CASE id ` +
+  `${Array.from({ length: leases }, () => 'WHEN ? THEN attempts = ?').join(' ')} ELSE 1 = 0 END`;
+
+function fragmentsOf(dialect: DialectSpec, table: string): Fragments {
   const hint =
-    inbox.unfinished.hint?.({
+    dialect.inbox.unfinished.hint?.({
       open: dialect.quote(`${table}_open_idx`),
       finished: dialect.quote(`${table}_finished_idx`),
     }) ?? '';
-  // A delivery's columns, whole (`columns`) or summarised without its headers and bytes.
   const head = ['id', 'provider', 'external_id', 'ordering_key', 'status', 'attempts', 'failures'];
   const tail = [
     `${dialect.toMs('received_at')} AS received_ms`,
@@ -106,31 +127,39 @@ export function buildInboxQueries(
     `${dialect.toMs('finished_at')} AS finished_ms`,
     'last_error',
   ];
-  const columns = [...head, 'headers', 'body', ...tail].join(', ');
-  // What a relay needs of a delivery: its reference, its lease and its counters.
-  const refColumns = 'id, provider, external_id, status, attempts, failures';
-  const summaryColumns = [...head, 'LENGTH(body) AS body_bytes', ...tail].join(', ');
-  const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
-  const leased = `id = ? AND status = 'processing' AND attempts = ?`;
-  const leasedEach = (leases: number, status: string) =>
-    `id IN (${placeholders(leases)}) AND status = '${status}' AND CASE id ` +
-    `${Array.from({ length: leases }, () => 'WHEN ? THEN attempts = ?').join(' ')} ELSE 1 = 0 END`;
-  const unfinished = `status IN ('pending', 'processing')`;
+  return {
+    dialect,
+    t: dialect.quote(table),
+    now: dialect.now,
+    hint,
+    columns: [...head, 'headers', 'body', ...tail].join(', '),
+    summaryColumns: [...head, 'LENGTH(body) AS body_bytes', ...tail].join(', '),
+  };
+}
+
+/**
+ * What a claim may lease: pending deliveries, and the expired leases it takes over (all, none,
+ * or `n` listed by id and attempts: the fence each was read under).
+ */
+function claimable(takeOver: boolean | number): string {
+  if (takeOver === true) return `d.${UNFINISHED}`;
+  if (takeOver === false || takeOver === 0) return `d.status = 'pending'`;
+  const listed = Array.from({ length: takeOver }, () => '(d.id = ? AND d.attempts = ?)');
+  return `(d.status = 'pending' OR (d.status = 'processing' AND (${listed.join(' OR ')})))`;
+}
+
+type IntakeStatements = Pick<InboxQueries, 'enqueue' | 'claimSelect' | 'lapsed' | 'claimUpdate'>;
+
+/** A delivery in, and the claim that leases due deliveries to a worker. */
+function intakeStatements(
+  { dialect, t, now, hint, columns }: Fragments,
+  skipLocked: boolean,
+): IntakeStatements {
+  const { inbox } = dialect;
   // Only the oldest unfinished delivery of an ordering group is ever due: the rest wait for it.
   const headOfGroup =
     `(d.ordering_key IS NULL OR NOT EXISTS (SELECT 1 FROM ${t} e WHERE e.provider = d.provider ` +
-    `AND e.ordering_key = d.ordering_key AND e.id < d.id AND e.${unfinished}))`;
-  // What a claim may lease: pending deliveries, and the expired leases it takes over (all, none,
-  // or `n` listed by id and attempts: the fence each was read under).
-  const claimable = (takeOver: boolean | number) =>
-    takeOver === true
-      ? `d.${unfinished}`
-      : takeOver === false || takeOver === 0
-        ? `d.status = 'pending'`
-        : `(d.status = 'pending' OR (d.status = 'processing' AND (${Array.from(
-            { length: takeOver },
-            () => '(d.id = ? AND d.attempts = ?)',
-          ).join(' OR ')})))`;
+    `AND e.ordering_key = d.ordering_key AND e.id < d.id AND e.${UNFINISHED}))`;
   return {
     enqueue:
       `INSERT INTO ${t} (provider, external_id, ordering_key, status, attempts, failures, headers, body, received_at, available_at) ` +
@@ -140,11 +169,11 @@ export function buildInboxQueries(
     // walking the done and dead rows, and locks only the rows it returns (InnoDB locks every row a
     // filesort reads, and the primary key would walk every finished row first).
     claimSelect: (providers, refs = false, takeOver = true) =>
-      `SELECT ${refs ? refColumns : columns} FROM ${t} d${hint} WHERE d.finished_at IS NULL AND d.provider IN (${placeholders(providers)}) ` +
+      `SELECT ${refs ? REF_COLUMNS : columns} FROM ${t} d${hint} WHERE d.finished_at IS NULL AND d.provider IN (${placeholders(providers)}) ` +
       `AND ${claimable(takeOver)} AND d.available_at <= ${now} AND ${headOfGroup} ` +
       `ORDER BY d.id LIMIT ?${inbox.lockClause(skipLocked)}`,
     lapsed: (providers) =>
-      `SELECT ${refColumns} FROM ${t} d${hint} WHERE d.finished_at IS NULL AND d.provider IN (${placeholders(providers)}) ` +
+      `SELECT ${REF_COLUMNS} FROM ${t} d${hint} WHERE d.finished_at IS NULL AND d.provider IN (${placeholders(providers)}) ` +
       `AND d.status = 'processing' AND d.available_at <= ${now} AND d.id > ? ORDER BY d.id LIMIT ?`,
     claimUpdate: (ids) =>
       // Taking over an expired lease counts as a failure: its worker died or stalled (a delivery
@@ -154,22 +183,50 @@ export function buildInboxQueries(
       `last_error = CASE WHEN status = 'processing' THEN '${LEASE_EXPIRED}' ELSE last_error END, ` +
       `status = 'processing', attempts = attempts + 1, available_at = ${inbox.plusMs(now)} ` +
       `WHERE id IN (${placeholders(ids)})`,
-    complete: `UPDATE ${t} SET status = 'done', finished_at = ${now} WHERE ${leased}`,
-    // An id list the primary key serves, each lease's attempts checked by a CASE on its id.
+  };
+}
+
+type SettleStatements = Pick<
+  InboxQueries,
+  'complete' | 'completeMany' | 'doneOf' | 'retry' | 'extend' | 'bury'
+>;
+
+/** A worker's writes under its lease: done, back to pending, kept longer, dead; each fenced on the lease. */
+function settleStatements({ dialect, t, now }: Fragments): SettleStatements {
+  const later = dialect.inbox.plusMs(now);
+  return {
+    complete: `UPDATE ${t} SET status = 'done', finished_at = ${now} WHERE ${LEASED}`,
     completeMany: (leases) =>
       `UPDATE ${t} SET status = 'done', finished_at = ${now} WHERE ${leasedEach(leases, 'processing')}`,
     doneOf: (leases) => `SELECT id FROM ${t} WHERE ${leasedEach(leases, 'done')}`,
     retry:
-      `UPDATE ${t} SET status = 'pending', available_at = ${inbox.plusMs(now)}, ` +
+      `UPDATE ${t} SET status = 'pending', available_at = ${later}, ` +
       `last_error = COALESCE(?, last_error), failures = failures + ? ` +
-      `WHERE ${leased}`,
+      `WHERE ${LEASED}`,
     extend: (leases) =>
-      `UPDATE ${t} SET available_at = ${inbox.plusMs(now)} WHERE status = 'processing' AND (` +
+      `UPDATE ${t} SET available_at = ${later} WHERE status = 'processing' AND (` +
       Array.from({ length: leases }, () => '(id = ? AND attempts = ?)').join(' OR ') +
       ')',
     bury:
       `UPDATE ${t} SET status = 'dead', finished_at = ${now}, last_error = ?, failures = failures + 1 ` +
-      `WHERE ${leased}`,
+      `WHERE ${LEASED}`,
+  };
+}
+
+type OperatorStatements = Pick<
+  InboxQueries,
+  'redeliver' | 'retryNow' | 'exists' | 'find' | 'list' | 'purgeChunk'
+>;
+
+/** What an operator reads and repairs: one delivery, a listing, a redelivery, the purge of finished ones. */
+function operatorStatements({
+  dialect,
+  t,
+  now,
+  columns,
+  summaryColumns,
+}: Fragments): OperatorStatements {
+  return {
     redeliver:
       `UPDATE ${t} SET status = 'pending', available_at = ${now}, failures = 0, finished_at = NULL ` +
       `WHERE provider = ? AND external_id = ? AND status IN ('dead', 'done') AND status = ? AND attempts = ?`,
@@ -195,5 +252,19 @@ export function buildInboxQueries(
       t,
       `status IN ('done', 'dead') AND finished_at <= ${dialect.minusMs(now)}`,
     ),
+  };
+}
+
+/** Builds the statements for `table` (an identifier already validated). */
+export function buildInboxQueries(
+  dialect: DialectSpec,
+  table: string,
+  skipLocked: boolean,
+): InboxQueries {
+  const fragments = fragmentsOf(dialect, table);
+  return {
+    ...intakeStatements(fragments, skipLocked),
+    ...settleStatements(fragments),
+    ...operatorStatements(fragments),
   };
 }

@@ -2,9 +2,13 @@
  * @module InboxSchema: the inbox deliveries table's DDL per dialect, generated from the dialect
  * table like `Schema`, plus a quick-start `createTable` and a knex migration.
  */
-import { ConfigError } from '@webhook-idempotency/core';
-import { type IndexSpec, knexMigrationOf, runDdl, tableStatements } from '../dialects/ddl';
-import { dialects } from '../dialects';
+import {
+  ddlDialect,
+  type IndexSpec,
+  knexMigrationOf,
+  runDdl,
+  tableStatements,
+} from '../dialects/ddl';
 import { resolveTable } from '../receipts/table-name';
 import type { InboxSchemaOptions as SchemaOptions } from './types';
 import type { KnexInstance, SqlConnection, SqlDialect } from '../connections/types';
@@ -18,12 +22,7 @@ export function resolveInboxTable(table: unknown): string {
 }
 
 function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] {
-  const spec = dialects[dialect];
-  if (!spec)
-    throw new ConfigError(
-      'dialect',
-      `InboxSchema.statements takes 'postgres', 'mysql' or 'sqlite', got ${String(dialect)}`,
-    );
+  const spec = ddlDialect(dialect, 'InboxSchema.statements');
   const table = resolveInboxTable(options.table);
   const q = spec.quote;
   const { key, timestamp } = spec.types;

@@ -36,7 +36,7 @@ import {
   sharedWriter,
 } from '../connections/identity';
 import type { SqlConnection, SqlDialect } from '../connections/types';
-import { dialects, isMissingTable, type DialectSpec } from '../dialects';
+import { dialects, tableExists, type DialectSpec } from '../dialects';
 import { type ClaimContext, type ClaimInput, claimRowsOf } from './claim';
 import { completeLeases, groupRunner } from './complete';
 import { type GroupCommit, groupCommitFor, insertAll, insertOne } from './group-commit';
@@ -270,14 +270,8 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
    * True when the deliveries table exists; false when the database reports it missing (for
    * operations tools; not part of `InboxStore`).
    */
-  async tableExists(): Promise<boolean> {
-    try {
-      await this.executor.query(this.sql.exists, []);
-      return true;
-    } catch (error) {
-      if (isMissingTable(this.spec, error)) return false;
-      throw error;
-    }
+  tableExists(): Promise<boolean> {
+    return tableExists(this.executor, this.spec, this.sql.exists);
   }
 
   async find(provider: string, externalId: string): Promise<StoredDelivery | null> {

@@ -2,14 +2,13 @@
  * @module Schema: the receipts table's DDL per dialect, generated from the dialect table, never
  * hand-written per dialect; plus a quick-start `createTable` and a knex migration.
  */
-import { ConfigError } from '@webhook-idempotency/core';
 import {
+  ddlDialect,
   type IndexSpec,
   knexMigrationOf,
   runDdlWithIndexes,
   tableStatements,
 } from '../dialects/ddl';
-import { dialects } from '../dialects';
 import { ignoredTableDdl, ignoredTableOf } from './ignored';
 import { resolveTable } from './table-name';
 import type { KnexInstance, SqlConnection, SqlDialect } from '../connections/types';
@@ -27,12 +26,7 @@ const indexesOf = (table: string): IndexSpec[] => [
 ];
 
 function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] {
-  const spec = dialects[dialect];
-  if (!spec)
-    throw new ConfigError(
-      'dialect',
-      `Schema.statements takes 'postgres', 'mysql' or 'sqlite', got ${String(dialect)}`,
-    );
+  const spec = ddlDialect(dialect, 'Schema.statements');
   const table = resolveTable(options.table);
   const q = spec.quote;
   const { key, response, timestamp } = spec.types;

@@ -5,7 +5,7 @@
  */
 import { type Delivery, DeliveryStatus } from '../../inbox/types';
 import type { InboxStore } from '../../inbox/inbox-store';
-import { claimAll, delivery, LEASE } from './fixtures';
+import { claimAll, delivery, LEASE, leaseOne } from './fixtures';
 import type { InboxConformanceCase } from './types';
 
 const DEAD = DeliveryStatus.DEAD;
@@ -127,9 +127,8 @@ export const redeliverCases: InboxConformanceCase[] = [
     group: 'redeliver',
     name: 'retryNow makes the pending delivery seen, waiting for its backoff, due now, and nothing else',
     async run({ inbox }) {
-      await inbox.enqueue(delivery('evt_1'));
-      const [leased] = await claimAll(inbox);
-      expect(await inbox.retry(leased!, { delayMs: LEASE, error: 'boom' })).toBe(true);
+      const leased = await leaseOne(inbox, 'evt_1');
+      expect(await inbox.retry(leased, { delayMs: LEASE, error: 'boom' })).toBe(true);
       expect(await claimAll(inbox)).toEqual([]);
       // Expecting other attempts (an older or newer pending state): nothing.
       expect(await inbox.retryNow('stripe', 'evt_1', { status: PENDING, attempts: 0 })).toBe(false);
@@ -152,9 +151,8 @@ export const redeliverCases: InboxConformanceCase[] = [
     group: 'redeliver',
     name: 'retryNow leaves a pending delivery that was claimed and failed again since it was seen as it is',
     async run({ inbox }) {
-      await inbox.enqueue(delivery('evt_1'));
-      const [first] = await claimAll(inbox);
-      expect(await inbox.retry(first!, { delayMs: 0, error: 'boom' })).toBe(true);
+      const first = await leaseOne(inbox, 'evt_1');
+      expect(await inbox.retry(first, { delayMs: 0, error: 'boom' })).toBe(true);
       const seen = await inbox.find('stripe', 'evt_1');
       expect(seen).toMatchObject({ status: PENDING, attempts: 1 });
       // Meanwhile a worker claims it again and it fails again, with a long backoff this time.

@@ -1,6 +1,6 @@
 /** @module Inbox-store cases: settling a lease (complete, retry, give back, extend, bury), each fenced by it. */
 import { type Delivery, DeliveryStatus } from '../../inbox/types';
-import { claimAll, delivery, LEASE } from './fixtures';
+import { claimAll, delivery, LEASE, leaseOne } from './fixtures';
 import type { InboxConformanceCase } from './types';
 
 export const settleCases: InboxConformanceCase[] = [
@@ -8,11 +8,10 @@ export const settleCases: InboxConformanceCase[] = [
     group: 'settle',
     name: 'complete is fenced by the lease: done once, then never claimed again',
     async run({ inbox }) {
-      await inbox.enqueue(delivery('evt_1'));
-      const [leased] = await claimAll(inbox);
-      expect(await inbox.complete({ id: leased!.id, attempts: leased!.attempts + 1 })).toBe(false);
-      expect(await inbox.complete(leased!)).toBe(true);
-      expect(await inbox.complete(leased!)).toBe(false);
+      const leased = await leaseOne(inbox, 'evt_1');
+      expect(await inbox.complete({ id: leased.id, attempts: leased.attempts + 1 })).toBe(false);
+      expect(await inbox.complete(leased)).toBe(true);
+      expect(await inbox.complete(leased)).toBe(false);
       const stored = await inbox.find('stripe', 'evt_1');
       expect(stored!.status).toBe(DeliveryStatus.DONE);
       expect(stored!.finishedAt).not.toBeNull();
@@ -23,18 +22,16 @@ export const settleCases: InboxConformanceCase[] = [
     group: 'settle',
     name: 'retry counts a failure and giveBack does not: the last error and failures stay',
     async run({ inbox, now }) {
-      await inbox.enqueue(delivery('evt_1'));
-      const [first] = await claimAll(inbox);
-      expect(await inbox.retry(first!, { delayMs: 60_000, error: 'boom \u0000 1' })).toBe(true);
+      const first = await leaseOne(inbox, 'evt_1');
+      expect(await inbox.retry(first, { delayMs: 60_000, error: 'boom \u0000 1' })).toBe(true);
       expect(await claimAll(inbox)).toEqual([]);
       let stored = await inbox.find('stripe', 'evt_1');
       expect(stored).toMatchObject({ status: DeliveryStatus.PENDING, lastError: 'boom \uFFFD 1' });
       expect(stored!.availableAt.getTime() - now()).toBeGreaterThan(50_000);
 
-      await inbox.enqueue(delivery('evt_2'));
-      const [second] = await claimAll(inbox);
-      expect(second!.externalId).toBe('evt_2');
-      expect(await inbox.retry(second!, { delayMs: 0, error: 'first failure' })).toBe(true);
+      const second = await leaseOne(inbox, 'evt_2');
+      expect(second.externalId).toBe('evt_2');
+      expect(await inbox.retry(second, { delayMs: 0, error: 'first failure' })).toBe(true);
       const [again] = await claimAll(inbox);
       expect(again).toMatchObject({ externalId: 'evt_2', attempts: 2, failures: 1 });
       expect(await inbox.giveBack!(again!, { delayMs: 0 })).toBe(true);
@@ -56,11 +53,10 @@ export const settleCases: InboxConformanceCase[] = [
     group: 'settle',
     name: 'giveBack is fenced by the lease and due after its delay',
     async run({ inbox, now }) {
-      await inbox.enqueue(delivery('evt_1'));
-      const [leased] = await claimAll(inbox);
-      expect(await inbox.giveBack!({ id: leased!.id, attempts: 9 }, { delayMs: 0 })).toBe(false);
-      expect(await inbox.giveBack!(leased!, { delayMs: 60_000 })).toBe(true);
-      expect(await inbox.giveBack!(leased!, { delayMs: 0 })).toBe(false);
+      const leased = await leaseOne(inbox, 'evt_1');
+      expect(await inbox.giveBack!({ id: leased.id, attempts: 9 }, { delayMs: 0 })).toBe(false);
+      expect(await inbox.giveBack!(leased, { delayMs: 60_000 })).toBe(true);
+      expect(await inbox.giveBack!(leased, { delayMs: 0 })).toBe(false);
       expect(await claimAll(inbox)).toEqual([]);
       const stored = await inbox.find('stripe', 'evt_1');
       expect(stored).toMatchObject({
@@ -76,9 +72,8 @@ export const settleCases: InboxConformanceCase[] = [
     group: 'settle',
     name: 'retry with error null, the form before giveBack, still gives back without a failure',
     async run({ inbox }) {
-      await inbox.enqueue(delivery('evt_1'));
-      const [first] = await claimAll(inbox);
-      expect(await inbox.retry(first!, { delayMs: 0, error: 'counted' })).toBe(true);
+      const first = await leaseOne(inbox, 'evt_1');
+      expect(await inbox.retry(first, { delayMs: 0, error: 'counted' })).toBe(true);
       const [again] = await claimAll(inbox);
       expect(await inbox.retry({ id: again!.id, attempts: 1 }, { delayMs: 0, error: null })).toBe(
         false,

@@ -1,6 +1,7 @@
 /** @module The inbox-store suite runner: registers every case with jest (or any runner with describe/it globals). */
 import { backlogCases } from './backlog';
 import { backpressureCases } from './backpressure';
+import { describeCases } from '../describe-cases';
 import { claimCases } from './claim';
 import { enqueueCases } from './enqueue';
 import { listCases } from './list';
@@ -61,24 +62,5 @@ export async function runInboxCase(
  */
 export function runInboxStoreConformance(options: InboxConformanceOptions): void {
   const { name, makeInbox } = options;
-  describe(`InboxStore conformance: ${name}`, () => {
-    let harness: InboxConformanceHarness | undefined;
-
-    afterEach(async () => {
-      await harness?.close?.();
-      harness = undefined;
-    });
-
-    const groups = [...new Set(inboxConformanceCases.map((c) => c.group))];
-    for (const group of groups) {
-      describe(group, () => {
-        for (const testCase of inboxConformanceCases.filter((c) => c.group === group)) {
-          it(testCase.name, async () => {
-            harness = await makeInbox();
-            await runInboxCase(testCase, harness);
-          });
-        }
-      });
-    }
-  });
+  describeCases(`InboxStore conformance: ${name}`, inboxConformanceCases, makeInbox, runInboxCase);
 }
