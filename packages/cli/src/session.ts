@@ -27,6 +27,12 @@ export interface Context {
   readonly staleAfterMs: number;
 }
 
+/** The provider and id a receipt or delivery is stored under. */
+export interface EventKey {
+  readonly provider: string;
+  readonly externalId: string;
+}
+
 // What the drivers say when the server cannot be reached or refuses the login.
 const CONNECTION_CODES = new Set([
   'ECONNREFUSED',

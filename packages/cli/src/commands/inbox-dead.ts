@@ -1,9 +1,9 @@
 /** @module `inbox dead`: the dead-lettered deliveries with their last errors; `--fail-on-dead` for cron. */
 import { DeliveryStatus } from '@webhook-idempotency/core/inbox';
 import { ExitCode } from '../exit-codes';
-import { renderTable } from '../output';
 import { type Context, withInbox } from '../session';
 import { ago, deliveryJson } from './inbox-list';
+import { COLUMN, printPage } from './layout';
 
 /** Options of `inbox dead`. */
 export interface InboxDeadCommandOptions {
@@ -39,17 +39,9 @@ export async function inboxDead(
       d.finishedAt ? ago(d.finishedAt, now) : '-',
       d.lastError ?? '',
     ]);
-    const columns = [
-      { header: 'provider', flexible: true },
-      { header: 'id', flexible: true },
-      { header: 'attempts', align: 'right' as const },
-      { header: 'failures', align: 'right' as const },
-      { header: 'died' },
-      { header: 'last error', flexible: true, cut: true },
-    ];
-    for (const line of renderTable(out, columns, rows)) out.line(line);
-    if (dead.length === options.limit)
-      out.line(out.paint('dim', `(first ${options.limit}; raise --limit for more)`));
+    const { provider, id, attempts, failures, error } = COLUMN;
+    const columns = [provider, id, attempts, failures, { header: 'died' }, error('last error')];
+    printPage(out, columns, rows, options.limit);
     out.line(`Put one back with: webhook-idempotency inbox retry <provider> <id>`);
   }
   if (options.failOnDead && dead.length > 0) {

@@ -6,8 +6,8 @@ import type {
 } from '@webhook-idempotency/core/inbox';
 import { formatAge } from '../durations';
 import { ExitCode } from '../exit-codes';
-import { renderTable, statusStyle } from '../output';
 import { type Context, withInbox } from '../session';
+import { COLUMN, printListing } from './layout';
 
 /** Options of `inbox list`. */
 export interface InboxListCommandOptions {
@@ -61,14 +61,18 @@ export async function inboxList(
       limit: options.limit,
     }),
   );
-  if (options.json) {
-    out.line(JSON.stringify({ deliveries: deliveries.map(deliveryJson) }, null, 2));
-    return ExitCode.OK;
-  }
-  if (deliveries.length === 0) {
-    out.line('No deliveries match.');
-    return ExitCode.OK;
-  }
+  printListing(out, options.json, {
+    name: 'deliveries',
+    items: deliveries,
+    json: deliveryJson,
+    table: deliveryTable,
+    limit: options.limit,
+  });
+  return ExitCode.OK;
+}
+
+/** The deliveries' table: when each is due, its last error. */
+function deliveryTable(deliveries: readonly DeliverySummary[]) {
   const now = Date.now();
   const rows = deliveries.map((d) => [
     d.provider,
@@ -79,17 +83,15 @@ export async function inboxList(
     due(d, now),
     d.lastError ?? '',
   ]);
+  const { provider, id, status, attempts, failures, error } = COLUMN;
   const columns = [
-    { header: 'provider', flexible: true },
-    { header: 'id', flexible: true },
-    { header: 'status', style: statusStyle },
-    { header: 'attempts', align: 'right' as const },
-    { header: 'failures', align: 'right' as const },
+    provider,
+    id,
+    status,
+    attempts,
+    failures,
     { header: 'due' },
-    { header: 'last error', flexible: true, cut: true },
+    error('last error'),
   ];
-  for (const line of renderTable(out, columns, rows)) out.line(line);
-  if (deliveries.length === options.limit)
-    out.line(out.paint('dim', `(first ${options.limit}; raise --limit for more)`));
-  return ExitCode.OK;
+  return { columns, rows };
 }

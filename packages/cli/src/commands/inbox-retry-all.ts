@@ -7,6 +7,7 @@
 import {
   type LeftAsItIs,
   movedSince,
+  type RetryDeadResult,
   retryDeadDeliveries,
 } from '@webhook-idempotency/core/operations';
 import { ExitCode } from '../exit-codes';
@@ -28,9 +29,8 @@ export async function inboxRetryAll(
   context: Context,
   options: InboxRetryAllCommandOptions,
 ): Promise<number> {
-  const { out, inboxTable } = context;
   const now = Date.now();
-  const { matched, retried, left } = await withInbox(context, (inbox) =>
+  const result = await withInbox(context, (inbox) =>
     retryDeadDeliveries(inbox, {
       ...(options.provider !== undefined ? { provider: options.provider } : {}),
       ...(options.since !== undefined ? { sinceMs: options.since } : {}),
@@ -38,28 +38,44 @@ export async function inboxRetryAll(
       now,
     }),
   );
-  if (options.json) {
-    out.line(
-      JSON.stringify(
-        {
-          table: inboxTable,
-          dryRun: options.dryRun === true,
-          matched: matched.length,
-          retried,
-          deliveries: matched.map(deliveryJson),
-          left: left.map(({ delivery, now }) => ({
-            provider: delivery.provider,
-            externalId: delivery.externalId,
-            listed: { status: delivery.status, attempts: delivery.attempts },
-            now: now && deliveryJson(now),
-          })),
-        },
-        null,
-        2,
-      ),
-    );
-    return left.length ? ExitCode.LEFT : ExitCode.OK;
-  }
+  if (!options.json) return report(context, options, result, now);
+  const { matched, retried, left } = result;
+  context.out.line(
+    JSON.stringify(
+      {
+        table: context.inboxTable,
+        dryRun: options.dryRun === true,
+        matched: matched.length,
+        retried,
+        deliveries: matched.map(deliveryJson),
+        left: left.map(({ delivery, now }) => ({
+          provider: delivery.provider,
+          externalId: delivery.externalId,
+          listed: { status: delivery.status, attempts: delivery.attempts },
+          now: now && deliveryJson(now),
+        })),
+      },
+      null,
+      2,
+    ),
+  );
+  return left.length ? ExitCode.LEFT : ExitCode.OK;
+}
+
+const COLUMNS = [
+  { header: 'provider', flexible: true },
+  { header: 'id', flexible: true },
+  { header: 'died' },
+  { header: 'last error', flexible: true },
+];
+
+/** What was (or, with `--dry-run`, would be) retried, and what was left as it is, in words. */
+function report(
+  { out, inboxTable }: Context,
+  options: InboxRetryAllCommandOptions,
+  { matched, retried, left }: RetryDeadResult,
+  now: number,
+): number {
   const scope = options.provider === undefined ? '' : ` of ${options.provider}`;
   if (matched.length === 0) {
     out.line(`No dead deliveries${scope} in ${inboxTable} match.`);
@@ -71,13 +87,7 @@ export async function inboxRetryAll(
     d.finishedAt ? ago(d.finishedAt, now) : '-',
     d.lastError ?? '',
   ]);
-  const columns = [
-    { header: 'provider', flexible: true },
-    { header: 'id', flexible: true },
-    { header: 'died' },
-    { header: 'last error', flexible: true },
-  ];
-  for (const line of renderTable(out, columns, rows)) out.line(line);
+  for (const line of renderTable(out, COLUMNS, rows)) out.line(line);
   const count = (n: number) => `${n} dead ${n === 1 ? 'delivery' : 'deliveries'}`;
   if (options.dryRun) {
     out.line(`Dry run: would retry ${count(matched.length)}${scope}; nothing was changed.`);

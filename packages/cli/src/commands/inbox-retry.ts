@@ -6,9 +6,10 @@
 import { movedSince, retryDelivery } from '@webhook-idempotency/core/operations';
 import { formatAge } from '../durations';
 import { CliError, ExitCode } from '../exit-codes';
-import { type Context, withInbox } from '../session';
-import { deliveryJson, due } from './inbox-list';
+import { type Context, type EventKey, withInbox } from '../session';
+import { due } from './inbox-list';
 import { noDelivery } from './inbox-show';
+import { repairJson } from './repair-json';
 
 /** Options of `inbox retry`. */
 export interface InboxRetryCommandOptions {
@@ -17,7 +18,7 @@ export interface InboxRetryCommandOptions {
 
 export async function inboxRetry(
   context: Context,
-  key: { provider: string; externalId: string },
+  key: EventKey,
   options: InboxRetryCommandOptions,
 ): Promise<number> {
   const { out } = context;
@@ -26,19 +27,7 @@ export async function inboxRetry(
   if (!outcome) throw noDelivery(context, key);
   const { before, after } = outcome;
   const name = `${provider} ${externalId}`;
-  if (options.json)
-    out.line(
-      JSON.stringify(
-        {
-          retried: outcome.retried,
-          previous: before.status,
-          ...(outcome.retried ? {} : { reason: outcome.reason }),
-          delivery: after && deliveryJson(after),
-        },
-        null,
-        2,
-      ),
-    );
+  if (options.json) out.line(JSON.stringify(repairJson(outcome), null, 2));
   const next = `attempt ${before.attempts + 1} next`;
   if (outcome.retried) {
     if (!options.json)

@@ -2,8 +2,9 @@
 import type { StoredDelivery } from '@webhook-idempotency/core/inbox';
 import { CliError, ExitCode } from '../exit-codes';
 import { escapeControls, type Printer } from '../output';
-import { type Context, withInbox } from '../session';
+import { type Context, type EventKey, withInbox } from '../session';
 import { ago, deliveryJson, due } from './inbox-list';
+import { printRecord } from './layout';
 
 /** Options of `inbox show`. */
 export interface InboxShowCommandOptions {
@@ -21,7 +22,7 @@ function bodyOf(body: Buffer): { body: string; encoding: 'utf8' | 'base64' } {
 }
 
 /** No delivery under this key: exit `NOT_FOUND`. */
-export function noDelivery(context: Context, key: { provider: string; externalId: string }) {
+export function noDelivery(context: Context, key: EventKey) {
   return new CliError(
     ExitCode.NOT_FOUND,
     `No delivery ${key.provider} ${key.externalId} in ${context.inboxTable}.`,
@@ -29,17 +30,9 @@ export function noDelivery(context: Context, key: { provider: string; externalId
 }
 
 function print(out: Printer, delivery: StoredDelivery, withBody: boolean): void {
-  // One line per field: a stored value cannot add lines that look like other fields.
-  const field = (name: string, value: string) =>
-    out.line(`${out.paint('dim', name.padEnd(12))}${escapeControls(value, { newlines: false })}`);
+  const field = printRecord(out, delivery);
   const now = Date.now();
   const when = (date: Date) => `${date.toISOString()} (${ago(date, now)})`;
-  out.line(
-    out.paint(
-      'bold',
-      escapeControls(`${delivery.provider} ${delivery.externalId}`, { newlines: false }),
-    ),
-  );
   field('status', delivery.status);
   field('attempts', String(delivery.attempts));
   field('failures', String(delivery.failures));
@@ -73,7 +66,7 @@ function print(out: Printer, delivery: StoredDelivery, withBody: boolean): void 
 
 export async function inboxShow(
   context: Context,
-  key: { provider: string; externalId: string },
+  key: EventKey,
   options: InboxShowCommandOptions,
 ): Promise<number> {
   const { out } = context;

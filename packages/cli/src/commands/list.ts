@@ -3,8 +3,8 @@ import type { ReceiptStatus } from '@webhook-idempotency/core';
 import type { ReceiptSummary } from '@webhook-idempotency/sql';
 import { formatAge, formatDuration } from '../durations';
 import { ExitCode } from '../exit-codes';
-import { renderTable, statusStyle } from '../output';
 import { type Context, withAdmin } from '../session';
+import { COLUMN, printListing } from './layout';
 
 /** Options of `list`. */
 export interface ListCommandOptions {
@@ -40,14 +40,18 @@ export async function list(context: Context, options: ListCommandOptions): Promi
       limit: options.limit,
     }),
   );
-  if (options.json) {
-    out.line(JSON.stringify({ receipts: receipts.map(receiptJson) }, null, 2));
-    return ExitCode.OK;
-  }
-  if (receipts.length === 0) {
-    out.line('No receipts match.');
-    return ExitCode.OK;
-  }
+  printListing(out, options.json, {
+    name: 'receipts',
+    items: receipts,
+    json: receiptJson,
+    table: (items) => receiptTable(items, staleAfterMs),
+    limit: options.limit,
+  });
+  return ExitCode.OK;
+}
+
+/** The receipts' table, stuck claims' ages in red. */
+function receiptTable(receipts: readonly ReceiptSummary[], staleAfterMs: number) {
   // Ages of stuck claims, to paint them.
   const stuck = new Set(
     receipts
@@ -64,19 +68,16 @@ export async function list(context: Context, options: ListCommandOptions): Promi
     r.error ?? '',
   ]);
   const columns = [
-    { header: 'provider', flexible: true },
-    { header: 'id', flexible: true },
-    { header: 'status', style: statusStyle },
-    { header: 'attempts', align: 'right' as const },
+    COLUMN.provider,
+    COLUMN.id,
+    COLUMN.status,
+    COLUMN.attempts,
     {
       header: 'claimed',
       style: (cell: string) => (stuck.has(cell) ? ('red' as const) : undefined),
     },
     { header: 'took', align: 'right' as const },
-    { header: 'error', flexible: true, cut: true },
+    COLUMN.error('error'),
   ];
-  for (const line of renderTable(out, columns, rows)) out.line(line);
-  if (receipts.length === options.limit)
-    out.line(out.paint('dim', `(first ${options.limit}; raise --limit for more)`));
-  return ExitCode.OK;
+  return { columns, rows };
 }

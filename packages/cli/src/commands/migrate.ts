@@ -5,9 +5,9 @@
  */
 import { InboxSchema, Schema, SqlInbox } from '@webhook-idempotency/sql';
 import { ExitCode } from '../exit-codes';
+import { type Context, probe, withAdmin } from '../session';
 
 const HOUR = 3_600_000;
-import { type Context, probe, withAdmin } from '../session';
 
 /** Options of `migrate`. */
 export interface MigrateCommandOptions {
@@ -18,29 +18,47 @@ export interface MigrateCommandOptions {
 }
 
 export async function migrate(context: Context, options: MigrateCommandOptions): Promise<number> {
-  const { out, table, inboxTable, target } = context;
-  if (options.print) {
-    const statements = Schema.statements(target.dialect, { table });
-    const inbox = options.inbox
-      ? InboxSchema.statements(target.dialect, { table: inboxTable })
-      : [];
-    if (options.json)
-      out.line(
-        JSON.stringify(
-          {
-            dialect: target.dialect,
-            table,
-            statements,
-            ...(options.inbox ? { inbox: { table: inboxTable, statements: inbox } } : {}),
-          },
-          null,
-          2,
-        ),
-      );
-    else out.line(`${[...statements, ...inbox].join(';\n\n')};`);
-    return ExitCode.OK;
-  }
-  const existed = await withAdmin(
+  if (options.print) printDdl(context, options);
+  else report(context, options, await createTables(context, options));
+  return ExitCode.OK;
+}
+
+/** `--print`: the DDL, as SQL or as `--json`; no connection. */
+function printDdl({ out, table, inboxTable, target }: Context, options: MigrateCommandOptions) {
+  const statements = Schema.statements(target.dialect, { table });
+  const inbox = options.inbox ? InboxSchema.statements(target.dialect, { table: inboxTable }) : [];
+  if (options.json)
+    out.line(
+      JSON.stringify(
+        {
+          dialect: target.dialect,
+          table,
+          statements,
+          ...(options.inbox ? { inbox: { table: inboxTable, statements: inbox } } : {}),
+        },
+        null,
+        2,
+      ),
+    );
+  else out.line(`${[...statements, ...inbox].join(';\n\n')};`);
+}
+
+/** What the tables were before `migrate` ran, and what it added to an existing one. */
+interface Existed {
+  /** The receipts table existed. */
+  readonly receipts: boolean;
+  /** Indexes added to an existing receipts table. */
+  readonly added: readonly string[];
+  /** The ignored-event counts table, when it was added beside an existing receipts table. */
+  readonly ignored: string | null;
+  /** The inbox table existed (`true` without `--inbox`). */
+  readonly inbox: boolean;
+}
+
+/** Creates what is missing: the receipts table, its indexes, its counts table, the inbox's. */
+function createTables(context: Context, options: MigrateCommandOptions): Promise<Existed> {
+  const { table, inboxTable } = context;
+  return withAdmin(
     context,
     async (admin, opened) => {
       const before = await probe(context, admin);
@@ -58,7 +76,12 @@ export async function migrate(context: Context, options: MigrateCommandOptions):
     },
     { create: true, checkTable: false },
   );
-  if (options.json)
+}
+
+/** What `migrate` did, as `--json` or as sentences. */
+function report(context: Context, options: MigrateCommandOptions, existed: Existed): void {
+  const { out, table, inboxTable, target } = context;
+  if (options.json) {
     out.line(
       JSON.stringify(
         {
@@ -73,19 +96,18 @@ export async function migrate(context: Context, options: MigrateCommandOptions):
         2,
       ),
     );
-  else {
-    const said = (name: string, was: boolean) =>
-      was
-        ? `Table ${name} exists already in ${target.display}, with its indexes.`
-        : `Created table ${name} and its indexes in ${target.display}.`;
-    out.line(
-      existed.added.length
-        ? `Table ${table} exists already in ${target.display}; added its ${existed.added.length === 1 ? 'index' : 'indexes'} ${existed.added.join(', ')}.`
-        : said(table, existed.receipts),
-    );
-    if (existed.ignored)
-      out.line(`Added table ${existed.ignored} (the ignored events' counts) beside ${table}.`);
-    if (options.inbox) out.line(said(inboxTable, existed.inbox));
+    return;
   }
-  return ExitCode.OK;
+  const said = (name: string, was: boolean) =>
+    was
+      ? `Table ${name} exists already in ${target.display}, with its indexes.`
+      : `Created table ${name} and its indexes in ${target.display}.`;
+  out.line(
+    existed.added.length
+      ? `Table ${table} exists already in ${target.display}; added its ${existed.added.length === 1 ? 'index' : 'indexes'} ${existed.added.join(', ')}.`
+      : said(table, existed.receipts),
+  );
+  if (existed.ignored)
+    out.line(`Added table ${existed.ignored} (the ignored events' counts) beside ${table}.`);
+  if (options.inbox) out.line(said(inboxTable, existed.inbox));
 }

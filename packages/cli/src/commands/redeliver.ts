@@ -2,12 +2,16 @@
  * @module `redeliver`: put a dead or done inbox delivery back for processing, deliberately. A done
  * one needs `--force`, and its receipt is deleted first so that the handler runs again.
  */
-import { movedSince, redeliverDelivery } from '@webhook-idempotency/core/operations';
+import {
+  movedSince,
+  type RedeliverOutcome,
+  redeliverDelivery,
+} from '@webhook-idempotency/core/operations';
 import { ReceiptsAdmin } from '@webhook-idempotency/sql';
 import { CliError, ExitCode } from '../exit-codes';
-import { type Context, missingTable, probe, withInbox } from '../session';
-import { deliveryJson } from './inbox-list';
+import { type Context, type EventKey, missingTable, probe, withInbox } from '../session';
 import { noDelivery } from './inbox-show';
+import { repairJson } from './repair-json';
 
 /** Options of `redeliver`. */
 export interface RedeliverCommandOptions {
@@ -18,11 +22,10 @@ export interface RedeliverCommandOptions {
 
 export async function redeliver(
   context: Context,
-  key: { provider: string; externalId: string },
+  key: EventKey,
   options: RedeliverCommandOptions,
 ): Promise<number> {
   const { out, table } = context;
-  const { provider, externalId } = key;
   const outcome = await withInbox(context, (inbox, opened) =>
     redeliverDelivery(
       {
@@ -38,36 +41,32 @@ export async function redeliver(
     ),
   );
   if (!outcome) throw noDelivery(context, key);
+  const name = `${key.provider} ${key.externalId}`;
+  if (options.json) out.line(JSON.stringify(repairJson(outcome), null, 2));
+  if (!outcome.redelivered) throw new CliError(ExitCode.REFUSED, refusal(name, table, outcome));
+  if (!options.json) out.line(redelivered(name, table, outcome));
+  return ExitCode.OK;
+}
+
+/** What a redelivery did, in words. */
+function redelivered(name: string, table: string, { before, receiptForgotten }: RedeliverOutcome) {
+  const next = `attempt ${before.attempts + 1} next`;
+  return before.status === 'dead'
+    ? `Redelivered ${name}: dead → pending, due now (${next}).\nIts failure count starts again from 0.`
+    : `Redelivered ${name}: done → pending, due now (${next}); ` +
+        (receiptForgotten
+          ? `its receipt in ${table} was deleted, so the handler runs again.`
+          : `it had no receipt in ${table}, so the handler runs again.`);
+}
+
+/** Why a delivery was not redelivered, and what to do about it. */
+function refusal(
+  name: string,
+  table: string,
+  outcome: Extract<RedeliverOutcome, { redelivered: false }>,
+): string {
   const { before, after } = outcome;
-  const name = `${provider} ${externalId}`;
-  if (options.json)
-    out.line(
-      JSON.stringify(
-        {
-          redelivered: outcome.redelivered,
-          previous: before.status,
-          receiptForgotten: outcome.receiptForgotten,
-          ...(outcome.redelivered ? {} : { reason: outcome.reason }),
-          delivery: after && deliveryJson(after),
-        },
-        null,
-        2,
-      ),
-    );
-  if (outcome.redelivered) {
-    const next = `attempt ${before.attempts + 1} next`;
-    if (!options.json)
-      out.line(
-        before.status === 'dead'
-          ? `Redelivered ${name}: dead → pending, due now (${next}).\nIts failure count starts again from 0.`
-          : `Redelivered ${name}: done → pending, due now (${next}); ` +
-              (outcome.receiptForgotten
-                ? `its receipt in ${table} was deleted, so the handler runs again.`
-                : `it had no receipt in ${table}, so the handler runs again.`),
-      );
-    return ExitCode.OK;
-  }
-  const why = {
+  return {
     'not-finished':
       `${name} is ${before.status}, not finished: nothing to redeliver.` +
       (before.status === 'pending' ? ' (inbox retry makes it due now.)' : ''),
@@ -80,5 +79,4 @@ export async function redeliver(
       `${name} ${movedSince(before, after)}: left as it is.` +
       (outcome.receiptForgotten ? ` Its receipt in ${table} had been deleted first.` : ''),
   }[outcome.reason];
-  throw new CliError(ExitCode.REFUSED, why);
 }

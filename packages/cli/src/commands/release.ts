@@ -1,7 +1,7 @@
 /** @module `release`: a stuck `processing` receipt → `failed`, so the next delivery runs the handler again. */
 import { formatAge } from '../durations';
 import { CliError, ExitCode } from '../exit-codes';
-import { type Context, withAdmin } from '../session';
+import { type Context, type EventKey, withAdmin } from '../session';
 import { receiptJson } from './list';
 
 /** Options of `release`. */
@@ -12,7 +12,7 @@ export interface ReleaseCommandOptions {
 
 export async function release(
   context: Context,
-  key: { provider: string; externalId: string },
+  key: EventKey,
   options: ReleaseCommandOptions,
 ): Promise<number> {
   const { out, staleAfterMs, table } = context;

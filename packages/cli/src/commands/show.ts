@@ -2,8 +2,9 @@
 import type { ObservedReceipt } from '@webhook-idempotency/core';
 import { formatAge, formatDuration } from '../durations';
 import { CliError, ExitCode } from '../exit-codes';
-import { escapeControls, type Printer } from '../output';
-import { type Context, withAdmin } from '../session';
+import type { Printer } from '../output';
+import { type Context, type EventKey, withAdmin } from '../session';
+import { printRecord } from './layout';
 import { receiptJson } from './list';
 
 /** Options of `show`. */
@@ -53,15 +54,7 @@ function answerLines(response: string): string[] {
 }
 
 function print(out: Printer, receipt: ObservedReceipt): void {
-  // One line per field: a stored value cannot add lines that look like other fields.
-  const field = (name: string, value: string) =>
-    out.line(`${out.paint('dim', name.padEnd(12))}${escapeControls(value, { newlines: false })}`);
-  out.line(
-    out.paint(
-      'bold',
-      escapeControls(`${receipt.provider} ${receipt.externalId}`, { newlines: false }),
-    ),
-  );
+  const field = printRecord(out, receipt);
   field('status', receipt.status);
   field('attempts', String(receipt.attempts));
   field('claimed', `${receipt.claimedAt.toISOString()} (${formatAge(receipt.claimAgeMs)} ago)`);
@@ -81,7 +74,7 @@ function print(out: Printer, receipt: ObservedReceipt): void {
 
 export async function show(
   context: Context,
-  key: { provider: string; externalId: string },
+  key: EventKey,
   options: ShowCommandOptions,
 ): Promise<number> {
   const { out } = context;

@@ -27,37 +27,42 @@ const plain = (
     make({ url, [option]: need(preset, credentials, 'secret', option) }).event(payload),
 });
 
+const secret = (r: SendRequest, what = 'secret') => need(r.preset, r.credentials, 'secret', what);
+
+/**
+ * A signer under `--secret <option>` whose `event(payload, delivery)` takes fields of the request
+ * too (its event type, its id), under the names its provider gives them.
+ */
+const withDelivery = <D>(
+  make: (options: { url: string; secret: string }) => {
+    event(payload: object, delivery: D): Delivery;
+  },
+  delivery: (request: SendRequest) => D,
+  option = 'secret',
+): Wired => ({
+  needs: `--secret <${option}>`,
+  sign: (r) => make({ url: r.url, secret: secret(r, option) }).event(r.payload, delivery(r)),
+});
+
 /** A signer whose provider sends the delivery id in a header (`event(payload, { id })`). */
 const withId = (
   make: (options: { url: string; secret: string }) => {
     event(payload: object, delivery: { id?: string }): Delivery;
   },
   option = 'secret',
-): Wired => ({
-  needs: `--secret <${option}>`,
-  sign: ({ preset, credentials, url, payload, id }) =>
-    make({ url, secret: need(preset, credentials, 'secret', option) }).event(payload, { id }),
-});
-
-const secret = (r: SendRequest, what = 'secret') => need(r.preset, r.credentials, 'secret', what);
+): Wired => withDelivery(make, (r) => ({ id: r.id }), option);
 
 /** The presets signed with a shared secret, a token or HTTP Basic, by preset factory name. */
 const SHARED: Readonly<Record<string, Wired>> = {
   stripe: plain((o) => kit.stripe({ url: o.url, secret: o.secret! }), 'secret'),
-  github: {
-    needs: '--secret <secret>',
-    sign: (r) =>
-      kit
-        .github({ secret: secret(r), url: r.url })
-        .event(r.payload, { event: r.event, delivery: r.id }),
-  },
-  shopify: {
-    needs: '--secret <secret>',
-    sign: (r) =>
-      kit
-        .shopify({ secret: secret(r), url: r.url })
-        .event(r.payload, { topic: r.event, webhookId: r.id }),
-  },
+  github: withDelivery(
+    (o) => kit.github(o),
+    (r) => ({ event: r.event, delivery: r.id }),
+  ),
+  shopify: withDelivery(
+    (o) => kit.shopify(o),
+    (r) => ({ topic: r.event, webhookId: r.id }),
+  ),
   telegram: plain((o) => kit.telegram({ url: o.url, secretToken: o.secretToken! }), 'secretToken'),
   payme: {
     needs: '--password [--username]',
@@ -105,10 +110,10 @@ const SHARED: Readonly<Record<string, Wired>> = {
   airwallex: plain((o) => kit.airwallex({ url: o.url, secret: o.secret! }), 'secret'),
   paystack: plain((o) => kit.paystack({ url: o.url, secretKey: o.secretKey! }), 'secretKey'),
   sentry: withId((o) => kit.sentry({ url: o.url, clientSecret: o.secret }), 'clientSecret'),
-  linear: {
-    needs: '--secret <secret>',
-    sign: (r) => kit.linear({ url: r.url, secret: secret(r) }).event(r.payload, { delivery: r.id }),
-  },
+  linear: withDelivery(
+    (o) => kit.linear(o),
+    (r) => ({ delivery: r.id }),
+  ),
   zoom: plain((o) => kit.zoom({ url: o.url, secretToken: o.secretToken! }), 'secretToken'),
   twitch: withId((o) => kit.twitch(o)),
   mailgun: plain((o) => kit.mailgun({ url: o.url, signingKey: o.signingKey! }), 'signingKey'),
