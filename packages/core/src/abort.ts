@@ -85,7 +85,7 @@ export async function runUntilAborted<T, Tx>(
 
 /**
  * `work` unless `signal` aborts first; then rejects at once with `reasonOf(signal)` (by default
- * {@link abortReason}). The work is left to settle unobserved: a rejection it ends with later is
+ * the signal's reason when it is an Error, else an `AbortError` for it). The work is left to settle unobserved: a rejection it ends with later is
  * caught, never reported as unhandled.
  */
 export function raceAbort<T>(
