@@ -12,6 +12,7 @@ import {
   boundedType,
   IgnoredTally,
   ignoredTallyOf,
+  MAX_IGNORED_HOURS,
   MAX_IGNORED_TYPE_LENGTH,
   OTHER_TYPE,
   UNNAMED_TYPE,
@@ -35,6 +36,10 @@ function recorder(fail = 0) {
       attempts.push(Date.now());
       if (failures-- > 0) throw new Error('connect ECONNREFUSED');
       writes.push([...counts]);
+    },
+    /** The store is back: every later write succeeds. */
+    heal() {
+      failures = 0;
     },
   };
 }
@@ -176,6 +181,29 @@ describe('IgnoredTally', () => {
         { provider: 'stripe', type: 'a', hour: nine + HOUR, count: 1 },
       ],
     ]);
+  });
+
+  it('stays bounded through a long outage: the last hours apart, older ones added to the oldest of them, no count lost', async () => {
+    let now = Date.UTC(2026, 11, 1, 0, 30);
+    const store = recorder(Number.POSITIVE_INFINITY);
+    const tally = new IgnoredTally(store, { clock: () => now, maxTypes: 10, flushMs: HOUR });
+    // 200 hours with the store down: 30 types an hour from two providers, flushed (and failing) every hour.
+    for (let hour = 0; hour < 200; hour++) {
+      for (let n = 0; n < 30; n++) tally.count(n % 2 ? 'shop' : 'crm', `type.${hour}.${n}`);
+      await tally.flush();
+      now += HOUR;
+    }
+    expect(store.writes).toEqual([]);
+    expect(store.attempts).toHaveLength(200);
+    store.heal();
+    await tally.flush();
+    const [written] = store.writes;
+    const hours = new Set(written!.map((count) => count.hour));
+    expect(hours.size).toBe(MAX_IGNORED_HOURS);
+    expect(Math.max(...hours)).toBe(Date.UTC(2026, 11, 1) + 199 * HOUR);
+    // Each hour: at most its 10 types and one (other) per provider.
+    expect(written!.length).toBeLessThanOrEqual(MAX_IGNORED_HOURS * (10 + 2));
+    expect(written!.reduce((sum, count) => sum + count.count, 0)).toBe(200 * 30);
   });
 
   it('waits twice as long after each failed write (a store down, a table not created), then as before', async () => {

@@ -11,6 +11,7 @@ export {
   IGNORED_FLUSH_MS,
   IgnoredTally,
   MAX_IGNORED_TYPE_LENGTH,
+  MAX_IGNORED_HOURS,
   MAX_IGNORED_TYPES,
   OTHER_TYPE,
   type TallyOptions,

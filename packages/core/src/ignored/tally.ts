@@ -11,8 +11,13 @@ import type { IgnoredCount, Store } from '../store-contract';
 export const IGNORED_FLUSH_MS = 5 * SECOND;
 /** The longest wait between writes while they keep failing (each failure doubles the wait up to it). */
 export const MAX_IGNORED_BACKOFF_MS = 300 * SECOND;
-/** Distinct provider, type and hour entries an interval keeps; later new types count as {@link OTHER_TYPE}. */
+/** Distinct provider and type entries an hour keeps; later new types of that hour count as {@link OTHER_TYPE}. */
 export const MAX_IGNORED_TYPES = 100;
+/**
+ * Hours a tally keeps apart while its writes fail (the store down): counts of older hours are
+ * added to the oldest of them, so that a long outage neither grows the tally nor its next write.
+ */
+export const MAX_IGNORED_HOURS = 3;
 /** Longest type kept, in characters (code points); a longer one is cut there. */
 export const MAX_IGNORED_TYPE_LENGTH = 100;
 /** Where the types past {@link MAX_IGNORED_TYPES} of an interval are counted. */
@@ -60,6 +65,8 @@ export class IgnoredTally {
     string,
     { provider: string; type: string; hour: number; count: number }
   >();
+  /** How many entries each hour holds: the cap of distinct types is per hour. */
+  private perHour = new Map<number, number>();
   private timer: ReturnType<typeof setTimeout> | undefined;
   private writing: Promise<void> | undefined;
   /** Writes failed in a row: the next waits longer (a store down, or a table not created yet). */
@@ -86,12 +93,15 @@ export class IgnoredTally {
   private add(hour: number, provider: string, type: string, count: number): void {
     if (this.counts.size === 0) this.schedule();
     let entry = this.counts.get(`${hour}\u0000${provider}\u0000${type}`);
-    if (!entry && this.counts.size >= this.maxTypes) {
+    if (!entry && (this.perHour.get(hour) ?? 0) >= this.maxTypes) {
       type = OTHER_TYPE;
       entry = this.counts.get(`${hour}\u0000${provider}\u0000${type}`);
     }
     if (entry) entry.count += count;
-    else this.counts.set(`${hour}\u0000${provider}\u0000${type}`, { provider, type, hour, count });
+    else {
+      this.counts.set(`${hour}\u0000${provider}\u0000${type}`, { provider, type, hour, count });
+      this.perHour.set(hour, (this.perHour.get(hour) ?? 0) + 1);
+    }
   }
 
   /**
@@ -105,6 +115,7 @@ export class IgnoredTally {
     if (this.counts.size === 0) return;
     const { counts } = this;
     this.counts = new Map();
+    this.perHour = new Map();
     const entries: IgnoredCount[] = [...counts.values()].sort((a, b) =>
       a.hour !== b.hour ? a.hour - b.hour : a.provider + a.type < b.provider + b.type ? -1 : 1,
     );
@@ -121,9 +132,13 @@ export class IgnoredTally {
       this.failures = 0;
     } catch (error) {
       this.failures++;
-      // Kept for the next write, each in its own hour (bounded like any): counting must never fail
-      // a delivery, and a store that is down for a while loses no count nor moves it to a later hour.
-      for (const { hour, provider, type, count } of entries) this.add(hour, provider, type, count);
+      // Kept for the next write, each in its own hour among the last MAX_IGNORED_HOURS (bounded like
+      // any): counting must never fail a delivery, and a store that is down loses no count.
+      const hours = [...new Set([...entries.map((entry) => entry.hour), ...this.perHour.keys()])];
+      hours.sort((a, b) => b - a);
+      const oldestKept = hours[Math.min(hours.length, MAX_IGNORED_HOURS) - 1]!;
+      for (const { hour, provider, type, count } of entries)
+        this.add(Math.max(hour, oldestKept), provider, type, count);
       try {
         this.options.onError?.(error);
       } catch {
