@@ -217,10 +217,10 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx>, TransactionClaim<R, Tx
     const started = trace.now();
     let written: Promise<boolean>;
     try {
-      written = env.store.complete(
-        key,
-        { now: env.clock(), attempts, claimedAt, response },
-        transaction,
+      // A store's own promise passes through as it is; a store that answers with a plain value
+      // (a hand-written one) still settles through the same reaction.
+      written = Promise.resolve(
+        env.store.complete(key, { now: env.clock(), attempts, claimedAt, response }, transaction),
       );
     } catch (error) {
       return Promise.reject(storeFailure('complete', error, trace, started));

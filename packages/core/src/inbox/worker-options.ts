@@ -153,35 +153,52 @@ function renamedNumber<Tx>(
 
 /** How much the worker takes on and how often, checked, with their defaults filled in. */
 function pacingOf<Tx>(options: InboxWorkerOptions<Tx>) {
+  // Checked in the order the options are documented: the first invalid one is the one named.
+  const concurrency = number(
+    'concurrency',
+    options.concurrency ?? DEFAULTS.concurrency,
+    1,
+    true,
+    MAX_CLAIM_LIMIT,
+  );
+  const groupSize = renamedNumber(options, ['groupSize', 'batchSize'], DEFAULTS.groupSize, 1, {
+    integer: true,
+    max: MAX_GROUP_SIZE,
+  });
+  const groupWindowMs = renamedNumber(
+    options,
+    ['groupWindowMs', 'batchWindowMs'],
+    DEFAULTS.groupWindowMs,
+    0,
+  );
+  const pollIntervalMs = number(
+    'pollIntervalMs',
+    options.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
+    1,
+  );
   const visibility = number(
     'visibilityTimeoutSeconds',
     options.visibilityTimeoutSeconds ?? DEFAULTS.visibilityTimeoutSeconds,
     0.1,
   );
+  const maxFailures = renamedNumber(
+    options,
+    ['maxFailures', 'maxAttempts'],
+    DEFAULTS.maxFailures,
+    1,
+    {
+      integer: true,
+    },
+  );
+  const leaseMs = visibility * SECOND;
   return {
-    concurrency: number(
-      'concurrency',
-      options.concurrency ?? DEFAULTS.concurrency,
-      1,
-      true,
-      MAX_CLAIM_LIMIT,
-    ),
-    groupSize: renamedNumber(options, ['groupSize', 'batchSize'], DEFAULTS.groupSize, 1, {
-      integer: true,
-      max: MAX_GROUP_SIZE,
-    }),
-    groupWindowMs: renamedNumber(
-      options,
-      ['groupWindowMs', 'batchWindowMs'],
-      DEFAULTS.groupWindowMs,
-      0,
-    ),
-    pollIntervalMs: number('pollIntervalMs', options.pollIntervalMs ?? DEFAULTS.pollIntervalMs, 1),
+    concurrency,
+    groupSize,
+    groupWindowMs,
+    pollIntervalMs,
     visibility,
-    leaseMs: visibility * SECOND,
-    maxFailures: renamedNumber(options, ['maxFailures', 'maxAttempts'], DEFAULTS.maxFailures, 1, {
-      integer: true,
-    }),
+    leaseMs,
+    maxFailures,
   };
 }
 
@@ -195,10 +212,11 @@ export function settingsOf<Tx>(options: InboxWorkerOptions<Tx>) {
   const { providers, handlers } = handlersOf<Tx>(options.handlers);
   const emit = emitter(options.onEvent);
   if (typeof random !== 'function') throw new ConfigError('random', 'must be a function');
+  const pacing = pacingOf(options);
   const backoff = {
     baseMs: number('backoffBaseMs', options.backoffBaseMs ?? DEFAULTS.backoffBaseMs, 0),
     maxMs: number('backoffMaxMs', options.backoffMaxMs ?? DEFAULTS.backoffMaxMs, 0),
     random,
   };
-  return { inbox, handlers, providers, emit, ...pacingOf(options), backoff };
+  return { inbox, handlers, providers, emit, ...pacing, backoff };
 }
