@@ -34,11 +34,11 @@ export interface IntercomMinimalEvent {
 export type IntercomMinimalEvents = Record<string, IntercomMinimalEvent>;
 
 /** The event's `type` from the JSON body. */
-const typeOf = bodyField('type');
+const typeOf = /* @__PURE__ */ bodyField('type');
 
 /** What the three sign the same way: the raw body alone, the event id in it as the key, 7 days. */
 const EVENT_ID = {
-  key: bodyField('id'),
+  key: /* @__PURE__ */ bodyField('id'),
   retentionDays: 7,
 } as const;
 

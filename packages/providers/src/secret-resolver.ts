@@ -178,14 +178,19 @@ class CachedResolver<S, K> implements ResolverCache<K> {
   private readonly unknown: ExpiringLru<true>;
   private readonly pending = new Map<string, Promise<readonly K[] | undefined>>();
   private readonly slots: Slots;
+  /** The resolver's functions, taken once as the preset was built and called on their own. */
+  private readonly tenantOf: SecretResolver<S>['tenant'];
+  private readonly secretsOf: SecretResolver<S>['secrets'];
+  private readonly onError: SecretResolver<S>['onError'];
 
   constructor(
-    private readonly resolver: SecretResolver<S>,
+    resolver: SecretResolver<S>,
     private readonly limits: Settings,
     private readonly prepare: (secret: S) => K,
     private readonly now: () => number,
   ) {
-    this.scoped = resolver.tenant !== undefined;
+    ({ tenant: this.tenantOf, secrets: this.secretsOf, onError: this.onError } = resolver);
+    this.scoped = this.tenantOf !== undefined;
     this.found = new ExpiringLru(limits.max);
     this.unknown = new ExpiringLru(limits.max);
     this.slots = new Slots(limits.concurrency);
@@ -210,7 +215,7 @@ class CachedResolver<S, K> implements ResolverCache<K> {
 
   /** The request's tenant: `null` when the request names none the receipt key can carry. */
   private tenantFor(request: HttpRequest): string | undefined | null {
-    const { tenant: tenantOf } = this.resolver;
+    const { tenantOf } = this;
     if (tenantOf === undefined) return undefined;
     try {
       const tenant = tenantOf(request);
@@ -240,9 +245,8 @@ class CachedResolver<S, K> implements ResolverCache<K> {
     const release = await this.slots.take(signal);
     if (release === undefined) return undefined;
     try {
-      const keys = listOf(await this.resolver.secrets(tenant, { request, signal })).map(
-        this.prepare,
-      );
+      const { secretsOf } = this;
+      const keys = listOf(await secretsOf(tenant, { request, signal })).map(this.prepare);
       const cacheKey = tenant ?? '';
       if (keys.length === 0) this.unknown.set(cacheKey, true, this.now() + this.limits.missTtlMs);
       else this.found.set(cacheKey, keys, this.now() + this.limits.ttlMs);
@@ -257,7 +261,8 @@ class CachedResolver<S, K> implements ResolverCache<K> {
 
   private report(error: unknown, tenant: string | undefined): void {
     try {
-      this.resolver.onError?.(error, tenant);
+      const { onError } = this;
+      onError?.(error, tenant);
     } catch {
       // An observer never changes an answer.
     }

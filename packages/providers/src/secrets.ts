@@ -248,7 +248,7 @@ export interface TimedKeyring<K> {
 }
 
 /**
- * The {@link stringKeyring}, clock and tolerance of a preset whose provider signs a timestamp,
+ * The clock, {@link stringKeyring} and tolerance of a preset whose provider signs a timestamp,
  * checked in that order after the options object. `toleranceSeconds` defaults to `fallback`,
  * the provider's own SDK's.
  * @throws {ConfigError} naming the first invalid option.
