@@ -141,11 +141,8 @@ const ADAPTER_SURFACE = new Set([
   'toWebResponse',
   // An adapter with a shutdown hook writes its stores' ignored-event counts there (Fastify's onClose).
   'flushIgnored',
-  // A 413 sent before the body was read: how long the rest is read off, and the Node body read
-  // that reads it off (Koa's rawBodyParser).
-  'DISCARD_AFTER_ANSWER_BYTES',
-  'DISCARD_AFTER_ANSWER_MS',
-  'DISCARD_IDLE_MS',
+  // A 413 sent before the body was read: the Node body read that reads the rest off within
+  // core's bound (Koa's rawBodyParser).
   'discardRest',
   'readNodeBody',
   // Inbox mode: the acknowledging endpoint's engine and its options.
