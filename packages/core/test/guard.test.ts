@@ -600,6 +600,28 @@ describe('IdempotencyGuard', () => {
   });
 });
 
+describe('a hand-written store whose complete answers a plain boolean', () => {
+  it('is completed and replayed as with a promise (JavaScript stores outside the type checker)', async () => {
+    class PlainComplete extends InMemoryStore {
+      // @ts-expect-error the contract says Promise<boolean>; a JavaScript store may answer a plain value.
+      override complete(...args: Parameters<InMemoryStore['complete']>): boolean {
+        void super.complete(...args);
+        return true;
+      }
+    }
+    const guard = new IdempotencyGuard(new PlainComplete());
+    expect(await guard.run(key, async () => 'booked')).toEqual({
+      response: 'booked',
+      isReplay: false,
+      attempts: 1,
+    });
+    expect(await guard.run(key, async () => 'again')).toMatchObject({
+      response: 'booked',
+      isReplay: true,
+    });
+  });
+});
+
 describe('IdempotencyGuard.claim: the split API', () => {
   it('a won claim is a ticket; complete() records the result and the next claim replays it', async () => {
     const { guard, events } = setup();
