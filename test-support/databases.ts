@@ -46,8 +46,25 @@ function requireBinary(path: string, hint: string): void {
   }
 }
 
-/** A free TCP port on 127.0.0.1 (the kernel picks it; a tiny race with other programs remains). */
-export function freePort(): Promise<number> {
+/**
+ * Ports handed out below the kernel's range for outgoing connections (32768–60999 on Linux,
+ * 49152–65535 on macOS): a server that is killed and started again on its port (a storm's app
+ * server, a restarted database) never finds it taken by another process's outgoing connection,
+ * whose local port comes from that range.
+ */
+const PORTS = { first: 20_000, last: 32_000 } as const;
+
+/** Whether a server can listen on `port` of 127.0.0.1 now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** A port the kernel picks (from its outgoing range), should every try below it be taken. */
+function anyPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -60,6 +77,18 @@ export function freePort(): Promise<number> {
       );
     });
   });
+}
+
+/**
+ * A free TCP port on 127.0.0.1, picked at random below the outgoing range (see `PORTS`); a tiny
+ * race with a program that takes it before its server listens remains.
+ */
+export async function freePort(): Promise<number> {
+  for (let tries = 0; tries < 50; tries++) {
+    const port = PORTS.first + Math.floor(Math.random() * (PORTS.last - PORTS.first));
+    if (await canListen(port)) return port;
+  }
+  return anyPort();
 }
 
 function canConnect(port: number): Promise<boolean> {
