@@ -15,7 +15,7 @@
 import type { DynamoServer } from '@webhook-idempotency/test-support/dynamodb';
 import type { FaultProxy } from '../fault-proxy';
 import type { Cluster } from './cluster';
-import type { FaultStep } from './faults';
+import { type FaultStep, serverKillSteps } from './faults';
 
 /** When and how a DynamoDB storm's faults strike. */
 export interface DynamoFaultPlan {
@@ -45,17 +45,7 @@ export function faultSteps(
   options: DynamoFaultPlan,
   killedInHandler: string[],
 ): FaultStep[] {
-  const steps: FaultStep[] = options.serverKills.map(({ at, slot, how }) => ({
-    at,
-    what: `SIGKILL server ${slot} ${how === 'now' ? 'at once' : 'inside a handler'} + restart`,
-    run: async (began) => {
-      if (how === 'now') {
-        began();
-        await cluster.kill(slot);
-      } else killedInHandler.push(await cluster.killInHandler(slot, began));
-      await cluster.restart(slot);
-    },
-  }));
+  const steps = serverKillSteps(cluster, options.serverKills, killedInHandler);
   steps.push(store);
   return steps;
 }

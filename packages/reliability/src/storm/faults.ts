@@ -5,6 +5,7 @@
  * past the last fresh delivery id. Shared by every storm target.
  */
 import type { StormHold } from './client';
+import type { Cluster } from './cluster';
 
 /** A fault the storm injected. */
 export interface InjectedFault {
@@ -20,6 +21,36 @@ export interface FaultStep {
   readonly at: number;
   readonly what: string;
   run(began: () => void): Promise<void>;
+}
+
+/** When and how an app server is SIGKILLed: at once, or inside a handler after its effect. */
+export interface ServerKill {
+  readonly at: number;
+  readonly slot: number;
+  readonly how: 'now' | 'in-handler';
+}
+
+/**
+ * A step per kill: the server SIGKILLed, then started again on its port. `began` is called once it
+ * has begun (the kill inside a handler: once the server is told); `killedInHandler` collects the
+ * id each in-handler kill landed in.
+ */
+export function serverKillSteps(
+  cluster: Cluster,
+  kills: readonly ServerKill[],
+  killedInHandler: string[],
+): FaultStep[] {
+  return kills.map(({ at, slot, how }) => ({
+    at,
+    what: `SIGKILL server ${slot} ${how === 'now' ? 'at once' : 'inside a handler'} + restart`,
+    run: async (began) => {
+      if (how === 'now') {
+        began();
+        await cluster.kill(slot);
+      } else killedInHandler.push(await cluster.killInHandler(slot, began));
+      await cluster.restart(slot);
+    },
+  }));
 }
 
 /** The deliveries after the last step's fraction plus this share wait until every step has begun. */

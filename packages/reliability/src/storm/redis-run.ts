@@ -16,7 +16,7 @@ import type { KillableRedis } from '@webhook-idempotency/test-support/durable-re
 import { type IdRecord, sendStorm, stormId, type StormCounts, type StormPlan } from './client';
 import { startCluster, type AppCrash } from './cluster';
 import { type RedisStormConnection, type RedisStormServerConfig, STORM_PROVIDER } from './config';
-import { type FaultStep, type InjectedFault, scheduleFaults } from './faults';
+import { type InjectedFault, scheduleFaults, serverKillSteps } from './faults';
 
 const SERVER = join(__dirname, 'redis-server.ts');
 const PREFIX = 'storm:';
@@ -105,17 +105,7 @@ export async function runRedisStorm(
     SERVER,
   );
   const killedInHandler: string[] = [];
-  const steps: FaultStep[] = options.serverKills.map(({ at, slot, how }) => ({
-    at,
-    what: `SIGKILL server ${slot} ${how === 'now' ? 'at once' : 'inside a handler'} + restart`,
-    run: async (began) => {
-      if (how === 'now') {
-        began();
-        await cluster.kill(slot);
-      } else killedInHandler.push(await cluster.killInHandler(slot, began));
-      await cluster.restart(slot);
-    },
-  }));
+  const steps = serverKillSteps(cluster, options.serverKills, killedInHandler);
   steps.push({
     at: options.redisKillAt,
     what: 'SIGKILL redis + restart',

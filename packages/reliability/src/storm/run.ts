@@ -10,7 +10,7 @@ import { Schema, type SqlConnection, type SqlDialect } from '@webhook-idempotenc
 import type { KillableDatabase } from '../durable-databases';
 import { sendStorm, stormId, type StormCounts, type StormPlan } from './client';
 import { startCluster, type AppCrash } from './cluster';
-import { type FaultStep, type InjectedFault, scheduleFaults } from './faults';
+import { type InjectedFault, scheduleFaults, serverKillSteps } from './faults';
 import { STORM_ORM, STORM_PROVIDER, type StormConnection } from './config';
 
 export type { InjectedFault } from './faults';
@@ -162,18 +162,7 @@ export async function runStorm(
   );
   const total = options.ids * options.perId;
   const killedInHandler: string[] = [];
-  // Each step calls `began` once it has begun (the kill inside a handler: once the server is told).
-  const steps: FaultStep[] = options.serverKills.map(({ at, slot, how }) => ({
-    at,
-    what: `SIGKILL server ${slot} ${how === 'now' ? 'at once' : 'inside a handler'} + restart`,
-    run: async (began) => {
-      if (how === 'now') {
-        began();
-        await cluster.kill(slot);
-      } else killedInHandler.push(await cluster.killInHandler(slot, began));
-      await cluster.restart(slot);
-    },
-  }));
+  const steps = serverKillSteps(cluster, options.serverKills, killedInHandler);
   const { database } = target;
   if (database) {
     steps.push({
