@@ -19,6 +19,7 @@ export {
 export { errorText, HTTP_STATUS_BY_CODE, type StoreKind } from './errors';
 export { raceAbort } from './abort';
 export { givenName, purgeChunkSize, renamedOption } from './renamed-option';
+export { positiveAmount } from './positive-amount';
 export { errorAnswer } from './http/answers';
 export { checkKeyPart, presentExternalId } from './request-key';
 export { collectBody, needsCollecting, toRawBody } from './http/body';
