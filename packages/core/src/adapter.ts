@@ -79,7 +79,14 @@ export type {
   PresetItem,
   RefusedItem,
 } from './http/batch-types';
-export * from './inbox/relay';
+export {
+  createInboxRelay,
+  type HandoffState,
+  type InboxRelay,
+  type InboxRelayOptions,
+  jobIdOf,
+  type QueuedDelivery,
+} from './inbox/relay';
 export {
   type ConsumeOutcome,
   createInboxConsumer,
