@@ -79,14 +79,7 @@ export type {
   PresetItem,
   RefusedItem,
 } from './http/batch-types';
-export {
-  createInboxRelay,
-  type HandoffState,
-  type InboxRelay,
-  type InboxRelayOptions,
-  jobIdOf,
-  type QueuedDelivery,
-} from './inbox/relay';
+export * from './inbox/relay';
 export {
   type ConsumeOutcome,
   createInboxConsumer,
