@@ -232,8 +232,11 @@ const BRIDGE_SURFACE = new Set([
 ]);
 const BRIDGES = ['pg-boss', 'bullmq'];
 
-/** The names an entry file re-exports (`export { a, type B } from`, `export * as c from`). */
-const exportedNames = (file: string) => {
+/**
+ * The names an entry file re-exports (`export { a, type B } from`, `export * as c from`, and
+ * through `export * from './module'` every name that module exports or declares).
+ */
+const exportedNames = (file: string): string[] => {
   const text = readFileSync(file, 'utf8');
   const listed = [...text.matchAll(/export\s+(?:type\s+)?\{([^}]*)\}\s*from/g)].flatMap((m) =>
     m[1]!
@@ -247,7 +250,16 @@ const exportedNames = (file: string) => {
       .filter(Boolean),
   );
   const namespaces = [...text.matchAll(/export\s+\*\s+as\s+(\w+)/g)].map((m) => m[1]!);
-  return [...listed, ...namespaces];
+  const wholeModules = [
+    ...text.matchAll(/export\s+(?:type\s+)?\*\s+from\s+['"](\.[^'"]+)['"]/g),
+  ].flatMap((m) => {
+    const module = join(dirname(file), `${m[1]}.ts`);
+    const declared = readFileSync(module, 'utf8').matchAll(
+      /^export\s+(?:abstract\s+|async\s+)*(?:function|const|let|class|interface|type|enum)\s+(\w+)/gm,
+    );
+    return [...exportedNames(module), ...[...declared].map((d) => d[1]!)];
+  });
+  return [...listed, ...namespaces, ...wholeModules];
 };
 const coreEntry = (path: string) => join(root, 'packages/core/src', path);
 

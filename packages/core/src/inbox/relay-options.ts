@@ -9,6 +9,7 @@ import { givenName, renamedOption } from '../renamed-option';
 import type { Store } from '../types';
 import { emitter, MAX_CLAIM_LIMIT, numberOption } from './run';
 import type { InboxRelayStore } from './inbox-store';
+import type { PollingPart } from './poll-loop';
 import type { DeliveryRef, InboxEvent } from './types';
 
 /**
@@ -94,9 +95,7 @@ export interface InboxRelayOptions {
 }
 
 /** A running (or stopped) relay. */
-export interface InboxRelay {
-  /** Starts claiming and sending in the background. Keeps the process alive until {@link InboxRelay.stop}. */
-  start(): void;
+export interface InboxRelay extends PollingPart {
   /**
    * Stops claiming and waits up to `timeoutMs` (default 10 000) for the round in progress (a claim
    * and a send); past it, it resolves anyway and reports a `store-error` (that round still ends on
@@ -106,8 +105,6 @@ export interface InboxRelay {
   stop(options?: { timeoutMs?: number }): Promise<void>;
   /** One claim and send; resolves with how many deliveries were handed over. */
   runOnce(): Promise<number>;
-  /** True between `start()` and `stop()`. */
-  readonly running: boolean;
 }
 
 /** The relay's defaults. */
