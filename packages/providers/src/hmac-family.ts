@@ -5,7 +5,7 @@
  * retention, the event name) plus, for a few, what they add (a fingerprint, a handshake).
  */
 import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
-import { typed, type TypedPreset } from './events';
+import { type PresetFactory, typed, type TypedPreset } from './events';
 import { type HmacBase, type HmacOptions, hmacPreset } from './hmac';
 import { requireOptions } from './options';
 import type { Keyring, OneOrMany, SecretResolver } from './secrets';
@@ -59,4 +59,15 @@ export function hmacFamily<Events extends object, O extends MemberOptions>(
   );
   const added = row.extend?.(preset, ring);
   return typed<Events>(added === undefined ? preset : { ...preset, ...added }, row.eventType);
+}
+
+/**
+ * A member's factory from its row: `export const razorpay = hmacMember<RazorpayOptions,
+ * RazorpayMinimalEvents>({ … })`. Mark the call pure so a bundle that imports one member leaves
+ * the others out.
+ */
+export function hmacMember<O extends MemberOptions, Default extends object>(
+  row: HmacRow<O>,
+): PresetFactory<O, Default> {
+  return (options) => hmacFamily(options, row);
 }

@@ -1,6 +1,12 @@
 /** @module Validation of preset options at construction: a wrong option throws a `ConfigError` naming it. */
 import { ConfigError } from '@webhook-idempotency/core';
 
+/** The clock option of a preset that checks a signed time: injected by tests. */
+export interface ClockOption {
+  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
+  clock?: () => number;
+}
+
 /** Fails unless the factory was given an options object. */
 export function requireOptions<T extends object>(preset: string, options: T | undefined): T {
   if (typeof options !== 'object' || options === null) {
