@@ -5,7 +5,7 @@
  * to read it, what is signed, the default tolerance, the key, retention, the event name).
  */
 import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
-import type { TypedPreset } from './events';
+import type { PresetFactory, TypedPreset } from './events';
 import { keyedPreset } from './keyed-preset';
 import { header } from './request-fields';
 import { firstMatch, type TimedOptions, timedKeyring } from './secrets';
@@ -106,4 +106,15 @@ export function timestampedFamily<Events extends object, O extends TimedOptions>
     },
     eventType: row.eventType,
   });
+}
+
+/**
+ * A member's factory from its row: `export const stripe = timestampedMember<StripeOptions,
+ * StripeMinimalEvents>({ … })`. Mark the call pure so a bundle that imports one member leaves the
+ * others out.
+ */
+export function timestampedMember<O extends TimedOptions, Default extends object>(
+  row: TimestampedRow<O>,
+): PresetFactory<O, Default> {
+  return (options) => timestampedFamily(options, row);
 }
