@@ -5,7 +5,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
 import { batchedPreset, contentKey, jsonArrayBody } from './batched';
-import type { TypedPreset } from './events';
+import type { PresetFactory } from './events';
 import { idPart, isJsonObject } from './request-fields';
 import { type SecretOptions, timedKeyring } from './secrets';
 import { stampedSignatureMatch } from './stamped-signature';
@@ -76,9 +76,7 @@ function publicKeyOf(text: string): KeyObject {
  * @throws {ConfigError} naming `publicKey`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#sendgrid-event-webhook
  */
-export function sendgrid<Events extends object = SendGridMinimalEvents>(
-  options: SendGridOptions,
-): TypedPreset<Events> {
+export const sendgrid: PresetFactory<SendGridOptions, SendGridMinimalEvents> = (options) => {
   const { ring, now, tolerance } = timedKeyring(
     'sendgrid',
     options,
@@ -97,7 +95,7 @@ export function sendgrid<Events extends object = SendGridMinimalEvents>(
     tolerance,
   });
 
-  return batchedPreset<Events, KeyObject, unknown>(ring, {
+  return batchedPreset(ring, {
     provider: 'sendgrid',
     keyDescription: 'sg_event_id of each event',
     needsRawBody: true,
@@ -109,4 +107,4 @@ export function sendgrid<Events extends object = SendGridMinimalEvents>(
     signedWith: signed,
     itemType: (item) => (isJsonObject(item) ? idPart(item.event) : undefined),
   });
-}
+};
