@@ -51,12 +51,9 @@ const eventId = /* @__PURE__ */ bodyField('id');
 export const checkout = /* @__PURE__ */ hmacMember<BodySignedOptions, BodySignedMinimalEvents>({
   provider: 'checkout',
   secret: ['secret', 'the signature key'],
-  settings: {
-    key: eventId,
-    signatureHeader: 'cko-signature',
-    keyDescription: 'event id in the body',
-    retentionDays: 7,
-  },
+  signature: { signatureHeader: 'cko-signature' },
+  key: [eventId, 'event id in the body'],
+  retentionDays: 7,
   eventType: typeOf,
 });
 
@@ -76,13 +73,9 @@ export const checkout = /* @__PURE__ */ hmacMember<BodySignedOptions, BodySigned
 export const vercel = /* @__PURE__ */ hmacMember<BodySignedOptions, BodySignedMinimalEvents>({
   provider: 'vercel',
   secret: ['secret', 'the webhook secret'],
-  settings: {
-    key: eventId,
-    signatureHeader: 'x-vercel-signature',
-    algorithm: 'sha1',
-    keyDescription: 'event id in the body',
-    retentionDays: 7,
-  },
+  signature: { signatureHeader: 'x-vercel-signature', algorithm: 'sha1' },
+  key: [eventId, 'event id in the body'],
+  retentionDays: 7,
   eventType: typeOf,
 });
 
@@ -114,14 +107,9 @@ function notificationFingerprint(request: HttpRequest): string | undefined {
 export const intercom = /* @__PURE__ */ hmacMember<BodySignedOptions, IntercomMinimalEvents>({
   provider: 'intercom',
   secret: ['secret', 'the app client secret'],
-  settings: {
-    key: eventId,
-    signatureHeader: 'x-hub-signature',
-    algorithm: 'sha1',
-    prefix: 'sha1=',
-    keyDescription: 'notification id in the body',
-    retentionDays: 7,
-  },
+  signature: { signatureHeader: 'x-hub-signature', algorithm: 'sha1', prefix: 'sha1=' },
+  key: [eventId, 'notification id in the body'],
+  retentionDays: 7,
   eventType: /* @__PURE__ */ bodyField('topic'),
   extend: () => ({ fingerprint: notificationFingerprint }),
 });

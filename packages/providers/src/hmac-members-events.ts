@@ -111,12 +111,9 @@ export type LinearMinimalEvents = Record<string, LinearMinimalEvent>;
 export const coinbase = /* @__PURE__ */ hmacMember<CoinbaseOptions, CoinbaseMinimalEvents>({
   provider: 'coinbase',
   secret: ['secret', 'the shared secret'],
-  settings: {
-    signatureHeader: 'x-cc-webhook-signature',
-    key: (request) => idPart(eventOf(request)?.id),
-    keyDescription: 'event id in the body',
-    retentionDays: 7,
-  },
+  signature: { signatureHeader: 'x-cc-webhook-signature' },
+  key: [(request) => idPart(eventOf(request)?.id), 'event id in the body'],
+  retentionDays: 7,
   eventType: (request) => idPart(eventOf(request)?.type),
   extend: () => ({
     fingerprint(request) {
@@ -153,12 +150,9 @@ export const lemonsqueezy = /* @__PURE__ */ hmacMember<
 >({
   provider: 'lemonsqueezy',
   secret: ['secret', 'the signing secret'],
-  settings: {
-    signatureHeader: 'x-signature',
-    key: eventKey,
-    keyDescription: 'meta.event_name, data.type and data.id in the body',
-    retentionDays: 7,
-  },
+  signature: { signatureHeader: 'x-signature' },
+  key: [eventKey, 'meta.event_name, data.type and data.id in the body'],
+  retentionDays: 7,
   eventType: (request) => {
     const meta = jsonBody(request)?.meta;
     return isJsonObject(meta) ? idPart(meta.event_name) : undefined;
@@ -193,14 +187,11 @@ export const lemonsqueezy = /* @__PURE__ */ hmacMember<
 export const linear = /* @__PURE__ */ hmacMember<LinearOptions, LinearMinimalEvents>({
   provider: 'linear',
   secret: ['secret', 'the signing secret'],
-  settings: (o) => {
+  signature: (o) => {
     const tolerance = toleranceOption('linear', o.toleranceSeconds, 60);
     const now = clockOption('linear', o.clock);
     return {
       signatureHeader: 'linear-signature',
-      key: 'linear-delivery',
-      keyDescription: 'Linear-Delivery header',
-      retentionDays: 7,
       clock: now,
       precheck(request) {
         const stamp = jsonBody(request)?.webhookTimestamp;
@@ -212,6 +203,8 @@ export const linear = /* @__PURE__ */ hmacMember<LinearOptions, LinearMinimalEve
       },
     };
   },
+  key: ['linear-delivery', 'Linear-Delivery header'],
+  retentionDays: 7,
   eventType: /* @__PURE__ */ bodyField('type'),
   extend: () => ({
     fingerprint(request) {

@@ -125,7 +125,7 @@ const PLAIN_TOKEN = /^[!-9;-~]{1,256}$/;
 export const square = /* @__PURE__ */ hmacMember<SquareOptions, SquareMinimalEvents>({
   provider: 'square',
   secret: ['signatureKey', 'the signature key'],
-  settings: (o) => {
+  signature: (o) => {
     const url = requireString(
       'square',
       'notificationUrl',
@@ -141,11 +141,10 @@ export const square = /* @__PURE__ */ hmacMember<SquareOptions, SquareMinimalEve
       signatureHeader: 'x-square-hmacsha256-signature',
       encoding: 'base64',
       signedPayload: (request) => [url, request.body],
-      key: /* @__PURE__ */ bodyField('event_id'),
-      keyDescription: 'event_id in the body',
-      retentionDays: 7,
     };
   },
+  key: [/* @__PURE__ */ bodyField('event_id'), 'event_id in the body'],
+  retentionDays: 7,
   eventType: /* @__PURE__ */ bodyField('type'),
 });
 
@@ -168,7 +167,7 @@ export const square = /* @__PURE__ */ hmacMember<SquareOptions, SquareMinimalEve
 export const airwallex = /* @__PURE__ */ hmacMember<AirwallexOptions, AirwallexMinimalEvents>({
   provider: 'airwallex',
   secret: ['secret', 'the webhook secret'],
-  settings: (o) => {
+  signature: (o) => {
     const tolerance = o.toleranceSeconds;
     if (
       tolerance !== undefined &&
@@ -179,9 +178,6 @@ export const airwallex = /* @__PURE__ */ hmacMember<AirwallexOptions, AirwallexM
     return {
       signatureHeader: 'x-signature',
       signedPayload: (r) => [r.header('x-timestamp') ?? '', r.body],
-      key: /* @__PURE__ */ bodyField('id'),
-      keyDescription: 'event id in the body',
-      retentionDays: 7,
       clock: now,
       precheck(request) {
         const stamp = header(request, 'x-timestamp');
@@ -190,6 +186,8 @@ export const airwallex = /* @__PURE__ */ hmacMember<AirwallexOptions, AirwallexM
       },
     };
   },
+  key: [/* @__PURE__ */ bodyField('id'), 'event id in the body'],
+  retentionDays: 7,
   eventType: /* @__PURE__ */ bodyField('name'),
 });
 
@@ -220,11 +218,13 @@ export const airwallex = /* @__PURE__ */ hmacMember<AirwallexOptions, AirwallexM
 export const zoom = /* @__PURE__ */ hmacMember<ZoomOptions, ZoomMinimalEvents>({
   provider: 'zoom',
   secret: ['secretToken', 'the Secret Token'],
-  settings: {
+  signature: {
     signatureHeader: 'x-zm-signature',
     prefix: 'v0=',
     signedPayload: (r) => [`v0:${r.header('x-zm-request-timestamp') ?? ''}:`, r.body],
-    key(request) {
+  },
+  key: [
+    (request) => {
       const body = jsonBody(request);
       const event = idPart(body?.event);
       const stamp = idPart(body?.event_ts);
@@ -232,9 +232,9 @@ export const zoom = /* @__PURE__ */ hmacMember<ZoomOptions, ZoomMinimalEvents>({
         return undefined;
       return `${event}:${stamp}:${canonicalFingerprint(body.payload).slice(0, 32)}`;
     },
-    keyDescription: 'event, event_ts and payload in the body',
-    retentionDays: 7,
-  },
+    'event, event_ts and payload in the body',
+  ],
+  retentionDays: 7,
   eventType: /* @__PURE__ */ bodyField('event'),
   extend: (_, ring) => ({
     fingerprint(request) {

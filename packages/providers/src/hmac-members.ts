@@ -104,11 +104,9 @@ function eventKey(request: HttpRequest): string | undefined {
 export const razorpay = /* @__PURE__ */ hmacMember<RazorpayOptions, RazorpayMinimalEvents>({
   provider: 'razorpay',
   secret: ['secret', 'the webhook secret'],
-  settings: {
-    signatureHeader: 'x-razorpay-signature',
-    key: 'x-razorpay-event-id',
-    retentionDays: 7,
-  },
+  signature: { signatureHeader: 'x-razorpay-signature' },
+  key: 'x-razorpay-event-id',
+  retentionDays: 7,
   eventType: /* @__PURE__ */ bodyField('event'),
 });
 
@@ -128,14 +126,9 @@ export const razorpay = /* @__PURE__ */ hmacMember<RazorpayOptions, RazorpayMini
 export const typeform = /* @__PURE__ */ hmacMember<TypeformOptions, TypeformMinimalEvents>({
   provider: 'typeform',
   secret: ['secret', 'the webhook secret'],
-  settings: {
-    signatureHeader: 'typeform-signature',
-    encoding: 'base64',
-    prefix: 'sha256=',
-    key: /* @__PURE__ */ bodyField('event_id'),
-    keyDescription: 'event_id in the body',
-    retentionDays: 7,
-  },
+  signature: { signatureHeader: 'typeform-signature', encoding: 'base64', prefix: 'sha256=' },
+  key: [/* @__PURE__ */ bodyField('event_id'), 'event_id in the body'],
+  retentionDays: 7,
   eventType: /* @__PURE__ */ bodyField('event_type'),
 });
 
@@ -158,13 +151,9 @@ export const typeform = /* @__PURE__ */ hmacMember<TypeformOptions, TypeformMini
 export const bitbucket = /* @__PURE__ */ hmacMember<BitbucketOptions, BitbucketMinimalEvents>({
   provider: 'bitbucket',
   secret: ['secret', 'the webhook secret'],
-  settings: {
-    signatureHeader: 'x-hub-signature',
-    prefix: 'sha256=',
-    key: 'x-request-uuid',
-    keyDescription: 'X-Request-UUID header',
-    retentionDays: 7,
-  },
+  signature: { signatureHeader: 'x-hub-signature', prefix: 'sha256=' },
+  key: ['x-request-uuid', 'X-Request-UUID header'],
+  retentionDays: 7,
   eventType: (request) => header(request, 'x-event-key'),
 });
 
@@ -189,12 +178,9 @@ export const bitbucket = /* @__PURE__ */ hmacMember<BitbucketOptions, BitbucketM
 export const sentry = /* @__PURE__ */ hmacMember<SentryOptions, SentryMinimalEvents>({
   provider: 'sentry',
   secret: ['clientSecret', 'the integration client secret'],
-  settings: {
-    signatureHeader: 'sentry-hook-signature',
-    key: 'request-id',
-    keyDescription: 'Request-ID header',
-    retentionDays: 7,
-  },
+  signature: { signatureHeader: 'sentry-hook-signature' },
+  key: ['request-id', 'Request-ID header'],
+  retentionDays: 7,
   eventType: (request) => header(request, 'sentry-hook-resource'),
 });
 
@@ -218,12 +204,8 @@ export const sentry = /* @__PURE__ */ hmacMember<SentryOptions, SentryMinimalEve
 export const paystack = /* @__PURE__ */ hmacMember<PaystackOptions, PaystackMinimalEvents>({
   provider: 'paystack',
   secret: ['secretKey', 'your secret key'],
-  settings: {
-    signatureHeader: 'x-paystack-signature',
-    algorithm: 'sha512',
-    key: eventKey,
-    keyDescription: 'event and data.id (or data.reference) in the body',
-    retentionDays: 7,
-  },
+  signature: { signatureHeader: 'x-paystack-signature', algorithm: 'sha512' },
+  key: [eventKey, 'event and data.id (or data.reference) in the body'],
+  retentionDays: 7,
   eventType: /* @__PURE__ */ bodyField('event'),
 });
