@@ -138,8 +138,7 @@ export const stripe = /* @__PURE__ */ timestampedMember<StripeOptions, StripeMin
   read: /* @__PURE__ */ signatureList(',', 't', 'v1', true),
   // Stripe's libraries sign `t` as the number they parsed, so a zero-padded `t` signs without its zeros.
   signed: (_, seconds, rawBody) => [`${seconds}.`, rawBody],
-  key: (request) => presentExternalId(jsonBody(request)?.id),
-  keyDescription: 'event id in the body',
+  key: [(request) => presentExternalId(jsonBody(request)?.id), 'event id in the body'],
   retentionDays: 30,
   eventType: /* @__PURE__ */ bodyField('type'),
 });
@@ -170,8 +169,7 @@ export const paddle = /* @__PURE__ */ timestampedMember<PaddleOptions, PaddleMin
   header: 'paddle-signature',
   read: /* @__PURE__ */ signatureList(';', 'ts', 'h1'),
   signed: (stamp, _, rawBody) => [`${stamp}:`, rawBody],
-  key: (request) => presentExternalId(jsonBody(request)?.event_id),
-  keyDescription: 'event_id in the body',
+  key: [(request) => presentExternalId(jsonBody(request)?.event_id), 'event_id in the body'],
   retentionDays: 30,
   eventType: /* @__PURE__ */ bodyField('event_type'),
 });
@@ -199,8 +197,7 @@ export const calendly = /* @__PURE__ */ timestampedMember<CalendlyOptions, Calen
   header: 'calendly-webhook-signature',
   read: /* @__PURE__ */ signatureList(',', 't', 'v1'),
   signed: (stamp, _, rawBody) => [`${stamp}.`, rawBody],
-  key: eventKey,
-  keyDescription: 'event and payload.uri in the body',
+  key: [eventKey, 'event and payload.uri in the body'],
   retentionDays: 7,
   eventType: /* @__PURE__ */ bodyField('event'),
 });
@@ -240,13 +237,15 @@ export const slack = /* @__PURE__ */ timestampedMember<SlackOptions, SlackMinima
       ? { stamp: header(request, 'x-slack-request-timestamp'), signatures: [value.slice(3)] }
       : undefined,
   signed: (stamp, _, rawBody) => [`v0:${stamp}:`, rawBody],
-  key(request) {
-    const body = jsonBody(request);
-    const app = idPart(body?.api_app_id);
-    const event = idPart(body?.event_id);
-    return app !== undefined && event !== undefined ? `${app}:${event}` : undefined;
-  },
-  keyDescription: 'api_app_id and event_id in the body',
+  key: [
+    (request) => {
+      const body = jsonBody(request);
+      const app = idPart(body?.api_app_id);
+      const event = idPart(body?.event_id);
+      return app !== undefined && event !== undefined ? `${app}:${event}` : undefined;
+    },
+    'api_app_id and event_id in the body',
+  ],
   retentionDays: 2,
   passThrough: (request) => jsonBody(request)?.type === 'url_verification',
   eventType: (request) => {
