@@ -67,7 +67,7 @@ export type EventsByType<Union, Field extends string = 'type'> = {
   [Name in NamesOf<Union, Field> & string]: Member<Union, Field, Name>;
 };
 
-/** A delivery whose event name is a string field of its JSON body. */
+/** A delivery as a preset reads it when all it reads are string fields of the JSON body: `Named<'id' | 'type'>`. */
 export type Named<Field extends string> = { readonly [F in Field]: string };
 
 /** Adds the event map and its reader to a built preset. */
