@@ -30,7 +30,7 @@ const sizeOf = (scenario: string) => SIZES[scenario.startsWith('guard') ? 'guard
  * marking runs inside the collection (where it is counted apart) and not in steps spread over
  * the allocations of the code under test.
  */
-const DETERMINISTIC = [
+export const DETERMINISTIC = [
   '--single-threaded',
   '--predictable',
   '--random-seed=1',
@@ -48,7 +48,7 @@ interface RunCount {
 }
 
 /** The inclusive cost of the collector's entry in a callgrind output file (0 when it never ran). */
-function collectorCost(file: string): number {
+export function collectorCost(file: string): number {
   const { stdout, status } = spawnSync(
     'callgrind_annotate',
     ['--inclusive=yes', '--threshold=100', file],

@@ -29,7 +29,9 @@ const keyOf = (headers: Record<string, string | string[] | undefined>) =>
   headers['x-event-id'] as string | undefined;
 
 async function storeFor(mode: ServerMode): Promise<Store<never> | undefined> {
-  if (mode === 'memory') return new InMemoryStore();
+  // BENCH_MAX_RECEIPTS: the store's bound, so that a short run reaches a steady size (callgrind).
+  if (mode === 'memory')
+    return new InMemoryStore({ maxReceipts: Number(process.env.BENCH_MAX_RECEIPTS ?? 10_000) });
   if (mode !== 'sqlite') return undefined;
   const db = new Database(join(mkdtempSync(join(tmpdir(), 'wi-bench-')), 'bench.sqlite'));
   db.pragma('journal_mode = WAL');

@@ -192,21 +192,34 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
    * handler on the same trace), or the completed receipt, whose stored text the caller decodes
    * (and then reports `replayed`). A fingerprint that is not a string fails as a `ConfigError`.
    */
-  async claimTraced<T extends R>(
+  claimTraced<T extends R>(
     key: RequestKey,
     fingerprintInput: unknown,
     verified: boolean,
     trace: Trace,
     since: number,
   ): Promise<Ticket<T, Tx> | ObservedReceipt> {
-    const fingerprint = fittedFingerprint(fingerprintInput);
-    let first: ClaimResult;
+    let fingerprint: string | null;
+    let claimed: Promise<ClaimResult>;
     try {
-      first = await this.store.claim(key, { now: this.clock(), fingerprint });
+      fingerprint = fittedFingerprint(fingerprintInput);
     } catch (error) {
-      throw storeFailure('claim', error, trace, since);
+      return Promise.reject(error);
     }
-    return this.settle<T>(first, key, fingerprint, verified, trace, since);
+    try {
+      // A store's own promise passes through as it is; a store that answers with a plain value
+      // (a hand-written one) still settles through the same reaction.
+      claimed = Promise.resolve(this.store.claim(key, { now: this.clock(), fingerprint }));
+    } catch (error) {
+      return Promise.reject(storeFailure('claim', error, trace, since));
+    }
+    // One reaction on the store's own promise: no async function around it.
+    return claimed.then(
+      (first) => this.settle<T>(first, key, fingerprint, verified, trace, since),
+      (error: unknown) => {
+        throw storeFailure('claim', error, trace, since);
+      },
+    );
   }
 
   /**

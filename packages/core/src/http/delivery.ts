@@ -229,33 +229,55 @@ export class Delivery<Tx> implements PendingRun {
    * still goes out instead of the guard's 409 or 503, which would only make the provider redeliver
    * what is done.
    */
-  private async record(
+  private record(
     response: CapturedResponse,
     recordedElsewhere: boolean,
   ): Promise<HttpResponseRecord | null> {
-    const ticket = this.claim();
     const { status } = response;
-    if (!isRecordedStatus(status))
-      return this.failed(await ticket.failOrLost(new UnsuccessfulAnswer(status)), status);
+    let ticket: Ticket<unknown, Tx>;
+    try {
+      ticket = this.claim();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    if (!isRecordedStatus(status)) return this.recordFailure(ticket, status);
     let text: string;
     try {
       text = this.config.storeAnswer(response);
     } catch (error) {
-      // ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE (or the codec's failure): the receipt is failed, the error the framework's.
-      await ticket.failOrLost(error);
-      this.end(DeliveryOutcome.FAILED, undefined);
-      throw error;
+      return this.unstorable(ticket, error);
     }
-    try {
-      await ticket.completeEncoded(text);
-    } catch (error) {
-      if (!recordedElsewhere || !answerFor(error, this.config, this.request))
-        return this.unrecorded(error);
-      this.end(outcomeOf(error, true), status);
-      return null;
-    }
-    this.end(DeliveryOutcome.FIRST, status);
-    return null;
+    // One reaction on the completion's own promise (which never throws): no async function around it.
+    return ticket.completeEncoded(text).then(
+      () => {
+        this.end(DeliveryOutcome.FIRST, status);
+        return null;
+      },
+      (error: unknown) => {
+        if (!recordedElsewhere || !answerFor(error, this.config, this.request))
+          return this.unrecorded(error);
+        this.end(outcomeOf(error, true), status);
+        return null;
+      },
+    );
+  }
+
+  /** A non-2xx answer: the receipt is marked `failed`, the answer goes out unrecorded. */
+  private async recordFailure(
+    ticket: Ticket<unknown, Tx>,
+    status: number,
+  ): Promise<HttpResponseRecord | null> {
+    return this.failed(await ticket.failOrLost(new UnsuccessfulAnswer(status)), status);
+  }
+
+  /**
+   * The answer cannot be stored (`ERR_IDEMPOTENCY_RESPONSE_TOO_LARGE`, the codec's failure): the
+   * receipt is failed, the error the framework's.
+   */
+  private async unstorable(ticket: Ticket<unknown, Tx>, error: unknown): Promise<never> {
+    await ticket.failOrLost(error);
+    this.end(DeliveryOutcome.FAILED, undefined);
+    throw error;
   }
 
   /**
