@@ -88,7 +88,14 @@ describe.each(targets('bullmq_bridge'))('the BullMQ bridge (%s)', (_name, open) 
     const [first, second] = [await handedOff('evt_1'), await handedOff('evt_2')];
     const queued = await queue.getJob(first);
     expect(queued).toMatchObject({ name: 'stripe', id: first });
-    expect(queued!.data).toEqual({ id: 1, provider: 'stripe', externalId: 'evt_1', attempts: 1 });
+    // The lease count under both names for one minor version (`attempts`: the name before).
+    expect(queued!.data).toEqual({
+      id: 1,
+      provider: 'stripe',
+      externalId: 'evt_1',
+      leases: 1,
+      attempts: 1,
+    });
     expect(queued!.opts).toMatchObject({ attempts: DEFAULT_JOB_OPTIONS.attempts });
     worker();
     expect((await finished(first)).returnvalue).toBe('processed');
@@ -222,7 +229,7 @@ describe.each(targets('bullmq_bridge'))('the BullMQ bridge (%s)', (_name, open) 
     const job = await finished('foreign');
     expect(job.attemptsMade).toBe(1);
     expect(job.failedReason).toBe(
-      'Job foreign is not an inbox delivery: job.data.attempts must be a lease (>= 1), got undefined',
+      'Job foreign is not an inbox delivery: job.data.leases must be a lease (>= 1), got undefined',
     );
     expect(calls).toBe(0);
   });

@@ -82,6 +82,7 @@ export {
   createInboxRelay,
   type HandoffState,
   type InboxRelay,
+  type GivenQueuedDelivery,
   type InboxRelayOptions,
   jobIdOf,
   type QueuedDelivery,
@@ -107,6 +108,7 @@ export type {
   PurgeInput,
   ReclaimInput,
 } from './store-contract';
+export { leaseCount, leasesOf, withLeases } from './inbox/lease-count';
 export { numberOption } from './inbox/run';
 export { resolveListInput, resolvePurgeInput } from './inbox/list-input';
 export {

@@ -167,7 +167,7 @@ describe.each(receiptsKinds)(
 );
 
 describe('a receipts store that fails', () => {
-  it('backs off without spending the delivery attempts; once it is back, each delivery runs once', async () => {
+  it("backs off without spending its deliveries' failures; once it is back, each delivery runs once", async () => {
     for (const id of ['evt_1', 'evt_2', 'evt_3']) await enqueue(id);
     // A real store whose table is not there yet: every claim of a receipt fails (a StoreError).
     const store = new SqlStore(db, { table: `receipts_${n}` });
@@ -208,7 +208,7 @@ describe('a receipts store that fails', () => {
       handlers: { stripe: async () => void ran++ },
       onEvent: (event) => events.push(event),
     });
-    const job = { id: leased!.id, provider: 'stripe', externalId: 'evt_1', attempts: 1 };
+    const job = { id: leased!.id, provider: 'stripe', externalId: 'evt_1', leases: 1 };
     expect(await consumer.process(job, { final: true })).toBe('released');
     expect(events.find((e) => e.type === 'released')).toMatchObject({ reason: 'store-error' });
     expect(ran).toBe(0);

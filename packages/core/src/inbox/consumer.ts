@@ -6,8 +6,9 @@
  */
 import { ConfigError } from '../errors';
 import { giveBackLease, type InboxConsumerStore } from './inbox-store';
+import { leaseCount, withLeases } from './lease-count';
 import { completerOf, guardFor, type ReceiptsOptions, warnOfSetup } from './receipts-link';
-import type { QueuedDelivery } from './relay-options';
+import type { GivenQueuedDelivery, QueuedDelivery } from './relay-options';
 import { emitter, errorText, type InboxHandler, numberOption, refOf, runDelivery } from './run';
 import { handlersOf, type InboxHandlers, isPermanent } from './handlers';
 import type { InboxEvent, StoredDelivery } from './types';
@@ -49,7 +50,7 @@ export interface InboxConsumer {
    * Rejects with the handler's error so the queue retries; on the queue's last attempt
    * (`final: true`) it marks the delivery `dead` first.
    */
-  process(job: QueuedDelivery, attempt: { readonly final: boolean }): Promise<ConsumeOutcome>;
+  process(job: GivenQueuedDelivery, attempt: { readonly final: boolean }): Promise<ConsumeOutcome>;
   /** The providers it has handlers for. */
   readonly providers: readonly string[];
 }
@@ -65,30 +66,40 @@ export class InvalidJobData extends ConfigError {
   }
 }
 
-/** Checks that `data` is a job a relay made, naming what is wrong. @throws {InvalidJobData} */
+const whole = (v: unknown, min: number): v is number =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= min;
+
+/**
+ * Checks that `data` is a job a relay made, naming what is wrong. Its lease count is `leases`, or
+ * `attempts` alone in a job a relay queued before the rename (both, when given, must agree).
+ * @throws {InvalidJobData}
+ */
 export function queuedDeliveryOf(data: unknown): QueuedDelivery {
   const d = data as Partial<Record<keyof QueuedDelivery, unknown>> | null;
-  const whole = (v: unknown, min: number) =>
-    typeof v === 'number' && Number.isSafeInteger(v) && v >= min;
   if (typeof d !== 'object' || d === null)
     throw new InvalidJobData('job.data', 'must be an object made by the inbox relay');
   if (!whole(d.id, 1))
     throw new InvalidJobData('job.data.id', `must be a delivery id, got ${String(d.id)}`);
-  if (!whole(d.attempts, 1))
-    throw new InvalidJobData(
-      'job.data.attempts',
-      `must be a lease (>= 1), got ${String(d.attempts)}`,
-    );
+  const leases = jobLeases(d);
   if (typeof d.provider !== 'string' || d.provider === '')
     throw new InvalidJobData('job.data.provider', 'must be a provider name');
   if (typeof d.externalId !== 'string' || d.externalId === '')
     throw new InvalidJobData('job.data.externalId', 'must be the delivery id');
-  return {
-    id: d.id as number,
-    provider: d.provider,
-    externalId: d.externalId,
-    attempts: d.attempts as number,
-  };
+  return { id: d.id, provider: d.provider, externalId: d.externalId, ...leaseCount(leases) };
+}
+
+/** A job's lease count: `leases`, else `attempts` (its name before); both given must agree. */
+function jobLeases(d: { readonly leases?: unknown; readonly attempts?: unknown }): number {
+  const field = d.leases === undefined && d.attempts !== undefined ? 'attempts' : 'leases';
+  const value = d[field];
+  if (!whole(value, 1))
+    throw new InvalidJobData(`job.data.${field}`, `must be a lease (>= 1), got ${String(value)}`);
+  if (d.attempts !== undefined && d.attempts !== value)
+    throw new InvalidJobData(
+      'job.data.leases',
+      `and its old name job.data.attempts disagree (${value} and ${String(d.attempts)})`,
+    );
+  return value;
 }
 
 /**
@@ -142,7 +153,8 @@ async function consume<Tx>(
 ): Promise<ConsumeOutcome> {
   const { inbox, handlers, emit, guard, complete } = scope;
   const ref = refOf(job);
-  const stored = await inbox.find(job.provider, job.externalId);
+  const found = await inbox.find(job.provider, job.externalId);
+  const stored = found && withLeases(found);
   const skipped = skipReason(job, stored);
   if (skipped !== undefined) {
     emit({ type: 'skipped', delivery: ref, reason: skipped });
@@ -186,7 +198,7 @@ function skipReason(
 ): 'missing' | 'finished' | 'superseded' | undefined {
   if (stored === null || stored.id !== job.id) return 'missing';
   if (stored.status === 'done' || stored.status === 'dead') return 'finished';
-  if (stored.status !== 'processing' || stored.attempts !== job.attempts) return 'superseded';
+  if (stored.status !== 'processing' || stored.leases !== job.leases) return 'superseded';
   return undefined;
 }
 

@@ -24,6 +24,7 @@
  * where its reports go.
  */
 import type { DeliveryLease } from './types';
+import { leasesOf } from './lease-count';
 
 /** What a {@link LeaseKeeper} needs of its owner. */
 export interface LeaseKeeperContext<L extends DeliveryLease> {
@@ -47,7 +48,7 @@ export interface LeaseKeeperOptions {
 export const RENEWALS_PER_LEASE = 3;
 
 /** A lease's identity: its delivery and its lease number. */
-const keyOf = (lease: DeliveryLease) => `${lease.id}/${lease.attempts}`;
+const keyOf = (lease: DeliveryLease) => `${lease.id}/${leasesOf(lease)}`;
 
 /** Keeps tracked leases renewed with one timer; see the module's header. */
 export class LeaseKeeper<L extends DeliveryLease> {

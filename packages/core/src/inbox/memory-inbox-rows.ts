@@ -1,6 +1,7 @@
 /** @module InMemoryInbox's rows: what one stored delivery holds, its options, and the copies it hands out. */
 import { ConfigError } from '../errors';
 import type { InboxStore } from './inbox-store';
+import { leaseCount } from './lease-count';
 import type { Delivery, DeliveryStatus, DeliverySummary, LeasedRef, StoredDelivery } from './types';
 
 /** Options of {@link InMemoryInbox}. */
@@ -34,7 +35,8 @@ export interface Row {
   readonly body: Buffer;
   readonly receivedAt: number;
   status: DeliveryStatus;
-  attempts: number;
+  /** How many times it was leased (`SqlInbox`'s `attempts` column). */
+  leases: number;
   failures: number;
   availableAt: number;
   finishedAt: number | null;
@@ -61,7 +63,7 @@ export const refOf = (row: Row): LeasedRef => ({
   id: row.id,
   provider: row.provider,
   externalId: row.externalId,
-  attempts: row.attempts,
+  ...leaseCount(row.leases),
   failures: row.failures,
 });
 

@@ -19,6 +19,7 @@ import {
   toSummary,
 } from './memory-inbox-rows';
 import type { InboxStore } from './inbox-store';
+import { leasesOf } from './lease-count';
 import { MAX_CLAIM_LIMIT } from './run';
 import {
   type Delivery,
@@ -85,7 +86,7 @@ export class InMemoryInbox implements InboxStore {
       body: Buffer.from(delivery.body),
       receivedAt: now,
       status: DeliveryStatus.PENDING,
-      attempts: 0,
+      leases: 0,
       failures: 0,
       availableAt: now,
       finishedAt: null,
@@ -137,14 +138,14 @@ export class InMemoryInbox implements InboxStore {
         const mayTake =
           takeOver === true ||
           (Array.isArray(takeOver) &&
-            takeOver.some((l) => l.id === row.id && l.attempts === row.attempts));
+            takeOver.some((l) => l.id === row.id && leasesOf(l) === row.leases));
         if (!mayTake) continue;
         // Its worker died or stalled: a delivery that kills its worker must still reach the dead letter.
         row.failures += 1;
         row.lastError = LEASE_EXPIRED;
       }
       row.status = DeliveryStatus.PROCESSING;
-      row.attempts += 1;
+      row.leases += 1;
       row.availableAt = now + leaseMs;
       leased.push(row);
     }
@@ -170,10 +171,10 @@ export class InMemoryInbox implements InboxStore {
     return found;
   }
 
-  /** The delivery under `lease` while it is still held (processing, same attempts), else `undefined`. */
+  /** The delivery under `lease` while it is still held (processing, same leases), else `undefined`. */
   private held(lease: DeliveryLease): Row | undefined {
     const row = this.rows.get(lease.id);
-    return row?.status === DeliveryStatus.PROCESSING && row.attempts === lease.attempts
+    return row?.status === DeliveryStatus.PROCESSING && row.leases === leasesOf(lease)
       ? row
       : undefined;
   }
@@ -256,7 +257,7 @@ export class InMemoryInbox implements InboxStore {
       !row ||
       (row.status !== DeliveryStatus.DEAD && row.status !== DeliveryStatus.DONE) ||
       row.status !== expected.status ||
-      row.attempts !== expected.attempts
+      row.leases !== leasesOf(expected)
     )
       return false;
     row.status = DeliveryStatus.PENDING;
@@ -279,7 +280,7 @@ export class InMemoryInbox implements InboxStore {
     if (
       row?.status !== DeliveryStatus.PENDING ||
       expected.status !== DeliveryStatus.PENDING ||
-      row.attempts !== expected.attempts ||
+      row.leases !== leasesOf(expected) ||
       row.availableAt <= now
     )
       return false;

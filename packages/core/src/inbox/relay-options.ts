@@ -9,13 +9,21 @@ import { givenName, renamedOption } from '../renamed-option';
 import type { Store } from '../types';
 import { emitter, MAX_CLAIM_LIMIT, numberOption } from './run';
 import type { InboxRelayStore } from './inbox-store';
-import type { DeliveryRef, InboxEvent } from './types';
+import { leasesOf } from './lease-count';
+import type { DeliveryRef, GivenLeaseCount, InboxEvent } from './types';
 
 /**
  * What a queue job carries: a reference to a stored delivery and the lease it was handed over
  * with, never its body (the consumer reads the verified bytes from the inbox).
  */
 export interface QueuedDelivery extends DeliveryRef {}
+
+/**
+ * A queue job's reference as a caller gives it: its lease count as `leases`, or for one minor
+ * version as `attempts` alone (the data of a job queued before the rename).
+ */
+export type GivenQueuedDelivery = Pick<QueuedDelivery, 'id' | 'provider' | 'externalId'> &
+  GivenLeaseCount;
 
 /**
  * Where a queue has the job of one handoff, as a bridge's `inspect` reports it: waiting or retrying
@@ -29,14 +37,14 @@ export type HandoffState = 'queued' | 'active' | 'completed' | 'failed' | 'missi
  * the same delivery and lease always give the same id, so a send that is repeated after a failure
  * queues the job once. A later handoff of the same delivery (a newer lease) gets a new id.
  * @example
- * jobIdOf({ id: 7, provider: 'stripe', externalId: 'evt_1', attempts: 1 }); // 'wi-3f9c…-7-1'
+ * jobIdOf({ id: 7, provider: 'stripe', externalId: 'evt_1', leases: 1 }); // 'wi-3f9c…-7-1'
  */
-export function jobIdOf(delivery: QueuedDelivery): string {
+export function jobIdOf(delivery: GivenQueuedDelivery): string {
   const key = createHash('sha256')
     .update(`${delivery.provider}\0${delivery.externalId}`)
     .digest('hex')
     .slice(0, 32);
-  return `wi-${key}-${delivery.id}-${delivery.attempts}`;
+  return `wi-${key}-${delivery.id}-${leasesOf(delivery)}`;
 }
 
 /** Options of {@link createInboxRelay}. */

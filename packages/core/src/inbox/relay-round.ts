@@ -14,6 +14,7 @@ import {
   type RelaySettings,
 } from './relay-options';
 import { giveBackLease } from './inbox-store';
+import { leaseCount, withLeases } from './lease-count';
 import { refOf } from './run';
 import type { DeliveryLease, DeliveryRef, LeasedRef } from './types';
 
@@ -51,12 +52,13 @@ export class RelayRound {
     if (takeOver === undefined) return -1;
     let claimed: LeasedRef[];
     try {
-      claimed = await inbox.claimRefs({
+      const refs = await inbox.claimRefs({
         providers,
         limit: sendSize,
         leaseMs: SEND_LEASE_MS,
         takeOver,
       });
+      claimed = refs.map(withLeases);
     } catch (error) {
       emit({ type: 'store-error', operation: 'claim', error });
       return -1;
@@ -119,7 +121,9 @@ export class RelayRound {
     const disowned: DeliveryLease[] = [];
     for (let afterId = 0; ; ) {
       try {
-        const lapsed = await inbox.lapsed({ providers, limit: sendSize, afterId });
+        const lapsed = (await inbox.lapsed({ providers, limit: sendSize, afterId })).map(
+          withLeases,
+        );
         if (lapsed.length === 0) return disowned;
         const states = await check(lapsed.map(toQueued));
         if (!Array.isArray(states) || states.length !== lapsed.length)
@@ -128,7 +132,7 @@ export class RelayRound {
         if (held.length > 0) await inbox.extend(held, { leaseMs: handoffMs });
         for (const [i, d] of lapsed.entries())
           if (!stillRunning(states[i]) && disowned.length < sendSize)
-            disowned.push({ id: d.id, attempts: d.attempts });
+            disowned.push({ id: d.id, ...leaseCount(d.leases) });
         if (lapsed.length < sendSize) return disowned;
         afterId = lapsed[lapsed.length - 1]!.id;
       } catch (error) {

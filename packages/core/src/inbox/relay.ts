@@ -24,6 +24,7 @@ import { numberOption } from './run';
 import { stopWithDeadline } from './stopper';
 
 export {
+  type GivenQueuedDelivery,
   type HandoffState,
   type InboxRelay,
   type InboxRelayOptions,

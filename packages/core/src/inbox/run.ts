@@ -11,6 +11,7 @@ import { RequestKey } from '../request-key';
 import { abortReason } from '../abort';
 import type { RunContext } from '../types';
 import type { Delivery, DeliveryLease, DeliveryRef, InboxEvent } from './types';
+import { leaseCount, leasesOf } from './lease-count';
 
 /** What an inbox handler gets besides the delivery: the guard's context and the run's signal. */
 export interface InboxContext<Tx = never> extends RunContext<Tx> {
@@ -65,7 +66,7 @@ export const refOf = (d: DeliveryRef): DeliveryRef => ({
   id: d.id,
   provider: d.provider,
   externalId: d.externalId,
-  attempts: d.attempts,
+  ...leaseCount(leasesOf(d)),
 });
 
 /** `onEvent` made safe: an observer never changes what happens to a delivery. */

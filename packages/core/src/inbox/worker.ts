@@ -18,6 +18,7 @@
  * Its options: worker-options.ts.
  */
 import { LeaseKeeper } from './lease-keeper';
+import { withLeases } from './lease-count';
 import { LoopState, loopHandle, PollLoop, UNTIL_WOKEN } from './poll-loop';
 import { type CompleteIn, completerOf, groupsOf, guardFor, warnOfSetup } from './receipts-link';
 import { MAX_CLAIM_LIMIT, numberOption, refOf } from './run';
@@ -58,7 +59,7 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
 }
 
 /** A lease's identity in events: its delivery and its lease number. */
-const leaseKey = (ref: DeliveryRef) => `${ref.id}/${ref.attempts}`;
+const leaseKey = (ref: DeliveryRef) => `${ref.id}/${ref.leases}`;
 
 /** The worker behind {@link createInboxWorker}; see the module's header. */
 class InboxWorkerMachine<Tx> {
@@ -200,7 +201,7 @@ class InboxWorkerMachine<Tx> {
   private async claim(limit: number): Promise<Delivery[]> {
     const { inbox, providers, leaseMs } = this.settings;
     try {
-      return await inbox.claim({ providers, limit, leaseMs });
+      return (await inbox.claim({ providers, limit, leaseMs })).map(withLeases);
     } catch (error) {
       this.report({ type: 'store-error', operation: 'claim', error });
       return [];

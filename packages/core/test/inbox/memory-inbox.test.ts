@@ -60,7 +60,7 @@ describe('the inbox-store suite rejects broken stores', () => {
   class UnfencedInbox extends InMemoryInbox {
     override async complete(lease: DeliveryLease): Promise<boolean> {
       const [current] = await this.list({ afterId: lease.id - 1, limit: 1 });
-      return current ? super.complete({ id: lease.id, attempts: current.attempts }) : false;
+      return current ? super.complete({ id: lease.id, leases: current.leases }) : false;
     }
   }
 
@@ -83,13 +83,13 @@ describe('the inbox-store suite rejects broken stores', () => {
 
   /**
    * A redeliver that takes whatever finished delivery it finds, as stores did before the contract
-   * carried the state seen: it reads the status and attempts itself and writes against those.
+   * carried the state seen: it reads the status and leases itself and writes against those.
    */
   class BlindRedeliverInbox extends InMemoryInbox {
     override async redeliver(provider: string, externalId: string): Promise<boolean> {
       const now = await this.find(provider, externalId);
       if (now?.status !== 'dead' && now?.status !== 'done') return false;
-      return super.redeliver(provider, externalId, { status: now.status, attempts: now.attempts });
+      return super.redeliver(provider, externalId, { status: now.status, leases: now.leases });
     }
   }
 

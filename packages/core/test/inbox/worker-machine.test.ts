@@ -92,19 +92,19 @@ it('a lease taken over while its handler runs is reported lost when the renewal 
   // The store's clock runs past the lease (the worker stalled), and another worker takes it over.
   time += 3001;
   expect(await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 })).toMatchObject([
-    { externalId: 'evt_1', attempts: 2 },
+    { externalId: 'evt_1', leases: 2 },
   ]);
   expect(events).toEqual([]);
   // The next renewal (every third of the lease) finds it gone.
   await jest.advanceTimersByTimeAsync(1000);
   expect(events).toEqual([
-    { type: 'lease-lost', delivery: expect.objectContaining({ externalId: 'evt_1', attempts: 1 }) },
+    { type: 'lease-lost', delivery: expect.objectContaining({ externalId: 'evt_1', leases: 1 }) },
   ]);
   // The handler ends; its result is not recorded on the delivery, and the loss is not told twice.
   gate.resolve();
   expect(await run).toBe(1);
   expect(events.map((e) => e.type)).toEqual(['lease-lost']);
-  expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'processing', attempts: 2 });
+  expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'processing', leases: 2 });
 });
 
 it('stop() resolves by its deadline plus the grace when a run it ended cannot give its delivery back; it says so', async () => {
@@ -161,7 +161,7 @@ it('a claim still blocked at stop() does not hold it past its deadline; what it 
   expect(ran).toEqual([]);
   expect(await inbox.find('stripe', 'evt_1')).toMatchObject({
     status: 'pending',
-    attempts: 1,
+    leases: 1,
     failures: 0,
   });
 });

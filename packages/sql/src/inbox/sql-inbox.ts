@@ -20,6 +20,7 @@ import type {
 import type { DeliveryBatcher } from '@webhook-idempotency/core/adapter';
 import {
   checkKeyPart,
+  leasesOf,
   resolveListInput,
   resolvePurgeInput,
 } from '@webhook-idempotency/core/adapter';
@@ -236,7 +237,7 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
     return buryLease(this.writer, lease, error);
   }
 
-  /** One conditional `UPDATE`, a compare-and-set on the status and attempts the operator saw. */
+  /** One conditional `UPDATE`, a compare-and-set on the status and leases the operator saw. */
   async redeliver(
     provider: string,
     externalId: string,
@@ -246,7 +247,7 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
       provider,
       externalId,
       expected.status,
-      expected.attempts,
+      leasesOf(expected),
     ]);
     return affected === 1;
   }
@@ -261,7 +262,7 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
     const { affected } = await this.executor.query(this.sql.retryNow, [
       provider,
       externalId,
-      expected.attempts,
+      leasesOf(expected),
     ]);
     return affected === 1;
   }

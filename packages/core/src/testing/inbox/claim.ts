@@ -6,14 +6,14 @@ import type { InboxConformanceCase } from './types';
 export const claimCases: InboxConformanceCase[] = [
   {
     group: 'claim',
-    name: 'claims due deliveries oldest first, leases them (attempts 1) and never hands one out twice',
+    name: 'claims due deliveries oldest first, leases them (lease 1) and never hands one out twice',
     async run({ inbox }) {
       for (const id of ['a', 'b', 'c', 'd', 'e']) await inbox.enqueue(delivery(id));
       await inbox.enqueue(delivery('g1', { provider: 'github' }));
       const [first, second] = await Promise.all([claimAll(inbox, 2), claimAll(inbox, 2)]);
       const claimed = [...first!, ...second!];
       expect(claimed.map((d) => d.externalId).sort()).toEqual(['a', 'b', 'c', 'd']);
-      expect(claimed.every((d) => d.attempts === 1)).toBe(true);
+      expect(claimed.every((d) => d.leases === 1)).toBe(true);
       expect(Buffer.compare(claimed[0]!.body, BODY)).toBe(0);
       const rest = await claimAll(inbox);
       expect(rest.map((d) => d.externalId)).toEqual(['e']);
@@ -37,7 +37,7 @@ export const claimCases: InboxConformanceCase[] = [
   },
   {
     group: 'claim',
-    name: 'an expired lease is taken over (attempts 2) and the first holder can no longer settle it',
+    name: 'an expired lease is taken over (lease 2) and the first holder can no longer settle it',
     async run({ inbox, wait }) {
       await inbox.enqueue(delivery('evt_1'));
       // Long while nothing may be taken over, however slow the machine; then cut to 50 ms.
@@ -47,7 +47,7 @@ export const claimCases: InboxConformanceCase[] = [
       await wait(120);
       const [taken] = await claimAll(inbox);
       // Its worker presumably died: that counts as a failure, recorded as such.
-      expect(taken).toMatchObject({ externalId: 'evt_1', attempts: 2, failures: 1, id: old!.id });
+      expect(taken).toMatchObject({ externalId: 'evt_1', leases: 2, failures: 1, id: old!.id });
       expect((await inbox.find('stripe', 'evt_1'))!.lastError).toMatch(/^LeaseExpired: /);
       expect(await inbox.complete(old!)).toBe(false);
       expect(await inbox.retry(old!, { delayMs: 0, error: 'late' })).toBe(false);
@@ -63,12 +63,12 @@ export const claimCases: InboxConformanceCase[] = [
       await inbox.enqueue(delivery('evt_2'));
       const [one, two] = await inbox.claim({ providers: ['stripe'], limit: 2, leaseMs: 50 });
       await wait(120);
-      // The fence is the lease's attempts, not its expiry: nobody else holds these yet.
+      // The fence is the lease count, not its expiry: nobody else holds these yet.
       expect(await inbox.complete(one!)).toBe(true);
       expect(await inbox.giveBack!(two!, { delayMs: 0 })).toBe(true);
       expect(await inbox.find('stripe', 'evt_2')).toMatchObject({
         status: DeliveryStatus.PENDING,
-        attempts: 1,
+        leases: 1,
         failures: 0,
         lastError: null,
       });

@@ -46,7 +46,7 @@ export const listCases: InboxConformanceCase[] = [
         expect(row).not.toHaveProperty('headers');
         expect(row.bodyBytes).toBe(REF_BODY.length);
       }
-      expect(rows.map((r) => [r.externalId, r.status, r.attempts])).toEqual([
+      expect(rows.map((r) => [r.externalId, r.status, r.leases])).toEqual([
         ['a', DeliveryStatus.PROCESSING, 1],
         ['b', DeliveryStatus.PENDING, 0],
       ]);

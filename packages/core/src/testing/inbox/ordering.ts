@@ -52,7 +52,7 @@ export const orderingCases: InboxConformanceCase[] = [
       const [o1] = await claimAll(inbox);
       expect(await inbox.bury(o1!, { error: 'poison' })).toBe(true);
       expect(
-        await inbox.redeliver('stripe', 'o1', { status: DeliveryStatus.DEAD, attempts: 1 }),
+        await inbox.redeliver('stripe', 'o1', { status: DeliveryStatus.DEAD, leases: 1 }),
       ).toBe(true);
       // o2 was never leased: the redelivered o1, older, is the group's head again.
       expect((await claimAll(inbox)).map((d) => d.externalId)).toEqual(['o1']);

@@ -52,7 +52,7 @@ export const purgeCases: InboxConformanceCase[] = [
       expect(await inbox.find('stripe', 'evt_1')).toBeNull();
       expect(await inbox.enqueue(delivery('evt_1'))).toBe(true);
       const [again] = await claimAll(inbox);
-      expect(again).toMatchObject({ externalId: 'evt_1', attempts: 1, failures: 0 });
+      expect(again).toMatchObject({ externalId: 'evt_1', leases: 1, failures: 0 });
       expect(again!.id).toBeGreaterThan(first.id);
       // The old lease is not the new delivery's.
       expect(await inbox.complete(first)).toBe(false);

@@ -8,7 +8,9 @@ import type { InboxConformanceCase } from './types';
 
 /** A body worth not reading: 4 KiB. */
 export const REF_BODY = Buffer.alloc(4096, 0x61);
-const REF_KEYS = ['attempts', 'externalId', 'failures', 'id', 'provider'];
+// `attempts`: the lease count's deprecated name, carried beside `leases` for one minor version.
+const REF_KEYS = ['attempts', 'externalId', 'failures', 'id', 'leases', 'provider'];
+const ONE_LEASE = { leases: 1, attempts: 1 };
 
 /** A Stripe delivery with {@link REF_BODY}. */
 export const refDelivery = (externalId: string): NewDelivery => ({
@@ -28,8 +30,8 @@ export const relayCases: InboxConformanceCase[] = [
       const refs = await inbox.claimRefs({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
       expect(refs.map((r) => Object.keys(r).sort())).toEqual([REF_KEYS, REF_KEYS]);
       expect(refs).toEqual([
-        { id: expect.any(Number), provider: 'stripe', externalId: 'a', attempts: 1, failures: 0 },
-        { id: expect.any(Number), provider: 'stripe', externalId: 'b', attempts: 1, failures: 0 },
+        { id: expect.any(Number), provider: 'stripe', externalId: 'a', ...ONE_LEASE, failures: 0 },
+        { id: expect.any(Number), provider: 'stripe', externalId: 'b', ...ONE_LEASE, failures: 0 },
       ]);
       // Leased: nothing is due until the lease runs out; then a takeover counts a failure. (The
       // lease is long while nothing may be due, however slow the machine, then cut to 100 ms.)
@@ -38,8 +40,8 @@ export const relayCases: InboxConformanceCase[] = [
       expect(await inbox.extend([refs[1]!], { leaseMs: 100 })).toBe(1);
       await wait(300);
       const [again] = await inbox.claimRefs({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
-      expect(again).toMatchObject({ externalId: 'b', attempts: 2, failures: 1 });
-      expect(await inbox.find('stripe', 'b')).toMatchObject({ attempts: 2, failures: 1 });
+      expect(again).toMatchObject({ externalId: 'b', leases: 2, failures: 1 });
+      expect(await inbox.find('stripe', 'b')).toMatchObject({ leases: 2, failures: 1 });
     },
   },
   {
@@ -51,7 +53,7 @@ export const relayCases: InboxConformanceCase[] = [
       await wait(200);
       // 'd' is pending (the claim's to take), not a lapsed handoff.
       const lapsed = await inbox.lapsed({ providers: ['stripe'], limit: 10, afterId: 0 });
-      expect(lapsed.map((r) => [r.externalId, r.attempts, r.failures])).toEqual([
+      expect(lapsed.map((r) => [r.externalId, r.leases, r.failures])).toEqual([
         ['a', 1, 0],
         ['b', 1, 0],
         ['c', 1, 0],
@@ -91,16 +93,16 @@ export const relayCases: InboxConformanceCase[] = [
         inbox.claimRefs({ providers: ['stripe'], limit: 10, leaseMs: 60_000, takeOver });
       // 'a' and 'g1' lapsed but are not taken; 'g2' waits behind its group's unfinished head.
       const pending = await claim(false);
-      expect(pending.map((r) => [r.externalId, r.attempts, r.failures])).toEqual([['c', 1, 0]]);
-      expect(await inbox.find('stripe', 'a')).toMatchObject({ attempts: 1, failures: 0 });
+      expect(pending.map((r) => [r.externalId, r.leases, r.failures])).toEqual([['c', 1, 0]]);
+      expect(await inbox.find('stripe', 'a')).toMatchObject({ leases: 1, failures: 0 });
       // Listed: 'b' is held but not expired, 'a' under a lease it no longer has; neither is taken.
-      expect(await claim([b, { id: a.id, attempts: a.attempts + 1 }])).toEqual([]);
+      expect(await claim([b, { id: a.id, leases: a.leases + 1 }])).toEqual([]);
       // Only the listed expired lease is taken over, a failure counted; 'g1' stays, and so 'g2'.
       const taken = await claim([a]);
-      expect(taken.map((r) => [r.externalId, r.attempts, r.failures])).toEqual([['a', 2, 1]]);
+      expect(taken.map((r) => [r.externalId, r.leases, r.failures])).toEqual([['a', 2, 1]]);
       expect(await inbox.find('stripe', 'g1')).toMatchObject({
         status: 'processing',
-        attempts: 1,
+        leases: 1,
         failures: 0,
       });
       expect(await claim([a])).toEqual([]);

@@ -9,7 +9,7 @@ export const settleCases: InboxConformanceCase[] = [
     name: 'complete is fenced by the lease: done once, then never claimed again',
     async run({ inbox }) {
       const leased = await leaseOne(inbox, 'evt_1');
-      expect(await inbox.complete({ id: leased.id, attempts: leased.attempts + 1 })).toBe(false);
+      expect(await inbox.complete({ id: leased.id, leases: leased.leases + 1 })).toBe(false);
       expect(await inbox.complete(leased)).toBe(true);
       expect(await inbox.complete(leased)).toBe(false);
       const stored = await inbox.find('stripe', 'evt_1');
@@ -33,18 +33,18 @@ export const settleCases: InboxConformanceCase[] = [
       expect(second.externalId).toBe('evt_2');
       expect(await inbox.retry(second, { delayMs: 0, error: 'first failure' })).toBe(true);
       const [again] = await claimAll(inbox);
-      expect(again).toMatchObject({ externalId: 'evt_2', attempts: 2, failures: 1 });
+      expect(again).toMatchObject({ externalId: 'evt_2', leases: 2, failures: 1 });
       expect(await inbox.giveBack!(again!, { delayMs: 0 })).toBe(true);
       stored = await inbox.find('stripe', 'evt_2');
       expect(stored).toMatchObject({
         status: DeliveryStatus.PENDING,
         lastError: 'first failure',
         // A give-back is not a failure: only the failed attempt counts.
-        attempts: 2,
+        leases: 2,
         failures: 1,
       });
       const [third] = await claimAll(inbox);
-      expect(third).toMatchObject({ attempts: 3, failures: 1 });
+      expect(third).toMatchObject({ leases: 3, failures: 1 });
       expect(await inbox.bury(third!, { error: 'gave up' })).toBe(true);
       expect(await inbox.find('stripe', 'evt_2')).toMatchObject({ status: 'dead', failures: 2 });
     },
@@ -54,14 +54,14 @@ export const settleCases: InboxConformanceCase[] = [
     name: 'giveBack is fenced by the lease and due after its delay',
     async run({ inbox, now }) {
       const leased = await leaseOne(inbox, 'evt_1');
-      expect(await inbox.giveBack!({ id: leased.id, attempts: 9 }, { delayMs: 0 })).toBe(false);
+      expect(await inbox.giveBack!({ id: leased.id, leases: 9 }, { delayMs: 0 })).toBe(false);
       expect(await inbox.giveBack!(leased, { delayMs: 60_000 })).toBe(true);
       expect(await inbox.giveBack!(leased, { delayMs: 0 })).toBe(false);
       expect(await claimAll(inbox)).toEqual([]);
       const stored = await inbox.find('stripe', 'evt_1');
       expect(stored).toMatchObject({
         status: 'pending',
-        attempts: 1,
+        leases: 1,
         failures: 0,
         lastError: null,
       });
@@ -75,13 +75,13 @@ export const settleCases: InboxConformanceCase[] = [
       const first = await leaseOne(inbox, 'evt_1');
       expect(await inbox.retry(first, { delayMs: 0, error: 'counted' })).toBe(true);
       const [again] = await claimAll(inbox);
-      expect(await inbox.retry({ id: again!.id, attempts: 1 }, { delayMs: 0, error: null })).toBe(
+      expect(await inbox.retry({ id: again!.id, leases: 1 }, { delayMs: 0, error: null })).toBe(
         false,
       );
       expect(await inbox.retry(again!, { delayMs: 0, error: null })).toBe(true);
       expect(await inbox.find('stripe', 'evt_1')).toMatchObject({
         status: 'pending',
-        attempts: 2,
+        leases: 2,
         failures: 1,
         lastError: 'counted',
       });
@@ -98,7 +98,7 @@ export const settleCases: InboxConformanceCase[] = [
       expect(await inbox.retry(two!, { delayMs: 50, error: 'soon' })).toBe(true);
       await wait(150);
       const again = await claimAll(inbox);
-      expect(again.map((d) => [d.externalId, d.attempts, d.failures])).toEqual([['evt_2', 2, 1]]);
+      expect(again.map((d) => [d.externalId, d.leases, d.failures])).toEqual([['evt_2', 2, 1]]);
     },
   },
   {
@@ -114,14 +114,14 @@ export const settleCases: InboxConformanceCase[] = [
       // evt_3's lease is no longer held: it was settled.
       expect(await inbox.complete(three)).toBe(true);
       expect(
-        await inbox.extend([one, two, three, { id: one.id, attempts: 9 }], { leaseMs: LEASE }),
+        await inbox.extend([one, two, three, { id: one.id, leases: 9 }], { leaseMs: LEASE }),
       ).toBe(2);
       expect(await inbox.extend([], { leaseMs: LEASE })).toBe(0);
       await wait(120);
       // The short lease has passed, the extended one has not: nothing is taken over.
       expect(await claimAll(inbox)).toEqual([]);
       const stored = await inbox.find('stripe', 'evt_1');
-      expect(stored).toMatchObject({ status: 'processing', attempts: 1 });
+      expect(stored).toMatchObject({ status: 'processing', leases: 1 });
       expect(stored!.availableAt.getTime() - now()).toBeGreaterThan(50_000);
       expect(await inbox.complete(two)).toBe(true);
     },

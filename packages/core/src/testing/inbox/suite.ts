@@ -4,6 +4,7 @@ import { backpressureCases } from './backpressure';
 import { describeCases } from '../describe-cases';
 import { claimCases } from './claim';
 import { enqueueCases } from './enqueue';
+import { leaseCountCases } from './lease-count';
 import { listCases } from './list';
 import { orderingCases } from './ordering';
 import { purgeCases } from './purge';
@@ -17,11 +18,12 @@ import type {
   InboxConformanceOptions,
 } from './types';
 
-/** Every case of the `InboxStore` contract, grouped as enqueue, claim, settle, redeliver, ordering, relay, list, purge, backlog, backpressure. */
+/** Every case of the `InboxStore` contract, grouped as enqueue, claim, settle, lease count, redeliver, ordering, relay, list, purge, backlog, backpressure. */
 export const inboxConformanceCases: readonly InboxConformanceCase[] = [
   ...enqueueCases,
   ...claimCases,
   ...settleCases,
+  ...leaseCountCases,
   ...redeliverCases,
   ...orderingCases,
   ...relayCases,

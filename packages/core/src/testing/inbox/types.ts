@@ -52,6 +52,7 @@ export interface InboxConformanceCase {
     | 'enqueue'
     | 'claim'
     | 'settle'
+    | 'lease count'
     | 'redeliver'
     | 'ordering'
     | 'relay'
