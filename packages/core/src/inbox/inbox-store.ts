@@ -9,6 +9,7 @@
  */
 import type { Store } from '../types';
 import type { BacklogInput, InboxBacklog } from './figures';
+import { withLeases } from './lease-count';
 import type {
   Delivery,
   DeliveryLease,
@@ -123,43 +124,54 @@ export interface InboxReceiptsLink<Tx = unknown> {
   batcherFor?(store: object): DeliveryBatcher | undefined;
 }
 
+/** What {@link InboxWorkerStore.lease} takes. */
+export interface LeaseInput {
+  readonly providers: readonly string[];
+  readonly limit: number;
+  readonly leaseMs: number;
+}
+
+/** What {@link InboxRelayStore.leaseRefs} takes. */
+export interface LeaseRefsInput extends LeaseInput {
+  /**
+   * Which processing deliveries whose lease ran out are taken over (counting a failure).
+   * `true` (the default): every one, as `lease` does. `false`: none, only pending deliveries are
+   * leased. A list of leases: only those, and each only while it is still held under that lease
+   * and still expired. A relay that asks its queue about lapsed handoffs first
+   * ({@link InboxRelayStore.lapsed}) passes the leases whose jobs the queue lost or finished, so a
+   * lease that runs out, or is extended, after its question is never taken over unasked.
+   */
+  readonly takeOver?: boolean | readonly DeliveryLease[];
+}
+
 /** The worker's role: leasing whole deliveries, keeping and ending the leases, beside its receipts. */
 export interface InboxWorkerStore<Tx = unknown> extends InboxLeaseStore, InboxReceiptsLink<Tx> {
   /**
    * Leases up to `limit` due deliveries of `providers` (pending and due, or processing with an
-   * expired lease), oldest first: each becomes `processing`, `attempts + 1`, available again only
+   * expired lease), oldest first: each becomes `processing`, `leases + 1`, available again only
    * after `leaseMs`. Of deliveries sharing a provider and ordering key, only the oldest unfinished
-   * one is ever leased. Concurrent claims never lease one delivery twice.
+   * one is ever leased. Concurrent calls never lease one delivery twice. Optional for one minor
+   * version: the worker leases through `claim`, its name before, on an inbox store written before
+   * it; every store of this project has it.
    */
-  claim(input: {
-    readonly providers: readonly string[];
-    readonly limit: number;
-    readonly leaseMs: number;
-  }): Promise<Delivery[]>;
+  lease?(input: LeaseInput): Promise<Delivery[]>;
+  /** @deprecated Use {@link InboxWorkerStore.lease}, the same call ("claim" is a receipt's word). */
+  claim?(input: LeaseInput): Promise<Delivery[]>;
 }
 
 /** The relay's role: leasing references for a queue, and asking about handoffs that lapsed. */
 export interface InboxRelayStore extends InboxLeaseStore {
   /**
-   * As {@link InboxWorkerStore.claim} (the same leases, the same atomicity), resolving with
+   * As {@link InboxWorkerStore.lease} (the same leases, the same atomicity), resolving with
    * references only: what a relay hands to a queue, without reading any body or headers.
+   * Optional for one minor version, as `lease` is: the relay calls `claimRefs` on a store that has
+   * only that.
    */
-  claimRefs(input: {
-    readonly providers: readonly string[];
-    readonly limit: number;
-    readonly leaseMs: number;
-    /**
-     * Which processing deliveries whose lease ran out are taken over (counting a failure).
-     * `true` (the default): every one, as `claim` does. `false`: none, only pending deliveries are
-     * leased. A list of leases: only those, and each only while it is still held under that lease
-     * and still expired. A relay that asks its queue about lapsed handoffs first
-     * ({@link InboxRelayStore.lapsed}) passes the leases whose jobs the queue lost or finished, so a
-     * lease that runs out, or is extended, after its question is never taken over unasked.
-     */
-    readonly takeOver?: boolean | readonly DeliveryLease[];
-  }): Promise<LeasedRef[]>;
+  leaseRefs?(input: LeaseRefsInput): Promise<LeasedRef[]>;
+  /** @deprecated Use {@link InboxRelayStore.leaseRefs}, the same call. */
+  claimRefs?(input: LeaseRefsInput): Promise<LeasedRef[]>;
   /**
-   * The `processing` deliveries of `providers` whose lease has run out (a claim that takes over
+   * The `processing` deliveries of `providers` whose lease has run out (a lease call that takes over
    * expired leases would take them and count a failure), in id order after `afterId`, at most `limit`; the lease each
    * was handed over with, so a relay can ask its queue about that job first. A plain read.
    */
@@ -248,7 +260,12 @@ export interface InboxStore
     InboxWorkerStore,
     InboxRelayStore,
     InboxConsumerStore,
-    InboxOperatorStore {}
+    InboxOperatorStore {
+  /** {@link InboxWorkerStore.lease}: required of a whole store (the roles take `claim` for one minor version). */
+  lease(input: LeaseInput): Promise<Delivery[]>;
+  /** {@link InboxRelayStore.leaseRefs}: required of a whole store. */
+  leaseRefs(input: LeaseRefsInput): Promise<LeasedRef[]>;
+}
 
 /**
  * A delivery a group ran, and what to record for it.
@@ -289,6 +306,27 @@ export interface DeliveryBatcher {
     work: (transaction: unknown, known: ReadonlySet<number>) => Promise<readonly BatchEntry[]>,
     options: { readonly signal?: AbortSignal; readonly timeoutMs?: number },
   ): Promise<boolean[]>;
+}
+
+/**
+ * Leases due deliveries through the store's `lease`, or `claim` on an inbox store written before
+ * the rename; each with its lease count under both names ({@link withLeases}).
+ */
+export async function leaseDeliveries(
+  inbox: Pick<InboxWorkerStore, 'lease' | 'claim'>,
+  input: LeaseInput,
+): Promise<Delivery[]> {
+  const leased = inbox.lease ? await inbox.lease(input) : await inbox.claim!(input);
+  return leased.map(withLeases);
+}
+
+/** As {@link leaseDeliveries}, for references: the store's `leaseRefs`, or its `claimRefs`. */
+export async function leaseDeliveryRefs(
+  inbox: Pick<InboxRelayStore, 'leaseRefs' | 'claimRefs'>,
+  input: LeaseRefsInput,
+): Promise<LeasedRef[]> {
+  const leased = inbox.leaseRefs ? await inbox.leaseRefs(input) : await inbox.claimRefs!(input);
+  return leased.map(withLeases);
 }
 
 /**

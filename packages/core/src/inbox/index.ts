@@ -50,4 +50,6 @@ export type {
   InboxRelayStore,
   InboxStore,
   InboxWorkerStore,
+  LeaseInput,
+  LeaseRefsInput,
 } from './inbox-store';

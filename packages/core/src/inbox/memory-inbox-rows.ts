@@ -43,8 +43,6 @@ export interface Row {
   lastError: string | null;
 }
 
-/** What a claim takes. */
-export type ClaimInput = Parameters<InboxStore['claim']>[0];
 /** What `lapsed` takes. */
 export type LapsedInput = Parameters<InboxStore['lapsed']>[0];
 

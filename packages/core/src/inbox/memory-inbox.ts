@@ -5,7 +5,6 @@ import { backlogOf, resolveBacklogInput } from './backlog';
 import type { BacklogInput, InboxBacklog } from './figures';
 import { resolveListInput, resolvePurgeInput } from './list-input';
 import {
-  type ClaimInput,
   type InMemoryInboxOptions,
   keyOf,
   type LapsedInput,
@@ -18,7 +17,7 @@ import {
   toStored,
   toSummary,
 } from './memory-inbox-rows';
-import type { InboxStore } from './inbox-store';
+import type { InboxStore, LeaseInput, LeaseRefsInput } from './inbox-store';
 import { leasesOf } from './lease-count';
 import { MAX_CLAIM_LIMIT } from './run';
 import {
@@ -57,7 +56,7 @@ export class InMemoryInbox implements InboxStore {
   private readonly rows = new Map<number, Row>();
   /** Every delivery by provider and external id. */
   private readonly byKey = new Map<string, Row>();
-  /** The pending and processing deliveries, in id order: what claims and `lapsed` read. */
+  /** The pending and processing deliveries, in id order: what lease calls and `lapsed` read. */
   private open = new Map<number, Row>();
   private lastId = 0;
 
@@ -102,22 +101,27 @@ export class InMemoryInbox implements InboxStore {
    * Leases the due heads of their ordering groups, oldest first, in one step nothing interleaves.
    * @throws {ConfigError} for a `limit` above 1000, as `SqlInbox`.
    */
-  async claim(input: ClaimInput): Promise<Delivery[]> {
-    return this.lease(input).map(toDelivery);
+  async lease(input: LeaseInput): Promise<Delivery[]> {
+    return this.leaseRows(input).map(toDelivery);
   }
 
-  /** As {@link InMemoryInbox.claim}, resolving with references only: no body, no headers. */
-  async claimRefs(input: Parameters<InboxStore['claimRefs']>[0]): Promise<LeasedRef[]> {
-    return this.lease(input).map(refOf);
+  /** As {@link InMemoryInbox.lease}, resolving with references only: no body, no headers. */
+  async leaseRefs(input: LeaseRefsInput): Promise<LeasedRef[]> {
+    return this.leaseRows(input).map(refOf);
+  }
+
+  /** @deprecated Use {@link InMemoryInbox.lease}. */
+  claim(input: LeaseInput): Promise<Delivery[]> {
+    return this.lease(input);
+  }
+
+  /** @deprecated Use {@link InMemoryInbox.leaseRefs}. */
+  claimRefs(input: LeaseRefsInput): Promise<LeasedRef[]> {
+    return this.leaseRefs(input);
   }
 
   /** Leases the due heads of their ordering groups, oldest first; a takeover counts a failure. */
-  private lease({
-    providers,
-    limit,
-    leaseMs,
-    takeOver = true,
-  }: ClaimInput & Pick<Parameters<InboxStore['claimRefs']>[0], 'takeOver'>): Row[] {
+  private leaseRows({ providers, limit, leaseMs, takeOver = true }: LeaseRefsInput): Row[] {
     if (limit > MAX_CLAIM_LIMIT)
       throw new ConfigError('limit', `must be at most ${MAX_CLAIM_LIMIT}`);
     if (providers.length === 0 || limit < 1) return [];

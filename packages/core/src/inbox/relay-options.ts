@@ -132,7 +132,8 @@ export function relaySettingsOf(options: InboxRelayOptions) {
   if (typeof options !== 'object' || options === null)
     throw new ConfigError('options', 'must be an object with `inbox`, `providers` and `send`');
   const { inbox, send, inspect, store, providers } = options;
-  if (!inbox || typeof inbox.claimRefs !== 'function' || typeof inbox.extend !== 'function')
+  const leases = typeof inbox?.leaseRefs === 'function' || typeof inbox?.claimRefs === 'function';
+  if (!inbox || !leases || typeof inbox.extend !== 'function')
     throw new ConfigError('inbox', 'must implement InboxRelayStore (new SqlInbox(db))');
   if (typeof send !== 'function') throw new ConfigError('send', 'must be a function');
   if (inspect !== undefined && typeof inspect !== 'function')

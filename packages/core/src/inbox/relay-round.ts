@@ -13,7 +13,7 @@ import {
   type QueuedDelivery,
   type RelaySettings,
 } from './relay-options';
-import { giveBackLease } from './inbox-store';
+import { giveBackLease, leaseDeliveryRefs } from './inbox-store';
 import { leaseCount, withLeases } from './lease-count';
 import { refOf } from './run';
 import type { DeliveryLease, DeliveryRef, LeasedRef } from './types';
@@ -52,15 +52,14 @@ export class RelayRound {
     if (takeOver === undefined) return -1;
     let claimed: LeasedRef[];
     try {
-      const refs = await inbox.claimRefs({
+      claimed = await leaseDeliveryRefs(inbox, {
         providers,
         limit: sendSize,
         leaseMs: SEND_LEASE_MS,
         takeOver,
       });
-      claimed = refs.map(withLeases);
     } catch (error) {
-      emit({ type: 'store-error', operation: 'claim', error });
+      emit({ type: 'store-error', operation: 'lease', error });
       return -1;
     }
     if (claimed.length === 0) return 0;

@@ -78,7 +78,7 @@ class InboxRelayMachine {
       stepLate: () =>
         this.settings.emit({
           type: 'store-error',
-          operation: 'claim',
+          operation: 'lease',
           error: new Error(`stop: the round in progress had not ended after ${ms} ms`),
         }),
     });
@@ -93,7 +93,7 @@ class InboxRelayMachine {
   private async round(): Promise<number> {
     const sent = await this.rounds.handOver().catch((error: unknown) => {
       // Only a misbehaving custom store gets here (SqlInbox reports through the round's own paths).
-      this.settings.emit({ type: 'store-error', operation: 'claim', error });
+      this.settings.emit({ type: 'store-error', operation: 'lease', error });
       return -1;
     });
     return this.rounds.napAfter(sent);

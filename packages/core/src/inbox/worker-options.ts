@@ -207,7 +207,7 @@ export function settingsOf<Tx>(options: InboxWorkerOptions<Tx>) {
   if (typeof options !== 'object' || options === null)
     throw new ConfigError('options', 'must be an object with `inbox`, `store` and `handlers`');
   const { inbox, random = Math.random } = options;
-  if (!inbox || typeof inbox.claim !== 'function')
+  if (!inbox || (typeof inbox.lease !== 'function' && typeof inbox.claim !== 'function'))
     throw new ConfigError('inbox', 'must implement InboxWorkerStore (new SqlInbox(db))');
   const { providers, handlers } = handlersOf<Tx>(options.handlers);
   const emit = emitter(options.onEvent);

@@ -51,11 +51,11 @@ async function claimed(n: number): Promise<Delivery[]> {
       headers: {},
       body: Buffer.from('{}'),
     });
-  return inbox.claim({ providers: ['stripe'], limit: n, leaseMs: LEASE_MS });
+  return inbox.lease({ providers: ['stripe'], limit: n, leaseMs: LEASE_MS });
 }
 
 /** Another worker's claim: it takes over only leases that have expired. */
-const takeOver = () => inbox.claim({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
+const takeOver = () => inbox.lease({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
 
 it('renews every tracked lease before it can expire, for as long as it is tracked', async () => {
   const [delivery] = await claimed(1);
@@ -112,7 +112,7 @@ it('a lease taken over while renewals failed is reported lost once and no longer
   await jest.advanceTimersByTimeAsync(LEASE_MS + 1);
   expect(failures.length).toBeGreaterThan(0);
   // Both leases expired; another worker takes one of them over.
-  const [taken] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+  const [taken] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
   expect(taken).toMatchObject({ externalId: 'evt_1', leases: 2 });
   failing = false;
   await jest.advanceTimersByTimeAsync(LEASE_MS / 3);
@@ -149,7 +149,7 @@ it('tells a lease taken over from one its owner ended in the same renewal', asyn
   k.track(second!);
   failing = true;
   await jest.advanceTimersByTimeAsync(LEASE_MS + 1);
-  const [taken] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+  const [taken] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
   expect(taken).toMatchObject({ externalId: 'evt_1', leases: 2 });
   // Its owner ends the other one (its lease expired but was not taken over: still its own).
   k.ending(second!);

@@ -21,7 +21,7 @@ import {
   InMemoryInbox,
 } from '../../src/inbox';
 
-const READS = new Set(['claim', 'claimRefs', 'lapsed', 'find', 'list']);
+const READS = new Set(['lease', 'leaseRefs', 'claim', 'claimRefs', 'lapsed', 'find', 'list']);
 const FENCED = new Set(['complete', 'retry', 'giveBack', 'bury']);
 
 /** Drops `leases` from what a store returns: the shape of a delivery before the rename. */
@@ -144,5 +144,71 @@ describe('a queue job', () => {
     expect(await consumer.process(old as QueuedDelivery, { final: false })).toBe('processed');
     expect(ran).toEqual(['evt_1']);
     expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'done' });
+  });
+});
+
+describe('an inbox store written before lease and leaseRefs (claim and claimRefs, their names before)', () => {
+  /** `inbox` without `lease` and `leaseRefs`: what a store of your own had before the rename. */
+  const claimOnly = (inbox: InMemoryInbox): InboxStore =>
+    new Proxy(inbox, {
+      get(target, name, receiver) {
+        if (name === 'lease' || name === 'leaseRefs') return undefined;
+        const value = Reflect.get(target, name, receiver) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+
+  it('still runs under the worker, through its claim', async () => {
+    const inbox = new InMemoryInbox();
+    await inbox.enqueue(delivery('evt_1'));
+    const ran: string[] = [];
+    const worker = createInboxWorker({
+      inbox: claimOnly(inbox),
+      store: new InMemoryStore(),
+      handlers: { stripe: async (d) => void ran.push(d.externalId) },
+    });
+    expect(await worker.runOnce()).toBe(1);
+    expect(ran).toEqual(['evt_1']);
+    expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'done' });
+  });
+
+  it('still hands deliveries to a relay, through its claimRefs', async () => {
+    const inbox = new InMemoryInbox();
+    await inbox.enqueue(delivery('evt_1'));
+    const sent: QueuedDelivery[] = [];
+    const relay = createInboxRelay({
+      inbox: claimOnly(inbox),
+      providers: ['stripe'],
+      send: async (jobs) => void sent.push(...jobs),
+    });
+    expect(await relay.runOnce()).toBe(1);
+    expect(sent).toEqual([expect.objectContaining({ externalId: 'evt_1', leases: 1 })]);
+  });
+
+  it('InMemoryInbox keeps claim and claimRefs as deprecated names of lease and leaseRefs', async () => {
+    const inbox = new InMemoryInbox();
+    for (const id of ['evt_1', 'evt_2']) await inbox.enqueue(delivery(id));
+    const input = { providers: ['stripe'], limit: 1, leaseMs: 60_000 };
+    expect(await inbox.claim(input)).toMatchObject([{ externalId: 'evt_1', leases: 1 }]);
+    expect(await inbox.claimRefs(input)).toMatchObject([{ externalId: 'evt_2', leases: 1 }]);
+    expect(await inbox.lease(input)).toEqual([]);
+  });
+
+  it('a store with neither lease nor claim is refused, naming the inbox', () => {
+    const inbox = new Proxy(new InMemoryInbox(), {
+      get: (target, name) =>
+        name === 'lease' || name === 'claim' || name === 'leaseRefs' || name === 'claimRefs'
+          ? undefined
+          : Reflect.get(target, name),
+    });
+    const worker = () =>
+      createInboxWorker({
+        inbox,
+        store: new InMemoryStore(),
+        handlers: { stripe: async () => {} },
+      });
+    expect(worker).toThrow(expect.objectContaining({ option: 'inbox' }));
+    const relay = () => createInboxRelay({ inbox, providers: ['stripe'], send: async () => {} });
+    expect(relay).toThrow(expect.objectContaining({ option: 'inbox' }));
   });
 });

@@ -11,7 +11,7 @@ export interface ClaimInput {
   readonly providers: readonly string[];
   readonly limit: number;
   readonly leaseMs: number;
-  /** Which expired leases are taken over: all (`true`), none, or those listed (`claimRefs`). */
+  /** Which expired leases are taken over: all (`true`), none, or those listed (`leaseRefs`). */
   readonly takeOver?: boolean | readonly DeliveryLease[];
 }
 

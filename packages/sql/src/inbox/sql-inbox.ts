@@ -142,13 +142,23 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
    * One short transaction: pick and lock the due rows, then lease them; bounded by
    * `claimTimeoutMs`. @throws {ConfigError} for a `limit` above 1000.
    */
-  async claim(input: ClaimInput): Promise<Delivery[]> {
+  async lease(input: ClaimInput): Promise<Delivery[]> {
     return (await claimRowsOf(this.claiming, input, false)).map(toClaimed);
   }
 
-  /** As {@link SqlInbox.claim}, reading only the references and counters: no body, no headers. */
-  async claimRefs(input: ClaimInput): Promise<LeasedRef[]> {
+  /** As {@link SqlInbox.lease}, reading only the references and counters: no body, no headers. */
+  async leaseRefs(input: ClaimInput): Promise<LeasedRef[]> {
     return (await claimRowsOf(this.claiming, input, true)).map(toLeasedRef);
+  }
+
+  /** @deprecated Use {@link SqlInbox.lease}. */
+  claim(input: ClaimInput): Promise<Delivery[]> {
+    return this.lease(input);
+  }
+
+  /** @deprecated Use {@link SqlInbox.leaseRefs}. */
+  claimRefs(input: ClaimInput): Promise<LeasedRef[]> {
+    return this.leaseRefs(input);
   }
 
   /** One read of the index over unfinished deliveries: processing ones whose lease ran out. */

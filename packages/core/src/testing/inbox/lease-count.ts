@@ -4,7 +4,7 @@
  * by `attempts` alone (written before the rename) fences as `leases` does.
  */
 import { DeliveryStatus } from '../../inbox/types';
-import { claimAll, delivery, LEASE, leaseOne } from './fixtures';
+import { leaseAll, delivery, LEASE, leaseOne } from './fixtures';
 import type { InboxConformanceCase } from './types';
 
 /** `leases` and its deprecated alias, equal. */
@@ -17,12 +17,12 @@ export const leaseCountCases: InboxConformanceCase[] = [
     async run({ inbox, wait }) {
       await inbox.enqueue(delivery('a'));
       expect(await inbox.find('stripe', 'a')).toMatchObject(counted(0));
-      const [leased] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 50 });
+      const [leased] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 50 });
       expect(leased).toMatchObject(counted(1));
       await wait(120);
       const [lapsed] = await inbox.lapsed({ providers: ['stripe'], limit: 10, afterId: 0 });
       expect(lapsed).toMatchObject(counted(1));
-      const [ref] = await inbox.claimRefs({ providers: ['stripe'], limit: 1, leaseMs: LEASE });
+      const [ref] = await inbox.leaseRefs({ providers: ['stripe'], limit: 1, leaseMs: LEASE });
       expect(ref).toMatchObject(counted(2));
       expect(await inbox.list()).toMatchObject([counted(2)]);
       expect(await inbox.find('stripe', 'a')).toMatchObject(counted(2));
@@ -38,20 +38,20 @@ export const leaseCountCases: InboxConformanceCase[] = [
       expect(await inbox.extend([old(2)], { leaseMs: LEASE })).toBe(0);
       expect(await inbox.extend([old(1)], { leaseMs: LEASE })).toBe(1);
       expect(await inbox.retry(old(1), { delayMs: 0, error: 'counted' })).toBe(true);
-      const [again] = await claimAll(inbox);
+      const [again] = await leaseAll(inbox);
       expect(await inbox.bury(old(1), { error: 'late' })).toBe(false);
       expect(await inbox.bury({ id: again!.id, attempts: 2 }, { error: 'dead' })).toBe(true);
       const dead = { status: DeliveryStatus.DEAD } as const;
       expect(await inbox.redeliver('stripe', 'evt_1', { ...dead, attempts: 1 })).toBe(false);
       expect(await inbox.redeliver('stripe', 'evt_1', { ...dead, attempts: 2 })).toBe(true);
-      const [third] = await claimAll(inbox);
+      const [third] = await leaseAll(inbox);
       expect(
         await inbox.retry({ id: third!.id, attempts: 3 }, { delayMs: 60_000, error: 'x' }),
       ).toBe(true);
       const pending = { status: DeliveryStatus.PENDING } as const;
       expect(await inbox.retryNow('stripe', 'evt_1', { ...pending, attempts: 2 })).toBe(false);
       expect(await inbox.retryNow('stripe', 'evt_1', { ...pending, attempts: 3 })).toBe(true);
-      const [fourth] = await claimAll(inbox);
+      const [fourth] = await leaseAll(inbox);
       expect(fourth).toMatchObject(counted(4));
       expect(await inbox.complete({ id: fourth!.id, attempts: 4 })).toBe(true);
     },

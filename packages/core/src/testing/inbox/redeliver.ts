@@ -5,17 +5,17 @@
  */
 import { type Delivery, DeliveryStatus } from '../../inbox/types';
 import type { InboxStore } from '../../inbox/inbox-store';
-import { claimAll, delivery, LEASE, leaseOne } from './fixtures';
+import { leaseAll, delivery, LEASE, leaseOne } from './fixtures';
 import type { InboxConformanceCase } from './types';
 
 const DEAD = DeliveryStatus.DEAD;
 const DONE = DeliveryStatus.DONE;
 const PENDING = DeliveryStatus.PENDING;
 
-/** Stores `externalId`, claims it and buries it: dead after one lease. */
+/** Stores `externalId`, leases it and buries it: dead after one lease. */
 async function deadOne(inbox: InboxStore, externalId: string): Promise<Delivery> {
   await inbox.enqueue(delivery(externalId));
-  const [leased] = await claimAll(inbox);
+  const [leased] = await leaseAll(inbox);
   expect(leased?.externalId).toBe(externalId);
   expect(await inbox.bury(leased!, { error: 'poison' })).toBe(true);
   return leased!;
@@ -29,7 +29,7 @@ export const redeliverCases: InboxConformanceCase[] = [
       await inbox.enqueue(delivery('evt_dead'));
       await inbox.enqueue(delivery('evt_done'));
       await inbox.enqueue(delivery('evt_waiting'));
-      const [dead, done, waiting] = (await claimAll(inbox, 3)) as [Delivery, Delivery, Delivery];
+      const [dead, done, waiting] = (await leaseAll(inbox, 3)) as [Delivery, Delivery, Delivery];
       expect(await inbox.bury(dead, { error: 'poison' })).toBe(true);
       expect(await inbox.complete(done)).toBe(true);
       expect(await inbox.retry(waiting, { delayMs: LEASE, error: 'once' })).toBe(true);
@@ -52,7 +52,7 @@ export const redeliverCases: InboxConformanceCase[] = [
       expect((await inbox.find('stripe', 'evt_waiting'))!.availableAt.getTime()).toBeGreaterThan(
         now() + 30_000,
       );
-      const again = await claimAll(inbox);
+      const again = await leaseAll(inbox);
       expect(again.map((d) => [d.externalId, d.leases, d.failures])).toEqual([
         ['evt_dead', 2, 0],
         ['evt_done', 2, 0],
@@ -73,7 +73,7 @@ export const redeliverCases: InboxConformanceCase[] = [
       expect(seen).toMatchObject({ status: DEAD, leases: 1 });
       // Meanwhile another operator retries it and a worker runs it to the end.
       expect(await inbox.redeliver('stripe', 'evt_1', { status: DEAD, leases: 1 })).toBe(true);
-      const [leased] = await claimAll(inbox);
+      const [leased] = await leaseAll(inbox);
       expect(await inbox.complete(leased!)).toBe(true);
 
       // The first operator's retry, of the dead delivery it was shown: left as it is.
@@ -85,7 +85,7 @@ export const redeliverCases: InboxConformanceCase[] = [
         leases: 2,
         finishedAt: expect.any(Date),
       });
-      expect(await claimAll(inbox)).toEqual([]);
+      expect(await leaseAll(inbox)).toEqual([]);
     },
   },
   {
@@ -94,7 +94,7 @@ export const redeliverCases: InboxConformanceCase[] = [
     async run({ inbox }) {
       await deadOne(inbox, 'evt_1');
       expect(await inbox.redeliver('stripe', 'evt_1', { status: DEAD, leases: 1 })).toBe(true);
-      const [leased] = await claimAll(inbox);
+      const [leased] = await leaseAll(inbox);
       expect(await inbox.bury(leased!, { error: 'poison again' })).toBe(true);
       // Dead again, but not the death the operator saw (lease 1): left alone.
       expect(await inbox.redeliver('stripe', 'evt_1', { status: DEAD, leases: 1 })).toBe(false);
@@ -125,15 +125,15 @@ export const redeliverCases: InboxConformanceCase[] = [
     async run({ inbox }) {
       const leased = await leaseOne(inbox, 'evt_1');
       expect(await inbox.retry(leased, { delayMs: LEASE, error: 'boom' })).toBe(true);
-      expect(await claimAll(inbox)).toEqual([]);
+      expect(await leaseAll(inbox)).toEqual([]);
       // Expecting other leases (an older or newer pending state): nothing.
       expect(await inbox.retryNow('stripe', 'evt_1', { status: PENDING, leases: 0 })).toBe(false);
       expect(await inbox.retryNow('stripe', 'evt_1', { status: PENDING, leases: 2 })).toBe(false);
-      expect(await claimAll(inbox)).toEqual([]);
+      expect(await leaseAll(inbox)).toEqual([]);
       expect(await inbox.retryNow('stripe', 'evt_1', { status: PENDING, leases: 1 })).toBe(true);
       // Due already: nothing to change.
       expect(await inbox.retryNow('stripe', 'evt_1', { status: PENDING, leases: 1 })).toBe(false);
-      const [again] = await claimAll(inbox);
+      const [again] = await leaseAll(inbox);
       expect(again).toMatchObject({ externalId: 'evt_1', leases: 2, failures: 1 });
       // Processing, done, not stored.
       expect(await inbox.retryNow('stripe', 'evt_1', { status: PENDING, leases: 2 })).toBe(false);
@@ -145,17 +145,17 @@ export const redeliverCases: InboxConformanceCase[] = [
   },
   {
     group: 'redeliver',
-    name: 'retryNow leaves a pending delivery that was claimed and failed again since it was seen as it is',
+    name: 'retryNow leaves a pending delivery that was leased and failed again since it was seen as it is',
     async run({ inbox }) {
       const first = await leaseOne(inbox, 'evt_1');
       expect(await inbox.retry(first, { delayMs: 0, error: 'boom' })).toBe(true);
       const seen = await inbox.find('stripe', 'evt_1');
       expect(seen).toMatchObject({ status: PENDING, leases: 1 });
-      // Meanwhile a worker claims it again and it fails again, with a long backoff this time.
-      const [second] = await claimAll(inbox);
+      // Meanwhile a worker leases it again and it fails again, with a long backoff this time.
+      const [second] = await leaseAll(inbox);
       expect(await inbox.retry(second!, { delayMs: LEASE, error: 'boom again' })).toBe(true);
       expect(await inbox.retryNow('stripe', 'evt_1', { status: PENDING, leases: 1 })).toBe(false);
-      expect(await claimAll(inbox)).toEqual([]);
+      expect(await leaseAll(inbox)).toEqual([]);
       expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: PENDING, leases: 2 });
     },
   },

@@ -2,7 +2,7 @@
 import { backlogCases } from './backlog';
 import { backpressureCases } from './backpressure';
 import { describeCases } from '../describe-cases';
-import { claimCases } from './claim';
+import { leaseCases } from './lease';
 import { enqueueCases } from './enqueue';
 import { leaseCountCases } from './lease-count';
 import { listCases } from './list';
@@ -18,10 +18,10 @@ import type {
   InboxConformanceOptions,
 } from './types';
 
-/** Every case of the `InboxStore` contract, grouped as enqueue, claim, settle, lease count, redeliver, ordering, relay, list, purge, backlog, backpressure. */
+/** Every case of the `InboxStore` contract, grouped as enqueue, lease, settle, lease count, redeliver, ordering, relay, list, purge, backlog, backpressure. */
 export const inboxConformanceCases: readonly InboxConformanceCase[] = [
   ...enqueueCases,
-  ...claimCases,
+  ...leaseCases,
   ...settleCases,
   ...leaseCountCases,
   ...redeliverCases,

@@ -50,7 +50,7 @@ export interface InboxCaseContext {
 export interface InboxConformanceCase {
   readonly group:
     | 'enqueue'
-    | 'claim'
+    | 'lease'
     | 'settle'
     | 'lease count'
     | 'redeliver'
