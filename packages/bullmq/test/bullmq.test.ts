@@ -121,12 +121,14 @@ describe.each(targets('bullmq_bridge'))('the BullMQ bridge (%s)', (_name, open) 
     const results = [await finished(first), await finished('redelivered-evt_1')];
     // The other job gives the delivery back; or, where its give-back waits for the running job's
     // transaction (SQLite's one connection), finds it already done by that transaction: nothing to give back.
-    const outcomes = results.map((job) => job.returnvalue).sort();
-    expect(outcomes).toEqual(['processed', expect.stringMatching(/^(released|skipped)$/)]);
+    const outcomes = results.map((job) => job.returnvalue);
+    const other = outcomes.filter((outcome) => outcome !== 'processed');
+    expect(outcomes).toContain('processed');
+    expect(other).toEqual([expect.stringMatching(/^(given-back|skipped)$/)]);
     // Waiting for the other run's receipt used up no BullMQ attempt.
     expect(results.map((job) => job.attemptsMade)).toEqual([1, 1]);
     expect(events.filter((e) => e.type === 'released')).toHaveLength(
-      outcomes[1] === 'released' ? 1 : 0,
+      other[0] === 'given-back' ? 1 : 0,
     );
     expect(runs).toBe(1);
     expect(await f.effects()).toEqual([{ id: 'evt_1', writtenBy: process.pid }]);

@@ -209,7 +209,7 @@ describe('a receipts store that fails', () => {
       onEvent: (event) => events.push(event),
     });
     const job = { id: leased!.id, provider: 'stripe', externalId: 'evt_1', leases: 1 };
-    expect(await consumer.process(job, { final: true })).toBe('released');
+    expect(await consumer.process(job, { final: true })).toBe('given-back');
     expect(events.find((e) => e.type === 'released')).toMatchObject({ reason: 'store-error' });
     expect(ran).toBe(0);
     expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'pending', failures: 0 });

@@ -35,8 +35,13 @@ export interface InboxConsumerOptions<Tx = never> extends ReceiptsOptions<Tx> {
   onEvent?: (event: InboxEvent) => void;
 }
 
-/** What one job came to (see {@link InboxConsumer.process}). */
-export type ConsumeOutcome = 'processed' | 'replayed' | 'skipped' | 'released';
+/**
+ * What one job came to (see {@link InboxConsumer.process}). `'released'` is the deprecated name of
+ * `'given-back'`: no longer returned, and kept in the type for one minor version because a queue
+ * keeps the result of the jobs it completed before the upgrade (BullMQ's `returnvalue`, pg-boss's
+ * `output.outcome`); compare with both while such jobs are kept.
+ */
+export type ConsumeOutcome = 'processed' | 'replayed' | 'skipped' | 'given-back' | 'released';
 
 /** Runs queue jobs made by an {@link createInboxRelay | inbox relay}. */
 export interface InboxConsumer {
@@ -44,8 +49,8 @@ export interface InboxConsumer {
    * Processes one job: reads its delivery, runs the handler once through the receipts and marks
    * the delivery `done`. Resolves `'processed'`, `'replayed'` (the receipt showed it had run),
    * `'skipped'` (already finished, purged, or handed over again under a newer lease), or
-   * `'released'`: another run still holds the receipt (a consumer died mid-job and its claim is
-   * not stale yet), so the delivery went back to the inbox, due once that claim can have
+   * `'given-back'`: another run still holds the receipt (a consumer died mid-job and its claim
+   * is not stale yet), so the delivery was given back to the inbox, due once that claim can have
    * settled, and the relay hands it over again — the queue's retries are not spent waiting.
    * Rejects with the handler's error so the queue retries; on the queue's last attempt
    * (`final: true`) it marks the delivery `dead` first.
@@ -185,7 +190,7 @@ async function consume<Tx>(
     const { delayMs, reason } = result;
     if (!(await settle(scope, job, () => giveBackLease(inbox, job, { delayMs })))) return 'skipped';
     emit({ type: 'released', delivery: ref, reason });
-    return 'released';
+    return 'given-back';
   }
   // A payload its schema refuses is buried at once: no retry changes it before a deploy.
   return failed(scope, job, result.error, final || isPermanent(result.error));
