@@ -5,8 +5,9 @@
  * queue jobs carry both names, and a job queued before the rename (`attempts` alone) is still
  * consumed.
  */
-import { InMemoryStore } from '../../src';
+import { IdempotencyGuard, InMemoryStore, RequestKey } from '../../src';
 import {
+  type ConsumeOutcome,
   createInboxConsumer,
   createInboxRelay,
   InvalidJobData,
@@ -210,5 +211,22 @@ describe('an inbox store written before lease and leaseRefs (claim and claimRefs
     expect(worker).toThrow(expect.objectContaining({ option: 'inbox' }));
     const relay = () => createInboxRelay({ inbox, providers: ['stripe'], send: async () => {} });
     expect(relay).toThrow(expect.objectContaining({ option: 'inbox' }));
+  });
+});
+
+describe('a job given back while another run holds its receipt', () => {
+  it("resolves 'given-back'; 'released', its name before, is still a ConsumeOutcome (jobs completed before the upgrade keep it)", async () => {
+    const inbox = new InMemoryInbox();
+    await inbox.enqueue(delivery('evt_1'));
+    const [ref] = await inbox.leaseRefs({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+    const store = new InMemoryStore();
+    // Another run holds the receipt, fresh: a consumer that died mid-job.
+    await new IdempotencyGuard(store).claim(new RequestKey('stripe', 'evt_1'));
+    const consumer = createInboxConsumer({ inbox, store, handlers: { stripe: async () => {} } });
+    const outcome: ConsumeOutcome = await consumer.process(ref!, { final: false });
+    expect(outcome).toBe('given-back');
+    expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'pending', failures: 0 });
+    const completedBefore: ConsumeOutcome = 'released';
+    expect(['given-back', 'released']).toContain(completedBefore);
   });
 });
