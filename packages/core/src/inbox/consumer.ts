@@ -1,6 +1,6 @@
 /**
  * @module The queue consumer: what a pg-boss or BullMQ job runs. It reads the stored delivery, runs
- * its handler through the guard's receipts and settles the delivery, so a queue's at-least-once
+ * its handler through the guard's receipts and ends its lease, so a queue's at-least-once
  * redelivery replays from the receipt instead of doubling the effect. It has no loop and no lease
  * of its own to renew: the queue runs the jobs, and the relay leased each delivery for its handoff.
  */
@@ -177,7 +177,7 @@ async function consume<Tx>(
   const result = await runDelivery(guard, handler, stored!, { complete, lease: job });
   if (result.kind === 'processed') {
     // The receipt committed: processed, even if marking the delivery was lost (a replay ends it).
-    if (result.completed === undefined) await settle(scope, job, () => inbox.complete(job));
+    if (result.completed === undefined) await endLease(scope, job, () => inbox.complete(job));
     else if (!result.completed) emit({ type: 'lease-lost', delivery: ref });
     emit({ type: 'processed', delivery: ref, replayed: result.replayed });
     return result.replayed ? 'replayed' : 'processed';
@@ -188,7 +188,8 @@ async function consume<Tx>(
     // can have settled (or after a back-off), rather than spend the queue's retries waiting.
     // The relay hands it over again under a new lease.
     const { delayMs, reason } = result;
-    if (!(await settle(scope, job, () => giveBackLease(inbox, job, { delayMs })))) return 'skipped';
+    if (!(await endLease(scope, job, () => giveBackLease(inbox, job, { delayMs }))))
+      return 'skipped';
     emit({ type: 'released', delivery: ref, reason });
     return 'given-back';
   }
@@ -207,8 +208,8 @@ function skipReason(
   return undefined;
 }
 
-/** A settle write; `false` (lease lost) is reported. A store failure rejects, so the queue retries. */
-async function settle<Tx>(
+/** A write that ends the job's lease; `false` (lease lost) is reported. A store failure rejects, so the queue retries. */
+async function endLease<Tx>(
   scope: ConsumeScope<Tx>,
   job: QueuedDelivery,
   write: () => Promise<boolean>,
@@ -228,7 +229,7 @@ async function failed<Tx>(
   const text = errorText(error);
   const ref = refOf(job);
   if (!final) scope.emit({ type: 'failed', delivery: ref, error: text });
-  else if (await settle(scope, job, () => scope.inbox.bury(job, { error: text })))
+  else if (await endLease(scope, job, () => scope.inbox.bury(job, { error: text })))
     scope.emit({ type: 'dead', delivery: ref, error: text });
   throw error;
 }

@@ -34,8 +34,8 @@ export interface InboxEndpointStore {
 
 /**
  * What every lease holder (the worker, the relay, a queue consumer) writes: a lease kept or
- * ended. Each is one conditional write fenced by the lease (`status = 'processing' AND attempts =
- * lease.attempts`), so a holder whose lease expired and was taken over cannot change the new
+ * ended. Each is one conditional write fenced by the lease (`status = 'processing' AND leases =
+ * lease.leases`; `SqlInbox`'s column is still named `attempts`), so a holder whose lease expired and was taken over cannot change the new
  * owner's delivery.
  */
 export interface InboxLeaseStore {
@@ -212,9 +212,9 @@ export interface InboxOperatorStore extends InboxReader {
   /**
    * Puts a finished delivery back for processing, deliberately, if it is still as `expected` (the
    * state the operator was shown): `dead` or `done` → `pending`, due now, `failures` 0 (a fresh
-   * dead-letter budget), `finished_at` cleared; `attempts` keeps counting (it is the lease's
+   * dead-letter budget), `finished_at` cleared; `leases` keeps counting (it is the lease's
    * fencing token and must only grow) and the last error stays. One conditional write, a
-   * compare-and-set on `expected.status` and `expected.attempts`: a delivery that moved since it
+   * compare-and-set on `expected.status` and `expected.leases`: a delivery that moved since it
    * was read (retried by someone else, run again by a worker and now `done`, dead again on a later
    * attempt) is left as it is, and so is one with another status. Resolves `true` when it changed
    * the delivery, `false` when nothing changed. A `done` delivery's receipt is completed and would
@@ -227,8 +227,8 @@ export interface InboxOperatorStore extends InboxReader {
   ): Promise<boolean>;
   /**
    * Makes a `pending` delivery that waits for its backoff due now, if it is still the pending
-   * delivery `expected` names (the same `attempts`: not claimed since). One conditional write.
-   * `true` when it did; `false` when nothing changed (not stored, not pending, claimed since, or
+   * delivery `expected` names (the same `leases`: not leased since). One conditional write.
+   * `true` when it did; `false` when nothing changed (not stored, not pending, leased since, or
    * due already).
    */
   retryNow(
@@ -273,7 +273,7 @@ export interface InboxStore
  * guard (`Store.recordFirst`).
  */
 export interface BatchEntry {
-  /** The delivery, under the lease it was claimed with. */
+  /** The delivery, under the lease it was leased with. */
   readonly delivery: Delivery;
   /** The handler's result as the guard's codec encoded it: the receipt's stored response. */
   readonly response: string;

@@ -2,7 +2,7 @@
  * @module Lease renewal, as a part of its own: a {@link LeaseKeeper} keeps the leases its owner
  * tracks from running out while their work is under way, and reports the ones it finds taken over.
  *
- * - **Track, untrack.** The owner tracks a lease when it takes the delivery (a claim) and untracks
+ * - **Track, untrack.** The owner tracks a lease when it takes the delivery (a lease call) and untracks
  *   it when its part is over. Just before it writes the lease's end itself (finish, retry, give
  *   back, bury), it says so ({@link LeaseKeeper.ending}): the lease is still renewed until it is
  *   untracked, but a renewal that no longer finds it held is no loss.

@@ -13,7 +13,7 @@ export interface InMemoryInboxOptions {
   now?: () => number;
 }
 
-/** The text a delivery records when its lease ran out and a claim took it over (as `SqlInbox`'s). */
+/** The text a delivery records when its lease ran out and a lease call took it over (as `SqlInbox`'s). */
 export const LEASE_EXPIRED = 'LeaseExpired: the worker holding it stopped before settling it';
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set(['now']);
 // NUL, and UTF-16 halves without their partner: what no SQL text column stores as given.

@@ -80,11 +80,11 @@ export interface InboxRelayOptions {
    * `replayed: true`). Without it, such a delivery is buried.
    */
   store?: Pick<Store<unknown>, 'find'>;
-  /** Deliveries one round claims and hands to one `send`, at most 1000. Defaults to 100. */
+  /** Deliveries one round leases and hands to one `send`, at most 1000. Defaults to 100. */
   sendSize?: number;
   /** @deprecated Use `sendSize`. */
   batchSize?: number;
-  /** Milliseconds between claims while nothing is due (and after a failed send). Defaults to 1000. */
+  /** Milliseconds between lease calls while nothing is due (and after a failed send). Defaults to 1000. */
   pollIntervalMs?: number;
   /**
    * Seconds the queue has to finish a handed-over delivery (retries included) before the relay
@@ -103,16 +103,16 @@ export interface InboxRelayOptions {
 
 /** A running (or stopped) relay. */
 export interface InboxRelay {
-  /** Starts claiming and sending in the background. Keeps the process alive until {@link InboxRelay.stop}. */
+  /** Starts leasing and sending in the background. Keeps the process alive until {@link InboxRelay.stop}. */
   start(): void;
   /**
-   * Stops claiming and waits up to `timeoutMs` (default 10 000) for the round in progress (a claim
+   * Stops leasing and waits up to `timeoutMs` (default 10 000) for the round in progress (a claim
    * and a send); past it, it resolves anyway and reports a `store-error` (that round still ends on
    * its own: its claim is bounded by the store, its deliveries given back or handed over).
    * `start()` again resumes.
    */
   stop(options?: { timeoutMs?: number }): Promise<void>;
-  /** One claim and send; resolves with how many deliveries were handed over. */
+  /** One lease call and send; resolves with how many deliveries were handed over. */
   runOnce(): Promise<number>;
   /** True between `start()` and `stop()`. */
   readonly running: boolean;

@@ -68,7 +68,7 @@ export interface DeliverySummary extends Omit<StoredDelivery, 'body' | 'headers'
 }
 
 /**
- * A lease as a relay holds it (`InboxStore.claimRefs`, `InboxStore.lapsed`): the
+ * A lease as a relay holds it (`InboxStore.leaseRefs`, `InboxStore.lapsed`): the
  * reference a queue job carries and the failures so far, never the body or the headers.
  */
 export interface LeasedRef extends DeliveryRef {
@@ -184,7 +184,7 @@ export type InboxEvent =
   /**
    * The delivery went back to `pending` without counting as a failure: another worker still held
    * its receipt (`in-progress`), the receipts store failed to claim or record it (`store-error`,
-   * reported just before), the worker stopped before its handler finished (`shutdown`), or a claim
+   * reported just before), the worker stopped before its handler finished (`shutdown`), or a lease call
    * leased more retries than the worker had free lanes for (`surplus`: given back, due at once).
    */
   | {

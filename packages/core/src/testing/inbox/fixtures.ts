@@ -27,7 +27,7 @@ export const leaseAll = (
   providers: readonly string[] = ['stripe'],
 ): Promise<Delivery[]> => inbox.lease({ providers, limit, leaseMs: LEASE });
 
-/** {@link delivery} `externalId`, stored and then leased: where the settle and redeliver cases start. */
+/** {@link delivery} `externalId`, stored and then leased: where the lease-end and redeliver cases start. */
 export async function leaseOne(inbox: InboxStore, externalId: string): Promise<Delivery> {
   await inbox.enqueue(delivery(externalId));
   const [first] = await leaseAll(inbox);

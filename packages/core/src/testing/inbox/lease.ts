@@ -37,7 +37,7 @@ export const leaseCases: InboxConformanceCase[] = [
   },
   {
     group: 'lease',
-    name: 'an expired lease is taken over (lease 2) and the first holder can no longer settle it',
+    name: 'an expired lease is taken over (lease 2) and the first holder can no longer end it',
     async run({ inbox, wait }) {
       await inbox.enqueue(delivery('evt_1'));
       // Long while nothing may be taken over, however slow the machine; then cut to 50 ms.
@@ -57,7 +57,7 @@ export const leaseCases: InboxConformanceCase[] = [
   },
   {
     group: 'lease',
-    name: "a lease that ran out but was not taken over is still its holder's to settle",
+    name: "a lease that ran out but was not taken over is still its holder's to end",
     async run({ inbox, wait }) {
       await inbox.enqueue(delivery('evt_1'));
       await inbox.enqueue(delivery('evt_2'));

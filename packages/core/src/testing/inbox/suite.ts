@@ -10,7 +10,7 @@ import { orderingCases } from './ordering';
 import { purgeCases } from './purge';
 import { redeliverCases } from './redeliver';
 import { relayCases } from './relay';
-import { settleCases } from './settle';
+import { leaseEndCases } from './lease-end';
 import type {
   InboxCaseContext,
   InboxConformanceCase,
@@ -18,11 +18,11 @@ import type {
   InboxConformanceOptions,
 } from './types';
 
-/** Every case of the `InboxStore` contract, grouped as enqueue, lease, settle, lease count, redeliver, ordering, relay, list, purge, backlog, backpressure. */
+/** Every case of the `InboxStore` contract, grouped as enqueue, lease, lease end, lease count, redeliver, ordering, relay, list, purge, backlog, backpressure. */
 export const inboxConformanceCases: readonly InboxConformanceCase[] = [
   ...enqueueCases,
   ...leaseCases,
-  ...settleCases,
+  ...leaseEndCases,
   ...leaseCountCases,
   ...redeliverCases,
   ...orderingCases,

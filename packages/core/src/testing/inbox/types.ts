@@ -51,7 +51,7 @@ export interface InboxConformanceCase {
   readonly group:
     | 'enqueue'
     | 'lease'
-    | 'settle'
+    | 'lease end'
     | 'lease count'
     | 'redeliver'
     | 'ordering'

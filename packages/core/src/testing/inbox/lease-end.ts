@@ -1,11 +1,11 @@
-/** @module Inbox-store cases: settling a lease (complete, retry, give back, extend, bury), each fenced by it. */
+/** @module Inbox-store cases: ending a lease (complete, retry, give back, extend, bury), each fenced by it. */
 import { type Delivery, DeliveryStatus } from '../../inbox/types';
 import { leaseAll, delivery, LEASE, leaseOne } from './fixtures';
 import type { InboxConformanceCase } from './types';
 
-export const settleCases: InboxConformanceCase[] = [
+export const leaseEndCases: InboxConformanceCase[] = [
   {
-    group: 'settle',
+    group: 'lease end',
     name: 'complete is fenced by the lease: done once, then never leased again',
     async run({ inbox }) {
       const leased = await leaseOne(inbox, 'evt_1');
@@ -19,7 +19,7 @@ export const settleCases: InboxConformanceCase[] = [
     },
   },
   {
-    group: 'settle',
+    group: 'lease end',
     name: 'retry counts a failure and giveBack does not: the last error and failures stay',
     async run({ inbox, now }) {
       const first = await leaseOne(inbox, 'evt_1');
@@ -50,7 +50,7 @@ export const settleCases: InboxConformanceCase[] = [
     },
   },
   {
-    group: 'settle',
+    group: 'lease end',
     name: 'giveBack is fenced by the lease and due after its delay',
     async run({ inbox, now }) {
       const leased = await leaseOne(inbox, 'evt_1');
@@ -69,7 +69,7 @@ export const settleCases: InboxConformanceCase[] = [
     },
   },
   {
-    group: 'settle',
+    group: 'lease end',
     name: 'retry with error null, the form before giveBack, still gives back without a failure',
     async run({ inbox }) {
       const first = await leaseOne(inbox, 'evt_1');
@@ -88,7 +88,7 @@ export const settleCases: InboxConformanceCase[] = [
     },
   },
   {
-    group: 'settle',
+    group: 'lease end',
     name: 'a retried delivery is due again once its delay has passed, not before',
     async run({ inbox, wait }) {
       await inbox.enqueue(delivery('evt_1'));
@@ -102,7 +102,7 @@ export const settleCases: InboxConformanceCase[] = [
     },
   },
   {
-    group: 'settle',
+    group: 'lease end',
     name: 'extend keeps the leases still held for longer and leaves lost ones alone',
     async run({ inbox, now, wait }) {
       await inbox.enqueue(delivery('evt_1'));
@@ -111,7 +111,7 @@ export const settleCases: InboxConformanceCase[] = [
       const leased = await inbox.lease({ providers: ['stripe'], limit: 3, leaseMs: 50 });
       expect(leased).toHaveLength(3);
       const [one, two, three] = leased as [Delivery, Delivery, Delivery];
-      // evt_3's lease is no longer held: it was settled.
+      // evt_3's lease is no longer held: it was ended.
       expect(await inbox.complete(three)).toBe(true);
       expect(
         await inbox.extend([one, two, three, { id: one.id, leases: 9 }], { leaseMs: LEASE }),
@@ -127,7 +127,7 @@ export const settleCases: InboxConformanceCase[] = [
     },
   },
   {
-    group: 'settle',
+    group: 'lease end',
     name: 'bury marks it dead with the error: listed, never leased again',
     async run({ inbox }) {
       await inbox.enqueue(delivery('evt_1'));
