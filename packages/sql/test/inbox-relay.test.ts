@@ -138,7 +138,7 @@ describe.each(driverKinds('inbox_relay'))('the inbox relay and consumer (%s)', (
       new RequestKey('stripe', 'evt_1'),
     );
     expect(held.isReplay).toBe(false);
-    expect(await consumer().process(queue[0]!, { final: false })).toBe('released');
+    expect(await consumer().process(queue[0]!, { final: false })).toBe('given-back');
     const stored = await inbox.find('stripe', 'evt_1');
     expect(stored).toMatchObject({ status: 'pending', leases: 1, failures: 0 });
     expect(stored!.availableAt.getTime()).toBeGreaterThan(Date.now() + 1000);

@@ -7,6 +7,7 @@
  */
 import type { NewDelivery } from '@webhook-idempotency/core/inbox';
 import { runInboxStoreConformance } from '@webhook-idempotency/core/testing';
+import type { ConfigError } from '@webhook-idempotency/core';
 import { InboxSchema, SqlInbox } from '../src';
 import { connectionKinds, type OpenedKind } from './helpers/kinds';
 
@@ -83,6 +84,26 @@ describe('SqlInbox options', () => {
     expect(() => new SqlInbox({} as never)).toThrow(
       expect.objectContaining({ name: 'ConfigError', option: 'db' }),
     );
+  });
+
+  it('leaseTimeoutMs, and its deprecated name claimTimeoutMs, are checked under the name given; the two disagreeing are refused naming both', () => {
+    const db = { prepare() {}, pragma() {}, exec() {} };
+    const refused = (options: object) => {
+      try {
+        new SqlInbox(db as never, options);
+        return undefined;
+      } catch (error) {
+        return { option: (error as ConfigError).option, message: (error as Error).message };
+      }
+    };
+    expect(refused({ leaseTimeoutMs: 0 })).toMatchObject({ option: 'leaseTimeoutMs' });
+    expect(refused({ claimTimeoutMs: 0 })).toMatchObject({ option: 'claimTimeoutMs' });
+    expect(refused({ claimTimeoutMs: 500 })).toBeUndefined();
+    expect(refused({ leaseTimeoutMs: 500, claimTimeoutMs: 500 })).toBeUndefined();
+    expect(refused({ leaseTimeoutMs: 500, claimTimeoutMs: 900 })).toMatchObject({
+      option: 'leaseTimeoutMs',
+      message: expect.stringContaining('claimTimeoutMs'),
+    });
   });
 
   it('the DDL of every dialect names the table and both keys', () => {

@@ -140,7 +140,7 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
 
   /**
    * One short transaction: pick and lock the due rows, then lease them; bounded by
-   * `claimTimeoutMs`. @throws {ConfigError} for a `limit` above 1000.
+   * `leaseTimeoutMs`. @throws {ConfigError} for a `limit` above 1000.
    */
   async lease(input: ClaimInput): Promise<Delivery[]> {
     return (await claimRowsOf(this.claiming, input, false)).map(toClaimed);
