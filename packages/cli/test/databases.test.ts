@@ -314,7 +314,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
         });
       for (const id of ['evt_dead', 'evt_done', 'evt_wait', 'evt_new']) await store('stripe', id);
       await store('github', 'g-1');
-      const [dead, done, wait] = await inbox.claim({
+      const [dead, done, wait] = await inbox.lease({
         providers: ['stripe'],
         limit: 3,
         leaseMs: 60_000,
@@ -324,7 +324,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
       await guard.run(key('evt_done'), async () => handled.push('evt_done'));
       await inbox.complete(done!);
       await inbox.retry(wait!, { delayMs: 3_600_000, error: 'Error: upstream timeout' });
-      await inbox.claim({ providers: ['github'], limit: 1, leaseMs: 600_000 });
+      await inbox.lease({ providers: ['github'], limit: 1, leaseMs: 600_000 });
     });
     afterAll(() => connected.close());
 
@@ -445,7 +445,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
         delivery: { status: 'pending', leases: 1, failures: 0, finishedAt: null },
       });
       // Both are due now: a worker's next claim takes them.
-      const claimed = await inbox.claim({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
+      const claimed = await inbox.lease({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
       expect(claimed.map((d) => [d.externalId, d.leases])).toEqual([
         ['evt_dead', 2],
         ['evt_wait', 2],

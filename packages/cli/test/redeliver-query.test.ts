@@ -72,7 +72,7 @@ describe.each(targets)('redeliver by query on %s', (_name, open) => {
       });
       await pause(5); // distinct received times, for the time range
     }
-    const leased = await inbox.claim({
+    const leased = await inbox.lease({
       providers: ['stripe', 'github'],
       limit: 20,
       leaseMs: 600_000,
@@ -187,7 +187,7 @@ describe.each(targets)('redeliver by query on %s', (_name, open) => {
     // Meanwhile d2 is retried by someone else, fails again and dies again (lease 2).
     const seen = (await inbox.find('stripe', 'd2'))!;
     await inbox.redeliver('stripe', 'd2', { status: 'dead', leases: seen.leases });
-    const [again] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 600_000 });
+    const [again] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 600_000 });
     expect(again?.externalId).toBe('d2');
     await inbox.bury(again!, { error: 'Error: poison again' });
     const before = await rows(table);

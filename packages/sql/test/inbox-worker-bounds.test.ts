@@ -199,7 +199,7 @@ describe('a receipts store that fails', () => {
 
   it('the queue consumer gives the delivery back to the inbox instead of spending the queue retries, its last one included', async () => {
     await enqueue('evt_1');
-    const [leased] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+    const [leased] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
     let ran = 0;
     const events: InboxEvent[] = [];
     const consumer = createInboxConsumer({
@@ -246,7 +246,7 @@ describe('claim sizes', () => {
       expect.objectContaining({ option: 'sendSize' }),
     );
     return expect(
-      inbox.claim({ providers: ['stripe'], limit: 1001, leaseMs: 1000 }),
+      inbox.lease({ providers: ['stripe'], limit: 1001, leaseMs: 1000 }),
     ).rejects.toMatchObject({ option: 'limit' });
   });
 });
