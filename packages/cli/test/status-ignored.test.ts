@@ -87,6 +87,8 @@ describe.each(targets)('ignored events on %s', (_name, dialect, open) => {
       const before = await run('status', '--json');
       expect(before.code).toBe(0);
       expect(JSON.parse(before.stdout).ignored).toMatchObject({ counted: false, total: 0 });
+      // A purge on an install without the counts table purges the receipts and says nothing of it.
+      expect(await run('purge', '--retention-days', '0')).toMatchObject({ code: 0, stderr: '' });
       expect((await run('status')).stdout).toMatch(
         /Ignored events \(no route\): not counted, table webhook_receipts_ignored is missing\.\nCreate it with: webhook-idempotency migrate\n$/,
       );
@@ -149,6 +151,22 @@ describe.each(targets)('ignored events on %s', (_name, dialect, open) => {
       );
       expect(text).toMatch(/\nstripe\s+customer\.created\s+3\s+\d{4}-\d\d-\d\dT\d\d:00:00\.000Z\n/);
       expect(text).toContain('<script>alert(1)</script>');
+
+      // A purge takes the counts of hours that ended before its cut-off with the receipts: an
+      // hour ten days old goes, this hour's stay.
+      const DAY = 24 * 3_600_000;
+      await store.addIgnored!(
+        [{ provider: 'stripe', type: 'customer.deleted', hour: Date.now() - 10 * DAY, count: 5 }],
+        { now: Date.now() },
+      );
+      const since = ['status', '--json', '--since', '30d'];
+      expect(JSON.parse((await run(...since)).stdout).ignored.total).toBe(9);
+      expect((await run('purge', '--retention-days', '7')).code).toBe(0);
+      const purged = JSON.parse((await run(...since)).stdout).ignored;
+      expect(purged.total).toBe(4);
+      expect(purged.events.map((row: { type: string }) => row.type)).not.toContain(
+        'customer.deleted',
+      );
     } finally {
       if (server) await new Promise((resolve) => server!.close(resolve));
       await connected.close();

@@ -19,6 +19,7 @@ export {
 export { errorText, HTTP_STATUS_BY_CODE, type StoreKind } from './errors';
 export { raceAbort } from './abort';
 export { givenName, purgeChunkSize, renamedOption } from './renamed-option';
+export { positiveAmount } from './positive-amount';
 export { errorAnswer } from './http/answers';
 export { checkKeyPart, presentExternalId } from './request-key';
 export { collectBody, needsCollecting, toRawBody } from './http/body';
@@ -78,15 +79,7 @@ export type {
   PresetItem,
   RefusedItem,
 } from './http/batch-types';
-export {
-  createInboxRelay,
-  type HandoffState,
-  type InboxRelay,
-  type GivenQueuedDelivery,
-  type InboxRelayOptions,
-  jobIdOf,
-  type QueuedDelivery,
-} from './inbox/relay';
+export * from './inbox/relay';
 export {
   type ConsumeOutcome,
   createInboxConsumer,

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { DAY, DEFAULT_STALE_AFTER_SECONDS, MAX_FINGERPRINT_LENGTH, SECOND } from './constants';
 import { ConfigError } from './errors';
+import { positiveAmount } from './positive-amount';
 import { givenName, renamedOption } from './renamed-option';
 import { windowsLongerThan } from './retention';
 import type { PurgeInput } from './store-contract';
@@ -112,16 +113,7 @@ export function resolveGuardOptions<R, Tx>(
     transactional = false,
     onEvent,
   } = options;
-  if (
-    typeof staleAfterSeconds !== 'number' ||
-    !Number.isFinite(staleAfterSeconds) ||
-    staleAfterSeconds <= 0
-  ) {
-    throw new ConfigError(
-      'staleAfterSeconds',
-      `must be a positive number of seconds, got ${String(staleAfterSeconds)}`,
-    );
-  }
+  positiveAmount('staleAfterSeconds', staleAfterSeconds, 'seconds');
   if (typeof clock !== 'function')
     throw new ConfigError('clock', 'must be a function returning milliseconds since the epoch');
   if (!codec || typeof codec.encode !== 'function' || typeof codec.decode !== 'function') {

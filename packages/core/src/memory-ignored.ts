@@ -30,6 +30,14 @@ export class IgnoredTotals {
     }
   }
 
+  /** Drops the totals of hours that ended at or before `cutoff` (of `provider` when given). */
+  purge(cutoff: number, provider: string | undefined): void {
+    for (const [key, row] of this.rows) {
+      if (row.hour + HOUR <= cutoff && (provider === undefined || row.provider === provider))
+        this.rows.delete(key);
+    }
+  }
+
   totals({ since, provider }: IgnoredQuery): IgnoredTotal[] {
     const from = Math.floor(since / HOUR) * HOUR;
     const sums = new Map<string, { provider: string; type: string; count: number; last: number }>();

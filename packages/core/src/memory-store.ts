@@ -185,7 +185,8 @@ export class InMemoryStore implements Store {
   }
 
   // One synchronous pass: chunks only matter for databases. The chunk size is still read, so a
-  // purge that names it twice, differently, is refused here as by every store.
+  // purge that names it twice, differently, is refused here as by every store. The ignored-event
+  // totals of hours that ended before the cut-off go too.
   async purge(input: PurgeInput): Promise<number> {
     const { now, olderThanMs, provider } = input;
     purgeChunkSize(input);
@@ -201,6 +202,7 @@ export class InMemoryStore implements Store {
         deleted++;
       }
     }
+    this.ignored.purge(cutoff, provider);
     return deleted;
   }
 

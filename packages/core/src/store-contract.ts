@@ -228,7 +228,9 @@ export interface Store<Tx = never> {
    * Deletes `completed` and `failed` receipts whose `finishedAt` is at least `olderThanMs` before
    * now (`0`: every finished receipt); never a `processing` one, however old. With `provider`, only that provider's receipts.
    * Returns how many were deleted. May delete in chunks of `chunkSize` rows
-   * (`purgeChunkSize(input)` reads it, under its deprecated name `batchSize` too).
+   * (`purgeChunkSize(input)` reads it, under its deprecated name `batchSize` too). A store that
+   * keeps ignored-event counts deletes with them the totals of hours that ended at least
+   * `olderThanMs` before `now` (of `provider` when given); they are not in the returned number.
    */
   purge(input: PurgeInput): Promise<number>;
 

@@ -7,7 +7,11 @@
 import { DeliveryOutcome } from './constants';
 import { ErrorCode, isIdempotencyError } from './errors';
 import type { RequestKey } from './request-key';
+import type { RouteEvent } from './routing/events';
 import type { GuardEvent } from './types';
+
+/** What a `refused` event says of a refusal: the provider, the event's name, the code and the issues. */
+export type Refusal = Omit<Extract<RouteEvent, { type: 'refused' }>, 'type' | 'durationMs'>;
 
 /**
  * The events of one delivery. Durations run from a `since` the caller read with
@@ -57,13 +61,7 @@ export interface Tracer {
   /** A route set took no route for the delivery: acknowledged with nothing claimed. */
   ignored(provider: string, event: string | undefined, since: number): void;
   /** A route set refused the delivery before any claim (its schema, or `unrouted: 'refuse'`). */
-  refused(
-    provider: string,
-    event: string | undefined,
-    code: string,
-    issues: readonly string[],
-    since: number,
-  ): void;
+  refused(refusal: Refusal, since: number): void;
 }
 
 const nothing = (): void => undefined;
@@ -128,15 +126,9 @@ class LiveTracer implements Tracer {
     report(this.listener, { type: 'ignored', provider, event, durationMs });
   }
 
-  refused(
-    provider: string,
-    event: string | undefined,
-    code: string,
-    issues: readonly string[],
-    since: number,
-  ): void {
+  refused(refusal: Refusal, since: number): void {
     const durationMs = performance.now() - since;
-    report(this.listener, { type: 'refused', provider, event, code, issues, durationMs });
+    report(this.listener, { type: 'refused', ...refusal, durationMs });
   }
 }
 

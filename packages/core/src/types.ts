@@ -3,25 +3,7 @@ import type { DeliveryOutcome } from './constants';
 import type { RequestKey } from './request-key';
 import type { RouteEvent } from './routing/events';
 
-export type {
-  At,
-  ClaimFence,
-  ClaimInput,
-  ClaimResult,
-  CompleteInput,
-  FailInput,
-  FirstRun,
-  IgnoredCount,
-  IgnoredQuery,
-  IgnoredTotal,
-  ObservedReceipt,
-  PurgeInput,
-  Receipt,
-  ReclaimInput,
-  Store,
-  StoreCapabilities,
-  TransactionOptions,
-} from './store-contract';
+export type * from './store-contract';
 
 /** Encodes handler results for storage and decodes them for replay. Defaults to JSON. */
 export interface Codec<R> {

@@ -129,6 +129,12 @@ function conditionOf(input: TransactCondition): Omit<
   return values === undefined ? rest : { ...rest, ExpressionAttributeValues: toItem(values) };
 }
 
+/** The table, key and condition of a write addressed by `Key` (update, delete, condition check). */
+function keyedWrite(input: TransactDelete) {
+  const { Key, ...rest } = input;
+  return { ...conditionOf(rest), TableName: input.TableName, Key: toItem(Key) };
+}
+
 /**
  * The open transaction of a transactional run over `DynamoDBStore` (`context.transaction`, or
  * `requireTransaction(req.idempotency, store)` over HTTP). Each call adds one write; nothing is
@@ -175,35 +181,20 @@ export class DynamoDBTransaction {
 
   /** Adds an `Update`. */
   update(input: TransactUpdate): this {
-    const { Key, ...rest } = input;
     return this.write({
-      Update: {
-        ...conditionOf(rest),
-        TableName: input.TableName,
-        Key: toItem(Key),
-        UpdateExpression: input.UpdateExpression,
-      },
+      Update: { ...keyedWrite(input), UpdateExpression: input.UpdateExpression },
     });
   }
 
   /** Adds a `Delete`. */
   delete(input: TransactDelete): this {
-    const { Key, ...rest } = input;
-    return this.write({
-      Delete: { ...conditionOf(rest), TableName: input.TableName, Key: toItem(Key) },
-    });
+    return this.write({ Delete: keyedWrite(input) });
   }
 
   /** Adds a `ConditionCheck`. */
   conditionCheck(input: TransactConditionCheck): this {
-    const { Key, ...rest } = input;
     return this.write({
-      ConditionCheck: {
-        ...conditionOf(rest),
-        TableName: input.TableName,
-        Key: toItem(Key),
-        ConditionExpression: input.ConditionExpression,
-      },
+      ConditionCheck: { ...keyedWrite(input), ConditionExpression: input.ConditionExpression },
     });
   }
 

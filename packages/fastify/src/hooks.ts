@@ -38,27 +38,40 @@ function apply(reply: FastifyReply, record: HttpResponseRecord): Buffer {
   return record.body;
 }
 
+/** Fastify's preHandler `done`: called with nothing to go on to the handler, or with an error. */
+type Done = (error?: Error) => void;
+
+/**
+ * A callback-style preHandler that asks an engine about the request and acts on its decision; a
+ * rejected question goes to `done`, so to Fastify's error handling, never unhandled.
+ */
+export function decisionPreHandler<D>(
+  ask: (request: HttpRequest<FastifyRequest>) => Promise<D>,
+  act: (decision: D, request: FastifyRequest, reply: FastifyReply, done: Done) => void,
+): (request: FastifyRequest, reply: FastifyReply, done: Done) => void {
+  return (request, reply, done) => {
+    ask(toHttpRequest(request)).then(
+      (decision) => act(decision, request, reply, done),
+      (error: unknown) => done(error as Error),
+    );
+  };
+}
+
 /**
  * preHandler: asks the engine; answers now (replay, 4xx/503), lets the handler run, or runs it
  * guarded. Callback style, so that the route handler, which Fastify calls from `done`, runs in
  * the claimed run's async context (see `PendingRun.enter`).
  */
 export function beginWith(engine: Engine<FastifyRequest>) {
-  return function idempotencyPreHandler(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    done: (error?: Error) => void,
-  ): void {
-    engine.begin(toHttpRequest(request)).then(
-      (decision) => {
-        if (decision.action === 'pass') return done();
-        if (decision.action === 'respond') return void reply.send(apply(reply, decision.response));
-        guard(request, reply, decision.idempotency, decision.run);
-        decision.run.enter(done);
-      },
-      (error: unknown) => done(error as Error),
-    );
-  };
+  return decisionPreHandler(
+    (request) => engine.begin(request),
+    (decision, request, reply, done) => {
+      if (decision.action === 'pass') return done();
+      if (decision.action === 'respond') return void reply.send(apply(reply, decision.response));
+      guard(request, reply, decision.idempotency, decision.run);
+      decision.run.enter(done);
+    },
+  );
 }
 
 /** Keeps the run on the request and wires the ways it can end outside onSend. */

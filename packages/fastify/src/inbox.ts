@@ -1,8 +1,8 @@
 /** @module `inbox(options)`: the Fastify inbox endpoint, a route preHandler. Translates in, calls the inbox engine, translates out. */
 import type { InboxOptions } from '@webhook-idempotency/core/inbox';
 import { createInboxEngine } from '@webhook-idempotency/core/adapter';
-import type { FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
-import { toHttpRequest } from './hooks';
+import type { FastifyRequest, preHandlerHookHandler } from 'fastify';
+import { decisionPreHandler } from './hooks';
 
 /** Options of {@link inbox}: the inbox options of every adapter, with Fastify's `request` in the callbacks. */
 export type FastifyInboxOptions = InboxOptions<FastifyRequest>;
@@ -22,25 +22,19 @@ export type FastifyInboxOptions = InboxOptions<FastifyRequest>;
  */
 export function inbox(options: FastifyInboxOptions): preHandlerHookHandler {
   const engine = createInboxEngine(options);
-  return function inboxPreHandler(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    done: (error?: Error) => void,
-  ): void {
-    engine.accept(toHttpRequest(request)).then(
-      (decision) => {
-        if (decision.action === 'pass') return done();
-        const { status, headers, body } = decision.response;
-        // A refused header or status goes to Fastify's error handling, never unhandled.
-        try {
-          reply.code(status);
-          for (const [name, value] of Object.entries(headers)) reply.header(name, value);
-          reply.send(body);
-        } catch (error) {
-          done(error as Error);
-        }
-      },
-      (error: unknown) => done(error as Error),
-    );
-  };
+  return decisionPreHandler(
+    (request) => engine.accept(request),
+    (decision, _request, reply, done) => {
+      if (decision.action === 'pass') return done();
+      const { status, headers, body } = decision.response;
+      // A refused header or status goes to Fastify's error handling, never unhandled.
+      try {
+        reply.code(status);
+        for (const [name, value] of Object.entries(headers)) reply.header(name, value);
+        reply.send(body);
+      } catch (error) {
+        done(error as Error);
+      }
+    },
+  );
 }

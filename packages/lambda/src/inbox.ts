@@ -1,13 +1,12 @@
 /** @module `inbox(options, fallback)`: the Lambda inbox endpoint. Translates in, calls the inbox engine, translates out. */
 import {
   createFallbackInboxEngine,
-  requestTooLarge,
   resolveMaxRequestBytes,
 } from '@webhook-idempotency/core/adapter';
 import type { InboxOptions } from '@webhook-idempotency/core/inbox';
 import type { Context } from 'aws-lambda';
-import { type LambdaHttpEvent, sourceOf } from './events';
-import { httpRequestOf, type LambdaRequest, lambdaRequest } from './request';
+import type { LambdaHttpEvent } from './events';
+import { type LambdaRequest, readEvent } from './request';
 import { captureResult, type LambdaHandlerResult, renderResult } from './result';
 import type { GuardedLambdaHandler } from './types';
 
@@ -46,11 +45,10 @@ export function inbox<E extends LambdaHttpEvent = LambdaHttpEvent>(
   const maxRequestBytes = resolveMaxRequestBytes(limit);
   const engine = createFallbackInboxEngine<LambdaRequest<E>>(engineOptions, fallback);
   return async function inboxEndpoint(event, context) {
-    const sourced = sourceOf(event);
-    const request = lambdaRequest<E>(sourced, context);
-    if (request.rawBody.length > maxRequestBytes)
-      return renderResult(requestTooLarge(maxRequestBytes), sourced);
-    const decision = await engine.accept(httpRequestOf(request));
+    const read = readEvent(event, context, maxRequestBytes);
+    if ('tooLarge' in read) return read.tooLarge;
+    const { sourced } = read;
+    const decision = await engine.accept(read.request);
     if (decision.action === 'respond') return renderResult(decision.response, sourced);
     if (fallback) return captureResult(await fallback(event, context), sourced.source).sent;
     return renderResult(NOT_ALLOWED, sourced);

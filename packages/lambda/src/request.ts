@@ -4,8 +4,10 @@
  */
 import { Buffer } from 'node:buffer';
 import type { HttpRequest } from '@webhook-idempotency/core';
+import { requestTooLarge } from '@webhook-idempotency/core/adapter';
 import type { Context } from 'aws-lambda';
-import type { EventSource, LambdaHttpEvent, SourcedEvent } from './events';
+import { type EventSource, type LambdaHttpEvent, type SourcedEvent, sourceOf } from './events';
+import { type LambdaHttpResult, renderResult } from './result';
 
 /** A header or query map as the events carry them: single values, or lists. */
 type ValueMap = Readonly<Record<string, string | undefined>> | null | undefined;
@@ -121,4 +123,25 @@ export function httpRequestOf<E extends LambdaHttpEvent>(
 ): HttpRequest<LambdaRequest<E>> {
   const { method, url, headers, rawBody } = request;
   return { method, url, headers, rawBody, body: undefined, native: request };
+}
+
+/** An event as both endpoints read it: its source and the engine's request, or the `413` result to answer. */
+export type ReadEvent<E extends LambdaHttpEvent> =
+  | { readonly sourced: SourcedEvent; readonly request: HttpRequest<LambdaRequest<E>> }
+  | { readonly sourced: SourcedEvent; readonly tooLarge: LambdaHttpResult };
+
+/**
+ * Reads an event (refusing one of another source with `UnsupportedEventError`); a body over
+ * `maxRequestBytes` gets the `413` result of its source instead of a request.
+ */
+export function readEvent<E extends LambdaHttpEvent>(
+  event: E,
+  context: Context,
+  maxRequestBytes: number,
+): ReadEvent<E> {
+  const sourced = sourceOf(event);
+  const request = lambdaRequest<E>(sourced, context);
+  if (request.rawBody.length > maxRequestBytes)
+    return { sourced, tooLarge: renderResult(requestTooLarge(maxRequestBytes), sourced) };
+  return { sourced, request: httpRequestOf(request) };
 }

@@ -5,11 +5,10 @@ import {
   errorAnswer,
   type HttpResponseRecord,
   type PendingRun,
-  requestTooLarge,
   resolveMaxRequestBytes,
 } from '@webhook-idempotency/core/adapter';
-import { type LambdaHttpEvent, type SourcedEvent, sourceOf } from './events';
-import { httpRequestOf, lambdaRequest } from './request';
+import type { LambdaHttpEvent, SourcedEvent } from './events';
+import { readEvent } from './request';
 import {
   type CapturedResult,
   captureResult,
@@ -47,11 +46,10 @@ export function withIdempotency<E extends LambdaHttpEvent = LambdaHttpEvent, Tx 
     throw new ConfigError('handler', 'withIdempotency(options, handler) needs a function');
   const engine = createEngine(engineOptions);
   return async function idempotency(event, context) {
-    const sourced = sourceOf(event);
-    const request = lambdaRequest<E>(sourced, context);
-    if (request.rawBody.length > maxRequestBytes)
-      return renderResult(requestTooLarge(maxRequestBytes), sourced);
-    const decision = await engine.begin(httpRequestOf(request));
+    const read = readEvent(event, context, maxRequestBytes);
+    if ('tooLarge' in read) return read.tooLarge;
+    const { sourced } = read;
+    const decision = await engine.begin(read.request);
     if (decision.action === 'pass')
       return captureResult(await handler(event, undefined, context), sourced.source).sent;
     if (decision.action === 'respond') return renderResult(decision.response, sourced);

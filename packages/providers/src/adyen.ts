@@ -6,7 +6,7 @@
 import { ConfigError } from '@webhook-idempotency/core';
 import { basicAuthChecker } from './basic-auth';
 import { batchedPreset } from './batched';
-import type { TypedPreset } from './events';
+import type { PresetFactory } from './events';
 import { requireOptions, requireString } from './options';
 import {
   header,
@@ -134,16 +134,14 @@ function itemKey(item: JsonObject): string | undefined {
  * @throws {ConfigError} naming `hmacKey` or `basicAuth` when invalid.
  * @see docs/providers.md#adyen
  */
-export function adyen<Events extends object = AdyenMinimalEvents>(
-  options: AdyenOptions,
-): TypedPreset<Events> {
+export const adyen: PresetFactory<AdyenOptions, AdyenMinimalEvents> = (options) => {
   const { basicAuth } = requireOptions('adyen', options);
   const ring = stringKeyring('adyen', options, 'hmacKey', 'the webhook HMAC key', {
     toKey: hmacKeyBytes,
   });
   const credentials = credentialsCheck(basicAuth);
 
-  return batchedPreset<Events, Buffer, JsonObject>(ring, {
+  return batchedPreset(ring, {
     provider: 'adyen',
     keyDescription: 'pspReference, eventCode and success of each NotificationRequestItem',
     // The HMAC covers parsed fields, not the raw bytes: a JSON body parser may run first.
@@ -159,7 +157,7 @@ export function adyen<Events extends object = AdyenMinimalEvents>(
     },
     itemType: (item) => (isJsonObject(item) ? idPart(item.eventCode) : undefined),
   });
-}
+};
 
 /** True when the item's `additionalData.hmacSignature` is its HMAC under `key`. */
 function itemSigned(item: JsonObject, key: Buffer): boolean {

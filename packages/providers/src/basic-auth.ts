@@ -15,9 +15,22 @@ import {
   keyring,
   type OneOrMany,
   type SecretKind,
+  type SecretOptions,
   type SecretResolver,
 } from './secrets';
 import { secretDigest, secretEquals } from './signature';
+
+/**
+ * The options of a preset authenticated by HTTP Basic: the one pair `username` and `password`; or
+ * `credentials`, several pairs while they change (any one passes); or `resolveSecret`, a lookup
+ * per request.
+ */
+export type BasicAuthOptions =
+  | { username: string; password: string; credentials?: undefined; resolveSecret?: undefined }
+  | ({ username?: undefined; password?: undefined } & SecretOptions<
+      'credentials',
+      BasicCredentials
+    >);
 
 /** A check of an `Authorization` header against one pair of credentials. */
 export type BasicCheck = (authorization: string | undefined) => boolean;

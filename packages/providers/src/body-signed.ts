@@ -3,9 +3,9 @@
  * row of the `hmac()` family (`hmac-family.ts`) with that provider's header, digest and spelling.
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
-import type { TypedPreset } from './events';
+import type { Named } from './events';
 import { canonicalFingerprint } from './fingerprint';
-import { hmacFamily } from './hmac-family';
+import { hmacMember } from './hmac-family';
 import { bodyField, isJsonObject, jsonBody } from './request-fields';
 import type { SecretOptions } from './secrets';
 
@@ -16,19 +16,13 @@ import type { SecretOptions } from './secrets';
 export type BodySignedOptions = SecretOptions<'secret', string>;
 
 /** A Checkout.com or Vercel event as these presets read it: `id` (the key) and `type` (the event name). */
-export interface BodySignedMinimalEvent {
-  readonly id: string;
-  readonly type: string;
-}
+export type BodySignedMinimalEvent = Named<'id' | 'type'>;
 
 /** Checkout.com's or Vercel's events: any name, each a {@link BodySignedMinimalEvent}. */
 export type BodySignedMinimalEvents = Record<string, BodySignedMinimalEvent>;
 
 /** An Intercom notification as its preset reads it: `id` (the key) and `topic` (the event name). */
-export interface IntercomMinimalEvent {
-  readonly id: string;
-  readonly topic: string;
-}
+export type IntercomMinimalEvent = Named<'id' | 'topic'>;
 
 /** Intercom's topics: any name, each an {@link IntercomMinimalEvent}. */
 export type IntercomMinimalEvents = Record<string, IntercomMinimalEvent>;
@@ -36,11 +30,8 @@ export type IntercomMinimalEvents = Record<string, IntercomMinimalEvent>;
 /** The event's `type` from the JSON body. */
 const typeOf = /* @__PURE__ */ bodyField('type');
 
-/** What the three sign the same way: the raw body alone, the event id in it as the key, 7 days. */
-const EVENT_ID = {
-  key: /* @__PURE__ */ bodyField('id'),
-  retentionDays: 7,
-} as const;
+/** The event's `id` from the JSON body, the key of all three. */
+const eventId = /* @__PURE__ */ bodyField('id');
 
 /**
  * Checkout.com webhook preset (payment lifecycle, disputes, balances).
@@ -57,20 +48,14 @@ const EVENT_ID = {
  * @throws {ConfigError} naming `secret` when invalid.
  * @see docs/providers.md#checkoutcom-vercel-and-intercom
  */
-export function checkout<Events extends object = BodySignedMinimalEvents>(
-  options: BodySignedOptions,
-): TypedPreset<Events> {
-  return hmacFamily<Events, BodySignedOptions>(options, {
-    provider: 'checkout',
-    secret: ['secret', 'the signature key'],
-    settings: {
-      ...EVENT_ID,
-      signatureHeader: 'cko-signature',
-      keyDescription: 'event id in the body',
-    },
-    eventType: typeOf,
-  });
-}
+export const checkout = /* @__PURE__ */ hmacMember<BodySignedOptions, BodySignedMinimalEvents>({
+  provider: 'checkout',
+  secret: ['secret', 'the signature key'],
+  signature: { signatureHeader: 'cko-signature' },
+  key: [eventId, 'event id in the body'],
+  retentionDays: 7,
+  eventType: typeOf,
+});
 
 /**
  * Vercel webhook preset (deployments, projects, domains; account webhooks and integrations).
@@ -85,21 +70,14 @@ export function checkout<Events extends object = BodySignedMinimalEvents>(
  * @throws {ConfigError} naming `secret` when invalid.
  * @see docs/providers.md#checkoutcom-vercel-and-intercom
  */
-export function vercel<Events extends object = BodySignedMinimalEvents>(
-  options: BodySignedOptions,
-): TypedPreset<Events> {
-  return hmacFamily<Events, BodySignedOptions>(options, {
-    provider: 'vercel',
-    secret: ['secret', 'the webhook secret'],
-    settings: {
-      ...EVENT_ID,
-      signatureHeader: 'x-vercel-signature',
-      algorithm: 'sha1',
-      keyDescription: 'event id in the body',
-    },
-    eventType: typeOf,
-  });
-}
+export const vercel = /* @__PURE__ */ hmacMember<BodySignedOptions, BodySignedMinimalEvents>({
+  provider: 'vercel',
+  secret: ['secret', 'the webhook secret'],
+  signature: { signatureHeader: 'x-vercel-signature', algorithm: 'sha1' },
+  key: [eventId, 'event id in the body'],
+  retentionDays: 7,
+  eventType: typeOf,
+});
 
 /** The fingerprint of a notification without its delivery bookkeeping, which a retry may change. */
 function notificationFingerprint(request: HttpRequest): string | undefined {
@@ -126,20 +104,12 @@ function notificationFingerprint(request: HttpRequest): string | undefined {
  * @throws {ConfigError} naming `secret` when invalid.
  * @see docs/providers.md#checkoutcom-vercel-and-intercom
  */
-export function intercom<Events extends object = IntercomMinimalEvents>(
-  options: BodySignedOptions,
-): TypedPreset<Events> {
-  return hmacFamily<Events, BodySignedOptions>(options, {
-    provider: 'intercom',
-    secret: ['secret', 'the app client secret'],
-    settings: {
-      ...EVENT_ID,
-      signatureHeader: 'x-hub-signature',
-      algorithm: 'sha1',
-      prefix: 'sha1=',
-      keyDescription: 'notification id in the body',
-    },
-    eventType: bodyField('topic'),
-    extend: () => ({ fingerprint: notificationFingerprint }),
-  });
-}
+export const intercom = /* @__PURE__ */ hmacMember<BodySignedOptions, IntercomMinimalEvents>({
+  provider: 'intercom',
+  secret: ['secret', 'the app client secret'],
+  signature: { signatureHeader: 'x-hub-signature', algorithm: 'sha1', prefix: 'sha1=' },
+  key: [eventId, 'notification id in the body'],
+  retentionDays: 7,
+  eventType: /* @__PURE__ */ bodyField('topic'),
+  extend: () => ({ fingerprint: notificationFingerprint }),
+});

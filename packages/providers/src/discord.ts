@@ -4,7 +4,7 @@
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
-import type { TypedPreset } from './events';
+import type { PresetFactory } from './events';
 import { keyedPreset } from './keyed-preset';
 import { idPart, jsonBody } from './request-fields';
 import { handshakeJson } from './response';
@@ -87,9 +87,7 @@ function publicKeyOf(hex: string): KeyObject {
  * @throws {ConfigError} naming `publicKey`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#discord-interactions
  */
-export function discord<Events extends object = DiscordMinimalEvents>(
-  options: DiscordOptions,
-): TypedPreset<Events> {
+export const discord: PresetFactory<DiscordOptions, DiscordMinimalEvents> = (options) => {
   const { ring, now, tolerance } = timedKeyring(
     'discord',
     options,
@@ -107,7 +105,7 @@ export function discord<Events extends object = DiscordMinimalEvents>(
     tolerance,
   });
 
-  return keyedPreset<Events, KeyObject>(ring, {
+  return keyedPreset(ring, {
     provider: 'discord',
     keyDescription: 'interaction id in the body',
     needsRawBody: true,
@@ -127,4 +125,4 @@ export function discord<Events extends object = DiscordMinimalEvents>(
         : undefined;
     },
   });
-}
+};

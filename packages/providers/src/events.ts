@@ -30,6 +30,14 @@ export interface TypedPreset<Events extends object = Record<string, unknown>>
   readonly events?: Events;
 }
 
+/**
+ * A preset's factory as its family makes it from the provider's row: the user's options in, the
+ * preset out, its event map the provider's minimal one unless given another (`stripe<StripeEvents>(…)`).
+ */
+export type PresetFactory<O, Default extends object> = <Events extends object = Default>(
+  options: O,
+) => TypedPreset<Events>;
+
 /** The event map of a preset: `EventMap<typeof preset>['payment_intent.succeeded']`. */
 export type EventMap<P> = P extends { readonly events?: infer E } ? Exclude<E, undefined> : never;
 
@@ -59,7 +67,7 @@ export type EventsByType<Union, Field extends string = 'type'> = {
   [Name in NamesOf<Union, Field> & string]: Member<Union, Field, Name>;
 };
 
-/** A delivery whose event name is a string field of its JSON body. */
+/** A delivery as a preset reads it when all it reads are string fields of the JSON body: `Named<'id' | 'type'>`. */
 export type Named<Field extends string> = { readonly [F in Field]: string };
 
 /** Adds the event map and its reader to a built preset. */

@@ -1,5 +1,5 @@
 /** @module GitHub preset: `X-GitHub-Delivery` as the key, `X-Hub-Signature-256` verified on the raw body. */
-import type { TypedPreset } from './events';
+import type { PresetFactory } from './events';
 import { keyedPreset } from './keyed-preset';
 import { booleanOption, requireOptions } from './options';
 import { hubSignatureMatch } from './hub-signature';
@@ -48,14 +48,12 @@ export type GitHubMinimalEvents = Record<string, GitHubMinimalPayload>;
  * @throws {ConfigError} naming `secret` or `perHook` when invalid.
  * @see docs/providers.md#github
  */
-export function github<Events extends object = GitHubMinimalEvents>(
-  options: GitHubOptions,
-): TypedPreset<Events> {
+export const github: PresetFactory<GitHubOptions, GitHubMinimalEvents> = (options) => {
   const { perHook } = requireOptions('github', options);
   const ring = stringKeyring('github', options, 'secret', 'the webhook secret');
   const scoped = booleanOption('github', 'perHook', perHook, false);
 
-  return keyedPreset<Events, string>(ring, {
+  return keyedPreset(ring, {
     provider: 'github',
     keyDescription: scoped
       ? 'X-GitHub-Hook-ID and X-GitHub-Delivery headers'
@@ -72,4 +70,4 @@ export function github<Events extends object = GitHubMinimalEvents>(
     signedWith: hubSignatureMatch,
     eventType: (request) => header(request, 'x-github-event'),
   });
-}
+};

@@ -1,5 +1,5 @@
 /** @module GitLab preset: the `Idempotency-Key` header as the key, `X-Gitlab-Token` compared with the secret token. */
-import type { TypedPreset } from './events';
+import type { PresetFactory } from './events';
 import { keyedPreset } from './keyed-preset';
 import { requireOptions } from './options';
 import { tokenHeaderMatch } from './token-header';
@@ -40,14 +40,12 @@ export type GitLabMinimalEvents = Record<string, GitLabMinimalEvent>;
  * @throws {ConfigError} naming `secretToken` when invalid.
  * @see docs/providers.md#gitlab
  */
-export function gitlab<Events extends object = GitLabMinimalEvents>(
-  options: GitLabOptions,
-): TypedPreset<Events> {
+export const gitlab: PresetFactory<GitLabOptions, GitLabMinimalEvents> = (options) => {
   requireOptions('gitlab', options);
   const ring = stringKeyring('gitlab', options, 'secretToken', 'the secret token', {
     toKey: secretDigest,
   });
-  return keyedPreset<Events, Buffer>(ring, {
+  return keyedPreset(ring, {
     provider: 'gitlab',
     keyDescription: 'Idempotency-Key header',
     needsRawBody: false,
@@ -56,4 +54,4 @@ export function gitlab<Events extends object = GitLabMinimalEvents>(
     signedWith: tokenHeaderMatch('x-gitlab-token'),
     eventType: (request) => idPart(jsonBody(request)?.object_kind),
   });
-}
+};

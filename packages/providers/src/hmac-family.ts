@@ -5,15 +5,18 @@
  * retention, the event name) plus, for a few, what they add (a fingerprint, a handshake).
  */
 import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
-import { typed, type TypedPreset } from './events';
+import { type PresetFactory, typed, type TypedPreset } from './events';
 import { type HmacBase, type HmacOptions, hmacPreset } from './hmac';
 import { requireOptions } from './options';
 import type { Keyring, OneOrMany, SecretResolver } from './secrets';
 
-/** A family member's `hmac()` settings: everything but the provider's name and the user's secrets. */
-export type HmacSettings = Omit<
+/**
+ * How a member signs, as `hmac()` takes it (the header, digest, spelling, signed parts, clock):
+ * everything but the provider's name, the user's secrets, the key and retention.
+ */
+export type HmacSignature = Omit<
   HmacOptions,
-  'provider' | 'secret' | 'resolveSecret' | 'eventType'
+  'provider' | 'secret' | 'resolveSecret' | 'eventType' | 'key' | 'keyDescription' | 'retentionDays'
 > & {
   /** A check that must pass besides the signature (a timestamp in the body); asked first. */
   precheck?: HmacBase['precheck'];
@@ -30,8 +33,12 @@ export interface HmacRow<O> {
   readonly provider: string;
   /** The option holding the secrets and what they are, for errors: `['secretKey', 'your secret key']`. */
   readonly secret: readonly [option: keyof O & string, what: string];
-  /** The signature's settings; a function when some come from the user's options (a URL, a clock). */
-  readonly settings: HmacSettings | ((options: O) => HmacSettings);
+  /** How it signs; a function when some of it comes from the user's options (a URL, a clock). */
+  readonly signature: HmacSignature | ((options: O) => HmacSignature);
+  /** The delivery's id: a header's name, or `[reader, what a 400 calls it]` (`'event id in the body'`). */
+  readonly key: HmacOptions['key'] | readonly [HmacOptions['key'], string];
+  /** How long to keep receipts: the provider's retry window plus its manual redelivery window. */
+  readonly retentionDays: number;
   /** The event name of a delivery, for `preset.eventType(request)`. */
   readonly eventType: (request: HttpRequest) => string | undefined;
   /** What the member adds to the verified preset (a fingerprint, a handshake, a replay rule). */
@@ -49,14 +56,34 @@ export function hmacFamily<Events extends object, O extends MemberOptions>(
 ): TypedPreset<Events> {
   const o = requireOptions(row.provider, options);
   const [option, what] = row.secret;
-  const { precheck, ...settings } =
-    typeof row.settings === 'function' ? row.settings(o) : row.settings;
+  const { precheck, ...signature } =
+    typeof row.signature === 'function' ? row.signature(o) : row.signature;
+  const [key, keyDescription] = typeof row.key === 'object' ? row.key : [row.key];
   // The option's value is checked by hmacPreset's keyring (a non-empty string or bytes, or a list).
   const secret = (o as Readonly<Record<string, unknown>>)[option] as OneOrMany<string> | undefined;
   const { preset, ring } = hmacPreset(
-    { ...settings, provider: row.provider, secret, resolveSecret: o.resolveSecret },
+    {
+      ...signature,
+      ...(keyDescription === undefined ? {} : { keyDescription }),
+      key,
+      retentionDays: row.retentionDays,
+      provider: row.provider,
+      secret,
+      resolveSecret: o.resolveSecret,
+    },
     { names: { preset: row.provider, option, what }, precheck },
   );
   const added = row.extend?.(preset, ring);
   return typed<Events>(added === undefined ? preset : { ...preset, ...added }, row.eventType);
+}
+
+/**
+ * A member's factory from its row: `export const razorpay = hmacMember<RazorpayOptions,
+ * RazorpayMinimalEvents>({ … })`. Mark the call pure so a bundle that imports one member leaves
+ * the others out.
+ */
+export function hmacMember<O extends MemberOptions, Default extends object>(
+  row: HmacRow<O>,
+): PresetFactory<O, Default> {
+  return (options) => hmacFamily(options, row);
 }

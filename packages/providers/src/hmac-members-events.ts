@@ -5,11 +5,11 @@
  * family in `hmac-family.ts`; their types come first, then the factories.
  */
 import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
-import type { TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
-import { hmacFamily } from './hmac-family';
+import { hmacMember } from './hmac-family';
 import { clockOption, toleranceOption } from './options';
 import { bodyField, idPart, isJsonObject, jsonBody } from './request-fields';
+import type { ClockOption } from './options';
 import type { SecretOptions } from './secrets';
 
 /**
@@ -69,15 +69,14 @@ function eventKey(request: HttpRequest): string | undefined {
  * Options of {@link linear}: `secret`, the webhook's signing secret (Settings, API, the webhook's
  * page), or several; or `resolveSecret`, a lookup per request.
  */
-export type LinearOptions = SecretOptions<'secret', string> & {
-  /**
-   * Accepted distance between the body's `webhookTimestamp` and now, in seconds, either way.
-   * Defaults to 60: Linear asks for a minute, and its SDK's verifier refuses anything older.
-   */
-  toleranceSeconds?: number;
-  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
-  clock?: () => number;
-};
+export type LinearOptions = SecretOptions<'secret', string> &
+  ClockOption & {
+    /**
+     * Accepted distance between the body's `webhookTimestamp` and now, in seconds, either way.
+     * Defaults to 60: Linear asks for a minute, and its SDK's verifier refuses anything older.
+     */
+    toleranceSeconds?: number;
+  };
 
 /**
  * A Linear delivery as this preset reads it: `type` (the entity, the event name), `action` and the
@@ -109,27 +108,20 @@ export type LinearMinimalEvents = Record<string, LinearMinimalEvent>;
  * @throws {ConfigError} naming `secret` when invalid.
  * @see docs/providers.md#coinbase-commerce
  */
-export function coinbase<Events extends object = CoinbaseMinimalEvents>(
-  options: CoinbaseOptions,
-): TypedPreset<Events> {
-  return hmacFamily<Events, CoinbaseOptions>(options, {
-    provider: 'coinbase',
-    secret: ['secret', 'the shared secret'],
-    settings: {
-      signatureHeader: 'x-cc-webhook-signature',
-      key: (request) => idPart(eventOf(request)?.id),
-      keyDescription: 'event id in the body',
-      retentionDays: 7,
+export const coinbase = /* @__PURE__ */ hmacMember<CoinbaseOptions, CoinbaseMinimalEvents>({
+  provider: 'coinbase',
+  secret: ['secret', 'the shared secret'],
+  signature: { signatureHeader: 'x-cc-webhook-signature' },
+  key: [(request) => idPart(eventOf(request)?.id), 'event id in the body'],
+  retentionDays: 7,
+  eventType: (request) => idPart(eventOf(request)?.type),
+  extend: () => ({
+    fingerprint(request) {
+      const event = eventOf(request);
+      return event === undefined ? undefined : canonicalFingerprint(event);
     },
-    eventType: (request) => idPart(eventOf(request)?.type),
-    extend: () => ({
-      fingerprint(request) {
-        const event = eventOf(request);
-        return event === undefined ? undefined : canonicalFingerprint(event);
-      },
-    }),
-  });
-}
+  }),
+});
 
 /**
  * Lemon Squeezy webhook preset (orders, subscriptions, subscription invoices, license keys).
@@ -152,31 +144,27 @@ export function coinbase<Events extends object = CoinbaseMinimalEvents>(
  * @throws {ConfigError} naming `secret` when invalid.
  * @see docs/providers.md#lemon-squeezy
  */
-export function lemonsqueezy<Events extends object = LemonSqueezyMinimalEvents>(
-  options: LemonSqueezyOptions,
-): TypedPreset<Events> {
-  return hmacFamily<Events, LemonSqueezyOptions>(options, {
-    provider: 'lemonsqueezy',
-    secret: ['secret', 'the signing secret'],
-    settings: {
-      signatureHeader: 'x-signature',
-      key: eventKey,
-      keyDescription: 'meta.event_name, data.type and data.id in the body',
-      retentionDays: 7,
+export const lemonsqueezy = /* @__PURE__ */ hmacMember<
+  LemonSqueezyOptions,
+  LemonSqueezyMinimalEvents
+>({
+  provider: 'lemonsqueezy',
+  secret: ['secret', 'the signing secret'],
+  signature: { signatureHeader: 'x-signature' },
+  key: [eventKey, 'meta.event_name, data.type and data.id in the body'],
+  retentionDays: 7,
+  eventType: (request) => {
+    const meta = jsonBody(request)?.meta;
+    return isJsonObject(meta) ? idPart(meta.event_name) : undefined;
+  },
+  extend: () => ({
+    replay(stored) {
+      return stored.status >= 200 && stored.status < 300 && stored.status !== 200
+        ? { ...stored, status: 200 }
+        : stored;
     },
-    eventType: (request) => {
-      const meta = jsonBody(request)?.meta;
-      return isJsonObject(meta) ? idPart(meta.event_name) : undefined;
-    },
-    extend: () => ({
-      replay(stored) {
-        return stored.status >= 200 && stored.status < 300 && stored.status !== 200
-          ? { ...stored, status: 200 }
-          : stored;
-      },
-    }),
-  });
-}
+  }),
+});
 
 /**
  * Linear webhook preset (issues, comments, projects, cycles… of a workspace or an OAuth app).
@@ -196,39 +184,34 @@ export function lemonsqueezy<Events extends object = LemonSqueezyMinimalEvents>(
  * @throws {ConfigError} naming `secret`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#linear
  */
-export function linear<Events extends object = LinearMinimalEvents>(
-  options: LinearOptions,
-): TypedPreset<Events> {
-  return hmacFamily<Events, LinearOptions>(options, {
-    provider: 'linear',
-    secret: ['secret', 'the signing secret'],
-    settings: (o) => {
-      const tolerance = toleranceOption('linear', o.toleranceSeconds, 60);
-      const now = clockOption('linear', o.clock);
-      return {
-        signatureHeader: 'linear-signature',
-        key: 'linear-delivery',
-        keyDescription: 'Linear-Delivery header',
-        retentionDays: 7,
-        clock: now,
-        precheck(request) {
-          const stamp = jsonBody(request)?.webhookTimestamp;
-          return (
-            typeof stamp === 'number' &&
-            Number.isFinite(stamp) &&
-            Math.abs(now() - stamp) <= tolerance * 1000
-          );
-        },
-      };
-    },
-    eventType: bodyField('type'),
-    extend: () => ({
-      fingerprint(request) {
-        const body = jsonBody(request);
-        if (body === undefined) return undefined;
-        const { webhookTimestamp, ...delivery } = body;
-        return canonicalFingerprint(delivery);
+export const linear = /* @__PURE__ */ hmacMember<LinearOptions, LinearMinimalEvents>({
+  provider: 'linear',
+  secret: ['secret', 'the signing secret'],
+  signature: (o) => {
+    const tolerance = toleranceOption('linear', o.toleranceSeconds, 60);
+    const now = clockOption('linear', o.clock);
+    return {
+      signatureHeader: 'linear-signature',
+      clock: now,
+      precheck(request) {
+        const stamp = jsonBody(request)?.webhookTimestamp;
+        return (
+          typeof stamp === 'number' &&
+          Number.isFinite(stamp) &&
+          Math.abs(now() - stamp) <= tolerance * 1000
+        );
       },
-    }),
-  });
-}
+    };
+  },
+  key: ['linear-delivery', 'Linear-Delivery header'],
+  retentionDays: 7,
+  eventType: /* @__PURE__ */ bodyField('type'),
+  extend: () => ({
+    fingerprint(request) {
+      const body = jsonBody(request);
+      if (body === undefined) return undefined;
+      const { webhookTimestamp, ...delivery } = body;
+      return canonicalFingerprint(delivery);
+    },
+  }),
+});

@@ -4,13 +4,13 @@
  * validation challenge answered under the secret that verified it). Each factory is a row of the
  * family in `hmac-family.ts`; their types come first, then the factories.
  */
+import type { Named } from './events';
 import { createHmac } from 'node:crypto';
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
-import type { TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
-import { hmacFamily } from './hmac-family';
-import { clockOption, requireString } from './options';
+import { hmacMember } from './hmac-family';
+import { clockOption, requireString, type ClockOption } from './options';
 import { bodyField, header, idPart, isJsonObject, jsonBody } from './request-fields';
 import { handshakeJson, handshakeRefused } from './response';
 import type { Keyring, SecretOptions } from './secrets';
@@ -51,10 +51,7 @@ export type SquareOptions = SecretOptions<'signatureKey', string> & {
  * A Square event as this preset reads it: `event_id` (the key) and `type` (the event name).
  * Square's SDK types its objects in camelCase, not as the body spells them, so none is offered.
  */
-export interface SquareMinimalEvent {
-  readonly event_id: string;
-  readonly type: string;
-}
+export type SquareMinimalEvent = Named<'event_id' | 'type'>;
 
 /** Square's events: any name, each a {@link SquareMinimalEvent}. */
 export type SquareMinimalEvents = Record<string, SquareMinimalEvent>;
@@ -63,22 +60,18 @@ export type SquareMinimalEvents = Record<string, SquareMinimalEvent>;
  * Options of {@link airwallex}: `secret`, the webhook's secret (Settings, Developer, Webhooks), or
  * several; or `resolveSecret`, a lookup per request.
  */
-export type AirwallexOptions = SecretOptions<'secret', string> & {
-  /**
-   * Refuse an `x-timestamp` further than this from now, in seconds. Defaults to no check: whether
-   * Airwallex stamps a retry anew is UNCONFIRMED, and a resent event with its first stamp would
-   * be refused. The receipt still stops a replay of an id it holds.
-   */
-  toleranceSeconds?: number;
-  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
-  clock?: () => number;
-};
+export type AirwallexOptions = SecretOptions<'secret', string> &
+  ClockOption & {
+    /**
+     * Refuse an `x-timestamp` further than this from now, in seconds. Defaults to no check: whether
+     * Airwallex stamps a retry anew is UNCONFIRMED, and a resent event with its first stamp would
+     * be refused. The receipt still stops a replay of an id it holds.
+     */
+    toleranceSeconds?: number;
+  };
 
 /** An Airwallex event as this preset reads it: `id` (the key) and `name` (the event name). */
-export interface AirwallexMinimalEvent {
-  readonly id: string;
-  readonly name: string;
-}
+export type AirwallexMinimalEvent = Named<'id' | 'name'>;
 
 /** Airwallex's events: any name, each an {@link AirwallexMinimalEvent}. */
 export type AirwallexMinimalEvents = Record<string, AirwallexMinimalEvent>;
@@ -129,36 +122,31 @@ const PLAIN_TOKEN = /^[!-9;-~]{1,256}$/;
  * @throws {ConfigError} naming `signatureKey` or `notificationUrl` when invalid.
  * @see docs/providers.md#square
  */
-export function square<Events extends object = SquareMinimalEvents>(
-  options: SquareOptions,
-): TypedPreset<Events> {
-  return hmacFamily<Events, SquareOptions>(options, {
-    provider: 'square',
-    secret: ['signatureKey', 'the signature key'],
-    settings: (o) => {
-      const url = requireString(
-        'square',
+export const square = /* @__PURE__ */ hmacMember<SquareOptions, SquareMinimalEvents>({
+  provider: 'square',
+  secret: ['signatureKey', 'the signature key'],
+  signature: (o) => {
+    const url = requireString(
+      'square',
+      'notificationUrl',
+      o.notificationUrl,
+      'the notification URL as "notificationUrl"',
+    );
+    if (!/^https?:\/\/\S+$/.test(url))
+      throw new ConfigError(
         'notificationUrl',
-        o.notificationUrl,
-        'the notification URL as "notificationUrl"',
+        'square() needs the full notification URL, https://…',
       );
-      if (!/^https?:\/\/\S+$/.test(url))
-        throw new ConfigError(
-          'notificationUrl',
-          'square() needs the full notification URL, https://…',
-        );
-      return {
-        signatureHeader: 'x-square-hmacsha256-signature',
-        encoding: 'base64',
-        signedPayload: (request) => [url, request.body],
-        key: bodyField('event_id'),
-        keyDescription: 'event_id in the body',
-        retentionDays: 7,
-      };
-    },
-    eventType: bodyField('type'),
-  });
-}
+    return {
+      signatureHeader: 'x-square-hmacsha256-signature',
+      encoding: 'base64',
+      signedPayload: (request) => [url, request.body],
+    };
+  },
+  key: [/* @__PURE__ */ bodyField('event_id'), 'event_id in the body'],
+  retentionDays: 7,
+  eventType: /* @__PURE__ */ bodyField('type'),
+});
 
 /**
  * Airwallex webhook preset (payments, payouts, FX, issuing events).
@@ -176,37 +164,32 @@ export function square<Events extends object = SquareMinimalEvents>(
  * @throws {ConfigError} naming `secret`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#airwallex
  */
-export function airwallex<Events extends object = AirwallexMinimalEvents>(
-  options: AirwallexOptions,
-): TypedPreset<Events> {
-  return hmacFamily<Events, AirwallexOptions>(options, {
-    provider: 'airwallex',
-    secret: ['secret', 'the webhook secret'],
-    settings: (o) => {
-      const tolerance = o.toleranceSeconds;
-      if (
-        tolerance !== undefined &&
-        (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance <= 0)
-      )
-        throw new ConfigError('toleranceSeconds', 'airwallex() needs a positive number of seconds');
-      const now = clockOption('airwallex', o.clock);
-      return {
-        signatureHeader: 'x-signature',
-        signedPayload: (r) => [r.header('x-timestamp') ?? '', r.body],
-        key: bodyField('id'),
-        keyDescription: 'event id in the body',
-        retentionDays: 7,
-        clock: now,
-        precheck(request) {
-          const stamp = header(request, 'x-timestamp');
-          if (stamp === undefined || !MILLISECONDS.test(stamp)) return false;
-          return tolerance === undefined || Math.abs(now() - Number(stamp)) <= tolerance * 1000;
-        },
-      };
-    },
-    eventType: bodyField('name'),
-  });
-}
+export const airwallex = /* @__PURE__ */ hmacMember<AirwallexOptions, AirwallexMinimalEvents>({
+  provider: 'airwallex',
+  secret: ['secret', 'the webhook secret'],
+  signature: (o) => {
+    const tolerance = o.toleranceSeconds;
+    if (
+      tolerance !== undefined &&
+      (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance <= 0)
+    )
+      throw new ConfigError('toleranceSeconds', 'airwallex() needs a positive number of seconds');
+    const now = clockOption('airwallex', o.clock);
+    return {
+      signatureHeader: 'x-signature',
+      signedPayload: (r) => [r.header('x-timestamp') ?? '', r.body],
+      clock: now,
+      precheck(request) {
+        const stamp = header(request, 'x-timestamp');
+        if (stamp === undefined || !MILLISECONDS.test(stamp)) return false;
+        return tolerance === undefined || Math.abs(now() - Number(stamp)) <= tolerance * 1000;
+      },
+    };
+  },
+  key: [/* @__PURE__ */ bodyField('id'), 'event id in the body'],
+  retentionDays: 7,
+  eventType: /* @__PURE__ */ bodyField('name'),
+});
 
 /**
  * Zoom webhook preset (meetings, webinars, recordings, users, Zoom Phone… event subscriptions).
@@ -232,39 +215,37 @@ export function airwallex<Events extends object = AirwallexMinimalEvents>(
  * @throws {ConfigError} naming `secretToken` when invalid.
  * @see docs/providers.md#zoom
  */
-export function zoom<Events extends object = ZoomMinimalEvents>(
-  options: ZoomOptions,
-): TypedPreset<Events> {
-  return hmacFamily<Events, ZoomOptions>(options, {
-    provider: 'zoom',
-    secret: ['secretToken', 'the Secret Token'],
-    settings: {
-      signatureHeader: 'x-zm-signature',
-      prefix: 'v0=',
-      signedPayload: (r) => [`v0:${r.header('x-zm-request-timestamp') ?? ''}:`, r.body],
-      key(request) {
-        const body = jsonBody(request);
-        const event = idPart(body?.event);
-        const stamp = idPart(body?.event_ts);
-        if (event === undefined || stamp === undefined || !isJsonObject(body?.payload))
-          return undefined;
-        return `${event}:${stamp}:${canonicalFingerprint(body.payload).slice(0, 32)}`;
-      },
-      keyDescription: 'event, event_ts and payload in the body',
-      retentionDays: 7,
+export const zoom = /* @__PURE__ */ hmacMember<ZoomOptions, ZoomMinimalEvents>({
+  provider: 'zoom',
+  secret: ['secretToken', 'the Secret Token'],
+  signature: {
+    signatureHeader: 'x-zm-signature',
+    prefix: 'v0=',
+    signedPayload: (r) => [`v0:${r.header('x-zm-request-timestamp') ?? ''}:`, r.body],
+  },
+  key: [
+    (request) => {
+      const body = jsonBody(request);
+      const event = idPart(body?.event);
+      const stamp = idPart(body?.event_ts);
+      if (event === undefined || stamp === undefined || !isJsonObject(body?.payload))
+        return undefined;
+      return `${event}:${stamp}:${canonicalFingerprint(body.payload).slice(0, 32)}`;
     },
-    eventType: bodyField('event'),
-    extend: (_, ring) => ({
-      fingerprint(request) {
-        const body = jsonBody(request);
-        if (body === undefined) return undefined;
-        return canonicalFingerprint({
-          event: body.event,
-          event_ts: body.event_ts,
-          payload: body.payload,
-        });
-      },
-      handshake: zoomHandshake(ring),
-    }),
-  });
-}
+    'event, event_ts and payload in the body',
+  ],
+  retentionDays: 7,
+  eventType: /* @__PURE__ */ bodyField('event'),
+  extend: (_, ring) => ({
+    fingerprint(request) {
+      const body = jsonBody(request);
+      if (body === undefined) return undefined;
+      return canonicalFingerprint({
+        event: body.event,
+        event_ts: body.event_ts,
+        payload: body.payload,
+      });
+    },
+    handshake: zoomHandshake(ring),
+  }),
+});

@@ -5,8 +5,8 @@
  * key, retention, event name), nothing more. Their types come first, then the factories.
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
-import type { TypedPreset } from './events';
-import { hmacFamily } from './hmac-family';
+import type { Named } from './events';
+import { hmacMember } from './hmac-family';
 import { bodyField, header, idPart, isJsonObject, jsonBody } from './request-fields';
 import type { SecretOptions } from './secrets';
 
@@ -17,9 +17,7 @@ import type { SecretOptions } from './secrets';
 export type RazorpayOptions = SecretOptions<'secret', string>;
 
 /** A Razorpay delivery as this preset reads it: its `event` name. Razorpay's SDK types no webhook payload. */
-export interface RazorpayMinimalEvent {
-  readonly event: string;
-}
+export type RazorpayMinimalEvent = Named<'event'>;
 
 /** Razorpay's events: any name, each a {@link RazorpayMinimalEvent}. */
 export type RazorpayMinimalEvents = Record<string, RazorpayMinimalEvent>;
@@ -31,10 +29,7 @@ export type RazorpayMinimalEvents = Record<string, RazorpayMinimalEvent>;
 export type TypeformOptions = SecretOptions<'secret', string>;
 
 /** A Typeform delivery as this preset reads it: `event_id` (the key) and `event_type` (the event name). */
-export interface TypeformMinimalEvent {
-  readonly event_id: string;
-  readonly event_type: string;
-}
+export type TypeformMinimalEvent = Named<'event_id' | 'event_type'>;
 
 /** Typeform's events: any name, each a {@link TypeformMinimalEvent}. */
 export type TypeformMinimalEvents = Record<string, TypeformMinimalEvent>;
@@ -58,9 +53,7 @@ export type BitbucketMinimalEvents = Record<string, BitbucketMinimalEvent>;
 export type SentryOptions = SecretOptions<'clientSecret', string>;
 
 /** A Sentry integration delivery as this preset reads it: its `action`. The event name is the `Sentry-Hook-Resource` header. */
-export interface SentryMinimalEvent {
-  readonly action: string;
-}
+export type SentryMinimalEvent = Named<'action'>;
 
 /** Sentry's resources: any name, each a {@link SentryMinimalEvent}. */
 export type SentryMinimalEvents = Record<string, SentryMinimalEvent>;
@@ -108,20 +101,14 @@ function eventKey(request: HttpRequest): string | undefined {
  * @throws {ConfigError} naming `secret` when invalid.
  * @see docs/providers.md#razorpay
  */
-export function razorpay<Events extends object = RazorpayMinimalEvents>(
-  options: RazorpayOptions,
-): TypedPreset<Events> {
-  return hmacFamily<Events, RazorpayOptions>(options, {
-    provider: 'razorpay',
-    secret: ['secret', 'the webhook secret'],
-    settings: {
-      signatureHeader: 'x-razorpay-signature',
-      key: 'x-razorpay-event-id',
-      retentionDays: 7,
-    },
-    eventType: bodyField('event'),
-  });
-}
+export const razorpay = /* @__PURE__ */ hmacMember<RazorpayOptions, RazorpayMinimalEvents>({
+  provider: 'razorpay',
+  secret: ['secret', 'the webhook secret'],
+  signature: { signatureHeader: 'x-razorpay-signature' },
+  key: 'x-razorpay-event-id',
+  retentionDays: 7,
+  eventType: /* @__PURE__ */ bodyField('event'),
+});
 
 /**
  * Typeform webhook preset (`form_response`: a form submitted).
@@ -136,23 +123,14 @@ export function razorpay<Events extends object = RazorpayMinimalEvents>(
  * @throws {ConfigError} naming `secret` when invalid.
  * @see docs/providers.md#typeform
  */
-export function typeform<Events extends object = TypeformMinimalEvents>(
-  options: TypeformOptions,
-): TypedPreset<Events> {
-  return hmacFamily<Events, TypeformOptions>(options, {
-    provider: 'typeform',
-    secret: ['secret', 'the webhook secret'],
-    settings: {
-      signatureHeader: 'typeform-signature',
-      encoding: 'base64',
-      prefix: 'sha256=',
-      key: bodyField('event_id'),
-      keyDescription: 'event_id in the body',
-      retentionDays: 7,
-    },
-    eventType: bodyField('event_type'),
-  });
-}
+export const typeform = /* @__PURE__ */ hmacMember<TypeformOptions, TypeformMinimalEvents>({
+  provider: 'typeform',
+  secret: ['secret', 'the webhook secret'],
+  signature: { signatureHeader: 'typeform-signature', encoding: 'base64', prefix: 'sha256=' },
+  key: [/* @__PURE__ */ bodyField('event_id'), 'event_id in the body'],
+  retentionDays: 7,
+  eventType: /* @__PURE__ */ bodyField('event_type'),
+});
 
 /**
  * Bitbucket Cloud webhook preset (repository push, pull request, issue events).
@@ -170,22 +148,14 @@ export function typeform<Events extends object = TypeformMinimalEvents>(
  * @throws {ConfigError} naming `secret` when invalid.
  * @see docs/providers.md#bitbucket
  */
-export function bitbucket<Events extends object = BitbucketMinimalEvents>(
-  options: BitbucketOptions,
-): TypedPreset<Events> {
-  return hmacFamily<Events, BitbucketOptions>(options, {
-    provider: 'bitbucket',
-    secret: ['secret', 'the webhook secret'],
-    settings: {
-      signatureHeader: 'x-hub-signature',
-      prefix: 'sha256=',
-      key: 'x-request-uuid',
-      keyDescription: 'X-Request-UUID header',
-      retentionDays: 7,
-    },
-    eventType: (request) => header(request, 'x-event-key'),
-  });
-}
+export const bitbucket = /* @__PURE__ */ hmacMember<BitbucketOptions, BitbucketMinimalEvents>({
+  provider: 'bitbucket',
+  secret: ['secret', 'the webhook secret'],
+  signature: { signatureHeader: 'x-hub-signature', prefix: 'sha256=' },
+  key: ['x-request-uuid', 'X-Request-UUID header'],
+  retentionDays: 7,
+  eventType: (request) => header(request, 'x-event-key'),
+});
 
 /**
  * Sentry integration-platform webhook preset (internal or public integrations: `installation`,
@@ -205,21 +175,14 @@ export function bitbucket<Events extends object = BitbucketMinimalEvents>(
  * @throws {ConfigError} naming `clientSecret` when invalid.
  * @see docs/providers.md#sentry
  */
-export function sentry<Events extends object = SentryMinimalEvents>(
-  options: SentryOptions,
-): TypedPreset<Events> {
-  return hmacFamily<Events, SentryOptions>(options, {
-    provider: 'sentry',
-    secret: ['clientSecret', 'the integration client secret'],
-    settings: {
-      signatureHeader: 'sentry-hook-signature',
-      key: 'request-id',
-      keyDescription: 'Request-ID header',
-      retentionDays: 7,
-    },
-    eventType: (request) => header(request, 'sentry-hook-resource'),
-  });
-}
+export const sentry = /* @__PURE__ */ hmacMember<SentryOptions, SentryMinimalEvents>({
+  provider: 'sentry',
+  secret: ['clientSecret', 'the integration client secret'],
+  signature: { signatureHeader: 'sentry-hook-signature' },
+  key: ['request-id', 'Request-ID header'],
+  retentionDays: 7,
+  eventType: (request) => header(request, 'sentry-hook-resource'),
+});
 
 /**
  * Paystack webhook preset (`charge.success`, transfers, refunds, subscriptions, disputes).
@@ -238,19 +201,11 @@ export function sentry<Events extends object = SentryMinimalEvents>(
  * @throws {ConfigError} naming `secretKey` when invalid.
  * @see docs/providers.md#paystack
  */
-export function paystack<Events extends object = PaystackMinimalEvents>(
-  options: PaystackOptions,
-): TypedPreset<Events> {
-  return hmacFamily<Events, PaystackOptions>(options, {
-    provider: 'paystack',
-    secret: ['secretKey', 'your secret key'],
-    settings: {
-      signatureHeader: 'x-paystack-signature',
-      algorithm: 'sha512',
-      key: eventKey,
-      keyDescription: 'event and data.id (or data.reference) in the body',
-      retentionDays: 7,
-    },
-    eventType: bodyField('event'),
-  });
-}
+export const paystack = /* @__PURE__ */ hmacMember<PaystackOptions, PaystackMinimalEvents>({
+  provider: 'paystack',
+  secret: ['secretKey', 'your secret key'],
+  signature: { signatureHeader: 'x-paystack-signature', algorithm: 'sha512' },
+  key: [eventKey, 'event and data.id (or data.reference) in the body'],
+  retentionDays: 7,
+  eventType: /* @__PURE__ */ bodyField('event'),
+});

@@ -225,8 +225,11 @@ export type {
   EventMap,
   EventOf,
   EventsByType,
+  Named,
+  PresetFactory,
   TypedPreset,
 } from './events';
+export type { ClockOption } from './options';
 export type {
   OneOrMany,
   SecretCacheOptions,
@@ -235,4 +238,4 @@ export type {
   SecretOptions,
   SecretResolver,
 } from './secrets';
-export type { BasicCredentials } from './basic-auth';
+export type { BasicAuthOptions, BasicCredentials } from './basic-auth';

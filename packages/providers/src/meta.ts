@@ -6,7 +6,7 @@
 import type { HttpRequest } from '@webhook-idempotency/core';
 import type { HttpResponseRecord } from '@webhook-idempotency/core/adapter';
 import { batchedPreset, contentKey } from './batched';
-import type { TypedPreset } from './events';
+import type { PresetFactory } from './events';
 import { canonicalFingerprint } from './fingerprint';
 import { requireOptions, requireString } from './options';
 import { hubSignatureMatch } from './hub-signature';
@@ -130,9 +130,7 @@ function metaItems(body: JsonObject | undefined): MetaItem[] | undefined {
  * @throws {ConfigError} naming `appSecret` or `verifyToken` when invalid.
  * @see docs/providers.md#meta-whatsapp-messenger-instagram
  */
-export function meta<Events extends object = MetaMinimalEvents>(
-  options: MetaOptions,
-): TypedPreset<Events> {
+export const meta: PresetFactory<MetaOptions, MetaMinimalEvents> = (options) => {
   const { verifyToken } = requireOptions('meta', options);
   const ring = stringKeyring('meta', options, 'appSecret', 'the app secret');
   const tokens =
@@ -143,7 +141,7 @@ export function meta<Events extends object = MetaMinimalEvents>(
         );
   const forbidden: HttpResponseRecord = handshakeText(403, 'Forbidden');
 
-  return batchedPreset<Events, string, MetaItem>(ring, {
+  return batchedPreset(ring, {
     provider: 'meta',
     keyDescription: 'entry with changes or messaging',
     needsRawBody: true,
@@ -174,4 +172,4 @@ export function meta<Events extends object = MetaMinimalEvents>(
       return item.messaging === undefined ? undefined : 'messaging';
     },
   });
-}
+};

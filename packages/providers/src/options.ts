@@ -1,5 +1,12 @@
 /** @module Validation of preset options at construction: a wrong option throws a `ConfigError` naming it. */
+import type { KeyObject } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
+
+/** The clock option of a preset that checks a signed time: injected by tests. */
+export interface ClockOption {
+  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
+  clock?: () => number;
+}
 
 /** Fails unless the factory was given an options object. */
 export function requireOptions<T extends object>(preset: string, options: T | undefined): T {
@@ -88,6 +95,26 @@ export function booleanOption(
   if (typeof value !== 'boolean')
     throw new ConfigError(option, `${preset}() needs true or false, got ${describe(value)}`);
   return value;
+}
+
+/**
+ * A public key option: `read` makes the key of what the user gave, `fits` says whether it is the
+ * kind the provider signs with; a `ConfigError` naming `publicKey` says `unreadable` when it
+ * cannot be read, `wrongKind` when it does not fit.
+ */
+export function publicKeyOption(
+  read: () => KeyObject,
+  fits: (key: KeyObject) => boolean,
+  [unreadable, wrongKind]: readonly [unreadable: string, wrongKind: string],
+): KeyObject {
+  let key: KeyObject;
+  try {
+    key = read();
+  } catch {
+    throw new ConfigError('publicKey', unreadable);
+  }
+  if (!fits(key)) throw new ConfigError('publicKey', wrongKind);
+  return key;
 }
 
 function describe(value: unknown): string {

@@ -3,22 +3,16 @@
  * compared hashed in constant time.
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
-import { basicAuthPreset, type BasicCredentials, credentialsKeyring } from './basic-auth';
+import { type BasicAuthOptions, basicAuthPreset, credentialsKeyring } from './basic-auth';
 import type { TypedPreset } from './events';
 import { idPart, joinedId, jsonBody, type JsonObject } from './request-fields';
-import type { SecretOptions } from './secrets';
 
 /**
  * Options of {@link postmark}: the `username` and `password` in the webhook URL
  * (`https://user:password@example.com/postmark`); or `credentials`, several such pairs while you
  * change them (any one passes); or `resolveSecret`, a lookup per request (one server per customer).
  */
-export type PostmarkOptions =
-  | { username: string; password: string; credentials?: undefined; resolveSecret?: undefined }
-  | ({ username?: undefined; password?: undefined } & SecretOptions<
-      'credentials',
-      BasicCredentials
-    >);
+export type PostmarkOptions = BasicAuthOptions;
 
 /** A Postmark record as this preset reads it: its `RecordType` (the event name; an inbound message has none) and the fields of its key. */
 export interface PostmarkMinimalRecord {

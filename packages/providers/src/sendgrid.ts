@@ -3,9 +3,9 @@
  * `sg_event_id`; the ECDSA P-256 signature of timestamp + raw body checked with the public key.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { ConfigError } from '@webhook-idempotency/core';
 import { batchedPreset, contentKey, jsonArrayBody } from './batched';
-import type { TypedPreset } from './events';
+import type { PresetFactory } from './events';
+import { publicKeyOption } from './options';
 import { idPart, isJsonObject } from './request-fields';
 import { type SecretOptions, timedKeyring } from './secrets';
 import { stampedSignatureMatch } from './stamped-signature';
@@ -41,21 +41,20 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** The ECDSA P-256 key of the verification key, given as SendGrid shows it (base64 DER) or as PEM. */
 function publicKeyOf(text: string): KeyObject {
-  let key: KeyObject;
-  try {
-    key = text.includes('-----BEGIN')
-      ? createPublicKey(text)
-      : createPublicKey({ key: Buffer.from(text.trim(), 'base64'), format: 'der', type: 'spki' });
-  } catch {
-    throw new ConfigError(
-      'publicKey',
+  return publicKeyOption(
+    () =>
+      text.includes('-----BEGIN')
+        ? createPublicKey(text)
+        : createPublicKey({ key: Buffer.from(text.trim(), 'base64'), format: 'der', type: 'spki' }),
+    (key) => {
+      const curve = key.asymmetricKeyDetails?.namedCurve;
+      return key.asymmetricKeyType === 'ec' && (curve === 'prime256v1' || curve === 'P-256');
+    },
+    [
       'sendgrid() could not read the verification key: paste it as SendGrid shows it (base64) or as PEM',
-    );
-  }
-  const curve = key.asymmetricKeyDetails?.namedCurve;
-  if (key.asymmetricKeyType !== 'ec' || (curve !== 'prime256v1' && curve !== 'P-256'))
-    throw new ConfigError('publicKey', 'sendgrid() needs an ECDSA P-256 public key');
-  return key;
+      'sendgrid() needs an ECDSA P-256 public key',
+    ],
+  );
 }
 
 /**
@@ -76,9 +75,7 @@ function publicKeyOf(text: string): KeyObject {
  * @throws {ConfigError} naming `publicKey`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#sendgrid-event-webhook
  */
-export function sendgrid<Events extends object = SendGridMinimalEvents>(
-  options: SendGridOptions,
-): TypedPreset<Events> {
+export const sendgrid: PresetFactory<SendGridOptions, SendGridMinimalEvents> = (options) => {
   const { ring, now, tolerance } = timedKeyring(
     'sendgrid',
     options,
@@ -97,7 +94,7 @@ export function sendgrid<Events extends object = SendGridMinimalEvents>(
     tolerance,
   });
 
-  return batchedPreset<Events, KeyObject, unknown>(ring, {
+  return batchedPreset(ring, {
     provider: 'sendgrid',
     keyDescription: 'sg_event_id of each event',
     needsRawBody: true,
@@ -109,4 +106,4 @@ export function sendgrid<Events extends object = SendGridMinimalEvents>(
     signedWith: signed,
     itemType: (item) => (isJsonObject(item) ? idPart(item.event) : undefined),
   });
-}
+};

@@ -1,5 +1,5 @@
 /** @module Shopify preset: shop domain plus `X-Shopify-Webhook-Id` as the key, base64 HMAC of the raw body. */
-import type { TypedPreset } from './events';
+import type { PresetFactory } from './events';
 import { keyedPreset } from './keyed-preset';
 import { oneOf, requireOptions } from './options';
 import { header } from './request-fields';
@@ -47,9 +47,7 @@ export type ShopifyMinimalEvents = Record<string, ShopifyMinimalPayload>;
  * @throws {ConfigError} naming `secret` or `per` when invalid.
  * @see docs/providers.md#shopify
  */
-export function shopify<Events extends object = ShopifyMinimalEvents>(
-  options: ShopifyOptions,
-): TypedPreset<Events> {
+export const shopify: PresetFactory<ShopifyOptions, ShopifyMinimalEvents> = (options) => {
   const { per } = requireOptions('shopify', options);
   const ring = stringKeyring('shopify', options, 'secret', 'the app client secret');
   const idHeader =
@@ -57,7 +55,7 @@ export function shopify<Events extends object = ShopifyMinimalEvents>(
       ? 'x-shopify-event-id'
       : 'x-shopify-webhook-id';
 
-  return keyedPreset<Events, string>(ring, {
+  return keyedPreset(ring, {
     provider: 'shopify',
     keyDescription: `X-Shopify-Shop-Domain and ${idHeader === 'x-shopify-event-id' ? 'X-Shopify-Event-Id' : 'X-Shopify-Webhook-Id'} headers`,
     needsRawBody: true,
@@ -75,4 +73,4 @@ export function shopify<Events extends object = ShopifyMinimalEvents>(
     },
     eventType: (request) => header(request, 'x-shopify-topic'),
   });
-}
+};

@@ -1,7 +1,7 @@
 /** @module Standard Webhooks / Svix preset: `webhook-id` as the key, `v1,<base64>` signatures with the `whsec_` secret. */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
-import type { TypedPreset } from './events';
+import type { PresetFactory, TypedPreset } from './events';
 import { keyedPreset } from './keyed-preset';
 import {
   clockOption,
@@ -95,11 +95,12 @@ export type StandardWebhooksMinimalEvents = Record<string, StandardWebhooksMinim
  * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds`, `endpoint`, `provider` or `clock` when invalid.
  * @see docs/providers.md#standard-webhooks--svix
  */
-export function standardWebhooks<Events extends object = StandardWebhooksMinimalEvents>(
-  options: StandardWebhooksOptions,
-): TypedPreset<Events> {
-  return standardWebhooksAs<Events>('standardWebhooks', options);
-}
+export const standardWebhooks: PresetFactory<
+  StandardWebhooksOptions,
+  StandardWebhooksMinimalEvents
+> = (options) => {
+  return standardWebhooksAs('standardWebhooks', options);
+};
 
 /** {@link standardWebhooks}, its errors naming the factory `preset` (Clerk and Resend are built on it). */
 export function standardWebhooksAs<Events extends object>(

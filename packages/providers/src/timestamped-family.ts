@@ -5,7 +5,7 @@
  * to read it, what is signed, the default tolerance, the key, retention, the event name).
  */
 import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
-import type { TypedPreset } from './events';
+import type { PresetFactory, TypedPreset } from './events';
 import { keyedPreset } from './keyed-preset';
 import { header } from './request-fields';
 import { firstMatch, type TimedOptions, timedKeyring } from './secrets';
@@ -32,9 +32,8 @@ export interface TimestampedRow<O> {
   readonly read: (value: string, request: HttpRequest) => SentSignature | undefined;
   /** What the provider signs, given the stamp as sent, as parsed seconds, and the raw body. */
   readonly signed: (stamp: string, seconds: number, rawBody: Buffer) => SignedParts;
-  /** The delivery's id, and how a 400 names it when it is missing. */
-  readonly key: ProviderPreset['key'];
-  readonly keyDescription: string;
+  /** The delivery's id, and what a 400 calls it when it is missing: `[reader, 'event id in the body']`. */
+  readonly key: readonly [ProviderPreset['key'], string];
   /** How long to keep receipts: the provider's retry window plus its manual redelivery window. */
   readonly retentionDays: number;
   /** The event name of a delivery, for `preset.eventType(request)`. */
@@ -89,10 +88,10 @@ export function timestampedFamily<Events extends object, O extends TimedOptions>
   return keyedPreset<Events, string>(ring, {
     ...(row.passThrough === undefined ? {} : { passThrough: row.passThrough }),
     provider: row.provider,
-    keyDescription: row.keyDescription,
+    keyDescription: row.key[1],
     needsRawBody: true,
     retentionDays: row.retentionDays,
-    id: row.key,
+    id: row.key[0],
     signedWith(r, keys) {
       const { rawBody } = r;
       const value = header(r, row.header);
@@ -106,4 +105,15 @@ export function timestampedFamily<Events extends object, O extends TimedOptions>
     },
     eventType: row.eventType,
   });
+}
+
+/**
+ * A member's factory from its row: `export const stripe = timestampedMember<StripeOptions,
+ * StripeMinimalEvents>({ … })`. Mark the call pure so a bundle that imports one member leaves the
+ * others out.
+ */
+export function timestampedMember<O extends TimedOptions, Default extends object>(
+  row: TimestampedRow<O>,
+): PresetFactory<O, Default> {
+  return (options) => timestampedFamily(options, row);
 }

@@ -5,32 +5,29 @@
  * their types come first, then the factories.
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
+import type { Named } from './events';
 import { presentExternalId } from '@webhook-idempotency/core/adapter';
-import type { TypedPreset } from './events';
 import { bodyField, header, idPart, isJsonObject, jsonBody } from './request-fields';
+import type { ClockOption } from './options';
 import type { SecretOptions } from './secrets';
-import { signatureList, timestampedFamily } from './timestamped-family';
+import { signatureList, timestampedMember } from './timestamped-family';
 
 /**
  * Options of {@link stripe}: `secret`, the endpoint's signing secret (`whsec_…`, used as is), or
  * several while you roll it (any one verifies, in any order); or `resolveSecret`, a lookup per
  * request (docs/providers.md#secrets-rotation-and-one-per-customer).
  */
-export type StripeOptions = SecretOptions<'secret', string> & {
-  /** Accepted distance between the signed timestamp `t` and now. Defaults to 300 (stripe-node's default). */
-  toleranceSeconds?: number;
-  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
-  clock?: () => number;
-};
+export type StripeOptions = SecretOptions<'secret', string> &
+  ClockOption & {
+    /** Accepted distance between the signed timestamp `t` and now. Defaults to 300 (stripe-node's default). */
+    toleranceSeconds?: number;
+  };
 
 /**
  * A Stripe event as this preset reads it: its `id` (the key) and `type` (the event name). Stripe's
  * own `Stripe.Event` union comes from `@webhook-idempotency/providers/types/stripe`.
  */
-export interface StripeMinimalEvent {
-  readonly id: string;
-  readonly type: string;
-}
+export type StripeMinimalEvent = Named<'id' | 'type'>;
 
 /** Stripe's events without its SDK's types: any name, each a {@link StripeMinimalEvent}. */
 export type StripeMinimalEvents = Record<string, StripeMinimalEvent>;
@@ -39,22 +36,18 @@ export type StripeMinimalEvents = Record<string, StripeMinimalEvent>;
  * Options of {@link paddle}: `secret`, the notification destination's secret key
  * (`pdl_ntfset_…`), or several; or `resolveSecret`, a lookup per request.
  */
-export type PaddleOptions = SecretOptions<'secret', string> & {
-  /** Accepted distance between the signed `ts` and now. Defaults to 5 (the Paddle SDKs' default). */
-  toleranceSeconds?: number;
-  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
-  clock?: () => number;
-};
+export type PaddleOptions = SecretOptions<'secret', string> &
+  ClockOption & {
+    /** Accepted distance between the signed `ts` and now. Defaults to 5 (the Paddle SDKs' default). */
+    toleranceSeconds?: number;
+  };
 
 /**
  * A Paddle Billing notification as this preset reads it: `event_id` (the key) and `event_type`
  * (the event name). Paddle's Node SDK types its events after converting them to camelCase, which
  * is not what the body holds, so no SDK type is offered here.
  */
-export interface PaddleMinimalEvent {
-  readonly event_id: string;
-  readonly event_type: string;
-}
+export type PaddleMinimalEvent = Named<'event_id' | 'event_type'>;
 
 /** Paddle's events: any name, each a {@link PaddleMinimalEvent}. */
 export type PaddleMinimalEvents = Record<string, PaddleMinimalEvent>;
@@ -63,12 +56,11 @@ export type PaddleMinimalEvents = Record<string, PaddleMinimalEvent>;
  * Options of {@link calendly}: `signingKey`, the webhook signing key (`signing_key` of the
  * subscription), or several; or `resolveSecret`, a lookup per request.
  */
-export type CalendlyOptions = SecretOptions<'signingKey', string> & {
-  /** Accepted distance between the signed `t` and now, in seconds. Defaults to 180 (Calendly's example). */
-  toleranceSeconds?: number;
-  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
-  clock?: () => number;
-};
+export type CalendlyOptions = SecretOptions<'signingKey', string> &
+  ClockOption & {
+    /** Accepted distance between the signed `t` and now, in seconds. Defaults to 180 (Calendly's example). */
+    toleranceSeconds?: number;
+  };
 
 /** A Calendly delivery as this preset reads it: `event` (the event name) and `payload.uri`. Calendly publishes no SDK types. */
 export interface CalendlyMinimalEvent {
@@ -92,12 +84,11 @@ function eventKey(request: HttpRequest): string | undefined {
  * Credentials), or several while you regenerate it; or `resolveSecret`, a lookup per request
  * (one app per customer).
  */
-export type SlackOptions = SecretOptions<'signingSecret', string> & {
-  /** Accepted distance between `X-Slack-Request-Timestamp` and now. Defaults to 300 (Slack's SDKs use 5 minutes). */
-  toleranceSeconds?: number;
-  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
-  clock?: () => number;
-};
+export type SlackOptions = SecretOptions<'signingSecret', string> &
+  ClockOption & {
+    /** Accepted distance between `X-Slack-Request-Timestamp` and now. Defaults to 300 (Slack's SDKs use 5 minutes). */
+    toleranceSeconds?: number;
+  };
 
 /**
  * An Events API delivery as this preset reads it: the app and event ids (the key) and the inner
@@ -138,24 +129,19 @@ export type SlackMinimalEvents = Record<string, SlackMinimalEnvelope>;
  * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#stripe
  */
-export function stripe<Events extends object = StripeMinimalEvents>(
-  options: StripeOptions,
-): TypedPreset<Events> {
-  return timestampedFamily<Events, StripeOptions>(options, {
-    provider: 'stripe',
-    secret: ['secret', 'the endpoint signing secret (whsec_…)'],
-    toleranceSeconds: 300,
-    header: 'stripe-signature',
-    // Only a `t` that is Unix seconds counts; `v0` and other schemes are ignored.
-    read: signatureList(',', 't', 'v1', true),
-    // Stripe's libraries sign `t` as the number they parsed, so a zero-padded `t` signs without its zeros.
-    signed: (_, seconds, rawBody) => [`${seconds}.`, rawBody],
-    key: (request) => presentExternalId(jsonBody(request)?.id),
-    keyDescription: 'event id in the body',
-    retentionDays: 30,
-    eventType: bodyField('type'),
-  });
-}
+export const stripe = /* @__PURE__ */ timestampedMember<StripeOptions, StripeMinimalEvents>({
+  provider: 'stripe',
+  secret: ['secret', 'the endpoint signing secret (whsec_…)'],
+  toleranceSeconds: 300,
+  header: 'stripe-signature',
+  // Only a `t` that is Unix seconds counts; `v0` and other schemes are ignored.
+  read: /* @__PURE__ */ signatureList(',', 't', 'v1', true),
+  // Stripe's libraries sign `t` as the number they parsed, so a zero-padded `t` signs without its zeros.
+  signed: (_, seconds, rawBody) => [`${seconds}.`, rawBody],
+  key: [(request) => presentExternalId(jsonBody(request)?.id), 'event id in the body'],
+  retentionDays: 30,
+  eventType: /* @__PURE__ */ bodyField('type'),
+});
 
 /**
  * Paddle Billing preset (docs/providers.md#paddle).
@@ -176,22 +162,17 @@ export function stripe<Events extends object = StripeMinimalEvents>(
  * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#paddle
  */
-export function paddle<Events extends object = PaddleMinimalEvents>(
-  options: PaddleOptions,
-): TypedPreset<Events> {
-  return timestampedFamily<Events, PaddleOptions>(options, {
-    provider: 'paddle',
-    secret: ['secret', 'the destination secret key'],
-    toleranceSeconds: 5,
-    header: 'paddle-signature',
-    read: signatureList(';', 'ts', 'h1'),
-    signed: (stamp, _, rawBody) => [`${stamp}:`, rawBody],
-    key: (request) => presentExternalId(jsonBody(request)?.event_id),
-    keyDescription: 'event_id in the body',
-    retentionDays: 30,
-    eventType: bodyField('event_type'),
-  });
-}
+export const paddle = /* @__PURE__ */ timestampedMember<PaddleOptions, PaddleMinimalEvents>({
+  provider: 'paddle',
+  secret: ['secret', 'the destination secret key'],
+  toleranceSeconds: 5,
+  header: 'paddle-signature',
+  read: /* @__PURE__ */ signatureList(';', 'ts', 'h1'),
+  signed: (stamp, _, rawBody) => [`${stamp}:`, rawBody],
+  key: [(request) => presentExternalId(jsonBody(request)?.event_id), 'event_id in the body'],
+  retentionDays: 30,
+  eventType: /* @__PURE__ */ bodyField('event_type'),
+});
 
 /**
  * Calendly webhook preset (`invitee.created`, `invitee.canceled`, `invitee_no_show.*`,
@@ -209,22 +190,17 @@ export function paddle<Events extends object = PaddleMinimalEvents>(
  * @throws {ConfigError} naming `signingKey`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#calendly
  */
-export function calendly<Events extends object = CalendlyMinimalEvents>(
-  options: CalendlyOptions,
-): TypedPreset<Events> {
-  return timestampedFamily<Events, CalendlyOptions>(options, {
-    provider: 'calendly',
-    secret: ['signingKey', 'the signing key'],
-    toleranceSeconds: 180,
-    header: 'calendly-webhook-signature',
-    read: signatureList(',', 't', 'v1'),
-    signed: (stamp, _, rawBody) => [`${stamp}.`, rawBody],
-    key: eventKey,
-    keyDescription: 'event and payload.uri in the body',
-    retentionDays: 7,
-    eventType: bodyField('event'),
-  });
-}
+export const calendly = /* @__PURE__ */ timestampedMember<CalendlyOptions, CalendlyMinimalEvents>({
+  provider: 'calendly',
+  secret: ['signingKey', 'the signing key'],
+  toleranceSeconds: 180,
+  header: 'calendly-webhook-signature',
+  read: /* @__PURE__ */ signatureList(',', 't', 'v1'),
+  signed: (stamp, _, rawBody) => [`${stamp}.`, rawBody],
+  key: [eventKey, 'event and payload.uri in the body'],
+  retentionDays: 7,
+  eventType: /* @__PURE__ */ bodyField('event'),
+});
 
 /**
  * Slack Events API preset (docs/providers.md#slack).
@@ -251,31 +227,29 @@ export function calendly<Events extends object = CalendlyMinimalEvents>(
  * @throws {ConfigError} naming `signingSecret`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#slack
  */
-export function slack<Events extends object = SlackMinimalEvents>(
-  options: SlackOptions,
-): TypedPreset<Events> {
-  return timestampedFamily<Events, SlackOptions>(options, {
-    provider: 'slack',
-    secret: ['signingSecret', 'the app signing secret'],
-    toleranceSeconds: 300,
-    header: 'x-slack-signature',
-    read: (value, request) =>
-      value.startsWith('v0=')
-        ? { stamp: header(request, 'x-slack-request-timestamp'), signatures: [value.slice(3)] }
-        : undefined,
-    signed: (stamp, _, rawBody) => [`v0:${stamp}:`, rawBody],
-    key(request) {
+export const slack = /* @__PURE__ */ timestampedMember<SlackOptions, SlackMinimalEvents>({
+  provider: 'slack',
+  secret: ['signingSecret', 'the app signing secret'],
+  toleranceSeconds: 300,
+  header: 'x-slack-signature',
+  read: (value, request) =>
+    value.startsWith('v0=')
+      ? { stamp: header(request, 'x-slack-request-timestamp'), signatures: [value.slice(3)] }
+      : undefined,
+  signed: (stamp, _, rawBody) => [`v0:${stamp}:`, rawBody],
+  key: [
+    (request) => {
       const body = jsonBody(request);
       const app = idPart(body?.api_app_id);
       const event = idPart(body?.event_id);
       return app !== undefined && event !== undefined ? `${app}:${event}` : undefined;
     },
-    keyDescription: 'api_app_id and event_id in the body',
-    retentionDays: 2,
-    passThrough: (request) => jsonBody(request)?.type === 'url_verification',
-    eventType: (request) => {
-      const event = jsonBody(request)?.event;
-      return isJsonObject(event) ? idPart(event.type) : undefined;
-    },
-  });
-}
+    'api_app_id and event_id in the body',
+  ],
+  retentionDays: 2,
+  passThrough: (request) => jsonBody(request)?.type === 'url_verification',
+  eventType: (request) => {
+    const event = jsonBody(request)?.event;
+    return isJsonObject(event) ? idPart(event.type) : undefined;
+  },
+});

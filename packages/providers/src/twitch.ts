@@ -3,7 +3,7 @@
  * id + timestamp + raw body, the subscription's challenge answered before any claim.
  */
 import { ConfigError } from '@webhook-idempotency/core';
-import type { TypedPreset } from './events';
+import type { PresetFactory } from './events';
 import { keyedPreset } from './keyed-preset';
 import { header, headerId, isJsonObject, jsonBody } from './request-fields';
 import { handshakeRefused, handshakeText } from './response';
@@ -70,9 +70,7 @@ function parseRfc3339(text: string | undefined): number | undefined {
  * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#twitch-eventsub
  */
-export function twitch<Events extends object = TwitchMinimalEvents>(
-  options: TwitchOptions,
-): TypedPreset<Events> {
+export const twitch: PresetFactory<TwitchOptions, TwitchMinimalEvents> = (options) => {
   const { ring, now, tolerance } = timedKeyring(
     'twitch',
     options,
@@ -81,7 +79,7 @@ export function twitch<Events extends object = TwitchMinimalEvents>(
     subscriptionSecret,
   );
 
-  return keyedPreset<Events, string>(ring, {
+  return keyedPreset(ring, {
     provider: 'twitch',
     keyDescription: 'Twitch-Eventsub-Message-Id header',
     needsRawBody: true,
@@ -116,4 +114,4 @@ export function twitch<Events extends object = TwitchMinimalEvents>(
       return typeof type === 'string' ? type : undefined;
     },
   });
-}
+};

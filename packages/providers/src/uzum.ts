@@ -1,22 +1,16 @@
 /** @module Uzum Bank Merchant API preset: JSON webhooks on /check /create /confirm /reverse /status, HTTP Basic auth. */
 import type { HttpRequest } from '@webhook-idempotency/core';
-import { basicAuthPreset, type BasicCredentials, credentialsKeyring } from './basic-auth';
+import { type BasicAuthOptions, basicAuthPreset, credentialsKeyring } from './basic-auth';
 import type { TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
 import { idPart, jsonBody, lastPathSegment } from './request-fields';
-import type { SecretOptions } from './secrets';
 
 /**
  * Options of {@link uzum}: the Basic-auth `username` and `password` Uzum Bank issued; or
  * `credentials`, several such pairs while they change (any one passes); or `resolveSecret`, a
  * lookup per request.
  */
-export type UzumOptions =
-  | { username: string; password: string; credentials?: undefined; resolveSecret?: undefined }
-  | ({ username?: undefined; password?: undefined } & SecretOptions<
-      'credentials',
-      BasicCredentials
-    >);
+export type UzumOptions = BasicAuthOptions;
 
 /** An Uzum request as this preset reads it: `serviceId` and `transId`; the operation (the event name) is the path's last segment. */
 export interface UzumMinimalRequest {

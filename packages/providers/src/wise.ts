@@ -3,11 +3,10 @@
  * body) verified with Wise's published public key.
  */
 import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
-import { ConfigError } from '@webhook-idempotency/core';
 import type { TypedPreset } from './events';
 import { keyedPreset } from './keyed-preset';
 import { canonicalFingerprint } from './fingerprint';
-import { oneOf, requireOptions } from './options';
+import { oneOf, publicKeyOption, requireOptions } from './options';
 import { header, headerId, idPart, isJsonObject, jsonBody } from './request-fields';
 import { firstMatch, keyring, type OneOrMany, type SecretResolver } from './secrets';
 
@@ -67,18 +66,17 @@ export type WiseMinimalEvents = Record<string, WiseMinimalEvent>;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 function keyOf(pem: unknown): KeyObject {
-  let key: KeyObject;
-  try {
-    key =
+  return publicKeyOption(
+    () =>
       typeof pem === 'object' && pem !== null && (pem as KeyObject).type === 'public'
         ? (pem as KeyObject)
-        : createPublicKey(pem as string);
-  } catch {
-    throw new ConfigError('publicKey', 'wise() needs an RSA public key in PEM as "publicKey"');
-  }
-  if (key.asymmetricKeyType !== 'rsa')
-    throw new ConfigError('publicKey', 'wise() needs an RSA public key as "publicKey"');
-  return key;
+        : createPublicKey(pem as string),
+    (key) => key.asymmetricKeyType === 'rsa',
+    [
+      'wise() needs an RSA public key in PEM as "publicKey"',
+      'wise() needs an RSA public key as "publicKey"',
+    ],
+  );
 }
 
 /**

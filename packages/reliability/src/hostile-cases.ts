@@ -1,6 +1,8 @@
 /** @module The hostile-input table (docs/guarantees.md): malformed and forged requests, and what each adapter must answer. */
+import { headerBodyCases } from './hostile-header-body-cases';
 import { headerCases } from './hostile-header-cases';
-import { bodyAndPresetCases } from './hostile-preset-cases';
+import { bodyCases } from './hostile-body-cases';
+import { presetCases } from './hostile-preset-cases';
 import type { HostileCase } from './hostile-requests';
 
 export {
@@ -18,4 +20,9 @@ export {
 } from './hostile-requests';
 
 /** Every row of the table, in order. */
-export const hostileCases: readonly HostileCase[] = [...headerCases, ...bodyAndPresetCases];
+export const hostileCases: readonly HostileCase[] = [
+  ...headerCases,
+  ...headerBodyCases,
+  ...bodyCases,
+  ...presetCases,
+];

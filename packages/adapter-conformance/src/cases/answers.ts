@@ -1,4 +1,4 @@
-/** @module Issue behaviour 7: every way of answering is captured and replayed byte for byte; only allow-listed headers. */
+/** @module Every way of answering is captured and replayed byte for byte; only allow-listed headers. */
 import { expectReplay } from './expect';
 import type { AdapterCase } from '../case';
 import type { Answer } from '../types';

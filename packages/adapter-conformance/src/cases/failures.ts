@@ -1,4 +1,4 @@
-/** @module Issue behaviour 4: a handler that throws or answers non-2xx leaves the receipt failed and retryable. */
+/** @module A handler that throws or answers non-2xx leaves the receipt failed and retryable. */
 import { StoreError, type Store } from '@webhook-idempotency/core';
 import type { AdapterCase } from '../case';
 

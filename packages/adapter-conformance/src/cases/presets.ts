@@ -3,7 +3,7 @@
  * signed delivery, the provider's retry of it, a forged copy, one signed an hour ago, and the
  * preset's handshake.
  */
-import { expectReplay } from './expect';
+import { expectReplay, handshakeCase } from './expect';
 import type { AdapterCase } from '../case';
 import type { Harness } from '../harness';
 import { type PresetFixture, type PresetRequest, presetFixtures, requestOf } from '../presets';
@@ -60,32 +60,24 @@ function staleCase(fixture: PresetFixture): AdapterCase | undefined {
   };
 }
 
-function handshakeCase(fixture: PresetFixture): AdapterCase | undefined {
+function presetHandshakeCase(fixture: PresetFixture): AdapterCase | undefined {
   const { handshake } = fixture;
   if (!handshake) return undefined;
-  return {
-    group: 'presets',
-    anyStore: true,
-    name: `${fixture.name}: the verified handshake is answered by the preset, without the handler or a receipt; a forged one is refused`,
-    async run(h) {
-      const preset = fixture.preset();
-      await h.start({ preset });
-      const key = { provider: preset.provider, externalId: handshake.externalId };
-      const request = handshake.request();
-      const forged = await send(h, requestOf(request.forged()));
-      expect(forged.status).toBe(fixture.forgedStatus ?? 401);
-      expect(forged.body.toString()).not.toBe(request.answer);
-      const res = await send(h, requestOf(request));
-      expect(res.status).toBe(200);
-      expect(res.body.toString()).toBe(request.answer);
-      expect(h.calls()).toBe(0);
-      expect(await h.guard.find(key)).toBeNull();
-    },
-  };
+  const name = `${fixture.name}: the verified handshake is answered by the preset, without the handler or a receipt; a forged one is refused`;
+  return handshakeCase('presets', name, fixture.preset, (h) => {
+    const request = handshake.request();
+    return {
+      forged: () => send(h, requestOf(request.forged())),
+      genuine: () => send(h, requestOf(request)),
+      answer: request.answer,
+      forgedStatus: fixture.forgedStatus ?? 401,
+      externalId: handshake.externalId,
+    };
+  });
 }
 
 export const presetCases: AdapterCase[] = presetFixtures.flatMap((fixture) =>
-  [deliveryCase(fixture), staleCase(fixture), handshakeCase(fixture)].filter(
+  [deliveryCase(fixture), staleCase(fixture), presetHandshakeCase(fixture)].filter(
     (found): found is AdapterCase => found !== undefined,
   ),
 );

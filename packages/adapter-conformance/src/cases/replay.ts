@@ -1,4 +1,4 @@
-/** @module Issue behaviour 1 and 6: the first delivery goes out unchanged, repeats are replays, the guard's own answers are never stored. */
+/** @module The first delivery goes out unchanged, repeats are replays, the guard's own answers are never stored. */
 import { expectReplay, inFlight } from './expect';
 import type { AdapterCase } from '../case';
 

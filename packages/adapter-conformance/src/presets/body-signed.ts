@@ -6,6 +6,7 @@
 import * as providers from '@webhook-idempotency/providers';
 import * as signers from '@webhook-idempotency/providers/testing';
 import { HOOK_URL, type PresetFixture } from './fixture';
+import { secretFixtures } from './secret-rows';
 
 const url = HOOK_URL;
 
@@ -20,145 +21,95 @@ const ACME = {
 } as const;
 
 export const bodySignedFixtures: readonly PresetFixture[] = [
-  {
-    name: 'github',
-    preset: () => providers.github({ secret: 'conformance github secret' }),
-    externalId: '7d0a3a6e-0000-11ef-8e0e-conformance',
-    timed: false,
-    delivery: () =>
-      signers
-        .github({ secret: 'conformance github secret', url })
-        .event(
+  ...secretFixtures(
+    {
+      github: {
+        id: '7d0a3a6e-0000-11ef-8e0e-conformance',
+        event: [
           { ref: 'refs/heads/main', commits: [{ id: 'c1' }] },
           { delivery: '7d0a3a6e-0000-11ef-8e0e-conformance' },
-        ),
-  },
-  {
-    name: 'shopify',
-    preset: () => providers.shopify({ secret: 'conformance shopify secret' }),
-    externalId: 'conformance.myshopify.com:b54557e4-bdd9-4b37-8a5f-conformance',
-    timed: false,
-    delivery: () =>
-      signers
-        .shopify({ secret: 'conformance shopify secret', shop: 'conformance.myshopify.com', url })
-        .event(
+        ],
+      },
+      shopify: {
+        id: 'conformance.myshopify.com:b54557e4-bdd9-4b37-8a5f-conformance',
+        signer: { shop: 'conformance.myshopify.com' },
+        event: [
           { id: 820982911946154500, total_price: '10.00' },
           { webhookId: 'b54557e4-bdd9-4b37-8a5f-conformance' },
-        ),
-  },
-  {
-    name: 'razorpay',
-    preset: () => providers.razorpay({ secret: 'conformance razorpay secret' }),
-    externalId: 'HconformanceEv',
-    timed: false,
-    delivery: () =>
-      signers
-        .razorpay({ secret: 'conformance razorpay secret', url })
-        .event({ entity: 'event', event: 'payment.captured' }, { id: 'HconformanceEv' }),
-  },
-  {
-    name: 'typeform',
-    preset: () => providers.typeform({ secret: 'conformance typeform secret' }),
-    externalId: 'tf-evt-conformance',
-    timed: false,
-    delivery: () =>
-      signers
-        .typeform({ secret: 'conformance typeform secret', url })
-        .event({ event_id: 'tf-evt-conformance', event_type: 'form_response' }),
-  },
-  {
-    name: 'checkout',
-    preset: () => providers.checkout({ secret: 'conformance cko key' }),
-    externalId: 'evt_conformance_cko',
-    timed: false,
-    delivery: () =>
-      signers
-        .checkout({ secret: 'conformance cko key', url })
-        .event({ id: 'evt_conformance_cko', type: 'payment_approved' }),
-  },
-  {
-    name: 'vercel',
-    preset: () => providers.vercel({ secret: 'conformance vercel secret' }),
-    externalId: 'vercel-evt-conformance',
-    timed: false,
-    delivery: () =>
-      signers
-        .vercel({ secret: 'conformance vercel secret', url })
-        .event({ id: 'vercel-evt-conformance', type: 'deployment.created' }),
-  },
-  {
-    name: 'intercom (a retry counts its attempt)',
-    preset: () => providers.intercom({ secret: 'conformance intercom secret' }),
-    externalId: 'notif_conformance',
-    timed: false,
-    delivery: () =>
-      signers
-        .intercom({ secret: 'conformance intercom secret', url })
-        .event({ type: 'notification_event', id: 'notif_conformance', delivery_attempts: 1 }),
-  },
-  {
-    name: 'coinbase (a retry counts its attempt)',
-    preset: () => providers.coinbase({ secret: 'conformance coinbase secret' }),
-    externalId: 'cb-evt-conformance',
-    timed: false,
-    delivery: () =>
-      signers.coinbase({ secret: 'conformance coinbase secret', url }).event({
-        id: 'cb-delivery-1',
-        attempt_number: 1,
-        event: { id: 'cb-evt-conformance', type: 'charge:confirmed', data: { code: '66BEOV2A' } },
-      }),
-  },
-  {
-    name: 'lemonsqueezy',
-    preset: () => providers.lemonsqueezy({ secret: 'conformance lemon secret' }),
-    externalId: 'order_created:orders:1@2026-12-01T10:00:00.000000Z',
-    timed: false,
-    delivery: () =>
-      signers.lemonsqueezy({ secret: 'conformance lemon secret', url }).event({
-        meta: { event_name: 'order_created' },
-        data: {
-          type: 'orders',
-          id: '1',
-          attributes: { updated_at: '2026-12-01T10:00:00.000000Z' },
-        },
-      }),
-  },
-  {
-    name: 'paystack',
-    preset: () => providers.paystack({ secretKey: 'sk_test_conformance' }),
-    externalId: 'charge.success:302961',
-    timed: false,
-    delivery: () =>
-      signers
-        .paystack({ secretKey: 'sk_test_conformance', url })
-        .event({ event: 'charge.success', data: { id: 302961, reference: 'r' } }),
-  },
-  {
-    name: 'sentry',
-    preset: () => providers.sentry({ clientSecret: 'conformance sentry secret' }),
-    externalId: 'sentry-request-conformance',
-    timed: false,
-    delivery: () =>
-      signers
-        .sentry({ clientSecret: 'conformance sentry secret', url })
-        .event(
+        ],
+      },
+      razorpay: {
+        id: 'HconformanceEv',
+        event: [{ entity: 'event', event: 'payment.captured' }, { id: 'HconformanceEv' }],
+      },
+      typeform: {
+        id: 'tf-evt-conformance',
+        event: [{ event_id: 'tf-evt-conformance', event_type: 'form_response' }],
+      },
+      checkout: {
+        id: 'evt_conformance_cko',
+        event: [{ id: 'evt_conformance_cko', type: 'payment_approved' }],
+      },
+      vercel: {
+        id: 'vercel-evt-conformance',
+        event: [{ id: 'vercel-evt-conformance', type: 'deployment.created' }],
+      },
+      intercom: {
+        id: 'notif_conformance',
+        note: 'a retry counts its attempt',
+        event: [{ type: 'notification_event', id: 'notif_conformance', delivery_attempts: 1 }],
+      },
+      coinbase: {
+        id: 'cb-evt-conformance',
+        note: 'a retry counts its attempt',
+        event: [
+          {
+            id: 'cb-delivery-1',
+            attempt_number: 1,
+            event: {
+              id: 'cb-evt-conformance',
+              type: 'charge:confirmed',
+              data: { code: '66BEOV2A' },
+            },
+          },
+        ],
+      },
+      lemonsqueezy: {
+        id: 'order_created:orders:1@2026-12-01T10:00:00.000000Z',
+        event: [
+          {
+            meta: { event_name: 'order_created' },
+            data: {
+              type: 'orders',
+              id: '1',
+              attributes: { updated_at: '2026-12-01T10:00:00.000000Z' },
+            },
+          },
+        ],
+      },
+      paystack: {
+        id: 'charge.success:302961',
+        option: 'secretKey',
+        event: [{ event: 'charge.success', data: { id: 302961, reference: 'r' } }],
+      },
+      sentry: {
+        id: 'sentry-request-conformance',
+        option: 'clientSecret',
+        event: [
           { action: 'created', data: { issue: { id: '1170820242' } } },
           { id: 'sentry-request-conformance' },
-        ),
-  },
-  {
-    name: 'bitbucket',
-    preset: () => providers.bitbucket({ secret: 'conformance bitbucket secret' }),
-    externalId: 'bb-request-conformance',
-    timed: false,
-    delivery: () =>
-      signers
-        .bitbucket({ secret: 'conformance bitbucket secret', url })
-        .event(
+        ],
+      },
+      bitbucket: {
+        id: 'bb-request-conformance',
+        event: [
           { push: { changes: [] }, repository: { full_name: 't/r' } },
           { id: 'bb-request-conformance' },
-        ),
-  },
+        ],
+      },
+    },
+    false,
+  ),
   {
     name: 'hmac (a configured provider)',
     preset: () => providers.hmac(ACME),

@@ -7,33 +7,32 @@
 import * as providers from '@webhook-idempotency/providers';
 import * as signers from '@webhook-idempotency/providers/testing';
 import { HOOK_URL, type PresetFixture } from './fixture';
+import { secretFixtures } from './secret-rows';
 
 const url = HOOK_URL;
 
 export const credentialFixtures: readonly PresetFixture[] = [
-  {
-    name: 'telegram',
-    preset: () => providers.telegram({ botId: 7001, secretToken: 'conformance-token' }),
-    externalId: '7001:918273645',
-    timed: false,
-    delivery: () =>
-      signers
-        .telegram({ secretToken: 'conformance-token', url })
-        .event({ update_id: 918273645, message: { text: '/start' } }),
-  },
-  {
-    name: 'gitlab',
-    preset: () => providers.gitlab({ secretToken: 'conformance-gitlab-token' }),
-    externalId: 'gitlab-idem-conformance',
-    timed: false,
-    delivery: () =>
-      signers
-        .gitlab({ secretToken: 'conformance-gitlab-token', url })
-        .event(
+  ...secretFixtures(
+    {
+      telegram: {
+        id: '7001:918273645',
+        option: 'secretToken',
+        secret: 'conformance-token',
+        preset: { botId: 7001 },
+        event: [{ update_id: 918273645, message: { text: '/start' } }],
+      },
+      gitlab: {
+        id: 'gitlab-idem-conformance',
+        option: 'secretToken',
+        secret: 'conformance-gitlab-token',
+        event: [
           { object_kind: 'push', ref: 'refs/heads/main' },
           { idempotencyKey: 'gitlab-idem-conformance' },
-        ),
-  },
+        ],
+      },
+    },
+    false,
+  ),
   {
     name: 'postmark',
     preset: () => providers.postmark({ username: 'postmark', password: 'conformance password' }),

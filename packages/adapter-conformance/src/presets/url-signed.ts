@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import * as providers from '@webhook-idempotency/providers';
 import * as signers from '@webhook-idempotency/providers/testing';
 import { HOOK_URL, type PresetFixture } from './fixture';
+import { secretFixtures } from './secret-rows';
 
 const url = HOOK_URL;
 const TWILIO_TOKEN = 'conformance-twilio-auth-token';
@@ -63,17 +64,17 @@ export const urlSignedFixtures: readonly PresetFixture[] = [
     timed: false,
     delivery: () => twilio().event([...twilioGather].reverse(), { idempotencyToken: null }),
   },
-  {
-    name: 'mercadopago (data.id in the query)',
-    preset: () => providers.mercadopago({ secret: 'conformance mercadopago secret' }),
-    externalId: '2026120401:mp-request-conformance',
-    timed: false,
-    delivery: () =>
-      signers
-        .mercadopago({ secret: 'conformance mercadopago secret', url })
-        .event(
+  ...secretFixtures(
+    {
+      mercadopago: {
+        id: '2026120401:mp-request-conformance',
+        note: 'data.id in the query',
+        event: [
           { id: 1, type: 'payment', action: 'payment.updated', data: { id: '2026120401' } },
           { requestId: 'mp-request-conformance' },
-        ),
-  },
+        ],
+      },
+    },
+    false,
+  ),
 ];

@@ -88,7 +88,7 @@ export class RouteGate {
     }
     const { error } = admission;
     const issues = 'issues' in error ? error.issues : [];
-    this.tracer.refused(provider, error.event, error.code, issues, started);
+    this.tracer.refused({ provider, event: error.event, code: error.code, issues }, started);
     return answerFor(error, this.config, request);
   }
 

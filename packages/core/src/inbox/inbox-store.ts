@@ -35,8 +35,8 @@ export interface InboxEndpointStore {
 /**
  * What every lease holder (the worker, the relay, a queue consumer) writes: a lease kept or
  * ended. Each is one conditional write fenced by the lease (`status = 'processing' AND leases =
- * lease.leases`; `SqlInbox`'s column is still named `attempts`), so a holder whose lease expired and was taken over cannot change the new
- * owner's delivery.
+ * lease.leases`; `SqlInbox`'s column is still named `attempts`), so a holder whose lease expired
+ * and was taken over cannot change the new owner's delivery.
  */
 export interface InboxLeaseStore {
   /** Marks the leased delivery `done`. `false` when the lease was lost (nothing changed). */

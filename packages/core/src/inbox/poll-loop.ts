@@ -130,6 +130,19 @@ export interface LoopMachine<Ran> {
 }
 
 /**
+ * What the handle of a polling part (the worker, the relay) offers; each part's own interface says
+ * what its `stop()` and its round (`runOnce()`) do.
+ */
+export interface PollingPart {
+  /** Starts leasing in the background. Keeps the process alive until `stop()`. */
+  start(): void;
+  stop(options?: { timeoutMs?: number }): Promise<void>;
+  runOnce(): Promise<number>;
+  /** True between `start()` and `stop()`. */
+  readonly running: boolean;
+}
+
+/**
  * The handle of a polling part (`createInboxWorker`, `createInboxRelay`): `running` and plain
  * functions, which keep working when passed on unbound (`.then(worker.stop)`).
  */

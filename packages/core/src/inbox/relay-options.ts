@@ -10,6 +10,7 @@ import type { Store } from '../types';
 import { emitter, MAX_CLAIM_LIMIT, numberOption } from './run';
 import type { InboxRelayStore } from './inbox-store';
 import { leasesOf } from './lease-count';
+import type { PollingPart } from './poll-loop';
 import type { DeliveryRef, GivenLeaseCount, InboxEvent } from './types';
 
 /**
@@ -102,9 +103,7 @@ export interface InboxRelayOptions {
 }
 
 /** A running (or stopped) relay. */
-export interface InboxRelay {
-  /** Starts leasing and sending in the background. Keeps the process alive until {@link InboxRelay.stop}. */
-  start(): void;
+export interface InboxRelay extends PollingPart {
   /**
    * Stops leasing and waits up to `timeoutMs` (default 10 000) for the round in progress (a claim
    * and a send); past it, it resolves anyway and reports a `store-error` (that round still ends on
@@ -114,8 +113,6 @@ export interface InboxRelay {
   stop(options?: { timeoutMs?: number }): Promise<void>;
   /** One lease call and send; resolves with how many deliveries were handed over. */
   runOnce(): Promise<number>;
-  /** True between `start()` and `stop()`. */
-  readonly running: boolean;
 }
 
 /** The relay's defaults. */

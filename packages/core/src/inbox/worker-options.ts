@@ -4,6 +4,7 @@ import { ConfigError } from '../errors';
 import { givenName, renamedOption } from '../renamed-option';
 import { handlersOf, type InboxHandlers } from './handlers';
 import type { InboxWorkerStore } from './inbox-store';
+import type { PollingPart } from './poll-loop';
 import type { ReceiptsOptions } from './receipts-link';
 import { emitter, MAX_CLAIM_LIMIT, numberOption as number } from './run';
 import type { InboxEvent } from './types';
@@ -86,9 +87,7 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
 }
 
 /** A running (or stopped) inbox worker. */
-export interface InboxWorker {
-  /** Starts leasing and processing in the background. Keeps the process alive until {@link InboxWorker.stop}. */
-  start(): void;
+export interface InboxWorker extends PollingPart {
   /**
    * Stops leasing, gives back at once what was leased but not started (the rest of a group
    * included), waits up to `timeoutMs` (default 10 000) for the handlers in flight, then ends
@@ -101,8 +100,6 @@ export interface InboxWorker {
   stop(options?: { timeoutMs?: number }): Promise<void>;
   /** One lease call (up to `concurrency × groupSize` deliveries where they run in groups, else `concurrency`) and their processing; resolves with how many were leased. */
   runOnce(): Promise<number>;
-  /** True between `start()` and `stop()`. */
-  readonly running: boolean;
 }
 
 /** How long stop() waits, once it has ended the runs still going, for their deliveries to be given back. */

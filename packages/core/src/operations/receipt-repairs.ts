@@ -9,6 +9,7 @@
  */
 import { ReceiptStatus, SECOND } from '../constants';
 import { ConfigError } from '../errors';
+import { positiveAmount } from '../positive-amount';
 import type { KeyLike } from '../request-key';
 import type { ObservedReceipt } from '../types';
 
@@ -110,16 +111,6 @@ export function isClaimSeen(
   );
 }
 
-/** `value` as a positive number of milliseconds. @throws {ConfigError} naming `option`. */
-function positiveMs(option: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
-    throw new ConfigError(
-      option,
-      `must be a positive number of milliseconds, got ${String(value)}`,
-    );
-  return value;
-}
-
 /** The receipt of `key` as it is now, as the answer of a write that found it changed (or gone). */
 async function changedSince<T>(
   repairs: ReceiptRepairs,
@@ -147,7 +138,7 @@ export async function releaseReceipt(
   key: KeyLike,
   options: ReleaseOptions,
 ): Promise<ReleaseResult> {
-  const staleAfterMs = positiveMs('staleAfterMs', options.staleAfterMs);
+  const staleAfterMs = positiveAmount('staleAfterMs', options.staleAfterMs, 'milliseconds');
   const receipt = await repairs.find(key);
   if (!receipt) return { released: false, reason: 'not-found', receipt: null };
   if (!isClaimSeen(receipt, options.expected))

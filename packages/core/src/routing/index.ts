@@ -12,16 +12,4 @@ export { EventUnrouted, PayloadInvalid } from '../errors';
 export type { RouteEvent } from './events';
 export { type RouteSet, type Routing, routes, validated } from './routes';
 export type { SchemaIssue, SchemaResult, StandardSchema } from './schema';
-export type {
-  EventAt,
-  EventPreset,
-  EventsOf,
-  RouteContext,
-  RouteHandler,
-  RoutePattern,
-  RoutesOptions,
-  RouteTable,
-  SchemaRoute,
-  UnroutedPolicy,
-  WildcardsOf,
-} from './types';
+export type * from './types';

@@ -1,14 +1,23 @@
 /** @module Conformance cases: claiming a key and reading receipts. */
 import { expectReceipt } from './fixtures';
-import type { ConformanceCase } from './types';
+import type { CaseContext, ConformanceCase } from './types';
+
+/** A claim now, with `fingerprint`, of a key no other case uses (named by `label`): the key and what the claim found. */
+async function freshClaim(
+  { store, now, key }: CaseContext<unknown>,
+  label: string,
+  fingerprint: string | null,
+) {
+  const k = key(label);
+  return { k, result: await store.claim(k, { now: now(), fingerprint }) };
+}
 
 export const claimCases: ConformanceCase[] = [
   {
     group: 'claim',
     name: 'the first claim wins and stores a processing receipt with attempts 1',
-    async run({ store, now, key }) {
-      const k = key('first');
-      const result = await store.claim(k, { now: now(), fingerprint: 'fp-1' });
+    async run(context) {
+      const { k, result } = await freshClaim(context, 'first', 'fp-1');
       expect(result.won).toBe(true);
       expect(result.receipt).toMatchObject({
         provider: k.provider,
@@ -23,7 +32,7 @@ export const claimCases: ConformanceCase[] = [
       expect(result.receipt.claimedAt).toBeInstanceOf(Date);
       expect(result.receipt.claimAgeMs).toBeGreaterThanOrEqual(0);
       expect(result.receipt.claimAgeMs).toBeLessThan(5_000);
-      await expectReceipt(store, now, k, {
+      await expectReceipt(context.store, context.now, k, {
         status: 'processing',
         attempts: 1,
         fingerprint: 'fp-1',
@@ -33,9 +42,9 @@ export const claimCases: ConformanceCase[] = [
   {
     group: 'claim',
     name: 'a second claim loses and sees the existing receipt unchanged',
-    async run({ store, now, key }) {
-      const k = key('second');
-      await store.claim(k, { now: now(), fingerprint: 'fp-a' });
+    async run(context) {
+      const { store, now } = context;
+      const { k } = await freshClaim(context, 'second', 'fp-a');
       const again = await store.claim(k, { now: now(), fingerprint: 'fp-b' });
       expect(again.won).toBe(false);
       expect(again.receipt).toMatchObject({
@@ -48,9 +57,8 @@ export const claimCases: ConformanceCase[] = [
   {
     group: 'claim',
     name: 'a claim without a fingerprint stores null',
-    async run({ store, now, key }) {
-      const k = key('nofp');
-      const result = await store.claim(k, { now: now(), fingerprint: null });
+    async run(context) {
+      const { result } = await freshClaim(context, 'nofp', null);
       expect(result.receipt.fingerprint).toBeNull();
     },
   },

@@ -1,5 +1,5 @@
 /** @module Conformance cases: completing a claim. */
-import { claimed, expectReceipt } from './fixtures';
+import { claimed, expectFencedByClaimedAt, expectReceipt } from './fixtures';
 import type { ConformanceCase } from './types';
 
 const awkward = 'naïve "quotes" \\ back\nslash \u0001 😀 ' + "' OR 1=1; --";
@@ -49,26 +49,11 @@ export const completeCases: ConformanceCase[] = [
     async run({ store, now, key }) {
       const k = key('complete-claimed-at');
       const { receipt } = await store.claim(k, { now: now(), fingerprint: null });
-      const at = receipt.claimedAt.getTime();
-      for (const off of [at - 1, at + 1]) {
-        expect(
-          await store.complete(k, {
-            now: now(),
-            attempts: 1,
-            claimedAt: new Date(off),
-            response: '"x"',
-          }),
-        ).toBe(false);
-      }
-      await expectReceipt(store, now, k, { status: 'processing', response: null });
-      expect(
-        await store.complete(k, {
-          now: now(),
-          attempts: 1,
-          claimedAt: receipt.claimedAt,
-          response: '"owner"',
-        }),
-      ).toBe(true);
+      const complete = (claimedAt: Date) =>
+        store.complete(k, { now: now(), attempts: 1, claimedAt, response: '"owner"' });
+      const fence = { claimedAt: receipt.claimedAt, offsetsMs: [-1, 1] };
+      const unchanged = { status: 'processing', response: null } as const;
+      await expectFencedByClaimedAt(store, now, k, fence, complete, unchanged);
       await expectReceipt(store, now, k, { status: 'completed', response: '"owner"' });
     },
   },

@@ -1,5 +1,5 @@
 /** @module Conformance cases: failing a claim and retrying after a failure. */
-import { claimed, expectReceipt } from './fixtures';
+import { claimed, expectFencedByClaimedAt, expectReceipt } from './fixtures';
 import type { ConformanceCase } from './types';
 
 export const failCases: ConformanceCase[] = [
@@ -45,34 +45,20 @@ export const failCases: ConformanceCase[] = [
     async run({ store, now, key }) {
       const k = key('fail-claimed-at');
       const { receipt } = await store.claim(k, { now: now(), fingerprint: null });
-      const off = new Date(receipt.claimedAt.getTime() + 1);
-      expect(await store.fail(k, { now: now(), attempts: 1, claimedAt: off, error: 'x' })).toBe(
-        false,
-      );
-      await expectReceipt(store, now, k, { status: 'processing', error: null });
-      expect(
-        await store.fail(k, {
-          now: now(),
-          attempts: 1,
-          claimedAt: receipt.claimedAt,
-          error: 'first',
-        }),
-      ).toBe(true);
+      // The fenced fail of the owner of `attempts`, as that owner would send it.
+      const failAs = (attempts: number, error: string) => (claimedAt: Date) =>
+        store.fail(k, { now: now(), attempts, claimedAt, error });
+      const unchanged = { status: 'processing', error: null } as const;
+      const first = { claimedAt: receipt.claimedAt, offsetsMs: [1] };
+      await expectFencedByClaimedAt(store, now, k, first, failAs(1, 'first'), unchanged);
       // The claim time a reclaim returns identifies the new claim the same way.
       const taken = await store.reclaim(k, { now: now(), attempts: 1, staleAfterMs: 3_600_000 });
       expect(taken).toMatchObject({ status: 'processing', attempts: 2 });
-      const takenOff = new Date(taken!.claimedAt.getTime() - 1);
-      expect(
-        await store.fail(k, { now: now(), attempts: 2, claimedAt: takenOff, error: 'x' }),
-      ).toBe(false);
-      expect(
-        await store.fail(k, {
-          now: now(),
-          attempts: 2,
-          claimedAt: taken!.claimedAt,
-          error: 'second',
-        }),
-      ).toBe(true);
+      const second = { claimedAt: taken!.claimedAt, offsetsMs: [-1] };
+      await expectFencedByClaimedAt(store, now, k, second, failAs(2, 'second'), {
+        status: 'processing',
+        attempts: 2,
+      });
       await expectReceipt(store, now, k, { status: 'failed', attempts: 2, error: 'second' });
     },
   },

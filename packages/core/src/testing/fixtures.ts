@@ -1,7 +1,7 @@
 /**
  * @module What the store conformance cases share: a key claimed (or claimed and completed) now,
  * where most cases start, a take-over of a stale claim, and the expectation on a receipt read back
- * now, where most cases end.
+ * now, where most cases end; and the fencing by claim time that a complete and a fail share.
  */
 import type { KeyLike } from '../request-key';
 import type { ObservedReceipt, Store } from '../types';
@@ -48,3 +48,22 @@ export const takeOver = (
   key: KeyLike,
   attempts: number,
 ) => store.reclaim(key, { now: now(), attempts, staleAfterMs: STALE_MS });
+
+/**
+ * Expects a settling write fenced by the claim time (`settle`: a complete or a fail of `key`) to be
+ * refused with a claim time `offsetsMs` off `claimedAt`, the receipt left as `unchanged`, and then
+ * accepted with `claimedAt` itself.
+ */
+export async function expectFencedByClaimedAt(
+  store: Store<unknown>,
+  now: () => number,
+  key: KeyLike,
+  fence: { readonly claimedAt: Date; readonly offsetsMs: readonly number[] },
+  settle: (claimedAt: Date) => Promise<boolean>,
+  unchanged: Partial<ObservedReceipt>,
+): Promise<void> {
+  const at = fence.claimedAt.getTime();
+  for (const off of fence.offsetsMs) expect(await settle(new Date(at + off))).toBe(false);
+  await expectReceipt(store, now, key, unchanged);
+  expect(await settle(fence.claimedAt)).toBe(true);
+}

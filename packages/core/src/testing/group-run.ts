@@ -4,20 +4,53 @@
  * one otherwise. What a conflict or a failure leaves depends only on `capabilities.transactional`.
  */
 import { IdempotencyGuard } from '../guard';
-import { GroupConflict } from '../receipt-group';
+import type { KeyLike } from '../request-key';
+import { GroupConflict, type GroupMembers } from '../receipt-group';
 import type { GuardEvent, RunContext, Store } from '../types';
 import { expectReceipt } from './fixtures';
 import { firstRun, groupOperations } from './group';
 import type { CaseContext, ConformanceCase } from './types';
 
-/** A guard over the case's store and clock, the events it reports, and the store's group operations. */
+/**
+ * A guard over the case's store and clock, the events it reports, and `groupWritingAside`: a group
+ * of `keys` whose first member records `aside` completed with `response` as another run would (in
+ * the group's transaction where there is one: the same connection has no other way in), then does
+ * `rest`.
+ */
 function guardOf({ store, now }: CaseContext<unknown>) {
   const events: GuardEvent[] = [];
   const guard = new IdempotencyGuard(store as Store<unknown>, {
     clock: now,
     onEvent: (event) => void events.push(event),
   });
-  return { guard, events, ...groupOperations(store) };
+  const { recordFirst } = groupOperations(store);
+  const groupWritingAside = (
+    keys: readonly KeyLike[],
+    aside: { readonly key: KeyLike; readonly response: string },
+    rest: (members: GroupMembers<unknown>) => Promise<unknown>,
+  ) =>
+    guard.group(keys, async (members) => {
+      await members.run(0, ({ transaction }) =>
+        recordFirst([firstRun(aside.key, aside.response)], { now: now() }, transaction),
+      );
+      await rest(members);
+    });
+  return { guard, events, groupWritingAside };
+}
+
+/**
+ * After a group that wrote `aside` failed: nothing recorded of `member`'s own, and `aside` kept only
+ * by a store without transactions (a transactional one rolled it back with the group).
+ */
+async function expectGroupUndone(
+  { store, now }: CaseContext<unknown>,
+  member: KeyLike,
+  aside: { readonly key: KeyLike; readonly response: string },
+): Promise<void> {
+  expect(await store.find(member, { now: now() })).toBeNull();
+  const found = await store.find(aside.key, { now: now() });
+  if (store.capabilities.transactional) expect(found).toBeNull();
+  else expect(found).toMatchObject({ status: 'completed', response: aside.response });
 }
 
 export const groupRunCases: ConformanceCase[] = [
@@ -70,42 +103,28 @@ export const groupRunCases: ConformanceCase[] = [
     group: 'group',
     name: 'a group whose key got a receipt meanwhile records nothing of its own (GroupConflict)',
     async run(context) {
-      const { store, now, key } = context;
-      const { guard, recordFirst } = guardOf(context);
-      const [a, b] = [key('a'), key('b')];
-      const group = guard.group([a, b], async (members) => {
-        // Another run writes b's receipt while the group runs (in the group's transaction where
-        // there is one: the same connection has no other way in).
-        await members.run(0, ({ transaction }) =>
-          recordFirst([firstRun(b, '"other"')], { now: now() }, transaction),
-        );
-        await members.run(1, () => 'mine');
-      });
+      const { groupWritingAside } = guardOf(context);
+      const [a, b] = [context.key('a'), context.key('b')];
+      // Another run writes b's receipt while the group runs.
+      const aside = { key: b, response: '"other"' };
+      const group = groupWritingAside([a, b], aside, (members) => members.run(1, () => 'mine'));
       await expect(group).rejects.toBeInstanceOf(GroupConflict);
-      expect(await store.find(a, { now: now() })).toBeNull();
-      const other = await store.find(b, { now: now() });
-      if (store.capabilities.transactional) expect(other).toBeNull();
-      else expect(other).toMatchObject({ status: 'completed', response: '"other"' });
+      await expectGroupUndone(context, a, aside);
     },
   },
   {
     group: 'group',
     name: 'a group whose work throws records nothing; a transactional store rolls back what the handlers wrote',
     async run(context) {
-      const { store, now, key } = context;
-      const { guard, recordFirst } = guardOf(context);
-      const [a, written] = [key('a'), key('written')];
+      const { groupWritingAside } = guardOf(context);
+      const a = context.key('a');
+      const aside = { key: context.key('written'), response: '"business"' };
       const boom = new Error('a later handler failed');
-      const group = guard.group([a], async (members) => {
-        await members.run(0, ({ transaction }) =>
-          recordFirst([firstRun(written, '"business"')], { now: now() }, transaction),
-        );
+      const group = groupWritingAside([a], aside, async () => {
         throw boom;
       });
       await expect(group).rejects.toBe(boom);
-      expect(await store.find(a, { now: now() })).toBeNull();
-      const business = await store.find(written, { now: now() });
-      expect(business === null).toBe(store.capabilities.transactional);
+      await expectGroupUndone(context, a, aside);
     },
   },
 ];

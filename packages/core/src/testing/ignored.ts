@@ -119,6 +119,36 @@ export const ignoredCountCases: ConformanceCase[] = [
       ]);
     },
   },
+  {
+    group: 'ignored',
+    name: "a purge deletes the totals of hours that ended before its cut-off, of its provider when given, and keeps the open hour's",
+    async run(context) {
+      const { store, now } = context;
+      const [a, b] = providers(context, 'purged-a', 'purged-b') as [string, string];
+      const open = Math.floor(now() / HOUR) * HOUR;
+      const DAY = 24 * HOUR;
+      await store.addIgnored!(
+        [
+          { provider: a, type: 'old', hour: open - 10 * DAY, count: 1 },
+          { provider: a, type: 'ended', hour: open - HOUR, count: 2 },
+          { provider: a, type: 'open', hour: open, count: 4 },
+          { provider: b, type: 'old', hour: open - 10 * DAY, count: 3 },
+        ],
+        { now: now() },
+      );
+      await store.purge({ now: now(), olderThanMs: 7 * DAY, provider: a });
+      expect(await totals(context, [a, b], 0)).toEqual([
+        `${a}/open=4`,
+        `${b}/old=3`,
+        `${a}/ended=2`,
+      ]);
+      await store.purge({ now: now(), olderThanMs: 7 * DAY });
+      expect(await totals(context, [a, b], 0)).toEqual([`${a}/open=4`, `${a}/ended=2`]);
+      // `0`: every hour that has ended, the one still open kept.
+      await store.purge({ now: now(), olderThanMs: 0, provider: a });
+      expect(await totals(context, [a, b], 0)).toEqual([`${a}/open=4`]);
+    },
+  },
 ];
 
 /** Every case of the ignored-event counts. */

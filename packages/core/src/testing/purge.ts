@@ -19,6 +19,27 @@ async function threeStates(
   return { done, failed, running };
 }
 
+/** `count` receipts of `label`, completed now and then left two days old: what a one-day purge takes. */
+async function twoDaysOld(context: CaseContext<unknown>, label: string, count: number) {
+  const keys = Array.from({ length: count }, (_, i) => context.key(`${label}-${i}`));
+  for (const k of keys) await completed(context.store, context.now, k, 'null');
+  await context.advance(2 * DAY);
+  return keys;
+}
+
+/** Expects every one of `keys` to be gone (`gone`) or still there. */
+async function expectGone(
+  { store, now }: CaseContext<unknown>,
+  keys: readonly KeyLike[],
+  gone: boolean,
+): Promise<void> {
+  for (const k of keys) {
+    const found = await store.find(k, { now: now() });
+    if (gone) expect(found).toBeNull();
+    else expect(found).not.toBeNull();
+  }
+}
+
 export const purgeCases: ConformanceCase[] = [
   {
     group: 'purge',
@@ -64,27 +85,25 @@ export const purgeCases: ConformanceCase[] = [
   {
     group: 'purge',
     name: 'deletes in chunks and counts every row',
-    async run({ store, now, key, advance }) {
-      const keys = Array.from({ length: 25 }, (_, i) => key(`chunk-${i}`));
-      for (const k of keys) await completed(store, now, k, 'null');
-      await advance(2 * DAY);
+    async run(context) {
+      const { store, now } = context;
+      const keys = await twoDaysOld(context, 'chunk', 25);
       expect(await store.purge({ now: now(), olderThanMs: DAY, chunkSize: 10 })).toBe(25);
-      for (const k of keys) expect(await store.find(k, { now: now() })).toBeNull();
+      await expectGone(context, keys, true);
     },
   },
   {
     group: 'purge',
     name: 'takes batchSize, the deprecated name of chunkSize, and refuses the two disagreeing',
-    async run({ store, now, key, advance }) {
-      const keys = Array.from({ length: 3 }, (_, i) => key(`alias-${i}`));
-      for (const k of keys) await completed(store, now, k, 'null');
-      await advance(2 * DAY);
+    async run(context) {
+      const { store, now } = context;
+      const keys = await twoDaysOld(context, 'alias', 3);
       await expect(
         store.purge({ now: now(), olderThanMs: DAY, chunkSize: 2, batchSize: 3 }),
       ).rejects.toMatchObject({ name: 'ConfigError', option: 'chunkSize' });
-      for (const k of keys) expect(await store.find(k, { now: now() })).not.toBeNull();
+      await expectGone(context, keys, false);
       expect(await store.purge({ now: now(), olderThanMs: DAY, batchSize: 2 })).toBe(3);
-      for (const k of keys) expect(await store.find(k, { now: now() })).toBeNull();
+      await expectGone(context, keys, true);
     },
   },
 ];

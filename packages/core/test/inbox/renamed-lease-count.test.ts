@@ -134,7 +134,7 @@ describe('a queue job', () => {
   it('queued before the rename is consumed: its handler runs once and its delivery is done', async () => {
     const inbox = new InMemoryInbox();
     await inbox.enqueue(delivery('evt_1'));
-    const [ref] = await inbox.claimRefs({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+    const [ref] = await inbox.leaseRefs({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
     const ran: string[] = [];
     const consumer = createInboxConsumer({
       inbox,

@@ -12,14 +12,8 @@ import {
 } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
 import { madeKey, objectOf, optionsOf, type Payload, rsaForger, seconds, text } from './common';
-import {
-  asHandshake,
-  type Delivery,
-  type DeliveryOptions,
-  type Handshake,
-  newId,
-  type SignerOptions,
-} from './delivery';
+import { asHandshake, newId } from './delivery';
+import type { Delivery, DeliveryOptions, Handshake, SignerOptions } from './delivery';
 import { type HeadersOf, keyedSigner } from './post';
 
 /** Options of a signer that signs with a private key. */

@@ -4,14 +4,8 @@
  * signed anew at its own time, as these providers sign every attempt.
  */
 import { mac, optionsOf, type Payload, type Secrets, secretsOf, seconds } from './common';
-import {
-  asHandshake,
-  type Delivery,
-  type DeliveryOptions,
-  type Handshake,
-  newId,
-  type SignerOptions,
-} from './delivery';
+import { asHandshake, newId } from './delivery';
+import type { Delivery, DeliveryOptions, Handshake, SignerOptions } from './delivery';
 import { type HeadersOf, keyedSigner, type Signing, secretSigner, signedEvents } from './post';
 
 /** What a provider signs before the body, given the time in Unix seconds. */

@@ -43,6 +43,7 @@ import { DEFAULT_ACQUIRE_TIMEOUT_MS } from '../connections/constants';
 import { type DialectSpec, dialects, tableExists } from '../dialects';
 import type { Executor } from '../connections/executor';
 import { ignoredReport } from './ignored';
+import { IgnoredTable, ignoredTableOf } from '../receipts/ignored';
 import { listStatement } from './list';
 import { statusReport } from './status';
 import { adminStatements } from './queries';
@@ -262,7 +263,9 @@ export class ReceiptsAdmin {
   /**
    * Deletes finished receipts (of `provider`, when given) finished longer ago than `olderThanMs`,
    * with the store's own chunked `DELETE`, one statement per `chunkSize` rows; never a
-   * `processing` one. Calls `onChunk` after each chunk that deleted rows. Returns how many it deleted.
+   * `processing` one. Calls `onChunk` after each chunk that deleted rows. Returns how many it
+   * deleted. Then the ignored-event totals of hours that ended before the cut-off (by this
+   * process's clock, which the counting guards share), in one statement.
    */
   async purge(options: AdminPurgeOptions): Promise<number> {
     const olderThanMs = requireMs('olderThanMs', options.olderThanMs, { allowZero: true });
@@ -270,13 +273,20 @@ export class ReceiptsAdmin {
     const onChunk = renamedOption(options, 'onChunk', 'onBatch');
     const { provider } = options;
     const statement = provider === undefined ? this.sql.purgeChunk : this.sql.purgeProviderChunk;
-    return deleteInChunks(
+    const deleted = await deleteInChunks(
       (sql, params) => this.runQuery('purge', sql, params),
       statement,
       provider === undefined ? [olderThanMs] : [provider, olderThanMs],
       chunkSize,
       onChunk,
     );
+    const counts = new IgnoredTable(this.executor, this.spec, this.table);
+    try {
+      await counts.purge(Date.now() - olderThanMs, provider);
+    } catch (error) {
+      throw new StoreError(`purge on table ${ignoredTableOf(this.table)}`, error);
+    }
+    return deleted;
   }
 
   private async run(operation: string, sql: string, params: readonly unknown[]) {

@@ -11,6 +11,7 @@ import {
   sqliteExecutor,
 } from './sqlite';
 import { ConfigError } from '@webhook-idempotency/core';
+import { positiveAmount } from '@webhook-idempotency/core/adapter';
 import { DEFAULT_ACQUIRE_TIMEOUT_MS } from './constants';
 import { dialects } from '../dialects';
 import type { Executor } from './executor';
@@ -62,15 +63,7 @@ export function executorFor(
   options: { readonly acquireTimeoutMs?: unknown; readonly preparedStatements?: unknown },
 ): Executor {
   const { acquireTimeoutMs = DEFAULT_ACQUIRE_TIMEOUT_MS, preparedStatements = true } = options;
-  if (
-    typeof acquireTimeoutMs !== 'number' ||
-    !Number.isFinite(acquireTimeoutMs) ||
-    acquireTimeoutMs <= 0
-  )
-    throw new ConfigError(
-      'acquireTimeoutMs',
-      `must be a positive number of milliseconds, got ${String(acquireTimeoutMs)}`,
-    );
+  const acquireMs = positiveAmount('acquireTimeoutMs', acquireTimeoutMs, 'milliseconds');
   if (typeof preparedStatements !== 'boolean')
     throw new ConfigError('preparedStatements', 'must be a boolean');
   // A claim made in the caller's transaction is invisible to every other connection until it
@@ -81,6 +74,6 @@ export function executorFor(
       'db',
       'is a knex transaction: the receipts would live in it, unseen by other connections and gone on its rollback; pass the knex instance, and the store opens its own transactions',
     );
-  const executor = createExecutor(db as never, acquireTimeoutMs, preparedStatements);
+  const executor = createExecutor(db as never, acquireMs, preparedStatements);
   return retryDeadlocks(executor, dialects[executor.dialect]);
 }

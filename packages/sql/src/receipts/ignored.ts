@@ -98,6 +98,21 @@ export class IgnoredTable {
     return { sql, params };
   }
 
+  /**
+   * Deletes the totals of hours that ended at or before `cutoff` (ms), of `provider` when given.
+   * An install older than the counts table has none to delete.
+   */
+  async purge(cutoff: number, provider: string | undefined): Promise<void> {
+    const byProvider = provider === undefined ? '' : ' AND provider = ?';
+    const sql = `DELETE FROM ${this.table} WHERE hour_start <= ${this.spec.atMs}${byProvider}`;
+    const before = cutoff - HOUR;
+    try {
+      await this.runner.query(sql, provider === undefined ? [before] : [before, provider]);
+    } catch (error) {
+      if (!isMissingTable(this.spec, error)) throw error;
+    }
+  }
+
   /** The totals since `since` (rounded down to its hour), of `provider` when given, the largest first. */
   async totals({ since, provider }: IgnoredQuery): Promise<IgnoredTotal[]> {
     const { spec, table } = this;

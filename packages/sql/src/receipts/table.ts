@@ -235,16 +235,22 @@ export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
     return this.read(key);
   }
 
-  /** Deletes finished receipts (of `provider`, when given) one statement per chunk of `chunkSize` rows (default 1000); never a `processing` one. */
+  /**
+   * Deletes finished receipts (of `provider`, when given) one statement per chunk of `chunkSize`
+   * rows (default 1000), never a `processing` one; then the ignored-event totals of hours that
+   * ended before the cut-off, in one statement.
+   */
   async purge(input: PurgeInput): Promise<number> {
-    const { olderThanMs, provider } = input;
+    const { now, olderThanMs, provider } = input;
     const statement = provider === undefined ? this.sql.purgeChunk : this.sql.purgeProviderChunk;
-    return deleteInChunks(
+    const deleted = await deleteInChunks(
       (sql, params) => this.runner.query(sql, params),
       statement,
       provider === undefined ? [olderThanMs] : [provider, olderThanMs],
       purgeChunkSize(input),
     );
+    await this.ignored.purge(now - olderThanMs, provider);
+    return deleted;
   }
 
   /**

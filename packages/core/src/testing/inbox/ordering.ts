@@ -1,18 +1,22 @@
 /** @module Inbox-store cases: an ordering group is leased one delivery at a time, in receipt order. */
 import { DeliveryStatus } from '../../inbox/types';
 import { leaseAll, delivery } from './fixtures';
+import type { InboxStore } from '../../inbox/inbox-store';
 import type { InboxConformanceCase } from './types';
+
+/** Stores the deliveries `ids` of one ordering group (`orderingKey`), in that receipt order. */
+async function enqueueGroup(inbox: InboxStore, orderingKey: string, ids: readonly string[]) {
+  for (const id of ids) await inbox.enqueue(delivery(id, { orderingKey }));
+}
 
 export const orderingCases: InboxConformanceCase[] = [
   {
     group: 'ordering',
     name: 'an ordering group is processed one at a time, in receipt order; a dead head lets the next one go',
     async run({ inbox }) {
-      const group = { orderingKey: 'cus_1' };
-      await inbox.enqueue(delivery('o1', group));
-      await inbox.enqueue(delivery('o2', group));
+      await enqueueGroup(inbox, 'cus_1', ['o1', 'o2']);
       await inbox.enqueue(delivery('free'));
-      await inbox.enqueue(delivery('o3', group));
+      await enqueueGroup(inbox, 'cus_1', ['o3']);
       await inbox.enqueue(delivery('other', { orderingKey: 'cus_2' }));
       // The same ordering key at another provider is another group.
       await inbox.enqueue(delivery('gh', { provider: 'github', orderingKey: 'cus_1' }));
@@ -26,8 +30,7 @@ export const orderingCases: InboxConformanceCase[] = [
       const o1 = (await inbox.find('stripe', 'o1'))!;
       expect(o1.status).toBe(DeliveryStatus.PENDING);
 
-      await inbox.enqueue(delivery('o4', { orderingKey: 'cus_3' }));
-      await inbox.enqueue(delivery('o5', { orderingKey: 'cus_3' }));
+      await enqueueGroup(inbox, 'cus_3', ['o4', 'o5']);
       const [o4] = await leaseAll(inbox);
       expect(o4!.externalId).toBe('o4');
       expect(await inbox.complete(o4!)).toBe(true);
@@ -35,8 +38,7 @@ export const orderingCases: InboxConformanceCase[] = [
       expect(o5!.externalId).toBe('o5');
       expect(await inbox.bury(o5!, { error: 'x' })).toBe(true);
 
-      await inbox.enqueue(delivery('p1', { orderingKey: 'cus_4' }));
-      await inbox.enqueue(delivery('p2', { orderingKey: 'cus_4' }));
+      await enqueueGroup(inbox, 'cus_4', ['p1', 'p2']);
       const [p1] = await leaseAll(inbox);
       expect(await inbox.bury(p1!, { error: 'poison' })).toBe(true);
       expect((await leaseAll(inbox)).map((d) => d.externalId)).toEqual(['p2']);
@@ -46,9 +48,7 @@ export const orderingCases: InboxConformanceCase[] = [
     group: 'ordering',
     name: 'a redelivered head goes back in front of its group: the next one waits for it again',
     async run({ inbox }) {
-      const group = { orderingKey: 'cus_1' };
-      await inbox.enqueue(delivery('o1', group));
-      await inbox.enqueue(delivery('o2', group));
+      await enqueueGroup(inbox, 'cus_1', ['o1', 'o2']);
       const [o1] = await leaseAll(inbox);
       expect(await inbox.bury(o1!, { error: 'poison' })).toBe(true);
       expect(
