@@ -216,7 +216,7 @@ it('the listing example pages the dead deliveries received since a time', async 
         body: Buffer.from('{}'),
       });
     }
-    for (const d of await deliveries.claim({ providers: ['github'], limit: 3, leaseMs: 60_000 }))
+    for (const d of await deliveries.lease({ providers: ['github'], limit: 3, leaseMs: 60_000 }))
       await deliveries.bury(d, { error: 'Error: poison' });
     const second = (await deliveries.find('github', 'gh_2'))!;
     const { page, next } = await deadSince(pool, second.receivedAt);

@@ -86,7 +86,7 @@ describe('docs/operations.md, the two figures', () => {
       headers: {},
       body: Buffer.from('{}'),
     });
-    const [doomed] = await deliveries.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+    const [doomed] = await deliveries.lease({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
     await deliveries.bury(doomed!, { error: 'Error: no customer' });
 
     const slackTexts: string[] = [];

@@ -167,7 +167,7 @@ export function runInboxConformance(entries: InboxEntry | readonly InboxEntry[])
         const duplicate = await post(server, event('evt_1'));
         expect(duplicate.status).toBe(200);
         expect(duplicate.headers['idempotent-replayed']).toBe('true');
-        const leased = await deliveries.claim({
+        const leased = await deliveries.lease({
           providers: ['stripe'],
           limit: 10,
           leaseMs: 60_000,

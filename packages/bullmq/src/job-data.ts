@@ -14,7 +14,7 @@ import { UnrecoverableError } from 'bullmq';
 export class InvalidInboxJob extends UnrecoverableError {
   /** The id of the job that was refused. */
   readonly jobId: string | undefined;
-  /** What is wrong: `job.data`, `job.data.id`, `job.data.provider`, `job.data.externalId` or `job.data.attempts`. */
+  /** What is wrong: `job.data`, `job.data.id`, `job.data.provider`, `job.data.externalId`, `job.data.leases` (or `job.data.attempts`, its name in a job queued before the rename). */
   readonly field: string;
   constructor(jobId: string | undefined, field: string, problem: string) {
     super(`Job ${jobId ?? '(no id)'} is not an inbox delivery: ${field} ${problem}`);

@@ -18,8 +18,8 @@ export type InboxJobProcessor = (job: Job<QueuedDelivery>) => Promise<ConsumeOut
  * A processor for the jobs {@link bullmqRelay} adds. Each job runs its delivery's handler through
  * the receipts (exactly once: a job BullMQ runs again after a crash or a stall is replayed from
  * the receipt) and marks the delivery `done`; resolves `'processed'`, `'replayed'`, `'skipped'`
- * (nothing to do) or `'released'` (another run still holds the receipt: the delivery went back to
- * the inbox and the relay hands it over again, so no BullMQ attempt is spent waiting). A failing
+ * (nothing to do) or `'given-back'` (another run still holds the receipt: the delivery was given
+ * back to the inbox and the relay hands it over again, so no BullMQ attempt is spent waiting). A failing
  * handler rejects, so BullMQ retries the job; on its last attempt (`attemptsMade + 1 >=
  * opts.attempts`) the delivery is first marked `dead` with the error. A job that is not a relayed
  * delivery fails at once with {@link InvalidInboxJob}.

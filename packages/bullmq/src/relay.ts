@@ -6,6 +6,7 @@ import {
   type InboxRelay,
   type InboxRelayOptions,
   jobIdOf,
+  leaseCount,
   type QueuedDelivery,
 } from '@webhook-idempotency/core/adapter';
 import type { JobsOptions, Queue } from 'bullmq';
@@ -95,7 +96,14 @@ export function bullmqRelay(options: BullmqRelayOptions): InboxRelay {
       await queue.addBulk(
         deliveries.map((d) => ({
           name: d.provider,
-          data: { id: d.id, provider: d.provider, externalId: d.externalId, attempts: d.attempts },
+          // The lease count under both its names for one minor version: a consumer of the
+          // version before, still running in a rolling deploy, reads `attempts`.
+          data: {
+            id: d.id,
+            provider: d.provider,
+            externalId: d.externalId,
+            ...leaseCount(d.leases),
+          },
           opts: { ...opts, jobId: jobIdOf(d) },
         })),
       );

@@ -88,7 +88,14 @@ describe.each(targets('bullmq_bridge'))('the BullMQ bridge (%s)', (_name, open) 
     const [first, second] = [await handedOff('evt_1'), await handedOff('evt_2')];
     const queued = await queue.getJob(first);
     expect(queued).toMatchObject({ name: 'stripe', id: first });
-    expect(queued!.data).toEqual({ id: 1, provider: 'stripe', externalId: 'evt_1', attempts: 1 });
+    // The lease count under both names for one minor version (`attempts`: the name before).
+    expect(queued!.data).toEqual({
+      id: 1,
+      provider: 'stripe',
+      externalId: 'evt_1',
+      leases: 1,
+      attempts: 1,
+    });
     expect(queued!.opts).toMatchObject({ attempts: DEFAULT_JOB_OPTIONS.attempts });
     worker();
     expect((await finished(first)).returnvalue).toBe('processed');
@@ -114,12 +121,14 @@ describe.each(targets('bullmq_bridge'))('the BullMQ bridge (%s)', (_name, open) 
     const results = [await finished(first), await finished('redelivered-evt_1')];
     // The other job gives the delivery back; or, where its give-back waits for the running job's
     // transaction (SQLite's one connection), finds it already done by that transaction: nothing to give back.
-    const outcomes = results.map((job) => job.returnvalue).sort();
-    expect(outcomes).toEqual(['processed', expect.stringMatching(/^(released|skipped)$/)]);
+    const outcomes = results.map((job) => job.returnvalue);
+    const other = outcomes.filter((outcome) => outcome !== 'processed');
+    expect(outcomes).toContain('processed');
+    expect(other).toEqual([expect.stringMatching(/^(given-back|skipped)$/)]);
     // Waiting for the other run's receipt used up no BullMQ attempt.
     expect(results.map((job) => job.attemptsMade)).toEqual([1, 1]);
     expect(events.filter((e) => e.type === 'released')).toHaveLength(
-      outcomes[1] === 'released' ? 1 : 0,
+      other[0] === 'given-back' ? 1 : 0,
     );
     expect(runs).toBe(1);
     expect(await f.effects()).toEqual([{ id: 'evt_1', writtenBy: process.pid }]);
@@ -222,7 +231,7 @@ describe.each(targets('bullmq_bridge'))('the BullMQ bridge (%s)', (_name, open) 
     const job = await finished('foreign');
     expect(job.attemptsMade).toBe(1);
     expect(job.failedReason).toBe(
-      'Job foreign is not an inbox delivery: job.data.attempts must be a lease (>= 1), got undefined',
+      'Job foreign is not an inbox delivery: job.data.leases must be a lease (>= 1), got undefined',
     );
     expect(calls).toBe(0);
   });

@@ -135,8 +135,8 @@ describe.each(targets('bullmq_crash'))('a BullMQ worker killed mid-job (%s)', (_
     const { jobId } = await crashAt('in-handler');
     expect(await f.effects()).toEqual([]);
     survivor();
-    // The dead worker's receipt claim is not stale yet: the job releases the delivery to the inbox.
-    expect((await finished(jobId)).returnvalue).toBe('released');
+    // The dead worker's receipt claim is not stale yet: the job gives the delivery back to the inbox.
+    expect((await finished(jobId)).returnvalue).toBe('given-back');
     const relay = bullmqRelay({ inbox: f.inbox, queue, providers: ['stripe'], pollIntervalMs: 50 });
     relay.start();
     closers.push(() => relay.stop());

@@ -91,10 +91,17 @@ describe('bullmqProcessor options', () => {
 
 describe('job data the relay did not make', () => {
   const job = (data: unknown) => ({ id: 'j1', data });
-  const good = { id: 7, provider: 'stripe', externalId: 'evt_1', attempts: 2 };
+  const good = { id: 7, provider: 'stripe', externalId: 'evt_1', leases: 2 };
+  const read = { ...good, attempts: 2 };
 
-  it('is read back as exactly the four fields of a relayed delivery', () => {
-    expect(deliveryOfJob(job({ ...good, body: 'never carried' }))).toEqual(good);
+  it('is read back as exactly the fields of a relayed delivery, its lease count under both names', () => {
+    expect(deliveryOfJob(job({ ...good, body: 'never carried' }))).toEqual(read);
+  });
+
+  it('queued before the rename (its lease count as attempts alone) is read back the same', () => {
+    expect(
+      deliveryOfJob(job({ id: 7, provider: 'stripe', externalId: 'evt_1', attempts: 2 })),
+    ).toEqual(read);
   });
 
   it.each([
@@ -102,7 +109,9 @@ describe('job data the relay did not make', () => {
     ['job.data', 'evt_1'],
     ['job.data.id', { ...good, id: 0 }],
     ['job.data.id', { ...good, id: '7' }],
-    ['job.data.attempts', { ...good, attempts: undefined }],
+    ['job.data.leases', { ...good, leases: undefined }],
+    ['job.data.attempts', { ...good, leases: undefined, attempts: 0 }],
+    ['job.data.leases', { ...good, attempts: 3 }],
     ['job.data.provider', { ...good, provider: '' }],
     ['job.data.externalId', { ...good, externalId: 42 }],
   ])('is refused with InvalidInboxJob naming %s', (field, data) => {

@@ -8,7 +8,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
-import type { QueuedDelivery } from '@webhook-idempotency/core/adapter';
+import { leaseCount, type QueuedDelivery } from '@webhook-idempotency/core/adapter';
 import { Queue } from 'bullmq';
 import { bullmqRelay } from '../src';
 import { bySize } from '@webhook-idempotency/test-support/proof-size';
@@ -85,7 +85,7 @@ it(`${DELIVERIES} deliveries, ${WORKERS} BullMQ workers, flaky first attempts, d
   await queue.addBulk(
     again.map((d) => ({
       name: d.provider,
-      data: { id: d.id, provider: d.provider, externalId: d.externalId, attempts: d.attempts },
+      data: { id: d.id, provider: d.provider, externalId: d.externalId, ...leaseCount(d.leases) },
       opts: { attempts: 10, backoff: { type: 'exponential', delay: 100 } },
     })),
   );

@@ -16,7 +16,7 @@ const INBOX_COMMANDS: readonly CommandRow[] = [
   ['list', 'list stored deliveries, oldest first (receipt order)', addList],
   [
     'show',
-    'one delivery: status, attempts, failures, times, last error, headers, body size',
+    'one delivery: status, leases, failures, times, last error, headers, body size',
     addShow,
   ],
   [

@@ -314,7 +314,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
         });
       for (const id of ['evt_dead', 'evt_done', 'evt_wait', 'evt_new']) await store('stripe', id);
       await store('github', 'g-1');
-      const [dead, done, wait] = await inbox.claim({
+      const [dead, done, wait] = await inbox.lease({
         providers: ['stripe'],
         limit: 3,
         leaseMs: 60_000,
@@ -324,7 +324,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
       await guard.run(key('evt_done'), async () => handled.push('evt_done'));
       await inbox.complete(done!);
       await inbox.retry(wait!, { delayMs: 3_600_000, error: 'Error: upstream timeout' });
-      await inbox.claim({ providers: ['github'], limit: 1, leaseMs: 600_000 });
+      await inbox.lease({ providers: ['github'], limit: 1, leaseMs: 600_000 });
     });
     afterAll(() => connected.close());
 
@@ -332,7 +332,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
       const listed = await run('inbox', 'list');
       expect(listed.code).toBe(0);
       expect(listed.stdout.split('\n')).toEqual([
-        expect.stringMatching(/^provider +id +status +attempts +failures +due +last error$/),
+        expect.stringMatching(/^provider +id +status +leases +failures +due +last error$/),
         // Piped: every value whole.
         expect.stringMatching(/^stripe +evt_dead +dead +1 +1 +- +Error: no such customer$/),
         expect.stringMatching(/^stripe +evt_done +done +1 +0 +-$/),
@@ -358,6 +358,8 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
           externalId: 'evt_new',
           orderingKey: null,
           status: 'pending',
+          // The lease count, and its deprecated name for one minor version.
+          leases: 0,
           attempts: 0,
           failures: 0,
           receivedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
@@ -374,7 +376,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
       const shown = await run('inbox', 'show', 'stripe', 'evt_dead');
       expect(shown.code).toBe(0);
       expect(shown.stdout).toMatch(
-        /^stripe evt_dead\nstatus +dead\nattempts +1\nfailures +1\nreceived +\S+ \(\d+s ago\)\nfinished +\S+ \(\d+s ago\)\nlast error +Error: no such customer\n\nheaders\ncontent-type: application\/json\n\nbody: 43 bytes \(--body prints them\)\n$/,
+        /^stripe evt_dead\nstatus +dead\nleases +1\nfailures +1\nreceived +\S+ \(\d+s ago\)\nfinished +\S+ \(\d+s ago\)\nlast error +Error: no such customer\n\nheaders\ncontent-type: application\/json\n\nbody: 43 bytes \(--body prints them\)\n$/,
       );
       expect(shown.stdout).not.toContain('ada@example.com');
       const body = await run('inbox', 'show', 'stripe', 'evt_dead', '--body', '--json');
@@ -406,7 +408,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
       const table = await run('inbox', 'dead');
       expect(table.code).toBe(0);
       expect(table.stdout).toMatch(
-        /^provider +id +attempts +failures +died +last error\nstripe +evt_dead +1 +1 +\d+s ago +Error: no such customer\n/,
+        /^provider +id +leases +failures +died +last error\nstripe +evt_dead +1 +1 +\d+s ago +Error: no such customer\n/,
       );
       const none = await run('inbox', 'dead', '--provider', 'github', '--fail-on-dead');
       expect(none).toMatchObject({ code: 0, stdout: 'No dead deliveries in webhook_inbox.\n' });
@@ -415,9 +417,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
     it('inbox retry: refuses processing and done; a waiting one due now; a dead one pending again', async () => {
       const processing = await run('inbox', 'retry', 'github', 'g-1');
       expect(processing.code).toBe(ExitCode.REFUSED);
-      expect(processing.stderr).toMatch(
-        /github g-1 is processing \(attempt 1\): a worker has it\./,
-      );
+      expect(processing.stderr).toMatch(/github g-1 is processing \(lease 1\): a worker has it\./);
       const done = await run('inbox', 'retry', 'stripe', 'evt_done');
       expect(done.code).toBe(ExitCode.REFUSED);
       expect(done.stderr).toMatch(
@@ -431,7 +431,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
       expect(waiting).toMatchObject({
         code: 0,
         stdout: expect.stringMatching(
-          /^Retrying stripe evt_wait: pending, due now \(it was due in 59m; attempt 2 next\)\.\n$/,
+          /^Retrying stripe evt_wait: pending, due now \(it was due in 59m; lease 2 next\)\.\n$/,
         ),
       });
       expect((await run('inbox', 'retry', 'stripe', 'evt_wait')).stdout).toMatch(
@@ -442,11 +442,11 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
       expect(JSON.parse(dead.stdout)).toMatchObject({
         retried: true,
         previous: 'dead',
-        delivery: { status: 'pending', attempts: 1, failures: 0, finishedAt: null },
+        delivery: { status: 'pending', leases: 1, failures: 0, finishedAt: null },
       });
       // Both are due now: a worker's next claim takes them.
-      const claimed = await inbox.claim({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
-      expect(claimed.map((d) => [d.externalId, d.attempts])).toEqual([
+      const claimed = await inbox.lease({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
+      expect(claimed.map((d) => [d.externalId, d.leases])).toEqual([
         ['evt_dead', 2],
         ['evt_wait', 2],
         ['evt_new', 1],
@@ -459,7 +459,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
       expect(dead).toMatchObject({
         code: 0,
         stdout: expect.stringMatching(
-          /^Redelivered stripe evt_dead: dead → pending, due now \(attempt 3 next\)\.\nIts failure count starts again from 0\.\n$/,
+          /^Redelivered stripe evt_dead: dead → pending, due now \(lease 3 next\)\.\nIts failure count starts again from 0\.\n$/,
         ),
       });
       const pending = await run('redeliver', 'stripe', 'evt_dead');
@@ -488,7 +488,7 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
         redelivered: true,
         previous: 'done',
         receiptForgotten: true,
-        delivery: { status: 'pending', attempts: 1, failures: 0 },
+        delivery: { status: 'pending', leases: 1, failures: 0 },
       });
       // What the worker does next: the receipt is gone, so the handler runs again.
       expect(

@@ -45,7 +45,7 @@ beforeAll(async () => {
     for (const id of ['s1', 's2', 's_old']) await add('stripe', id);
     await add('github', 'g1');
     await add('stripe', 'pending');
-    const leased = await inbox.claim({
+    const leased = await inbox.lease({
       providers: ['stripe', 'github'],
       limit: 4,
       leaseMs: 60_000,

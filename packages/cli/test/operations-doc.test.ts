@@ -93,12 +93,12 @@ async function seedInbox(file: string): Promise<void> {
     await stored('evt_1QcA9z', 'invoice.paid');
     await stored('evt_1QbZ4m', 'customer.created');
     for (let attempt = 1; attempt <= 4; attempt++) {
-      const [leased] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+      const [leased] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
       if (attempt < 4)
         await inbox.retry(leased!, { delayMs: 0, error: 'Error: no customer cus_Q2' });
       else await inbox.bury(leased!, { error: 'Error: no customer cus_Q2' });
     }
-    const [done] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+    const [done] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
     await inbox.complete(done!);
     // SQLite keeps epoch milliseconds: move the times back by whole minutes.
     const back = (id: string, received: number, finished: number) =>

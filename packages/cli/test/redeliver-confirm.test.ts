@@ -32,7 +32,7 @@ beforeAll(async () => {
       headers: {},
       body: Buffer.from('{}'),
     });
-    const [leased] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+    const [leased] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
     await inbox.bury(leased!, { error: 'Error: poison' });
   } finally {
     db.close();

@@ -72,7 +72,7 @@ describe.each(targets)('redeliver by query on %s', (_name, open) => {
       });
       await pause(5); // distinct received times, for the time range
     }
-    const leased = await inbox.claim({
+    const leased = await inbox.lease({
       providers: ['stripe', 'github'],
       limit: 20,
       leaseMs: 600_000,
@@ -91,14 +91,14 @@ describe.each(targets)('redeliver by query on %s', (_name, open) => {
     return inbox;
   }
 
-  /** Every row of the table as `provider/id:status:attempts:failures:due-later?`. */
+  /** Every row of the table as `provider/id:status:leases:failures:due-later?`. */
   async function rows(table: string): Promise<Map<string, string>> {
     const now = Date.now();
     const all = await new SqlInbox(connected.db, { table }).list({ limit: 1000 });
     return new Map(
       all.map((d) => [
         `${d.provider}/${d.externalId}`,
-        `${d.status}:${d.attempts}:${d.failures}:${d.availableAt.getTime() > now ? 'later' : 'due'}`,
+        `${d.status}:${d.leases}:${d.failures}:${d.availableAt.getTime() > now ? 'later' : 'due'}`,
       ]),
     );
   }
@@ -184,10 +184,10 @@ describe.each(targets)('redeliver by query on %s', (_name, open) => {
     const dry = await run(table, '--status', 'dead', '--provider', 'stripe', '--dry-run', '--json');
     const file = join(sqliteFile('plan').replace(/[^/]+$/, ''), 'plan.json');
     writeFileSync(file, dry.stdout);
-    // Meanwhile d2 is retried by someone else, fails again and dies again (attempt 2).
+    // Meanwhile d2 is retried by someone else, fails again and dies again (lease 2).
     const seen = (await inbox.find('stripe', 'd2'))!;
-    await inbox.redeliver('stripe', 'd2', { status: 'dead', attempts: seen.attempts });
-    const [again] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 600_000 });
+    await inbox.redeliver('stripe', 'd2', { status: 'dead', leases: seen.leases });
+    const [again] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 600_000 });
     expect(again?.externalId).toBe('d2');
     await inbox.bury(again!, { error: 'Error: poison again' });
     const before = await rows(table);
@@ -197,7 +197,7 @@ describe.each(targets)('redeliver by query on %s', (_name, open) => {
     expect(real.stdout).toBe(
       'Redelivered 2 deliveries: pending, due now.\n' +
         'Left as it is, changed since listed: 1.\n' +
-        '  stripe d2 died again meanwhile (attempt 2)\n',
+        '  stripe d2 died again meanwhile (lease 2)\n',
     );
     const after = await rows(table);
     expect(changedKeys(before, after)).toEqual(['stripe/d1', 'stripe/d3']);

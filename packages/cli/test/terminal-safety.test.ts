@@ -41,7 +41,7 @@ beforeAll(async () => {
       headers: { 'x-note': HOSTILE },
       body: Buffer.from(`{"note":"${CLEAR}"}`),
     });
-    const [leased] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+    const [leased] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
     await inbox.bury(leased!, { error: `${HOSTILE} ${'x'.repeat(200)}${CLEAR}` });
     const guard = new IdempotencyGuard(new SqlStore(db));
     await guard

@@ -101,6 +101,7 @@ export type {
   PurgeInput,
   ReclaimInput,
 } from './store-contract';
+export { leaseCount, leasesOf, withLeases } from './inbox/lease-count';
 export { numberOption } from './inbox/run';
 export { resolveListInput, resolvePurgeInput } from './inbox/list-input';
 export {

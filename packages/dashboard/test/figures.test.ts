@@ -70,7 +70,7 @@ describe('the overview: the two figures', () => {
     db.prepare(
       `UPDATE webhook_inbox SET received_at = received_at - ${20 * MINUTE} WHERE external_id IN ('stuck_1', 'stuck_2', 'late')`,
     ).run();
-    const leased = await inbox.claim({ providers: ['shopify'], limit: 5, leaseMs: MINUTE });
+    const leased = await inbox.lease({ providers: ['shopify'], limit: 5, leaseMs: MINUTE });
     for (const d of leased.filter((d) => d.externalId === 'late' || d.externalId === 'quick'))
       await inbox.complete(d);
     for (const d of leased.filter(

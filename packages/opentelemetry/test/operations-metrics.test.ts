@@ -210,7 +210,7 @@ describe('observeInbox: the backlog gauges', () => {
       onError: (error) => errors.push(error),
     });
     expect((await sdk.points(MetricName.UNFINISHED))[0]!.value).toBe(1);
-    const [leased] = await deliveries.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+    const [leased] = await deliveries.lease({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
     await deliveries.complete(leased!);
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect((await sdk.points(MetricName.UNFINISHED))[0]!.value).toBe(0);

@@ -10,6 +10,7 @@ import {
   type HandoffState,
   type InboxRelay,
   type InboxRelayOptions,
+  type GivenQueuedDelivery,
   jobIdOf,
   type QueuedDelivery,
 } from '@webhook-idempotency/core/adapter';
@@ -46,7 +47,7 @@ const STATES: Record<string, HandoffState> = {
  * The pg-boss job id (a UUID, as pg-boss requires) of one handoff: {@link jobIdOf} hashed into
  * UUID version 8 form, so the same delivery and lease always give the same id.
  */
-export function pgBossJobId(delivery: QueuedDelivery): string {
+export function pgBossJobId(delivery: GivenQueuedDelivery): string {
   const hex = createHash('sha256').update(jobIdOf(delivery)).digest('hex');
   const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
@@ -153,6 +154,8 @@ export async function pgBossRelay(options: PgBossRelayOptions): Promise<InboxRel
       const inserted = new Set(
         (await boss.insert(
           queue,
+          // A delivery reference carries its lease count under both names (`leases`, and
+          // `attempts` for a consumer of the version before in a rolling deploy).
           deliveries.map((delivery, i) => ({ ...jobOptions, id: ids[i], data: { ...delivery } })),
         )) ?? [],
       );

@@ -4,6 +4,7 @@
  * redeliveries never double an effect, its last retry dead-letters the delivery, and a consumer
  * SIGKILLed mid-job is taken over by another once pg-boss expires the job.
  */
+import { leaseCount } from '@webhook-idempotency/core/adapter';
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { ConfigError } from '@webhook-idempotency/core';
@@ -111,7 +112,7 @@ it('hands each stored delivery to pg-boss once; each job books it once and the d
     expect(await f.effects()).toEqual(ids);
     const job = await boss.getJobById(
       f.names.queue,
-      pgBossJobId({ ...(await f.inbox.find('stripe', 'evt_00'))!, attempts: 1 }),
+      pgBossJobId({ ...(await f.inbox.find('stripe', 'evt_00'))!, ...leaseCount(1) }),
     );
     expect(job?.state).toBe('completed');
   } finally {
@@ -130,7 +131,7 @@ it('a job pg-boss hands out again, and a send repeated after a failure, never do
       id: stored.id,
       provider: 'stripe',
       externalId: 'evt_1',
-      attempts: stored.attempts,
+      ...leaseCount(stored.leases),
     };
     // The relay's send repeated (same handoff): pg-boss keeps one job.
     await boss.insert(f.names.queue, [{ id: pgBossJobId(job), data: job }]);
@@ -175,7 +176,7 @@ it('pg-boss retries a failed handler; one that fails on every retry ends dead in
     // pg-boss records the job's failure after the processor returns it, so after the inbox's
     // dead-letter write: the job is failed, not retried again, once pg-boss has caught up.
     const poison = (await f.inbox.find('stripe', 'evt_poison'))!;
-    const id = pgBossJobId({ ...poison, attempts: 1 });
+    const id = pgBossJobId({ ...poison, ...leaseCount(1) });
     await eventually(
       'the job failed in pg-boss',
       async () => (await boss.getJobById(f.names.queue, id))?.state === 'failed',
@@ -271,7 +272,7 @@ describe.each(['before-commit', 'after-commit'] as const)(
         await eventually('the job settled', async () => {
           const stored = (await f.inbox.find('stripe', 'evt_1'))!;
           return (
-            (await boss.getJobById(f.names.queue, pgBossJobId({ ...stored, attempts: 1 })))
+            (await boss.getJobById(f.names.queue, pgBossJobId({ ...stored, ...leaseCount(1) })))
               ?.state === 'completed'
           );
         });

@@ -6,6 +6,7 @@
  * once, the failed ones were retried, and nothing is left processing. 600 deliveries in `pnpm test`, 2,000 in
  * `pnpm test:proof` (WI_PROOF=1), 10,000 with `WI_SOAK=1`.
  */
+import { leaseCount } from '@webhook-idempotency/core/adapter';
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import { InboxSchema, Schema } from '@webhook-idempotency/sql';
@@ -88,7 +89,7 @@ it(`${DELIVERIES} deliveries, ${CONSUMERS} consumers, flaky first attempts, dupl
   await boss.insert(
     names.queue,
     again.map((d) => ({
-      data: { id: d.id, provider: d.provider, externalId: d.externalId, attempts: d.attempts },
+      data: { id: d.id, provider: d.provider, externalId: d.externalId, ...leaseCount(d.leases) },
     })),
   );
 

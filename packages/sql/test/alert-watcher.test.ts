@@ -108,7 +108,7 @@ describe('the webhook path while a notice is stuck or refused (PostgreSQL, a poo
       headers: {},
       body: Buffer.from('{}'),
     });
-    const [doomed] = await deliveries.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+    const [doomed] = await deliveries.lease({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
     await deliveries.bury(doomed!, { error: 'Error: no customer' });
   });
   afterAll(() => pool.end());

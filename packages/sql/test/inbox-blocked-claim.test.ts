@@ -1,8 +1,8 @@
 /**
- * A claim that meets a table lock (the kind a migration takes) on PostgreSQL and MariaDB: the
- * claim itself ends at `claimTimeoutMs` with an error, and `worker.stop()` and `relay.stop()`
+ * A lease call that meets a table lock (the kind a migration takes) on PostgreSQL and MariaDB: the
+ * call itself ends at `leaseTimeoutMs` with an error, and `worker.stop()` and `relay.stop()`
  * return by their timeout while it is still blocked, saying so in a `store-error` event. What the
- * blocked claim leases once the lock is gone is given back at once, free of charge.
+ * blocked call leases once the lock is gone is given back at once, free of charge.
  */
 import { InMemoryStore } from '@webhook-idempotency/core';
 import { createInboxWorker, type InboxEvent } from '@webhook-idempotency/core/inbox';
@@ -92,7 +92,7 @@ async function orBlocked<T>(promise: Promise<T>, ms = 15_000): Promise<T | 'stil
   }
 }
 
-describe.each(servers)('a claim blocked by a table lock, %s', (_name, open) => {
+describe.each(servers)('a lease call blocked by a table lock, %s', (_name, open) => {
   let server: Server;
   let n = 0;
   let table: string;
@@ -115,29 +115,29 @@ describe.each(servers)('a claim blocked by a table lock, %s', (_name, open) => {
       body: Buffer.from(externalId),
     });
 
-  it('ends with an error at claimTimeoutMs instead of waiting for the lock', async () => {
-    const inbox = new SqlInbox(server.db, { table, claimTimeoutMs: 500 });
+  it('ends with an error at leaseTimeoutMs instead of waiting for the lock', async () => {
+    const inbox = new SqlInbox(server.db, { table, leaseTimeoutMs: 500 });
     await enqueue(inbox, 'evt_1');
     const locker = await server.locker();
     await locker.lock(table);
     try {
-      const claimed = await orBlocked(
-        inbox.claim({ providers: ['stripe'], limit: 5, leaseMs: 1000 }).then(
-          () => 'claimed',
+      const leased = await orBlocked(
+        inbox.lease({ providers: ['stripe'], limit: 5, leaseMs: 1000 }).then(
+          () => 'leased',
           (error: unknown) => error,
         ),
       );
-      expect(claimed).toBeInstanceOf(Error);
+      expect(leased).toBeInstanceOf(Error);
     } finally {
       await locker.unlock();
     }
-    // Nothing was leased: the delivery is still there for the next claim.
-    expect(await inbox.claim({ providers: ['stripe'], limit: 5, leaseMs: 1000 })).toHaveLength(1);
+    // Nothing was leased: the delivery is still there for the next lease call.
+    expect(await inbox.lease({ providers: ['stripe'], limit: 5, leaseMs: 1000 })).toHaveLength(1);
   });
 
-  it('worker.stop() returns while the claim is blocked and says so; what the claim leases later goes back at once', async () => {
-    // A long claim bound: only stop()'s own timeout can end the wait here.
-    const inbox = new SqlInbox(server.db, { table, claimTimeoutMs: 60_000 });
+  it('worker.stop() returns while the lease call is blocked and says so; what the call leases later goes back at once', async () => {
+    // A long lease bound: only stop()'s own timeout can end the wait here.
+    const inbox = new SqlInbox(server.db, { table, leaseTimeoutMs: 60_000 });
     await enqueue(inbox, 'evt_1');
     const ran: string[] = [];
     const worker = createInboxWorker({
@@ -152,7 +152,7 @@ describe.each(servers)('a claim blocked by a table lock, %s', (_name, open) => {
     let stopped: unknown;
     try {
       worker.start();
-      await sleep(300); // the worker's first claim is waiting on the lock
+      await sleep(300); // the worker's first lease call is waiting on the lock
       stopped = await orBlocked(worker.stop({ timeoutMs: 500 }).then(() => 'stopped'));
     } finally {
       await locker.unlock();
@@ -161,11 +161,11 @@ describe.each(servers)('a claim blocked by a table lock, %s', (_name, open) => {
     expect(events).toContainEqual(
       expect.objectContaining({
         type: 'store-error',
-        operation: 'claim',
+        operation: 'lease',
         error: expect.objectContaining({ message: expect.stringContaining('stop') }),
       }),
     );
-    // The claim goes through once the lock is gone; the stopped worker gives its lease back.
+    // The lease call goes through once the lock is gone; the stopped worker gives its lease back.
     for (let i = 0; i < 100 && !events.some((e) => e.type === 'released'); i++) await sleep(20);
     expect(events).toContainEqual(
       expect.objectContaining({ type: 'released', reason: 'shutdown' }),
@@ -177,8 +177,8 @@ describe.each(servers)('a claim blocked by a table lock, %s', (_name, open) => {
     });
   });
 
-  it('relay.stop() returns while its claim is blocked and says so', async () => {
-    const inbox = new SqlInbox(server.db, { table, claimTimeoutMs: 60_000 });
+  it('relay.stop() returns while its lease call is blocked and says so', async () => {
+    const inbox = new SqlInbox(server.db, { table, leaseTimeoutMs: 60_000 });
     await enqueue(inbox, 'evt_1');
     const sent: number[] = [];
     const relay = createInboxRelay({
@@ -199,7 +199,7 @@ describe.each(servers)('a claim blocked by a table lock, %s', (_name, open) => {
     }
     expect(stopped).toBe('stopped');
     expect(events).toContainEqual(
-      expect.objectContaining({ type: 'store-error', operation: 'claim' }),
+      expect.objectContaining({ type: 'store-error', operation: 'lease' }),
     );
   });
 });

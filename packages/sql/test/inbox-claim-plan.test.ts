@@ -171,7 +171,7 @@ describe.each(targets)('the claim over a fresh backlog, %s', (_name, open) => {
         ),
       );
     // A few deliveries already leased and finished, as a running worker leaves them.
-    const claimed = await inbox.claim({ providers: ['stripe'], limit: 20, leaseMs: 60_000 });
+    const claimed = await inbox.lease({ providers: ['stripe'], limit: 20, leaseMs: 60_000 });
     for (const delivery of claimed.slice(0, 10)) await inbox.complete(delivery);
   });
 

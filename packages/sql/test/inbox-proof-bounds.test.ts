@@ -99,7 +99,7 @@ it('(a) handlers that overrun their lease on a store without transactions: each 
   }
 });
 
-it('(b) a worker stopped while its claim and writes wait on a table lock: another drains the rest, each booked once, none dead or charged', async () => {
+it('(b) a worker stopped while its lease call and writes wait on a table lock: another drains the rest, each booked once, none dead or charged', async () => {
   const url = await pgDatabase('wi_inbox_proof_bounds');
   const pool = new pg.Pool({ connectionString: url, max: 12 });
   const locker = new pg.Client({ connectionString: url });
@@ -153,7 +153,7 @@ it('(b) a worker stopped while its claim and writes wait on a table lock: anothe
     expect(events).toContainEqual(
       expect.objectContaining({
         type: 'store-error',
-        operation: 'claim',
+        operation: 'lease',
         error: expect.objectContaining({ message: expect.stringContaining('stop:') }),
       }),
     );

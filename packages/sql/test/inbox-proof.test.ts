@@ -212,7 +212,7 @@ describe.each(targets)('inbox proof on %s', (_name, makeTarget) => {
         );
         // Taken over from the killed worker: its expired lease is recorded as a failure.
         const takenOver = rows.filter(
-          (row) => row.attempts >= 2 && row.lastError?.startsWith('LeaseExpired:') === true,
+          (row) => row.leases >= 2 && row.lastError?.startsWith('LeaseExpired:') === true,
         );
 
         expect({
@@ -234,11 +234,11 @@ describe.each(targets)('inbox proof on %s', (_name, makeTarget) => {
         // the killed worker (taken over), or had it given back unrun (a stop or a surplus, free of
         // charge: its next lease passes). None went unnoticed: each ran again on a later lease.
         expect(retriedFailures.length).toBeGreaterThan(0);
-        expect(retriedFailures.every((row) => row.attempts >= 2)).toBe(true);
+        expect(retriedFailures.every((row) => row.leases >= 2)).toBe(true);
         expect(
           flaky.filter(
             (row) =>
-              row.attempts < 2 ||
+              row.leases < 2 ||
               (![null, 'Error: flaky first attempt'].includes(row.lastError) &&
                 row.lastError?.startsWith('LeaseExpired:') !== true),
           ),

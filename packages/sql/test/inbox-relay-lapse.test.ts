@@ -80,7 +80,7 @@ describe.each(KINDS)('the relay at a handoff timeout (%s)', (_name, open) => {
     expect(queue).toHaveLength(1);
     expect(await inbox.find('stripe', 'evt_1')).toMatchObject({
       status: 'processing',
-      attempts: 1,
+      leases: 1,
       failures: 0,
       lastError: null,
     });
@@ -88,8 +88,8 @@ describe.each(KINDS)('the relay at a handoff timeout (%s)', (_name, open) => {
     state = 'missing';
     await sleep(1100);
     expect(await r.runOnce()).toBe(1);
-    expect(queue.map((job) => job.attempts)).toEqual([1, 2]);
-    expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ attempts: 2, failures: 1 });
+    expect(queue.map((job) => job.leases)).toEqual([1, 2]);
+    expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ leases: 2, failures: 1 });
   });
 
   it('an inspect that fails takes nothing over that round, and says so', async () => {
@@ -104,7 +104,7 @@ describe.each(KINDS)('the relay at a handoff timeout (%s)', (_name, open) => {
     expect(events).toContainEqual(
       expect.objectContaining({ type: 'store-error', operation: 'inspect' }),
     );
-    expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ attempts: 1, failures: 0 });
+    expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ leases: 1, failures: 0 });
   });
 
   it('a delivery out of handoffs whose receipt shows the handler committed is done, not dead', async () => {

@@ -7,6 +7,7 @@
  */
 import type { NewDelivery } from '@webhook-idempotency/core/inbox';
 import { runInboxStoreConformance } from '@webhook-idempotency/core/testing';
+import type { ConfigError } from '@webhook-idempotency/core';
 import { InboxSchema, SqlInbox } from '../src';
 import { connectionKinds, type OpenedKind } from './helpers/kinds';
 
@@ -39,17 +40,26 @@ describe.each(connectionKinds('inbox'))('SqlInbox (%s)', (name, open) => {
     makeInbox: async () => ({ inbox: new SqlInbox(opened.db, { table: await freshTable() }) }),
   });
 
-  it('with skipLocked: false (servers without SKIP LOCKED), concurrent claims wait instead and still lease each once', async () => {
+  it('with skipLocked: false (servers without SKIP LOCKED), concurrent lease calls wait instead and still lease each once', async () => {
     const waiting = new SqlInbox(opened.db, { table: await freshTable(), skipLocked: false });
     for (let i = 0; i < 12; i++) await waiting.enqueue(delivery(`evt_${i}`));
     const batches = await Promise.all(
       Array.from({ length: 6 }, () =>
-        waiting.claim({ providers: ['stripe'], limit: 3, leaseMs: LEASE }),
+        waiting.lease({ providers: ['stripe'], limit: 3, leaseMs: LEASE }),
       ),
     );
     const ids = batches.flat().map((d) => d.externalId);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.length).toBe(12);
+  });
+
+  it('claim and claimRefs, the deprecated names of lease and leaseRefs, still lease', async () => {
+    const inbox = new SqlInbox(opened.db, { table: await freshTable() });
+    for (const id of ['evt_1', 'evt_2']) await inbox.enqueue(delivery(id));
+    const input = { providers: ['stripe'], limit: 1, leaseMs: LEASE };
+    expect(await inbox.claim(input)).toMatchObject([{ externalId: 'evt_1', leases: 1 }]);
+    expect(await inbox.claimRefs(input)).toMatchObject([{ externalId: 'evt_2', leases: 1 }]);
+    expect(await inbox.lease(input)).toEqual([]);
   });
 
   it('tells whether its table exists', async () => {
@@ -74,6 +84,26 @@ describe('SqlInbox options', () => {
     expect(() => new SqlInbox({} as never)).toThrow(
       expect.objectContaining({ name: 'ConfigError', option: 'db' }),
     );
+  });
+
+  it('leaseTimeoutMs, and its deprecated name claimTimeoutMs, are checked under the name given; the two disagreeing are refused naming both', () => {
+    const db = { prepare() {}, pragma() {}, exec() {} };
+    const refused = (options: object) => {
+      try {
+        new SqlInbox(db as never, options);
+        return undefined;
+      } catch (error) {
+        return { option: (error as ConfigError).option, message: (error as Error).message };
+      }
+    };
+    expect(refused({ leaseTimeoutMs: 0 })).toMatchObject({ option: 'leaseTimeoutMs' });
+    expect(refused({ claimTimeoutMs: 0 })).toMatchObject({ option: 'claimTimeoutMs' });
+    expect(refused({ claimTimeoutMs: 500 })).toBeUndefined();
+    expect(refused({ leaseTimeoutMs: 500, claimTimeoutMs: 500 })).toBeUndefined();
+    expect(refused({ leaseTimeoutMs: 500, claimTimeoutMs: 900 })).toMatchObject({
+      option: 'leaseTimeoutMs',
+      message: expect.stringContaining('claimTimeoutMs'),
+    });
   });
 
   it('the DDL of every dialect names the table and both keys', () => {

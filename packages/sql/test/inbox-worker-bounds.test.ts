@@ -167,7 +167,7 @@ describe.each(receiptsKinds)(
 );
 
 describe('a receipts store that fails', () => {
-  it('backs off without spending the delivery attempts; once it is back, each delivery runs once', async () => {
+  it("backs off without spending its deliveries' failures; once it is back, each delivery runs once", async () => {
     for (const id of ['evt_1', 'evt_2', 'evt_3']) await enqueue(id);
     // A real store whose table is not there yet: every claim of a receipt fails (a StoreError).
     const store = new SqlStore(db, { table: `receipts_${n}` });
@@ -199,7 +199,7 @@ describe('a receipts store that fails', () => {
 
   it('the queue consumer gives the delivery back to the inbox instead of spending the queue retries, its last one included', async () => {
     await enqueue('evt_1');
-    const [leased] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+    const [leased] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
     let ran = 0;
     const events: InboxEvent[] = [];
     const consumer = createInboxConsumer({
@@ -208,8 +208,8 @@ describe('a receipts store that fails', () => {
       handlers: { stripe: async () => void ran++ },
       onEvent: (event) => events.push(event),
     });
-    const job = { id: leased!.id, provider: 'stripe', externalId: 'evt_1', attempts: 1 };
-    expect(await consumer.process(job, { final: true })).toBe('released');
+    const job = { id: leased!.id, provider: 'stripe', externalId: 'evt_1', leases: 1 };
+    expect(await consumer.process(job, { final: true })).toBe('given-back');
     expect(events.find((e) => e.type === 'released')).toMatchObject({ reason: 'store-error' });
     expect(ran).toBe(0);
     expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'pending', failures: 0 });
@@ -246,7 +246,7 @@ describe('claim sizes', () => {
       expect.objectContaining({ option: 'sendSize' }),
     );
     return expect(
-      inbox.claim({ providers: ['stripe'], limit: 1001, leaseMs: 1000 }),
+      inbox.lease({ providers: ['stripe'], limit: 1001, leaseMs: 1000 }),
     ).rejects.toMatchObject({ option: 'limit' });
   });
 });

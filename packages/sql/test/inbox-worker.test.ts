@@ -241,7 +241,7 @@ describe.each([
     await enqueue('evt_crasher');
     // Two workers took it and died (their leases expired): two failures.
     for (let i = 0; i < 2; i++) {
-      expect(await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 1 })).toHaveLength(1);
+      expect(await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 1 })).toHaveLength(1);
       await sleep(20);
     }
     let ran = 0;
@@ -345,7 +345,7 @@ describe.each([
 
   it('at that limit, a delivery whose receipt shows the handler committed (its worker died after) is done, not dead', async () => {
     await enqueue('evt_committed');
-    const [leased] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 1 });
+    const [leased] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 1 });
     // The handler ran and committed its receipt; the worker died before marking the delivery.
     await new IdempotencyGuard(store as never).run(
       new RequestKey('stripe', 'evt_committed'),

@@ -72,29 +72,29 @@ export function handshakeCase(
 }
 
 /**
- * Starts the app with `options` and a held handler, POSTs `id` and resolves once the handler runs:
- * the first delivery in flight (`first`), and `release()` to let it answer.
+ * Starts the app with `options` and a handler waiting at a gate, POSTs `id` and resolves once the
+ * handler runs: the first delivery in flight (`first`), and `letAnswer()` to open the gate.
  */
 export async function inFlight(
   h: Harness,
   id: string,
   options: Parameters<Harness['start']>[0] = {},
-): Promise<{ readonly first: Promise<Posted>; release(): void }> {
-  const held = heldHandler();
-  await h.start(options, held.handler);
+): Promise<{ readonly first: Promise<Posted>; letAnswer(): void }> {
+  const gated = gatedHandler();
+  await h.start(options, gated.handler);
   const first = h.post(id).then((res) => res);
-  await held.started;
-  return { first, release: held.release };
+  await gated.started;
+  return { first, letAnswer: gated.letAnswer };
 }
 
-/** A handler that, once started, waits for `release()` before it answers as `answer` does. */
-export function heldHandler(answer: CaseHandler = jsonAnswer) {
-  const hold = gate();
+/** A handler that, once started, waits for `letAnswer()` before it answers as `answer` does. */
+export function gatedHandler(answer: CaseHandler = jsonAnswer) {
+  const answering = gate();
   const started = gate();
   const handler: CaseHandler = async (call, n) => {
     started.open();
-    await hold.promise;
+    await answering.promise;
     return answer(call, n);
   };
-  return { handler, started: started.promise, release: hold.open };
+  return { handler, started: started.promise, letAnswer: answering.open };
 }

@@ -59,13 +59,13 @@ export const replayCases: AdapterCase[] = [
     group: 'replay',
     name: 'a duplicate during the run gets 409 with Retry-After, which is not stored: the retry after completion is the real replay',
     async run(h) {
-      const held = await inFlight(h, 'r5');
+      const running = await inFlight(h, 'r5');
       const busy = await h.post('r5');
       expect(busy.status).toBe(409);
       expect(Number(busy.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(JSON.parse(busy.body.toString()).code).toBe('ERR_IDEMPOTENCY_IN_PROGRESS');
-      held.release();
-      const done = await held.first;
+      running.letAnswer();
+      const done = await running.first;
       expect(done.status).toBe(200);
       expectReplay(await h.post('r5'), done);
       expect(h.calls()).toBe(1);
@@ -75,12 +75,12 @@ export const replayCases: AdapterCase[] = [
     group: 'replay',
     name: 'inProgressStatus 503 answers a duplicate during the run with 503 and Retry-After',
     async run(h) {
-      const held = await inFlight(h, 'r6', { inProgressStatus: 503 });
+      const running = await inFlight(h, 'r6', { inProgressStatus: 503 });
       const busy = await h.post('r6');
       expect(busy.status).toBe(503);
       expect(busy.headers['retry-after']).toBeDefined();
-      held.release();
-      expect((await held.first).status).toBe(200);
+      running.letAnswer();
+      expect((await running.first).status).toBe(200);
     },
   },
   {

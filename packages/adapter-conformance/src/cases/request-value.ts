@@ -24,14 +24,14 @@ export const requestValueCases: AdapterCase[] = [
     group: 'per-request value',
     name: 'duplicates (409 during the run, replay after it) carry undefined; the claimed run carries its value',
     async run(h) {
-      const held = await inFlight(h, 'v1');
+      const running = await inFlight(h, 'v1');
       try {
         expect((await h.post('v1')).status).toBe(409);
         expect((await h.observed(1))[0]!.idempotency).toBeUndefined();
       } finally {
-        held.release(); // a failed check must not leave the run (and the app's close) waiting
+        running.letAnswer(); // a failed check must not leave the run (and the app's close) waiting
       }
-      expect((await held.first).status).toBe(200);
+      expect((await running.first).status).toBe(200);
       expect((await h.observed(2))[1]!.idempotency).toMatchObject({ attempts: 1, isRetry: false });
       const replay = await h.post('v1');
       expect(replay.headers['idempotent-replayed']).toBe('true');

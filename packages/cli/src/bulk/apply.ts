@@ -1,7 +1,7 @@
 /**
  * @module The writes of `redeliver` by query: each selected delivery through the inbox repairs
  * every other command runs (`redeliverDelivery` for a dead or done one, `retryDelivery` for a
- * waiting one), each a compare-and-set on the status and attempts it was listed (or planned) with.
+ * waiting one), each a compare-and-set on the status and leases it was listed (or planned) with.
  * One that moved meanwhile is left as it is and reported with what it is now. A plan file (what a
  * `--dry-run --json` printed) is read back here too.
  */
@@ -38,7 +38,7 @@ async function applyOne(
   planned: Planned,
 ): Promise<Omit<Left, 'planned'> | undefined> {
   const key = { provider: planned.provider, externalId: planned.externalId };
-  const expected = { status: planned.status, attempts: planned.attempts };
+  const expected = { status: planned.status, leases: planned.leases };
   if (planned.status === 'pending') {
     const outcome = await retryDelivery(inbox, key, { expected });
     if (!outcome) return { now: null, reason: movedSince(expected, null) };
@@ -83,15 +83,17 @@ function plannedOf(entry: unknown, index: number): Planned {
     throw bad('has no provider and externalId');
   if (typeof e.status !== 'string' || !STATUSES.has(e.status))
     throw bad('has no status of dead, pending or done');
-  if (!Number.isSafeInteger(e.attempts) || (e.attempts as number) < 0)
-    throw bad('has no whole number of attempts');
+  // A plan written before the rename names the lease count `attempts`.
+  const leases = e.leases ?? e.attempts;
+  if (!Number.isSafeInteger(leases) || (leases as number) < 0)
+    throw bad('has no whole number of leases');
   const time = (value: unknown) => new Date(typeof value === 'string' ? value : Number.NaN);
   return {
     id: Number.isSafeInteger(e.id) ? (e.id as number) : 0,
     provider: e.provider,
     externalId: e.externalId,
     status: e.status as Planned['status'],
-    attempts: e.attempts as number,
+    leases: leases as number,
     receivedAt: time(e.receivedAt),
     availableAt: time(e.availableAt),
   };

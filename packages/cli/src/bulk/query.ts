@@ -36,9 +36,10 @@ export interface Planned {
   readonly id: number;
   readonly provider: string;
   readonly externalId: string;
-  /** The stored status as listed: what the write compares against, with `attempts`. */
+  /** The stored status as listed: what the write compares against, with `leases`. */
   readonly status: 'dead' | 'pending' | 'done';
-  readonly attempts: number;
+  /** Its lease count as listed. */
+  readonly leases: number;
   readonly receivedAt: Date;
   /** `pending`: when it would become due without the repair. */
   readonly availableAt: Date;
@@ -85,7 +86,7 @@ function plan(d: DeliverySummary, now: number): Planned | undefined {
     provider: d.provider,
     externalId: d.externalId,
     status: d.status,
-    attempts: d.attempts,
+    leases: d.leases,
     receivedAt: d.receivedAt,
     availableAt: d.availableAt,
   };

@@ -34,13 +34,13 @@ export async function inboxDead(
     const rows = dead.map((d) => [
       d.provider,
       d.externalId,
-      String(d.attempts),
+      String(d.leases),
       String(d.failures),
       d.finishedAt ? ago(d.finishedAt, now) : '-',
       d.lastError ?? '',
     ]);
-    const { provider, id, attempts, failures, error } = COLUMN;
-    const columns = [provider, id, attempts, failures, { header: 'died' }, error('last error')];
+    const { provider, id, leases, failures, error } = COLUMN;
+    const columns = [provider, id, leases, failures, { header: 'died' }, error('last error')];
     printPage(out, columns, rows, options.limit);
     out.line(`Put one back with: webhook-idempotency inbox retry <provider> <id>`);
   }

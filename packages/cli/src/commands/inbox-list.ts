@@ -1,4 +1,5 @@
 /** @module `inbox list`: stored inbox deliveries by status, provider and time received, in receipt order. */
+import { leaseCount } from '@webhook-idempotency/core/adapter';
 import type {
   DeliveryStatus,
   DeliverySummary,
@@ -26,7 +27,7 @@ export const deliveryJson = (delivery: DeliverySummary | StoredDelivery) => ({
   externalId: delivery.externalId,
   orderingKey: delivery.orderingKey,
   status: delivery.status,
-  attempts: delivery.attempts,
+  ...leaseCount(delivery.leases),
   failures: delivery.failures,
   receivedAt: delivery.receivedAt.toISOString(),
   availableAt: delivery.availableAt.toISOString(),
@@ -78,20 +79,12 @@ function deliveryTable(deliveries: readonly DeliverySummary[]) {
     d.provider,
     d.externalId,
     d.status,
-    String(d.attempts),
+    String(d.leases),
     String(d.failures),
     due(d, now),
     d.lastError ?? '',
   ]);
-  const { provider, id, status, attempts, failures, error } = COLUMN;
-  const columns = [
-    provider,
-    id,
-    status,
-    attempts,
-    failures,
-    { header: 'due' },
-    error('last error'),
-  ];
+  const { provider, id, status, leases, failures, error } = COLUMN;
+  const columns = [provider, id, status, leases, failures, { header: 'due' }, error('last error')];
   return { columns, rows };
 }

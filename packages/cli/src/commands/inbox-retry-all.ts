@@ -4,6 +4,7 @@
  * Each write is a compare-and-set on the delivery as listed: one no longer dead as listed is left
  * as it is, named with what it is now, and the command exits with `LEFT`.
  */
+import { leaseCount } from '@webhook-idempotency/core/adapter';
 import {
   type LeftAsItIs,
   movedSince,
@@ -51,7 +52,7 @@ export async function inboxRetryAll(
         left: left.map(({ delivery, now }) => ({
           provider: delivery.provider,
           externalId: delivery.externalId,
-          listed: { status: delivery.status, attempts: delivery.attempts },
+          listed: { status: delivery.status, ...leaseCount(delivery.leases) },
           now: now && deliveryJson(now),
         })),
       },

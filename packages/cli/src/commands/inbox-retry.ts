@@ -28,7 +28,7 @@ export async function inboxRetry(
   const { before, after } = outcome;
   const name = `${provider} ${externalId}`;
   if (options.json) out.line(JSON.stringify(repairJson(outcome), null, 2));
-  const next = `attempt ${before.attempts + 1} next`;
+  const next = `lease ${before.leases + 1} next`;
   if (outcome.retried) {
     if (!options.json)
       out.line(
@@ -47,7 +47,7 @@ export async function inboxRetry(
   throw new CliError(
     ExitCode.REFUSED,
     outcome.reason === 'processing'
-      ? `${name} is processing (attempt ${before.attempts}): a worker has it. If that worker died, ` +
+      ? `${name} is processing (lease ${before.leases}): a worker has it. If that worker died, ` +
           `another takes it over when its lease ends${lease > 0 ? ` in ${formatAge(lease)}` : ''}.`
       : outcome.reason === 'done'
         ? `${name} is done: its handler ran and committed; nothing to retry.\n` +

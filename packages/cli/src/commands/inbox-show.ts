@@ -34,7 +34,7 @@ function print(out: Printer, delivery: StoredDelivery, withBody: boolean): void 
   const now = Date.now();
   const when = (date: Date) => `${date.toISOString()} (${ago(date, now)})`;
   field('status', delivery.status);
-  field('attempts', String(delivery.attempts));
+  field('leases', String(delivery.leases));
   field('failures', String(delivery.failures));
   if (delivery.orderingKey !== null) field('ordering', delivery.orderingKey);
   field('received', when(delivery.receivedAt));

@@ -10,7 +10,10 @@ export const COLUMN = {
   provider: { header: 'provider', flexible: true },
   id: { header: 'id', flexible: true },
   status: { header: 'status', style: statusStyle },
+  /** A receipt's handler starts. */
   attempts: { header: 'attempts', align: 'right' },
+  /** A delivery's leases. */
+  leases: { header: 'leases', align: 'right' },
   failures: { header: 'failures', align: 'right' },
   /** A stored error, cut to fit (`show` prints it whole). */
   error: (header: string): Column => ({ header, flexible: true, cut: true }),

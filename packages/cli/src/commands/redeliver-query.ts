@@ -7,6 +7,7 @@
  * Each write is the compare-and-set of the single repairs: one that moved is left as it is, named
  * with what it is now, and the command exits with `LEFT`.
  */
+import { leaseCount } from '@webhook-idempotency/core/adapter';
 import { ReceiptsAdmin } from '@webhook-idempotency/sql';
 import { applyPlanned, type Applied, readPlan } from '../bulk/apply';
 import { confirm, needsConfirmation } from '../bulk/confirm';
@@ -46,7 +47,7 @@ const plannedJson = (p: Planned) => ({
   provider: p.provider,
   externalId: p.externalId,
   status: p.status,
-  attempts: p.attempts,
+  ...leaseCount(p.leases),
   receivedAt: Number.isNaN(p.receivedAt.getTime()) ? null : p.receivedAt.toISOString(),
   availableAt: Number.isNaN(p.availableAt.getTime()) ? null : p.availableAt.toISOString(),
   after: 'pending',
@@ -106,8 +107,8 @@ function printApplied(context: Context, options: RedeliverQueryOptions, applied:
       left: left.map(({ planned, now, reason }) => ({
         provider: planned.provider,
         externalId: planned.externalId,
-        listed: { status: planned.status, attempts: planned.attempts },
-        now: now && { status: now.status, attempts: now.attempts },
+        listed: { status: planned.status, ...leaseCount(planned.leases) },
+        now: now && { status: now.status, ...leaseCount(now.leases) },
         reason,
       })),
     };

@@ -50,7 +50,7 @@ export async function redeliver(
 
 /** What a redelivery did, in words. */
 function redelivered(name: string, table: string, { before, receiptForgotten }: RedeliverOutcome) {
-  const next = `attempt ${before.attempts + 1} next`;
+  const next = `lease ${before.leases + 1} next`;
   return before.status === 'dead'
     ? `Redelivered ${name}: dead → pending, due now (${next}).\nIts failure count starts again from 0.`
     : `Redelivered ${name}: done → pending, due now (${next}); ` +

@@ -77,7 +77,7 @@ it('a delivery run to done after the listing is left done, named with what it is
     // Listed, and waiting to write evt_1: another operator retries evt_2, a worker runs it.
     const seen = (await inbox.find('stripe', 'evt_2'))!;
     expect(
-      await inbox.redeliver('stripe', 'evt_2', { status: 'dead', attempts: seen.attempts }),
+      await inbox.redeliver('stripe', 'evt_2', { status: 'dead', leases: seen.leases }),
     ).toBeTruthy();
     failing = false;
     expect(await worker().runOnce()).toBe(1);
@@ -98,8 +98,8 @@ it('a delivery run to done after the listing is left done, named with what it is
     expect.objectContaining({
       provider: 'stripe',
       externalId: 'evt_2',
-      listed: { status: 'dead', attempts: 1 },
-      now: expect.objectContaining({ status: 'done', attempts: 2 }),
+      listed: { status: 'dead', leases: 1, attempts: 1 },
+      now: expect.objectContaining({ status: 'done', leases: 2 }),
     }),
   ]);
   // Nothing went back for a worker: evt_2 is not claimed (or replayed) again.
@@ -131,7 +131,7 @@ it('in words: retried, and each delivery left as it is with what happened to it'
     command = cli(['inbox', 'retry', '--all-dead'], { env: { DATABASE_URL: url } });
     await someoneWaitsForALock(Number(rows[0].pid));
     const seen = (await inbox.find('stripe', 'evt_5'))!;
-    await inbox.redeliver('stripe', 'evt_5', { status: 'dead', attempts: seen.attempts });
+    await inbox.redeliver('stripe', 'evt_5', { status: 'dead', leases: seen.leases });
     failing = false;
     expect(await worker().runOnce()).toBe(1);
   } finally {

@@ -52,7 +52,7 @@ beforeAll(async () => {
         body: Buffer.from('{}'),
       });
     }
-    for (const leased of await inbox.claim({ providers: ['stripe'], limit: 2, leaseMs: 60_000 }))
+    for (const leased of await inbox.lease({ providers: ['stripe'], limit: 2, leaseMs: 60_000 }))
       await inbox.bury(leased, { error: ERROR });
   } finally {
     db.close();

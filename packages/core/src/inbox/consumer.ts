@@ -1,13 +1,14 @@
 /**
  * @module The queue consumer: what a pg-boss or BullMQ job runs. It reads the stored delivery, runs
- * its handler through the guard's receipts and settles the delivery, so a queue's at-least-once
+ * its handler through the guard's receipts and ends its lease, so a queue's at-least-once
  * redelivery replays from the receipt instead of doubling the effect. It has no loop and no lease
  * of its own to renew: the queue runs the jobs, and the relay leased each delivery for its handoff.
  */
 import { ConfigError } from '../errors';
 import { giveBackLease, type InboxConsumerStore } from './inbox-store';
+import { leaseCount, withLeases } from './lease-count';
 import { completerOf, guardFor, type ReceiptsOptions, warnOfSetup } from './receipts-link';
-import type { QueuedDelivery } from './relay-options';
+import type { GivenQueuedDelivery, QueuedDelivery } from './relay-options';
 import { emitter, errorText, type InboxHandler, numberOption, refOf, runDelivery } from './run';
 import { handlersOf, type InboxHandlers, isPermanent } from './handlers';
 import type { InboxEvent, StoredDelivery } from './types';
@@ -34,8 +35,13 @@ export interface InboxConsumerOptions<Tx = never> extends ReceiptsOptions<Tx> {
   onEvent?: (event: InboxEvent) => void;
 }
 
-/** What one job came to (see {@link InboxConsumer.process}). */
-export type ConsumeOutcome = 'processed' | 'replayed' | 'skipped' | 'released';
+/**
+ * What one job came to (see {@link InboxConsumer.process}). `'released'` is the deprecated name of
+ * `'given-back'`: no longer returned, and kept in the type for one minor version because a queue
+ * keeps the result of the jobs it completed before the upgrade (BullMQ's `returnvalue`, pg-boss's
+ * `output.outcome`); compare with both while such jobs are kept.
+ */
+export type ConsumeOutcome = 'processed' | 'replayed' | 'skipped' | 'given-back' | 'released';
 
 /** Runs queue jobs made by an {@link createInboxRelay | inbox relay}. */
 export interface InboxConsumer {
@@ -43,13 +49,13 @@ export interface InboxConsumer {
    * Processes one job: reads its delivery, runs the handler once through the receipts and marks
    * the delivery `done`. Resolves `'processed'`, `'replayed'` (the receipt showed it had run),
    * `'skipped'` (already finished, purged, or handed over again under a newer lease), or
-   * `'released'`: another run still holds the receipt (a consumer died mid-job and its claim is
-   * not stale yet), so the delivery went back to the inbox, due once that claim can have
+   * `'given-back'`: another run still holds the receipt (a consumer died mid-job and its claim
+   * is not stale yet), so the delivery was given back to the inbox, due once that claim can have
    * settled, and the relay hands it over again — the queue's retries are not spent waiting.
    * Rejects with the handler's error so the queue retries; on the queue's last attempt
    * (`final: true`) it marks the delivery `dead` first.
    */
-  process(job: QueuedDelivery, attempt: { readonly final: boolean }): Promise<ConsumeOutcome>;
+  process(job: GivenQueuedDelivery, attempt: { readonly final: boolean }): Promise<ConsumeOutcome>;
   /** The providers it has handlers for. */
   readonly providers: readonly string[];
 }
@@ -65,30 +71,40 @@ export class InvalidJobData extends ConfigError {
   }
 }
 
-/** Checks that `data` is a job a relay made, naming what is wrong. @throws {InvalidJobData} */
+const whole = (v: unknown, min: number): v is number =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= min;
+
+/**
+ * Checks that `data` is a job a relay made, naming what is wrong. Its lease count is `leases`, or
+ * `attempts` alone in a job a relay queued before the rename (both, when given, must agree).
+ * @throws {InvalidJobData}
+ */
 export function queuedDeliveryOf(data: unknown): QueuedDelivery {
   const d = data as Partial<Record<keyof QueuedDelivery, unknown>> | null;
-  const whole = (v: unknown, min: number) =>
-    typeof v === 'number' && Number.isSafeInteger(v) && v >= min;
   if (typeof d !== 'object' || d === null)
     throw new InvalidJobData('job.data', 'must be an object made by the inbox relay');
   if (!whole(d.id, 1))
     throw new InvalidJobData('job.data.id', `must be a delivery id, got ${String(d.id)}`);
-  if (!whole(d.attempts, 1))
-    throw new InvalidJobData(
-      'job.data.attempts',
-      `must be a lease (>= 1), got ${String(d.attempts)}`,
-    );
+  const leases = jobLeases(d);
   if (typeof d.provider !== 'string' || d.provider === '')
     throw new InvalidJobData('job.data.provider', 'must be a provider name');
   if (typeof d.externalId !== 'string' || d.externalId === '')
     throw new InvalidJobData('job.data.externalId', 'must be the delivery id');
-  return {
-    id: d.id as number,
-    provider: d.provider,
-    externalId: d.externalId,
-    attempts: d.attempts as number,
-  };
+  return { id: d.id, provider: d.provider, externalId: d.externalId, ...leaseCount(leases) };
+}
+
+/** A job's lease count: `leases`, else `attempts` (its name before); both given must agree. */
+function jobLeases(d: { readonly leases?: unknown; readonly attempts?: unknown }): number {
+  const field = d.leases === undefined && d.attempts !== undefined ? 'attempts' : 'leases';
+  const value = d[field];
+  if (!whole(value, 1))
+    throw new InvalidJobData(`job.data.${field}`, `must be a lease (>= 1), got ${String(value)}`);
+  if (d.attempts !== undefined && d.attempts !== value)
+    throw new InvalidJobData(
+      'job.data.leases',
+      `and its old name job.data.attempts disagree (${value} and ${String(d.attempts)})`,
+    );
+  return value;
 }
 
 /**
@@ -142,7 +158,8 @@ async function consume<Tx>(
 ): Promise<ConsumeOutcome> {
   const { inbox, handlers, emit, guard, complete } = scope;
   const ref = refOf(job);
-  const stored = await inbox.find(job.provider, job.externalId);
+  const found = await inbox.find(job.provider, job.externalId);
+  const stored = found && withLeases(found);
   const skipped = skipReason(job, stored);
   if (skipped !== undefined) {
     emit({ type: 'skipped', delivery: ref, reason: skipped });
@@ -160,7 +177,7 @@ async function consume<Tx>(
   const result = await runDelivery(guard, handler, stored!, { complete, lease: job });
   if (result.kind === 'processed') {
     // The receipt committed: processed, even if marking the delivery was lost (a replay ends it).
-    if (result.completed === undefined) await settle(scope, job, () => inbox.complete(job));
+    if (result.completed === undefined) await endLease(scope, job, () => inbox.complete(job));
     else if (!result.completed) emit({ type: 'lease-lost', delivery: ref });
     emit({ type: 'processed', delivery: ref, replayed: result.replayed });
     return result.replayed ? 'replayed' : 'processed';
@@ -171,9 +188,10 @@ async function consume<Tx>(
     // can have settled (or after a back-off), rather than spend the queue's retries waiting.
     // The relay hands it over again under a new lease.
     const { delayMs, reason } = result;
-    if (!(await settle(scope, job, () => giveBackLease(inbox, job, { delayMs })))) return 'skipped';
+    if (!(await endLease(scope, job, () => giveBackLease(inbox, job, { delayMs }))))
+      return 'skipped';
     emit({ type: 'released', delivery: ref, reason });
-    return 'released';
+    return 'given-back';
   }
   // A payload its schema refuses is buried at once: no retry changes it before a deploy.
   return failed(scope, job, result.error, final || isPermanent(result.error));
@@ -186,12 +204,12 @@ function skipReason(
 ): 'missing' | 'finished' | 'superseded' | undefined {
   if (stored === null || stored.id !== job.id) return 'missing';
   if (stored.status === 'done' || stored.status === 'dead') return 'finished';
-  if (stored.status !== 'processing' || stored.attempts !== job.attempts) return 'superseded';
+  if (stored.status !== 'processing' || stored.leases !== job.leases) return 'superseded';
   return undefined;
 }
 
-/** A settle write; `false` (lease lost) is reported. A store failure rejects, so the queue retries. */
-async function settle<Tx>(
+/** A write that ends the job's lease; `false` (lease lost) is reported. A store failure rejects, so the queue retries. */
+async function endLease<Tx>(
   scope: ConsumeScope<Tx>,
   job: QueuedDelivery,
   write: () => Promise<boolean>,
@@ -211,7 +229,7 @@ async function failed<Tx>(
   const text = errorText(error);
   const ref = refOf(job);
   if (!final) scope.emit({ type: 'failed', delivery: ref, error: text });
-  else if (await settle(scope, job, () => scope.inbox.bury(job, { error: text })))
+  else if (await endLease(scope, job, () => scope.inbox.bury(job, { error: text })))
     scope.emit({ type: 'dead', delivery: ref, error: text });
   throw error;
 }

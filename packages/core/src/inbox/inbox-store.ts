@@ -9,6 +9,7 @@
  */
 import type { Store } from '../types';
 import type { BacklogInput, InboxBacklog } from './figures';
+import { withLeases } from './lease-count';
 import type {
   Delivery,
   DeliveryLease,
@@ -33,9 +34,9 @@ export interface InboxEndpointStore {
 
 /**
  * What every lease holder (the worker, the relay, a queue consumer) writes: a lease kept or
- * ended. Each is one conditional write fenced by the lease (`status = 'processing' AND attempts =
- * lease.attempts`), so a holder whose lease expired and was taken over cannot change the new
- * owner's delivery.
+ * ended. Each is one conditional write fenced by the lease (`status = 'processing' AND leases =
+ * lease.leases`; `SqlInbox`'s column is still named `attempts`), so a holder whose lease expired
+ * and was taken over cannot change the new owner's delivery.
  */
 export interface InboxLeaseStore {
   /** Marks the leased delivery `done`. `false` when the lease was lost (nothing changed). */
@@ -123,43 +124,54 @@ export interface InboxReceiptsLink<Tx = unknown> {
   batcherFor?(store: object): DeliveryBatcher | undefined;
 }
 
+/** What {@link InboxWorkerStore.lease} takes. */
+export interface LeaseInput {
+  readonly providers: readonly string[];
+  readonly limit: number;
+  readonly leaseMs: number;
+}
+
+/** What {@link InboxRelayStore.leaseRefs} takes. */
+export interface LeaseRefsInput extends LeaseInput {
+  /**
+   * Which processing deliveries whose lease ran out are taken over (counting a failure).
+   * `true` (the default): every one, as `lease` does. `false`: none, only pending deliveries are
+   * leased. A list of leases: only those, and each only while it is still held under that lease
+   * and still expired. A relay that asks its queue about lapsed handoffs first
+   * ({@link InboxRelayStore.lapsed}) passes the leases whose jobs the queue lost or finished, so a
+   * lease that runs out, or is extended, after its question is never taken over unasked.
+   */
+  readonly takeOver?: boolean | readonly DeliveryLease[];
+}
+
 /** The worker's role: leasing whole deliveries, keeping and ending the leases, beside its receipts. */
 export interface InboxWorkerStore<Tx = unknown> extends InboxLeaseStore, InboxReceiptsLink<Tx> {
   /**
    * Leases up to `limit` due deliveries of `providers` (pending and due, or processing with an
-   * expired lease), oldest first: each becomes `processing`, `attempts + 1`, available again only
+   * expired lease), oldest first: each becomes `processing`, `leases + 1`, available again only
    * after `leaseMs`. Of deliveries sharing a provider and ordering key, only the oldest unfinished
-   * one is ever leased. Concurrent claims never lease one delivery twice.
+   * one is ever leased. Concurrent calls never lease one delivery twice. Optional for one minor
+   * version: the worker leases through `claim`, its name before, on an inbox store written before
+   * it; every store of this project has it.
    */
-  claim(input: {
-    readonly providers: readonly string[];
-    readonly limit: number;
-    readonly leaseMs: number;
-  }): Promise<Delivery[]>;
+  lease?(input: LeaseInput): Promise<Delivery[]>;
+  /** @deprecated Use {@link InboxWorkerStore.lease}, the same call ("claim" is a receipt's word). */
+  claim?(input: LeaseInput): Promise<Delivery[]>;
 }
 
 /** The relay's role: leasing references for a queue, and asking about handoffs that lapsed. */
 export interface InboxRelayStore extends InboxLeaseStore {
   /**
-   * As {@link InboxWorkerStore.claim} (the same leases, the same atomicity), resolving with
+   * As {@link InboxWorkerStore.lease} (the same leases, the same atomicity), resolving with
    * references only: what a relay hands to a queue, without reading any body or headers.
+   * Optional for one minor version, as `lease` is: the relay calls `claimRefs` on a store that has
+   * only that.
    */
-  claimRefs(input: {
-    readonly providers: readonly string[];
-    readonly limit: number;
-    readonly leaseMs: number;
-    /**
-     * Which processing deliveries whose lease ran out are taken over (counting a failure).
-     * `true` (the default): every one, as `claim` does. `false`: none, only pending deliveries are
-     * leased. A list of leases: only those, and each only while it is still held under that lease
-     * and still expired. A relay that asks its queue about lapsed handoffs first
-     * ({@link InboxRelayStore.lapsed}) passes the leases whose jobs the queue lost or finished, so a
-     * lease that runs out, or is extended, after its question is never taken over unasked.
-     */
-    readonly takeOver?: boolean | readonly DeliveryLease[];
-  }): Promise<LeasedRef[]>;
+  leaseRefs?(input: LeaseRefsInput): Promise<LeasedRef[]>;
+  /** @deprecated Use {@link InboxRelayStore.leaseRefs}, the same call. */
+  claimRefs?(input: LeaseRefsInput): Promise<LeasedRef[]>;
   /**
-   * The `processing` deliveries of `providers` whose lease has run out (a claim that takes over
+   * The `processing` deliveries of `providers` whose lease has run out (a lease call that takes over
    * expired leases would take them and count a failure), in id order after `afterId`, at most `limit`; the lease each
    * was handed over with, so a relay can ask its queue about that job first. A plain read.
    */
@@ -200,9 +212,9 @@ export interface InboxOperatorStore extends InboxReader {
   /**
    * Puts a finished delivery back for processing, deliberately, if it is still as `expected` (the
    * state the operator was shown): `dead` or `done` → `pending`, due now, `failures` 0 (a fresh
-   * dead-letter budget), `finished_at` cleared; `attempts` keeps counting (it is the lease's
+   * dead-letter budget), `finished_at` cleared; `leases` keeps counting (it is the lease's
    * fencing token and must only grow) and the last error stays. One conditional write, a
-   * compare-and-set on `expected.status` and `expected.attempts`: a delivery that moved since it
+   * compare-and-set on `expected.status` and `expected.leases`: a delivery that moved since it
    * was read (retried by someone else, run again by a worker and now `done`, dead again on a later
    * attempt) is left as it is, and so is one with another status. Resolves `true` when it changed
    * the delivery, `false` when nothing changed. A `done` delivery's receipt is completed and would
@@ -215,8 +227,8 @@ export interface InboxOperatorStore extends InboxReader {
   ): Promise<boolean>;
   /**
    * Makes a `pending` delivery that waits for its backoff due now, if it is still the pending
-   * delivery `expected` names (the same `attempts`: not claimed since). One conditional write.
-   * `true` when it did; `false` when nothing changed (not stored, not pending, claimed since, or
+   * delivery `expected` names (the same `leases`: not leased since). One conditional write.
+   * `true` when it did; `false` when nothing changed (not stored, not pending, leased since, or
    * due already).
    */
   retryNow(
@@ -248,7 +260,12 @@ export interface InboxStore
     InboxWorkerStore,
     InboxRelayStore,
     InboxConsumerStore,
-    InboxOperatorStore {}
+    InboxOperatorStore {
+  /** {@link InboxWorkerStore.lease}: required of a whole store (the roles take `claim` for one minor version). */
+  lease(input: LeaseInput): Promise<Delivery[]>;
+  /** {@link InboxRelayStore.leaseRefs}: required of a whole store. */
+  leaseRefs(input: LeaseRefsInput): Promise<LeasedRef[]>;
+}
 
 /**
  * A delivery a group ran, and what to record for it.
@@ -256,7 +273,7 @@ export interface InboxStore
  * guard (`Store.recordFirst`).
  */
 export interface BatchEntry {
-  /** The delivery, under the lease it was claimed with. */
+  /** The delivery, under the lease it was leased with. */
   readonly delivery: Delivery;
   /** The handler's result as the guard's codec encoded it: the receipt's stored response. */
   readonly response: string;
@@ -289,6 +306,27 @@ export interface DeliveryBatcher {
     work: (transaction: unknown, known: ReadonlySet<number>) => Promise<readonly BatchEntry[]>,
     options: { readonly signal?: AbortSignal; readonly timeoutMs?: number },
   ): Promise<boolean[]>;
+}
+
+/**
+ * Leases due deliveries through the store's `lease`, or `claim` on an inbox store written before
+ * the rename; each with its lease count under both names ({@link withLeases}).
+ */
+export async function leaseDeliveries(
+  inbox: Pick<InboxWorkerStore, 'lease' | 'claim'>,
+  input: LeaseInput,
+): Promise<Delivery[]> {
+  const leased = inbox.lease ? await inbox.lease(input) : await inbox.claim!(input);
+  return leased.map(withLeases);
+}
+
+/** As {@link leaseDeliveries}, for references: the store's `leaseRefs`, or its `claimRefs`. */
+export async function leaseDeliveryRefs(
+  inbox: Pick<InboxRelayStore, 'leaseRefs' | 'claimRefs'>,
+  input: LeaseRefsInput,
+): Promise<LeasedRef[]> {
+  const leased = inbox.leaseRefs ? await inbox.leaseRefs(input) : await inbox.claimRefs!(input);
+  return leased.map(withLeases);
 }
 
 /**

@@ -32,8 +32,10 @@ export {
   DeliveryStatus,
   type DeliverySummary,
   type ExpectedDelivery,
+  type GivenLeaseCount,
   type InboxCaution,
   type InboxEvent,
+  type LeaseCount,
   type LeasedRef,
   type NewDelivery,
   type StoredDelivery,
@@ -48,4 +50,6 @@ export type {
   InboxRelayStore,
   InboxStore,
   InboxWorkerStore,
+  LeaseInput,
+  LeaseRefsInput,
 } from './inbox-store';

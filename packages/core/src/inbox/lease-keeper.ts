@@ -2,7 +2,7 @@
  * @module Lease renewal, as a part of its own: a {@link LeaseKeeper} keeps the leases its owner
  * tracks from running out while their work is under way, and reports the ones it finds taken over.
  *
- * - **Track, untrack.** The owner tracks a lease when it takes the delivery (a claim) and untracks
+ * - **Track, untrack.** The owner tracks a lease when it takes the delivery (a lease call) and untracks
  *   it when its part is over. Just before it writes the lease's end itself (finish, retry, give
  *   back, bury), it says so ({@link LeaseKeeper.ending}): the lease is still renewed until it is
  *   untracked, but a renewal that no longer finds it held is no loss.
@@ -24,6 +24,7 @@
  * where its reports go.
  */
 import type { DeliveryLease } from './types';
+import { leasesOf } from './lease-count';
 
 /** What a {@link LeaseKeeper} needs of its owner. */
 export interface LeaseKeeperContext<L extends DeliveryLease> {
@@ -47,7 +48,7 @@ export interface LeaseKeeperOptions {
 export const RENEWALS_PER_LEASE = 3;
 
 /** A lease's identity: its delivery and its lease number. */
-const keyOf = (lease: DeliveryLease) => `${lease.id}/${lease.attempts}`;
+const keyOf = (lease: DeliveryLease) => `${lease.id}/${leasesOf(lease)}`;
 
 /** Keeps tracked leases renewed with one timer; see the module's header. */
 export class LeaseKeeper<L extends DeliveryLease> {

@@ -1,6 +1,7 @@
 /** @module InMemoryInbox's rows: what one stored delivery holds, its options, and the copies it hands out. */
 import { ConfigError } from '../errors';
 import type { InboxStore } from './inbox-store';
+import { leaseCount } from './lease-count';
 import type { Delivery, DeliveryStatus, DeliverySummary, LeasedRef, StoredDelivery } from './types';
 
 /** Options of {@link InMemoryInbox}. */
@@ -12,7 +13,7 @@ export interface InMemoryInboxOptions {
   now?: () => number;
 }
 
-/** The text a delivery records when its lease ran out and a claim took it over (as `SqlInbox`'s). */
+/** The text a delivery records when its lease ran out and a lease call took it over (as `SqlInbox`'s). */
 export const LEASE_EXPIRED = 'LeaseExpired: the worker holding it stopped before settling it';
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set(['now']);
 // NUL, and UTF-16 halves without their partner: what no SQL text column stores as given.
@@ -34,15 +35,14 @@ export interface Row {
   readonly body: Buffer;
   readonly receivedAt: number;
   status: DeliveryStatus;
-  attempts: number;
+  /** How many times it was leased (`SqlInbox`'s `attempts` column). */
+  leases: number;
   failures: number;
   availableAt: number;
   finishedAt: number | null;
   lastError: string | null;
 }
 
-/** What a claim takes. */
-export type ClaimInput = Parameters<InboxStore['claim']>[0];
 /** What `lapsed` takes. */
 export type LapsedInput = Parameters<InboxStore['lapsed']>[0];
 
@@ -61,7 +61,7 @@ export const refOf = (row: Row): LeasedRef => ({
   id: row.id,
   provider: row.provider,
   externalId: row.externalId,
-  attempts: row.attempts,
+  ...leaseCount(row.leases),
   failures: row.failures,
 });
 

@@ -5,7 +5,6 @@ import { backlogOf, resolveBacklogInput } from './backlog';
 import type { BacklogInput, InboxBacklog } from './figures';
 import { resolveListInput, resolvePurgeInput } from './list-input';
 import {
-  type ClaimInput,
   type InMemoryInboxOptions,
   keyOf,
   type LapsedInput,
@@ -18,7 +17,8 @@ import {
   toStored,
   toSummary,
 } from './memory-inbox-rows';
-import type { InboxStore } from './inbox-store';
+import type { InboxStore, LeaseInput, LeaseRefsInput } from './inbox-store';
+import { leasesOf } from './lease-count';
 import { MAX_CLAIM_LIMIT } from './run';
 import {
   type Delivery,
@@ -56,7 +56,7 @@ export class InMemoryInbox implements InboxStore {
   private readonly rows = new Map<number, Row>();
   /** Every delivery by provider and external id. */
   private readonly byKey = new Map<string, Row>();
-  /** The pending and processing deliveries, in id order: what claims and `lapsed` read. */
+  /** The pending and processing deliveries, in id order: what lease calls and `lapsed` read. */
   private open = new Map<number, Row>();
   private lastId = 0;
 
@@ -85,7 +85,7 @@ export class InMemoryInbox implements InboxStore {
       body: Buffer.from(delivery.body),
       receivedAt: now,
       status: DeliveryStatus.PENDING,
-      attempts: 0,
+      leases: 0,
       failures: 0,
       availableAt: now,
       finishedAt: null,
@@ -101,22 +101,27 @@ export class InMemoryInbox implements InboxStore {
    * Leases the due heads of their ordering groups, oldest first, in one step nothing interleaves.
    * @throws {ConfigError} for a `limit` above 1000, as `SqlInbox`.
    */
-  async claim(input: ClaimInput): Promise<Delivery[]> {
-    return this.lease(input).map(toDelivery);
+  async lease(input: LeaseInput): Promise<Delivery[]> {
+    return this.leaseRows(input).map(toDelivery);
   }
 
-  /** As {@link InMemoryInbox.claim}, resolving with references only: no body, no headers. */
-  async claimRefs(input: Parameters<InboxStore['claimRefs']>[0]): Promise<LeasedRef[]> {
-    return this.lease(input).map(refOf);
+  /** As {@link InMemoryInbox.lease}, resolving with references only: no body, no headers. */
+  async leaseRefs(input: LeaseRefsInput): Promise<LeasedRef[]> {
+    return this.leaseRows(input).map(refOf);
+  }
+
+  /** @deprecated Use {@link InMemoryInbox.lease}. */
+  claim(input: LeaseInput): Promise<Delivery[]> {
+    return this.lease(input);
+  }
+
+  /** @deprecated Use {@link InMemoryInbox.leaseRefs}. */
+  claimRefs(input: LeaseRefsInput): Promise<LeasedRef[]> {
+    return this.leaseRefs(input);
   }
 
   /** Leases the due heads of their ordering groups, oldest first; a takeover counts a failure. */
-  private lease({
-    providers,
-    limit,
-    leaseMs,
-    takeOver = true,
-  }: ClaimInput & Pick<Parameters<InboxStore['claimRefs']>[0], 'takeOver'>): Row[] {
+  private leaseRows({ providers, limit, leaseMs, takeOver = true }: LeaseRefsInput): Row[] {
     if (limit > MAX_CLAIM_LIMIT)
       throw new ConfigError('limit', `must be at most ${MAX_CLAIM_LIMIT}`);
     if (providers.length === 0 || limit < 1) return [];
@@ -137,14 +142,14 @@ export class InMemoryInbox implements InboxStore {
         const mayTake =
           takeOver === true ||
           (Array.isArray(takeOver) &&
-            takeOver.some((l) => l.id === row.id && l.attempts === row.attempts));
+            takeOver.some((l) => l.id === row.id && leasesOf(l) === row.leases));
         if (!mayTake) continue;
         // Its worker died or stalled: a delivery that kills its worker must still reach the dead letter.
         row.failures += 1;
         row.lastError = LEASE_EXPIRED;
       }
       row.status = DeliveryStatus.PROCESSING;
-      row.attempts += 1;
+      row.leases += 1;
       row.availableAt = now + leaseMs;
       leased.push(row);
     }
@@ -170,10 +175,10 @@ export class InMemoryInbox implements InboxStore {
     return found;
   }
 
-  /** The delivery under `lease` while it is still held (processing, same attempts), else `undefined`. */
+  /** The delivery under `lease` while it is still held (processing, same leases), else `undefined`. */
   private held(lease: DeliveryLease): Row | undefined {
     const row = this.rows.get(lease.id);
-    return row?.status === DeliveryStatus.PROCESSING && row.attempts === lease.attempts
+    return row?.status === DeliveryStatus.PROCESSING && row.leases === leasesOf(lease)
       ? row
       : undefined;
   }
@@ -256,7 +261,7 @@ export class InMemoryInbox implements InboxStore {
       !row ||
       (row.status !== DeliveryStatus.DEAD && row.status !== DeliveryStatus.DONE) ||
       row.status !== expected.status ||
-      row.attempts !== expected.attempts
+      row.leases !== leasesOf(expected)
     )
       return false;
     row.status = DeliveryStatus.PENDING;
@@ -279,7 +284,7 @@ export class InMemoryInbox implements InboxStore {
     if (
       row?.status !== DeliveryStatus.PENDING ||
       expected.status !== DeliveryStatus.PENDING ||
-      row.attempts !== expected.attempts ||
+      row.leases !== leasesOf(expected) ||
       row.availableAt <= now
     )
       return false;

@@ -10,7 +10,7 @@
  *   runOnce() from stopping or stopped: idle again (what it takes runs).
  * ```
  *
- * A round is the owner's: one claim of the worker (or one claim and send of the relay), resolving
+ * A round is the owner's: one lease call of the worker (or one lease call and send of the relay), resolving
  * with how long to nap before the next; `Infinity` naps until {@link PollLoop.wake} (the worker
  * when every lane is busy: a lane that frees up wakes it). A stop ends the nap at once and waits
  * for the round under way ({@link PollLoop.halt}); one loop runs at a time, so a `start()` while a
@@ -21,7 +21,7 @@
 export const LoopState = {
   /** Built, or used by `runOnce()`: no loop; what it takes runs. */
   IDLE: 'idle',
-  /** The loop claims round after round. */
+  /** The loop leases round after round. */
   RUNNING: 'running',
   /** `stop()` is under way: nothing new starts, what has not started is given back. */
   STOPPING: 'stopping',
@@ -134,7 +134,7 @@ export interface LoopMachine<Ran> {
  * what its `stop()` and its round (`runOnce()`) do.
  */
 export interface PollingPart {
-  /** Starts claiming in the background. Keeps the process alive until `stop()`. */
+  /** Starts leasing in the background. Keeps the process alive until `stop()`. */
   start(): void;
   stop(options?: { timeoutMs?: number }): Promise<void>;
   runOnce(): Promise<number>;

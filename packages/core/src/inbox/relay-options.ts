@@ -9,14 +9,22 @@ import { givenName, renamedOption } from '../renamed-option';
 import type { Store } from '../types';
 import { emitter, MAX_CLAIM_LIMIT, numberOption } from './run';
 import type { InboxRelayStore } from './inbox-store';
+import { leasesOf } from './lease-count';
 import type { PollingPart } from './poll-loop';
-import type { DeliveryRef, InboxEvent } from './types';
+import type { DeliveryRef, GivenLeaseCount, InboxEvent } from './types';
 
 /**
  * What a queue job carries: a reference to a stored delivery and the lease it was handed over
  * with, never its body (the consumer reads the verified bytes from the inbox).
  */
 export interface QueuedDelivery extends DeliveryRef {}
+
+/**
+ * A queue job's reference as a caller gives it: its lease count as `leases`, or for one minor
+ * version as `attempts` alone (the data of a job queued before the rename).
+ */
+export type GivenQueuedDelivery = Pick<QueuedDelivery, 'id' | 'provider' | 'externalId'> &
+  GivenLeaseCount;
 
 /**
  * Where a queue has the job of one handoff, as a bridge's `inspect` reports it: waiting or retrying
@@ -30,14 +38,14 @@ export type HandoffState = 'queued' | 'active' | 'completed' | 'failed' | 'missi
  * the same delivery and lease always give the same id, so a send that is repeated after a failure
  * queues the job once. A later handoff of the same delivery (a newer lease) gets a new id.
  * @example
- * jobIdOf({ id: 7, provider: 'stripe', externalId: 'evt_1', attempts: 1 }); // 'wi-3f9c…-7-1'
+ * jobIdOf({ id: 7, provider: 'stripe', externalId: 'evt_1', leases: 1 }); // 'wi-3f9c…-7-1'
  */
-export function jobIdOf(delivery: QueuedDelivery): string {
+export function jobIdOf(delivery: GivenQueuedDelivery): string {
   const key = createHash('sha256')
     .update(`${delivery.provider}\0${delivery.externalId}`)
     .digest('hex')
     .slice(0, 32);
-  return `wi-${key}-${delivery.id}-${delivery.attempts}`;
+  return `wi-${key}-${delivery.id}-${leasesOf(delivery)}`;
 }
 
 /** Options of {@link createInboxRelay}. */
@@ -73,11 +81,11 @@ export interface InboxRelayOptions {
    * `replayed: true`). Without it, such a delivery is buried.
    */
   store?: Pick<Store<unknown>, 'find'>;
-  /** Deliveries one round claims and hands to one `send`, at most 1000. Defaults to 100. */
+  /** Deliveries one round leases and hands to one `send`, at most 1000. Defaults to 100. */
   sendSize?: number;
   /** @deprecated Use `sendSize`. */
   batchSize?: number;
-  /** Milliseconds between claims while nothing is due (and after a failed send). Defaults to 1000. */
+  /** Milliseconds between lease calls while nothing is due (and after a failed send). Defaults to 1000. */
   pollIntervalMs?: number;
   /**
    * Seconds the queue has to finish a handed-over delivery (retries included) before the relay
@@ -97,13 +105,13 @@ export interface InboxRelayOptions {
 /** A running (or stopped) relay. */
 export interface InboxRelay extends PollingPart {
   /**
-   * Stops claiming and waits up to `timeoutMs` (default 10 000) for the round in progress (a claim
+   * Stops leasing and waits up to `timeoutMs` (default 10 000) for the round in progress (a claim
    * and a send); past it, it resolves anyway and reports a `store-error` (that round still ends on
    * its own: its claim is bounded by the store, its deliveries given back or handed over).
    * `start()` again resumes.
    */
   stop(options?: { timeoutMs?: number }): Promise<void>;
-  /** One claim and send; resolves with how many deliveries were handed over. */
+  /** One lease call and send; resolves with how many deliveries were handed over. */
   runOnce(): Promise<number>;
 }
 
@@ -121,7 +129,8 @@ export function relaySettingsOf(options: InboxRelayOptions) {
   if (typeof options !== 'object' || options === null)
     throw new ConfigError('options', 'must be an object with `inbox`, `providers` and `send`');
   const { inbox, send, inspect, store, providers } = options;
-  if (!inbox || typeof inbox.claimRefs !== 'function' || typeof inbox.extend !== 'function')
+  const leases = typeof inbox?.leaseRefs === 'function' || typeof inbox?.claimRefs === 'function';
+  if (!inbox || !leases || typeof inbox.extend !== 'function')
     throw new ConfigError('inbox', 'must implement InboxRelayStore (new SqlInbox(db))');
   if (typeof send !== 'function') throw new ConfigError('send', 'must be a function');
   if (inspect !== undefined && typeof inspect !== 'function')

@@ -1,7 +1,7 @@
 /**
  * @module One round of the inbox relay ({@link RelayRound.handOver}): with `inspect`, the leases of
  * lapsed handoffs whose job the queue still holds are extended (a backlog, not a lapse); then a
- * claim of due deliveries (taking over only the lapsed leases the queue disowned), the ones out of
+ * lease call of due deliveries (taking over only the lapsed leases the queue disowned), the ones out of
  * handoffs buried (or done, when their receipt shows the handler committed), the rest sent, what
  * the queue refused given back, and what it took leased for the handoff timeout.
  */
@@ -13,11 +13,12 @@ import {
   type QueuedDelivery,
   type RelaySettings,
 } from './relay-options';
-import { giveBackLease } from './inbox-store';
+import { giveBackLease, leaseDeliveryRefs } from './inbox-store';
+import { leaseCount, withLeases } from './lease-count';
 import { refOf } from './run';
 import type { DeliveryLease, DeliveryRef, LeasedRef } from './types';
 
-/** How long a claimed delivery stays leased while its round is sent; past it another relay sends it again. */
+/** How long a leased delivery stays leased while its round is sent; past it another relay sends it again. */
 const SEND_LEASE_MS = 30 * SECOND;
 /** The longest back-off after failed sends in a row. */
 const MAX_BACKOFF_MS = 60_000;
@@ -41,30 +42,30 @@ export class RelayRound {
     return Math.max(pollIntervalMs, backoff);
   }
 
-  /** One claim and send; resolves with how many were handed over, -1 when it failed (reported, never thrown). */
+  /** One lease call and send; resolves with how many were handed over, -1 when it failed (reported, never thrown). */
   async handOver(): Promise<number> {
     const { inbox, inspect, emit, providers, sendSize } = this.settings;
-    // With `inspect`, the claim takes over only the expired leases the queue disowned (and only
+    // With `inspect`, the lease call takes over only the expired leases the queue disowned (and only
     // while they are still expired and held under those leases): a lease that runs out after the
     // question waits for the next round's.
     const takeOver = inspect === undefined ? true : await this.extendBacklog(inspect);
     if (takeOver === undefined) return -1;
-    let claimed: LeasedRef[];
+    let leased: LeasedRef[];
     try {
-      claimed = await inbox.claimRefs({
+      leased = await leaseDeliveryRefs(inbox, {
         providers,
         limit: sendSize,
         leaseMs: SEND_LEASE_MS,
         takeOver,
       });
     } catch (error) {
-      emit({ type: 'store-error', operation: 'claim', error });
+      emit({ type: 'store-error', operation: 'lease', error });
       return -1;
     }
-    if (claimed.length === 0) return 0;
-    const jobs = (await this.buryLapsed(claimed)).map(toQueued);
-    if (jobs.length === 0) return claimed.length;
-    return (await this.send(jobs)) ? claimed.length : -1;
+    if (leased.length === 0) return 0;
+    const jobs = (await this.buryLapsed(leased)).map(toQueued);
+    if (jobs.length === 0) return leased.length;
+    return (await this.send(jobs)) ? leased.length : -1;
   }
 
   /**
@@ -109,7 +110,7 @@ export class RelayRound {
    * Handoffs whose timeout passed while the queue still holds their job (queued behind a backlog,
    * or running) keep their lease for another handoff timeout: not a lapse, and not taken over.
    * Resolves with the leases of the others (the queue lost or finished their jobs), the oldest
-   * `sendSize` of them: the leases this round's claim may take over. `undefined` when the inbox or
+   * `sendSize` of them: the leases this round's lease call may take over. `undefined` when the inbox or
    * the queue could not say: nothing is taken over this round.
    */
   private async extendBacklog(
@@ -119,7 +120,9 @@ export class RelayRound {
     const disowned: DeliveryLease[] = [];
     for (let afterId = 0; ; ) {
       try {
-        const lapsed = await inbox.lapsed({ providers, limit: sendSize, afterId });
+        const lapsed = (await inbox.lapsed({ providers, limit: sendSize, afterId })).map(
+          withLeases,
+        );
         if (lapsed.length === 0) return disowned;
         const states = await check(lapsed.map(toQueued));
         if (!Array.isArray(states) || states.length !== lapsed.length)
@@ -128,7 +131,7 @@ export class RelayRound {
         if (held.length > 0) await inbox.extend(held, { leaseMs: handoffMs });
         for (const [i, d] of lapsed.entries())
           if (!stillRunning(states[i]) && disowned.length < sendSize)
-            disowned.push({ id: d.id, attempts: d.attempts });
+            disowned.push({ id: d.id, ...leaseCount(d.leases) });
         if (lapsed.length < sendSize) return disowned;
         afterId = lapsed[lapsed.length - 1]!.id;
       } catch (error) {
@@ -144,10 +147,10 @@ export class RelayRound {
    * Deliveries whose handoffs lapsed `maxHandoffs` times are buried, not sent again; unless their
    * receipt shows the handler committed, and then they are done.
    */
-  private async buryLapsed(claimed: LeasedRef[]): Promise<LeasedRef[]> {
+  private async buryLapsed(leased: LeasedRef[]): Promise<LeasedRef[]> {
     const { inbox, emit, maxHandoffs } = this.settings;
     const send: LeasedRef[] = [];
-    for (const d of claimed) {
+    for (const d of leased) {
       if (d.failures < maxHandoffs) {
         send.push(d);
         continue;

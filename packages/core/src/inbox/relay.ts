@@ -6,7 +6,7 @@
  * rounds while `running`, a nap between two rounds that a stop cuts short), with its round in
  * relay-round.ts and its options in relay-options.ts. Its stop is the shared stop with a deadline
  * (stopper.ts): it waits for the round under way until the deadline, and has no runs of its own
- * to end (the round gives back or hands over what it claimed). It renews no lease on a timer: a
+ * to end (the round gives back or hands over what it leased). It renews no lease on a timer: a
  * send has no deadline, and a renewed lease would let a send that hangs keep its deliveries from
  * every other relay; its leases are extended once the queue holds the jobs, and while the queue
  * reports a lapsed handoff's job still there.
@@ -24,6 +24,7 @@ import { numberOption } from './run';
 import { stopWithDeadline } from './stopper';
 
 export {
+  type GivenQueuedDelivery,
   type HandoffState,
   type InboxRelay,
   type InboxRelayOptions,
@@ -77,7 +78,7 @@ class InboxRelayMachine {
       stepLate: () =>
         this.settings.emit({
           type: 'store-error',
-          operation: 'claim',
+          operation: 'lease',
           error: new Error(`stop: the round in progress had not ended after ${ms} ms`),
         }),
     });
@@ -88,11 +89,11 @@ class InboxRelayMachine {
     return Math.max(0, await this.rounds.handOver());
   }
 
-  /** One round of the loop: a claim and a send; resolves with the nap before the next. */
+  /** One round of the loop: a lease call and a send; resolves with the nap before the next. */
   private async round(): Promise<number> {
     const sent = await this.rounds.handOver().catch((error: unknown) => {
       // Only a misbehaving custom store gets here (SqlInbox reports through the round's own paths).
-      this.settings.emit({ type: 'store-error', operation: 'claim', error });
+      this.settings.emit({ type: 'store-error', operation: 'lease', error });
       return -1;
     });
     return this.rounds.napAfter(sent);

@@ -1,6 +1,6 @@
 /**
  * @module Running one stored delivery through the guard's receipts: what the inbox worker and the
- * queue consumer share. The handler runs once per provider and external id; a delivery claimed
+ * queue consumer share. The handler runs once per provider and external id; a delivery leased
  * again is replayed from its receipt. A run is bounded ({@link boundedRun}): it ends at its
  * deadline, under the lease, and when its worker stops.
  */
@@ -11,6 +11,7 @@ import { RequestKey } from '../request-key';
 import { abortReason } from '../abort';
 import type { RunContext } from '../types';
 import type { Delivery, DeliveryLease, DeliveryRef, InboxEvent } from './types';
+import { leaseCount, leasesOf } from './lease-count';
 
 /** What an inbox handler gets besides the delivery: the guard's context and the run's signal. */
 export interface InboxContext<Tx = never> extends RunContext<Tx> {
@@ -65,7 +66,7 @@ export const refOf = (d: DeliveryRef): DeliveryRef => ({
   id: d.id,
   provider: d.provider,
   externalId: d.externalId,
-  attempts: d.attempts,
+  ...leaseCount(leasesOf(d)),
 });
 
 /** `onEvent` made safe: an observer never changes what happens to a delivery. */
@@ -84,8 +85,8 @@ export function emitter(
 }
 
 /**
- * The most deliveries one claim may lease (a worker's `concurrency`, a relay's `sendSize`): a
- * claim and a lease renewal bind one or two values per delivery, and past a few thousand they
+ * The most deliveries one lease call may lease (a worker's `concurrency`, a relay's `sendSize`): a
+ * lease call and a lease renewal bind one or two values per delivery, and past a few thousand they
  * would meet the databases' placeholder limits (SQLite 32,766, PostgreSQL and MariaDB 65,535).
  */
 export const MAX_CLAIM_LIMIT = 1000;

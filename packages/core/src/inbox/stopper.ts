@@ -3,7 +3,7 @@
  * {@link stopWithDeadline}.
  *
  * 1. What was taken but has not started is given back at once ({@link StopPlan.giveBack}).
- * 2. The store call under way (a worker's claim, a relay's round) is waited for until the
+ * 2. The store call under way (a worker's lease call, a relay's round) is waited for until the
  *    deadline; one still going then is reported ({@link StopPlan.stepLate}) and left to end on its
  *    own (what it takes later is its owner's to give back).
  * 3. The runs under way are waited for until the same deadline. At the deadline, the ones still

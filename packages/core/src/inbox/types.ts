@@ -12,7 +12,7 @@ export const DeliveryStatus = {
   PROCESSING: 'processing',
   /** The handler ran and committed (or the receipt shows it already had): final. */
   DONE: 'done',
-  /** Failed the worker's `maxFailures` times: kept for inspection, never claimed again. */
+  /** Failed the worker's `maxFailures` times: kept for inspection, never leased again. */
   DEAD: 'dead',
 } as const;
 /** One of {@link DeliveryStatus}. */
@@ -32,15 +32,10 @@ export interface NewDelivery {
   readonly body: Buffer;
 }
 
-/** A stored delivery as a worker gets it. `id` and `attempts` together are the worker's lease. */
-export interface Delivery extends NewDelivery {
+/** A stored delivery as a worker gets it. `id` and `leases` together are the worker's lease. */
+export interface Delivery extends NewDelivery, LeaseCount {
   /** The store's sequence number: increasing in receipt order. */
   readonly id: number;
-  /**
-   * Claims so far, this one included (1 on the first); also the lease's fencing token, so it only
-   * ever grows (a redelivery does not reset it).
-   */
-  readonly attempts: number;
   /**
    * Failures before this lease (since it was stored or last redelivered): what backoff and the
    * dead letter count. A handler that threw counts, and so does a lease that expired (its worker
@@ -73,7 +68,7 @@ export interface DeliverySummary extends Omit<StoredDelivery, 'body' | 'headers'
 }
 
 /**
- * A lease as a relay holds it (`InboxStore.claimRefs`, `InboxStore.lapsed`): the
+ * A lease as a relay holds it (`InboxStore.leaseRefs`, `InboxStore.lapsed`): the
  * reference a queue job carries and the failures so far, never the body or the headers.
  */
 export interface LeasedRef extends DeliveryRef {
@@ -82,20 +77,44 @@ export interface LeasedRef extends DeliveryRef {
 }
 
 /**
- * The state an operator's repair expects a delivery to be in: the one they were shown. `attempts`
- * only grows (every claim adds one) and no status comes back without a claim, so a delivery with
- * this status and these attempts has not moved since it was read.
+ * How many times a delivery was leased, this lease included (1 on the first, 0 while never
+ * leased): also the lease's fencing token, so it only ever grows (a redelivery does not reset
+ * it). Not a receipt's `attempts` (its handler starts). The SQL column keeps its old name,
+ * `attempts`.
  */
-export interface ExpectedDelivery<S extends DeliveryStatus = DeliveryStatus> {
-  readonly status: S;
+export interface LeaseCount {
+  /** Leases so far, this one included. */
+  readonly leases: number;
+  /**
+   * @deprecated Use `leases`, the same number under its old name: every delivery, reference and
+   * event of this project carries both for one minor version.
+   */
   readonly attempts: number;
 }
 
-/** The lease a claim gave: the delivery's `id` and the `attempts` it was claimed with. */
-export interface DeliveryLease {
-  readonly id: number;
-  readonly attempts: number;
-}
+/**
+ * A lease count as a caller gives it: `leases`, or for one minor version its deprecated name
+ * `attempts` alone (stores read it with `leasesOf`).
+ */
+export type GivenLeaseCount =
+  | { readonly leases: number; readonly attempts?: number | undefined }
+  | {
+      /** @deprecated Use `leases`. */
+      readonly attempts: number;
+      readonly leases?: undefined;
+    };
+
+/**
+ * The state an operator's repair expects a delivery to be in: the one they were shown. `leases`
+ * only grows (every lease adds one) and no status comes back without a lease, so a delivery with
+ * this status and these leases has not moved since it was read.
+ */
+export type ExpectedDelivery<S extends DeliveryStatus = DeliveryStatus> = {
+  readonly status: S;
+} & GivenLeaseCount;
+
+/** The lease a worker, relay or consumer holds: the delivery's `id` and its `leases` when it was leased. */
+export type DeliveryLease = { readonly id: number } & GivenLeaseCount;
 
 /** What `InboxStore.list` filters and pages by; every field optional, the filters combine with AND. */
 export interface DeliveryListInput {
@@ -116,12 +135,11 @@ export interface DeliveryListInput {
   readonly afterId?: number;
 }
 
-/** A delivery as events name it. */
-export interface DeliveryRef {
+/** A delivery as events name it, under the lease it was leased with. */
+export interface DeliveryRef extends LeaseCount {
   readonly id: number;
   readonly provider: string;
   readonly externalId: string;
-  readonly attempts: number;
 }
 
 /** A setup that runs but works against the inbox, and its fix (`InboxStore.cautionsFor`). */
@@ -166,7 +184,7 @@ export type InboxEvent =
   /**
    * The delivery went back to `pending` without counting as a failure: another worker still held
    * its receipt (`in-progress`), the receipts store failed to claim or record it (`store-error`,
-   * reported just before), the worker stopped before its handler finished (`shutdown`), or a claim
+   * reported just before), the worker stopped before its handler finished (`shutdown`), or a lease call
    * leased more retries than the worker had free lanes for (`surplus`: given back, due at once).
    */
   | {

@@ -1,5 +1,5 @@
 /**
- * @module The inbox worker's lanes: what it does with a claim. Each lane runs one transaction at a
+ * @module The inbox worker's lanes: what it does with what it leased. Each lane runs one transaction at a
  * time, a group of first deliveries or one delivery on its own; at most `concurrency` run at once.
  *
  * - **In hand.** Every claimed delivery is in hand from its claim until its part is over: its lease
@@ -42,7 +42,7 @@ export interface LanesScope<Tx> {
   halting(): boolean;
   /** The signal a lane's run gets: aborted by a stop past its deadline. */
   signal(): AbortSignal;
-  /** A lane is free: the worker may claim again. */
+  /** A lane is free: the worker may lease again. */
   freed(): void;
   /** `delivery` is out of hand (its part is done). */
   ended(delivery: Delivery): void;
@@ -52,7 +52,7 @@ export interface LanesScope<Tx> {
 export class Lanes<Tx> {
   /** Each delivery in hand, with what resolves once its part is over: what `stop()` waits for. */
   readonly inFlight = new Map<Delivery, Promise<void>>();
-  /** Deliveries one lane takes from a claim: a group's worth where deliveries run in groups. */
+  /** Deliveries one lane takes from a lease call: a group's worth where deliveries run in groups. */
   readonly perLane: number;
   /** Lets go of each delivery in hand. */
   private readonly finishers = new Map<Delivery, () => void>();
@@ -77,34 +77,34 @@ export class Lanes<Tx> {
     };
   }
 
-  /** What the free lanes take in one claim; 0 while anything waits. */
+  /** What the free lanes take in one lease call; 0 while anything waits. */
   room(): number {
     const free = this.scope.concurrency - this.busy;
     return this.waiting.length > 0 ? 0 : Math.min(MAX_CLAIM_LIMIT, free * this.perLane);
   }
 
   /**
-   * Takes `claimed` in hand and queues it for the free lanes: every delivery with a failure on its own,
+   * Takes `leased` in hand and queues it for the free lanes: every delivery with a failure on its own,
    * and those without (where the inbox can group them) in as few groups as take them, at most
-   * `groupSize` each and one per lane left. What the free lanes cannot start now (a claim sized for
+   * `groupSize` each and one per lane left. What the free lanes cannot start now (a lease call sized for
    * groups that leased retries) is given back at once, free of charge (`surplus`): never kept
    * where another worker could run it, nor charged with this one if it dies. Resolves when all
    * are settled.
    */
-  begin(claimed: readonly Delivery[]): Promise<void> {
+  begin(leased: readonly Delivery[]): Promise<void> {
     const { concurrency, groupSize, settler } = this.scope;
-    const inHand = claimed.map((delivery) => this.takeInHand(delivery));
+    const inHand = leased.map((delivery) => this.takeInHand(delivery));
     const free = Math.max(1, concurrency - this.busy);
     // No failure yet: a first lease, or one given back uncharged (a surplus, a stop): its receipt,
     // if any, is read by the group (a replay goes alone). A retry after a failure runs alone.
     const isFirst = (d: Delivery) => this.group !== undefined && d.failures === 0;
-    const single = claimed.filter((d) => !isFirst(d));
-    const first = claimed.filter(isFirst);
+    const single = leased.filter((d) => !isFirst(d));
+    const first = leased.filter(isFirst);
     const alone = single.slice(0, free);
     const grouped = first.slice(0, (free - alone.length) * groupSize);
     // As few groups as take them: each transaction costs its own statements and commit, and a
-    // claim that returns after more lanes freed up must not be cut into crumbs for them (those
-    // lanes claim on their own). A group that turns out slow hands out its rest.
+    // lease call that returns after more lanes freed up must not be cut into crumbs for them (those
+    // lanes lease on their own). A group that turns out slow hands out its rest.
     const groups = Math.ceil(grouped.length / groupSize);
     this.waiting.push(...groupsOfFirst(grouped, groups, groupSize), ...alone.map((d) => [d]));
     for (const delivery of [...single.slice(free), ...first.slice(grouped.length)])

@@ -20,7 +20,7 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
   inbox: InboxWorkerStore<NoInfer<Tx>>;
   /**
    * One handler per provider, or a route set (`routes(preset, { … })`) whose routes run the
-   * delivery's event; the worker claims only deliveries of these providers. Required.
+   * delivery's event; the worker leases only deliveries of these providers. Required.
    */
   handlers: InboxHandlers<Tx>;
   /**
@@ -32,12 +32,12 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
    * Deliveries without a failure yet run up to this many to a transaction (a group) where the
    * inbox writes in the receipts' transactions (`new SqlInbox(db, { receipts: store })`): their
    * handlers one after another, then one write for their receipts (`Store.recordFirst`), one for
-   * their `done`, and one commit, instead of two commits per delivery. A claim's first deliveries
+   * their `done`, and one commit, instead of two commits per delivery. A lease call's first deliveries
    * go in as few groups as take them; what a group has not started leaves it `groupWindowMs` into
    * its transaction, for the free lanes, so slow handlers never wait for each other. A handler that
    * throws first in its transaction rolls the group back and alone is charged; the others run
    * again (docs/inbox.md, "Groups").
-   * A claim leases up to `concurrency × groupSize` deliveries. At most 100; 1 turns groups off.
+   * A lease call leases up to `concurrency × groupSize` deliveries. At most 100; 1 turns groups off.
    * Defaults to 8.
    */
   groupSize?: number;
@@ -51,10 +51,10 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
   groupWindowMs?: number;
   /** @deprecated Use `groupWindowMs`. */
   batchWindowMs?: number;
-  /** Milliseconds between claims while nothing is due. Defaults to 1000. */
+  /** Milliseconds between lease calls while nothing is due. Defaults to 1000. */
   pollIntervalMs?: number;
   /**
-   * How long a claimed delivery stays leased to this worker, in seconds: past it, another worker
+   * How long a leased delivery stays leased to this worker, in seconds: past it, another worker
    * takes it over (this one is presumed dead). The lease is renewed every third of it while the
    * delivery is in flight. With `store`, the receipts' `staleAfterSeconds` is 90 % of it and every
    * handler's deadline 80 % (with or without a transaction: `context.signal` aborts then), so a
@@ -64,7 +64,7 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
   /**
    * Failures after which a delivery becomes `dead` (compared with its `failures`): a handler that
    * threw or passed its deadline, or a lease that expired because its worker died (a delivery that
-   * kills its worker every time is buried when claimed again). Give-backs (a stop, another run
+   * kills its worker every time is buried when leased again). Give-backs (a stop, another run
    * holding the receipt, a receipts-store failure) do not count; a redelivery starts over.
    * Defaults to 10.
    */
@@ -89,16 +89,16 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
 /** A running (or stopped) inbox worker. */
 export interface InboxWorker extends PollingPart {
   /**
-   * Stops claiming, gives back at once what was claimed but not started (the rest of a group
+   * Stops leasing, gives back at once what was leased but not started (the rest of a group
    * included), waits up to `timeoutMs` (default 10 000) for the handlers in flight, then ends
    * the runs still going (a transaction is rolled back; `context.signal` aborts) and gives their
    * deliveries back (`pending`, due at once, no failure counted) so another worker takes them.
-   * A claim still blocked on the store does not hold it past `timeoutMs` (a `store-error` event
+   * A lease call still blocked on the store does not hold it past `timeoutMs` (a `store-error` event
    * says so, and what it leases later is given back); give-back writes get 2 s more. Resolves when
    * done.
    */
   stop(options?: { timeoutMs?: number }): Promise<void>;
-  /** One claim (up to `concurrency × groupSize` deliveries where they run in groups, else `concurrency`) and their processing; resolves with how many were claimed. */
+  /** One lease call (up to `concurrency × groupSize` deliveries where they run in groups, else `concurrency`) and their processing; resolves with how many were leased. */
   runOnce(): Promise<number>;
 }
 
@@ -204,7 +204,7 @@ export function settingsOf<Tx>(options: InboxWorkerOptions<Tx>) {
   if (typeof options !== 'object' || options === null)
     throw new ConfigError('options', 'must be an object with `inbox`, `store` and `handlers`');
   const { inbox, random = Math.random } = options;
-  if (!inbox || typeof inbox.claim !== 'function')
+  if (!inbox || (typeof inbox.lease !== 'function' && typeof inbox.claim !== 'function'))
     throw new ConfigError('inbox', 'must implement InboxWorkerStore (new SqlInbox(db))');
   const { providers, handlers } = handlersOf<Tx>(options.handlers);
   const emit = emitter(options.onEvent);

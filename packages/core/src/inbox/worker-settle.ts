@@ -145,7 +145,7 @@ export class Settler<Tx> {
     );
   }
 
-  /** A write that ends the lease; a store failure leaves the lease to expire, and another claim finishes the job. */
+  /** A write that ends the lease; a store failure leaves the lease to expire, and another lease finishes the job. */
   private async settle(
     delivery: Delivery,
     operation: string,

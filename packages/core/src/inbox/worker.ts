@@ -4,19 +4,20 @@
  * them after `maxFailures` failures, and stops within a deadline. It is a state machine with four parts:
  *
  * - **States and the loop** (poll-loop.ts): `idle → running → stopping → stopped`, one field; the
- *   loop runs {@link InboxWorkerMachine.round} while `running`: one claim for the free lanes, then
- *   a nap (none after a full claim, the poll interval after a short one or a failed claim, until a
+ *   loop runs {@link InboxWorkerMachine.round} while `running`: one lease call for the free lanes, then
+ *   a nap (none after a full one, the poll interval after a short or a failed one, until a
  *   lane frees up when every lane is busy). A stop cuts the nap short.
- * - **Lanes** (worker-lanes.ts): what a claim becomes: deliveries in hand, groups and single
+ * - **Lanes** (worker-lanes.ts): what a lease call brings: deliveries in hand, groups and single
  *   deliveries waiting for a free lane, at most `concurrency` transactions at once; a group's
  *   transaction (worker-group.ts); a single delivery and its settle writes (worker-settle.ts).
  * - **Lease renewal** (lease-keeper.ts): every delivery in hand has its lease renewed by one timer until
  *   its part is over; a lease found taken over is reported (`lease-lost`) once.
- * - **Stop with a deadline** (stopper.ts): gives back what has not started, waits for the claim
+ * - **Stop with a deadline** (stopper.ts): gives back what has not started, waits for the lease call
  *   and the runs under way until the deadline, ends the runs still going and gives them back.
  *
  * Its options: worker-options.ts.
  */
+import { leaseDeliveries } from './inbox-store';
 import { LeaseKeeper } from './lease-keeper';
 import { LoopState, loopHandle, PollLoop, UNTIL_WOKEN } from './poll-loop';
 import { type CompleteIn, completerOf, groupsOf, guardFor, warnOfSetup } from './receipts-link';
@@ -39,7 +40,7 @@ export { type InboxWorker, type InboxWorkerOptions, retryDelayMs } from './worke
 /**
  * Builds an inbox worker; nothing runs until `start()` (or `runOnce()`). Each delivery runs its
  * provider's handler through an `IdempotencyGuard` (`@webhook-idempotency/core`) keyed by the
- * delivery's provider and external id, so a delivery that is claimed again (a worker died, a
+ * delivery's provider and external id, so a delivery that is leased again (a worker died, a
  * lease expired, a duplicate was redelivered) is replayed from its receipt instead of run twice.
  * @throws {ConfigError} naming the first invalid option.
  * @example
@@ -58,7 +59,7 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
 }
 
 /** A lease's identity in events: its delivery and its lease number. */
-const leaseKey = (ref: DeliveryRef) => `${ref.id}/${ref.attempts}`;
+const leaseKey = (ref: DeliveryRef) => `${ref.id}/${ref.leases}`;
 
 /** The worker behind {@link createInboxWorker}; see the module's header. */
 class InboxWorkerMachine<Tx> {
@@ -136,17 +137,17 @@ class InboxWorkerMachine<Tx> {
 
   async stop({ timeoutMs = DEFAULTS.stopTimeoutMs }: { timeoutMs?: number } = {}): Promise<void> {
     const ms = numberOption('timeoutMs', timeoutMs, 0);
-    const claiming = this.loop.halt();
+    const leasing = this.loop.halt();
     const left = await stopWithDeadline({
       timeoutMs: ms,
       giveBack: () => this.lanes.pump(),
-      step: claiming,
+      step: leasing,
       stepLate: () =>
         this.report({
           type: 'store-error',
-          operation: 'claim',
+          operation: 'lease',
           error: new Error(
-            `stop: the claim was still waiting on the inbox store after ${ms} ms; what it leases later is given back at once`,
+            `stop: the lease call was still waiting on the inbox store after ${ms} ms; what it leases later is given back at once`,
           ),
         }),
       runs: () => this.lanes.inFlight,
@@ -168,41 +169,41 @@ class InboxWorkerMachine<Tx> {
 
   async runOnce(): Promise<number> {
     this.loop.rest();
-    const claimed = await this.claim(
+    const leased = await this.leaseDue(
       Math.min(MAX_CLAIM_LIMIT, this.settings.concurrency * this.lanes.perLane),
     );
-    await this.lanes.begin(claimed);
-    return claimed.length;
+    await this.lanes.begin(leased);
+    return leased.length;
   }
 
-  /** One round of the loop: a claim for the free lanes; resolves with the nap before the next. */
+  /** One round of the loop: a lease call for the free lanes; resolves with the nap before the next. */
   private async round(): Promise<number> {
     try {
       const limit = this.lanes.room();
       // Every lane busy: a lane that frees up wakes the loop.
       if (limit <= 0) return UNTIL_WOKEN;
-      const claimed = await this.claim(limit);
+      const leased = await this.leaseDue(limit);
       if (this.loop.state !== LoopState.RUNNING) {
-        // Stopped while this claim was blocked: what it leased goes back at once.
-        await Promise.all(claimed.map((d) => this.settler.giveBack(d, 'shutdown', 0)));
+        // Stopped while this lease call was blocked: what it leased goes back at once.
+        await Promise.all(leased.map((d) => this.settler.giveBack(d, 'shutdown', 0)));
         return UNTIL_WOKEN;
       }
-      void this.lanes.begin(claimed);
-      // A full claim: more may be due at once. Otherwise wait for the next poll.
-      return claimed.length === limit ? 0 : this.settings.pollIntervalMs;
+      void this.lanes.begin(leased);
+      // A full lease call: more may be due at once. Otherwise wait for the next poll.
+      return leased.length === limit ? 0 : this.settings.pollIntervalMs;
     } catch {
-      // Not expected (a claim reports its own failure): the next poll tries again.
+      // Not expected (a lease call reports its own failure): the next poll tries again.
       return this.settings.pollIntervalMs;
     }
   }
 
-  /** Claims up to `limit`; a failed claim is reported and counts as nothing due. */
-  private async claim(limit: number): Promise<Delivery[]> {
+  /** Leases up to `limit`; a failed lease call is reported and counts as nothing due. */
+  private async leaseDue(limit: number): Promise<Delivery[]> {
     const { inbox, providers, leaseMs } = this.settings;
     try {
-      return await inbox.claim({ providers, limit, leaseMs });
+      return await leaseDeliveries(inbox, { providers, limit, leaseMs });
     } catch (error) {
-      this.report({ type: 'store-error', operation: 'claim', error });
+      this.report({ type: 'store-error', operation: 'lease', error });
       return [];
     }
   }

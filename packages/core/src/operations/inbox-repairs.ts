@@ -3,10 +3,11 @@
  * inbox store (`SqlInbox`, `InMemoryInbox`): retry one delivery, redeliver one deliberately, retry
  * every dead one of a filter. What the `webhook-idempotency` CLI and the dashboard both run, so
  * both decide alike. Every write is a compare-and-set on the state the operator saw (its status
- * and attempts): a delivery that moved meanwhile, a dead one that a worker has run to `done`
+ * and leases): a delivery that moved meanwhile, a dead one that a worker has run to `done`
  * since, is left as it is, and the outcome says what it is now.
  */
 import type { InboxOperatorStore } from '../inbox/inbox-store';
+import { leasesOf } from '../inbox/lease-count';
 import type { DeliverySummary, ExpectedDelivery, StoredDelivery } from '../inbox/types';
 import type { KeyLike } from '../request-key';
 import type { ForgetResult } from './receipt-repairs';
@@ -14,7 +15,7 @@ import type { ForgetResult } from './receipt-repairs';
 /** The state an operator saw; a repair given it changes the delivery only while it is still so. */
 export interface SeenOption {
   /**
-   * The status and attempts the operator was shown (a confirmation page's). Without it, the state
+   * The status and leases the operator was shown (a confirmation page's). Without it, the state
    * the repair reads first stands for it.
    */
   readonly expected?: ExpectedDelivery;
@@ -46,7 +47,7 @@ const isAsSeen = (delivery: StoredDelivery | null, expected: ExpectedDelivery | 
   expected === undefined ||
   (delivery !== null &&
     delivery.status === expected.status &&
-    delivery.attempts === expected.attempts);
+    leasesOf(delivery) === leasesOf(expected));
 
 /**
  * What happened to a delivery since it was seen, in words (`was done meanwhile`): what the CLI and
@@ -55,15 +56,14 @@ const isAsSeen = (delivery: StoredDelivery | null, expected: ExpectedDelivery | 
 export function movedSince(seen: ExpectedDelivery, now: StoredDelivery | null): string {
   if (now === null) return 'was deleted meanwhile (purged)';
   if (now.status === 'done') return 'was done meanwhile';
+  const leases = leasesOf(now);
   if (now.status === 'processing')
-    return `was taken by a worker meanwhile (processing, attempt ${now.attempts})`;
+    return `was taken by a worker meanwhile (processing, lease ${leases})`;
   if (now.status === 'dead')
-    return now.attempts === seen.attempts
-      ? 'is dead'
-      : `died again meanwhile (attempt ${now.attempts})`;
-  if (seen.status === 'pending' && now.attempts === seen.attempts)
+    return leases === leasesOf(seen) ? 'is dead' : `died again meanwhile (lease ${leases})`;
+  if (seen.status === 'pending' && leases === leasesOf(seen))
     return 'became due meanwhile (pending)';
-  const next = `pending, attempt ${now.attempts + 1} next`;
+  const next = `pending, lease ${leases + 1} next`;
   if (seen.status === 'pending') return `was run and failed again meanwhile (${next})`;
   return seen.status === 'done'
     ? `was redelivered meanwhile (${next})`
@@ -88,7 +88,7 @@ export async function retryDelivery(
     return { retried: false, reason: 'changed', before, after: before };
   if (before.status === 'processing' || before.status === 'done')
     return { retried: false, reason: before.status, before, after: before };
-  const seen = { attempts: before.attempts };
+  const seen = { leases: leasesOf(before) };
   const changed =
     before.status === 'dead'
       ? await inbox.redeliver(provider, externalId, { status: 'dead', ...seen })
@@ -96,7 +96,7 @@ export async function retryDelivery(
   const after = await inbox.find(provider, externalId);
   if (changed) return { retried: true, before, after };
   const isDue =
-    before.status === 'pending' && after?.status === 'pending' && after.attempts === seen.attempts;
+    before.status === 'pending' && after?.status === 'pending' && leasesOf(after) === seen.leases;
   return { retried: false, reason: isDue ? 'due' : 'changed', before, after };
 }
 
@@ -164,7 +164,7 @@ export async function redeliverDelivery(
   }
   const changed = await inbox.redeliver(key.provider, key.externalId, {
     status: before.status,
-    attempts: before.attempts,
+    leases: leasesOf(before),
   });
   const after = await inbox.find(key.provider, key.externalId);
   return changed
@@ -210,7 +210,7 @@ const PAGE = 500;
 /**
  * Every dead delivery of a filter back to pending, due now, with a fresh budget of failures, page
  * by page (a keyset on the delivery id); each write is a compare-and-set on the delivery as the
- * page listed it (dead, at its attempts), so one that a worker or another retry changed meanwhile
+ * page listed it (dead, at its leases), so one that a worker or another retry changed meanwhile
  * is left as it is and reported in `left`.
  * @example
  * const { retried, left } = await retryDeadDeliveries(inbox, { provider: 'stripe', sinceMs: 86_400_000 });
@@ -236,7 +236,7 @@ export async function retryDeadDeliveries(
     for (const d of page.filter(recent)) {
       matched.push(d);
       if (options.dryRun) continue;
-      const seen = { status: 'dead', attempts: d.attempts } as const;
+      const seen = { status: 'dead', leases: leasesOf(d) } as const;
       if (await inbox.redeliver(d.provider, d.externalId, seen)) retried++;
       else left.push({ delivery: d, now: await inbox.find(d.provider, d.externalId) });
     }

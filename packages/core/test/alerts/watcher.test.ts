@@ -80,7 +80,7 @@ describe('the alert watcher', () => {
     }
     expect(alerts()).toEqual(['firing stuck:stripe']);
     expect(watcher.firing.map((a) => a.id)).toEqual(['stuck:stripe']);
-    const [leased] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: MINUTE });
+    const [leased] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: MINUTE });
     await inbox.complete(leased!);
     expect((await watcher.checkOnce()).map((a) => a.state)).toEqual(['resolved']);
     await watcher.checkOnce();
@@ -109,7 +109,7 @@ describe('the alert watcher', () => {
     });
     await inbox.enqueue(delivery('slow', 'shopify'));
     await inbox.enqueue(delivery('doomed'));
-    const [doomed] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: MINUTE });
+    const [doomed] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: MINUTE });
     await inbox.bury(doomed!, { error: 'Error: no customer' });
     time.advance(10 * MINUTE); // shopify's delivery is 10 minutes old: under its hour
     await watcher.checkOnce();

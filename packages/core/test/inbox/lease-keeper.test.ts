@@ -51,11 +51,11 @@ async function claimed(n: number): Promise<Delivery[]> {
       headers: {},
       body: Buffer.from('{}'),
     });
-  return inbox.claim({ providers: ['stripe'], limit: n, leaseMs: LEASE_MS });
+  return inbox.lease({ providers: ['stripe'], limit: n, leaseMs: LEASE_MS });
 }
 
 /** Another worker's claim: it takes over only leases that have expired. */
-const takeOver = () => inbox.claim({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
+const takeOver = () => inbox.lease({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
 
 it('renews every tracked lease before it can expire, for as long as it is tracked', async () => {
   const [delivery] = await claimed(1);
@@ -67,7 +67,7 @@ it('renews every tracked lease before it can expire, for as long as it is tracke
     const stored = await inbox.find('stripe', 'evt_1');
     expect(stored!.availableAt.getTime()).toBeGreaterThan(Date.now());
   }
-  expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'processing', attempts: 1 });
+  expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'processing', leases: 1 });
   expect(lost).toEqual([]);
 });
 
@@ -96,7 +96,7 @@ it('an untracked lease is no longer renewed; the timer stops with the last one',
   expect(jest.getTimerCount()).toBe(0);
   // Neither is renewed any more: both expire, and another claim takes them over.
   await jest.advanceTimersByTimeAsync(LEASE_MS);
-  expect((await takeOver()).map((d) => [d.externalId, d.attempts])).toEqual([
+  expect((await takeOver()).map((d) => [d.externalId, d.leases])).toEqual([
     ['evt_1', 2],
     ['evt_2', 2],
   ]);
@@ -112,14 +112,14 @@ it('a lease taken over while renewals failed is reported lost once and no longer
   await jest.advanceTimersByTimeAsync(LEASE_MS + 1);
   expect(failures.length).toBeGreaterThan(0);
   // Both leases expired; another worker takes one of them over.
-  const [taken] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
-  expect(taken).toMatchObject({ externalId: 'evt_1', attempts: 2 });
+  const [taken] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+  expect(taken).toMatchObject({ externalId: 'evt_1', leases: 2 });
   failing = false;
   await jest.advanceTimersByTimeAsync(LEASE_MS / 3);
   expect(lost).toEqual([first]);
   expect(k.size).toBe(1);
   // The other one was still held under its lease: renewed, not lost.
-  expect(await inbox.find('stripe', 'evt_2')).toMatchObject({ status: 'processing', attempts: 1 });
+  expect(await inbox.find('stripe', 'evt_2')).toMatchObject({ status: 'processing', leases: 1 });
   await jest.advanceTimersByTimeAsync(LEASE_MS);
   expect(lost).toEqual([first]);
   expect(await takeOver()).toEqual([]);
@@ -149,8 +149,8 @@ it('tells a lease taken over from one its owner ended in the same renewal', asyn
   k.track(second!);
   failing = true;
   await jest.advanceTimersByTimeAsync(LEASE_MS + 1);
-  const [taken] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
-  expect(taken).toMatchObject({ externalId: 'evt_1', attempts: 2 });
+  const [taken] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+  expect(taken).toMatchObject({ externalId: 'evt_1', leases: 2 });
   // Its owner ends the other one (its lease expired but was not taken over: still its own).
   k.ending(second!);
   expect(await inbox.giveBack(second!, { delayMs: 60_000 })).toBe(true);

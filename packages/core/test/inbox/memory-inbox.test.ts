@@ -60,14 +60,14 @@ describe('the inbox-store suite rejects broken stores', () => {
   class UnfencedInbox extends InMemoryInbox {
     override async complete(lease: DeliveryLease): Promise<boolean> {
       const [current] = await this.list({ afterId: lease.id - 1, limit: 1 });
-      return current ? super.complete({ id: lease.id, attempts: current.attempts }) : false;
+      return current ? super.complete({ id: lease.id, leases: current.leases }) : false;
     }
   }
 
-  /** A claim that reads the due deliveries but never keeps them leased (a SELECT without its UPDATE). */
+  /** A lease call that reads the due deliveries but never keeps them leased (a SELECT without its UPDATE). */
   class ForgetfulInbox extends InMemoryInbox {
-    override async claim(input: Parameters<InMemoryInbox['claim']>[0]) {
-      const leased = await super.claim(input);
+    override async lease(input: Parameters<InMemoryInbox['lease']>[0]) {
+      const leased = await super.lease(input);
       for (const d of leased) await this.giveBack(d, { delayMs: 0 });
       return leased;
     }
@@ -83,13 +83,13 @@ describe('the inbox-store suite rejects broken stores', () => {
 
   /**
    * A redeliver that takes whatever finished delivery it finds, as stores did before the contract
-   * carried the state seen: it reads the status and attempts itself and writes against those.
+   * carried the state seen: it reads the status and leases itself and writes against those.
    */
   class BlindRedeliverInbox extends InMemoryInbox {
     override async redeliver(provider: string, externalId: string): Promise<boolean> {
       const now = await this.find(provider, externalId);
       if (now?.status !== 'dead' && now?.status !== 'done') return false;
-      return super.redeliver(provider, externalId, { status: now.status, attempts: now.attempts });
+      return super.redeliver(provider, externalId, { status: now.status, leases: now.leases });
     }
   }
 
@@ -128,7 +128,7 @@ describe('the inbox-store suite rejects broken stores', () => {
     await expect(runInboxCase(fenced, onTestClock())).resolves.toBeUndefined();
   });
 
-  it('a claim that keeps no lease fails the claim case: deliveries handed out twice', async () => {
+  it('a lease call that keeps no lease fails the lease case: deliveries handed out twice', async () => {
     const testCase = byName('never hands one out twice');
     await expect(
       runInboxCase(
@@ -157,7 +157,7 @@ describe('InMemoryInbox', () => {
   it('copies them out: a caller changing what it read changes nothing stored', async () => {
     const inbox = new InMemoryInbox();
     await inbox.enqueue(delivery('evt_1'));
-    const [claimed] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+    const [claimed] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
     claimed!.body.fill(0x78);
     (claimed!.headers as Record<string, string>)['content-type'] = 'text/plain';
     const found = await inbox.find('stripe', 'evt_1');
@@ -175,7 +175,7 @@ describe('InMemoryInbox', () => {
       receivedAt: new Date(START),
       availableAt: new Date(START),
     });
-    const [leased] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 1000 });
+    const [leased] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 1000 });
     expect((await inbox.find('stripe', 'evt_1'))!.availableAt).toEqual(new Date(START + 1000));
     clock.advance(999);
     expect(await inbox.lapsed({ providers: ['stripe'], limit: 10, afterId: 0 })).toEqual([]);
@@ -190,7 +190,7 @@ describe('InMemoryInbox', () => {
     expect(await inbox.purge({ olderThanMs: 5000 })).toBe(1);
   });
 
-  it('refuses, as SqlInbox does, a key part no store can hold and a claim of more than 1000', async () => {
+  it('refuses, as SqlInbox does, a key part no store can hold and a lease call of more than 1000', async () => {
     const inbox = new InMemoryInbox();
     await expect(inbox.enqueue(delivery(''))).rejects.toMatchObject({
       name: 'InvalidRequestKey',
@@ -202,7 +202,7 @@ describe('InMemoryInbox', () => {
       inbox.enqueue(delivery('evt_1', { orderingKey: 'x'.repeat(161) })),
     ).rejects.toMatchObject({ name: 'InvalidRequestKey' });
     await expect(
-      inbox.claim({ providers: ['stripe'], limit: 1001, leaseMs: 1000 }),
+      inbox.lease({ providers: ['stripe'], limit: 1001, leaseMs: 1000 }),
     ).rejects.toMatchObject({ option: 'limit' });
     await expect(inbox.purge({ olderThanMs: 0, chunkSize: 0 })).rejects.toMatchObject({
       option: 'chunkSize',

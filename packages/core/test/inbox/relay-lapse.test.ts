@@ -62,17 +62,17 @@ it('a lease that runs out between the read of lapsed handoffs and the claim is a
   f.inbox.afterRead = () => f.advance(2);
   expect(await f.relay.runOnce()).toBe(0);
   f.inbox.afterRead = () => {};
-  expect(f.sent.map((j) => j.attempts)).toEqual([1]);
+  expect(f.sent.map((j) => j.leases)).toEqual([1]);
   expect(await f.inbox.find('stripe', 'evt_1')).toMatchObject({
     status: 'processing',
-    attempts: 1,
+    leases: 1,
     failures: 0,
   });
   // The next round asks the queue, which still has the job: extended, not handed over again.
   expect(await f.relay.runOnce()).toBe(0);
-  expect(f.asked.map((j) => j.attempts)).toEqual([1]);
+  expect(f.asked.map((j) => j.leases)).toEqual([1]);
   expect(f.sent).toHaveLength(1);
-  expect(await f.inbox.find('stripe', 'evt_1')).toMatchObject({ attempts: 1, failures: 0 });
+  expect(await f.inbox.find('stripe', 'evt_1')).toMatchObject({ leases: 1, failures: 0 });
 });
 
 it('a lease extended after the relay read it as lapsed (another relay sent it late) is not taken over, whatever the queue answers', async () => {
@@ -81,14 +81,14 @@ it('a lease extended after the relay read it as lapsed (another relay sent it la
   await f.inbox.enqueue(delivery('evt_1'));
   expect(await f.relay.runOnce()).toBe(1);
   f.advance(HANDOFF_MS + 1);
-  // After the read and before the claim, the lease is extended under the same attempts.
+  // After the read and before the claim, the lease is extended under the same lease.
   f.inbox.afterRead = () => {
     if (extendDuring) void f.inbox.extend([f.sent[0]!], { leaseMs: HANDOFF_MS });
     extendDuring = false;
   };
   expect(await f.relay.runOnce()).toBe(0);
   expect(f.sent).toHaveLength(1);
-  expect(await f.inbox.find('stripe', 'evt_1')).toMatchObject({ attempts: 1, failures: 0 });
+  expect(await f.inbox.find('stripe', 'evt_1')).toMatchObject({ leases: 1, failures: 0 });
 });
 
 it.each(['missing', 'failed', 'completed'] as const)(
@@ -99,10 +99,10 @@ it.each(['missing', 'failed', 'completed'] as const)(
     expect(await f.relay.runOnce()).toBe(1);
     f.advance(HANDOFF_MS + 1);
     expect(await f.relay.runOnce()).toBe(1);
-    expect(f.sent.map((j) => j.attempts)).toEqual([1, 2]);
+    expect(f.sent.map((j) => j.leases)).toEqual([1, 2]);
     expect(await f.inbox.find('stripe', 'evt_1')).toMatchObject({
       status: 'processing',
-      attempts: 2,
+      leases: 2,
       failures: 1,
       lastError: expect.stringMatching(/^LeaseExpired: /),
     });

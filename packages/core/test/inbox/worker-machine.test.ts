@@ -3,7 +3,7 @@
  * clock (the inbox on a clock of its own where the test makes the store's time run ahead of the
  * worker's): a lease taken over while its handler still runs is reported lost once, when the
  * renewal finds it; a stop resolves by its deadline plus the grace even when a give-back hangs;
- * a claim still blocked when stop() is called does not hold it up, and what it leases afterwards
+ * a lease call still blocked when stop() is called does not hold it up, and what it leases afterwards
  * goes back at once.
  */
 import { InMemoryStore } from '../../src';
@@ -17,13 +17,13 @@ import {
 
 const START = Date.UTC(2026, 0, 1);
 
-/** An inbox whose claims can be held at a gate and whose give-backs can hang. */
+/** An inbox whose lease calls can be held at a gate and whose give-backs can hang. */
 class FaultyInbox extends InMemoryInbox {
-  claimGate: Promise<void> | undefined;
+  leaseGate: Promise<void> | undefined;
   hangGiveBacks = false;
-  override async claim(input: Parameters<InMemoryInbox['claim']>[0]) {
-    await this.claimGate;
-    return super.claim(input);
+  override async lease(input: Parameters<InMemoryInbox['lease']>[0]) {
+    await this.leaseGate;
+    return super.lease(input);
   }
   override giveBack(lease: DeliveryLease, input: Parameters<InMemoryInbox['giveBack']>[1]) {
     if (this.hangGiveBacks) return new Promise<boolean>(() => {});
@@ -91,20 +91,20 @@ it('a lease taken over while its handler runs is reported lost when the renewal 
   await started.promise;
   // The store's clock runs past the lease (the worker stalled), and another worker takes it over.
   time += 3001;
-  expect(await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 })).toMatchObject([
-    { externalId: 'evt_1', attempts: 2 },
+  expect(await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 60_000 })).toMatchObject([
+    { externalId: 'evt_1', leases: 2 },
   ]);
   expect(events).toEqual([]);
   // The next renewal (every third of the lease) finds it gone.
   await jest.advanceTimersByTimeAsync(1000);
   expect(events).toEqual([
-    { type: 'lease-lost', delivery: expect.objectContaining({ externalId: 'evt_1', attempts: 1 }) },
+    { type: 'lease-lost', delivery: expect.objectContaining({ externalId: 'evt_1', leases: 1 }) },
   ]);
   // The handler ends; its result is not recorded on the delivery, and the loss is not told twice.
   gate.resolve();
   expect(await run).toBe(1);
   expect(events.map((e) => e.type)).toEqual(['lease-lost']);
-  expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'processing', attempts: 2 });
+  expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'processing', leases: 2 });
 });
 
 it('stop() resolves by its deadline plus the grace when a run it ended cannot give its delivery back; it says so', async () => {
@@ -136,10 +136,10 @@ it('stop() resolves by its deadline plus the grace when a run it ended cannot gi
   ]);
 });
 
-it('a claim still blocked at stop() does not hold it past its deadline; what it leases afterwards goes back at once, uncharged', async () => {
+it('a lease call still blocked at stop() does not hold it past its deadline; what it leases afterwards goes back at once, uncharged', async () => {
   const ran: string[] = [];
   const gate = deferred();
-  inbox.claimGate = gate.promise;
+  inbox.leaseGate = gate.promise;
   const w = worker(async (delivery) => void ran.push(delivery.externalId));
   w.start();
   await jest.advanceTimersByTimeAsync(0);
@@ -149,7 +149,7 @@ it('a claim still blocked at stop() does not hold it past its deadline; what it 
   expect(events).toEqual([
     expect.objectContaining({
       type: 'store-error',
-      operation: 'claim',
+      operation: 'lease',
       error: expect.objectContaining({ message: expect.stringContaining('stop') }),
     }),
   ]);
@@ -161,7 +161,7 @@ it('a claim still blocked at stop() does not hold it past its deadline; what it 
   expect(ran).toEqual([]);
   expect(await inbox.find('stripe', 'evt_1')).toMatchObject({
     status: 'pending',
-    attempts: 1,
+    leases: 1,
     failures: 0,
   });
 });

@@ -72,7 +72,7 @@ describe('the inbox worker on InMemoryInbox and InMemoryStore', () => {
     expect(retry.delayMs).toBeGreaterThan(0);
     expect(await inbox.find('stripe', 'evt_poison')).toMatchObject({
       status: DeliveryStatus.PENDING,
-      attempts: 1,
+      leases: 1,
       failures: 1,
       availableAt: new Date(time + retry.delayMs),
     });
@@ -84,7 +84,7 @@ describe('the inbox worker on InMemoryInbox and InMemoryStore', () => {
     expect(handler).toHaveBeenCalledTimes(2);
     expect(await inbox.find('stripe', 'evt_poison')).toMatchObject({
       status: DeliveryStatus.DEAD,
-      attempts: 2,
+      leases: 2,
       failures: 2,
       lastError: 'Error: bad payload',
     });
@@ -110,7 +110,7 @@ describe('the inbox worker on InMemoryInbox and InMemoryStore', () => {
     expect(events).toEqual([expect.objectContaining({ type: 'released', reason: 'shutdown' })]);
     expect(await inbox.find('stripe', 'evt_slow')).toMatchObject({
       status: DeliveryStatus.PENDING,
-      attempts: 1,
+      leases: 1,
       failures: 0,
       lastError: null,
     });

@@ -188,7 +188,7 @@ describe('a route set in inbox mode', () => {
       request({ id: 'q', type: 'order.paid', data: {} }),
     );
     const consumer = createInboxConsumer({ inbox, store, handlers: { shop: preset } });
-    const [job] = await inbox.claimRefs({ providers: ['shop'], limit: 1, leaseMs: 60_000 });
+    const [job] = await inbox.leaseRefs({ providers: ['shop'], limit: 1, leaseMs: 60_000 });
     await expect(consumer.process(job!, { final: false })).rejects.toMatchObject({
       code: 'ERR_IDEMPOTENCY_PAYLOAD_INVALID',
     });

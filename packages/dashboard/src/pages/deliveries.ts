@@ -1,4 +1,5 @@
 /** @module The inbox: deliveries by provider, status and received time (paged by id, a keyset), one delivery, its body. */
+import { leasesOf } from '@webhook-idempotency/core/adapter';
 import {
   DeliveryStatus,
   type DeliverySummary,
@@ -85,11 +86,11 @@ function searchForm(view: View, { provider, id, status, from, to }: Search) {
 function deliveryTable(view: View, rows: readonly DeliverySummary[]) {
   if (!rows.length) return '';
   const now = Date.now();
-  return html`<div class="scroll list"><table class="rows"><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">status</th><th scope="col" class="n">attempts</th><th scope="col" class="n">failures</th><th scope="col">received</th><th scope="col">due / finished</th><th scope="col">last error</th></tr></thead><tbody>${rows.map(
+  return html`<div class="scroll list"><table class="rows"><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">status</th><th scope="col" class="n">leases</th><th scope="col" class="n">failures</th><th scope="col">received</th><th scope="col">due / finished</th><th scope="col">last error</th></tr></thead><tbody>${rows.map(
     (
       d,
     ) => html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap id"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${stored(d.externalId)}</a></td>
-<td>${badge(d.status)}</td><td class="n" data-label="attempts">${d.attempts}</td><td class="n" data-label="failures">${d.failures}</td><td data-label="received">${utc(d.receivedAt)}</td><td${d.finishedAt ? html` data-label="finished"` : ''}>${due(d, now)}</td><td class="wrap err">${d.lastError === null ? '' : stored(d.lastError)}</td></tr>`,
+<td>${badge(d.status)}</td><td class="n" data-label="leases">${leasesOf(d)}</td><td class="n" data-label="failures">${d.failures}</td><td data-label="received">${utc(d.receivedAt)}</td><td${d.finishedAt ? html` data-label="finished"` : ''}>${due(d, now)}</td><td class="wrap err">${d.lastError === null ? '' : stored(d.lastError)}</td></tr>`,
   )}</tbody></table></div>`;
 }
 
@@ -147,7 +148,7 @@ ${noticeOf(params)}
 <dl class="fields">
 <dt>Provider</dt><dd>${stored(d.provider)}</dd><dt>Event id</dt><dd>${stored(d.externalId)}</dd>
 <dt>Status</dt><dd>${badge(d.status)}</dd>
-<dt>Attempts</dt><dd>${d.attempts}</dd><dt>Failures</dt><dd>${d.failures}</dd>
+<dt>Leases</dt><dd>${leasesOf(d)}</dd><dt>Failures</dt><dd>${d.failures}</dd>
 ${d.orderingKey !== null ? html`<dt>Ordering key</dt><dd>${stored(d.orderingKey)}</dd>` : ''}
 <dt>Received</dt><dd>${utc(d.receivedAt)} (${age(now - d.receivedAt.getTime())} ago)</dd>
 <dt>${d.finishedAt ? 'Finished' : 'Due'}</dt><dd>${d.finishedAt ? utc(d.finishedAt) : due({ ...d, bodyBytes: d.body.length }, now)}</dd>

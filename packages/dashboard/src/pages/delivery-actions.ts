@@ -6,6 +6,7 @@
  * carries the state: `seen.ts`): what changed since is left as it is, and the answer says what it
  * is now.
  */
+import { leasesOf } from '@webhook-idempotency/core/adapter';
 import type {
   DeliveryStatus,
   InboxOperatorStore,
@@ -73,8 +74,8 @@ export const confirmRetry = confirmation({
   ask(view, d, { key, here, back }) {
     const what =
       d.status === 'dead'
-        ? `dead → pending, due now, its failure count from 0; attempt ${d.attempts + 1} next.`
-        : `pending, made due now (it waits for its backoff until ${utc(d.availableAt)}); attempt ${d.attempts + 1} next.`;
+        ? `dead → pending, due now, its failure count from 0; lease ${leasesOf(d) + 1} next.`
+        : `pending, made due now (it waits for its backoff until ${utc(d.availableAt)}); lease ${leasesOf(d) + 1} next.`;
     const body = html`<h1>Retry <span class="wrap">${keyText(key)}</span>?</h1>
 <p>This puts it back for a worker: ${what}</p>${d.lastError ? html`<p>Last error: <span class="wrap">${stored(d.lastError)}</span></p>` : ''}
 <p>If it changes before the write (a worker takes it, someone else retries it), it is left as it is.</p>
@@ -113,7 +114,7 @@ export const confirmRedeliver = confirmation({
   ask(view, d, { key, here, back }) {
     const done = d.status === 'done';
     const body = html`<h1>Redeliver <span class="wrap">${keyText(key)}</span>?</h1>
-<p>${d.status} → pending, due now; attempt ${d.attempts + 1} next.</p>
+<p>${d.status} → pending, due now; lease ${leasesOf(d) + 1} next.</p>
 ${
   done
     ? html`<p class="notice error" role="alert">It is done: its handler ran and committed. Redelivering deletes its receipt and runs the handler again, so its effect happens a second time unless the handler is itself idempotent.</p>`

@@ -3,6 +3,7 @@
  * operator confirmed. The action is a compare-and-set on it, so a delivery or a claim that moved
  * between the page and the click (a worker finished it, someone else retried it) is left as it is.
  */
+import { leasesOf } from '@webhook-idempotency/core/adapter';
 import { DeliveryStatus, type ExpectedDelivery } from '@webhook-idempotency/core/inbox';
 import type { ExpectedClaim } from '@webhook-idempotency/core/operations';
 import { type Html, html } from '../html';
@@ -13,7 +14,7 @@ const STATUSES = Object.values(DeliveryStatus);
 
 /** The hidden fields of a delivery's state as the page showed it. */
 export const seenDeliveryFields = (d: ExpectedDelivery): Html =>
-  html`<input type="hidden" name="seenStatus" value="${d.status}"><input type="hidden" name="seenAttempts" value="${d.attempts}">`;
+  html`<input type="hidden" name="seenStatus" value="${d.status}"><input type="hidden" name="seenLeases" value="${leasesOf(d)}">`;
 
 /** The hidden fields of a claim as the page showed it. */
 export const seenClaimFields = (r: ExpectedClaim): Html =>
@@ -29,11 +30,14 @@ function pair<A, B>(first: [string, A | undefined], second: [string, B | undefin
 
 /** The delivery state the form's page showed, or `undefined` (a form without it: the state read now stands for it). */
 export function seenDelivery(form: URLSearchParams): ExpectedDelivery | undefined {
+  // `seenAttempts`: the field's name on a page the version before rendered.
+  const leases =
+    form.has('seenAttempts') && !form.has('seenLeases') ? 'seenAttempts' : 'seenLeases';
   const seen = pair(
     ['seenStatus', choice(form, 'seenStatus', STATUSES)],
-    ['seenAttempts', whole(form, 'seenAttempts', 0, MAX_ATTEMPTS)],
+    [leases, whole(form, leases, 0, MAX_ATTEMPTS)],
   );
-  return seen && { status: seen[0], attempts: seen[1] };
+  return seen && { status: seen[0], leases: seen[1] };
 }
 
 /** The claim the form's page showed, or `undefined`. */

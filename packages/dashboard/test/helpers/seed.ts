@@ -79,8 +79,8 @@ export const DELIVERIES: Readonly<Record<'dead' | 'done' | 'pending', NewDeliver
 /** Stores the scene's deliveries: the dead one failed its last attempt, the done one completed, the pending one waits. */
 export async function seedInbox(inbox: InboxStore): Promise<void> {
   for (const delivery of Object.values(DELIVERIES)) await inbox.enqueue(delivery);
-  const claimed = await inbox.claim({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
-  for (const d of claimed) {
+  const leased = await inbox.lease({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
+  for (const d of leased) {
     if (d.externalId === DELIVERIES.dead.externalId)
       await inbox.bury(d, { error: 'Error: the handler gave up <again>' });
     else await inbox.complete(d);

@@ -71,7 +71,7 @@ beforeAll(async () => {
       body: Buffer.from('{}'),
     });
   }
-  for (const leased of await inbox.claim({ providers: ['stripe'], limit: ROWS, leaseMs: 60_000 }))
+  for (const leased of await inbox.lease({ providers: ['stripe'], limit: ROWS, leaseMs: 60_000 }))
     await inbox.bury(leased, { error: ERROR });
   mounted = await express.mount({
     basePath: BASE,

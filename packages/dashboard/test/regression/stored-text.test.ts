@@ -65,7 +65,7 @@ beforeAll(async () => {
     headers: { 'x-note': `${RLO}value`, [`x-${RLO}name`]: 'v' },
     body: Buffer.from(`{"note":"${RLO}body"}`),
   });
-  const [leased] = await inbox.claim({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+  const [leased] = await inbox.lease({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
   await inbox.bury(leased!, { error: RLO_ERROR });
   mounted = await express.mount({
     basePath: BASE,

@@ -17,7 +17,7 @@ import { text } from './rows';
 
 export type { BacklogInput, InboxBacklog };
 
-/** The time bound of each read: a claim's default (`claimTimeoutMs`). */
+/** The time bound of each read: a lease call's default (`leaseTimeoutMs`). */
 const READ_TIMEOUT_MS = 5000;
 
 /** The two statements of one table, by the number of providers with a threshold of their own. */

@@ -1,6 +1,7 @@
 /** @module SqlInbox's claim: one short transaction that picks and locks the due rows, then leases them. */
 import { ConfigError } from '@webhook-idempotency/core';
 import type { DeliveryLease } from '@webhook-idempotency/core/inbox';
+import { leasesOf } from '@webhook-idempotency/core/adapter';
 import type { DialectSpec } from '../dialects';
 import type { Executor, Row } from '../connections/executor';
 import type { InboxQueries } from './queries';
@@ -10,7 +11,7 @@ export interface ClaimInput {
   readonly providers: readonly string[];
   readonly limit: number;
   readonly leaseMs: number;
-  /** Which expired leases are taken over: all (`true`), none, or those listed (`claimRefs`). */
+  /** Which expired leases are taken over: all (`true`), none, or those listed (`leaseRefs`). */
   readonly takeOver?: boolean | readonly DeliveryLease[];
 }
 
@@ -51,7 +52,7 @@ export async function claimRowsOf(
     ),
     claimTimeoutMs,
   );
-  const leaseParams = listed.flatMap((lease) => [lease.id, lease.attempts]);
+  const leaseParams = listed.flatMap((lease) => [lease.id, leasesOf(lease)]);
   return executor.transaction(
     async (transaction) => {
       if (bound.setup) await executor.query(bound.setup, [], transaction);

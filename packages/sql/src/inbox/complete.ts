@@ -5,7 +5,7 @@
  * the Store contract's group operations.
  */
 import type { Store } from '@webhook-idempotency/core';
-import type { DeliveryBatcher } from '@webhook-idempotency/core/adapter';
+import { type DeliveryBatcher, leasesOf } from '@webhook-idempotency/core/adapter';
 import { type DeliveryLease, GroupConflict } from '@webhook-idempotency/core/inbox';
 import type { Executor } from '../connections/executor';
 import type { InboxQueries } from './queries';
@@ -26,14 +26,14 @@ export async function completeLeases(
     const [lease] = leases as [DeliveryLease];
     const { affected } = await executor.query(
       sql.complete,
-      [lease.id, lease.attempts],
+      [lease.id, leasesOf(lease)],
       transaction,
     );
     return [affected === 1];
   }
   const params = [
     ...leases.map((lease) => lease.id),
-    ...leases.flatMap((lease) => [lease.id, lease.attempts]),
+    ...leases.flatMap((lease) => [lease.id, leasesOf(lease)]),
   ];
   const { affected } = await executor.query(sql.completeMany(leases.length), params, transaction);
   if (affected === leases.length) return leases.map(() => true);

@@ -4,6 +4,7 @@
  * by the lease, so a worker whose lease was taken over changes nothing.
  */
 import type { DeliveryLease } from '@webhook-idempotency/core/inbox';
+import { leasesOf } from '@webhook-idempotency/core/adapter';
 import type { Executor } from '../connections/executor';
 import { storableText } from '../receipts/rows';
 import type { InboxQueries } from './queries';
@@ -30,7 +31,7 @@ export async function pendingAgain(
     text,
     text === null ? 0 : 1,
     lease.id,
-    lease.attempts,
+    leasesOf(lease),
   ]);
   return affected === 1;
 }
@@ -44,7 +45,7 @@ export async function extendLeases(
   if (leases.length === 0) return 0;
   const { affected } = await executor.query(sql.extend(leases.length), [
     Math.max(0, Math.round(leaseMs)),
-    ...leases.flatMap((lease) => [lease.id, lease.attempts]),
+    ...leases.flatMap((lease) => [lease.id, leasesOf(lease)]),
   ]);
   return affected;
 }
@@ -58,7 +59,7 @@ export async function buryLease(
   const { affected } = await executor.query(sql.bury, [
     storableText(error),
     lease.id,
-    lease.attempts,
+    leasesOf(lease),
   ]);
   return affected === 1;
 }

@@ -6,6 +6,7 @@ import type {
   LeasedRef,
   StoredDelivery,
 } from '@webhook-idempotency/core/inbox';
+import { leaseCount } from '@webhook-idempotency/core/adapter';
 import type { Row } from '../connections/executor';
 
 // Key columns are VARBINARY on MySQL: the driver hands them back as bytes.
@@ -26,7 +27,10 @@ function headersOf(value: unknown): Record<string, string> {
   return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, string>) : {};
 }
 
-export function toDelivery(row: Row, attempts = Number(row.attempts)): Delivery {
+// The lease count is the `attempts` column: its name before the vocabulary gave the inbox
+// `leases` (a receipt's attempts are handler starts). Renaming a column of a live table is a
+// migration every installation would have to run for a word; the rows map it instead.
+export function toDelivery(row: Row, leases = Number(row.attempts)): Delivery {
   return {
     id: Number(row.id),
     provider: text(row.provider),
@@ -34,13 +38,13 @@ export function toDelivery(row: Row, attempts = Number(row.attempts)): Delivery 
     orderingKey: nullableText(row.ordering_key),
     headers: headersOf(row.headers),
     body: bytes(row.body),
-    attempts,
+    ...leaseCount(leases),
     failures: Number(row.failures),
     receivedAt: date(row.received_ms),
   };
 }
 
-/** A claimed row as the worker gets it: leased (`attempts + 1`), a takeover counted as a failure. */
+/** A claimed row as the worker gets it: leased (`leases + 1`), a takeover counted as a failure. */
 export function toClaimed(row: Row): Delivery {
   const delivery = toDelivery(row, Number(row.attempts) + 1);
   return text(row.status) === 'processing'
@@ -48,14 +52,14 @@ export function toClaimed(row: Row): Delivery {
     : delivery;
 }
 
-/** A claimed row as a relay holds it: counted as the claim counted it (`attempts + 1`, a takeover a failure). */
+/** A claimed row as a relay holds it: counted as the lease counted it (`leases + 1`, a takeover a failure). */
 export function toLeasedRef(row: Row): LeasedRef {
   const takenOver = text(row.status) === 'processing';
   return {
     id: Number(row.id),
     provider: text(row.provider),
     externalId: text(row.external_id),
-    attempts: Number(row.attempts) + 1,
+    ...leaseCount(Number(row.attempts) + 1),
     failures: Number(row.failures) + (takenOver ? 1 : 0),
   };
 }
@@ -65,7 +69,7 @@ export const toHeldRef = (row: Row): LeasedRef => ({
   id: Number(row.id),
   provider: text(row.provider),
   externalId: text(row.external_id),
-  attempts: Number(row.attempts),
+  ...leaseCount(Number(row.attempts)),
   failures: Number(row.failures),
 });
 
@@ -75,7 +79,7 @@ export function toSummary(row: Row): DeliverySummary {
     provider: text(row.provider),
     externalId: text(row.external_id),
     orderingKey: nullableText(row.ordering_key),
-    attempts: Number(row.attempts),
+    ...leaseCount(Number(row.attempts)),
     failures: Number(row.failures),
     receivedAt: date(row.received_ms),
     bodyBytes: Number(row.body_bytes ?? 0),

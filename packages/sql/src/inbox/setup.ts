@@ -1,24 +1,30 @@
-/** @module What `SqlInbox` checks as it is built: its claim's options, and the receipts store it is given. */
+/** @module What `SqlInbox` checks as it is built: its lease calls' options, and the receipts store it is given. */
 import { ConfigError, type Store } from '@webhook-idempotency/core';
+import { givenName, renamedOption } from '@webhook-idempotency/core/adapter';
 import { type ConnectionIdentity, connectionOf, sameConnection } from '../connections/identity';
 import type { SqlInboxOptions } from './types';
 
-/** A claim's default bound on lock waits and its run (`claimTimeoutMs`). */
-const DEFAULT_CLAIM_TIMEOUT_MS = 5000;
+/** A lease call's default bound on lock waits and its run (`leaseTimeoutMs`). */
+const DEFAULT_LEASE_TIMEOUT_MS = 5000;
 
-/** The claim's options, checked. @throws {ConfigError} naming `skipLocked` or `claimTimeoutMs`. */
+/**
+ * The lease calls' options, checked: `skipLocked`, and `leaseTimeoutMs` (or its deprecated name
+ * `claimTimeoutMs`). @throws {ConfigError} naming the option as given, or both names disagreeing.
+ */
 export function claimOptionsOf(options: SqlInboxOptions<unknown>): {
   skipLocked: boolean;
   claimTimeoutMs: number;
 } {
-  const { skipLocked = true, claimTimeoutMs = DEFAULT_CLAIM_TIMEOUT_MS } = options;
+  const { skipLocked = true } = options;
   if (typeof skipLocked !== 'boolean') throw new ConfigError('skipLocked', 'must be a boolean');
-  if (typeof claimTimeoutMs !== 'number' || !Number.isFinite(claimTimeoutMs) || claimTimeoutMs < 1)
+  const timeout =
+    renamedOption(options, 'leaseTimeoutMs', 'claimTimeoutMs') ?? DEFAULT_LEASE_TIMEOUT_MS;
+  if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout < 1)
     throw new ConfigError(
-      'claimTimeoutMs',
-      `must be a number of milliseconds >= 1, got ${String(claimTimeoutMs)}`,
+      givenName(options, 'leaseTimeoutMs', 'claimTimeoutMs'),
+      `must be a number of milliseconds >= 1, got ${String(timeout)}`,
     );
-  return { skipLocked, claimTimeoutMs: Math.ceil(claimTimeoutMs) };
+  return { skipLocked, claimTimeoutMs: Math.ceil(timeout) };
 }
 
 /**

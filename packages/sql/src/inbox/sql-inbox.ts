@@ -20,6 +20,7 @@ import type {
 import type { DeliveryBatcher } from '@webhook-idempotency/core/adapter';
 import {
   checkKeyPart,
+  leasesOf,
   resolveListInput,
   resolvePurgeInput,
 } from '@webhook-idempotency/core/adapter';
@@ -139,15 +140,25 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
 
   /**
    * One short transaction: pick and lock the due rows, then lease them; bounded by
-   * `claimTimeoutMs`. @throws {ConfigError} for a `limit` above 1000.
+   * `leaseTimeoutMs`. @throws {ConfigError} for a `limit` above 1000.
    */
-  async claim(input: ClaimInput): Promise<Delivery[]> {
+  async lease(input: ClaimInput): Promise<Delivery[]> {
     return (await claimRowsOf(this.claiming, input, false)).map(toClaimed);
   }
 
-  /** As {@link SqlInbox.claim}, reading only the references and counters: no body, no headers. */
-  async claimRefs(input: ClaimInput): Promise<LeasedRef[]> {
+  /** As {@link SqlInbox.lease}, reading only the references and counters: no body, no headers. */
+  async leaseRefs(input: ClaimInput): Promise<LeasedRef[]> {
     return (await claimRowsOf(this.claiming, input, true)).map(toLeasedRef);
+  }
+
+  /** @deprecated Use {@link SqlInbox.lease}. */
+  claim(input: ClaimInput): Promise<Delivery[]> {
+    return this.lease(input);
+  }
+
+  /** @deprecated Use {@link SqlInbox.leaseRefs}. */
+  claimRefs(input: ClaimInput): Promise<LeasedRef[]> {
+    return this.leaseRefs(input);
   }
 
   /** One read of the index over unfinished deliveries: processing ones whose lease ran out. */
@@ -236,7 +247,7 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
     return buryLease(this.writer, lease, error);
   }
 
-  /** One conditional `UPDATE`, a compare-and-set on the status and attempts the operator saw. */
+  /** One conditional `UPDATE`, a compare-and-set on the status and leases the operator saw. */
   async redeliver(
     provider: string,
     externalId: string,
@@ -246,7 +257,7 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
       provider,
       externalId,
       expected.status,
-      expected.attempts,
+      leasesOf(expected),
     ]);
     return affected === 1;
   }
@@ -261,7 +272,7 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
     const { affected } = await this.executor.query(this.sql.retryNow, [
       provider,
       externalId,
-      expected.attempts,
+      leasesOf(expected),
     ]);
     return affected === 1;
   }

@@ -25,14 +25,16 @@ export interface SqlInboxOptions<Tx = never> {
   /** As `SqlStoreOptions.acquireTimeoutMs`: the longest wait for a pooled connection. Defaults to 10 000. */
   acquireTimeoutMs?: number;
   /**
-   * The longest a claim may wait on a lock or run, in milliseconds: a claim that meets a table
-   * lock (a migration's `LOCK TABLE`/`ALTER TABLE`) ends with an error after it (the worker
-   * reports `store-error` and tries again later) instead of blocking the worker and its `stop()`.
-   * PostgreSQL: `lock_timeout` and `statement_timeout` for the claim's transaction; MySQL/MariaDB:
-   * `lock_wait_timeout` and `innodb_lock_wait_timeout` (and MariaDB's `max_statement_time`) for its
-   * SELECT, in whole seconds; SQLite: the connection's busy timeout. The connection is also given
-   * up if the claim has not answered a second after it. Defaults to 5000.
+   * The longest a lease call (`lease`, `leaseRefs`) may wait on a lock or run, in milliseconds:
+   * one that meets a table lock (a migration's `LOCK TABLE`/`ALTER TABLE`) ends with an error
+   * after it (the worker reports `store-error` and tries again later) instead of blocking the
+   * worker and its `stop()`. PostgreSQL: `lock_timeout` and `statement_timeout` for its
+   * transaction; MySQL/MariaDB: `lock_wait_timeout` and `innodb_lock_wait_timeout` (and MariaDB's
+   * `max_statement_time`) for its SELECT, in whole seconds; SQLite: the connection's busy timeout.
+   * The connection is also given up if it has not answered a second after it. Defaults to 5000.
    */
+  leaseTimeoutMs?: number;
+  /** @deprecated Use `leaseTimeoutMs` ("claim" is a receipt's word). Both given and different are refused. */
   claimTimeoutMs?: number;
   /** As `SqlStoreOptions.preparedStatements`. Defaults to `true`. */
   preparedStatements?: boolean;

@@ -32,8 +32,8 @@ export class RacedInbox implements InboxStore {
     return this.afterRead(await this.inbox.list(...args));
   }
   enqueue = (...args: Parameters<InboxStore['enqueue']>) => this.inbox.enqueue(...args);
-  claim = (...args: Parameters<InboxStore['claim']>) => this.inbox.claim(...args);
-  claimRefs = (...args: Parameters<InboxStore['claimRefs']>) => this.inbox.claimRefs(...args);
+  lease = (...args: Parameters<InboxStore['lease']>) => this.inbox.lease(...args);
+  leaseRefs = (...args: Parameters<InboxStore['leaseRefs']>) => this.inbox.leaseRefs(...args);
   lapsed = (...args: Parameters<InboxStore['lapsed']>) => this.inbox.lapsed(...args);
   complete = (...args: Parameters<InboxStore['complete']>) => this.inbox.complete(...args);
   retry = (...args: Parameters<InboxStore['retry']>) => this.inbox.retry(...args);

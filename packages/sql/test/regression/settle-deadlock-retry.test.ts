@@ -62,7 +62,7 @@ it.each(settles)('a deadlocked %s runs again and settles the delivery', async (n
     headers: {},
     body: Buffer.from('{}'),
   });
-  const [lease] = await inbox.claim({ providers: [name], limit: 1, leaseMs: 60_000 });
+  const [lease] = await inbox.lease({ providers: [name], limit: 1, leaseMs: 60_000 });
   expect(lease?.externalId).toBe(externalId);
   const before = await deadlocks();
   const other = await mysql.createConnection(url);

@@ -1,5 +1,5 @@
 /** @module Inbox-store cases: the backlog read (unfinished, stuck, oldest age, recently finished) per provider. */
-import { claimAll, delivery } from './fixtures';
+import { leaseAll, delivery } from './fixtures';
 import type { InboxConformanceCase } from './types';
 
 /** How long the older deliveries wait before the fresh one arrives; the threshold sits below it. */
@@ -17,7 +17,7 @@ export const backlogCases: InboxConformanceCase[] = [
       });
       for (const id of ['a', 'b']) await inbox.enqueue(delivery(id));
       await inbox.enqueue(delivery('g', { provider: 'github' }));
-      await claimAll(inbox, 1); // a is processing: unfinished all the same
+      await leaseAll(inbox, 1); // a is processing: unfinished all the same
       await wait(APART_MS);
       await inbox.enqueue(delivery('c'));
       const { providers, complete } = await inbox.backlog({
@@ -42,10 +42,10 @@ export const backlogCases: InboxConformanceCase[] = [
       for (const id of ['done', 'dead', 'open']) await inbox.enqueue(delivery(id));
       await inbox.enqueue(delivery('quick', { provider: 'github' }));
       await wait(APART_MS);
-      const [done, dead] = await claimAll(inbox, 2);
+      const [done, dead] = await leaseAll(inbox, 2);
       await inbox.complete(done!);
       await inbox.bury(dead!, { error: 'Error: no customer' });
-      const [quick] = await claimAll(inbox, 1, ['github']);
+      const [quick] = await leaseAll(inbox, 1, ['github']);
       await inbox.complete(quick!);
       const input = { stuckAfterMs: THRESHOLD_MS, stuckAfterMsByProvider: { github: 3_600_000 } };
       expect((await inbox.backlog({ ...input, finishedWithinMs: 60_000 })).providers).toEqual([

@@ -8,7 +8,7 @@ import type { HttpRequest } from '../../http/types';
 import { createInboxEngine, type InboxEngine } from '../../inbox/accept';
 import type { InboxStore } from '../../inbox/inbox-store';
 import type { InboxEvent } from '../../inbox/types';
-import { claimAll, delivery } from './fixtures';
+import { leaseAll, delivery } from './fixtures';
 import type { InboxConformanceCase } from './types';
 
 const BUDGET = 3;
@@ -70,7 +70,7 @@ export const backpressureCases: InboxConformanceCase[] = [
         'evt_3',
       ]);
 
-      for (const leased of await claimAll(inbox)) expect(await inbox.complete(leased)).toBe(true);
+      for (const leased of await leaseAll(inbox)) expect(await inbox.complete(leased)).toBe(true);
       expect(await answer(stripe, 'evt_new')).toMatchObject({ status: 200, stored: true });
       expect(await inbox.find('stripe', 'evt_new')).not.toBeNull();
       const changes = events.filter((e) => e.type === 'backpressure');

@@ -15,7 +15,7 @@ export const enqueueCases: InboxConformanceCase[] = [
         provider: 'stripe',
         externalId: 'evt_1',
         status: DeliveryStatus.PENDING,
-        attempts: 0,
+        leases: 0,
         failures: 0,
         orderingKey: null,
         finishedAt: null,

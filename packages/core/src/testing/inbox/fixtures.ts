@@ -1,4 +1,4 @@
-/** @module What the inbox-store cases share: a delivery to store, a claim of everything due, and one delivery stored and leased. */
+/** @module What the inbox-store cases share: a delivery to store, a lease of everything due, and one delivery stored and leased. */
 import type { Delivery, NewDelivery } from '../../inbox/types';
 import type { InboxStore } from '../../inbox/inbox-store';
 
@@ -21,16 +21,16 @@ export const delivery = (externalId: string, extra: Partial<NewDelivery> = {}): 
 });
 
 /** Claims up to `limit` due deliveries of `providers` under a {@link LEASE}. */
-export const claimAll = (
+export const leaseAll = (
   inbox: InboxStore,
   limit = 100,
   providers: readonly string[] = ['stripe'],
-): Promise<Delivery[]> => inbox.claim({ providers, limit, leaseMs: LEASE });
+): Promise<Delivery[]> => inbox.lease({ providers, limit, leaseMs: LEASE });
 
-/** {@link delivery} `externalId`, stored and then leased: where the settle and redeliver cases start. */
+/** {@link delivery} `externalId`, stored and then leased: where the lease-end and redeliver cases start. */
 export async function leaseOne(inbox: InboxStore, externalId: string): Promise<Delivery> {
   await inbox.enqueue(delivery(externalId));
-  const [first] = await claimAll(inbox);
+  const [first] = await leaseAll(inbox);
   if (first === undefined) throw new Error(`${externalId} was stored but could not be leased`);
   return first;
 }

@@ -1,6 +1,6 @@
 /** @module Inbox-store cases: listings are summaries, filtered (received time too), oldest first, paged; bad input is refused. */
 import { type DeliveryListInput, DeliveryStatus } from '../../inbox/types';
-import { claimAll, delivery } from './fixtures';
+import { leaseAll, delivery } from './fixtures';
 import { REF_BODY, refDelivery } from './relay';
 import type { InboxConformanceCase } from './types';
 
@@ -14,7 +14,7 @@ export const listCases: InboxConformanceCase[] = [
     async run({ inbox }) {
       for (const id of ['a', 'b', 'c']) await inbox.enqueue(delivery(id));
       await inbox.enqueue(delivery('g', { provider: 'github' }));
-      const [a] = await claimAll(inbox, 1);
+      const [a] = await leaseAll(inbox, 1);
       await inbox.complete(a!);
       expect(
         (await inbox.list({ status: DeliveryStatus.PENDING })).map((d) => d.externalId),
@@ -38,7 +38,7 @@ export const listCases: InboxConformanceCase[] = [
     name: 'list returns summaries: the body size, never the body bytes or the headers',
     async run({ inbox }) {
       for (const id of ['a', 'b']) await inbox.enqueue(refDelivery(id));
-      await inbox.claimRefs({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+      await inbox.leaseRefs({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
       const rows = await inbox.list();
       expect(rows).toHaveLength(2);
       for (const row of rows) {
@@ -46,7 +46,7 @@ export const listCases: InboxConformanceCase[] = [
         expect(row).not.toHaveProperty('headers');
         expect(row.bodyBytes).toBe(REF_BODY.length);
       }
-      expect(rows.map((r) => [r.externalId, r.status, r.attempts])).toEqual([
+      expect(rows.map((r) => [r.externalId, r.status, r.leases])).toEqual([
         ['a', DeliveryStatus.PROCESSING, 1],
         ['b', DeliveryStatus.PENDING, 0],
       ]);

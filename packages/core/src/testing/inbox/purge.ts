@@ -1,5 +1,5 @@
 /** @module Inbox-store cases: purging finished deliveries, never an unfinished one. */
-import { claimAll, delivery, leaseOne } from './fixtures';
+import { leaseAll, delivery, leaseOne } from './fixtures';
 import type { InboxConformanceCase } from './types';
 
 export const purgeCases: InboxConformanceCase[] = [
@@ -9,7 +9,7 @@ export const purgeCases: InboxConformanceCase[] = [
     async run({ inbox, wait }) {
       for (const id of ['done1', 'done2', 'done3', 'dead', 'leased', 'pending'])
         await inbox.enqueue(delivery(id));
-      const leased = await claimAll(inbox, 5);
+      const leased = await leaseAll(inbox, 5);
       for (const d of leased.slice(0, 3)) await inbox.complete(d);
       await inbox.bury(leased[3]!, { error: 'x' });
       expect(await inbox.purge({ olderThanMs: 60_000 })).toBe(0);
@@ -29,7 +29,7 @@ export const purgeCases: InboxConformanceCase[] = [
     name: 'purge takes batchSize, the deprecated name of chunkSize, and refuses the two disagreeing',
     async run({ inbox, wait }) {
       for (const id of ['done1', 'done2', 'done3']) await inbox.enqueue(delivery(id));
-      for (const d of await claimAll(inbox, 3)) await inbox.complete(d);
+      for (const d of await leaseAll(inbox, 3)) await inbox.complete(d);
       await wait(20);
       await expect(inbox.purge({ olderThanMs: 0, batchSize: 0 })).rejects.toMatchObject({
         option: 'chunkSize',
@@ -51,8 +51,8 @@ export const purgeCases: InboxConformanceCase[] = [
       expect(await inbox.purge({ olderThanMs: 0 })).toBe(1);
       expect(await inbox.find('stripe', 'evt_1')).toBeNull();
       expect(await inbox.enqueue(delivery('evt_1'))).toBe(true);
-      const [again] = await claimAll(inbox);
-      expect(again).toMatchObject({ externalId: 'evt_1', attempts: 1, failures: 0 });
+      const [again] = await leaseAll(inbox);
+      expect(again).toMatchObject({ externalId: 'evt_1', leases: 1, failures: 0 });
       expect(again!.id).toBeGreaterThan(first.id);
       // The old lease is not the new delivery's.
       expect(await inbox.complete(first)).toBe(false);

@@ -1,5 +1,5 @@
 /**
- * @module Inbox-store cases: what a relay reads. `claimRefs` leases as `claim` does but returns
+ * @module Inbox-store cases: what a relay reads. `leaseRefs` leases as `lease` does but returns
  * references only (no body, no headers); `lapsed` finds the expired handoffs a relay asks its
  * queue about.
  */
@@ -8,7 +8,9 @@ import type { InboxConformanceCase } from './types';
 
 /** A body worth not reading: 4 KiB. */
 export const REF_BODY = Buffer.alloc(4096, 0x61);
-const REF_KEYS = ['attempts', 'externalId', 'failures', 'id', 'provider'];
+// `attempts`: the lease count's deprecated name, carried beside `leases` for one minor version.
+const REF_KEYS = ['attempts', 'externalId', 'failures', 'id', 'leases', 'provider'];
+const ONE_LEASE = { leases: 1, attempts: 1 };
 
 /** A Stripe delivery with {@link REF_BODY}. */
 export const refDelivery = (externalId: string): NewDelivery => ({
@@ -22,24 +24,24 @@ export const refDelivery = (externalId: string): NewDelivery => ({
 export const relayCases: InboxConformanceCase[] = [
   {
     group: 'relay',
-    name: 'claimRefs leases like claim but returns only references: no body, no headers',
+    name: 'leaseRefs leases like lease but returns only references: no body, no headers',
     async run({ inbox, wait }) {
       for (const id of ['a', 'b']) await inbox.enqueue(refDelivery(id));
-      const refs = await inbox.claimRefs({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
+      const refs = await inbox.leaseRefs({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
       expect(refs.map((r) => Object.keys(r).sort())).toEqual([REF_KEYS, REF_KEYS]);
       expect(refs).toEqual([
-        { id: expect.any(Number), provider: 'stripe', externalId: 'a', attempts: 1, failures: 0 },
-        { id: expect.any(Number), provider: 'stripe', externalId: 'b', attempts: 1, failures: 0 },
+        { id: expect.any(Number), provider: 'stripe', externalId: 'a', ...ONE_LEASE, failures: 0 },
+        { id: expect.any(Number), provider: 'stripe', externalId: 'b', ...ONE_LEASE, failures: 0 },
       ]);
       // Leased: nothing is due until the lease runs out; then a takeover counts a failure. (The
       // lease is long while nothing may be due, however slow the machine, then cut to 100 ms.)
-      expect(await inbox.claimRefs({ providers: ['stripe'], limit: 10, leaseMs: 200 })).toEqual([]);
+      expect(await inbox.leaseRefs({ providers: ['stripe'], limit: 10, leaseMs: 200 })).toEqual([]);
       expect(await inbox.complete(refs[0]!)).toBe(true);
       expect(await inbox.extend([refs[1]!], { leaseMs: 100 })).toBe(1);
       await wait(300);
-      const [again] = await inbox.claimRefs({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
-      expect(again).toMatchObject({ externalId: 'b', attempts: 2, failures: 1 });
-      expect(await inbox.find('stripe', 'b')).toMatchObject({ attempts: 2, failures: 1 });
+      const [again] = await inbox.leaseRefs({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
+      expect(again).toMatchObject({ externalId: 'b', leases: 2, failures: 1 });
+      expect(await inbox.find('stripe', 'b')).toMatchObject({ leases: 2, failures: 1 });
     },
   },
   {
@@ -47,11 +49,11 @@ export const relayCases: InboxConformanceCase[] = [
     name: 'lapsed lists the processing deliveries whose lease ran out, under the lease they hold, in id order after afterId',
     async run({ inbox, wait }) {
       for (const id of ['a', 'b', 'c', 'd']) await inbox.enqueue(refDelivery(id));
-      const short = await inbox.claimRefs({ providers: ['stripe'], limit: 3, leaseMs: 100 });
+      const short = await inbox.leaseRefs({ providers: ['stripe'], limit: 3, leaseMs: 100 });
       await wait(200);
-      // 'd' is pending (the claim's to take), not a lapsed handoff.
+      // 'd' is pending (the next lease call's to take), not a lapsed handoff.
       const lapsed = await inbox.lapsed({ providers: ['stripe'], limit: 10, afterId: 0 });
-      expect(lapsed.map((r) => [r.externalId, r.attempts, r.failures])).toEqual([
+      expect(lapsed.map((r) => [r.externalId, r.leases, r.failures])).toEqual([
         ['a', 1, 0],
         ['b', 1, 0],
         ['c', 1, 0],
@@ -63,47 +65,47 @@ export const relayCases: InboxConformanceCase[] = [
         ),
       ).toEqual(['b']);
       expect(await inbox.lapsed({ providers: ['github'], limit: 10, afterId: 0 })).toEqual([]);
-      // Extended (the queue still has the job): no longer lapsed, and the claim leaves it alone.
+      // Extended (the queue still has the job): no longer lapsed, and the lease call leaves it alone.
       expect(await inbox.extend([short[0]!], { leaseMs: 60_000 })).toBe(1);
       expect(
         (await inbox.lapsed({ providers: ['stripe'], limit: 10, afterId: 0 })).map(
           (r) => r.externalId,
         ),
       ).toEqual(['b', 'c']);
-      const claimed = await inbox.claimRefs({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
-      expect(claimed.map((r) => r.externalId)).toEqual(['b', 'c', 'd']);
+      const leased = await inbox.leaseRefs({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
+      expect(leased.map((r) => r.externalId)).toEqual(['b', 'c', 'd']);
     },
   },
   {
     group: 'relay',
-    name: 'claimRefs with takeOver: false leases pending deliveries only; with a list of leases it takes over only those, while still expired and held under them',
+    name: 'leaseRefs with takeOver: false leases pending deliveries only; with a list of leases it takes over only those, while still expired and held under them',
     async run({ inbox, wait }) {
       for (const id of ['a', 'b']) await inbox.enqueue(refDelivery(id));
       await inbox.enqueue({ ...refDelivery('g1'), orderingKey: 'cus_1' });
-      const first = await inbox.claimRefs({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
+      const first = await inbox.leaseRefs({ providers: ['stripe'], limit: 10, leaseMs: 60_000 });
       expect(first.map((r) => r.externalId)).toEqual(['a', 'b', 'g1']);
       const [a, b, g1] = first as [LeasedRef, LeasedRef, LeasedRef];
       await inbox.enqueue(refDelivery('c'));
       await inbox.enqueue({ ...refDelivery('g2'), orderingKey: 'cus_1' });
       expect(await inbox.extend([a, g1], { leaseMs: 100 })).toBe(2);
       await wait(300);
-      const claim = (takeOver: boolean | readonly DeliveryLease[]) =>
-        inbox.claimRefs({ providers: ['stripe'], limit: 10, leaseMs: 60_000, takeOver });
+      const leaseWith = (takeOver: boolean | readonly DeliveryLease[]) =>
+        inbox.leaseRefs({ providers: ['stripe'], limit: 10, leaseMs: 60_000, takeOver });
       // 'a' and 'g1' lapsed but are not taken; 'g2' waits behind its group's unfinished head.
-      const pending = await claim(false);
-      expect(pending.map((r) => [r.externalId, r.attempts, r.failures])).toEqual([['c', 1, 0]]);
-      expect(await inbox.find('stripe', 'a')).toMatchObject({ attempts: 1, failures: 0 });
+      const pending = await leaseWith(false);
+      expect(pending.map((r) => [r.externalId, r.leases, r.failures])).toEqual([['c', 1, 0]]);
+      expect(await inbox.find('stripe', 'a')).toMatchObject({ leases: 1, failures: 0 });
       // Listed: 'b' is held but not expired, 'a' under a lease it no longer has; neither is taken.
-      expect(await claim([b, { id: a.id, attempts: a.attempts + 1 }])).toEqual([]);
+      expect(await leaseWith([b, { id: a.id, leases: a.leases + 1 }])).toEqual([]);
       // Only the listed expired lease is taken over, a failure counted; 'g1' stays, and so 'g2'.
-      const taken = await claim([a]);
-      expect(taken.map((r) => [r.externalId, r.attempts, r.failures])).toEqual([['a', 2, 1]]);
+      const taken = await leaseWith([a]);
+      expect(taken.map((r) => [r.externalId, r.leases, r.failures])).toEqual([['a', 2, 1]]);
       expect(await inbox.find('stripe', 'g1')).toMatchObject({
         status: 'processing',
-        attempts: 1,
+        leases: 1,
         failures: 0,
       });
-      expect(await claim([a])).toEqual([]);
+      expect(await leaseWith([a])).toEqual([]);
     },
   },
 ];

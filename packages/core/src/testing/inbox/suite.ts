@@ -2,14 +2,15 @@
 import { backlogCases } from './backlog';
 import { backpressureCases } from './backpressure';
 import { describeCases } from '../describe-cases';
-import { claimCases } from './claim';
+import { leaseCases } from './lease';
 import { enqueueCases } from './enqueue';
+import { leaseCountCases } from './lease-count';
 import { listCases } from './list';
 import { orderingCases } from './ordering';
 import { purgeCases } from './purge';
 import { redeliverCases } from './redeliver';
 import { relayCases } from './relay';
-import { settleCases } from './settle';
+import { leaseEndCases } from './lease-end';
 import type {
   InboxCaseContext,
   InboxConformanceCase,
@@ -17,11 +18,12 @@ import type {
   InboxConformanceOptions,
 } from './types';
 
-/** Every case of the `InboxStore` contract, grouped as enqueue, claim, settle, redeliver, ordering, relay, list, purge, backlog, backpressure. */
+/** Every case of the `InboxStore` contract, grouped as enqueue, lease, lease end, lease count, redeliver, ordering, relay, list, purge, backlog, backpressure. */
 export const inboxConformanceCases: readonly InboxConformanceCase[] = [
   ...enqueueCases,
-  ...claimCases,
-  ...settleCases,
+  ...leaseCases,
+  ...leaseEndCases,
+  ...leaseCountCases,
   ...redeliverCases,
   ...orderingCases,
   ...relayCases,

@@ -50,8 +50,9 @@ export interface InboxCaseContext {
 export interface InboxConformanceCase {
   readonly group:
     | 'enqueue'
-    | 'claim'
-    | 'settle'
+    | 'lease'
+    | 'lease end'
+    | 'lease count'
     | 'redeliver'
     | 'ordering'
     | 'relay'
