@@ -223,6 +223,8 @@ const BRIDGE_SURFACE = new Set([
   'HandoffState',
   'jobIdOf',
   'QueuedDelivery',
+  'GivenQueuedDelivery',
+  'leaseCount',
   'createInboxConsumer',
   'InboxConsumer',
   'InboxConsumerOptions',
