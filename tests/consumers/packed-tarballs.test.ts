@@ -201,11 +201,12 @@ function betterSqlite3Like(node: NodeRuntime): string {
 
 /**
  * Points `dir`'s better-sqlite3 at the build for `node` (the only native module here; npm
- * installed the registry's without its binary, scripts off), as a link to that folder.
+ * installed the registry's without its binary, scripts off), as a link to that folder. Throws
+ * when npm installed none there.
  */
 function useBetterSqlite3(dir: string, node: NodeRuntime): void {
   const installed = join(dir, 'node_modules', 'better-sqlite3');
-  rmSync(installed, { recursive: true, force: true });
+  rmSync(installed, { recursive: true });
   symlinkSync(node.betterSqlite3, installed, 'dir');
 }
 
