@@ -316,6 +316,10 @@ beforeAll(async () => {
   for (const [index, node] of prepared.entries())
     nodes.set(NODE_NAMES[index] ?? node.version, node);
   const machine = prepared[0]!;
+  // The README's install needs nothing the rest makes: it starts here, beside the rest, and its
+  // own tests' hook waits for it (and reports its failure).
+  readmeInstall = installAsTheReadmeSays(machine);
+  readmeInstall.catch(() => undefined);
   await Promise.all([
     run(
       process.execPath,
@@ -338,7 +342,6 @@ beforeAll(async () => {
     (async () => {
       prismaDir = await makePrismaConsumer(machine, tarballs);
     })(),
-    installAsTheReadmeSays(machine),
   ]);
 }, 15 * 60_000);
 
@@ -579,14 +582,15 @@ const readmeHome = join(work, 'home');
 const readmeApp = join(readmeHome, 'app');
 /** What `pnpm pack:all` printed, and what tsc reported on the README app ('' when clean). */
 const readme = { printed: '', compiled: '' };
+/** The README's install, under way from the file's first hook. */
+let readmeInstall: Promise<void> | undefined;
 
 /**
  * What the README's Install section tells someone trying the packages in an app of their own
  * before a release: its commands, run as written (`sh -c`, each line), with HOME the test's
  * folder. npm keeps the machine's settings and cache, with install scripts off: the registry's
  * better-sqlite3 then has no binary, and the build for this Node takes its place (as for every
- * consumer here). It needs nothing the other consumers make: it runs beside them, in the file's
- * preparation.
+ * consumer here).
  */
 async function installAsTheReadmeSays(machine: NodeRuntime): Promise<void> {
   const [home, app] = [readmeHome, readmeApp];
@@ -629,6 +633,10 @@ async function installAsTheReadmeSays(machine: NodeRuntime): Promise<void> {
 
 describe("the README's install: pnpm pack:all, then npm i of the tarballs in an app", () => {
   const [home, app] = [readmeHome, readmeApp];
+  beforeAll(async () => {
+    if (!readmeInstall) throw new Error("the README's install did not start");
+    await readmeInstall;
+  }, 15 * 60_000);
 
   it('pnpm pack:all prints the npm i line the README gives', () => {
     const [line] = readmeInstallBlock('npm i ~/wi-packs/');
