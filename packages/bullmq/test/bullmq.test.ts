@@ -127,7 +127,7 @@ describe.each(targets('bullmq_bridge'))('the BullMQ bridge (%s)', (_name, open) 
     expect(other).toEqual([expect.stringMatching(/^(given-back|skipped)$/)]);
     // Waiting for the other run's receipt used up no BullMQ attempt.
     expect(results.map((job) => job.attemptsMade)).toEqual([1, 1]);
-    expect(events.filter((e) => e.type === 'released')).toHaveLength(
+    expect(events.filter((e) => e.type === 'given-back')).toHaveLength(
       other[0] === 'given-back' ? 1 : 0,
     );
     expect(runs).toBe(1);

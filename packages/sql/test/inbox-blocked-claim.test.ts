@@ -166,9 +166,9 @@ describe.each(servers)('a lease call blocked by a table lock, %s', (_name, open)
       }),
     );
     // The lease call goes through once the lock is gone; the stopped worker gives its lease back.
-    for (let i = 0; i < 100 && !events.some((e) => e.type === 'released'); i++) await sleep(20);
+    for (let i = 0; i < 100 && !events.some((e) => e.type === 'given-back'); i++) await sleep(20);
     expect(events).toContainEqual(
-      expect.objectContaining({ type: 'released', reason: 'shutdown' }),
+      expect.objectContaining({ type: 'given-back', reason: 'shutdown' }),
     );
     expect(ran).toEqual([]);
     expect(await inbox.find('stripe', 'evt_1')).toMatchObject({

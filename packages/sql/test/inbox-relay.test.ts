@@ -143,7 +143,7 @@ describe.each(driverKinds('inbox_relay'))('the inbox relay and consumer (%s)', (
     expect(stored).toMatchObject({ status: 'pending', leases: 1, failures: 0 });
     expect(stored!.availableAt.getTime()).toBeGreaterThan(Date.now() + 1000);
     expect(events).toContainEqual(
-      expect.objectContaining({ type: 'released', reason: 'in-progress' }),
+      expect.objectContaining({ type: 'given-back', reason: 'in-progress' }),
     );
     expect(await effectRows()).toEqual([]);
   });

@@ -189,7 +189,7 @@ describe('a receipts store that fails', () => {
       expect.objectContaining({ type: 'store-error', operation: 'receipts' }),
     );
     expect(events).toContainEqual(
-      expect.objectContaining({ type: 'released', reason: 'store-error' }),
+      expect.objectContaining({ type: 'given-back', reason: 'store-error' }),
     );
     await Schema.createTable(db, { table: `receipts_${n}` });
     expect(await w.runOnce()).toBe(3);
@@ -210,7 +210,7 @@ describe('a receipts store that fails', () => {
     });
     const job = { id: leased!.id, provider: 'stripe', externalId: 'evt_1', leases: 1 };
     expect(await consumer.process(job, { final: true })).toBe('given-back');
-    expect(events.find((e) => e.type === 'released')).toMatchObject({ reason: 'store-error' });
+    expect(events.find((e) => e.type === 'given-back')).toMatchObject({ reason: 'store-error' });
     expect(ran).toBe(0);
     expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'pending', failures: 0 });
   });

@@ -206,7 +206,7 @@ describe.each([
     // The handler is still inside its transaction (on SQLite: holding the one connection).
     await w.stop({ timeoutMs: 50 });
     expect(w.running).toBe(false);
-    expect(events).toEqual([expect.objectContaining({ type: 'released', reason: 'shutdown' })]);
+    expect(events).toEqual([expect.objectContaining({ type: 'given-back', reason: 'shutdown' })]);
     expect(await inbox.find('stripe', 'evt_slow')).toMatchObject({
       status: 'pending',
       failures: 0,
@@ -232,7 +232,7 @@ describe.each([
     const released = await inbox.find('stripe', 'evt_busy');
     expect(released).toMatchObject({ status: 'pending', lastError: null });
     expect(released!.availableAt.getTime()).toBeGreaterThan(Date.now() + 10_000);
-    expect(events).toEqual([expect.objectContaining({ type: 'released', reason: 'in-progress' })]);
+    expect(events).toEqual([expect.objectContaining({ type: 'given-back', reason: 'in-progress' })]);
     expect(released).toMatchObject({ attempts: 1, failures: 0 });
     if (!ticket.isReplay) await ticket.fail(new Error('gave up'));
   });
@@ -332,7 +332,7 @@ describe.each([
       },
     });
     expect(await worker(book, { inbox: failing }).runOnce()).toBe(1);
-    expect(events.map((e) => e.type)).toEqual(['store-error', 'released']);
+    expect(events.map((e) => e.type)).toEqual(['store-error', 'given-back']);
     expect(events[0]).toMatchObject({
       error: expect.objectContaining({ name: 'StoreError', store: 'inbox' }),
     });
@@ -688,8 +688,8 @@ describe.each([
       const { calls, handler } = recording();
       expect(await worker(handler, { concurrency: 1, groupSize: 4 }).runOnce()).toBe(3);
       expect(calls.map((c) => c.id)).toEqual(['evt_1']);
-      expect(events.map((e) => e.type).sort()).toEqual(['processed', 'released', 'released']);
-      expect(events.filter((e) => e.type === 'released')).toEqual([
+      expect(events.map((e) => e.type).sort()).toEqual(['given-back', 'given-back', 'processed']);
+      expect(events.filter((e) => e.type === 'given-back')).toEqual([
         expect.objectContaining({ reason: 'surplus' }),
         expect.objectContaining({ reason: 'surplus' }),
       ]);
@@ -711,7 +711,7 @@ describe.each([
       w.start();
       await inside;
       await w.stop({ timeoutMs: 50 });
-      expect(events.map((e) => e.type)).toEqual(['released', 'released', 'released']);
+      expect(events.map((e) => e.type)).toEqual(['given-back', 'given-back', 'given-back']);
       expect(await effectCount()).toEqual([]);
       for (const d of await inbox.list())
         expect(d).toMatchObject({ status: 'pending', failures: 0, lastError: null });

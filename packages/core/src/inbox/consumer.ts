@@ -11,7 +11,7 @@ import { completerOf, guardFor, type ReceiptsOptions, warnOfSetup } from './rece
 import type { GivenQueuedDelivery, QueuedDelivery } from './relay-options';
 import { emitter, errorText, type InboxHandler, numberOption, refOf, runDelivery } from './run';
 import { handlersOf, type InboxHandlers, isPermanent } from './handlers';
-import type { InboxEvent, StoredDelivery } from './types';
+import type { GiveBackEventName, InboxEvent, StoredDelivery } from './types';
 
 /** Options of {@link createInboxConsumer}. */
 export interface InboxConsumerOptions<Tx = never> extends ReceiptsOptions<Tx> {
@@ -29,10 +29,15 @@ export interface InboxConsumerOptions<Tx = never> extends ReceiptsOptions<Tx> {
    */
   visibilityTimeoutSeconds?: number;
   /**
-   * Receives `processed`, `failed`, `dead`, `skipped`, `released` and `lease-lost` events, and
+   * Receives `processed`, `failed`, `dead`, `skipped`, `given-back` and `lease-lost` events, and
    * once, as the consumer is built, a `warning` for a setup that works against the inbox.
    */
   onEvent?: (event: InboxEvent) => void;
+  /**
+   * @deprecated For one minor version: `'released'` emits each give-back under its name before
+   * 0.2 instead of `'given-back'` (the default), while what reads the events moves.
+   */
+  giveBackEvent?: GiveBackEventName;
 }
 
 /**
@@ -122,7 +127,7 @@ export function createInboxConsumer<Tx = never>(options: InboxConsumerOptions<Tx
   if (!inbox || typeof inbox.find !== 'function')
     throw new ConfigError('inbox', 'must implement InboxConsumerStore (new SqlInbox(db))');
   const { providers, handlers } = handlersOf<Tx>(options.handlers);
-  const emit = emitter(options.onEvent);
+  const emit = emitter(options.onEvent, options.giveBackEvent);
   const visibility = numberOption(
     'visibilityTimeoutSeconds',
     options.visibilityTimeoutSeconds ?? 60,
@@ -190,7 +195,7 @@ async function consume<Tx>(
     const { delayMs, reason } = result;
     if (!(await endLease(scope, job, () => giveBackLease(inbox, job, { delayMs }))))
       return 'skipped';
-    emit({ type: 'released', delivery: ref, reason });
+    emit({ type: 'given-back', delivery: ref, reason });
     return 'given-back';
   }
   // A payload its schema refuses is buried at once: no retry changes it before a deploy.

@@ -34,6 +34,7 @@ export {
   type ExpectedDelivery,
   type GivenLeaseCount,
   type InboxCaution,
+  type GiveBackEventName,
   type InboxEvent,
   type LeaseCount,
   type LeasedRef,

@@ -10,7 +10,7 @@ import type { IdempotencyGuard } from '../guard';
 import { RequestKey } from '../request-key';
 import { abortReason } from '../abort';
 import type { RunContext } from '../types';
-import type { Delivery, DeliveryLease, DeliveryRef, InboxEvent } from './types';
+import type { Delivery, DeliveryLease, DeliveryRef, GiveBackEventName, InboxEvent } from './types';
 import { leaseCount, leasesOf } from './lease-count';
 
 /** What an inbox handler gets besides the delivery: the guard's context and the run's signal. */
@@ -69,15 +69,22 @@ export const refOf = (d: DeliveryRef): DeliveryRef => ({
   ...leaseCount(leasesOf(d)),
 });
 
-/** `onEvent` made safe: an observer never changes what happens to a delivery. */
+/**
+ * `onEvent` made safe: an observer never changes what happens to a delivery. `giveBackEvent`:
+ * the deprecated `'released'` renames each give-back for the one minor version it is kept.
+ */
 export function emitter(
   onEvent: ((event: InboxEvent) => void) | undefined,
+  giveBackEvent: GiveBackEventName = 'given-back',
 ): (event: InboxEvent) => void {
   if (onEvent !== undefined && typeof onEvent !== 'function')
     throw new ConfigError('onEvent', 'must be a function');
+  if (giveBackEvent !== 'given-back' && giveBackEvent !== 'released')
+    throw new ConfigError('giveBackEvent', "must be 'given-back' or 'released' (deprecated)");
+  const renamed = giveBackEvent === 'released';
   return (event) => {
     try {
-      onEvent?.(event);
+      onEvent?.(renamed && event.type === 'given-back' ? { ...event, type: 'released' } : event);
     } catch {
       // Ignored on purpose.
     }

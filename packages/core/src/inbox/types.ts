@@ -150,6 +150,15 @@ export interface InboxCaution {
   readonly message: string;
 }
 
+/**
+ * The `type` of the event a worker or a queue consumer emits when it gives a delivery back:
+ * `'given-back'`. `'released'` is the name it had before 0.2, when "release" also named the
+ * operator's action on a stuck receipt; a worker or consumer built with
+ * `giveBackEvent: 'released'` (deprecated, for one minor version) still emits it, so that logs,
+ * alerts and dashboards keyed on the old name keep working while they move.
+ */
+export type GiveBackEventName = 'given-back' | 'released';
+
 /** What the inbox endpoint and the worker report without throwing: for logs and metrics. */
 export type InboxEvent =
   /** The endpoint stored a delivery (`stored`) or recognised one it already had (`duplicate`). */
@@ -182,13 +191,15 @@ export type InboxEvent =
   /** The handler failed for the last allowed time: the delivery is `dead`. */
   | { readonly type: 'dead'; readonly delivery: DeliveryRef; readonly error: string }
   /**
-   * The delivery went back to `pending` without counting as a failure: another worker still held
-   * its receipt (`in-progress`), the receipts store failed to claim or record it (`store-error`,
-   * reported just before), the worker stopped before its handler finished (`shutdown`), or a lease call
-   * leased more retries than the worker had free lanes for (`surplus`: given back, due at once).
+   * The delivery was given back (`pending` again) without counting as a failure: another worker
+   * still held its receipt (`in-progress`), the receipts store failed to claim or record it
+   * (`store-error`, reported just before), the worker stopped before its handler finished
+   * (`shutdown`), or a lease call leased more retries than the worker had free lanes for
+   * (`surplus`: given back, due at once). `'released'` is its name before 0.2, emitted instead
+   * only under the deprecated `giveBackEvent: 'released'` (see {@link GiveBackEventName}).
    */
   | {
-      readonly type: 'released';
+      readonly type: GiveBackEventName;
       readonly delivery: DeliveryRef;
       readonly reason: 'in-progress' | 'store-error' | 'shutdown' | 'surplus';
     }

@@ -7,7 +7,7 @@ import type { InboxWorkerStore } from './inbox-store';
 import type { PollingPart } from './poll-loop';
 import type { ReceiptsOptions } from './receipts-link';
 import { emitter, MAX_CLAIM_LIMIT, numberOption as number } from './run';
-import type { InboxEvent } from './types';
+import type { GiveBackEventName, InboxEvent } from './types';
 
 /** Options of {@link createInboxWorker}. */
 export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
@@ -78,12 +78,17 @@ export interface InboxWorkerOptions<Tx = never> extends ReceiptsOptions<Tx> {
   /** `[0, 1)`, for the jitter; for tests. Defaults to `Math.random`. */
   random?: () => number;
   /**
-   * Receives `processed`, `retry`, `dead`, `released`, `lease-lost` and `store-error` events, and
-   * once, as the worker is built, a `warning` for a setup that works against the inbox
+   * Receives `processed`, `retry`, `dead`, `given-back`, `lease-lost` and `store-error` events,
+   * and once, as the worker is built, a `warning` for a setup that works against the inbox
    * (`InboxStore.cautionsFor`, or an inbox built with another receipts store). Errors it throws
    * are ignored.
    */
   onEvent?: (event: InboxEvent) => void;
+  /**
+   * @deprecated For one minor version: `'released'` emits each give-back under its name before
+   * 0.2 instead of `'given-back'` (the default), while what reads the events moves.
+   */
+  giveBackEvent?: GiveBackEventName;
 }
 
 /** A running (or stopped) inbox worker. */
@@ -207,7 +212,7 @@ export function settingsOf<Tx>(options: InboxWorkerOptions<Tx>) {
   if (!inbox || (typeof inbox.lease !== 'function' && typeof inbox.claim !== 'function'))
     throw new ConfigError('inbox', 'must implement InboxWorkerStore (new SqlInbox(db))');
   const { providers, handlers } = handlersOf<Tx>(options.handlers);
-  const emit = emitter(options.onEvent);
+  const emit = emitter(options.onEvent, options.giveBackEvent);
   if (typeof random !== 'function') throw new ConfigError('random', 'must be a function');
   const pacing = pacingOf(options);
   const backoff = {

@@ -99,7 +99,7 @@ export class Settler<Tx> {
   ): Promise<void> => {
     const write = () => giveBackLease(this.scope.inbox, delivery, { delayMs });
     if (await this.settle(delivery, 'giveBack', write))
-      this.scope.emit({ type: 'released', delivery: refOf(delivery), reason });
+      this.scope.emit({ type: 'given-back', delivery: refOf(delivery), reason });
   };
 
   /** The receipts store answered: the run of store failures is over. */

@@ -17,6 +17,7 @@ import {
 import {
   createInboxWorker,
   type DeliveryLease,
+  type GiveBackEventName,
   type InboxEvent,
   type InboxStore,
   InMemoryInbox,
@@ -228,5 +229,51 @@ describe('a job given back while another run holds its receipt', () => {
     expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'pending', failures: 0 });
     const completedBefore: ConsumeOutcome = 'released';
     expect(['given-back', 'released']).toContain(completedBefore);
+  });
+});
+
+describe("the give-back event: 'given-back', and 'released' (its name before) for one minor version", () => {
+  /** A consumer's job given back while another run holds its receipt, and what `onEvent` saw. */
+  async function givenBack(options: { giveBackEvent?: GiveBackEventName } = {}) {
+    const inbox = new InMemoryInbox();
+    await inbox.enqueue(delivery('evt_1'));
+    const [ref] = await inbox.leaseRefs({ providers: ['stripe'], limit: 1, leaseMs: 60_000 });
+    const store = new InMemoryStore();
+    await new IdempotencyGuard(store).claim(new RequestKey('stripe', 'evt_1'));
+    const events: InboxEvent[] = [];
+    const consumer = createInboxConsumer({
+      inbox,
+      store,
+      handlers: { stripe: async () => {} },
+      onEvent: (event) => events.push(event),
+      ...options,
+    });
+    await consumer.process(ref!, { final: false });
+    return events.filter((e) => e.type === 'given-back' || e.type === 'released');
+  }
+
+  it("emits one 'given-back' event, and no 'released'", async () => {
+    expect(await givenBack()).toEqual([
+      expect.objectContaining({ type: 'given-back', reason: 'in-progress' }),
+    ]);
+  });
+
+  it("emits one 'released' event instead under the deprecated giveBackEvent: 'released'", async () => {
+    expect(await givenBack({ giveBackEvent: 'released' })).toEqual([
+      expect.objectContaining({ type: 'released', reason: 'in-progress' }),
+    ]);
+  });
+
+  it('refuses any other name with a ConfigError naming the option, on the worker and the consumer', () => {
+    const inbox = new InMemoryInbox();
+    const store = new InMemoryStore();
+    const giveBackEvent = 'returned' as GiveBackEventName;
+    const handlers = { stripe: async () => {} };
+    expect(() => createInboxWorker({ inbox, store, handlers, giveBackEvent })).toThrow(
+      expect.objectContaining({ option: 'giveBackEvent' }),
+    );
+    expect(() => createInboxConsumer({ inbox, store, handlers, giveBackEvent })).toThrow(
+      expect.objectContaining({ option: 'giveBackEvent' }),
+    );
   });
 });

@@ -156,7 +156,7 @@ it('a lease call still blocked at stop() does not hold it past its deadline; wha
   gate.resolve();
   await jest.advanceTimersByTimeAsync(0);
   expect(events.slice(1)).toEqual([
-    expect.objectContaining({ type: 'released', reason: 'shutdown' }),
+    expect.objectContaining({ type: 'given-back', reason: 'shutdown' }),
   ]);
   expect(ran).toEqual([]);
   expect(await inbox.find('stripe', 'evt_1')).toMatchObject({

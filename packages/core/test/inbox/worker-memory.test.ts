@@ -107,7 +107,7 @@ describe('the inbox worker on InMemoryInbox and InMemoryStore', () => {
     await running;
     await w.stop({ timeoutMs: 50 });
     expect(w.running).toBe(false);
-    expect(events).toEqual([expect.objectContaining({ type: 'released', reason: 'shutdown' })]);
+    expect(events).toEqual([expect.objectContaining({ type: 'given-back', reason: 'shutdown' })]);
     expect(await inbox.find('stripe', 'evt_slow')).toMatchObject({
       status: DeliveryStatus.PENDING,
       leases: 1,
