@@ -146,7 +146,7 @@ export function cpuOf(pid: number): number {
 
 /** The worker's own claim statement (one provider, a claim of one), for the dialect's placeholders. */
 function claimStatement(dialect: 'postgres' | 'mysql'): string {
-  const sql = buildInboxQueries(dialects[dialect], DEFAULT_INBOX_TABLE, true).claimSelect(1);
+  const sql = buildInboxQueries(dialects[dialect], DEFAULT_INBOX_TABLE, true).leaseSelect(1);
   let n = 0;
   return dialect === 'postgres' ? sql.replace(/\?/g, () => `$${++n}`) : sql;
 }
@@ -205,7 +205,7 @@ export function postgresCpuUs(postmaster: number): number {
   return cpuOf(postmaster) + childrenOf(postmaster).reduce((sum, pid) => sum + cpuOf(pid), 0);
 }
 
-/** The claim's time bound as `SqlInbox` sets it by default (`claimTimeoutMs`). */
+/** The lease call's time bound as `SqlInbox` sets it by default (`leaseTimeoutMs`). */
 const CLAIM_TIMEOUT_MS = 5000;
 
 /**
@@ -214,7 +214,7 @@ const CLAIM_TIMEOUT_MS = 5000;
  * leases nothing. With what the table holds.
  */
 export async function postgresClaimPlan(pool: pg.Pool): Promise<ClaimPlan> {
-  const { setup } = dialects.postgres.inbox.boundClaim('', CLAIM_TIMEOUT_MS);
+  const { setup } = dialects.postgres.inbox.boundLease('', CLAIM_TIMEOUT_MS);
   const client = await pool.connect();
   let rows: Array<{ 'QUERY PLAN': unknown }>;
   try {

@@ -68,7 +68,7 @@ describe('the backlog read on PostgreSQL (EXPLAIN ANALYZE)', () => {
   const sql = buildBacklogQueries(dialects.postgres, 'webhook_inbox');
   const explain = async (statement: string, params: unknown[]) => {
     // As the store runs it: the claim's bound first (no sort, a time limit), in one transaction.
-    const { setup, select } = dialects.postgres.inbox.boundClaim(statement, 5000);
+    const { setup, select } = dialects.postgres.inbox.boundLease(statement, 5000);
     const client = await pool.connect();
     try {
       await client.query('BEGIN');

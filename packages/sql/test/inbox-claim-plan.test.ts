@@ -186,8 +186,8 @@ describe.each(targets)('the claim over a fresh backlog, %s', (_name, open) => {
     `reads the unfinished deliveries in id order and stops at its limit (${LIMIT} of ${BACKLOG}), taking over %s`,
     async (_what, takeOver, leases) => {
       const sql = buildInboxQueries(dialects[target.dialect], 'webhook_inbox', true);
-      const bound = dialects[target.dialect].inbox.boundClaim(
-        sql.claimSelect(1, false, takeOver),
+      const bound = dialects[target.dialect].inbox.boundLease(
+        sql.leaseSelect(1, false, takeOver),
         5000,
       );
       const scan = await target.explain(bound.setup, bound.select, ['stripe', ...leases, LIMIT]);

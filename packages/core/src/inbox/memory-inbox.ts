@@ -19,7 +19,7 @@ import {
 } from './memory-inbox-rows';
 import type { InboxStore, LeaseInput, LeaseRefsInput } from './inbox-store';
 import { leasesOf } from './lease-count';
-import { MAX_CLAIM_LIMIT } from './run';
+import { MAX_LEASE_LIMIT } from './run';
 import {
   type Delivery,
   type DeliveryLease,
@@ -122,8 +122,8 @@ export class InMemoryInbox implements InboxStore {
 
   /** Leases the due heads of their ordering groups, oldest first; a takeover counts a failure. */
   private leaseRows({ providers, limit, leaseMs, takeOver = true }: LeaseRefsInput): Row[] {
-    if (limit > MAX_CLAIM_LIMIT)
-      throw new ConfigError('limit', `must be at most ${MAX_CLAIM_LIMIT}`);
+    if (limit > MAX_LEASE_LIMIT)
+      throw new ConfigError('limit', `must be at most ${MAX_LEASE_LIMIT}`);
     if (providers.length === 0 || limit < 1) return [];
     const now = this.now();
     const wanted = new Set(providers);

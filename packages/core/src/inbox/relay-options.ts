@@ -7,7 +7,7 @@ import { SECOND } from '../constants';
 import { ConfigError } from '../errors';
 import { givenName, renamedOption } from '../renamed-option';
 import type { Store } from '../types';
-import { emitter, MAX_CLAIM_LIMIT, numberOption } from './run';
+import { emitter, MAX_LEASE_LIMIT, numberOption } from './run';
 import type { InboxRelayStore } from './inbox-store';
 import { leasesOf } from './lease-count';
 import type { PollingPart } from './poll-loop';
@@ -160,7 +160,7 @@ export function relaySettingsOf(options: InboxRelayOptions) {
       size,
       1,
       true,
-      MAX_CLAIM_LIMIT,
+      MAX_LEASE_LIMIT,
     ),
     pollIntervalMs: numberOption('pollIntervalMs', options.pollIntervalMs ?? pollIntervalMs, 1),
     handoffMs:

@@ -96,7 +96,7 @@ export function emitter(
  * lease call and a lease renewal bind one or two values per delivery, and past a few thousand they
  * would meet the databases' placeholder limits (SQLite 32,766, PostgreSQL and MariaDB 65,535).
  */
-export const MAX_CLAIM_LIMIT = 1000;
+export const MAX_LEASE_LIMIT = 1000;
 
 /**
  * Validates a number option, naming it: a finite number of at least `min`, at most `max` when

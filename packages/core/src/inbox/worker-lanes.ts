@@ -11,7 +11,7 @@
  * - **Halting.** Once the worker is stopping, the lanes start nothing: what waits is given back at
  *   once, free of charge, and so is whatever a group hands out later.
  */
-import { MAX_CLAIM_LIMIT, refOf } from './run';
+import { MAX_LEASE_LIMIT, refOf } from './run';
 import type { Delivery, InboxEvent } from './types';
 import type { LeaseKeeper } from './lease-keeper';
 import {
@@ -21,7 +21,7 @@ import {
   runGroup,
   unitsOf,
 } from './worker-group';
-import type { Settler } from './worker-settle';
+import type { LeaseEnds } from './worker-lease-ends';
 
 /** What a group needs of the worker besides the lanes (where deliveries run in groups). */
 export type GroupScope<Tx> = Pick<
@@ -35,7 +35,7 @@ export interface LanesScope<Tx> {
   readonly groupSize: number;
   readonly emit: (event: InboxEvent) => void;
   readonly keeper: LeaseKeeper<Delivery>;
-  readonly settler: Settler<Tx>;
+  readonly settler: LeaseEnds<Tx>;
   /** Where first deliveries run in groups; `undefined` where each runs on its own. */
   readonly group: GroupScope<Tx> | undefined;
   /** True once the worker is stopping: nothing new starts, what waits is given back. */
@@ -80,7 +80,7 @@ export class Lanes<Tx> {
   /** What the free lanes take in one lease call; 0 while anything waits. */
   room(): number {
     const free = this.scope.concurrency - this.busy;
-    return this.waiting.length > 0 ? 0 : Math.min(MAX_CLAIM_LIMIT, free * this.perLane);
+    return this.waiting.length > 0 ? 0 : Math.min(MAX_LEASE_LIMIT, free * this.perLane);
   }
 
   /**

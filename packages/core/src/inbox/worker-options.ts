@@ -6,7 +6,7 @@ import { handlersOf, type InboxHandlers } from './handlers';
 import type { InboxWorkerStore } from './inbox-store';
 import type { PollingPart } from './poll-loop';
 import type { ReceiptsOptions } from './receipts-link';
-import { emitter, MAX_CLAIM_LIMIT, numberOption as number } from './run';
+import { emitter, MAX_LEASE_LIMIT, numberOption as number } from './run';
 import type { GiveBackEventName, InboxEvent } from './types';
 
 /** Options of {@link createInboxWorker}. */
@@ -161,7 +161,7 @@ function pacingOf<Tx>(options: InboxWorkerOptions<Tx>) {
     options.concurrency ?? DEFAULTS.concurrency,
     1,
     true,
-    MAX_CLAIM_LIMIT,
+    MAX_LEASE_LIMIT,
   );
   const groupSize = renamedNumber(options, ['groupSize', 'batchSize'], DEFAULTS.groupSize, 1, {
     integer: true,

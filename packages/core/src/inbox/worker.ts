@@ -9,7 +9,7 @@
  *   lane frees up when every lane is busy). A stop cuts the nap short.
  * - **Lanes** (worker-lanes.ts): what a lease call brings: deliveries in hand, groups and single
  *   deliveries waiting for a free lane, at most `concurrency` transactions at once; a group's
- *   transaction (worker-group.ts); a single delivery and its settle writes (worker-settle.ts).
+ *   transaction (worker-group.ts); a single delivery and the writes that end its lease (worker-lease-ends.ts).
  * - **Lease renewal** (lease-keeper.ts): every delivery in hand has its lease renewed by one timer until
  *   its part is over; a lease found taken over is reported (`lease-lost`) once.
  * - **Stop with a deadline** (stopper.ts): gives back what has not started, waits for the lease call
@@ -21,7 +21,7 @@ import { leaseDeliveries } from './inbox-store';
 import { LeaseKeeper } from './lease-keeper';
 import { LoopState, loopHandle, PollLoop, UNTIL_WOKEN } from './poll-loop';
 import { type CompleteIn, completerOf, groupsOf, guardFor, warnOfSetup } from './receipts-link';
-import { MAX_CLAIM_LIMIT, numberOption, refOf } from './run';
+import { MAX_LEASE_LIMIT, numberOption, refOf } from './run';
 import { stopWithDeadline } from './stopper';
 import type { Delivery, DeliveryLease, DeliveryRef, InboxEvent } from './types';
 import { Lanes } from './worker-lanes';
@@ -32,7 +32,7 @@ import {
   STOP_GRACE_MS,
   settingsOf,
 } from './worker-options';
-import { Settler } from './worker-settle';
+import { LeaseEnds } from './worker-lease-ends';
 
 export type { InboxHandler } from './run';
 export { type InboxWorker, type InboxWorkerOptions, retryDelayMs } from './worker-options';
@@ -65,7 +65,7 @@ const leaseKey = (ref: DeliveryRef) => `${ref.id}/${ref.leases}`;
 class InboxWorkerMachine<Tx> {
   private readonly settings: ReturnType<typeof settingsOf<Tx>>;
   private readonly loop = new PollLoop(() => this.round());
-  private readonly settler: Settler<Tx>;
+  private readonly settler: LeaseEnds<Tx>;
   private readonly keeper: LeaseKeeper<Delivery>;
   private readonly lanes: Lanes<Tx>;
   /** Aborted by a stop past its deadline: the runs still going end and give their deliveries back. */
@@ -93,7 +93,7 @@ class InboxWorkerMachine<Tx> {
     const ending = (lease: Delivery) => this.keeper.ending(lease);
     const complete = this.endingOnComplete(completerOf(inbox, guard));
     const { maxFailures, backoff } = settings;
-    this.settler = new Settler({
+    this.settler = new LeaseEnds({
       inbox,
       guard,
       handlers,
@@ -170,7 +170,7 @@ class InboxWorkerMachine<Tx> {
   async runOnce(): Promise<number> {
     this.loop.rest();
     const leased = await this.leaseDue(
-      Math.min(MAX_CLAIM_LIMIT, this.settings.concurrency * this.lanes.perLane),
+      Math.min(MAX_LEASE_LIMIT, this.settings.concurrency * this.lanes.perLane),
     );
     await this.lanes.begin(leased);
     return leased.length;

@@ -66,7 +66,7 @@ export const mysql: DialectSpec = {
     // runs the `/*M!` comment, `SET STATEMENT … FOR`, and ignores the hint; MySQL ignores the
     // comment and reads the hint. Metadata locks (LOCK TABLES, ALTER) wait `lock_wait_timeout`,
     // row locks `innodb_lock_wait_timeout`, both in whole seconds.
-    boundClaim: (select, ms) => {
+    boundLease: (select, ms) => {
       const s = Math.max(1, Math.ceil(ms / 1000));
       return {
         setup: null,

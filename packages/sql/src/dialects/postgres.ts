@@ -59,7 +59,7 @@ export const postgres: DialectSpec = {
     // its limit. Table statistics lag a burst (a backlog stored in seconds, not yet analyzed), and
     // then the planner reads every unfinished row to sort them, costing each claim as much as the
     // whole backlog.
-    boundClaim: (select, ms) => ({
+    boundLease: (select, ms) => ({
       setup: `SELECT set_config('lock_timeout', '${ms}', true), set_config('statement_timeout', '${ms}', true), set_config('enable_sort', 'off', true)`,
       select,
     }),

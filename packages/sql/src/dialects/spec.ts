@@ -159,7 +159,7 @@ export interface InboxFragments {
    * takes) and its run. `setup` runs first in the claim's transaction; `select` is the claim's
    * SELECT as it is sent. Where neither can say it (SQLite), the busy timeout is the bound.
    */
-  boundClaim(
+  boundLease(
     select: string,
     ms: number,
   ): { readonly setup: string | null; readonly select: string };

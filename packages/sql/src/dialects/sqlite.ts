@@ -56,7 +56,7 @@ export const sqlite: DialectSpec = {
     lockClause: () => '',
     // The claim's BEGIN IMMEDIATE waits the connection's busy timeout for another process's write
     // lock, and this process's own transactions at most `acquireTimeoutMs`.
-    boundClaim: (select) => ({ setup: null, select }),
+    boundLease: (select) => ({ setup: null, select }),
     // Without it the planner reads every due row through (status, available_at) and sorts them.
     unfinished: { partialIndex: true, hint: ({ open }) => ` INDEXED BY ${open}` },
   },

@@ -62,7 +62,7 @@ export function buildBacklogQueries(dialect: DialectSpec, table: string): Backlo
 }
 
 /**
- * How a read is bounded, as the claim is (`InboxFragments.boundClaim`): a time limit, and on
+ * How a read is bounded, as the claim is (`InboxFragments.boundLease`): a time limit, and on
  * PostgreSQL no sort, so the planner walks the index in order and stops at the limit even while
  * the table's statistics lag a burst.
  */
@@ -97,7 +97,7 @@ export async function readInboxBacklog(
   return readBacklog(
     executor,
     sql,
-    (select) => spec.inbox.boundClaim(select, READ_TIMEOUT_MS),
+    (select) => spec.inbox.boundLease(select, READ_TIMEOUT_MS),
     resolved,
   );
 }

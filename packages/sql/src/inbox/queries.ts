@@ -4,7 +4,7 @@
  */
 import type { ChunkDelete, DialectSpec } from '../dialects';
 
-/** The error a delivery records when its lease expired and another claim took it over. */
+/** The error a delivery records when its lease expired and another lease call took it over. */
 export const LEASE_EXPIRED = 'LeaseExpired: the worker holding it stopped before settling it';
 
 /** The inbox's statements for one dialect and table. */
@@ -17,11 +17,11 @@ export interface InboxQueries {
    * or none: pending deliveries only), or how many listed leases may be. Params: each provider,
    * then each listed lease's id and attempts, then the limit.
    */
-  claimSelect(providers: number, refs?: boolean, takeOver?: boolean | number): string;
+  leaseSelect(providers: number, refs?: boolean, takeOver?: boolean | number): string;
   /** Processing deliveries whose lease ran out, after an id, references only. Params: each provider, the id, the limit. */
   lapsed(providers: number): string;
   /** Lease the picked rows. Params: leaseMs, then each id. */
-  claimUpdate(ids: number): string;
+  leaseUpdate(ids: number): string;
   /** Lease → done. Params: id, attempts. */
   readonly complete: string;
   /** Leases → done, each fenced as `complete`. Params: each id, then id and attempts of each. */
@@ -138,19 +138,19 @@ function fragmentsOf(dialect: DialectSpec, table: string): Fragments {
 }
 
 /**
- * What a claim may lease: pending deliveries, and the expired leases it takes over (all, none,
+ * What a lease call may lease: pending deliveries, and the expired leases it takes over (all, none,
  * or `n` listed by id and attempts: the fence each was read under).
  */
-function claimable(takeOver: boolean | number): string {
+function leasable(takeOver: boolean | number): string {
   if (takeOver === true) return `d.${UNFINISHED}`;
   if (takeOver === false || takeOver === 0) return `d.status = 'pending'`;
   const listed = Array.from({ length: takeOver }, () => '(d.id = ? AND d.attempts = ?)');
   return `(d.status = 'pending' OR (d.status = 'processing' AND (${listed.join(' OR ')})))`;
 }
 
-type IntakeStatements = Pick<InboxQueries, 'enqueue' | 'claimSelect' | 'lapsed' | 'claimUpdate'>;
+type IntakeStatements = Pick<InboxQueries, 'enqueue' | 'leaseSelect' | 'lapsed' | 'leaseUpdate'>;
 
-/** A delivery in, and the claim that leases due deliveries to a worker. */
+/** A delivery in, and the lease call that leases due deliveries to a worker. */
 function intakeStatements(
   { dialect, t, now, hint, columns }: Fragments,
   skipLocked: boolean,
@@ -164,18 +164,18 @@ function intakeStatements(
     enqueue:
       `INSERT INTO ${t} (provider, external_id, ordering_key, status, attempts, failures, headers, body, received_at, available_at) ` +
       `VALUES (?, ?, ?, 'pending', 0, 0, ?, ?, ${now}, ${now})${dialect.onConflictDoNothing}`,
-    // `finished_at IS NULL` holds exactly for the unfinished rows: the claim reads them in id
+    // `finished_at IS NULL` holds exactly for the unfinished rows: the lease call reads them in id
     // order from an index over them alone (a partial index, or (finished_at, id) from NULL), never
     // walking the done and dead rows, and locks only the rows it returns (InnoDB locks every row a
     // filesort reads, and the primary key would walk every finished row first).
-    claimSelect: (providers, refs = false, takeOver = true) =>
+    leaseSelect: (providers, refs = false, takeOver = true) =>
       `SELECT ${refs ? REF_COLUMNS : columns} FROM ${t} d${hint} WHERE d.finished_at IS NULL AND d.provider IN (${placeholders(providers)}) ` +
-      `AND ${claimable(takeOver)} AND d.available_at <= ${now} AND ${headOfGroup} ` +
+      `AND ${leasable(takeOver)} AND d.available_at <= ${now} AND ${headOfGroup} ` +
       `ORDER BY d.id LIMIT ?${inbox.lockClause(skipLocked)}`,
     lapsed: (providers) =>
       `SELECT ${REF_COLUMNS} FROM ${t} d${hint} WHERE d.finished_at IS NULL AND d.provider IN (${placeholders(providers)}) ` +
       `AND d.status = 'processing' AND d.available_at <= ${now} AND d.id > ? ORDER BY d.id LIMIT ?`,
-    claimUpdate: (ids) =>
+    leaseUpdate: (ids) =>
       // Taking over an expired lease counts as a failure: its worker died or stalled (a delivery
       // that kills its worker every time must still reach the dead letter). The old status is
       // read before it is set: MySQL applies SET assignments left to right.

@@ -11,9 +11,9 @@ const DEFAULT_LEASE_TIMEOUT_MS = 5000;
  * The lease calls' options, checked: `skipLocked`, and `leaseTimeoutMs` (or its deprecated name
  * `claimTimeoutMs`). @throws {ConfigError} naming the option as given, or both names disagreeing.
  */
-export function claimOptionsOf(options: SqlInboxOptions<unknown>): {
+export function leaseOptionsOf(options: SqlInboxOptions<unknown>): {
   skipLocked: boolean;
-  claimTimeoutMs: number;
+  leaseTimeoutMs: number;
 } {
   const { skipLocked = true } = options;
   if (typeof skipLocked !== 'boolean') throw new ConfigError('skipLocked', 'must be a boolean');
@@ -24,7 +24,7 @@ export function claimOptionsOf(options: SqlInboxOptions<unknown>): {
       givenName(options, 'leaseTimeoutMs', 'claimTimeoutMs'),
       `must be a number of milliseconds >= 1, got ${String(timeout)}`,
     );
-  return { skipLocked, claimTimeoutMs: Math.ceil(timeout) };
+  return { skipLocked, leaseTimeoutMs: Math.ceil(timeout) };
 }
 
 /**

@@ -38,14 +38,14 @@ import {
 } from '../connections/identity';
 import type { SqlConnection, SqlDialect } from '../connections/types';
 import { dialects, tableExists, type DialectSpec } from '../dialects';
-import { type ClaimContext, type ClaimInput, claimRowsOf } from './claim';
+import { type LeaseContext, type LeaseInput, leaseRowsOf } from './lease';
 import { completeLeases, groupRunner } from './complete';
 import { type GroupCommit, groupCommitFor, insertAll, insertOne } from './group-commit';
 import { buryLease, extendLeases, type LeaseWriter, pendingAgain } from './lease-ends';
 import { buildInboxQueries, type InboxQueries, storableRange } from './queries';
 import { toClaimed, toHeldRef, toLeasedRef, toStored, toSummary } from './rows';
 import { resolveInboxTable } from './schema';
-import { claimOptionsOf, receiptsOn } from './setup';
+import { leaseOptionsOf, receiptsOn } from './setup';
 import type { SqlInboxOptions } from './types';
 import { type BacklogInput, type InboxBacklog, readInboxBacklog } from './backlog';
 
@@ -89,7 +89,7 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
   private readonly spec: DialectSpec;
   private readonly sql: InboxQueries;
   /** What a claim runs on. */
-  private readonly claiming: ClaimContext;
+  private readonly leasing: LeaseContext;
   /** What the lease writes run on. */
   private readonly writer: LeaseWriter;
   /** The endpoint's group commit: concurrent `enqueue` calls share a transaction. */
@@ -101,7 +101,7 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
    * @throws {ConfigError} naming an invalid option.
    */
   constructor(db: SqlConnection, options: SqlInboxOptions<Tx> = {}) {
-    const { skipLocked, claimTimeoutMs } = claimOptionsOf(options as SqlInboxOptions<unknown>);
+    const { skipLocked, leaseTimeoutMs } = leaseOptionsOf(options as SqlInboxOptions<unknown>);
     this.table = resolveInboxTable(options.table);
     this.executor = executorFor(db, options);
     this.dialect = this.executor.dialect;
@@ -110,7 +110,7 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
     this.spec = dialects[this.dialect];
     this.sql = buildInboxQueries(this.spec, this.table, skipLocked);
     const { executor, spec, sql, table } = this;
-    this.claiming = { executor, spec, sql, table, claimTimeoutMs };
+    this.leasing = { executor, spec, sql, table, leaseTimeoutMs };
     const writer = { executor, spec, sql };
     this.writer = writer;
     this.groupCommit = groupCommitFor(
@@ -142,22 +142,22 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
    * One short transaction: pick and lock the due rows, then lease them; bounded by
    * `leaseTimeoutMs`. @throws {ConfigError} for a `limit` above 1000.
    */
-  async lease(input: ClaimInput): Promise<Delivery[]> {
-    return (await claimRowsOf(this.claiming, input, false)).map(toClaimed);
+  async lease(input: LeaseInput): Promise<Delivery[]> {
+    return (await leaseRowsOf(this.leasing, input, false)).map(toClaimed);
   }
 
   /** As {@link SqlInbox.lease}, reading only the references and counters: no body, no headers. */
-  async leaseRefs(input: ClaimInput): Promise<LeasedRef[]> {
-    return (await claimRowsOf(this.claiming, input, true)).map(toLeasedRef);
+  async leaseRefs(input: LeaseInput): Promise<LeasedRef[]> {
+    return (await leaseRowsOf(this.leasing, input, true)).map(toLeasedRef);
   }
 
   /** @deprecated Use {@link SqlInbox.lease}. */
-  claim(input: ClaimInput): Promise<Delivery[]> {
+  claim(input: LeaseInput): Promise<Delivery[]> {
     return this.lease(input);
   }
 
   /** @deprecated Use {@link SqlInbox.leaseRefs}. */
-  claimRefs(input: ClaimInput): Promise<LeasedRef[]> {
+  claimRefs(input: LeaseInput): Promise<LeasedRef[]> {
     return this.leaseRefs(input);
   }
 

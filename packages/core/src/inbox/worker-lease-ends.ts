@@ -13,8 +13,8 @@ import type { Delivery, InboxEvent } from './types';
 import type { GiveBackReason } from './worker-group';
 import { retryDelayMs } from './worker-options';
 
-/** What the settlement needs of its worker. */
-export interface SettleScope<Tx> {
+/** What ending leases needs of its worker. */
+export interface LeaseEndScope<Tx> {
   readonly inbox: InboxWorkerStore<Tx>;
   readonly guard: IdempotencyGuard<Tx>;
   readonly handlers: Readonly<Record<string, InboxHandler<Tx>>>;
@@ -28,15 +28,15 @@ export interface SettleScope<Tx> {
 }
 
 /**
- * The worker's settlement of single deliveries: run one ({@link Settler.processOne}), charge a
- * failure ({@link Settler.failed}), give one back ({@link Settler.giveBack}). Its methods are bound:
+ * How the worker ends the leases of single deliveries: run one ({@link LeaseEnds.processOne}), charge a
+ * failure ({@link LeaseEnds.failed}), give one back ({@link LeaseEnds.giveBack}). Its methods are bound:
  * they are handed to the lanes and to the groups as they are.
  */
-export class Settler<Tx> {
+export class LeaseEnds<Tx> {
   /** Receipts-store failures in a row: each one pushes the deliveries it met further out. */
   private storeFailures = 0;
 
-  constructor(private readonly scope: SettleScope<Tx>) {}
+  constructor(private readonly scope: LeaseEndScope<Tx>) {}
 
   /** Runs `delivery`'s handler through its receipt and writes what came of it; never rejects but for a throwing option. */
   readonly processOne = async (delivery: Delivery, signal: AbortSignal): Promise<void> => {
@@ -58,7 +58,7 @@ export class Settler<Tx> {
         );
         return;
       }
-      if (await this.settle(delivery, 'complete', () => this.scope.inbox.complete(delivery)))
+      if (await this.endLease(delivery, 'complete', () => this.scope.inbox.complete(delivery)))
         emit({ type: 'processed', delivery: ref, replayed: result.replayed });
       return;
     }
@@ -82,12 +82,14 @@ export class Settler<Tx> {
     const { inbox, emit, maxFailures, backoff } = this.scope;
     const ref = refOf(delivery);
     if (permanent || delivery.failures + 1 >= maxFailures) {
-      if (await this.settle(delivery, 'bury', () => inbox.bury(delivery, { error: text })))
+      if (await this.endLease(delivery, 'bury', () => inbox.bury(delivery, { error: text })))
         emit({ type: 'dead', delivery: ref, error: text });
       return;
     }
     const delayMs = retryDelayMs(delivery.failures + 1, backoff);
-    if (await this.settle(delivery, 'retry', () => inbox.retry(delivery, { delayMs, error: text })))
+    if (
+      await this.endLease(delivery, 'retry', () => inbox.retry(delivery, { delayMs, error: text }))
+    )
       emit({ type: 'retry', delivery: ref, delayMs, error: text });
   };
 
@@ -98,7 +100,7 @@ export class Settler<Tx> {
     delayMs: number,
   ): Promise<void> => {
     const write = () => giveBackLease(this.scope.inbox, delivery, { delayMs });
-    if (await this.settle(delivery, 'giveBack', write))
+    if (await this.endLease(delivery, 'giveBack', write))
       this.scope.emit({ type: 'given-back', delivery: refOf(delivery), reason });
   };
 
@@ -121,12 +123,12 @@ export class Settler<Tx> {
       return this.storeTrouble(delivery, error);
     }
     if (receipt?.status === 'completed') {
-      if (await this.settle(delivery, 'complete', () => inbox.complete(delivery)))
+      if (await this.endLease(delivery, 'complete', () => inbox.complete(delivery)))
         emit({ type: 'processed', delivery: ref, replayed: true });
       return;
     }
     const text = `LeaseExpired: dead after ${delivery.failures} failures, the last one a worker that stopped holding it`;
-    if (await this.settle(delivery, 'bury', () => inbox.bury(delivery, { error: text })))
+    if (await this.endLease(delivery, 'bury', () => inbox.bury(delivery, { error: text })))
       emit({ type: 'dead', delivery: ref, error: text });
   }
 
@@ -146,7 +148,7 @@ export class Settler<Tx> {
   }
 
   /** A write that ends the lease; a store failure leaves the lease to expire, and another lease finishes the job. */
-  private async settle(
+  private async endLease(
     delivery: Delivery,
     operation: string,
     write: () => Promise<boolean>,
