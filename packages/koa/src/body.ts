@@ -19,7 +19,7 @@ const EMPTY = Buffer.alloc(0);
 
 /**
  * What Koa's `respond` would send for `ctx.body`: a string or bytes as they are, an object as
- * `JSON.stringify` (the text, never copied into a Buffer), a stream (Node or web), Blob or
+ * `JSON.stringify` (the text, never copied into a Buffer, and put back as the body), a stream (Node or web), Blob or
  * Response read to the end and put back as a Buffer, and no body as Koa's status text (or
  * nothing for 204/205/304). Only a body that must be read returns a promise.
  */
@@ -37,7 +37,11 @@ export function responseBody(ctx: Context): Buffer | string | Promise<Buffer> {
   if (typeof body === 'string' || Buffer.isBuffer(body)) return body;
   if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   if (typeof body === 'object' && isStreamBody(body)) return readBody(ctx, body);
-  return JSON.stringify(body);
+  // The text Koa's respond would make; set as the body, so Koa sends it instead of making it again
+  // (its Content-Type, already JSON's, is kept; the length is set from the text).
+  const text: string | undefined = JSON.stringify(body);
+  if (text !== undefined) ctx.body = text;
+  return text;
 }
 
 /** A streamed body read to the end and put back as the bytes Koa then sends. */
