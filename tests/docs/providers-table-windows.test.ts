@@ -39,6 +39,7 @@ const alike = <O extends object>(signer: Signer<O>, options: O): Timed => ({
 
 const discord = signers.discord();
 const sendgrid = signers.sendgrid();
+const telnyx = signers.telnyx();
 const hubspot = { clientSecret: 'hubspot-secret', targetUrl: 'https://example.com/hooks/hubspot' };
 const acme = {
   secret: 'acme secret',
@@ -75,6 +76,11 @@ const TIMED: Record<string, Timed> = {
   hmac: {
     options: acme,
     sign: (at) => signers.hmac(acme).event(EVENT, { at }),
+  },
+  // Signed tokens and public keys.
+  telnyx: {
+    options: { publicKey: telnyx.publicKey },
+    sign: (at) => telnyx.event({ data: { id: 'evt_window', event_type: 'window' } }, { at }),
   },
 };
 

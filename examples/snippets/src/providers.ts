@@ -272,3 +272,12 @@ export function mailgunKeys(request: HttpRequest): Record<string, Key> {
   // #endregion mailgun
   return { request: preset.key(request) };
 }
+
+// Signed tokens and public keys.
+export function telnyxKeys(request: HttpRequest): Record<string, Key> {
+  // #region telnyx
+  const preset = providers.telnyx({ publicKey: process.env.TELNYX_PUBLIC_KEY! });
+  preset.key(request); // 'b301ed3f-1490-491f-995f-6e64e69674d4' (data.id, the event's id)
+  // #endregion telnyx
+  return { request: preset.key(request) };
+}

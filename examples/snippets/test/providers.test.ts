@@ -75,6 +75,8 @@ Object.assign(process.env, {
   BRAINTREE_PUBLIC_KEY: 'braintree-public',
   BRAINTREE_PRIVATE_KEY: 'braintree-private',
   MAILGUN_WEBHOOK_SIGNING_KEY: 'mailgun-key',
+  // Signed tokens and public keys.
+  TELNYX_PUBLIC_KEY: Buffer.alloc(32, 7).toString('base64'),
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -313,6 +315,17 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
         json({
           signature: { timestamp: '1770920772', token: 't', signature: 's' },
           'event-data': { id: 'CPgfbmQMTCKtHW6uIWtuVe', event: 'delivered' },
+        }),
+      ),
+  ],
+  // Signed tokens and public keys.
+  [
+    'telnyx',
+    () =>
+      snippets.telnyxKeys(
+        json({
+          data: { id: 'b301ed3f-1490-491f-995f-6e64e69674d4', event_type: 'message.received' },
+          meta: { attempt: 1 },
         }),
       ),
   ],

@@ -23,6 +23,7 @@ function keyPair(name: string, made: ReturnType<typeof generateKeyPairSync>) {
 }
 const sendgridKey = keyPair('sendgrid', generateKeyPairSync('ec', { namedCurve: 'prime256v1' }));
 const wiseKey = keyPair('wise', generateKeyPairSync('rsa', { modulusLength: 2048 }));
+const telnyxKey = keyPair('telnyx', generateKeyPairSync('ed25519'));
 
 /** Each preset's options and the flags `send` is given for it. */
 const CASES: Record<string, { preset: () => unknown; flags: string[] }> = {
@@ -109,6 +110,17 @@ const CASES: Record<string, { preset: () => unknown; flags: string[] }> = {
         key: 'x-webhook-id',
       }),
     flags: ['--secret', 'hmac-secret'],
+  },
+  // Signed tokens and public keys.
+  telnyx: {
+    preset: () =>
+      providers.telnyx({
+        publicKey: telnyxKey.publicKey
+          .export({ format: 'der', type: 'spki' })
+          .subarray(-32)
+          .toString('base64'),
+      }),
+    flags: ['--key-file', telnyxKey.file],
   },
 };
 

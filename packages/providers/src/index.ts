@@ -221,6 +221,13 @@ export {
 } from './hubspot';
 export { adyen, type AdyenOptions, type AdyenMinimalItem, type AdyenMinimalEvents } from './adyen';
 export { meta, type MetaItem, type MetaOptions, type MetaMinimalEvents } from './meta';
+// Signed tokens and public keys.
+export {
+  telnyx,
+  type TelnyxOptions,
+  type TelnyxMinimalEvent,
+  type TelnyxMinimalEvents,
+} from './telnyx';
 export type {
   EventMap,
   EventOf,

@@ -1,6 +1,6 @@
 /**
  * @module Fixtures of the presets whose provider signs with a private key (Discord, Wise,
- * PayPal): the test kit signs with a key of the suite's, whose public half the preset is given.
+ * PayPal, Telnyx): the test kit signs with a key of the suite's, whose public half the preset is given.
  */
 import { createPublicKey } from 'node:crypto';
 import * as providers from '@webhook-idempotency/providers';
@@ -13,6 +13,7 @@ import { HOOK_URL, type PresetFixture } from './fixture';
 const url = HOOK_URL;
 const discord = () => signers.discord({ url });
 const wise = () => signers.wise({ url });
+const telnyx = () => signers.telnyx({ url });
 const PAYPAL_WEBHOOK_ID = '8PT597110X687430LKGECATA';
 
 export const keySignedFixtures: readonly PresetFixture[] = [
@@ -63,6 +64,24 @@ export const keySignedFixtures: readonly PresetFixture[] = [
         id: 'WH-CONFORMANCE-0000000000000000',
         event_type: 'PAYMENT.CAPTURE.COMPLETED',
         resource: { id: '42311647XV020574X', amount: { currency_code: 'USD', value: '10.00' } },
+      }),
+  },
+  // Signed tokens and public keys.
+  {
+    name: 'telnyx',
+    preset: () => providers.telnyx({ publicKey: telnyx().publicKey }),
+    externalId: 'b301ed3f-1490-491f-995f-6e64e69674d4',
+    timed: true,
+    delivery: () =>
+      telnyx().event({
+        data: {
+          event_type: 'message.received',
+          id: 'b301ed3f-1490-491f-995f-6e64e69674d4',
+          occurred_at: '2026-12-06T10:00:00.000+00:00',
+          payload: { text: 'hi' },
+          record_type: 'event',
+        },
+        meta: { attempt: 1 },
       }),
   },
 ];

@@ -199,4 +199,14 @@ export const MORE_SAMPLES: Readonly<Record<string, Readonly<Record<string, Sampl
     message: { headers: { 'message-id': `${id}@mg.example.com` } },
   })),
   hmac: one('event', (id) => ({ id, type: 'order.paid', data: { order_id: '6735' } })),
+  telnyx: one('message.received', (id) => ({
+    data: {
+      record_type: 'event',
+      id,
+      event_type: 'message.received',
+      occurred_at: AT,
+      payload: { direction: 'inbound', text: 'Hello', from: { phone_number: '+18445550001' } },
+    },
+    meta: { attempt: 1, delivered_to: 'https://example.com/webhooks/telnyx' },
+  })),
 };

@@ -117,3 +117,5 @@ export {
   meta,
 } from './batches';
 export { type HmacDeliveryOptions, type HmacSignerOptions, hmac, type SignedRequest } from './hmac';
+// Signed tokens and public keys.
+export { telnyx } from './tokens';

@@ -94,6 +94,9 @@ function publicText(key: KeyObject, form: 'hex' | 'der' | 'pem'): string {
     return (key.export({ format: 'der', type: 'spki' }) as Buffer).toString('base64');
   return key.export({ format: 'pem', type: 'spki' }) as string;
 }
+/** A public key as Telnyx shows it: base64 of its 32 raw bytes. */
+const rawBase64 = (key: KeyObject) =>
+  (key.export({ format: 'der', type: 'spki' }) as Buffer).subarray(-32).toString('base64');
 const three = <T>(make: (pair: (typeof ed)[number]) => T, pairs: typeof ed) =>
   [make(pairs[0]), make(pairs[1]), make(pairs[2])] as const;
 
@@ -434,4 +437,18 @@ export const SIGNERS: Record<string, Signer<any>> = {
         .event({ update_id: Number(id.replace(/\D/g, '') || '1'), message: {} }),
     ['old_token_1', 'new_token_2', 'not_ours_3'],
   ),
+  // Signed tokens and public keys.
+  telnyx: {
+    secrets: three((pair) => rawBase64(pair.publicKey), ed),
+    build: (given) => providers.telnyx({ ...secretOption('publicKey', given), clock } as never),
+    sign: (key: string, id = 'e1') =>
+      asRequest(
+        kit
+          .telnyx({
+            privateKey: ed.find((pair) => rawBase64(pair.publicKey) === key)!.privateKey,
+            clock,
+          })
+          .event({ data: { id, event_type: 'message.received' } }),
+      ),
+  },
 };
