@@ -73,6 +73,7 @@ export const OPTIONS: Record<string, object> = {
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
   // Signed tokens and public keys.
   telnyx: { publicKey: Buffer.alloc(32, 7).toString('base64') },
+  qstash: { signingKey: 'sig_x', url: 'https://example.com/api/qstash' },
 };
 
 type Factory = (options: object) => ProviderPreset;

@@ -82,6 +82,10 @@ const TIMED: Record<string, Timed> = {
     options: { publicKey: telnyx.publicKey },
     sign: (at) => telnyx.event({ data: { id: 'evt_window', event_type: 'window' } }, { at }),
   },
+  qstash: {
+    options: { signingKey: 'sig_window', url: 'https://example.com/webhooks/qstash' },
+    sign: (at) => signers.qstash({ signingKey: 'sig_window' }).event(EVENT, { at }),
+  },
 };
 
 /** Every preset whose row says its provider signs a time that is not checked: how to sign for it. */

@@ -281,3 +281,15 @@ export function telnyxKeys(request: HttpRequest): Record<string, Key> {
   // #endregion telnyx
   return { request: preset.key(request) };
 }
+
+export function qstashKeys(request: HttpRequest): Record<string, Key> {
+  // #region qstash
+  const preset = providers.qstash({
+    // Both keys of the QStash console: Upstash signs with the next one once it rolls them.
+    signingKey: [process.env.QSTASH_CURRENT_SIGNING_KEY!, process.env.QSTASH_NEXT_SIGNING_KEY!],
+    url: 'https://example.com/api/qstash', // the destination URL as published: the token's subject
+  });
+  preset.key(request); // 'msg_26hZCxZCuWyyTWPmSVBrNC1RADwm' (Upstash-Message-Id, not signed)
+  // #endregion qstash
+  return { request: preset.key(request) };
+}

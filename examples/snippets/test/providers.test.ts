@@ -77,6 +77,8 @@ Object.assign(process.env, {
   MAILGUN_WEBHOOK_SIGNING_KEY: 'mailgun-key',
   // Signed tokens and public keys.
   TELNYX_PUBLIC_KEY: Buffer.alloc(32, 7).toString('base64'),
+  QSTASH_CURRENT_SIGNING_KEY: 'sig_current',
+  QSTASH_NEXT_SIGNING_KEY: 'sig_next',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -327,6 +329,16 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
           data: { id: 'b301ed3f-1490-491f-995f-6e64e69674d4', event_type: 'message.received' },
           meta: { attempt: 1 },
         }),
+      ),
+  ],
+  [
+    'qstash',
+    () =>
+      snippets.qstashKeys(
+        json(
+          { order: 6735 },
+          { headers: { 'upstash-message-id': 'msg_26hZCxZCuWyyTWPmSVBrNC1RADwm' } },
+        ),
       ),
   ],
 ];

@@ -122,6 +122,10 @@ const CASES: Record<string, { preset: () => unknown; flags: string[] }> = {
       }),
     flags: ['--key-file', telnyxKey.file],
   },
+  qstash: {
+    preset: () => providers.qstash({ signingKey: 'sig_send', url: `${base}/qstash` }),
+    flags: ['--secret', 'sig_send'],
+  },
 };
 
 let app: PresetApp;

@@ -228,6 +228,7 @@ export {
   type TelnyxMinimalEvent,
   type TelnyxMinimalEvents,
 } from './telnyx';
+export { qstash, type QStashOptions, type QStashMinimalEvents } from './qstash';
 export type {
   EventMap,
   EventOf,

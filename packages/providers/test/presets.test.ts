@@ -23,6 +23,7 @@ const all: Record<string, ProviderPreset> = {
   paddle: providers.paddle({ secret: 'x' }),
   // Signed tokens and public keys.
   telnyx: providers.telnyx({ publicKey: TELNYX_KEY }),
+  qstash: providers.qstash({ signingKey: 'sig_x', url: 'https://example.com/q' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -59,6 +60,7 @@ const garbled: Record<string, HttpRequest> = {
       'paddle-signature': ';;=;',
       'telnyx-signature-ed25519': '=',
       'telnyx-timestamp': '1e9',
+      'upstash-signature': 'a.b.c',
     },
   }),
 };
@@ -97,6 +99,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       slack: 2,
       paddle: 30,
       telnyx: 7,
+      qstash: 30,
     });
   });
 
@@ -112,6 +115,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'slack',
       'paddle',
       'telnyx',
+      'qstash',
     ]);
   });
 });

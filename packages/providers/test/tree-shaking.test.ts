@@ -50,6 +50,7 @@ const MARKS: Record<string, string> = {
   meta: 'hub.verify_token',
   // Signed tokens and public keys.
   telnyx: 'telnyx-signature-ed25519',
+  qstash: 'upstash-signature',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

@@ -1,6 +1,6 @@
 /**
  * @module Fixtures of the presets whose provider signs with a private key (Discord, Wise,
- * PayPal, Telnyx): the test kit signs with a key of the suite's, whose public half the preset is given.
+ * PayPal, Telnyx) or a token (QStash): the test kit signs with a key of the suite's, whose public half the preset is given.
  */
 import { createPublicKey } from 'node:crypto';
 import * as providers from '@webhook-idempotency/providers';
@@ -14,6 +14,7 @@ const url = HOOK_URL;
 const discord = () => signers.discord({ url });
 const wise = () => signers.wise({ url });
 const telnyx = () => signers.telnyx({ url });
+const QSTASH_KEY = 'sig_conformance_current_key';
 const PAYPAL_WEBHOOK_ID = '8PT597110X687430LKGECATA';
 
 export const keySignedFixtures: readonly PresetFixture[] = [
@@ -83,5 +84,15 @@ export const keySignedFixtures: readonly PresetFixture[] = [
         },
         meta: { attempt: 1 },
       }),
+  },
+  {
+    name: 'qstash',
+    preset: () => providers.qstash({ signingKey: ['sig_conformance_next_key', QSTASH_KEY], url }),
+    externalId: 'msg_conformance_0001',
+    timed: true,
+    delivery: () =>
+      signers
+        .qstash({ signingKey: QSTASH_KEY, url })
+        .event({ order: 6735, status: 'paid' }, { messageId: 'msg_conformance_0001' }),
   },
 ];

@@ -209,4 +209,5 @@ export const MORE_SAMPLES: Readonly<Record<string, Readonly<Record<string, Sampl
     },
     meta: { attempt: 1, delivered_to: 'https://example.com/webhooks/telnyx' },
   })),
+  qstash: one('message', (id) => ({ order_id: `ord_${id}`, status: 'paid', amount: 4900 })),
 };

@@ -159,6 +159,13 @@ const TOKENS: Readonly<Record<string, Wired>> = {
     needs: '--key-file <Ed25519 PEM>',
     sign: (r) => kit.telnyx({ url: r.url, privateKey: keyPem(r, 'Ed25519 PEM') }).event(r.payload),
   },
+  qstash: {
+    needs: '--secret <signingKey>',
+    sign: (r) =>
+      kit
+        .qstash({ url: r.url, signingKey: secret(r, 'signingKey') })
+        .event(r.payload, { messageId: r.id }),
+  },
 };
 
 /** The presets of this module, by preset factory name. */

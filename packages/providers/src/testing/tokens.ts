@@ -1,13 +1,22 @@
 /**
  * @module Signers of the providers that sign with a token or a private key of their own kind
- * (Telnyx): each signs from the provider's documented scheme with `node:crypto`, under a key of
+ * (Telnyx, QStash): each signs from the provider's documented scheme with `node:crypto`, under a key of
  * the test's (the public half is what the preset is given) or a secret the test chooses.
  */
-import { createPublicKey, type KeyObject, sign } from 'node:crypto';
+import { createHash, createHmac, createPublicKey, type KeyObject, sign } from 'node:crypto';
 import { madeKey, objectOf, optionsOf, type Payload, seconds } from './common';
-import type { Delivery, DeliveryOptions } from './delivery';
+import { type Delivery, type DeliveryOptions, newId, type SignerOptions } from './delivery';
 import { ed25519, type KeySignerOptions, privateKeyOf } from './asymmetric';
-import { keyedSigner } from './post';
+import { keyedSigner, secretOption, secretSigner } from './post';
+
+/** A JSON value as a base64url JWS part. */
+const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/** A compact JWS, HS256 under `key`'s UTF-8 bytes, as RFC 7515 spells it. */
+function hs256Token(claims: object, key: string): string {
+  const input = `${part({ alg: 'HS256', typ: 'JWT' })}.${part(claims)}`;
+  return `${input}.${createHmac('sha256', key).update(input).digest('base64url')}`;
+}
 
 /**
  * A fake Telnyx: `telnyx-signature-ed25519`, the base64 Ed25519 signature of `telnyx-timestamp`,
@@ -39,6 +48,51 @@ export function telnyx(options: KeySignerOptions = {}) {
         return {
           'telnyx-timestamp': stamp,
           'telnyx-signature-ed25519': sign(null, signed, key).toString('base64'),
+        };
+      });
+    },
+  };
+}
+
+/** Options of the {@link qstash} signer. */
+export interface QStashSignerOptions extends SignerOptions {
+  /** The signing key to sign with: the current one, or the next once Upstash rolls them. */
+  signingKey: string;
+}
+
+/** Options of one QStash message. */
+export interface QStashDeliveryOptions extends DeliveryOptions {
+  /** `Upstash-Message-Id`, kept by a retry. Defaults to a new one. */
+  messageId?: string;
+}
+
+/**
+ * A fake QStash: `Upstash-Signature`, an HS256 JWT under the signing key whose `iss` is `Upstash`,
+ * `sub` the signer's URL, `body` the base64url SHA-256 of the body, valid for 5 minutes from
+ * its signing; `Upstash-Message-Id`, and `Upstash-Retried` counting the retries.
+ */
+export function qstash(options: QStashSignerOptions) {
+  const key = secretOption('qstash', options, 'signingKey');
+  const { url, post } = secretSigner('qstash', options, key);
+  return {
+    event(payload: Payload, delivery: QStashDeliveryOptions = {}): Delivery {
+      const messageId = delivery.messageId ?? `msg_${newId()}`;
+      return post(payload, delivery, ({ body, at, retries, key }) => {
+        const iat = seconds(at);
+        const digest = createHash('sha256').update(body).digest('base64url');
+        const claims = {
+          iss: 'Upstash',
+          sub: url,
+          exp: iat + 300,
+          nbf: iat,
+          iat,
+          jti: `jwt_${newId()}`,
+          body: digest,
+        };
+        return {
+          'upstash-signature': hs256Token(claims, key),
+          'upstash-message-id': messageId,
+          'upstash-retried': String(retries),
         };
       });
     },

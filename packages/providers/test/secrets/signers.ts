@@ -115,6 +115,7 @@ function keys(
 }
 
 const SQUARE_URL = 'https://shop.example.com/webhooks/square';
+const QSTASH_URL = 'https://app.example.com/api/qstash';
 const HUBSPOT_URL = 'https://app.example.com/webhooks/hubspot';
 const ACME = { signatureHeader: 'x-acme-signature', key: 'x-acme-delivery' } as const;
 type Pair = { username: string; password: string };
@@ -451,4 +452,13 @@ export const SIGNERS: Record<string, Signer<any>> = {
           .event({ data: { id, event_type: 'message.received' } }),
       ),
   },
+  qstash: strings(
+    'signingKey',
+    (o) => providers.qstash({ ...o, url: QSTASH_URL, clock } as never),
+    (signingKey, id) =>
+      kit
+        .qstash({ signingKey, url: QSTASH_URL, clock })
+        .event({ hello: 'world' }, { messageId: id }),
+    ['sig_old_key_0001', 'sig_new_key_0002', 'sig_not_ours_003'],
+  ),
 };

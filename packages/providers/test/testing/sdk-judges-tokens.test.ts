@@ -5,6 +5,7 @@
  */
 import * as signers from '@webhook-idempotency/providers/testing';
 import { TelnyxWebhook } from 'telnyx/lib/webhooks';
+import { Receiver } from '@upstash/qstash';
 
 /** True when `judge` resolves without throwing. */
 async function accepts(judge: () => Promise<unknown>): Promise<boolean> {
@@ -25,6 +26,29 @@ describe('telnyx: telnyx TelnyxWebhook.verify', () => {
         sdk.verify(d.body.toString('utf8'), { ...d.headers } as Record<string, string>),
       );
     const event = signer.event({ data: { id: 'b301ed3f', event_type: 'message.received' } });
+    expect(await judge(event)).toBe(true);
+    expect(await judge(event.retry())).toBe(true);
+    expect(await judge(event.forged())).toBe(false);
+  });
+});
+
+describe('qstash: @upstash/qstash Receiver.verify', () => {
+  it('accepts the message and its retry under the signing key and URL, refuses the forged copy', async () => {
+    const url = 'https://example.com/api/qstash';
+    const signer = signers.qstash({ signingKey: 'sig_current_kit', url });
+    const receiver = new Receiver({
+      currentSigningKey: 'sig_current_kit',
+      nextSigningKey: 'sig_next',
+    });
+    const judge = (d: signers.Delivery) =>
+      accepts(() =>
+        receiver.verify({
+          signature: d.headers['upstash-signature']!,
+          body: d.body.toString('utf8'),
+          url,
+        }),
+      );
+    const event = signer.event({ order: 6735 });
     expect(await judge(event)).toBe(true);
     expect(await judge(event.retry())).toBe(true);
     expect(await judge(event.forged())).toBe(false);

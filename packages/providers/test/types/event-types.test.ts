@@ -110,6 +110,7 @@ describe('eventType', () => {
     uzum: 'create',
     telegram: 'message',
     telnyx: 'message.received',
+    qstash: undefined,
   };
 
   it.each(Object.keys(SIGNERS))('reads the event name of a %s delivery', (name) => {
