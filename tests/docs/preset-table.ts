@@ -74,6 +74,7 @@ export const OPTIONS: Record<string, object> = {
   // Signed tokens and public keys.
   telnyx: { publicKey: Buffer.alloc(32, 7).toString('base64') },
   qstash: { signingKey: 'sig_x', url: 'https://example.com/api/qstash' },
+  vonage: { signatureSecret: 'x' },
 };
 
 type Factory = (options: object) => ProviderPreset;

@@ -86,6 +86,11 @@ const TIMED: Record<string, Timed> = {
     options: { signingKey: 'sig_window', url: 'https://example.com/webhooks/qstash' },
     sign: (at) => signers.qstash({ signingKey: 'sig_window' }).event(EVENT, { at }),
   },
+  vonage: {
+    options: { signatureSecret: 'vonage-window' },
+    sign: (at) =>
+      signers.vonage({ signatureSecret: 'vonage-window' }).event({ message_uuid: 'u1' }, { at }),
+  },
 };
 
 /** Every preset whose row says its provider signs a time that is not checked: how to sign for it. */

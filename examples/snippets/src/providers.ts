@@ -293,3 +293,11 @@ export function qstashKeys(request: HttpRequest): Record<string, Key> {
   // #endregion qstash
   return { request: preset.key(request) };
 }
+
+export function vonageKeys(request: HttpRequest): Record<string, Key> {
+  // #region vonage
+  const preset = providers.vonage({ signatureSecret: process.env.VONAGE_SIGNATURE_SECRET! });
+  preset.key(request); // 'aaaaaaaa-bbbb-4ccc-8ddd-000000000001:delivered' (message_uuid:status)
+  // #endregion vonage
+  return { request: preset.key(request) };
+}

@@ -79,6 +79,7 @@ Object.assign(process.env, {
   TELNYX_PUBLIC_KEY: Buffer.alloc(32, 7).toString('base64'),
   QSTASH_CURRENT_SIGNING_KEY: 'sig_current',
   QSTASH_NEXT_SIGNING_KEY: 'sig_next',
+  VONAGE_SIGNATURE_SECRET: 'vonage-secret',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -339,6 +340,13 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
           { order: 6735 },
           { headers: { 'upstash-message-id': 'msg_26hZCxZCuWyyTWPmSVBrNC1RADwm' } },
         ),
+      ),
+  ],
+  [
+    'vonage',
+    () =>
+      snippets.vonageKeys(
+        json({ message_uuid: 'aaaaaaaa-bbbb-4ccc-8ddd-000000000001', status: 'delivered' }),
       ),
   ],
 ];

@@ -126,6 +126,10 @@ const CASES: Record<string, { preset: () => unknown; flags: string[] }> = {
     preset: () => providers.qstash({ signingKey: 'sig_send', url: `${base}/qstash` }),
     flags: ['--secret', 'sig_send'],
   },
+  vonage: {
+    preset: () => providers.vonage({ signatureSecret: 'vonage-send' }),
+    flags: ['--secret', 'vonage-send'],
+  },
 };
 
 let app: PresetApp;

@@ -229,6 +229,12 @@ export {
   type TelnyxMinimalEvents,
 } from './telnyx';
 export { qstash, type QStashOptions, type QStashMinimalEvents } from './qstash';
+export {
+  vonage,
+  type VonageOptions,
+  type VonageMinimalMessage,
+  type VonageMinimalEvents,
+} from './vonage';
 export type {
   EventMap,
   EventOf,

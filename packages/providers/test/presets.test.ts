@@ -24,6 +24,7 @@ const all: Record<string, ProviderPreset> = {
   // Signed tokens and public keys.
   telnyx: providers.telnyx({ publicKey: TELNYX_KEY }),
   qstash: providers.qstash({ signingKey: 'sig_x', url: 'https://example.com/q' }),
+  vonage: providers.vonage({ signatureSecret: 'x' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -100,6 +101,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       paddle: 30,
       telnyx: 7,
       qstash: 30,
+      vonage: 7,
     });
   });
 
@@ -116,6 +118,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'paddle',
       'telnyx',
       'qstash',
+      'vonage',
     ]);
   });
 });

@@ -21,6 +21,7 @@ const presets: Array<[ProviderPreset, number]> = [
   // Signed tokens and public keys.
   [providers.telnyx({ publicKey: Buffer.alloc(32, 7).toString('base64') }), 7],
   [providers.qstash({ signingKey: 'sig_x', url: 'https://example.com/q' }), 30],
+  [providers.vonage({ signatureSecret: 'x' }), 7],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

@@ -51,6 +51,7 @@ const MARKS: Record<string, string> = {
   // Signed tokens and public keys.
   telnyx: 'telnyx-signature-ed25519',
   qstash: 'upstash-signature',
+  vonage: 'payload_hash',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

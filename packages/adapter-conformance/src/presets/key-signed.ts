@@ -1,6 +1,6 @@
 /**
  * @module Fixtures of the presets whose provider signs with a private key (Discord, Wise,
- * PayPal, Telnyx) or a token (QStash): the test kit signs with a key of the suite's, whose public half the preset is given.
+ * PayPal, Telnyx) or a token (QStash, Vonage): the test kit signs with a key of the suite's, whose public half the preset is given.
  */
 import { createPublicKey } from 'node:crypto';
 import * as providers from '@webhook-idempotency/providers';
@@ -94,5 +94,20 @@ export const keySignedFixtures: readonly PresetFixture[] = [
       signers
         .qstash({ signingKey: QSTASH_KEY, url })
         .event({ order: 6735, status: 'paid' }, { messageId: 'msg_conformance_0001' }),
+  },
+  {
+    name: 'vonage',
+    preset: () => providers.vonage({ signatureSecret: 'vonage-conformance-secret' }),
+    externalId: 'aaaaaaaa-bbbb-4ccc-8ddd-000000000001:delivered',
+    timed: true,
+    delivery: () =>
+      signers.vonage({ signatureSecret: 'vonage-conformance-secret', url }).event({
+        message_uuid: 'aaaaaaaa-bbbb-4ccc-8ddd-000000000001',
+        to: '447700900000',
+        from: '447700900001',
+        timestamp: '2026-12-06T10:00:00Z',
+        status: 'delivered',
+        channel: 'sms',
+      }),
   },
 ];

@@ -210,4 +210,12 @@ export const MORE_SAMPLES: Readonly<Record<string, Readonly<Record<string, Sampl
     meta: { attempt: 1, delivered_to: 'https://example.com/webhooks/telnyx' },
   })),
   qstash: one('message', (id) => ({ order_id: `ord_${id}`, status: 'paid', amount: 4900 })),
+  vonage: one('delivered', (id) => ({
+    message_uuid: id,
+    to: '447700900000',
+    from: '447700900001',
+    timestamp: AT,
+    status: 'delivered',
+    channel: 'sms',
+  })),
 };

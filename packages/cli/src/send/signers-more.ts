@@ -166,6 +166,11 @@ const TOKENS: Readonly<Record<string, Wired>> = {
         .qstash({ url: r.url, signingKey: secret(r, 'signingKey') })
         .event(r.payload, { messageId: r.id }),
   },
+  vonage: {
+    needs: '--secret <signatureSecret>',
+    sign: (r) =>
+      kit.vonage({ url: r.url, signatureSecret: secret(r, 'signatureSecret') }).event(r.payload),
+  },
 };
 
 /** The presets of this module, by preset factory name. */

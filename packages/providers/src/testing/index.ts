@@ -118,4 +118,11 @@ export {
 } from './batches';
 export { type HmacDeliveryOptions, type HmacSignerOptions, hmac, type SignedRequest } from './hmac';
 // Signed tokens and public keys.
-export { qstash, type QStashDeliveryOptions, type QStashSignerOptions, telnyx } from './tokens';
+export {
+  qstash,
+  type QStashDeliveryOptions,
+  type QStashSignerOptions,
+  telnyx,
+  vonage,
+  type VonageSignerOptions,
+} from './tokens';

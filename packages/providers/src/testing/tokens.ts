@@ -1,6 +1,6 @@
 /**
  * @module Signers of the providers that sign with a token or a private key of their own kind
- * (Telnyx, QStash): each signs from the provider's documented scheme with `node:crypto`, under a key of
+ * (Telnyx, QStash, Vonage): each signs from the provider's documented scheme with `node:crypto`, under a key of
  * the test's (the public half is what the preset is given) or a secret the test chooses.
  */
 import { createHash, createHmac, createPublicKey, type KeyObject, sign } from 'node:crypto';
@@ -94,6 +94,40 @@ export function qstash(options: QStashSignerOptions) {
           'upstash-message-id': messageId,
           'upstash-retried': String(retries),
         };
+      });
+    },
+  };
+}
+
+/** Options of the {@link vonage} signer. */
+export interface VonageSignerOptions extends SignerOptions {
+  /** The signature secret to sign with. */
+  signatureSecret: string;
+  /** The `api_key` claim. Defaults to `abcd1234`. */
+  apiKey?: string;
+}
+
+/**
+ * A fake Vonage Messages API: `Authorization: Bearer <JWT>`, HS256 under the signature secret,
+ * with `iat`, `jti`, `iss` `Vonage`, `api_key`, `application_id` and `payload_hash`, the hex
+ * SHA-256 of the body. A retry is signed anew at its own time.
+ */
+export function vonage(options: VonageSignerOptions) {
+  const key = secretOption('vonage', options, 'signatureSecret');
+  const apiKey = options.apiKey ?? 'abcd1234';
+  const { post } = secretSigner('vonage', options, key);
+  return {
+    event(payload: Payload, delivery?: DeliveryOptions): Delivery {
+      return post(payload, delivery, ({ body, at, key }) => {
+        const claims = {
+          iat: seconds(at),
+          jti: newId(),
+          iss: 'Vonage',
+          api_key: apiKey,
+          application_id: 'aaaaaaaa-bbbb-cccc-dddd-0123456789ab',
+          payload_hash: createHash('sha256').update(body).digest('hex'),
+        };
+        return { authorization: `Bearer ${hs256Token(claims, key)}` };
       });
     },
   };

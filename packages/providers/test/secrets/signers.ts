@@ -461,4 +461,10 @@ export const SIGNERS: Record<string, Signer<any>> = {
         .event({ hello: 'world' }, { messageId: id }),
     ['sig_old_key_0001', 'sig_new_key_0002', 'sig_not_ours_003'],
   ),
+  vonage: strings(
+    'signatureSecret',
+    (o) => providers.vonage({ ...o, clock } as never),
+    (signatureSecret, id) =>
+      kit.vonage({ signatureSecret, clock }).event({ message_uuid: id, status: 'delivered' }),
+  ),
 };

@@ -6,6 +6,7 @@
 import * as signers from '@webhook-idempotency/providers/testing';
 import { TelnyxWebhook } from 'telnyx/lib/webhooks';
 import { Receiver } from '@upstash/qstash';
+import { verifySignature } from '@vonage/jwt';
 
 /** True when `judge` resolves without throwing. */
 async function accepts(judge: () => Promise<unknown>): Promise<boolean> {
@@ -52,5 +53,17 @@ describe('qstash: @upstash/qstash Receiver.verify', () => {
     expect(await judge(event)).toBe(true);
     expect(await judge(event.retry())).toBe(true);
     expect(await judge(event.forged())).toBe(false);
+  });
+});
+
+describe('vonage: @vonage/jwt verifySignature', () => {
+  it("accepts the token of the event and its retry under the secret, refuses the forged copy's", () => {
+    const signer = signers.vonage({ signatureSecret: 'vonage-kit-secret' });
+    const judge = (d: signers.Delivery) =>
+      verifySignature(d.headers.authorization!.replace(/^Bearer /, ''), 'vonage-kit-secret');
+    const event = signer.event({ message_uuid: 'u-1', status: 'delivered' });
+    expect(judge(event)).toBe(true);
+    expect(judge(event.retry())).toBe(true);
+    expect(judge(event.forged())).toBe(false);
   });
 });

@@ -111,6 +111,7 @@ describe('eventType', () => {
     telegram: 'message',
     telnyx: 'message.received',
     qstash: undefined,
+    vonage: 'delivered',
   };
 
   it.each(Object.keys(SIGNERS))('reads the event name of a %s delivery', (name) => {
