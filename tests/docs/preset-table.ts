@@ -75,6 +75,7 @@ export const OPTIONS: Record<string, object> = {
   telnyx: { publicKey: Buffer.alloc(32, 7).toString('base64') },
   qstash: { signingKey: 'sig_x', url: 'https://example.com/api/qstash' },
   vonage: { signatureSecret: 'x' },
+  plaid: { fetchKey: async () => undefined },
 };
 
 type Factory = (options: object) => ProviderPreset;

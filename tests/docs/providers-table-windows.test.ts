@@ -40,6 +40,7 @@ const alike = <O extends object>(signer: Signer<O>, options: O): Timed => ({
 const discord = signers.discord();
 const sendgrid = signers.sendgrid();
 const telnyx = signers.telnyx();
+const plaid = signers.plaid();
 const hubspot = { clientSecret: 'hubspot-secret', targetUrl: 'https://example.com/hooks/hubspot' };
 const acme = {
   secret: 'acme secret',
@@ -90,6 +91,10 @@ const TIMED: Record<string, Timed> = {
     options: { signatureSecret: 'vonage-window' },
     sign: (at) =>
       signers.vonage({ signatureSecret: 'vonage-window' }).event({ message_uuid: 'u1' }, { at }),
+  },
+  plaid: {
+    options: { fetchKey: plaid.fetchKey },
+    sign: (at) => plaid.event({ webhook_type: 'ITEM', webhook_code: 'ERROR' }, { at }),
   },
 };
 

@@ -4,6 +4,7 @@
  */
 // #region stripe-express
 import * as providers from '@webhook-idempotency/providers';
+import type { PlaidKeyFetcher } from '@webhook-idempotency/providers';
 import { idempotent } from '@webhook-idempotency/express';
 // #endregion stripe-express
 import type { HttpRequest, ProviderPreset, Store } from '@webhook-idempotency/core';
@@ -299,5 +300,16 @@ export function vonageKeys(request: HttpRequest): Record<string, Key> {
   const preset = providers.vonage({ signatureSecret: process.env.VONAGE_SIGNATURE_SECRET! });
   preset.key(request); // 'aaaaaaaa-bbbb-4ccc-8ddd-000000000001:delivered' (message_uuid:status)
   // #endregion vonage
+  return { request: preset.key(request) };
+}
+
+export function plaidKeys(request: HttpRequest, fetchKey: PlaidKeyFetcher): Record<string, Key> {
+  // #region plaid
+  const preset = providers.plaid({
+    // Your Plaid client's /webhook_verification_key/get: called once per new key id, then kept.
+    fetchKey, // async (keyId) => (await plaidClient.webhookVerificationKeyGet({ key_id: keyId })).data.key
+  });
+  preset.key(request); // 'ITEM:ERROR:65ec46abd6d9dfdad1c6f0016bab3dbba64a871eeff115fbd85b1722f58e10e8' (type:code:body digest)
+  // #endregion plaid
   return { request: preset.key(request) };
 }

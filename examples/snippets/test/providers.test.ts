@@ -349,6 +349,14 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
         json({ message_uuid: 'aaaaaaaa-bbbb-4ccc-8ddd-000000000001', status: 'delivered' }),
       ),
   ],
+  [
+    'plaid',
+    () =>
+      snippets.plaidKeys(
+        json({ webhook_type: 'ITEM', webhook_code: 'ERROR', item_id: 'itm_1' }),
+        async () => undefined,
+      ),
+  ],
 ];
 
 it.each(cases)('%s: the key in the comment is the key the preset reads', (region, run) => {

@@ -10,6 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as providers from '@webhook-idempotency/providers';
+import * as signers from '@webhook-idempotency/providers/testing';
 import { cli } from './helpers/cli';
 import { type PresetApp, startPresetApp } from './helpers/preset-app';
 
@@ -24,6 +25,8 @@ function keyPair(name: string, made: ReturnType<typeof generateKeyPairSync>) {
 const sendgridKey = keyPair('sendgrid', generateKeyPairSync('ec', { namedCurve: 'prime256v1' }));
 const wiseKey = keyPair('wise', generateKeyPairSync('rsa', { modulusLength: 2048 }));
 const telnyxKey = keyPair('telnyx', generateKeyPairSync('ed25519'));
+const plaidPair = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+const plaidKey = { ...keyPair('plaid', plaidPair), privateKey: plaidPair.privateKey };
 
 /** Each preset's options and the flags `send` is given for it. */
 const CASES: Record<string, { preset: () => unknown; flags: string[] }> = {
@@ -129,6 +132,12 @@ const CASES: Record<string, { preset: () => unknown; flags: string[] }> = {
   vonage: {
     preset: () => providers.vonage({ signatureSecret: 'vonage-send' }),
     flags: ['--secret', 'vonage-send'],
+  },
+  plaid: {
+    // The kit's key id, and the key of the PEM file, as the user's fetchKey would answer.
+    preset: () =>
+      providers.plaid({ fetchKey: signers.plaid({ privateKey: plaidKey.privateKey }).fetchKey }),
+    flags: ['--key-file', plaidKey.file],
   },
 };
 

@@ -235,6 +235,14 @@ export {
   type VonageMinimalMessage,
   type VonageMinimalEvents,
 } from './vonage';
+export {
+  plaid,
+  type PlaidKeyFetcher,
+  type PlaidMinimalEvents,
+  type PlaidMinimalWebhook,
+  type PlaidOptions,
+  type PlaidVerificationKey,
+} from './plaid';
 export type {
   EventMap,
   EventOf,

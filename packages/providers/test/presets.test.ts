@@ -25,6 +25,7 @@ const all: Record<string, ProviderPreset> = {
   telnyx: providers.telnyx({ publicKey: TELNYX_KEY }),
   qstash: providers.qstash({ signingKey: 'sig_x', url: 'https://example.com/q' }),
   vonage: providers.vonage({ signatureSecret: 'x' }),
+  plaid: providers.plaid({ fetchKey: async () => undefined }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -62,6 +63,7 @@ const garbled: Record<string, HttpRequest> = {
       'telnyx-signature-ed25519': '=',
       'telnyx-timestamp': '1e9',
       'upstash-signature': 'a.b.c',
+      'plaid-verification': 'e30.e30.',
     },
   }),
 };
@@ -102,6 +104,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       telnyx: 7,
       qstash: 30,
       vonage: 7,
+      plaid: 7,
     });
   });
 
@@ -119,6 +122,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'telnyx',
       'qstash',
       'vonage',
+      'plaid',
     ]);
   });
 });

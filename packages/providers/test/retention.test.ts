@@ -22,6 +22,7 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.telnyx({ publicKey: Buffer.alloc(32, 7).toString('base64') }), 7],
   [providers.qstash({ signingKey: 'sig_x', url: 'https://example.com/q' }), 30],
   [providers.vonage({ signatureSecret: 'x' }), 7],
+  [providers.plaid({ fetchKey: async () => undefined }), 7],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

@@ -52,6 +52,7 @@ const MARKS: Record<string, string> = {
   telnyx: 'telnyx-signature-ed25519',
   qstash: 'upstash-signature',
   vonage: 'payload_hash',
+  plaid: 'plaid-verification',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

@@ -15,6 +15,7 @@ const discord = () => signers.discord({ url });
 const wise = () => signers.wise({ url });
 const telnyx = () => signers.telnyx({ url });
 const QSTASH_KEY = 'sig_conformance_current_key';
+const plaid = signers.plaid({ url, keyId: 'kid-conformance' });
 const PAYPAL_WEBHOOK_ID = '8PT597110X687430LKGECATA';
 
 export const keySignedFixtures: readonly PresetFixture[] = [
@@ -108,6 +109,23 @@ export const keySignedFixtures: readonly PresetFixture[] = [
         timestamp: '2026-12-06T10:00:00Z',
         status: 'delivered',
         channel: 'sms',
+      }),
+  },
+  {
+    name: 'plaid',
+    preset: () => providers.plaid({ fetchKey: plaid.fetchKey }),
+    externalId:
+      'TRANSACTIONS:SYNC_UPDATES_AVAILABLE:' +
+      '1efc7f4a2e8f713ddad0c5eda4c916a3f3b668f367bc5d0c16a4cbaf99b7e1ae',
+    timed: true,
+    delivery: () =>
+      plaid.event({
+        webhook_type: 'TRANSACTIONS',
+        webhook_code: 'SYNC_UPDATES_AVAILABLE',
+        item_id: 'wz666MBjYWTp2PDzzggYhM6oWWmBb',
+        initial_update_complete: true,
+        historical_update_complete: false,
+        environment: 'sandbox',
       }),
   },
 ];

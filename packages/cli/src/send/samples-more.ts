@@ -218,4 +218,12 @@ export const MORE_SAMPLES: Readonly<Record<string, Readonly<Record<string, Sampl
     status: 'delivered',
     channel: 'sms',
   })),
+  plaid: one('SYNC_UPDATES_AVAILABLE', (id) => ({
+    webhook_type: 'TRANSACTIONS',
+    webhook_code: 'SYNC_UPDATES_AVAILABLE',
+    item_id: id,
+    initial_update_complete: true,
+    historical_update_complete: false,
+    environment: 'sandbox',
+  })),
 };

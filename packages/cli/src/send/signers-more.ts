@@ -171,6 +171,10 @@ const TOKENS: Readonly<Record<string, Wired>> = {
     sign: (r) =>
       kit.vonage({ url: r.url, signatureSecret: secret(r, 'signatureSecret') }).event(r.payload),
   },
+  plaid: {
+    needs: '--key-file <P-256 PEM>',
+    sign: (r) => kit.plaid({ url: r.url, privateKey: keyPem(r, 'P-256 PEM') }).event(r.payload),
+  },
 };
 
 /** The presets of this module, by preset factory name. */

@@ -119,6 +119,8 @@ export {
 export { type HmacDeliveryOptions, type HmacSignerOptions, hmac, type SignedRequest } from './hmac';
 // Signed tokens and public keys.
 export {
+  plaid,
+  type PlaidSignerOptions,
   qstash,
   type QStashDeliveryOptions,
   type QStashSignerOptions,

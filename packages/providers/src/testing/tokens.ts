@@ -1,9 +1,16 @@
 /**
  * @module Signers of the providers that sign with a token or a private key of their own kind
- * (Telnyx, QStash, Vonage): each signs from the provider's documented scheme with `node:crypto`, under a key of
+ * (Telnyx, QStash, Vonage, Plaid): each signs from the provider's documented scheme with `node:crypto`, under a key of
  * the test's (the public half is what the preset is given) or a secret the test chooses.
  */
-import { createHash, createHmac, createPublicKey, type KeyObject, sign } from 'node:crypto';
+import {
+  createHash,
+  createHmac,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  sign,
+} from 'node:crypto';
 import { madeKey, objectOf, optionsOf, type Payload, seconds } from './common';
 import { type Delivery, type DeliveryOptions, newId, type SignerOptions } from './delivery';
 import { ed25519, type KeySignerOptions, privateKeyOf } from './asymmetric';
@@ -128,6 +135,55 @@ export function vonage(options: VonageSignerOptions) {
           payload_hash: createHash('sha256').update(body).digest('hex'),
         };
         return { authorization: `Bearer ${hs256Token(claims, key)}` };
+      });
+    },
+  };
+}
+
+const p256 = () => generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
+
+/** Options of the {@link plaid} signer. */
+export interface PlaidSignerOptions extends KeySignerOptions {
+  /** The `kid` the tokens name. Defaults to one the kit makes. */
+  keyId?: string;
+}
+
+/**
+ * A fake Plaid: `Plaid-Verification`, an ES256 JWT (r‖s) whose header names `kid`, with `iat` and
+ * `request_body_sha256`, the hex SHA-256 of the body. Give the preset `signer.fetchKey`, which
+ * answers with the public key as `/webhook_verification_key/get` would (a P-256 JWK), for its
+ * own `kid` only.
+ */
+export function plaid(options: PlaidSignerOptions = {}) {
+  const o = optionsOf('plaid', options);
+  const key = privateKeyOf('plaid', o.privateKey, 'ec', p256);
+  const keyId = o.keyId ?? 'kit-6c5516e1-92dc-479e-a8ff-5a51992e0001';
+  const { post } = keyedSigner<KeyObject>('plaid', options, [key], () => [
+    madeKey('plaid-forger', p256),
+  ]);
+  const { kty, crv, x, y } = createPublicKey(key).export({ format: 'jwk' });
+  const jwk = { kty: String(kty), crv: String(crv), x: String(x), y: String(y), kid: keyId };
+  const published = {
+    ...jwk,
+    alg: 'ES256',
+    use: 'sig',
+    created_at: 1_700_000_000,
+    expired_at: null,
+  };
+  return {
+    /** The verification key, as Plaid's `/webhook_verification_key/get` returns it. */
+    key: published,
+    /** A `fetchKey` for the preset: this signer's key for its `kid`, nothing for any other. */
+    fetchKey: async (kid: string) => (kid === keyId ? published : undefined),
+    event(payload: Payload, delivery?: DeliveryOptions): Delivery {
+      return post(payload, delivery, ({ body, at, key }) => {
+        const claims = {
+          iat: seconds(at),
+          request_body_sha256: createHash('sha256').update(body).digest('hex'),
+        };
+        const input = `${part({ alg: 'ES256', kid: keyId, typ: 'JWT' })}.${part(claims)}`;
+        const signature = sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' });
+        return { 'plaid-verification': `${input}.${signature.toString('base64url')}` };
       });
     },
   };

@@ -116,6 +116,10 @@ function keys(
 
 const SQUARE_URL = 'https://shop.example.com/webhooks/square';
 const QSTASH_URL = 'https://app.example.com/api/qstash';
+/** Three Plaid signers, each with its own key and kid: their `fetchKey`s are the preset's "secrets". */
+const PLAID_SIGNERS = ['kid-old', 'kid-new', 'kid-not-ours'].map((keyId) =>
+  kit.plaid({ keyId, clock }),
+);
 const HUBSPOT_URL = 'https://app.example.com/webhooks/hubspot';
 const ACME = { signatureHeader: 'x-acme-signature', key: 'x-acme-delivery' } as const;
 type Pair = { username: string; password: string };
@@ -467,4 +471,16 @@ export const SIGNERS: Record<string, Signer<any>> = {
     (signatureSecret, id) =>
       kit.vonage({ signatureSecret, clock }).event({ message_uuid: id, status: 'delivered' }),
   ),
+  plaid: {
+    secrets: PLAID_SIGNERS.map((signer) => signer.fetchKey) as unknown as Signer['secrets'],
+    build: (given) => providers.plaid({ ...secretOption('fetchKey', given), clock } as never),
+    sign: (fetchKey: unknown, id = 'e1') =>
+      asRequest(
+        PLAID_SIGNERS.find((signer) => signer.fetchKey === fetchKey)!.event({
+          webhook_type: 'TRANSACTIONS',
+          webhook_code: 'SYNC_UPDATES_AVAILABLE',
+          item_id: id,
+        }),
+      ),
+  },
 };

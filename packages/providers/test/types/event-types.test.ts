@@ -112,6 +112,7 @@ describe('eventType', () => {
     telnyx: 'message.received',
     qstash: undefined,
     vonage: 'delivered',
+    plaid: 'TRANSACTIONS.SYNC_UPDATES_AVAILABLE',
   };
 
   it.each(Object.keys(SIGNERS))('reads the event name of a %s delivery', (name) => {
