@@ -93,11 +93,12 @@ const config: Config = {
   ...(process.env.WI_BETTER_SQLITE3
     ? { moduleNameMapper: { '^better-sqlite3$': process.env.WI_BETTER_SQLITE3 } }
     : {}),
-  // NestJS 12, Kysely 0.29, pg-boss 12 (with two of its dependencies) and @linear/sdk ship ES modules only:
+  // NestJS 12, Kysely 0.29, pg-boss 12 (with two of its dependencies), @linear/sdk and uuid 14 (which
+  // @vonage/jwt requires) ship ES modules only:
   // jest cannot require them, so swc compiles them to CommonJS like our own sources. Everything else in
   // node_modules is loaded as it is.
   transformIgnorePatterns: [
-    '^(?!.*/node_modules/(@nestjs|kysely|pg-boss|rrule-temporal|serialize-error|non-error|@linear)/).*/node_modules/',
+    '^(?!.*/node_modules/(@nestjs|kysely|pg-boss|rrule-temporal|serialize-error|non-error|@linear|uuid)/).*/node_modules/',
   ],
   modulePathIgnorePatterns: ['<rootDir>/.tmp/', '<rootDir>/.cache/'],
   // On Node 20 (no node:sqlite) that one suite is not collected; run-node-lines.ts runs it on every other line.

@@ -71,6 +71,11 @@ export const OPTIONS: Record<string, object> = {
   adyen: { hmacKey: HEX_32_BYTES },
   meta: { appSecret: 'x', verifyToken: 'token' },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
+  // Signed tokens and public keys.
+  telnyx: { publicKey: Buffer.alloc(32, 7).toString('base64') },
+  qstash: { signingKey: 'sig_x', url: 'https://example.com/api/qstash' },
+  vonage: { signatureSecret: 'x' },
+  plaid: { fetchKey: async () => undefined },
 };
 
 type Factory = (options: object) => ProviderPreset;

@@ -39,6 +39,8 @@ const alike = <O extends object>(signer: Signer<O>, options: O): Timed => ({
 
 const discord = signers.discord();
 const sendgrid = signers.sendgrid();
+const telnyx = signers.telnyx();
+const plaid = signers.plaid();
 const hubspot = { clientSecret: 'hubspot-secret', targetUrl: 'https://example.com/hooks/hubspot' };
 const acme = {
   secret: 'acme secret',
@@ -75,6 +77,24 @@ const TIMED: Record<string, Timed> = {
   hmac: {
     options: acme,
     sign: (at) => signers.hmac(acme).event(EVENT, { at }),
+  },
+  // Signed tokens and public keys.
+  telnyx: {
+    options: { publicKey: telnyx.publicKey },
+    sign: (at) => telnyx.event({ data: { id: 'evt_window', event_type: 'window' } }, { at }),
+  },
+  qstash: {
+    options: { signingKey: 'sig_window', url: 'https://example.com/webhooks/qstash' },
+    sign: (at) => signers.qstash({ signingKey: 'sig_window' }).event(EVENT, { at }),
+  },
+  vonage: {
+    options: { signatureSecret: 'vonage-window' },
+    sign: (at) =>
+      signers.vonage({ signatureSecret: 'vonage-window' }).event({ message_uuid: 'u1' }, { at }),
+  },
+  plaid: {
+    options: { fetchKey: plaid.fetchKey },
+    sign: (at) => plaid.event({ webhook_type: 'ITEM', webhook_code: 'ERROR' }, { at }),
   },
 };
 

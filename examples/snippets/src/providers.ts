@@ -4,6 +4,7 @@
  */
 // #region stripe-express
 import * as providers from '@webhook-idempotency/providers';
+import type { PlaidKeyFetcher } from '@webhook-idempotency/providers';
 import { idempotent } from '@webhook-idempotency/express';
 // #endregion stripe-express
 import type { HttpRequest, ProviderPreset, Store } from '@webhook-idempotency/core';
@@ -270,5 +271,45 @@ export function mailgunKeys(request: HttpRequest): Record<string, Key> {
   const preset = providers.mailgun({ signingKey: process.env.MAILGUN_WEBHOOK_SIGNING_KEY! });
   preset.key(request); // 'CPgfbmQMTCKtHW6uIWtuVe' (event-data.id)
   // #endregion mailgun
+  return { request: preset.key(request) };
+}
+
+// Signed tokens and public keys.
+export function telnyxKeys(request: HttpRequest): Record<string, Key> {
+  // #region telnyx
+  const preset = providers.telnyx({ publicKey: process.env.TELNYX_PUBLIC_KEY! });
+  preset.key(request); // 'b301ed3f-1490-491f-995f-6e64e69674d4' (data.id, the event's id)
+  // #endregion telnyx
+  return { request: preset.key(request) };
+}
+
+export function qstashKeys(request: HttpRequest): Record<string, Key> {
+  // #region qstash
+  const preset = providers.qstash({
+    // Both keys of the QStash console: Upstash signs with the next one once it rolls them.
+    signingKey: [process.env.QSTASH_CURRENT_SIGNING_KEY!, process.env.QSTASH_NEXT_SIGNING_KEY!],
+    url: 'https://example.com/api/qstash', // the destination URL as published: the token's subject
+  });
+  preset.key(request); // 'msg_26hZCxZCuWyyTWPmSVBrNC1RADwm' (Upstash-Message-Id, not signed)
+  // #endregion qstash
+  return { request: preset.key(request) };
+}
+
+export function vonageKeys(request: HttpRequest): Record<string, Key> {
+  // #region vonage
+  const preset = providers.vonage({ signatureSecret: process.env.VONAGE_SIGNATURE_SECRET! });
+  preset.key(request); // 'aaaaaaaa-bbbb-4ccc-8ddd-000000000001:delivered' (message_uuid:status)
+  // #endregion vonage
+  return { request: preset.key(request) };
+}
+
+export function plaidKeys(request: HttpRequest, fetchKey: PlaidKeyFetcher): Record<string, Key> {
+  // #region plaid
+  const preset = providers.plaid({
+    // Your Plaid client's /webhook_verification_key/get: called once per new key id, then kept.
+    fetchKey, // async (keyId) => (await plaidClient.webhookVerificationKeyGet({ key_id: keyId })).data.key
+  });
+  preset.key(request); // 'ITEM:ERROR:65ec46abd6d9dfdad1c6f0016bab3dbba64a871eeff115fbd85b1722f58e10e8' (type:code:body digest)
+  // #endregion plaid
   return { request: preset.key(request) };
 }

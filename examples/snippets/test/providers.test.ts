@@ -75,6 +75,11 @@ Object.assign(process.env, {
   BRAINTREE_PUBLIC_KEY: 'braintree-public',
   BRAINTREE_PRIVATE_KEY: 'braintree-private',
   MAILGUN_WEBHOOK_SIGNING_KEY: 'mailgun-key',
+  // Signed tokens and public keys.
+  TELNYX_PUBLIC_KEY: Buffer.alloc(32, 7).toString('base64'),
+  QSTASH_CURRENT_SIGNING_KEY: 'sig_current',
+  QSTASH_NEXT_SIGNING_KEY: 'sig_next',
+  VONAGE_SIGNATURE_SECRET: 'vonage-secret',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -314,6 +319,42 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
           signature: { timestamp: '1770920772', token: 't', signature: 's' },
           'event-data': { id: 'CPgfbmQMTCKtHW6uIWtuVe', event: 'delivered' },
         }),
+      ),
+  ],
+  // Signed tokens and public keys.
+  [
+    'telnyx',
+    () =>
+      snippets.telnyxKeys(
+        json({
+          data: { id: 'b301ed3f-1490-491f-995f-6e64e69674d4', event_type: 'message.received' },
+          meta: { attempt: 1 },
+        }),
+      ),
+  ],
+  [
+    'qstash',
+    () =>
+      snippets.qstashKeys(
+        json(
+          { order: 6735 },
+          { headers: { 'upstash-message-id': 'msg_26hZCxZCuWyyTWPmSVBrNC1RADwm' } },
+        ),
+      ),
+  ],
+  [
+    'vonage',
+    () =>
+      snippets.vonageKeys(
+        json({ message_uuid: 'aaaaaaaa-bbbb-4ccc-8ddd-000000000001', status: 'delivered' }),
+      ),
+  ],
+  [
+    'plaid',
+    () =>
+      snippets.plaidKeys(
+        json({ webhook_type: 'ITEM', webhook_code: 'ERROR', item_id: 'itm_1' }),
+        async () => undefined,
       ),
   ],
 ];

@@ -10,6 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as providers from '@webhook-idempotency/providers';
+import * as signers from '@webhook-idempotency/providers/testing';
 import { cli } from './helpers/cli';
 import { type PresetApp, startPresetApp } from './helpers/preset-app';
 
@@ -23,6 +24,9 @@ function keyPair(name: string, made: ReturnType<typeof generateKeyPairSync>) {
 }
 const sendgridKey = keyPair('sendgrid', generateKeyPairSync('ec', { namedCurve: 'prime256v1' }));
 const wiseKey = keyPair('wise', generateKeyPairSync('rsa', { modulusLength: 2048 }));
+const telnyxKey = keyPair('telnyx', generateKeyPairSync('ed25519'));
+const plaidPair = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+const plaidKey = { ...keyPair('plaid', plaidPair), privateKey: plaidPair.privateKey };
 
 /** Each preset's options and the flags `send` is given for it. */
 const CASES: Record<string, { preset: () => unknown; flags: string[] }> = {
@@ -109,6 +113,31 @@ const CASES: Record<string, { preset: () => unknown; flags: string[] }> = {
         key: 'x-webhook-id',
       }),
     flags: ['--secret', 'hmac-secret'],
+  },
+  // Signed tokens and public keys.
+  telnyx: {
+    preset: () =>
+      providers.telnyx({
+        publicKey: telnyxKey.publicKey
+          .export({ format: 'der', type: 'spki' })
+          .subarray(-32)
+          .toString('base64'),
+      }),
+    flags: ['--key-file', telnyxKey.file],
+  },
+  qstash: {
+    preset: () => providers.qstash({ signingKey: 'sig_send', url: `${base}/qstash` }),
+    flags: ['--secret', 'sig_send'],
+  },
+  vonage: {
+    preset: () => providers.vonage({ signatureSecret: 'vonage-send' }),
+    flags: ['--secret', 'vonage-send'],
+  },
+  plaid: {
+    // The kit's key id, and the key of the PEM file, as the user's fetchKey would answer.
+    preset: () =>
+      providers.plaid({ fetchKey: signers.plaid({ privateKey: plaidKey.privateKey }).fetchKey }),
+    flags: ['--key-file', plaidKey.file],
   },
 };
 

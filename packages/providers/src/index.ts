@@ -221,6 +221,28 @@ export {
 } from './hubspot';
 export { adyen, type AdyenOptions, type AdyenMinimalItem, type AdyenMinimalEvents } from './adyen';
 export { meta, type MetaItem, type MetaOptions, type MetaMinimalEvents } from './meta';
+// Signed tokens and public keys.
+export {
+  telnyx,
+  type TelnyxOptions,
+  type TelnyxMinimalEvent,
+  type TelnyxMinimalEvents,
+} from './telnyx';
+export { qstash, type QStashOptions, type QStashMinimalEvents } from './qstash';
+export {
+  vonage,
+  type VonageOptions,
+  type VonageMinimalMessage,
+  type VonageMinimalEvents,
+} from './vonage';
+export {
+  plaid,
+  type PlaidKeyFetcher,
+  type PlaidMinimalEvents,
+  type PlaidMinimalWebhook,
+  type PlaidOptions,
+  type PlaidVerificationKey,
+} from './plaid';
 export type {
   EventMap,
   EventOf,

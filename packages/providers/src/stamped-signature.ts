@@ -1,7 +1,7 @@
 /**
- * @module The signature Discord and SendGrid share in shape: a public-key signature, in a header
- * of its own, of a Unix-seconds timestamp header followed by the raw body. The stamp must be
- * within the preset's tolerance of its clock.
+ * @module The signature Discord, SendGrid and Telnyx share in shape: a public-key signature, in a
+ * header of its own, of a Unix-seconds timestamp header followed by the raw body (Telnyx puts a
+ * `|` between them). The stamp must be within the preset's tolerance of its clock.
  */
 import { type KeyObject, verify as verifySignature } from 'node:crypto';
 import type { HttpRequest } from '@webhook-idempotency/core';
@@ -21,6 +21,8 @@ export interface StampedSignature {
   readonly algorithm: string | null;
   /** How an ECDSA signature is encoded; unset for other keys. */
   readonly dsaEncoding?: 'der';
+  /** What the provider puts between the stamp and the body. Defaults to nothing. */
+  readonly separator?: string;
   /** The preset's clock, and how far from it a stamp may be, in seconds. */
   readonly now: () => number;
   readonly tolerance: number;
@@ -28,7 +30,7 @@ export interface StampedSignature {
 
 /** The match of a keyring of public keys: the key whose signature of stamp + raw body the request carries. */
 export function stampedSignatureMatch(s: StampedSignature) {
-  const { dsaEncoding } = s;
+  const { dsaEncoding, separator = '' } = s;
   const keyFor = (key: KeyObject) => (dsaEncoding === undefined ? key : { key, dsaEncoding });
   return (request: HttpRequest, keys: readonly KeyObject[]): KeyObject | undefined => {
     const signature = header(request, s.header);
@@ -39,7 +41,7 @@ export function stampedSignatureMatch(s: StampedSignature) {
       return undefined;
     if (stamp === undefined || seconds === undefined || !isFresh(seconds, s.now(), s.tolerance))
       return undefined;
-    const signed = Buffer.concat([Buffer.from(stamp, 'utf8'), rawBody]);
+    const signed = Buffer.concat([Buffer.from(stamp + separator, 'utf8'), rawBody]);
     const bytes = Buffer.from(signature, s.encoding);
     return firstMatch(keys, (key) => verifySignature(s.algorithm, signed, keyFor(key), bytes));
   };

@@ -5,7 +5,7 @@
  * the two `canonicalJson` copies; never update them to make a change pass.
  */
 import { sha256Hex } from '@webhook-idempotency/core/adapter';
-import { click, payme, uzum } from '../src';
+import { click, payme, telnyx, uzum } from '../src';
 import { formRequest, jsonRequest } from './helpers';
 
 /** JSON text with what a canonical form must get right: key order, escapes, unicode, numbers, `__proto__`, `toJSON` as data. */
@@ -120,4 +120,20 @@ describe('pinned preset fingerprints (stored receipts depend on them)', () => {
       expect(sha256Hex(text)).toBe(pin);
     },
   );
+});
+
+describe('pinned fingerprints of the signed-token presets', () => {
+  /** A Telnyx event, with the `meta` a retry changes. */
+  const TELNYX_TEXT =
+    '{"data":{"record_type":"event","id":"b301ed3f","event_type":"message.received","payload":{"text":"hé"}},"meta":{"attempt":3,"delivered_to":"https://example.com/hooks"}}';
+  /** The canonical text of its `data` alone, written out by hand. */
+  const TELNYX_CANONICAL =
+    '{"data":{"event_type":"message.received","id":"b301ed3f","payload":{"text":"hé"},"record_type":"event"}}';
+  const TELNYX_PIN = 'b7cab3a363cd0133bca48ff2154f171a645ce0f6f168a64c1dc2ee2b5eaa96e9';
+
+  it('telnyx: the body without meta, canonical', () => {
+    const preset = telnyx({ publicKey: Buffer.alloc(32, 7).toString('base64') });
+    expect(sha256Hex(TELNYX_CANONICAL)).toBe(TELNYX_PIN);
+    expect(preset.fingerprint?.(jsonRequest(TELNYX_TEXT))).toBe(TELNYX_PIN);
+  });
 });

@@ -1,7 +1,14 @@
 /** Cross-cutting checks that every preset must pass, whatever its provider. */
+import { generateKeyPairSync } from 'node:crypto';
 import * as providers from '@webhook-idempotency/providers';
 import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
 import { makeRequest } from './helpers';
+
+/** A public key as Telnyx's Mission Control shows it: base64 of the 32 raw Ed25519 bytes. */
+const TELNYX_KEY = generateKeyPairSync('ed25519')
+  .publicKey.export({ format: 'der', type: 'spki' })
+  .subarray(-32)
+  .toString('base64');
 
 const all: Record<string, ProviderPreset> = {
   payme: providers.payme({ password: 'cash-desk-key' }),
@@ -14,6 +21,11 @@ const all: Record<string, ProviderPreset> = {
   'standard-webhooks': providers.standardWebhooks({ secret: 'whsec_c2VjcmV0' }),
   slack: providers.slack({ signingSecret: 'x' }),
   paddle: providers.paddle({ secret: 'x' }),
+  // Signed tokens and public keys.
+  telnyx: providers.telnyx({ publicKey: TELNYX_KEY }),
+  qstash: providers.qstash({ signingKey: 'sig_x', url: 'https://example.com/q' }),
+  vonage: providers.vonage({ signatureSecret: 'x' }),
+  plaid: providers.plaid({ fetchKey: async () => undefined }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -48,6 +60,10 @@ const garbled: Record<string, HttpRequest> = {
       'x-slack-request-timestamp': '1e9',
       'x-slack-signature': 'v0=',
       'paddle-signature': ';;=;',
+      'telnyx-signature-ed25519': '=',
+      'telnyx-timestamp': '1e9',
+      'upstash-signature': 'a.b.c',
+      'plaid-verification': 'e30.e30.',
     },
   }),
 };
@@ -85,6 +101,10 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'standard-webhooks': 30,
       slack: 2,
       paddle: 30,
+      telnyx: 7,
+      qstash: 30,
+      vonage: 7,
+      plaid: 7,
     });
   });
 
@@ -92,6 +112,17 @@ describe('retention follows the summary table of docs/providers.md', () => {
     const raw = Object.entries(all)
       .filter(([, preset]) => preset.needsRawBody)
       .map(([name]) => name);
-    expect(raw).toEqual(['stripe', 'github', 'shopify', 'standard-webhooks', 'slack', 'paddle']);
+    expect(raw).toEqual([
+      'stripe',
+      'github',
+      'shopify',
+      'standard-webhooks',
+      'slack',
+      'paddle',
+      'telnyx',
+      'qstash',
+      'vonage',
+      'plaid',
+    ]);
   });
 });

@@ -18,6 +18,11 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.sentry({ clientSecret: 'x' }), 7],
   [providers.bitbucket({ secret: 'x' }), 7],
   [providers.postmark({ username: 'u', password: 'p' }), 7],
+  // Signed tokens and public keys.
+  [providers.telnyx({ publicKey: Buffer.alloc(32, 7).toString('base64') }), 7],
+  [providers.qstash({ signingKey: 'sig_x', url: 'https://example.com/q' }), 30],
+  [providers.vonage({ signatureSecret: 'x' }), 7],
+  [providers.plaid({ fetchKey: async () => undefined }), 7],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

@@ -17,7 +17,8 @@ const MARKS: Record<string, string> = {
   payme: 'Paycom',
   click: 'sign_string',
   razorpay: 'x-razorpay-signature',
-  discord: 'x-signature-ed25519',
+  // Quoted: Telnyx's `telnyx-signature-ed25519` contains the bare name.
+  discord: '"x-signature-ed25519"',
   twitch: 'twitch-eventsub-message-signature',
   gitlab: 'x-gitlab-token',
   square: 'x-square-hmacsha256-signature',
@@ -29,7 +30,8 @@ const MARKS: Record<string, string> = {
   paypal: 'paypal-transmission-sig',
   coinbase: 'x-cc-webhook-signature',
   lemonsqueezy: 'meta.event_name',
-  airwallex: 'x-timestamp',
+  // Quoted: Telnyx's `telnyx-timestamp` contains the bare name.
+  airwallex: '"x-timestamp"',
   paystack: 'x-paystack-signature',
   calendly: 'calendly-webhook-signature',
   sentry: 'sentry-hook-signature',
@@ -46,6 +48,11 @@ const MARKS: Record<string, string> = {
   hubspot: 'x-hubspot-signature-v3',
   adyen: 'hmacSignature',
   meta: 'hub.verify_token',
+  // Signed tokens and public keys.
+  telnyx: 'telnyx-signature-ed25519',
+  qstash: 'upstash-signature',
+  vonage: 'payload_hash',
+  plaid: 'plaid-verification',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

@@ -1,6 +1,6 @@
 /**
  * @module Fixtures of the presets whose provider signs with a private key (Discord, Wise,
- * PayPal): the test kit signs with a key of the suite's, whose public half the preset is given.
+ * PayPal, Telnyx) or a token (QStash, Vonage): the test kit signs with a key of the suite's, whose public half the preset is given.
  */
 import { createPublicKey } from 'node:crypto';
 import * as providers from '@webhook-idempotency/providers';
@@ -13,6 +13,9 @@ import { HOOK_URL, type PresetFixture } from './fixture';
 const url = HOOK_URL;
 const discord = () => signers.discord({ url });
 const wise = () => signers.wise({ url });
+const telnyx = () => signers.telnyx({ url });
+const QSTASH_KEY = 'sig_conformance_current_key';
+const plaid = signers.plaid({ url, keyId: 'kid-conformance' });
 const PAYPAL_WEBHOOK_ID = '8PT597110X687430LKGECATA';
 
 export const keySignedFixtures: readonly PresetFixture[] = [
@@ -63,6 +66,66 @@ export const keySignedFixtures: readonly PresetFixture[] = [
         id: 'WH-CONFORMANCE-0000000000000000',
         event_type: 'PAYMENT.CAPTURE.COMPLETED',
         resource: { id: '42311647XV020574X', amount: { currency_code: 'USD', value: '10.00' } },
+      }),
+  },
+  // Signed tokens and public keys.
+  {
+    name: 'telnyx',
+    preset: () => providers.telnyx({ publicKey: telnyx().publicKey }),
+    externalId: 'b301ed3f-1490-491f-995f-6e64e69674d4',
+    timed: true,
+    delivery: () =>
+      telnyx().event({
+        data: {
+          event_type: 'message.received',
+          id: 'b301ed3f-1490-491f-995f-6e64e69674d4',
+          occurred_at: '2026-12-06T10:00:00.000+00:00',
+          payload: { text: 'hi' },
+          record_type: 'event',
+        },
+        meta: { attempt: 1 },
+      }),
+  },
+  {
+    name: 'qstash',
+    preset: () => providers.qstash({ signingKey: ['sig_conformance_next_key', QSTASH_KEY], url }),
+    externalId: 'msg_conformance_0001',
+    timed: true,
+    delivery: () =>
+      signers
+        .qstash({ signingKey: QSTASH_KEY, url })
+        .event({ order: 6735, status: 'paid' }, { messageId: 'msg_conformance_0001' }),
+  },
+  {
+    name: 'vonage',
+    preset: () => providers.vonage({ signatureSecret: 'vonage-conformance-secret' }),
+    externalId: 'aaaaaaaa-bbbb-4ccc-8ddd-000000000001:delivered',
+    timed: true,
+    delivery: () =>
+      signers.vonage({ signatureSecret: 'vonage-conformance-secret', url }).event({
+        message_uuid: 'aaaaaaaa-bbbb-4ccc-8ddd-000000000001',
+        to: '447700900000',
+        from: '447700900001',
+        timestamp: '2026-12-06T10:00:00Z',
+        status: 'delivered',
+        channel: 'sms',
+      }),
+  },
+  {
+    name: 'plaid',
+    preset: () => providers.plaid({ fetchKey: plaid.fetchKey }),
+    externalId:
+      'TRANSACTIONS:SYNC_UPDATES_AVAILABLE:' +
+      '1efc7f4a2e8f713ddad0c5eda4c916a3f3b668f367bc5d0c16a4cbaf99b7e1ae',
+    timed: true,
+    delivery: () =>
+      plaid.event({
+        webhook_type: 'TRANSACTIONS',
+        webhook_code: 'SYNC_UPDATES_AVAILABLE',
+        item_id: 'wz666MBjYWTp2PDzzggYhM6oWWmBb',
+        initial_update_complete: true,
+        historical_update_complete: false,
+        environment: 'sandbox',
       }),
   },
 ];

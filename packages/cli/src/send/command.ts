@@ -18,7 +18,7 @@ export function addSendCommand(program: Command, io: CliIo, done: (code: number)
     .option('--password <password>', 'HTTP Basic password (postmark, uzum, payme, adyen)')
     .option(
       '--key-file <pem>',
-      'private key PEM to sign with; the preset holds its public key (discord, sendgrid, wise, paypal)',
+      'private key PEM to sign with; the preset holds its public key (discord, sendgrid, wise, paypal, telnyx)',
     )
     .option(
       '--public-key <key>',

@@ -199,4 +199,31 @@ export const MORE_SAMPLES: Readonly<Record<string, Readonly<Record<string, Sampl
     message: { headers: { 'message-id': `${id}@mg.example.com` } },
   })),
   hmac: one('event', (id) => ({ id, type: 'order.paid', data: { order_id: '6735' } })),
+  telnyx: one('message.received', (id) => ({
+    data: {
+      record_type: 'event',
+      id,
+      event_type: 'message.received',
+      occurred_at: AT,
+      payload: { direction: 'inbound', text: 'Hello', from: { phone_number: '+18445550001' } },
+    },
+    meta: { attempt: 1, delivered_to: 'https://example.com/webhooks/telnyx' },
+  })),
+  qstash: one('message', (id) => ({ order_id: `ord_${id}`, status: 'paid', amount: 4900 })),
+  vonage: one('delivered', (id) => ({
+    message_uuid: id,
+    to: '447700900000',
+    from: '447700900001',
+    timestamp: AT,
+    status: 'delivered',
+    channel: 'sms',
+  })),
+  plaid: one('SYNC_UPDATES_AVAILABLE', (id) => ({
+    webhook_type: 'TRANSACTIONS',
+    webhook_code: 'SYNC_UPDATES_AVAILABLE',
+    item_id: id,
+    initial_update_complete: true,
+    historical_update_complete: false,
+    environment: 'sandbox',
+  })),
 };

@@ -153,5 +153,34 @@ const OTHERS: Readonly<Record<string, Wired>> = {
   },
 };
 
+/** The presets whose provider signs with a token or a key pair of its own kind. */
+const TOKENS: Readonly<Record<string, Wired>> = {
+  telnyx: {
+    needs: '--key-file <Ed25519 PEM>',
+    sign: (r) => kit.telnyx({ url: r.url, privateKey: keyPem(r, 'Ed25519 PEM') }).event(r.payload),
+  },
+  qstash: {
+    needs: '--secret <signingKey>',
+    sign: (r) =>
+      kit
+        .qstash({ url: r.url, signingKey: secret(r, 'signingKey') })
+        .event(r.payload, { messageId: r.id }),
+  },
+  vonage: {
+    needs: '--secret <signatureSecret>',
+    sign: (r) =>
+      kit.vonage({ url: r.url, signatureSecret: secret(r, 'signatureSecret') }).event(r.payload),
+  },
+  plaid: {
+    needs: '--key-file <P-256 PEM>',
+    sign: (r) => kit.plaid({ url: r.url, privateKey: keyPem(r, 'P-256 PEM') }).event(r.payload),
+  },
+};
+
 /** The presets of this module, by preset factory name. */
-export const MORE: Readonly<Record<string, Wired>> = { ...KEY_PAIRS, ...URL_SIGNED, ...OTHERS };
+export const MORE: Readonly<Record<string, Wired>> = {
+  ...KEY_PAIRS,
+  ...URL_SIGNED,
+  ...OTHERS,
+  ...TOKENS,
+};

@@ -23,7 +23,7 @@ export interface KeySignerOptions extends SignerOptions {
 }
 
 /** The private key option, read; `make` gives the kit's own when none is given. */
-function privateKeyOf(
+export function privateKeyOf(
   signer: string,
   value: unknown,
   type: string,
@@ -59,7 +59,7 @@ const stampSigned =
     return { [stampHeader]: stamp, [signatureHeader]: signature.toString(encoding) };
   };
 
-const ed25519 = () => generateKeyPairSync('ed25519').privateKey;
+export const ed25519 = () => generateKeyPairSync('ed25519').privateKey;
 const p256 = () => generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
 const rsa = () => generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
 

@@ -117,3 +117,14 @@ export {
   meta,
 } from './batches';
 export { type HmacDeliveryOptions, type HmacSignerOptions, hmac, type SignedRequest } from './hmac';
+// Signed tokens and public keys.
+export {
+  plaid,
+  type PlaidSignerOptions,
+  qstash,
+  type QStashDeliveryOptions,
+  type QStashSignerOptions,
+  telnyx,
+  vonage,
+  type VonageSignerOptions,
+} from './tokens';

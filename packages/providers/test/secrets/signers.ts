@@ -94,6 +94,9 @@ function publicText(key: KeyObject, form: 'hex' | 'der' | 'pem'): string {
     return (key.export({ format: 'der', type: 'spki' }) as Buffer).toString('base64');
   return key.export({ format: 'pem', type: 'spki' }) as string;
 }
+/** A public key as Telnyx shows it: base64 of its 32 raw bytes. */
+const rawBase64 = (key: KeyObject) =>
+  (key.export({ format: 'der', type: 'spki' }) as Buffer).subarray(-32).toString('base64');
 const three = <T>(make: (pair: (typeof ed)[number]) => T, pairs: typeof ed) =>
   [make(pairs[0]), make(pairs[1]), make(pairs[2])] as const;
 
@@ -112,6 +115,11 @@ function keys(
 }
 
 const SQUARE_URL = 'https://shop.example.com/webhooks/square';
+const QSTASH_URL = 'https://app.example.com/api/qstash';
+/** Three Plaid signers, each with its own key and kid: their `fetchKey`s are the preset's "secrets". */
+const PLAID_SIGNERS = ['kid-old', 'kid-new', 'kid-not-ours'].map((keyId) =>
+  kit.plaid({ keyId, clock }),
+);
 const HUBSPOT_URL = 'https://app.example.com/webhooks/hubspot';
 const ACME = { signatureHeader: 'x-acme-signature', key: 'x-acme-delivery' } as const;
 type Pair = { username: string; password: string };
@@ -434,4 +442,45 @@ export const SIGNERS: Record<string, Signer<any>> = {
         .event({ update_id: Number(id.replace(/\D/g, '') || '1'), message: {} }),
     ['old_token_1', 'new_token_2', 'not_ours_3'],
   ),
+  // Signed tokens and public keys.
+  telnyx: {
+    secrets: three((pair) => rawBase64(pair.publicKey), ed),
+    build: (given) => providers.telnyx({ ...secretOption('publicKey', given), clock } as never),
+    sign: (key: string, id = 'e1') =>
+      asRequest(
+        kit
+          .telnyx({
+            privateKey: ed.find((pair) => rawBase64(pair.publicKey) === key)!.privateKey,
+            clock,
+          })
+          .event({ data: { id, event_type: 'message.received' } }),
+      ),
+  },
+  qstash: strings(
+    'signingKey',
+    (o) => providers.qstash({ ...o, url: QSTASH_URL, clock } as never),
+    (signingKey, id) =>
+      kit
+        .qstash({ signingKey, url: QSTASH_URL, clock })
+        .event({ hello: 'world' }, { messageId: id }),
+    ['sig_old_key_0001', 'sig_new_key_0002', 'sig_not_ours_003'],
+  ),
+  vonage: strings(
+    'signatureSecret',
+    (o) => providers.vonage({ ...o, clock } as never),
+    (signatureSecret, id) =>
+      kit.vonage({ signatureSecret, clock }).event({ message_uuid: id, status: 'delivered' }),
+  ),
+  plaid: {
+    secrets: PLAID_SIGNERS.map((signer) => signer.fetchKey) as unknown as Signer['secrets'],
+    build: (given) => providers.plaid({ ...secretOption('fetchKey', given), clock } as never),
+    sign: (fetchKey: unknown, id = 'e1') =>
+      asRequest(
+        PLAID_SIGNERS.find((signer) => signer.fetchKey === fetchKey)!.event({
+          webhook_type: 'TRANSACTIONS',
+          webhook_code: 'SYNC_UPDATES_AVAILABLE',
+          item_id: id,
+        }),
+      ),
+  },
 };

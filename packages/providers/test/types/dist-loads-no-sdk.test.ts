@@ -1,8 +1,8 @@
 /**
  * The provider SDKs are type-only peers: the built JavaScript (every entry, the type-only
  * `types/…` ones included) imports nothing but core and node:crypto, so an app without `stripe`,
- * `@octokit/openapi-webhooks-types`, `@slack/types`, `discord-api-types`, `@clerk/backend` or
- * `resend` runs the presets, and one with them loads none of them through us.
+ * `@octokit/openapi-webhooks-types`, `@slack/types`, `discord-api-types`, `@clerk/backend`,
+ * `resend` or `telnyx` runs the presets, and one with them loads none of them through us.
  */
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const packageDir = join(__dirname, '..', '..');
 const dist = join(packageDir, 'dist');
-const SDKS = ['stripe', '@octokit/', '@slack/', 'discord-api-types', '@clerk/', 'resend'];
+const SDKS = ['stripe', '@octokit/', '@slack/', 'discord-api-types', '@clerk/', 'resend', 'telnyx'];
 
 /** Every module specifier a built file loads: `import … from`, `import(…)`, `require(…)`, `export … from`. */
 function specifiers(text: string): string[] {
@@ -38,7 +38,7 @@ beforeAll(async () => {
 }, 120_000);
 
 it('builds an empty module for each type-only entry', () => {
-  for (const name of ['stripe', 'github', 'slack', 'discord', 'clerk', 'resend'])
+  for (const name of ['stripe', 'github', 'slack', 'discord', 'clerk', 'resend', 'telnyx'])
     for (const ext of ['mjs', 'cjs'])
       expect(specifiers(readFileSync(join(dist, 'types', `${name}.${ext}`), 'utf8'))).toEqual([]);
 });

@@ -16,6 +16,7 @@ import type { GitHubEvents } from '../../src/types/github';
 import type { ResendEvents } from '../../src/types/resend';
 import type { SlackEvents } from '../../src/types/slack';
 import type { StripeEvents } from '../../src/types/stripe';
+import type { TelnyxEvents } from '../../src/types/telnyx';
 import { SIGNERS } from '../secrets/signers';
 
 /** `true` only when A and B are the same type. */
@@ -50,6 +51,15 @@ export type SlackText = SlackEvents['app_mention']['event']['text'];
 export type ResendData = ResendEvents['email.delivered']['data'];
 // @ts-expect-error Resend has no email.delivred event
 export type ResendMisspelt = ResendEvents['email.delivred'];
+
+const telnyx = providers.telnyx<TelnyxEvents>({
+  publicKey: Buffer.alloc(32, 1).toString('base64'),
+});
+export type TelnyxText = NonNullable<
+  NonNullable<EventMap<typeof telnyx>['message.received']['data']>['payload']
+>['text'];
+// @ts-expect-error Telnyx names it message.received, not message.recieved
+export type TelnyxMisspelt = EventMap<typeof telnyx>['message.recieved'];
 
 // Without the SDK's types: the preset's own minimal type, any name.
 const plain = providers.stripe({ secret: 'whsec_x' });
@@ -99,6 +109,10 @@ describe('eventType', () => {
     click: 'prepare',
     uzum: 'create',
     telegram: 'message',
+    telnyx: 'message.received',
+    qstash: undefined,
+    vonage: 'delivered',
+    plaid: 'TRANSACTIONS.SYNC_UPDATES_AVAILABLE',
   };
 
   it.each(Object.keys(SIGNERS))('reads the event name of a %s delivery', (name) => {
