@@ -76,6 +76,7 @@ const TIMED: Record<string, Timed> = {
     options: acme,
     sign: (at) => signers.hmac(acme).event(EVENT, { at }),
   },
+  cloudinary: alike(signers.cloudinary, { apiSecret: 'cloudinary-secret' }),
 };
 
 /** Every preset whose row says its provider signs a time that is not checked: how to sign for it. */

@@ -272,3 +272,14 @@ export function mailgunKeys(request: HttpRequest): Record<string, Key> {
   // #endregion mailgun
   return { request: preset.key(request) };
 }
+
+export function cloudinaryKeys(request: HttpRequest): Record<string, Key> {
+  // #region cloudinary
+  const preset = providers.cloudinary({
+    apiSecret: process.env.CLOUDINARY_API_SECRET!,
+    signatureAlgorithm: 'sha1', // or 'sha256', as your account signs
+  });
+  preset.key(request); // 'upload:24eda89ab3ef6563ade512f00c630d8d10dcd8a6b283a62c2d7cc557023d37ea'
+  // #endregion cloudinary
+  return { request: preset.key(request) };
+}

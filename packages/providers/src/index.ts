@@ -221,6 +221,12 @@ export {
 } from './hubspot';
 export { adyen, type AdyenOptions, type AdyenMinimalItem, type AdyenMinimalEvents } from './adyen';
 export { meta, type MetaItem, type MetaOptions, type MetaMinimalEvents } from './meta';
+export {
+  cloudinary,
+  type CloudinaryOptions,
+  type CloudinaryMinimalNotification,
+  type CloudinaryMinimalEvents,
+} from './cloudinary';
 export type {
   EventMap,
   EventOf,

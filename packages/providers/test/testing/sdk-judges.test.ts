@@ -12,6 +12,7 @@ import { verify as githubVerify } from '@octokit/webhooks-methods';
 import { EventWebhook } from '@sendgrid/eventwebhook';
 import * as signers from '@webhook-idempotency/providers/testing';
 import braintreeSdk from 'braintree';
+import { v2 as cloudinarySdk } from 'cloudinary';
 import { Webhook as Coinbase } from 'coinbase-commerce-node';
 import { verifyKey } from 'discord-interactions';
 import { WebhookSignatureValidator } from 'mercadopago/dist/utils/webhook';
@@ -453,4 +454,27 @@ describe('braintree: BraintreeGateway webhookNotification.parse and verify', () 
       '38aa0fc4d7cf1e85b6d5a8e9',
     );
   });
+});
+
+describe('cloudinary: utils.verifyNotificationSignature', () => {
+  it.each(['sha1', 'sha256'] as const)(
+    'accepts the delivery and its retry under %s, refuses the forged copy and one signed three hours ago',
+    (signatureAlgorithm) => {
+      const apiSecret = 'kit-cloudinary-secret';
+      cloudinarySdk.config({ api_secret: apiSecret, signature_algorithm: signatureAlgorithm });
+      const judge = (delivery: signers.Delivery) =>
+        cloudinarySdk.utils.verifyNotificationSignature(
+          text(delivery),
+          Number(delivery.headers['x-cld-timestamp']),
+          delivery.headers['x-cld-signature']!,
+        );
+      const delivery = signers
+        .cloudinary({ apiSecret, signatureAlgorithm })
+        .event({ notification_type: 'upload', public_id: 'kit/cat' });
+      expect(judge(delivery)).toBe(true);
+      expect(judge(delivery.retry())).toBe(true);
+      expect(judge(delivery.forged())).toBe(false);
+      expect(judge(delivery.retry({ at: Date.now() - 3 * 3_600_000 }))).toBe(false);
+    },
+  );
 });
