@@ -113,6 +113,13 @@ const UNCHECKED: Record<string, Timed> = {
     sign: (at) =>
       signers.paypal({ webhookId: 'WH-TABLE', privateKey: SIGNER_KEY }).event(EVENT, { at }),
   },
+  dropboxSign: {
+    options: { apiKey: 'dropbox-sign-key' },
+    sign: (at) =>
+      signers
+        .dropboxSign({ apiKey: 'dropbox-sign-key' })
+        .event('signature_request_sent', { account: { account_id: 'a' } }, { at }),
+  },
 };
 
 /** The kit's delivery as the request an adapter hands the preset. */

@@ -283,3 +283,13 @@ export function cloudinaryKeys(request: HttpRequest): Record<string, Key> {
   // #endregion cloudinary
   return { request: preset.key(request) };
 }
+
+export function dropboxSignKeys(request: HttpRequest): Record<string, Key> {
+  // #region dropbox-sign
+  // Dropbox Sign posts a multipart form: keep its raw bytes, e.g. express.raw({ type: 'multipart/form-data' }).
+  const preset = providers.dropboxSign({ apiKey: process.env.DROPBOX_SIGN_API_KEY! });
+  preset.key(request); // 'signature_request_signed:1765022400:fa5c8a0b0f492d768749333ad6fcc214c111e967:5a3f2b1c'
+  // Your handler answers every event with the text 'Hello API Event Received'.
+  // #endregion dropbox-sign
+  return { request: preset.key(request) };
+}

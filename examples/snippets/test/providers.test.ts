@@ -76,6 +76,7 @@ Object.assign(process.env, {
   BRAINTREE_PRIVATE_KEY: 'braintree-private',
   MAILGUN_WEBHOOK_SIGNING_KEY: 'mailgun-key',
   CLOUDINARY_API_SECRET: 'cloudinary-secret',
+  DROPBOX_SIGN_API_KEY: 'dropbox-sign-key',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -323,6 +324,25 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
       snippets.cloudinaryKeys(
         json({ notification_type: 'upload', public_id: 'samples/cat', version: 1765022398 }),
       ),
+  ],
+  [
+    'dropbox-sign',
+    () => {
+      const event = {
+        event_time: '1765022400',
+        event_type: 'signature_request_signed',
+        event_hash: 'not checked by key()',
+        event_metadata: { related_signature_id: '5a3f2b1c' },
+      };
+      const signatureRequest = { signature_request_id: 'fa5c8a0b0f492d768749333ad6fcc214c111e967' };
+      const json = JSON.stringify({ event, signature_request: signatureRequest });
+      return snippets.dropboxSignKeys(
+        req({
+          headers: { 'content-type': 'multipart/form-data; boundary=x' },
+          body: `--x\r\nContent-Disposition: form-data; name="json"\r\n\r\n${json}\r\n--x--\r\n`,
+        }),
+      );
+    },
   ],
 ];
 

@@ -227,6 +227,12 @@ export {
   type CloudinaryMinimalNotification,
   type CloudinaryMinimalEvents,
 } from './cloudinary';
+export {
+  dropboxSign,
+  type DropboxSignOptions,
+  type DropboxSignMinimalCallback,
+  type DropboxSignMinimalEvents,
+} from './dropbox-sign';
 export type {
   EventMap,
   EventOf,

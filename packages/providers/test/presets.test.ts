@@ -15,6 +15,7 @@ const all: Record<string, ProviderPreset> = {
   slack: providers.slack({ signingSecret: 'x' }),
   paddle: providers.paddle({ secret: 'x' }),
   cloudinary: providers.cloudinary({ apiSecret: 'x' }),
+  'dropbox-sign': providers.dropboxSign({ apiKey: 'x' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -87,6 +88,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       slack: 2,
       paddle: 30,
       cloudinary: 7,
+      'dropbox-sign': 14,
     });
   });
 
@@ -102,6 +104,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'slack',
       'paddle',
       'cloudinary',
+      'dropbox-sign',
     ]);
   });
 });

@@ -47,6 +47,7 @@ const MARKS: Record<string, string> = {
   adyen: 'hmacSignature',
   meta: 'hub.verify_token',
   cloudinary: 'x-cld-signature',
+  dropboxSign: 'callback_test',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

@@ -1,11 +1,26 @@
 /**
  * @module Fixtures of the presets whose provider signs with a plain hash or over chosen fields
  * rather than an HMAC of the body: Cloudinary (SHA-1 of body + timestamp + API secret, a timestamp
- * the preset checks, its window narrowed here to five minutes; no delivery id, so the receipt is keyed on the body's digest).
+ * the preset checks, its window narrowed here to five minutes; no delivery id, so the receipt is
+ * keyed on the body's digest) and Dropbox Sign (HMAC of the event's time and type in a multipart
+ * form (sent urlencoded here), answered with a fixed text; its `callback_test` answered by the preset).
  */
 import { createHash } from 'node:crypto';
-import type { PresetFixture } from './fixture';
+import * as providers from '@webhook-idempotency/providers';
+import * as signers from '@webhook-idempotency/providers/testing';
+import { HOOK_URL, type PresetFixture } from './fixture';
 import { secretFixtures } from './secret-rows';
+
+const DROPBOX_KEY = 'conformance-dropbox-sign-api-key';
+/** The events' time: Dropbox Sign's retries keep it, and the receipt's key holds it. */
+const DROPBOX_AT = Date.parse('2026-12-06T12:00:00.000Z');
+/**
+ * Sent urlencoded (the same `json` field): the suite's apps parse JSON and urlencoded bodies, and
+ * Dropbox Sign's multipart form is read from raw bytes no adapter keeps for multipart by default.
+ * The multipart form itself is read by the preset's own tests.
+ */
+const dropbox = () =>
+  signers.dropboxSign({ apiKey: DROPBOX_KEY, url: HOOK_URL, form: 'urlencoded' });
 
 const cloudinaryUpload = {
   notification_type: 'upload',
@@ -29,4 +44,33 @@ export const fieldSignedFixtures: readonly PresetFixture[] = [
     },
     true,
   ),
+  {
+    name: 'dropboxSign (a multipart form; every answer is the text Hello API Event Received)',
+    preset: () => providers.dropboxSign({ apiKey: DROPBOX_KEY }),
+    externalId: `signature_request_signed:${DROPBOX_AT / 1000}:sr_conformance:sig_conformance`,
+    answer: { kind: 'text', value: 'Hello API Event Received' },
+    timed: false,
+    delivery: () =>
+      dropbox().event(
+        'signature_request_signed',
+        { signature_request: { signature_request_id: 'sr_conformance' } },
+        { at: DROPBOX_AT, metadata: { related_signature_id: 'sig_conformance' } },
+      ),
+    handshake: {
+      request: () =>
+        dropbox().callbackTest({ account: { account_id: 'acct_conformance' } }, { at: DROPBOX_AT }),
+      externalId: `callback_test:${DROPBOX_AT / 1000}:acct_conformance`,
+      // The answer in the place of the event's hash: refused.
+      replay: (answer) => {
+        const json = JSON.stringify({
+          event: { event_time: '1', event_type: 'callback_test', event_hash: answer },
+          account: { account_id: 'acct_conformance' },
+        });
+        return {
+          body: new URLSearchParams({ json }).toString(),
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        };
+      },
+    },
+  },
 ];

@@ -1,10 +1,19 @@
 /**
  * @module Signers of the providers that sign with a plain hash or over chosen fields rather than an
- * HMAC of the body: Cloudinary's SHA-1/SHA-256 of body + timestamp + API secret.
+ * HMAC of the body: Cloudinary's SHA-1/SHA-256 of body + timestamp + API secret, Dropbox Sign's
+ * HMAC of the event's time and type only, in a multipart form.
  */
 import { createHash } from 'node:crypto';
-import { type Payload, seconds } from './common';
-import type { Delivery, DeliveryOptions, SignerOptions } from './delivery';
+import { FORM_TYPE, forgedSecret, mac, type Payload, placeOf, seconds } from './common';
+import {
+  asHandshake,
+  type Delivery,
+  type DeliveryOptions,
+  deliver,
+  type Handshake,
+  type SignerOptions,
+  start,
+} from './delivery';
 import { secretOption, secretSigner } from './post';
 
 /** Options of the {@link cloudinary} signer. */
@@ -30,5 +39,67 @@ export function cloudinary(options: CloudinarySignerOptions) {
         const hash = createHash(algorithm).update(body).update(timestamp).update(key);
         return { 'x-cld-timestamp': timestamp, 'x-cld-signature': hash.digest('hex') };
       }),
+  };
+}
+
+/** Options of one Dropbox Sign event. */
+export interface DropboxSignDeliveryOptions extends DeliveryOptions {
+  /** The event's `event_metadata` (`related_signature_id`, `reported_for_account_id`…). */
+  metadata?: Readonly<Record<string, unknown>>;
+}
+
+/** Options of the {@link dropboxSign} signer. */
+export interface DropboxSignSignerOptions extends SignerOptions {
+  apiKey: string;
+  /**
+   * How the form is encoded: `'multipart'`, as Dropbox Sign posts it, or `'urlencoded'` (the same
+   * `json` field) for a test app whose body parser reads no multipart. Defaults to `'multipart'`.
+   */
+  form?: 'multipart' | 'urlencoded';
+}
+
+/** A form whose only part is `json`, as Dropbox Sign posts it. */
+function jsonPart(json: string, boundary: string): string {
+  return `--${boundary}\r\nContent-Disposition: form-data; name="json"\r\n\r\n${json}\r\n--${boundary}--\r\n`;
+}
+
+/**
+ * A fake Dropbox Sign: a multipart form whose `json` part holds the callback, with `event`
+ * (`event_time` the first attempt's Unix seconds, as text; `event_type`; `event_hash`, the hex
+ * HMAC-SHA256 of the two under the API key) beside the payload's objects. A re-send carries the
+ * same event under a new multipart boundary. `callbackTest()` is the event sent when the callback
+ * URL is set, with the answer Dropbox Sign expects.
+ */
+export function dropboxSign(options: DropboxSignSignerOptions) {
+  const apiKey = secretOption('dropboxSign', options, 'apiKey');
+  const { url, clock } = placeOf('dropboxSign', options, '/webhooks/dropbox-sign');
+  const event = (type: string, payload: object = {}, delivery: DropboxSignDeliveryOptions = {}) => {
+    const { maker, attempt } = start(clock, delivery);
+    const time = String(seconds(attempt.at));
+    return deliver(
+      ({ retries, forged }) => {
+        const key = forged ? forgedSecret(apiKey) : apiKey;
+        const hash = mac('sha256', key, [time + type]).toString('hex');
+        const fields = { event_time: time, event_type: type, event_hash: hash };
+        const body = { event: { ...fields, event_metadata: delivery.metadata ?? {} }, ...payload };
+        const json = JSON.stringify(body);
+        if (options.form === 'urlencoded')
+          return { url, body: new URLSearchParams({ json }).toString(), headers: { ...FORM_TYPE } };
+        const boundary = `dropbox-sign-kit-${retries}`;
+        return {
+          url,
+          body: jsonPart(json, boundary),
+          headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+        };
+      },
+      maker,
+      attempt,
+    );
+  };
+  return {
+    event: (type: string, payload?: object, delivery?: DropboxSignDeliveryOptions): Delivery =>
+      event(type, payload, delivery),
+    callbackTest: (payload?: object, delivery?: DeliveryOptions): Handshake =>
+      asHandshake(event('callback_test', payload, delivery), 'Hello API Event Received'),
   };
 }

@@ -117,4 +117,10 @@ export {
   meta,
 } from './batches';
 export { type HmacDeliveryOptions, type HmacSignerOptions, hmac, type SignedRequest } from './hmac';
-export { type CloudinarySignerOptions, cloudinary } from './field-signed';
+export {
+  type CloudinarySignerOptions,
+  cloudinary,
+  type DropboxSignDeliveryOptions,
+  type DropboxSignSignerOptions,
+  dropboxSign,
+} from './field-signed';
