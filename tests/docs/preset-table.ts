@@ -72,6 +72,7 @@ export const OPTIONS: Record<string, object> = {
   meta: { appSecret: 'x', verifyToken: 'token' },
   cloudinary: { apiSecret: 'x' },
   dropboxSign: { apiKey: 'x' },
+  tbank: { password: 'x' },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
 };
 

@@ -293,3 +293,12 @@ export function dropboxSignKeys(request: HttpRequest): Record<string, Key> {
   // #endregion dropbox-sign
   return { request: preset.key(request) };
 }
+
+export function tbankKeys(request: HttpRequest): Record<string, Key> {
+  // #region tbank
+  const preset = providers.tbank({ password: process.env.TBANK_TERMINAL_PASSWORD! });
+  preset.key(request); // '7001234567:CONFIRMED:50000' (PaymentId:Status:Amount)
+  // Your handler answers every notification with the text 'OK'.
+  // #endregion tbank
+  return { request: preset.key(request) };
+}

@@ -77,6 +77,7 @@ Object.assign(process.env, {
   MAILGUN_WEBHOOK_SIGNING_KEY: 'mailgun-key',
   CLOUDINARY_API_SECRET: 'cloudinary-secret',
   DROPBOX_SIGN_API_KEY: 'dropbox-sign-key',
+  TBANK_TERMINAL_PASSWORD: 'tbank-password',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -343,6 +344,13 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
         }),
       );
     },
+  ],
+  [
+    'tbank',
+    () =>
+      snippets.tbankKeys(
+        json({ TerminalKey: 'DEMO', PaymentId: 7001234567, Status: 'CONFIRMED', Amount: 50000 }),
+      ),
   ],
 ];
 

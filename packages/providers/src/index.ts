@@ -233,6 +233,12 @@ export {
   type DropboxSignMinimalCallback,
   type DropboxSignMinimalEvents,
 } from './dropbox-sign';
+export {
+  tbank,
+  type TBankOptions,
+  type TBankMinimalNotification,
+  type TBankMinimalEvents,
+} from './tbank';
 export type {
   EventMap,
   EventOf,

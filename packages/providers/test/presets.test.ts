@@ -16,6 +16,7 @@ const all: Record<string, ProviderPreset> = {
   paddle: providers.paddle({ secret: 'x' }),
   cloudinary: providers.cloudinary({ apiSecret: 'x' }),
   'dropbox-sign': providers.dropboxSign({ apiKey: 'x' }),
+  tbank: providers.tbank({ password: 'x' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -89,6 +90,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       paddle: 30,
       cloudinary: 7,
       'dropbox-sign': 14,
+      tbank: 30,
     });
   });
 

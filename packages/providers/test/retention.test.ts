@@ -20,6 +20,7 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.postmark({ username: 'u', password: 'p' }), 7],
   [providers.cloudinary({ apiSecret: 'x' }), 7],
   [providers.dropboxSign({ apiKey: 'x' }), 14],
+  [providers.tbank({ password: 'x' }), 30],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

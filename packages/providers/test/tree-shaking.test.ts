@@ -48,6 +48,7 @@ const MARKS: Record<string, string> = {
   meta: 'hub.verify_token',
   cloudinary: 'x-cld-signature',
   dropboxSign: 'callback_test',
+  tbank: 'PaymentId, Status and Amount',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

@@ -3,7 +3,8 @@
  * rather than an HMAC of the body: Cloudinary (SHA-1 of body + timestamp + API secret, a timestamp
  * the preset checks, its window narrowed here to five minutes; no delivery id, so the receipt is
  * keyed on the body's digest) and Dropbox Sign (HMAC of the event's time and type in a multipart
- * form (sent urlencoded here), answered with a fixed text; its `callback_test` answered by the preset).
+ * form (sent urlencoded here), answered with a fixed text; its `callback_test` answered by the preset), and T-Bank (a SHA-256 `Token` of the sorted root values
+ * and the terminal password, answered `OK`).
  */
 import { createHash } from 'node:crypto';
 import * as providers from '@webhook-idempotency/providers';
@@ -21,6 +22,8 @@ const DROPBOX_AT = Date.parse('2026-12-06T12:00:00.000Z');
  */
 const dropbox = () =>
   signers.dropboxSign({ apiKey: DROPBOX_KEY, url: HOOK_URL, form: 'urlencoded' });
+
+const TBANK_PASSWORD = 'conformance-tbank-password';
 
 const cloudinaryUpload = {
   notification_type: 'upload',
@@ -72,5 +75,23 @@ export const fieldSignedFixtures: readonly PresetFixture[] = [
         };
       },
     },
+  },
+  {
+    name: 'tbank (a Token over the sorted root values; every answer is the text OK)',
+    preset: () => providers.tbank({ password: TBANK_PASSWORD }),
+    externalId: '7001234567:CONFIRMED:50000',
+    answer: { kind: 'text', value: 'OK' },
+    timed: false,
+    delivery: () =>
+      signers.tbank({ password: TBANK_PASSWORD, url: HOOK_URL }).event({
+        TerminalKey: 'ConformanceDEMO',
+        OrderId: 'order-42',
+        Success: true,
+        Status: 'CONFIRMED',
+        PaymentId: 7001234567,
+        ErrorCode: '0',
+        Amount: 50000,
+        Data: { Source: 'conformance' },
+      }),
   },
 ];

@@ -1,7 +1,8 @@
 /**
  * @module Signers of the providers that sign with a plain hash or over chosen fields rather than an
  * HMAC of the body: Cloudinary's SHA-1/SHA-256 of body + timestamp + API secret, Dropbox Sign's
- * HMAC of the event's time and type only, in a multipart form.
+ * HMAC of the event's time and type only, in a multipart form; T-Bank's SHA-256 `Token` of the
+ * sorted root values and the terminal password.
  */
 import { createHash } from 'node:crypto';
 import { FORM_TYPE, forgedSecret, mac, type Payload, placeOf, seconds } from './common';
@@ -101,5 +102,33 @@ export function dropboxSign(options: DropboxSignSignerOptions) {
       event(type, payload, delivery),
     callbackTest: (payload?: object, delivery?: DeliveryOptions): Handshake =>
       asHandshake(event('callback_test', payload, delivery), 'Hello API Event Received'),
+  };
+}
+
+/** A T-Bank notification's root fields, without `Token` (nested `Data` or `Receipt` allowed, unsigned). */
+export type TBankNotification = Readonly<Record<string, unknown>>;
+
+/**
+ * A fake T-Bank acquiring: a JSON notification whose `Token` is the hex SHA-256 of the values of
+ * its root strings, numbers and booleans sorted by name, `Password` among them; a retry is the
+ * same bytes.
+ */
+export function tbank(options: SignerOptions & { password: string }) {
+  const { post } = secretSigner('tbank', options, secretOption('tbank', options, 'password'));
+  const token = (fields: TBankNotification, password: string) => {
+    const signed: Record<string, unknown> = { ...fields, Password: password };
+    const names = Object.keys(signed)
+      .filter((name) => ['string', 'number', 'boolean'].includes(typeof signed[name]))
+      .sort();
+    const text = names.map((name) => String(signed[name])).join('');
+    return createHash('sha256').update(text, 'utf8').digest('hex');
+  };
+  return {
+    event: (fields: TBankNotification, delivery?: DeliveryOptions): Delivery =>
+      post(
+        ({ key }) => ({ ...fields, Token: token(fields, key) }),
+        delivery,
+        () => ({}),
+      ),
   };
 }

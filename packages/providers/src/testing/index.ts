@@ -123,4 +123,6 @@ export {
   type DropboxSignDeliveryOptions,
   type DropboxSignSignerOptions,
   dropboxSign,
+  type TBankNotification,
+  tbank,
 } from './field-signed';
