@@ -73,6 +73,7 @@ export const OPTIONS: Record<string, object> = {
   cloudinary: { apiSecret: 'x' },
   dropboxSign: { apiKey: 'x' },
   tbank: { password: 'x' },
+  robokassa: { password2: 'x' },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
 };
 

@@ -302,3 +302,15 @@ export function tbankKeys(request: HttpRequest): Record<string, Key> {
   // #endregion tbank
   return { request: preset.key(request) };
 }
+
+export function robokassaKeys(request: HttpRequest): Record<string, Key> {
+  // #region robokassa
+  const preset = providers.robokassa({
+    password2: process.env.ROBOKASSA_PASSWORD2!,
+    signatureAlgorithm: 'md5', // as the shop's technical settings say
+  });
+  preset.key(request); // '450009' (InvId)
+  // Your handler answers with the text 'OK' + InvId: 'OK450009'.
+  // #endregion robokassa
+  return { request: preset.key(request) };
+}

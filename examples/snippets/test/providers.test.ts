@@ -78,6 +78,7 @@ Object.assign(process.env, {
   CLOUDINARY_API_SECRET: 'cloudinary-secret',
   DROPBOX_SIGN_API_KEY: 'dropbox-sign-key',
   TBANK_TERMINAL_PASSWORD: 'tbank-password',
+  ROBOKASSA_PASSWORD2: 'robokassa-password-2',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -350,6 +351,13 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
     () =>
       snippets.tbankKeys(
         json({ TerminalKey: 'DEMO', PaymentId: 7001234567, Status: 'CONFIRMED', Amount: 50000 }),
+      ),
+  ],
+  [
+    'robokassa',
+    () =>
+      snippets.robokassaKeys(
+        form({ OutSum: '100.000000', InvId: '450009', SignatureValue: 'x', Shp_item: '1' }),
       ),
   ],
 ];

@@ -239,6 +239,13 @@ export {
   type TBankMinimalNotification,
   type TBankMinimalEvents,
 } from './tbank';
+export {
+  robokassa,
+  type RobokassaAlgorithm,
+  type RobokassaOptions,
+  type RobokassaMinimalResult,
+  type RobokassaMinimalEvents,
+} from './robokassa';
 export type {
   EventMap,
   EventOf,

@@ -17,6 +17,7 @@ const all: Record<string, ProviderPreset> = {
   cloudinary: providers.cloudinary({ apiSecret: 'x' }),
   'dropbox-sign': providers.dropboxSign({ apiKey: 'x' }),
   tbank: providers.tbank({ password: 'x' }),
+  robokassa: providers.robokassa({ password2: 'x' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -91,6 +92,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       cloudinary: 7,
       'dropbox-sign': 14,
       tbank: 30,
+      robokassa: 30,
     });
   });
 

@@ -21,6 +21,7 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.cloudinary({ apiSecret: 'x' }), 7],
   [providers.dropboxSign({ apiKey: 'x' }), 14],
   [providers.tbank({ password: 'x' }), 30],
+  [providers.robokassa({ password2: 'x' }), 30],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

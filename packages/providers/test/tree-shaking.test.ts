@@ -49,6 +49,7 @@ const MARKS: Record<string, string> = {
   cloudinary: 'x-cld-signature',
   dropboxSign: 'callback_test',
   tbank: 'PaymentId, Status and Amount',
+  robokassa: 'SignatureValue',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

@@ -4,7 +4,8 @@
  * the preset checks, its window narrowed here to five minutes; no delivery id, so the receipt is
  * keyed on the body's digest) and Dropbox Sign (HMAC of the event's time and type in a multipart
  * form (sent urlencoded here), answered with a fixed text; its `callback_test` answered by the preset), and T-Bank (a SHA-256 `Token` of the sorted root values
- * and the terminal password, answered `OK`).
+ * and the terminal password, answered `OK`) and Robokassa (a hash of `OutSum:InvId:Password#2` and the
+ * `Shp_` parameters, answered `OK{InvId}`).
  */
 import { createHash } from 'node:crypto';
 import * as providers from '@webhook-idempotency/providers';
@@ -24,6 +25,7 @@ const dropbox = () =>
   signers.dropboxSign({ apiKey: DROPBOX_KEY, url: HOOK_URL, form: 'urlencoded' });
 
 const TBANK_PASSWORD = 'conformance-tbank-password';
+const ROBOKASSA_PASSWORD2 = 'conformance-robokassa-password-2';
 
 const cloudinaryUpload = {
   notification_type: 'upload',
@@ -92,6 +94,19 @@ export const fieldSignedFixtures: readonly PresetFixture[] = [
         ErrorCode: '0',
         Amount: 50000,
         Data: { Source: 'conformance' },
+      }),
+  },
+  {
+    name: 'robokassa (a form signed over OutSum:InvId:Password#2:Shp_…; every answer is OK{InvId})',
+    preset: () => providers.robokassa({ password2: ROBOKASSA_PASSWORD2 }),
+    externalId: '450009',
+    answer: { kind: 'text', value: 'OK450009' },
+    timed: false,
+    delivery: () =>
+      signers.robokassa({ password2: ROBOKASSA_PASSWORD2, url: HOOK_URL }).event({
+        OutSum: '100.000000',
+        InvId: 450009,
+        Shp_order: 'order-42',
       }),
   },
 ];

@@ -2,10 +2,11 @@
  * @module Signers of the providers that sign with a plain hash or over chosen fields rather than an
  * HMAC of the body: Cloudinary's SHA-1/SHA-256 of body + timestamp + API secret, Dropbox Sign's
  * HMAC of the event's time and type only, in a multipart form; T-Bank's SHA-256 `Token` of the
- * sorted root values and the terminal password.
+ * sorted root values and the terminal password; Robokassa's hash of `OutSum:InvId:Password#2`
+ * and the `Shp_` parameters.
  */
 import { createHash } from 'node:crypto';
-import { FORM_TYPE, forgedSecret, mac, type Payload, placeOf, seconds } from './common';
+import { FORM_TYPE, forgedSecret, mac, optionsOf, type Payload, placeOf, seconds } from './common';
 import {
   asHandshake,
   type Delivery,
@@ -130,5 +131,53 @@ export function tbank(options: SignerOptions & { password: string }) {
         delivery,
         () => ({}),
       ),
+  };
+}
+
+/** Options of the {@link robokassa} signer. */
+export interface RobokassaSignerOptions extends SignerOptions {
+  password2: string;
+  /** The shop's hash. Defaults to `'md5'`. */
+  signatureAlgorithm?: 'md5' | 'sha1' | 'sha256' | 'sha384' | 'sha512' | 'ripemd160';
+}
+
+/** A ResultURL notification's fields, without `SignatureValue` (`Shp_` parameters among them). */
+export interface RobokassaResult {
+  readonly OutSum: string;
+  readonly InvId: string | number;
+  readonly [field: string]: string | number;
+}
+
+/**
+ * A fake Robokassa: a form POST of the ResultURL fields with `SignatureValue`, the upper-case hex
+ * hash of `OutSum:InvId:Password#2` and the `Shp_name=value` pairs in alphabetical order; a retry
+ * is the same bytes.
+ */
+export function robokassa(options: RobokassaSignerOptions) {
+  const password = secretOption('robokassa', options, 'password2');
+  const algorithm = optionsOf('robokassa', options).signatureAlgorithm ?? 'md5';
+  const { url, clock } = placeOf('robokassa', options);
+  const sign = (fields: RobokassaResult, key: string) => {
+    const custom = Object.keys(fields)
+      .filter((name) => name.toLowerCase().startsWith('shp_'))
+      .sort()
+      .map((name) => `${name}=${fields[name]}`);
+    const text = [fields.OutSum, fields.InvId, key, ...custom].join(':');
+    return createHash(algorithm).update(text).digest('hex').toUpperCase();
+  };
+  return {
+    event(fields: RobokassaResult, delivery?: DeliveryOptions): Delivery {
+      const { maker, attempt } = start(clock, delivery);
+      return deliver(
+        ({ forged }) => {
+          const values: Record<string, string> = {};
+          for (const [name, value] of Object.entries(fields)) values[name] = String(value);
+          values.SignatureValue = sign(fields, forged ? forgedSecret(password) : password);
+          return { url, body: new URLSearchParams(values).toString(), headers: { ...FORM_TYPE } };
+        },
+        maker,
+        attempt,
+      );
+    },
   };
 }

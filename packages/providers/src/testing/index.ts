@@ -123,6 +123,9 @@ export {
   type DropboxSignDeliveryOptions,
   type DropboxSignSignerOptions,
   dropboxSign,
+  type RobokassaResult,
+  type RobokassaSignerOptions,
+  robokassa,
   type TBankNotification,
   tbank,
 } from './field-signed';
