@@ -74,6 +74,7 @@ export const OPTIONS: Record<string, object> = {
   dropboxSign: { apiKey: 'x' },
   tbank: { password: 'x' },
   robokassa: { password2: 'x' },
+  mandrill: { webhookKey: 'x', webhookUrl: 'https://example.com/webhooks/mandrill' },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
 };
 

@@ -314,3 +314,16 @@ export function robokassaKeys(request: HttpRequest): Record<string, Key> {
   // #endregion robokassa
   return { request: preset.key(request) };
 }
+
+export function mandrillKeys(
+  request: HttpRequest,
+): ReturnType<NonNullable<ProviderPreset['items']>> {
+  // #region mandrill
+  const preset = providers.mandrill({
+    webhookKey: process.env.MANDRILL_WEBHOOK_KEY!,
+    webhookUrl: 'https://example.com/webhooks/mandrill', // exactly as entered in Mandrill
+  });
+  preset.items?.(request); // one item per event of mandrill_events, keyed 'sha256:<its content digest>'
+  // #endregion mandrill
+  return preset.items?.(request);
+}

@@ -79,6 +79,7 @@ Object.assign(process.env, {
   DROPBOX_SIGN_API_KEY: 'dropbox-sign-key',
   TBANK_TERMINAL_PASSWORD: 'tbank-password',
   ROBOKASSA_PASSWORD2: 'robokassa-password-2',
+  MANDRILL_WEBHOOK_KEY: 'mandrill-key',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -405,4 +406,14 @@ describe('the Stripe preset on an Express route', () => {
     expect(runs).toBe(1);
     expect(store.size).toBe(1);
   });
+});
+
+it('mandrill: each event of mandrill_events is an item keyed on its content, as the comment says', () => {
+  const events = [{ event: 'open', _id: 'msg-1', ts: 1765022400 }, { type: 'whitelist' }];
+  const items = snippets.mandrillKeys(form({ mandrill_events: JSON.stringify(events) }));
+  expect(items?.map((item) => item.key)).toEqual([
+    expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+    expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+  ]);
+  expect(items?.map((item) => item.value)).toEqual(events);
 });

@@ -246,6 +246,12 @@ export {
   type RobokassaMinimalResult,
   type RobokassaMinimalEvents,
 } from './robokassa';
+export {
+  mandrill,
+  type MandrillOptions,
+  type MandrillMinimalEvent,
+  type MandrillMinimalEvents,
+} from './mandrill';
 export type {
   EventMap,
   EventOf,

@@ -1,6 +1,8 @@
 /**
- * @module Reading one text field of a `multipart/form-data` body (Dropbox Sign posts its event as
- * the `json` part), from the raw bytes, or from what a form parser left.
+ * @module Reading form bodies beyond one field's value: one text field of a `multipart/form-data`
+ * body (Dropbox Sign posts its event as the `json` part), and every field of a urlencoded one in
+ * order (Robokassa signs its `Shp_` parameters, Mandrill every parameter), from the raw bytes, or
+ * from what a form parser left.
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { bodyText, formFields, header, isJsonObject } from './request-fields';
@@ -41,4 +43,19 @@ export function formTextField(request: HttpRequest, name: string): string | unde
   }
   if (/^application\/x-www-form-urlencoded/i.test(type)) return formFields(request).get(name);
   return undefined;
+}
+
+/** Every field of a urlencoded body as sent, in order: from the raw body, else a parsed body's string values. */
+export function formEntries(request: HttpRequest): Array<[string, string]> {
+  const { body, rawBody } = request;
+  if (rawBody === undefined && isJsonObject(body))
+    return Object.entries(body).filter((entry): entry is [string, string] => {
+      return typeof entry[1] === 'string';
+    });
+  return [...new URLSearchParams(bodyText(request) ?? '').entries()];
+}
+
+/** Entries sorted by name (code-unit order), those of one name kept in the order sent. */
+export function byName(entries: Array<[string, string]>): Array<[string, string]> {
+  return entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }

@@ -8,7 +8,8 @@ import type { HttpRequest } from '@webhook-idempotency/core';
 import type { PresetFactory } from './events';
 import { keyedPreset } from './keyed-preset';
 import { oneOf } from './options';
-import { bodyText, formFields, idPart, isJsonObject } from './request-fields';
+import { byName, formEntries } from './multipart';
+import { formFields, idPart } from './request-fields';
 import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { hexEquals } from './signature';
 import { inProgressText, refusedText } from './text-protocol';
@@ -45,26 +46,15 @@ const ALGORITHMS: readonly RobokassaAlgorithm[] = [
 ];
 const SHP = /^shp_/i;
 
-/** Every form field as sent, in order: from the raw body, else a parsed body's string values. */
-function formEntries(request: HttpRequest): Array<[string, string]> {
-  const { body, rawBody } = request;
-  if (rawBody === undefined && isJsonObject(body))
-    return Object.entries(body).filter((entry): entry is [string, string] => {
-      return typeof entry[1] === 'string';
-    });
-  return [...new URLSearchParams(bodyText(request) ?? '').entries()];
-}
-
 /** `OutSum:InvId:password[:Shp_a=1:Shp_b=2]`, the custom parameters sorted by name; `undefined` without the sum or the invoice. */
 function signedText(request: HttpRequest, password: string): string | undefined {
   const fields = formFields(request);
   const sum = fields.get('OutSum');
   const invoice = fields.get('InvId');
   if (!sum || !invoice) return undefined;
-  const custom = formEntries(request)
-    .filter(([name]) => SHP.test(name))
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([name, value]) => `${name}=${value}`);
+  const custom = byName(formEntries(request).filter(([name]) => SHP.test(name))).map(
+    ([name, value]) => `${name}=${value}`,
+  );
   return [sum, invoice, password, ...custom].join(':');
 }
 

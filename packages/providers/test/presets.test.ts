@@ -18,6 +18,10 @@ const all: Record<string, ProviderPreset> = {
   'dropbox-sign': providers.dropboxSign({ apiKey: 'x' }),
   tbank: providers.tbank({ password: 'x' }),
   robokassa: providers.robokassa({ password2: 'x' }),
+  mandrill: providers.mandrill({
+    webhookKey: 'x',
+    webhookUrl: 'https://example.com/webhooks/mandrill',
+  }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -93,6 +97,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'dropbox-sign': 14,
       tbank: 30,
       robokassa: 30,
+      mandrill: 7,
     });
   });
 

@@ -22,6 +22,7 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.dropboxSign({ apiKey: 'x' }), 14],
   [providers.tbank({ password: 'x' }), 30],
   [providers.robokassa({ password2: 'x' }), 30],
+  [providers.mandrill({ webhookKey: 'x', webhookUrl: 'https://example.com/webhooks/mandrill' }), 7],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

@@ -50,6 +50,7 @@ const MARKS: Record<string, string> = {
   dropboxSign: 'callback_test',
   tbank: 'PaymentId, Status and Amount',
   robokassa: 'SignatureValue',
+  mandrill: 'x-mandrill-signature',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

@@ -3,7 +3,7 @@
  * HMAC of the body: Cloudinary's SHA-1/SHA-256 of body + timestamp + API secret, Dropbox Sign's
  * HMAC of the event's time and type only, in a multipart form; T-Bank's SHA-256 `Token` of the
  * sorted root values and the terminal password; Robokassa's hash of `OutSum:InvId:Password#2`
- * and the `Shp_` parameters.
+ * and the `Shp_` parameters; Mandrill's HMAC-SHA1 of its webhook URL and sorted POST parameters.
  */
 import { createHash } from 'node:crypto';
 import { FORM_TYPE, forgedSecret, mac, optionsOf, type Payload, placeOf, seconds } from './common';
@@ -174,6 +174,36 @@ export function robokassa(options: RobokassaSignerOptions) {
           for (const [name, value] of Object.entries(fields)) values[name] = String(value);
           values.SignatureValue = sign(fields, forged ? forgedSecret(password) : password);
           return { url, body: new URLSearchParams(values).toString(), headers: { ...FORM_TYPE } };
+        },
+        maker,
+        attempt,
+      );
+    },
+  };
+}
+
+/**
+ * A fake Mailchimp Transactional (Mandrill): a form POST of `mandrill_events` (the events as a
+ * JSON array) with `X-Mandrill-Signature`, the base64 HMAC-SHA1 of the signer's URL (the webhook
+ * URL as entered in Mandrill) and `mandrill_events` + its value; a retry is the same bytes.
+ */
+export function mandrill(options: SignerOptions & { webhookKey: string }) {
+  const key = secretOption('mandrill', options, 'webhookKey');
+  const { url, clock } = placeOf('mandrill', options);
+  return {
+    batch(events: readonly object[], delivery?: DeliveryOptions): Delivery {
+      const json = JSON.stringify(events);
+      const { maker, attempt } = start(clock, delivery);
+      return deliver(
+        ({ forged }) => {
+          const signature = mac('sha1', forged ? forgedSecret(key) : key, [
+            `${url}mandrill_events${json}`,
+          ]);
+          return {
+            url,
+            body: new URLSearchParams({ mandrill_events: json }).toString(),
+            headers: { ...FORM_TYPE, 'x-mandrill-signature': signature.toString('base64') },
+          };
         },
         maker,
         attempt,

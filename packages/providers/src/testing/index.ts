@@ -123,6 +123,7 @@ export {
   type DropboxSignDeliveryOptions,
   type DropboxSignSignerOptions,
   dropboxSign,
+  mandrill,
   type RobokassaResult,
   type RobokassaSignerOptions,
   robokassa,
