@@ -75,6 +75,7 @@ export const OPTIONS: Record<string, object> = {
   tbank: { password: 'x' },
   robokassa: { password2: 'x' },
   mandrill: { webhookKey: 'x', webhookUrl: 'https://example.com/webhooks/mandrill' },
+  pagerduty: { secret: 'x' },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
 };
 

@@ -327,3 +327,11 @@ export function mandrillKeys(
   // #endregion mandrill
   return preset.items?.(request);
 }
+
+export function pagerdutyKeys(request: HttpRequest): Record<string, Key> {
+  // #region pagerduty
+  const preset = providers.pagerduty({ secret: process.env.PAGERDUTY_WEBHOOK_SECRET! });
+  preset.key(request); // '01DEN3DAPKRM3UYEXIY6YVKYOD' (event.id)
+  // #endregion pagerduty
+  return { request: preset.key(request) };
+}

@@ -80,6 +80,7 @@ Object.assign(process.env, {
   TBANK_TERMINAL_PASSWORD: 'tbank-password',
   ROBOKASSA_PASSWORD2: 'robokassa-password-2',
   MANDRILL_WEBHOOK_KEY: 'mandrill-key',
+  PAGERDUTY_WEBHOOK_SECRET: 'pagerduty-secret',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -359,6 +360,13 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
     () =>
       snippets.robokassaKeys(
         form({ OutSum: '100.000000', InvId: '450009', SignatureValue: 'x', Shp_item: '1' }),
+      ),
+  ],
+  [
+    'pagerduty',
+    () =>
+      snippets.pagerdutyKeys(
+        json({ event: { id: '01DEN3DAPKRM3UYEXIY6YVKYOD', event_type: 'incident.triggered' } }),
       ),
   ],
 ];

@@ -252,6 +252,12 @@ export {
   type MandrillMinimalEvent,
   type MandrillMinimalEvents,
 } from './mandrill';
+export {
+  pagerduty,
+  type PagerDutyOptions,
+  type PagerDutyMinimalWebhook,
+  type PagerDutyMinimalEvents,
+} from './pagerduty';
 export type {
   EventMap,
   EventOf,

@@ -22,6 +22,7 @@ const all: Record<string, ProviderPreset> = {
     webhookKey: 'x',
     webhookUrl: 'https://example.com/webhooks/mandrill',
   }),
+  pagerduty: providers.pagerduty({ secret: 'x' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -98,6 +99,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       tbank: 30,
       robokassa: 30,
       mandrill: 7,
+      pagerduty: 7,
     });
   });
 
@@ -114,6 +116,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'paddle',
       'cloudinary',
       'dropbox-sign',
+      'pagerduty',
     ]);
   });
 });

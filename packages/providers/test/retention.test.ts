@@ -23,6 +23,7 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.tbank({ password: 'x' }), 30],
   [providers.robokassa({ password2: 'x' }), 30],
   [providers.mandrill({ webhookKey: 'x', webhookUrl: 'https://example.com/webhooks/mandrill' }), 7],
+  [providers.pagerduty({ secret: 'x' }), 7],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

@@ -51,6 +51,7 @@ const MARKS: Record<string, string> = {
   tbank: 'PaymentId, Status and Amount',
   robokassa: 'SignatureValue',
   mandrill: 'x-mandrill-signature',
+  pagerduty: 'x-pagerduty-signature',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

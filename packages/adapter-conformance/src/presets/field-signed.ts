@@ -5,7 +5,7 @@
  * keyed on the body's digest) and Dropbox Sign (HMAC of the event's time and type in a multipart
  * form (sent urlencoded here), answered with a fixed text; its `callback_test` answered by the preset), and T-Bank (a SHA-256 `Token` of the sorted root values
  * and the terminal password, answered `OK`) and Robokassa (a hash of `OutSum:InvId:Password#2` and the
- * `Shp_` parameters, answered `OK{InvId}`).
+ * `Shp_` parameters, answered `OK{InvId}`); PagerDuty's `v1=` list rides along here as a row.
  */
 import { createHash } from 'node:crypto';
 import * as providers from '@webhook-idempotency/providers';
@@ -48,6 +48,16 @@ export const fieldSignedFixtures: readonly PresetFixture[] = [
       },
     },
     true,
+  ),
+  ...secretFixtures(
+    {
+      pagerduty: {
+        id: '01DEN3DAPKRM3UYEXIY6YVKYOD',
+        event: [{ event: { id: '01DEN3DAPKRM3UYEXIY6YVKYOD', event_type: 'incident.triggered' } }],
+        note: 'a v1= list, one per signing secret',
+      },
+    },
+    false,
   ),
   {
     name: 'dropboxSign (a multipart form; every answer is the text Hello API Event Received)',

@@ -3,10 +3,21 @@
  * HMAC of the body: Cloudinary's SHA-1/SHA-256 of body + timestamp + API secret, Dropbox Sign's
  * HMAC of the event's time and type only, in a multipart form; T-Bank's SHA-256 `Token` of the
  * sorted root values and the terminal password; Robokassa's hash of `OutSum:InvId:Password#2`
- * and the `Shp_` parameters; Mandrill's HMAC-SHA1 of its webhook URL and sorted POST parameters.
+ * and the `Shp_` parameters; Mandrill's HMAC-SHA1 of its webhook URL and sorted POST parameters;
+ * PagerDuty's list of `v1=` HMACs, one per secret.
  */
 import { createHash } from 'node:crypto';
-import { FORM_TYPE, forgedSecret, mac, optionsOf, type Payload, placeOf, seconds } from './common';
+import {
+  FORM_TYPE,
+  forgedSecret,
+  mac,
+  optionsOf,
+  type Payload,
+  placeOf,
+  type Secrets,
+  seconds,
+  secretsOf,
+} from './common';
 import {
   asHandshake,
   type Delivery,
@@ -209,5 +220,22 @@ export function mandrill(options: SignerOptions & { webhookKey: string }) {
         attempt,
       );
     },
+  };
+}
+
+/**
+ * A fake PagerDuty V3 webhook: `X-PagerDuty-Signature`, `v1=<hex HMAC-SHA256 of the body>` for each
+ * secret given, comma-separated (several while one is rotated); a retry is the same bytes.
+ */
+export function pagerduty(options: SignerOptions & { secret: Secrets }) {
+  const secrets = secretsOf('pagerduty', 'secret', optionsOf('pagerduty', options).secret);
+  const { post } = secretSigner('pagerduty', options, secrets);
+  return {
+    event: (payload: Payload, delivery?: DeliveryOptions): Delivery =>
+      post(payload, delivery, ({ body, keys }) => ({
+        'x-pagerduty-signature': keys
+          .map((key) => `v1=${mac('sha256', key, [body]).toString('hex')}`)
+          .join(','),
+      })),
   };
 }

@@ -124,6 +124,7 @@ export {
   type DropboxSignSignerOptions,
   dropboxSign,
   mandrill,
+  pagerduty,
   type RobokassaResult,
   type RobokassaSignerOptions,
   robokassa,
