@@ -70,6 +70,12 @@ export const OPTIONS: Record<string, object> = {
   hubspot: { clientSecret: 'x', targetUrl: 'https://example.com/webhooks/hubspot' },
   adyen: { hmacKey: HEX_32_BYTES },
   meta: { appSecret: 'x', verifyToken: 'token' },
+  cloudinary: { apiSecret: 'x' },
+  dropboxSign: { apiKey: 'x' },
+  tbank: { password: 'x' },
+  robokassa: { password2: 'x' },
+  mandrill: { webhookKey: 'x', webhookUrl: 'https://example.com/webhooks/mandrill' },
+  pagerduty: { secret: 'x' },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
   // Signed tokens and public keys.
   telnyx: { publicKey: Buffer.alloc(32, 7).toString('base64') },

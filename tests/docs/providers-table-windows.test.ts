@@ -96,6 +96,7 @@ const TIMED: Record<string, Timed> = {
     options: { fetchKey: plaid.fetchKey },
     sign: (at) => plaid.event({ webhook_type: 'ITEM', webhook_code: 'ERROR' }, { at }),
   },
+  cloudinary: alike(signers.cloudinary, { apiSecret: 'cloudinary-secret' }),
 };
 
 /** Every preset whose row says its provider signs a time that is not checked: how to sign for it. */
@@ -131,6 +132,13 @@ const UNCHECKED: Record<string, Timed> = {
     options: { webhookId: 'WH-TABLE', fetchCertificate: async () => `${SIGNER}${INTERMEDIATE_CA}` },
     sign: (at) =>
       signers.paypal({ webhookId: 'WH-TABLE', privateKey: SIGNER_KEY }).event(EVENT, { at }),
+  },
+  dropboxSign: {
+    options: { apiKey: 'dropbox-sign-key' },
+    sign: (at) =>
+      signers
+        .dropboxSign({ apiKey: 'dropbox-sign-key' })
+        .event('signature_request_sent', { account: { account_id: 'a' } }, { at }),
   },
 };
 

@@ -313,3 +313,66 @@ export function plaidKeys(request: HttpRequest, fetchKey: PlaidKeyFetcher): Reco
   // #endregion plaid
   return { request: preset.key(request) };
 }
+
+export function cloudinaryKeys(request: HttpRequest): Record<string, Key> {
+  // #region cloudinary
+  const preset = providers.cloudinary({
+    apiSecret: process.env.CLOUDINARY_API_SECRET!,
+    signatureAlgorithm: 'sha1', // or 'sha256', as your account signs
+  });
+  preset.key(request); // 'upload:24eda89ab3ef6563ade512f00c630d8d10dcd8a6b283a62c2d7cc557023d37ea'
+  // #endregion cloudinary
+  return { request: preset.key(request) };
+}
+
+export function dropboxSignKeys(request: HttpRequest): Record<string, Key> {
+  // #region dropbox-sign
+  // Dropbox Sign posts a multipart form: keep its raw bytes, e.g. express.raw({ type: 'multipart/form-data' }).
+  const preset = providers.dropboxSign({ apiKey: process.env.DROPBOX_SIGN_API_KEY! });
+  preset.key(request); // 'signature_request_signed:1765022400:fa5c8a0b0f492d768749333ad6fcc214c111e967:5a3f2b1c'
+  // Your handler answers every event with the text 'Hello API Event Received'.
+  // #endregion dropbox-sign
+  return { request: preset.key(request) };
+}
+
+export function tbankKeys(request: HttpRequest): Record<string, Key> {
+  // #region tbank
+  const preset = providers.tbank({ password: process.env.TBANK_TERMINAL_PASSWORD! });
+  preset.key(request); // '7001234567:CONFIRMED:50000' (PaymentId:Status:Amount)
+  // Your handler answers every notification with the text 'OK'.
+  // #endregion tbank
+  return { request: preset.key(request) };
+}
+
+export function robokassaKeys(request: HttpRequest): Record<string, Key> {
+  // #region robokassa
+  const preset = providers.robokassa({
+    password2: process.env.ROBOKASSA_PASSWORD2!,
+    signatureAlgorithm: 'md5', // as the shop's technical settings say
+  });
+  preset.key(request); // '450009' (InvId)
+  // Your handler answers with the text 'OK' + InvId: 'OK450009'.
+  // #endregion robokassa
+  return { request: preset.key(request) };
+}
+
+export function mandrillKeys(
+  request: HttpRequest,
+): ReturnType<NonNullable<ProviderPreset['items']>> {
+  // #region mandrill
+  const preset = providers.mandrill({
+    webhookKey: process.env.MANDRILL_WEBHOOK_KEY!,
+    webhookUrl: 'https://example.com/webhooks/mandrill', // exactly as entered in Mandrill
+  });
+  preset.items?.(request); // one item per event of mandrill_events, keyed 'sha256:<its content digest>'
+  // #endregion mandrill
+  return preset.items?.(request);
+}
+
+export function pagerdutyKeys(request: HttpRequest): Record<string, Key> {
+  // #region pagerduty
+  const preset = providers.pagerduty({ secret: process.env.PAGERDUTY_WEBHOOK_SECRET! });
+  preset.key(request); // '01DEN3DAPKRM3UYEXIY6YVKYOD' (event.id)
+  // #endregion pagerduty
+  return { request: preset.key(request) };
+}

@@ -80,6 +80,12 @@ Object.assign(process.env, {
   QSTASH_CURRENT_SIGNING_KEY: 'sig_current',
   QSTASH_NEXT_SIGNING_KEY: 'sig_next',
   VONAGE_SIGNATURE_SECRET: 'vonage-secret',
+  CLOUDINARY_API_SECRET: 'cloudinary-secret',
+  DROPBOX_SIGN_API_KEY: 'dropbox-sign-key',
+  TBANK_TERMINAL_PASSWORD: 'tbank-password',
+  ROBOKASSA_PASSWORD2: 'robokassa-password-2',
+  MANDRILL_WEBHOOK_KEY: 'mandrill-key',
+  PAGERDUTY_WEBHOOK_SECRET: 'pagerduty-secret',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -357,6 +363,53 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
         async () => undefined,
       ),
   ],
+  [
+    'cloudinary',
+    () =>
+      snippets.cloudinaryKeys(
+        json({ notification_type: 'upload', public_id: 'samples/cat', version: 1765022398 }),
+      ),
+  ],
+  [
+    'dropbox-sign',
+    () => {
+      const event = {
+        event_time: '1765022400',
+        event_type: 'signature_request_signed',
+        event_hash: 'not checked by key()',
+        event_metadata: { related_signature_id: '5a3f2b1c' },
+      };
+      const signatureRequest = { signature_request_id: 'fa5c8a0b0f492d768749333ad6fcc214c111e967' };
+      const json = JSON.stringify({ event, signature_request: signatureRequest });
+      return snippets.dropboxSignKeys(
+        req({
+          headers: { 'content-type': 'multipart/form-data; boundary=x' },
+          body: `--x\r\nContent-Disposition: form-data; name="json"\r\n\r\n${json}\r\n--x--\r\n`,
+        }),
+      );
+    },
+  ],
+  [
+    'tbank',
+    () =>
+      snippets.tbankKeys(
+        json({ TerminalKey: 'DEMO', PaymentId: 7001234567, Status: 'CONFIRMED', Amount: 50000 }),
+      ),
+  ],
+  [
+    'robokassa',
+    () =>
+      snippets.robokassaKeys(
+        form({ OutSum: '100.000000', InvId: '450009', SignatureValue: 'x', Shp_item: '1' }),
+      ),
+  ],
+  [
+    'pagerduty',
+    () =>
+      snippets.pagerdutyKeys(
+        json({ event: { id: '01DEN3DAPKRM3UYEXIY6YVKYOD', event_type: 'incident.triggered' } }),
+      ),
+  ],
 ];
 
 it.each(cases)('%s: the key in the comment is the key the preset reads', (region, run) => {
@@ -402,4 +455,14 @@ describe('the Stripe preset on an Express route', () => {
     expect(runs).toBe(1);
     expect(store.size).toBe(1);
   });
+});
+
+it('mandrill: each event of mandrill_events is an item keyed on its content, as the comment says', () => {
+  const events = [{ event: 'open', _id: 'msg-1', ts: 1765022400 }, { type: 'whitelist' }];
+  const items = snippets.mandrillKeys(form({ mandrill_events: JSON.stringify(events) }));
+  expect(items?.map((item) => item.key)).toEqual([
+    expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+    expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+  ]);
+  expect(items?.map((item) => item.value)).toEqual(events);
 });

@@ -243,6 +243,43 @@ export {
   type PlaidOptions,
   type PlaidVerificationKey,
 } from './plaid';
+export {
+  cloudinary,
+  type CloudinaryOptions,
+  type CloudinaryMinimalNotification,
+  type CloudinaryMinimalEvents,
+} from './cloudinary';
+export {
+  dropboxSign,
+  type DropboxSignOptions,
+  type DropboxSignMinimalCallback,
+  type DropboxSignMinimalEvents,
+} from './dropbox-sign';
+export {
+  tbank,
+  type TBankOptions,
+  type TBankMinimalNotification,
+  type TBankMinimalEvents,
+} from './tbank';
+export {
+  robokassa,
+  type RobokassaAlgorithm,
+  type RobokassaOptions,
+  type RobokassaMinimalResult,
+  type RobokassaMinimalEvents,
+} from './robokassa';
+export {
+  mandrill,
+  type MandrillOptions,
+  type MandrillMinimalEvent,
+  type MandrillMinimalEvents,
+} from './mandrill';
+export {
+  pagerduty,
+  type PagerDutyOptions,
+  type PagerDutyMinimalWebhook,
+  type PagerDutyMinimalEvents,
+} from './pagerduty';
 export type {
   EventMap,
   EventOf,

@@ -26,6 +26,15 @@ const all: Record<string, ProviderPreset> = {
   qstash: providers.qstash({ signingKey: 'sig_x', url: 'https://example.com/q' }),
   vonage: providers.vonage({ signatureSecret: 'x' }),
   plaid: providers.plaid({ fetchKey: async () => undefined }),
+  cloudinary: providers.cloudinary({ apiSecret: 'x' }),
+  'dropbox-sign': providers.dropboxSign({ apiKey: 'x' }),
+  tbank: providers.tbank({ password: 'x' }),
+  robokassa: providers.robokassa({ password2: 'x' }),
+  mandrill: providers.mandrill({
+    webhookKey: 'x',
+    webhookUrl: 'https://example.com/webhooks/mandrill',
+  }),
+  pagerduty: providers.pagerduty({ secret: 'x' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -105,6 +114,12 @@ describe('retention follows the summary table of docs/providers.md', () => {
       qstash: 30,
       vonage: 7,
       plaid: 7,
+      cloudinary: 7,
+      'dropbox-sign': 14,
+      tbank: 30,
+      robokassa: 30,
+      mandrill: 7,
+      pagerduty: 7,
     });
   });
 
@@ -123,6 +138,17 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'qstash',
       'vonage',
       'plaid',
+    ]);
+    expect(raw).toEqual([
+      'stripe',
+      'github',
+      'shopify',
+      'standard-webhooks',
+      'slack',
+      'paddle',
+      'cloudinary',
+      'dropbox-sign',
+      'pagerduty',
     ]);
   });
 });

@@ -23,6 +23,12 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.qstash({ signingKey: 'sig_x', url: 'https://example.com/q' }), 30],
   [providers.vonage({ signatureSecret: 'x' }), 7],
   [providers.plaid({ fetchKey: async () => undefined }), 7],
+  [providers.cloudinary({ apiSecret: 'x' }), 7],
+  [providers.dropboxSign({ apiKey: 'x' }), 14],
+  [providers.tbank({ password: 'x' }), 30],
+  [providers.robokassa({ password2: 'x' }), 30],
+  [providers.mandrill({ webhookKey: 'x', webhookUrl: 'https://example.com/webhooks/mandrill' }), 7],
+  [providers.pagerduty({ secret: 'x' }), 7],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

@@ -53,6 +53,12 @@ const MARKS: Record<string, string> = {
   qstash: 'upstash-signature',
   vonage: 'payload_hash',
   plaid: 'plaid-verification',
+  cloudinary: 'x-cld-signature',
+  dropboxSign: 'callback_test',
+  tbank: 'PaymentId, Status and Amount',
+  robokassa: 'SignatureValue',
+  mandrill: 'x-mandrill-signature',
+  pagerduty: 'x-pagerduty-signature',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

@@ -1,8 +1,9 @@
 /**
- * @module One genuine batch per batched preset (SendGrid, HubSpot, Adyen, Meta), signed by the
+ * @module One genuine batch per batched preset (SendGrid, HubSpot, Adyen, Meta, Mandrill), signed by the
  * test kit, with a re-batch that repeats one item beside a new one, and Meta's verification GET:
  * what the batch cases send through every adapter.
  */
+import { canonicalJson, sha256Hex } from '@webhook-idempotency/core/adapter';
 import * as providers from '@webhook-idempotency/providers';
 import * as signers from '@webhook-idempotency/providers/testing';
 import type { Answer } from '../types';
@@ -45,6 +46,12 @@ const metaChanges = (ids: readonly string[]) =>
     field: 'messages',
     value: { messages: [{ id, from: '1555', type: 'text', text: { body: 'hi' } }] },
   }));
+
+const MANDRILL_KEY = 'conformance mandrill webhook key';
+const mandrill = () => signers.mandrill({ webhookKey: MANDRILL_KEY, url });
+/** Mandrill events carry no id of their own: each is keyed on its content's SHA-256. */
+const mandrillEvent = (ts: number) => ({ event: 'open', _id: 'msg-conformance', ts });
+const mandrillKey = (ts: number) => `sha256:${sha256Hex(canonicalJson(mandrillEvent(ts)))}`;
 
 const accepted: Answer = {
   kind: 'text',
@@ -127,5 +134,14 @@ export const batchFixtures: readonly BatchFixture[] = [
         headers: { 'x-hub-signature-256': `sha256=${answer}` },
       }),
     },
+  },
+  {
+    name: 'mandrill (a form field of events, keyed on their content)',
+    preset: () => providers.mandrill({ webhookKey: MANDRILL_KEY, webhookUrl: url }),
+    itemIds: [mandrillKey(1765022400), mandrillKey(1765022401)],
+    newItemId: mandrillKey(1765022402),
+    delivery: () => mandrill().batch([mandrillEvent(1765022400), mandrillEvent(1765022401)]),
+    rebatched: () => mandrill().batch([mandrillEvent(1765022401), mandrillEvent(1765022402)]),
+    answer: received,
   },
 ];

@@ -5,6 +5,7 @@
  */
 import { bodySignedFixtures } from './body-signed';
 import { credentialFixtures } from './credentials';
+import { fieldSignedFixtures } from './field-signed';
 import type { PresetFixture } from './fixture';
 import { handshakeFixtures } from './handshakes';
 import { keySignedFixtures } from './key-signed';
@@ -28,4 +29,5 @@ export const presetFixtures: readonly PresetFixture[] = [
   ...keySignedFixtures,
   ...handshakeFixtures,
   ...urlSignedFixtures,
+  ...fieldSignedFixtures,
 ];

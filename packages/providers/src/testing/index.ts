@@ -128,3 +128,17 @@ export {
   vonage,
   type VonageSignerOptions,
 } from './tokens';
+export {
+  type CloudinarySignerOptions,
+  cloudinary,
+  type DropboxSignDeliveryOptions,
+  type DropboxSignSignerOptions,
+  dropboxSign,
+  mandrill,
+  pagerduty,
+  type RobokassaResult,
+  type RobokassaSignerOptions,
+  robokassa,
+  type TBankNotification,
+  tbank,
+} from './field-signed';

@@ -12,6 +12,8 @@ import { verify as githubVerify } from '@octokit/webhooks-methods';
 import { EventWebhook } from '@sendgrid/eventwebhook';
 import * as signers from '@webhook-idempotency/providers/testing';
 import braintreeSdk from 'braintree';
+import { v2 as cloudinarySdk } from 'cloudinary';
+import { EventCallbackHelper, EventCallbackRequest } from '@dropbox/sign';
 import { Webhook as Coinbase } from 'coinbase-commerce-node';
 import { verifyKey } from 'discord-interactions';
 import { WebhookSignatureValidator } from 'mercadopago/dist/utils/webhook';
@@ -452,5 +454,48 @@ describe('braintree: BraintreeGateway webhookNotification.parse and verify', () 
     expect(new URL(challenge.url).searchParams.get('bt_challenge')).toBe(
       '38aa0fc4d7cf1e85b6d5a8e9',
     );
+  });
+});
+
+describe('cloudinary: utils.verifyNotificationSignature', () => {
+  it.each(['sha1', 'sha256'] as const)(
+    'accepts the delivery and its retry under %s, refuses the forged copy and one signed three hours ago',
+    (signatureAlgorithm) => {
+      const apiSecret = 'kit-cloudinary-secret';
+      cloudinarySdk.config({ api_secret: apiSecret, signature_algorithm: signatureAlgorithm });
+      const judge = (delivery: signers.Delivery) =>
+        cloudinarySdk.utils.verifyNotificationSignature(
+          text(delivery),
+          Number(delivery.headers['x-cld-timestamp']),
+          delivery.headers['x-cld-signature']!,
+        );
+      const delivery = signers
+        .cloudinary({ apiSecret, signatureAlgorithm })
+        .event({ notification_type: 'upload', public_id: 'kit/cat' });
+      expect(judge(delivery)).toBe(true);
+      expect(judge(delivery.retry())).toBe(true);
+      expect(judge(delivery.forged())).toBe(false);
+      expect(judge(delivery.retry({ at: Date.now() - 3 * 3_600_000 }))).toBe(false);
+    },
+  );
+});
+
+describe('dropboxSign: EventCallbackHelper.isValid', () => {
+  it("accepts the event (the json part, parsed by the SDK's model) and the callback test, refuses the forged copies", () => {
+    const apiKey = 'kit-dropbox-sign-key';
+    const jsonOf = (delivery: signers.Delivery) => {
+      const part = /\r\n\r\n(\{.*\})\r\n--/s.exec(text(delivery))?.[1];
+      return EventCallbackRequest.init(JSON.parse(part ?? 'null'));
+    };
+    const judge = (delivery: signers.Delivery) =>
+      EventCallbackHelper.isValid(apiKey, jsonOf(delivery));
+    const signer = signers.dropboxSign({ apiKey });
+    const event = signer.event('signature_request_signed', {
+      signature_request: { signature_request_id: 'sr_kit' },
+    });
+    const test = signer.callbackTest();
+    expect(test.answer).toBe('Hello API Event Received');
+    for (const delivery of [event, event.retry(), test]) expect(judge(delivery)).toBe(true);
+    for (const delivery of [event.forged(), test.forged()]) expect(judge(delivery)).toBe(false);
   });
 });
