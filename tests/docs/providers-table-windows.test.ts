@@ -72,6 +72,7 @@ const TIMED: Record<string, Timed> = {
     sign: (at) =>
       signers.hubspot(hubspot).event([{ eventId: 1, subscriptionId: 2, portalId: 3 }], { at }),
   },
+  openai: alike(signers.openai, { secret: SVIX_SECRET }),
   hmac: {
     options: acme,
     sign: (at) => signers.hmac(acme).event(EVENT, { at }),

@@ -272,3 +272,11 @@ export function mailgunKeys(request: HttpRequest): Record<string, Key> {
   // #endregion mailgun
   return { request: preset.key(request) };
 }
+
+export function openaiKeys(request: HttpRequest): Record<string, Key> {
+  // #region openai
+  const preset = providers.openai({ secret: process.env.OPENAI_WEBHOOK_SECRET! });
+  preset.key(request); // 'wh_685342e6c53c8190a1be43f081506c52' (webhook-id)
+  // #endregion openai
+  return { request: preset.key(request) };
+}

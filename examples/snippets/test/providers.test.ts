@@ -75,6 +75,7 @@ Object.assign(process.env, {
   BRAINTREE_PUBLIC_KEY: 'braintree-public',
   BRAINTREE_PRIVATE_KEY: 'braintree-private',
   MAILGUN_WEBHOOK_SIGNING_KEY: 'mailgun-key',
+  OPENAI_WEBHOOK_SECRET: `whsec_${Buffer.from('openai-secret').toString('base64')}`,
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -314,6 +315,16 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
           signature: { timestamp: '1770920772', token: 't', signature: 's' },
           'event-data': { id: 'CPgfbmQMTCKtHW6uIWtuVe', event: 'delivered' },
         }),
+      ),
+  ],
+  [
+    'openai',
+    () =>
+      snippets.openaiKeys(
+        json(
+          { object: 'event', type: 'response.completed', data: { id: 'resp_abc123' } },
+          { headers: { 'webhook-id': 'wh_685342e6c53c8190a1be43f081506c52' } },
+        ),
       ),
   ],
 ];

@@ -44,6 +44,7 @@ export {
   type StandardWebhooksSettings,
   type StandardWebhooksMinimalEvent,
   type StandardWebhooksMinimalEvents,
+  type SecretEncoding,
 } from './standard-webhooks';
 export {
   slack,
@@ -221,6 +222,7 @@ export {
 } from './hubspot';
 export { adyen, type AdyenOptions, type AdyenMinimalItem, type AdyenMinimalEvents } from './adyen';
 export { meta, type MetaItem, type MetaOptions, type MetaMinimalEvents } from './meta';
+export { openai } from './svix-senders';
 export type {
   EventMap,
   EventOf,

@@ -1,37 +1,49 @@
 /**
- * @module Clerk and Resend: both send their webhooks through Svix (`svix-id`, `svix-timestamp`,
- * `svix-signature`, a `whsec_` secret), so each is the Standard Webhooks preset under its own name.
+ * @module The senders of Standard Webhooks and Svix (Clerk, Resend, OpenAI…): each signs
+ * `${id}.${timestamp}.${rawBody}` into a `v1,<base64>` list under `webhook-*` or `svix-*` headers,
+ * so each is the Standard Webhooks preset under its own name, with its own retention and secret.
  */
 import type { TypedPreset } from './events';
 import { requireOptions } from './options';
 import type { SecretOptions } from './secrets';
-import { standardWebhooksAs, type StandardWebhooksMinimalEvents } from './standard-webhooks';
+import {
+  type StandardWebhooksMinimalEvents,
+  type StandardWebhooksSender,
+  standardWebhooksAs,
+} from './standard-webhooks';
 
 /**
- * Options of {@link clerk} and {@link resend}: `secret`, the endpoint's signing secret, `whsec_…`
- * (Clerk's `CLERK_WEBHOOK_SIGNING_SECRET`, Resend's `RESEND_WEBHOOK_SECRET`), or several while you
- * rotate it; or `resolveSecret`, a lookup per request.
+ * Options of {@link clerk}, {@link resend} and the other Standard Webhooks senders: `secret`, the
+ * endpoint's signing secret, `whsec_…` (Clerk's `CLERK_WEBHOOK_SIGNING_SECRET`, Resend's
+ * `RESEND_WEBHOOK_SECRET`), or several while you rotate it; or `resolveSecret`, a lookup per request.
  */
 export type SvixSenderOptions = SecretOptions<'secret', string> & {
-  /** Accepted distance between `svix-timestamp` and now. Defaults to 300 (Svix's 5 minutes). */
+  /** Accepted distance between the signed timestamp and now. Defaults to 300 (5 minutes). */
   toleranceSeconds?: number;
   /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
   clock?: () => number;
 };
 
+/** The Standard Webhooks preset named `name`, as the sender `sender` signs (default: 30 days, base64). */
 function svixSender<Events extends object>(
   name: string,
   options: SvixSenderOptions,
+  sender: StandardWebhooksSender & { readonly provider?: string } = {},
 ): TypedPreset<Events> {
   const { secret, resolveSecret, toleranceSeconds, clock } = requireOptions(name, options);
-  return standardWebhooksAs<Events>(name, {
-    ...(resolveSecret === undefined
-      ? { secret: secret as NonNullable<typeof secret> }
-      : { resolveSecret }),
-    provider: name,
-    ...(toleranceSeconds === undefined ? {} : { toleranceSeconds }),
-    ...(clock === undefined ? {} : { clock }),
-  });
+  const { provider = name, ...own } = sender;
+  return standardWebhooksAs<Events>(
+    name,
+    {
+      ...(resolveSecret === undefined
+        ? { secret: secret as NonNullable<typeof secret> }
+        : { resolveSecret }),
+      provider,
+      ...(toleranceSeconds === undefined ? {} : { toleranceSeconds }),
+      ...(clock === undefined ? {} : { clock }),
+    },
+    own,
+  );
 }
 
 /**
@@ -72,4 +84,27 @@ export function resend<Events extends object = StandardWebhooksMinimalEvents>(
   options: SvixSenderOptions,
 ): TypedPreset<Events> {
   return svixSender<Events>('resend', options);
+}
+
+/**
+ * OpenAI webhook preset (`response.completed`, `batch.completed`, `fine_tuning.job.succeeded`,
+ * `realtime.call.incoming`…), Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
+ * `webhook-signature`) under the endpoint's `whsec_…` signing secret.
+ *
+ * - **Key**: `webhook-id`, the same on every retry of an event.
+ * - **Signature**: as {@link clerk}; the timestamp within 5 minutes either way, as `openai`'s
+ *   `webhooks.unwrap()`.
+ * - **Retention**: 30 days (OpenAI retries for up to 72 hours).
+ * - **Events**: `eventType(request)` is the payload's `type`; `OpenAIEvents` from
+ *   `@webhook-idempotency/providers/types/openai` types them from `openai`'s `UnwrapWebhookEvent`.
+ *
+ * @example
+ * const preset = providers.openai({ secret: process.env.OPENAI_WEBHOOK_SECRET! });
+ * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
+ * @see docs/providers.md#openai
+ */
+export function openai<Events extends object = StandardWebhooksMinimalEvents>(
+  options: SvixSenderOptions,
+): TypedPreset<Events> {
+  return svixSender<Events>('openai', options);
 }

@@ -77,6 +77,7 @@ export const timestampedFixtures: readonly PresetFixture[] = [
       ['standardWebhooks', providers.standardWebhooks, signers.standardWebhooks],
       ['clerk', providers.clerk, signers.clerk],
       ['resend', providers.resend, signers.resend],
+      ['openai', providers.openai, signers.openai],
     ] as const
   ).map(
     ([name, preset, signer]): PresetFixture => ({

@@ -35,6 +35,7 @@ export {
   calendly,
   type CalendlySignerOptions,
   clerk,
+  openai,
   paddle,
   type PaddleSignerOptions,
   resend,

@@ -191,3 +191,8 @@ export function clerk(options: StandardWebhooksSignerOptions) {
 export function resend(options: StandardWebhooksSignerOptions) {
   return svixSigner('resend', 'svix', options);
 }
+
+/** A fake OpenAI: the Standard Webhooks scheme with `webhook-` headers. */
+export function openai(options: StandardWebhooksSignerOptions) {
+  return svixSigner('openai', 'webhook', options);
+}

@@ -67,6 +67,21 @@ const svixSecrets = [
 ] as const;
 const svixBody = { type: 'user.created', data: {} };
 
+/** A sender of Standard Webhooks that the package names (OpenAI…): its preset and kit signer. */
+function svixSender(
+  preset: (options: never) => TypedPreset,
+  signer: typeof kit.openai,
+): Signer<string> {
+  return {
+    ...strings(
+      'secret',
+      (o) => preset({ ...o, clock } as never),
+      (secret, id) => signer({ secret, clock }).event(svixBody, { id }),
+    ),
+    secrets: svixSecrets,
+  };
+}
+
 function keyPairs(type: 'ed25519' | 'rsa' | 'ec') {
   const make = () =>
     type === 'rsa'
@@ -434,4 +449,5 @@ export const SIGNERS: Record<string, Signer<any>> = {
         .event({ update_id: Number(id.replace(/\D/g, '') || '1'), message: {} }),
     ['old_token_1', 'new_token_2', 'not_ours_3'],
   ),
+  openai: svixSender(providers.openai, kit.openai),
 };

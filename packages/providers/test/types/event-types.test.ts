@@ -13,6 +13,7 @@ import type { EventMap, EventOf, StripeMinimalEvent } from '@webhook-idempotency
 import type { ClerkEvents } from '../../src/types/clerk';
 import type { DiscordEvents } from '../../src/types/discord';
 import type { GitHubEvents } from '../../src/types/github';
+import type { OpenAIEvents } from '../../src/types/openai';
 import type { ResendEvents } from '../../src/types/resend';
 import type { SlackEvents } from '../../src/types/slack';
 import type { StripeEvents } from '../../src/types/stripe';
@@ -50,6 +51,10 @@ export type SlackText = SlackEvents['app_mention']['event']['text'];
 export type ResendData = ResendEvents['email.delivered']['data'];
 // @ts-expect-error Resend has no email.delivred event
 export type ResendMisspelt = ResendEvents['email.delivred'];
+same<OpenAIEvents['response.completed']['type'], 'response.completed'>(true);
+export type OpenAIResponseId = OpenAIEvents['response.completed']['data']['id'];
+// @ts-expect-error OpenAI has no response.complete event
+export type OpenAIMisspelt = OpenAIEvents['response.complete'];
 
 // Without the SDK's types: the preset's own minimal type, any name.
 const plain = providers.stripe({ secret: 'whsec_x' });
@@ -63,6 +68,7 @@ describe('eventType', () => {
     standardWebhooks: 'user.created',
     clerk: 'user.created',
     resend: 'user.created',
+    openai: 'user.created',
     slack: 'app_mention',
     paddle: 'transaction.completed',
     razorpay: 'payment.captured',

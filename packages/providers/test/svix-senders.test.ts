@@ -1,0 +1,120 @@
+/**
+ * The senders of Standard Webhooks the package names (OpenAI…): each is the Standard Webhooks
+ * preset under its own name, retention and secret, so one table drives them all. The signatures
+ * are made by the `standardwebhooks` reference library, and each provider's own SDK judges them:
+ * it must accept what the preset accepts and refuse what the preset refuses.
+ */
+import { Webhooks as OpenAIWebhooks } from 'openai/resources/webhooks/webhooks';
+import { Webhook } from 'standardwebhooks';
+import { ConfigError } from '@webhook-idempotency/core';
+import { openai, type SvixSenderOptions, type TypedPreset } from '../src';
+import { clockAt, jsonRequest } from './helpers';
+
+// The SDKs check the timestamp against the real clock: the deliveries here are signed now.
+const NOW = Math.floor(Date.now() / 1000);
+const whsec = (text: string) => `whsec_${Buffer.from(text).toString('base64')}`;
+const ID = 'msg_2yZwUhtgs5Ai8T9yRQJXA';
+
+/** One sender: its factory, its header prefix, retention, secrets, a body, and its SDK as judge. */
+interface Sender {
+  readonly factory: (options: SvixSenderOptions) => TypedPreset;
+  readonly prefix: 'webhook' | 'svix';
+  readonly retentionDays: number;
+  readonly secret: string;
+  readonly other: string;
+  /** The secret as the reference library takes it (base64 after `whsec_`). */
+  readonly libraryKey?: (secret: string) => string;
+  readonly body: string;
+  readonly eventType: string | undefined;
+  /** The provider's SDK: true when it accepts the delivery under `secret`. */
+  readonly judge: (
+    body: string,
+    headers: Record<string, string>,
+    secret: string,
+  ) => Promise<boolean>;
+}
+
+/** True when `verify` resolves (or returns true) without throwing. */
+async function passes(verify: () => unknown): Promise<boolean> {
+  try {
+    return (await verify()) !== false;
+  } catch {
+    return false;
+  }
+}
+
+const SENDERS: Record<string, Sender> = {
+  openai: {
+    factory: openai,
+    prefix: 'webhook',
+    retentionDays: 30,
+    secret: whsec('openai-webhook-secret-of-32-byte'),
+    other: whsec('another-openai-secret-32-bytes!!'),
+    body: JSON.stringify({
+      id: 'evt_685343a1381c819085d44c354e1b330e',
+      object: 'event',
+      created_at: NOW,
+      type: 'response.completed',
+      data: { id: 'resp_abc123' },
+    }),
+    eventType: 'response.completed',
+    judge: (body, headers, secret) =>
+      passes(() => new OpenAIWebhooks({} as never).unwrap(body, headers, secret)),
+  },
+};
+
+describe.each(Object.entries(SENDERS))('%s preset', (name, sender) => {
+  const key = (secret: string) => sender.libraryKey?.(secret) ?? secret;
+  const sign = (secret = sender.secret, at = NOW, body = sender.body) =>
+    new Webhook(key(secret)).sign(ID, new Date(at * 1000), body);
+  const headers = (signature: string, at = NOW): Record<string, string> => ({
+    [`${sender.prefix}-id`]: ID,
+    [`${sender.prefix}-timestamp`]: String(at),
+    [`${sender.prefix}-signature`]: signature,
+  });
+  const request = (signature: string, at = NOW, body = sender.body) =>
+    jsonRequest(body, { headers: headers(signature, at) });
+  const preset = sender.factory({ secret: sender.secret, clock: clockAt(NOW) });
+
+  it('is named after its provider, keyed on the message id, kept for its retry window', () => {
+    expect(preset).toMatchObject({
+      provider: name,
+      needsRawBody: true,
+      retentionDays: sender.retentionDays,
+    });
+    expect(preset.key(request('v1,x'))).toBe(ID);
+    expect(preset.eventType?.(request(sign()))).toBe(sender.eventType);
+  });
+
+  it.each([
+    ['genuine', () => request(sign()), true],
+    ['signed with another secret', () => request(sign(sender.other)), false],
+    ['with an altered body', () => request(sign(), NOW, `${sender.body} `), false],
+    ['signed 301 s ago', () => request(sign(sender.secret, NOW - 301), NOW - 301), false],
+    ['signed 301 s ahead', () => request(sign(sender.secret, NOW + 301), NOW + 301), false],
+    [
+      'without a signature',
+      () => jsonRequest(sender.body, { headers: { [`${sender.prefix}-id`]: ID } }),
+      false,
+    ],
+  ] as const)('a delivery %s: verified %s', async (_label, make, verified) => {
+    expect(await preset.verify?.(make())).toBe(verified);
+  });
+
+  it("the provider's SDK accepts the delivery the preset accepts, and refuses the forged one with it", async () => {
+    const genuine = sign();
+    const forged = sign(sender.other);
+    expect(await sender.judge(sender.body, headers(genuine), sender.secret)).toBe(true);
+    expect(await preset.verify?.(request(genuine))).toBe(true);
+    expect(await sender.judge(sender.body, headers(forged), sender.secret)).toBe(false);
+    expect(await preset.verify?.(request(forged))).toBe(false);
+  });
+
+  it.each([
+    [undefined, 'options'],
+    [{}, 'secret'],
+  ])('%j throws a ConfigError naming %s', (options, option) => {
+    expect(() => sender.factory(options as never)).toThrow(ConfigError);
+    expect(() => sender.factory(options as never)).toThrow(expect.objectContaining({ option }));
+  });
+});
