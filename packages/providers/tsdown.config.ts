@@ -11,4 +11,5 @@ export default library({
   'types/clerk': 'src/types/clerk.ts',
   'types/resend': 'src/types/resend.ts',
   'types/openai': 'src/types/openai.ts',
+  'types/replicate': 'src/types/replicate.ts',
 });

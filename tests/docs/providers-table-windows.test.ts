@@ -73,6 +73,7 @@ const TIMED: Record<string, Timed> = {
       signers.hubspot(hubspot).event([{ eventId: 1, subscriptionId: 2, portalId: 3 }], { at }),
   },
   openai: alike(signers.openai, { secret: SVIX_SECRET }),
+  replicate: alike(signers.replicate, { secret: SVIX_SECRET }),
   hmac: {
     options: acme,
     sign: (at) => signers.hmac(acme).event(EVENT, { at }),

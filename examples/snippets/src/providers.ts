@@ -280,3 +280,11 @@ export function openaiKeys(request: HttpRequest): Record<string, Key> {
   // #endregion openai
   return { request: preset.key(request) };
 }
+
+export function replicateKeys(request: HttpRequest): Record<string, Key> {
+  // #region replicate
+  const preset = providers.replicate({ secret: process.env.REPLICATE_WEBHOOK_SECRET! });
+  preset.key(request); // 'msg_2hdGs8R9kM7xv3ZqNwe1Lt0bYcA' (webhook-id)
+  // #endregion replicate
+  return { request: preset.key(request) };
+}

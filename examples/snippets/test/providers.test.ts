@@ -76,6 +76,7 @@ Object.assign(process.env, {
   BRAINTREE_PRIVATE_KEY: 'braintree-private',
   MAILGUN_WEBHOOK_SIGNING_KEY: 'mailgun-key',
   OPENAI_WEBHOOK_SECRET: `whsec_${Buffer.from('openai-secret').toString('base64')}`,
+  REPLICATE_WEBHOOK_SECRET: `whsec_${Buffer.from('replicate-secret').toString('base64')}`,
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -324,6 +325,16 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
         json(
           { object: 'event', type: 'response.completed', data: { id: 'resp_abc123' } },
           { headers: { 'webhook-id': 'wh_685342e6c53c8190a1be43f081506c52' } },
+        ),
+      ),
+  ],
+  [
+    'replicate',
+    () =>
+      snippets.replicateKeys(
+        json(
+          { id: 'ufawqhfynnddngldkgtslldrkq', status: 'succeeded' },
+          { headers: { 'webhook-id': 'msg_2hdGs8R9kM7xv3ZqNwe1Lt0bYcA' } },
         ),
       ),
   ],

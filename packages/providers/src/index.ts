@@ -222,7 +222,7 @@ export {
 } from './hubspot';
 export { adyen, type AdyenOptions, type AdyenMinimalItem, type AdyenMinimalEvents } from './adyen';
 export { meta, type MetaItem, type MetaOptions, type MetaMinimalEvents } from './meta';
-export { openai } from './svix-senders';
+export { openai, replicate } from './svix-senders';
 export type {
   EventMap,
   EventOf,

@@ -108,3 +108,26 @@ export function openai<Events extends object = StandardWebhooksMinimalEvents>(
 ): TypedPreset<Events> {
   return svixSender<Events>('openai', options);
 }
+
+/**
+ * Replicate webhook preset (a prediction's or training's updates: created, new output or logs,
+ * finished), Standard Webhooks headers under the account's `whsec_…` signing secret.
+ *
+ * - **Key**: `webhook-id`, the same when Replicate resends one webhook; each update of a
+ *   prediction is a webhook of its own, with its own id, and is booked once.
+ * - **Signature**: as {@link openai}; the timestamp within 5 minutes either way.
+ * - **Retention**: 30 days (Replicate's retry schedule is not published).
+ * - **Events**: `eventType(request)` is the prediction's `status` (`succeeded`);
+ *   `ReplicateEvents` from `@webhook-idempotency/providers/types/replicate` types them from
+ *   `replicate`'s `Prediction`.
+ *
+ * @example
+ * const preset = providers.replicate({ secret: process.env.REPLICATE_WEBHOOK_SECRET! });
+ * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
+ * @see docs/providers.md#replicate
+ */
+export function replicate<Events extends object = StandardWebhooksMinimalEvents>(
+  options: SvixSenderOptions,
+): TypedPreset<Events> {
+  return svixSender<Events>('replicate', options, { eventField: 'status' });
+}

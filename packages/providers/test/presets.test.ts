@@ -15,6 +15,7 @@ const all: Record<string, ProviderPreset> = {
   slack: providers.slack({ signingSecret: 'x' }),
   paddle: providers.paddle({ secret: 'x' }),
   openai: providers.openai({ secret: 'whsec_c2VjcmV0' }),
+  replicate: providers.replicate({ secret: 'whsec_c2VjcmV0' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -87,6 +88,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       slack: 2,
       paddle: 30,
       openai: 30,
+      replicate: 30,
     });
   });
 
@@ -102,6 +104,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'slack',
       'paddle',
       'openai',
+      'replicate',
     ]);
   });
 });

@@ -5,9 +5,10 @@
  * it must accept what the preset accepts and refuse what the preset refuses.
  */
 import { Webhooks as OpenAIWebhooks } from 'openai/resources/webhooks/webhooks';
+import { validateWebhook } from 'replicate';
 import { Webhook } from 'standardwebhooks';
 import { ConfigError } from '@webhook-idempotency/core';
-import { openai, type SvixSenderOptions, type TypedPreset } from '../src';
+import { openai, replicate, type SvixSenderOptions, type TypedPreset } from '../src';
 import { clockAt, jsonRequest } from './helpers';
 
 // The SDKs check the timestamp against the real clock: the deliveries here are signed now.
@@ -60,6 +61,31 @@ const SENDERS: Record<string, Sender> = {
     eventType: 'response.completed',
     judge: (body, headers, secret) =>
       passes(() => new OpenAIWebhooks({} as never).unwrap(body, headers, secret)),
+  },
+  replicate: {
+    factory: replicate,
+    prefix: 'webhook',
+    retentionDays: 30,
+    secret: whsec('replicate-signing-secret-32-byte'),
+    other: whsec('another-replicate-secret-32-byte'),
+    body: JSON.stringify({
+      id: 'ufawqhfynnddngldkgtslldrkq',
+      model: 'replicate/hello-world',
+      status: 'succeeded',
+      input: { text: 'Alice' },
+      output: 'hello Alice',
+    }),
+    eventType: 'succeeded',
+    judge: (body, headers, secret) =>
+      passes(() =>
+        validateWebhook({
+          id: headers['webhook-id']!,
+          timestamp: headers['webhook-timestamp']!,
+          signature: headers['webhook-signature']!,
+          body,
+          secret,
+        }),
+      ),
   },
 };
 

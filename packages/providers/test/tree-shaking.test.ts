@@ -104,7 +104,14 @@ describe('tree shaking', () => {
 });
 
 /** The signers of the test kit: each passes its own name, as a string, to its option checks. */
-const SIGNERS = [...Object.keys(MARKS), 'standardWebhooks', 'clerk', 'resend', 'openai'];
+const SIGNERS = [
+  ...Object.keys(MARKS),
+  'standardWebhooks',
+  'clerk',
+  'resend',
+  'openai',
+  'replicate',
+];
 
 describe('tree shaking of the test kit', () => {
   it.each(SIGNERS)(

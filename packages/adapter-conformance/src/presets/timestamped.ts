@@ -78,6 +78,7 @@ export const timestampedFixtures: readonly PresetFixture[] = [
       ['clerk', providers.clerk, signers.clerk],
       ['resend', providers.resend, signers.resend],
       ['openai', providers.openai, signers.openai],
+      ['replicate', providers.replicate, signers.replicate],
     ] as const
   ).map(
     ([name, preset, signer]): PresetFixture => ({

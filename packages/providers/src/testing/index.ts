@@ -36,6 +36,7 @@ export {
   type CalendlySignerOptions,
   clerk,
   openai,
+  replicate,
   paddle,
   type PaddleSignerOptions,
   resend,

@@ -196,3 +196,8 @@ export function resend(options: StandardWebhooksSignerOptions) {
 export function openai(options: StandardWebhooksSignerOptions) {
   return svixSigner('openai', 'webhook', options);
 }
+
+/** A fake Replicate: the Standard Webhooks scheme with `webhook-` headers. */
+export function replicate(options: StandardWebhooksSignerOptions) {
+  return svixSigner('replicate', 'webhook', options);
+}

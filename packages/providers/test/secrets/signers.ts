@@ -450,4 +450,5 @@ export const SIGNERS: Record<string, Signer<any>> = {
     ['old_token_1', 'new_token_2', 'not_ours_3'],
   ),
   openai: svixSender(providers.openai, kit.openai),
+  replicate: svixSender(providers.replicate, kit.replicate),
 };

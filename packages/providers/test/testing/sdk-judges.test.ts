@@ -78,6 +78,7 @@ describe.each([
   ['clerk', signers.clerk, 'svix'],
   ['resend', signers.resend, 'svix'],
   ['openai', signers.openai, 'webhook'],
+  ['replicate', signers.replicate, 'webhook'],
 ] as const)('%s: standardwebhooks Webhook.verify', (_name, signer, prefix) => {
   const secret = `whsec_${Buffer.from('kit-standard-webhooks-secret-32b').toString('base64')}`;
   const headers = (d: signers.Delivery) => ({

@@ -12,7 +12,16 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 const packageDir = join(__dirname, '..', '..');
 const dist = join(packageDir, 'dist');
-const SDKS = ['stripe', '@octokit/', '@slack/', 'discord-api-types', '@clerk/', 'resend', 'openai'];
+const SDKS = [
+  'stripe',
+  '@octokit/',
+  '@slack/',
+  'discord-api-types',
+  '@clerk/',
+  'resend',
+  'openai',
+  'replicate',
+];
 
 /** Every module specifier a built file loads: `import … from`, `import(…)`, `require(…)`, `export … from`. */
 function specifiers(text: string): string[] {
@@ -38,7 +47,16 @@ beforeAll(async () => {
 }, 120_000);
 
 it('builds an empty module for each type-only entry', () => {
-  for (const name of ['stripe', 'github', 'slack', 'discord', 'clerk', 'resend', 'openai'])
+  for (const name of [
+    'stripe',
+    'github',
+    'slack',
+    'discord',
+    'clerk',
+    'resend',
+    'openai',
+    'replicate',
+  ])
     for (const ext of ['mjs', 'cjs'])
       expect(specifiers(readFileSync(join(dist, 'types', `${name}.${ext}`), 'utf8'))).toEqual([]);
 });

@@ -14,6 +14,7 @@ import type { ClerkEvents } from '../../src/types/clerk';
 import type { DiscordEvents } from '../../src/types/discord';
 import type { GitHubEvents } from '../../src/types/github';
 import type { OpenAIEvents } from '../../src/types/openai';
+import type { ReplicateEvents } from '../../src/types/replicate';
 import type { ResendEvents } from '../../src/types/resend';
 import type { SlackEvents } from '../../src/types/slack';
 import type { StripeEvents } from '../../src/types/stripe';
@@ -55,6 +56,9 @@ same<OpenAIEvents['response.completed']['type'], 'response.completed'>(true);
 export type OpenAIResponseId = OpenAIEvents['response.completed']['data']['id'];
 // @ts-expect-error OpenAI has no response.complete event
 export type OpenAIMisspelt = OpenAIEvents['response.complete'];
+same<ReplicateEvents['succeeded']['status'], 'succeeded'>(true);
+// @ts-expect-error a prediction's status is succeeded, not success
+export type ReplicateMisspelt = ReplicateEvents['success'];
 
 // Without the SDK's types: the preset's own minimal type, any name.
 const plain = providers.stripe({ secret: 'whsec_x' });
@@ -68,6 +72,7 @@ describe('eventType', () => {
     standardWebhooks: 'user.created',
     clerk: 'user.created',
     resend: 'user.created',
+    replicate: undefined,
     openai: 'user.created',
     slack: 'app_mention',
     paddle: 'transaction.completed',
