@@ -72,6 +72,7 @@ export const OPTIONS: Record<string, object> = {
   meta: { appSecret: 'x', verifyToken: 'token' },
   openai: { secret: SVIX_SECRET },
   replicate: { secret: SVIX_SECRET },
+  stytch: { secret: SVIX_SECRET },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
 };
 

@@ -288,3 +288,11 @@ export function replicateKeys(request: HttpRequest): Record<string, Key> {
   // #endregion replicate
   return { request: preset.key(request) };
 }
+
+export function stytchKeys(request: HttpRequest): Record<string, Key> {
+  // #region stytch
+  const preset = providers.stytch({ secret: process.env.STYTCH_WEBHOOK_SECRET! });
+  preset.key(request); // 'msg_2zQbH4tYk9LrVw3XcN8sPd1aGfE' (svix-id)
+  // #endregion stytch
+  return { request: preset.key(request) };
+}

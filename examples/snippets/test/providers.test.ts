@@ -77,6 +77,7 @@ Object.assign(process.env, {
   MAILGUN_WEBHOOK_SIGNING_KEY: 'mailgun-key',
   OPENAI_WEBHOOK_SECRET: `whsec_${Buffer.from('openai-secret').toString('base64')}`,
   REPLICATE_WEBHOOK_SECRET: `whsec_${Buffer.from('replicate-secret').toString('base64')}`,
+  STYTCH_WEBHOOK_SECRET: `whsec_${Buffer.from('stytch-secret').toString('base64')}`,
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -335,6 +336,16 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
         json(
           { id: 'ufawqhfynnddngldkgtslldrkq', status: 'succeeded' },
           { headers: { 'webhook-id': 'msg_2hdGs8R9kM7xv3ZqNwe1Lt0bYcA' } },
+        ),
+      ),
+  ],
+  [
+    'stytch',
+    () =>
+      snippets.stytchKeys(
+        json(
+          { event_id: 'event-live-1', action: 'CREATE', object_type: 'user', source: 'DIRECT' },
+          { headers: { 'svix-id': 'msg_2zQbH4tYk9LrVw3XcN8sPd1aGfE' } },
         ),
       ),
   ],

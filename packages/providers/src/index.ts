@@ -222,7 +222,15 @@ export {
 } from './hubspot';
 export { adyen, type AdyenOptions, type AdyenMinimalItem, type AdyenMinimalEvents } from './adyen';
 export { meta, type MetaItem, type MetaOptions, type MetaMinimalEvents } from './meta';
-export { openai, replicate } from './svix-senders';
+export {
+  openai,
+  replicate,
+  type ReplicateMinimalEvent,
+  type ReplicateMinimalEvents,
+  stytch,
+  type StytchMinimalEvent,
+  type StytchMinimalEvents,
+} from './svix-senders';
 export type {
   EventMap,
   EventOf,

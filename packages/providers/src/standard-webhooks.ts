@@ -10,7 +10,7 @@ import {
   requireString,
   toleranceOption,
 } from './options';
-import { header, idPart, jsonBody } from './request-fields';
+import { bodyField, header } from './request-fields';
 import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { timestampedHmac } from './timestamped-hmac';
 
@@ -48,7 +48,7 @@ export type SecretEncoding = 'base64' | 'utf8';
 /**
  * What a sender built on this preset sets for itself (the catalogue's members, not an option):
  * its retention, the secret's decodings tried in order, a prefix its console shows before the
- * secret, and the body field naming its events.
+ * secret, and how its events are named.
  */
 export interface StandardWebhooksSender {
   readonly retentionDays?: number;
@@ -56,8 +56,8 @@ export interface StandardWebhooksSender {
   readonly encodings?: readonly SecretEncoding[];
   /** Removed from the start of a secret before it is decoded (Supabase shows `v1,whsec_…`). */
   readonly secretPrefix?: string;
-  /** The body's field named by `eventType(request)`. Defaults to `type`. */
-  readonly eventField?: string;
+  /** The event name of a delivery. Defaults to the body's `type`. */
+  readonly eventType?: (request: HttpRequest) => string | undefined;
 }
 
 const PREFIX = 'whsec_';
@@ -163,7 +163,7 @@ export function standardWebhooksAs<Events extends object>(
   );
   const now = clockOption(preset, clock);
   const encodings = encodingsOf(preset, secretEncoding, sender);
-  const { secretPrefix = '', eventField = 'type' } = sender;
+  const { secretPrefix = '', eventType = bodyField('type') } = sender;
   const ring = stringKeyring(preset, options, 'secret', 'the endpoint secret (whsec_…)', {
     now,
     toKey: (text) =>
@@ -201,7 +201,7 @@ export function standardWebhooksAs<Events extends object>(
         firstMatch(keys, (candidates) => candidates.some((key) => check(key, signature)))
       );
     },
-    eventType: (request) => idPart(jsonBody(request)?.[eventField]),
+    eventType,
   });
 }
 

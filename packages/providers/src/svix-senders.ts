@@ -3,8 +3,10 @@
  * `${id}.${timestamp}.${rawBody}` into a `v1,<base64>` list under `webhook-*` or `svix-*` headers,
  * so each is the Standard Webhooks preset under its own name, with its own retention and secret.
  */
-import type { TypedPreset } from './events';
+import type { HttpRequest } from '@webhook-idempotency/core';
+import type { Named, TypedPreset } from './events';
 import { requireOptions } from './options';
+import { bodyField, jsonBody } from './request-fields';
 import type { SecretOptions } from './secrets';
 import {
   type StandardWebhooksMinimalEvents,
@@ -109,6 +111,12 @@ export function openai<Events extends object = StandardWebhooksMinimalEvents>(
   return svixSender<Events>('openai', options);
 }
 
+/** A Replicate webhook as the preset reads it: the prediction's `id` and `status`. */
+export type ReplicateMinimalEvent = Named<'id' | 'status'>;
+
+/** Replicate's deliveries by status, each a {@link ReplicateMinimalEvent}. */
+export type ReplicateMinimalEvents = Record<string, ReplicateMinimalEvent>;
+
 /**
  * Replicate webhook preset (a prediction's or training's updates: created, new output or logs,
  * finished), Standard Webhooks headers under the account's `whsec_…` signing secret.
@@ -126,8 +134,45 @@ export function openai<Events extends object = StandardWebhooksMinimalEvents>(
  * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#replicate
  */
-export function replicate<Events extends object = StandardWebhooksMinimalEvents>(
+export function replicate<Events extends object = ReplicateMinimalEvents>(
   options: SvixSenderOptions,
 ): TypedPreset<Events> {
-  return svixSender<Events>('replicate', options, { eventField: 'status' });
+  return svixSender<Events>('replicate', options, { eventType: bodyField('status') });
+}
+
+/** A Stytch webhook as the preset reads it: the parts of its event type, and its `event_id`. */
+export type StytchMinimalEvent = Named<'source' | 'object_type' | 'action' | 'event_id'>;
+
+/** Stytch's events by type (`direct.user.create`), each a {@link StytchMinimalEvent}. */
+export type StytchMinimalEvents = Record<string, StytchMinimalEvent>;
+
+/** Stytch's event name, `source.object_type.action` in lower case (`direct.user.create`). */
+function stytchEventType(request: HttpRequest): string | undefined {
+  const body = jsonBody(request);
+  const parts = [body?.source, body?.object_type, body?.action];
+  if (!parts.every((part) => typeof part === 'string' && part !== '')) return undefined;
+  return parts.join('.').toLowerCase();
+}
+
+/**
+ * Stytch webhook preset (users, organizations, members and SSO connections created, updated or
+ * deleted), sent through Svix: `svix-id`, `svix-timestamp`, `svix-signature` under the
+ * endpoint's `whsec_…` signing secret.
+ *
+ * - **Key**: `svix-id`, Svix's message id, the same on every retry; the body's `event_id`
+ *   names the event too (see the docs).
+ * - **Signature**: as {@link clerk}; the timestamp within 5 minutes either way.
+ * - **Retention**: 30 days: Svix retries for about 28 hours, and messages can be replayed.
+ * - **Events**: `eventType(request)` is Stytch's event type, `source.object_type.action` in
+ *   lower case (`dashboard.member.create`). Stytch publishes no webhook types.
+ *
+ * @example
+ * const preset = providers.stytch({ secret: process.env.STYTCH_WEBHOOK_SECRET! });
+ * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
+ * @see docs/providers.md#stytch
+ */
+export function stytch<Events extends object = StytchMinimalEvents>(
+  options: SvixSenderOptions,
+): TypedPreset<Events> {
+  return svixSender<Events>('stytch', options, { eventType: stytchEventType });
 }

@@ -16,6 +16,7 @@ const all: Record<string, ProviderPreset> = {
   paddle: providers.paddle({ secret: 'x' }),
   openai: providers.openai({ secret: 'whsec_c2VjcmV0' }),
   replicate: providers.replicate({ secret: 'whsec_c2VjcmV0' }),
+  stytch: providers.stytch({ secret: 'whsec_c2VjcmV0' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -89,6 +90,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       paddle: 30,
       openai: 30,
       replicate: 30,
+      stytch: 30,
     });
   });
 
@@ -105,6 +107,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'paddle',
       'openai',
       'replicate',
+      'stytch',
     ]);
   });
 });

@@ -20,6 +20,7 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.postmark({ username: 'u', password: 'p' }), 7],
   [providers.openai({ secret: 'whsec_c2VjcmV0' }), 30],
   [providers.replicate({ secret: 'whsec_c2VjcmV0' }), 30],
+  [providers.stytch({ secret: 'whsec_c2VjcmV0' }), 30],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

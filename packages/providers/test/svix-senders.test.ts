@@ -7,8 +7,9 @@
 import { Webhooks as OpenAIWebhooks } from 'openai/resources/webhooks/webhooks';
 import { validateWebhook } from 'replicate';
 import { Webhook } from 'standardwebhooks';
+import { Webhook as Svix } from 'svix';
 import { ConfigError } from '@webhook-idempotency/core';
-import { openai, replicate, type SvixSenderOptions, type TypedPreset } from '../src';
+import { openai, replicate, stytch, type SvixSenderOptions, type TypedPreset } from '../src';
 import { clockAt, jsonRequest } from './helpers';
 
 // The SDKs check the timestamp against the real clock: the deliveries here are signed now.
@@ -86,6 +87,24 @@ const SENDERS: Record<string, Sender> = {
           secret,
         }),
       ),
+  },
+  stytch: {
+    factory: stytch,
+    prefix: 'svix',
+    retentionDays: 30,
+    secret: whsec('stytch-svix-signing-secret-32byt'),
+    other: whsec('another-stytch-secret-of-32-byte'),
+    body: JSON.stringify({
+      project_id: 'project-test-11111111-1111-1111-1111-111111111111',
+      event_id: 'event-test-22222222-2222-2222-2222-222222222222',
+      action: 'CREATE',
+      object_type: 'user',
+      source: 'DIRECT',
+      id: 'user-test-33333333-3333-3333-3333-333333333333',
+      timestamp: '2026-12-06T10:00:00.000000Z',
+    }),
+    eventType: 'direct.user.create',
+    judge: (body, headers, secret) => passes(() => new Svix(secret).verify(body, headers)),
   },
 };
 

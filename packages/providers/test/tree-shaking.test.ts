@@ -111,6 +111,7 @@ const SIGNERS = [
   'resend',
   'openai',
   'replicate',
+  'stytch',
 ];
 
 describe('tree shaking of the test kit', () => {

@@ -79,6 +79,7 @@ export const timestampedFixtures: readonly PresetFixture[] = [
       ['resend', providers.resend, signers.resend],
       ['openai', providers.openai, signers.openai],
       ['replicate', providers.replicate, signers.replicate],
+      ['stytch', providers.stytch, signers.stytch],
     ] as const
   ).map(
     ([name, preset, signer]): PresetFixture => ({

@@ -37,6 +37,7 @@ export {
   clerk,
   openai,
   replicate,
+  stytch,
   paddle,
   type PaddleSignerOptions,
   resend,

@@ -201,3 +201,8 @@ export function openai(options: StandardWebhooksSignerOptions) {
 export function replicate(options: StandardWebhooksSignerOptions) {
   return svixSigner('replicate', 'webhook', options);
 }
+
+/** A fake Stytch: Svix's scheme with `svix-` headers. */
+export function stytch(options: StandardWebhooksSignerOptions) {
+  return svixSigner('stytch', 'svix', options);
+}

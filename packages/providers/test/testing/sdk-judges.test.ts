@@ -79,6 +79,7 @@ describe.each([
   ['resend', signers.resend, 'svix'],
   ['openai', signers.openai, 'webhook'],
   ['replicate', signers.replicate, 'webhook'],
+  ['stytch', signers.stytch, 'svix'],
 ] as const)('%s: standardwebhooks Webhook.verify', (_name, signer, prefix) => {
   const secret = `whsec_${Buffer.from('kit-standard-webhooks-secret-32b').toString('base64')}`;
   const headers = (d: signers.Delivery) => ({

@@ -59,6 +59,8 @@ export type OpenAIMisspelt = OpenAIEvents['response.complete'];
 same<ReplicateEvents['succeeded']['status'], 'succeeded'>(true);
 // @ts-expect-error a prediction's status is succeeded, not success
 export type ReplicateMisspelt = ReplicateEvents['success'];
+const stytch = providers.stytch({ secret: 'whsec_c2VjcmV0' });
+same<EventMap<typeof stytch>['direct.user.create'], providers.StytchMinimalEvent>(true);
 
 // Without the SDK's types: the preset's own minimal type, any name.
 const plain = providers.stripe({ secret: 'whsec_x' });
@@ -72,6 +74,7 @@ describe('eventType', () => {
     standardWebhooks: 'user.created',
     clerk: 'user.created',
     resend: 'user.created',
+    stytch: undefined,
     replicate: undefined,
     openai: 'user.created',
     slack: 'app_mention',
