@@ -12,4 +12,5 @@ export default library({
   'types/resend': 'src/types/resend.ts',
   'types/openai': 'src/types/openai.ts',
   'types/replicate': 'src/types/replicate.ts',
+  'types/polar': 'src/types/polar.ts',
 });

@@ -296,3 +296,11 @@ export function stytchKeys(request: HttpRequest): Record<string, Key> {
   // #endregion stytch
   return { request: preset.key(request) };
 }
+
+export function polarKeys(request: HttpRequest): Record<string, Key> {
+  // #region polar
+  const preset = providers.polar({ secret: process.env.POLAR_WEBHOOK_SECRET! }); // as shown, not decoded
+  preset.key(request); // 'msg_2wXk7Qe9RtYb4NcLp3ZsHd8JfGa' (webhook-id)
+  // #endregion polar
+  return { request: preset.key(request) };
+}

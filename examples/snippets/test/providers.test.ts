@@ -78,6 +78,7 @@ Object.assign(process.env, {
   OPENAI_WEBHOOK_SECRET: `whsec_${Buffer.from('openai-secret').toString('base64')}`,
   REPLICATE_WEBHOOK_SECRET: `whsec_${Buffer.from('replicate-secret').toString('base64')}`,
   STYTCH_WEBHOOK_SECRET: `whsec_${Buffer.from('stytch-secret').toString('base64')}`,
+  POLAR_WEBHOOK_SECRET: 'polar-secret',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -346,6 +347,16 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
         json(
           { event_id: 'event-live-1', action: 'CREATE', object_type: 'user', source: 'DIRECT' },
           { headers: { 'svix-id': 'msg_2zQbH4tYk9LrVw3XcN8sPd1aGfE' } },
+        ),
+      ),
+  ],
+  [
+    'polar',
+    () =>
+      snippets.polarKeys(
+        json(
+          { type: 'order.paid', data: { id: 'order-1' } },
+          { headers: { 'webhook-id': 'msg_2wXk7Qe9RtYb4NcLp3ZsHd8JfGa' } },
         ),
       ),
   ],

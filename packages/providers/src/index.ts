@@ -230,6 +230,7 @@ export {
   stytch,
   type StytchMinimalEvent,
   type StytchMinimalEvents,
+  polar,
 } from './svix-senders';
 export type {
   EventMap,

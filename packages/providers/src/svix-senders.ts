@@ -176,3 +176,27 @@ export function stytch<Events extends object = StytchMinimalEvents>(
 ): TypedPreset<Events> {
   return svixSender<Events>('stytch', options, { eventType: stytchEventType });
 }
+
+/**
+ * Polar webhook preset (orders, subscriptions, checkouts, customers, benefits…), Standard
+ * Webhooks headers under the endpoint's secret.
+ *
+ * - **Key**: `webhook-id`, the same on every retry of an event.
+ * - **Signature**: Standard Webhooks, but the HMAC key is the secret's own UTF-8 bytes: Polar's
+ *   SDK hands the raw secret to its verifier, not a base64 key. As `@polar-sh/sdk`'s
+ *   `validateEvent` does, a secret that is also `whsec_` and base64 is tried both ways.
+ *   The timestamp within 5 minutes either way.
+ * - **Retention**: 30 days (at-least-once delivery with exponential backoff).
+ * - **Events**: `eventType(request)` is the payload's `type` (`order.paid`); `PolarEvents` from
+ *   `@webhook-idempotency/providers/types/polar` types them from `@polar-sh/sdk`'s `WebhookPayload`.
+ *
+ * @example
+ * const preset = providers.polar({ secret: process.env.POLAR_WEBHOOK_SECRET! });
+ * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
+ * @see docs/providers.md#polar
+ */
+export function polar<Events extends object = StandardWebhooksMinimalEvents>(
+  options: SvixSenderOptions,
+): TypedPreset<Events> {
+  return svixSender<Events>('polar', options, { encodings: ['utf8', 'base64'] });
+}

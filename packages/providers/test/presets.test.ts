@@ -17,6 +17,7 @@ const all: Record<string, ProviderPreset> = {
   openai: providers.openai({ secret: 'whsec_c2VjcmV0' }),
   replicate: providers.replicate({ secret: 'whsec_c2VjcmV0' }),
   stytch: providers.stytch({ secret: 'whsec_c2VjcmV0' }),
+  polar: providers.polar({ secret: 'whsec_c2VjcmV0' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -91,6 +92,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       openai: 30,
       replicate: 30,
       stytch: 30,
+      polar: 30,
     });
   });
 
@@ -108,6 +110,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'openai',
       'replicate',
       'stytch',
+      'polar',
     ]);
   });
 });

@@ -21,6 +21,7 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.openai({ secret: 'whsec_c2VjcmV0' }), 30],
   [providers.replicate({ secret: 'whsec_c2VjcmV0' }), 30],
   [providers.stytch({ secret: 'whsec_c2VjcmV0' }), 30],
+  [providers.polar({ secret: 'whsec_c2VjcmV0' }), 30],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

@@ -4,12 +4,13 @@
  * are made by the `standardwebhooks` reference library, and each provider's own SDK judges them:
  * it must accept what the preset accepts and refuse what the preset refuses.
  */
+import { webhooks as polarWebhooks } from '@polar-sh/sdk/2026-10';
 import { Webhooks as OpenAIWebhooks } from 'openai/resources/webhooks/webhooks';
 import { validateWebhook } from 'replicate';
 import { Webhook } from 'standardwebhooks';
 import { Webhook as Svix } from 'svix';
 import { ConfigError } from '@webhook-idempotency/core';
-import { openai, replicate, stytch, type SvixSenderOptions, type TypedPreset } from '../src';
+import { openai, polar, replicate, stytch, type SvixSenderOptions, type TypedPreset } from '../src';
 import { clockAt, jsonRequest } from './helpers';
 
 // The SDKs check the timestamp against the real clock: the deliveries here are signed now.
@@ -106,6 +107,23 @@ const SENDERS: Record<string, Sender> = {
     eventType: 'direct.user.create',
     judge: (body, headers, secret) => passes(() => new Svix(secret).verify(body, headers)),
   },
+  polar: {
+    factory: polar,
+    prefix: 'webhook',
+    retentionDays: 30,
+    // Polar's secrets are not base64: the HMAC key is the secret's own bytes.
+    secret: 'polar_whs_8mJ2kQvX4tLr9NcWp7ZsYd3HfBg6Ae1U',
+    other: 'polar_whs_another-secret-of-polar-kind',
+    libraryKey: (secret) => Buffer.from(secret, 'utf8').toString('base64'),
+    body: JSON.stringify({
+      type: 'order.paid',
+      timestamp: '2026-12-06T10:00:00.000Z',
+      data: { id: 'b3a2c1d0-1111-2222-3333-444455556666', status: 'paid' },
+    }),
+    eventType: 'order.paid',
+    judge: (body, headers, secret) =>
+      passes(() => polarWebhooks.validateEvent(body, headers, secret)),
+  },
 };
 
 describe.each(Object.entries(SENDERS))('%s preset', (name, sender) => {
@@ -161,5 +179,36 @@ describe.each(Object.entries(SENDERS))('%s preset', (name, sender) => {
   ])('%j throws a ConfigError naming %s', (options, option) => {
     expect(() => sender.factory(options as never)).toThrow(ConfigError);
     expect(() => sender.factory(options as never)).toThrow(expect.objectContaining({ option }));
+  });
+});
+
+describe('polar: the secret as Polar keys it', () => {
+  const sign = (key: Buffer) =>
+    new Webhook(key.toString('base64')).sign(ID, new Date(NOW * 1000), SENDERS.polar!.body);
+  const headers = (signature: string) => ({
+    'webhook-id': ID,
+    'webhook-timestamp': String(NOW),
+    'webhook-signature': signature,
+  });
+  const judge = (secret: string, signature: string) =>
+    SENDERS.polar!.judge(SENDERS.polar!.body, headers(signature), secret);
+  const verify = (secret: string, signature: string) =>
+    polar({ secret, clock: clockAt(NOW) }).verify?.(
+      jsonRequest(SENDERS.polar!.body, { headers: headers(signature) }),
+    );
+
+  it('refuses what a preset decoding the secret as base64 would sign, as the SDK does', async () => {
+    const secret = 'polar_whs_c2VjcmV0';
+    const decoded = Buffer.from('c2VjcmV0', 'base64');
+    expect(await judge(secret, sign(decoded))).toBe(false);
+    expect(await verify(secret, sign(decoded))).toBe(false);
+  });
+
+  it('tries a whsec_ base64 secret both ways, as the SDK does: raw bytes and decoded key', async () => {
+    const secret = whsec('polar-standard-webhooks-key-32by');
+    for (const key of [Buffer.from(secret, 'utf8'), Buffer.from(secret.slice(6), 'base64')]) {
+      expect(await judge(secret, sign(key))).toBe(true);
+      expect(await verify(secret, sign(key))).toBe(true);
+    }
   });
 });

@@ -112,6 +112,7 @@ const SIGNERS = [
   'openai',
   'replicate',
   'stytch',
+  'polar',
 ];
 
 describe('tree shaking of the test kit', () => {

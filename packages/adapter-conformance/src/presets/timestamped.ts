@@ -80,6 +80,7 @@ export const timestampedFixtures: readonly PresetFixture[] = [
       ['openai', providers.openai, signers.openai],
       ['replicate', providers.replicate, signers.replicate],
       ['stytch', providers.stytch, signers.stytch],
+      ['polar', providers.polar, signers.polar],
     ] as const
   ).map(
     ([name, preset, signer]): PresetFixture => ({

@@ -38,6 +38,7 @@ export {
   openai,
   replicate,
   stytch,
+  polar,
   paddle,
   type PaddleSignerOptions,
   resend,

@@ -452,4 +452,5 @@ export const SIGNERS: Record<string, Signer<any>> = {
   openai: svixSender(providers.openai, kit.openai),
   replicate: svixSender(providers.replicate, kit.replicate),
   stytch: svixSender(providers.stytch, kit.stytch),
+  polar: svixSender(providers.polar, kit.polar),
 };

@@ -9,6 +9,7 @@ import { verifyWebhook } from '@clerk/backend/webhooks';
 import { Signature } from '@hubspot/api-client';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import { verify as githubVerify } from '@octokit/webhooks-methods';
+import { webhooks as polarWebhooks } from '@polar-sh/sdk/2026-10';
 import { EventWebhook } from '@sendgrid/eventwebhook';
 import * as signers from '@webhook-idempotency/providers/testing';
 import braintreeSdk from 'braintree';
@@ -99,6 +100,23 @@ describe.each([
     expect(await judge(delivery)).toBe(true);
     expect(await judge(retry)).toBe(true);
     expect(retry.headers[`${prefix}-id`]).toBe(delivery.headers[`${prefix}-id`]);
+    expect(await judge(delivery.forged())).toBe(false);
+    expect(await judge(delivery.retry({ at: HOUR_AGO() }))).toBe(false);
+  });
+});
+
+describe('polar: @polar-sh/sdk webhooks.validateEvent', () => {
+  it('accepts the delivery (keyed with the secret as given) and its retry, refuses the forged copy and one signed an hour ago', async () => {
+    const secret = 'polar_whs_kit-secret-as-polar-shows-it';
+    const judge = (d: signers.Delivery) =>
+      accepts(() =>
+        polarWebhooks.validateEvent(text(d), d.headers as Record<string, string>, secret),
+      );
+    const delivery = signers
+      .polar({ secret })
+      .event({ type: 'order.paid', data: { id: 'order_kit' } });
+    expect(await judge(delivery)).toBe(true);
+    expect(await judge(delivery.retry())).toBe(true);
     expect(await judge(delivery.forged())).toBe(false);
     expect(await judge(delivery.retry({ at: HOUR_AGO() }))).toBe(false);
   });

@@ -21,6 +21,7 @@ const SDKS = [
   'resend',
   'openai',
   'replicate',
+  '@polar-sh/',
 ];
 
 /** Every module specifier a built file loads: `import … from`, `import(…)`, `require(…)`, `export … from`. */
@@ -56,6 +57,7 @@ it('builds an empty module for each type-only entry', () => {
     'resend',
     'openai',
     'replicate',
+    'polar',
   ])
     for (const ext of ['mjs', 'cjs'])
       expect(specifiers(readFileSync(join(dist, 'types', `${name}.${ext}`), 'utf8'))).toEqual([]);

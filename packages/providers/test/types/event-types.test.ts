@@ -14,6 +14,7 @@ import type { ClerkEvents } from '../../src/types/clerk';
 import type { DiscordEvents } from '../../src/types/discord';
 import type { GitHubEvents } from '../../src/types/github';
 import type { OpenAIEvents } from '../../src/types/openai';
+import type { PolarEvents } from '../../src/types/polar';
 import type { ReplicateEvents } from '../../src/types/replicate';
 import type { ResendEvents } from '../../src/types/resend';
 import type { SlackEvents } from '../../src/types/slack';
@@ -59,6 +60,9 @@ export type OpenAIMisspelt = OpenAIEvents['response.complete'];
 same<ReplicateEvents['succeeded']['status'], 'succeeded'>(true);
 // @ts-expect-error a prediction's status is succeeded, not success
 export type ReplicateMisspelt = ReplicateEvents['success'];
+same<PolarEvents['order.paid']['type'], 'order.paid'>(true);
+// @ts-expect-error Polar names it order.paid, not order.payed
+export type PolarMisspelt = PolarEvents['order.payed'];
 const stytch = providers.stytch({ secret: 'whsec_c2VjcmV0' });
 same<EventMap<typeof stytch>['direct.user.create'], providers.StytchMinimalEvent>(true);
 
@@ -74,6 +78,7 @@ describe('eventType', () => {
     standardWebhooks: 'user.created',
     clerk: 'user.created',
     resend: 'user.created',
+    polar: 'user.created',
     stytch: undefined,
     replicate: undefined,
     openai: 'user.created',
