@@ -13,4 +13,5 @@ export default library({
   'types/openai': 'src/types/openai.ts',
   'types/replicate': 'src/types/replicate.ts',
   'types/polar': 'src/types/polar.ts',
+  'types/dodopayments': 'src/types/dodopayments.ts',
 });

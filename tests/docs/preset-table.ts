@@ -74,6 +74,7 @@ export const OPTIONS: Record<string, object> = {
   replicate: { secret: SVIX_SECRET },
   stytch: { secret: SVIX_SECRET },
   polar: { secret: SVIX_SECRET },
+  dodopayments: { secret: SVIX_SECRET },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
 };
 

@@ -76,6 +76,7 @@ const TIMED: Record<string, Timed> = {
   replicate: alike(signers.replicate, { secret: SVIX_SECRET }),
   stytch: alike(signers.stytch, { secret: SVIX_SECRET }),
   polar: alike(signers.polar, { secret: SVIX_SECRET }),
+  dodopayments: alike(signers.dodopayments, { secret: SVIX_SECRET }),
   hmac: {
     options: acme,
     sign: (at) => signers.hmac(acme).event(EVENT, { at }),

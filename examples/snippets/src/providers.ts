@@ -304,3 +304,11 @@ export function polarKeys(request: HttpRequest): Record<string, Key> {
   // #endregion polar
   return { request: preset.key(request) };
 }
+
+export function dodopaymentsKeys(request: HttpRequest): Record<string, Key> {
+  // #region dodopayments
+  const preset = providers.dodopayments({ secret: process.env.DODO_PAYMENTS_WEBHOOK_KEY! });
+  preset.key(request); // 'msg_2xVb8Kq3TnWe6RzYp1LcHd4JsFa' (webhook-id)
+  // #endregion dodopayments
+  return { request: preset.key(request) };
+}

@@ -79,6 +79,7 @@ Object.assign(process.env, {
   REPLICATE_WEBHOOK_SECRET: `whsec_${Buffer.from('replicate-secret').toString('base64')}`,
   STYTCH_WEBHOOK_SECRET: `whsec_${Buffer.from('stytch-secret').toString('base64')}`,
   POLAR_WEBHOOK_SECRET: 'polar-secret',
+  DODO_PAYMENTS_WEBHOOK_KEY: `whsec_${Buffer.from('dodo-secret').toString('base64')}`,
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -357,6 +358,16 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
         json(
           { type: 'order.paid', data: { id: 'order-1' } },
           { headers: { 'webhook-id': 'msg_2wXk7Qe9RtYb4NcLp3ZsHd8JfGa' } },
+        ),
+      ),
+  ],
+  [
+    'dodopayments',
+    () =>
+      snippets.dodopaymentsKeys(
+        json(
+          { type: 'payment.succeeded', data: { payment_id: 'pay_1' } },
+          { headers: { 'webhook-id': 'msg_2xVb8Kq3TnWe6RzYp1LcHd4JsFa' } },
         ),
       ),
   ],

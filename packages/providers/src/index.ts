@@ -231,6 +231,7 @@ export {
   type StytchMinimalEvent,
   type StytchMinimalEvents,
   polar,
+  dodopayments,
 } from './svix-senders';
 export type {
   EventMap,

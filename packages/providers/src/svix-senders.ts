@@ -200,3 +200,26 @@ export function polar<Events extends object = StandardWebhooksMinimalEvents>(
 ): TypedPreset<Events> {
   return svixSender<Events>('polar', options, { encodings: ['utf8', 'base64'] });
 }
+
+/**
+ * Dodo Payments webhook preset (payments, subscriptions, refunds, disputes, licence keys…),
+ * Standard Webhooks headers under the endpoint's `whsec_…` signing secret.
+ *
+ * - **Key**: `webhook-id`, the same on every retry of an event.
+ * - **Signature**: as {@link openai}; the timestamp within 5 minutes either way. After a
+ *   rotation the old secret stays valid for 24 hours: give both while that lasts.
+ * - **Retention**: 30 days (retries with exponential backoff, and replays per message).
+ * - **Events**: `eventType(request)` is the payload's `type` (`payment.succeeded`);
+ *   `DodoPaymentsEvents` from `@webhook-idempotency/providers/types/dodopayments` types them from
+ *   `dodopayments`' `UnwrapWebhookEvent`.
+ *
+ * @example
+ * const preset = providers.dodopayments({ secret: process.env.DODO_PAYMENTS_WEBHOOK_KEY! });
+ * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
+ * @see docs/providers.md#dodo-payments
+ */
+export function dodopayments<Events extends object = StandardWebhooksMinimalEvents>(
+  options: SvixSenderOptions,
+): TypedPreset<Events> {
+  return svixSender<Events>('dodopayments', options);
+}

@@ -18,6 +18,7 @@ const all: Record<string, ProviderPreset> = {
   replicate: providers.replicate({ secret: 'whsec_c2VjcmV0' }),
   stytch: providers.stytch({ secret: 'whsec_c2VjcmV0' }),
   polar: providers.polar({ secret: 'whsec_c2VjcmV0' }),
+  dodopayments: providers.dodopayments({ secret: 'whsec_c2VjcmV0' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -93,6 +94,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       replicate: 30,
       stytch: 30,
       polar: 30,
+      dodopayments: 30,
     });
   });
 
@@ -111,6 +113,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'replicate',
       'stytch',
       'polar',
+      'dodopayments',
     ]);
   });
 });

@@ -22,6 +22,7 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.replicate({ secret: 'whsec_c2VjcmV0' }), 30],
   [providers.stytch({ secret: 'whsec_c2VjcmV0' }), 30],
   [providers.polar({ secret: 'whsec_c2VjcmV0' }), 30],
+  [providers.dodopayments({ secret: 'whsec_c2VjcmV0' }), 30],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

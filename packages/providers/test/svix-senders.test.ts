@@ -5,12 +5,21 @@
  * it must accept what the preset accepts and refuse what the preset refuses.
  */
 import { webhooks as polarWebhooks } from '@polar-sh/sdk/2026-10';
+import { Webhooks as DodoWebhooks } from 'dodopayments/resources/webhooks/webhooks';
 import { Webhooks as OpenAIWebhooks } from 'openai/resources/webhooks/webhooks';
 import { validateWebhook } from 'replicate';
 import { Webhook } from 'standardwebhooks';
 import { Webhook as Svix } from 'svix';
 import { ConfigError } from '@webhook-idempotency/core';
-import { openai, polar, replicate, stytch, type SvixSenderOptions, type TypedPreset } from '../src';
+import {
+  dodopayments,
+  openai,
+  polar,
+  replicate,
+  stytch,
+  type SvixSenderOptions,
+  type TypedPreset,
+} from '../src';
 import { clockAt, jsonRequest } from './helpers';
 
 // The SDKs check the timestamp against the real clock: the deliveries here are signed now.
@@ -123,6 +132,22 @@ const SENDERS: Record<string, Sender> = {
     eventType: 'order.paid',
     judge: (body, headers, secret) =>
       passes(() => polarWebhooks.validateEvent(body, headers, secret)),
+  },
+  dodopayments: {
+    factory: dodopayments,
+    prefix: 'webhook',
+    retentionDays: 30,
+    secret: whsec('dodo-payments-webhook-key-32byte'),
+    other: whsec('another-dodo-webhook-key-32bytes'),
+    body: JSON.stringify({
+      business_id: 'bus_kit',
+      type: 'payment.succeeded',
+      timestamp: '2026-12-06T10:00:00Z',
+      data: { payload_type: 'Payment', payment_id: 'pay_kit' },
+    }),
+    eventType: 'payment.succeeded',
+    judge: (body, headers, secret) =>
+      passes(() => new DodoWebhooks({} as never).unwrap(body, { headers, key: secret })),
   },
 };
 

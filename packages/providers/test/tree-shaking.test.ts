@@ -113,6 +113,7 @@ const SIGNERS = [
   'replicate',
   'stytch',
   'polar',
+  'dodopayments',
 ];
 
 describe('tree shaking of the test kit', () => {

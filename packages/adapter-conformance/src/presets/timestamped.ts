@@ -81,6 +81,7 @@ export const timestampedFixtures: readonly PresetFixture[] = [
       ['replicate', providers.replicate, signers.replicate],
       ['stytch', providers.stytch, signers.stytch],
       ['polar', providers.polar, signers.polar],
+      ['dodopayments', providers.dodopayments, signers.dodopayments],
     ] as const
   ).map(
     ([name, preset, signer]): PresetFixture => ({

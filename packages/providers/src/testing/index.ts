@@ -39,6 +39,7 @@ export {
   replicate,
   stytch,
   polar,
+  dodopayments,
   paddle,
   type PaddleSignerOptions,
   resend,

@@ -216,3 +216,8 @@ export function stytch(options: StandardWebhooksSignerOptions) {
 export function polar(options: StandardWebhooksSignerOptions) {
   return svixSigner('polar', 'webhook', options, (secret) => Buffer.from(secret, 'utf8'));
 }
+
+/** A fake Dodo Payments: the Standard Webhooks scheme with `webhook-` headers. */
+export function dodopayments(options: StandardWebhooksSignerOptions) {
+  return svixSigner('dodopayments', 'webhook', options);
+}

@@ -453,4 +453,5 @@ export const SIGNERS: Record<string, Signer<any>> = {
   replicate: svixSender(providers.replicate, kit.replicate),
   stytch: svixSender(providers.stytch, kit.stytch),
   polar: svixSender(providers.polar, kit.polar),
+  dodopayments: svixSender(providers.dodopayments, kit.dodopayments),
 };

@@ -81,6 +81,7 @@ describe.each([
   ['openai', signers.openai, 'webhook'],
   ['replicate', signers.replicate, 'webhook'],
   ['stytch', signers.stytch, 'svix'],
+  ['dodopayments', signers.dodopayments, 'webhook'],
 ] as const)('%s: standardwebhooks Webhook.verify', (_name, signer, prefix) => {
   const secret = `whsec_${Buffer.from('kit-standard-webhooks-secret-32b').toString('base64')}`;
   const headers = (d: signers.Delivery) => ({

@@ -22,6 +22,7 @@ const SDKS = [
   'openai',
   'replicate',
   '@polar-sh/',
+  'dodopayments',
 ];
 
 /** Every module specifier a built file loads: `import … from`, `import(…)`, `require(…)`, `export … from`. */
@@ -58,6 +59,7 @@ it('builds an empty module for each type-only entry', () => {
     'openai',
     'replicate',
     'polar',
+    'dodopayments',
   ])
     for (const ext of ['mjs', 'cjs'])
       expect(specifiers(readFileSync(join(dist, 'types', `${name}.${ext}`), 'utf8'))).toEqual([]);

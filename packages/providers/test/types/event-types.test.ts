@@ -14,6 +14,7 @@ import type { ClerkEvents } from '../../src/types/clerk';
 import type { DiscordEvents } from '../../src/types/discord';
 import type { GitHubEvents } from '../../src/types/github';
 import type { OpenAIEvents } from '../../src/types/openai';
+import type { DodoPaymentsEvents } from '../../src/types/dodopayments';
 import type { PolarEvents } from '../../src/types/polar';
 import type { ReplicateEvents } from '../../src/types/replicate';
 import type { ResendEvents } from '../../src/types/resend';
@@ -63,6 +64,9 @@ export type ReplicateMisspelt = ReplicateEvents['success'];
 same<PolarEvents['order.paid']['type'], 'order.paid'>(true);
 // @ts-expect-error Polar names it order.paid, not order.payed
 export type PolarMisspelt = PolarEvents['order.payed'];
+same<DodoPaymentsEvents['payment.succeeded']['type'], 'payment.succeeded'>(true);
+// @ts-expect-error Dodo Payments names it payment.succeeded
+export type DodoMisspelt = DodoPaymentsEvents['payment.success'];
 const stytch = providers.stytch({ secret: 'whsec_c2VjcmV0' });
 same<EventMap<typeof stytch>['direct.user.create'], providers.StytchMinimalEvent>(true);
 
@@ -78,6 +82,7 @@ describe('eventType', () => {
     standardWebhooks: 'user.created',
     clerk: 'user.created',
     resend: 'user.created',
+    dodopayments: 'user.created',
     polar: 'user.created',
     stytch: undefined,
     replicate: undefined,
