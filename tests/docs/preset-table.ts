@@ -75,6 +75,7 @@ export const OPTIONS: Record<string, object> = {
   stytch: { secret: SVIX_SECRET },
   polar: { secret: SVIX_SECRET },
   dodopayments: { secret: SVIX_SECRET },
+  supabaseAuthHooks: { secret: SVIX_SECRET },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
 };
 

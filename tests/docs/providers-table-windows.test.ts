@@ -77,6 +77,7 @@ const TIMED: Record<string, Timed> = {
   stytch: alike(signers.stytch, { secret: SVIX_SECRET }),
   polar: alike(signers.polar, { secret: SVIX_SECRET }),
   dodopayments: alike(signers.dodopayments, { secret: SVIX_SECRET }),
+  supabaseAuthHooks: alike(signers.supabaseAuthHooks, { secret: SVIX_SECRET }),
   hmac: {
     options: acme,
     sign: (at) => signers.hmac(acme).event(EVENT, { at }),

@@ -312,3 +312,11 @@ export function dodopaymentsKeys(request: HttpRequest): Record<string, Key> {
   // #endregion dodopayments
   return { request: preset.key(request) };
 }
+
+export function supabaseAuthHooksKeys(request: HttpRequest): Record<string, Key> {
+  // #region supabase-auth-hooks
+  const preset = providers.supabaseAuthHooks({ secret: process.env.SEND_EMAIL_HOOK_SECRET! }); // 'v1,whsec_…'
+  preset.key(request); // 'msg_2yTq5Wc8NbZe3RxKp6LvHd1JsGa' (webhook-id)
+  // #endregion supabase-auth-hooks
+  return { request: preset.key(request) };
+}

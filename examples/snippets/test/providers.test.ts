@@ -80,6 +80,7 @@ Object.assign(process.env, {
   STYTCH_WEBHOOK_SECRET: `whsec_${Buffer.from('stytch-secret').toString('base64')}`,
   POLAR_WEBHOOK_SECRET: 'polar-secret',
   DODO_PAYMENTS_WEBHOOK_KEY: `whsec_${Buffer.from('dodo-secret').toString('base64')}`,
+  SEND_EMAIL_HOOK_SECRET: `v1,whsec_${Buffer.from('hook-secret').toString('base64')}`,
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -368,6 +369,16 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
         json(
           { type: 'payment.succeeded', data: { payment_id: 'pay_1' } },
           { headers: { 'webhook-id': 'msg_2xVb8Kq3TnWe6RzYp1LcHd4JsFa' } },
+        ),
+      ),
+  ],
+  [
+    'supabase-auth-hooks',
+    () =>
+      snippets.supabaseAuthHooksKeys(
+        json(
+          { user: { id: 'u1' }, email_data: { token: '305805' } },
+          { headers: { 'webhook-id': 'msg_2yTq5Wc8NbZe3RxKp6LvHd1JsGa' } },
         ),
       ),
   ],

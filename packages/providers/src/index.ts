@@ -232,6 +232,9 @@ export {
   type StytchMinimalEvents,
   polar,
   dodopayments,
+  supabaseAuthHooks,
+  type SupabaseAuthHooksMinimalEvent,
+  type SupabaseAuthHooksMinimalEvents,
 } from './svix-senders';
 export type {
   EventMap,

@@ -223,3 +223,36 @@ export function dodopayments<Events extends object = StandardWebhooksMinimalEven
 ): TypedPreset<Events> {
   return svixSender<Events>('dodopayments', options);
 }
+
+/** A Supabase Auth hook's body: each hook sends its own fields (`user`, `email_data`, `claims`…). */
+export type SupabaseAuthHooksMinimalEvent = Readonly<Record<string, unknown>>;
+
+/** Supabase Auth hooks name no event: no name maps to a body of its own. */
+export type SupabaseAuthHooksMinimalEvents = Record<string, SupabaseAuthHooksMinimalEvent>;
+
+/**
+ * Supabase Auth Hooks preset (HTTP hooks: Send Email, Send SMS, Custom Access Token, Before User
+ * Created, MFA and Password Verification Attempt), Standard Webhooks headers under the hook's
+ * secret, which Supabase shows as `v1,whsec_…`: given with or without the `v1,`.
+ *
+ * - **Key**: `webhook-id`. Every hook call is booked, and a call repeated with the same id is
+ *   answered from its receipt (the hooks are synchronous: the answer is what Auth reads).
+ * - **Signature**: as {@link openai}; the timestamp within 5 minutes either way.
+ * - **Retention**: 7 days (a hook is answered within seconds; no retry window is published).
+ * - **Events**: hooks name no event: `eventType(request)` is `undefined`.
+ *
+ * @example
+ * const preset = providers.supabaseAuthHooks({ secret: process.env.SEND_EMAIL_HOOK_SECRET! });
+ * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
+ * @see docs/providers.md#supabase-auth-hooks
+ */
+export function supabaseAuthHooks<Events extends object = SupabaseAuthHooksMinimalEvents>(
+  options: SvixSenderOptions,
+): TypedPreset<Events> {
+  return svixSender<Events>('supabaseAuthHooks', options, {
+    provider: 'supabase-auth-hooks',
+    retentionDays: 7,
+    secretPrefix: 'v1,',
+    eventType: () => undefined,
+  });
+}

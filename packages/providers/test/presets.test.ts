@@ -19,6 +19,7 @@ const all: Record<string, ProviderPreset> = {
   stytch: providers.stytch({ secret: 'whsec_c2VjcmV0' }),
   polar: providers.polar({ secret: 'whsec_c2VjcmV0' }),
   dodopayments: providers.dodopayments({ secret: 'whsec_c2VjcmV0' }),
+  'supabase-auth-hooks': providers.supabaseAuthHooks({ secret: 'whsec_c2VjcmV0' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -95,6 +96,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       stytch: 30,
       polar: 30,
       dodopayments: 30,
+      'supabase-auth-hooks': 7,
     });
   });
 
@@ -114,6 +116,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'stytch',
       'polar',
       'dodopayments',
+      'supabase-auth-hooks',
     ]);
   });
 });

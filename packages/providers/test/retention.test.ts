@@ -23,6 +23,7 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.stytch({ secret: 'whsec_c2VjcmV0' }), 30],
   [providers.polar({ secret: 'whsec_c2VjcmV0' }), 30],
   [providers.dodopayments({ secret: 'whsec_c2VjcmV0' }), 30],
+  [providers.supabaseAuthHooks({ secret: 'whsec_c2VjcmV0' }), 7],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

@@ -17,6 +17,7 @@ import {
   polar,
   replicate,
   stytch,
+  supabaseAuthHooks,
   type SvixSenderOptions,
   type TypedPreset,
 } from '../src';
@@ -32,6 +33,8 @@ interface Sender {
   readonly factory: (options: SvixSenderOptions) => TypedPreset;
   readonly prefix: 'webhook' | 'svix';
   readonly retentionDays: number;
+  /** The receipts' provider name, when it is not the factory's. */
+  readonly provider?: string;
   readonly secret: string;
   readonly other: string;
   /** The secret as the reference library takes it (base64 after `whsec_`). */
@@ -149,6 +152,24 @@ const SENDERS: Record<string, Sender> = {
     judge: (body, headers, secret) =>
       passes(() => new DodoWebhooks({} as never).unwrap(body, { headers, key: secret })),
   },
+  supabaseAuthHooks: {
+    factory: supabaseAuthHooks,
+    prefix: 'webhook',
+    retentionDays: 7,
+    provider: 'supabase-auth-hooks',
+    // As Supabase shows a hook's secret: `v1,` before the `whsec_…`.
+    secret: `v1,${whsec('supabase-send-email-hook-secret!')}`,
+    other: `v1,${whsec('another-supabase-hook-secret-32b')}`,
+    libraryKey: (secret) => secret.replace(/^v1,/, ''),
+    body: JSON.stringify({
+      user: { id: '8484b834-f29e-4af2-bf42-80644d154f76', email: 'valid.email@supabase.io' },
+      email_data: { token: '305805', email_action_type: 'signup', redirect_to: '' },
+    }),
+    eventType: undefined,
+    // The check hook handlers make with the reference library, `v1,whsec_` removed.
+    judge: (body, headers, secret) =>
+      passes(() => new Webhook(secret.replace('v1,whsec_', '')).verify(body, headers)),
+  },
 };
 
 describe.each(Object.entries(SENDERS))('%s preset', (name, sender) => {
@@ -166,7 +187,7 @@ describe.each(Object.entries(SENDERS))('%s preset', (name, sender) => {
 
   it('is named after its provider, keyed on the message id, kept for its retry window', () => {
     expect(preset).toMatchObject({
-      provider: name,
+      provider: sender.provider ?? name,
       needsRawBody: true,
       retentionDays: sender.retentionDays,
     });
@@ -235,5 +256,20 @@ describe('polar: the secret as Polar keys it', () => {
       expect(await judge(secret, sign(key))).toBe(true);
       expect(await verify(secret, sign(key))).toBe(true);
     }
+  });
+});
+
+describe('supabaseAuthHooks: the secret with or without its v1, prefix', () => {
+  const secret = whsec('supabase-send-sms-hook-secret-32');
+  const body = JSON.stringify({ user: { id: 'u1' }, sms: { otp: '561166' } });
+  const signature = new Webhook(secret).sign(ID, new Date(NOW * 1000), body);
+  const request = jsonRequest(body, {
+    headers: { 'webhook-id': ID, 'webhook-timestamp': String(NOW), 'webhook-signature': signature },
+  });
+
+  it.each([`v1,${secret}`, secret])('%s verifies the hook call', async (given) => {
+    expect(await supabaseAuthHooks({ secret: given, clock: clockAt(NOW) }).verify?.(request)).toBe(
+      true,
+    );
   });
 });

@@ -114,6 +114,7 @@ const SIGNERS = [
   'stytch',
   'polar',
   'dodopayments',
+  'supabaseAuthHooks',
 ];
 
 describe('tree shaking of the test kit', () => {

@@ -82,6 +82,7 @@ export const timestampedFixtures: readonly PresetFixture[] = [
       ['stytch', providers.stytch, signers.stytch],
       ['polar', providers.polar, signers.polar],
       ['dodopayments', providers.dodopayments, signers.dodopayments],
+      ['supabaseAuthHooks', providers.supabaseAuthHooks, signers.supabaseAuthHooks],
     ] as const
   ).map(
     ([name, preset, signer]): PresetFixture => ({

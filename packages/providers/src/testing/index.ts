@@ -40,6 +40,7 @@ export {
   stytch,
   polar,
   dodopayments,
+  supabaseAuthHooks,
   paddle,
   type PaddleSignerOptions,
   resend,

@@ -221,3 +221,10 @@ export function polar(options: StandardWebhooksSignerOptions) {
 export function dodopayments(options: StandardWebhooksSignerOptions) {
   return svixSigner('dodopayments', 'webhook', options);
 }
+
+/** A fake Supabase Auth hook: `webhook-` headers, its `v1,whsec_…` secret read without the `v1,`. */
+export function supabaseAuthHooks(options: StandardWebhooksSignerOptions) {
+  return svixSigner('supabaseAuthHooks', 'webhook', options, (secret) =>
+    base64Key(secret.replace(/^v1,/, '')),
+  );
+}

@@ -454,4 +454,5 @@ export const SIGNERS: Record<string, Signer<any>> = {
   stytch: svixSender(providers.stytch, kit.stytch),
   polar: svixSender(providers.polar, kit.polar),
   dodopayments: svixSender(providers.dodopayments, kit.dodopayments),
+  supabaseAuthHooks: svixSender(providers.supabaseAuthHooks, kit.supabaseAuthHooks),
 };

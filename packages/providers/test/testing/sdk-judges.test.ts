@@ -82,6 +82,7 @@ describe.each([
   ['replicate', signers.replicate, 'webhook'],
   ['stytch', signers.stytch, 'svix'],
   ['dodopayments', signers.dodopayments, 'webhook'],
+  ['supabaseAuthHooks', signers.supabaseAuthHooks, 'webhook'],
 ] as const)('%s: standardwebhooks Webhook.verify', (_name, signer, prefix) => {
   const secret = `whsec_${Buffer.from('kit-standard-webhooks-secret-32b').toString('base64')}`;
   const headers = (d: signers.Delivery) => ({

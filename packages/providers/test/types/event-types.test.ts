@@ -82,6 +82,7 @@ describe('eventType', () => {
     standardWebhooks: 'user.created',
     clerk: 'user.created',
     resend: 'user.created',
+    supabaseAuthHooks: undefined,
     dodopayments: 'user.created',
     polar: 'user.created',
     stytch: undefined,
