@@ -11,4 +11,8 @@ export default library({
   'types/clerk': 'src/types/clerk.ts',
   'types/resend': 'src/types/resend.ts',
   'types/telnyx': 'src/types/telnyx.ts',
+  'types/openai': 'src/types/openai.ts',
+  'types/replicate': 'src/types/replicate.ts',
+  'types/polar': 'src/types/polar.ts',
+  'types/dodopayments': 'src/types/dodopayments.ts',
 });

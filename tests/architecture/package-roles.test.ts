@@ -83,7 +83,7 @@ const THIRD_PARTY: Record<Role, RegExp> = {
 /** Packages whose types (only) a role may name: the providers' SDKs for the typed events. */
 const TYPES_ONLY: Partial<Record<Role, RegExp>> = {
   presets:
-    /^(stripe|@octokit\/[\w-]+|@slack\/types|@clerk\/backend|resend|discord-api-types|@paddle\/[\w-]+|svix|standardwebhooks)$/,
+    /^(stripe|@octokit\/[\w-]+|@slack\/types|@clerk\/backend|resend|discord-api-types|@paddle\/[\w-]+|svix|standardwebhooks|openai|replicate|@polar-sh\/sdk|dodopayments)$/,
 };
 
 function sources(dir: string): string[] {

@@ -76,6 +76,12 @@ export const OPTIONS: Record<string, object> = {
   robokassa: { password2: 'x' },
   mandrill: { webhookKey: 'x', webhookUrl: 'https://example.com/webhooks/mandrill' },
   pagerduty: { secret: 'x' },
+  openai: { secret: SVIX_SECRET },
+  replicate: { secret: SVIX_SECRET },
+  stytch: { secret: SVIX_SECRET },
+  polar: { secret: SVIX_SECRET },
+  dodopayments: { secret: SVIX_SECRET },
+  supabaseAuthHooks: { secret: SVIX_SECRET },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
   // Signed tokens and public keys.
   telnyx: { publicKey: Buffer.alloc(32, 7).toString('base64') },

@@ -74,6 +74,12 @@ const TIMED: Record<string, Timed> = {
     sign: (at) =>
       signers.hubspot(hubspot).event([{ eventId: 1, subscriptionId: 2, portalId: 3 }], { at }),
   },
+  openai: alike(signers.openai, { secret: SVIX_SECRET }),
+  replicate: alike(signers.replicate, { secret: SVIX_SECRET }),
+  stytch: alike(signers.stytch, { secret: SVIX_SECRET }),
+  polar: alike(signers.polar, { secret: SVIX_SECRET }),
+  dodopayments: alike(signers.dodopayments, { secret: SVIX_SECRET }),
+  supabaseAuthHooks: alike(signers.supabaseAuthHooks, { secret: SVIX_SECRET }),
   hmac: {
     options: acme,
     sign: (at) => signers.hmac(acme).event(EVENT, { at }),

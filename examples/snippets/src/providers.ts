@@ -376,3 +376,51 @@ export function pagerdutyKeys(request: HttpRequest): Record<string, Key> {
   // #endregion pagerduty
   return { request: preset.key(request) };
 }
+
+export function openaiKeys(request: HttpRequest): Record<string, Key> {
+  // #region openai
+  const preset = providers.openai({ secret: process.env.OPENAI_WEBHOOK_SECRET! });
+  preset.key(request); // 'wh_685342e6c53c8190a1be43f081506c52' (webhook-id)
+  // #endregion openai
+  return { request: preset.key(request) };
+}
+
+export function replicateKeys(request: HttpRequest): Record<string, Key> {
+  // #region replicate
+  const preset = providers.replicate({ secret: process.env.REPLICATE_WEBHOOK_SECRET! });
+  preset.key(request); // 'msg_2hdGs8R9kM7xv3ZqNwe1Lt0bYcA' (webhook-id)
+  // #endregion replicate
+  return { request: preset.key(request) };
+}
+
+export function stytchKeys(request: HttpRequest): Record<string, Key> {
+  // #region stytch
+  const preset = providers.stytch({ secret: process.env.STYTCH_WEBHOOK_SECRET! });
+  preset.key(request); // 'msg_2zQbH4tYk9LrVw3XcN8sPd1aGfE' (svix-id)
+  // #endregion stytch
+  return { request: preset.key(request) };
+}
+
+export function polarKeys(request: HttpRequest): Record<string, Key> {
+  // #region polar
+  const preset = providers.polar({ secret: process.env.POLAR_WEBHOOK_SECRET! }); // as shown, not decoded
+  preset.key(request); // 'msg_2wXk7Qe9RtYb4NcLp3ZsHd8JfGa' (webhook-id)
+  // #endregion polar
+  return { request: preset.key(request) };
+}
+
+export function dodopaymentsKeys(request: HttpRequest): Record<string, Key> {
+  // #region dodopayments
+  const preset = providers.dodopayments({ secret: process.env.DODO_PAYMENTS_WEBHOOK_KEY! });
+  preset.key(request); // 'msg_2xVb8Kq3TnWe6RzYp1LcHd4JsFa' (webhook-id)
+  // #endregion dodopayments
+  return { request: preset.key(request) };
+}
+
+export function supabaseAuthHooksKeys(request: HttpRequest): Record<string, Key> {
+  // #region supabase-auth-hooks
+  const preset = providers.supabaseAuthHooks({ secret: process.env.SEND_EMAIL_HOOK_SECRET! }); // 'v1,whsec_…'
+  preset.key(request); // 'msg_2yTq5Wc8NbZe3RxKp6LvHd1JsGa' (webhook-id)
+  // #endregion supabase-auth-hooks
+  return { request: preset.key(request) };
+}

@@ -86,6 +86,12 @@ Object.assign(process.env, {
   ROBOKASSA_PASSWORD2: 'robokassa-password-2',
   MANDRILL_WEBHOOK_KEY: 'mandrill-key',
   PAGERDUTY_WEBHOOK_SECRET: 'pagerduty-secret',
+  OPENAI_WEBHOOK_SECRET: `whsec_${Buffer.from('openai-secret').toString('base64')}`,
+  REPLICATE_WEBHOOK_SECRET: `whsec_${Buffer.from('replicate-secret').toString('base64')}`,
+  STYTCH_WEBHOOK_SECRET: `whsec_${Buffer.from('stytch-secret').toString('base64')}`,
+  POLAR_WEBHOOK_SECRET: 'polar-secret',
+  DODO_PAYMENTS_WEBHOOK_KEY: `whsec_${Buffer.from('dodo-secret').toString('base64')}`,
+  SEND_EMAIL_HOOK_SECRET: `v1,whsec_${Buffer.from('hook-secret').toString('base64')}`,
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -408,6 +414,66 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
     () =>
       snippets.pagerdutyKeys(
         json({ event: { id: '01DEN3DAPKRM3UYEXIY6YVKYOD', event_type: 'incident.triggered' } }),
+      ),
+  ],
+  [
+    'openai',
+    () =>
+      snippets.openaiKeys(
+        json(
+          { object: 'event', type: 'response.completed', data: { id: 'resp_abc123' } },
+          { headers: { 'webhook-id': 'wh_685342e6c53c8190a1be43f081506c52' } },
+        ),
+      ),
+  ],
+  [
+    'replicate',
+    () =>
+      snippets.replicateKeys(
+        json(
+          { id: 'ufawqhfynnddngldkgtslldrkq', status: 'succeeded' },
+          { headers: { 'webhook-id': 'msg_2hdGs8R9kM7xv3ZqNwe1Lt0bYcA' } },
+        ),
+      ),
+  ],
+  [
+    'stytch',
+    () =>
+      snippets.stytchKeys(
+        json(
+          { event_id: 'event-live-1', action: 'CREATE', object_type: 'user', source: 'DIRECT' },
+          { headers: { 'svix-id': 'msg_2zQbH4tYk9LrVw3XcN8sPd1aGfE' } },
+        ),
+      ),
+  ],
+  [
+    'polar',
+    () =>
+      snippets.polarKeys(
+        json(
+          { type: 'order.paid', data: { id: 'order-1' } },
+          { headers: { 'webhook-id': 'msg_2wXk7Qe9RtYb4NcLp3ZsHd8JfGa' } },
+        ),
+      ),
+  ],
+  [
+    'dodopayments',
+    () =>
+      snippets.dodopaymentsKeys(
+        json(
+          { type: 'payment.succeeded', data: { payment_id: 'pay_1' } },
+          { headers: { 'webhook-id': 'msg_2xVb8Kq3TnWe6RzYp1LcHd4JsFa' } },
+        ),
+      ),
+  ],
+  [
+    'supabase-auth-hooks',
+    () =>
+      snippets.supabaseAuthHooksKeys(
+        json(
+          { user: { id: 'u1' }, email_data: { token: '305805' } },
+          { headers: { 'webhook-id': 'msg_2yTq5Wc8NbZe3RxKp6LvHd1JsGa' } },
+        ),
       ),
   ],
 ];

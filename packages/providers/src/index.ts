@@ -44,6 +44,7 @@ export {
   type StandardWebhooksSettings,
   type StandardWebhooksMinimalEvent,
   type StandardWebhooksMinimalEvents,
+  type SecretEncoding,
 } from './standard-webhooks';
 export {
   slack,
@@ -280,6 +281,20 @@ export {
   type PagerDutyMinimalWebhook,
   type PagerDutyMinimalEvents,
 } from './pagerduty';
+export {
+  openai,
+  replicate,
+  type ReplicateMinimalEvent,
+  type ReplicateMinimalEvents,
+  stytch,
+  type StytchMinimalEvent,
+  type StytchMinimalEvents,
+  polar,
+  dodopayments,
+  supabaseAuthHooks,
+  type SupabaseAuthHooksMinimalEvent,
+  type SupabaseAuthHooksMinimalEvents,
+} from './svix-senders';
 export type {
   EventMap,
   EventOf,

@@ -10,7 +10,7 @@ import {
   requireString,
   toleranceOption,
 } from './options';
-import { header, idPart, jsonBody } from './request-fields';
+import { bodyField, header } from './request-fields';
 import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { timestampedHmac } from './timestamped-hmac';
 
@@ -34,6 +34,30 @@ export interface StandardWebhooksSettings {
   provider?: string;
   /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
   clock?: () => number;
+  /**
+   * How the secret becomes the HMAC key: `'base64'` (the spec: the base64 after `whsec_`) or
+   * `'utf8'` (the secret's own bytes, as a sender that hands its raw secret to a Standard
+   * Webhooks library base64-encoded). Defaults to `'base64'`.
+   */
+  secretEncoding?: SecretEncoding;
+}
+
+/** How a secret becomes the HMAC key: see {@link StandardWebhooksSettings.secretEncoding}. */
+export type SecretEncoding = 'base64' | 'utf8';
+
+/**
+ * What a sender built on this preset sets for itself (the catalogue's members, not an option):
+ * its retention, the secret's decodings tried in order, a prefix its console shows before the
+ * secret, and how its events are named.
+ */
+export interface StandardWebhooksSender {
+  readonly retentionDays?: number;
+  /** Each decoding that applies gives one candidate key; one must. Defaults to `secretEncoding`. */
+  readonly encodings?: readonly SecretEncoding[];
+  /** Removed from the start of a secret before it is decoded (Supabase shows `v1,whsec_…`). */
+  readonly secretPrefix?: string;
+  /** The event name of a delivery. Defaults to the body's `type`. */
+  readonly eventType?: (request: HttpRequest) => string | undefined;
 }
 
 const PREFIX = 'whsec_';
@@ -47,16 +71,40 @@ function headerNames(request: HttpRequest): { id: string; timestamp: string; sig
     : { id: 'svix-id', timestamp: 'svix-timestamp', signature: 'svix-signature' };
 }
 
-/** The key bytes of an endpoint secret: the base64 after `whsec_` (the prefix is optional). */
-function decodeSecret(preset: string, text: string): Buffer {
+/**
+ * The candidate keys of an endpoint secret, one per decoding that applies: the base64 after
+ * `whsec_` (the prefix is optional), or the secret's UTF-8 bytes.
+ */
+function decodeSecret(
+  preset: string,
+  text: string,
+  encodings: readonly SecretEncoding[],
+): Buffer[] {
   const encoded = text.startsWith(PREFIX) ? text.slice(PREFIX.length) : text;
-  if (encoded.length === 0 || !BASE64.test(encoded)) {
+  const base64 = encoded.length > 0 && BASE64.test(encoded);
+  const keys = encodings.flatMap((encoding) => {
+    if (encoding === 'utf8') return [Buffer.from(text, 'utf8')];
+    return base64 ? [Buffer.from(encoded, 'base64')] : [];
+  });
+  if (keys.length === 0) {
     throw new ConfigError(
       'secret',
       `${preset}() needs the endpoint secret as "whsec_" followed by base64`,
     );
   }
-  return Buffer.from(encoded, 'base64');
+  return keys;
+}
+
+/** The decodings a preset tries: the sender's own, else the `secretEncoding` option's. */
+function encodingsOf(
+  preset: string,
+  given: unknown,
+  sender: StandardWebhooksSender,
+): readonly SecretEncoding[] {
+  if (given !== undefined && given !== 'base64' && given !== 'utf8') {
+    throw new ConfigError('secretEncoding', `${preset}() takes secretEncoding 'base64' or 'utf8'`);
+  }
+  return sender.encodings ?? [given ?? 'base64'];
 }
 
 /**
@@ -79,7 +127,8 @@ export type StandardWebhooksMinimalEvents = Record<string, StandardWebhooksMinim
  * - **Pass-through**: none.
  * - **Signature**: `webhook-signature` is a space-separated list of `v1,<base64>` entries (several
  *   during a secret rotation; `v1a` asymmetric entries are ignored). Each is compared in constant
- *   time with base64 HMAC-SHA256(base64-decoded secret, `${id}.${timestamp}.${rawBody}`).
+ *   time with base64 HMAC-SHA256(key, `${id}.${timestamp}.${rawBody}`), the key being the
+ *   base64-decoded secret (or its UTF-8 bytes with `secretEncoding: 'utf8'`).
  *   `webhook-timestamp` must be within `toleranceSeconds` either way; retries are re-signed with a
  *   fresh timestamp, so the tolerance does not limit redeliveries.
  * - **Retention**: 30 days. The spec's example schedule retries for about 75 hours (Svix about
@@ -92,7 +141,7 @@ export type StandardWebhooksMinimalEvents = Record<string, StandardWebhooksMinim
  * preset.key(request); // 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W'
  * - **Events**: `eventType(request)` is the payload's `type`.
  *
- * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds`, `endpoint`, `provider` or `clock` when invalid.
+ * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds`, `endpoint`, `provider`, `clock` or `secretEncoding` when invalid.
  * @see docs/providers.md#standard-webhooks--svix
  */
 export const standardWebhooks: PresetFactory<
@@ -106,12 +155,23 @@ export const standardWebhooks: PresetFactory<
 export function standardWebhooksAs<Events extends object>(
   preset: string,
   options: StandardWebhooksOptions,
+  sender: StandardWebhooksSender = {},
 ): TypedPreset<Events> {
-  const { toleranceSeconds, endpoint, provider, clock } = requireOptions(preset, options);
+  const { toleranceSeconds, endpoint, provider, clock, secretEncoding } = requireOptions(
+    preset,
+    options,
+  );
   const now = clockOption(preset, clock);
+  const encodings = encodingsOf(preset, secretEncoding, sender);
+  const { secretPrefix = '', eventType = bodyField('type') } = sender;
   const ring = stringKeyring(preset, options, 'secret', 'the endpoint secret (whsec_…)', {
     now,
-    toKey: (text) => decodeSecret(preset, text),
+    toKey: (text) =>
+      decodeSecret(
+        preset,
+        text.startsWith(secretPrefix) ? text.slice(secretPrefix.length) : text,
+        encodings,
+      ),
   });
   const scope =
     endpoint === undefined ? undefined : requireString(preset, 'endpoint', endpoint, '"endpoint"');
@@ -122,11 +182,11 @@ export function standardWebhooksAs<Events extends object>(
     now,
   });
 
-  return keyedPreset<Events, Buffer>(ring, {
+  return keyedPreset<Events, Buffer[]>(ring, {
     provider: name,
     keyDescription: 'webhook-id (or svix-id) header',
     needsRawBody: true,
-    retentionDays: 30,
+    retentionDays: sender.retentionDays ?? 30,
     // The spec reads 429 as "throttle" and asks senders to honour Retry-After; 503 is a failure.
     backpressureStatus: 429,
     id(request) {
@@ -136,9 +196,12 @@ export function standardWebhooksAs<Events extends object>(
     },
     signedWith(r, keys) {
       const signature = signatureOf(r);
-      return signature && firstMatch(keys, (key) => check(key, signature));
+      return (
+        signature &&
+        firstMatch(keys, (candidates) => candidates.some((key) => check(key, signature)))
+      );
     },
-    eventType: (request) => idPart(jsonBody(request)?.type),
+    eventType,
   });
 }
 

@@ -35,6 +35,12 @@ const all: Record<string, ProviderPreset> = {
     webhookUrl: 'https://example.com/webhooks/mandrill',
   }),
   pagerduty: providers.pagerduty({ secret: 'x' }),
+  openai: providers.openai({ secret: 'whsec_c2VjcmV0' }),
+  replicate: providers.replicate({ secret: 'whsec_c2VjcmV0' }),
+  stytch: providers.stytch({ secret: 'whsec_c2VjcmV0' }),
+  polar: providers.polar({ secret: 'whsec_c2VjcmV0' }),
+  dodopayments: providers.dodopayments({ secret: 'whsec_c2VjcmV0' }),
+  'supabase-auth-hooks': providers.supabaseAuthHooks({ secret: 'whsec_c2VjcmV0' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -120,6 +126,12 @@ describe('retention follows the summary table of docs/providers.md', () => {
       robokassa: 30,
       mandrill: 7,
       pagerduty: 7,
+      openai: 30,
+      replicate: 30,
+      stytch: 30,
+      polar: 30,
+      dodopayments: 30,
+      'supabase-auth-hooks': 7,
     });
   });
 
@@ -149,6 +161,20 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'cloudinary',
       'dropbox-sign',
       'pagerduty',
+    ]);
+    expect(raw).toEqual([
+      'stripe',
+      'github',
+      'shopify',
+      'standard-webhooks',
+      'slack',
+      'paddle',
+      'openai',
+      'replicate',
+      'stytch',
+      'polar',
+      'dodopayments',
+      'supabase-auth-hooks',
     ]);
   });
 });

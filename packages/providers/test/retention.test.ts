@@ -29,6 +29,12 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.robokassa({ password2: 'x' }), 30],
   [providers.mandrill({ webhookKey: 'x', webhookUrl: 'https://example.com/webhooks/mandrill' }), 7],
   [providers.pagerduty({ secret: 'x' }), 7],
+  [providers.openai({ secret: 'whsec_c2VjcmV0' }), 30],
+  [providers.replicate({ secret: 'whsec_c2VjcmV0' }), 30],
+  [providers.stytch({ secret: 'whsec_c2VjcmV0' }), 30],
+  [providers.polar({ secret: 'whsec_c2VjcmV0' }), 30],
+  [providers.dodopayments({ secret: 'whsec_c2VjcmV0' }), 30],
+  [providers.supabaseAuthHooks({ secret: 'whsec_c2VjcmV0' }), 7],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

@@ -155,9 +155,33 @@ describe('standardWebhooks preset', () => {
       [{ secret: SECRET, endpoint: '' }, 'endpoint'],
       [{ secret: SECRET, provider: '' }, 'provider'],
       [{ secret: SECRET, clock: 'now' }, 'clock'],
+      [{ secret: SECRET, secretEncoding: 'hex' }, 'secretEncoding'],
     ])('%j throws a ConfigError naming %s', (options, option) => {
       expect(() => standardWebhooks(options as never)).toThrow(ConfigError);
       expect(() => standardWebhooks(options as never)).toThrow(expect.objectContaining({ option }));
+    });
+  });
+
+  describe("secretEncoding: 'utf8'", () => {
+    // A sender that hands its raw secret to a Standard Webhooks library base64-encodes it first:
+    // the HMAC key is then the secret's own bytes, whatever they spell.
+    const raw = 'polar_whs_raw-secret not base64!';
+    const utf8 = standardWebhooks({ secret: raw, secretEncoding: 'utf8', clock: clockAt(NOW) });
+    const asLibraryKey = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+
+    it('keys the HMAC with the UTF-8 bytes of the secret, prefix and all', () => {
+      expect(utf8.verify?.(request(sign(NOW, asLibraryKey(raw))))).toBe(true);
+      expect(utf8.verify?.(request(sign(NOW, asLibraryKey(`${raw}x`))))).toBe(false);
+    });
+
+    it('does not decode a whsec_ secret: its base64 key signs nothing it accepts', () => {
+      const preset = standardWebhooks({
+        secret: SECRET,
+        secretEncoding: 'utf8',
+        clock: clockAt(NOW),
+      });
+      expect(preset.verify?.(request(sign()))).toBe(false);
+      expect(preset.verify?.(request(sign(NOW, asLibraryKey(SECRET))))).toBe(true);
     });
   });
 });

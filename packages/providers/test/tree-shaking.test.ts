@@ -117,7 +117,18 @@ describe('tree shaking', () => {
 });
 
 /** The signers of the test kit: each passes its own name, as a string, to its option checks. */
-const SIGNERS = [...Object.keys(MARKS), 'standardWebhooks', 'clerk', 'resend'];
+const SIGNERS = [
+  ...Object.keys(MARKS),
+  'standardWebhooks',
+  'clerk',
+  'resend',
+  'openai',
+  'replicate',
+  'stytch',
+  'polar',
+  'dodopayments',
+  'supabaseAuthHooks',
+];
 
 describe('tree shaking of the test kit', () => {
   it.each(SIGNERS)(

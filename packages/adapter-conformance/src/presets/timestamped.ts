@@ -77,6 +77,12 @@ export const timestampedFixtures: readonly PresetFixture[] = [
       ['standardWebhooks', providers.standardWebhooks, signers.standardWebhooks],
       ['clerk', providers.clerk, signers.clerk],
       ['resend', providers.resend, signers.resend],
+      ['openai', providers.openai, signers.openai],
+      ['replicate', providers.replicate, signers.replicate],
+      ['stytch', providers.stytch, signers.stytch],
+      ['polar', providers.polar, signers.polar],
+      ['dodopayments', providers.dodopayments, signers.dodopayments],
+      ['supabaseAuthHooks', providers.supabaseAuthHooks, signers.supabaseAuthHooks],
     ] as const
   ).map(
     ([name, preset, signer]): PresetFixture => ({

@@ -140,6 +140,10 @@ export interface StandardWebhooksSignerOptions extends SignerOptions {
   secret: Secrets;
 }
 
+/** How a sender makes the HMAC key of a secret: the base64 after `whsec_`, or its UTF-8 bytes. */
+type KeyOf = (secret: string) => Buffer;
+const base64Key: KeyOf = (secret) => Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+
 /** Options of one Standard Webhooks delivery. */
 export interface StandardWebhooksDeliveryOptions extends DeliveryOptions {
   /** The message id (`msg_…`), kept by every retry. Defaults to a new one. */
@@ -150,9 +154,10 @@ function svixSigner(
   name: string,
   prefix: 'webhook' | 'svix',
   options: StandardWebhooksSignerOptions,
+  keyOf: KeyOf = base64Key,
 ) {
   const secrets = secretsOf(name, 'secret', optionsOf(name, options).secret);
-  const keys = secrets.map((secret) => Buffer.from(secret.replace(/^whsec_/, ''), 'base64'));
+  const keys = secrets.map(keyOf);
   const forgedKeys = keys.map((key) => Buffer.concat([Buffer.from('forged'), key]));
   const { post } = keyedSigner(name, options, keys, () => forgedKeys);
   return {
@@ -190,4 +195,36 @@ export function clerk(options: StandardWebhooksSignerOptions) {
 /** A fake Resend: Svix's scheme with `svix-` headers. */
 export function resend(options: StandardWebhooksSignerOptions) {
   return svixSigner('resend', 'svix', options);
+}
+
+/** A fake OpenAI: the Standard Webhooks scheme with `webhook-` headers. */
+export function openai(options: StandardWebhooksSignerOptions) {
+  return svixSigner('openai', 'webhook', options);
+}
+
+/** A fake Replicate: the Standard Webhooks scheme with `webhook-` headers. */
+export function replicate(options: StandardWebhooksSignerOptions) {
+  return svixSigner('replicate', 'webhook', options);
+}
+
+/** A fake Stytch: Svix's scheme with `svix-` headers. */
+export function stytch(options: StandardWebhooksSignerOptions) {
+  return svixSigner('stytch', 'svix', options);
+}
+
+/** A fake Polar: `webhook-` headers, the HMAC keyed with the secret's own UTF-8 bytes. */
+export function polar(options: StandardWebhooksSignerOptions) {
+  return svixSigner('polar', 'webhook', options, (secret) => Buffer.from(secret, 'utf8'));
+}
+
+/** A fake Dodo Payments: the Standard Webhooks scheme with `webhook-` headers. */
+export function dodopayments(options: StandardWebhooksSignerOptions) {
+  return svixSigner('dodopayments', 'webhook', options);
+}
+
+/** A fake Supabase Auth hook: `webhook-` headers, its `v1,whsec_…` secret read without the `v1,`. */
+export function supabaseAuthHooks(options: StandardWebhooksSignerOptions) {
+  return svixSigner('supabaseAuthHooks', 'webhook', options, (secret) =>
+    base64Key(secret.replace(/^v1,/, '')),
+  );
 }

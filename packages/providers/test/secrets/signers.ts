@@ -67,6 +67,21 @@ const svixSecrets = [
 ] as const;
 const svixBody = { type: 'user.created', data: {} };
 
+/** A sender of Standard Webhooks that the package names (OpenAI…): its preset and kit signer. */
+function svixSender(
+  preset: (options: never) => TypedPreset,
+  signer: typeof kit.openai,
+): Signer<string> {
+  return {
+    ...strings(
+      'secret',
+      (o) => preset({ ...o, clock } as never),
+      (secret, id) => signer({ secret, clock }).event(svixBody, { id }),
+    ),
+    secrets: svixSecrets,
+  };
+}
+
 function keyPairs(type: 'ed25519' | 'rsa' | 'ec') {
   const make = () =>
     type === 'rsa'
@@ -483,4 +498,10 @@ export const SIGNERS: Record<string, Signer<any>> = {
         }),
       ),
   },
+  openai: svixSender(providers.openai, kit.openai),
+  replicate: svixSender(providers.replicate, kit.replicate),
+  stytch: svixSender(providers.stytch, kit.stytch),
+  polar: svixSender(providers.polar, kit.polar),
+  dodopayments: svixSender(providers.dodopayments, kit.dodopayments),
+  supabaseAuthHooks: svixSender(providers.supabaseAuthHooks, kit.supabaseAuthHooks),
 };

@@ -9,6 +9,7 @@ import { verifyWebhook } from '@clerk/backend/webhooks';
 import { Signature } from '@hubspot/api-client';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import { verify as githubVerify } from '@octokit/webhooks-methods';
+import { webhooks as polarWebhooks } from '@polar-sh/sdk/2026-10';
 import { EventWebhook } from '@sendgrid/eventwebhook';
 import * as signers from '@webhook-idempotency/providers/testing';
 import braintreeSdk from 'braintree';
@@ -79,6 +80,11 @@ describe.each([
   ['standardWebhooks', signers.standardWebhooks, 'webhook'],
   ['clerk', signers.clerk, 'svix'],
   ['resend', signers.resend, 'svix'],
+  ['openai', signers.openai, 'webhook'],
+  ['replicate', signers.replicate, 'webhook'],
+  ['stytch', signers.stytch, 'svix'],
+  ['dodopayments', signers.dodopayments, 'webhook'],
+  ['supabaseAuthHooks', signers.supabaseAuthHooks, 'webhook'],
 ] as const)('%s: standardwebhooks Webhook.verify', (_name, signer, prefix) => {
   const secret = `whsec_${Buffer.from('kit-standard-webhooks-secret-32b').toString('base64')}`;
   const headers = (d: signers.Delivery) => ({
@@ -98,6 +104,23 @@ describe.each([
     expect(await judge(delivery)).toBe(true);
     expect(await judge(retry)).toBe(true);
     expect(retry.headers[`${prefix}-id`]).toBe(delivery.headers[`${prefix}-id`]);
+    expect(await judge(delivery.forged())).toBe(false);
+    expect(await judge(delivery.retry({ at: HOUR_AGO() }))).toBe(false);
+  });
+});
+
+describe('polar: @polar-sh/sdk webhooks.validateEvent', () => {
+  it('accepts the delivery (keyed with the secret as given) and its retry, refuses the forged copy and one signed an hour ago', async () => {
+    const secret = 'polar_whs_kit-secret-as-polar-shows-it';
+    const judge = (d: signers.Delivery) =>
+      accepts(() =>
+        polarWebhooks.validateEvent(text(d), d.headers as Record<string, string>, secret),
+      );
+    const delivery = signers
+      .polar({ secret })
+      .event({ type: 'order.paid', data: { id: 'order_kit' } });
+    expect(await judge(delivery)).toBe(true);
+    expect(await judge(delivery.retry())).toBe(true);
     expect(await judge(delivery.forged())).toBe(false);
     expect(await judge(delivery.retry({ at: HOUR_AGO() }))).toBe(false);
   });

@@ -13,6 +13,18 @@ const run = promisify(execFile);
 const packageDir = join(__dirname, '..', '..');
 const dist = join(packageDir, 'dist');
 const SDKS = ['stripe', '@octokit/', '@slack/', 'discord-api-types', '@clerk/', 'resend', 'telnyx'];
+const SDKS = [
+  'stripe',
+  '@octokit/',
+  '@slack/',
+  'discord-api-types',
+  '@clerk/',
+  'resend',
+  'openai',
+  'replicate',
+  '@polar-sh/',
+  'dodopayments',
+];
 
 /** Every module specifier a built file loads: `import … from`, `import(…)`, `require(…)`, `export … from`. */
 function specifiers(text: string): string[] {
@@ -39,6 +51,18 @@ beforeAll(async () => {
 
 it('builds an empty module for each type-only entry', () => {
   for (const name of ['stripe', 'github', 'slack', 'discord', 'clerk', 'resend', 'telnyx'])
+  for (const name of [
+    'stripe',
+    'github',
+    'slack',
+    'discord',
+    'clerk',
+    'resend',
+    'openai',
+    'replicate',
+    'polar',
+    'dodopayments',
+  ])
     for (const ext of ['mjs', 'cjs'])
       expect(specifiers(readFileSync(join(dist, 'types', `${name}.${ext}`), 'utf8'))).toEqual([]);
 });

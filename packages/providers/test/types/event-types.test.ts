@@ -13,6 +13,10 @@ import type { EventMap, EventOf, StripeMinimalEvent } from '@webhook-idempotency
 import type { ClerkEvents } from '../../src/types/clerk';
 import type { DiscordEvents } from '../../src/types/discord';
 import type { GitHubEvents } from '../../src/types/github';
+import type { OpenAIEvents } from '../../src/types/openai';
+import type { DodoPaymentsEvents } from '../../src/types/dodopayments';
+import type { PolarEvents } from '../../src/types/polar';
+import type { ReplicateEvents } from '../../src/types/replicate';
 import type { ResendEvents } from '../../src/types/resend';
 import type { SlackEvents } from '../../src/types/slack';
 import type { StripeEvents } from '../../src/types/stripe';
@@ -51,6 +55,21 @@ export type SlackText = SlackEvents['app_mention']['event']['text'];
 export type ResendData = ResendEvents['email.delivered']['data'];
 // @ts-expect-error Resend has no email.delivred event
 export type ResendMisspelt = ResendEvents['email.delivred'];
+same<OpenAIEvents['response.completed']['type'], 'response.completed'>(true);
+export type OpenAIResponseId = OpenAIEvents['response.completed']['data']['id'];
+// @ts-expect-error OpenAI has no response.complete event
+export type OpenAIMisspelt = OpenAIEvents['response.complete'];
+same<ReplicateEvents['succeeded']['status'], 'succeeded'>(true);
+// @ts-expect-error a prediction's status is succeeded, not success
+export type ReplicateMisspelt = ReplicateEvents['success'];
+same<PolarEvents['order.paid']['type'], 'order.paid'>(true);
+// @ts-expect-error Polar names it order.paid, not order.payed
+export type PolarMisspelt = PolarEvents['order.payed'];
+same<DodoPaymentsEvents['payment.succeeded']['type'], 'payment.succeeded'>(true);
+// @ts-expect-error Dodo Payments names it payment.succeeded
+export type DodoMisspelt = DodoPaymentsEvents['payment.success'];
+const stytch = providers.stytch({ secret: 'whsec_c2VjcmV0' });
+same<EventMap<typeof stytch>['direct.user.create'], providers.StytchMinimalEvent>(true);
 
 const telnyx = providers.telnyx<TelnyxEvents>({
   publicKey: Buffer.alloc(32, 1).toString('base64'),
@@ -73,6 +92,12 @@ describe('eventType', () => {
     standardWebhooks: 'user.created',
     clerk: 'user.created',
     resend: 'user.created',
+    supabaseAuthHooks: undefined,
+    dodopayments: 'user.created',
+    polar: 'user.created',
+    stytch: undefined,
+    replicate: undefined,
+    openai: 'user.created',
     slack: 'app_mention',
     paddle: 'transaction.completed',
     razorpay: 'payment.captured',
