@@ -136,3 +136,48 @@ describe('timestampedHmac', () => {
     ).toBe(false);
   });
 });
+
+describe('timestampedHmac with stamps in milliseconds or ISO-8601, and base64url', () => {
+  const built = (stamp: 'ms' | 'iso', encoding: 'hex' | 'base64url' = 'hex') =>
+    timestampedHmac({ encoding, stamp, toleranceSeconds: 300, now: () => NOW * 1000 });
+  const at = (stamp: string, signature = hexFor(stamp)): TimestampedSignature => ({
+    stamp,
+    signatures: [signature],
+    signed: (sent) => [`${sent}.`, BODY],
+  });
+
+  it('reads milliseconds, both ways within the tolerance to the millisecond', () => {
+    const ms = built('ms');
+    expect(ms(KEY, at(`${NOW}000`))).toBe(true);
+    expect(ms(KEY, at(`${NOW - 300}000`))).toBe(true);
+    expect(ms(KEY, at(`${NOW + 300}000`))).toBe(true);
+    expect(ms(KEY, at(String((NOW - 300) * 1000 - 1)))).toBe(false);
+    expect(ms(KEY, at(String((NOW + 300) * 1000 + 1)))).toBe(false);
+    expect(ms(KEY, at(String(NOW)))).toBe(false);
+    expect(ms(KEY, at(`${NOW}000.5`))).toBe(false);
+    expect(ms(KEY, at(`-${NOW}000`))).toBe(false);
+  });
+
+  it('reads a zoned ISO-8601 date-time, and refuses one without a zone or that is no date', () => {
+    const iso = built('iso');
+    const stamp = new Date(NOW * 1000).toISOString().replace('.000Z', 'Z');
+    expect(iso(KEY, at(stamp))).toBe(true);
+    expect(iso(KEY, at(new Date((NOW - 299) * 1000).toISOString()))).toBe(true);
+    expect(iso(KEY, at(new Date((NOW + 301) * 1000).toISOString()))).toBe(false);
+    expect(iso(KEY, at(stamp.replace('Z', '')))).toBe(false);
+    expect(iso(KEY, at(String(NOW)))).toBe(false);
+    expect(iso(KEY, at('2024-05-14T99:00:00Z'))).toBe(false);
+    // The same instant as NOW (2024-05-14T09:20:00Z) an hour east.
+    expect(iso(KEY, at('2024-05-14T10:20:00+01:00'))).toBe(true);
+    expect(iso(KEY, at('2024-05-14T10:20:00-01:00'))).toBe(false);
+  });
+
+  it('compares unpadded base64url signatures when built for them', () => {
+    const b64url = built('ms', 'base64url');
+    const stamp = `${NOW}000`;
+    const digest = hmacOf(`${stamp}.${BODY.toString('utf8')}`);
+    expect(b64url(KEY, at(stamp, digest.toString('base64url')))).toBe(true);
+    expect(b64url(KEY, at(stamp, digest.toString('base64')))).toBe(false);
+    expect(b64url(KEY, at(stamp, digest.toString('hex')))).toBe(false);
+  });
+});
