@@ -59,6 +59,7 @@ const TIMED: Record<string, Timed> = {
   calendly: alike(signers.calendly, { signingKey: 'calendly-key' }),
   twitch: alike(signers.twitch, { secret: 'a-subscription-secret' }),
   linear: alike(signers.linear, { secret: 'linear-secret' }),
+  workos: alike(signers.workos, { secret: 'workos-secret' }),
   discord: {
     options: { publicKey: discord.publicKey },
     sign: (at) => discord.event({ id: '1', type: 2 }, { at }),

@@ -221,6 +221,12 @@ export {
 } from './hubspot';
 export { adyen, type AdyenOptions, type AdyenMinimalItem, type AdyenMinimalEvents } from './adyen';
 export { meta, type MetaItem, type MetaOptions, type MetaMinimalEvents } from './meta';
+export {
+  workos,
+  type WorkOSOptions,
+  type WorkOSMinimalEvent,
+  type WorkOSMinimalEvents,
+} from './workos';
 export type {
   EventMap,
   EventOf,

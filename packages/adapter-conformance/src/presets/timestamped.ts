@@ -69,6 +69,10 @@ export const timestampedFixtures: readonly PresetFixture[] = [
         note: 'the signature block in the body, signed anew on a retry',
         event: [{ id: 'mg-event-conformance', event: 'delivered' }],
       },
+      workos: {
+        id: 'event_01CONFORMANCE',
+        event: [{ id: 'event_01CONFORMANCE', event: 'user.created', data: { id: 'user_01' } }],
+      },
     },
     true,
   ),

@@ -117,6 +117,7 @@ const SHARED: Readonly<Record<string, Wired>> = {
   zoom: plain((o) => kit.zoom({ url: o.url, secretToken: o.secretToken! }), 'secretToken'),
   twitch: withId((o) => kit.twitch(o)),
   mailgun: plain((o) => kit.mailgun({ url: o.url, signingKey: o.signingKey! }), 'signingKey'),
+  workos: plain((o) => kit.workos({ url: o.url, secret: o.secret! }), 'secret'),
 };
 
 /** The presets `send` can sign for, by the name of their preset factory. */

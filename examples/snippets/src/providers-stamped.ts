@@ -1,0 +1,18 @@
+/**
+ * @module docs/providers.md, the sections of the timestamped-HMAC presets whose stamp is in
+ * milliseconds or ISO-8601, or whose header lists several signatures (WorkOS…): each factory with
+ * the key it reads. test/providers-stamped.test.ts checks every `preset.key(…) // '…'` comment
+ * against the real key.
+ */
+import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
+
+type Key = ReturnType<ProviderPreset['key']>;
+
+export function workosKeys(request: HttpRequest): Record<string, Key> {
+  // #region workos
+  const preset = providers.workos({ secret: process.env.WORKOS_WEBHOOK_SECRET! });
+  preset.key(request); // 'event_01HZ4Y7QK9W2JXM3V5T8R6N0PB'
+  // #endregion workos
+  return { request: preset.key(request) };
+}

@@ -1,0 +1,45 @@
+/** docs/providers.md (the timestamped presets of the catalogue's growth): every `preset.key(x); // 'key'` comment is the key the preset really reads. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { HttpRequest } from '@webhook-idempotency/core';
+import * as snippets from '../src/providers-stamped';
+import { readRegion } from './helpers/check-docs';
+
+const source = readFileSync(join(__dirname, '..', 'src', 'providers-stamped.ts'), 'utf8');
+
+/** `{ requestName: 'key' }` from the region's `preset.key(requestName); // 'key'` lines. */
+function commentedKeys(region: string): Record<string, string> {
+  const keys: Record<string, string> = {};
+  for (const match of readRegion(source, region).matchAll(
+    /preset\.key\((\w+)\);\s*\/\/ '([^']+)'/g,
+  ))
+    keys[match[1]!] = match[2]!;
+  return keys;
+}
+
+const json = (value: unknown, headers: Record<string, string> = {}): HttpRequest => ({
+  method: 'POST',
+  url: '/webhook',
+  headers: { 'content-type': 'application/json', ...headers },
+  rawBody: Buffer.from(JSON.stringify(value)),
+  body: undefined,
+  native: {},
+});
+
+Object.assign(process.env, {
+  WORKOS_WEBHOOK_SECRET: 'workos-secret',
+});
+
+const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
+  [
+    'workos',
+    () =>
+      snippets.workosKeys(json({ id: 'event_01HZ4Y7QK9W2JXM3V5T8R6N0PB', event: 'user.created' })),
+  ],
+];
+
+it.each(cases)('the %s snippet says the key the preset reads', (region, run) => {
+  const keys = commentedKeys(region);
+  expect(Object.keys(keys).length).toBeGreaterThan(0);
+  expect(run()).toEqual(keys);
+});

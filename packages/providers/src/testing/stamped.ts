@@ -1,0 +1,66 @@
+/**
+ * @module Signers of the timestamped-HMAC providers whose stamp is not plain Unix seconds in a
+ * `t=` of its own, or whose header lists several signatures (WorkOS): each signs, at every
+ * attempt, HMAC-SHA256 of what its provider puts before the body, then the body.
+ */
+import { mac, optionsOf, type Payload, type Secrets, secretsOf } from './common';
+import type { Delivery, DeliveryOptions, SignerOptions } from './delivery';
+import { secretSigner } from './post';
+
+/** How one provider signs an attempt. */
+interface Stamping {
+  /** The signed time of an attempt made at `at` (milliseconds since the epoch), as sent. */
+  readonly stamp: (at: number) => string;
+  /** What is signed before the body, given the stamp as sent. */
+  readonly before: (stamp: string) => string;
+  /** How a digest is spelled. */
+  readonly encoding: 'hex' | 'base64' | 'base64url';
+  /** The signing headers, given the stamp and one signature per secret. */
+  readonly headers: (stamp: string, signatures: readonly string[]) => Record<string, string>;
+}
+
+/** Unix milliseconds, as WorkOS, Sanity, Webflow, Recurly and Revolut sign them. */
+export const milliseconds = (at: number): string => String(Math.floor(at));
+
+/**
+ * The signer `name`, under the secret (or secrets) of its option `option`: `event(payload)`
+ * POSTs the payload signed as `stamping` says, once per secret.
+ */
+function stampedSigner<O extends SignerOptions>(
+  name: string,
+  options: O,
+  option: keyof O & string,
+  stamping: Stamping,
+) {
+  const secrets = secretsOf(name, option, optionsOf(name, options)[option]);
+  const { post } = secretSigner(name, options, secrets);
+  return {
+    event: (payload: Payload, delivery?: DeliveryOptions): Delivery =>
+      post(payload, delivery, ({ body, at, keys }) => {
+        const stamp = stamping.stamp(at);
+        const signed = [stamping.before(stamp), body];
+        const signatures = keys.map((key) =>
+          mac('sha256', key, signed).toString(stamping.encoding),
+        );
+        return stamping.headers(stamp, signatures);
+      }),
+  };
+}
+
+/** Options of the {@link workos} signer. */
+export interface WorkOSSignerOptions extends SignerOptions {
+  /** The webhook secret; several sign one `v1` each. */
+  secret: Secrets;
+}
+
+/** A fake WorkOS: `WorkOS-Signature: t=<unix ms>, v1=<hex HMAC-SHA256 of "t.body">`. */
+export function workos(options: WorkOSSignerOptions) {
+  return stampedSigner('workos', options, 'secret', {
+    stamp: milliseconds,
+    before: (t) => `${t}.`,
+    encoding: 'hex',
+    headers: (t, signatures) => ({
+      'workos-signature': [`t=${t}`, ...signatures.map((s) => `v1=${s}`)].join(', '),
+    }),
+  });
+}

@@ -1,0 +1,40 @@
+/**
+ * The test kit's signers of the timestamped-HMAC family judged by the providers' own SDKs, offline:
+ * each signer's delivery is accepted by the official verifier, its forged copy refused, and where
+ * the SDK checks a time window, a delivery signed an hour ago refused too.
+ */
+import { WorkOS } from '@workos-inc/node';
+import * as signers from '@webhook-idempotency/providers/testing';
+
+const HOUR_AGO = () => Date.now() - 3_600_000;
+const text = (delivery: signers.Delivery) => delivery.body.toString('utf8');
+/** True when `judge` resolves truthy without throwing. */
+async function accepts(judge: () => unknown): Promise<boolean> {
+  try {
+    return Boolean(await judge());
+  } catch {
+    return false;
+  }
+}
+
+describe('workos: WorkOS webhooks.verifyHeader', () => {
+  const sdk = new WorkOS('sk_test_kit').webhooks;
+  const secret = 'workos-kit-secret';
+  const judge = (delivery: signers.Delivery, key = secret) =>
+    accepts(() =>
+      sdk.verifyHeader({
+        payload: text(delivery),
+        sigHeader: delivery.headers['workos-signature']!,
+        secret: key,
+      }),
+    );
+  const delivery = signers.workos({ secret }).event({ id: 'event_kit_1', event: 'user.created' });
+
+  it('accepts the delivery and its retry, refuses the forged copy and one signed an hour ago', async () => {
+    expect(delivery.headers['workos-signature']).toMatch(/^t=\d{13}, v1=[0-9a-f]{64}$/);
+    expect(await judge(delivery)).toBe(true);
+    expect(await judge(delivery.retry())).toBe(true);
+    expect(await judge(delivery.forged())).toBe(false);
+    expect(await judge(delivery.retry({ at: HOUR_AGO() }))).toBe(false);
+  });
+});
