@@ -60,6 +60,7 @@ const TIMED: Record<string, Timed> = {
   twitch: alike(signers.twitch, { secret: 'a-subscription-secret' }),
   linear: alike(signers.linear, { secret: 'linear-secret' }),
   workos: alike(signers.workos, { secret: 'workos-secret' }),
+  elevenlabs: alike(signers.elevenlabs, { secret: 'elevenlabs-secret' }),
   discord: {
     options: { publicKey: discord.publicKey },
     sign: (at) => discord.event({ id: '1', type: 2 }, { at }),

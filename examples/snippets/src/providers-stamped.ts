@@ -16,3 +16,11 @@ export function workosKeys(request: HttpRequest): Record<string, Key> {
   // #endregion workos
   return { request: preset.key(request) };
 }
+
+export function elevenlabsKeys(request: HttpRequest): Record<string, Key> {
+  // #region elevenlabs
+  const preset = providers.elevenlabs({ secret: process.env.ELEVENLABS_WEBHOOK_SECRET! });
+  preset.key(request); // 'post_call_transcription:conv_01jxk1wb5rf8qzr3zd0qf0xq9a' (type:data.conversation_id)
+  // #endregion elevenlabs
+  return { request: preset.key(request) };
+}

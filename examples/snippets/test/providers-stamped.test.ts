@@ -28,6 +28,7 @@ const json = (value: unknown, headers: Record<string, string> = {}): HttpRequest
 
 Object.assign(process.env, {
   WORKOS_WEBHOOK_SECRET: 'workos-secret',
+  ELEVENLABS_WEBHOOK_SECRET: 'elevenlabs-secret',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -35,6 +36,17 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
     'workos',
     () =>
       snippets.workosKeys(json({ id: 'event_01HZ4Y7QK9W2JXM3V5T8R6N0PB', event: 'user.created' })),
+  ],
+  [
+    'elevenlabs',
+    () =>
+      snippets.elevenlabsKeys(
+        json({
+          type: 'post_call_transcription',
+          event_timestamp: 1_796_112_000,
+          data: { conversation_id: 'conv_01jxk1wb5rf8qzr3zd0qf0xq9a' },
+        }),
+      ),
   ],
 ];
 

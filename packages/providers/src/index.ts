@@ -227,6 +227,12 @@ export {
   type WorkOSMinimalEvent,
   type WorkOSMinimalEvents,
 } from './workos';
+export {
+  elevenlabs,
+  type ElevenLabsOptions,
+  type ElevenLabsMinimalEvent,
+  type ElevenLabsMinimalEvents,
+} from './elevenlabs';
 export type {
   EventMap,
   EventOf,

@@ -15,6 +15,7 @@ const all: Record<string, ProviderPreset> = {
   slack: providers.slack({ signingSecret: 'x' }),
   paddle: providers.paddle({ secret: 'x' }),
   workos: providers.workos({ secret: 'x' }),
+  elevenlabs: providers.elevenlabs({ secret: 'x' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -87,6 +88,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       slack: 2,
       paddle: 30,
       workos: 7,
+      elevenlabs: 7,
     });
   });
 
@@ -102,6 +104,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'slack',
       'paddle',
       'workos',
+      'elevenlabs',
     ]);
   });
 });

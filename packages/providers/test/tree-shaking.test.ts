@@ -47,6 +47,7 @@ const MARKS: Record<string, string> = {
   adyen: 'hmacSignature',
   meta: 'hub.verify_token',
   workos: 'workos-signature',
+  elevenlabs: 'elevenlabs-signature',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

@@ -73,6 +73,16 @@ export const timestampedFixtures: readonly PresetFixture[] = [
         id: 'event_01CONFORMANCE',
         event: [{ id: 'event_01CONFORMANCE', event: 'user.created', data: { id: 'user_01' } }],
       },
+      elevenlabs: {
+        id: 'post_call_transcription:conv_conformance',
+        event: [
+          {
+            type: 'post_call_transcription',
+            event_timestamp: 1_796_112_000,
+            data: { agent_id: 'agent_1', conversation_id: 'conv_conformance' },
+          },
+        ],
+      },
     },
     true,
   ),

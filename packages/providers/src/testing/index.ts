@@ -117,4 +117,9 @@ export {
   meta,
 } from './batches';
 export { type HmacDeliveryOptions, type HmacSignerOptions, hmac, type SignedRequest } from './hmac';
-export { workos, type WorkOSSignerOptions } from './stamped';
+export {
+  elevenlabs,
+  type ElevenLabsSignerOptions,
+  workos,
+  type WorkOSSignerOptions,
+} from './stamped';

@@ -1,9 +1,9 @@
 /**
  * @module Signers of the timestamped-HMAC providers whose stamp is not plain Unix seconds in a
- * `t=` of its own, or whose header lists several signatures (WorkOS): each signs, at every
+ * `t=` of its own, or whose header lists several signatures (WorkOS, ElevenLabs…): each signs, at every
  * attempt, HMAC-SHA256 of what its provider puts before the body, then the body.
  */
-import { mac, optionsOf, type Payload, type Secrets, secretsOf } from './common';
+import { mac, optionsOf, type Payload, type Secrets, secretsOf, seconds } from './common';
 import type { Delivery, DeliveryOptions, SignerOptions } from './delivery';
 import { secretSigner } from './post';
 
@@ -61,6 +61,24 @@ export function workos(options: WorkOSSignerOptions) {
     encoding: 'hex',
     headers: (t, signatures) => ({
       'workos-signature': [`t=${t}`, ...signatures.map((s) => `v1=${s}`)].join(', '),
+    }),
+  });
+}
+
+/** Options of the {@link elevenlabs} signer. */
+export interface ElevenLabsSignerOptions extends SignerOptions {
+  /** The webhook's HMAC secret; several sign one `v0` each. */
+  secret: Secrets;
+}
+
+/** A fake ElevenLabs: `ElevenLabs-Signature: t=<unix>,v0=<hex HMAC-SHA256 of "t.body">`. */
+export function elevenlabs(options: ElevenLabsSignerOptions) {
+  return stampedSigner('elevenlabs', options, 'secret', {
+    stamp: (at) => String(seconds(at)),
+    before: (t) => `${t}.`,
+    encoding: 'hex',
+    headers: (t, signatures) => ({
+      'elevenlabs-signature': [`t=${t}`, ...signatures.map((s) => `v0=${s}`)].join(','),
     }),
   });
 }
