@@ -72,6 +72,7 @@ export const OPTIONS: Record<string, object> = {
   meta: { appSecret: 'x', verifyToken: 'token' },
   workos: { secret: 'x' },
   elevenlabs: { secret: 'x' },
+  sanity: { secret: 'x' },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
 };
 

@@ -61,6 +61,7 @@ const TIMED: Record<string, Timed> = {
   linear: alike(signers.linear, { secret: 'linear-secret' }),
   workos: alike(signers.workos, { secret: 'workos-secret' }),
   elevenlabs: alike(signers.elevenlabs, { secret: 'elevenlabs-secret' }),
+  sanity: alike(signers.sanity, { secret: 'sanity-secret' }),
   discord: {
     options: { publicKey: discord.publicKey },
     sign: (at) => discord.event({ id: '1', type: 2 }, { at }),

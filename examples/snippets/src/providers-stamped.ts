@@ -24,3 +24,11 @@ export function elevenlabsKeys(request: HttpRequest): Record<string, Key> {
   // #endregion elevenlabs
   return { request: preset.key(request) };
 }
+
+export function sanityKeys(request: HttpRequest): Record<string, Key> {
+  // #region sanity
+  const preset = providers.sanity({ secret: process.env.SANITY_WEBHOOK_SECRET! });
+  preset.key(request); // 'tx_9X2kLm4p:movie_123' (sanity-transaction-id:sanity-document-id)
+  // #endregion sanity
+  return { request: preset.key(request) };
+}

@@ -29,6 +29,7 @@ const json = (value: unknown, headers: Record<string, string> = {}): HttpRequest
 Object.assign(process.env, {
   WORKOS_WEBHOOK_SECRET: 'workos-secret',
   ELEVENLABS_WEBHOOK_SECRET: 'elevenlabs-secret',
+  SANITY_WEBHOOK_SECRET: 'sanity-secret',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -46,6 +47,16 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
           event_timestamp: 1_796_112_000,
           data: { conversation_id: 'conv_01jxk1wb5rf8qzr3zd0qf0xq9a' },
         }),
+      ),
+  ],
+  [
+    'sanity',
+    () =>
+      snippets.sanityKeys(
+        json(
+          { _id: 'movie_123' },
+          { 'sanity-transaction-id': 'tx_9X2kLm4p', 'sanity-document-id': 'movie_123' },
+        ),
       ),
   ],
 ];

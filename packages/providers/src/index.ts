@@ -233,6 +233,7 @@ export {
   type ElevenLabsMinimalEvent,
   type ElevenLabsMinimalEvents,
 } from './elevenlabs';
+export { sanity, type SanityOptions, type SanityMinimalEvents } from './sanity';
 export type {
   EventMap,
   EventOf,

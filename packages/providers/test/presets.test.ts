@@ -16,6 +16,7 @@ const all: Record<string, ProviderPreset> = {
   paddle: providers.paddle({ secret: 'x' }),
   workos: providers.workos({ secret: 'x' }),
   elevenlabs: providers.elevenlabs({ secret: 'x' }),
+  sanity: providers.sanity({ secret: 'x' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -89,6 +90,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       paddle: 30,
       workos: 7,
       elevenlabs: 7,
+      sanity: 7,
     });
   });
 
@@ -105,6 +107,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'paddle',
       'workos',
       'elevenlabs',
+      'sanity',
     ]);
   });
 });

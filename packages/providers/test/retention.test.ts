@@ -20,6 +20,7 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.postmark({ username: 'u', password: 'p' }), 7],
   [providers.workos({ secret: 'x' }), 7],
   [providers.elevenlabs({ secret: 'x' }), 7],
+  [providers.sanity({ secret: 'x' }), 7],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

@@ -48,6 +48,7 @@ const MARKS: Record<string, string> = {
   meta: 'hub.verify_token',
   workos: 'workos-signature',
   elevenlabs: 'elevenlabs-signature',
+  sanity: 'sanity-webhook-signature',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

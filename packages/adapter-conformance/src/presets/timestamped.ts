@@ -83,6 +83,13 @@ export const timestampedFixtures: readonly PresetFixture[] = [
           },
         ],
       },
+      sanity: {
+        id: 'tx_conformance:movie_conformance',
+        event: [
+          { _id: 'movie_conformance', _type: 'movie' },
+          { transaction: 'tx_conformance', document: 'movie_conformance' },
+        ],
+      },
     },
     true,
   ),

@@ -120,6 +120,9 @@ export { type HmacDeliveryOptions, type HmacSignerOptions, hmac, type SignedRequ
 export {
   elevenlabs,
   type ElevenLabsSignerOptions,
+  sanity,
+  type SanityDeliveryOptions,
+  type SanitySignerOptions,
   workos,
   type WorkOSSignerOptions,
 } from './stamped';

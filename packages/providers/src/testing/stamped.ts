@@ -4,7 +4,7 @@
  * attempt, HMAC-SHA256 of what its provider puts before the body, then the body.
  */
 import { mac, optionsOf, type Payload, type Secrets, secretsOf, seconds } from './common';
-import type { Delivery, DeliveryOptions, SignerOptions } from './delivery';
+import { type Delivery, type DeliveryOptions, newId, type SignerOptions } from './delivery';
 import { secretSigner } from './post';
 
 /** How one provider signs an attempt. */
@@ -24,7 +24,8 @@ export const milliseconds = (at: number): string => String(Math.floor(at));
 
 /**
  * The signer `name`, under the secret (or secrets) of its option `option`: `event(payload)`
- * POSTs the payload signed as `stamping` says, once per secret.
+ * POSTs the payload signed as `stamping` says, once per secret, with the unsigned headers
+ * `extra` (a delivery's ids) kept by every retry.
  */
 function stampedSigner<O extends SignerOptions>(
   name: string,
@@ -35,14 +36,18 @@ function stampedSigner<O extends SignerOptions>(
   const secrets = secretsOf(name, option, optionsOf(name, options)[option]);
   const { post } = secretSigner(name, options, secrets);
   return {
-    event: (payload: Payload, delivery?: DeliveryOptions): Delivery =>
+    event: (
+      payload: Payload,
+      delivery?: DeliveryOptions,
+      extra?: Record<string, string>,
+    ): Delivery =>
       post(payload, delivery, ({ body, at, keys }) => {
         const stamp = stamping.stamp(at);
         const signed = [stamping.before(stamp), body];
         const signatures = keys.map((key) =>
           mac('sha256', key, signed).toString(stamping.encoding),
         );
-        return stamping.headers(stamp, signatures);
+        return { ...extra, ...stamping.headers(stamp, signatures) };
       }),
   };
 }
@@ -81,4 +86,41 @@ export function elevenlabs(options: ElevenLabsSignerOptions) {
       'elevenlabs-signature': [`t=${t}`, ...signatures.map((s) => `v0=${s}`)].join(','),
     }),
   });
+}
+
+/** Options of the {@link sanity} signer. */
+export interface SanitySignerOptions extends SignerOptions {
+  /** The webhook's secret. */
+  secret: Secrets;
+}
+
+/** Options of one Sanity delivery: the headers naming the change it reports. */
+export interface SanityDeliveryOptions extends DeliveryOptions {
+  /** `sanity-transaction-id`. Defaults to a new one. */
+  transaction?: string;
+  /** `sanity-document-id`. Defaults to `doc-kit`. */
+  document?: string;
+}
+
+/**
+ * A fake Sanity: `sanity-webhook-signature: t=<unix ms>,v1=<unpadded base64url HMAC-SHA256 of
+ * "t.body">`, with `sanity-transaction-id` and `sanity-document-id`, kept by a retry.
+ */
+export function sanity(options: SanitySignerOptions) {
+  const { event } = stampedSigner('sanity', options, 'secret', {
+    stamp: milliseconds,
+    before: (t) => `${t}.`,
+    encoding: 'base64url',
+    headers: (t, signatures) => ({
+      'sanity-webhook-signature': [`t=${t}`, ...signatures.map((s) => `v1=${s}`)].join(','),
+    }),
+  });
+  return {
+    event(payload: Payload, delivery: SanityDeliveryOptions = {}): Delivery {
+      return event(payload, delivery, {
+        'sanity-transaction-id': delivery.transaction ?? `tx_${newId().slice(0, 8)}`,
+        'sanity-document-id': delivery.document ?? 'doc-kit',
+      });
+    },
+  };
 }
