@@ -10,5 +10,6 @@ export default library({
   'types/discord': 'src/types/discord.ts',
   'types/clerk': 'src/types/clerk.ts',
   'types/resend': 'src/types/resend.ts',
+  'types/mux': 'src/types/mux.ts',
   'types/workos': 'src/types/workos.ts',
 });

@@ -73,6 +73,7 @@ export const OPTIONS: Record<string, object> = {
   workos: { secret: 'x' },
   elevenlabs: { secret: 'x' },
   sanity: { secret: 'x' },
+  mux: { secret: 'x' },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
 };
 

@@ -62,6 +62,7 @@ const TIMED: Record<string, Timed> = {
   workos: alike(signers.workos, { secret: 'workos-secret' }),
   elevenlabs: alike(signers.elevenlabs, { secret: 'elevenlabs-secret' }),
   sanity: alike(signers.sanity, { secret: 'sanity-secret' }),
+  mux: alike(signers.mux, { secret: 'mux-secret' }),
   discord: {
     options: { publicKey: discord.publicKey },
     sign: (at) => discord.event({ id: '1', type: 2 }, { at }),

@@ -32,3 +32,11 @@ export function sanityKeys(request: HttpRequest): Record<string, Key> {
   // #endregion sanity
   return { request: preset.key(request) };
 }
+
+export function muxKeys(request: HttpRequest): Record<string, Key> {
+  // #region mux
+  const preset = providers.mux({ secret: process.env.MUX_WEBHOOK_SECRET! });
+  preset.key(request); // '3a56ac3d-33da-4366-855b-f592d898409d'
+  // #endregion mux
+  return { request: preset.key(request) };
+}

@@ -30,6 +30,7 @@ Object.assign(process.env, {
   WORKOS_WEBHOOK_SECRET: 'workos-secret',
   ELEVENLABS_WEBHOOK_SECRET: 'elevenlabs-secret',
   SANITY_WEBHOOK_SECRET: 'sanity-secret',
+  MUX_WEBHOOK_SECRET: 'mux-secret',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -57,6 +58,13 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
           { _id: 'movie_123' },
           { 'sanity-transaction-id': 'tx_9X2kLm4p', 'sanity-document-id': 'movie_123' },
         ),
+      ),
+  ],
+  [
+    'mux',
+    () =>
+      snippets.muxKeys(
+        json({ id: '3a56ac3d-33da-4366-855b-f592d898409d', type: 'video.asset.ready' }),
       ),
   ],
 ];

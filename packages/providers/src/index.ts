@@ -234,6 +234,7 @@ export {
   type ElevenLabsMinimalEvents,
 } from './elevenlabs';
 export { sanity, type SanityOptions, type SanityMinimalEvents } from './sanity';
+export { mux, type MuxOptions, type MuxMinimalEvent, type MuxMinimalEvents } from './mux';
 export type {
   EventMap,
   EventOf,

@@ -17,6 +17,7 @@ const all: Record<string, ProviderPreset> = {
   workos: providers.workos({ secret: 'x' }),
   elevenlabs: providers.elevenlabs({ secret: 'x' }),
   sanity: providers.sanity({ secret: 'x' }),
+  mux: providers.mux({ secret: 'x' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -91,6 +92,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       workos: 7,
       elevenlabs: 7,
       sanity: 7,
+      mux: 7,
     });
   });
 
@@ -108,6 +110,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'workos',
       'elevenlabs',
       'sanity',
+      'mux',
     ]);
   });
 });

@@ -21,6 +21,7 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.workos({ secret: 'x' }), 7],
   [providers.elevenlabs({ secret: 'x' }), 7],
   [providers.sanity({ secret: 'x' }), 7],
+  [providers.mux({ secret: 'x' }), 7],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

@@ -49,6 +49,7 @@ const MARKS: Record<string, string> = {
   workos: 'workos-signature',
   elevenlabs: 'elevenlabs-signature',
   sanity: 'sanity-webhook-signature',
+  mux: 'mux-signature',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

@@ -90,6 +90,10 @@ export const timestampedFixtures: readonly PresetFixture[] = [
           { transaction: 'tx_conformance', document: 'movie_conformance' },
         ],
       },
+      mux: {
+        id: 'mux-event-conformance',
+        event: [{ id: 'mux-event-conformance', type: 'video.asset.ready', data: { id: 'a1' } }],
+      },
     },
     true,
   ),

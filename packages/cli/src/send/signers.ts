@@ -120,6 +120,7 @@ const SHARED: Readonly<Record<string, Wired>> = {
   workos: plain((o) => kit.workos({ url: o.url, secret: o.secret! }), 'secret'),
   elevenlabs: plain((o) => kit.elevenlabs({ url: o.url, secret: o.secret! }), 'secret'),
   sanity: plain((o) => kit.sanity({ url: o.url, secret: o.secret! }), 'secret'),
+  mux: plain((o) => kit.mux({ url: o.url, secret: o.secret! }), 'secret'),
 };
 
 /** The presets `send` can sign for, by the name of their preset factory. */

@@ -120,6 +120,8 @@ export { type HmacDeliveryOptions, type HmacSignerOptions, hmac, type SignedRequ
 export {
   elevenlabs,
   type ElevenLabsSignerOptions,
+  mux,
+  type MuxSignerOptions,
   sanity,
   type SanityDeliveryOptions,
   type SanitySignerOptions,

@@ -124,3 +124,21 @@ export function sanity(options: SanitySignerOptions) {
     },
   };
 }
+
+/** Options of the {@link mux} signer. */
+export interface MuxSignerOptions extends SignerOptions {
+  /** The webhook signing secret; several sign one `v1` each. */
+  secret: Secrets;
+}
+
+/** A fake Mux: `mux-signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`. */
+export function mux(options: MuxSignerOptions) {
+  return stampedSigner('mux', options, 'secret', {
+    stamp: (at) => String(seconds(at)),
+    before: (t) => `${t}.`,
+    encoding: 'hex',
+    headers: (t, signatures) => ({
+      'mux-signature': [`t=${t}`, ...signatures.map((s) => `v1=${s}`)].join(','),
+    }),
+  });
+}
