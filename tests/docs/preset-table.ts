@@ -74,6 +74,7 @@ export const OPTIONS: Record<string, object> = {
   elevenlabs: { secret: 'x' },
   sanity: { secret: 'x' },
   mux: { secret: 'x' },
+  webflow: { secret: 'x' },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
 };
 

@@ -63,6 +63,7 @@ const TIMED: Record<string, Timed> = {
   elevenlabs: alike(signers.elevenlabs, { secret: 'elevenlabs-secret' }),
   sanity: alike(signers.sanity, { secret: 'sanity-secret' }),
   mux: alike(signers.mux, { secret: 'mux-secret' }),
+  webflow: alike(signers.webflow, { secret: 'webflow-secret' }),
   discord: {
     options: { publicKey: discord.publicKey },
     sign: (at) => discord.event({ id: '1', type: 2 }, { at }),

@@ -40,3 +40,11 @@ export function muxKeys(request: HttpRequest): Record<string, Key> {
   // #endregion mux
   return { request: preset.key(request) };
 }
+
+export function webflowKeys(request: HttpRequest): Record<string, Key> {
+  // #region webflow
+  const preset = providers.webflow({ secret: process.env.WEBFLOW_WEBHOOK_SECRET! });
+  preset.key(request); // 'form_submission:6321a6f8a6bd2a5fd4a6b9f7' (triggerType:payload.id)
+  // #endregion webflow
+  return { request: preset.key(request) };
+}

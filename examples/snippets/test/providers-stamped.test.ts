@@ -31,6 +31,7 @@ Object.assign(process.env, {
   ELEVENLABS_WEBHOOK_SECRET: 'elevenlabs-secret',
   SANITY_WEBHOOK_SECRET: 'sanity-secret',
   MUX_WEBHOOK_SECRET: 'mux-secret',
+  WEBFLOW_WEBHOOK_SECRET: 'webflow-secret',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -65,6 +66,13 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
     () =>
       snippets.muxKeys(
         json({ id: '3a56ac3d-33da-4366-855b-f592d898409d', type: 'video.asset.ready' }),
+      ),
+  ],
+  [
+    'webflow',
+    () =>
+      snippets.webflowKeys(
+        json({ triggerType: 'form_submission', payload: { id: '6321a6f8a6bd2a5fd4a6b9f7' } }),
       ),
   ],
 ];

@@ -235,6 +235,12 @@ export {
 } from './elevenlabs';
 export { sanity, type SanityOptions, type SanityMinimalEvents } from './sanity';
 export { mux, type MuxOptions, type MuxMinimalEvent, type MuxMinimalEvents } from './mux';
+export {
+  webflow,
+  type WebflowOptions,
+  type WebflowMinimalEvent,
+  type WebflowMinimalEvents,
+} from './webflow';
 export type {
   EventMap,
   EventOf,

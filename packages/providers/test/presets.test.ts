@@ -18,6 +18,7 @@ const all: Record<string, ProviderPreset> = {
   elevenlabs: providers.elevenlabs({ secret: 'x' }),
   sanity: providers.sanity({ secret: 'x' }),
   mux: providers.mux({ secret: 'x' }),
+  webflow: providers.webflow({ secret: 'x' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -93,6 +94,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       elevenlabs: 7,
       sanity: 7,
       mux: 7,
+      webflow: 7,
     });
   });
 
@@ -111,6 +113,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'elevenlabs',
       'sanity',
       'mux',
+      'webflow',
     ]);
   });
 });

@@ -22,6 +22,7 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.elevenlabs({ secret: 'x' }), 7],
   [providers.sanity({ secret: 'x' }), 7],
   [providers.mux({ secret: 'x' }), 7],
+  [providers.webflow({ secret: 'x' }), 7],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

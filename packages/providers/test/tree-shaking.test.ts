@@ -50,6 +50,7 @@ const MARKS: Record<string, string> = {
   elevenlabs: 'elevenlabs-signature',
   sanity: 'sanity-webhook-signature',
   mux: 'mux-signature',
+  webflow: 'x-webflow-signature',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

@@ -94,6 +94,10 @@ export const timestampedFixtures: readonly PresetFixture[] = [
         id: 'mux-event-conformance',
         event: [{ id: 'mux-event-conformance', type: 'video.asset.ready', data: { id: 'a1' } }],
       },
+      webflow: {
+        id: 'form_submission:webflow-conformance',
+        event: [{ triggerType: 'form_submission', payload: { id: 'webflow-conformance' } }],
+      },
     },
     true,
   ),

@@ -121,6 +121,7 @@ const SHARED: Readonly<Record<string, Wired>> = {
   elevenlabs: plain((o) => kit.elevenlabs({ url: o.url, secret: o.secret! }), 'secret'),
   sanity: plain((o) => kit.sanity({ url: o.url, secret: o.secret! }), 'secret'),
   mux: plain((o) => kit.mux({ url: o.url, secret: o.secret! }), 'secret'),
+  webflow: plain((o) => kit.webflow({ url: o.url, secret: o.secret! }), 'secret'),
 };
 
 /** The presets `send` can sign for, by the name of their preset factory. */

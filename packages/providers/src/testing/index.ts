@@ -125,6 +125,8 @@ export {
   sanity,
   type SanityDeliveryOptions,
   type SanitySignerOptions,
+  webflow,
+  type WebflowSignerOptions,
   workos,
   type WorkOSSignerOptions,
 } from './stamped';

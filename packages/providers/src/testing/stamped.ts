@@ -142,3 +142,25 @@ export function mux(options: MuxSignerOptions) {
     }),
   });
 }
+
+/** Options of the {@link webflow} signer. */
+export interface WebflowSignerOptions extends SignerOptions {
+  /** The webhook's secret (or the OAuth app's client secret). */
+  secret: string;
+}
+
+/**
+ * A fake Webflow: `x-webflow-timestamp` in milliseconds and `x-webflow-signature`, hex
+ * HMAC-SHA256 of "timestamp:body".
+ */
+export function webflow(options: WebflowSignerOptions) {
+  return stampedSigner('webflow', options, 'secret', {
+    stamp: milliseconds,
+    before: (t) => `${t}:`,
+    encoding: 'hex',
+    headers: (t, [signature]) => ({
+      'x-webflow-timestamp': t,
+      'x-webflow-signature': signature ?? '',
+    }),
+  });
+}
