@@ -1,7 +1,9 @@
 /** The shared timestamped-HMAC check and the HMAC comparison under it, against digests computed directly with node:crypto. */
 import { createHmac } from 'node:crypto';
 import { hmacMatches } from '../src/signature';
+import { signatureList, timestampedFamily } from '../src/timestamped-family';
 import { timestampedHmac, type TimestampedSignature } from '../src/timestamped-hmac';
+import { makeRequest } from './helpers';
 
 const KEY = 'shh-a-test-secret';
 const NOW = 1_715_678_400;
@@ -179,5 +181,35 @@ describe('timestampedHmac with stamps in milliseconds or ISO-8601, and base64url
     expect(b64url(KEY, at(stamp, digest.toString('base64url')))).toBe(true);
     expect(b64url(KEY, at(stamp, digest.toString('base64')))).toBe(false);
     expect(b64url(KEY, at(stamp, digest.toString('hex')))).toBe(false);
+  });
+});
+
+describe('a timestamped family row whose header carries several stamp groups', () => {
+  // A provider that sends one `t=…,v1=…` group per active secret, space-separated, each with
+  // its own stamp: any group may verify, and a group is checked against its own stamp only.
+  const row = {
+    provider: 'grouped',
+    secret: ['secret', 'the secret'] as const,
+    toleranceSeconds: 300,
+    header: 'x-grouped-signature',
+    read: (value: string) => value.split(' ').map(signatureList(',', 't', 'v1')),
+    signed: (stamp: string, _: number, rawBody: Buffer) => [`${stamp}.`, rawBody],
+    key: [() => 'k', 'nothing'] as const,
+    retentionDays: 1,
+    eventType: () => undefined,
+  };
+  const preset = timestampedFamily<object, { secret: string | string[]; clock: () => number }>(
+    { secret: ['new secret'], clock: () => NOW * 1000 },
+    row,
+  );
+  const group = (t: number, key: string) => `t=${t},v1=${hexFor(t, key)}`;
+  const verify = (value: string) =>
+    preset.verify?.(makeRequest({ rawBody: BODY, headers: { 'x-grouped-signature': value } }));
+
+  it('accepts when any group matches under its own stamp, and refuses stale or crossed groups', () => {
+    expect(verify(`${group(NOW, 'old secret')} ${group(NOW - 10, 'new secret')}`)).toBe(true);
+    expect(verify(`${group(NOW, 'old secret')} ${group(NOW - 400, 'new secret')}`)).toBe(false);
+    expect(verify(`t=${NOW},v1=${hexFor(NOW - 10, 'new secret')} t=${NOW - 10}`)).toBe(false);
+    expect(verify(group(NOW, 'old secret'))).toBe(false);
   });
 });
