@@ -6,17 +6,7 @@
 import { Webhooks as MuxWebhooks } from '@mux/mux-node/resources/webhooks';
 import { WorkOS } from '@workos-inc/node';
 import * as signers from '@webhook-idempotency/providers/testing';
-
-const HOUR_AGO = () => Date.now() - 3_600_000;
-const text = (delivery: signers.Delivery) => delivery.body.toString('utf8');
-/** True when `judge` resolves truthy without throwing. */
-async function accepts(judge: () => unknown): Promise<boolean> {
-  try {
-    return Boolean(await judge());
-  } catch {
-    return false;
-  }
-}
+import { accepts, HOUR_AGO, text } from './judging';
 
 describe('workos: WorkOS webhooks.verifyHeader', () => {
   const sdk = new WorkOS('sk_test_kit').webhooks;

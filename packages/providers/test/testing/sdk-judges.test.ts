@@ -11,6 +11,7 @@ import { LinearWebhookClient } from '@linear/sdk/webhooks';
 import { verify as githubVerify } from '@octokit/webhooks-methods';
 import { EventWebhook } from '@sendgrid/eventwebhook';
 import * as signers from '@webhook-idempotency/providers/testing';
+import { accepts, HOUR_AGO, text } from './judging';
 import braintreeSdk from 'braintree';
 import { Webhook as Coinbase } from 'coinbase-commerce-node';
 import { verifyKey } from 'discord-interactions';
@@ -21,17 +22,6 @@ import { WebhooksHelper } from 'square';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { validateRequest, validateRequestWithBody } from 'twilio';
-
-const HOUR_AGO = () => Date.now() - 3_600_000;
-const text = (delivery: signers.Delivery) => delivery.body.toString('utf8');
-/** True when `judge` returns truthy without throwing. */
-async function accepts(judge: () => unknown): Promise<boolean> {
-  try {
-    return Boolean(await judge());
-  } catch {
-    return false;
-  }
-}
 
 describe('stripe: Stripe.webhooks.constructEvent', () => {
   const secret = 'whsec_kit_stripe_secret';
