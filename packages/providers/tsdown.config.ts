@@ -15,4 +15,6 @@ export default library({
   'types/replicate': 'src/types/replicate.ts',
   'types/polar': 'src/types/polar.ts',
   'types/dodopayments': 'src/types/dodopayments.ts',
+  'types/mux': 'src/types/mux.ts',
+  'types/workos': 'src/types/workos.ts',
 });

@@ -82,6 +82,11 @@ export const OPTIONS: Record<string, object> = {
   polar: { secret: SVIX_SECRET },
   dodopayments: { secret: SVIX_SECRET },
   supabaseAuthHooks: { secret: SVIX_SECRET },
+  workos: { secret: 'x' },
+  elevenlabs: { secret: 'x' },
+  sanity: { secret: 'x' },
+  mux: { secret: 'x' },
+  webflow: { secret: 'x' },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
   // Signed tokens and public keys.
   telnyx: { publicKey: Buffer.alloc(32, 7).toString('base64') },

@@ -61,6 +61,11 @@ const TIMED: Record<string, Timed> = {
   calendly: alike(signers.calendly, { signingKey: 'calendly-key' }),
   twitch: alike(signers.twitch, { secret: 'a-subscription-secret' }),
   linear: alike(signers.linear, { secret: 'linear-secret' }),
+  workos: alike(signers.workos, { secret: 'workos-secret' }),
+  elevenlabs: alike(signers.elevenlabs, { secret: 'elevenlabs-secret' }),
+  sanity: alike(signers.sanity, { secret: 'sanity-secret' }),
+  mux: alike(signers.mux, { secret: 'mux-secret' }),
+  webflow: alike(signers.webflow, { secret: 'webflow-secret' }),
   discord: {
     options: { publicKey: discord.publicKey },
     sign: (at) => discord.event({ id: '1', type: 2 }, { at }),

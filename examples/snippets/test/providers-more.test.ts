@@ -3,19 +3,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HttpRequest } from '@webhook-idempotency/core';
 import * as snippets from '../src/providers-more';
-import { readRegion } from './helpers/check-docs';
+import { commentedKeys as keysIn } from './helpers/commented-keys';
 
 const source = readFileSync(join(__dirname, '..', 'src', 'providers-more.ts'), 'utf8');
 
-/** `{ requestName: 'key' }` from the region's `preset.key(requestName); // 'key'` lines. */
-function commentedKeys(region: string): Record<string, string> {
-  const keys: Record<string, string> = {};
-  for (const match of readRegion(source, region).matchAll(
-    /preset\.key\((\w+)\);\s*\/\/ '([^']+)'/g,
-  ))
-    keys[match[1]!] = match[2]!;
-  return keys;
-}
+/** The keys the comments of a region of the snippets promise. */
+const commentedKeys = (region: string) => keysIn(source, region);
 
 const json = (value: unknown, headers: Record<string, string> = {}): HttpRequest => ({
   method: 'POST',

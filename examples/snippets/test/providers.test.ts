@@ -6,19 +6,12 @@ import { InMemoryStore, type HttpRequest } from '@webhook-idempotency/core';
 import express from 'express';
 import request from 'supertest';
 import * as snippets from '../src/providers';
-import { readRegion } from './helpers/check-docs';
+import { commentedKeys as keysIn } from './helpers/commented-keys';
 
 const source = readFileSync(join(__dirname, '..', 'src', 'providers.ts'), 'utf8');
 
-/** `{ requestName: 'key' }` from the region's `preset.key(requestName); // 'key'` lines. */
-function commentedKeys(region: string): Record<string, string> {
-  const keys: Record<string, string> = {};
-  for (const match of readRegion(source, region).matchAll(
-    /preset\.key\((\w+)\);\s*\/\/ '([^']+)'/g,
-  ))
-    keys[match[1]!] = match[2]!;
-  return keys;
-}
+/** The keys the comments of a region of the snippets promise. */
+const commentedKeys = (region: string) => keysIn(source, region);
 
 function req(init: { url?: string; headers?: Record<string, string>; body?: string }): HttpRequest {
   const rawBody = init.body === undefined ? undefined : Buffer.from(init.body);

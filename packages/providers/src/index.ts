@@ -295,6 +295,26 @@ export {
   type SupabaseAuthHooksMinimalEvent,
   type SupabaseAuthHooksMinimalEvents,
 } from './svix-senders';
+export {
+  workos,
+  type WorkOSOptions,
+  type WorkOSMinimalEvent,
+  type WorkOSMinimalEvents,
+} from './workos';
+export {
+  elevenlabs,
+  type ElevenLabsOptions,
+  type ElevenLabsMinimalEvent,
+  type ElevenLabsMinimalEvents,
+} from './elevenlabs';
+export { sanity, type SanityOptions, type SanityMinimalEvents } from './sanity';
+export { mux, type MuxOptions, type MuxMinimalEvent, type MuxMinimalEvents } from './mux';
+export {
+  webflow,
+  type WebflowOptions,
+  type WebflowMinimalEvent,
+  type WebflowMinimalEvents,
+} from './webflow';
 export type {
   EventMap,
   EventOf,

@@ -61,24 +61,38 @@ export function base64Equals(given: string, expected: Buffer): boolean {
   return stringEquals(given, expected.toString('base64'));
 }
 
+/** True when `given` is exactly the unpadded base64url spelling of `expected`, in constant time. */
+export function base64urlEquals(given: string, expected: Buffer): boolean {
+  return stringEquals(given, expected.toString('base64url'));
+}
+
 /** How a provider spells a digest in its header. */
 export type DigestEncoding = 'hex' | 'base64';
 
+/** How a timestamped provider spells its signatures: a {@link DigestEncoding}, or unpadded base64url (Sanity). */
+export type SignatureEncoding = DigestEncoding | 'base64url';
+
+const EQUALS: Readonly<Record<SignatureEncoding, (given: string, expected: Buffer) => boolean>> = {
+  hex: hexEquals,
+  base64: base64Equals,
+  base64url: base64urlEquals,
+};
+
 /**
  * True when any of `signatures` is the HMAC (SHA-256 unless `algorithm` says) of `parts` under
- * `key`, spelled in `encoding` (hex in either case, or padded base64) and compared in constant
+ * `key`, spelled in `encoding` (hex in either case, padded base64 or unpadded base64url) and compared in constant
  * time. The HMAC is computed once; no signature at all is `false`.
  */
 export function hmacMatches(
   key: string | Buffer,
   parts: SignedParts,
   signatures: readonly string[],
-  encoding: DigestEncoding,
+  encoding: SignatureEncoding,
   algorithm: HmacAlgorithm = 'sha256',
 ): boolean {
   if (signatures.length === 0) return false;
   const expected = hmac(algorithm, key, parts);
-  const equals = encoding === 'hex' ? hexEquals : base64Equals;
+  const equals = EQUALS[encoding];
   return signatures.some((signature) => equals(signature, expected));
 }
 
@@ -87,6 +101,25 @@ const UNIX_SECONDS = /^\d{1,12}$/;
 /** Parses a decimal Unix timestamp in seconds; anything else (signs, decimals, blanks) is `undefined`. */
 export function parseUnixSeconds(text: string | undefined): number | undefined {
   return text !== undefined && UNIX_SECONDS.test(text) ? Number(text) : undefined;
+}
+
+/** How a provider writes its signed time: Unix seconds, Unix milliseconds, or an ISO-8601 date-time. */
+export type StampUnit = 's' | 'ms' | 'iso';
+
+const UNIX_MS = /^\d{1,15}$/;
+/** A full ISO-8601 date-time with a zone (`2026-12-06T17:00:00Z`, `…T17:00:00.123+01:00`). */
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * The signed time `text`, written in `unit`, as Unix seconds (fractional for milliseconds);
+ * `undefined` for anything else: signs, blanks, a date-time without a zone or that is no date.
+ */
+export function parseStamp(unit: StampUnit, text: string | undefined): number | undefined {
+  if (unit === 's') return parseUnixSeconds(text);
+  if (text === undefined) return undefined;
+  if (unit === 'ms') return UNIX_MS.test(text) ? Number(text) / 1000 : undefined;
+  const ms = ISO_DATE_TIME.test(text) ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(ms) ? undefined : ms / 1000;
 }
 
 /**

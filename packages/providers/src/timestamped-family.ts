@@ -9,7 +9,12 @@ import type { PresetFactory, TypedPreset } from './events';
 import { keyedPreset } from './keyed-preset';
 import { header } from './request-fields';
 import { firstMatch, type TimedOptions, timedKeyring } from './secrets';
-import { parseUnixSeconds, type SignedParts } from './signature';
+import {
+  parseUnixSeconds,
+  type SignatureEncoding,
+  type SignedParts,
+  type StampUnit,
+} from './signature';
 import { timestampedHmac } from './timestamped-hmac';
 
 /** What a member reads from its signature header: the signed timestamp as sent, and every signature. */
@@ -28,8 +33,19 @@ export interface TimestampedRow<O> {
   readonly toleranceSeconds: number;
   /** The header carrying the signature (lower case). */
   readonly header: string;
-  /** Reads the header's value (and, for some, another header): `undefined` when it cannot be valid. */
-  readonly read: (value: string, request: HttpRequest) => SentSignature | undefined;
+  /**
+   * Reads the header's value (and, for some, another header): `undefined` when it cannot be valid.
+   * Several groups, each with its own stamp, where the provider sends one per secret (Persona):
+   * any one group may verify.
+   */
+  readonly read: (
+    value: string,
+    request: HttpRequest,
+  ) => SentSignature | readonly SentSignature[] | undefined;
+  /** How the provider writes the signed time. Defaults to `'s'`, Unix seconds. */
+  readonly stamp?: StampUnit;
+  /** How the provider spells its signatures. Defaults to `'hex'`. */
+  readonly encoding?: SignatureEncoding;
   /** What the provider signs, given the stamp as sent, as parsed seconds, and the raw body. */
   readonly signed: (stamp: string, seconds: number, rawBody: Buffer) => SignedParts;
   /** The delivery's id, and what a 400 calls it when it is missing: `[reader, 'event id in the body']`. */
@@ -84,7 +100,12 @@ export function timestampedFamily<Events extends object, O extends TimedOptions>
     row.secret,
     row.toleranceSeconds,
   );
-  const check = timestampedHmac({ encoding: 'hex', toleranceSeconds: tolerance, now });
+  const check = timestampedHmac({
+    encoding: row.encoding ?? 'hex',
+    stamp: row.stamp ?? 's',
+    toleranceSeconds: tolerance,
+    now,
+  });
   return keyedPreset<Events, string>(ring, {
     ...(row.passThrough === undefined ? {} : { passThrough: row.passThrough }),
     provider: row.provider,
@@ -97,11 +118,9 @@ export function timestampedFamily<Events extends object, O extends TimedOptions>
       const value = header(r, row.header);
       const sent = rawBody === undefined || value === undefined ? undefined : row.read(value, r);
       if (rawBody === undefined || sent === undefined) return undefined;
-      const signature = {
-        ...sent,
-        signed: (stamp: string, seconds: number) => row.signed(stamp, seconds, rawBody),
-      };
-      return firstMatch(keys, (key) => check(key, signature));
+      const signed = (stamp: string, seconds: number) => row.signed(stamp, seconds, rawBody);
+      const groups = (Array.isArray(sent) ? sent : [sent]) as readonly SentSignature[];
+      return firstMatch(keys, (key) => groups.some((group) => check(key, { ...group, signed })));
     },
     eventType: row.eventType,
   });

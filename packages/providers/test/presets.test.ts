@@ -41,6 +41,11 @@ const all: Record<string, ProviderPreset> = {
   polar: providers.polar({ secret: 'whsec_c2VjcmV0' }),
   dodopayments: providers.dodopayments({ secret: 'whsec_c2VjcmV0' }),
   'supabase-auth-hooks': providers.supabaseAuthHooks({ secret: 'whsec_c2VjcmV0' }),
+  workos: providers.workos({ secret: 'x' }),
+  elevenlabs: providers.elevenlabs({ secret: 'x' }),
+  sanity: providers.sanity({ secret: 'x' }),
+  mux: providers.mux({ secret: 'x' }),
+  webflow: providers.webflow({ secret: 'x' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -132,6 +137,11 @@ describe('retention follows the summary table of docs/providers.md', () => {
       polar: 30,
       dodopayments: 30,
       'supabase-auth-hooks': 7,
+      workos: 7,
+      elevenlabs: 7,
+      sanity: 7,
+      mux: 7,
+      webflow: 7,
     });
   });
 
@@ -175,6 +185,19 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'polar',
       'dodopayments',
       'supabase-auth-hooks',
+    ]);
+    expect(raw).toEqual([
+      'stripe',
+      'github',
+      'shopify',
+      'standard-webhooks',
+      'slack',
+      'paddle',
+      'workos',
+      'elevenlabs',
+      'sanity',
+      'mux',
+      'webflow',
     ]);
   });
 });

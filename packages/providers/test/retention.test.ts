@@ -35,6 +35,11 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.polar({ secret: 'whsec_c2VjcmV0' }), 30],
   [providers.dodopayments({ secret: 'whsec_c2VjcmV0' }), 30],
   [providers.supabaseAuthHooks({ secret: 'whsec_c2VjcmV0' }), 7],
+  [providers.workos({ secret: 'x' }), 7],
+  [providers.elevenlabs({ secret: 'x' }), 7],
+  [providers.sanity({ secret: 'x' }), 7],
+  [providers.mux({ secret: 'x' }), 7],
+  [providers.webflow({ secret: 'x' }), 7],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

@@ -1,7 +1,9 @@
 /** The shared timestamped-HMAC check and the HMAC comparison under it, against digests computed directly with node:crypto. */
 import { createHmac } from 'node:crypto';
 import { hmacMatches } from '../src/signature';
+import { signatureList, timestampedFamily } from '../src/timestamped-family';
 import { timestampedHmac, type TimestampedSignature } from '../src/timestamped-hmac';
+import { makeRequest } from './helpers';
 
 const KEY = 'shh-a-test-secret';
 const NOW = 1_715_678_400;
@@ -134,5 +136,80 @@ describe('timestampedHmac', () => {
         signed,
       }),
     ).toBe(false);
+  });
+});
+
+describe('timestampedHmac with stamps in milliseconds or ISO-8601, and base64url', () => {
+  const built = (stamp: 'ms' | 'iso', encoding: 'hex' | 'base64url' = 'hex') =>
+    timestampedHmac({ encoding, stamp, toleranceSeconds: 300, now: () => NOW * 1000 });
+  const at = (stamp: string, signature = hexFor(stamp)): TimestampedSignature => ({
+    stamp,
+    signatures: [signature],
+    signed: (sent) => [`${sent}.`, BODY],
+  });
+
+  it('reads milliseconds, both ways within the tolerance to the millisecond', () => {
+    const ms = built('ms');
+    expect(ms(KEY, at(`${NOW}000`))).toBe(true);
+    expect(ms(KEY, at(`${NOW - 300}000`))).toBe(true);
+    expect(ms(KEY, at(`${NOW + 300}000`))).toBe(true);
+    expect(ms(KEY, at(String((NOW - 300) * 1000 - 1)))).toBe(false);
+    expect(ms(KEY, at(String((NOW + 300) * 1000 + 1)))).toBe(false);
+    expect(ms(KEY, at(String(NOW)))).toBe(false);
+    expect(ms(KEY, at(`${NOW}000.5`))).toBe(false);
+    expect(ms(KEY, at(`-${NOW}000`))).toBe(false);
+  });
+
+  it('reads a zoned ISO-8601 date-time, and refuses one without a zone or that is no date', () => {
+    const iso = built('iso');
+    const stamp = new Date(NOW * 1000).toISOString().replace('.000Z', 'Z');
+    expect(iso(KEY, at(stamp))).toBe(true);
+    expect(iso(KEY, at(new Date((NOW - 299) * 1000).toISOString()))).toBe(true);
+    expect(iso(KEY, at(new Date((NOW + 301) * 1000).toISOString()))).toBe(false);
+    expect(iso(KEY, at(stamp.replace('Z', '')))).toBe(false);
+    expect(iso(KEY, at(String(NOW)))).toBe(false);
+    expect(iso(KEY, at('2024-05-14T99:00:00Z'))).toBe(false);
+    // The same instant as NOW (2024-05-14T09:20:00Z) an hour east.
+    expect(iso(KEY, at('2024-05-14T10:20:00+01:00'))).toBe(true);
+    expect(iso(KEY, at('2024-05-14T10:20:00-01:00'))).toBe(false);
+  });
+
+  it('compares unpadded base64url signatures when built for them', () => {
+    const b64url = built('ms', 'base64url');
+    const stamp = `${NOW}000`;
+    const digest = hmacOf(`${stamp}.${BODY.toString('utf8')}`);
+    expect(b64url(KEY, at(stamp, digest.toString('base64url')))).toBe(true);
+    expect(b64url(KEY, at(stamp, digest.toString('base64')))).toBe(false);
+    expect(b64url(KEY, at(stamp, digest.toString('hex')))).toBe(false);
+  });
+});
+
+describe('a timestamped family row whose header carries several stamp groups', () => {
+  // A provider that sends one `t=…,v1=…` group per active secret, space-separated, each with
+  // its own stamp: any group may verify, and a group is checked against its own stamp only.
+  const row = {
+    provider: 'grouped',
+    secret: ['secret', 'the secret'] as const,
+    toleranceSeconds: 300,
+    header: 'x-grouped-signature',
+    read: (value: string) => value.split(' ').map(signatureList(',', 't', 'v1')),
+    signed: (stamp: string, _: number, rawBody: Buffer) => [`${stamp}.`, rawBody],
+    key: [() => 'k', 'nothing'] as const,
+    retentionDays: 1,
+    eventType: () => undefined,
+  };
+  const preset = timestampedFamily<object, { secret: string | string[]; clock: () => number }>(
+    { secret: ['new secret'], clock: () => NOW * 1000 },
+    row,
+  );
+  const group = (t: number, key: string) => `t=${t},v1=${hexFor(t, key)}`;
+  const verify = (value: string) =>
+    preset.verify?.(makeRequest({ rawBody: BODY, headers: { 'x-grouped-signature': value } }));
+
+  it('accepts when any group matches under its own stamp, and refuses stale or crossed groups', () => {
+    expect(verify(`${group(NOW, 'old secret')} ${group(NOW - 10, 'new secret')}`)).toBe(true);
+    expect(verify(`${group(NOW, 'old secret')} ${group(NOW - 400, 'new secret')}`)).toBe(false);
+    expect(verify(`t=${NOW},v1=${hexFor(NOW - 10, 'new secret')} t=${NOW - 10}`)).toBe(false);
+    expect(verify(group(NOW, 'old secret'))).toBe(false);
   });
 });

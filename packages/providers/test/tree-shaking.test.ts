@@ -59,6 +59,11 @@ const MARKS: Record<string, string> = {
   robokassa: 'SignatureValue',
   mandrill: 'x-mandrill-signature',
   pagerduty: 'x-pagerduty-signature',
+  workos: 'workos-signature',
+  elevenlabs: 'elevenlabs-signature',
+  sanity: 'sanity-webhook-signature',
+  mux: 'mux-signature',
+  webflow: 'x-webflow-signature',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

@@ -69,6 +69,35 @@ export const timestampedFixtures: readonly PresetFixture[] = [
         note: 'the signature block in the body, signed anew on a retry',
         event: [{ id: 'mg-event-conformance', event: 'delivered' }],
       },
+      workos: {
+        id: 'event_01CONFORMANCE',
+        event: [{ id: 'event_01CONFORMANCE', event: 'user.created', data: { id: 'user_01' } }],
+      },
+      elevenlabs: {
+        id: 'post_call_transcription:conv_conformance',
+        event: [
+          {
+            type: 'post_call_transcription',
+            event_timestamp: 1_796_112_000,
+            data: { agent_id: 'agent_1', conversation_id: 'conv_conformance' },
+          },
+        ],
+      },
+      sanity: {
+        id: 'tx_conformance:movie_conformance',
+        event: [
+          { _id: 'movie_conformance', _type: 'movie' },
+          { transaction: 'tx_conformance', document: 'movie_conformance' },
+        ],
+      },
+      mux: {
+        id: 'mux-event-conformance',
+        event: [{ id: 'mux-event-conformance', type: 'video.asset.ready', data: { id: 'a1' } }],
+      },
+      webflow: {
+        id: 'form_submission:webflow-conformance',
+        event: [{ triggerType: 'form_submission', payload: { id: 'webflow-conformance' } }],
+      },
     },
     true,
   ),

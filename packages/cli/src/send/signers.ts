@@ -117,6 +117,11 @@ const SHARED: Readonly<Record<string, Wired>> = {
   zoom: plain((o) => kit.zoom({ url: o.url, secretToken: o.secretToken! }), 'secretToken'),
   twitch: withId((o) => kit.twitch(o)),
   mailgun: plain((o) => kit.mailgun({ url: o.url, signingKey: o.signingKey! }), 'signingKey'),
+  workos: plain((o) => kit.workos({ url: o.url, secret: o.secret! }), 'secret'),
+  elevenlabs: plain((o) => kit.elevenlabs({ url: o.url, secret: o.secret! }), 'secret'),
+  sanity: plain((o) => kit.sanity({ url: o.url, secret: o.secret! }), 'secret'),
+  mux: plain((o) => kit.mux({ url: o.url, secret: o.secret! }), 'secret'),
+  webflow: plain((o) => kit.webflow({ url: o.url, secret: o.secret! }), 'secret'),
 };
 
 /** The presets `send` can sign for, by the name of their preset factory. */

@@ -148,3 +148,16 @@ export {
   type TBankNotification,
   tbank,
 } from './field-signed';
+export {
+  elevenlabs,
+  type ElevenLabsSignerOptions,
+  mux,
+  type MuxSignerOptions,
+  sanity,
+  type SanityDeliveryOptions,
+  type SanitySignerOptions,
+  webflow,
+  type WebflowSignerOptions,
+  workos,
+  type WorkOSSignerOptions,
+} from './stamped';

@@ -12,6 +12,7 @@ import { verify as githubVerify } from '@octokit/webhooks-methods';
 import { webhooks as polarWebhooks } from '@polar-sh/sdk/2026-10';
 import { EventWebhook } from '@sendgrid/eventwebhook';
 import * as signers from '@webhook-idempotency/providers/testing';
+import { accepts, HOUR_AGO, text } from './judging';
 import braintreeSdk from 'braintree';
 import { v2 as cloudinarySdk } from 'cloudinary';
 import { EventCallbackHelper, EventCallbackRequest } from '@dropbox/sign';
@@ -24,17 +25,6 @@ import { WebhooksHelper } from 'square';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { validateRequest, validateRequestWithBody } from 'twilio';
-
-const HOUR_AGO = () => Date.now() - 3_600_000;
-const text = (delivery: signers.Delivery) => delivery.body.toString('utf8');
-/** True when `judge` returns truthy without throwing. */
-async function accepts(judge: () => unknown): Promise<boolean> {
-  try {
-    return Boolean(await judge());
-  } catch {
-    return false;
-  }
-}
 
 describe('stripe: Stripe.webhooks.constructEvent', () => {
   const secret = 'whsec_kit_stripe_secret';
