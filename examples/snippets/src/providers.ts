@@ -272,3 +272,14 @@ export function mailgunKeys(request: HttpRequest): Record<string, Key> {
   // #endregion mailgun
   return { request: preset.key(request) };
 }
+
+export function chargebeeKeys(request: HttpRequest): Record<string, Key> {
+  // #region chargebee
+  const preset = providers.chargebee({
+    username: 'chargebee', // the pair under "Protect webhook URL with basic authentication"
+    password: process.env.CHARGEBEE_WEBHOOK_PASSWORD!,
+  });
+  preset.key(request); // 'ev_16BHbhF4s42tO2lK' (event id)
+  // #endregion chargebee
+  return { request: preset.key(request) };
+}

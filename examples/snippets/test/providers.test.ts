@@ -75,6 +75,7 @@ Object.assign(process.env, {
   BRAINTREE_PUBLIC_KEY: 'braintree-public',
   BRAINTREE_PRIVATE_KEY: 'braintree-private',
   MAILGUN_WEBHOOK_SIGNING_KEY: 'mailgun-key',
+  CHARGEBEE_WEBHOOK_PASSWORD: 'chargebee-password',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -314,6 +315,13 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
           signature: { timestamp: '1770920772', token: 't', signature: 's' },
           'event-data': { id: 'CPgfbmQMTCKtHW6uIWtuVe', event: 'delivered' },
         }),
+      ),
+  ],
+  [
+    'chargebee',
+    () =>
+      snippets.chargebeeKeys(
+        json({ id: 'ev_16BHbhF4s42tO2lK', event_type: 'subscription_created', content: {} }),
       ),
   ],
 ];

@@ -221,6 +221,12 @@ export {
 } from './hubspot';
 export { adyen, type AdyenOptions, type AdyenMinimalItem, type AdyenMinimalEvents } from './adyen';
 export { meta, type MetaItem, type MetaOptions, type MetaMinimalEvents } from './meta';
+export {
+  chargebee,
+  type ChargebeeOptions,
+  type ChargebeeMinimalEvent,
+  type ChargebeeMinimalEvents,
+} from './chargebee';
 export type {
   EventMap,
   EventOf,

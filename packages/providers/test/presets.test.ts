@@ -14,6 +14,7 @@ const all: Record<string, ProviderPreset> = {
   'standard-webhooks': providers.standardWebhooks({ secret: 'whsec_c2VjcmV0' }),
   slack: providers.slack({ signingSecret: 'x' }),
   paddle: providers.paddle({ secret: 'x' }),
+  chargebee: providers.chargebee({ username: 'user', password: 'pass' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -85,6 +86,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'standard-webhooks': 30,
       slack: 2,
       paddle: 30,
+      chargebee: 30,
     });
   });
 

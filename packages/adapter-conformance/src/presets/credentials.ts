@@ -97,4 +97,16 @@ export const credentialFixtures: readonly PresetFixture[] = [
         amount: 500000,
       }),
   },
+  {
+    name: 'chargebee',
+    preset: () => providers.chargebee({ username: 'chargebee', password: 'conformance password' }),
+    externalId: 'ev_conformance_chargebee',
+    timed: false,
+    delivery: () =>
+      signers.chargebee({ username: 'chargebee', password: 'conformance password', url }).event({
+        id: 'ev_conformance_chargebee',
+        event_type: 'subscription_created',
+        content: { subscription: { id: 'sub_42' } },
+      }),
+  },
 ];

@@ -117,3 +117,4 @@ export {
   meta,
 } from './batches';
 export { type HmacDeliveryOptions, type HmacSignerOptions, hmac, type SignedRequest } from './hmac';
+export { chargebee } from './static-secrets';

@@ -434,4 +434,14 @@ export const SIGNERS: Record<string, Signer<any>> = {
         .event({ update_id: Number(id.replace(/\D/g, '') || '1'), message: {} }),
     ['old_token_1', 'new_token_2', 'not_ours_3'],
   ),
+  chargebee: {
+    secrets: [
+      { username: 'chargebee', password: 'old-pass' },
+      { username: 'chargebee', password: 'new-pass' },
+      { username: 'chargebee', password: 'not-ours' },
+    ],
+    build: (given) => providers.chargebee(secretOption('credentials', given) as never),
+    sign: (pair: Pair, id = 'e1') =>
+      asRequest(kit.chargebee(pair).event({ id, event_type: 'subscription_created' })),
+  },
 };

@@ -99,6 +99,7 @@ describe('eventType', () => {
     click: 'prepare',
     uzum: 'create',
     telegram: 'message',
+    chargebee: 'subscription_created',
   };
 
   it.each(Object.keys(SIGNERS))('reads the event name of a %s delivery', (name) => {
