@@ -71,6 +71,8 @@ export const OPTIONS: Record<string, object> = {
   adyen: { hmacKey: HEX_32_BYTES },
   meta: { appSecret: 'x', verifyToken: 'token' },
   chargebee: { username: 'u', password: 'p' },
+  auth0: { authorization: 'Bearer token' },
+  okta: { secret: 'x' },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
 };
 

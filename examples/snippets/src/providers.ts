@@ -283,3 +283,25 @@ export function chargebeeKeys(request: HttpRequest): Record<string, Key> {
   // #endregion chargebee
   return { request: preset.key(request) };
 }
+
+export function auth0Keys(request: HttpRequest): Key[] | undefined {
+  // #region auth0
+  const preset = providers.auth0({
+    authorization: process.env.AUTH0_LOG_STREAM_TOKEN!, // the stream's Authorization Token, whole
+  });
+  // JSON lines is no JSON a parser reads: give this route express.raw({ type: '*/*' }).
+  preset.items?.(request)?.map((item) => item.key); // ['90020261201100000001', '90020261201100000002'] (log_id of each log)
+  // #endregion auth0
+  return preset.items?.(request)?.map((item) => item.key);
+}
+
+export function oktaKeys(request: HttpRequest): Key[] | undefined {
+  // #region okta
+  const preset = providers.okta({
+    secret: process.env.OKTA_EVENT_HOOK_SECRET!, // the hook's "Authentication secret"
+    header: 'authorization', // its "Authentication field" (the default)
+  });
+  preset.items?.(request)?.map((item) => item.key); // ['f8ec1c7c-1e04-11f1-a9f3-6f3d2b0c0001'] (uuid of each data.events[])
+  // #endregion okta
+  return preset.items?.(request)?.map((item) => item.key);
+}

@@ -76,6 +76,8 @@ Object.assign(process.env, {
   BRAINTREE_PRIVATE_KEY: 'braintree-private',
   MAILGUN_WEBHOOK_SIGNING_KEY: 'mailgun-key',
   CHARGEBEE_WEBHOOK_PASSWORD: 'chargebee-password',
+  AUTH0_LOG_STREAM_TOKEN: 'Bearer auth0-token',
+  OKTA_EVENT_HOOK_SECRET: 'okta-secret',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -330,6 +332,23 @@ it.each(cases)('%s: the key in the comment is the key the preset reads', (region
   const expected = commentedKeys(region);
   expect(Object.keys(expected).length).toBeGreaterThan(0);
   expect(run()).toEqual(expected);
+});
+
+it('auth0: the keys in the comment are the log_ids the preset reads from JSON lines', () => {
+  const ids = /\/\/ (\[[^\]]+\])/.exec(readRegion(source, 'auth0'))![1]!;
+  const lines = ['90020261201100000001', '90020261201100000002']
+    .map((log_id) => JSON.stringify({ log_id, data: { type: 's', log_id } }))
+    .join('\n');
+  expect(snippets.auth0Keys(req({ body: lines }))).toEqual(JSON.parse(ids.replace(/'/g, '"')));
+});
+
+it('okta: the keys in the comment are the uuids the preset reads from data.events', () => {
+  const ids = /\/\/ (\[[^\]]+\])/.exec(readRegion(source, 'okta'))![1]!;
+  const events = [
+    { uuid: 'f8ec1c7c-1e04-11f1-a9f3-6f3d2b0c0001', eventType: 'user.session.start' },
+  ];
+  const body = { eventType: 'com.okta.event_hook', data: { events } };
+  expect(snippets.oktaKeys(json(body))).toEqual(JSON.parse(ids.replace(/'/g, '"')));
 });
 
 it('click: a Complete with error < 0 is keyed as a cancellation, as the comment says', () => {

@@ -227,6 +227,18 @@ export {
   type ChargebeeMinimalEvent,
   type ChargebeeMinimalEvents,
 } from './chargebee';
+export {
+  auth0,
+  type Auth0Options,
+  type Auth0MinimalLog,
+  type Auth0MinimalEvents,
+} from './auth0';
+export {
+  okta,
+  type OktaOptions,
+  type OktaMinimalEvent,
+  type OktaMinimalEvents,
+} from './okta';
 export type {
   EventMap,
   EventOf,

@@ -15,6 +15,8 @@ const all: Record<string, ProviderPreset> = {
   slack: providers.slack({ signingSecret: 'x' }),
   paddle: providers.paddle({ secret: 'x' }),
   chargebee: providers.chargebee({ username: 'user', password: 'pass' }),
+  auth0: providers.auth0({ authorization: 'Bearer token' }),
+  okta: providers.okta({ secret: 'secret' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -87,6 +89,8 @@ describe('retention follows the summary table of docs/providers.md', () => {
       slack: 2,
       paddle: 30,
       chargebee: 30,
+      auth0: 14,
+      okta: 3,
     });
   });
 

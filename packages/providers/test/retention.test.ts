@@ -19,6 +19,8 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.bitbucket({ secret: 'x' }), 7],
   [providers.postmark({ username: 'u', password: 'p' }), 7],
   [providers.chargebee({ username: 'u', password: 'p' }), 30],
+  [providers.auth0({ authorization: 't' }), 14],
+  [providers.okta({ secret: 's' }), 3],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

@@ -47,6 +47,8 @@ const MARKS: Record<string, string> = {
   adyen: 'hmacSignature',
   meta: 'hub.verify_token',
   chargebee: 'chargebee',
+  auth0: 'log_id',
+  okta: 'x-okta-verification-challenge',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

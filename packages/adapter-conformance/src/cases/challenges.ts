@@ -25,13 +25,16 @@ const queryOf = (url: string) => new URL(url).search.slice(1);
 const getChallenge = (
   name: string,
   preset: () => ProviderPreset,
-  source: { request(): { url: string; answer: string }; replay(answer: string): PresetRequest },
+  source: {
+    request(): { url: string; answer: string; headers: Readonly<Record<string, string>> };
+    replay(answer: string): PresetRequest;
+  },
 ): Challenge => ({
   name,
   preset,
   ask: (h) => {
     const request = source.request();
-    return { response: h.get(queryOf(request.url)), answer: request.answer };
+    return { response: h.get(queryOf(request.url), request.headers), answer: request.answer };
   },
   replay: source.replay,
 });

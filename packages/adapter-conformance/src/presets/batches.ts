@@ -1,6 +1,7 @@
 /**
- * @module One genuine batch per batched preset (SendGrid, HubSpot, Adyen, Meta), signed by the
- * test kit, with a re-batch that repeats one item beside a new one, and Meta's verification GET:
+ * @module One genuine batch per batched preset (SendGrid, HubSpot, Adyen, Meta, Auth0, Okta), signed by the
+ * test kit, with a re-batch that repeats one item beside a new one, and Meta's and Okta's
+ * verification GETs:
  * what the batch cases send through every adapter.
  */
 import * as providers from '@webhook-idempotency/providers';
@@ -45,6 +46,17 @@ const metaChanges = (ids: readonly string[]) =>
     field: 'messages',
     value: { messages: [{ id, from: '1555', type: 'text', text: { body: 'hi' } }] },
   }));
+
+const AUTH0_TOKEN = 'Bearer conformance auth0 token';
+const auth0 = () => signers.auth0({ authorization: AUTH0_TOKEN, url });
+const ARRAY = { format: 'array' } as const;
+const auth0Logs = (ids: readonly string[]) =>
+  ids.map((log_id) => ({ log_id, data: { type: 's', log_id, user_id: 'auth0|1' } }));
+
+const OKTA_SECRET = 'conformance okta secret';
+const okta = () => signers.okta({ secret: OKTA_SECRET, url });
+const oktaEvents = (ids: readonly string[]) =>
+  ids.map((uuid) => ({ uuid, eventType: 'user.session.start', actor: { id: '00u1' } }));
 
 const accepted: Answer = {
   kind: 'text',
@@ -126,6 +138,32 @@ export const batchFixtures: readonly BatchFixture[] = [
         body: answer,
         headers: { 'x-hub-signature-256': `sha256=${answer}` },
       }),
+    },
+  },
+  {
+    name: 'auth0 (a log stream as a JSON array; the token is the Authorization header)',
+    preset: () => providers.auth0({ authorization: AUTH0_TOKEN }),
+    itemIds: ['90020261201100000001', '90020261201100000002'],
+    newItemId: '90020261201100000003',
+    // JSON lines (Auth0's default) is no JSON a parser reads: the suite's apps parse JSON.
+    delivery: () =>
+      auth0().batch(auth0Logs(['90020261201100000001', '90020261201100000002']), ARRAY),
+    rebatched: () =>
+      auth0().batch(auth0Logs(['90020261201100000002', '90020261201100000003']), ARRAY),
+    answer: received,
+  },
+  {
+    name: 'okta',
+    preset: () => providers.okta({ secret: OKTA_SECRET }),
+    itemIds: ['okta-uuid-1', 'okta-uuid-2'],
+    newItemId: 'okta-uuid-3',
+    delivery: () => okta().batch(oktaEvents(['okta-uuid-1', 'okta-uuid-2'])),
+    rebatched: () => okta().batch(oktaEvents(['okta-uuid-2', 'okta-uuid-3'])),
+    answer: received,
+    handshake: {
+      request: () => okta().challenge('okta-challenge-conformance'),
+      forgedStatus: 401,
+      replay: (answer) => ({ body: answer, headers: { authorization: answer } }),
     },
   },
 ];

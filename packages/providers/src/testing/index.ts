@@ -117,4 +117,12 @@ export {
   meta,
 } from './batches';
 export { type HmacDeliveryOptions, type HmacSignerOptions, hmac, type SignedRequest } from './hmac';
-export { chargebee } from './static-secrets';
+export {
+  type Auth0ContentFormat,
+  type Auth0DeliveryOptions,
+  auth0,
+  chargebee,
+  type OktaChallenge,
+  type OktaSignerOptions,
+  okta,
+} from './static-secrets';

@@ -444,4 +444,15 @@ export const SIGNERS: Record<string, Signer<any>> = {
     sign: (pair: Pair, id = 'e1') =>
       asRequest(kit.chargebee(pair).event({ id, event_type: 'subscription_created' })),
   },
+  auth0: strings(
+    'authorization',
+    (o) => providers.auth0(o as never),
+    (authorization, id) =>
+      kit.auth0({ authorization }).batch([{ log_id: id, data: { type: 's', log_id: id } }]),
+  ),
+  okta: strings(
+    'secret',
+    (o) => providers.okta(o as never),
+    (secret, id) => kit.okta({ secret }).batch([{ uuid: id, eventType: 'user.session.start' }]),
+  ),
 };

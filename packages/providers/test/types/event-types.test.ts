@@ -100,6 +100,8 @@ describe('eventType', () => {
     uzum: 'create',
     telegram: 'message',
     chargebee: 'subscription_created',
+    auth0: undefined,
+    okta: undefined,
   };
 
   it.each(Object.keys(SIGNERS))('reads the event name of a %s delivery', (name) => {
@@ -113,6 +115,8 @@ describe('eventType', () => {
     ['hubspot', 'contact.creation'],
     ['adyen', 'AUTHORISATION'],
     ['meta', 'messaging'],
+    ['auth0', 's'],
+    ['okta', 'user.session.start'],
   ])('reads the event name of each item of a %s batch', (name, type) => {
     const signer = SIGNERS[name]!;
     const preset = signer.build({ fixed: [signer.secrets[0]] });
