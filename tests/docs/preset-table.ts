@@ -73,6 +73,9 @@ export const OPTIONS: Record<string, object> = {
   chargebee: { username: 'u', password: 'p' },
   auth0: { authorization: 'Bearer token' },
   okta: { secret: 'x' },
+  microsoftGraph: { clientState: 'x' },
+  azureEventGrid: { secret: 'x' },
+  googleCalendar: { token: 'x' },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
 };
 

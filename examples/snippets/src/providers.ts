@@ -305,3 +305,32 @@ export function oktaKeys(request: HttpRequest): Key[] | undefined {
   // #endregion okta
   return preset.items?.(request)?.map((item) => item.key);
 }
+
+export function microsoftGraphKeys(request: HttpRequest): Key[] | undefined {
+  // #region microsoft-graph
+  const preset = providers.microsoftGraph({
+    clientState: process.env.GRAPH_CLIENT_STATE!, // the clientState you set on the subscriptions
+  });
+  // Graph gives a notification no id: each item's key is a digest of what changed.
+  preset.items?.(request)?.map((item) => item.key); // ['sha256:…'] (one per notification of value[])
+  // #endregion microsoft-graph
+  return preset.items?.(request)?.map((item) => item.key);
+}
+
+export function azureEventGridKeys(request: HttpRequest): Key[] | undefined {
+  // #region azure-event-grid
+  // The subscription's endpoint: https://example.com/webhooks/eventgrid?code=<secret>
+  const preset = providers.azureEventGrid({ secret: process.env.EVENT_GRID_URL_SECRET! });
+  preset.items?.(request)?.map((item) => item.key); // ['831e1650-001e-001b-66ab-eeb76e069631'] (id of each event)
+  // #endregion azure-event-grid
+  return preset.items?.(request)?.map((item) => item.key);
+}
+
+export function googleCalendarKeys(request: HttpRequest): Record<string, Key> {
+  // #region google-calendar
+  // events.watch({ requestBody: { id: channelId, type: 'web_hook', address, token } })
+  const preset = providers.googleCalendar({ token: process.env.GOOGLE_CHANNEL_TOKEN! });
+  preset.key(request); // '01234567-89ab-cdef-0123456789ab:398005' (X-Goog-Channel-ID:X-Goog-Message-Number)
+  // #endregion google-calendar
+  return { request: preset.key(request) };
+}

@@ -78,6 +78,9 @@ Object.assign(process.env, {
   CHARGEBEE_WEBHOOK_PASSWORD: 'chargebee-password',
   AUTH0_LOG_STREAM_TOKEN: 'Bearer auth0-token',
   OKTA_EVENT_HOOK_SECRET: 'okta-secret',
+  GRAPH_CLIENT_STATE: 'graph-state',
+  EVENT_GRID_URL_SECRET: 'grid-secret',
+  GOOGLE_CHANNEL_TOKEN: 'google-token',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -326,6 +329,20 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
         json({ id: 'ev_16BHbhF4s42tO2lK', event_type: 'subscription_created', content: {} }),
       ),
   ],
+  [
+    'google-calendar',
+    () =>
+      snippets.googleCalendarKeys(
+        req({
+          body: '',
+          headers: {
+            'x-goog-channel-id': '01234567-89ab-cdef-0123456789ab',
+            'x-goog-message-number': '398005',
+            'x-goog-resource-state': 'exists',
+          },
+        }),
+      ),
+  ],
 ];
 
 it.each(cases)('%s: the key in the comment is the key the preset reads', (region, run) => {
@@ -349,6 +366,26 @@ it('okta: the keys in the comment are the uuids the preset reads from data.event
   ];
   const body = { eventType: 'com.okta.event_hook', data: { events } };
   expect(snippets.oktaKeys(json(body))).toEqual(JSON.parse(ids.replace(/'/g, '"')));
+});
+
+it('microsoft-graph: one sha256 key per notification, as the comment says', () => {
+  const note = { subscriptionId: 's', changeType: 'created', resource: 'Users/u1/Messages/m1' };
+  const keys = snippets.microsoftGraphKeys(
+    json({ value: [{ ...note, clientState: 'graph-state' }] }),
+  );
+  expect(readRegion(source, 'microsoft-graph')).toContain("// ['sha256:…']");
+  expect(keys).toEqual([expect.stringMatching(/^sha256:[0-9a-f]{64}$/)]);
+});
+
+it('azure-event-grid: the keys in the comment are the event ids the preset reads', () => {
+  const ids = /\/\/ (\[[^\]]+\])/.exec(readRegion(source, 'azure-event-grid'))![1]!;
+  const events = [
+    { id: '831e1650-001e-001b-66ab-eeb76e069631', eventType: 'Microsoft.Storage.BlobCreated' },
+  ];
+  const keys = snippets.azureEventGridKeys(
+    json(events, { url: '/webhooks/eventgrid?code=grid-secret' }),
+  );
+  expect(keys).toEqual(JSON.parse(ids.replace(/'/g, '"')));
 });
 
 it('click: a Complete with error < 0 is keyed as a cancellation, as the comment says', () => {

@@ -239,6 +239,23 @@ export {
   type OktaMinimalEvent,
   type OktaMinimalEvents,
 } from './okta';
+export {
+  microsoftGraph,
+  type MicrosoftGraphOptions,
+  type MicrosoftGraphMinimalNotification,
+  type MicrosoftGraphMinimalEvents,
+} from './microsoft-graph';
+export {
+  azureEventGrid,
+  type AzureEventGridOptions,
+  type AzureEventGridMinimalEvent,
+  type AzureEventGridMinimalEvents,
+} from './azure-event-grid';
+export {
+  googleCalendar,
+  type GoogleCalendarOptions,
+  type GoogleCalendarMinimalEvents,
+} from './google-calendar';
 export type {
   EventMap,
   EventOf,

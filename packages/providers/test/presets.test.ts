@@ -17,6 +17,9 @@ const all: Record<string, ProviderPreset> = {
   chargebee: providers.chargebee({ username: 'user', password: 'pass' }),
   auth0: providers.auth0({ authorization: 'Bearer token' }),
   okta: providers.okta({ secret: 'secret' }),
+  'microsoft-graph': providers.microsoftGraph({ clientState: 'state' }),
+  'azure-event-grid': providers.azureEventGrid({ secret: 'secret' }),
+  'google-calendar': providers.googleCalendar({ token: 'token' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -91,6 +94,9 @@ describe('retention follows the summary table of docs/providers.md', () => {
       chargebee: 30,
       auth0: 14,
       okta: 3,
+      'microsoft-graph': 3,
+      'azure-event-grid': 3,
+      'google-calendar': 7,
     });
   });
 

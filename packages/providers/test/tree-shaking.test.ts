@@ -49,6 +49,9 @@ const MARKS: Record<string, string> = {
   chargebee: 'chargebee',
   auth0: 'log_id',
   okta: 'x-okta-verification-challenge',
+  microsoftGraph: 'validationToken',
+  azureEventGrid: 'validationResponse',
+  googleCalendar: 'x-goog-channel-token',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

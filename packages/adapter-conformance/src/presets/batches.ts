@@ -1,5 +1,6 @@
 /**
- * @module One genuine batch per batched preset (SendGrid, HubSpot, Adyen, Meta, Auth0, Okta), signed by the
+ * @module One genuine batch per batched preset (SendGrid, HubSpot, Adyen, Meta, Auth0, Okta,
+ * Microsoft Graph, Azure Event Grid), signed by the
  * test kit, with a re-batch that repeats one item beside a new one, and Meta's and Okta's
  * verification GETs:
  * what the batch cases send through every adapter.
@@ -57,6 +58,36 @@ const OKTA_SECRET = 'conformance okta secret';
 const okta = () => signers.okta({ secret: OKTA_SECRET, url });
 const oktaEvents = (ids: readonly string[]) =>
   ids.map((uuid) => ({ uuid, eventType: 'user.session.start', actor: { id: '00u1' } }));
+
+const GRAPH_STATE = 'conformance graph client state';
+const graph = () => signers.microsoftGraph({ clientState: GRAPH_STATE, url });
+const graphNotes = (ids: readonly string[]) =>
+  ids.map((id) => ({
+    subscriptionId: 'c0nf0rma-0000-4000-8000-000000000001',
+    changeType: 'created',
+    resource: `Users/u1/Messages/${id}`,
+    resourceData: { '@odata.type': '#Microsoft.Graph.Message', id },
+  }));
+
+const GRID_SECRET = 'conformance-event-grid-secret';
+const grid = () => signers.azureEventGrid({ secret: GRID_SECRET, url });
+const gridEvents = (ids: readonly string[]) =>
+  ids.map((id) => ({ id, eventType: 'Microsoft.Storage.BlobCreated', subject: `/blobs/${id}` }));
+
+/** The receipt keys the preset gives these notifications: it reads them from a batch of them. */
+const graphKeys = (ids: readonly string[]) => {
+  const preset = providers.microsoftGraph({ clientState: GRAPH_STATE });
+  const delivery = graph().batch(graphNotes(ids));
+  const request = {
+    method: 'POST',
+    url: delivery.path,
+    headers: delivery.headers,
+    rawBody: delivery.body,
+    body: undefined,
+    native: {},
+  };
+  return (preset.items?.(request) ?? []).map((item) => String(item.key));
+};
 
 const accepted: Answer = {
   kind: 'text',
@@ -165,5 +196,23 @@ export const batchFixtures: readonly BatchFixture[] = [
       forgedStatus: 401,
       replay: (answer) => ({ body: answer, headers: { authorization: answer } }),
     },
+  },
+  {
+    name: 'microsoft-graph (keys are digests of each change)',
+    preset: () => providers.microsoftGraph({ clientState: GRAPH_STATE }),
+    itemIds: graphKeys(['m1', 'm2']),
+    newItemId: graphKeys(['m3'])[0]!,
+    delivery: () => graph().batch(graphNotes(['m1', 'm2'])),
+    rebatched: () => graph().batch(graphNotes(['m2', 'm3'])),
+    answer: received,
+  },
+  {
+    name: 'azure-event-grid (the secret in the URL query)',
+    preset: () => providers.azureEventGrid({ secret: GRID_SECRET }),
+    itemIds: ['grid-1', 'grid-2'],
+    newItemId: 'grid-3',
+    delivery: () => grid().batch(gridEvents(['grid-1', 'grid-2'])),
+    rebatched: () => grid().batch(gridEvents(['grid-2', 'grid-3'])),
+    answer: received,
   },
 ];

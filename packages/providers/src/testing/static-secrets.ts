@@ -1,20 +1,24 @@
 /**
  * @module Signers of the providers that authenticate with a static secret instead of a signature
  * and are not the first of their kind (Chargebee's HTTP Basic, Auth0's Authorization token, Okta's header
- * secret…). A retry is the same request;
+ * secret, Microsoft Graph's `clientState`, Azure Event Grid's URL secret, Google
+ * Calendar's channel token…). A retry is the same request;
  * the forged copy carries another password or token.
  */
 import { basicOptions, type BasicSignerOptions, withCredential } from './credentials';
 import { type Payload, placeOf } from './common';
 import {
+  asHandshake,
   type Challenge,
   challengeOf,
   type Delivery,
   type DeliveryOptions,
+  delivered,
+  type Handshake,
   newId,
   type SignerOptions,
 } from './delivery';
-import { secretOption } from './post';
+import { keyedSigner, secretOption } from './post';
 
 /** A fake Chargebee: the event with the Basic credentials of the webhook URL. */
 export function chargebee(options: BasicSignerOptions) {
@@ -106,5 +110,133 @@ export function okta(options: OktaSignerOptions) {
         forged: () => challengeWith(value, true),
       });
     },
+  };
+}
+
+/**
+ * A fake Microsoft Graph: `{ value: notifications }`, each notification given the subscription's
+ * `clientState` (the forged copy another); `validation()` the POST `?validationToken=` Graph sends
+ * when a subscription is created, answered with the token.
+ */
+export function microsoftGraph(options: SignerOptions & { clientState: string }) {
+  const state = secretOption('microsoftGraph', options, 'clientState');
+  const { url, clock, post } = keyedSigner('microsoftGraph', options, [state], () => [
+    `forged-${state}`,
+  ]);
+  const batch = (notifications: readonly object[], delivery?: DeliveryOptions): Delivery =>
+    post(
+      ({ key }) => ({ value: notifications.map((n) => ({ ...n, clientState: key })) }),
+      delivery,
+      () => ({}),
+    );
+  return {
+    batch,
+    event: batch,
+    validation(
+      token = `Validation: Testing client application reachability ${newId()}`,
+    ): Handshake {
+      const called = new URL(url);
+      called.searchParams.set('validationToken', token);
+      const made = delivered(clock, undefined, () => ({
+        url: called.toString(),
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+        body: '',
+      }));
+      return asHandshake(made, token);
+    },
+  };
+}
+
+/** Options of the {@link azureEventGrid} signer. */
+export interface AzureEventGridSignerOptions extends SignerOptions {
+  /** The secret in the endpoint URL's query. */
+  secret: string;
+  /** The query parameter that carries it. Defaults to `code`. */
+  queryParameter?: string;
+}
+
+/**
+ * A fake Azure Event Grid: a JSON array of events POSTed to the URL with the secret in its query
+ * (the forged copy another); `validation(code)` the subscription validation event, answered
+ * `{"validationResponse": code}`.
+ */
+export function azureEventGrid(options: AzureEventGridSignerOptions) {
+  const secret = secretOption('azureEventGrid', options, 'secret');
+  const parameter = options.queryParameter ?? 'code';
+  const { url, clock } = placeOf('azureEventGrid', options);
+  const at = (key: string) => {
+    const called = new URL(url);
+    called.searchParams.set(parameter, key);
+    return called.toString();
+  };
+  const send = (events: readonly object[], delivery?: DeliveryOptions): Delivery =>
+    delivered(clock, delivery, ({ forged }) => ({
+      url: at(forged ? `forged-${secret}` : secret),
+      headers: { 'content-type': 'application/json', 'aeg-event-type': 'Notification' },
+      body: JSON.stringify(events),
+    }));
+  return {
+    batch: send,
+    event: send,
+    validation(code = newId()): Handshake {
+      const event = {
+        id: newId(),
+        topic:
+          '/subscriptions/0000/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/kit',
+        subject: '',
+        eventType: 'Microsoft.EventGrid.SubscriptionValidationEvent',
+        eventTime: new Date(clock()).toISOString(),
+        data: { validationCode: code },
+        dataVersion: '1',
+        metadataVersion: '1',
+      };
+      return asHandshake(send([event]), JSON.stringify({ validationResponse: code }));
+    },
+  };
+}
+
+/** Options of one Google Calendar notification (all headers: the body is empty). */
+export interface GoogleCalendarNotification {
+  /** `X-Goog-Channel-ID`. Defaults to the signer's `channelId`. */
+  channelId?: string;
+  /** `X-Goog-Message-Number`. Defaults to a new number above 1. */
+  messageNumber?: number;
+  /** `X-Goog-Resource-State`: `sync`, `exists` or `not_exists`. Defaults to `exists`. */
+  resourceState?: string;
+  /** `X-Goog-Resource-ID`. Defaults to `kit-resource`. */
+  resourceId?: string;
+}
+
+/**
+ * A fake Google Calendar push channel: empty POSTs whose headers say what changed, with the
+ * channel's token in `X-Goog-Channel-Token` (the forged copy another); `sync()` the channel's
+ * first message, which the preset answers itself.
+ */
+export function googleCalendar(options: SignerOptions & { token: string; channelId?: string }) {
+  const token = secretOption('googleCalendar', options, 'token');
+  const channel = options.channelId ?? newId();
+  const { url, clock } = placeOf('googleCalendar', options);
+  let next = 2;
+  const event = (notification: GoogleCalendarNotification = {}, delivery?: DeliveryOptions) => {
+    const number = notification.messageNumber ?? next++;
+    return delivered(clock, delivery, ({ forged }) => ({
+      url,
+      headers: {
+        'x-goog-channel-id': notification.channelId ?? channel,
+        'x-goog-channel-token': forged ? `forged-${token}` : token,
+        'x-goog-message-number': String(number),
+        'x-goog-resource-state': notification.resourceState ?? 'exists',
+        'x-goog-resource-id': notification.resourceId ?? 'kit-resource',
+        'x-goog-resource-uri': 'https://www.googleapis.com/calendar/v3/calendars/primary/events',
+        'x-goog-channel-expiration': new Date(clock() + 86_400_000).toUTCString(),
+      },
+      body: '',
+    }));
+  };
+  return {
+    channelId: channel,
+    event,
+    sync: (delivery?: DeliveryOptions): Handshake =>
+      asHandshake(event({ messageNumber: 1, resourceState: 'sync' }, delivery), ''),
   };
 }

@@ -27,7 +27,7 @@ function perTenant<S>(signer: Signer<S>): SecretResolver<S> {
 }
 
 it('covers every preset of the package', () => {
-  expect(names).toHaveLength(45);
+  expect(names).toHaveLength(48);
 });
 
 describe.each(names)('%s', (name) => {

@@ -455,4 +455,25 @@ export const SIGNERS: Record<string, Signer<any>> = {
     (o) => providers.okta(o as never),
     (secret, id) => kit.okta({ secret }).batch([{ uuid: id, eventType: 'user.session.start' }]),
   ),
+  microsoftGraph: strings(
+    'clientState',
+    (o) => providers.microsoftGraph(o as never),
+    (clientState, id) =>
+      kit
+        .microsoftGraph({ clientState })
+        .batch([
+          { subscriptionId: 's1', changeType: 'updated', resource: `Users/u1/Messages/${id}` },
+        ]),
+  ),
+  azureEventGrid: strings(
+    'secret',
+    (o) => providers.azureEventGrid(o as never),
+    (secret, id) =>
+      kit.azureEventGrid({ secret }).batch([{ id, eventType: 'Microsoft.Storage.BlobCreated' }]),
+  ),
+  googleCalendar: strings(
+    'token',
+    (o) => providers.googleCalendar(o as never),
+    (token, id) => kit.googleCalendar({ token, channelId: id }).event({ messageNumber: 2 }),
+  ),
 };

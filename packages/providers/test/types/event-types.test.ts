@@ -102,6 +102,9 @@ describe('eventType', () => {
     chargebee: 'subscription_created',
     auth0: undefined,
     okta: undefined,
+    microsoftGraph: undefined,
+    azureEventGrid: undefined,
+    googleCalendar: 'exists',
   };
 
   it.each(Object.keys(SIGNERS))('reads the event name of a %s delivery', (name) => {
@@ -117,6 +120,8 @@ describe('eventType', () => {
     ['meta', 'messaging'],
     ['auth0', 's'],
     ['okta', 'user.session.start'],
+    ['microsoftGraph', 'updated'],
+    ['azureEventGrid', 'Microsoft.Storage.BlobCreated'],
   ])('reads the event name of each item of a %s batch', (name, type) => {
     const signer = SIGNERS[name]!;
     const preset = signer.build({ fixed: [signer.secrets[0]] });
