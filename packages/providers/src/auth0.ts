@@ -6,11 +6,9 @@
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { batchedPreset, contentKey, jsonArrayBody } from './batched';
 import type { PresetFactory } from './events';
-import { requireOptions } from './options';
 import { bodyText, idPart, isJsonObject, jsonBody, type JsonObject } from './request-fields';
-import { type SecretOptions, stringKeyring } from './secrets';
-import { secretDigest } from './signature';
-import { tokenHeaderMatch } from './token-header';
+import type { SecretOptions } from './secrets';
+import { tokenHeaderMatch, tokenKeyring } from './token-header';
 
 /**
  * Options of {@link auth0}: `authorization`, the stream's "Authorization Token" exactly as you
@@ -92,10 +90,7 @@ function logId(log: JsonObject): string | undefined {
  * @see docs/providers.md#auth0-log-streams
  */
 export const auth0: PresetFactory<Auth0Options, Auth0MinimalEvents> = (options) => {
-  requireOptions('auth0', options);
-  const ring = stringKeyring('auth0', options, 'authorization', 'the Authorization Token', {
-    toKey: secretDigest,
-  });
+  const ring = tokenKeyring('auth0', options, 'authorization', 'the Authorization Token');
   return batchedPreset(ring, {
     provider: 'auth0',
     keyDescription: 'log_id of each log',

@@ -9,8 +9,9 @@ import type { PresetFactory } from './events';
 import { optionalString, requireOptions } from './options';
 import { idPart, isJsonObject, jsonBody, type JsonObject } from './request-fields';
 import { handshakeJson } from './response';
-import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
-import { secretDigest, secretEquals } from './signature';
+import { firstMatch, type SecretOptions } from './secrets';
+import { secretEquals } from './signature';
+import { tokenKeyring } from './token-header';
 
 /**
  * Options of {@link azureEventGrid}: `secret`, the value you put in the endpoint URL's query
@@ -100,9 +101,7 @@ export const azureEventGrid: PresetFactory<AzureEventGridOptions, AzureEventGrid
       'queryParameter',
       `azureEventGrid() needs "queryParameter" as a plain query parameter name, got "${parameter}"`,
     );
-  const ring = stringKeyring('azureEventGrid', options, 'secret', 'the URL secret', {
-    toKey: secretDigest,
-  });
+  const ring = tokenKeyring('azureEventGrid', options, 'secret', 'the URL secret');
   return batchedPreset(ring, {
     provider: 'azure-event-grid',
     keyDescription: 'id of each event',

@@ -6,12 +6,10 @@
 import type { HttpRequest } from '@webhook-idempotency/core';
 import type { PresetFactory } from './events';
 import { keyedPreset } from './keyed-preset';
-import { requireOptions } from './options';
 import { header, headerId, joinedId } from './request-fields';
 import { handshakeText } from './response';
-import { type SecretOptions, stringKeyring } from './secrets';
-import { secretDigest } from './signature';
-import { tokenHeaderMatch } from './token-header';
+import type { SecretOptions } from './secrets';
+import { tokenHeaderMatch, tokenKeyring } from './token-header';
 
 /**
  * Options of {@link googleCalendar}: `token`, the `token` you set when opening the channels
@@ -57,10 +55,7 @@ function messageKey(request: HttpRequest): string | undefined {
 export const googleCalendar: PresetFactory<GoogleCalendarOptions, GoogleCalendarMinimalEvents> = (
   options,
 ) => {
-  requireOptions('googleCalendar', options);
-  const ring = stringKeyring('googleCalendar', options, 'token', 'the channel token', {
-    toKey: secretDigest,
-  });
+  const ring = tokenKeyring('googleCalendar', options, 'token', 'the channel token');
   const state = headerId('x-goog-resource-state');
   return keyedPreset(ring, {
     provider: 'google-calendar',

@@ -7,11 +7,11 @@
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { batchedPreset, contentKey } from './batched';
 import type { PresetFactory } from './events';
-import { requireOptions } from './options';
 import { bodyText, idPart, isJsonObject, jsonBody, type JsonObject } from './request-fields';
 import { handshakeText } from './response';
-import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
-import { secretDigest, secretEquals } from './signature';
+import { firstMatch, type SecretOptions } from './secrets';
+import { secretEquals } from './signature';
+import { tokenKeyring } from './token-header';
 
 /**
  * Options of {@link microsoftGraph}: `clientState`, the secret you set as `clientState` when
@@ -121,10 +121,7 @@ function clientStateMatch(request: HttpRequest, keys: readonly Buffer[]): Buffer
 export const microsoftGraph: PresetFactory<MicrosoftGraphOptions, MicrosoftGraphMinimalEvents> = (
   options,
 ) => {
-  requireOptions('microsoftGraph', options);
-  const ring = stringKeyring('microsoftGraph', options, 'clientState', 'the clientState secret', {
-    toKey: secretDigest,
-  });
+  const ring = tokenKeyring('microsoftGraph', options, 'clientState', 'the clientState secret');
   return batchedPreset(ring, {
     provider: 'microsoft-graph',
     keyDescription: 'notifications in value[]',

@@ -9,9 +9,8 @@ import type { PresetFactory } from './events';
 import { optionalString, requireOptions } from './options';
 import { header, idPart, isJsonObject, jsonBody } from './request-fields';
 import { handshakeJson, handshakeText } from './response';
-import { type Keyring, type SecretOptions, stringKeyring } from './secrets';
-import { secretDigest } from './signature';
-import { tokenHeaderMatch } from './token-header';
+import type { Keyring, SecretOptions } from './secrets';
+import { tokenHeaderMatch, tokenKeyring } from './token-header';
 
 /**
  * Options of {@link okta}: `secret`, the event hook's "Authentication secret" (the whole header
@@ -85,9 +84,7 @@ export const okta: PresetFactory<OktaOptions, OktaMinimalEvents> = (options) => 
   const name = optionalString('okta', 'header', o.header, 'authorization').trim().toLowerCase();
   if (!HEADER_NAME.test(name))
     throw new ConfigError('header', `okta() needs "header" as a header name, got "${name}"`);
-  const ring = stringKeyring('okta', options, 'secret', 'the authentication secret', {
-    toKey: secretDigest,
-  });
+  const ring = tokenKeyring('okta', options, 'secret', 'the authentication secret');
   const match = tokenHeaderMatch(name);
   return batchedPreset(ring, {
     provider: 'okta',
