@@ -5,6 +5,7 @@
  * delivery is refused (401, or 400 by a framework's own body parser), with no claim and no handler even under `onMissingKey: 'passthrough'`.
  */
 import type { ProviderPreset } from '@webhook-idempotency/core';
+import type { Handshake } from '@webhook-idempotency/providers/testing';
 import type { AdapterCase } from '../case';
 import type { Harness } from '../harness';
 import { batchFixtures, type PresetRequest, presetFixtures, requestOf } from '../presets';
@@ -39,32 +40,40 @@ const getChallenge = (
   replay: source.replay,
 });
 
+/** A handshake sent as a POST (Discord's PING, Graph's validation): the POST, and its replay. */
+const postChallenge = (
+  name: string,
+  preset: () => ProviderPreset,
+  source: { request(): Handshake; replay(answer: string): PresetRequest },
+): Challenge => ({
+  name,
+  preset,
+  ask: (h) => {
+    const request = source.request();
+    const { body, headers, path } = requestOf(request);
+    return { response: h.post(undefined, body, { ...headers }, path), answer: request.answer };
+  },
+  replay: source.replay,
+});
+
 const challenges: Challenge[] = [
   ...presetFixtures.flatMap((fixture): Challenge[] => {
     const { handshake, challenge } = fixture;
     const found: Challenge[] = [];
     if (handshake)
-      found.push({
-        name: `${fixture.name} handshake`,
-        preset: fixture.preset,
-        ask: (h) => {
-          const request = handshake.request();
-          const { body, headers, path } = requestOf(request);
-          return {
-            response: h.post(undefined, body, { ...headers }, path),
-            answer: request.answer,
-          };
-        },
-        replay: handshake.replay,
-      });
+      found.push(postChallenge(`${fixture.name} handshake`, fixture.preset, handshake));
     if (challenge)
       found.push(getChallenge(`${fixture.name} challenge GET`, fixture.preset, challenge));
     return found;
   }),
   ...batchFixtures.flatMap((fixture): Challenge[] => {
-    const { handshake } = fixture;
-    if (!handshake) return [];
-    return [getChallenge(`${fixture.name} verification GET`, fixture.preset, handshake)];
+    const { handshake, postHandshake } = fixture;
+    const found: Challenge[] = [];
+    if (handshake)
+      found.push(getChallenge(`${fixture.name} verification GET`, fixture.preset, handshake));
+    if (postHandshake)
+      found.push(postChallenge(`${fixture.name} handshake`, fixture.preset, postHandshake));
+    return found;
   }),
 ];
 

@@ -205,6 +205,13 @@ export const batchFixtures: readonly BatchFixture[] = [
     delivery: () => graph().batch(graphNotes(['m1', 'm2'])),
     rebatched: () => graph().batch(graphNotes(['m2', 'm3'])),
     answer: received,
+    postHandshake: {
+      request: () => graph().validation('conformance validation token'),
+      replay: (answer) => ({
+        body: JSON.stringify({ value: [{ ...graphNotes(['m9'])[0], clientState: answer }] }),
+        headers: {},
+      }),
+    },
   },
   {
     name: 'azure-event-grid (the secret in the URL query)',
@@ -214,5 +221,14 @@ export const batchFixtures: readonly BatchFixture[] = [
     delivery: () => grid().batch(gridEvents(['grid-1', 'grid-2'])),
     rebatched: () => grid().batch(gridEvents(['grid-2', 'grid-3'])),
     answer: received,
+    postHandshake: {
+      request: () => grid().validation('conformance-validation-code'),
+      // The answer as the URL secret: a delivery carries its secret in the query.
+      replay: (answer) => ({
+        body: JSON.stringify(gridEvents(['grid-9'])),
+        headers: {},
+        path: `/hook?code=${encodeURIComponent(answer)}`,
+      }),
+    },
   },
 ];

@@ -221,7 +221,10 @@ export function googleCalendar(options: SignerOptions & { token: string; channel
     const number = notification.messageNumber ?? next++;
     return delivered(clock, delivery, ({ forged }) => ({
       url,
+      // The body is empty; which content-type Google names for it is UNCONFIRMED (a JSON one
+      // would be refused by a strict JSON parser, such as Fastify's, before any guard runs).
       headers: {
+        'content-type': 'text/plain; charset=utf-8',
         'x-goog-channel-id': notification.channelId ?? channel,
         'x-goog-channel-token': forged ? `forged-${token}` : token,
         'x-goog-message-number': String(number),
