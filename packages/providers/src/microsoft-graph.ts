@@ -7,6 +7,7 @@
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { batchedPreset, contentKey } from './batched';
 import type { PresetFactory } from './events';
+import { canonicalFingerprint } from './fingerprint';
 import { bodyText, idPart, isJsonObject, jsonBody, type JsonObject } from './request-fields';
 import { handshakeText } from './response';
 import { firstMatch, type SecretOptions } from './secrets';
@@ -128,7 +129,11 @@ export const microsoftGraph: PresetFactory<MicrosoftGraphOptions, MicrosoftGraph
     needsRawBody: false,
     retentionDays: 3,
     items: notifications,
-    item: (n: JsonObject) => ({ id: contentKey(changeOf(n)) }),
+    // The fingerprint too leaves out what a retry may change: a retry after a renewal is a replay.
+    item: (n: JsonObject) => ({
+      id: contentKey(changeOf(n)),
+      fingerprint: canonicalFingerprint(changeOf(n)),
+    }),
     handshake(request) {
       const token = validationToken(request);
       return token === undefined ? undefined : handshakeText(200, token);

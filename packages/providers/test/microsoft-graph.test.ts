@@ -36,9 +36,13 @@ describe('microsoftGraph preset', () => {
     for (const item of items) expect(item.key).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(items.map((item) => preset.itemType?.(item.value))).toEqual(['updated', 'created']);
     const keyOf = (n: object) => preset.items?.(post({ value: [n] }))?.[0]?.key;
-    // A retry after a renewal keeps the key; another change (another etag) gets another.
+    const fingerprintOf = (n: object) => preset.items?.(post({ value: [n] }))?.[0]?.fingerprint;
+    // A retry after a renewal keeps the key and the fingerprint; another change (another etag) gets another key.
     const renewed = { ...note('m1'), subscriptionExpirationDateTime: '2026-12-04T11:00:00Z' };
     expect(keyOf(renewed)).toBe(keyOf(note('m1')));
+    // (The engine's default, a digest of the whole notification, would differ.)
+    expect(fingerprintOf(renewed)).toEqual(expect.stringMatching(/^[0-9a-f]{64}$/));
+    expect(fingerprintOf(renewed)).toBe(fingerprintOf(note('m1')));
     expect(keyOf(note('m1', 'updated', 'W/"2"'))).not.toBe(keyOf(note('m1')));
     const lifecycle = {
       subscriptionId: 's',
