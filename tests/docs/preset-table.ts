@@ -87,6 +87,12 @@ export const OPTIONS: Record<string, object> = {
   sanity: { secret: 'x' },
   mux: { secret: 'x' },
   webflow: { secret: 'x' },
+  chargebee: { username: 'u', password: 'p' },
+  auth0: { authorization: 'Bearer token' },
+  okta: { secret: 'x' },
+  microsoftGraph: { clientState: 'x' },
+  azureEventGrid: { secret: 'x' },
+  googleCalendar: { token: 'x' },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
   // Signed tokens and public keys.
   telnyx: { publicKey: Buffer.alloc(32, 7).toString('base64') },

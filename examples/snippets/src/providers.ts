@@ -424,3 +424,65 @@ export function supabaseAuthHooksKeys(request: HttpRequest): Record<string, Key>
   // #endregion supabase-auth-hooks
   return { request: preset.key(request) };
 }
+
+export function chargebeeKeys(request: HttpRequest): Record<string, Key> {
+  // #region chargebee
+  const preset = providers.chargebee({
+    username: 'chargebee', // the pair under "Protect webhook URL with basic authentication"
+    password: process.env.CHARGEBEE_WEBHOOK_PASSWORD!,
+  });
+  preset.key(request); // 'ev_16BHbhF4s42tO2lK' (event id)
+  // #endregion chargebee
+  return { request: preset.key(request) };
+}
+
+export function auth0Keys(request: HttpRequest): Key[] | undefined {
+  // #region auth0
+  const preset = providers.auth0({
+    authorization: process.env.AUTH0_LOG_STREAM_TOKEN!, // the stream's Authorization Token, whole
+  });
+  // JSON lines is no JSON a parser reads: give this route express.raw({ type: '*/*' }).
+  preset.items?.(request)?.map((item) => item.key); // ['90020261201100000001', '90020261201100000002'] (log_id of each log)
+  // #endregion auth0
+  return preset.items?.(request)?.map((item) => item.key);
+}
+
+export function oktaKeys(request: HttpRequest): Key[] | undefined {
+  // #region okta
+  const preset = providers.okta({
+    secret: process.env.OKTA_EVENT_HOOK_SECRET!, // the hook's "Authentication secret"
+    header: 'authorization', // its "Authentication field" (the default)
+  });
+  preset.items?.(request)?.map((item) => item.key); // ['f8ec1c7c-1e04-11f1-a9f3-6f3d2b0c0001'] (uuid of each data.events[])
+  // #endregion okta
+  return preset.items?.(request)?.map((item) => item.key);
+}
+
+export function microsoftGraphKeys(request: HttpRequest): Key[] | undefined {
+  // #region microsoft-graph
+  const preset = providers.microsoftGraph({
+    clientState: process.env.GRAPH_CLIENT_STATE!, // the clientState you set on the subscriptions
+  });
+  // Graph gives a notification no id: each item's key is a digest of what changed.
+  preset.items?.(request)?.map((item) => item.key); // ['sha256:…'] (one per notification of value[])
+  // #endregion microsoft-graph
+  return preset.items?.(request)?.map((item) => item.key);
+}
+
+export function azureEventGridKeys(request: HttpRequest): Key[] | undefined {
+  // #region azure-event-grid
+  // The subscription's endpoint: https://example.com/webhooks/eventgrid?code=<secret>
+  const preset = providers.azureEventGrid({ secret: process.env.EVENT_GRID_URL_SECRET! });
+  preset.items?.(request)?.map((item) => item.key); // ['831e1650-001e-001b-66ab-eeb76e069631'] (id of each event)
+  // #endregion azure-event-grid
+  return preset.items?.(request)?.map((item) => item.key);
+}
+
+export function googleCalendarKeys(request: HttpRequest): Record<string, Key> {
+  // #region google-calendar
+  // events.watch({ requestBody: { id: channelId, type: 'web_hook', address, token } })
+  const preset = providers.googleCalendar({ token: process.env.GOOGLE_CHANNEL_TOKEN! });
+  preset.key(request); // '01234567-89ab-cdef-0123456789ab:398005' (X-Goog-Channel-ID:X-Goog-Message-Number)
+  // #endregion google-calendar
+  return { request: preset.key(request) };
+}

@@ -85,6 +85,12 @@ Object.assign(process.env, {
   POLAR_WEBHOOK_SECRET: 'polar-secret',
   DODO_PAYMENTS_WEBHOOK_KEY: `whsec_${Buffer.from('dodo-secret').toString('base64')}`,
   SEND_EMAIL_HOOK_SECRET: `v1,whsec_${Buffer.from('hook-secret').toString('base64')}`,
+  CHARGEBEE_WEBHOOK_PASSWORD: 'chargebee-password',
+  AUTH0_LOG_STREAM_TOKEN: 'Bearer auth0-token',
+  OKTA_EVENT_HOOK_SECRET: 'okta-secret',
+  GRAPH_CLIENT_STATE: 'graph-state',
+  EVENT_GRID_URL_SECRET: 'grid-secret',
+  GOOGLE_CHANNEL_TOKEN: 'google-token',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -469,12 +475,70 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
         ),
       ),
   ],
+  [
+    'chargebee',
+    () =>
+      snippets.chargebeeKeys(
+        json({ id: 'ev_16BHbhF4s42tO2lK', event_type: 'subscription_created', content: {} }),
+      ),
+  ],
+  [
+    'google-calendar',
+    () =>
+      snippets.googleCalendarKeys(
+        req({
+          body: '',
+          headers: {
+            'x-goog-channel-id': '01234567-89ab-cdef-0123456789ab',
+            'x-goog-message-number': '398005',
+            'x-goog-resource-state': 'exists',
+          },
+        }),
+      ),
+  ],
 ];
 
 it.each(cases)('%s: the key in the comment is the key the preset reads', (region, run) => {
   const expected = commentedKeys(region);
   expect(Object.keys(expected).length).toBeGreaterThan(0);
   expect(run()).toEqual(expected);
+});
+
+it('auth0: the keys in the comment are the log_ids the preset reads from JSON lines', () => {
+  const ids = /\/\/ (\[[^\]]+\])/.exec(readRegion(source, 'auth0'))![1]!;
+  const lines = ['90020261201100000001', '90020261201100000002']
+    .map((log_id) => JSON.stringify({ log_id, data: { type: 's', log_id } }))
+    .join('\n');
+  expect(snippets.auth0Keys(req({ body: lines }))).toEqual(JSON.parse(ids.replace(/'/g, '"')));
+});
+
+it('okta: the keys in the comment are the uuids the preset reads from data.events', () => {
+  const ids = /\/\/ (\[[^\]]+\])/.exec(readRegion(source, 'okta'))![1]!;
+  const events = [
+    { uuid: 'f8ec1c7c-1e04-11f1-a9f3-6f3d2b0c0001', eventType: 'user.session.start' },
+  ];
+  const body = { eventType: 'com.okta.event_hook', data: { events } };
+  expect(snippets.oktaKeys(json(body))).toEqual(JSON.parse(ids.replace(/'/g, '"')));
+});
+
+it('microsoft-graph: one sha256 key per notification, as the comment says', () => {
+  const note = { subscriptionId: 's', changeType: 'created', resource: 'Users/u1/Messages/m1' };
+  const keys = snippets.microsoftGraphKeys(
+    json({ value: [{ ...note, clientState: 'graph-state' }] }),
+  );
+  expect(readRegion(source, 'microsoft-graph')).toContain("// ['sha256:…']");
+  expect(keys).toEqual([expect.stringMatching(/^sha256:[0-9a-f]{64}$/)]);
+});
+
+it('azure-event-grid: the keys in the comment are the event ids the preset reads', () => {
+  const ids = /\/\/ (\[[^\]]+\])/.exec(readRegion(source, 'azure-event-grid'))![1]!;
+  const events = [
+    { id: '831e1650-001e-001b-66ab-eeb76e069631', eventType: 'Microsoft.Storage.BlobCreated' },
+  ];
+  const keys = snippets.azureEventGridKeys(
+    json(events, { url: '/webhooks/eventgrid?code=grid-secret' }),
+  );
+  expect(keys).toEqual(JSON.parse(ids.replace(/'/g, '"')));
 });
 
 it('click: a Complete with error < 0 is keyed as a cancellation, as the comment says', () => {

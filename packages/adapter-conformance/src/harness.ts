@@ -67,8 +67,11 @@ export interface Harness {
     headers?: Record<string, string>,
     path?: string,
   ): request.Test;
-  /** GETs /hook with `query` (a preset's handshake: Meta's `hub.challenge`); `res.body` is a Buffer. */
-  get(query: string): request.Test;
+  /**
+   * GETs /hook with `query` and `headers` (a preset's handshake: Meta's `hub.challenge`, Okta's
+   * challenge header); `res.body` is a Buffer.
+   */
+  get(query: string, headers?: Readonly<Record<string, string>>): request.Test;
   /** The receipt of `id`, read through the guard. */
   receipt(id: string): Promise<ObservedReceipt | null>;
   /** Resolves, once the app has reported `count` answered requests, with every report so far, in order. */
@@ -179,9 +182,13 @@ export function createHarness(
       if (id !== undefined) test.set('x-event-id', id);
       return test.buffer(true).parse(rawParser).send(body);
     },
-    get(query) {
+    get(query, headers = {}) {
       if (!app) throw new Error('start() the app first');
-      return request(app.server).get(`/hook?${query}`).buffer(true).parse(rawParser);
+      return request(app.server)
+        .get(`/hook?${query}`)
+        .set({ ...headers })
+        .buffer(true)
+        .parse(rawParser);
     },
     port() {
       if (!app) throw new Error('start() the app first');

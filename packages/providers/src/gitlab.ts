@@ -1,11 +1,9 @@
 /** @module GitLab preset: the `Idempotency-Key` header as the key, `X-Gitlab-Token` compared with the secret token. */
 import type { PresetFactory } from './events';
 import { keyedPreset } from './keyed-preset';
-import { requireOptions } from './options';
-import { tokenHeaderMatch } from './token-header';
+import { tokenHeaderMatch, tokenKeyring } from './token-header';
 import { headerId, idPart, jsonBody } from './request-fields';
-import { type SecretOptions, stringKeyring } from './secrets';
-import { secretDigest } from './signature';
+import type { SecretOptions } from './secrets';
 
 /**
  * Options of {@link gitlab}: `secretToken`, the webhook's secret token (project, group or system
@@ -41,10 +39,7 @@ export type GitLabMinimalEvents = Record<string, GitLabMinimalEvent>;
  * @see docs/providers.md#gitlab
  */
 export const gitlab: PresetFactory<GitLabOptions, GitLabMinimalEvents> = (options) => {
-  requireOptions('gitlab', options);
-  const ring = stringKeyring('gitlab', options, 'secretToken', 'the secret token', {
-    toKey: secretDigest,
-  });
+  const ring = tokenKeyring('gitlab', options, 'secretToken', 'the secret token');
   return keyedPreset(ring, {
     provider: 'gitlab',
     keyDescription: 'Idempotency-Key header',

@@ -315,6 +315,41 @@ export {
   type WebflowMinimalEvent,
   type WebflowMinimalEvents,
 } from './webflow';
+export {
+  chargebee,
+  type ChargebeeOptions,
+  type ChargebeeMinimalEvent,
+  type ChargebeeMinimalEvents,
+} from './chargebee';
+export {
+  auth0,
+  type Auth0Options,
+  type Auth0MinimalLog,
+  type Auth0MinimalEvents,
+} from './auth0';
+export {
+  okta,
+  type OktaOptions,
+  type OktaMinimalEvent,
+  type OktaMinimalEvents,
+} from './okta';
+export {
+  microsoftGraph,
+  type MicrosoftGraphOptions,
+  type MicrosoftGraphMinimalNotification,
+  type MicrosoftGraphMinimalEvents,
+} from './microsoft-graph';
+export {
+  azureEventGrid,
+  type AzureEventGridOptions,
+  type AzureEventGridMinimalEvent,
+  type AzureEventGridMinimalEvents,
+} from './azure-event-grid';
+export {
+  googleCalendar,
+  type GoogleCalendarOptions,
+  type GoogleCalendarMinimalEvents,
+} from './google-calendar';
 export type {
   EventMap,
   EventOf,

@@ -46,6 +46,12 @@ const all: Record<string, ProviderPreset> = {
   sanity: providers.sanity({ secret: 'x' }),
   mux: providers.mux({ secret: 'x' }),
   webflow: providers.webflow({ secret: 'x' }),
+  chargebee: providers.chargebee({ username: 'user', password: 'pass' }),
+  auth0: providers.auth0({ authorization: 'Bearer token' }),
+  okta: providers.okta({ secret: 'secret' }),
+  'microsoft-graph': providers.microsoftGraph({ clientState: 'state' }),
+  'azure-event-grid': providers.azureEventGrid({ secret: 'secret' }),
+  'google-calendar': providers.googleCalendar({ token: 'token' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -142,6 +148,12 @@ describe('retention follows the summary table of docs/providers.md', () => {
       sanity: 7,
       mux: 7,
       webflow: 7,
+      chargebee: 30,
+      auth0: 14,
+      okta: 3,
+      'microsoft-graph': 3,
+      'azure-event-grid': 3,
+      'google-calendar': 7,
     });
   });
 

@@ -40,6 +40,12 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.sanity({ secret: 'x' }), 7],
   [providers.mux({ secret: 'x' }), 7],
   [providers.webflow({ secret: 'x' }), 7],
+  [providers.chargebee({ username: 'u', password: 'p' }), 30],
+  [providers.auth0({ authorization: 't' }), 14],
+  [providers.okta({ secret: 's' }), 3],
+  [providers.microsoftGraph({ clientState: 's' }), 3],
+  [providers.azureEventGrid({ secret: 's' }), 3],
+  [providers.googleCalendar({ token: 't' }), 7],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

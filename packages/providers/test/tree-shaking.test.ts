@@ -64,6 +64,12 @@ const MARKS: Record<string, string> = {
   sanity: 'sanity-webhook-signature',
   mux: 'mux-signature',
   webflow: 'x-webflow-signature',
+  chargebee: 'chargebee',
+  auth0: 'log_id',
+  okta: 'x-okta-verification-challenge',
+  microsoftGraph: 'validationToken',
+  azureEventGrid: 'validationResponse',
+  googleCalendar: 'x-goog-channel-token',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(

@@ -1,7 +1,7 @@
 /**
  * @module Batched deliveries through every adapter (docs/providers.md#batched-deliveries): each
  * batched preset's genuine batch, its redelivery, a re-batch and a forged copy; an item held by
- * another worker, an item that throws; Meta's verification GET.
+ * another worker, an item that throws; Meta's and Okta's verification GETs.
  */
 import { expectReplay, handshakeCase } from './expect';
 import type { ProviderPreset } from '@webhook-idempotency/core';
@@ -73,8 +73,11 @@ function batchHandshakeCase(fixture: BatchFixture): AdapterCase | undefined {
   return handshakeCase('batches', name, fixture.preset, (h) => {
     const request = handshake.request();
     return {
-      forged: () => h.get(query(request.forged().url)),
-      genuine: () => h.get(query(request.url)),
+      forged: () => {
+        const forged = request.forged();
+        return h.get(query(forged.url), forged.headers);
+      },
+      genuine: () => h.get(query(request.url), request.headers),
       answer: request.answer,
       forgedStatus: handshake.forgedStatus,
       externalId: request.answer,

@@ -5,6 +5,7 @@
  * delivery is refused (401, or 400 by a framework's own body parser), with no claim and no handler even under `onMissingKey: 'passthrough'`.
  */
 import type { ProviderPreset } from '@webhook-idempotency/core';
+import type { Handshake } from '@webhook-idempotency/providers/testing';
 import type { AdapterCase } from '../case';
 import type { Harness } from '../harness';
 import { batchFixtures, type PresetRequest, presetFixtures, requestOf } from '../presets';
@@ -25,13 +26,32 @@ const queryOf = (url: string) => new URL(url).search.slice(1);
 const getChallenge = (
   name: string,
   preset: () => ProviderPreset,
-  source: { request(): { url: string; answer: string }; replay(answer: string): PresetRequest },
+  source: {
+    request(): { url: string; answer: string; headers: Readonly<Record<string, string>> };
+    replay(answer: string): PresetRequest;
+  },
 ): Challenge => ({
   name,
   preset,
   ask: (h) => {
     const request = source.request();
-    return { response: h.get(queryOf(request.url)), answer: request.answer };
+    return { response: h.get(queryOf(request.url), request.headers), answer: request.answer };
+  },
+  replay: source.replay,
+});
+
+/** A handshake sent as a POST (Discord's PING, Graph's validation): the POST, and its replay. */
+const postChallenge = (
+  name: string,
+  preset: () => ProviderPreset,
+  source: { request(): Handshake; replay(answer: string): PresetRequest },
+): Challenge => ({
+  name,
+  preset,
+  ask: (h) => {
+    const request = source.request();
+    const { body, headers, path } = requestOf(request);
+    return { response: h.post(undefined, body, { ...headers }, path), answer: request.answer };
   },
   replay: source.replay,
 });
@@ -41,27 +61,19 @@ const challenges: Challenge[] = [
     const { handshake, challenge } = fixture;
     const found: Challenge[] = [];
     if (handshake)
-      found.push({
-        name: `${fixture.name} handshake`,
-        preset: fixture.preset,
-        ask: (h) => {
-          const request = handshake.request();
-          const { body, headers, path } = requestOf(request);
-          return {
-            response: h.post(undefined, body, { ...headers }, path),
-            answer: request.answer,
-          };
-        },
-        replay: handshake.replay,
-      });
+      found.push(postChallenge(`${fixture.name} handshake`, fixture.preset, handshake));
     if (challenge)
       found.push(getChallenge(`${fixture.name} challenge GET`, fixture.preset, challenge));
     return found;
   }),
   ...batchFixtures.flatMap((fixture): Challenge[] => {
-    const { handshake } = fixture;
-    if (!handshake) return [];
-    return [getChallenge(`${fixture.name} verification GET`, fixture.preset, handshake)];
+    const { handshake, postHandshake } = fixture;
+    const found: Challenge[] = [];
+    if (handshake)
+      found.push(getChallenge(`${fixture.name} verification GET`, fixture.preset, handshake));
+    if (postHandshake)
+      found.push(postChallenge(`${fixture.name} handshake`, fixture.preset, postHandshake));
+    return found;
   }),
 ];
 

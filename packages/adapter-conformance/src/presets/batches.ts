@@ -1,6 +1,10 @@
 /**
  * @module One genuine batch per batched preset (SendGrid, HubSpot, Adyen, Meta, Mandrill), signed by the
  * test kit, with a re-batch that repeats one item beside a new one, and Meta's verification GET:
+ * @module One genuine batch per batched preset (SendGrid, HubSpot, Adyen, Meta, Auth0, Okta,
+ * Microsoft Graph, Azure Event Grid), signed by the
+ * test kit, with a re-batch that repeats one item beside a new one, and Meta's and Okta's
+ * verification GETs:
  * what the batch cases send through every adapter.
  */
 import { canonicalJson, sha256Hex } from '@webhook-idempotency/core/adapter';
@@ -52,6 +56,47 @@ const mandrill = () => signers.mandrill({ webhookKey: MANDRILL_KEY, url });
 /** Mandrill events carry no id of their own: each is keyed on its content's SHA-256. */
 const mandrillEvent = (ts: number) => ({ event: 'open', _id: 'msg-conformance', ts });
 const mandrillKey = (ts: number) => `sha256:${sha256Hex(canonicalJson(mandrillEvent(ts)))}`;
+
+const AUTH0_TOKEN = 'Bearer conformance auth0 token';
+const auth0 = () => signers.auth0({ authorization: AUTH0_TOKEN, url });
+const ARRAY = { format: 'array' } as const;
+const auth0Logs = (ids: readonly string[]) =>
+  ids.map((log_id) => ({ log_id, data: { type: 's', log_id, user_id: 'auth0|1' } }));
+
+const OKTA_SECRET = 'conformance okta secret';
+const okta = () => signers.okta({ secret: OKTA_SECRET, url });
+const oktaEvents = (ids: readonly string[]) =>
+  ids.map((uuid) => ({ uuid, eventType: 'user.session.start', actor: { id: '00u1' } }));
+
+const GRAPH_STATE = 'conformance graph client state';
+const graph = () => signers.microsoftGraph({ clientState: GRAPH_STATE, url });
+const graphNotes = (ids: readonly string[]) =>
+  ids.map((id) => ({
+    subscriptionId: 'c0nf0rma-0000-4000-8000-000000000001',
+    changeType: 'created',
+    resource: `Users/u1/Messages/${id}`,
+    resourceData: { '@odata.type': '#Microsoft.Graph.Message', id },
+  }));
+
+const GRID_SECRET = 'conformance-event-grid-secret';
+const grid = () => signers.azureEventGrid({ secret: GRID_SECRET, url });
+const gridEvents = (ids: readonly string[]) =>
+  ids.map((id) => ({ id, eventType: 'Microsoft.Storage.BlobCreated', subject: `/blobs/${id}` }));
+
+/** The receipt keys the preset gives these notifications: it reads them from a batch of them. */
+const graphKeys = (ids: readonly string[]) => {
+  const preset = providers.microsoftGraph({ clientState: GRAPH_STATE });
+  const delivery = graph().batch(graphNotes(ids));
+  const request = {
+    method: 'POST',
+    url: delivery.path,
+    headers: delivery.headers,
+    rawBody: delivery.body,
+    body: undefined,
+    native: {},
+  };
+  return (preset.items?.(request) ?? []).map((item) => String(item.key));
+};
 
 const accepted: Answer = {
   kind: 'text',
@@ -143,5 +188,65 @@ export const batchFixtures: readonly BatchFixture[] = [
     delivery: () => mandrill().batch([mandrillEvent(1765022400), mandrillEvent(1765022401)]),
     rebatched: () => mandrill().batch([mandrillEvent(1765022401), mandrillEvent(1765022402)]),
     answer: received,
+  },
+  {
+    name: 'auth0 (a log stream as a JSON array; the token is the Authorization header)',
+    preset: () => providers.auth0({ authorization: AUTH0_TOKEN }),
+    itemIds: ['90020261201100000001', '90020261201100000002'],
+    newItemId: '90020261201100000003',
+    // JSON lines (Auth0's default) is no JSON a parser reads: the suite's apps parse JSON.
+    delivery: () =>
+      auth0().batch(auth0Logs(['90020261201100000001', '90020261201100000002']), ARRAY),
+    rebatched: () =>
+      auth0().batch(auth0Logs(['90020261201100000002', '90020261201100000003']), ARRAY),
+    answer: received,
+  },
+  {
+    name: 'okta',
+    preset: () => providers.okta({ secret: OKTA_SECRET }),
+    itemIds: ['okta-uuid-1', 'okta-uuid-2'],
+    newItemId: 'okta-uuid-3',
+    delivery: () => okta().batch(oktaEvents(['okta-uuid-1', 'okta-uuid-2'])),
+    rebatched: () => okta().batch(oktaEvents(['okta-uuid-2', 'okta-uuid-3'])),
+    answer: received,
+    handshake: {
+      request: () => okta().challenge('okta-challenge-conformance'),
+      forgedStatus: 401,
+      replay: (answer) => ({ body: answer, headers: { authorization: answer } }),
+    },
+  },
+  {
+    name: 'microsoft-graph (keys are digests of each change)',
+    preset: () => providers.microsoftGraph({ clientState: GRAPH_STATE }),
+    itemIds: graphKeys(['m1', 'm2']),
+    newItemId: graphKeys(['m3'])[0]!,
+    delivery: () => graph().batch(graphNotes(['m1', 'm2'])),
+    rebatched: () => graph().batch(graphNotes(['m2', 'm3'])),
+    answer: received,
+    postHandshake: {
+      request: () => graph().validation('conformance validation token'),
+      replay: (answer) => ({
+        body: JSON.stringify({ value: [{ ...graphNotes(['m9'])[0], clientState: answer }] }),
+        headers: {},
+      }),
+    },
+  },
+  {
+    name: 'azure-event-grid (the secret in the URL query)',
+    preset: () => providers.azureEventGrid({ secret: GRID_SECRET }),
+    itemIds: ['grid-1', 'grid-2'],
+    newItemId: 'grid-3',
+    delivery: () => grid().batch(gridEvents(['grid-1', 'grid-2'])),
+    rebatched: () => grid().batch(gridEvents(['grid-2', 'grid-3'])),
+    answer: received,
+    postHandshake: {
+      request: () => grid().validation('conformance-validation-code'),
+      // The answer as the URL secret: a delivery carries its secret in the query.
+      replay: (answer) => ({
+        body: JSON.stringify(gridEvents(['grid-9'])),
+        headers: {},
+        path: `/hook?code=${encodeURIComponent(answer)}`,
+      }),
+    },
   },
 ];

@@ -10,6 +10,12 @@ import { HOOK_URL, type PresetFixture } from './fixture';
 import { secretFixtures } from './secret-rows';
 
 const url = HOOK_URL;
+const googleCalendar = () =>
+  signers.googleCalendar({
+    token: 'conformance-channel-token',
+    channelId: 'conformance-channel',
+    url,
+  });
 
 export const credentialFixtures: readonly PresetFixture[] = [
   ...secretFixtures(
@@ -96,5 +102,32 @@ export const credentialFixtures: readonly PresetFixture[] = [
         params: { account: '42' },
         amount: 500000,
       }),
+  },
+  {
+    name: 'chargebee',
+    preset: () => providers.chargebee({ username: 'chargebee', password: 'conformance password' }),
+    externalId: 'ev_conformance_chargebee',
+    timed: false,
+    delivery: () =>
+      signers.chargebee({ username: 'chargebee', password: 'conformance password', url }).event({
+        id: 'ev_conformance_chargebee',
+        event_type: 'subscription_created',
+        content: { subscription: { id: 'sub_42' } },
+      }),
+  },
+  {
+    name: 'google-calendar (an empty body; the sync message answered by the preset)',
+    preset: () => providers.googleCalendar({ token: 'conformance-channel-token' }),
+    externalId: 'conformance-channel:4242',
+    timed: false,
+    delivery: () => googleCalendar().event({ messageNumber: 4242 }),
+    handshake: {
+      request: () => googleCalendar().sync(),
+      externalId: 'conformance-channel:1',
+      replay: (answer) => ({
+        body: answer,
+        headers: { 'x-goog-channel-token': answer, 'x-goog-channel-id': 'conformance-channel' },
+      }),
+    },
   },
 ];

@@ -76,6 +76,15 @@ export interface BatchFixture {
   rebatched(): Delivery;
   /** What the handler answers once every item is done: the shape the provider requires. */
   readonly answer: Answer;
+  /**
+   * A verified handshake sent as a POST that the preset answers itself (Microsoft Graph's
+   * `validationToken`, Event Grid's validation event): its exact answer, and that answer sent back
+   * as a delivery.
+   */
+  readonly postHandshake?: {
+    request(): Handshake;
+    replay(answer: string): PresetRequest;
+  };
   /** A verification GET the preset answers (its query and exact answer), its forged copy and that one's status. */
   readonly handshake?: {
     request(): Challenge & { forged(): Challenge };

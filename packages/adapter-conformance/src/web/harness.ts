@@ -87,8 +87,8 @@ export function createWebHarness(
       // The cases await it or call `.then`, as they do supertest's request.
       return send(body, all, path) as unknown as request.Test;
     },
-    get(query) {
-      return fetch(url(`/hook?${query}`)).then(answer) as unknown as request.Test;
+    get(query, headers = {}) {
+      return fetch(url(`/hook?${query}`), { headers }).then(answer) as unknown as request.Test;
     },
     postChunks(id, chunks) {
       const encoder = new TextEncoder();

@@ -8,7 +8,7 @@ import { type Delivery, type DeliveryOptions, newId, type SignerOptions } from '
 import { keyedSigner, secretOption } from './post';
 
 /** The event method of a signer whose credential is a header: `credential(forged)` gives it. */
-function withCredential(
+export function withCredential(
   name: string,
   options: SignerOptions,
   credential: (forged: boolean) => Record<string, string>,
@@ -82,7 +82,7 @@ const basicOf = (login: string, password: string) => (forged: boolean) => ({
 });
 
 /** The Basic credential of a signer's `username` and `password`, and the forger's. */
-const basicOptions = (name: string, options: BasicSignerOptions) =>
+export const basicOptions = (name: string, options: BasicSignerOptions) =>
   basicOf(secretOption(name, options, 'username'), secretOption(name, options, 'password'));
 
 /** A fake Postmark: the record with the Basic credentials of the webhook URL. */

@@ -161,3 +161,17 @@ export {
   workos,
   type WorkOSSignerOptions,
 } from './stamped';
+export {
+  type Auth0ContentFormat,
+  type Auth0DeliveryOptions,
+  auth0,
+  type AzureEventGridSignerOptions,
+  azureEventGrid,
+  chargebee,
+  type GoogleCalendarNotification,
+  googleCalendar,
+  microsoftGraph,
+  type OktaChallenge,
+  type OktaSignerOptions,
+  okta,
+} from './static-secrets';

@@ -504,4 +504,46 @@ export const SIGNERS: Record<string, Signer<any>> = {
   polar: svixSender(providers.polar, kit.polar),
   dodopayments: svixSender(providers.dodopayments, kit.dodopayments),
   supabaseAuthHooks: svixSender(providers.supabaseAuthHooks, kit.supabaseAuthHooks),
+  chargebee: {
+    secrets: [
+      { username: 'chargebee', password: 'old-pass' },
+      { username: 'chargebee', password: 'new-pass' },
+      { username: 'chargebee', password: 'not-ours' },
+    ],
+    build: (given) => providers.chargebee(secretOption('credentials', given) as never),
+    sign: (pair: Pair, id = 'e1') =>
+      asRequest(kit.chargebee(pair).event({ id, event_type: 'subscription_created' })),
+  },
+  auth0: strings(
+    'authorization',
+    (o) => providers.auth0(o as never),
+    (authorization, id) =>
+      kit.auth0({ authorization }).batch([{ log_id: id, data: { type: 's', log_id: id } }]),
+  ),
+  okta: strings(
+    'secret',
+    (o) => providers.okta(o as never),
+    (secret, id) => kit.okta({ secret }).batch([{ uuid: id, eventType: 'user.session.start' }]),
+  ),
+  microsoftGraph: strings(
+    'clientState',
+    (o) => providers.microsoftGraph(o as never),
+    (clientState, id) =>
+      kit
+        .microsoftGraph({ clientState })
+        .batch([
+          { subscriptionId: 's1', changeType: 'updated', resource: `Users/u1/Messages/${id}` },
+        ]),
+  ),
+  azureEventGrid: strings(
+    'secret',
+    (o) => providers.azureEventGrid(o as never),
+    (secret, id) =>
+      kit.azureEventGrid({ secret }).batch([{ id, eventType: 'Microsoft.Storage.BlobCreated' }]),
+  ),
+  googleCalendar: strings(
+    'token',
+    (o) => providers.googleCalendar(o as never),
+    (token, id) => kit.googleCalendar({ token, channelId: id }).event({ messageNumber: 2 }),
+  ),
 };

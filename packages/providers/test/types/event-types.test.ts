@@ -138,6 +138,12 @@ describe('eventType', () => {
     qstash: undefined,
     vonage: 'delivered',
     plaid: 'TRANSACTIONS.SYNC_UPDATES_AVAILABLE',
+    chargebee: 'subscription_created',
+    auth0: undefined,
+    okta: undefined,
+    microsoftGraph: undefined,
+    azureEventGrid: undefined,
+    googleCalendar: 'exists',
   };
 
   it.each(Object.keys(SIGNERS))('reads the event name of a %s delivery', (name) => {
@@ -151,6 +157,10 @@ describe('eventType', () => {
     ['hubspot', 'contact.creation'],
     ['adyen', 'AUTHORISATION'],
     ['meta', 'messaging'],
+    ['auth0', 's'],
+    ['okta', 'user.session.start'],
+    ['microsoftGraph', 'updated'],
+    ['azureEventGrid', 'Microsoft.Storage.BlobCreated'],
   ])('reads the event name of each item of a %s batch', (name, type) => {
     const signer = SIGNERS[name]!;
     const preset = signer.build({ fixed: [signer.secrets[0]] });
