@@ -6,6 +6,7 @@ import { InMemoryStore, type HttpRequest } from '@webhook-idempotency/core';
 import express from 'express';
 import request from 'supertest';
 import * as snippets from '../src/providers';
+import { readRegion } from './helpers/check-docs';
 import { commentedKeys as keysIn } from './helpers/commented-keys';
 
 const source = readFileSync(join(__dirname, '..', 'src', 'providers.ts'), 'utf8');
