@@ -72,6 +72,7 @@ export {
   type DiscordMinimalEvents,
 } from './discord';
 export { hmac, type HmacOptions, type SignedRequest } from './hmac';
+export type { HmacItems, ItemReader } from './hmac-items';
 export {
   twitch,
   type TwitchOptions,
