@@ -10,4 +10,5 @@ export default library({
   'types/discord': 'src/types/discord.ts',
   'types/clerk': 'src/types/clerk.ts',
   'types/resend': 'src/types/resend.ts',
+  'types/line': 'src/types/line.ts',
 });

@@ -70,6 +70,7 @@ export const OPTIONS: Record<string, object> = {
   hubspot: { clientSecret: 'x', targetUrl: 'https://example.com/webhooks/hubspot' },
   adyen: { hmacKey: HEX_32_BYTES },
   meta: { appSecret: 'x', verifyToken: 'token' },
+  line: { channelSecret: 'x' },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
 };
 

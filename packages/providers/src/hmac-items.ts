@@ -6,6 +6,7 @@
 import type { HttpRequest } from '@webhook-idempotency/core';
 import type { PresetItem } from '@webhook-idempotency/core/adapter';
 import { ConfigError } from '@webhook-idempotency/core';
+import { canonicalFingerprint } from './fingerprint';
 import { idPart, isJsonObject, jsonBody } from './request-fields';
 import type { Keyring } from './secrets';
 
@@ -20,6 +21,11 @@ export interface HmacItems {
   id: ItemReader;
   /** Each event's name, for `preset.itemType(item)`: a dot path inside the event, or a function. */
   type?: ItemReader;
+  /**
+   * Fields of each event a redelivery changes (LINE's `deliveryContext`), left out of the event's
+   * fingerprint so that a redelivered event is replayed, not refused as another body.
+   */
+  fingerprintOmit?: readonly string[];
 }
 
 /** The value at a dot path of `value`, or `undefined` where a step is not an object. */
@@ -47,6 +53,20 @@ function itemReader(option: string, reader: unknown): (item: unknown) => string 
   return (item) => idPart(atPath(item, steps));
 }
 
+/** An item's fingerprint without the fields named (none named: the engine's default, its canonical JSON). */
+function omitted(fields: unknown): (item: unknown) => { fingerprint?: string } {
+  if (fields === undefined) return () => ({});
+  if (!Array.isArray(fields) || !fields.every((field) => typeof field === 'string' && field !== ''))
+    throw new ConfigError('items.fingerprintOmit', 'hmac() needs a list of field names');
+  return (item) => {
+    if (!isJsonObject(item)) return {};
+    const kept = Object.fromEntries(
+      Object.entries(item).filter(([name]) => !fields.includes(name)),
+    );
+    return { fingerprint: canonicalFingerprint(kept) };
+  };
+}
+
 /** What a preset built with `items` adds: its items and the name of one. */
 export interface ItemsOfPreset {
   /** The request's items, each keyed by its id (scoped by the tenant that verified it); `undefined` without the array. */
@@ -67,13 +87,18 @@ export function hmacItems(options: HmacItems, ring: Keyring<Buffer>): ItemsOfPre
     throw new ConfigError('items', 'hmac() needs "items" as { json, id, type? }');
   const steps = pathSteps('items.json', options.json);
   const idOf = itemReader('items.id', options.id);
+  const fingerprintOf = omitted(options.fingerprintOmit);
   const typeOf =
     options.type === undefined ? () => undefined : itemReader('items.type', options.type);
   return {
     items(request) {
       const array = atPath(jsonBody(request), steps);
       if (!Array.isArray(array)) return undefined;
-      return array.map((value: unknown) => ({ key: ring.scopeText(request, idOf(value)), value }));
+      return array.map((value: unknown) => ({
+        key: ring.scopeText(request, idOf(value)),
+        value,
+        ...fingerprintOf(value),
+      }));
     },
     itemType: typeOf,
     description: `${options.json}[] with an id on each`,

@@ -222,6 +222,13 @@ export {
 } from './hubspot';
 export { adyen, type AdyenOptions, type AdyenMinimalItem, type AdyenMinimalEvents } from './adyen';
 export { meta, type MetaItem, type MetaOptions, type MetaMinimalEvents } from './meta';
+// Raw-body HMAC providers (the hmac() family), catalogue B.
+export {
+  line,
+  type LineOptions,
+  type LineMinimalEvent,
+  type LineMinimalEvents,
+} from './hmac-members-batches';
 export type {
   EventMap,
   EventOf,

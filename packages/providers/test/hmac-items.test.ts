@@ -107,3 +107,19 @@ describe('hmac({ unauthorizedStatus }): the provider documents another status th
     );
   });
 });
+
+it('hmac({ items: { fingerprintOmit } }): an event redelivered with other bookkeeping keeps its fingerprint', () => {
+  const preset = hmac({
+    ...options,
+    items: { json: 'events', id: 'id', fingerprintOmit: ['delivery'] },
+  });
+  const print = (delivery: object, amount = 1) =>
+    preset.items?.(signed(JSON.stringify({ events: [{ id: 'e', amount, delivery }] })))?.[0]
+      ?.fingerprint;
+  expect(print({ redelivered: false })).toMatch(/^[0-9a-f]{64}$/);
+  expect(print({ redelivered: true })).toBe(print({ redelivered: false }));
+  expect(print({ redelivered: false }, 2)).not.toBe(print({ redelivered: false }));
+  expect(() => hmac({ ...options, items: { json: 'e', id: 'id', fingerprintOmit: [''] } })).toThrow(
+    expect.objectContaining({ option: 'items.fingerprintOmit' }),
+  );
+});

@@ -14,6 +14,7 @@ const all: Record<string, ProviderPreset> = {
   'standard-webhooks': providers.standardWebhooks({ secret: 'whsec_c2VjcmV0' }),
   slack: providers.slack({ signingSecret: 'x' }),
   paddle: providers.paddle({ secret: 'x' }),
+  line: providers.line({ channelSecret: 'x' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -85,6 +86,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'standard-webhooks': 30,
       slack: 2,
       paddle: 30,
+      line: 7,
     });
   });
 
@@ -92,6 +94,14 @@ describe('retention follows the summary table of docs/providers.md', () => {
     const raw = Object.entries(all)
       .filter(([, preset]) => preset.needsRawBody)
       .map(([name]) => name);
-    expect(raw).toEqual(['stripe', 'github', 'shopify', 'standard-webhooks', 'slack', 'paddle']);
+    expect(raw).toEqual([
+      'stripe',
+      'github',
+      'shopify',
+      'standard-webhooks',
+      'slack',
+      'paddle',
+      'line',
+    ]);
   });
 });

@@ -18,6 +18,7 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.sentry({ clientSecret: 'x' }), 7],
   [providers.bitbucket({ secret: 'x' }), 7],
   [providers.postmark({ username: 'u', password: 'p' }), 7],
+  [providers.line({ channelSecret: 'x' }), 7],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

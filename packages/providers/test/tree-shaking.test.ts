@@ -46,6 +46,7 @@ const MARKS: Record<string, string> = {
   hubspot: 'x-hubspot-signature-v3',
   adyen: 'hmacSignature',
   meta: 'hub.verify_token',
+  line: 'x-line-signature',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(
@@ -64,6 +65,7 @@ const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(
     'bitbucket',
     'linear',
     'zoom',
+    'line',
   ].map((name) => [name, ['hmac']]),
 );
 

@@ -1,5 +1,5 @@
 /**
- * @module One genuine batch per batched preset (SendGrid, HubSpot, Adyen, Meta), signed by the
+ * @module One genuine batch per batched preset (SendGrid, HubSpot, Adyen, Meta, LINE), signed by the
  * test kit, with a re-batch that repeats one item beside a new one, and Meta's verification GET:
  * what the batch cases send through every adapter.
  */
@@ -44,6 +44,19 @@ const metaChanges = (ids: readonly string[]) =>
   ids.map((id) => ({
     field: 'messages',
     value: { messages: [{ id, from: '1555', type: 'text', text: { body: 'hi' } }] },
+  }));
+
+const LINE_SECRET = 'conformance line channel secret';
+const line = () => signers.line({ channelSecret: LINE_SECRET, url });
+const lineEvents = (ids: readonly [webhookEventId: string, isRedelivery: boolean][]) =>
+  ids.map(([webhookEventId, isRedelivery]) => ({
+    type: 'message',
+    mode: 'active',
+    timestamp: 1_764_626_400_000,
+    source: { type: 'user', userId: 'U4af4980629' },
+    webhookEventId,
+    deliveryContext: { isRedelivery },
+    message: { type: 'text', id: webhookEventId, text: 'hi' },
   }));
 
 const accepted: Answer = {
@@ -127,5 +140,26 @@ export const batchFixtures: readonly BatchFixture[] = [
         headers: { 'x-hub-signature-256': `sha256=${answer}` },
       }),
     },
+  },
+  {
+    name: 'line (a redelivered event is marked isRedelivery)',
+    preset: () => providers.line({ channelSecret: LINE_SECRET }),
+    itemIds: ['01KCONFORMANCE000000000001', '01KCONFORMANCE000000000002'],
+    newItemId: '01KCONFORMANCE000000000003',
+    delivery: () =>
+      line().batch(
+        lineEvents([
+          ['01KCONFORMANCE000000000001', false],
+          ['01KCONFORMANCE000000000002', false],
+        ]),
+      ),
+    rebatched: () =>
+      line().batch(
+        lineEvents([
+          ['01KCONFORMANCE000000000002', true],
+          ['01KCONFORMANCE000000000003', false],
+        ]),
+      ),
+    answer: received,
   },
 ];

@@ -117,3 +117,5 @@ export {
   meta,
 } from './batches';
 export { type HmacDeliveryOptions, type HmacSignerOptions, hmac, type SignedRequest } from './hmac';
+// Raw-body HMAC providers, catalogue B.
+export { type LineSignerOptions, line } from './hmac-batches';

@@ -397,6 +397,12 @@ export const SIGNERS: Record<string, Signer<any>> = {
         entry: [{ id: '1', time: 1, messaging: [{ message: { mid: id } }] }],
       }),
   ),
+  line: strings(
+    'channelSecret',
+    (o) => providers.line(o as never),
+    (channelSecret, id) =>
+      kit.line({ channelSecret }).event({ type: 'follow', webhookEventId: id }),
+  ),
   payme: strings(
     'password',
     (o) => providers.payme(o as never),

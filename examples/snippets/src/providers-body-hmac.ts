@@ -1,0 +1,14 @@
+/**
+ * @module docs/providers.md (the raw-body HMAC presets of the hmac() family): each factory and
+ * what it books a request under. test/providers-body-hmac.test.ts runs each on a real request.
+ */
+import type { HttpRequest } from '@webhook-idempotency/core';
+import * as providers from '@webhook-idempotency/providers';
+
+export function lineKeys(request: HttpRequest): unknown {
+  // #region line
+  const preset = providers.line({ channelSecret: process.env.LINE_CHANNEL_SECRET! });
+  preset.items?.(request)?.map((item) => item.key); // ['01FZ74A0TDDPYRVKNK77XKC3ZR'] (each event's webhookEventId)
+  // #endregion line
+  return preset.items?.(request)?.map((item) => item.key);
+}

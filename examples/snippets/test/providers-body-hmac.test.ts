@@ -1,0 +1,44 @@
+/** docs/providers.md (raw-body HMAC presets): each snippet's commented key is what the preset reads. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { HttpRequest } from '@webhook-idempotency/core';
+import * as snippets from '../src/providers-body-hmac';
+import { readRegion } from './helpers/check-docs';
+
+const source = readFileSync(join(__dirname, '..', 'src', 'providers-body-hmac.ts'), 'utf8');
+
+/** The value the region's comment says its key line gives: `// 'key'` or `// ['a', 'b']`. */
+function commented(region: string): unknown {
+  const match = /\/\/ (\[[^\]]*\]|'[^']*')/.exec(readRegion(source, region));
+  return match ? JSON.parse(match[1]!.replaceAll("'", '"')) : undefined;
+}
+
+const json = (value: unknown, headers: Record<string, string> = {}): HttpRequest => ({
+  method: 'POST',
+  url: '/webhook',
+  headers: { 'content-type': 'application/json', ...headers },
+  rawBody: Buffer.from(JSON.stringify(value)),
+  body: undefined,
+  native: {},
+});
+
+Object.assign(process.env, { LINE_CHANNEL_SECRET: 'line-channel-secret' });
+
+const cases: Array<[region: string, run: () => unknown]> = [
+  [
+    'line',
+    () =>
+      snippets.lineKeys(
+        json({
+          destination: 'U1',
+          events: [{ type: 'follow', webhookEventId: '01FZ74A0TDDPYRVKNK77XKC3ZR' }],
+        }),
+      ),
+  ],
+];
+
+it.each(cases)('%s: the key in the comment is the key the preset reads', (region, run) => {
+  const expected = commented(region);
+  expect(expected).toBeDefined();
+  expect(run()).toEqual(expected);
+});
