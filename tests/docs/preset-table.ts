@@ -71,6 +71,7 @@ export const OPTIONS: Record<string, object> = {
   adyen: { hmacKey: HEX_32_BYTES },
   meta: { appSecret: 'x', verifyToken: 'token' },
   line: { channelSecret: 'x' },
+  notion: { verificationToken: 'x' },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
 };
 

@@ -12,3 +12,15 @@ export function lineKeys(request: HttpRequest): unknown {
   // #endregion line
   return preset.items?.(request)?.map((item) => item.key);
 }
+
+export function notionKeys(request: HttpRequest): unknown {
+  // #region notion
+  const preset = providers.notion({
+    verificationToken: process.env.NOTION_VERIFICATION_TOKEN!, // pasted from the verification below
+    // The one-time verification POST is not signed: show the token to a person, never install it.
+    onVerificationToken: (token) => console.info('Notion verification token:', token),
+  });
+  preset.key(request); // '367cba44-b6f3-4c92-81e7-6a2e9659efd4' (the event id)
+  // #endregion notion
+  return preset.key(request);
+}

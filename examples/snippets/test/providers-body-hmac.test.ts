@@ -22,7 +22,10 @@ const json = (value: unknown, headers: Record<string, string> = {}): HttpRequest
   native: {},
 });
 
-Object.assign(process.env, { LINE_CHANNEL_SECRET: 'line-channel-secret' });
+Object.assign(process.env, {
+  LINE_CHANNEL_SECRET: 'line-channel-secret',
+  NOTION_VERIFICATION_TOKEN: 'secret_notion',
+});
 
 const cases: Array<[region: string, run: () => unknown]> = [
   [
@@ -33,6 +36,13 @@ const cases: Array<[region: string, run: () => unknown]> = [
           destination: 'U1',
           events: [{ type: 'follow', webhookEventId: '01FZ74A0TDDPYRVKNK77XKC3ZR' }],
         }),
+      ),
+  ],
+  [
+    'notion',
+    () =>
+      snippets.notionKeys(
+        json({ id: '367cba44-b6f3-4c92-81e7-6a2e9659efd4', type: 'page.created' }),
       ),
   ],
 ];

@@ -57,8 +57,15 @@ export interface HmacRow<O> {
   readonly retentionDays: number;
   /** The event name of a delivery, for `preset.eventType(request)` (a batch names its items instead). */
   readonly eventType?: (request: HttpRequest) => string | undefined;
-  /** What the member adds to the verified preset (a fingerprint, a handshake, a replay rule). */
-  readonly extend?: (preset: ProviderPreset, ring: Keyring<Buffer>) => Partial<ProviderPreset>;
+  /**
+   * What the member adds to the verified preset (a fingerprint, a handshake, a replay rule), from
+   * the preset, its keyring and the user's options.
+   */
+  readonly extend?: (
+    preset: ProviderPreset,
+    ring: Keyring<Buffer>,
+    options: O,
+  ) => Partial<ProviderPreset>;
 }
 
 /**
@@ -93,7 +100,7 @@ export function hmacFamily<Events extends object, O extends MemberOptions>(
     },
     { names: { preset: row.provider, option, what }, precheck },
   );
-  const added = row.extend?.(preset, ring);
+  const added = row.extend?.(preset, ring, o);
   const built = added === undefined ? preset : { ...preset, ...added };
   if (itemType !== undefined) return typedBatch<Events>(built, itemType);
   return typed<Events>(built, row.eventType ?? (() => undefined));

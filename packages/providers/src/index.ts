@@ -229,6 +229,12 @@ export {
   type LineMinimalEvent,
   type LineMinimalEvents,
 } from './hmac-members-batches';
+export {
+  notion,
+  type NotionOptions,
+  type NotionMinimalEvent,
+  type NotionMinimalEvents,
+} from './hmac-members-handshakes';
 export type {
   EventMap,
   EventOf,

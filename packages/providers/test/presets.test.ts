@@ -15,6 +15,7 @@ const all: Record<string, ProviderPreset> = {
   slack: providers.slack({ signingSecret: 'x' }),
   paddle: providers.paddle({ secret: 'x' }),
   line: providers.line({ channelSecret: 'x' }),
+  notion: providers.notion({ verificationToken: 'x', onVerificationToken: () => undefined }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -87,6 +88,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       slack: 2,
       paddle: 30,
       line: 7,
+      notion: 7,
     });
   });
 
@@ -102,6 +104,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'slack',
       'paddle',
       'line',
+      'notion',
     ]);
   });
 });

@@ -19,6 +19,7 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.bitbucket({ secret: 'x' }), 7],
   [providers.postmark({ username: 'u', password: 'p' }), 7],
   [providers.line({ channelSecret: 'x' }), 7],
+  [providers.notion({ verificationToken: 'x' }), 7],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

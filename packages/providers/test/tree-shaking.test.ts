@@ -47,6 +47,7 @@ const MARKS: Record<string, string> = {
   adyen: 'hmacSignature',
   meta: 'hub.verify_token',
   line: 'x-line-signature',
+  notion: 'x-notion-signature',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(
@@ -66,6 +67,7 @@ const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(
     'linear',
     'zoom',
     'line',
+    'notion',
   ].map((name) => [name, ['hmac']]),
 );
 

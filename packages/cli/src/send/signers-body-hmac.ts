@@ -19,4 +19,14 @@ export const BODY_HMAC: Readonly<Record<string, Wired>> = {
         })
         .batch(itemsOf(r.preset, r.payload)),
   },
+  notion: {
+    needs: '--secret <verificationToken>',
+    sign: (r) =>
+      kit
+        .notion({
+          url: r.url,
+          verificationToken: need(r.preset, r.credentials, 'secret', 'verificationToken'),
+        })
+        .event(r.payload),
+  },
 };

@@ -118,4 +118,4 @@ export {
 } from './batches';
 export { type HmacDeliveryOptions, type HmacSignerOptions, hmac, type SignedRequest } from './hmac';
 // Raw-body HMAC providers, catalogue B.
-export { type LineSignerOptions, line } from './hmac-batches';
+export { type LineSignerOptions, line, type NotionSignerOptions, notion } from './body-hmac';

@@ -27,7 +27,7 @@ function perTenant<S>(signer: Signer<S>): SecretResolver<S> {
 }
 
 it('covers every preset of the package', () => {
-  expect(names).toHaveLength(43);
+  expect(names).toHaveLength(44);
 });
 
 describe.each(names)('%s', (name) => {

@@ -403,6 +403,12 @@ export const SIGNERS: Record<string, Signer<any>> = {
     (channelSecret, id) =>
       kit.line({ channelSecret }).event({ type: 'follow', webhookEventId: id }),
   ),
+  notion: strings(
+    'verificationToken',
+    (o) => providers.notion(o as never),
+    (verificationToken, id) =>
+      kit.notion({ verificationToken }).event({ id, type: 'page.created' }),
+  ),
   payme: strings(
     'password',
     (o) => providers.payme(o as never),
