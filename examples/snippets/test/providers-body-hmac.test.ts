@@ -1,9 +1,9 @@
 /** docs/providers.md (raw-body HMAC presets): each snippet's commented key is what the preset reads. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HttpRequest } from '@webhook-idempotency/core';
 import * as snippets from '../src/providers-body-hmac';
 import { readRegion } from './helpers/check-docs';
+import { jsonRequest } from './helpers/requests';
 
 const source = readFileSync(join(__dirname, '..', 'src', 'providers-body-hmac.ts'), 'utf8');
 
@@ -13,14 +13,7 @@ function commented(region: string): unknown {
   return match ? JSON.parse(match[1]!.replaceAll("'", '"')) : undefined;
 }
 
-const json = (value: unknown, headers: Record<string, string> = {}): HttpRequest => ({
-  method: 'POST',
-  url: '/webhook',
-  headers: { 'content-type': 'application/json', ...headers },
-  rawBody: Buffer.from(JSON.stringify(value)),
-  body: undefined,
-  native: {},
-});
+const json = jsonRequest;
 
 Object.assign(process.env, {
   LINE_CHANNEL_SECRET: 'line-channel-secret',
