@@ -17,4 +17,5 @@ export default library({
   'types/dodopayments': 'src/types/dodopayments.ts',
   'types/mux': 'src/types/mux.ts',
   'types/workos': 'src/types/workos.ts',
+  'types/line': 'src/types/line.ts',
 });

@@ -93,6 +93,8 @@ export const OPTIONS: Record<string, object> = {
   microsoftGraph: { clientState: 'x' },
   azureEventGrid: { secret: 'x' },
   googleCalendar: { token: 'x' },
+  line: { channelSecret: 'x' },
+  notion: { verificationToken: 'x' },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
   // Signed tokens and public keys.
   telnyx: { publicKey: Buffer.alloc(32, 7).toString('base64') },

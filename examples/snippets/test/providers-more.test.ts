@@ -1,23 +1,16 @@
 /** docs/providers.md (the third batch of presets): every `preset.key(x); // 'key'` comment is the key the preset really reads. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HttpRequest } from '@webhook-idempotency/core';
 import * as snippets from '../src/providers-more';
 import { commentedKeys as keysIn } from './helpers/commented-keys';
+import { jsonRequest } from './helpers/requests';
 
 const source = readFileSync(join(__dirname, '..', 'src', 'providers-more.ts'), 'utf8');
 
 /** The keys the comments of a region of the snippets promise. */
 const commentedKeys = (region: string) => keysIn(source, region);
 
-const json = (value: unknown, headers: Record<string, string> = {}): HttpRequest => ({
-  method: 'POST',
-  url: '/webhook',
-  headers: { 'content-type': 'application/json', ...headers },
-  rawBody: Buffer.from(JSON.stringify(value)),
-  body: undefined,
-  native: {},
-});
+const json = jsonRequest;
 
 Object.assign(process.env, {
   PAYPAL_WEBHOOK_ID: '8PT597110X687430LKGECATA',

@@ -5,8 +5,9 @@
  * retention, the event name) plus, for a few, what they add (a fingerprint, a handshake).
  */
 import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
-import { type PresetFactory, typed, type TypedPreset } from './events';
+import { type PresetFactory, typed, typedBatch, type TypedPreset } from './events';
 import { type HmacBase, type HmacOptions, hmacPreset } from './hmac';
+import type { HmacItems } from './hmac-items';
 import { requireOptions } from './options';
 import type { Keyring, OneOrMany, SecretResolver } from './secrets';
 
@@ -16,7 +17,15 @@ import type { Keyring, OneOrMany, SecretResolver } from './secrets';
  */
 export type HmacSignature = Omit<
   HmacOptions,
-  'provider' | 'secret' | 'resolveSecret' | 'eventType' | 'key' | 'keyDescription' | 'retentionDays'
+  | 'provider'
+  | 'secret'
+  | 'resolveSecret'
+  | 'eventType'
+  | 'key'
+  | 'keyDescription'
+  | 'retentionDays'
+  | 'items'
+  | 'unauthorizedStatus'
 > & {
   /** A check that must pass besides the signature (a timestamp in the body); asked first. */
   precheck?: HmacBase['precheck'];
@@ -35,14 +44,28 @@ export interface HmacRow<O> {
   readonly secret: readonly [option: keyof O & string, what: string];
   /** How it signs; a function when some of it comes from the user's options (a URL, a clock). */
   readonly signature: HmacSignature | ((options: O) => HmacSignature);
-  /** The delivery's id: a header's name, or `[reader, what a 400 calls it]` (`'event id in the body'`). */
-  readonly key: HmacOptions['key'] | readonly [HmacOptions['key'], string];
+  /**
+   * The delivery's id: a header's name, or `[reader, what a 400 calls it]` (`'event id in the
+   * body'`). None for a batch (`items`), whose events carry their ids.
+   */
+  readonly key?: HmacOptions['key'] | readonly [HmacOptions['key'], string];
+  /** For a provider that sends several events per request: where they are, each one's id and name. */
+  readonly items?: HmacItems;
+  /** The status of the answer to a request that fails verification, where it is not 401. */
+  readonly unauthorizedStatus?: number;
   /** How long to keep receipts: the provider's retry window plus its manual redelivery window. */
   readonly retentionDays: number;
-  /** The event name of a delivery, for `preset.eventType(request)`. */
-  readonly eventType: (request: HttpRequest) => string | undefined;
-  /** What the member adds to the verified preset (a fingerprint, a handshake, a replay rule). */
-  readonly extend?: (preset: ProviderPreset, ring: Keyring<Buffer>) => Partial<ProviderPreset>;
+  /** The event name of a delivery, for `preset.eventType(request)` (a batch names its items instead). */
+  readonly eventType?: (request: HttpRequest) => string | undefined;
+  /**
+   * What the member adds to the verified preset (a fingerprint, a handshake, a replay rule), from
+   * the preset, its keyring and the user's options.
+   */
+  readonly extend?: (
+    preset: ProviderPreset,
+    ring: Keyring<Buffer>,
+    options: O,
+  ) => Partial<ProviderPreset>;
 }
 
 /**
@@ -58,13 +81,17 @@ export function hmacFamily<Events extends object, O extends MemberOptions>(
   const [option, what] = row.secret;
   const { precheck, ...signature } =
     typeof row.signature === 'function' ? row.signature(o) : row.signature;
-  const [key, keyDescription] = typeof row.key === 'object' ? row.key : [row.key];
+  const [key, keyDescription] = Array.isArray(row.key) ? row.key : [row.key as HmacOptions['key']];
   // The option's value is checked by hmacPreset's keyring (a non-empty string or bytes, or a list).
   const secret = (o as Readonly<Record<string, unknown>>)[option] as OneOrMany<string> | undefined;
-  const { preset, ring } = hmacPreset(
+  const { preset, ring, itemType } = hmacPreset(
     {
       ...signature,
       ...(keyDescription === undefined ? {} : { keyDescription }),
+      ...(row.unauthorizedStatus === undefined
+        ? {}
+        : { unauthorizedStatus: row.unauthorizedStatus }),
+      ...(row.items === undefined ? {} : { items: row.items }),
       key,
       retentionDays: row.retentionDays,
       provider: row.provider,
@@ -73,8 +100,10 @@ export function hmacFamily<Events extends object, O extends MemberOptions>(
     },
     { names: { preset: row.provider, option, what }, precheck },
   );
-  const added = row.extend?.(preset, ring);
-  return typed<Events>(added === undefined ? preset : { ...preset, ...added }, row.eventType);
+  const added = row.extend?.(preset, ring, o);
+  const built = added === undefined ? preset : { ...preset, ...added };
+  if (itemType !== undefined) return typedBatch<Events>(built, itemType);
+  return typed<Events>(built, row.eventType ?? (() => undefined));
 }
 
 /**

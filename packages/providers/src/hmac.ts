@@ -4,8 +4,10 @@
  * lines of configuration instead of a hand-written `verify`.
  */
 import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
-import { ConfigError } from '@webhook-idempotency/core';
-import { typed, type TypedPreset } from './events';
+import { ConfigError, ErrorCode, IdempotencyError } from '@webhook-idempotency/core';
+import { errorAnswer } from '@webhook-idempotency/core/adapter';
+import { typed, typedBatch, type TypedPreset } from './events';
+import { type HmacItems, hmacItems } from './hmac-items';
 import { clockOption, oneOf, requireOptions, requireString, toleranceOption } from './options';
 import { header } from './request-fields';
 import { firstMatch, keyring, type Keyring, type OneOrMany, type SecretResolver } from './secrets';
@@ -63,8 +65,23 @@ export interface HmacOptions {
    * puts `r.timestamp` where the provider signs it.
    */
   timestamp?: { header: string; toleranceSeconds?: number };
-  /** The delivery's id: a header name (`'x-acme-delivery'`) or a function of the request. Required. */
-  key: string | ((request: HttpRequest) => string | undefined);
+  /**
+   * The delivery's id: a header name (`'x-acme-delivery'`) or a function of the request. Required,
+   * unless `items` says where each event's id is (a request without that array then has no key).
+   */
+  key?: string | ((request: HttpRequest) => string | undefined);
+  /**
+   * For a provider that sends several events in one request: the JSON array in the body
+   * (`json: 'events'`), each event's id (`id: 'webhookEventId'`, a dot path inside the event or a
+   * function of it) and, optionally, its name (`type`). Each event is then an item under a receipt
+   * of its own (docs/providers.md#batched-deliveries); the request is verified as a whole.
+   */
+  items?: HmacItems;
+  /**
+   * The status of the answer to a request that fails verification, where the provider documents
+   * one other than 401 (GoCardless: 498). A 4xx; defaults to 401.
+   */
+  unauthorizedStatus?: number;
   /** How a 400 names the id when it is missing. Defaults to the header's name. */
   keyDescription?: string;
   /** The event name of a delivery, for `preset.eventType(request)`. Defaults to none. */
@@ -108,8 +125,9 @@ function secretBytes(
   return bytes;
 }
 
-/** The delivery id reader of `key`: a header's value, or the function given. */
-function keyReader(key: unknown): (request: HttpRequest) => string | undefined {
+/** The delivery id reader of `key`: a header's value, or the function given (none with `items`). */
+function keyReader(key: unknown, batched: boolean): (request: HttpRequest) => string | undefined {
+  if (key === undefined && batched) return () => undefined;
   if (typeof key === 'function') return key as (request: HttpRequest) => string | undefined;
   if (typeof key !== 'string')
     throw new ConfigError(
@@ -118,6 +136,27 @@ function keyReader(key: unknown): (request: HttpRequest) => string | undefined {
     );
   const name = headerName('key', key);
   return (request) => header(request, name);
+}
+
+/**
+ * The answer to a request that fails verification, where the provider documents a status other
+ * than 401: the engine's own error body under that status.
+ */
+function unauthorizedAnswer(status: unknown): Pick<ProviderPreset, 'unauthorized'> {
+  if (status === undefined) return {};
+  if (typeof status !== 'number' || !Number.isInteger(status) || status < 400 || status > 499)
+    throw new ConfigError(
+      'unauthorizedStatus',
+      'hmac() needs "unauthorizedStatus" as a 4xx status',
+    );
+  const answer = errorAnswer(
+    status,
+    new IdempotencyError(
+      ErrorCode.SIGNATURE_INVALID,
+      'The request failed verification; no receipt was written',
+    ),
+  );
+  return { unauthorized: () => answer };
 }
 
 /** The signature check's settings, each option checked. */
@@ -181,7 +220,12 @@ function signedOf(request: HttpRequest, s: ReturnType<typeof signatureSettings>)
 export function hmacPreset(
   options: HmacOptions,
   base: HmacBase = {},
-): { preset: ProviderPreset; ring: Keyring<Buffer> } {
+): {
+  preset: ProviderPreset;
+  ring: Keyring<Buffer>;
+  /** With `items`: one item's event name. */
+  itemType: ((item: unknown) => string | undefined) | undefined;
+} {
   const o = requireOptions('hmac', options);
   const provider = requireString(
     'hmac',
@@ -203,9 +247,11 @@ export function hmacPreset(
     o.secret,
     o.resolveSecret,
   );
-  const keyOf = keyReader(o.key);
+  const batch = o.items === undefined ? undefined : hmacItems(o.items, ring);
+  const keyOf = keyReader(o.key, batch !== undefined);
   const keyDescription =
-    o.keyDescription ?? (typeof o.key === 'string' ? `${o.key} header` : 'delivery id');
+    o.keyDescription ??
+    (typeof o.key === 'string' ? `${o.key} header` : (batch?.description ?? 'delivery id'));
   if (typeof o.retentionDays !== 'number' || !(o.retentionDays > 0))
     throw new ConfigError('retentionDays', 'hmac() needs a positive number of days');
   const { precheck } = base;
@@ -225,8 +271,10 @@ export function hmacPreset(
         );
       });
     },
+    ...(batch && { items: batch.items }),
+    ...unauthorizedAnswer(o.unauthorizedStatus),
   };
-  return { preset, ring };
+  return { preset, ring, itemType: batch?.itemType };
 }
 
 /**
@@ -250,7 +298,8 @@ export function hmacPreset(
 export function hmac<Events extends object = Record<string, unknown>>(
   options: HmacOptions,
 ): TypedPreset<Events> {
-  const { preset } = hmacPreset(options);
+  const { preset, itemType } = hmacPreset(options);
+  if (itemType !== undefined) return typedBatch<Events>(preset, itemType);
   const read = options.eventType;
   if (read !== undefined && typeof read !== 'function')
     throw new ConfigError('eventType', 'hmac() needs a function of the request');

@@ -73,6 +73,7 @@ export {
   type DiscordMinimalEvents,
 } from './discord';
 export { hmac, type HmacOptions, type SignedRequest } from './hmac';
+export type { HmacItems, ItemReader } from './hmac-items';
 export {
   twitch,
   type TwitchOptions,
@@ -350,6 +351,19 @@ export {
   type GoogleCalendarOptions,
   type GoogleCalendarMinimalEvents,
 } from './google-calendar';
+// Raw-body HMAC providers (the hmac() family), catalogue B.
+export {
+  line,
+  type LineOptions,
+  type LineMinimalEvent,
+  type LineMinimalEvents,
+} from './hmac-members-batches';
+export {
+  notion,
+  type NotionOptions,
+  type NotionMinimalEvent,
+  type NotionMinimalEvents,
+} from './hmac-members-handshakes';
 export type {
   EventMap,
   EventOf,

@@ -52,6 +52,8 @@ const all: Record<string, ProviderPreset> = {
   'microsoft-graph': providers.microsoftGraph({ clientState: 'state' }),
   'azure-event-grid': providers.azureEventGrid({ secret: 'secret' }),
   'google-calendar': providers.googleCalendar({ token: 'token' }),
+  line: providers.line({ channelSecret: 'x' }),
+  notion: providers.notion({ verificationToken: 'x', onVerificationToken: () => undefined }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -154,6 +156,8 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'microsoft-graph': 3,
       'azure-event-grid': 3,
       'google-calendar': 7,
+      line: 7,
+      notion: 7,
     });
   });
 
@@ -210,6 +214,16 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'sanity',
       'mux',
       'webflow',
+    ]);
+    expect(raw).toEqual([
+      'stripe',
+      'github',
+      'shopify',
+      'standard-webhooks',
+      'slack',
+      'paddle',
+      'line',
+      'notion',
     ]);
   });
 });

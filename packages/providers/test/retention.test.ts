@@ -46,6 +46,8 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.microsoftGraph({ clientState: 's' }), 3],
   [providers.azureEventGrid({ secret: 's' }), 3],
   [providers.googleCalendar({ token: 't' }), 7],
+  [providers.line({ channelSecret: 'x' }), 7],
+  [providers.notion({ verificationToken: 'x' }), 7],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

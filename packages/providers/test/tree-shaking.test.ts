@@ -70,6 +70,8 @@ const MARKS: Record<string, string> = {
   microsoftGraph: 'validationToken',
   azureEventGrid: 'validationResponse',
   googleCalendar: 'x-goog-channel-token',
+  line: 'x-line-signature',
+  notion: 'x-notion-signature',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(
@@ -88,6 +90,8 @@ const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(
     'bitbucket',
     'linear',
     'zoom',
+    'line',
+    'notion',
   ].map((name) => [name, ['hmac']]),
 );
 

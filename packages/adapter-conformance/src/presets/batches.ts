@@ -1,5 +1,6 @@
 /**
  * @module One genuine batch per batched preset (SendGrid, HubSpot, Adyen, Meta, Mandrill), signed by the
+ * @module One genuine batch per batched preset (SendGrid, HubSpot, Adyen, Meta, LINE), signed by the
  * test kit, with a re-batch that repeats one item beside a new one, and Meta's verification GET:
  * @module One genuine batch per batched preset (SendGrid, HubSpot, Adyen, Meta, Auth0, Okta,
  * Microsoft Graph, Azure Event Grid), signed by the
@@ -97,6 +98,19 @@ const graphKeys = (ids: readonly string[]) => {
   };
   return (preset.items?.(request) ?? []).map((item) => String(item.key));
 };
+
+const LINE_SECRET = 'conformance line channel secret';
+const line = () => signers.line({ channelSecret: LINE_SECRET, url });
+const lineEvents = (ids: readonly [webhookEventId: string, isRedelivery: boolean][]) =>
+  ids.map(([webhookEventId, isRedelivery]) => ({
+    type: 'message',
+    mode: 'active',
+    timestamp: 1_764_626_400_000,
+    source: { type: 'user', userId: 'U4af4980629' },
+    webhookEventId,
+    deliveryContext: { isRedelivery },
+    message: { type: 'text', id: webhookEventId, text: 'hi' },
+  }));
 
 const accepted: Answer = {
   kind: 'text',
@@ -248,5 +262,26 @@ export const batchFixtures: readonly BatchFixture[] = [
         path: `/hook?code=${encodeURIComponent(answer)}`,
       }),
     },
+  },
+  {
+    name: 'line (a redelivered event is marked isRedelivery)',
+    preset: () => providers.line({ channelSecret: LINE_SECRET }),
+    itemIds: ['01KCONFORMANCE000000000001', '01KCONFORMANCE000000000002'],
+    newItemId: '01KCONFORMANCE000000000003',
+    delivery: () =>
+      line().batch(
+        lineEvents([
+          ['01KCONFORMANCE000000000001', false],
+          ['01KCONFORMANCE000000000002', false],
+        ]),
+      ),
+    rebatched: () =>
+      line().batch(
+        lineEvents([
+          ['01KCONFORMANCE000000000002', true],
+          ['01KCONFORMANCE000000000003', false],
+        ]),
+      ),
+    answer: received,
   },
 ];

@@ -20,6 +20,9 @@ const ACME = {
   retentionDays: 3,
 } as const;
 
+const NOTION_TOKEN = 'secret_conformance_notion_token';
+const notion = () => signers.notion({ verificationToken: NOTION_TOKEN, url });
+
 export const bodySignedFixtures: readonly PresetFixture[] = [
   ...secretFixtures(
     {
@@ -119,5 +122,27 @@ export const bodySignedFixtures: readonly PresetFixture[] = [
       signers
         .hmac({ ...ACME, url })
         .event({ id: 'acme_evt_1', kind: 'order.paid' }, { id: 'acme-d-1' }),
+  },
+  {
+    name: 'notion (a retry raises attempt_number; the unsigned verification answered)',
+    preset: () =>
+      providers.notion({ verificationToken: NOTION_TOKEN, onVerificationToken: () => undefined }),
+    externalId: 'notion-evt-conformance',
+    timed: false,
+    delivery: () =>
+      notion().event({
+        id: 'notion-evt-conformance',
+        type: 'page.created',
+        entity: { id: 'p1', type: 'page' },
+        attempt_number: 1,
+      }),
+    handshake: {
+      request: () => notion().verification(),
+      externalId: 'undefined',
+      replay: (answer) => ({
+        body: answer,
+        headers: { 'x-notion-signature': `sha256=${answer}` },
+      }),
+    },
   },
 ];

@@ -9,6 +9,7 @@ import * as kit from '@webhook-idempotency/providers/testing';
 import { CliError, ExitCode } from '../exit-codes';
 import { basicPair, need } from './credentials';
 import { MORE } from './signers-more';
+import { BODY_HMAC } from './signers-body-hmac';
 import type { Delivery, SendRequest, Wired } from './wired';
 
 export type { Delivery, SendRequest, Wired } from './wired';
@@ -125,4 +126,4 @@ const SHARED: Readonly<Record<string, Wired>> = {
 };
 
 /** The presets `send` can sign for, by the name of their preset factory. */
-export const WIRED: Readonly<Record<string, Wired>> = { ...SHARED, ...MORE };
+export const WIRED: Readonly<Record<string, Wired>> = { ...SHARED, ...MORE, ...BODY_HMAC };

@@ -175,3 +175,5 @@ export {
   type OktaSignerOptions,
   okta,
 } from './static-secrets';
+// Raw-body HMAC providers, catalogue B.
+export { type LineSignerOptions, line, type NotionSignerOptions, notion } from './body-hmac';

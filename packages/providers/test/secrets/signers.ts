@@ -420,6 +420,18 @@ export const SIGNERS: Record<string, Signer<any>> = {
         entry: [{ id: '1', time: 1, messaging: [{ message: { mid: id } }] }],
       }),
   ),
+  line: strings(
+    'channelSecret',
+    (o) => providers.line(o as never),
+    (channelSecret, id) =>
+      kit.line({ channelSecret }).event({ type: 'follow', webhookEventId: id }),
+  ),
+  notion: strings(
+    'verificationToken',
+    (o) => providers.notion(o as never),
+    (verificationToken, id) =>
+      kit.notion({ verificationToken }).event({ id, type: 'page.created' }),
+  ),
   payme: strings(
     'password',
     (o) => providers.payme(o as never),

@@ -8,6 +8,7 @@ import { hmacValidator as HmacValidator } from '@adyen/api-library';
 import { verifyWebhook } from '@clerk/backend/webhooks';
 import { Signature } from '@hubspot/api-client';
 import { LinearWebhookClient } from '@linear/sdk/webhooks';
+import { validateSignature } from '@line/bot-sdk';
 import { verify as githubVerify } from '@octokit/webhooks-methods';
 import { webhooks as polarWebhooks } from '@polar-sh/sdk/2026-10';
 import { EventWebhook } from '@sendgrid/eventwebhook';
@@ -510,5 +511,22 @@ describe('dropboxSign: EventCallbackHelper.isValid', () => {
     expect(test.answer).toBe('Hello API Event Received');
     for (const delivery of [event, event.retry(), test]) expect(judge(delivery)).toBe(true);
     for (const delivery of [event.forged(), test.forged()]) expect(judge(delivery)).toBe(false);
+  });
+});
+
+describe('line: @line/bot-sdk validateSignature', () => {
+  const channelSecret = 'kit line channel secret';
+  const judge = (delivery: signers.Delivery, key = channelSecret) =>
+    accepts(() => validateSignature(delivery.body, key, delivery.headers['x-line-signature']!));
+  const delivery = signers
+    .line({ channelSecret })
+    .batch([{ type: 'follow', webhookEventId: '01KIT0000000000000000000LN' }]);
+
+  it('accepts the batch, its redelivery and the verification request, refuses the forged copy', async () => {
+    expect(await judge(delivery)).toBe(true);
+    expect(await judge(delivery.retry())).toBe(true);
+    expect(await judge(signers.line({ channelSecret }).verification())).toBe(true);
+    expect(await judge(delivery.forged())).toBe(false);
+    expect(await judge(delivery, 'another secret')).toBe(false);
   });
 });

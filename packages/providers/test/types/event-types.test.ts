@@ -10,7 +10,9 @@ import type { APIApplicationCommandInteraction } from 'discord-api-types/v10';
 import type Stripe from 'stripe';
 import * as providers from '@webhook-idempotency/providers';
 import type { EventMap, EventOf, StripeMinimalEvent } from '@webhook-idempotency/providers';
+import type { webhook } from '@line/bot-sdk';
 import type { ClerkEvents } from '../../src/types/clerk';
+import type { LineEvents } from '../../src/types/line';
 import type { DiscordEvents } from '../../src/types/discord';
 import type { GitHubEvents } from '../../src/types/github';
 import type { OpenAIEvents } from '../../src/types/openai';
@@ -38,6 +40,9 @@ export const readsAmount = (event: StripeMap['payment_intent.succeeded']) =>
   event.data.object.amount;
 // @ts-expect-error a misspelt field of Stripe's own type
 export const misspeltField = (event: StripeMap['payment_intent.succeeded']) => event.data.objct;
+
+const line = providers.line<LineEvents>({ channelSecret: 'x' });
+same<EventMap<typeof line>['follow'], webhook.FollowEvent>(true);
 
 const github = providers.github<GitHubEvents>({ secret: 'x' });
 same<EventMap<typeof github>['push'], components['schemas']['webhook-push']>(true);
@@ -130,6 +135,8 @@ describe('eventType', () => {
     hubspot: undefined,
     adyen: undefined,
     meta: undefined,
+    line: undefined,
+    notion: 'page.created',
     payme: 'CreateTransaction',
     click: 'prepare',
     uzum: 'create',
@@ -161,6 +168,7 @@ describe('eventType', () => {
     ['okta', 'user.session.start'],
     ['microsoftGraph', 'updated'],
     ['azureEventGrid', 'Microsoft.Storage.BlobCreated'],
+    ['line', 'follow'],
   ])('reads the event name of each item of a %s batch', (name, type) => {
     const signer = SIGNERS[name]!;
     const preset = signer.build({ fixed: [signer.secrets[0]] });

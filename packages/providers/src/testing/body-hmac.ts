@@ -1,0 +1,96 @@
+/**
+ * @module Signers of the raw-body HMAC providers of the `hmac()` family's catalogue (LINE's
+ * batches, Notion's events), with the handshakes their presets answer themselves.
+ */
+import { mac, objectOf, type Payload } from './common';
+import {
+  asHandshake,
+  type Delivery,
+  type DeliveryOptions,
+  delivered,
+  type Handshake,
+  type SignerOptions,
+} from './delivery';
+import { jsonPost } from './common';
+import { secretOption, secretSigner } from './post';
+
+/** Options of the {@link line} signer. */
+export interface LineSignerOptions extends SignerOptions {
+  /** The channel secret. */
+  channelSecret: string;
+  /** The bot's user id, the body's `destination`. Defaults to a fixed one. */
+  destination?: string;
+}
+
+/** Marks each event of a redelivery as one (`deliveryContext.isRedelivery: true`). */
+const redelivered = (events: readonly object[], retries: number) =>
+  retries === 0
+    ? events
+    : events.map((event) => ({ ...event, deliveryContext: { isRedelivery: true } }));
+
+/**
+ * A fake LINE Messaging API: `{ destination, events }`, `x-line-signature` the base64
+ * HMAC-SHA256 of the body under the channel secret. `batch(events)` sends the events as given (a
+ * redelivery marks each `deliveryContext.isRedelivery`); `verification()` is the console's
+ * "Verify" request (`events: []`), answered `{}`.
+ */
+export function line(options: LineSignerOptions) {
+  const secret = secretOption('line', options, 'channelSecret');
+  const destination = options.destination ?? 'U00000000000000000000000000000000';
+  const { post } = secretSigner('line', options, secret);
+  const send = (events: readonly object[], delivery?: DeliveryOptions): Delivery =>
+    post(
+      ({ retries }): Payload => ({ destination, events: redelivered(events, retries) }),
+      delivery,
+      ({ body, key }) => ({ 'x-line-signature': mac('sha256', key, [body]).toString('base64') }),
+    );
+  return {
+    batch: send,
+    event: (event: object, delivery?: DeliveryOptions): Delivery => send([event], delivery),
+    verification: (delivery?: DeliveryOptions): Handshake => asHandshake(send([], delivery), '{}'),
+  };
+}
+
+/** Options of the {@link notion} signer. */
+export interface NotionSignerOptions extends SignerOptions {
+  /** The subscription's verification token, the key Notion signs with. */
+  verificationToken: string;
+}
+
+/**
+ * A fake Notion: `X-Notion-Signature: sha256=<hex HMAC-SHA256 of the body>` under the
+ * verification token; a retry raises the payload's `attempt_number`. `verification()` is the
+ * one-time, unsigned `{"verification_token": …}` POST, answered `{}`; its forged copy carries a
+ * signature (a verification never does), so it is refused.
+ */
+export function notion(options: NotionSignerOptions) {
+  const token = secretOption('notion', options, 'verificationToken');
+  const { post, url, clock } = secretSigner('notion', options, token);
+  const signature = (body: Buffer, key: string) =>
+    `sha256=${mac('sha256', key, [body]).toString('hex')}`;
+  return {
+    event: (payload: Payload, delivery?: DeliveryOptions): Delivery =>
+      post(
+        ({ retries }): Payload => {
+          const object = objectOf(payload);
+          const tries = object?.attempt_number;
+          return retries > 0 && typeof tries === 'number'
+            ? { ...object, attempt_number: tries + retries }
+            : payload;
+        },
+        delivery,
+        ({ body, key }) => ({ 'x-notion-signature': signature(body, key) }),
+      ),
+    verification: (delivery?: DeliveryOptions): Handshake =>
+      asHandshake(
+        delivered(clock, delivery, ({ forged }) => {
+          const body = Buffer.from(JSON.stringify({ verification_token: token }));
+          const headers: Record<string, string> = forged
+            ? { 'x-notion-signature': signature(body, `forged-${token}`) }
+            : {};
+          return jsonPost(url, body, headers);
+        }),
+        '{}',
+      ),
+  };
+}
