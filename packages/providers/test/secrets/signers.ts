@@ -131,6 +131,7 @@ function keys(
 
 const SQUARE_URL = 'https://shop.example.com/webhooks/square';
 const QSTASH_URL = 'https://app.example.com/api/qstash';
+const MANDRILL_URL = 'https://example.com/webhooks/mandrill';
 /** Three Plaid signers, each with its own key and kid: their `fetchKey`s are the preset's "secrets". */
 const PLAID_SIGNERS = ['kid-old', 'kid-new', 'kid-not-ours'].map((keyId) =>
   kit.plaid({ keyId, clock }),
@@ -557,5 +558,75 @@ export const SIGNERS: Record<string, Signer<any>> = {
     'token',
     (o) => providers.googleCalendar(o as never),
     (token, id) => kit.googleCalendar({ token, channelId: id }).event({ messageNumber: 2 }),
+  ),
+  // Timestamped HMACs.
+  workos: strings(
+    'secret',
+    (o) => providers.workos({ ...o, clock } as never),
+    (secret, id) => kit.workos({ secret, clock }).event({ id, event: 'user.created', data: {} }),
+  ),
+  elevenlabs: strings(
+    'secret',
+    (o) => providers.elevenlabs({ ...o, clock } as never),
+    (secret, id) =>
+      kit
+        .elevenlabs({ secret, clock })
+        .event({ type: 'post_call_transcription', data: { conversation_id: id } }),
+  ),
+  sanity: strings(
+    'secret',
+    (o) => providers.sanity({ ...o, clock } as never),
+    (secret, id) => kit.sanity({ secret, clock }).event({ _id: 'doc' }, { transaction: id }),
+  ),
+  mux: strings(
+    'secret',
+    (o) => providers.mux({ ...o, clock } as never),
+    (secret, id) => kit.mux({ secret, clock }).event({ id, type: 'video.asset.ready', data: {} }),
+  ),
+  webflow: strings(
+    'secret',
+    (o) => providers.webflow({ ...o, clock } as never),
+    (secret, id) =>
+      kit.webflow({ secret, clock }).event({ triggerType: 'form_submission', payload: { id } }),
+  ),
+  // Field signatures and plain hashes.
+  cloudinary: strings(
+    'apiSecret',
+    (o) => providers.cloudinary({ ...o, clock } as never),
+    (apiSecret, id) =>
+      kit.cloudinary({ apiSecret, clock }).event({ notification_type: 'upload', public_id: id }),
+  ),
+  dropboxSign: strings(
+    'apiKey',
+    (o) => providers.dropboxSign(o as never),
+    (apiKey, id) =>
+      kit
+        .dropboxSign({ apiKey, clock })
+        .event('signature_request_signed', { signature_request: { signature_request_id: id } }),
+  ),
+  tbank: strings(
+    'password',
+    (o) => providers.tbank(o as never),
+    (password, id) =>
+      kit
+        .tbank({ password })
+        .event({ TerminalKey: 'T1', PaymentId: id, Status: 'CONFIRMED', Amount: 100 }),
+  ),
+  robokassa: strings(
+    'password2',
+    (o) => providers.robokassa(o as never),
+    (password2, id) => kit.robokassa({ password2 }).event({ OutSum: '10.00', InvId: id }),
+  ),
+  mandrill: strings(
+    'webhookKey',
+    (o) => providers.mandrill({ ...o, webhookUrl: MANDRILL_URL } as never),
+    (webhookKey, id) =>
+      kit.mandrill({ webhookKey, url: MANDRILL_URL }).batch([{ _id: id, event: 'send' }]),
+  ),
+  pagerduty: strings(
+    'secret',
+    (o) => providers.pagerduty(o as never),
+    (secret, id) =>
+      kit.pagerduty({ secret }).event({ event: { id, event_type: 'incident.triggered' } }),
   ),
 };
