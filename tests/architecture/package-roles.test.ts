@@ -80,10 +80,21 @@ const THIRD_PARTY: Record<Role, RegExp> = {
   'test kit': /./,
 };
 
+/** The provider SDKs the presets package names as optional peers: the SDKs of its typed events. */
+const PRESET_SDKS = Object.keys(
+  (
+    JSON.parse(readFileSync(join(root, 'packages', 'providers', 'package.json'), 'utf8')) as {
+      peerDependencies: Record<string, string>;
+    }
+  ).peerDependencies,
+).filter((name) => !name.startsWith('@webhook-idempotency/'));
+const escaped = (name: string) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
 /** Packages whose types (only) a role may name: the providers' SDKs for the typed events. */
 const TYPES_ONLY: Partial<Record<Role, RegExp>> = {
-  presets:
-    /^(stripe|@octokit\/[\w-]+|@slack\/types|@clerk\/backend|resend|discord-api-types|@paddle\/[\w-]+|svix|standardwebhooks|openai|replicate|@polar-sh\/sdk|dodopayments)$/,
+  presets: new RegExp(
+    `^(${[...PRESET_SDKS.map(escaped), '@octokit\\/[\\w-]+', '@paddle\\/[\\w-]+', 'svix', 'standardwebhooks'].join('|')})$`,
+  ),
 };
 
 function sources(dir: string): string[] {
