@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { ConfigError, defaultFingerprint } from '@webhook-idempotency/core';
 import { canonicalFingerprint } from '../src/fingerprint';
 import { hmac, type HmacOptions } from '../src';
-import { jsonRequest } from './helpers';
+import { jsonRequest, oneTenant } from './helpers';
 
 const SECRET = 'body secret';
 const options: HmacOptions = {
@@ -43,11 +43,7 @@ describe('hmac({ key: { json } }): the delivery id in the signed JSON body', () 
   it('scopes the id by the tenant that verified the request, as a header key is', async () => {
     const preset = hmac({
       ...options,
-      secret: undefined,
-      resolveSecret: {
-        tenant: (request) => request.headers['x-tenant'] as string | undefined,
-        secrets: (tenant) => (tenant === 't1' ? SECRET : undefined),
-      },
+      ...oneTenant('t1', SECRET),
     });
     const request = signed({ meta: { delivery: { id: 'd-1' } } });
     const tenanted = { ...request, headers: { ...request.headers, 'x-tenant': 't1' } };
