@@ -29,7 +29,7 @@ export interface HmacItems {
 }
 
 /** The value at a dot path of `value`, or `undefined` where a step is not an object. */
-function atPath(value: unknown, steps: readonly string[]): unknown {
+export function atPath(value: unknown, steps: readonly string[]): unknown {
   let at = value;
   for (const step of steps) {
     if (!isJsonObject(at)) return undefined;
@@ -38,8 +38,8 @@ function atPath(value: unknown, steps: readonly string[]): unknown {
   return at;
 }
 
-/** A dot path's steps, each non-empty. */
-function pathSteps(option: string, path: unknown): string[] {
+/** A dot path's steps, each non-empty (`option` names it in the error). */
+export function pathSteps(option: string, path: unknown): string[] {
   const steps = typeof path === 'string' ? path.split('.') : [];
   if (steps.length === 0 || steps.some((step) => step === ''))
     throw new ConfigError(option, `hmac() needs "${option}" as a dot path such as "events"`);

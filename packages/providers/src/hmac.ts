@@ -7,6 +7,7 @@ import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
 import { ConfigError, ErrorCode, IdempotencyError } from '@webhook-idempotency/core';
 import { errorAnswer } from '@webhook-idempotency/core/adapter';
 import { typed, typedBatch, type TypedPreset } from './events';
+import { fingerprintWithout, jsonKey } from './hmac-body';
 import { type HmacItems, hmacItems } from './hmac-items';
 import { clockOption, oneOf, requireOptions, requireString, toleranceOption } from './options';
 import { header } from './request-fields';
@@ -68,8 +69,14 @@ export interface HmacOptions {
   /**
    * The delivery's id: a header name (`'x-acme-delivery'`) or a function of the request. Required,
    * unless `items` says where each event's id is (a request without that array then has no key).
+   * `{ json: 'data.id' }`: a dot path in the signed JSON body (a number keyed by its decimal text).
    */
-  key?: string | ((request: HttpRequest) => string | undefined);
+  key?: string | ((request: HttpRequest) => string | undefined) | { json: string };
+  /**
+   * Dot paths of JSON body fields a retry changes (`'webhook_metadata.attempt'`), left out of the
+   * delivery's fingerprint, so that a retry is replayed rather than refused as another body.
+   */
+  fingerprintOmit?: readonly string[];
   /**
    * For a provider that sends several events in one request: the JSON array in the body
    * (`json: 'events'`), each event's id (`id: 'webhookEventId'`, a dot path inside the event or a
@@ -125,17 +132,25 @@ function secretBytes(
   return bytes;
 }
 
-/** The delivery id reader of `key`: a header's value, or the function given (none with `items`). */
-function keyReader(key: unknown, batched: boolean): (request: HttpRequest) => string | undefined {
-  if (key === undefined && batched) return () => undefined;
-  if (typeof key === 'function') return key as (request: HttpRequest) => string | undefined;
+/**
+ * The delivery id reader of `key` (a header's value, a JSON body field, or the function given;
+ * none with `items`) and, for a header or a field, how a 400 names it.
+ */
+function keyReader(
+  key: unknown,
+  batched: boolean,
+): { read: (request: HttpRequest) => string | undefined; description?: string } {
+  if (key === undefined && batched) return { read: () => undefined };
+  if (typeof key === 'function')
+    return { read: key as (request: HttpRequest) => string | undefined };
+  if (typeof key === 'object' && key !== null && 'json' in key) return jsonKey(key.json);
   if (typeof key !== 'string')
     throw new ConfigError(
       'key',
-      'hmac() needs a header name or a function of the request as "key"',
+      'hmac() needs a header name, { json: "a.dot.path" } or a function of the request as "key"',
     );
   const name = headerName('key', key);
-  return (request) => header(request, name);
+  return { read: (request) => header(request, name), description: `${key} header` };
 }
 
 /**
@@ -250,8 +265,7 @@ export function hmacPreset(
   const batch = o.items === undefined ? undefined : hmacItems(o.items, ring);
   const keyOf = keyReader(o.key, batch !== undefined);
   const keyDescription =
-    o.keyDescription ??
-    (typeof o.key === 'string' ? `${o.key} header` : (batch?.description ?? 'delivery id'));
+    o.keyDescription ?? keyOf.description ?? batch?.description ?? 'delivery id';
   if (typeof o.retentionDays !== 'number' || !(o.retentionDays > 0))
     throw new ConfigError('retentionDays', 'hmac() needs a positive number of days');
   const { precheck } = base;
@@ -260,7 +274,7 @@ export function hmacPreset(
     keyDescription,
     needsRawBody: true,
     retentionDays: o.retentionDays,
-    key: (request) => ring.scopeText(request, keyOf(request)),
+    key: (request) => ring.scopeText(request, keyOf.read(request)),
     verify(request) {
       return ring.verify(request, (r, keys) => {
         if (precheck !== undefined && !precheck(r)) return undefined;
@@ -272,6 +286,7 @@ export function hmacPreset(
       });
     },
     ...(batch && { items: batch.items }),
+    ...fingerprintWithout(o.fingerprintOmit),
     ...unauthorizedAnswer(o.unauthorizedStatus),
   };
   return { preset, ring, itemType: batch?.itemType };

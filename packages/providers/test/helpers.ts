@@ -75,3 +75,17 @@ export function basic(login: string, password: string): string {
 export function clockAt(seconds: number): () => number {
   return () => seconds * 1000;
 }
+
+/**
+ * Options that swap `secret` for a lookup per request: the tenant is the `x-tenant` header and
+ * only `tenant` has a secret, `secret`.
+ */
+export function oneTenant(tenant: string, secret: string) {
+  return {
+    secret: undefined,
+    resolveSecret: {
+      tenant: (request: HttpRequest) => request.headers['x-tenant'] as string | undefined,
+      secrets: (name: string | undefined) => (name === tenant ? secret : undefined),
+    },
+  };
+}

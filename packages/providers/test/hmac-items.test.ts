@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
 import { hmac, type HmacOptions } from '../src';
-import { jsonRequest } from './helpers';
+import { jsonRequest, oneTenant } from './helpers';
 
 const SECRET = 'batch secret';
 const options: HmacOptions = {
@@ -55,11 +55,7 @@ describe('hmac({ items }): several events in one signed request', () => {
   it('reads ids and names with functions, and scopes ids by the tenant that verified the request', async () => {
     const preset = hmac({
       ...options,
-      secret: undefined,
-      resolveSecret: {
-        tenant: (request) => request.headers['x-tenant'] as string | undefined,
-        secrets: (tenant) => (tenant === 't1' ? SECRET : undefined),
-      },
+      ...oneTenant('t1', SECRET),
       items: {
         json: 'data.events',
         id: (item) => (item as { kind?: string }).kind,

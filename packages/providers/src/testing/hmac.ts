@@ -28,8 +28,11 @@ export interface HmacSignerOptions extends SignerOptions {
   prefix?: string;
   signedPayload?: (request: SignedRequest) => readonly (string | Buffer)[];
   timestamp?: { header: string };
-  /** The header the preset reads the delivery id from; a function `key` cannot be written, so give the id's header in `headers`. */
-  key?: string | ((request: never) => unknown);
+  /**
+   * The header the preset reads the delivery id from; a function `key` cannot be written, so give
+   * the id's header in `headers`; with `{ json }` the id is in the payload you give.
+   */
+  key?: string | ((request: never) => unknown) | { json: string };
 }
 
 /** Options of one delivery of the {@link hmac} signer. */
