@@ -364,6 +364,12 @@ export {
   type NotionMinimalEvent,
   type NotionMinimalEvents,
 } from './hmac-members-handshakes';
+export {
+  woocommerce,
+  type WooCommerceOptions,
+  type WooCommerceMinimalEvent,
+  type WooCommerceMinimalEvents,
+} from './hmac-members-commerce';
 export type {
   EventMap,
   EventOf,
