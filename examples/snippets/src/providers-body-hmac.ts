@@ -24,3 +24,11 @@ export function notionKeys(request: HttpRequest): unknown {
   // #endregion notion
   return preset.key(request);
 }
+
+export function woocommerceKey(request: HttpRequest): unknown {
+  // #region woocommerce
+  const preset = providers.woocommerce({ secret: process.env.WOOCOMMERCE_WEBHOOK_SECRET! });
+  preset.key(request); // 'order.updated:727:ee63f3b80cb1a93d78eb27be778c3c40' (topic, id, body digest)
+  // #endregion woocommerce
+  return preset.key(request);
+}

@@ -18,6 +18,7 @@ const json = jsonRequest;
 Object.assign(process.env, {
   LINE_CHANNEL_SECRET: 'line-channel-secret',
   NOTION_VERIFICATION_TOKEN: 'secret_notion',
+  WOOCOMMERCE_WEBHOOK_SECRET: 'woo-secret',
 });
 
 const cases: Array<[region: string, run: () => unknown]> = [
@@ -36,6 +37,13 @@ const cases: Array<[region: string, run: () => unknown]> = [
     () =>
       snippets.notionKeys(
         json({ id: '367cba44-b6f3-4c92-81e7-6a2e9659efd4', type: 'page.created' }),
+      ),
+  ],
+  [
+    'woocommerce',
+    () =>
+      snippets.woocommerceKey(
+        json({ id: 727, status: 'processing' }, { 'x-wc-webhook-topic': 'order.updated' }),
       ),
   ],
 ];

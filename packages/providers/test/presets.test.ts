@@ -54,6 +54,7 @@ const all: Record<string, ProviderPreset> = {
   'google-calendar': providers.googleCalendar({ token: 'token' }),
   line: providers.line({ channelSecret: 'x' }),
   notion: providers.notion({ verificationToken: 'x', onVerificationToken: () => undefined }),
+  woocommerce: providers.woocommerce({ secret: 'x' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -158,6 +159,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'google-calendar': 7,
       line: 7,
       notion: 7,
+      woocommerce: 7,
     });
   });
 
@@ -192,6 +194,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'webflow',
       'line',
       'notion',
+      'woocommerce',
     ]);
   });
 });

@@ -3,6 +3,7 @@
  * Razorpay, Typeform, Checkout.com, Vercel, Intercom, Coinbase Commerce, Lemon Squeezy,
  * Paystack, Sentry, Bitbucket, and `hmac()` configured): nothing timed is signed.
  */
+import { createHash } from 'node:crypto';
 import * as providers from '@webhook-idempotency/providers';
 import * as signers from '@webhook-idempotency/providers/testing';
 import { HOOK_URL, type PresetFixture } from './fixture';
@@ -22,6 +23,15 @@ const ACME = {
 
 const NOTION_TOKEN = 'secret_conformance_notion_token';
 const notion = () => signers.notion({ verificationToken: NOTION_TOKEN, url });
+
+const WOO_SECRET = 'conformance woocommerce secret';
+const woocommerce = () => signers.woocommerce({ secret: WOO_SECRET, url, topic: 'order.updated' });
+/** A WooCommerce order as sent (its keys already in canonical order) and the key it gets. */
+const WOO_ORDER = { id: 4242, status: 'processing' };
+const WOO_KEY = `order.updated:4242:${createHash('sha256')
+  .update(JSON.stringify(WOO_ORDER))
+  .digest('hex')
+  .slice(0, 32)}`;
 
 export const bodySignedFixtures: readonly PresetFixture[] = [
   ...secretFixtures(
@@ -143,6 +153,18 @@ export const bodySignedFixtures: readonly PresetFixture[] = [
         body: answer,
         headers: { 'x-notion-signature': `sha256=${answer}` },
       }),
+    },
+  },
+  {
+    name: 'woocommerce (a new delivery id per send; the creation ping answered)',
+    preset: () => providers.woocommerce({ secret: WOO_SECRET }),
+    externalId: WOO_KEY,
+    timed: false,
+    delivery: () => woocommerce().event(WOO_ORDER),
+    handshake: {
+      request: () => woocommerce().ping(),
+      externalId: 'undefined',
+      replay: (answer) => ({ body: answer, headers: { 'x-wc-webhook-signature': answer } }),
     },
   },
 ];

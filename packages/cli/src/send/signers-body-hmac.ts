@@ -29,4 +29,11 @@ export const BODY_HMAC: Readonly<Record<string, Wired>> = {
         })
         .event(r.payload),
   },
+  woocommerce: {
+    needs: '--secret <secret>',
+    sign: (r) =>
+      kit
+        .woocommerce({ url: r.url, secret: need(r.preset, r.credentials, 'secret', 'secret') })
+        .event(r.payload),
+  },
 };

@@ -2,13 +2,14 @@
  * @module Signers of the raw-body HMAC providers of the `hmac()` family's catalogue (LINE's
  * batches, Notion's events), with the handshakes their presets answer themselves.
  */
-import { mac, objectOf, type Payload } from './common';
+import { FORM_TYPE, mac, objectOf, type Payload } from './common';
 import {
   asHandshake,
   type Delivery,
   type DeliveryOptions,
   delivered,
   type Handshake,
+  newId,
   type SignerOptions,
 } from './delivery';
 import { jsonPost } from './common';
@@ -91,6 +92,60 @@ export function notion(options: NotionSignerOptions) {
           return jsonPost(url, body, headers);
         }),
         '{}',
+      ),
+  };
+}
+
+/** Options of the {@link woocommerce} signer. */
+export interface WooCommerceSignerOptions extends SignerOptions {
+  /** The webhook's secret. */
+  secret: string;
+  /** The webhook's topic, `X-WC-Webhook-Topic`. Defaults to `order.updated`. */
+  topic?: string;
+  /** The webhook's id, `X-WC-Webhook-ID` and the ping's `webhook_id`. Defaults to 1. */
+  webhookId?: number;
+  /** The store's URL, `X-WC-Webhook-Source`. Defaults to `https://shop.example.com/`. */
+  source?: string;
+}
+
+/**
+ * A fake WooCommerce store: the resource as JSON, `X-WC-Webhook-Signature` the base64
+ * HMAC-SHA256 of the body under the webhook's secret, with the topic, resource, event, source,
+ * webhook id and a new delivery id per attempt (WooCommerce itself never retries). `ping()` is the
+ * unsigned `webhook_id=<id>` form POST sent when the webhook is created, answered 200 with an empty
+ * body; its forged copy carries a signature (a ping never does), so it is refused.
+ */
+export function woocommerce(options: WooCommerceSignerOptions) {
+  const secret = secretOption('woocommerce', options, 'secret');
+  const topic = options.topic ?? 'order.updated';
+  const webhookId = String(options.webhookId ?? 1);
+  const { post, url, clock } = secretSigner('woocommerce', options, secret);
+  const [resource = topic, event = ''] = topic.split('.');
+  const named = {
+    'x-wc-webhook-source': options.source ?? 'https://shop.example.com/',
+    'x-wc-webhook-topic': topic,
+    'x-wc-webhook-resource': resource,
+    'x-wc-webhook-event': event,
+    'x-wc-webhook-id': webhookId,
+  };
+  const signature = (body: Buffer, key: string) => mac('sha256', key, [body]).toString('base64');
+  return {
+    event: (payload: Payload, delivery?: DeliveryOptions): Delivery =>
+      post(payload, delivery, ({ body, key }) => ({
+        ...named,
+        'x-wc-webhook-signature': signature(body, key),
+        'x-wc-webhook-delivery-id': newId().replaceAll('-', ''),
+      })),
+    ping: (delivery?: DeliveryOptions): Handshake =>
+      asHandshake(
+        delivered(clock, delivery, ({ forged }) => {
+          const body = Buffer.from(`webhook_id=${webhookId}`);
+          const headers: Record<string, string> = forged
+            ? { 'x-wc-webhook-signature': signature(body, `forged-${secret}`) }
+            : {};
+          return { url, body, headers: { ...FORM_TYPE, ...headers } };
+        }),
+        '',
       ),
   };
 }

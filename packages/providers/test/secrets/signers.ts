@@ -433,6 +433,11 @@ export const SIGNERS: Record<string, Signer<any>> = {
     (verificationToken, id) =>
       kit.notion({ verificationToken }).event({ id, type: 'page.created' }),
   ),
+  woocommerce: strings(
+    'secret',
+    (o) => providers.woocommerce(o as never),
+    (secret, id) => kit.woocommerce({ secret }).event({ id, status: 'processing' }),
+  ),
   payme: strings(
     'password',
     (o) => providers.payme(o as never),
