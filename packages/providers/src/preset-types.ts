@@ -175,3 +175,8 @@ export type {
   SecretResolver,
 } from './secrets';
 export type { BasicAuthOptions, BasicCredentials } from './basic-auth';
+export type {
+  WooCommerceOptions,
+  WooCommerceMinimalEvent,
+  WooCommerceMinimalEvents,
+} from './hmac-members-commerce';
