@@ -87,6 +87,7 @@ export const OPTIONS: Record<string, object> = {
   sanity: { secret: 'x' },
   mux: { secret: 'x' },
   webflow: { secret: 'x' },
+  revolut: { signingSecret: 'x' },
   chargebee: { username: 'u', password: 'p' },
   auth0: { authorization: 'Bearer token' },
   okta: { secret: 'x' },

@@ -66,6 +66,7 @@ const TIMED: Record<string, Timed> = {
   sanity: alike(signers.sanity, { secret: 'sanity-secret' }),
   mux: alike(signers.mux, { secret: 'mux-secret' }),
   webflow: alike(signers.webflow, { secret: 'webflow-secret' }),
+  revolut: alike(signers.revolut, { signingSecret: 'revolut-secret' }),
   discord: {
     options: { publicKey: discord.publicKey },
     sign: (at) => discord.event({ id: '1', type: 2 }, { at }),

@@ -25,6 +25,7 @@ Object.assign(process.env, {
   SANITY_WEBHOOK_SECRET: 'sanity-secret',
   MUX_WEBHOOK_SECRET: 'mux-secret',
   WEBFLOW_WEBHOOK_SECRET: 'webflow-secret',
+  REVOLUT_WEBHOOK_SECRET: 'revolut-secret',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -66,6 +67,13 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
     () =>
       snippets.webflowKeys(
         json({ triggerType: 'form_submission', payload: { id: '6321a6f8a6bd2a5fd4a6b9f7' } }),
+      ),
+  ],
+  [
+    'revolut',
+    () =>
+      snippets.revolutKeys(
+        json({ event: 'ORDER_COMPLETED', order_id: '6516e61c-d279-a454-a837-bc52ce55ed49' }),
       ),
   ],
 ];

@@ -317,6 +317,12 @@ export {
   type WebflowMinimalEvents,
 } from './webflow';
 export {
+  revolut,
+  type RevolutOptions,
+  type RevolutMinimalEvent,
+  type RevolutMinimalEvents,
+} from './revolut';
+export {
   chargebee,
   type ChargebeeOptions,
   type ChargebeeMinimalEvent,

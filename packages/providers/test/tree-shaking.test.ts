@@ -64,6 +64,7 @@ const MARKS: Record<string, string> = {
   sanity: 'sanity-webhook-signature',
   mux: 'mux-signature',
   webflow: 'x-webflow-signature',
+  revolut: 'revolut-signature',
   chargebee: 'chargebee',
   auth0: 'log_id',
   okta: 'x-okta-verification-challenge',

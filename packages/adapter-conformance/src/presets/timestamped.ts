@@ -98,6 +98,11 @@ export const timestampedFixtures: readonly PresetFixture[] = [
         id: 'form_submission:webflow-conformance',
         event: [{ triggerType: 'form_submission', payload: { id: 'webflow-conformance' } }],
       },
+      revolut: {
+        id: 'ORDER_COMPLETED:revolut-order-conformance',
+        option: 'signingSecret',
+        event: [{ event: 'ORDER_COMPLETED', order_id: 'revolut-order-conformance' }],
+      },
     },
     true,
   ),

@@ -153,6 +153,8 @@ export {
   type ElevenLabsSignerOptions,
   mux,
   type MuxSignerOptions,
+  revolut,
+  type RevolutSignerOptions,
   sanity,
   type SanityDeliveryOptions,
   type SanitySignerOptions,

@@ -164,3 +164,25 @@ export function webflow(options: WebflowSignerOptions) {
     }),
   });
 }
+
+/** Options of the {@link revolut} signer. */
+export interface RevolutSignerOptions extends SignerOptions {
+  /** The webhook signing secret; several sign one `v1` each, as during a rotation. */
+  signingSecret: Secrets;
+}
+
+/**
+ * A fake Revolut Merchant: `Revolut-Request-Timestamp` in milliseconds and `Revolut-Signature:
+ * v1=<hex HMAC-SHA256 of "v1.timestamp.body">`, one `v1` per secret.
+ */
+export function revolut(options: RevolutSignerOptions) {
+  return stampedSigner('revolut', options, 'signingSecret', {
+    stamp: milliseconds,
+    before: (t) => `v1.${t}.`,
+    encoding: 'hex',
+    headers: (t, signatures) => ({
+      'revolut-request-timestamp': t,
+      'revolut-signature': signatures.map((s) => `v1=${s}`).join(','),
+    }),
+  });
+}
