@@ -88,6 +88,7 @@ export const OPTIONS: Record<string, object> = {
   mux: { secret: 'x' },
   webflow: { secret: 'x' },
   revolut: { signingSecret: 'x' },
+  persona: { secret: 'x' },
   chargebee: { username: 'u', password: 'p' },
   auth0: { authorization: 'Bearer token' },
   okta: { secret: 'x' },

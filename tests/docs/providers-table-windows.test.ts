@@ -67,6 +67,7 @@ const TIMED: Record<string, Timed> = {
   mux: alike(signers.mux, { secret: 'mux-secret' }),
   webflow: alike(signers.webflow, { secret: 'webflow-secret' }),
   revolut: alike(signers.revolut, { signingSecret: 'revolut-secret' }),
+  persona: alike(signers.persona, { secret: 'persona-secret' }),
   discord: {
     options: { publicKey: discord.publicKey },
     sign: (at) => discord.event({ id: '1', type: 2 }, { at }),

@@ -56,3 +56,11 @@ export function revolutKeys(request: HttpRequest): Record<string, Key> {
   // #endregion revolut
   return { request: preset.key(request) };
 }
+
+export function personaKeys(request: HttpRequest): Record<string, Key> {
+  // #region persona
+  const preset = providers.persona({ secret: process.env.PERSONA_WEBHOOK_SECRET! });
+  preset.key(request); // 'evt_ABC123xyz456' (data.id)
+  // #endregion persona
+  return { request: preset.key(request) };
+}

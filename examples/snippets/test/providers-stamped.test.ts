@@ -26,6 +26,7 @@ Object.assign(process.env, {
   MUX_WEBHOOK_SECRET: 'mux-secret',
   WEBFLOW_WEBHOOK_SECRET: 'webflow-secret',
   REVOLUT_WEBHOOK_SECRET: 'revolut-secret',
+  PERSONA_WEBHOOK_SECRET: 'persona-secret',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -74,6 +75,19 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
     () =>
       snippets.revolutKeys(
         json({ event: 'ORDER_COMPLETED', order_id: '6516e61c-d279-a454-a837-bc52ce55ed49' }),
+      ),
+  ],
+  [
+    'persona',
+    () =>
+      snippets.personaKeys(
+        json({
+          data: {
+            type: 'event',
+            id: 'evt_ABC123xyz456',
+            attributes: { name: 'inquiry.completed' },
+          },
+        }),
       ),
   ],
 ];

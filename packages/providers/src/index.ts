@@ -323,6 +323,12 @@ export {
   type RevolutMinimalEvents,
 } from './revolut';
 export {
+  persona,
+  type PersonaOptions,
+  type PersonaMinimalEvent,
+  type PersonaMinimalEvents,
+} from './persona';
+export {
   chargebee,
   type ChargebeeOptions,
   type ChargebeeMinimalEvent,

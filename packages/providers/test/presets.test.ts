@@ -47,6 +47,7 @@ const all: Record<string, ProviderPreset> = {
   mux: providers.mux({ secret: 'x' }),
   webflow: providers.webflow({ secret: 'x' }),
   revolut: providers.revolut({ signingSecret: 'x' }),
+  persona: providers.persona({ secret: 'x' }),
   chargebee: providers.chargebee({ username: 'user', password: 'pass' }),
   auth0: providers.auth0({ authorization: 'Bearer token' }),
   okta: providers.okta({ secret: 'secret' }),
@@ -152,6 +153,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       mux: 7,
       webflow: 7,
       revolut: 30,
+      persona: 7,
       chargebee: 30,
       auth0: 14,
       okta: 3,
@@ -193,6 +195,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'mux',
       'webflow',
       'revolut',
+      'persona',
       'line',
       'notion',
     ]);

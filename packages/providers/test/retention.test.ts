@@ -41,6 +41,7 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.mux({ secret: 'x' }), 7],
   [providers.webflow({ secret: 'x' }), 7],
   [providers.revolut({ signingSecret: 'x' }), 30],
+  [providers.persona({ secret: 'x' }), 7],
   [providers.chargebee({ username: 'u', password: 'p' }), 30],
   [providers.auth0({ authorization: 't' }), 14],
   [providers.okta({ secret: 's' }), 3],

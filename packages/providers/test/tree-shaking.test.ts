@@ -65,6 +65,7 @@ const MARKS: Record<string, string> = {
   mux: 'mux-signature',
   webflow: 'x-webflow-signature',
   revolut: 'revolut-signature',
+  persona: 'persona-signature',
   chargebee: 'chargebee',
   auth0: 'log_id',
   okta: 'x-okta-verification-challenge',

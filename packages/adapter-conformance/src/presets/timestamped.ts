@@ -103,6 +103,18 @@ export const timestampedFixtures: readonly PresetFixture[] = [
         option: 'signingSecret',
         event: [{ event: 'ORDER_COMPLETED', order_id: 'revolut-order-conformance' }],
       },
+      persona: {
+        id: 'evt_persona_conformance',
+        event: [
+          {
+            data: {
+              type: 'event',
+              id: 'evt_persona_conformance',
+              attributes: { name: 'inquiry.completed', payload: { data: { id: 'inq_1' } } },
+            },
+          },
+        ],
+      },
     },
     true,
   ),

@@ -127,6 +127,7 @@ const SHARED: Readonly<Record<string, Wired>> = {
     (o) => kit.revolut({ url: o.url, signingSecret: o.signingSecret! }),
     'signingSecret',
   ),
+  persona: plain((o) => kit.persona({ url: o.url, secret: o.secret! }), 'secret'),
 };
 
 /** The presets `send` can sign for, by the name of their preset factory. */

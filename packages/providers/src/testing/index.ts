@@ -155,6 +155,8 @@ export {
   type MuxSignerOptions,
   revolut,
   type RevolutSignerOptions,
+  persona,
+  type PersonaSignerOptions,
   sanity,
   type SanityDeliveryOptions,
   type SanitySignerOptions,

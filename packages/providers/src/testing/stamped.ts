@@ -186,3 +186,24 @@ export function revolut(options: RevolutSignerOptions) {
     }),
   });
 }
+
+/** Options of the {@link persona} signer. */
+export interface PersonaSignerOptions extends SignerOptions {
+  /** The webhook secret; several sign one `t=…,v1=…` group each, as during a rotation. */
+  secret: Secrets;
+}
+
+/**
+ * A fake Persona: `Persona-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`, one group per
+ * secret, separated by a space.
+ */
+export function persona(options: PersonaSignerOptions) {
+  return stampedSigner('persona', options, 'secret', {
+    stamp: (at) => String(seconds(at)),
+    before: (t) => `${t}.`,
+    encoding: 'hex',
+    headers: (t, signatures) => ({
+      'persona-signature': signatures.map((s) => `t=${t},v1=${s}`).join(' '),
+    }),
+  });
+}
