@@ -87,6 +87,7 @@ export const OPTIONS: Record<string, object> = {
   sanity: { secret: 'x' },
   mux: { secret: 'x' },
   webflow: { secret: 'x' },
+  recurly: { secret: 'x' },
   revolut: { signingSecret: 'x' },
   persona: { secret: 'x' },
   chargebee: { username: 'u', password: 'p' },

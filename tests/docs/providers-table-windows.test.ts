@@ -66,6 +66,7 @@ const TIMED: Record<string, Timed> = {
   sanity: alike(signers.sanity, { secret: 'sanity-secret' }),
   mux: alike(signers.mux, { secret: 'mux-secret' }),
   webflow: alike(signers.webflow, { secret: 'webflow-secret' }),
+  recurly: alike(signers.recurly, { secret: 'recurly-secret' }),
   revolut: alike(signers.revolut, { signingSecret: 'revolut-secret' }),
   persona: alike(signers.persona, { secret: 'persona-secret' }),
   discord: {

@@ -64,3 +64,11 @@ export function personaKeys(request: HttpRequest): Record<string, Key> {
   // #endregion persona
   return { request: preset.key(request) };
 }
+
+export function recurlyKeys(request: HttpRequest): Record<string, Key> {
+  // #region recurly
+  const preset = providers.recurly({ secret: process.env.RECURLY_WEBHOOK_SECRET! });
+  preset.key(request); // 'rjxwmwedwqug' (the notification id)
+  // #endregion recurly
+  return { request: preset.key(request) };
+}

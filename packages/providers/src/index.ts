@@ -317,6 +317,12 @@ export {
   type WebflowMinimalEvents,
 } from './webflow';
 export {
+  recurly,
+  type RecurlyOptions,
+  type RecurlyMinimalEvent,
+  type RecurlyMinimalEvents,
+} from './recurly';
+export {
   revolut,
   type RevolutOptions,
   type RevolutMinimalEvent,

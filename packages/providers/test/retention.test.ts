@@ -40,6 +40,7 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.sanity({ secret: 'x' }), 7],
   [providers.mux({ secret: 'x' }), 7],
   [providers.webflow({ secret: 'x' }), 7],
+  [providers.recurly({ secret: 'x' }), 7],
   [providers.revolut({ signingSecret: 'x' }), 30],
   [providers.persona({ secret: 'x' }), 7],
   [providers.chargebee({ username: 'u', password: 'p' }), 30],

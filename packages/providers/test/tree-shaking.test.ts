@@ -64,6 +64,7 @@ const MARKS: Record<string, string> = {
   sanity: 'sanity-webhook-signature',
   mux: 'mux-signature',
   webflow: 'x-webflow-signature',
+  recurly: 'recurly-signature',
   revolut: 'revolut-signature',
   persona: 'persona-signature',
   chargebee: 'chargebee',

@@ -98,6 +98,10 @@ export const timestampedFixtures: readonly PresetFixture[] = [
         id: 'form_submission:webflow-conformance',
         event: [{ triggerType: 'form_submission', payload: { id: 'webflow-conformance' } }],
       },
+      recurly: {
+        id: 'recurly-conformance',
+        event: [{ id: 'recurly-conformance', object_type: 'account', event_type: 'created' }],
+      },
       revolut: {
         id: 'ORDER_COMPLETED:revolut-order-conformance',
         option: 'signingSecret',

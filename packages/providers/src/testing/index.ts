@@ -157,6 +157,8 @@ export {
   type RevolutSignerOptions,
   persona,
   type PersonaSignerOptions,
+  recurly,
+  type RecurlySignerOptions,
   sanity,
   type SanityDeliveryOptions,
   type SanitySignerOptions,

@@ -207,3 +207,19 @@ export function persona(options: PersonaSignerOptions) {
     }),
   });
 }
+
+/** Options of the {@link recurly} signer. */
+export interface RecurlySignerOptions extends SignerOptions {
+  /** The webhook endpoint's secret key; several sign one signature each, as after a regeneration. */
+  secret: Secrets;
+}
+
+/** A fake Recurly: `recurly-signature: <unix ms>,<hex HMAC-SHA256 of "ms.body">`, one per secret. */
+export function recurly(options: RecurlySignerOptions) {
+  return stampedSigner('recurly', options, 'secret', {
+    stamp: milliseconds,
+    before: (t) => `${t}.`,
+    encoding: 'hex',
+    headers: (t, signatures) => ({ 'recurly-signature': [t, ...signatures].join(',') }),
+  });
+}
