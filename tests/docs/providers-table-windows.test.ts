@@ -66,6 +66,9 @@ const TIMED: Record<string, Timed> = {
   sanity: alike(signers.sanity, { secret: 'sanity-secret' }),
   mux: alike(signers.mux, { secret: 'mux-secret' }),
   webflow: alike(signers.webflow, { secret: 'webflow-secret' }),
+  recurly: alike(signers.recurly, { secret: 'recurly-secret' }),
+  revolut: alike(signers.revolut, { signingSecret: 'revolut-secret' }),
+  persona: alike(signers.persona, { secret: 'persona-secret' }),
   discord: {
     options: { publicKey: discord.publicKey },
     sign: (at) => discord.event({ id: '1', type: 2 }, { at }),

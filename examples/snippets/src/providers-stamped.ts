@@ -48,3 +48,27 @@ export function webflowKeys(request: HttpRequest): Record<string, Key> {
   // #endregion webflow
   return { request: preset.key(request) };
 }
+
+export function revolutKeys(request: HttpRequest): Record<string, Key> {
+  // #region revolut
+  const preset = providers.revolut({ signingSecret: process.env.REVOLUT_WEBHOOK_SECRET! });
+  preset.key(request); // 'ORDER_COMPLETED:6516e61c-d279-a454-a837-bc52ce55ed49' (event:order_id)
+  // #endregion revolut
+  return { request: preset.key(request) };
+}
+
+export function personaKeys(request: HttpRequest): Record<string, Key> {
+  // #region persona
+  const preset = providers.persona({ secret: process.env.PERSONA_WEBHOOK_SECRET! });
+  preset.key(request); // 'evt_ABC123xyz456' (data.id)
+  // #endregion persona
+  return { request: preset.key(request) };
+}
+
+export function recurlyKeys(request: HttpRequest): Record<string, Key> {
+  // #region recurly
+  const preset = providers.recurly({ secret: process.env.RECURLY_WEBHOOK_SECRET! });
+  preset.key(request); // 'rjxwmwedwqug' (the notification id)
+  // #endregion recurly
+  return { request: preset.key(request) };
+}

@@ -25,6 +25,9 @@ Object.assign(process.env, {
   SANITY_WEBHOOK_SECRET: 'sanity-secret',
   MUX_WEBHOOK_SECRET: 'mux-secret',
   WEBFLOW_WEBHOOK_SECRET: 'webflow-secret',
+  RECURLY_WEBHOOK_SECRET: 'recurly-secret',
+  REVOLUT_WEBHOOK_SECRET: 'revolut-secret',
+  PERSONA_WEBHOOK_SECRET: 'persona-secret',
 });
 
 const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
@@ -66,6 +69,33 @@ const cases: Array<[region: string, run: () => Record<string, unknown>]> = [
     () =>
       snippets.webflowKeys(
         json({ triggerType: 'form_submission', payload: { id: '6321a6f8a6bd2a5fd4a6b9f7' } }),
+      ),
+  ],
+  [
+    'recurly',
+    () =>
+      snippets.recurlyKeys(
+        json({ id: 'rjxwmwedwqug', object_type: 'account', event_type: 'created' }),
+      ),
+  ],
+  [
+    'revolut',
+    () =>
+      snippets.revolutKeys(
+        json({ event: 'ORDER_COMPLETED', order_id: '6516e61c-d279-a454-a837-bc52ce55ed49' }),
+      ),
+  ],
+  [
+    'persona',
+    () =>
+      snippets.personaKeys(
+        json({
+          data: {
+            type: 'event',
+            id: 'evt_ABC123xyz456',
+            attributes: { name: 'inquiry.completed' },
+          },
+        }),
       ),
   ],
 ];

@@ -70,3 +70,6 @@ export { googleCalendar } from './google-calendar';
 export { line } from './hmac-members-batches';
 export { notion } from './hmac-members-handshakes';
 export { woocommerce } from './hmac-members-commerce';
+export { recurly } from './recurly';
+export { revolut } from './revolut';
+export { persona } from './persona';

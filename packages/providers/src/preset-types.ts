@@ -180,3 +180,6 @@ export type {
   WooCommerceMinimalEvent,
   WooCommerceMinimalEvents,
 } from './hmac-members-commerce';
+export type { RecurlyOptions, RecurlyMinimalEvent, RecurlyMinimalEvents } from './recurly';
+export type { RevolutOptions, RevolutMinimalEvent, RevolutMinimalEvents } from './revolut';
+export type { PersonaOptions, PersonaMinimalEvent, PersonaMinimalEvents } from './persona';

@@ -98,6 +98,27 @@ export const timestampedFixtures: readonly PresetFixture[] = [
         id: 'form_submission:webflow-conformance',
         event: [{ triggerType: 'form_submission', payload: { id: 'webflow-conformance' } }],
       },
+      recurly: {
+        id: 'recurly-conformance',
+        event: [{ id: 'recurly-conformance', object_type: 'account', event_type: 'created' }],
+      },
+      revolut: {
+        id: 'ORDER_COMPLETED:revolut-order-conformance',
+        option: 'signingSecret',
+        event: [{ event: 'ORDER_COMPLETED', order_id: 'revolut-order-conformance' }],
+      },
+      persona: {
+        id: 'evt_persona_conformance',
+        event: [
+          {
+            data: {
+              type: 'event',
+              id: 'evt_persona_conformance',
+              attributes: { name: 'inquiry.completed', payload: { data: { id: 'inq_1' } } },
+            },
+          },
+        ],
+      },
     },
     true,
   ),

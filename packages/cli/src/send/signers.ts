@@ -123,6 +123,12 @@ const SHARED: Readonly<Record<string, Wired>> = {
   sanity: plain((o) => kit.sanity({ url: o.url, secret: o.secret! }), 'secret'),
   mux: plain((o) => kit.mux({ url: o.url, secret: o.secret! }), 'secret'),
   webflow: plain((o) => kit.webflow({ url: o.url, secret: o.secret! }), 'secret'),
+  recurly: plain((o) => kit.recurly({ url: o.url, secret: o.secret! }), 'secret'),
+  revolut: plain(
+    (o) => kit.revolut({ url: o.url, signingSecret: o.signingSecret! }),
+    'signingSecret',
+  ),
+  persona: plain((o) => kit.persona({ url: o.url, secret: o.secret! }), 'secret'),
 };
 
 /** The presets `send` can sign for, by the name of their preset factory. */

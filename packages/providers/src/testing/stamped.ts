@@ -164,3 +164,62 @@ export function webflow(options: WebflowSignerOptions) {
     }),
   });
 }
+
+/** Options of the {@link revolut} signer. */
+export interface RevolutSignerOptions extends SignerOptions {
+  /** The webhook signing secret; several sign one `v1` each, as during a rotation. */
+  signingSecret: Secrets;
+}
+
+/**
+ * A fake Revolut Merchant: `Revolut-Request-Timestamp` in milliseconds and `Revolut-Signature:
+ * v1=<hex HMAC-SHA256 of "v1.timestamp.body">`, one `v1` per secret.
+ */
+export function revolut(options: RevolutSignerOptions) {
+  return stampedSigner('revolut', options, 'signingSecret', {
+    stamp: milliseconds,
+    before: (t) => `v1.${t}.`,
+    encoding: 'hex',
+    headers: (t, signatures) => ({
+      'revolut-request-timestamp': t,
+      'revolut-signature': signatures.map((s) => `v1=${s}`).join(','),
+    }),
+  });
+}
+
+/** Options of the {@link persona} signer. */
+export interface PersonaSignerOptions extends SignerOptions {
+  /** The webhook secret; several sign one `t=…,v1=…` group each, as during a rotation. */
+  secret: Secrets;
+}
+
+/**
+ * A fake Persona: `Persona-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`, one group per
+ * secret, separated by a space.
+ */
+export function persona(options: PersonaSignerOptions) {
+  return stampedSigner('persona', options, 'secret', {
+    stamp: (at) => String(seconds(at)),
+    before: (t) => `${t}.`,
+    encoding: 'hex',
+    headers: (t, signatures) => ({
+      'persona-signature': signatures.map((s) => `t=${t},v1=${s}`).join(' '),
+    }),
+  });
+}
+
+/** Options of the {@link recurly} signer. */
+export interface RecurlySignerOptions extends SignerOptions {
+  /** The webhook endpoint's secret key; several sign one signature each, as after a regeneration. */
+  secret: Secrets;
+}
+
+/** A fake Recurly: `recurly-signature: <unix ms>,<hex HMAC-SHA256 of "ms.body">`, one per secret. */
+export function recurly(options: RecurlySignerOptions) {
+  return stampedSigner('recurly', options, 'secret', {
+    stamp: milliseconds,
+    before: (t) => `${t}.`,
+    encoding: 'hex',
+    headers: (t, signatures) => ({ 'recurly-signature': [t, ...signatures].join(',') }),
+  });
+}
