@@ -95,6 +95,7 @@ export const OPTIONS: Record<string, object> = {
   googleCalendar: { token: 'x' },
   line: { channelSecret: 'x' },
   notion: { verificationToken: 'x' },
+  gocardless: { secret: 'x' },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
   // Signed tokens and public keys.
   telnyx: { publicKey: Buffer.alloc(32, 7).toString('base64') },

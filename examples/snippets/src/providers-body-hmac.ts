@@ -24,3 +24,11 @@ export function notionKeys(request: HttpRequest): unknown {
   // #endregion notion
   return preset.key(request);
 }
+
+export function gocardlessKeys(request: HttpRequest): unknown {
+  // #region gocardless
+  const preset = providers.gocardless({ secret: process.env.GOCARDLESS_WEBHOOK_SECRET! });
+  preset.items?.(request)?.map((item) => item.key); // ['EV0001', 'EV0002'] (each event's id)
+  // #endregion gocardless
+  return preset.items?.(request)?.map((item) => item.key);
+}

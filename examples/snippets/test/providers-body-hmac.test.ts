@@ -18,6 +18,7 @@ const json = jsonRequest;
 Object.assign(process.env, {
   LINE_CHANNEL_SECRET: 'line-channel-secret',
   NOTION_VERIFICATION_TOKEN: 'secret_notion',
+  GOCARDLESS_WEBHOOK_SECRET: 'gocardless-endpoint-secret',
 });
 
 const cases: Array<[region: string, run: () => unknown]> = [
@@ -36,6 +37,19 @@ const cases: Array<[region: string, run: () => unknown]> = [
     () =>
       snippets.notionKeys(
         json({ id: '367cba44-b6f3-4c92-81e7-6a2e9659efd4', type: 'page.created' }),
+      ),
+  ],
+  [
+    'gocardless',
+    () =>
+      snippets.gocardlessKeys(
+        json({
+          events: [
+            { id: 'EV0001', resource_type: 'payments', action: 'confirmed' },
+            { id: 'EV0002', resource_type: 'mandates', action: 'active' },
+          ],
+          meta: { webhook_id: 'WB0001' },
+        }),
       ),
   ],
 ];

@@ -357,6 +357,10 @@ export {
   type LineOptions,
   type LineMinimalEvent,
   type LineMinimalEvents,
+  gocardless,
+  type GoCardlessOptions,
+  type GoCardlessMinimalEvent,
+  type GoCardlessMinimalEvents,
 } from './hmac-members-batches';
 export {
   notion,

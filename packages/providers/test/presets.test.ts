@@ -54,6 +54,7 @@ const all: Record<string, ProviderPreset> = {
   'google-calendar': providers.googleCalendar({ token: 'token' }),
   line: providers.line({ channelSecret: 'x' }),
   notion: providers.notion({ verificationToken: 'x', onVerificationToken: () => undefined }),
+  gocardless: providers.gocardless({ secret: 'x' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -158,6 +159,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'google-calendar': 7,
       line: 7,
       notion: 7,
+      gocardless: 14,
     });
   });
 
@@ -224,6 +226,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'paddle',
       'line',
       'notion',
+      'gocardless',
     ]);
   });
 });

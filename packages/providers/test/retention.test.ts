@@ -48,6 +48,7 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.googleCalendar({ token: 't' }), 7],
   [providers.line({ channelSecret: 'x' }), 7],
   [providers.notion({ verificationToken: 'x' }), 7],
+  [providers.gocardless({ secret: 'x' }), 14],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

@@ -72,6 +72,7 @@ const MARKS: Record<string, string> = {
   googleCalendar: 'x-goog-channel-token',
   line: 'x-line-signature',
   notion: 'x-notion-signature',
+  gocardless: "the webhook endpoint's secret",
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(
@@ -92,6 +93,7 @@ const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(
     'zoom',
     'line',
     'notion',
+    'gocardless',
   ].map((name) => [name, ['hmac']]),
 );
 

@@ -1,7 +1,8 @@
 /**
- * @module Signers of the raw-body HMAC providers of the `hmac()` family's catalogue (LINE's
- * batches, Notion's events), with the handshakes their presets answer themselves.
+ * @module Signers of the raw-body HMAC providers of the `hmac()` family's catalogue (LINE's and
+ * GoCardless's batches, Notion's events), with the handshakes their presets answer themselves.
  */
+import { randomUUID } from 'node:crypto';
 import { mac, objectOf, type Payload } from './common';
 import {
   asHandshake,
@@ -92,5 +93,32 @@ export function notion(options: NotionSignerOptions) {
         }),
         '{}',
       ),
+  };
+}
+
+/** Options of the {@link gocardless} signer. */
+export interface GoCardlessSignerOptions extends SignerOptions {
+  /** The webhook endpoint's secret. */
+  secret: string;
+}
+
+/** A webhook id as GoCardless mints them: `WB` and twelve upper-case letters or digits. */
+const webhookId = () => `WB${randomUUID().replaceAll('-', '').slice(0, 12).toUpperCase()}`;
+
+/**
+ * A fake GoCardless: `{ events, meta: { webhook_id } }`, `Webhook-Signature` the hex HMAC-SHA256
+ * of the body under the endpoint's secret. `batch(events)` sends the events as given; a retry
+ * sends the same bytes (the same webhook again).
+ */
+export function gocardless(options: GoCardlessSignerOptions) {
+  const secret = secretOption('gocardless', options, 'secret');
+  const { post } = secretSigner('gocardless', options, secret);
+  const send = (events: readonly object[], delivery?: DeliveryOptions): Delivery =>
+    post({ events, meta: { webhook_id: webhookId() } }, delivery, ({ body, key }) => ({
+      'webhook-signature': mac('sha256', key, [body]).toString('hex'),
+    }));
+  return {
+    batch: send,
+    event: (event: object, delivery?: DeliveryOptions): Delivery => send([event], delivery),
   };
 }

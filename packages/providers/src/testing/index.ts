@@ -176,4 +176,11 @@ export {
   okta,
 } from './static-secrets';
 // Raw-body HMAC providers, catalogue B.
-export { type LineSignerOptions, line, type NotionSignerOptions, notion } from './body-hmac';
+export {
+  type GoCardlessSignerOptions,
+  gocardless,
+  type LineSignerOptions,
+  line,
+  type NotionSignerOptions,
+  notion,
+} from './body-hmac';

@@ -432,6 +432,12 @@ export const SIGNERS: Record<string, Signer<any>> = {
     (verificationToken, id) =>
       kit.notion({ verificationToken }).event({ id, type: 'page.created' }),
   ),
+  gocardless: strings(
+    'secret',
+    (o) => providers.gocardless(o as never),
+    (secret, id) =>
+      kit.gocardless({ secret }).event({ id, resource_type: 'payments', action: 'confirmed' }),
+  ),
   payme: strings(
     'password',
     (o) => providers.payme(o as never),
