@@ -32,3 +32,11 @@ export function gocardlessKeys(request: HttpRequest): unknown {
   // #endregion gocardless
   return preset.items?.(request)?.map((item) => item.key);
 }
+
+export function viberKey(request: HttpRequest): unknown {
+  // #region viber
+  const preset = providers.viber({ authToken: process.env.VIBER_AUTH_TOKEN! });
+  preset.key(request); // 'message:5741311803571721087:01234567890A=' (event, message_token, sender)
+  // #endregion viber
+  return preset.key(request);
+}

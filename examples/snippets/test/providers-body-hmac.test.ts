@@ -19,6 +19,7 @@ Object.assign(process.env, {
   LINE_CHANNEL_SECRET: 'line-channel-secret',
   NOTION_VERIFICATION_TOKEN: 'secret_notion',
   GOCARDLESS_WEBHOOK_SECRET: 'gocardless-endpoint-secret',
+  VIBER_AUTH_TOKEN: 'viber-auth-token',
 });
 
 const cases: Array<[region: string, run: () => unknown]> = [
@@ -51,6 +52,17 @@ const cases: Array<[region: string, run: () => unknown]> = [
           meta: { webhook_id: 'WB0001' },
         }),
       ),
+  ],
+  [
+    'viber',
+    () =>
+      // Raw text: the 64-bit message_token is more than a JavaScript number holds.
+      snippets.viberKey({
+        ...jsonRequest({}),
+        rawBody: Buffer.from(
+          '{"event":"message","message_token":5741311803571721087,"sender":{"id":"01234567890A="}}',
+        ),
+      }),
   ],
 ];
 

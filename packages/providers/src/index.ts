@@ -367,6 +367,10 @@ export {
   type NotionOptions,
   type NotionMinimalEvent,
   type NotionMinimalEvents,
+  viber,
+  type ViberOptions,
+  type ViberMinimalEvent,
+  type ViberMinimalEvents,
 } from './hmac-members-handshakes';
 export type {
   EventMap,

@@ -55,6 +55,7 @@ const all: Record<string, ProviderPreset> = {
   line: providers.line({ channelSecret: 'x' }),
   notion: providers.notion({ verificationToken: 'x', onVerificationToken: () => undefined }),
   gocardless: providers.gocardless({ secret: 'x' }),
+  viber: providers.viber({ authToken: 'x' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -160,6 +161,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       line: 7,
       notion: 7,
       gocardless: 14,
+      viber: 7,
     });
   });
 
@@ -227,6 +229,7 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'line',
       'notion',
       'gocardless',
+      'viber',
     ]);
   });
 });

@@ -73,6 +73,7 @@ const MARKS: Record<string, string> = {
   line: 'x-line-signature',
   notion: 'x-notion-signature',
   gocardless: "the webhook endpoint's secret",
+  viber: 'x-viber-content-signature',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(
@@ -94,6 +95,7 @@ const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(
     'line',
     'notion',
     'gocardless',
+    'viber',
   ].map((name) => [name, ['hmac']]),
 );
 

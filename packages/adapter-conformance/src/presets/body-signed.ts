@@ -23,6 +23,9 @@ const ACME = {
 const NOTION_TOKEN = 'secret_conformance_notion_token';
 const notion = () => signers.notion({ verificationToken: NOTION_TOKEN, url });
 
+const VIBER_TOKEN = '4453b6ac12345678-e02c5f12174805f9-conformance';
+const viber = () => signers.viber({ authToken: VIBER_TOKEN, url });
+
 export const bodySignedFixtures: readonly PresetFixture[] = [
   ...secretFixtures(
     {
@@ -142,6 +145,25 @@ export const bodySignedFixtures: readonly PresetFixture[] = [
       replay: (answer) => ({
         body: answer,
         headers: { 'x-notion-signature': `sha256=${answer}` },
+      }),
+    },
+  },
+  {
+    name: 'viber (a 64-bit message_token read exactly; the webhook callback answered)',
+    preset: () => providers.viber({ authToken: VIBER_TOKEN }),
+    externalId: 'message:5741311803571721089:01234567890A=',
+    timed: false,
+    delivery: () =>
+      viber().event(
+        '{"event":"message","timestamp":1764626400000,"message_token":5741311803571721089,' +
+          '"sender":{"id":"01234567890A=","name":"Conformance"},"message":{"type":"text","text":"hi"}}',
+      ),
+    handshake: {
+      request: () => viber().webhookCallback(),
+      externalId: 'webhook:5741311803571721087',
+      replay: (answer) => ({
+        body: answer,
+        headers: { 'x-viber-content-signature': answer },
       }),
     },
   },

@@ -1,6 +1,6 @@
 /**
  * @module Signers of the raw-body HMAC providers of the `hmac()` family's catalogue (LINE's and
- * GoCardless's batches, Notion's events), with the handshakes their presets answer themselves.
+ * GoCardless's batches, Notion's and Viber's events), with the handshakes their presets answer themselves.
  */
 import { randomUUID } from 'node:crypto';
 import { mac, objectOf, type Payload } from './common';
@@ -13,7 +13,7 @@ import {
   type SignerOptions,
 } from './delivery';
 import { jsonPost } from './common';
-import { secretOption, secretSigner } from './post';
+import { type HeadersOf, secretOption, secretSigner } from './post';
 
 /** Options of the {@link line} signer. */
 export interface LineSignerOptions extends SignerOptions {
@@ -120,5 +120,38 @@ export function gocardless(options: GoCardlessSignerOptions) {
   return {
     batch: send,
     event: (event: object, delivery?: DeliveryOptions): Delivery => send([event], delivery),
+  };
+}
+
+/** Options of the {@link viber} signer. */
+export interface ViberSignerOptions extends SignerOptions {
+  /** The bot's authentication token, the key Viber signs with. */
+  authToken: string;
+}
+
+/**
+ * A fake Viber bot API: `X-Viber-Content-Signature` the hex HMAC-SHA256 of the body under the
+ * bot's token. `event(payload)` sends the callback as given (a payload may be JSON text, to carry
+ * a 64-bit `message_token` exactly); `webhookCallback()` is the signed `event: "webhook"` callback
+ * of setting the webhook, answered `{}`.
+ */
+export function viber(options: ViberSignerOptions) {
+  const token = secretOption('viber', options, 'authToken');
+  const { post, clock } = secretSigner('viber', options, token);
+  const headersOf: HeadersOf = ({ body, key }) => ({
+    'x-viber-content-signature': mac('sha256', key, [body]).toString('hex'),
+  });
+  return {
+    event: (payload: Payload, delivery?: DeliveryOptions): Delivery =>
+      post(payload, delivery, headersOf),
+    webhookCallback: (delivery?: DeliveryOptions): Handshake =>
+      asHandshake(
+        post(
+          `{"event":"webhook","timestamp":${clock()},"chat_hostname":"SN-000_","message_token":5741311803571721087}`,
+          delivery,
+          headersOf,
+        ),
+        '{}',
+      ),
   };
 }

@@ -183,4 +183,6 @@ export {
   line,
   type NotionSignerOptions,
   notion,
+  type ViberSignerOptions,
+  viber,
 } from './body-hmac';

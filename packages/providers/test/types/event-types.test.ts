@@ -146,6 +146,7 @@ describe('eventType', () => {
     line: undefined,
     notion: 'page.created',
     gocardless: undefined,
+    viber: 'message',
     payme: 'CreateTransaction',
     click: 'prepare',
     uzum: 'create',
