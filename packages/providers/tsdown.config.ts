@@ -18,4 +18,5 @@ export default library({
   'types/mux': 'src/types/mux.ts',
   'types/workos': 'src/types/workos.ts',
   'types/line': 'src/types/line.ts',
+  'types/gocardless': 'src/types/gocardless.ts',
 });

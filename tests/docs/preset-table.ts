@@ -99,6 +99,8 @@ export const OPTIONS: Record<string, object> = {
   line: { channelSecret: 'x' },
   notion: { verificationToken: 'x' },
   woocommerce: { secret: 'x' },
+  gocardless: { secret: 'x' },
+  viber: { authToken: 'x' },
   hmac: { provider: 'acme', secret: 's', signatureHeader: 'x-sig', key: 'x-id', retentionDays: 7 },
   // Signed tokens and public keys.
   telnyx: { publicKey: Buffer.alloc(32, 7).toString('base64') },

@@ -32,3 +32,19 @@ export function woocommerceKey(request: HttpRequest): unknown {
   // #endregion woocommerce
   return preset.key(request);
 }
+
+export function gocardlessKeys(request: HttpRequest): unknown {
+  // #region gocardless
+  const preset = providers.gocardless({ secret: process.env.GOCARDLESS_WEBHOOK_SECRET! });
+  preset.items?.(request)?.map((item) => item.key); // ['EV0001', 'EV0002'] (each event's id)
+  // #endregion gocardless
+  return preset.items?.(request)?.map((item) => item.key);
+}
+
+export function viberKey(request: HttpRequest): unknown {
+  // #region viber
+  const preset = providers.viber({ authToken: process.env.VIBER_AUTH_TOKEN! });
+  preset.key(request); // 'message:5741311803571721087:01234567890A=' (event, message_token, sender)
+  // #endregion viber
+  return preset.key(request);
+}

@@ -19,6 +19,8 @@ Object.assign(process.env, {
   LINE_CHANNEL_SECRET: 'line-channel-secret',
   NOTION_VERIFICATION_TOKEN: 'secret_notion',
   WOOCOMMERCE_WEBHOOK_SECRET: 'woo-secret',
+  GOCARDLESS_WEBHOOK_SECRET: 'gocardless-endpoint-secret',
+  VIBER_AUTH_TOKEN: 'viber-auth-token',
 });
 
 const cases: Array<[region: string, run: () => unknown]> = [
@@ -45,6 +47,30 @@ const cases: Array<[region: string, run: () => unknown]> = [
       snippets.woocommerceKey(
         json({ id: 727, status: 'processing' }, { 'x-wc-webhook-topic': 'order.updated' }),
       ),
+  ],
+  [
+    'gocardless',
+    () =>
+      snippets.gocardlessKeys(
+        json({
+          events: [
+            { id: 'EV0001', resource_type: 'payments', action: 'confirmed' },
+            { id: 'EV0002', resource_type: 'mandates', action: 'active' },
+          ],
+          meta: { webhook_id: 'WB0001' },
+        }),
+      ),
+  ],
+  [
+    'viber',
+    () =>
+      // Raw text: the 64-bit message_token is more than a JavaScript number holds.
+      snippets.viberKey({
+        ...jsonRequest({}),
+        rawBody: Buffer.from(
+          '{"event":"message","message_token":5741311803571721087,"sender":{"id":"01234567890A="}}',
+        ),
+      }),
   ],
 ];
 

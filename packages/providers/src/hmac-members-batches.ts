@@ -1,6 +1,6 @@
 /**
  * @module The `hmac()` family's members whose provider sends several events in one signed
- * request (LINE's `events[]`): each event is a batch item under a receipt of its own, read with
+ * request (LINE's and GoCardless's `events[]`): each event is a batch item under a receipt of its own, read with
  * the `items` option. Each factory is a row of the family in `hmac-family.ts`; their types come
  * first, then the factories.
  */
@@ -69,4 +69,48 @@ export const line = /* @__PURE__ */ hmacMember<LineOptions, LineMinimalEvents>({
   },
   retentionDays: 7,
   extend: () => ({ handshake: lineVerification }),
+});
+
+/**
+ * Options of {@link gocardless}: `secret`, the webhook endpoint's secret (GoCardless Dashboard,
+ * Developers, the endpoint), or the old and the new one while you replace it; or `resolveSecret`,
+ * a lookup per request (one endpoint per customer).
+ */
+export type GoCardlessOptions = SecretOptions<'secret', string>;
+
+/**
+ * A GoCardless event as this preset reads it: `id` (the key, `EV…`) and `resource_type` (the
+ * event name: `payments`, `mandates`…). `gocardless-nodejs` types every event:
+ * `providers.gocardless<GoCardlessEvents>(…)` with `@webhook-idempotency/providers/types/gocardless`.
+ */
+export type GoCardlessMinimalEvent = Named<'id' | 'resource_type' | 'action'>;
+
+/** GoCardless's resource types: any name, each a {@link GoCardlessMinimalEvent}. */
+export type GoCardlessMinimalEvents = Record<string, GoCardlessMinimalEvent>;
+
+/**
+ * GoCardless webhook preset (payments, mandates, subscriptions… of one webhook endpoint).
+ *
+ * - **Batched**: one request carries `events[]`, events that need have nothing in common; each is
+ *   an item under a receipt of its own, keyed by its `id` (`EV…`). Run them with
+ *   `idempotency.batch.each`. The body's `meta.webhook_id` names the request, not an event, and
+ *   is not part of any key.
+ * - **Signature**: `Webhook-Signature` is the hex HMAC-SHA256 of the raw body under the endpoint's
+ *   secret. No timestamp is signed. A request that fails verification is answered **498** (Token
+ *   Invalid), the status GoCardless documents, with no receipt.
+ * - **Retention**: 14 days (GoCardless retries a failed webhook up to 8 times at growing
+ *   intervals; the whole window is not published).
+ *
+ * @example
+ * const preset = providers.gocardless({ secret: process.env.GOCARDLESS_WEBHOOK_SECRET! });
+ * @throws {ConfigError} naming `secret` when invalid.
+ * @see docs/providers.md#gocardless
+ */
+export const gocardless = /* @__PURE__ */ hmacMember<GoCardlessOptions, GoCardlessMinimalEvents>({
+  provider: 'gocardless',
+  secret: ['secret', "the webhook endpoint's secret"],
+  signature: { signatureHeader: 'webhook-signature', encoding: 'hex' },
+  items: { json: 'events', id: 'id', type: 'resource_type' },
+  unauthorizedStatus: 498,
+  retentionDays: 14,
 });

@@ -73,3 +73,5 @@ export { woocommerce } from './hmac-members-commerce';
 export { recurly } from './recurly';
 export { revolut } from './revolut';
 export { persona } from './persona';
+export { gocardless } from './hmac-members-batches';
+export { viber } from './hmac-members-handshakes';

@@ -183,3 +183,13 @@ export type {
 export type { RecurlyOptions, RecurlyMinimalEvent, RecurlyMinimalEvents } from './recurly';
 export type { RevolutOptions, RevolutMinimalEvent, RevolutMinimalEvents } from './revolut';
 export type { PersonaOptions, PersonaMinimalEvent, PersonaMinimalEvents } from './persona';
+export type {
+  GoCardlessOptions,
+  GoCardlessMinimalEvent,
+  GoCardlessMinimalEvents,
+} from './hmac-members-batches';
+export type {
+  ViberOptions,
+  ViberMinimalEvent,
+  ViberMinimalEvents,
+} from './hmac-members-handshakes';

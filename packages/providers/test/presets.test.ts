@@ -58,6 +58,8 @@ const all: Record<string, ProviderPreset> = {
   line: providers.line({ channelSecret: 'x' }),
   notion: providers.notion({ verificationToken: 'x', onVerificationToken: () => undefined }),
   woocommerce: providers.woocommerce({ secret: 'x' }),
+  gocardless: providers.gocardless({ secret: 'x' }),
+  viber: providers.viber({ authToken: 'x' }),
 };
 
 /** Requests no provider would send: every preset must answer them without throwing. */
@@ -166,6 +168,8 @@ describe('retention follows the summary table of docs/providers.md', () => {
       line: 7,
       notion: 7,
       woocommerce: 7,
+      gocardless: 14,
+      viber: 7,
     });
   });
 
@@ -204,6 +208,8 @@ describe('retention follows the summary table of docs/providers.md', () => {
       'line',
       'notion',
       'woocommerce',
+      'gocardless',
+      'viber',
     ]);
   });
 });

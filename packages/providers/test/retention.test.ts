@@ -52,6 +52,8 @@ const presets: Array<[ProviderPreset, number]> = [
   [providers.line({ channelSecret: 'x' }), 7],
   [providers.notion({ verificationToken: 'x' }), 7],
   [providers.woocommerce({ secret: 'x' }), 7],
+  [providers.gocardless({ secret: 'x' }), 14],
+  [providers.viber({ authToken: 'x' }), 7],
 ];
 
 it.each(presets.map(([preset, days]) => [preset.provider, preset, days] as const))(

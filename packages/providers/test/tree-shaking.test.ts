@@ -76,6 +76,8 @@ const MARKS: Record<string, string> = {
   line: 'x-line-signature',
   notion: 'x-notion-signature',
   woocommerce: 'x-wc-webhook-signature',
+  gocardless: "the webhook endpoint's secret",
+  viber: 'x-viber-content-signature',
 };
 /** Presets built on another part of the catalogue: these are `hmac()` configured. */
 const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(
@@ -97,6 +99,8 @@ const BUILT_ON: Record<string, readonly string[]> = Object.fromEntries(
     'line',
     'notion',
     'woocommerce',
+    'gocardless',
+    'viber',
   ].map((name) => [name, ['hmac']]),
 );
 

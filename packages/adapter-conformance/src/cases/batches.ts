@@ -43,7 +43,7 @@ function batchCase(fixture: BatchFixture): AdapterCase {
 
       const delivery = fixture.delivery();
       const forged = await send(h, delivery.forged());
-      expect(forged.status).toBe(401);
+      expect(forged.status).toBe(fixture.forgedStatus ?? 401);
       expect(h.calls()).toBe(0);
       for (const id of fixture.itemIds) expect(await find(id)).toBeNull();
 

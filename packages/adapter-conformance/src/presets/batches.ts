@@ -1,12 +1,8 @@
 /**
- * @module One genuine batch per batched preset (SendGrid, HubSpot, Adyen, Meta, Mandrill), signed by the
- * @module One genuine batch per batched preset (SendGrid, HubSpot, Adyen, Meta, LINE), signed by the
- * test kit, with a re-batch that repeats one item beside a new one, and Meta's verification GET:
- * @module One genuine batch per batched preset (SendGrid, HubSpot, Adyen, Meta, Auth0, Okta,
- * Microsoft Graph, Azure Event Grid), signed by the
- * test kit, with a re-batch that repeats one item beside a new one, and Meta's and Okta's
- * verification GETs:
- * what the batch cases send through every adapter.
+ * @module One genuine batch per batched preset (SendGrid, HubSpot, Adyen, Meta, Mandrill, Auth0,
+ * Okta, Microsoft Graph, Azure Event Grid, LINE, GoCardless), signed by the test kit, with a
+ * re-batch that repeats one item beside a new one, and Meta's and Okta's verification GETs: what
+ * the batch cases send through every adapter.
  */
 import { canonicalJson, sha256Hex } from '@webhook-idempotency/core/adapter';
 import * as providers from '@webhook-idempotency/providers';
@@ -110,6 +106,18 @@ const lineEvents = (ids: readonly [webhookEventId: string, isRedelivery: boolean
     webhookEventId,
     deliveryContext: { isRedelivery },
     message: { type: 'text', id: webhookEventId, text: 'hi' },
+  }));
+
+const GOCARDLESS_SECRET = 'conformance gocardless endpoint secret';
+const gocardless = () => signers.gocardless({ secret: GOCARDLESS_SECRET, url });
+const gocardlessEvents = (ids: readonly string[]) =>
+  ids.map((id) => ({
+    id,
+    created_at: '2026-12-01T12:00:00.000Z',
+    resource_type: 'payments',
+    action: 'confirmed',
+    links: { payment: 'PM0000CONFORM' },
+    details: { origin: 'gocardless', cause: 'payment_confirmed' },
   }));
 
 const accepted: Answer = {
@@ -283,5 +291,15 @@ export const batchFixtures: readonly BatchFixture[] = [
         ]),
       ),
     answer: received,
+  },
+  {
+    name: 'gocardless (a bad signature answered 498)',
+    preset: () => providers.gocardless({ secret: GOCARDLESS_SECRET }),
+    itemIds: ['EV0000CONFORM1', 'EV0000CONFORM2'],
+    newItemId: 'EV0000CONFORM3',
+    delivery: () => gocardless().batch(gocardlessEvents(['EV0000CONFORM1', 'EV0000CONFORM2'])),
+    rebatched: () => gocardless().batch(gocardlessEvents(['EV0000CONFORM2', 'EV0000CONFORM3'])),
+    answer: received,
+    forgedStatus: 498,
   },
 ];

@@ -33,6 +33,9 @@ const WOO_KEY = `order.updated:4242:${createHash('sha256')
   .digest('hex')
   .slice(0, 32)}`;
 
+const VIBER_TOKEN = '4453b6ac12345678-e02c5f12174805f9-conformance';
+const viber = () => signers.viber({ authToken: VIBER_TOKEN, url });
+
 export const bodySignedFixtures: readonly PresetFixture[] = [
   ...secretFixtures(
     {
@@ -165,6 +168,25 @@ export const bodySignedFixtures: readonly PresetFixture[] = [
       request: () => woocommerce().ping(),
       externalId: 'undefined',
       replay: (answer) => ({ body: answer, headers: { 'x-wc-webhook-signature': answer } }),
+    },
+  },
+  {
+    name: 'viber (a 64-bit message_token read exactly; the webhook callback answered)',
+    preset: () => providers.viber({ authToken: VIBER_TOKEN }),
+    externalId: 'message:5741311803571721089:01234567890A=',
+    timed: false,
+    delivery: () =>
+      viber().event(
+        '{"event":"message","timestamp":1764626400000,"message_token":5741311803571721089,' +
+          '"sender":{"id":"01234567890A=","name":"Conformance"},"message":{"type":"text","text":"hi"}}',
+      ),
+    handshake: {
+      request: () => viber().webhookCallback(),
+      externalId: 'webhook:5741311803571721087',
+      replay: (answer) => ({
+        body: answer,
+        headers: { 'x-viber-content-signature': answer },
+      }),
     },
   },
 ];

@@ -76,6 +76,8 @@ export interface BatchFixture {
   rebatched(): Delivery;
   /** What the handler answers once every item is done: the shape the provider requires. */
   readonly answer: Answer;
+  /** The status of the forged batch's refusal, where the provider documents one other than 401. */
+  readonly forgedStatus?: number;
   /**
    * A verified handshake sent as a POST that the preset answers itself (Microsoft Graph's
    * `validationToken`, Event Grid's validation event): its exact answer, and that answer sent back

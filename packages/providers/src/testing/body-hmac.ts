@@ -1,7 +1,8 @@
 /**
- * @module Signers of the raw-body HMAC providers of the `hmac()` family's catalogue (LINE's
- * batches, Notion's events), with the handshakes their presets answer themselves.
+ * @module Signers of the raw-body HMAC providers of the `hmac()` family's catalogue (LINE's and
+ * GoCardless's batches, Notion's and Viber's events), with the handshakes their presets answer themselves.
  */
+import { randomUUID } from 'node:crypto';
 import { FORM_TYPE, mac, objectOf, type Payload } from './common';
 import {
   asHandshake,
@@ -13,7 +14,7 @@ import {
   type SignerOptions,
 } from './delivery';
 import { jsonPost } from './common';
-import { secretOption, secretSigner } from './post';
+import { type HeadersOf, secretOption, secretSigner } from './post';
 
 /** Options of the {@link line} signer. */
 export interface LineSignerOptions extends SignerOptions {
@@ -146,6 +147,66 @@ export function woocommerce(options: WooCommerceSignerOptions) {
           return { url, body, headers: { ...FORM_TYPE, ...headers } };
         }),
         '',
+      ),
+  };
+}
+
+/** Options of the {@link gocardless} signer. */
+export interface GoCardlessSignerOptions extends SignerOptions {
+  /** The webhook endpoint's secret. */
+  secret: string;
+}
+
+/** A webhook id as GoCardless mints them: `WB` and twelve upper-case letters or digits. */
+const webhookId = () => `WB${randomUUID().replaceAll('-', '').slice(0, 12).toUpperCase()}`;
+
+/**
+ * A fake GoCardless: `{ events, meta: { webhook_id } }`, `Webhook-Signature` the hex HMAC-SHA256
+ * of the body under the endpoint's secret. `batch(events)` sends the events as given; a retry
+ * sends the same bytes (the same webhook again).
+ */
+export function gocardless(options: GoCardlessSignerOptions) {
+  const secret = secretOption('gocardless', options, 'secret');
+  const { post } = secretSigner('gocardless', options, secret);
+  const send = (events: readonly object[], delivery?: DeliveryOptions): Delivery =>
+    post({ events, meta: { webhook_id: webhookId() } }, delivery, ({ body, key }) => ({
+      'webhook-signature': mac('sha256', key, [body]).toString('hex'),
+    }));
+  return {
+    batch: send,
+    event: (event: object, delivery?: DeliveryOptions): Delivery => send([event], delivery),
+  };
+}
+
+/** Options of the {@link viber} signer. */
+export interface ViberSignerOptions extends SignerOptions {
+  /** The bot's authentication token, the key Viber signs with. */
+  authToken: string;
+}
+
+/**
+ * A fake Viber bot API: `X-Viber-Content-Signature` the hex HMAC-SHA256 of the body under the
+ * bot's token. `event(payload)` sends the callback as given (a payload may be JSON text, to carry
+ * a 64-bit `message_token` exactly); `webhookCallback()` is the signed `event: "webhook"` callback
+ * of setting the webhook, answered `{}`.
+ */
+export function viber(options: ViberSignerOptions) {
+  const token = secretOption('viber', options, 'authToken');
+  const { post, clock } = secretSigner('viber', options, token);
+  const headersOf: HeadersOf = ({ body, key }) => ({
+    'x-viber-content-signature': mac('sha256', key, [body]).toString('hex'),
+  });
+  return {
+    event: (payload: Payload, delivery?: DeliveryOptions): Delivery =>
+      post(payload, delivery, headersOf),
+    webhookCallback: (delivery?: DeliveryOptions): Handshake =>
+      asHandshake(
+        post(
+          `{"event":"webhook","timestamp":${clock()},"chat_hostname":"SN-000_","message_token":5741311803571721087}`,
+          delivery,
+          headersOf,
+        ),
+        '{}',
       ),
   };
 }

@@ -183,10 +183,14 @@ export {
 } from './static-secrets';
 // Raw-body HMAC providers, catalogue B.
 export {
+  type GoCardlessSignerOptions,
+  gocardless,
   type LineSignerOptions,
   line,
   type NotionSignerOptions,
   notion,
+  type ViberSignerOptions,
+  viber,
   type WooCommerceSignerOptions,
   woocommerce,
 } from './body-hmac';

@@ -438,6 +438,18 @@ export const SIGNERS: Record<string, Signer<any>> = {
     (o) => providers.woocommerce(o as never),
     (secret, id) => kit.woocommerce({ secret }).event({ id, status: 'processing' }),
   ),
+  gocardless: strings(
+    'secret',
+    (o) => providers.gocardless(o as never),
+    (secret, id) =>
+      kit.gocardless({ secret }).event({ id, resource_type: 'payments', action: 'confirmed' }),
+  ),
+  viber: strings(
+    'authToken',
+    (o) => providers.viber(o as never),
+    (authToken, id) =>
+      kit.viber({ authToken }).event({ event: 'message', message_token: id, sender: { id: 'u1' } }),
+  ),
   payme: strings(
     'password',
     (o) => providers.payme(o as never),

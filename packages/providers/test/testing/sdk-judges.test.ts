@@ -26,6 +26,8 @@ import { WebhooksHelper } from 'square';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { validateRequest, validateRequestWithBody } from 'twilio';
+import { parse as gocardlessParse } from 'gocardless-nodejs/webhooks';
+import MessageValidator from 'viber-bot/lib/message/message-validator';
 
 describe('stripe: Stripe.webhooks.constructEvent', () => {
   const secret = 'whsec_kit_stripe_secret';
@@ -528,5 +530,42 @@ describe('line: @line/bot-sdk validateSignature', () => {
     expect(await judge(signers.line({ channelSecret }).verification())).toBe(true);
     expect(await judge(delivery.forged())).toBe(false);
     expect(await judge(delivery, 'another secret')).toBe(false);
+  });
+});
+
+describe('gocardless: gocardless-nodejs webhooks.parse', () => {
+  const secret = 'kit gocardless endpoint secret';
+  const judge = (delivery: signers.Delivery, key = secret) =>
+    accepts(() => gocardlessParse(delivery.body, key, delivery.headers['webhook-signature']!));
+  const delivery = signers
+    .gocardless({ secret })
+    .batch([{ id: 'EV0KIT', resource_type: 'payments', action: 'confirmed' }]);
+
+  it('accepts the batch and its retry, refuses the forged copy', async () => {
+    expect(await judge(delivery)).toBe(true);
+    expect(await judge(delivery.retry())).toBe(true);
+    expect(await judge(delivery.forged())).toBe(false);
+    expect(await judge(delivery, 'another secret')).toBe(false);
+  });
+});
+
+describe('viber: viber-bot MessageValidator', () => {
+  const authToken = 'kit viber bot token';
+  const judge = (delivery: signers.Delivery, key = authToken) =>
+    accepts(() =>
+      new MessageValidator({ debug: () => undefined }, key).validateMessage(
+        delivery.headers['x-viber-content-signature']!,
+        delivery.body.toString(),
+      ),
+    );
+  const signer = signers.viber({ authToken });
+  const delivery = signer.event({ event: 'message', message_token: 1, sender: { id: 'u1' } });
+
+  it('accepts the callback, its retry and the webhook callback, refuses the forged copy', async () => {
+    expect(await judge(delivery)).toBe(true);
+    expect(await judge(delivery.retry())).toBe(true);
+    expect(await judge(signer.webhookCallback())).toBe(true);
+    expect(await judge(delivery.forged())).toBe(false);
+    expect(await judge(delivery, 'another token')).toBe(false);
   });
 });

@@ -13,6 +13,8 @@ import type { EventMap, EventOf, StripeMinimalEvent } from '@webhook-idempotency
 import type { webhook } from '@line/bot-sdk';
 import type { ClerkEvents } from '../../src/types/clerk';
 import type { LineEvents } from '../../src/types/line';
+import type { Event as GoCardlessEvent } from 'gocardless-nodejs/types';
+import type { GoCardlessEvents } from '../../src/types/gocardless';
 import type { DiscordEvents } from '../../src/types/discord';
 import type { GitHubEvents } from '../../src/types/github';
 import type { OpenAIEvents } from '../../src/types/openai';
@@ -43,6 +45,12 @@ export const misspeltField = (event: StripeMap['payment_intent.succeeded']) => e
 
 const line = providers.line<LineEvents>({ channelSecret: 'x' });
 same<EventMap<typeof line>['follow'], webhook.FollowEvent>(true);
+
+const gocardless = providers.gocardless<GoCardlessEvents>({ secret: 'x' });
+export const gocardlessAction = (event: EventMap<typeof gocardless>['payments']) =>
+  event.action satisfies GoCardlessEvent['action'];
+// @ts-expect-error GoCardless has no resource type 'payment' (it is 'payments')
+export const misspeltResource = (event: EventMap<typeof gocardless>['payment']) => event;
 
 const github = providers.github<GitHubEvents>({ secret: 'x' });
 same<EventMap<typeof github>['push'], components['schemas']['webhook-push']>(true);
@@ -137,6 +145,8 @@ describe('eventType', () => {
     meta: undefined,
     line: undefined,
     notion: 'page.created',
+    gocardless: undefined,
+    viber: 'message',
     payme: 'CreateTransaction',
     click: 'prepare',
     uzum: 'create',
@@ -169,6 +179,7 @@ describe('eventType', () => {
     ['microsoftGraph', 'updated'],
     ['azureEventGrid', 'Microsoft.Storage.BlobCreated'],
     ['line', 'follow'],
+    ['gocardless', 'payments'],
   ])('reads the event name of each item of a %s batch', (name, type) => {
     const signer = SIGNERS[name]!;
     const preset = signer.build({ fixed: [signer.secrets[0]] });
