@@ -139,6 +139,67 @@ const CASES: Record<string, { preset: () => unknown; flags: string[] }> = {
       providers.plaid({ fetchKey: signers.plaid({ privateKey: plaidKey.privateKey }).fetchKey }),
     flags: ['--key-file', plaidKey.file],
   },
+  // The second round: Standard Webhooks senders, static secrets, field-signed providers.
+  openai: { preset: () => providers.openai({ secret: WHSEC }), flags: ['--secret', WHSEC] },
+  replicate: { preset: () => providers.replicate({ secret: WHSEC }), flags: ['--secret', WHSEC] },
+  stytch: { preset: () => providers.stytch({ secret: WHSEC }), flags: ['--secret', WHSEC] },
+  polar: {
+    preset: () => providers.polar({ secret: 'polar-secret' }),
+    flags: ['--secret', 'polar-secret'],
+  },
+  dodopayments: {
+    preset: () => providers.dodopayments({ secret: WHSEC }),
+    flags: ['--secret', WHSEC],
+  },
+  supabaseAuthHooks: {
+    preset: () => providers.supabaseAuthHooks({ secret: `v1,${WHSEC}` }),
+    flags: ['--secret', `v1,${WHSEC}`],
+  },
+  chargebee: {
+    preset: () => providers.chargebee({ username: 'chargebee', password: 'cb-pass' }),
+    flags: ['--username', 'chargebee', '--password', 'cb-pass'],
+  },
+  auth0: {
+    preset: () => providers.auth0({ authorization: 'auth0-token' }),
+    flags: ['--secret', 'auth0-token'],
+  },
+  okta: {
+    preset: () => providers.okta({ secret: 'okta-secret' }),
+    flags: ['--secret', 'okta-secret'],
+  },
+  microsoftGraph: {
+    preset: () => providers.microsoftGraph({ clientState: 'graph-state' }),
+    flags: ['--secret', 'graph-state'],
+  },
+  azureEventGrid: {
+    preset: () => providers.azureEventGrid({ secret: 'aeg-secret' }),
+    flags: ['--secret', 'aeg-secret'],
+  },
+  googleCalendar: {
+    preset: () => providers.googleCalendar({ token: 'gcal-token' }),
+    flags: ['--secret', 'gcal-token'],
+  },
+  cloudinary: {
+    preset: () => providers.cloudinary({ apiSecret: 'cld-secret' }),
+    flags: ['--secret', 'cld-secret'],
+  },
+  dropboxSign: {
+    preset: () => providers.dropboxSign({ apiKey: 'dbx-key' }),
+    flags: ['--secret', 'dbx-key'],
+  },
+  tbank: { preset: () => providers.tbank({ password: 'tb-pass' }), flags: ['--secret', 'tb-pass'] },
+  robokassa: {
+    preset: () => providers.robokassa({ password2: 'rk-pass2' }),
+    flags: ['--secret', 'rk-pass2'],
+  },
+  mandrill: {
+    preset: () => providers.mandrill({ webhookKey: 'md-key', webhookUrl: `${base}/mandrill` }),
+    flags: ['--secret', 'md-key'],
+  },
+  pagerduty: {
+    preset: () => providers.pagerduty({ secret: 'pd-secret' }),
+    flags: ['--secret', 'pd-secret'],
+  },
 };
 
 let app: PresetApp;

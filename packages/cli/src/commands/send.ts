@@ -12,9 +12,10 @@ import { type Printer, renderTable } from '../output';
 import type { Credentials } from '../send/credentials';
 import { SAMPLES as FIRST } from '../send/samples';
 import { MORE_SAMPLES } from '../send/samples-more';
+import { SECOND_SAMPLES } from '../send/samples-second';
 import { type Delivery, WIRED } from '../send/signers';
 
-const SAMPLES = { ...FIRST, ...MORE_SAMPLES };
+const SAMPLES = { ...FIRST, ...MORE_SAMPLES, ...SECOND_SAMPLES };
 
 /** Options of `send`: the credentials (`--secret`, `--key-file`, …) and the delivery's. */
 export interface SendOptions extends Credentials {

@@ -14,8 +14,11 @@ export function addSendCommand(program: Command, io: CliIo, done: (code: number)
     .argument('[preset]', 'the preset factory, as in providers.<preset>(…): stripe, github, …')
     .argument('[url]', 'where to POST it: http://localhost:3000/webhooks/stripe')
     .option('--secret <secret>', "the preset's secret, token or HMAC key, as your endpoint has it")
-    .option('--username <name>', 'HTTP Basic login (postmark, uzum, payme, adyen)')
-    .option('--password <password>', 'HTTP Basic password (postmark, uzum, payme, adyen)')
+    .option('--username <name>', 'HTTP Basic login (postmark, chargebee, uzum, payme, adyen)')
+    .option(
+      '--password <password>',
+      'HTTP Basic password (postmark, chargebee, uzum, payme, adyen)',
+    )
     .option(
       '--key-file <pem>',
       'private key PEM to sign with; the preset holds its public key (discord, sendgrid, wise, paypal, telnyx)',
@@ -38,9 +41,10 @@ export function addSendCommand(program: Command, io: CliIo, done: (code: number)
     .option('--list', 'list the presets, their sample events and the flags each signs with')
     .addHelpText(
       'after',
-      '\nURL-signed presets (square, hubspot, twilio) sign the <url> given: pass the URL the preset was\n' +
-        'given. Batched presets (sendgrid, hubspot, adyen, meta) send a one-item batch; presets with a\n' +
-        'handshake (discord, twitch, zoom, meta, braintree) send a normal event.',
+      '\nURL-signed presets (square, hubspot, twilio, mandrill) sign the <url> given: pass the URL the\n' +
+        'preset was given. Batched presets (sendgrid, hubspot, adyen, meta, auth0, okta, …) send a\n' +
+        'one-item batch; presets with a handshake (discord, twitch, zoom, meta, braintree, okta, …)\n' +
+        'send a normal event.',
     )
     .option('--json', 'print JSON')
     .action(async (preset: string | undefined, url: string | undefined, options: SendOptions) => {

@@ -103,3 +103,13 @@ export function itemsOf(preset: string, payload: object): object[] {
   if (typeof value === 'object' && value !== null) return [value];
   throw new CliError(ExitCode.USAGE, `${preset} sends a batch: a JSON array or one object.`);
 }
+
+/** `--body`'s bytes as a JSON object, where the kit signer takes one. */
+export function objectOf(preset: string, payload: object): object {
+  if (!Buffer.isBuffer(payload)) return payload;
+  try {
+    return JSON.parse(payload.toString('utf8')) as object;
+  } catch {
+    throw new CliError(ExitCode.USAGE, `${preset} sends a JSON object: --body must be JSON.`);
+  }
+}

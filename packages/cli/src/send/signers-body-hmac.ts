@@ -20,7 +20,7 @@ export const BODY_HMAC: Readonly<Record<string, Wired>> = {
         .batch(itemsOf(r.preset, r.payload)),
   },
   notion: {
-    needs: '--secret <verificationToken>',
+    needs: '--secret <token>',
     sign: (r) =>
       kit
         .notion({

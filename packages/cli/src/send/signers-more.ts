@@ -5,8 +5,7 @@
  * holds several), providers with a handshake (a normal event is sent), and the generic `hmac`.
  */
 import * as kit from '@webhook-idempotency/providers/testing';
-import { CliError, ExitCode } from '../exit-codes';
-import { basicPair, itemsOf, need, privateKeyPem } from './credentials';
+import { basicPair, itemsOf, need, objectOf, privateKeyPem } from './credentials';
 import type { SendRequest, Wired } from './wired';
 
 const secret = (r: SendRequest, what: string) => need(r.preset, r.credentials, 'secret', what);
@@ -15,16 +14,6 @@ const keyPem = (r: SendRequest, what: string) => privateKeyPem(r.preset, r.crede
 /** Twilio's form fields: every value of an object payload as text. */
 function fieldsOf(payload: object): Record<string, string> {
   return Object.fromEntries(Object.entries(payload).map(([name, value]) => [name, String(value)]));
-}
-
-/** `--body`'s bytes as a JSON object, where the kit signer takes one. */
-function objectOf(preset: string, payload: object): object {
-  if (!Buffer.isBuffer(payload)) return payload;
-  try {
-    return JSON.parse(payload.toString('utf8')) as object;
-  } catch {
-    throw new CliError(ExitCode.USAGE, `${preset} sends a JSON object: --body must be JSON.`);
-  }
 }
 
 /** The presets signed with a key pair. */

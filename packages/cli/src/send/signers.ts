@@ -10,6 +10,8 @@ import { CliError, ExitCode } from '../exit-codes';
 import { basicPair, need } from './credentials';
 import { MORE } from './signers-more';
 import { BODY_HMAC } from './signers-body-hmac';
+import { FIELD_SIGNED } from './signers-field-signed';
+import { STATIC_SECRETS } from './signers-static-secrets';
 import type { Delivery, SendRequest, Wired } from './wired';
 
 export type { Delivery, SendRequest, Wired } from './wired';
@@ -106,6 +108,12 @@ const SHARED: Readonly<Record<string, Wired>> = {
   standardWebhooks: withId((o) => kit.standardWebhooks(o)),
   clerk: withId((o) => kit.clerk(o)),
   resend: withId((o) => kit.resend(o)),
+  openai: withId((o) => kit.openai(o)),
+  replicate: withId((o) => kit.replicate(o)),
+  stytch: withId((o) => kit.stytch(o)),
+  polar: withId((o) => kit.polar(o)),
+  dodopayments: withId((o) => kit.dodopayments(o)),
+  supabaseAuthHooks: withId((o) => kit.supabaseAuthHooks(o)),
   paddle: plain((o) => kit.paddle({ url: o.url, secret: o.secret! }), 'secret'),
   calendly: plain((o) => kit.calendly({ url: o.url, signingKey: o.signingKey! }), 'signingKey'),
   airwallex: plain((o) => kit.airwallex({ url: o.url, secret: o.secret! }), 'secret'),
@@ -132,4 +140,10 @@ const SHARED: Readonly<Record<string, Wired>> = {
 };
 
 /** The presets `send` can sign for, by the name of their preset factory. */
-export const WIRED: Readonly<Record<string, Wired>> = { ...SHARED, ...MORE, ...BODY_HMAC };
+export const WIRED: Readonly<Record<string, Wired>> = {
+  ...SHARED,
+  ...MORE,
+  ...BODY_HMAC,
+  ...STATIC_SECRETS,
+  ...FIELD_SIGNED,
+};

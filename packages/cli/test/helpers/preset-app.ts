@@ -32,6 +32,8 @@ export async function startPresetApp(file: string): Promise<PresetApp> {
   const app = express();
   app.use(express.json({ verify: saveRawBody }));
   app.use(express.urlencoded({ extended: false, verify: saveRawBody }));
+  // Dropbox Sign posts a multipart form: its raw bytes kept, as docs/providers.md advises.
+  app.use(express.raw({ type: 'multipart/form-data' }));
   app.post(
     '/webhooks/:preset',
     (req, res, next) => {
