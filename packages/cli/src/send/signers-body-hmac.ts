@@ -29,6 +29,20 @@ export const BODY_HMAC: Readonly<Record<string, Wired>> = {
         })
         .event(r.payload),
   },
+  gocardless: {
+    needs: '--secret <secret>',
+    sign: (r) =>
+      kit
+        .gocardless({ url: r.url, secret: need(r.preset, r.credentials, 'secret', 'secret') })
+        .batch(itemsOf(r.preset, r.payload)),
+  },
+  viber: {
+    needs: '--secret <authToken>',
+    sign: (r) =>
+      kit
+        .viber({ url: r.url, authToken: need(r.preset, r.credentials, 'secret', 'authToken') })
+        .event(r.payload),
+  },
   woocommerce: {
     needs: '--secret <secret>',
     sign: (r) =>
