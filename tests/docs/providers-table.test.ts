@@ -50,6 +50,14 @@ describe('docs/providers.md: every preset at a glance', () => {
     expect(named.filter((name, index) => named.indexOf(name) !== index)).toEqual([]);
   });
 
+  it('counts them where the READMEs give a number: every factory but `hmac`, the builder', () => {
+    const presets = factories.size - 1;
+    expect(factories.has('hmac')).toBe(true);
+    expect(read('README.md')).toContain(`**${presets} provider presets**`);
+    expect(read('README.md')).toContain(`the ${presets} presets:`);
+    expect(read('packages/providers/README.md')).toContain(`${presets} presets, from`);
+  });
+
   it('links each row to a section of the page', () => {
     expect(rows.filter((row) => !anchors.has(row.anchor)).map((row) => row.preset)).toEqual([]);
   });
