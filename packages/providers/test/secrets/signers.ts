@@ -606,6 +606,28 @@ export const SIGNERS: Record<string, Signer<any>> = {
     (secret, id) =>
       kit.webflow({ secret, clock }).event({ triggerType: 'form_submission', payload: { id } }),
   ),
+  revolut: strings(
+    'signingSecret',
+    (o) => providers.revolut({ ...o, clock } as never),
+    (signingSecret, id) =>
+      kit.revolut({ signingSecret, clock }).event({ event: 'ORDER_COMPLETED', order_id: id }),
+  ),
+  persona: strings(
+    'secret',
+    (o) => providers.persona({ ...o, clock } as never),
+    (secret, id) =>
+      kit
+        .persona({ secret, clock })
+        .event({ data: { id, attributes: { name: 'inquiry.completed' } } }),
+  ),
+  recurly: strings(
+    'secret',
+    (o) => providers.recurly({ ...o, clock } as never),
+    (secret, id) =>
+      kit
+        .recurly({ secret, clock })
+        .event({ id, object_type: 'subscription', event_type: 'created' }),
+  ),
   // Field signatures and plain hashes.
   cloudinary: strings(
     'apiSecret',

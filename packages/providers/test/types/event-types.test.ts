@@ -161,6 +161,21 @@ describe('eventType', () => {
     microsoftGraph: undefined,
     azureEventGrid: undefined,
     googleCalendar: 'exists',
+    woocommerce: 'order.updated', // X-WC-Webhook-Topic, as the kit sends it
+    workos: 'user.created',
+    elevenlabs: 'post_call_transcription',
+    sanity: undefined,
+    mux: 'video.asset.ready',
+    webflow: 'form_submission',
+    revolut: 'ORDER_COMPLETED',
+    persona: 'inquiry.completed',
+    recurly: 'subscription.created',
+    cloudinary: 'upload',
+    dropboxSign: 'signature_request_signed',
+    tbank: 'CONFIRMED',
+    robokassa: 'result',
+    mandrill: undefined,
+    pagerduty: 'incident.triggered',
   };
 
   it.each(Object.keys(SIGNERS))('reads the event name of a %s delivery', (name) => {
