@@ -61,6 +61,11 @@ const INSTRUCTION_SCENARIOS = [
   ['Express + idempotent(), replay', 'express-replay'],
   ['Express + idempotent() over a SQLite file, first delivery', 'express-sqlite-first'],
   ['Express + idempotent() over a SQLite file, replay', 'express-sqlite-replay'],
+  ['guard in-process over a SQLite file, first delivery', 'guard-sqlite-first'],
+  [
+    'guard in-process over a SQLite file, first delivery, without the listing index',
+    'guard-sqlite-first-no-listing-index',
+  ],
 ] as const;
 
 /** `program` bundled for `build` (once per run). */

@@ -27,7 +27,19 @@ const body = '{"type":"payment.succeeded","data":{"amount":500000}}';
  */
 const STEADY_RECEIPTS = 1_000;
 
-function guardOps(scenario: string): Op {
+/**
+ * The listing's index (`<table>_claimed_idx`, which pages the receipts by claim time without
+ * reading the whole table): one more B-tree each first delivery writes. Its `-no-listing-index`
+ * scenarios drop it, so a tree that has it can be compared with one from before it like for like.
+ */
+const LISTING_INDEX = 'webhook_receipts_claimed_idx';
+
+async function guardOps(scenario: string): Promise<Op> {
+  if (scenario.startsWith('guard-sqlite')) {
+    const store = await sqliteStore(scenario.endsWith('-no-listing-index'));
+    const guard = new IdempotencyGuard(store);
+    return (i) => guard.run(new RequestKey('bench', `e${i}`), handler);
+  }
   const guard = new IdempotencyGuard(new InMemoryStore({ maxReceipts: STEADY_RECEIPTS }));
   if (scenario === 'guard-baseline') return () => handler();
   if (scenario === 'guard-first')
@@ -35,12 +47,16 @@ function guardOps(scenario: string): Op {
   return () => guard.run(new RequestKey('bench', 'same'), handler);
 }
 
-/** A SQLite file in WAL mode with the receipts table, as the HTTP section's `sqlite` server has. */
-async function sqliteStore() {
+/**
+ * A SQLite file in WAL mode with the receipts table, as the HTTP section's `sqlite` server has;
+ * `withoutListingIndex` drops the listing's index (a tree from before it never made one).
+ */
+async function sqliteStore(withoutListingIndex = false) {
   const db = new Database(join(mkdtempSync(join(tmpdir(), 'wi-instructions-')), 'receipts.db'));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   await Schema.createTable(db);
+  if (withoutListingIndex) db.exec(`DROP INDEX IF EXISTS "${LISTING_INDEX}"`);
   return new SqlStore(db);
 }
 
@@ -76,7 +92,7 @@ async function expressOps(scenario: string): Promise<Op> {
 
 async function main(): Promise<void> {
   const [scenario = '', warmup = '0', n = '0'] = process.argv.slice(2);
-  const op = scenario.startsWith('guard') ? guardOps(scenario) : await expressOps(scenario);
+  const op = scenario.startsWith('guard') ? await guardOps(scenario) : await expressOps(scenario);
   const total = Number(warmup) + Number(n);
   for (let i = 0; i < total; i++) await op(i);
 }

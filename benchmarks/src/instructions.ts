@@ -21,8 +21,17 @@ import { bundle } from './bundle';
 const SIZES = {
   guard: { warmup: 5_000, n: 5_000 },
   express: { warmup: 3_000, n: 1_000 },
+  // Each first delivery over a SQLite file runs SQLite's own statements under callgrind too.
+  sqlite: { warmup: 2_000, n: 2_000 },
 } as const;
-const sizeOf = (scenario: string) => SIZES[scenario.startsWith('guard') ? 'guard' : 'express'];
+const sizeOf = (scenario: string) =>
+  SIZES[
+    scenario.startsWith('guard-sqlite')
+      ? 'sqlite'
+      : scenario.startsWith('guard')
+        ? 'guard'
+        : 'express'
+  ];
 
 /**
  * Node flags under which a run executes the same instructions every time: one thread, V8's
