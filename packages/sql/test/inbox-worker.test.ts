@@ -232,7 +232,9 @@ describe.each([
     const released = await inbox.find('stripe', 'evt_busy');
     expect(released).toMatchObject({ status: 'pending', lastError: null });
     expect(released!.availableAt.getTime()).toBeGreaterThan(Date.now() + 10_000);
-    expect(events).toEqual([expect.objectContaining({ type: 'given-back', reason: 'in-progress' })]);
+    expect(events).toEqual([
+      expect.objectContaining({ type: 'given-back', reason: 'in-progress' }),
+    ]);
     expect(released).toMatchObject({ attempts: 1, failures: 0 });
     if (!ticket.isReplay) await ticket.fail(new Error('gave up'));
   });
