@@ -116,6 +116,10 @@ const config: Config = {
   globalSetup: '<rootDir>/test-support/global-setup.ts',
   globalTeardown: '<rootDir>/test-support/global-teardown.ts',
   testTimeout: 30_000,
+  // With JEST_JSON, each file's CPU seconds for the run's report (test-support/cpu-per-file.js).
+  ...(process.env.JEST_JSON
+    ? { setupFilesAfterEnv: ['<rootDir>/test-support/cpu-per-file.js'] }
+    : {}),
   reporters: ['default', '<rootDir>/test-support/summary-reporter.js'],
 };
 
