@@ -10,5 +10,7 @@ export interface AdapterCase {
   readonly needs?: keyof AdapterCapabilities;
   /** What it checks does not depend on the store (a preset's signature scheme): run on the first store kind only. */
   readonly anyStore?: boolean;
+  /** The preset fixture it sends (the presets group): an entry with `presets: 'sample'` runs it only when that preset is in the sample. */
+  readonly preset?: string;
   run(harness: Harness): Promise<void>;
 }

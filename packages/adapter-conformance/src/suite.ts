@@ -11,6 +11,7 @@ import { replayCases } from './cases/replay';
 import { routeCases } from './cases/routes';
 import { requestValueCases } from './cases/request-value';
 import { createHarness } from './harness';
+import { samplePresets } from './presets';
 import { storeKinds, type OpenedStore } from './stores';
 import type { AdapterEntry } from './types';
 
@@ -27,6 +28,12 @@ export const adapterCases: readonly AdapterCase[] = [
   ...batchCases,
   ...routeCases,
 ];
+
+/** Whether `entry` leaves `testCase` out: a preset outside the sample, on an entry that runs only the sample. */
+const leftOut = (entry: AdapterEntry, testCase: AdapterCase) =>
+  entry.presets === 'sample' &&
+  testCase.preset !== undefined &&
+  !samplePresets.has(testCase.preset);
 
 /**
  * Registers the whole HTTP suite with jest: one `describe` per adapter entry (framework major)
@@ -50,6 +57,7 @@ export function runAdapterConformance(entries: AdapterEntry | readonly AdapterEn
             for (const testCase of adapterCases.filter((c) => c.group === group)) {
               if (testCase.needs && !entry.capabilities[testCase.needs]) continue;
               if (testCase.anyStore && index > 0) continue;
+              if (leftOut(entry, testCase)) continue;
               it(testCase.name, async () => {
                 opened = await kind.open();
                 await testCase.run(createHarness(entry, opened.store, cleanup));

@@ -107,6 +107,13 @@ export interface AdapterEntry {
   readonly name: string;
   readonly capabilities: AdapterCapabilities;
   /**
+   * Which provider presets the presets group sends through this entry: `'every'` (the default),
+   * or `'sample'` (presets/index.ts `samplePresets`) for an adapter's further entries (an older
+   * framework major, another Lambda event source, another Nest platform), where every other group
+   * still runs whole: each preset passes on every adapter, and each family of presets on every entry.
+   */
+  readonly presets?: 'every' | 'sample';
+  /**
    * How the suite's callbacks (`key`, `provider`, `verify`, a `fingerprint` function) read the
    * adapter's native request, for an adapter whose native is not shaped like Node's (a fetch
    * `Request`, a Hono `Context`): the suite wraps them so they get this view instead. Without it

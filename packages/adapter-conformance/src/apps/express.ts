@@ -71,8 +71,8 @@ function entry(name: string, framework: typeof express5): AdapterEntry {
   };
 }
 
-/** Express 5 and Express 4, the majors the peer range declares. */
+/** Express 5 and Express 4, the majors the peer range declares (Express 4 with a sample of the presets). */
 export const expressApps: readonly AdapterEntry[] = [
   entry('express 5', express5),
-  entry('express 4', express4 as typeof express5),
+  { ...entry('express 4', express4 as typeof express5), presets: 'sample' },
 ];

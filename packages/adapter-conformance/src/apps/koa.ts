@@ -77,11 +77,14 @@ function entry(name: string, Framework: typeof Koa3, parser: Parser = bodyParser
   };
 }
 
-/** Koa 3 and Koa 2, the majors the peer range declares. */
+/** Koa 3 and Koa 2, the majors the peer range declares (Koa 2 with a sample of the presets). */
 export const koaApps: readonly AdapterEntry[] = [
   entry('koa 3', Koa3),
-  entry('koa 2', Koa2 as unknown as typeof Koa3),
+  { ...entry('koa 2', Koa2 as unknown as typeof Koa3), presets: 'sample' },
 ];
 
-/** Koa 3 with the package's own `rawBodyParser()` instead of koa-bodyparser (run by koa.test.ts only). */
-export const koaRawBodyApp: AdapterEntry = entry('koa 3 + rawBodyParser', Koa3, rawBodyParser);
+/** Koa 3 with the package's own `rawBodyParser()` instead of koa-bodyparser, and a sample of the presets (run by koa.test.ts only). */
+export const koaRawBodyApp: AdapterEntry = {
+  ...entry('koa 3 + rawBodyParser', Koa3, rawBodyParser),
+  presets: 'sample',
+};

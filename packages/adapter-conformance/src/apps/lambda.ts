@@ -209,5 +209,8 @@ export function lambdaApp(source: LambdaSourceName): AdapterEntry {
   };
 }
 
-/** One entry per event source. */
-export const lambdaApps: readonly AdapterEntry[] = LAMBDA_SOURCES.map(lambdaApp);
+/** One entry per event source: the first with every preset, the others with a sample of them. */
+export const lambdaApps: readonly AdapterEntry[] = LAMBDA_SOURCES.map((source, index) => ({
+  ...lambdaApp(source),
+  presets: index === 0 ? 'every' : 'sample',
+}));

@@ -172,7 +172,10 @@ function entry(platform: Platform): AdapterEntry {
   };
 }
 
-/** Nest on both platforms it supports. */
-export const nestApps: readonly AdapterEntry[] = [entry('express'), entry('fastify')];
+/** Nest on both platforms it supports (on Fastify with a sample of the presets). */
+export const nestApps: readonly AdapterEntry[] = [
+  entry('express'),
+  { ...entry('fastify'), presets: 'sample' },
+];
 
 export type { NativeLike };

@@ -13,6 +13,8 @@ import { batchFixtures, type PresetRequest, presetFixtures, requestOf } from '..
 /** One preset's challenge: how to ask it through the adapter, what it answers, how to replay that. */
 interface Challenge {
   readonly name: string;
+  /** The one-event preset fixture it belongs to (a batched preset's challenges run on every entry). */
+  readonly fixture?: string;
   readonly preset: () => ProviderPreset;
   /** Asks it through the adapter; resolves with the response and the answer the provider expects. */
   ask(h: Harness): { readonly response: ReturnType<Harness['get']>; readonly answer: string };
@@ -64,7 +66,7 @@ const challenges: Challenge[] = [
       found.push(postChallenge(`${fixture.name} handshake`, fixture.preset, handshake));
     if (challenge)
       found.push(getChallenge(`${fixture.name} challenge GET`, fixture.preset, challenge));
-    return found;
+    return found.map((one) => ({ ...one, fixture: fixture.name }));
   }),
   ...batchFixtures.flatMap((fixture): Challenge[] => {
     const { handshake, postHandshake } = fixture;
@@ -84,6 +86,7 @@ function challengeCase(challenge: Challenge): AdapterCase {
   return {
     group: 'presets',
     anyStore: true,
+    preset: challenge.fixture,
     name: `${challenge.name}: answered with nosniff, and the answer replayed as a delivery is refused with no claim, even with onMissingKey 'passthrough'`,
     async run(h) {
       await h.start({ preset: challenge.preset(), onMissingKey: 'passthrough' });
