@@ -19,4 +19,7 @@ export default library({
   'types/workos': 'src/types/workos.ts',
   'types/line': 'src/types/line.ts',
   'types/gocardless': 'src/types/gocardless.ts',
+  'types/microsoft-graph': 'src/types/microsoft-graph.ts',
+  'types/azure-event-grid': 'src/types/azure-event-grid.ts',
+  'types/chargebee': 'src/types/chargebee.ts',
 });

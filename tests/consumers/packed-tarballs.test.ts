@@ -142,7 +142,13 @@ const LINE_APPS = [
   'nestjs-express.cjs',
   'nestjs-fastify.mjs',
 ];
-const PROVIDER_SDKS = ['stripe@23.1.0', '@octokit/openapi-webhooks-types@12.2.0'];
+const PROVIDER_SDKS = [
+  'stripe@23.1.0',
+  '@octokit/openapi-webhooks-types@12.2.0',
+  '@microsoft/microsoft-graph-types@2.43.1',
+  '@azure/eventgrid@5.12.0',
+  'chargebee@3.33.0',
+];
 const RESOLUTIONS = ['node16', 'nodenext', 'bundler'];
 /** Every Node the apps run on: the machine's, then each line of NODE_LINES. */
 const NODE_NAMES = ['machine', ...NODE_LINES];

@@ -15,6 +15,15 @@ import type { ClerkEvents } from '../../src/types/clerk';
 import type { LineEvents } from '../../src/types/line';
 import type { Event as GoCardlessEvent } from 'gocardless-nodejs/types';
 import type { GoCardlessEvents } from '../../src/types/gocardless';
+import type { ChangeNotification } from '@microsoft/microsoft-graph-types';
+import type { MicrosoftGraphEvents } from '../../src/types/microsoft-graph';
+import type { StorageBlobCreatedEventData } from '@azure/eventgrid';
+import type {
+  AzureEventGridCloudEvents,
+  AzureEventGridEvents,
+} from '../../src/types/azure-event-grid';
+import type { SubscriptionCreatedContent } from 'chargebee';
+import type { ChargebeeEvents } from '../../src/types/chargebee';
 import type { DiscordEvents } from '../../src/types/discord';
 import type { GitHubEvents } from '../../src/types/github';
 import type { OpenAIEvents } from '../../src/types/openai';
@@ -51,6 +60,44 @@ export const gocardlessAction = (event: EventMap<typeof gocardless>['payments'])
   event.action satisfies GoCardlessEvent['action'];
 // @ts-expect-error GoCardless has no resource type 'payment' (it is 'payments')
 export const misspeltResource = (event: EventMap<typeof gocardless>['payment']) => event;
+
+const graph = providers.microsoftGraph<MicrosoftGraphEvents>({ clientState: 'x' });
+type GraphMap = EventMap<typeof graph>;
+same<
+  keyof GraphMap,
+  'created' | 'updated' | 'deleted' | 'missed' | 'subscriptionRemoved' | 'reauthorizationRequired'
+>(true);
+same<GraphMap['updated']['changeType'], 'updated'>(true);
+same<GraphMap['reauthorizationRequired']['lifecycleEvent'], 'reauthorizationRequired'>(true);
+export const graphTenant = (n: GraphMap['created']) =>
+  n.tenantId satisfies ChangeNotification['tenantId'];
+export const graphResourceId = (n: GraphMap['created']) => n.resourceData?.id;
+// @ts-expect-error Graph's change type is updated, not update
+export type GraphMisspelt = GraphMap['update'];
+
+const grid = providers.azureEventGrid<AzureEventGridEvents>({ secret: 'x' });
+type GridMap = EventMap<typeof grid>;
+same<GridMap['Microsoft.Storage.BlobCreated']['data'], StorageBlobCreatedEventData>(true);
+same<GridMap['Microsoft.Storage.BlobCreated']['eventTime'], string>(true);
+// Key Vault's data is `Id`, `VaultName`… in the body, `id`, `vaultName`… in the SDK's model: not vouched for.
+same<GridMap['Microsoft.KeyVault.SecretNearExpiry']['data'], unknown>(true);
+// @ts-expect-error Event Grid names it Microsoft.Storage.BlobCreated
+export type GridMisspelt = GridMap['Microsoft.Storage.BlobCreate'];
+type CloudMap = EventMap<ReturnType<typeof providers.azureEventGrid<AzureEventGridCloudEvents>>>;
+same<CloudMap['Microsoft.Storage.BlobDeleted']['type'], 'Microsoft.Storage.BlobDeleted'>(true);
+same<CloudMap['Microsoft.Storage.BlobDeleted']['time'], string | undefined>(true);
+
+const chargebee = providers.chargebee<ChargebeeEvents>({ username: 'u', password: 'p' });
+type ChargebeeMap = EventMap<typeof chargebee>;
+same<ChargebeeMap['subscription_created']['event_type'], 'subscription_created'>(true);
+same<ChargebeeMap['subscription_created']['content'], SubscriptionCreatedContent>(true);
+/** The names whose `event_type` cannot be theirs (`never`): none. */
+type Unnamed = {
+  [Name in keyof ChargebeeMap]: [ChargebeeMap[Name]['event_type']] extends [never] ? Name : never;
+}[keyof ChargebeeMap];
+same<Unnamed, never>(true);
+// @ts-expect-error Chargebee names it subscription_created, not subscription_create
+export type ChargebeeMisspelt = ChargebeeMap['subscription_create'];
 
 const github = providers.github<GitHubEvents>({ secret: 'x' });
 same<EventMap<typeof github>['push'], components['schemas']['webhook-push']>(true);
