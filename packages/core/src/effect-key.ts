@@ -16,7 +16,7 @@
  * external id, the name. The first 16 bytes of the digest are shaped as an RFC 9562 UUID of
  * version 8 (the version nibble set to 8, the variant bits to `10`) and written as 36 lowercase
  * hex digits and hyphens: ASCII, safe in a URL and a header, within every listed API's length limit
- * (the tightest known, Worldline's, is 40), and accepted by the APIs that ask for a UUID.
+ * (the tightest known, Razorpay payouts', is 4 to 36), and accepted by the APIs that ask for a UUID.
  */
 import { createHash } from 'node:crypto';
 import { ConfigError, ErrorCode, IdempotencyError } from './errors';
