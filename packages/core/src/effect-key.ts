@@ -20,15 +20,13 @@
  */
 import { createHash } from 'node:crypto';
 import { ConfigError, ErrorCode, IdempotencyError } from './errors';
-import type { KeyLike } from './request-key';
+import { type KeyLike, LONE_SURROGATE } from './request-key';
 
 /** Longest effect name (or namespace), in UTF-16 units. It is hashed, so the key's length does not depend on it. */
 export const MAX_EFFECT_NAME_LENGTH = 200;
 
 /** The derivation's first part: a new derivation gets a new tag, so no key of this one changes. */
 const DERIVATION = 'webhook-idempotency/effect-key/v1';
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * What a run's `effectKey` is built from: a function of the receipt's key giving the run's
