@@ -20,13 +20,15 @@ export const ErrorCode = {
   PAYLOAD_INVALID: 'ERR_IDEMPOTENCY_PAYLOAD_INVALID',
   EVENT_UNROUTED: 'ERR_IDEMPOTENCY_EVENT_UNROUTED',
   BACKPRESSURE: 'ERR_IDEMPOTENCY_BACKPRESSURE',
+  EFFECT_NAME_INVALID: 'ERR_IDEMPOTENCY_EFFECT_NAME_INVALID',
 } as const;
 /** One of {@link ErrorCode}. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 /**
  * The HTTP status each code answers with: the one table the adapters render from.
- * `RAW_BODY_MISSING` and `CONFIG` are programmer errors (500): the app is set up wrongly.
+ * `RAW_BODY_MISSING`, `CONFIG` and `EFFECT_NAME_INVALID` are programmer errors (500): the app is
+ * set up wrongly.
  */
 export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   ERR_IDEMPOTENCY_KEY_INVALID: 400,
@@ -46,6 +48,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   ERR_IDEMPOTENCY_PAYLOAD_INVALID: 422,
   ERR_IDEMPOTENCY_EVENT_UNROUTED: 422,
   ERR_IDEMPOTENCY_BACKPRESSURE: 503,
+  ERR_IDEMPOTENCY_EFFECT_NAME_INVALID: 500,
 };
 
 const DOCS = 'docs/reference/errors.md#';

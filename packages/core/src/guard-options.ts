@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { DAY, DEFAULT_STALE_AFTER_SECONDS, MAX_FINGERPRINT_LENGTH, SECOND } from './constants';
+import { type EffectKeys, effectKeysFor } from './effect-key';
 import { ConfigError } from './errors';
 import { positiveAmount } from './positive-amount';
 import { givenName, renamedOption } from './renamed-option';
@@ -38,6 +39,13 @@ export interface GuardOptions<R = unknown> {
   handlerTimeoutSeconds?: number;
   /** Receives events (claimed, replayed, claim-lost, …). Errors it throws are ignored. */
   onEvent?: (event: GuardEvent) => void;
+  /**
+   * Mixed into every `effectKey(name)` of this guard's runs: set it (a name of your app, 1 to 200
+   * characters) when two apps receive the same provider's events and call the same outside
+   * account, so their effect keys differ. Every guard of one app (each instance, the inbox
+   * worker) must use the same value; changing it changes every key. Defaults to none.
+   */
+  effectKeyNamespace?: string;
 }
 
 /** Per-call options of {@link IdempotencyGuard.run} and {@link IdempotencyGuard.claim}. */
@@ -90,6 +98,8 @@ export interface GuardConfig<R> {
   readonly transactional: boolean;
   readonly handlerTimeoutMs: number;
   readonly onEvent: ((event: GuardEvent) => void) | undefined;
+  /** Each run's `effectKey`, under the `effectKeyNamespace` option. */
+  readonly effectKeys: EffectKeys;
 }
 
 /**
@@ -136,6 +146,7 @@ export function resolveGuardOptions<R, Tx>(
     transactional,
     handlerTimeoutMs: handlerTimeoutSecondsOf(options, staleAfterSeconds) * SECOND,
     onEvent,
+    effectKeys: effectKeysFor(options.effectKeyNamespace),
   };
 }
 

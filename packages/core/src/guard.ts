@@ -82,9 +82,9 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     this.transactional = config.transactional;
     this.handlerTimeoutMs = config.handlerTimeoutMs;
     this.tracer = tracerFor(config.onEvent);
-    const { clock, codec, handlerTimeoutMs, staleAfterMs } = config;
+    const { clock, codec, handlerTimeoutMs, staleAfterMs, effectKeys } = config;
     const encode = (value: R) => codec.encode(value);
-    this.env = { store, encode, clock, handlerTimeoutMs, staleAfterMs };
+    this.env = { store, encode, clock, handlerTimeoutMs, staleAfterMs, effectKeys };
   }
 
   /**
@@ -261,6 +261,18 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
   }
 
   /**
+   * The key a handler of this guard gets from `effectKey(name)` on the receipt `key` (under this
+   * guard's `effectKeyNamespace`), for code outside a handler: a reconciliation script looking up
+   * the refund a run made with it (docs/side-effects.md).
+   * @example guard.effectKey({ provider: 'stripe', externalId: 'evt_1' }, 'refund')
+   * @throws {InvalidRequestKey} `key` is not a valid key.
+   * @throws {IdempotencyError} `ERR_IDEMPOTENCY_EFFECT_NAME_INVALID`: `name` cannot make a key.
+   */
+  effectKey(key: KeyLike, name: string): string {
+    return this.env.effectKeys(RequestKey.from(key))(name);
+  }
+
+  /**
    * Deletes `completed` and `failed` receipts that finished more than `retentionDays` ago, never a
    * `processing` one. Size the retention to the provider's redelivery window (docs/providers.md);
    * with `provider`, only that provider's receipts are considered, so each provider sharing a
@@ -310,8 +322,8 @@ export class IdempotencyGuard<Tx = never, R = unknown> {
     work: (members: GroupMembers<Tx>) => Promise<void>,
     options?: GroupOptions<Tx, W>,
   ): Promise<GroupResult<W>> {
-    const { store, clock } = this.env;
-    const env = { store, clock, codec: this.codec, tracer: this.tracer };
+    const { store, clock, effectKeys } = this.env;
+    const env = { store, clock, codec: this.codec, tracer: this.tracer, effectKeys };
     return runReceiptGroup(env, keys, work, options);
   }
 

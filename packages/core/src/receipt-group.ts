@@ -12,6 +12,7 @@
  * writes in them.
  */
 import { DeliveryOutcome } from './constants';
+import type { EffectKeys } from './effect-key';
 import { ConfigError } from './errors';
 import { RequestKey, type KeyLike } from './request-key';
 import type { Trace, Tracer } from './trace';
@@ -35,6 +36,8 @@ export interface GroupEnv<R, Tx> {
   readonly codec: Codec<R>;
   readonly clock: () => number;
   readonly tracer: Tracer;
+  /** Each run's `effectKey`, under the guard's namespace. */
+  readonly effectKeys: EffectKeys;
 }
 
 /** A group's open transaction, as its work sees it. */
@@ -145,6 +148,7 @@ function membersOf<R, Tx>(
         attempts: 1,
         isRetry: false,
         transaction,
+        effectKey: env.effectKeys(key),
       });
       const handlerMs = performance.now() - began;
       trace.handed();

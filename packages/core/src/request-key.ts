@@ -11,7 +11,9 @@ export interface KeyLike {
   readonly externalId: string;
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** An unpaired UTF-16 surrogate: a string holding one has no UTF-8 form. */
+export const LONE_SURROGATE =
+  /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * Whether `value` holds a NUL or any surrogate: one scan that lets the usual key (no such

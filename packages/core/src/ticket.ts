@@ -6,6 +6,7 @@
  * ticket's `complete`/`fail` reach that transaction once it is open. Every caller (`guard.run`,
  * the HTTP delivery, code holding a ticket) settles through these two verbs.
  */
+import type { EffectKeys } from './effect-key';
 import { ClaimLost, ErrorCode, errorText, IdempotencyError, type StoreError } from './errors';
 import type { RequestKey } from './request-key';
 import { storeFailure } from './store-call';
@@ -84,6 +85,8 @@ export interface TicketEnv<R, Tx> {
   readonly encode: (value: R) => string;
   readonly clock: () => number;
   readonly handlerTimeoutMs: number;
+  /** Each run's `effectKey`, under the guard's namespace. */
+  readonly effectKeys: EffectKeys;
 }
 
 /** Retries of a `fail` write that met a store error, so a receipt does not sit `processing` until stale. */
@@ -108,7 +111,8 @@ export class Ticket<R, Tx> implements ClaimTicket<R, Tx>, TransactionClaim<R, Tx
   ) {
     this.attempts = receipt.attempts;
     this.claimedAt = receipt.claimedAt;
-    this.context = { key, attempts: receipt.attempts, isRetry, transaction: undefined };
+    const effectKey = env.effectKeys(key);
+    this.context = { key, attempts: receipt.attempts, isRetry, transaction: undefined, effectKey };
     trace.running();
   }
 

@@ -24,6 +24,18 @@ export interface RunContext<Tx = never> {
    * commit together with the receipt. `undefined` otherwise.
    */
   readonly transaction: Tx | undefined;
+  /**
+   * A key for one outbound side effect of this run (a refund, a payout, an email), for the APIs
+   * that deduplicate by a caller-given key (Stripe's `idempotencyKey`, an `Idempotency-Key`
+   * header, PayPal's `PayPal-Request-Id`). Derived from the receipt's key (provider and external
+   * id: a batch item's own id, a tenant's prefix), the guard's `effectKeyNamespace` and `name`
+   * (`'refund'`, `'email:receipt'`), so it is the same on every retry, takeover and worker of this
+   * delivery and differs for another name, event, provider or namespace. An RFC 9562 UUID
+   * (version 8): 36 ASCII characters, URL- and header-safe (docs/side-effects.md).
+   * @throws {IdempotencyError} `ERR_IDEMPOTENCY_EFFECT_NAME_INVALID` (500): `name` is not a
+   *   string, is empty, longer than 200 characters or not valid UTF-8.
+   */
+  readonly effectKey: (name: string) => string;
 }
 
 /** What {@link IdempotencyGuard.run} resolves with. */

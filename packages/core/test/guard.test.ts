@@ -628,7 +628,13 @@ describe('IdempotencyGuard.claim: the split API', () => {
     const { guard, events } = setup();
     const claim = await guard.claim(key);
     if (claim.isReplay) throw new Error('expected a ticket');
-    expect(claim.context).toEqual({ key, attempts: 1, isRetry: false, transaction: undefined });
+    expect(claim.context).toEqual({
+      key,
+      attempts: 1,
+      isRetry: false,
+      transaction: undefined,
+      effectKey: expect.any(Function),
+    });
     expect(await guard.find(key)).toMatchObject({ status: 'processing' });
     await claim.complete({ ok: 1 });
     expect(await guard.claim(key)).toEqual({ response: { ok: 1 }, isReplay: true, attempts: 1 });

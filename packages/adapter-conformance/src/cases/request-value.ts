@@ -1,7 +1,10 @@
 /** @module The per-request value (`req.idempotency`, `request.idempotency`, `ctx.state.idempotency`): set only for a claimed run, `undefined` (never `null`) otherwise. */
 import { inFlight } from './expect';
 import type { AdapterCase } from '../case';
-import { jsonAnswer } from '../harness';
+import { jsonAnswer, PROVIDER } from '../harness';
+
+/** An RFC 9562 UUID of version 8, lowercase: the shape of every effect key. */
+const EFFECT_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 export const requestValueCases: AdapterCase[] = [
   {
@@ -37,6 +40,30 @@ export const requestValueCases: AdapterCase[] = [
       expect(replay.headers['idempotent-replayed']).toBe('true');
       expect((await h.observed(3))[2]!.idempotency).toBeUndefined();
       expect(h.calls()).toBe(1);
+    },
+  },
+  {
+    group: 'per-request value',
+    name: "its effectKey reaches the handler and is the same on the provider's retry after a failed run",
+    async run(h) {
+      const seen: string[] = [];
+      await h.start({}, (call, n) => {
+        const idempotency = call.idempotency;
+        if (!idempotency) throw new Error('the claimed run carries no idempotency value');
+        seen.push(idempotency.effectKey('refund'));
+        if (n === 1) throw new Error('the refund call timed out');
+        return { kind: 'json', value: { other: idempotency.effectKey('email:receipt') } };
+      });
+      expect((await h.post('k1')).status).toBe(h.capabilities.errorStatus ?? 500);
+      const second = await h.post('k1');
+      expect(second.status).toBe(200);
+      const { other } = JSON.parse(second.body.toString()) as { other: string };
+      expect(seen).toHaveLength(2);
+      expect(seen[0]).toMatch(EFFECT_KEY);
+      expect(seen[1]).toBe(seen[0]);
+      expect(seen[0]).toBe(h.guard.effectKey({ provider: PROVIDER, externalId: 'k1' }, 'refund'));
+      expect(other).toMatch(EFFECT_KEY);
+      expect(other).not.toBe(seen[0]);
     },
   },
 ];

@@ -45,6 +45,8 @@ export interface IdempotencyOptions<Native = unknown, Tx = unknown> {
   clock?: GuardOptions['clock'];
   /** With `store` only: receives the guard's events (claimed, replayed, failed, …). */
   onEvent?: GuardOptions['onEvent'];
+  /** With `store` only: mixed into every handler's `effectKey(name)` (see the guard's option). Defaults to none. */
+  effectKeyNamespace?: string;
   /** Provider knowledge (key, signature, fingerprint, protocol answers). Excludes `provider` and `key`. */
   preset?: ProviderPreset;
   /** The receipts' provider: a name, or a function of the request (`/webhooks/:provider`). Required without `preset`. */
@@ -104,6 +106,7 @@ const GUARD_OPTIONS = [
   'handlerTimeoutSeconds',
   'clock',
   'onEvent',
+  'effectKeyNamespace',
 ] as const;
 const KNOWN = new Set<string>([
   'store',

@@ -21,6 +21,12 @@ export interface ReceiptsOptions<Tx> {
   store?: Store<Tx>;
   /** A ready guard instead of `store`; its `staleAfterSeconds` must not exceed `visibilityTimeoutSeconds`. */
   guard?: IdempotencyGuard<Tx>;
+  /**
+   * With `store` only: mixed into every handler's `effectKey(name)`; the same value as the HTTP
+   * side's (`IdempotencyOptions.effectKeyNamespace`), so a delivery's keys do not depend on where
+   * it ran. Defaults to none.
+   */
+  effectKeyNamespace?: string;
 }
 
 /**
@@ -32,12 +38,17 @@ export function guardFor<Tx>(
   options: ReceiptsOptions<Tx>,
   visibility: number,
 ): IdempotencyGuard<Tx> {
-  const { store, guard } = options;
+  const { store, guard, effectKeyNamespace } = options;
   if ((store === undefined) === (guard === undefined))
     throw new ConfigError('store', 'exactly one of `store` and `guard` is required');
   if (guard !== undefined) {
     if (!(guard instanceof IdempotencyGuard))
       throw new ConfigError('guard', 'must be an IdempotencyGuard');
+    if (effectKeyNamespace !== undefined)
+      throw new ConfigError(
+        'effectKeyNamespace',
+        'configures the guard: pass it to `new IdempotencyGuard(...)`, or pass `store` instead of `guard`',
+      );
     if (guard.staleAfterMs > visibility * SECOND)
       throw new ConfigError(
         'visibilityTimeoutSeconds',
@@ -49,6 +60,7 @@ export function guardFor<Tx>(
     staleAfterSeconds: visibility * 0.9,
     transactional: store!.capabilities?.transactional === true,
     handlerTimeoutSeconds: visibility * 0.8,
+    effectKeyNamespace,
   });
 }
 

@@ -84,6 +84,11 @@ export const groupRunCases: ConformanceCase[] = [
         [b.externalId, 1, false],
         [a.externalId, 1, false],
       ]);
+      // A grouped run's effect keys are the ones any other run of its delivery gets.
+      expect(contexts.map((ctx) => ctx.effectKey('refund'))).toEqual([
+        guard.effectKey(b, 'refund'),
+        guard.effectKey(a, 'refund'),
+      ]);
       expect(await store.find(a, { now: now() })).toMatchObject({
         status: 'completed',
         attempts: 1,

@@ -169,6 +169,36 @@ export function guardCases<Db extends SqlConnection>(
       expect(handler).toHaveBeenCalledTimes(1);
     });
 
+    it("effectKey is the same for a stale claim's takeover by another guard instance and for the retry of a failed run", async () => {
+      const key = { provider: 'fx', externalId: `${prefix}e1` };
+      const guardOf = () =>
+        new IdempotencyGuard(new SqlStore(db(), { table }), {
+          staleAfterSeconds: 0.2,
+          effectKeyNamespace: 'billing',
+        });
+      const dead = await guardOf().claim(key); // its process "died" before it settled
+      if (dead.isReplay) throw new Error('expected a ticket');
+      const before = dead.context.effectKey('refund');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const seen: Array<[string, boolean]> = [];
+      const failing = guardOf().run(key, ({ effectKey, isRetry }) => {
+        seen.push([effectKey('refund'), isRetry]);
+        throw new Error('the refund call timed out');
+      });
+      await expect(failing).rejects.toThrow('timed out');
+      await guardOf().run(key, ({ effectKey, isRetry }) =>
+        seen.push([effectKey('refund'), isRetry]),
+      );
+      expect(seen).toEqual([
+        [before, true],
+        [before, true],
+      ]);
+      expect(await guardOf().find(key)).toMatchObject({ status: 'completed', attempts: 3 });
+      // What the key is made of: the receipt's key, the name and the guards' namespace.
+      expect(before).toBe(guardOf().effectKey(key, 'refund'));
+      expect(before).not.toBe(guard().effectKey(key, 'refund'));
+    });
+
     it('a response of every Unicode character is replayed verbatim', async () => {
       const text = everyCharacter();
       const unicode = new IdempotencyGuard<never, string>(new SqlStore(db(), { table }) as never, {
