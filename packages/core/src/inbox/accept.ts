@@ -1,12 +1,15 @@
 /**
  * @module The inbox endpoint, framework-free: verify, extract the key, store the
- * verified bytes, answer 2xx at once. Adapters translate a request in and the answer out.
+ * verified bytes (a batched preset's request: one delivery per item), answer 2xx at once.
+ * Adapters translate a request in and the answer out.
  */
 import { ErrorCode, IdempotencyError, InvalidRequestKey, StoreError } from '../errors';
 import { answerFor } from '../http/answers';
 import { RequestPolicy, UNGUARDED_METHODS } from '../http/constants';
+import type { PresetItem } from '../http/batch-types';
 import type { HttpRequest, HttpResponseRecord, ProviderPreset } from '../http/types';
 import { checkKeyPart, RequestKey } from '../request-key';
+import { ITEM_CONTENT_TYPE, type KeyedDelivery, type SplitBatch, splitBatch } from './accept-batch';
 import { DEFAULT_INBOX_HEADERS, type InboxResponse } from './accept-answers';
 import { type InboxConfig, type InboxOptions, resolveInboxOptions } from './accept-options';
 import { BackpressureGate, type InboxBackpressureOptions } from './backpressure';
@@ -85,11 +88,10 @@ export function createInboxEngine<Native = unknown>(
 }
 
 /** A request's key, ordering key and bytes, read for storing. */
-interface Keyed {
-  readonly key: RequestKey;
-  readonly ordering: string | null;
-  readonly body: Buffer;
-}
+type Keyed = KeyedDelivery;
+
+const isKeyMissing = (error: unknown) =>
+  error instanceof IdempotencyError && error.code === ErrorCode.KEY_MISSING;
 
 /** The inbox endpoint: each request verified, admitted, keyed, then stored and answered. */
 class InboxEndpoint<Native> {
@@ -119,21 +121,65 @@ class InboxEndpoint<Native> {
     if (request.rawBody === undefined && !nothingParsed(request.body)) throw rawBodyMissing();
     const early = await this.admit(request);
     if (early) return early;
+    const items = preset?.items?.(request);
+    if (items !== undefined) return this.acceptBatch(items, request, started);
     const keyed = this.keyed(request);
     if (!('key' in keyed)) return keyed;
-    const { key } = keyed;
-    // Over budget: a delivery already stored is a duplicate as always; a new one is refused unstored.
-    const refused = await this.gate?.check(key);
-    if (refused?.outcome === 'duplicate')
-      this.emit({ type: 'duplicate', provider: key.provider, externalId: key.externalId });
-    if (refused)
-      return this.answered(key, started, refused.outcome, {
-        action: 'respond',
-        response:
-          refused.outcome === 'duplicate' ? this.config.answers.duplicate : refused.response,
-        stored: false,
-      });
+    const gated = await this.gated([keyed.key], keyed.key, started);
+    if (gated) return gated;
     return this.store(keyed, request, started);
+  }
+
+  /**
+   * A batched preset's request: each item stored as a delivery of its own, or the whole batch
+   * refused, nothing stored, when an item has no usable id (as the guard refuses it).
+   */
+  private async acceptBatch(
+    items: readonly PresetItem[],
+    request: HttpRequest<Native>,
+    started: number,
+  ): Promise<InboxDecision> {
+    const { keys, onMissingKey, orderingKey } = this.config;
+    let batch: ReturnType<typeof splitBatch>;
+    try {
+      batch = splitBatch(keys.provider(request), items, keys.keyDescription, (body) =>
+        validOrderingKey(orderingKey?.(request.native, body)),
+      );
+    } catch (error) {
+      if (isKeyMissing(error) && onMissingKey === RequestPolicy.PASSTHROUGH)
+        return { action: 'pass' };
+      return this.refuse(error, request);
+    }
+    if ('refused' in batch) return this.refuse(batch.refused, request);
+    const itemKeys = batch.items.map((item) => item.key);
+    const gated = await this.gated(itemKeys, batch.key, started);
+    if (gated) return gated;
+    return this.storeBatch(batch, request, started);
+  }
+
+  /**
+   * Over the backlog budget: deliveries all stored already are a duplicate, answered as always;
+   * any new one refuses the request unstored. `undefined` to store (no budget, or not over it).
+   */
+  private async gated(
+    keys: readonly RequestKey[],
+    answerKey: RequestKey,
+    started: number,
+  ): Promise<InboxDecision | undefined> {
+    if (!this.gate) return undefined;
+    for (const key of keys) {
+      const refused = await this.gate.check(key);
+      if (!refused) return undefined;
+      if (refused.outcome === 'backpressure')
+        return this.answered(answerKey, started, 'backpressure', {
+          action: 'respond',
+          response: refused.response,
+          stored: false,
+        });
+    }
+    for (const { provider, externalId } of keys)
+      this.emit({ type: 'duplicate', provider, externalId });
+    return this.answered(answerKey, started, 'duplicate', this.storedAnswer(false));
   }
 
   /**
@@ -187,25 +233,71 @@ class InboxEndpoint<Native> {
 
   /** Stores the delivery: answered as stored, as a duplicate, or refused on a store error. */
   private async store(
-    { key, ordering, body }: Keyed,
+    keyed: Keyed,
     request: HttpRequest<Native>,
     started: number,
   ): Promise<InboxDecision> {
-    const { inbox, answers } = this.config;
+    let stored: boolean;
+    try {
+      stored = await this.enqueue(keyed, this.pickHeaders(request));
+    } catch (error) {
+      return this.answered(keyed.key, started, 'store_error', this.refuse(error, request));
+    }
+    return this.answered(
+      keyed.key,
+      started,
+      stored ? 'stored' : 'duplicate',
+      this.storedAnswer(stored),
+    );
+  }
+
+  /**
+   * Stores a batch's items one at a time, in the request's order (the order an ordering key
+   * processes them in), each with the request's stored headers and a JSON content type. An item
+   * stored already is a duplicate; the batch is answered as one only when every item was. A store
+   * error stops it with 503: the items stored before stay, and the provider's retry of the batch
+   * stores the rest (each insert is idempotent), so no transaction across items is needed.
+   */
+  private async storeBatch(
+    { key, items }: SplitBatch,
+    request: HttpRequest<Native>,
+    started: number,
+  ): Promise<InboxDecision> {
+    const headers = { ...this.pickHeaders(request), 'content-type': ITEM_CONTENT_TYPE };
+    let stored = false;
+    try {
+      for (const item of items) if (await this.enqueue(item, headers)) stored = true;
+    } catch (error) {
+      return this.answered(key, started, 'store_error', this.refuse(error, request));
+    }
+    return this.answered(key, started, stored ? 'stored' : 'duplicate', this.storedAnswer(stored));
+  }
+
+  /**
+   * One delivery into the inbox: `true` stored now, `false` a duplicate.
+   * @throws {StoreError} when the store failed (a `store-error` event is emitted).
+   */
+  private async enqueue(
+    { key, ordering, body }: Keyed,
+    headers: Record<string, string>,
+  ): Promise<boolean> {
     const { provider, externalId } = key;
     let stored: boolean;
     try {
-      const headers = this.pickHeaders(request);
-      stored = await inbox.enqueue({ provider, externalId, orderingKey: ordering, headers, body });
+      const delivery = { provider, externalId, orderingKey: ordering, headers, body };
+      stored = await this.config.inbox.enqueue(delivery);
     } catch (error) {
       this.emit({ type: 'store-error', operation: 'enqueue', error });
-      const refusal = this.refuse(new StoreError('enqueue', error, 'inbox'), request);
-      return this.answered(key, started, 'store_error', refusal);
+      throw new StoreError('enqueue', error, 'inbox');
     }
     this.emit({ type: stored ? 'stored' : 'duplicate', provider, externalId });
-    const response = stored ? answers.stored : answers.duplicate;
-    const decision: InboxDecision = { action: 'respond', response, stored };
-    return this.answered(key, started, stored ? 'stored' : 'duplicate', decision);
+    return stored;
+  }
+
+  /** The 2xx answer: as stored, or as a duplicate (with the replayed header). */
+  private storedAnswer(stored: boolean): InboxDecision {
+    const { answers } = this.config;
+    return { action: 'respond', response: stored ? answers.stored : answers.duplicate, stored };
   }
 
   private emit(event: InboxEvent): void {
