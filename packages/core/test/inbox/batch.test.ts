@@ -5,12 +5,19 @@
  * a store failing mid-batch loses nothing once the provider retries, and an item without an id
  * refuses the batch with nothing stored.
  */
-import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
+import { type HttpRequest, InMemoryStore, type ProviderPreset } from '@webhook-idempotency/core';
 import { createInboxEngine, type InboxDecision } from '@webhook-idempotency/core/adapter';
-import { InMemoryInbox, type InboxEvent, type NewDelivery } from '@webhook-idempotency/core/inbox';
+import {
+  createInboxWorker,
+  InMemoryInbox,
+  type InboxEvent,
+  type NewDelivery,
+} from '@webhook-idempotency/core/inbox';
+import { type EventPreset, routes } from '@webhook-idempotency/core/routes';
 
 interface Event {
   readonly id?: string;
+  readonly type?: string;
   readonly customer?: string;
   readonly n?: number;
 }
@@ -187,5 +194,34 @@ describe('inbox mode with a batched preset', () => {
     const duplicate = respond(await engine.accept(post([{ id: 'e2' }, { id: 'e1' }])));
     expect([duplicate.response.status, duplicate.stored]).toEqual([200, false]);
     expect(duplicate.response.headers['Idempotent-Replayed']).toBe('true');
+  });
+
+  it("a route set's worker runs each stored item by its own event name, with the item as its payload; the endpoint stores only routed items", async () => {
+    const inbox = new InMemoryInbox();
+    const ran: string[] = [];
+    const typed: EventPreset = {
+      ...preset,
+      eventType: () => undefined,
+      itemType: (item) => (item as Event).type,
+    };
+    const routed = routes(typed, {
+      paid: (event, { event: name }) => void ran.push(`${name} ${(event as Event).id}`),
+      'refund.*': (event, { event: name }) => void ran.push(`${name} ${(event as Event).id}`),
+    });
+    const engine = createInboxEngine({ inbox, preset: routed });
+    const batch = [
+      { id: 'e1', type: 'paid' },
+      { id: 'e2', type: 'opened' },
+      { id: 'e3', type: 'refund.issued' },
+    ];
+    expect(respond(await engine.accept(post(batch))).stored).toBe(true);
+    expect(await stored(inbox)).toEqual(['e1', 'e3']);
+    const worker = createInboxWorker({
+      inbox,
+      store: new InMemoryStore(),
+      handlers: { batchy: routed },
+    });
+    expect(await worker.runOnce()).toBe(2);
+    expect(ran).toEqual(['paid e1', 'refund.issued e3']);
   });
 });
