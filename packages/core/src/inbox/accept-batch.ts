@@ -6,6 +6,7 @@
  * (docs/inbox.md#batched-providers).
  */
 import type { IdempotencyError } from '../errors';
+import { type Refusal, refusedItems } from '../http/batch';
 import { readBatch } from '../http/batch-read';
 import type { PresetItem } from '../http/batch-types';
 import type { RequestKey } from '../request-key';
@@ -26,6 +27,12 @@ export interface SplitBatch {
   readonly key: RequestKey;
   /** One delivery per distinct item id, in the request's order (a repeated id stored once, under its first item). */
   readonly items: readonly KeyedDelivery[];
+  /**
+   * Why items without a usable id (none, or one the inbox cannot hold) are refused, naming them,
+   * with the guard's code for it (`ERR_IDEMPOTENCY_KEY_MISSING` or `_KEY_INVALID`, 400);
+   * `undefined` when there are none.
+   */
+  readonly refused?: IdempotencyError;
 }
 
 /** An item's stored bytes: the JSON of the value the preset read for it. */
@@ -36,28 +43,29 @@ export function itemBody(value: unknown): Buffer {
 /**
  * Splits a batched request into its items' deliveries. An id the batch repeats is stored once,
  * under its first item (the inbox keeps the first delivery of an id, as for a single delivery).
- * An item without a usable id (none, or one the inbox cannot hold) refuses the whole batch with
- * the guard's error for it (`refused`, 400), before anything is stored: no redelivery gives that
- * item an id, and storing the others would answer the provider as if the batch were taken.
+ * An item without a usable id is refused alone, as the guard refuses it (`refused`): no
+ * redelivery gives it an id, and refusing the whole batch would never store its other events.
  * @param orderingOf the ordering key of an item's bytes (`inbox({ orderingKey })`), checked.
  * @throws {IdempotencyError} `ERR_IDEMPOTENCY_KEY_MISSING` for a batch without items or without
- * any item with a valid id (the guard's refusal, passed through with `onMissingKey`);
- * `ERR_IDEMPOTENCY_KEY_INVALID` for an ordering key the inbox cannot hold.
+ * any item with a valid id (the guard refuses it whole; passed on with `onMissingKey:
+ * 'passthrough'`), `ERR_IDEMPOTENCY_KEY_INVALID` for an ordering key the inbox cannot hold.
  */
 export function splitBatch(
   provider: string,
   items: readonly PresetItem[],
   keyDescription: string,
   orderingOf: (body: Buffer) => string | null,
-): SplitBatch | { readonly refused: IdempotencyError } {
+): SplitBatch {
   const read = readBatch(provider, items, keyDescription, false);
-  const refused = read.entries.find((entry) => entry.refusal !== undefined)?.refusal;
-  if (refused) return { refused };
+  const refusals: Refusal[] = [];
   const deliveries: KeyedDelivery[] = [];
-  for (const entry of read.entries) {
-    if (entry.sameAs !== undefined) continue;
-    const body = itemBody(entry.value);
-    deliveries.push({ key: entry.key, ordering: orderingOf(body), body });
+  for (const { key, value, refusal, sameAs } of read.entries) {
+    if (refusal) refusals.push({ key, error: refusal });
+    else if (sameAs === undefined) {
+      const body = itemBody(value);
+      deliveries.push({ key, ordering: orderingOf(body), body });
+    }
   }
-  return { key: read.key, items: deliveries };
+  const refused = refusals.length > 0 ? refusedItems(refusals) : undefined;
+  return { key: read.key, items: deliveries, ...(refused && { refused }) };
 }

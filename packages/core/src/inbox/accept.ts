@@ -12,7 +12,7 @@ import { checkKeyPart, RequestKey } from '../request-key';
 import { ITEM_CONTENT_TYPE, type KeyedDelivery, type SplitBatch, splitBatch } from './accept-batch';
 import { DEFAULT_INBOX_HEADERS, type InboxResponse } from './accept-answers';
 import { type InboxConfig, type InboxOptions, resolveInboxOptions } from './accept-options';
-import { BackpressureGate, type InboxBackpressureOptions } from './backpressure';
+import { BackpressureGate, type GateAnswer, type InboxBackpressureOptions } from './backpressure';
 import type { AnsweredEvent } from './figures';
 import type { InboxEvent } from './types';
 
@@ -125,14 +125,15 @@ class InboxEndpoint<Native> {
     if (items !== undefined) return this.acceptBatch(items, request, started);
     const keyed = this.keyed(request);
     if (!('key' in keyed)) return keyed;
-    const gated = await this.gated([keyed.key], keyed.key, started);
-    if (gated) return gated;
-    return this.store(keyed, request, started);
+    const gated = await this.gated([keyed.key]);
+    if (!gated) return this.store(keyed, request, started);
+    return this.answered(keyed.key, started, gated.outcome, this.gateAnswer(gated));
   }
 
   /**
-   * A batched preset's request: each item stored as a delivery of its own, or the whole batch
-   * refused, nothing stored, when an item has no usable id (as the guard refuses it).
+   * A batched preset's request: each item stored as a delivery of its own. An item without a
+   * usable id is refused alone, as the guard refuses it: the others are stored and the batch is
+   * answered with its refusal (400), which every redelivery gets again, storing nothing twice.
    */
   private async acceptBatch(
     items: readonly PresetItem[],
@@ -140,7 +141,7 @@ class InboxEndpoint<Native> {
     started: number,
   ): Promise<InboxDecision> {
     const { keys, onMissingKey, orderingKey } = this.config;
-    let batch: ReturnType<typeof splitBatch>;
+    let batch: SplitBatch;
     try {
       batch = splitBatch(keys.provider(request), items, keys.keyDescription, (body) =>
         validOrderingKey(orderingKey?.(request.native, body)),
@@ -150,36 +151,39 @@ class InboxEndpoint<Native> {
         return { action: 'pass' };
       return this.refuse(error, request);
     }
-    if ('refused' in batch) return this.refuse(batch.refused, request);
-    const itemKeys = batch.items.map((item) => item.key);
-    const gated = await this.gated(itemKeys, batch.key, started);
-    if (gated) return gated;
-    return this.storeBatch(batch, request, started);
+    const gated = await this.gated(batch.items.map((item) => item.key));
+    if (gated?.outcome === 'backpressure')
+      return this.answered(batch.key, started, 'backpressure', this.gateAnswer(gated));
+    let stored = false;
+    try {
+      if (!gated) stored = await this.storeItems(batch.items, request);
+    } catch (error) {
+      return this.answered(batch.key, started, 'store_error', this.refuse(error, request));
+    }
+    const answer = batch.refused
+      ? { ...this.refuse(batch.refused, request), stored }
+      : this.storedAnswer(stored);
+    return this.answered(batch.key, started, stored ? 'stored' : 'duplicate', answer);
   }
 
   /**
-   * Over the backlog budget: deliveries all stored already are a duplicate, answered as always;
-   * any new one refuses the request unstored. `undefined` to store (no budget, or not over it).
+   * Over the backlog budget: `duplicate` when every delivery is stored already (answered as
+   * always), the refusal when any is new; `undefined` to store (no budget, or not over it).
    */
-  private async gated(
-    keys: readonly RequestKey[],
-    answerKey: RequestKey,
-    started: number,
-  ): Promise<InboxDecision | undefined> {
+  private async gated(keys: readonly RequestKey[]): Promise<GateAnswer | undefined> {
     if (!this.gate) return undefined;
     for (const key of keys) {
-      const refused = await this.gate.check(key);
-      if (!refused) return undefined;
-      if (refused.outcome === 'backpressure')
-        return this.answered(answerKey, started, 'backpressure', {
-          action: 'respond',
-          response: refused.response,
-          stored: false,
-        });
+      const answer = await this.gate.check(key);
+      if (answer?.outcome !== 'duplicate') return answer;
     }
     for (const { provider, externalId } of keys)
       this.emit({ type: 'duplicate', provider, externalId });
-    return this.answered(answerKey, started, 'duplicate', this.storedAnswer(false));
+    return { outcome: 'duplicate' };
+  }
+
+  private gateAnswer(gated: GateAnswer): InboxDecision {
+    if (gated.outcome === 'duplicate') return this.storedAnswer(false);
+    return { action: 'respond', response: gated.response, stored: false };
   }
 
   /**
@@ -253,24 +257,19 @@ class InboxEndpoint<Native> {
 
   /**
    * Stores a batch's items one at a time, in the request's order (the order an ordering key
-   * processes them in), each with the request's stored headers and a JSON content type. An item
-   * stored already is a duplicate; the batch is answered as one only when every item was. A store
-   * error stops it with 503: the items stored before stay, and the provider's retry of the batch
-   * stores the rest (each insert is idempotent), so no transaction across items is needed.
+   * processes them in), each with the request's stored headers and a JSON content type: `true`
+   * when any was new. A store error stops it (503): the items stored before stay, and the
+   * provider's retry of the batch stores the rest (each insert is idempotent), so no transaction
+   * across items is needed.
    */
-  private async storeBatch(
-    { key, items }: SplitBatch,
+  private async storeItems(
+    items: readonly Keyed[],
     request: HttpRequest<Native>,
-    started: number,
-  ): Promise<InboxDecision> {
+  ): Promise<boolean> {
     const headers = { ...this.pickHeaders(request), 'content-type': ITEM_CONTENT_TYPE };
     let stored = false;
-    try {
-      for (const item of items) if (await this.enqueue(item, headers)) stored = true;
-    } catch (error) {
-      return this.answered(key, started, 'store_error', this.refuse(error, request));
-    }
-    return this.answered(key, started, stored ? 'stored' : 'duplicate', this.storedAnswer(stored));
+    for (const item of items) if (await this.enqueue(item, headers)) stored = true;
+    return stored;
   }
 
   /**

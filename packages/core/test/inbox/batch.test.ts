@@ -116,19 +116,31 @@ describe('inbox mode with a batched preset', () => {
     ]);
   });
 
-  it('an item without an id refuses the whole batch with 400 and nothing stored; a batch with none passes through with onMissingKey', async () => {
+  it('an item without a usable id is refused alone, as the guard refuses it: the others stored, the batch answered 400 naming it, every redelivery alike', async () => {
     const inbox = new InMemoryInbox();
     const engine = createInboxEngine({ inbox, preset });
-    const refused = respond(await engine.accept(post([{ id: 'e1' }, { n: 2 }])));
-    expect(refused.response.status).toBe(400);
-    expect(JSON.parse(refused.response.body.toString()).code).toBe('ERR_IDEMPOTENCY_KEY_MISSING');
-    const invalid = respond(await engine.accept(post([{ id: 'e1' }, { id: 'x'.repeat(300) }])));
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const refused = respond(await engine.accept(post([{ id: 'e1' }, { n: 2 }, { id: 'e3' }])));
+      expect([refused.response.status, refused.stored]).toEqual([400, attempt === 0]);
+      const body = JSON.parse(refused.response.body.toString());
+      expect(body.code).toBe('ERR_IDEMPOTENCY_KEY_MISSING');
+      expect(body.message).toContain('batchy/item:1');
+      expect(await stored(inbox)).toEqual(['e1', 'e3']);
+    }
+    const invalid = respond(await engine.accept(post([{ id: 'e4' }, { id: 'x'.repeat(300) }])));
     expect(JSON.parse(invalid.response.body.toString()).code).toBe('ERR_IDEMPOTENCY_KEY_INVALID');
-    expect(await inbox.list()).toEqual([]);
+    expect(await stored(inbox)).toEqual(['e1', 'e3', 'e4']);
+  });
 
+  it("a batch with no usable id at all is refused whole, nothing stored, or passed on with onMissingKey: 'passthrough'", async () => {
+    const inbox = new InMemoryInbox();
+    const refused = respond(await createInboxEngine({ inbox, preset }).accept(post([{ n: 1 }])));
+    expect(refused.response.status).toBe(400);
+    expect(
+      respond(await createInboxEngine({ inbox, preset }).accept(post([]))).response.status,
+    ).toBe(400);
     const passing = createInboxEngine({ inbox, preset, onMissingKey: 'passthrough' });
-    expect(await passing.accept(post([{ n: 1 }]))).toEqual({ action: 'pass' });
-    expect(respond(await passing.accept(post([{ id: 'e1' }, { n: 2 }]))).response.status).toBe(400);
+    expect(await passing.accept(post([{ n: 1 }, { n: 2 }]))).toEqual({ action: 'pass' });
     expect(await inbox.list()).toEqual([]);
   });
 
