@@ -10,7 +10,7 @@ import type { InboxResponse } from '@webhook-idempotency/core/inbox';
 import { type Delivery, type Sendable, send } from '@webhook-idempotency/providers/testing';
 import type { SqlInbox } from '@webhook-idempotency/sql';
 import request from 'supertest';
-import type { BatchFixture } from './presets';
+import { type BatchFixture, presetRequestOf } from './presets';
 import type { Answer, RunningApp } from './types';
 
 type Server = RunningApp['server'];
@@ -39,14 +39,7 @@ export function inboxResponseOf(answer: Answer): InboxResponse {
 
 /** The stored body each item of `delivery` must have: the JSON of what the preset reads for it, by item id. */
 function itemBodies(preset: ProviderPreset, delivery: Delivery): Map<string, string> {
-  const items = preset.items?.({
-    method: delivery.method,
-    url: delivery.path,
-    headers: delivery.headers,
-    rawBody: delivery.body,
-    body: undefined,
-    native: {},
-  });
+  const items = preset.items?.(presetRequestOf(delivery));
   if (!items) throw new Error(`the ${preset.provider} preset reads no items from its batch`);
   return new Map(items.map((item) => [String(item.key), JSON.stringify(item.value)]));
 }
