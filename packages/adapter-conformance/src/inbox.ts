@@ -4,7 +4,8 @@
  * byte without credentials, a duplicate answered 200 without a second row, 401 and 400 with
  * nothing stored, 503 when the store is down, 503 with `Retry-After` over the backlog budget
  * (a stored delivery still replayed), the configured answer, the ordering key, a request handed
- * on to the route.
+ * on to the route; every one-event preset's deliveries, and every batched preset's batch split
+ * into one stored delivery per item.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,8 +16,9 @@ import * as signers from '@webhook-idempotency/providers/testing';
 import { InboxSchema, SqlInbox } from '@webhook-idempotency/sql';
 import Database from 'better-sqlite3';
 import request from 'supertest';
+import { expectBatchHandshakes, expectBatchInbox, inboxResponseOf } from './inbox-batches';
 import { expectPresetInbox } from './inbox-presets';
-import { presetFixtures } from './presets';
+import { batchFixtures, presetFixtures } from './presets';
 import type { RunningApp } from './types';
 
 /** One adapter's inbox endpoint, as the suite starts it. */
@@ -24,8 +26,9 @@ export interface InboxEntry {
   readonly name: string;
   /**
    * Starts an app on 127.0.0.1 whose `POST /hook` and `POST /hook/<operation>` read the raw body
-   * (JSON and form bodies) the way the adapter's docs say and are answered by `inbox(options)`; a
-   * request the endpoint hands on reaches a handler answering 200 `{"passed":true}`.
+   * (JSON and form bodies) the way the adapter's docs say and are answered by `inbox(options)`,
+   * as is `GET /hook` (a provider's verification GET); a request the endpoint hands on reaches a
+   * handler answering 200 `{"passed":true}`.
    */
   start(options: InboxOptions<never>): Promise<RunningApp>;
 }
@@ -189,6 +192,16 @@ export function runInboxConformance(entries: InboxEntry | readonly InboxEntry[])
             const preset = fixture.preset();
             const server = await start({ preset });
             await expectPresetInbox(server, fixture, deliveries, preset.provider);
+          });
+      });
+
+      describe("every batched preset, with the test kit's batches: one delivery per item", () => {
+        for (const fixture of batchFixtures)
+          it(`${fixture.name}: handshakes answered and a forged batch refused, nothing stored; each item stored once as its JSON, the retry a duplicate, the re-batch storing only its new item`, async () => {
+            const preset = fixture.preset();
+            const server = await start({ preset, response: inboxResponseOf(fixture.answer) });
+            await expectBatchHandshakes(server, fixture, deliveries);
+            await expectBatchInbox(server, fixture, deliveries, preset);
           });
       });
 

@@ -51,14 +51,13 @@ runInboxConformance({
   name: 'express 5',
   start: (options) => {
     const server = express();
-    server.post(
-      ['/hook', '/hook/:operation'],
-      express.raw({ type: '*/*' }),
-      inbox(options as ExpressInboxOptions),
-      (_req, res) => {
-        res.json({ passed: true });
-      },
-    );
+    const endpoint = inbox(options as ExpressInboxOptions);
+    const passed: express.RequestHandler = (_req, res) => {
+      res.json({ passed: true });
+    };
+    server.post(['/hook', '/hook/:operation'], express.raw({ type: '*/*' }), endpoint, passed);
+    // A provider's verification GET (Meta's, Okta's) is the endpoint's to answer.
+    server.get('/hook', endpoint, passed);
     return running(server.listen(0, '127.0.0.1'));
   },
 });

@@ -21,6 +21,8 @@ runInboxConformance({
       const route = { preHandler: inbox(options as FastifyInboxOptions) };
       hooks.post('/hook', route, async () => ({ passed: true }));
       hooks.post('/hook/:operation', route, async () => ({ passed: true }));
+      // A provider's verification GET (Meta's, Okta's) is the endpoint's to answer.
+      hooks.get('/hook', route, async () => ({ passed: true }));
     });
     await app.listen({ port: 0, host: '127.0.0.1' });
     return { server: app.server, close: () => app.close() };

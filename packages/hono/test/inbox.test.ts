@@ -8,9 +8,10 @@ runInboxConformance({
   name: 'hono 4 (@hono/node-server)',
   start(options) {
     const app = new Hono<AppEnv>();
-    app.on('POST', ['/hook', '/hook/:operation'], inbox(options as HonoInboxOptions), (c) =>
-      c.json({ passed: true }),
-    );
+    const endpoint = inbox(options as HonoInboxOptions);
+    app.on('POST', ['/hook', '/hook/:operation'], endpoint, (c) => c.json({ passed: true }));
+    // A provider's verification GET (Meta's, Okta's) is the endpoint's to answer.
+    app.get('/hook', endpoint, (c) => c.json({ passed: true }));
     return listen(app);
   },
 });

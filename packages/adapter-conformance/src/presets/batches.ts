@@ -8,7 +8,7 @@ import { canonicalJson, sha256Hex } from '@webhook-idempotency/core/adapter';
 import * as providers from '@webhook-idempotency/providers';
 import * as signers from '@webhook-idempotency/providers/testing';
 import type { Answer } from '../types';
-import { type BatchFixture, HOOK_URL } from './fixture';
+import { type BatchFixture, HOOK_URL, presetRequestOf } from './fixture';
 
 const url = HOOK_URL;
 const sendgrid = () => signers.sendgrid({ url });
@@ -83,15 +83,7 @@ const gridEvents = (ids: readonly string[]) =>
 /** The receipt keys the preset gives these notifications: it reads them from a batch of them. */
 const graphKeys = (ids: readonly string[]) => {
   const preset = providers.microsoftGraph({ clientState: GRAPH_STATE });
-  const delivery = graph().batch(graphNotes(ids));
-  const request = {
-    method: 'POST',
-    url: delivery.path,
-    headers: delivery.headers,
-    rawBody: delivery.body,
-    body: undefined,
-    native: {},
-  };
+  const request = presetRequestOf(graph().batch(graphNotes(ids)));
   return (preset.items?.(request) ?? []).map((item) => String(item.key));
 };
 

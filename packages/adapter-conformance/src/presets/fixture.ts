@@ -4,7 +4,7 @@
  * (`@webhook-idempotency/providers/testing`) signs for it, so the suite proves that every signer's
  * delivery is accepted, its retry replayed and its forged copy refused.
  */
-import type { ProviderPreset } from '@webhook-idempotency/core';
+import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
 import type { Challenge, Delivery, Handshake } from '@webhook-idempotency/providers/testing';
 import type { Answer } from '../types';
 
@@ -25,6 +25,18 @@ export function requestOf(delivery: Delivery | Handshake): PresetRequest {
     body: delivery.body.toString('utf8'),
     headers: { ...delivery.headers },
     path: delivery.path,
+  };
+}
+
+/** A signed delivery as a preset reads it (its items, its key): the request the engine builds from it. */
+export function presetRequestOf(delivery: Delivery): HttpRequest {
+  return {
+    method: delivery.method,
+    url: delivery.path,
+    headers: delivery.headers,
+    rawBody: delivery.body,
+    body: undefined,
+    native: {},
   };
 }
 

@@ -18,6 +18,7 @@ export {
   HOOK_URL,
   type PresetFixture,
   type PresetRequest,
+  presetRequestOf,
   requestOf,
 } from './fixture';
 

@@ -45,7 +45,7 @@ const WHY: Readonly<Record<string, string>> = {
 };
 
 /** An item refused for good, as the batch's answer names it. */
-interface Refusal {
+export interface Refusal {
   readonly key: RequestKey;
   readonly error: IdempotencyError;
 }
@@ -55,7 +55,7 @@ interface Refusal {
  * 422 for another payload under an id, 400 for an item without a valid id), naming every refused item, so the batch's `failed`
  * receipt shows the operator which items a redelivery will never book.
  */
-function refusedItems(refusals: readonly Refusal[]): IdempotencyError {
+export function refusedItems(refusals: readonly Refusal[]): IdempotencyError {
   const [first] = refusals;
   if (!first) throw new TypeError('no refused item');
   const keys = [...new Set(refusals.map(({ key }) => `${key.provider}/${key.externalId}`))];

@@ -139,13 +139,6 @@ export function resolveInboxOptions<Native>(options: InboxOptions<Native>): Inbo
   const onMissingKey = options.onMissingKey ?? RequestPolicy.REJECT;
   if (onMissingKey !== RequestPolicy.REJECT && onMissingKey !== RequestPolicy.PASSTHROUGH)
     throw new ConfigError('onMissingKey', `must be 'reject' or 'passthrough'`);
-  // A batch stored as one delivery would be processed whole by the worker: a re-batched retry
-  // would run its items again. Batched presets go through the guard's adapters (batch.each).
-  if (typeof preset?.items === 'function')
-    throw new ConfigError(
-      'preset',
-      `the ${preset.provider} preset batches several events in one request, which the inbox does not split into items yet: use the adapter's idempotent() with idempotency.batch.each (docs/providers.md#batched-deliveries)`,
-    );
   const asGuardOptions = options as unknown as IdempotencyOptions<Native, unknown>;
   const keys = keyConfig(asGuardOptions);
   const verify = verifyConfig(asGuardOptions);

@@ -1,15 +1,18 @@
 /**
  * @module The inbox endpoint, framework-free: verify, extract the key, store the
- * verified bytes, answer 2xx at once. Adapters translate a request in and the answer out.
+ * verified bytes (a batched preset's request: one delivery per item), answer 2xx at once.
+ * Adapters translate a request in and the answer out.
  */
 import { ErrorCode, IdempotencyError, InvalidRequestKey, StoreError } from '../errors';
 import { answerFor } from '../http/answers';
 import { RequestPolicy, UNGUARDED_METHODS } from '../http/constants';
+import type { PresetItem } from '../http/batch-types';
 import type { HttpRequest, HttpResponseRecord, ProviderPreset } from '../http/types';
 import { checkKeyPart, RequestKey } from '../request-key';
+import { ITEM_CONTENT_TYPE, type KeyedDelivery, type SplitBatch, splitBatch } from './accept-batch';
 import { DEFAULT_INBOX_HEADERS, type InboxResponse } from './accept-answers';
 import { type InboxConfig, type InboxOptions, resolveInboxOptions } from './accept-options';
-import { BackpressureGate, type InboxBackpressureOptions } from './backpressure';
+import { BackpressureGate, type GateAnswer, type InboxBackpressureOptions } from './backpressure';
 import type { AnsweredEvent } from './figures';
 import type { InboxEvent } from './types';
 
@@ -85,11 +88,10 @@ export function createInboxEngine<Native = unknown>(
 }
 
 /** A request's key, ordering key and bytes, read for storing. */
-interface Keyed {
-  readonly key: RequestKey;
-  readonly ordering: string | null;
-  readonly body: Buffer;
-}
+type Keyed = KeyedDelivery;
+
+const isKeyMissing = (error: unknown) =>
+  error instanceof IdempotencyError && error.code === ErrorCode.KEY_MISSING;
 
 /** The inbox endpoint: each request verified, admitted, keyed, then stored and answered. */
 class InboxEndpoint<Native> {
@@ -119,21 +121,69 @@ class InboxEndpoint<Native> {
     if (request.rawBody === undefined && !nothingParsed(request.body)) throw rawBodyMissing();
     const early = await this.admit(request);
     if (early) return early;
+    const items = preset?.items?.(request);
+    if (items !== undefined) return this.acceptBatch(items, request, started);
     const keyed = this.keyed(request);
     if (!('key' in keyed)) return keyed;
-    const { key } = keyed;
-    // Over budget: a delivery already stored is a duplicate as always; a new one is refused unstored.
-    const refused = await this.gate?.check(key);
-    if (refused?.outcome === 'duplicate')
-      this.emit({ type: 'duplicate', provider: key.provider, externalId: key.externalId });
-    if (refused)
-      return this.answered(key, started, refused.outcome, {
-        action: 'respond',
-        response:
-          refused.outcome === 'duplicate' ? this.config.answers.duplicate : refused.response,
-        stored: false,
-      });
-    return this.store(keyed, request, started);
+    const gated = await this.gated([keyed.key]);
+    if (!gated) return this.store(keyed, request, started);
+    return this.answered(keyed.key, started, gated.outcome, this.gateAnswer(gated));
+  }
+
+  /**
+   * A batched preset's request: each item stored as a delivery of its own. An item without a
+   * usable id is refused alone, as the guard refuses it: the others are stored and the batch is
+   * answered with its refusal (400), which every redelivery gets again, storing nothing twice.
+   */
+  private async acceptBatch(
+    items: readonly PresetItem[],
+    request: HttpRequest<Native>,
+    started: number,
+  ): Promise<InboxDecision> {
+    const { keys, onMissingKey, orderingKey } = this.config;
+    let batch: SplitBatch;
+    try {
+      batch = splitBatch(keys.provider(request), items, keys.keyDescription, (body) =>
+        validOrderingKey(orderingKey?.(request.native, body)),
+      );
+    } catch (error) {
+      if (isKeyMissing(error) && onMissingKey === RequestPolicy.PASSTHROUGH)
+        return { action: 'pass' };
+      return this.refuse(error, request);
+    }
+    const gated = await this.gated(batch.items.map((item) => item.key));
+    if (gated?.outcome === 'backpressure')
+      return this.answered(batch.key, started, 'backpressure', this.gateAnswer(gated));
+    let stored = false;
+    try {
+      if (!gated) stored = await this.storeItems(batch.items, request);
+    } catch (error) {
+      return this.answered(batch.key, started, 'store_error', this.refuse(error, request));
+    }
+    const answer = batch.refused
+      ? { ...this.refuse(batch.refused, request), stored }
+      : this.storedAnswer(stored);
+    return this.answered(batch.key, started, stored ? 'stored' : 'duplicate', answer);
+  }
+
+  /**
+   * Over the backlog budget: `duplicate` when every delivery is stored already (answered as
+   * always), the refusal when any is new; `undefined` to store (no budget, or not over it).
+   */
+  private async gated(keys: readonly RequestKey[]): Promise<GateAnswer | undefined> {
+    if (!this.gate) return undefined;
+    for (const key of keys) {
+      const answer = await this.gate.check(key);
+      if (answer?.outcome !== 'duplicate') return answer;
+    }
+    for (const { provider, externalId } of keys)
+      this.emit({ type: 'duplicate', provider, externalId });
+    return { outcome: 'duplicate' };
+  }
+
+  private gateAnswer(gated: GateAnswer): InboxDecision {
+    if (gated.outcome === 'duplicate') return this.storedAnswer(false);
+    return { action: 'respond', response: gated.response, stored: false };
   }
 
   /**
@@ -187,25 +237,66 @@ class InboxEndpoint<Native> {
 
   /** Stores the delivery: answered as stored, as a duplicate, or refused on a store error. */
   private async store(
-    { key, ordering, body }: Keyed,
+    keyed: Keyed,
     request: HttpRequest<Native>,
     started: number,
   ): Promise<InboxDecision> {
-    const { inbox, answers } = this.config;
+    let stored: boolean;
+    try {
+      stored = await this.enqueue(keyed, this.pickHeaders(request));
+    } catch (error) {
+      return this.answered(keyed.key, started, 'store_error', this.refuse(error, request));
+    }
+    return this.answered(
+      keyed.key,
+      started,
+      stored ? 'stored' : 'duplicate',
+      this.storedAnswer(stored),
+    );
+  }
+
+  /**
+   * Stores a batch's items one at a time, in the request's order (the order an ordering key
+   * processes them in), each with the request's stored headers and a JSON content type: `true`
+   * when any was new. A store error stops it (503): the items stored before stay, and the
+   * provider's retry of the batch stores the rest (each insert is idempotent), so no transaction
+   * across items is needed.
+   */
+  private async storeItems(
+    items: readonly Keyed[],
+    request: HttpRequest<Native>,
+  ): Promise<boolean> {
+    const headers = { ...this.pickHeaders(request), 'content-type': ITEM_CONTENT_TYPE };
+    let stored = false;
+    for (const item of items) if (await this.enqueue(item, headers)) stored = true;
+    return stored;
+  }
+
+  /**
+   * One delivery into the inbox: `true` stored now, `false` a duplicate.
+   * @throws {StoreError} when the store failed (a `store-error` event is emitted).
+   */
+  private async enqueue(
+    { key, ordering, body }: Keyed,
+    headers: Record<string, string>,
+  ): Promise<boolean> {
     const { provider, externalId } = key;
     let stored: boolean;
     try {
-      const headers = this.pickHeaders(request);
-      stored = await inbox.enqueue({ provider, externalId, orderingKey: ordering, headers, body });
+      const delivery = { provider, externalId, orderingKey: ordering, headers, body };
+      stored = await this.config.inbox.enqueue(delivery);
     } catch (error) {
       this.emit({ type: 'store-error', operation: 'enqueue', error });
-      const refusal = this.refuse(new StoreError('enqueue', error, 'inbox'), request);
-      return this.answered(key, started, 'store_error', refusal);
+      throw new StoreError('enqueue', error, 'inbox');
     }
     this.emit({ type: stored ? 'stored' : 'duplicate', provider, externalId });
-    const response = stored ? answers.stored : answers.duplicate;
-    const decision: InboxDecision = { action: 'respond', response, stored };
-    return this.answered(key, started, stored ? 'stored' : 'duplicate', decision);
+    return stored;
+  }
+
+  /** The 2xx answer: as stored, or as a duplicate (with the replayed header). */
+  private storedAnswer(stored: boolean): InboxDecision {
+    const { answers } = this.config;
+    return { action: 'respond', response: stored ? answers.stored : answers.duplicate, stored };
   }
 
   private emit(event: InboxEvent): void {

@@ -120,13 +120,17 @@ class RouteRouting implements Routing {
 
   async handle(delivery: Delivery, context: InboxContext<unknown>): Promise<unknown> {
     const request = requestOf(delivery);
-    const event = this.preset.eventType(request);
+    const payload = payloadOf(request);
+    // A batched preset's stored delivery is one item of a batch (the inbox endpoint stores one
+    // per item, its body the item's JSON): named as the guard names each item of a batch.
+    const batched = this.preset.items !== undefined && this.preset.itemType !== undefined;
+    const event = batched ? this.itemType(payload) : this.preset.eventType(request);
     const route = this.table.match(event);
     if (route === undefined) {
       if (this.unrouted === 'refuse') throw new EventUnrouted(this.provider, event);
       return undefined;
     }
-    const admitted = await this.checked(route, event, payloadOf(request));
+    const admitted = await this.checked(route, event, payload);
     if ('error' in admitted) throw admitted.error;
     return this.runOne(admitted, context);
   }

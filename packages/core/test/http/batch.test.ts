@@ -4,7 +4,6 @@
  * `batch.each`, and the answers a batch gets when an item is held, refused or fails.
  */
 import {
-  ConfigError,
   FingerprintMismatch,
   type HttpRequest,
   IdempotencyGuard,
@@ -13,8 +12,7 @@ import {
   type RequestIdempotency,
   RequestKey,
 } from '../../src';
-import { createEngine, createInboxEngine, type Decision, type PendingRun } from '../../src/adapter';
-import { InMemoryInbox } from '../../src/inbox';
+import { createEngine, type Decision, type PendingRun } from '../../src/adapter';
 
 interface Event {
   readonly id?: string;
@@ -463,11 +461,5 @@ describe('a batched preset through the engine', () => {
       { key: 'b', value: 1 },
     ]);
     expect(one).not.toBe(two);
-  });
-
-  it('an inbox refuses a batched preset at construction', () => {
-    expect(() => createInboxEngine({ inbox: new InMemoryInbox(), preset: preset() })).toThrow(
-      ConfigError,
-    );
   });
 });
