@@ -30,13 +30,7 @@ import {
 import { type PackedTarball, packedTarballs } from '@webhook-idempotency/test-support/packs';
 import { pgDatabase } from '../../packages/sql/test/helpers/databases';
 
-const run0 = promisify(execFile);
-const run = ((file: string, args: string[] = [], opts: any = {}) => {
-  const label = [file, ...args].join(' ').replace(/\/tmp\/\S+/g, 'T').slice(0, 140);
-  return run0('/usr/bin/time', ['-f', `TIMED %e %U %S ${label.replace(/%/g, '')}`, file, ...args], { maxBuffer: 64 * 1024 * 1024, ...opts }).then(
-    (r: any) => { process.stderr.write(String(r.stderr).split('\n').filter((l) => l.startsWith('TIMED')).join('\n') + '\n'); return r; },
-    (e: any) => { process.stderr.write(String(e.stderr ?? '').split('\n').filter((l: string) => l.startsWith('TIMED')).join('\n') + '\n'); throw e; });
-}) as any;
+const run = promisify(execFile);
 
 interface PackedPackage {
   readonly name: string;
