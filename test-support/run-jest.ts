@@ -7,9 +7,9 @@
  *   typecheck`, `pnpm run lint`) run, each in a process of its own at a lower priority (they fill
  *   the cores the jest files leave idle while they wait);
  * - then the serial suites (jest.config.ts SERIAL_GROUPS: killed servers and databases, cut
- *   connections, memory), one file at a time in each of two queues side by side (the guard's
- *   proofs; the inbox's and its queue bridges'), so a proof's wall-clock bounds never compete
- *   with another file of its kind.
+ *   connections, memory), one file at a time in each of three queues side by side (the guard's
+ *   proofs; the inbox's SQL proofs; the queue bridges' and the stores' fault tests), so a proof's
+ *   wall-clock bounds never compete with another file of its kind.
  * What runs beside a lane prints its output once the lane is done, so outputs never interleave.
  * Every part always runs; the exit code is 1 when any failed. With JEST_JSON, each lane and each
  * Node line writes its own totals file (`.ci/run` adds them up). Extra arguments go to the jest
@@ -113,15 +113,17 @@ async function main(): Promise<number> {
           true,
         )
       : undefined;
-  const first = [
-    await parallel.finish(),
-    (await lines?.finish()) ?? true,
-    ...(await Promise.all(checks.map((check) => check.finish()))),
-  ];
-  const guard = lane('serial-guard', ['--runInBand', ...SERIAL_GROUPS.guard], false);
-  const inbox = lane('serial-inbox', ['--runInBand', ...SERIAL_GROUPS.inbox], true);
-  const second = [await guard.finish(), await inbox.finish()];
-  return [...first, ...second].every(Boolean) ? 0 : 1;
+  const first = [await parallel.finish(), (await lines?.finish()) ?? true];
+  // The serial queues start once the jest files are done; the type check and the lint, at their
+  // lower priority, may still be running beside them (with four files at a time they get the
+  // cores late) and only take what the queues leave idle.
+  const serial = Object.entries(SERIAL_GROUPS).map(([name, patterns], index) =>
+    lane(`serial-${name}`, ['--runInBand', ...patterns], index > 0),
+  );
+  const second: boolean[] = [];
+  for (const queue of serial) second.push(await queue.finish());
+  const third = await Promise.all(checks.map((check) => check.finish()));
+  return [...first, ...second, ...third].every(Boolean) ? 0 : 1;
 }
 
 main().then(
