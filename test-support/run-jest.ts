@@ -7,9 +7,9 @@
  *   typecheck`, `pnpm run lint`) run, each in a process of its own at a lower priority (they fill
  *   the cores the jest files leave idle while they wait);
  * - then the serial suites (jest.config.ts SERIAL_GROUPS: killed servers and databases, cut
- *   connections, memory), one file at a time in each of three queues side by side (the guard's
- *   proofs; the inbox's SQL proofs; the queue bridges' and the stores' fault tests), so a proof's
- *   wall-clock bounds never compete with another file of its kind.
+ *   connections, memory), one file at a time in each of two queues side by side (the guard's
+ *   proofs; the inbox's and its queue bridges'), so a proof's wall-clock bounds never compete
+ *   with another file of its kind.
  * What runs beside a lane prints its output once the lane is done, so outputs never interleave.
  * Every part always runs; the exit code is 1 when any failed. With JEST_JSON, each lane and each
  * Node line writes its own totals file (`.ci/run` adds them up). Extra arguments go to the jest
