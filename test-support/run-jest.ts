@@ -1,8 +1,7 @@
 /**
  * `pnpm test`'s jest run, in two stages:
- * - every suite but the serial ones, four files at a time (most wait on databases, child
- *   processes and sockets, not on the two cores: with three, a fresh clone's files left about a
- *   seventh of the cores idle, and summed to 2,321 s of wall time against 928 s of their CPU), while beside it test-support/run-node-lines.ts
+ * - every suite but the serial ones, three files at a time (most wait on databases, child
+ *   processes and sockets, not on the two cores), while beside it test-support/run-node-lines.ts
  *   runs its suites on the other Node lines, and the type check and the lint (`pnpm run
  *   typecheck`, `pnpm run lint`) run, each in a process of its own at a lower priority (they fill
  *   the cores the jest files leave idle while they wait);
@@ -103,7 +102,7 @@ function script(name: string): Started {
 
 async function main(): Promise<number> {
   const checks = extra.length === 0 ? [script('typecheck'), script('lint')] : [];
-  const parallel = lane('parallel', ['--maxWorkers=4'], false, { WI_JEST_LANE: 'parallel' });
+  const parallel = lane('parallel', ['--maxWorkers=3'], false, { WI_JEST_LANE: 'parallel' });
   const lines =
     extra.length === 0
       ? start(
@@ -113,17 +112,15 @@ async function main(): Promise<number> {
           true,
         )
       : undefined;
-  const first = [await parallel.finish(), (await lines?.finish()) ?? true];
-  // The serial queues start once the jest files are done; the type check and the lint, at their
-  // lower priority, may still be running beside them (with four files at a time they get the
-  // cores late) and only take what the queues leave idle.
-  const serial = Object.entries(SERIAL_GROUPS).map(([name, patterns], index) =>
-    lane(`serial-${name}`, ['--runInBand', ...patterns], index > 0),
-  );
-  const second: boolean[] = [];
-  for (const queue of serial) second.push(await queue.finish());
-  const third = await Promise.all(checks.map((check) => check.finish()));
-  return [...first, ...second, ...third].every(Boolean) ? 0 : 1;
+  const first = [
+    await parallel.finish(),
+    (await lines?.finish()) ?? true,
+    ...(await Promise.all(checks.map((check) => check.finish()))),
+  ];
+  const guard = lane('serial-guard', ['--runInBand', ...SERIAL_GROUPS.guard], false);
+  const inbox = lane('serial-inbox', ['--runInBand', ...SERIAL_GROUPS.inbox], true);
+  const second = [await guard.finish(), await inbox.finish()];
+  return [...first, ...second].every(Boolean) ? 0 : 1;
 }
 
 main().then(
