@@ -9,6 +9,10 @@
  * - HTTP first deliveries and replays on Express, Fastify and Koa over the memory store and
  *   Express over a SQLite file (the HTTP section's rules: server on core 0, autocannon on core 1,
  *   50 connections), the two builds in alternating order in each round;
+ * - in the same rounds, each framework's bare route and @node-idempotency on Express (neither
+ *   depends on our code: measured once per round, beside the two builds), so that the report's
+ *   last timed table gives what each build's guard adds over its framework's bare route, against
+ *   the architecture step's goals ({@link GOALS});
  * - instructions per operation under callgrind (the instructions section's scenarios), once per
  *   build: they repeat to within a fraction of a percent where time does not.
  *
@@ -53,6 +57,21 @@ const SCENARIOS: ReadonlyArray<{ framework: Framework; mode: ServerMode }> = [
   { framework: 'koa', mode: 'memory' },
 ];
 const IDS: ReadonlyArray<Scenario['ids']> = ['unique', 'same'];
+
+/** The routes without our code, measured in every round: each framework's bare route, and the peer. */
+const REFERENCES: ReadonlyArray<{ framework: Framework; mode: 'bare' | 'peer'; name: string }> = [
+  { framework: 'express', mode: 'bare', name: 'express, bare route' },
+  { framework: 'express', mode: 'peer', name: 'express, @node-idempotency (memory), first' },
+  { framework: 'fastify', mode: 'bare', name: 'fastify, bare route' },
+  { framework: 'koa', mode: 'bare', name: 'koa, bare route' },
+];
+
+/** The architecture step's goals for a first delivery: server CPU µs per request added over the framework's bare route. */
+const GOALS: ReadonlyArray<{ framework: Framework; addedUs: number; beatPeer?: true }> = [
+  { framework: 'express', addedUs: 40, beatPeer: true },
+  { framework: 'fastify', addedUs: 15 },
+  { framework: 'koa', addedUs: 15 },
+];
 
 const INSTRUCTION_SCENARIOS = [
   ['guard in-process, first delivery', 'guard-first'],
@@ -115,6 +134,7 @@ function timedReport(
   log: (line?: string) => void,
   guard: Record<Build['label'], GuardBenchResult[][]>,
   http: Map<string, Record<Build['label'], Sample[]>>,
+  references: Map<string, Sample[]>,
 ): void {
   log('## The guard in-process (in-memory store), µs per call over calling the handler directly');
   log();
@@ -147,6 +167,46 @@ function timedReport(
       `| ${name} | ${median(rb).toFixed(0)} (${range(rb)}) | ${median(ra).toFixed(0)} (${range(ra)}) | ${ratio(ra, rb)} | ${median(b.map((s) => s.cpuUsPerRequest)).toFixed(0)} → ${median(a.map((s) => s.cpuUsPerRequest)).toFixed(0)} |`,
     );
   }
+  for (const [name, samples] of references) {
+    const rps = samples.map((s) => s.rps);
+    log(
+      `| ${name} (no code of ours) | ${median(rps).toFixed(0)} (${range(rps)}) | | | ${median(samples.map((s) => s.cpuUsPerRequest)).toFixed(0)} |`,
+    );
+  }
+  log();
+  goalsReport(log, http, references);
+}
+
+/** Each build's first delivery against the goals: server CPU added over the framework's bare route in the same round. */
+function goalsReport(
+  log: (line?: string) => void,
+  http: Map<string, Record<Build['label'], Sample[]>>,
+  references: Map<string, Sample[]>,
+): void {
+  const cpu = (samples: Sample[]) => samples.map((s) => s.cpuUsPerRequest);
+  /** Per round: `samples`' CPU minus the same round's bare route of `framework`. */
+  const added = (samples: Sample[], framework: Framework) => {
+    const bare = cpu(references.get(`${framework}, bare route`)!);
+    return cpu(samples).map((us, round) => us - bare[round]!);
+  };
+  const shown = (values: number[]) => `${median(values).toFixed(0)} (${range(values)})`;
+  log(
+    '## First deliveries against the goals: server CPU µs per request added over the same framework\'s bare route in the same round (median, min–max)',
+  );
+  log();
+  log('| first delivery | before | after | goal | after meets it |');
+  log('|---|---|---|---|---|');
+  const peer = added(references.get('express, @node-idempotency (memory), first')!, 'express');
+  for (const goal of GOALS) {
+    const runs = http.get(`${goal.framework}, memory, first`)!;
+    const before = added(runs.before, goal.framework);
+    const after = added(runs.after, goal.framework);
+    const within = median(after) <= goal.addedUs;
+    const ahead = !goal.beatPeer || median(after) < median(peer);
+    log(
+      `| ${goal.framework}, memory | ${shown(before)} | ${shown(after)} | ≤ ${goal.addedUs}${goal.beatPeer ? ` and under @node-idempotency's ${shown(peer)}` : ''} | ${within && ahead ? 'yes' : '**no**'} |`,
+    );
+  }
   log();
 }
 
@@ -166,11 +226,17 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
     const builds = [before, after];
     const guard = { before: [] as GuardBenchResult[][], after: [] as GuardBenchResult[][] };
     const http = new Map<string, { before: Sample[]; after: Sample[] }>();
+    const references = new Map<string, Sample[]>();
     const rounds = process.env.BENCH_COMPARE_HTTP === '0' ? 0 : ROUNDS;
     for (let round = 0; round < rounds; round++) {
       // Alternate which build goes first, so that neither always runs on a warmer machine.
       const order = round % 2 === 0 ? builds : [...builds].reverse();
       for (const build of order) guard[build.label].push(guardRun(build));
+      for (const { framework, mode, name } of REFERENCES)
+        references.set(name, [
+          ...(references.get(name) ?? []),
+          await httpRun(after, framework, mode, mode === 'peer' ? 'unique' : 'none', round),
+        ]);
       for (const { framework, mode } of SCENARIOS)
         for (const ids of IDS) {
           const name = `${framework}, ${mode}, ${ids === 'unique' ? 'first' : 'replay'}`;
@@ -187,7 +253,7 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
       `Measured ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, by \`pnpm bench:compare\`: before = \`${before.commit}\`${revision === COMPARE_BASELINE ? ' (the commit before the entry-points redesign)' : ''}, after = \`${currentCommit()}\`; ${rounds} interleaved rounds, the two builds in alternating order.`,
     );
     log();
-    if (rounds > 0) timedReport(log, guard, http);
+    if (rounds > 0) timedReport(log, guard, http, references);
     const instructions = process.env.BENCH_COMPARE_INSTRUCTIONS ?? '';
     if (instructions !== '0') {
       log(
