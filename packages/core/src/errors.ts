@@ -21,14 +21,16 @@ export const ErrorCode = {
   EVENT_UNROUTED: 'ERR_IDEMPOTENCY_EVENT_UNROUTED',
   BACKPRESSURE: 'ERR_IDEMPOTENCY_BACKPRESSURE',
   EFFECT_NAME_INVALID: 'ERR_IDEMPOTENCY_EFFECT_NAME_INVALID',
+  OUTBOX_TRANSACTION_MISSING: 'ERR_IDEMPOTENCY_OUTBOX_TRANSACTION_MISSING',
+  OUTBOX_MESSAGE_INVALID: 'ERR_IDEMPOTENCY_OUTBOX_MESSAGE_INVALID',
 } as const;
 /** One of {@link ErrorCode}. */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 /**
  * The HTTP status each code answers with: the one table the adapters render from.
- * `RAW_BODY_MISSING`, `CONFIG` and `EFFECT_NAME_INVALID` are programmer errors (500): the app is
- * set up wrongly.
+ * `RAW_BODY_MISSING`, `CONFIG`, `EFFECT_NAME_INVALID` and the `OUTBOX_*` codes are programmer
+ * errors (500): the app is set up wrongly.
  */
 export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   ERR_IDEMPOTENCY_KEY_INVALID: 400,
@@ -49,6 +51,8 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   ERR_IDEMPOTENCY_EVENT_UNROUTED: 422,
   ERR_IDEMPOTENCY_BACKPRESSURE: 503,
   ERR_IDEMPOTENCY_EFFECT_NAME_INVALID: 500,
+  ERR_IDEMPOTENCY_OUTBOX_TRANSACTION_MISSING: 500,
+  ERR_IDEMPOTENCY_OUTBOX_MESSAGE_INVALID: 500,
 };
 
 const DOCS = 'docs/reference/errors.md#';
