@@ -4,15 +4,11 @@
  */
 import { ErrorCode, isIdempotencyError } from '@webhook-idempotency/core';
 import { existsSync } from 'node:fs';
-import {
-  DEFAULT_INBOX_TABLE,
-  DEFAULT_TABLE,
-  ReceiptsAdmin,
-  SqlInbox,
-} from '@webhook-idempotency/sql';
+import { DEFAULT_TABLE, ReceiptsAdmin, SqlInbox } from '@webhook-idempotency/sql';
 import { type Opened, open, redact, type Target } from './connect';
 import { CliError, ExitCode } from './exit-codes';
 import type { CliIo, Printer } from './output';
+import { INBOX_ROWS, type RowTable } from './row-tables';
 
 /** What every command gets: where to write, where the receipts are, the global options. */
 export interface Context {
@@ -24,6 +20,8 @@ export interface Context {
   readonly table: string;
   /** The inbox deliveries table (`--inbox-table`). */
   readonly inboxTable: string;
+  /** The outbox messages table (`--outbox-table`). */
+  readonly outboxTable: string;
   readonly staleAfterMs: number;
 }
 
@@ -111,30 +109,35 @@ export function missingTable(context: Context, detail: string): CliError {
   );
 }
 
-function missingInbox({ inboxTable, target }: Context, detail: string): CliError {
+/** The inbox (or outbox) table is missing: run migrate with its option. */
+function missingRows(context: Context, rows: RowTable, detail: string): CliError {
+  const name = rows.table(context);
   return new CliError(
     ExitCode.TABLE_MISSING,
-    `Table ${inboxTable} does not exist in ${target.display}${detail}. Create it with: webhook-idempotency migrate --inbox` +
-      (inboxTable === DEFAULT_INBOX_TABLE ? '' : ` --inbox-table ${inboxTable}`),
+    `Table ${name} does not exist in ${context.target.display}${detail}. Create it with: webhook-idempotency migrate ${rows.migrateOption}` +
+      (name === rows.defaultTable ? '' : ` ${rows.tableOption} ${name}`),
   );
 }
 
 /**
- * As {@link withAdmin}, for the inbox commands: opens the target, checks that the inbox table
- * exists, runs `work` with a {@link SqlInbox} over it, and closes the connection.
+ * As {@link withAdmin}, for the inbox and outbox commands: opens the target, checks that the
+ * inbox table (or `rows`' table: the outbox's) exists, runs `work` with a {@link SqlInbox} over
+ * it, and closes the connection.
  * @throws {CliError} `CONNECTION` (unreachable, login refused, driver missing), `TABLE_MISSING`.
  */
 export async function withInbox<T>(
   context: Context,
   work: (inbox: SqlInbox, opened: Opened) => Promise<T>,
+  rows: RowTable = INBOX_ROWS,
 ): Promise<T> {
-  const { target, inboxTable } = context;
+  const { target } = context;
   if (target.dialect === 'sqlite' && !existsSync(target.location))
-    throw missingInbox(context, ' (no such file)');
+    throw missingRows(context, rows, ' (no such file)');
   const opened = await open(target);
   try {
-    const inbox = new SqlInbox(opened.db, { table: inboxTable, acquireTimeoutMs: 10_000 });
-    if (!(await inbox.tableExists())) throw missingInbox(context, '');
+    // The outbox table is an inbox-shaped table: the inbox's store reads and repairs it.
+    const inbox = new SqlInbox(opened.db, { table: rows.table(context), acquireTimeoutMs: 10_000 });
+    if (!(await inbox.tableExists())) throw missingRows(context, rows, '');
     return await work(inbox, opened);
   } catch (error) {
     throw explain(context, error);
