@@ -8,7 +8,7 @@ import { version } from '../package.json';
 import { parseTarget, type Target } from './connect';
 import { parseDuration } from './durations';
 import { type CliIo, colorFor, escapeControls, Printer } from './output';
-import { DEFAULT_OUTBOX_TABLE } from './row-tables';
+import { DEFAULT_OUTBOX_TABLE } from './session';
 import type { ContextOf } from './wiring';
 
 const DEFAULT_STALE = '5m';

@@ -8,14 +8,11 @@
 import { leaseCount } from '@webhook-idempotency/core/adapter';
 import type { DeliverySummary, StoredDelivery } from '@webhook-idempotency/core/inbox';
 import { outboxRowOf } from '@webhook-idempotency/core/outbox';
-import { DEFAULT_INBOX_TABLE, type SqlInbox } from '@webhook-idempotency/sql';
+import type { SqlInbox } from '@webhook-idempotency/sql';
 import { formatAge } from './durations';
 import { COLUMN } from './commands/layout';
 import type { Column } from './output';
-import type { Context } from './session';
-
-/** The outbox table's default name (`--outbox-table`). */
-export const DEFAULT_OUTBOX_TABLE = 'webhook_outbox';
+import { INBOX_TABLE, type LeasedTable, OUTBOX_TABLE } from './session';
 
 /** A row as the commands print it: its summary, with its headers when they were read. */
 export type Row = (DeliverySummary | StoredDelivery) & {
@@ -94,7 +91,7 @@ const stateJson = (row: Row) => ({
 const bytesOf = (row: Row) => ('body' in row ? row.body.length : row.bodyBytes);
 
 /** A table of leased rows, and the words the commands use for it. */
-export interface RowTable {
+export interface RowTable extends LeasedTable {
   /** The command group (`inbox`, `outbox`). */
   readonly group: 'inbox' | 'outbox';
   /** One row, many rows: `delivery`/`deliveries`, `message`/`messages` (also the JSON's keys). */
@@ -107,12 +104,6 @@ export interface RowTable {
   readonly runner: string;
   /** The row's payload: `body`, `payload` (also its flag on `show`). */
   readonly body: 'body' | 'payload';
-  /** The table's name in this command's context, its option and its default. */
-  readonly table: (context: Context) => string;
-  readonly tableOption: '--inbox-table' | '--outbox-table';
-  readonly defaultTable: string;
-  /** The `migrate` option that creates the table. */
-  readonly migrateOption: '--inbox' | '--outbox';
   /** True when a listing reads each row's headers too (the outbox's name and receipt). */
   readonly listsHeaders: boolean;
   /** True when `show` prints the stored headers (the inbox's: the provider's request headers). */
@@ -150,10 +141,7 @@ export const INBOX_ROWS: RowTable = {
   id: 'id',
   runner: 'worker',
   body: 'body',
-  table: (context) => context.inboxTable,
-  tableOption: '--inbox-table',
-  defaultTable: DEFAULT_INBOX_TABLE,
-  migrateOption: '--inbox',
+  ...INBOX_TABLE,
   listsHeaders: false,
   showsHeaders: true,
   fields: () => [],
@@ -198,10 +186,7 @@ export const OUTBOX_ROWS: RowTable = {
   id: 'key',
   runner: 'dispatcher',
   body: 'payload',
-  table: (context) => context.outboxTable,
-  tableOption: '--outbox-table',
-  defaultTable: DEFAULT_OUTBOX_TABLE,
-  migrateOption: '--outbox',
+  ...OUTBOX_TABLE,
   listsHeaders: true,
   // Its headers are its name and receipt: shown as fields of their own.
   showsHeaders: false,

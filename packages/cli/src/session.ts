@@ -4,11 +4,15 @@
  */
 import { ErrorCode, isIdempotencyError } from '@webhook-idempotency/core';
 import { existsSync } from 'node:fs';
-import { DEFAULT_TABLE, ReceiptsAdmin, SqlInbox } from '@webhook-idempotency/sql';
+import {
+  DEFAULT_INBOX_TABLE,
+  DEFAULT_TABLE,
+  ReceiptsAdmin,
+  SqlInbox,
+} from '@webhook-idempotency/sql';
 import { type Opened, open, redact, type Target } from './connect';
 import { CliError, ExitCode } from './exit-codes';
 import type { CliIo, Printer } from './output';
-import { INBOX_ROWS, type RowTable } from './row-tables';
 
 /** What every command gets: where to write, where the receipts are, the global options. */
 export interface Context {
@@ -24,6 +28,33 @@ export interface Context {
   readonly outboxTable: string;
   readonly staleAfterMs: number;
 }
+
+/** The outbox table's default name (`--outbox-table`). */
+export const DEFAULT_OUTBOX_TABLE = 'webhook_outbox';
+
+/** An inbox-shaped table a command opens: its name in the context, and how `migrate` creates it. */
+export interface LeasedTable {
+  readonly table: (context: Context) => string;
+  readonly tableOption: '--inbox-table' | '--outbox-table';
+  readonly defaultTable: string;
+  readonly migrateOption: '--inbox' | '--outbox';
+}
+
+/** The inbox deliveries table. */
+export const INBOX_TABLE: LeasedTable = {
+  table: (context) => context.inboxTable,
+  tableOption: '--inbox-table',
+  defaultTable: DEFAULT_INBOX_TABLE,
+  migrateOption: '--inbox',
+};
+
+/** The outbox messages table: the inbox's shape, on a table of its own. */
+export const OUTBOX_TABLE: LeasedTable = {
+  table: (context) => context.outboxTable,
+  tableOption: '--outbox-table',
+  defaultTable: DEFAULT_OUTBOX_TABLE,
+  migrateOption: '--outbox',
+};
 
 /** The provider and id a receipt or delivery is stored under. */
 export interface EventKey {
@@ -110,7 +141,7 @@ export function missingTable(context: Context, detail: string): CliError {
 }
 
 /** The inbox (or outbox) table is missing: run migrate with its option. */
-function missingRows(context: Context, rows: RowTable, detail: string): CliError {
+function missingRows(context: Context, rows: LeasedTable, detail: string): CliError {
   const name = rows.table(context);
   return new CliError(
     ExitCode.TABLE_MISSING,
@@ -128,7 +159,7 @@ function missingRows(context: Context, rows: RowTable, detail: string): CliError
 export async function withInbox<T>(
   context: Context,
   work: (inbox: SqlInbox, opened: Opened) => Promise<T>,
-  rows: RowTable = INBOX_ROWS,
+  rows: LeasedTable = INBOX_TABLE,
 ): Promise<T> {
   const { target } = context;
   if (target.dialect === 'sqlite' && !existsSync(target.location))
