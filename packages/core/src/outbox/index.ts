@@ -11,6 +11,7 @@ export {
   type OutboxDispatcher,
   type OutboxDispatcherOptions,
 } from './dispatcher';
+export { type HttpMessage, type HttpSenderOptions, httpSender } from './http-sender';
 export {
   DEFAULT_MAX_PAYLOAD_BYTES,
   Outbox,
