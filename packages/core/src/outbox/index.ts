@@ -11,6 +11,12 @@ export {
   type OutboxDispatcher,
   type OutboxDispatcherOptions,
 } from './dispatcher';
+export {
+  type EmailMessage,
+  type EmailSenderOptions,
+  emailSender,
+  type MailTransport,
+} from './email-sender';
 export { type HttpMessage, type HttpSenderOptions, httpSender } from './http-sender';
 export {
   DEFAULT_MAX_PAYLOAD_BYTES,
