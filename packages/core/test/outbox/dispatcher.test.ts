@@ -143,6 +143,21 @@ it('buries a message its sender refuses for good at once, with the refusal as it
   expect(inputs).toHaveLength(1);
 });
 
+it('a PermanentSendFailure of another copy of core (known by its name) is dead at once too', async () => {
+  const key = await record('evt_1', refund);
+  class PermanentSendFailure extends Error {
+    override name = 'PermanentSendFailure';
+  }
+  const sender: OutboxSender = async () => {
+    throw new PermanentSendFailure('refused');
+  };
+  expect(await dispatcher({ http: sender }).runOnce()).toBe(1);
+  expect(await inbox.find('http', key)).toMatchObject({
+    status: 'dead',
+    lastError: 'PermanentSendFailure: refused',
+  });
+});
+
 it('a sender that throws at once (not a rejected promise) is a failure like any other', async () => {
   await record('evt_1', refund);
   const sender = (() => {
