@@ -7,7 +7,6 @@
 import type { AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
-import { ConfigError } from '../../src';
 import { InMemoryInbox } from '../../src/inbox';
 import {
   createOutboxDispatcher,
@@ -17,7 +16,7 @@ import {
   type OutboxEvent,
   PermanentSendFailure,
 } from '../../src/outbox';
-import { outboxInto } from './support';
+import { configOptionOf, outboxInto, rejection } from './support';
 
 interface Taken {
   readonly to: string[];
@@ -119,15 +118,6 @@ const attempt = (
     signal: new AbortController().signal,
   });
 
-async function rejection(work: Promise<unknown>): Promise<Error> {
-  try {
-    await work;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-}
-
 it('sends the message with Message-ID <key@domain> and an Idempotency-Key header', async () => {
   await attempt({
     ...receipt,
@@ -208,15 +198,7 @@ describe('a message that is no email is refused for good, nothing sent', () => {
 });
 
 it('refuses invalid options with a ConfigError naming each', () => {
-  const named = (build: () => unknown) => {
-    try {
-      build();
-    } catch (error) {
-      expect(error).toBeInstanceOf(ConfigError);
-      return (error as ConfigError).option;
-    }
-    throw new Error('expected a ConfigError');
-  };
+  const named = configOptionOf;
   expect(named(() => emailSender({} as MailTransport, { messageIdDomain: 'shop.example' }))).toBe(
     'transport',
   );

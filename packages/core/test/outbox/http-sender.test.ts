@@ -6,7 +6,6 @@
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError } from '../../src';
 import { InMemoryInbox } from '../../src/inbox';
 import {
   createOutboxDispatcher,
@@ -15,7 +14,7 @@ import {
   type OutboxEvent,
   PermanentSendFailure,
 } from '../../src/outbox';
-import { outboxInto } from './support';
+import { configOptionOf, outboxInto, rejection } from './support';
 
 interface Seen {
   readonly method: string;
@@ -86,16 +85,6 @@ function attempt(
     attempt: 1,
     signal,
   });
-}
-
-/** What `work` rejected with (fails the test if it resolved). */
-async function rejection(work: Promise<unknown>): Promise<Error> {
-  try {
-    await work;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
 }
 
 it('sends the request with the effect key in Idempotency-Key; a json payload goes as JSON', async () => {
@@ -276,15 +265,7 @@ describe('a message that is no request is refused for good, nothing sent', () =>
 });
 
 it('refuses invalid options with a ConfigError naming each', () => {
-  const named = (build: () => unknown) => {
-    try {
-      build();
-    } catch (error) {
-      expect(error).toBeInstanceOf(ConfigError);
-      return (error as ConfigError).option;
-    }
-    throw new Error('expected a ConfigError');
-  };
+  const named = configOptionOf;
   expect(named(() => httpSender({ keyHeader: 'Idempotency Key' }))).toBe('keyHeader');
   expect(named(() => httpSender({ maxResponseBytes: -1 }))).toBe('maxResponseBytes');
   expect(named(() => httpSender({ maxResponseBytes: 1.5 }))).toBe('maxResponseBytes');

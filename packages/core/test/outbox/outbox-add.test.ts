@@ -5,10 +5,10 @@
  * payload that cannot be stored are refused with typed errors and insert nothing; its options are
  * checked by name.
  */
-import { ConfigError, ErrorCode, IdempotencyError } from '../../src';
+import { ErrorCode, IdempotencyError } from '../../src';
 import { InMemoryInbox } from '../../src/inbox';
 import { DEFAULT_MAX_PAYLOAD_BYTES, Outbox } from '../../src/outbox';
-import { keyOf, outboxInto, runContext } from './support';
+import { configOptionOf, keyOf, outboxInto, runContext } from './support';
 
 let inbox: InMemoryInbox;
 let outbox: ReturnType<typeof outboxInto>;
@@ -152,15 +152,7 @@ describe('a payload that cannot be stored is refused, nothing recorded', () => {
 
 it('refuses invalid options with a ConfigError naming each', () => {
   const store = { enqueueIn: async () => true };
-  const named = (build: () => unknown) => {
-    try {
-      build();
-    } catch (error) {
-      expect(error).toBeInstanceOf(ConfigError);
-      return (error as ConfigError).option;
-    }
-    throw new Error('expected a ConfigError');
-  };
+  const named = configOptionOf;
   expect(named(() => new Outbox(undefined as never))).toBe('store');
   expect(named(() => new Outbox({ store: inbox as never }))).toBe('store');
   for (const maxPayloadBytes of [0, -1, 1.5, 16 * 1024 * 1024 + 1, '5', Number.NaN])

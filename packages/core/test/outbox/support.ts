@@ -4,7 +4,7 @@
  * a real guard's effect keys. InMemoryStore has no transactions, so the context carries a
  * stand-in transaction handle: in core's unit tests only (the SQL store's tests record in real ones).
  */
-import { IdempotencyGuard, InMemoryStore, RequestKey } from '../../src';
+import { ConfigError, IdempotencyGuard, InMemoryStore, RequestKey } from '../../src';
 import type { InMemoryInbox, NewDelivery } from '../../src/inbox';
 import { Outbox, type OutboxMessage } from '../../src/outbox';
 
@@ -45,4 +45,25 @@ export function deferred<T = void>() {
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => (resolve = r));
   return { promise, resolve };
+}
+
+/** What `work` rejected with (fails the test if it resolved). */
+export async function rejection(work: Promise<unknown>): Promise<Error> {
+  try {
+    await work;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** The option a `ConfigError` thrown by `build` names (fails the test for anything else). */
+export function configOptionOf(build: () => unknown): string {
+  try {
+    build();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).option;
+  }
+  throw new Error('expected a ConfigError');
 }
