@@ -254,8 +254,11 @@ export async function runOutboxStorm(
         what: `SIGKILL ${database.kind} mid-dispatch + restart`,
         run: async (began) => {
           began();
-          // Mid-dispatch: a send is being answered (its dispatcher then marks it done on a dead database).
-          await until(() => receivers.dispatchesInFlight > 0, 10_000);
+          // Mid-dispatch: a send is being answered (its dispatcher then marks it done on a dead
+          // database). The held deliveries go out now; a dispatcher killed before may still be
+          // on its way back.
+          await settled(background, 'dispatcher');
+          await until(() => receivers.dispatchesInFlight > 0, 30_000);
           inFlightAtKill = receivers.dispatchesInFlight;
           await database.kill();
           await sleep(200);
