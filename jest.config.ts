@@ -43,6 +43,8 @@ export const SERIAL_GROUPS = {
   // proof (its PostgreSQL killed under a group), which evens the two queues (about 190 s each).
   inbox: [
     '/packages/reliability/test/group-commit-durability\\.test\\.ts$',
+    // The outbox's storm (its handlers, dispatchers and database killed): the inbox's sibling.
+    '/packages/reliability/test/outbox-storm\\.test\\.ts$',
     '/packages/sql/test/(inbox-proof|inbox-proof-bounds|crash|cross-process)\\.test\\.ts$',
     '/packages/pg-boss/test/(proof|outage)\\.test\\.ts$',
     '/packages/bullmq/test/(proof|crash|outage)\\.test\\.ts$',

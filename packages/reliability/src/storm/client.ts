@@ -22,6 +22,13 @@ export interface StormPlan {
   readonly giveUpAfterMs: number;
   /** Seed of the delivery order. */
   readonly seed: number;
+  /**
+   * The app's answer to a run it fails on purpose (a handler that throws every time): a delivery
+   * answered so is over, counted in `refused` and in its id's record, not retried (the provider's
+   * next deliveries of the id are the plan's other deliveries). Without it every 5xx but 503 is
+   * retried and counted in `other5xx`.
+   */
+  readonly refusal?: { readonly status: number; readonly code: string };
 }
 
 /** Everything the client saw for one delivery id. */
@@ -33,6 +40,8 @@ export interface IdRecord {
   /** 200 answers whose body differs from `first`. */
   mismatches: number;
   ok: number;
+  /** Deliveries answered with the plan's `refusal`. */
+  refused: number;
 }
 
 /** Counters of a storm run. */
@@ -47,6 +56,8 @@ export interface StormCounts {
   /** 503 answers of the app's error handler for its own failed business write (subset of `s503`). */
   s503App: number;
   other5xx: number;
+  /** Deliveries answered with the plan's `refusal` (a run failed on purpose). */
+  refused: number;
   /** Statuses a webhook provider would not retry (4xx but 409, 2xx but 200, …): never expected. */
   unexpected: number;
   connectionErrors: number;
@@ -195,6 +206,7 @@ export async function sendStorm(
     s503: 0,
     s503App: 0,
     other5xx: 0,
+    refused: 0,
     unexpected: 0,
     connectionErrors: 0,
     timeouts: 0,
@@ -218,7 +230,7 @@ export async function sendStorm(
     );
     let record = perId.get(id);
     if (!record) {
-      record = { firstRuns: 0, mismatches: 0, ok: 0 };
+      record = { firstRuns: 0, mismatches: 0, ok: 0, refused: 0 };
       perId.set(id, record);
     }
     const began = Date.now();
@@ -272,6 +284,15 @@ export async function sendStorm(
         await sleep(wait);
         server = (server + 1) % ports.length;
         continue;
+      }
+      if (
+        plan.refusal &&
+        status === plan.refusal.status &&
+        answer.body.includes(plan.refusal.code)
+      ) {
+        counts.refused++;
+        record.refused++;
+        return;
       }
       if (status >= 500) {
         counts.other5xx++;

@@ -36,9 +36,16 @@ export interface Cluster {
   /**
    * Has the server of `slot` SIGKILL itself inside its next handler, right after the business
    * write and before the commit; resolves with that delivery's id once the process is gone.
-   * `armed` is called once the server has been told.
+   * `armed` is called once the server has been told. `options.where` is passed on in the message,
+   * for a process with more than one place to die in (the outbox storm's dispatcher: before or
+   * after its send; it prints the marker and what it died in); `options.timeoutMs` (default 10 s)
+   * is how long it may take to get there.
    */
-  killInHandler(slot: number, armed?: () => void): Promise<string>;
+  killInHandler(
+    slot: number,
+    armed?: () => void,
+    options?: { readonly where?: string; readonly timeoutMs?: number },
+  ): Promise<string>;
   /** Starts the server of `slot` again (no-op when it runs) and waits until it listens. */
   restart(slot: number): Promise<void>;
   /** Waits until every slot has a listening server (after crash restarts). */
@@ -157,7 +164,11 @@ export async function startCluster<
     await gone;
   };
 
-  const killInHandler = async (index: number, armed?: () => void): Promise<string> => {
+  const killInHandler = async (
+    index: number,
+    armed?: () => void,
+    { where, timeoutMs = IN_HANDLER_TIMEOUT_MS }: { where?: string; timeoutMs?: number } = {},
+  ): Promise<string> => {
     const slot = slots[index]!;
     if (slot.starting) await slot.starting;
     const child = slot.child;
@@ -165,15 +176,17 @@ export async function startCluster<
     slot.expected = true;
     // 'close': the process is gone and its stdout (with the marker) has been read to the end.
     const closed = new Promise((resolve) => child.once('close', resolve));
-    child.send({ type: 'die-in-handler' });
+    child.send(
+      where === undefined ? { type: 'die-in-handler' } : { type: 'die-in-handler', where },
+    );
     armed?.();
-    const timer = setTimeout(() => child.kill('SIGKILL'), IN_HANDLER_TIMEOUT_MS);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     await closed;
     clearTimeout(timer);
     const line = slot.output.find((l) => l.startsWith(`${DYING_MARKER} `));
     if (!line)
       throw new Error(
-        `storm server ${index} ran no handler within ${IN_HANDLER_TIMEOUT_MS} ms of being told to die in one`,
+        `storm server ${index} ran no handler within ${timeoutMs} ms of being told to die in one`,
       );
     return line.slice(DYING_MARKER.length + 1).trim();
   };

@@ -77,19 +77,21 @@ export interface StormReport {
   readonly summary: string;
 }
 
-const EFFECTS = 'storm_effects';
+/** The business table a storm's handlers insert one row per run into (event id, token, pid). */
+export const EFFECTS = 'storm_effects';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-type Rows = Array<Record<string, unknown>>;
+export type Rows = Array<Record<string, unknown>>;
 
 /** The test's own connection to the target: the store's kind of handle plus a `?` query helper. */
-interface Admin {
+export interface Admin {
   readonly db: SqlConnection;
   query(sql: string, params?: unknown[]): Promise<Rows>;
   close(): Promise<void>;
 }
 
-function openAdmin(target: StormTarget): Admin {
+/** The test's own connection to `target` (a pool of 2, or the SQLite file). */
+export function openAdmin(target: StormTarget): Admin {
   if (target.dialect === 'postgres') {
     const pool = new pg.Pool({ connectionString: target.url, max: 2 });
     pool.on('error', () => undefined);
@@ -129,7 +131,8 @@ function openAdmin(target: StormTarget): Admin {
   };
 }
 
-const EFFECTS_DDL: Record<SqlDialect, string> = {
+/** The business table's DDL per dialect (no unique index: a second row of one id is what a storm counts). */
+export const EFFECTS_DDL: Record<SqlDialect, string> = {
   postgres: `CREATE TABLE ${EFFECTS} (seq BIGSERIAL PRIMARY KEY, event_id VARCHAR(64) NOT NULL, token VARCHAR(64) NOT NULL, pid INTEGER NOT NULL)`,
   mysql: `CREATE TABLE ${EFFECTS} (seq BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY, event_id VARCHAR(64) NOT NULL, token VARCHAR(64) NOT NULL, pid INTEGER NOT NULL) ENGINE=InnoDB`,
   sqlite: `CREATE TABLE ${EFFECTS} (seq INTEGER PRIMARY KEY AUTOINCREMENT, event_id VARCHAR(64) NOT NULL, token VARCHAR(64) NOT NULL, pid INTEGER NOT NULL)`,

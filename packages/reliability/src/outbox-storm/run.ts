@@ -1,0 +1,359 @@
+/**
+ * @module One outbox storm against one database: creates the receipts, outbox and business
+ * tables, starts the receivers, the handler servers and the dispatchers, sends the events'
+ * deliveries while killing handlers, dispatchers and the database at set points of the run,
+ * waits until the outbox has sent everything it holds, then reads the database back and sets it
+ * against what the receivers counted, message by message and key by key.
+ */
+import { join } from 'node:path';
+import { OutboxSchema, Schema } from '@webhook-idempotency/sql';
+import { sendStorm, type StormPlan } from '../storm/client';
+import { type AppCrash, type Cluster, startCluster } from '../storm/cluster';
+import { STORM_PROVIDER } from '../storm/config';
+import { type FaultStep, type InjectedFault, scheduleFaults } from '../storm/faults';
+import { EFFECTS, EFFECTS_DDL, openAdmin, type Rows, type StormTarget } from '../storm/run';
+import {
+  type DispatcherDeath,
+  DOOMED_REFUSAL,
+  type OutboxDispatcherConfig,
+  type OutboxHandlerConfig,
+  type OutboxStormConnection,
+} from './config';
+import { type Death, judge, type OutboxStormReport } from './judge';
+import { type ReceiverOptions, startReceivers } from './receivers';
+
+export type { Death, OutboxStormFigures, OutboxStormReport } from './judge';
+
+const HANDLER = join(__dirname, 'handler-server.ts');
+const DISPATCHER = join(__dirname, 'dispatcher.ts');
+const OUTBOX_TABLE = 'webhook_outbox';
+
+/** A dispatcher SIGKILLed from outside (`now`) or inside its next send (see {@link DispatcherDeath}); restarted at once. */
+export interface DispatcherKill {
+  readonly at: number;
+  readonly slot: number;
+  readonly how: 'now' | DispatcherDeath;
+}
+
+/** Size, pacing and faults of an outbox storm. */
+export interface OutboxStormOptions extends StormPlan {
+  /** Handler server processes. */
+  readonly handlers: number;
+  /** Dispatcher processes. */
+  readonly dispatchers: number;
+  /** Every `failEvery`-th event's handler records its messages, then throws, on every delivery. */
+  readonly failEvery: number;
+  readonly staleAfterSeconds: number;
+  /** Connections in each process's pool. */
+  readonly poolSize: number;
+  /** Milliseconds a handler stays in its transaction after recording its messages. */
+  readonly handlerDelayMs: number;
+  /** The dispatchers' pacing (the same for each). */
+  readonly dispatcher: Pick<
+    OutboxDispatcherConfig,
+    | 'concurrency'
+    | 'pollIntervalMs'
+    | 'visibilityTimeoutSeconds'
+    | 'sendTimeoutMs'
+    | 'backoffBaseMs'
+    | 'backoffMaxMs'
+    | 'maxFailures'
+  >;
+  readonly receivers: ReceiverOptions;
+  /** Handler server kills, at fractions of the finished deliveries (`in-handler`: after the direct call and the recorded messages, before the commit). */
+  readonly handlerKills: ReadonlyArray<{
+    readonly at: number;
+    readonly slot: number;
+    readonly how: 'now' | 'in-handler';
+  }>;
+  readonly dispatcherKills: readonly DispatcherKill[];
+  /** Fraction of the finished deliveries at which the database is SIGKILLed (once an outbox send is in flight) and restarted, when the target has a server. */
+  readonly databaseKillAt: number;
+  /** How long the outbox may take to send what it holds once the traffic is over. */
+  readonly drainTimeoutMs: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves once `ready()` holds, polling every 10 ms, or after `timeoutMs`; with whether it held. */
+async function until(ready: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!ready()) {
+    if (Date.now() > deadline) return false;
+    await sleep(10);
+  }
+  return true;
+}
+
+/** How long a process told to die in its next run or send may take to get there (a database restart may come between). */
+const DEATH_TIMEOUT_MS = 30_000;
+
+const WHERE = {
+  now: 'at once',
+  'in-handler': 'inside a run, before its commit',
+  'before-send': 'as its send starts',
+  'mid-send': 'after its receiver accepted',
+} as const;
+
+/** How the report names a kill (`SIGKILL dispatcher 0 as its send starts + restart`). */
+export function killName(
+  kind: 'handler' | 'dispatcher',
+  slot: number,
+  how: keyof typeof WHERE,
+): string {
+  return `SIGKILL ${kind} ${slot} ${WHERE[how]} + restart`;
+}
+
+/**
+ * The steps that SIGKILL `kind`'s processes and restart them, each after any kill of that slot
+ * still on its way. From outside (`now`): the step ends once the process is gone. Inside a run or
+ * a send: it ends as soon as the process is told (the schedule goes on: a run or a send can only
+ * come once deliveries do). The deaths and the restarts finish in the background, while the
+ * deliveries go on: `background` gets a promise of each, resolving with the error if one failed.
+ */
+function killSteps(
+  kind: 'handler' | 'dispatcher',
+  cluster: Cluster,
+  kills: ReadonlyArray<{
+    readonly at: number;
+    readonly slot: number;
+    readonly how: 'now' | Death['how'];
+  }>,
+  deaths: Death[],
+  background: Map<string, Promise<unknown>>,
+): FaultStep[] {
+  return kills.map(({ at, slot, how }) => {
+    const what = killName(kind, slot, how);
+    const id = `${kind} ${slot}`;
+    return {
+      at,
+      what,
+      run: async (began) => {
+        await background.get(id);
+        if (how === 'now') {
+          began();
+          await cluster.kill(slot);
+          background.set(
+            id,
+            cluster.restart(slot).then(
+              () => undefined,
+              (error: unknown) => error,
+            ),
+          );
+          return;
+        }
+        await new Promise<void>((told, failed) => {
+          const death = cluster
+            .killInHandler(
+              slot,
+              () => {
+                began();
+                told();
+              },
+              { where: how === 'in-handler' ? undefined : how, timeoutMs: DEATH_TIMEOUT_MS },
+            )
+            .then(async (marker) => {
+              deaths.push({ what, how, marker });
+              await cluster.restart(slot);
+            });
+          death.catch(failed);
+          background.set(
+            id,
+            death.then(
+              () => undefined,
+              (error: unknown) => error,
+            ),
+          );
+        });
+      },
+    };
+  });
+}
+
+/** Waits for the background kills of `kind`'s processes; throws the first one's error. */
+async function settled(background: Map<string, Promise<unknown>>, kind: string): Promise<void> {
+  for (const [id, outcome] of background)
+    if (id.startsWith(`${kind} `)) {
+      const error = await outcome;
+      if (error) throw error;
+    }
+}
+
+function describeCrash(kind: string, crash: AppCrash): string {
+  const lines = crash.output.split('\n').map((l) => l.trim());
+  const telling = lines.filter(
+    (l) => /error|exception|rejection/i.test(l) && !l.startsWith('at ') && !l.startsWith('['),
+  );
+  return `${kind} ${crash.slot} exited ${crash.exit} at ${crash.at} ms: ${(telling.length > 0 ? telling.slice(0, 3) : lines.slice(-3)).join(' | ')}`;
+}
+
+/** Runs one outbox storm against `target` and reports what it found (it does not assert: the test does). */
+export async function runOutboxStorm(
+  label: string,
+  target: StormTarget,
+  options: OutboxStormOptions,
+): Promise<OutboxStormReport> {
+  const started = Date.now();
+  const admin = openAdmin(target);
+  try {
+    await Schema.createTable(admin.db);
+    await OutboxSchema.createTable(admin.db);
+    await admin.query(EFFECTS_DDL[target.dialect]);
+  } finally {
+    await admin.close();
+  }
+
+  const receivers = await startReceivers(options.receivers);
+  const driver = (count: number): OutboxStormConnection[] => Array(count).fill('driver');
+  let handlers: Cluster | undefined;
+  let dispatchers: Cluster | undefined;
+  const deaths: Death[] = [];
+  const background = new Map<string, Promise<unknown>>();
+  let inFlightAtKill: number | undefined;
+  let traffic: Awaited<ReturnType<typeof sendStorm>>;
+  let faults: readonly InjectedFault[];
+  let drainMs = 0;
+  let setupMs = 0;
+  const crashes: string[] = [];
+  try {
+    handlers = await startCluster<OutboxHandlerConfig>(
+      {
+        dialect: target.dialect,
+        url: target.url,
+        staleAfterSeconds: options.staleAfterSeconds,
+        effects: EFFECTS,
+        poolSize: options.poolSize,
+        handlerDelayMs: options.handlerDelayMs,
+        receiverUrl: receivers.httpUrl,
+        failEvery: options.failEvery,
+      },
+      driver(options.handlers),
+      HANDLER,
+    );
+    dispatchers = await startCluster<OutboxDispatcherConfig>(
+      {
+        dialect: target.dialect,
+        url: target.url,
+        smtpPort: receivers.smtpPort,
+        poolSize: options.poolSize,
+        ...options.dispatcher,
+      },
+      driver(options.dispatchers),
+      DISPATCHER,
+    );
+    setupMs = Date.now() - started;
+    const total = options.ids * options.perId;
+    const steps = [
+      ...killSteps('handler', handlers, options.handlerKills, deaths, background),
+      ...killSteps('dispatcher', dispatchers, options.dispatcherKills, deaths, background),
+    ];
+    const { database } = target;
+    if (database)
+      steps.push({
+        at: options.databaseKillAt,
+        what: `SIGKILL ${database.kind} mid-dispatch + restart`,
+        run: async (began) => {
+          began();
+          // Mid-dispatch: a send is being answered (its dispatcher then marks it done on a dead
+          // database). The held deliveries go out now; a dispatcher killed before may still be
+          // on its way back.
+          await settled(background, 'dispatcher');
+          await until(() => receivers.dispatchesInFlight > 0, 30_000);
+          inFlightAtKill = receivers.dispatchesInFlight;
+          await database.kill();
+          await sleep(200);
+          await database.start();
+        },
+      });
+    const schedule = scheduleFaults(steps, total);
+    faults = schedule.faults;
+    // WI_STORM_DEBUG=1: a progress line every 2 s on stderr (jest holds console output until the test ends).
+    const ticker =
+      process.env.WI_STORM_DEBUG === '1'
+        ? setInterval(() => {
+            const arrived = [...receivers.messages.values()].reduce((n, t) => n + t.requests, 0);
+            process.stderr.write(
+              `[outbox storm ${label}] ${((Date.now() - started) / 1000).toFixed(1)} s: ${schedule.finished}/${total} deliveries, ${arrived} arrivals, faults: ${faults.map((f) => f.what).join('; ')}; deaths: ${deaths.map((d) => d.what).join('; ')}\n`,
+            );
+          }, 2_000)
+        : undefined;
+    try {
+      traffic = await sendStorm(
+        handlers.ports,
+        { ...options, refusal: DOOMED_REFUSAL },
+        schedule.progress,
+        schedule.hold,
+      );
+      await schedule.end();
+      if (schedule.failure) throw schedule.failure.error;
+      // A dispatcher told to die may still be on its way (waiting for a send: the outbox still
+      // holds messages, so it gets one), or restarting: the drain needs it back. A handler's
+      // restart ends during the drain.
+      await settled(background, 'dispatcher');
+      await dispatchers.settle();
+    } finally {
+      clearInterval(ticker);
+      await schedule.end();
+    }
+    // The traffic is over: the dispatchers send what the outbox still holds (leases of killed
+    // dispatchers run out, retries come due).
+    const drainStarted = Date.now();
+    const watch = openAdmin(target);
+    try {
+      for (;;) {
+        const [row] = await watch.query(
+          `SELECT COUNT(*) AS unsent FROM ${OUTBOX_TABLE} WHERE status IN ('pending', 'processing')`,
+        );
+        if (Number(row?.unsent) === 0 || Date.now() - drainStarted > options.drainTimeoutMs) break;
+        await sleep(200);
+      }
+    } finally {
+      await watch.close();
+    }
+    drainMs = Date.now() - drainStarted;
+    await settled(background, 'handler');
+    await handlers.settle();
+  } finally {
+    await handlers?.stop();
+    await dispatchers?.stop();
+    for (const crash of handlers?.crashes ?? []) crashes.push(describeCrash('handler', crash));
+    for (const crash of dispatchers?.crashes ?? [])
+      crashes.push(describeCrash('dispatcher', crash));
+    if (process.env.WI_STORM_DEBUG === '1')
+      for (const crash of [...(handlers?.crashes ?? []), ...(dispatchers?.crashes ?? [])])
+        process.stderr.write(
+          `[outbox storm ${label}] crash of slot ${crash.slot}:\n${crash.output}\n`,
+        );
+    await receivers.close();
+  }
+
+  // Read back what the database kept.
+  const check = openAdmin(target);
+  let receipts: Rows;
+  let effects: Rows;
+  let outboxRows: Rows;
+  try {
+    receipts = await check.query(
+      'SELECT external_id, status, attempts FROM webhook_receipts WHERE provider = ?',
+      [STORM_PROVIDER],
+    );
+    effects = await check.query(`SELECT event_id FROM ${EFFECTS}`);
+    outboxRows = await check.query(
+      `SELECT provider, external_id, status, attempts, failures, last_error FROM ${OUTBOX_TABLE}`,
+    );
+  } finally {
+    await check.close();
+  }
+  return judge(label, options, receivers, {
+    traffic,
+    faults,
+    crashes,
+    deaths,
+    inFlightAtKill,
+    setupMs,
+    drainMs,
+    receipts,
+    effects,
+    outboxRows,
+  });
+}
