@@ -1,8 +1,8 @@
 /**
  * The architecture's boundaries, checked on the source text: core knows no framework or driver,
  * adapters know no store and reach core only through its public entry, and each product has its
- * own entry point: the guard at core's root, the inbox at `/inbox`, adapter and
- * bridge authors' names at `/adapter`, the presets in `@webhook-idempotency/providers`.
+ * own entry point: the guard at core's root, the inbox at `/inbox`, the outbox at `/outbox`,
+ * adapter and bridge authors' names at `/adapter`, the presets in `@webhook-idempotency/providers`.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -432,13 +432,16 @@ describe('package boundaries', () => {
   describe('entry points by product', () => {
     const rootNames = exportedNames(coreEntry('index.ts'));
     const inboxNames = exportedNames(coreEntry('inbox/index.ts'));
+    const outboxNames = exportedNames(coreEntry('outbox/index.ts'));
     const adapterNames = exportedNames(coreEntry('adapter.ts'));
 
-    it("core's root is the guard an application writes against: at most 50 names, none of the inbox, a bridge or a preset", () => {
+    it("core's root is the guard an application writes against: at most 50 names, none of the inbox, the outbox, a bridge or a preset", () => {
       expect(rootNames.length).toBeGreaterThan(30);
       expect(rootNames.length).toBeLessThanOrEqual(50);
       expect(new Set(rootNames).size).toBe(rootNames.length);
-      const elsewhere = [...inboxNames, ...BRIDGE_SURFACE].filter((name) => name !== 'ConfigError');
+      const elsewhere = [...inboxNames, ...outboxNames, ...BRIDGE_SURFACE].filter(
+        (name) => name !== 'ConfigError',
+      );
       expect(rootNames.filter((name) => elsewhere.includes(name))).toEqual([]);
       expect(rootNames).not.toContain('providers');
       expect(rootNames).toEqual(
@@ -465,6 +468,29 @@ describe('package boundaries', () => {
         if (name !== 'ConfigError') expect(adapterNames).toContain(name);
       expect(inboxNames.filter((name) => BRIDGE_SURFACE.has(name))).toEqual([]);
       expect(inboxNames.filter((name) => adapterNames.includes(name))).toEqual([]);
+    });
+
+    it('the outbox has its own entry point, none of its names at the root, the inbox or /adapter; it loads no mail or HTTP library', () => {
+      expect(outboxNames).toEqual(
+        expect.arrayContaining([
+          'Outbox',
+          'createOutboxDispatcher',
+          'httpSender',
+          'emailSender',
+          'PermanentSendFailure',
+          'OutboxSender',
+        ]),
+      );
+      expect(new Set(outboxNames).size).toBe(outboxNames.length);
+      for (const names of [rootNames, inboxNames, adapterNames])
+        expect(names.filter((name) => outboxNames.includes(name))).toEqual([]);
+      // The email sender takes a transport by its shape; the HTTP sender, the platform's fetch.
+      const outside = sources(coreEntry('outbox')).flatMap((file) =>
+        codeImportsOf(file)
+          .filter((spec) => !spec.startsWith('.') && !spec.startsWith('node:'))
+          .map((spec) => `${relative(root, file)} -> ${spec}`),
+      );
+      expect(outside).toEqual([]);
     });
 
     it('core knows no preset, and the presets reach core only through its public entry points', () => {

@@ -3,6 +3,7 @@
  * through connection, headers and body alike) and in size (the body sent, and at most a few KiB of
  * an answer read, only to name an error), never following a redirect.
  */
+import { headOf } from '../answer-head';
 
 /** Most bytes of an answer read to describe a refusal; the rest is never read. */
 const MAX_ANSWER_BYTES = 2048;
@@ -39,25 +40,6 @@ export function boundedSignal(
       parent.removeEventListener('abort', onParent);
     },
   };
-}
-
-/** Reads at most `max` bytes of a body, then cancels the rest. */
-async function headOf(body: ReadableStream<Uint8Array> | null, max: number): Promise<string> {
-  if (!body) return '';
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < max) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
 }
 
 /** What {@link postBounded} sends and how long it may take. */

@@ -77,14 +77,25 @@ export function emitter(
   onEvent: ((event: InboxEvent) => void) | undefined,
   giveBackEvent: GiveBackEventName = 'given-back',
 ): (event: InboxEvent) => void {
-  if (onEvent !== undefined && typeof onEvent !== 'function')
-    throw new ConfigError('onEvent', 'must be a function');
+  const observe = observer(onEvent);
   if (giveBackEvent !== 'given-back' && giveBackEvent !== 'released')
     throw new ConfigError('giveBackEvent', "must be 'given-back' or 'released' (deprecated)");
-  const renamed = giveBackEvent === 'released';
+  if (giveBackEvent === 'given-back') return observe;
+  return (event) => observe(event.type === 'given-back' ? { ...event, type: 'released' } : event);
+}
+
+/**
+ * An `onEvent` option made safe, for any part's events (the inbox's, the outbox dispatcher's):
+ * checked to be a function when given, and what it throws ignored, so an observer never changes
+ * what happens to a delivery or a message.
+ * @throws {ConfigError} naming `onEvent` when it is given and not a function.
+ */
+export function observer<E>(onEvent: ((event: E) => void) | undefined): (event: E) => void {
+  if (onEvent !== undefined && typeof onEvent !== 'function')
+    throw new ConfigError('onEvent', 'must be a function');
   return (event) => {
     try {
-      onEvent?.(renamed && event.type === 'given-back' ? { ...event, type: 'released' } : event);
+      onEvent?.(event);
     } catch {
       // Ignored on purpose.
     }

@@ -13,7 +13,7 @@ export const DEFAULT_MAX_PAYLOAD_BYTES = 256 * 1024;
 /** The largest `maxPayloadBytes` allowed: 16 MiB. */
 const MAX_PAYLOAD_BYTES_LIMIT = 16 * 1024 * 1024;
 /** A sender's name: what the dispatcher's `senders` map is keyed by, stored in the row's `provider` column. */
-const SENDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
+export const SENDER_NAME = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/;
 
 /** Options of {@link Outbox}. */
 export interface OutboxOptions<Tx> {
@@ -31,7 +31,8 @@ export interface OutboxOptions<Tx> {
  */
 export type OutboxContext<Tx> = Pick<RunContext<Tx>, 'key' | 'transaction' | 'effectKey'>;
 
-function invalid(problem: string): IdempotencyError {
+/** `ERR_IDEMPOTENCY_OUTBOX_MESSAGE_INVALID` for `problem`: a message that cannot be recorded, or a row that cannot be sent. */
+export function invalid(problem: string): IdempotencyError {
   return new IdempotencyError(
     ErrorCode.OUTBOX_MESSAGE_INVALID,
     `Invalid outbox message: ${problem}`,

@@ -48,7 +48,9 @@ export interface OutboxMessage<P = unknown> {
 
 /** The receipt a message was recorded under. */
 export interface OutboxReceipt {
+  /** The receipt's provider (`'stripe'`). */
   readonly provider: string;
+  /** The receipt's external id (the provider's event id). */
   readonly externalId: string;
 }
 
@@ -91,11 +93,13 @@ export class PermanentSendFailure extends Error {
 export interface OutboxRef {
   /** The row's id in the outbox table. */
   readonly id: number;
+  /** The sender's name (a key of the dispatcher's `senders`). */
   readonly sender: string;
   /** The effect key. */
   readonly key: string;
   /** The effect's name. */
   readonly name: string;
+  /** The receipt it was recorded under. */
   readonly receipt: OutboxReceipt;
 }
 

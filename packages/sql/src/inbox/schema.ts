@@ -22,8 +22,15 @@ export function resolveInboxTable(table: unknown): string {
 }
 
 function statements(dialect: SqlDialect, options: SchemaOptions = {}): string[] {
-  const spec = ddlDialect(dialect, 'InboxSchema.statements');
-  const table = resolveInboxTable(options.table);
+  return inboxTableStatements(dialect, resolveInboxTable(options.table), 'InboxSchema.statements');
+}
+
+/**
+ * The DDL of a table of the inbox's shape named `table` (validated) for `dialect`: the inbox's,
+ * and the outbox's (`OutboxSchema`). `caller` names the helper in the error for an unknown dialect.
+ */
+export function inboxTableStatements(dialect: SqlDialect, table: string, caller: string): string[] {
+  const spec = ddlDialect(dialect, caller);
   const q = spec.quote;
   const { key, timestamp } = spec.types;
   const indexes: IndexSpec[] = [

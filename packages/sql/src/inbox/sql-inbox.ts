@@ -1,7 +1,7 @@
 /**
  * @module SqlInbox: the `InboxStore` contract over PostgreSQL, MySQL/MariaDB or SQLite, every role
  * in one store; and, when it is built with its receipts store (`{ receipts }`), the link to that
- * store's transactions (`completeIn`).
+ * store's transactions (`completeIn`, and `enqueueIn`, which the outbox records with).
  */
 import type { Store } from '@webhook-idempotency/core';
 import type {
@@ -17,13 +17,9 @@ import type {
   NewDelivery,
   StoredDelivery,
 } from '@webhook-idempotency/core/inbox';
+import type { OutboxRecordStore } from '@webhook-idempotency/core/outbox';
 import type { DeliveryBatcher } from '@webhook-idempotency/core/adapter';
-import {
-  checkKeyPart,
-  leasesOf,
-  resolveListInput,
-  resolvePurgeInput,
-} from '@webhook-idempotency/core/adapter';
+import { leasesOf, resolveListInput, resolvePurgeInput } from '@webhook-idempotency/core/adapter';
 import { deleteInChunks } from '../connections/chunked-delete';
 import { executorFor } from '../connections/detect';
 import type { Executor } from '../connections/executor';
@@ -40,8 +36,10 @@ import type { SqlConnection, SqlDialect } from '../connections/types';
 import { dialects, tableExists, type DialectSpec } from '../dialects';
 import { type LeaseContext, type LeaseInput, leaseRowsOf } from './lease';
 import { completeLeases, groupRunner } from './complete';
+import { checkDeliveryKey, enqueueInTransaction } from './enqueue-in';
 import { type GroupCommit, groupCommitFor, insertAll, insertOne } from './group-commit';
-import { buryLease, extendLeases, type LeaseWriter, pendingAgain } from './lease-ends';
+import type { InboxWriter } from './group-commit';
+import { buryLease, extendLeases, pendingAgain } from './lease-ends';
 import { buildInboxQueries, type InboxQueries, storableRange } from './queries';
 import { toClaimed, toHeldRef, toLeasedRef, toStored, toSummary } from './rows';
 import { resolveInboxTable } from './schema';
@@ -61,7 +59,7 @@ type LapsedInput = Parameters<InboxStore['lapsed']>[0];
  * Built with the receipts store the worker's handlers run through (`{ receipts: store }`, a
  * `SqlStore` on the same `db`), it writes in that store's transactions: a handler's writes, its
  * receipt and its delivery's `done` commit together, and the worker runs first deliveries in
- * groups. The link is in its type: `SqlInbox<Tx>` with `receipts` and `completeIn`.
+ * groups. The link is in its type: `SqlInbox<Tx>` with `receipts`, `completeIn` and `enqueueIn`.
  *
  * Claims lock the rows they lease with `FOR UPDATE SKIP LOCKED` on PostgreSQL and MySQL 8 /
  * MariaDB 10.6+ (see {@link SqlInboxOptions.skipLocked} for older servers); on SQLite a claim
@@ -76,7 +74,9 @@ type LapsedInput = Parameters<InboxStore['lapsed']>[0];
  * @typeParam Tx the transaction handle of its receipts store (`never` without one).
  * @see docs/inbox.md
  */
-export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, OnConnection {
+export class SqlInbox<Tx = never>
+  implements InboxStore, InboxReceiptsLink<Tx>, OutboxRecordStore<Tx>, OnConnection
+{
   /** The dialect detected from `db`. */
   readonly dialect: SqlDialect;
   /** The deliveries table name. */
@@ -90,8 +90,8 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
   private readonly sql: InboxQueries;
   /** What a claim runs on. */
   private readonly leasing: LeaseContext;
-  /** What the lease writes run on. */
-  private readonly writer: LeaseWriter;
+  /** What the lease writes and `enqueueIn` run on. */
+  private readonly writer: InboxWriter;
   /** The endpoint's group commit: concurrent `enqueue` calls share a transaction. */
   private readonly groupCommit: GroupCommit<NewDelivery, boolean> | undefined;
 
@@ -130,12 +130,22 @@ export class SqlInbox<Tx = never> implements InboxStore, InboxReceiptsLink<Tx>, 
    * naming the field, never sent to the database to fail there as a driver error.
    */
   async enqueue(delivery: NewDelivery): Promise<boolean> {
-    checkKeyPart('provider', delivery.provider);
-    checkKeyPart('externalId', delivery.externalId);
-    if (delivery.orderingKey !== null) checkKeyPart('orderingKey', delivery.orderingKey);
+    checkDeliveryKey(delivery);
     return this.groupCommit
       ? this.groupCommit.submit(delivery)
       : insertOne({ executor: this.executor, spec: this.spec, sql: this.sql }, delivery);
+  }
+
+  /**
+   * Stores a new delivery inside `transaction`, a transaction of {@link receipts} (the outbox's
+   * messages, recorded in a handler's run): one `INSERT` that the unique `(provider, external_id)`
+   * index arbitrates without ending the transaction, never group-committed; `false` when that key
+   * is stored already (nothing changed). Key columns are checked as {@link SqlInbox.enqueue} does.
+   * @throws {ConfigError} naming `receipts` on an inbox built without its receipts store.
+   * @throws {IdempotencyError} `ERR_IDEMPOTENCY_OUTBOX_TRANSACTION_MISSING` without a transaction.
+   */
+  enqueueIn(delivery: NewDelivery, transaction: Tx): Promise<boolean> {
+    return enqueueInTransaction(this.writer, this.receipts, delivery, transaction);
   }
 
   /**

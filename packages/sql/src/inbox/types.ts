@@ -9,9 +9,9 @@ export interface SqlInboxOptions<Tx = never> {
   /**
    * The receipts store the worker's handlers run through, built on this very connection (`db`, or
    * the ORM connection of the same object): `new SqlInbox(db, { receipts: new SqlStore(db) })`.
-   * The inbox then writes in that store's transactions (`completeIn`), so a handler's writes, its
-   * receipt and its delivery's `done` commit together, and the worker runs first deliveries in
-   * groups. Without it, the inbox is on its own: a worker marks each delivery done after its
+   * The inbox then writes in that store's transactions (`completeIn`, `enqueueIn`), so a handler's
+   * writes, its receipt and its delivery's `done` commit together, and the worker runs first
+   * deliveries in groups. Without it, the inbox is on its own: a worker marks each delivery done after its
    * receipt commits (an inbox and a store on one connection are still found out for one more
    * minor version, deprecated).
    * @throws {ConfigError} naming `receipts` when it is not a SQL store on this connection.

@@ -1,0 +1,148 @@
+/**
+ * @module The email sender: one `sendMail` per attempt through a transport of your own
+ * (nodemailer's, by its shape: no dependency on nodemailer), every attempt with the same
+ * `Message-ID` and an `Idempotency-Key` header made of the effect key, and the SMTP server's
+ * answer sorted into retry and refused for good.
+ */
+import { ConfigError } from '../errors';
+import { type OutboxSender, PermanentSendFailure, type SendInput } from './types';
+
+/** What the email sender sends through: nodemailer's `Transporter` has this shape. */
+export interface MailTransport {
+  /** Sends one message; resolves once the server accepted it, rejects otherwise. */
+  sendMail(mail: Record<string, unknown>): Promise<unknown>;
+}
+
+/** The payload the email sender takes: one message (nodemailer's fields of the same names). */
+export interface EmailMessage {
+  /** The sender's address (`'Shop <orders@shop.example>'`); often set once in the sender's `defaults`. */
+  readonly from?: string;
+  /** One recipient or several. Required. */
+  readonly to: string | readonly string[];
+  /** Copied recipients. */
+  readonly cc?: string | readonly string[];
+  /** Blind-copied recipients. */
+  readonly bcc?: string | readonly string[];
+  /** Where replies go, when not to `from`. */
+  readonly replyTo?: string;
+  /** Required. */
+  readonly subject: string;
+  /** The plain-text body. */
+  readonly text?: string;
+  /** The HTML body. */
+  readonly html?: string;
+  /** Extra headers; `Message-ID` and `Idempotency-Key` are the sender's. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Options of {@link emailSender}. */
+export interface EmailSenderOptions {
+  /** The domain of each message's `Message-ID`, `<key@messageIdDomain>`: a domain of yours. Required. */
+  readonly messageIdDomain: string;
+  /** Fields every message gets unless its payload sets them (a `from`, headers). */
+  readonly defaults?: Partial<EmailMessage>;
+}
+
+/** The fields of a message passed to the transport; anything else in a payload is left out. */
+const FIELDS = ['from', 'to', 'cc', 'bcc', 'replyTo', 'subject', 'text', 'html'] as const;
+/** The headers the sender sets itself. */
+const OWN_HEADERS: ReadonlySet<string> = new Set(['message-id', 'idempotency-key']);
+/** A domain name: labels of letters, digits and inner hyphens, joined by dots. */
+const DOMAIN =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+/** Whether `value` is an address field: a string, or a list of strings. */
+const isAddresses = (value: unknown) =>
+  typeof value === 'string' ||
+  (Array.isArray(value) && value.every((entry) => typeof entry === 'string'));
+
+/** The mail one attempt sends: `defaults`, then the payload's fields, then the sender's own. */
+function mailOf(
+  payload: unknown,
+  defaults: Partial<EmailMessage>,
+  key: string,
+  domain: string,
+): Record<string, unknown> {
+  const refuse = (problem: string) => new PermanentSendFailure(`Invalid email message: ${problem}`);
+  if (typeof payload !== 'object' || payload === null) throw refuse('expected an object');
+  const given = payload as Partial<EmailMessage>;
+  const mail: Record<string, unknown> = {};
+  for (const field of FIELDS) {
+    const value = given[field] ?? defaults[field];
+    if (value !== undefined) mail[field] = value;
+  }
+  if (!isAddresses(mail.to) || (mail.to as string | string[]).length === 0)
+    throw refuse('to must be an address or a list of addresses');
+  for (const field of ['cc', 'bcc'] as const)
+    if (mail[field] !== undefined && !isAddresses(mail[field]))
+      throw refuse(`${field} must be an address or a list of addresses`);
+  if (typeof mail.subject !== 'string') throw refuse('subject must be a string');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries({ ...defaults.headers, ...given.headers })) {
+    if (typeof value !== 'string') throw refuse(`the header ${name} must be a string`);
+    if (!OWN_HEADERS.has(name.toLowerCase())) headers[name] = value;
+  }
+  headers['Idempotency-Key'] = key;
+  return { ...mail, headers, messageId: `<${key}@${domain}>` };
+}
+
+/**
+ * Whether `error` is a refusal for good: a 5xx reply of the server (but 503, "bad sequence of
+ * commands", which answers the state of a connection rather than the message; nodemailer too
+ * counts it as transient), or an envelope refused before it reached a server (no recipient). A
+ * 4xx reply (a recipient's mailbox busy, greylisting) is tried again.
+ */
+function refusedForGood(error: unknown): boolean {
+  const { responseCode, code } = (error ?? {}) as { responseCode?: unknown; code?: unknown };
+  if (typeof responseCode === 'number')
+    return responseCode >= 500 && responseCode < 600 && responseCode !== 503;
+  return code === 'EENVELOPE';
+}
+
+/**
+ * A sender of emails (its payload an {@link EmailMessage}) through `transport` (a nodemailer
+ * transporter, or anything with its `sendMail`): every attempt of a message carries the same
+ * `Message-ID`, `<key@messageIdDomain>`, and an `Idempotency-Key` header with the effect key, so
+ * a receiving system that deduplicates by either sees one message. A 5xx reply from the server
+ * (a refused recipient, a refused message; not 503) or an envelope it cannot send: `dead` at once
+ * ({@link PermanentSendFailure}). A 4xx reply, a connection failure, the deadline: tried again
+ * after a backoff. Only the fields of {@link EmailMessage} reach the transport (never a
+ * payload's attachments or file paths).
+ * @throws {ConfigError} naming `transport`, `messageIdDomain` or `defaults` when invalid.
+ * @example
+ * const senders = {
+ *   email: emailSender(nodemailer.createTransport(smtpUrl), {
+ *     messageIdDomain: 'shop.example',
+ *     defaults: { from: 'Shop <orders@shop.example>' },
+ *   }),
+ * };
+ */
+export function emailSender(
+  transport: MailTransport,
+  options: EmailSenderOptions,
+): OutboxSender<EmailMessage> {
+  if (typeof (transport as Partial<MailTransport> | null)?.sendMail !== 'function')
+    throw new ConfigError('transport', 'must have a sendMail function (a nodemailer transporter)');
+  const { messageIdDomain, defaults = {} } = options ?? ({} as Partial<EmailSenderOptions>);
+  if (typeof messageIdDomain !== 'string' || !DOMAIN.test(messageIdDomain))
+    throw new ConfigError(
+      'messageIdDomain',
+      `must be a domain name of yours (the part after "@" in each Message-ID), got ${JSON.stringify(messageIdDomain)}`,
+    );
+  if (typeof defaults !== 'object' || defaults === null)
+    throw new ConfigError('defaults', 'must be an object of message fields');
+  return async ({ key, payload, signal }: SendInput<EmailMessage>) => {
+    const mail = mailOf(payload, defaults, key, messageIdDomain);
+    // The transport takes no signal: one aborted already is not sent at all.
+    if (signal.aborted) throw signal.reason;
+    try {
+      await transport.sendMail(mail);
+    } catch (error) {
+      if (refusedForGood(error))
+        throw new PermanentSendFailure(`The mail server refused it: ${(error as Error).message}`, {
+          cause: error,
+        });
+      throw error;
+    }
+  };
+}
