@@ -35,6 +35,8 @@ export interface ShopOptions {
   readonly warehouseUrl: string;
   /** Called after the booking and the two messages, before the commit: lets the test fail a run. */
   readonly beforeCommit?: (eventId: string) => void;
+  /** Where a failed run's error goes (its answer is a plain 500). Defaults to `console.error`. */
+  readonly logError?: (error: unknown) => void;
 }
 
 /** The app and what the dispatcher, the tests and the server need. */
@@ -126,9 +128,12 @@ export async function createShop(options: ShopOptions): Promise<Shop> {
     idempotent({ store, preset: stripe, transactional: true }),
   );
   app.use(idempotencyErrors());
+  const logError = options.logError ?? console.error;
   const failed: ErrorRequestHandler = (error, _req, res, _next) => {
-    // Not stored: Stripe retries a 500, and the retry runs the handler again.
-    res.status(500).json({ error: String(error?.message ?? error) });
+    logError(error);
+    // Not stored: Stripe retries a 500, and the retry runs the handler again (its transaction,
+    // the booking and both messages with it, was rolled back).
+    res.status(500).json({ error: 'internal error' });
   };
   app.use(failed);
 

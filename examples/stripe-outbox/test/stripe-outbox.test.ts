@@ -108,11 +108,13 @@ describe('stripe-outbox example', () => {
   let smtp: Awaited<ReturnType<typeof smtpServer>>;
   let warehouse: Awaited<ReturnType<typeof warehouseApi>>;
   let failures = 0;
+  let logged: unknown[] = [];
 
   beforeEach(async () => {
     dir = mkdtempSync(join(process.env.WI_TMP ?? tmpdir(), 'stripe-outbox-'));
     [smtp, warehouse] = await Promise.all([smtpServer(), warehouseApi()]);
     failures = 1;
+    logged = [];
     shop = await createShop({
       file: join(dir, 'shop.sqlite'),
       signingSecret: secret,
@@ -120,6 +122,7 @@ describe('stripe-outbox example', () => {
       beforeCommit: () => {
         if (failures-- > 0) throw new Error('the ledger was locked');
       },
+      logError: (error) => logged.push(error),
     });
   });
 
@@ -148,7 +151,8 @@ describe('stripe-outbox example', () => {
     try {
       // The first run books and records both messages, then fails before its commit.
       const first = await send(paid);
-      expect(first.status).toBe(500);
+      expect([first.status, first.body]).toEqual([500, { error: 'internal error' }]);
+      expect(logged).toEqual([new Error('the ledger was locked')]);
       expect(await shop.messages.list()).toEqual([]); // rolled back with the booking
       expect(await dispatcher.runOnce()).toBe(0); // so nothing is sent
       expect([smtp.attempts, warehouse.keys]).toEqual([[], []]);
