@@ -8,8 +8,9 @@ import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IdempotencyGuard, InMemoryStore, RequestKey } from '@webhook-idempotency/core';
+import { redeliverDelivery } from '@webhook-idempotency/core/operations';
 import { PermanentSendFailure } from '@webhook-idempotency/core/outbox';
-import { InboxSchema, SqlInbox } from '@webhook-idempotency/sql';
+import { InboxSchema, ReceiptsAdmin, SqlInbox } from '@webhook-idempotency/sql';
 import { SMTPServer } from 'smtp-server';
 import Stripe from 'stripe';
 import request from 'supertest';
@@ -216,6 +217,25 @@ it('Express and the inbox worker record; the dispatcher process sends over HTTP 
       expect(onSigterm).toBeDefined();
       await (onSigterm as () => Promise<void>)();
       expect(dispatcher.state).toBe('stopped');
+
+      // An operator redelivers the handled invoice on purpose: its handler runs again, and its
+      // email, recorded and sent already under the same key, stays the one sent message.
+      const redelivered = await redeliverDelivery(
+        { inbox: deliveries, receipts: async () => new ReceiptsAdmin(setup.pool) },
+        { provider: 'stripe', externalId: 'evt_invoice_1' },
+        { force: true },
+      );
+      expect(redelivered).toMatchObject({ redelivered: true, receiptForgotten: true });
+      expect(await worker.runOnce()).toBe(1);
+      // Its receipt forgotten, completed again: the handler ran.
+      expect(
+        await new ReceiptsAdmin(setup.pool).find({
+          provider: 'stripe',
+          externalId: 'evt_invoice_1',
+        }),
+      ).toMatchObject({ status: 'completed' });
+      expect(await setup.messages.find('email', keys.invoice)).toMatchObject({ status: 'done' });
+      expect(smtp.messages).toHaveLength(2);
     } finally {
       if (onSigterm) process.removeListener('SIGTERM', onSigterm);
       await dispatcher.stop();
