@@ -3,14 +3,15 @@
  * database through its driver and through an ORM, by one suite: a committed run leaves its message
  * pending in the outbox table, its columns as the outbox maps them onto the inbox's, for the
  * inbox's lease of its sender; a run that throws leaves none; a name recorded twice is one row and
- * the transaction goes on; a run without a transaction is refused. Then what needs no database of
- * each kind: the refusals of an outbox without its receipts store, and `OutboxSchema`. No dialect
- * is named below.
+ * the transaction goes on; a run without a transaction is refused. The inbox store contract on the
+ * outbox as it is built, on one kind. Then what needs no database of each kind: the refusals of an
+ * outbox without its receipts store, and `OutboxSchema`. No dialect is named below.
  */
 import Database from 'better-sqlite3';
 import { IdempotencyGuard, RequestKey } from '@webhook-idempotency/core';
 import type { NewDelivery } from '@webhook-idempotency/core/inbox';
 import { Outbox } from '@webhook-idempotency/core/outbox';
+import { runInboxStoreConformance } from '@webhook-idempotency/core/testing';
 import {
   InboxSchema,
   OutboxSchema,
@@ -161,6 +162,29 @@ describe.each([
     expect(await on.messages.find('http', effectKey)).toBeNull();
   });
 });
+
+// The dispatcher's lease calls are the inbox's, whose contract every connection kind runs in
+// inbox-store.test.ts: here it holds on the outbox as it is built (its own table, its receipts
+// store, no group commit), on one of them, a table per case.
+describe.each(driverKinds('outbox_contract').filter(([name]) => name === 'better-sqlite3 file'))(
+  'SqlOutbox, the InboxStore contract (%s)',
+  (name, open) => {
+    let opened: OpenedKind;
+    let tables = 0;
+    beforeAll(async () => {
+      opened = await open();
+    });
+    afterAll(() => opened.close());
+    runInboxStoreConformance({
+      name: `SqlOutbox (${name})`,
+      makeInbox: async () => {
+        const table = `outbox_${++tables}`;
+        await OutboxSchema.createTable(opened.db, { table });
+        return { inbox: new SqlOutbox(opened.db, { receipts: new SqlStore(opened.db), table }) };
+      },
+    });
+  },
+);
 
 describe('SqlOutbox and enqueueIn, refused', () => {
   let db: Database.Database;

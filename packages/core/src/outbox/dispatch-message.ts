@@ -66,6 +66,19 @@ export type SendOutcome =
   /** The dispatcher stopped and stopped waiting for it. */
   | { readonly kind: 'stopped' };
 
+/**
+ * Whether a sender refused for good: a {@link PermanentSendFailure} of this copy of core, or of
+ * another one loaded beside it (an app that loads both the ESM and the CommonJS build), by its name.
+ */
+function isPermanent(error: unknown): boolean {
+  if (error instanceof PermanentSendFailure) return true;
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { name?: unknown }).name === 'PermanentSendFailure'
+  );
+}
+
 /** What a send that passed its deadline ends with: named as the platform's own timeouts are. */
 function sendTimeout(timeoutMs: number): Error {
   const error = new Error(`the sender did not finish within ${timeoutMs} ms (sendTimeoutMs)`);
@@ -93,7 +106,7 @@ export async function attempt(
     return {
       kind: 'failed',
       text: errorText(error),
-      permanent: error instanceof PermanentSendFailure,
+      permanent: isPermanent(error),
     };
   } finally {
     run.end();

@@ -143,6 +143,21 @@ it('buries a message its sender refuses for good at once, with the refusal as it
   expect(inputs).toHaveLength(1);
 });
 
+it('a PermanentSendFailure of another copy of core (known by its name) is dead at once too', async () => {
+  const key = await record('evt_1', refund);
+  class PermanentSendFailure extends Error {
+    override name = 'PermanentSendFailure';
+  }
+  const sender: OutboxSender = async () => {
+    throw new PermanentSendFailure('refused');
+  };
+  expect(await dispatcher({ http: sender }).runOnce()).toBe(1);
+  expect(await inbox.find('http', key)).toMatchObject({
+    status: 'dead',
+    lastError: 'PermanentSendFailure: refused',
+  });
+});
+
 it('a sender that throws at once (not a rejected promise) is a failure like any other', async () => {
   await record('evt_1', refund);
   const sender = (() => {
@@ -260,4 +275,38 @@ it('a lease call that fails is reported and leases nothing', async () => {
   expect(events).toEqual([
     { type: 'store-error', operation: 'lease', error: 'Error: connection refused' },
   ]);
+});
+
+it('a send whose lease was taken over meanwhile writes nothing, and says so once: lease-lost', async () => {
+  const key = await record('evt_1', refund);
+  const d = dispatcher({
+    http: async () => {
+      // This dispatcher stalls past its lease; another one takes the message over.
+      time += 60_001;
+      await inbox.lease({ providers: ['http'], limit: 1, leaseMs: 60_000 });
+    },
+  });
+  expect(await d.runOnce()).toBe(1);
+  expect(events).toEqual([{ type: 'lease-lost', message: expect.objectContaining({ key }) }]);
+  expect(await inbox.find('http', key)).toMatchObject({ status: 'processing', leases: 2 });
+});
+
+it('a write that ends a lease and fails in the store is reported; the lease is left to run out', async () => {
+  class FailingCompletes extends InMemoryInbox {
+    override async complete(): Promise<boolean> {
+      throw new Error('the connection was lost');
+    }
+  }
+  const outbox = new FailingCompletes({ now: () => time });
+  const key = await outboxInto(outbox).record('evt_1', refund);
+  const d = createOutboxDispatcher({
+    outbox,
+    senders: { http: async () => undefined },
+    onEvent: (event) => void events.push(event),
+  });
+  expect(await d.runOnce()).toBe(1);
+  expect(events).toEqual([
+    { type: 'store-error', operation: 'complete', error: 'Error: the connection was lost' },
+  ]);
+  expect(await outbox.find('http', key)).toMatchObject({ status: 'processing', leases: 1 });
 });
