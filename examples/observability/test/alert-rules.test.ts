@@ -49,7 +49,7 @@ describe('the Prometheus alert rules', () => {
     expect(tested).toEqual({ code: 0, output: expect.stringContaining('SUCCESS') });
     const checked = await promtool(['check', 'config', 'prometheus.yml']);
     expect(checked.code).toBe(0);
-    expect(checked.output).toContain('5 rules found');
+    expect(checked.output).toContain('6 rules found');
   });
 
   it.each([
@@ -71,6 +71,12 @@ describe('the Prometheus alert rules', () => {
         ),
     ],
     [
+      'an http outbox message dies',
+      'WebhookOutboxDead',
+      (t: string) =>
+        t.replace(/(outbox_dead_total{sender="http"}'\n\s+values: )"0x40"/, '$1"0x11 1x29"'),
+    ],
+    [
       'stripe fails one delivery in five',
       'WebhookFailureRate',
       (t: string) =>
@@ -83,7 +89,7 @@ describe('the Prometheus alert rules', () => {
     const { code, output } = await mutated('alerts.test.yml', edit);
     expect(code).not.toBe(0);
     expect(output).toContain(`alertname: ${alert}`);
-    expect(output).toContain('webhook_provider="stripe"');
+    expect(output).toMatch(/webhook_provider="stripe"|sender="http"/);
   });
 
   it.each([
@@ -112,6 +118,7 @@ describe('the names the rules and the dashboard use', () => {
     MetricName.UNFINISHED.replace(/\./g, '_'),
     MetricName.STUCK.replace(/\./g, '_'),
     MetricName.OLDEST_AGE.replace(/\./g, '_'),
+    `${MetricName.OUTBOX_DEAD.replace(/\./g, '_')}_total`,
   ]);
   const named = (text: string) => new Set(text.match(/\bwebhook_[a-z_]+/g) ?? []);
 

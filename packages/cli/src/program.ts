@@ -8,17 +8,19 @@ import { version } from '../package.json';
 import { parseTarget, type Target } from './connect';
 import { parseDuration } from './durations';
 import { type CliIo, colorFor, escapeControls, Printer } from './output';
+import { DEFAULT_OUTBOX_TABLE } from './session';
 import type { ContextOf } from './wiring';
 
 const DEFAULT_STALE = '5m';
 
 const EXIT_CODES_HELP =
-  '\nExit codes: 0 ok, 1 error, 2 usage, 3 cannot connect, 4 table missing,\n5 not found, 6 refused (release, inbox retry, redeliver: nothing changed),\n7 stuck receipts (status --fail-on-stuck),\n8 dead deliveries (inbox dead --fail-on-dead),\n9 some left as they are (inbox retry --all-dead, redeliver by query:\n  they changed meanwhile).\n';
+  '\nExit codes: 0 ok, 1 error, 2 usage, 3 cannot connect, 4 table missing,\n5 not found, 6 refused (release, inbox retry, outbox retry, redeliver:\n  nothing changed),\n7 stuck receipts (status --fail-on-stuck),\n8 dead deliveries or messages (inbox dead, outbox dead --fail-on-dead),\n9 some left as they are (inbox retry --all-dead, outbox retry --all-dead,\n  redeliver by query: they changed meanwhile).\n';
 
 interface GlobalOptions {
   readonly url?: string;
   readonly table: string;
   readonly inboxTable: string;
+  readonly outboxTable: string;
   readonly staleAfter: number;
 }
 
@@ -26,7 +28,7 @@ interface GlobalOptions {
 export function createProgram(io: CliIo): Command {
   return new Command('webhook-idempotency')
     .description(
-      'Read and repair the webhook-idempotency receipts table (status, stuck claims, release, purge, migrate) and the inbox deliveries table (inbox list|show|retry|dead, redeliver); send a signed sample delivery to your endpoint (send).',
+      'Read and repair the webhook-idempotency receipts table (status, stuck claims, release, purge, migrate), the inbox deliveries table (inbox list|show|retry|dead, redeliver) and the outbox messages table (outbox list|show|retry|dead); send a signed sample delivery to your endpoint (send).',
     )
     .version(version, '-v, --version')
     .exitOverride()
@@ -47,6 +49,7 @@ export function createProgram(io: CliIo): Command {
     )
     .option('--table <name>', 'the receipts table', DEFAULT_TABLE)
     .option('--inbox-table <name>', 'the inbox deliveries table', DEFAULT_INBOX_TABLE)
+    .option('--outbox-table <name>', 'the outbox messages table', DEFAULT_OUTBOX_TABLE)
     .addOption(
       new Option(
         '--stale-after <duration>',
@@ -72,6 +75,7 @@ export function contextFor(io: CliIo): ContextOf {
       target,
       table: globals.table,
       inboxTable: globals.inboxTable,
+      outboxTable: globals.outboxTable,
       staleAfterMs: globals.staleAfter,
     };
   };

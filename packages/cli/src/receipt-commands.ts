@@ -118,6 +118,7 @@ function addPurge(command: Command, wiring: Wiring): void {
 function addMigrate(command: Command, { context, done }: Wiring): void {
   command
     .option('--inbox', 'create the inbox deliveries table (--inbox-table) too')
+    .option('--outbox', 'create the outbox messages table (--outbox-table) too')
     .option('--print', 'print the DDL instead of running it (no connection needed)')
     .addOption(
       new Option('--dialect <dialect>', 'the DDL dialect for --print without --url').choices([

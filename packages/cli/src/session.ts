@@ -24,8 +24,37 @@ export interface Context {
   readonly table: string;
   /** The inbox deliveries table (`--inbox-table`). */
   readonly inboxTable: string;
+  /** The outbox messages table (`--outbox-table`). */
+  readonly outboxTable: string;
   readonly staleAfterMs: number;
 }
+
+/** The outbox table's default name (`--outbox-table`). */
+export const DEFAULT_OUTBOX_TABLE = 'webhook_outbox';
+
+/** An inbox-shaped table a command opens: its name in the context, and how `migrate` creates it. */
+export interface LeasedTable {
+  readonly table: (context: Context) => string;
+  readonly tableOption: '--inbox-table' | '--outbox-table';
+  readonly defaultTable: string;
+  readonly migrateOption: '--inbox' | '--outbox';
+}
+
+/** The inbox deliveries table. */
+export const INBOX_TABLE: LeasedTable = {
+  table: (context) => context.inboxTable,
+  tableOption: '--inbox-table',
+  defaultTable: DEFAULT_INBOX_TABLE,
+  migrateOption: '--inbox',
+};
+
+/** The outbox messages table: the inbox's shape, on a table of its own. */
+export const OUTBOX_TABLE: LeasedTable = {
+  table: (context) => context.outboxTable,
+  tableOption: '--outbox-table',
+  defaultTable: DEFAULT_OUTBOX_TABLE,
+  migrateOption: '--outbox',
+};
 
 /** The provider and id a receipt or delivery is stored under. */
 export interface EventKey {
@@ -111,30 +140,35 @@ export function missingTable(context: Context, detail: string): CliError {
   );
 }
 
-function missingInbox({ inboxTable, target }: Context, detail: string): CliError {
+/** The inbox (or outbox) table is missing: run migrate with its option. */
+function missingRows(context: Context, rows: LeasedTable, detail: string): CliError {
+  const name = rows.table(context);
   return new CliError(
     ExitCode.TABLE_MISSING,
-    `Table ${inboxTable} does not exist in ${target.display}${detail}. Create it with: webhook-idempotency migrate --inbox` +
-      (inboxTable === DEFAULT_INBOX_TABLE ? '' : ` --inbox-table ${inboxTable}`),
+    `Table ${name} does not exist in ${context.target.display}${detail}. Create it with: webhook-idempotency migrate ${rows.migrateOption}` +
+      (name === rows.defaultTable ? '' : ` ${rows.tableOption} ${name}`),
   );
 }
 
 /**
- * As {@link withAdmin}, for the inbox commands: opens the target, checks that the inbox table
- * exists, runs `work` with a {@link SqlInbox} over it, and closes the connection.
+ * As {@link withAdmin}, for the inbox and outbox commands: opens the target, checks that the
+ * inbox table (or `rows`' table: the outbox's) exists, runs `work` with a {@link SqlInbox} over
+ * it, and closes the connection.
  * @throws {CliError} `CONNECTION` (unreachable, login refused, driver missing), `TABLE_MISSING`.
  */
 export async function withInbox<T>(
   context: Context,
   work: (inbox: SqlInbox, opened: Opened) => Promise<T>,
+  rows: LeasedTable = INBOX_TABLE,
 ): Promise<T> {
-  const { target, inboxTable } = context;
+  const { target } = context;
   if (target.dialect === 'sqlite' && !existsSync(target.location))
-    throw missingInbox(context, ' (no such file)');
+    throw missingRows(context, rows, ' (no such file)');
   const opened = await open(target);
   try {
-    const inbox = new SqlInbox(opened.db, { table: inboxTable, acquireTimeoutMs: 10_000 });
-    if (!(await inbox.tableExists())) throw missingInbox(context, '');
+    // The outbox table is an inbox-shaped table: the inbox's store reads and repairs it.
+    const inbox = new SqlInbox(opened.db, { table: rows.table(context), acquireTimeoutMs: 10_000 });
+    if (!(await inbox.tableExists())) throw missingRows(context, rows, '');
     return await work(inbox, opened);
   } catch (error) {
     throw explain(context, error);

@@ -12,7 +12,17 @@ import { seedReceipts } from '@webhook-idempotency/sql/test/helpers/seed';
 import { freePort } from '@webhook-idempotency/test-support/databases';
 import { cli } from './helpers/cli';
 
-const COMMANDS = ['status', 'list', 'show', 'release', 'purge', 'migrate', 'inbox', 'redeliver'];
+const COMMANDS = [
+  'status',
+  'list',
+  'show',
+  'release',
+  'purge',
+  'migrate',
+  'inbox',
+  'redeliver',
+  'outbox',
+];
 
 describe('webhook-idempotency --help', () => {
   it('lists every command, the exit codes, and fits 80 columns', async () => {
@@ -21,7 +31,9 @@ describe('webhook-idempotency --help', () => {
     expect(stdout).toMatch(/^Usage: webhook-idempotency \[options\] \[command\]/);
     for (const command of COMMANDS) expect(stdout).toMatch(new RegExp(`\\n  ${command} `));
     expect(stdout).toMatch(/Exit codes: 0 ok, 1 error, 2 usage, 3 cannot connect, 4 table missing/);
-    expect(stdout).toMatch(/6 refused \(release, inbox retry, redeliver[\s\S]*\n8 dead deliveries/);
+    expect(stdout).toMatch(
+      /6 refused \(release, inbox retry, outbox retry, redeliver[\s\S]*\n8 dead deliveries or messages/,
+    );
     expect(Math.max(...stdout.split('\n').map((line) => line.length))).toBeLessThanOrEqual(80);
   });
 
@@ -31,7 +43,7 @@ describe('webhook-idempotency --help', () => {
     ['show', ['<provider>', '<id>', '--json']],
     ['release', ['<provider>', '<id>', '--force']],
     ['purge', ['--retention-days <days>', '--provider <name>', '--chunk-size <n>']],
-    ['migrate', ['--inbox', '--print', '--dialect <dialect>']],
+    ['migrate', ['--inbox', '--outbox', '--print', '--dialect <dialect>']],
     [
       'inbox list',
       ['--status <status>', '--provider <name>', '--since <duration>', '--limit <n>', '--json'],
@@ -42,6 +54,16 @@ describe('webhook-idempotency --help', () => {
       ['[provider]', '[id]', '--all-dead', '--since <duration>', '--dry-run', '--json'],
     ],
     ['inbox dead', ['--provider <name>', '--limit <n>', '--fail-on-dead', '--json']],
+    [
+      'outbox list',
+      ['--status <status>', '--sender <name>', '--since <duration>', '--limit <n>', '--json'],
+    ],
+    ['outbox show', ['<sender>', '<key>', '--payload', '--json']],
+    [
+      'outbox retry',
+      ['[sender]', '[key]', '--all-dead', '--sender <name>', '--since <duration>', '--dry-run'],
+    ],
+    ['outbox dead', ['--sender <name>', '--limit <n>', '--fail-on-dead', '--json']],
     [
       'redeliver',
       [
@@ -66,6 +88,7 @@ describe('webhook-idempotency --help', () => {
       ...flags,
       '--table <name>',
       '--inbox-table <name>',
+      '--outbox-table <name>',
       '--stale-after <duration>',
     ])
       expect(stdout).toContain(flag);

@@ -2,9 +2,12 @@
  * The command against PostgreSQL, MariaDB and a SQLite file (its first commands through the real
  * entry point in a child process, the rest through `run` in this process: see helpers/cli.ts), over
  * receipts the real SqlStore claimed, completed and failed, and inbox deliveries the real SqlInbox
- * stored, leased, retried, buried and completed: the same cases on each database.
+ * stored, leased, retried, buried and completed, and outbox messages recorded by `Outbox.add` in the
+ * outbox table (an inbox-shaped table: `SqlInbox` on `webhook_outbox`) and sent, retried and
+ * buried as a dispatcher does: the same cases on each database.
  */
-import { IdempotencyGuard } from '@webhook-idempotency/core';
+import { IdempotencyGuard, InMemoryStore } from '@webhook-idempotency/core';
+import { Outbox } from '@webhook-idempotency/core/outbox';
 import { InboxSchema, Schema, SqlInbox, SqlStore } from '@webhook-idempotency/sql';
 import { ExitCode } from '../src';
 import {
@@ -500,6 +503,222 @@ describe.each(targets)('webhook-idempotency on %s', (_name, open) => {
       expect(await run('redeliver', 'stripe', 'evt_404')).toMatchObject({
         code: ExitCode.NOT_FOUND,
       });
+    });
+  });
+  it('the outbox commands say to run migrate --outbox when the outbox table is missing; it creates it once', async () => {
+    for (const args of [
+      ['outbox', 'list'],
+      ['outbox', 'dead', '--fail-on-dead'],
+      ['outbox', 'show', 'http', 'k'],
+    ]) {
+      const missing = await run(...args);
+      expect(missing.code).toBe(ExitCode.TABLE_MISSING);
+      expect(missing.stderr).toMatch(
+        /Table webhook_outbox does not exist in .*\. Create it with: webhook-idempotency migrate --outbox\n$/,
+      );
+    }
+    const other = await run('outbox', 'list', '--outbox-table', 'other_outbox');
+    expect(other.stderr).toMatch(/migrate --outbox --outbox-table other_outbox\n$/);
+    const created = await run('migrate', '--outbox', '--json');
+    expect(created.code).toBe(0);
+    expect(JSON.parse(created.stdout)).toEqual({
+      dialect: target.dialect,
+      table: 'webhook_receipts',
+      created: expect.any(Boolean),
+      indexesAdded: [],
+      tablesAdded: [],
+      outbox: { table: 'webhook_outbox', created: true },
+    });
+    expect((await run('migrate', '--outbox')).stdout).toMatch(
+      /^Table webhook_receipts exists already in .*\nTable webhook_outbox exists already in /,
+    );
+  });
+
+  describe('over outbox messages', () => {
+    let connected: ReturnType<typeof connect>;
+    let outboxTable: SqlInbox;
+    /** Each message's effect key, by its name. */
+    const keys: Record<string, string> = {};
+
+    beforeAll(async () => {
+      connected = connect({
+        ...target,
+        url: target.dialect === 'mysql' ? url.replace(/^mariadb:/, 'mysql:') : target.url,
+      });
+      await InboxSchema.createTable(connected.db, { table: 'webhook_outbox' }); // as migrate --outbox
+      outboxTable = new SqlInbox(connected.db, { table: 'webhook_outbox' });
+      // The rows Outbox.add writes, each under its run's effect key. (SqlInbox.enqueue stands in for
+      // the transactional enqueueIn here: these commands read the rows, not how they committed.)
+      const outbox = new Outbox<unknown>({
+        store: { enqueueIn: (delivery) => outboxTable.enqueue(delivery) },
+      });
+      const guard = new IdempotencyGuard(new InMemoryStore());
+      await guard.run({ provider: 'stripe', externalId: 'evt_paid' }, async (context) => {
+        const run = { ...context, transaction: {} };
+        keys.refund = await outbox.add(run, {
+          name: 'refund',
+          sender: 'http',
+          payload: { url: 'https://payments.test/refunds', json: { amount: 1200 } },
+        });
+        keys.receipt = await outbox.add(run, {
+          name: 'receipt-email',
+          sender: 'email',
+          payload: { to: 'ada@example.com', subject: 'Your receipt' },
+        });
+      });
+      await guard.run({ provider: 'github', externalId: 'gh-1' }, async (context) => {
+        const run = { ...context, transaction: {} };
+        keys.ping = await outbox.add(run, { name: 'ping', sender: 'http', payload: { url: 'x' } });
+        keys.wait = await outbox.add(run, { name: 'wait', sender: 'email', payload: { to: 'b' } });
+      });
+      // As a dispatcher ends its leases: refund dead (a 400), the email sent, ping in flight,
+      // wait failed once and backing off.
+      const [refund] = await outboxTable.lease({ providers: ['http'], limit: 1, leaseMs: 60_000 });
+      await outboxTable.bury(refund!, { error: 'PermanentSendFailure: HTTP 400 <no such charge>' });
+      const [sent, wait] = await outboxTable.lease({
+        providers: ['email'],
+        limit: 2,
+        leaseMs: 60_000,
+      });
+      await outboxTable.complete(sent!);
+      await outboxTable.retry(wait!, { delayMs: 3_600_000, error: 'Error: SMTP 421 try later' });
+      await outboxTable.lease({ providers: ['http'], limit: 1, leaseMs: 600_000 });
+    });
+    afterAll(() => connected.close());
+
+    it('outbox list and show: sender, key, effect name, receipt and state; the payload only with --payload', async () => {
+      const listed = await run('outbox', 'list');
+      expect(listed.code).toBe(0);
+      const row = (...cells: string[]) =>
+        expect.stringMatching(new RegExp(`^${cells.join(' +')}$`));
+      expect(listed.stdout.split('\n')).toEqual([
+        row('sender', 'key', 'name', 'receipt', 'status', 'failures', 'due', 'last error'),
+        row(
+          'http',
+          keys.refund!,
+          'refund',
+          'stripe evt_paid',
+          'dead',
+          '1',
+          '-',
+          'PermanentSendFailure: HTTP 400 <no such charge>',
+        ),
+        row('email', keys.receipt!, 'receipt-email', 'stripe evt_paid', 'done', '0', '-'),
+        row('http', keys.ping!, 'ping', 'github gh-1', 'processing', '0', 'lease 9m'),
+        row(
+          'email',
+          keys.wait!,
+          'wait',
+          'github gh-1',
+          'pending',
+          '1',
+          'in 59m',
+          'Error: SMTP 421 try later',
+        ),
+        '',
+      ]);
+      const email = await run(
+        'outbox',
+        'list',
+        '--sender',
+        'email',
+        '--status',
+        'pending',
+        '--json',
+      );
+      expect(JSON.parse(email.stdout)).toEqual({
+        messages: [
+          {
+            id: expect.any(Number),
+            sender: 'email',
+            key: keys.wait,
+            name: 'wait',
+            receipt: { provider: 'github', externalId: 'gh-1' },
+            status: 'pending',
+            failures: 1,
+            availableAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+            finishedAt: null,
+            lastError: 'Error: SMTP 421 try later',
+            leases: 1,
+            recordedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+            payloadBytes: 10,
+          },
+        ],
+      });
+
+      const shown = await run('outbox', 'show', 'email', keys.receipt!);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toMatch(
+        new RegExp(
+          `^email ${keys.receipt}\nname +receipt-email\nreceipt +stripe evt_paid\nstatus +done\nleases +1\nfailures +0\nrecorded +\\S+ \\(\\d+s ago\\)\nfinished +\\S+ \\(\\d+s ago\\)\n\npayload: 49 bytes \\(--payload prints them\\)\n$`,
+        ),
+      );
+      expect(shown.stdout).not.toContain('ada@example.com');
+      const payload = await run('outbox', 'show', 'email', keys.receipt!, '--payload', '--json');
+      expect(JSON.parse(payload.stdout).message).toMatchObject({
+        sender: 'email',
+        name: 'receipt-email',
+        status: 'done',
+        payload: '{"to":"ada@example.com","subject":"Your receipt"}',
+        encoding: 'utf8',
+      });
+      expect(JSON.parse(payload.stdout).message).not.toHaveProperty('headers');
+      expect(await run('outbox', 'show', 'http', 'no-such-key')).toMatchObject({
+        code: ExitCode.NOT_FOUND,
+        stderr: 'webhook-idempotency: No message http no-such-key in webhook_outbox.\n',
+      });
+    });
+
+    it('outbox dead lists the dead messages with their receipts; --fail-on-dead exits DEAD for cron', async () => {
+      const dead = await run('outbox', 'dead', '--fail-on-dead');
+      expect(dead.code).toBe(ExitCode.DEAD);
+      expect(dead.stderr).toBe('1 dead message in webhook_outbox\n');
+      expect(dead.stdout.split('\n')).toEqual([
+        expect.stringMatching(/^sender +key +name +receipt +failures +died +last error$/),
+        expect.stringMatching(
+          new RegExp(
+            `^http +${keys.refund} +refund +stripe evt_paid +1 +\\d+s ago +PermanentSendFailure`,
+          ),
+        ),
+        'Put one back with: webhook-idempotency outbox retry <sender> <key>',
+        '',
+      ]);
+      const none = await run('outbox', 'dead', '--sender', 'email', '--fail-on-dead', '--json');
+      expect(none.code).toBe(0);
+      expect(JSON.parse(none.stdout)).toEqual({ table: 'webhook_outbox', messages: [] });
+    });
+
+    it('outbox retry: refuses an in-flight and a sent message; puts a dead one back; --all-dead by sender', async () => {
+      const flying = await run('outbox', 'retry', 'http', keys.ping!);
+      expect(flying.code).toBe(ExitCode.REFUSED);
+      expect(flying.stderr).toMatch(/is processing \(lease 1\): a dispatcher has it\./);
+      const sent = await run('outbox', 'retry', 'email', keys.receipt!);
+      expect(sent).toMatchObject({
+        code: ExitCode.REFUSED,
+        stderr: `webhook-idempotency: email ${keys.receipt} is done: it was sent; nothing to retry.\n`,
+      });
+      const usage = await run('outbox', 'retry', 'http');
+      expect(usage.code).toBe(ExitCode.USAGE);
+      expect(usage.stderr).toMatch(/outbox retry needs <sender> <key>, or --all-dead\./);
+
+      const dry = await run('outbox', 'retry', '--all-dead', '--sender', 'http', '--dry-run');
+      expect(dry.code).toBe(0);
+      expect(dry.stdout).toMatch(
+        /^sender +key +name +receipt +died +last error\nhttp .* refund +stripe evt_paid .*\nDry run: would retry 1 dead message of http; nothing was changed\.\n$/,
+      );
+      const none = await run('outbox', 'retry', '--all-dead', '--sender', 'email');
+      expect(none.stdout).toBe('No dead messages of email in webhook_outbox match.\n');
+
+      const retried = await run('outbox', 'retry', 'http', keys.refund!, '--json');
+      expect(retried.code).toBe(0);
+      expect(JSON.parse(retried.stdout)).toMatchObject({
+        retried: true,
+        previous: 'dead',
+        message: { sender: 'http', name: 'refund', status: 'pending', failures: 0, leases: 1 },
+      });
+      // Due now: a dispatcher's next lease takes it, under the same key.
+      const [again] = await outboxTable.lease({ providers: ['http'], limit: 5, leaseMs: 60_000 });
+      expect(again).toMatchObject({ externalId: keys.refund, leases: 2 });
     });
   });
 });

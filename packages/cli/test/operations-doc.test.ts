@@ -5,14 +5,18 @@
  * stdout then stderr must equal that block. ISO timestamps are compared as `<time>`; the ages are
  * whole minutes, so they stay the same while the test runs. Before the page's first inbox command
  * (`inbox …`, `redeliver`), inbox deliveries are stored, leased and settled through the real
- * SqlInbox, their times moved back by whole minutes; the ignored events' counts are written by the
- * real SqlStore. `WI_UPDATE_DOCS=1` writes the
+ * SqlInbox, their times moved back by whole minutes; before its first outbox command, messages are
+ * recorded by `Outbox.add` in the outbox table (`migrate --outbox` made it) and sent, retried and
+ * buried as a dispatcher does; the ignored events' counts are written by the real SqlStore.
+ * `WI_UPDATE_DOCS=1` writes the
  * outputs into the page instead.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { IdempotencyGuard, InMemoryStore } from '@webhook-idempotency/core';
+import { Outbox } from '@webhook-idempotency/core/outbox';
 import { SqlInbox, SqlStore } from '@webhook-idempotency/sql';
 import {
   httpResponse,
@@ -114,6 +118,49 @@ async function seedInbox(file: string): Promise<void> {
   }
 }
 
+/**
+ * Outbox messages of the page, recorded by the handler of the inbox's `evt_1QcA9z`: its receipt
+ * email dead after four failed sends, its ledger call sent; times in minutes ago.
+ */
+async function seedOutbox(file: string): Promise<void> {
+  const db = new Database(file, { fileMustExist: true });
+  try {
+    const table = new SqlInbox(db, { table: 'webhook_outbox' });
+    // The rows Outbox.add writes in a run's transaction (enqueue stands in for enqueueIn: the
+    // commands read rows, not how they committed).
+    const outbox = new Outbox<unknown>({ store: { enqueueIn: (row) => table.enqueue(row) } });
+    await new IdempotencyGuard(new InMemoryStore()).run(
+      { provider: 'stripe', externalId: 'evt_1QcA9z' },
+      async (context) => {
+        const run = { ...context, transaction: {} };
+        await outbox.add(run, {
+          name: 'receipt-email',
+          sender: 'email',
+          payload: { to: 'ada@example.com', subject: 'Your receipt', text: 'Paid: 12.00 EUR' },
+        });
+        await outbox.add(run, {
+          name: 'ledger',
+          sender: 'http',
+          payload: { url: 'https://ledger.example/entries', json: { invoice: 'in_1' } },
+        });
+      },
+    );
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      const [leased] = await table.lease({ providers: ['email'], limit: 1, leaseMs: 60_000 });
+      const error = 'Error: SMTP 451 mailbox busy';
+      if (attempt < 4) await table.retry(leased!, { delayMs: 0, error });
+      else await table.bury(leased!, { error });
+    }
+    const [sent] = await table.lease({ providers: ['http'], limit: 1, leaseMs: 60_000 });
+    await table.complete(sent!);
+    db.prepare(
+      'UPDATE webhook_outbox SET received_at = received_at - ?, finished_at = finished_at - ?',
+    ).run(42 * MINUTE, 38 * MINUTE);
+  } finally {
+    db.close();
+  }
+}
+
 interface Example {
   readonly command: string;
   /** Index of the text block's first line and its end, in the page's lines. */
@@ -172,6 +219,7 @@ describe('docs/operations.md', () => {
   const outputs: string[] = [];
   let seeded = false;
   let inboxSeeded = false;
+  let outboxSeeded = false;
 
   it('has command examples with their output', () => {
     expect(found.length).toBeGreaterThanOrEqual(8);
@@ -193,6 +241,10 @@ describe('docs/operations.md', () => {
       if (!inboxSeeded && /^webhook-idempotency (inbox|redeliver) /.test(command)) {
         await seedInbox(join(dir, 'receipts.db'));
         inboxSeeded = true;
+      }
+      if (!outboxSeeded && /^webhook-idempotency outbox /.test(command)) {
+        await seedOutbox(join(dir, 'receipts.db'));
+        outboxSeeded = true;
       }
       // The page's commands are single lines with plain arguments.
       const args = command.split(' ').slice(1);

@@ -192,6 +192,7 @@ async function route(
     token: csrf.token(session.id),
     readOnly: config.readOnly,
     hasInbox: config.inbox !== undefined,
+    hasOutbox: config.outbox !== undefined,
     staleAfterMs: config.staleAfterMs,
   };
   const reply = await replyOf({ page, action }, request, view, target, config, csrf);

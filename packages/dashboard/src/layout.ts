@@ -12,6 +12,7 @@ export interface View {
   readonly token: string;
   readonly readOnly: boolean;
   readonly hasInbox: boolean;
+  readonly hasOutbox: boolean;
   readonly staleAfterMs: number;
 }
 
@@ -21,7 +22,7 @@ export type Reply =
   | { readonly redirect: string };
 
 /** The navigation's sections. */
-export type Section = 'overview' | 'receipts' | 'inbox' | 'purge';
+export type Section = 'overview' | 'receipts' | 'inbox' | 'outbox' | 'purge';
 
 type Params = Readonly<Record<string, string | number | boolean | undefined | null>>;
 
@@ -64,7 +65,7 @@ export function layout(view: View, title: string, body: Html, nav?: Section): Ht
 <header><span class="brand">webhook-idempotency${view.readOnly ? html` <span class="badge">read-only</span>` : ''}</span>
 <nav aria-label="Dashboard"><ul>${item('overview', '/', 'Overview')}${item('receipts', '/receipts', 'Receipts')}${
     view.hasInbox ? item('inbox', '/deliveries', 'Inbox') : ''
-  }${view.readOnly ? '' : item('purge', '/purge', 'Purge')}</ul></nav></header>
+  }${view.hasOutbox ? item('outbox', '/outbox', 'Outbox') : ''}${view.readOnly ? '' : item('purge', '/purge', 'Purge')}</ul></nav></header>
 <main id="main" tabindex="-1">
 ${body}
 </main></body></html>`;
@@ -90,3 +91,7 @@ export const noReceipt = (key: { provider: string; externalId: string }): Reply 
 /** The 404 for a delivery that is not in the inbox. */
 export const noDelivery = (key: { provider: string; externalId: string }): Reply =>
   problem(404, 'No such delivery', html`No delivery ${keyText(key)} in the inbox.`);
+
+/** The 404 for a message that is not in the outbox (its sender and effect key). */
+export const noMessage = (key: { provider: string; externalId: string }): Reply =>
+  problem(404, 'No such message', html`No message ${keyText(key)} in the outbox.`);

@@ -11,6 +11,7 @@ export interface DashboardConfig<Native = unknown> {
   readonly authorize: (request: Native) => boolean | Promise<boolean>;
   readonly receipts: DashboardReceipts;
   readonly inbox: InboxOperatorStore | undefined;
+  readonly outbox: InboxOperatorStore | undefined;
   /** Without a trailing slash; `''` for a dashboard at the root. */
   readonly basePath: string;
   readonly readOnly: boolean;
@@ -26,6 +27,7 @@ const KNOWN = new Set([
   'authorize',
   'receipts',
   'inbox',
+  'outbox',
   'basePath',
   'readOnly',
   'staleAfterSeconds',
@@ -99,7 +101,7 @@ export function resolveDashboardOptions<Native>(
     );
   for (const name of Object.keys(options))
     if (!KNOWN.has(name)) throw new ConfigError(name, 'is not an option of the dashboard');
-  const { authorize, receipts, inbox, readOnly = false, challenge, onError } = options;
+  const { authorize, receipts, inbox, outbox, readOnly = false, challenge, onError } = options;
   if (typeof authorize !== 'function')
     throw new ConfigError(
       'authorize',
@@ -115,6 +117,12 @@ export function resolveDashboardOptions<Native>(
     );
   if (inbox !== undefined && !hasMethods(inbox, INBOX_METHODS))
     throw new ConfigError('inbox', 'must be an InboxStore (SqlInbox, InMemoryInbox)');
+  // The outbox's table has the inbox's shape: the same operator role reads and repairs it.
+  if (outbox !== undefined && !hasMethods(outbox, INBOX_METHODS))
+    throw new ConfigError(
+      'outbox',
+      "must be an outbox store with the operator's role (SqlOutbox, or a SqlInbox on the outbox's table)",
+    );
   if (typeof readOnly !== 'boolean') throw new ConfigError('readOnly', 'must be a boolean');
   const stale = options.staleAfterSeconds ?? DEFAULT_STALE_AFTER_SECONDS;
   if (typeof stale !== 'number' || !Number.isFinite(stale) || stale <= 0)
@@ -130,6 +138,7 @@ export function resolveDashboardOptions<Native>(
     authorize: (request) => authorize.call(options, request),
     receipts: admin,
     inbox,
+    outbox,
     basePath: resolveBasePath(options.basePath),
     readOnly,
     staleAfterMs: stale * 1000,

@@ -9,6 +9,7 @@ import { problem, type Reply, type View } from './layout';
 import type { DashboardConfig } from './options';
 import * as deliveryActions from './pages/delivery-actions';
 import { deliveryBody, deliveryDetail, deliveryList } from './pages/deliveries';
+import { messageDetail, messageList, messagePayload } from './pages/outbox';
 import { overview } from './pages/overview';
 import * as receiptActions from './pages/receipt-actions';
 import { receiptAnswer, receiptDetail, receiptList } from './pages/receipts';
@@ -27,18 +28,25 @@ export interface Action {
   readonly perform: Route;
 }
 
-/** A route that needs the inbox: a `404` page when the dashboard was mounted without one. */
-const needInbox =
-  (
-    route: (
-      inbox: NonNullable<DashboardConfig['inbox']>,
-      ...rest: Parameters<Route>
-    ) => Promise<Reply>,
-  ): Route =>
-  (view, query, form, config) =>
-    config.inbox
-      ? route(config.inbox, view, query, form, config)
-      : Promise.resolve(problem(404, 'No inbox', 'This dashboard was mounted without an inbox.'));
+/** A route on the inbox or the outbox store. */
+type StoreRoute = (
+  store: NonNullable<DashboardConfig['inbox']>,
+  ...rest: Parameters<Route>
+) => Promise<Reply>;
+
+/** A route that needs the inbox (or the outbox): a `404` page when the dashboard was mounted without one. */
+const needs =
+  (name: 'inbox' | 'outbox', route: StoreRoute): Route =>
+  (view, query, form, config) => {
+    const store = config[name];
+    return store
+      ? route(store, view, query, form, config)
+      : Promise.resolve(
+          problem(404, `No ${name}`, `This dashboard was mounted without an ${name}.`),
+        );
+  };
+const needInbox = (route: StoreRoute) => needs('inbox', route);
+const needOutbox = (route: StoreRoute) => needs('outbox', route);
 
 /** Pages read with GET (and HEAD), by path. */
 export const PAGES = new Map<string, Route>(
@@ -50,6 +58,9 @@ export const PAGES = new Map<string, Route>(
     '/deliveries': needInbox((inbox, view, q, _f, c) => deliveryList(view, inbox, c.receipts, q)),
     '/delivery': needInbox((inbox, view, q, _f, c) => deliveryDetail(view, inbox, c.receipts, q)),
     '/delivery/body': needInbox((inbox, view, q) => deliveryBody(view, inbox, q)),
+    '/outbox': needOutbox((outbox, view, q) => messageList(view, outbox, q)),
+    '/outbox/message': needOutbox((outbox, view, q) => messageDetail(view, outbox, q)),
+    '/outbox/message/payload': needOutbox((outbox, view, q) => messagePayload(view, outbox, q)),
   } satisfies Record<string, Route>),
 );
 
@@ -73,6 +84,12 @@ export const ACTIONS = new Map<string, Action>(
     '/deliveries/retry-dead': {
       confirm: needInbox((inbox, view, q) => deliveryActions.confirmRetryDead(view, inbox, q)),
       perform: needInbox((inbox, view, q) => deliveryActions.retryDead(view, inbox, q)),
+    },
+    '/outbox/retry': {
+      confirm: needOutbox((outbox, view, q) =>
+        deliveryActions.confirmRetryMessage(view, outbox, q),
+      ),
+      perform: needOutbox((outbox, view, q, f) => deliveryActions.retryMessage(view, outbox, q, f)),
     },
     '/purge': {
       confirm: (view, q, _f, c) => receiptActions.confirmPurge(view, c.receipts, q),

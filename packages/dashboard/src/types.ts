@@ -39,6 +39,12 @@ export interface DashboardOptions<Native = unknown> {
    * and repairs), for inbox mode. Defaults to none: no inbox pages.
    */
   inbox?: InboxOperatorStore;
+  /**
+   * The outbox messages (`SqlOutbox`, or a `SqlInbox` on the outbox's table: any inbox-shaped store
+   * with the operator's role), for an application that records outbound side effects with
+   * `Outbox`. Defaults to none: no outbox pages.
+   */
+  outbox?: InboxOperatorStore;
   /** The path the dashboard is mounted at, as the browser sees it (`'/admin/webhooks'`). Required. */
   basePath: string;
   /** Show everything, change nothing: no action is offered, and every action answers `403`. Defaults to `false`. */

@@ -1,7 +1,7 @@
 /**
  * The dashboard in a real Chromium (Debian's `chromium`, driven by playwright-core; one browser
  * for every case), mounted on Express over a seeded SQLite file and a seeded PostgreSQL database.
- * Loads each page, searches, opens a detail, releases a stuck claim and retries a dead delivery
+ * Loads each page (the outbox's too), searches, opens a detail, releases a stuck claim and retries a dead delivery
  * by clicking through the confirmation pages, and reads the database afterwards; an unauthorized
  * browser gets 401 and changes nothing; a forged POST without the token changes nothing; a stored
  * `<script>` is shown as text and never runs; the pages read without JavaScript and at phone
@@ -16,7 +16,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { ReceiptsAdmin, type SqlConnection, type SqlInbox } from '@webhook-idempotency/sql';
 import { pgDatabase, sqliteFile } from '@webhook-idempotency/sql/test/helpers/databases';
 import { type Mounted, mounts } from './helpers/mounts';
-import { seedSql } from './helpers/seed';
+import { MESSAGE, seedOutbox, seedSql } from './helpers/seed';
 
 const BASE = '/admin/hooks';
 const ROOT = join(__dirname, '..', '..', '..');
@@ -147,6 +147,7 @@ describe.each(targets)('the dashboard in Chromium over %s', (name, open) => {
       authorize: (req: { headers: Record<string, unknown> }) => req.headers['x-admin'] === 'yes',
       receipts: new ReceiptsAdmin(target.db),
       inbox,
+      outbox: await seedOutbox(target.db),
     } as never);
     admin = await browser.newContext({
       viewport: { width: 1280, height: 800 },
@@ -325,14 +326,18 @@ describe.each(targets)('the dashboard in Chromium over %s', (name, open) => {
       '/deliveries',
       '/delivery?provider=stripe&id=evt_dead',
       '/delivery/retry?provider=stripe&id=evt_dead',
+      '/outbox',
+      `/outbox/message?sender=http&key=${MESSAGE.externalId}`,
+      `/outbox/retry?sender=http&key=${MESSAGE.externalId}`,
       '/purge',
     ];
     for (const path of pages) {
-      await page.goto(`${mounted.origin}${BASE}${path}`);
-      expect({ path, problems: await page.evaluate(ACCESSIBILITY_PROBLEMS) }).toEqual({
+      const response = await page.goto(`${mounted.origin}${BASE}${path}`);
+      expect({
         path,
-        problems: [],
-      });
+        status: response?.status(),
+        problems: await page.evaluate(ACCESSIBILITY_PROBLEMS),
+      }).toEqual({ path, status: 200, problems: [] });
     }
   });
 

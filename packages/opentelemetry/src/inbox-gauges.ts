@@ -1,15 +1,22 @@
 /**
  * @module The inbox's backlog as observable gauges: one bounded, index-served read
  * (`InboxStore.backlog`) for every provider and all three gauges, at most once per
- * `minReadIntervalMs` however many readers collect.
+ * `minReadIntervalMs` however many readers collect. The throttled read and the batch observation
+ * serve the outbox's gauges too (outbox-telemetry.ts): its table is an inbox-shaped table.
  */
 import {
   type BatchObservableResult,
   type Meter,
   type MeterProvider,
   metrics,
+  type ObservableGauge,
 } from '@opentelemetry/api';
-import type { InboxBacklog, InboxStore } from '@webhook-idempotency/core/inbox';
+import type {
+  BacklogInput,
+  InboxBacklog,
+  InboxStore,
+  ProviderBacklog,
+} from '@webhook-idempotency/core/inbox';
 import { AttributeName, INSTRUMENTATION_NAME, MetricName } from './telemetry';
 
 /** Options of {@link observeInbox}. Every one is optional. */
@@ -51,29 +58,36 @@ function backlogGauges(meter: Meter) {
   };
 }
 
+/** How often a backlog is read, and where a failed read goes. */
+export interface BacklogReading {
+  readonly minReadIntervalMs?: number;
+  readonly onError?: (error: unknown) => void;
+}
+
 /**
- * Reads `inbox`'s backlog at most once per `minReadIntervalMs` (the last read in between), one
- * read at a time however many collections ask; a failed read goes to `onError` and gives `undefined`.
+ * Reads `store`'s backlog (with `input`) at most once per `minReadIntervalMs` (the last read in
+ * between), one read at a time however many collections ask; a failed read goes to `onError` and
+ * gives `undefined`.
  */
-function throttledBacklog(
-  inbox: Pick<InboxStore, 'backlog'>,
-  options: InboxGaugeOptions,
+export function throttledBacklog(
+  store: Pick<InboxStore, 'backlog'>,
+  input: BacklogInput,
+  { minReadIntervalMs = 15_000, onError }: BacklogReading,
 ): () => Promise<InboxBacklog | undefined> {
-  const { stuckAfterMs = 300_000, stuckAfterMsByProvider, minReadIntervalMs = 15_000 } = options;
   let last: { at: number; backlog: InboxBacklog } | undefined;
   let reading: Promise<InboxBacklog | undefined> | undefined;
   return () => {
     if (last && performance.now() - last.at < minReadIntervalMs)
       return Promise.resolve(last.backlog);
-    reading ??= inbox
-      .backlog({ stuckAfterMs, ...(stuckAfterMsByProvider ? { stuckAfterMsByProvider } : {}) })
+    reading ??= store
+      .backlog(input)
       .then(
         (backlog) => {
           last = { at: performance.now(), backlog };
           return backlog;
         },
         (error: unknown) => {
-          options.onError?.(error);
+          onError?.(error);
           return undefined;
         },
       )
@@ -82,6 +96,39 @@ function throttledBacklog(
       });
     return reading;
   };
+}
+
+/** A gauge, and its value from one provider's (or sender's) backlog: `undefined` once it has none. */
+export type BacklogGauge = readonly [
+  gauge: ObservableGauge,
+  value: (entry: ProviderBacklog | undefined) => number,
+];
+
+/**
+ * Observes `gauges` from each read of `read`, one point per provider (the backlog's `provider`:
+ * for the outbox, the sender) under `attribute`. A name seen once keeps being reported (0 once its
+ * backlog is gone). Returns what stops it.
+ */
+export function observeBacklog(
+  meter: Meter,
+  read: () => Promise<InboxBacklog | undefined>,
+  attribute: string,
+  gauges: readonly BacklogGauge[],
+): () => void {
+  const seen = new Set<string>();
+  const instruments = gauges.map(([gauge]) => gauge);
+  const observe = async (result: BatchObservableResult): Promise<void> => {
+    const backlog = await read();
+    if (!backlog) return;
+    for (const p of backlog.providers) seen.add(p.provider);
+    for (const name of seen) {
+      const entry = backlog.providers.find((p) => p.provider === name);
+      for (const [gauge, value] of gauges)
+        result.observe(gauge, value(entry), { [attribute]: name });
+    }
+  };
+  meter.addBatchObservableCallback(observe, instruments);
+  return () => meter.removeBatchObservableCallback(observe, instruments);
 }
 
 /**
@@ -102,24 +149,16 @@ export function observeInbox(
     INSTRUMENTATION_NAME,
   );
   const { unfinished, stuck, oldest } = backlogGauges(meter);
-  const read = throttledBacklog(inbox, options);
-  const seen = new Set<string>();
-  const observe = async (result: BatchObservableResult): Promise<void> => {
-    const backlog = await read();
-    if (!backlog) return;
-    for (const p of backlog.providers) seen.add(p.provider);
-    for (const provider of seen) {
-      const p = backlog.providers.find((entry) => entry.provider === provider);
-      const attributes = { [AttributeName.PROVIDER]: provider };
-      result.observe(unfinished, p?.unfinished ?? 0, attributes);
-      result.observe(stuck, p?.stuck ?? 0, attributes);
-      result.observe(oldest, (p?.oldestAgeMs ?? 0) / 1000, attributes);
-    }
-  };
-  meter.addBatchObservableCallback(observe, [unfinished, stuck, oldest]);
-  return {
-    close() {
-      meter.removeBatchObservableCallback(observe, [unfinished, stuck, oldest]);
-    },
-  };
+  const { stuckAfterMs = 300_000, stuckAfterMsByProvider } = options;
+  const read = throttledBacklog(
+    inbox,
+    { stuckAfterMs, ...(stuckAfterMsByProvider ? { stuckAfterMsByProvider } : {}) },
+    options,
+  );
+  const close = observeBacklog(meter, read, AttributeName.PROVIDER, [
+    [unfinished, (p) => p?.unfinished ?? 0],
+    [stuck, (p) => p?.stuck ?? 0],
+    [oldest, (p) => (p?.oldestAgeMs ?? 0) / 1000],
+  ]);
+  return { close };
 }

@@ -1,7 +1,9 @@
 /** @module `instrument(options)`: the same options, with an `onEvent` that also reports to OpenTelemetry. */
 import { ConfigError, type GuardEvent } from '@webhook-idempotency/core';
 import type { InboxEvent } from '@webhook-idempotency/core/inbox';
+import type { OutboxEvent } from '@webhook-idempotency/core/outbox';
 import { inboxTelemetryListener } from './inbox-telemetry';
+import { outboxTelemetryListener } from './outbox-telemetry';
 import { type TelemetryOptions, telemetryListener } from './telemetry';
 
 /** Anything that takes an `onEvent` listener: guard options, or adapter options with `store`. */
@@ -13,6 +15,13 @@ export interface WithOnEvent {
 interface WithInbox {
   inbox: unknown;
   onEvent?: ((event: InboxEvent) => void) | undefined;
+}
+
+/** The outbox dispatcher's options (they carry `outbox` and `senders`). */
+interface WithOutbox {
+  outbox: unknown;
+  senders: unknown;
+  onEvent?: ((event: OutboxEvent) => void) | undefined;
 }
 
 /** `record`, then the application's own listener: a telemetry failure never keeps an event from it. */
@@ -35,7 +44,8 @@ function chained<E>(record: (event: E) => void, own: ((event: E) => void) | unde
  * `onEvent` you passed, so your own listener (logs, another metrics library) keeps working. A
  * listener that throws does not stop the other. Guard and adapter options get
  * {@link telemetryListener}; options with `inbox` (the inbox endpoint's, the worker's, a queue
- * consumer's) get {@link inboxTelemetryListener}. For adapter options, instrument the ones with
+ * consumer's) get {@link inboxTelemetryListener}; the outbox dispatcher's (with `outbox` and
+ * `senders`) get {@link outboxTelemetryListener}. For adapter options, instrument the ones with
  * `store`: with a ready `guard`, instrument the guard's options instead
  * (`new IdempotencyGuard(store, instrument({ … }))`).
  *
@@ -44,9 +54,14 @@ function chained<E>(record: (event: E) => void, own: ((event: E) => void) | unde
  *   idempotent(instrument({ store, preset: providers.stripe({ secret }), onEvent: log })),
  *   handler);
  * app.post('/webhooks/github', express.raw({ type: '*\/*' }), inbox(instrument({ inbox: deliveries, preset })));
+ * const dispatcher = createOutboxDispatcher(instrument({ outbox, senders: { http: httpSender() } }));
  * @throws {ConfigError} guard options carry a `guard` (its events are configured on the guard), or `onEvent` is not a function.
  * @see docs/observability.md
  */
+export function instrument<O extends WithOutbox>(
+  options: O,
+  telemetry?: TelemetryOptions,
+): O & { onEvent: (event: OutboxEvent) => void };
 export function instrument<O extends WithInbox>(
   options: O,
   telemetry?: TelemetryOptions,
@@ -56,9 +71,13 @@ export function instrument<O extends object>(
   telemetry?: TelemetryOptions,
 ): O & { onEvent: (event: GuardEvent) => void };
 export function instrument(
-  options: WithOnEvent | WithInbox,
+  options: WithOnEvent | WithInbox | WithOutbox,
   telemetry: TelemetryOptions = {},
 ): object {
+  if ('senders' in options && 'outbox' in options && options.outbox !== undefined) {
+    const { onEvent } = options as WithOutbox;
+    return { ...options, onEvent: chained(outboxTelemetryListener(telemetry), onEvent) };
+  }
   if ('inbox' in options && options.inbox !== undefined) {
     const { onEvent } = options as WithInbox;
     return { ...options, onEvent: chained(inboxTelemetryListener(telemetry), onEvent) };

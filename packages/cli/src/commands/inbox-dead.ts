@@ -1,11 +1,14 @@
-/** @module `inbox dead`: the dead-lettered deliveries with their last errors; `--fail-on-dead` for cron. */
+/**
+ * @module `inbox dead` and `outbox dead`: the dead-lettered deliveries (dead messages) with their
+ * last errors; `--fail-on-dead` for cron.
+ */
 import { DeliveryStatus } from '@webhook-idempotency/core/inbox';
 import { ExitCode } from '../exit-codes';
+import { INBOX_ROWS, type RowTable, tableOf, withHeaders } from '../row-tables';
 import { type Context, withInbox } from '../session';
-import { ago, deliveryJson } from './inbox-list';
-import { COLUMN, printPage } from './layout';
+import { printPage } from './layout';
 
-/** Options of `inbox dead`. */
+/** Options of `inbox dead` (and `outbox dead`, whose `--sender` is `provider` here). */
 export interface InboxDeadCommandOptions {
   readonly provider?: string;
   readonly limit: number;
@@ -16,39 +19,40 @@ export interface InboxDeadCommandOptions {
 export async function inboxDead(
   context: Context,
   options: InboxDeadCommandOptions,
+  rows: RowTable = INBOX_ROWS,
 ): Promise<number> {
-  const { out, err, inboxTable } = context;
-  const dead = await withInbox(context, (inbox) =>
-    inbox.list({
-      status: DeliveryStatus.DEAD,
-      ...(options.provider !== undefined ? { provider: options.provider } : {}),
-      limit: options.limit,
-    }),
+  const { out, err } = context;
+  const table = rows.table(context);
+  const dead = await withInbox(
+    context,
+    async (inbox) =>
+      withHeaders(
+        rows,
+        inbox,
+        await inbox.list({
+          status: DeliveryStatus.DEAD,
+          ...(options.provider !== undefined ? { provider: options.provider } : {}),
+          limit: options.limit,
+        }),
+      ),
+    rows,
   );
   if (options.json) {
-    out.line(JSON.stringify({ table: inboxTable, deliveries: dead.map(deliveryJson) }, null, 2));
+    out.line(JSON.stringify({ table, [rows.many]: dead.map(rows.json) }, null, 2));
   } else if (dead.length === 0) {
-    out.line(`No dead deliveries in ${inboxTable}.`);
+    out.line(`No dead ${rows.many} in ${table}.`);
   } else {
-    const now = Date.now();
-    const rows = dead.map((d) => [
-      d.provider,
-      d.externalId,
-      String(d.leases),
-      String(d.failures),
-      d.finishedAt ? ago(d.finishedAt, now) : '-',
-      d.lastError ?? '',
-    ]);
-    const { provider, id, leases, failures, error } = COLUMN;
-    const columns = [provider, id, leases, failures, { header: 'died' }, error('last error')];
-    printPage(out, columns, rows, options.limit);
-    out.line(`Put one back with: webhook-idempotency inbox retry <provider> <id>`);
+    const page = tableOf(rows.columns.dead, dead);
+    printPage(out, page.columns, page.rows, options.limit);
+    out.line(
+      `Put one back with: webhook-idempotency ${rows.group} retry <${rows.provider}> <${rows.id}>`,
+    );
   }
   if (options.failOnDead && dead.length > 0) {
     const count = `${dead.length}${dead.length === options.limit ? ' or more' : ''}`;
     err.line(
-      `${count} dead ${dead.length === 1 ? 'delivery' : 'deliveries'} in ${inboxTable}` +
-        (options.provider === undefined ? '' : ` (provider ${options.provider})`),
+      `${count} dead ${dead.length === 1 ? rows.one : rows.many} in ${table}` +
+        (options.provider === undefined ? '' : ` (${rows.provider} ${options.provider})`),
     );
     return ExitCode.DEAD;
   }

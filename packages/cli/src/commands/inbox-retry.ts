@@ -1,13 +1,14 @@
 /**
- * @module `inbox retry`: a dead delivery back to pending (a fresh budget of failures), or a pending
- * one waiting for its backoff made due now; a processing or done one is refused, and so is one
- * that moved between the command's read and its write (a compare-and-set: it is left as it is).
+ * @module `inbox retry` and `outbox retry`: a dead delivery (message) back to pending (a fresh
+ * budget of failures), or a pending one waiting for its backoff made due now; a processing or done
+ * one is refused, and so is one that moved between the command's read and its write (a
+ * compare-and-set: it is left as it is).
  */
 import { movedSince, retryDelivery } from '@webhook-idempotency/core/operations';
 import { formatAge } from '../durations';
 import { CliError, ExitCode } from '../exit-codes';
+import { due, INBOX_ROWS, type RowTable } from '../row-tables';
 import { type Context, type EventKey, withInbox } from '../session';
-import { due } from './inbox-list';
 import { noDelivery } from './inbox-show';
 import { repairJson } from './repair-json';
 
@@ -20,14 +21,15 @@ export async function inboxRetry(
   context: Context,
   key: EventKey,
   options: InboxRetryCommandOptions,
+  rows: RowTable = INBOX_ROWS,
 ): Promise<number> {
   const { out } = context;
   const { provider, externalId } = key;
-  const outcome = await withInbox(context, (inbox) => retryDelivery(inbox, key));
-  if (!outcome) throw noDelivery(context, key);
+  const outcome = await withInbox(context, (inbox) => retryDelivery(inbox, key), rows);
+  if (!outcome) throw noDelivery(context, key, rows);
   const { before, after } = outcome;
   const name = `${provider} ${externalId}`;
-  if (options.json) out.line(JSON.stringify(repairJson(outcome), null, 2));
+  if (options.json) out.line(JSON.stringify(repairJson(outcome, rows), null, 2));
   const next = `lease ${before.leases + 1} next`;
   if (outcome.retried) {
     if (!options.json)
@@ -40,18 +42,17 @@ export async function inboxRetry(
   }
   if (outcome.reason === 'due') {
     if (!options.json)
-      out.line(`${name} is pending and due already: a worker takes it at its next poll.`);
+      out.line(`${name} is pending and due already: a ${rows.runner} takes it at its next poll.`);
     return ExitCode.OK;
   }
   const lease = before.availableAt.getTime() - Date.now();
   throw new CliError(
     ExitCode.REFUSED,
     outcome.reason === 'processing'
-      ? `${name} is processing (lease ${before.leases}): a worker has it. If that worker died, ` +
+      ? `${name} is processing (lease ${before.leases}): a ${rows.runner} has it. If that ${rows.runner} died, ` +
           `another takes it over when its lease ends${lease > 0 ? ` in ${formatAge(lease)}` : ''}.`
       : outcome.reason === 'done'
-        ? `${name} is done: its handler ran and committed; nothing to retry.\n` +
-          `To run the handler again, deliberately: webhook-idempotency redeliver ${name} --force`
+        ? `${name} is done: ${rows.doneRefusal(name)}`
         : `${name} ${movedSince(before, after)}: left as it is.`,
   );
 }

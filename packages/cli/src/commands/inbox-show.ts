@@ -1,12 +1,15 @@
-/** @module `inbox show`: one stored delivery, its state and headers; its body bytes only with `--body`. */
+/**
+ * @module `inbox show` and `outbox show`: one stored delivery (message), its state and headers (the
+ * message's name and receipt); its body (payload) bytes only with `--body` (`--payload`).
+ */
 import type { StoredDelivery } from '@webhook-idempotency/core/inbox';
 import { CliError, ExitCode } from '../exit-codes';
 import { escapeControls, type Printer } from '../output';
+import { ago, due, INBOX_ROWS, type RowTable } from '../row-tables';
 import { type Context, type EventKey, withInbox } from '../session';
-import { ago, deliveryJson, due } from './inbox-list';
 import { printRecord } from './layout';
 
-/** Options of `inbox show`. */
+/** Options of `inbox show` (and `outbox show`, whose `--payload` is `body` here). */
 export interface InboxShowCommandOptions {
   /** Print the body bytes too (they may hold personal data: off by default). */
   readonly body?: boolean;
@@ -21,23 +24,24 @@ function bodyOf(body: Buffer): { body: string; encoding: 'utf8' | 'base64' } {
     : { body: body.toString('base64'), encoding: 'base64' };
 }
 
-/** No delivery under this key: exit `NOT_FOUND`. */
-export function noDelivery(context: Context, key: EventKey) {
+/** No delivery (message) under this key: exit `NOT_FOUND`. */
+export function noDelivery(context: Context, key: EventKey, rows: RowTable = INBOX_ROWS) {
   return new CliError(
     ExitCode.NOT_FOUND,
-    `No delivery ${key.provider} ${key.externalId} in ${context.inboxTable}.`,
+    `No ${rows.one} ${key.provider} ${key.externalId} in ${rows.table(context)}.`,
   );
 }
 
-function print(out: Printer, delivery: StoredDelivery, withBody: boolean): void {
+function print(out: Printer, delivery: StoredDelivery, withBody: boolean, rows: RowTable): void {
   const field = printRecord(out, delivery);
   const now = Date.now();
   const when = (date: Date) => `${date.toISOString()} (${ago(date, now)})`;
+  for (const [name, value] of rows.fields(delivery)) field(name, value);
   field('status', delivery.status);
   field('leases', String(delivery.leases));
   field('failures', String(delivery.failures));
   if (delivery.orderingKey !== null) field('ordering', delivery.orderingKey);
-  field('received', when(delivery.receivedAt));
+  field(rows.stored, when(delivery.receivedAt));
   if (delivery.status === 'pending' || delivery.status === 'processing')
     field(
       delivery.status === 'pending' ? 'due' : 'lease until',
@@ -46,21 +50,19 @@ function print(out: Printer, delivery: StoredDelivery, withBody: boolean): void 
   if (delivery.finishedAt) field('finished', when(delivery.finishedAt));
   if (delivery.lastError) field('last error', delivery.lastError);
   out.line();
-  out.line(out.paint('dim', 'headers'));
-  for (const [name, value] of Object.entries(delivery.headers))
-    out.line(escapeControls(`${name}: ${value}`, { newlines: false }));
-  out.line();
+  if (rows.showsHeaders) {
+    out.line(out.paint('dim', 'headers'));
+    for (const [name, value] of Object.entries(delivery.headers))
+      out.line(escapeControls(`${name}: ${value}`, { newlines: false }));
+    out.line();
+  }
+  const size = `${rows.body}: ${delivery.body.length} bytes`;
   if (!withBody) {
-    out.line(out.paint('dim', `body: ${delivery.body.length} bytes (--body prints them)`));
+    out.line(out.paint('dim', `${size} (--${rows.body} prints them)`));
     return;
   }
   const { body, encoding } = bodyOf(delivery.body);
-  out.line(
-    out.paint(
-      'dim',
-      `body: ${delivery.body.length} bytes${encoding === 'base64' ? ', base64' : ''}`,
-    ),
-  );
+  out.line(out.paint('dim', `${size}${encoding === 'base64' ? ', base64' : ''}`));
   out.line(body);
 }
 
@@ -68,24 +70,30 @@ export async function inboxShow(
   context: Context,
   key: EventKey,
   options: InboxShowCommandOptions,
+  rows: RowTable = INBOX_ROWS,
 ): Promise<number> {
   const { out } = context;
-  const delivery = await withInbox(context, (inbox) => inbox.find(key.provider, key.externalId));
-  if (!delivery) throw noDelivery(context, key);
-  if (options.json)
+  const delivery = await withInbox(
+    context,
+    (inbox) => inbox.find(key.provider, key.externalId),
+    rows,
+  );
+  if (!delivery) throw noDelivery(context, key, rows);
+  if (options.json) {
+    const shown = options.body ? bodyOf(delivery.body) : undefined;
     out.line(
       JSON.stringify(
         {
-          delivery: {
-            ...deliveryJson(delivery),
-            headers: delivery.headers,
-            ...(options.body ? bodyOf(delivery.body) : {}),
+          [rows.one]: {
+            ...rows.json(delivery),
+            ...(rows.showsHeaders ? { headers: delivery.headers } : {}),
+            ...(shown ? { [rows.body]: shown.body, encoding: shown.encoding } : {}),
           },
         },
         null,
         2,
       ),
     );
-  else print(out, delivery, options.body === true);
+  } else print(out, delivery, options.body === true, rows);
   return ExitCode.OK;
 }

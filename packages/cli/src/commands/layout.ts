@@ -33,7 +33,7 @@ export function printPage(
 /** A listing's page: its items, each as `--json` shows it, and its table (made only to print it). */
 export interface Listing<T> {
   /** What it lists, as `--json` names it and `No … match.` says it. */
-  readonly name: 'receipts' | 'deliveries';
+  readonly name: 'receipts' | 'deliveries' | 'messages';
   readonly items: readonly T[];
   readonly json: (item: T) => unknown;
   readonly table: (items: readonly T[]) => { columns: readonly Column[]; rows: string[][] };

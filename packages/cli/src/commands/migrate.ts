@@ -1,7 +1,8 @@
 /**
  * @module `migrate`: create the receipts table and its indexes unless they exist, and add to an
  * existing table the indexes a newer version has and the ignored-event counts table beside it
- * (`--inbox`: the inbox deliveries table too); `--print` shows the DDL.
+ * (`--inbox`: the inbox deliveries table too; `--outbox`: the outbox messages table, an
+ * inbox-shaped table of its own); `--print` shows the DDL.
  */
 import { InboxSchema, Schema, SqlInbox } from '@webhook-idempotency/sql';
 import { ExitCode } from '../exit-codes';
@@ -13,6 +14,8 @@ const HOUR = 3_600_000;
 export interface MigrateCommandOptions {
   /** The inbox deliveries table too. */
   readonly inbox?: boolean;
+  /** The outbox messages table too. */
+  readonly outbox?: boolean;
   readonly print?: boolean;
   readonly json?: boolean;
 }
@@ -23,10 +26,24 @@ export async function migrate(context: Context, options: MigrateCommandOptions):
   return ExitCode.OK;
 }
 
+/** The inbox-shaped tables `migrate` creates with `--inbox` and `--outbox`, as asked. */
+function queueTables(context: Context, options: MigrateCommandOptions) {
+  return [
+    ...(options.inbox ? [{ option: 'inbox', table: context.inboxTable }] : []),
+    ...(options.outbox ? [{ option: 'outbox', table: context.outboxTable }] : []),
+  ] as const;
+}
+
 /** `--print`: the DDL, as SQL or as `--json`; no connection. */
-function printDdl({ out, table, inboxTable, target }: Context, options: MigrateCommandOptions) {
+function printDdl(context: Context, options: MigrateCommandOptions) {
+  const { out, table, target } = context;
   const statements = Schema.statements(target.dialect, { table });
-  const inbox = options.inbox ? InboxSchema.statements(target.dialect, { table: inboxTable }) : [];
+  // The outbox's table has the inbox's shape: the same DDL on its own table.
+  const queues = queueTables(context, options).map(({ option, table }) => ({
+    option,
+    table,
+    statements: InboxSchema.statements(target.dialect, { table }),
+  }));
   if (options.json)
     out.line(
       JSON.stringify(
@@ -34,13 +51,15 @@ function printDdl({ out, table, inboxTable, target }: Context, options: MigrateC
           dialect: target.dialect,
           table,
           statements,
-          ...(options.inbox ? { inbox: { table: inboxTable, statements: inbox } } : {}),
+          ...Object.fromEntries(
+            queues.map(({ option, table, statements }) => [option, { table, statements }]),
+          ),
         },
         null,
         2,
       ),
     );
-  else out.line(`${[...statements, ...inbox].join(';\n\n')};`);
+  else out.line(`${[...statements, ...queues.flatMap((q) => q.statements)].join(';\n\n')};`);
 }
 
 /** What the tables were before `migrate` ran, and what it added to an existing one. */
@@ -51,13 +70,13 @@ interface Existed {
   readonly added: readonly string[];
   /** The ignored-event counts table, when it was added beside an existing receipts table. */
   readonly ignored: string | null;
-  /** The inbox table existed (`true` without `--inbox`). */
-  readonly inbox: boolean;
+  /** Whether each table of `--inbox` and `--outbox` existed, by option. */
+  readonly queues: Readonly<Record<string, boolean>>;
 }
 
-/** Creates what is missing: the receipts table, its indexes, its counts table, the inbox's. */
+/** Creates what is missing: the receipts table, its indexes, its counts table, the inbox's, the outbox's. */
 function createTables(context: Context, options: MigrateCommandOptions): Promise<Existed> {
-  const { table, inboxTable } = context;
+  const { table } = context;
   return withAdmin(
     context,
     async (admin, opened) => {
@@ -68,11 +87,12 @@ function createTables(context: Context, options: MigrateCommandOptions): Promise
       // ignored-event counts table when that version had none.
       const added = before ? created : [];
       const ignored = before && !counted ? (await admin.ignored({ sinceMs: HOUR })).table : null;
-      if (!options.inbox) return { receipts: before, added, ignored, inbox: true };
-      const deliveries = new SqlInbox(opened.db, { table: inboxTable });
-      const inboxBefore = await deliveries.tableExists();
-      await InboxSchema.createTable(opened.db, { table: inboxTable });
-      return { receipts: before, added, ignored, inbox: inboxBefore };
+      const queues: Record<string, boolean> = {};
+      for (const { option, table } of queueTables(context, options)) {
+        queues[option] = await new SqlInbox(opened.db, { table }).tableExists();
+        await InboxSchema.createTable(opened.db, { table });
+      }
+      return { receipts: before, added, ignored, queues };
     },
     { create: true, checkTable: false },
   );
@@ -80,7 +100,8 @@ function createTables(context: Context, options: MigrateCommandOptions): Promise
 
 /** What `migrate` did, as `--json` or as sentences. */
 function report(context: Context, options: MigrateCommandOptions, existed: Existed): void {
-  const { out, table, inboxTable, target } = context;
+  const { out, table, target } = context;
+  const queues = queueTables(context, options);
   if (options.json) {
     out.line(
       JSON.stringify(
@@ -90,7 +111,12 @@ function report(context: Context, options: MigrateCommandOptions, existed: Exist
           created: !existed.receipts,
           indexesAdded: existed.added,
           tablesAdded: existed.ignored ? [existed.ignored] : [],
-          ...(options.inbox ? { inbox: { table: inboxTable, created: !existed.inbox } } : {}),
+          ...Object.fromEntries(
+            queues.map(({ option, table }) => [
+              option,
+              { table, created: !existed.queues[option] },
+            ]),
+          ),
         },
         null,
         2,
@@ -109,5 +135,5 @@ function report(context: Context, options: MigrateCommandOptions, existed: Exist
   );
   if (existed.ignored)
     out.line(`Added table ${existed.ignored} (the ignored events' counts) beside ${table}.`);
-  if (options.inbox) out.line(said(inboxTable, existed.inbox));
+  for (const { option, table } of queues) out.line(said(table, existed.queues[option] === true));
 }

@@ -1,17 +1,17 @@
 /**
- * @module A one-delivery repair's answer for `--json` (`inbox retry`, `redeliver`): whether it
- * changed the delivery, what the delivery was, why not, and what it is now.
+ * @module A one-delivery repair's answer for `--json` (`inbox retry`, `outbox retry`, `redeliver`):
+ * whether it changed the delivery (message), what it was, why not, and what it is now.
  */
 import type { RedeliverOutcome, RetryOutcome } from '@webhook-idempotency/core/operations';
-import { deliveryJson } from './inbox-list';
+import { INBOX_ROWS, type RowTable } from '../row-tables';
 
-/** `outcome` as `inbox retry --json` and `redeliver --json` print it. */
-export function repairJson(outcome: RetryOutcome | RedeliverOutcome) {
+/** `outcome` as `inbox retry --json`, `outbox retry --json` and `redeliver --json` print it. */
+export function repairJson(outcome: RetryOutcome | RedeliverOutcome, rows: RowTable = INBOX_ROWS) {
   return {
     ...('retried' in outcome ? { retried: outcome.retried } : { redelivered: outcome.redelivered }),
     previous: outcome.before.status,
     ...('receiptForgotten' in outcome ? { receiptForgotten: outcome.receiptForgotten } : {}),
     ...('reason' in outcome ? { reason: outcome.reason } : {}),
-    delivery: outcome.after && deliveryJson(outcome.after),
+    [rows.one]: outcome.after && rows.json(outcome.after),
   };
 }

@@ -24,6 +24,7 @@ export {
   type OutboxContext,
   type OutboxOptions,
 } from './outbox';
+export { OutboxHeader, type OutboxRow, outboxRowOf } from './rows';
 export {
   type OutboxDispatchStore,
   type OutboxEvent,

@@ -6,6 +6,7 @@
 import { ConfigError, ErrorCode, IdempotencyError } from '../errors';
 import type { NewDelivery } from '../inbox/types';
 import type { RunContext } from '../types';
+import { OutboxHeader } from './rows';
 import type { OutboxMessage, OutboxRecordStore } from './types';
 
 /** The default for {@link OutboxOptions.maxPayloadBytes}: 256 KiB. */
@@ -129,9 +130,9 @@ export class Outbox<Tx = unknown> {
       externalId: key,
       orderingKey: null,
       headers: {
-        'receipt-provider': context.key.provider,
-        'receipt-id': context.key.externalId,
-        'effect-name': name,
+        [OutboxHeader.RECEIPT_PROVIDER]: context.key.provider,
+        [OutboxHeader.RECEIPT_ID]: context.key.externalId,
+        [OutboxHeader.EFFECT_NAME]: name,
       },
       body,
     };

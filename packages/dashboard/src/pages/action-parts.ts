@@ -4,12 +4,29 @@
  */
 import { type Html, html } from '../html';
 import { csrfField, link, page, type Reply, type View } from '../layout';
-import { keyOf } from './receipts';
+import { required } from '../query';
 
-/** The receipt or delivery an action is about: its key, its page's query, and a link to that page. */
-export function subjectOf(view: View, params: URLSearchParams, path: '/receipt' | '/delivery') {
-  const key = keyOf(params);
-  const here = { provider: key.provider, id: key.externalId };
+/** The pages an action is about, and the query parameters of their key (an outbox message's: its sender and effect key). */
+const KEY_PARAMS = {
+  '/receipt': ['provider', 'id'],
+  '/delivery': ['provider', 'id'],
+  '/outbox/message': ['sender', 'key'],
+} as const;
+
+/** The page of what an action acts on: a receipt, a delivery, an outbox message. */
+export type SubjectPath = keyof typeof KEY_PARAMS;
+
+/** The query of `path`'s page for `key`. */
+export function keyParams(path: SubjectPath, key: { provider: string; externalId: string }) {
+  const [provider, id] = KEY_PARAMS[path];
+  return { [provider]: key.provider, [id]: key.externalId };
+}
+
+/** The receipt, delivery or message an action is about: its key, its page's query, and a link to that page. */
+export function subjectOf(view: View, params: URLSearchParams, path: SubjectPath) {
+  const [provider, id] = KEY_PARAMS[path];
+  const key = { provider: required(params, provider), externalId: required(params, id) };
+  const here = keyParams(path, key);
   return { key, here, back: link(view, path, here) };
 }
 
@@ -52,7 +69,7 @@ export type Performed =
 /** What makes one action's POST on a receipt or a delivery. */
 export interface ActionPost<Store, Seen> {
   /** The page of what it acts on. */
-  readonly path: '/receipt' | '/delivery';
+  readonly path: SubjectPath;
   /** The state the confirmation page showed, carried by its form (`seen.ts`). */
   readonly seen: (form: URLSearchParams) => Seen | undefined;
   /** The 404 page when there is nothing to act on. */

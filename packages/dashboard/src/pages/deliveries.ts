@@ -15,8 +15,8 @@ import { headerTable, keyOf, noticeOf } from './receipts';
 const PAGE = 50;
 const STATUSES = Object.values(DeliveryStatus);
 
-/** When a pending delivery is due, or how long a processing one's lease lasts. */
-function due(d: DeliverySummary, now: number): string {
+/** When a pending delivery (or outbox message) is due, or how long a processing one's lease lasts. */
+export function due(d: DeliverySummary, now: number): string {
   const left = d.availableAt.getTime() - now;
   if (d.status === 'pending') return left <= 0 ? 'due now' : `due in ${age(left)}`;
   if (d.status === 'processing') return left <= 0 ? 'lease expired' : `leased for ${age(left)}`;

@@ -1,7 +1,8 @@
 /**
- * @module The inbox's repairs, each a confirmation page (GET: what it will do, computed from what
- * is stored now) and its form's POST, which runs the very operation the CLI runs: core's operator
- * rules (`@webhook-idempotency/core/operations`: `retryDelivery`, `redeliverDelivery`,
+ * @module The inbox's repairs (and the outbox's retry: its table has the inbox's shape), each a
+ * confirmation page (GET: what it will do, computed from what is stored now) and its form's POST,
+ * which runs the very operation the CLI runs: core's operator rules
+ * (`@webhook-idempotency/core/operations`: `retryDelivery`, `redeliverDelivery`,
  * `retryDeadDeliveries`). Every write is a compare-and-set on what the page showed (its form
  * carries the state: `seen.ts`): what changed since is left as it is, and the answer says what it
  * is now.
@@ -20,7 +21,16 @@ import {
 } from '@webhook-idempotency/core/operations';
 import { plural, utc } from '../format';
 import { html, stored } from '../html';
-import { keyText, link, noDelivery, page, type Reply, type View } from '../layout';
+import {
+  keyText,
+  link,
+  noDelivery,
+  noMessage,
+  page,
+  type Reply,
+  type Section,
+  type View,
+} from '../layout';
 import { choice, MAX_KEY_FIELD, text } from '../query';
 import type { DashboardReceipts } from '../types';
 import {
@@ -29,6 +39,7 @@ import {
   confirmForm,
   refused,
   type Subject,
+  type SubjectPath,
   subjectOf,
 } from './action-parts';
 import { seenDelivery, seenDeliveryFields } from './seen';
@@ -39,6 +50,9 @@ const WINDOWS: Record<string, number> = { '1h': 3_600_000, '24h': DAY, '7d': 7 *
 
 /** What a delivery action's confirmation page is made of. */
 interface DeliveryConfirmation {
+  /** The page of what it acts on (`/delivery`, `/outbox/message`), and its 404. Default: a delivery's. */
+  readonly path?: SubjectPath;
+  readonly missing?: (key: Subject['key']) => Reply;
   /** The statuses the action takes. */
   readonly takes: readonly DeliveryStatus[];
   /** The title of the page refusing a delivery in another status (`Nothing to retry`). */
@@ -54,57 +68,116 @@ interface DeliveryConfirmation {
  * is none), a 409 page saying why when its status is not one the action takes, else the page asking.
  */
 const confirmation =
-  ({ takes, refusal, why, ask }: DeliveryConfirmation) =>
+  ({ path = '/delivery', missing = noDelivery, takes, refusal, why, ask }: DeliveryConfirmation) =>
   async (view: View, inbox: InboxOperatorStore, params: URLSearchParams): Promise<Reply> => {
-    const subject = subjectOf(view, params, '/delivery');
+    const subject = subjectOf(view, params, path);
     const d = await inbox.find(subject.key.provider, subject.key.externalId);
-    if (!d) return noDelivery(subject.key);
+    if (!d) return missing(subject.key);
     if (!takes.includes(d.status)) return refused(refusal, why(d), subject.back);
     return ask(view, d, subject);
   };
 
+/** The words of a retry: of an inbox delivery, or of an outbox message. */
+interface RetryWords {
+  /** The page of what it retries, its 404, and the action's own path. */
+  readonly path: SubjectPath;
+  readonly missing: (key: Subject['key']) => Reply;
+  readonly action: string;
+  /** `delivery`, `message`. */
+  readonly one: string;
+  /** What runs it: `worker`, `dispatcher`. */
+  readonly runner: string;
+  /** Why a done one is not retried; and with what to do instead, on the confirmation page. */
+  readonly done: string;
+  readonly doneAdvice: string;
+  readonly section: Section;
+  /** The word of the notice its page shows once retried (`noticeOf`). */
+  readonly notice: string;
+}
+
+/** GET of a retry: its confirmation page, in `words`. */
+const confirmRetryOf = (words: RetryWords) =>
+  confirmation({
+    path: words.path,
+    missing: words.missing,
+    takes: ['dead', 'pending'],
+    refusal: 'Nothing to retry',
+    why: (d) =>
+      d.status === 'done' ? words.doneAdvice : `It is processing: a ${words.runner} has it.`,
+    ask(view, d, { key, here, back }) {
+      const what =
+        d.status === 'dead'
+          ? `dead → pending, due now, its failure count from 0; lease ${leasesOf(d) + 1} next.`
+          : `pending, made due now (it waits for its backoff until ${utc(d.availableAt)}); lease ${leasesOf(d) + 1} next.`;
+      const body = html`<h1>Retry <span class="wrap">${keyText(key)}</span>?</h1>
+<p>This puts it back for a ${words.runner}: ${what}</p>${d.lastError ? html`<p>Last error: <span class="wrap">${stored(d.lastError)}</span></p>` : ''}
+<p>If it changes before the write (a ${words.runner} takes it, someone else retries it), it is left as it is.</p>
+${confirmForm(view, link(view, words.action, here), `Retry the ${words.one}`, back, seenDeliveryFields(d))}`;
+      return page(200, `Retry a ${words.one}`, body, words.section);
+    },
+  });
+
+/** POST of a retry: `retryDelivery`, as `webhook-idempotency inbox retry` (`outbox retry`), on the state the page showed. */
+const retryOf = (words: RetryWords) =>
+  actionPost({
+    path: words.path,
+    seen: seenDelivery,
+    missing: words.missing,
+    run: async (_view, inbox: InboxOperatorStore, key, _form, expected) => {
+      const outcome = await retryDelivery(inbox, key, expected ? { expected } : {});
+      if (!outcome) return null;
+      if (outcome.retried) return { done: words.notice };
+      const { before, after } = outcome;
+      const why = {
+        due: `It is pending and due already: a ${words.runner} takes it at its next poll. Nothing was changed.`,
+        processing: `It is processing: a ${words.runner} has it. Nothing was changed.`,
+        done: `${words.done} Nothing was changed.`,
+        changed: `It ${movedSince(expected ?? before, after)}: left as it is.`,
+      }[outcome.reason];
+      return { refusal: 'Not retried', why };
+    },
+  });
+
+const DELIVERY_RETRY: RetryWords = {
+  path: '/delivery',
+  missing: noDelivery,
+  action: '/delivery/retry',
+  one: 'delivery',
+  runner: 'worker',
+  done: 'It is done: its handler ran and committed.',
+  doneAdvice: 'It is done: its handler ran and committed. Redeliver it to run the handler again.',
+  section: 'inbox',
+  notice: 'retried',
+};
+
+const MESSAGE_RETRY: RetryWords = {
+  path: '/outbox/message',
+  missing: noMessage,
+  action: '/outbox/retry',
+  one: 'message',
+  runner: 'dispatcher',
+  done: 'It is done: it was sent.',
+  doneAdvice: 'It is done: it was sent. The outbox sends a message once; nothing to retry.',
+  section: 'outbox',
+  notice: 'message-retried',
+};
+
 /** GET `/delivery/retry`. */
-export const confirmRetry = confirmation({
-  takes: ['dead', 'pending'],
-  refusal: 'Nothing to retry',
-  why: (d) =>
-    d.status === 'done'
-      ? 'It is done: its handler ran and committed. Redeliver it to run the handler again.'
-      : 'It is processing: a worker has it.',
-  ask(view, d, { key, here, back }) {
-    const what =
-      d.status === 'dead'
-        ? `dead → pending, due now, its failure count from 0; lease ${leasesOf(d) + 1} next.`
-        : `pending, made due now (it waits for its backoff until ${utc(d.availableAt)}); lease ${leasesOf(d) + 1} next.`;
-    const body = html`<h1>Retry <span class="wrap">${keyText(key)}</span>?</h1>
-<p>This puts it back for a worker: ${what}</p>${d.lastError ? html`<p>Last error: <span class="wrap">${stored(d.lastError)}</span></p>` : ''}
-<p>If it changes before the write (a worker takes it, someone else retries it), it is left as it is.</p>
-${confirmForm(view, link(view, '/delivery/retry', here), 'Retry the delivery', back, seenDeliveryFields(d))}`;
-    return page(200, 'Retry a delivery', body, 'inbox');
-  },
-});
+export const confirmRetry = confirmRetryOf(DELIVERY_RETRY);
+
+/** POST `/delivery/retry`: `retryDelivery`, as `webhook-idempotency inbox retry`, on the state the page showed. */
+export const retry = retryOf(DELIVERY_RETRY);
+
+/** GET `/outbox/retry`: a dead outbox message (or one waiting for its backoff) sent again. */
+export const confirmRetryMessage = confirmRetryOf(MESSAGE_RETRY);
+
+/** POST `/outbox/retry`: `retryDelivery` on the outbox's table, as `webhook-idempotency outbox retry`. */
+export const retryMessage = retryOf(MESSAGE_RETRY);
 
 /** A delivery action's POST: on the delivery its query names, from the state its page showed. */
 const deliveryPost = <Store>(
   run: ActionPost<Store, NonNullable<ReturnType<typeof seenDelivery>>>['run'],
 ) => actionPost({ path: '/delivery', seen: seenDelivery, missing: noDelivery, run });
-
-/** POST `/delivery/retry`: `retryDelivery`, as `webhook-idempotency inbox retry`, on the state the page showed. */
-export const retry = deliveryPost(
-  async (_view, inbox: InboxOperatorStore, key, _form, expected) => {
-    const outcome = await retryDelivery(inbox, key, expected ? { expected } : {});
-    if (!outcome) return null;
-    if (outcome.retried) return { done: 'retried' };
-    const { before, after } = outcome;
-    const why = {
-      due: 'It is pending and due already: a worker takes it at its next poll. Nothing was changed.',
-      processing: 'It is processing: a worker has it. Nothing was changed.',
-      done: 'It is done: its handler ran and committed. Nothing was changed.',
-      changed: `It ${movedSince(expected ?? before, after)}: left as it is.`,
-    }[outcome.reason];
-    return { refusal: 'Not retried', why };
-  },
-);
 
 /** GET `/delivery/redeliver`. */
 export const confirmRedeliver = confirmation({

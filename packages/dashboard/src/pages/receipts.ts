@@ -154,6 +154,10 @@ const NOTICES = new Map<string, string>([
   ],
   ['retried', 'Retried: the delivery is pending and due now; a worker takes it at its next poll.'],
   ['redelivered', 'Redelivered: the delivery is pending and due now; its handler runs again.'],
+  [
+    'message-retried',
+    'Retried: the message is pending and due now; a dispatcher sends it at its next poll, under the same key.',
+  ],
 ]);
 
 /** The notice a redirect after an action asked for (from a fixed list: nothing of the URL is echoed). */

@@ -97,6 +97,25 @@ export async function seedSql(db: SqlConnection): Promise<SqlInbox> {
   return inbox;
 }
 
+/** The outbox's message of the scene: recorded by the handler of `evt_done`, dead after a 400. */
+export const MESSAGE: NewDelivery = {
+  provider: 'http',
+  externalId: '0f5c8a52-3c1e-8d4b-a1f0-6e2d9b7c4a13',
+  orderingKey: null,
+  headers: { 'receipt-provider': 'stripe', 'receipt-id': 'evt_done', 'effect-name': 'refund' },
+  body: Buffer.from('{"url":"https://payments.test/refunds","json":{"amount":1200}}'),
+};
+
+/** The outbox's table of the scene (an inbox-shaped table of its own), its message dead. */
+export async function seedOutbox(db: SqlConnection): Promise<SqlInbox> {
+  await InboxSchema.createTable(db, { table: 'webhook_outbox' });
+  const outbox = new SqlInbox(db, { table: 'webhook_outbox' });
+  await outbox.enqueue(MESSAGE);
+  const [leased] = await outbox.lease({ providers: ['http'], limit: 1, leaseMs: 60_000 });
+  await outbox.bury(leased!, { error: 'PermanentSendFailure: HTTP 400 no such charge' });
+  return outbox;
+}
+
 /** The scene in memory: an `InMemoryStore` (its clock moved as the ages say) and an `InMemoryInbox`. */
 export async function seedMemory(): Promise<{ store: InMemoryStore; inbox: InMemoryInbox }> {
   const store = new InMemoryStore();
