@@ -74,7 +74,10 @@ describe('the Prometheus alert rules', () => {
       'an http outbox message dies',
       'WebhookOutboxDead',
       (t: string) =>
-        t.replace(/(outbox_dead_total{sender="http"}'\n\s+values: )"0x40"/, '$1"0x11 1x29"'),
+        t.replace(
+          /(outbox_dead_total{webhook_sender="http"}'\n\s+values: )"0x40"/,
+          '$1"0x11 1x29"',
+        ),
     ],
     [
       'stripe fails one delivery in five',
@@ -89,7 +92,7 @@ describe('the Prometheus alert rules', () => {
     const { code, output } = await mutated('alerts.test.yml', edit);
     expect(code).not.toBe(0);
     expect(output).toContain(`alertname: ${alert}`);
-    expect(output).toMatch(/webhook_provider="stripe"|sender="http"/);
+    expect(output).toMatch(/webhook_provider="stripe"|webhook_sender="http"/);
   });
 
   it.each([
@@ -125,7 +128,9 @@ describe('the names the rules and the dashboard use', () => {
   it('every metric in the alert rules is one the package exports; both figures are alerted on', () => {
     const rules = readFileSync(join(dir, 'alerts.yml'), 'utf8').replace(/^\s*#.*$/gm, '');
     const used = named(rules);
+    // The labels, from the attributes `webhook.provider` and `webhook.sender`.
     used.delete('webhook_provider');
+    used.delete('webhook_sender');
     expect([...used].filter((name) => !exported.has(name))).toEqual([]);
     for (const figure of ['webhook_answer_duration_bucket', 'webhook_inbox_delivery_stuck'])
       expect(used).toContain(figure);

@@ -6,6 +6,7 @@ import { ErrorCode, isIdempotencyError } from '@webhook-idempotency/core';
 import { existsSync } from 'node:fs';
 import {
   DEFAULT_INBOX_TABLE,
+  DEFAULT_OUTBOX_TABLE,
   DEFAULT_TABLE,
   ReceiptsAdmin,
   SqlInbox,
@@ -29,8 +30,8 @@ export interface Context {
   readonly staleAfterMs: number;
 }
 
-/** The outbox table's default name (`--outbox-table`). */
-export const DEFAULT_OUTBOX_TABLE = 'webhook_outbox';
+/** The outbox table's default name (`--outbox-table`), as `SqlOutbox` has it. */
+export { DEFAULT_OUTBOX_TABLE };
 
 /** An inbox-shaped table a command opens: its name in the context, and how `migrate` creates it. */
 export interface LeasedTable {

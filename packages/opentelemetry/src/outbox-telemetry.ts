@@ -42,8 +42,8 @@ function createOutboxInstruments(provider: MeterProvider): OutboxInstruments {
 
 /**
  * An outbox event listener for the dispatcher (`createOutboxDispatcher({ onEvent })`):
- * `webhook_idempotency.outbox.sent` from each `sent`, `webhook_idempotency.outbox.retries` from
- * each `retry` and `webhook_idempotency.outbox.dead` from each `dead`, each by `sender`. Pass it
+ * `webhook.outbox.sent` from each `sent`, `webhook.outbox.retries` from
+ * each `retry` and `webhook.outbox.dead` from each `dead`, each by `sender`. Pass it
  * as the dispatcher's `onEvent`, or let `instrument()` do it.
  *
  * @example
@@ -69,7 +69,7 @@ export function outboxTelemetryListener(
 /** Options of {@link observeOutbox}. Every one is optional. */
 export interface OutboxGaugeOptions {
   /**
-   * The window of `webhook_idempotency.outbox.recently_dead`: messages that died within this many
+   * The window of `webhook.outbox.recently_dead`: messages that died within this many
    * milliseconds. Defaults to 15 minutes.
    */
   deadWithinMs?: number;
@@ -88,9 +88,9 @@ export interface OutboxGauges {
 }
 
 /**
- * Reports `webhook_idempotency.outbox.pending` (messages not sent yet: pending or being sent),
- * `webhook_idempotency.outbox.oldest_pending_age` (seconds since the oldest of them was recorded)
- * and `webhook_idempotency.outbox.recently_dead` (messages that died within `deadWithinMs`) per
+ * Reports `webhook.outbox.pending` (messages not sent yet: pending or being sent),
+ * `webhook.outbox.oldest_pending_age` (seconds since the oldest of them was recorded)
+ * and `webhook.outbox.recently_dead` (messages that died within `deadWithinMs`) per
  * sender, read from the outbox's table (its store's `backlog()`: one bounded read for every sender
  * and the three gauges) when a metric reader collects. A sender seen once keeps being reported
  * (0 once its backlog is gone).

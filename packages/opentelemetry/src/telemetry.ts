@@ -53,20 +53,20 @@ export const MetricName = {
   /** Gauge, seconds: the age of the oldest unfinished delivery, by `webhook.provider`. */
   OLDEST_AGE: 'webhook.inbox.delivery.oldest_age',
   /** Counter: outbox messages sent (their sender resolved), by `sender` (`outboxTelemetryListener`). */
-  OUTBOX_SENT: 'webhook_idempotency.outbox.sent',
+  OUTBOX_SENT: 'webhook.outbox.sent',
   /** Counter: failed send attempts of outbox messages, each tried again after a backoff, by `sender`. */
-  OUTBOX_RETRIES: 'webhook_idempotency.outbox.retries',
+  OUTBOX_RETRIES: 'webhook.outbox.retries',
   /**
    * Counter: outbox messages that died (a `PermanentSendFailure`, or their failures ran out), by
    * `sender`.
    */
-  OUTBOX_DEAD: 'webhook_idempotency.outbox.dead',
+  OUTBOX_DEAD: 'webhook.outbox.dead',
   /** Gauge: outbox messages not sent yet (pending, or being sent), by `sender` (`observeOutbox`). */
-  OUTBOX_PENDING: 'webhook_idempotency.outbox.pending',
+  OUTBOX_PENDING: 'webhook.outbox.pending',
   /** Gauge, seconds: the age of the oldest outbox message not sent yet, by `sender`. */
-  OUTBOX_OLDEST_PENDING_AGE: 'webhook_idempotency.outbox.oldest_pending_age',
+  OUTBOX_OLDEST_PENDING_AGE: 'webhook.outbox.oldest_pending_age',
   /** Gauge: outbox messages that died within `observeOutbox`'s `deadWithinMs`, by `sender`. */
-  OUTBOX_RECENTLY_DEAD: 'webhook_idempotency.outbox.recently_dead',
+  OUTBOX_RECENTLY_DEAD: 'webhook.outbox.recently_dead',
 } as const;
 
 /** Attribute names on spans and metric points. */
@@ -78,7 +78,7 @@ export const AttributeName = {
   /** OpenTelemetry's own name for the answer's status; set when the HTTP engine knows it. */
   HTTP_STATUS: 'http.response.status_code',
   /** The outbox metrics' attribute: the sender's name (`http`, `email`, one you plug). */
-  SENDER: 'sender',
+  SENDER: 'webhook.sender',
 } as const;
 
 /** Bucket boundaries, in seconds, for the two duration histograms: webhook handlers run for milliseconds to minutes. */

@@ -25,7 +25,9 @@ const ref = (sender: string, key: string): OutboxRef => ({
 
 /** A counter's value per sender. */
 const bySender = async (name: string) =>
-  Object.fromEntries((await sdk.points(name)).map((p) => [p.attributes.sender, p.value]));
+  Object.fromEntries(
+    (await sdk.points(name)).map((p) => [p.attributes['webhook.sender'], p.value]),
+  );
 
 describe('outboxTelemetryListener: the dispatcher events as counters', () => {
   it('counts sent, retried and dead messages by sender, and nothing else', async () => {
@@ -56,9 +58,9 @@ describe('outboxTelemetryListener: the dispatcher events as counters', () => {
         dataPointType: DataPointType.SUM,
       });
     expect([MetricName.OUTBOX_SENT, MetricName.OUTBOX_RETRIES, MetricName.OUTBOX_DEAD]).toEqual([
-      'webhook_idempotency.outbox.sent',
-      'webhook_idempotency.outbox.retries',
-      'webhook_idempotency.outbox.dead',
+      'webhook.outbox.sent',
+      'webhook.outbox.retries',
+      'webhook.outbox.dead',
     ]);
   });
 

@@ -83,7 +83,16 @@ import {
   type InboxStore,
 } from '@webhook-idempotency/core/inbox';
 import { createInboxEngine } from '@webhook-idempotency/core/adapter';
-import { InboxSchema, SqlInbox } from '@webhook-idempotency/sql';
+import { InboxSchema, OutboxSchema, SqlInbox, SqlOutbox } from '@webhook-idempotency/sql';
+import {
+  createOutboxDispatcher,
+  emailSender,
+  type HttpMessage,
+  httpSender,
+  Outbox,
+  type OutboxEvent,
+  PermanentSendFailure,
+} from '@webhook-idempotency/core/outbox';
 import { inbox, type ExpressInboxOptions } from '@webhook-idempotency/express';
 import { inbox as fastifyInbox } from '@webhook-idempotency/fastify';
 import { inbox as koaInbox } from '@webhook-idempotency/koa';
@@ -595,4 +604,39 @@ export async function kitUses(): Promise<void> {
   void [retry.body.length, request.method, ping.answer, preset.provider];
   // @ts-expect-error the signer needs the secret its preset is given
   signers.stripe({});
+}
+
+/** The outbox: messages recorded in the handler's transaction, a dispatcher with both senders. */
+export async function outboxUses(): Promise<void> {
+  const db = new Database(':memory:');
+  await OutboxSchema.createTable(db);
+  const store = new SqlStore(db);
+  const messages = new SqlOutbox(db, { receipts: store });
+  const outbox = new Outbox({ store: messages });
+  const guard = new IdempotencyGuard(store, { transactional: true });
+  await guard.run(new RequestKey('stripe', 'evt_1'), async (context) => {
+    context.transaction?.prepare('UPDATE orders SET paid = 1').run();
+    const call: HttpMessage = { url: 'https://api.example.com/notify', json: { paid: true } };
+    const key: string = await outbox.add(context, {
+      name: 'notify',
+      sender: 'http',
+      payload: call,
+    });
+    return { key };
+  });
+  const dispatcher = createOutboxDispatcher({
+    outbox: messages,
+    senders: {
+      http: httpSender(),
+      email: emailSender({ sendMail: async () => ({}) }, { messageIdDomain: 'example.com' }),
+      own: async ({ key, payload }) => {
+        if (payload === null) throw new PermanentSendFailure(`nothing to send for ${key}`);
+      },
+    },
+    onEvent: (event: OutboxEvent) => void event.type,
+  });
+  dispatcher.start();
+  await dispatcher.stop();
+  // @ts-expect-error a message names its sender
+  await outbox.add({} as never, { name: 'notify', payload: {} });
 }

@@ -10,22 +10,18 @@ import type { Delivery } from '../inbox/types';
 import { retryDelayMs } from '../inbox/worker-options';
 import type { DispatcherSettings } from './dispatcher-options';
 import { invalid } from './outbox';
+import { OutboxHeader, outboxRowOf } from './rows';
 import { type OutboxRef, type OutboxSender, PermanentSendFailure, type SendInput } from './types';
-
-/** The row's headers that name the effect and its receipt (what `Outbox.add` writes). */
-const EFFECT_NAME = 'effect-name';
-const RECEIPT_PROVIDER = 'receipt-provider';
-const RECEIPT_ID = 'receipt-id';
 
 /** A leased row as the dispatcher's events name it; the parts its headers lack are empty. */
 export function messageRefOf(row: Delivery): OutboxRef {
-  const { headers } = row;
+  const { sender, key, name, receipt } = outboxRowOf(row);
   return {
     id: row.id,
-    sender: row.provider,
-    key: row.externalId,
-    name: headers[EFFECT_NAME] ?? '',
-    receipt: { provider: headers[RECEIPT_PROVIDER] ?? '', externalId: headers[RECEIPT_ID] ?? '' },
+    sender,
+    key,
+    name: name ?? '',
+    receipt: receipt ?? { provider: '', externalId: '' },
   };
 }
 
@@ -43,7 +39,7 @@ export function readMessage(
   if (sender === undefined)
     return { problem: `no sender named "${row.provider}" in this dispatcher's senders` };
   const ref = messageRefOf(row);
-  const lacking = [EFFECT_NAME, RECEIPT_PROVIDER, RECEIPT_ID].filter((h) => !row.headers[h]);
+  const lacking = Object.values(OutboxHeader).filter((h) => !row.headers[h]);
   if (lacking.length > 0)
     return {
       problem: `the row has no ${lacking.join(', ')} header (not recorded by Outbox.add)`,
