@@ -24,7 +24,12 @@ export interface OutboxOptions<Tx> {
   readonly maxPayloadBytes?: number;
 }
 
-/** The part of a run's context the outbox reads: any handler's context (guard, adapters, batch items, inbox worker, queue consumers). */
+/**
+ * The part of a run's context the outbox reads: any handler's context (guard, adapters, routes,
+ * batch items, inbox worker, queue consumers). `add` takes one whose transaction is typed
+ * `unknown` too (`req.idempotency`, a route's context): the run's transaction is always its
+ * receipts store's, as `requireTransaction` reads it.
+ */
 export type OutboxContext<Tx> = Pick<RunContext<Tx>, 'key' | 'transaction' | 'effectKey'>;
 
 /** `ERR_IDEMPOTENCY_OUTBOX_MESSAGE_INVALID` for `problem`: a message that cannot be recorded, or a row that cannot be sent. */
@@ -84,7 +89,7 @@ export class Outbox<Tx = unknown> {
    *   one, or the payload is not JSON-serialisable or is larger than `maxPayloadBytes`.
    * @throws {IdempotencyError} `ERR_IDEMPOTENCY_EFFECT_NAME_INVALID`: the name cannot make a key.
    */
-  async add<P>(context: OutboxContext<Tx>, message: OutboxMessage<P>): Promise<string> {
+  async add<P>(context: OutboxContext<unknown>, message: OutboxMessage<P>): Promise<string> {
     const { transaction } = context;
     if (transaction === undefined || transaction === null)
       throw new IdempotencyError(
@@ -92,12 +97,13 @@ export class Outbox<Tx = unknown> {
         "The outbox records in the run's transaction, and this run has none: use a transactional guard (`transactional: true`) over a store with transactions (SqlStore)",
       );
     const delivery = this.rowOf(context, message);
-    await this.store.enqueueIn(delivery, transaction);
+    // The run's transaction is its receipts store's, the store this outbox records through.
+    await this.store.enqueueIn(delivery, transaction as Tx);
     return delivery.externalId;
   }
 
   /** The row `message` is stored as; see {@link OutboxRecordStore}. */
-  private rowOf<P>(context: OutboxContext<Tx>, message: OutboxMessage<P>): NewDelivery {
+  private rowOf<P>(context: OutboxContext<unknown>, message: OutboxMessage<P>): NewDelivery {
     if (typeof message !== 'object' || message === null) throw invalid('expected an object');
     const { name, sender, payload } = message;
     if (typeof sender !== 'string' || !SENDER_NAME.test(sender))
