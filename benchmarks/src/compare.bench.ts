@@ -191,7 +191,7 @@ function goalsReport(
   };
   const shown = (values: number[]) => `${median(values).toFixed(0)} (${range(values)})`;
   log(
-    '## First deliveries against the goals: server CPU µs per request added over the same framework\'s bare route in the same round (median, min–max)',
+    "## First deliveries against the goals: server CPU µs per request added over the same framework's bare route in the same round (median, min–max)",
   );
   log();
   log('| first delivery | before | after | goal | after meets it |');
