@@ -103,8 +103,13 @@ class DispatcherMachine {
 
   start(): void {
     if (this.loop.state === LoopState.RUNNING) return;
-    if (this.stops.signal.aborted) this.stops = new AbortController();
+    this.freshStops();
     this.loop.start();
+  }
+
+  /** After a stop that ended the sends still going: a new signal, so that what runs next can send. */
+  private freshStops(): void {
+    if (this.stops.signal.aborted) this.stops = new AbortController();
   }
 
   async stop({
@@ -138,6 +143,7 @@ class DispatcherMachine {
 
   async runOnce(): Promise<number> {
     this.loop.rest();
+    this.freshStops();
     const leased = await this.leaseDue(this.room());
     await Promise.all(leased.map((row) => this.take(row)));
     return leased.length;

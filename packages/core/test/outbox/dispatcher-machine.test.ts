@@ -237,6 +237,27 @@ describe('stop()', () => {
     await d.stop();
   });
 
+  it('runOnce() after a stop that ended its sends sends again, under a signal of its own', async () => {
+    const [key] = await recordRefunds(1);
+    const signals: AbortSignal[] = [];
+    let hang = true;
+    const d = dispatcher(async (input) => {
+      signals.push(input.signal);
+      if (hang) await heedsSignalOnly(input);
+    });
+    d.start();
+    await jest.advanceTimersByTimeAsync(0);
+    const stopped = d.stop({ timeoutMs: 100 });
+    await jest.advanceTimersByTimeAsync(100);
+    await stopped;
+    expect(events.map((e) => e.type)).toEqual(['given-back']);
+    hang = false;
+    expect(await d.runOnce()).toBe(1);
+    expect(signals.map((s) => s.aborted)).toEqual([true, false]);
+    expect(events.map((e) => e.type)).toEqual(['given-back', 'sent']);
+    expect(await inbox.find('http', key!)).toMatchObject({ status: 'done' });
+  });
+
   it('a lease call still blocked at stop() does not hold it past its timeout; what it leases afterwards goes back at once, never sent', async () => {
     const [key] = await recordRefunds(1);
     const gate = deferred();
