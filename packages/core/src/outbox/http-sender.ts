@@ -2,8 +2,8 @@
  * @module The HTTP sender: one request per attempt through `fetch`, the effect key in a header on
  * every attempt, the answer's status sorted into sent, retry and refused for good. Redirects are
  * never followed (the key would reach a host the message did not name); the answer is read only
- * to name a refusal, up to a bound; an error never shows the request's headers or the URL's query
- * (either may hold a secret).
+ * to name a refusal, up to a bound; an error never shows the request's headers, nor the URL past
+ * its origin (a webhook URL's path or query may be its secret).
  */
 import { headOf } from '../answer-head';
 import { ConfigError } from '../errors';
@@ -49,7 +49,7 @@ interface PreparedRequest {
   readonly method: string;
   readonly headers: Headers;
   readonly body: string | undefined;
-  /** The method, origin and path: never the query, nor credentials. */
+  /** The method and origin: never the path, the query or credentials (a webhook URL's path may be its secret). */
   readonly shown: string;
 }
 
@@ -67,7 +67,9 @@ function requestOf(payload: unknown, keyHeader: string, key: string): PreparedRe
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw refuse(`url must be http: or https:, got ${url.protocol}`);
   if (url.username !== '' || url.password !== '')
-    throw refuse('url must not hold credentials: send them in a header (authorization)');
+    throw refuse(
+      'url must not hold credentials: add them at send time (a fetch of your own given to httpSender({ fetch }), or a sender of your own), never in the stored message',
+    );
   const method = message.method ?? 'POST';
   if (typeof method !== 'string' || !TOKEN.test(method))
     throw refuse(`method must be an HTTP method, got ${JSON.stringify(method)}`);
@@ -87,23 +89,25 @@ function requestOf(payload: unknown, keyHeader: string, key: string): PreparedRe
   if (message.json !== undefined && !headers.has('content-type'))
     headers.set('content-type', 'application/json');
   headers.set(keyHeader, key);
-  return { url, method, headers, body, shown: `${method} ${url.origin}${url.pathname}` };
+  // Named by its origin only: a webhook URL's path or query may be its secret (Slack's, Discord's).
+  return { url, method, headers, body, shown: `${method} ${url.origin}` };
 }
 
-/** Why `fetch` got no answer, without the URL's query should its text hold the URL. */
+/** Why `fetch` got no answer, without the URL's path and query should its text hold the URL. */
 function failureText(error: unknown, url: URL): string {
   const cause = (error as { cause?: unknown } | null)?.cause ?? error;
-  const text = String(cause).replaceAll(url.href, `${url.origin}${url.pathname}`);
-  return url.search === '' ? text : text.replaceAll(url.search, '');
+  let text = String(cause).replaceAll(url.href, url.origin);
+  for (const part of [url.search, url.pathname])
+    if (part !== '' && part !== '/') text = text.replaceAll(part, '');
+  return text;
 }
 
-/** Where a redirect pointed, without its query. */
+/** Where a redirect pointed: its origin only. */
 function locationOf(response: Response, base: URL): string {
   const location = response.headers.get('location');
   if (location === null) return 'no Location';
   try {
-    const target = new URL(location, base);
-    return `${target.origin}${target.pathname}`;
+    return new URL(location, base).origin;
   } catch {
     return 'an invalid Location';
   }
@@ -138,8 +142,8 @@ async function judge(
  * with the effect key in `keyHeader`, under the dispatcher's signal, never following a redirect.
  * A 2xx answer is sent. 408, 409, 425, 429, 5xx, a network error or the deadline: tried again
  * after a backoff. Any other 4xx, a 3xx, or a message that is no request: `dead` at once
- * ({@link PermanentSendFailure}). An error names the method, the URL's origin and path, the
- * status and the start of the answer; never the headers or the query.
+ * ({@link PermanentSendFailure}). An error names the method, the URL's origin, the status and
+ * the start of the answer; never the headers, the path or the query.
  * @throws {ConfigError} naming an invalid option.
  * @example
  * const dispatcher = createOutboxDispatcher({ outbox, senders: { http: httpSender() } });
