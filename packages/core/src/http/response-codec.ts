@@ -175,6 +175,26 @@ export interface AnswerCodec {
   readonly readAnswer: (text: string) => DecodedAnswer | undefined;
 }
 
+/**
+ * `decode` remembering the last text it decoded: most handlers answer every delivery alike (an
+ * acknowledgement), so a replay usually reads the text the one before it read, and gets a copy of
+ * that answer instead of parsing and checking it again. Each call returns headers of its own (a
+ * replay adds its marker to them); the body's bytes, which nothing writes to, are shared.
+ */
+function rememberingLast(
+  decode: (text: string) => DecodedAnswer | undefined,
+): (text: string) => DecodedAnswer | undefined {
+  let lastText: string | undefined;
+  let last: DecodedAnswer | undefined;
+  return (text) => {
+    if (text !== lastText) {
+      last = decode(text);
+      lastText = text;
+    }
+    return last && { status: last.status, headers: { ...last.headers }, body: last.body };
+  };
+}
+
 /** The {@link AnswerCodec} of `guard`: straight JSON text under its default codec, else through its codec. */
 export function answerCodec<Tx>(
   guard: IdempotencyGuard<Tx>,
@@ -186,7 +206,7 @@ export function answerCodec<Tx>(
   if (guard.jsonCodec)
     return {
       storeAnswer: (response) => answerText(response, maxBytes, except),
-      readAnswer: answerOfText,
+      readAnswer: rememberingLast(answerOfText),
     };
   return {
     storeAnswer: (response) =>

@@ -83,6 +83,45 @@ describe('the stored answer', () => {
     },
   );
 
+  it('replays of one stored text each get headers of their own, and another text is decoded as itself', async () => {
+    const store = new InMemoryStore();
+    const complete = async (id: string, response: string) => {
+      const key = new RequestKey('p', id);
+      const { receipt } = await store.claim(key, { now: Date.now(), fingerprint: null });
+      const fence = { attempts: receipt.attempts, claimedAt: receipt.claimedAt };
+      await store.complete(key, { now: Date.now(), ...fence, response });
+    };
+    await complete('binary', STORED_BEFORE.binary);
+    await complete('text', STORED_BEFORE.text);
+    await complete('broken', '{"status":');
+    let id = 'binary';
+    const engine = createEngine({ store, provider: 'p', key: () => id, fingerprint: false });
+    const replay = async () => {
+      const decision = await engine.begin(request());
+      if (decision.action !== 'respond') throw new Error(`expected a replay of ${id}`);
+      return decision;
+    };
+    const first = await replay();
+    // What a framework or a preset may do to the answer it was handed.
+    (first.response.headers as Record<string, string>)['x-added-by-the-first'] = 'yes';
+    const second = await replay();
+    expect(second.response.headers).not.toHaveProperty('x-added-by-the-first');
+    expect(second.response.headers).not.toBe(first.response.headers);
+    expect(second.response.headers).toMatchObject({
+      'Idempotent-Replayed': 'true',
+      'x-trace': ['a', 'b'],
+    });
+    expect(second.response.body.equals(ANSWERS.binary.body)).toBe(true);
+    id = 'text';
+    const other = await replay();
+    expect(other.response.status).toBe(200);
+    expect(other.response.body.equals(ANSWERS.text.body)).toBe(true);
+    id = 'broken';
+    expect((await replay()).response).toMatchObject({ status: 503 });
+    id = 'binary';
+    expect((await replay()).response).toMatchObject({ status: 201 });
+  });
+
   it('stores a written string as the text of the bytes it goes out as (an unpaired surrogate as U+FFFD) and replays those bytes', async () => {
     const store = new InMemoryStore();
     const engine = createEngine({ store, provider: 'p', key: () => 's1' });
