@@ -115,7 +115,10 @@ export type Warmup = { readonly seconds: number } | { readonly requests: number 
  * Loads a running benchmark server (one that sends `{ port }` once listening and answers `cpu`
  * with its `process.cpuUsage()` and RSS) with autocannon: a warm-up, then `DURATION_S` measured.
  * `ids` says how event ids are picked; `round` keeps unique ids unique across rounds; `probe`, when
- * given, is read at both ends of the measured window. The server is left running.
+ * given, is read at both ends of the measured window; `rate`, when given, paces the measured window
+ * at that many requests per second in all instead of as fast as the server answers (the warm-up
+ * still runs at full speed, so that a paced server is as warm as a saturated one). The server is
+ * left running.
  */
 export async function loadServer(
   child: ChildProcess,
@@ -123,15 +126,17 @@ export async function loadServer(
   round: number,
   warmup: Warmup = { seconds: 1 },
   probe?: () => number,
+  rate?: number,
 ): Promise<Sample> {
   const port = await ask<number>(child, '', 'port');
   let counter = 0;
-  const run = (limit: { duration: number } | { amount: number }) =>
+  const run = (limit: { duration: number } | { amount: number }, paced?: number) =>
     autocannon({
       url: `http://127.0.0.1:${port}/hook`,
       method: 'POST',
       connections: CONNECTIONS,
       ...limit,
+      ...(paced !== undefined && { overallRate: paced }),
       headers: { 'content-type': 'application/json' },
       body: '{"type":"payment.succeeded","data":{"amount":500000}}',
       requests: [
@@ -151,7 +156,7 @@ export async function loadServer(
   const probeBefore = probe?.();
   const clientBefore = process.cpuUsage();
   const started = process.hrtime.bigint();
-  const result = await run({ duration: DURATION_S });
+  const result = await run({ duration: DURATION_S }, rate);
   const wallUs = Number(process.hrtime.bigint() - started) / 1000;
   const client = process.cpuUsage(clientBefore);
   const probeAfter = probe?.();
