@@ -6,21 +6,11 @@ import {
   type InboxReader,
 } from '@webhook-idempotency/core/inbox';
 import { age, bodyText, utc } from '../format';
-import { html, isolated, stored } from '../html';
+import { type Html, html, isolated, stored } from '../html';
 import { badge, keyText, link, noDelivery, page, type Reply, type View } from '../layout';
 import { listSearch, timeValue, whole } from '../query';
 import type { DashboardReceipts } from '../types';
-import {
-  nextPage,
-  PAGE,
-  pager,
-  rowsTable,
-  searchForm,
-  statusField,
-  statusOptions,
-  textField,
-  timeField,
-} from './list-parts';
+import * as list from './list-parts';
 import { headerTable, keyOf, noticeOf } from './receipts';
 
 const STATUSES = Object.values(DeliveryStatus);
@@ -32,6 +22,13 @@ export function due(d: DeliverySummary, now: number): string {
   if (d.status === 'processing') return left <= 0 ? 'lease expired' : `leased for ${age(left)}`;
   return d.finishedAt ? utc(d.finishedAt) : '-';
 }
+
+/**
+ * The last cells of a delivery's (or message's) row: its failures, when it was stored (`label`:
+ * received, recorded), when it is due or finished, its last error.
+ */
+export const stateCells = (d: DeliverySummary, label: string, now: number): Html =>
+  html`<td class="n" data-label="failures">${d.failures}</td><td data-label="${label}">${utc(d.receivedAt)}</td><td${d.finishedAt ? html` data-label="finished"` : ''}>${due(d, now)}</td><td class="wrap err">${d.lastError === null ? '' : stored(d.lastError)}</td>`;
 
 type Search = ReturnType<typeof listSearch<DeliveryStatus>>;
 
@@ -73,32 +70,32 @@ function deliveryPage(
     ...(provider ? { provider } : {}),
     ...(from ? { receivedFrom: from } : {}),
     ...(to ? { receivedBefore: to } : {}),
-    limit: PAGE,
+    limit: list.PAGE,
     ...(afterId !== undefined ? { afterId } : {}),
   });
 }
 
 /** The search form of the deliveries list, holding the current filters. */
 function deliverySearch(view: View, { provider, id, status, from, to }: Search) {
-  return searchForm(view, '/deliveries', 'Search deliveries', [
-    textField('Provider', 'provider', provider),
-    statusField(statusOptions(STATUSES, status)),
-    textField('Event id', 'id', id),
-    timeField('Received from (UTC)', 'from', from),
-    timeField('Received before (UTC)', 'to', to),
+  return list.searchForm(view, '/deliveries', 'Search deliveries', [
+    list.textField('Provider', 'provider', provider),
+    list.statusField(list.statusOptions(STATUSES, status)),
+    list.textField('Event id', 'id', id),
+    list.timeField('Received from (UTC)', 'from', from),
+    list.timeField('Received before (UTC)', 'to', to),
   ]);
 }
 
 /** The deliveries as a table, each linked to its page; nothing when there are none. */
 function deliveryTable(view: View, rows: readonly DeliverySummary[]) {
   const now = Date.now();
-  return rowsTable(
+  return list.rowsTable(
     'provider,id,status,#leases,#failures,received,due / finished,last error',
     rows.map(
       (
         d,
       ) => html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap id"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${stored(d.externalId)}</a></td>
-<td>${badge(d.status)}</td><td class="n" data-label="leases">${leasesOf(d)}</td><td class="n" data-label="failures">${d.failures}</td><td data-label="received">${utc(d.receivedAt)}</td><td${d.finishedAt ? html` data-label="finished"` : ''}>${due(d, now)}</td><td class="wrap err">${d.lastError === null ? '' : stored(d.lastError)}</td></tr>`,
+<td>${badge(d.status)}</td><td class="n" data-label="leases">${leasesOf(d)}</td>${stateCells(d, 'received', now)}</tr>`,
     ),
   );
 }
@@ -122,12 +119,14 @@ export async function deliveryList(
       : await deliveryPage(inbox, search, afterId);
   const filters = { provider, id, status, from: timeValue(from), to: timeValue(to) };
   const next =
-    id === undefined ? nextPage(view, '/deliveries', filters, rows, (last) => last.id) : undefined;
+    id === undefined
+      ? list.nextPage(view, '/deliveries', filters, rows, (last) => last.id)
+      : undefined;
   const body = html`<h1>Inbox deliveries</h1>
 ${deliverySearch(view, search)}
 <p class="muted" role="status">${rows.length ? `${rows.length} deliver${rows.length === 1 ? 'y' : 'ies'}${afterId ? ' on this page' : ''}, in the order they arrived.` : 'No deliveries match.'}</p>
 ${deliveryTable(view, rows)}
-${pager(view, '/deliveries', filters, Boolean(afterId), next)}
+${list.pager(view, '/deliveries', filters, Boolean(afterId), next)}
 ${view.readOnly ? '' : html`<p><a href="${link(view, '/deliveries/retry-dead', { provider })}">Retry dead deliveries in bulk…</a></p>`}`;
   return page(200, 'Inbox', body, 'inbox');
 }

@@ -17,17 +17,8 @@ import { type Html, html, isolated, stored } from '../html';
 import { badge, keyText, link, noMessage, page, type Reply, type View } from '../layout';
 import { choice, text, whole } from '../query';
 import { keyParams, type Subject, subjectOf } from './action-parts';
-import { due } from './deliveries';
-import {
-  nextPage,
-  PAGE,
-  pager,
-  rowsTable,
-  searchForm,
-  statusField,
-  statusOptions,
-  textField,
-} from './list-parts';
+import { due, stateCells } from './deliveries';
+import * as list from './list-parts';
 import { noticeOf } from './receipts';
 
 const STATUSES = Object.values(DeliveryStatus);
@@ -40,7 +31,7 @@ interface Listed {
 
 /**
  * The page's messages with their names and receipts: a listing's summaries carry no headers, so
- * each message of the page (at most {@link PAGE}) is read whole; one gone since reads with none.
+ * each message of the page (at most {@link list.PAGE}) is read whole; one gone since reads with none.
  */
 async function withMessages(outbox: InboxReader, rows: readonly DeliverySummary[]) {
   const found = await Promise.all(rows.map((r) => outbox.find(r.provider, r.externalId)));
@@ -64,23 +55,23 @@ const nameOf = (message: OutboxRow): Html =>
 
 /** The filters of the list: one status, one sender. */
 function messageSearch(view: View, sender: string | undefined, status: string | undefined) {
-  return searchForm(view, '/outbox', 'Search messages', [
-    statusField(statusOptions(STATUSES, status)),
-    textField('Sender', 'sender', sender),
+  return list.searchForm(view, '/outbox', 'Search messages', [
+    list.statusField(list.statusOptions(STATUSES, status)),
+    list.textField('Sender', 'sender', sender),
   ]);
 }
 
 /** The messages as a table, each linked to its page and its receipt; nothing when there are none. */
 function messageTable(view: View, listed: readonly Listed[]) {
   const now = Date.now();
-  return rowsTable(
+  return list.rowsTable(
     'sender,effect name,key,receipt,status,#failures,recorded,due / finished,last error',
     listed.map(
       ({
         row: m,
         message,
       }) => html`<tr><td class="wrap">${stored(m.provider)}</td><td class="wrap">${nameOf(message)}</td><td class="wrap id"><a href="${link(view, '/outbox/message', keyParams('/outbox/message', m))}">${stored(m.externalId)}</a></td>
-<td class="wrap" data-label="receipt">${receiptOf(view, message)}</td><td>${badge(m.status)}</td><td class="n" data-label="failures">${m.failures}</td><td data-label="recorded">${utc(m.receivedAt)}</td><td${m.finishedAt ? html` data-label="finished"` : ''}>${due(m, now)}</td><td class="wrap err">${m.lastError === null ? '' : stored(m.lastError)}</td></tr>`,
+<td class="wrap" data-label="receipt">${receiptOf(view, message)}</td><td>${badge(m.status)}</td>${stateCells(m, 'recorded', now)}</tr>`,
     ),
   );
 }
@@ -97,12 +88,12 @@ export async function messageList(
   const rows = await outbox.list({
     ...(status ? { status } : {}),
     ...(sender ? { provider: sender } : {}),
-    limit: PAGE,
+    limit: list.PAGE,
     ...(afterId !== undefined ? { afterId } : {}),
   });
   const listed = await withMessages(outbox, rows);
   const filters = { status, sender };
-  const next = nextPage(view, '/outbox', filters, rows, (last) => last.id);
+  const next = list.nextPage(view, '/outbox', filters, rows, (last) => last.id);
   const count = rows.length
     ? `${rows.length} message${rows.length === 1 ? '' : 's'}${afterId ? ' on this page' : ''}, in the order they were recorded.`
     : 'No messages match.';
@@ -111,7 +102,7 @@ export async function messageList(
 ${messageSearch(view, sender, status)}
 <p class="muted" role="status">${count}</p>
 ${messageTable(view, listed)}
-${pager(view, '/outbox', filters, Boolean(afterId), next)}`;
+${list.pager(view, '/outbox', filters, Boolean(afterId), next)}`;
   return page(200, 'Outbox', body, 'outbox');
 }
 

@@ -7,16 +7,7 @@ import { html, isolated, stored } from '../html';
 import { badge, keyText, link, page, problem, type Reply, type View, noReceipt } from '../layout';
 import { cursor, listSearch, encodeCursor, required, timeValue } from '../query';
 import type { DashboardReceipts } from '../types';
-import {
-  nextPage,
-  PAGE,
-  pager,
-  rowsTable,
-  searchForm,
-  statusField,
-  textField,
-  timeField,
-} from './list-parts';
+import * as list from './list-parts';
 
 const STATUSES = [...Object.values(ReceiptStatus), 'stuck'] as const;
 
@@ -43,24 +34,24 @@ export async function receiptList(
     ...(from ? { claimedFrom: from } : {}),
     ...(to ? { claimedBefore: to } : {}),
     ...(after ? { after } : {}),
-    limit: PAGE,
+    limit: list.PAGE,
   });
   const filters = { provider, id, status, from: timeValue(from), to: timeValue(to) };
-  const next = nextPage(view, '/receipts', filters, rows, encodeCursor);
+  const next = list.nextPage(view, '/receipts', filters, rows, encodeCursor);
   const option = (value: string, label: string) =>
     html`<option value="${value}"${status === value || (!status && value === '') ? html` selected` : ''}>${label}</option>`;
   const body = html`<h1>Receipts</h1>
-${searchForm(view, '/receipts', 'Search receipts', [
-  textField('Provider', 'provider', provider),
-  statusField(
+${list.searchForm(view, '/receipts', 'Search receipts', [
+  list.textField('Provider', 'provider', provider),
+  list.statusField(
     html`${option('', 'any')}${option('processing', 'processing')}${option('stuck', `stuck (over ${age(view.staleAfterMs)})`)}${option('completed', 'completed')}${option('failed', 'failed')}`,
   ),
-  textField('Event id', 'id', id),
-  timeField('Claimed from (UTC)', 'from', from),
-  timeField('Claimed before (UTC)', 'to', to),
+  list.textField('Event id', 'id', id),
+  list.timeField('Claimed from (UTC)', 'from', from),
+  list.timeField('Claimed before (UTC)', 'to', to),
 ])}
-<p class="muted" role="status">${rows.length ? `${rows.length === PAGE ? `First ${PAGE}` : rows.length} receipt${rows.length === 1 ? '' : 's'}${after ? ' on this page' : ''}, ${stuck ? 'oldest' : 'newest'} claim first.` : 'No receipts match.'}</p>
-${rowsTable(
+<p class="muted" role="status">${rows.length ? `${rows.length === list.PAGE ? `First ${list.PAGE}` : rows.length} receipt${rows.length === 1 ? '' : 's'}${after ? ' on this page' : ''}, ${stuck ? 'oldest' : 'newest'} claim first.` : 'No receipts match.'}</p>
+${list.rowsTable(
   'provider,id,status,#attempts,claimed,#took,error',
   rows.map(
     (
@@ -70,7 +61,7 @@ ${rowsTable(
 <td data-label="claimed"><time datetime="${r.claimedAt.toISOString()}">${utc(r.claimedAt)}</time></td><td class="n" data-label="took">${r.finishedAt ? duration(r.finishedAt.getTime() - r.claimedAt.getTime()) : '-'}</td><td class="wrap err">${r.error === null ? '' : stored(r.error)}</td></tr>`,
   ),
 )}
-${pager(view, '/receipts', filters, Boolean(after), next)}`;
+${list.pager(view, '/receipts', filters, Boolean(after), next)}`;
   return page(200, 'Receipts', body, 'receipts');
 }
 
