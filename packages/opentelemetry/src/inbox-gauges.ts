@@ -1,16 +1,11 @@
 /**
  * @module The inbox's backlog as observable gauges: one bounded, index-served read
  * (`InboxStore.backlog`) for every provider and all three gauges, at most once per
- * `minReadIntervalMs` however many readers collect. The throttled read and the batch observation
- * serve the outbox's gauges too (outbox-telemetry.ts): its table is an inbox-shaped table.
+ * `minReadIntervalMs` however many readers collect. The gauges' builder (the throttled read and the
+ * batch observation) serves the outbox's gauges too (outbox-telemetry.ts): its table is an
+ * inbox-shaped table.
  */
-import {
-  type BatchObservableResult,
-  type Meter,
-  type MeterProvider,
-  metrics,
-  type ObservableGauge,
-} from '@opentelemetry/api';
+import { type BatchObservableResult, type MeterProvider, metrics } from '@opentelemetry/api';
 import type {
   BacklogInput,
   InboxBacklog,
@@ -39,25 +34,6 @@ export interface InboxGauges {
   close(): void;
 }
 
-/** The three gauges, each read per provider. */
-function backlogGauges(meter: Meter) {
-  return {
-    unfinished: meter.createObservableGauge(MetricName.UNFINISHED, {
-      unit: '{delivery}',
-      description: 'Inbox deliveries not finished yet (pending or processing)',
-    }),
-    stuck: meter.createObservableGauge(MetricName.STUCK, {
-      unit: '{delivery}',
-      description:
-        "Unfinished inbox deliveries received longer ago than their provider's threshold",
-    }),
-    oldest: meter.createObservableGauge(MetricName.OLDEST_AGE, {
-      unit: 's',
-      description: 'Age of the oldest unfinished inbox delivery',
-    }),
-  };
-}
-
 /** How often a backlog is read, and where a failed read goes. */
 export interface BacklogReading {
   readonly minReadIntervalMs?: number;
@@ -69,7 +45,7 @@ export interface BacklogReading {
  * between), one read at a time however many collections ask; a failed read goes to `onError` and
  * gives `undefined`.
  */
-export function throttledBacklog(
+function throttledBacklog(
   store: Pick<InboxStore, 'backlog'>,
   input: BacklogInput,
   { minReadIntervalMs = 15_000, onError }: BacklogReading,
@@ -98,32 +74,44 @@ export function throttledBacklog(
   };
 }
 
-/** A gauge, and its value from one provider's (or sender's) backlog: `undefined` once it has none. */
-export type BacklogGauge = readonly [
-  gauge: ObservableGauge,
-  value: (entry: ProviderBacklog | undefined) => number,
-];
+/** A backlog gauge: its name, unit and description, and its value from one provider's (or sender's) backlog (`undefined` once it has none). */
+export interface BacklogGauge {
+  readonly name: string;
+  readonly unit: string;
+  readonly description: string;
+  readonly value: (entry: ProviderBacklog | undefined) => number;
+}
 
 /**
- * Observes `gauges` from each read of `read`, one point per provider (the backlog's `provider`:
- * for the outbox, the sender) under `attribute`. A name seen once keeps being reported (0 once its
- * backlog is gone). Returns what stops it.
+ * Creates `gauges` and observes them from `store`'s backlog (read with `input`, throttled as
+ * `options` says), one point per provider (the backlog's `provider`: for the outbox, the sender)
+ * under `attribute`. A name seen once keeps being reported (0 once its backlog is gone). Returns
+ * what stops it.
  */
-export function observeBacklog(
-  meter: Meter,
-  read: () => Promise<InboxBacklog | undefined>,
+export function observeBacklogGauges(
+  store: Pick<InboxStore, 'backlog'>,
+  input: BacklogInput,
+  options: BacklogReading & { readonly meterProvider?: MeterProvider },
   attribute: string,
   gauges: readonly BacklogGauge[],
 ): () => void {
+  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(
+    INSTRUMENTATION_NAME,
+  );
+  const observed = gauges.map(
+    ({ name, unit, description, value }) =>
+      [meter.createObservableGauge(name, { unit, description }), value] as const,
+  );
+  const read = throttledBacklog(store, input, options);
+  const instruments = observed.map(([gauge]) => gauge);
   const seen = new Set<string>();
-  const instruments = gauges.map(([gauge]) => gauge);
   const observe = async (result: BatchObservableResult): Promise<void> => {
     const backlog = await read();
     if (!backlog) return;
     for (const p of backlog.providers) seen.add(p.provider);
     for (const name of seen) {
       const entry = backlog.providers.find((p) => p.provider === name);
-      for (const [gauge, value] of gauges)
+      for (const [gauge, value] of observed)
         result.observe(gauge, value(entry), { [attribute]: name });
     }
   };
@@ -145,20 +133,28 @@ export function observeInbox(
   inbox: Pick<InboxStore, 'backlog'>,
   options: InboxGaugeOptions = {},
 ): InboxGauges {
-  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(
-    INSTRUMENTATION_NAME,
-  );
-  const { unfinished, stuck, oldest } = backlogGauges(meter);
   const { stuckAfterMs = 300_000, stuckAfterMsByProvider } = options;
-  const read = throttledBacklog(
-    inbox,
-    { stuckAfterMs, ...(stuckAfterMsByProvider ? { stuckAfterMsByProvider } : {}) },
-    options,
-  );
-  const close = observeBacklog(meter, read, AttributeName.PROVIDER, [
-    [unfinished, (p) => p?.unfinished ?? 0],
-    [stuck, (p) => p?.stuck ?? 0],
-    [oldest, (p) => (p?.oldestAgeMs ?? 0) / 1000],
+  const input = { stuckAfterMs, ...(stuckAfterMsByProvider ? { stuckAfterMsByProvider } : {}) };
+  const close = observeBacklogGauges(inbox, input, options, AttributeName.PROVIDER, [
+    {
+      name: MetricName.UNFINISHED,
+      unit: '{delivery}',
+      description: 'Inbox deliveries not finished yet (pending or processing)',
+      value: (p) => p?.unfinished ?? 0,
+    },
+    {
+      name: MetricName.STUCK,
+      unit: '{delivery}',
+      description:
+        "Unfinished inbox deliveries received longer ago than their provider's threshold",
+      value: (p) => p?.stuck ?? 0,
+    },
+    {
+      name: MetricName.OLDEST_AGE,
+      unit: 's',
+      description: 'Age of the oldest unfinished inbox delivery',
+      value: (p) => (p?.oldestAgeMs ?? 0) / 1000,
+    },
   ]);
   return { close };
 }

@@ -1,10 +1,9 @@
 /** @module Inbox events (the endpoint's, the worker's, a queue consumer's) as OpenTelemetry metrics. */
-import { metrics } from '@opentelemetry/api';
 import type { InboxEvent } from '@webhook-idempotency/core/inbox';
 import {
   AttributeName,
   createInstruments,
-  type Instruments,
+  lazyInstruments,
   type TelemetryOptions,
 } from './telemetry';
 
@@ -22,12 +21,7 @@ import {
 export function inboxTelemetryListener(
   options: Pick<TelemetryOptions, 'meterProvider'> = {},
 ): (event: InboxEvent) => void {
-  // Created on the first event, as telemetryListener's: an SDK registered later still gets them.
-  let instruments: Instruments | undefined;
-  const metricsOf = (): Instruments => {
-    instruments ??= createInstruments(options.meterProvider ?? metrics.getMeterProvider());
-    return instruments;
-  };
+  const metricsOf = lazyInstruments(createInstruments, options);
   return function recordInboxTelemetry(event: InboxEvent): void {
     switch (event.type) {
       case 'answered':

@@ -3,13 +3,14 @@
  * (`outboxTelemetryListener`), and the outbox table's backlog as gauges by sender
  * (`observeOutbox`), read through the store's `backlog()` as the inbox's are.
  */
-import { type Counter, type MeterProvider, metrics } from '@opentelemetry/api';
+import type { Counter, MeterProvider } from '@opentelemetry/api';
 import type { InboxStore } from '@webhook-idempotency/core/inbox';
 import type { OutboxEvent } from '@webhook-idempotency/core/outbox';
-import { observeBacklog, throttledBacklog } from './inbox-gauges';
+import { observeBacklogGauges } from './inbox-gauges';
 import {
   AttributeName,
   INSTRUMENTATION_NAME,
+  lazyInstruments,
   MetricName,
   type TelemetryOptions,
 } from './telemetry';
@@ -53,12 +54,7 @@ function createOutboxInstruments(provider: MeterProvider): OutboxInstruments {
 export function outboxTelemetryListener(
   options: Pick<TelemetryOptions, 'meterProvider'> = {},
 ): (event: OutboxEvent) => void {
-  // Created on the first event, as the other listeners': an SDK registered later still gets them.
-  let instruments: OutboxInstruments | undefined;
-  const metricsOf = (): OutboxInstruments => {
-    instruments ??= createOutboxInstruments(options.meterProvider ?? metrics.getMeterProvider());
-    return instruments;
-  };
+  const metricsOf = lazyInstruments(createOutboxInstruments, options);
   return function recordOutboxTelemetry(event: OutboxEvent): void {
     if (event.type !== 'sent' && event.type !== 'retry' && event.type !== 'dead') return;
     const counter = { sent: 'sent', retry: 'retries', dead: 'dead' } as const;
@@ -105,31 +101,27 @@ export function observeOutbox(
   options: OutboxGaugeOptions = {},
 ): OutboxGauges {
   const { deadWithinMs = 15 * 60_000 } = options;
-  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(
-    INSTRUMENTATION_NAME,
-  );
-  const pending = meter.createObservableGauge(MetricName.OUTBOX_PENDING, {
-    unit: '{message}',
-    description: 'Outbox messages not sent yet (pending, or being sent)',
-  });
-  const oldest = meter.createObservableGauge(MetricName.OUTBOX_OLDEST_PENDING_AGE, {
-    unit: 's',
-    description: 'Age of the oldest outbox message not sent yet',
-  });
-  const dead = meter.createObservableGauge(MetricName.OUTBOX_RECENTLY_DEAD, {
-    unit: '{message}',
-    description: 'Outbox messages that died within the window (deadWithinMs)',
-  });
   // The stuck threshold is the backlog's own figure, which these gauges do not report.
-  const read = throttledBacklog(
-    outbox,
-    { stuckAfterMs: deadWithinMs, finishedWithinMs: deadWithinMs },
-    options,
-  );
-  const close = observeBacklog(meter, read, AttributeName.SENDER, [
-    [pending, (s) => s?.unfinished ?? 0],
-    [oldest, (s) => (s?.oldestAgeMs ?? 0) / 1000],
-    [dead, (s) => s?.died ?? 0],
+  const input = { stuckAfterMs: deadWithinMs, finishedWithinMs: deadWithinMs };
+  const close = observeBacklogGauges(outbox, input, options, AttributeName.SENDER, [
+    {
+      name: MetricName.OUTBOX_PENDING,
+      unit: '{message}',
+      description: 'Outbox messages not sent yet (pending, or being sent)',
+      value: (s) => s?.unfinished ?? 0,
+    },
+    {
+      name: MetricName.OUTBOX_OLDEST_PENDING_AGE,
+      unit: 's',
+      description: 'Age of the oldest outbox message not sent yet',
+      value: (s) => (s?.oldestAgeMs ?? 0) / 1000,
+    },
+    {
+      name: MetricName.OUTBOX_RECENTLY_DEAD,
+      unit: '{message}',
+      description: 'Outbox messages that died within the window (deadWithinMs)',
+      value: (s) => s?.died ?? 0,
+    },
   ]);
   return { close };
 }

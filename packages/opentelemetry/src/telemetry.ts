@@ -112,6 +112,22 @@ const seconds = (meter: Meter, name: string, buckets: number[], description: str
     description,
   });
 
+/**
+ * The instruments `create` makes, made on a listener's first event: the global meter provider has
+ * no proxy, so an SDK registered after the listener is made (but before traffic) is still the one
+ * that gets the metrics.
+ */
+export function lazyInstruments<T>(
+  create: (provider: MeterProvider) => T,
+  options: Pick<TelemetryOptions, 'meterProvider'>,
+): () => T {
+  let instruments: T | undefined;
+  return () => {
+    instruments ??= create(options.meterProvider ?? metrics.getMeterProvider());
+    return instruments;
+  };
+}
+
 /** Every event instrument, created once per meter provider and listener. */
 export function createInstruments(provider: MeterProvider): Instruments {
   const meter = provider.getMeter(INSTRUMENTATION_NAME);
@@ -192,13 +208,7 @@ export function telemetryListener(options: TelemetryOptions = {}): (event: Guard
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(
     INSTRUMENTATION_NAME,
   );
-  // Created on the first event: the global meter provider has no proxy, so an SDK registered after
-  // this call (but before traffic) is still the one that gets the metrics.
-  let instruments: Instruments | undefined;
-  const metricsOf = (): Instruments => {
-    instruments ??= createInstruments(options.meterProvider ?? metrics.getMeterProvider());
-    return instruments;
-  };
+  const metricsOf = lazyInstruments(createInstruments, options);
 
   return function recordTelemetry(event: GuardEvent): void {
     if (event.type === 'retried') {

@@ -14,6 +14,21 @@ interface Shape {
   readonly answer: Answer;
 }
 
+/** The capability a framework needs to answer in chunks of each kind. */
+const CHUNKED_NEEDS = { 'write-end': 'writeAndEnd', stream: 'streamBody' } as const;
+
+/** An answer of `chunks` of `contentType`, written as `kind` says, where the framework can. */
+const chunked = (
+  name: string,
+  kind: keyof typeof CHUNKED_NEEDS,
+  contentType: string,
+  chunks: readonly string[],
+): Shape => ({
+  name,
+  needs: CHUNKED_NEEDS[kind],
+  answer: { kind, headers: { 'content-type': contentType }, chunks },
+});
+
 const shapes: Shape[] = [
   {
     name: 'a JSON object',
@@ -52,24 +67,8 @@ const shapes: Shape[] = [
       value: 'ü'.repeat(MIB / 2),
     },
   },
-  {
-    name: 'res.write + res.end',
-    needs: 'writeAndEnd',
-    answer: {
-      kind: 'write-end',
-      headers: { 'content-type': 'text/plain' },
-      chunks: ['one,', 'two,', 'three'],
-    },
-  },
-  {
-    name: 'a stream body',
-    needs: 'streamBody',
-    answer: {
-      kind: 'stream',
-      headers: { 'content-type': 'text/csv' },
-      chunks: ['a,b\n', '1,2\n', '3,4\n'],
-    },
-  },
+  chunked('res.write + res.end', 'write-end', 'text/plain', ['one,', 'two,', 'three']),
+  chunked('a stream body', 'stream', 'text/csv', ['a,b\n', '1,2\n', '3,4\n']),
 ];
 
 function expectedBody(answer: Answer): Buffer | undefined {

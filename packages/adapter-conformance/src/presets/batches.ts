@@ -7,6 +7,7 @@
 import { canonicalJson, sha256Hex } from '@webhook-idempotency/core/adapter';
 import * as providers from '@webhook-idempotency/providers';
 import * as signers from '@webhook-idempotency/providers/testing';
+import type { Delivery } from '@webhook-idempotency/providers/testing';
 import type { Answer } from '../types';
 import { type BatchFixture, HOOK_URL, presetRequestOf } from './fixture';
 
@@ -30,7 +31,8 @@ const hubspotEvents = (events: readonly [eventId: number, attemptNumber: number]
 
 const ADYEN_KEY = '44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056';
 const adyen = () => signers.adyen({ hmacKey: ADYEN_KEY, url });
-const adyenItems = (items: readonly [pspReference: string, eventCode: string][]) =>
+type AdyenItem = readonly [pspReference: string, eventCode: string];
+const adyenItems = (items: readonly AdyenItem[]) =>
   items.map(([pspReference, eventCode]) => ({
     pspReference,
     merchantAccountCode: 'ConformanceECOM',
@@ -112,6 +114,25 @@ const gocardlessEvents = (ids: readonly string[]) =>
     details: { origin: 'gocardless', cause: 'payment_confirmed' },
   }));
 
+/**
+ * A batch of the first two of `items` and its re-batch, which repeats the second beside the third
+ * (a new one), each sent by `send` (told which item it repeats, where a provider marks a repeat);
+ * `keysOf` gives the receipt keys the preset reads from items (by default, the items as text).
+ */
+function rebatch<I>(
+  items: readonly [first: I, repeated: I, added: I],
+  send: (batch: readonly I[], repeated?: I) => Delivery,
+  keysOf: (batch: readonly I[]) => string[] = (batch) => batch.map(String),
+): Pick<BatchFixture, 'itemIds' | 'newItemId' | 'delivery' | 'rebatched'> {
+  const [first, repeated, added] = items;
+  return {
+    itemIds: keysOf([first, repeated]),
+    newItemId: keysOf([added])[0]!,
+    delivery: () => send([first, repeated]),
+    rebatched: () => send([repeated, added], repeated),
+  };
+}
+
 const accepted: Answer = {
   kind: 'text',
   headers: { 'content-type': 'text/plain' },
@@ -123,67 +144,42 @@ export const batchFixtures: readonly BatchFixture[] = [
   {
     name: 'sendgrid',
     preset: () => providers.sendgrid({ publicKey: sendgrid().publicKey }),
-    itemIds: ['sg-evt-1', 'sg-evt-2'],
-    newItemId: 'sg-evt-3',
-    delivery: () => sendgrid().batch(sendgridEvents(['sg-evt-1', 'sg-evt-2'])),
-    rebatched: () => sendgrid().batch(sendgridEvents(['sg-evt-2', 'sg-evt-3'])),
+    ...rebatch(['sg-evt-1', 'sg-evt-2', 'sg-evt-3'], (ids) =>
+      sendgrid().batch(sendgridEvents(ids)),
+    ),
     answer: received,
   },
   {
     name: 'hubspot (a retry raises each attemptNumber)',
     preset: () => providers.hubspot({ clientSecret: HUBSPOT_SECRET, targetUrl: url }),
-    itemIds: ['10:20:1', '10:20:2'],
-    newItemId: '10:20:3',
-    delivery: () =>
-      hubspot().batch(
-        hubspotEvents([
-          [1, 0],
-          [2, 0],
-        ]),
-      ),
-    rebatched: () =>
-      hubspot().batch(
-        hubspotEvents([
-          [2, 1],
-          [3, 0],
-        ]),
-      ),
+    ...rebatch(
+      [1, 2, 3],
+      (ids, repeated) =>
+        hubspot().batch(hubspotEvents(ids.map((id) => [id, id === repeated ? 1 : 0]))),
+      (ids) => ids.map((id) => `10:20:${id}`),
+    ),
     answer: received,
   },
   {
     name: 'adyen',
     preset: () => providers.adyen({ hmacKey: ADYEN_KEY }),
-    itemIds: ['1000000000000001:AUTHORISATION:true', '1000000000000002:CAPTURE:true'],
-    newItemId: '1000000000000003:REFUND:true',
-    delivery: () =>
-      adyen().batch(
-        adyenItems([
-          ['1000000000000001', 'AUTHORISATION'],
-          ['1000000000000002', 'CAPTURE'],
-        ]),
-      ),
-    rebatched: () =>
-      adyen().batch(
-        adyenItems([
-          ['1000000000000002', 'CAPTURE'],
-          ['1000000000000003', 'REFUND'],
-        ]),
-      ),
+    ...rebatch<AdyenItem>(
+      [
+        ['1000000000000001', 'AUTHORISATION'],
+        ['1000000000000002', 'CAPTURE'],
+        ['1000000000000003', 'REFUND'],
+      ],
+      (items) => adyen().batch(adyenItems(items)),
+      (items) => items.map(([pspReference, eventCode]) => `${pspReference}:${eventCode}:true`),
+    ),
     answer: accepted,
   },
   {
     name: 'meta',
     preset: () => providers.meta({ appSecret: META_SECRET, verifyToken: 'conformance-token' }),
-    itemIds: ['wamid.conformance.1', 'wamid.conformance.2'],
-    newItemId: 'wamid.conformance.3',
-    delivery: () =>
-      meta().batch(metaChanges(['wamid.conformance.1', 'wamid.conformance.2']), {
-        entryId: 'waba-1',
-      }),
-    rebatched: () =>
-      meta().batch(metaChanges(['wamid.conformance.2', 'wamid.conformance.3']), {
-        entryId: 'waba-1',
-      }),
+    ...rebatch(['wamid.conformance.1', 'wamid.conformance.2', 'wamid.conformance.3'], (ids) =>
+      meta().batch(metaChanges(ids), { entryId: 'waba-1' }),
+    ),
     answer: { kind: 'text', value: 'EVENT_RECEIVED' },
     handshake: {
       request: () => meta().challenge('1158201444'),
@@ -197,31 +193,28 @@ export const batchFixtures: readonly BatchFixture[] = [
   {
     name: 'mandrill (a form field of events, keyed on their content)',
     preset: () => providers.mandrill({ webhookKey: MANDRILL_KEY, webhookUrl: url }),
-    itemIds: [mandrillKey(1765022400), mandrillKey(1765022401)],
-    newItemId: mandrillKey(1765022402),
-    delivery: () => mandrill().batch([mandrillEvent(1765022400), mandrillEvent(1765022401)]),
-    rebatched: () => mandrill().batch([mandrillEvent(1765022401), mandrillEvent(1765022402)]),
+    ...rebatch(
+      [1765022400, 1765022401, 1765022402],
+      (times) => mandrill().batch(times.map((ts) => mandrillEvent(ts))),
+      (times) => times.map((ts) => mandrillKey(ts)),
+    ),
     answer: received,
   },
   {
     name: 'auth0 (a log stream as a JSON array; the token is the Authorization header)',
     preset: () => providers.auth0({ authorization: AUTH0_TOKEN }),
-    itemIds: ['90020261201100000001', '90020261201100000002'],
-    newItemId: '90020261201100000003',
     // JSON lines (Auth0's default) is no JSON a parser reads: the suite's apps parse JSON.
-    delivery: () =>
-      auth0().batch(auth0Logs(['90020261201100000001', '90020261201100000002']), ARRAY),
-    rebatched: () =>
-      auth0().batch(auth0Logs(['90020261201100000002', '90020261201100000003']), ARRAY),
+    ...rebatch(['90020261201100000001', '90020261201100000002', '90020261201100000003'], (ids) =>
+      auth0().batch(auth0Logs(ids), ARRAY),
+    ),
     answer: received,
   },
   {
     name: 'okta',
     preset: () => providers.okta({ secret: OKTA_SECRET }),
-    itemIds: ['okta-uuid-1', 'okta-uuid-2'],
-    newItemId: 'okta-uuid-3',
-    delivery: () => okta().batch(oktaEvents(['okta-uuid-1', 'okta-uuid-2'])),
-    rebatched: () => okta().batch(oktaEvents(['okta-uuid-2', 'okta-uuid-3'])),
+    ...rebatch(['okta-uuid-1', 'okta-uuid-2', 'okta-uuid-3'], (ids) =>
+      okta().batch(oktaEvents(ids)),
+    ),
     answer: received,
     handshake: {
       request: () => okta().challenge('okta-challenge-conformance'),
@@ -232,10 +225,7 @@ export const batchFixtures: readonly BatchFixture[] = [
   {
     name: 'microsoft-graph (keys are digests of each change)',
     preset: () => providers.microsoftGraph({ clientState: GRAPH_STATE }),
-    itemIds: graphKeys(['m1', 'm2']),
-    newItemId: graphKeys(['m3'])[0]!,
-    delivery: () => graph().batch(graphNotes(['m1', 'm2'])),
-    rebatched: () => graph().batch(graphNotes(['m2', 'm3'])),
+    ...rebatch(['m1', 'm2', 'm3'], (ids) => graph().batch(graphNotes(ids)), graphKeys),
     answer: received,
     postHandshake: {
       request: () => graph().validation('conformance validation token'),
@@ -248,10 +238,7 @@ export const batchFixtures: readonly BatchFixture[] = [
   {
     name: 'azure-event-grid (the secret in the URL query)',
     preset: () => providers.azureEventGrid({ secret: GRID_SECRET }),
-    itemIds: ['grid-1', 'grid-2'],
-    newItemId: 'grid-3',
-    delivery: () => grid().batch(gridEvents(['grid-1', 'grid-2'])),
-    rebatched: () => grid().batch(gridEvents(['grid-2', 'grid-3'])),
+    ...rebatch(['grid-1', 'grid-2', 'grid-3'], (ids) => grid().batch(gridEvents(ids))),
     answer: received,
     postHandshake: {
       request: () => grid().validation('conformance-validation-code'),
@@ -266,31 +253,18 @@ export const batchFixtures: readonly BatchFixture[] = [
   {
     name: 'line (a redelivered event is marked isRedelivery)',
     preset: () => providers.line({ channelSecret: LINE_SECRET }),
-    itemIds: ['01KCONFORMANCE000000000001', '01KCONFORMANCE000000000002'],
-    newItemId: '01KCONFORMANCE000000000003',
-    delivery: () =>
-      line().batch(
-        lineEvents([
-          ['01KCONFORMANCE000000000001', false],
-          ['01KCONFORMANCE000000000002', false],
-        ]),
-      ),
-    rebatched: () =>
-      line().batch(
-        lineEvents([
-          ['01KCONFORMANCE000000000002', true],
-          ['01KCONFORMANCE000000000003', false],
-        ]),
-      ),
+    ...rebatch(
+      ['01KCONFORMANCE000000000001', '01KCONFORMANCE000000000002', '01KCONFORMANCE000000000003'],
+      (ids, repeated) => line().batch(lineEvents(ids.map((id) => [id, id === repeated]))),
+    ),
     answer: received,
   },
   {
     name: 'gocardless (a bad signature answered 498)',
     preset: () => providers.gocardless({ secret: GOCARDLESS_SECRET }),
-    itemIds: ['EV0000CONFORM1', 'EV0000CONFORM2'],
-    newItemId: 'EV0000CONFORM3',
-    delivery: () => gocardless().batch(gocardlessEvents(['EV0000CONFORM1', 'EV0000CONFORM2'])),
-    rebatched: () => gocardless().batch(gocardlessEvents(['EV0000CONFORM2', 'EV0000CONFORM3'])),
+    ...rebatch(['EV0000CONFORM1', 'EV0000CONFORM2', 'EV0000CONFORM3'], (ids) =>
+      gocardless().batch(gocardlessEvents(ids)),
+    ),
     answer: received,
     forgedStatus: 498,
   },

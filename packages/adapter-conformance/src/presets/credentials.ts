@@ -39,18 +39,22 @@ export const credentialFixtures: readonly PresetFixture[] = [
     },
     false,
   ),
-  {
-    name: 'postmark',
-    preset: () => providers.postmark({ username: 'postmark', password: 'conformance password' }),
-    externalId: 'Delivery:883953f4-6105-42a2-a16a-77a8eac79483:john@example.com',
-    timed: false,
-    delivery: () =>
-      signers.postmark({ username: 'postmark', password: 'conformance password', url }).event({
-        RecordType: 'Delivery',
-        MessageID: '883953f4-6105-42a2-a16a-77a8eac79483',
-        Recipient: 'john@example.com',
-      }),
-  },
+  ...secretFixtures(
+    {
+      postmark: {
+        id: 'Delivery:883953f4-6105-42a2-a16a-77a8eac79483:john@example.com',
+        credentials: { username: 'postmark', password: 'conformance password' },
+        event: [
+          {
+            RecordType: 'Delivery',
+            MessageID: '883953f4-6105-42a2-a16a-77a8eac79483',
+            Recipient: 'john@example.com',
+          },
+        ],
+      },
+    },
+    false,
+  ),
   {
     name: 'payme (JSON-RPC over Basic auth; a forged call is answered 200 with error -32504)',
     preset: () => providers.payme({ password: 'conformance-cash-desk-key' }),
@@ -103,18 +107,22 @@ export const credentialFixtures: readonly PresetFixture[] = [
         amount: 500000,
       }),
   },
-  {
-    name: 'chargebee',
-    preset: () => providers.chargebee({ username: 'chargebee', password: 'conformance password' }),
-    externalId: 'ev_conformance_chargebee',
-    timed: false,
-    delivery: () =>
-      signers.chargebee({ username: 'chargebee', password: 'conformance password', url }).event({
+  ...secretFixtures(
+    {
+      chargebee: {
         id: 'ev_conformance_chargebee',
-        event_type: 'subscription_created',
-        content: { subscription: { id: 'sub_42' } },
-      }),
-  },
+        credentials: { username: 'chargebee', password: 'conformance password' },
+        event: [
+          {
+            id: 'ev_conformance_chargebee',
+            event_type: 'subscription_created',
+            content: { subscription: { id: 'sub_42' } },
+          },
+        ],
+      },
+    },
+    false,
+  ),
   {
     name: 'google-calendar (an empty body; the sync message answered by the preset)',
     preset: () => providers.googleCalendar({ token: 'conformance-channel-token' }),

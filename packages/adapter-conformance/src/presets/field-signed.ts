@@ -88,35 +88,36 @@ export const fieldSignedFixtures: readonly PresetFixture[] = [
       },
     },
   },
-  {
-    name: 'tbank (a Token over the sorted root values; every answer is the text OK)',
-    preset: () => providers.tbank({ password: TBANK_PASSWORD }),
-    externalId: '7001234567:CONFIRMED:50000',
-    answer: { kind: 'text', value: 'OK' },
-    timed: false,
-    delivery: () =>
-      signers.tbank({ password: TBANK_PASSWORD, url: HOOK_URL }).event({
-        TerminalKey: 'ConformanceDEMO',
-        OrderId: 'order-42',
-        Success: true,
-        Status: 'CONFIRMED',
-        PaymentId: 7001234567,
-        ErrorCode: '0',
-        Amount: 50000,
-        Data: { Source: 'conformance' },
-      }),
-  },
-  {
-    name: 'robokassa (a form signed over OutSum:InvId:Password#2:Shp_…; every answer is OK{InvId})',
-    preset: () => providers.robokassa({ password2: ROBOKASSA_PASSWORD2 }),
-    externalId: '450009',
-    answer: { kind: 'text', value: 'OK450009' },
-    timed: false,
-    delivery: () =>
-      signers.robokassa({ password2: ROBOKASSA_PASSWORD2, url: HOOK_URL }).event({
-        OutSum: '100.000000',
-        InvId: 450009,
-        Shp_order: 'order-42',
-      }),
-  },
+  ...secretFixtures(
+    {
+      tbank: {
+        id: '7001234567:CONFIRMED:50000',
+        option: 'password',
+        secret: TBANK_PASSWORD,
+        answer: { kind: 'text', value: 'OK' },
+        event: [
+          {
+            TerminalKey: 'ConformanceDEMO',
+            OrderId: 'order-42',
+            Success: true,
+            Status: 'CONFIRMED',
+            PaymentId: 7001234567,
+            ErrorCode: '0',
+            Amount: 50000,
+            Data: { Source: 'conformance' },
+          },
+        ],
+        note: 'a Token over the sorted root values; every answer is the text OK',
+      },
+      robokassa: {
+        id: '450009',
+        option: 'password2',
+        secret: ROBOKASSA_PASSWORD2,
+        answer: { kind: 'text', value: 'OK450009' },
+        event: [{ OutSum: '100.000000', InvId: 450009, Shp_order: 'order-42' }],
+        note: 'a form signed over OutSum:InvId:Password#2:Shp_…; every answer is OK{InvId}',
+      },
+    },
+    false,
+  ),
 ];

@@ -1,13 +1,15 @@
 /**
  * @module The fixtures of the presets that take one secret, as rows: a provider's preset and its
  * test-kit signer are found by the provider's name and given the same secret under the option the
- * provider names it, so a row holds only what is the provider's own (its genuine delivery, the
- * receipt's external id, an option of the preset's).
+ * provider names it (or the same credentials, where it takes several), so a row holds only what is
+ * the provider's own (its genuine delivery, the receipt's external id, an option of the preset's,
+ * the answer it expects).
  */
 import type { ProviderPreset } from '@webhook-idempotency/core';
 import * as providers from '@webhook-idempotency/providers';
 import * as signers from '@webhook-idempotency/providers/testing';
 import type { Delivery, Payload } from '@webhook-idempotency/providers/testing';
+import type { Answer } from '../types';
 import { HOOK_URL, type PresetFixture } from './fixture';
 
 /** A provider with a preset and a signer of the same name. */
@@ -23,12 +25,16 @@ export interface SecretRow {
   readonly option?: string;
   /** The secret, where the provider gives it a shape of its own (`whsec_…`). */
   readonly secret?: string;
+  /** The credentials in place of one secret, where the provider takes several (HTTP Basic). */
+  readonly credentials?: object;
   /** The preset's other options (a timestamp check the preset leaves off by default, a bot id). */
   readonly preset?: object;
   /** The signer's other options (the shop a delivery comes from). */
   readonly signer?: object;
   /** What the test name says after the provider's. */
   readonly note?: string;
+  /** The handler's answer, where the provider expects one of its own. */
+  readonly answer?: Answer;
 }
 
 /**
@@ -53,12 +59,15 @@ export function secretFixtures(
   return Object.entries(rows).map(([key, row]) => {
     const name = key as Signed;
     const { preset, signer } = pairOf(name);
-    const secret = { [row.option ?? 'secret']: row.secret ?? `conformance ${name} secret` };
+    const secret = row.credentials ?? {
+      [row.option ?? 'secret']: row.secret ?? `conformance ${name} secret`,
+    };
     const [payload, delivery] = row.event;
     return {
       name: row.note === undefined ? name : `${name} (${row.note})`,
       preset: () => preset({ ...secret, ...row.preset }),
       externalId: row.id,
+      ...(row.answer ? { answer: row.answer } : {}),
       timed,
       delivery: () => signer({ ...secret, ...row.signer, url: HOOK_URL }).event(payload, delivery),
     };

@@ -4,8 +4,9 @@
  */
 import { DeliveryStatus } from '@webhook-idempotency/core/inbox';
 import { ExitCode } from '../exit-codes';
-import { INBOX_ROWS, type RowTable, tableOf, withHeaders } from '../row-tables';
-import { type Context, withInbox } from '../session';
+import { INBOX_ROWS, type RowTable, tableOf } from '../row-tables';
+import type { Context } from '../session';
+import { listRows } from './inbox-list';
 import { printPage } from './layout';
 
 /** Options of `inbox dead` (and `outbox dead`, whose `--sender` is `provider` here). */
@@ -23,20 +24,11 @@ export async function inboxDead(
 ): Promise<number> {
   const { out, err } = context;
   const table = rows.table(context);
-  const dead = await withInbox(
-    context,
-    async (inbox) =>
-      withHeaders(
-        rows,
-        inbox,
-        await inbox.list({
-          status: DeliveryStatus.DEAD,
-          ...(options.provider !== undefined ? { provider: options.provider } : {}),
-          limit: options.limit,
-        }),
-      ),
-    rows,
-  );
+  const dead = await listRows(context, rows, {
+    status: DeliveryStatus.DEAD,
+    ...(options.provider !== undefined ? { provider: options.provider } : {}),
+    limit: options.limit,
+  });
   if (options.json) {
     out.line(JSON.stringify({ table, [rows.many]: dead.map(rows.json) }, null, 2));
   } else if (dead.length === 0) {

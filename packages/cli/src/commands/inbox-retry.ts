@@ -8,8 +8,8 @@ import { movedSince, retryDelivery } from '@webhook-idempotency/core/operations'
 import { formatAge } from '../durations';
 import { CliError, ExitCode } from '../exit-codes';
 import { due, INBOX_ROWS, type RowTable } from '../row-tables';
-import { type Context, type EventKey, withInbox } from '../session';
-import { noDelivery } from './inbox-show';
+import type { Context, EventKey } from '../session';
+import { onDelivery } from './inbox-show';
 import { repairJson } from './repair-json';
 
 /** Options of `inbox retry`. */
@@ -25,8 +25,7 @@ export async function inboxRetry(
 ): Promise<number> {
   const { out } = context;
   const { provider, externalId } = key;
-  const outcome = await withInbox(context, (inbox) => retryDelivery(inbox, key), rows);
-  if (!outcome) throw noDelivery(context, key, rows);
+  const outcome = await onDelivery(context, key, rows, (inbox) => retryDelivery(inbox, key));
   const { before, after } = outcome;
   const name = `${provider} ${externalId}`;
   if (options.json) out.line(JSON.stringify(repairJson(outcome, rows), null, 2));

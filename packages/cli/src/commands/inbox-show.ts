@@ -3,6 +3,7 @@
  * message's name and receipt); its body (payload) bytes only with `--body` (`--payload`).
  */
 import type { StoredDelivery } from '@webhook-idempotency/core/inbox';
+import type { SqlInbox } from '@webhook-idempotency/sql';
 import { CliError, ExitCode } from '../exit-codes';
 import { escapeControls, type Printer } from '../output';
 import { ago, due, INBOX_ROWS, type RowTable } from '../row-tables';
@@ -30,6 +31,21 @@ export function noDelivery(context: Context, key: EventKey, rows: RowTable = INB
     ExitCode.NOT_FOUND,
     `No ${rows.one} ${key.provider} ${key.externalId} in ${rows.table(context)}.`,
   );
+}
+
+/**
+ * What `work` finds or does on the delivery (message) `key` names, in the table `rows` names; the
+ * not-found error naming it when there is none.
+ */
+export async function onDelivery<T>(
+  context: Context,
+  key: EventKey,
+  rows: RowTable,
+  work: (inbox: SqlInbox) => Promise<T | null | undefined>,
+): Promise<T> {
+  const found = await withInbox(context, work, rows);
+  if (!found) throw noDelivery(context, key, rows);
+  return found;
 }
 
 function print(out: Printer, delivery: StoredDelivery, withBody: boolean, rows: RowTable): void {
@@ -73,12 +89,9 @@ export async function inboxShow(
   rows: RowTable = INBOX_ROWS,
 ): Promise<number> {
   const { out } = context;
-  const delivery = await withInbox(
-    context,
-    (inbox) => inbox.find(key.provider, key.externalId),
-    rows,
+  const delivery = await onDelivery(context, key, rows, (inbox) =>
+    inbox.find(key.provider, key.externalId),
   );
-  if (!delivery) throw noDelivery(context, key, rows);
   if (options.json) {
     const shown = options.body ? bodyOf(delivery.body) : undefined;
     out.line(

@@ -5,47 +5,22 @@
  * per secret). Each under `--secret`, its provider's own secret named.
  */
 import * as kit from '@webhook-idempotency/providers/testing';
-import { itemsOf, need, objectOf } from './credentials';
-import type { SendRequest, Wired } from './wired';
-
-const secret = (r: SendRequest, what: string) => need(r.preset, r.credentials, 'secret', what);
+import { objectOf } from './credentials';
+import { bySecret, oneBatch, oneEvent } from './signed-with';
+import type { Wired } from './wired';
 
 /** The presets of this module, by preset factory name. */
 export const FIELD_SIGNED: Readonly<Record<string, Wired>> = {
-  cloudinary: {
-    needs: '--secret <apiSecret>',
-    sign: (r) => kit.cloudinary({ url: r.url, apiSecret: secret(r, 'apiSecret') }).event(r.payload),
-  },
-  dropboxSign: {
-    needs: '--secret <apiKey>',
-    sign: (r) =>
-      kit
-        .dropboxSign({ url: r.url, apiKey: secret(r, 'apiKey') })
-        .event(r.event, objectOf(r.preset, r.payload)),
-  },
-  tbank: {
-    needs: '--secret <password>',
-    sign: (r) =>
-      kit
-        .tbank({ url: r.url, password: secret(r, 'password') })
-        .event(objectOf(r.preset, r.payload) as kit.TBankNotification),
-  },
-  robokassa: {
-    needs: '--secret <password2>',
-    sign: (r) =>
-      kit
-        .robokassa({ url: r.url, password2: secret(r, 'password2') })
-        .event(objectOf(r.preset, r.payload) as kit.RobokassaResult),
-  },
-  mandrill: {
-    needs: '--secret <webhookKey>',
-    sign: (r) =>
-      kit
-        .mandrill({ url: r.url, webhookKey: secret(r, 'webhookKey') })
-        .batch(itemsOf(r.preset, r.payload)),
-  },
-  pagerduty: {
-    needs: '--secret <secret>',
-    sign: (r) => kit.pagerduty({ url: r.url, secret: secret(r, 'secret') }).event(r.payload),
-  },
+  cloudinary: bySecret(kit.cloudinary, 'apiSecret', oneEvent),
+  dropboxSign: bySecret(kit.dropboxSign, 'apiKey', (signer, r) =>
+    signer.event(r.event, objectOf(r.preset, r.payload)),
+  ),
+  tbank: bySecret(kit.tbank, 'password', (signer, r) =>
+    signer.event(objectOf(r.preset, r.payload) as kit.TBankNotification),
+  ),
+  robokassa: bySecret(kit.robokassa, 'password2', (signer, r) =>
+    signer.event(objectOf(r.preset, r.payload) as kit.RobokassaResult),
+  ),
+  mandrill: bySecret(kit.mandrill, 'webhookKey', oneBatch),
+  pagerduty: bySecret(kit.pagerduty, 'secret', oneEvent),
 };

@@ -5,11 +5,17 @@
  * holds several), providers with a handshake (a normal event is sent), and the generic `hmac`.
  */
 import * as kit from '@webhook-idempotency/providers/testing';
-import { basicPair, itemsOf, need, objectOf, privateKeyPem } from './credentials';
-import type { SendRequest, Wired } from './wired';
-
-const secret = (r: SendRequest, what: string) => need(r.preset, r.credentials, 'secret', what);
-const keyPem = (r: SendRequest, what: string) => privateKeyPem(r.preset, r.credentials, what);
+import { itemsOf, need, objectOf, privateKeyPem } from './credentials';
+import {
+  byBasic,
+  byKeyFile,
+  bySecret,
+  bySecretWith,
+  oneBatch,
+  oneEvent,
+  oneEventWith,
+} from './signed-with';
+import type { Wired } from './wired';
 
 /** Twilio's form fields: every value of an object payload as text. */
 function fieldsOf(payload: object): Record<string, string> {
@@ -18,33 +24,24 @@ function fieldsOf(payload: object): Record<string, string> {
 
 /** The presets signed with a key pair. */
 const KEY_PAIRS: Readonly<Record<string, Wired>> = {
-  discord: {
-    needs: '--key-file <Ed25519 PEM>',
-    sign: (r) => kit.discord({ url: r.url, privateKey: keyPem(r, 'Ed25519 PEM') }).event(r.payload),
-  },
-  sendgrid: {
-    needs: '--key-file <P-256 PEM>',
-    sign: (r) =>
-      kit
-        .sendgrid({ url: r.url, privateKey: keyPem(r, 'P-256 PEM') })
-        .batch(
-          Buffer.isBuffer(r.payload) ? r.payload.toString('utf8') : itemsOf(r.preset, r.payload),
-        ),
-  },
-  wise: {
-    needs: '--key-file <RSA PEM>',
-    sign: (r) =>
-      kit
-        .wise({ url: r.url, privateKey: keyPem(r, 'RSA PEM') })
-        .event(r.payload, { deliveryId: r.id }),
-  },
+  discord: byKeyFile(kit.discord, 'Ed25519 PEM', oneEvent),
+  sendgrid: byKeyFile(kit.sendgrid, 'P-256 PEM', (signer, r) =>
+    signer.batch(
+      Buffer.isBuffer(r.payload) ? r.payload.toString('utf8') : itemsOf(r.preset, r.payload),
+    ),
+  ),
+  wise: byKeyFile(
+    kit.wise,
+    'RSA PEM',
+    oneEventWith((r) => ({ deliveryId: r.id })),
+  ),
   paypal: {
     needs: '--key-file --webhook-id',
     sign: (r) =>
       kit
         .paypal({
           url: r.url,
-          privateKey: keyPem(r, 'RSA PEM of the certificate'),
+          privateKey: privateKeyPem(r.preset, r.credentials, 'RSA PEM of the certificate'),
           webhookId: need(r.preset, r.credentials, 'webhookId', 'webhookId'),
           ...(r.credentials.certUrl ? { certificateUrl: r.credentials.certUrl } : {}),
         })
@@ -57,7 +54,7 @@ const KEY_PAIRS: Readonly<Record<string, Wired>> = {
         .braintree({
           url: r.url,
           publicKey: need(r.preset, r.credentials, 'publicKey', 'publicKey'),
-          privateKey: secret(r, 'privateKey'),
+          privateKey: need(r.preset, r.credentials, 'secret', 'privateKey'),
         })
         .event(
           Buffer.isBuffer(r.payload)
@@ -69,101 +66,65 @@ const KEY_PAIRS: Readonly<Record<string, Wired>> = {
 
 /** The presets whose provider signs the URL it calls: the URL given is the one signed. */
 const URL_SIGNED: Readonly<Record<string, Wired>> = {
-  square: {
-    needs: '--secret <signatureKey>',
-    sign: (r) =>
-      kit
-        .square({ notificationUrl: r.url, signatureKey: secret(r, 'signatureKey') })
-        .event(r.payload),
-  },
-  twilio: {
-    needs: '--secret <authToken>',
-    sign: (r) => {
-      const signer = kit.twilio({ url: r.url, authToken: secret(r, 'authToken') });
-      const token = { idempotencyToken: r.id };
-      return Buffer.isBuffer(r.payload)
-        ? signer.json(r.payload, token)
-        : signer.event(fieldsOf(r.payload), token);
-    },
-  },
-  hubspot: {
-    needs: '--secret <clientSecret>',
-    sign: (r) =>
-      kit
-        .hubspot({ targetUrl: r.url, clientSecret: secret(r, 'clientSecret') })
-        .batch(itemsOf(r.preset, r.payload)),
-  },
-  mercadopago: {
-    needs: '--secret <secret>',
-    sign: (r) =>
-      kit
-        .mercadopago({ url: r.url, secret: secret(r, 'secret') })
-        .event(objectOf(r.preset, r.payload), { requestId: r.id }),
-  },
+  square: bySecretWith(
+    'signatureKey',
+    (url, signatureKey) => kit.square({ notificationUrl: url, signatureKey }),
+    oneEvent,
+  ),
+  twilio: bySecret(kit.twilio, 'authToken', (signer, r) => {
+    const token = { idempotencyToken: r.id };
+    return Buffer.isBuffer(r.payload)
+      ? signer.json(r.payload, token)
+      : signer.event(fieldsOf(r.payload), token);
+  }),
+  hubspot: bySecretWith(
+    'clientSecret',
+    (url, clientSecret) => kit.hubspot({ targetUrl: url, clientSecret }),
+    oneBatch,
+  ),
+  mercadopago: bySecret(kit.mercadopago, 'secret', (signer, r) =>
+    signer.event(objectOf(r.preset, r.payload), { requestId: r.id }),
+  ),
 };
 
 /** The presets with HTTP Basic credentials, batches, or a generic scheme. */
 const OTHERS: Readonly<Record<string, Wired>> = {
-  postmark: {
-    needs: '--username --password',
-    sign: (r) => {
-      const [username, password] = basicPair(r.preset, r.credentials);
-      return kit.postmark({ url: r.url, username, password }).event(r.payload);
+  postmark: byBasic(kit.postmark, oneEvent),
+  adyen: bySecretWith(
+    'hmacKey hex',
+    (url, hmacKey, { credentials: { username, password } }) =>
+      kit.adyen({
+        url,
+        hmacKey,
+        ...(password === undefined ? {} : { basicAuth: { username: username ?? '', password } }),
+      }),
+    (signer, r) => signer.batch(itemsOf(r.preset, r.payload) as kit.AdyenItem[]),
+  ),
+  meta: bySecret(kit.meta, 'appSecret', (signer, r) =>
+    Buffer.isBuffer(r.payload)
+      ? signer.event(r.payload)
+      : signer.batch(itemsOf(r.preset, r.payload) as { field: string; value: unknown }[]),
+  ),
+  hmac: bySecretWith(
+    'secret',
+    (url, secret, { credentials }) => {
+      const { signatureHeader = 'x-signature', idHeader = 'x-webhook-id' } = credentials;
+      return kit.hmac({ url, secret, signatureHeader, key: idHeader });
     },
-  },
-  adyen: {
-    needs: '--secret <hmacKey hex>',
-    sign: (r) => {
-      const { username, password } = r.credentials;
-      const basicAuth =
-        password === undefined ? {} : { basicAuth: { username: username ?? '', password } };
-      return kit
-        .adyen({ url: r.url, hmacKey: secret(r, 'hmacKey hex'), ...basicAuth })
-        .batch(itemsOf(r.preset, r.payload) as kit.AdyenItem[]);
-    },
-  },
-  meta: {
-    needs: '--secret <appSecret>',
-    sign: (r) => {
-      const signer = kit.meta({ url: r.url, appSecret: secret(r, 'appSecret') });
-      if (Buffer.isBuffer(r.payload)) return signer.event(r.payload);
-      const changes = itemsOf(r.preset, r.payload) as { field: string; value: unknown }[];
-      return signer.batch(changes);
-    },
-  },
-  hmac: {
-    needs: '--secret <secret>',
-    sign: (r) => {
-      const { signatureHeader = 'x-signature', idHeader = 'x-webhook-id' } = r.credentials;
-      return kit
-        .hmac({ url: r.url, secret: secret(r, 'secret'), signatureHeader, key: idHeader })
-        .event(r.payload, { id: r.id });
-    },
-  },
+    oneEventWith((r) => ({ id: r.id })),
+  ),
 };
 
 /** The presets whose provider signs with a token or a key pair of its own kind. */
 const TOKENS: Readonly<Record<string, Wired>> = {
-  telnyx: {
-    needs: '--key-file <Ed25519 PEM>',
-    sign: (r) => kit.telnyx({ url: r.url, privateKey: keyPem(r, 'Ed25519 PEM') }).event(r.payload),
-  },
-  qstash: {
-    needs: '--secret <signingKey>',
-    sign: (r) =>
-      kit
-        .qstash({ url: r.url, signingKey: secret(r, 'signingKey') })
-        .event(r.payload, { messageId: r.id }),
-  },
-  vonage: {
-    needs: '--secret <signatureSecret>',
-    sign: (r) =>
-      kit.vonage({ url: r.url, signatureSecret: secret(r, 'signatureSecret') }).event(r.payload),
-  },
-  plaid: {
-    needs: '--key-file <P-256 PEM>',
-    sign: (r) => kit.plaid({ url: r.url, privateKey: keyPem(r, 'P-256 PEM') }).event(r.payload),
-  },
+  telnyx: byKeyFile(kit.telnyx, 'Ed25519 PEM', oneEvent),
+  qstash: bySecret(
+    kit.qstash,
+    'signingKey',
+    oneEventWith((r) => ({ messageId: r.id })),
+  ),
+  vonage: bySecret(kit.vonage, 'signatureSecret', oneEvent),
+  plaid: byKeyFile(kit.plaid, 'P-256 PEM', oneEvent),
 };
 
 /** The presets of this module, by preset factory name. */

@@ -6,13 +6,13 @@ import {
   type InboxReader,
 } from '@webhook-idempotency/core/inbox';
 import { age, bodyText, utc } from '../format';
-import { html, isolated, stored } from '../html';
+import { type Html, html, isolated, stored } from '../html';
 import { badge, keyText, link, noDelivery, page, type Reply, type View } from '../layout';
-import { listSearch, MAX_KEY_FIELD, timeValue, whole } from '../query';
+import { listSearch, timeValue, whole } from '../query';
 import type { DashboardReceipts } from '../types';
+import * as list from './list-parts';
 import { headerTable, keyOf, noticeOf } from './receipts';
 
-const PAGE = 50;
 const STATUSES = Object.values(DeliveryStatus);
 
 /** When a pending delivery (or outbox message) is due, or how long a processing one's lease lasts. */
@@ -22,6 +22,13 @@ export function due(d: DeliverySummary, now: number): string {
   if (d.status === 'processing') return left <= 0 ? 'lease expired' : `leased for ${age(left)}`;
   return d.finishedAt ? utc(d.finishedAt) : '-';
 }
+
+/**
+ * The last cells of a delivery's (or message's) row: its failures, when it was stored (`label`:
+ * received, recorded), when it is due or finished, its last error.
+ */
+export const stateCells = (d: DeliverySummary, label: string, now: number): Html =>
+  html`<td class="n" data-label="failures">${d.failures}</td><td data-label="${label}">${utc(d.receivedAt)}</td><td${d.finishedAt ? html` data-label="finished"` : ''}>${due(d, now)}</td><td class="wrap err">${d.lastError === null ? '' : stored(d.lastError)}</td>`;
 
 type Search = ReturnType<typeof listSearch<DeliveryStatus>>;
 
@@ -63,35 +70,34 @@ function deliveryPage(
     ...(provider ? { provider } : {}),
     ...(from ? { receivedFrom: from } : {}),
     ...(to ? { receivedBefore: to } : {}),
-    limit: PAGE,
+    limit: list.PAGE,
     ...(afterId !== undefined ? { afterId } : {}),
   });
 }
 
 /** The search form of the deliveries list, holding the current filters. */
-function searchForm(view: View, { provider, id, status, from, to }: Search) {
-  const option = (value: string) =>
-    html`<option value="${value}"${(status ?? '') === value ? html` selected` : ''}>${value || 'any'}</option>`;
-  return html`<form class="filters" method="get" action="${link(view, '/deliveries')}" role="search" aria-label="Search deliveries">
-<label>Provider<input name="provider" value="${provider ?? ''}" maxlength="${MAX_KEY_FIELD}" autocomplete="off" dir="auto"></label>
-<label>Status<select name="status">${option('')}${STATUSES.map(option)}</select></label>
-<label>Event id<input name="id" value="${id ?? ''}" maxlength="${MAX_KEY_FIELD}" autocomplete="off" dir="auto"></label>
-<label>Received from (UTC)<input type="datetime-local" name="from" value="${timeValue(from) ?? ''}"></label>
-<label>Received before (UTC)<input type="datetime-local" name="to" value="${timeValue(to) ?? ''}"></label>
-<button type="submit">Search</button> <a href="${link(view, '/deliveries')}">Clear</a>
-</form>`;
+function deliverySearch(view: View, { provider, id, status, from, to }: Search) {
+  return list.searchForm(view, '/deliveries', 'Search deliveries', [
+    list.textField('Provider', 'provider', provider),
+    list.statusField(list.statusOptions(STATUSES, status)),
+    list.textField('Event id', 'id', id),
+    list.timeField('Received from (UTC)', 'from', from),
+    list.timeField('Received before (UTC)', 'to', to),
+  ]);
 }
 
 /** The deliveries as a table, each linked to its page; nothing when there are none. */
 function deliveryTable(view: View, rows: readonly DeliverySummary[]) {
-  if (!rows.length) return '';
   const now = Date.now();
-  return html`<div class="scroll list"><table class="rows"><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">status</th><th scope="col" class="n">leases</th><th scope="col" class="n">failures</th><th scope="col">received</th><th scope="col">due / finished</th><th scope="col">last error</th></tr></thead><tbody>${rows.map(
-    (
-      d,
-    ) => html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap id"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${stored(d.externalId)}</a></td>
-<td>${badge(d.status)}</td><td class="n" data-label="leases">${leasesOf(d)}</td><td class="n" data-label="failures">${d.failures}</td><td data-label="received">${utc(d.receivedAt)}</td><td${d.finishedAt ? html` data-label="finished"` : ''}>${due(d, now)}</td><td class="wrap err">${d.lastError === null ? '' : stored(d.lastError)}</td></tr>`,
-  )}</tbody></table></div>`;
+  return list.rowsTable(
+    'provider,id,status,#leases,#failures,received,due / finished,last error',
+    rows.map(
+      (
+        d,
+      ) => html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap id"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${stored(d.externalId)}</a></td>
+<td>${badge(d.status)}</td><td class="n" data-label="leases">${leasesOf(d)}</td>${stateCells(d, 'received', now)}</tr>`,
+    ),
+  );
 }
 
 /**
@@ -112,16 +118,15 @@ export async function deliveryList(
       ? await deliveriesById(view, inbox, receipts, { ...search, id })
       : await deliveryPage(inbox, search, afterId);
   const filters = { provider, id, status, from: timeValue(from), to: timeValue(to) };
-  const last = rows[rows.length - 1];
   const next =
-    id === undefined && rows.length === PAGE && last
-      ? link(view, '/deliveries', { ...filters, after: last.id })
+    id === undefined
+      ? list.nextPage(view, '/deliveries', filters, rows, (last) => last.id)
       : undefined;
   const body = html`<h1>Inbox deliveries</h1>
-${searchForm(view, search)}
+${deliverySearch(view, search)}
 <p class="muted" role="status">${rows.length ? `${rows.length} deliver${rows.length === 1 ? 'y' : 'ies'}${afterId ? ' on this page' : ''}, in the order they arrived.` : 'No deliveries match.'}</p>
 ${deliveryTable(view, rows)}
-<nav class="pager" aria-label="Pages">${afterId ? html`<a href="${link(view, '/deliveries', filters)}">First page</a>` : ''}${next ? html`<a href="${next}" rel="next">Next page</a>` : ''}</nav>
+${list.pager(view, '/deliveries', filters, Boolean(afterId), next)}
 ${view.readOnly ? '' : html`<p><a href="${link(view, '/deliveries/retry-dead', { provider })}">Retry dead deliveries in bulk…</a></p>`}`;
   return page(200, 'Inbox', body, 'inbox');
 }

@@ -9,17 +9,18 @@ import {
   DeliveryStatus,
   type DeliverySummary,
   type InboxReader,
+  type StoredDelivery,
 } from '@webhook-idempotency/core/inbox';
 import { type OutboxRow, outboxRowOf } from '@webhook-idempotency/core/outbox';
 import { age, bodyText, utc } from '../format';
 import { type Html, html, isolated, stored } from '../html';
 import { badge, keyText, link, noMessage, page, type Reply, type View } from '../layout';
-import { choice, MAX_KEY_FIELD, text, whole } from '../query';
-import { keyParams, subjectOf } from './action-parts';
-import { due } from './deliveries';
+import { choice, text, whole } from '../query';
+import { keyParams, type Subject, subjectOf } from './action-parts';
+import { due, stateCells } from './deliveries';
+import * as list from './list-parts';
 import { noticeOf } from './receipts';
 
-const PAGE = 50;
 const STATUSES = Object.values(DeliveryStatus);
 
 /** A listed message: its row's summary, and what its headers say (name, receipt). */
@@ -30,7 +31,7 @@ interface Listed {
 
 /**
  * The page's messages with their names and receipts: a listing's summaries carry no headers, so
- * each message of the page (at most {@link PAGE}) is read whole; one gone since reads with none.
+ * each message of the page (at most {@link list.PAGE}) is read whole; one gone since reads with none.
  */
 async function withMessages(outbox: InboxReader, rows: readonly DeliverySummary[]) {
   const found = await Promise.all(rows.map((r) => outbox.find(r.provider, r.externalId)));
@@ -53,27 +54,26 @@ const nameOf = (message: OutboxRow): Html =>
   message.name === null ? html`<span class="muted">none</span>` : stored(message.name);
 
 /** The filters of the list: one status, one sender. */
-function searchForm(view: View, sender: string | undefined, status: string | undefined) {
-  const option = (value: string) =>
-    html`<option value="${value}"${(status ?? '') === value ? html` selected` : ''}>${value || 'any'}</option>`;
-  return html`<form class="filters" method="get" action="${link(view, '/outbox')}" role="search" aria-label="Search messages">
-<label>Status<select name="status">${option('')}${STATUSES.map(option)}</select></label>
-<label>Sender<input name="sender" value="${sender ?? ''}" maxlength="${MAX_KEY_FIELD}" autocomplete="off" dir="auto"></label>
-<button type="submit">Search</button> <a href="${link(view, '/outbox')}">Clear</a>
-</form>`;
+function messageSearch(view: View, sender: string | undefined, status: string | undefined) {
+  return list.searchForm(view, '/outbox', 'Search messages', [
+    list.statusField(list.statusOptions(STATUSES, status)),
+    list.textField('Sender', 'sender', sender),
+  ]);
 }
 
 /** The messages as a table, each linked to its page and its receipt; nothing when there are none. */
 function messageTable(view: View, listed: readonly Listed[]) {
-  if (!listed.length) return '';
   const now = Date.now();
-  return html`<div class="scroll list"><table class="rows"><thead><tr><th scope="col">sender</th><th scope="col">effect name</th><th scope="col">key</th><th scope="col">receipt</th><th scope="col">status</th><th scope="col" class="n">failures</th><th scope="col">recorded</th><th scope="col">due / finished</th><th scope="col">last error</th></tr></thead><tbody>${listed.map(
-    ({
-      row: m,
-      message,
-    }) => html`<tr><td class="wrap">${stored(m.provider)}</td><td class="wrap">${nameOf(message)}</td><td class="wrap id"><a href="${link(view, '/outbox/message', keyParams('/outbox/message', m))}">${stored(m.externalId)}</a></td>
-<td class="wrap" data-label="receipt">${receiptOf(view, message)}</td><td>${badge(m.status)}</td><td class="n" data-label="failures">${m.failures}</td><td data-label="recorded">${utc(m.receivedAt)}</td><td${m.finishedAt ? html` data-label="finished"` : ''}>${due(m, now)}</td><td class="wrap err">${m.lastError === null ? '' : stored(m.lastError)}</td></tr>`,
-  )}</tbody></table></div>`;
+  return list.rowsTable(
+    'sender,effect name,key,receipt,status,#failures,recorded,due / finished,last error',
+    listed.map(
+      ({
+        row: m,
+        message,
+      }) => html`<tr><td class="wrap">${stored(m.provider)}</td><td class="wrap">${nameOf(message)}</td><td class="wrap id"><a href="${link(view, '/outbox/message', keyParams('/outbox/message', m))}">${stored(m.externalId)}</a></td>
+<td class="wrap" data-label="receipt">${receiptOf(view, message)}</td><td>${badge(m.status)}</td>${stateCells(m, 'recorded', now)}</tr>`,
+    ),
+  );
 }
 
 /** GET `/outbox`: the messages of one status (or all) and one sender (or all), in the order they were recorded. */
@@ -88,37 +88,38 @@ export async function messageList(
   const rows = await outbox.list({
     ...(status ? { status } : {}),
     ...(sender ? { provider: sender } : {}),
-    limit: PAGE,
+    limit: list.PAGE,
     ...(afterId !== undefined ? { afterId } : {}),
   });
   const listed = await withMessages(outbox, rows);
   const filters = { status, sender };
-  const last = rows[rows.length - 1];
-  const next =
-    rows.length === PAGE && last
-      ? link(view, '/outbox', { ...filters, after: last.id })
-      : undefined;
+  const next = list.nextPage(view, '/outbox', filters, rows, (last) => last.id);
   const count = rows.length
     ? `${rows.length} message${rows.length === 1 ? '' : 's'}${afterId ? ' on this page' : ''}, in the order they were recorded.`
     : 'No messages match.';
   const body = html`<h1>Outbox messages</h1>
 <p class="muted">What handlers recorded to send after their commit: each sent by its sender with its effect key on every attempt.</p>
-${searchForm(view, sender, status)}
+${messageSearch(view, sender, status)}
 <p class="muted" role="status">${count}</p>
 ${messageTable(view, listed)}
-<nav class="pager" aria-label="Pages">${afterId ? html`<a href="${link(view, '/outbox', filters)}">First page</a>` : ''}${next ? html`<a href="${next}" rel="next">Next page</a>` : ''}</nav>`;
+${list.pager(view, '/outbox', filters, Boolean(afterId), next)}`;
   return page(200, 'Outbox', body, 'outbox');
 }
 
+/**
+ * A page about one message, the one the query names: `render` given the message and its links;
+ * a 404 naming the key when it is gone.
+ */
+const messagePage =
+  (render: (view: View, params: URLSearchParams, subject: Subject, m: StoredDelivery) => Reply) =>
+  async (view: View, outbox: InboxReader, params: URLSearchParams): Promise<Reply> => {
+    const subject = subjectOf(view, params, '/outbox/message');
+    const m = await outbox.find(subject.key.provider, subject.key.externalId);
+    return m ? render(view, params, subject, m) : noMessage(subject.key);
+  };
+
 /** GET `/outbox/message`: one message, its state, name and receipt; the payload behind a link. */
-export async function messageDetail(
-  view: View,
-  outbox: InboxReader,
-  params: URLSearchParams,
-): Promise<Reply> {
-  const { key, here } = subjectOf(view, params, '/outbox/message');
-  const m = await outbox.find(key.provider, key.externalId);
-  if (!m) return noMessage(key);
+export const messageDetail = messagePage((view, params, { key, here }, m) => {
   const message = outboxRowOf(m);
   const now = Date.now();
   const canRetry = m.status === 'dead' || (m.status === 'pending' && m.availableAt.getTime() > now);
@@ -141,20 +142,13 @@ ${
     : html`<div class="actions"><a class="button" href="${link(view, '/outbox/retry', here)}">Retry…</a></div>`
 }`;
   return page(200, `Message ${isolated(key.externalId)}`, body, 'outbox');
-}
+});
 
 /** GET `/outbox/message/payload`: the message's payload, escaped (asked for by a click: it may hold personal data). */
-export async function messagePayload(
-  view: View,
-  outbox: InboxReader,
-  params: URLSearchParams,
-): Promise<Reply> {
-  const { key, back } = subjectOf(view, params, '/outbox/message');
-  const m = await outbox.find(key.provider, key.externalId);
-  if (!m) return noMessage(key);
+export const messagePayload = messagePage((_view, _params, { key, back }, m) => {
   const shown = bodyText(m.body);
   const body = html`<h1>Payload of <span class="wrap">${keyText(key)}</span></h1>
 <p><a href="${back}">Back to the message</a></p>
 <p class="muted">${shown.note}</p><pre tabindex="0" aria-label="Payload" dir="auto">${shown.text}</pre>`;
   return page(200, `Payload of ${isolated(key.externalId)}`, body, 'outbox');
-}
+});

@@ -5,10 +5,10 @@ import { decodeStoredAnswer } from '../answer';
 import { age, bodyText, duration, headerValue, utc } from '../format';
 import { html, isolated, stored } from '../html';
 import { badge, keyText, link, page, problem, type Reply, type View, noReceipt } from '../layout';
-import { cursor, listSearch, encodeCursor, MAX_KEY_FIELD, required, timeValue } from '../query';
+import { cursor, listSearch, encodeCursor, required, timeValue } from '../query';
 import type { DashboardReceipts } from '../types';
+import * as list from './list-parts';
 
-const PAGE = 50;
 const STATUSES = [...Object.values(ReceiptStatus), 'stuck'] as const;
 
 /** The receipt named by `provider` and `id` in the query. */
@@ -34,38 +34,34 @@ export async function receiptList(
     ...(from ? { claimedFrom: from } : {}),
     ...(to ? { claimedBefore: to } : {}),
     ...(after ? { after } : {}),
-    limit: PAGE,
+    limit: list.PAGE,
   });
   const filters = { provider, id, status, from: timeValue(from), to: timeValue(to) };
-  const last = rows[rows.length - 1];
-  const next =
-    rows.length === PAGE && last
-      ? link(view, '/receipts', { ...filters, after: encodeCursor(last) })
-      : undefined;
+  const next = list.nextPage(view, '/receipts', filters, rows, encodeCursor);
   const option = (value: string, label: string) =>
     html`<option value="${value}"${status === value || (!status && value === '') ? html` selected` : ''}>${label}</option>`;
   const body = html`<h1>Receipts</h1>
-<form class="filters" method="get" action="${link(view, '/receipts')}" role="search" aria-label="Search receipts">
-<label>Provider<input name="provider" value="${provider ?? ''}" maxlength="${MAX_KEY_FIELD}" autocomplete="off" dir="auto"></label>
-<label>Status<select name="status">${option('', 'any')}${option('processing', 'processing')}${option('stuck', `stuck (over ${age(view.staleAfterMs)})`)}${option('completed', 'completed')}${option('failed', 'failed')}</select></label>
-<label>Event id<input name="id" value="${id ?? ''}" maxlength="${MAX_KEY_FIELD}" autocomplete="off" dir="auto"></label>
-<label>Claimed from (UTC)<input type="datetime-local" name="from" value="${timeValue(from) ?? ''}"></label>
-<label>Claimed before (UTC)<input type="datetime-local" name="to" value="${timeValue(to) ?? ''}"></label>
-<button type="submit">Search</button> <a href="${link(view, '/receipts')}">Clear</a>
-</form>
-<p class="muted" role="status">${rows.length ? `${rows.length === PAGE ? `First ${PAGE}` : rows.length} receipt${rows.length === 1 ? '' : 's'}${after ? ' on this page' : ''}, ${stuck ? 'oldest' : 'newest'} claim first.` : 'No receipts match.'}</p>
-${
-  rows.length
-    ? html`<div class="scroll list"><table class="rows"><thead><tr><th scope="col">provider</th><th scope="col">id</th><th scope="col">status</th><th scope="col" class="n">attempts</th><th scope="col">claimed</th><th scope="col" class="n">took</th><th scope="col">error</th></tr></thead><tbody>${rows.map(
-        (
-          r,
-        ) => html`<tr><td class="wrap">${stored(r.provider)}</td><td class="wrap id"><a href="${link(view, '/receipt', { provider: r.provider, id: r.externalId })}">${stored(r.externalId)}</a></td>
+${list.searchForm(view, '/receipts', 'Search receipts', [
+  list.textField('Provider', 'provider', provider),
+  list.statusField(
+    html`${option('', 'any')}${option('processing', 'processing')}${option('stuck', `stuck (over ${age(view.staleAfterMs)})`)}${option('completed', 'completed')}${option('failed', 'failed')}`,
+  ),
+  list.textField('Event id', 'id', id),
+  list.timeField('Claimed from (UTC)', 'from', from),
+  list.timeField('Claimed before (UTC)', 'to', to),
+])}
+<p class="muted" role="status">${rows.length ? `${rows.length === list.PAGE ? `First ${list.PAGE}` : rows.length} receipt${rows.length === 1 ? '' : 's'}${after ? ' on this page' : ''}, ${stuck ? 'oldest' : 'newest'} claim first.` : 'No receipts match.'}</p>
+${list.rowsTable(
+  'provider,id,status,#attempts,claimed,#took,error',
+  rows.map(
+    (
+      r,
+    ) => html`<tr><td class="wrap">${stored(r.provider)}</td><td class="wrap id"><a href="${link(view, '/receipt', { provider: r.provider, id: r.externalId })}">${stored(r.externalId)}</a></td>
 <td>${badge(r.status === 'processing' && r.claimAgeMs >= view.staleAfterMs ? 'processing' : r.status)}${r.status === 'processing' && r.claimAgeMs >= view.staleAfterMs ? html` <span class="bad">stuck</span>` : ''}</td><td class="n" data-label="attempts">${r.attempts}</td>
 <td data-label="claimed"><time datetime="${r.claimedAt.toISOString()}">${utc(r.claimedAt)}</time></td><td class="n" data-label="took">${r.finishedAt ? duration(r.finishedAt.getTime() - r.claimedAt.getTime()) : '-'}</td><td class="wrap err">${r.error === null ? '' : stored(r.error)}</td></tr>`,
-      )}</tbody></table></div>`
-    : ''
-}
-<nav class="pager" aria-label="Pages">${after ? html`<a href="${link(view, '/receipts', filters)}">First page</a>` : ''}${next ? html`<a href="${next}" rel="next">Next page</a>` : ''}</nav>`;
+  ),
+)}
+${list.pager(view, '/receipts', filters, Boolean(after), next)}`;
   return page(200, 'Receipts', body, 'receipts');
 }
 
