@@ -10,6 +10,10 @@
  *   runOnce() from stopping or stopped: idle again (what it takes runs).
  * ```
  *
+ * The loop also holds the signal of the runs its owner starts ({@link PollLoop.runSignal}): a stop
+ * past its deadline aborts it ({@link PollLoop.endRuns}), and the next `start()` or `runOnce()`
+ * ({@link PollLoop.rest}) gets a new one, so what runs after a stop is not ended at once.
+ *
  * A round is the owner's: one lease call of the worker (or one lease call and send of the relay), resolving
  * with how long to nap before the next; `Infinity` naps until {@link PollLoop.wake} (the worker
  * when every lane is busy: a lane that frees up wakes it). A stop ends the nap at once and waits
@@ -45,6 +49,8 @@ export class PollLoop {
   private nap: { readonly end: () => void; readonly wakeable: boolean } | undefined;
   /** A wake came since the last round began. */
   private woken = false;
+  /** The runs' signal: aborted by {@link PollLoop.endRuns}, replaced by the next start or rest. */
+  private runs = new AbortController();
 
   /** @param next one round; resolves (never rejects) with the milliseconds to nap before the next. */
   constructor(private readonly next: () => Promise<number>) {}
@@ -58,9 +64,20 @@ export class PollLoop {
     return this.current === LoopState.STOPPING || this.current === LoopState.STOPPED;
   }
 
+  /** What the owner's runs heed: aborted when a stop ends them, new after that stop. */
+  get runSignal(): AbortSignal {
+    return this.runs.signal;
+  }
+
+  /** A stop past its deadline: the runs still going end (and give their work back). */
+  endRuns(reason: unknown): void {
+    this.runs.abort(reason);
+  }
+
   /** Runs the loop, its first round after a nap of 0; a loop still ending carries on instead. */
   start(): void {
     if (this.current === LoopState.RUNNING) return;
+    this.freshRuns();
     this.current = LoopState.RUNNING;
     this.loop ??= this.run();
   }
@@ -79,7 +96,13 @@ export class PollLoop {
 
   /** `runOnce()`: a stopping or stopped machine runs what it takes again. */
   rest(): void {
+    this.freshRuns();
     if (this.current !== LoopState.RUNNING) this.current = LoopState.IDLE;
+  }
+
+  /** After a stop that ended the runs still going: a new signal, so that what runs next can run. */
+  private freshRuns(): void {
+    if (this.runs.signal.aborted) this.runs = new AbortController();
   }
 
   /** Ends a nap of {@link UNTIL_WOKEN}, or the next one if the round under way asks for it. */

@@ -68,8 +68,6 @@ class InboxWorkerMachine<Tx> {
   private readonly settler: LeaseEnds<Tx>;
   private readonly keeper: LeaseKeeper<Delivery>;
   private readonly lanes: Lanes<Tx>;
-  /** Aborted by a stop past its deadline: the runs still going end and give their deliveries back. */
-  private runs = new AbortController();
   /** Leases the keeper reported lost: the settle write that finds them lost again says nothing. */
   private readonly reportedLost = new Set<string>();
 
@@ -119,7 +117,7 @@ class InboxWorkerMachine<Tx> {
         emit,
       },
       halting: () => this.loop.halting,
-      signal: () => this.runs.signal,
+      signal: () => this.loop.runSignal,
       freed: () => this.loop.wake(),
       ended: (delivery) => this.reportedLost.delete(leaseKey(delivery)),
     });
@@ -130,8 +128,6 @@ class InboxWorkerMachine<Tx> {
   }
 
   start(): void {
-    if (this.loop.state === LoopState.RUNNING) return;
-    if (this.runs.signal.aborted) this.runs = new AbortController();
     this.loop.start();
   }
 
@@ -152,7 +148,8 @@ class InboxWorkerMachine<Tx> {
         }),
       runs: () => this.lanes.inFlight,
       // A transaction is rolled back, so the give-back never waits behind it.
-      abort: () => this.runs.abort(new DOMException('The inbox worker is stopping', 'AbortError')),
+      abort: () =>
+        this.loop.endRuns(new DOMException('The inbox worker is stopping', 'AbortError')),
       graceMs: STOP_GRACE_MS,
     });
     for (const delivery of left)

@@ -70,8 +70,6 @@ class DispatcherMachine {
   private readonly ends: MessageLeaseEnds;
   /** Each message in hand, with what resolves once its lease is ended: what `stop()` waits for. */
   private readonly inFlight = new Map<Delivery, Promise<void>>();
-  /** Aborted by a stop past its deadline: the sends still going end and give their messages back. */
-  private stops = new AbortController();
   /** Leases the keeper reported lost: the write that finds them lost again says nothing. */
   private readonly lost = new Set<string>();
 
@@ -102,14 +100,7 @@ class DispatcherMachine {
   }
 
   start(): void {
-    if (this.loop.state === LoopState.RUNNING) return;
-    this.freshStops();
     this.loop.start();
-  }
-
-  /** After a stop that ended the sends still going: a new signal, so that what runs next can send. */
-  private freshStops(): void {
-    if (this.stops.signal.aborted) this.stops = new AbortController();
   }
 
   async stop({
@@ -129,7 +120,7 @@ class DispatcherMachine {
           error: `stop: the lease call was still waiting on the outbox store after ${ms} ms; what it leases later is given back at once`,
         }),
       runs: () => this.inFlight,
-      abort: () => this.stops.abort(new DOMException('The dispatcher is stopping', 'AbortError')),
+      abort: () => this.loop.endRuns(new DOMException('The dispatcher is stopping', 'AbortError')),
       graceMs: STOP_GRACE_MS,
     });
     if (left.length > 0)
@@ -143,7 +134,6 @@ class DispatcherMachine {
 
   async runOnce(): Promise<number> {
     this.loop.rest();
-    this.freshStops();
     const leased = await this.leaseDue(this.room());
     await Promise.all(leased.map((row) => this.take(row)));
     return leased.length;
@@ -213,7 +203,12 @@ class DispatcherMachine {
       );
     const message = readMessage(row, senders);
     if ('problem' in message) return this.ends.unsendable(row, message.problem);
-    const outcome = await attempt(message.sender, message.input, sendTimeoutMs, this.stops.signal);
+    const outcome = await attempt(
+      message.sender,
+      message.input,
+      sendTimeoutMs,
+      this.loop.runSignal,
+    );
     return this.ends.settle(row, outcome);
   }
 }
