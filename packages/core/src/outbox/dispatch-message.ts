@@ -5,6 +5,7 @@
  * each write fenced by the lease.
  */
 import { raceAbort } from '../abort';
+import { ErrorCode } from '../errors';
 import { errorText, boundedRun } from '../inbox/run';
 import type { Delivery } from '../inbox/types';
 import { retryDelayMs } from '../inbox/worker-options';
@@ -63,16 +64,15 @@ export type SendOutcome =
   | { readonly kind: 'stopped' };
 
 /**
- * Whether a sender refused for good: a {@link PermanentSendFailure} of this copy of core, or of
- * another one loaded beside it (an app that loads both the ESM and the CommonJS build), by its name.
+ * Whether a sender refused for good: a {@link PermanentSendFailure}, or a message it found invalid
+ * (`ERR_IDEMPOTENCY_OUTBOX_MESSAGE_INVALID`), of this copy of core or of another one loaded beside
+ * it (an app that loads both the ESM and the CommonJS build), by its name or its code.
  */
 function isPermanent(error: unknown): boolean {
   if (error instanceof PermanentSendFailure) return true;
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    (error as { name?: unknown }).name === 'PermanentSendFailure'
-  );
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, code } = error as { name?: unknown; code?: unknown };
+  return name === 'PermanentSendFailure' || code === ErrorCode.OUTBOX_MESSAGE_INVALID;
 }
 
 /** What a send that passed its deadline ends with: named as the platform's own timeouts are. */
