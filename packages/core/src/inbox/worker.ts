@@ -23,7 +23,7 @@ import { LoopState, loopHandle, PollLoop, UNTIL_WOKEN } from './poll-loop';
 import { type CompleteIn, completerOf, groupsOf, guardFor, warnOfSetup } from './receipts-link';
 import { MAX_LEASE_LIMIT, numberOption, refOf } from './run';
 import { stopWithDeadline } from './stopper';
-import type { Delivery, DeliveryLease, DeliveryRef, InboxEvent } from './types';
+import type { Delivery, DeliveryLease, InboxEvent } from './types';
 import { Lanes } from './worker-lanes';
 import {
   DEFAULTS,
@@ -58,9 +58,6 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
   return loopHandle(machine);
 }
 
-/** A lease's identity in events: its delivery and its lease number. */
-const leaseKey = (ref: DeliveryRef) => `${ref.id}/${ref.leases}`;
-
 /** The worker behind {@link createInboxWorker}; see the module's header. */
 class InboxWorkerMachine<Tx> {
   private readonly settings: ReturnType<typeof settingsOf<Tx>>;
@@ -68,8 +65,6 @@ class InboxWorkerMachine<Tx> {
   private readonly settler: LeaseEnds<Tx>;
   private readonly keeper: LeaseKeeper<Delivery>;
   private readonly lanes: Lanes<Tx>;
-  /** Leases the keeper reported lost: the settle write that finds them lost again says nothing. */
-  private readonly reportedLost = new Set<string>();
 
   constructor(options: InboxWorkerOptions<Tx>) {
     const settings = settingsOf(options);
@@ -84,11 +79,10 @@ class InboxWorkerMachine<Tx> {
         // The lease may run out: another worker then takes the delivery over, fenced by its receipt.
         renewalFailed: (error) =>
           settings.emit({ type: 'store-error', operation: 'extend', error }),
-        leaseLost: (delivery) => this.leaseLost(delivery),
+        leaseLost: (delivery) => settings.emit({ type: 'lease-lost', delivery: refOf(delivery) }),
       },
       { leaseMs },
     );
-    const ending = (lease: Delivery) => this.keeper.ending(lease);
     const complete = this.endingOnComplete(completerOf(inbox, guard));
     const { maxFailures, backoff } = settings;
     this.settler = new LeaseEnds({
@@ -99,7 +93,7 @@ class InboxWorkerMachine<Tx> {
       maxFailures,
       backoff,
       complete,
-      ending,
+      keeper: this.keeper,
     });
     const completeIn = settings.groupSize > 1 ? groupsOf(inbox, guard) : undefined;
     const windowMs = settings.groupWindowMs;
@@ -119,7 +113,6 @@ class InboxWorkerMachine<Tx> {
       halting: () => this.loop.halting,
       signal: () => this.loop.runSignal,
       freed: () => this.loop.wake(),
-      ended: (delivery) => this.reportedLost.delete(leaseKey(delivery)),
     });
   }
 
@@ -207,15 +200,9 @@ class InboxWorkerMachine<Tx> {
 
   /** Every event goes out here: a lease the keeper reported lost is not reported lost twice. */
   private readonly report = (event: InboxEvent): void => {
-    if (event.type === 'lease-lost' && this.reportedLost.delete(leaseKey(event.delivery))) return;
+    if (event.type === 'lease-lost' && this.keeper.reportedLost(event.delivery)) return;
     this.settings.emit(event);
   };
-
-  /** The keeper found `delivery`'s lease taken over while its part is under way. */
-  private leaseLost(delivery: Delivery): void {
-    this.settings.emit({ type: 'lease-lost', delivery: refOf(delivery) });
-    this.reportedLost.add(leaseKey(delivery));
-  }
 
   /** `complete` (marking done in the receipt's transaction), telling the keeper first. */
   private endingOnComplete(complete: ReturnType<typeof completerOf>) {

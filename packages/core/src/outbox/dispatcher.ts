@@ -13,7 +13,7 @@
  * - **Stop with a deadline** (inbox/stopper.ts): waits for the lease call and the sends under way
  *   until the deadline, then aborts the sends' signals and gives their messages back.
  * - **One message** (dispatch-message.ts): the row read back, one attempt, the write that ends
- *   its lease. Its options: dispatcher-options.ts.
+ *   its lease (the worker's, inbox/lease-writes.ts). Its options: dispatcher-options.ts.
  */
 import { leaseDeliveries } from '../inbox/inbox-store';
 import { LeaseKeeper } from '../inbox/lease-keeper';
@@ -60,9 +60,6 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
   };
 }
 
-/** A lease's identity: its row and its lease number. */
-const leaseKey = (row: Delivery) => `${row.id}/${row.leases}`;
-
 /** The dispatcher behind {@link createOutboxDispatcher}; see the module's header. */
 class DispatcherMachine {
   private readonly loop = new PollLoop(() => this.round());
@@ -70,8 +67,6 @@ class DispatcherMachine {
   private readonly ends: MessageLeaseEnds;
   /** Each message in hand, with what resolves once its lease is ended: what `stop()` waits for. */
   private readonly inFlight = new Map<Delivery, Promise<void>>();
-  /** Leases the keeper reported lost: the write that finds them lost again says nothing. */
-  private readonly lost = new Set<string>();
 
   constructor(private readonly settings: DispatcherSettings) {
     const { outbox, leaseMs, emit } = settings;
@@ -81,18 +76,11 @@ class DispatcherMachine {
         // The lease may run out: another dispatcher then sends the message again, under its key.
         renewalFailed: (error) =>
           emit({ type: 'store-error', operation: 'extend', error: errorText(error) }),
-        leaseLost: (row) => {
-          this.lost.add(leaseKey(row));
-          emit({ type: 'lease-lost', message: messageRefOf(row) });
-        },
+        leaseLost: (row) => emit({ type: 'lease-lost', message: messageRefOf(row) }),
       },
       { leaseMs },
     );
-    this.ends = new MessageLeaseEnds({
-      ...settings,
-      ending: (row) => this.keeper.ending(row),
-      reportedLost: (row) => this.lost.has(leaseKey(row)),
-    });
+    this.ends = new MessageLeaseEnds({ ...settings, keeper: this.keeper });
   }
 
   get state(): LoopState {
@@ -184,7 +172,6 @@ class DispatcherMachine {
       .finally(() => {
         this.inFlight.delete(row);
         this.keeper.untrack(row);
-        this.lost.delete(leaseKey(row));
         this.loop.wake();
       });
     this.inFlight.set(row, done);
@@ -194,13 +181,7 @@ class DispatcherMachine {
   /** Reads `row`, sends it once, and ends its lease with what came of it. */
   private async dispatch(row: Delivery): Promise<void> {
     const { senders, maxFailures, sendTimeoutMs } = this.settings;
-    if (row.failures >= maxFailures)
-      // Taken over after as many failures as a message may have, the last a dispatcher that died
-      // holding it (a message that kills its dispatcher every time must still reach the dead letter).
-      return this.ends.bury(
-        row,
-        `LeaseExpired: dead after ${row.failures} failures, the last one a dispatcher that stopped holding it`,
-      );
+    if (row.failures >= maxFailures) return this.ends.lapsed(row);
     const message = readMessage(row, senders);
     if ('problem' in message) return this.ends.unsendable(row, message.problem);
     const outcome = await attempt(
