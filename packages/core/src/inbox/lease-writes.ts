@@ -33,12 +33,14 @@ export interface LeaseWritesScope {
   readonly maxFailures: number;
   /** The retry schedule ({@link retryDelayMs}). */
   readonly backoff: Parameters<typeof retryDelayMs>[1];
-  readonly told: LeaseTold;
 }
 
 /** The writes that end a lease; see the module's header. */
 export class LeaseWrites {
-  constructor(private readonly scope: LeaseWritesScope) {}
+  constructor(
+    private readonly scope: LeaseWritesScope,
+    private readonly told: LeaseTold,
+  ) {}
 
   /** Marks `lease`'s row done; `false` when it did not (lost, or the store failed). */
   complete(lease: Delivery): Promise<boolean> {
@@ -53,7 +55,7 @@ export class LeaseWrites {
   /** Dead with `error` as its last error, told as {@link LeaseTold.dead}. */
   async bury(lease: Delivery, error: string): Promise<void> {
     if (await this.end(lease, 'bury', () => this.scope.store.bury(lease, { error })))
-      this.scope.told.dead(lease, error);
+      this.told.dead(lease, error);
   }
 
   /**
@@ -61,7 +63,8 @@ export class LeaseWrites {
    * again after the backoff for its count; told either way.
    */
   async failed(lease: Delivery, error: string, permanent: boolean): Promise<void> {
-    const { store, maxFailures, backoff, told } = this.scope;
+    const { store, maxFailures, backoff } = this.scope;
+    const { told } = this;
     const failures = lease.failures + 1;
     if (permanent || failures >= maxFailures) return this.bury(lease, error);
     const delayMs = retryDelayMs(failures, backoff);
@@ -75,7 +78,8 @@ export class LeaseWrites {
     operation: string,
     write: () => Promise<boolean>,
   ): Promise<boolean> {
-    const { keeper, told } = this.scope;
+    const { keeper } = this.scope;
+    const { told } = this;
     keeper?.ending(lease);
     try {
       const ok = await write();

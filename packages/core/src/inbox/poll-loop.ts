@@ -20,6 +20,7 @@
  * for the round under way ({@link PollLoop.halt}); one loop runs at a time, so a `start()` while a
  * stopped loop's round is still under way lets that loop carry on instead of starting another.
  */
+import { numberOption } from './run';
 
 /** Where a polling machine is. */
 export const LoopState = {
@@ -142,6 +143,37 @@ export class PollLoop {
       this.nap = { end, wakeable };
     });
   }
+}
+
+/**
+ * What the polling parts' machines (the worker, the relay, the outbox dispatcher) share: the
+ * loop of their rounds, its state, `start()`, and a `stop()` that checks its timeout, stops as the
+ * part does ({@link PollingMachine.stopWithin}) and then reads `stopped`.
+ */
+export abstract class PollingMachine {
+  protected readonly loop = new PollLoop(() => this.round());
+
+  /** @param stopTimeoutMs what `stop()` waits at most when not told. */
+  constructor(private readonly stopTimeoutMs: number) {}
+
+  get state(): LoopState {
+    return this.loop.state;
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  async stop({ timeoutMs = this.stopTimeoutMs }: { timeoutMs?: number } = {}): Promise<void> {
+    await this.stopWithin(numberOption('timeoutMs', timeoutMs, 0));
+    this.loop.halted();
+  }
+
+  /** One round of the loop; resolves (never rejects) with the milliseconds to nap before the next. */
+  protected abstract round(): Promise<number>;
+
+  /** Halts the loop and ends what is under way within `ms` (and the part's grace). */
+  protected abstract stopWithin(ms: number): Promise<void>;
 }
 
 /** What a polling part's machine offers its handle: its state, and the three calls of the handle. */

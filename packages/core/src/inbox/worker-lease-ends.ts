@@ -40,20 +40,18 @@ export class LeaseEnds<Tx> {
   private readonly writes: LeaseWrites;
 
   constructor(private readonly scope: LeaseEndScope<Tx>) {
-    const { inbox, keeper, maxFailures, backoff, emit } = scope;
-    this.writes = new LeaseWrites({
-      store: inbox,
-      keeper,
-      maxFailures,
-      backoff,
-      told: {
+    const { emit } = scope;
+    // The inbox's events: each names its delivery.
+    this.writes = new LeaseWrites(
+      { ...scope, store: scope.inbox },
+      {
         lost: (d) => emit({ type: 'lease-lost', delivery: refOf(d) }),
         storeError: (operation, error, d) =>
           emit({ type: 'store-error', operation, error, delivery: refOf(d) }),
         dead: (d, error) => emit({ type: 'dead', delivery: refOf(d), error }),
         retry: (d, delayMs, error) => emit({ type: 'retry', delivery: refOf(d), delayMs, error }),
       },
-    });
+    );
   }
 
   /** Runs `delivery`'s handler through its receipt and writes what came of it; never rejects but for a throwing option. */

@@ -19,9 +19,9 @@
  */
 import { leaseDeliveries } from './inbox-store';
 import { LeaseKeeper } from './lease-keeper';
-import { LoopState, loopHandle, PollLoop, UNTIL_WOKEN } from './poll-loop';
+import { LoopState, loopHandle, PollingMachine, UNTIL_WOKEN } from './poll-loop';
 import { type CompleteIn, completerOf, groupsOf, guardFor, warnOfSetup } from './receipts-link';
-import { MAX_LEASE_LIMIT, numberOption, refOf } from './run';
+import { MAX_LEASE_LIMIT, refOf } from './run';
 import { stopWithDeadline } from './stopper';
 import type { Delivery, DeliveryLease, InboxEvent } from './types';
 import { Lanes } from './worker-lanes';
@@ -59,14 +59,14 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
 }
 
 /** The worker behind {@link createInboxWorker}; see the module's header. */
-class InboxWorkerMachine<Tx> {
+class InboxWorkerMachine<Tx> extends PollingMachine {
   private readonly settings: ReturnType<typeof settingsOf<Tx>>;
-  private readonly loop = new PollLoop(() => this.round());
   private readonly settler: LeaseEnds<Tx>;
   private readonly keeper: LeaseKeeper<Delivery>;
   private readonly lanes: Lanes<Tx>;
 
   constructor(options: InboxWorkerOptions<Tx>) {
+    super(DEFAULTS.stopTimeoutMs);
     const settings = settingsOf(options);
     this.settings = settings;
     const { inbox, handlers, leaseMs } = settings;
@@ -116,16 +116,7 @@ class InboxWorkerMachine<Tx> {
     });
   }
 
-  get state(): LoopState {
-    return this.loop.state;
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  async stop({ timeoutMs = DEFAULTS.stopTimeoutMs }: { timeoutMs?: number } = {}): Promise<void> {
-    const ms = numberOption('timeoutMs', timeoutMs, 0);
+  protected async stopWithin(ms: number): Promise<void> {
     const leasing = this.loop.halt();
     const left = await stopWithDeadline({
       timeoutMs: ms,
@@ -154,7 +145,6 @@ class InboxWorkerMachine<Tx> {
         ),
         delivery: refOf(delivery),
       });
-    this.loop.halted();
   }
 
   async runOnce(): Promise<number> {
@@ -167,7 +157,7 @@ class InboxWorkerMachine<Tx> {
   }
 
   /** One round of the loop: a lease call for the free lanes; resolves with the nap before the next. */
-  private async round(): Promise<number> {
+  protected async round(): Promise<number> {
     try {
       const limit = this.lanes.room();
       // Every lane busy: a lane that frees up wakes the loop.

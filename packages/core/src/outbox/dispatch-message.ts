@@ -126,13 +126,11 @@ export class MessageLeaseEnds {
   private readonly writes: LeaseWrites;
 
   constructor(private readonly scope: LeaseEndScope) {
-    const { outbox, keeper, maxFailures, backoff, emit } = scope;
-    this.writes = new LeaseWrites({
-      store: outbox,
-      keeper,
-      maxFailures,
-      backoff,
-      told: {
+    const { emit } = scope;
+    // The outbox's events: each names its message; a store error, its operation and text alone.
+    this.writes = new LeaseWrites(
+      { ...scope, store: scope.outbox },
+      {
         lost: (row) => emit({ type: 'lease-lost', message: messageRefOf(row) }),
         storeError: (operation, error) =>
           emit({ type: 'store-error', operation, error: errorText(error) }),
@@ -140,7 +138,7 @@ export class MessageLeaseEnds {
         retry: (row, delayMs, error) =>
           emit({ type: 'retry', message: messageRefOf(row), delayMs, error }),
       },
-    });
+    );
   }
 
   /** Writes what `outcome` calls for on `row`. */

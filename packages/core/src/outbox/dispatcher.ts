@@ -17,8 +17,8 @@
  */
 import { leaseDeliveries } from '../inbox/inbox-store';
 import { LeaseKeeper } from '../inbox/lease-keeper';
-import { LoopState, PollLoop, UNTIL_WOKEN } from '../inbox/poll-loop';
-import { errorText, MAX_LEASE_LIMIT, numberOption } from '../inbox/run';
+import { LoopState, PollingMachine, UNTIL_WOKEN } from '../inbox/poll-loop';
+import { errorText, MAX_LEASE_LIMIT } from '../inbox/run';
 import { stopWithDeadline } from '../inbox/stopper';
 import type { Delivery } from '../inbox/types';
 import { STOP_GRACE_MS } from '../inbox/worker-options';
@@ -61,14 +61,14 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
 }
 
 /** The dispatcher behind {@link createOutboxDispatcher}; see the module's header. */
-class DispatcherMachine {
-  private readonly loop = new PollLoop(() => this.round());
+class DispatcherMachine extends PollingMachine {
   private readonly keeper: LeaseKeeper<Delivery>;
   private readonly ends: MessageLeaseEnds;
   /** Each message in hand, with what resolves once its lease is ended: what `stop()` waits for. */
   private readonly inFlight = new Map<Delivery, Promise<void>>();
 
   constructor(private readonly settings: DispatcherSettings) {
+    super(DISPATCHER_DEFAULTS.stopTimeoutMs);
     const { outbox, leaseMs, emit } = settings;
     this.keeper = new LeaseKeeper<Delivery>(
       {
@@ -83,20 +83,7 @@ class DispatcherMachine {
     this.ends = new MessageLeaseEnds({ ...settings, keeper: this.keeper });
   }
 
-  get state(): LoopState {
-    return this.loop.state;
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  async stop({
-    timeoutMs = DISPATCHER_DEFAULTS.stopTimeoutMs,
-  }: {
-    timeoutMs?: number;
-  } = {}): Promise<void> {
-    const ms = numberOption('timeoutMs', timeoutMs, 0);
+  protected async stopWithin(ms: number): Promise<void> {
     const { emit } = this.settings;
     const left = await stopWithDeadline({
       timeoutMs: ms,
@@ -117,7 +104,6 @@ class DispatcherMachine {
         operation: 'giveBack',
         error: `stop: ${left.length} message(s) could not be given back within ${STOP_GRACE_MS} ms; their leases will run out`,
       });
-    this.loop.halted();
   }
 
   async runOnce(): Promise<number> {
@@ -133,7 +119,7 @@ class DispatcherMachine {
   }
 
   /** One round of the loop: a lease call for the free places; resolves with the nap before the next. */
-  private async round(): Promise<number> {
+  protected async round(): Promise<number> {
     const limit = this.room();
     // Every place taken: a send that ends wakes the loop.
     if (limit <= 0) return UNTIL_WOKEN;
