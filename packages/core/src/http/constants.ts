@@ -12,6 +12,9 @@ export const DEFAULT_IN_PROGRESS_STATUS = 409;
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
+/** An HTTP token (RFC 9110): what a header's name or a method is made of. */
+export const HTTP_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 /** How the 400 answer names the key when the `key` option returned nothing. */
 export const DEFAULT_KEY_DESCRIPTION = 'delivery id';
 

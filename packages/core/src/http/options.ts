@@ -10,6 +10,7 @@ import {
   DEFAULT_KEY_DESCRIPTION,
   DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_REPLAYED_HEADER,
+  HTTP_TOKEN,
   RequestPolicy,
 } from './constants';
 import { defaultFingerprint } from './fingerprint';
@@ -124,7 +125,6 @@ const KNOWN = new Set<string>([
   'replayedHeader',
   'maxResponseBytes',
 ]);
-const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 function policy(option: string, value: unknown): RequestPolicy {
   if (value === undefined) return RequestPolicy.REJECT;
@@ -269,7 +269,7 @@ export function resolveOptions<Native = unknown, Tx = unknown>(
       'inProgressStatus',
       `must be 409 or 503, got ${String(inProgressStatus)}`,
     );
-  if (typeof replayedHeader !== 'string' || !HEADER_NAME.test(replayedHeader)) {
+  if (typeof replayedHeader !== 'string' || !HTTP_TOKEN.test(replayedHeader)) {
     throw new ConfigError(
       'replayedHeader',
       `must be a valid header name, got ${String(replayedHeader)}`,

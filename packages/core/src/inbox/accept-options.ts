@@ -3,7 +3,7 @@
  * {@link createInboxEngine} answers requests with.
  */
 import { ConfigError } from '../errors';
-import { DEFAULT_REPLAYED_HEADER, RequestPolicy } from '../http/constants';
+import { DEFAULT_REPLAYED_HEADER, HTTP_TOKEN, RequestPolicy } from '../http/constants';
 import { keyConfig, verifyConfig, type IdempotencyOptions } from '../http/options';
 import type { ProviderPreset } from '../http/types';
 import type { ExternalId } from '../request-key';
@@ -134,7 +134,7 @@ export function resolveInboxOptions<Native>(options: InboxOptions<Native>): Inbo
     throw new ConfigError('orderingKey', 'must be a function');
   if (onEvent !== undefined && typeof onEvent !== 'function')
     throw new ConfigError('onEvent', 'must be a function');
-  if (typeof replayedHeader !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(replayedHeader))
+  if (typeof replayedHeader !== 'string' || !HTTP_TOKEN.test(replayedHeader))
     throw new ConfigError('replayedHeader', 'must be a valid header name');
   const onMissingKey = options.onMissingKey ?? RequestPolicy.REJECT;
   if (onMissingKey !== RequestPolicy.REJECT && onMissingKey !== RequestPolicy.PASSTHROUGH)

@@ -308,25 +308,28 @@ export interface DeliveryBatcher {
   ): Promise<boolean[]>;
 }
 
+/** What a lease call resolves with, each with its lease count under both names ({@link withLeases}). */
+async function withLeaseCounts<T extends Delivery | LeasedRef>(leased: Promise<T[]>): Promise<T[]> {
+  return (await leased).map(withLeases);
+}
+
 /**
  * Leases due deliveries through the store's `lease`, or `claim` on an inbox store written before
  * the rename; each with its lease count under both names ({@link withLeases}).
  */
-export async function leaseDeliveries(
+export function leaseDeliveries(
   inbox: Pick<InboxWorkerStore, 'lease' | 'claim'>,
   input: LeaseInput,
 ): Promise<Delivery[]> {
-  const leased = inbox.lease ? await inbox.lease(input) : await inbox.claim!(input);
-  return leased.map(withLeases);
+  return withLeaseCounts(inbox.lease ? inbox.lease(input) : inbox.claim!(input));
 }
 
 /** As {@link leaseDeliveries}, for references: the store's `leaseRefs`, or its `claimRefs`. */
-export async function leaseDeliveryRefs(
+export function leaseDeliveryRefs(
   inbox: Pick<InboxRelayStore, 'leaseRefs' | 'claimRefs'>,
   input: LeaseRefsInput,
 ): Promise<LeasedRef[]> {
-  const leased = inbox.leaseRefs ? await inbox.leaseRefs(input) : await inbox.claimRefs!(input);
-  return leased.map(withLeases);
+  return withLeaseCounts(inbox.leaseRefs ? inbox.leaseRefs(input) : inbox.claimRefs!(input));
 }
 
 /**

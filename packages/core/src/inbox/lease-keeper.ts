@@ -16,7 +16,8 @@
  *   worker: it is reported ({@link LeaseKeeperContext.leaseLost}) and no longer renewed. Only its
  *   owner ends a lease it holds, after saying so, so the report is never a lease its owner ended
  *   meanwhile; a loss the keeper cannot be sure of is left to the owner's next write, fenced by the
- *   lease, to find.
+ *   lease, to find. The keeper remembers what it reported ({@link LeaseKeeper.reportedLost}) until
+ *   the owner untracks it, so that the owner's own write that finds the same loss says nothing.
  * - **A failed renewal** is reported ({@link LeaseKeeperContext.renewalFailed}); the next interval
  *   tries again, and a lease that runs out meanwhile is fenced by its lease number everywhere.
  *
@@ -55,6 +56,8 @@ export class LeaseKeeper<L extends DeliveryLease> {
   private readonly tracked = new Map<string, L>();
   /** The tracked leases whose owner is writing their end. */
   private readonly endingKeys = new Set<string>();
+  /** The leases reported lost whose owner has not untracked them yet. */
+  private readonly lostKeys = new Set<string>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private readonly intervalMs: number;
 
@@ -84,8 +87,19 @@ export class LeaseKeeper<L extends DeliveryLease> {
     if (this.tracked.has(keyOf(lease))) this.endingKeys.add(keyOf(lease));
   }
 
-  /** No longer renews `lease`; the timer stops with the last one. */
+  /** Whether `lease` was reported lost (and its owner has not untracked it since): not to be told twice. */
+  reportedLost(lease: DeliveryLease): boolean {
+    return this.lostKeys.has(keyOf(lease));
+  }
+
+  /** No longer renews `lease`, nor remembers it lost; the timer stops with the last one. */
   untrack(lease: DeliveryLease): void {
+    this.forget(lease);
+    this.lostKeys.delete(keyOf(lease));
+  }
+
+  /** No longer renews `lease`; the timer stops with the last one. */
+  private forget(lease: DeliveryLease): void {
     this.tracked.delete(keyOf(lease));
     this.endingKeys.delete(keyOf(lease));
     if (this.tracked.size === 0 && this.timer !== undefined) {
@@ -119,7 +133,8 @@ export class LeaseKeeper<L extends DeliveryLease> {
   private async confirm(lease: L): Promise<void> {
     const held = await this.extend([lease]);
     if (held !== 0 || !this.owns(lease)) return;
-    this.untrack(lease);
+    this.forget(lease);
+    this.lostKeys.add(keyOf(lease));
     this.context.leaseLost(lease);
   }
 

@@ -10,12 +10,17 @@
  *   runOnce() from stopping or stopped: idle again (what it takes runs).
  * ```
  *
+ * The loop also holds the signal of the runs its owner starts ({@link PollLoop.runSignal}): a stop
+ * past its deadline aborts it ({@link PollLoop.endRuns}), and the next `start()` or `runOnce()`
+ * ({@link PollLoop.rest}) gets a new one, so what runs after a stop is not ended at once.
+ *
  * A round is the owner's: one lease call of the worker (or one lease call and send of the relay), resolving
  * with how long to nap before the next; `Infinity` naps until {@link PollLoop.wake} (the worker
  * when every lane is busy: a lane that frees up wakes it). A stop ends the nap at once and waits
  * for the round under way ({@link PollLoop.halt}); one loop runs at a time, so a `start()` while a
  * stopped loop's round is still under way lets that loop carry on instead of starting another.
  */
+import { numberOption } from './run';
 
 /** Where a polling machine is. */
 export const LoopState = {
@@ -45,6 +50,8 @@ export class PollLoop {
   private nap: { readonly end: () => void; readonly wakeable: boolean } | undefined;
   /** A wake came since the last round began. */
   private woken = false;
+  /** The runs' signal: aborted by {@link PollLoop.endRuns}, replaced by the next start or rest. */
+  private runs = new AbortController();
 
   /** @param next one round; resolves (never rejects) with the milliseconds to nap before the next. */
   constructor(private readonly next: () => Promise<number>) {}
@@ -58,9 +65,20 @@ export class PollLoop {
     return this.current === LoopState.STOPPING || this.current === LoopState.STOPPED;
   }
 
+  /** What the owner's runs heed: aborted when a stop ends them, new after that stop. */
+  get runSignal(): AbortSignal {
+    return this.runs.signal;
+  }
+
+  /** A stop past its deadline: the runs still going end (and give their work back). */
+  endRuns(reason: unknown): void {
+    this.runs.abort(reason);
+  }
+
   /** Runs the loop, its first round after a nap of 0; a loop still ending carries on instead. */
   start(): void {
     if (this.current === LoopState.RUNNING) return;
+    this.freshRuns();
     this.current = LoopState.RUNNING;
     this.loop ??= this.run();
   }
@@ -79,7 +97,13 @@ export class PollLoop {
 
   /** `runOnce()`: a stopping or stopped machine runs what it takes again. */
   rest(): void {
+    this.freshRuns();
     if (this.current !== LoopState.RUNNING) this.current = LoopState.IDLE;
+  }
+
+  /** After a stop that ended the runs still going: a new signal, so that what runs next can run. */
+  private freshRuns(): void {
+    if (this.runs.signal.aborted) this.runs = new AbortController();
   }
 
   /** Ends a nap of {@link UNTIL_WOKEN}, or the next one if the round under way asks for it. */
@@ -119,6 +143,37 @@ export class PollLoop {
       this.nap = { end, wakeable };
     });
   }
+}
+
+/**
+ * What the polling parts' machines (the worker, the relay, the outbox dispatcher) share: the
+ * loop of their rounds, its state, `start()`, and a `stop()` that checks its timeout, stops as the
+ * part does ({@link PollingMachine.stopWithin}) and then reads `stopped`.
+ */
+export abstract class PollingMachine {
+  protected readonly loop = new PollLoop(() => this.round());
+
+  /** @param stopTimeoutMs what `stop()` waits at most when not told. */
+  constructor(private readonly stopTimeoutMs: number) {}
+
+  get state(): LoopState {
+    return this.loop.state;
+  }
+
+  start(): void {
+    this.loop.start();
+  }
+
+  async stop({ timeoutMs = this.stopTimeoutMs }: { timeoutMs?: number } = {}): Promise<void> {
+    await this.stopWithin(numberOption('timeoutMs', timeoutMs, 0));
+    this.loop.halted();
+  }
+
+  /** One round of the loop; resolves (never rejects) with the milliseconds to nap before the next. */
+  protected abstract round(): Promise<number>;
+
+  /** Halts the loop and ends what is under way within `ms` (and the part's grace). */
+  protected abstract stopWithin(ms: number): Promise<void>;
 }
 
 /** What a polling part's machine offers its handle: its state, and the three calls of the handle. */

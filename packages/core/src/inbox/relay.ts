@@ -11,7 +11,7 @@
  * every other relay; its leases are extended once the queue holds the jobs, and while the queue
  * reports a lapsed handoff's job still there.
  */
-import { type LoopState, loopHandle, PollLoop } from './poll-loop';
+import { loopHandle, PollingMachine } from './poll-loop';
 import {
   type InboxRelay,
   type InboxRelayOptions,
@@ -20,7 +20,6 @@ import {
   relaySettingsOf,
 } from './relay-options';
 import { RelayRound } from './relay-round';
-import { numberOption } from './run';
 import { stopWithDeadline } from './stopper';
 
 export {
@@ -48,28 +47,15 @@ export function createInboxRelay(options: InboxRelayOptions): InboxRelay {
 }
 
 /** The relay behind {@link createInboxRelay}; see the module's header. */
-class InboxRelayMachine {
+class InboxRelayMachine extends PollingMachine {
   private readonly rounds: RelayRound;
-  private readonly loop = new PollLoop(() => this.round());
 
   constructor(private readonly settings: RelaySettings) {
+    super(RELAY_DEFAULTS.stopTimeoutMs);
     this.rounds = new RelayRound(settings);
   }
 
-  get state(): LoopState {
-    return this.loop.state;
-  }
-
-  start(): void {
-    this.loop.start();
-  }
-
-  async stop({
-    timeoutMs = RELAY_DEFAULTS.stopTimeoutMs,
-  }: {
-    timeoutMs?: number;
-  } = {}): Promise<void> {
-    const ms = numberOption('timeoutMs', timeoutMs, 0);
+  protected async stopWithin(ms: number): Promise<void> {
     await stopWithDeadline({
       timeoutMs: ms,
       step: this.loop.halt(),
@@ -82,7 +68,6 @@ class InboxRelayMachine {
           error: new Error(`stop: the round in progress had not ended after ${ms} ms`),
         }),
     });
-    this.loop.halted();
   }
 
   async runOnce(): Promise<number> {
@@ -90,7 +75,7 @@ class InboxRelayMachine {
   }
 
   /** One round of the loop: a lease call and a send; resolves with the nap before the next. */
-  private async round(): Promise<number> {
+  protected async round(): Promise<number> {
     const sent = await this.rounds.handOver().catch((error: unknown) => {
       // Only a misbehaving custom store gets here (SqlInbox reports through the round's own paths).
       this.settings.emit({ type: 'store-error', operation: 'lease', error });

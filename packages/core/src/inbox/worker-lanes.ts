@@ -44,8 +44,6 @@ export interface LanesScope<Tx> {
   signal(): AbortSignal;
   /** A lane is free: the worker may lease again. */
   freed(): void;
-  /** `delivery` is out of hand (its part is done). */
-  ended(delivery: Delivery): void;
 }
 
 /** The worker's lanes; see the module's header. */
@@ -191,7 +189,6 @@ export class Lanes<Tx> {
       () => {
         this.inFlight.delete(delivery);
         keeper.untrack(delivery);
-        this.scope.ended(delivery);
       },
     );
     this.inFlight.set(delivery, done);

@@ -1,12 +1,14 @@
 /**
  * @module How the inbox worker runs a delivery on its own and writes what came of it back to the
- * inbox: done, a retry after a backoff, dead, or given back without a failure counted; each write
- * fenced by the lease, and a store failure left to the lease's expiry.
+ * inbox: done, a retry after a backoff, dead, or given back without a failure counted; the writes
+ * are the ones the outbox dispatcher makes too (lease-writes.ts), told as the inbox's events.
  */
 import type { IdempotencyGuard } from '../guard';
 import { RequestKey } from '../request-key';
 import { isPermanent } from './handlers';
-import { giveBackLease, type InboxWorkerStore } from './inbox-store';
+import type { InboxWorkerStore } from './inbox-store';
+import type { LeaseKeeper } from './lease-keeper';
+import { lapsedTooOften, LeaseWrites } from './lease-writes';
 import type { completerOf } from './receipts-link';
 import { type InboxHandler, refOf, runDelivery } from './run';
 import type { Delivery, InboxEvent } from './types';
@@ -23,8 +25,8 @@ export interface LeaseEndScope<Tx> {
   readonly backoff: Parameters<typeof retryDelayMs>[1];
   /** Marks a delivery done in its receipt's transaction, where inbox and receipts share one. */
   readonly complete: ReturnType<typeof completerOf>;
-  /** Called just before a write that ends `delivery`'s lease (the lease keeper's `ending`). */
-  readonly ending?: (delivery: Delivery) => void;
+  /** The keeper renewing the leases: told just before a write that ends one, asked what it reported lost. */
+  readonly keeper?: Pick<LeaseKeeper<Delivery>, 'ending' | 'reportedLost'>;
 }
 
 /**
@@ -35,8 +37,22 @@ export interface LeaseEndScope<Tx> {
 export class LeaseEnds<Tx> {
   /** Receipts-store failures in a row: each one pushes the deliveries it met further out. */
   private storeFailures = 0;
+  private readonly writes: LeaseWrites;
 
-  constructor(private readonly scope: LeaseEndScope<Tx>) {}
+  constructor(private readonly scope: LeaseEndScope<Tx>) {
+    const { emit } = scope;
+    // The inbox's events: each names its delivery.
+    this.writes = new LeaseWrites(
+      { ...scope, store: scope.inbox },
+      {
+        lost: (d) => emit({ type: 'lease-lost', delivery: refOf(d) }),
+        storeError: (operation, error, d) =>
+          emit({ type: 'store-error', operation, error, delivery: refOf(d) }),
+        dead: (d, error) => emit({ type: 'dead', delivery: refOf(d), error }),
+        retry: (d, delayMs, error) => emit({ type: 'retry', delivery: refOf(d), delayMs, error }),
+      },
+    );
+  }
 
   /** Runs `delivery`'s handler through its receipt and writes what came of it; never rejects but for a throwing option. */
   readonly processOne = async (delivery: Delivery, signal: AbortSignal): Promise<void> => {
@@ -58,7 +74,7 @@ export class LeaseEnds<Tx> {
         );
         return;
       }
-      if (await this.endLease(delivery, 'complete', () => this.scope.inbox.complete(delivery)))
+      if (await this.writes.complete(delivery))
         emit({ type: 'processed', delivery: ref, replayed: result.replayed });
       return;
     }
@@ -78,20 +94,8 @@ export class LeaseEnds<Tx> {
    * The handler failed (`text`): retried after a backoff, or dead after `maxFailures`, or at once
    * when the failure is `permanent` (a payload its route's schema refuses).
    */
-  readonly failed = async (delivery: Delivery, text: string, permanent = false): Promise<void> => {
-    const { inbox, emit, maxFailures, backoff } = this.scope;
-    const ref = refOf(delivery);
-    if (permanent || delivery.failures + 1 >= maxFailures) {
-      if (await this.endLease(delivery, 'bury', () => inbox.bury(delivery, { error: text })))
-        emit({ type: 'dead', delivery: ref, error: text });
-      return;
-    }
-    const delayMs = retryDelayMs(delivery.failures + 1, backoff);
-    if (
-      await this.endLease(delivery, 'retry', () => inbox.retry(delivery, { delayMs, error: text }))
-    )
-      emit({ type: 'retry', delivery: ref, delayMs, error: text });
-  };
+  readonly failed = (delivery: Delivery, text: string, permanent = false): Promise<void> =>
+    this.writes.failed(delivery, text, permanent);
 
   /** Gives the delivery back without counting a failure: due after `delayMs`. */
   readonly giveBack = async (
@@ -99,8 +103,7 @@ export class LeaseEnds<Tx> {
     reason: GiveBackReason,
     delayMs: number,
   ): Promise<void> => {
-    const write = () => giveBackLease(this.scope.inbox, delivery, { delayMs });
-    if (await this.endLease(delivery, 'giveBack', write))
+    if (await this.writes.giveBack(delivery, delayMs))
       this.scope.emit({ type: 'given-back', delivery: refOf(delivery), reason });
   };
 
@@ -114,8 +117,7 @@ export class LeaseEnds<Tx> {
    * holding it: dead, without running again, unless its receipt shows the handler committed.
    */
   private async takenOverTooOften(delivery: Delivery): Promise<void> {
-    const { inbox, guard, emit } = this.scope;
-    const ref = refOf(delivery);
+    const { guard, emit } = this.scope;
     let receipt: Awaited<ReturnType<typeof guard.find>>;
     try {
       receipt = await guard.find(new RequestKey(delivery.provider, delivery.externalId));
@@ -123,13 +125,11 @@ export class LeaseEnds<Tx> {
       return this.storeTrouble(delivery, error);
     }
     if (receipt?.status === 'completed') {
-      if (await this.endLease(delivery, 'complete', () => inbox.complete(delivery)))
-        emit({ type: 'processed', delivery: ref, replayed: true });
+      if (await this.writes.complete(delivery))
+        emit({ type: 'processed', delivery: refOf(delivery), replayed: true });
       return;
     }
-    const text = `LeaseExpired: dead after ${delivery.failures} failures, the last one a worker that stopped holding it`;
-    if (await this.endLease(delivery, 'bury', () => inbox.bury(delivery, { error: text })))
-      emit({ type: 'dead', delivery: ref, error: text });
+    return this.writes.bury(delivery, lapsedTooOften(delivery.failures, 'worker'));
   }
 
   /** The receipts store failed this delivery (not its handler): back off without counting a failure. */
@@ -145,22 +145,5 @@ export class LeaseEnds<Tx> {
       'store-error',
       retryDelayMs(++this.storeFailures, this.scope.backoff),
     );
-  }
-
-  /** A write that ends the lease; a store failure leaves the lease to expire, and another lease finishes the job. */
-  private async endLease(
-    delivery: Delivery,
-    operation: string,
-    write: () => Promise<boolean>,
-  ): Promise<boolean> {
-    this.scope.ending?.(delivery);
-    try {
-      const ok = await write();
-      if (!ok) this.scope.emit({ type: 'lease-lost', delivery: refOf(delivery) });
-      return ok;
-    } catch (error) {
-      this.scope.emit({ type: 'store-error', operation, error, delivery: refOf(delivery) });
-      return false;
-    }
   }
 }

@@ -139,6 +139,21 @@ export function retryDelayMs(
 }
 
 /**
+ * The retry schedule of `backoffBaseMs` and `backoffMaxMs` (the worker's and the dispatcher's
+ * options of those names), checked, with their defaults filled in, and `random` (checked already).
+ */
+export function backoffOf(
+  options: { readonly backoffBaseMs?: number; readonly backoffMaxMs?: number },
+  random: () => number,
+): Parameters<typeof retryDelayMs>[1] {
+  return {
+    baseMs: number('backoffBaseMs', options.backoffBaseMs ?? DEFAULTS.backoffBaseMs, 0),
+    maxMs: number('backoffMaxMs', options.backoffMaxMs ?? DEFAULTS.backoffMaxMs, 0),
+    random,
+  };
+}
+
+/**
  * A numeric option renamed in 0.2 (its new name, then its deprecated one), else `fallback`:
  * checked against `min` (and `integer`, `max`) under the name the caller gave it.
  */
@@ -215,10 +230,6 @@ export function settingsOf<Tx>(options: InboxWorkerOptions<Tx>) {
   const emit = emitter(options.onEvent, options.giveBackEvent);
   if (typeof random !== 'function') throw new ConfigError('random', 'must be a function');
   const pacing = pacingOf(options);
-  const backoff = {
-    baseMs: number('backoffBaseMs', options.backoffBaseMs ?? DEFAULTS.backoffBaseMs, 0),
-    maxMs: number('backoffMaxMs', options.backoffMaxMs ?? DEFAULTS.backoffMaxMs, 0),
-    random,
-  };
+  const backoff = backoffOf(options, random);
   return { inbox, handlers, providers, emit, ...pacing, backoff };
 }

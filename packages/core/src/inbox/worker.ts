@@ -19,11 +19,11 @@
  */
 import { leaseDeliveries } from './inbox-store';
 import { LeaseKeeper } from './lease-keeper';
-import { LoopState, loopHandle, PollLoop, UNTIL_WOKEN } from './poll-loop';
+import { LoopState, loopHandle, PollingMachine, UNTIL_WOKEN } from './poll-loop';
 import { type CompleteIn, completerOf, groupsOf, guardFor, warnOfSetup } from './receipts-link';
-import { MAX_LEASE_LIMIT, numberOption, refOf } from './run';
+import { MAX_LEASE_LIMIT, refOf } from './run';
 import { stopWithDeadline } from './stopper';
-import type { Delivery, DeliveryLease, DeliveryRef, InboxEvent } from './types';
+import type { Delivery, DeliveryLease, InboxEvent } from './types';
 import { Lanes } from './worker-lanes';
 import {
   DEFAULTS,
@@ -58,22 +58,15 @@ export function createInboxWorker<Tx = never>(options: InboxWorkerOptions<Tx>): 
   return loopHandle(machine);
 }
 
-/** A lease's identity in events: its delivery and its lease number. */
-const leaseKey = (ref: DeliveryRef) => `${ref.id}/${ref.leases}`;
-
 /** The worker behind {@link createInboxWorker}; see the module's header. */
-class InboxWorkerMachine<Tx> {
+class InboxWorkerMachine<Tx> extends PollingMachine {
   private readonly settings: ReturnType<typeof settingsOf<Tx>>;
-  private readonly loop = new PollLoop(() => this.round());
   private readonly settler: LeaseEnds<Tx>;
   private readonly keeper: LeaseKeeper<Delivery>;
   private readonly lanes: Lanes<Tx>;
-  /** Aborted by a stop past its deadline: the runs still going end and give their deliveries back. */
-  private runs = new AbortController();
-  /** Leases the keeper reported lost: the settle write that finds them lost again says nothing. */
-  private readonly reportedLost = new Set<string>();
 
   constructor(options: InboxWorkerOptions<Tx>) {
+    super(DEFAULTS.stopTimeoutMs);
     const settings = settingsOf(options);
     this.settings = settings;
     const { inbox, handlers, leaseMs } = settings;
@@ -86,11 +79,10 @@ class InboxWorkerMachine<Tx> {
         // The lease may run out: another worker then takes the delivery over, fenced by its receipt.
         renewalFailed: (error) =>
           settings.emit({ type: 'store-error', operation: 'extend', error }),
-        leaseLost: (delivery) => this.leaseLost(delivery),
+        leaseLost: (delivery) => settings.emit({ type: 'lease-lost', delivery: refOf(delivery) }),
       },
       { leaseMs },
     );
-    const ending = (lease: Delivery) => this.keeper.ending(lease);
     const complete = this.endingOnComplete(completerOf(inbox, guard));
     const { maxFailures, backoff } = settings;
     this.settler = new LeaseEnds({
@@ -101,7 +93,7 @@ class InboxWorkerMachine<Tx> {
       maxFailures,
       backoff,
       complete,
-      ending,
+      keeper: this.keeper,
     });
     const completeIn = settings.groupSize > 1 ? groupsOf(inbox, guard) : undefined;
     const windowMs = settings.groupWindowMs;
@@ -119,24 +111,12 @@ class InboxWorkerMachine<Tx> {
         emit,
       },
       halting: () => this.loop.halting,
-      signal: () => this.runs.signal,
+      signal: () => this.loop.runSignal,
       freed: () => this.loop.wake(),
-      ended: (delivery) => this.reportedLost.delete(leaseKey(delivery)),
     });
   }
 
-  get state(): LoopState {
-    return this.loop.state;
-  }
-
-  start(): void {
-    if (this.loop.state === LoopState.RUNNING) return;
-    if (this.runs.signal.aborted) this.runs = new AbortController();
-    this.loop.start();
-  }
-
-  async stop({ timeoutMs = DEFAULTS.stopTimeoutMs }: { timeoutMs?: number } = {}): Promise<void> {
-    const ms = numberOption('timeoutMs', timeoutMs, 0);
+  protected async stopWithin(ms: number): Promise<void> {
     const leasing = this.loop.halt();
     const left = await stopWithDeadline({
       timeoutMs: ms,
@@ -152,7 +132,8 @@ class InboxWorkerMachine<Tx> {
         }),
       runs: () => this.lanes.inFlight,
       // A transaction is rolled back, so the give-back never waits behind it.
-      abort: () => this.runs.abort(new DOMException('The inbox worker is stopping', 'AbortError')),
+      abort: () =>
+        this.loop.endRuns(new DOMException('The inbox worker is stopping', 'AbortError')),
       graceMs: STOP_GRACE_MS,
     });
     for (const delivery of left)
@@ -164,7 +145,6 @@ class InboxWorkerMachine<Tx> {
         ),
         delivery: refOf(delivery),
       });
-    this.loop.halted();
   }
 
   async runOnce(): Promise<number> {
@@ -177,7 +157,7 @@ class InboxWorkerMachine<Tx> {
   }
 
   /** One round of the loop: a lease call for the free lanes; resolves with the nap before the next. */
-  private async round(): Promise<number> {
+  protected async round(): Promise<number> {
     try {
       const limit = this.lanes.room();
       // Every lane busy: a lane that frees up wakes the loop.
@@ -210,15 +190,9 @@ class InboxWorkerMachine<Tx> {
 
   /** Every event goes out here: a lease the keeper reported lost is not reported lost twice. */
   private readonly report = (event: InboxEvent): void => {
-    if (event.type === 'lease-lost' && this.reportedLost.delete(leaseKey(event.delivery))) return;
+    if (event.type === 'lease-lost' && this.keeper.reportedLost(event.delivery)) return;
     this.settings.emit(event);
   };
-
-  /** The keeper found `delivery`'s lease taken over while its part is under way. */
-  private leaseLost(delivery: Delivery): void {
-    this.settings.emit({ type: 'lease-lost', delivery: refOf(delivery) });
-    this.reportedLost.add(leaseKey(delivery));
-  }
 
   /** `complete` (marking done in the receipt's transaction), telling the keeper first. */
   private endingOnComplete(complete: ReturnType<typeof completerOf>) {

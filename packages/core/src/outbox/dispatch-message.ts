@@ -5,9 +5,11 @@
  * each write fenced by the lease.
  */
 import { raceAbort } from '../abort';
+import { ErrorCode } from '../errors';
+import type { LeaseKeeper } from '../inbox/lease-keeper';
+import { lapsedTooOften, LeaseWrites } from '../inbox/lease-writes';
 import { errorText, boundedRun } from '../inbox/run';
 import type { Delivery } from '../inbox/types';
-import { retryDelayMs } from '../inbox/worker-options';
 import type { DispatcherSettings } from './dispatcher-options';
 import { invalid } from './outbox';
 import { OutboxHeader, outboxRowOf } from './rows';
@@ -63,16 +65,15 @@ export type SendOutcome =
   | { readonly kind: 'stopped' };
 
 /**
- * Whether a sender refused for good: a {@link PermanentSendFailure} of this copy of core, or of
- * another one loaded beside it (an app that loads both the ESM and the CommonJS build), by its name.
+ * Whether a sender refused for good: a {@link PermanentSendFailure}, or a message it found invalid
+ * (`ERR_IDEMPOTENCY_OUTBOX_MESSAGE_INVALID`), of this copy of core or of another one loaded beside
+ * it (an app that loads both the ESM and the CommonJS build), by its name or its code.
  */
 function isPermanent(error: unknown): boolean {
   if (error instanceof PermanentSendFailure) return true;
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    (error as { name?: unknown }).name === 'PermanentSendFailure'
-  );
+  if (typeof error !== 'object' || error === null) return false;
+  const { name, code } = error as { name?: unknown; code?: unknown };
+  return name === 'PermanentSendFailure' || code === ErrorCode.OUTBOX_MESSAGE_INVALID;
 }
 
 /** What a send that passed its deadline ends with: named as the platform's own timeouts are. */
@@ -112,78 +113,63 @@ export async function attempt(
 /** What ending leases needs of the dispatcher. */
 export interface LeaseEndScope
   extends Pick<DispatcherSettings, 'outbox' | 'maxFailures' | 'backoff' | 'emit'> {
-  /** Called just before a write that ends `row`'s lease (the lease keeper's `ending`). */
-  ending(row: Delivery): void;
-  /** Whether the lease keeper has reported `row`'s lease lost already (not to be told twice). */
-  reportedLost(row: Delivery): boolean;
+  /** The keeper renewing the leases: told just before a write that ends one, asked what it reported lost. */
+  readonly keeper: Pick<LeaseKeeper<Delivery>, 'ending' | 'reportedLost'>;
 }
 
 /**
- * The writes that end a message's lease, each fenced by the lease: a `false` answer is a lease
- * taken over (`lease-lost`), a store failure is reported and leaves the lease to run out.
+ * The writes that end a message's lease (the inbox worker's, lease-writes.ts), told as the
+ * outbox's events: a `false` answer is a lease taken over (`lease-lost`), a store failure is
+ * reported and leaves the lease to run out.
  */
 export class MessageLeaseEnds {
-  constructor(private readonly scope: LeaseEndScope) {}
+  private readonly writes: LeaseWrites;
+
+  constructor(private readonly scope: LeaseEndScope) {
+    const { emit } = scope;
+    // The outbox's events: each names its message; a store error, its operation and text alone.
+    this.writes = new LeaseWrites(
+      { ...scope, store: scope.outbox },
+      {
+        lost: (row) => emit({ type: 'lease-lost', message: messageRefOf(row) }),
+        storeError: (operation, error) =>
+          emit({ type: 'store-error', operation, error: errorText(error) }),
+        dead: (row, error) => emit({ type: 'dead', message: messageRefOf(row), error }),
+        retry: (row, delayMs, error) =>
+          emit({ type: 'retry', message: messageRefOf(row), delayMs, error }),
+      },
+    );
+  }
 
   /** Writes what `outcome` calls for on `row`. */
   async settle(row: Delivery, outcome: SendOutcome): Promise<void> {
     if (outcome.kind === 'sent') return this.sent(row);
     if (outcome.kind === 'stopped') return this.giveBack(row);
-    return this.failed(row, outcome.text, outcome.permanent);
+    return this.writes.failed(row, outcome.text, outcome.permanent);
   }
 
   /** The receiving side accepted it: `done`. */
   async sent(row: Delivery): Promise<void> {
-    const { outbox, emit } = this.scope;
-    if (await this.endLease(row, 'complete', () => outbox.complete(row)))
-      emit({ type: 'sent', message: messageRefOf(row), attempt: row.failures + 1 });
+    if (await this.writes.complete(row))
+      this.scope.emit({ type: 'sent', message: messageRefOf(row), attempt: row.failures + 1 });
   }
 
-  /** A failure (`text`): retried after a backoff, or `dead` when `permanent` or the last allowed. */
-  async failed(row: Delivery, text: string, permanent: boolean): Promise<void> {
-    const { outbox, emit, maxFailures, backoff } = this.scope;
-    const message = messageRefOf(row);
-    if (permanent || row.failures + 1 >= maxFailures) return this.bury(row, text);
-    const delayMs = retryDelayMs(row.failures + 1, backoff);
-    if (await this.endLease(row, 'retry', () => outbox.retry(row, { delayMs, error: text })))
-      emit({ type: 'retry', message, delayMs, error: text });
-  }
-
-  /** `dead` with `text` as its error. */
-  async bury(row: Delivery, text: string): Promise<void> {
-    const { outbox, emit } = this.scope;
-    if (await this.endLease(row, 'bury', () => outbox.bury(row, { error: text })))
-      emit({ type: 'dead', message: messageRefOf(row), error: text });
+  /**
+   * Taken over after as many failures as a message may have, the last a dispatcher that died
+   * holding it (a message that kills its dispatcher every time must still reach the dead letter).
+   */
+  lapsed(row: Delivery): Promise<void> {
+    return this.writes.bury(row, lapsedTooOften(row.failures, 'dispatcher'));
   }
 
   /** `dead` without a send: the row cannot be sent (`problem`). */
   unsendable(row: Delivery, problem: string): Promise<void> {
-    return this.bury(row, errorText(invalid(problem)));
+    return this.writes.bury(row, errorText(invalid(problem)));
   }
 
   /** Back to `pending`, due at once, no failure counted. */
   async giveBack(row: Delivery): Promise<void> {
-    const { outbox, emit } = this.scope;
-    if (await this.endLease(row, 'giveBack', () => outbox.giveBack(row, { delayMs: 0 })))
-      emit({ type: 'given-back', message: messageRefOf(row) });
-  }
-
-  /** A write that ends the lease; `false` when it did not (lost, or the store failed). */
-  private async endLease(
-    row: Delivery,
-    operation: string,
-    write: () => Promise<boolean>,
-  ): Promise<boolean> {
-    const { emit } = this.scope;
-    this.scope.ending(row);
-    try {
-      const ok = await write();
-      if (!ok && !this.scope.reportedLost(row))
-        emit({ type: 'lease-lost', message: messageRefOf(row) });
-      return ok;
-    } catch (error) {
-      emit({ type: 'store-error', operation, error: errorText(error) });
-      return false;
-    }
+    if (await this.writes.giveBack(row, 0))
+      this.scope.emit({ type: 'given-back', message: messageRefOf(row) });
   }
 }

@@ -3,7 +3,7 @@ import { SECOND } from '../constants';
 import { ConfigError } from '../errors';
 import type { LoopState } from '../inbox/poll-loop';
 import { MAX_LEASE_LIMIT, numberOption as number, observer } from '../inbox/run';
-import { DEFAULTS as WORKER_DEFAULTS } from '../inbox/worker-options';
+import { backoffOf, DEFAULTS as WORKER_DEFAULTS } from '../inbox/worker-options';
 import { SENDER_NAME } from './outbox';
 import type { OutboxDispatchStore, OutboxEvent, OutboxSender } from './types';
 
@@ -68,13 +68,13 @@ export interface OutboxDispatcher {
   readonly state: LoopState;
 }
 
-/** The defaults of {@link OutboxDispatcherOptions}. */
+/** The defaults of {@link OutboxDispatcherOptions}: the inbox worker's, and the send's deadline. */
 export const DISPATCHER_DEFAULTS = {
-  concurrency: 8,
-  pollIntervalMs: 1000,
-  visibilityTimeoutSeconds: 60,
+  concurrency: WORKER_DEFAULTS.concurrency,
+  pollIntervalMs: WORKER_DEFAULTS.pollIntervalMs,
+  visibilityTimeoutSeconds: WORKER_DEFAULTS.visibilityTimeoutSeconds,
   sendTimeoutMs: 30_000,
-  maxFailures: 10,
+  maxFailures: WORKER_DEFAULTS.maxFailures,
   backoffBaseMs: WORKER_DEFAULTS.backoffBaseMs,
   backoffMaxMs: WORKER_DEFAULTS.backoffMaxMs,
   stopTimeoutMs: WORKER_DEFAULTS.stopTimeoutMs,
@@ -145,11 +145,7 @@ export function dispatcherSettingsOf(options: OutboxDispatcherOptions) {
   const pollIntervalMs = number('pollIntervalMs', options.pollIntervalMs ?? poll, 1);
   const timing = timingOf(options);
   const maxFailures = number('maxFailures', options.maxFailures ?? max, 1, true);
-  const backoff = {
-    baseMs: number('backoffBaseMs', options.backoffBaseMs ?? DISPATCHER_DEFAULTS.backoffBaseMs, 0),
-    maxMs: number('backoffMaxMs', options.backoffMaxMs ?? DISPATCHER_DEFAULTS.backoffMaxMs, 0),
-    random,
-  };
+  const backoff = backoffOf(options, random);
   if (typeof random !== 'function') throw new ConfigError('random', 'must be a function');
   const emit = observer(options.onEvent);
   return { outbox, senders, concurrency, pollIntervalMs, ...timing, maxFailures, backoff, emit };

@@ -13,12 +13,12 @@
  * - **Stop with a deadline** (inbox/stopper.ts): waits for the lease call and the sends under way
  *   until the deadline, then aborts the sends' signals and gives their messages back.
  * - **One message** (dispatch-message.ts): the row read back, one attempt, the write that ends
- *   its lease. Its options: dispatcher-options.ts.
+ *   its lease (the worker's, inbox/lease-writes.ts). Its options: dispatcher-options.ts.
  */
 import { leaseDeliveries } from '../inbox/inbox-store';
 import { LeaseKeeper } from '../inbox/lease-keeper';
-import { LoopState, PollLoop, UNTIL_WOKEN } from '../inbox/poll-loop';
-import { errorText, MAX_LEASE_LIMIT, numberOption } from '../inbox/run';
+import { LoopState, PollingMachine, UNTIL_WOKEN } from '../inbox/poll-loop';
+import { errorText, MAX_LEASE_LIMIT } from '../inbox/run';
 import { stopWithDeadline } from '../inbox/stopper';
 import type { Delivery } from '../inbox/types';
 import { STOP_GRACE_MS } from '../inbox/worker-options';
@@ -60,22 +60,15 @@ export function createOutboxDispatcher(options: OutboxDispatcherOptions): Outbox
   };
 }
 
-/** A lease's identity: its row and its lease number. */
-const leaseKey = (row: Delivery) => `${row.id}/${row.leases}`;
-
 /** The dispatcher behind {@link createOutboxDispatcher}; see the module's header. */
-class DispatcherMachine {
-  private readonly loop = new PollLoop(() => this.round());
+class DispatcherMachine extends PollingMachine {
   private readonly keeper: LeaseKeeper<Delivery>;
   private readonly ends: MessageLeaseEnds;
   /** Each message in hand, with what resolves once its lease is ended: what `stop()` waits for. */
   private readonly inFlight = new Map<Delivery, Promise<void>>();
-  /** Aborted by a stop past its deadline: the sends still going end and give their messages back. */
-  private stops = new AbortController();
-  /** Leases the keeper reported lost: the write that finds them lost again says nothing. */
-  private readonly lost = new Set<string>();
 
   constructor(private readonly settings: DispatcherSettings) {
+    super(DISPATCHER_DEFAULTS.stopTimeoutMs);
     const { outbox, leaseMs, emit } = settings;
     this.keeper = new LeaseKeeper<Delivery>(
       {
@@ -83,41 +76,14 @@ class DispatcherMachine {
         // The lease may run out: another dispatcher then sends the message again, under its key.
         renewalFailed: (error) =>
           emit({ type: 'store-error', operation: 'extend', error: errorText(error) }),
-        leaseLost: (row) => {
-          this.lost.add(leaseKey(row));
-          emit({ type: 'lease-lost', message: messageRefOf(row) });
-        },
+        leaseLost: (row) => emit({ type: 'lease-lost', message: messageRefOf(row) }),
       },
       { leaseMs },
     );
-    this.ends = new MessageLeaseEnds({
-      ...settings,
-      ending: (row) => this.keeper.ending(row),
-      reportedLost: (row) => this.lost.has(leaseKey(row)),
-    });
+    this.ends = new MessageLeaseEnds({ ...settings, keeper: this.keeper });
   }
 
-  get state(): LoopState {
-    return this.loop.state;
-  }
-
-  start(): void {
-    if (this.loop.state === LoopState.RUNNING) return;
-    this.freshStops();
-    this.loop.start();
-  }
-
-  /** After a stop that ended the sends still going: a new signal, so that what runs next can send. */
-  private freshStops(): void {
-    if (this.stops.signal.aborted) this.stops = new AbortController();
-  }
-
-  async stop({
-    timeoutMs = DISPATCHER_DEFAULTS.stopTimeoutMs,
-  }: {
-    timeoutMs?: number;
-  } = {}): Promise<void> {
-    const ms = numberOption('timeoutMs', timeoutMs, 0);
+  protected async stopWithin(ms: number): Promise<void> {
     const { emit } = this.settings;
     const left = await stopWithDeadline({
       timeoutMs: ms,
@@ -129,7 +95,7 @@ class DispatcherMachine {
           error: `stop: the lease call was still waiting on the outbox store after ${ms} ms; what it leases later is given back at once`,
         }),
       runs: () => this.inFlight,
-      abort: () => this.stops.abort(new DOMException('The dispatcher is stopping', 'AbortError')),
+      abort: () => this.loop.endRuns(new DOMException('The dispatcher is stopping', 'AbortError')),
       graceMs: STOP_GRACE_MS,
     });
     if (left.length > 0)
@@ -138,12 +104,10 @@ class DispatcherMachine {
         operation: 'giveBack',
         error: `stop: ${left.length} message(s) could not be given back within ${STOP_GRACE_MS} ms; their leases will run out`,
       });
-    this.loop.halted();
   }
 
   async runOnce(): Promise<number> {
     this.loop.rest();
-    this.freshStops();
     const leased = await this.leaseDue(this.room());
     await Promise.all(leased.map((row) => this.take(row)));
     return leased.length;
@@ -155,7 +119,7 @@ class DispatcherMachine {
   }
 
   /** One round of the loop: a lease call for the free places; resolves with the nap before the next. */
-  private async round(): Promise<number> {
+  protected async round(): Promise<number> {
     const limit = this.room();
     // Every place taken: a send that ends wakes the loop.
     if (limit <= 0) return UNTIL_WOKEN;
@@ -194,7 +158,6 @@ class DispatcherMachine {
       .finally(() => {
         this.inFlight.delete(row);
         this.keeper.untrack(row);
-        this.lost.delete(leaseKey(row));
         this.loop.wake();
       });
     this.inFlight.set(row, done);
@@ -204,16 +167,15 @@ class DispatcherMachine {
   /** Reads `row`, sends it once, and ends its lease with what came of it. */
   private async dispatch(row: Delivery): Promise<void> {
     const { senders, maxFailures, sendTimeoutMs } = this.settings;
-    if (row.failures >= maxFailures)
-      // Taken over after as many failures as a message may have, the last a dispatcher that died
-      // holding it (a message that kills its dispatcher every time must still reach the dead letter).
-      return this.ends.bury(
-        row,
-        `LeaseExpired: dead after ${row.failures} failures, the last one a dispatcher that stopped holding it`,
-      );
+    if (row.failures >= maxFailures) return this.ends.lapsed(row);
     const message = readMessage(row, senders);
     if ('problem' in message) return this.ends.unsendable(row, message.problem);
-    const outcome = await attempt(message.sender, message.input, sendTimeoutMs, this.stops.signal);
+    const outcome = await attempt(
+      message.sender,
+      message.input,
+      sendTimeoutMs,
+      this.loop.runSignal,
+    );
     return this.ends.settle(row, outcome);
   }
 }

@@ -5,6 +5,7 @@
  * answer sorted into retry and refused for good.
  */
 import { ConfigError } from '../errors';
+import { invalid } from './outbox';
 import { type OutboxSender, PermanentSendFailure, type SendInput } from './types';
 
 /** What the email sender sends through: nodemailer's `Transporter` has this shape. */
@@ -47,6 +48,12 @@ export interface EmailSenderOptions {
 const FIELDS = ['from', 'to', 'cc', 'bcc', 'replyTo', 'subject', 'text', 'html'] as const;
 /** The headers the sender sets itself. */
 const OWN_HEADERS: ReadonlySet<string> = new Set(['message-id', 'idempotency-key']);
+/** The fields that become header lines of the message (`Subject:`, `To:`, …). */
+const HEADER_FIELDS = ['from', 'to', 'cc', 'bcc', 'replyTo', 'subject'] as const;
+/** A header's name (RFC 5322): printable US-ASCII, no colon. */
+const HEADER_NAME = /^[!-9;-~]+$/;
+/** A line break: in a header line, it would end the line and start a header (or the body) of its own. */
+const LINE_BREAK = /[\r\n]/;
 /** A domain name: labels of letters, digits and inner hyphens, joined by dots. */
 const DOMAIN =
   /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
@@ -77,9 +84,20 @@ function mailOf(
     if (mail[field] !== undefined && !isAddresses(mail[field]))
       throw refuse(`${field} must be an address or a list of addresses`);
   if (typeof mail.subject !== 'string') throw refuse('subject must be a string');
+  for (const field of HEADER_FIELDS)
+    if ([mail[field]].flat().some((value) => typeof value === 'string' && LINE_BREAK.test(value)))
+      throw invalid(`the email's ${field} has a line break (CR or LF), which would inject headers`);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries({ ...defaults.headers, ...given.headers })) {
+    if (!HEADER_NAME.test(name))
+      throw invalid(
+        `the email header name ${JSON.stringify(name)} is not printable ASCII without ":" (RFC 5322)`,
+      );
     if (typeof value !== 'string') throw refuse(`the header ${name} must be a string`);
+    if (LINE_BREAK.test(value))
+      throw invalid(
+        `the email header ${name} has a line break (CR or LF) in its value, which would inject headers`,
+      );
     if (!OWN_HEADERS.has(name.toLowerCase())) headers[name] = value;
   }
   headers['Idempotency-Key'] = key;
@@ -107,7 +125,9 @@ function refusedForGood(error: unknown): boolean {
  * (a refused recipient, a refused message; not 503) or an envelope it cannot send: `dead` at once
  * ({@link PermanentSendFailure}). A 4xx reply, a connection failure, the deadline: tried again
  * after a backoff. Only the fields of {@link EmailMessage} reach the transport (never a
- * payload's attachments or file paths).
+ * payload's attachments or file paths), and none with a line break where it would become a
+ * header line (a header's name or value, `subject`, an address): such a message is refused
+ * before the transport sees it, `ERR_IDEMPOTENCY_OUTBOX_MESSAGE_INVALID`, `dead` at once.
  * @throws {ConfigError} naming `transport`, `messageIdDomain` or `defaults` when invalid.
  * @example
  * const senders = {

@@ -7,6 +7,7 @@
  */
 import { headOf } from '../answer-head';
 import { ConfigError } from '../errors';
+import { HTTP_TOKEN } from '../http/constants';
 import { numberOption } from '../inbox/run';
 import { type OutboxSender, PermanentSendFailure, type SendInput } from './types';
 
@@ -38,8 +39,6 @@ export interface HttpSenderOptions {
 const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
 /** Characters of an answer an error shows. */
 const ANSWER_SHOWN = 200;
-/** A header name or a method: an HTTP token. */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Statuses a later attempt may get past: a timeout, a conflict with a request under way, too early, too many. */
 const RETRYABLE_4XX: ReadonlySet<number> = new Set([408, 409, 425, 429]);
 
@@ -71,7 +70,7 @@ function requestOf(payload: unknown, keyHeader: string, key: string): PreparedRe
       'url must not hold credentials: add them at send time (a fetch of your own given to httpSender({ fetch }), or a sender of your own), never in the stored message',
     );
   const method = message.method ?? 'POST';
-  if (typeof method !== 'string' || !TOKEN.test(method))
+  if (typeof method !== 'string' || !HTTP_TOKEN.test(method))
     throw refuse(`method must be an HTTP method, got ${JSON.stringify(method)}`);
   if (message.body !== undefined && message.json !== undefined)
     throw refuse('body and json are exclusive: give one');
@@ -158,7 +157,7 @@ export function httpSender(options: HttpSenderOptions = {}): OutboxSender<HttpMe
   if (typeof options !== 'object' || options === null)
     throw new ConfigError('options', 'must be an object');
   const { keyHeader = 'Idempotency-Key', fetch: send = globalThis.fetch } = options;
-  if (typeof keyHeader !== 'string' || !TOKEN.test(keyHeader))
+  if (typeof keyHeader !== 'string' || !HTTP_TOKEN.test(keyHeader))
     throw new ConfigError('keyHeader', `must be a header name, got ${JSON.stringify(keyHeader)}`);
   const maxBytes = numberOption(
     'maxResponseBytes',

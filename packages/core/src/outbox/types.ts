@@ -72,8 +72,9 @@ export interface SendInput<P = unknown> {
 
 /**
  * Sends one message. Resolves once the receiving side has accepted it; throws to be tried again
- * after a backoff, or throws {@link PermanentSendFailure} for a refusal no retry can cure (the
- * message is `dead` at once).
+ * after a backoff, or throws {@link PermanentSendFailure} for a refusal no retry can cure, or an
+ * `IdempotencyError` `ERR_IDEMPOTENCY_OUTBOX_MESSAGE_INVALID` for a message it cannot send (the
+ * message is `dead` at once either way).
  */
 // biome-ignore lint/suspicious/noExplicitAny: a sender of any payload fits the dispatcher's map of senders
 export type OutboxSender<P = any> = (input: SendInput<P>) => Promise<void>;
@@ -114,7 +115,7 @@ export type OutboxEvent =
       readonly delayMs: number;
       readonly error: string;
     }
-  /** The sender refused for good (`PermanentSendFailure`), or failed for the last allowed time: `dead`. */
+  /** The sender refused for good (`PermanentSendFailure`, an invalid message), or failed for the last allowed time: `dead`. */
   | { readonly type: 'dead'; readonly message: OutboxRef; readonly error: string }
   /** The dispatcher stopped before (or while) sending it: due again at once, no failure counted. */
   | { readonly type: 'given-back'; readonly message: OutboxRef }

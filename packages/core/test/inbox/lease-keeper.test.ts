@@ -2,7 +2,8 @@
  * The lease keeper on InMemoryInbox, on a clock the test moves (jest's fake timers, which the inbox
  * reads too): one timer renews every tracked lease in one call, before any of them can expire; an
  * untracked lease is no longer renewed; a lease taken over by another claim is reported lost once
- * and dropped; a lease its owner is ending is never reported lost.
+ * and dropped (and known as reported until its owner untracks it); a lease its owner is ending is
+ * never reported lost.
  */
 import { type Delivery, InMemoryInbox } from '../../src/inbox';
 import { LeaseKeeper } from '../../src/inbox/lease-keeper';
@@ -123,6 +124,12 @@ it('a lease taken over while renewals failed is reported lost once and no longer
   await jest.advanceTimersByTimeAsync(LEASE_MS);
   expect(lost).toEqual([first]);
   expect(await takeOver()).toEqual([]);
+  // What it reported stays known to its owner (whose own write then says nothing) until untracked.
+  expect(k.reportedLost(first!)).toBe(true);
+  expect(k.reportedLost(taken!)).toBe(false);
+  expect(k.reportedLost(second!)).toBe(false);
+  k.untrack(first!);
+  expect(k.reportedLost(first!)).toBe(false);
 });
 
 it('never reports lost a lease its owner is ending, nor one it untracked meanwhile', async () => {

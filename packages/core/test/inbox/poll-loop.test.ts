@@ -3,7 +3,8 @@
  * stopping → stopped; one loop runs rounds while running, with the nap each round asks for; a stop
  * cuts a nap short and waits for the round under way; a start while a stopped loop's round is still
  * under way lets that loop carry on (never two rounds at once); a nap until woken ends on a wake,
- * also one that came during the round.
+ * also one that came during the round; a stop that ends the runs aborts their signal, and the next
+ * start or runOnce gets a new one.
  */
 import { LoopState, PollLoop, UNTIL_WOKEN } from '../../src/inbox/poll-loop';
 
@@ -127,4 +128,26 @@ it('runOnce after a stop makes the machine idle again: it takes work, and nothin
   s.loop.rest();
   expect(s.loop.state).toBe(LoopState.IDLE);
   expect(s.loop.halting).toBe(false);
+});
+
+it('a stop that ends the runs aborts their signal; the next start or runOnce gets a new one, a signal not ended stays', () => {
+  const s = scripted();
+  const first = s.loop.runSignal;
+  s.loop.rest();
+  expect(s.loop.runSignal).toBe(first);
+  void s.loop.halt();
+  s.loop.endRuns(new Error('stopping'));
+  s.loop.halted();
+  expect(first.aborted).toBe(true);
+  expect(s.loop.runSignal).toBe(first);
+  s.loop.rest();
+  const second = s.loop.runSignal;
+  expect(second.aborted).toBe(false);
+  void s.loop.halt();
+  s.loop.endRuns(new Error('stopping'));
+  s.loop.halted();
+  s.loop.start();
+  expect(s.loop.runSignal.aborted).toBe(false);
+  expect(s.loop.runSignal).not.toBe(second);
+  void s.loop.halt();
 });

@@ -165,3 +165,28 @@ it('a lease call still blocked at stop() does not hold it past its deadline; wha
     failures: 0,
   });
 });
+
+it('runOnce() after a stop that ended its runs runs again, under a signal of its own', async () => {
+  const signals: AbortSignal[] = [];
+  let hang = true;
+  const w = worker(async (_delivery, { signal }) => {
+    signals.push(signal);
+    // The first run heeds only its signal: the stop's deadline ends it.
+    if (hang)
+      await new Promise<void>((_resolve, reject) =>
+        signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+      );
+    return 'ok';
+  });
+  w.start();
+  await jest.advanceTimersByTimeAsync(0);
+  const stopped = w.stop({ timeoutMs: 100 });
+  await jest.advanceTimersByTimeAsync(100);
+  await stopped;
+  expect(events.map((e) => e.type)).toEqual(['given-back']);
+  hang = false;
+  expect(await w.runOnce()).toBe(1);
+  expect(signals.map((s) => s.aborted)).toEqual([true, false]);
+  expect(events.map((e) => e.type)).toEqual(['given-back', 'processed']);
+  expect(await inbox.find('stripe', 'evt_1')).toMatchObject({ status: 'done', failures: 0 });
+});

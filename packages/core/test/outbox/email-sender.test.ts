@@ -7,6 +7,7 @@
 import type { AddressInfo } from 'node:net';
 import nodemailer from 'nodemailer';
 import { SMTPServer } from 'smtp-server';
+import { ErrorCode, IdempotencyError } from '../../src';
 import { InMemoryInbox } from '../../src/inbox';
 import {
   createOutboxDispatcher,
@@ -197,6 +198,79 @@ describe('a message that is no email is refused for good, nothing sent', () => {
   });
 });
 
+describe('a line break where it would become a header line is refused for good, the transport never called', () => {
+  /** A transport that records what it is handed: a transport other than nodemailer may write it as it is. */
+  const handed: unknown[] = [];
+  const raw: MailTransport = {
+    sendMail: async (mail) => void handed.push(mail),
+  };
+  beforeEach(() => {
+    handed.length = 0;
+  });
+
+  it.each<[string, unknown, string]>([
+    [
+      'a CR/LF in a header value',
+      { ...receipt, headers: { 'X-Order': '7\r\nBcc: all@victims.example' } },
+      'the email header X-Order has a line break (CR or LF) in its value',
+    ],
+    [
+      'a lone LF in a header value',
+      { ...receipt, headers: { 'X-Order': '7\nBcc: all@victims.example' } },
+      'the email header X-Order has a line break (CR or LF) in its value',
+    ],
+    [
+      'a CR/LF in a header name',
+      { ...receipt, headers: { 'X-Order: 7\r\nBcc': 'all@victims.example' } },
+      'the email header name "X-Order: 7\\r\\nBcc" is not printable ASCII without ":"',
+    ],
+    [
+      'a colon in a header name',
+      { ...receipt, headers: { 'Bcc:': 'all@victims.example' } },
+      'the email header name "Bcc:" is not printable ASCII without ":"',
+    ],
+    [
+      'a CR/LF in the subject',
+      { ...receipt, subject: 'Your receipt\r\nBcc: all@victims.example' },
+      "the email's subject has a line break (CR or LF)",
+    ],
+    [
+      'a CR/LF in one of the recipients',
+      { ...receipt, to: ['ada@customer.example', 'bob@customer.example\r\nX-Spam: no'] },
+      "the email's to has a line break (CR or LF)",
+    ],
+  ])('%s', async (_case, payload, problem) => {
+    const error = await rejection(
+      attempt(payload, emailSender(raw, { messageIdDomain: 'shop.example' })),
+    );
+    expect(error).toBeInstanceOf(IdempotencyError);
+    expect(error).toMatchObject({ code: ErrorCode.OUTBOX_MESSAGE_INVALID });
+    expect(error.message).toContain(`Invalid outbox message: ${problem}`);
+    expect(handed).toEqual([]);
+  });
+
+  it('a CR/LF in a header of the defaults too', async () => {
+    const sender = emailSender(raw, {
+      messageIdDomain: 'shop.example',
+      defaults: { headers: { 'X-Shop': 'one\r\nBcc: all@victims.example' } },
+    });
+    expect(await rejection(attempt(receipt, sender))).toMatchObject({
+      code: ErrorCode.OUTBOX_MESSAGE_INVALID,
+    });
+    expect(handed).toEqual([]);
+  });
+
+  it('a header without a line break reaches the transport as it is', async () => {
+    await attempt(
+      { ...receipt, headers: { 'X-Order': '7; tab\there' } },
+      emailSender(raw, { messageIdDomain: 'shop.example' }),
+    );
+    expect(handed).toEqual([
+      expect.objectContaining({ headers: { 'X-Order': '7; tab\there', 'Idempotency-Key': KEY } }),
+    ]);
+  });
+});
+
 it('refuses invalid options with a ConfigError naming each', () => {
   const named = configOptionOf;
   expect(named(() => emailSender({} as MailTransport, { messageIdDomain: 'shop.example' }))).toBe(
@@ -251,6 +325,24 @@ describe('through the dispatcher', () => {
     expect([...dataSeen]).toEqual([[`<${key}@shop.example>`, 2]]);
     expect(taken.map((t) => t.headers['idempotency-key'])).toEqual([key]);
     expect(await inbox.find('email', key)).toMatchObject({ status: 'done', failures: 1 });
+  });
+
+  it('a message with a CR/LF in a header is dead at once, never sent: ERR_IDEMPOTENCY_OUTBOX_MESSAGE_INVALID is not retried', async () => {
+    const key = await outboxInto(inbox).record('evt_11', {
+      name: 'receipt-email',
+      sender: 'email',
+      payload: { ...receipt, headers: { 'X-Order': '7\r\nBcc: all@victims.example' } },
+    });
+    expect(await dispatcher().runOnce()).toBe(1);
+    expect(events.map((e) => e.type)).toEqual(['dead']);
+    expect(await inbox.find('email', key)).toMatchObject({
+      status: 'dead',
+      failures: 1,
+      lastError: expect.stringMatching(
+        /^IdempotencyError: Invalid outbox message: the email header X-Order has a line break.+err_idempotency_outbox_message_invalid/i,
+      ),
+    });
+    expect(dataSeen.size).toBe(0);
   });
 
   it('a 550 to its recipient is dead at once; a 451 is retried', async () => {
