@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import type { HttpRequest } from '@webhook-idempotency/core';
 import type { PresetFactory } from './events';
 import { canonicalFingerprint } from './fingerprint';
-import { keyedPreset } from './keyed-preset';
+import { type KeyedRow, keyedPreset } from './keyed-preset';
+import { secretMember } from './keyring-members';
 import { idPart, type JsonObject, jsonBody, joinedId } from './request-fields';
 import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { hexEquals } from './signature';
@@ -85,11 +86,15 @@ function notificationKey(request: HttpRequest): string | undefined {
  * @throws {ConfigError} naming `password` or `resolveSecret` when invalid.
  * @see docs/providers.md#t-bank
  */
-export const tbank: PresetFactory<TBankOptions, TBankMinimalEvents> = (options) => {
-  const ring = stringKeyring('tbank', options, 'password', 'the terminal password');
-
-  return keyedPreset(ring, {
-    provider: 'tbank',
+export const tbank: PresetFactory<TBankOptions, TBankMinimalEvents> = /* @__PURE__ */ secretMember<
+  TBankOptions,
+  string,
+  KeyedRow<string>
+>({
+  provider: 'tbank',
+  secret: [stringKeyring, 'password', 'the terminal password'],
+  family: keyedPreset,
+  row: {
     keyDescription: 'PaymentId, Status and Amount',
     needsRawBody: false,
     retentionDays: 30,
@@ -107,5 +112,5 @@ export const tbank: PresetFactory<TBankOptions, TBankMinimalEvents> = (options) 
     unauthorized: refusedText,
     inProgress: inProgressText,
     eventType: (request) => idPart(jsonBody(request)?.Status),
-  });
-};
+  },
+});
