@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { HttpRequest } from '@webhook-idempotency/core';
 import type { PresetFactory } from './events';
-import { canonicalFingerprint } from './fingerprint';
+import { objectFingerprint } from './fingerprint';
 import { type KeyedRow, keyedPreset } from './keyed-preset';
 import { secretMember } from './keyring-members';
 import { idPart, type JsonObject, jsonBody, joinedId } from './request-fields';
@@ -105,10 +105,7 @@ export const tbank: PresetFactory<TBankOptions, TBankMinimalEvents> = /* @__PURE
       if (!body || typeof given !== 'string') return undefined;
       return firstMatch(passwords, (password) => hexEquals(given, tokenOf(body, password)));
     },
-    fingerprint: (request) => {
-      const body = jsonBody(request);
-      return body === undefined ? undefined : canonicalFingerprint(body);
-    },
+    fingerprint: /* @__PURE__ */ objectFingerprint(jsonBody),
     unauthorized: refusedText,
     inProgress: inProgressText,
     eventType: (request) => idPart(jsonBody(request)?.Status),

@@ -5,7 +5,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
 import type { Named, PresetFactory } from './events';
-import { canonicalFingerprint } from './fingerprint';
+import { objectFingerprint } from './fingerprint';
 import { type KeyedRow, keyedPreset } from './keyed-preset';
 import { timedMember } from './keyring-members';
 import { idPart, isJsonObject, jsonBody } from './request-fields';
@@ -55,12 +55,7 @@ function eventData(request: Parameters<typeof jsonBody>[0]) {
 }
 
 /** The fingerprint of an event without its delivery bookkeeping (`meta`: the attempt, the URL delivered to), which a retry changes. */
-function eventFingerprint(request: Parameters<typeof jsonBody>[0]): string | undefined {
-  const body = jsonBody(request);
-  if (body === undefined) return undefined;
-  const { meta, ...event } = body;
-  return canonicalFingerprint(event);
-}
+const eventFingerprint = /* @__PURE__ */ objectFingerprint(jsonBody, 'meta');
 
 /**
  * Telnyx preset (Call Control, Messaging, Fax, Numbers… webhooks, API v2).

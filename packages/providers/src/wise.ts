@@ -5,9 +5,9 @@
 import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
 import type { TypedPreset } from './events';
 import { keyedPreset } from './keyed-preset';
-import { canonicalFingerprint } from './fingerprint';
+import { objectFingerprint } from './fingerprint';
 import { oneOf, publicKeyOption, requireOptions } from './options';
-import { header, headerId, idPart, isJsonObject, jsonBody } from './request-fields';
+import { header, headerId, idPart, jsonBody } from './request-fields';
 import { firstMatch, keyring, type OneOrMany, type SecretResolver } from './secrets';
 
 /**
@@ -123,12 +123,7 @@ export function wise<Events extends object = WiseMinimalEvents>(
     needsRawBody: true,
     retentionDays: 21,
     id: headerId('x-delivery-id'),
-    fingerprint(request) {
-      const body = jsonBody(request);
-      if (!isJsonObject(body)) return undefined;
-      const { sent_at, ...event } = body;
-      return canonicalFingerprint(event);
-    },
+    fingerprint: objectFingerprint(jsonBody, 'sent_at'),
     signedWith(r, keys) {
       const { rawBody } = r;
       const signature = header(r, 'x-signature-sha256');
