@@ -9,6 +9,7 @@ import type { PresetFactory } from './events';
 import { publicKeyOption } from './options';
 import { idPart, isJsonObject } from './request-fields';
 import type { SecretOptions } from './secrets';
+import { BASE64 } from './signature';
 import { stampedSignatureMatch } from './stamped-signature';
 
 /**
@@ -37,8 +38,6 @@ export interface SendGridMinimalEvent {
 
 /** SendGrid's event names: any, each a {@link SendGridMinimalEvent}. */
 export type SendGridMinimalEvents = Record<string, SendGridMinimalEvent>;
-
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** The ECDSA P-256 key of the verification key, given as SendGrid shows it (base64 DER) or as PEM. */
 function publicKeyOf(text: string): KeyObject {

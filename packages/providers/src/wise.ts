@@ -9,6 +9,7 @@ import { objectFingerprint } from './fingerprint';
 import { oneOf, publicKeyOption, requireOptions } from './options';
 import { header, headerId, idPart, jsonBody } from './request-fields';
 import { firstMatch, keyring, type OneOrMany, type SecretResolver } from './secrets';
+import { BASE64 } from './signature';
 
 /**
  * Wise's production webhook public key, as published on "How to create a webhook event handler"
@@ -62,8 +63,6 @@ export interface WiseMinimalEvent {
 
 /** Wise's event types: any name, each a {@link WiseMinimalEvent}. */
 export type WiseMinimalEvents = Record<string, WiseMinimalEvent>;
-
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 function keyOf(pem: unknown): KeyObject {
   return publicKeyOption(
