@@ -70,6 +70,18 @@ function querySecretMatch(parameter: string) {
   };
 }
 
+/** The query parameter that carries the secret: `queryParameter`, checked, or `code`. */
+function queryParameterOf(options: AzureEventGridOptions): string {
+  const o = requireOptions('azureEventGrid', options);
+  const parameter = optionalString('azureEventGrid', 'queryParameter', o.queryParameter, 'code');
+  if (!PARAMETER.test(parameter))
+    throw new ConfigError(
+      'queryParameter',
+      `azureEventGrid() needs "queryParameter" as a plain query parameter name, got "${parameter}"`,
+    );
+  return parameter;
+}
+
 /**
  * Azure Event Grid preset: events a webhook event subscription delivers (Blob Storage, Resource
  * groups, Service Bus, custom topics…), in the Event Grid schema or the CloudEvents 1.0 schema.
@@ -99,18 +111,7 @@ export const azureEventGrid: PresetFactory<AzureEventGridOptions, AzureEventGrid
     secret: [tokenKeyring, 'secret', 'the URL secret'],
     family: batchedPreset,
     row: (options) => {
-      const o = requireOptions('azureEventGrid', options);
-      const parameter = optionalString(
-        'azureEventGrid',
-        'queryParameter',
-        o.queryParameter,
-        'code',
-      );
-      if (!PARAMETER.test(parameter))
-        throw new ConfigError(
-          'queryParameter',
-          `azureEventGrid() needs "queryParameter" as a plain query parameter name, got "${parameter}"`,
-        );
+      const parameter = queryParameterOf(options);
       return {
         keyDescription: 'id of each event',
         needsRawBody: false,
