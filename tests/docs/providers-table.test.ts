@@ -35,11 +35,12 @@ function sdksOf(cell: string): Array<{ name: string; version: string; functions:
 const entryTypes = (() => {
   const text = read('packages/providers/src/preset-types.ts');
   const names = new Set<string>();
-  for (const [, list] of text.matchAll(/export type \{([^}]*)\}/g))
+  for (const [, list = ''] of text.matchAll(/export type \{([^}]*)\}/g))
     for (const name of list.split(',')) if (name.trim() !== '') names.add(name.trim());
-  for (const [, module] of text.matchAll(/export type \* from '\.\/([\w-]+)'/g)) {
+  for (const [, module = ''] of text.matchAll(/export type \* from '\.\/([\w-]+)'/g)) {
     const source = read(`packages/providers/src/${module}.ts`);
-    for (const [, name] of source.matchAll(/^export (?:type|interface) (\w+)/gm)) names.add(name);
+    for (const [, name = ''] of source.matchAll(/^export (?:type|interface) (\w+)/gm))
+      names.add(name);
   }
   return names;
 })();
