@@ -4,7 +4,7 @@
  * keyed on its `log_id`, whichever content format the stream uses (JSON lines, array or object).
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
-import { type BatchRow, batchedPreset, contentKey, jsonArrayBody } from './batched';
+import { type BatchRow, batchedPreset, idOrContent, jsonArrayBody } from './batched';
 import { secretMember } from './keyring-members';
 import type { PresetFactory } from './events';
 import { bodyText, idPart, isJsonObject, jsonBody, type JsonObject } from './request-fields';
@@ -103,7 +103,7 @@ export const auth0: PresetFactory<Auth0Options, Auth0MinimalEvents> = /* @__PURE
     needsRawBody: false,
     retentionDays: 14,
     items: auth0Logs,
-    item: (log) => ({ id: isJsonObject(log) ? (logId(log) ?? contentKey(log)) : undefined }),
+    item: /* @__PURE__ */ idOrContent(logId),
     signedWith: /* @__PURE__ */ tokenHeaderMatch('authorization'),
     itemType: (log) =>
       isJsonObject(log) && isJsonObject(log.data) ? idPart(log.data.type) : undefined,

@@ -3,7 +3,7 @@
  * `sg_event_id`; the ECDSA P-256 signature of timestamp + raw body checked with the public key.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { type BatchRow, batchedPreset, contentKey, jsonArrayBody } from './batched';
+import { type BatchRow, batchedPreset, idOrContent, jsonArrayBody } from './batched';
 import { timedMember } from './keyring-members';
 import type { PresetFactory } from './events';
 import { publicKeyOption } from './options';
@@ -87,9 +87,7 @@ export const sendgrid: PresetFactory<SendGridOptions, SendGridMinimalEvents> =
       needsRawBody: true,
       retentionDays: 3,
       items: jsonArrayBody,
-      item: (event) => ({
-        id: isJsonObject(event) ? (idPart(event.sg_event_id) ?? contentKey(event)) : undefined,
-      }),
+      item: idOrContent((event) => idPart(event.sg_event_id)),
       signedWith: stampedSignatureMatch({
         header: 'x-twilio-email-event-webhook-signature',
         stampHeader: 'x-twilio-email-event-webhook-timestamp',
