@@ -4,7 +4,8 @@
  * keyed on its `log_id`, whichever content format the stream uses (JSON lines, array or object).
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
-import { batchedPreset, contentKey, jsonArrayBody } from './batched';
+import { type BatchRow, batchedPreset, idOrContent, jsonArrayBody } from './batched';
+import { secretMember } from './keyring-members';
 import type { PresetFactory } from './events';
 import { bodyText, idPart, isJsonObject, jsonBody, type JsonObject } from './request-fields';
 import type { SecretOptions } from './secrets';
@@ -89,17 +90,22 @@ function logId(log: JsonObject): string | undefined {
  * @throws {ConfigError} naming `authorization` when invalid.
  * @see docs/providers.md#auth0-log-streams
  */
-export const auth0: PresetFactory<Auth0Options, Auth0MinimalEvents> = (options) => {
-  const ring = tokenKeyring('auth0', options, 'authorization', 'the Authorization Token');
-  return batchedPreset(ring, {
-    provider: 'auth0',
+export const auth0: PresetFactory<Auth0Options, Auth0MinimalEvents> = /* @__PURE__ */ secretMember<
+  Auth0Options,
+  Buffer,
+  BatchRow<Buffer, unknown>
+>({
+  provider: 'auth0',
+  secret: [tokenKeyring, 'authorization', 'the Authorization Token'],
+  family: batchedPreset,
+  row: {
     keyDescription: 'log_id of each log',
     needsRawBody: false,
     retentionDays: 14,
     items: auth0Logs,
-    item: (log) => ({ id: isJsonObject(log) ? (logId(log) ?? contentKey(log)) : undefined }),
-    signedWith: tokenHeaderMatch('authorization'),
+    item: /* @__PURE__ */ idOrContent(logId),
+    signedWith: /* @__PURE__ */ tokenHeaderMatch('authorization'),
     itemType: (log) =>
       isJsonObject(log) && isJsonObject(log.data) ? idPart(log.data.type) : undefined,
-  });
-};
+  },
+});

@@ -4,7 +4,8 @@
  * keyed on its `id`, and the subscription validation event answered with its `validationCode`.
  */
 import { ConfigError, type HttpRequest } from '@webhook-idempotency/core';
-import { batchedPreset, jsonArrayBody } from './batched';
+import { type BatchRow, batchedPreset, jsonArrayBody } from './batched';
+import { secretMember } from './keyring-members';
 import type { PresetFactory } from './events';
 import { optionalString, requireOptions } from './options';
 import { idPart, isJsonObject, jsonBody, type JsonObject } from './request-fields';
@@ -69,6 +70,18 @@ function querySecretMatch(parameter: string) {
   };
 }
 
+/** The query parameter that carries the secret: `queryParameter`, checked, or `code`. */
+function queryParameterOf(options: AzureEventGridOptions): string {
+  const o = requireOptions('azureEventGrid', options);
+  const parameter = optionalString('azureEventGrid', 'queryParameter', o.queryParameter, 'code');
+  if (!PARAMETER.test(parameter))
+    throw new ConfigError(
+      'queryParameter',
+      `azureEventGrid() needs "queryParameter" as a plain query parameter name, got "${parameter}"`,
+    );
+  return parameter;
+}
+
 /**
  * Azure Event Grid preset: events a webhook event subscription delivers (Blob Storage, Resource
  * groups, Service Bus, custom topics…), in the Event Grid schema or the CloudEvents 1.0 schema.
@@ -91,26 +104,23 @@ function querySecretMatch(parameter: string) {
  * @throws {ConfigError} naming `secret` or `queryParameter` when invalid.
  * @see docs/providers.md#azure-event-grid
  */
-export const azureEventGrid: PresetFactory<AzureEventGridOptions, AzureEventGridMinimalEvents> = (
-  options,
-) => {
-  const o = requireOptions('azureEventGrid', options);
-  const parameter = optionalString('azureEventGrid', 'queryParameter', o.queryParameter, 'code');
-  if (!PARAMETER.test(parameter))
-    throw new ConfigError(
-      'queryParameter',
-      `azureEventGrid() needs "queryParameter" as a plain query parameter name, got "${parameter}"`,
-    );
-  const ring = tokenKeyring('azureEventGrid', options, 'secret', 'the URL secret');
-  return batchedPreset(ring, {
+export const azureEventGrid: PresetFactory<AzureEventGridOptions, AzureEventGridMinimalEvents> =
+  /* @__PURE__ */ secretMember<AzureEventGridOptions, Buffer, BatchRow<Buffer, unknown>>({
     provider: 'azure-event-grid',
-    keyDescription: 'id of each event',
-    needsRawBody: false,
-    retentionDays: 3,
-    items: gridEvents,
-    item: (event) => ({ id: isJsonObject(event) ? idPart(event.id) : undefined }),
-    handshake: validationAnswer,
-    signedWith: querySecretMatch(parameter),
-    itemType: (event) => (isJsonObject(event) ? typeOf(event) : undefined),
+    factory: 'azureEventGrid',
+    secret: [tokenKeyring, 'secret', 'the URL secret'],
+    family: batchedPreset,
+    row: (options) => {
+      const parameter = queryParameterOf(options);
+      return {
+        keyDescription: 'id of each event',
+        needsRawBody: false,
+        retentionDays: 3,
+        items: gridEvents,
+        item: (event) => ({ id: isJsonObject(event) ? idPart(event.id) : undefined }),
+        handshake: validationAnswer,
+        signedWith: querySecretMatch(parameter),
+        itemType: (event) => (isJsonObject(event) ? typeOf(event) : undefined),
+      };
+    },
   });
-};

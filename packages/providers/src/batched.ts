@@ -6,7 +6,7 @@
 import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
 import { type TypedPreset, typedBatch } from './events';
 import { canonicalFingerprint } from './fingerprint';
-import { bodyText } from './request-fields';
+import { bodyText, isJsonObject, type JsonObject } from './request-fields';
 import type { Keyring } from './secrets';
 
 const arrayCache = new WeakMap<HttpRequest, readonly unknown[] | undefined>();
@@ -37,6 +37,17 @@ export function jsonArrayBody(request: HttpRequest): readonly unknown[] | undefi
  */
 export function contentKey(value: unknown): string {
   return `sha256:${canonicalFingerprint(value)}`;
+}
+
+/**
+ * The item reader of a batch of JSON objects: the id `own` reads from an item (its id field), or
+ * the item's {@link contentKey} when it has none (or `own` is not given); no id for an item that
+ * is not an object.
+ */
+export function idOrContent(own: (item: JsonObject) => string | undefined = () => undefined) {
+  return (value: unknown): BatchItem => ({
+    id: isJsonObject(value) ? (own(value) ?? contentKey(value)) : undefined,
+  });
 }
 
 /** One item of a batch as its preset reads it: its id (before any tenant) and, for some, its fingerprint. */

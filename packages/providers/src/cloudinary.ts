@@ -7,10 +7,11 @@ import { createHash } from 'node:crypto';
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { sha256Hex } from '@webhook-idempotency/core/adapter';
 import type { Named, PresetFactory } from './events';
-import { keyedPreset } from './keyed-preset';
+import { type KeyedRow, keyedPreset } from './keyed-preset';
+import { timedMember } from './keyring-members';
 import { oneOf } from './options';
 import { header, idPart, jsonBody } from './request-fields';
-import { firstMatch, type SecretOptions, timedKeyring } from './secrets';
+import { firstMatch, type SecretOptions } from './secrets';
 import { hexEquals, isFresh, parseUnixSeconds } from './signature';
 
 /**
@@ -71,41 +72,40 @@ function notificationKey(request: HttpRequest): string | undefined {
  *   `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#cloudinary
  */
-export const cloudinary: PresetFactory<CloudinaryOptions, CloudinaryMinimalEvents> = (options) => {
-  const { ring, now, tolerance } = timedKeyring(
-    'cloudinary',
-    options,
-    ['apiSecret', 'the API secret'],
-    7200,
-  );
-  const algorithm = oneOf(
-    'cloudinary',
-    'signatureAlgorithm',
-    options.signatureAlgorithm,
-    ['sha1', 'sha256'],
-    'sha1',
-  );
-
-  return keyedPreset(ring, {
+export const cloudinary: PresetFactory<CloudinaryOptions, CloudinaryMinimalEvents> =
+  /* @__PURE__ */ timedMember<CloudinaryOptions, string, KeyedRow<string>>({
     provider: 'cloudinary',
-    keyDescription: 'notification_type and the SHA-256 of the body (Cloudinary sends no id)',
-    needsRawBody: true,
-    retentionDays: 7,
-    id: notificationKey,
-    signedWith(r, secrets) {
-      const given = header(r, 'x-cld-signature');
-      const stamp = header(r, 'x-cld-timestamp');
-      const sent = parseUnixSeconds(stamp);
-      const { rawBody } = r;
-      if (rawBody === undefined || given === undefined || stamp === undefined) return undefined;
-      if (sent === undefined || !isFresh(sent, now(), tolerance)) return undefined;
-      return firstMatch(secrets, (secret) =>
-        plainHashMatches(algorithm, rawBody, stamp, secret, given),
+    secret: ['apiSecret', 'the API secret'],
+    toleranceSeconds: 7200,
+    family: keyedPreset,
+    row: (options, { now, tolerance }) => {
+      const algorithm = oneOf(
+        'cloudinary',
+        'signatureAlgorithm',
+        options.signatureAlgorithm,
+        ['sha1', 'sha256'],
+        'sha1',
       );
-    },
-    eventType: (request) => {
-      const type = jsonBody(request)?.notification_type;
-      return typeof type === 'string' ? type : undefined;
+      return {
+        keyDescription: 'notification_type and the SHA-256 of the body (Cloudinary sends no id)',
+        needsRawBody: true,
+        retentionDays: 7,
+        id: notificationKey,
+        signedWith(r, secrets) {
+          const given = header(r, 'x-cld-signature');
+          const stamp = header(r, 'x-cld-timestamp');
+          const sent = parseUnixSeconds(stamp);
+          const { rawBody } = r;
+          if (rawBody === undefined || given === undefined || stamp === undefined) return undefined;
+          if (sent === undefined || !isFresh(sent, now(), tolerance)) return undefined;
+          return firstMatch(secrets, (secret) =>
+            plainHashMatches(algorithm, rawBody, stamp, secret, given),
+          );
+        },
+        eventType: (request) => {
+          const type = jsonBody(request)?.notification_type;
+          return typeof type === 'string' ? type : undefined;
+        },
+      };
     },
   });
-};

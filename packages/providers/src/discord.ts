@@ -5,10 +5,11 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
 import type { PresetFactory } from './events';
-import { keyedPreset } from './keyed-preset';
+import { type KeyedRow, keyedPreset } from './keyed-preset';
+import { timedMember } from './keyring-members';
 import { idPart, jsonBody } from './request-fields';
 import { handshakeJson } from './response';
-import { type SecretOptions, timedKeyring } from './secrets';
+import type { SecretOptions } from './secrets';
 import { stampedSignatureMatch } from './stamped-signature';
 
 /**
@@ -87,42 +88,38 @@ function publicKeyOf(hex: string): KeyObject {
  * @throws {ConfigError} naming `publicKey`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#discord-interactions
  */
-export const discord: PresetFactory<DiscordOptions, DiscordMinimalEvents> = (options) => {
-  const { ring, now, tolerance } = timedKeyring(
-    'discord',
-    options,
-    ['publicKey', 'the application public key'],
-    300,
-    publicKeyOf,
-  );
-  const signed = stampedSignatureMatch({
-    header: 'x-signature-ed25519',
-    stampHeader: 'x-signature-timestamp',
-    encoding: 'hex',
-    pattern: HEX_SIGNATURE,
-    algorithm: null,
-    now,
-    tolerance,
-  });
-
-  return keyedPreset(ring, {
+export const discord: PresetFactory<DiscordOptions, DiscordMinimalEvents> =
+  /* @__PURE__ */ timedMember<DiscordOptions, KeyObject, KeyedRow<KeyObject>>({
     provider: 'discord',
-    keyDescription: 'interaction id in the body',
-    needsRawBody: true,
-    retentionDays: 1,
-    id(request) {
-      return idPart(jsonBody(request)?.id);
-    },
-    handshake(request) {
-      if (jsonBody(request)?.type !== PING) return undefined;
-      return handshakeJson(200, PONG);
-    },
-    signedWith: signed,
-    eventType: (request) => {
-      const type = jsonBody(request)?.type;
-      return typeof type === 'number' && type in DISCORD_INTERACTION_TYPES
-        ? DISCORD_INTERACTION_TYPES[type as keyof typeof DISCORD_INTERACTION_TYPES]
-        : undefined;
-    },
+    secret: ['publicKey', 'the application public key'],
+    toleranceSeconds: 300,
+    toKey: publicKeyOf,
+    family: keyedPreset,
+    row: (_, { now, tolerance }) => ({
+      keyDescription: 'interaction id in the body',
+      needsRawBody: true,
+      retentionDays: 1,
+      id(request) {
+        return idPart(jsonBody(request)?.id);
+      },
+      handshake(request) {
+        if (jsonBody(request)?.type !== PING) return undefined;
+        return handshakeJson(200, PONG);
+      },
+      signedWith: stampedSignatureMatch({
+        header: 'x-signature-ed25519',
+        stampHeader: 'x-signature-timestamp',
+        encoding: 'hex',
+        pattern: HEX_SIGNATURE,
+        algorithm: null,
+        now,
+        tolerance,
+      }),
+      eventType: (request) => {
+        const type = jsonBody(request)?.type;
+        return typeof type === 'number' && type in DISCORD_INTERACTION_TYPES
+          ? DISCORD_INTERACTION_TYPES[type as keyof typeof DISCORD_INTERACTION_TYPES]
+          : undefined;
+      },
+    }),
   });
-};

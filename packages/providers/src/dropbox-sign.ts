@@ -5,7 +5,7 @@
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import type { PresetFactory } from './events';
-import { canonicalFingerprint } from './fingerprint';
+import { objectFingerprint } from './fingerprint';
 import { keyedPreset } from './keyed-preset';
 import { formTextField } from './multipart';
 import { idPart, isJsonObject, type JsonObject, parseJsonObject } from './request-fields';
@@ -145,10 +145,7 @@ export const dropboxSign: PresetFactory<DropboxSignOptions, DropboxSignMinimalEv
       if (sent === undefined || !isFresh(sent, now(), tolerance)) return undefined;
       return firstMatch(keys, (key) => hmacMatches(key, [time, type], [hash], 'hex'));
     },
-    fingerprint: (request) => {
-      const body = callback(request);
-      return body === undefined ? undefined : canonicalFingerprint(body);
-    },
+    fingerprint: objectFingerprint(callback),
     unauthorized: refusedText,
     inProgress: inProgressText,
     eventType: (request) => idPart(eventOf(request)?.event_type),

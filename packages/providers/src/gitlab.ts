@@ -1,6 +1,7 @@
 /** @module GitLab preset: the `Idempotency-Key` header as the key, `X-Gitlab-Token` compared with the secret token. */
 import type { PresetFactory } from './events';
-import { keyedPreset } from './keyed-preset';
+import { type KeyedRow, keyedPreset } from './keyed-preset';
+import { secretMember } from './keyring-members';
 import { tokenHeaderMatch, tokenKeyring } from './token-header';
 import { headerId, idPart, jsonBody } from './request-fields';
 import type { SecretOptions } from './secrets';
@@ -38,15 +39,17 @@ export type GitLabMinimalEvents = Record<string, GitLabMinimalEvent>;
  * @throws {ConfigError} naming `secretToken` when invalid.
  * @see docs/providers.md#gitlab
  */
-export const gitlab: PresetFactory<GitLabOptions, GitLabMinimalEvents> = (options) => {
-  const ring = tokenKeyring('gitlab', options, 'secretToken', 'the secret token');
-  return keyedPreset(ring, {
+export const gitlab: PresetFactory<GitLabOptions, GitLabMinimalEvents> =
+  /* @__PURE__ */ secretMember<GitLabOptions, Buffer, KeyedRow<Buffer>>({
     provider: 'gitlab',
-    keyDescription: 'Idempotency-Key header',
-    needsRawBody: false,
-    retentionDays: 7,
-    id: headerId('idempotency-key'),
-    signedWith: tokenHeaderMatch('x-gitlab-token'),
-    eventType: (request) => idPart(jsonBody(request)?.object_kind),
+    secret: [tokenKeyring, 'secretToken', 'the secret token'],
+    family: keyedPreset,
+    row: {
+      keyDescription: 'Idempotency-Key header',
+      needsRawBody: false,
+      retentionDays: 7,
+      id: /* @__PURE__ */ headerId('idempotency-key'),
+      signedWith: /* @__PURE__ */ tokenHeaderMatch('x-gitlab-token'),
+      eventType: (request) => idPart(jsonBody(request)?.object_kind),
+    },
   });
-};

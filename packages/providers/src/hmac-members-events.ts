@@ -5,7 +5,7 @@
  * family in `hmac-family.ts`; their types come first, then the factories.
  */
 import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
-import { canonicalFingerprint } from './fingerprint';
+import { objectFingerprint } from './fingerprint';
 import { hmacMember } from './hmac-family';
 import { clockOption, toleranceOption } from './options';
 import { bodyField, idPart, isJsonObject, jsonBody } from './request-fields';
@@ -115,12 +115,7 @@ export const coinbase = /* @__PURE__ */ hmacMember<CoinbaseOptions, CoinbaseMini
   key: [(request) => idPart(eventOf(request)?.id), 'event id in the body'],
   retentionDays: 7,
   eventType: (request) => idPart(eventOf(request)?.type),
-  extend: () => ({
-    fingerprint(request) {
-      const event = eventOf(request);
-      return event === undefined ? undefined : canonicalFingerprint(event);
-    },
-  }),
+  extend: () => ({ fingerprint: objectFingerprint(eventOf) }),
 });
 
 /**
@@ -206,12 +201,5 @@ export const linear = /* @__PURE__ */ hmacMember<LinearOptions, LinearMinimalEve
   key: ['linear-delivery', 'Linear-Delivery header'],
   retentionDays: 7,
   eventType: /* @__PURE__ */ bodyField('type'),
-  extend: () => ({
-    fingerprint(request) {
-      const body = jsonBody(request);
-      if (body === undefined) return undefined;
-      const { webhookTimestamp, ...delivery } = body;
-      return canonicalFingerprint(delivery);
-    },
-  }),
+  extend: () => ({ fingerprint: objectFingerprint(jsonBody, 'webhookTimestamp') }),
 });

@@ -6,7 +6,7 @@
 import type { HttpRequest, ProviderPreset } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
 import type { Named } from './events';
-import { canonicalFingerprint } from './fingerprint';
+import { objectFingerprint } from './fingerprint';
 import { hmacMember } from './hmac-family';
 import { bodyField, bodyText, header, idPart, isJsonObject, jsonBody } from './request-fields';
 import { handshakeJson } from './response';
@@ -71,12 +71,7 @@ function notionExtras(options: NotionOptions) {
       callback !== undefined && verificationToken(request) !== undefined
         ? handshakeJson(200, '{}')
         : undefined,
-    fingerprint(request) {
-      const body = jsonBody(request);
-      if (body === undefined) return undefined;
-      const { attempt_number, ...event } = body;
-      return canonicalFingerprint(event);
-    },
+    fingerprint: objectFingerprint(jsonBody, 'attempt_number'),
   });
 }
 

@@ -5,7 +5,7 @@
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
-import { batchedPreset, contentKey } from './batched';
+import { batchedPreset, idOrContent } from './batched';
 import type { PresetFactory } from './events';
 import { byName, formEntries } from './multipart';
 import { requireOptions, requireString } from './options';
@@ -101,7 +101,7 @@ export const mandrill: PresetFactory<MandrillOptions, MandrillMinimalEvents> = (
     needsRawBody: false,
     retentionDays: 7,
     items: eventsOf,
-    item: (event) => ({ id: isJsonObject(event) ? contentKey(event) : undefined }),
+    item: idOrContent(),
     signedWith(request, keys) {
       const given = header(request, 'x-mandrill-signature');
       if (given === undefined || eventsOf(request) === undefined) return undefined;

@@ -5,7 +5,8 @@
  * `validationToken` POST that creates a subscription answered with the token.
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
-import { batchedPreset, contentKey } from './batched';
+import { type BatchRow, batchedPreset, contentKey } from './batched';
+import { secretMember } from './keyring-members';
 import type { PresetFactory } from './events';
 import { canonicalFingerprint } from './fingerprint';
 import { bodyText, idPart, isJsonObject, jsonBody, type JsonObject } from './request-fields';
@@ -119,27 +120,28 @@ function clientStateMatch(request: HttpRequest, keys: readonly Buffer[]): Buffer
  * @throws {ConfigError} naming `clientState` when invalid.
  * @see docs/providers.md#microsoft-graph-change-notifications
  */
-export const microsoftGraph: PresetFactory<MicrosoftGraphOptions, MicrosoftGraphMinimalEvents> = (
-  options,
-) => {
-  const ring = tokenKeyring('microsoftGraph', options, 'clientState', 'the clientState secret');
-  return batchedPreset(ring, {
+export const microsoftGraph: PresetFactory<MicrosoftGraphOptions, MicrosoftGraphMinimalEvents> =
+  /* @__PURE__ */ secretMember<MicrosoftGraphOptions, Buffer, BatchRow<Buffer, JsonObject>>({
     provider: 'microsoft-graph',
-    keyDescription: 'notifications in value[]',
-    needsRawBody: false,
-    retentionDays: 3,
-    items: notifications,
-    // The fingerprint too leaves out what a retry may change: a retry after a renewal is a replay.
-    item: (n: JsonObject) => ({
-      id: contentKey(changeOf(n)),
-      fingerprint: canonicalFingerprint(changeOf(n)),
-    }),
-    handshake(request) {
-      const token = validationToken(request);
-      return token === undefined ? undefined : handshakeText(200, token);
+    factory: 'microsoftGraph',
+    secret: [tokenKeyring, 'clientState', 'the clientState secret'],
+    family: batchedPreset,
+    row: {
+      keyDescription: 'notifications in value[]',
+      needsRawBody: false,
+      retentionDays: 3,
+      items: notifications,
+      // The fingerprint too leaves out what a retry may change: a retry after a renewal is a replay.
+      item: (n) => ({
+        id: contentKey(changeOf(n)),
+        fingerprint: canonicalFingerprint(changeOf(n)),
+      }),
+      handshake(request) {
+        const token = validationToken(request);
+        return token === undefined ? undefined : handshakeText(200, token);
+      },
+      signedWith: clientStateMatch,
+      itemType: (n) =>
+        isJsonObject(n) ? (idPart(n.changeType) ?? idPart(n.lifecycleEvent)) : undefined,
     },
-    signedWith: clientStateMatch,
-    itemType: (n) =>
-      isJsonObject(n) ? (idPart(n.changeType) ?? idPart(n.lifecycleEvent)) : undefined,
   });
-};

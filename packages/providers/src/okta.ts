@@ -4,7 +4,7 @@
  * verification GET answered with `{"verification": …}` once its header secret matched.
  */
 import { ConfigError, type HttpRequest } from '@webhook-idempotency/core';
-import { batchedPreset, contentKey } from './batched';
+import { batchedPreset, idOrContent } from './batched';
 import type { PresetFactory } from './events';
 import { optionalString, requireOptions } from './options';
 import { header, idPart, isJsonObject, jsonBody } from './request-fields';
@@ -92,9 +92,7 @@ export const okta: PresetFactory<OktaOptions, OktaMinimalEvents> = (options) => 
     needsRawBody: false,
     retentionDays: 3,
     items: oktaEvents,
-    item: (event) => ({
-      id: isJsonObject(event) ? (idPart(event.uuid) ?? contentKey(event)) : undefined,
-    }),
+    item: idOrContent((event) => idPart(event.uuid)),
     challenge: verificationAnswer(ring, match),
     signedWith: match,
     itemType: (event) => (isJsonObject(event) ? idPart(event.eventType) : undefined),

@@ -4,7 +4,8 @@
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import type { PresetFactory } from './events';
-import { keyedPreset } from './keyed-preset';
+import { type KeyedRow, keyedPreset } from './keyed-preset';
+import { secretMember } from './keyring-members';
 import { header, idPart, isJsonObject, jsonBody } from './request-fields';
 import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { hmacMatches } from './signature';
@@ -54,22 +55,23 @@ function v1Signatures(value: string): string[] {
  * @throws {ConfigError} naming `secret` or `resolveSecret` when invalid.
  * @see docs/providers.md#pagerduty
  */
-export const pagerduty: PresetFactory<PagerDutyOptions, PagerDutyMinimalEvents> = (options) => {
-  const ring = stringKeyring('pagerduty', options, 'secret', 'the subscription signing secret');
-
-  return keyedPreset(ring, {
+export const pagerduty: PresetFactory<PagerDutyOptions, PagerDutyMinimalEvents> =
+  /* @__PURE__ */ secretMember<PagerDutyOptions, string, KeyedRow<string>>({
     provider: 'pagerduty',
-    keyDescription: 'event.id in the body',
-    needsRawBody: true,
-    retentionDays: 7,
-    id: (request) => idPart(eventOf(request)?.id),
-    signedWith(request, secrets) {
-      const given = header(request, 'x-pagerduty-signature');
-      const { rawBody } = request;
-      if (given === undefined || rawBody === undefined) return undefined;
-      const signatures = v1Signatures(given);
-      return firstMatch(secrets, (secret) => hmacMatches(secret, [rawBody], signatures, 'hex'));
+    secret: [stringKeyring, 'secret', 'the subscription signing secret'],
+    family: keyedPreset,
+    row: {
+      keyDescription: 'event.id in the body',
+      needsRawBody: true,
+      retentionDays: 7,
+      id: (request) => idPart(eventOf(request)?.id),
+      signedWith(request, secrets) {
+        const given = header(request, 'x-pagerduty-signature');
+        const { rawBody } = request;
+        if (given === undefined || rawBody === undefined) return undefined;
+        const signatures = v1Signatures(given);
+        return firstMatch(secrets, (secret) => hmacMatches(secret, [rawBody], signatures, 'hex'));
+      },
+      eventType: (request) => idPart(eventOf(request)?.event_type),
     },
-    eventType: (request) => idPart(eventOf(request)?.event_type),
   });
-};

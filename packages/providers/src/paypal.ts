@@ -20,6 +20,7 @@ import {
 } from './paypal-certificates';
 import { header, idPart, jsonBody } from './request-fields';
 import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
+import { BASE64 } from './signature';
 
 /**
  * Options of {@link paypal}: `webhookId`, your webhook's id (`WH-…` is the event; this is the
@@ -63,7 +64,6 @@ export type PayPalMinimalEvents = Record<string, PayPalMinimalEvent>;
 
 /** PayPal's `PAYPAL-AUTH-ALGO` for RSA with SHA-256, the only one this preset accepts. */
 const AUTH_ALGORITHM = 'SHA256withRSA';
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 /** A transmission id or time: present, and no `|` that would move the signed fields. */
 const signedField = (value: string | undefined) =>
   value !== undefined && value !== '' && !value.includes('|');

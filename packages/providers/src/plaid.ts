@@ -11,7 +11,7 @@ import { jwtSignatureValid, jwtTimely, parseJwt, stringClaim } from './jwt';
 import { keyedPreset } from './keyed-preset';
 import { clockOption, requireOptions, toleranceOption } from './options';
 import { type PlaidKeyFetcher, plaidKeySource } from './plaid-keys';
-import { header, idPart, jsonBody } from './request-fields';
+import { header, idPart, joinedFields, jsonBody } from './request-fields';
 import { keyring, type SecretOptions } from './secrets';
 import { bodyDigestClaim } from './signed-token';
 
@@ -111,11 +111,6 @@ export const plaid: PresetFactory<PlaidOptions, PlaidMinimalEvents> = (options) 
     retentionDays: 7,
     id: webhookKey,
     signedWith: plaidMatch(now, tolerance),
-    eventType: (request) => {
-      const body = jsonBody(request);
-      const type = idPart(body?.webhook_type);
-      const code = idPart(body?.webhook_code);
-      return type === undefined || code === undefined ? undefined : `${type}.${code}`;
-    },
+    eventType: joinedFields('.', 'webhook_type', 'webhook_code'),
   });
 };

@@ -1,19 +1,62 @@
 /**
  * @module The types of the presets' options and events, re-exported by the package's entry beside
- * the factories (types only: this module loads nothing).
+ * the factories (types only: this module loads nothing). A preset's module exports its factory and
+ * its documented types and nothing else, so all of it is re-exported; a module that holds helpers
+ * too lists the types it lends.
  */
-export type { PaymeOptions, PaymeMinimalCall, PaymeMinimalEvents } from './payme';
-export type { ClickOptions, ClickMinimalRequest, ClickMinimalEvents } from './click';
-export type { UzumOptions, UzumMinimalRequest, UzumMinimalEvents } from './uzum';
-export type { StripeOptions, StripeMinimalEvent, StripeMinimalEvents } from './timestamped-members';
-export type { GitHubOptions, GitHubMinimalPayload, GitHubMinimalEvents } from './github';
-export type {
-  TelegramBot,
-  TelegramOptions,
-  TelegramMinimalUpdate,
-  TelegramMinimalEvents,
-} from './telegram';
-export type { ShopifyOptions, ShopifyMinimalPayload, ShopifyMinimalEvents } from './shopify';
+export type * from './payme';
+export type * from './click';
+export type * from './uzum';
+export type * from './timestamped-members';
+export type * from './github';
+export type * from './telegram';
+export type * from './shopify';
+export type * from './svix-senders';
+export type * from './hmac-members';
+export type * from './discord';
+export type * from './twitch';
+export type * from './gitlab';
+export type * from './hmac-members-parts';
+export type * from './body-signed';
+export type * from './wise';
+export type * from './paypal';
+export type * from './hmac-members-events';
+export type * from './postmark';
+export type * from './twilio';
+export type * from './mercadopago';
+export type * from './braintree';
+export type * from './mailgun';
+export type * from './sendgrid';
+export type * from './hubspot';
+export type * from './adyen';
+export type * from './meta';
+export type * from './telnyx';
+export type * from './qstash';
+export type * from './vonage';
+export type * from './plaid';
+export type * from './cloudinary';
+export type * from './dropbox-sign';
+export type * from './tbank';
+export type * from './robokassa';
+export type * from './mandrill';
+export type * from './pagerduty';
+export type * from './workos';
+export type * from './elevenlabs';
+export type * from './sanity';
+export type * from './mux';
+export type * from './webflow';
+export type * from './chargebee';
+export type * from './auth0';
+export type * from './okta';
+export type * from './microsoft-graph';
+export type * from './azure-event-grid';
+export type * from './google-calendar';
+export type * from './hmac-members-batches';
+export type * from './hmac-members-handshakes';
+export type * from './hmac-members-commerce';
+export type * from './recurly';
+export type * from './revolut';
+export type * from './persona';
 export type {
   StandardWebhooksOptions,
   StandardWebhooksSettings,
@@ -21,149 +64,9 @@ export type {
   StandardWebhooksMinimalEvents,
   SecretEncoding,
 } from './standard-webhooks';
-export type { SlackOptions, SlackMinimalEnvelope, SlackMinimalEvents } from './timestamped-members';
-export type { PaddleOptions, PaddleMinimalEvent, PaddleMinimalEvents } from './timestamped-members';
-export type { SvixSenderOptions } from './svix-senders';
-export type { RazorpayOptions, RazorpayMinimalEvent, RazorpayMinimalEvents } from './hmac-members';
-export type { DiscordOptions, DiscordMinimalInteraction, DiscordMinimalEvents } from './discord';
 export type { HmacOptions, SignedRequest } from './hmac';
 export type { HmacItems, ItemReader } from './hmac-items';
-export type { TwitchOptions, TwitchMinimalMessage, TwitchMinimalEvents } from './twitch';
-export type { GitLabOptions, GitLabMinimalEvent, GitLabMinimalEvents } from './gitlab';
-export type { SquareOptions, SquareMinimalEvent, SquareMinimalEvents } from './hmac-members-parts';
-export type { TypeformOptions, TypeformMinimalEvent, TypeformMinimalEvents } from './hmac-members';
-export type {
-  BodySignedOptions,
-  BodySignedMinimalEvent,
-  BodySignedMinimalEvents,
-  IntercomMinimalEvent,
-  IntercomMinimalEvents,
-} from './body-signed';
-export type { WiseOptions, WiseMinimalEvent, WiseMinimalEvents } from './wise';
-export type {
-  PayPalOptions,
-  PayPalSettings,
-  PayPalMinimalEvent,
-  PayPalMinimalEvents,
-} from './paypal';
 export type { FetchCertificate } from './paypal-certificates';
-export type {
-  CoinbaseOptions,
-  CoinbaseMinimalEvent,
-  CoinbaseMinimalEvents,
-} from './hmac-members-events';
-export type {
-  LemonSqueezyOptions,
-  LemonSqueezyMinimalEvent,
-  LemonSqueezyMinimalEvents,
-} from './hmac-members-events';
-export type {
-  AirwallexOptions,
-  AirwallexMinimalEvent,
-  AirwallexMinimalEvents,
-} from './hmac-members-parts';
-export type { PaystackOptions, PaystackMinimalEvent, PaystackMinimalEvents } from './hmac-members';
-export type {
-  CalendlyOptions,
-  CalendlyMinimalEvent,
-  CalendlyMinimalEvents,
-} from './timestamped-members';
-export type { SentryOptions, SentryMinimalEvent, SentryMinimalEvents } from './hmac-members';
-export type {
-  BitbucketOptions,
-  BitbucketMinimalEvent,
-  BitbucketMinimalEvents,
-} from './hmac-members';
-export type { PostmarkOptions, PostmarkMinimalRecord, PostmarkMinimalEvents } from './postmark';
-export type { TwilioOptions, TwilioMinimalParameters, TwilioMinimalEvents } from './twilio';
-export type { LinearOptions, LinearMinimalEvent, LinearMinimalEvents } from './hmac-members-events';
-export type {
-  MercadoPagoOptions,
-  MercadoPagoMinimalEvent,
-  MercadoPagoMinimalEvents,
-} from './mercadopago';
-export type { ZoomOptions, ZoomMinimalEvent, ZoomMinimalEvents } from './hmac-members-parts';
-export type {
-  BraintreeKeyPair,
-  BraintreeOptions,
-  BraintreeMinimalNotification,
-  BraintreeMinimalEvents,
-} from './braintree';
-export type { MailgunOptions, MailgunMinimalEvent, MailgunMinimalEvents } from './mailgun';
-export type { SendGridOptions, SendGridMinimalEvent, SendGridMinimalEvents } from './sendgrid';
-export type { HubSpotOptions, HubSpotMinimalEvent, HubSpotMinimalEvents } from './hubspot';
-export type { AdyenOptions, AdyenMinimalItem, AdyenMinimalEvents } from './adyen';
-export type { MetaItem, MetaOptions, MetaMinimalEvents } from './meta';
-export type { TelnyxOptions, TelnyxMinimalEvent, TelnyxMinimalEvents } from './telnyx';
-export type { QStashOptions, QStashMinimalEvents } from './qstash';
-export type { VonageOptions, VonageMinimalMessage, VonageMinimalEvents } from './vonage';
-export type {
-  PlaidKeyFetcher,
-  PlaidMinimalEvents,
-  PlaidMinimalWebhook,
-  PlaidOptions,
-  PlaidVerificationKey,
-} from './plaid';
-export type {
-  CloudinaryOptions,
-  CloudinaryMinimalNotification,
-  CloudinaryMinimalEvents,
-} from './cloudinary';
-export type {
-  DropboxSignOptions,
-  DropboxSignMinimalCallback,
-  DropboxSignMinimalEvents,
-} from './dropbox-sign';
-export type { TBankOptions, TBankMinimalNotification, TBankMinimalEvents } from './tbank';
-export type {
-  RobokassaAlgorithm,
-  RobokassaOptions,
-  RobokassaMinimalResult,
-  RobokassaMinimalEvents,
-} from './robokassa';
-export type { MandrillOptions, MandrillMinimalEvent, MandrillMinimalEvents } from './mandrill';
-export type {
-  PagerDutyOptions,
-  PagerDutyMinimalWebhook,
-  PagerDutyMinimalEvents,
-} from './pagerduty';
-export type {
-  ReplicateMinimalEvent,
-  ReplicateMinimalEvents,
-  StytchMinimalEvent,
-  StytchMinimalEvents,
-  SupabaseAuthHooksMinimalEvent,
-  SupabaseAuthHooksMinimalEvents,
-} from './svix-senders';
-export type { WorkOSOptions, WorkOSMinimalEvent, WorkOSMinimalEvents } from './workos';
-export type {
-  ElevenLabsOptions,
-  ElevenLabsMinimalEvent,
-  ElevenLabsMinimalEvents,
-} from './elevenlabs';
-export type { SanityOptions, SanityMinimalEvents } from './sanity';
-export type { MuxOptions, MuxMinimalEvent, MuxMinimalEvents } from './mux';
-export type { WebflowOptions, WebflowMinimalEvent, WebflowMinimalEvents } from './webflow';
-export type { ChargebeeOptions, ChargebeeMinimalEvent, ChargebeeMinimalEvents } from './chargebee';
-export type { Auth0Options, Auth0MinimalLog, Auth0MinimalEvents } from './auth0';
-export type { OktaOptions, OktaMinimalEvent, OktaMinimalEvents } from './okta';
-export type {
-  MicrosoftGraphOptions,
-  MicrosoftGraphMinimalNotification,
-  MicrosoftGraphMinimalEvents,
-} from './microsoft-graph';
-export type {
-  AzureEventGridOptions,
-  AzureEventGridMinimalEvent,
-  AzureEventGridMinimalEvents,
-} from './azure-event-grid';
-export type { GoogleCalendarOptions, GoogleCalendarMinimalEvents } from './google-calendar';
-export type { LineOptions, LineMinimalEvent, LineMinimalEvents } from './hmac-members-batches';
-export type {
-  NotionOptions,
-  NotionMinimalEvent,
-  NotionMinimalEvents,
-} from './hmac-members-handshakes';
 export type { EventMap, EventOf, EventsByType, Named, PresetFactory, TypedPreset } from './events';
 export type { ClockOption } from './options';
 export type {
@@ -175,21 +78,3 @@ export type {
   SecretResolver,
 } from './secrets';
 export type { BasicAuthOptions, BasicCredentials } from './basic-auth';
-export type {
-  WooCommerceOptions,
-  WooCommerceMinimalEvent,
-  WooCommerceMinimalEvents,
-} from './hmac-members-commerce';
-export type { RecurlyOptions, RecurlyMinimalEvent, RecurlyMinimalEvents } from './recurly';
-export type { RevolutOptions, RevolutMinimalEvent, RevolutMinimalEvents } from './revolut';
-export type { PersonaOptions, PersonaMinimalEvent, PersonaMinimalEvents } from './persona';
-export type {
-  GoCardlessOptions,
-  GoCardlessMinimalEvent,
-  GoCardlessMinimalEvents,
-} from './hmac-members-batches';
-export type {
-  ViberOptions,
-  ViberMinimalEvent,
-  ViberMinimalEvents,
-} from './hmac-members-handshakes';

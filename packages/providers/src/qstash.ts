@@ -5,11 +5,12 @@
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import type { PresetFactory } from './events';
-import { keyedPreset } from './keyed-preset';
+import { type KeyedRow, keyedPreset } from './keyed-preset';
+import { timedMember } from './keyring-members';
 import { stringClaim } from './jwt';
 import { requireString } from './options';
 import { header, headerId } from './request-fields';
-import { type SecretOptions, timedKeyring } from './secrets';
+import type { SecretOptions } from './secrets';
 import { bodyDigestClaim, tokenMatch } from './signed-token';
 
 /**
@@ -52,33 +53,31 @@ export type QStashMinimalEvents = Record<string, unknown>;
  * @throws {ConfigError} naming `signingKey`, `url`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#upstash-qstash
  */
-export const qstash: PresetFactory<QStashOptions, QStashMinimalEvents> = (options) => {
-  const { ring, now, tolerance } = timedKeyring(
-    'qstash',
-    options,
-    ['signingKey', 'the current and next signing keys'],
-    300,
-    (key) => Buffer.from(key, 'utf8'),
-  );
-  const url = requireString('qstash', 'url', options.url, 'the endpoint URL QStash calls');
-  const claimsHold = (claims: Readonly<Record<string, unknown>>, request: HttpRequest) =>
-    stringClaim(claims, 'iss') === 'Upstash' &&
-    stringClaim(claims, 'sub') === url &&
-    bodyDigestClaim(claims.body, request.rawBody, 'base64url');
-  const signed = tokenMatch<Buffer>({
-    token: (request) => header(request, 'upstash-signature'),
-    algorithms: ['HS256'],
-    time: { now, tolerance, required: ['iat', 'exp'], maxAgeSeconds: 0 },
-    claims: claimsHold,
-  });
-
-  return keyedPreset(ring, {
+export const qstash: PresetFactory<QStashOptions, QStashMinimalEvents> =
+  /* @__PURE__ */ timedMember<QStashOptions, Buffer, KeyedRow<Buffer>>({
     provider: 'qstash',
-    keyDescription: 'Upstash-Message-Id header',
-    needsRawBody: true,
-    retentionDays: 30,
-    id: /* @__PURE__ */ headerId('upstash-message-id'),
-    signedWith: signed,
-    eventType: () => undefined,
+    secret: ['signingKey', 'the current and next signing keys'],
+    toleranceSeconds: 300,
+    toKey: (key) => Buffer.from(key, 'utf8'),
+    family: keyedPreset,
+    row: (options, { now, tolerance }) => {
+      const url = requireString('qstash', 'url', options.url, 'the endpoint URL QStash calls');
+      const claimsHold = (claims: Readonly<Record<string, unknown>>, request: HttpRequest) =>
+        stringClaim(claims, 'iss') === 'Upstash' &&
+        stringClaim(claims, 'sub') === url &&
+        bodyDigestClaim(claims.body, request.rawBody, 'base64url');
+      return {
+        keyDescription: 'Upstash-Message-Id header',
+        needsRawBody: true,
+        retentionDays: 30,
+        id: /* @__PURE__ */ headerId('upstash-message-id'),
+        signedWith: tokenMatch<Buffer>({
+          token: (request) => header(request, 'upstash-signature'),
+          algorithms: ['HS256'],
+          time: { now, tolerance, required: ['iat', 'exp'], maxAgeSeconds: 0 },
+          claims: claimsHold,
+        }),
+        eventType: () => undefined,
+      };
+    },
   });
-};

@@ -2,10 +2,9 @@
  * @module Recurly, a member of the timestamped-HMAC family whose header is a millisecond stamp
  * followed by one or more hex signatures (`recurly-signature: <ms>,<hex>[,<hex>…]`).
  */
-import type { HttpRequest } from '@webhook-idempotency/core';
 import { presentExternalId } from '@webhook-idempotency/core/adapter';
 import type { ClockOption } from './options';
-import { idPart, jsonBody } from './request-fields';
+import { joinedFields, jsonBody } from './request-fields';
 import type { SecretOptions } from './secrets';
 import { timestampedMember } from './timestamped-family';
 
@@ -34,12 +33,7 @@ export type RecurlyMinimalEvent = {
 export type RecurlyMinimalEvents = Record<string, RecurlyMinimalEvent>;
 
 /** `object_type.event_type` (`account.created`); `undefined` without either. */
-function notificationName(request: HttpRequest): string | undefined {
-  const body = jsonBody(request);
-  const object = idPart(body?.object_type);
-  const event = idPart(body?.event_type);
-  return object === undefined || event === undefined ? undefined : `${object}.${event}`;
-}
+const notificationName = /* @__PURE__ */ joinedFields('.', 'object_type', 'event_type');
 
 /**
  * Recurly webhook preset, JSON notifications (docs/providers.md#recurly).

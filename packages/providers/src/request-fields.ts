@@ -116,8 +116,22 @@ export function headerId(name: string): (request: HttpRequest) => string | undef
   };
 }
 
-/** Key parts joined by `:` (`portalId:subscriptionId:eventId`); `undefined` unless each is an {@link idPart}. */
-export function joinedId(values: readonly unknown[]): string | undefined {
+/** Key parts joined by `separator`, `:` unless told (`portalId:subscriptionId:eventId`); `undefined` unless each is an {@link idPart}. */
+export function joinedId(values: readonly unknown[], separator = ':'): string | undefined {
   const parts = values.map(idPart);
-  return parts.every((part) => part !== undefined) ? parts.join(':') : undefined;
+  return parts.every((part) => part !== undefined) ? parts.join(separator) : undefined;
+}
+
+/**
+ * A reader of top-level fields of the JSON body joined by `separator` (`event:order_id`,
+ * `object_type.event_type`): a key or an event name made of two fields; `undefined` without any.
+ */
+export function joinedFields(separator: string, ...fields: readonly string[]) {
+  return (request: HttpRequest): string | undefined => {
+    const body = jsonBody(request);
+    return joinedId(
+      fields.map((field) => body?.[field]),
+      separator,
+    );
+  };
 }

@@ -3,9 +3,8 @@
  * milliseconds, in a header of its own (`Revolut-Request-Timestamp`), and whose signature header
  * lists one `v1=` per active signing secret.
  */
-import type { HttpRequest } from '@webhook-idempotency/core';
 import type { ClockOption } from './options';
-import { bodyField, header, idPart, jsonBody } from './request-fields';
+import { bodyField, header, joinedFields } from './request-fields';
 import type { SecretOptions } from './secrets';
 import { timestampedMember } from './timestamped-family';
 
@@ -30,12 +29,7 @@ export interface RevolutMinimalEvent {
 export type RevolutMinimalEvents = Record<string, RevolutMinimalEvent>;
 
 /** `event:order_id`; `undefined` without either. */
-function orderEventKey(request: HttpRequest): string | undefined {
-  const body = jsonBody(request);
-  const event = idPart(body?.event);
-  const order = idPart(body?.order_id);
-  return event === undefined || order === undefined ? undefined : `${event}:${order}`;
-}
+const orderEventKey = /* @__PURE__ */ joinedFields(':', 'event', 'order_id');
 
 /**
  * Revolut Merchant API webhook preset (orders, payments, disputes) (docs/providers.md#revolut-merchant).

@@ -3,11 +3,13 @@
  * `sg_event_id`; the ECDSA P-256 signature of timestamp + raw body checked with the public key.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import { batchedPreset, contentKey, jsonArrayBody } from './batched';
+import { type BatchRow, batchedPreset, idOrContent, jsonArrayBody } from './batched';
+import { timedMember } from './keyring-members';
 import type { PresetFactory } from './events';
 import { publicKeyOption } from './options';
 import { idPart, isJsonObject } from './request-fields';
-import { type SecretOptions, timedKeyring } from './secrets';
+import type { SecretOptions } from './secrets';
+import { BASE64 } from './signature';
 import { stampedSignatureMatch } from './stamped-signature';
 
 /**
@@ -36,8 +38,6 @@ export interface SendGridMinimalEvent {
 
 /** SendGrid's event names: any, each a {@link SendGridMinimalEvent}. */
 export type SendGridMinimalEvents = Record<string, SendGridMinimalEvent>;
-
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 /** The ECDSA P-256 key of the verification key, given as SendGrid shows it (base64 DER) or as PEM. */
 function publicKeyOf(text: string): KeyObject {
@@ -75,35 +75,29 @@ function publicKeyOf(text: string): KeyObject {
  * @throws {ConfigError} naming `publicKey`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#sendgrid-event-webhook
  */
-export const sendgrid: PresetFactory<SendGridOptions, SendGridMinimalEvents> = (options) => {
-  const { ring, now, tolerance } = timedKeyring(
-    'sendgrid',
-    options,
-    ['publicKey', 'the verification key'],
-    90_000,
-    publicKeyOf,
-  );
-  const signed = stampedSignatureMatch({
-    header: 'x-twilio-email-event-webhook-signature',
-    stampHeader: 'x-twilio-email-event-webhook-timestamp',
-    encoding: 'base64',
-    pattern: BASE64,
-    algorithm: 'sha256',
-    dsaEncoding: 'der',
-    now,
-    tolerance,
-  });
-
-  return batchedPreset(ring, {
+export const sendgrid: PresetFactory<SendGridOptions, SendGridMinimalEvents> =
+  /* @__PURE__ */ timedMember<SendGridOptions, KeyObject, BatchRow<KeyObject, unknown>>({
     provider: 'sendgrid',
-    keyDescription: 'sg_event_id of each event',
-    needsRawBody: true,
-    retentionDays: 3,
-    items: jsonArrayBody,
-    item: (event) => ({
-      id: isJsonObject(event) ? (idPart(event.sg_event_id) ?? contentKey(event)) : undefined,
+    secret: ['publicKey', 'the verification key'],
+    toleranceSeconds: 90_000,
+    toKey: publicKeyOf,
+    family: batchedPreset,
+    row: (_, { now, tolerance }) => ({
+      keyDescription: 'sg_event_id of each event',
+      needsRawBody: true,
+      retentionDays: 3,
+      items: jsonArrayBody,
+      item: idOrContent((event) => idPart(event.sg_event_id)),
+      signedWith: stampedSignatureMatch({
+        header: 'x-twilio-email-event-webhook-signature',
+        stampHeader: 'x-twilio-email-event-webhook-timestamp',
+        encoding: 'base64',
+        pattern: BASE64,
+        algorithm: 'sha256',
+        dsaEncoding: 'der',
+        now,
+        tolerance,
+      }),
+      itemType: (item) => (isJsonObject(item) ? idPart(item.event) : undefined),
     }),
-    signedWith: signed,
-    itemType: (item) => (isJsonObject(item) ? idPart(item.event) : undefined),
   });
-};

@@ -66,6 +66,9 @@ export function base64urlEquals(given: string, expected: Buffer): boolean {
   return stringEquals(given, expected.toString('base64url'));
 }
 
+/** A signature spelled in standard base64 (padding optional), as the public-key providers send it; any length. */
+export const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
 /** How a provider spells a digest in its header. */
 export type DigestEncoding = 'hex' | 'base64';
 

@@ -6,8 +6,9 @@
 import { createHash } from 'node:crypto';
 import type { HttpRequest } from '@webhook-idempotency/core';
 import type { PresetFactory } from './events';
-import { canonicalFingerprint } from './fingerprint';
-import { keyedPreset } from './keyed-preset';
+import { objectFingerprint } from './fingerprint';
+import { type KeyedRow, keyedPreset } from './keyed-preset';
+import { secretMember } from './keyring-members';
 import { idPart, type JsonObject, jsonBody, joinedId } from './request-fields';
 import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
 import { hexEquals } from './signature';
@@ -85,11 +86,15 @@ function notificationKey(request: HttpRequest): string | undefined {
  * @throws {ConfigError} naming `password` or `resolveSecret` when invalid.
  * @see docs/providers.md#t-bank
  */
-export const tbank: PresetFactory<TBankOptions, TBankMinimalEvents> = (options) => {
-  const ring = stringKeyring('tbank', options, 'password', 'the terminal password');
-
-  return keyedPreset(ring, {
-    provider: 'tbank',
+export const tbank: PresetFactory<TBankOptions, TBankMinimalEvents> = /* @__PURE__ */ secretMember<
+  TBankOptions,
+  string,
+  KeyedRow<string>
+>({
+  provider: 'tbank',
+  secret: [stringKeyring, 'password', 'the terminal password'],
+  family: keyedPreset,
+  row: {
     keyDescription: 'PaymentId, Status and Amount',
     needsRawBody: false,
     retentionDays: 30,
@@ -100,12 +105,9 @@ export const tbank: PresetFactory<TBankOptions, TBankMinimalEvents> = (options) 
       if (!body || typeof given !== 'string') return undefined;
       return firstMatch(passwords, (password) => hexEquals(given, tokenOf(body, password)));
     },
-    fingerprint: (request) => {
-      const body = jsonBody(request);
-      return body === undefined ? undefined : canonicalFingerprint(body);
-    },
+    fingerprint: /* @__PURE__ */ objectFingerprint(jsonBody),
     unauthorized: refusedText,
     inProgress: inProgressText,
     eventType: (request) => idPart(jsonBody(request)?.Status),
-  });
-};
+  },
+});

@@ -5,10 +5,11 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { ConfigError } from '@webhook-idempotency/core';
 import type { Named, PresetFactory } from './events';
-import { canonicalFingerprint } from './fingerprint';
-import { keyedPreset } from './keyed-preset';
+import { objectFingerprint } from './fingerprint';
+import { type KeyedRow, keyedPreset } from './keyed-preset';
+import { timedMember } from './keyring-members';
 import { idPart, isJsonObject, jsonBody } from './request-fields';
-import { type SecretOptions, timedKeyring } from './secrets';
+import type { SecretOptions } from './secrets';
 import { stampedSignatureMatch } from './stamped-signature';
 
 /**
@@ -54,12 +55,7 @@ function eventData(request: Parameters<typeof jsonBody>[0]) {
 }
 
 /** The fingerprint of an event without its delivery bookkeeping (`meta`: the attempt, the URL delivered to), which a retry changes. */
-function eventFingerprint(request: Parameters<typeof jsonBody>[0]): string | undefined {
-  const body = jsonBody(request);
-  if (body === undefined) return undefined;
-  const { meta, ...event } = body;
-  return canonicalFingerprint(event);
-}
+const eventFingerprint = /* @__PURE__ */ objectFingerprint(jsonBody, 'meta');
 
 /**
  * Telnyx preset (Call Control, Messaging, Fax, Numbers… webhooks, API v2).
@@ -78,33 +74,29 @@ function eventFingerprint(request: Parameters<typeof jsonBody>[0]): string | und
  * @throws {ConfigError} naming `publicKey`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#telnyx
  */
-export const telnyx: PresetFactory<TelnyxOptions, TelnyxMinimalEvents> = (options) => {
-  const { ring, now, tolerance } = timedKeyring(
-    'telnyx',
-    options,
-    ['publicKey', 'the account public key'],
-    300,
-    publicKeyOf,
-  );
-  const signed = stampedSignatureMatch({
-    header: 'telnyx-signature-ed25519',
-    stampHeader: 'telnyx-timestamp',
-    separator: '|',
-    encoding: 'base64',
-    pattern: BASE64_SIGNATURE,
-    algorithm: null,
-    now,
-    tolerance,
-  });
-
-  return keyedPreset(ring, {
+export const telnyx: PresetFactory<TelnyxOptions, TelnyxMinimalEvents> =
+  /* @__PURE__ */ timedMember<TelnyxOptions, KeyObject, KeyedRow<KeyObject>>({
     provider: 'telnyx',
-    keyDescription: 'data.id in the body',
-    needsRawBody: true,
-    retentionDays: 7,
-    fingerprint: eventFingerprint,
-    id: (request) => idPart(eventData(request)?.id),
-    signedWith: signed,
-    eventType: (request) => idPart(eventData(request)?.event_type),
+    secret: ['publicKey', 'the account public key'],
+    toleranceSeconds: 300,
+    toKey: publicKeyOf,
+    family: keyedPreset,
+    row: (_, { now, tolerance }) => ({
+      keyDescription: 'data.id in the body',
+      needsRawBody: true,
+      retentionDays: 7,
+      fingerprint: eventFingerprint,
+      id: (request) => idPart(eventData(request)?.id),
+      signedWith: stampedSignatureMatch({
+        header: 'telnyx-signature-ed25519',
+        stampHeader: 'telnyx-timestamp',
+        separator: '|',
+        encoding: 'base64',
+        pattern: BASE64_SIGNATURE,
+        algorithm: null,
+        now,
+        tolerance,
+      }),
+      eventType: (request) => idPart(eventData(request)?.event_type),
+    }),
   });
-};

@@ -4,10 +4,11 @@
  */
 import { ConfigError } from '@webhook-idempotency/core';
 import type { PresetFactory } from './events';
-import { keyedPreset } from './keyed-preset';
+import { type KeyedRow, keyedPreset } from './keyed-preset';
+import { timedMember } from './keyring-members';
 import { header, headerId, isJsonObject, jsonBody } from './request-fields';
 import { handshakeRefused, handshakeText } from './response';
-import { firstMatch, type SecretOptions, timedKeyring } from './secrets';
+import { firstMatch, type SecretOptions } from './secrets';
 import { hmacMatches } from './signature';
 
 /**
@@ -70,48 +71,47 @@ function parseRfc3339(text: string | undefined): number | undefined {
  * @throws {ConfigError} naming `secret`, `resolveSecret`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#twitch-eventsub
  */
-export const twitch: PresetFactory<TwitchOptions, TwitchMinimalEvents> = (options) => {
-  const { ring, now, tolerance } = timedKeyring(
-    'twitch',
-    options,
-    ['secret', 'the subscription secret'],
-    600,
-    subscriptionSecret,
-  );
-
-  return keyedPreset(ring, {
+export const twitch: PresetFactory<TwitchOptions, TwitchMinimalEvents> =
+  /* @__PURE__ */ timedMember<TwitchOptions, string, KeyedRow<string>>({
     provider: 'twitch',
-    keyDescription: 'Twitch-Eventsub-Message-Id header',
-    needsRawBody: true,
-    retentionDays: 7,
-    id: headerId('twitch-eventsub-message-id'),
-    handshake(request) {
-      if (header(request, 'twitch-eventsub-message-type') !== 'webhook_callback_verification')
-        return undefined;
-      const challenge = jsonBody(request)?.challenge;
-      if (typeof challenge !== 'string' || challenge === '')
-        return handshakeRefused(
-          'The webhook_callback_verification carries no challenge string to answer; a verification is never a delivery, so nothing was stored',
+    secret: ['secret', 'the subscription secret'],
+    toleranceSeconds: 600,
+    toKey: subscriptionSecret,
+    family: keyedPreset,
+    row: (_, { now, tolerance }) => ({
+      keyDescription: 'Twitch-Eventsub-Message-Id header',
+      needsRawBody: true,
+      retentionDays: 7,
+      id: headerId('twitch-eventsub-message-id'),
+      handshake(request) {
+        if (header(request, 'twitch-eventsub-message-type') !== 'webhook_callback_verification')
+          return undefined;
+        const challenge = jsonBody(request)?.challenge;
+        if (typeof challenge !== 'string' || challenge === '')
+          return handshakeRefused(
+            'The webhook_callback_verification carries no challenge string to answer; a verification is never a delivery, so nothing was stored',
+          );
+        return handshakeText(200, challenge);
+      },
+      signedWith(r, keys) {
+        const id = header(r, 'twitch-eventsub-message-id');
+        const stamp = header(r, 'twitch-eventsub-message-timestamp');
+        const given = header(r, 'twitch-eventsub-message-signature');
+        const { rawBody } = r;
+        if (rawBody === undefined || !id || stamp === undefined || given === undefined)
+          return undefined;
+        if (!given.startsWith(PREFIX)) return undefined;
+        const sent = parseRfc3339(stamp);
+        if (sent === undefined || Math.abs(now() - sent) > tolerance * 1000) return undefined;
+        const signature = given.slice(PREFIX.length);
+        return firstMatch(keys, (key) =>
+          hmacMatches(key, [id, stamp, rawBody], [signature], 'hex'),
         );
-      return handshakeText(200, challenge);
-    },
-    signedWith(r, keys) {
-      const id = header(r, 'twitch-eventsub-message-id');
-      const stamp = header(r, 'twitch-eventsub-message-timestamp');
-      const given = header(r, 'twitch-eventsub-message-signature');
-      const { rawBody } = r;
-      if (rawBody === undefined || !id || stamp === undefined || given === undefined)
-        return undefined;
-      if (!given.startsWith(PREFIX)) return undefined;
-      const sent = parseRfc3339(stamp);
-      if (sent === undefined || Math.abs(now() - sent) > tolerance * 1000) return undefined;
-      const signature = given.slice(PREFIX.length);
-      return firstMatch(keys, (key) => hmacMatches(key, [id, stamp, rawBody], [signature], 'hex'));
-    },
-    eventType: (request) => {
-      const subscription = jsonBody(request)?.subscription;
-      const type = isJsonObject(subscription) ? subscription.type : undefined;
-      return typeof type === 'string' ? type : undefined;
-    },
+      },
+      eventType: (request) => {
+        const subscription = jsonBody(request)?.subscription;
+        const type = isJsonObject(subscription) ? subscription.type : undefined;
+        return typeof type === 'string' ? type : undefined;
+      },
+    }),
   });
-};

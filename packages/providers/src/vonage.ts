@@ -7,9 +7,10 @@
 import type { HttpRequest } from '@webhook-idempotency/core';
 import type { PresetFactory } from './events';
 import { bearerToken } from './jwt';
-import { keyedPreset } from './keyed-preset';
+import { type KeyedRow, keyedPreset } from './keyed-preset';
+import { timedMember } from './keyring-members';
 import { header, idPart, jsonBody } from './request-fields';
-import { type SecretOptions, timedKeyring } from './secrets';
+import type { SecretOptions } from './secrets';
 import { bodyDigestClaim, tokenMatch } from './signed-token';
 
 /**
@@ -57,31 +58,27 @@ function messageKey(request: HttpRequest): string | undefined {
  * @throws {ConfigError} naming `signatureSecret`, `toleranceSeconds` or `clock` when invalid.
  * @see docs/providers.md#vonage
  */
-export const vonage: PresetFactory<VonageOptions, VonageMinimalEvents> = (options) => {
-  const { ring, now, tolerance } = timedKeyring(
-    'vonage',
-    options,
-    ['signatureSecret', 'the signature secret'],
-    300,
-    (secret) => Buffer.from(secret, 'utf8'),
-  );
-  const signed = tokenMatch<Buffer>({
-    token: (request) => bearerToken(header(request, 'authorization')),
-    algorithms: ['HS256'],
-    time: { now, tolerance, required: ['iat'], maxAgeSeconds: 0 },
-    claims: (claims, request) => bodyDigestClaim(claims.payload_hash, request.rawBody, 'hex'),
-  });
-
-  return keyedPreset(ring, {
+export const vonage: PresetFactory<VonageOptions, VonageMinimalEvents> =
+  /* @__PURE__ */ timedMember<VonageOptions, Buffer, KeyedRow<Buffer>>({
     provider: 'vonage',
-    keyDescription: 'message_uuid (and status) in the body',
-    needsRawBody: true,
-    retentionDays: 7,
-    id: messageKey,
-    signedWith: signed,
-    eventType: (request) => {
-      const body = jsonBody(request);
-      return idPart(body?.status) ?? idPart(body?.message_type);
-    },
+    secret: ['signatureSecret', 'the signature secret'],
+    toleranceSeconds: 300,
+    toKey: (secret) => Buffer.from(secret, 'utf8'),
+    family: keyedPreset,
+    row: (_, { now, tolerance }) => ({
+      keyDescription: 'message_uuid (and status) in the body',
+      needsRawBody: true,
+      retentionDays: 7,
+      id: messageKey,
+      signedWith: tokenMatch<Buffer>({
+        token: (request) => bearerToken(header(request, 'authorization')),
+        algorithms: ['HS256'],
+        time: { now, tolerance, required: ['iat'], maxAgeSeconds: 0 },
+        claims: (claims, request) => bodyDigestClaim(claims.payload_hash, request.rawBody, 'hex'),
+      }),
+      eventType: (request) => {
+        const body = jsonBody(request);
+        return idPart(body?.status) ?? idPart(body?.message_type);
+      },
+    }),
   });
-};

@@ -5,10 +5,11 @@
 import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
 import type { TypedPreset } from './events';
 import { keyedPreset } from './keyed-preset';
-import { canonicalFingerprint } from './fingerprint';
+import { objectFingerprint } from './fingerprint';
 import { oneOf, publicKeyOption, requireOptions } from './options';
-import { header, headerId, idPart, isJsonObject, jsonBody } from './request-fields';
+import { header, headerId, idPart, jsonBody } from './request-fields';
 import { firstMatch, keyring, type OneOrMany, type SecretResolver } from './secrets';
+import { BASE64 } from './signature';
 
 /**
  * Wise's production webhook public key, as published on "How to create a webhook event handler"
@@ -62,8 +63,6 @@ export interface WiseMinimalEvent {
 
 /** Wise's event types: any name, each a {@link WiseMinimalEvent}. */
 export type WiseMinimalEvents = Record<string, WiseMinimalEvent>;
-
-const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
 function keyOf(pem: unknown): KeyObject {
   return publicKeyOption(
@@ -123,12 +122,7 @@ export function wise<Events extends object = WiseMinimalEvents>(
     needsRawBody: true,
     retentionDays: 21,
     id: headerId('x-delivery-id'),
-    fingerprint(request) {
-      const body = jsonBody(request);
-      if (!isJsonObject(body)) return undefined;
-      const { sent_at, ...event } = body;
-      return canonicalFingerprint(event);
-    },
+    fingerprint: objectFingerprint(jsonBody, 'sent_at'),
     signedWith(r, keys) {
       const { rawBody } = r;
       const signature = header(r, 'x-signature-sha256');

@@ -22,6 +22,19 @@ interface Stamping {
 /** Unix milliseconds, as WorkOS, Sanity, Webflow, Recurly and Revolut sign them. */
 export const milliseconds = (at: number): string => String(Math.floor(at));
 
+/** Unix seconds, as ElevenLabs, Mux and Persona sign them. */
+const unixSeconds = (at: number): string => String(seconds(at));
+
+/**
+ * The header `name` as a `t=<stamp>` followed by one `<scheme>=<signature>` per secret, joined by
+ * `separator`: `t=…,v1=…,v1=…`.
+ */
+function stampList(name: string, scheme: string, separator = ',') {
+  return (t: string, signatures: readonly string[]) => ({
+    [name]: [`t=${t}`, ...signatures.map((s) => `${scheme}=${s}`)].join(separator),
+  });
+}
+
 /**
  * The signer `name`, under the secret (or secrets) of its option `option`: `event(payload)`
  * POSTs the payload signed as `stamping` says, once per secret, with the unsigned headers
@@ -64,9 +77,7 @@ export function workos(options: WorkOSSignerOptions) {
     stamp: milliseconds,
     before: (t) => `${t}.`,
     encoding: 'hex',
-    headers: (t, signatures) => ({
-      'workos-signature': [`t=${t}`, ...signatures.map((s) => `v1=${s}`)].join(', '),
-    }),
+    headers: stampList('workos-signature', 'v1', ', '),
   });
 }
 
@@ -79,12 +90,10 @@ export interface ElevenLabsSignerOptions extends SignerOptions {
 /** A fake ElevenLabs: `ElevenLabs-Signature: t=<unix>,v0=<hex HMAC-SHA256 of "t.body">`. */
 export function elevenlabs(options: ElevenLabsSignerOptions) {
   return stampedSigner('elevenlabs', options, 'secret', {
-    stamp: (at) => String(seconds(at)),
+    stamp: unixSeconds,
     before: (t) => `${t}.`,
     encoding: 'hex',
-    headers: (t, signatures) => ({
-      'elevenlabs-signature': [`t=${t}`, ...signatures.map((s) => `v0=${s}`)].join(','),
-    }),
+    headers: stampList('elevenlabs-signature', 'v0'),
   });
 }
 
@@ -111,9 +120,7 @@ export function sanity(options: SanitySignerOptions) {
     stamp: milliseconds,
     before: (t) => `${t}.`,
     encoding: 'base64url',
-    headers: (t, signatures) => ({
-      'sanity-webhook-signature': [`t=${t}`, ...signatures.map((s) => `v1=${s}`)].join(','),
-    }),
+    headers: stampList('sanity-webhook-signature', 'v1'),
   });
   return {
     event(payload: Payload, delivery: SanityDeliveryOptions = {}): Delivery {
@@ -134,12 +141,10 @@ export interface MuxSignerOptions extends SignerOptions {
 /** A fake Mux: `mux-signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`. */
 export function mux(options: MuxSignerOptions) {
   return stampedSigner('mux', options, 'secret', {
-    stamp: (at) => String(seconds(at)),
+    stamp: unixSeconds,
     before: (t) => `${t}.`,
     encoding: 'hex',
-    headers: (t, signatures) => ({
-      'mux-signature': [`t=${t}`, ...signatures.map((s) => `v1=${s}`)].join(','),
-    }),
+    headers: stampList('mux-signature', 'v1'),
   });
 }
 
@@ -199,7 +204,7 @@ export interface PersonaSignerOptions extends SignerOptions {
  */
 export function persona(options: PersonaSignerOptions) {
   return stampedSigner('persona', options, 'secret', {
-    stamp: (at) => String(seconds(at)),
+    stamp: unixSeconds,
     before: (t) => `${t}.`,
     encoding: 'hex',
     headers: (t, signatures) => ({
