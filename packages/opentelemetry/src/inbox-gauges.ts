@@ -82,6 +82,22 @@ export interface BacklogGauge {
   readonly value: (entry: ProviderBacklog | undefined) => number;
 }
 
+/** The count of a backlog's unfinished rows (pending or being handled), as a gauge named `name`. */
+export const unfinishedGauge = (name: string, unit: string, description: string): BacklogGauge => ({
+  name,
+  unit,
+  description,
+  value: (entry) => entry?.unfinished ?? 0,
+});
+
+/** The age in seconds of a backlog's oldest unfinished row, as a gauge named `name`. */
+export const oldestAgeGauge = (name: string, description: string): BacklogGauge => ({
+  name,
+  unit: 's',
+  description,
+  value: (entry) => (entry?.oldestAgeMs ?? 0) / 1000,
+});
+
 /**
  * Creates `gauges` and observes them from `store`'s backlog (read with `input`, throttled as
  * `options` says), one point per provider (the backlog's `provider`: for the outbox, the sender)
@@ -136,12 +152,11 @@ export function observeInbox(
   const { stuckAfterMs = 300_000, stuckAfterMsByProvider } = options;
   const input = { stuckAfterMs, ...(stuckAfterMsByProvider ? { stuckAfterMsByProvider } : {}) };
   const close = observeBacklogGauges(inbox, input, options, AttributeName.PROVIDER, [
-    {
-      name: MetricName.UNFINISHED,
-      unit: '{delivery}',
-      description: 'Inbox deliveries not finished yet (pending or processing)',
-      value: (p) => p?.unfinished ?? 0,
-    },
+    unfinishedGauge(
+      MetricName.UNFINISHED,
+      '{delivery}',
+      'Inbox deliveries not finished yet (pending or processing)',
+    ),
     {
       name: MetricName.STUCK,
       unit: '{delivery}',
@@ -149,12 +164,7 @@ export function observeInbox(
         "Unfinished inbox deliveries received longer ago than their provider's threshold",
       value: (p) => p?.stuck ?? 0,
     },
-    {
-      name: MetricName.OLDEST_AGE,
-      unit: 's',
-      description: 'Age of the oldest unfinished inbox delivery',
-      value: (p) => (p?.oldestAgeMs ?? 0) / 1000,
-    },
+    oldestAgeGauge(MetricName.OLDEST_AGE, 'Age of the oldest unfinished inbox delivery'),
   ]);
   return { close };
 }

@@ -6,7 +6,7 @@
 import type { Counter, MeterProvider } from '@opentelemetry/api';
 import type { InboxStore } from '@webhook-idempotency/core/inbox';
 import type { OutboxEvent } from '@webhook-idempotency/core/outbox';
-import { observeBacklogGauges } from './inbox-gauges';
+import { observeBacklogGauges, oldestAgeGauge, unfinishedGauge } from './inbox-gauges';
 import {
   AttributeName,
   INSTRUMENTATION_NAME,
@@ -104,18 +104,15 @@ export function observeOutbox(
   // The stuck threshold is the backlog's own figure, which these gauges do not report.
   const input = { stuckAfterMs: deadWithinMs, finishedWithinMs: deadWithinMs };
   const close = observeBacklogGauges(outbox, input, options, AttributeName.SENDER, [
-    {
-      name: MetricName.OUTBOX_PENDING,
-      unit: '{message}',
-      description: 'Outbox messages not sent yet (pending, or being sent)',
-      value: (s) => s?.unfinished ?? 0,
-    },
-    {
-      name: MetricName.OUTBOX_OLDEST_PENDING_AGE,
-      unit: 's',
-      description: 'Age of the oldest outbox message not sent yet',
-      value: (s) => (s?.oldestAgeMs ?? 0) / 1000,
-    },
+    unfinishedGauge(
+      MetricName.OUTBOX_PENDING,
+      '{message}',
+      'Outbox messages not sent yet (pending, or being sent)',
+    ),
+    oldestAgeGauge(
+      MetricName.OUTBOX_OLDEST_PENDING_AGE,
+      'Age of the oldest outbox message not sent yet',
+    ),
     {
       name: MetricName.OUTBOX_RECENTLY_DEAD,
       unit: '{message}',
