@@ -33,6 +33,9 @@ const typeOf = /* @__PURE__ */ bodyField('type');
 /** The event's `id` from the JSON body, the key of all three. */
 const eventId = /* @__PURE__ */ bodyField('id');
 
+/** The key of Checkout.com's and Vercel's events, and what a 400 calls it when it is missing. */
+const eventIdKey = [eventId, 'event id in the body'] as const;
+
 /**
  * Checkout.com webhook preset (payment lifecycle, disputes, balances).
  *
@@ -52,7 +55,7 @@ export const checkout = /* @__PURE__ */ hmacMember<BodySignedOptions, BodySigned
   provider: 'checkout',
   secret: ['secret', 'the signature key'],
   signature: { signatureHeader: 'cko-signature' },
-  key: [eventId, 'event id in the body'],
+  key: eventIdKey,
   retentionDays: 7,
   eventType: typeOf,
 });
@@ -74,7 +77,7 @@ export const vercel = /* @__PURE__ */ hmacMember<BodySignedOptions, BodySignedMi
   provider: 'vercel',
   secret: ['secret', 'the webhook secret'],
   signature: { signatureHeader: 'x-vercel-signature', algorithm: 'sha1' },
-  key: [eventId, 'event id in the body'],
+  key: eventIdKey,
   retentionDays: 7,
   eventType: typeOf,
 });

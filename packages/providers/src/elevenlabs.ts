@@ -7,7 +7,7 @@ import { canonicalFingerprint } from './fingerprint';
 import type { ClockOption } from './options';
 import { bodyField, idPart, isJsonObject, jsonBody } from './request-fields';
 import type { SecretOptions } from './secrets';
-import { signatureList, timestampedMember } from './timestamped-family';
+import { signatureList, stampDotBody, timestampedMember } from './timestamped-family';
 
 /**
  * Options of {@link elevenlabs}: `secret`, the workspace webhook's HMAC secret, or several while
@@ -76,7 +76,7 @@ export const elevenlabs = /* @__PURE__ */ timestampedMember<
   toleranceSeconds: 1800,
   header: 'elevenlabs-signature',
   read: /* @__PURE__ */ signatureList(',', 't', 'v0', true),
-  signed: (stamp, _, rawBody) => [`${stamp}.`, rawBody],
+  signed: stampDotBody,
   key: [eventKey, 'type and data.conversation_id (or event_timestamp) in the body'],
   retentionDays: 7,
   eventType: /* @__PURE__ */ bodyField('type'),

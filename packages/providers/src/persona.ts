@@ -7,7 +7,7 @@ import { presentExternalId } from '@webhook-idempotency/core/adapter';
 import type { ClockOption } from './options';
 import { idPart, isJsonObject, jsonBody } from './request-fields';
 import type { SecretOptions } from './secrets';
-import { signatureList, timestampedMember } from './timestamped-family';
+import { signatureList, stampDotBody, timestampedMember } from './timestamped-family';
 
 /**
  * Options of {@link persona}: `secret`, the webhook's secret (Dashboard → Webhooks), or several
@@ -71,7 +71,7 @@ export const persona = /* @__PURE__ */ timestampedMember<PersonaOptions, Persona
       .split(' ')
       .filter((group) => group !== '')
       .map(readGroup),
-  signed: (stamp, _, rawBody) => [`${stamp}.`, rawBody],
+  signed: stampDotBody,
   key: [
     (request) => presentExternalId(eventData(request)?.id),
     'data.id (the event id) in the body',

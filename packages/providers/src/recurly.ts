@@ -6,7 +6,7 @@ import { presentExternalId } from '@webhook-idempotency/core/adapter';
 import type { ClockOption } from './options';
 import { joinedFields, jsonBody } from './request-fields';
 import type { SecretOptions } from './secrets';
-import { timestampedMember } from './timestamped-family';
+import { stampDotBody, timestampedMember } from './timestamped-family';
 
 /**
  * Options of {@link recurly}: `secret`, the webhook endpoint's secret key (Webhook Endpoints
@@ -63,7 +63,7 @@ export const recurly = /* @__PURE__ */ timestampedMember<RecurlyOptions, Recurly
     return { stamp, signatures };
   },
   stamp: 'ms',
-  signed: (stamp, _, rawBody) => [`${stamp}.`, rawBody],
+  signed: stampDotBody,
   key: [(request) => presentExternalId(jsonBody(request)?.id), 'notification id in the body'],
   retentionDays: 7,
   eventType: notificationName,

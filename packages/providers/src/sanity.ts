@@ -7,7 +7,7 @@ import type { HttpRequest } from '@webhook-idempotency/core';
 import type { ClockOption } from './options';
 import { header } from './request-fields';
 import type { SecretOptions } from './secrets';
-import { signatureList, timestampedMember } from './timestamped-family';
+import { signatureList, stampDotBody, timestampedMember } from './timestamped-family';
 
 /**
  * Options of {@link sanity}: `secret`, the webhook's secret (set when you create it), or several
@@ -59,7 +59,7 @@ export const sanity = /* @__PURE__ */ timestampedMember<SanityOptions, SanityMin
   read: /* @__PURE__ */ signatureList(',', 't', 'v1'),
   stamp: 'ms',
   encoding: 'base64url',
-  signed: (stamp, _, rawBody) => [`${stamp}.`, rawBody],
+  signed: stampDotBody,
   key: [deliveryKey, 'sanity-transaction-id and sanity-document-id (or idempotency-key) headers'],
   retentionDays: 7,
   eventType: () => undefined,

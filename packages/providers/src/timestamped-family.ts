@@ -59,6 +59,15 @@ export interface TimestampedRow<O> {
 }
 
 /**
+ * What most members sign (Stripe's form, kept by Calendly, WorkOS, Recurly, Persona, ElevenLabs
+ * and Sanity): the stamp as sent, a dot, then the raw body.
+ */
+export const stampDotBody = (stamp: string, _seconds: number, rawBody: Buffer): SignedParts => [
+  `${stamp}.`,
+  rawBody,
+];
+
+/**
  * A reader of `name=value` lists such as `t=…,v1=…,v1=…`: the first `stamp` (with `unixOnly`, the
  * first that is Unix seconds) and every `scheme` value; other names and items without `=` are ignored.
  */

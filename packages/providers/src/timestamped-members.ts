@@ -10,7 +10,7 @@ import { presentExternalId } from '@webhook-idempotency/core/adapter';
 import { bodyField, header, idPart, isJsonObject, jsonBody } from './request-fields';
 import type { ClockOption } from './options';
 import type { SecretOptions } from './secrets';
-import { signatureList, timestampedMember } from './timestamped-family';
+import { signatureList, stampDotBody, timestampedMember } from './timestamped-family';
 
 /**
  * Options of {@link stripe}: `secret`, the endpoint's signing secret (`whsec_…`, used as is), or
@@ -196,7 +196,7 @@ export const calendly = /* @__PURE__ */ timestampedMember<CalendlyOptions, Calen
   toleranceSeconds: 180,
   header: 'calendly-webhook-signature',
   read: /* @__PURE__ */ signatureList(',', 't', 'v1'),
-  signed: (stamp, _, rawBody) => [`${stamp}.`, rawBody],
+  signed: stampDotBody,
   key: [eventKey, 'event and payload.uri in the body'],
   retentionDays: 7,
   eventType: /* @__PURE__ */ bodyField('event'),

@@ -7,7 +7,7 @@ import type { Named } from './events';
 import type { ClockOption } from './options';
 import { bodyField, jsonBody } from './request-fields';
 import type { SecretOptions } from './secrets';
-import { signatureList, timestampedMember } from './timestamped-family';
+import { signatureList, stampDotBody, timestampedMember } from './timestamped-family';
 
 /**
  * Options of {@link workos}: `secret`, the webhook endpoint's secret (WorkOS Dashboard → Webhooks),
@@ -53,7 +53,7 @@ export const workos = /* @__PURE__ */ timestampedMember<WorkOSOptions, WorkOSMin
   header: 'workos-signature',
   read: /* @__PURE__ */ signatureList(',', 't', 'v1'),
   stamp: 'ms',
-  signed: (stamp, _, rawBody) => [`${stamp}.`, rawBody],
+  signed: stampDotBody,
   key: [(request) => presentExternalId(jsonBody(request)?.id), 'event id in the body'],
   retentionDays: 7,
   eventType: /* @__PURE__ */ bodyField('event'),

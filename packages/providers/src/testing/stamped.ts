@@ -22,6 +22,9 @@ interface Stamping {
 /** Unix milliseconds, as WorkOS, Sanity, Webflow, Recurly and Revolut sign them. */
 export const milliseconds = (at: number): string => String(Math.floor(at));
 
+/** What most providers sign before the body: the stamp as sent, then a dot (`t.body`). */
+const stampDot = (stamp: string): string => `${stamp}.`;
+
 /** Unix seconds, as ElevenLabs, Mux and Persona sign them. */
 const unixSeconds = (at: number): string => String(seconds(at));
 
@@ -75,7 +78,7 @@ export interface WorkOSSignerOptions extends SignerOptions {
 export function workos(options: WorkOSSignerOptions) {
   return stampedSigner('workos', options, 'secret', {
     stamp: milliseconds,
-    before: (t) => `${t}.`,
+    before: stampDot,
     encoding: 'hex',
     headers: stampList('workos-signature', 'v1', ', '),
   });
@@ -91,7 +94,7 @@ export interface ElevenLabsSignerOptions extends SignerOptions {
 export function elevenlabs(options: ElevenLabsSignerOptions) {
   return stampedSigner('elevenlabs', options, 'secret', {
     stamp: unixSeconds,
-    before: (t) => `${t}.`,
+    before: stampDot,
     encoding: 'hex',
     headers: stampList('elevenlabs-signature', 'v0'),
   });
@@ -118,7 +121,7 @@ export interface SanityDeliveryOptions extends DeliveryOptions {
 export function sanity(options: SanitySignerOptions) {
   const { event } = stampedSigner('sanity', options, 'secret', {
     stamp: milliseconds,
-    before: (t) => `${t}.`,
+    before: stampDot,
     encoding: 'base64url',
     headers: stampList('sanity-webhook-signature', 'v1'),
   });
@@ -142,7 +145,7 @@ export interface MuxSignerOptions extends SignerOptions {
 export function mux(options: MuxSignerOptions) {
   return stampedSigner('mux', options, 'secret', {
     stamp: unixSeconds,
-    before: (t) => `${t}.`,
+    before: stampDot,
     encoding: 'hex',
     headers: stampList('mux-signature', 'v1'),
   });
@@ -205,7 +208,7 @@ export interface PersonaSignerOptions extends SignerOptions {
 export function persona(options: PersonaSignerOptions) {
   return stampedSigner('persona', options, 'secret', {
     stamp: unixSeconds,
-    before: (t) => `${t}.`,
+    before: stampDot,
     encoding: 'hex',
     headers: (t, signatures) => ({
       'persona-signature': signatures.map((s) => `t=${t},v1=${s}`).join(' '),
@@ -223,7 +226,7 @@ export interface RecurlySignerOptions extends SignerOptions {
 export function recurly(options: RecurlySignerOptions) {
   return stampedSigner('recurly', options, 'secret', {
     stamp: milliseconds,
-    before: (t) => `${t}.`,
+    before: stampDot,
     encoding: 'hex',
     headers: (t, signatures) => ({ 'recurly-signature': [t, ...signatures].join(',') }),
   });
