@@ -175,11 +175,22 @@ export interface AnswerCodec {
   readonly readAnswer: (text: string) => DecodedAnswer | undefined;
 }
 
+/** `headers` with an object and value lists of their own. */
+function copyHeaders(
+  headers: Record<string, string | string[]>,
+): Record<string, string | string[]> {
+  const copy: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers))
+    copy[name] = typeof value === 'string' ? value : [...value];
+  return copy;
+}
+
 /**
  * `decode` remembering the last text it decoded: most handlers answer every delivery alike (an
  * acknowledgement), so a replay usually reads the text the one before it read, and gets a copy of
- * that answer instead of parsing and checking it again. Each call returns headers of its own (a
- * replay adds its marker to them); the body's bytes, which nothing writes to, are shared.
+ * that answer instead of parsing and checking it again. The copy is whole (its headers, each
+ * header's list of values and its body's bytes): a preset's `replay`, a framework hook or a
+ * middleware may change the answer it is handed, and the next replay must not see that.
  */
 function rememberingLast(
   decode: (text: string) => DecodedAnswer | undefined,
@@ -191,7 +202,13 @@ function rememberingLast(
       last = decode(text);
       lastText = text;
     }
-    return last && { status: last.status, headers: { ...last.headers }, body: last.body };
+    return (
+      last && {
+        status: last.status,
+        headers: copyHeaders(last.headers),
+        body: Buffer.from(last.body),
+      }
+    );
   };
 }
 

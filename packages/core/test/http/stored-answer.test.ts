@@ -83,7 +83,7 @@ describe('the stored answer', () => {
     },
   );
 
-  it('replays of one stored text each get headers of their own, and another text is decoded as itself', async () => {
+  it('replays of one stored text each get an answer of their own (headers, value lists, body), and another text is decoded as itself', async () => {
     const store = new InMemoryStore();
     const complete = async (id: string, response: string) => {
       const key = new RequestKey('p', id);
@@ -102,8 +102,10 @@ describe('the stored answer', () => {
       return decision;
     };
     const first = await replay();
-    // What a framework or a preset may do to the answer it was handed.
+    // What a framework, a hook or a preset's replay may do to the answer it was handed.
     (first.response.headers as Record<string, string>)['x-added-by-the-first'] = 'yes';
+    (first.response.headers['x-trace'] as string[]).push('pushed-by-the-first');
+    first.response.body[0] = 0x4e;
     const second = await replay();
     expect(second.response.headers).not.toHaveProperty('x-added-by-the-first');
     expect(second.response.headers).not.toBe(first.response.headers);
