@@ -317,7 +317,7 @@ async function withLeaseCounts<T extends Delivery | LeasedRef>(leased: Promise<T
  * Leases due deliveries through the store's `lease`, or `claim` on an inbox store written before
  * the rename; each with its lease count under both names ({@link withLeases}).
  */
-export function leaseDeliveries(
+export async function leaseDeliveries(
   inbox: Pick<InboxWorkerStore, 'lease' | 'claim'>,
   input: LeaseInput,
 ): Promise<Delivery[]> {
@@ -325,7 +325,7 @@ export function leaseDeliveries(
 }
 
 /** As {@link leaseDeliveries}, for references: the store's `leaseRefs`, or its `claimRefs`. */
-export function leaseDeliveryRefs(
+export async function leaseDeliveryRefs(
   inbox: Pick<InboxRelayStore, 'leaseRefs' | 'claimRefs'>,
   input: LeaseRefsInput,
 ): Promise<LeasedRef[]> {

@@ -71,6 +71,7 @@ class InboxRelayMachine extends PollingMachine {
   }
 
   async runOnce(): Promise<number> {
+    this.loop.rest();
     return Math.max(0, await this.rounds.handOver());
   }
 
