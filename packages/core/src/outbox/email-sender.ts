@@ -225,8 +225,8 @@ function refusedForGood(error: unknown): boolean {
  * `Bcc`, `From`, `Sender`, `Reply-To`, `Subject`, `Return-Path`, `Content-Type`, `MIME-Version`,
  * `Content-Transfer-Encoding`): such a message is refused before the transport sees it,
  * `ERR_IDEMPOTENCY_OUTBOX_MESSAGE_INVALID`, `dead` at once.
- * @throws {ConfigError} naming `transport`, `messageIdDomain` or `defaults` when invalid (a
- *   `defaults` field or header the messages would be refused for).
+ * @throws {ConfigError} naming `transport`, `messageIdDomain` or `defaults` when invalid
+ * (`defaults` with a field or header that its messages would be refused for).
  * @example
  * const senders = {
  *   email: emailSender(nodemailer.createTransport(smtpUrl), {
