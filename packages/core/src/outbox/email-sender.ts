@@ -32,7 +32,10 @@ export interface EmailMessage {
   readonly text?: string;
   /** The HTML body. */
   readonly html?: string;
-  /** Extra headers; `Message-ID` and `Idempotency-Key` are the sender's. */
+  /**
+   * Extra headers; `Message-ID` and `Idempotency-Key` are the sender's, and the headers of the
+   * fields above and of the message's structure (`Bcc`, `Content-Type`, …) are refused.
+   */
   readonly headers?: Readonly<Record<string, string>>;
 }
 
@@ -46,8 +49,25 @@ export interface EmailSenderOptions {
 
 /** The fields of a message passed to the transport; anything else in a payload is left out. */
 const FIELDS = ['from', 'to', 'cc', 'bcc', 'replyTo', 'subject', 'text', 'html'] as const;
-/** The headers the sender sets itself. */
+/** The headers the sender sets itself: a message's own are left out. */
 const OWN_HEADERS: ReadonlySet<string> = new Set(['message-id', 'idempotency-key']);
+/**
+ * The headers a message's `headers` may not set: its addresses and subject come from its fields
+ * only, and its structure from the transport (lower-cased).
+ */
+const FIELD_HEADERS: ReadonlySet<string> = new Set([
+  'to',
+  'cc',
+  'bcc',
+  'from',
+  'sender',
+  'reply-to',
+  'subject',
+  'return-path',
+  'content-type',
+  'mime-version',
+  'content-transfer-encoding',
+]);
 /** The fields that become header lines of the message (`Subject:`, `To:`, …). */
 const HEADER_FIELDS = ['from', 'to', 'cc', 'bcc', 'replyTo', 'subject'] as const;
 /** A header's name (RFC 5322): printable US-ASCII, no colon. */
@@ -63,43 +83,116 @@ const isAddresses = (value: unknown) =>
   typeof value === 'string' ||
   (Array.isArray(value) && value.every((entry) => typeof entry === 'string'));
 
-/** The mail one attempt sends: `defaults`, then the payload's fields, then the sender's own. */
+/** Whether `value` is a plain object (`{…}` or `Object.create(null)`): no array, class instance or string. */
+const isPlainObject = (value: unknown): value is Record<string, unknown> => {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+};
+
+/** Every string in `value`, however deep in arrays or objects it sits. */
+const stringsIn = (value: unknown): string[] =>
+  typeof value === 'string'
+    ? [value]
+    : typeof value === 'object' && value !== null
+      ? Object.values(value).flatMap(stringsIn)
+      : [];
+
+/**
+ * What is wrong with a message: `shape` a field of the wrong type, `injection` a line break or a
+ * header that would add header lines of the payload's own.
+ */
+interface Fault {
+  readonly kind: 'shape' | 'injection';
+  readonly problem: string;
+}
+
+/**
+ * The first fault of `message`'s fields (`whole`: a message to send, `to` and `subject`
+ * required; else the sender's `defaults`, every field optional), or undefined. The types first,
+ * then the line breaks in every string of a header field.
+ */
+function fieldFault(message: Record<string, unknown>, whole: boolean): Fault | undefined {
+  const shape = (problem: string): Fault => ({ kind: 'shape', problem });
+  const { to, subject } = message;
+  if ((whole || to !== undefined) && (!isAddresses(to) || (to as string | string[]).length === 0))
+    return shape('to must be an address or a list of addresses');
+  for (const field of ['cc', 'bcc'] as const)
+    if (message[field] !== undefined && !isAddresses(message[field]))
+      return shape(`${field} must be an address or a list of addresses`);
+  for (const field of ['from', 'replyTo'] as const)
+    if (message[field] !== undefined && typeof message[field] !== 'string')
+      return shape(`${field} must be an address (a string)`);
+  if ((whole || subject !== undefined) && typeof subject !== 'string')
+    return shape('subject must be a string');
+  for (const field of ['text', 'html'] as const)
+    if (message[field] !== undefined && typeof message[field] !== 'string')
+      return shape(`${field} must be a string`);
+  for (const field of HEADER_FIELDS)
+    if (stringsIn(message[field]).some((value) => LINE_BREAK.test(value)))
+      return {
+        kind: 'injection',
+        problem: `the email's ${field} has a line break (CR or LF), which would inject headers`,
+      };
+  return undefined;
+}
+
+/**
+ * The first fault of `headers` (a message's or the defaults'), or undefined: a plain object of
+ * string values, each name printable ASCII without `:` and none of {@link FIELD_HEADERS}, no
+ * value with a line break.
+ */
+function headersFault(headers: unknown): Fault | undefined {
+  if (headers === undefined) return undefined;
+  if (!isPlainObject(headers))
+    return { kind: 'shape', problem: 'headers must be an object of header names to strings' };
+  const injection = (problem: string): Fault => ({ kind: 'injection', problem });
+  for (const [name, value] of Object.entries(headers)) {
+    if (typeof value !== 'string')
+      return { kind: 'shape', problem: `the header ${name} must be a string` };
+    if (!HEADER_NAME.test(name))
+      return injection(
+        `the email header name ${JSON.stringify(name)} is not printable ASCII without ":" (RFC 5322)`,
+      );
+    if (FIELD_HEADERS.has(name.toLowerCase()))
+      return injection(
+        `the email header ${name} may not be set through headers: the message's fields and the transport set it`,
+      );
+    if (LINE_BREAK.test(value))
+      return injection(
+        `the email header ${name} has a line break (CR or LF) in its value, which would inject headers`,
+      );
+  }
+  return undefined;
+}
+
+/**
+ * The mail one attempt sends: `defaults` (checked by {@link emailSender}), then the payload's
+ * fields, then the sender's own.
+ */
 function mailOf(
   payload: unknown,
   defaults: Partial<EmailMessage>,
   key: string,
   domain: string,
 ): Record<string, unknown> {
-  const refuse = (problem: string) => new PermanentSendFailure(`Invalid email message: ${problem}`);
-  if (typeof payload !== 'object' || payload === null) throw refuse('expected an object');
+  const refuse = (fault: Fault) =>
+    fault.kind === 'shape'
+      ? new PermanentSendFailure(`Invalid email message: ${fault.problem}`)
+      : invalid(fault.problem);
+  if (typeof payload !== 'object' || payload === null)
+    throw refuse({ kind: 'shape', problem: 'expected an object' });
   const given = payload as Partial<EmailMessage>;
   const mail: Record<string, unknown> = {};
   for (const field of FIELDS) {
     const value = given[field] ?? defaults[field];
     if (value !== undefined) mail[field] = value;
   }
-  if (!isAddresses(mail.to) || (mail.to as string | string[]).length === 0)
-    throw refuse('to must be an address or a list of addresses');
-  for (const field of ['cc', 'bcc'] as const)
-    if (mail[field] !== undefined && !isAddresses(mail[field]))
-      throw refuse(`${field} must be an address or a list of addresses`);
-  if (typeof mail.subject !== 'string') throw refuse('subject must be a string');
-  for (const field of HEADER_FIELDS)
-    if ([mail[field]].flat().some((value) => typeof value === 'string' && LINE_BREAK.test(value)))
-      throw invalid(`the email's ${field} has a line break (CR or LF), which would inject headers`);
+  const fault = fieldFault(mail, true) ?? headersFault(given.headers ?? undefined);
+  if (fault) throw refuse(fault);
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries({ ...defaults.headers, ...given.headers })) {
-    if (!HEADER_NAME.test(name))
-      throw invalid(
-        `the email header name ${JSON.stringify(name)} is not printable ASCII without ":" (RFC 5322)`,
-      );
-    if (typeof value !== 'string') throw refuse(`the header ${name} must be a string`);
-    if (LINE_BREAK.test(value))
-      throw invalid(
-        `the email header ${name} has a line break (CR or LF) in its value, which would inject headers`,
-      );
+  for (const [name, value] of Object.entries({ ...defaults.headers, ...given.headers }))
     if (!OWN_HEADERS.has(name.toLowerCase())) headers[name] = value;
-  }
   headers['Idempotency-Key'] = key;
   return { ...mail, headers, messageId: `<${key}@${domain}>` };
 }
@@ -125,10 +218,15 @@ function refusedForGood(error: unknown): boolean {
  * (a refused recipient, a refused message; not 503) or an envelope it cannot send: `dead` at once
  * ({@link PermanentSendFailure}). A 4xx reply, a connection failure, the deadline: tried again
  * after a backoff. Only the fields of {@link EmailMessage} reach the transport (never a
- * payload's attachments or file paths), and none with a line break where it would become a
- * header line (a header's name or value, `subject`, an address): such a message is refused
- * before the transport sees it, `ERR_IDEMPOTENCY_OUTBOX_MESSAGE_INVALID`, `dead` at once.
- * @throws {ConfigError} naming `transport`, `messageIdDomain` or `defaults` when invalid.
+ * payload's attachments or file paths), each of its type (an address a string, `text` and
+ * `html` strings, `headers` a plain object of strings; else {@link PermanentSendFailure}); none
+ * with a line break where it would become a header line (a header's name or value, `subject`,
+ * an address), and no header in `headers` that the fields or the transport set (`To`, `Cc`,
+ * `Bcc`, `From`, `Sender`, `Reply-To`, `Subject`, `Return-Path`, `Content-Type`, `MIME-Version`,
+ * `Content-Transfer-Encoding`): such a message is refused before the transport sees it,
+ * `ERR_IDEMPOTENCY_OUTBOX_MESSAGE_INVALID`, `dead` at once.
+ * @throws {ConfigError} naming `transport`, `messageIdDomain` or `defaults` when invalid
+ * (`defaults` with a field or header that its messages would be refused for).
  * @example
  * const senders = {
  *   email: emailSender(nodemailer.createTransport(smtpUrl), {
@@ -151,6 +249,9 @@ export function emailSender(
     );
   if (typeof defaults !== 'object' || defaults === null)
     throw new ConfigError('defaults', 'must be an object of message fields');
+  const fault =
+    fieldFault(defaults as Record<string, unknown>, false) ?? headersFault(defaults.headers);
+  if (fault) throw new ConfigError('defaults', fault.problem);
   return async ({ key, payload, signal }: SendInput<EmailMessage>) => {
     const mail = mailOf(payload, defaults, key, messageIdDomain);
     // The transport takes no signal: one aborted already is not sent at all.

@@ -190,6 +190,46 @@ describe('a message that is no email is refused for good, nothing sent', () => {
       { ...receipt, headers: { 'X-N': 5 } },
       'the header X-N must be a string',
     ],
+    [
+      'a header that is no string, under a name that is refused too',
+      { ...receipt, headers: { 'Bcc:': 5 } },
+      'the header Bcc: must be a string',
+    ],
+    [
+      'a from in a nested list',
+      { ...receipt, from: [['shop@shop.example\r\nBcc: all@victims.example']] },
+      'from must be an address (a string)',
+    ],
+    [
+      'a from as an address object',
+      { ...receipt, from: { name: 'Shop\r\nBcc: all@victims.example', address: 'o@shop.example' } },
+      'from must be an address (a string)',
+    ],
+    [
+      'a replyTo as an address object',
+      { ...receipt, replyTo: { name: 'Shop', address: 'help@shop.example' } },
+      'replyTo must be an address (a string)',
+    ],
+    [
+      'a recipient in a nested list',
+      { ...receipt, to: [['ada@customer.example\r\nX-Spam: no']] },
+      'to must be an address or a list of addresses',
+    ],
+    [
+      'a text that is a file path',
+      { ...receipt, text: { path: '/etc/passwd' } },
+      'text must be a string',
+    ],
+    [
+      'headers that are a string',
+      { ...receipt, headers: 'ab' },
+      'headers must be an object of header names to strings',
+    ],
+    [
+      'headers that are a list',
+      { ...receipt, headers: [['Bcc', 'all@victims.example']] },
+      'headers must be an object of header names to strings',
+    ],
   ])('%s', async (_case, payload, problem) => {
     const error = await rejection(attempt(payload));
     expect(error).toBeInstanceOf(PermanentSendFailure);
@@ -239,6 +279,31 @@ describe('a line break where it would become a header line is refused for good, 
       { ...receipt, to: ['ada@customer.example', 'bob@customer.example\r\nX-Spam: no'] },
       "the email's to has a line break (CR or LF)",
     ],
+    [
+      'a CR/LF in the from',
+      { ...receipt, from: 'Shop <orders@shop.example>\r\nBcc: all@victims.example' },
+      "the email's from has a line break (CR or LF)",
+    ],
+    [
+      'a lone LF in the replyTo',
+      { ...receipt, replyTo: 'help@shop.example\nBcc: all@victims.example' },
+      "the email's replyTo has a line break (CR or LF)",
+    ],
+    [
+      'a Bcc header',
+      { ...receipt, headers: { Bcc: 'all@victims.example' } },
+      'the email header Bcc may not be set through headers',
+    ],
+    [
+      'a To header in lower case',
+      { ...receipt, headers: { to: 'all@victims.example' } },
+      'the email header to may not be set through headers',
+    ],
+    [
+      'a Content-Type header in mixed case',
+      { ...receipt, headers: { 'content-TYPE': 'multipart/mixed; boundary=x' } },
+      'the email header content-TYPE may not be set through headers',
+    ],
   ])('%s', async (_case, payload, problem) => {
     const error = await rejection(
       attempt(payload, emailSender(raw, { messageIdDomain: 'shop.example' })),
@@ -246,17 +311,6 @@ describe('a line break where it would become a header line is refused for good, 
     expect(error).toBeInstanceOf(IdempotencyError);
     expect(error).toMatchObject({ code: ErrorCode.OUTBOX_MESSAGE_INVALID });
     expect(error.message).toContain(`Invalid outbox message: ${problem}`);
-    expect(handed).toEqual([]);
-  });
-
-  it('a CR/LF in a header of the defaults too', async () => {
-    const sender = emailSender(raw, {
-      messageIdDomain: 'shop.example',
-      defaults: { headers: { 'X-Shop': 'one\r\nBcc: all@victims.example' } },
-    });
-    expect(await rejection(attempt(receipt, sender))).toMatchObject({
-      code: ErrorCode.OUTBOX_MESSAGE_INVALID,
-    });
     expect(handed).toEqual([]);
   });
 
@@ -285,6 +339,61 @@ it('refuses invalid options with a ConfigError naming each', () => {
   expect(
     named(() => emailSender(transport, { messageIdDomain: 'shop.example', defaults: 5 as never })),
   ).toBe('defaults');
+});
+
+describe('defaults a message would be refused for are refused once, by emailSender', () => {
+  it.each<[string, unknown, string]>([
+    [
+      'a CR/LF in a header',
+      { headers: { 'X-Shop': 'one\r\nBcc: all@victims.example' } },
+      'the email header X-Shop has a line break (CR or LF) in its value',
+    ],
+    [
+      'a Bcc header',
+      { headers: { BCC: 'all@victims.example' } },
+      'the email header BCC may not be set through headers',
+    ],
+    ['a header that is no string', { headers: { 'X-N': 5 } }, 'the header X-N must be a string'],
+    [
+      'headers that are a string',
+      { headers: 'ab' },
+      'headers must be an object of header names to strings',
+    ],
+    ['a subject that is no string', { subject: 5 }, 'subject must be a string'],
+    [
+      'a CR/LF in the subject',
+      { subject: 'Hi\r\nBcc: all@victims.example' },
+      "the email's subject has a line break (CR or LF)",
+    ],
+    [
+      'a from as an address object',
+      { from: { name: 'Shop', address: 'o@shop.example' } },
+      'from must be an address (a string)',
+    ],
+    [
+      'a CR/LF in the from',
+      { from: 'orders@shop.example\r\nBcc: all@victims.example' },
+      "the email's from has a line break (CR or LF)",
+    ],
+    ['an empty to', { to: [] }, 'to must be an address or a list of addresses'],
+  ])('%s', (_case, defaults, problem) => {
+    const build = () =>
+      emailSender(transport, {
+        messageIdDomain: 'shop.example',
+        defaults: defaults as Partial<EmailMessage>,
+      });
+    expect(configOptionOf(build)).toBe('defaults');
+    expect(build).toThrow(`Invalid option "defaults": ${problem}`);
+  });
+
+  it('defaults without to or subject are fine: each message gives them', () => {
+    expect(() =>
+      emailSender(transport, {
+        messageIdDomain: 'shop.example',
+        defaults: { from: 'orders@shop.example', replyTo: 'help@shop.example' },
+      }),
+    ).not.toThrow();
+  });
 });
 
 describe('through the dispatcher', () => {
