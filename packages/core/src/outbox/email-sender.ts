@@ -90,13 +90,9 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => {
   return prototype === Object.prototype || prototype === null;
 };
 
-/** Every string in `value`, however deep in arrays or objects it sits. */
+/** The strings of a header field once its type is checked: an address, a list of them, or none. */
 const stringsIn = (value: unknown): string[] =>
-  typeof value === 'string'
-    ? [value]
-    : typeof value === 'object' && value !== null
-      ? Object.values(value).flatMap(stringsIn)
-      : [];
+  (Array.isArray(value) ? value : [value]).filter((item) => typeof item === 'string');
 
 /**
  * What is wrong with a message: `shape` a field of the wrong type, `injection` a line break or a
