@@ -11,21 +11,20 @@ import { type KeyedRow, keyedPreset } from './keyed-preset';
 import { timedMember } from './keyring-members';
 import { oneOf } from './options';
 import { header, idPart, jsonBody } from './request-fields';
-import { firstMatch, type SecretOptions } from './secrets';
+import { firstMatch, type TimedSecretOptions } from './secrets';
 import { hexEquals, isFresh, parseUnixSeconds } from './signature';
 
 /**
  * Options of {@link cloudinary}: `apiSecret`, the product environment's API secret (the one of the
  * key dedicated to webhook notifications, else the oldest active key), or several while you
  * change it; or `resolveSecret`, a lookup per request.
+ *
+ * `toleranceSeconds`: how far `X-Cld-Timestamp` may be from now, either way, in seconds. Defaults
+ * to 7200 (the SDK's two hours).
  */
-export type CloudinaryOptions = SecretOptions<'apiSecret', string> & {
+export type CloudinaryOptions = TimedSecretOptions<'apiSecret'> & {
   /** The digest Cloudinary signs with: `'sha1'` (what its SDKs use by default) or `'sha256'`. Defaults to `'sha1'`. */
   signatureAlgorithm?: 'sha1' | 'sha256';
-  /** How far `X-Cld-Timestamp` may be from now, either way, in seconds. Defaults to 7200 (the SDK's two hours). */
-  toleranceSeconds?: number;
-  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
-  clock?: () => number;
 };
 
 /** A notification as this preset reads it: its `notification_type` (`upload`, `delete`, `rename`…). */

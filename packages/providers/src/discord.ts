@@ -9,23 +9,19 @@ import { type KeyedRow, keyedPreset } from './keyed-preset';
 import { timedMember } from './keyring-members';
 import { idPart, jsonBody } from './request-fields';
 import { handshakeJson } from './response';
-import type { SecretOptions } from './secrets';
+import type { TimedSecretOptions } from './secrets';
 import { stampedSignatureMatch } from './stamped-signature';
 
 /**
  * Options of {@link discord}: `publicKey`, the application's public key, 64 hex characters
  * (Developer Portal, General Information), or several (one endpoint for several applications);
  * or `resolveSecret`, a lookup per request (one application per customer).
+ *
+ * `toleranceSeconds`: accepted distance between `X-Signature-Timestamp` and now, in seconds.
+ * Defaults to 300. Discord expects an answer within 3 seconds, so an older signed request is a
+ * replay. /
  */
-export type DiscordOptions = SecretOptions<'publicKey', string> & {
-  /**
-   * Accepted distance between `X-Signature-Timestamp` and now, in seconds. Defaults to 300.
-   * Discord expects an answer within 3 seconds, so an older signed request is a replay.
-   */
-  toleranceSeconds?: number;
-  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
-  clock?: () => number;
-};
+export type DiscordOptions = TimedSecretOptions<'publicKey'>;
 
 /** Discord's interaction types by the names its documentation gives them, as `eventType` reads them. */
 export const DISCORD_INTERACTION_TYPES = {

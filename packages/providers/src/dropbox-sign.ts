@@ -9,7 +9,7 @@ import { objectFingerprint } from './fingerprint';
 import { keyedPreset } from './keyed-preset';
 import { formTextField } from './multipart';
 import { idPart, isJsonObject, type JsonObject, parseJsonObject } from './request-fields';
-import { firstMatch, type SecretOptions, timedKeyring } from './secrets';
+import { firstMatch, timedKeyring, type TimedSecretOptions } from './secrets';
 import { hmacMatches, isFresh, parseUnixSeconds } from './signature';
 import { acknowledged, inProgressText, refusedText } from './text-protocol';
 
@@ -17,16 +17,12 @@ import { acknowledged, inProgressText, refusedText } from './text-protocol';
  * Options of {@link dropboxSign}: `apiKey`, the account's API key (Dropbox Sign signs every
  * event, account and app callbacks alike, with it), or several while you change it; or
  * `resolveSecret`, a lookup per request.
+ *
+ * `toleranceSeconds`: how far `event_time` may be from now, either way, in seconds. Dropbox Sign
+ * documents no window and its retries keep the event's time, so none is checked unless you set
+ * one. /
  */
-export type DropboxSignOptions = SecretOptions<'apiKey', string> & {
-  /**
-   * How far `event_time` may be from now, either way, in seconds. Dropbox Sign documents no
-   * window and its retries keep the event's time, so none is checked unless you set one.
-   */
-  toleranceSeconds?: number;
-  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
-  clock?: () => number;
-};
+export type DropboxSignOptions = TimedSecretOptions<'apiKey'>;
 
 /** An event callback as this preset reads it (the `json` part). */
 export interface DropboxSignMinimalCallback {

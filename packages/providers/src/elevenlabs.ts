@@ -4,20 +4,18 @@
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { canonicalFingerprint } from './fingerprint';
-import type { ClockOption } from './options';
 import { bodyField, idPart, isJsonObject, jsonBody } from './request-fields';
-import type { SecretOptions } from './secrets';
+import type { TimedSecretOptions } from './secrets';
 import { signatureList, stampDotBody, timestampedMember } from './timestamped-family';
 
 /**
  * Options of {@link elevenlabs}: `secret`, the workspace webhook's HMAC secret, or several while
  * you replace the webhook; or `resolveSecret`, a lookup per request.
+ *
+ * `toleranceSeconds`: accepted distance between the signed `t` and now, in seconds. Defaults to
+ * 1800 (the SDK's 30 minutes).
  */
-export type ElevenLabsOptions = SecretOptions<'secret', string> &
-  ClockOption & {
-    /** Accepted distance between the signed `t` and now, in seconds. Defaults to 1800 (the SDK's 30 minutes). */
-    toleranceSeconds?: number;
-  };
+export type ElevenLabsOptions = TimedSecretOptions<'secret'>;
 
 /**
  * An ElevenLabs delivery as this preset reads it: `type` (the event name), `event_timestamp` and

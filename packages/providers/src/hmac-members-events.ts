@@ -9,8 +9,7 @@ import { objectFingerprint } from './fingerprint';
 import { hmacMember } from './hmac-family';
 import { clockOption, toleranceOption } from './options';
 import { bodyField, idPart, isJsonObject, jsonBody } from './request-fields';
-import type { ClockOption } from './options';
-import type { SecretOptions } from './secrets';
+import type { SecretOptions, TimedSecretOptions } from './secrets';
 
 /**
  * Options of {@link coinbase}: `secret`, the endpoint's shared secret (Settings, Webhook
@@ -68,15 +67,12 @@ function eventKey(request: HttpRequest): string | undefined {
 /**
  * Options of {@link linear}: `secret`, the webhook's signing secret (Settings, API, the webhook's
  * page), or several; or `resolveSecret`, a lookup per request.
+ *
+ * `toleranceSeconds`: accepted distance between the body's `webhookTimestamp` and now, in seconds,
+ * either way. Defaults to 60: Linear asks for a minute, and its SDK's verifier refuses anything
+ * older. /
  */
-export type LinearOptions = SecretOptions<'secret', string> &
-  ClockOption & {
-    /**
-     * Accepted distance between the body's `webhookTimestamp` and now, in seconds, either way.
-     * Defaults to 60: Linear asks for a minute, and its SDK's verifier refuses anything older.
-     */
-    toleranceSeconds?: number;
-  };
+export type LinearOptions = TimedSecretOptions<'secret'>;
 
 /**
  * A Linear delivery as this preset reads it: `type` (the entity, the event name), `action` and the

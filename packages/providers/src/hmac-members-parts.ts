@@ -10,10 +10,10 @@ import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
 import { canonicalFingerprint } from './fingerprint';
 import { hmacMember } from './hmac-family';
-import { clockOption, requireString, type ClockOption } from './options';
+import { clockOption, requireString } from './options';
 import { bodyField, header, idPart, isJsonObject, jsonBody } from './request-fields';
 import { handshakeJson, handshakeRefused } from './response';
-import type { Keyring, SecretOptions } from './secrets';
+import type { Keyring, SecretOptions, TimedSecretOptions } from './secrets';
 
 /** Zoom's `endpoint.url_validation` answered: the plain token and its HMAC under the secret that verified it. */
 function zoomHandshake(ring: Keyring<Buffer>) {
@@ -59,16 +59,12 @@ export type SquareMinimalEvents = Record<string, SquareMinimalEvent>;
 /**
  * Options of {@link airwallex}: `secret`, the webhook's secret (Settings, Developer, Webhooks), or
  * several; or `resolveSecret`, a lookup per request.
+ *
+ * `toleranceSeconds`: refuse an `x-timestamp` further than this from now, in seconds. Defaults to
+ * no check: whether Airwallex stamps a retry anew is UNCONFIRMED, and a resent event with its
+ * first stamp would be refused. The receipt still stops a replay of an id it holds. /
  */
-export type AirwallexOptions = SecretOptions<'secret', string> &
-  ClockOption & {
-    /**
-     * Refuse an `x-timestamp` further than this from now, in seconds. Defaults to no check: whether
-     * Airwallex stamps a retry anew is UNCONFIRMED, and a resent event with its first stamp would
-     * be refused. The receipt still stops a replay of an id it holds.
-     */
-    toleranceSeconds?: number;
-  };
+export type AirwallexOptions = TimedSecretOptions<'secret'>;
 
 /** An Airwallex event as this preset reads it: `id` (the key) and `name` (the event name). */
 export type AirwallexMinimalEvent = Named<'id' | 'name'>;

@@ -9,24 +9,23 @@ import type { TypedPreset } from './events';
 import { canonicalFingerprint } from './fingerprint';
 import { requireOptions } from './options';
 import { header, idPart, isJsonObject, joinedId } from './request-fields';
-import { firstMatch, type SecretOptions, timedKeyring } from './secrets';
+import { firstMatch, timedKeyring, type TimedSecretOptions } from './secrets';
 import { hmacMatches, isFresh } from './signature';
 
 /**
  * Options of {@link hubspot}: `clientSecret`, the app's client secret (the app's Auth settings),
  * or several while you rotate it; or `resolveSecret`, a lookup per request.
+ *
+ * `toleranceSeconds`: accepted distance between `X-HubSpot-Request-Timestamp` and now, in seconds.
+ * Defaults to 300 (HubSpot's 5 minutes).
  */
-export type HubSpotOptions = SecretOptions<'clientSecret', string> & {
+export type HubSpotOptions = TimedSecretOptions<'clientSecret'> & {
   /**
    * The URL HubSpot calls, exactly as set in the app's webhook settings (`https://…`, query
    * included), since HubSpot signs it: a proxy or a path prefix in front of the app does not change
    * it. Or a function of the request returning it, for an app that serves several. Required.
    */
   targetUrl: string | ((request: HttpRequest) => string);
-  /** Accepted distance between `X-HubSpot-Request-Timestamp` and now, in seconds. Defaults to 300 (HubSpot's 5 minutes). */
-  toleranceSeconds?: number;
-  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
-  clock?: () => number;
 };
 
 /** One HubSpot event of a batch as this preset reads it: its key fields and `subscriptionType` (the event name). */

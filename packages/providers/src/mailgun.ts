@@ -8,22 +8,18 @@ import { keyedPreset } from './keyed-preset';
 import { canonicalFingerprint } from './fingerprint';
 import { clockOption, requireOptions, toleranceOption } from './options';
 import { idPart, isJsonObject, jsonBody } from './request-fields';
-import { firstMatch, type SecretOptions, stringKeyring } from './secrets';
+import { firstMatch, stringKeyring, type TimedSecretOptions } from './secrets';
 import { hmacMatches, isFresh, parseUnixSeconds } from './signature';
 
 /**
  * Options of {@link mailgun}: `signingKey`, the HTTP webhook signing key (Sending, Webhooks; not
  * the API key), or several while you rotate it; or `resolveSecret`, a lookup per request.
+ *
+ * `toleranceSeconds`: refuse a `signature.timestamp` further than this from now, in seconds,
+ * either way. Off by default: Mailgun calls the check optional and warns that its own delays can
+ * be long. /
  */
-export type MailgunOptions = SecretOptions<'signingKey', string> & {
-  /**
-   * Refuse a `signature.timestamp` further than this from now, in seconds, either way. Off by
-   * default: Mailgun calls the check optional and warns that its own delays can be long.
-   */
-  toleranceSeconds?: number;
-  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
-  clock?: () => number;
-};
+export type MailgunOptions = TimedSecretOptions<'signingKey'>;
 
 /** A Mailgun delivery as this preset reads it: `event-data.id` (the key) and `event-data.event` (the event name). */
 export interface MailgunMinimalEvent {

@@ -4,20 +4,18 @@
  */
 import { presentExternalId } from '@webhook-idempotency/core/adapter';
 import type { Named } from './events';
-import type { ClockOption } from './options';
 import { bodyField, jsonBody } from './request-fields';
-import type { SecretOptions } from './secrets';
+import type { TimedSecretOptions } from './secrets';
 import { signatureList, timestampedMember } from './timestamped-family';
 
 /**
  * Options of {@link mux}: `secret`, the webhook's signing secret (Settings → Webhooks), or several
  * while you roll it; or `resolveSecret`, a lookup per request.
+ *
+ * `toleranceSeconds`: accepted distance between the signed `t` and now, in seconds. Defaults to
+ * 300 (the Mux SDK's five minutes).
  */
-export type MuxOptions = SecretOptions<'secret', string> &
-  ClockOption & {
-    /** Accepted distance between the signed `t` and now, in seconds. Defaults to 300 (the Mux SDK's five minutes). */
-    toleranceSeconds?: number;
-  };
+export type MuxOptions = TimedSecretOptions<'secret'>;
 
 /**
  * A Mux event as this preset reads it: its `id` (the key) and `type` (the event name). The SDK's

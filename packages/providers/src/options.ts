@@ -8,6 +8,17 @@ export interface ClockOption {
   clock?: () => number;
 }
 
+/**
+ * The window option of a preset that checks a signed time: how far that time may be from now,
+ * either way, in seconds. A request outside it is refused (401) before its receipt is read. Each
+ * preset's options say its default, and why (most follow the provider's own SDK; a few check no
+ * window unless you set one, where a provider's retries keep their first stamp).
+ */
+export interface ToleranceOption {
+  /** In seconds, a positive number; see the preset's options for its default. */
+  toleranceSeconds?: number;
+}
+
 /** Fails unless the factory was given an options object. */
 export function requireOptions<T extends object>(preset: string, options: T | undefined): T {
   if (typeof options !== 'object' || options === null) {

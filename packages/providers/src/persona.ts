@@ -4,20 +4,18 @@
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { presentExternalId } from '@webhook-idempotency/core/adapter';
-import type { ClockOption } from './options';
 import { idPart, isJsonObject, jsonBody } from './request-fields';
-import type { SecretOptions } from './secrets';
+import type { TimedSecretOptions } from './secrets';
 import { signatureList, stampDotBody, timestampedMember } from './timestamped-family';
 
 /**
  * Options of {@link persona}: `secret`, the webhook's secret (Dashboard → Webhooks), or several
  * while you rotate it; or `resolveSecret`, a lookup per request (one organization per customer).
+ *
+ * `toleranceSeconds`: accepted distance between the signed `t` and now, in seconds. Defaults to
+ * 300.
  */
-export type PersonaOptions = SecretOptions<'secret', string> &
-  ClockOption & {
-    /** Accepted distance between the signed `t` and now, in seconds. Defaults to 300. */
-    toleranceSeconds?: number;
-  };
+export type PersonaOptions = TimedSecretOptions<'secret'>;
 
 /**
  * A Persona event as this preset reads it: `data.id` (`evt_…`, the key) and

@@ -12,7 +12,7 @@ import { keyedPreset } from './keyed-preset';
 import { clockOption, requireOptions, toleranceOption } from './options';
 import { type PlaidKeyFetcher, plaidKeySource } from './plaid-keys';
 import { header, idPart, joinedFields, jsonBody } from './request-fields';
-import { keyring, type SecretOptions } from './secrets';
+import { keyring, type TimedSecretOptions } from './secrets';
 import { bodyDigestClaim } from './signed-token';
 
 export type { PlaidKeyFetcher, PlaidVerificationKey } from './plaid-keys';
@@ -21,13 +21,11 @@ export type { PlaidKeyFetcher, PlaidVerificationKey } from './plaid-keys';
  * Options of {@link plaid}: `fetchKey`, your call of Plaid's `/webhook_verification_key/get`
  * (`(keyId) => client.webhookVerificationKeyGet({ key_id: keyId }).then((r) => r.data.key)`),
  * or `resolveSecret` giving one per tenant (one Plaid client each).
+ *
+ * `toleranceSeconds`: how far the token's `iat` may be from now, either way, in seconds. Defaults
+ * to 300, Plaid's five minutes.
  */
-export type PlaidOptions = SecretOptions<'fetchKey', PlaidKeyFetcher> & {
-  /** How far the token's `iat` may be from now, either way, in seconds. Defaults to 300, Plaid's five minutes. */
-  toleranceSeconds?: number;
-  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
-  clock?: () => number;
-};
+export type PlaidOptions = TimedSecretOptions<'fetchKey', PlaidKeyFetcher>;
 
 /** A Plaid webhook as this preset reads it. */
 export interface PlaidMinimalWebhook {

@@ -68,7 +68,7 @@ export type { HmacOptions, SignedRequest } from './hmac';
 export type { HmacItems, ItemReader } from './hmac-items';
 export type { FetchCertificate } from './paypal-certificates';
 export type { EventMap, EventOf, EventsByType, Named, PresetFactory, TypedPreset } from './events';
-export type { ClockOption } from './options';
+export type { ClockOption, ToleranceOption } from './options';
 export type {
   OneOrMany,
   SecretCacheOptions,
@@ -76,5 +76,6 @@ export type {
   SecretLookupContext,
   SecretOptions,
   SecretResolver,
+  TimedSecretOptions,
 } from './secrets';
 export type { BasicAuthOptions, BasicCredentials } from './basic-auth';

@@ -10,24 +10,20 @@ import { timedMember } from './keyring-members';
 import { stringClaim } from './jwt';
 import { requireString } from './options';
 import { header, headerId } from './request-fields';
-import type { SecretOptions } from './secrets';
+import type { TimedSecretOptions } from './secrets';
 import { bodyDigestClaim, tokenMatch } from './signed-token';
 
 /**
  * Options of {@link qstash}: `signingKey`, the current and the next signing key of the QStash
  * console (either may sign while Upstash rolls them), or `resolveSecret`; and `url`, the
  * endpoint's URL exactly as QStash calls it (the token's subject).
+ *
+ * `toleranceSeconds`: how far the token's `iat` may be from now, either way, in seconds; its `exp`
+ * and `nbf` are read with the same skew. Defaults to 300, the lifetime QStash gives its tokens. /
  */
-export type QStashOptions = SecretOptions<'signingKey', string> & {
+export type QStashOptions = TimedSecretOptions<'signingKey'> & {
   /** The destination URL QStash posts to, as published to it: the JWT's `sub` must equal it. */
   url: string;
-  /**
-   * How far the token's `iat` may be from now, either way, in seconds; its `exp` and `nbf` are
-   * read with the same skew. Defaults to 300, the lifetime QStash gives its tokens.
-   */
-  toleranceSeconds?: number;
-  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
-  clock?: () => number;
 };
 
 /** A QStash message: its body is whatever the publisher sent, so the preset reads nothing of it. */

@@ -3,21 +3,19 @@
  * followed by one or more hex signatures (`recurly-signature: <ms>,<hex>[,<hex>…]`).
  */
 import { presentExternalId } from '@webhook-idempotency/core/adapter';
-import type { ClockOption } from './options';
 import { joinedFields, jsonBody } from './request-fields';
-import type { SecretOptions } from './secrets';
+import type { TimedSecretOptions } from './secrets';
 import { stampDotBody, timestampedMember } from './timestamped-family';
 
 /**
  * Options of {@link recurly}: `secret`, the webhook endpoint's secret key (Webhook Endpoints
  * page), or several while you regenerate it; or `resolveSecret`, a lookup per request (one site
  * per customer).
+ *
+ * `toleranceSeconds`: accepted distance between the signed stamp and now, in seconds. Defaults to
+ * 300 (Recurly's Go client's five minutes).
  */
-export type RecurlyOptions = SecretOptions<'secret', string> &
-  ClockOption & {
-    /** Accepted distance between the signed stamp and now, in seconds. Defaults to 300 (Recurly's Go client's five minutes). */
-    toleranceSeconds?: number;
-  };
+export type RecurlyOptions = TimedSecretOptions<'secret'>;
 
 /**
  * A Recurly JSON notification as this preset reads it: its `id` (the key), `object_type` and

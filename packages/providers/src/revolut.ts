@@ -3,21 +3,19 @@
  * milliseconds, in a header of its own (`Revolut-Request-Timestamp`), and whose signature header
  * lists one `v1=` per active signing secret.
  */
-import type { ClockOption } from './options';
 import { bodyField, header, joinedFields } from './request-fields';
-import type { SecretOptions } from './secrets';
+import type { TimedSecretOptions } from './secrets';
 import { timestampedMember } from './timestamped-family';
 
 /**
  * Options of {@link revolut}: `signingSecret`, the webhook's signing secret (`wsk_…`, from the
  * webhook's details), or several while a rotated one has not expired; or `resolveSecret`, a
  * lookup per request (one merchant account per customer).
+ *
+ * `toleranceSeconds`: accepted distance between `Revolut-Request-Timestamp` and now, in seconds.
+ * Defaults to 300 (Revolut's five minutes).
  */
-export type RevolutOptions = SecretOptions<'signingSecret', string> &
-  ClockOption & {
-    /** Accepted distance between `Revolut-Request-Timestamp` and now, in seconds. Defaults to 300 (Revolut's five minutes). */
-    toleranceSeconds?: number;
-  };
+export type RevolutOptions = TimedSecretOptions<'signingSecret'>;
 
 /** A Revolut Merchant delivery as this preset reads it: `event` (the event name) and `order_id`. Revolut publishes no webhook types. */
 export interface RevolutMinimalEvent {

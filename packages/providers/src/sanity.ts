@@ -4,20 +4,18 @@
  * t=<ms>,v1=<base64url>`).
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
-import type { ClockOption } from './options';
 import { header } from './request-fields';
-import type { SecretOptions } from './secrets';
+import type { TimedSecretOptions } from './secrets';
 import { signatureList, stampDotBody, timestampedMember } from './timestamped-family';
 
 /**
  * Options of {@link sanity}: `secret`, the webhook's secret (set when you create it), or several
  * while you change it; or `resolveSecret`, a lookup per request.
+ *
+ * `toleranceSeconds`: accepted distance between the signed `t` and now, in seconds. Defaults to
+ * 300 (Sanity's toolkit checks none).
  */
-export type SanityOptions = SecretOptions<'secret', string> &
-  ClockOption & {
-    /** Accepted distance between the signed `t` and now, in seconds. Defaults to 300 (Sanity's toolkit checks none). */
-    toleranceSeconds?: number;
-  };
+export type SanityOptions = TimedSecretOptions<'secret'>;
 
 /** A Sanity delivery: the body is your webhook's GROQ projection, so its shape is yours. */
 export type SanityMinimalEvents = Record<string, unknown>;

@@ -6,7 +6,14 @@
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
-import { clockOption, requireOptions, requireString, toleranceOption } from './options';
+import {
+  type ClockOption,
+  clockOption,
+  requireOptions,
+  requireString,
+  type ToleranceOption,
+  toleranceOption,
+} from './options';
 import { listOf, resolverCache, type ResolverCache } from './secret-resolver';
 import type { Candidates, OneOrMany, SecretResolver } from './secret-types';
 
@@ -179,6 +186,18 @@ export function keyring<S, K>(
 export type SecretOptions<Option extends string, S> =
   | ({ readonly [K in Option]: OneOrMany<S> } & { readonly resolveSecret?: undefined })
   | ({ readonly [K in Option]?: undefined } & { readonly resolveSecret: SecretResolver<S> });
+
+/**
+ * The options of a preset whose provider signs a time with each delivery: its secrets (as
+ * {@link SecretOptions}), the window the signed time must fall in (`toleranceSeconds`) and the
+ * clock it is read against (`clock`, for tests). Each such preset's options type is this one under
+ * its own name, with its default window in its documentation.
+ * @typeParam Option the preset's option name (`'secret'`, `'signingSecret'`).
+ * @typeParam S the preset's kind of secret, a string unless it says otherwise.
+ */
+export type TimedSecretOptions<Option extends string, S = string> = SecretOptions<Option, S> &
+  ClockOption &
+  ToleranceOption;
 
 /** The {@link SecretKind} of a preset whose secret is a non-empty string used as it is. */
 export function stringSecret(

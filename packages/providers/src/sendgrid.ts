@@ -8,7 +8,7 @@ import { timedMember } from './keyring-members';
 import type { PresetFactory } from './events';
 import { publicKeyOption } from './options';
 import { idPart, isJsonObject } from './request-fields';
-import type { SecretOptions } from './secrets';
+import type { TimedSecretOptions } from './secrets';
 import { BASE64 } from './signature';
 import { stampedSignatureMatch } from './stamped-signature';
 
@@ -17,18 +17,13 @@ import { stampedSignatureMatch } from './stamped-signature';
  * enabled (Settings, Mail Settings, Event Webhook: base64 of the DER public key as shown, or the
  * same key as PEM), or several while you regenerate it; or `resolveSecret`, a lookup per request
  * (one subuser per customer).
+ *
+ * `toleranceSeconds`: accepted distance between `X-Twilio-Email-Event-Webhook-Timestamp` and now,
+ * in seconds. Defaults to 90 000 (25 hours): SendGrid retries for up to 24 hours and does not say
+ * whether a retry is signed anew (UNCONFIRMED), and a replay inside the window meets its receipts
+ * (kept 3 days) and is answered from them. /
  */
-export type SendGridOptions = SecretOptions<'publicKey', string> & {
-  /**
-   * Accepted distance between `X-Twilio-Email-Event-Webhook-Timestamp` and now, in seconds.
-   * Defaults to 90 000 (25 hours): SendGrid retries for up to 24 hours and does not say whether a
-   * retry is signed anew (UNCONFIRMED), and a replay inside the window meets its receipts (kept 3
-   * days) and is answered from them.
-   */
-  toleranceSeconds?: number;
-  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
-  clock?: () => number;
-};
+export type SendGridOptions = TimedSecretOptions<'publicKey'>;
 
 /** One SendGrid event of a batch as this preset reads it: `sg_event_id` (its key) and `event` (its name). */
 export interface SendGridMinimalEvent {

@@ -7,7 +7,7 @@ import type { HttpRequest } from '@webhook-idempotency/core';
 import type { Named, TypedPreset } from './events';
 import { requireOptions } from './options';
 import { bodyField, jsonBody } from './request-fields';
-import type { SecretOptions } from './secrets';
+import type { TimedSecretOptions } from './secrets';
 import {
   type StandardWebhooksMinimalEvents,
   type StandardWebhooksSender,
@@ -18,13 +18,11 @@ import {
  * Options of {@link clerk}, {@link resend} and the other Standard Webhooks senders: `secret`, the
  * endpoint's signing secret, `whsec_…` (Clerk's `CLERK_WEBHOOK_SIGNING_SECRET`, Resend's
  * `RESEND_WEBHOOK_SECRET`), or several while you rotate it; or `resolveSecret`, a lookup per request.
+ *
+ * `toleranceSeconds`: accepted distance between the signed timestamp and now. Defaults to 300 (5
+ * minutes).
  */
-export type SvixSenderOptions = SecretOptions<'secret', string> & {
-  /** Accepted distance between the signed timestamp and now. Defaults to 300 (5 minutes). */
-  toleranceSeconds?: number;
-  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
-  clock?: () => number;
-};
+export type SvixSenderOptions = TimedSecretOptions<'secret'>;
 
 /** The Standard Webhooks preset named `name`, as the sender `sender` signs (default: 30 days, base64). */
 function svixSender<Events extends object>(

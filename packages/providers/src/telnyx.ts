@@ -9,19 +9,17 @@ import { objectFingerprint } from './fingerprint';
 import { type KeyedRow, keyedPreset } from './keyed-preset';
 import { timedMember } from './keyring-members';
 import { idPart, isJsonObject, jsonBody } from './request-fields';
-import type { SecretOptions } from './secrets';
+import type { TimedSecretOptions } from './secrets';
 import { stampedSignatureMatch } from './stamped-signature';
 
 /**
  * Options of {@link telnyx}: `publicKey`, the account's public key as Mission Control shows it
  * (base64 of the 32 raw Ed25519 bytes), or several; or `resolveSecret`, a lookup per request.
+ *
+ * `toleranceSeconds`: accepted distance between `telnyx-timestamp` and now, in seconds. Defaults
+ * to 300, as Telnyx's SDK.
  */
-export type TelnyxOptions = SecretOptions<'publicKey', string> & {
-  /** Accepted distance between `telnyx-timestamp` and now, in seconds. Defaults to 300, as Telnyx's SDK. */
-  toleranceSeconds?: number;
-  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
-  clock?: () => number;
-};
+export type TelnyxOptions = TimedSecretOptions<'publicKey'>;
 
 /** A Telnyx event as this preset reads it: `data.id` (the key) and `data.event_type` (the event name). */
 export interface TelnyxMinimalEvent {

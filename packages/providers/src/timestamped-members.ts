@@ -8,20 +8,18 @@ import type { HttpRequest } from '@webhook-idempotency/core';
 import type { Named } from './events';
 import { presentExternalId } from '@webhook-idempotency/core/adapter';
 import { bodyField, header, idPart, isJsonObject, jsonBody } from './request-fields';
-import type { ClockOption } from './options';
-import type { SecretOptions } from './secrets';
+import type { TimedSecretOptions } from './secrets';
 import { signatureList, stampDotBody, timestampedMember } from './timestamped-family';
 
 /**
  * Options of {@link stripe}: `secret`, the endpoint's signing secret (`whsec_…`, used as is), or
  * several while you roll it (any one verifies, in any order); or `resolveSecret`, a lookup per
  * request (docs/providers.md#secrets-rotation-and-one-per-customer).
+ *
+ * `toleranceSeconds`: accepted distance between the signed timestamp `t` and now. Defaults to 300
+ * (stripe-node's default).
  */
-export type StripeOptions = SecretOptions<'secret', string> &
-  ClockOption & {
-    /** Accepted distance between the signed timestamp `t` and now. Defaults to 300 (stripe-node's default). */
-    toleranceSeconds?: number;
-  };
+export type StripeOptions = TimedSecretOptions<'secret'>;
 
 /**
  * A Stripe event as this preset reads it: its `id` (the key) and `type` (the event name). Stripe's
@@ -35,12 +33,11 @@ export type StripeMinimalEvents = Record<string, StripeMinimalEvent>;
 /**
  * Options of {@link paddle}: `secret`, the notification destination's secret key
  * (`pdl_ntfset_…`), or several; or `resolveSecret`, a lookup per request.
+ *
+ * `toleranceSeconds`: accepted distance between the signed `ts` and now. Defaults to 5 (the Paddle
+ * SDKs' default).
  */
-export type PaddleOptions = SecretOptions<'secret', string> &
-  ClockOption & {
-    /** Accepted distance between the signed `ts` and now. Defaults to 5 (the Paddle SDKs' default). */
-    toleranceSeconds?: number;
-  };
+export type PaddleOptions = TimedSecretOptions<'secret'>;
 
 /**
  * A Paddle Billing notification as this preset reads it: `event_id` (the key) and `event_type`
@@ -55,12 +52,11 @@ export type PaddleMinimalEvents = Record<string, PaddleMinimalEvent>;
 /**
  * Options of {@link calendly}: `signingKey`, the webhook signing key (`signing_key` of the
  * subscription), or several; or `resolveSecret`, a lookup per request.
+ *
+ * `toleranceSeconds`: accepted distance between the signed `t` and now, in seconds. Defaults to
+ * 180 (Calendly's example).
  */
-export type CalendlyOptions = SecretOptions<'signingKey', string> &
-  ClockOption & {
-    /** Accepted distance between the signed `t` and now, in seconds. Defaults to 180 (Calendly's example). */
-    toleranceSeconds?: number;
-  };
+export type CalendlyOptions = TimedSecretOptions<'signingKey'>;
 
 /** A Calendly delivery as this preset reads it: `event` (the event name) and `payload.uri`. Calendly publishes no SDK types. */
 export interface CalendlyMinimalEvent {
@@ -83,12 +79,11 @@ function eventKey(request: HttpRequest): string | undefined {
  * Options of {@link slack}: `signingSecret`, the app's signing secret (Basic Information → App
  * Credentials), or several while you regenerate it; or `resolveSecret`, a lookup per request
  * (one app per customer).
+ *
+ * `toleranceSeconds`: accepted distance between `X-Slack-Request-Timestamp` and now. Defaults to
+ * 300 (Slack's SDKs use 5 minutes).
  */
-export type SlackOptions = SecretOptions<'signingSecret', string> &
-  ClockOption & {
-    /** Accepted distance between `X-Slack-Request-Timestamp` and now. Defaults to 300 (Slack's SDKs use 5 minutes). */
-    toleranceSeconds?: number;
-  };
+export type SlackOptions = TimedSecretOptions<'signingSecret'>;
 
 /**
  * An Events API delivery as this preset reads it: the app and event ids (the key) and the inner

@@ -8,19 +8,17 @@ import { type KeyedRow, keyedPreset } from './keyed-preset';
 import { timedMember } from './keyring-members';
 import { header, headerId, isJsonObject, jsonBody } from './request-fields';
 import { handshakeRefused, handshakeText } from './response';
-import { firstMatch, type SecretOptions } from './secrets';
+import { firstMatch, type TimedSecretOptions } from './secrets';
 import { hmacMatches } from './signature';
 
 /**
  * Options of {@link twitch}: `secret`, the `transport.secret` you gave when creating the
  * subscription (10 to 100 ASCII characters), or several; or `resolveSecret`, a lookup per request.
+ *
+ * `toleranceSeconds`: accepted age of `Twitch-Eventsub-Message-Timestamp`, in seconds. Defaults to
+ * 600 (Twitch's 10 minutes).
  */
-export type TwitchOptions = SecretOptions<'secret', string> & {
-  /** Accepted age of `Twitch-Eventsub-Message-Timestamp`, in seconds. Defaults to 600 (Twitch's 10 minutes). */
-  toleranceSeconds?: number;
-  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
-  clock?: () => number;
-};
+export type TwitchOptions = TimedSecretOptions<'secret'>;
 
 /**
  * An EventSub message as this preset reads it: its `subscription.type` (the event name, also the

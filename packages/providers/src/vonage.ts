@@ -10,19 +10,17 @@ import { bearerToken } from './jwt';
 import { type KeyedRow, keyedPreset } from './keyed-preset';
 import { timedMember } from './keyring-members';
 import { header, idPart, jsonBody } from './request-fields';
-import type { SecretOptions } from './secrets';
+import type { TimedSecretOptions } from './secrets';
 import { bodyDigestClaim, tokenMatch } from './signed-token';
 
 /**
  * Options of {@link vonage}: `signatureSecret`, the account's signature secret (Dashboard,
  * Settings), or several while you change it; or `resolveSecret`, a lookup per request.
+ *
+ * `toleranceSeconds`: how far the token's `iat` may be from now, either way, in seconds. Defaults
+ * to 300.
  */
-export type VonageOptions = SecretOptions<'signatureSecret', string> & {
-  /** How far the token's `iat` may be from now, either way, in seconds. Defaults to 300. */
-  toleranceSeconds?: number;
-  /** Milliseconds since the epoch, for tests. Defaults to `Date.now`. */
-  clock?: () => number;
-};
+export type VonageOptions = TimedSecretOptions<'signatureSecret'>;
 
 /** A Messages API webhook as this preset reads it: `message_uuid`, and `status` on a status webhook. */
 export interface VonageMinimalMessage {

@@ -4,21 +4,19 @@
  */
 import type { HttpRequest } from '@webhook-idempotency/core';
 import { canonicalFingerprint } from './fingerprint';
-import type { ClockOption } from './options';
 import { bodyField, header, idPart, isJsonObject, jsonBody } from './request-fields';
-import type { SecretOptions } from './secrets';
+import type { TimedSecretOptions } from './secrets';
 import { timestampedMember } from './timestamped-family';
 
 /**
  * Options of {@link webflow}: `secret`, the webhook's secret (or the OAuth app's client secret for
  * webhooks an app created), or several while you change it; or `resolveSecret`, a lookup per
  * request (one app per site).
+ *
+ * `toleranceSeconds`: accepted distance between `x-webflow-timestamp` and now, in seconds.
+ * Defaults to 300.
  */
-export type WebflowOptions = SecretOptions<'secret', string> &
-  ClockOption & {
-    /** Accepted distance between `x-webflow-timestamp` and now, in seconds. Defaults to 300. */
-    toleranceSeconds?: number;
-  };
+export type WebflowOptions = TimedSecretOptions<'secret'>;
 
 /** A Webflow delivery as this preset reads it: `triggerType` (the event name) and `payload`. */
 export interface WebflowMinimalEvent {

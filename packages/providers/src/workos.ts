@@ -4,20 +4,18 @@
  */
 import { presentExternalId } from '@webhook-idempotency/core/adapter';
 import type { Named } from './events';
-import type { ClockOption } from './options';
 import { bodyField, jsonBody } from './request-fields';
-import type { SecretOptions } from './secrets';
+import type { TimedSecretOptions } from './secrets';
 import { signatureList, stampDotBody, timestampedMember } from './timestamped-family';
 
 /**
  * Options of {@link workos}: `secret`, the webhook endpoint's secret (WorkOS Dashboard → Webhooks),
  * or several while you replace it (any one verifies); or `resolveSecret`, a lookup per request.
+ *
+ * `toleranceSeconds`: accepted distance between the signed `t` and now, in seconds. Defaults to
+ * 180 (the WorkOS SDKs' three minutes).
  */
-export type WorkOSOptions = SecretOptions<'secret', string> &
-  ClockOption & {
-    /** Accepted distance between the signed `t` and now, in seconds. Defaults to 180 (the WorkOS SDKs' three minutes). */
-    toleranceSeconds?: number;
-  };
+export type WorkOSOptions = TimedSecretOptions<'secret'>;
 
 /**
  * A WorkOS event as this preset reads it: its `id` (the key) and `event` (the event name). The

@@ -4,19 +4,13 @@
  * timestamp), so one options object serves both.
  */
 import { ConfigError } from '@webhook-idempotency/core';
+import type { SignedRequest } from '../hmac';
 import { JSON_TYPE, mac, optionsOf, type Payload, seconds, text } from './common';
 import { type Delivery, type DeliveryOptions, newId, type SignerOptions } from './delivery';
 import { keyedSigner } from './post';
 
-/** What `signedPayload` gets, as the preset's `SignedRequest`. */
-export interface SignedRequest {
-  readonly body: Buffer;
-  readonly timestamp: string | undefined;
-  readonly method: string;
-  /** Path and query, as the server sees them. */
-  readonly url: string;
-  header(name: string): string | undefined;
-}
+/** What `signedPayload` gets: the preset's own type, so one function serves both. */
+export type { SignedRequest };
 
 /** Options of the {@link hmac} signer: the preset's options (those a signer needs). */
 export interface HmacSignerOptions extends SignerOptions {

@@ -150,31 +150,32 @@ export interface StandardWebhooksDeliveryOptions extends DeliveryOptions {
   id?: string;
 }
 
-function svixSigner(
-  name: string,
-  prefix: 'webhook' | 'svix',
-  options: StandardWebhooksSignerOptions,
-  keyOf: KeyOf = base64Key,
-) {
-  const secrets = secretsOf(name, 'secret', optionsOf(name, options).secret);
-  const keys = secrets.map(keyOf);
-  const forgedKeys = keys.map((key) => Buffer.concat([Buffer.from('forged'), key]));
-  const { post } = keyedSigner(name, options, keys, () => forgedKeys);
-  return {
-    event(payload: Payload, delivery: StandardWebhooksDeliveryOptions = {}): Delivery {
-      const id = delivery.id ?? `msg_${newId().replaceAll('-', '')}`;
-      return post(payload, delivery, ({ body, at, keys }) => {
-        const t = seconds(at);
-        const signatures = keys.map(
-          (key) => `v1,${mac('sha256', key, [`${id}.${t}.`, body]).toString('base64')}`,
-        );
-        return {
-          [`${prefix}-id`]: id,
-          [`${prefix}-timestamp`]: String(t),
-          [`${prefix}-signature`]: signatures.join(' '),
-        };
-      });
-    },
+/**
+ * The fake of one sender of the Standard Webhooks scheme: its name (in errors), its headers'
+ * prefix and how it keys its HMAC; the signers below are this, each under its sender's name.
+ */
+function svixSender(name: string, prefix: 'webhook' | 'svix', keyOf: KeyOf = base64Key) {
+  return (options: StandardWebhooksSignerOptions) => {
+    const secrets = secretsOf(name, 'secret', optionsOf(name, options).secret);
+    const keys = secrets.map(keyOf);
+    const forgedKeys = keys.map((key) => Buffer.concat([Buffer.from('forged'), key]));
+    const { post } = keyedSigner(name, options, keys, () => forgedKeys);
+    return {
+      event(payload: Payload, delivery: StandardWebhooksDeliveryOptions = {}): Delivery {
+        const id = delivery.id ?? `msg_${newId().replaceAll('-', '')}`;
+        return post(payload, delivery, ({ body, at, keys }) => {
+          const t = seconds(at);
+          const signatures = keys.map(
+            (key) => `v1,${mac('sha256', key, [`${id}.${t}.`, body]).toString('base64')}`,
+          );
+          return {
+            [`${prefix}-id`]: id,
+            [`${prefix}-timestamp`]: String(t),
+            [`${prefix}-signature`]: signatures.join(' '),
+          };
+        });
+      },
+    };
   };
 }
 
@@ -183,48 +184,34 @@ function svixSigner(
  * `v1,<base64 HMAC-SHA256 of "id.timestamp.body">` under the decoded secret; a retry keeps the id
  * and is signed at its own time.
  */
-export function standardWebhooks(options: StandardWebhooksSignerOptions) {
-  return svixSigner('standardWebhooks', 'webhook', options);
-}
+export const standardWebhooks = /* @__PURE__ */ svixSender('standardWebhooks', 'webhook');
 
 /** A fake Clerk: Svix's scheme with `svix-` headers. */
-export function clerk(options: StandardWebhooksSignerOptions) {
-  return svixSigner('clerk', 'svix', options);
-}
+export const clerk = /* @__PURE__ */ svixSender('clerk', 'svix');
 
 /** A fake Resend: Svix's scheme with `svix-` headers. */
-export function resend(options: StandardWebhooksSignerOptions) {
-  return svixSigner('resend', 'svix', options);
-}
+export const resend = /* @__PURE__ */ svixSender('resend', 'svix');
 
 /** A fake OpenAI: the Standard Webhooks scheme with `webhook-` headers. */
-export function openai(options: StandardWebhooksSignerOptions) {
-  return svixSigner('openai', 'webhook', options);
-}
+export const openai = /* @__PURE__ */ svixSender('openai', 'webhook');
 
 /** A fake Replicate: the Standard Webhooks scheme with `webhook-` headers. */
-export function replicate(options: StandardWebhooksSignerOptions) {
-  return svixSigner('replicate', 'webhook', options);
-}
+export const replicate = /* @__PURE__ */ svixSender('replicate', 'webhook');
 
 /** A fake Stytch: Svix's scheme with `svix-` headers. */
-export function stytch(options: StandardWebhooksSignerOptions) {
-  return svixSigner('stytch', 'svix', options);
-}
+export const stytch = /* @__PURE__ */ svixSender('stytch', 'svix');
 
 /** A fake Polar: `webhook-` headers, the HMAC keyed with the secret's own UTF-8 bytes. */
-export function polar(options: StandardWebhooksSignerOptions) {
-  return svixSigner('polar', 'webhook', options, (secret) => Buffer.from(secret, 'utf8'));
-}
+export const polar = /* @__PURE__ */ svixSender('polar', 'webhook', (secret) =>
+  Buffer.from(secret, 'utf8'),
+);
 
 /** A fake Dodo Payments: the Standard Webhooks scheme with `webhook-` headers. */
-export function dodopayments(options: StandardWebhooksSignerOptions) {
-  return svixSigner('dodopayments', 'webhook', options);
-}
+export const dodopayments = /* @__PURE__ */ svixSender('dodopayments', 'webhook');
 
 /** A fake Supabase Auth hook: `webhook-` headers, its `v1,whsec_…` secret read without the `v1,`. */
-export function supabaseAuthHooks(options: StandardWebhooksSignerOptions) {
-  return svixSigner('supabaseAuthHooks', 'webhook', options, (secret) =>
-    base64Key(secret.replace(/^v1,/, '')),
-  );
-}
+export const supabaseAuthHooks = /* @__PURE__ */ svixSender(
+  'supabaseAuthHooks',
+  'webhook',
+  (secret) => base64Key(secret.replace(/^v1,/, '')),
+);

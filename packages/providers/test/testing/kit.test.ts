@@ -134,9 +134,11 @@ describe('send helpers without a framework', () => {
 describe("the kit's isolation", () => {
   const dir = join(__dirname, '..', '..', 'src', 'testing');
   it.each(readdirSync(dir))(
-    "%s imports only node:crypto, core's ConfigError and the kit: never a preset's verify code",
+    "%s imports only node:crypto, core's ConfigError and the kit: never a preset's verify code (a preset's types, which carry no code, may be named)",
     (file) => {
-      const source = readFileSync(join(dir, file), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
+      const source = readFileSync(join(dir, file), 'utf8')
+        .replace(/\/\*[\s\S]*?\*\//g, '')
+        .replace(/^import type \{[^}]*\} from '[^']+';$/gm, '');
       const imports = [...source.matchAll(/from '([^']+)'/g)].map((match) => match[1]!);
       expect(
         imports.filter(
