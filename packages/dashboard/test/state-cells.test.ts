@@ -1,17 +1,27 @@
 /**
- * What the deliveries and outbox lists show of each state, cell by cell: the status badge (its
- * word and its `s-<status>` colour class), then the state cells both pages end their rows with
- * (failures, when stored, when due or finished, the last error), each with the `data-label` a
- * phone's stacked layout prints before it. Read off the cells themselves at a fixed time, so a
- * changed word, class or label fails here rather than only moving a snapshot.
+ * What the deliveries and outbox lists show of each state, cell by cell, from a row of each page
+ * at a fixed time: the status badge (its word and its `s-<status>` colour class), the deliveries'
+ * leases, then the state cells both pages end their rows with (failures, when stored, when due or
+ * finished, the last error), each with the `data-label` a phone's stacked layout prints before it.
+ * A changed word, class or label fails here.
  */
 import { leaseCount } from '@webhook-idempotency/core/adapter';
 import { DeliveryStatus, type DeliverySummary } from '@webhook-idempotency/core/inbox';
-import { badge } from '../src/layout';
-import { stateCells } from '../src/pages/deliveries';
+import { OutboxHeader, outboxRowOf } from '@webhook-idempotency/core/outbox';
+import type { View } from '../src/layout';
+import { deliveryRow } from '../src/pages/deliveries';
+import { messageRow } from '../src/pages/outbox';
 
 const NOW = Date.parse('2026-03-01T12:00:00.000Z');
-const RECEIVED = new Date('2026-03-01T11:00:00.000Z');
+const VIEW: View = {
+  base: '/admin',
+  nonce: 'n',
+  token: 't',
+  readOnly: false,
+  hasInbox: true,
+  hasOutbox: true,
+  staleAfterMs: 300_000,
+};
 
 function delivery(
   status: DeliveryStatus,
@@ -25,7 +35,7 @@ function delivery(
     status,
     ...leaseCount(2),
     failures: 0,
-    receivedAt: RECEIVED,
+    receivedAt: new Date('2026-03-01T11:00:00.000Z'),
     availableAt: new Date(NOW),
     finishedAt: null,
     lastError: null,
@@ -35,73 +45,77 @@ function delivery(
 }
 
 interface Cell {
-  readonly tag: string;
   readonly cls: string | null;
   readonly label: string | null;
-  readonly text: string;
+  readonly content: string;
 }
 
 /** The cells of a row's markup, in order: their class, `data-label` and content. */
 function cells(markup: string): Cell[] {
-  return [...markup.matchAll(/<(td|span)([^>]*)>(.*?)<\/\1>/gs)].map(([, tag, attrs, text]) => ({
-    tag: tag!,
+  return [...markup.matchAll(/<td([^>]*)>(.*?)<\/td>/gs)].map(([, attrs, content]) => ({
     cls: /class="([^"]*)"/.exec(attrs!)?.[1] ?? null,
     label: /data-label="([^"]*)"/.exec(attrs!)?.[1] ?? null,
-    text: text!,
+    content: content!,
   }));
 }
 
-/** The badge and the state cells, as a deliveries (`received`) or outbox (`recorded`) row ends. */
-const row = (d: DeliverySummary, stored: 'received' | 'recorded'): Cell[] =>
-  cells(`${badge(d.status)}${stateCells(d, stored, NOW)}`);
+const cell = (content: string, cls: string | null = null, label: string | null = null): Cell => ({
+  cls,
+  label,
+  content,
+});
 
-describe.each(['received', 'recorded'] as const)('a %s row', (stored) => {
-  const storedCell: Cell = {
-    tag: 'td',
-    cls: null,
-    label: stored,
-    text: '2026-03-01 11:00:00 UTC',
-  };
-  const failuresCell = (n: number): Cell => ({
-    tag: 'td',
-    cls: 'n',
-    label: 'failures',
-    text: String(n),
-  });
-  const dueCell = (text: string, label: string | null = null): Cell => ({
-    tag: 'td',
-    cls: null,
-    label,
-    text,
-  });
+/**
+ * Each page's row of `d`, from its status cell on, and the cells it shows before its state cells
+ * (the badge, and the deliveries' leases).
+ */
+const pages = [
+  {
+    page: 'deliveries',
+    stored: 'received',
+    row: (d: DeliverySummary) => cells(String(deliveryRow(VIEW, d, NOW))).slice(2),
+    before: (status: string) => [
+      cell(`<span class="badge s-${status}">${status}</span>`),
+      cell('2', 'n', 'leases'),
+    ],
+  },
+  {
+    page: 'outbox',
+    stored: 'recorded',
+    row: (d: DeliverySummary) => {
+      const headers = {
+        [OutboxHeader.RECEIPT_PROVIDER]: 'stripe',
+        [OutboxHeader.RECEIPT_ID]: 'evt_9',
+        [OutboxHeader.EFFECT_NAME]: 'refund',
+      };
+      const message = outboxRowOf({ ...d, headers });
+      return cells(String(messageRow(VIEW, { row: d, message }, NOW))).slice(4);
+    },
+    before: (status: string) => [cell(`<span class="badge s-${status}">${status}</span>`)],
+  },
+] as const;
+
+describe.each(pages)('a row of the $page list', ({ stored, row, before }) => {
+  const storedCell = cell('2026-03-01 11:00:00 UTC', null, stored);
+  const failuresCell = (n: number) => cell(String(n), 'n', 'failures');
   // A stored text stands in `<bdi>`, isolated from the page's direction.
-  const errorCell = (error: string | null): Cell => ({
-    tag: 'td',
-    cls: 'wrap err',
-    label: null,
-    text: error === null ? '' : `<bdi>${error}</bdi>`,
-  });
-  const badgeOf = (status: string): Cell => ({
-    tag: 'span',
-    cls: `badge s-${status}`,
-    label: null,
-    text: status,
-  });
+  const errorCell = (error: string | null) =>
+    cell(error === null ? '' : `<bdi>${error}</bdi>`, 'wrap err');
 
   it.each([
     ['due now', NOW, 'due now'],
     ['due later', NOW + 12 * 60_000, 'due in 12m'],
-  ])('pending, %s: its failures, when stored and when it is due, no error', (_, at, due) => {
+  ])('pending, %s: its failures, when stored, when it is due, its last error', (_, at, due) => {
     const d = delivery(DeliveryStatus.PENDING, {
       availableAt: new Date(at),
       failures: 1,
       lastError: 'HTTP 500',
     });
-    expect(row(d, stored)).toEqual([
-      badgeOf('pending'),
+    expect(row(d)).toEqual([
+      ...before('pending'),
       failuresCell(1),
       storedCell,
-      dueCell(due),
+      cell(due),
       errorCell('HTTP 500'),
     ]);
   });
@@ -111,11 +125,11 @@ describe.each(['received', 'recorded'] as const)('a %s row', (stored) => {
     ['its lease run out', NOW - 1, 'lease expired'],
   ])('processing, %s: how long the lease lasts', (_, at, due) => {
     const d = delivery(DeliveryStatus.PROCESSING, { availableAt: new Date(at) });
-    expect(row(d, stored)).toEqual([
-      badgeOf('processing'),
+    expect(row(d)).toEqual([
+      ...before('processing'),
       failuresCell(0),
       storedCell,
-      dueCell(due),
+      cell(due),
       errorCell(null),
     ]);
   });
@@ -124,22 +138,23 @@ describe.each(['received', 'recorded'] as const)('a %s row', (stored) => {
     [DeliveryStatus.DONE, null],
     [DeliveryStatus.DEAD, 'handler threw: <boom>'],
   ])('%s: when it finished, labelled finished, and its last error', (status, lastError) => {
+    const failures = lastError === null ? 0 : 5;
     const d = delivery(status, {
       finishedAt: new Date('2026-03-01T11:30:00.000Z'),
-      failures: lastError === null ? 0 : 5,
+      failures,
       lastError,
     });
-    expect(row(d, stored)).toEqual([
-      badgeOf(status),
-      failuresCell(lastError === null ? 0 : 5),
+    expect(row(d)).toEqual([
+      ...before(status),
+      failuresCell(failures),
       storedCell,
-      dueCell('2026-03-01 11:30:00 UTC', 'finished'),
+      cell('2026-03-01 11:30:00 UTC', null, 'finished'),
       errorCell(lastError === null ? null : 'handler threw: &lt;boom&gt;'),
     ]);
   });
 
   it('a finished state with no finish time shows a dash, with no finished label', () => {
-    expect(row(delivery(DeliveryStatus.DONE, {}), stored)[3]).toEqual(dueCell('-'));
+    expect(row(delivery(DeliveryStatus.DONE, {})).at(-2)).toEqual(cell('-'));
   });
 });
 
