@@ -80,6 +80,11 @@ export async function expectBatchInbox(
   expect(await storedIds(deliveries)).toEqual(ids(fixture.itemIds));
 
   const rebatched = fixture.rebatched();
+  // The provider's retry in another batch: the genuine batch's last item again, then a new one.
+  expect([...itemBodies(preset, rebatched).keys()]).toEqual([
+    fixture.itemIds.at(-1),
+    fixture.newItemId,
+  ]);
   const rebatch = await sent(server, rebatched);
   expect(rebatch.status).toBe(answer.status ?? 200);
   expect(rebatch.headers['idempotent-replayed']).toBeUndefined();

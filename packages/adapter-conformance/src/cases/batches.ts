@@ -16,16 +16,33 @@ const send = (h: Harness, delivery: Delivery) => {
   return h.post(undefined, body, { ...headers }, path);
 };
 
-/** The route handler a batch needs: each item through `batch.each` (noting the item keys run), then `answer`. */
-function booking(ran: string[], answer: Answer, fail?: (id: string) => boolean) {
+/**
+ * The route handler a batch needs: each item through `batch.each` (noting the item keys run), then
+ * `answer`. `answered`, when given, is set to each item of the last batch with what `each` did with
+ * it (`id run`, `id replay`, or the refusal's code), in the request's order.
+ */
+function booking(
+  ran: string[],
+  answer: Answer,
+  fail?: (id: string) => boolean,
+  answered?: string[],
+) {
   return async (call: HandlerCall): Promise<Answer> => {
     const batch = call.idempotency?.batch;
     if (!batch) throw new Error('no batch on the request context');
-    await batch.each((_item, context) => {
+    const outcomes = await batch.each((_item, context) => {
       const id = context.key.externalId;
       if (fail?.(id)) throw new Error(`the ledger refused ${id}`);
       ran.push(id);
     });
+    answered?.splice(
+      0,
+      answered.length,
+      ...outcomes.map((outcome, i) => {
+        const done = outcome.refused ? outcome.refused.code : outcome.isReplay ? 'replay' : 'run';
+        return `${batch.items[i]?.key.externalId} ${done}`;
+      }),
+    );
     return answer;
   };
 }
@@ -34,11 +51,12 @@ function batchCase(fixture: BatchFixture): AdapterCase {
   return {
     group: 'batches',
     anyStore: true,
-    name: `${fixture.name}: a forged batch is refused with no receipt; each item runs once, the provider's retry is replayed, a re-batch runs only its new item`,
+    name: `${fixture.name}: a forged batch is refused with no receipt; each item runs once, the provider's retry is replayed, a re-batch replays its repeated item and runs only its new one`,
     async run(h) {
       const preset = fixture.preset();
       const ran: string[] = [];
-      await h.start({ preset }, booking(ran, fixture.answer));
+      const answered: string[] = [];
+      await h.start({ preset }, booking(ran, fixture.answer, undefined, answered));
       const find = (externalId: string) => h.guard.find({ provider: preset.provider, externalId });
 
       const delivery = fixture.delivery();
@@ -52,6 +70,7 @@ function batchCase(fixture: BatchFixture): AdapterCase {
       expect(first.headers['idempotent-replayed']).toBeUndefined();
       if (fixture.answer.kind === 'text') expect(first.body.toString()).toBe(fixture.answer.value);
       expect(ran).toEqual(fixture.itemIds);
+      expect(answered).toEqual(fixture.itemIds.map((id) => `${id} run`));
       for (const id of fixture.itemIds)
         expect(await find(id)).toMatchObject({ status: 'completed', attempts: 1 });
 
@@ -59,6 +78,8 @@ function batchCase(fixture: BatchFixture): AdapterCase {
 
       const rebatch = await send(h, fixture.rebatched());
       expect(rebatch.status).toBe(200);
+      // The provider's retry in another batch: the genuine batch's last item, replayed, then the new one, run.
+      expect(answered).toEqual([`${fixture.itemIds.at(-1)} replay`, `${fixture.newItemId} run`]);
       expect(ran).toEqual([...fixture.itemIds, fixture.newItemId]);
       expect(h.calls()).toBe(2);
     },

@@ -34,7 +34,8 @@ export interface EmailMessage {
   readonly html?: string;
   /**
    * Extra headers; `Message-ID` and `Idempotency-Key` are the sender's, and the headers of the
-   * fields above and of the message's structure (`Bcc`, `Content-Type`, …) are refused.
+   * fields above and of the message's structure (`Bcc`, `Content-Type`, …) are refused. A reply
+   * thread's `In-Reply-To` and `References`, and a `Date` of the message's own, are sent as given.
    */
   readonly headers?: Readonly<Record<string, string>>;
 }

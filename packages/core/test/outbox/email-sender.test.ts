@@ -154,6 +154,27 @@ it('fills in the defaults a message leaves out; only the message fields reach th
   expect(taken[0]!.raw).not.toContain('secret.txt');
 });
 
+it("a reply's In-Reply-To and References, and a Date of its own, are the message's: sent as given, the envelope still its fields'", async () => {
+  const thread = {
+    'In-Reply-To': '<order-7@shop.example>',
+    References: '<order-7@shop.example> <ticket-12@help.example>',
+    Date: 'Tue, 01 Dec 2026 10:00:00 +0000',
+  };
+  // Two attempts of one message: each carries the Date given, not the time it was sent.
+  await attempt({ ...receipt, headers: thread });
+  await attempt({ ...receipt, headers: thread });
+  expect(taken).toHaveLength(2);
+  for (const { to, headers } of taken) {
+    expect(to).toEqual(['ada@customer.example']);
+    expect(headers).toMatchObject({
+      'in-reply-to': thread['In-Reply-To'],
+      references: thread.References,
+      date: thread.Date,
+      'message-id': `<${KEY}@shop.example>`,
+    });
+  }
+});
+
 it('a 550 for the recipient is a refusal for good; a 451 or a 503 a failure to retry', async () => {
   rcptAnswers.set('gone@customer.example', [550]);
   const refused = await rejection(attempt({ ...receipt, to: 'gone@customer.example' }));

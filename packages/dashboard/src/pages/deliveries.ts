@@ -86,17 +86,17 @@ function deliverySearch(view: View, { provider, id, status, from, to }: Search) 
   ]);
 }
 
+/** One delivery as a row of the list at `now`, linked to its page. */
+export const deliveryRow = (view: View, d: DeliverySummary, now: number): Html =>
+  html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap id"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${stored(d.externalId)}</a></td>
+<td>${badge(d.status)}</td><td class="n" data-label="leases">${leasesOf(d)}</td>${stateCells(d, 'received', now)}</tr>`;
+
 /** The deliveries as a table, each linked to its page; nothing when there are none. */
 function deliveryTable(view: View, rows: readonly DeliverySummary[]) {
   const now = Date.now();
   return list.rowsTable(
     'provider,id,status,#leases,#failures,received,due / finished,last error',
-    rows.map(
-      (
-        d,
-      ) => html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap id"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${stored(d.externalId)}</a></td>
-<td>${badge(d.status)}</td><td class="n" data-label="leases">${leasesOf(d)}</td>${stateCells(d, 'received', now)}</tr>`,
-    ),
+    rows.map((d) => deliveryRow(view, d, now)),
   );
 }
 

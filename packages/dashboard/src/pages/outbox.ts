@@ -24,7 +24,7 @@ import { noticeOf } from './receipts';
 const STATUSES = Object.values(DeliveryStatus);
 
 /** A listed message: its row's summary, and what its headers say (name, receipt). */
-interface Listed {
+export interface Listed {
   readonly row: DeliverySummary;
   readonly message: OutboxRow;
 }
@@ -61,18 +61,17 @@ function messageSearch(view: View, sender: string | undefined, status: string | 
   ]);
 }
 
+/** One message as a row of the list at `now`, linked to its page and its receipt. */
+export const messageRow = (view: View, { row: m, message }: Listed, now: number): Html =>
+  html`<tr><td class="wrap">${stored(m.provider)}</td><td class="wrap">${nameOf(message)}</td><td class="wrap id"><a href="${link(view, '/outbox/message', keyParams('/outbox/message', m))}">${stored(m.externalId)}</a></td>
+<td class="wrap" data-label="receipt">${receiptOf(view, message)}</td><td>${badge(m.status)}</td>${stateCells(m, 'recorded', now)}</tr>`;
+
 /** The messages as a table, each linked to its page and its receipt; nothing when there are none. */
 function messageTable(view: View, listed: readonly Listed[]) {
   const now = Date.now();
   return list.rowsTable(
     'sender,effect name,key,receipt,status,#failures,recorded,due / finished,last error',
-    listed.map(
-      ({
-        row: m,
-        message,
-      }) => html`<tr><td class="wrap">${stored(m.provider)}</td><td class="wrap">${nameOf(message)}</td><td class="wrap id"><a href="${link(view, '/outbox/message', keyParams('/outbox/message', m))}">${stored(m.externalId)}</a></td>
-<td class="wrap" data-label="receipt">${receiptOf(view, message)}</td><td>${badge(m.status)}</td>${stateCells(m, 'recorded', now)}</tr>`,
-    ),
+    listed.map((each) => messageRow(view, each, now)),
   );
 }
 
