@@ -26,35 +26,46 @@ const nodeMajor = Number(process.versions.node.split('.')[0]);
 
 /**
  * The suites that kill servers and databases, cut connections or measure memory: they hold
- * wall-clock bounds of their own (client timeouts, stale thresholds), so `pnpm test` runs them one
- * at a time, after the rest (test-support/run-jest.ts). Two queues of them run side by side, each
- * one file at a time with servers of its own, about as long as each other (about three minutes here): the
- * guard's reliability proofs, and the inbox's (its SQL proofs and the queue bridges', pg-boss and
- * BullMQ, which mostly wait on their queues' timers) with the SQL stores' crash tests.
+ * wall-clock bounds of their own (client timeouts, stale thresholds), so `pnpm test` runs them
+ * after the rest (test-support/run-jest.ts), in three queues side by side, each one file at a time
+ * with servers of its own. Two queues hold the proofs that keep a core busy (their app servers
+ * and databases killed and restarted under traffic), the third the fault tests that mostly wait on
+ * timers (a cut connection's timeouts, stale thresholds, the queue bridges' stall checks and
+ * hand-offs) and use little CPU beside them. Each queue runs about as long as the others (on a
+ * 2-core CI machine, about 160 s of files each when none shares the cores; the three together
+ * keep both cores busy).
  */
 export const SERIAL_GROUPS = {
+  // The guard's storms (Express servers and their SQL, Redis and DynamoDB stores killed under
+  // thousands of deliveries) and the memory test.
   guard: [
-    '/packages/reliability/test/(storm|connection-faults|hung-handler|pg-terminated|connection-lost-under-handler)\\.test\\.ts$',
-    '/packages/reliability/test/regression/batch-longer-than-stale\\.test\\.ts$',
+    '/packages/reliability/test/storm\\.test\\.ts$',
     '/packages/reliability/test/dynamodb-storm\\.test\\.ts$',
-    // The outbox's storm (its handlers, dispatchers and database killed).
-    '/packages/reliability/test/outbox-storm\\.test\\.ts$',
-  ],
-  // The Redis and DynamoDB stores' fault tests wait on their killed servers: this queue, shorter
-  // since the DynamoDB and outbox storms joined the guard's, takes them, the group commit's
-  // durability proof (its PostgreSQL killed under a group) and the memory test, which even the two
-  // queues (about 280 s each on a 2-core CI machine).
-  inbox: [
-    '/packages/reliability/test/group-commit-durability\\.test\\.ts$',
     '/packages/reliability/test/memory\\.test\\.ts$',
-    '/packages/sql/test/(inbox-proof|inbox-proof-bounds|crash|cross-process)\\.test\\.ts$',
+  ],
+  // The outbox's storm (its handlers, dispatchers and database killed), the inbox's SQL proofs,
+  // the group commit's durability proof (its PostgreSQL killed under a group) and the SQL stores'
+  // crash and cross-process tests.
+  inbox: [
+    '/packages/reliability/test/outbox-storm\\.test\\.ts$',
+    '/packages/reliability/test/group-commit-durability\\.test\\.ts$',
+    '/packages/sql/test/(inbox-proof|crash|cross-process)\\.test\\.ts$',
+  ],
+  // The waiting ones: cut and lost connections, hung handlers and batches longer than the stale
+  // threshold, the inbox's lease bounds, the queue bridges (pg-boss and BullMQ: their proofs,
+  // crashes and outages wait on the queues' timers), and the Redis and DynamoDB stores' fault
+  // tests (their killed servers).
+  faults: [
+    '/packages/reliability/test/(connection-faults|hung-handler|pg-terminated|connection-lost-under-handler)\\.test\\.ts$',
+    '/packages/reliability/test/regression/batch-longer-than-stale\\.test\\.ts$',
+    '/packages/sql/test/inbox-proof-bounds\\.test\\.ts$',
     '/packages/pg-boss/test/(proof|outage)\\.test\\.ts$',
     '/packages/bullmq/test/(proof|crash|outage)\\.test\\.ts$',
     '/packages/redis/test/faults\\.test\\.ts$',
     '/packages/dynamodb/test/faults\\.test\\.ts$',
   ],
 };
-export const SERIAL_SUITES = [...SERIAL_GROUPS.guard, ...SERIAL_GROUPS.inbox];
+export const SERIAL_SUITES = Object.values(SERIAL_GROUPS).flat();
 
 /** Files compiled with legacy decorators and metadata (type-checked by packages/nestjs/tsconfig.json). */
 const DECORATED =

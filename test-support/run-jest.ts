@@ -6,9 +6,10 @@
  *   typecheck`, `pnpm run lint`) run, each in a process of its own at a lower priority (they fill
  *   the cores the jest files leave idle while they wait);
  * - then the serial suites (jest.config.ts SERIAL_GROUPS: killed servers and databases, cut
- *   connections, memory), one file at a time in each of two queues side by side (the guard's
- *   proofs; the inbox's and its queue bridges'), so a proof's wall-clock bounds never compete
- *   with another file of its kind.
+ *   connections, memory), one file at a time in each of three queues side by side (the guard's
+ *   storms; the outbox's storm and the inbox's proofs; the fault tests that mostly wait on timers,
+ *   with the queue bridges'), so a proof's wall-clock bounds never compete with another file of its
+ *   kind. The first queue's output goes straight through, the others' once they are done.
  * What runs beside a lane prints its output once the lane is done, so outputs never interleave.
  * Every part always runs; the exit code is 1 when any failed. With JEST_JSON, each lane and each
  * Node line writes its own totals file (`.ci/run` adds them up). Extra arguments go to the jest
@@ -117,9 +118,11 @@ async function main(): Promise<number> {
     (await lines?.finish()) ?? true,
     ...(await Promise.all(checks.map((check) => check.finish()))),
   ];
-  const guard = lane('serial-guard', ['--runInBand', ...SERIAL_GROUPS.guard], false);
-  const inbox = lane('serial-inbox', ['--runInBand', ...SERIAL_GROUPS.inbox], true);
-  const second = [await guard.finish(), await inbox.finish()];
+  const queues = Object.entries(SERIAL_GROUPS).map(([name, suites], index) =>
+    lane(`serial-${name}`, ['--runInBand', ...suites], index > 0),
+  );
+  const second: boolean[] = [];
+  for (const queue of queues) second.push(await queue.finish());
   return [...first, ...second].every(Boolean) ? 0 : 1;
 }
 
