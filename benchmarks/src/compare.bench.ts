@@ -12,10 +12,9 @@
  * - in the same rounds, each framework's bare route and @node-idempotency on Express (neither
  *   depends on our code: measured once per round, beside the two builds), so that the report
  *   gives what each build's guard adds over its framework's bare route;
- * - then, in each round, the first deliveries side by side: the bare route, both builds and the
- *   peer running at once on core 0, each paced at one request rate (together {@link PACED_SHARE}
- *   of the slowest one's saturated rate), so that the added CPU is the guard's alone and read from
- *   one window the machine's drift hits alike, against the architecture step's goals ({@link GOALS});
+ * - then, in each round, the first deliveries paced: the bare route, both builds and the peer at
+ *   one request rate ({@link PACED_SHARE} of the slowest one's saturated rate), where the added
+ *   CPU is the guard's alone, against the architecture step's goals ({@link GOALS});
  * - instructions per operation under callgrind (the instructions section's scenarios), once per
  *   build: they repeat to within a fraction of a percent where time does not.
  *
@@ -39,16 +38,7 @@ import {
 } from './baseline';
 import { bundle, pinned } from './bundle';
 import type { GuardBenchResult } from './guard.bench';
-import {
-  type Loaded,
-  loadServer,
-  loadSideBySide,
-  median,
-  range,
-  ROUNDS,
-  type Sample,
-  type Scenario,
-} from './http.bench';
+import { loadServer, median, range, ROUNDS, type Sample, type Scenario } from './http.bench';
 import { formatCount, perOp } from './instructions';
 import type { Framework, ServerMode } from './server';
 
@@ -79,12 +69,11 @@ const REFERENCES: ReadonlyArray<{ framework: Framework; mode: 'bare' | 'peer'; n
 ];
 
 /**
- * The side-by-side rows' request rate: together, the servers of one framework are paced at this
- * share of the slowest compared first delivery's saturated rate in the same round (before, after,
- * and the peer on Express), split evenly between them. They share core 0, so it stays idle part of
- * the time, and each server answers every request as it comes, even when the machine slows.
+ * The paced rows' request rate, as a share of the slowest compared first delivery's saturated rate
+ * in the same round (before, after, and the peer on Express): low enough that every server keeps
+ * up even when the machine slows during the round, so each answers every request as it comes.
  */
-const PACED_SHARE = 0.6;
+const PACED_SHARE = 0.5;
 
 /** A paced sample that answered fewer than this share of its rate fell behind: the report marks it. */
 const KEPT_UP = 0.95;
@@ -140,7 +129,10 @@ async function httpRun(
   round: number,
   rate?: number,
 ): Promise<Sample> {
-  const child = startServer(build, framework, mode);
+  const [command, args] = pinned(0, [bundleFor('server', build), framework, mode]);
+  const child: ChildProcess = spawn(command, args, {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   try {
     const sample = await loadServer(child, ids, round, undefined, undefined, rate);
     if (sample.non2xx > 0 || sample.errors > 0)
@@ -238,7 +230,7 @@ function saturatedAddedReport(
   );
   log();
   log(
-    "At saturation each server answers as fast as it can, so the rows do not run alike: the bare route is fast enough to keep the load generator busy, a guarded route leaves it waiting, and a response written to a waiting client pays the kernel's wake-up of it inside the server's `writev`. Profiled on Koa (2026-12-07, first deliveries, µs per request): `writev` 14.4 on the bare route, 21.4 on the guarded one, 7 of the 22 µs 'added' spent in the kernel for no code of ours. The goals are judged on the side-by-side rows below, where every server runs at the same request rate and over the same seconds.",
+    "At saturation each server answers as fast as it can, so the rows do not run alike: the bare route is fast enough to keep the load generator busy, a guarded route leaves it waiting, and a response written to a waiting client pays the kernel's wake-up of it inside the server's `writev`. Profiled on Koa (2026-12-07, first deliveries, µs per request): `writev` 14.4 on the bare route, 21.4 on the guarded one, 7 of the 22 µs 'added' spent in the kernel for no code of ours. The goals are judged on the paced rows below, where every server runs at the same request rate.",
   );
   log();
 }
@@ -250,7 +242,7 @@ function pacedReport(log: (line?: string) => void, paced: Map<Framework, Paced>)
   const behind = (samples: Sample[], rates: number[]) =>
     samples.filter((s, round) => s.rps < rates[round]! * KEPT_UP).length;
   log(
-    `## First deliveries against the goals: server CPU µs per request added over the same framework's bare route, the bare route, both builds and the peer running side by side on core 0 over one window, each paced at the same rate (together ${PACED_SHARE * 100} % of the slowest compared server's saturated rate in that round; median, min–max)`,
+    `## First deliveries against the goals: server CPU µs per request added over the same framework's bare route, each server paced at the same rate (${PACED_SHARE * 100} % of the slowest compared server's saturated rate in that round; median, min–max)`,
   );
   log();
   log(
@@ -275,15 +267,9 @@ function pacedReport(log: (line?: string) => void, paced: Map<Framework, Paced>)
   log();
 }
 
-/** Starts `build`'s benchmark server of `framework` in `mode`, pinned to core 0. */
-function startServer(build: Build, framework: Framework, mode: ServerMode): ChildProcess {
-  const [command, args] = pinned(0, [bundleFor('server', build), framework, mode]);
-  return spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-}
-
 /**
- * One round's first deliveries of `framework` side by side: its bare route, both builds and, on
- * Express, the peer, all running at once, each at one rate taken from the round's saturated rows.
+ * One round's paced first deliveries of `framework`: its bare route, both builds (in `order`) and,
+ * on Express, the peer, all at one rate taken from the round's saturated rows.
  */
 async function pacedRound(
   framework: Framework,
@@ -298,35 +284,16 @@ async function pacedRound(
   );
   if (framework === 'express')
     saturated.push(references.get('express, @node-idempotency (memory), first')![round]!);
+  const rate = Math.round(PACED_SHARE * Math.min(...saturated.map((s) => s.rps)));
+  const entry = paced.get(framework) ?? { rate: [], bare: [], before: [], after: [], peer: [] };
+  entry.rate.push(rate);
   const after = order.find((build) => build.label === 'after')!;
-  const rows: Array<{ row: keyof Omit<Paced, 'rate'>; build: Build; mode: ServerMode }> = [
-    { row: 'bare', build: after, mode: 'bare' },
-    ...order.map((build) => ({ row: build.label, build, mode: 'memory' as const })),
-    ...(framework === 'express'
-      ? [{ row: 'peer' as const, build: after, mode: 'peer' as const }]
-      : []),
-  ];
-  const rate = Math.round((PACED_SHARE * Math.min(...saturated.map((s) => s.rps))) / rows.length);
-  const servers: Loaded[] = rows.map(({ build, mode }) => ({
-    child: startServer(build, framework, mode),
-    ids: mode === 'bare' ? 'none' : 'unique',
-  }));
-  try {
-    const samples = await loadSideBySide(servers, round, rate);
-    const entry = paced.get(framework) ?? { rate: [], bare: [], before: [], after: [], peer: [] };
-    entry.rate.push(rate);
-    rows.forEach(({ row, build, mode }, i) => {
-      const sample = samples[i]!;
-      if (sample.non2xx > 0 || sample.errors > 0)
-        throw new Error(
-          `${framework}, ${mode} (${build.label}, ${build.commit}), side by side: ${sample.non2xx} non-2xx, ${sample.errors} errors`,
-        );
-      entry[row].push(sample);
-    });
-    paced.set(framework, entry);
-  } finally {
-    for (const { child } of servers) child.send('stop');
-  }
+  entry.bare.push(await httpRun(after, framework, 'bare', 'none', round, rate));
+  for (const build of order)
+    entry[build.label].push(await httpRun(build, framework, 'memory', 'unique', round, rate));
+  if (framework === 'express')
+    entry.peer.push(await httpRun(after, framework, 'peer', 'unique', round, rate));
+  paced.set(framework, entry);
 }
 
 export async function runCompare(log: (line?: string) => void): Promise<void> {

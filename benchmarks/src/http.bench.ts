@@ -111,14 +111,26 @@ function startServer(s: Scenario): ChildProcess {
  */
 export type Warmup = { readonly seconds: number } | { readonly requests: number };
 
-/** How long one load of a server runs: for a time, or for an amount of answered requests. */
-type Limit = { readonly duration: number } | { readonly amount: number };
-
-/** A running server's load: `fire(limit, rate?)` sends requests with the scenario's ids until `limit`. */
-async function loaderOf(child: ChildProcess, ids: Scenario['ids'], round: number) {
+/**
+ * Loads a running benchmark server (one that sends `{ port }` once listening and answers `cpu`
+ * with its `process.cpuUsage()` and RSS) with autocannon: a warm-up, then `DURATION_S` measured.
+ * `ids` says how event ids are picked; `round` keeps unique ids unique across rounds; `probe`, when
+ * given, is read at both ends of the measured window; `rate`, when given, paces the measured window
+ * at that many requests per second in all instead of as fast as the server answers (the warm-up
+ * still runs at full speed, so that a paced server is as warm as a saturated one). The server is
+ * left running.
+ */
+export async function loadServer(
+  child: ChildProcess,
+  ids: Scenario['ids'],
+  round: number,
+  warmup: Warmup = { seconds: 1 },
+  probe?: () => number,
+  rate?: number,
+): Promise<Sample> {
   const port = await ask<number>(child, '', 'port');
   let counter = 0;
-  const fire = (limit: Limit, paced?: number) =>
+  const run = (limit: { duration: number } | { amount: number }, paced?: number) =>
     autocannon({
       url: `http://127.0.0.1:${port}/hook`,
       method: 'POST',
@@ -138,18 +150,17 @@ async function loaderOf(child: ChildProcess, ids: Scenario['ids'], round: number
         },
       ],
     });
-  return { fire };
-}
-
-type CpuReading = NodeJS.CpuUsage & { rss: number };
-
-/** One sample from what autocannon and the server's CPU readings at both ends of the window said. */
-function sampleOf(
-  result: autocannon.Result,
-  before: NodeJS.CpuUsage,
-  after: CpuReading,
-  clientLoad: number,
-): Sample {
+  // Warm-up (and, for replays, the one first delivery).
+  await run('seconds' in warmup ? { duration: warmup.seconds } : { amount: warmup.requests });
+  const before = await ask<NodeJS.CpuUsage>(child, 'cpu', 'cpu');
+  const probeBefore = probe?.();
+  const clientBefore = process.cpuUsage();
+  const started = process.hrtime.bigint();
+  const result = await run({ duration: DURATION_S }, rate);
+  const wallUs = Number(process.hrtime.bigint() - started) / 1000;
+  const client = process.cpuUsage(clientBefore);
+  const probeAfter = probe?.();
+  const after = await ask<NodeJS.CpuUsage & { rss: number }>(child, 'cpu', 'cpu');
   const cpuUs = after.user - before.user + (after.system - before.system);
   return {
     rps: result.requests.average,
@@ -157,81 +168,13 @@ function sampleOf(
     p99: result.latency.p99,
     p999: (result.latency as unknown as Record<string, number>).p99_9 ?? Number.NaN,
     rssMiB: after.rss / 2 ** 20,
-    clientLoad,
+    clientLoad: (client.user + client.system) / wallUs,
     non2xx: result.non2xx,
     errors: result.errors,
     requests: result.requests.total,
-  };
-}
-
-/**
- * Loads a running benchmark server (one that sends `{ port }` once listening and answers `cpu`
- * with its `process.cpuUsage()` and RSS) with autocannon: a warm-up, then `DURATION_S` measured.
- * `ids` says how event ids are picked; `round` keeps unique ids unique across rounds; `probe`, when
- * given, is read at both ends of the measured window; `rate`, when given, paces the measured window
- * at that many requests per second in all instead of as fast as the server answers (the warm-up
- * still runs at full speed, so that a paced server is as warm as a saturated one). The server is
- * left running.
- */
-export async function loadServer(
-  child: ChildProcess,
-  ids: Scenario['ids'],
-  round: number,
-  warmup: Warmup = { seconds: 1 },
-  probe?: () => number,
-  rate?: number,
-): Promise<Sample> {
-  const { fire } = await loaderOf(child, ids, round);
-  // Warm-up (and, for replays, the one first delivery).
-  await fire('seconds' in warmup ? { duration: warmup.seconds } : { amount: warmup.requests });
-  const before = await ask<NodeJS.CpuUsage>(child, 'cpu', 'cpu');
-  const probeBefore = probe?.();
-  const clientBefore = process.cpuUsage();
-  const started = process.hrtime.bigint();
-  const result = await fire({ duration: DURATION_S }, rate);
-  const wallUs = Number(process.hrtime.bigint() - started) / 1000;
-  const client = process.cpuUsage(clientBefore);
-  const probeAfter = probe?.();
-  const after = await ask<CpuReading>(child, 'cpu', 'cpu');
-  return {
-    ...sampleOf(result, before, after, (client.user + client.system) / wallUs),
     ...(probeBefore !== undefined &&
       probeAfter !== undefined && { probed: probeAfter - probeBefore }),
   };
-}
-
-/** A running benchmark server and how the load generator picks its event ids. */
-export interface Loaded {
-  readonly child: ChildProcess;
-  readonly ids: Scenario['ids'];
-}
-
-/**
- * Loads several running servers at once, each paced at `rate` requests per second over the same
- * `DURATION_S` window (each warmed up first at full speed, one after another): every server sees
- * the same machine at the same time, so a slowdown of the machine during the window costs each the
- * same, and what one costs over another is read from one window rather than from two taken seconds
- * apart. The servers share their core (core 0), so the rates together must leave it idle part of
- * the time. The load generator's column is its share of its core over the window, for all of them.
- */
-export async function loadSideBySide(
-  servers: readonly Loaded[],
-  round: number,
-  rate: number,
-): Promise<Sample[]> {
-  const loaders = await Promise.all(servers.map((s) => loaderOf(s.child, s.ids, round)));
-  for (const { fire } of loaders) await fire({ duration: 1 });
-  const before = await Promise.all(servers.map((s) => ask<NodeJS.CpuUsage>(s.child, 'cpu', 'cpu')));
-  const clientBefore = process.cpuUsage();
-  const started = process.hrtime.bigint();
-  const results = await Promise.all(
-    loaders.map(({ fire }) => fire({ duration: DURATION_S }, rate)),
-  );
-  const wallUs = Number(process.hrtime.bigint() - started) / 1000;
-  const client = process.cpuUsage(clientBefore);
-  const after = await Promise.all(servers.map((s) => ask<CpuReading>(s.child, 'cpu', 'cpu')));
-  const load = (client.user + client.system) / wallUs;
-  return results.map((result, i) => sampleOf(result, before[i]!, after[i]!, load));
 }
 
 async function measure(s: Scenario, round: number): Promise<Sample> {
