@@ -10,7 +10,7 @@ import type { HttpRequest } from '@webhook-idempotency/core';
 import { ConfigError } from '@webhook-idempotency/core';
 import { canonicalFingerprint } from './fingerprint';
 import { hmacMember } from './hmac-family';
-import { clockOption, requireString } from './options';
+import { clockOption, requireString, toleranceOption } from './options';
 import { bodyField, header, idPart, isJsonObject, jsonBody } from './request-fields';
 import { handshakeJson, handshakeRefused } from './response';
 import type { Keyring, SecretOptions, TimedSecretOptions } from './secrets';
@@ -164,12 +164,7 @@ export const airwallex = /* @__PURE__ */ hmacMember<AirwallexOptions, AirwallexM
   provider: 'airwallex',
   secret: ['secret', 'the webhook secret'],
   signature: (o) => {
-    const tolerance = o.toleranceSeconds;
-    if (
-      tolerance !== undefined &&
-      (typeof tolerance !== 'number' || !Number.isFinite(tolerance) || tolerance <= 0)
-    )
-      throw new ConfigError('toleranceSeconds', 'airwallex() needs a positive number of seconds');
+    const tolerance = toleranceOption('airwallex', o.toleranceSeconds);
     const now = clockOption('airwallex', o.clock);
     return {
       signatureHeader: 'x-signature',

@@ -67,10 +67,7 @@ export function mailgun<Events extends object = MailgunMinimalEvents>(
   options: MailgunOptions,
 ): TypedPreset<Events> {
   const o = requireOptions('mailgun', options);
-  const tolerance =
-    o.toleranceSeconds === undefined
-      ? undefined
-      : toleranceOption('mailgun', o.toleranceSeconds, 0);
+  const tolerance = toleranceOption('mailgun', o.toleranceSeconds);
   const now = clockOption('mailgun', o.clock);
   const ring = stringKeyring('mailgun', o, 'signingKey', 'the webhook signing key', { now });
 

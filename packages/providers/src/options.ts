@@ -53,8 +53,17 @@ export function optionalString(
   return value === undefined ? fallback : requireString(preset, option, value, `"${option}"`);
 }
 
-/** A timestamp tolerance in seconds: a positive finite number; `undefined` gives the default. */
-export function toleranceOption(preset: string, value: unknown, fallback: number): number {
+/**
+ * A timestamp tolerance in seconds: a positive finite number; `undefined` gives the default, or
+ * `undefined` itself (no window checked) for a preset that has none.
+ */
+export function toleranceOption(preset: string, value: unknown, fallback: number): number;
+export function toleranceOption(preset: string, value: unknown): number | undefined;
+export function toleranceOption(
+  preset: string,
+  value: unknown,
+  fallback?: number,
+): number | undefined {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
     throw new ConfigError(
