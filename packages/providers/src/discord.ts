@@ -19,7 +19,7 @@ import { stampedSignatureMatch } from './stamped-signature';
  *
  * `toleranceSeconds`: accepted distance between `X-Signature-Timestamp` and now, in seconds.
  * Defaults to 300. Discord expects an answer within 3 seconds, so an older signed request is a
- * replay. /
+ * replay.
  */
 export type DiscordOptions = TimedSecretOptions<'publicKey'>;
 

@@ -20,7 +20,7 @@ import { acknowledged, inProgressText, refusedText } from './text-protocol';
  *
  * `toleranceSeconds`: how far `event_time` may be from now, either way, in seconds. Dropbox Sign
  * documents no window and its retries keep the event's time, so none is checked unless you set
- * one. /
+ * one.
  */
 export type DropboxSignOptions = TimedSecretOptions<'apiKey'>;
 

@@ -70,7 +70,7 @@ function eventKey(request: HttpRequest): string | undefined {
  *
  * `toleranceSeconds`: accepted distance between the body's `webhookTimestamp` and now, in seconds,
  * either way. Defaults to 60: Linear asks for a minute, and its SDK's verifier refuses anything
- * older. /
+ * older.
  */
 export type LinearOptions = TimedSecretOptions<'secret'>;
 

@@ -62,7 +62,7 @@ export type SquareMinimalEvents = Record<string, SquareMinimalEvent>;
  *
  * `toleranceSeconds`: refuse an `x-timestamp` further than this from now, in seconds. Defaults to
  * no check: whether Airwallex stamps a retry anew is UNCONFIRMED, and a resent event with its
- * first stamp would be refused. The receipt still stops a replay of an id it holds. /
+ * first stamp would be refused. The receipt still stops a replay of an id it holds.
  */
 export type AirwallexOptions = TimedSecretOptions<'secret'>;
 

@@ -17,7 +17,7 @@ import { hmacMatches, isFresh, parseUnixSeconds } from './signature';
  *
  * `toleranceSeconds`: refuse a `signature.timestamp` further than this from now, in seconds,
  * either way. Off by default: Mailgun calls the check optional and warns that its own delays can
- * be long. /
+ * be long.
  */
 export type MailgunOptions = TimedSecretOptions<'signingKey'>;
 

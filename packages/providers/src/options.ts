@@ -10,9 +10,10 @@ export interface ClockOption {
 
 /**
  * The window option of a preset that checks a signed time: how far that time may be from now,
- * either way, in seconds. A request outside it is refused (401) before its receipt is read. Each
- * preset's options say its default, and why (most follow the provider's own SDK; a few check no
- * window unless you set one, where a provider's retries keep their first stamp).
+ * either way, in seconds. A request outside it fails verification, before its receipt is read.
+ * Each preset's options type says its default: most follow the provider's own SDK; a few check no
+ * window unless you set one (the provider documents none, or its retries may keep their first
+ * stamp).
  */
 export interface ToleranceOption {
   /** In seconds, a positive number; see the preset's options for its default. */

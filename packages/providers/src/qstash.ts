@@ -19,7 +19,7 @@ import { bodyDigestClaim, tokenMatch } from './signed-token';
  * endpoint's URL exactly as QStash calls it (the token's subject).
  *
  * `toleranceSeconds`: how far the token's `iat` may be from now, either way, in seconds; its `exp`
- * and `nbf` are read with the same skew. Defaults to 300, the lifetime QStash gives its tokens. /
+ * and `nbf` are read with the same skew. Defaults to 300, the lifetime QStash gives its tokens.
  */
 export type QStashOptions = TimedSecretOptions<'signingKey'> & {
   /** The destination URL QStash posts to, as published to it: the JWT's `sub` must equal it. */

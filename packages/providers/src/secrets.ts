@@ -190,8 +190,9 @@ export type SecretOptions<Option extends string, S> =
 /**
  * The options of a preset whose provider signs a time with each delivery: its secrets (as
  * {@link SecretOptions}), the window the signed time must fall in (`toleranceSeconds`) and the
- * clock it is read against (`clock`, for tests). Each such preset's options type is this one under
- * its own name, with its default window in its documentation.
+ * clock it is read against (`clock`, for tests). The options type of each such preset is this one
+ * under its own name (with its own options beside, where it has any), its default window in its
+ * documentation; Standard Webhooks, which has settings of its own, keeps its own type.
  * @typeParam Option the preset's option name (`'secret'`, `'signingSecret'`).
  * @typeParam S the preset's kind of secret, a string unless it says otherwise.
  */

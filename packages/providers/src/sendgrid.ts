@@ -21,7 +21,7 @@ import { stampedSignatureMatch } from './stamped-signature';
  * `toleranceSeconds`: accepted distance between `X-Twilio-Email-Event-Webhook-Timestamp` and now,
  * in seconds. Defaults to 90 000 (25 hours): SendGrid retries for up to 24 hours and does not say
  * whether a retry is signed anew (UNCONFIRMED), and a replay inside the window meets its receipts
- * (kept 3 days) and is answered from them. /
+ * (kept 3 days) and is answered from them.
  */
 export type SendGridOptions = TimedSecretOptions<'publicKey'>;
 
