@@ -32,7 +32,8 @@ const nodeMajor = Number(process.versions.node.split('.')[0]);
  * databases killed and restarted under traffic, and the memory test), the third the fault tests
  * that mostly wait on timers (a cut connection's timeouts, stale thresholds, the queue bridges'
  * stall checks and hand-offs) and use little CPU beside them. The three take about as long as each
- * other: 216, 240 and 220 s in a full run on this 2-core machine, sharing its cores (2026-12-07).
+ * other: between 216 and 282 s each in two full runs on a 2-core machine, sharing its cores
+ * (2026-12-07).
  */
 export const SERIAL_GROUPS = {
   // The guard's storms (Express servers and their SQL, Redis and DynamoDB stores killed under
