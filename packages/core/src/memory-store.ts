@@ -13,23 +13,7 @@ import {
 } from './memory-store-rows';
 import { IgnoredTotals } from './memory-ignored';
 import type { KeyLike } from './request-key';
-import type {
-  At,
-  ClaimInput,
-  ClaimResult,
-  CompleteInput,
-  FailInput,
-  FirstRun,
-  IgnoredCount,
-  IgnoredQuery,
-  IgnoredTotal,
-  ObservedReceipt,
-  PurgeInput,
-  Receipt,
-  ReclaimInput,
-  Store,
-  StoreCapabilities,
-} from './store-contract';
+import type * as contract from './store-contract';
 
 export type { InMemoryStoreOptions } from './memory-store-rows';
 
@@ -46,8 +30,8 @@ export type { InMemoryStoreOptions } from './memory-store-rows';
  * // a single worker that sees 50,000 Stripe events in Stripe's 3-day redelivery window:
  * const worker = new IdempotencyGuard(new InMemoryStore({ maxReceipts: 60_000, retentionSeconds: 3 * 86_400 }));
  */
-export class InMemoryStore implements Store {
-  readonly capabilities: StoreCapabilities = {
+export class InMemoryStore implements contract.Store {
+  readonly capabilities: contract.StoreCapabilities = {
     crossProcess: false,
     transactional: false,
     clock: 'caller',
@@ -77,12 +61,12 @@ export class InMemoryStore implements Store {
   }
 
   /** Adds to the ignored-event totals (at most 10,000 provider, type and hour totals, the oldest dropped first). */
-  async addIgnored(counts: readonly IgnoredCount[], _at: At): Promise<void> {
+  async addIgnored(counts: readonly contract.IgnoredCount[], _at: contract.At): Promise<void> {
     this.ignored.add(counts);
   }
 
   /** The ignored-event totals since `since`, the largest first. */
-  async ignoredCounts(query: IgnoredQuery): Promise<IgnoredTotal[]> {
+  async ignoredCounts(query: contract.IgnoredQuery): Promise<contract.IgnoredTotal[]> {
     return this.ignored.totals(query);
   }
 
@@ -91,7 +75,10 @@ export class InMemoryStore implements Store {
     return this.rows.size;
   }
 
-  async claim(key: KeyLike, { now, fingerprint }: ClaimInput): Promise<ClaimResult> {
+  async claim(
+    key: KeyLike,
+    { now, fingerprint }: contract.ClaimInput,
+  ): Promise<contract.ClaimResult> {
     this.dropExpired(now);
     const existing = this.rows.get(key);
     if (existing) return { won: false, receipt: observe(existing, now) };
@@ -109,8 +96,8 @@ export class InMemoryStore implements Store {
 
   async reclaim(
     key: KeyLike,
-    { now, attempts, staleAfterMs, fingerprint }: ReclaimInput,
-  ): Promise<ObservedReceipt | null> {
+    { now, attempts, staleAfterMs, fingerprint }: contract.ReclaimInput,
+  ): Promise<contract.ObservedReceipt | null> {
     const row = this.rows.get(key);
     if (!row || row.attempts !== attempts) return null;
     const over =
@@ -127,31 +114,36 @@ export class InMemoryStore implements Store {
     return observe(row, now);
   }
 
-  async complete(
+  async complete(key: KeyLike, input: contract.CompleteInput): Promise<boolean> {
+    return this.finish(key, input, ReceiptStatus.COMPLETED, (row) => {
+      if (input.response !== this.lastResponse) this.lastResponse = input.response;
+      row.response = this.lastResponse;
+    });
+  }
+
+  async fail(key: KeyLike, input: contract.FailInput): Promise<boolean> {
+    return this.finish(key, input, ReceiptStatus.FAILED, (row) => {
+      row.error = input.error;
+    });
+  }
+
+  /** Ends the claim `fence` names if it still holds it: the status, what `write` sets, the time. */
+  private finish(
     key: KeyLike,
-    { now, attempts, claimedAt, response }: CompleteInput,
-  ): Promise<boolean> {
+    { now, attempts, claimedAt }: contract.ClaimFence,
+    status: Row['status'],
+    write: (row: Row) => void,
+  ): boolean {
     const row = this.owned(key, attempts, claimedAt);
     if (!row) return false;
-    row.status = ReceiptStatus.COMPLETED;
-    if (response !== this.lastResponse) this.lastResponse = response;
-    row.response = this.lastResponse;
+    row.status = status;
+    write(row);
     row.finishedAt = now;
     this.append(row);
     return true;
   }
 
-  async fail(key: KeyLike, { now, attempts, claimedAt, error }: FailInput): Promise<boolean> {
-    const row = this.owned(key, attempts, claimedAt);
-    if (!row) return false;
-    row.status = ReceiptStatus.FAILED;
-    row.error = error;
-    row.finishedAt = now;
-    this.append(row);
-    return true;
-  }
-
-  async find(key: KeyLike, { now }: At): Promise<ObservedReceipt | null> {
+  async find(key: KeyLike, { now }: contract.At): Promise<contract.ObservedReceipt | null> {
     const row = this.rows.get(key);
     return row ? observe(row, now) : null;
   }
@@ -165,7 +157,7 @@ export class InMemoryStore implements Store {
    * `completed` receipts for first runs, all or none: checked and written in one synchronous step,
    * so nothing can come between (the store has no transaction; the write is atomic on its own).
    */
-  async recordFirst(entries: readonly FirstRun[], { now }: At): Promise<boolean> {
+  async recordFirst(entries: readonly contract.FirstRun[], { now }: contract.At): Promise<boolean> {
     const keys = entries.map((entry) => entry.key);
     this.dropExpired(now);
     if (!distinctKeys(keys) || keys.some((key) => this.rows.get(key) !== undefined)) return false;
@@ -187,7 +179,7 @@ export class InMemoryStore implements Store {
   // One synchronous pass: chunks only matter for databases. The chunk size is still read, so a
   // purge that names it twice, differently, is refused here as by every store. The ignored-event
   // totals of hours that ended before the cut-off go too.
-  async purge(input: PurgeInput): Promise<number> {
+  async purge(input: contract.PurgeInput): Promise<number> {
     const { now, olderThanMs, provider } = input;
     purgeChunkSize(input);
     const cutoff = now - olderThanMs;
@@ -229,7 +221,7 @@ export class InMemoryStore implements Store {
   }
 
   /** Every receipt, oldest claim first. For tests and debugging. */
-  list(): Receipt[] {
+  list(): contract.Receipt[] {
     const now = Date.now();
     return [...this.rows.values()]
       .sort((a, b) => a.claimedAt - b.claimedAt)

@@ -6,16 +6,8 @@ import {
   PutItemCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
+import type * as core from '@webhook-idempotency/core';
 import { type FirstRun, type PurgeInput, purgeChunkSize } from '@webhook-idempotency/core/adapter';
-import type {
-  At,
-  ClaimResult,
-  KeyLike,
-  ObservedReceipt,
-  Store,
-  StoreCapabilities,
-  TransactionOptions,
-} from '@webhook-idempotency/core';
 import { bounded, type DynamoDBClientLike, isException, senderFor } from './client';
 import type { CommitContext } from './commit';
 import {
@@ -50,7 +42,7 @@ const CLAIM_ROUNDS = 3;
 /** The transaction function of a store with transactions. */
 type WithTransaction = <T>(
   work: (transaction: DynamoDBTransaction) => Promise<T>,
-  options?: TransactionOptions,
+  options?: core.TransactionOptions,
 ) => Promise<T>;
 
 /**
@@ -73,9 +65,9 @@ type WithTransaction = <T>(
  * const guard = new IdempotencyGuard(new DynamoDBStore(client, { table: 'webhook_receipts', retentionSeconds: 7 * 86_400 }));
  * @see packages/dynamodb/README.md
  */
-export class DynamoDBStore implements Store<DynamoDBTransaction> {
+export class DynamoDBStore implements core.Store<DynamoDBTransaction> {
   /** Shared by processes and machines, timed by the caller's clock; transactional unless `transactions: false`. */
-  readonly capabilities: StoreCapabilities;
+  readonly capabilities: core.StoreCapabilities;
   /** The receipts table (a name or an ARN). */
   readonly table: string;
   /**
@@ -89,8 +81,8 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
    * Absent with `transactions: false`: no group without `TransactWriteItems` (`capabilities.groups`).
    */
   readonly known?: (
-    keys: readonly KeyLike[],
-    at: At,
+    keys: readonly core.KeyLike[],
+    at: core.At,
     transaction?: DynamoDBTransaction,
   ) => Promise<boolean[]>;
   /**
@@ -99,7 +91,7 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
    */
   readonly recordFirst?: (
     entries: readonly FirstRun[],
-    at: At,
+    at: core.At,
     transaction?: DynamoDBTransaction,
   ) => Promise<boolean>;
   private readonly client: DynamoDBClient;
@@ -154,9 +146,9 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
    * receipt (TTL passed, not yet deleted) counts as none: the claim replaces it.
    */
   async claim(
-    key: KeyLike,
-    { now, fingerprint }: At & { readonly fingerprint: string | null },
-  ): Promise<ClaimResult> {
+    key: core.KeyLike,
+    { now, fingerprint }: core.At & { readonly fingerprint: string | null },
+  ): Promise<core.ClaimResult> {
     const put = claimPut(key, now, fingerprint, nonce());
     const token = put.Item.claimToken!.S;
     for (let round = 0; round < CLAIM_ROUNDS; round++) {
@@ -180,20 +172,20 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
       // Gone since (a purge): claim again. Carrying this call's token: resent by the SDK, and won.
       if (!existing) continue;
       const receipt = toReceipt(key, existing, now);
-      return { won: existing.claimToken?.S === token, receipt } as ClaimResult;
+      return { won: existing.claimToken?.S === token, receipt } as core.ClaimResult;
     }
     throw new UnexpectedItem(key, `the receipt changed under ${CLAIM_ROUNDS} claims in a row`);
   }
 
   /** One conditional `UpdateItem`, fenced by `attempts`; staleness judged by the caller's clock. */
   async reclaim(
-    key: KeyLike,
-    input: At & {
+    key: core.KeyLike,
+    input: core.At & {
       readonly attempts: number;
       readonly staleAfterMs: number;
       readonly fingerprint?: string | null;
     },
-  ): Promise<ObservedReceipt | null> {
+  ): Promise<core.ObservedReceipt | null> {
     const token = nonce();
     const update = reclaimUpdate(key, input, token);
     try {
@@ -224,8 +216,12 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
    * claim was lost) and the completion joins the transaction, to be sent with the handler's writes.
    */
   complete(
-    key: KeyLike,
-    input: At & { readonly attempts: number; readonly claimedAt?: Date; readonly response: string },
+    key: core.KeyLike,
+    input: core.At & {
+      readonly attempts: number;
+      readonly claimedAt?: Date;
+      readonly response: string;
+    },
     transaction?: DynamoDBTransaction,
   ): Promise<boolean> {
     const settlement = this.settlement(input, 'completed', input.response);
@@ -243,15 +239,19 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
    * stored with U+FFFD in place of NUL and of lone surrogates, as the SQL stores store it.
    */
   fail(
-    key: KeyLike,
-    input: At & { readonly attempts: number; readonly claimedAt?: Date; readonly error: string },
+    key: core.KeyLike,
+    input: core.At & {
+      readonly attempts: number;
+      readonly claimedAt?: Date;
+      readonly error: string;
+    },
   ): Promise<boolean> {
     const text = input.error.replace(UNSTORABLE, '\uFFFD');
     return this.settle('fail', key, this.settlement(input, 'failed', text));
   }
 
   /** A strongly consistent `GetItem`; an expired receipt (TTL passed, not yet deleted) is none. */
-  async find(key: KeyLike, { now }: At): Promise<ObservedReceipt | null> {
+  async find(key: core.KeyLike, { now }: core.At): Promise<core.ObservedReceipt | null> {
     const item = await this.read('find', key);
     return item && !expired(item, now) ? toReceipt(key, item, now) : null;
   }
@@ -276,7 +276,7 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
   }
 
   private settlement(
-    input: At & { readonly attempts: number; readonly claimedAt?: Date },
+    input: core.At & { readonly attempts: number; readonly claimedAt?: Date },
     status: Settlement['status'],
     value: string,
   ): Settlement {
@@ -286,7 +286,11 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
   }
 
   /** A settlement on its own: `false` when the fence failed, unless a resent copy of it was written. */
-  private async settle(operation: string, key: KeyLike, settlement: Settlement): Promise<boolean> {
+  private async settle(
+    operation: string,
+    key: core.KeyLike,
+    settlement: Settlement,
+  ): Promise<boolean> {
     if (!fits(settlement))
       return refuseOversized(settlement, (failed) => this.settle('fail', key, failed));
     const update = settleUpdate(key, settlement);
@@ -310,8 +314,8 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
 
   /** Consistent reads of `keys`; with `transaction`, the receipts it records count as known. */
   private async knownKeys(
-    keys: readonly KeyLike[],
-    { now }: At,
+    keys: readonly core.KeyLike[],
+    { now }: core.At,
     transaction?: DynamoDBTransaction,
   ): Promise<boolean[]> {
     const pending = transaction && pendingIds(collectedBy(transaction), this.table);
@@ -325,7 +329,7 @@ export class DynamoDBStore implements Store<DynamoDBTransaction> {
   }
 
   /** The receipt's item as it is, by a strongly consistent `GetItem`. */
-  private async read(operation: string, key: KeyLike): Promise<Item | undefined> {
+  private async read(operation: string, key: core.KeyLike): Promise<Item | undefined> {
     const { Item } = await this.send(operation, (abortSignal) =>
       this.client.send(
         new GetItemCommand({ TableName: this.table, Key: keyOf(key), ConsistentRead: true }),

@@ -1,14 +1,7 @@
 /** @module RedisStore: the Store contract over Redis, one fenced server-side script per operation. */
 import { randomBytes } from 'node:crypto';
+import type * as core from '@webhook-idempotency/core';
 import { purgeChunkSize } from '@webhook-idempotency/core/adapter';
-import type {
-  At,
-  ClaimResult,
-  KeyLike,
-  ObservedReceipt,
-  Store,
-  StoreCapabilities,
-} from '@webhook-idempotency/core';
 import type {
   ClaimInput,
   CompleteInput,
@@ -53,9 +46,9 @@ const fingerprintArgs = (fingerprint: string | null): [string, string] =>
  * const guard = new IdempotencyGuard(new RedisStore(redis, { retentionSeconds: 7 * 86_400 }));
  * @see packages/redis/README.md
  */
-export class RedisStore implements Store {
+export class RedisStore implements core.Store {
   /** Shared by processes and machines, not transactional, timed by the Redis server's clock. */
-  readonly capabilities: StoreCapabilities = {
+  readonly capabilities: core.StoreCapabilities = {
     crossProcess: true,
     transactional: false,
     clock: 'store',
@@ -79,7 +72,7 @@ export class RedisStore implements Store {
   }
 
   /** One script: creates the `processing` receipt unless the key has one, and answers the receipt. */
-  async claim(key: KeyLike, { fingerprint }: ClaimInput): Promise<ClaimResult> {
+  async claim(key: core.KeyLike, { fingerprint }: ClaimInput): Promise<core.ClaimResult> {
     const read = readReceipt(
       key,
       await this.run('claim', SCRIPTS.claim, key, [...fingerprintArgs(fingerprint), nonce()]),
@@ -90,9 +83,9 @@ export class RedisStore implements Store {
 
   /** One script, fenced by `attempts`; staleness judged by the Redis clock. */
   async reclaim(
-    key: KeyLike,
+    key: core.KeyLike,
     { attempts, staleAfterMs, fingerprint }: ReclaimInput,
-  ): Promise<ObservedReceipt | null> {
+  ): Promise<core.ObservedReceipt | null> {
     const mode = fingerprint === undefined ? ['-', ''] : fingerprintArgs(fingerprint);
     const reply = await this.run('reclaim', SCRIPTS.reclaim, key, [
       String(attempts),
@@ -107,7 +100,7 @@ export class RedisStore implements Store {
    * One script, fenced by `attempts` and, when given, `claimedAt` (to the millisecond). Sets the
    * expiry when `retentionSeconds` is given. Never part of a transaction: the store has none.
    */
-  complete(key: KeyLike, { attempts, claimedAt, response }: CompleteInput): Promise<boolean> {
+  complete(key: core.KeyLike, { attempts, claimedAt, response }: CompleteInput): Promise<boolean> {
     return this.settle('complete', SCRIPTS.complete, key, attempts, claimedAt, response);
   }
 
@@ -115,13 +108,13 @@ export class RedisStore implements Store {
    * One script, fenced like {@link RedisStore.complete}. The error text is stored with U+FFFD in
    * place of NUL and of lone surrogates, as the SQL stores store it.
    */
-  fail(key: KeyLike, { attempts, claimedAt, error }: FailInput): Promise<boolean> {
+  fail(key: core.KeyLike, { attempts, claimedAt, error }: FailInput): Promise<boolean> {
     const text = error.replace(UNSTORABLE, '\uFFFD');
     return this.settle('fail', SCRIPTS.fail, key, attempts, claimedAt, text);
   }
 
   /** Reads the receipt with the server's "now" in the same script. */
-  async find(key: KeyLike, _at: At): Promise<ObservedReceipt | null> {
+  async find(key: core.KeyLike, _at: core.At): Promise<core.ObservedReceipt | null> {
     return readReceipt(key, await this.run('find', SCRIPTS.find, key, []))?.receipt ?? null;
   }
 
@@ -147,7 +140,7 @@ export class RedisStore implements Store {
    * Which of `keys` have a receipt: one `EXISTS` per key, all sent at once, each routed to its own
    * node on a cluster. Bounded by `commandTimeoutMs`.
    */
-  known(keys: readonly KeyLike[], _at: At): Promise<boolean[]> {
+  known(keys: readonly core.KeyLike[], _at: core.At): Promise<boolean[]> {
     return Promise.all(
       keys.map(async (key) => {
         const redisKey = receiptKey(this.prefix, key);
@@ -166,7 +159,7 @@ export class RedisStore implements Store {
    * (Redis refuses the script otherwise, and nothing is written). Never part of a transaction: the
    * store has none.
    */
-  async recordFirst(entries: readonly FirstRun[], _at: At): Promise<boolean> {
+  async recordFirst(entries: readonly FirstRun[], _at: core.At): Promise<boolean> {
     if (entries.length === 0) return true;
     const keys = entries.map(({ key }) => receiptKey(this.prefix, key)) as [string, ...string[]];
     const argv = [
@@ -186,7 +179,7 @@ export class RedisStore implements Store {
   private async settle(
     operation: 'complete' | 'fail',
     script: Script,
-    key: KeyLike,
+    key: core.KeyLike,
     attempts: number,
     claimedAt: Date | undefined,
     value: string,
@@ -205,7 +198,7 @@ export class RedisStore implements Store {
   private run(
     operation: string,
     script: Script,
-    key: KeyLike,
+    key: core.KeyLike,
     argv: readonly string[],
   ): Promise<unknown> {
     const redisKey = receiptKey(this.prefix, key);

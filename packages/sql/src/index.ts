@@ -32,20 +32,7 @@ export { DEFAULT_ACQUIRE_TIMEOUT_MS } from './connections/constants';
 export { DEFAULT_TABLE } from './receipts/table-name';
 export { DEFAULT_INBOX_TABLE } from './inbox/schema';
 export { DEFAULT_OUTBOX_TABLE } from './outbox/schema';
-export type {
-  BetterSqlite3Database,
-  BunSqliteDatabase,
-  BunSqliteStatement,
-  KnexInstance,
-  MysqlCallbackPool,
-  MysqlPromisePool,
-  NodeSqliteDatabase,
-  NodeSqliteStatement,
-  PgPool,
-  SqlConnection,
-  SqlDialect,
-  TransactionOf,
-} from './connections/types';
+export type * from './connections/types';
 export type { SchemaOptions, SqlStoreOptions } from './receipts/types';
 export type { OrmConnection } from './connections/orm';
 export type * from './admin/types';

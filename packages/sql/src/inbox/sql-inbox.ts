@@ -3,20 +3,8 @@
  * in one store; and, when it is built with its receipts store (`{ receipts }`), the link to that
  * store's transactions (`completeIn`, and `enqueueIn`, which the outbox records with).
  */
+import type * as contract from '@webhook-idempotency/core/inbox';
 import type { Store } from '@webhook-idempotency/core';
-import type {
-  Delivery,
-  DeliveryLease,
-  DeliveryListInput,
-  DeliverySummary,
-  ExpectedDelivery,
-  InboxCaution,
-  InboxReceiptsLink,
-  InboxStore,
-  LeasedRef,
-  NewDelivery,
-  StoredDelivery,
-} from '@webhook-idempotency/core/inbox';
 import type { OutboxRecordStore } from '@webhook-idempotency/core/outbox';
 import type { DeliveryBatcher } from '@webhook-idempotency/core/adapter';
 import { leasesOf, resolveListInput, resolvePurgeInput } from '@webhook-idempotency/core/adapter';
@@ -48,7 +36,7 @@ import type { SqlInboxOptions } from './types';
 import { type BacklogInput, type InboxBacklog, readInboxBacklog } from './backlog';
 
 /** What `lapsed` takes. */
-type LapsedInput = Parameters<InboxStore['lapsed']>[0];
+type LapsedInput = Parameters<contract.InboxStore['lapsed']>[0];
 /**
  * Inbox deliveries in the application's own database (`webhook_inbox`; create it with
  * `InboxSchema.createTable(db)` or a migration from `InboxSchema.statements`). `db` is any
@@ -75,7 +63,11 @@ type LapsedInput = Parameters<InboxStore['lapsed']>[0];
  * @see docs/inbox.md
  */
 export class SqlInbox<Tx = never>
-  implements InboxStore, InboxReceiptsLink<Tx>, OutboxRecordStore<Tx>, OnConnection
+  implements
+    contract.InboxStore,
+    contract.InboxReceiptsLink<Tx>,
+    OutboxRecordStore<Tx>,
+    OnConnection
 {
   /** The dialect detected from `db`. */
   readonly dialect: SqlDialect;
@@ -93,7 +85,7 @@ export class SqlInbox<Tx = never>
   /** What the lease writes and `enqueueIn` run on. */
   private readonly writer: InboxWriter;
   /** The endpoint's group commit: concurrent `enqueue` calls share a transaction. */
-  private readonly groupCommit: GroupCommit<NewDelivery, boolean> | undefined;
+  private readonly groupCommit: GroupCommit<contract.NewDelivery, boolean> | undefined;
 
   /**
    * @throws {ConfigError} naming `db` when it is not a supported connection.
@@ -129,7 +121,7 @@ export class SqlInbox<Tx = never>
    * most 160 characters): a value no dialect can store is refused with `InvalidRequestKey`
    * naming the field, never sent to the database to fail there as a driver error.
    */
-  async enqueue(delivery: NewDelivery): Promise<boolean> {
+  async enqueue(delivery: contract.NewDelivery): Promise<boolean> {
     checkDeliveryKey(delivery);
     return this.groupCommit
       ? this.groupCommit.submit(delivery)
@@ -144,7 +136,7 @@ export class SqlInbox<Tx = never>
    * @throws {ConfigError} naming `receipts` on an inbox built without its receipts store.
    * @throws {IdempotencyError} `ERR_IDEMPOTENCY_OUTBOX_TRANSACTION_MISSING` without a transaction.
    */
-  enqueueIn(delivery: NewDelivery, transaction: Tx): Promise<boolean> {
+  enqueueIn(delivery: contract.NewDelivery, transaction: Tx): Promise<boolean> {
     return enqueueInTransaction(this.writer, this.receipts, delivery, transaction);
   }
 
@@ -152,27 +144,27 @@ export class SqlInbox<Tx = never>
    * One short transaction: pick and lock the due rows, then lease them; bounded by
    * `leaseTimeoutMs`. @throws {ConfigError} for a `limit` above 1000.
    */
-  async lease(input: LeaseInput): Promise<Delivery[]> {
+  async lease(input: LeaseInput): Promise<contract.Delivery[]> {
     return (await leaseRowsOf(this.leasing, input, false)).map(toClaimed);
   }
 
   /** As {@link SqlInbox.lease}, reading only the references and counters: no body, no headers. */
-  async leaseRefs(input: LeaseInput): Promise<LeasedRef[]> {
+  async leaseRefs(input: LeaseInput): Promise<contract.LeasedRef[]> {
     return (await leaseRowsOf(this.leasing, input, true)).map(toLeasedRef);
   }
 
   /** @deprecated Use {@link SqlInbox.lease}. */
-  claim(input: LeaseInput): Promise<Delivery[]> {
+  claim(input: LeaseInput): Promise<contract.Delivery[]> {
     return this.lease(input);
   }
 
   /** @deprecated Use {@link SqlInbox.leaseRefs}. */
-  claimRefs(input: LeaseInput): Promise<LeasedRef[]> {
+  claimRefs(input: LeaseInput): Promise<contract.LeasedRef[]> {
     return this.leaseRefs(input);
   }
 
   /** One read of the index over unfinished deliveries: processing ones whose lease ran out. */
-  async lapsed({ providers, limit, afterId }: LapsedInput): Promise<LeasedRef[]> {
+  async lapsed({ providers, limit, afterId }: LapsedInput): Promise<contract.LeasedRef[]> {
     if (providers.length === 0 || limit < 1) return [];
     const { rows } = await this.executor.query(this.sql.lapsed(providers.length), [
       ...providers,
@@ -182,7 +174,7 @@ export class SqlInbox<Tx = never>
     return rows.map(toHeldRef);
   }
 
-  async complete(lease: DeliveryLease): Promise<boolean> {
+  async complete(lease: contract.DeliveryLease): Promise<boolean> {
     return (await completeLeases(this.executor, this.sql, [lease], undefined))[0]!;
   }
 
@@ -192,7 +184,7 @@ export class SqlInbox<Tx = never>
    * statement, fenced by each lease. Per lease, `true` when it was done now, `false` when its lease
    * was lost.
    */
-  completeIn(leases: readonly DeliveryLease[], transaction: Tx): Promise<boolean[]> {
+  completeIn(leases: readonly contract.DeliveryLease[], transaction: Tx): Promise<boolean[]> {
     return completeLeases(this.executor, this.sql, leases, transaction);
   }
 
@@ -206,7 +198,7 @@ export class SqlInbox<Tx = never>
    */
   completerFor(
     store: object,
-  ): ((lease: DeliveryLease, transaction: unknown) => Promise<boolean>) | undefined {
+  ): ((lease: contract.DeliveryLease, transaction: unknown) => Promise<boolean>) | undefined {
     if (!sameConnection(this[CONNECTION], connectionOf(store))) return undefined;
     return async (lease, transaction) =>
       (await completeLeases(this.executor, this.sql, [lease], transaction))[0]!;
@@ -231,13 +223,13 @@ export class SqlInbox<Tx = never>
   }
 
   /** On SQLite, a receipts store on this very connection: the endpoint waits for its handlers. */
-  cautionsFor(store: object): readonly InboxCaution[] {
+  cautionsFor(store: object): readonly contract.InboxCaution[] {
     return sharedWriter(this[CONNECTION], connectionOf(store));
   }
 
   /** One `UPDATE` fenced by the lease; `error: null` is mapped to {@link SqlInbox.giveBack}. */
   async retry(
-    lease: DeliveryLease,
+    lease: contract.DeliveryLease,
     { delayMs, error }: { readonly delayMs: number; readonly error: string | null },
   ): Promise<boolean> {
     if (error === null) return this.giveBack(lease, { delayMs });
@@ -245,15 +237,21 @@ export class SqlInbox<Tx = never>
   }
 
   /** One `UPDATE` fenced by the lease: `pending` again, `failures` and the last error kept. */
-  giveBack(lease: DeliveryLease, { delayMs }: { readonly delayMs: number }): Promise<boolean> {
+  giveBack(
+    lease: contract.DeliveryLease,
+    { delayMs }: { readonly delayMs: number },
+  ): Promise<boolean> {
     return pendingAgain(this.writer, lease, delayMs, null);
   }
 
-  extend(leases: readonly DeliveryLease[], input: { readonly leaseMs: number }): Promise<number> {
+  extend(
+    leases: readonly contract.DeliveryLease[],
+    input: { readonly leaseMs: number },
+  ): Promise<number> {
     return extendLeases(this.writer, leases, input.leaseMs);
   }
 
-  bury(lease: DeliveryLease, { error }: { readonly error: string }): Promise<boolean> {
+  bury(lease: contract.DeliveryLease, { error }: { readonly error: string }): Promise<boolean> {
     return buryLease(this.writer, lease, error);
   }
 
@@ -261,7 +259,7 @@ export class SqlInbox<Tx = never>
   async redeliver(
     provider: string,
     externalId: string,
-    expected: ExpectedDelivery<'dead' | 'done'>,
+    expected: contract.ExpectedDelivery<'dead' | 'done'>,
   ): Promise<boolean> {
     const { affected } = await this.executor.query(this.sql.redeliver, [
       provider,
@@ -276,7 +274,7 @@ export class SqlInbox<Tx = never>
   async retryNow(
     provider: string,
     externalId: string,
-    expected: ExpectedDelivery<'pending'>,
+    expected: contract.ExpectedDelivery<'pending'>,
   ): Promise<boolean> {
     if (expected.status !== 'pending') return false;
     const { affected } = await this.executor.query(this.sql.retryNow, [
@@ -295,7 +293,7 @@ export class SqlInbox<Tx = never>
     return tableExists(this.executor, this.spec, this.sql.exists);
   }
 
-  async find(provider: string, externalId: string): Promise<StoredDelivery | null> {
+  async find(provider: string, externalId: string): Promise<contract.StoredDelivery | null> {
     const { rows } = await this.executor.query(this.sql.find, [provider, externalId]);
     return rows[0] ? toStored(rows[0]) : null;
   }
@@ -312,7 +310,7 @@ export class SqlInbox<Tx = never>
    * @throws {ConfigError} for an unknown `status`, a `limit` that is not a whole number from 1 to
    * 10 000, an `afterId` that is not a whole number, or a time bound that is not a valid Date.
    */
-  async list(input: DeliveryListInput = {}): Promise<DeliverySummary[]> {
+  async list(input: contract.DeliveryListInput = {}): Promise<contract.DeliverySummary[]> {
     const { status, provider, limit, afterId, ...received } = resolveListInput(input);
     const { from, before } = storableRange(received.receivedFromMs, received.receivedBeforeMs);
     const filters = [status, provider, from, before];
@@ -333,7 +331,7 @@ export class SqlInbox<Tx = never>
    * @example
    * await inbox.purge({ olderThanMs: 30 * DAY });
    */
-  async purge(input: Parameters<InboxStore['purge']>[0]): Promise<number> {
+  async purge(input: Parameters<contract.InboxStore['purge']>[0]): Promise<number> {
     const { olderThanMs, chunkSize } = resolvePurgeInput(input);
     return deleteInChunks(
       (sql, params) => this.executor.query(sql, params),

@@ -4,14 +4,7 @@
  * a D1 binding, which has none. Every statement is built once from the dialect table
  * (queries.ts); every timestamp and every staleness decision uses the database's clock.
  */
-import type {
-  At,
-  ClaimResult,
-  KeyLike,
-  ObservedReceipt,
-  Store,
-  StoreCapabilities,
-} from '@webhook-idempotency/core';
+import type * as core from '@webhook-idempotency/core';
 import type { IgnoredCount, IgnoredQuery, IgnoredTotal } from '@webhook-idempotency/core/adapter';
 import {
   type ClaimInput,
@@ -36,10 +29,10 @@ const CLAIM_ROUNDS = 3;
 
 /** The receipt a won MySQL claim wrote, from the claim time its INSERT returned (no read-back). */
 function claimedReceipt(
-  key: KeyLike,
+  key: core.KeyLike,
   fingerprint: string | null,
   claimedMs: number,
-): ObservedReceipt {
+): core.ObservedReceipt {
   return {
     provider: key.provider,
     externalId: key.externalId,
@@ -59,7 +52,7 @@ export interface ReceiptsTableSetup {
   readonly runner: StatementRunner;
   readonly connection: ConnectionIdentity;
   readonly table: string;
-  readonly capabilities: StoreCapabilities;
+  readonly capabilities: core.StoreCapabilities;
 }
 
 /**
@@ -69,9 +62,9 @@ export interface ReceiptsTableSetup {
  * connections.
  * @typeParam Tx the handle `complete` takes to write in a transaction (or, on D1, in a batch).
  */
-export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
+export abstract class ReceiptsTable<Tx> implements core.Store<Tx>, OnConnection {
   /** What this store supports. */
-  readonly capabilities: StoreCapabilities;
+  readonly capabilities: core.StoreCapabilities;
   /** The dialect detected from the connection. */
   readonly dialect: SqlDialect;
   /** The receipts table name. */
@@ -100,7 +93,7 @@ export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
   }
 
   /** One `INSERT` that the unique index arbitrates; the loser reads the existing row. */
-  async claim(key: KeyLike, { fingerprint }: ClaimInput): Promise<ClaimResult> {
+  async claim(key: core.KeyLike, { fingerprint }: ClaimInput): Promise<core.ClaimResult> {
     if (this.runner.busy?.()) {
       // The one connection is held by a handler's transaction: a completed receipt is answered
       // from a read at once instead of queueing the claim behind it, so a replay never waits for
@@ -121,16 +114,16 @@ export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
 
   /** One claim: the INSERT, and the read of the receipt when the INSERT did not return it. */
   private async claimRound(
-    key: KeyLike,
+    key: core.KeyLike,
     fingerprint: string | null,
-  ): Promise<ClaimResult | undefined> {
+  ): Promise<core.ClaimResult | undefined> {
     let won = false;
     let read: QueryResult | undefined;
     try {
       const inserted = await this.insertClaim(key, fingerprint);
       read = inserted.read;
       const row = inserted.rows[0];
-      if (row) return { won: Number(row.won) === 1, receipt: toReceipt(row) } as ClaimResult;
+      if (row) return { won: Number(row.won) === 1, receipt: toReceipt(row) } as core.ClaimResult;
       // Without RETURNING (MySQL) the affected count says whether this INSERT won, and the
       // insert id carries the claim time it wrote: the receipt is known without a read.
       won = inserted.affected === 1;
@@ -158,7 +151,7 @@ export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
    * joins them, or in the same round trip where the connection batches (D1).
    */
   private async insertClaim(
-    key: KeyLike,
+    key: core.KeyLike,
     fingerprint: string | null,
   ): Promise<QueryResult & { read?: QueryResult }> {
     const params = [key.provider, key.externalId, fingerprint];
@@ -177,9 +170,9 @@ export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
    * given `fingerprint` (string or `null`) is recorded by that same `UPDATE`.
    */
   async reclaim(
-    key: KeyLike,
+    key: core.KeyLike,
     { attempts, staleAfterMs, fingerprint }: ReclaimInput,
-  ): Promise<ObservedReceipt | null> {
+  ): Promise<core.ObservedReceipt | null> {
     const where = [key.provider, key.externalId, attempts, staleAfterMs];
     const result =
       fingerprint === undefined
@@ -199,7 +192,7 @@ export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
    * whole milliseconds with the `claimed_at` the claim read back); inside `transaction` when given.
    */
   async complete(
-    key: KeyLike,
+    key: core.KeyLike,
     { attempts, claimedAt, response }: CompleteInput,
     transaction?: Tx,
   ): Promise<boolean> {
@@ -221,7 +214,7 @@ export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
    * hold: every dialect then stores the same text, and the write cannot fail because of what a
    * handler threw.
    */
-  async fail(key: KeyLike, { attempts, claimedAt, error }: FailInput): Promise<boolean> {
+  async fail(key: core.KeyLike, { attempts, claimedAt, error }: FailInput): Promise<boolean> {
     const params = [storableText(error), key.provider, key.externalId, attempts];
     const result =
       claimedAt === undefined
@@ -231,7 +224,7 @@ export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
   }
 
   /** Reads the receipt with the database's "now" in the same statement. */
-  find(key: KeyLike, _at: At): Promise<ObservedReceipt | null> {
+  find(key: core.KeyLike, _at: core.At): Promise<core.ObservedReceipt | null> {
     return this.read(key);
   }
 
@@ -257,7 +250,7 @@ export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
    * Which of `keys` have a receipt: a primary-key lookup per key, one statement per 100 keys; in
    * `transaction` when given (on a connection with transactions).
    */
-  known(keys: readonly KeyLike[], _at: At, transaction?: Tx): Promise<boolean[]> {
+  known(keys: readonly core.KeyLike[], _at: core.At, transaction?: Tx): Promise<boolean[]> {
     return knownKeys(this.firstRuns, keys, this.inTransaction(transaction));
   }
 
@@ -267,7 +260,7 @@ export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
    * transaction (PostgreSQL), keys with a receipt are skipped and what was written is undone.
    * @throws {ConfigError} naming `entries` for more than 1000.
    */
-  recordFirst(entries: readonly FirstRun[], _at: At, transaction?: Tx): Promise<boolean> {
+  recordFirst(entries: readonly FirstRun[], _at: core.At, transaction?: Tx): Promise<boolean> {
     return recordFirstRuns(this.firstRuns, entries, this.inTransaction(transaction));
   }
 
@@ -275,7 +268,7 @@ export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
    * Adds to the ignored-event totals in `<table>_ignored` (one upsert per 25 totals, each row
    * atomic); the table comes with `Schema.createTable` and the CLI's `migrate`.
    */
-  addIgnored(counts: readonly IgnoredCount[], _at: At): Promise<void> {
+  addIgnored(counts: readonly IgnoredCount[], _at: core.At): Promise<void> {
     return this.ignored.add(counts);
   }
 
@@ -290,7 +283,7 @@ export abstract class ReceiptsTable<Tx> implements Store<Tx>, OnConnection {
   }
 
   /** @internal The receipt of `key`, with the database's "now". */
-  protected async read(key: KeyLike): Promise<ObservedReceipt | null> {
+  protected async read(key: core.KeyLike): Promise<core.ObservedReceipt | null> {
     const { rows } = await this.runner.query(this.sql.find, [key.provider, key.externalId]);
     return rows[0] ? toReceipt(rows[0]) : null;
   }
