@@ -13,14 +13,9 @@ import {
 } from '@webhook-idempotency/core';
 import { renamedOption } from '@webhook-idempotency/core/adapter';
 import {
-  type ForgetOptions,
-  type ForgetResult,
   finishedWindow,
-  forgetReceipt,
   type ReceiptRepairs,
-  type ReleaseOptions,
-  type ReleaseResult,
-  releaseReceipt,
+  RepairableReceipts,
 } from '@webhook-idempotency/core/operations';
 import type {
   ActivityOptions,
@@ -71,11 +66,13 @@ const HOUR = 3_600_000;
  * const receipts = new InMemoryReceipts(store);
  * await receipts.release(key, { staleAfterMs: 300_000 });
  */
-export class InMemoryReceipts implements DashboardReceipts {
+export class InMemoryReceipts extends RepairableReceipts implements DashboardReceipts {
   constructor(
     private readonly store: InMemoryStore,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    super();
+  }
 
   /** Every receipt, observed now. */
   private all(): ObservedReceipt[] {
@@ -173,18 +170,8 @@ export class InMemoryReceipts implements DashboardReceipts {
     return this.store.find(key, { now: this.clock() });
   }
 
-  /** Releases a stuck claim: core's rule (`releaseReceipt`) over the store's fenced `fail`. */
-  release(key: KeyLike, options: ReleaseOptions): Promise<ReleaseResult> {
-    return releaseReceipt(this.repairs, key, options);
-  }
-
-  /** Forgets a finished receipt: core's rule (`forgetReceipt`) over the store's fenced `forget`. */
-  forget(key: KeyLike, options: ForgetOptions = {}): Promise<ForgetResult> {
-    return forgetReceipt(this.repairs, key, options);
-  }
-
   /** The store's side of the repairs: a read and its two fenced writes. */
-  private readonly repairs: ReceiptRepairs = {
+  protected readonly repairs: ReceiptRepairs = {
     find: (key) => this.find(key),
     failClaim: (key, claim, error) => this.store.fail(key, { now: this.clock(), ...claim, error }),
     forgetClaim: async (key, claim) => this.store.forget(key, claim),

@@ -30,5 +30,6 @@ export {
   type ReleaseOptions,
   type ReleaseResult,
   releaseReceipt,
+  RepairableReceipts,
 } from './receipt-repairs';
 export { type FinishedWindow, finishedWindow } from './receipt-window';

@@ -187,3 +187,44 @@ export async function forgetReceipt(
     { forgotten: false, reason: 'not-found', receipt: null },
   );
 }
+
+/**
+ * A receipts admin's two repairs, written once: extend it, give the store's side as `repairs` (a
+ * read and two fenced writes), and `release` and `forget` are {@link releaseReceipt} and
+ * {@link forgetReceipt} over it. `ReceiptsAdmin` (a SQL table) and the dashboard's admin of an
+ * `InMemoryStore` are built this way.
+ * @example
+ * class MyAdmin extends RepairableReceipts {
+ *   protected readonly repairs: ReceiptRepairs = { find, failClaim, forgetClaim };
+ * }
+ */
+export abstract class RepairableReceipts {
+  /** The store's side of the repairs: a read and its two fenced writes. */
+  protected abstract readonly repairs: ReceiptRepairs;
+
+  /**
+   * Releases a stuck claim: marks its `processing` receipt `failed`, so that the provider's next
+   * delivery runs the handler again ({@link releaseReceipt}, over this admin's fenced write). A
+   * receipt taken over or finished since the claim the operator saw is left alone (`changed`); a
+   * claim younger than `staleAfterMs` is refused (`fresh`) unless `force`.
+   * @throws {ConfigError} naming `staleAfterMs` or `expected.claimedAt` when it is not valid.
+   * @example
+   * const result = await admin.release(key, { staleAfterMs: 300_000 });
+   */
+  release(key: KeyLike, options: ReleaseOptions): Promise<ReleaseResult> {
+    return releaseReceipt(this.repairs, key, options);
+  }
+
+  /**
+   * Forgets one finished (`completed` or `failed`) receipt, so that the next run of its key runs
+   * the handler again instead of replaying the stored answer ({@link forgetReceipt}, over this
+   * admin's fenced delete). Never a `processing` one; a receipt claimed again since the claim the
+   * operator saw is left alone (`changed`). Resolves with the receipt as it was.
+   * @throws {ConfigError} naming `expected.claimedAt` when it is not a valid Date.
+   * @example
+   * const { forgotten } = await admin.forget({ provider: 'stripe', externalId: 'evt_1' });
+   */
+  forget(key: KeyLike, options: ForgetOptions = {}): Promise<ForgetResult> {
+    return forgetReceipt(this.repairs, key, options);
+  }
+}

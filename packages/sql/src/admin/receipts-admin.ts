@@ -15,9 +15,8 @@ import {
 import { purgeChunkSize, renamedOption } from '@webhook-idempotency/core/adapter';
 import {
   type ExpectedClaim,
-  forgetReceipt,
   type ReceiptRepairs,
-  releaseReceipt,
+  RepairableReceipts,
 } from '@webhook-idempotency/core/operations';
 import { requireCount, requireMs, toBuckets } from './checks';
 import type {
@@ -25,16 +24,12 @@ import type {
   ActivityReport,
   AdminCountOptions,
   AdminPurgeOptions,
-  ForgetOptions,
-  ForgetResult,
   IgnoredOptions,
   IgnoredReport,
   ListOptions,
   ReceiptsAdminOptions,
   ReceiptsStatus,
   ReceiptSummary,
-  ReleaseOptions,
-  ReleaseResult,
   StatusOptions,
 } from './types';
 import { deleteInChunks } from '../connections/chunked-delete';
@@ -71,7 +66,7 @@ const MAX_BUCKETS = 1000;
  * }
  * @see packages/cli/README.md
  */
-export class ReceiptsAdmin {
+export class ReceiptsAdmin extends RepairableReceipts {
   /** The dialect detected from `db`. */
   readonly dialect: SqlDialect;
   /** The receipts table name. */
@@ -86,6 +81,7 @@ export class ReceiptsAdmin {
    * @throws {ConfigError} when `table` is not a plain identifier or `acquireTimeoutMs` is not a positive number.
    */
   constructor(db: SqlConnection, options: ReceiptsAdminOptions = {}) {
+    super();
     this.table = resolveTable(options.table);
     const acquireTimeoutMs = requireMs(
       'acquireTimeoutMs',
@@ -196,35 +192,8 @@ export class ReceiptsAdmin {
     return rows[0] ? toReceipt(rows[0]) : null;
   }
 
-  /**
-   * Releases a stuck claim (`releaseReceipt` of `@webhook-idempotency/core/operations`, over this
-   * table): marks a stuck `processing` receipt `failed`, so that the provider's next delivery runs
-   * the handler again (the guard reclaims failed receipts). The write is the store's own `fail`, a
-   * compare-and-set on the claim the operator saw (`expected`, else the one just read: its
-   * `attempts` and claim time): a receipt taken over or finished since is left alone (`changed`).
-   * A claim younger than `staleAfterMs` is refused (`fresh`) unless `force`: its worker may be
-   * alive, and would then find its result refused (claim lost).
-   */
-  release(key: KeyLike, options: ReleaseOptions): Promise<ReleaseResult> {
-    return releaseReceipt(this.repairs, key, options);
-  }
-
-  /**
-   * Forgets one finished (`completed` or `failed`) receipt (`forgetReceipt` of
-   * `@webhook-idempotency/core/operations`, over this table), so that the next run of its key runs
-   * the handler again instead of replaying the stored answer: what a deliberate redelivery of a
-   * handled inbox delivery needs. Never a `processing` one (a worker holds it: `processing`). The
-   * `DELETE` is a compare-and-set on the claim the operator saw (`expected`, else the one just
-   * read): a receipt claimed again since is left alone (`changed`). Resolves with the receipt as it was.
-   * @example
-   * const { forgotten } = await admin.forget({ provider: 'stripe', externalId: 'evt_1' });
-   */
-  forget(key: KeyLike, options: ForgetOptions = {}): Promise<ForgetResult> {
-    return forgetReceipt(this.repairs, key, options);
-  }
-
   /** The table's side of the repairs: a read and the two fenced writes. */
-  private readonly repairs: ReceiptRepairs = {
+  protected readonly repairs: ReceiptRepairs = {
     find: (key) => this.find(key),
     failClaim: async (key: KeyLike, claim: ExpectedClaim, error: string) =>
       (
