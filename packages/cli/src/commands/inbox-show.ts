@@ -88,10 +88,10 @@ export async function inboxShow(
   options: InboxShowCommandOptions,
   rows: RowTable = INBOX_ROWS,
 ): Promise<number> {
-  const { out } = context;
   const delivery = await onDelivery(context, key, rows, (inbox) =>
     inbox.find(key.provider, key.externalId),
   );
+  const { out } = context;
   if (options.json) {
     const shown = options.body ? bodyOf(delivery.body) : undefined;
     out.line(

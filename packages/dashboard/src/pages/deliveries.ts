@@ -91,15 +91,6 @@ export const deliveryRow = (view: View, d: DeliverySummary, now: number): Html =
   html`<tr><td class="wrap">${stored(d.provider)}</td><td class="wrap id"><a href="${link(view, '/delivery', { provider: d.provider, id: d.externalId })}">${stored(d.externalId)}</a></td>
 <td>${badge(d.status)}</td><td class="n" data-label="leases">${leasesOf(d)}</td>${stateCells(d, 'received', now)}</tr>`;
 
-/** The deliveries as a table, each linked to its page; nothing when there are none. */
-function deliveryTable(view: View, rows: readonly DeliverySummary[]) {
-  const now = Date.now();
-  return list.rowsTable(
-    'provider,id,status,#leases,#failures,received,due / finished,last error',
-    rows.map((d) => deliveryRow(view, d, now)),
-  );
-}
-
 /**
  * GET `/deliveries`. An id is looked up under the given provider, or under each provider the
  * receipts know (the inbox finds by provider and id).
@@ -122,10 +113,14 @@ export async function deliveryList(
     id === undefined
       ? list.nextPage(view, '/deliveries', filters, rows, (last) => last.id)
       : undefined;
+  const now = Date.now();
   const body = html`<h1>Inbox deliveries</h1>
 ${deliverySearch(view, search)}
 <p class="muted" role="status">${rows.length ? `${rows.length} deliver${rows.length === 1 ? 'y' : 'ies'}${afterId ? ' on this page' : ''}, in the order they arrived.` : 'No deliveries match.'}</p>
-${deliveryTable(view, rows)}
+${list.rowsTable(
+  'provider,id,status,#leases,#failures,received,due / finished,last error',
+  rows.map((d) => deliveryRow(view, d, now)),
+)}
 ${list.pager(view, '/deliveries', filters, Boolean(afterId), next)}
 ${view.readOnly ? '' : html`<p><a href="${link(view, '/deliveries/retry-dead', { provider })}">Retry dead deliveries in bulk…</a></p>`}`;
   return page(200, 'Inbox', body, 'inbox');

@@ -66,15 +66,6 @@ export const messageRow = (view: View, { row: m, message }: Listed, now: number)
   html`<tr><td class="wrap">${stored(m.provider)}</td><td class="wrap">${nameOf(message)}</td><td class="wrap id"><a href="${link(view, '/outbox/message', keyParams('/outbox/message', m))}">${stored(m.externalId)}</a></td>
 <td class="wrap" data-label="receipt">${receiptOf(view, message)}</td><td>${badge(m.status)}</td>${stateCells(m, 'recorded', now)}</tr>`;
 
-/** The messages as a table, each linked to its page and its receipt; nothing when there are none. */
-function messageTable(view: View, listed: readonly Listed[]) {
-  const now = Date.now();
-  return list.rowsTable(
-    'sender,effect name,key,receipt,status,#failures,recorded,due / finished,last error',
-    listed.map((each) => messageRow(view, each, now)),
-  );
-}
-
 /** GET `/outbox`: the messages of one status (or all) and one sender (or all), in the order they were recorded. */
 export async function messageList(
   view: View,
@@ -96,11 +87,15 @@ export async function messageList(
   const count = rows.length
     ? `${rows.length} message${rows.length === 1 ? '' : 's'}${afterId ? ' on this page' : ''}, in the order they were recorded.`
     : 'No messages match.';
+  const now = Date.now();
   const body = html`<h1>Outbox messages</h1>
 <p class="muted">What handlers recorded to send after their commit: each sent by its sender with its effect key on every attempt.</p>
 ${messageSearch(view, sender, status)}
 <p class="muted" role="status">${count}</p>
-${messageTable(view, listed)}
+${list.rowsTable(
+  'sender,effect name,key,receipt,status,#failures,recorded,due / finished,last error',
+  listed.map((each) => messageRow(view, each, now)),
+)}
 ${list.pager(view, '/outbox', filters, Boolean(afterId), next)}`;
   return page(200, 'Outbox', body, 'outbox');
 }

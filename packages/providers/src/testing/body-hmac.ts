@@ -4,15 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { FORM_TYPE, mac, objectOf, type Payload } from './common';
-import {
-  asHandshake,
-  type Delivery,
-  type DeliveryOptions,
-  delivered,
-  type Handshake,
-  newId,
-  type SignerOptions,
-} from './delivery';
+import type { Delivery, DeliveryOptions, Handshake, SignerOptions } from './delivery';
+import { asHandshake, delivered, newId } from './delivery';
 import { jsonPost } from './common';
 import { type HeadersOf, secretOption, secretSigner } from './post';
 

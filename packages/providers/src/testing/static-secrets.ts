@@ -7,17 +7,8 @@
  */
 import { basicOptions, type BasicSignerOptions, withCredential } from './credentials';
 import { type Payload, placeOf } from './common';
-import {
-  asHandshake,
-  type Challenge,
-  challengeOf,
-  type Delivery,
-  type DeliveryOptions,
-  delivered,
-  type Handshake,
-  newId,
-  type SignerOptions,
-} from './delivery';
+import type { Challenge, Delivery, DeliveryOptions, Handshake, SignerOptions } from './delivery';
+import { asHandshake, challengeOf, delivered, newId } from './delivery';
 import { keyedSigner, secretOption } from './post';
 
 /** A fake Chargebee: the event with the Basic credentials of the webhook URL. */
