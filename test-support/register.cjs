@@ -14,7 +14,8 @@
  * - The cache is `<repo>/.cache/ts-register` (the checkout's own, git-ignored), or
  *   `WI_TS_REGISTER_CACHE`. An entry's name is the SHA-256 of esbuild's version, the transform
  *   options (the file's path and its tsconfig among them) and the source text, so an edited
- *   source, another tsconfig or another esbuild is a new entry; nothing is ever invalidated.
+ *   source, another tsconfig or another esbuild is a new entry; nothing is ever invalidated or
+ *   deleted (a few MB a full run; remove the folder to reclaim what old sources left).
  * - An entry is written to a file of its own and renamed into place, so dozens of children
  *   starting at once never read a half-written entry. It starts with a line holding the SHA-1 of
  *   the code after it: an entry that is unreadable or does not match is compiled again and
