@@ -108,7 +108,7 @@ async function main(): Promise<number> {
     extra.length === 0
       ? start(
           'the other Node lines (test-support/run-node-lines.ts)',
-          ['-r', 'esbuild-register', join(__dirname, 'run-node-lines.ts')],
+          ['-r', join(__dirname, 'register.cjs'), join(__dirname, 'run-node-lines.ts')],
           {},
           true,
         )

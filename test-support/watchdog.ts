@@ -31,7 +31,7 @@ export interface Watchdog {
 export function startWatchdog(): Watchdog {
   const child = spawn(
     process.execPath,
-    ['-r', require.resolve('esbuild-register'), join(__dirname, 'watchdog-process.ts')],
+    ['-r', join(__dirname, 'register.cjs'), join(__dirname, 'watchdog-process.ts')],
     { detached: true, stdio: ['pipe', 'ignore', 'ignore'] },
   );
   child.unref();

@@ -77,12 +77,16 @@ async function startRun(): Promise<{ run: Child; started: Started }> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ['WI_TMP', 'WI_PG_URL', 'WI_MYSQL_URL', 'WI_REDIS_URL', 'WI_JEST_SERVERS'])
     delete env[name];
-  const run = start(process.execPath, ['-r', 'esbuild-register', '-e', RUNNER], {
-    cwd: repoRoot,
-    env,
-    detached: true,
-    stdin: 'pipe',
-  });
+  const run = start(
+    process.execPath,
+    ['-r', require.resolve('@webhook-idempotency/test-support/register'), '-e', RUNNER],
+    {
+      cwd: repoRoot,
+      env,
+      detached: true,
+      stdin: 'pipe',
+    },
+  );
   await run.waitFor(/STARTED \{.*\}\n/);
   const started = JSON.parse(/STARTED (\{.*\})\n/.exec(run.output())![1]!) as Started;
   leftovers = started;

@@ -37,7 +37,7 @@ const CHILD = join(__dirname, 'helpers', 'worker-child.ts');
 /** Forks the crashing worker, waits until it is ready, then until it is gone; resolves with its exit signal. */
 async function crashingWorker(task: CrashTask): Promise<{ pid: number; signal: string | null }> {
   const child = fork(CHILD, [JSON.stringify(task)], {
-    execArgv: ['-r', require.resolve('esbuild-register')],
+    execArgv: ['-r', require.resolve('@webhook-idempotency/test-support/register')],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const messages: Array<{ type: string; error?: string }> = [];

@@ -56,7 +56,7 @@ it(`${DELIVERIES} deliveries, ${WORKERS} BullMQ workers, flaky first attempts, d
       redisUrl: process.env.WI_REDIS_URL!,
     };
     const child = fork(join(__dirname, 'helpers', 'storm-child.ts'), [JSON.stringify(task)], {
-      execArgv: ['-r', require.resolve('esbuild-register')],
+      execArgv: ['-r', require.resolve('@webhook-idempotency/test-support/register')],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     child.on('message', (m: { type: string; processed?: number; error?: string }) => {

@@ -245,7 +245,7 @@ describe.each(['before-commit', 'after-commit'] as const)(
         join(__dirname, 'helpers', 'consumer-child.ts'),
         [JSON.stringify({ ...f.tables, hang })],
         {
-          execArgv: ['-r', require.resolve('esbuild-register')],
+          execArgv: ['-r', require.resolve('@webhook-idempotency/test-support/register')],
           stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
         },
       );

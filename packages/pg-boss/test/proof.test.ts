@@ -51,7 +51,7 @@ it(`${DELIVERIES} deliveries, ${CONSUMERS} consumers, flaky first attempts, dupl
       join(__dirname, 'helpers', 'consumer-child.ts'),
       [JSON.stringify({ ...tables, hang: 'none', flaky: true, visibility: 6 })],
       {
-        execArgv: ['-r', require.resolve('esbuild-register')],
+        execArgv: ['-r', require.resolve('@webhook-idempotency/test-support/register')],
         stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       },
     );

@@ -113,10 +113,10 @@ export interface AckEndpoint {
   largestBatch(): number;
 }
 
-/** Forks the endpoint (ack-server.ts, through esbuild-register); resolves once it listens. */
+/** Forks the endpoint (ack-server.ts, through test-support/register); resolves once it listens. */
 export async function startAckEndpoint(config: AckServerConfig): Promise<AckEndpoint> {
   const child = fork(join(__dirname, 'ack-server.ts'), [JSON.stringify(config)], {
-    execArgv: ['-r', require.resolve('esbuild-register')],
+    execArgv: ['-r', require.resolve('@webhook-idempotency/test-support/register')],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   let largest = 0;

@@ -1,5 +1,5 @@
 /**
- * @module The inbox endpoint as its own process (`fork` with esbuild-register), for the group
+ * @module The inbox endpoint as its own process (`fork` with test-support/register), for the group
  * commit durability proof: the real Express adapter's `inbox()` over a `SqlInbox` with group commit
  * on a durable database. It reports the size of each committed batch to the parent, so the proof
  * can tell that deliveries were in fact committed together before it SIGKILLs this process.

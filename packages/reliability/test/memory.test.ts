@@ -68,7 +68,7 @@ function host(module: string, factory: string) {
         '--experimental-require-module',
         '--no-warnings',
         '-r',
-        require.resolve('esbuild-register'),
+        require.resolve('@webhook-idempotency/test-support/register'),
       ],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     },

@@ -63,7 +63,7 @@ interface Child {
 
 async function startChild(task: InboxChildTask): Promise<Child> {
   const child = fork(CHILD, [JSON.stringify(task)], {
-    execArgv: ['-r', require.resolve('esbuild-register')],
+    execArgv: ['-r', require.resolve('@webhook-idempotency/test-support/register')],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   started.push(child);
@@ -82,14 +82,14 @@ async function startChild(task: InboxChildTask): Promise<Child> {
   return { process: child, exited };
 }
 
-/** Runs the real `webhook-idempotency` command as a user would (`node -r esbuild-register bin.ts …`). */
+/** Runs the real `webhook-idempotency` command (`node bin.ts …`) as a user would. */
 function runCli(
   args: readonly string[],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
-      ['-r', require.resolve('esbuild-register'), CLI, ...args],
+      ['-r', require.resolve('@webhook-idempotency/test-support/register'), CLI, ...args],
       { timeout: 60_000 },
       (error, stdout, stderr) => {
         const code = error ? (error as { code?: unknown }).code : 0;

@@ -1,5 +1,5 @@
 /**
- * A BullMQ consumer process of the storm proof, run with `node -r esbuild-register`: our processor
+ * A BullMQ consumer process of the storm proof, run through test-support/register: our processor
  * over PostgreSQL, booking one business row per delivery through the receipt's transaction. Every
  * fifth delivery fails its first attempt, whichever process runs it (a row in `<effects>_failed`
  * says it already failed once). Reports every 50 deliveries processed over IPC.

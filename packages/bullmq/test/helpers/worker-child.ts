@@ -1,5 +1,5 @@
 /**
- * A BullMQ worker process of the crash tests, run with `node -r esbuild-register`: our processor
+ * A BullMQ worker process of the crash tests, run through test-support/register: our processor
  * over the target database, booking one business row per delivery through the receipt's
  * transaction. It SIGKILLs itself at `dieAt`: inside the handler (its write uncommitted), after
  * the commit but before the inbox row is marked done, or after that but before BullMQ marks the

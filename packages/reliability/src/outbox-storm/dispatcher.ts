@@ -1,6 +1,6 @@
 /**
  * @module One dispatcher of the outbox storm, run as its own process (`fork` with
- * esbuild-register): `createOutboxDispatcher` over a `SqlOutbox` with the built-in senders,
+ * test-support/register): `createOutboxDispatcher` over a `SqlOutbox` with the built-in senders,
  * `httpSender` (Node's fetch) and `emailSender` (a nodemailer SMTP transport to the test's SMTP
  * server). Told to die (`die-in-handler`, with where), it SIGKILLs itself inside its next send:
  * `before-send` as the sender starts (the message committed and leased, nothing sent), `mid-send`

@@ -1,11 +1,11 @@
 /**
  * @module One handler server of the outbox storm, run as its own process (`fork` with
- * esbuild-register): the real Express adapter over a transactional `SqlStore`, whose handler, per
- * event, writes a business row, calls the HTTP receiver directly under `effectKey('direct')`
- * (a call outside the transaction, repeated by every rerun under the same key), and records two
- * outbox messages in the run's transaction: an HTTP request and an email. Every `failEvery`-th
- * event's handler then throws, every time: its messages roll back with it. Told to, the process
- * SIGKILLs itself in its next handler after all of that, before the commit.
+ * test-support/register): the real Express adapter over a transactional `SqlStore`, whose handler,
+ * per event, writes a business row, calls the HTTP receiver directly under `effectKey('direct')` (a
+ * call outside the transaction, repeated by every rerun under the same key), and records two outbox
+ * messages in the run's transaction: an HTTP request and an email. Every `failEvery`-th event's
+ * handler then throws, every time: its messages roll back with it. Told to, the process SIGKILLs
+ * itself in its next handler after all of that, before the commit.
  * It registers no `uncaughtException` handler: a crash ends the process, and the parent counts it.
  */
 import { randomUUID } from 'node:crypto';

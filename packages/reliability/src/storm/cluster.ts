@@ -87,7 +87,7 @@ export async function startCluster<
   const spawnSlot = (slot: Slot): Promise<void> => {
     const config = { ...base, connection: connections[slot.index]!, port: slot.port };
     const child = fork(script, [JSON.stringify(config)], {
-      execArgv: ['-r', require.resolve('esbuild-register')],
+      execArgv: ['-r', require.resolve('@webhook-idempotency/test-support/register')],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     slot.child = child;

@@ -1,7 +1,7 @@
 /**
  * @module One app server of the DynamoDB storm, run as its own process (`fork` with
- * esbuild-register): the real Express adapter over a `DynamoDBStore` on a `DynamoDBClient` or a
- * `DynamoDBDocumentClient`, set up as docs/stores.md tells users to, with a handler whose one
+ * test-support/register): the real Express adapter over a `DynamoDBStore` on a `DynamoDBClient` or
+ * a `DynamoDBDocumentClient`, set up as docs/stores.md tells users to, with a handler whose one
  * effect carries the run's attempt and a fresh random token, which it also answers. Without
  * transactions the effect is a row of a SQLite ledger (independent of the store); in transactional
  * mode it is an item written in the same `TransactWriteItems` as the receipt's completion.

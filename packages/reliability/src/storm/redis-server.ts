@@ -1,9 +1,9 @@
 /**
  * @module One app server of the Redis storm, run as its own process (`fork` with
- * esbuild-register): the real Express adapter over a `RedisStore` (not transactional: the store
- * has no transactions) on ioredis or node-redis, set up as docs/stores.md tells users to, with a
- * handler whose one effect is a row in the effect ledger (a SQLite file, independent of Redis)
- * carrying the run's attempt and a fresh random token, which it also answers.
+ * test-support/register): the real Express adapter over a `RedisStore` (not transactional: the
+ * store has no transactions) on ioredis or node-redis, set up as docs/stores.md tells users to,
+ * with a handler whose one effect is a row in the effect ledger (a SQLite file, independent of
+ * Redis) carrying the run's attempt and a fresh random token, which it also answers.
  * It registers no `uncaughtException` handler: a crash must end the process, and the parent counts it.
  */
 import { randomUUID } from 'node:crypto';

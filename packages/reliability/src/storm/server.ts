@@ -1,8 +1,8 @@
 /**
- * @module One app server of the storm, run as its own process (`fork` with esbuild-register): the
- * real Express adapter over a `SqlStore` in transactional mode, on the plain driver or on the ORM
- * the storm proves on that database, with a handler that writes one business row per delivery id
- * through the guard's transaction and answers a fresh random token.
+ * @module One app server of the storm, run as its own process (`fork` with test-support/register):
+ * the real Express adapter over a `SqlStore` in transactional mode, on the plain driver or on the
+ * ORM the storm proves on that database, with a handler that writes one business row per delivery
+ * id through the guard's transaction and answers a fresh random token.
  * It registers no `uncaughtException` handler: a crash must end the process, and the parent counts it.
  */
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * A worker process of the multi-process tests, run with `node -r esbuild-register`. It opens the
+ * A worker process of the multi-process tests, run through test-support/register. It opens the
  * target database with the raw driver and, when the parent says "go":
  * - `race`: delivers the same key `deliveries` times at once through an IdempotencyGuard and
  *   reports how each delivery ended;

@@ -1,5 +1,5 @@
 /**
- * A worker process of the inbox proof (issue 12), run with `node -r esbuild-register`: an inbox
+ * A worker process of the inbox proof (issue 12), run through test-support/register: an inbox
  * worker over the target database whose handler books one business row per delivery through the
  * receipt's transaction, fails the first attempt of the "flaky" deliveries and every attempt of the
  * poison ones (which therefore end dead). The victim SIGKILLs

@@ -1,4 +1,4 @@
-/** Forks child.ts workers (TypeScript through esbuild-register) and talks to them over IPC. */
+/** Forks child.ts workers (TypeScript through test-support/register) and talks to them over IPC. */
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { ChildTask } from './child';
@@ -17,7 +17,7 @@ const CHILD = join(__dirname, 'child.ts');
 /** Forks one worker for `task`; resolves once it is connected and waiting for "go". */
 export async function startWorker(task: ChildTask): Promise<Worker> {
   const child = fork(CHILD, [JSON.stringify(task)], {
-    execArgv: ['-r', require.resolve('esbuild-register')],
+    execArgv: ['-r', require.resolve('@webhook-idempotency/test-support/register')],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const inbox: Array<{ type: string }> = [];

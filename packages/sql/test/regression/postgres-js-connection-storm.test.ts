@@ -128,7 +128,7 @@ interface App {
 
 async function startApp(task: PostgresJsAppTask): Promise<App> {
   const child = fork(APP, [JSON.stringify(task)], {
-    execArgv: ['-r', require.resolve('esbuild-register')],
+    execArgv: ['-r', require.resolve('@webhook-idempotency/test-support/register')],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   let stderr = '';
