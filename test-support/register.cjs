@@ -4,9 +4,13 @@
  * `node -r @webhook-idempotency/test-support/register file.ts` (in a fork:
  * `execArgv: ['-r', require.resolve('@webhook-idempotency/test-support/register')]`).
  *
- * It compiles a `.ts` file as esbuild-register did (esbuild's `transformSync`, CommonJS, the
- * running Node as target, the nearest tsconfig.json or jsconfig.json above the file as
- * `tsconfigRaw`, an inline source map, files under node_modules left to Node), and keeps what
+ * It compiles a `.ts` file much as esbuild-register did (esbuild's `transformSync`, CommonJS, the
+ * nearest tsconfig.json or jsconfig.json above the file as `tsconfigRaw`, an inline source map,
+ * files under node_modules left to Node), with these differences: the target is the running Node
+ * (esbuild-register left esbuild's default; the code of our sources is the same either way); only
+ * `.ts` is hooked; no tsconfig `paths` and no `import.meta.url` shim (we use neither); and a
+ * dependency that ships ES modules only is loaded by Node's own `require(esm)` (Node 20.19 and
+ * later) instead of being compiled to CommonJS. It keeps what
  * esbuild wrote in a content-addressed cache on disk: every workspace package exports its
  * `src/index.ts`, so without the cache each of the run's ~hundred children compiled the same
  * sources again. A child whose files are all in the cache never loads esbuild at all.
@@ -15,7 +19,8 @@
  *   `WI_TS_REGISTER_CACHE`. An entry's name is the SHA-256 of esbuild's version, the transform
  *   options (the file's path and its tsconfig among them) and the source text, so an edited
  *   source, another tsconfig or another esbuild is a new entry; nothing is ever invalidated or
- *   deleted (a few MB a full run; remove the folder to reclaim what old sources left).
+ *   deleted (a few MB a full run; remove the folder to reclaim what old sources left, and the
+ *   `*.tmp` files a child killed in the middle of a write leaves behind, which are never read).
  * - An entry is written to a file of its own and renamed into place, so dozens of children
  *   starting at once never read a half-written entry. It starts with a line holding the SHA-1 of
  *   the code after it: an entry that is unreadable or does not match is compiled again and

@@ -127,7 +127,7 @@ export class InMemoryStore implements contract.Store {
     });
   }
 
-  /** Ends the claim `fence` names if it still holds it: the status, what `write` sets, the time. */
+  /** Ends the claim (`attempts`, `claimedAt`) if it still holds: the status, what `write` sets, the time. */
   private finish(
     key: KeyLike,
     { now, attempts, claimedAt }: contract.ClaimFence,

@@ -62,7 +62,7 @@ function host(module: string, factory: string) {
     join(__dirname, 'helpers', 'memory-host.ts'),
     [module, factory],
     {
-      // Nest 12 ships ES modules only: Node 20 requires them with this flag.
+      // Nest 12 ships ES modules only: Node before 20.19 requires them with this flag.
       execArgv: [
         '--expose-gc',
         '--experimental-require-module',

@@ -82,7 +82,7 @@ async function startChild(task: InboxChildTask): Promise<Child> {
   return { process: child, exited };
 }
 
-/** Runs the real `webhook-idempotency` command (`node bin.ts …`) as a user would. */
+/** Runs the real `webhook-idempotency` command (`node -r <test-support/register> bin.ts …`) as a user would. */
 function runCli(
   args: readonly string[],
 ): Promise<{ code: number; stdout: string; stderr: string }> {

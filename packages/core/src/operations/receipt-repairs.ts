@@ -126,9 +126,10 @@ async function changedSince<T>(
  * Releases a stuck claim: marks its `processing` receipt `failed`, so that the provider's next
  * delivery runs the handler again (the guard takes failed receipts over). The write is a
  * compare-and-set on the claim the operator saw (`expected`, else the one just read): a receipt
- * taken over or finished since is left alone (`changed`). A claim younger than `staleAfterMs` is
- * refused (`fresh`) unless `force`: its worker may be alive, and would then find its result
- * refused (claim lost).
+ * taken over since, or finished between the read and the write, is left alone (`changed`); one that
+ * is no longer `processing` when read is refused (`not-processing`). A claim younger than
+ * `staleAfterMs` is refused (`fresh`) unless `force`: its worker may be alive, and would then find
+ * its result refused (claim lost).
  * @throws {ConfigError} naming `staleAfterMs` or `expected.claimedAt` when it is not valid.
  * @example
  * const result = await releaseReceipt(admin, key, { staleAfterMs: 300_000 });
@@ -205,8 +206,9 @@ export abstract class RepairableReceipts {
   /**
    * Releases a stuck claim: marks its `processing` receipt `failed`, so that the provider's next
    * delivery runs the handler again ({@link releaseReceipt}, over this admin's fenced write). A
-   * receipt taken over or finished since the claim the operator saw is left alone (`changed`); a
-   * claim younger than `staleAfterMs` is refused (`fresh`) unless `force`.
+   * receipt taken over since the claim the operator saw is left alone (`changed`), one no longer
+   * `processing` is refused (`not-processing`), and a claim younger than `staleAfterMs` is refused
+   * (`fresh`) unless `force`.
    * @throws {ConfigError} naming `staleAfterMs` or `expected.claimedAt` when it is not valid.
    * @example
    * const result = await admin.release(key, { staleAfterMs: 300_000 });

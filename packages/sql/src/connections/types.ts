@@ -3,7 +3,8 @@
  * gives. Every driver's connection is declared here by the part the store uses, never imported
  * from the driver: the package's declarations then compile (`skipLibCheck: false`) with only the
  * driver the application installed, and a driver's own types still give the transaction handle
- * (inferred from the connection, {@link TransactionOf}).
+ * (inferred from the connection, {@link TransactionOf}). The package's index re-exports every
+ * type of this module (`export type *`): what is added here is public.
  */
 import type { OrmConnection } from './orm';
 

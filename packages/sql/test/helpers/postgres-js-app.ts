@@ -1,5 +1,5 @@
 /**
- * An app process of the postgres-js connection tests, run with `node -r test-support/register`: a
+ * An app process of the postgres-js connection tests, run through test-support/register: a
  * node:http server whose route books one business row per event through a transactional guard over
  * `fromPostgres(sql)` (or `fromDrizzle` over the same `sql`), answering each guard error with its
  * HTTP status, as the adapters do. The
