@@ -47,11 +47,13 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** An error the command reports as one message on stderr and exits with `exitCode`. */
 export class CliError extends Error {
-  /** The exit status the command ends with. */
-  readonly exitCode: ExitCode;
-  constructor(exitCode: ExitCode, message: string, options?: { cause?: unknown }) {
+  /** @param exitCode The exit status the command ends with. */
+  constructor(
+    readonly exitCode: ExitCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'CliError';
-    this.exitCode = exitCode;
   }
 }
