@@ -12,9 +12,11 @@
  * - in the same rounds, each framework's bare route and @node-idempotency on Express (neither
  *   depends on our code: measured once per round, beside the two builds), so that the report
  *   gives what each build's guard adds over its framework's bare route;
- * - then, in each round, the first deliveries paced: the bare route, both builds and the peer at
- *   one request rate ({@link PACED_SHARE} of the slowest one's saturated rate), where the added
- *   CPU is the guard's alone, against the architecture step's goals ({@link GOALS});
+ * - then, after the rounds, the architecture step's goals ({@link GOALS}) in paired windows
+ *   (./paired): per framework, its bare route, both builds and the peer started once and kept
+ *   running, each loaded in turn for a second, saturated and then paced at one request rate
+ *   ({@link PACED_SHARE} of the slowest guarded server's saturated rate), a dozen pairs; a
+ *   build's added CPU is its CPU per request minus the bare route's in the same pair;
  * - instructions per operation under callgrind (the instructions section's scenarios), once per
  *   build: they repeat to within a fraction of a percent where time does not.
  *
@@ -40,6 +42,7 @@ import { bundle, pinned } from './bundle';
 import type { GuardBenchResult } from './guard.bench';
 import { loadServer, median, range, ROUNDS, type Sample, type Scenario } from './http.bench';
 import { formatCount, perOp } from './instructions';
+import { addedOver, LiveServer, PAIRS, type PairedRun, quartiles, runPairs } from './paired';
 import type { Framework, ServerMode } from './server';
 
 /** The commit before the redesign that split the entry points by product, shared the transports and cut the hot path. */
@@ -69,23 +72,14 @@ const REFERENCES: ReadonlyArray<{ framework: Framework; mode: 'bare' | 'peer'; n
 ];
 
 /**
- * The paced rows' request rate, as a share of the slowest compared first delivery's saturated rate
- * in the same round (before, after, and the peer on Express): low enough that every server keeps
- * up even when the machine slows during the round, so each answers every request as it comes.
+ * The paced windows' request rate, as a share of the slowest guarded server's saturated rate
+ * (before, after, and the peer on Express): low enough that every server keeps up even when the
+ * machine slows, so each answers every request as it comes.
  */
 const PACED_SHARE = 0.5;
 
-/** A paced sample that answered fewer than this share of its rate fell behind: the report marks it. */
+/** A paced window that answered fewer than this share of its rate fell behind: the report marks it. */
 const KEPT_UP = 0.95;
-
-/** One framework's paced first deliveries, a sample per round: the bare route, each build, and the peer on Express. */
-interface Paced {
-  readonly rate: number[];
-  readonly bare: Sample[];
-  readonly before: Sample[];
-  readonly after: Sample[];
-  readonly peer: Sample[];
-}
 
 /** The architecture step's goals for a first delivery: server CPU µs per request added over the framework's bare route. */
 const GOALS: ReadonlyArray<{ framework: Framework; addedUs: number; beatPeer?: true }> = [
@@ -127,14 +121,13 @@ async function httpRun(
   mode: ServerMode,
   ids: Scenario['ids'],
   round: number,
-  rate?: number,
 ): Promise<Sample> {
   const [command, args] = pinned(0, [bundleFor('server', build), framework, mode]);
   const child: ChildProcess = spawn(command, args, {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   try {
-    const sample = await loadServer(child, ids, round, undefined, undefined, rate);
+    const sample = await loadServer(child, ids, round);
     if (sample.non2xx > 0 || sample.errors > 0)
       throw new Error(
         `${framework}, ${mode} (${build.label}, ${build.commit}): ${sample.non2xx} non-2xx, ${sample.errors} errors`,
@@ -230,70 +223,67 @@ function saturatedAddedReport(
   );
   log();
   log(
-    "At saturation each server answers as fast as it can, so the rows do not run alike: the bare route is fast enough to keep the load generator busy, a guarded route leaves it waiting, and a response written to a waiting client pays the kernel's wake-up of it inside the server's `writev`. Profiled on Koa (2026-12-07, first deliveries, µs per request): `writev` 14.4 on the bare route, 21.4 on the guarded one, 7 of the 22 µs 'added' spent in the kernel for no code of ours. The goals are judged on the paced rows below, where every server runs at the same request rate.",
+    "At saturation each server answers as fast as it can, so the rows do not run alike: the bare route is fast enough to keep the load generator busy, a guarded route leaves it waiting, and a response written to a waiting client pays the kernel's wake-up of it inside the server's `writev`. Profiled on Koa (2026-12-07, first deliveries, µs per request): `writev` 14.4 on the bare route, 21.4 on the guarded one, 7 of the 22 µs 'added' spent in the kernel for no code of ours. The goals are judged on the paired windows below, paced, where every server runs at the same request rate.",
   );
   log();
 }
 
-/** The paced first deliveries against the goals: each server at the same request rate, the bare route's CPU subtracted round by round. */
-function pacedReport(log: (line?: string) => void, paced: Map<Framework, Paced>): void {
-  const added = (samples: Sample[], bare: Sample[]) =>
-    samples.map((s, round) => s.cpuUsPerRequest - bare[round]!.cpuUsPerRequest);
-  const behind = (samples: Sample[], rates: number[]) =>
-    samples.filter((s, round) => s.rps < rates[round]! * KEPT_UP).length;
+/** The goals' servers, started once per framework: its bare route, each build's guarded route and, on Express, the peer. */
+async function pairedGoals(builds: Build[]): Promise<Map<Framework, PairedRun>> {
+  const after = builds.find((build) => build.label === 'after')!;
+  const runs = new Map<Framework, PairedRun>();
+  for (const goal of GOALS) {
+    const servers: LiveServer[] = [];
+    try {
+      servers.push(
+        await LiveServer.start('bare', bundleFor('server', after), goal.framework, 'bare'),
+      );
+      for (const build of builds)
+        servers.push(
+          await LiveServer.start(build.label, bundleFor('server', build), goal.framework, 'memory'),
+        );
+      if (goal.beatPeer)
+        servers.push(
+          await LiveServer.start('peer', bundleFor('server', after), goal.framework, 'peer'),
+        );
+      runs.set(goal.framework, await runPairs(servers, PACED_SHARE));
+    } finally {
+      for (const server of servers) server.stop();
+    }
+  }
+  return runs;
+}
+
+/** The first deliveries against the goals: each build's added CPU per pair, paced (judged) and saturated (beside). */
+function pairedReport(log: (line?: string) => void, runs: Map<Framework, PairedRun>): void {
   log(
-    `## First deliveries against the goals: server CPU µs per request added over the same framework's bare route, each server paced at the same rate (${PACED_SHARE * 100} % of the slowest compared server's saturated rate in that round; median, min–max)`,
+    `## First deliveries against the goals: server CPU µs per request added over the same framework's bare route, in paired windows (${PAIRS} pairs; median (q1–q3) of the per-pair differences)`,
   );
   log();
   log(
-    '| first delivery | rate, req/s | bare route µs/req | before | after | goal | after meets it |',
+    `Each framework's servers (its bare route, both builds, the peer on Express) ran side by side on core 0, started once and warmed up; in each pair every one was loaded for 1 s saturated, then 1 s paced at one rate (${PACED_SHARE * 100} % of the slowest guarded server's saturated rate), in an order that rotates from pair to pair. The goals are judged on the paced windows, where every server answers the same requests at the same pace; at saturation the bare route keeps the load generator busy while a guarded one leaves it waiting, and the server's \`writev\` then pays the client's wake-up.`,
   );
-  log('|---|---|---|---|---|---|---|');
+  log();
+  log(
+    '| first delivery | paced rate, req/s | bare route µs/req (paced) | before, paced | after, paced | after, saturated | goal | after meets it |',
+  );
+  log('|---|---|---|---|---|---|---|---|');
   for (const goal of GOALS) {
-    const p = paced.get(goal.framework)!;
-    const before = added(p.before, p.bare);
-    const after = added(p.after, p.bare);
-    const peer = goal.beatPeer ? added(p.peer, p.bare) : [];
+    const run = runs.get(goal.framework)!;
+    const paced = (name: string) => addedOver(run.paced, name, 'bare');
+    const after = paced('after');
+    const peer = goal.beatPeer ? paced('peer') : [];
     const within = median(after) <= goal.addedUs;
     const ahead = !goal.beatPeer || median(after) < median(peer);
-    const fellBehind = [p.bare, p.before, p.after, p.peer].reduce(
-      (sum, samples) => sum + behind(samples, p.rate),
-      0,
-    );
+    const behind = [...run.paced.values()].flat().filter((w) => w.rps < run.rate * KEPT_UP).length;
+    const peerCell = goal.beatPeer
+      ? ` and under @node-idempotency's ${quartiles(peer)} (saturated ${quartiles(addedOver(run.saturated, 'peer', 'bare'))})`
+      : '';
     log(
-      `| ${goal.framework}, memory | ${shown(p.rate)} | ${shown(p.bare.map((s) => s.cpuUsPerRequest))} | ${shown(before)} | ${shown(after)} | ≤ ${goal.addedUs}${goal.beatPeer ? ` and under @node-idempotency's ${shown(peer)}` : ''} | ${within && ahead ? 'yes' : '**no**'}${fellBehind ? ` (${fellBehind} samples fell behind their rate)` : ''} |`,
+      `| ${goal.framework}, memory | ${run.rate} | ${quartiles(run.paced.get('bare')!.map((w) => w.cpuUsPerRequest))} | ${quartiles(paced('before'))} | ${quartiles(after)} | ${quartiles(addedOver(run.saturated, 'after', 'bare'))} | ≤ ${goal.addedUs}${peerCell} | ${within && ahead ? 'yes' : '**no**'}${behind ? ` (${behind} paced windows fell behind their rate)` : ''} |`,
     );
   }
   log();
-}
-
-/**
- * One round's paced first deliveries of `framework`: its bare route, both builds (in `order`) and,
- * on Express, the peer, all at one rate taken from the round's saturated rows.
- */
-async function pacedRound(
-  framework: Framework,
-  order: Build[],
-  round: number,
-  http: Map<string, Record<Build['label'], Sample[]>>,
-  references: Map<string, Sample[]>,
-  paced: Map<Framework, Paced>,
-): Promise<void> {
-  const saturated = order.map(
-    (build) => http.get(`${framework}, memory, first`)![build.label][round]!,
-  );
-  if (framework === 'express')
-    saturated.push(references.get('express, @node-idempotency (memory), first')![round]!);
-  const rate = Math.round(PACED_SHARE * Math.min(...saturated.map((s) => s.rps)));
-  const entry = paced.get(framework) ?? { rate: [], bare: [], before: [], after: [], peer: [] };
-  entry.rate.push(rate);
-  const after = order.find((build) => build.label === 'after')!;
-  entry.bare.push(await httpRun(after, framework, 'bare', 'none', round, rate));
-  for (const build of order)
-    entry[build.label].push(await httpRun(build, framework, 'memory', 'unique', round, rate));
-  if (framework === 'express')
-    entry.peer.push(await httpRun(after, framework, 'peer', 'unique', round, rate));
-  paced.set(framework, entry);
 }
 
 export async function runCompare(log: (line?: string) => void): Promise<void> {
@@ -313,7 +303,6 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
     const guard = { before: [] as GuardBenchResult[][], after: [] as GuardBenchResult[][] };
     const http = new Map<string, { before: Sample[]; after: Sample[] }>();
     const references = new Map<string, Sample[]>();
-    const paced = new Map<Framework, Paced>();
     const rounds = process.env.BENCH_COMPARE_HTTP === '0' ? 0 : ROUNDS;
     for (let round = 0; round < rounds; round++) {
       // Alternate which build goes first, so that neither always runs on a warmer machine.
@@ -332,9 +321,8 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
             entry[build.label].push(await httpRun(build, framework, mode, ids, round));
           http.set(name, entry);
         }
-      for (const { framework } of GOALS)
-        await pacedRound(framework, order, round, http, references, paced);
     }
+    const paired = rounds > 0 ? await pairedGoals(builds) : undefined;
 
     log(`# This tree against a baseline, measured in one run`);
     log();
@@ -344,7 +332,7 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
     log();
     if (rounds > 0) {
       timedReport(log, guard, http, references);
-      pacedReport(log, paced);
+      pairedReport(log, paired!);
     }
     const instructions = process.env.BENCH_COMPARE_INSTRUCTIONS ?? '';
     if (instructions !== '0') {
