@@ -23,9 +23,11 @@
  * `BENCH_BASELINE=<rev>` picks the baseline (default {@link COMPARE_BASELINE}); `BENCH_ROUNDS`,
  * `BENCH_DURATION` as for `pnpm bench`; `BENCH_COMPARE_INSTRUCTIONS=0` skips callgrind and
  * `BENCH_COMPARE_INSTRUCTIONS=guard-first,express-first` counts only those scenarios;
- * `BENCH_COMPARE_HTTP=0` skips the timed rounds (guard and HTTP). The report is printed and
- * written to docs/benchmarks-baseline.md (not with `BENCH_WRITE_DOCS=0`). Inbox mode has its own before/after
- * (`BENCH_BASELINE=<rev> pnpm bench:inbox`).
+ * `BENCH_COMPARE_HTTP=0` skips the timed rounds (guard and HTTP) and the paired windows;
+ * `BENCH_COMPARE_HTTP=goals` runs only the paired windows (a few minutes: a quick before/after of
+ * a change to the request path), and `BENCH_GOALS=koa` (or a list) only some frameworks' of them.
+ * The report is printed and written to docs/benchmarks-baseline.md (not with
+ * `BENCH_WRITE_DOCS=0`). Inbox mode has its own before/after (`BENCH_BASELINE=<rev> pnpm bench:inbox`).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -228,11 +230,17 @@ function saturatedAddedReport(
   log();
 }
 
+/** The goals `BENCH_GOALS` names (`koa`, `express,fastify`), else all of them. */
+function goalsMeasured(): typeof GOALS {
+  const only = process.env.BENCH_GOALS?.split(',');
+  return only ? GOALS.filter((goal) => only.includes(goal.framework)) : GOALS;
+}
+
 /** The goals' servers, started once per framework: its bare route, each build's guarded route and, on Express, the peer. */
 async function pairedGoals(builds: Build[]): Promise<Map<Framework, PairedRun>> {
   const after = builds.find((build) => build.label === 'after')!;
   const runs = new Map<Framework, PairedRun>();
-  for (const goal of GOALS) {
+  for (const goal of goalsMeasured()) {
     const servers: LiveServer[] = [];
     try {
       servers.push(
@@ -268,7 +276,7 @@ function pairedReport(log: (line?: string) => void, runs: Map<Framework, PairedR
     '| first delivery | paced rate, req/s | bare route µs/req (paced) | before, paced | after, paced | after, saturated | goal | after meets it |',
   );
   log('|---|---|---|---|---|---|---|---|');
-  for (const goal of GOALS) {
+  for (const goal of goalsMeasured()) {
     const run = runs.get(goal.framework)!;
     const paced = (name: string) => addedOver(run.paced, name, 'bare');
     const after = paced('after');
@@ -303,7 +311,8 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
     const guard = { before: [] as GuardBenchResult[][], after: [] as GuardBenchResult[][] };
     const http = new Map<string, { before: Sample[]; after: Sample[] }>();
     const references = new Map<string, Sample[]>();
-    const rounds = process.env.BENCH_COMPARE_HTTP === '0' ? 0 : ROUNDS;
+    const httpMode = process.env.BENCH_COMPARE_HTTP;
+    const rounds = httpMode === '0' || httpMode === 'goals' ? 0 : ROUNDS;
     for (let round = 0; round < rounds; round++) {
       // Alternate which build goes first, so that neither always runs on a warmer machine.
       const order = round % 2 === 0 ? builds : [...builds].reverse();
@@ -322,7 +331,7 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
           http.set(name, entry);
         }
     }
-    const paired = rounds > 0 ? await pairedGoals(builds) : undefined;
+    const paired = httpMode === '0' ? undefined : await pairedGoals(builds);
 
     log(`# This tree against a baseline, measured in one run`);
     log();
@@ -330,10 +339,8 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
       `Measured ${new Date().toISOString().slice(0, 10)}, Node ${process.version}, by \`pnpm bench:compare\`: before = \`${before.commit}\`${revision === COMPARE_BASELINE ? ' (the commit before the entry-points redesign)' : ''}, after = \`${currentCommit()}\`; ${rounds} interleaved rounds, the two builds in alternating order.`,
     );
     log();
-    if (rounds > 0) {
-      timedReport(log, guard, http, references);
-      pairedReport(log, paired!);
-    }
+    if (rounds > 0) timedReport(log, guard, http, references);
+    if (paired) pairedReport(log, paired);
     const instructions = process.env.BENCH_COMPARE_INSTRUCTIONS ?? '';
     if (instructions !== '0') {
       log(
