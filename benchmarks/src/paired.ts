@@ -4,9 +4,9 @@
  * then, in every pair, each is loaded in turn for one short window, saturated and then paced, and
  * what a guarded route adds is its CPU per request minus the bare route's in the same pair. A
  * server started afresh for every sample measured a new heap, a new JIT state and whatever the
- * host was doing in that minute: on the shared machine one row's added µs spread over 170 µs
- * across five samples. Windows a few seconds apart on warm servers share the host's state, and
- * the median of a dozen pairs moved by a few µs from one run to the next.
+ * host was doing in that minute: on the shared machine the peer's added µs on Express ranged from
+ * −116 to 178 across five samples. Windows a few seconds apart on warm servers share the host's
+ * state, and the median of a dozen pairs moved by a few µs from one run to the next.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import autocannon from 'autocannon';
@@ -19,7 +19,7 @@ export const PAIRS = Number(process.env.BENCH_PAIRS ?? 12);
 const WINDOW_S = 1;
 const WARMUP_S = 2;
 
-/** One window on one server: its CPU per request, the rate it answered at, and whether any answer was not a 2xx. */
+/** One window on one server: its CPU per request and the rate it answered at (a window with any answer not a 2xx throws). */
 export interface WindowSample {
   readonly cpuUsPerRequest: number;
   readonly rps: number;
