@@ -59,6 +59,21 @@ it('docs/api is what typedoc generates from the sources now (run `pnpm docs:api`
     expect({ file, text: committed.get(file) }).toEqual({ file, text });
 }, 120_000);
 
+it("typedoc's program is its entry points: tsconfig.typedoc.json lists exactly typedoc.json's", () => {
+  const entryPoints = (
+    JSON.parse(readFileSync(join(root, 'typedoc.json'), 'utf8')) as {
+      entryPoints: string[];
+    }
+  ).entryPoints;
+  // tsconfig files may hold comments: drop the whole-line ones before parsing.
+  const text = readFileSync(join(root, 'tsconfig.typedoc.json'), 'utf8').replace(
+    /^\s*\/\/.*$/gm,
+    '',
+  );
+  const { files } = JSON.parse(text) as { files: string[] };
+  expect([...files].sort()).toEqual([...entryPoints].sort());
+});
+
 it('an exported symbol without a doc comment fails the check', async () => {
   // The project's own typedoc.json, pointed at a one-file project outside the workspace.
   const project = join(work, 'fixture');
