@@ -102,13 +102,12 @@ export interface PairedRun {
 /**
  * Warms every server up (saturated, {@link WARMUP_S} s), sets the paced rate at `pacedShare` of the
  * slowest guarded server's saturated rate in a window after its warm-up (the first server is the
- * bare route), then runs
- * {@link PAIRS} pairs: in each, every server (in an order that rotates from pair to pair) gets a
- * saturated window and then a paced one.
+ * bare route), then runs {@link PAIRS} pairs: in each, every server (in an order that rotates from
+ * pair to pair) gets a saturated window and then a paced one.
  */
 export async function runPairs(servers: LiveServer[], pacedShare: number): Promise<PairedRun> {
   // The warm-up runs the JIT's first tiers; the rate is read from a window after it.
-  const warm = [];
+  const warm: WindowSample[] = [];
   for (const server of servers) {
     await server.load(WARMUP_S);
     warm.push(await server.load(WINDOW_S));
