@@ -86,15 +86,48 @@ export interface Sample {
 /** Sends `message` (none: only listens) to a benchmark server and resolves with the reply's `field`. */
 export function ask<T>(child: ChildProcess, message: string, field: string): Promise<T> {
   return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) =>
+      reject(new Error(`benchmark server exited with ${code}`));
     const onMessage = (reply: Record<string, T>) => {
       if (field in reply) {
         child.off('message', onMessage);
+        child.off('exit', onExit);
         resolve(reply[field]!);
       }
     };
     child.on('message', onMessage);
-    child.once('exit', (code) => reject(new Error(`benchmark server exited with ${code}`)));
+    child.once('exit', onExit);
     if (message) child.send(message);
+  });
+}
+
+/**
+ * One load of the benchmark route on `port` with autocannon (50 connections, the bench's body):
+ * for `limit` (a duration in seconds, or a number of requests), as fast as the server answers or
+ * paced at `rate` req/s in all; `eventId` gives each request's `X-Event-Id` (none: no header).
+ */
+export function loadRoute(
+  port: number,
+  limit: { duration: number } | { amount: number },
+  eventId: (() => string) | undefined,
+  rate?: number,
+) {
+  return autocannon({
+    url: `http://127.0.0.1:${port}/hook`,
+    method: 'POST',
+    connections: CONNECTIONS,
+    ...limit,
+    ...(rate !== undefined && { overallRate: rate }),
+    headers: { 'content-type': 'application/json' },
+    body: '{"type":"payment.succeeded","data":{"amount":500000}}',
+    requests: [
+      {
+        setupRequest: (request) =>
+          eventId
+            ? { ...request, headers: { ...request.headers, 'x-event-id': eventId() } }
+            : request,
+      },
+    ],
   });
 }
 
@@ -130,26 +163,14 @@ export async function loadServer(
 ): Promise<Sample> {
   const port = await ask<number>(child, '', 'port');
   let counter = 0;
+  const eventId =
+    ids === 'none'
+      ? undefined
+      : ids === 'unique'
+        ? () => `evt_${round}_${counter++}`
+        : () => 'evt_same';
   const run = (limit: { duration: number } | { amount: number }, paced?: number) =>
-    autocannon({
-      url: `http://127.0.0.1:${port}/hook`,
-      method: 'POST',
-      connections: CONNECTIONS,
-      ...limit,
-      ...(paced !== undefined && { overallRate: paced }),
-      headers: { 'content-type': 'application/json' },
-      body: '{"type":"payment.succeeded","data":{"amount":500000}}',
-      requests: [
-        {
-          setupRequest(request) {
-            const id = ids === 'unique' ? `evt_${round}_${counter++}` : 'evt_same';
-            return ids === 'none'
-              ? request
-              : { ...request, headers: { ...request.headers, 'x-event-id': id } };
-          },
-        },
-      ],
-    });
+    loadRoute(port, limit, eventId, paced);
   // Warm-up (and, for replays, the one first delivery).
   await run('seconds' in warmup ? { duration: warmup.seconds } : { amount: warmup.requests });
   const before = await ask<NodeJS.CpuUsage>(child, 'cpu', 'cpu');

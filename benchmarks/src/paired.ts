@@ -9,9 +9,8 @@
  * state, and the median of a dozen pairs moved by a few µs from one run to the next.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import autocannon from 'autocannon';
 import { pinned } from './bundle';
-import { ask, CONNECTIONS, median } from './http.bench';
+import { ask, loadRoute, median } from './http.bench';
 import type { Framework, ServerMode } from './server';
 
 /** Pairs per framework (`BENCH_PAIRS`), and each window's length in seconds. */
@@ -46,7 +45,6 @@ export class LiveServer {
   ): Promise<LiveServer> {
     const [command, args] = pinned(0, [serverBundle, framework, mode]);
     const child = spawn(command, args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    child.setMaxListeners(0);
     const port = await ask<number>(child, '', 'port');
     return new LiveServer(name, child, port, mode === 'bare' ? 'none' : 'unique');
   }
@@ -56,26 +54,8 @@ export class LiveServer {
     const prefix = `${this.name}-${this.windows++}-`;
     let counter = 0;
     const before = await ask<NodeJS.CpuUsage>(this.child, 'cpu', 'cpu');
-    const result = await autocannon({
-      url: `http://127.0.0.1:${this.port}/hook`,
-      method: 'POST',
-      connections: CONNECTIONS,
-      duration: seconds,
-      ...(rate !== undefined && { overallRate: rate }),
-      headers: { 'content-type': 'application/json' },
-      body: '{"type":"payment.succeeded","data":{"amount":500000}}',
-      requests: [
-        {
-          setupRequest: (request) =>
-            this.ids === 'none'
-              ? request
-              : {
-                  ...request,
-                  headers: { ...request.headers, 'x-event-id': `${prefix}${counter++}` },
-                },
-        },
-      ],
-    });
+    const eventId = this.ids === 'none' ? undefined : () => `${prefix}${counter++}`;
+    const result = await loadRoute(this.port, { duration: seconds }, eventId, rate);
     const after = await ask<NodeJS.CpuUsage>(this.child, 'cpu', 'cpu');
     if (result.non2xx > 0 || result.errors > 0)
       throw new Error(`${this.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
