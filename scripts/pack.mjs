@@ -1,31 +1,21 @@
 #!/usr/bin/env node
-// Packs every published package with pnpm into one folder, as `pnpm publish` would: the prepack
-// script builds it first and publishConfig swaps in the build's entry points. Each tarball is named
-// after its package without the version (`webhook-idempotency-core.tgz`), so an `npm i` line of
-// them stays the same from one version to the next.
+// Packs every published package with pnpm into one folder, as `pnpm publish` would: the stale
+// ones are first built together (scripts/build-if-stale.mjs), and publishConfig swaps in the
+// build's entry points. Each tarball is named after its package without the version
+// (`webhook-idempotency-core.tgz`), so an `npm i` line of them stays the same from one version to
+// the next.
 // - `pnpm pack:all --out <dir> [name…]` (`node scripts/pack.mjs --out <dir>`; without `--out`,
 //   into .tmp/packs): for people, until a release is on npm; prints the tarballs and the `npm i`
 //   line to run in an app's folder (README, Install).
 // - `node scripts/pack.mjs <dir> [name…]`: for the tests; prints the tarballs as JSON (only the
 //   named packages, if any).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildStale, publishedPackages } from './build-if-stale.mjs';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-
-/** The workspace packages that are published: every non-private folder under packages/. */
-export function publishedPackages() {
-  const dir = join(root, 'packages');
-  return readdirSync(dir)
-    .map((name) => ({
-      dir: join(dir, name),
-      manifest: JSON.parse(readFileSync(join(dir, name, 'package.json'), 'utf8')),
-    }))
-    .filter(({ manifest }) => !manifest.private)
-    .map(({ dir, manifest }) => ({ name: manifest.name, version: manifest.version, dir }));
-}
 
 /**
  * Runs a command, its stderr passed through (a prepack waiting for another build's lock says so);
@@ -53,6 +43,8 @@ export function packAll(destination, names, onPack = () => undefined) {
   const wanted = publishedPackages().filter((pkg) => !names?.length || names.includes(pkg.name));
   const missing = names?.filter((name) => !wanted.some((pkg) => pkg.name === name)) ?? [];
   if (missing.length) throw new Error(`not a published package: ${missing.join(', ')}`);
+  // The stale ones built in one tsdown run first: each pack's prepack then finds its build current.
+  buildStale(wanted, { quiet: true });
   return wanted.map((pkg) => {
     onPack(pkg.name);
     const tarball = tarballIn(destination, pkg);

@@ -3,7 +3,8 @@
  * packing it at once build it once. A build killed while it held the lock (Ctrl-C during
  * `pnpm test`) must not make the next `pack` wait: the lock names its holder's PID, and a lock
  * whose holder is gone is taken over at once; a live holder is waited for, and named.
- * Run on a throw-away package of its own (tsdown of the workspace, nothing of the workspace built).
+ * Run on throw-away packages of its own (tsdown of the workspace, nothing of the workspace built);
+ * several stale packages are built in one tsdown run of their workspace (`--all`, `pnpm pack:all`).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,21 +18,26 @@ const LOCK_MODULE = join(repoRoot, 'scripts', 'lock.mjs');
 const work = mkdtempSync(join(process.env.WI_TMP ?? tmpdir(), 'build-lock-'));
 let packages = 0;
 
-/** A package that was never built: one source file and a tsdown config without declarations. */
-function stalePackage(): { dir: string; lock: string; dist: string } {
-  const dir = join(work, `package-${++packages}`);
+/**
+ * A package that was never built, in `parent` (a workspace's folder, or the test's own): one
+ * source file and a tsdown config without declarations.
+ */
+function stalePackage(parent = work): { name: string; dir: string; lock: string; dist: string } {
+  const name = `lock-test-${++packages}`;
+  const dir = join(parent, `package-${packages}`);
   mkdirSync(join(dir, 'src'), { recursive: true });
   mkdirSync(join(dir, 'node_modules'));
   writeFileSync(join(dir, 'src', 'index.ts'), 'export const answer: number = 42;\n');
   writeFileSync(
     join(dir, 'package.json'),
-    JSON.stringify({ name: `lock-test-${packages}`, version: '1.0.0', type: 'commonjs' }),
+    JSON.stringify({ name, version: '1.0.0', type: 'commonjs' }),
   );
   writeFileSync(
     join(dir, 'tsdown.config.ts'),
     "export default { entry: { index: 'src/index.ts' }, format: ['esm'], platform: 'node', dts: false };\n",
   );
   return {
+    name,
     dir,
     lock: join(dir, 'node_modules', '.wi-building'),
     dist: join(dir, 'dist', 'index.mjs'),
@@ -46,6 +52,24 @@ function deadPid(): number {
 }
 
 const build = (dir: string) => start(process.execPath, [BUILD], { cwd: dir });
+
+/** A workspace of its own holding `count` stale packages. */
+function staleWorkspace(count: number) {
+  const dir = join(work, `workspace-${packages}`);
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'workspace', private: true }));
+  return { dir, packages: Array.from({ length: count }, () => stalePackage(dir)) };
+}
+
+/** `buildStale` of those packages (what `--all` and `pnpm pack:all` call), in a process of its own. */
+function buildTogether(workspace: ReturnType<typeof staleWorkspace>) {
+  const list = workspace.packages.map(({ name, dir }) => ({ name, dir }));
+  const script = `
+    import { buildStale } from ${JSON.stringify(BUILD)};
+    buildStale(${JSON.stringify(list)}, { workspace: ${JSON.stringify(workspace.dir)} });
+  `;
+  return start(process.execPath, ['--input-type=module', '-e', script]);
+}
 
 afterEach(killAll);
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -121,4 +145,36 @@ it('processes racing to take over a dead lock hold it one at a time', async () =
     expect(lines[i + 1]).toBe(lines[i]!.replace('enter', 'leave'));
   }
   expect(existsSync(lock)).toBe(false);
+});
+
+it('stale packages are built together, in one tsdown run of their workspace; each prepack then builds nothing', async () => {
+  const workspace = staleWorkspace(3);
+  const together = buildTogether(workspace);
+  expect(await together.exited).toBe(0);
+  // One tsdown process: its banner once, a build per package.
+  expect(together.output().match(/tsdown v\d/g)).toHaveLength(1);
+  for (const pkg of workspace.packages) {
+    expect(together.output()).toContain(`[${pkg.name}] Build complete`);
+    expect(existsSync(pkg.dist)).toBe(true);
+    expect(existsSync(pkg.lock)).toBe(false);
+  }
+  const prepacks = workspace.packages.map((pkg) => build(pkg.dir));
+  expect(await Promise.all(prepacks.map((child) => child.exited))).toEqual([0, 0, 0]);
+  for (const prepack of prepacks) expect(prepack.output()).not.toContain('Build complete');
+});
+
+it('a build of several waits for the lock one of them is held under, and builds none before it has every lock', async () => {
+  const workspace = staleWorkspace(2);
+  const [first, second] = workspace.packages;
+  const holder = start(process.execPath, ['-e', 'setInterval(() => {}, 1000)']);
+  writeFileSync(second!.lock, `${holder.pid}\n`);
+  const together = buildTogether(workspace);
+  await together.waitFor(new RegExp(`waiting for process ${holder.pid}, which holds`));
+  expect(together.done()).toBe(false);
+  expect(existsSync(first!.dist)).toBe(false);
+  process.kill(holder.pid, 'SIGKILL');
+  await holder.exited;
+  expect(await together.exited).toBe(0);
+  expect(existsSync(first!.dist) && existsSync(second!.dist)).toBe(true);
+  expect(existsSync(first!.lock) || existsSync(second!.lock)).toBe(false);
 });
