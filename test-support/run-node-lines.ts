@@ -96,8 +96,10 @@ async function main(): Promise<number> {
         env: {
           ...process.env,
           WI_BETTER_SQLITE3: node.betterSqlite3,
-          // EVERY_LINE alone needs no server: jest then starts none (about 10 s a run).
-          ...(full ? {} : { WI_JEST_SERVERS: 'none' }),
+          // EVERY_LINE alone needs no server: jest then starts none (about 10 s a run). NEWEST_LINE
+          // needs the databases (pg-boss, the SQL stores under the adapters), never Redis or a
+          // DynamoDB server (no JVM to start).
+          WI_JEST_SERVERS: full ? 'databases' : 'none',
           ...(results ? { JEST_JSON: results } : {}),
         },
       },
