@@ -64,7 +64,8 @@ const OPTIONS: OutboxStormOptions = {
   seed: 20_261_206,
   // A handler from outside, then one inside a run (told, then the schedule goes on); the
   // dispatcher dying after a receiver accepted, then as a send starts; last the database, while a
-  // send is in flight: the held deliveries go out once it has begun, so it meets sends.
+  // send is in flight: the held deliveries go out once it has begun, and it waits for the handler
+  // told to die in a run to have died (in one of them, the database up), so it meets sends.
   handlerKills: [
     { at: 0.15, slot: 0, how: 'now' },
     { at: 0.35, slot: 1, how: 'in-handler' },

@@ -142,9 +142,12 @@ export async function runOutboxStorm(
         what: `SIGKILL ${database.kind} mid-dispatch + restart`,
         run: async (began) => {
           began();
+          // The held deliveries go out now. A handler told to die in a run dies in one of them
+          // first: with the database down they would meet 503s before any run, and the last fresh
+          // events could be gone before it is back (CI: 'ran no handler within 30000 ms').
+          await settled(background, 'handler');
           // Mid-dispatch: a send is being answered (its dispatcher then marks it done on a dead
-          // database). The held deliveries go out now; a dispatcher killed before may still be
-          // on its way back.
+          // database). A dispatcher killed before may still be on its way back.
           await settled(background, 'dispatcher');
           await until(() => receivers.dispatchesInFlight > 0, 30_000);
           inFlightAtKill = receivers.dispatchesInFlight;
