@@ -69,9 +69,13 @@ function holding(dirs, work) {
  * repository by default) is stale: one package with tsdown in its folder, several in one
  * `tsdown -W` run filtered to their names. Each package's lock is held meanwhile, taken in the
  * order of their folders (a prepack holds one lock and waits for no other, so two callers never
- * wait on each other). `quiet` keeps tsdown's report unless it fails.
+ * wait on each other). `quiet` keeps tsdown's report unless it fails; `onBuild` hears the names
+ * of the packages about to be built.
  */
-export function buildStale(packages, { quiet = false, workspace = root } = {}) {
+export function buildStale(
+  packages,
+  { quiet = false, workspace = root, onBuild = () => undefined } = {},
+) {
   const wanted = packages.filter((pkg) => stale(pkg.dir));
   wanted.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
   if (wanted.length === 0) return;
@@ -81,6 +85,7 @@ export function buildStale(packages, { quiet = false, workspace = root } = {}) {
       // Another caller may have built some while this one waited.
       const still = wanted.filter((pkg) => stale(pkg.dir));
       if (still.length === 0) return;
+      onBuild(still.map((pkg) => pkg.name));
       const [file, args, cwd] =
         still.length === 1
           ? [tsdown, [], still[0].dir]

@@ -36,15 +36,15 @@ const tarballIn = (destination, pkg) =>
 /**
  * Packs each published package into `destination` (its `prepack` builds it first), or only those
  * `names` lists; returns `{ name, version, dir, tarball }[]`. `onPack` hears each package's name
- * before it is packed.
+ * before it is packed, `onBuild` the names of the stale ones before they are built.
  */
-export function packAll(destination, names, onPack = () => undefined) {
+export function packAll(destination, names, onPack = () => undefined, onBuild = () => undefined) {
   mkdirSync(destination, { recursive: true });
   const wanted = publishedPackages().filter((pkg) => !names?.length || names.includes(pkg.name));
   const missing = names?.filter((name) => !wanted.some((pkg) => pkg.name === name)) ?? [];
   if (missing.length) throw new Error(`not a published package: ${missing.join(', ')}`);
   // The stale ones built in one tsdown run first: each pack's prepack then finds its build current.
-  buildStale(wanted, { quiet: true });
+  buildStale(wanted, { quiet: true, onBuild });
   return wanted.map((pkg) => {
     onPack(pkg.name);
     const tarball = tarballIn(destination, pkg);
@@ -92,8 +92,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const [dir = join(root, '.tmp', 'packs'), ...names] = first === '--out' ? rest : [];
     if (first !== undefined && first !== '--out')
       throw new Error(`unknown option ${first}: pnpm pack:all [--out <dir>] [package name…]`);
-    const packed = packAll(resolve(dir), names, (name) =>
-      process.stderr.write(`packing ${name}\n`),
+    const packed = packAll(
+      resolve(dir),
+      names,
+      (name) => process.stderr.write(`packing ${name}\n`),
+      (building) => process.stderr.write(`building ${building.join(', ')} (one tsdown run)\n`),
     );
     console.log(installGuide(packed));
   }
