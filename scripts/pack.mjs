@@ -34,9 +34,10 @@ const tarballIn = (destination, pkg) =>
   join(destination, `${pkg.name.replace('@', '').replace('/', '-')}.tgz`);
 
 /**
- * Packs each published package into `destination` (its `prepack` builds it first), or only those
- * `names` lists; returns `{ name, version, dir, tarball }[]`. `onPack` hears each package's name
- * before it is packed, `onBuild` the names of the stale ones before they are built.
+ * Packs each published package into `destination`, or only those `names` lists, the stale ones
+ * first built together (each pack's `prepack` then finds its build current); returns
+ * `{ name, version, dir, tarball }[]`. `onPack` hears each package's name before it is packed,
+ * `onBuild` the names of the stale ones before they are built.
  */
 export function packAll(destination, names, onPack = () => undefined, onBuild = () => undefined) {
   mkdirSync(destination, { recursive: true });
