@@ -44,8 +44,8 @@ async function generatePrismaClients(): Promise<void> {
 const SERVER_KINDS = ['databases', 'redis', 'dynamo'] as const;
 type ServerKind = (typeof SERVER_KINDS)[number];
 
-/** The kinds of server `WI_JEST_SERVERS` asks for (see the module's comment). */
-export function serverKinds(setting = process.env.WI_JEST_SERVERS): readonly ServerKind[] {
+/** The kinds of server a `WI_JEST_SERVERS` of `setting` asks for (see the module's comment). */
+export function serverKinds(setting: string | undefined): readonly ServerKind[] {
   if (setting === undefined || setting === '') return SERVER_KINDS;
   if (setting === 'none') return [];
   const named = setting.split(',').map((name) => name.trim());
@@ -108,7 +108,7 @@ async function startServers(kinds: readonly ServerKind[]): Promise<void> {
 }
 
 export default async function globalSetup(): Promise<void> {
-  const kinds = serverKinds();
+  const kinds = serverKinds(process.env.WI_JEST_SERVERS);
   const servers = kinds.length === 0 ? undefined : startServers(kinds);
   const [clients, started] = await Promise.allSettled([generatePrismaClients(), servers]);
   if (clients.status === 'rejected') {

@@ -12,8 +12,8 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { serverKinds } from '@webhook-idempotency/test-support/global-setup';
 import { repoRoot } from '@webhook-idempotency/test-support/node-lines';
-import { serverKinds } from '../../test-support/global-setup';
 import { type Child, killAll, start } from './child';
 
 /** What the stand-in for jest started, as it reports it. */
