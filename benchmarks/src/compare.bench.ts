@@ -18,7 +18,8 @@
  *   ({@link PACED_SHARE} of the slowest guarded server's saturated rate), a dozen pairs; a
  *   build's added CPU is its CPU per request minus the bare route's in the same pair;
  * - instructions per operation under callgrind (the instructions section's scenarios), once per
- *   build: they repeat to within a fraction of a percent where time does not.
+ *   build: they repeat to within a fraction of a percent where time does not; and, on this tree,
+ *   what a first delivery adds over the bare Express route, ours against the peer's.
  *
  * `BENCH_BASELINE=<rev>` picks the baseline (default {@link COMPARE_BASELINE}); `BENCH_ROUNDS`,
  * `BENCH_DURATION` as for `pnpm bench`; `BENCH_COMPARE_INSTRUCTIONS=0` skips callgrind and
@@ -43,7 +44,7 @@ import {
 import { bundle, pinned } from './bundle';
 import type { GuardBenchResult } from './guard.bench';
 import { loadServer, median, range, ROUNDS, type Sample, type Scenario } from './http.bench';
-import { formatCount, perOp } from './instructions';
+import { formatCount, type PerOp, perOp } from './instructions';
 import { addedOver, LiveServer, PAIRS, type PairedRun, quartiles, runPairs } from './paired';
 import type { Framework, ServerMode } from './server';
 
@@ -350,10 +351,15 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
       log('| path | before | after | after − before | collector before → after (beside) |');
       log('|---|---|---|---|---|');
       const targets = builds.map((build) => bundleFor('instructions-target', build));
-      for (const [name, scenario] of INSTRUCTION_SCENARIOS.filter(
-        ([, scenario]) => !instructions || instructions.split(',').includes(scenario),
+      /** This tree's counts, by scenario: the peer's table reuses its first delivery's. */
+      const after = new Map<string, PerOp>();
+      const counted = (scenario: string) =>
+        !instructions || instructions.split(',').includes(scenario);
+      for (const [name, scenario] of INSTRUCTION_SCENARIOS.filter(([, scenario]) =>
+        counted(scenario),
       )) {
         const [b, a] = targets.map((target) => perOp(target, scenario));
+        after.set(scenario, a!);
         const change = a!.instructions - b!.instructions;
         const sign = change >= 0 ? '+' : '−';
         log(
@@ -364,10 +370,45 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
       log(
         'The in-process rows repeat to within 2 % when n and the warm-up change; the collector column moves with where collections fall and is no regression signal (the instructions section of docs/benchmarks.md).',
       );
+      if (counted('express-peer')) peerInstructionsReport(log, targets[1]!, after);
     }
   } finally {
     tree?.remove();
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * An Express first delivery against the peer's, in instructions on this tree (`target`): each
+ * path's count and what it adds over the bare Express route, all through light-my-request (no
+ * socket), so that the comparison the paced windows leave to the noise has a count beside it.
+ * `after` holds the counts the table above made already.
+ */
+function peerInstructionsReport(
+  log: (line?: string) => void,
+  target: string,
+  after: ReadonlyMap<string, PerOp>,
+): void {
+  const of = (scenario: string) => after.get(scenario) ?? perOp(target, scenario);
+  const bare = of('express-bare');
+  log();
+  log(
+    "## An Express first delivery against @node-idempotency, in instructions (this tree; no socket, so the kernel's share is not in it)",
+  );
+  log();
+  log('| path | instructions / request | added over the bare route | collector (beside) |');
+  log('|---|---|---|---|');
+  log(
+    `| express, bare route | ${formatCount(bare.instructions)} | — | ${formatCount(bare.collector)} |`,
+  );
+  for (const [name, scenario] of [
+    ['express, memory, first (ours)', 'express-first'],
+    ['express, @node-idempotency (memory), first', 'express-peer'],
+  ] as const) {
+    const count = of(scenario);
+    log(
+      `| ${name} | ${formatCount(count.instructions)} | ${formatCount(count.instructions - bare.instructions)} | ${formatCount(count.collector)} |`,
+    );
   }
 }
 

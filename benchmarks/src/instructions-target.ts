@@ -2,7 +2,9 @@
  * @module The work `instructions.ts` counts under callgrind: `node target.js <scenario> <warmup> <n>`
  * runs `warmup` operations, then `n` more, of one scenario. The runner subtracts a run with `n`
  * from one with `2n`, so start-up and warm-up cancel out. Express requests go through
- * light-my-request (no sockets), the same way for the bare route and the guarded ones.
+ * light-my-request (no sockets), the same way for the bare route, the guarded ones and the peer
+ * (`express-peer`: @node-idempotency through ./peer, a new key per request, its recording after
+ * the answer counted too, since every operation's work is done before the process exits).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +15,7 @@ import { Schema, SqlStore } from '@webhook-idempotency/sql';
 import Database from 'better-sqlite3';
 import express from 'express';
 import inject from 'light-my-request';
+import { peerMiddleware } from './peer';
 
 type Op = (i: number) => Promise<unknown>;
 
@@ -66,20 +69,22 @@ async function expressOps(scenario: string): Promise<Op> {
   const guard =
     scenario === 'express-bare'
       ? []
-      : scenario.startsWith('express-sqlite')
-        ? [idempotent({ store: await sqliteStore(), provider: 'bench', key })]
-        : [
-            idempotent({
-              store: new InMemoryStore({ maxReceipts: Number.POSITIVE_INFINITY }),
-              provider: 'bench',
-              key,
-            }),
-          ];
+      : scenario === 'express-peer'
+        ? [peerMiddleware()]
+        : scenario.startsWith('express-sqlite')
+          ? [idempotent({ store: await sqliteStore(), provider: 'bench', key })]
+          : [
+              idempotent({
+                store: new InMemoryStore({ maxReceipts: Number.POSITIVE_INFINITY }),
+                provider: 'bench',
+                key,
+              }),
+            ];
   app.post('/hook', express.json({ verify: saveRawBody }), ...guard, (_req, res) => {
     res.json({ received: true });
   });
   return async (i) => {
-    const id = scenario.endsWith('-first') ? `e${i}` : 'same';
+    const id = scenario.endsWith('-first') || scenario === 'express-peer' ? `e${i}` : 'same';
     const res = await inject(app, {
       method: 'POST',
       url: '/hook',

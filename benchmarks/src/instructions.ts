@@ -140,6 +140,11 @@ export function runInstructionCounts(log: (line?: string) => void): void {
     ['guard in-process, replay', 'guard-replay', 'guard-baseline'],
     ['Express + idempotent(), first delivery', 'express-first', 'express-bare'],
     ['Express + idempotent(), replay', 'express-replay', 'express-bare'],
+    [
+      'Express + @node-idempotency (memory), first delivery (the peer, no code of ours)',
+      'express-peer',
+      'express-bare',
+    ],
   ];
   const counted = new Map<string, PerOp>();
   const of = (scenario: string) => {
