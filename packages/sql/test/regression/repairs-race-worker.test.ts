@@ -140,7 +140,12 @@ describe.each(driverKinds('repair_races').filter(([name]) => KINDS.includes(name
           starts: ran.get(id) ?? 0,
           events: events
             .filter((e) => 'delivery' in e && e.delivery?.externalId === id)
-            .map((e) => ('reason' in e ? `${e.type} (${String(e.reason)})` : e.type)),
+            .map((e) => {
+              const why = 'reason' in e ? ` (${String(e.reason)})` : '';
+              // A store error says which statement failed and why (a deadlock, a lock wait).
+              const error = e.type === 'store-error' ? `: ${String(e.error).slice(0, 160)}` : '';
+              return `${e.type}${why}${error}`;
+            }),
         }));
     };
 
