@@ -141,6 +141,7 @@ const ACME = { signatureHeader: 'x-acme-signature', key: 'x-acme-delivery' } as 
 type Pair = { username: string; password: string };
 
 /** Every preset of the package, by factory name. */
+// biome-ignore lint/suspicious/noExplicitAny: each signer has its own secret type (a string, a key pair, a key fetcher); a signer's secrets only ever go back to that signer, which a record of one element type cannot say.
 export const SIGNERS: Record<string, Signer<any>> = {
   stripe: strings(
     'secret',
