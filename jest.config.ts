@@ -66,6 +66,18 @@ export const SERIAL_GROUPS = {
   ],
 };
 export const SERIAL_SUITES = Object.values(SERIAL_GROUPS).flat();
+/**
+ * The shared servers each serial queue's jest run starts (its `WI_JEST_SERVERS`; unset: all). The
+ * storms start durable servers of their own, so the guard's queue and the inbox's need the
+ * databases alone (the inbox's proofs and the crash tests run on them, and the storms' scratch
+ * folders go in theirs, removed at teardown); only the fault tests use Redis and DynamoDB. So one
+ * DynamoDB Local (a JVM, slow to start on busy cores) starts with the stage, not three.
+ */
+export const SERIAL_SERVERS: Readonly<Record<keyof typeof SERIAL_GROUPS, string | undefined>> = {
+  guard: 'databases',
+  inbox: 'databases',
+  faults: undefined,
+};
 
 /** Files compiled with legacy decorators and metadata (type-checked by packages/nestjs/tsconfig.json). */
 const DECORATED =

@@ -9,7 +9,8 @@
  *   connections, memory), one file at a time in each of three queues side by side (the guard's
  *   storms and the memory test; the outbox's storm and the inbox's proofs; the fault tests that
  *   mostly wait on timers, with the queue bridges'), so a proof's wall-clock bounds never compete
- *   with another file of its kind. The first queue's output goes straight through, the others' once they are done.
+ *   with another file of its kind; each queue starts the shared servers its files use
+ *   (jest.config.ts SERIAL_SERVERS). The first queue's output goes straight through, the others' once they are done.
  * What runs beside a lane prints its output once the lane is done, so outputs never interleave.
  * Every part always runs; the exit code is 1 when any failed. With JEST_JSON, each lane and each
  * Node line writes its own totals file (`.ci/run` adds them up). Extra arguments go to the jest
@@ -18,7 +19,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { SERIAL_GROUPS } from '../jest.config';
+import { SERIAL_GROUPS, SERIAL_SERVERS } from '../jest.config';
 
 const root = join(__dirname, '..');
 const jest = join(root, 'node_modules', 'jest', 'bin', 'jest.js');
@@ -118,9 +119,15 @@ async function main(): Promise<number> {
     (await lines?.finish()) ?? true,
     ...(await Promise.all(checks.map((check) => check.finish()))),
   ];
-  const queues = Object.entries(SERIAL_GROUPS).map(([name, suites], index) =>
-    lane(`serial-${name}`, ['--runInBand', ...suites], index > 0),
-  );
+  const queues = Object.entries(SERIAL_GROUPS).map(([name, suites], index) => {
+    const servers = SERIAL_SERVERS[name as keyof typeof SERIAL_GROUPS];
+    return lane(
+      `serial-${name}`,
+      ['--runInBand', ...suites],
+      index > 0,
+      servers === undefined ? {} : { WI_JEST_SERVERS: servers },
+    );
+  });
   const second: boolean[] = [];
   for (const queue of queues) second.push(await queue.finish());
   return [...first, ...second].every(Boolean) ? 0 : 1;
