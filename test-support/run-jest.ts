@@ -125,7 +125,8 @@ async function main(): Promise<number> {
       `serial-${name}`,
       ['--runInBand', ...suites],
       index > 0,
-      servers === undefined ? {} : { WI_JEST_SERVERS: servers },
+      // A run narrowed to some files (extra) may match any file in every lane: all the servers.
+      servers === undefined || extra.length > 0 ? {} : { WI_JEST_SERVERS: servers },
     );
   });
   const second: boolean[] = [];
