@@ -122,9 +122,18 @@ describe.each(driverKinds('repair_races').filter(([name]) => KINDS.includes(name
     };
     const replays = () =>
       events.filter((e) => e.type === 'processed' && e.replayed).map((e) => e.type);
+    /** An event as the failure message shows it; a store error with the operation and error text. */
+    const told = (e: InboxEvent) => {
+      const why = 'reason' in e ? ` (${String(e.reason)})` : '';
+      // A store error says which write failed and why (a deadlock victim, a lock wait).
+      const error =
+        e.type === 'store-error' ? ` ${e.operation}: ${String(e.error).slice(0, 160)}` : '';
+      return `${e.type}${why}${error}`;
+    };
     /**
      * The deliveries among `ids` whose handler's write did not commit exactly once, each with its
-     * handler starts and the events that name it (what the failure message shows).
+     * handler starts and the events that name it, then the store errors that name no delivery (a
+     * group's transaction): what the failure message shows. Empty when each committed once.
      */
     const notBookedOnce = async (ids: readonly string[]) => {
       const { rows } = await sql.query(
@@ -132,21 +141,17 @@ describe.each(driverKinds('repair_races').filter(([name]) => KINDS.includes(name
         [],
       );
       const booked = new Map(rows.map((row) => [String(row.id), Number(row.n)]));
-      return ids
+      const wrong: unknown[] = ids
         .filter((id) => booked.get(id) !== 1)
         .map((id) => ({
           id,
           booked: booked.get(id) ?? 0,
           starts: ran.get(id) ?? 0,
-          events: events
-            .filter((e) => 'delivery' in e && e.delivery?.externalId === id)
-            .map((e) => {
-              const why = 'reason' in e ? ` (${String(e.reason)})` : '';
-              // A store error says which statement failed and why (a deadlock, a lock wait).
-              const error = e.type === 'store-error' ? `: ${String(e.error).slice(0, 160)}` : '';
-              return `${e.type}${why}${error}`;
-            }),
+          events: events.filter((e) => 'delivery' in e && e.delivery?.externalId === id).map(told),
         }));
+      const unnamed = events.filter((e) => e.type === 'store-error' && !e.delivery).map(told);
+      if (wrong.length > 0 && unnamed.length > 0) wrong.push({ storeErrorsOfNoDelivery: unnamed });
+      return wrong;
     };
 
     it('retry of a dead delivery that a worker ran to done meanwhile: left done, reported "was done meanwhile"', async () => {
