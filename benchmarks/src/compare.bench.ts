@@ -23,7 +23,9 @@
  *
  * `BENCH_BASELINE=<rev>` picks the baseline (default {@link COMPARE_BASELINE}); `BENCH_ROUNDS`,
  * `BENCH_DURATION` as for `pnpm bench`; `BENCH_COMPARE_INSTRUCTIONS=0` skips callgrind and
- * `BENCH_COMPARE_INSTRUCTIONS=guard-first,express-first` counts only those scenarios;
+ * `BENCH_COMPARE_INSTRUCTIONS=guard-first,express-first` counts only those scenarios
+ * (`express-peer-first` asks for the peer's table, which counts the bare route, ours and the peer
+ * on this tree: two more Express runs under callgrind, the slow ones);
  * `BENCH_COMPARE_HTTP=0` skips the timed rounds (guard and HTTP) and the paired windows;
  * `BENCH_COMPARE_HTTP=goals` runs only the paired windows (a few minutes: a quick before/after of
  * a change to the request path), and `BENCH_GOALS=koa` (or a list) only some frameworks' of them.
@@ -352,14 +354,14 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
       log('|---|---|---|---|---|');
       const targets = builds.map((build) => bundleFor('instructions-target', build));
       /** This tree's counts, by scenario: the peer's table reuses its first delivery's. */
-      const after = new Map<string, PerOp>();
+      const afterCounts = new Map<string, PerOp>();
       const counted = (scenario: string) =>
         !instructions || instructions.split(',').includes(scenario);
       for (const [name, scenario] of INSTRUCTION_SCENARIOS.filter(([, scenario]) =>
         counted(scenario),
       )) {
         const [b, a] = targets.map((target) => perOp(target, scenario));
-        after.set(scenario, a!);
+        afterCounts.set(scenario, a!);
         const change = a!.instructions - b!.instructions;
         const sign = change >= 0 ? '+' : '−';
         log(
@@ -370,7 +372,8 @@ export async function runCompare(log: (line?: string) => void): Promise<void> {
       log(
         'The in-process rows repeat to within 2 % when n and the warm-up change; the collector column moves with where collections fall and is no regression signal (the instructions section of docs/benchmarks.md).',
       );
-      if (counted('express-peer')) peerInstructionsReport(log, targets[1]!, after);
+      if (counted('express-peer-first'))
+        peerInstructionsReport(log, bundleFor('instructions-target', after), afterCounts);
     }
   } finally {
     tree?.remove();
@@ -403,7 +406,7 @@ function peerInstructionsReport(
   );
   for (const [name, scenario] of [
     ['express, memory, first (ours)', 'express-first'],
-    ['express, @node-idempotency (memory), first', 'express-peer'],
+    ['express, @node-idempotency (memory), first', 'express-peer-first'],
   ] as const) {
     const count = of(scenario);
     log(

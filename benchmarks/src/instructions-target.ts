@@ -3,8 +3,9 @@
  * runs `warmup` operations, then `n` more, of one scenario. The runner subtracts a run with `n`
  * from one with `2n`, so start-up and warm-up cancel out. Express requests go through
  * light-my-request (no sockets), the same way for the bare route, the guarded ones and the peer
- * (`express-peer`: @node-idempotency through ./peer, a new key per request, its recording after
- * the answer counted too, since every operation's work is done before the process exits).
+ * (`express-peer-first`: @node-idempotency's core through our Express glue in ./peer, a new key per
+ * request, its recording after the answer counted too, since every operation's work is done
+ * before the process exits).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,7 +70,7 @@ async function expressOps(scenario: string): Promise<Op> {
   const guard =
     scenario === 'express-bare'
       ? []
-      : scenario === 'express-peer'
+      : scenario === 'express-peer-first'
         ? [peerMiddleware()]
         : scenario.startsWith('express-sqlite')
           ? [idempotent({ store: await sqliteStore(), provider: 'bench', key })]
@@ -84,7 +85,7 @@ async function expressOps(scenario: string): Promise<Op> {
     res.json({ received: true });
   });
   return async (i) => {
-    const id = scenario.endsWith('-first') || scenario === 'express-peer' ? `e${i}` : 'same';
+    const id = scenario.endsWith('-first') ? `e${i}` : 'same';
     const res = await inject(app, {
       method: 'POST',
       url: '/hook',

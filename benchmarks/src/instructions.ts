@@ -141,8 +141,8 @@ export function runInstructionCounts(log: (line?: string) => void): void {
     ['Express + idempotent(), first delivery', 'express-first', 'express-bare'],
     ['Express + idempotent(), replay', 'express-replay', 'express-bare'],
     [
-      'Express + @node-idempotency (memory), first delivery (the peer, no code of ours)',
-      'express-peer',
+      'Express + @node-idempotency (memory), first delivery (its core through our glue, ./peer)',
+      'express-peer-first',
       'express-bare',
     ],
   ];
