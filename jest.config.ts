@@ -70,9 +70,9 @@ export const SERIAL_SUITES = Object.values(SERIAL_GROUPS).flat();
  * The shared servers each serial queue's jest run starts (its `WI_JEST_SERVERS`; unset: all). The
  * storms start durable servers of their own, so the guard's queue and the inbox's need the
  * databases alone (the inbox's proofs and the crash tests run on them, and the storms' scratch
- * folders go in theirs, removed at teardown); only the fault tests use Redis and DynamoDB. So one
- * DynamoDB Local (a JVM, slow to start on busy cores) starts with the stage, not three. A run
- * narrowed to some files (`pnpm test:jest <paths>`) starts every server in every queue.
+ * folders go in theirs, removed at teardown); only the fault tests use the shared Redis and
+ * DynamoDB. So one DynamoDB Local (a JVM, slow to start on busy cores) starts with the stage, not
+ * three. A run narrowed to some files (`pnpm test:jest <paths>`) starts every server in every queue.
  */
 export const SERIAL_SERVERS: Readonly<Record<keyof typeof SERIAL_GROUPS, string | undefined>> = {
   guard: 'databases',
