@@ -18,7 +18,8 @@
  *   ({@link PACED_SHARE} of the slowest guarded server's saturated rate), a dozen pairs; a
  *   build's added CPU is its CPU per request minus the bare route's in the same pair;
  * - instructions per operation under callgrind (the instructions section's scenarios), once per
- *   build: they repeat to within a fraction of a percent where time does not; and, on this tree,
+ *   build: they repeat where time does not (the in-process ones to within a fraction of a percent,
+ *   the Express ones to within a few percent); and, on this tree,
  *   what a first delivery adds over the bare Express route, ours against the peer's.
  *
  * `BENCH_BASELINE=<rev>` picks the baseline (default {@link COMPARE_BASELINE}); `BENCH_ROUNDS`,
