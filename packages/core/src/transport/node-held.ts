@@ -143,7 +143,8 @@ function heldWriteHead(
   const [status, reason] = args;
   const headers = typeof reason === 'string' ? args[2] : reason;
   if (typeof reason === 'string') this.statusMessage = reason;
-  this.statusCode = status;
+  // A write costs far more than a read on a response whose prototype Express set (see `flush`).
+  if (this.statusCode !== status) this.statusCode = status;
   if (Array.isArray(headers))
     for (let i = 0; i + 1 < headers.length; i += 2)
       this.setHeader(String(headers[i]), headers[i + 1]);
@@ -156,12 +157,13 @@ function heldWriteHead(
 /**
  * What Node's `write`/`end` do first on a response whose head is not written: `writeHead(statusCode)`
  * from the top of the chain, so that `writeHead` wrappers above the hold (on-headers listeners)
- * run before the answer is recorded, as they would without it.
+ * run before the answer is recorded, as they would without it. With none, the call is skipped.
  */
 function implicitHead(res: ServerResponse, state: Held): void {
   if (state.headed) return;
   state.headed = true;
-  res.writeHead(res.statusCode);
+  const { writeHead } = res;
+  if (writeHead !== heldWriteHead) writeHead.call(res, res.statusCode);
 }
 
 function heldWrite(
@@ -229,12 +231,15 @@ type EndWithBody = (
 function record(res: HoldingResponse, state: Held): void {
   const { run } = state;
   if (!run) return;
-  const body = state.answer();
-  run.finish({ status: res.statusCode, headers: res.getHeaders(), body }).then(
+  const body = state.answer(); // the status and headers read once (see `flush`)
+  const status = res.statusCode;
+  const headers = res.getHeaders();
+  run.finish({ status, headers, body }).then(
     (replacement) => {
       try {
-        if (replacement) replaceAnswer(res, replacement);
-        flush(res, state, replacement ? replacement.body : body);
+        if (!replacement) return flush(res, state, body, status, headers);
+        replaceAnswer(res, replacement);
+        flush(res, state, replacement.body);
       } catch (error) {
         fail(res, state, error);
       }
@@ -247,20 +252,30 @@ function record(res: HoldingResponse, state: Held): void {
  * Writes the whole answer through the layer below the hold: head, then body in one `end`. The
  * body is complete, so it gets a `Content-Length` (as Node would give a body passed to `end`)
  * unless the answer framed itself. The callbacks of the handler's `write`/`end` run after it.
+ * `status` and `headers` are what the record read, so that a first delivery reads the response
+ * no more than it must: Express sets each response's prototype per request, which leaves every
+ * response a hidden class of its own, so each read of its properties misses V8's caches (about
+ * 0.35 µs here, against 0.04 on a plain node:http response) and each write costs over 1 µs.
  */
-export function flush(res: ServerResponse, state: Held, body: Buffer | string): void {
+export function flush(
+  res: ServerResponse,
+  state: Held,
+  body: Buffer | string,
+  status = res.statusCode,
+  headers: OutgoingHttpHeaders = res.getHeaders(),
+): void {
   if (!state.dropped) state.passedOn = true;
   if (
-    !res.hasHeader('content-length') &&
-    !res.hasHeader('transfer-encoding') &&
-    !bodiless(res.statusCode)
+    headers['content-length'] === undefined &&
+    headers['transfer-encoding'] === undefined &&
+    !bodiless(status)
   ) {
     res.setHeader(
       'content-length',
       typeof body === 'string' ? Buffer.byteLength(body) : body.length,
     );
   }
-  state.writeHead.call(res, res.statusCode);
+  state.writeHead.call(res, status);
   const end = state.end as EndWithBody;
   const done = state.callbacks;
   if (!done) {
