@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { bundle, pinned, unpinned } from './bundle';
 import type { GuardBenchResult } from './guard.bench';
+import { expressResponseReport } from './express-response.bench';
 import { runHttpBench } from './http.bench';
 import { type InboxSummary, inboxRemaining, runInboxBench } from './inbox.bench';
 import { runListingBench } from './listing.bench';
@@ -61,6 +62,11 @@ async function main(): Promise<void> {
     log(
       'The profiler slows the server down (about 2×), so these µs are larger than the HTTP table\'s; what matters is how the added time splits. "Node.js core and native" is the time spent in Node\'s own code and V8 builtins, the microtask queue included: what the guard makes Node do (copying the response headers, the explicit head write, promise hops), not only our own functions.',
     );
+    log();
+  }
+  // Why Express's first delivery costs more than Fastify's and Koa's: its response objects.
+  if (process.env.BENCH_EXPRESS_RESPONSE !== '0') {
+    await expressResponseReport(40_000, log);
     log();
   }
 
