@@ -231,15 +231,12 @@ type EndWithBody = (
 function record(res: HoldingResponse, state: Held): void {
   const { run } = state;
   if (!run) return;
-  const body = state.answer(); // the status and headers read once (see `flush`)
-  const status = res.statusCode;
-  const headers = res.getHeaders();
-  run.finish({ status, headers, body }).then(
+  const body = state.answer();
+  run.finish({ status: res.statusCode, headers: res.getHeaders(), body }).then(
     (replacement) => {
       try {
-        if (!replacement) return flush(res, state, body, status, headers);
-        replaceAnswer(res, replacement);
-        flush(res, state, replacement.body);
+        if (replacement) replaceAnswer(res, replacement);
+        flush(res, state, replacement ? replacement.body : body);
       } catch (error) {
         fail(res, state, error);
       }
@@ -252,19 +249,14 @@ function record(res: HoldingResponse, state: Held): void {
  * Writes the whole answer through the layer below the hold: head, then body in one `end`. The
  * body is complete, so it gets a `Content-Length` (as Node would give a body passed to `end`)
  * unless the answer framed itself. The callbacks of the handler's `write`/`end` run after it.
- * `status` and `headers` are what the record read, so that a first delivery reads the response
- * no more than it must: Express sets each response's prototype per request, which leaves every
- * response a hidden class of its own: each read of its properties misses V8's caches, and a write
- * costs over a microsecond more than on a plain node:http response (`bench:express-response`).
+ * The status and headers are read from the response as it is now, once each: under Express each
+ * read of a response's property misses V8's caches, and a write costs over a microsecond more
+ * than on a plain node:http response (`bench:express-response`).
  */
-export function flush(
-  res: ServerResponse,
-  state: Held,
-  body: Buffer | string,
-  status = res.statusCode,
-  headers: OutgoingHttpHeaders = res.getHeaders(),
-): void {
+export function flush(res: ServerResponse, state: Held, body: Buffer | string): void {
   if (!state.dropped) state.passedOn = true;
+  const status = res.statusCode;
+  const headers = res.getHeaders();
   if (
     headers['content-length'] === undefined &&
     headers['transfer-encoding'] === undefined &&

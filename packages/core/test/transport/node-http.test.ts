@@ -97,6 +97,32 @@ describe('holdResponse', () => {
     }
   });
 
+  it('frames the answer by its headers as they are at the flush: a Transfer-Encoding set after the held end gets no Content-Length beside it', async () => {
+    const { run } = fakeRun({
+      finish: async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        return null;
+      },
+    });
+    const app = await serve((_req, res) => {
+      holdResponse(res, run, { maxResponseBytes: 100, onError: noError });
+      res.write('a');
+      res.end('b');
+      res.setHeader('transfer-encoding', 'chunked');
+    });
+    try {
+      const answer = await app.get();
+      expect([
+        answer.status,
+        answer.body,
+        answer.headers.get('transfer-encoding'),
+        answer.headers.get('content-length'),
+      ]).toEqual([200, 'ab', 'chunked', null]);
+    } finally {
+      await app.close();
+    }
+  });
+
   it("sends the engine's replacement instead: its status, headers and body, none of the handler's", async () => {
     const { run } = fakeRun({ finish: async () => unavailable });
     const app = await serve((_req, res) => {
