@@ -1,18 +1,19 @@
 /**
  * @module What one property access costs on the response object a route handler gets, on Express
- * and on plain node:http, in one process. Express sets the prototype of every request's `req` and
- * `res` (`Object.setPrototypeOf`), which leaves each response with a hidden class of its own: V8's
- * inline caches never see the same one twice, so every read and write of a property goes the slow
- * way. Why the held response (core's transport/node-held) reads the response as few times as it can
- * and writes it only where it must. Sequential requests over keep-alive on 127.0.0.1; each access is
- * timed alone with `process.hrtime.bigint()`, and the timer's own cost (an empty pair of reads) is
- * shown beside it.
+ * and on plain node:http. Express sets the prototype of every request's `req` and `res`
+ * (`Object.setPrototypeOf`), after which no two responses share a hidden class, so V8's inline
+ * caches miss on every read and write of their properties. Why the held response (core's
+ * transport/node-held) touches a response as little as it can. Each server runs in a process of
+ * its own (the timed functions' type feedback is then that server's alone), one after the other
+ * in two alternating halves, with sequential requests over keep-alive on 127.0.0.1; each access
+ * is timed alone with `process.hrtime.bigint()`, beside the timer's own cost.
  * `pnpm --filter @webhook-idempotency/benchmarks run bench:express-response [requests]`.
  */
+import { execFileSync } from 'node:child_process';
 import {
+  Agent,
   createServer,
   request as httpRequest,
-  Agent,
   type IncomingMessage,
   type ServerResponse,
 } from 'node:http';
@@ -32,13 +33,11 @@ const ACCESSES = {
 } as const;
 type Access = keyof typeof ACCESSES;
 const NAMES = Object.keys(ACCESSES) as Access[];
+type Kind = 'node:http' | 'Express';
+const WARMUP = 4_000;
 
 /** Nanoseconds per access, by access. */
 type Timings = Record<Access, number[]>;
-
-function timings(): Timings {
-  return Object.fromEntries(NAMES.map((name) => [name, []])) as unknown as Timings;
-}
 
 /** Times this request's access on `res` into `into` (the accesses taken in turn, one per request). */
 function timeOne(res: ServerResponse, into: Timings, index: number): void {
@@ -48,12 +47,6 @@ function timeOne(res: ServerResponse, into: Timings, index: number): void {
   access(res);
   const ended = process.hrtime.bigint();
   into[name].push(Number(ended - started));
-}
-
-async function listen(server: ReturnType<typeof createServer>): Promise<number> {
-  server.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  return (server.address() as AddressInfo).port;
 }
 
 /** `n` sequential POSTs to `port` over one kept-alive connection. */
@@ -75,67 +68,83 @@ async function drive(port: number, n: number): Promise<void> {
   agent.destroy();
 }
 
+/** In this process: `kind`'s server, warmed up, then `n` requests timed; the timings on stdout. */
+async function measureHere(kind: Kind, n: number): Promise<void> {
+  const into = Object.fromEntries(NAMES.map((name) => [name, []])) as unknown as Timings;
+  let count = 0;
+  const server =
+    kind === 'Express'
+      ? createServer(
+          express().post('/hook', (_req, res) => {
+            timeOne(res, into, count++);
+            res.json({});
+          }),
+        )
+      : createServer((req, res) => {
+          timeOne(res, into, count++);
+          req.resume();
+          req.on('end', () => res.end('{}'));
+        });
+  server.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  await drive(port, WARMUP);
+  for (const name of NAMES) into[name].length = 0;
+  await drive(port, n);
+  server.close();
+  process.stdout.write(JSON.stringify(into));
+}
+
 const median = (values: readonly number[]): number => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[sorted.length >> 1] ?? Number.NaN;
 };
 
-/** Medians, ns per access, on node:http and on Express, of `n` requests each. */
-export async function measureExpressResponse(
-  n: number,
-): Promise<Record<Access, { plain: number; express: number }>> {
-  const plain = timings();
-  const onExpress = timings();
-  let plainCount = 0;
-  let expressCount = 0;
-  const plainServer = createServer((req, res) => {
-    timeOne(res, plain, plainCount++);
-    req.resume();
-    req.on('end', () => res.end('{}'));
-  });
-  const app = express();
-  app.post('/hook', (_req, res) => {
-    timeOne(res, onExpress, expressCount++);
-    res.json({});
-  });
-  const expressServer = createServer(app);
-  const ports = [await listen(plainServer), await listen(expressServer)];
-  // Warm up both, then measure both in alternating halves so that the host's drift hits both alike.
-  for (const port of ports) await drive(port, 4_000);
-  for (const into of [plain, onExpress]) for (const name of NAMES) into[name].length = 0;
-  for (let half = 0; half < 2; half++) for (const port of ports) await drive(port, n / 2);
-  plainServer.close();
-  expressServer.close();
-  return Object.fromEntries(
-    NAMES.map((name) => [name, { plain: median(plain[name]), express: median(onExpress[name]) }]),
-  ) as Record<Access, { plain: number; express: number }>;
+/** Each kind's timings over `n` requests, in two halves run alternately, each in a new process. */
+function measure(n: number): Record<Kind, Timings> {
+  const all: Record<Kind, Timings> = {
+    'node:http': Object.fromEntries(NAMES.map((name) => [name, []])) as unknown as Timings,
+    Express: Object.fromEntries(NAMES.map((name) => [name, []])) as unknown as Timings,
+  };
+  for (let half = 0; half < 2; half++)
+    for (const kind of Object.keys(all) as Kind[]) {
+      const args = [...process.execArgv, __filename, 'child', kind, String(n / 2)];
+      const got = JSON.parse(execFileSync(process.execPath, args, { encoding: 'utf8' })) as Timings;
+      for (const name of NAMES) all[kind][name].push(...got[name]);
+    }
+  return all;
 }
 
-/** The report's section: what it measures, and the table. */
-export async function expressResponseReport(
-  n: number,
-  log: (line?: string) => void,
-): Promise<void> {
-  const medians = await measureExpressResponse(n);
+/** The report's section: what it measures, the table, and what it means for the hold. */
+export function expressResponseReport(n: number, log: (line?: string) => void): void {
+  if (!Number.isInteger(n) || n < 8 || n % 8 !== 0)
+    throw new Error(`bench:express-response: requests must be a multiple of 8, got ${n}`);
+  const timings = measure(n);
+  const at = (kind: Kind, name: Access) => median(timings[kind][name]);
+  // What an access costs beyond the timer, on Express against node:http, in µs.
   const more = (name: Access): string => {
-    const { plain, express } = medians[name];
+    const express = at('Express', name) - at('Express', 'timer alone');
+    const plain = at('node:http', name) - at('node:http', 'timer alone');
     return `${((express - plain) / 1000).toFixed(1)} µs`;
   };
   log('### One property access on an Express response');
   log();
   log(
-    `Express sets the prototype of every request's \`req\` and \`res\` (\`Object.setPrototypeOf\`), which leaves each response with a hidden class of its own: V8's inline caches never hit on it, so every read and every write of one of its properties takes the slow path. \`bench:express-response\` times one access per request inside the route handler, on a plain node:http server and on Express in the same process (ns, medians of ${(n / NAMES.length).toLocaleString('en')} each, measured ${new Date().toISOString().slice(0, 10)} on Node ${process.version}; the first row is the timer alone).`,
+    `Express sets the prototype of every request's \`req\` and \`res\` (\`Object.setPrototypeOf\`), after which no two responses share a hidden class, so V8's inline caches miss on every read and write of their properties. \`bench:express-response\` times one access per request inside the route handler, on a plain node:http server and on Express, each in a process of its own (ns, medians of ${timings.Express['timer alone'].length.toLocaleString('en')} accesses each, measured ${new Date().toISOString().slice(0, 10)} on Node ${process.version}; the first row is the timer alone).`,
   );
   log();
   log('| access | node:http | Express |');
   log('|---|---|---|');
   for (const name of NAMES)
-    log(`| ${name} | ${medians[name].plain.toFixed(0)} | ${medians[name].express.toFixed(0)} |`);
+    log(`| ${name} | ${at('node:http', name).toFixed(0)} | ${at('Express', name).toFixed(0)} |`);
   log();
   log(
-    `So on Express a write on the response costs ${more('write statusCode (same value)')} more than on node:http, and a read ${more('read statusCode')} more. The hold makes five writes it cannot avoid: the handler's context on \`req.idempotency\`, the hold's state, and its \`writeHead\`, \`write\` and \`end\` in place of the response's own (never on a shared prototype). It reads the response once where it can: the flush sends the status and headers the record read, and with nothing wrapping \`writeHead\` above the hold, the handler's implicit head does not write \`statusCode\` again.`,
+    `So on Express, the timer's own cost taken off, a write on the response costs ${more('write statusCode (same value)')} more than on node:http, and a read ${more('read statusCode')} more. Express sets \`req\`'s prototype the same way. What the held response does about it: per first delivery it writes the context on \`req.idempotency\`, its own state on the response, and its \`writeHead\`, \`write\` and \`end\` in place of the response's (never on a shared prototype); it no longer writes \`statusCode\` again for the handler's implicit head when nothing above it wraps \`writeHead\`, and its flush reads the status and the headers once each.`,
   );
 }
 
-if (require.main === module)
-  void expressResponseReport(Number(process.argv[2] ?? 40_000), (line = '') => console.log(line));
+if (require.main === module) {
+  const [mode, kind, count] = process.argv.slice(2);
+  if (mode === 'child') void measureHere(kind as Kind, Number(count));
+  else expressResponseReport(Number(mode ?? 40_000), (line = '') => console.log(line));
+}
