@@ -38,6 +38,8 @@ const WARMUP = 4_000;
 
 /** Nanoseconds per access, by access. */
 type Timings = Record<Access, number[]>;
+const noTimings = (): Timings =>
+  Object.fromEntries(NAMES.map((name) => [name, []])) as unknown as Timings;
 
 /** Times this request's access on `res` into `into` (the accesses taken in turn, one per request). */
 function timeOne(res: ServerResponse, into: Timings, index: number): void {
@@ -70,7 +72,7 @@ async function drive(port: number, n: number): Promise<void> {
 
 /** In this process: `kind`'s server, warmed up, then `n` requests timed; the timings on stdout. */
 async function measureHere(kind: Kind, n: number): Promise<void> {
-  const into = Object.fromEntries(NAMES.map((name) => [name, []])) as unknown as Timings;
+  const into = noTimings();
   let count = 0;
   const server =
     kind === 'Express'
@@ -103,8 +105,8 @@ const median = (values: readonly number[]): number => {
 /** Each kind's timings over `n` requests, in two halves run alternately, each in a new process. */
 function measure(n: number): Record<Kind, Timings> {
   const all: Record<Kind, Timings> = {
-    'node:http': Object.fromEntries(NAMES.map((name) => [name, []])) as unknown as Timings,
-    Express: Object.fromEntries(NAMES.map((name) => [name, []])) as unknown as Timings,
+    'node:http': noTimings(),
+    Express: noTimings(),
   };
   for (let half = 0; half < 2; half++)
     for (const kind of Object.keys(all) as Kind[]) {
