@@ -226,6 +226,36 @@ for (const [name, framework] of [
       }
     });
 
+    it('a handler that answers and then throws, with no idempotencyErrors(): its answer goes out as recorded, not under the error page headers Express sets after it', async () => {
+      const store = new InMemoryStore();
+      const app = framework();
+      app.use(framework.json(), idempotent({ store, provider: 'p', key }));
+      app.post('/hook', (_req, res) => {
+        res.json({ ok: 1 });
+        throw new Error('after the answer');
+      });
+      // Express's default error handler would log the error: this one sets its page's head as it does.
+      app.use((_error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+        res.status(500).set({ 'content-type': 'text/html', 'content-length': '1302' });
+        res.end('<html>error</html>');
+      });
+      const { server, close } = await listen(app);
+      try {
+        const first = await post(server, 't1');
+        expect([first.status, first.headers['content-type'], first.body.toString()]).toEqual([
+          200,
+          'application/json; charset=utf-8',
+          '{"ok":1}',
+        ]);
+        const again = await post(server, 't1');
+        expect([again.status, again.headers['idempotent-replayed'], again.body.toString()]).toEqual(
+          [200, 'true', '{"ok":1}'],
+        );
+      } finally {
+        await close();
+      }
+    });
+
     it('a replacement answer (the store failed at complete) goes out through compression() too, plain and decodable', async () => {
       const memory = new InMemoryStore();
       const store: Store<unknown> = {

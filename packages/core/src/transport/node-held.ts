@@ -8,7 +8,7 @@
  */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { PendingRun } from '../http/decision';
-import type { HttpResponseRecord } from '../http/types';
+import { discardAnswer, recordedHead, replaceAnswer } from './node-head';
 
 export type Callback = (error?: Error | null) => void;
 type WriteHead = ServerResponse['writeHead'];
@@ -224,7 +224,8 @@ type EndWithBody = (
 ) => ServerResponse;
 
 /**
- * The whole answer is held: the run records it, then it (or the engine's replacement) is flushed.
+ * The whole answer is held: the run records it, then it is flushed under the head it was recorded
+ * with (`recordedHead`), or the engine's replacement is flushed instead.
  * Node refusing the head (a status outside 100–999, set without the framework's check) or a
  * failed record goes to the framework's error handling, nothing having been sent.
  */
@@ -232,11 +233,17 @@ function record(res: HoldingResponse, state: Held): void {
   const { run } = state;
   if (!run) return;
   const body = state.answer();
-  run.finish({ status: res.statusCode, headers: res.getHeaders(), body }).then(
+  const status = res.statusCode;
+  const headers = res.getHeaders();
+  run.finish({ status, headers, body }).then(
     (replacement) => {
       try {
-        if (replacement) replaceAnswer(res, replacement);
-        flush(res, state, replacement ? replacement.body : body);
+        if (replacement) {
+          replaceAnswer(res, replacement);
+          return flush(res, state, replacement.body);
+        }
+        recordedHead(res, status, headers);
+        flush(res, state, body, status, headers);
       } catch (error) {
         fail(res, state, error);
       }
@@ -249,14 +256,18 @@ function record(res: HoldingResponse, state: Held): void {
  * Writes the whole answer through the layer below the hold: head, then body in one `end`. The
  * body is complete, so it gets a `Content-Length` (as Node would give a body passed to `end`)
  * unless the answer framed itself. The callbacks of the handler's `write`/`end` run after it.
- * The status and headers are read from the response as it is now, once each: under Express each
- * read of a response's property misses V8's caches, and a write costs over a microsecond more
- * than on a plain node:http response (`bench:express-response`).
+ * `status` and `headers` are the response's, read once by the caller: under Express each read of
+ * a response's property misses V8's caches, and a write costs over a microsecond more than on a
+ * plain node:http response (`bench:express-response`).
  */
-export function flush(res: ServerResponse, state: Held, body: Buffer | string): void {
+export function flush(
+  res: ServerResponse,
+  state: Held,
+  body: Buffer | string,
+  status = res.statusCode,
+  headers: OutgoingHttpHeaders = res.getHeaders(),
+): void {
   if (!state.dropped) state.passedOn = true;
-  const status = res.statusCode;
-  const headers = res.getHeaders();
   if (
     headers['content-length'] === undefined &&
     headers['transfer-encoding'] === undefined &&
@@ -278,19 +289,6 @@ export function flush(res: ServerResponse, state: Held, body: Buffer | string): 
   end.call(res, body, () => {
     for (const callback of done) callback();
   });
-}
-
-/** Drops everything the handler's answer set on the response (status text, headers), for an answer that replaces it. */
-function discardAnswer(res: ServerResponse): void {
-  for (const name of res.getHeaderNames()) res.removeHeader(name);
-  res.statusMessage = '';
-}
-
-/** Puts `record`'s status and headers on the response in place of the handler's. */
-export function replaceAnswer(res: ServerResponse, record: HttpResponseRecord): void {
-  discardAnswer(res);
-  res.statusCode = record.status;
-  for (const [name, value] of Object.entries(record.headers)) res.setHeader(name, value);
 }
 
 /**

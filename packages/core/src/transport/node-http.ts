@@ -8,7 +8,8 @@
 import type { ServerResponse } from 'node:http';
 import type { PendingRun } from '../http/decision';
 import type { HttpResponseRecord } from '../http/types';
-import { fail, flush, heldOf, install, replaceAnswer } from './node-held';
+import { replaceAnswer } from './node-head';
+import { fail, flush, heldOf, install } from './node-held';
 
 /** How {@link holdResponse} holds one response. */
 export interface HoldOptions {

@@ -97,7 +97,7 @@ describe('holdResponse', () => {
     }
   });
 
-  it('frames the answer by its headers as they are at the flush: a Transfer-Encoding set after the held end gets no Content-Length beside it', async () => {
+  it('sends the answer as recorded: a status and a Transfer-Encoding set after the held end are undone, and the answer is framed once', async () => {
     const { run } = fakeRun({
       finish: async () => {
         await new Promise((resolve) => setImmediate(resolve));
@@ -106,8 +106,11 @@ describe('holdResponse', () => {
     });
     const app = await serve((_req, res) => {
       holdResponse(res, run, { maxResponseBytes: 100, onError: noError });
+      res.setHeader('x-handler', 'yes');
       res.write('a');
       res.end('b');
+      res.statusCode = 500;
+      res.removeHeader('x-handler');
       res.setHeader('transfer-encoding', 'chunked');
     });
     try {
@@ -115,9 +118,10 @@ describe('holdResponse', () => {
       expect([
         answer.status,
         answer.body,
+        answer.headers.get('x-handler'),
         answer.headers.get('transfer-encoding'),
         answer.headers.get('content-length'),
-      ]).toEqual([200, 'ab', 'chunked', null]);
+      ]).toEqual([200, 'ab', 'yes', null, '2']);
     } finally {
       await app.close();
     }
