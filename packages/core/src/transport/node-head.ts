@@ -13,11 +13,17 @@ export function discardAnswer(res: ServerResponse): void {
   res.statusMessage = '';
 }
 
+/** Puts `status` and `headers` on the response in place of everything its head held. */
+function putHead(res: ServerResponse, status: number, headers: OutgoingHttpHeaders): void {
+  discardAnswer(res);
+  res.statusCode = status;
+  for (const [name, value] of Object.entries(headers))
+    if (value !== undefined) res.setHeader(name, value);
+}
+
 /** Puts `record`'s status and headers on the response in place of the handler's. */
 export function replaceAnswer(res: ServerResponse, record: HttpResponseRecord): void {
-  discardAnswer(res);
-  res.statusCode = record.status;
-  for (const [name, value] of Object.entries(record.headers)) res.setHeader(name, value);
+  putHead(res, record.status, record.headers);
 }
 
 /**
@@ -36,9 +42,5 @@ export function recordedHead(
     res.statusCode === status &&
     names.length === Object.keys(headers).length &&
     names.every((name) => now[name] === headers[name]);
-  if (same) return;
-  discardAnswer(res);
-  res.statusCode = status;
-  for (const [name, value] of Object.entries(headers))
-    if (value !== undefined) res.setHeader(name, value);
+  if (!same) putHead(res, status, headers);
 }
