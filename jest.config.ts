@@ -27,14 +27,15 @@ const nodeMajor = Number(process.versions.node.split('.')[0]);
 /**
  * The suites that kill servers and databases, cut connections or measure memory: they hold
  * wall-clock bounds of their own (client timeouts, stale thresholds), so `pnpm test` runs them
- * after the rest (test-support/run-jest.ts), in four queues side by side, each one file at a time
+ * after the rest (test-support/run-jest.ts), in three queues side by side, each one file at a time
  * with servers of its own. Two queues hold the proofs that keep a core busy (app servers and
- * databases killed and restarted under traffic, and the memory test), the other two the fault
- * tests that mostly wait on timers (a cut connection's timeouts, stale thresholds, the queue
- * bridges' stall checks and hand-offs) and use little CPU beside them. The guard's queue, the
- * longest, sets the stage's time: in two runs from a fresh clone on a 2-core machine (2026-12-07)
- * the guard's took 90-111 s, the inbox's 69-83 s, and the fault tests, then in one queue, 112-127
- * s, the CPU of all of them 21-30 s.
+ * databases killed and restarted under traffic, and the memory test), the third the fault tests
+ * that mostly wait on timers (a cut connection's timeouts, stale thresholds, the queue bridges'
+ * stall checks and hand-offs) and use little CPU beside them. The three take about as long as each
+ * other: in three runs of `.ci/run` on a 2-core machine (2026-12-07), the guard's 90-111 s, the
+ * inbox's 69-83 s, the fault tests' 112-127 s (21-30 s of CPU). Split in two, the fault tests
+ * finished sooner, but the two proof queues then shared the cores with them and took as much
+ * longer: the stage took 132 s, against 123-145 s.
  */
 export const SERIAL_GROUPS = {
   // The guard's storms (Express servers and their SQL, Redis and DynamoDB stores killed under
@@ -53,35 +54,33 @@ export const SERIAL_GROUPS = {
     '/packages/sql/test/(inbox-proof|crash|cross-process)\\.test\\.ts$',
   ],
   // The waiting ones: cut and lost connections, hung handlers and batches longer than the stale
-  // threshold, the inbox's lease bounds, the pg-boss bridge (its proof and outage wait on the
-  // queue's timers), and the Redis and DynamoDB stores' fault tests (servers of their own, killed).
+  // threshold, the inbox's lease bounds, the queue bridges (pg-boss and BullMQ: their proofs,
+  // crashes and outages wait on the queues' timers), and the Redis and DynamoDB stores' fault
+  // tests (their killed servers).
   faults: [
     '/packages/reliability/test/(connection-faults|hung-handler|pg-terminated|connection-lost-under-handler)\\.test\\.ts$',
     '/packages/reliability/test/regression/batch-longer-than-stale\\.test\\.ts$',
     '/packages/sql/test/inbox-proof-bounds\\.test\\.ts$',
     '/packages/pg-boss/test/(proof|outage)\\.test\\.ts$',
+    '/packages/bullmq/test/(proof|crash|outage)\\.test\\.ts$',
     '/packages/redis/test/faults\\.test\\.ts$',
     '/packages/dynamodb/test/faults\\.test\\.ts$',
   ],
-  // The BullMQ bridge's proof, crash and outage, on the shared Redis: waiting too, on its workers'
-  // stall checks and hand-offs.
-  bullmq: ['/packages/bullmq/test/(proof|crash|outage)\\.test\\.ts$'],
 };
 export const SERIAL_SUITES = Object.values(SERIAL_GROUPS).flat();
 /**
  * The shared servers each serial queue's jest run starts (its `WI_JEST_SERVERS`; unset: all). The
  * storms start durable servers of their own, so the guard's queue and the inbox's need the
  * databases alone (the inbox's proofs and the crash tests run on them, and the storms' scratch
- * folders go in theirs, removed at teardown); the Redis and DynamoDB fault tests start and kill
- * servers of their own, and only the BullMQ bridge uses the shared Redis. So no DynamoDB Local (a
- * JVM, slow to start on busy cores) starts in this stage. A run narrowed to some files
- * (`pnpm test:jest <paths>`) starts every server in every queue.
+ * folders go in theirs, removed at teardown); of the fault tests, only the BullMQ bridge's use the
+ * shared Redis (the Redis and DynamoDB stores' fault tests start and kill servers of their own).
+ * So no DynamoDB Local (a JVM, about 20 s of CPU to start on busy cores) starts in this stage. A
+ * run narrowed to some files (`pnpm test:jest <paths>`) starts every server in every queue.
  */
 export const SERIAL_SERVERS: Readonly<Record<keyof typeof SERIAL_GROUPS, string | undefined>> = {
   guard: 'databases',
   inbox: 'databases',
-  faults: 'databases',
-  bullmq: 'databases,redis',
+  faults: 'databases,redis',
 };
 
 /** Files compiled with legacy decorators and metadata (type-checked by packages/nestjs/tsconfig.json). */

@@ -6,9 +6,9 @@
  *   typecheck`, `pnpm run lint`) run, each in a process of its own at a lower priority (they fill
  *   the cores the jest files leave idle while they wait);
  * - then the serial suites (jest.config.ts SERIAL_GROUPS: killed servers and databases, cut
- *   connections, memory), one file at a time in each of four queues side by side (the guard's
+ *   connections, memory), one file at a time in each of three queues side by side (the guard's
  *   storms and the memory test; the outbox's storm and the inbox's proofs; the fault tests that
- *   mostly wait on timers, with the pg-boss bridge's; the BullMQ bridge's), so a proof's wall-clock bounds never compete
+ *   mostly wait on timers, with the queue bridges'), so a proof's wall-clock bounds never compete
  *   with another file of its kind; each queue starts the shared servers its files use
  *   (jest.config.ts SERIAL_SERVERS). The first queue's output goes straight through, the others' once they are done.
  * What runs beside a lane prints its output once the lane is done, so outputs never interleave.
