@@ -31,11 +31,12 @@ const nodeMajor = Number(process.versions.node.split('.')[0]);
  * with servers of its own. Two queues hold the proofs that keep a core busy (app servers and
  * databases killed and restarted under traffic, and the memory test), the third the fault tests
  * that mostly wait on timers (a cut connection's timeouts, stale thresholds, the queue bridges'
- * stall checks and hand-offs) and use little CPU beside them. The three take about as long as each
- * other: in three runs of `.ci/run` on a 2-core machine (2026-12-07), the guard's 90-111 s, the
- * inbox's 69-83 s, the fault tests' 112-127 s (21-30 s of CPU). Split in two, the fault tests
- * finished sooner, but the two proof queues then shared the cores with them and took as much
- * longer: the stage took 132 s, against 123-145 s.
+ * stall checks and hand-offs) and use little CPU beside them. In four runs of `.ci/run` on a 2-core
+ * machine (2026-12-07) the guard's took 90-111 s, the inbox's 69-83 s and the fault tests' 112-127
+ * s (21-30 s of CPU), with the pg-boss bridge's files (15-17 s) then among them; those now run in
+ * the inbox's queue, so that the three end closer together. Split into a fourth queue, the fault
+ * tests ended sooner, but the proof queues, sharing the cores with them, took as much longer: the
+ * stage took 132 s, against 123-145 s.
  */
 export const SERIAL_GROUPS = {
   // The guard's storms (Express servers and their SQL, Redis and DynamoDB stores killed under
@@ -46,22 +47,22 @@ export const SERIAL_GROUPS = {
     '/packages/reliability/test/memory\\.test\\.ts$',
   ],
   // The outbox's storm (its handlers, dispatchers and database killed), the inbox's SQL proofs,
-  // the group commit's durability proof (its PostgreSQL killed under a group) and the SQL stores'
-  // crash and cross-process tests.
+  // the group commit's durability proof (its PostgreSQL killed under a group), the SQL stores'
+  // crash and cross-process tests, and the pg-boss bridge's proof and outage (they wait on the
+  // queue's timers; here rather than with the fault tests, whose queue was the stage's longest).
   inbox: [
     '/packages/reliability/test/outbox-storm\\.test\\.ts$',
     '/packages/reliability/test/group-commit-durability\\.test\\.ts$',
     '/packages/sql/test/(inbox-proof|crash|cross-process)\\.test\\.ts$',
+    '/packages/pg-boss/test/(proof|outage)\\.test\\.ts$',
   ],
   // The waiting ones: cut and lost connections, hung handlers and batches longer than the stale
-  // threshold, the inbox's lease bounds, the queue bridges (pg-boss and BullMQ: their proofs,
-  // crashes and outages wait on the queues' timers), and the Redis and DynamoDB stores' fault
-  // tests (their killed servers).
+  // threshold, the inbox's lease bounds, the BullMQ bridge (its proof, crash and outage wait on
+  // the queue's timers), and the Redis and DynamoDB stores' fault tests (their killed servers).
   faults: [
     '/packages/reliability/test/(connection-faults|hung-handler|pg-terminated|connection-lost-under-handler)\\.test\\.ts$',
     '/packages/reliability/test/regression/batch-longer-than-stale\\.test\\.ts$',
     '/packages/sql/test/inbox-proof-bounds\\.test\\.ts$',
-    '/packages/pg-boss/test/(proof|outage)\\.test\\.ts$',
     '/packages/bullmq/test/(proof|crash|outage)\\.test\\.ts$',
     '/packages/redis/test/faults\\.test\\.ts$',
     '/packages/dynamodb/test/faults\\.test\\.ts$',
