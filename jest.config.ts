@@ -29,9 +29,10 @@ const nodeMajor = Number(process.versions.node.split('.')[0]);
  * wall-clock bounds of their own (client timeouts, stale thresholds), so `pnpm test` runs them
  * after the rest (test-support/run-jest.ts), in three queues side by side, each one file at a time
  * with servers of its own. Two queues hold the proofs that keep a core busy (app servers and
- * databases killed and restarted under traffic, and the memory test), the third the fault tests
- * that mostly wait on timers (a cut connection's timeouts, stale thresholds, the queue bridges'
- * stall checks and hand-offs) and use little CPU beside them. In four runs of `.ci/run` on a 2-core
+ * databases killed and restarted under traffic, and the memory test; the second also the pg-boss
+ * bridge's proof and outage), the third the fault tests that mostly wait on timers (a cut
+ * connection's timeouts, stale thresholds, the BullMQ bridge's stall checks and hand-offs) and use
+ * little CPU beside them. In four runs of `.ci/run` on a 2-core
  * machine (2026-12-07) the guard's took 90-111 s, the inbox's 69-83 s and the fault tests' 112-127
  * s (21-30 s of CPU), with the pg-boss bridge's files (15-17 s) then among them; those now run in
  * the inbox's queue, so that the three end closer together. Split into a fourth queue, the fault
@@ -75,8 +76,9 @@ export const SERIAL_SUITES = Object.values(SERIAL_GROUPS).flat();
  * databases alone (the inbox's proofs and the crash tests run on them, and the storms' scratch
  * folders go in theirs, removed at teardown); of the fault tests, only the BullMQ bridge's use the
  * shared Redis (the Redis and DynamoDB stores' fault tests start and kill servers of their own).
- * So no DynamoDB Local (a JVM, about 20 s of CPU to start on busy cores) starts in this stage. A
- * run narrowed to some files (`pnpm test:jest <paths>`) starts every server in every queue.
+ * So no shared DynamoDB Local (a JVM, about 20 s of CPU to start on busy cores) starts in this
+ * stage (the DynamoDB storm starts its own). A run narrowed to some files (`pnpm test:jest
+ * <paths>`) starts every server in every queue.
  */
 export const SERIAL_SERVERS: Readonly<Record<keyof typeof SERIAL_GROUPS, string | undefined>> = {
   guard: 'databases',
