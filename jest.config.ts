@@ -32,12 +32,12 @@ const nodeMajor = Number(process.versions.node.split('.')[0]);
  * databases killed and restarted under traffic, and the memory test; the second also the pg-boss
  * bridge's proof and outage), the third the fault tests that mostly wait on timers (a cut
  * connection's timeouts, stale thresholds, the BullMQ bridge's stall checks and hand-offs) and use
- * little CPU beside them. In four runs of `.ci/run` on a 2-core
- * machine (2026-12-07) the guard's took 90-111 s, the inbox's 69-83 s and the fault tests' 112-127
- * s (21-30 s of CPU), with the pg-boss bridge's files (15-17 s) then among them; those now run in
- * the inbox's queue, so that the three end closer together. Split into a fourth queue, the fault
- * tests ended sooner, but the proof queues, sharing the cores with them, took as much longer: the
- * stage took 132 s, against 123-145 s.
+ * little CPU beside them. In runs of `.ci/run` on a 2-core machine (2026-12-07), with the pg-boss
+ * bridge's files (15-17 s) among the fault tests, the guard's queue took 90-111 s, the inbox's
+ * 69-83 s and the fault tests' 112-127 s (21-30 s of CPU), the stage 123-145 s; with them in the
+ * inbox's queue, 85-99, 79-85 and 105-107 s, the stage 114-117 s. Split into a fourth queue, the
+ * fault tests ended sooner, but the proof queues, sharing the cores with one more, took as much
+ * longer: the stage took 132 s.
  */
 export const SERIAL_GROUPS = {
   // The guard's storms (Express servers and their SQL, Redis and DynamoDB stores killed under

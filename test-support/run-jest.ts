@@ -9,8 +9,9 @@
  *   connections, memory), one file at a time in each of three queues side by side (the guard's
  *   storms and the memory test; the outbox's storm and the inbox's proofs, with the pg-boss
  *   bridge's; the fault tests that mostly wait on timers, with the BullMQ bridge's), so a proof's
- *   wall-clock bounds never compete with another file of its kind; each queue starts the shared servers its files use
- *   (jest.config.ts SERIAL_SERVERS). The first queue's output goes straight through, the others' once they are done.
+ *   wall-clock bounds never compete with another file of its kind; each queue starts the shared
+ *   servers its files use (jest.config.ts SERIAL_SERVERS). The first queue's output goes straight
+ *   through, the others' once they are done.
  * What runs beside a lane prints its output once the lane is done, so outputs never interleave.
  * Every part always runs; the exit code is 1 when any failed. With JEST_JSON, each lane and each
  * Node line writes its own totals file (`.ci/run` adds them up). Extra arguments go to the jest
