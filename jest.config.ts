@@ -35,7 +35,7 @@ const nodeMajor = Number(process.versions.node.split('.')[0]);
  * little CPU beside them. In runs of `.ci/run` on a 2-core machine (2026-12-07), with the pg-boss
  * bridge's files (15-17 s) among the fault tests, the guard's queue took 90-111 s, the inbox's
  * 69-83 s and the fault tests' 112-127 s (21-30 s of CPU), the stage 123-145 s; with them in the
- * inbox's queue, 85-99, 79-85 and 105-107 s, the stage 114-117 s. Split into a fourth queue, the
+ * inbox's queue, 85-99, 79-85 and 105-107 s, the stage 114-118 s. Split into a fourth queue, the
  * fault tests ended sooner, but the proof queues, sharing the cores with one more, took as much
  * longer: the stage took 132 s.
  */
